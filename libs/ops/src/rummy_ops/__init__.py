@@ -1,0 +1,1 @@
+"""The `rummy` command line: tokens, local stack, demo, replay, export."""

@@ -1,0 +1,1 @@
+"""Shared plumbing of the five services."""
