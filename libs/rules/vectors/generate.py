@@ -105,7 +105,12 @@ def _first_hand_id_with_printed_joker_cut(shoe: Shoe, seeds: dict[int, bytes], d
 
 
 def _reshuffle_case(
-    name: str, shoe: Shoe, hand_id: str, client_seeds: dict[int, bytes], pile: list[int], number: int
+    name: str,
+    shoe: Shoe,
+    hand_id: str,
+    client_seeds: dict[int, bytes],
+    pile: list[int],
+    number: int,
 ) -> dict[str, Any]:
     inputs = ShuffleInputs.of(_server_seed(name), hand_id, client_seeds)
     new_stock = reshuffle(inputs, shoe, [shoe.index_to_card(i) for i in pile], number)
@@ -172,7 +177,7 @@ def render(obj: Any, indent: int = 0) -> str:
     if isinstance(obj, dict):
         if not obj:
             return "{}"
-        items = [f'{pad}  {json.dumps(k)}: {render(v, indent + 1)}' for k, v in obj.items()]
+        items = [f"{pad}  {json.dumps(k)}: {render(v, indent + 1)}" for k, v in obj.items()]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(obj, list) and any(isinstance(v, dict | list) for v in obj):
         items = [f"{pad}  {render(v, indent + 1)}" for v in obj]

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .deck import Shoe
+from .melds import DEFAULT_MELD_OPTIONS, MeldOptions
+from .wild import MAX_CARD_POINTS
 
 RULE_SET_FORMAT_VERSION = 1
 """Version of the shape of :class:`RuleSet` (bumped when fields change meaning)."""
@@ -39,27 +41,20 @@ class IndianPointsRules:
     - ``wrong_declare_points``: showing 13 cards that do not form a valid declaration (80).
     - ``points_cap``: the most a loser's counted cards can cost, or ``None`` for no cap (Bombay
       Baazi); 80 is the usual option elsewhere. Penalties above are fixed and not capped.
-    - ``max_card_points``: the most one card is worth (A, K, Q, J, 10 are worth 10).
-    - ``jokers_only_group_is_impure_sequence``: a group made only of jokers counts as an impure
-      sequence (ruling, on).
-    - ``strict_duplicate_face``: the same face never twice in one group, even when one copy stands
-      in as a joker (ruling, on).
+    - ``meld_options``: the meld rulings that are options (``rummy_rules.melds.MeldOptions``): a
+      group made only of jokers counts as an impure sequence (on); the same face never twice in one
+      group, even when one copy stands in as a joker (on); the ace runs high as well as low (on).
     - ``no_discard_of_card_taken_from_pile``: the card drawn from the discard pile cannot be
       discarded in the same turn (ruling, on).
 
-    TODO(meld options): once ``rummy_rules.melds.MeldOptions`` exists, replace the two meld flags
-    above by ``meld_options: MeldOptions`` (same defaults) so the solver reads them from here.
-
-    Raises ValueError for negative points, a cap below 1, or ``max_card_points`` < 1.
+    Raises ValueError for negative points or a cap below 1.
     """
 
     first_drop_points: int = 20
     middle_drop_points: int = 40
     wrong_declare_points: int = 80
     points_cap: int | None = None
-    max_card_points: int = 10
-    jokers_only_group_is_impure_sequence: bool = True
-    strict_duplicate_face: bool = True
+    meld_options: MeldOptions = DEFAULT_MELD_OPTIONS
     no_discard_of_card_taken_from_pile: bool = True
 
     def __post_init__(self) -> None:
@@ -68,8 +63,6 @@ class IndianPointsRules:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.points_cap is not None and self.points_cap < 1:
             raise ValueError(f"points_cap must be None or >= 1, got {self.points_cap}")
-        if self.max_card_points < 1:
-            raise ValueError(f"max_card_points must be >= 1, got {self.max_card_points}")
 
     @property
     def leave_points(self) -> int:
@@ -90,12 +83,12 @@ class IndianPointsRules:
     def max_loss_points(self, hand_size: int) -> int:
         """The most points one seat can be charged in a hand of ``hand_size`` cards.
 
-        The largest of: every card counting at ``max_card_points`` (after the cap), a wrong
+        The largest of: every card counting at the highest card value (10, after the cap), a wrong
         declare, a middle drop, a first drop. 130 at Bombay Baazi (13 x 10, uncapped); 80 with
         the 80 cap.
         """
         return max(
-            self.capped(hand_size * self.max_card_points),
+            self.capped(hand_size * MAX_CARD_POINTS),
             self.wrong_declare_points,
             self.middle_drop_points,
             self.first_drop_points,
