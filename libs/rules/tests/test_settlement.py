@@ -1,0 +1,87 @@
+"""Money at the end of a hand (DESIGN.md "Money"; seed "What a table costs")."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rummy_rules.rules import bombay_baazi
+from rummy_rules.settlement import commission_for, reservation_cents, settle
+
+
+def test_a_loser_pays_points_times_point_value_and_the_winner_takes_the_rest_less_commission() -> (
+    None
+):
+    rs = bombay_baazi(6, point_value_cents=200, commission_bps=1000)  # 2 HT a point, 10 %
+    s = settle(rs, winner_seat=3, points_by_seat={0: 20, 2: 57, 5: 80})
+    assert s.amount_for(0) == -4000  # a 20-point loss at 2 HT is 40 HT
+    assert s.amount_for(2) == -11400
+    assert s.amount_for(5) == -16000
+    assert s.total_cents == 31400
+    assert s.commission_cents == 3140
+    assert s.amount_for(3) == 31400 - 3140
+    assert [line.seat for line in s.lines] == [0, 2, 3, 5]
+
+
+def test_commission_is_rounded_down_in_the_players_favour() -> None:
+    rs = bombay_baazi(4, point_value_cents=1, commission_bps=1500)
+    s = settle(rs, 0, {1: 7, 2: 2})  # total 9 cents, 15 % = 1.35 -> 1
+    assert s.commission_cents == 1
+    assert s.amount_for(0) == 8
+    assert commission_for(9999, 1) == 0
+
+
+def test_a_free_table_settles_to_all_zeros() -> None:
+    s = settle(bombay_baazi(4, 0, 1000), 1, {0: 130, 2: 40, 3: 20})
+    assert all(line.amount_cents == 0 for line in s.lines) and s.commission_cents == 0
+    assert [line.points for line in s.lines] == [130, 0, 40, 20]
+
+
+def test_the_reservation_is_the_most_a_hand_can_cost() -> None:
+    assert reservation_cents(bombay_baazi(6, 250, 0)) == 130 * 250
+    assert reservation_cents(bombay_baazi(6, 250, 0, points_cap=80)) == 80 * 250
+    assert reservation_cents(bombay_baazi(6, 0, 0)) == 0
+
+
+def test_points_above_the_maximum_are_refused() -> None:
+    rs = bombay_baazi(4, 100, 0, points_cap=80)
+    with pytest.raises(ValueError, match="more than the most a hand can cost"):
+        settle(rs, 0, {1: 81})
+
+
+def test_the_winner_cannot_be_charged_and_a_loser_is_needed() -> None:
+    rs = bombay_baazi(4, 100, 0)
+    with pytest.raises(ValueError, match="winner"):
+        settle(rs, 0, {0: 5, 1: 10})
+    with pytest.raises(ValueError, match="at least one loser"):
+        settle(rs, 0, {})
+    with pytest.raises(ValueError, match="negative"):
+        settle(rs, 0, {1: -1})
+
+
+hands = st.builds(
+    lambda seats, pv, bps, cap, data: (seats, pv, bps, cap, data),
+    st.sampled_from([4, 6, 8]),
+    st.integers(0, 100_000),
+    st.integers(0, 10_000),
+    st.sampled_from([None, 80]),
+    st.data(),
+)
+
+
+@given(hands)
+def test_settlement_properties(hand: tuple) -> None:
+    seats, pv, bps, cap, data = hand
+    rs = bombay_baazi(seats, pv, bps, points_cap=cap)
+    n = data.draw(st.integers(2, seats))
+    winner = data.draw(st.integers(0, n - 1))
+    points = {s: data.draw(st.integers(0, rs.max_loss_points)) for s in range(n) if s != winner}
+    s = settle(rs, winner, points)
+    # every settlement sums to zero (losers, winner and the house line)
+    assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
+    # no loser pays more than the reservation
+    assert all(-s.amount_for(seat) <= reservation_cents(rs) for seat in points)
+    assert all(s.amount_for(seat) == -p * pv for seat, p in points.items())
+    # the commission never exceeds the stated rate, and is short of it by less than one cent
+    assert 0 <= s.commission_cents * 10_000 <= s.total_cents * bps
+    assert s.total_cents * bps - s.commission_cents * 10_000 < 10_000
+    # the winner's net is never negative
+    assert s.amount_for(winner) >= 0
