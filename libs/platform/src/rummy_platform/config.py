@@ -1,0 +1,156 @@
+"""Typed settings of a service process, read from environment variables when it starts.
+
+Nothing here runs at import time: a service calls :meth:`Settings.from_env` (or
+:func:`load_settings_or_exit`) once, in its bootstrap, and passes the result down.
+
+Variables (all optional except ``RUMMY_JWT_SECRET``):
+
+==============================  ===========================================================
+``RUMMY_JWT_SECRET``            shared HS256 secret, at least 32 bytes (required)
+``RUMMY_GRPC_PORT``             gRPC port; default from :data:`DEFAULT_PORTS`; 0 = any free
+``RUMMY_METRICS_PORT``          Prometheus ``/metrics`` port; default from :data:`DEFAULT_PORTS`
+``RUMMY_BIND_HOST``             address both servers bind; default ``127.0.0.1``
+``RUMMY_LOG_LEVEL``             ``debug``/``info``/``warning``/``error``; default ``info``
+``RUMMY_GRPC_MAX_WORKERS``      gRPC thread-pool size; default 32
+``RUMMY_SHUTDOWN_GRACE_SECONDS`` seconds in-flight calls get to finish on SIGTERM; default 10
+``KAFKA_BOOTSTRAP_SERVERS``     Kafka brokers, ``host:port[,host:port]``; default unset
+``DATABASE_URL``                PostgreSQL URL; default unset
+==============================  ===========================================================
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+#: The local (gRPC port, metrics port) of each service, as CONVENTIONS.md fixes them.
+DEFAULT_PORTS: Mapping[str, tuple[int, int]] = {
+    "table": (50051, 9101),
+    "dealer": (50052, 9102),
+    "ledger": (50053, 9103),
+    "fairness": (50054, 9104),
+    "clock": (50055, 9105),
+}
+
+#: The shortest shared secret accepted for HS256 (the hash output size, RFC 7518 section 3.2).
+MIN_JWT_SECRET_BYTES = 32
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message names the variable and the fix."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a service process reads from its environment.
+
+    Ports are TCP ports (0 asks the OS for a free one); ``shutdown_grace_seconds`` is seconds.
+    """
+
+    service: str
+    jwt_secret: str
+    grpc_port: int
+    metrics_port: int
+    bind_host: str = "127.0.0.1"
+    log_level: str = "info"
+    grpc_max_workers: int = 32
+    shutdown_grace_seconds: float = 10.0
+    kafka_bootstrap_servers: str | None = None
+    database_url: str | None = None
+
+    @classmethod
+    def from_env(cls, service: str, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read the settings of ``service`` from ``environ`` (default: ``os.environ``).
+
+        Services not in :data:`DEFAULT_PORTS` must set both port variables.
+        Raises :class:`ConfigError` naming the first missing or malformed variable.
+        """
+        env = os.environ if environ is None else environ
+        default_grpc, default_metrics = DEFAULT_PORTS.get(service, (None, None))
+        log_level = env.get("RUMMY_LOG_LEVEL", "info").strip().lower()
+        if log_level not in LOG_LEVELS:
+            raise ConfigError(f"RUMMY_LOG_LEVEL={log_level!r} is not one of {', '.join(LOG_LEVELS)}")
+        return cls(
+            service=service,
+            jwt_secret=jwt_secret_from_env(env),
+            grpc_port=_port(env, "RUMMY_GRPC_PORT", default_grpc),
+            metrics_port=_port(env, "RUMMY_METRICS_PORT", default_metrics),
+            bind_host=env.get("RUMMY_BIND_HOST", "127.0.0.1"),
+            log_level=log_level,
+            grpc_max_workers=_positive_int(env, "RUMMY_GRPC_MAX_WORKERS", 32),
+            shutdown_grace_seconds=_non_negative_float(env, "RUMMY_SHUTDOWN_GRACE_SECONDS", 10.0),
+            kafka_bootstrap_servers=env.get("KAFKA_BOOTSTRAP_SERVERS") or None,
+            database_url=env.get("DATABASE_URL") or None,
+        )
+
+
+def jwt_secret_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """Return ``RUMMY_JWT_SECRET``; raise :class:`ConfigError` if it is unset or too short."""
+    env = os.environ if environ is None else environ
+    secret = env.get("RUMMY_JWT_SECRET", "")
+    if not secret:
+        raise ConfigError(
+            "RUMMY_JWT_SECRET is not set: every service and `rummy token` need the shared "
+            f"token secret (at least {MIN_JWT_SECRET_BYTES} bytes, e.g. `openssl rand -hex 32`)"
+        )
+    if len(secret.encode()) < MIN_JWT_SECRET_BYTES:
+        raise ConfigError(
+            f"RUMMY_JWT_SECRET is {len(secret.encode())} bytes; HS256 needs at least "
+            f"{MIN_JWT_SECRET_BYTES} (e.g. `openssl rand -hex 32`)"
+        )
+    return secret
+
+
+def load_settings_or_exit(service: str) -> Settings:
+    """Read the settings of ``service`` from ``os.environ``; on a :class:`ConfigError`, print
+    the message to stderr and exit with status 2 (a bootstrap's first line)."""
+    try:
+        return Settings.from_env(service)
+    except ConfigError as error:
+        print(f"rummy {service}: configuration error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _port(env: Mapping[str, str], name: str, default: int | None) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        if default is None:
+            raise ConfigError(f"{name} is not set and this service has no default port")
+        return default
+    try:
+        port = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"{name}={port} is outside 0..65535")
+    return port
+
+
+def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not an integer") from None
+    if value < 1:
+        raise ConfigError(f"{name}={value} must be at least 1")
+    return value
+
+
+def _non_negative_float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number of seconds") from None
+    if value < 0:
+        raise ConfigError(f"{name}={value} must not be negative")
+    return value

@@ -1,0 +1,88 @@
+"""The errors application code raises for a caller, and the one table of their gRPC codes.
+
+Handlers raise these (``raise NotFound(f"no table {table_id}")``); the
+:class:`ErrorMappingInterceptor` that every :class:`~rummy_platform.server.ServiceHost`
+installs ends the call with the code from :data:`STATUS_BY_ERROR` and the exception's message
+as details, so servicers never map errors themselves. Domain exceptions of other packages
+(e.g. ``rummy_rules.RuleViolation``, which must stay free of gRPC) are re-raised as one of
+these by the application layer. Any other exception is a bug: gRPC ends the call UNKNOWN and
+logs the traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+import grpc
+
+from rummy_platform.rpc_scope import ScopeInterceptor
+
+
+class ServiceError(Exception):
+    """Base of the errors whose message is returned to the caller as the status details."""
+
+
+class InvalidArgument(ServiceError):
+    """The request is malformed whatever the state (bad card code, empty id)."""
+
+
+class NotFound(ServiceError):
+    """The request names a table, hand, account or event that does not exist."""
+
+
+class AlreadyExists(ServiceError):
+    """Creating something whose id is taken (an idempotency key reused with other fields)."""
+
+
+class FailedPrecondition(ServiceError):
+    """The request is well formed but the state forbids it (not your turn, turn has moved on)."""
+
+
+class PermissionDenied(ServiceError):
+    """The caller is authenticated but may not do this (act for another player's seat)."""
+
+
+class Conflict(ServiceError):
+    """A concurrent writer changed the state first; the caller may retry."""
+
+
+class Unavailable(ServiceError):
+    """A dependency (Kafka, PostgreSQL) cannot be reached now; the caller may retry."""
+
+
+#: The gRPC status code of each error class (a subclass takes its nearest ancestor's code).
+STATUS_BY_ERROR: Mapping[type[ServiceError], grpc.StatusCode] = {
+    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
+    FailedPrecondition: grpc.StatusCode.FAILED_PRECONDITION,
+    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    Conflict: grpc.StatusCode.ABORTED,
+    Unavailable: grpc.StatusCode.UNAVAILABLE,
+}
+
+
+def status_for(error: ServiceError) -> grpc.StatusCode:
+    """The code ``error`` ends a call with: that of its nearest class in :data:`STATUS_BY_ERROR`,
+    or INTERNAL for a bare :class:`ServiceError`."""
+    for cls in type(error).__mro__:
+        code = STATUS_BY_ERROR.get(cls)  # type: ignore[call-overload]
+        if code is not None:
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+class ErrorMappingInterceptor(ScopeInterceptor):
+    """Ends a call that raised a :class:`ServiceError` with its code and message."""
+
+    def __init__(self) -> None:
+        super().__init__(self._scope)
+
+    @staticmethod
+    @contextmanager
+    def _scope(method: str, context: grpc.ServicerContext) -> Iterator[None]:
+        try:
+            yield
+        except ServiceError as error:
+            context.abort(status_for(error), str(error) or type(error).__name__)

@@ -1,0 +1,125 @@
+"""Structured logs: one JSON object per line on stderr, carrying the context of the work.
+
+Every line has ``timestamp`` (ISO 8601, UTC), ``level``, ``logger`` and ``event``, plus whatever
+is bound in the current context: ``service``, ``rpc``, ``account_id``/``role`` (bound per call by
+the server interceptors) and ``table_id``, ``hand_id``, ``seat`` (bound by the code that knows
+them, with :func:`log_context`). Records from the standard ``logging`` module (grpc, kafka,
+psycopg) go through the same formatter, so the whole stream is JSON.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+import grpc
+import structlog
+from structlog.contextvars import bound_contextvars, clear_contextvars, merge_contextvars
+
+from rummy_platform.rpc_scope import ScopeInterceptor, final_code
+
+_HANDLER_NAME = "rummy-json"
+_SERVER_ERRORS = frozenset(
+    {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
+)
+
+
+def configure_logging(level: str = "info", stream: IO[str] | None = None) -> None:
+    """Send structlog and standard-library logging at ``level`` and above to ``stream``
+    (default stderr) as JSON lines. Calling it again replaces the earlier configuration."""
+    shared: list[Any] = [
+        merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.StackInfoRenderer(),
+    ]
+    structlog.configure(
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.stdlib.PositionalArgumentsFormatter(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler.set_name(_HANDLER_NAME)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=shared,
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                structlog.processors.JSONRenderer(),
+            ],
+        )
+    )
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+
+
+def get_logger(name: str) -> structlog.stdlib.BoundLogger:
+    """A structlog logger named ``name`` (use the module's ``__name__``)."""
+    logger: structlog.stdlib.BoundLogger = structlog.stdlib.get_logger(name)
+    return logger
+
+
+@contextmanager
+def log_context(
+    *, table_id: str | None = None, hand_id: str | None = None, seat: int | None = None,
+    **extra: Any,
+) -> Iterator[None]:
+    """Bind the given keys (those not None) to every log line written inside the block, in
+    this thread or task only; the previous values come back when it ends."""
+    keys = {"table_id": table_id, "hand_id": hand_id, "seat": seat, **extra}
+    with bound_contextvars(**{key: value for key, value in keys.items() if value is not None}):
+        yield
+
+
+class LoggingContextInterceptor(ScopeInterceptor):
+    """Starts every call with a clean log context holding ``service`` and ``rpc``, and logs
+    its end: DEBUG when OK, INFO for a client error, WARNING for a server error."""
+
+    def __init__(self, service_name: str) -> None:
+        self._service_name = service_name
+        self._log = get_logger("rummy_platform.rpc")
+        super().__init__(self._scope)
+
+    @contextmanager
+    def _scope(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
+        clear_contextvars()  # a worker thread must not carry the last call's context
+        started = time.perf_counter()
+        error: BaseException | None = None
+        with bound_contextvars(service=self._service_name, rpc=method):
+            try:
+                yield
+            except BaseException as raised:
+                error = raised
+                raise
+            finally:
+                code = final_code(context, error)
+                level = (
+                    logging.DEBUG
+                    if code is grpc.StatusCode.OK
+                    else logging.WARNING
+                    if code in _SERVER_ERRORS
+                    else logging.INFO
+                )
+                details = context.details()
+                self._log.log(
+                    level,
+                    "rpc finished",
+                    code=code.name,
+                    details=details.decode("utf-8", "replace") if details else None,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                )

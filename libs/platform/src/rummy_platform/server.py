@@ -1,0 +1,203 @@
+"""The gRPC server every service runs in: auth, metrics, logs, health, reflection, shutdown.
+
+A service's bootstrap::
+
+    settings = load_settings_or_exit("table")
+    host = ServiceHost("table", settings)
+    host.add_servicer(
+        table_pb2_grpc.add_TableServiceServicer_to_server, servicer, "rummy.table.v1.TableService"
+    )
+    host.on_shutdown(consumer.close)
+    host.serve_forever()          # returns after SIGTERM/SIGINT once drained
+
+What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, logging context,
+auth, error mapping, outermost first); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
+added service once started, NOT_SERVING from the moment shutdown begins); server reflection
+listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
+own port; JSON logs. On SIGTERM or SIGINT it stops accepting calls, lets in-flight ones finish
+for ``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
+shutdown hooks newest first, and returns.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import FrameType
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import REGISTRY, CollectorRegistry
+
+from rummy_platform.auth import AuthInterceptor, TokenAuthority
+from rummy_platform.config import Settings
+from rummy_platform.errors import ErrorMappingInterceptor
+from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
+from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
+
+AddServicerFn = Callable[[Any, grpc.Server], None]
+
+_log = get_logger(__name__)
+
+
+class ServiceHost:
+    """One service process's gRPC server and ``/metrics`` endpoint.
+
+    Creating it configures JSON logging at ``settings.log_level``. ``registry`` is the
+    Prometheus registry served on the metrics port (the process-wide default unless a test
+    needs its own).
+    """
+
+    def __init__(
+        self, name: str, settings: Settings, *, registry: CollectorRegistry = REGISTRY
+    ) -> None:
+        configure_logging(settings.log_level)
+        self.name = name
+        self.settings = settings
+        self._registry = registry
+        self._server = grpc.server(
+            ThreadPoolExecutor(
+                max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
+            ),
+            interceptors=[
+                MetricsInterceptor(grpc_metrics(registry)),
+                LoggingContextInterceptor(name),
+                AuthInterceptor(TokenAuthority(settings.jwt_secret)),
+                ErrorMappingInterceptor(),
+            ],
+        )
+        self._health = health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
+        self._service_names: list[str] = []
+        self._shutdown_hooks: list[Callable[[], None]] = []
+        self._metrics_server: Any = None
+        self._stop_lock = threading.Lock()
+        self._started = False
+        self._stopped = False
+        self.grpc_port: int | None = None
+        self.metrics_port: int | None = None
+
+    def add_servicer(
+        self, add_fn: AddServicerFn, servicer: Any, service_full_name: str
+    ) -> ServiceHost:
+        """Register ``servicer`` with the generated ``add_<Service>Servicer_to_server``
+        function ``add_fn``; ``service_full_name`` (``"rummy.table.v1.TableService"``) is the
+        name health and reflection report. Call before :meth:`start`. Returns ``self``."""
+        if self._started:
+            raise RuntimeError("add_servicer must be called before the host starts")
+        add_fn(servicer, self._server)
+        self._service_names.append(service_full_name)
+        return self
+
+    def on_shutdown(self, hook: Callable[[], None]) -> ServiceHost:
+        """Run ``hook`` after the server has drained; hooks run newest first. Returns ``self``."""
+        self._shutdown_hooks.append(hook)
+        return self
+
+    @property
+    def address(self) -> str:
+        """``host:port`` clients dial; valid after :meth:`start`."""
+        if self.grpc_port is None:
+            raise RuntimeError("the host has not started")
+        return f"{_host_for_url(self.settings.bind_host)}:{self.grpc_port}"
+
+    def start(self) -> None:
+        """Bind both ports (0 = a free one; read :attr:`grpc_port`, :attr:`metrics_port`),
+        start serving and report SERVING. Raises RuntimeError/OSError if a port is taken."""
+        if self._started:
+            raise RuntimeError("the host has already started")
+        self._started = True
+        reflection.enable_server_reflection(
+            (*self._service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
+        )
+        host = _host_for_url(self.settings.bind_host)
+        port = self._server.add_insecure_port(f"{host}:{self.settings.grpc_port}")
+        if port == 0:
+            raise RuntimeError(f"could not bind gRPC to {host}:{self.settings.grpc_port}")
+        self.grpc_port = port
+        self._metrics_server = start_metrics_server(
+            self.settings.metrics_port, self.settings.bind_host, self._registry
+        )
+        self.metrics_port = int(self._metrics_server.server_port)
+        self._server.start()
+        for service in ("", *self._service_names):
+            self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        _log.info(
+            "service started",
+            service=self.name,
+            grpc_port=self.grpc_port,
+            metrics_port=self.metrics_port,
+            services=self._service_names,
+        )
+
+    def stop(self, grace_seconds: float | None = None, hurry: threading.Event | None = None) -> None:
+        """Report NOT_SERVING, refuse new calls, give in-flight ones ``grace_seconds``
+        (default ``settings.shutdown_grace_seconds``) or until ``hurry`` is set, then run the
+        shutdown hooks newest first and close ``/metrics``. Idempotent.
+
+        Raises RuntimeError naming the hooks that failed (each is still attempted).
+        """
+        with self._stop_lock:
+            if self._stopped or not self._started:
+                self._stopped = True
+                return
+            self._stopped = True
+        grace = self.settings.shutdown_grace_seconds if grace_seconds is None else grace_seconds
+        _log.info("service stopping", service=self.name, grace_seconds=grace)
+        self._health.enter_graceful_shutdown()
+        drained = self._server.stop(grace)
+        hurried = False
+        while not drained.wait(0.1):
+            if hurry is not None and hurry.is_set() and not hurried:
+                _log.warning("second signal: cancelling in-flight calls", service=self.name)
+                self._server.stop(0)
+                hurried = True
+        failed = []
+        for hook in reversed(self._shutdown_hooks):
+            try:
+                hook()
+            except Exception:
+                _log.exception("shutdown hook failed", hook=getattr(hook, "__qualname__", hook))
+                failed.append(repr(hook))
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
+            self._metrics_server.server_close()
+        _log.info("service stopped", service=self.name)
+        if failed:
+            raise RuntimeError(f"shutdown hooks failed: {', '.join(failed)}")
+
+    def serve_forever(self) -> None:
+        """Start, serve until SIGTERM or SIGINT, then :meth:`stop` and return (so the process
+        exits 0). A second signal during the drain cancels in-flight calls. Must run in the
+        main thread (Python delivers signals there)."""
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("serve_forever must run in the main thread to receive signals")
+        stop_requested = threading.Event()
+        hurry = threading.Event()
+
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
+            if stop_requested.is_set():
+                hurry.set()
+            else:
+                _log.info("signal received", signal=signal.Signals(signum).name)
+                stop_requested.set()
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            self.start()
+            while not stop_requested.wait(0.5):
+                pass
+        finally:
+            try:
+                self.stop(hurry=hurry)
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+
+def _host_for_url(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
