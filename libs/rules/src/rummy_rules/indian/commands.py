@@ -1,0 +1,34 @@
+"""Commands of Indian rummy that other variants do not have: declare and drop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import codec
+from ..cards import Card
+from ..commands import Command
+
+
+@dataclass(frozen=True, kw_only=True)
+class Declare(Command):
+    """Holding one card more than a hand (14 at 13-card rummy), lay ``face_down`` aside and show
+    the rest. The server judges the shown cards under their best arrangement; a client's grouping
+    is not part of the command."""
+
+    seat: int
+    turn_no: int
+    face_down: Card
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Drop(Command):
+    """Leave the hand on one's turn, before drawing: a first drop if the seat has not drawn yet in
+    this hand, else a middle drop."""
+
+    seat: int
+    turn_no: int
+    at_ms: int
+
+
+codec.register(Declare, Drop)

@@ -1,0 +1,490 @@
+"""``decide``: the events a command causes in an Indian points hand, or a RuleViolation.
+
+One function per command. Each checks the command against the state, then builds its events
+with a small accumulator that applies them as it goes, so that later steps (the next turn, the
+end of the hand) are computed from the state the earlier events leave. Nothing is mutated.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from ..cards import SUITS, Card
+from ..commands import (
+    AbortHand,
+    Command,
+    ContributeClientSeed,
+    Deal,
+    Discard,
+    DrawFromDiscardPile,
+    DrawFromStock,
+    LeaveHand,
+    RecordSeedCommitment,
+    RecordStakeReserved,
+    RecordStockReshuffled,
+    StartHand,
+    TurnTimeout,
+)
+from ..errors import ErrorCode, RuleViolation
+from ..events import (
+    CardDiscarded,
+    CardDrawn,
+    ClientSeedContributed,
+    DrawSource,
+    Event,
+    HandAborted,
+    HandDealt,
+    HandStarted,
+    SeatSeed,
+    SeedCommitted,
+    SeedsLocked,
+    SeedWindowOpened,
+    StakeReserved,
+    StockExhausted,
+    StockReshuffled,
+    TurnStarted,
+    TurnTimedOut,
+)
+from ..rules import INDIAN_POINTS_VARIANT, RuleSet
+from ..shuffle import MAX_CLIENT_SEED_BYTES
+from ..wild import card_points
+from .commands import Declare, Drop
+from .events import DeclarationRejected, Declared, DropKind, PlayerDropped
+from .scoring import arrangement_of, hand_ended
+from .state import HandState, Phase, SeatState, apply
+
+_MS_PER_SECOND = 1000
+
+
+class _Batch:
+    """Events decided so far and the state they lead to."""
+
+    def __init__(self, state: HandState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def add(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = apply(self.state, event)
+
+    @property
+    def rules(self) -> RuleSet:
+        assert self.state.rule_set is not None
+        return self.state.rule_set
+
+
+def _fail(code: ErrorCode, message: str) -> RuleViolation:
+    return RuleViolation(code, message)
+
+
+def _require_phase(state: HandState, *phases: Phase) -> None:
+    if state.phase not in phases:
+        wanted = " or ".join(p.value for p in phases)
+        raise _fail(
+            ErrorCode.WRONG_PHASE, f"the hand is {state.phase.value}; this needs it {wanted}"
+        )
+
+
+def _seated(state: HandState, seat: int) -> SeatState:
+    found = state.seat_state(seat)
+    if found is None:
+        raise _fail(ErrorCode.NOT_IN_HAND, f"seat {seat} is not dealt into this hand")
+    return found
+
+
+def _on_turn(state: HandState, seat: int, turn_no: int) -> SeatState:
+    """The seat playing turn ``turn_no``, checked: hand in play, seat in it and still playing,
+    the turn current, the seat on turn."""
+    _require_phase(state, Phase.PLAYING)
+    found = _seated(state, seat)
+    if not found.is_active:
+        raise _fail(ErrorCode.WRONG_PHASE, f"seat {seat} is out of this hand")
+    if turn_no != state.turn_no:
+        raise _fail(
+            ErrorCode.STALE_TURN, f"the command is for turn {turn_no}; turn {state.turn_no} is on"
+        )
+    if seat != state.turn_seat:
+        raise _fail(ErrorCode.NOT_YOUR_TURN, f"turn {turn_no} is seat {state.turn_seat}'s")
+    return found
+
+
+# --- before the deal --------------------------------------------------------------------------
+
+
+def _start_hand(state: HandState, c: StartHand) -> list[Event]:
+    _require_phase(state, Phase.NOT_STARTED)
+    rules = c.rule_set
+    if rules.variant != INDIAN_POINTS_VARIANT:
+        raise _fail(ErrorCode.INVALID_COMMAND, f"rule set is for variant {rules.variant!r}")
+    if not c.hand_id:
+        raise _fail(ErrorCode.INVALID_COMMAND, "a hand needs an id")
+    seats = [s.seat for s in c.seats]
+    accounts = [s.account_id for s in c.seats]
+    if len(set(seats)) != len(seats) or len(set(accounts)) != len(accounts):
+        raise _fail(ErrorCode.INVALID_COMMAND, "a seat or an account is listed twice")
+    if not rules.min_players <= len(seats) <= rules.seats:
+        raise _fail(
+            ErrorCode.INVALID_COMMAND,
+            f"a hand needs {rules.min_players}..{rules.seats} seats, got {len(seats)}",
+        )
+    if any(not 0 <= s < rules.seats for s in seats):
+        raise _fail(ErrorCode.INVALID_COMMAND, f"seats are numbered 0..{rules.seats - 1}")
+    if c.dealer_seat not in seats:
+        raise _fail(ErrorCode.INVALID_COMMAND, f"the dealer (seat {c.dealer_seat}) is not seated")
+    return [
+        HandStarted(
+            hand_id=c.hand_id,
+            seats=tuple(sorted(c.seats, key=lambda s: s.seat)),
+            dealer_seat=c.dealer_seat,
+            rule_set=rules,
+            at_ms=c.at_ms,
+        )
+    ]
+
+
+def _open_window_if_ready(batch: _Batch, at_ms: int) -> None:
+    s = batch.state
+    if s.commitment is not None and all(seat.stake_reserved for seat in s.seats):
+        deadline = at_ms + batch.rules.seed_window_seconds * _MS_PER_SECOND
+        batch.add(SeedWindowOpened(deadline_ms=deadline))
+
+
+def _record_stake(state: HandState, c: RecordStakeReserved) -> list[Event]:
+    _require_phase(state, Phase.PREPARING)
+    if _seated(state, c.seat).stake_reserved:
+        raise _fail(ErrorCode.DUPLICATE, f"seat {c.seat}'s stake is already recorded")
+    batch = _Batch(state)
+    batch.add(StakeReserved(seat=c.seat, amount_cents=c.amount_cents))
+    _open_window_if_ready(batch, c.at_ms)
+    return batch.events
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _record_commitment(state: HandState, c: RecordSeedCommitment) -> list[Event]:
+    _require_phase(state, Phase.PREPARING)
+    if state.commitment is not None:
+        raise _fail(ErrorCode.DUPLICATE, "the seed commitment is already recorded")
+    if len(c.commitment) != 64 or not _is_hex(c.commitment):
+        raise _fail(ErrorCode.INVALID_COMMAND, "a commitment is a SHA-256 as 64 hex digits")
+    batch = _Batch(state)
+    batch.add(SeedCommitted(commitment=c.commitment.lower()))
+    _open_window_if_ready(batch, c.at_ms)
+    return batch.events
+
+
+def _lock(batch: _Batch) -> None:
+    s = batch.state
+    assert s.commitment is not None
+    seeds = tuple(SeatSeed(seat.seat, seat.seed_hex or "") for seat in s.seats)
+    batch.add(SeedsLocked(commitment=s.commitment, client_seeds=seeds))
+
+
+def _contribute_seed(state: HandState, c: ContributeClientSeed) -> list[Event]:
+    _require_phase(state, Phase.SEED_WINDOW)
+    if _seated(state, c.seat).seed_hex is not None:
+        raise _fail(ErrorCode.DUPLICATE, f"seat {c.seat} already contributed its seed")
+    if not _is_hex(c.seed_hex) or len(c.seed_hex) > 2 * MAX_CLIENT_SEED_BYTES:
+        raise _fail(
+            ErrorCode.INVALID_COMMAND,
+            f"a client seed is hex, at most {MAX_CLIENT_SEED_BYTES} bytes",
+        )
+    batch = _Batch(state)
+    batch.add(ClientSeedContributed(seat=c.seat, seed_hex=c.seed_hex.lower()))
+    if all(seat.seed_hex is not None for seat in batch.state.seats):
+        _lock(batch)
+    return batch.events
+
+
+def _deal(state: HandState, c: Deal) -> list[Event]:
+    _require_phase(state, Phase.AWAITING_DEAL)
+    rules = state.rule_set
+    assert rules is not None
+    shoe = rules.shoe
+    if sorted(h.seat for h in c.hands) != [s.seat for s in state.seats]:
+        raise _fail(ErrorCode.INVALID_DEAL, "the deal must give one hand to each seat in the hand")
+    if any(len(h.cards) != rules.hand_size for h in c.hands):
+        raise _fail(ErrorCode.INVALID_DEAL, f"each seat is dealt {rules.hand_size} cards")
+    if c.wild_cut is None:
+        raise _fail(ErrorCode.INVALID_DEAL, "Indian rummy cuts a card for the wild rank")
+    everything = [card for h in c.hands for card in h.cards] + [c.wild_cut, c.first_open]
+    everything += list(c.stock)
+    if len(set(everything)) != len(everything) or len(everything) != shoe.size:
+        raise _fail(ErrorCode.INVALID_DEAL, "the deal must use every card of the shoe once")
+    if any(card not in shoe for card in everything):
+        raise _fail(ErrorCode.INVALID_DEAL, "the deal holds a card that is not in the shoe")
+    if not c.stock:
+        raise _fail(ErrorCode.INVALID_DEAL, "the stock must not be empty")
+    batch = _Batch(state)
+    hands = tuple(sorted(c.hands, key=lambda h: h.seat))
+    batch.add(
+        HandDealt(
+            hands=hands,
+            wild_cut=c.wild_cut,
+            first_open=c.first_open,
+            stock=c.stock,
+            stock_count=len(c.stock),
+        )
+    )
+    _start_turn(batch, state.play_order[0], c.at_ms)
+    return batch.events
+
+
+# --- turns -------------------------------------------------------------------------------------
+
+
+def _start_turn(batch: _Batch, seat: int, at_ms: int) -> None:
+    deadline = at_ms + batch.rules.turn_seconds * _MS_PER_SECOND
+    batch.add(TurnStarted(seat=seat, turn_no=batch.state.turn_no + 1, deadline_ms=deadline))
+
+
+def _next_seat(state: HandState, after: int) -> int:
+    order = state.play_order
+    i = order.index(after)
+    for k in range(1, len(order) + 1):
+        seat = order[(i + k) % len(order)]
+        if state.seat_state(seat).is_active:  # type: ignore[union-attr]
+            return seat
+    raise AssertionError("no seat left playing")
+
+
+def _after_turn_or_exit(batch: _Batch, seat: int, at_ms: int) -> None:
+    """After ``seat`` ended its turn or went out: end the hand if one seat is left, else start the
+    next turn if ``seat`` was on turn."""
+    active = batch.state.active_seats()
+    if len(active) == 1:
+        batch.add(hand_ended(batch.state, active[0], at_ms))
+    elif seat == batch.state.turn_seat:
+        _start_turn(batch, _next_seat(batch.state, seat), at_ms)
+
+
+def _draw(batch: _Batch, seat: int, source: DrawSource) -> Card:
+    s = batch.state
+    card = s.stock[0] if source is DrawSource.STOCK else s.discard_pile[-1]
+    batch.add(CardDrawn(seat=seat, turn_no=s.turn_no, source=source, card=card))
+    _exhaust_if_empty(batch)
+    return card
+
+
+def _exhaust_if_empty(batch: _Batch) -> None:
+    """Once the stock is empty (and no reshuffle is awaited), set the discard pile but its top
+    aside for the dealer to reshuffle; checked after every draw and discard."""
+    s = batch.state
+    if not s.stock and not s.awaiting_reshuffle and len(s.discard_pile) > 1:
+        batch.add(
+            StockExhausted(
+                turn_no=s.turn_no, reshuffle_no=s.reshuffles + 1, cards=s.discard_pile[:-1]
+            )
+        )
+
+
+def _draw_from_stock(state: HandState, c: DrawFromStock) -> list[Event]:
+    _on_turn(state, c.seat, c.turn_no)
+    if state.drawn_card is not None:
+        raise _fail(ErrorCode.ALREADY_DRAWN, "one draw per turn; discard now")
+    if not state.stock:
+        raise _fail(ErrorCode.EMPTY_PILE, "the stock is empty until it is reshuffled")
+    batch = _Batch(state)
+    _draw(batch, c.seat, DrawSource.STOCK)
+    return batch.events
+
+
+def _draw_from_pile(state: HandState, c: DrawFromDiscardPile) -> list[Event]:
+    _on_turn(state, c.seat, c.turn_no)
+    if state.drawn_card is not None:
+        raise _fail(ErrorCode.ALREADY_DRAWN, "one draw per turn; discard now")
+    if not state.discard_pile:
+        raise _fail(ErrorCode.EMPTY_PILE, "the discard pile is empty")
+    batch = _Batch(state)
+    _draw(batch, c.seat, DrawSource.DISCARD_PILE)
+    return batch.events
+
+
+def _check_card_leaves(state: HandState, seat: SeatState, card: Card, what: str) -> None:
+    if state.drawn_card is None:
+        raise _fail(ErrorCode.NOT_DRAWN, f"draw a card before you {what}")
+    if card not in seat.cards:
+        raise _fail(ErrorCode.INVALID_CARD, f"{card.face} (copy {card.copy}) is not in your hand")
+    assert state.rule_set is not None
+    if (
+        state.rule_set.indian.no_discard_of_card_taken_from_pile
+        and state.drawn_source is DrawSource.DISCARD_PILE
+        and card == state.drawn_card
+    ):
+        raise _fail(
+            ErrorCode.INVALID_CARD,
+            f"{card.face} was taken from the discard pile this turn and cannot leave your hand",
+        )
+
+
+def _discard(state: HandState, c: Discard) -> list[Event]:
+    seat = _on_turn(state, c.seat, c.turn_no)
+    _check_card_leaves(state, seat, c.card, "discard")
+    batch = _Batch(state)
+    batch.add(CardDiscarded(seat=c.seat, turn_no=c.turn_no, card=c.card))
+    _exhaust_if_empty(batch)
+    _start_turn(batch, _next_seat(batch.state, c.seat), c.at_ms)
+    return batch.events
+
+
+def _declare(state: HandState, c: Declare) -> list[Event]:
+    seat = _on_turn(state, c.seat, c.turn_no)
+    _check_card_leaves(state, seat, c.face_down, "declare")
+    i = seat.cards.index(c.face_down)
+    shown = seat.cards[:i] + seat.cards[i + 1 :]
+    batch = _Batch(state)
+    if arrangement_of(state, shown).valid:
+        batch.add(Declared(seat=c.seat, turn_no=c.turn_no, face_down=c.face_down, shown=shown))
+        batch.add(hand_ended(batch.state, c.seat, c.at_ms))
+        return batch.events
+    points = batch.rules.indian.wrong_declare_points
+    batch.add(
+        DeclarationRejected(
+            seat=c.seat, turn_no=c.turn_no, face_down=c.face_down, shown=shown, points=points
+        )
+    )
+    _after_turn_or_exit(batch, c.seat, c.at_ms)
+    return batch.events
+
+
+def _drop(state: HandState, c: Drop) -> list[Event]:
+    seat = _on_turn(state, c.seat, c.turn_no)
+    if state.drawn_card is not None:
+        raise _fail(ErrorCode.ALREADY_DRAWN, "drop before drawing, or discard to end the turn")
+    indian = state.rule_set.indian  # type: ignore[union-attr]
+    if seat.has_drawn:
+        kind, points = DropKind.MIDDLE, indian.middle_drop_points
+    else:
+        kind, points = DropKind.FIRST, indian.first_drop_points
+    batch = _Batch(state)
+    batch.add(PlayerDropped(seat=c.seat, turn_no=c.turn_no, kind=kind, points=points))
+    _after_turn_or_exit(batch, c.seat, c.at_ms)
+    return batch.events
+
+
+def _leave(state: HandState, c: LeaveHand) -> list[Event]:
+    seat = _seated(state, c.seat)
+    if state.phase in (Phase.PREPARING, Phase.SEED_WINDOW, Phase.AWAITING_DEAL):
+        return [HandAborted(reason=f"seat {c.seat} left before the deal", at_ms=c.at_ms)]
+    _require_phase(state, Phase.PLAYING)
+    if not seat.is_active:
+        raise _fail(ErrorCode.WRONG_PHASE, f"seat {c.seat} is already out of this hand")
+    batch = _Batch(state)
+    points = batch.rules.indian.leave_points
+    batch.add(
+        PlayerDropped(seat=c.seat, turn_no=state.turn_no, kind=DropKind.LEAVE, points=points)
+    )
+    _after_turn_or_exit(batch, c.seat, c.at_ms)
+    return batch.events
+
+
+def fixed_card_order(card: Card) -> tuple[int, int, int]:
+    """The tie-break order among cards of equal points: by rank (ace low, printed joker lowest),
+    then suit (clubs, diamonds, hearts, spades), then copy; the greatest is chosen."""
+    rank = 0 if card.rank is None else int(card.rank)
+    suit = -1 if card.suit is None else SUITS.index(card.suit)
+    return (rank, suit, card.copy)
+
+
+def auto_discard(state: HandState) -> Card:
+    """The card a timed-out seat that has drawn discards: the card it drew from the stock; if it
+    drew from the discard pile, its highest-point card (ties by ``fixed_card_order``), not the
+    card it took when the rule set forbids discarding that card."""
+    seat = state.seat_state(state.turn_seat)  # type: ignore[arg-type]
+    assert seat is not None and state.drawn_card is not None and state.rule_set is not None
+    if state.drawn_source is DrawSource.STOCK:
+        return state.drawn_card
+    candidates = list(seat.cards)
+    if state.rule_set.indian.no_discard_of_card_taken_from_pile:
+        candidates.remove(state.drawn_card)
+    return max(candidates, key=lambda c: (card_points(c, state.wild_rank), fixed_card_order(c)))
+
+
+def _timeout(state: HandState, c: TurnTimeout) -> list[Event]:
+    if state.phase is Phase.SEED_WINDOW and c.turn_no == 0:
+        batch = _Batch(state)
+        _lock(batch)
+        return batch.events
+    if state.phase is not Phase.PLAYING or c.turn_no != state.turn_no:
+        return []  # stale: its turn has moved on (or the window has closed)
+    seat_no = state.turn_seat
+    assert seat_no is not None
+    seat = _seated(state, seat_no)
+    batch = _Batch(state)
+    misses = seat.misses_in_a_row + 1
+    batch.add(TurnTimedOut(seat=seat_no, turn_no=c.turn_no, misses_in_a_row=misses))
+    if misses >= batch.rules.max_missed_turns:
+        points = batch.rules.indian.middle_drop_points
+        batch.add(
+            PlayerDropped(seat=seat_no, turn_no=c.turn_no, kind=DropKind.TIMEOUT, points=points)
+        )
+        _after_turn_or_exit(batch, seat_no, c.at_ms)
+        return batch.events
+    if batch.state.drawn_card is None:
+        if batch.state.stock:
+            _draw(batch, seat_no, DrawSource.STOCK)
+        elif batch.state.discard_pile:
+            _draw(batch, seat_no, DrawSource.DISCARD_PILE)
+    if batch.state.drawn_card is not None:
+        card = auto_discard(batch.state)
+        batch.add(CardDiscarded(seat=seat_no, turn_no=c.turn_no, card=card))
+        _exhaust_if_empty(batch)
+    _start_turn(batch, _next_seat(batch.state, seat_no), c.at_ms)
+    return batch.events
+
+
+def _record_reshuffle(state: HandState, c: RecordStockReshuffled) -> list[Event]:
+    _require_phase(state, Phase.PLAYING)
+    if not state.awaiting_reshuffle or c.reshuffle_no != state.reshuffles:
+        raise _fail(
+            ErrorCode.STALE_TURN,
+            f"reshuffle {c.reshuffle_no} is not awaited (awaiting: "
+            f"{state.reshuffles if state.awaiting_reshuffle else 'none'})",
+        )
+    if Counter(c.stock) != Counter(state.awaiting_reshuffle):
+        raise _fail(ErrorCode.INVALID_DEAL, "the new stock must be exactly the set-aside cards")
+    return [StockReshuffled(reshuffle_no=c.reshuffle_no, stock=c.stock, stock_count=len(c.stock))]
+
+
+def _abort(state: HandState, c: AbortHand) -> list[Event]:
+    _require_phase(
+        state, Phase.PREPARING, Phase.SEED_WINDOW, Phase.AWAITING_DEAL, Phase.PLAYING
+    )
+    return [HandAborted(reason=c.reason, at_ms=c.at_ms)]
+
+
+_DECIDERS: dict[type, Callable[[HandState, Any], list[Event]]] = {
+    StartHand: _start_hand,
+    RecordStakeReserved: _record_stake,
+    RecordSeedCommitment: _record_commitment,
+    ContributeClientSeed: _contribute_seed,
+    Deal: _deal,
+    DrawFromStock: _draw_from_stock,
+    DrawFromDiscardPile: _draw_from_pile,
+    Discard: _discard,
+    Declare: _declare,
+    Drop: _drop,
+    LeaveHand: _leave,
+    TurnTimeout: _timeout,
+    RecordStockReshuffled: _record_reshuffle,
+    AbortHand: _abort,
+}
+
+
+def decide(state: HandState, command: Command) -> tuple[Event, ...]:
+    """The events ``command`` causes; ``()`` for a stale timeout. Raises RuleViolation."""
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        raise _fail(
+            ErrorCode.INVALID_COMMAND,
+            f"{type(command).__name__} is not a command of Indian points rummy",
+        )
+    return tuple(decider(state, command))

@@ -1,0 +1,94 @@
+"""Indian points rummy (Bombay Baazi) behind the variant interface: ``INDIAN_POINTS``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..commands import Command
+from ..events import Event, HandAborted, HandEnded, redact
+from ..rules import INDIAN_POINTS_VARIANT
+from ..variant import Deadline, DeadlineKind
+from ..view import PlayerView, SeatView
+from .decide import decide
+from .state import HandState, Phase, SeatState, apply
+
+
+def _status(state: HandState, seat: SeatState) -> str:
+    if state.phase in (Phase.NOT_STARTED, Phase.PREPARING, Phase.SEED_WINDOW, Phase.AWAITING_DEAL):
+        return "waiting"
+    if isinstance(state.result, HandEnded) and state.result.winner_seat == seat.seat:
+        return "won"
+    return seat.status.value
+
+
+def player_view(state: HandState, seat: int) -> PlayerView:
+    """What ``seat`` may see (any other number: a spectator's view, with no cards of its own).
+
+    While the hand runs: its own cards, the discard pile, each seat's card count and status, the
+    stock's size, the turn, the cut card and wild rank. At the end, ``result`` adds every seat's
+    cards and scored arrangement. Never another seat's cards or the stock order before the end.
+    """
+    own = state.seat_state(seat)
+    return PlayerView(
+        hand_id=state.hand_id,
+        seat=seat,
+        phase=state.phase.value,
+        cards=own.cards if own is not None else (),
+        discard_pile=state.discard_pile,
+        stock_count=len(state.stock),
+        wild_cut=state.wild_cut,
+        wild_rank=state.wild_rank,
+        seats=tuple(
+            SeatView(s.seat, s.account_id, len(s.cards), _status(state, s), s.misses_in_a_row)
+            for s in state.seats
+        ),
+        turn_seat=state.turn_seat if state.phase is Phase.PLAYING else None,
+        turn_no=state.turn_no,
+        turn_deadline_ms=state.turn_deadline_ms if state.phase is Phase.PLAYING else None,
+        has_drawn=state.drawn_card is not None,
+        result=state.result,
+    )
+
+
+class IndianPoints:
+    """Indian 13-card points rummy. Stateless: every method is a pure function of its inputs."""
+
+    name = INDIAN_POINTS_VARIANT
+
+    def initial_state(self) -> HandState:
+        return HandState()
+
+    def decide(self, state: HandState, command: Command) -> tuple[Event, ...]:
+        return decide(state, command)
+
+    def apply(self, state: HandState, event: Event) -> HandState:
+        return apply(state, event)
+
+    def fold(self, events: Iterable[Event], state: HandState | None = None) -> HandState:
+        current = HandState() if state is None else state
+        for event in events:
+            current = apply(current, event)
+        return current
+
+    def view(self, state: HandState, seat: int) -> PlayerView:
+        return player_view(state, seat)
+
+    def redact(self, event: Event, seat: int) -> Event:
+        return redact(event, seat)
+
+    def deadline(self, state: HandState) -> Deadline | None:
+        if state.phase is Phase.SEED_WINDOW and state.seed_deadline_ms is not None:
+            return Deadline(DeadlineKind.SEED_WINDOW, 0, state.seed_deadline_ms)
+        if state.phase is Phase.PLAYING and state.turn_deadline_ms is not None:
+            return Deadline(DeadlineKind.TURN, state.turn_no, state.turn_deadline_ms)
+        return None
+
+    def is_over(self, state: HandState) -> bool:
+        return state.phase in (Phase.ENDED, Phase.ABORTED)
+
+    def result(self, state: HandState) -> HandEnded | HandAborted | None:
+        return state.result
+
+
+INDIAN_POINTS = IndianPoints()
+"""The Indian points variant (Bombay Baazi)."""

@@ -1,0 +1,96 @@
+"""The variant interface: what a host (the table service, the replay tool) calls to play a hand
+without knowing its rules.
+
+A **variant** is a rule set plus a state machine: ``decide(state, command) -> events`` (raises
+``RuleViolation``, never changes anything), ``apply(state, event) -> state`` (never raises on a
+history ``decide`` produced), ``fold(events) -> state``. Around them, the host asks
+``deadline(state)`` what the clock should wait for, ``is_over(state)``, ``result(state)`` (the
+HandEnded or HandAborted event) and ``view(state, seat)``, and sends each seat ``redact(event,
+seat)``. Nothing here fixes the number of cards, decks or seats, or assumes one hand per match:
+a match format (one deal, pool, deals, game to N) wraps hands and is not part of this interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Generic, Protocol, TypeVar
+
+from .commands import Command
+from .events import Event, HandAborted, HandEnded
+from .view import PlayerView
+
+S = TypeVar("S")
+
+
+class DeadlineKind(Enum):
+    SEED_WINDOW = "seed_window"
+    TURN = "turn"
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """What the clock should wait for: at ``due_ms`` (ms since the Unix epoch) send
+    ``TurnTimeout(turn_no)``. The seed window is turn number 0; turns count from 1."""
+
+    kind: DeadlineKind
+    turn_no: int
+    due_ms: int
+
+
+class Variant(Protocol, Generic[S]):
+    """One game's rules behind the interface every host uses. ``S`` is the variant's state."""
+
+    name: str
+
+    def initial_state(self) -> S:
+        """The state before any event (a hand not yet started)."""
+        ...
+
+    def decide(self, state: S, command: Command) -> tuple[Event, ...]:
+        """The events ``command`` causes in ``state``; ``()`` for an ignorable stale timeout.
+        Raises RuleViolation (with an ErrorCode) for a command the rules refuse."""
+        ...
+
+    def apply(self, state: S, event: Event) -> S:
+        """The state after ``event``. Never raises on a history that ``decide`` produced."""
+        ...
+
+    def fold(self, events: Iterable[Event], state: S | None = None) -> S:
+        """``apply`` each event in order, from ``state`` or the initial state."""
+        ...
+
+    def view(self, state: S, seat: int) -> PlayerView:
+        """What ``seat`` may see of ``state`` (never another seat's cards or the stock order)."""
+        ...
+
+    def redact(self, event: Event, seat: int) -> Event:
+        """The copy of ``event`` that ``seat`` may see."""
+        ...
+
+    def deadline(self, state: S) -> Deadline | None:
+        """What the clock should wait for now, or None (nothing to time)."""
+        ...
+
+    def is_over(self, state: S) -> bool:
+        """True once the hand has ended or been aborted."""
+        ...
+
+    def result(self, state: S) -> HandEnded | HandAborted | None:
+        """The event that closed the hand, or None while it runs."""
+        ...
+
+
+def fold_with(variant: Variant[S], events: Iterable[Event], state: S | None = None) -> S:
+    """The one fold: ``variant.apply`` over ``events`` from ``state`` (default: initial state)."""
+    current = variant.initial_state() if state is None else state
+    for event in events:
+        current = variant.apply(current, event)
+    return current
+
+
+def run(variant: Variant[S], state: S, command: Command) -> tuple[S, tuple[Event, ...]]:
+    """Decide ``command`` and apply its events: ``(new state, events)``. Raises RuleViolation."""
+    events = variant.decide(state, command)
+    return fold_with(variant, events, state), events
