@@ -1,0 +1,109 @@
+"""The shuffle test vectors: current with the code, matched by the Python implementation through
+its public API, and matched by the independent Node.js implementation (built-in crypto only)."""
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from rummy_rules.deck import Shoe
+from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
+
+RULES = Path(__file__).resolve().parents[1]
+VECTORS = RULES / "vectors" / "shuffle-v1.json"
+VERIFY_JS = RULES / "verify-js" / "verify.mjs"
+
+
+def load_generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "shuffle_vectors_generate", RULES / "vectors" / "generate.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def vectors() -> dict:
+    return json.loads(VECTORS.read_text(encoding="utf-8"))
+
+
+def shuffle_inputs(v: dict) -> ShuffleInputs:
+    seeds = {c["seat"]: bytes.fromhex(c["seed_hex"]) for c in v["client_seeds"]}
+    return ShuffleInputs.of(bytes.fromhex(v["server_seed_hex"]), v["hand_id"], seeds)
+
+
+def node() -> str:
+    path = shutil.which("node")
+    if path is None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("node is required in CI to check the shuffle vectors independently")
+        pytest.skip("node is not installed")
+    return path
+
+
+def test_checked_in_vectors_are_exactly_what_the_code_generates() -> None:
+    assert VECTORS.read_text(encoding="utf-8") == load_generator().rendered(), (
+        "libs/rules/vectors/shuffle-v1.json is stale: "
+        "run .venv/bin/python libs/rules/vectors/generate.py"
+    )
+
+
+def test_vectors_cover_every_table_size_a_joker_cut_and_reshuffles() -> None:
+    data = vectors()
+    assert {(v["decks"], v["printed_jokers"]) for v in data["deals"]} == {(2, 2), (3, 3)}
+    assert any(v["expected"]["wild_rank"] is None for v in data["deals"])
+    assert any(c["seed_hex"] == "" for v in data["deals"] for c in v["client_seeds"])
+    assert [v["number"] for v in data["reshuffles"]] == [1, 2]
+
+
+@pytest.mark.parametrize("v", vectors()["deals"], ids=lambda v: v["name"])
+def test_python_deal_matches_the_vector(v: dict) -> None:
+    shoe = Shoe(v["decks"], v["printed_jokers"])
+    inp = shuffle_inputs(v)
+    d = deal(inp, shoe, v["seats"], v["dealer"], v["hand_size"])
+    exp = v["expected"]
+    assert commitment(inp.server_seed) == exp["commitment_hex"]
+    assert inp.hand_key.hex() == exp["hand_key_hex"]
+    assert list(d.order) == exp["order_indices"]
+    assert [shoe.index_to_card(i).face for i in d.order] == exp["order_cards"]
+    assert [(h.seat, [shoe.card_to_index(c) for c in h.cards]) for h in d.hands] == [
+        (h["seat"], h["indices"]) for h in exp["hands"]
+    ]
+    assert shoe.card_to_index(d.wild_cut) == exp["wild_cut"]["index"]
+    assert shoe.card_to_index(d.first_open) == exp["first_open"]["index"]
+    assert shoe.card_to_index(d.stock[0]) == exp["stock_top"]["index"]
+    assert len(d.stock) == exp["stock_size"]
+
+
+@pytest.mark.parametrize("v", vectors()["reshuffles"], ids=lambda v: v["name"])
+def test_python_reshuffle_matches_the_vector(v: dict) -> None:
+    shoe = Shoe(v["decks"], v["printed_jokers"])
+    pile = [shoe.index_to_card(i) for i in v["pile_indices"]]
+    new_stock = reshuffle(shuffle_inputs(v), shoe, pile, v["number"])
+    assert [shoe.card_to_index(c) for c in new_stock] == v["expected"]["order_indices"]
+
+
+def test_node_recomputes_every_vector() -> None:
+    result = subprocess.run(
+        [node(), str(VERIFY_JS), str(VECTORS)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "6 vectors, 0 mismatches" in result.stdout
+
+
+def test_node_reports_a_tampered_vector(tmp_path: Path) -> None:
+    data = vectors()
+    order = data["deals"][0]["expected"]["order_indices"]
+    order[0], order[1] = order[1], order[0]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data), encoding="utf-8")
+    result = subprocess.run(
+        [node(), str(VERIFY_JS), str(tampered)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "MISMATCH deal six-seats-all-seeds: order_indices differs" in result.stderr
