@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# A single-node Apache Kafka 4.1 (KRaft, broker + controller in one process) on loopback, assembled
+# from Maven Central jars. State lives in .local/kafka/ (libs, data, server.properties, pid, log).
+#
+#   bash deploy/local/kafka.sh fetch    copy the broker's jars into .local/kafka/libs (once)
+#   bash deploy/local/kafka.sh start    fetch, format storage (once), start, wait for a metadata round trip
+#   bash deploy/local/kafka.sh stop     stop the broker this checkout started
+#   bash deploy/local/kafka.sh status   exit 0 when a broker answers on the port, 3 otherwise
+#
+# With KAFKA_BOOTSTRAP_SERVERS naming another cluster, start/status only check that it answers.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+KAFKA_DIR="$STATE/kafka"
+LIBS="$KAFKA_DIR/libs"
+DATA="$KAFKA_DIR/data"
+PROPS="$KAFKA_DIR/server.properties"
+PIDFILE="$KAFKA_DIR/broker.pid"
+LOG="$KAFKA_DIR/broker.log"
+POM="$LOCAL_DIR/kafka/pom.xml"
+READY_TIMEOUT_S="${RUMMY_KAFKA_READY_TIMEOUT:-120}"
+
+external() { [ -n "${KAFKA_BOOTSTRAP_SERVERS:-}" ] && [ "$KAFKA_BOOTSTRAP_SERVERS" != "$LOCAL_KAFKA_BOOTSTRAP" ]; }
+
+require_java() {
+  command -v java >/dev/null || die "Java not found: Kafka 4.1 needs a Java 17+ runtime (Debian: apt-get install -y openjdk-17-jre-headless)"
+  local major
+  major="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p')"
+  [ "${major:-0}" -ge 17 ] || die "Java ${major:-?} found, Kafka 4.1 needs Java 17+ (set PATH or JAVA_HOME to a newer one)"
+}
+
+# The jar set is keyed by the pom's content, so editing the pom (e.g. a new Kafka version) refetches.
+libs_stamp() { echo "$LIBS/.fetched-$(sha256sum "$POM" | cut -c1-16)"; }
+
+fetch() {
+  local stamp; stamp="$(libs_stamp)"
+  if [ -f "$stamp" ]; then say "kafka: jars present in ${LIBS#"$ROOT"/}"; return; fi
+  require_java
+  command -v mvn >/dev/null || die "Maven not found: the broker's jars come from Maven Central through mvn (Debian: apt-get install -y maven)"
+  say "kafka: fetching the broker's jars from Maven Central (mvn dependency:copy-dependencies)"
+  local tmp="$KAFKA_DIR/libs.tmp"
+  rm -rf "$tmp"; mkdir -p "$KAFKA_DIR"
+  mvn -B -q -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp" \
+    || die "mvn could not fetch the Kafka jars (see its output above)"
+  rm -rf "$LIBS"; mv "$tmp" "$LIBS"; touch "$stamp"
+  say "kafka: $(ls "$LIBS"/*.jar | wc -l) jars in ${LIBS#"$ROOT"/}"
+}
+
+write_config() {
+  mkdir -p "$DATA"
+  cat > "$PROPS" <<PROPS
+# Written by deploy/local/kafka.sh on every start; edit the script, not this file.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$DATA
+
+# One node: every internal topic has one replica, or consumer groups and transactions hang.
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+default.replication.factor=1
+min.insync.replicas=1
+num.partitions=1
+
+# Topics are created explicitly by the services, with their partition counts and retention.
+auto.create.topics.enable=false
+group.initial.rebalance.delay.ms=0
+log.cleaner.dedupe.buffer.size=16777216
+PROPS
+}
+
+format_once() {
+  [ -f "$DATA/meta.properties" ] && return
+  local cluster_id
+  cluster_id="$(java -cp "$LIBS/*" kafka.tools.StorageTool random-uuid)"
+  say "kafka: formatting ${DATA#"$ROOT"/} (cluster id $cluster_id)"
+  java -cp "$LIBS/*" kafka.tools.StorageTool format --cluster-id "$cluster_id" \
+    --config "$PROPS" --ignore-formatted >/dev/null
+}
+
+our_pid() { [ -f "$PIDFILE" ] && pid_alive "$(cat "$PIDFILE")" && cat "$PIDFILE"; }
+
+start() {
+  if external; then
+    say "kafka: KAFKA_BOOTSTRAP_SERVERS=$KAFKA_BOOTSTRAP_SERVERS names another cluster; only checking it"
+    ready kafka "$KAFKA_BOOTSTRAP_SERVERS" 30 || die "no Kafka broker answers at $KAFKA_BOOTSTRAP_SERVERS"
+    return
+  fi
+  local pid
+  if pid="$(our_pid)"; then
+    say "kafka: already running (pid $pid)"
+    ready kafka "$LOCAL_KAFKA_BOOTSTRAP" "$READY_TIMEOUT_S" || die "kafka pid $pid does not answer; see $LOG"
+    return
+  fi
+  if port_open "$KAFKA_PORT"; then
+    if ready kafka "$LOCAL_KAFKA_BOOTSTRAP" 10; then
+      say "kafka: a broker not started from this checkout already answers on $LOCAL_KAFKA_BOOTSTRAP; reusing it"
+      return
+    fi
+    die "port $KAFKA_PORT is taken by something that is not a Kafka broker"
+  fi
+  port_open "$KAFKA_CONTROLLER_PORT" && die "controller port $KAFKA_CONTROLLER_PORT is already taken"
+  require_venv
+  fetch
+  require_java
+  write_config
+  format_once
+  [ -f "$LOG" ] && mv -f "$LOG" "$LOG.1"
+  say "kafka: starting on $LOCAL_KAFKA_BOOTSTRAP (controller 127.0.0.1:$KAFKA_CONTROLLER_PORT), log ${LOG#"$ROOT"/}"
+  # setsid: the broker outlives the shell (or test session) that started it; stop it with 'stop'.
+  setsid java -Xms256m -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExplicitGCInvokesConcurrent \
+    -Djava.awt.headless=true -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2.xml" \
+    -cp "$LIBS/*" kafka.Kafka "$PROPS" </dev/null >"$LOG" 2>&1 &
+  pid=$!
+  echo "$pid" > "$PIDFILE"
+  local t0=$SECONDS
+  # The client port opens once the broker is unfenced: poll it cheaply (and notice an early exit),
+  # then confirm with a real metadata round trip.
+  while pid_alive "$pid" && ! port_open "$KAFKA_PORT" && [ $((SECONDS - t0)) -lt "$READY_TIMEOUT_S" ]; do
+    sleep 0.2
+  done
+  if ! pid_alive "$pid" || ! ready kafka "$LOCAL_KAFKA_BOOTSTRAP" "$READY_TIMEOUT_S"; then
+    pid_alive "$pid" || say "kafka: the broker exited; last lines of ${LOG#"$ROOT"/}:"
+    tail -n 30 "$LOG" >&2
+    die "kafka did not become ready in ${READY_TIMEOUT_S}s"
+  fi
+  say "kafka: ready after $((SECONDS - t0))s (pid $pid)"
+}
+
+stop() {
+  local pid
+  if ! pid="$(our_pid)"; then
+    rm -f "$PIDFILE"
+    if port_open "$KAFKA_PORT"; then
+      say "kafka: the broker on $LOCAL_KAFKA_BOOTSTRAP was not started from this checkout; leaving it running"
+    else
+      say "kafka: not running"
+    fi
+    return
+  fi
+  say "kafka: stopping pid $pid"
+  kill -TERM "$pid"
+  for _ in $(seq 1 60); do pid_alive "$pid" || break; sleep 0.5; done
+  if pid_alive "$pid"; then say "kafka: still running after 30s, killing"; kill -KILL "$pid"; fi
+  rm -f "$PIDFILE"
+  say "kafka: stopped"
+}
+
+status() {
+  local address="$LOCAL_KAFKA_BOOTSTRAP" pid
+  external && address="$KAFKA_BOOTSTRAP_SERVERS"
+  if ready kafka "$address" 0 >/dev/null 2>&1; then
+    if pid="$(our_pid)"; then say "kafka: up at $address (pid $pid)"; else say "kafka: up at $address (not started from this checkout)"; fi
+  else
+    say "kafka: down ($address does not answer)"; return 3
+  fi
+}
+
+case "${1:-}" in
+  fetch) fetch ;;
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) die "usage: $0 {fetch|start|stop|status}" ;;
+esac

@@ -1,0 +1,36 @@
+# Shared by the deploy/local scripts: paths, defaults and small helpers. Source it, don't run it.
+# shellcheck shell=bash
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+LOCAL_DIR="$ROOT/deploy/local"
+STATE="$ROOT/.local"
+
+# Loopback ports (CONVENTIONS: Kafka 19092/19093, PostgreSQL 15432). The RUMMY_* overrides exist
+# only to run a second checkout beside the first; the defaults are the contract.
+KAFKA_PORT="${RUMMY_KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${RUMMY_KAFKA_CONTROLLER_PORT:-19093}"
+PG_PORT="${RUMMY_PG_PORT:-15432}"
+
+LOCAL_KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT"
+LOCAL_DATABASE_URL="postgresql://rummy:rummy@127.0.0.1:$PG_PORT/rummy"
+
+PYTHON="$ROOT/.venv/bin/python"
+UV_VERSION="0.13.8"
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# port_open PORT: true when something accepts TCP connections on 127.0.0.1:PORT.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+
+require_venv() {
+  [ -x "$PYTHON" ] || die "no Python environment at $ROOT/.venv: run 'UV_PYTHON_DOWNLOADS=never uv sync --locked' in $ROOT"
+}
+
+# ready KIND ADDRESS TIMEOUT_SECONDS: a real protocol round trip (see readiness.py).
+ready() {
+  require_venv
+  "$PYTHON" "$LOCAL_DIR/readiness.py" "$1" "$2" --timeout "$3"
+}
