@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import RuleSet, bombay_baazi
+from rummy_rules.rules import IndianPointsRules, RuleSet, bombay_baazi
 
 
 def test_bombay_baazi_carries_the_table_rules() -> None:
@@ -91,3 +91,11 @@ def test_min_players_is_at_least_two_and_at_most_the_seats() -> None:
 
 def test_free_tables_are_allowed() -> None:
     assert isinstance(bombay_baazi(4, 0, 0), RuleSet)
+
+
+def test_negative_penalties_are_refused() -> None:
+
+    with pytest.raises(ValueError, match="wrong_declare_points must be >= 0"):
+        IndianPointsRules(wrong_declare_points=-80)
+    with pytest.raises(ValueError, match="counted points must be >= 0"):
+        IndianPointsRules().capped(-1)
