@@ -94,7 +94,6 @@ def test_free_tables_are_allowed() -> None:
 
 
 def test_negative_penalties_are_refused() -> None:
-
     with pytest.raises(ValueError, match="wrong_declare_points must be >= 0"):
         IndianPointsRules(wrong_declare_points=-80)
     with pytest.raises(ValueError, match="counted points must be >= 0"):
