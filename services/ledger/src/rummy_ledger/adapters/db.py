@@ -1,0 +1,380 @@
+"""PostgreSQL adapter of the ledger (psycopg 3): migrations, a pool, and one function per query.
+
+Every function but :func:`apply_migrations` and :func:`open_pool` takes a connection already
+inside a transaction (the application handler opens it) and never commits. Amounts are bigint
+hundredths of a House Token. The schema (``migrations/``) enforces the ledger's invariants on
+its own; these functions only read and append.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+from yoyo import get_backend, read_migrations
+
+from rummy_ledger.domain import (
+    AccountKind,
+    Conflict,
+    HeldReservation,
+    JournalTransaction,
+)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def yoyo_url(database_url: str) -> str:
+    """``postgresql://...`` -> ``postgresql+psycopg://...``, yoyo's scheme for psycopg 3."""
+    scheme, sep, rest = database_url.partition("://")
+    if not sep:
+        raise ValueError(f"not a database URL: {database_url!r}")
+    if scheme in ("postgres", "postgresql"):
+        scheme = "postgresql+psycopg"
+    return f"{scheme}://{rest}"
+
+
+def apply_migrations(database_url: str) -> None:
+    """Apply every pending migration of ``migrations/`` (yoyo, plain SQL, each in a transaction)."""
+    backend = get_backend(yoyo_url(database_url))
+    migrations = read_migrations(str(MIGRATIONS_DIR))
+    with backend.lock():
+        backend.apply_migrations(backend.to_apply(migrations))
+
+
+def open_pool(database_url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:
+    """An open connection pool (waits until the first connection is made; raises PoolTimeout)."""
+    pool = ConnectionPool(
+        database_url, min_size=min_size, max_size=max_size, open=False, name="ledger"
+    )
+    pool.open(wait=True, timeout=30)
+    return pool
+
+
+# ------------------------------------------------------------------------ idempotent commands
+
+
+@dataclass(frozen=True)
+class StoredCommand:
+    """A command already handled under this key: its first result (JSON)."""
+
+    result: Any
+
+
+def claim_command(
+    conn: psycopg.Connection, key: str, command: str, request_hash: str
+) -> StoredCommand | None:
+    """Claim ``key`` for this transaction, or return the first result stored under it.
+
+    Returns ``None`` when the key is new (the caller then does the work and calls
+    :func:`store_command_result`). A concurrent claim of the same key waits for the first
+    transaction to finish. Raises :class:`Conflict` when the key was used with another body.
+    """
+    row = conn.execute(
+        "INSERT INTO command_results (key, command, request_hash) VALUES (%s, %s, %s) "
+        "ON CONFLICT (key) DO NOTHING RETURNING key",
+        (key, command, request_hash),
+    ).fetchone()
+    if row is not None:
+        return None
+    stored = conn.execute(
+        "SELECT command, request_hash, result FROM command_results WHERE key = %s", (key,)
+    ).fetchone()
+    assert stored is not None  # the conflicting row is committed and never deleted
+    stored_command, stored_hash, result = stored
+    if stored_command != command or stored_hash != request_hash:
+        raise Conflict(
+            f"idempotency key {key!r} was already used for a different {stored_command} request"
+        )
+    return StoredCommand(result)
+
+
+def store_command_result(conn: psycopg.Connection, key: str, result: Any) -> None:
+    conn.execute("UPDATE command_results SET result = %s WHERE key = %s", (Jsonb(result), key))
+
+
+# ------------------------------------------------------------------------- accounts, balances
+
+
+def ensure_player_accounts(conn: psycopg.Connection, account_ids: Iterable[str]) -> None:
+    """Open a player account (balance 0) for each id that has none yet."""
+    for account_id in sorted(set(account_ids)):
+        conn.execute(
+            "INSERT INTO accounts (id, kind) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",
+            (account_id, AccountKind.PLAYER.value),
+        )
+
+
+@dataclass(frozen=True)
+class BalanceRow:
+    account_id: str
+    kind: AccountKind
+    balance_hundredths: int
+    reserved_hundredths: int
+
+
+def lock_balances(conn: psycopg.Connection, account_ids: Iterable[str]) -> dict[str, BalanceRow]:
+    """Lock the balance rows of ``account_ids`` (FOR UPDATE, in account id order so two writers
+    never deadlock) and return them. Accounts that do not exist are missing from the result."""
+    rows = conn.execute(
+        "SELECT account_id, kind, balance, reserved FROM balances "
+        "WHERE account_id = ANY(%s) ORDER BY account_id FOR UPDATE",
+        (sorted(set(account_ids)),),
+    ).fetchall()
+    return {r[0]: BalanceRow(r[0], AccountKind(r[1]), r[2], r[3]) for r in rows}
+
+
+def read_balance(conn: psycopg.Connection, account_id: str) -> BalanceRow | None:
+    row = conn.execute(
+        "SELECT account_id, kind, balance, reserved FROM balances WHERE account_id = %s",
+        (account_id,),
+    ).fetchone()
+    return None if row is None else BalanceRow(row[0], AccountKind(row[1]), row[2], row[3])
+
+
+# ---------------------------------------------------------------------------------- journal
+
+
+def insert_transaction(conn: psycopg.Connection, transaction: JournalTransaction) -> None:
+    """Append the transaction and its entries (credits first; see ``in_posting_order``)."""
+    conn.execute(
+        "INSERT INTO journal_transactions (id, kind, hand_id, table_id, metadata) "
+        "VALUES (%s, %s, %s, %s, %s)",
+        (
+            transaction.id,
+            transaction.kind.value,
+            transaction.hand_id,
+            transaction.table_id,
+            Jsonb(dict(transaction.metadata)),
+        ),
+    )
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO journal_entries "
+            "(transaction_id, account_id, amount, line_kind, seat, points) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            [
+                (
+                    transaction.id,
+                    p.account_id,
+                    p.amount_hundredths,
+                    p.line_kind.value,
+                    p.seat,
+                    p.points,
+                )
+                for p in transaction.in_posting_order()
+            ],
+        )
+
+
+@dataclass(frozen=True)
+class StatementRow:
+    seq: int
+    transaction_id: str
+    kind: str
+    hand_id: str | None
+    table_id: str | None
+    posted_at: datetime
+    metadata: Mapping[str, Any]
+    net_hundredths: int
+    balance_after_hundredths: int
+    lines: tuple[tuple[str, int, int | None, int | None], ...]  # (line kind, amount, seat, points)
+
+
+def statement_rows(
+    conn: psycopg.Connection, account_id: str, limit: int, before_seq: int | None
+) -> list[StatementRow]:
+    """The account's journal transactions, newest first, ``seq < before_seq`` when given."""
+    heads = conn.execute(
+        """
+        WITH mine AS (
+            SELECT t.seq, sum(e.amount) AS net
+            FROM journal_entries e JOIN journal_transactions t ON t.id = e.transaction_id
+            WHERE e.account_id = %(account)s
+            GROUP BY t.seq
+        ), running AS (
+            SELECT seq, net, sum(net) OVER (ORDER BY seq) AS balance_after FROM mine
+        )
+        SELECT r.seq, t.id, t.kind, t.hand_id, t.table_id, t.created_at, t.metadata,
+               r.net, r.balance_after
+        FROM running r JOIN journal_transactions t ON t.seq = r.seq
+        WHERE %(before)s::bigint IS NULL OR r.seq < %(before)s::bigint
+        ORDER BY r.seq DESC
+        LIMIT %(limit)s
+        """,
+        {"account": account_id, "before": before_seq, "limit": limit},
+    ).fetchall()
+    if not heads:
+        return []
+    lines: dict[str, list[tuple[str, int, int | None, int | None]]] = {}
+    for tx_id, line_kind, amount, seat, points in conn.execute(
+        "SELECT transaction_id, line_kind, amount, seat, points FROM journal_entries "
+        "WHERE account_id = %s AND transaction_id = ANY(%s) ORDER BY id",
+        (account_id, [h[1] for h in heads]),
+    ):
+        lines.setdefault(tx_id, []).append((line_kind, amount, seat, points))
+    return [
+        StatementRow(
+            seq=h[0],
+            transaction_id=h[1],
+            kind=h[2],
+            hand_id=h[3],
+            table_id=h[4],
+            posted_at=h[5],
+            metadata=h[6],
+            net_hundredths=int(h[7]),
+            balance_after_hundredths=int(h[8]),
+            lines=tuple(lines.get(h[1], ())),
+        )
+        for h in heads
+    ]
+
+
+# ------------------------------------------------------------------------------ reservations
+
+
+def insert_reservation(
+    conn: psycopg.Connection, hand_id: str, table_id: str, seat: int, account_id: str, amount: int
+) -> None:
+    conn.execute(
+        "INSERT INTO reservations (hand_id, account_id, table_id, seat, amount) "
+        "VALUES (%s, %s, %s, %s, %s)",
+        (hand_id, account_id, table_id, seat, amount),
+    )
+
+
+def lock_held_reservations(conn: psycopg.Connection, hand_id: str) -> list[HeldReservation]:
+    """The hand's held reservations, locked FOR UPDATE, in seat order."""
+    rows = conn.execute(
+        "SELECT seat, account_id, amount FROM reservations "
+        "WHERE hand_id = %s AND state = 'held' ORDER BY seat FOR UPDATE",
+        (hand_id,),
+    ).fetchall()
+    return [HeldReservation(seat=r[0], account_id=r[1], amount_hundredths=r[2]) for r in rows]
+
+
+def settle_reservation(
+    conn: psycopg.Connection, hand_id: str, seat: int, settled_amount: int
+) -> None:
+    conn.execute(
+        "UPDATE reservations SET state = 'settled', settled_amount = %s, resolved_at = now() "
+        "WHERE hand_id = %s AND seat = %s AND state = 'held'",
+        (settled_amount, hand_id, seat),
+    )
+
+
+def release_reservation(conn: psycopg.Connection, hand_id: str, seat: int) -> None:
+    conn.execute(
+        "UPDATE reservations SET state = 'released', resolved_at = now() "
+        "WHERE hand_id = %s AND seat = %s AND state = 'held'",
+        (hand_id, seat),
+    )
+
+
+# ------------------------------------------------------------------ consumer offsets, outbox
+
+
+def store_offset(
+    conn: psycopg.Connection, consumer_group: str, topic: str, partition: int, offset: int
+) -> None:
+    """Record that ``offset`` was handled: the group's next offset becomes at least offset + 1."""
+    conn.execute(
+        "INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset) "
+        "VALUES (%s, %s, %s, %s) "
+        "ON CONFLICT (consumer_group, topic, partition) DO UPDATE SET "
+        "next_offset = GREATEST(consumer_offsets.next_offset, EXCLUDED.next_offset), "
+        "updated_at = now()",
+        (consumer_group, topic, partition, offset + 1),
+    )
+
+
+def next_offsets(conn: psycopg.Connection, consumer_group: str) -> dict[tuple[str, int], int]:
+    """``{(topic, partition): next offset to read}`` for the group (where its consumer seeks)."""
+    rows = conn.execute(
+        "SELECT topic, partition, next_offset FROM consumer_offsets WHERE consumer_group = %s",
+        (consumer_group,),
+    ).fetchall()
+    return {(r[0], r[1]): r[2] for r in rows}
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    event_id: str
+    position: int
+    topic: str
+    key: str
+    type: str
+    payload: bytes
+    created_at: datetime
+
+
+def write_outbox(
+    conn: psycopg.Connection, events: Sequence[tuple[str, str, str, str, bytes]]
+) -> None:
+    """Append ``(event_id, topic, key, type, payload)`` rows, in order."""
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO outbox (id, topic, key, type, payload) VALUES (%s, %s, %s, %s, %s)",
+            list(events),
+        )
+
+
+def unpublished_outbox(conn: psycopg.Connection, limit: int = 100) -> list[OutboxRow]:
+    """The oldest unpublished events, in the order they were written (locked, SKIP LOCKED)."""
+    rows = conn.execute(
+        "SELECT id, position, topic, key, type, payload, created_at FROM outbox "
+        "WHERE published_at IS NULL ORDER BY position LIMIT %s FOR UPDATE SKIP LOCKED",
+        (limit,),
+    ).fetchall()
+    return [OutboxRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6]) for r in rows]
+
+
+def mark_published(conn: psycopg.Connection, event_ids: Sequence[str]) -> None:
+    conn.execute(
+        "UPDATE outbox SET published_at = now() WHERE id = ANY(%s) AND published_at IS NULL",
+        (list(event_ids),),
+    )
+
+
+# -------------------------------------------------------------------------------- invariants
+
+
+def invariant_violations(conn: psycopg.Connection) -> list[str]:
+    """Check the ledger's invariants over the whole database; ``[]`` when all hold.
+
+    Tokens are conserved (balances sum to zero); every balance equals the sum of its journal
+    entries; every reserved amount equals the sum of its held reservations; every transaction
+    sums to zero; no account but issuance has a negative balance or available balance.
+    """
+    problems: list[str] = []
+    (total,) = conn.execute("SELECT coalesce(sum(balance), 0) FROM balances").fetchone()  # type: ignore[misc]
+    if total != 0:
+        problems.append(f"balances sum to {total}, not 0")
+    for account_id, balance, posted in conn.execute(
+        "SELECT b.account_id, b.balance, coalesce(sum(e.amount), 0) FROM balances b "
+        "LEFT JOIN journal_entries e ON e.account_id = b.account_id "
+        "GROUP BY b.account_id, b.balance HAVING b.balance <> coalesce(sum(e.amount), 0)"
+    ):
+        problems.append(f"{account_id}: balance {balance} but its entries sum to {posted}")
+    for account_id, reserved, held in conn.execute(
+        "SELECT b.account_id, b.reserved, coalesce(sum(r.amount), 0) FROM balances b "
+        "LEFT JOIN reservations r ON r.account_id = b.account_id AND r.state = 'held' "
+        "GROUP BY b.account_id, b.reserved HAVING b.reserved <> coalesce(sum(r.amount), 0)"
+    ):
+        problems.append(f"{account_id}: reserved {reserved} but held reservations sum to {held}")
+    for tx_id, tx_sum in conn.execute(
+        "SELECT transaction_id, sum(amount) FROM journal_entries GROUP BY transaction_id "
+        "HAVING sum(amount) <> 0"
+    ):
+        problems.append(f"transaction {tx_id} sums to {tx_sum}")
+    for account_id, balance, reserved in conn.execute(
+        "SELECT account_id, balance, reserved FROM balances "
+        "WHERE kind <> 'issuance' AND (balance < 0 OR balance - reserved < 0)"
+    ):
+        problems.append(f"{account_id}: balance {balance}, reserved {reserved}")
+    return problems

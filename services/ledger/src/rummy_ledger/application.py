@@ -1,0 +1,446 @@
+"""The ledger's use cases, one handler per use case, each one PostgreSQL transaction.
+
+Every writing handler takes a connection pool and a command (``rummy_ledger.domain``), plus:
+
+- ``consumed``: the Kafka position the command came from, stored in the same transaction as the
+  effects (``consumer_offsets``), so a consumer that restarts resumes after it;
+- ``outbox``: events to publish, written to the outbox in the same transaction. Either a sequence
+  of :class:`OutgoingEvent`, or a function of the handler's result returning them (the events of
+  ``reserve_stakes`` depend on which seats were reserved). Payloads are already-serialised bytes.
+
+Each command has an idempotency key (a grant's key, or the hand id): the first result is stored
+with a hash of the command's body. A retry with the same body returns the first result with
+``replayed=True`` and writes no outbox event again; a retry with another body raises
+:class:`~rummy_ledger.domain.Conflict`. Errors raised: ``InvalidCommand``, ``Conflict``,
+``AccountNotFound``, ``SettlementRefused`` (all ``LedgerError``); on any error nothing moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from rummy_ledger.adapters import db
+from rummy_ledger.domain import (
+    HOUSE_COMMISSION_ACCOUNT,
+    ISSUANCE_ACCOUNT,
+    AbortHand,
+    AccountNotFound,
+    Grant,
+    InvalidCommand,
+    LineKind,
+    ReserveStakes,
+    SettleHand,
+    grant_transaction,
+    rejection_reason,
+    request_hash,
+    settlement_transaction,
+    validate_reserve,
+)
+
+#: The consumer group whose offsets the ledger stores when a position names none.
+DEFAULT_CONSUMER_GROUP = "ledger"
+
+
+@dataclass(frozen=True)
+class ConsumedPosition:
+    """The Kafka record a command came from; stored as handled in the command's transaction."""
+
+    topic: str
+    partition: int
+    offset: int
+    consumer_group: str = DEFAULT_CONSUMER_GROUP
+
+
+@dataclass(frozen=True)
+class OutgoingEvent:
+    """An event for the outbox: ``event_id`` (the envelope's, so consumers can drop duplicates),
+    the topic, the record key (table id or account id), the payload type name and its bytes."""
+
+    event_id: str
+    topic: str
+    key: str
+    type: str
+    payload: bytes
+
+
+R = TypeVar("R")
+Outbox = Sequence[OutgoingEvent] | Callable[[Any], Sequence[OutgoingEvent]]
+
+
+# ------------------------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True)
+class GrantResult:
+    transaction_id: str
+    account_id: str
+    amount_hundredths: int
+    balance_hundredths: int  # the account's balance right after the grant
+    replayed: bool = field(default=False, compare=False)
+
+
+@dataclass(frozen=True)
+class SeatReservation:
+    """One seat's outcome: ``reserved`` with the amount held, or not, with ``reason``."""
+
+    seat: int
+    account_id: str
+    amount_hundredths: int
+    reserved: bool
+    available_hundredths: int  # the account's available balance before this reservation
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ReserveResult:
+    hand_id: str
+    seats: tuple[SeatReservation, ...]
+    replayed: bool = field(default=False, compare=False)
+
+    @property
+    def reserved(self) -> tuple[SeatReservation, ...]:
+        return tuple(s for s in self.seats if s.reserved)
+
+    @property
+    def rejected(self) -> tuple[SeatReservation, ...]:
+        return tuple(s for s in self.seats if not s.reserved)
+
+
+@dataclass(frozen=True)
+class JournalLine:
+    account_id: str
+    amount_hundredths: int
+    line_kind: str
+    seat: int | None = None
+    points: int | None = None
+
+
+@dataclass(frozen=True)
+class SettleResult:
+    hand_id: str
+    transaction_id: str
+    lines: tuple[JournalLine, ...]
+    commission_hundredths: int
+    released_seats: tuple[int, ...]  # held seats that were not in the result, released
+    replayed: bool = field(default=False, compare=False)
+
+
+@dataclass(frozen=True)
+class ReleasedReservation:
+    seat: int
+    account_id: str
+    amount_hundredths: int
+
+
+@dataclass(frozen=True)
+class AbortResult:
+    hand_id: str
+    released: tuple[ReleasedReservation, ...]
+    replayed: bool = field(default=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Balance:
+    account_id: str
+    balance_hundredths: int  # posted
+    reserved_hundredths: int  # held for hands in progress
+    available_hundredths: int  # balance - reserved
+
+
+@dataclass(frozen=True)
+class StatementLine:
+    line_kind: str
+    amount_hundredths: int
+    seat: int | None
+    points: int | None
+
+
+@dataclass(frozen=True)
+class StatementItem:
+    """One journal transaction as the account saw it. For a hand: the account's ``points``,
+    ``cost_hundredths`` (what it paid as a loser), ``winnings_hundredths`` (the losers' total,
+    if it won) and the hand's ``commission_hundredths``; ``amount_hundredths`` is the net."""
+
+    seq: int  # pass as ``before`` to read the next page
+    transaction_id: str
+    kind: str
+    hand_id: str | None
+    table_id: str | None
+    posted_at: datetime
+    amount_hundredths: int
+    balance_after_hundredths: int
+    points: int | None
+    cost_hundredths: int
+    winnings_hundredths: int
+    commission_hundredths: int
+    lines: tuple[StatementLine, ...]
+
+
+# ----------------------------------------------------------------------------------- handlers
+
+
+def grant(
+    pool: ConnectionPool,
+    command: Grant,
+    *,
+    consumed: ConsumedPosition | None = None,
+    outbox: Outbox = (),
+) -> GrantResult:
+    """Credit a player (opening the account if new), debiting issuance. Idempotent on
+    ``command.idempotency_key``. Raises InvalidCommand or Conflict."""
+    transaction = grant_transaction(command)  # validates
+    key = transaction.id
+
+    def work(conn: psycopg.Connection) -> GrantResult:
+        db.ensure_player_accounts(conn, [command.account_id])
+        db.lock_balances(conn, [ISSUANCE_ACCOUNT, command.account_id])
+        db.insert_transaction(conn, transaction)
+        after = db.read_balance(conn, command.account_id)
+        assert after is not None
+        return GrantResult(
+            transaction.id, command.account_id, command.amount_hundredths, after.balance_hundredths
+        )
+
+    return _run(pool, key, command, work, _grant_from_json, consumed, outbox)
+
+
+def reserve_stakes(
+    pool: ConnectionPool,
+    command: ReserveStakes,
+    *,
+    consumed: ConsumedPosition | None = None,
+    outbox: Outbox = (),
+) -> ReserveResult:
+    """Hold each seat's amount, all-or-nothing per seat: a seat whose available balance is short
+    is rejected with a reason such as ``"balance 1200 < reservation 2600 hundredths"`` and holds
+    nothing. Unknown player accounts are opened with balance 0. Idempotent on the hand id.
+    Raises InvalidCommand or Conflict."""
+    validate_reserve(command)
+
+    def work(conn: psycopg.Connection) -> ReserveResult:
+        accounts = [s.account_id for s in command.seats]
+        db.ensure_player_accounts(conn, accounts)
+        balances = db.lock_balances(conn, accounts)
+        outcomes = []
+        for stake in sorted(command.seats, key=lambda s: s.seat):
+            row = balances[stake.account_id]
+            available = row.balance_hundredths - row.reserved_hundredths
+            reason = rejection_reason(
+                row.balance_hundredths, row.reserved_hundredths, stake.amount_hundredths
+            )
+            if reason is None:
+                db.insert_reservation(
+                    conn,
+                    command.hand_id,
+                    command.table_id,
+                    stake.seat,
+                    stake.account_id,
+                    stake.amount_hundredths,
+                )
+            outcomes.append(
+                SeatReservation(
+                    stake.seat,
+                    stake.account_id,
+                    stake.amount_hundredths,
+                    reason is None,
+                    available,
+                    reason,
+                )
+            )
+        return ReserveResult(command.hand_id, tuple(outcomes))
+
+    return _run(
+        pool, f"reserve:{command.hand_id}", command, work, _reserve_from_json, consumed, outbox
+    )
+
+
+def settle_hand(
+    pool: ConnectionPool,
+    command: SettleHand,
+    *,
+    consumed: ConsumedPosition | None = None,
+    outbox: Outbox = (),
+) -> SettleResult:
+    """Post the hand's settlement exactly once and resolve its reservations: each seat in the
+    result is settled (a loser's at its cost, the winner's at 0), any other held seat of the hand
+    released. A second call returns the first result. Raises InvalidCommand (inconsistent
+    results), SettlementRefused (a seat without a held reservation, e.g. after an abort, or a
+    loser's cost above its reservation) or Conflict (the hand was settled with other results)."""
+
+    def work(conn: psycopg.Connection) -> SettleResult:
+        held = db.lock_held_reservations(conn, command.hand_id)
+        transaction, settled = settlement_transaction(command, held)
+        db.lock_balances(conn, [r.account_id for r in held] + [HOUSE_COMMISSION_ACCOUNT])
+        released = []
+        for reservation in held:
+            if reservation.seat in settled:
+                db.settle_reservation(
+                    conn, command.hand_id, reservation.seat, settled[reservation.seat]
+                )
+            else:
+                db.release_reservation(conn, command.hand_id, reservation.seat)
+                released.append(reservation.seat)
+        db.insert_transaction(conn, transaction)
+        return SettleResult(
+            command.hand_id,
+            transaction.id,
+            tuple(
+                JournalLine(p.account_id, p.amount_hundredths, p.line_kind.value, p.seat, p.points)
+                for p in transaction.in_posting_order()
+            ),
+            command.commission_hundredths,
+            tuple(released),
+        )
+
+    return _run(
+        pool, f"settle:{command.hand_id}", command, work, _settle_from_json, consumed, outbox
+    )
+
+
+def abort_hand(
+    pool: ConnectionPool,
+    command: AbortHand,
+    *,
+    consumed: ConsumedPosition | None = None,
+    outbox: Outbox = (),
+) -> AbortResult:
+    """Release every held reservation of the hand (none, if it was already settled); nothing
+    else moves. Idempotent on the hand id."""
+    if not command.hand_id:
+        raise InvalidCommand("an abort names its hand")
+
+    def work(conn: psycopg.Connection) -> AbortResult:
+        held = db.lock_held_reservations(conn, command.hand_id)
+        db.lock_balances(conn, [r.account_id for r in held])
+        for reservation in held:
+            db.release_reservation(conn, command.hand_id, reservation.seat)
+        return AbortResult(
+            command.hand_id,
+            tuple(ReleasedReservation(r.seat, r.account_id, r.amount_hundredths) for r in held),
+        )
+
+    return _run(pool, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox)
+
+
+def get_balance(pool: ConnectionPool, account_id: str) -> Balance:
+    """The account's posted balance, reserved amount and available balance (hundredths).
+    Raises AccountNotFound."""
+    if not account_id:
+        raise InvalidCommand("an account id is required")
+    with pool.connection() as conn:
+        row = db.read_balance(conn, account_id)
+    if row is None:
+        raise AccountNotFound(f"no account {account_id!r}")
+    return Balance(
+        row.account_id,
+        row.balance_hundredths,
+        row.reserved_hundredths,
+        row.balance_hundredths - row.reserved_hundredths,
+    )
+
+
+def get_statement(
+    pool: ConnectionPool, account_id: str, *, limit: int = 50, before: int | None = None
+) -> tuple[StatementItem, ...]:
+    """The account's journal transactions, newest first, at most ``limit`` (1..500), older than
+    the item whose ``seq`` is ``before`` when given. Raises AccountNotFound or InvalidCommand."""
+    if not 1 <= limit <= 500:
+        raise InvalidCommand(f"limit must be 1..500, got {limit}")
+    if not account_id:
+        raise InvalidCommand("an account id is required")
+    with pool.connection() as conn:
+        if db.read_balance(conn, account_id) is None:
+            raise AccountNotFound(f"no account {account_id!r}")
+        rows = db.statement_rows(conn, account_id, limit, before)
+    return tuple(_statement_item(r) for r in rows)
+
+
+def _statement_item(row: db.StatementRow) -> StatementItem:
+    lines = tuple(StatementLine(k, a, s, p) for k, a, s, p in row.lines)
+    points = next((ln.points for ln in lines if ln.points is not None), None)
+    return StatementItem(
+        seq=row.seq,
+        transaction_id=row.transaction_id,
+        kind=row.kind,
+        hand_id=row.hand_id,
+        table_id=row.table_id,
+        posted_at=row.posted_at,
+        amount_hundredths=row.net_hundredths,
+        balance_after_hundredths=row.balance_after_hundredths,
+        points=points,
+        cost_hundredths=-sum(ln.amount_hundredths for ln in lines if ln.line_kind == LineKind.LOSS),
+        winnings_hundredths=sum(
+            ln.amount_hundredths for ln in lines if ln.line_kind == LineKind.WIN
+        ),
+        commission_hundredths=int(row.metadata.get("commission_hundredths", 0)),
+        lines=lines,
+    )
+
+
+# ------------------------------------------------------------------------------------ plumbing
+
+
+def _run(
+    pool: ConnectionPool,
+    key: str,
+    command: object,
+    work: Callable[[psycopg.Connection], R],
+    from_json: Callable[[Any], R],
+    consumed: ConsumedPosition | None,
+    outbox: Outbox,
+) -> R:
+    """One transaction: claim the idempotency key (or return the stored first result), do the
+    work, store its result, write the outbox and the consumed position, commit."""
+    with pool.connection() as conn, conn.transaction():
+        stored = db.claim_command(conn, key, type(command).__name__, request_hash(command))
+        if stored is not None:
+            result = from_json(stored.result)
+        else:
+            result = work(conn)
+            db.store_command_result(conn, key, _to_json(result))
+            events = outbox(result) if callable(outbox) else outbox
+            db.write_outbox(conn, [(e.event_id, e.topic, e.key, e.type, e.payload) for e in events])
+        if consumed is not None:
+            db.store_offset(
+                conn, consumed.consumer_group, consumed.topic, consumed.partition, consumed.offset
+            )
+    return result
+
+
+def _to_json(result: object) -> dict[str, Any]:
+    body = asdict(result)  # type: ignore[call-overload]
+    body.pop("replayed", None)
+    return body
+
+
+def _grant_from_json(body: dict[str, Any]) -> GrantResult:
+    return GrantResult(**body, replayed=True)
+
+
+def _reserve_from_json(body: dict[str, Any]) -> ReserveResult:
+    return ReserveResult(
+        body["hand_id"], tuple(SeatReservation(**s) for s in body["seats"]), replayed=True
+    )
+
+
+def _settle_from_json(body: dict[str, Any]) -> SettleResult:
+    return SettleResult(
+        body["hand_id"],
+        body["transaction_id"],
+        tuple(JournalLine(**ln) for ln in body["lines"]),
+        body["commission_hundredths"],
+        tuple(body["released_seats"]),
+        replayed=True,
+    )
+
+
+def _abort_from_json(body: dict[str, Any]) -> AbortResult:
+    return AbortResult(
+        body["hand_id"], tuple(ReleasedReservation(**r) for r in body["released"]), replayed=True
+    )

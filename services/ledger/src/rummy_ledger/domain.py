@@ -1,0 +1,388 @@
+"""The ledger's pure core: accounts, commands, journal transaction shapes and their validation.
+
+No I/O, no clock, no id generation. Every amount is an ``int`` of hundredths of a House Token,
+in a field whose name ends in ``_hundredths``; points are ints.
+
+The ledger never computes the rules' money: the table computes a hand's reservation and its
+settlement with ``rummy_rules.settlement`` and carries them in ``HandStarted``
+(``reservation_hundredths``) and ``HandEnded`` (each seat's points and net amount, the
+commission). The ledger checks that what it is asked to post is consistent (it sums to zero, the
+winner gets the losers' total less the commission, no loser pays more than was reserved) and
+posts it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+#: The account every grant debits: the only account allowed below zero.
+ISSUANCE_ACCOUNT = "house:issuance"
+#: The account that receives every commission line.
+HOUSE_COMMISSION_ACCOUNT = "house:commission"
+
+
+class AccountKind(StrEnum):
+    PLAYER = "player"
+    HOUSE = "house"
+    ISSUANCE = "issuance"
+
+
+class LineKind(StrEnum):
+    """What a journal line is for; shown on statements."""
+
+    ISSUANCE = "issuance"  # the issuance account's side of a grant
+    GRANT = "grant"  # a player's side of a grant
+    LOSS = "loss"  # a loser pays points x point value
+    WIN = "win"  # the winner receives the losers' total
+    COMMISSION = "commission"  # the winner pays, the house receives, the commission
+
+
+class TransactionKind(StrEnum):
+    GRANT = "grant"
+    SETTLEMENT = "settlement"
+
+
+class ReservationState(StrEnum):
+    HELD = "held"
+    SETTLED = "settled"
+    RELEASED = "released"
+
+
+# ---------------------------------------------------------------------------------------- errors
+
+
+class LedgerError(Exception):
+    """Base of every error a ledger handler raises on purpose."""
+
+
+class InvalidCommand(LedgerError):
+    """The command is malformed (gRPC INVALID_ARGUMENT): nothing moved."""
+
+
+class Conflict(LedgerError):
+    """The idempotency key was already used with a different body (gRPC ALREADY_EXISTS)."""
+
+
+class AccountNotFound(LedgerError):
+    """No such account (gRPC NOT_FOUND)."""
+
+
+class SettlementRefused(LedgerError):
+    """The settlement cannot be posted as asked (gRPC FAILED_PRECONDITION): nothing moved.
+
+    Raised when a seat has no held reservation for the hand (never reserved, or the hand was
+    aborted), or a loser's cost exceeds what was reserved for that seat.
+    """
+
+
+# -------------------------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An operator credits ``amount_hundredths`` (> 0) to a player ``account_id``, debiting
+    issuance. ``idempotency_key`` names the grant: a retry with the same key and body returns the
+    first result; the same key with a different account or amount is a :class:`Conflict`."""
+
+    operator: str
+    account_id: str
+    amount_hundredths: int
+    idempotency_key: str
+
+
+@dataclass(frozen=True)
+class SeatStake:
+    """One seat of ``HandStarted``: hold ``amount_hundredths`` of ``account_id``'s balance."""
+
+    seat: int
+    account_id: str
+    amount_hundredths: int
+
+
+@dataclass(frozen=True)
+class ReserveStakes:
+    """Reserve each dealt seat's maximum loss before the deal, all-or-nothing per seat."""
+
+    hand_id: str
+    table_id: str
+    seats: tuple[SeatStake, ...]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's money in ``HandEnded``: ``points`` charged (0 for the winner) and the net
+    ``amount_hundredths`` (negative for a loser's cost, the winner's takings after commission)."""
+
+    seat: int
+    points: int
+    amount_hundredths: int
+
+
+@dataclass(frozen=True)
+class SettleHand:
+    """Post a hand's settlement as computed by ``rummy_rules.settlement.settle``.
+
+    ``seats`` has one result per seat dealt in; ``commission_hundredths`` goes to the house.
+    Accounts are found from the hand's reservations by seat. ``point_value_hundredths`` and
+    ``commission_bps`` are recorded for statements only (never used to recompute).
+    """
+
+    hand_id: str
+    table_id: str
+    winner_seat: int
+    seats: tuple[SeatResult, ...]
+    commission_hundredths: int
+    point_value_hundredths: int = 0
+    commission_bps: int = 0
+
+    @classmethod
+    def from_settlement(cls, hand_id: str, table_id: str, settlement: Any) -> SettleHand:
+        """Build from a ``rummy_rules.settlement.Settlement`` (amounts in hundredths, which that
+        module calls cents)."""
+        return cls(
+            hand_id=hand_id,
+            table_id=table_id,
+            winner_seat=settlement.winner_seat,
+            seats=tuple(
+                SeatResult(seat=line.seat, points=line.points, amount_hundredths=line.amount_cents)
+                for line in settlement.lines
+            ),
+            commission_hundredths=settlement.commission_cents,
+            point_value_hundredths=settlement.point_value_cents,
+            commission_bps=settlement.commission_bps,
+        )
+
+
+@dataclass(frozen=True)
+class AbortHand:
+    """Release every held reservation of ``hand_id``; nothing else moves."""
+
+    hand_id: str
+
+
+def request_hash(command: object) -> str:
+    """SHA-256 (hex) of the command's type and fields as canonical JSON: the body a key binds."""
+    body = json.dumps(asdict(command), sort_keys=True, separators=(",", ":"))  # type: ignore[call-overload]
+    return hashlib.sha256(f"{type(command).__name__}:{body}".encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------- journal transactions
+
+
+@dataclass(frozen=True)
+class Posting:
+    """One journal line: ``amount_hundredths`` is signed (debit negative, credit positive)."""
+
+    account_id: str
+    amount_hundredths: int
+    line_kind: LineKind
+    seat: int | None = None
+    points: int | None = None
+
+
+@dataclass(frozen=True)
+class JournalTransaction:
+    """A balanced set of postings under one id (the idempotency key of what caused it)."""
+
+    id: str
+    kind: TransactionKind
+    postings: tuple[Posting, ...]
+    hand_id: str | None = None
+    table_id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.postings) < 2:
+            raise InvalidCommand(f"transaction {self.id} needs at least two postings")
+        total = sum(p.amount_hundredths for p in self.postings)
+        if total != 0:
+            raise InvalidCommand(f"transaction {self.id} does not sum to zero (sum {total})")
+
+    def in_posting_order(self) -> tuple[Posting, ...]:
+        """Credits before debits, so an account with several lines (the winner's win, then its
+        commission) never passes below zero between two lines of the same transaction."""
+        return tuple(sorted(self.postings, key=lambda p: -p.amount_hundredths))
+
+
+def grant_transaction_id(idempotency_key: str) -> str:
+    return f"grant:{idempotency_key}"
+
+
+def settlement_transaction_id(hand_id: str) -> str:
+    return f"settlement:{hand_id}"
+
+
+def validate_grant(command: Grant) -> None:
+    """Raise :class:`InvalidCommand` unless the grant is well formed."""
+    if not command.idempotency_key:
+        raise InvalidCommand("a grant needs an idempotency key")
+    if not command.operator:
+        raise InvalidCommand("a grant names the operator who made it")
+    if command.amount_hundredths <= 0:
+        raise InvalidCommand(
+            f"a grant moves a positive amount, got {command.amount_hundredths} hundredths"
+        )
+    validate_player_account_id(command.account_id)
+
+
+def validate_player_account_id(account_id: str) -> None:
+    """Raise :class:`InvalidCommand` for an empty id or one in the house's ``house:`` namespace."""
+    if not account_id:
+        raise InvalidCommand("an account id is required")
+    if account_id.startswith("house:"):
+        raise InvalidCommand(f"{account_id!r} is a house account, not a player's")
+
+
+def grant_transaction(command: Grant) -> JournalTransaction:
+    """Issuance pays, the player receives."""
+    validate_grant(command)
+    return JournalTransaction(
+        id=grant_transaction_id(command.idempotency_key),
+        kind=TransactionKind.GRANT,
+        postings=(
+            Posting(ISSUANCE_ACCOUNT, -command.amount_hundredths, LineKind.ISSUANCE),
+            Posting(command.account_id, command.amount_hundredths, LineKind.GRANT),
+        ),
+        metadata={"operator": command.operator},
+    )
+
+
+def validate_reserve(command: ReserveStakes) -> None:
+    """Raise :class:`InvalidCommand` on an empty hand, duplicate seats or accounts, negative
+    amounts or house accounts."""
+    if not command.hand_id or not command.table_id:
+        raise InvalidCommand("a reservation names its hand and table")
+    if not command.seats:
+        raise InvalidCommand(f"hand {command.hand_id} has no seats to reserve")
+    seats = [s.seat for s in command.seats]
+    accounts = [s.account_id for s in command.seats]
+    if len(set(seats)) != len(seats):
+        raise InvalidCommand(f"hand {command.hand_id} lists a seat twice")
+    if len(set(accounts)) != len(accounts):
+        raise InvalidCommand(f"hand {command.hand_id} seats one account twice")
+    for stake in command.seats:
+        validate_player_account_id(stake.account_id)
+        if stake.seat < 0 or stake.amount_hundredths < 0:
+            raise InvalidCommand(
+                f"seat {stake.seat}: seat and amount must be >= 0, "
+                f"got amount {stake.amount_hundredths} hundredths"
+            )
+
+
+def rejection_reason(
+    balance_hundredths: int, reserved_hundredths: int, amount_hundredths: int
+) -> str | None:
+    """Why a seat cannot be reserved, or ``None`` when its available balance covers the amount."""
+    available = balance_hundredths - reserved_hundredths
+    if available >= amount_hundredths:
+        return None
+    if reserved_hundredths:
+        return (
+            f"available {available} < reservation {amount_hundredths} hundredths "
+            f"(balance {balance_hundredths}, {reserved_hundredths} already reserved)"
+        )
+    return f"balance {balance_hundredths} < reservation {amount_hundredths} hundredths"
+
+
+@dataclass(frozen=True)
+class HeldReservation:
+    """A held reservation as the settlement sees it."""
+
+    seat: int
+    account_id: str
+    amount_hundredths: int
+
+
+def settlement_transaction(
+    command: SettleHand, held: Sequence[HeldReservation]
+) -> tuple[JournalTransaction, dict[int, int]]:
+    """The journal transaction of a hand's settlement, and the amount settled per seat.
+
+    Lines: each loser ``loss`` (-cost, with its points); the winner ``win`` (+ the losers' total)
+    and ``commission`` (- the commission); the house ``commission`` (+ the commission). The
+    commission lines are written even when zero, so every result shows it. A free table gives
+    all-zero lines (the points still show on statements).
+
+    Raises :class:`InvalidCommand` if the results are inconsistent (no winner, winner charged
+    points, the winner's amount is not the losers' total less the commission, a loser receives)
+    and :class:`SettlementRefused` if a seat holds no reservation for the hand or a loser's cost
+    exceeds what was reserved for it.
+    """
+    by_seat = {r.seat: r for r in held}
+    seats = {s.seat: s for s in command.seats}
+    if len(seats) != len(command.seats):
+        raise InvalidCommand(f"hand {command.hand_id} lists a seat twice in its settlement")
+    if command.winner_seat not in seats:
+        raise InvalidCommand(
+            f"hand {command.hand_id}: the winner seat {command.winner_seat} has no result"
+        )
+    if len(seats) < 2:
+        raise InvalidCommand(f"hand {command.hand_id}: a settlement needs a winner and a loser")
+    winner = seats[command.winner_seat]
+    if winner.points != 0:
+        raise InvalidCommand(
+            f"hand {command.hand_id}: the winner is charged {winner.points} points"
+        )
+    if command.commission_hundredths < 0:
+        raise InvalidCommand(f"hand {command.hand_id}: negative commission")
+    losers = [s for s in command.seats if s.seat != command.winner_seat]
+    for loser in losers:
+        if loser.amount_hundredths > 0 or loser.points < 0:
+            raise InvalidCommand(
+                f"hand {command.hand_id}: seat {loser.seat} lost but receives "
+                f"{loser.amount_hundredths} hundredths"
+            )
+    total = -sum(s.amount_hundredths for s in losers)
+    if winner.amount_hundredths != total - command.commission_hundredths:
+        raise InvalidCommand(
+            f"hand {command.hand_id}: the winner's {winner.amount_hundredths} hundredths is not "
+            f"the losers' total {total} less the commission {command.commission_hundredths}"
+        )
+    for seat in seats:
+        if seat not in by_seat:
+            raise SettlementRefused(
+                f"hand {command.hand_id}: seat {seat} holds no reservation (never reserved, "
+                "or the hand was aborted)"
+            )
+    for loser in losers:
+        cost = -loser.amount_hundredths
+        held_amount = by_seat[loser.seat].amount_hundredths
+        if cost > held_amount:
+            raise SettlementRefused(
+                f"hand {command.hand_id}: seat {loser.seat} would pay {cost} hundredths, more than "
+                f"the {held_amount} reserved for it"
+            )
+    winner_account = by_seat[command.winner_seat].account_id
+    postings = [
+        Posting(by_seat[s.seat].account_id, s.amount_hundredths, LineKind.LOSS, s.seat, s.points)
+        for s in losers
+    ]
+    postings += [
+        Posting(winner_account, total, LineKind.WIN, winner.seat, 0),
+        Posting(winner_account, -command.commission_hundredths, LineKind.COMMISSION, winner.seat),
+        Posting(HOUSE_COMMISSION_ACCOUNT, command.commission_hundredths, LineKind.COMMISSION),
+    ]
+    transaction = JournalTransaction(
+        id=settlement_transaction_id(command.hand_id),
+        kind=TransactionKind.SETTLEMENT,
+        postings=tuple(postings),
+        hand_id=command.hand_id,
+        table_id=command.table_id,
+        metadata={
+            "winner_seat": command.winner_seat,
+            "total_hundredths": total,
+            "commission_hundredths": command.commission_hundredths,
+            "point_value_hundredths": command.point_value_hundredths,
+            "commission_bps": command.commission_bps,
+        },
+    )
+    settled = {
+        s.seat: (-s.amount_hundredths if s.seat != command.winner_seat else 0)
+        for s in command.seats
+    }
+    return transaction, settled

@@ -1,0 +1,71 @@
+"""Fixtures of the ledger tests: a fresh, migrated PostgreSQL database per test module.
+
+The server comes from ``DATABASE_URL`` (a role that may CREATE DATABASE); the integration tests
+are skipped with a reason when it is unset. Hypothesis runs derandomized when CI=true.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import psycopg
+import pytest
+from hypothesis import HealthCheck, settings
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+from rummy_ledger.adapters.db import apply_migrations, open_pool
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev")
+
+
+@pytest.fixture(scope="session")
+def database_url() -> str:
+    """The PostgreSQL server to test against (``DATABASE_URL``)."""
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        pytest.skip("DATABASE_URL is not set: the ledger tests need a real PostgreSQL")
+    return url
+
+
+@pytest.fixture(scope="module")
+def ledger_database_url(database_url: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A new database holding only the ledger's schema, dropped after the module."""
+    name = f"ledger_{request.module.__name__.rsplit('.', 1)[-1]}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = urlsplit(database_url)._replace(path=f"/{name}").geturl()
+    try:
+        apply_migrations(url)
+        yield url
+    finally:
+        with psycopg.connect(database_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+@pytest.fixture(scope="module")
+def pool(ledger_database_url: str) -> Iterator[ConnectionPool]:
+    pool = open_pool(ledger_database_url, min_size=1, max_size=4)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture()
+def conn(ledger_database_url: str) -> Iterator[psycopg.Connection]:
+    """A raw connection (autocommit) for tests that go around the application."""
+    with psycopg.connect(ledger_database_url, autocommit=True) as connection:
+        yield connection

@@ -1,0 +1,272 @@
+"""A hand's money through the ledger on a real PostgreSQL: reserve, settle, abort, statements."""
+
+from __future__ import annotations
+
+import pytest
+from ledger_support import balance_of, funded_player, new_id
+from psycopg_pool import ConnectionPool
+from rummy_ledger.adapters import db
+from rummy_ledger.application import (
+    ConsumedPosition,
+    OutgoingEvent,
+    ReserveResult,
+    abort_hand,
+    get_balance,
+    get_statement,
+    reserve_stakes,
+    settle_hand,
+)
+from rummy_ledger.domain import (
+    HOUSE_COMMISSION_ACCOUNT,
+    ISSUANCE_ACCOUNT,
+    AbortHand,
+    AccountNotFound,
+    Conflict,
+    ReserveStakes,
+    SeatResult,
+    SeatStake,
+    SettleHand,
+    SettlementRefused,
+)
+from rummy_rules.rules import bombay_baazi
+from rummy_rules.settlement import settle
+
+pytestmark = pytest.mark.integration
+
+
+def _reserve(pool: ConnectionPool, hand: str, table: str, accounts: list[str], amount: int, **kw):
+    seats = tuple(SeatStake(seat, account, amount) for seat, account in enumerate(accounts))
+    return reserve_stakes(pool, ReserveStakes(hand, table, seats), **kw)
+
+
+def _house(pool: ConnectionPool) -> int:
+    return get_balance(pool, HOUSE_COMMISSION_ACCOUNT).balance_hundredths
+
+
+def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_rounded_down(
+    pool: ConnectionPool,
+) -> None:
+    # Point value 25 hundredths, commission 1250 bps (12.5%), reservation 130 x 25 = 3250.
+    # Losers 40 / 20 / 80 points pay 1000 / 500 / 2000: total 3500. Commission
+    # floor(3500 x 1250 / 10000) = floor(437.5) = 437. The winner receives 3500 - 437 = 3063.
+    winner, b, c, d = (funded_player(pool, 5000) for _ in range(4))
+    hand, table = new_id("hand"), new_id("table")
+    house_before = _house(pool)
+    reserved = _reserve(pool, hand, table, [winner, b, c, d], 3250)
+    assert [s.reserved for s in reserved.seats] == [True, True, True, True]
+    assert balance_of(pool, b) == (5000, 3250, 1750)
+
+    rules = bombay_baazi(4, point_value_cents=25, commission_bps=1250)
+    settlement = settle(rules, winner_seat=0, points_by_seat={1: 40, 2: 20, 3: 80})
+    result = settle_hand(pool, SettleHand.from_settlement(hand, table, settlement))
+
+    assert balance_of(pool, winner) == (8063, 0, 8063)
+    assert balance_of(pool, b) == (4000, 0, 4000)
+    assert balance_of(pool, c) == (4500, 0, 4500)
+    assert balance_of(pool, d) == (3000, 0, 3000)
+    assert _house(pool) - house_before == 437
+    assert result.commission_hundredths == 437
+    lines = {(ln.account_id, ln.line_kind): ln.amount_hundredths for ln in result.lines}
+    assert lines == {
+        (winner, "win"): 3500,
+        (winner, "commission"): -437,
+        (HOUSE_COMMISSION_ACCOUNT, "commission"): 437,
+        (b, "loss"): -1000,
+        (c, "loss"): -500,
+        (d, "loss"): -2000,
+    }
+    with pool.connection() as conn:
+        states = conn.execute(
+            "SELECT seat, state, settled_amount FROM reservations WHERE hand_id = %s ORDER BY seat",
+            (hand,),
+        ).fetchall()
+        assert states == [
+            (0, "settled", 0),
+            (1, "settled", 1000),
+            (2, "settled", 500),
+            (3, "settled", 2000),
+        ]
+        assert db.invariant_violations(conn) == []
+
+
+def test_a_free_table_moves_nothing_but_shows_the_points(pool: ConnectionPool) -> None:
+    winner, loser = funded_player(pool, 700), funded_player(pool, 300)
+    hand, table = new_id("hand"), new_id("table")
+    house_before = _house(pool)
+    _reserve(pool, hand, table, [winner, loser], 0)
+    settlement = settle(bombay_baazi(4, 0, 1250), winner_seat=0, points_by_seat={1: 65})
+    settle_hand(pool, SettleHand.from_settlement(hand, table, settlement))
+
+    assert balance_of(pool, winner) == (700, 0, 700)
+    assert balance_of(pool, loser) == (300, 0, 300)
+    assert _house(pool) == house_before
+    latest = get_statement(pool, loser, limit=1)[0]
+    assert (latest.hand_id, latest.points, latest.amount_hundredths) == (hand, 65, 0)
+
+
+def test_a_seat_that_cannot_cover_its_reservation_is_rejected_with_the_reason_and_nothing_moves(
+    pool: ConnectionPool,
+) -> None:
+    rich, poor = funded_player(pool, 5000), funded_player(pool, 1200)
+    hand, table = new_id("hand"), new_id("table")
+
+    def events(result: ReserveResult) -> list[OutgoingEvent]:
+        return [
+            OutgoingEvent(
+                new_id("evt"), "ledger-events", table, "StakeRejected", s.account_id.encode()
+            )
+            for s in result.rejected
+        ] + [OutgoingEvent(new_id("evt"), "ledger-events", table, "StakesReserved", b"")]
+
+    result = _reserve(pool, hand, table, [rich, poor], 2600, outbox=events)
+
+    assert [(s.seat, s.reserved) for s in result.seats] == [(0, True), (1, False)]
+    assert result.rejected[0].reason == "balance 1200 < reservation 2600 hundredths"
+    assert balance_of(pool, poor) == (1200, 0, 1200)
+    assert balance_of(pool, rich) == (5000, 2600, 2400)
+    with pool.connection() as conn:
+        written = [(r.type, r.payload) for r in db.unpublished_outbox(conn) if r.key == table]
+    assert written == [("StakeRejected", poor.encode()), ("StakesReserved", b"")]
+
+
+def test_a_second_reservation_counts_what_is_already_held(pool: ConnectionPool) -> None:
+    player, other = funded_player(pool, 5000), funded_player(pool, 5000)
+    _reserve(pool, new_id("hand"), new_id("table"), [player, other], 3250)
+    second = _reserve(pool, new_id("hand"), new_id("table"), [player, other], 3250)
+    assert second.rejected[0].reason == (
+        "available 1750 < reservation 3250 hundredths (balance 5000, 3250 already reserved)"
+    )
+
+
+def test_the_same_settlement_delivered_three_times_settles_once(pool: ConnectionPool) -> None:
+    winner, loser = funded_player(pool, 4000), funded_player(pool, 4000)
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, [winner, loser], 2000)
+    command = SettleHand.from_settlement(
+        hand, table, settle(bombay_baazi(4, 10, 1000), winner_seat=0, points_by_seat={1: 80})
+    )
+    results = [
+        settle_hand(
+            pool,
+            command,
+            consumed=ConsumedPosition("table-events", 2, 40 + i),
+            outbox=[OutgoingEvent(new_id("evt"), "ledger-events", table, "HandSettled", b"x")],
+        )
+        for i in range(3)
+    ]
+
+    assert results[0] == results[1] == results[2]
+    assert [r.replayed for r in results] == [False, True, True]
+    assert balance_of(pool, winner) == (4720, 0, 4720)  # +800 less commission 80
+    assert balance_of(pool, loser) == (3200, 0, 3200)
+    with pool.connection() as conn:
+        (settlements,) = conn.execute(
+            "SELECT count(*) FROM journal_transactions WHERE hand_id = %s", (hand,)
+        ).fetchone()
+        published = [r for r in db.unpublished_outbox(conn) if r.key == table]
+        offsets = db.next_offsets(conn, "ledger")
+    assert settlements == 1
+    assert len(published) == 1
+    assert offsets[("table-events", 2)] == 43
+
+
+def test_the_same_hand_settled_with_other_results_is_a_conflict(pool: ConnectionPool) -> None:
+    winner, loser = funded_player(pool, 4000), funded_player(pool, 4000)
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, [winner, loser], 2000)
+    rules = bombay_baazi(4, 10, 0)
+    settle_hand(pool, SettleHand.from_settlement(hand, table, settle(rules, 0, {1: 30})))
+    with pytest.raises(Conflict):
+        settle_hand(pool, SettleHand.from_settlement(hand, table, settle(rules, 0, {1: 31})))
+    assert balance_of(pool, loser) == (3700, 0, 3700)
+
+
+def test_a_loser_charged_more_than_its_reservation_is_refused_and_nothing_moves(
+    pool: ConnectionPool,
+) -> None:
+    winner, loser = funded_player(pool, 9000), funded_player(pool, 9000)
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, [winner, loser], 2000)
+    too_much = SettleHand(hand, table, 0, (SeatResult(0, 0, 2500), SeatResult(1, 100, -2500)), 0)
+    with pytest.raises(SettlementRefused, match="would pay 2500 hundredths, more than the 2000"):
+        settle_hand(pool, too_much, consumed=ConsumedPosition("table-events", 7, 5))
+    assert balance_of(pool, loser) == (9000, 2000, 7000)
+    with pool.connection() as conn:
+        assert ("table-events", 7) not in db.next_offsets(conn, "ledger")
+
+
+def test_an_aborted_hand_releases_every_reservation_once_and_cannot_be_settled(
+    pool: ConnectionPool,
+) -> None:
+    a, b = funded_player(pool, 3000), funded_player(pool, 3000)
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, [a, b], 1300)
+    first = abort_hand(pool, AbortHand(hand))
+    again = abort_hand(pool, AbortHand(hand))
+
+    assert [(r.account_id, r.amount_hundredths) for r in first.released] == [(a, 1300), (b, 1300)]
+    assert again == first and again.replayed
+    assert balance_of(pool, a) == (3000, 0, 3000)
+    command = SettleHand(hand, table, 0, (SeatResult(0, 0, 100), SeatResult(1, 10, -100)), 0)
+    with pytest.raises(SettlementRefused, match="holds no reservation"):
+        settle_hand(pool, command)
+    assert balance_of(pool, b) == (3000, 0, 3000)
+
+
+def test_seats_held_but_missing_from_the_result_are_released(pool: ConnectionPool) -> None:
+    a, b, c = (funded_player(pool, 3000) for _ in range(3))
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, [a, b, c], 1000)
+    result = settle_hand(
+        pool, SettleHand(hand, table, 0, (SeatResult(0, 0, 200), SeatResult(1, 20, -200)), 0)
+    )
+    assert result.released_seats == (2,)
+    assert balance_of(pool, c) == (3000, 0, 3000)
+
+
+def test_a_statement_shows_each_hands_points_cost_and_commission_newest_first(
+    pool: ConnectionPool,
+) -> None:
+    winner, loser = funded_player(pool, 5000), funded_player(pool, 5000)
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, [winner, loser], 3250)
+    rules = bombay_baazi(4, 25, 1250)
+    settle_hand(pool, SettleHand.from_settlement(hand, table, settle(rules, 0, {1: 40})))
+
+    won = get_statement(pool, winner)
+    assert [(i.kind, i.amount_hundredths, i.balance_after_hundredths) for i in won] == [
+        ("settlement", 875, 5875),  # 1000 less floor(1000 x 12.5%) = 125
+        ("grant", 5000, 5000),
+    ]
+    assert (won[0].winnings_hundredths, won[0].commission_hundredths, won[0].points) == (
+        1000,
+        125,
+        0,
+    )
+    lost = get_statement(pool, loser)[0]
+    assert (lost.hand_id, lost.points, lost.cost_hundredths, lost.commission_hundredths) == (
+        hand,
+        40,
+        1000,
+        125,
+    )
+    older = get_statement(pool, winner, limit=1, before=won[0].seq)
+    assert [i.kind for i in older] == ["grant"]
+
+
+def test_the_journal_sums_to_zero_with_issuance_negative(pool: ConnectionPool) -> None:
+    funded_player(pool, 1234)
+    with pool.connection() as conn:
+        assert db.invariant_violations(conn) == []
+        (issuance,) = conn.execute(
+            "SELECT balance FROM balances WHERE account_id = %s", (ISSUANCE_ACCOUNT,)
+        ).fetchone()
+        (others,) = conn.execute(
+            "SELECT sum(balance) FROM balances WHERE account_id <> %s", (ISSUANCE_ACCOUNT,)
+        ).fetchone()
+    assert issuance < 0 and issuance + others == 0
+
+
+def test_reading_an_unknown_account_is_not_found(pool: ConnectionPool) -> None:
+    with pytest.raises(AccountNotFound):
+        get_balance(pool, new_id("nobody"))
