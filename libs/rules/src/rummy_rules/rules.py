@@ -20,9 +20,6 @@ from .deck import Shoe
 from .melds import DEFAULT_MELD_OPTIONS, MeldOptions
 from .wild import MAX_CARD_POINTS
 
-RULE_SET_FORMAT_VERSION = 1
-"""Version of the shape of :class:`RuleSet` (bumped when fields change meaning)."""
-
 BASIS_POINTS_PER_UNIT = 10_000
 
 
