@@ -5,8 +5,8 @@ Handlers raise these (``raise NotFound(f"no table {table_id}")``); the
 installs ends the call with the code from :data:`STATUS_BY_ERROR` and the exception's message
 as details, so servicers never map errors themselves. Domain exceptions of other packages
 (e.g. ``rummy_rules.RuleViolation``, which must stay free of gRPC) are re-raised as one of
-these by the application layer. Any other exception is a bug: gRPC ends the call UNKNOWN and
-logs the traceback.
+these by the application layer. Any other exception is a bug: the call ends INTERNAL with a
+generic message (internals are not shown to callers) and the traceback goes to the log.
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from contextlib import contextmanager
 
 import grpc
 
+from rummy_platform.logging import get_logger
 from rummy_platform.rpc_scope import ScopeInterceptor
+
+_log = get_logger(__name__)
 
 
 class ServiceError(Exception):
@@ -74,7 +77,8 @@ def status_for(error: ServiceError) -> grpc.StatusCode:
 
 
 class ErrorMappingInterceptor(ScopeInterceptor):
-    """Ends a call that raised a :class:`ServiceError` with its code and message."""
+    """Ends a call that raised a :class:`ServiceError` with its code and message, and one
+    that raised any other exception with INTERNAL (logging the traceback)."""
 
     def __init__(self) -> None:
         super().__init__(self._scope)
@@ -86,3 +90,8 @@ class ErrorMappingInterceptor(ScopeInterceptor):
             yield
         except ServiceError as error:
             context.abort(status_for(error), str(error) or type(error).__name__)
+        except Exception:
+            if context.code() is not None:  # context.abort() already chose the status
+                raise
+            _log.exception("unexpected error in handler")
+            context.abort(grpc.StatusCode.INTERNAL, "internal error; the server log has details")

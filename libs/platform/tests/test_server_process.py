@@ -1,0 +1,344 @@
+"""A service process built on ServiceHost, run for real (``python -m probe_service``).
+
+It must answer gRPC health and reflection without a token, serve Prometheus ``/metrics`` with
+the gRPC series, reject calls without a valid token (UNAUTHENTICATED) or with the wrong role
+(PERMISSION_DENIED), write JSON logs carrying the call's context, and on SIGTERM finish the
+calls in flight and exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+from google.protobuf.descriptor_pool import DescriptorPool
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+from prometheus_client.parser import text_string_to_metric_families
+
+from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb2
+from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from rummy_platform.auth import Role, TokenAuthority, authorized_channel, bearer_metadata
+
+TESTS_DIR = Path(__file__).resolve().parent
+SECRET = "process-test-secret-0123456789abcdef"
+LEDGER = "rummy.ledger.v1.LedgerService"
+PROBE = "rummy.probe.v1.ProbeService"
+START_TIMEOUT_SECONDS = 20
+
+
+@dataclass
+class ProbeProcess:
+    """A running probe service and everything it has written to stderr so far."""
+
+    process: subprocess.Popen[str]
+    grpc_port: int = 0
+    metrics_port: int = 0
+    log_lines: list[dict] = field(default_factory=list)
+    other_stderr: list[str] = field(default_factory=list)  # e.g. gRPC core's own warnings
+    stdout_lines: list[str] = field(default_factory=list)
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def logs_where(self, **expected: object) -> list[dict]:
+        return [
+            line for line in list(self.log_lines)
+            if all(line.get(key) == value for key, value in expected.items())
+        ]
+
+
+def start_probe(**extra_env: str) -> ProbeProcess:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]),
+        "RUMMY_JWT_SECRET": SECRET,
+        "RUMMY_GRPC_PORT": "0",
+        "RUMMY_METRICS_PORT": "0",
+        "RUMMY_LOG_LEVEL": "debug",
+        **extra_env,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "probe_service"],
+        cwd=TESTS_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    probe = ProbeProcess(process)
+    started = threading.Event()
+
+    def read_stderr() -> None:
+        assert process.stderr is not None
+        for raw in process.stderr:
+            try:
+                line = json.loads(raw)
+            except json.JSONDecodeError:
+                probe.other_stderr.append(raw)
+                continue
+            probe.log_lines.append(line)
+            if line.get("event") == "service started":
+                probe.grpc_port, probe.metrics_port = line["grpc_port"], line["metrics_port"]
+                started.set()
+
+    def read_stdout() -> None:
+        assert process.stdout is not None
+        probe.stdout_lines.extend(line.rstrip("\n") for line in process.stdout)
+
+    threading.Thread(target=read_stderr, daemon=True).start()
+    threading.Thread(target=read_stdout, daemon=True).start()
+    if not started.wait(START_TIMEOUT_SECONDS):
+        process.kill()
+        raise AssertionError(f"probe did not start: {probe.log_lines} {probe.other_stderr}")
+    return probe
+
+
+def stop_probe(probe: ProbeProcess) -> None:
+    if probe.process.poll() is None:
+        probe.process.kill()
+        probe.process.wait(5)
+
+
+@pytest.fixture(scope="module")
+def probe() -> Iterator[ProbeProcess]:
+    running = start_probe()
+    yield running
+    stop_probe(running)
+
+
+@pytest.fixture(scope="module")
+def channel(probe: ProbeProcess) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(probe.target) as opened:
+        grpc.channel_ready_future(opened).result(timeout=10)
+        yield opened
+
+
+def token(role: Role, account: str, secret: str = SECRET) -> str:
+    return TokenAuthority(secret).issue(account, role)
+
+
+def call_probe(channel: grpc.Channel, method: str, request: bytes, **kwargs: object) -> bytes:
+    return channel.unary_unary(f"/{PROBE}/{method}")(request, timeout=10, **kwargs)
+
+
+def wait_for_logs(probe: ProbeProcess, **expected: object) -> list[dict]:
+    """The log lines matching ``expected``, waiting up to 5 s for at least one."""
+    deadline = time.monotonic() + 5
+    while not probe.logs_where(**expected) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return probe.logs_where(**expected)
+
+
+def rpc_error(call: object) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as raised:
+        call()  # type: ignore[operator]
+    return raised.value
+
+
+def test_health_reports_serving_for_the_server_and_each_service_without_a_token(channel):
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ("", LEDGER, PROBE):
+        response = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        assert response.status == health_pb2.HealthCheckResponse.SERVING, service
+
+
+def test_reflection_lists_every_service_and_describes_generated_ones_without_a_token(channel):
+    database = ProtoReflectionDescriptorDatabase(channel)
+    services = set(database.get_services())
+    assert {LEDGER, PROBE, "grpc.health.v1.Health"} <= services
+    assert "grpc.reflection.v1alpha.ServerReflection" in services
+    ledger = DescriptorPool(database).FindServiceByName(LEDGER)  # what `grpcurl describe` does
+    assert {method.name for method in ledger.methods} >= {"GetBalance", "Grant"}
+
+
+def test_a_call_without_a_token_is_unauthenticated(channel):
+    stub = ledger_grpc.LedgerServiceStub(channel)
+    error = rpc_error(lambda: stub.GetBalance(ledger_pb2.GetBalanceRequest(), timeout=5))
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+    assert "authorization" in error.details()
+
+
+def test_a_token_signed_with_another_secret_is_unauthenticated(channel):
+    forged = token(Role.OPERATOR, "mallory", secret="some-other-secret-0123456789abcdef")
+    stub = ledger_grpc.LedgerServiceStub(channel)
+    error = rpc_error(
+        lambda: stub.GetBalance(
+            ledger_pb2.GetBalanceRequest(), metadata=bearer_metadata(forged), timeout=5
+        )
+    )
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+    assert "signature" in error.details()
+
+
+def test_an_expired_token_is_unauthenticated(channel):
+    expired = TokenAuthority(SECRET).issue("alice", Role.PLAYER, 60, now=time.time() - 3600)
+    stub = ledger_grpc.LedgerServiceStub(channel)
+    error = rpc_error(
+        lambda: stub.GetBalance(
+            ledger_pb2.GetBalanceRequest(), metadata=bearer_metadata(expired), timeout=5
+        )
+    )
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+    assert "expired" in error.details()
+
+
+def test_a_player_token_reaches_the_handler_as_that_players_account(probe):
+    with authorized_channel(grpc.insecure_channel(probe.target), token(Role.PLAYER, "alice")) as ch:
+        response = ledger_grpc.LedgerServiceStub(ch).GetBalance(
+            ledger_pb2.GetBalanceRequest(), timeout=5
+        )
+    assert (response.account_id, response.balance_hundredths) == ("alice", 100_00)
+
+
+def test_a_player_calling_an_operator_only_method_is_permission_denied(probe):
+    with authorized_channel(grpc.insecure_channel(probe.target), token(Role.PLAYER, "alice")) as ch:
+        stub = ledger_grpc.LedgerServiceStub(ch)
+        error = rpc_error(
+            lambda: stub.Grant(
+                ledger_pb2.GrantRequest(account_id="alice", amount_hundredths=5_00), timeout=5
+            )
+        )
+    assert error.code() is grpc.StatusCode.PERMISSION_DENIED
+    assert "operator" in error.details()
+
+
+def test_an_operator_token_may_call_the_operator_only_method(probe):
+    with authorized_channel(grpc.insecure_channel(probe.target), token(Role.OPERATOR, "ops")) as ch:
+        response = ledger_grpc.LedgerServiceStub(ch).Grant(
+            ledger_pb2.GrantRequest(account_id="bob", amount_hundredths=5_00, idempotency_key="g1"),
+            timeout=5,
+        )
+    assert response.balance_hundredths == 5_00
+
+
+def test_a_domain_error_raised_by_a_handler_ends_the_call_with_its_mapped_code(channel):
+    stub = ledger_grpc.LedgerServiceStub(channel)
+    metadata = bearer_metadata(token(Role.OPERATOR, "ops"))
+    error = rpc_error(
+        lambda: stub.GetBalance(
+            ledger_pb2.GetBalanceRequest(account_id="nobody"), metadata=metadata, timeout=5
+        )
+    )
+    assert error.code() is grpc.StatusCode.NOT_FOUND
+    assert error.details() == "no account nobody"
+
+
+def test_a_response_stream_needs_a_token_and_sees_the_callers_principal(channel):
+    count = channel.unary_stream(f"/{PROBE}/Count")
+    error = rpc_error(lambda: list(count(b"3", timeout=5)))
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+    messages = list(count(b"3", timeout=5, metadata=bearer_metadata(token(Role.PLAYER, "bo"))))
+    assert messages == [b"bo:0", b"bo:1", b"bo:2"]
+
+
+def test_log_lines_are_json_carrying_table_hand_seat_and_the_callers_account(channel, probe):
+    metadata = bearer_metadata(token(Role.PLAYER, "carol"))
+    assert call_probe(channel, "LogSeat", b"t-7,h-42,3", metadata=metadata) == b"logged"
+    [line] = wait_for_logs(probe, event="probe seat logged")
+    assert (line["table_id"], line["hand_id"], line["seat"]) == ("t-7", "h-42", 3)
+    assert (line["account_id"], line["role"]) == ("carol", "player")
+    assert line["rpc"] == f"/{PROBE}/LogSeat"
+    assert line["level"] == "info" and line["timestamp"].endswith("Z")
+    [stdlib_line] = wait_for_logs(probe, event="probe stdlib line")  # standard logging too
+    assert (stdlib_line["logger"], stdlib_line["table_id"]) == ("probe.stdlib", "t-7")
+    [finished] = wait_for_logs(probe, event="rpc finished", rpc=f"/{PROBE}/LogSeat")
+    assert "table_id" not in finished  # the block's context ended with the block
+
+
+def test_an_unexpected_exception_is_internal_to_the_caller_and_logged_with_its_traceback(
+    channel, probe
+):
+    metadata = bearer_metadata(token(Role.PLAYER, "dave"))
+    error = rpc_error(lambda: call_probe(channel, "Crash", b"", metadata=metadata))
+    assert error.code() is grpc.StatusCode.INTERNAL
+    assert "probe bug" not in error.details()  # internals stay in the server log
+    [logged] = wait_for_logs(probe, event="unexpected error in handler", rpc=f"/{PROBE}/Crash")
+    assert "RuntimeError: probe bug" in logged["exception"]
+    assert logged["account_id"] == "dave"
+    [finished] = wait_for_logs(probe, event="rpc finished", rpc=f"/{PROBE}/Crash")
+    assert (finished["code"], finished["level"]) == ("INTERNAL", "warning")
+
+
+def test_metrics_endpoint_counts_calls_by_code_and_times_them(channel, probe):
+    stub = ledger_grpc.LedgerServiceStub(channel)
+    rpc_error(lambda: stub.GetBalance(ledger_pb2.GetBalanceRequest(), timeout=5))
+    with urllib.request.urlopen(f"http://127.0.0.1:{probe.metrics_port}/metrics", timeout=5) as r:
+        assert r.status == 200
+        text = r.read().decode()
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    unauthenticated = (
+        "grpc_requests_total",
+        (("code", "UNAUTHENTICATED"), ("method", "GetBalance"), ("service", LEDGER)),
+    )
+    assert samples[unauthenticated] >= 1
+    latency_count = ("grpc_request_seconds_count", (("method", "GetBalance"), ("service", LEDGER)))
+    assert samples[latency_count] >= 1
+    health_ok = (
+        "grpc_requests_total",
+        (("code", "OK"), ("method", "Check"), ("service", "grpc.health.v1.Health")),
+    )
+    assert samples[health_ok] >= 1
+
+
+def test_sigterm_finishes_the_call_in_flight_refuses_new_ones_and_exits_zero():
+    grace_seconds = 5.0
+    probe = start_probe(RUMMY_SHUTDOWN_GRACE_SECONDS=str(grace_seconds))
+    try:
+        metadata = bearer_metadata(token(Role.PLAYER, "alice"))
+        result: dict[str, object] = {}
+        with grpc.insecure_channel(probe.target) as ch:
+            grpc.channel_ready_future(ch).result(timeout=10)
+
+            def slow_call() -> None:
+                result["reply"] = call_probe(ch, "Sleep", b"1.5", metadata=metadata)
+
+            caller = threading.Thread(target=slow_call)
+            caller.start()
+            time.sleep(0.5)  # the call is now in the servicer
+            signalled = time.monotonic()
+            probe.process.send_signal(signal.SIGTERM)
+            time.sleep(0.3)
+            with grpc.insecure_channel(probe.target) as fresh:
+                refused = rpc_error(lambda: call_probe(fresh, "Sleep", b"0", metadata=metadata))
+            assert refused.code() is grpc.StatusCode.UNAVAILABLE
+            caller.join(10)
+        assert result["reply"] == b"slept"
+        assert probe.process.wait(grace_seconds + 5) == 0
+        assert time.monotonic() - signalled < grace_seconds
+        assert "probe shutdown hook ran" in probe.stdout_lines
+        assert probe.logs_where(event="service stopped")
+    finally:
+        stop_probe(probe)
+
+
+@pytest.mark.parametrize(
+    ("secret", "expected"), [("", "RUMMY_JWT_SECRET is not set"), ("short", "at least 32")]
+)
+def test_a_service_refuses_to_start_without_a_long_enough_secret(secret, expected):
+    env = {**os.environ, "PYTHONPATH": str(TESTS_DIR), "RUMMY_JWT_SECRET": secret,
+           "RUMMY_GRPC_PORT": "0", "RUMMY_METRICS_PORT": "0"}  # fmt: skip
+    finished = subprocess.run(
+        [sys.executable, "-m", "probe_service"],
+        cwd=TESTS_DIR, env=env, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert finished.returncode == 2
+    assert expected in finished.stderr
