@@ -1,0 +1,214 @@
+"""Typed event envelopes and their wire form (``rummy.common.v1.EventEnvelope`` bytes).
+
+An :class:`Envelope` carries one payload message (a generated protobuf message of an
+``events.proto``) with the stream bookkeeping of DESIGN.md: event id, stream id (table or account
+id, also the Kafka key), stream version, occurred-at, correlation (hand id), causation, and the
+rules and shuffle versions. On the wire the payload travels as bytes next to its full protobuf name;
+:class:`PayloadRegistry` turns the name back into the message class.
+
+Nothing here reads a clock or draws ids on its own except :meth:`Envelope.new`, which draws a
+random UUID for ``event_id`` when none is given; ``occurred_at`` always comes from the caller.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import ModuleType
+
+from google.protobuf.message import DecodeError, Message
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from rummy.clock.v1 import events_pb2 as clock_events
+from rummy.common.v1 import envelope_pb2
+from rummy.dealer.v1 import events_pb2 as dealer_events
+from rummy.fairness.v1 import events_pb2 as fairness_events
+from rummy.ledger.v1 import events_pb2 as ledger_events
+from rummy.table.v1 import events_pb2 as table_events
+
+
+class EnvelopeError(ValueError):
+    """Bytes that are not a valid envelope, or an envelope whose payload cannot be decoded."""
+
+
+class UnknownEventType(EnvelopeError):
+    """The envelope names a payload type the registry does not know."""
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One event of one stream, with its payload as a typed protobuf message.
+
+    ``stream_version`` is 1-based; ``occurred_at`` must be timezone-aware (it is stored as UTC,
+    microsecond precision). Raises ValueError on construction if either rule is broken or an id is
+    empty.
+    """
+
+    event_id: str
+    stream_id: str
+    stream_version: int
+    occurred_at: datetime
+    payload: Message
+    correlation_id: str = ""
+    causation_id: str = ""
+    rules_version: str = ""
+    shuffle_version: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.event_id:
+            raise ValueError("event_id must not be empty")
+        if not self.stream_id:
+            raise ValueError("stream_id must not be empty")
+        if self.stream_version < 1:
+            raise ValueError(f"stream_version is 1-based, got {self.stream_version}")
+        if self.occurred_at.tzinfo is None or self.occurred_at.utcoffset() is None:
+            raise ValueError("occurred_at must be timezone-aware")
+
+    @classmethod
+    def new(
+        cls,
+        payload: Message,
+        *,
+        stream_id: str,
+        stream_version: int,
+        occurred_at: datetime,
+        correlation_id: str = "",
+        causation_id: str = "",
+        rules_version: str = "",
+        shuffle_version: str = "",
+        event_id: str | None = None,
+    ) -> Envelope:
+        """An envelope for ``payload``, with a fresh random UUID as event id unless one is given."""
+        return cls(
+            event_id=event_id or str(uuid.uuid4()),
+            stream_id=stream_id,
+            stream_version=stream_version,
+            occurred_at=occurred_at,
+            payload=payload,
+            correlation_id=correlation_id,
+            causation_id=causation_id,
+            rules_version=rules_version,
+            shuffle_version=shuffle_version,
+        )
+
+    @property
+    def type(self) -> str:
+        """Full protobuf name of the payload, e.g. ``rummy.table.v1.CardDrawn``."""
+        return type_name(self.payload)
+
+    @property
+    def key(self) -> bytes:
+        """The Kafka message key: the stream id in UTF-8."""
+        return self.stream_id.encode()
+
+
+def type_name(message: Message | type[Message]) -> str:
+    """Full protobuf name of a message or message class."""
+    return message.DESCRIPTOR.full_name
+
+
+class PayloadRegistry:
+    """Maps payload type names to generated message classes, to unpack envelopes."""
+
+    def __init__(self, classes: Iterable[type[Message]] = ()) -> None:
+        self._classes: dict[str, type[Message]] = {}
+        self.register(*classes)
+
+    def register(self, *classes: type[Message]) -> None:
+        """Make ``classes`` known by their full protobuf names (re-registering is harmless)."""
+        for cls in classes:
+            self._classes[type_name(cls)] = cls
+
+    def register_module(self, module: ModuleType) -> None:
+        """Register every top-level message of a generated ``*_pb2`` module."""
+        descriptor = module.DESCRIPTOR
+        self.register(*(getattr(module, name) for name in sorted(descriptor.message_types_by_name)))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._classes
+
+    def class_for(self, name: str) -> type[Message]:
+        """The message class of type ``name``. Raises UnknownEventType if it is not registered."""
+        try:
+            return self._classes[name]
+        except KeyError:
+            raise UnknownEventType(f"unknown event payload type {name!r}") from None
+
+    def unpack(self, name: str, payload: bytes) -> Message:
+        """Parse ``payload`` as a message of type ``name``.
+
+        Raises UnknownEventType for an unregistered name, EnvelopeError for undecodable bytes.
+        """
+        message = self.class_for(name)()
+        try:
+            message.ParseFromString(payload)
+        except DecodeError as exc:
+            raise EnvelopeError(f"payload is not a valid {name}: {exc}") from exc
+        return message
+
+
+def event_payloads() -> PayloadRegistry:
+    """A registry of every event payload of the five services (``rummy.<area>.v1.events``)."""
+    registry = PayloadRegistry()
+    for module in (table_events, ledger_events, fairness_events, dealer_events, clock_events):
+        registry.register_module(module)
+    return registry
+
+
+def to_proto(envelope: Envelope) -> envelope_pb2.EventEnvelope:
+    """The ``EventEnvelope`` message of ``envelope`` (payload serialized deterministically)."""
+    occurred_at = Timestamp()
+    occurred_at.FromDatetime(envelope.occurred_at.astimezone(UTC))
+    return envelope_pb2.EventEnvelope(
+        event_id=envelope.event_id,
+        stream_id=envelope.stream_id,
+        stream_version=envelope.stream_version,
+        occurred_at=occurred_at,
+        correlation_id=envelope.correlation_id,
+        causation_id=envelope.causation_id,
+        type=envelope.type,
+        payload=envelope.payload.SerializeToString(deterministic=True),
+        rules_version=envelope.rules_version,
+        shuffle_version=envelope.shuffle_version,
+    )
+
+
+def from_proto(message: envelope_pb2.EventEnvelope, registry: PayloadRegistry) -> Envelope:
+    """The typed envelope of an ``EventEnvelope`` message.
+
+    Raises UnknownEventType / EnvelopeError as :meth:`PayloadRegistry.unpack`, and EnvelopeError
+    if a required field is missing.
+    """
+    try:
+        return Envelope(
+            event_id=message.event_id,
+            stream_id=message.stream_id,
+            stream_version=message.stream_version,
+            occurred_at=message.occurred_at.ToDatetime(tzinfo=UTC),
+            payload=registry.unpack(message.type, message.payload),
+            correlation_id=message.correlation_id,
+            causation_id=message.causation_id,
+            rules_version=message.rules_version,
+            shuffle_version=message.shuffle_version,
+        )
+    except ValueError as exc:
+        if isinstance(exc, EnvelopeError):
+            raise
+        raise EnvelopeError(f"invalid envelope: {exc}") from exc
+
+
+def encode(envelope: Envelope) -> bytes:
+    """The envelope as ``rummy.common.v1.EventEnvelope`` bytes (the Kafka message value)."""
+    return to_proto(envelope).SerializeToString(deterministic=True)
+
+
+def decode(data: bytes, registry: PayloadRegistry) -> Envelope:
+    """The typed envelope of ``EventEnvelope`` bytes. Raises EnvelopeError / UnknownEventType."""
+    message = envelope_pb2.EventEnvelope()
+    try:
+        message.ParseFromString(data)
+    except DecodeError as exc:
+        raise EnvelopeError(f"not an EventEnvelope: {exc}") from exc
+    return from_proto(message, registry)

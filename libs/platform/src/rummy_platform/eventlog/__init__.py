@@ -1,0 +1,44 @@
+"""The event log: typed envelopes appended to and read from Kafka topics.
+
+``KafkaEventLog`` is the real adapter; ``InMemoryEventLog`` is the fake for unit tests. Both pass
+the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
+"""
+
+from .base import (
+    EventLog,
+    EventLogError,
+    GroupConsumer,
+    OnAssigned,
+    Position,
+    Record,
+    TopicDescription,
+    TopicMismatch,
+    TopicPartition,
+    TransactionalWriter,
+    UnknownTopic,
+    WriterFenced,
+)
+from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
+from .kafka_log import KafkaEventLog
+from .memory import InMemoryEventLog
+
+__all__ = [
+    "Deduplicator",
+    "EventLog",
+    "EventLogError",
+    "GroupConsumer",
+    "InMemoryEventLog",
+    "KafkaEventLog",
+    "OnAssigned",
+    "Position",
+    "Record",
+    "TopicDescription",
+    "TopicMismatch",
+    "TopicPartition",
+    "TransactionalWriter",
+    "UnknownTopic",
+    "WriterFenced",
+    "by_causation_id",
+    "by_event_id",
+    "drop_redelivered",
+]

@@ -1,0 +1,229 @@
+"""The event log's interface: what every adapter (Kafka, in-memory) provides.
+
+Positions are Kafka's: a stream (all events of one key) lives on one partition of a topic, and an
+*offset* is a record's position in that partition. Readers see only committed data (Kafka's
+``read_committed``): records of an open or aborted transaction are never returned.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+
+from rummy_platform.envelope import Envelope
+from rummy_platform.topics import TopicSpec
+
+
+class EventLogError(Exception):
+    """The event log could not do what was asked (broker unreachable, timeout, bad state)."""
+
+
+class WriterFenced(EventLogError):
+    """Another writer took over this writer's ``transactional_id``.
+
+    Raised by the fenced writer's next append; nothing of that append is visible to readers. The
+    writer is dead: build a new one (which fences the other in turn) only if this process should
+    own the stream again.
+    """
+
+
+class TopicMismatch(EventLogError):
+    """A topic exists with a partition count or configuration other than its spec."""
+
+
+class UnknownTopic(EventLogError):
+    """The topic does not exist (topics are created explicitly, never on first use)."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class TopicPartition:
+    topic: str
+    partition: int
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where an appended event landed."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One event read back from the log, with its position."""
+
+    topic: str
+    partition: int
+    offset: int
+    envelope: Envelope
+
+    @property
+    def next_offset(self) -> int:
+        """The offset to resume from after this record (what a consumer stores)."""
+        return self.offset + 1
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDescription:
+    """A topic as the log reports it: partition count and its non-default configuration."""
+
+    name: str
+    partitions: int
+    config: Mapping[str, str]
+
+
+#: Called when a group consumer is given partitions; returns the offsets to resume each from
+#: (e.g. read from Postgres). Partitions left out resume from the group's committed offset, or
+#: from the beginning when there is none.
+OnAssigned = Callable[[frozenset[TopicPartition]], Mapping[TopicPartition, int]]
+
+
+class TransactionalWriter(ABC):
+    """A producer with a stable ``transactional_id``: the single writer of the streams it owns.
+
+    Creating a writer fences every earlier writer with the same id. Each :meth:`append_batch` is
+    one Kafka transaction: all its events become visible together, or none do.
+    """
+
+    transactional_id: str
+
+    @abstractmethod
+    def append_batch(
+        self,
+        events: Sequence[tuple[str, Envelope]],
+        *,
+        consumed: Mapping[TopicPartition, int] | None = None,
+        group_id: str | None = None,
+    ) -> list[Position]:
+        """Append ``(topic, envelope)`` pairs atomically, each keyed by its stream id.
+
+        ``consumed`` (next offsets to resume from) are committed for ``group_id`` in the same
+        transaction (consume-transform-produce). Returns the positions, in order. Raises
+        WriterFenced if another writer took the id (nothing is written), EventLogError otherwise.
+        """
+
+    def append(self, topic: str, envelope: Envelope) -> Position:
+        """Append one event in its own transaction. Raises as :meth:`append_batch`."""
+        return self.append_batch([(topic, envelope)])[0]
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the producer (an open transaction is aborted by the broker)."""
+
+    def __enter__(self) -> TransactionalWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class GroupConsumer(ABC):
+    """A member of a consumer group whose offsets the caller controls.
+
+    Nothing is committed automatically: the caller stores ``record.next_offset`` with the effects
+    of the record (e.g. in Postgres) and hands it back through ``on_assigned``, or calls
+    :meth:`commit`.
+    """
+
+    @abstractmethod
+    def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
+        """Committed records from the assigned partitions, in offset order per partition.
+
+        Waits up to ``timeout_s`` seconds for at least one; returns ``[]`` if none came.
+        """
+
+    @abstractmethod
+    def assignment(self) -> frozenset[TopicPartition]:
+        """The partitions this member currently owns."""
+
+    @abstractmethod
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        """Resume ``partition`` (owned by this member) from ``offset``."""
+
+    @abstractmethod
+    def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
+        """Commit next offsets for the group (optional: offsets may live in the caller's store)."""
+
+    @abstractmethod
+    def committed(self, partition: TopicPartition) -> int | None:
+        """The group's committed offset of ``partition``, or None."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Leave the group (without committing)."""
+
+    def __enter__(self) -> GroupConsumer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class EventLog(ABC):
+    """Append to, and read from, the event topics."""
+
+    @abstractmethod
+    def ensure_topics(self, specs: Iterable[TopicSpec]) -> None:
+        """Create the topics that are missing; check those that exist.
+
+        Idempotent. Raises TopicMismatch if an existing topic has another partition count or a
+        different value for a key of its spec's configuration.
+        """
+
+    @abstractmethod
+    def describe_topic(self, name: str) -> TopicDescription:
+        """Partition count and non-default configuration of ``name``. Raises UnknownTopic."""
+
+    @abstractmethod
+    def append(self, topic: str, envelope: Envelope) -> Position:
+        """Append one event, keyed by its stream id, with an idempotent, acks=all producer.
+
+        Returns once the broker acknowledged it. Raises UnknownTopic / EventLogError.
+        """
+
+    @abstractmethod
+    def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
+        """A transactional writer with this stable id; fences earlier writers with the same id."""
+
+    @abstractmethod
+    def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
+        """Every committed event of ``stream_id`` in ``topic`` at or after ``from_offset``.
+
+        ``from_offset`` is an offset of the stream's partition (a ``Record.next_offset``). Returns
+        the events in the order they were appended. Raises UnknownTopic.
+        """
+
+    @abstractmethod
+    def consumer(
+        self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
+    ) -> GroupConsumer:
+        """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release every client this log opened."""
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

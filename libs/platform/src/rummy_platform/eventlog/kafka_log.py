@@ -1,0 +1,369 @@
+"""The event log on Apache Kafka, through kafka-python 3.0.x.
+
+- Plain appends go through one idempotent producer with ``acks=all`` (kafka-python 3.0's
+  defaults, set explicitly here), keyed by the envelope's stream id.
+- Each :class:`KafkaTransactionalWriter` is its own producer with a stable ``transactional.id``;
+  ``init_transactions`` on creation fences every earlier producer with the same id.
+- Readers use ``isolation_level=read_committed``: records of open or aborted transactions are
+  never returned.
+- Consumers never auto-commit; the caller resumes from offsets it stored (``on_assigned``) or
+  commits explicitly.
+
+Clients are created on first use, so building a :class:`KafkaEventLog` does no I/O. The producer is
+thread-safe; the stream reader is guarded by a lock; a :class:`GroupConsumer` belongs to one thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import kafka.errors as kafka_errors
+from kafka import (
+    ConsumerRebalanceListener,
+    KafkaAdminClient,
+    KafkaConsumer,
+    KafkaProducer,
+    OffsetAndMetadata,
+)
+from kafka import TopicPartition as KafkaTopicPartition
+from kafka.admin import ConfigResource, ConfigResourceType
+
+from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
+from rummy_platform.topics import TopicSpec, partition_for
+
+from .base import (
+    EventLog,
+    EventLogError,
+    GroupConsumer,
+    OnAssigned,
+    Position,
+    Record,
+    TopicDescription,
+    TopicMismatch,
+    TopicPartition,
+    TransactionalWriter,
+    UnknownTopic,
+    WriterFenced,
+)
+
+_FENCING_ERRORS = (kafka_errors.ProducerFencedError, kafka_errors.InvalidProducerEpochError)
+
+
+def _is_fencing(exc: BaseException) -> bool:
+    # After fencing, kafka-python raises the broker's error once, then a plain KafkaError
+    # ("... in an error state: [Error 90] ProducerFencedError") from every transactional call.
+    return isinstance(exc, _FENCING_ERRORS) or "ProducerFenced" in str(exc)
+
+
+class KafkaEventLog(EventLog):
+    """The event log on the brokers ``bootstrap_servers`` (``"host:port[,host:port]"``).
+
+    ``timeout_s`` bounds each blocking call (acknowledgement, metadata, stream read).
+    """
+
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        *,
+        registry: PayloadRegistry | None = None,
+        client_id: str = "rummy",
+        timeout_s: float = 30.0,
+    ) -> None:
+        self._bootstrap = bootstrap_servers.split(",")
+        self._registry = registry or event_payloads()
+        self._client_id = client_id
+        self._timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self._producer: KafkaProducer | None = None
+        self._admin: KafkaAdminClient | None = None
+        self._reader: KafkaConsumer | None = None
+
+    # -- clients -------------------------------------------------------------------------------
+
+    def _common(self) -> dict[str, Any]:
+        return {"bootstrap_servers": self._bootstrap, "client_id": self._client_id}
+
+    def producer_config(self) -> dict[str, Any]:
+        """The configuration of every producer this log builds (idempotent, acks=all)."""
+        return {
+            **self._common(),
+            "enable_idempotence": True,
+            "acks": "all",
+            "linger_ms": 0,
+            "max_block_ms": int(self._timeout_s * 1000),
+        }
+
+    def _get_producer(self) -> KafkaProducer:
+        with self._lock:
+            if self._producer is None:
+                self._producer = KafkaProducer(**self.producer_config())
+            return self._producer
+
+    def _get_admin(self) -> KafkaAdminClient:
+        with self._lock:
+            if self._admin is None:
+                self._admin = KafkaAdminClient(**self._common())
+            return self._admin
+
+    def _consumer_config(self) -> dict[str, Any]:
+        return {
+            **self._common(),
+            "enable_auto_commit": False,
+            "isolation_level": "read_committed",
+            "auto_offset_reset": "earliest",
+        }
+
+    # -- topics --------------------------------------------------------------------------------
+
+    def ensure_topics(self, specs: Iterable[TopicSpec]) -> None:
+        specs = list(specs)
+        admin = self._get_admin()
+        existing = set(admin.list_topics())
+        missing = {
+            spec.name: {
+                "num_partitions": spec.partitions,
+                "replication_factor": spec.replication_factor,
+                "configs": dict(spec.config),
+            }
+            for spec in specs
+            if spec.name not in existing
+        }
+        if missing:
+            # A topic created concurrently by another process is verified below like any other.
+            with contextlib.suppress(kafka_errors.TopicAlreadyExistsError):
+                admin.create_topics(missing, wait_for_metadata=True)
+        for spec in specs:
+            described = self.describe_topic(spec.name)
+            if described.partitions != spec.partitions:
+                raise TopicMismatch(
+                    f"topic {spec.name} has {described.partitions} partitions, "
+                    f"spec says {spec.partitions}"
+                )
+            for key, value in spec.config.items():
+                if described.config.get(key) != value:
+                    raise TopicMismatch(
+                        f"topic {spec.name}: {key}={described.config.get(key)!r}, "
+                        f"spec says {value!r}"
+                    )
+
+    def describe_topic(self, name: str) -> TopicDescription:
+        admin = self._get_admin()
+        try:
+            (topic,) = admin.describe_topics([name])
+        except kafka_errors.UnknownTopicOrPartitionError:
+            raise UnknownTopic(f"topic {name!r} does not exist") from None
+        if topic["error_code"] != 0:
+            raise UnknownTopic(f"topic {name!r}: error code {topic['error_code']}")
+        configs = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, name)])
+        config = {key: entry["value"] for key, entry in configs["topic"][name].items()}
+        return TopicDescription(name, len(topic["partitions"]), config)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(self, topic: str, envelope: Envelope) -> Position:
+        producer = self._get_producer()
+        try:
+            meta = producer.send(topic, key=envelope.key, value=encode(envelope)).get(
+                timeout=self._timeout_s
+            )
+        except kafka_errors.KafkaTimeoutError as exc:
+            raise EventLogError(
+                f"append to {topic!r} not acknowledged in {self._timeout_s}s "
+                f"(missing topic or broker down): {exc}"
+            ) from exc
+        except kafka_errors.KafkaError as exc:
+            raise EventLogError(f"append to {topic!r} failed: {exc}") from exc
+        return Position(meta.topic, meta.partition, meta.offset)
+
+    def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
+        return KafkaTransactionalWriter(self.producer_config(), transactional_id, self._timeout_s)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
+        key = stream_id.encode()
+        with self._lock:
+            if self._reader is None:
+                self._reader = KafkaConsumer(group_id=None, **self._consumer_config())
+            reader = self._reader
+            partitions = reader.partitions_for_topic(topic)
+            if not partitions:
+                raise UnknownTopic(f"topic {topic!r} does not exist")
+            tp = KafkaTopicPartition(topic, partition_for(stream_id, len(partitions)))
+            reader.assign([tp])
+            reader.seek(tp, from_offset)
+            end = reader.end_offsets([tp])[tp]  # last stable offset under read_committed
+            deadline = time.monotonic() + self._timeout_s
+            records: list[Record] = []
+            while reader.position(tp) < end:
+                if time.monotonic() > deadline:
+                    raise EventLogError(
+                        f"reading {topic}[{tp.partition}] up to offset {end} took over "
+                        f"{self._timeout_s}s"
+                    )
+                for message in reader.poll(timeout_ms=200).get(tp, []):
+                    if message.offset < end and message.key == key:
+                        envelope = decode(message.value, self._registry)
+                        records.append(Record(topic, tp.partition, message.offset, envelope))
+            return records
+
+    def consumer(
+        self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
+    ) -> GroupConsumer:
+        return KafkaGroupConsumer(
+            KafkaConsumer(group_id=group_id, **self._consumer_config()),
+            self._registry,
+            topics,
+            on_assigned,
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._producer is not None:
+                self._producer.close(timeout=self._timeout_s)
+            if self._reader is not None:
+                self._reader.close(autocommit=False)
+            if self._admin is not None:
+                self._admin.close()
+            self._producer = self._reader = self._admin = None
+
+
+class KafkaTransactionalWriter(TransactionalWriter):
+    """A transactional producer; created by :meth:`KafkaEventLog.transactional_writer`.
+
+    Raises EventLogError if the transaction coordinator does not answer within ``timeout_s``.
+    """
+
+    def __init__(self, config: Mapping[str, Any], transactional_id: str, timeout_s: float) -> None:
+        self.transactional_id = transactional_id
+        self._timeout_s = timeout_s
+        self._fenced = False
+        self._producer = KafkaProducer(**config, transactional_id=transactional_id)
+        try:
+            self._producer.init_transactions()
+        except kafka_errors.KafkaError as exc:
+            self._producer.close(timeout=0)
+            raise EventLogError(
+                f"init_transactions for {transactional_id!r} failed: {exc}"
+            ) from exc
+
+    def _fenced_error(self) -> WriterFenced:
+        self._fenced = True
+        return WriterFenced(
+            f"writer {self.transactional_id!r} was fenced by a newer writer with the same "
+            "transactional id; nothing of this append was written"
+        )
+
+    def append_batch(
+        self,
+        events: Sequence[tuple[str, Envelope]],
+        *,
+        consumed: Mapping[TopicPartition, int] | None = None,
+        group_id: str | None = None,
+    ) -> list[Position]:
+        if self._fenced:
+            raise self._fenced_error()
+        if consumed and not group_id:
+            raise ValueError("consumed offsets need a group_id")
+        producer = self._producer
+        try:
+            producer.begin_transaction()
+            futures = [
+                producer.send(topic, key=envelope.key, value=encode(envelope))
+                for topic, envelope in events
+            ]
+            metas = [future.get(timeout=self._timeout_s) for future in futures]
+            if consumed:
+                producer.send_offsets_to_transaction(
+                    {
+                        KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
+                        for tp, offset in consumed.items()
+                    },
+                    group_id,
+                )
+            producer.commit_transaction()
+        except kafka_errors.KafkaError as exc:
+            if _is_fencing(exc):
+                raise self._fenced_error() from exc
+            try:
+                producer.abort_transaction()
+            except kafka_errors.KafkaError as abort_exc:
+                if _is_fencing(abort_exc):
+                    raise self._fenced_error() from exc
+            raise EventLogError(
+                f"transaction of {self.transactional_id!r} failed and was aborted: {exc}"
+            ) from exc
+        return [Position(m.topic, m.partition, m.offset) for m in metas]
+
+    def close(self) -> None:
+        self._producer.close(timeout=self._timeout_s)
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, owner: KafkaGroupConsumer) -> None:
+        self._owner = owner
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        pass
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        self._owner._resume(assigned)
+
+
+class KafkaGroupConsumer(GroupConsumer):
+    """A consumer-group member; created by :meth:`KafkaEventLog.consumer`."""
+
+    def __init__(
+        self,
+        consumer: KafkaConsumer,
+        registry: PayloadRegistry,
+        topics: Sequence[str],
+        on_assigned: OnAssigned | None,
+    ) -> None:
+        self._consumer = consumer
+        self._registry = registry
+        self._on_assigned = on_assigned
+        consumer.subscribe(list(topics), listener=_Listener(self))
+
+    def _resume(self, assigned: Iterable[KafkaTopicPartition]) -> None:
+        if self._on_assigned is None:
+            return
+        owned = frozenset(TopicPartition(tp.topic, tp.partition) for tp in assigned)
+        for tp, offset in self._on_assigned(owned).items():
+            if tp in owned:
+                self._consumer.seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
+
+    def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
+        batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        return [
+            Record(tp.topic, tp.partition, m.offset, decode(m.value, self._registry))
+            for tp in sorted(batches, key=lambda t: (t.topic, t.partition))
+            for m in batches[tp]
+        ]
+
+    def assignment(self) -> frozenset[TopicPartition]:
+        return frozenset(
+            TopicPartition(tp.topic, tp.partition) for tp in self._consumer.assignment()
+        )
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        self._consumer.seek(KafkaTopicPartition(partition.topic, partition.partition), offset)
+
+    def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
+        self._consumer.commit(
+            {
+                KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
+                for tp, offset in offsets.items()
+            }
+        )
+
+    def committed(self, partition: TopicPartition) -> int | None:
+        value = self._consumer.committed(KafkaTopicPartition(partition.topic, partition.partition))
+        return None if value is None else int(value)
+
+    def close(self) -> None:
+        self._consumer.close(autocommit=False)

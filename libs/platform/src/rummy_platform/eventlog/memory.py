@@ -1,0 +1,203 @@
+"""An in-memory event log for unit tests: same contract as the Kafka adapter, one process only.
+
+Events are stored encoded (the same bytes as on Kafka) and partitioned with Kafka's partitioner,
+so offsets and ordering match what the real log would give. Differences, by design: a consumer
+group has a single member (it owns every partition), and :meth:`GroupConsumer.poll` never waits.
+Not thread-safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
+from rummy_platform.topics import TopicSpec, partition_for
+
+from .base import (
+    EventLog,
+    GroupConsumer,
+    OnAssigned,
+    Position,
+    Record,
+    TopicDescription,
+    TopicMismatch,
+    TopicPartition,
+    TransactionalWriter,
+    UnknownTopic,
+    WriterFenced,
+)
+
+
+@dataclass
+class _Topic:
+    partitions: list[list[bytes]]
+    config: dict[str, str]
+
+
+@dataclass
+class _State:
+    topics: dict[str, _Topic] = field(default_factory=dict)
+    epochs: dict[str, int] = field(default_factory=dict)
+    group_offsets: dict[tuple[str, TopicPartition], int] = field(default_factory=dict)
+
+    def topic(self, name: str) -> _Topic:
+        try:
+            return self.topics[name]
+        except KeyError:
+            raise UnknownTopic(f"topic {name!r} does not exist") from None
+
+    def write(self, topic: str, envelope: Envelope) -> Position:
+        partitions = self.topic(topic).partitions
+        partition = partition_for(envelope.stream_id, len(partitions))
+        partitions[partition].append(encode(envelope))
+        return Position(topic, partition, len(partitions[partition]) - 1)
+
+
+class InMemoryEventLog(EventLog):
+    """The fake event log. ``registry`` decodes payloads (default: every event payload)."""
+
+    def __init__(self, registry: PayloadRegistry | None = None) -> None:
+        self._state = _State()
+        self._registry = registry or event_payloads()
+
+    def ensure_topics(self, specs: Iterable[TopicSpec]) -> None:
+        for spec in specs:
+            existing = self._state.topics.get(spec.name)
+            if existing is None:
+                self._state.topics[spec.name] = _Topic(
+                    [[] for _ in range(spec.partitions)], dict(spec.config)
+                )
+                continue
+            if len(existing.partitions) != spec.partitions:
+                raise TopicMismatch(
+                    f"topic {spec.name} has {len(existing.partitions)} partitions, "
+                    f"spec says {spec.partitions}"
+                )
+            for key, value in spec.config.items():
+                found = existing.config.get(key)
+                if found != value:
+                    raise TopicMismatch(f"topic {spec.name}: {key}={found!r}, spec says {value!r}")
+
+    def describe_topic(self, name: str) -> TopicDescription:
+        topic = self._state.topic(name)
+        return TopicDescription(name, len(topic.partitions), dict(topic.config))
+
+    def append(self, topic: str, envelope: Envelope) -> Position:
+        return self._state.write(topic, envelope)
+
+    def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
+        epoch = self._state.epochs.get(transactional_id, 0) + 1
+        self._state.epochs[transactional_id] = epoch
+        return _InMemoryWriter(self._state, transactional_id, epoch)
+
+    def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
+        partitions = self._state.topic(topic).partitions
+        partition = partition_for(stream_id, len(partitions))
+        records = (
+            Record(topic, partition, offset, decode(data, self._registry))
+            for offset, data in enumerate(partitions[partition])
+            if offset >= from_offset
+        )
+        return [record for record in records if record.envelope.stream_id == stream_id]
+
+    def consumer(
+        self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
+    ) -> GroupConsumer:
+        for name in topics:
+            self._state.topic(name)
+        return _InMemoryConsumer(self._state, self._registry, group_id, tuple(topics), on_assigned)
+
+    def close(self) -> None:
+        pass
+
+
+class _InMemoryWriter(TransactionalWriter):
+    def __init__(self, state: _State, transactional_id: str, epoch: int) -> None:
+        self._state = state
+        self.transactional_id = transactional_id
+        self._epoch = epoch
+
+    def append_batch(
+        self,
+        events: Sequence[tuple[str, Envelope]],
+        *,
+        consumed: Mapping[TopicPartition, int] | None = None,
+        group_id: str | None = None,
+    ) -> list[Position]:
+        if self._state.epochs[self.transactional_id] != self._epoch:
+            raise WriterFenced(
+                f"writer {self.transactional_id!r} was fenced by a newer writer with the same id"
+            )
+        if consumed and not group_id:
+            raise ValueError("consumed offsets need a group_id")
+        for topic, _ in events:
+            self._state.topic(topic)
+        positions = [self._state.write(topic, envelope) for topic, envelope in events]
+        for partition, offset in (consumed or {}).items():
+            self._state.group_offsets[(group_id or "", partition)] = offset
+        return positions
+
+    def close(self) -> None:
+        pass
+
+
+class _InMemoryConsumer(GroupConsumer):
+    def __init__(
+        self,
+        state: _State,
+        registry: PayloadRegistry,
+        group_id: str,
+        topics: tuple[str, ...],
+        on_assigned: OnAssigned | None,
+    ) -> None:
+        self._state = state
+        self._registry = registry
+        self._group_id = group_id
+        self._topics = topics
+        self._on_assigned = on_assigned
+        self._positions: dict[TopicPartition, int] | None = None
+
+    def _assign(self) -> dict[TopicPartition, int]:
+        if self._positions is None:
+            owned = frozenset(
+                TopicPartition(name, p)
+                for name in self._topics
+                for p in range(len(self._state.topic(name).partitions))
+            )
+            resume = dict(self._on_assigned(owned)) if self._on_assigned else {}
+            self._positions = {tp: resume.get(tp, self.committed(tp) or 0) for tp in sorted(owned)}
+        return self._positions
+
+    def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
+        positions = self._assign()
+        records: list[Record] = []
+        for tp, position in positions.items():
+            log = self._state.topic(tp.topic).partitions[tp.partition]
+            for offset in range(position, len(log)):
+                if len(records) >= max_records:
+                    break
+                records.append(
+                    Record(tp.topic, tp.partition, offset, decode(log[offset], self._registry))
+                )
+                positions[tp] = offset + 1
+        return records
+
+    def assignment(self) -> frozenset[TopicPartition]:
+        return frozenset(self._positions or ())
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        positions = self._assign()
+        if partition not in positions:
+            raise ValueError(f"{partition} is not assigned to this consumer")
+        positions[partition] = offset
+
+    def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
+        for tp, offset in offsets.items():
+            self._state.group_offsets[(self._group_id, tp)] = offset
+
+    def committed(self, partition: TopicPartition) -> int | None:
+        return self._state.group_offsets.get((self._group_id, partition))
+
+    def close(self) -> None:
+        self._positions = None

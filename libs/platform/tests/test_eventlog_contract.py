@@ -1,0 +1,286 @@
+"""The event log contract: one suite that the in-memory fake and the Kafka adapter both pass.
+
+The Kafka half runs on a real broker: ``KAFKA_BOOTSTRAP_SERVERS`` wins, else the shared
+``kafka_bootstrap`` fixture (tests/support) when it is installed. Without either it is skipped
+locally and fails under CI=true. Every test uses topics, groups and transactional ids of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from rummy.common.v1 import cards_pb2
+from rummy.ledger.v1 import events_pb2 as ledger_events
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import (
+    Deduplicator,
+    EventLog,
+    GroupConsumer,
+    InMemoryEventLog,
+    KafkaEventLog,
+    Record,
+    TopicMismatch,
+    TopicPartition,
+    WriterFenced,
+    by_causation_id,
+    drop_redelivered,
+)
+from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs, partition_for
+
+PARTITIONS = 3
+T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+class Topics:
+    """The five event topics of one test, under a unique prefix."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.table = prefix + "table-events"
+        self.ledger = prefix + "ledger-events"
+
+
+def card_drawn(table_id: str, version: int, *, hand_id: str = "hand-1") -> Envelope:
+    """The ``version``-th event of ``table_id``'s stream: seat 0 draws card ``version``."""
+    payload = table_events.CardDrawn(
+        hand_id=hand_id,
+        seat=0,
+        turn_no=version,
+        source=table_events.DRAW_SOURCE_STOCK,
+        card=cards_pb2.Card(index=version, face="?"),
+    )
+    return Envelope.new(
+        payload,
+        stream_id=table_id,
+        stream_version=version,
+        occurred_at=T0 + timedelta(seconds=version, microseconds=123),
+        correlation_id=hand_id,
+        rules_version="indian13-points/1",
+        shuffle_version="bb-shuffle-v1",
+    )
+
+
+def poll_until(consumer: GroupConsumer, count: int, timeout_s: float = 30.0) -> list[Record]:
+    """Poll until ``count`` records arrived (or the timeout passed), then poll once more briefly
+    to catch any record beyond ``count``."""
+    records: list[Record] = []
+    deadline = time.monotonic() + timeout_s
+    while len(records) < count and time.monotonic() < deadline:
+        records.extend(consumer.poll(timeout_s=0.5))
+    records.extend(consumer.poll(timeout_s=0.5))
+    return records
+
+
+class EventLogContract:
+    """What every event log adapter promises. Subclasses provide the ``log`` fixture."""
+
+    @pytest.fixture
+    def log(self) -> Iterator[EventLog]:
+        raise NotImplementedError
+
+    @pytest.fixture
+    def topics(self, log: EventLog) -> Topics:
+        prefix = f"t{uuid.uuid4().hex[:10]}-"
+        log.ensure_topics(event_topic_specs(PARTITIONS, prefix=prefix))
+        return Topics(prefix)
+
+    def test_a_streams_events_read_back_in_append_order_and_intact(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table_a, table_b = f"table-{uuid.uuid4()}", f"table-{uuid.uuid4()}"
+        sent_a = [card_drawn(table_a, v) for v in range(1, 6)]
+        sent_b = [card_drawn(table_b, v) for v in range(1, 4)]
+        positions = []
+        for a, b in zip(sent_a, sent_b + [None, None], strict=True):
+            positions.append(log.append(topics.table, a))
+            if b is not None:
+                log.append(topics.table, b)
+
+        read_a = log.read_stream(topics.table, table_a)
+        assert [r.envelope for r in read_a] == sent_a
+        assert [r.envelope for r in log.read_stream(topics.table, table_b)] == sent_b
+        assert {p.partition for p in positions} == {partition_for(table_a, PARTITIONS)}
+        assert [r.offset for r in read_a] == [p.offset for p in positions]
+
+    def test_reading_from_a_stored_offset_returns_only_the_later_events(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        sent = [card_drawn(table, v) for v in range(1, 6)]
+        for envelope in sent:
+            log.append(topics.table, envelope)
+        first = log.read_stream(topics.table, table)
+
+        later = log.read_stream(topics.table, table, from_offset=first[2].next_offset)
+
+        assert [r.envelope for r in later] == sent[3:]
+
+    def test_a_redelivered_append_with_the_same_event_id_is_detected_downstream(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        first, second = card_drawn(table, 1), card_drawn(table, 2)
+        log.append(topics.table, first)
+        log.append(topics.table, first)  # a producer retry after a lost acknowledgement
+        log.append(topics.table, second)
+
+        read = [r.envelope for r in log.read_stream(topics.table, table)]
+        dedupe = Deduplicator()
+
+        assert [e.event_id for e in read] == [first.event_id, first.event_id, second.event_id]
+        assert [dedupe.first_time(e) for e in read] == [True, False, True]
+        assert drop_redelivered(read) == [first, second]
+
+    def test_an_input_recorded_twice_is_detected_by_its_causation_id(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        stakes = Envelope.new(
+            ledger_events.StakesReserved(hand_id="hand-1"),
+            stream_id=table,
+            stream_version=1,
+            occurred_at=T0,
+            correlation_id="hand-1",
+        )
+        source = log.append(topics.ledger, stakes)
+        assert source.partition == partition_for(table, PARTITIONS)
+        for version in (1, 2):  # the table records the same ledger event twice (a redelivery)
+            recorded = Envelope.new(
+                stakes.payload,
+                stream_id=table,
+                stream_version=version,
+                occurred_at=T0,
+                correlation_id="hand-1",
+                causation_id=stakes.event_id,
+            )
+            log.append(topics.table, recorded)
+
+        read = [r.envelope for r in log.read_stream(topics.table, table)]
+
+        assert [e.type for e in read] == ["rummy.ledger.v1.StakesReserved"] * 2
+        assert len(drop_redelivered(read)) == 2  # two distinct table events...
+        assert len(drop_redelivered(read, key=by_causation_id)) == 1  # ...of one input
+
+    def test_a_consumer_resumes_from_the_offset_it_stored_itself(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        tables = [f"table-{uuid.uuid4()}" for _ in range(2)]
+        sent = [card_drawn(t, v) for v in range(1, 4) for t in tables]
+        for envelope in sent:
+            log.append(topics.table, envelope)
+        group = f"group-{uuid.uuid4()}"
+        stored: dict[TopicPartition, int] = {}  # what a service keeps in Postgres
+
+        with log.consumer(group, [topics.table], on_assigned=lambda owned: stored) as first:
+            seen = poll_until(first, len(sent))
+            handled = [r for r in seen if r.envelope.stream_version <= 2]
+            for record in handled:  # effects and offsets stored together, then a crash
+                stored[TopicPartition(record.topic, record.partition)] = record.next_offset
+        assert sorted(r.envelope.event_id for r in seen) == sorted(e.event_id for e in sent)
+
+        with log.consumer(group, [topics.table], on_assigned=lambda owned: stored) as second:
+            resumed = poll_until(second, 2)
+            assert all(second.committed(tp) is None for tp in stored)  # Kafka stored nothing
+
+        assert sorted(r.envelope.event_id for r in resumed) == sorted(
+            e.event_id for e in sent if e.stream_version == 3
+        )
+
+    def test_a_new_group_member_resumes_from_explicitly_committed_offsets(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        sent = [card_drawn(table, v) for v in range(1, 5)]
+        for envelope in sent:
+            log.append(topics.table, envelope)
+        group = f"group-{uuid.uuid4()}"
+
+        with log.consumer(group, [topics.table]) as first:
+            seen = poll_until(first, 4)
+            first.commit({TopicPartition(seen[1].topic, seen[1].partition): seen[1].next_offset})
+        with log.consumer(group, [topics.table]) as second:
+            resumed = poll_until(second, 2)
+
+        assert [r.envelope for r in resumed] == sent[2:]
+
+    def test_a_second_writer_with_the_same_transactional_id_fences_the_first(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        writer_id = f"table-writer-{uuid.uuid4()}"
+        e1, e2, e3 = (card_drawn(table, v) for v in (1, 2, 3))
+        with log.transactional_writer(writer_id) as old:
+            old.append(topics.table, e1)
+            with log.transactional_writer(writer_id) as new:
+                with pytest.raises(WriterFenced, match="fenced"):
+                    old.append(topics.table, e2)
+                new.append(topics.table, e3)
+                with pytest.raises(WriterFenced):
+                    old.append(topics.table, e2)
+
+        assert [r.envelope for r in log.read_stream(topics.table, table)] == [e1, e3]
+
+    def test_a_transactional_batch_spans_topics_and_keeps_its_order(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        events = [card_drawn(table, v) for v in (1, 2, 3)]
+        with log.transactional_writer(f"writer-{uuid.uuid4()}") as writer:
+            positions = writer.append_batch(
+                [(topics.table, events[0]), (topics.ledger, events[1]), (topics.table, events[2])]
+            )
+
+        assert [p.topic for p in positions] == [topics.table, topics.ledger, topics.table]
+        assert [r.envelope for r in log.read_stream(topics.table, table)] == [events[0], events[2]]
+        assert [r.envelope for r in log.read_stream(topics.ledger, table)] == [events[1]]
+
+    def test_event_topics_have_infinite_retention_and_one_partition_count(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        for name in EVENT_TOPICS:
+            described = log.describe_topic(topics.prefix + name)
+            assert described.partitions == PARTITIONS
+            assert described.config["retention.ms"] == "-1"
+
+    def test_ensuring_topics_twice_is_harmless_but_a_changed_partition_count_is_refused(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        log.ensure_topics(event_topic_specs(PARTITIONS, prefix=topics.prefix))
+        with pytest.raises(TopicMismatch, match="partitions"):
+            log.ensure_topics([TopicSpec(topics.table, PARTITIONS + 1)])
+
+
+class TestInMemoryEventLog(EventLogContract):
+    @pytest.fixture
+    def log(self) -> Iterator[EventLog]:
+        with InMemoryEventLog() as log:
+            yield log
+
+
+@pytest.fixture(scope="module")
+def kafka_bootstrap_servers(request: pytest.FixtureRequest) -> str:
+    from_env = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
+    if from_env:
+        return from_env
+    try:
+        return str(request.getfixturevalue("kafka_bootstrap"))
+    except pytest.FixtureLookupError:
+        message = "no Kafka broker: set KAFKA_BOOTSTRAP_SERVERS or provide kafka_bootstrap"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.mark.integration
+class TestKafkaEventLog(EventLogContract):
+    @pytest.fixture
+    def log(self, kafka_bootstrap_servers: str) -> Iterator[EventLog]:
+        with KafkaEventLog(kafka_bootstrap_servers, client_id="contract-test", timeout_s=20) as log:
+            yield log
