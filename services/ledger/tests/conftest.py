@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from psycopg import sql
 from psycopg_pool import ConnectionPool
+
 from rummy_ledger.adapters.db import apply_migrations, open_pool
 
 settings.register_profile(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from psycopg_pool import ConnectionPool
+
 from rummy_ledger.application import get_balance, grant
 from rummy_ledger.domain import Grant
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from ledger_support import balance_of, funded_player, new_id
 from psycopg_pool import ConnectionPool
+
 from rummy_ledger.adapters import db
 from rummy_ledger.application import (
     ConsumedPosition,
