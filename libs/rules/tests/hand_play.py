@@ -7,8 +7,10 @@ deals real shoes with ``rummy_rules.shuffle``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rummy_rules.cards import Card
 from rummy_rules.commands import (
     ContributeClientSeed,
     Deal,
@@ -21,7 +23,8 @@ from rummy_rules.events import Event, SeatAccount, StockExhausted
 from rummy_rules.indian import INDIAN_POINTS, HandState
 from rummy_rules.rules import RuleSet, bombay_baazi
 from rummy_rules.settlement import reservation_cents
-from rummy_rules.shuffle import ShuffleInputs, deal, reshuffle
+from rummy_rules.shuffle import Deal as ShuffleDeal
+from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal, reshuffle
 
 T0 = 1_700_000_000_000  # ms since the epoch; the tests' clock starts here
 
@@ -52,8 +55,15 @@ class Table:
         seeds = {s.seat: bytes.fromhex(s.seed_hex or "") for s in self.state.seats}
         return ShuffleInputs.of(self.server_seed, self.hand_id, seeds)
 
-    def start(self, seats: list[int], dealer: int, client_seeds: dict[int, str]) -> None:
-        """Start, reserve, commit, collect seeds (then the window's timeout), deal from the shoe."""
+    def start(
+        self,
+        seats: list[int],
+        dealer: int,
+        client_seeds: dict[int, str],
+        rig: Callable[[ShuffleDeal], ShuffleDeal] | None = None,
+    ) -> None:
+        """Start, reserve, commit, collect seeds (then the window's timeout), deal from the shoe.
+        ``rig`` may rearrange the shuffled deal (a test that needs a particular hand)."""
         self.run(
             StartHand(
                 hand_id=self.hand_id,
@@ -78,6 +88,8 @@ class Table:
 
             self.run(TurnTimeout(turn_no=0, at_ms=self.tick()))
         d = deal(self.inputs(), self.rule_set.shoe, seats, dealer, self.rule_set.hand_size)
+        if rig is not None:
+            d = rig(d)
         self.run(
             Deal(
                 hands=d.hands,
@@ -102,3 +114,57 @@ class Table:
 
 def table(seats: int = 4, point_value_cents: int = 100, commission_bps: int = 1000) -> Table:
     return Table(bombay_baazi(seats, point_value_cents, commission_bps))
+
+
+def give(d: ShuffleDeal, seat: int, wanted: list[Card]) -> ShuffleDeal:
+    """``d`` with ``wanted`` swapped into ``seat``'s hand (first cards replaced), the displaced cards
+    put where the wanted ones were: still a permutation of the same shoe. The cut and the open
+    card stay in place; raises ValueError if a wanted card is one of them."""
+    if d.wild_cut in wanted or d.first_open in wanted:
+        raise ValueError("cannot move the cut or the open card")
+    hands = {h.seat: list(h.cards) for h in d.hands}
+    stock = list(d.stock)
+    target = hands[seat]
+    spare = [c for c in target if c not in wanted]
+    for card in wanted:
+        if card in target:
+            continue
+        out = spare.pop()
+        target[target.index(out)] = card
+        for cards in [*hands.values(), stock]:
+            if cards is not target and card in cards:
+                cards[cards.index(card)] = out
+                break
+    return ShuffleDeal(
+        order=d.order,
+        hands=tuple(SeatHand(h.seat, tuple(hands[h.seat])) for h in d.hands),
+        wild_cut=d.wild_cut,
+        first_open=d.first_open,
+        stock=tuple(stock),
+    )
+
+
+def fixed_deal(
+    shuffled: ShuffleDeal,
+    hands: dict[int, list[Card]],
+    wild_cut: Card,
+    first_open: Card,
+    stock_top: list[Card],
+) -> ShuffleDeal:
+    """A deal with the given hands, cut, open card and top of the stock (``stock_top[0]`` drawn
+    first); the rest of the shoe follows in ``shuffled``'s order. Raises ValueError if a card is
+    given twice."""
+    given = [c for cards in hands.values() for c in cards] + [wild_cut, first_open, *stock_top]
+    if len(set(given)) != len(given):
+        raise ValueError("a card is placed twice")
+    everything = [c for h in shuffled.hands for c in h.cards]
+    everything += [shuffled.wild_cut, shuffled.first_open, *shuffled.stock]
+    taken = set(given)
+    rest = [c for c in everything if c not in taken]
+    return ShuffleDeal(
+        order=shuffled.order,
+        hands=tuple(SeatHand(h.seat, tuple(hands[h.seat])) for h in shuffled.hands),
+        wild_cut=wild_cut,
+        first_open=first_open,
+        stock=(*stock_top, *rest),
+    )
