@@ -26,23 +26,23 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from rummy.common.v1 import cards_pb2 as rummy_dot_common_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/table/v1/events.proto\x12\x0erummy.table.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1brummy/common/v1/cards.proto\"\xa5\x01\n\x0bTableOpened\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12\x1e\n\x16point_value_hundredths\x18\x04 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x05 \x01(\r\x12*\n\x08rule_set\x18\x06 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\"5\n\x11TablePlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"H\n\x0fTablePlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x13\n\x0b\x64uring_hand\x18\x03 \x01(\x08\"\x97\x02\n\x0bHandStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_no\x18\x02 \x01(\x04\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Seat\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x04 \x01(\r\x12*\n\x08rule_set\x18\x05 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\x12\x1e\n\x16point_value_hundredths\x18\x06 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x07 \x01(\r\x12\'\n\x04shoe\x18\x08 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\x12\x1e\n\x16reservation_hundredths\x18\t \x01(\x03\"Q\n\x10SeedWindowOpened\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"K\n\x15\x43lientSeedContributed\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\x0c\"/\n\nClientSeed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\x0c\"r\n\x0bSeedsLocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12 \n\x18server_commitment_sha256\x18\x02 \x01(\x0c\x12\x30\n\x0c\x63lient_seeds\x18\x03 \x03(\x0b\x32\x1a.rummy.table.v1.ClientSeed\"k\n\x0bTurnStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9f\x01\n\tCardDrawn\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x06source\x18\x04 \x01(\x0e\x32\x1a.rummy.table.v1.DrawSource\x12#\n\x04\x63\x61rd\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x06 \x01(\x08\"w\n\rCardDiscarded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12#\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"\x99\x01\n\x08\x44\x65\x63lared\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x0b\x63losed_card\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x05 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\"\xcc\x01\n\x13\x44\x65\x63larationRejected\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x0b\x63losed_card\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x05 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\x12\x16\n\x0epenalty_points\x18\x06 \x01(\r\x12\x0e\n\x06reason\x18\x07 \x01(\t\"\x7f\n\rPlayerDropped\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12&\n\x04kind\x18\x04 \x01(\x0e\x32\x18.rummy.table.v1.DropKind\x12\x16\n\x0epenalty_points\x18\x05 \x01(\r\"W\n\x0cTurnTimedOut\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x17\n\x0fmissed_in_a_row\x18\x04 \x01(\r\"H\n\x0eStockExhausted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12\x14\n\x0creshuffle_no\x18\x03 \x01(\r\"\xe0\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12,\n\x07outcome\x18\x03 \x01(\x0e\x32\x1b.rummy.table.v1.SeatOutcome\x12\x0e\n\x06points\x18\x04 \x01(\r\x12$\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\x12\x19\n\x11\x61mount_hundredths\x18\x07 \x01(\x03\"q\n\x0eSettlementLine\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\".rummy.table.v1.SettlementLineKind\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\"\xe0\x01\n\tHandEnded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12-\n\x06reason\x18\x02 \x01(\x0e\x32\x1d.rummy.table.v1.HandEndReason\x12\x13\n\x0bwinner_seat\x18\x03 \x01(\r\x12+\n\x07results\x18\x04 \x03(\x0b\x32\x1a.rummy.table.v1.SeatResult\x12\x32\n\nsettlement\x18\x05 \x03(\x0b\x32\x1e.rummy.table.v1.SettlementLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x06 \x01(\x03\".\n\x0bHandAborted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t*^\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x44RAW_SOURCE_STOCK\x10\x01\x12\x1c\n\x18\x44RAW_SOURCE_DISCARD_PILE\x10\x02*{\n\x08\x44ropKind\x12\x19\n\x15\x44ROP_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x44ROP_KIND_FIRST\x10\x01\x12\x14\n\x10\x44ROP_KIND_MIDDLE\x10\x02\x12\x15\n\x11\x44ROP_KIND_TIMEOUT\x10\x03\x12\x12\n\x0e\x44ROP_KIND_LEFT\x10\x04*}\n\rHandEndReason\x12\x1f\n\x1bHAND_END_REASON_UNSPECIFIED\x10\x00\x12!\n\x1dHAND_END_REASON_VALID_DECLARE\x10\x01\x12(\n$HAND_END_REASON_LAST_PLAYER_STANDING\x10\x02*\x92\x01\n\x0bSeatOutcome\x12\x1c\n\x18SEAT_OUTCOME_UNSPECIFIED\x10\x00\x12\x14\n\x10SEAT_OUTCOME_WON\x10\x01\x12\x15\n\x11SEAT_OUTCOME_LOST\x10\x02\x12\x18\n\x14SEAT_OUTCOME_DROPPED\x10\x03\x12\x1e\n\x1aSEAT_OUTCOME_WRONG_DECLARE\x10\x04*\xa1\x01\n\x12SettlementLineKind\x12$\n SETTLEMENT_LINE_KIND_UNSPECIFIED\x10\x00\x12\x1d\n\x19SETTLEMENT_LINE_KIND_LOSS\x10\x01\x12!\n\x1dSETTLEMENT_LINE_KIND_WINNINGS\x10\x02\x12#\n\x1fSETTLEMENT_LINE_KIND_COMMISSION\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/table/v1/events.proto\x12\x0erummy.table.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1brummy/common/v1/cards.proto\"\xa5\x01\n\x0bTableOpened\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12\x1e\n\x16point_value_hundredths\x18\x04 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x05 \x01(\r\x12*\n\x08rule_set\x18\x06 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\"5\n\x11TablePlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"H\n\x0fTablePlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x13\n\x0b\x64uring_hand\x18\x03 \x01(\x08\"\x97\x02\n\x0bHandStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_no\x18\x02 \x01(\x04\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Seat\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x04 \x01(\r\x12*\n\x08rule_set\x18\x05 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\x12\x1e\n\x16point_value_hundredths\x18\x06 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x07 \x01(\r\x12\'\n\x04shoe\x18\x08 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\x12\x1e\n\x16reservation_hundredths\x18\t \x01(\x03\"Q\n\x10SeedWindowOpened\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"K\n\x15\x43lientSeedContributed\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\x0c\"/\n\nClientSeed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\x0c\"\xc3\x01\n\x0bSeedsLocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12 \n\x18server_commitment_sha256\x18\x02 \x01(\x0c\x12\x30\n\x0c\x63lient_seeds\x18\x03 \x03(\x0b\x32\x1a.rummy.table.v1.ClientSeed\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x04 \x01(\r\x12\'\n\x04shoe\x18\x05 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\x12\x11\n\thand_size\x18\x06 \x01(\r\"k\n\x0bTurnStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9f\x01\n\tCardDrawn\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x06source\x18\x04 \x01(\x0e\x32\x1a.rummy.table.v1.DrawSource\x12#\n\x04\x63\x61rd\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x06 \x01(\x08\"w\n\rCardDiscarded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12#\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"\x99\x01\n\x08\x44\x65\x63lared\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x0b\x63losed_card\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x05 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\"\xcc\x01\n\x13\x44\x65\x63larationRejected\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x0b\x63losed_card\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x05 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\x12\x16\n\x0epenalty_points\x18\x06 \x01(\r\x12\x0e\n\x06reason\x18\x07 \x01(\t\"\x7f\n\rPlayerDropped\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12&\n\x04kind\x18\x04 \x01(\x0e\x32\x18.rummy.table.v1.DropKind\x12\x16\n\x0epenalty_points\x18\x05 \x01(\r\"W\n\x0cTurnTimedOut\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x17\n\x0fmissed_in_a_row\x18\x04 \x01(\r\"\xc3\x01\n\x0eStockExhausted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12\x14\n\x0creshuffle_no\x18\x03 \x01(\r\x12$\n\x05\x63\x61rds\x18\x04 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12*\n\x0btop_discard\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\'\n\x04shoe\x18\x06 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\"\xe0\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12,\n\x07outcome\x18\x03 \x01(\x0e\x32\x1b.rummy.table.v1.SeatOutcome\x12\x0e\n\x06points\x18\x04 \x01(\r\x12$\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\x12\x19\n\x11\x61mount_hundredths\x18\x07 \x01(\x03\"q\n\x0eSettlementLine\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\".rummy.table.v1.SettlementLineKind\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\"\xe0\x01\n\tHandEnded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12-\n\x06reason\x18\x02 \x01(\x0e\x32\x1d.rummy.table.v1.HandEndReason\x12\x13\n\x0bwinner_seat\x18\x03 \x01(\r\x12+\n\x07results\x18\x04 \x03(\x0b\x32\x1a.rummy.table.v1.SeatResult\x12\x32\n\nsettlement\x18\x05 \x03(\x0b\x32\x1e.rummy.table.v1.SettlementLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x06 \x01(\x03\".\n\x0bHandAborted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t*^\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x44RAW_SOURCE_STOCK\x10\x01\x12\x1c\n\x18\x44RAW_SOURCE_DISCARD_PILE\x10\x02*{\n\x08\x44ropKind\x12\x19\n\x15\x44ROP_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x44ROP_KIND_FIRST\x10\x01\x12\x14\n\x10\x44ROP_KIND_MIDDLE\x10\x02\x12\x15\n\x11\x44ROP_KIND_TIMEOUT\x10\x03\x12\x12\n\x0e\x44ROP_KIND_LEFT\x10\x04*}\n\rHandEndReason\x12\x1f\n\x1bHAND_END_REASON_UNSPECIFIED\x10\x00\x12!\n\x1dHAND_END_REASON_VALID_DECLARE\x10\x01\x12(\n$HAND_END_REASON_LAST_PLAYER_STANDING\x10\x02*\x92\x01\n\x0bSeatOutcome\x12\x1c\n\x18SEAT_OUTCOME_UNSPECIFIED\x10\x00\x12\x14\n\x10SEAT_OUTCOME_WON\x10\x01\x12\x15\n\x11SEAT_OUTCOME_LOST\x10\x02\x12\x18\n\x14SEAT_OUTCOME_DROPPED\x10\x03\x12\x1e\n\x1aSEAT_OUTCOME_WRONG_DECLARE\x10\x04*\xa1\x01\n\x12SettlementLineKind\x12$\n SETTLEMENT_LINE_KIND_UNSPECIFIED\x10\x00\x12\x1d\n\x19SETTLEMENT_LINE_KIND_LOSS\x10\x01\x12!\n\x1dSETTLEMENT_LINE_KIND_WINNINGS\x10\x02\x12#\n\x1fSETTLEMENT_LINE_KIND_COMMISSION\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.table.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DRAWSOURCE']._serialized_start=2677
-  _globals['_DRAWSOURCE']._serialized_end=2771
-  _globals['_DROPKIND']._serialized_start=2773
-  _globals['_DROPKIND']._serialized_end=2896
-  _globals['_HANDENDREASON']._serialized_start=2898
-  _globals['_HANDENDREASON']._serialized_end=3023
-  _globals['_SEATOUTCOME']._serialized_start=3026
-  _globals['_SEATOUTCOME']._serialized_end=3172
-  _globals['_SETTLEMENTLINEKIND']._serialized_start=3175
-  _globals['_SETTLEMENTLINEKIND']._serialized_end=3336
+  _globals['_DRAWSOURCE']._serialized_start=2883
+  _globals['_DRAWSOURCE']._serialized_end=2977
+  _globals['_DROPKIND']._serialized_start=2979
+  _globals['_DROPKIND']._serialized_end=3102
+  _globals['_HANDENDREASON']._serialized_start=3104
+  _globals['_HANDENDREASON']._serialized_end=3229
+  _globals['_SEATOUTCOME']._serialized_start=3232
+  _globals['_SEATOUTCOME']._serialized_end=3378
+  _globals['_SETTLEMENTLINEKIND']._serialized_start=3381
+  _globals['_SETTLEMENTLINEKIND']._serialized_end=3542
   _globals['_TABLEOPENED']._serialized_start=110
   _globals['_TABLEOPENED']._serialized_end=275
   _globals['_TABLEPLAYERSEATED']._serialized_start=277
@@ -57,30 +57,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLIENTSEEDCONTRIBUTED']._serialized_end=846
   _globals['_CLIENTSEED']._serialized_start=848
   _globals['_CLIENTSEED']._serialized_end=895
-  _globals['_SEEDSLOCKED']._serialized_start=897
-  _globals['_SEEDSLOCKED']._serialized_end=1011
-  _globals['_TURNSTARTED']._serialized_start=1013
-  _globals['_TURNSTARTED']._serialized_end=1120
-  _globals['_CARDDRAWN']._serialized_start=1123
-  _globals['_CARDDRAWN']._serialized_end=1282
-  _globals['_CARDDISCARDED']._serialized_start=1284
-  _globals['_CARDDISCARDED']._serialized_end=1403
-  _globals['_DECLARED']._serialized_start=1406
-  _globals['_DECLARED']._serialized_end=1559
-  _globals['_DECLARATIONREJECTED']._serialized_start=1562
-  _globals['_DECLARATIONREJECTED']._serialized_end=1766
-  _globals['_PLAYERDROPPED']._serialized_start=1768
-  _globals['_PLAYERDROPPED']._serialized_end=1895
-  _globals['_TURNTIMEDOUT']._serialized_start=1897
-  _globals['_TURNTIMEDOUT']._serialized_end=1984
-  _globals['_STOCKEXHAUSTED']._serialized_start=1986
-  _globals['_STOCKEXHAUSTED']._serialized_end=2058
-  _globals['_SEATRESULT']._serialized_start=2061
-  _globals['_SEATRESULT']._serialized_end=2285
-  _globals['_SETTLEMENTLINE']._serialized_start=2287
-  _globals['_SETTLEMENTLINE']._serialized_end=2400
-  _globals['_HANDENDED']._serialized_start=2403
-  _globals['_HANDENDED']._serialized_end=2627
-  _globals['_HANDABORTED']._serialized_start=2629
-  _globals['_HANDABORTED']._serialized_end=2675
+  _globals['_SEEDSLOCKED']._serialized_start=898
+  _globals['_SEEDSLOCKED']._serialized_end=1093
+  _globals['_TURNSTARTED']._serialized_start=1095
+  _globals['_TURNSTARTED']._serialized_end=1202
+  _globals['_CARDDRAWN']._serialized_start=1205
+  _globals['_CARDDRAWN']._serialized_end=1364
+  _globals['_CARDDISCARDED']._serialized_start=1366
+  _globals['_CARDDISCARDED']._serialized_end=1485
+  _globals['_DECLARED']._serialized_start=1488
+  _globals['_DECLARED']._serialized_end=1641
+  _globals['_DECLARATIONREJECTED']._serialized_start=1644
+  _globals['_DECLARATIONREJECTED']._serialized_end=1848
+  _globals['_PLAYERDROPPED']._serialized_start=1850
+  _globals['_PLAYERDROPPED']._serialized_end=1977
+  _globals['_TURNTIMEDOUT']._serialized_start=1979
+  _globals['_TURNTIMEDOUT']._serialized_end=2066
+  _globals['_STOCKEXHAUSTED']._serialized_start=2069
+  _globals['_STOCKEXHAUSTED']._serialized_end=2264
+  _globals['_SEATRESULT']._serialized_start=2267
+  _globals['_SEATRESULT']._serialized_end=2491
+  _globals['_SETTLEMENTLINE']._serialized_start=2493
+  _globals['_SETTLEMENTLINE']._serialized_end=2606
+  _globals['_HANDENDED']._serialized_start=2609
+  _globals['_HANDENDED']._serialized_end=2833
+  _globals['_HANDABORTED']._serialized_start=2835
+  _globals['_HANDABORTED']._serialized_end=2881
 # @@protoc_insertion_point(module_scope)

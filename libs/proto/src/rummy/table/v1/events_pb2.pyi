@@ -365,22 +365,35 @@ class SeedsLocked(_message.Message):
     HAND_ID_FIELD_NUMBER: _builtins.int
     SERVER_COMMITMENT_SHA256_FIELD_NUMBER: _builtins.int
     CLIENT_SEEDS_FIELD_NUMBER: _builtins.int
+    DEALER_SEAT_FIELD_NUMBER: _builtins.int
+    SHOE_FIELD_NUMBER: _builtins.int
+    HAND_SIZE_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     server_commitment_sha256: _builtins.bytes
+    dealer_seat: _builtins.int
+    """The rest of the deal's inputs, copied from HandStarted so the dealer deals from this event
+    alone: the dealer seat, the shoe and the cards dealt to each seat (13).
+    """
+    hand_size: _builtins.int
     @_builtins.property
     def client_seeds(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClientSeed]:
         """one per seat dealt in, by seat number"""
 
+    @_builtins.property
+    def shoe(self) -> _cards_pb2.ShoeSpec: ...
     def __init__(
         self,
         *,
         hand_id: _builtins.str = ...,
         server_commitment_sha256: _builtins.bytes = ...,
         client_seeds: _abc.Iterable[Global___ClientSeed] | None = ...,
+        dealer_seat: _builtins.int = ...,
+        shoe: _cards_pb2.ShoeSpec | None = ...,
+        hand_size: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["shoe", b"shoe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_seeds", b"client_seeds", "hand_id", b"hand_id", "server_commitment_sha256", b"server_commitment_sha256"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_seeds", b"client_seeds", "dealer_seat", b"dealer_seat", "hand_id", b"hand_id", "hand_size", b"hand_size", "server_commitment_sha256", b"server_commitment_sha256", "shoe", b"shoe"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -640,20 +653,36 @@ class StockExhausted(_message.Message):
     HAND_ID_FIELD_NUMBER: _builtins.int
     TURN_NO_FIELD_NUMBER: _builtins.int
     RESHUFFLE_NO_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    TOP_DISCARD_FIELD_NUMBER: _builtins.int
+    SHOE_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     turn_no: _builtins.int
     reshuffle_no: _builtins.int
     """1-based: the sub-stream of the seed the dealer draws on"""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """The discard pile as it stands: `cards` (all but its top, bottom first) are reshuffled into
+        the new stock; `top_discard` stays as the pile. `shoe` is the hand's shoe (cards are indices).
+        """
+
+    @_builtins.property
+    def top_discard(self) -> _cards_pb2.Card: ...
+    @_builtins.property
+    def shoe(self) -> _cards_pb2.ShoeSpec: ...
     def __init__(
         self,
         *,
         hand_id: _builtins.str = ...,
         turn_no: _builtins.int = ...,
         reshuffle_no: _builtins.int = ...,
+        cards: _abc.Iterable[_cards_pb2.Card] | None = ...,
+        top_discard: _cards_pb2.Card | None = ...,
+        shoe: _cards_pb2.ShoeSpec | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["shoe", b"shoe", "top_discard", b"top_discard"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "reshuffle_no", b"reshuffle_no", "turn_no", b"turn_no"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "hand_id", b"hand_id", "reshuffle_no", b"reshuffle_no", "shoe", b"shoe", "top_discard", b"top_discard", "turn_no", b"turn_no"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
