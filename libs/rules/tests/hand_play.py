@@ -117,9 +117,9 @@ def table(seats: int = 4, point_value_cents: int = 100, commission_bps: int = 10
 
 
 def give(d: ShuffleDeal, seat: int, wanted: list[Card]) -> ShuffleDeal:
-    """``d`` with ``wanted`` swapped into ``seat``'s hand (first cards replaced), the displaced cards
-    put where the wanted ones were: still a permutation of the same shoe. The cut and the open
-    card stay in place; raises ValueError if a wanted card is one of them."""
+    """``d`` with ``wanted`` swapped into ``seat``'s hand, the displaced cards put where the wanted
+    ones were: still a permutation of the same shoe. The cut and the open card stay in place;
+    raises ValueError if a wanted card is one of them."""
     if d.wild_cut in wanted or d.first_open in wanted:
         raise ValueError("cannot move the cut or the open card")
     hands = {h.seat: list(h.cards) for h in d.hands}

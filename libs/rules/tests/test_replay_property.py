@@ -84,8 +84,10 @@ def legal_commands(state: HandState, at_ms: int, rng: random.Random) -> list[tup
 
 
 def _from_pile(state: HandState, card: Card) -> bool:
-    return state.drawn_source is not None and state.drawn_source.value == "discard_pile" and (
-        card == state.drawn_card
+    return (
+        state.drawn_source is not None
+        and state.drawn_source.value == "discard_pile"
+        and (card == state.drawn_card)
     )
 
 

@@ -24,7 +24,7 @@ from rummy_rules.events import (
     StockReshuffled,
     TurnTimedOut,
 )
-from rummy_rules.indian import Declare, DeclarationRejected, Declared, Drop, DropKind, PlayerDropped
+from rummy_rules.indian import DeclarationRejected, Declare, Declared, Drop, DropKind, PlayerDropped
 from rummy_rules.shuffle import reshuffle
 
 C = parse_card
@@ -43,14 +43,20 @@ NOTHING = parse_cards("2S 4S 6S JS 10S 3D 7H 9C JD QH AS 6D 8D")
 # 2+4+6+10+10+3+7+9+10+10+10+6+8 = 95.
 
 
-def start(t: Table, seats: list[int], dealer: int, hands: dict[int, tuple[Card, ...]],
-          stock_top: list[Card]) -> None:
+def start(
+    t: Table,
+    seats: list[int],
+    dealer: int,
+    hands: dict[int, tuple[Card, ...]],
+    stock_top: list[Card],
+) -> None:
     t.start(
         seats,
         dealer,
         {s: f"{s:02x}" for s in seats},
-        rig=lambda d: fixed_deal(d, {k: list(v) for k, v in hands.items()}, C("5D"), C("JH"),
-                                 stock_top),
+        rig=lambda d: fixed_deal(
+            d, {k: list(v) for k, v in hands.items()}, C("5D"), C("JH"), stock_top
+        ),
     )
 
 
@@ -72,8 +78,13 @@ def points(t: Table) -> dict[int, tuple[str, int]]:
 
 def test_a_valid_declare_ends_the_hand_and_the_others_pay_their_best_arrangement() -> None:
     t = table()
-    start(t, [0, 1, 2], dealer=2, hands={0: READY_12_PLUS_9D, 1: HALF_DONE, 2: NOTHING},
-          stock_top=[C("KH")])
+    start(
+        t,
+        [0, 1, 2],
+        dealer=2,
+        hands={0: READY_12_PLUS_9D, 1: HALF_DONE, 2: NOTHING},
+        stock_top=[C("KH")],
+    )
     assert t.state.turn_seat == 0  # the seat after the dealer plays first
     drawn = t.run(DrawFromStock(seat=0, turn_no=1, at_ms=t.tick()))
     assert drawn == (CardDrawn(seat=0, turn_no=1, source=DrawSource.STOCK, card=C("KH")),)
@@ -92,8 +103,13 @@ def test_a_valid_declare_ends_the_hand_and_the_others_pay_their_best_arrangement
 
 def test_a_wrong_declare_costs_80_and_play_goes_on_to_a_later_valid_declare() -> None:
     t = table()
-    start(t, [0, 1, 2], dealer=2, hands={0: NOTHING, 1: HALF_DONE, 2: READY_12_PLUS_9D},
-          stock_top=[C("2C"), C("KH")])
+    start(
+        t,
+        [0, 1, 2],
+        dealer=2,
+        hands={0: NOTHING, 1: HALF_DONE, 2: READY_12_PLUS_9D},
+        stock_top=[C("2C"), C("KH")],
+    )
     t.run(DrawFromStock(seat=0, turn_no=1, at_ms=t.tick()))
     events = t.run(Declare(seat=0, turn_no=1, face_down=C("2C"), at_ms=t.tick()))
     assert events[0] == DeclarationRejected(
@@ -128,11 +144,19 @@ def test_when_everyone_else_drops_or_leaves_the_last_seat_wins_without_declaring
     assert events[0] == PlayerDropped(seat=3, turn_no=6, kind=DropKind.LEAVE, points=40)
     assert isinstance(events[-1], HandEnded) and events[-1].winner_seat == 2
     assert points(t) == {
-        0: ("first_drop", 20), 1: ("middle_drop", 40), 2: ("won", 0), 3: ("left", 40)
+        0: ("first_drop", 20),
+        1: ("middle_drop", 40),
+        2: ("won", 0),
+        3: ("left", 40),
     }
     # 2000 + 4000 + 4000 = 10000; commission 1000; winner 9000.
-    assert money(t) == {"seat0": -2000, "seat1": -4000, "seat2": 9000, "seat3": -4000,
-                        "house": 1000}
+    assert money(t) == {
+        "seat0": -2000,
+        "seat1": -4000,
+        "seat2": 9000,
+        "seat3": -4000,
+        "house": 1000,
+    }
 
 
 def test_a_seat_that_misses_three_turns_in_a_row_is_played_for_then_dropped_at_40() -> None:
@@ -149,8 +173,9 @@ def test_a_seat_that_misses_three_turns_in_a_row_is_played_for_then_dropped_at_4
         miss = (turn + 1) // 2
         assert events[0] == TurnTimedOut(seat=1, turn_no=turn + 1, misses_in_a_row=miss)
         if miss < 3:  # played for: draw from the stock, discard that card
-            assert events[1] == CardDrawn(seat=1, turn_no=turn + 1, source=DrawSource.STOCK,
-                                          card=top)
+            assert events[1] == CardDrawn(
+                seat=1, turn_no=turn + 1, source=DrawSource.STOCK, card=top
+            )
             assert events[2] == CardDiscarded(seat=1, turn_no=turn + 1, card=top)
     assert events[1] == PlayerDropped(seat=1, turn_no=6, kind=DropKind.TIMEOUT, points=40)
     assert points(t) == {0: ("won", 0), 1: ("timed_out", 40)}

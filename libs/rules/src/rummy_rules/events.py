@@ -50,7 +50,7 @@ class DrawSource(Enum):
 
 @dataclass(frozen=True, kw_only=True)
 class HandStarted(Event):
-    """A hand began: its seats (ascending), the dealer's seat and the rule set it is played under."""
+    """A hand began: its seats (ascending), the dealer's seat and the rule set it is played by."""
 
     hand_id: str
     seats: tuple[SeatAccount, ...]

@@ -379,9 +379,7 @@ def _leave(state: HandState, c: LeaveHand) -> list[Event]:
         raise _fail(ErrorCode.WRONG_PHASE, f"seat {c.seat} is already out of this hand")
     batch = _Batch(state)
     points = batch.rules.indian.leave_points
-    batch.add(
-        PlayerDropped(seat=c.seat, turn_no=state.turn_no, kind=DropKind.LEAVE, points=points)
-    )
+    batch.add(PlayerDropped(seat=c.seat, turn_no=state.turn_no, kind=DropKind.LEAVE, points=points))
     _after_turn_or_exit(batch, c.seat, c.at_ms)
     return batch.events
 
@@ -455,9 +453,7 @@ def _record_reshuffle(state: HandState, c: RecordStockReshuffled) -> list[Event]
 
 
 def _abort(state: HandState, c: AbortHand) -> list[Event]:
-    _require_phase(
-        state, Phase.PREPARING, Phase.SEED_WINDOW, Phase.AWAITING_DEAL, Phase.PLAYING
-    )
+    _require_phase(state, Phase.PREPARING, Phase.SEED_WINDOW, Phase.AWAITING_DEAL, Phase.PLAYING)
     return [HandAborted(reason=c.reason, at_ms=c.at_ms)]
 
 

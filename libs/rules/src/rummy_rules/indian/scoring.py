@@ -53,9 +53,7 @@ def _result(state: HandState, seat: SeatState, winner_seat: int) -> SeatResult:
     else:
         assert seat.drop_kind is not None
         outcome = _OUTCOME_OF_DROP[seat.drop_kind]
-    return SeatResult(
-        seat.seat, seat.account_id, outcome, seat.penalty_points, seat.cards, (), ()
-    )
+    return SeatResult(seat.seat, seat.account_id, outcome, seat.penalty_points, seat.cards, (), ())
 
 
 def hand_ended(state: HandState, winner_seat: int, at_ms: int) -> HandEnded:

@@ -269,7 +269,11 @@ def _hand_ended(state: HandState, e: HandEnded) -> HandState:
 
 def _hand_aborted(state: HandState, e: HandAborted) -> HandState:
     return replace(
-        state, phase=Phase.ABORTED, result=e, turn_seat=None, turn_deadline_ms=None,
+        state,
+        phase=Phase.ABORTED,
+        result=e,
+        turn_seat=None,
+        turn_deadline_ms=None,
         seed_deadline_ms=None,
     )
 
