@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PostgreSQL from Debian's package, one cluster in .local/pg/data on 127.0.0.1 only, with role
-# rummy (password rummy) owning database rummy. As root the server runs as the postgres OS user.
+# rummy (password rummy, may create databases for test suites) owning database rummy. As root the server runs as the postgres OS user.
 #
 #   bash deploy/local/postgres.sh install   apt-get install postgresql when no server binaries exist
 #   bash deploy/local/postgres.sh start     initdb (once), start, wait for a SELECT 1 round trip
@@ -56,7 +56,7 @@ init_once() {
     --auth-local=peer --auth-host=scram-sha-256 >/dev/null
   # Single-user mode creates the application role and database before the server ever listens.
   local out
-  out="$(printf '%s\n' "CREATE ROLE rummy LOGIN PASSWORD 'rummy'" "CREATE DATABASE rummy OWNER rummy" \
+  out="$(printf '%s\n' "CREATE ROLE rummy LOGIN CREATEDB PASSWORD 'rummy'" "CREATE DATABASE rummy OWNER rummy" \
     | as_owner "$bin/postgres" --single -D "$DATA" postgres 2>&1)" \
     || { printf '%s\n' "$out" >&2; rm -rf "$DATA"; die "could not create role and database rummy"; }
   echo "include_if_exists = 'rummy.conf'" >> "$DATA/postgresql.conf"

@@ -12,6 +12,7 @@ last error.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -57,6 +58,11 @@ PROBES: dict[str, Callable[[str], str]] = {
 }
 
 
+def redact(address: str) -> str:
+    """``address`` with any password in a URL's user info replaced by ``***``."""
+    return re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", address)
+
+
 def wait_until_ready(kind: str, address: str, timeout_s: float) -> str:
     """Retry the ``kind`` probe against ``address`` until it succeeds or ``timeout_s`` seconds pass.
 
@@ -70,7 +76,8 @@ def wait_until_ready(kind: str, address: str, timeout_s: float) -> str:
         except Exception as exc:  # any failure means "not ready yet"; the last one is reported
             last = exc
         if time.monotonic() >= deadline:
-            raise TimeoutError(f"{kind} at {address} did not answer in {timeout_s:g}s: {last}")
+            where = redact(address)
+            raise TimeoutError(f"{kind} at {where} did not answer in {timeout_s:g}s: {last}")
         time.sleep(0.5)
 
 
@@ -85,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     except TimeoutError as exc:
         print(exc, file=sys.stderr)
         return 1
-    print(f"{args.kind} ready at {args.address.split('@')[-1]}: {summary}")
+    print(f"{args.kind} ready at {redact(args.address)}: {summary}")
     return 0
 
 

@@ -1,0 +1,83 @@
+"""The repository's pytest plugin: broker fixtures, the integration marker, hypothesis profiles.
+
+Fixtures (session scope):
+
+- ``kafka_bootstrap`` -> ``str``, bootstrap servers of a real Kafka broker;
+- ``database_url`` -> ``str``, a ``postgresql://`` URL of a real PostgreSQL (its role may create
+  databases, so a suite can make its own).
+
+See ``rummy_testing.brokers`` for where they come from. A test that uses either fixture is marked
+``integration`` automatically. When no broker can be had the test is skipped locally, but under
+CI (``CI=true``) it fails: a missing broker is never a silent skip there.
+
+Hypothesis: profile ``ci`` (derandomized, no deadline) is loaded when ``CI`` is true, ``dev``
+otherwise; ``HYPOTHESIS_PROFILE`` picks another registered profile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import ExitStack
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from rummy_testing.brokers import BrokerUnavailable, kafka_bootstrap_servers, postgres_database_url
+
+BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url"})
+
+
+def in_ci() -> bool:
+    """True when the ``CI`` environment variable says so (``true``, ``1`` or ``yes``)."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if BROKER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
+
+def _unavailable(what: str, error: BrokerUnavailable) -> None:
+    message = f"no {what}: {error}"
+    if in_ci():
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def _broker_resources() -> Iterator[ExitStack]:
+    with ExitStack() as resources:
+        yield resources
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap(_broker_resources: ExitStack) -> str:
+    """Bootstrap servers of a real Kafka broker (env, container or deploy/local)."""
+    try:
+        return kafka_bootstrap_servers(_broker_resources)
+    except BrokerUnavailable as error:
+        _unavailable("Kafka broker", error)
+        raise
+
+
+@pytest.fixture(scope="session")
+def database_url(_broker_resources: ExitStack) -> str:
+    """A URL of a real PostgreSQL database (env, container or deploy/local)."""
+    try:
+        return postgres_database_url(_broker_resources)
+    except BrokerUnavailable as error:
+        _unavailable("PostgreSQL", error)
+        raise
