@@ -102,7 +102,9 @@ def add_probe_service(servicer: object, server: grpc.Server) -> None:
 def main() -> None:
     settings = load_settings_or_exit("probe")
     host = ServiceHost("probe", settings)
-    host.add_servicer(ledger_grpc.add_LedgerServiceServicer_to_server, InMemoryLedger(), LEDGER_SERVICE)
+    host.add_servicer(
+        ledger_grpc.add_LedgerServiceServicer_to_server, InMemoryLedger(), LEDGER_SERVICE
+    )
     host.add_servicer(add_probe_service, None, PROBE_SERVICE)
     host.on_shutdown(lambda: print("probe shutdown hook ran", flush=True))
     host.serve_forever()

@@ -50,6 +50,7 @@ class ProbeProcess:
     log_lines: list[dict] = field(default_factory=list)
     other_stderr: list[str] = field(default_factory=list)  # e.g. gRPC core's own warnings
     stdout_lines: list[str] = field(default_factory=list)
+    readers: list[threading.Thread] = field(default_factory=list)
 
     @property
     def target(self) -> str:
@@ -57,7 +58,8 @@ class ProbeProcess:
 
     def logs_where(self, **expected: object) -> list[dict]:
         return [
-            line for line in list(self.log_lines)
+            line
+            for line in list(self.log_lines)
             if all(line.get(key) == value for key, value in expected.items())
         ]
 
@@ -100,10 +102,14 @@ def start_probe(**extra_env: str) -> ProbeProcess:
         assert process.stdout is not None
         probe.stdout_lines.extend(line.rstrip("\n") for line in process.stdout)
 
-    threading.Thread(target=read_stderr, daemon=True).start()
-    threading.Thread(target=read_stdout, daemon=True).start()
+    probe.readers = [
+        threading.Thread(target=read_stderr, daemon=True),
+        threading.Thread(target=read_stdout, daemon=True),
+    ]
+    for reader in probe.readers:
+        reader.start()
     if not started.wait(START_TIMEOUT_SECONDS):
-        process.kill()
+        stop_probe(probe)
         raise AssertionError(f"probe did not start: {probe.log_lines} {probe.other_stderr}")
     return probe
 
@@ -111,7 +117,12 @@ def start_probe(**extra_env: str) -> ProbeProcess:
 def stop_probe(probe: ProbeProcess) -> None:
     if probe.process.poll() is None:
         probe.process.kill()
-        probe.process.wait(5)
+    probe.process.wait(5)
+    for reader in probe.readers:
+        reader.join(5)  # they end at EOF, once the process is gone
+    for pipe in (probe.process.stdout, probe.process.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 @pytest.fixture(scope="module")

@@ -73,7 +73,9 @@ class Settings:
         default_grpc, default_metrics = DEFAULT_PORTS.get(service, (None, None))
         log_level = env.get("RUMMY_LOG_LEVEL", "info").strip().lower()
         if log_level not in LOG_LEVELS:
-            raise ConfigError(f"RUMMY_LOG_LEVEL={log_level!r} is not one of {', '.join(LOG_LEVELS)}")
+            raise ConfigError(
+                f"RUMMY_LOG_LEVEL={log_level!r} is not one of {', '.join(LOG_LEVELS)}"
+            )
         return cls(
             service=service,
             jwt_secret=jwt_secret_from_env(env),

@@ -70,7 +70,7 @@ def status_for(error: ServiceError) -> grpc.StatusCode:
     """The code ``error`` ends a call with: that of its nearest class in :data:`STATUS_BY_ERROR`,
     or INTERNAL for a bare :class:`ServiceError`."""
     for cls in type(error).__mro__:
-        code = STATUS_BY_ERROR.get(cls)  # type: ignore[call-overload]
+        code = STATUS_BY_ERROR.get(cls)
         if code is not None:
             return code
     return grpc.StatusCode.INTERNAL

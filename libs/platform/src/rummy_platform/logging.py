@@ -76,7 +76,10 @@ def get_logger(name: str) -> structlog.stdlib.BoundLogger:
 
 @contextmanager
 def log_context(
-    *, table_id: str | None = None, hand_id: str | None = None, seat: int | None = None,
+    *,
+    table_id: str | None = None,
+    hand_id: str | None = None,
+    seat: int | None = None,
     **extra: Any,
 ) -> Iterator[None]:
     """Bind the given keys (those not None) to every log line written inside the block, in

@@ -37,7 +37,8 @@ class ScopeInterceptor(grpc.ServerInterceptor):
 
 
 def split_method(full_method: str) -> tuple[str, str]:
-    """``"/rummy.table.v1.TableService/Discard"`` -> ``("rummy.table.v1.TableService", "Discard")``."""
+    """Split a full method name into (service, method):
+    ``"/rummy.table.v1.TableService/Drop"`` -> ``("rummy.table.v1.TableService", "Drop")``."""
     service, _, method = full_method.lstrip("/").rpartition("/")
     return service, method
 

@@ -134,7 +134,9 @@ class ServiceHost:
             services=self._service_names,
         )
 
-    def stop(self, grace_seconds: float | None = None, hurry: threading.Event | None = None) -> None:
+    def stop(
+        self, grace_seconds: float | None = None, hurry: threading.Event | None = None
+    ) -> None:
         """Report NOT_SERVING, refuse new calls, give in-flight ones ``grace_seconds``
         (default ``settings.shutdown_grace_seconds``) or until ``hurry`` is set, then run the
         shutdown hooks newest first and close ``/metrics``. Idempotent.
