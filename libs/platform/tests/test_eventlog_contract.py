@@ -28,6 +28,7 @@ from rummy_platform.eventlog import (
     Record,
     TopicMismatch,
     TopicPartition,
+    UnknownTopic,
     WriterFenced,
     by_causation_id,
     drop_redelivered,
@@ -255,6 +256,13 @@ class EventLogContract:
         log.ensure_topics(event_topic_specs(PARTITIONS, prefix=topics.prefix))
         with pytest.raises(TopicMismatch, match="partitions"):
             log.ensure_topics([TopicSpec(topics.table, PARTITIONS + 1)])
+
+    def test_a_topic_that_was_never_created_is_reported_as_unknown(self, log: EventLog) -> None:
+        missing = f"never-created-{uuid.uuid4().hex[:8]}"
+        with pytest.raises(UnknownTopic):
+            log.read_stream(missing, "table-1")
+        with pytest.raises(UnknownTopic):
+            log.describe_topic(missing)
 
 
 class TestInMemoryEventLog(EventLogContract):

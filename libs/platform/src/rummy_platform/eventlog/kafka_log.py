@@ -77,7 +77,8 @@ class KafkaEventLog(EventLog):
         self._registry = registry or event_payloads()
         self._client_id = client_id
         self._timeout_s = timeout_s
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards client creation
+        self._reader_lock = threading.Lock()  # the stream reader serves one read at a time
         self._producer: KafkaProducer | None = None
         self._admin: KafkaAdminClient | None = None
         self._reader: KafkaConsumer | None = None
@@ -186,10 +187,11 @@ class KafkaEventLog(EventLog):
 
     def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
         key = stream_id.encode()
-        with self._lock:
-            if self._reader is None:
-                self._reader = KafkaConsumer(group_id=None, **self._consumer_config())
-            reader = self._reader
+        with self._reader_lock:
+            with self._lock:
+                if self._reader is None:
+                    self._reader = KafkaConsumer(group_id=None, **self._consumer_config())
+                reader = self._reader
             partitions = reader.partitions_for_topic(topic)
             if not partitions:
                 raise UnknownTopic(f"topic {topic!r} does not exist")
@@ -222,7 +224,7 @@ class KafkaEventLog(EventLog):
         )
 
     def close(self) -> None:
-        with self._lock:
+        with self._reader_lock, self._lock:
             if self._producer is not None:
                 self._producer.close(timeout=self._timeout_s)
             if self._reader is not None:
