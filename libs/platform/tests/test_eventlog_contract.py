@@ -1,13 +1,13 @@
 """The event log contract: one suite that the in-memory fake and the Kafka adapter both pass.
 
-The Kafka half runs on a real broker: ``KAFKA_BOOTSTRAP_SERVERS`` wins, else the shared
-``kafka_bootstrap`` fixture (tests/support) when it is installed. Without either it is skipped
-locally and fails under CI=true. Every test uses topics, groups and transactional ids of its own.
+The Kafka half runs on a real broker from the shared ``kafka_bootstrap`` fixture
+(tests/support/rummy_testing: ``KAFKA_BOOTSTRAP_SERVERS`` wins, else deploy/local; skipped locally
+without a broker, a failure under CI=true). Every test uses topics, groups and transactional ids of
+its own.
 """
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -272,23 +272,8 @@ class TestInMemoryEventLog(EventLogContract):
             yield log
 
 
-@pytest.fixture(scope="module")
-def kafka_bootstrap_servers(request: pytest.FixtureRequest) -> str:
-    from_env = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
-    if from_env:
-        return from_env
-    try:
-        return str(request.getfixturevalue("kafka_bootstrap"))
-    except pytest.FixtureLookupError:
-        message = "no Kafka broker: set KAFKA_BOOTSTRAP_SERVERS or provide kafka_bootstrap"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-
-
-@pytest.mark.integration
 class TestKafkaEventLog(EventLogContract):
     @pytest.fixture
-    def log(self, kafka_bootstrap_servers: str) -> Iterator[EventLog]:
-        with KafkaEventLog(kafka_bootstrap_servers, client_id="contract-test", timeout_s=20) as log:
+    def log(self, kafka_bootstrap: str) -> Iterator[EventLog]:
+        with KafkaEventLog(kafka_bootstrap, client_id="contract-test", timeout_s=20) as log:
             yield log
