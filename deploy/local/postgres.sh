@@ -12,6 +12,12 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PG_STATE="$STATE/pg"
+# As root the server runs as the postgres OS user, who must be able to reach its data folder. When
+# the checkout lies under a folder others cannot enter (e.g. /root), the cluster lives in
+# /var/tmp/rummy-pg-<hash of the checkout path> instead.
+if [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 && ! runuser -u postgres -- test -x "$ROOT" 2>/dev/null; then
+  PG_STATE="/var/tmp/rummy-pg-$(printf '%s' "$ROOT" | sha256sum | cut -c1-12)"
+fi
 DATA="$PG_STATE/data"
 LOG="$PG_STATE/postgres.log"
 READY_TIMEOUT_S="${RUMMY_PG_READY_TIMEOUT:-60}"
@@ -34,7 +40,7 @@ install() {
 
 # As root, server commands run as the postgres OS user (the server refuses to run as root).
 as_owner() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 prepare_dirs() {
@@ -42,8 +48,7 @@ prepare_dirs() {
   if [ "$(id -u)" = 0 ]; then
     id postgres >/dev/null 2>&1 || die "no 'postgres' OS user: reinstall Debian's postgresql package"
     chown postgres: "$PG_STATE"
-    as_owner test -w "$PG_STATE" \
-      || die "the postgres user cannot reach $PG_STATE (a parent folder is not world-searchable): clone the repository under a path that others can traverse, e.g. /work or /srv, or set DATABASE_URL"
+    as_owner test -w "$PG_STATE" || die "the postgres user cannot write to $PG_STATE"
   fi
 }
 
