@@ -1,42 +1,22 @@
 """Fixtures of the ledger tests: a fresh, migrated PostgreSQL database per test module.
 
-The server comes from ``DATABASE_URL`` (a role that may CREATE DATABASE); the integration tests
-are skipped with a reason when it is unset. Hypothesis runs derandomized when CI=true.
+The server comes from the repository plugin's ``database_url`` fixture (``rummy_testing``:
+``DATABASE_URL``, else ``deploy/local/postgres.sh``); its role may create databases. The same
+plugin loads the hypothesis profiles (derandomized when CI=true).
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import psycopg
 import pytest
-from hypothesis import HealthCheck, settings
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters.db import apply_migrations, open_pool
-
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev")
-
-
-@pytest.fixture(scope="session")
-def database_url() -> str:
-    """The PostgreSQL server to test against (``DATABASE_URL``)."""
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        pytest.skip("DATABASE_URL is not set: the ledger tests need a real PostgreSQL")
-    return url
 
 
 @pytest.fixture(scope="module")

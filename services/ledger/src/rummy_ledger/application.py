@@ -414,7 +414,7 @@ def _run(
 
 
 def _to_json(result: object) -> dict[str, Any]:
-    body = asdict(result)  # type: ignore[call-overload]
+    body: dict[str, Any] = asdict(result)  # type: ignore[call-overload]
     body.pop("replayed", None)
     return body
 

@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
-from yoyo import get_backend, read_migrations
+from yoyo import get_backend, read_migrations  # type: ignore[import-untyped]
 
 from rummy_ledger.domain import (
     AccountKind,
