@@ -106,6 +106,7 @@ def main() -> None:
         ledger_grpc.add_LedgerServiceServicer_to_server, InMemoryLedger(), LEDGER_SERVICE
     )
     host.add_servicer(add_probe_service, None, PROBE_SERVICE)
+    host.on_stopping(lambda: print("probe stopping hook ran", flush=True))
     host.on_shutdown(lambda: print("probe shutdown hook ran", flush=True))
     host.serve_forever()
 

@@ -310,32 +310,45 @@ def test_metrics_endpoint_counts_calls_by_code_and_times_them(channel, probe):
     assert samples[health_ok] >= 1
 
 
-def test_sigterm_finishes_the_call_in_flight_refuses_new_ones_and_exits_zero():
+def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero():
     grace_seconds = 5.0
     probe = start_probe(RUMMY_SHUTDOWN_GRACE_SECONDS=str(grace_seconds))
     try:
         metadata = bearer_metadata(token(Role.PLAYER, "alice"))
         result: dict[str, object] = {}
+        watched: list[int] = []
         with grpc.insecure_channel(probe.target) as ch:
             grpc.channel_ready_future(ch).result(timeout=10)
+            watch = health_pb2_grpc.HealthStub(ch).Watch(
+                health_pb2.HealthCheckRequest(service=LEDGER), timeout=30
+            )
 
             def slow_call() -> None:
                 result["reply"] = call_probe(ch, "Sleep", b"1.5", metadata=metadata)
 
-            caller = threading.Thread(target=slow_call)
-            caller.start()
-            time.sleep(0.5)  # the call is now in the servicer
+            def watch_health() -> None:
+                watched.extend(response.status for response in watch)  # ends when closed
+
+            threads = [threading.Thread(target=slow_call), threading.Thread(target=watch_health)]
+            for thread in threads:
+                thread.start()
+            time.sleep(0.5)  # the slow call is now in the servicer
             signalled = time.monotonic()
             probe.process.send_signal(signal.SIGTERM)
             time.sleep(0.3)
             with grpc.insecure_channel(probe.target) as fresh:
                 refused = rpc_error(lambda: call_probe(fresh, "Sleep", b"0", metadata=metadata))
             assert refused.code() is grpc.StatusCode.UNAVAILABLE
-            caller.join(10)
+            for thread in threads:
+                thread.join(10)
         assert result["reply"] == b"slept"
+        assert watched == [
+            health_pb2.HealthCheckResponse.SERVING,
+            health_pb2.HealthCheckResponse.NOT_SERVING,
+        ]
         assert probe.process.wait(grace_seconds + 5) == 0
-        assert time.monotonic() - signalled < grace_seconds
-        assert "probe shutdown hook ran" in probe.stdout_lines
+        assert time.monotonic() - signalled < grace_seconds  # the watch did not hold the drain
+        assert probe.stdout_lines == ["probe stopping hook ran", "probe shutdown hook ran"]
         assert probe.logs_where(event="service stopped")
     finally:
         stop_probe(probe)

@@ -7,6 +7,7 @@ A service's bootstrap::
     host.add_servicer(
         table_pb2_grpc.add_TableServiceServicer_to_server, servicer, "rummy.table.v1.TableService"
     )
+    host.on_stopping(watch_hub.close_all)   # end long-lived streams so the drain is quick
     host.on_shutdown(consumer.close)
     host.serve_forever()          # returns after SIGTERM/SIGINT once drained
 
@@ -14,16 +15,17 @@ What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, l
 auth, error mapping, outermost first); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
 added service once started, NOT_SERVING from the moment shutdown begins); server reflection
 listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
-own port; JSON logs. On SIGTERM or SIGINT it stops accepting calls, lets in-flight ones finish
-for ``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
-shutdown hooks newest first, and returns.
+own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
+runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finish for
+``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
+``on_shutdown`` hooks newest first, and returns.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 from typing import Any
@@ -70,9 +72,10 @@ class ServiceHost:
                 ErrorMappingInterceptor(),
             ],
         )
-        self._health = health.HealthServicer()
+        self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
         self._service_names: list[str] = []
+        self._stopping_hooks: list[Callable[[], None]] = []
         self._shutdown_hooks: list[Callable[[], None]] = []
         self._metrics_server: Any = None
         self._stop_lock = threading.Lock()
@@ -93,8 +96,16 @@ class ServiceHost:
         self._service_names.append(service_full_name)
         return self
 
+    def on_stopping(self, hook: Callable[[], None]) -> ServiceHost:
+        """Run ``hook`` as soon as shutdown begins, before in-flight calls are awaited: the
+        place to end long-lived response streams (a table watch) so the drain need not wait
+        out the grace period. Hooks run in the order added. Returns ``self``."""
+        self._stopping_hooks.append(hook)
+        return self
+
     def on_shutdown(self, hook: Callable[[], None]) -> ServiceHost:
-        """Run ``hook`` after the server has drained; hooks run newest first. Returns ``self``."""
+        """Run ``hook`` after the server has drained (close consumers, pools); hooks run
+        newest first. Returns ``self``."""
         self._shutdown_hooks.append(hook)
         return self
 
@@ -137,9 +148,10 @@ class ServiceHost:
     def stop(
         self, grace_seconds: float | None = None, hurry: threading.Event | None = None
     ) -> None:
-        """Report NOT_SERVING, refuse new calls, give in-flight ones ``grace_seconds``
-        (default ``settings.shutdown_grace_seconds``) or until ``hurry`` is set, then run the
-        shutdown hooks newest first and close ``/metrics``. Idempotent.
+        """Report NOT_SERVING, end health watches, run the ``on_stopping`` hooks, refuse new
+        calls, give in-flight ones ``grace_seconds`` (default
+        ``settings.shutdown_grace_seconds``) or until ``hurry`` is set, then run the
+        ``on_shutdown`` hooks newest first and close ``/metrics``. Idempotent.
 
         Raises RuntimeError naming the hooks that failed (each is still attempted).
         """
@@ -151,6 +163,8 @@ class ServiceHost:
         grace = self.settings.shutdown_grace_seconds if grace_seconds is None else grace_seconds
         _log.info("service stopping", service=self.name, grace_seconds=grace)
         self._health.enter_graceful_shutdown()
+        self._health.end_watches()
+        failed = _run_hooks(self._stopping_hooks)
         drained = self._server.stop(grace)
         hurried = False
         while not drained.wait(0.1):
@@ -158,13 +172,7 @@ class ServiceHost:
                 _log.warning("second signal: cancelling in-flight calls", service=self.name)
                 self._server.stop(0)
                 hurried = True
-        failed = []
-        for hook in reversed(self._shutdown_hooks):
-            try:
-                hook()
-            except Exception:
-                _log.exception("shutdown hook failed", hook=getattr(hook, "__qualname__", hook))
-                failed.append(repr(hook))
+        failed += _run_hooks(reversed(self._shutdown_hooks))
         if self._metrics_server is not None:
             self._metrics_server.shutdown()
             self._metrics_server.server_close()
@@ -199,6 +207,31 @@ class ServiceHost:
             finally:
                 for sig, handler in previous.items():
                     signal.signal(sig, handler)
+
+
+class _HealthServicer(health.HealthServicer):
+    """grpcio-health-checking's servicer, plus ending every Watch stream at shutdown (a
+    client watching health would otherwise hold the drain open for the whole grace period)."""
+
+    def end_watches(self) -> None:
+        # The library keeps one send-response callback per watch; None ends that stream.
+        with self._lock:
+            for callbacks in self._send_response_callbacks.values():
+                for send_response in list(callbacks):
+                    send_response(None)
+
+
+def _run_hooks(hooks: Iterable[Callable[[], None]]) -> list[str]:
+    """Run each hook, logging any that raises; return the names of those that failed."""
+    failed = []
+    for hook in hooks:
+        try:
+            hook()
+        except Exception:
+            name = getattr(hook, "__qualname__", repr(hook))
+            _log.exception("shutdown hook failed", hook=name)
+            failed.append(name)
+    return failed
 
 
 def _host_for_url(host: str) -> str:
