@@ -180,9 +180,39 @@ def test_a_hand_has_one_settlement_transaction_whatever_its_id(conn: psycopg.Con
         conn.execute(insert_settlement, ("first", hand))
         conn.execute(
             "INSERT INTO journal_entries (transaction_id, account_id, amount, line_kind) "
-            "VALUES ('first', %s, 0, 'loss'), ('first', %s, 0, 'win')",
+            "VALUES ('first', %s, 0, 'commission'), ('first', %s, 0, 'win')",
             (a, b),
         )
     with pytest.raises(errors.UniqueViolation, match="journal_one_settlement_per_hand"):
         conn.execute(insert_settlement, ("second", hand))
     assert db.invariant_violations(conn) == []
+
+
+def test_a_raw_loss_line_beyond_the_seats_reservation_is_rejected_at_commit(
+    pool: ConnectionPool, conn: psycopg.Connection
+) -> None:
+    loser, winner = funded_player(pool, 5000), funded_player(pool, 5000)
+    hand = new_id("hand")
+    reserve_stakes(
+        pool, ReserveStakes(hand, "t", (SeatStake(0, winner, 1000), SeatStake(1, loser, 1000)))
+    )
+    with (
+        pytest.raises(errors.CheckViolation, match="matches no reservation settled"),
+        conn.transaction(),
+    ):
+        conn.execute(
+            "UPDATE reservations SET state = 'settled', settled_amount = 1000, "
+            "resolved_at = now() WHERE hand_id = %s",
+            (hand,),
+        )
+        conn.execute(
+            "INSERT INTO journal_transactions (id, kind, hand_id, table_id) "
+            "VALUES (%s, 'settlement', %s, 't')",
+            (f"settlement:{hand}", hand),
+        )
+        conn.execute(
+            "INSERT INTO journal_entries (transaction_id, account_id, amount, line_kind) "
+            "VALUES (%s, %s, -1500, 'loss'), (%s, %s, 1500, 'win')",
+            (f"settlement:{hand}", loser, f"settlement:{hand}", winner),
+        )
+    assert _balance(conn, loser) == (5000, 1000)
