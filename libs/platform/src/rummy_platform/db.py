@@ -1,0 +1,98 @@
+"""PostgreSQL for a service: its own schema, its yoyo migrations, a psycopg 3 connection pool.
+
+Each service keeps its tables in a schema named after it (``fairness``, ``ledger``...) inside the
+one database of ``DATABASE_URL``; connections from :func:`open_pool` have ``search_path`` set to
+that schema, so SQL names tables unqualified. A bootstrap does::
+
+    apply_migrations(settings.database_url, MIGRATIONS_DIR, schema="fairness")
+    pool = open_pool(settings.database_url, schema="fairness", name="fairness")
+
+Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import psycopg
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+from yoyo import get_backend, read_migrations
+
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def check_schema_name(schema: str) -> str:
+    """Return ``schema`` if it is a plain lowercase SQL identifier; raise ValueError otherwise."""
+    if not _SCHEMA_NAME.match(schema):
+        raise ValueError(f"schema name {schema!r} must match {_SCHEMA_NAME.pattern}")
+    return schema
+
+
+def yoyo_url(database_url: str, schema: str | None = None) -> str:
+    """``postgresql://...`` -> ``postgresql+psycopg://...`` (yoyo's scheme for psycopg 3), with
+    ``?schema=<schema>`` added when given (yoyo then sets ``search_path`` to it).
+
+    Raises ValueError for a string that is not a database URL.
+    """
+    parts = urlsplit(database_url)
+    if not parts.scheme or not parts.netloc:
+        raise ValueError("not a database URL (expected postgresql://user:pass@host:port/db)")
+    scheme = "postgresql+psycopg" if parts.scheme in ("postgres", "postgresql") else parts.scheme
+    query = parse_qsl(parts.query)
+    if schema is not None:
+        query = [(k, v) for k, v in query if k != "schema"]
+        query.append(("schema", check_schema_name(schema)))
+    return parts._replace(scheme=scheme, query=urlencode(query)).geturl()
+
+
+def ensure_schema(database_url: str, schema: str) -> None:
+    """Create ``schema`` if it does not exist (idempotent). Raises psycopg.Error if the role may
+    not create it."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                sql.Identifier(check_schema_name(schema))
+            )
+        )
+
+
+def apply_migrations(database_url: str, migrations_dir: Path, *, schema: str | None = None) -> None:
+    """Apply every pending yoyo migration of ``migrations_dir`` (plain SQL files, each in its own
+    transaction, under a lock so concurrent starters apply them once).
+
+    With ``schema`` the schema is created first and the migrations (and yoyo's bookkeeping
+    tables) live in it. Raises yoyo / psycopg errors unchanged.
+    """
+    if schema is not None:
+        ensure_schema(database_url, schema)
+    backend = get_backend(yoyo_url(database_url, schema))
+    migrations = read_migrations(str(migrations_dir))
+    with backend.lock():
+        backend.apply_migrations(backend.to_apply(migrations))
+
+
+def open_pool(
+    database_url: str,
+    *,
+    schema: str | None = None,
+    name: str = "rummy",
+    min_size: int = 1,
+    max_size: int = 8,
+    timeout_s: float = 30.0,
+) -> ConnectionPool:
+    """An open psycopg pool whose connections use ``schema`` as their ``search_path``.
+
+    Waits up to ``timeout_s`` seconds for the first connection; raises
+    ``psycopg_pool.PoolTimeout`` if none can be made.
+    """
+    kwargs: dict[str, object] = {}
+    if schema is not None:
+        kwargs["options"] = f"-c search_path={check_schema_name(schema)}"
+    pool = ConnectionPool(
+        database_url, min_size=min_size, max_size=max_size, open=False, name=name, kwargs=kwargs
+    )
+    pool.open(wait=True, timeout=timeout_s)
+    return pool

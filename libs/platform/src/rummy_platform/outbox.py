@@ -1,0 +1,167 @@
+"""The transactional outbox (DESIGN.md promise 8) and the relay that publishes it.
+
+A service that commits to PostgreSQL and publishes to Kafka writes its outgoing events with
+:func:`write_outbox` in the same transaction as its effects; an :class:`OutboxRelay` later
+appends each row to its topic with the event log's idempotent producer and stamps it published.
+A crash between the append and the stamp republishes the row after a restart: delivery is at
+least once, and consumers drop repeats by ``event_id`` (the row's primary key is the event id,
+so a repeat is the very same envelope bytes).
+
+The table, in the service's own schema (any name; the ledger's is ``outbox``)::
+
+    CREATE TABLE outbox (
+        id            text PRIMARY KEY,                          -- the envelope's event_id
+        position      bigint GENERATED ALWAYS AS IDENTITY UNIQUE, -- publication order
+        topic         text NOT NULL,
+        key           text NOT NULL,                             -- the envelope's stream_id
+        type          text NOT NULL,                             -- payload type, for people
+        payload       bytea NOT NULL,                            -- encoded EventEnvelope bytes
+        created_at    timestamptz NOT NULL DEFAULT now(),
+        published_at  timestamptz
+    );
+    CREATE INDEX outbox_unpublished ON outbox (position) WHERE published_at IS NULL;
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+
+from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
+from rummy_platform.eventlog import EventLog
+from rummy_platform.logging import get_logger
+
+_log = get_logger(__name__)
+
+DEFAULT_TABLE = "outbox"
+
+#: Called with the row's event id just before / just after it is appended (fault injection in
+#: tests of crash recovery; ``None`` in production).
+RelayHook = Callable[[str], None]
+
+
+def write_outbox(
+    conn: psycopg.Connection, events: Sequence[tuple[str, Envelope]], *, table: str = DEFAULT_TABLE
+) -> None:
+    """Append ``(topic, envelope)`` pairs to the outbox, in order, inside the caller's open
+    transaction (never commits). A repeated event id raises psycopg.errors.UniqueViolation."""
+    if not events:
+        return
+    query = sql.SQL(
+        "INSERT INTO {} (id, topic, key, type, payload) VALUES (%s, %s, %s, %s, %s)"
+    ).format(sql.Identifier(table))
+    with conn.cursor() as cur:
+        cur.executemany(
+            query,
+            [(e.event_id, topic, e.stream_id, e.type, encode(e)) for topic, e in events],
+        )
+
+
+@dataclass(frozen=True)
+class PendingRow:
+    """One unpublished outbox row."""
+
+    event_id: str
+    position: int
+    topic: str
+    key: str
+    payload: bytes
+
+
+class OutboxRelay:
+    """Publishes the rows of one outbox table, oldest first, and marks them published.
+
+    Several relays over the same table are safe (rows are claimed with ``FOR UPDATE SKIP
+    LOCKED``), though one per service suffices. ``poll_interval_s`` is how long :meth:`run`
+    sleeps when the outbox is empty.
+    """
+
+    def __init__(
+        self,
+        pool: ConnectionPool,
+        log: EventLog,
+        *,
+        table: str = DEFAULT_TABLE,
+        registry: PayloadRegistry | None = None,
+        batch_size: int = 100,
+        poll_interval_s: float = 0.2,
+        before_append: RelayHook | None = None,
+        after_append: RelayHook | None = None,
+    ) -> None:
+        self._pool = pool
+        self._log = log
+        self._table_name = table
+        self._table = sql.Identifier(table)
+        self._registry = registry or event_payloads()
+        self._batch_size = batch_size
+        self._poll_interval_s = poll_interval_s
+        self._before_append = before_append
+        self._after_append = after_append
+
+    def publish_pending(self) -> int:
+        """Publish up to one batch of unpublished rows in position order; return how many.
+
+        The rows stay locked until they are marked published in the same transaction, so a
+        failure (broker down, crash) leaves them unpublished to retry. Raises EventLogError if
+        an append fails (rows appended before it are republished on the next call), and
+        EnvelopeError if a row does not hold a valid envelope for its id and key.
+        """
+        with self._pool.connection() as conn, conn.transaction():
+            rows = conn.execute(
+                sql.SQL(
+                    "SELECT id, position, topic, key, payload FROM {} WHERE published_at IS NULL "
+                    "ORDER BY position LIMIT %s FOR UPDATE SKIP LOCKED"
+                ).format(self._table),
+                (self._batch_size,),
+            ).fetchall()
+            published: list[str] = []
+            for event_id, _position, topic, key, payload in rows:
+                envelope = decode(bytes(payload), self._registry)
+                if envelope.event_id != event_id or envelope.stream_id != key:
+                    raise ValueError(
+                        f"outbox row {event_id} holds event {envelope.event_id} of stream "
+                        f"{envelope.stream_id}, not of {key}"
+                    )
+                if self._before_append is not None:
+                    self._before_append(event_id)
+                self._log.append(topic, envelope)
+                if self._after_append is not None:
+                    self._after_append(event_id)
+                published.append(event_id)
+            if published:
+                conn.execute(
+                    sql.SQL("UPDATE {} SET published_at = now() WHERE id = ANY(%s)").format(
+                        self._table
+                    ),
+                    (published,),
+                )
+        return len(published)
+
+    def oldest_unpublished_age_s(self) -> float:
+        """Seconds since the oldest unpublished row was written; 0.0 when none is waiting."""
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                sql.SQL(
+                    "SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0) "
+                    "FROM {} WHERE published_at IS NULL"
+                ).format(self._table)
+            ).fetchone()
+        return float(row[0]) if row else 0.0
+
+    def run(self, stop: threading.Event) -> None:
+        """Publish until ``stop`` is set: batch after batch while rows wait, then sleep
+        ``poll_interval_s``. Errors are logged and retried after a pause (never raised)."""
+        while not stop.is_set():
+            try:
+                if self.publish_pending():
+                    continue
+            except Exception:
+                _log.exception("outbox relay failed; retrying", table=self._table_name)
+                stop.wait(1.0)
+                continue
+            stop.wait(self._poll_interval_s)

@@ -1,0 +1,318 @@
+"""Reactors: consumer loops that turn other services' events into a service's own effects.
+
+A reactor joins a consumer group on some topics, decodes each record's envelope, and calls the
+handler registered for its payload type (records of other types are only marked consumed). Two
+kinds, by where the effects land:
+
+- :class:`PostgresReactor` (ledger, fairness): the handler writes to PostgreSQL in an open
+  transaction, and the reactor stores the record's next offset in the same transaction
+  (``consumer_offsets`` table); on (re)assignment the consumer resumes from the stored offsets.
+  Outgoing events go to the outbox (:mod:`rummy_platform.outbox`) in that transaction too.
+  With ``processed_table`` it also records each handled event id and skips an event id seen
+  before (a relay that republished after a crash, at a new offset).
+- :class:`TransactionalReactor` (dealer, clock): the handler returns the events to append; they
+  are appended with the record offsets in one Kafka transaction (consume-transform-produce), so
+  each input's outputs become visible exactly once. Outputs get event ids derived from the
+  input's (:func:`reaction_event_id`), so even an input seen twice yields the same event ids.
+
+A handler that raises leaves its record unconsumed: the work done before it is kept, the consumer
+is rewound to the failed record, and it is retried after ``retry_pause_s`` seconds. Handlers must
+be deterministic in what they write for a given input.
+
+Tables a :class:`PostgresReactor` expects (any names; these are the defaults and the ledger's)::
+
+    CREATE TABLE consumer_offsets (
+        consumer_group  text NOT NULL,
+        topic           text NOT NULL,
+        partition       integer NOT NULL CHECK (partition >= 0),
+        next_offset     bigint NOT NULL CHECK (next_offset >= 0),
+        updated_at      timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (consumer_group, topic, partition)
+    );
+    CREATE TABLE processed_events (          -- only with processed_table=...
+        consumer_group  text NOT NULL,
+        event_id        text NOT NULL,
+        processed_at    timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (consumer_group, event_id)
+    );
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+
+from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import (
+    EventLog,
+    GroupConsumer,
+    Record,
+    TopicPartition,
+    TransactionalWriter,
+    WriterFenced,
+)
+from rummy_platform.logging import get_logger, log_context
+
+_log = get_logger(__name__)
+
+#: Effects of one event inside the caller's open transaction (must not commit).
+DbHandler = Callable[[psycopg.Connection, Envelope], None]
+#: The ``(topic, envelope)`` pairs one event causes; appended in the consumed offset's transaction.
+EmitHandler = Callable[[Envelope], Sequence[tuple[str, Envelope]]]
+
+_REACTION_NAMESPACE = uuid.UUID("6f1d3b0e-8c55-4d0b-9a57-2f3c5e1d7a90")
+
+
+def reaction_event_id(source: Envelope, payload_type: str, index: int = 0) -> str:
+    """A stable UUID for the ``index``-th event of type ``payload_type`` caused by ``source``:
+    the same input always yields the same id, so a consumer drops a repeated reaction."""
+    return str(uuid.uuid5(_REACTION_NAMESPACE, f"{source.event_id}/{payload_type}/{index}"))
+
+
+class _ReactorLoop:
+    """What both reactors share: the consumer, the poll loop, the rewind on failure."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        *,
+        group_id: str,
+        topics: Sequence[str],
+        handled_types: frozenset[str],
+        retry_pause_s: float,
+        poll_timeout_s: float,
+    ) -> None:
+        self._log = log
+        self.group_id = group_id
+        self._topics = tuple(topics)
+        self._handled_types = handled_types
+        self._retry_pause_s = retry_pause_s
+        self._poll_timeout_s = poll_timeout_s
+        self._consumer: GroupConsumer | None = None
+
+    # subclasses -------------------------------------------------------------------------
+    def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
+        return {}
+
+    def _process(self, records: Sequence[Record]) -> int:
+        """Handle ``records`` in order; return how many (a prefix) were consumed. Raises the
+        error of the first record that failed after persisting the prefix before it."""
+        raise NotImplementedError
+
+    # loop -------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Join the consumer group (idempotent). Called by :meth:`run`."""
+        if self._consumer is None:
+            self._consumer = self._log.consumer(self.group_id, self._topics, self._on_assigned)
+
+    def close(self) -> None:
+        """Leave the consumer group."""
+        if self._consumer is not None:
+            self._consumer.close()
+            self._consumer = None
+
+    def run_once(self, timeout_s: float | None = None) -> int:
+        """Poll once and handle what came; return how many records were consumed.
+
+        A failing handler is logged, its record and the ones after it are rewound to be
+        redelivered, and the error is re-raised (WriterFenced always is).
+        """
+        self.open()
+        assert self._consumer is not None
+        records = self._consumer.poll(self._poll_timeout_s if timeout_s is None else timeout_s)
+        if not records:
+            return 0
+        records = sorted(records, key=lambda r: (r.topic, r.partition, r.offset))
+        done = 0
+        try:
+            done = self._process(records)
+        except Exception:
+            self._rewind(records, done_prefix=self._done_count)
+            raise
+        return done
+
+    _done_count = 0
+
+    def _rewind(self, records: Sequence[Record], done_prefix: int) -> None:
+        assert self._consumer is not None
+        first_pending: dict[TopicPartition, int] = {}
+        for record in records[done_prefix:]:
+            tp = TopicPartition(record.topic, record.partition)
+            first_pending.setdefault(tp, record.offset)
+        for tp, offset in first_pending.items():
+            self._consumer.seek(tp, offset)
+
+    def run(self, stop: threading.Event) -> None:
+        """Consume until ``stop`` is set. Handler errors are logged and retried after
+        ``retry_pause_s``; WriterFenced ends the loop (another instance owns the writer)."""
+        self.open()
+        try:
+            while not stop.is_set():
+                try:
+                    self.run_once()
+                except WriterFenced:
+                    _log.error("reactor writer fenced; stopping", group_id=self.group_id)
+                    raise
+                except Exception:
+                    _log.exception("reactor handler failed; will retry", group_id=self.group_id)
+                    stop.wait(self._retry_pause_s)
+        finally:
+            self.close()
+
+
+class PostgresReactor(_ReactorLoop):
+    """Handles each record in one PostgreSQL transaction with its stored offset.
+
+    ``handlers`` maps payload type names (``type_name(HandStarted)``) to :data:`DbHandler`.
+    """
+
+    def __init__(
+        self,
+        log: EventLog,
+        pool: ConnectionPool,
+        *,
+        group_id: str,
+        topics: Sequence[str],
+        handlers: Mapping[str, DbHandler],
+        offsets_table: str = "consumer_offsets",
+        processed_table: str | None = None,
+        retry_pause_s: float = 1.0,
+        poll_timeout_s: float = 0.5,
+    ) -> None:
+        super().__init__(
+            log,
+            group_id=group_id,
+            topics=topics,
+            handled_types=frozenset(handlers),
+            retry_pause_s=retry_pause_s,
+            poll_timeout_s=poll_timeout_s,
+        )
+        self._pool = pool
+        self._handlers = dict(handlers)
+        self._offsets = sql.Identifier(offsets_table)
+        self._processed = sql.Identifier(processed_table) if processed_table else None
+
+    def stored_offsets(self) -> dict[TopicPartition, int]:
+        """The next offset to read of every partition this group stored."""
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                sql.SQL(
+                    "SELECT topic, partition, next_offset FROM {} WHERE consumer_group = %s"
+                ).format(self._offsets),
+                (self.group_id,),
+            ).fetchall()
+        return {TopicPartition(r[0], r[1]): int(r[2]) for r in rows}
+
+    def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
+        stored = self.stored_offsets()
+        # A partition never handled starts at 0 (not at the group's Kafka offset).
+        return {tp: stored.get(tp, 0) for tp in partitions}
+
+    def _process(self, records: Sequence[Record]) -> int:
+        self._done_count = 0
+        for record in records:
+            self.handle(record)
+            self._done_count += 1
+        return self._done_count
+
+    def handle(self, record: Record) -> bool:
+        """Handle one record and store its offset in one transaction; True if a handler ran
+        (False: no handler for its type, or its event id was already processed)."""
+        envelope = record.envelope
+        handler = self._handlers.get(envelope.type)
+        ran = False
+        with (
+            log_context(correlation_id=envelope.correlation_id or None, event_type=envelope.type),
+            self._pool.connection() as conn,
+            conn.transaction(),
+        ):
+            if handler is not None and self._first_time(conn, envelope):
+                handler(conn, envelope)
+                ran = True
+            conn.execute(
+                sql.SQL(
+                    "INSERT INTO {} (consumer_group, topic, partition, next_offset) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (consumer_group, topic, partition) "
+                    "DO UPDATE SET next_offset = GREATEST({}.next_offset, "
+                    "EXCLUDED.next_offset), updated_at = now()"
+                ).format(self._offsets, self._offsets),
+                (self.group_id, record.topic, record.partition, record.next_offset),
+            )
+        return ran
+
+    def _first_time(self, conn: psycopg.Connection[Any], envelope: Envelope) -> bool:
+        if self._processed is None:
+            return True
+        row = conn.execute(
+            sql.SQL(
+                "INSERT INTO {} (consumer_group, event_id) VALUES (%s, %s) "
+                "ON CONFLICT DO NOTHING RETURNING event_id"
+            ).format(self._processed),
+            (self.group_id, envelope.event_id),
+        ).fetchone()
+        return row is not None
+
+
+class TransactionalReactor(_ReactorLoop):
+    """Appends each poll's outputs with its consumed offsets in one Kafka transaction.
+
+    ``handlers`` maps payload type names to :data:`EmitHandler`. The consumer resumes from the
+    group's committed offsets, which only these transactions commit.
+    """
+
+    def __init__(
+        self,
+        log: EventLog,
+        writer: TransactionalWriter,
+        *,
+        group_id: str,
+        topics: Sequence[str],
+        handlers: Mapping[str, EmitHandler],
+        retry_pause_s: float = 1.0,
+        poll_timeout_s: float = 0.5,
+    ) -> None:
+        super().__init__(
+            log,
+            group_id=group_id,
+            topics=topics,
+            handled_types=frozenset(handlers),
+            retry_pause_s=retry_pause_s,
+            poll_timeout_s=poll_timeout_s,
+        )
+        self._writer = writer
+        self._handlers = dict(handlers)
+
+    def _process(self, records: Sequence[Record]) -> int:
+        self._done_count = 0
+        outputs: list[tuple[str, Envelope]] = []
+        consumed: dict[TopicPartition, int] = {}
+        failure: Exception | None = None
+        for record in records:
+            envelope = record.envelope
+            handler = self._handlers.get(envelope.type)
+            try:
+                if handler is not None:
+                    with log_context(
+                        correlation_id=envelope.correlation_id or None, event_type=envelope.type
+                    ):
+                        outputs.extend(handler(envelope))
+            except Exception as exc:
+                failure = exc
+                break
+            consumed[TopicPartition(record.topic, record.partition)] = record.next_offset
+            self._done_count += 1
+        if consumed:
+            try:
+                self._writer.append_batch(outputs, consumed=consumed, group_id=self.group_id)
+            except Exception:
+                self._done_count = 0  # nothing of this batch was committed: redeliver it all
+                raise
+        if failure is not None:
+            raise failure
+        return self._done_count

@@ -1,0 +1,81 @@
+"""Helpers for a service's bootstrap: background loops next to the gRPC host, the topic names
+of this run, and the crash-test fault points.
+
+::
+
+    loops = BackgroundLoops()
+    loops.start("reactor", reactor.run)
+    loops.start("outbox", relay.run)
+    host.on_shutdown(loops.stop)
+    host.serve_forever()
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Mapping
+
+from rummy_platform.logging import get_logger
+
+_log = get_logger(__name__)
+
+#: ``RUMMY_TOPIC_PREFIX``: prepended to every topic and consumer-group name (tests isolate runs).
+TOPIC_PREFIX_VARIABLE = "RUMMY_TOPIC_PREFIX"
+#: ``RUMMY_FAULT_POINT``: test-only; names a point where the process kills itself with SIGKILL.
+FAULT_POINT_VARIABLE = "RUMMY_FAULT_POINT"
+
+
+class BackgroundLoops:
+    """Daemon threads each running ``loop(stop_event)``; :meth:`stop` sets the event and joins.
+
+    A loop that raises is logged and, if ``exit_on_failure``, ends the whole process with status
+    1 (a reactor whose writer was fenced must not keep serving as if it owned its streams).
+    """
+
+    def __init__(self, *, exit_on_failure: bool = True) -> None:
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._exit_on_failure = exit_on_failure
+
+    def start(self, name: str, loop: Callable[[threading.Event], None]) -> None:
+        def body() -> None:
+            try:
+                loop(self._stop)
+            except Exception:
+                _log.exception("background loop failed", loop=name)
+                if self._exit_on_failure and not self._stop.is_set():
+                    os._exit(1)
+
+        thread = threading.Thread(target=body, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Ask every loop to stop and wait up to ``timeout_s`` seconds for each."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout_s)
+
+
+def topic_prefix(environ: Mapping[str, str] | None = None) -> str:
+    """``RUMMY_TOPIC_PREFIX`` (default empty)."""
+    env = os.environ if environ is None else environ
+    return env.get(TOPIC_PREFIX_VARIABLE, "")
+
+
+def fault_hook(
+    point: str, environ: Mapping[str, str] | None = None
+) -> Callable[[str], None] | None:
+    """A hook that SIGKILLs this process when called, if ``RUMMY_FAULT_POINT`` equals
+    ``point``; otherwise None. For crash-recovery tests only: unset in production."""
+    env = os.environ if environ is None else environ
+    if env.get(FAULT_POINT_VARIABLE) != point:
+        return None
+
+    def die(_event_id: str) -> None:
+        _log.warning("fault point reached: killing the process", fault_point=point)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    return die
