@@ -61,10 +61,11 @@ class ServiceHost:
         self.name = name
         self.settings = settings
         self._registry = registry
+        self._executor = ThreadPoolExecutor(
+            max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
+        )
         self._server = grpc.server(
-            ThreadPoolExecutor(
-                max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
-            ),
+            self._executor,
             interceptors=[
                 MetricsInterceptor(grpc_metrics(registry)),
                 LoggingContextInterceptor(name),
@@ -172,6 +173,7 @@ class ServiceHost:
                 _log.warning("second signal: cancelling in-flight calls", service=self.name)
                 self._server.stop(0)
                 hurried = True
+        self._executor.shutdown(wait=False)
         failed += _run_hooks(reversed(self._shutdown_hooks))
         if self._metrics_server is not None:
             self._metrics_server.shutdown()

@@ -1,0 +1,44 @@
+"""ServiceHost driven from a test without signals: start(), calls, stop()."""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import CollectorRegistry
+
+from rummy_platform.config import Settings
+from rummy_platform.server import ServiceHost
+
+SECRET = "in-process-test-secret-0123456789abcdef"
+
+
+def settings() -> Settings:
+    return Settings.from_env(
+        "probe",
+        {"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "0", "RUMMY_METRICS_PORT": "0",
+         "RUMMY_SHUTDOWN_GRACE_SECONDS": "1"},
+    )  # fmt: skip
+
+
+def test_two_hosts_in_one_process_serve_on_their_own_free_ports_and_stop_cleanly():
+    ran: list[str] = []
+    hosts = [ServiceHost("probe", settings(), registry=CollectorRegistry()) for _ in range(2)]
+    for number, host in enumerate(hosts):
+        host.on_stopping(lambda n=number: ran.append(f"stopping {n}"))
+        host.on_shutdown(lambda n=number: ran.append(f"first added {n}"))
+        host.on_shutdown(lambda n=number: ran.append(f"last added {n}"))
+        host.start()
+    assert hosts[0].grpc_port != hosts[1].grpc_port
+    for host in hosts:
+        with grpc.insecure_channel(host.address) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=5
+            )
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    for host in hosts:
+        host.stop()
+        host.stop()  # idempotent: hooks run once
+    assert ran == [
+        "stopping 0", "last added 0", "first added 0",
+        "stopping 1", "last added 1", "first added 1",
+    ]  # fmt: skip
