@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -22,13 +23,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-import grpc_tools
-
 REPO = Path(__file__).resolve().parents[2]
 PROTO_ROOT = REPO / "protos"
 OUT_ROOT = REPO / "libs" / "proto" / "src"
 PACKAGE = "rummy"
-_WELL_KNOWN = Path(grpc_tools.__file__).parent / "_proto"
+_GRPC_TOOLS = importlib.util.find_spec("grpc_tools")
+assert _GRPC_TOOLS is not None and _GRPC_TOOLS.origin, "grpcio-tools is not installed"
+_WELL_KNOWN = Path(_GRPC_TOOLS.origin).parent / "_proto"  # google/protobuf/*.proto
 _PLUGIN_DIR = Path(sys.executable).parent  # protoc-gen-mypy and protoc-gen-mypy_grpc live here
 _SERVICE = re.compile(r"^service\s", re.MULTILINE)
 

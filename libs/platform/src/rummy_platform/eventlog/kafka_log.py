@@ -305,7 +305,10 @@ class KafkaTransactionalWriter(TransactionalWriter):
         self._producer.close(timeout=self._timeout_s)
 
 
-class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+class _Listener:
+    """Seeks to the caller's stored offsets when partitions are assigned (registered below as a
+    kafka-python ConsumerRebalanceListener rather than subclassing an untyped class)."""
+
     def __init__(self, owner: KafkaGroupConsumer) -> None:
         self._owner = owner
 
@@ -314,6 +317,12 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         self._owner._resume(assigned)
+
+    def on_partitions_lost(self, lost: Any) -> None:
+        pass
+
+
+ConsumerRebalanceListener.register(_Listener)
 
 
 class KafkaGroupConsumer(GroupConsumer):
