@@ -106,6 +106,8 @@ def test_a_redacted_event_round_trips_too() -> None:
         ({"seat": 0}, "'type'"),
     ],
 )
-def test_malformed_messages_are_refused_with_a_reason(data: dict, complaint: str) -> None:  # type: ignore[type-arg]
+def test_malformed_messages_are_refused_with_a_reason(
+    data: dict[str, object], complaint: str
+) -> None:
     with pytest.raises(codec.CodecError, match=complaint):
         codec.from_dict(data)

@@ -13,7 +13,8 @@ from ..commands import Command
 class Declare(Command):
     """Holding one card more than a hand (14 at 13-card rummy), lay ``face_down`` aside and show
     the rest. The server judges the shown cards under their best arrangement; a client's grouping
-    is not part of the command."""
+    is not part of the command. A card taken from the discard pile this turn cannot be the one
+    laid face down (when the rule set forbids discarding it)."""
 
     seat: int
     turn_no: int

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
 from ..rules import INDIAN_POINTS_VARIANT
-from ..variant import Deadline, DeadlineKind
+from ..variant import Deadline, DeadlineKind, Variant, fold_with
 from ..view import PlayerView, SeatView
 from .decide import decide
 from .state import HandState, Phase, SeatState, apply
@@ -65,10 +65,7 @@ class IndianPoints:
         return apply(state, event)
 
     def fold(self, events: Iterable[Event], state: HandState | None = None) -> HandState:
-        current = HandState() if state is None else state
-        for event in events:
-            current = apply(current, event)
-        return current
+        return fold_with(self, events, state)
 
     def view(self, state: HandState, seat: int) -> PlayerView:
         return player_view(state, seat)
@@ -90,5 +87,5 @@ class IndianPoints:
         return state.result
 
 
-INDIAN_POINTS = IndianPoints()
-"""The Indian points variant (Bombay Baazi)."""
+INDIAN_POINTS: Variant[HandState] = IndianPoints()
+"""The Indian points variant (Bombay Baazi), typed as the interface hosts use."""
