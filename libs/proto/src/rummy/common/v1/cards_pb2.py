@@ -24,27 +24,25 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/common/v1/cards.proto\x12\x0frummy.common.v1\"#\n\x04\x43\x61rd\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\t\"1\n\x08ShoeSpec\x12\r\n\x05\x64\x65\x63ks\x18\x01 \x01(\r\x12\x16\n\x0eprinted_jokers\x18\x02 \x01(\r\"U\n\x04Meld\x12\'\n\x04kind\x18\x01 \x01(\x0e\x32\x19.rummy.common.v1.MeldKind\x12$\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\"u\n\x0b\x41rrangement\x12$\n\x05melds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12\'\n\x08\x64\x65\x61\x64wood\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\x0f\x64\x65\x61\x64wood_points\x18\x03 \x01(\r\"1\n\tCardGroup\x12$\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Card\"(\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"\xd0\x02\n\x07RuleSet\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x12\n\nmax_points\x18\x02 \x01(\r\x12\x19\n\x11\x66irst_drop_points\x18\x03 \x01(\r\x12\x1a\n\x12middle_drop_points\x18\x04 \x01(\r\x12\x1c\n\x14wrong_declare_points\x18\x05 \x01(\r\x12\x18\n\x10max_missed_turns\x18\x06 \x01(\r\x12,\n$jokers_only_group_is_impure_sequence\x18\x07 \x01(\x08\x12\x33\n+card_taken_from_discard_cannot_be_discarded\x18\x08 \x01(\x08\x12\x14\n\x0cturn_seconds\x18\t \x01(\r\x12\x1b\n\x13seed_window_seconds\x18\n \x01(\r\x12\x1b\n\x13start_delay_seconds\x18\x0b \x01(\r*t\n\x08MeldKind\x12\x19\n\x15MELD_KIND_UNSPECIFIED\x10\x00\x12\x1b\n\x17MELD_KIND_PURE_SEQUENCE\x10\x01\x12\x1d\n\x19MELD_KIND_IMPURE_SEQUENCE\x10\x02\x12\x11\n\rMELD_KIND_SET\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/common/v1/cards.proto\x12\x0frummy.common.v1\"#\n\x04\x43\x61rd\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\t\"1\n\x08ShoeSpec\x12\r\n\x05\x64\x65\x63ks\x18\x01 \x01(\r\x12\x16\n\x0eprinted_jokers\x18\x02 \x01(\r\":\n\x04Meld\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12$\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\"u\n\x0b\x41rrangement\x12$\n\x05melds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12\'\n\x08\x64\x65\x61\x64wood\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\x0f\x64\x65\x61\x64wood_points\x18\x03 \x01(\r\"1\n\tCardGroup\x12$\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Card\"(\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"\xd0\x02\n\x07RuleSet\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x12\n\nmax_points\x18\x02 \x01(\r\x12\x19\n\x11\x66irst_drop_points\x18\x03 \x01(\r\x12\x1a\n\x12middle_drop_points\x18\x04 \x01(\r\x12\x1c\n\x14wrong_declare_points\x18\x05 \x01(\r\x12\x18\n\x10max_missed_turns\x18\x06 \x01(\r\x12,\n$jokers_only_group_is_impure_sequence\x18\x07 \x01(\x08\x12\x33\n+card_taken_from_discard_cannot_be_discarded\x18\x08 \x01(\x08\x12\x14\n\x0cturn_seconds\x18\t \x01(\r\x12\x1b\n\x13seed_window_seconds\x18\n \x01(\r\x12\x1b\n\x13start_delay_seconds\x18\x0b \x01(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.common.v1.cards_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_MELDKIND']._serialized_start=774
-  _globals['_MELDKIND']._serialized_end=890
   _globals['_CARD']._serialized_start=48
   _globals['_CARD']._serialized_end=83
   _globals['_SHOESPEC']._serialized_start=85
   _globals['_SHOESPEC']._serialized_end=134
   _globals['_MELD']._serialized_start=136
-  _globals['_MELD']._serialized_end=221
-  _globals['_ARRANGEMENT']._serialized_start=223
-  _globals['_ARRANGEMENT']._serialized_end=340
-  _globals['_CARDGROUP']._serialized_start=342
-  _globals['_CARDGROUP']._serialized_end=391
-  _globals['_SEAT']._serialized_start=393
-  _globals['_SEAT']._serialized_end=433
-  _globals['_RULESET']._serialized_start=436
-  _globals['_RULESET']._serialized_end=772
+  _globals['_MELD']._serialized_end=194
+  _globals['_ARRANGEMENT']._serialized_start=196
+  _globals['_ARRANGEMENT']._serialized_end=313
+  _globals['_CARDGROUP']._serialized_start=315
+  _globals['_CARDGROUP']._serialized_end=364
+  _globals['_SEAT']._serialized_start=366
+  _globals['_SEAT']._serialized_end=406
+  _globals['_RULESET']._serialized_start=409
+  _globals['_RULESET']._serialized_end=745
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,6 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
-from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -18,25 +17,6 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
-
-class _MeldKind:
-    ValueType = _typing.NewType("ValueType", _builtins.int)
-    V: _TypeAlias = ValueType  # noqa: Y015
-
-class _MeldKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MeldKind.ValueType], _builtins.type):
-    DESCRIPTOR: _descriptor.EnumDescriptor
-    MELD_KIND_UNSPECIFIED: _MeldKind.ValueType  # 0
-    MELD_KIND_PURE_SEQUENCE: _MeldKind.ValueType  # 1
-    MELD_KIND_IMPURE_SEQUENCE: _MeldKind.ValueType  # 2
-    MELD_KIND_SET: _MeldKind.ValueType  # 3
-
-class MeldKind(_MeldKind, metaclass=_MeldKindEnumTypeWrapper): ...
-
-MELD_KIND_UNSPECIFIED: MeldKind.ValueType  # 0
-MELD_KIND_PURE_SEQUENCE: MeldKind.ValueType  # 1
-MELD_KIND_IMPURE_SEQUENCE: MeldKind.ValueType  # 2
-MELD_KIND_SET: MeldKind.ValueType  # 3
-Global___MeldKind: _TypeAlias = MeldKind  # noqa: Y015
 
 @_typing.final
 class Card(_message.Message):
@@ -95,17 +75,21 @@ Global___ShoeSpec: _TypeAlias = ShoeSpec  # noqa: Y015
 
 @_typing.final
 class Meld(_message.Message):
+    """A scored group. `kind` is in the variant's words, as rummy_rules names it (Indian points:
+    "pure_sequence", "impure_sequence", "set"), so the table hosts any variant without knowing it.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     KIND_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
-    kind: Global___MeldKind.ValueType
+    kind: _builtins.str
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]: ...
     def __init__(
         self,
         *,
-        kind: Global___MeldKind.ValueType = ...,
+        kind: _builtins.str = ...,
         cards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015

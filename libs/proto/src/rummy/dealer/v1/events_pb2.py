@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from rummy.common.v1 import cards_pb2 as rummy_dot_common_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1crummy/dealer/v1/events.proto\x12\x0frummy.dealer.v1\x1a\x1brummy/common/v1/cards.proto\">\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12$\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\"\xda\x01\n\tHandDealt\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12(\n\x05hands\x18\x02 \x03(\x0b\x32\x19.rummy.dealer.v1.SeatHand\x12\'\n\x08wild_cut\x18\x03 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12.\n\x0f\x66irst_open_card\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05stock\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x13\n\x0b\x64\x65\x63k_digest\x18\x06 \x01(\t\"\x8f\x01\n\x0fStockReshuffled\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x14\n\x0creshuffle_no\x18\x02 \x01(\r\x12$\n\x05stock\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12/\n\x10kept_top_discard\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Cardb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1crummy/dealer/v1/events.proto\x12\x0frummy.dealer.v1\x1a\x1brummy/common/v1/cards.proto\">\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12$\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\"\xd5\x01\n\tHandDealt\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12(\n\x05hands\x18\x02 \x03(\x0b\x32\x19.rummy.dealer.v1.SeatHand\x12\'\n\x08wild_cut\x18\x03 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12)\n\nfirst_open\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05stock\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x13\n\x0b\x64\x65\x63k_digest\x18\x06 \x01(\t\"\x8f\x01\n\x0fStockReshuffled\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x14\n\x0creshuffle_no\x18\x02 \x01(\r\x12$\n\x05stock\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12/\n\x10kept_top_discard\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Cardb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,7 +35,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEATHAND']._serialized_start=78
   _globals['_SEATHAND']._serialized_end=140
   _globals['_HANDDEALT']._serialized_start=143
-  _globals['_HANDDEALT']._serialized_end=361
-  _globals['_STOCKRESHUFFLED']._serialized_start=364
-  _globals['_STOCKRESHUFFLED']._serialized_end=507
+  _globals['_HANDDEALT']._serialized_end=356
+  _globals['_STOCKRESHUFFLED']._serialized_start=359
+  _globals['_STOCKRESHUFFLED']._serialized_end=502
 # @@protoc_insertion_point(module_scope)

@@ -55,7 +55,7 @@ class HandDealt(_message.Message):
     HAND_ID_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     WILD_CUT_FIELD_NUMBER: _builtins.int
-    FIRST_OPEN_CARD_FIELD_NUMBER: _builtins.int
+    FIRST_OPEN_FIELD_NUMBER: _builtins.int
     STOCK_FIELD_NUMBER: _builtins.int
     DECK_DIGEST_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
@@ -68,7 +68,7 @@ class HandDealt(_message.Message):
     @_builtins.property
     def wild_cut(self) -> _cards_pb2.Card: ...
     @_builtins.property
-    def first_open_card(self) -> _cards_pb2.Card: ...
+    def first_open(self) -> _cards_pb2.Card: ...
     @_builtins.property
     def stock(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """stock[0] is the next card drawn"""
@@ -79,13 +79,13 @@ class HandDealt(_message.Message):
         hand_id: _builtins.str = ...,
         hands: _abc.Iterable[Global___SeatHand] | None = ...,
         wild_cut: _cards_pb2.Card | None = ...,
-        first_open_card: _cards_pb2.Card | None = ...,
+        first_open: _cards_pb2.Card | None = ...,
         stock: _abc.Iterable[_cards_pb2.Card] | None = ...,
         deck_digest: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["first_open_card", b"first_open_card", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["first_open", b"first_open", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_digest", b"deck_digest", "first_open_card", b"first_open_card", "hand_id", b"hand_id", "hands", b"hands", "stock", b"stock", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_digest", b"deck_digest", "first_open", b"first_open", "hand_id", b"hand_id", "hands", b"hands", "stock", b"stock", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

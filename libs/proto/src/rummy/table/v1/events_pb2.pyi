@@ -62,7 +62,7 @@ class _DropKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DropKind.Val
     """after it (40)"""
     DROP_KIND_TIMEOUT: _DropKind.ValueType  # 3
     """max missed turns in a row (40)"""
-    DROP_KIND_LEFT: _DropKind.ValueType  # 4
+    DROP_KIND_LEAVE: _DropKind.ValueType  # 4
     """left the table mid-hand (40)"""
 
 class DropKind(_DropKind, metaclass=_DropKindEnumTypeWrapper): ...
@@ -74,74 +74,9 @@ DROP_KIND_MIDDLE: DropKind.ValueType  # 2
 """after it (40)"""
 DROP_KIND_TIMEOUT: DropKind.ValueType  # 3
 """max missed turns in a row (40)"""
-DROP_KIND_LEFT: DropKind.ValueType  # 4
+DROP_KIND_LEAVE: DropKind.ValueType  # 4
 """left the table mid-hand (40)"""
 Global___DropKind: _TypeAlias = DropKind  # noqa: Y015
-
-class _HandEndReason:
-    ValueType = _typing.NewType("ValueType", _builtins.int)
-    V: _TypeAlias = ValueType  # noqa: Y015
-
-class _HandEndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_HandEndReason.ValueType], _builtins.type):
-    DESCRIPTOR: _descriptor.EnumDescriptor
-    HAND_END_REASON_UNSPECIFIED: _HandEndReason.ValueType  # 0
-    HAND_END_REASON_VALID_DECLARE: _HandEndReason.ValueType  # 1
-    HAND_END_REASON_LAST_PLAYER_STANDING: _HandEndReason.ValueType  # 2
-
-class HandEndReason(_HandEndReason, metaclass=_HandEndReasonEnumTypeWrapper): ...
-
-HAND_END_REASON_UNSPECIFIED: HandEndReason.ValueType  # 0
-HAND_END_REASON_VALID_DECLARE: HandEndReason.ValueType  # 1
-HAND_END_REASON_LAST_PLAYER_STANDING: HandEndReason.ValueType  # 2
-Global___HandEndReason: _TypeAlias = HandEndReason  # noqa: Y015
-
-class _SeatOutcome:
-    ValueType = _typing.NewType("ValueType", _builtins.int)
-    V: _TypeAlias = ValueType  # noqa: Y015
-
-class _SeatOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatOutcome.ValueType], _builtins.type):
-    DESCRIPTOR: _descriptor.EnumDescriptor
-    SEAT_OUTCOME_UNSPECIFIED: _SeatOutcome.ValueType  # 0
-    SEAT_OUTCOME_WON: _SeatOutcome.ValueType  # 1
-    SEAT_OUTCOME_LOST: _SeatOutcome.ValueType  # 2
-    """scored on the best arrangement at the end"""
-    SEAT_OUTCOME_DROPPED: _SeatOutcome.ValueType  # 3
-    SEAT_OUTCOME_WRONG_DECLARE: _SeatOutcome.ValueType  # 4
-
-class SeatOutcome(_SeatOutcome, metaclass=_SeatOutcomeEnumTypeWrapper): ...
-
-SEAT_OUTCOME_UNSPECIFIED: SeatOutcome.ValueType  # 0
-SEAT_OUTCOME_WON: SeatOutcome.ValueType  # 1
-SEAT_OUTCOME_LOST: SeatOutcome.ValueType  # 2
-"""scored on the best arrangement at the end"""
-SEAT_OUTCOME_DROPPED: SeatOutcome.ValueType  # 3
-SEAT_OUTCOME_WRONG_DECLARE: SeatOutcome.ValueType  # 4
-Global___SeatOutcome: _TypeAlias = SeatOutcome  # noqa: Y015
-
-class _SettlementLineKind:
-    ValueType = _typing.NewType("ValueType", _builtins.int)
-    V: _TypeAlias = ValueType  # noqa: Y015
-
-class _SettlementLineKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SettlementLineKind.ValueType], _builtins.type):
-    DESCRIPTOR: _descriptor.EnumDescriptor
-    SETTLEMENT_LINE_KIND_UNSPECIFIED: _SettlementLineKind.ValueType  # 0
-    SETTLEMENT_LINE_KIND_LOSS: _SettlementLineKind.ValueType  # 1
-    """a loser pays points x point value"""
-    SETTLEMENT_LINE_KIND_WINNINGS: _SettlementLineKind.ValueType  # 2
-    """the winner receives the losers' total"""
-    SETTLEMENT_LINE_KIND_COMMISSION: _SettlementLineKind.ValueType  # 3
-    """the house takes its commission from the winnings"""
-
-class SettlementLineKind(_SettlementLineKind, metaclass=_SettlementLineKindEnumTypeWrapper): ...
-
-SETTLEMENT_LINE_KIND_UNSPECIFIED: SettlementLineKind.ValueType  # 0
-SETTLEMENT_LINE_KIND_LOSS: SettlementLineKind.ValueType  # 1
-"""a loser pays points x point value"""
-SETTLEMENT_LINE_KIND_WINNINGS: SettlementLineKind.ValueType  # 2
-"""the winner receives the losers' total"""
-SETTLEMENT_LINE_KIND_COMMISSION: SettlementLineKind.ValueType  # 3
-"""the house takes its commission from the winnings"""
-Global___SettlementLineKind: _TypeAlias = SettlementLineKind  # noqa: Y015
 
 @_typing.final
 class TableOpened(_message.Message):
@@ -215,7 +150,7 @@ class TablePlayerLeft(_message.Message):
     seat: _builtins.int
     account_id: _builtins.str
     during_hand: _builtins.bool
-    """The player left while dealt into a hand (a PlayerDropped with kind LEFT follows for that hand)."""
+    """The player left while dealt into a hand (a PlayerDropped with kind LEAVE follows for it)."""
     def __init__(
         self,
         *,
@@ -499,25 +434,32 @@ Global___CardDiscarded: _TypeAlias = CardDiscarded  # noqa: Y015
 
 @_typing.final
 class Declared(_message.Message):
-    """A valid declare: the hand ends with this seat the winner (HandEnded follows)."""
+    """A valid declare: the seat laid `face_down` aside and showed 13 cards; the hand ends with this
+    seat the winner (HandEnded follows). Names follow rummy_rules.indian.events.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     HAND_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     TURN_NO_FIELD_NUMBER: _builtins.int
-    CLOSED_CARD_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
+    SHOWN_FIELD_NUMBER: _builtins.int
     ARRANGEMENT_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     seat: _builtins.int
     turn_no: _builtins.int
     @_builtins.property
-    def closed_card(self) -> _cards_pb2.Card:
-        """the 14th card, laid face down"""
+    def face_down(self) -> _cards_pb2.Card:
+        """the 14th card"""
+
+    @_builtins.property
+    def shown(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """the 13 cards shown"""
 
     @_builtins.property
     def arrangement(self) -> _cards_pb2.Arrangement:
-        """the best arrangement of the 13 shown"""
+        """their best arrangement, as the server judged it"""
 
     def __init__(
         self,
@@ -525,12 +467,13 @@ class Declared(_message.Message):
         hand_id: _builtins.str = ...,
         seat: _builtins.int = ...,
         turn_no: _builtins.int = ...,
-        closed_card: _cards_pb2.Card | None = ...,
+        face_down: _cards_pb2.Card | None = ...,
+        shown: _abc.Iterable[_cards_pb2.Card] | None = ...,
         arrangement: _cards_pb2.Arrangement | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "closed_card", b"closed_card"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "face_down", b"face_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "closed_card", b"closed_card", "hand_id", b"hand_id", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "face_down", b"face_down", "hand_id", b"hand_id", "seat", b"seat", "shown", b"shown", "turn_no", b"turn_no"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -545,19 +488,22 @@ class DeclarationRejected(_message.Message):
     HAND_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     TURN_NO_FIELD_NUMBER: _builtins.int
-    CLOSED_CARD_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
+    SHOWN_FIELD_NUMBER: _builtins.int
     ARRANGEMENT_FIELD_NUMBER: _builtins.int
-    PENALTY_POINTS_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     seat: _builtins.int
     turn_no: _builtins.int
-    penalty_points: _builtins.int
-    """80"""
+    points: _builtins.int
+    """the wrong-declare penalty (80)"""
     reason: _builtins.str
     """e.g. "no pure sequence" """
     @_builtins.property
-    def closed_card(self) -> _cards_pb2.Card: ...
+    def face_down(self) -> _cards_pb2.Card: ...
+    @_builtins.property
+    def shown(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
     @_builtins.property
     def arrangement(self) -> _cards_pb2.Arrangement: ...
     def __init__(
@@ -566,14 +512,15 @@ class DeclarationRejected(_message.Message):
         hand_id: _builtins.str = ...,
         seat: _builtins.int = ...,
         turn_no: _builtins.int = ...,
-        closed_card: _cards_pb2.Card | None = ...,
+        face_down: _cards_pb2.Card | None = ...,
+        shown: _abc.Iterable[_cards_pb2.Card] | None = ...,
         arrangement: _cards_pb2.Arrangement | None = ...,
-        penalty_points: _builtins.int = ...,
+        points: _builtins.int = ...,
         reason: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "closed_card", b"closed_card"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "face_down", b"face_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "closed_card", b"closed_card", "hand_id", b"hand_id", "penalty_points", b"penalty_points", "reason", b"reason", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "face_down", b"face_down", "hand_id", b"hand_id", "points", b"points", "reason", b"reason", "seat", b"seat", "shown", b"shown", "turn_no", b"turn_no"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -587,12 +534,13 @@ class PlayerDropped(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     TURN_NO_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
-    PENALTY_POINTS_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     seat: _builtins.int
     turn_no: _builtins.int
     kind: Global___DropKind.ValueType
-    penalty_points: _builtins.int
+    points: _builtins.int
+    """the drop's penalty"""
     def __init__(
         self,
         *,
@@ -600,11 +548,11 @@ class PlayerDropped(_message.Message):
         seat: _builtins.int = ...,
         turn_no: _builtins.int = ...,
         kind: Global___DropKind.ValueType = ...,
-        penalty_points: _builtins.int = ...,
+        points: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "kind", b"kind", "penalty_points", b"penalty_points", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "kind", b"kind", "points", b"points", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -621,22 +569,22 @@ class TurnTimedOut(_message.Message):
     HAND_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     TURN_NO_FIELD_NUMBER: _builtins.int
-    MISSED_IN_A_ROW_FIELD_NUMBER: _builtins.int
+    MISSES_IN_A_ROW_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     seat: _builtins.int
     turn_no: _builtins.int
-    missed_in_a_row: _builtins.int
+    misses_in_a_row: _builtins.int
     def __init__(
         self,
         *,
         hand_id: _builtins.str = ...,
         seat: _builtins.int = ...,
         turn_no: _builtins.int = ...,
-        missed_in_a_row: _builtins.int = ...,
+        misses_in_a_row: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "missed_in_a_row", b"missed_in_a_row", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "misses_in_a_row", b"misses_in_a_row", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -690,6 +638,8 @@ Global___StockExhausted: _TypeAlias = StockExhausted  # noqa: Y015
 
 @_typing.final
 class SeatResult(_message.Message):
+    """One seat's result (rummy_rules.events.SeatResult)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
@@ -698,33 +648,35 @@ class SeatResult(_message.Message):
     POINTS_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     ARRANGEMENT_FIELD_NUMBER: _builtins.int
-    AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     account_id: _builtins.str
-    outcome: Global___SeatOutcome.ValueType
+    outcome: _builtins.str
+    """In the variant's words (Indian points: "won", "counted", "first_drop", "middle_drop", "left",
+    "timed_out", "wrong_declare").
+    """
     points: _builtins.int
-    amount_hundredths: _builtins.int
-    """Net effect on the account: negative for a loser, positive for the winner (after commission)."""
+    """charged (0 for the winner)"""
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
-        """public once the hand ends"""
+        """held at the end or when it went out; public now"""
 
     @_builtins.property
-    def arrangement(self) -> _cards_pb2.Arrangement: ...
+    def arrangement(self) -> _cards_pb2.Arrangement:
+        """The scored arrangement of `cards` (empty when a fixed penalty was charged instead)."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         account_id: _builtins.str = ...,
-        outcome: Global___SeatOutcome.ValueType = ...,
+        outcome: _builtins.str = ...,
         points: _builtins.int = ...,
         cards: _abc.Iterable[_cards_pb2.Card] | None = ...,
         arrangement: _cards_pb2.Arrangement | None = ...,
-        amount_hundredths: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "amount_hundredths", b"amount_hundredths", "arrangement", b"arrangement", "cards", b"cards", "outcome", b"outcome", "points", b"points", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "arrangement", b"arrangement", "cards", b"cards", "outcome", b"outcome", "points", b"points", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -732,28 +684,31 @@ Global___SeatResult: _TypeAlias = SeatResult  # noqa: Y015
 
 @_typing.final
 class SettlementLine(_message.Message):
-    """One journal line of the settlement; the lines of a hand sum to zero."""
+    """One seat's money (rummy_rules.settlement.SettlementLine): negative for a loser who pays,
+    positive for the winner who receives. The lines plus the commission sum to zero.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    SEAT_FIELD_NUMBER: _builtins.int
     ACCOUNT_ID_FIELD_NUMBER: _builtins.int
-    KIND_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
     AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
     account_id: _builtins.str
-    """the house account for commission lines"""
-    kind: Global___SettlementLineKind.ValueType
+    points: _builtins.int
     amount_hundredths: _builtins.int
-    """signed: debits negative, credits positive"""
     def __init__(
         self,
         *,
+        seat: _builtins.int = ...,
         account_id: _builtins.str = ...,
-        kind: Global___SettlementLineKind.ValueType = ...,
+        points: _builtins.int = ...,
         amount_hundredths: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "amount_hundredths", b"amount_hundredths", "kind", b"kind"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "amount_hundredths", b"amount_hundredths", "points", b"points", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -761,35 +716,45 @@ Global___SettlementLine: _TypeAlias = SettlementLine  # noqa: Y015
 
 @_typing.final
 class HandEnded(_message.Message):
+    """The hand is over (rummy_rules.events.HandEnded): every seat's result and the money."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     HAND_ID_FIELD_NUMBER: _builtins.int
-    REASON_FIELD_NUMBER: _builtins.int
     WINNER_SEAT_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     COMMISSION_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
-    reason: Global___HandEndReason.ValueType
     winner_seat: _builtins.int
     commission_hundredths: _builtins.int
+    """to the house account"""
+    point_value_hundredths: _builtins.int
+    commission_bps: _builtins.int
     @_builtins.property
-    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]: ...
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
+        """ascending seats"""
+
     @_builtins.property
-    def settlement(self) -> _containers.RepeatedCompositeFieldContainer[Global___SettlementLine]: ...
+    def settlement(self) -> _containers.RepeatedCompositeFieldContainer[Global___SettlementLine]:
+        """one per seat dealt in, ascending seats"""
+
     def __init__(
         self,
         *,
         hand_id: _builtins.str = ...,
-        reason: Global___HandEndReason.ValueType = ...,
         winner_seat: _builtins.int = ...,
         results: _abc.Iterable[Global___SeatResult] | None = ...,
         settlement: _abc.Iterable[Global___SettlementLine] | None = ...,
         commission_hundredths: _builtins.int = ...,
+        point_value_hundredths: _builtins.int = ...,
+        commission_bps: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_hundredths", b"commission_hundredths", "hand_id", b"hand_id", "reason", b"reason", "results", b"results", "settlement", b"settlement", "winner_seat", b"winner_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "commission_hundredths", b"commission_hundredths", "hand_id", b"hand_id", "point_value_hundredths", b"point_value_hundredths", "results", b"results", "settlement", b"settlement", "winner_seat", b"winner_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -431,15 +431,15 @@ class DeclareRequest(_message.Message):
     HAND_ID_FIELD_NUMBER: _builtins.int
     TURN_NO_FIELD_NUMBER: _builtins.int
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
-    CLOSED_CARD_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
     GROUPS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     hand_id: _builtins.str
     turn_no: _builtins.int
     client_request_id: _builtins.str
     @_builtins.property
-    def closed_card(self) -> _cards_pb2.Card:
-        """laid face down"""
+    def face_down(self) -> _cards_pb2.Card:
+        """the 14th card, laid aside"""
 
     @_builtins.property
     def groups(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.CardGroup]:
@@ -454,12 +454,12 @@ class DeclareRequest(_message.Message):
         hand_id: _builtins.str = ...,
         turn_no: _builtins.int = ...,
         client_request_id: _builtins.str = ...,
-        closed_card: _cards_pb2.Card | None = ...,
+        face_down: _cards_pb2.Card | None = ...,
         groups: _abc.Iterable[_cards_pb2.CardGroup] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["closed_card", b"closed_card"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_request_id", b"client_request_id", "closed_card", b"closed_card", "groups", b"groups", "hand_id", b"hand_id", "table_id", b"table_id", "turn_no", b"turn_no"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_request_id", b"client_request_id", "face_down", b"face_down", "groups", b"groups", "hand_id", b"hand_id", "table_id", b"table_id", "turn_no", b"turn_no"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -471,11 +471,11 @@ class DeclareResponse(_message.Message):
 
     VALID_FIELD_NUMBER: _builtins.int
     ARRANGEMENT_FIELD_NUMBER: _builtins.int
-    PENALTY_POINTS_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     valid: _builtins.bool
-    penalty_points: _builtins.int
-    """0 when valid"""
+    points: _builtins.int
+    """the wrong-declare penalty; 0 when valid"""
     reason: _builtins.str
     @_builtins.property
     def arrangement(self) -> _cards_pb2.Arrangement: ...
@@ -484,12 +484,12 @@ class DeclareResponse(_message.Message):
         *,
         valid: _builtins.bool = ...,
         arrangement: _cards_pb2.Arrangement | None = ...,
-        penalty_points: _builtins.int = ...,
+        points: _builtins.int = ...,
         reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "penalty_points", b"penalty_points", "reason", b"reason", "valid", b"valid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "points", b"points", "reason", b"reason", "valid", b"valid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -528,18 +528,18 @@ class DropResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     KIND_FIELD_NUMBER: _builtins.int
-    PENALTY_POINTS_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
     kind: _events_pb2.DropKind.ValueType
-    penalty_points: _builtins.int
+    points: _builtins.int
     def __init__(
         self,
         *,
         kind: _events_pb2.DropKind.ValueType = ...,
-        penalty_points: _builtins.int = ...,
+        points: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "penalty_points", b"penalty_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "points", b"points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
