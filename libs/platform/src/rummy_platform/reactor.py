@@ -263,7 +263,8 @@ class TransactionalReactor(_ReactorLoop):
     """Appends each poll's outputs with its consumed offsets in one Kafka transaction.
 
     ``handlers`` maps payload type names to :data:`EmitHandler`. The consumer resumes from the
-    group's committed offsets, which only these transactions commit.
+    group's committed offsets, which only these transactions commit. ``on_abort`` is called
+    when a transaction fails (e.g. to forget stream versions handed out for it).
     """
 
     def __init__(
@@ -274,6 +275,7 @@ class TransactionalReactor(_ReactorLoop):
         group_id: str,
         topics: Sequence[str],
         handlers: Mapping[str, EmitHandler],
+        on_abort: Callable[[], None] | None = None,
         retry_pause_s: float = 1.0,
         poll_timeout_s: float = 0.5,
     ) -> None:
@@ -287,6 +289,7 @@ class TransactionalReactor(_ReactorLoop):
         )
         self._writer = writer
         self._handlers = dict(handlers)
+        self._on_abort = on_abort
 
     def _process(self, records: Sequence[Record]) -> int:
         self._done_count = 0
@@ -312,7 +315,11 @@ class TransactionalReactor(_ReactorLoop):
                 self._writer.append_batch(outputs, consumed=consumed, group_id=self.group_id)
             except Exception:
                 self._done_count = 0  # nothing of this batch was committed: redeliver it all
+                if self._on_abort is not None:
+                    self._on_abort()
                 raise
+        elif failure is not None and self._on_abort is not None:
+            self._on_abort()
         if failure is not None:
             raise failure
         return self._done_count

@@ -1,0 +1,46 @@
+"""The thin gRPC servicer of ``rummy.fairness.v1.FairnessService``: decode, call, encode.
+
+Errors raised by the application (NotFound, InvalidArgument) are mapped to status codes by the
+host's ErrorMappingInterceptor; the role check ends the call PERMISSION_DENIED itself.
+"""
+
+from __future__ import annotations
+
+import grpc
+from psycopg_pool import ConnectionPool
+
+from rummy.fairness.v1 import fairness_service_pb2 as pb
+from rummy.fairness.v1 import fairness_service_pb2_grpc as pb_grpc
+from rummy_fairness.application import Fairness
+from rummy_platform.auth import Role, require_role
+
+SERVICE_NAME = "rummy.fairness.v1.FairnessService"
+add_to_server = pb_grpc.add_FairnessServiceServicer_to_server
+
+
+class FairnessServicer(pb_grpc.FairnessServiceServicer):
+    def __init__(self, fairness: Fairness, pool: ConnectionPool) -> None:
+        self._fairness = fairness
+        self._pool = pool
+
+    def GetProof(  # noqa: N802 - generated name
+        self, request: pb.GetProofRequest, context: grpc.ServicerContext
+    ) -> pb.GetProofResponse:
+        proof = self._fairness.get_proof(self._pool, request.hand_id)
+        return pb.GetProofResponse(
+            hand_id=proof.hand_id,
+            commitment_sha256=proof.commitment_sha256,
+            revealed=proof.revealed,
+            server_seed=proof.server_seed,
+            client_seeds=[
+                pb.ClientSeedUsed(seat=seat, client_seed=seed) for seat, seed in proof.client_seeds
+            ],
+            shuffle_version=proof.shuffle_version,
+        )
+
+    def GetServerSeed(  # noqa: N802 - generated name
+        self, request: pb.GetServerSeedRequest, context: grpc.ServicerContext
+    ) -> pb.GetServerSeedResponse:
+        require_role(context, Role.SERVICE)
+        seed = self._fairness.get_server_seed(self._pool, request.hand_id)
+        return pb.GetServerSeedResponse(hand_id=request.hand_id, server_seed=seed)

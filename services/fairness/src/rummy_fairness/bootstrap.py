@@ -1,0 +1,76 @@
+"""Wires the fairness service from its environment (the only place adapters are built).
+
+Needs ``RUMMY_JWT_SECRET``, ``DATABASE_URL`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional
+``RUMMY_GRPC_PORT`` / ``RUMMY_METRICS_PORT`` (50054 / 9104), ``RUMMY_TOPIC_PREFIX``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from prometheus_client import Counter, Gauge
+
+from rummy_fairness.adapters import db, events
+from rummy_fairness.adapters import grpc as grpc_adapter
+from rummy_fairness.application import Counters, Fairness
+from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_platform.db import apply_migrations, open_pool
+from rummy_platform.server import ServiceHost
+from rummy_platform.service_main import BackgroundLoops, fault_hook, topic_prefix
+from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs
+
+SERVICE = "fairness"
+
+
+def build(settings: Settings) -> ServiceHost:
+    """The host with the servicer, the table-events reactor and the outbox relay attached."""
+    if not settings.database_url or not settings.kafka_bootstrap_servers:
+        print(
+            "rummy fairness: DATABASE_URL and KAFKA_BOOTSTRAP_SERVERS must be set", file=sys.stderr
+        )
+        raise SystemExit(2)
+    prefix = topic_prefix()
+    host = ServiceHost(SERVICE, settings)
+
+    apply_migrations(settings.database_url, db.MIGRATIONS_DIR, schema=db.SCHEMA)
+    pool = open_pool(settings.database_url, schema=db.SCHEMA, name=SERVICE)
+    host.on_shutdown(pool.close)
+
+    committed = Counter("rummy_fairness_seeds_committed", "Server seeds drawn and committed")
+    revealed = Counter("rummy_fairness_seeds_revealed", "Server seeds revealed after a hand")
+    fairness = Fairness(
+        topic=prefix + FAIRNESS_EVENTS,
+        counters=Counters(seed_committed=committed.inc, seed_revealed=revealed.inc),
+    )
+
+    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    host.on_shutdown(log.close)
+    log.ensure_topics(event_topic_specs(prefix=prefix))
+    reactor = events.table_reactor(
+        log, pool, fairness, topic=prefix + TABLE_EVENTS, group_id=prefix + events.CONSUMER_GROUP
+    )
+    relay = events.outbox_relay(
+        log,
+        pool,
+        before_append=fault_hook("outbox-before-append"),
+        after_append=fault_hook("outbox-after-append"),
+    )
+    Gauge(
+        "rummy_fairness_outbox_age_seconds", "Age of the oldest unpublished outbox row"
+    ).set_function(relay.oldest_unpublished_age_s)
+
+    loops = BackgroundLoops()
+    host.on_shutdown(loops.stop)
+    loops.start("fairness-reactor", reactor.run)
+    loops.start("fairness-outbox", relay.run)
+
+    host.add_servicer(
+        grpc_adapter.add_to_server,
+        grpc_adapter.FairnessServicer(fairness, pool),
+        grpc_adapter.SERVICE_NAME,
+    )
+    return host
+
+
+def main() -> None:
+    build(load_settings_or_exit(SERVICE)).serve_forever()
