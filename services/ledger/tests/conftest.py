@@ -16,7 +16,7 @@ import pytest
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from rummy_ledger.adapters.db import apply_migrations, open_pool
+from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,9 @@ def pool(ledger_database_url: str) -> Iterator[ConnectionPool]:
 
 @pytest.fixture()
 def conn(ledger_database_url: str) -> Iterator[psycopg.Connection]:
-    """A raw connection (autocommit) for tests that go around the application."""
-    with psycopg.connect(ledger_database_url, autocommit=True) as connection:
+    """A raw connection (autocommit, search_path = the ledger schema) for tests that go around
+    the application."""
+    with psycopg.connect(
+        ledger_database_url, autocommit=True, options=f"-c search_path={SCHEMA}"
+    ) as connection:
         yield connection

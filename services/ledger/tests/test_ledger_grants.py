@@ -8,7 +8,7 @@ from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
 from rummy_ledger.application import ConsumedPosition, OutgoingEvent, grant
-from rummy_ledger.domain import Conflict, Grant, InvalidCommand
+from rummy_ledger.domain import AccountNotFound, Conflict, Grant, InvalidCommand
 
 pytestmark = pytest.mark.integration
 
@@ -65,3 +65,18 @@ def test_a_grant_writes_its_event_and_consumed_offset_in_the_same_transaction_on
         db.mark_published(conn, [event.event_id])
         assert [r for r in db.unpublished_outbox(conn) if r.key == account] == []
         assert db.next_offsets(conn, "ledger-test") == {("ops-commands", 0): 11}
+
+
+def test_a_handler_on_the_callers_connection_commits_only_with_the_caller(
+    pool: ConnectionPool,
+) -> None:
+    kept, dropped = new_id("player"), new_id("player")
+    with pool.connection() as conn:
+        with conn.transaction():
+            grant(conn, Grant("op", kept, 700, new_id("grant")))
+        with pytest.raises(RuntimeError), conn.transaction():
+            grant(conn, Grant("op", dropped, 700, new_id("grant")))
+            raise RuntimeError("the reactor's transaction fails after the handler")
+    assert balance_of(pool, kept) == (700, 0, 700)
+    with pytest.raises(AccountNotFound):
+        balance_of(pool, dropped)

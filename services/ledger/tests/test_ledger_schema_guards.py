@@ -216,3 +216,24 @@ def test_a_raw_loss_line_beyond_the_seats_reservation_is_rejected_at_commit(
             (f"settlement:{hand}", loser, f"settlement:{hand}", winner),
         )
     assert _balance(conn, loser) == (5000, 1000)
+
+
+def test_the_guards_work_from_a_session_with_another_search_path(
+    pool: ConnectionPool, ledger_database_url: str
+) -> None:
+    account = funded_player(pool, 100)
+    with psycopg.connect(ledger_database_url, autocommit=True) as other:
+        assert other.execute("SHOW search_path").fetchone() != ("ledger",)
+        tx = new_id("raw")
+        with (
+            pytest.raises(errors.CheckViolation, match="does not sum to zero"),
+            other.transaction(),
+        ):
+            other.execute(
+                "INSERT INTO ledger.journal_transactions (id, kind) VALUES (%s, 'grant')", (tx,)
+            )
+            other.execute(
+                "INSERT INTO ledger.journal_entries (transaction_id, account_id, amount, "
+                "line_kind) VALUES (%s, %s, 5, 'grant'), (%s, 'house:issuance', -4, 'grant')",
+                (tx, account, tx),
+            )

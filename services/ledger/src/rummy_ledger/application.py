@@ -1,6 +1,8 @@
 """The ledger's use cases, one handler per use case, each one PostgreSQL transaction.
 
-Every writing handler takes a connection pool and a command (``rummy_ledger.domain``), plus:
+Every writing handler takes a connection pool (or a connection inside the caller's open
+transaction, as ``rummy_platform.reactor.PostgresReactor`` hands its handlers) and a command
+(``rummy_ledger.domain``), plus:
 
 - ``consumed``: the Kafka position the command came from, stored in the same transaction as the
   effects (``consumer_offsets``), so a consumer that restarts resumes after it;
@@ -17,7 +19,8 @@ with a hash of the command's body. A retry with the same body returns the first 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -70,6 +73,9 @@ class OutgoingEvent:
 
 
 R = TypeVar("R")
+#: Where a handler runs: a pool (one transaction per call, committed by the handler) or a
+#: connection inside the caller's open transaction (the reactor's, which commits it).
+Database = ConnectionPool | psycopg.Connection
 Outbox = Sequence[OutgoingEvent] | Callable[[Any], Sequence[OutgoingEvent]]
 
 
@@ -186,7 +192,7 @@ class StatementItem:
 
 
 def grant(
-    pool: ConnectionPool,
+    pool: Database,
     command: Grant,
     *,
     consumed: ConsumedPosition | None = None,
@@ -211,7 +217,7 @@ def grant(
 
 
 def reserve_stakes(
-    pool: ConnectionPool,
+    pool: Database,
     command: ReserveStakes,
     *,
     consumed: ConsumedPosition | None = None,
@@ -261,7 +267,7 @@ def reserve_stakes(
 
 
 def settle_hand(
-    pool: ConnectionPool,
+    pool: Database,
     command: SettleHand,
     *,
     consumed: ConsumedPosition | None = None,
@@ -304,7 +310,7 @@ def settle_hand(
 
 
 def abort_hand(
-    pool: ConnectionPool,
+    pool: Database,
     command: AbortHand,
     *,
     consumed: ConsumedPosition | None = None,
@@ -328,12 +334,12 @@ def abort_hand(
     return _run(pool, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox)
 
 
-def get_balance(pool: ConnectionPool, account_id: str) -> Balance:
+def get_balance(pool: Database, account_id: str) -> Balance:
     """The account's posted balance, reserved amount and available balance (hundredths).
     Raises AccountNotFound."""
     if not account_id:
         raise InvalidCommand("an account id is required")
-    with pool.connection() as conn:
+    with _transaction(pool) as conn:
         row = db.read_balance(conn, account_id)
     if row is None:
         raise AccountNotFound(f"no account {account_id!r}")
@@ -346,7 +352,7 @@ def get_balance(pool: ConnectionPool, account_id: str) -> Balance:
 
 
 def get_statement(
-    pool: ConnectionPool, account_id: str, *, limit: int = 50, before: int | None = None
+    pool: Database, account_id: str, *, limit: int = 50, before: int | None = None
 ) -> tuple[StatementItem, ...]:
     """The account's journal transactions, newest first, at most ``limit`` (1..500), older than
     the item whose ``seq`` is ``before`` when given. Raises AccountNotFound or InvalidCommand."""
@@ -354,7 +360,7 @@ def get_statement(
         raise InvalidCommand(f"limit must be 1..500, got {limit}")
     if not account_id:
         raise InvalidCommand("an account id is required")
-    with pool.connection() as conn:
+    with _transaction(pool) as conn:
         if db.read_balance(conn, account_id) is None:
             raise AccountNotFound(f"no account {account_id!r}")
         rows = db.statement_rows(conn, account_id, limit, before)
@@ -386,8 +392,21 @@ def _statement_item(row: db.StatementRow) -> StatementItem:
 # ------------------------------------------------------------------------------------ plumbing
 
 
+@contextmanager
+def _transaction(target: Database) -> Iterator[psycopg.Connection]:
+    """A transaction on a pooled connection (committed at the end), or, given a connection,
+    a transaction on it: a savepoint inside the caller's open transaction, which the caller
+    commits (a reactor storing its consumed offset with the effects)."""
+    if isinstance(target, psycopg.Connection):
+        with target.transaction():
+            yield target
+    else:
+        with target.connection() as conn, conn.transaction():
+            yield conn
+
+
 def _run(
-    pool: ConnectionPool,
+    pool: Database,
     key: str,
     command: object,
     work: Callable[[psycopg.Connection], R],
@@ -397,7 +416,7 @@ def _run(
 ) -> R:
     """One transaction: claim the idempotency key (or return the stored first result), do the
     work, store its result, write the outbox and the consumed position, commit."""
-    with pool.connection() as conn, conn.transaction():
+    with _transaction(pool) as conn:
         stored = db.claim_command(conn, key, type(command).__name__, request_hash(command))
         if stored is not None:
             result = from_json(stored.result)

@@ -1,5 +1,7 @@
 """PostgreSQL adapter of the ledger (psycopg 3): migrations, a pool, and one function per query.
 
+The tables live in the ``ledger`` schema; migrations and pools come from ``rummy_platform.db``.
+
 Every function but :func:`apply_migrations` and :func:`open_pool` takes a connection already
 inside a transaction (the application handler opens it) and never commits. Amounts are bigint
 hundredths of a House Token. The schema (``migrations/``) enforces the ledger's invariants on
@@ -17,7 +19,6 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
-from yoyo import get_backend, read_migrations  # type: ignore[import-untyped]
 
 from rummy_ledger.domain import (
     AccountKind,
@@ -25,35 +26,24 @@ from rummy_ledger.domain import (
     HeldReservation,
     JournalTransaction,
 )
+from rummy_platform import db as platform_db
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
-
-
-def yoyo_url(database_url: str) -> str:
-    """``postgresql://...`` -> ``postgresql+psycopg://...``, yoyo's scheme for psycopg 3."""
-    scheme, sep, rest = database_url.partition("://")
-    if not sep:
-        raise ValueError(f"not a database URL: {database_url!r}")
-    if scheme in ("postgres", "postgresql"):
-        scheme = "postgresql+psycopg"
-    return f"{scheme}://{rest}"
+#: The PostgreSQL schema holding the ledger's tables (in the database of ``DATABASE_URL``).
+SCHEMA = "ledger"
 
 
 def apply_migrations(database_url: str) -> None:
-    """Apply every pending migration of ``migrations/`` (yoyo, plain SQL, each in a transaction)."""
-    backend = get_backend(yoyo_url(database_url))
-    migrations = read_migrations(str(MIGRATIONS_DIR))
-    with backend.lock():
-        backend.apply_migrations(backend.to_apply(migrations))
+    """Create the ``ledger`` schema if needed and apply every pending migration of
+    ``migrations/`` (yoyo, plain SQL, each in a transaction, under a lock)."""
+    platform_db.apply_migrations(database_url, MIGRATIONS_DIR, schema=SCHEMA)
 
 
 def open_pool(database_url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:
-    """An open connection pool (waits until the first connection is made; raises PoolTimeout)."""
-    pool = ConnectionPool(
-        database_url, min_size=min_size, max_size=max_size, open=False, name="ledger"
+    """An open pool whose connections use the ``ledger`` schema (raises PoolTimeout)."""
+    return platform_db.open_pool(
+        database_url, schema=SCHEMA, name="ledger", min_size=min_size, max_size=max_size
     )
-    pool.open(wait=True, timeout=30)
-    return pool
 
 
 # ------------------------------------------------------------------------ idempotent commands
