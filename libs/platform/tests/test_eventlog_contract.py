@@ -242,6 +242,28 @@ class EventLogContract:
         assert [r.envelope for r in log.read_stream(topics.table, table)] == [events[0], events[2]]
         assert [r.envelope for r in log.read_stream(topics.ledger, table)] == [events[1]]
 
+    def test_offsets_sent_with_a_transaction_are_where_the_group_resumes(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        inputs = [card_drawn(table, v) for v in (1, 2, 3)]
+        for envelope in inputs:
+            log.append(topics.ledger, envelope)
+        last_handled = log.read_stream(topics.ledger, table)[1]  # the table handled two inputs
+        stored = {TopicPartition(topics.ledger, last_handled.partition): last_handled.next_offset}
+        group = f"group-{uuid.uuid4()}"
+        with log.transactional_writer(f"writer-{uuid.uuid4()}") as writer:
+            writer.append_batch(
+                [(topics.table, card_drawn(table, 1))],
+                consumed=stored,
+                group_id=group,
+            )
+
+        with log.consumer(group, [topics.ledger]) as consumer:
+            resumed = poll_until(consumer, 1)
+
+        assert [r.envelope for r in resumed] == inputs[2:]
+
     def test_event_topics_have_infinite_retention_and_one_partition_count(
         self, log: EventLog, topics: Topics
     ) -> None:
