@@ -45,6 +45,7 @@ from rummy_ledger.domain import (
     settlement_transaction,
     validate_reserve,
 )
+from rummy_platform.envelope import Envelope, encode
 
 #: The consumer group whose offsets the ledger stores when a position names none.
 DEFAULT_CONSUMER_GROUP = "ledger"
@@ -63,13 +64,20 @@ class ConsumedPosition:
 @dataclass(frozen=True)
 class OutgoingEvent:
     """An event for the outbox: ``event_id`` (the envelope's, so consumers can drop duplicates),
-    the topic, the record key (table id or account id), the payload type name and its bytes."""
+    the topic, the record key (the envelope's stream id: table id or account id), the payload
+    type name and the encoded ``EventEnvelope`` bytes (what ``rummy_platform.outbox.OutboxRelay``
+    publishes; it checks that the bytes carry this event id and key)."""
 
     event_id: str
     topic: str
     key: str
     type: str
     payload: bytes
+
+    @classmethod
+    def from_envelope(cls, topic: str, envelope: Envelope) -> OutgoingEvent:
+        """The outbox row of ``envelope`` on ``topic``."""
+        return cls(envelope.event_id, topic, envelope.stream_id, envelope.type, encode(envelope))
 
 
 R = TypeVar("R")

@@ -334,6 +334,38 @@ def mark_published(conn: psycopg.Connection, event_ids: Sequence[str]) -> None:
 # -------------------------------------------------------------------------------- invariants
 
 
+@dataclass(frozen=True)
+class LedgerGauges:
+    """Figures for ``/metrics``, in hundredths unless named otherwise."""
+
+    issued_hundredths: int  # everything ever granted (minus the issuance balance)
+    reserved_hundredths: int  # held for hands in progress, all accounts
+    held_reservations: int  # how many reservations are held
+    commission_hundredths: int  # the house commission account's balance
+    outbox_unpublished: int
+    outbox_oldest_age_seconds: float  # 0.0 when nothing waits
+
+
+def gauges(conn: psycopg.Connection) -> LedgerGauges:
+    """Read the ledger's gauges in one snapshot query."""
+    row = conn.execute(
+        """
+        SELECT
+            (SELECT -balance FROM balances WHERE kind = 'issuance'),
+            (SELECT coalesce(sum(reserved), 0) FROM balances),
+            (SELECT count(*) FROM reservations WHERE state = 'held'),
+            (SELECT coalesce(sum(balance), 0) FROM balances WHERE kind = 'house'),
+            (SELECT count(*) FROM outbox WHERE published_at IS NULL),
+            (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)
+               FROM outbox WHERE published_at IS NULL)
+        """
+    ).fetchone()
+    assert row is not None
+    return LedgerGauges(
+        int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), float(row[5])
+    )
+
+
 def invariant_violations(conn: psycopg.Connection) -> list[str]:
     """Check the ledger's invariants over the whole database; ``[]`` when all hold.
 
