@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from rummy_rules.settlement import Settlement
+
 #: The account every grant debits: the only account allowed below zero.
 ISSUANCE_ACCOUNT = "house:issuance"
 #: The account that receives every commission line.
@@ -141,7 +143,7 @@ class SettleHand:
     commission_bps: int = 0
 
     @classmethod
-    def from_settlement(cls, hand_id: str, table_id: str, settlement: Any) -> SettleHand:
+    def from_settlement(cls, hand_id: str, table_id: str, settlement: Settlement) -> SettleHand:
         """Build from a ``rummy_rules.settlement.Settlement`` (amounts in hundredths, which that
         module calls cents)."""
         return cls(
