@@ -200,7 +200,7 @@ class StatementItem:
 
 
 def grant(
-    pool: Database,
+    database: Database,
     command: Grant,
     *,
     consumed: ConsumedPosition | None = None,
@@ -221,11 +221,11 @@ def grant(
             transaction.id, command.account_id, command.amount_hundredths, after.balance_hundredths
         )
 
-    return _run(pool, key, command, work, _grant_from_json, consumed, outbox)
+    return _run(database, key, command, work, _grant_from_json, consumed, outbox)
 
 
 def reserve_stakes(
-    pool: Database,
+    database: Database,
     command: ReserveStakes,
     *,
     consumed: ConsumedPosition | None = None,
@@ -270,12 +270,12 @@ def reserve_stakes(
         return ReserveResult(command.hand_id, tuple(outcomes))
 
     return _run(
-        pool, f"reserve:{command.hand_id}", command, work, _reserve_from_json, consumed, outbox
+        database, f"reserve:{command.hand_id}", command, work, _reserve_from_json, consumed, outbox
     )
 
 
 def settle_hand(
-    pool: Database,
+    database: Database,
     command: SettleHand,
     *,
     consumed: ConsumedPosition | None = None,
@@ -313,12 +313,12 @@ def settle_hand(
         )
 
     return _run(
-        pool, f"settle:{command.hand_id}", command, work, _settle_from_json, consumed, outbox
+        database, f"settle:{command.hand_id}", command, work, _settle_from_json, consumed, outbox
     )
 
 
 def abort_hand(
-    pool: Database,
+    database: Database,
     command: AbortHand,
     *,
     consumed: ConsumedPosition | None = None,
@@ -339,15 +339,17 @@ def abort_hand(
             tuple(ReleasedReservation(r.seat, r.account_id, r.amount_hundredths) for r in held),
         )
 
-    return _run(pool, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox)
+    return _run(
+        database, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox
+    )
 
 
-def get_balance(pool: Database, account_id: str) -> Balance:
+def get_balance(database: Database, account_id: str) -> Balance:
     """The account's posted balance, reserved amount and available balance (hundredths).
     Raises AccountNotFound."""
     if not account_id:
         raise InvalidCommand("an account id is required")
-    with _transaction(pool) as conn:
+    with _transaction(database) as conn:
         row = db.read_balance(conn, account_id)
     if row is None:
         raise AccountNotFound(f"no account {account_id!r}")
@@ -360,7 +362,7 @@ def get_balance(pool: Database, account_id: str) -> Balance:
 
 
 def get_statement(
-    pool: Database, account_id: str, *, limit: int = 50, before: int | None = None
+    database: Database, account_id: str, *, limit: int = 50, before: int | None = None
 ) -> tuple[StatementItem, ...]:
     """The account's journal transactions, newest first, at most ``limit`` (1..500), older than
     the item whose ``seq`` is ``before`` when given. Raises AccountNotFound or InvalidCommand."""
@@ -368,7 +370,7 @@ def get_statement(
         raise InvalidCommand(f"limit must be 1..500, got {limit}")
     if not account_id:
         raise InvalidCommand("an account id is required")
-    with _transaction(pool) as conn:
+    with _transaction(database) as conn:
         if db.read_balance(conn, account_id) is None:
             raise AccountNotFound(f"no account {account_id!r}")
         rows = db.statement_rows(conn, account_id, limit, before)
@@ -414,7 +416,7 @@ def _transaction(target: Database) -> Iterator[psycopg.Connection]:
 
 
 def _run(
-    pool: Database,
+    database: Database,
     key: str,
     command: object,
     work: Callable[[psycopg.Connection], R],
@@ -424,7 +426,7 @@ def _run(
 ) -> R:
     """One transaction: claim the idempotency key (or return the stored first result), do the
     work, store its result, write the outbox and the consumed position, commit."""
-    with _transaction(pool) as conn:
+    with _transaction(database) as conn:
         stored = db.claim_command(conn, key, type(command).__name__, request_hash(command))
         if stored is not None:
             result = from_json(stored.result)
