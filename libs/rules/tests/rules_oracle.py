@@ -9,7 +9,7 @@ Slow on purpose: each step should be obviously right.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import product
 
 from rummy_rules.cards import Card, Rank
@@ -60,7 +60,9 @@ def oracle_group_kind(
                 window = range(start, start + n)
                 spots = []
                 for c in naturals:
-                    places = [p for p in window if p == int(c.rank) or (c.rank == Rank.ACE and p == 14)]
+                    places = [
+                        p for p in window if p == int(c.rank) or (c.rank == Rank.ACE and p == 14)
+                    ]
                     if not places:
                         break
                     spots.append(places[0])
@@ -124,7 +126,7 @@ def oracle_score(hand: list[Card], wild: Rank | None, **options: bool) -> tuple[
     value = [oracle_points(c, wild) for c in hand]
     total = sum(value)
 
-    @lru_cache(maxsize=None)
+    @cache
     def packings(mask: int) -> dict[tuple[bool, int, bool], int]:
         """For the cards in mask: (has pure, sequences capped at 2, all grouped) -> least loose points."""
         if mask == 0:

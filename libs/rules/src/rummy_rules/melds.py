@@ -90,21 +90,47 @@ def face_rank(face: int) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class MeldShape:
-    """One candidate meld as faces: ``layout`` in display order (run order for sequences)."""
+    """One candidate meld as faces: the natural cards' faces and the stand-ins' faces.
+
+    For a sequence, ``positions`` are the naturals' positions (1..14) and the window is ``start`` ..
+    ``start + length - 1``; a set or a jokers-only group has no positions.
+    """
 
     kind: MeldKind
-    layout: tuple[int, ...]
+    naturals: tuple[int, ...]
+    standins: tuple[int, ...]
+    positions: tuple[int, ...] = ()
+    start: int = 0
+    length: int = 0
+
+    @property
+    def top(self) -> int:
+        """Last position of a sequence's window, 0 for a set or a jokers-only group."""
+        return self.start + self.length - 1 if self.positions else 0
+
+    @property
+    def layout(self) -> tuple[int, ...]:
+        """Faces in display order: run order with stand-ins in the gaps, or naturals then stand-ins."""
+        if not self.positions:
+            return self.naturals + self.standins
+        fill = list(self.standins)
+        at = dict(zip(self.positions, self.naturals, strict=True))
+        return tuple(
+            at[p] if p in at else fill.pop() for p in range(self.start, self.start + self.length)
+        )
 
 
 def enumerate_melds(
-    counts: Mapping[int, int], wild_rank: int | None, options: MeldOptions
+    counts: Mapping[int, int], wild_rank: int | None, options: MeldOptions, pad: bool = True
 ) -> dict[tuple[int, ...], MeldShape]:
     """Every meld that can be formed from a multiset of faces (face -> count available).
 
     Returns a map from the meld's sorted faces (with repeats) to its best kind and a layout. Melds are
     found structurally: runs from same-suit positions plus a number of stand-ins, sets from one rank
     plus stand-ins, and jokers-only groups; stand-ins are drawn from the printed jokers and the
-    wild-rank cards not used in their natural place.
+    wild-rank cards not used in their natural place. With ``pad`` off, only the fewest stand-ins that
+    make each meld (gaps, and up to 3 cards) are listed and jokers-only groups are left out: the
+    solver adds spare jokers to a sequence itself.
     """
     out: dict[tuple[int, ...], MeldShape] = {}
     printed = counts.get(JOKER_FACE, 0)
@@ -116,17 +142,28 @@ def enumerate_melds(
     jokers_total = printed + sum(counts[f] for f in wild_faces)
     strict = options.strict_duplicate_faces
 
-    def add(naturals: list[int], standins: tuple[int, ...], kind: MeldKind, layout: tuple[int, ...]) -> None:
+    def add(
+        naturals: list[int],
+        standins: tuple[int, ...],
+        kind: MeldKind,
+        positions: tuple[int, ...] = (),
+        start: int = 0,
+        length: int = 0,
+    ) -> None:
         key = tuple(sorted(naturals + list(standins)))
         old = out.get(key)
         if old is None or kind < old.kind:
-            out[key] = MeldShape(kind, layout)
+            out[key] = MeldShape(kind, tuple(naturals), standins, positions, start, length)
 
-    def standin_choices(k: int, naturals: list[int]) -> Iterator[tuple[int, ...]]:
+    def standin_choices(k: int, naturals: list[int]) -> Iterator[tuple[int, ...]] | tuple:
         """Multisets of k stand-ins (printed jokers first, then wild faces) compatible with naturals."""
         if k == 0:
-            yield ()
-            return
+            return ((),)
+        if not wild_faces:
+            return ((JOKER_FACE,) * k,) if k <= printed else ()
+        return _wild_standins(k, naturals)
+
+    def _wild_standins(k: int, naturals: list[int]) -> Iterator[tuple[int, ...]]:
         used = Counter(naturals)
         pool: list[tuple[int, int]] = []  # (face, how many may stand in)
         for f in wild_faces:
@@ -138,34 +175,36 @@ def enumerate_melds(
         yield from _multisets(pool, k, printed)
 
     # Sequences with at least one natural card.
-    top = 14 if options.ace_high else 13
+    highest = 14 if options.ace_high else 13
     for s in range(4):
-        avail = [False] * 15
-        for p in range(1, top + 1):
-            avail[p] = counts.get(s * 13 + (p - 1) % 13, 0) > 0
-        for lo in range(1, top + 1):
-            if not avail[lo]:
-                continue
-            for hi in range(lo, min(top, lo + MAX_RUN_LENGTH - 1) + 1):
-                if not avail[hi]:
-                    continue
+        places = [p for p in range(1, highest + 1) if counts.get(s * 13 + (p - 1) % 13, 0) > 0]
+        for i, lo in enumerate(places):
+            for j in range(i, len(places)):
+                hi = places[j]
                 span = hi - lo + 1
-                inner = [p for p in range(lo + 1, hi) if avail[p]]
-                missing = span - 2 - len(inner) if hi > lo else 0
+                if span > MAX_RUN_LENGTH:
+                    break
+                inner = places[i + 1 : j]
+                missing = span - (j - i + 1)
                 if missing > jokers_total:
                     break
+                ends = [lo, hi] if j > i else [lo]
                 for ndrop in range(0, min(len(inner), jokers_total - missing) + 1):
                     for dropped in combinations(inner, ndrop):
-                        positions = [lo] + [p for p in inner if p not in dropped] + ([hi] if hi > lo else [])
+                        kept = [p for p in inner if p not in dropped] if ndrop else inner
+                        positions = [lo, *kept, hi] if j > i else ends
                         naturals = [s * 13 + (p - 1) % 13 for p in positions]
-                        gaps = span - len(positions)
+                        gaps = missing + ndrop
                         for length in range(max(span, MIN_MELD_SIZE), MAX_RUN_LENGTH + 1):
                             k = gaps + length - span
                             if k > jokers_total:
                                 break
                             kind = MeldKind.PURE_SEQUENCE if k == 0 else MeldKind.IMPURE_SEQUENCE
+                            start = min(lo, highest - length + 1)
                             for standins in standin_choices(k, naturals):
-                                add(naturals, standins, kind, _run_layout(s, positions, length, standins, top))
+                                add(naturals, standins, kind, tuple(positions), start, length)
+                            if not pad:
+                                break
 
     # Sets with at least one natural card.
     for r in range(1, 14):
@@ -173,17 +212,18 @@ def enumerate_melds(
         for n in range(1, len(suits) + 1):
             for chosen in combinations(suits, n):
                 naturals = [s * 13 + r - 1 for s in chosen]
-                for k in range(max(0, MIN_MELD_SIZE - n), MAX_SET_SIZE - n + 1):
+                least = max(0, MIN_MELD_SIZE - n)
+                for k in range(least, (MAX_SET_SIZE - n if pad else least) + 1):
                     if k > jokers_total:
                         break
                     for standins in standin_choices(k, naturals):
-                        add(naturals, standins, MeldKind.SET, tuple(naturals) + standins)
+                        add(naturals, standins, MeldKind.SET)
 
     # Groups made only of stand-ins.
-    if options.jokers_only_group_is_sequence:
+    if options.jokers_only_group_is_sequence and pad:
         for k in range(MIN_MELD_SIZE, min(jokers_total, MAX_RUN_LENGTH) + 1):
             for standins in standin_choices(k, []):
-                add([], standins, MeldKind.IMPURE_SEQUENCE, standins)
+                add([], standins, MeldKind.IMPURE_SEQUENCE)
     return out
 
 
@@ -204,16 +244,6 @@ def _pool_multisets(pool: list[tuple[int, int]], i: int, k: int) -> Iterator[tup
     for c in range(min(cap, k), -1, -1):
         for rest in _pool_multisets(pool, i + 1, k - c):
             yield (face,) * c + rest
-
-
-def _run_layout(
-    suit: int, positions: list[int], length: int, standins: tuple[int, ...], top: int
-) -> tuple[int, ...]:
-    """Run order: window of ``length`` starting at the lowest natural (shifted down if it must be)."""
-    start = min(positions[0], top - length + 1)
-    fill = list(standins)
-    at = set(positions)
-    return tuple(suit * 13 + (p - 1) % 13 if p in at else fill.pop() for p in range(start, start + length))
 
 
 def face_counts(cards: Iterable[Card]) -> Counter[int]:
