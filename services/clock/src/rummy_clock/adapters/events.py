@@ -1,0 +1,268 @@
+"""Kafka for the clock (the only module that builds Kafka clients).
+
+The clock cannot use :class:`rummy_platform.reactor.TransactionalReactor`: that reactor commits
+an input's offset together with the outputs *that input* causes, right away, but a deadline's
+output comes later, at the deadline. Committing the ``TurnStarted`` offset on receipt would lose
+the pending deadline in a crash. So the clock runs its own loop, on the same parts (the
+platform's envelope codec and transactional writer):
+
+- It joins group ``clock`` on ``table-events`` *and* its own ``clock-events`` (same partition
+  count, same key: partition p of one holds the same tables as partition p of the other; the
+  range assignor gives both to the same member).
+- Each publication is one Kafka transaction: the firings, plus the group's offsets of both
+  topics. Those offsets are not "what was read" but "where a restart must re-read from"
+  (:meth:`~rummy_clock.schedule.Schedule.resume_offsets`): table-events from the oldest source
+  of a pending deadline, clock-events from the oldest firing whose source is re-read.
+- After an assignment it reads both topics up to their end offsets before it fires anything,
+  so a deadline that already fired (its firing is read back) never fires again, and one that
+  passed while the clock was down fires right after.
+- The writer's transactional id is stable across restarts: a restarted clock fences its
+  predecessor and the broker aborts whatever that one left open.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+from kafka import TopicPartition as KafkaTopicPartition
+
+from rummy_clock.application import ClockApplication
+from rummy_clock.clock import Clock
+from rummy_platform.envelope import PayloadRegistry, decode, event_payloads
+from rummy_platform.eventlog import (
+    EventLog,
+    EventLogError,
+    KafkaEventLog,
+    TopicPartition,
+    TransactionalWriter,
+    WriterFenced,
+)
+from rummy_platform.logging import get_logger
+
+_log = get_logger(__name__)
+
+CONSUMER_GROUP = "clock"
+
+
+def kafka_log(bootstrap_servers: str) -> EventLog:
+    """The platform's event log on ``bootstrap_servers`` (topics, writer, stream reads)."""
+    return KafkaEventLog(bootstrap_servers, client_id="clock")
+
+
+class LogStreamVersions:
+    """Versions of each table's clock-events stream, learnt from the log once per table and
+    counted on in memory; :meth:`forget` drops the counts after an aborted publication."""
+
+    def __init__(self, log: EventLog, topic: str) -> None:
+        self._log = log
+        self._topic = topic
+        self._last: dict[str, int] = {}
+
+    def next(self, stream_id: str) -> int:
+        if stream_id not in self._last:
+            records = self._log.read_stream(self._topic, stream_id)
+            self._last[stream_id] = max((r.envelope.stream_version for r in records), default=0)
+        self._last[stream_id] += 1
+        return self._last[stream_id]
+
+    def forget(self) -> None:
+        self._last.clear()
+
+
+class _Listener:
+    def __init__(self, loop: ClockLoop) -> None:
+        self._loop = loop
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        self._loop._revoked(revoked)
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        self._loop._assigned(assigned)
+
+    def on_partitions_lost(self, lost: Any) -> None:
+        self._loop._revoked(lost)
+
+
+ConsumerRebalanceListener.register(_Listener)
+
+
+class ClockLoop:
+    """Consumes table-events and clock-events, fires due deadlines, commits resume offsets.
+
+    ``max_wait_s`` bounds one poll (seconds); ``checkpoint_s`` is how often resume offsets are
+    committed when nothing fires (so a restart re-reads little). One thread only.
+    """
+
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        app: ClockApplication,
+        writer: TransactionalWriter,
+        clock: Clock,
+        *,
+        table_topic: str,
+        clock_topic: str,
+        group_id: str = CONSUMER_GROUP,
+        registry: PayloadRegistry | None = None,
+        max_wait_s: float = 0.5,
+        checkpoint_s: float = 5.0,
+    ) -> None:
+        self._bootstrap = bootstrap_servers.split(",")
+        self._app = app
+        self._writer = writer
+        self._clock = clock
+        self._table_topic = table_topic
+        self._clock_topic = clock_topic
+        self.group_id = group_id
+        self._registry = registry or event_payloads()
+        self._max_wait_s = max_wait_s
+        self._checkpoint_s = checkpoint_s
+        self._consumer: KafkaConsumer | None = None
+        self._owned: set[int] = set()
+        self._catching_up: dict[KafkaTopicPartition, int] | None = None
+        self._newly_assigned: set[KafkaTopicPartition] = set()
+        self._committed: dict[TopicPartition, int] = {}
+        self._last_checkpoint = time.monotonic()
+
+    # -- rebalance ---------------------------------------------------------------------------
+
+    def _assigned(self, assigned: Iterable[KafkaTopicPartition]) -> None:
+        tps = set(assigned)
+        self._newly_assigned |= tps
+        self._owned = {tp.partition for tp in tps if tp.topic == self._table_topic}
+        self._committed.clear()
+        _log.info("partitions assigned", partitions=sorted(self._owned))
+
+    def _revoked(self, revoked: Iterable[KafkaTopicPartition]) -> None:
+        gone = {tp.partition for tp in revoked}
+        self._app.drop_partitions(gone)
+        self._owned -= gone
+        self._catching_up = None
+        self._committed.clear()
+
+    @property
+    def live(self) -> bool:
+        """True once every owned partition was read to its end after the last assignment."""
+        return self._catching_up is not None and not self._catching_up
+
+    # -- loop --------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Join the consumer group (idempotent)."""
+        if self._consumer is None:
+            self._consumer = KafkaConsumer(
+                bootstrap_servers=self._bootstrap,
+                client_id="clock",
+                group_id=self.group_id,
+                enable_auto_commit=False,
+                isolation_level="read_committed",
+                auto_offset_reset="earliest",
+            )
+            self._consumer.subscribe(
+                [self._table_topic, self._clock_topic], listener=_Listener(self)
+            )
+
+    def close(self) -> None:
+        """Leave the group without committing."""
+        if self._consumer is not None:
+            self._consumer.close(autocommit=False)
+            self._consumer = None
+
+    def run(self, stop: threading.Event) -> None:
+        """Run until ``stop`` is set. Raises WriterFenced if another clock took the writer."""
+        self.open()
+        try:
+            while not stop.is_set():
+                try:
+                    self.run_once()
+                except WriterFenced:
+                    _log.error("clock writer fenced by another clock; stopping")
+                    raise
+                except EventLogError:
+                    # Nothing of the failed publication is visible and the deadlines are still
+                    # pending: the next round publishes them again under the same ids.
+                    _log.exception("publication failed; will retry")
+                    stop.wait(self._max_wait_s)
+        finally:
+            self.close()
+
+    def run_once(self) -> None:
+        """Poll once, apply what came, then fire what is due (once caught up)."""
+        self.open()
+        consumer = self._consumer
+        assert consumer is not None
+        batches = consumer.poll(timeout_ms=int(self._wait_seconds() * 1000))
+        live = self.live
+        for tp in sorted(batches, key=lambda t: (t.topic != self._table_topic, t.partition)):
+            for message in batches[tp]:
+                envelope = decode(message.value, self._registry)
+                if tp.topic == self._table_topic:
+                    self._app.on_table_event(envelope, tp.partition, message.offset)
+                else:
+                    self._app.on_clock_event(envelope, tp.partition, message.offset, live=live)
+        self._track_catch_up(consumer)
+        if self.live:
+            self._fire_due(consumer)
+
+    def _wait_seconds(self) -> float:
+        if not self.live:
+            return self._max_wait_s
+        next_due = self._app.next_due()
+        if next_due is None:
+            return self._max_wait_s
+        until = (next_due - self._clock.now()).total_seconds()
+        return min(self._max_wait_s, max(0.0, until))
+
+    def _track_catch_up(self, consumer: KafkaConsumer) -> None:
+        if self._newly_assigned:
+            ends = consumer.end_offsets(list(self._newly_assigned))
+            self._catching_up = {**(self._catching_up or {}), **ends}
+            self._newly_assigned = set()
+        if not self._catching_up:
+            return
+        done = [tp for tp, end in self._catching_up.items() if consumer.position(tp) >= end]
+        for tp in done:
+            del self._catching_up[tp]
+            if tp.topic == self._table_topic:
+                self._app.caught_up([tp.partition])
+        if not self._catching_up:
+            _log.info("caught up; firing deadlines", partitions=sorted(self._owned))
+
+    def _positions(self, consumer: KafkaConsumer) -> tuple[dict[int, int], dict[int, int]]:
+        sources = {
+            p: consumer.position(KafkaTopicPartition(self._table_topic, p)) for p in self._owned
+        }
+        fired = {
+            p: consumer.position(KafkaTopicPartition(self._clock_topic, p)) for p in self._owned
+        }
+        return sources, fired
+
+    def _fire_due(self, consumer: KafkaConsumer) -> None:
+        now = self._clock.now()
+        due = self._app.due(now)
+        if not due and time.monotonic() - self._last_checkpoint < self._checkpoint_s:
+            return
+        sources, fired = self._positions(consumer)
+        resume_sources, resume_fired = self._app.resume_offsets(
+            self._owned, sources, fired, firing=due
+        )
+        offsets: dict[TopicPartition, int] = {
+            **{TopicPartition(self._table_topic, p): o for p, o in resume_sources.items()},
+            **{TopicPartition(self._clock_topic, p): o for p, o in resume_fired.items()},
+        }
+        self._last_checkpoint = time.monotonic()
+        if not due and offsets == self._committed:
+            return
+        try:
+            outputs = [(self._clock_topic, self._app.publication(d)) for d in due]
+            positions = self._writer.append_batch(outputs, consumed=offsets, group_id=self.group_id)
+        except Exception:
+            self._app.publication_failed()
+            raise
+        self._committed = dict(offsets)
+        if due:
+            self._app.published(due, [p.offset for p in positions], self._clock.now())
