@@ -1,0 +1,5 @@
+"""``python -m rummy_rules evaluate``: see ``rummy_rules.cli``."""
+
+from rummy_rules.cli import main
+
+raise SystemExit(main())
