@@ -1,0 +1,438 @@
+"""Fairness and dealer as separate processes on real Kafka and real PostgreSQL.
+
+The test plays the table service: it appends table-events (built with the table protos) and reads
+fairness-events and dealer-events. Each module run has its own topic prefix and database, so runs
+never see each other's events.
+
+Held here (DESIGN.md promises 4 and 8, Identity): the commitment is published before the deal and
+the seed revealed after it hashes to it; the deal published is ``rummy_rules.shuffle.deal`` of the
+revealed seed; ``GetProof`` shows nothing secret before the reveal; a player cannot read a seed; a
+redelivered HandStarted gives one commitment; a fairness process killed between its commit and its
+publish publishes the commitment once (after dropping repeats by event id); no seed or deck order
+reaches the logs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+import grpc
+import psycopg
+import pytest
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from psycopg import sql
+
+from rummy.common.v1 import cards_pb2
+from rummy.dealer.v1 import events_pb2 as dealer_events
+from rummy.fairness.v1 import events_pb2 as fairness_events
+from rummy.fairness.v1 import fairness_service_pb2 as fairness_pb
+from rummy.fairness.v1 import fairness_service_pb2_grpc as fairness_grpc
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import KafkaEventLog, drop_redelivered
+from rummy_platform.topics import (
+    DEALER_EVENTS,
+    FAIRNESS_EVENTS,
+    TABLE_EVENTS,
+    event_topic_specs,
+)
+from rummy_rules.deck import Shoe
+from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal
+
+SECRET = "fairness-dealer-test-secret-0123456789"
+RULES_VERSION = "indian13-points/1"
+START_TIMEOUT_S = 60.0
+EVENT_TIMEOUT_S = 60.0
+
+
+# -- processes ------------------------------------------------------------------------------------
+
+
+@dataclass
+class ServiceProcess:
+    """A service started with ``python -m <module>``; its JSON log lines are collected."""
+
+    name: str
+    process: subprocess.Popen[str]
+    grpc_port: int = 0
+    metrics_port: int = 0
+    lines: list[str] = field(default_factory=list)
+    started: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.append(line)
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("event") == "service started":
+                self.grpc_port = entry["grpc_port"]
+                self.metrics_port = entry["metrics_port"]
+                self.started.set()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+    def metric(self, name: str) -> float:
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        body = urllib.request.urlopen(url, timeout=5).read().decode()
+        for line in body.splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+        raise AssertionError(f"{name} not in /metrics")
+
+
+def start_service(module: str, env: dict[str, str], *, wait: bool = True) -> ServiceProcess:
+    process = subprocess.Popen(
+        [sys.executable, "-m", module],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    service = ServiceProcess(module, process)
+    threading.Thread(target=service.read, daemon=True).start()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while wait and not service.started.wait(0.2):
+        if process.poll() is None and time.monotonic() < deadline:
+            continue
+        service.stop()
+        raise AssertionError(f"{module} did not start:\n{''.join(service.lines[-30:])}")
+    if wait:
+        with grpc.insecure_channel(service.target) as channel:
+            status = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=10
+            )
+            assert status.status == health_pb2.HealthCheckResponse.SERVING
+    return service
+
+
+@dataclass
+class Stack:
+    prefix: str
+    database_url: str
+    kafka: str
+    log: KafkaEventLog
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {
+            "RUMMY_JWT_SECRET": SECRET,
+            "RUMMY_GRPC_PORT": "0",
+            "RUMMY_METRICS_PORT": "0",
+            "RUMMY_LOG_LEVEL": "info",
+            "RUMMY_TOPIC_PREFIX": self.prefix,
+            "DATABASE_URL": self.database_url,
+            "KAFKA_BOOTSTRAP_SERVERS": self.kafka,
+            **extra,
+        }
+
+
+@pytest.fixture(scope="module")
+def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
+    prefix = f"t{uuid.uuid4().hex[:8]}-"
+    log = KafkaEventLog(kafka_bootstrap, client_id="fairness-dealer-test")
+    log.ensure_topics(event_topic_specs(prefix=prefix))
+    try:
+        with fresh_database(database_url, "fairness_dealer") as url:
+            yield Stack(prefix, url, kafka_bootstrap, log)
+    finally:
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def fairness(stack: Stack) -> Iterator[ServiceProcess]:
+    service = start_service("rummy_fairness", stack.env())
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+@pytest.fixture(scope="module")
+def dealer(stack: Stack, fairness: ServiceProcess) -> Iterator[ServiceProcess]:
+    service = start_service("rummy_dealer", stack.env(RUMMY_FAIRNESS_ADDRESS=fairness.target))
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+def fairness_stub(service: ServiceProcess, role: Role) -> fairness_grpc.FairnessServiceStub:
+    token = TokenAuthority(SECRET).issue(f"{role.value}-1", role)
+    channel = authorized_channel(grpc.insecure_channel(service.target), token)
+    return fairness_grpc.FairnessServiceStub(channel)
+
+
+# -- the table's side -----------------------------------------------------------------------------
+
+SEATS = (0, 1, 2, 3)
+DEALER_SEAT = 3
+SHOE = cards_pb2.ShoeSpec(decks=2, printed_jokers=2)
+
+
+def table_event(table_id: str, version: int, hand_id: str, payload: Message) -> Envelope:
+    return Envelope.new(
+        payload,
+        stream_id=table_id,
+        stream_version=version,
+        occurred_at=datetime.now(UTC),
+        correlation_id=hand_id,
+        rules_version=RULES_VERSION,
+        shuffle_version=SHUFFLE_VERSION,
+    )
+
+
+def hand_started(table_id: str, hand_id: str) -> Envelope:
+    return table_event(
+        table_id,
+        1,
+        hand_id,
+        table_events.HandStarted(
+            hand_id=hand_id,
+            hand_no=1,
+            seats=[cards_pb2.Seat(seat=s, account_id=f"acct-{s}") for s in SEATS],
+            dealer_seat=DEALER_SEAT,
+            point_value_hundredths=0,
+            shoe=SHOE,
+        ),
+    )
+
+
+CLIENT_SEEDS = {0: b"seat zero", 1: b"", 2: b"\x00\xff", 3: b"seat three says hi"}
+
+
+def seeds_locked(table_id: str, hand_id: str, commitment: bytes) -> Envelope:
+    return table_event(
+        table_id,
+        2,
+        hand_id,
+        table_events.SeedsLocked(
+            hand_id=hand_id,
+            server_commitment_sha256=commitment,
+            client_seeds=[
+                table_events.ClientSeed(seat=s, client_seed=seed)
+                for s, seed in CLIENT_SEEDS.items()
+            ],
+            dealer_seat=DEALER_SEAT,
+            shoe=SHOE,
+            hand_size=13,
+        ),
+    )
+
+
+def wait_for(
+    stack: Stack, topic: str, table_id: str, payload_type: type[Message], count: int = 1
+) -> list[Envelope]:
+    """The events of ``payload_type`` in the table's stream of ``topic`` once there are at least
+    ``count`` of them (AssertionError after EVENT_TIMEOUT_S)."""
+    deadline = time.monotonic() + EVENT_TIMEOUT_S
+    while True:
+        found = [
+            r.envelope
+            for r in stack.log.read_stream(stack.prefix + topic, table_id)
+            if isinstance(r.envelope.payload, payload_type)
+        ]
+        if len(found) >= count:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{count} {payload_type.__name__} not in {topic} for {table_id}")
+        time.sleep(0.2)
+
+
+def new_ids() -> tuple[str, str]:
+    return f"table-{uuid.uuid4().hex[:8]}", str(uuid.uuid4())
+
+
+# -- tests ----------------------------------------------------------------------------------------
+
+
+def test_commitment_comes_before_the_deal_and_the_revealed_seed_recomputes_the_published_deal(
+    stack: Stack, fairness: ServiceProcess, dealer: ServiceProcess
+) -> None:
+    table_id, hand_id = new_ids()
+    stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
+    [committed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    commitment = committed.payload.commitment_sha256
+    assert committed.payload.hand_id == hand_id and len(commitment) == 32
+    assert (committed.rules_version, committed.shuffle_version) == (RULES_VERSION, SHUFFLE_VERSION)
+    assert committed.correlation_id == hand_id
+
+    locked = seeds_locked(table_id, hand_id, commitment)
+    stack.log.append(stack.prefix + TABLE_EVENTS, locked)
+    [dealt] = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+    assert dealt.causation_id == locked.event_id
+    assert dealt.occurred_at >= committed.occurred_at
+    assert dealt.shuffle_version == SHUFFLE_VERSION and dealt.rules_version == RULES_VERSION
+
+    ended = table_event(
+        table_id, 3, hand_id, table_events.HandAborted(hand_id=hand_id, reason="test over")
+    )
+    stack.log.append(stack.prefix + TABLE_EVENTS, ended)
+    [revealed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
+    seed = revealed.payload.server_seed
+    assert hashlib.sha256(seed).digest() == commitment == revealed.payload.commitment_sha256
+    assert [e.stream_version for e in (committed, revealed)] == [1, 2]
+
+    expected = deal(
+        ShuffleInputs.of(seed, hand_id, CLIENT_SEEDS),
+        Shoe(decks=2, printed_jokers=2),
+        SEATS,
+        DEALER_SEAT,
+        13,
+    )
+    shoe = Shoe(decks=2, printed_jokers=2)
+    published = dealt.payload
+    assert {h.seat: [c.index for c in h.cards] for h in published.hands} == {
+        h.seat: [shoe.card_to_index(c) for c in h.cards] for h in expected.hands
+    }
+    assert published.wild_cut.index == shoe.card_to_index(expected.wild_cut)
+    assert published.first_open.index == shoe.card_to_index(expected.first_open)
+    assert [c.index for c in published.stock] == [shoe.card_to_index(c) for c in expected.stock]
+
+    proof = fairness_stub(fairness, Role.PLAYER).GetProof(
+        fairness_pb.GetProofRequest(hand_id=hand_id), timeout=10
+    )
+    assert proof.revealed and proof.server_seed == seed and proof.commitment_sha256 == commitment
+    assert {s.seat: s.client_seed for s in proof.client_seeds} == CLIENT_SEEDS
+    assert proof.shuffle_version == SHUFFLE_VERSION
+
+    for service in (fairness, dealer):
+        logs = "".join(service.lines)
+        assert seed.hex() not in logs
+        assert ",".join(str(c.index) for c in published.stock[:8]) not in logs.replace(" ", "")
+    assert fairness.metric("rummy_fairness_seeds_committed_total") >= 1
+    assert fairness.metric("rummy_fairness_seeds_revealed_total") >= 1
+    assert dealer.metric("rummy_dealer_deals_total") >= 1
+
+
+def test_before_the_reveal_the_proof_holds_only_the_commitment_and_a_player_cannot_read_the_seed(
+    stack: Stack, fairness: ServiceProcess
+) -> None:
+    table_id, hand_id = new_ids()
+    stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
+    [committed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+
+    proof = fairness_stub(fairness, Role.PLAYER).GetProof(
+        fairness_pb.GetProofRequest(hand_id=hand_id), timeout=10
+    )
+    assert proof.commitment_sha256 == committed.payload.commitment_sha256
+    assert not proof.revealed and proof.server_seed == b""
+
+    for role in (Role.PLAYER, Role.OPERATOR):
+        with pytest.raises(grpc.RpcError) as denied:
+            fairness_stub(fairness, role).GetServerSeed(
+                fairness_pb.GetServerSeedRequest(hand_id=hand_id), timeout=10
+            )
+        assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+    seed = fairness_stub(fairness, Role.SERVICE).GetServerSeed(
+        fairness_pb.GetServerSeedRequest(hand_id=hand_id), timeout=10
+    )
+    assert hashlib.sha256(seed.server_seed).digest() == committed.payload.commitment_sha256
+
+    with pytest.raises(grpc.RpcError) as missing:
+        fairness_stub(fairness, Role.PLAYER).GetProof(
+            fairness_pb.GetProofRequest(hand_id="no-such-hand"), timeout=10
+        )
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_redelivered_hand_started_gives_one_commitment(
+    stack: Stack, fairness: ServiceProcess
+) -> None:
+    table_id, hand_id = new_ids()
+    started = hand_started(table_id, hand_id)
+    stack.log.append(stack.prefix + TABLE_EVENTS, started)  # the same event twice
+    stack.log.append(stack.prefix + TABLE_EVENTS, started)
+    again = hand_started(table_id, hand_id)  # re-recorded under a new event id
+    stack.log.append(stack.prefix + TABLE_EVENTS, again)
+    _, marker_hand = new_ids()  # a later hand on the same table shows the three were handled
+    stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, marker_hand))
+
+    wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted, count=2)
+    time.sleep(1.0)  # room for a wrongly repeated commitment to be published
+    commitments = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    assert sorted(e.payload.hand_id for e in commitments) == sorted([hand_id, marker_hand])
+
+
+@pytest.mark.parametrize("fault_point", ["outbox-before-append", "outbox-after-append"])
+def test_a_fairness_process_killed_between_commit_and_publish_publishes_the_commitment_once(
+    stack: Stack, database_url: str, fault_point: str
+) -> None:
+    # Its own topics and database: this process must not see the module's other hands.
+    with fresh_database(database_url, "fairness_crash") as crash_db:
+        own = Stack(f"{stack.prefix}{fault_point}-", crash_db, stack.kafka, stack.log)
+        stack.log.ensure_topics(event_topic_specs(prefix=own.prefix))
+        crash_and_restart(own, fault_point)
+
+
+def crash_and_restart(own: Stack, fault_point: str) -> None:
+    schema_db = own.database_url
+    table_id, hand_id = new_ids()
+    own.log.append(own.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
+
+    doomed = start_service("rummy_fairness", own.env(RUMMY_FAULT_POINT=fault_point), wait=False)
+    assert doomed.process.wait(START_TIMEOUT_S) == -signal.SIGKILL
+    with psycopg.connect(schema_db) as conn:
+        rows = conn.execute("SELECT count(*) FROM fairness.server_seeds").fetchone()
+        pending = conn.execute(
+            "SELECT count(*) FROM fairness.outbox WHERE published_at IS NULL"
+        ).fetchone()
+    assert rows == (1,) and pending == (1,)  # committed, not marked published
+
+    restarted = start_service("rummy_fairness", own.env())
+    try:
+        wait_for(own, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+        time.sleep(1.0)
+        published = wait_for(own, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    finally:
+        restarted.stop()
+    expected_copies = 2 if fault_point == "outbox-after-append" else 1
+    assert len(published) == expected_copies
+    [once] = drop_redelivered(published)
+    assert once.payload.hand_id == hand_id
+    with psycopg.connect(schema_db) as conn:
+        assert conn.execute("SELECT count(*) FROM fairness.server_seeds").fetchone() == (1,)
+
+
+@contextmanager
+def fresh_database(database_url: str, stem: str) -> Iterator[str]:
+    """The URL of a new empty database, dropped afterwards."""
+    name = f"{stem}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(database_url)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(database_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
