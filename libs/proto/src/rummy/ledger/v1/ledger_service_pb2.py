@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rummy/ledger/v1/ledger_service.proto\x12\x0frummy.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\'\n\x11GetBalanceRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\"\x7f\n\x12GetBalanceResponse\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\x12\x1b\n\x13reserved_hundredths\x18\x03 \x01(\x03\x12\x1c\n\x14\x61vailable_hundredths\x18\x04 \x01(\x03\"\xbb\x01\n\x0eStatementEntry\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12-\n\tposted_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\x12 \n\x18\x62\x61lance_after_hundredths\x18\x04 \x01(\x03\x12\x0c\n\x04memo\x18\x05 \x01(\t\x12\x0f\n\x07hand_id\x18\x06 \x01(\t\"P\n\x13GetStatementRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"a\n\x14GetStatementResponse\x12\x30\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1f.rummy.ledger.v1.StatementEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"d\n\x0cGrantRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12\x0c\n\x04memo\x18\x04 \x01(\t\"K\n\rGrantResponse\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\x32\x8b\x02\n\rLedgerService\x12U\n\nGetBalance\x12\".rummy.ledger.v1.GetBalanceRequest\x1a#.rummy.ledger.v1.GetBalanceResponse\x12[\n\x0cGetStatement\x12$.rummy.ledger.v1.GetStatementRequest\x1a%.rummy.ledger.v1.GetStatementResponse\x12\x46\n\x05Grant\x12\x1d.rummy.ledger.v1.GrantRequest\x1a\x1e.rummy.ledger.v1.GrantResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rummy/ledger/v1/ledger_service.proto\x12\x0frummy.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\'\n\x11GetBalanceRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\"\x7f\n\x12GetBalanceResponse\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\x12\x1b\n\x13reserved_hundredths\x18\x03 \x01(\x03\x12\x1c\n\x14\x61vailable_hundredths\x18\x04 \x01(\x03\"\xd0\x02\n\x0eStatementEntry\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12-\n\tposted_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\x12 \n\x18\x62\x61lance_after_hundredths\x18\x04 \x01(\x03\x12\x0c\n\x04memo\x18\x05 \x01(\t\x12\x0f\n\x07hand_id\x18\x06 \x01(\t\x12\x0c\n\x04kind\x18\x07 \x01(\t\x12\x10\n\x08table_id\x18\x08 \x01(\t\x12\x13\n\x06points\x18\t \x01(\rH\x00\x88\x01\x01\x12\x17\n\x0f\x63ost_hundredths\x18\n \x01(\x03\x12\x1b\n\x13winnings_hundredths\x18\x0b \x01(\x03\x12\x1d\n\x15\x63ommission_hundredths\x18\x0c \x01(\x03\x42\t\n\x07_points\"P\n\x13GetStatementRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"a\n\x14GetStatementResponse\x12\x30\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1f.rummy.ledger.v1.StatementEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"d\n\x0cGrantRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12\x0c\n\x04memo\x18\x04 \x01(\t\"K\n\rGrantResponse\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\x32\x8b\x02\n\rLedgerService\x12U\n\nGetBalance\x12\".rummy.ledger.v1.GetBalanceRequest\x1a#.rummy.ledger.v1.GetBalanceResponse\x12[\n\x0cGetStatement\x12$.rummy.ledger.v1.GetStatementRequest\x1a%.rummy.ledger.v1.GetStatementResponse\x12\x46\n\x05Grant\x12\x1d.rummy.ledger.v1.GrantRequest\x1a\x1e.rummy.ledger.v1.GrantResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,15 +37,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETBALANCERESPONSE']._serialized_start=131
   _globals['_GETBALANCERESPONSE']._serialized_end=258
   _globals['_STATEMENTENTRY']._serialized_start=261
-  _globals['_STATEMENTENTRY']._serialized_end=448
-  _globals['_GETSTATEMENTREQUEST']._serialized_start=450
-  _globals['_GETSTATEMENTREQUEST']._serialized_end=530
-  _globals['_GETSTATEMENTRESPONSE']._serialized_start=532
-  _globals['_GETSTATEMENTRESPONSE']._serialized_end=629
-  _globals['_GRANTREQUEST']._serialized_start=631
-  _globals['_GRANTREQUEST']._serialized_end=731
-  _globals['_GRANTRESPONSE']._serialized_start=733
-  _globals['_GRANTRESPONSE']._serialized_end=808
-  _globals['_LEDGERSERVICE']._serialized_start=811
-  _globals['_LEDGERSERVICE']._serialized_end=1078
+  _globals['_STATEMENTENTRY']._serialized_end=597
+  _globals['_GETSTATEMENTREQUEST']._serialized_start=599
+  _globals['_GETSTATEMENTREQUEST']._serialized_end=679
+  _globals['_GETSTATEMENTRESPONSE']._serialized_start=681
+  _globals['_GETSTATEMENTRESPONSE']._serialized_end=778
+  _globals['_GRANTREQUEST']._serialized_start=780
+  _globals['_GRANTREQUEST']._serialized_end=880
+  _globals['_GRANTRESPONSE']._serialized_start=882
+  _globals['_GRANTRESPONSE']._serialized_end=957
+  _globals['_LEDGERSERVICE']._serialized_start=960
+  _globals['_LEDGERSERVICE']._serialized_end=1227
 # @@protoc_insertion_point(module_scope)

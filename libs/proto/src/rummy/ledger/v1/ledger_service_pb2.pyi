@@ -80,6 +80,12 @@ class StatementEntry(_message.Message):
     BALANCE_AFTER_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     MEMO_FIELD_NUMBER: _builtins.int
     HAND_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    COST_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    WINNINGS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    COMMISSION_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     journal_transaction_id: _builtins.str
     amount_hundredths: _builtins.int
     """signed"""
@@ -87,6 +93,18 @@ class StatementEntry(_message.Message):
     memo: _builtins.str
     hand_id: _builtins.str
     """empty for grants"""
+    kind: _builtins.str
+    """"grant" or "settlement" """
+    table_id: _builtins.str
+    """empty for grants"""
+    points: _builtins.int
+    """For a hand: this account's points (0 for the winner; unset for a grant), what it paid as a
+    loser (cost = points x point value), what it won before commission (the losers' total), and
+    the hand's commission to the house (paid by the winner; shown on every seat's entry).
+    """
+    cost_hundredths: _builtins.int
+    winnings_hundredths: _builtins.int
+    commission_hundredths: _builtins.int
     @_builtins.property
     def posted_at(self) -> _timestamp_pb2.Timestamp: ...
     def __init__(
@@ -98,12 +116,20 @@ class StatementEntry(_message.Message):
         balance_after_hundredths: _builtins.int = ...,
         memo: _builtins.str = ...,
         hand_id: _builtins.str = ...,
+        kind: _builtins.str = ...,
+        table_id: _builtins.str = ...,
+        points: _builtins.int | None = ...,
+        cost_hundredths: _builtins.int = ...,
+        winnings_hundredths: _builtins.int = ...,
+        commission_hundredths: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["posted_at", b"posted_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_points", b"_points", "points", b"points", "posted_at", b"posted_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_hundredths", b"amount_hundredths", "balance_after_hundredths", b"balance_after_hundredths", "hand_id", b"hand_id", "journal_transaction_id", b"journal_transaction_id", "memo", b"memo", "posted_at", b"posted_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_points", b"_points", "amount_hundredths", b"amount_hundredths", "balance_after_hundredths", b"balance_after_hundredths", "commission_hundredths", b"commission_hundredths", "cost_hundredths", b"cost_hundredths", "hand_id", b"hand_id", "journal_transaction_id", b"journal_transaction_id", "kind", b"kind", "memo", b"memo", "points", b"points", "posted_at", b"posted_at", "table_id", b"table_id", "winnings_hundredths", b"winnings_hundredths"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__points: _TypeAlias = _typing.Literal["points"]  # noqa: Y015
+    _WhichOneofArgType__points: _TypeAlias = _typing.Literal["_points", b"_points"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__points) -> _WhichOneofReturnType__points | None: ...
 
 Global___StatementEntry: _TypeAlias = StatementEntry  # noqa: Y015
 
@@ -117,7 +143,9 @@ class GetStatementRequest(_message.Message):
     account_id: _builtins.str
     """empty = the caller's account"""
     page_size: _builtins.int
+    """0 = 50; at most 500 (larger values are read as 500)"""
     page_token: _builtins.str
+    """next_page_token of the previous page; empty = the newest entries"""
     def __init__(
         self,
         *,
@@ -140,6 +168,7 @@ class GetStatementResponse(_message.Message):
     ENTRIES_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
+    """empty on the last page"""
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___StatementEntry]:
         """newest first"""
