@@ -7,8 +7,8 @@ Usage::
 Sends ``--count`` single events one after the other (each waits for its acknowledgement) through
 ``KafkaEventLog.append`` (idempotent producer, acks=all), then ``--count`` one-event transactions
 through a ``TransactionalWriter`` (begin, send, ack, commit). Prints median, p99 and max in
-milliseconds. Uses a topic of its own (``bench-produce-latency-<random>``, 1 partition, never
-expires); the topic is left in place.
+milliseconds. Uses a topic of its own (``bench-produce-latency-<random>``, 1 partition), deleted
+at the end unless ``--keep-topic``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+
+from kafka import KafkaAdminClient
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
@@ -77,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--keep-topic", action="store_true")
     opts = parser.parse_args(argv)
 
     topic = f"bench-produce-latency-{uuid.uuid4().hex[:8]}"
@@ -96,6 +99,12 @@ def main(argv: list[str] | None = None) -> int:
                 opts.warmup,
             )
         print(summary("transactional append + commit", txn))
+    if not opts.keep_topic:
+        admin = KafkaAdminClient(bootstrap_servers=opts.bootstrap.split(","))
+        try:
+            admin.delete_topics([topic])
+        finally:
+            admin.close()
     return 0
 
 

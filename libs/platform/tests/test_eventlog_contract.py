@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from kafka import KafkaAdminClient
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
@@ -87,10 +88,14 @@ class EventLogContract:
         raise NotImplementedError
 
     @pytest.fixture
-    def topics(self, log: EventLog) -> Topics:
+    def topics(self, log: EventLog) -> Iterator[Topics]:
         prefix = f"t{uuid.uuid4().hex[:10]}-"
         log.ensure_topics(event_topic_specs(PARTITIONS, prefix=prefix))
-        return Topics(prefix)
+        yield Topics(prefix)
+        self.drop_topics([prefix + name for name in EVENT_TOPICS])
+
+    def drop_topics(self, names: list[str]) -> None:
+        """Delete a test's topics afterwards (the event log itself never deletes a topic)."""
 
     def test_a_streams_events_read_back_in_append_order_and_intact(
         self, log: EventLog, topics: Topics
@@ -297,5 +302,13 @@ class TestInMemoryEventLog(EventLogContract):
 class TestKafkaEventLog(EventLogContract):
     @pytest.fixture
     def log(self, kafka_bootstrap: str) -> Iterator[EventLog]:
+        self.bootstrap = kafka_bootstrap
         with KafkaEventLog(kafka_bootstrap, client_id="contract-test", timeout_s=20) as log:
             yield log
+
+    def drop_topics(self, names: list[str]) -> None:
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id="contract-test")
+        try:
+            admin.delete_topics(names)
+        finally:
+            admin.close()
