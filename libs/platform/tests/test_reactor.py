@@ -1,0 +1,226 @@
+"""Reactors on the in-memory event log: PostgresReactor against real PostgreSQL (effects and
+offset in one transaction, event-id dedupe, retry in order, resume after restart) and
+TransactionalReactor (outputs and consumed offsets in one append, stable reaction ids)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+from platform_db_support import MIGRATIONS, fresh_schema
+from psycopg_pool import ConnectionPool
+
+from rummy.dealer.v1 import events_pb2 as dealer_events
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_platform.db import apply_migrations, open_pool
+from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
+from rummy_platform.reactor import PostgresReactor, TransactionalReactor, reaction_event_id
+from rummy_platform.topics import TopicSpec
+
+IN, OUT = "table-events", "dealer-events"
+STARTED = type_name(table_events.HandStarted)
+LOCKED = type_name(table_events.SeedsLocked)
+
+
+@pytest.fixture()
+def log() -> InMemoryEventLog:
+    log = InMemoryEventLog()
+    log.ensure_topics([TopicSpec(IN, 2), TopicSpec(OUT, 2)])
+    return log
+
+
+@pytest.fixture()
+def pool(database_url: str) -> Iterator[ConnectionPool]:
+    with fresh_schema(database_url) as schema:
+        apply_migrations(database_url, MIGRATIONS, schema=schema)
+        pool = open_pool(database_url, schema=schema, max_size=2)
+        try:
+            yield pool
+        finally:
+            pool.close()
+
+
+def event(table_id: str, version: int, payload: object) -> Envelope:
+    return Envelope.new(
+        payload,  # type: ignore[arg-type]
+        stream_id=table_id,
+        stream_version=version,
+        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
+        correlation_id=getattr(payload, "hand_id", ""),
+    )
+
+
+def started(table_id: str, hand_id: str, version: int = 1) -> Envelope:
+    return event(table_id, version, table_events.HandStarted(hand_id=hand_id))
+
+
+def effects(pool: ConnectionPool) -> list[str]:
+    with pool.connection() as conn:
+        return [r[0] for r in conn.execute("SELECT note FROM effects ORDER BY note").fetchall()]
+
+
+def note_hand(conn: psycopg.Connection, envelope: Envelope) -> None:
+    conn.execute(
+        "INSERT INTO effects (event_id, note) VALUES (%s, %s)",
+        (envelope.event_id, envelope.payload.hand_id),  # type: ignore[attr-defined]
+    )
+
+
+def postgres_reactor(log: InMemoryEventLog, pool: ConnectionPool, handler=note_hand):  # type: ignore[no-untyped-def]
+    return PostgresReactor(
+        log,
+        pool,
+        group_id="test",
+        topics=[IN],
+        handlers={STARTED: handler},
+        processed_table="processed_events",
+        retry_pause_s=0,
+    )
+
+
+def test_effects_and_the_stored_offset_commit_together_and_other_types_only_advance_it(
+    log: InMemoryEventLog, pool: ConnectionPool
+) -> None:
+    first = log.append(IN, started("t1", "h1"))
+    log.append(IN, event("t1", 2, table_events.SeedsLocked(hand_id="h1")))
+    reactor = postgres_reactor(log, pool)
+    assert reactor.run_once() == 2
+    assert effects(pool) == ["h1"]
+    assert reactor.stored_offsets() == {TopicPartition(IN, first.partition): first.offset + 2}
+
+
+def test_a_redelivered_event_id_changes_nothing(
+    log: InMemoryEventLog, pool: ConnectionPool
+) -> None:
+    once = started("t2", "h2")
+    log.append(IN, once)
+    log.append(IN, once)  # e.g. republished by a relay after a crash
+    reactor = postgres_reactor(log, pool)
+    assert reactor.run_once() == 2
+    assert effects(pool) == ["h2"]
+
+
+def test_a_failing_handler_keeps_neither_effect_nor_offset_and_is_retried_in_order(
+    log: InMemoryEventLog, pool: ConnectionPool
+) -> None:
+    log.append(IN, started("t3", "h3a", 1))
+    log.append(IN, started("t3", "h3b", 2))
+    log.append(IN, started("t3", "h3c", 3))
+    broken = {"h3b"}
+
+    def flaky(conn: psycopg.Connection, envelope: Envelope) -> None:
+        note_hand(conn, envelope)
+        if envelope.payload.hand_id in broken:  # type: ignore[attr-defined]
+            raise RuntimeError("database said no")
+
+    reactor = postgres_reactor(log, pool, flaky)
+    with pytest.raises(RuntimeError):
+        reactor.run_once()
+    assert effects(pool) == ["h3a"]
+    broken.clear()
+    assert reactor.run_once() == 2
+    assert effects(pool) == ["h3a", "h3b", "h3c"]
+
+
+def test_a_restarted_reactor_resumes_after_what_it_stored(
+    log: InMemoryEventLog, pool: ConnectionPool
+) -> None:
+    log.append(IN, started("t4", "h4a"))
+    first = postgres_reactor(log, pool)
+    first.run_once()
+    first.close()
+    log.append(IN, started("t4", "h4b", 2))
+    second = postgres_reactor(log, pool)
+    assert second.run_once() == 1
+    assert effects(pool) == ["h4a", "h4b"]
+
+
+def deal_for(source: Envelope) -> list[tuple[str, Envelope]]:
+    hand_id = source.payload.hand_id  # type: ignore[attr-defined]
+    payload = dealer_events.HandDealt(hand_id=hand_id)
+    return [
+        (
+            OUT,
+            Envelope.new(
+                payload,
+                event_id=reaction_event_id(source, type_name(payload)),
+                stream_id=source.stream_id,
+                stream_version=1,
+                occurred_at=source.occurred_at,
+                causation_id=source.event_id,
+            ),
+        )
+    ]
+
+
+def transactional(log: InMemoryEventLog, handler=deal_for) -> TransactionalReactor:  # type: ignore[no-untyped-def]
+    return TransactionalReactor(
+        log,
+        log.transactional_writer("dealer"),
+        group_id="dealer",
+        topics=[IN],
+        handlers={LOCKED: handler},
+        retry_pause_s=0,
+    )
+
+
+def locked(table_id: str, hand_id: str, version: int = 1) -> Envelope:
+    return event(table_id, version, table_events.SeedsLocked(hand_id=hand_id))
+
+
+def dealt_hands(log: InMemoryEventLog, table_id: str) -> list[str]:
+    return [r.envelope.payload.hand_id for r in log.read_stream(OUT, table_id)]  # type: ignore[attr-defined]
+
+
+def test_outputs_and_consumed_offsets_are_appended_together_and_a_restart_resumes_after_them(
+    log: InMemoryEventLog,
+) -> None:
+    position = log.append(IN, locked("t5", "h5a"))
+    reactor = transactional(log)
+    assert reactor.run_once() == 1
+    assert dealt_hands(log, "t5") == ["h5a"]
+    reactor.close()
+    log.append(IN, locked("t5", "h5b", 2))
+    again = transactional(log)
+    assert again.run_once() == 1
+    assert dealt_hands(log, "t5") == ["h5a", "h5b"]
+    consumer = log.consumer("dealer", [IN])
+    assert consumer.committed(TopicPartition(IN, position.partition)) == position.offset + 2
+
+
+def test_the_same_input_seen_twice_yields_the_same_reaction_event_id(log: InMemoryEventLog) -> None:
+    once = locked("t6", "h6")
+    log.append(IN, once)
+    log.append(IN, once)
+    transactional(log).run_once()
+    reactions = [r.envelope for r in log.read_stream(OUT, "t6")]
+    assert len(reactions) == 2
+    assert (
+        reactions[0].event_id
+        == reactions[1].event_id
+        == reaction_event_id(once, type_name(dealer_events.HandDealt))
+    )
+
+
+def test_a_failing_emit_handler_commits_the_work_before_it_and_retries_the_rest(
+    log: InMemoryEventLog,
+) -> None:
+    log.append(IN, locked("t7", "h7a", 1))
+    log.append(IN, locked("t7", "h7b", 2))
+    broken = {"h7b"}
+
+    def flaky(source: Envelope) -> list[tuple[str, Envelope]]:
+        if source.payload.hand_id in broken:  # type: ignore[attr-defined]
+            raise ConnectionError("fairness unavailable")
+        return deal_for(source)
+
+    reactor = transactional(log, flaky)
+    with pytest.raises(ConnectionError):
+        reactor.run_once()
+    assert dealt_hands(log, "t7") == ["h7a"]
+    broken.clear()
+    assert reactor.run_once() == 1
+    assert dealt_hands(log, "t7") == ["h7a", "h7b"]
