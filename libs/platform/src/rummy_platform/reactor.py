@@ -95,14 +95,18 @@ class _ReactorLoop:
         self._retry_pause_s = retry_pause_s
         self._poll_timeout_s = poll_timeout_s
         self._consumer: GroupConsumer | None = None
+        #: How many records of the batch being processed are durably consumed (a prefix);
+        #: kept up to date by ``_process`` so a failure rewinds exactly the rest.
+        self._done_count = 0
 
     # subclasses -------------------------------------------------------------------------
     def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
         return {}
 
     def _process(self, records: Sequence[Record]) -> int:
-        """Handle ``records`` in order; return how many (a prefix) were consumed. Raises the
-        error of the first record that failed after persisting the prefix before it."""
+        """Handle ``records`` in order, keeping ``_done_count`` at the number durably consumed;
+        return it. Raises the error of the first record that failed, after persisting the
+        prefix before it."""
         raise NotImplementedError
 
     # loop -------------------------------------------------------------------------------
@@ -129,15 +133,12 @@ class _ReactorLoop:
         if not records:
             return 0
         records = sorted(records, key=lambda r: (r.topic, r.partition, r.offset))
-        done = 0
+        self._done_count = 0
         try:
-            done = self._process(records)
+            return self._process(records)
         except Exception:
             self._rewind(records, done_prefix=self._done_count)
             raise
-        return done
-
-    _done_count = 0
 
     def _rewind(self, records: Sequence[Record], done_prefix: int) -> None:
         assert self._consumer is not None
