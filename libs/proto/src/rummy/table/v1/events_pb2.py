@@ -26,17 +26,17 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from rummy.common.v1 import cards_pb2 as rummy_dot_common_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/table/v1/events.proto\x12\x0erummy.table.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1brummy/common/v1/cards.proto\"\xa5\x01\n\x0bTableOpened\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12\x1e\n\x16point_value_hundredths\x18\x04 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x05 \x01(\r\x12*\n\x08rule_set\x18\x06 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\"5\n\x11TablePlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"H\n\x0fTablePlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x13\n\x0b\x64uring_hand\x18\x03 \x01(\x08\"\x97\x02\n\x0bHandStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_no\x18\x02 \x01(\x04\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Seat\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x04 \x01(\r\x12*\n\x08rule_set\x18\x05 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\x12\x1e\n\x16point_value_hundredths\x18\x06 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x07 \x01(\r\x12\'\n\x04shoe\x18\x08 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\x12\x1e\n\x16reservation_hundredths\x18\t \x01(\x03\"Q\n\x10SeedWindowOpened\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"K\n\x15\x43lientSeedContributed\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\x0c\"/\n\nClientSeed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\x0c\"\xc3\x01\n\x0bSeedsLocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12 \n\x18server_commitment_sha256\x18\x02 \x01(\x0c\x12\x30\n\x0c\x63lient_seeds\x18\x03 \x03(\x0b\x32\x1a.rummy.table.v1.ClientSeed\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x04 \x01(\r\x12\'\n\x04shoe\x18\x05 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\x12\x11\n\thand_size\x18\x06 \x01(\r\"k\n\x0bTurnStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9f\x01\n\tCardDrawn\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x06source\x18\x04 \x01(\x0e\x32\x1a.rummy.table.v1.DrawSource\x12#\n\x04\x63\x61rd\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x06 \x01(\x08\"w\n\rCardDiscarded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12#\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"\xbd\x01\n\x08\x44\x65\x63lared\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12(\n\tface_down\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05shown\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\"\xe8\x01\n\x13\x44\x65\x63larationRejected\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12(\n\tface_down\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05shown\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\x12\x0e\n\x06points\x18\x07 \x01(\r\x12\x0e\n\x06reason\x18\x08 \x01(\t\"w\n\rPlayerDropped\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12&\n\x04kind\x18\x04 \x01(\x0e\x32\x18.rummy.table.v1.DropKind\x12\x0e\n\x06points\x18\x05 \x01(\r\"W\n\x0cTurnTimedOut\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x17\n\x0fmisses_in_a_row\x18\x04 \x01(\r\"\xc3\x01\n\x0eStockExhausted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12\x14\n\x0creshuffle_no\x18\x03 \x01(\r\x12$\n\x05\x63\x61rds\x18\x04 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12*\n\x0btop_discard\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\'\n\x04shoe\x18\x06 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\"\xa8\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x0f\n\x07outcome\x18\x03 \x01(\t\x12\x0e\n\x06points\x18\x04 \x01(\r\x12$\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\"]\n\x0eSettlementLine\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\r\x12\x19\n\x11\x61mount_hundredths\x18\x04 \x01(\x03\"\xe9\x01\n\tHandEnded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x13\n\x0bwinner_seat\x18\x02 \x01(\r\x12+\n\x07results\x18\x03 \x03(\x0b\x32\x1a.rummy.table.v1.SeatResult\x12\x32\n\nsettlement\x18\x04 \x03(\x0b\x32\x1e.rummy.table.v1.SettlementLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x05 \x01(\x03\x12\x1e\n\x16point_value_hundredths\x18\x06 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x07 \x01(\r\".\n\x0bHandAborted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t*^\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x44RAW_SOURCE_STOCK\x10\x01\x12\x1c\n\x18\x44RAW_SOURCE_DISCARD_PILE\x10\x02*|\n\x08\x44ropKind\x12\x19\n\x15\x44ROP_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x44ROP_KIND_FIRST\x10\x01\x12\x14\n\x10\x44ROP_KIND_MIDDLE\x10\x02\x12\x15\n\x11\x44ROP_KIND_TIMEOUT\x10\x03\x12\x13\n\x0f\x44ROP_KIND_LEAVE\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/table/v1/events.proto\x12\x0erummy.table.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1brummy/common/v1/cards.proto\"\xa5\x01\n\x0bTableOpened\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12\x1e\n\x16point_value_hundredths\x18\x04 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x05 \x01(\r\x12*\n\x08rule_set\x18\x06 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\"5\n\x11TablePlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"H\n\x0fTablePlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x13\n\x0b\x64uring_hand\x18\x03 \x01(\x08\"\xab\x02\n\x0bHandStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_no\x18\x02 \x01(\x04\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Seat\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x04 \x01(\r\x12*\n\x08rule_set\x18\x05 \x01(\x0b\x32\x18.rummy.common.v1.RuleSet\x12\x1e\n\x16point_value_hundredths\x18\x06 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x07 \x01(\r\x12\'\n\x04shoe\x18\x08 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\x12\x1e\n\x16reservation_hundredths\x18\t \x01(\x03\x12\x12\n\nseat_count\x18\n \x01(\r\"Q\n\x10SeedWindowOpened\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"K\n\x15\x43lientSeedContributed\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\x0c\"/\n\nClientSeed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\x0c\"\xc3\x01\n\x0bSeedsLocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12 \n\x18server_commitment_sha256\x18\x02 \x01(\x0c\x12\x30\n\x0c\x63lient_seeds\x18\x03 \x03(\x0b\x32\x1a.rummy.table.v1.ClientSeed\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x04 \x01(\r\x12\'\n\x04shoe\x18\x05 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\x12\x11\n\thand_size\x18\x06 \x01(\r\"k\n\x0bTurnStarted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9f\x01\n\tCardDrawn\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12*\n\x06source\x18\x04 \x01(\x0e\x32\x1a.rummy.table.v1.DrawSource\x12#\n\x04\x63\x61rd\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x06 \x01(\x08\"w\n\rCardDiscarded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12#\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"\xbd\x01\n\x08\x44\x65\x63lared\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12(\n\tface_down\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05shown\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\"\xe8\x01\n\x13\x44\x65\x63larationRejected\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12(\n\tface_down\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05shown\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\x12\x0e\n\x06points\x18\x07 \x01(\r\x12\x0e\n\x06reason\x18\x08 \x01(\t\"w\n\rPlayerDropped\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12&\n\x04kind\x18\x04 \x01(\x0e\x32\x18.rummy.table.v1.DropKind\x12\x0e\n\x06points\x18\x05 \x01(\r\"W\n\x0cTurnTimedOut\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x17\n\x0fmisses_in_a_row\x18\x04 \x01(\r\"\xc3\x01\n\x0eStockExhausted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12\x14\n\x0creshuffle_no\x18\x03 \x01(\r\x12$\n\x05\x63\x61rds\x18\x04 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12*\n\x0btop_discard\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\'\n\x04shoe\x18\x06 \x01(\x0b\x32\x19.rummy.common.v1.ShoeSpec\"\xa8\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x0f\n\x07outcome\x18\x03 \x01(\t\x12\x0e\n\x06points\x18\x04 \x01(\r\x12$\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x31\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x1c.rummy.common.v1.Arrangement\"]\n\x0eSettlementLine\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\r\x12\x19\n\x11\x61mount_hundredths\x18\x04 \x01(\x03\"\xe9\x01\n\tHandEnded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x13\n\x0bwinner_seat\x18\x02 \x01(\r\x12+\n\x07results\x18\x03 \x03(\x0b\x32\x1a.rummy.table.v1.SeatResult\x12\x32\n\nsettlement\x18\x04 \x03(\x0b\x32\x1e.rummy.table.v1.SettlementLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x05 \x01(\x03\x12\x1e\n\x16point_value_hundredths\x18\x06 \x01(\x03\x12\x16\n\x0e\x63ommission_bps\x18\x07 \x01(\r\".\n\x0bHandAborted\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t*^\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x44RAW_SOURCE_STOCK\x10\x01\x12\x1c\n\x18\x44RAW_SOURCE_DISCARD_PILE\x10\x02*|\n\x08\x44ropKind\x12\x19\n\x15\x44ROP_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x44ROP_KIND_FIRST\x10\x01\x12\x14\n\x10\x44ROP_KIND_MIDDLE\x10\x02\x12\x15\n\x11\x44ROP_KIND_TIMEOUT\x10\x03\x12\x13\n\x0f\x44ROP_KIND_LEAVE\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.table.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DRAWSOURCE']._serialized_start=2872
-  _globals['_DRAWSOURCE']._serialized_end=2966
-  _globals['_DROPKIND']._serialized_start=2968
-  _globals['_DROPKIND']._serialized_end=3092
+  _globals['_DRAWSOURCE']._serialized_start=2892
+  _globals['_DRAWSOURCE']._serialized_end=2986
+  _globals['_DROPKIND']._serialized_start=2988
+  _globals['_DROPKIND']._serialized_end=3112
   _globals['_TABLEOPENED']._serialized_start=110
   _globals['_TABLEOPENED']._serialized_end=275
   _globals['_TABLEPLAYERSEATED']._serialized_start=277
@@ -44,37 +44,37 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TABLEPLAYERLEFT']._serialized_start=332
   _globals['_TABLEPLAYERLEFT']._serialized_end=404
   _globals['_HANDSTARTED']._serialized_start=407
-  _globals['_HANDSTARTED']._serialized_end=686
-  _globals['_SEEDWINDOWOPENED']._serialized_start=688
-  _globals['_SEEDWINDOWOPENED']._serialized_end=769
-  _globals['_CLIENTSEEDCONTRIBUTED']._serialized_start=771
-  _globals['_CLIENTSEEDCONTRIBUTED']._serialized_end=846
-  _globals['_CLIENTSEED']._serialized_start=848
-  _globals['_CLIENTSEED']._serialized_end=895
-  _globals['_SEEDSLOCKED']._serialized_start=898
-  _globals['_SEEDSLOCKED']._serialized_end=1093
-  _globals['_TURNSTARTED']._serialized_start=1095
-  _globals['_TURNSTARTED']._serialized_end=1202
-  _globals['_CARDDRAWN']._serialized_start=1205
-  _globals['_CARDDRAWN']._serialized_end=1364
-  _globals['_CARDDISCARDED']._serialized_start=1366
-  _globals['_CARDDISCARDED']._serialized_end=1485
-  _globals['_DECLARED']._serialized_start=1488
-  _globals['_DECLARED']._serialized_end=1677
-  _globals['_DECLARATIONREJECTED']._serialized_start=1680
-  _globals['_DECLARATIONREJECTED']._serialized_end=1912
-  _globals['_PLAYERDROPPED']._serialized_start=1914
-  _globals['_PLAYERDROPPED']._serialized_end=2033
-  _globals['_TURNTIMEDOUT']._serialized_start=2035
-  _globals['_TURNTIMEDOUT']._serialized_end=2122
-  _globals['_STOCKEXHAUSTED']._serialized_start=2125
-  _globals['_STOCKEXHAUSTED']._serialized_end=2320
-  _globals['_SEATRESULT']._serialized_start=2323
-  _globals['_SEATRESULT']._serialized_end=2491
-  _globals['_SETTLEMENTLINE']._serialized_start=2493
-  _globals['_SETTLEMENTLINE']._serialized_end=2586
-  _globals['_HANDENDED']._serialized_start=2589
-  _globals['_HANDENDED']._serialized_end=2822
-  _globals['_HANDABORTED']._serialized_start=2824
-  _globals['_HANDABORTED']._serialized_end=2870
+  _globals['_HANDSTARTED']._serialized_end=706
+  _globals['_SEEDWINDOWOPENED']._serialized_start=708
+  _globals['_SEEDWINDOWOPENED']._serialized_end=789
+  _globals['_CLIENTSEEDCONTRIBUTED']._serialized_start=791
+  _globals['_CLIENTSEEDCONTRIBUTED']._serialized_end=866
+  _globals['_CLIENTSEED']._serialized_start=868
+  _globals['_CLIENTSEED']._serialized_end=915
+  _globals['_SEEDSLOCKED']._serialized_start=918
+  _globals['_SEEDSLOCKED']._serialized_end=1113
+  _globals['_TURNSTARTED']._serialized_start=1115
+  _globals['_TURNSTARTED']._serialized_end=1222
+  _globals['_CARDDRAWN']._serialized_start=1225
+  _globals['_CARDDRAWN']._serialized_end=1384
+  _globals['_CARDDISCARDED']._serialized_start=1386
+  _globals['_CARDDISCARDED']._serialized_end=1505
+  _globals['_DECLARED']._serialized_start=1508
+  _globals['_DECLARED']._serialized_end=1697
+  _globals['_DECLARATIONREJECTED']._serialized_start=1700
+  _globals['_DECLARATIONREJECTED']._serialized_end=1932
+  _globals['_PLAYERDROPPED']._serialized_start=1934
+  _globals['_PLAYERDROPPED']._serialized_end=2053
+  _globals['_TURNTIMEDOUT']._serialized_start=2055
+  _globals['_TURNTIMEDOUT']._serialized_end=2142
+  _globals['_STOCKEXHAUSTED']._serialized_start=2145
+  _globals['_STOCKEXHAUSTED']._serialized_end=2340
+  _globals['_SEATRESULT']._serialized_start=2343
+  _globals['_SEATRESULT']._serialized_end=2511
+  _globals['_SETTLEMENTLINE']._serialized_start=2513
+  _globals['_SETTLEMENTLINE']._serialized_end=2606
+  _globals['_HANDENDED']._serialized_start=2609
+  _globals['_HANDENDED']._serialized_end=2842
+  _globals['_HANDABORTED']._serialized_start=2844
+  _globals['_HANDABORTED']._serialized_end=2890
 # @@protoc_insertion_point(module_scope)

@@ -181,6 +181,7 @@ class HandStarted(_message.Message):
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     SHOE_FIELD_NUMBER: _builtins.int
     RESERVATION_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    SEAT_COUNT_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     hand_no: _builtins.int
     """1-based count of hands at this table"""
@@ -189,6 +190,8 @@ class HandStarted(_message.Message):
     commission_bps: _builtins.int
     reservation_hundredths: _builtins.int
     """What the ledger must hold per seat before the deal: max points x point value."""
+    seat_count: _builtins.int
+    """the table's seat count (4 and 6 seats share a shoe)"""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Seat]:
         """the seats dealt in, by seat number"""
@@ -209,10 +212,11 @@ class HandStarted(_message.Message):
         commission_bps: _builtins.int = ...,
         shoe: _cards_pb2.ShoeSpec | None = ...,
         reservation_hundredths: _builtins.int = ...,
+        seat_count: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rule_set", b"rule_set", "shoe", b"shoe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "dealer_seat", b"dealer_seat", "hand_id", b"hand_id", "hand_no", b"hand_no", "point_value_hundredths", b"point_value_hundredths", "reservation_hundredths", b"reservation_hundredths", "rule_set", b"rule_set", "seats", b"seats", "shoe", b"shoe"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "dealer_seat", b"dealer_seat", "hand_id", b"hand_id", "hand_no", b"hand_no", "point_value_hundredths", b"point_value_hundredths", "reservation_hundredths", b"reservation_hundredths", "rule_set", b"rule_set", "seat_count", b"seat_count", "seats", b"seats", "shoe", b"shoe"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

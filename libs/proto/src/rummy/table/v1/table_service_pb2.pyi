@@ -44,6 +44,8 @@ class _HandPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_HandPhase.V
     HAND_PHASE_DEALING: _HandPhase.ValueType  # 4
     HAND_PHASE_PLAYING: _HandPhase.ValueType  # 5
     HAND_PHASE_ENDED: _HandPhase.ValueType  # 6
+    HAND_PHASE_ABORTED: _HandPhase.ValueType  # 7
+    """the hand could not proceed; `aborted_reason` says why"""
 
 class HandPhase(_HandPhase, metaclass=_HandPhaseEnumTypeWrapper): ...
 
@@ -57,6 +59,8 @@ HAND_PHASE_SEEDING: HandPhase.ValueType  # 3
 HAND_PHASE_DEALING: HandPhase.ValueType  # 4
 HAND_PHASE_PLAYING: HandPhase.ValueType  # 5
 HAND_PHASE_ENDED: HandPhase.ValueType  # 6
+HAND_PHASE_ABORTED: HandPhase.ValueType  # 7
+"""the hand could not proceed; `aborted_reason` says why"""
 Global___HandPhase: _TypeAlias = HandPhase  # noqa: Y015
 
 @_typing.final
@@ -70,6 +74,8 @@ class TableSummary(_message.Message):
     POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     VARIANT_FIELD_NUMBER: _builtins.int
+    TURN_SECONDS_FIELD_NUMBER: _builtins.int
+    START_DELAY_SECONDS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     seat_count: _builtins.int
@@ -77,6 +83,8 @@ class TableSummary(_message.Message):
     point_value_hundredths: _builtins.int
     commission_bps: _builtins.int
     variant: _builtins.str
+    turn_seconds: _builtins.int
+    start_delay_seconds: _builtins.int
     def __init__(
         self,
         *,
@@ -87,10 +95,12 @@ class TableSummary(_message.Message):
         point_value_hundredths: _builtins.int = ...,
         commission_bps: _builtins.int = ...,
         variant: _builtins.str = ...,
+        turn_seconds: _builtins.int = ...,
+        start_delay_seconds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "table_id", b"table_id", "variant", b"variant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "start_delay_seconds", b"start_delay_seconds", "table_id", b"table_id", "turn_seconds", b"turn_seconds", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -576,6 +586,8 @@ class SeatView(_message.Message):
     DEALT_IN_FIELD_NUMBER: _builtins.int
     OUT_FIELD_NUMBER: _builtins.int
     MISSED_TURNS_IN_A_ROW_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    SITTING_OUT_REASON_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     account_id: _builtins.str
     card_count: _builtins.int
@@ -583,6 +595,14 @@ class SeatView(_message.Message):
     out: _builtins.bool
     """dropped or wrong declare"""
     missed_turns_in_a_row: _builtins.int
+    status: _builtins.str
+    """In the variant's words: "waiting", "playing", "won", or why the seat is out (Indian points:
+    "dropped", "wrong_declare", "left", "timed_out"); "seated" when not dealt into the hand.
+    """
+    sitting_out_reason: _builtins.str
+    """Not empty when the seat sits out of hands (e.g. it could not cover the reservation); it
+    sits out until its player leaves and takes a seat again.
+    """
     def __init__(
         self,
         *,
@@ -592,10 +612,12 @@ class SeatView(_message.Message):
         dealt_in: _builtins.bool = ...,
         out: _builtins.bool = ...,
         missed_turns_in_a_row: _builtins.int = ...,
+        status: _builtins.str = ...,
+        sitting_out_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "card_count", b"card_count", "dealt_in", b"dealt_in", "missed_turns_in_a_row", b"missed_turns_in_a_row", "out", b"out", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "card_count", b"card_count", "dealt_in", b"dealt_in", "missed_turns_in_a_row", b"missed_turns_in_a_row", "out", b"out", "seat", b"seat", "sitting_out_reason", b"sitting_out_reason", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -623,6 +645,10 @@ class PlayerView(_message.Message):
     TURN_DEADLINE_FIELD_NUMBER: _builtins.int
     SERVER_COMMITMENT_SHA256_FIELD_NUMBER: _builtins.int
     SEED_DEADLINE_FIELD_NUMBER: _builtins.int
+    HAS_DRAWN_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    ABORTED_REASON_FIELD_NUMBER: _builtins.int
+    HAND_NO_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     stream_version: _builtins.int
     """the table-stream version this view reflects"""
@@ -634,10 +660,16 @@ class PlayerView(_message.Message):
     turn_no: _builtins.int
     turn_seat: _builtins.int
     server_commitment_sha256: _builtins.bytes
+    has_drawn: _builtins.bool
+    """the seat on turn has drawn this turn"""
+    aborted_reason: _builtins.str
+    hand_no: _builtins.int
     @_builtins.property
     def my_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
     @_builtins.property
-    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatView]: ...
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatView]:
+        """Every seat taken at the table or dealt into the hand (dealt_in says which), by seat number."""
+
     @_builtins.property
     def wild_cut(self) -> _cards_pb2.Card: ...
     @_builtins.property
@@ -648,6 +680,10 @@ class PlayerView(_message.Message):
     def turn_deadline(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def seed_deadline(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def result(self) -> _events_pb2.HandEnded:
+        """At the end of the hand: every seat's cards, scored arrangement and the money."""
+
     def __init__(
         self,
         *,
@@ -667,10 +703,14 @@ class PlayerView(_message.Message):
         turn_deadline: _timestamp_pb2.Timestamp | None = ...,
         server_commitment_sha256: _builtins.bytes = ...,
         seed_deadline: _timestamp_pb2.Timestamp | None = ...,
+        has_drawn: _builtins.bool = ...,
+        result: _events_pb2.HandEnded | None = ...,
+        aborted_reason: _builtins.str = ...,
+        hand_no: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "my_seat", b"my_seat", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__my_seat: _TypeAlias = _typing.Literal["my_seat"]  # noqa: Y015
     _WhichOneofArgType__my_seat: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat"]  # noqa: Y015

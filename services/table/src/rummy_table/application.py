@@ -1,0 +1,506 @@
+"""The table service's handlers: one per use case, over the projection and the stream writer.
+
+Every write follows one path (:meth:`TableApp._commit`): decide (pure, on the table), append the
+payloads as envelopes in ONE transaction of the fenced writer (with the consumed offset, for an
+input from another service), apply them to the projection, then answer. A rejected command
+raises a ``rummy_platform.errors`` error (or a ``RuleViolation``, mapped by the gRPC adapter)
+and appends nothing.
+
+Idempotency: a player's command is recorded with ``causation_id = "<account>/<client_request_id>"``
+on every event it produced; a retried id is answered from those events (the map is rebuilt on
+replay). An input from another service is recorded with ``causation_id`` = its event id and is
+dropped when seen again.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.message import Message
+
+from rummy.clock.v1 import events_pb2 as clock_pb
+from rummy.dealer.v1 import events_pb2 as dealer_pb
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as pb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.envelope import Envelope
+from rummy_platform.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+)
+from rummy_platform.eventlog import TopicPartition, TransactionalWriter, WriterFenced
+from rummy_platform.logging import get_logger, log_context
+from rummy_platform.topics import TABLE_EVENTS
+from rummy_rules import commands as rc
+from rummy_rules.errors import RuleViolation
+from rummy_rules.events import HandDealt
+from rummy_rules.indian import Declare, Drop
+from rummy_rules.shuffle import SHUFFLE_VERSION
+
+from . import stream_codec as codec
+from .metrics import TableMetrics
+from .projection import Projection, player_view
+from .table import Table
+
+_log = get_logger(__name__)
+_TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
+#: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
+INPUT_GROUP = "table"
+MAX_SEED_BYTES = 64
+
+
+@dataclass
+class TableApp:
+    """The handlers. ``now_ms``: the clock (ms since the epoch); ``speed``: how many times faster
+    than real time start delays pass (``RUMMY_CLOCK_SPEED``, shared with the clock service)."""
+
+    writer: TransactionalWriter
+    projection: Projection = field(default_factory=Projection)
+    now_ms: Callable[[], int] = field(default=lambda: int(time.time() * 1000))
+    new_hand_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    speed: float = 1.0
+    topic: str = TABLE_EVENTS
+    input_group: str = INPUT_GROUP
+    metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
+    fenced: bool = False
+    stopping: bool = False
+
+    # -- start -------------------------------------------------------------------------------
+
+    def replay(self, envelopes: Iterable[Envelope]) -> int:
+        """Rebuild every table from its stream (in stream order per table); returns the count."""
+        n = 0
+        for envelope in envelopes:
+            self.projection.apply(envelope)
+            n += 1
+        with self.projection.lock:
+            tables = self.projection.tables.values()
+            self.metrics.tables_open.set(len(tables))
+            self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
+        return n
+
+    # -- the write path ----------------------------------------------------------------------
+
+    def _commit(
+        self,
+        table: Table,
+        payloads: Sequence[Message],
+        at_ms: int,
+        causation_id: str = "",
+        consumed: dict[TopicPartition, int] | None = None,
+    ) -> list[Envelope]:
+        if self.fenced:
+            raise Unavailable("this table-service instance was replaced; retry on the new one")
+        occurred = codec.ms_to_datetime(at_ms)
+        envelopes = [
+            Envelope.new(
+                payload,
+                stream_id=table.table_id,
+                stream_version=table.version + i + 1,
+                occurred_at=occurred,
+                correlation_id=getattr(payload, "hand_id", "") or table.hand_id,
+                causation_id=causation_id,
+                rules_version=f"{table.rule_set.name}/{table.rule_set.version}",
+                shuffle_version=SHUFFLE_VERSION,
+            )
+            for i, payload in enumerate(payloads)
+        ]
+        try:
+            self.writer.append_batch(
+                [(self.topic, e) for e in envelopes],
+                consumed=consumed,
+                group_id=self.input_group if consumed else None,
+            )
+        except WriterFenced:
+            self.fenced = True
+            _log.error("table writer fenced: this instance stops writing", table_id=table.table_id)
+            raise Unavailable(
+                "this table-service instance was replaced; retry on the new one"
+            ) from None
+        for envelope in envelopes:
+            self.projection.apply(envelope)
+        self.metrics.count(envelopes)
+        return envelopes
+
+    def _table(self, table_id: str) -> Table:
+        table = self.projection.tables.get(table_id)
+        if table is None:
+            raise NotFound(f"no table {table_id!r}")
+        return table
+
+    @staticmethod
+    def _request_key(account_id: str, client_request_id: str) -> str:
+        if not client_request_id:
+            raise InvalidArgument("client_request_id is required (a UUID per attempted action)")
+        return f"{account_id}/{client_request_id}"
+
+    # -- operators ---------------------------------------------------------------------------
+
+    def open_table(self, operator: str, request: api.OpenTableRequest) -> str:
+        """Open a table; returns its id (the same id for a retried client_request_id).
+        Raises InvalidArgument for a seat count other than 4/6/8 or options out of range."""
+        key = self._request_key(operator, request.client_request_id)
+        table_id = str(uuid.uuid5(_TABLE_NS, key))
+        if request.seat_count not in (4, 6, 8):
+            raise InvalidArgument(f"seat count must be 4, 6 or 8, got {request.seat_count}")
+        try:
+            rules = codec.rule_set_from_pb(
+                request.rule_set,
+                request.seat_count,
+                request.point_value_hundredths,
+                request.commission_bps,
+            )
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+        options = codec.rule_set_to_pb(
+            rules,
+            request.rule_set.start_delay_seconds or codec.DEFAULT_START_DELAY_SECONDS,
+        )
+        opened = pb.TableOpened(
+            table_id=table_id,
+            name=request.name or table_id[:8],
+            seat_count=request.seat_count,
+            point_value_hundredths=request.point_value_hundredths,
+            commission_bps=request.commission_bps,
+            rule_set=options,
+        )
+        with self.projection.lock:
+            if table_id in self.projection.tables:
+                return table_id
+            at = self.now_ms()
+            occurred = codec.ms_to_datetime(at)
+            envelope = Envelope.new(
+                opened, stream_id=table_id, stream_version=1, occurred_at=occurred, causation_id=key
+            )
+            if self.fenced:
+                raise Unavailable("this table-service instance was replaced")
+            try:
+                self.writer.append_batch([(self.topic, envelope)])
+            except WriterFenced:
+                self.fenced = True
+                raise Unavailable("this table-service instance was replaced") from None
+            self.projection.apply(envelope)
+            self.metrics.tables_open.inc()
+        _log.info("table opened", table_id=table_id, seats=request.seat_count)
+        return table_id
+
+    def list_tables(self) -> list[api.TableSummary]:
+        with self.projection.lock:
+            return [
+                api.TableSummary(
+                    table_id=t.table_id,
+                    name=t.opened.name,
+                    seat_count=t.opened.seat_count,
+                    seats_taken=len(t.seats),
+                    point_value_hundredths=t.opened.point_value_hundredths,
+                    commission_bps=t.opened.commission_bps,
+                    variant=t.rule_set.variant,
+                    turn_seconds=t.rule_set.turn_seconds,
+                    start_delay_seconds=t.start_delay_ms // 1000,
+                )
+                for t in sorted(self.projection.tables.values(), key=lambda t: t.table_id)
+            ]
+
+    # -- players -----------------------------------------------------------------------------
+
+    def _act(
+        self,
+        account_id: str,
+        table_id: str,
+        client_request_id: str,
+        decide: Callable[[Table, int], list[Message]],
+        *,
+        action: str,
+    ) -> list[Message]:
+        """Answer a retried request from its first events, or decide, commit and return the
+        payloads appended."""
+        key = self._request_key(account_id, client_request_id)
+        started = time.perf_counter()
+        with self.projection.lock:
+            table = self._table(table_id)
+            if key in table.answers:
+                return table.answers[key]
+            at = self.now_ms()
+            with log_context(table_id=table_id, hand_id=table.hand_id or None):
+                payloads = decide(table, at)
+                self._commit(table, payloads, at, causation_id=key)
+        self.metrics.action_latency.labels(action).observe(time.perf_counter() - started)
+        return payloads
+
+    def take_seat(self, account_id: str, request: api.TakeSeatRequest) -> int:
+        wanted = request.seat if request.HasField("seat") else None
+        payloads = self._act(
+            account_id,
+            request.table_id,
+            request.client_request_id,
+            lambda t, _at: t.take_seat(account_id, wanted),
+            action="take_seat",
+        )
+        return _first(payloads, pb.TablePlayerSeated).seat
+
+    def leave_table(self, account_id: str, request: api.LeaveTableRequest) -> None:
+        self._act(
+            account_id,
+            request.table_id,
+            request.client_request_id,
+            lambda t, at: t.leave(account_id, at),
+            action="leave_table",
+        )
+
+    def _seat_in_hand(self, table: Table, account_id: str, hand_id: str) -> int:
+        seat = table.seat_of(account_id)
+        if seat is None or table.ctx is None or seat not in table.ctx.accounts:
+            raise PermissionDenied("you are not dealt into a hand at this table")
+        if table.ctx.accounts.get(seat) != account_id:
+            raise PermissionDenied("your seat is not dealt into this hand")
+        if hand_id and hand_id != table.ctx.hand_id:
+            raise FailedPrecondition(f"hand {hand_id} is not the current hand of this table")
+        return seat
+
+    def _hand_action(
+        self,
+        account_id: str,
+        table_id: str,
+        hand_id: str,
+        client_request_id: str,
+        make: Callable[[int, int], rc.Command],
+        action: str,
+    ) -> list[Message]:
+        def decide(table: Table, at: int) -> list[Message]:
+            seat = self._seat_in_hand(table, account_id, hand_id)
+            return table.hand_commands([make(seat, at)])
+
+        return self._act(account_id, table_id, client_request_id, decide, action=action)
+
+    def contribute_seed(self, account_id: str, request: api.ContributeSeedRequest) -> None:
+        if len(request.client_seed) > MAX_SEED_BYTES:
+            raise InvalidArgument(f"a client seed is at most {MAX_SEED_BYTES} bytes")
+        self._hand_action(
+            account_id,
+            request.table_id,
+            request.hand_id,
+            request.client_request_id,
+            lambda seat, at: rc.ContributeClientSeed(
+                seat=seat, seed_hex=request.client_seed.hex(), at_ms=at
+            ),
+            "contribute_seed",
+        )
+
+    def draw(self, account_id: str, request: api.DrawCardRequest) -> api.DrawCardResponse:
+        if request.source == pb.DRAW_SOURCE_STOCK:
+            cls: type[rc.DrawFromStock] | type[rc.DrawFromDiscardPile] = rc.DrawFromStock
+        elif request.source == pb.DRAW_SOURCE_DISCARD_PILE:
+            cls = rc.DrawFromDiscardPile
+        else:
+            raise InvalidArgument("source must be DRAW_SOURCE_STOCK or DRAW_SOURCE_DISCARD_PILE")
+        payloads = self._hand_action(
+            account_id,
+            request.table_id,
+            request.hand_id,
+            request.client_request_id,
+            lambda seat, at: cls(seat=seat, turn_no=request.turn_no, at_ms=at),
+            "draw",
+        )
+        return api.DrawCardResponse(card=_first(payloads, pb.CardDrawn).card)
+
+    def _card(self, table_id: str, card: object) -> object:
+        with self.projection.lock:
+            table = self._table(table_id)
+            if table.ctx is None:
+                raise FailedPrecondition("no hand is being played at this table")
+            try:
+                return codec.card_from_pb(card, table.ctx.shoe)  # type: ignore[arg-type]
+            except codec.StreamCodecError as exc:
+                raise InvalidArgument(str(exc)) from None
+
+    def discard(self, account_id: str, request: api.DiscardCardRequest) -> None:
+        def make(seat: int, at: int) -> rc.Command:
+            card = self._card(request.table_id, request.card)
+            return rc.Discard(seat=seat, turn_no=request.turn_no, card=card, at_ms=at)  # type: ignore[arg-type]
+
+        self._hand_action(
+            account_id,
+            request.table_id,
+            request.hand_id,
+            request.client_request_id,
+            make,
+            "discard",
+        )
+
+    def declare(self, account_id: str, request: api.DeclareRequest) -> api.DeclareResponse:
+        def make(seat: int, at: int) -> rc.Command:
+            card = self._card(request.table_id, request.face_down)
+            return Declare(seat=seat, turn_no=request.turn_no, face_down=card, at_ms=at)  # type: ignore[arg-type]
+
+        payloads = self._hand_action(
+            account_id,
+            request.table_id,
+            request.hand_id,
+            request.client_request_id,
+            make,
+            "declare",
+        )
+        for p in payloads:
+            if isinstance(p, pb.DeclarationRejected):
+                return api.DeclareResponse(valid=False, points=p.points, reason=p.reason)
+        ended = _first(payloads, pb.HandEnded)
+        mine = next((r for r in ended.results if r.seat == ended.winner_seat), None)
+        return api.DeclareResponse(
+            valid=True, arrangement=mine.arrangement if mine is not None else None
+        )
+
+    def drop(self, account_id: str, request: api.DropRequest) -> api.DropResponse:
+        payloads = self._hand_action(
+            account_id,
+            request.table_id,
+            request.hand_id,
+            request.client_request_id,
+            lambda seat, at: Drop(seat=seat, turn_no=request.turn_no, at_ms=at),
+            "drop",
+        )
+        dropped = _first(payloads, pb.PlayerDropped)
+        return api.DropResponse(kind=dropped.kind, points=dropped.points)  # type: ignore[arg-type]
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def get_hand_result(self, account_id: str | None, table_id: str, hand_id: str) -> pb.HandEnded:
+        """Every seat's points, cards, arrangement, settlement lines and commission, once the hand
+        ended. Raises NotFound (no such hand) or FailedPrecondition (not ended yet)."""
+        with self.projection.lock:
+            tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
+            for table in tables:
+                if hand_id in table.results:
+                    return table.results[hand_id]
+                if table.hand_id == hand_id:
+                    raise FailedPrecondition(f"hand {hand_id} has not ended")
+        raise NotFound(f"no ended hand {hand_id!r}")
+
+    def watch(self, account_id: str | None, table_id: str) -> Iterator[api.WatchTableResponse]:
+        """The caller's view: a snapshot now, then a new one after every change of the table,
+        until the service stops."""
+        with self.projection.lock:
+            table = self._table(table_id)
+            sent = table.version
+            first = player_view(table, account_id)
+        yield api.WatchTableResponse(view=first)
+        while True:
+            with self.projection.changed:
+                while not self.stopping and table.version == sent:
+                    self.projection.changed.wait(1.0)
+                if self.stopping:
+                    return
+                sent = table.version
+                view = player_view(table, account_id)
+            yield api.WatchTableResponse(view=view)
+
+    def stop_watches(self) -> None:
+        """End every WatchTable stream (at shutdown)."""
+        with self.projection.changed:
+            self.stopping = True
+            self.projection.changed.notify_all()
+
+    # -- time: starting hands ----------------------------------------------------------------
+
+    def tick(self) -> list[str]:
+        """Start a hand at every table whose start delay has passed; returns the hand ids."""
+        started = []
+        with self.projection.lock:
+            now = self.now_ms()
+            for table in list(self.projection.tables.values()):
+                due = table.start_due_ms(self.speed)
+                if due is None or due > now:
+                    continue
+                hand_id = self.new_hand_id()
+                with log_context(table_id=table.table_id, hand_id=hand_id):
+                    self._commit(table, table.start_hand(hand_id, now), now)
+                    _log.info("hand started", hand_no=table.hand_no)
+                started.append(hand_id)
+        return started
+
+    # -- inputs from other services ----------------------------------------------------------
+
+    def on_input(self, envelope: Envelope, position: TopicPartition, next_offset: int) -> bool:
+        """Turn another service's event into the table's facts, appended with the consumed
+        offset in one transaction. Returns True if facts were appended. Inputs of unknown tables,
+        other hands, already recorded (by causation id), or refused by the rules are consumed
+        without effect. Raises Unavailable once fenced."""
+        consumed = {position: next_offset}
+        with self.projection.lock:
+            table = self.projection.tables.get(envelope.stream_id)
+            payloads: list[Message] = []
+            at = self.now_ms()
+            if table is not None and envelope.event_id not in table.answers:
+                hand_id = getattr(envelope.payload, "hand_id", "")
+                with log_context(table_id=table.table_id, hand_id=hand_id or None):
+                    try:
+                        payloads = self._react(table, envelope.payload, hand_id, at)
+                    except RuleViolation as exc:
+                        _log.info("input refused by the rules", reason=exc.code.value)
+                    except (FailedPrecondition, codec.StreamCodecError) as exc:
+                        _log.info("input ignored", reason=str(exc))
+            if table is None or not payloads:
+                if self.fenced:
+                    raise Unavailable("fenced")
+                try:
+                    self.writer.append_batch([], consumed=consumed, group_id=self.input_group)
+                except WriterFenced:
+                    self.fenced = True
+                    raise
+                return False
+            self._commit(table, payloads, at, causation_id=envelope.event_id, consumed=consumed)
+            return True
+
+    def _react(self, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
+        ctx = table.ctx
+        if ctx is None or hand_id != ctx.hand_id:
+            return []
+        if isinstance(payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled):
+            return [payload]
+        if isinstance(payload, ledger_pb.StakeRejected):
+            return table.stake_rejected(payload, at)
+        if isinstance(payload, ledger_pb.StakesReserved):
+            cmds: list[rc.Command] = [
+                rc.RecordStakeReserved(seat=r.seat, amount_cents=r.amount_hundredths, at_ms=at)
+                for r in payload.reservations
+            ]
+            return table.hand_commands(cmds)
+        if isinstance(payload, fairness_pb.SeedCommitted):
+            return table.hand_commands(
+                [rc.RecordSeedCommitment(commitment=payload.commitment_sha256.hex(), at_ms=at)]
+            )
+        if isinstance(payload, dealer_pb.HandDealt):
+            (dealt,) = codec.from_payload(payload, ctx, at)
+            assert isinstance(dealt, HandDealt)
+            deal = rc.Deal(
+                hands=dealt.hands,
+                wild_cut=dealt.wild_cut,
+                first_open=dealt.first_open,
+                stock=dealt.stock,
+                at_ms=at,
+            )
+            return table.hand_commands([deal])
+        if isinstance(payload, dealer_pb.StockReshuffled):
+            stock = tuple(codec.card_from_pb(c, ctx.shoe) for c in payload.stock)
+            return table.hand_commands(
+                [rc.RecordStockReshuffled(reshuffle_no=payload.reshuffle_no, stock=stock, at_ms=at)]
+            )
+        if isinstance(payload, clock_pb.TurnDeadlinePassed):
+            return table.hand_commands([rc.TurnTimeout(turn_no=payload.turn_no, at_ms=at)])
+        if isinstance(payload, clock_pb.SeedWindowClosed):
+            return table.hand_commands([rc.TurnTimeout(turn_no=0, at_ms=at)])
+        return []
+
+
+def _first(payloads: Sequence[Message], cls: type) -> Any:
+    for p in payloads:
+        if isinstance(p, cls):
+            return p
+    raise FailedPrecondition("the request's first answer holds no such event")

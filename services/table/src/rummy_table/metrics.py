@@ -1,0 +1,73 @@
+"""The table service's Prometheus metrics, counted from the events it appends (never on replay)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
+
+from rummy.table.v1 import events_pb2 as pb
+from rummy_platform.envelope import Envelope
+from rummy_platform.metrics import LATENCY_BUCKETS_SECONDS
+
+
+@dataclass(frozen=True)
+class TableMetrics:
+    hands_started: Counter
+    hands_ended: Counter
+    hands_aborted: Counter
+    declares: Counter  # label result: valid / wrong
+    drops: Counter  # label kind: first / middle / timeout / leave
+    timeouts: Counter
+    action_latency: Histogram  # label action; seconds from request to answer
+    tables_open: Gauge
+    seats_taken: Gauge
+
+    @classmethod
+    def create(cls, registry: CollectorRegistry = REGISTRY) -> TableMetrics:
+        return cls(
+            Counter("rummy_table_hands_started", "Hands started", registry=registry),
+            Counter("rummy_table_hands_ended", "Hands ended with a winner", registry=registry),
+            Counter("rummy_table_hands_aborted", "Hands aborted", registry=registry),
+            Counter("rummy_table_declares", "Declares", ["result"], registry=registry),
+            Counter("rummy_table_drops", "Drops", ["kind"], registry=registry),
+            Counter("rummy_table_turn_timeouts", "Turns that timed out", registry=registry),
+            Histogram(
+                "rummy_table_action_latency_seconds",
+                "Player action: request to answer, seconds",
+                ["action"],
+                buckets=LATENCY_BUCKETS_SECONDS,
+                registry=registry,
+            ),
+            Gauge("rummy_table_tables_open", "Tables open", registry=registry),
+            Gauge("rummy_table_seats_taken", "Seats taken", registry=registry),
+        )
+
+    @classmethod
+    def unregistered(cls) -> TableMetrics:
+        """Metrics on a private registry (tests, several apps in one process)."""
+        return cls.create(CollectorRegistry())
+
+    def count(self, envelopes: Iterable[Envelope]) -> None:
+        """Count what freshly appended envelopes say happened."""
+        for envelope in envelopes:
+            p = envelope.payload
+            if isinstance(p, pb.HandStarted):
+                self.hands_started.inc()
+            elif isinstance(p, pb.HandEnded):
+                self.hands_ended.inc()
+            elif isinstance(p, pb.HandAborted):
+                self.hands_aborted.inc()
+            elif isinstance(p, pb.Declared):
+                self.declares.labels("valid").inc()
+            elif isinstance(p, pb.DeclarationRejected):
+                self.declares.labels("wrong").inc()
+            elif isinstance(p, pb.PlayerDropped):
+                self.drops.labels(pb.DropKind.Name(p.kind).removeprefix("DROP_KIND_").lower()).inc()
+            elif isinstance(p, pb.TurnTimedOut):
+                self.timeouts.inc()
+            elif isinstance(p, pb.TablePlayerSeated):
+                self.seats_taken.inc()
+            elif isinstance(p, pb.TablePlayerLeft):
+                self.seats_taken.dec()

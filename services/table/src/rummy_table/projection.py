@@ -1,0 +1,117 @@
+"""Every table in memory, rebuilt by replaying the table stream, and the views WatchTable sends.
+
+:class:`Projection` holds the :class:`~rummy_table.table.Table` of each table id and folds each
+envelope into it (live after an append, or on replay at start). Its ``lock`` guards every table;
+``changed`` (a condition on that lock) wakes the WatchTable streams after each change.
+
+:func:`player_view` is the one place a caller's view is built: the variant's view of the hand
+for the caller's seat (rules ``view()``; a spectator gets the public view) plus the table's
+seats. Never another seat's cards or the stock order while the hand runs.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rummy.table.v1 import events_pb2 as pb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.envelope import Envelope
+from rummy_rules.variant import DeadlineKind
+
+from . import stream_codec as codec
+from .table import Table
+
+#: The spectator's seat number for the rules' view (holds no cards).
+SPECTATOR = -1
+
+_PHASES = {
+    "not_started": api.HAND_PHASE_WAITING,
+    "preparing": api.HAND_PHASE_RESERVING,
+    "seed_window": api.HAND_PHASE_SEEDING,
+    "awaiting_deal": api.HAND_PHASE_DEALING,
+    "playing": api.HAND_PHASE_PLAYING,
+    "ended": api.HAND_PHASE_ENDED,
+    "aborted": api.HAND_PHASE_ABORTED,
+}
+
+
+class Projection:
+    """The tables, by id. Thread-safe under ``lock``."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.tables: dict[str, Table] = {}
+
+    def apply(self, envelope: Envelope) -> Table | None:
+        """Fold one table-stream envelope; returns its table (None for an event of an unknown
+        table, which cannot happen on a stream that starts with TableOpened)."""
+        with self.lock:
+            if isinstance(envelope.payload, pb.TableOpened):
+                table = Table.opened_from(envelope)
+                self.tables[table.table_id] = table
+            else:
+                table = self.tables.get(envelope.stream_id)
+                if table is None:
+                    return None
+                table.apply(envelope)
+            self.changed.notify_all()
+            return table
+
+
+def player_view(table: Table, account_id: str | None) -> api.PlayerView:
+    """What ``account_id`` (None: a spectator) may see of ``table`` now."""
+    seat = table.seat_of(account_id) if account_id is not None else None
+    view = api.PlayerView(table_id=table.table_id, stream_version=table.version)
+    if seat is not None:
+        view.my_seat = seat
+    seat_views: dict[int, api.SeatView] = {
+        s: api.SeatView(
+            seat=s,
+            account_id=info.account_id,
+            status="seated",
+            sitting_out_reason=info.sitting_out_reason,
+        )
+        for s, info in table.seats.items()
+    }
+    if table.hand is None or table.ctx is None:
+        view.phase = api.HAND_PHASE_WAITING
+        view.seats.extend(seat_views[s] for s in sorted(seat_views))
+        return view
+    ctx, shoe = table.ctx, table.ctx.shoe
+    in_hand = seat if seat is not None and seat in ctx.accounts else SPECTATOR
+    hand = table.variant.view(table.hand, in_hand)
+    view.hand_id = hand.hand_id
+    view.hand_no = table.hand_no
+    view.phase = _PHASES.get(hand.phase, api.HAND_PHASE_UNSPECIFIED)
+    view.my_cards.extend(codec.card_to_pb(c, shoe) for c in hand.cards)
+    view.dealer_seat = ctx.dealer_seat
+    if hand.wild_cut is not None:
+        view.wild_cut.CopyFrom(codec.card_to_pb(hand.wild_cut, shoe))
+    view.discard_pile.extend(codec.card_to_pb(c, shoe) for c in hand.discard_pile)
+    view.stock_count = hand.stock_count
+    view.turn_no = hand.turn_no
+    if hand.turn_seat is not None:
+        view.turn_seat = hand.turn_seat
+    if hand.turn_deadline_ms is not None:
+        view.turn_deadline.CopyFrom(codec.ms_to_timestamp(hand.turn_deadline_ms))
+    deadline = table.variant.deadline(table.hand)
+    if deadline is not None and deadline.kind is DeadlineKind.SEED_WINDOW:
+        view.seed_deadline.CopyFrom(codec.ms_to_timestamp(deadline.due_ms))
+    view.has_drawn = hand.has_drawn
+    for s in hand.seats:
+        seat_view = seat_views.get(s.seat) or api.SeatView(seat=s.seat)
+        seat_view.account_id = s.account_id
+        seat_view.card_count = s.card_count
+        seat_view.dealt_in = True
+        seat_view.out = s.status not in ("waiting", "playing", "won")
+        seat_view.missed_turns_in_a_row = s.misses_in_a_row
+        seat_view.status = s.status
+        seat_views[s.seat] = seat_view
+    view.seats.extend(seat_views[s] for s in sorted(seat_views))
+    result = table.results.get(hand.hand_id)
+    if result is not None:
+        view.result.CopyFrom(result)
+    aborted = getattr(hand.result, "reason", "") if hand.phase == "aborted" else ""
+    view.aborted_reason = aborted
+    return view

@@ -1,0 +1,607 @@
+"""Rules events <-> table-stream payloads: the one home of that mapping.
+
+The table stream (topic ``table-events``) holds protobuf payloads (``rummy.table.v1`` events, and
+the ledger / fairness / dealer payloads the table re-records as facts). The rules library speaks
+frozen dataclasses (``rummy_rules.events``, ``rummy_rules.indian.events``). This module turns one
+into the other, exactly: ``from_payload(to_payload(e, ctx), ctx) == (e,)`` for every hand event,
+so folding the stream through the rules gives the live state byte for byte (DESIGN.md promise 1).
+
+Conventions:
+
+- cards travel as their index in the hand's shoe (``rummy.common.v1.Card.index``, face for people);
+- times inside rules events (``*_ms``) travel as ``google.protobuf.Timestamp`` deadlines, and the
+  ``at_ms`` of ``HandStarted`` / ``HandEnded`` / ``HandAborted`` is the envelope's ``occurred_at``
+  (the table stamps every envelope with the ``at_ms`` of the command that caused it);
+- a ``StakeReserved`` travels as the ledger's ``StakesReserved`` with one reservation,
+  ``SeedCommitted`` / ``HandDealt`` / ``StockReshuffled`` as the fairness and dealer payloads
+  (the table re-records the other service's payload, see ``rummy/table/v1/events.proto``).
+
+Decoding a hand payload needs the hand's context (its id, rule set, seats), built from its
+``HandStarted`` with :func:`hand_context`. Ops' replay tool imports this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from rummy.common.v1 import cards_pb2
+from rummy.dealer.v1 import events_pb2 as dealer_pb
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as pb
+from rummy_rules import events as ev
+from rummy_rules.cards import Card
+from rummy_rules.deck import Shoe
+from rummy_rules.events import Event
+from rummy_rules.indian import events as indian
+from rummy_rules.melds import MeldOptions
+from rummy_rules.rules import (
+    BOMBAY_BAAZI_NAME,
+    BOMBAY_BAAZI_SHOES,
+    BOMBAY_BAAZI_VERSION,
+    INDIAN_POINTS_VARIANT,
+    IndianPointsRules,
+    RuleSet,
+)
+from rummy_rules.settlement import Settlement, SettlementLine, reservation_cents
+from rummy_rules.shuffle import SeatHand
+from rummy_rules.wild import card_points
+
+
+class StreamCodecError(ValueError):
+    """A payload that cannot be turned into rules events (unknown type, card outside the shoe)."""
+
+
+# -- rule sets ---------------------------------------------------------------------------------
+
+#: The options an operator may leave at zero, with their Bombay Baazi defaults.
+DEFAULT_TURN_SECONDS = 30
+DEFAULT_SEED_WINDOW_SECONDS = 5
+DEFAULT_START_DELAY_SECONDS = 5
+
+
+def rule_set_from_pb(
+    options: cards_pb2.RuleSet, seats: int, point_value_cents: int, commission_bps: int
+) -> RuleSet:
+    """The rules library's rule set for a table's options (zero = the Bombay Baazi default).
+
+    Only the ``indian-points`` variant exists. Raises ValueError for an unknown variant or any
+    value the rules refuse (e.g. a seat count other than 4, 6, 8).
+    """
+    variant = options.variant or INDIAN_POINTS_VARIANT
+    if variant != INDIAN_POINTS_VARIANT:
+        raise ValueError(f"unknown variant {variant!r}; this table hosts {INDIAN_POINTS_VARIANT!r}")
+    indian_rules = IndianPointsRules(
+        first_drop_points=options.first_drop_points or 20,
+        middle_drop_points=options.middle_drop_points or 40,
+        wrong_declare_points=options.wrong_declare_points or 80,
+        points_cap=options.max_points or None,
+        meld_options=MeldOptions(
+            jokers_only_group_is_sequence=options.jokers_only_group_is_impure_sequence
+        ),
+        no_discard_of_card_taken_from_pile=options.card_taken_from_discard_cannot_be_discarded,
+    )
+    return RuleSet(
+        name=BOMBAY_BAAZI_NAME,
+        version=BOMBAY_BAAZI_VERSION,
+        variant=variant,
+        seats=seats,
+        shoes=BOMBAY_BAAZI_SHOES,
+        hand_size=13,
+        min_players=2,
+        max_missed_turns=options.max_missed_turns or 3,
+        turn_seconds=options.turn_seconds or DEFAULT_TURN_SECONDS,
+        seed_window_seconds=options.seed_window_seconds or DEFAULT_SEED_WINDOW_SECONDS,
+        point_value_cents=point_value_cents,
+        commission_bps=commission_bps,
+        indian=indian_rules,
+    )
+
+
+def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int) -> cards_pb2.RuleSet:
+    """The wire options of ``rules`` (every value explicit); inverse of :func:`rule_set_from_pb`."""
+    return cards_pb2.RuleSet(
+        variant=rules.variant,
+        max_points=rules.indian.points_cap or 0,
+        first_drop_points=rules.indian.first_drop_points,
+        middle_drop_points=rules.indian.middle_drop_points,
+        wrong_declare_points=rules.indian.wrong_declare_points,
+        max_missed_turns=rules.max_missed_turns,
+        jokers_only_group_is_impure_sequence=rules.indian.meld_options.jokers_only_group_is_sequence,
+        card_taken_from_discard_cannot_be_discarded=rules.indian.no_discard_of_card_taken_from_pile,
+        turn_seconds=rules.turn_seconds,
+        seed_window_seconds=rules.seed_window_seconds,
+        start_delay_seconds=start_delay_seconds,
+    )
+
+
+# -- small values ------------------------------------------------------------------------------
+
+
+def ms_to_timestamp(ms: int) -> Timestamp:
+    ts = Timestamp()
+    ts.FromMilliseconds(ms)
+    return ts
+
+
+def timestamp_to_ms(ts: Timestamp) -> int:
+    return int(ts.ToMilliseconds())
+
+
+def ms_to_datetime(ms: int) -> datetime:
+    """Milliseconds since the epoch -> an aware UTC datetime (exact)."""
+    return datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=(ms % 1000) * 1000)
+
+
+def datetime_to_ms(at: datetime) -> int:
+    """An aware datetime -> whole milliseconds since the epoch (exact for ms-stamped times)."""
+    delta = at - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def card_to_pb(card: Card, shoe: Shoe) -> cards_pb2.Card:
+    return cards_pb2.Card(index=shoe.card_to_index(card), face=card.face)
+
+
+def card_from_pb(card: cards_pb2.Card, shoe: Shoe) -> Card:
+    """The card at the wire card's index. Raises StreamCodecError if it is outside the shoe."""
+    try:
+        return shoe.index_to_card(card.index)
+    except (ValueError, IndexError) as exc:
+        raise StreamCodecError(f"card index {card.index} is not in the shoe: {exc}") from None
+
+
+def _cards(cards: tuple[Card, ...], shoe: Shoe) -> list[cards_pb2.Card]:
+    return [card_to_pb(c, shoe) for c in cards]
+
+
+def _uncards(cards: object, shoe: Shoe) -> tuple[Card, ...]:
+    return tuple(card_from_pb(c, shoe) for c in cards)  # type: ignore[attr-defined]
+
+
+def shoe_pb(shoe: Shoe) -> cards_pb2.ShoeSpec:
+    return cards_pb2.ShoeSpec(decks=shoe.decks, printed_jokers=shoe.printed_jokers)
+
+
+_DRAW_SOURCE = {
+    ev.DrawSource.STOCK: pb.DRAW_SOURCE_STOCK,
+    ev.DrawSource.DISCARD_PILE: pb.DRAW_SOURCE_DISCARD_PILE,
+}
+_DRAW_SOURCE_BACK = {v: k for k, v in _DRAW_SOURCE.items()}
+DROP_KIND_TO_PB = {
+    indian.DropKind.FIRST: pb.DROP_KIND_FIRST,
+    indian.DropKind.MIDDLE: pb.DROP_KIND_MIDDLE,
+    indian.DropKind.TIMEOUT: pb.DROP_KIND_TIMEOUT,
+    indian.DropKind.LEAVE: pb.DROP_KIND_LEAVE,
+}
+_DROP_KIND_BACK = {v: k for k, v in DROP_KIND_TO_PB.items()}
+
+
+# -- the hand's context ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandContext:
+    """What decoding a hand's payloads needs: its id, number, rule set and seats (seat ->
+    account id), from its HandStarted."""
+
+    hand_id: str
+    hand_no: int
+    rule_set: RuleSet
+    accounts: Mapping[int, str]
+    dealer_seat: int
+
+    @property
+    def shoe(self) -> Shoe:
+        return self.rule_set.shoe
+
+
+def hand_context(started: pb.HandStarted) -> HandContext:
+    """The context of the hand ``started`` begins. Raises ValueError for refused options."""
+    rules = rule_set_from_pb(
+        started.rule_set,
+        started.seat_count,
+        started.point_value_hundredths,
+        started.commission_bps,
+    )
+    return HandContext(
+        started.hand_id,
+        started.hand_no,
+        rules,
+        {s.seat: s.account_id for s in started.seats},
+        started.dealer_seat,
+    )
+
+
+# -- encoding ----------------------------------------------------------------------------------
+
+
+def hand_started_to_pb(e: ev.HandStarted, hand_no: int) -> pb.HandStarted:
+    """The HandStarted payload with what ledger (reservation per seat), fairness and dealer (rule
+    set, shoe, seats) need."""
+    rules = e.rule_set
+    return pb.HandStarted(
+        hand_id=e.hand_id,
+        hand_no=hand_no,
+        seats=[cards_pb2.Seat(seat=s.seat, account_id=s.account_id) for s in e.seats],
+        dealer_seat=e.dealer_seat,
+        rule_set=rule_set_to_pb(rules, 0),
+        point_value_hundredths=rules.point_value_cents,
+        commission_bps=rules.commission_bps,
+        shoe=shoe_pb(rules.shoe),
+        reservation_hundredths=reservation_cents(rules),
+        seat_count=rules.seats,
+    )
+
+
+def to_payload(  # noqa: C901 - one branch per event type
+    event: Event,
+    ctx: HandContext,
+    *,
+    top_discard: Card | None = None,
+    automatic: bool = False,
+    wild_cut: Card | None = None,
+) -> Message:
+    """The table-stream payload of a rules event of hand ``ctx`` (not HandStarted: see
+    :func:`hand_started_to_pb`). ``top_discard``: the discard pile's top after a StockExhausted;
+    ``automatic``: a draw or discard played for a timed-out seat; ``wild_cut``: the hand's cut card
+    (for deadwood points in a HandEnded). Raises StreamCodecError for an unknown event."""
+    shoe, hand_id = ctx.shoe, ctx.hand_id
+    if isinstance(event, ev.StakeReserved):
+        return ledger_pb.StakesReserved(
+            hand_id=hand_id,
+            reservations=[
+                ledger_pb.Reservation(
+                    seat=event.seat,
+                    account_id=ctx.accounts.get(event.seat, ""),
+                    amount_hundredths=event.amount_cents,
+                )
+            ],
+        )
+    if isinstance(event, ev.SeedCommitted):
+        return fairness_pb.SeedCommitted(
+            hand_id=hand_id, commitment_sha256=bytes.fromhex(event.commitment)
+        )
+    if isinstance(event, ev.SeedWindowOpened):
+        return pb.SeedWindowOpened(hand_id=hand_id, deadline=ms_to_timestamp(event.deadline_ms))
+    if isinstance(event, ev.ClientSeedContributed):
+        return pb.ClientSeedContributed(
+            hand_id=hand_id, seat=event.seat, client_seed=bytes.fromhex(event.seed_hex)
+        )
+    if isinstance(event, ev.SeedsLocked):
+        return pb.SeedsLocked(
+            hand_id=hand_id,
+            server_commitment_sha256=bytes.fromhex(event.commitment),
+            client_seeds=[
+                pb.ClientSeed(seat=s.seat, client_seed=bytes.fromhex(s.seed_hex))
+                for s in event.client_seeds
+            ],
+            dealer_seat=ctx.dealer_seat,
+            shoe=shoe_pb(shoe),
+            hand_size=ctx.rule_set.hand_size,
+        )
+    if isinstance(event, ev.HandDealt):
+        return dealer_pb.HandDealt(
+            hand_id=hand_id,
+            hands=[
+                dealer_pb.SeatHand(seat=h.seat, cards=_cards(h.cards, shoe)) for h in event.hands
+            ],
+            wild_cut=card_to_pb(event.wild_cut, shoe) if event.wild_cut is not None else None,
+            first_open=card_to_pb(event.first_open, shoe),
+            stock=_cards(event.stock, shoe),
+        )
+    if isinstance(event, ev.TurnStarted):
+        return pb.TurnStarted(
+            hand_id=hand_id,
+            seat=event.seat,
+            turn_no=event.turn_no,
+            deadline=ms_to_timestamp(event.deadline_ms),
+        )
+    if isinstance(event, ev.CardDrawn):
+        assert event.card is not None, "the table stream holds unredacted draws"
+        return pb.CardDrawn(
+            hand_id=hand_id,
+            seat=event.seat,
+            turn_no=event.turn_no,
+            source=_DRAW_SOURCE[event.source],
+            card=card_to_pb(event.card, shoe),
+            automatic=automatic,
+        )
+    if isinstance(event, ev.CardDiscarded):
+        return pb.CardDiscarded(
+            hand_id=hand_id,
+            seat=event.seat,
+            turn_no=event.turn_no,
+            card=card_to_pb(event.card, shoe),
+            automatic=automatic,
+        )
+    if isinstance(event, ev.TurnTimedOut):
+        return pb.TurnTimedOut(
+            hand_id=hand_id,
+            seat=event.seat,
+            turn_no=event.turn_no,
+            misses_in_a_row=event.misses_in_a_row,
+        )
+    if isinstance(event, ev.StockExhausted):
+        return pb.StockExhausted(
+            hand_id=hand_id,
+            turn_no=event.turn_no,
+            reshuffle_no=event.reshuffle_no,
+            cards=_cards(event.cards, shoe),
+            top_discard=card_to_pb(top_discard, shoe) if top_discard is not None else None,
+            shoe=shoe_pb(shoe),
+        )
+    if isinstance(event, ev.StockReshuffled):
+        return dealer_pb.StockReshuffled(
+            hand_id=hand_id,
+            reshuffle_no=event.reshuffle_no,
+            stock=_cards(event.stock, shoe),
+            kept_top_discard=card_to_pb(top_discard, shoe) if top_discard is not None else None,
+        )
+    if isinstance(event, indian.PlayerDropped):
+        return pb.PlayerDropped(
+            hand_id=hand_id,
+            seat=event.seat,
+            turn_no=event.turn_no,
+            kind=DROP_KIND_TO_PB[event.kind],
+            points=event.points,
+        )
+    if isinstance(event, indian.Declared):
+        return pb.Declared(
+            hand_id=hand_id,
+            seat=event.seat,
+            turn_no=event.turn_no,
+            face_down=card_to_pb(event.face_down, shoe),
+            shown=_cards(event.shown, shoe),
+        )
+    if isinstance(event, indian.DeclarationRejected):
+        return pb.DeclarationRejected(
+            hand_id=hand_id,
+            seat=event.seat,
+            turn_no=event.turn_no,
+            face_down=card_to_pb(event.face_down, shoe),
+            shown=_cards(event.shown, shoe),
+            points=event.points,
+            reason="the shown cards do not make a valid declaration under their best arrangement",
+        )
+    if isinstance(event, ev.HandEnded):
+        return hand_ended_to_pb(event, ctx, wild_cut)
+    if isinstance(event, ev.HandAborted):
+        return pb.HandAborted(hand_id=hand_id, reason=event.reason)
+    raise StreamCodecError(f"{type(event).__name__} has no table-stream payload")
+
+
+def hand_ended_to_pb(
+    e: ev.HandEnded, ctx: HandContext, wild_cut: Card | None = None
+) -> pb.HandEnded:
+    """Every seat's result and the money, as GetHandResult and the ledger see them."""
+    shoe = ctx.shoe
+    wild_rank = None if wild_cut is None else wild_cut.rank
+    s = e.settlement
+    return pb.HandEnded(
+        hand_id=ctx.hand_id,
+        winner_seat=e.winner_seat,
+        results=[
+            pb.SeatResult(
+                seat=r.seat,
+                account_id=r.account_id,
+                outcome=r.outcome,
+                points=r.points,
+                cards=_cards(r.cards, shoe),
+                arrangement=cards_pb2.Arrangement(
+                    melds=[
+                        cards_pb2.Meld(kind=m.kind, cards=_cards(m.cards, shoe)) for m in r.melds
+                    ],
+                    deadwood=_cards(r.deadwood, shoe),
+                    deadwood_points=sum(card_points(c, wild_rank) for c in r.deadwood),
+                ),
+            )
+            for r in e.results
+        ],
+        settlement=[
+            pb.SettlementLine(
+                seat=line.seat,
+                account_id=ctx.accounts.get(line.seat, ""),
+                points=line.points,
+                amount_hundredths=line.amount_cents,
+            )
+            for line in s.lines
+        ],
+        commission_hundredths=s.commission_cents,
+        point_value_hundredths=s.point_value_cents,
+        commission_bps=s.commission_bps,
+    )
+
+
+# -- decoding ----------------------------------------------------------------------------------
+
+
+def hand_started_from_pb(started: pb.HandStarted, at_ms: int) -> ev.HandStarted:
+    ctx = hand_context(started)
+    return ev.HandStarted(
+        hand_id=started.hand_id,
+        seats=tuple(ev.SeatAccount(s.seat, s.account_id) for s in started.seats),
+        dealer_seat=started.dealer_seat,
+        rule_set=ctx.rule_set,
+        at_ms=at_ms,
+    )
+
+
+#: Payload types that carry a hand's rules events (besides HandStarted).
+HAND_PAYLOADS: frozenset[type[Message]] = frozenset(
+    {
+        ledger_pb.StakesReserved,
+        fairness_pb.SeedCommitted,
+        pb.SeedWindowOpened,
+        pb.ClientSeedContributed,
+        pb.SeedsLocked,
+        dealer_pb.HandDealt,
+        pb.TurnStarted,
+        pb.CardDrawn,
+        pb.CardDiscarded,
+        pb.TurnTimedOut,
+        pb.StockExhausted,
+        dealer_pb.StockReshuffled,
+        pb.PlayerDropped,
+        pb.Declared,
+        pb.DeclarationRejected,
+        pb.HandEnded,
+        pb.HandAborted,
+    }
+)
+
+
+def from_payload(payload: Message, ctx: HandContext, at_ms: int) -> tuple[Event, ...]:  # noqa: C901
+    """The rules events a hand payload of hand ``ctx`` stands for (``at_ms``: the envelope's
+    occurred-at). Raises StreamCodecError for a payload that is not a hand event."""
+    shoe = ctx.shoe
+    if isinstance(payload, ledger_pb.StakesReserved):
+        return tuple(
+            ev.StakeReserved(seat=r.seat, amount_cents=r.amount_hundredths)
+            for r in payload.reservations
+        )
+    if isinstance(payload, fairness_pb.SeedCommitted):
+        return (ev.SeedCommitted(commitment=payload.commitment_sha256.hex()),)
+    if isinstance(payload, pb.SeedWindowOpened):
+        return (ev.SeedWindowOpened(deadline_ms=timestamp_to_ms(payload.deadline)),)
+    if isinstance(payload, pb.ClientSeedContributed):
+        return (ev.ClientSeedContributed(seat=payload.seat, seed_hex=payload.client_seed.hex()),)
+    if isinstance(payload, pb.SeedsLocked):
+        return (
+            ev.SeedsLocked(
+                commitment=payload.server_commitment_sha256.hex(),
+                client_seeds=tuple(
+                    ev.SeatSeed(s.seat, s.client_seed.hex()) for s in payload.client_seeds
+                ),
+            ),
+        )
+    if isinstance(payload, dealer_pb.HandDealt):
+        stock = _uncards(payload.stock, shoe)
+        return (
+            ev.HandDealt(
+                hands=tuple(
+                    SeatHand(h.seat, _uncards(h.cards, shoe))
+                    for h in sorted(payload.hands, key=lambda h: h.seat)
+                ),
+                wild_cut=card_from_pb(payload.wild_cut, shoe)
+                if payload.HasField("wild_cut")
+                else None,
+                first_open=card_from_pb(payload.first_open, shoe),
+                stock=stock,
+                stock_count=len(stock),
+            ),
+        )
+    if isinstance(payload, pb.TurnStarted):
+        return (
+            ev.TurnStarted(
+                seat=payload.seat,
+                turn_no=payload.turn_no,
+                deadline_ms=timestamp_to_ms(payload.deadline),
+            ),
+        )
+    if isinstance(payload, pb.CardDrawn):
+        return (
+            ev.CardDrawn(
+                seat=payload.seat,
+                turn_no=payload.turn_no,
+                source=_DRAW_SOURCE_BACK[payload.source],
+                card=card_from_pb(payload.card, shoe),
+            ),
+        )
+    if isinstance(payload, pb.CardDiscarded):
+        return (
+            ev.CardDiscarded(
+                seat=payload.seat, turn_no=payload.turn_no, card=card_from_pb(payload.card, shoe)
+            ),
+        )
+    if isinstance(payload, pb.TurnTimedOut):
+        return (
+            ev.TurnTimedOut(
+                seat=payload.seat, turn_no=payload.turn_no, misses_in_a_row=payload.misses_in_a_row
+            ),
+        )
+    if isinstance(payload, pb.StockExhausted):
+        return (
+            ev.StockExhausted(
+                turn_no=payload.turn_no,
+                reshuffle_no=payload.reshuffle_no,
+                cards=_uncards(payload.cards, shoe),
+            ),
+        )
+    if isinstance(payload, dealer_pb.StockReshuffled):
+        stock = _uncards(payload.stock, shoe)
+        return (
+            ev.StockReshuffled(
+                reshuffle_no=payload.reshuffle_no, stock=stock, stock_count=len(stock)
+            ),
+        )
+    if isinstance(payload, pb.PlayerDropped):
+        return (
+            indian.PlayerDropped(
+                seat=payload.seat,
+                turn_no=payload.turn_no,
+                kind=_DROP_KIND_BACK[payload.kind],
+                points=payload.points,
+            ),
+        )
+    if isinstance(payload, pb.Declared):
+        return (
+            indian.Declared(
+                seat=payload.seat,
+                turn_no=payload.turn_no,
+                face_down=card_from_pb(payload.face_down, shoe),
+                shown=_uncards(payload.shown, shoe),
+            ),
+        )
+    if isinstance(payload, pb.DeclarationRejected):
+        return (
+            indian.DeclarationRejected(
+                seat=payload.seat,
+                turn_no=payload.turn_no,
+                face_down=card_from_pb(payload.face_down, shoe),
+                shown=_uncards(payload.shown, shoe),
+                points=payload.points,
+            ),
+        )
+    if isinstance(payload, pb.HandEnded):
+        return (hand_ended_from_pb(payload, ctx, at_ms),)
+    if isinstance(payload, pb.HandAborted):
+        return (ev.HandAborted(reason=payload.reason, at_ms=at_ms),)
+    raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a hand event")
+
+
+def hand_ended_from_pb(payload: pb.HandEnded, ctx: HandContext, at_ms: int) -> ev.HandEnded:
+    shoe = ctx.shoe
+    return ev.HandEnded(
+        winner_seat=payload.winner_seat,
+        results=tuple(
+            ev.SeatResult(
+                seat=r.seat,
+                account_id=r.account_id,
+                outcome=r.outcome,
+                points=r.points,
+                cards=_uncards(r.cards, shoe),
+                melds=tuple(
+                    ev.ScoredGroup(m.kind, _uncards(m.cards, shoe)) for m in r.arrangement.melds
+                ),
+                deadwood=_uncards(r.arrangement.deadwood, shoe),
+            )
+            for r in payload.results
+        ),
+        settlement=Settlement(
+            winner_seat=payload.winner_seat,
+            point_value_cents=payload.point_value_hundredths,
+            commission_bps=payload.commission_bps,
+            lines=tuple(
+                SettlementLine(line.seat, line.points, line.amount_hundredths)
+                for line in payload.settlement
+            ),
+            commission_cents=payload.commission_hundredths,
+        ),
+        at_ms=at_ms,
+    )

@@ -1,0 +1,268 @@
+"""The table aggregate: seating, hand numbering, the dealer button, and the current hand's state.
+
+A :class:`Table` is rebuilt from its stream by :meth:`Table.apply` (one envelope at a time, live
+and on replay alike). Decisions (``take_seat``, ``leave``, ``start_hand``, ``hand_commands``) are
+pure: they read the table and return the payloads to append, or raise. Hand-level rules are the
+variant's (``rummy_rules`` ``decide``/``apply``), reached only through the Variant interface; the
+table knows seats, accounts and the order of hands.
+
+Seat rules: one seat per account per table; a seat that could not cover the reservation sits out
+of later hands (``sitting_out_reason``) until its player leaves and takes a seat again. A hand
+starts when at least ``min_players`` seats are eligible and the start delay has passed since the
+last seat change or hand end; the dealer button moves to the next eligible seat each hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.message import Message
+
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as pb
+from rummy_platform.envelope import Envelope
+from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from rummy_rules import events as ev
+from rummy_rules.commands import AbortHand, Command, LeaveHand, StartHand
+from rummy_rules.indian import INDIAN_POINTS
+from rummy_rules.rules import INDIAN_POINTS_VARIANT, RuleSet
+from rummy_rules.variant import Variant
+
+from . import stream_codec as codec
+
+#: The variants this service hosts, by rule-set variant name.
+VARIANTS: dict[str, Variant[Any]] = {INDIAN_POINTS_VARIANT: INDIAN_POINTS}
+
+
+@dataclass
+class SeatInfo:
+    account_id: str
+    sitting_out_reason: str = ""
+
+
+def _rejection_text(rejected: ledger_pb.StakeRejected) -> str:
+    reason = (
+        ledger_pb.StakeRejectionReason.Name(rejected.reason)
+        .removeprefix("STAKE_REJECTION_REASON_")
+        .lower()
+        .replace("_", " ")
+    )
+    return (
+        f"could not cover the reservation of {rejected.required_hundredths} hundredths "
+        f"(available {rejected.available_hundredths}; {reason}); leave and take a seat again "
+        "to play"
+    )
+
+
+@dataclass
+class Table:
+    """One table's state, folded from its stream. Mutated only by :meth:`apply`."""
+
+    table_id: str
+    opened: pb.TableOpened
+    rule_set: RuleSet
+    variant: Variant[Any]
+    opened_by: str = ""
+    seats: dict[int, SeatInfo] = field(default_factory=dict)
+    version: int = 0
+    last_change_ms: int = 0
+    hand_no: int = 0
+    dealer_seat: int | None = None
+    hand: Any = None
+    ctx: codec.HandContext | None = None
+    results: dict[str, pb.HandEnded] = field(default_factory=dict)
+    answers: dict[str, list[Message]] = field(default_factory=dict)
+    revealed: set[str] = field(default_factory=set)
+    settled: set[str] = field(default_factory=set)
+
+    # -- building --------------------------------------------------------------------------
+
+    @classmethod
+    def opened_from(cls, envelope: Envelope) -> Table:
+        """The table an envelope carrying TableOpened creates. Raises ValueError for bad options."""
+        opened = envelope.payload
+        assert isinstance(opened, pb.TableOpened)
+        rules = codec.rule_set_from_pb(
+            opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
+        )
+        table = cls(opened.table_id, opened, rules, VARIANTS[rules.variant])
+        table.apply(envelope)
+        return table
+
+    @property
+    def start_delay_ms(self) -> int:
+        seconds = self.opened.rule_set.start_delay_seconds or codec.DEFAULT_START_DELAY_SECONDS
+        return seconds * 1000
+
+    @property
+    def hand_running(self) -> bool:
+        return self.hand is not None and not self.variant.is_over(self.hand)
+
+    @property
+    def hand_id(self) -> str:
+        return self.ctx.hand_id if self.ctx is not None else ""
+
+    def seat_of(self, account_id: str) -> int | None:
+        for seat, info in self.seats.items():
+            if info.account_id == account_id:
+                return seat
+        return None
+
+    def dealt_in(self, seat: int) -> bool:
+        return self.ctx is not None and seat in self.ctx.accounts and self.hand_running
+
+    # -- apply -----------------------------------------------------------------------------
+
+    def apply(self, envelope: Envelope) -> None:  # noqa: C901 - one branch per fact
+        """Fold one envelope of this table's stream into the state."""
+        payload = envelope.payload
+        at_ms = codec.datetime_to_ms(envelope.occurred_at)
+        self.version = envelope.stream_version
+        if envelope.causation_id:
+            self.answers.setdefault(envelope.causation_id, []).append(payload)
+        if isinstance(payload, pb.TableOpened):
+            self.last_change_ms = at_ms
+        elif isinstance(payload, pb.TablePlayerSeated):
+            self.seats[payload.seat] = SeatInfo(payload.account_id)
+            self.last_change_ms = at_ms
+        elif isinstance(payload, pb.TablePlayerLeft):
+            self.seats.pop(payload.seat, None)
+            self.last_change_ms = at_ms
+        elif isinstance(payload, pb.HandStarted):
+            self.ctx = codec.hand_context(payload)
+            self.hand_no = payload.hand_no
+            self.dealer_seat = payload.dealer_seat
+            started = codec.hand_started_from_pb(payload, at_ms)
+            self.hand = self.variant.apply(self.variant.initial_state(), started)
+        elif isinstance(payload, ledger_pb.StakeRejected):
+            info = self.seats.get(payload.seat)
+            if info is not None and info.account_id == payload.account_id:
+                info.sitting_out_reason = _rejection_text(payload)
+        elif isinstance(payload, fairness_pb.SeedRevealed):
+            self.revealed.add(payload.hand_id)
+        elif isinstance(payload, ledger_pb.HandSettled):
+            self.settled.add(payload.hand_id)
+        elif type(payload) in codec.HAND_PAYLOADS:
+            assert self.ctx is not None, "a hand event before any HandStarted"
+            for event in codec.from_payload(payload, self.ctx, at_ms):
+                self.hand = self.variant.apply(self.hand, event)
+            if isinstance(payload, pb.HandEnded):
+                self.results[payload.hand_id] = payload
+            if isinstance(payload, pb.HandEnded | pb.HandAborted):
+                self.last_change_ms = at_ms
+
+    # -- decisions -------------------------------------------------------------------------
+
+    def take_seat(self, account_id: str, wanted: int | None) -> list[Message]:
+        """TablePlayerSeated for ``account_id`` at ``wanted`` or the first free seat.
+        Raises InvalidArgument (no such seat) or FailedPrecondition (seated, taken, full)."""
+        already = self.seat_of(account_id)
+        if already is not None:
+            raise FailedPrecondition(f"you already sit at seat {already} of this table")
+        count = self.opened.seat_count
+        if wanted is not None:
+            if not 0 <= wanted < count:
+                raise InvalidArgument(f"seats are numbered 0..{count - 1}")
+            if wanted in self.seats:
+                raise FailedPrecondition(f"seat {wanted} is taken")
+            seat = wanted
+        else:
+            free = [s for s in range(count) if s not in self.seats]
+            if not free:
+                raise FailedPrecondition("the table is full")
+            seat = free[0]
+        if self.dealt_in(seat):
+            raise FailedPrecondition(f"seat {seat} is still playing the current hand")
+        return [pb.TablePlayerSeated(seat=seat, account_id=account_id)]
+
+    def leave(self, account_id: str, at_ms: int) -> list[Message]:
+        """TablePlayerLeft, and the seat's exit from a running hand (the variant's LeaveHand).
+        Raises PermissionDenied if the account is not seated here."""
+        seat = self.seat_of(account_id)
+        if seat is None:
+            raise PermissionDenied("you do not sit at this table")
+        during = self.dealt_in(seat)
+        out: list[Message] = [
+            pb.TablePlayerLeft(seat=seat, account_id=account_id, during_hand=during)
+        ]
+        if during and self._seat_still_playing(seat):
+            out += self.hand_commands([LeaveHand(seat=seat, at_ms=at_ms)])
+        return out
+
+    def _seat_still_playing(self, seat: int) -> bool:
+        view = self.variant.view(self.hand, seat)
+        status = next((s.status for s in view.seats if s.seat == seat), "")
+        return status in ("waiting", "playing")
+
+    def eligible_seats(self) -> list[int]:
+        """Seats that may be dealt into the next hand, ascending."""
+        return sorted(s for s, info in self.seats.items() if not info.sitting_out_reason)
+
+    def start_due_ms(self, speed: float = 1.0) -> int | None:
+        """When the next hand may start (ms since the epoch), or None while it cannot: a hand
+        runs, or fewer than ``min_players`` seats are eligible. ``speed`` shortens the delay."""
+        if self.hand_running or len(self.eligible_seats()) < self.rule_set.min_players:
+            return None
+        return self.last_change_ms + int(self.start_delay_ms / speed)
+
+    def next_dealer(self) -> int:
+        """The seat the button moves to: the first eligible seat after the last dealer."""
+        seats = self.eligible_seats()
+        if self.dealer_seat is None:
+            return seats[0]
+        later = [s for s in seats if s > self.dealer_seat]
+        return later[0] if later else seats[0]
+
+    def start_hand(self, hand_id: str, at_ms: int) -> list[Message]:
+        """HandStarted for hand ``hand_id`` with every eligible seat. Raises FailedPrecondition
+        if no hand can start, RuleViolation if the rules refuse it."""
+        if self.start_due_ms() is None:
+            raise FailedPrecondition("a hand runs, or fewer than two seats are eligible")
+        command = StartHand(
+            hand_id=hand_id,
+            seats=tuple(ev.SeatAccount(s, self.seats[s].account_id) for s in self.eligible_seats()),
+            dealer_seat=self.next_dealer(),
+            rule_set=self.rule_set,
+            at_ms=at_ms,
+        )
+        (started,) = self.variant.decide(self.variant.initial_state(), command)
+        assert isinstance(started, ev.HandStarted)
+        return [codec.hand_started_to_pb(started, self.hand_no + 1)]
+
+    def hand_commands(self, commands: Sequence[Command]) -> list[Message]:
+        """The payloads of the events ``commands`` cause in the current hand, decided in turn.
+        Raises FailedPrecondition if no hand runs, RuleViolation if the rules refuse one."""
+        if self.hand is None or self.ctx is None:
+            raise FailedPrecondition("no hand is being played at this table")
+        state, out, automatic = self.hand, [], False
+        for command in commands:
+            for event in self.variant.decide(state, command):
+                state = self.variant.apply(state, event)
+                if isinstance(event, ev.TurnTimedOut):
+                    automatic = True
+                elif isinstance(event, ev.TurnStarted):
+                    automatic = False
+                public = self.variant.view(state, -1)
+                out.append(
+                    codec.to_payload(
+                        event,
+                        self.ctx,
+                        top_discard=public.discard_pile[-1] if public.discard_pile else None,
+                        automatic=automatic and isinstance(event, ev.CardDrawn | ev.CardDiscarded),
+                        wild_cut=public.wild_cut,
+                    )
+                )
+        return out
+
+    def stake_rejected(self, rejected: ledger_pb.StakeRejected, at_ms: int) -> list[Message]:
+        """The ledger could not hold a seat's reservation: record it (the seat sits out of later
+        hands) and abort the hand before the deal (every reservation is released, nothing else
+        moves); the next hand starts without that seat."""
+        out: list[Message] = [rejected]
+        if self.hand_running:
+            reason = f"seat {rejected.seat} could not cover the reservation"
+            out += self.hand_commands([AbortHand(reason=reason, at_ms=at_ms)])
+        return out

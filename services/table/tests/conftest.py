@@ -1,0 +1,1 @@
+"""Hypothesis profiles are registered by the repository plugin (rummy_testing.plugin)."""

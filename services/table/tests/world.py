@@ -1,0 +1,171 @@
+"""A table service on the in-memory event log, with the other services played by the test
+(not a test module). Time is a manual clock in ms; ids are counted."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from google.protobuf.message import Message
+
+from rummy.clock.v1 import events_pb2 as clock_pb
+from rummy.dealer.v1 import events_pb2 as dealer_pb
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
+from rummy_platform.topics import (
+    CLOCK_EVENTS,
+    DEALER_EVENTS,
+    FAIRNESS_EVENTS,
+    LEDGER_EVENTS,
+    TABLE_EVENTS,
+    event_topic_specs,
+)
+from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_table import stream_codec as codec
+from rummy_table.application import TableApp
+
+T0 = 1_800_000_000_000
+SERVER_SEED = b"\x05" * 32
+INPUT_TOPICS = [LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS]
+
+
+def replay_all(log: InMemoryEventLog, topic: str = TABLE_EVENTS) -> list[Envelope]:
+    """Every table-stream envelope, partition by partition (stream order per table)."""
+    consumer = log.consumer(f"replay-{id(log)}-{topic}", [topic], lambda ps: {p: 0 for p in ps})
+    out = [r.envelope for r in consumer.poll(max_records=1_000_000)]
+    consumer.close()
+    return out
+
+
+@dataclass
+class World:
+    log: InMemoryEventLog = field(default_factory=InMemoryEventLog)
+    now: int = T0
+    app: TableApp = field(init=False)
+    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    def __post_init__(self) -> None:
+        self.log.ensure_topics(event_topic_specs(partitions=2))
+        self.app = self.new_app()
+        self._inputs = self.log.consumer("table", INPUT_TOPICS)
+
+    def new_app(self, writer_id: str = "table-writer") -> TableApp:
+        app = TableApp(
+            writer=self.log.transactional_writer(writer_id),
+            now_ms=lambda: self.now,
+            new_hand_id=lambda: f"hand-{next(self._ids)}",
+        )
+        app.replay(replay_all(self.log))
+        return app
+
+    def request_id(self) -> str:
+        return f"req-{next(self._ids)}"
+
+    # -- operators and players -----------------------------------------------------------
+    def open_table(self, seats: int = 4, point_value: int = 100, commission_bps: int = 1000) -> str:
+        return self.app.open_table(
+            "op",
+            api.OpenTableRequest(
+                client_request_id=self.request_id(),
+                seat_count=seats,
+                point_value_hundredths=point_value,
+                commission_bps=commission_bps,
+            ),
+        )
+
+    def sit(self, table_id: str, account: str, seat: int | None = None) -> int:
+        request = api.TakeSeatRequest(table_id=table_id, client_request_id=self.request_id())
+        if seat is not None:
+            request.seat = seat
+        return self.app.take_seat(account, request)
+
+    def view(self, table_id: str, account: str | None) -> api.PlayerView:
+        return next(iter(self.app.watch(account, table_id))).view
+
+    def start_hand(self, table_id: str) -> str:
+        self.now += 5_000
+        (hand_id,) = self.app.tick()
+        return hand_id
+
+    # -- the other services -------------------------------------------------------------
+    def feed(
+        self, topic: str, table_id: str, payload: Message, event_id: str | None = None
+    ) -> None:
+        """Append an event of another service and let the table consume what is pending."""
+        self.log.append(
+            topic,
+            Envelope.new(
+                payload,
+                stream_id=table_id,
+                stream_version=next(self._ids),
+                occurred_at=datetime.fromtimestamp(self.now / 1000, UTC),
+                event_id=event_id,
+            ),
+        )
+        self.consume()
+
+    def consume(self) -> None:
+        for r in self._inputs.poll(max_records=10_000):
+            self.app.on_input(r.envelope, TopicPartition(r.topic, r.partition), r.next_offset)
+
+    def prepare(self, table_id: str, hand_id: str, seeds: dict[int, bytes] | None = None) -> None:
+        """Stakes reserved for every seat, the commitment, client seeds, the window closed and
+        the deal made from SERVER_SEED."""
+        table = self.app.projection.tables[table_id]
+        assert table.ctx is not None
+        reservation = codec.hand_started_to_pb  # noqa: F841 - the amount comes from HandStarted
+        self.feed(
+            LEDGER_EVENTS,
+            table_id,
+            ledger_pb.StakesReserved(
+                hand_id=hand_id,
+                reservations=[
+                    ledger_pb.Reservation(seat=s, account_id=a, amount_hundredths=13_000)
+                    for s, a in sorted(table.ctx.accounts.items())
+                ],
+            ),
+        )
+        self.feed(
+            FAIRNESS_EVENTS,
+            table_id,
+            fairness_pb.SeedCommitted(
+                hand_id=hand_id, commitment_sha256=hashlib.sha256(SERVER_SEED).digest()
+            ),
+        )
+        self.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
+        self.deal(table_id, hand_id)
+
+    def deal(self, table_id: str, hand_id: str) -> None:
+        table = self.app.projection.tables[table_id]
+        assert table.ctx is not None
+        state = table.hand
+        seeds = {s.seat: bytes.fromhex(s.seed_hex or "") for s in state.seats}
+        shoe = table.ctx.shoe
+        dealt = deal(
+            ShuffleInputs.of(SERVER_SEED, hand_id, seeds),
+            shoe,
+            sorted(seeds),
+            table.ctx.dealer_seat,
+            13,
+        )
+        self.feed(
+            DEALER_EVENTS,
+            table_id,
+            dealer_pb.HandDealt(
+                hand_id=hand_id,
+                hands=[
+                    dealer_pb.SeatHand(
+                        seat=h.seat, cards=[codec.card_to_pb(c, shoe) for c in h.cards]
+                    )
+                    for h in dealt.hands
+                ],
+                wild_cut=codec.card_to_pb(dealt.wild_cut, shoe),
+                first_open=codec.card_to_pb(dealt.first_open, shoe),
+                stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
+            ),
+        )
