@@ -53,7 +53,7 @@ from rummy_platform.topics import (
     event_topic_specs,
 )
 from rummy_rules.deck import Shoe
-from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal
+from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal, reshuffle
 
 SECRET = "fairness-dealer-test-secret-0123456789"
 RULES_VERSION = "indian13-points/1"
@@ -331,6 +331,49 @@ def test_commitment_comes_before_the_deal_and_the_revealed_seed_recomputes_the_p
     assert fairness.metric("rummy_fairness_seeds_committed_total") >= 1
     assert fairness.metric("rummy_fairness_seeds_revealed_total") >= 1
     assert dealer.metric("rummy_dealer_deals_total") >= 1
+
+
+def test_a_stock_exhausted_is_reshuffled_from_the_numbered_sub_stream_of_the_revealed_seed(
+    stack: Stack, fairness: ServiceProcess, dealer: ServiceProcess
+) -> None:
+    table_id, hand_id = new_ids()
+    stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
+    [committed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    lock = seeds_locked(table_id, hand_id, committed.payload.commitment_sha256)
+    stack.log.append(stack.prefix + TABLE_EVENTS, lock)
+    [dealt] = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+
+    # Pretend the stock ran out twice: the pile is some dealt-out stock cards, its top kept.
+    stock = list(dealt.payload.stock)
+    piles = [stock[:20], stock[20:45]]
+    for number, pile in enumerate(piles, start=1):
+        exhausted = table_events.StockExhausted(
+            hand_id=hand_id,
+            turn_no=10 * number,
+            reshuffle_no=number,
+            cards=pile[:-1],
+            top_discard=pile[-1],
+            shoe=SHOE,
+        )
+        stack.log.append(
+            stack.prefix + TABLE_EVENTS, table_event(table_id, 2 + number, hand_id, exhausted)
+        )
+    reshuffles = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.StockReshuffled, count=2)
+
+    stack.log.append(
+        stack.prefix + TABLE_EVENTS,
+        table_event(table_id, 5, hand_id, table_events.HandAborted(hand_id=hand_id, reason="x")),
+    )
+    [revealed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
+    inputs = ShuffleInputs.of(revealed.payload.server_seed, hand_id, CLIENT_SEEDS)
+    shoe = Shoe(decks=2, printed_jokers=2)
+    for event, (number, pile) in zip(reshuffles, enumerate(piles, start=1), strict=True):
+        expected = reshuffle(inputs, shoe, [shoe.index_to_card(c.index) for c in pile[:-1]], number)
+        assert event.payload.reshuffle_no == number
+        assert [c.index for c in event.payload.stock] == [shoe.card_to_index(c) for c in expected]
+        assert event.payload.kept_top_discard.index == pile[-1].index
+    assert [e.stream_version for e in (dealt, *reshuffles)] == [1, 2, 3]
+    assert dealer.metric("rummy_dealer_reshuffles_total") >= 2
 
 
 def test_before_the_reveal_the_proof_holds_only_the_commitment_and_a_player_cannot_read_the_seed(
