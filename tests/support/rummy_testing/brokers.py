@@ -26,7 +26,8 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 LOCAL = REPO_ROOT / "deploy" / "local"
 
 DOCKER_INFO_TIMEOUT_S = 3.0
-READY_TIMEOUT_S = 30.0
+# Seconds a given or started broker gets to answer its first round trip.
+READY_TIMEOUT_S = float(os.environ.get("RUMMY_BROKER_READY_TIMEOUT", "30"))
 # Images used only where a Docker engine exists (none does on this project's machines).
 KAFKA_IMAGE = os.environ.get("RUMMY_TEST_KAFKA_IMAGE", "confluentinc/cp-kafka:8.1.0")
 POSTGRES_IMAGE = os.environ.get("RUMMY_TEST_POSTGRES_IMAGE", "postgres:15")
