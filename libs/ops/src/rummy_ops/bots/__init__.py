@@ -1,0 +1,1 @@
+"""Bot players: a pure strategy (``strategy``) and a gRPC client per seat (``client``)."""
