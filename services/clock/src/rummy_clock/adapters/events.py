@@ -46,6 +46,8 @@ from rummy_platform.logging import get_logger
 _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
+#: The broker's default lower bound (group.min.session.timeout.ms).
+SESSION_TIMEOUT_MS = 6000
 
 
 def kafka_log(bootstrap_servers: str) -> EventLog:
@@ -161,6 +163,10 @@ class ClockLoop:
                 enable_auto_commit=False,
                 isolation_level="read_committed",
                 auto_offset_reset="earliest",
+                # A clock killed with SIGKILL leaves the group when its session lapses; keep
+                # that short so a restarted clock gets its partitions back quickly.
+                session_timeout_ms=SESSION_TIMEOUT_MS,
+                heartbeat_interval_ms=SESSION_TIMEOUT_MS // 4,
             )
             self._consumer.subscribe(
                 [self._table_topic, self._clock_topic], listener=_Listener(self)
