@@ -34,6 +34,7 @@ from rummy_platform.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ServiceError,
     Unavailable,
 )
 from rummy_platform.eventlog import TopicPartition, TransactionalWriter, WriterFenced
@@ -230,7 +231,10 @@ class TableApp:
                 return table.answers[key]
             at = self.now_ms()
             with log_context(table_id=table_id, hand_id=table.hand_id or None):
-                payloads = decide(table, at)
+                try:
+                    payloads = decide(table, at)
+                except RuleViolation as exc:
+                    raise _RULE_ERRORS[exc.code.status](exc.message) from None
                 self._commit(table, payloads, at, causation_id=key)
         self.metrics.action_latency.labels(action).observe(time.perf_counter() - started)
         return payloads
@@ -497,6 +501,13 @@ class TableApp:
         if isinstance(payload, clock_pb.SeedWindowClosed):
             return table.hand_commands([rc.TurnTimeout(turn_no=0, at_ms=at)])
         return []
+
+
+_RULE_ERRORS: dict[str, type[ServiceError]] = {
+    "FAILED_PRECONDITION": FailedPrecondition,
+    "INVALID_ARGUMENT": InvalidArgument,
+    "PERMISSION_DENIED": PermissionDenied,
+}
 
 
 def _first(payloads: Sequence[Message], cls: type) -> Any:

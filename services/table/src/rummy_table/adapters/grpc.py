@@ -1,0 +1,114 @@
+"""The thin gRPC servicer of ``rummy.table.v1.TableService``: check the caller's role, call the
+handler with the caller's account (never an account from the request), encode the answer.
+Errors are ``rummy_platform.errors`` classes, mapped to status codes by the host's interceptor."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import grpc
+
+from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_platform.auth import Principal, Role, current_principal
+from rummy_platform.errors import PermissionDenied, Unavailable
+from rummy_table.application import TableApp
+
+SERVICE_NAME = "rummy.table.v1.TableService"
+add_to_server = api_grpc.add_TableServiceServicer_to_server
+
+
+def _player() -> str:
+    principal = current_principal()
+    if principal.role is not Role.PLAYER:
+        raise PermissionDenied(
+            f"this call needs the player role; the token's role is {principal.role.value}"
+        )
+    return principal.account_id
+
+
+def _reader() -> Principal:
+    return current_principal()
+
+
+class TableServicer(api_grpc.TableServiceServicer):
+    """``max_watches``: WatchTable streams served at once (each holds a worker thread)."""
+
+    def __init__(self, app: TableApp, max_watches: int) -> None:
+        self._app = app
+        self._watch_slots = threading.BoundedSemaphore(max_watches)
+
+    def OpenTable(  # noqa: N802 - generated names
+        self, request: api.OpenTableRequest, context: grpc.ServicerContext
+    ) -> api.OpenTableResponse:
+        principal = current_principal()
+        if principal.role is not Role.OPERATOR:
+            raise PermissionDenied("only an operator opens tables")
+        return api.OpenTableResponse(table_id=self._app.open_table(principal.account_id, request))
+
+    def ListTables(  # noqa: N802
+        self, request: api.ListTablesRequest, context: grpc.ServicerContext
+    ) -> api.ListTablesResponse:
+        _reader()
+        return api.ListTablesResponse(tables=self._app.list_tables())
+
+    def TakeSeat(  # noqa: N802
+        self, request: api.TakeSeatRequest, context: grpc.ServicerContext
+    ) -> api.TakeSeatResponse:
+        return api.TakeSeatResponse(seat=self._app.take_seat(_player(), request))
+
+    def LeaveTable(  # noqa: N802
+        self, request: api.LeaveTableRequest, context: grpc.ServicerContext
+    ) -> api.LeaveTableResponse:
+        self._app.leave_table(_player(), request)
+        return api.LeaveTableResponse()
+
+    def ContributeSeed(  # noqa: N802
+        self, request: api.ContributeSeedRequest, context: grpc.ServicerContext
+    ) -> api.ContributeSeedResponse:
+        self._app.contribute_seed(_player(), request)
+        return api.ContributeSeedResponse()
+
+    def DrawCard(  # noqa: N802
+        self, request: api.DrawCardRequest, context: grpc.ServicerContext
+    ) -> api.DrawCardResponse:
+        return self._app.draw(_player(), request)
+
+    def DiscardCard(  # noqa: N802
+        self, request: api.DiscardCardRequest, context: grpc.ServicerContext
+    ) -> api.DiscardCardResponse:
+        self._app.discard(_player(), request)
+        return api.DiscardCardResponse()
+
+    def Declare(  # noqa: N802
+        self, request: api.DeclareRequest, context: grpc.ServicerContext
+    ) -> api.DeclareResponse:
+        return self._app.declare(_player(), request)
+
+    def Drop(  # noqa: N802
+        self, request: api.DropRequest, context: grpc.ServicerContext
+    ) -> api.DropResponse:
+        return self._app.drop(_player(), request)
+
+    def WatchTable(  # noqa: N802
+        self, request: api.WatchTableRequest, context: grpc.ServicerContext
+    ) -> Iterator[api.WatchTableResponse]:
+        principal = _reader()
+        account = principal.account_id if principal.role is Role.PLAYER else None
+        if not self._watch_slots.acquire(blocking=False):
+            raise Unavailable("too many table watches on this instance; retry shortly")
+        try:
+            for response in self._app.watch(account, request.table_id):
+                if not context.is_active():
+                    return
+                yield response
+        finally:
+            self._watch_slots.release()
+
+    def GetHandResult(  # noqa: N802
+        self, request: api.GetHandResultRequest, context: grpc.ServicerContext
+    ) -> api.GetHandResultResponse:
+        principal = _reader()
+        result = self._app.get_hand_result(principal.account_id, request.table_id, request.hand_id)
+        return api.GetHandResultResponse(result=result)

@@ -1,0 +1,99 @@
+"""Wires the table service from its environment (the only place adapters are built).
+
+Needs ``RUMMY_JWT_SECRET`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_GRPC_PORT`` /
+``RUMMY_METRICS_PORT`` (50051 / 9101), ``RUMMY_TOPIC_PREFIX``, ``RUMMY_TABLE_WRITER_ID``
+(the stable transactional id of the table-events writer, default ``table-writer``: a second
+instance with the same id fences the first), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
+times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 128 here:
+each WatchTable stream holds a worker; at most ``workers - 16`` streams at once).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_platform.logging import get_logger
+from rummy_platform.server import ServiceHost
+from rummy_platform.service_main import BackgroundLoops, topic_prefix
+from rummy_platform.topics import (
+    CLOCK_EVENTS,
+    DEALER_EVENTS,
+    FAIRNESS_EVENTS,
+    LEDGER_EVENTS,
+    TABLE_EVENTS,
+    event_topic_specs,
+)
+from rummy_table.adapters import events
+from rummy_table.adapters import grpc as grpc_adapter
+from rummy_table.application import INPUT_GROUP, TableApp
+from rummy_table.metrics import TableMetrics
+
+SERVICE = "table"
+WRITER_ID_VARIABLE = "RUMMY_TABLE_WRITER_ID"
+DEFAULT_WRITER_ID = "table-writer"
+SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
+DEFAULT_MAX_WORKERS = "128"
+_log = get_logger(__name__)
+
+
+def clock_speed(environ: Mapping[str, str] | None = None) -> float:
+    """``RUMMY_CLOCK_SPEED`` (default 1.0). Raises SystemExit(2) if not a positive number."""
+    env = os.environ if environ is None else environ
+    raw = env.get(SPEED_VARIABLE, "").strip() or "1"
+    try:
+        speed = float(raw)
+    except ValueError:
+        speed = -1.0
+    if not 0 < speed < float("inf"):
+        print(f"rummy table: {SPEED_VARIABLE}={raw!r} must be a positive number", file=sys.stderr)
+        raise SystemExit(2)
+    return speed
+
+
+def build(settings: Settings) -> ServiceHost:
+    """The host with the servicer, the input loop and the hand starter attached, after the
+    writer fenced any older instance and every table was rebuilt from table-events."""
+    bootstrap = settings.kafka_bootstrap_servers
+    if not bootstrap:
+        print("rummy table: KAFKA_BOOTSTRAP_SERVERS must be set", file=sys.stderr)
+        raise SystemExit(2)
+    prefix = topic_prefix()
+    log = events.kafka_log(bootstrap)
+    log.ensure_topics(event_topic_specs(prefix=prefix))
+    writer = log.transactional_writer(
+        prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID)
+    )
+    app = TableApp(
+        writer,
+        speed=clock_speed(),
+        topic=prefix + TABLE_EVENTS,
+        input_group=prefix + INPUT_GROUP,
+        metrics=TableMetrics.create(),
+    )
+    replayed = app.replay(events.read_topic(bootstrap, prefix + TABLE_EVENTS))
+    _log.info("tables rebuilt", events=replayed, tables=len(app.projection.tables))
+
+    host = ServiceHost(SERVICE, settings)
+    host.on_stopping(app.stop_watches)
+    host.on_shutdown(log.close)
+    host.on_shutdown(writer.close)
+    loops = BackgroundLoops()
+    host.on_shutdown(loops.stop)
+    inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
+    loops.start("table-inputs", events.InputLoop(log, app, inputs).run)
+    loops.start("table-hand-starter", events.hand_starter(app))
+    max_watches = max(1, settings.grpc_max_workers - 16)
+    host.add_servicer(
+        grpc_adapter.add_to_server,
+        grpc_adapter.TableServicer(app, max_watches),
+        grpc_adapter.SERVICE_NAME,
+    )
+    return host
+
+
+def main() -> None:
+    os.environ.setdefault("RUMMY_GRPC_MAX_WORKERS", DEFAULT_MAX_WORKERS)
+    build(load_settings_or_exit(SERVICE)).serve_forever()

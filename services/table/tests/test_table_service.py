@@ -1,0 +1,329 @@
+"""The table service's handlers on the in-memory event log, with the other services' events fed
+by the test (see world.py)."""
+
+from __future__ import annotations
+
+import pytest
+from world import World, replay_all
+
+from rummy.clock.v1 import events_pb2 as clock_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as pb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+)
+from rummy_platform.topics import CLOCK_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
+from rummy_table.projection import player_view
+
+
+def table_events(world: World, table_id: str) -> list[object]:
+    return [r.envelope.payload for r in world.log.read_stream(TABLE_EVENTS, table_id)]
+
+
+def playing_table(world: World, players: tuple[str, ...] = ("alice", "bob")) -> tuple[str, str]:
+    table_id = world.open_table()
+    for account in players:
+        world.sit(table_id, account)
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+    return table_id, hand_id
+
+
+def on_turn(world: World, table_id: str) -> tuple[str, api.PlayerView]:
+    view = world.view(table_id, None)
+    account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    return account, world.view(table_id, account)
+
+
+def draw(world: World, table_id: str, account: str, view: api.PlayerView, rid: str = "") -> object:
+    return world.app.draw(
+        account,
+        api.DrawCardRequest(
+            table_id=table_id,
+            hand_id=view.hand_id,
+            turn_no=view.turn_no,
+            client_request_id=rid or world.request_id(),
+            source=pb.DRAW_SOURCE_STOCK,
+        ),
+    )
+
+
+# -- seating -------------------------------------------------------------------------------
+
+
+def test_a_player_takes_the_seat_named_or_else_the_first_free_one() -> None:
+    world = World()
+    table_id = world.open_table()
+    assert world.sit(table_id, "alice", seat=2) == 2
+    assert world.sit(table_id, "bob") == 0
+    assert world.sit(table_id, "carol") == 1
+
+
+def test_an_account_takes_one_seat_per_table() -> None:
+    world = World()
+    table_id = world.open_table()
+    world.sit(table_id, "alice")
+    with pytest.raises(FailedPrecondition, match="already sit"):
+        world.sit(table_id, "alice")
+
+
+def test_a_taken_seat_or_a_seat_off_the_table_is_refused_and_appends_nothing() -> None:
+    world = World()
+    table_id = world.open_table()
+    world.sit(table_id, "alice", seat=1)
+    before = len(table_events(world, table_id))
+    with pytest.raises(FailedPrecondition, match="taken"):
+        world.sit(table_id, "bob", seat=1)
+    with pytest.raises(InvalidArgument):
+        world.sit(table_id, "bob", seat=4)
+    assert len(table_events(world, table_id)) == before
+
+
+def test_a_table_opens_only_with_four_six_or_eight_seats() -> None:
+    world = World()
+    with pytest.raises(InvalidArgument, match="4, 6 or 8"):
+        world.open_table(seats=5)
+
+
+def test_retrying_open_table_with_the_same_request_id_opens_one_table() -> None:
+    world = World()
+    request = api.OpenTableRequest(client_request_id="open-1", seat_count=6)
+    assert world.app.open_table("op", request) == world.app.open_table("op", request)
+    assert len(world.app.list_tables()) == 1
+
+
+# -- starting hands ------------------------------------------------------------------------
+
+
+def test_a_hand_starts_only_after_the_start_delay_with_two_players_seated() -> None:
+    world = World()
+    table_id = world.open_table()
+    world.sit(table_id, "alice")
+    world.now += 60_000
+    assert world.app.tick() == []  # one player
+    world.sit(table_id, "bob")
+    world.now += 4_999
+    assert world.app.tick() == []  # the 5 s delay since the last seat change has not passed
+    world.now += 1
+    assert len(world.app.tick()) == 1
+
+
+def test_hand_started_carries_the_seats_rule_set_shoe_and_reservation() -> None:
+    world = World()
+    table_id = world.open_table(seats=4, point_value=100)
+    world.sit(table_id, "alice", seat=1)
+    world.sit(table_id, "bob", seat=3)
+    world.start_hand(table_id)
+    started = [p for p in table_events(world, table_id) if isinstance(p, pb.HandStarted)][0]
+    assert [(s.seat, s.account_id) for s in started.seats] == [(1, "alice"), (3, "bob")]
+    assert started.reservation_hundredths == 130 * 100
+    assert (started.shoe.decks, started.shoe.printed_jokers) == (2, 2)
+    assert started.rule_set.turn_seconds == 30 and started.hand_no == 1
+    assert started.seat_count == 4
+
+
+def test_the_dealer_button_moves_one_seat_each_hand() -> None:
+    world = World()
+    table_id = world.open_table()
+    for account in ("alice", "bob", "carol"):
+        world.sit(table_id, account)
+    dealers = []
+    for _ in range(3):
+        hand_id = world.start_hand(table_id)
+        dealers.append(world.app.projection.tables[table_id].ctx.dealer_seat)
+        world.feed(
+            LEDGER_EVENTS,
+            table_id,
+            ledger_pb.StakeRejected(hand_id=hand_id, seat=9, account_id="nobody"),
+        )  # aborts the hand (seat 9 is nobody's: nobody sits out)
+    assert dealers == [0, 1, 2]
+
+
+# -- playing -------------------------------------------------------------------------------
+
+
+def test_a_command_for_a_past_turn_is_rejected_and_appends_nothing() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    before = len(table_events(world, table_id))
+    stale = api.PlayerView()
+    stale.CopyFrom(view)
+    stale.turn_no = view.turn_no - 1 if view.turn_no > 1 else view.turn_no + 5
+    with pytest.raises(FailedPrecondition, match="turn"):
+        draw(world, table_id, account, stale)
+    assert len(table_events(world, table_id)) == before
+
+
+def test_a_retried_request_id_returns_the_first_answer_without_acting_twice() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    first = draw(world, table_id, account, view, rid="draw-1")
+    count = len(table_events(world, table_id))
+    again = draw(world, table_id, account, view, rid="draw-1")
+    assert again == first
+    assert len(table_events(world, table_id)) == count
+    assert len(world.view(table_id, account).my_cards) == 14
+
+
+def test_a_retried_request_id_is_answered_from_the_log_after_a_restart() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    first = draw(world, table_id, account, view, rid="draw-1")
+    world.app = world.new_app()  # a restarted instance: replay only
+    assert draw(world, table_id, account, view, rid="draw-1") == first
+    assert len(world.view(table_id, account).my_cards) == 14
+
+
+def test_a_player_cannot_act_on_another_seats_turn_or_at_a_table_where_it_does_not_sit() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    other = "bob" if account == "alice" else "alice"
+    with pytest.raises(FailedPrecondition, match="seat"):
+        draw(world, table_id, other, view)
+    with pytest.raises(PermissionDenied):
+        draw(world, table_id, "mallory", view)
+
+
+def test_a_player_sees_its_own_cards_and_a_spectator_sees_none() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    alice = world.view(table_id, "alice")
+    spectator = world.view(table_id, None)
+    assert len(alice.my_cards) == 13 and alice.my_seat == 0
+    assert list(spectator.my_cards) == [] and not spectator.HasField("my_seat")
+    assert [s.card_count for s in spectator.seats] == [13, 13]
+    assert alice.stock_count == spectator.stock_count == 104 + 2 - 26 - 2
+
+
+def test_a_first_drop_ends_a_two_seat_hand_and_the_result_shows_the_money() -> None:
+    world = World()
+    table_id, hand_id = playing_table(world)
+    account, view = on_turn(world, table_id)
+    answer = world.app.drop(
+        account,
+        api.DropRequest(
+            table_id=table_id,
+            hand_id=hand_id,
+            turn_no=view.turn_no,
+            client_request_id=world.request_id(),
+        ),
+    )
+    assert (answer.kind, answer.points) == (pb.DROP_KIND_FIRST, 20)
+    result = world.app.get_hand_result(None, table_id, hand_id)
+    loser = next(line for line in result.settlement if line.account_id == account)
+    winner = next(line for line in result.settlement if line.account_id != account)
+    assert (loser.points, loser.amount_hundredths) == (20, -2000)
+    assert winner.amount_hundredths == 1800 and result.commission_hundredths == 200
+    assert all(len(r.cards) == 13 for r in result.results)
+    assert world.view(table_id, None).phase == api.HAND_PHASE_ENDED
+
+
+def test_the_result_of_a_hand_still_running_is_not_given() -> None:
+    world = World()
+    table_id, hand_id = playing_table(world)
+    with pytest.raises(FailedPrecondition):
+        world.app.get_hand_result(None, table_id, hand_id)
+    with pytest.raises(NotFound):
+        world.app.get_hand_result(None, table_id, "no-such-hand")
+
+
+# -- inputs from other services ------------------------------------------------------------
+
+
+def test_a_turn_deadline_plays_the_turn_for_the_seat_and_a_stale_one_is_ignored() -> None:
+    world = World()
+    table_id, hand_id = playing_table(world)
+    account, view = on_turn(world, table_id)
+    deadline = clock_pb.TurnDeadlinePassed(hand_id=hand_id, turn_no=view.turn_no)
+    world.feed(CLOCK_EVENTS, table_id, deadline)
+    after = world.view(table_id, account)
+    assert after.turn_no == view.turn_no + 1 and len(after.my_cards) == 13
+    mine = next(s for s in after.seats if s.account_id == account)
+    assert mine.missed_turns_in_a_row == 1
+    count = len(table_events(world, table_id))
+    world.feed(CLOCK_EVENTS, table_id, deadline)  # a second deadline for the same past turn
+    assert len(table_events(world, table_id)) == count
+
+
+def test_a_redelivered_input_is_dropped_by_its_event_id() -> None:
+    world = World()
+    table_id, hand_id = playing_table(world)
+    _, view = on_turn(world, table_id)
+    deadline = clock_pb.TurnDeadlinePassed(hand_id=hand_id, turn_no=view.turn_no)
+    world.feed(CLOCK_EVENTS, table_id, deadline, event_id="deadline-1")
+    count = len(table_events(world, table_id))
+    turn = world.view(table_id, None).turn_no
+    world.feed(
+        CLOCK_EVENTS,
+        table_id,
+        clock_pb.TurnDeadlinePassed(hand_id=hand_id, turn_no=turn),
+        event_id="deadline-1",
+    )
+    assert len(table_events(world, table_id)) == count
+
+
+def test_a_rejected_stake_aborts_the_hand_and_the_seat_sits_out_until_it_sits_again() -> None:
+    world = World()
+    table_id = world.open_table()
+    for account in ("alice", "bob", "carol"):
+        world.sit(table_id, account)
+    hand_id = world.start_hand(table_id)
+    world.feed(
+        LEDGER_EVENTS,
+        table_id,
+        ledger_pb.StakeRejected(
+            hand_id=hand_id,
+            seat=2,
+            account_id="carol",
+            reason=ledger_pb.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
+            available_hundredths=500,
+            required_hundredths=13_000,
+        ),
+    )
+    carol = world.view(table_id, "carol")
+    assert carol.phase == api.HAND_PHASE_ABORTED
+    assert "13000" in next(s for s in carol.seats if s.seat == 2).sitting_out_reason
+    world.start_hand(table_id)
+    table = world.app.projection.tables[table_id]
+    assert sorted(table.ctx.accounts) == [0, 1]
+
+
+def test_a_replayed_projection_equals_the_live_one() -> None:
+    world = World()
+    table_id, hand_id = playing_table(world, ("alice", "bob", "carol"))
+    for _ in range(4):
+        _, view = on_turn(world, table_id)
+        world.feed(
+            CLOCK_EVENTS,
+            table_id,
+            clock_pb.TurnDeadlinePassed(hand_id=hand_id, turn_no=view.turn_no),
+        )
+    account, view = on_turn(world, table_id)
+    draw(world, table_id, account, view)
+    live = world.app.projection.tables[table_id]
+    replayed = world.new_app().projection.tables[table_id]
+    assert replayed.hand == live.hand
+    assert replayed.version == live.version and replayed.answers.keys() == live.answers.keys()
+    for who in ("alice", "bob", "carol", None):
+        assert player_view(replayed, who) == player_view(live, who)
+
+
+def test_a_fenced_instance_answers_unavailable_and_appends_nothing() -> None:
+    world = World()
+    table_id = world.open_table()
+    old = world.app
+    world.app = world.new_app()  # same writer id: fences the old one
+    with pytest.raises(Unavailable):
+        old.take_seat("alice", api.TakeSeatRequest(table_id=table_id, client_request_id="r1"))
+    assert old.fenced
+    assert world.sit(table_id, "alice") == 0
+    assert len(replay_all(world.log)) == 2
