@@ -120,7 +120,7 @@ start() {
   # setsid: the broker outlives the shell (or test session) that started it; stop it with 'stop'.
   setsid java -Xms256m -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExplicitGCInvokesConcurrent \
     -Djava.awt.headless=true -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2.xml" \
-    -cp "$LIBS/*" kafka.Kafka "$PROPS" </dev/null >"$LOG" 2>&1 &
+    -cp "$LIBS/*" kafka.Kafka "$PROPS" </dev/null >"$LOG" 2>&1 9>&- &
   pid=$!
   echo "$pid" > "$PIDFILE"
   local t0=$SECONDS
@@ -166,6 +166,9 @@ status() {
   fi
 }
 
+case "${1:-}" in
+  start|stop|fetch|install) lock kafka ;;
+esac
 case "${1:-}" in
   fetch) fetch ;;
   start) start ;;

@@ -34,3 +34,12 @@ ready() {
   require_venv
   "$PYTHON" "$LOCAL_DIR/readiness.py" "$1" "$2" --timeout "$3"
 }
+
+# lock NAME: hold an exclusive lock (.local/NAME.lock) until the script exits, so that two starts
+# racing each other (e.g. two test sessions) do not both launch a broker. Long-running children
+# must be started with `9>&-`, or they would hold the lock for their whole life.
+lock() {
+  mkdir -p "$STATE"
+  exec 9>"$STATE/$1.lock"
+  flock -w 300 9 || die "another deploy/local script held $STATE/$1.lock for 5 minutes"
+}

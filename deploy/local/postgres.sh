@@ -105,7 +105,7 @@ start() {
   local t0=$SECONDS
   say "postgres: starting on 127.0.0.1:$PG_PORT, log ${LOG#"$ROOT"/}"
   [ "$(id -u)" = 0 ] && { touch "$LOG"; chown postgres: "$LOG"; }
-  as_owner "$(pg_bin)/pg_ctl" start -D "$DATA" -l "$LOG" -w -t "$READY_TIMEOUT_S" >/dev/null \
+  as_owner "$(pg_bin)/pg_ctl" start -D "$DATA" -l "$LOG" -w -t "$READY_TIMEOUT_S" >/dev/null 9>&- \
     || { tail -n 20 "$LOG" >&2; die "postgres did not start"; }
   ready postgres "$LOCAL_DATABASE_URL" "$READY_TIMEOUT_S" || die "postgres started but SELECT 1 failed; see $LOG"
   say "postgres: ready after $((SECONDS - t0))s"
@@ -128,6 +128,9 @@ status() {
   if ready postgres "$url" 0 >/dev/null 2>&1; then say "postgres: up at $where"; else say "postgres: down ($where does not answer)"; return 3; fi
 }
 
+case "${1:-}" in
+  start|stop|fetch|install) lock pg ;;
+esac
 case "${1:-}" in
   install) install ;;
   start) start ;;
