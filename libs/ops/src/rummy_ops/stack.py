@@ -1,0 +1,404 @@
+"""A process supervisor for the whole backend: infrastructure, five services, health, shutdown.
+
+::
+
+    with Stack(StackConfig.from_env(root)) as stack:     # starts everything, waits for SERVING
+        channel = grpc.insecure_channel(stack.address("table"))
+        ...
+    # on leaving the block (normally, on Ctrl-C or on an error) every service is stopped, then the
+    # local brokers if this stack started them
+
+Infrastructure: when ``KAFKA_BOOTSTRAP_SERVERS`` and ``DATABASE_URL`` are both set, those servers
+are used and never started or stopped; otherwise ``deploy/local/stack.sh up`` starts the local
+Kafka and PostgreSQL (reusing running ones) and ``stack.sh down`` stops them at the end, but only
+if they were not already running before.
+
+Services: each runs as ``python -m rummy_<name>`` in its own process group with the environment
+``KAFKA_BOOTSTRAP_SERVERS``, ``DATABASE_URL``, ``RUMMY_JWT_SECRET``, ``RUMMY_GRPC_PORT``,
+``RUMMY_METRICS_PORT``, ``RUMMY_CLOCK_SPEED`` and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every
+service, for the ones that call each other), plus ``StackConfig.extra_env`` (e.g.
+``RUMMY_TOPIC_PREFIX`` in tests). Their output goes to ``<log_dir>/<service>.log``. A service is
+up when its gRPC health check answers SERVING for the whole server (service name ``""``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from rummy_platform.config import DEFAULT_PORTS, MIN_JWT_SECRET_BYTES
+
+#: The five services, in the order they are started (stopped in reverse).
+SERVICES: tuple[str, ...] = ("ledger", "fairness", "dealer", "clock", "table")
+HOST = "127.0.0.1"
+
+
+class StackError(RuntimeError):
+    """The stack could not be started; the message names the part and where its log is."""
+
+
+def repository_root() -> Path:
+    """The checkout this package runs from (the directory holding ``deploy/local/stack.sh``).
+
+    Raises StackError when this package is not installed from a checkout.
+    """
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "deploy" / "local" / "stack.sh").is_file():
+            return parent
+    raise StackError("cannot find the repository root (deploy/local/stack.sh) above rummy_ops")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for tests running a second stack)."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_in_use(port: int) -> bool:
+    """True when something accepts TCP connections on 127.0.0.1:``port``."""
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((HOST, port)) == 0
+
+
+def local_jwt_secret(root: Path) -> str:
+    """The secret in ``<root>/.local/jwt-secret``, created (64 hex digits, mode 600) if missing;
+    the same file ``deploy/local/demo.sh`` uses."""
+    path = root / ".local" / "jwt-secret"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_hex(32) + "\n")
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """What to start and how.
+
+    ``ports``: service -> (gRPC port, metrics port); default the CONVENTIONS ports.
+    ``clock_speed``: how many times faster than real time turn deadlines pass
+    (``RUMMY_CLOCK_SPEED``).
+    ``kafka_bootstrap_servers`` / ``database_url``: external infrastructure; both None = the local
+    brokers of ``deploy/local/stack.sh``. ``health_timeout_seconds``: how long each service gets to
+    answer SERVING. ``stop_grace_seconds``: how long a service gets to exit after SIGTERM before
+    SIGKILL.
+    """
+
+    root: Path
+    jwt_secret: str
+    log_dir: Path
+    services: tuple[str, ...] = SERVICES
+    ports: Mapping[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_PORTS))
+    clock_speed: float = 1.0
+    kafka_bootstrap_servers: str | None = None
+    database_url: str | None = None
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    health_timeout_seconds: float = 90.0
+    stop_grace_seconds: float = 15.0
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
+        """A config for the checkout ``root`` (default: this one) from the environment:
+        ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` (external when both are set),
+        ``RUMMY_JWT_SECRET`` (else ``.local/jwt-secret``), logs in ``.local/logs``.
+        ``overrides`` replace any field."""
+        root = root or repository_root()
+        kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
+        database = os.environ.get("DATABASE_URL") or None
+        external = kafka is not None and database is not None
+        secret = os.environ.get("RUMMY_JWT_SECRET") or local_jwt_secret(root)
+        config = cls(
+            root=root,
+            jwt_secret=secret,
+            log_dir=root / ".local" / "logs",
+            kafka_bootstrap_servers=kafka if external else None,
+            database_url=database if external else None,
+        )
+        return replace(config, **overrides)  # type: ignore[arg-type]
+
+    @property
+    def external_infrastructure(self) -> bool:
+        """True when Kafka and PostgreSQL are given (never started or stopped here)."""
+        return self.kafka_bootstrap_servers is not None and self.database_url is not None
+
+    def address(self, service: str) -> str:
+        """``127.0.0.1:<gRPC port>`` of ``service``."""
+        return f"{HOST}:{self.ports[service][0]}"
+
+    def service_env(
+        self, service: str, kafka: str, database_url: str, base: Mapping[str, str]
+    ) -> dict[str, str]:
+        """The environment ``service`` runs with: ``base`` plus the variables of the module doc."""
+        if len(self.jwt_secret.encode()) < MIN_JWT_SECRET_BYTES:
+            raise StackError(f"the token secret must be at least {MIN_JWT_SECRET_BYTES} bytes")
+        grpc_port, metrics_port = self.ports[service]
+        env = dict(base)
+        env.update(
+            KAFKA_BOOTSTRAP_SERVERS=kafka,
+            DATABASE_URL=database_url,
+            RUMMY_JWT_SECRET=self.jwt_secret,
+            RUMMY_GRPC_PORT=str(grpc_port),
+            RUMMY_METRICS_PORT=str(metrics_port),
+            RUMMY_CLOCK_SPEED=repr(float(self.clock_speed)),
+            RUMMY_LOG_LEVEL=self.log_level,
+            PYTHONUNBUFFERED="1",
+        )
+        for other in self.ports:
+            env[f"RUMMY_{other.upper()}_ADDRESS"] = self.address(other)
+        env.update(self.extra_env)
+        return env
+
+
+@dataclass
+class _Running:
+    service: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+
+class Stack:
+    """Starts the infrastructure and the services of a :class:`StackConfig`; stops them again.
+
+    Use as a context manager, or call :meth:`start` and :meth:`stop` (idempotent; also safe after
+    a failed start). Raises :class:`StackError` from :meth:`start` when a port is taken, the local
+    brokers fail to start, or a service exits or is not SERVING within the timeout (what it did
+    start is stopped first).
+    """
+
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.kafka_bootstrap_servers = config.kafka_bootstrap_servers or ""
+        self.database_url = config.database_url or ""
+        self._running: list[_Running] = []
+        self._started_infrastructure = False
+
+    # -- public API ---------------------------------------------------------------------------
+
+    def address(self, service: str) -> str:
+        """``127.0.0.1:<gRPC port>`` of a service."""
+        return self.config.address(service)
+
+    def log_path(self, service: str) -> Path:
+        """Where ``service`` writes its output."""
+        return self.config.log_dir / f"{service}.log"
+
+    def start(self) -> None:
+        """Infrastructure, then every service; returns when all answer SERVING."""
+        try:
+            self._start_infrastructure()
+            self._check_ports_free()
+            self.config.log_dir.mkdir(parents=True, exist_ok=True)
+            for service in self.config.services:
+                self._spawn(service)
+            deadline = time.monotonic() + self.config.health_timeout_seconds
+            for running in self._running:
+                self._wait_serving(running, deadline)
+        except BaseException:
+            self.stop()
+            raise
+
+    def health(self) -> dict[str, str]:
+        """Service -> its health status name (``SERVING``, ``NOT_SERVING``, or ``exited (N)`` /
+        ``no answer`` when the process is gone or silent)."""
+        out: dict[str, str] = {}
+        for running in self._running:
+            code = running.process.poll()
+            out[running.service] = (
+                f"exited ({code})"
+                if code is not None
+                else check_health(self.address(running.service))
+            )
+        return out
+
+    def stop(self) -> None:
+        """SIGTERM every service (reverse order), SIGKILL any still running after the grace
+        period, then stop the local brokers if this stack started them. Idempotent."""
+        for running in reversed(self._running):
+            _signal_group(running.process, signal.SIGTERM)
+        deadline = time.monotonic() + self.config.stop_grace_seconds
+        for running in reversed(self._running):
+            try:
+                running.process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(running.process, signal.SIGKILL)
+                running.process.wait()
+        self._running.clear()
+        if self._started_infrastructure:
+            self._started_infrastructure = False
+            self._stack_sh("down")
+
+    def __enter__(self) -> Stack:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- parts ---------------------------------------------------------------------------------
+
+    def _stack_sh(self, command: str, *, capture: bool = False) -> subprocess.CompletedProcess[str]:
+        """Run ``deploy/local/stack.sh <command>`` for the local brokers (never with external
+        servers in its environment); raise StackError when ``up``/``down`` fail."""
+        script = self.config.root / "deploy" / "local" / "stack.sh"
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("KAFKA_BOOTSTRAP_SERVERS", "DATABASE_URL")
+        }
+        result = subprocess.run(
+            ["bash", str(script), command],
+            cwd=self.config.root,
+            env=env,
+            stdout=subprocess.PIPE if capture else None,
+            stderr=subprocess.STDOUT if capture else None,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0 and command != "status":
+            raise StackError(
+                f"`bash deploy/local/stack.sh {command}` failed (status {result.returncode}); "
+                "see .local/kafka/broker.log and .local/pg/postgres.log"
+            )
+        return result
+
+    def _start_infrastructure(self) -> None:
+        if self.config.external_infrastructure:
+            return
+        already_up = self._stack_sh("status", capture=True).returncode == 0
+        self._stack_sh("up")
+        self._started_infrastructure = not already_up
+        exports = _parse_exports(self._stack_sh("env", capture=True).stdout)
+        self.kafka_bootstrap_servers = exports["KAFKA_BOOTSTRAP_SERVERS"]
+        self.database_url = exports["DATABASE_URL"]
+
+    def _check_ports_free(self) -> None:
+        for service in self.config.services:
+            for port in self.config.ports[service]:
+                if port_in_use(port):
+                    raise StackError(
+                        f"port {port} ({service}) is already in use: is a stack already running? "
+                        "(`bash deploy/local/demo.sh down` stops one started by demo.sh)"
+                    )
+
+    def _spawn(self, service: str) -> None:
+        log_path = self.log_path(service)
+        env = self.config.service_env(
+            service, self.kafka_bootstrap_servers, self.database_url, os.environ
+        )
+        with open(log_path, "ab") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", f"rummy_{service}"],
+                cwd=self.config.root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C reaches us only; we stop the services in order
+            )
+        self._running.append(_Running(service, process, log_path))
+
+    def _wait_serving(self, running: _Running, deadline: float) -> None:
+        address = self.address(running.service)
+        while True:
+            code = running.process.poll()
+            if code is not None:
+                raise StackError(
+                    f"{running.service} exited with status {code} while starting; "
+                    f"last lines of {running.log_path}:\n{_tail(running.log_path)}"
+                )
+            if check_health(address, timeout=1.0) == "SERVING":
+                return
+            if time.monotonic() > deadline:
+                raise StackError(
+                    f"{running.service} did not report SERVING on {address} within "
+                    f"{self.config.health_timeout_seconds:.0f} s; see {running.log_path}"
+                )
+            time.sleep(0.25)
+
+
+def check_health(address: str, timeout: float = 2.0) -> str:
+    """The overall gRPC health status name at ``address`` (``SERVING``, ``NOT_SERVING``, ...),
+    or ``no answer`` when nothing answers within ``timeout`` seconds."""
+    with grpc.insecure_channel(address) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=timeout
+            )
+        except grpc.RpcError:
+            return "no answer"
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)  # the service and anything it started, nothing else
+
+
+def _parse_exports(text: str) -> dict[str, str]:
+    """``export NAME=value`` lines (as ``stack.sh env`` prints them, shell-quoted) to a dict."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        words = shlex.split(line)
+        if len(words) == 2 and words[0] == "export" and "=" in words[1]:
+            name, value = words[1].split("=", 1)
+            out[name] = value
+    return out
+
+
+def _tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def stack_for_tests(
+    root: Path,
+    kafka: str,
+    database_url: str,
+    *,
+    topic_prefix: str,
+    clock_speed: float,
+    log_dir: Path,
+    services: Sequence[str] = SERVICES,
+) -> Stack:
+    """A stack on free ports over the given brokers, with topics under ``topic_prefix`` (so it
+    never meets another run's streams) and a fresh token secret."""
+    ports = {name: (free_port(), free_port()) for name in services}
+    return Stack(
+        StackConfig(
+            root=root,
+            jwt_secret=secrets.token_hex(32),
+            log_dir=log_dir,
+            services=tuple(services),
+            ports=ports,
+            clock_speed=clock_speed,
+            kafka_bootstrap_servers=kafka,
+            database_url=database_url,
+            extra_env={"RUMMY_TOPIC_PREFIX": topic_prefix},
+        )
+    )

@@ -1,0 +1,96 @@
+"""The supervisor: services as processes with their environment, SERVING before start() returns,
+logs per service, a crash reported with its log, a taken port refused, everything stopped."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+
+from rummy_ops.stack import (
+    Stack,
+    StackConfig,
+    StackError,
+    _parse_exports,
+    check_health,
+    free_port,
+    repository_root,
+)
+
+FAKES = Path(__file__).parent / "fake_services"
+
+
+def config(tmp_path: Path, *services: str, **overrides: object) -> StackConfig:
+    fields: dict[str, object] = dict(
+        root=repository_root(),
+        jwt_secret=secrets.token_hex(32),
+        log_dir=tmp_path / "logs",
+        services=services,
+        ports={name: (free_port(), free_port()) for name in services},
+        clock_speed=20.0,
+        kafka_bootstrap_servers="kafka.example:9092",
+        database_url="postgresql://u:p@db.example/rummy",
+        extra_env={"PYTHONPATH": str(FAKES), "RUMMY_TOPIC_PREFIX": "t1-"},
+        health_timeout_seconds=30,
+        stop_grace_seconds=5,
+    )
+    return StackConfig(**(fields | overrides))  # type: ignore[arg-type]
+
+
+def test_a_service_gets_the_brokers_ports_secret_speed_and_every_services_address(tmp_path):
+    cfg = config(tmp_path, "fakehealthy", "fakecrash")
+    env = cfg.service_env("fakehealthy", "k:1", "postgresql://x", {"PATH": "/bin"})
+    grpc_port, metrics_port = cfg.ports["fakehealthy"]
+    assert env["KAFKA_BOOTSTRAP_SERVERS"] == "k:1" and env["DATABASE_URL"] == "postgresql://x"
+    assert env["RUMMY_GRPC_PORT"] == str(grpc_port)
+    assert env["RUMMY_METRICS_PORT"] == str(metrics_port)
+    assert env["RUMMY_JWT_SECRET"] == cfg.jwt_secret
+    assert float(env["RUMMY_CLOCK_SPEED"]) == 20.0
+    assert env["RUMMY_FAKECRASH_ADDRESS"] == f"127.0.0.1:{cfg.ports['fakecrash'][0]}"
+    assert env["RUMMY_TOPIC_PREFIX"] == "t1-" and env["PATH"] == "/bin"
+
+
+def test_a_short_secret_is_refused_before_anything_starts(tmp_path):
+    cfg = config(tmp_path, "fakehealthy", jwt_secret="short")
+    with pytest.raises(StackError, match="at least 32 bytes"):
+        cfg.service_env("fakehealthy", "k:1", "postgresql://x", {})
+
+
+def test_stack_sh_env_output_is_read_with_its_shell_quoting():
+    text = (
+        "export KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:19092\nexport DATABASE_URL='postgresql://a b'\n"
+    )
+    assert _parse_exports(text) == {
+        "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:19092",
+        "DATABASE_URL": "postgresql://a b",
+    }
+
+
+def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path):
+    stack = Stack(config(tmp_path, "fakehealthy"))
+    with stack:
+        assert stack.health() == {"fakehealthy": "SERVING"}
+        address = stack.address("fakehealthy")
+    assert check_health(address, timeout=0.5) == "no answer"
+    log = stack.log_path("fakehealthy").read_text()
+    assert "KAFKA_BOOTSTRAP_SERVERS=kafka.example:9092" in log
+    assert "RUMMY_TOPIC_PREFIX=t1-" in log
+    assert "stopped on SIGTERM" in log
+
+
+def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_stops_the_rest(
+    tmp_path,
+):
+    stack = Stack(config(tmp_path, "fakehealthy", "fakecrash"))
+    with pytest.raises(StackError, match="fakecrash exited with status 3") as failure:
+        stack.start()
+    assert "configuration error: nothing works" in str(failure.value)
+    assert check_health(stack.address("fakehealthy"), timeout=0.5) == "no answer"
+    assert stack.health() == {}
+
+
+def test_a_port_already_taken_is_refused_with_a_hint(tmp_path):
+    cfg = config(tmp_path, "fakehealthy")
+    with Stack(cfg), pytest.raises(StackError, match="already in use"):
+        Stack(cfg).start()
