@@ -1,0 +1,62 @@
+"""Kafka for the ledger (the only module that builds Kafka clients): the event log, the reactor
+on table-events and the outbox relay to ledger-events."""
+
+from __future__ import annotations
+
+from psycopg_pool import ConnectionPool
+
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_ledger.handlers import Ledger
+from rummy_platform.envelope import type_name
+from rummy_platform.eventlog import EventLog, KafkaEventLog
+from rummy_platform.outbox import OutboxRelay, RelayHook
+from rummy_platform.reactor import PostgresReactor
+from rummy_platform.topics import TABLE_EVENTS
+
+CONSUMER_GROUP = "ledger"
+
+
+def kafka_log(bootstrap_servers: str) -> EventLog:
+    """The event log on the brokers ``host:port[,host:port]``."""
+    return KafkaEventLog(bootstrap_servers, client_id="ledger")
+
+
+def table_reactor(
+    log: EventLog,
+    pool: ConnectionPool,
+    ledger: Ledger,
+    *,
+    topic: str = TABLE_EVENTS,
+    group_id: str = CONSUMER_GROUP,
+) -> PostgresReactor:
+    """The reactor turning table-events into reservations, settlements and releases. Each
+    record is handled in one PostgreSQL transaction with its next offset (``consumer_offsets``)
+    and its event id (``processed_events``: a repeat republished at a new offset is dropped);
+    other payload types are only marked consumed."""
+    return PostgresReactor(
+        log,
+        pool,
+        group_id=group_id,
+        topics=[topic],
+        handlers={
+            type_name(table_events.HandStarted): ledger.on_hand_started,
+            type_name(table_events.HandEnded): ledger.on_hand_ended,
+            type_name(table_events.HandAborted): ledger.on_hand_aborted,
+        },
+        offsets_table="consumer_offsets",
+        processed_table="processed_events",
+    )
+
+
+def outbox_relay(
+    log: EventLog,
+    pool: ConnectionPool,
+    *,
+    before_append: RelayHook | None = None,
+    after_append: RelayHook | None = None,
+) -> OutboxRelay:
+    """The relay publishing the ``outbox`` table at least once (consumers drop repeats by
+    event id); the hooks are test-only fault points."""
+    return OutboxRelay(
+        pool, log, table="outbox", before_append=before_append, after_append=after_append
+    )

@@ -1,0 +1,347 @@
+"""The ledger as the running service uses it: reactions to table-events, and the announced grant.
+
+Each reaction runs inside the transaction ``rummy_platform.reactor.PostgresReactor`` opened for
+one table-events record (which also stores the consumed offset and the event id); it decodes the
+payload into a command, calls the application handler on that connection, and writes the
+ledger-events it causes to the outbox in the same transaction:
+
+==================  ===========================  ==========================================
+consumed            handler                      published (ledger-events, key = table id)
+==================  ===========================  ==========================================
+``HandStarted``     ``reserve_stakes``           ``StakeRejected`` per seat short of its
+                                                 reservation, then ``StakesReserved``
+``HandEnded``       ``settle_hand``              ``HandSettled``
+``HandAborted``     ``abort_hand``               ``ReservationsReleased``
+==================  ===========================  ==========================================
+
+Every published envelope has ``correlation_id`` = the hand id, ``causation_id`` = the table
+event's id, the table event's rules and shuffle versions, and an event id derived from the table
+event's (``reaction_event_id``), so a reaction written twice would carry the same ids. A command
+replayed under its idempotency key (the same hand re-recorded under a new event id) writes no
+event. A command the ledger refuses (an inconsistent settlement, a hand never reserved, a body
+that conflicts with the first one) moves nothing, is logged with the reason and counted, and is
+consumed: retrying it could never succeed, and it must not block the partition's other tables.
+
+``Ledger.grant`` (operator's gRPC ``Grant``) writes ``TokensGranted`` keyed by account id.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TypeVar
+
+import psycopg
+from google.protobuf.message import Message
+from psycopg_pool import ConnectionPool
+
+from rummy.ledger.v1 import events_pb2 as ledger_events
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_ledger import application
+from rummy_ledger.adapters import db
+from rummy_ledger.application import (
+    AbortResult,
+    GrantResult,
+    OutgoingEvent,
+    ReserveResult,
+    SettleResult,
+)
+from rummy_ledger.domain import (
+    AbortHand,
+    Grant,
+    InvalidCommand,
+    LedgerError,
+    ReserveStakes,
+    SeatResult,
+    SeatStake,
+    SettleHand,
+)
+from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.logging import get_logger, log_context
+from rummy_platform.reactor import reaction_event_id
+from rummy_platform.topics import LEDGER_EVENTS
+from rummy_rules.rules import bombay_baazi
+from rummy_rules.settlement import Settlement, settle
+
+_log = get_logger(__name__)
+
+Clock = Callable[[], datetime]
+R = TypeVar("R")
+_GRANT_NAMESPACE = uuid.UUID("0b6f4a53-1d2e-4c8b-9f4e-6a2d7c1e5b38")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _noop(*_args: object) -> None:
+    return None
+
+
+@dataclass
+class Counters:
+    """Callbacks the bootstrap points at its metrics (no-ops by default).
+
+    ``reservation(outcome)`` per seat with ``"reserved"`` or ``"rejected"``;
+    ``settlement(commission_hundredths)`` per hand settled; ``refused(event_type)`` per table
+    event the ledger refused; ``aborted()`` per hand aborted; ``granted(amount_hundredths)``.
+    """
+
+    reservation: Callable[[str], None] = _noop
+    settlement: Callable[[int], None] = _noop
+    refused: Callable[[str], None] = _noop
+    aborted: Callable[[], None] = _noop
+    granted: Callable[[int], None] = _noop
+
+
+def expected_settlement(
+    winner_seat: int, points_by_seat: dict[int, int], point_value_hundredths: int, bps: int
+) -> Settlement:
+    """The settlement ``rummy_rules.settlement.settle`` gives for these points (amounts in
+    hundredths). ``settle`` reads only the point value, the commission rate and the most points
+    a hand can cost from the rule set; the Bombay Baazi rule set supplies them (uncapped, 130).
+    Raises InvalidCommand when the points cannot be settled (winner charged, no loser...)."""
+    try:
+        rules = bombay_baazi(8, point_value_hundredths, bps)
+        return settle(rules, winner_seat, points_by_seat)
+    except ValueError as error:
+        raise InvalidCommand(f"cannot settle these points: {error}") from None
+
+
+def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
+    """The ``SettleHand`` of a ``HandEnded``: the settlement lines the table computed, checked
+    against ``rummy_rules.settlement`` for the same points; when the event carries only
+    results (points), the settlement computed here. Raises InvalidCommand when the lines do not
+    match what the rules give for their points, point value and commission rate."""
+    pv, bps = ended.point_value_hundredths, ended.commission_bps
+    if ended.settlement:
+        points = {line.seat: line.points for line in ended.settlement}
+    else:
+        points = {result.seat: result.points for result in ended.results}
+    expected = SettleHand.from_settlement(
+        ended.hand_id, table_id, expected_settlement(ended.winner_seat, points, pv, bps)
+    )
+    if not ended.settlement:
+        return expected
+    given = SettleHand(
+        hand_id=ended.hand_id,
+        table_id=table_id,
+        winner_seat=ended.winner_seat,
+        seats=tuple(
+            SeatResult(seat=line.seat, points=line.points, amount_hundredths=line.amount_hundredths)
+            for line in sorted(ended.settlement, key=lambda line: line.seat)
+        ),
+        commission_hundredths=ended.commission_hundredths,
+        point_value_hundredths=pv,
+        commission_bps=bps,
+    )
+    if given != expected:
+        raise InvalidCommand(
+            f"hand {ended.hand_id}: the settlement in HandEnded ({_money(given)}) is not what "
+            f"the rules give for its points at {pv} hundredths a point and {bps} bps "
+            f"({_money(expected)})"
+        )
+    return given
+
+
+def _money(command: SettleHand) -> str:
+    seats = ", ".join(f"seat {s.seat}: {s.amount_hundredths}" for s in command.seats)
+    return f"{seats}; commission {command.commission_hundredths}"
+
+
+class Ledger:
+    """The reactions and the announced grant, with their topic, clock and metric callbacks."""
+
+    def __init__(
+        self,
+        *,
+        topic: str = LEDGER_EVENTS,
+        clock: Clock = utc_now,
+        counters: Counters | None = None,
+    ) -> None:
+        self._topic = topic
+        self._clock = clock
+        self._counters = counters or Counters()
+
+    # -- reactions to table-events (inside the reactor's transaction) ---------------------------
+
+    def on_hand_started(self, conn: psycopg.Connection, source: Envelope) -> None:
+        """Reserve ``reservation_hundredths`` for each seat dealt in (all-or-nothing per seat)."""
+        started = source.payload
+        assert isinstance(started, table_events.HandStarted)
+        command = ReserveStakes(
+            hand_id=started.hand_id,
+            table_id=source.stream_id,
+            seats=tuple(
+                SeatStake(s.seat, s.account_id, started.reservation_hundredths)
+                for s in started.seats
+            ),
+        )
+
+        def outbox(result: ReserveResult) -> list[OutgoingEvent]:
+            rejected = [
+                ledger_events.StakeRejected(
+                    hand_id=started.hand_id,
+                    seat=s.seat,
+                    account_id=s.account_id,
+                    reason=ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
+                    available_hundredths=s.available_hundredths,
+                    required_hundredths=s.amount_hundredths,
+                )
+                for s in result.rejected
+            ]
+            reserved = ledger_events.StakesReserved(
+                hand_id=started.hand_id,
+                reservations=[
+                    ledger_events.Reservation(
+                        seat=s.seat, account_id=s.account_id, amount_hundredths=s.amount_hundredths
+                    )
+                    for s in result.reserved
+                ],
+            )
+            return [
+                self._event(conn, source, payload, index) for index, payload in enumerate(rejected)
+            ] + [self._event(conn, source, reserved)]
+
+        with log_context(table_id=source.stream_id, hand_id=started.hand_id):
+            result = self._refusing(
+                source, lambda: application.reserve_stakes(conn, command, outbox=outbox)
+            )
+            if result is None or result.replayed:
+                return
+            for seat in result.seats:
+                self._counters.reservation("reserved" if seat.reserved else "rejected")
+                if not seat.reserved:
+                    _log.info("stake rejected", seat=seat.seat, reason=seat.reason)
+            _log.info("stakes reserved", seats=[s.seat for s in result.reserved])
+
+    def on_hand_ended(self, conn: psycopg.Connection, source: Envelope) -> None:
+        """Post the hand's settlement once and release what is left; ``HandSettled``."""
+        ended = source.payload
+        assert isinstance(ended, table_events.HandEnded)
+
+        def outbox(result: SettleResult) -> list[OutgoingEvent]:
+            settled = ledger_events.HandSettled(
+                hand_id=ended.hand_id,
+                journal_transaction_id=result.transaction_id,
+                lines=[
+                    ledger_events.JournalLine(
+                        account_id=line.account_id,
+                        amount_hundredths=line.amount_hundredths,
+                        memo=_line_memo(line.line_kind, line.seat, line.points),
+                    )
+                    for line in result.lines
+                ],
+                commission_hundredths=result.commission_hundredths,
+            )
+            return [self._event(conn, source, settled)]
+
+        with log_context(table_id=source.stream_id, hand_id=ended.hand_id):
+            result = self._refusing(
+                source,
+                lambda: application.settle_hand(
+                    conn, settle_command(source.stream_id, ended), outbox=outbox
+                ),
+            )
+            if result is None or result.replayed:
+                return
+            self._counters.settlement(result.commission_hundredths)
+            _log.info(
+                "hand settled",
+                commission_hundredths=result.commission_hundredths,
+                released_seats=list(result.released_seats),
+            )
+
+    def on_hand_aborted(self, conn: psycopg.Connection, source: Envelope) -> None:
+        """Release every held reservation of the hand; ``ReservationsReleased``."""
+        aborted = source.payload
+        assert isinstance(aborted, table_events.HandAborted)
+
+        def outbox(_result: AbortResult) -> list[OutgoingEvent]:
+            released = ledger_events.ReservationsReleased(hand_id=aborted.hand_id)
+            return [self._event(conn, source, released)]
+
+        with log_context(table_id=source.stream_id, hand_id=aborted.hand_id):
+            result = self._refusing(
+                source,
+                lambda: application.abort_hand(conn, AbortHand(aborted.hand_id), outbox=outbox),
+            )
+            if result is None or result.replayed:
+                return
+            self._counters.aborted()
+            _log.info("reservations released", seats=[r.seat for r in result.released])
+
+    # -- the operator's grant ----------------------------------------------------------------
+
+    def grant(self, pool: ConnectionPool, command: Grant) -> GrantResult:
+        """``application.grant`` in one transaction with ``TokensGranted`` (keyed by the account
+        id) in the outbox; a retry under the same key returns the first result and writes no
+        second event. Raises InvalidCommand or Conflict."""
+
+        with pool.connection() as conn, conn.transaction():
+
+            def outbox(result: GrantResult) -> list[OutgoingEvent]:
+                payload = ledger_events.TokensGranted(
+                    account_id=result.account_id,
+                    amount_hundredths=result.amount_hundredths,
+                    idempotency_key=command.idempotency_key,
+                    journal_transaction_id=result.transaction_id,
+                )
+                envelope = Envelope.new(
+                    payload,
+                    event_id=str(uuid.uuid5(_GRANT_NAMESPACE, result.transaction_id)),
+                    stream_id=result.account_id,
+                    stream_version=db.next_stream_version(conn, result.account_id),
+                    occurred_at=self._clock(),
+                    causation_id=command.idempotency_key,
+                )
+                return [OutgoingEvent.from_envelope(self._topic, envelope)]
+
+            result = application.grant(conn, command, outbox=outbox)
+        if not result.replayed:
+            self._counters.granted(result.amount_hundredths)
+        return result
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _event(
+        self, conn: psycopg.Connection, source: Envelope, payload: Message, index: int = 0
+    ) -> OutgoingEvent:
+        table_id = source.stream_id
+        envelope = Envelope.new(
+            payload,
+            event_id=reaction_event_id(source, type_name(payload), index),
+            stream_id=table_id,
+            stream_version=db.next_stream_version(conn, table_id),
+            occurred_at=self._clock(),
+            correlation_id=payload.hand_id,  # type: ignore[attr-defined]
+            causation_id=source.event_id,
+            rules_version=source.rules_version,
+            shuffle_version=source.shuffle_version,
+        )
+        return OutgoingEvent.from_envelope(self._topic, envelope)
+
+    def _refusing(self, source: Envelope, call: Callable[[], R]) -> R | None:
+        """``call()``, or None when the ledger refuses the command (logged, counted; the
+        command's savepoint is rolled back, so nothing moved). Database errors propagate: the
+        reactor rolls back and retries the record."""
+        try:
+            return call()
+        except LedgerError as error:
+            self._counters.refused(source.type)
+            _log.error(
+                "table event refused by the ledger; nothing moved",
+                event_id=source.event_id,
+                error=type(error).__name__,
+                reason=str(error),
+            )
+            return None
+
+
+def _line_memo(line_kind: str, seat: int | None, points: int | None) -> str:
+    """``"loss seat 1, 40 points"``, ``"win seat 0"``, ``"commission seat 0"``,
+    ``"commission"`` (the house's line)."""
+    memo = line_kind if seat is None else f"{line_kind} seat {seat}"
+    return memo if not points else f"{memo}, {points} points"

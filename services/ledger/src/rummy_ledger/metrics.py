@@ -1,0 +1,162 @@
+"""The ledger's Prometheus series (amounts in hundredths of a House Token, ages in seconds).
+
+Counters (this process's work since it started):
+
+- ``rummy_ledger_reservations_total{outcome="reserved"|"rejected"}``: seats of HandStarted;
+- ``rummy_ledger_settlements_total``: hands settled;
+- ``rummy_ledger_commission_hundredths_total``: commission posted by those settlements;
+- ``rummy_ledger_hands_aborted_total``;
+- ``rummy_ledger_refused_events_total{type}``: table events the ledger refused (nothing moved);
+- ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``.
+
+Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process wrote it):
+
+- ``rummy_ledger_tokens_reserved_hundredths``, ``rummy_ledger_reservations_held``;
+- ``rummy_ledger_commission_collected_hundredths`` (the house commission account's balance);
+- ``rummy_ledger_tokens_issued_hundredths``;
+- ``rummy_ledger_outbox_unpublished``, ``rummy_ledger_outbox_age_seconds`` (oldest waiting row);
+- ``rummy_ledger_invariant_violations``: ``db.invariant_violations`` (tokens conserved, balances
+  equal their entries, reserved equals held reservations, transactions sum to zero, nobody but
+  issuance below zero); a full scan, so recomputed at most every ``invariants_every_s`` seconds.
+  Anything but 0 is a page.
+- ``rummy_ledger_consumer_lag_records``: is not exported (the stored offsets are in PostgreSQL;
+  the topic's end offsets would need a Kafka admin call per scrape).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
+from prometheus_client import REGISTRY, CollectorRegistry, Counter
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+from psycopg_pool import ConnectionPool
+
+from rummy_ledger.adapters import db
+from rummy_ledger.handlers import Counters
+from rummy_platform.logging import get_logger
+
+_log = get_logger(__name__)
+
+
+def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
+    """Register the ledger's counters in ``registry`` and return the callbacks that feed them."""
+    reservations = Counter(
+        "rummy_ledger_reservations", "Seats of HandStarted, by outcome", ["outcome"],
+        registry=registry,
+    )  # fmt: skip
+    settlements = Counter("rummy_ledger_settlements", "Hands settled", registry=registry)
+    commission = Counter(
+        "rummy_ledger_commission_hundredths", "Commission posted by settlements", registry=registry
+    )
+    aborted = Counter("rummy_ledger_hands_aborted", "Hands aborted", registry=registry)
+    refused = Counter(
+        "rummy_ledger_refused_events", "Table events refused; nothing moved", ["type"],
+        registry=registry,
+    )  # fmt: skip
+    grants = Counter("rummy_ledger_grants", "Grants posted", registry=registry)
+    granted = Counter(
+        "rummy_ledger_granted_hundredths", "Tokens granted by operators", registry=registry
+    )
+
+    def settled(commission_hundredths: int) -> None:
+        settlements.inc()
+        commission.inc(commission_hundredths)
+
+    def granted_tokens(amount_hundredths: int) -> None:
+        grants.inc()
+        granted.inc(amount_hundredths)
+
+    for outcome in ("reserved", "rejected"):
+        reservations.labels(outcome)  # export both series from the start
+    return Counters(
+        reservation=lambda outcome: reservations.labels(outcome).inc(),
+        settlement=settled,
+        refused=lambda event_type: refused.labels(event_type).inc(),
+        aborted=aborted.inc,
+        granted=granted_tokens,
+    )
+
+
+class LedgerGaugeCollector(Collector):
+    """Reads ``db.gauges`` (one query) at each scrape, and the invariant check at most every
+    ``invariants_every_s`` seconds. A scrape while PostgreSQL is down yields no ledger gauges
+    (logged) rather than failing ``/metrics``."""
+
+    def __init__(self, pool: ConnectionPool, *, invariants_every_s: float = 60.0) -> None:
+        self._pool = pool
+        self._invariants_every_s = invariants_every_s
+        self._lock = threading.Lock()
+        self._violations: int | None = None
+        self._checked_at = float("-inf")
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            with self._pool.connection(timeout=5.0) as conn:
+                figures = db.gauges(conn)
+                violations = self._invariant_violations(conn)
+        except Exception:
+            _log.exception("could not read the ledger gauges")
+            return
+        yield _gauge(
+            "rummy_ledger_tokens_reserved_hundredths",
+            "Tokens held for hands in progress",
+            figures.reserved_hundredths,
+        )
+        yield _gauge(
+            "rummy_ledger_reservations_held", "Reservations held", figures.held_reservations
+        )
+        yield _gauge(
+            "rummy_ledger_commission_collected_hundredths",
+            "Balance of the house commission account",
+            figures.commission_hundredths,
+        )
+        yield _gauge(
+            "rummy_ledger_tokens_issued_hundredths",
+            "Tokens ever granted (minus the issuance balance)",
+            figures.issued_hundredths,
+        )
+        yield _gauge(
+            "rummy_ledger_outbox_unpublished", "Outbox rows not yet published",
+            figures.outbox_unpublished,
+        )  # fmt: skip
+        yield _gauge(
+            "rummy_ledger_outbox_age_seconds",
+            "Age of the oldest unpublished outbox row (0 when none waits)",
+            figures.outbox_oldest_age_seconds,
+        )
+        yield _gauge(
+            "rummy_ledger_invariant_violations",
+            "Ledger invariants broken (tokens conserved, entries match balances...); 0 expected",
+            violations,
+        )
+
+    def _invariant_violations(self, conn: psycopg.Connection) -> int:
+        with self._lock:
+            now = time.monotonic()
+            if self._violations is None or now - self._checked_at >= self._invariants_every_s:
+                problems = db.invariant_violations(conn)
+                for problem in problems:
+                    _log.error("ledger invariant broken", problem=problem)
+                self._violations = len(problems)
+                self._checked_at = now
+            return self._violations
+
+
+def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, documentation, value=value)
+
+
+def register_gauges(
+    pool: ConnectionPool,
+    registry: CollectorRegistry = REGISTRY,
+    *,
+    invariants_every_s: float = 60.0,
+) -> LedgerGaugeCollector:
+    """Register a :class:`LedgerGaugeCollector` over ``pool`` in ``registry``."""
+    collector = LedgerGaugeCollector(pool, invariants_every_s=invariants_every_s)
+    registry.register(collector)
+    return collector
