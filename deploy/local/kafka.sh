@@ -6,6 +6,7 @@
 #   bash deploy/local/kafka.sh start    fetch, format storage (once), start, wait for a metadata round trip
 #   bash deploy/local/kafka.sh stop     stop the broker this checkout started
 #   bash deploy/local/kafka.sh status   exit 0 when a broker answers on the port, 3 otherwise
+#   bash deploy/local/kafka.sh reset    stop, and delete every topic (the data folder); jars stay
 #
 # With KAFKA_BOOTSTRAP_SERVERS naming another cluster, start/status only check that it answers.
 set -euo pipefail
@@ -167,12 +168,13 @@ status() {
 }
 
 case "${1:-}" in
-  start|stop|fetch|install) lock kafka ;;
+  start|stop|fetch|reset) lock kafka ;;
 esac
 case "${1:-}" in
   fetch) fetch ;;
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) die "usage: $0 {fetch|start|stop|status}" ;;
+  reset) stop; rm -rf "$DATA"; say "kafka: data deleted (formatted again on the next start)" ;;
+  *) die "usage: $0 {fetch|start|stop|status|reset}" ;;
 esac

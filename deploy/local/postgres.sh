@@ -6,6 +6,7 @@
 #   bash deploy/local/postgres.sh start     initdb (once), start, wait for a SELECT 1 round trip
 #   bash deploy/local/postgres.sh stop      stop the cluster this checkout started
 #   bash deploy/local/postgres.sh status    exit 0 when SELECT 1 answers, 3 otherwise
+#   bash deploy/local/postgres.sh reset     stop, and delete the cluster (created again on next start)
 #
 # With DATABASE_URL naming another server, start/status only check that it answers.
 set -euo pipefail
@@ -129,12 +130,13 @@ status() {
 }
 
 case "${1:-}" in
-  start|stop|fetch|install) lock pg ;;
+  start|stop|install|reset) lock pg ;;
 esac
 case "${1:-}" in
   install) install ;;
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) die "usage: $0 {install|start|stop|status}" ;;
+  reset) stop; rm -rf "$DATA"; say "postgres: cluster deleted (created again on the next start)" ;;
+  *) die "usage: $0 {install|start|stop|status|reset}" ;;
 esac

@@ -4,6 +4,7 @@
 #   bash deploy/local/stack.sh up       start both (idempotent: a running broker is reused)
 #   bash deploy/local/stack.sh down     stop what this checkout started
 #   bash deploy/local/stack.sh status   exit 0 when both answer a real round trip
+#   bash deploy/local/stack.sh reset    stop both and delete their data (topics, databases)
 #   bash deploy/local/stack.sh env      print the export lines for KAFKA_BOOTSTRAP_SERVERS and DATABASE_URL
 #                                        (eval "$(bash deploy/local/stack.sh env)")
 #
@@ -21,6 +22,10 @@ case "${1:-}" in
     bash "$here/kafka.sh" stop
     bash "$here/postgres.sh" stop
     ;;
+  reset)
+    bash "$here/kafka.sh" reset
+    bash "$here/postgres.sh" reset
+    ;;
   status)
     rc=0
     bash "$here/postgres.sh" status || rc=$?
@@ -31,5 +36,5 @@ case "${1:-}" in
     printf 'export KAFKA_BOOTSTRAP_SERVERS=%q\n' "${KAFKA_BOOTSTRAP_SERVERS:-$LOCAL_KAFKA_BOOTSTRAP}"
     printf 'export DATABASE_URL=%q\n' "${DATABASE_URL:-$LOCAL_DATABASE_URL}"
     ;;
-  *) die "usage: $0 {up|down|status|env}" ;;
+  *) die "usage: $0 {up|down|status|env|reset}" ;;
 esac
