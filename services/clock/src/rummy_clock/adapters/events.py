@@ -29,6 +29,7 @@ from typing import Any
 
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
+from kafka.coordinator.assignors.range import RangePartitionAssignor
 
 from rummy_clock.application import ClockApplication
 from rummy_clock.clock import Clock
@@ -167,6 +168,8 @@ class ClockLoop:
                 # that short so a restarted clock gets its partitions back quickly.
                 session_timeout_ms=SESSION_TIMEOUT_MS,
                 heartbeat_interval_ms=SESSION_TIMEOUT_MS // 4,
+                # Range gives partition p of both topics to the same member (co-partitioned).
+                partition_assignment_strategy=[RangePartitionAssignor],
             )
             self._consumer.subscribe(
                 [self._table_topic, self._clock_topic], listener=_Listener(self)
