@@ -371,7 +371,7 @@ class TableApp:
             "drop",
         )
         dropped = _first(payloads, pb.PlayerDropped)
-        return api.DropResponse(kind=dropped.kind, points=dropped.points)  # type: ignore[arg-type]
+        return api.DropResponse(kind=dropped.kind, points=dropped.points)
 
     # -- reads -------------------------------------------------------------------------------
 

@@ -51,9 +51,10 @@ class Projection:
                 table = Table.opened_from(envelope)
                 self.tables[table.table_id] = table
             else:
-                table = self.tables.get(envelope.stream_id)
-                if table is None:
+                found = self.tables.get(envelope.stream_id)
+                if found is None:
                     return None
+                table = found
                 table.apply(envelope)
             self.changed.notify_all()
             return table
