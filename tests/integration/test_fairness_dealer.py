@@ -479,3 +479,45 @@ def fresh_database(database_url: str, stem: str) -> Iterator[str]:
             admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+def test_a_dealer_killed_and_restarted_deals_each_locked_hand_exactly_once(
+    stack: Stack, database_url: str
+) -> None:
+    with fresh_database(database_url, "dealer_restart") as own_db:
+        own = Stack(f"{stack.prefix}dealer-restart-", own_db, stack.kafka, stack.log)
+        stack.log.ensure_topics(event_topic_specs(prefix=own.prefix))
+        own_fairness = start_service("rummy_fairness", own.env())
+        try:
+            env = own.env(RUMMY_FAIRNESS_ADDRESS=own_fairness.target)
+            table_id = f"table-{uuid.uuid4().hex[:8]}"
+            hands = [str(uuid.uuid4()) for _ in range(2)]
+            for hand_id in hands:
+                own.log.append(own.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
+            commitments = {
+                e.payload.hand_id: e.payload.commitment_sha256
+                for e in wait_for(own, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted, 2)
+            }
+
+            first = start_service("rummy_dealer", env)
+            own.log.append(
+                own.prefix + TABLE_EVENTS, seeds_locked(table_id, hands[0], commitments[hands[0]])
+            )
+            wait_for(own, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+            first.process.kill()
+            first.process.wait(10)
+
+            own.log.append(
+                own.prefix + TABLE_EVENTS, seeds_locked(table_id, hands[1], commitments[hands[1]])
+            )
+            second = start_service("rummy_dealer", env)
+            try:
+                wait_for(own, DEALER_EVENTS, table_id, dealer_events.HandDealt, count=2)
+                time.sleep(2.0)  # room for a wrong second deal of the first hand
+                dealt = wait_for(own, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+            finally:
+                second.stop()
+        finally:
+            own_fairness.stop()
+    assert [e.payload.hand_id for e in dealt] == hands
+    assert [e.stream_version for e in dealt] == [1, 2]
