@@ -327,3 +327,47 @@ def test_a_fenced_instance_answers_unavailable_and_appends_nothing() -> None:
     assert old.fenced
     assert world.sit(table_id, "alice") == 0
     assert len(replay_all(world.log)) == 2
+
+
+def test_a_valid_declare_ends_the_hand_with_the_counted_loser_paying_the_winner() -> None:
+    world = World()
+    table_id = world.open_table(point_value=100, commission_bps=1000)
+    world.sit(table_id, "alice")
+    world.sit(table_id, "bob")
+    hand_id = world.start_hand(table_id)  # alice (seat 0) deals; bob (seat 1) plays first
+    world.prepare_fixed(
+        table_id,
+        hand_id,
+        hands={
+            1: "AH 2H 3H 4S 5S 6S 7D 8D 9D 10C JC QC 5D",
+            0: "KS KH 9S 9H 7C 7H 3S 3D QD QH 8C 8H 6D",
+        },
+        cut="2C",
+        first_open="4D",
+        stock_top="KC",
+    )
+    view = world.view(table_id, "bob")
+    assert view.turn_seat == 1
+    drawn = draw(world, table_id, "bob", view)
+    assert drawn.card.face == "KC"
+    face_down = next(c for c in world.view(table_id, "bob").my_cards if c.face == "5D")
+    answer = world.app.declare(
+        "bob",
+        api.DeclareRequest(
+            table_id=table_id,
+            hand_id=hand_id,
+            turn_no=view.turn_no,
+            client_request_id=world.request_id(),
+            face_down=face_down,
+        ),
+    )
+    assert answer.valid and len(answer.arrangement.melds) == 4
+    result = world.app.get_hand_result("alice", table_id, hand_id)
+    alice = next(r for r in result.results if r.account_id == "alice")
+    # Alice's 7H 8H 9H is a pure sequence; the rest count: K K 9 7 3 3 Q Q 8 6 = 76 points
+    assert (alice.outcome, alice.points) == ("counted", 76)
+    assert [m.kind for m in alice.arrangement.melds] == ["pure_sequence"]
+    lines = {line.account_id: line.amount_hundredths for line in result.settlement}
+    # 76 x 100 = 7600 paid; 10 % commission (760) to the house; bob receives 6840
+    assert lines == {"alice": -7_600, "bob": 6_840} and result.commission_hundredths == 760
+    assert world.view(table_id, None).result.winner_seat == 1

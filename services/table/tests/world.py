@@ -25,7 +25,10 @@ from rummy_platform.topics import (
     TABLE_EVENTS,
     event_topic_specs,
 )
-from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_rules.cards import Card
+from rummy_rules.deck import Shoe
+from rummy_rules.shuffle import Deal as ShuffleDeal
+from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
 from rummy_table import stream_codec as codec
 from rummy_table.application import TableApp
 
@@ -113,12 +116,11 @@ class World:
         for r in self._inputs.poll(max_records=10_000):
             self.app.on_input(r.envelope, TopicPartition(r.topic, r.partition), r.next_offset)
 
-    def prepare(self, table_id: str, hand_id: str, seeds: dict[int, bytes] | None = None) -> None:
+    def prepare(self, table_id: str, hand_id: str, fixed: tuple | None = None) -> None:
         """Stakes reserved for every seat, the commitment, client seeds, the window closed and
         the deal made from SERVER_SEED."""
         table = self.app.projection.tables[table_id]
         assert table.ctx is not None
-        reservation = codec.hand_started_to_pb  # noqa: F841 - the amount comes from HandStarted
         self.feed(
             LEDGER_EVENTS,
             table_id,
@@ -138,21 +140,37 @@ class World:
             ),
         )
         self.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
-        self.deal(table_id, hand_id)
+        self.deal(table_id, hand_id, fixed)
 
-    def deal(self, table_id: str, hand_id: str) -> None:
+    def prepare_fixed(
+        self,
+        table_id: str,
+        hand_id: str,
+        hands: dict[int, str],
+        cut: str,
+        first_open: str,
+        stock_top: str,
+    ) -> None:
+        """As :meth:`prepare`, with a fixed deal: ``hands`` (seat -> cards such as "AH 2H"),
+        the cut, the open card and the top of the stock; the rest of the shoe follows."""
+        self.prepare(table_id, hand_id, fixed=(hands, cut, first_open, stock_top))
+
+    def deal(self, table_id: str, hand_id: str, fixed: tuple | None = None) -> None:
         table = self.app.projection.tables[table_id]
         assert table.ctx is not None
         state = table.hand
         seeds = {s.seat: bytes.fromhex(s.seed_hex or "") for s in state.seats}
         shoe = table.ctx.shoe
-        dealt = deal(
-            ShuffleInputs.of(SERVER_SEED, hand_id, seeds),
-            shoe,
-            sorted(seeds),
-            table.ctx.dealer_seat,
-            13,
-        )
+        if fixed is None:
+            dealt = deal(
+                ShuffleInputs.of(SERVER_SEED, hand_id, seeds),
+                shoe,
+                sorted(seeds),
+                table.ctx.dealer_seat,
+                13,
+            )
+        else:
+            dealt = _fixed_deal(shoe, *fixed)
         self.feed(
             DEALER_EVENTS,
             table_id,
@@ -169,3 +187,29 @@ class World:
                 stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
             ),
         )
+
+
+def _fixed_deal(
+    shoe: Shoe, hands: dict[int, str], cut: str, first_open: str, stock_top: str
+) -> ShuffleDeal:
+    remaining = list(shoe.cards)
+
+    def take(text: str) -> tuple[Card, ...]:
+        out = []
+        for face in text.split():
+            card = next(c for c in remaining if c.face == face)
+            remaining.remove(card)
+            out.append(card)
+        return tuple(out)
+
+    given = {seat: take(cards) for seat, cards in hands.items()}
+    (wild,) = take(cut)
+    (open_card,) = take(first_open)
+    top = take(stock_top)
+    return ShuffleDeal(
+        order=(),
+        hands=tuple(SeatHand(seat, cards) for seat, cards in sorted(given.items())),
+        wild_cut=wild,
+        first_open=open_card,
+        stock=(*top, *remaining),
+    )

@@ -107,7 +107,7 @@ class TableApp:
                 stream_id=table.table_id,
                 stream_version=table.version + i + 1,
                 occurred_at=occurred,
-                correlation_id=getattr(payload, "hand_id", "") or table.hand_id,
+                correlation_id=getattr(payload, "hand_id", ""),
                 causation_id=causation_id,
                 rules_version=f"{table.rule_set.name}/{table.rule_set.version}",
                 shuffle_version=SHUFFLE_VERSION,
@@ -280,7 +280,8 @@ class TableApp:
     ) -> list[Message]:
         def decide(table: Table, at: int) -> list[Message]:
             seat = self._seat_in_hand(table, account_id, hand_id)
-            return table.hand_commands([make(seat, at)])
+            with log_context(seat=seat):
+                return table.hand_commands([make(seat, at)])
 
         return self._act(account_id, table_id, client_request_id, decide, action=action)
 
