@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
+from rummy_ops.demo import demo
+from rummy_ops.stack import Stack, StackConfig, StackError
 from rummy_ops.token import token
 
 
@@ -12,4 +16,41 @@ def main() -> None:
     """Operate the Bombay Baazi rummy backend."""
 
 
+@click.command()
+@click.option(
+    "--clock-speed",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="How many times faster than real time deadlines pass (RUMMY_CLOCK_SPEED).",
+)
+@click.option(
+    "--interval",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.5),
+    help="Seconds between health reports.",
+)
+def up(clock_speed: float, interval: float) -> None:
+    """Start Kafka, PostgreSQL and the five services; print their health until Ctrl-C, then stop
+    everything this command started."""
+    stack = Stack(StackConfig.from_env(clock_speed=clock_speed))
+    click.echo(f"starting (logs in {stack.config.log_dir}); Ctrl-C stops everything")
+    try:
+        with stack:
+            while True:
+                line = "  ".join(
+                    f"{name} {stack.address(name)} {status}"
+                    for name, status in stack.health().items()
+                )
+                click.echo(f"{time.strftime('%H:%M:%S')}  {line}")
+                time.sleep(interval)
+    except StackError as error:
+        raise click.ClickException(str(error)) from None
+    except KeyboardInterrupt:
+        click.echo("stopped")
+
+
 main.add_command(token)
+main.add_command(up)
+main.add_command(demo)

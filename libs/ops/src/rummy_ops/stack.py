@@ -227,6 +227,19 @@ class Stack:
             )
         return out
 
+    @property
+    def owns_brokers(self) -> bool:
+        """True when this stack started the local brokers (and :meth:`stop` stops them)."""
+        return self._started_infrastructure
+
+    def detach(self) -> dict[str, int]:
+        """Leave everything running: forget the processes (so :meth:`stop` does nothing) and
+        return service -> pid."""
+        pids = {r.service: r.process.pid for r in self._running}
+        self._running.clear()
+        self._started_infrastructure = False
+        return pids
+
     def stop(self) -> None:
         """SIGTERM every service (reverse order), SIGKILL any still running after the grace
         period, then stop the local brokers if this stack started them. Idempotent."""

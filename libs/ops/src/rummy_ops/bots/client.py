@@ -1,0 +1,279 @@
+"""A bot player: one gRPC client with its own player token, one per seat, seeing only its own view.
+
+The bot takes a seat, then follows ``WatchTable`` (its own :class:`PlayerView`: its cards, the
+discard pile, counts). When the client-seed window is open it contributes a seed; when the turn is
+its own it asks its :class:`~rummy_ops.bots.strategy.BotBrain` what to do and does it through the
+public API (``DrawCard``, ``DiscardCard``, ``Declare``, ``Drop``), each call naming the hand, the
+turn number and a fresh client request id. A stalled turn is simply not played: the clock's
+deadline makes the table play it (and drop the seat after too many in a row).
+
+A refused command (FAILED_PRECONDITION: the turn moved on, e.g. a timeout raced the bot) is
+counted and the bot waits for the next view; nothing is retried blindly.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from rummy.common.v1 import cards_pb2
+from rummy.table.v1 import events_pb2 as table_events
+from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_ops.bots.strategy import BotBrain, Kind, Source
+from rummy_platform.auth import bearer_metadata
+from rummy_rules.cards import Card
+from rummy_rules.deck import Shoe
+from rummy_rules.wild import WildRank
+
+_SOURCES = {
+    Source.STOCK: table_events.DRAW_SOURCE_STOCK,
+    Source.DISCARD_PILE: table_events.DRAW_SOURCE_DISCARD_PILE,
+}
+
+
+@dataclass
+class BotStats:
+    """What a bot did. ``slowest_action_seconds``: the longest single player RPC it made."""
+
+    actions: int = 0
+    seeds: int = 0
+    stalls: int = 0
+    drops: int = 0
+    declares: int = 0
+    wrong_declares: int = 0
+    refused: int = 0
+    slowest_action_seconds: float = 0.0
+    slowest_action: str = ""
+    errors: list[str] = field(default_factory=list)
+
+
+class Bot:
+    """One seat's player. ``channel`` reaches the table service; ``token`` is a player token for
+    ``account_id``; ``shoe`` is the table's shoe (to read card indices as cards)."""
+
+    def __init__(
+        self,
+        account_id: str,
+        token: str,
+        channel: grpc.Channel,
+        table_id: str,
+        shoe: Shoe,
+        brain: BotBrain,
+    ) -> None:
+        self.account_id = account_id
+        self.table_id = table_id
+        self.shoe = shoe
+        self.brain = brain
+        self.stats = BotStats()
+        self.seat: int | None = None
+        self._stub = api_grpc.TableServiceStub(channel)
+        self._metadata = bearer_metadata(token)
+        self._stop = threading.Event()
+        self._call: grpc.Future | None = None  # the WatchTable stream, to cancel it
+        self._hand_id = ""
+        self._seeded: set[str] = set()
+        self._acted: tuple[str, int] = ("", 0)
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    def take_seat(self) -> int:
+        """Sit at the table (any free seat); returns the seat number. Raises grpc.RpcError."""
+        reply = self._rpc(
+            "TakeSeat",
+            api.TakeSeatRequest(table_id=self.table_id, client_request_id=_request_id()),
+        )
+        self.seat = reply.seat
+        return self.seat
+
+    def start(self) -> None:
+        """Follow the table and play, in a daemon thread, until :meth:`stop`."""
+        self._thread = threading.Thread(
+            target=self._run, name=f"bot-{self.account_id}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, leave: bool = True) -> None:
+        """Stop playing; with ``leave``, leave the table first (between hands: no penalty)."""
+        self._stop.set()
+        if leave:
+            try:
+                self._rpc(
+                    "LeaveTable",
+                    api.LeaveTableRequest(table_id=self.table_id, client_request_id=_request_id()),
+                )
+            except grpc.RpcError as error:
+                self._note(f"leave: {_describe(error)}")
+        if self._call is not None:
+            self._call.cancel()
+        if self._thread is not None:
+            self._thread.join(10)
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                call = self._stub.WatchTable(
+                    api.WatchTableRequest(table_id=self.table_id), metadata=self._metadata
+                )
+                self._call = call
+                for response in call:
+                    if self._stop.is_set():
+                        return
+                    self.on_view(response.view)
+            except grpc.RpcError as error:
+                if self._stop.is_set() or error.code() == grpc.StatusCode.CANCELLED:
+                    return
+                self._note(f"watch: {_describe(error)}")
+                self._stop.wait(0.5)  # the stream broke (e.g. a restart): follow it again
+
+    def on_view(self, view: api.PlayerView) -> None:
+        """React to the latest view of the table (public for tests)."""
+        if view.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED, api.HAND_PHASE_WAITING):
+            return
+        if not view.HasField("my_seat"):
+            return
+        if view.hand_id != self._hand_id:
+            self._hand_id = view.hand_id
+            self.brain.new_hand()
+        if view.phase == api.HAND_PHASE_SEEDING and view.hand_id not in self._seeded:
+            self._seeded.add(view.hand_id)
+            self._contribute_seed(view)
+            return
+        if (
+            view.phase == api.HAND_PHASE_PLAYING
+            and view.turn_seat == view.my_seat
+            and self._acted != (view.hand_id, view.turn_no)
+        ):
+            self._acted = (view.hand_id, view.turn_no)
+            try:
+                self._play_turn(view)
+            except grpc.RpcError as error:
+                if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                    self.stats.refused += 1  # the turn moved on (a timeout raced us)
+                else:
+                    self._note(f"hand {view.hand_id} turn {view.turn_no}: {_describe(error)}")
+
+    def _contribute_seed(self, view: api.PlayerView) -> None:
+        try:
+            self._rpc(
+                "ContributeSeed",
+                api.ContributeSeedRequest(
+                    table_id=self.table_id,
+                    hand_id=view.hand_id,
+                    client_request_id=_request_id(),
+                    client_seed=self.brain.client_seed(),
+                ),
+            )
+            self.stats.seeds += 1
+        except grpc.RpcError as error:  # the window closed first: the empty seed is used
+            self._note(f"seed for hand {view.hand_id}: {_describe(error)}")
+
+    def _play_turn(self, view: api.PlayerView) -> None:
+        wild = self._wild_rank(view)
+        hand = [self._card(c) for c in view.my_cards]
+        taken: Card | None = None
+        if not view.has_drawn:
+            top = self._card(view.discard_pile[-1]) if view.discard_pile else None
+            move = self.brain.before_draw(hand, top, wild)
+            if move.kind is Kind.STALL:
+                self.stats.stalls += 1
+                return
+            hand_id, turn_no = view.hand_id, view.turn_no
+            if move.kind is Kind.DROP:
+                self._rpc(
+                    "Drop",
+                    api.DropRequest(
+                        table_id=self.table_id,
+                        hand_id=hand_id,
+                        turn_no=turn_no,
+                        client_request_id=_request_id(),
+                    ),
+                )
+                self.stats.drops += 1
+                return
+            assert move.source is not None
+            drawn = self._rpc(
+                "DrawCard",
+                api.DrawCardRequest(
+                    table_id=self.table_id,
+                    hand_id=hand_id,
+                    turn_no=turn_no,
+                    client_request_id=_request_id(),
+                    source=_SOURCES[move.source],
+                ),
+            )
+            card = self._card(drawn.card)
+            hand.append(card)
+            taken = card if move.source is Source.DISCARD_PILE else None
+        move = self.brain.after_draw(hand, wild, taken)
+        assert move.card is not None
+        wire = self._wire(move.card)
+        if move.kind is Kind.DECLARE:
+            reply = self._rpc(
+                "Declare",
+                api.DeclareRequest(
+                    table_id=self.table_id,
+                    hand_id=view.hand_id,
+                    turn_no=view.turn_no,
+                    client_request_id=_request_id(),
+                    face_down=wire,
+                ),
+            )
+            self.stats.declares += 1
+            if not reply.valid:
+                self.stats.wrong_declares += 1
+        else:
+            self._rpc(
+                "DiscardCard",
+                api.DiscardCardRequest(
+                    table_id=self.table_id,
+                    hand_id=view.hand_id,
+                    turn_no=view.turn_no,
+                    client_request_id=_request_id(),
+                    card=wire,
+                ),
+            )
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _card(self, card: cards_pb2.Card) -> Card:
+        return self.shoe.index_to_card(card.index)
+
+    def _wire(self, card: Card) -> cards_pb2.Card:
+        return cards_pb2.Card(index=self.shoe.card_to_index(card), face=card.face)
+
+    def _wild_rank(self, view: api.PlayerView) -> WildRank:
+        if not view.HasField("wild_cut"):
+            return None
+        return self._card(view.wild_cut).rank
+
+    def _rpc(self, name: str, request: object) -> Any:
+        started = time.perf_counter()
+        try:
+            return getattr(self._stub, name)(request, metadata=self._metadata, timeout=30)
+        finally:
+            elapsed = time.perf_counter() - started
+            self.stats.actions += 1
+            if elapsed > self.stats.slowest_action_seconds:
+                self.stats.slowest_action_seconds = elapsed
+                self.stats.slowest_action = name
+
+    def _note(self, message: str) -> None:
+        if len(self.stats.errors) < 50:
+            self.stats.errors.append(message)
+
+
+def _request_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _describe(error: grpc.RpcError) -> str:
+    return f"{error.code().name}: {error.details()}"

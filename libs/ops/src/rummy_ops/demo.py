@@ -1,0 +1,685 @@
+"""``rummy demo``: bots play real hands through the public gRPC API, and the books are checked.
+
+:func:`play` does the work against running services (the e2e tests call it with their own stack);
+the ``demo`` command (:func:`demo`) starts the stack (:mod:`rummy_ops.stack`) around it.
+
+1. Grants House Tokens to every bot account through the ledger's operator API (``Grant``, with an
+   idempotency key per account and run).
+2. Opens the tables of :data:`DEFAULT_TABLES` (4, 6 and 8 seats; one free, the others at different
+   point values and commission rates) and seats one bot per seat, each with its own player token.
+3. Bots play until every table has finished its share of the hands; an operator watch on each
+   table records every hand's ``HandEnded`` and prints one line per hand (table, hand, winner, each
+   seat's points, commission, net token movement), with a progress bar of hands completed.
+4. At the end: every account's balance, the house's commission total, the conservation check
+   (the sum of the bots' balances plus the commission equals the tokens granted), how many hands
+   ended each way, the slowest player action, and the replay verdict (:func:`replay_verdict`).
+
+Money is in hundredths of a House Token throughout and printed as tokens with two decimals.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import secrets
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import click
+import grpc
+from tqdm import tqdm
+
+from rummy.common.v1 import cards_pb2
+from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
+from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from rummy.table.v1 import events_pb2 as table_events
+from rummy.table.v1 import table_service_pb2 as table_api
+from rummy.table.v1 import table_service_pb2_grpc as table_grpc
+from rummy_ops.bots.client import Bot
+from rummy_ops.bots.strategy import BotBrain, Temperament
+from rummy_ops.stack import Stack, StackConfig, StackError
+from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_rules.melds import MeldOptions
+from rummy_rules.rules import BOMBAY_BAAZI_SHOES, INDIAN_POINTS_VARIANT
+
+OPERATOR_ACCOUNT = "ops-demo"
+HOUSE_COMMISSION_ACCOUNT = "house:commission"
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """A table to open: ``point_value_hundredths`` per point (0 = free), ``commission_bps`` on
+    the winner's take (basis points); ``players`` bots are seated (default: every seat)."""
+
+    name: str
+    seats: int
+    point_value_hundredths: int
+    commission_bps: int
+    players: int | None = None
+
+    @property
+    def bots(self) -> int:
+        return self.players or self.seats
+
+
+DEFAULT_TABLES: tuple[TablePlan, ...] = (
+    TablePlan("free-4", 4, 0, 0),
+    TablePlan("silver-6", 6, 10, 1000),
+    TablePlan("gold-8", 8, 25, 500),
+)
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """``hands``: hands to play in all, shared among the tables; ``seed``: the bots' randomness;
+    ``turn_seconds`` / ``seed_window_seconds`` / ``start_delay_seconds``: the tables' rule-set
+    seconds (the services divide them by their ``RUMMY_CLOCK_SPEED``); ``grant_hundredths``: what
+    each bot is granted; ``mischief``: scales how often bots stall or declare wrongly;
+    ``timeout_seconds``: give up waiting for hands after this long."""
+
+    hands: int = 30
+    seed: int = 7
+    tables: tuple[TablePlan, ...] = DEFAULT_TABLES
+    turn_seconds: int = 10
+    seed_window_seconds: int = 5
+    start_delay_seconds: int = 10
+    grant_hundredths: int = 500_00
+    mischief: float = 1.0
+    timeout_seconds: float = 900.0
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """Where the services answer and the secret their tokens are signed with."""
+
+    table: str
+    ledger: str
+    jwt_secret: str
+
+
+@dataclass
+class HandRecord:
+    """One hand as the operator's watch saw it end (``result``) or abort (``aborted_reason``)."""
+
+    table: str
+    table_id: str
+    hand_no: int
+    hand_id: str
+    result: table_events.HandEnded | None = None
+    aborted_reason: str = ""
+
+
+@dataclass
+class DemoReport:
+    """Everything :func:`play` measured. Money in hundredths of a House Token."""
+
+    run_id: str
+    tables: dict[str, str] = field(default_factory=dict)  # name -> table id
+    hands: list[HandRecord] = field(default_factory=list)
+    balances: dict[str, int] = field(default_factory=dict)  # bot account -> posted balance
+    reserved: dict[str, int] = field(default_factory=dict)
+    granted_hundredths: int = 0
+    commission_hundredths: int = 0
+    house_commission_delta: int | None = None  # the ledger's house account, before vs after
+    endings: Counter[str] = field(default_factory=Counter)
+    wall_seconds: float = 0.0
+    slowest_action_seconds: float = 0.0
+    slowest_action: str = ""
+    bot_errors: list[str] = field(default_factory=list)
+    finished: bool = False
+
+    @property
+    def ended(self) -> list[HandRecord]:
+        return [h for h in self.hands if h.result is not None]
+
+    @property
+    def conserved(self) -> bool:
+        """The bots' balances plus the commission taken equal the tokens granted."""
+        return sum(self.balances.values()) + self.commission_hundredths == self.granted_hundredths
+
+
+# -- how a hand ended ----------------------------------------------------------------------------
+
+VALID_DECLARE = "valid declare"
+LAST_SEAT = "last seat standing after drops"
+WRONG_DECLARE = "with a wrong declare"
+TIMEOUT_DROP = "with a timeout auto-drop"
+ENDINGS = (VALID_DECLARE, LAST_SEAT, WRONG_DECLARE, TIMEOUT_DROP)
+
+
+def endings_of(result: table_events.HandEnded) -> list[str]:
+    """The ways a hand ended (:data:`ENDINGS`): exactly one of a valid declare (the winner shows
+    melds) or the last seat standing, plus any of a wrong declare and a timeout auto-drop."""
+    winner = next((r for r in result.results if r.seat == result.winner_seat), None)
+    declared = winner is not None and len(winner.arrangement.melds) > 0
+    out = [VALID_DECLARE if declared else LAST_SEAT]
+    outcomes = {r.outcome for r in result.results}
+    if "wrong_declare" in outcomes:
+        out.append(WRONG_DECLARE)
+    if "timed_out" in outcomes:
+        out.append(TIMEOUT_DROP)
+    return out
+
+
+def tokens(hundredths: int, signed: bool = False) -> str:
+    """Hundredths of a House Token as tokens with two decimals (``-12.05``, ``+3.40``)."""
+    sign = "-" if hundredths < 0 else ("+" if signed else "")
+    whole, cents = divmod(abs(hundredths), 100)
+    return f"{sign}{whole}.{cents:02d}"
+
+
+_SHORT = {
+    "won": "W",
+    "counted": "",
+    "first_drop": "fd",
+    "middle_drop": "md",
+    "timed_out": "to",
+    "wrong_declare": "wd",
+    "left": "lv",
+}
+
+
+def hand_line(record: HandRecord) -> str:
+    """One line for a hand: table, hand, winner, each seat's points (with how it went out),
+    the commission and each seat's net token movement."""
+    if record.result is None:
+        return f"{record.table:<9} hand {record.hand_no:>3}  aborted: {record.aborted_reason}"
+    r = record.result
+    points = " ".join(f"s{x.seat}:{x.points}{_SHORT.get(x.outcome, x.outcome)}" for x in r.results)
+    net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in r.settlement)
+    how = ", ".join(endings_of(r))
+    return (
+        f"{record.table:<9} hand {record.hand_no:>3}  winner s{r.winner_seat}  points [{points}]  "
+        f"commission {tokens(r.commission_hundredths)}  net [{net}]  ({how})"
+    )
+
+
+# -- the replay seam -----------------------------------------------------------------------------
+
+#: ``verify(report) -> (ok, summary)``: checks the report's hands against the event log. The
+#: ``rummy replay`` step provides it as ``rummy_ops.replay.verify_demo``; until then the demo says
+#: the replay is not available.
+ReplayCheck = Callable[[DemoReport], tuple[bool, str]]
+
+
+def replay_verdict(report: DemoReport, check: ReplayCheck | None = None) -> tuple[bool | None, str]:
+    """The replay verdict of the report's hands: ``(ok, summary)``, or ``(None, why not)`` when
+    no replay check exists yet. ``check`` defaults to ``rummy_ops.replay.verify_demo``."""
+    if check is None:
+        try:
+            module = importlib.import_module("rummy_ops.replay")
+        except ImportError:
+            return None, "replay: not available yet (`rummy replay` is not installed)"
+        check = module.verify_demo
+    ok, summary = check(report)
+    return ok, summary
+
+
+# -- playing -------------------------------------------------------------------------------------
+
+
+def _temperament(index: int, rng: random.Random, mischief: float) -> Temperament:
+    """Seat 0 of each table sometimes stalls a whole hand, seat 1 sometimes declares wrongly,
+    everyone stalls a turn now and then; ``mischief`` scales all of it (0 = well behaved)."""
+    m = max(0.0, mischief)
+    if index == 0:
+        return Temperament(stall_hand=min(1.0, 0.15 * m), stall_turn=min(1.0, 0.05 * m))
+    if index == 1:
+        return Temperament(wrong_declare=min(1.0, 0.03 * m), stall_turn=min(1.0, 0.01 * m))
+    return Temperament(
+        stall_turn=min(1.0, 0.01 * m),
+        wrong_declare=min(1.0, 0.003 * m),
+        drop_hopeless=rng.choice([0.3, 0.5, 0.8]),
+    )
+
+
+def _rule_set(options: DemoOptions) -> cards_pb2.RuleSet:
+    return cards_pb2.RuleSet(
+        variant=INDIAN_POINTS_VARIANT,
+        max_points=0,
+        first_drop_points=20,
+        middle_drop_points=40,
+        wrong_declare_points=80,
+        max_missed_turns=3,
+        jokers_only_group_is_impure_sequence=True,
+        card_taken_from_discard_cannot_be_discarded=True,
+        turn_seconds=options.turn_seconds,
+        seed_window_seconds=options.seed_window_seconds,
+        start_delay_seconds=options.start_delay_seconds,
+    )
+
+
+def _share(total: int, parts: int) -> list[int]:
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+class _TableRun:
+    """One table: its bots and the operator's watch that records hands and ends the table's
+    play when its share of hands has ended."""
+
+    def __init__(
+        self,
+        plan: TablePlan,
+        table_id: str,
+        target: int,
+        stub: table_grpc.TableServiceStub,
+        metadata: tuple[tuple[str, str]],
+        on_hand: Callable[[HandRecord], None],
+    ) -> None:
+        self.plan, self.table_id, self.target = plan, table_id, target
+        self.bots: list[Bot] = []
+        self.records: dict[str, HandRecord] = {}
+        self.ended = 0
+        self.done = threading.Event()
+        self._stub, self._metadata, self._on_hand = stub, metadata, on_hand
+        self._call: grpc.Future | None = None
+        self._last: tuple[str, int] = ("", 0)
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._watch, name=f"watch-{plan.name}", daemon=True)
+
+    def _watch(self) -> None:
+        while not self.done.is_set():
+            try:
+                self._call = self._stub.WatchTable(
+                    table_api.WatchTableRequest(table_id=self.table_id), metadata=self._metadata
+                )
+                for response in self._call:
+                    self._on_view(response.view)
+                    if self.done.is_set():
+                        break
+            except grpc.RpcError as error:
+                if self.done.is_set() or error.code() == grpc.StatusCode.CANCELLED:
+                    return
+                time.sleep(0.5)
+
+    def _on_view(self, view: table_api.PlayerView) -> None:
+        previous_id, previous_no = self._last
+        if view.hand_id and view.hand_id != previous_id:
+            if previous_id:
+                self._finish_from_service(previous_id, previous_no)  # its end view was skipped
+            self._last = (view.hand_id, view.hand_no)
+        if view.phase == table_api.HAND_PHASE_ENDED and view.HasField("result"):
+            self._record(
+                HandRecord(
+                    self.plan.name, self.table_id, view.hand_no, view.hand_id, result=view.result
+                )
+            )
+        elif view.phase == table_api.HAND_PHASE_ABORTED:
+            self._record(
+                HandRecord(
+                    self.plan.name,
+                    self.table_id,
+                    view.hand_no,
+                    view.hand_id,
+                    aborted_reason=view.aborted_reason or "aborted",
+                )
+            )
+
+    def _finish_from_service(self, hand_id: str, hand_no: int) -> None:
+        if hand_id in self.records:
+            return
+        try:
+            reply = self._stub.GetHandResult(
+                table_api.GetHandResultRequest(table_id=self.table_id, hand_id=hand_id),
+                metadata=self._metadata,
+                timeout=10,
+            )
+            record = HandRecord(self.plan.name, self.table_id, hand_no, hand_id, reply.result)
+        except grpc.RpcError as error:
+            record = HandRecord(
+                self.plan.name,
+                self.table_id,
+                hand_no,
+                hand_id,
+                aborted_reason=f"no result ({error.code().name})",
+            )
+        self._record(record)
+
+    def _record(self, record: HandRecord) -> None:
+        with self._lock:
+            if record.hand_id in self.records:
+                return
+            self.records[record.hand_id] = record
+            if record.result is not None:
+                self.ended += 1
+        self._on_hand(record)
+        if self.ended >= self.target and not self.done.is_set():
+            self.done.set()
+            for bot in self.bots:  # between hands: leaving costs nothing
+                bot.stop(leave=True)
+
+    def stop(self) -> None:
+        self.done.set()
+        for bot in self.bots:
+            bot.stop(leave=False)
+        if self._call is not None:
+            self._call.cancel()
+
+
+def play(
+    endpoints: Endpoints,
+    options: DemoOptions,
+    echo: Callable[[str], None] = print,
+    progress: bool = True,
+) -> DemoReport:
+    """Grant, open the tables, seat the bots, play ``options.hands`` hands, check the books.
+
+    Returns the :class:`DemoReport` (``finished`` False when the timeout passed first). Raises
+    grpc.RpcError when a grant, an OpenTable or a TakeSeat is refused.
+    """
+    started = time.monotonic()
+    run_id = secrets.token_hex(3)
+    report = DemoReport(run_id=run_id)
+    authority = TokenAuthority(endpoints.jwt_secret)
+    operator = bearer_metadata(authority.issue(OPERATOR_ACCOUNT, Role.OPERATOR, 6 * 3600))
+    table_channel = grpc.insecure_channel(endpoints.table)
+    ledger_channel = grpc.insecure_channel(endpoints.ledger)
+    table_stub = table_grpc.TableServiceStub(table_channel)
+    ledger_stub = ledger_grpc.LedgerServiceStub(ledger_channel)
+    rng = random.Random(options.seed)
+    house_before = _house_commission(ledger_stub, operator)
+
+    bar = tqdm(total=options.hands, unit="hand", desc="hands", disable=not progress)
+    lock = threading.Lock()
+
+    def on_hand(record: HandRecord) -> None:
+        with lock:
+            report.hands.append(record)
+            tqdm.write(hand_line(record)) if progress else echo(hand_line(record))
+            if record.result is not None:
+                report.commission_hundredths += record.result.commission_hundredths
+                for ending in endings_of(record.result):
+                    report.endings[ending] += 1
+                bar.update(1)
+
+    runs: list[_TableRun] = []
+    try:
+        for plan, target in zip(
+            options.tables, _share(options.hands, len(options.tables)), strict=True
+        ):
+            reply = table_stub.OpenTable(
+                table_api.OpenTableRequest(
+                    client_request_id=f"demo-{run_id}-{plan.name}",
+                    name=f"{plan.name}-{run_id}",
+                    seat_count=plan.seats,
+                    point_value_hundredths=plan.point_value_hundredths,
+                    commission_bps=plan.commission_bps,
+                    rule_set=_rule_set(options),
+                ),
+                metadata=operator,
+                timeout=30,
+            )
+            report.tables[plan.name] = reply.table_id
+            run = _TableRun(plan, reply.table_id, target, table_stub, operator, on_hand)
+            shoe = BOMBAY_BAAZI_SHOES_BY_SEATS[plan.seats]
+            for index in range(plan.bots):
+                account = f"bot-{run_id}-{plan.name}-{index + 1}"
+                ledger_stub.Grant(
+                    ledger_api.GrantRequest(
+                        account_id=account,
+                        amount_hundredths=options.grant_hundredths,
+                        idempotency_key=f"demo-grant-{account}",
+                        memo="rummy demo",
+                    ),
+                    metadata=operator,
+                    timeout=30,
+                )
+                report.granted_hundredths += options.grant_hundredths
+                brain = BotBrain(
+                    seed=rng.getrandbits(64),
+                    temperament=_temperament(index, rng, options.mischief),
+                    options=MeldOptions(jokers_only_group_is_sequence=True),
+                )
+                token = authority.issue(account, Role.PLAYER, 6 * 3600)
+                run.bots.append(Bot(account, token, table_channel, reply.table_id, shoe, brain))
+            runs.append(run)
+            echo(
+                f"opened {plan.name} ({plan.seats} seats, point value "
+                f"{tokens(plan.point_value_hundredths)}, commission {plan.commission_bps / 100:g}%)"
+                f" as {reply.table_id}; {plan.bots} bots granted "
+                f"{tokens(options.grant_hundredths)} each; {target} hands to play"
+            )
+        for run in runs:
+            run.thread.start()
+            for bot in run.bots:
+                bot.take_seat()
+                bot.start()
+        deadline = started + options.timeout_seconds
+        for run in runs:
+            run.done.wait(max(0.0, deadline - time.monotonic()))
+        report.finished = all(run.done.is_set() for run in runs)
+    finally:
+        for run in runs:
+            run.stop()
+        bar.close()
+
+    for run in runs:
+        for bot in run.bots:
+            report.bot_errors.extend(f"{bot.account_id}: {e}" for e in bot.stats.errors)
+            if bot.stats.slowest_action_seconds > report.slowest_action_seconds:
+                report.slowest_action_seconds = bot.stats.slowest_action_seconds
+                report.slowest_action = bot.stats.slowest_action
+    accounts = [bot.account_id for run in runs for bot in run.bots]
+    _settle_wait(ledger_stub, operator, accounts, report)
+    house_after = _house_commission(ledger_stub, operator)
+    if house_before is not None and house_after is not None:
+        report.house_commission_delta = house_after - house_before
+    report.wall_seconds = time.monotonic() - started
+    table_channel.close()
+    ledger_channel.close()
+    return report
+
+
+BOMBAY_BAAZI_SHOES_BY_SEATS = dict(BOMBAY_BAAZI_SHOES)
+
+
+def _balances(
+    stub: ledger_grpc.LedgerServiceStub, metadata: tuple[tuple[str, str]], accounts: Sequence[str]
+) -> dict[str, ledger_api.GetBalanceResponse]:
+    return {
+        a: stub.GetBalance(
+            ledger_api.GetBalanceRequest(account_id=a), metadata=metadata, timeout=10
+        )
+        for a in accounts
+    }
+
+
+def _settle_wait(
+    stub: ledger_grpc.LedgerServiceStub,
+    metadata: tuple[tuple[str, str]],
+    accounts: Sequence[str],
+    report: DemoReport,
+    timeout_seconds: float = 60.0,
+) -> None:
+    """Read the bots' balances once the ledger has settled every hand (no reservation left and
+    the books balance), or after ``timeout_seconds``."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        got = _balances(stub, metadata, accounts)
+        report.balances = {a: b.balance_hundredths for a, b in got.items()}
+        report.reserved = {a: b.reserved_hundredths for a, b in got.items()}
+        settled = not any(report.reserved.values()) and report.conserved
+        if settled or time.monotonic() > deadline:
+            return
+        time.sleep(0.5)
+
+
+def _house_commission(
+    stub: ledger_grpc.LedgerServiceStub, metadata: tuple[tuple[str, str]]
+) -> int | None:
+    try:
+        reply = stub.GetBalance(
+            ledger_api.GetBalanceRequest(account_id=HOUSE_COMMISSION_ACCOUNT),
+            metadata=metadata,
+            timeout=10,
+        )
+    except grpc.RpcError as error:
+        if error.code() == grpc.StatusCode.NOT_FOUND:
+            return 0  # no commission taken yet
+        return None
+    return int(reply.balance_hundredths)
+
+
+def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
+    """The closing lines: balances, commission, conservation, endings, timing, replay."""
+    lines = ["", "balances (posted; reserved in brackets when not zero):"]
+    for account in sorted(report.balances):
+        reserved = report.reserved.get(account, 0)
+        extra = f" [{tokens(reserved)} reserved]" if reserved else ""
+        lines.append(f"  {account:<28} {tokens(report.balances[account]):>10}{extra}")
+    lines.append(f"house commission (from the hands): {tokens(report.commission_hundredths)}")
+    if report.house_commission_delta is not None:
+        lines.append(f"house commission account moved:   {tokens(report.house_commission_delta)}")
+    total = sum(report.balances.values())
+    verdict = "OK" if report.conserved else "MISMATCH"
+    lines.append(
+        f"conservation: balances {tokens(total)} + commission "
+        f"{tokens(report.commission_hundredths)} = {tokens(total + report.commission_hundredths)}"
+        f" vs granted {tokens(report.granted_hundredths)}: {verdict}"
+    )
+    ended = report.ended
+    aborted = len(report.hands) - len(ended)
+    lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))
+    for ending in ENDINGS:
+        lines.append(f"  {ending:<32} {report.endings.get(ending, 0)}")
+    rate = len(ended) / report.wall_seconds if report.wall_seconds else 0.0
+    lines.append(
+        f"wall time {report.wall_seconds:.1f} s, {rate:.2f} hands/s, slowest player action "
+        f"{report.slowest_action_seconds * 1000:.0f} ms ({report.slowest_action or '-'})"
+    )
+    if report.bot_errors:
+        lines.append(f"bot errors ({len(report.bot_errors)}), first: {report.bot_errors[0]}")
+    if not report.finished:
+        lines.append("NOT FINISHED: the timeout passed before every table played its hands")
+    ok, text = replay
+    lines.append(text if ok is None else f"replay: {'OK' if ok else 'MISMATCH'}: {text}")
+    return lines
+
+
+def succeeded(report: DemoReport, replay: tuple[bool | None, str]) -> bool:
+    """The exit verdict: finished, books conserved, no reservation left, replay not failed."""
+    return (
+        report.finished
+        and report.conserved
+        and not any(report.reserved.values())
+        and replay[0] is not False
+    )
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+@click.command()
+@click.option(
+    "--hands",
+    default=30,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Hands to play in all, shared among the three tables.",
+)
+@click.option(
+    "--seed",
+    default=7,
+    show_default=True,
+    type=int,
+    help="Seed of the bots' randomness (their choices are reproducible from it).",
+)
+@click.option(
+    "--turn-seconds",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="The tables' turn time in rule-set seconds (divided by --clock-speed).",
+)
+@click.option(
+    "--clock-speed",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="How many times faster than real time deadlines pass (RUMMY_CLOCK_SPEED).",
+)
+@click.option(
+    "--grant",
+    "grant_tokens",
+    default=500,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="House Tokens granted to each bot.",
+)
+@click.option(
+    "--mischief",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Scales how often bots stall or declare wrongly (0: never).",
+)
+@click.option(
+    "--timeout",
+    "timeout_seconds",
+    default=900.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help="Seconds to wait for the hands at most.",
+)
+@click.option(
+    "--keep-running", is_flag=True, help="Leave the services and brokers running at the end."
+)
+def demo(
+    hands: int,
+    seed: int,
+    turn_seconds: int,
+    clock_speed: float,
+    grant_tokens: int,
+    mischief: float,
+    timeout_seconds: float,
+    keep_running: bool,
+) -> None:
+    """Start Kafka, PostgreSQL and the five services, let bots play HANDS hands at three tables
+    (4, 6 and 8 seats), print every hand and check the books. Stops what it started on exit
+    (also on Ctrl-C) unless --keep-running. Exit status 1 when a check fails."""
+    options = DemoOptions(
+        hands=hands,
+        seed=seed,
+        turn_seconds=turn_seconds,
+        grant_hundredths=grant_tokens * 100,
+        mischief=mischief,
+        timeout_seconds=timeout_seconds,
+    )
+    stack = Stack(StackConfig.from_env(clock_speed=clock_speed))
+    click.echo(f"starting the infrastructure and the services (logs in {stack.config.log_dir})")
+    try:
+        stack.start()
+    except StackError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        for service, status in stack.health().items():
+            click.echo(f"  {service:<9} {stack.address(service):<16} {status}")
+        endpoints = Endpoints(
+            table=stack.address("table"),
+            ledger=stack.address("ledger"),
+            jwt_secret=stack.config.jwt_secret,
+        )
+        report = play(endpoints, options, echo=click.echo)
+        verdict = replay_verdict(report)
+        for line in summary(report, verdict):
+            click.echo(line)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        keep_running = False
+        raise SystemExit(130) from None
+    finally:
+        if keep_running:
+            pids = ", ".join(f"{name} {pid}" for name, pid in stack.detach().items())
+            click.echo(
+                f"still running ({pids}); stop with `kill <pid>` and "
+                "`bash deploy/local/stack.sh down`"
+            )
+        else:
+            click.echo("stopping the services" + (" and the brokers" if stack.owns_brokers else ""))
+            stack.stop()
+    if not succeeded(report, verdict):
+        raise SystemExit(1)
