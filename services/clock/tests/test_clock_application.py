@@ -16,18 +16,6 @@ from rummy_platform.envelope import Envelope
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
-class CountingVersions:
-    def __init__(self) -> None:
-        self.last: dict[str, int] = {}
-
-    def next(self, stream_id: str) -> int:
-        self.last[stream_id] = self.last.get(stream_id, 0) + 1
-        return self.last[stream_id]
-
-    def forget(self) -> None:
-        self.last.clear()
-
-
 def stamp(at: datetime) -> Timestamp:
     ts = Timestamp()
     ts.FromDatetime(at)
@@ -50,7 +38,7 @@ def turn_started(table: str, hand: str, seat: int, turn_no: int, seconds: float)
 
 
 def test_a_turn_deadline_is_published_keyed_by_table_and_caused_by_its_turn() -> None:
-    app = ClockApplication(CountingVersions())
+    app = ClockApplication()
     cause = turn_started("table-1", "hand-1", seat=3, turn_no=7, seconds=30)
     app.on_table_event(cause, partition=2, offset=40)
     (due,) = app.due(T0 + timedelta(seconds=30))
@@ -58,6 +46,7 @@ def test_a_turn_deadline_is_published_keyed_by_table_and_caused_by_its_turn() ->
     assert out.stream_id == "table-1"
     assert out.correlation_id == "hand-1"
     assert out.causation_id == cause.event_id
+    assert out.stream_version == cause.stream_version  # follows from the cause, like the id
     assert isinstance(out.payload, clock_events.TurnDeadlinePassed)
     assert (out.payload.hand_id, out.payload.seat, out.payload.turn_no) == ("hand-1", 3, 7)
     assert out.payload.deadline.ToDatetime(tzinfo=UTC) == T0 + timedelta(seconds=30)
@@ -67,7 +56,7 @@ def test_the_published_event_id_is_the_same_whenever_the_same_turn_is_read() -> 
     cause = turn_started("table-1", "hand-1", seat=1, turn_no=1, seconds=5)
     ids = []
     for _ in range(2):  # two clock processes, e.g. before and after a crash
-        app = ClockApplication(CountingVersions())
+        app = ClockApplication()
         app.on_table_event(cause, partition=0, offset=0)
         ids.append(app.publication(app.due(T0 + timedelta(seconds=5))[0]).event_id)
     assert ids[0] == ids[1]
@@ -76,7 +65,7 @@ def test_the_published_event_id_is_the_same_whenever_the_same_turn_is_read() -> 
 
 
 def test_a_seed_window_closes_with_its_hand_and_deadline() -> None:
-    app = ClockApplication(CountingVersions())
+    app = ClockApplication()
     opened = Envelope.new(
         table_events.SeedWindowOpened(hand_id="h", deadline=stamp(T0 + timedelta(seconds=8))),
         stream_id="t",
@@ -92,7 +81,7 @@ def test_a_seed_window_closes_with_its_hand_and_deadline() -> None:
 
 def test_a_fast_clock_fires_a_thirty_second_turn_after_three_seconds() -> None:
     clock = ManualClock(T0)
-    app = ClockApplication(CountingVersions(), speed=10)
+    app = ClockApplication(speed=10)
     app.on_table_event(turn_started("t", "h", 1, 1, seconds=30), partition=0, offset=0)
     clock.advance(2.9)
     assert app.due(clock.now()) == []
@@ -107,7 +96,6 @@ def test_a_fast_clock_fires_a_thirty_second_turn_after_three_seconds() -> None:
 def test_metrics_count_scheduled_fired_pending_and_lag() -> None:
     seen: dict[str, list[object]] = {"scheduled": [], "fired": [], "pending": [], "lag": []}
     app = ClockApplication(
-        CountingVersions(),
         metrics=ClockMetrics(
             scheduled=seen["scheduled"].append,
             fired=seen["fired"].append,
@@ -125,7 +113,7 @@ def test_metrics_count_scheduled_fired_pending_and_lag() -> None:
 
 
 def test_a_hand_that_ended_publishes_nothing() -> None:
-    app = ClockApplication(CountingVersions())
+    app = ClockApplication()
     app.on_table_event(turn_started("t", "h", 1, 4, seconds=10), partition=0, offset=0)
     ended = Envelope.new(
         table_events.HandEnded(hand_id="h"), stream_id="t", stream_version=30, occurred_at=T0

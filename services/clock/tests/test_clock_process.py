@@ -222,6 +222,7 @@ def test_turn_and_seed_deadlines_fire_once_keyed_by_table_and_never_for_an_ended
         assert payload.deadline == second.payload.deadline  # type: ignore[attr-defined]
         assert turn_passed.envelope.stream_id == "table-a"  # the Kafka key
         assert turn_passed.envelope.causation_id == second.event_id
+        assert turn_passed.envelope.stream_version == second.stream_version
         assert turn_passed.envelope.correlation_id == "hand-a"
 
         # Turn 1's deadline (3 s) is long past too: still only one event on table-a, none on b.

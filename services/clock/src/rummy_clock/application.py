@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -34,14 +33,6 @@ TURN_DEADLINE_PASSED = type_name(clock_events.TurnDeadlinePassed)
 SEED_WINDOW_CLOSED = type_name(clock_events.SeedWindowClosed)
 
 
-class StreamVersions(Protocol):
-    """Hands out the next version of a clock-events stream (one per table)."""
-
-    def next(self, stream_id: str) -> int: ...
-
-    def forget(self) -> None: ...
-
-
 def _ignore(*_args: object) -> None:
     return None
 
@@ -60,13 +51,11 @@ class ClockMetrics:
 class ClockApplication:
     """Deadlines in, firings out.
 
-    ``speed`` shortens every deadline (see :func:`rummy_clock.clock.due_time`); ``versions``
-    numbers the published events of each table's clock stream.
+    ``speed`` shortens every deadline (see :func:`rummy_clock.clock.due_time`).
     """
 
     def __init__(
         self,
-        versions: StreamVersions,
         *,
         speed: float = 1.0,
         metrics: ClockMetrics | None = None,
@@ -74,7 +63,6 @@ class ClockApplication:
         if speed <= 0:
             raise ValueError(f"speed must be positive, got {speed}")
         self._schedule = Schedule()
-        self._versions = versions
         self._speed = speed
         self._metrics = metrics or ClockMetrics()
         self._lock = threading.Lock()
@@ -145,8 +133,13 @@ class ClockApplication:
 
     def publication(self, deadline: Deadline) -> Envelope:
         """The clock event announcing ``deadline``: keyed by table id, correlated to the hand,
-        caused by the deadline's event, under the deadline's derived event id. ``occurred_at``
-        is the due time (the table's deadline unless a speed factor applies)."""
+        caused by the deadline's event, under the deadline's derived event id.
+
+        Everything in it follows from the cause, so a publication repeated after a crash is
+        the same event: ``occurred_at`` is the due time (the table's deadline unless a speed
+        factor applies) and ``stream_version`` is the cause's version in the table stream
+        (increasing along each table's clock stream, with gaps; one turn is open at a time).
+        """
         stamp = Timestamp()
         stamp.FromDatetime(deadline.deadline)
         payload: clock_events.TurnDeadlinePassed | clock_events.SeedWindowClosed
@@ -162,7 +155,7 @@ class ClockApplication:
         return Envelope(
             event_id=deadline.event_id,
             stream_id=deadline.table_id,
-            stream_version=self._versions.next(deadline.table_id),
+            stream_version=deadline.cause_version,
             occurred_at=deadline.due,
             payload=payload,
             correlation_id=deadline.hand_id,
@@ -198,10 +191,6 @@ class ClockApplication:
                     lag_seconds=round(lag, 4),
                 )
         self._metrics.pending(pending)
-
-    def publication_failed(self) -> None:
-        """A publication was not committed: forget the stream versions handed out for it."""
-        self._versions.forget()
 
     # -- restart bookkeeping -----------------------------------------------------------------
 
@@ -263,6 +252,7 @@ class ClockApplication:
             deadline=deadline,
             due=due_time(envelope.occurred_at, deadline, self._speed),
             cause_event_id=envelope.event_id,
+            cause_version=envelope.stream_version,
             event_id=reaction_event_id(envelope, out_type),
             partition=partition,
             source_offset=offset,

@@ -69,9 +69,7 @@ def build(settings: Settings) -> ServiceHost:
         prefix + os.environ.get("RUMMY_CLOCK_TRANSACTIONAL_ID", SERVICE)
     )
     host.on_shutdown(writer.close)
-    app = ClockApplication(
-        events.LogStreamVersions(log, prefix + CLOCK_EVENTS), speed=speed, metrics=metrics()
-    )
+    app = ClockApplication(speed=speed, metrics=metrics())
     loop = events.ClockLoop(
         settings.kafka_bootstrap_servers,
         app,

@@ -37,7 +37,8 @@ class Deadline:
     ``deadline`` is the table's timestamp; ``due`` is when the clock fires it (the same unless a
     speed factor applies). ``cause_event_id`` is the ``TurnStarted`` / ``SeedWindowOpened`` event;
     ``event_id`` the id the firing is published under (derived from the cause, so a repeated
-    publication has the same id). ``seat`` and ``turn_no`` are 0 for a seed window.
+    publication has the same id); ``cause_version`` the cause's version in its table stream.
+    ``seat`` and ``turn_no`` are 0 for a seed window.
     """
 
     table_id: str
@@ -48,6 +49,7 @@ class Deadline:
     deadline: datetime
     due: datetime
     cause_event_id: str
+    cause_version: int
     event_id: str
     partition: int
     source_offset: int

@@ -56,26 +56,6 @@ def kafka_log(bootstrap_servers: str) -> EventLog:
     return KafkaEventLog(bootstrap_servers, client_id="clock")
 
 
-class LogStreamVersions:
-    """Versions of each table's clock-events stream, learnt from the log once per table and
-    counted on in memory; :meth:`forget` drops the counts after an aborted publication."""
-
-    def __init__(self, log: EventLog, topic: str) -> None:
-        self._log = log
-        self._topic = topic
-        self._last: dict[str, int] = {}
-
-    def next(self, stream_id: str) -> int:
-        if stream_id not in self._last:
-            records = self._log.read_stream(self._topic, stream_id)
-            self._last[stream_id] = max((r.envelope.stream_version for r in records), default=0)
-        self._last[stream_id] += 1
-        return self._last[stream_id]
-
-    def forget(self) -> None:
-        self._last.clear()
-
-
 class _Listener:
     def __init__(self, loop: ClockLoop) -> None:
         self._loop = loop
@@ -266,12 +246,8 @@ class ClockLoop:
         self._last_checkpoint = time.monotonic()
         if not due and offsets == self._committed:
             return
-        try:
-            outputs = [(self._clock_topic, self._app.publication(d)) for d in due]
-            positions = self._writer.append_batch(outputs, consumed=offsets, group_id=self.group_id)
-        except Exception:
-            self._app.publication_failed()
-            raise
+        outputs = [(self._clock_topic, self._app.publication(d)) for d in due]
+        positions = self._writer.append_batch(outputs, consumed=offsets, group_id=self.group_id)
         self._committed = dict(offsets)
         if due:
             self._app.published(due, [p.offset for p in positions], self._clock.now())
