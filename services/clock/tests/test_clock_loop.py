@@ -1,0 +1,86 @@
+"""The clock's Kafka loop in-process on a real broker, driven by a controllable clock: an
+hour-long turn fires as soon as the test moves the clock an hour, and not a moment before."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from rummy.clock.v1 import events_pb2 as clock_events
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_clock.adapters.events import ClockLoop
+from rummy_clock.application import ClockApplication
+from rummy_clock.clock import ManualClock
+from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
+
+
+@pytest.fixture
+def prefixed(kafka_bootstrap: str) -> Iterator[tuple[KafkaEventLog, str]]:
+    prefix = f"clockloop-{uuid.uuid4().hex[:10]}-"
+    log = KafkaEventLog(kafka_bootstrap, client_id="clock-loop-test")
+    log.ensure_topics(event_topic_specs(prefix=prefix))
+    yield log, prefix
+    log.close()
+
+
+def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached"
+        loop.run_once()
+
+
+def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
+    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+) -> None:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    clock = ManualClock(start)
+    app = ClockApplication()
+    writer = log.transactional_writer(prefix + "clock")
+    loop = ClockLoop(
+        kafka_bootstrap,
+        app,
+        writer,
+        clock,
+        table_topic=prefix + TABLE_EVENTS,
+        clock_topic=prefix + CLOCK_EVENTS,
+        group_id=prefix + "clock",
+        max_wait_s=0.2,
+    )
+    try:
+        run_until(loop, lambda: loop.live)
+        deadline = Timestamp()
+        deadline.FromDatetime(start + timedelta(hours=1))
+        started = Envelope.new(
+            table_events.TurnStarted(hand_id="h1", seat=2, turn_no=5, deadline=deadline),
+            stream_id="table-hour",
+            stream_version=12,
+            occurred_at=start,
+            correlation_id="h1",
+        )
+        log.append(prefix + TABLE_EVENTS, started)
+        run_until(loop, lambda: len(app.pending()) == 1)
+
+        clock.advance(3599.999)
+        for _ in range(3):
+            loop.run_once()
+        assert log.read_stream(prefix + CLOCK_EVENTS, "table-hour") == []
+
+        clock.advance(0.001)
+        loop.run_once()
+        (fired,) = log.read_stream(prefix + CLOCK_EVENTS, "table-hour")
+        assert isinstance(fired.envelope.payload, clock_events.TurnDeadlinePassed)
+        assert fired.envelope.payload.turn_no == 5
+        assert fired.envelope.causation_id == started.event_id
+        assert app.pending() == []
+    finally:
+        loop.close()
+        writer.close()
