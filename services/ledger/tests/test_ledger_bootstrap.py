@@ -1,0 +1,48 @@
+"""Starting the ledger: configuration errors end the process with status 2 and say what is
+missing; the crash-test fault points are off unless RUMMY_FAULT_POINT names them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rummy_ledger.bootstrap import SETTLEMENT_BEFORE_PUBLISH, settlement_fault
+
+SECRET = "ledger-bootstrap-test-secret-0123456789abcdef"
+
+
+def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("RUMMY_", "DATABASE_URL"))}
+    base.pop("KAFKA_BOOTSTRAP_SERVERS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "rummy_ledger"],
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_ledger_without_a_token_secret_exits_2_naming_the_variable() -> None:
+    done = _start({})
+    assert done.returncode == 2
+    assert "RUMMY_JWT_SECRET" in done.stderr
+
+
+def test_the_ledger_without_its_brokers_exits_2_naming_them() -> None:
+    done = _start({"RUMMY_JWT_SECRET": SECRET})
+    assert done.returncode == 2
+    assert "DATABASE_URL and KAFKA_BOOTSTRAP_SERVERS must be set" in done.stderr
+
+
+def test_no_fault_point_is_armed_unless_the_variable_names_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RUMMY_FAULT_POINT", raising=False)
+    assert settlement_fault(None, SETTLEMENT_BEFORE_PUBLISH) is None  # type: ignore[arg-type]
+    monkeypatch.setenv("RUMMY_FAULT_POINT", "outbox-before-append")
+    assert settlement_fault(None, SETTLEMENT_BEFORE_PUBLISH) is None  # type: ignore[arg-type]
