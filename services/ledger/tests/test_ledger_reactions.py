@@ -214,3 +214,20 @@ def test_an_aborted_hand_releases_its_reservations_and_says_so(pool: ConnectionP
     assert type(published[-1].payload).__name__ == "ReservationsReleased"
     assert published[-1].stream_version == 3
     assert balance_of(pool, a) == (2000, 0, 2000)
+
+
+def test_a_settlement_line_naming_another_account_than_the_reserved_seat_is_refused(
+    pool: ConnectionPool,
+) -> None:
+    wired = Wired(pool)
+    a, b, stranger = (funded_player(pool, 5000) for _ in range(3))
+    table_id, hand_id = new_id("table"), new_id("hand")
+    wired.table(table_id, hand_id, started(hand_id, [a, b], 1300))
+    wired.run()
+    wired.table(table_id, hand_id, ended(hand_id, [a, stranger], [0, 37], 10, 0, [370, -370]))
+    published = wired.run()
+
+    assert [type(e.payload).__name__ for e in published] == ["StakesReserved"]
+    assert balance_of(pool, stranger) == (5000, 0, 5000)
+    assert balance_of(pool, b) == (5000, 1300, 3700)
+    assert wired.counted[-1] == "refused rummy.table.v1.HandEnded"

@@ -146,6 +146,18 @@ def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
     return given
 
 
+def check_seat_accounts(conn: psycopg.Connection, ended: table_events.HandEnded) -> None:
+    """Raise InvalidCommand when a settlement line names another account than the one the
+    ledger holds that seat's reservation for (the ledger pays by the reservation's account)."""
+    held = {r.seat: r.account_id for r in db.lock_held_reservations(conn, ended.hand_id)}
+    for line in ended.settlement:
+        if line.account_id and line.seat in held and held[line.seat] != line.account_id:
+            raise InvalidCommand(
+                f"hand {ended.hand_id}: seat {line.seat} is {line.account_id!r} in HandEnded "
+                f"but its reservation is held for {held[line.seat]!r}"
+            )
+
+
 def _money(command: SettleHand) -> str:
     seats = ", ".join(f"seat {s.seat}: {s.amount_hundredths}" for s in command.seats)
     return f"{seats}; commission {command.commission_hundredths}"
@@ -238,13 +250,13 @@ class Ledger:
             )
             return [self._event(conn, source, settled)]
 
+        def settle() -> SettleResult:
+            check_seat_accounts(conn, ended)
+            command = settle_command(source.stream_id, ended)
+            return application.settle_hand(conn, command, outbox=outbox)
+
         with log_context(table_id=source.stream_id, hand_id=ended.hand_id):
-            result = self._refusing(
-                source,
-                lambda: application.settle_hand(
-                    conn, settle_command(source.stream_id, ended), outbox=outbox
-                ),
-            )
+            result = self._refusing(source, settle)
             if result is None or result.replayed:
                 return
             self._counters.settlement(result.commission_hundredths)
