@@ -66,7 +66,7 @@ class TablePlan:
 
 
 DEFAULT_TABLES: tuple[TablePlan, ...] = (
-    TablePlan("free-4", 4, 0, 0),
+    TablePlan("free-4", 4, 0, 0, players=2),  # heads-up: a drop or a wrong declare ends it
     TablePlan("silver-6", 6, 10, 1000),
     TablePlan("gold-8", 8, 25, 500),
 )
@@ -83,8 +83,8 @@ class DemoOptions:
     hands: int = 30
     seed: int = 7
     tables: tuple[TablePlan, ...] = DEFAULT_TABLES
-    turn_seconds: int = 10
-    seed_window_seconds: int = 5
+    turn_seconds: int = 20
+    seed_window_seconds: int = 10
     start_delay_seconds: int = 10
     grant_hundredths: int = 500_00
     mischief: float = 1.0
@@ -129,6 +129,9 @@ class DemoReport:
     slowest_action_seconds: float = 0.0
     slowest_action: str = ""
     bot_errors: list[str] = field(default_factory=list)
+    bot_actions: int = 0
+    stalled_turns: int = 0
+    refused_actions: int = 0  # the turn had moved on (a deadline raced the bot)
     finished: bool = False
 
     @property
@@ -274,7 +277,8 @@ class _TableRun:
         self.bots: list[Bot] = []
         self.records: dict[str, HandRecord] = {}
         self.ended = 0
-        self.done = threading.Event()
+        self.done = threading.Event()  # set once the bots have left (or were stopped)
+        self._leaving = False
         self._stub, self._metadata, self._on_hand = stub, metadata, on_hand
         self._call: grpc.Future | None = None
         self._last: tuple[str, int] = ("", 0)
@@ -282,17 +286,17 @@ class _TableRun:
         self.thread = threading.Thread(target=self._watch, name=f"watch-{plan.name}", daemon=True)
 
     def _watch(self) -> None:
-        while not self.done.is_set():
+        while not self._leaving:
             try:
                 self._call = self._stub.WatchTable(
                     table_api.WatchTableRequest(table_id=self.table_id), metadata=self._metadata
                 )
                 for response in self._call:
                     self._on_view(response.view)
-                    if self.done.is_set():
-                        break
+                    if self._leaving:
+                        return
             except grpc.RpcError as error:
-                if self.done.is_set() or error.code() == grpc.StatusCode.CANCELLED:
+                if self._leaving or error.code() == grpc.StatusCode.CANCELLED:
                     return
                 time.sleep(0.5)
 
@@ -347,17 +351,22 @@ class _TableRun:
             if record.result is not None:
                 self.ended += 1
         self._on_hand(record)
-        if self.ended >= self.target and not self.done.is_set():
-            self.done.set()
+        if self.ended >= self.target and not self._leaving:
+            self._leaving = True
             for bot in self.bots:  # between hands: leaving costs nothing
                 bot.stop(leave=True)
+            self.done.set()
 
     def stop(self) -> None:
-        self.done.set()
+        """Stop the bots (without leaving) and the watch; wait for the watch thread."""
+        self._leaving = True
         for bot in self.bots:
             bot.stop(leave=False)
+        self.done.set()
         if self._call is not None:
             self._call.cancel()
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join(15)
 
 
 def play(
@@ -440,7 +449,7 @@ def play(
             echo(
                 f"opened {plan.name} ({plan.seats} seats, point value "
                 f"{tokens(plan.point_value_hundredths)}, commission {plan.commission_bps / 100:g}%)"
-                f" as {reply.table_id}; {plan.bots} bots granted "
+                f" as {reply.table_id}; {plan.bots} bots seated, granted "
                 f"{tokens(options.grant_hundredths)} each; {target} hands to play"
             )
         for run in runs:
@@ -460,6 +469,9 @@ def play(
     for run in runs:
         for bot in run.bots:
             report.bot_errors.extend(f"{bot.account_id}: {e}" for e in bot.stats.errors)
+            report.bot_actions += bot.stats.actions
+            report.stalled_turns += bot.stats.stalls
+            report.refused_actions += bot.stats.refused
             if bot.stats.slowest_action_seconds > report.slowest_action_seconds:
                 report.slowest_action_seconds = bot.stats.slowest_action_seconds
                 report.slowest_action = bot.stats.slowest_action
@@ -550,6 +562,10 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
     lines.append(
         f"wall time {report.wall_seconds:.1f} s, {rate:.2f} hands/s, slowest player action "
         f"{report.slowest_action_seconds * 1000:.0f} ms ({report.slowest_action or '-'})"
+    )
+    lines.append(
+        f"bot calls {report.bot_actions}, turns stalled on purpose {report.stalled_turns}, "
+        f"refused because the turn had moved on {report.refused_actions}"
     )
     if report.bot_errors:
         lines.append(f"bot errors ({len(report.bot_errors)}), first: {report.bot_errors[0]}")
