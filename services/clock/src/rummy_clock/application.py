@@ -208,7 +208,7 @@ class ClockApplication:
             )
 
     def caught_up(self, partitions: Iterable[int]) -> None:
-        """The table topic of ``partitions`` was read to its end after an assignment."""
+        """Both topics of ``partitions`` were read to their end after an assignment."""
         with self._lock:
             self._schedule.forget_unmatched_firings(partitions)
 

@@ -86,20 +86,16 @@ class Schedule:
     def schedule(self, deadline: Deadline) -> bool:
         """Add ``deadline`` unless it already fired, is stale, or is already pending.
 
-        Returns True if it was added (and supersedes what it replaces).
+        A turn deadline supersedes the earlier ones of its hand even when it fired itself
+        (re-read after a restart). Returns True if it was added.
         """
         fired = self._fired.get(deadline.cause_event_id)
-        if fired is not None:
-            if fired.source_offset is None:
-                self._fired[deadline.cause_event_id] = _Fired(
-                    fired.hand, fired.partition, fired.fired_offset, deadline.source_offset
-                )
-            return False
-        if deadline.key in self._pending:
-            return False
+        if fired is not None and fired.source_offset is None:
+            self._fired[deadline.cause_event_id] = _Fired(
+                fired.hand, fired.partition, fired.fired_offset, deadline.source_offset
+            )
         if deadline.kind is DeadlineKind.TURN:
-            last = self._last_turn.get(deadline.hand, 0)
-            if deadline.turn_no < last:
+            if deadline.turn_no < self._last_turn.get(deadline.hand, 0):
                 return False
             self._last_turn[deadline.hand] = deadline.turn_no
             for key, other in list(self._pending.items()):
@@ -109,6 +105,8 @@ class Schedule:
                     del self._pending[key]
         elif self._last_turn.get(deadline.hand, 0) > 0:
             return False  # the deal already happened: the window is long closed
+        if fired is not None or deadline.key in self._pending:
+            return False
         self._pending[deadline.key] = deadline
         return True
 
@@ -159,8 +157,8 @@ class Schedule:
         return removed is not None
 
     def forget_unmatched_firings(self, partitions: Iterable[int]) -> None:
-        """Drop firings of ``partitions`` whose cause was not re-read: once the table topic is
-        read to its end, no such cause can arrive again, so they protect nothing."""
+        """Drop firings of ``partitions`` whose cause was not re-read: once both topics are
+        read to their end, no such cause can arrive again, so they protect nothing."""
         owned = set(partitions)
         for cause in [
             c for c, f in self._fired.items() if f.partition in owned and f.source_offset is None

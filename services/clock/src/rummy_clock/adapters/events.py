@@ -216,9 +216,10 @@ class ClockLoop:
         done = [tp for tp, end in self._catching_up.items() if consumer.position(tp) >= end]
         for tp in done:
             del self._catching_up[tp]
-            if tp.topic == self._table_topic:
-                self._app.caught_up([tp.partition])
         if not self._catching_up:
+            # Both topics read to their end: a firing whose cause was not re-read by now
+            # never will be (see Schedule.forget_unmatched_firings).
+            self._app.caught_up(self._owned)
             _log.info("caught up; firing deadlines", partitions=sorted(self._owned))
 
     def _positions(self, consumer: KafkaConsumer) -> tuple[dict[int, int], dict[int, int]]:
