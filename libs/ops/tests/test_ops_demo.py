@@ -1,0 +1,112 @@
+"""The demo's bookkeeping: how a hand ended, its one-line report, token amounts, the hands'
+shares, the conservation check and the replay seam."""
+
+from __future__ import annotations
+
+from rummy.common.v1 import cards_pb2
+from rummy.table.v1 import events_pb2 as ev
+from rummy_ops.demo import (
+    LAST_SEAT,
+    TIMEOUT_DROP,
+    VALID_DECLARE,
+    WRONG_DECLARE,
+    DemoReport,
+    HandRecord,
+    _share,
+    endings_of,
+    hand_line,
+    replay_verdict,
+    succeeded,
+    summary,
+    tokens,
+)
+
+MELD = cards_pb2.Meld(kind="pure_sequence", cards=[cards_pb2.Card(index=i) for i in (0, 1, 2)])
+
+
+def ended(winner_declared: bool, *outcomes: str) -> ev.HandEnded:
+    """Seat 0 wins; the other seats went out as ``outcomes`` say."""
+    winner = ev.SeatResult(seat=0, account_id="a0", outcome="won")
+    if winner_declared:
+        winner.arrangement.melds.append(MELD)
+    results = [winner] + [
+        ev.SeatResult(seat=i + 1, account_id=f"a{i + 1}", outcome=o, points=40)
+        for i, o in enumerate(outcomes)
+    ]
+    losers = 40 * len(outcomes) * 10
+    return ev.HandEnded(
+        hand_id="h1",
+        winner_seat=0,
+        results=results,
+        settlement=[ev.SettlementLine(seat=0, account_id="a0", amount_hundredths=losers - 30)]
+        + [
+            ev.SettlementLine(seat=i + 1, account_id=f"a{i + 1}", amount_hundredths=-400)
+            for i in range(len(outcomes))
+        ],
+        commission_hundredths=30,
+    )
+
+
+def test_a_declared_win_over_counted_hands_is_a_valid_declare():
+    assert endings_of(ended(True, "counted", "counted")) == [VALID_DECLARE]
+
+
+def test_a_win_without_melds_shown_is_the_last_seat_standing():
+    assert endings_of(ended(False, "first_drop", "middle_drop")) == [LAST_SEAT]
+
+
+def test_wrong_declares_and_timeout_drops_are_counted_beside_the_ending():
+    assert endings_of(ended(True, "wrong_declare", "timed_out", "counted")) == [
+        VALID_DECLARE,
+        WRONG_DECLARE,
+        TIMEOUT_DROP,
+    ]
+
+
+def test_hundredths_print_as_tokens_with_two_decimals():
+    assert tokens(0) == "0.00"
+    assert tokens(1205) == "12.05"
+    assert tokens(-7) == "-0.07"
+    assert tokens(340, signed=True) == "+3.40"
+
+
+def test_a_hand_line_names_the_table_winner_points_commission_and_net_movement():
+    line = hand_line(HandRecord("gold-8", "t", 3, "h1", ended(True, "counted", "wrong_declare")))
+    assert line.startswith("gold-8")
+    assert "hand   3" in line and "winner s0" in line
+    assert "s1:40" in line and "s2:40wd" in line
+    assert "commission 0.30" in line
+    assert "s0:+7.70" in line and "s1:-4.00" in line
+
+
+def test_hands_are_shared_among_tables_with_the_remainder_first():
+    assert _share(30, 3) == [10, 10, 10]
+    assert _share(10, 3) == [4, 3, 3]
+    assert sum(_share(7, 3)) == 7
+
+
+def report(balances: dict[str, int], commission: int, granted: int) -> DemoReport:
+    r = DemoReport(run_id="x", balances=balances, granted_hundredths=granted)
+    r.commission_hundredths = commission
+    r.finished = True
+    return r
+
+
+def test_the_books_balance_when_balances_plus_commission_equal_the_grants():
+    assert report({"a": 900, "b": 1070}, 30, 2000).conserved
+    assert not report({"a": 900, "b": 1071}, 30, 2000).conserved
+
+
+def test_the_summary_says_mismatch_and_the_demo_fails_when_tokens_are_not_conserved():
+    bad = report({"a": 900, "b": 1071}, 30, 2000)
+    assert any("MISMATCH" in line for line in summary(bad, (None, "replay: n/a")))
+    assert not succeeded(bad, (None, "replay: n/a"))
+    assert succeeded(report({"a": 970, "b": 1000}, 30, 2000), (None, "replay: n/a"))
+
+
+def test_a_failed_replay_fails_the_demo():
+    good = report({"a": 970, "b": 1000}, 30, 2000)
+    verdict = replay_verdict(good, check=lambda r: (False, "hand h1: deal differs"))
+    assert verdict == (False, "hand h1: deal differs")
+    assert not succeeded(good, verdict)
+    assert any("replay: MISMATCH" in line for line in summary(good, verdict))
