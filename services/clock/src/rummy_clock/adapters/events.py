@@ -33,7 +33,7 @@ from kafka.coordinator.assignors.range import RangePartitionAssignor
 
 from rummy_clock.application import ClockApplication
 from rummy_clock.clock import Clock
-from rummy_platform.envelope import PayloadRegistry, decode, event_payloads
+from rummy_platform.envelope import EnvelopeError, PayloadRegistry, decode, event_payloads
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
@@ -188,7 +188,17 @@ class ClockLoop:
         live = self.live
         for tp in sorted(batches, key=lambda t: (t.topic != self._table_topic, t.partition)):
             for message in batches[tp]:
-                envelope = decode(message.value, self._registry)
+                try:
+                    envelope = decode(message.value, self._registry)
+                except EnvelopeError:
+                    # Not an event this build knows (a newer producer): nothing to schedule.
+                    _log.warning(
+                        "undecodable event skipped",
+                        topic=tp.topic,
+                        partition=tp.partition,
+                        offset=message.offset,
+                    )
+                    continue
                 if tp.topic == self._table_topic:
                     self._app.on_table_event(envelope, tp.partition, message.offset)
                 else:
