@@ -7,7 +7,13 @@ import time
 import click
 
 from rummy_ops.demo import demo
-from rummy_ops.stack import Stack, StackConfig, StackError
+from rummy_ops.stack import (
+    Stack,
+    StackConfig,
+    StackError,
+    interrupt_on_sigterm,
+    shielded_from_interrupts,
+)
 from rummy_ops.token import token
 
 
@@ -36,8 +42,9 @@ def up(clock_speed: float, interval: float) -> None:
     everything this command started."""
     stack = Stack(StackConfig.from_env(clock_speed=clock_speed))
     click.echo(f"starting (logs in {stack.config.log_dir}); Ctrl-C stops everything")
-    try:
-        with stack:
+    with interrupt_on_sigterm():
+        try:
+            stack.start()
             while True:
                 line = "  ".join(
                     f"{name} {stack.address(name)} {status}"
@@ -45,10 +52,13 @@ def up(clock_speed: float, interval: float) -> None:
                 )
                 click.echo(f"{time.strftime('%H:%M:%S')}  {line}")
                 time.sleep(interval)
-    except StackError as error:
-        raise click.ClickException(str(error)) from None
-    except KeyboardInterrupt:
-        click.echo("stopped")
+        except StackError as error:
+            raise click.ClickException(str(error)) from None
+        except KeyboardInterrupt:
+            click.echo("stopping")
+        finally:
+            with shielded_from_interrupts():
+                stack.stop()
 
 
 main.add_command(token)

@@ -40,7 +40,13 @@ from rummy.table.v1 import table_service_pb2 as table_api
 from rummy.table.v1 import table_service_pb2_grpc as table_grpc
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.strategy import BotBrain, Temperament
-from rummy_ops.stack import Stack, StackConfig, StackError
+from rummy_ops.stack import (
+    Stack,
+    StackConfig,
+    StackError,
+    interrupt_on_sigterm,
+    shielded_from_interrupts,
+)
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_rules.melds import MeldOptions
 from rummy_rules.rules import BOMBAY_BAAZI_SHOES, INDIAN_POINTS_VARIANT
@@ -392,18 +398,22 @@ def play(
     rng = random.Random(options.seed)
     house_before = _house_commission(ledger_stub, operator)
 
-    bar = tqdm(total=options.hands, unit="hand", desc="hands", disable=not progress)
+    bar: tqdm | None = None
     lock = threading.Lock()
 
     def on_hand(record: HandRecord) -> None:
         with lock:
             report.hands.append(record)
-            tqdm.write(hand_line(record)) if progress else echo(hand_line(record))
+            if progress:
+                tqdm.write(hand_line(record))
+            else:
+                echo(hand_line(record))
             if record.result is not None:
                 report.commission_hundredths += record.result.commission_hundredths
                 for ending in endings_of(record.result):
                     report.endings[ending] += 1
-                bar.update(1)
+                if bar is not None:
+                    bar.update(1)
 
     runs: list[_TableRun] = []
     try:
@@ -452,6 +462,7 @@ def play(
                 f" as {reply.table_id}; {plan.bots} bots seated, granted "
                 f"{tokens(options.grant_hundredths)} each; {target} hands to play"
             )
+        bar = tqdm(total=options.hands, unit="hand", desc="hands", disable=not progress)
         for run in runs:
             run.thread.start()
             for bot in run.bots:
@@ -464,7 +475,8 @@ def play(
     finally:
         for run in runs:
             run.stop()
-        bar.close()
+        if bar is not None:
+            bar.close()
 
     for run in runs:
         for bot in run.bots:
@@ -667,35 +679,37 @@ def demo(
     )
     stack = Stack(StackConfig.from_env(clock_speed=clock_speed))
     click.echo(f"starting the infrastructure and the services (logs in {stack.config.log_dir})")
-    try:
-        stack.start()
-    except StackError as error:
-        raise click.ClickException(str(error)) from None
-    try:
-        for service, status in stack.health().items():
-            click.echo(f"  {service:<9} {stack.address(service):<16} {status}")
-        endpoints = Endpoints(
-            table=stack.address("table"),
-            ledger=stack.address("ledger"),
-            jwt_secret=stack.config.jwt_secret,
-        )
-        report = play(endpoints, options, echo=click.echo)
-        verdict = replay_verdict(report)
-        for line in summary(report, verdict):
-            click.echo(line)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        keep_running = False
-        raise SystemExit(130) from None
-    finally:
-        if keep_running:
-            pids = ", ".join(f"{name} {pid}" for name, pid in stack.detach().items())
-            click.echo(
-                f"still running ({pids}); stop with `kill <pid>` and "
-                "`bash deploy/local/stack.sh down`"
+    with interrupt_on_sigterm():
+        try:
+            stack.start()
+            for service, status in stack.health().items():
+                click.echo(f"  {service:<9} {stack.address(service):<16} {status}")
+            endpoints = Endpoints(
+                table=stack.address("table"),
+                ledger=stack.address("ledger"),
+                jwt_secret=stack.config.jwt_secret,
             )
-        else:
-            click.echo("stopping the services" + (" and the brokers" if stack.owns_brokers else ""))
-            stack.stop()
+            report = play(endpoints, options, echo=click.echo)
+            verdict = replay_verdict(report)
+            for line in summary(report, verdict):
+                click.echo(line)
+        except StackError as error:
+            raise click.ClickException(str(error)) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            keep_running = False
+            raise SystemExit(130) from None
+        finally:
+            if keep_running:
+                pids = ", ".join(f"{name} {pid}" for name, pid in stack.detach().items())
+                click.echo(
+                    f"still running ({pids}); stop with `kill <pid>` and "
+                    "`bash deploy/local/stack.sh down`"
+                )
+            else:
+                with shielded_from_interrupts():
+                    brokers = " and the brokers" if stack.owns_brokers else ""
+                    click.echo(f"stopping the services{brokers}")
+                    stack.stop()
     if not succeeded(report, verdict):
         raise SystemExit(1)

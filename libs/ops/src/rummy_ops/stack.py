@@ -32,10 +32,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -349,6 +349,36 @@ class Stack:
                     f"{self.config.health_timeout_seconds:.0f} s; see {running.log_path}"
                 )
             time.sleep(0.25)
+
+
+@contextlib.contextmanager
+def interrupt_on_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM raises KeyboardInterrupt like Ctrl-C does, so the same cleanup
+    (stopping what was started) runs for both; SIGINT gets Python's default handler even if the
+    parent ignored it. The previous handlers are restored afterwards."""
+
+    def interrupt(_signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous_term = signal.signal(signal.SIGTERM, interrupt)
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+        signal.signal(signal.SIGINT, previous_int)
+
+
+@contextlib.contextmanager
+def shielded_from_interrupts() -> Iterator[None]:
+    """Within the block (main thread only), SIGINT and SIGTERM are ignored: a second Ctrl-C
+    cannot cut short the stopping of what was started. The previous handlers are restored."""
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def check_health(address: str, timeout: float = 2.0) -> str:
