@@ -4,6 +4,9 @@ logs per service, a crash reported with its log, a taken port refused, everythin
 from __future__ import annotations
 
 import secrets
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +97,56 @@ def test_a_port_already_taken_is_refused_with_a_hint(tmp_path):
     cfg = config(tmp_path, "fakehealthy")
     with Stack(cfg), pytest.raises(StackError, match="already in use"):
         Stack(cfg).start()
+
+
+SUPERVISOR = """
+import sys, time
+from pathlib import Path
+from rummy_ops.stack import Stack, StackConfig, interrupt_on_sigterm, shielded_from_interrupts
+config = StackConfig(
+    root=Path(sys.argv[1]), jwt_secret="s" * 32, log_dir=Path(sys.argv[2]),
+    services=("fakehealthy",), ports={"fakehealthy": (int(sys.argv[3]), int(sys.argv[4]))},
+    kafka_bootstrap_servers="k:1", database_url="postgresql://x",
+    extra_env={"PYTHONPATH": sys.argv[5]}, stop_grace_seconds=5,
+)
+stack = Stack(config)
+with interrupt_on_sigterm():
+    try:
+        stack.start()
+        print("up", flush=True)
+        time.sleep(60)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    finally:
+        with shielded_from_interrupts():
+            stack.stop()
+"""
+
+
+def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path):
+    grpc_port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            SUPERVISOR,
+            str(repository_root()),
+            str(tmp_path),
+            str(grpc_port),
+            str(free_port()),
+            str(FAKES),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "up"
+        assert check_health(f"127.0.0.1:{grpc_port}") == "SERVING"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+        assert "interrupted" in process.stdout.read()
+    finally:
+        process.kill()
+    assert check_health(f"127.0.0.1:{grpc_port}", timeout=0.5) == "no answer"
+    assert "stopped on SIGTERM" in (tmp_path / "fakehealthy.log").read_text()
