@@ -3,10 +3,12 @@ logs per service, a crash reported with its log, a taken port refused, everythin
 
 from __future__ import annotations
 
+import os
 import secrets
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,14 @@ def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path):
         process.kill()
     assert check_health(f"127.0.0.1:{grpc_port}", timeout=0.5) == "no answer"
     assert "stopped on SIGTERM" in (tmp_path / "fakehealthy.log").read_text()
+
+
+def test_a_service_that_dies_later_is_named_by_broken(tmp_path):
+    with Stack(config(tmp_path, "fakehealthy")) as stack:
+        assert stack.broken() is None
+        os.kill(stack.pids["fakehealthy"], signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while stack.broken() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "fakehealthy exited with status -9" in (stack.broken() or "")
+        assert stack.health() == {"fakehealthy": "exited (-9)"}

@@ -139,6 +139,7 @@ class DemoReport:
     stalled_turns: int = 0
     refused_actions: int = 0  # the turn had moved on (a deadline raced the bot)
     finished: bool = False
+    stopped_because: str = ""
 
     @property
     def ended(self) -> list[HandRecord]:
@@ -380,11 +381,14 @@ def play(
     options: DemoOptions,
     echo: Callable[[str], None] = print,
     progress: bool = True,
+    broken: Callable[[], str | None] = lambda: None,
 ) -> DemoReport:
     """Grant, open the tables, seat the bots, play ``options.hands`` hands, check the books.
 
-    Returns the :class:`DemoReport` (``finished`` False when the timeout passed first). Raises
-    grpc.RpcError when a grant, an OpenTable or a TakeSeat is refused.
+    ``broken`` is polled every second while hands are played; a message from it (e.g. "table
+    exited (1)") stops the play early, recorded in ``report.stopped_because``. Returns the
+    :class:`DemoReport` (``finished`` False when the timeout passed or the stack broke first).
+    Raises grpc.RpcError when a grant, an OpenTable or a TakeSeat is refused.
     """
     started = time.monotonic()
     run_id = secrets.token_hex(3)
@@ -469,8 +473,15 @@ def play(
                 bot.take_seat()
                 bot.start()
         deadline = started + options.timeout_seconds
-        for run in runs:
-            run.done.wait(max(0.0, deadline - time.monotonic()))
+        while not all(run.done.is_set() for run in runs):
+            if time.monotonic() > deadline:
+                report.stopped_because = f"the timeout of {options.timeout_seconds:.0f} s passed"
+                break
+            reason = broken()
+            if reason:
+                report.stopped_because = reason
+                break
+            time.sleep(0.5)
         report.finished = all(run.done.is_set() for run in runs)
     finally:
         for run in runs:
@@ -582,7 +593,8 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
     if report.bot_errors:
         lines.append(f"bot errors ({len(report.bot_errors)}), first: {report.bot_errors[0]}")
     if not report.finished:
-        lines.append("NOT FINISHED: the timeout passed before every table played its hands")
+        why = report.stopped_because or "stopped early"
+        lines.append(f"NOT FINISHED: {why} before every table played its hands")
     ok, text = replay
     lines.append(text if ok is None else f"replay: {'OK' if ok else 'MISMATCH'}: {text}")
     return lines
@@ -689,7 +701,7 @@ def demo(
                 ledger=stack.address("ledger"),
                 jwt_secret=stack.config.jwt_secret,
             )
-            report = play(endpoints, options, echo=click.echo)
+            report = play(endpoints, options, echo=click.echo, broken=stack.broken)
             verdict = replay_verdict(report)
             for line in summary(report, verdict):
                 click.echo(line)

@@ -228,6 +228,20 @@ class Stack:
         return out
 
     @property
+    def pids(self) -> dict[str, int]:
+        """Service -> process id of every service started (and not yet stopped)."""
+        return {r.service: r.process.pid for r in self._running}
+
+    def broken(self) -> str | None:
+        """None while every service started is running; else which exited, with its status and
+        where its log is."""
+        for running in self._running:
+            code = running.process.poll()
+            if code is not None:
+                return f"{running.service} exited with status {code} (see {running.log_path})"
+        return None
+
+    @property
     def owns_brokers(self) -> bool:
         """True when this stack started the local brokers (and :meth:`stop` stops them)."""
         return self._started_infrastructure
@@ -235,7 +249,7 @@ class Stack:
     def detach(self) -> dict[str, int]:
         """Leave everything running: forget the processes (so :meth:`stop` does nothing) and
         return service -> pid."""
-        pids = {r.service: r.process.pid for r in self._running}
+        pids = self.pids
         self._running.clear()
         self._started_infrastructure = False
         return pids
