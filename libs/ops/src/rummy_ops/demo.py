@@ -365,10 +365,12 @@ class _TableRun:
             self.done.set()
 
     def stop(self) -> None:
-        """Stop the bots (without leaving) and the watch; wait for the watch thread."""
+        """Stop the bots and the watch; wait for the watch thread. Bots still seated leave (a
+        hand in progress counts that as leaving mid-hand), so no table keeps dealing to seats
+        nobody plays."""
         self._leaving = True
         for bot in self.bots:
-            bot.stop(leave=False)
+            bot.stop(leave=True)
         self.done.set()
         if self._call is not None:
             self._call.cancel()
@@ -568,7 +570,10 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
         lines.append(f"  {account:<28} {tokens(report.balances[account]):>10}{extra}")
     lines.append(f"house commission (from the hands): {tokens(report.commission_hundredths)}")
     if report.house_commission_delta is not None:
-        lines.append(f"house commission account moved:   {tokens(report.house_commission_delta)}")
+        lines.append(
+            f"house commission account moved:   {tokens(report.house_commission_delta)}"
+            " (every table of this ledger, this run's and any other's)"
+        )
     total = sum(report.balances.values())
     verdict = "OK" if report.conserved else "MISMATCH"
     lines.append(

@@ -100,9 +100,11 @@ class Bot:
         self._thread.start()
 
     def stop(self, leave: bool = True) -> None:
-        """Stop playing; with ``leave``, leave the table first (between hands: no penalty)."""
+        """Stop playing; with ``leave``, leave the table first if seated (between hands: no
+        penalty; during a hand it is a leave drop). Idempotent."""
         self._stop.set()
-        if leave:
+        if leave and self.seat is not None:
+            self.seat = None
             try:
                 self._rpc(
                     "LeaveTable",
