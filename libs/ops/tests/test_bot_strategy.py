@@ -57,6 +57,12 @@ def test_it_takes_the_discard_that_completes_a_set():
     assert choose_draw(hand, parse_card("9S"), NO_WILD) is Source.DISCARD_PILE
 
 
+def test_it_takes_the_discard_that_extends_a_meld_it_holds():
+    hand = parse_cards("4H 5H 6H 9C 9D 9S KS 2C 7D JC 3S QD AD")
+    assert choose_draw(hand, parse_card("7H"), NO_WILD) is Source.DISCARD_PILE
+    assert choose_draw(hand, parse_card("9H"), NO_WILD) is Source.DISCARD_PILE
+
+
 def test_it_takes_a_joker_from_the_pile():
     hand = parse_cards("4H 5C 9C 9D KS 2C 7D JC 3S 8S QD 6C AD")
     assert choose_draw(hand, parse_card("JK"), NO_WILD) is Source.DISCARD_PILE

@@ -9,9 +9,9 @@ suit): a loose card without partners is the first to go, the costliest of them f
 
 Decisions:
 
-- draw: take the discard pile's top card when it is a joker, when it completes a meld with two
-  held cards that are not already melded, or when it lowers the hand's best points after the best
-  discard; otherwise draw from the stock;
+- draw: take the discard pile's top card when it is a joker, when it extends a meld or completes
+  one with two held cards that are not already melded, or when it lowers the hand's best points
+  after the best discard; otherwise draw from the stock;
 - discard: never a melded card while a loose one is left, never the card just taken from the pile;
   among loose non-joker cards the one with the fewest partners, the costliest among those;
 - declare: when the 14 cards leave a valid show with a card other than the one just taken from the
@@ -118,11 +118,15 @@ def completes_meld(
     wild: WildRank,
     options: MeldOptions = DEFAULT_MELD_OPTIONS,
 ) -> bool:
-    """True when ``card`` forms a pure sequence or a set with two natural cards of ``hand`` that
-    are not both melded already (by the rules library's ``classify_group``)."""
+    """True when ``card`` (a natural card) extends a meld of the hand's best arrangement, or
+    forms a pure sequence or a set with two natural cards of ``hand`` that are not both melded
+    already (judged by the rules library's ``classify_group``)."""
     if is_joker(card, wild):
         return False
-    melded = _melded(arrangement(hand, wild, options))
+    arr = arrangement(hand, wild, options)
+    if any(classify_group((*m.cards, card), wild, options) is not None for m in arr.melds):
+        return True
+    melded = _melded(arr)
     naturals = [c for c in hand if not is_joker(c, wild) and c.face != card.face]
     for a, b in combinations(naturals, 2):
         if a in melded and b in melded:
