@@ -99,11 +99,16 @@ class DemoOptions:
 
 @dataclass(frozen=True)
 class Endpoints:
-    """Where the services answer and the secret their tokens are signed with."""
+    """Where the services answer and the secret their tokens are signed with; and, for the
+    replay of the hands afterwards, where their event log and ledger live (``topic_prefix`` as
+    the services' ``RUMMY_TOPIC_PREFIX``)."""
 
     table: str
     ledger: str
     jwt_secret: str
+    kafka_bootstrap_servers: str = ""
+    database_url: str = ""
+    topic_prefix: str = ""
 
 
 @dataclass
@@ -123,6 +128,7 @@ class DemoReport:
     """Everything :func:`play` measured. Money in hundredths of a House Token."""
 
     run_id: str
+    endpoints: Endpoints | None = None
     tables: dict[str, str] = field(default_factory=dict)  # name -> table id
     hands: list[HandRecord] = field(default_factory=list)
     balances: dict[str, int] = field(default_factory=dict)  # bot account -> posted balance
@@ -209,9 +215,10 @@ def hand_line(record: HandRecord) -> str:
 
 # -- the replay seam -----------------------------------------------------------------------------
 
-#: ``verify(report) -> (ok, summary)``: checks the report's hands against the event log. The
-#: ``rummy replay`` step provides it as ``rummy_ops.replay.verify_demo``; until then the demo says
-#: the replay is not available.
+#: ``verify(report) -> (ok, summary)``: replays the report's hands (``report.hands``: table id,
+#: hand id) from the event log at ``report.endpoints`` (Kafka, topic prefix, PostgreSQL) and checks
+#: them. The ``rummy replay`` step provides it as ``rummy_ops.replay.verify_demo``; until then the
+#: demo says the replay is not available.
 ReplayCheck = Callable[[DemoReport], tuple[bool, str]]
 
 
@@ -394,7 +401,7 @@ def play(
     """
     started = time.monotonic()
     run_id = secrets.token_hex(3)
-    report = DemoReport(run_id=run_id)
+    report = DemoReport(run_id=run_id, endpoints=endpoints)
     authority = TokenAuthority(endpoints.jwt_secret)
     operator = bearer_metadata(authority.issue(OPERATOR_ACCOUNT, Role.OPERATOR, 6 * 3600))
     table_channel = grpc.insecure_channel(endpoints.table)
@@ -705,6 +712,9 @@ def demo(
                 table=stack.address("table"),
                 ledger=stack.address("ledger"),
                 jwt_secret=stack.config.jwt_secret,
+                kafka_bootstrap_servers=stack.kafka_bootstrap_servers,
+                database_url=stack.database_url,
+                topic_prefix=stack.config.extra_env.get("RUMMY_TOPIC_PREFIX", ""),
             )
             report = play(endpoints, options, echo=click.echo, broken=stack.broken)
             verdict = replay_verdict(report)
