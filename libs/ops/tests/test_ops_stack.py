@@ -163,3 +163,21 @@ def test_a_service_that_dies_later_is_named_by_broken(tmp_path):
             time.sleep(0.1)
         assert "fakehealthy exited with status -9" in (stack.broken() or "")
         assert stack.health() == {"fakehealthy": "exited (-9)"}
+
+
+def test_brokers_named_in_the_environment_are_used_and_never_started(monkeypatch):
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka-1.example:9092")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u:p@db.example/rummy")
+    monkeypatch.setenv("RUMMY_JWT_SECRET", "x" * 32)
+    cfg = StackConfig.from_env(clock_speed=4.0)
+    assert cfg.external_infrastructure
+    assert cfg.kafka_bootstrap_servers == "kafka-1.example:9092"
+    assert cfg.jwt_secret == "x" * 32 and cfg.clock_speed == 4.0
+    assert cfg.log_dir == repository_root() / ".local" / "logs"
+
+
+def test_with_only_one_broker_named_the_local_brokers_are_used(monkeypatch):
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka-1.example:9092")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("RUMMY_JWT_SECRET", "x" * 32)
+    assert not StackConfig.from_env().external_infrastructure
