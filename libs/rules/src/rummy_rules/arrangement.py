@@ -33,6 +33,7 @@ from rummy_rules.melds import (
     MeldKind,
     MeldOptions,
     MeldShape,
+    classify_group,
     enumerate_melds,
     face_of,
 )
@@ -211,6 +212,8 @@ class _TokenSearch:
 
     def __init__(self, counts: dict[int, int], wild: int | None, options: MeldOptions) -> None:
         self.wild = wild
+        self.wild_rank = None if wild is None else Rank(wild)
+        self.options = options
         self.jokers_only = options.jokers_only_group_is_sequence
         printed = counts.get(JOKER_FACE, 0)
         wild_faces = sorted(f for f in counts if f != JOKER_FACE and f % 13 + 1 == wild)
@@ -329,13 +332,21 @@ class _TokenSearch:
             )
             for s in shapes
         ]
+        spare_count = len(tokens)
         if tokens:
             if flags & _DONE == _DONE:
                 self._absorb(melds, shapes, tokens)
             else:
                 melds.append(Meld(MeldKind.IMPURE_SEQUENCE, tuple(tokens)))
+        if to_tokens or spare_count:
+            # A wild card that became a token may sit in its own place after all: report best kinds.
+            melds = [Meld(self._best_kind(m), m.cards) for m in melds]
         used = {id(c) for m in melds for c in m.cards}
         return tuple(melds), tuple(c for c in hand if id(c) not in used)
+
+    def _best_kind(self, meld: Meld) -> MeldKind:
+        kind = classify_group(meld.cards, self.wild_rank, self.options)
+        return meld.kind if kind is None else kind
 
     def _absorb(self, melds: list[Meld], shapes: list[MeldShape], spare: list[Card]) -> None:
         """Extend a sequence with the spare tokens: an impure one, else one of two pure ones."""

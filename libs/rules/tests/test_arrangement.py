@@ -1,0 +1,96 @@
+"""Rulings of the best arrangement: tiers, validity, 14-card discards, any hand size."""
+
+from __future__ import annotations
+
+from rummy_rules.arrangement import best_arrangement, valid_discards
+from rummy_rules.cards import Rank, parse_cards
+from rummy_rules.melds import MeldKind, MeldOptions
+from rummy_rules.wild import card_points, hand_points
+
+
+def best(cards: str, wild: Rank | None):
+    return best_arrangement(parse_cards(cards), wild)
+
+
+def test_two_pure_runs_and_two_sets_are_a_valid_show_worth_zero() -> None:
+    a = best("AH 2H 3H 4S 5S 6S 7S 9C 9D 9H QS QD QC", Rank.EIGHT)
+    assert a.valid and a.points == 0 and a.deadwood == ()
+
+
+def test_without_a_pure_sequence_every_card_counts() -> None:
+    cards = parse_cards("4H JK 6H 9S 10S KD QC QD QH 2S 2D 2C 7C")
+    a = best_arrangement(cards, Rank.KING)
+    assert not a.valid and a.points == hand_points(cards, Rank.KING) and a.melds == ()
+
+
+def test_a_pure_sequence_alone_takes_only_that_run_off_and_sets_do_not_help() -> None:
+    cards = parse_cards("3S 4S 5S 8H 8D 8C JS JD JC 2H 2D 2C KH")
+    a = best_arrangement(cards, Rank.SIX)
+    run = [c for c in cards if c.face in ("3S", "4S", "5S")]
+    assert not a.valid
+    assert a.points == hand_points(cards, Rank.SIX) - hand_points(run, Rank.SIX)
+
+
+def test_with_two_sequences_only_the_loose_cards_count() -> None:
+    a = best("3C 4C 5C 8H JK 10H KS KD 7D 2S 9S AC 6H", Rank.FOUR)
+    assert not a.valid
+    assert a.points == sum(card_points(c, Rank.FOUR) for c in a.deadwood)
+    assert sum(m.kind.is_sequence for m in a.melds) >= 2
+    assert any(m.kind is MeldKind.PURE_SEQUENCE for m in a.melds)
+
+
+def test_a_long_pure_run_splits_into_two_pure_sequences_when_that_helps() -> None:
+    a = best("3S 4S 5S 6S 7S 8S KH KD KC 2D 2H 2C 2S", Rank.TEN)
+    assert a.valid
+    assert sum(m.kind is MeldKind.PURE_SEQUENCE for m in a.melds) >= 2
+
+
+def test_the_same_ace_from_two_decks_may_run_low_and_high_in_different_groups() -> None:
+    assert best("AS 2S 3S QS KS AS 6D 6H 6C 8C 8D 8H 8S", Rank.NINE).valid
+
+
+def test_the_uncounted_maximum_is_ten_points_a_card() -> None:
+    a = best("AS AS AH AH KD KD KC KC QS QH JD JC 10S", Rank.FIVE)
+    assert a.points == 130 and not a.valid
+
+
+def test_one_wild_copy_may_be_natural_while_another_stands_in_elsewhere() -> None:
+    assert best("6H 7H 8H 10S 7H JS 4C 4D 4S 4H KC KD KS", Rank.SEVEN).valid
+
+
+def test_a_printed_joker_cut_keeps_printed_jokers_wild() -> None:
+    assert best("4C 5C 6C 8D 9D JK 2H 2S 2D KS KH KD KC", None).valid
+
+
+def test_a_spare_joker_joins_a_sequence_in_a_valid_show() -> None:
+    a = best("4C 5C 6C 8D 9D 10D 2H 2S 2D KH KS KD JK", Rank.SEVEN)
+    assert a.valid and a.points == 0
+    assert sum(len(m.cards) for m in a.melds) == 13
+
+
+def test_three_printed_jokers_can_be_the_second_sequence() -> None:
+    cards = parse_cards("4C 5C 6C JK JK JK")
+    assert best_arrangement(cards, Rank.EIGHT).valid
+    off = best_arrangement(cards, Rank.EIGHT, MeldOptions(jokers_only_group_is_sequence=False))
+    assert not off.valid
+
+
+def test_the_solver_takes_any_hand_size() -> None:
+    assert best("", Rank.TWO).points == 0
+    assert not best("4C 5C 6C", Rank.TWO).valid
+    assert best("4C 5C 6C 7D 8D 9D", Rank.TWO).valid
+    big = best("AC 2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AD 2D 3D 9S", None)
+    assert big.points == 9
+
+
+def test_valid_discards_are_those_that_leave_a_valid_show() -> None:
+    cards = parse_cards("4S 5S 6S 7S 8S 9H 9D 9C JK QD KD 2C 2H 2S")
+    found = valid_discards(cards, Rank.TEN)
+    assert found
+    for c in cards:
+        rest = [d for d in cards if d is not c]
+        assert (c in found) == best_arrangement(rest, Rank.TEN).valid
+
+
+def test_no_discard_works_when_no_pure_sequence_is_possible() -> None:
+    assert valid_discards(parse_cards("AS AS AH AH KD KD KC KC QS QH JD JC 10S 9S"), Rank.FIVE) == ()

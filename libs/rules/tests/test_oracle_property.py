@@ -1,0 +1,89 @@
+"""The exact solver agrees with the brute-force oracle (``rules_oracle``) on points and validity.
+
+The oracle imports nothing from the solver or the meld code; it shares only the card types.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rules_hands import dense_hands, shoe_hands
+from rules_oracle import oracle_group_kind, oracle_score
+
+from rummy_rules.arrangement import best_arrangement, valid_discards
+from rummy_rules.melds import MeldKind, MeldOptions, classify_group
+from rummy_rules.wild import card_points
+
+KIND_NAMES = {MeldKind.PURE_SEQUENCE: "pure", MeldKind.IMPURE_SEQUENCE: "impure", MeldKind.SET: "set"}
+OPTIONS = st.builds(
+    MeldOptions,
+    jokers_only_group_is_sequence=st.booleans(),
+    strict_duplicate_faces=st.booleans(),
+)
+
+
+def _oracle_options(options: MeldOptions) -> dict[str, bool]:
+    return {
+        "jokers_only_is_sequence": options.jokers_only_group_is_sequence,
+        "strict_duplicates": options.strict_duplicate_faces,
+    }
+
+
+def _check(hand, wild, options: MeldOptions = MeldOptions()) -> None:
+    arrangement = best_arrangement(hand, wild, options)
+    assert (arrangement.points, arrangement.valid) == oracle_score(
+        hand, wild, **_oracle_options(options)
+    )
+    # The arrangement itself is honest: each card once, real melds, deadwood worth the points.
+    shown = [c for m in arrangement.melds for c in m.cards] + list(arrangement.deadwood)
+    assert Counter(shown) == Counter(hand) and len(shown) == len(hand)
+    for meld in arrangement.melds:
+        assert oracle_group_kind(meld.cards, wild, **_oracle_options(options)) == KIND_NAMES[meld.kind]
+    assert sum(card_points(c, wild) for c in arrangement.deadwood) == arrangement.points
+
+
+@settings(max_examples=2000)
+@given(shoe_hands())
+def test_solver_matches_the_oracle_on_hands_drawn_from_the_shoe(hand_and_wild) -> None:
+    _check(*hand_and_wild)
+
+
+@settings(max_examples=250)
+@given(dense_hands())
+def test_solver_matches_the_oracle_on_meld_dense_hands(hand_and_wild) -> None:
+    _check(*hand_and_wild)
+
+
+@settings(max_examples=300)
+@given(shoe_hands(), OPTIONS)
+def test_solver_matches_the_oracle_under_every_meld_option(hand_and_wild, options) -> None:
+    _check(*hand_and_wild, options)
+
+
+@settings(max_examples=300)
+@given(dense_hands(size=5), OPTIONS)
+def test_group_kinds_match_the_oracle_classifier(hand_and_wild, options) -> None:
+    hand, wild = hand_and_wild
+    for size in range(1, len(hand) + 1):
+        group = hand[:size]
+        kind = classify_group(group, wild, options)
+        expected = oracle_group_kind(group, wild, **_oracle_options(options))
+        assert (None if kind is None else KIND_NAMES[kind]) == expected
+
+
+@settings(max_examples=60)
+@given(dense_hands(size=14))
+def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(hand_and_wild) -> None:
+    hand, wild = hand_and_wild
+    expected = [c for i, c in enumerate(hand) if best_arrangement(hand[:i] + hand[i + 1 :], wild).valid]
+    assert list(valid_discards(hand, wild)) == expected
+
+
+@settings(max_examples=5)
+@given(dense_hands(size=14))
+def test_valid_discards_match_the_oracle(hand_and_wild) -> None:
+    hand, wild = hand_and_wild
+    expected = [c for i, c in enumerate(hand) if oracle_score(hand[:i] + hand[i + 1 :], wild)[1]]
+    assert list(valid_discards(hand, wild)) == expected
