@@ -303,15 +303,7 @@ class _TokenSearch:
             target = self.best(state, flags)
             i = ((state & -state).bit_length() - 1) // width
             one = 1 << (width * i)
-            if i < self.nwild:
-                if self.best(state - one + self.token, flags) == target:
-                    to_tokens.append(self.faces[i])
-                    state += self.token - one
-                    continue
-            elif self.best(state - one, flags) + self.loose_cost[i] == target:
-                state -= one
-                continue
-            for vec, kind, shape in self.by_low[i]:
+            for vec, kind, shape in self.by_low[i]:  # melds first: wild cards stay natural
                 if (state | guard) - vec & guard == guard:
                     nflags = _FLAG_TABLE[flags, kind]
                     if self.best(state - vec, nflags) == target:
@@ -319,8 +311,12 @@ class _TokenSearch:
                         state -= vec
                         flags = nflags
                         break
-            else:  # pragma: no cover - best() found this cost, so some branch reaches it
-                raise AssertionError("arrangement walk lost its way")
+            else:
+                if i < self.nwild:
+                    to_tokens.append(self.faces[i])
+                    state += self.token - one
+                else:
+                    state -= one
         pool = _pool(hand)
         tokens = pool.pop(JOKER_FACE, [])
         for f in to_tokens:
@@ -332,21 +328,28 @@ class _TokenSearch:
             )
             for s in shapes
         ]
-        spare_count = len(tokens)
         if tokens:
             if flags & _DONE == _DONE:
                 self._absorb(melds, shapes, tokens)
             else:
                 melds.append(Meld(MeldKind.IMPURE_SEQUENCE, tuple(tokens)))
-        if to_tokens or spare_count:
+        if to_tokens:
             # A wild card that became a token may sit in its own place after all: report best kinds.
-            melds = [Meld(self._best_kind(m), m.cards) for m in melds]
+            melds = [self._best_kind(m, to_tokens) for m in melds]
         used = {id(c) for m in melds for c in m.cards}
         return tuple(melds), tuple(c for c in hand if id(c) not in used)
 
-    def _best_kind(self, meld: Meld) -> MeldKind:
+    def _best_kind(self, meld: Meld, to_tokens: list[int]) -> Meld:
+        """The meld with its best kind, if a converted wild card might sit in its own place in it."""
+        if meld.kind is MeldKind.PURE_SEQUENCE:
+            return meld
+        wilds = [c for c in meld.cards if c.rank is not None and face_of(c) in to_tokens]
+        if not any(
+            d is not c and (d.suit == c.suit or d.rank == c.rank) for c in wilds for d in meld.cards
+        ):
+            return meld
         kind = classify_group(meld.cards, self.wild_rank, self.options)
-        return meld.kind if kind is None else kind
+        return meld if kind is None else Meld(kind, meld.cards)
 
     def _absorb(self, melds: list[Meld], shapes: list[MeldShape], spare: list[Card]) -> None:
         """Extend a sequence with the spare tokens: an impure one, else one of two pure ones."""

@@ -176,8 +176,16 @@ def enumerate_melds(
 
     # Sequences with at least one natural card.
     highest = 14 if options.ace_high else 13
+    held = sorted(f for f, n in counts.items() if n > 0 and f != JOKER_FACE)
+    by_suit: list[list[int]] = [[], [], [], []]
+    by_rank: dict[int, list[int]] = {}
+    for f in held:
+        by_suit[f // 13].append(f % 13 + 1)
+        by_rank.setdefault(f % 13 + 1, []).append(f // 13)
     for s in range(4):
-        places = [p for p in range(1, highest + 1) if counts.get(s * 13 + (p - 1) % 13, 0) > 0]
+        places = by_suit[s]
+        if places and places[0] == 1 and highest == 14:
+            places = [*places, 14]
         for i, lo in enumerate(places):
             for j in range(i, len(places)):
                 hi = places[j]
@@ -207,8 +215,7 @@ def enumerate_melds(
                                 break
 
     # Sets with at least one natural card.
-    for r in range(1, 14):
-        suits = [s for s in range(4) if counts.get(s * 13 + r - 1, 0) > 0]
+    for r, suits in by_rank.items():
         for n in range(1, len(suits) + 1):
             for chosen in combinations(suits, n):
                 naturals = [s * 13 + r - 1 for s in chosen]
