@@ -12,7 +12,7 @@ CASES_NAME = "rules-cases.jsonl"
 
 @cache
 def cases_path() -> Path:
-    """Walk up from this file to the first ``shared/notes/rules-cases.jsonl``; fail loudly if none."""
+    """Walk up from this file to the first shared/notes/rules-cases.jsonl; fail loudly if none."""
     here = Path(__file__).resolve()
     for folder in here.parents:
         candidate = folder / "shared" / "notes" / CASES_NAME

@@ -70,9 +70,10 @@ def oracle_group_kind(
                     if len(set(spots)) == len(spots):
                         kinds.add(PURE if standins == 0 else IMPURE)
         # A set: 3 or 4 cards, the natural ones of one rank and distinct suits.
-        if 3 <= n <= 4 and len({c.rank for c in naturals}) == 1:
-            if len({c.suit for c in naturals}) == len(naturals):
-                kinds.add(SET)
+        same_rank = len({c.rank for c in naturals}) == 1
+        distinct_suits = len({c.suit for c in naturals}) == len(naturals)
+        if 3 <= n <= 4 and same_rank and distinct_suits:
+            kinds.add(SET)
     for kind in (PURE, IMPURE, SET):
         if kind in kinds:
             return kind
@@ -128,7 +129,7 @@ def oracle_score(hand: list[Card], wild: Rank | None, **options: bool) -> tuple[
 
     @cache
     def packings(mask: int) -> dict[tuple[bool, int, bool], int]:
-        """For the cards in mask: (has pure, sequences capped at 2, all grouped) -> least loose points."""
+        """Cards in mask: (has pure, sequences capped at 2, all grouped) -> least loose points."""
         if mask == 0:
             return {(False, 0, True): 0}
         first = (mask & -mask).bit_length() - 1
@@ -138,7 +139,7 @@ def oracle_score(hand: list[Card], wild: Rank | None, **options: bool) -> tuple[
             if key not in results or pts < results[key]:
                 results[key] = pts
 
-        for (pure, seqs, full), pts in packings(mask & ~(1 << first)).items():
+        for (pure, seqs, _full), pts in packings(mask & ~(1 << first)).items():
             keep((pure, seqs, False), pts + value[first])
         for gmask, kind in groups:
             if gmask & (1 << first) and gmask & mask == gmask:

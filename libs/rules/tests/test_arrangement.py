@@ -93,4 +93,6 @@ def test_valid_discards_are_those_that_leave_a_valid_show() -> None:
 
 
 def test_no_discard_works_when_no_pure_sequence_is_possible() -> None:
-    assert valid_discards(parse_cards("AS AS AH AH KD KD KC KC QS QH JD JC 10S 9S"), Rank.FIVE) == ()
+    assert (
+        valid_discards(parse_cards("AS AS AH AH KD KD KC KC QS QH JD JC 10S 9S"), Rank.FIVE) == ()
+    )

@@ -43,7 +43,9 @@ def test_the_shared_file_has_cases_of_every_game_this_cli_judges() -> None:
 def test_the_whole_shared_file_parses_so_the_cli_exits_zero(cli_results) -> None:
     status, results = cli_results
     assert status == 0
-    assert not [o for o in results.values() if "error" in o and "unsupported game" not in o["error"]]
+    assert not [
+        o for o in results.values() if "error" in o and "unsupported game" not in o["error"]
+    ]
 
 
 @pytest.mark.parametrize("case", load_cases("indian13"), ids=lambda c: c["id"])
@@ -80,16 +82,20 @@ def _option_cases(key: str) -> list[dict]:
 
 
 def _kind_name(kind: MeldKind | None) -> str:
-    names = {MeldKind.PURE_SEQUENCE: "pure", MeldKind.IMPURE_SEQUENCE: "impure", MeldKind.SET: "set"}
+    names = {
+        MeldKind.PURE_SEQUENCE: "pure",
+        MeldKind.IMPURE_SEQUENCE: "impure",
+        MeldKind.SET: "set",
+    }
     return "invalid" if kind is None else names[kind]
 
 
-@pytest.mark.parametrize(
-    "case", _option_cases("if_lenient_duplicate_rule"), ids=lambda c: c["id"]
-)
+@pytest.mark.parametrize("case", _option_cases("if_lenient_duplicate_rule"), ids=lambda c: c["id"])
 def test_lenient_duplicate_option_gives_the_case_outcome_through_the_api(case) -> None:
     wild = None if case["wild_rank"] is None else parse_rank(case["wild_rank"])
-    kind = classify_group(parse_cards(case["cards"]), wild, MeldOptions(strict_duplicate_faces=False))
+    kind = classify_group(
+        parse_cards(case["cards"]), wild, MeldOptions(strict_duplicate_faces=False)
+    )
     assert _kind_name(kind) == case["if_lenient_duplicate_rule"]
 
 

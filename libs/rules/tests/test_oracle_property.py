@@ -13,10 +13,14 @@ from rules_hands import dense_hands, shoe_hands
 from rules_oracle import oracle_group_kind, oracle_score
 
 from rummy_rules.arrangement import best_arrangement, valid_discards
-from rummy_rules.melds import MeldKind, MeldOptions, classify_group
+from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import card_points
 
-KIND_NAMES = {MeldKind.PURE_SEQUENCE: "pure", MeldKind.IMPURE_SEQUENCE: "impure", MeldKind.SET: "set"}
+KIND_NAMES = {
+    MeldKind.PURE_SEQUENCE: "pure",
+    MeldKind.IMPURE_SEQUENCE: "impure",
+    MeldKind.SET: "set",
+}
 OPTIONS = st.builds(
     MeldOptions,
     jokers_only_group_is_sequence=st.booleans(),
@@ -31,7 +35,7 @@ def _oracle_options(options: MeldOptions) -> dict[str, bool]:
     }
 
 
-def _check(hand, wild, options: MeldOptions = MeldOptions()) -> None:
+def _check(hand, wild, options: MeldOptions = DEFAULT_MELD_OPTIONS) -> None:
     arrangement = best_arrangement(hand, wild, options)
     assert (arrangement.points, arrangement.valid) == oracle_score(
         hand, wild, **_oracle_options(options)
@@ -40,7 +44,9 @@ def _check(hand, wild, options: MeldOptions = MeldOptions()) -> None:
     shown = [c for m in arrangement.melds for c in m.cards] + list(arrangement.deadwood)
     assert Counter(shown) == Counter(hand) and len(shown) == len(hand)
     for meld in arrangement.melds:
-        assert oracle_group_kind(meld.cards, wild, **_oracle_options(options)) == KIND_NAMES[meld.kind]
+        assert (
+            oracle_group_kind(meld.cards, wild, **_oracle_options(options)) == KIND_NAMES[meld.kind]
+        )
     assert sum(card_points(c, wild) for c in arrangement.deadwood) == arrangement.points
 
 
@@ -75,9 +81,13 @@ def test_group_kinds_match_the_oracle_classifier(hand_and_wild, options) -> None
 
 @settings(max_examples=60)
 @given(dense_hands(size=14))
-def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(hand_and_wild) -> None:
+def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(
+    hand_and_wild,
+) -> None:
     hand, wild = hand_and_wild
-    expected = [c for i, c in enumerate(hand) if best_arrangement(hand[:i] + hand[i + 1 :], wild).valid]
+    expected = [
+        c for i, c in enumerate(hand) if best_arrangement(hand[:i] + hand[i + 1 :], wild).valid
+    ]
     assert list(valid_discards(hand, wild)) == expected
 
 

@@ -9,15 +9,17 @@ over every way of grouping it, of:
 
 Printed jokers and wild-rank cards are worth 0 wherever they sit. Points are uncapped here (a cap is
 a scoring rule). A hand is a valid declaration when some grouping puts every card in a meld with at
-least two sequences, one of them pure. Any hand size works (13 to judge a show, 14 before a discard).
+least two sequences, one of them pure. Any hand size works (13 to judge a show, 14 before a
+discard).
 
-Method (exact): ``melds.enumerate_melds`` lists every candidate meld as a multiset of faces; identical
-faces (two 7H of two decks, printed jokers) are interchangeable, so the state is a multiset packed into
-one int (a few bits per distinct face, with a guard bit per field to test "contains" in one
-subtraction). A memoised search takes the first face left and either leaves one copy loose or uses a
-meld whose first face it is, tracking (has a pure sequence, sequences so far capped at 2). The cost
-minimised is (points, number of loose cards), so points are minimal and a zero means a valid show.
-Hands without three same-suit neighbours skip the search (no pure sequence is possible).
+Method (exact): ``melds.enumerate_melds`` lists every candidate meld as a multiset of faces;
+identical faces (two 7H of two decks, printed jokers) are interchangeable, so the state is a
+multiset packed into one int (a few bits per distinct face, with a guard bit per field to test
+"contains" in one subtraction). A memoised search takes the first face left and either leaves one
+copy loose or uses a meld whose first face it is, tracking (has a pure sequence, sequences so far
+capped at 2). The cost minimised is (points, number of loose cards), so points are minimal and a
+zero means a valid show. Hands without three same-suit neighbours skip the search (no pure
+sequence is possible).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rummy_rules.cards import SUITS, Card, Rank
+from rummy_rules.cards import SUITS, Card, Rank, Suit
 from rummy_rules.melds import (
     DEFAULT_MELD_OPTIONS,
     JOKER_FACE,
@@ -45,8 +47,9 @@ class Arrangement:
     """A hand's best arrangement.
 
     ``melds``: the groups that count (tier 1: all melds; tier 2: the one pure sequence discounted;
-    tier 3: none). ``deadwood``: every card that counts. ``points``: the sum of the deadwood's points,
-    uncapped. ``valid``: the hand is a valid declaration (then ``points`` is 0 and ``deadwood`` empty).
+    tier 3: none). ``deadwood``: every card that counts. ``points``: the sum of the deadwood's
+    points, uncapped. ``valid``: the hand is a valid declaration (then ``points`` is 0 and
+    ``deadwood`` empty).
     """
 
     melds: tuple[Meld, ...]
@@ -78,7 +81,9 @@ def _face_points(face: int, wild: int | None) -> int:
     return rank_points(face % 13 + 1)  # type: ignore[arg-type]
 
 
-_FACE = {(r, s): face_of(Card(r, s)) for r in Rank for s in SUITS} | {(None, None): JOKER_FACE}
+_FACE: dict[tuple[Rank | None, Suit | None], int] = {
+    (r, s): face_of(Card(r, s)) for r in Rank for s in SUITS
+} | {(None, None): JOKER_FACE}
 _POINTS = [
     [_face_points(f, w) for f in range(JOKER_FACE + 1)] for w in (None, *range(1, 14))
 ]  # _POINTS[wild or 0][face]
@@ -147,7 +152,7 @@ class _Search:
         self.memo: dict[int, int] = {}
 
     def best(self, state: int, flags: int) -> int:
-        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of ``state``; _INF if none."""
+        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF."""
         if not state:
             return 0 if flags & _DONE == _DONE else _INF
         key = state << 3 | flags
@@ -175,7 +180,6 @@ class _Search:
     def walk(self, hand: list[Card]) -> tuple[tuple[Meld, ...], tuple[Card, ...]]:
         """Melds and deadwood of a least-cost tier-1 grouping of the whole hand (must be finite)."""
         melds: list[MeldShape] = []
-        loose: list[int] = []
         state, flags = self.state, 0
         width, guard = self.width, self.guard
         while state:
@@ -183,7 +187,6 @@ class _Search:
             i = ((state & -state).bit_length() - 1) // width
             one = 1 << (width * i)
             if self.best(state - one, flags) + self.loose_cost[i] == target:
-                loose.append(self.faces[i])
                 state -= one
                 continue
             for vec, kind, shape in self.by_low[i]:
@@ -203,10 +206,10 @@ class _TokenSearch:
     """The faster exact search, used when jokers are interchangeable.
 
     Printed jokers and wild-rank cards chosen as stand-ins become anonymous tokens (one field of the
-    state), and melds are listed with the fewest tokens only. That is exact when no two stand-ins can
-    clash: the lenient duplicate rule, or no wild face held twice (a token's face then never meets
-    the same face in its group). Wild-rank cards come first in the search order, and each copy either
-    sits in its natural place in a meld or turns into a token. Spare tokens at the end join a
+    state), and melds are listed with the fewest tokens only. That is exact when no two stand-ins
+    can clash: the lenient duplicate rule, or no wild face held twice (a token's face then never
+    meets the same face in its group). Wild-rank cards come first in the search order, and each copy
+    either sits in its natural place in a meld or turns into a token. Spare tokens at the end join a
     sequence (always room when the hand has at most 16 cards) or form a jokers-only group.
     """
 
@@ -265,7 +268,7 @@ class _TokenSearch:
         )
 
     def best(self, state: int, flags: int) -> int:
-        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of ``state``; _INF if none."""
+        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF."""
         if not state & self.natural_mask:
             return 0 if self._spare_ok(state >> self.tshift, flags) else _INF
         key = state << 3 | flags
@@ -340,7 +343,7 @@ class _TokenSearch:
         return tuple(melds), tuple(c for c in hand if id(c) not in used)
 
     def _best_kind(self, meld: Meld, to_tokens: list[int]) -> Meld:
-        """The meld with its best kind, if a converted wild card might sit in its own place in it."""
+        """The meld with its best kind when a converted wild card might sit in its own place."""
         if meld.kind is MeldKind.PURE_SEQUENCE:
             return meld
         wilds = [c for c in meld.cards if c.rank is not None and face_of(c) in to_tokens]

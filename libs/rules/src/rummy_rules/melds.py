@@ -55,9 +55,9 @@ class MeldOptions:
     """Options of meld-making that differ between rule sets.
 
     ``jokers_only_group_is_sequence``: a group made only of stand-ins is an impure sequence (on at
-    Bombay Baazi) or no meld (off). ``strict_duplicate_faces``: no face twice in a group even when one
-    copy is a stand-in (on) or only among natural cards (off). ``ace_high``: Q-K-A is a sequence (on)
-    or the ace only runs low (off).
+    Bombay Baazi) or no meld (off). ``strict_duplicate_faces``: no face twice in a group even when
+    one copy is a stand-in (on) or only among natural cards (off). ``ace_high``: Q-K-A is a sequence
+    (on) or the ace only runs low (off).
     """
 
     jokers_only_group_is_sequence: bool = True
@@ -70,7 +70,7 @@ DEFAULT_MELD_OPTIONS = MeldOptions()
 
 @dataclass(frozen=True, slots=True)
 class Meld:
-    """A group of cards and its kind; a sequence's cards are in run order, stand-ins in their gaps."""
+    """A group of cards and its kind; a sequence's cards in run order, stand-ins in their gaps."""
 
     kind: MeldKind
     cards: tuple[Card, ...]
@@ -110,7 +110,7 @@ class MeldShape:
 
     @property
     def layout(self) -> tuple[int, ...]:
-        """Faces in display order: run order with stand-ins in the gaps, or naturals then stand-ins."""
+        """Faces in display order: run order, stand-ins in the gaps; or naturals then stand-ins."""
         if not self.positions:
             return self.naturals + self.standins
         fill = list(self.standins)
@@ -125,12 +125,12 @@ def enumerate_melds(
 ) -> dict[tuple[int, ...], MeldShape]:
     """Every meld that can be formed from a multiset of faces (face -> count available).
 
-    Returns a map from the meld's sorted faces (with repeats) to its best kind and a layout. Melds are
-    found structurally: runs from same-suit positions plus a number of stand-ins, sets from one rank
-    plus stand-ins, and jokers-only groups; stand-ins are drawn from the printed jokers and the
-    wild-rank cards not used in their natural place. With ``pad`` off, only the fewest stand-ins that
-    make each meld (gaps, and up to 3 cards) are listed and jokers-only groups are left out: the
-    solver adds spare jokers to a sequence itself.
+    Returns a map from the meld's sorted faces (with repeats) to its best kind and a layout. Melds
+    are found structurally: runs from same-suit positions plus a number of stand-ins, sets from one
+    rank plus stand-ins, and jokers-only groups; stand-ins are drawn from the printed jokers and the
+    wild-rank cards not used in their natural place. With ``pad`` off, only the fewest stand-ins
+    that make each meld (gaps, and up to 3 cards) are listed and jokers-only groups are left out:
+    the solver adds spare jokers to a sequence itself.
     """
     out: dict[tuple[int, ...], MeldShape] = {}
     printed = counts.get(JOKER_FACE, 0)
@@ -155,8 +155,8 @@ def enumerate_melds(
         if old is None or kind < old.kind:
             out[key] = MeldShape(kind, tuple(naturals), standins, positions, start, length)
 
-    def standin_choices(k: int, naturals: list[int]) -> Iterator[tuple[int, ...]] | tuple:
-        """Multisets of k stand-ins (printed jokers first, then wild faces) compatible with naturals."""
+    def standin_choices(k: int, naturals: list[int]) -> Iterable[tuple[int, ...]]:
+        """Multisets of k stand-ins (printed jokers, then wild faces) that suit the naturals."""
         if k == 0:
             return ((),)
         if not wild_faces:
@@ -235,7 +235,7 @@ def enumerate_melds(
 
 
 def _multisets(pool: list[tuple[int, int]], k: int, printed: int) -> Iterator[tuple[int, ...]]:
-    """Multisets of size k: up to ``printed`` printed jokers plus faces from pool (face, max count)."""
+    """Multisets of size k: up to ``printed`` printed jokers plus faces of pool (face, max)."""
     for j in range(min(printed, k), -1, -1):
         for rest in _pool_multisets(pool, 0, k - j):
             yield (JOKER_FACE,) * j + rest

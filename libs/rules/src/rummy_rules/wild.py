@@ -20,17 +20,17 @@ MAX_CARD_POINTS = 10
 
 
 def is_joker(card: Card, wild_rank: WildRank) -> bool:
-    """True for a printed joker or a card of the wild rank (a card that may stand in for another)."""
+    """True for a printed joker or a card of the wild rank (a card that may stand in)."""
     return card.rank is None or card.rank == wild_rank
 
 
 def rank_points(rank: Rank) -> int:
-    """Points of a natural (non-wild) card of this rank: A, K, Q, J, 10 -> 10; 2..9 -> face value."""
+    """Points of a non-wild card of this rank: A, K, Q, J, 10 -> 10; 2..9 -> face value."""
     return MAX_CARD_POINTS if rank == Rank.ACE or rank >= Rank.TEN else int(rank)
 
 
 def card_points(card: Card, wild_rank: WildRank) -> int:
-    """Points a card counts when loose: 0 for printed jokers and the wild rank, else ``rank_points``."""
+    """Points a card counts when loose: 0 for printed jokers and the wild rank, else rank_points."""
     if card.rank is None or card.rank == wild_rank:
         return 0
     return rank_points(card.rank)
