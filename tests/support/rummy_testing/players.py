@@ -1,0 +1,428 @@
+"""Test clients of the public gRPC API: a player (its own token, its own ``WatchTable`` view) and
+the operator (opens tables, grants House Tokens, reads balances).
+
+A :class:`Player` follows its table in a background thread and keeps the latest
+:class:`PlayerView`; the test thread waits for a view (:meth:`Player.wait`) and acts through the
+player's calls, each naming the hand, the turn number and a client request id (fresh unless
+given). Nothing here reads a service's state except through gRPC.
+
+Money is in hundredths of a House Token; times in seconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from rummy.common.v1 import cards_pb2
+from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
+from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from rummy.table.v1 import events_pb2 as table_events
+from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_rules.cards import Card
+from rummy_rules.deck import Shoe
+from rummy_rules.rules import BOMBAY_BAAZI_SHOES, INDIAN_POINTS_VARIANT
+from rummy_rules.wild import WildRank
+
+STOCK = table_events.DRAW_SOURCE_STOCK
+DISCARD_PILE = table_events.DRAW_SOURCE_DISCARD_PILE
+SHOES: dict[int, Shoe] = dict(BOMBAY_BAAZI_SHOES)
+TOKEN_TTL_SECONDS = 3600
+CALL_TIMEOUT_SECONDS = 30.0
+
+
+def request_id() -> str:
+    """A fresh client request id."""
+    return str(uuid.uuid4())
+
+
+def rule_set(
+    turn_seconds: int = 300, seed_window_seconds: int = 10, start_delay_seconds: int = 20
+) -> cards_pb2.RuleSet:
+    """The Bombay Baazi rule set (first drop 20, middle drop 40, wrong declare 80, 3 missed turns,
+    uncapped points) with the given seconds (the services divide them by their clock speed)."""
+    return cards_pb2.RuleSet(
+        variant=INDIAN_POINTS_VARIANT,
+        max_points=0,
+        first_drop_points=20,
+        middle_drop_points=40,
+        wrong_declare_points=80,
+        max_missed_turns=3,
+        jokers_only_group_is_impure_sequence=True,
+        card_taken_from_discard_cannot_be_discarded=True,
+        turn_seconds=turn_seconds,
+        seed_window_seconds=seed_window_seconds,
+        start_delay_seconds=start_delay_seconds,
+    )
+
+
+class Operator:
+    """The operator's calls: open tables, grant tokens, read any account's balance."""
+
+    def __init__(self, table_address: str, ledger_address: str, authority: TokenAuthority) -> None:
+        self.authority = authority
+        self._metadata = bearer_metadata(
+            authority.issue(f"ops-{uuid.uuid4().hex[:6]}", Role.OPERATOR, TOKEN_TTL_SECONDS)
+        )
+        self._table_channel = grpc.insecure_channel(table_address)
+        self._ledger_channel = grpc.insecure_channel(ledger_address)
+        self.table = api_grpc.TableServiceStub(self._table_channel)
+        self.ledger = ledger_grpc.LedgerServiceStub(self._ledger_channel)
+
+    def open_table(
+        self,
+        seats: int,
+        point_value_hundredths: int,
+        commission_bps: int,
+        rules: cards_pb2.RuleSet | None = None,
+    ) -> str:
+        """Open a table; returns its id. Raises grpc.RpcError when refused."""
+        reply = self.table.OpenTable(
+            api.OpenTableRequest(
+                client_request_id=request_id(),
+                name=f"e2e-{uuid.uuid4().hex[:6]}",
+                seat_count=seats,
+                point_value_hundredths=point_value_hundredths,
+                commission_bps=commission_bps,
+                rule_set=rules or rule_set(),
+            ),
+            metadata=self._metadata,
+            timeout=CALL_TIMEOUT_SECONDS,
+        )
+        return reply.table_id
+
+    def grant(self, account_id: str, amount_hundredths: int) -> None:
+        """Grant House Tokens to an account (idempotent per call here: a fresh key)."""
+        self.ledger.Grant(
+            ledger_api.GrantRequest(
+                account_id=account_id,
+                amount_hundredths=amount_hundredths,
+                idempotency_key=request_id(),
+                memo="e2e",
+            ),
+            metadata=self._metadata,
+            timeout=CALL_TIMEOUT_SECONDS,
+        )
+
+    def balance(self, account_id: str) -> ledger_api.GetBalanceResponse:
+        """The account's posted, reserved and available hundredths."""
+        return self.ledger.GetBalance(
+            ledger_api.GetBalanceRequest(account_id=account_id),
+            metadata=self._metadata,
+            timeout=CALL_TIMEOUT_SECONDS,
+        )
+
+    def settled_balances(self, accounts: list[str], timeout: float = 30.0) -> dict[str, int]:
+        """Posted balances once no account holds a reservation (every hand settled or
+        released). Raises TimeoutError when a reservation is still held after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = {a: self.balance(a) for a in accounts}
+            if not any(b.reserved_hundredths for b in got.values()):
+                return {a: b.balance_hundredths for a, b in got.items()}
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"reservations still held: {got}")
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        self._table_channel.close()
+        self._ledger_channel.close()
+
+
+class Player:
+    """One account at one table, through the public API only.
+
+    ``views`` keeps every snapshot received (``view`` is the latest). Calls raise grpc.RpcError
+    when the service refuses them.
+    """
+
+    def __init__(
+        self,
+        account_id: str,
+        token: str,
+        channel: grpc.Channel,
+        table_id: str,
+        seats: int,
+    ) -> None:
+        self.account_id = account_id
+        self.table_id = table_id
+        self.shoe = SHOES[seats]
+        self.stub = api_grpc.TableServiceStub(channel)
+        self.metadata = bearer_metadata(token)
+        self.views: list[api.PlayerView] = []
+        self._changed = threading.Condition()
+        self._call: Any = None
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+
+    # -- the view ------------------------------------------------------------------------------
+
+    def watch(self) -> Player:
+        """Start following the table (reconnecting when the stream breaks)."""
+        self._thread = threading.Thread(target=self._follow, daemon=True)
+        self._thread.start()
+        return self
+
+    def _follow(self) -> None:
+        while not self._stopped:
+            try:
+                self._call = self.stub.WatchTable(
+                    api.WatchTableRequest(table_id=self.table_id), metadata=self.metadata
+                )
+                for response in self._call:
+                    with self._changed:
+                        self.views.append(response.view)
+                        self._changed.notify_all()
+            except grpc.RpcError:
+                if self._stopped:
+                    return
+                time.sleep(0.2)
+
+    @property
+    def view(self) -> api.PlayerView:
+        with self._changed:
+            return self.views[-1] if self.views else api.PlayerView()
+
+    def wait(
+        self, predicate: Callable[[api.PlayerView], bool], timeout: float = 30.0, what: str = ""
+    ) -> api.PlayerView:
+        """The first view (latest first, then new ones) satisfying ``predicate``. Raises
+        TimeoutError with the last view's phase and turn after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                if self.views and predicate(self.views[-1]):
+                    return self.views[-1]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    last = self.views[-1] if self.views else None
+                    state = (
+                        f"phase {api.HandPhase.Name(last.phase)} turn {last.turn_no} seat "
+                        f"{last.turn_seat} v{last.stream_version}"
+                        if last
+                        else "no view"
+                    )
+                    raise TimeoutError(f"{self.account_id}: no view {what!r} ({state})")
+                self._changed.wait(left)
+
+    def wait_my_turn(self, timeout: float = 30.0) -> api.PlayerView:
+        """The view where this seat is on turn in a hand being played, not yet drawn."""
+        return self.wait(
+            lambda v: (
+                v.phase == api.HAND_PHASE_PLAYING
+                and v.HasField("my_seat")
+                and v.turn_seat == v.my_seat
+                and not v.has_drawn
+            ),
+            timeout,
+            "my turn",
+        )
+
+    def wait_phase(self, *phases: int, timeout: float = 30.0) -> api.PlayerView:
+        return self.wait(lambda v: v.phase in phases, timeout, f"phase in {phases}")
+
+    def stop(self) -> None:
+        self._stopped = True
+        if self._call is not None:
+            self._call.cancel()
+
+    # -- cards ---------------------------------------------------------------------------------
+
+    def card(self, wire: cards_pb2.Card) -> Card:
+        return self.shoe.index_to_card(wire.index)
+
+    def wire(self, card: Card) -> cards_pb2.Card:
+        return cards_pb2.Card(index=self.shoe.card_to_index(card), face=card.face)
+
+    def hand(self, view: api.PlayerView | None = None) -> list[Card]:
+        return [self.card(c) for c in (view or self.view).my_cards]
+
+    def wild(self, view: api.PlayerView | None = None) -> WildRank:
+        v = view or self.view
+        return self.card(v.wild_cut).rank if v.HasField("wild_cut") else None
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def call(self, name: str, request: Any) -> Any:
+        return getattr(self.stub, name)(
+            request, metadata=self.metadata, timeout=CALL_TIMEOUT_SECONDS
+        )
+
+    def take_seat(self, seat: int | None = None) -> int:
+        reply = self.call(
+            "TakeSeat",
+            api.TakeSeatRequest(table_id=self.table_id, client_request_id=request_id(), seat=seat),
+        )
+        return reply.seat
+
+    def leave(self) -> None:
+        self.call(
+            "LeaveTable",
+            api.LeaveTableRequest(table_id=self.table_id, client_request_id=request_id()),
+        )
+
+    def contribute_seed(self, hand_id: str, seed: bytes) -> None:
+        self.call(
+            "ContributeSeed",
+            api.ContributeSeedRequest(
+                table_id=self.table_id,
+                hand_id=hand_id,
+                client_request_id=request_id(),
+                client_seed=seed,
+            ),
+        )
+
+    def _turn(self, turn_no: int | None) -> tuple[str, int]:
+        v = self.view
+        return v.hand_id, v.turn_no if turn_no is None else turn_no
+
+    def draw(
+        self, source: int = STOCK, turn_no: int | None = None, rid: str | None = None
+    ) -> api.DrawCardResponse:
+        hand_id, turn = self._turn(turn_no)
+        return self.call(
+            "DrawCard",
+            api.DrawCardRequest(
+                table_id=self.table_id,
+                hand_id=hand_id,
+                turn_no=turn,
+                client_request_id=rid or request_id(),
+                source=source,
+            ),
+        )
+
+    def discard(
+        self, card: cards_pb2.Card, turn_no: int | None = None, rid: str | None = None
+    ) -> api.DiscardCardResponse:
+        hand_id, turn = self._turn(turn_no)
+        return self.call(
+            "DiscardCard",
+            api.DiscardCardRequest(
+                table_id=self.table_id,
+                hand_id=hand_id,
+                turn_no=turn,
+                client_request_id=rid or request_id(),
+                card=card,
+            ),
+        )
+
+    def declare(self, face_down: cards_pb2.Card, turn_no: int | None = None) -> api.DeclareResponse:
+        hand_id, turn = self._turn(turn_no)
+        return self.call(
+            "Declare",
+            api.DeclareRequest(
+                table_id=self.table_id,
+                hand_id=hand_id,
+                turn_no=turn,
+                client_request_id=request_id(),
+                face_down=face_down,
+            ),
+        )
+
+    def drop(self, turn_no: int | None = None) -> api.DropResponse:
+        hand_id, turn = self._turn(turn_no)
+        return self.call(
+            "Drop",
+            api.DropRequest(
+                table_id=self.table_id,
+                hand_id=hand_id,
+                turn_no=turn,
+                client_request_id=request_id(),
+            ),
+        )
+
+    def draw_and_discard_drawn(self) -> api.PlayerView:
+        """On this seat's turn: draw from the stock and discard the card drawn (keeps the hand
+        as dealt). Returns the view the turn was played from."""
+        view = self.wait_my_turn()
+        drawn = self.draw(STOCK, turn_no=view.turn_no)
+        self.discard(drawn.card, turn_no=view.turn_no)
+        return view
+
+
+class Table:
+    """A table opened for a test, with its players (one account each, granted ``grant``)."""
+
+    def __init__(
+        self,
+        operator: Operator,
+        table_address: str,
+        seats: int,
+        point_value_hundredths: int,
+        commission_bps: int,
+        rules: cards_pb2.RuleSet | None = None,
+    ) -> None:
+        self.operator = operator
+        self.seats = seats
+        self.table_id = operator.open_table(seats, point_value_hundredths, commission_bps, rules)
+        self._channel = grpc.insecure_channel(table_address)
+        self.players: list[Player] = []
+
+    def player(self, name: str, grant: int = 0) -> Player:
+        """A new account ``<name>-<random>`` with its own player token, granted ``grant``
+        hundredths (none when 0), following the table."""
+        account = f"{name}-{uuid.uuid4().hex[:8]}"
+        if grant:
+            self.operator.grant(account, grant)
+        token = self.operator.authority.issue(account, Role.PLAYER, TOKEN_TTL_SECONDS)
+        p = Player(account, token, self._channel, self.table_id, self.seats).watch()
+        self.players.append(p)
+        return p
+
+    def close(self) -> None:
+        for p in self.players:
+            p.stop()
+        self._channel.close()
+
+
+def seed_and_wait_for_play(players: list[Player], timeout: float = 60.0) -> api.PlayerView:
+    """Every dealt-in player contributes a fixed client seed once the window opens; returns the
+    first player's view once the hand is being played."""
+    first = players[0]
+    view = first.wait_phase(api.HAND_PHASE_SEEDING, api.HAND_PHASE_PLAYING, timeout=timeout)
+    if view.phase == api.HAND_PHASE_SEEDING:
+        for i, p in enumerate(players):
+            try:
+                p.contribute_seed(view.hand_id, bytes([i + 1]) * 32)
+            except grpc.RpcError as error:  # the window closed first: the empty seed is used
+                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+    return first.wait_phase(api.HAND_PHASE_PLAYING, timeout=timeout)
+
+
+def by_seat(players: list[Player]) -> dict[int, Player]:
+    """Seat number -> player, from each player's latest view."""
+    return {p.view.my_seat: p for p in players if p.view.HasField("my_seat")}
+
+
+def on_turn(players: list[Player], view: api.PlayerView) -> Player:
+    return by_seat(players)[view.turn_seat]
+
+
+def cards_in(message: Any) -> set[int]:
+    """Every card index anywhere inside a protobuf message (walks every field)."""
+    found: set[int] = set()
+    if isinstance(message, cards_pb2.Card):
+        found.add(message.index)
+        return found
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        items = value if field.label == field.LABEL_REPEATED else [value]
+        for item in items:
+            found |= cards_in(item)
+    return found
+
+
+def operator_for(stack: Any) -> Operator:
+    """The operator of a running e2e stack (``tests/e2e/conftest.py``'s ``RunningStack``)."""
+    return Operator(
+        stack.endpoints.table, stack.endpoints.ledger, TokenAuthority(stack.endpoints.jwt_secret)
+    )
