@@ -7,6 +7,7 @@ import time
 import click
 
 from rummy_ops.demo import demo
+from rummy_ops.replay.command import export, replay
 from rummy_ops.stack import (
     Stack,
     StackConfig,
@@ -64,3 +65,5 @@ def up(clock_speed: float, interval: float) -> None:
 main.add_command(token)
 main.add_command(up)
 main.add_command(demo)
+main.add_command(replay)
+main.add_command(export)

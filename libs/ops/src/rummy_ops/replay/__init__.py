@@ -1,0 +1,116 @@
+"""``rummy replay`` and ``rummy export``: ops rebuild any hand from the table stream and check it.
+
+- :mod:`.sources`: the events (Kafka, or an exported JSONL file) and which hands to replay;
+- :mod:`.jsonl`: the export format;
+- :mod:`.checks`: the replay of one hand and its checks (rules, commitment, deal, reshuffles,
+  settlement, ledger);
+- :mod:`.ledger`: the hand's journal rows in PostgreSQL;
+- :mod:`.render`: timeline and JSON;
+- :mod:`.command`: the click commands.
+
+:func:`verify_demo` is the demo's replay step (``rummy_ops.demo.replay_verdict``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rummy_platform.envelope import Envelope
+from rummy_ops.replay.checks import Finding, HandReplay, LedgerFetch, replay_hand
+from rummy_ops.replay.sources import Selection, select
+
+if TYPE_CHECKING:
+    from rummy_ops.demo import DemoReport
+
+__all__ = ["ReplayRun", "Selection", "replay_events", "verify_demo"]
+
+
+@dataclass
+class ReplayRun:
+    """The replay of the selected hands: each hand's result, how many events were replayed and
+    how long the replay (decoding, fold and checks; not reading) took, in seconds."""
+
+    hands: list[HandReplay] = field(default_factory=list)
+    events: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(h.ok for h in self.hands)
+
+    @property
+    def first(self) -> tuple[HandReplay, Finding] | None:
+        """The first mismatching hand (in replay order) and its first differing event."""
+        for hand in self.hands:
+            if hand.first is not None:
+                return hand, hand.first
+        return None
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.seconds if self.seconds > 0 else 0.0
+
+
+def replay_events(
+    envelopes: Iterable[Envelope], selection: Selection, ledger: LedgerFetch | None = None
+) -> ReplayRun:
+    """Replay every selected hand of ``envelopes`` (any order; grouped by table and ordered by
+    stream version here). Raises SourceError if a named hand or table has no events."""
+    run = ReplayRun()
+    chosen = select(envelopes, selection)
+    began = time.perf_counter()
+    for table_id, hand_id, events in chosen:
+        run.hands.append(replay_hand(table_id, hand_id, events, ledger))
+        run.events += len(events)
+    run.seconds = time.perf_counter() - began
+    return run
+
+
+def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) -> tuple[bool, str]:
+    """The demo's replay step: replay every hand of the report's tables from Kafka and check
+    each against the journal in PostgreSQL. Waits (up to ``attempts`` reads, ``pause_s`` apart)
+    for the last seeds to be revealed and the last hands settled. Returns ``(ok, summary)``."""
+    from rummy_ops.replay.ledger import JournalReader
+    from rummy_ops.replay.sources import read_kafka
+
+    endpoints = report.endpoints
+    if endpoints is None or not endpoints.kafka_bootstrap_servers:
+        return False, "no event log to replay from"
+    wanted = {h.hand_id for h in report.hands}
+    tables = sorted({h.table_id for h in report.hands})
+    reader = JournalReader(endpoints.database_url) if endpoints.database_url else None
+    try:
+        for attempt in range(attempts):
+            envelopes: list[Envelope] = []
+            for table_id in tables:
+                envelopes += read_kafka(
+                    endpoints.kafka_bootstrap_servers, endpoints.topic_prefix, table_id
+                )
+            run = replay_events(envelopes, Selection(), reader)
+            run.hands = [h for h in run.hands if h.hand_id in wanted]
+            pending = [h for h in run.hands if h.ok and h.notes and h.outcome != "running"]
+            if not pending or not run.ok or attempt == attempts - 1:
+                break
+            time.sleep(pause_s)
+    finally:
+        if reader is not None:
+            reader.close()
+    proven = sum(1 for h in run.hands if h.ok and not h.notes)
+    text = (
+        f"{len(run.hands)} hands replayed ({run.events} events, "
+        f"{run.events_per_second:,.0f} events/s), {proven} fully proven"
+    )
+    missing = wanted - {h.hand_id for h in run.hands}
+    if missing:
+        return False, text + f"; {len(missing)} hands missing from the log"
+    found = run.first
+    if found is not None:
+        hand, finding = found
+        return False, text + f"; first mismatch: hand {hand.hand_id} {finding.line()}"
+    if proven < len(run.hands):
+        unproven = next(h for h in run.hands if h.notes)
+        return False, text + f"; not all proven, e.g. hand {unproven.hand_id}: {unproven.notes[0]}"
+    return True, text

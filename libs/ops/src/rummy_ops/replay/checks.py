@@ -1,0 +1,480 @@
+"""Replaying one hand: fold its recorded events through the rules library and check them against
+evidence the fold did not produce (DESIGN.md "Ops handling a dispute", promises 1 and 4).
+
+Checks, each tied to the event it is about (a :class:`Finding` names the event's stream version,
+id and type):
+
+- ``rules``: every recorded event is what ``decide`` gives for the command it records, and the
+  events derived by the table (TurnStarted, SeedWindowOpened, SeedsLocked, StockExhausted, drop
+  points, HandEnded with every seat's points and the settlement) equal the re-derivation. The fold
+  must accept every event (``decide`` raising RuleViolation names the event the rules refuse).
+- ``commitment``: the revealed server seed's SHA-256 equals the commitment, and the commitment was
+  recorded before HandDealt.
+- ``deal``: the deal recomputed with ``rummy_rules.shuffle`` from the revealed seed and the locked
+  client seeds equals HandDealt (checked only once the seed is proven by the commitment).
+- ``reshuffle``: each StockReshuffled equals the reshuffle sub-stream of the set-aside cards.
+- ``ledger-event``: the ledger's HandSettled (re-recorded in the stream) moves what HandEnded says.
+- ``ledger``: the journal rows of the hand in PostgreSQL (see :mod:`rummy_ops.replay.ledger`).
+
+The mapping between payloads and rules events is :mod:`rummy_table.stream_codec`'s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+
+from google.protobuf.message import Message
+
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as table_pb
+from rummy_platform.envelope import Envelope
+from rummy_rules import commands as cmd
+from rummy_rules import events as ev
+from rummy_rules.errors import RuleViolation
+from rummy_rules.indian import INDIAN_POINTS, Declare, DeclarationRejected, Declared, Drop
+from rummy_rules.indian import DropKind, PlayerDropped
+from rummy_rules.shuffle import ShuffleInputs, deal, reshuffle
+from rummy_table import stream_codec as codec
+
+#: Settlement rows of a hand from the ledger: ``fetch(hand_id) -> LedgerRows | None``.
+LedgerFetch = Callable[[str], "LedgerRows | None"]
+
+
+@dataclass(frozen=True)
+class LedgerRows:
+    """A hand's settlement in the journal: net amount and points charged per seat (hundredths,
+    points) and the house's commission (hundredths)."""
+
+    transaction_id: str
+    net_by_seat: dict[int, int]
+    points_by_seat: dict[int, int]
+    commission_hundredths: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A place where replay and record differ: the event (stream version, id, payload type), the
+    check that failed and what differs."""
+
+    version: int
+    event_id: str
+    type: str
+    check: str
+    message: str
+
+    def line(self) -> str:
+        return f"v{self.version} {self.type} ({self.event_id}) [{self.check}]: {self.message}"
+
+
+@dataclass
+class HandReplay:
+    """The replay of one hand: its events, what failed (``findings``, by stream order) and what
+    could not be checked (``notes``)."""
+
+    table_id: str
+    hand_id: str
+    envelopes: list[Envelope]
+    hand_no: int = 0
+    outcome: str = "running"  # ended / aborted / running
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    @property
+    def first(self) -> Finding | None:
+        """The first event (by stream version) where replay and record differ."""
+        return min(self.findings, key=lambda f: f.version) if self.findings else None
+
+
+def short_type(envelope: Envelope) -> str:
+    return envelope.payload.DESCRIPTOR.name
+
+
+def _finding(envelope: Envelope, check: str, message: str) -> Finding:
+    return Finding(envelope.stream_version, envelope.event_id, short_type(envelope), check, message)
+
+
+# -- commands from recorded events ------------------------------------------------------------
+
+
+def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
+    """The command a recorded event answers (its input), or None for an event the rules derive
+    from another (TurnStarted, SeedWindowOpened, StockExhausted, HandEnded, a timeout drop)."""
+    if isinstance(event, ev.HandStarted):
+        return cmd.StartHand(
+            hand_id=event.hand_id,
+            seats=event.seats,
+            dealer_seat=event.dealer_seat,
+            rule_set=event.rule_set,
+            at_ms=at_ms,
+        )
+    if isinstance(event, ev.StakeReserved):
+        return cmd.RecordStakeReserved(seat=event.seat, amount_cents=event.amount_cents, at_ms=at_ms)
+    if isinstance(event, ev.SeedCommitted):
+        return cmd.RecordSeedCommitment(commitment=event.commitment, at_ms=at_ms)
+    if isinstance(event, ev.ClientSeedContributed):
+        return cmd.ContributeClientSeed(seat=event.seat, seed_hex=event.seed_hex, at_ms=at_ms)
+    if isinstance(event, ev.SeedsLocked):  # locked without every seed: the window's timeout
+        return cmd.TurnTimeout(turn_no=0, at_ms=at_ms)
+    if isinstance(event, ev.HandDealt):
+        return cmd.Deal(
+            hands=event.hands,
+            wild_cut=event.wild_cut,
+            first_open=event.first_open,
+            stock=event.stock,
+            at_ms=at_ms,
+        )
+    if isinstance(event, ev.CardDrawn):
+        draw = cmd.DrawFromStock if event.source is ev.DrawSource.STOCK else cmd.DrawFromDiscardPile
+        return draw(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
+    if isinstance(event, ev.CardDiscarded):
+        return cmd.Discard(seat=event.seat, turn_no=event.turn_no, card=event.card, at_ms=at_ms)
+    if isinstance(event, Declared | DeclarationRejected):
+        return Declare(seat=event.seat, turn_no=event.turn_no, face_down=event.face_down, at_ms=at_ms)
+    if isinstance(event, PlayerDropped):
+        if event.kind is DropKind.LEAVE:
+            return cmd.LeaveHand(seat=event.seat, at_ms=at_ms)
+        if event.kind is DropKind.TIMEOUT:
+            return None
+        return Drop(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
+    if isinstance(event, ev.TurnTimedOut):
+        return cmd.TurnTimeout(turn_no=event.turn_no, at_ms=at_ms)
+    if isinstance(event, ev.StockReshuffled):
+        return cmd.RecordStockReshuffled(
+            reshuffle_no=event.reshuffle_no, stock=event.stock, at_ms=at_ms
+        )
+    if isinstance(event, ev.HandAborted):
+        return cmd.AbortHand(reason=event.reason, at_ms=at_ms)
+    return None
+
+
+def _show(value: object) -> str:
+    if isinstance(value, tuple) and value and hasattr(value[0], "face"):
+        return " ".join(c.face for c in value)  # type: ignore[attr-defined]
+    if hasattr(value, "face") and not isinstance(value, type):
+        return value.face  # type: ignore[attr-defined]
+    return repr(value)
+
+
+def difference(recorded: ev.Event, derived: ev.Event) -> str:
+    """What differs between a recorded event and the one the rules derive, field by field."""
+    if type(recorded) is not type(derived):
+        return f"recorded {type(recorded).__name__}, the rules give {type(derived).__name__}"
+    parts = []
+    for f in fields(recorded):  # type: ignore[arg-type]
+        a, b = getattr(recorded, f.name), getattr(derived, f.name)
+        if a == b:
+            continue
+        if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+            for k, (x, y) in enumerate(zip(a, b, strict=True)):
+                if x != y:
+                    parts.append(f"{f.name}[{k}]: recorded {_show(x)}, replay {_show(y)}")
+                    break
+        elif f.name == "settlement":
+            parts.append(f"settlement: recorded {_settlement_text(a)}, replay {_settlement_text(b)}")
+        else:
+            parts.append(f"{f.name}: recorded {_show(a)}, replay {_show(b)}")
+    return "; ".join(parts) or "differs"
+
+
+def _settlement_text(s: object) -> str:
+    lines = getattr(s, "lines", ())
+    body = " ".join(f"s{x.seat}:{x.points}pt/{x.amount_cents}" for x in lines)
+    return f"[{body}] commission {getattr(s, 'commission_cents', '?')}"
+
+
+# -- the replay --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Recorded:
+    envelope: Envelope
+    event: ev.Event
+
+
+def replay_hand(
+    table_id: str, hand_id: str, envelopes: Sequence[Envelope], ledger: LedgerFetch | None = None
+) -> HandReplay:
+    """Replay one hand from its events (stream order) and run every check; never raises for a
+    bad record (each problem becomes a Finding)."""
+    report = HandReplay(table_id, hand_id, list(envelopes))
+    started = next(
+        (e for e in envelopes if isinstance(e.payload, table_pb.HandStarted)), None
+    )
+    if started is None:
+        first = envelopes[0]
+        report.findings.append(_finding(first, "rules", "the hand has no HandStarted before it"))
+        return report
+    ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+    report.hand_no = ctx.hand_no
+    recorded: list[_Recorded] = []
+    for envelope in envelopes:
+        payload = envelope.payload
+        at_ms = codec.datetime_to_ms(envelope.occurred_at)
+        try:
+            if isinstance(payload, table_pb.HandStarted):
+                recorded.append(_Recorded(envelope, codec.hand_started_from_pb(payload, at_ms)))
+            elif type(payload) in codec.HAND_PAYLOADS:
+                recorded += [_Recorded(envelope, e) for e in codec.from_payload(payload, ctx, at_ms)]
+        except (codec.StreamCodecError, ValueError, KeyError) as exc:
+            report.findings.append(_finding(envelope, "rules", f"cannot be decoded: {exc}"))
+            return report
+    state = _rederive(report, recorded)
+    result = INDIAN_POINTS.result(state)
+    if isinstance(result, ev.HandEnded):
+        report.outcome = "ended"
+    elif isinstance(result, ev.HandAborted):
+        report.outcome = "aborted"
+    _check_fairness(report, ctx, recorded)
+    _check_ledger_event(report, ctx, recorded)
+    if ledger is None:
+        report.notes.append("ledger not checked: no database given")
+    else:
+        _check_ledger_rows(report, recorded, ledger)
+    report.findings.sort(key=lambda f: f.version)
+    return report
+
+
+def _rederive(report: HandReplay, recorded: list[_Recorded]) -> object:
+    """Fold the hand by re-deciding each recorded input; stops at the first difference."""
+    state = INDIAN_POINTS.initial_state()
+    i = 0
+    while i < len(recorded):
+        item = recorded[i]
+        at_ms = codec.datetime_to_ms(item.envelope.occurred_at)
+        command = command_for(item.event, at_ms)
+        if command is None:
+            report.findings.append(
+                _finding(
+                    item.envelope,
+                    "rules",
+                    f"{type(item.event).__name__} follows from no recorded input here "
+                    "(the rules derive no such event at this point)",
+                )
+            )
+            return state
+        try:
+            derived = INDIAN_POINTS.decide(state, command)
+        except RuleViolation as exc:
+            report.findings.append(_finding(item.envelope, "rules", f"the rules refuse it: {exc}"))
+            return state
+        if not derived:
+            report.findings.append(
+                _finding(item.envelope, "rules", "the rules derive no event from it (a stale input)")
+            )
+            return state
+        for k, event in enumerate(derived):
+            if i + k >= len(recorded):
+                report.findings.append(
+                    _finding(
+                        recorded[-1].envelope,
+                        "rules",
+                        f"the rules give {type(event).__name__} next, the record ends here",
+                    )
+                )
+                return state
+            if recorded[i + k].event != event:
+                report.findings.append(
+                    _finding(
+                        recorded[i + k].envelope, "rules", difference(recorded[i + k].event, event)
+                    )
+                )
+                return state
+            state = INDIAN_POINTS.apply(state, event)
+        i += len(derived)
+    report.checked.append("rules")
+    return state
+
+
+def _of_type(recorded: list[_Recorded], kind: type) -> list[_Recorded]:
+    return [r for r in recorded if isinstance(r.event, kind)]
+
+
+def _payloads(report: HandReplay, kind: type[Message]) -> list[Envelope]:
+    return [e for e in report.envelopes if isinstance(e.payload, kind)]
+
+
+def _check_fairness(report: HandReplay, ctx: codec.HandContext, recorded: list[_Recorded]) -> None:
+    committed = _of_type(recorded, ev.SeedCommitted)
+    dealt = _of_type(recorded, ev.HandDealt)
+    locked = _of_type(recorded, ev.SeedsLocked)
+    revealed = _payloads(report, fairness_pb.SeedRevealed)
+    if dealt and (
+        not committed or committed[0].envelope.stream_version > dealt[0].envelope.stream_version
+    ):
+        report.findings.append(
+            _finding(dealt[0].envelope, "commitment", "dealt before any seed commitment was recorded")
+        )
+        return
+    if not committed:
+        return
+    if not revealed:
+        report.notes.append("seed not revealed yet: commitment and deal not checked")
+        return
+    reveal = revealed[0]
+    seed = bytes(reveal.payload.server_seed)  # type: ignore[attr-defined]
+    commitment = committed[0].event.commitment  # type: ignore[attr-defined]
+    if hashlib.sha256(seed).hexdigest() != commitment:
+        report.findings.append(
+            _finding(
+                reveal,
+                "commitment",
+                f"SHA-256 of the revealed seed is {hashlib.sha256(seed).hexdigest()[:16]}..., "
+                f"the commitment recorded at v{committed[0].envelope.stream_version} is "
+                f"{commitment[:16]}... (deal not recomputed from an unproven seed)",
+            )
+        )
+        return
+    report.checked.append("commitment")
+    if not dealt or not locked:
+        return
+    seeds = {s.seat: bytes.fromhex(s.seed_hex) for s in locked[0].event.client_seeds}  # type: ignore[attr-defined]
+    try:
+        inputs = ShuffleInputs.of(seed, ctx.hand_id, seeds)
+        expected = deal(inputs, ctx.shoe, seeds, ctx.dealer_seat, ctx.rule_set.hand_size)
+    except ValueError as exc:
+        report.findings.append(_finding(dealt[0].envelope, "deal", f"cannot be recomputed: {exc}"))
+        return
+    got: ev.HandDealt = dealt[0].event  # type: ignore[assignment]
+    problem = _deal_difference(got, expected)
+    if problem:
+        report.findings.append(_finding(dealt[0].envelope, "deal", problem))
+        return
+    report.checked.append("deal")
+    set_aside = {r.event.reshuffle_no: r.event.cards for r in _of_type(recorded, ev.StockExhausted)}  # type: ignore[attr-defined]
+    for item in _of_type(recorded, ev.StockReshuffled):
+        number = item.event.reshuffle_no  # type: ignore[attr-defined]
+        cards = set_aside.get(number, ())
+        try:
+            want = reshuffle(inputs, ctx.shoe, cards, number)
+        except ValueError as exc:
+            report.findings.append(_finding(item.envelope, "reshuffle", f"cannot be recomputed: {exc}"))
+            return
+        if want != item.event.stock:  # type: ignore[attr-defined]
+            k = next(
+                (k for k, (a, b) in enumerate(zip(item.event.stock, want, strict=False)) if a != b),  # type: ignore[attr-defined]
+                min(len(want), len(item.event.stock)),  # type: ignore[attr-defined]
+            )
+            report.findings.append(
+                _finding(
+                    item.envelope,
+                    "reshuffle",
+                    f"reshuffle {number} stock[{k}] differs from the reshuffle/{number} sub-stream",
+                )
+            )
+            return
+
+
+def _deal_difference(got: ev.HandDealt, expected: object) -> str:
+    want_hands = {h.seat: h.cards for h in expected.hands}  # type: ignore[attr-defined]
+    for hand in got.hands:
+        want = want_hands.get(hand.seat)
+        if want is None:
+            return f"seat {hand.seat} is dealt a hand the recomputed deal does not give"
+        if hand.cards != want:
+            k = next(
+                (k for k, (a, b) in enumerate(zip(hand.cards, want, strict=False)) if a != b),
+                min(len(hand.cards), len(want)),
+            )
+            a = hand.cards[k].face if k < len(hand.cards) else "-"
+            b = want[k].face if k < len(want) else "-"
+            return f"seat {hand.seat} card {k + 1}: recorded {a}, recomputed {b}"
+    if got.wild_cut != expected.wild_cut:  # type: ignore[attr-defined]
+        return f"wild cut: recorded {_show(got.wild_cut)}, recomputed {_show(expected.wild_cut)}"  # type: ignore[attr-defined]
+    if got.first_open != expected.first_open:  # type: ignore[attr-defined]
+        return f"first open card: recorded {_show(got.first_open)}, recomputed {_show(expected.first_open)}"  # type: ignore[attr-defined]
+    if got.stock != expected.stock:  # type: ignore[attr-defined]
+        return "the stock order differs from the recomputed deal"
+    return ""
+
+
+def _ended(recorded: list[_Recorded]) -> _Recorded | None:
+    ended = _of_type(recorded, ev.HandEnded)
+    return ended[0] if ended else None
+
+
+def _check_ledger_event(report: HandReplay, ctx: codec.HandContext, recorded: list[_Recorded]) -> None:
+    """The ledger's HandSettled, re-recorded by the table, against HandEnded (net per account)."""
+    ended = _ended(recorded)
+    for settled in _payloads(report, ledger_pb.HandSettled):
+        if ended is None:
+            report.findings.append(_finding(settled, "ledger-event", "settled a hand that did not end"))
+            return
+        s = ended.event.settlement  # type: ignore[attr-defined]
+        want: dict[str, int] = {}
+        for line in s.lines:
+            account = ctx.accounts.get(line.seat, f"seat {line.seat}")
+            want[account] = want.get(account, 0) + line.amount_cents
+        got: dict[str, int] = {}
+        for line in settled.payload.lines:  # type: ignore[attr-defined]
+            got[line.account_id] = got.get(line.account_id, 0) + line.amount_hundredths
+        for account, amount in sorted(want.items()):
+            if got.get(account, 0) != amount:
+                report.findings.append(
+                    _finding(
+                        settled,
+                        "ledger-event",
+                        f"{account} moved {got.get(account, 0)} in the ledger's HandSettled, "
+                        f"HandEnded says {amount}",
+                    )
+                )
+                return
+        commission = settled.payload.commission_hundredths  # type: ignore[attr-defined]
+        if commission != s.commission_cents:
+            report.findings.append(
+                _finding(
+                    settled,
+                    "ledger-event",
+                    f"commission {commission} in HandSettled, HandEnded says {s.commission_cents}",
+                )
+            )
+            return
+        report.checked.append("ledger-event")
+
+
+def _check_ledger_rows(report: HandReplay, recorded: list[_Recorded], ledger: LedgerFetch) -> None:
+    ended = _ended(recorded)
+    rows = ledger(report.hand_id)
+    settled = _payloads(report, ledger_pb.HandSettled)
+    if ended is None:
+        if rows is not None:
+            report.findings.append(
+                _finding(report.envelopes[-1], "ledger", f"the journal settles it ({rows.transaction_id}) but the hand did not end")
+            )
+        return
+    anchor = settled[0] if settled else ended.envelope
+    if rows is None:
+        report.notes.append("ledger: no settlement in the journal yet")
+        return
+    s = ended.event.settlement  # type: ignore[attr-defined]
+    for line in s.lines:
+        net = rows.net_by_seat.get(line.seat, 0)
+        if net != line.amount_cents:
+            report.findings.append(
+                _finding(anchor, "ledger", f"journal {rows.transaction_id}: seat {line.seat} moved {net}, the log says {line.amount_cents}")
+            )
+            return
+        if line.seat != s.winner_seat and rows.points_by_seat.get(line.seat, 0) != line.points:
+            report.findings.append(
+                _finding(anchor, "ledger", f"journal {rows.transaction_id}: seat {line.seat} charged {rows.points_by_seat.get(line.seat, 0)} points, the log says {line.points}")
+            )
+            return
+    extra = set(rows.net_by_seat) - {line.seat for line in s.lines}
+    if extra:
+        report.findings.append(
+            _finding(anchor, "ledger", f"journal {rows.transaction_id} moves seats {sorted(extra)} that the log does not settle")
+        )
+        return
+    if rows.commission_hundredths != s.commission_cents:
+        report.findings.append(
+            _finding(anchor, "ledger", f"journal {rows.transaction_id}: commission {rows.commission_hundredths}, the log says {s.commission_cents}")
+        )
+        return
+    report.checked.append("ledger")

@@ -1,0 +1,188 @@
+"""The click commands ``rummy replay`` and ``rummy export``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from rummy_platform.envelope import Envelope
+from rummy_ops.replay import ReplayRun, replay_events
+from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
+from rummy_ops.replay.render import hand_json, hand_lines
+from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_kafka, select
+
+
+def _selection(hand: str | None, table: str | None, all_hands: bool) -> Selection:
+    chosen = [x for x in (hand, table) if x] + (["all"] if all_hands else [])
+    if len(chosen) != 1:
+        raise click.UsageError("give exactly one of --hand, --table, --all")
+    return Selection(hand_id=hand or "", table_id=table or "")
+
+
+def _load(
+    from_file: Path | None, bootstrap: str, topic_prefix: str, selection: Selection
+) -> list[Envelope]:
+    try:
+        if from_file is not None:
+            return list(read_jsonl(from_file))
+        if not bootstrap:
+            raise click.UsageError("give --bootstrap (or KAFKA_BOOTSTRAP_SERVERS) or --from-file")
+        return read_kafka(bootstrap, topic_prefix, selection.table_id or None)
+    except (SourceError, ExportFormatError) as error:
+        raise click.ClickException(str(error)) from None
+
+
+_selectors = [
+    click.option("--hand", help="One hand, by hand id."),
+    click.option("--table", help="Every hand of one table, by table id."),
+    click.option("--all", "all_hands", is_flag=True, help="Every hand in the log."),
+    click.option(
+        "--bootstrap",
+        envvar="KAFKA_BOOTSTRAP_SERVERS",
+        default="127.0.0.1:19092",
+        show_default=True,
+        help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
+    ),
+    click.option(
+        "--topic-prefix",
+        envvar="RUMMY_TOPIC_PREFIX",
+        default="",
+        help="Prefix of the event topics, as the services' RUMMY_TOPIC_PREFIX.",
+    ),
+]
+
+
+def _with_selectors(f):  # type: ignore[no-untyped-def]
+    for option in reversed(_selectors):
+        f = option(f)
+    return f
+
+
+@click.command()
+@_with_selectors
+@click.option(
+    "--from-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Replay an exported JSONL file (`rummy export`) instead of reading Kafka.",
+)
+@click.option(
+    "--database-url",
+    help="The ledger's PostgreSQL, to check each settlement against its journal rows. "
+    "Defaults to DATABASE_URL when reading Kafka; a file replay skips the check without it.",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON document instead of a timeline.")
+@click.option("--quiet", is_flag=True, help="Verdicts only, no timeline.")
+def replay(
+    hand: str | None,
+    table: str | None,
+    all_hands: bool,
+    bootstrap: str,
+    topic_prefix: str,
+    from_file: Path | None,
+    database_url: str | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Rebuild hands from the table stream through the rules library and check them: the seed
+    against its commitment, the deal and reshuffles recomputed from the seeds, every event
+    against what the rules derive, the settlement against HandEnded and the ledger's journal.
+    Exits 1 on any mismatch, naming the first event where replay and record differ."""
+    selection = _selection(hand, table, all_hands)
+    envelopes = _load(from_file, bootstrap, topic_prefix, selection)
+    if database_url is None and from_file is None:
+        database_url = os.environ.get("DATABASE_URL") or None
+    reader = None
+    if database_url:
+        from rummy_ops.replay.ledger import JournalReader
+
+        try:
+            reader = JournalReader(database_url)
+        except Exception as error:  # psycopg.OperationalError and kin
+            raise click.ClickException(f"cannot reach the ledger database: {error}") from None
+    try:
+        run = replay_events(envelopes, selection, reader)
+    except SourceError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        if reader is not None:
+            reader.close()
+    _report(run, as_json, quiet)
+    if not run.ok:
+        sys.exit(1)
+
+
+def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
+    first = run.first
+    if as_json:
+        doc = {
+            "ok": run.ok,
+            "hands": [hand_json(h) for h in run.hands],
+            "events": run.events,
+            "seconds": run.seconds,
+            "events_per_second": run.events_per_second,
+            "first_mismatch": None
+            if first is None
+            else {"hand_id": first[0].hand_id, **hand_json(first[0])["first_mismatch"]},
+        }
+        click.echo(json.dumps(doc, indent=2))
+        return
+    for hand in run.hands:
+        for line in hand_lines(hand, timeline=not quiet):
+            click.echo(line)
+    bad = sum(1 for h in run.hands if not h.ok)
+    verdict = "OK" if run.ok else f"MISMATCH in {bad} hand(s)"
+    click.echo(
+        f"replay: {verdict}: {len(run.hands)} hands, {run.events} events in "
+        f"{run.seconds:.3f} s ({run.events_per_second:,.0f} events/s)"
+    )
+    if first is not None:
+        hand, finding = first
+        click.echo(f"first mismatch: hand {hand.hand_id}: {finding.line()}")
+
+
+@click.command()
+@_with_selectors
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The JSONL file to write ('-' for standard output).",
+)
+def export(
+    hand: str | None,
+    table: str | None,
+    all_hands: bool,
+    bootstrap: str,
+    topic_prefix: str,
+    output: Path,
+) -> None:
+    """Write table-stream events as JSON lines (envelope fields + payload as protobuf JSON with
+    its type), for `rummy replay --from-file`. --table and --all write whole streams (seating
+    included); --hand writes that hand's events."""
+    selection = _selection(hand, table, all_hands)
+    envelopes = _load(None, bootstrap, topic_prefix, selection)
+    try:
+        if selection.hand_id:
+            chosen = [e for _t, _h, es in select(envelopes, selection) for e in es]
+        else:
+            chosen = [
+                e
+                for e in sorted(envelopes, key=lambda e: (e.stream_id, e.stream_version))
+                if not selection.table_id or e.stream_id == selection.table_id
+            ]
+            if not chosen and selection.table_id:
+                raise SourceError(f"no events of table {selection.table_id} in the table stream")
+    except SourceError as error:
+        raise click.ClickException(str(error)) from None
+    if str(output) == "-":
+        count = write_jsonl(chosen, sys.stdout)
+    else:
+        with open(output, "w", encoding="utf-8") as out:
+            count = write_jsonl(chosen, out)
+        hands = len({hand_id_of(e) for e in chosen} - {""})
+        click.echo(f"exported {count} events of {hands} hands to {output}", err=True)

@@ -1,0 +1,53 @@
+"""A hand's settlement as the ledger's journal in PostgreSQL holds it (schema ``ledger``:
+``journal_transactions`` of kind ``settlement`` with the hand id, and their ``journal_entries``)."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg import sql
+
+from rummy_ops.replay.checks import LedgerRows
+
+#: The ledger service's schema (rummy_ledger's migrations create it).
+LEDGER_SCHEMA = "ledger"
+
+
+class JournalReader:
+    """Reads settlements from the journal at ``database_url``; use as a context manager or call
+    :meth:`close`. Raises psycopg.Error if the database cannot be reached."""
+
+    def __init__(self, database_url: str, schema: str = LEDGER_SCHEMA) -> None:
+        self._conn = psycopg.connect(database_url, autocommit=True)
+        self._query = sql.SQL(
+            "SELECT t.id, e.account_id, e.amount, e.line_kind, e.seat, e.points "
+            "FROM {s}.journal_transactions t JOIN {s}.journal_entries e ON e.transaction_id = t.id "
+            "WHERE t.kind = 'settlement' AND t.hand_id = %s ORDER BY e.id"
+        ).format(s=sql.Identifier(schema))
+
+    def __call__(self, hand_id: str) -> LedgerRows | None:
+        """The hand's settlement rows summed per seat, or None if the journal has none.
+        Amounts in hundredths of a House Token; commission = the house's commission line(s)."""
+        rows = self._conn.execute(self._query, (hand_id,)).fetchall()
+        if not rows:
+            return None
+        net: dict[int, int] = {}
+        points: dict[int, int] = {}
+        commission = 0
+        for _tx, _account, amount, kind, seat, pts in rows:
+            if seat is None:
+                if kind == "commission":
+                    commission += amount
+                continue
+            net[seat] = net.get(seat, 0) + amount
+            if kind == "loss":
+                points[seat] = points.get(seat, 0) + (pts or 0)
+        return LedgerRows(rows[0][0], net, points, commission)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> JournalReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -1,0 +1,130 @@
+"""How a replay is shown: a timeline for people (one line per event, cards included: ops see
+everything) and a JSON document for machines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
+from rummy_platform.envelope import Envelope
+from rummy_ops.replay.checks import HandReplay, short_type
+
+
+def _faces(cards: Any) -> str:
+    return " ".join(c.face for c in cards)
+
+
+def _seat(payload: Message) -> str:
+    if "seat" in payload.DESCRIPTOR.fields_by_name:
+        return f"s{payload.seat}"  # type: ignore[attr-defined]
+    return ""
+
+
+def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
+    """A short description of a table-stream payload, with its cards by face."""
+    name = payload.DESCRIPTOR.name
+    p: Any = payload
+    if name == "HandStarted":
+        seats = " ".join(f"s{s.seat}={s.account_id}" for s in p.seats)
+        return (
+            f"hand {p.hand_no} dealer s{p.dealer_seat} point value {p.point_value_hundredths} "
+            f"commission {p.commission_bps}bps [{seats}]"
+        )
+    if name == "StakesReserved":
+        return " ".join(f"s{r.seat} {r.amount_hundredths}" for r in p.reservations)
+    if name in ("SeedCommitted", "SeedsLocked"):
+        field = p.commitment_sha256 if name == "SeedCommitted" else p.server_commitment_sha256
+        extra = f" {len(p.client_seeds)} client seeds" if name == "SeedsLocked" else ""
+        return f"commitment {bytes(field).hex()[:16]}...{extra}"
+    if name == "SeedRevealed":
+        return f"server seed {bytes(p.server_seed).hex()[:16]}..."
+    if name == "ClientSeedContributed":
+        return f"client seed {bytes(p.client_seed).hex()[:16] or '(empty)'}"
+    if name == "HandDealt":
+        hands = " | ".join(f"s{h.seat}: {_faces(h.cards)}" for h in p.hands)
+        return f"cut {p.wild_cut.face} open {p.first_open.face} stock {len(p.stock)} | {hands}"
+    if name == "TurnStarted":
+        return f"turn {p.turn_no}"
+    if name == "CardDrawn":
+        source = "pile" if p.source == 2 else "stock"
+        return f"turn {p.turn_no} draws {p.card.face} from {source}{' (auto)' if p.automatic else ''}"
+    if name == "CardDiscarded":
+        return f"turn {p.turn_no} discards {p.card.face}{' (auto)' if p.automatic else ''}"
+    if name == "TurnTimedOut":
+        return f"turn {p.turn_no} timed out ({p.misses_in_a_row} in a row)"
+    if name == "Declared":
+        return f"turn {p.turn_no} face down {p.face_down.face}, shows {_faces(p.shown)}"
+    if name == "DeclarationRejected":
+        return f"turn {p.turn_no} wrong declare ({p.points} points): {_faces(p.shown)}"
+    if name == "PlayerDropped":
+        return f"turn {p.turn_no} drops ({p.DESCRIPTOR.fields_by_name['kind'].enum_type.values_by_number[p.kind].name.removeprefix('DROP_KIND_').lower()}, {p.points} points)"
+    if name == "StockExhausted":
+        return f"{len(p.cards)} cards set aside for reshuffle {p.reshuffle_no}"
+    if name == "StockReshuffled":
+        return f"reshuffle {p.reshuffle_no}: new stock of {len(p.stock)}"
+    if name == "HandEnded":
+        points = " ".join(f"s{r.seat}:{r.points} {r.outcome}" for r in p.results)
+        money = " ".join(f"s{x.seat}:{x.amount_hundredths:+d}" for x in p.settlement)
+        return f"winner s{p.winner_seat} [{points}] [{money}] commission {p.commission_hundredths}"
+    if name == "HandSettled":
+        return f"{p.journal_transaction_id}: " + " ".join(
+            f"{x.account_id}:{x.amount_hundredths:+d}" for x in p.lines
+        )
+    if name == "HandAborted":
+        return p.reason
+    return text_format.MessageToString(payload, as_one_line=True)[:160]
+
+
+def timeline_line(envelope: Envelope) -> str:
+    """``version  time  type  seat  description`` for one event."""
+    at = envelope.occurred_at.strftime("%H:%M:%S.%f")[:-3]
+    return (
+        f"{envelope.stream_version:>6}  {at}  {short_type(envelope):<22} "
+        f"{_seat(envelope.payload):<3} {describe(envelope.payload)}"
+    )
+
+
+def hand_lines(hand: HandReplay, timeline: bool = True) -> list[str]:
+    """The timeline of a replayed hand and its verdict."""
+    head = f"table {hand.table_id} hand {hand.hand_no} ({hand.hand_id}): {hand.outcome}"
+    lines = [head]
+    if timeline:
+        bad = {f.version for f in hand.findings}
+        lines += [("!" if e.stream_version in bad else " ") + timeline_line(e) for e in hand.envelopes]
+    for note in hand.notes:
+        lines.append(f"  note: {note}")
+    first = hand.first
+    if first is None:
+        lines.append(f"  OK ({', '.join(hand.checked)} checked)")
+    else:
+        lines.append(f"  MISMATCH at {first.line()}")
+        lines += [f"    also: {f.line()}" for f in hand.findings if f is not first]
+    return lines
+
+
+def hand_json(hand: HandReplay) -> dict[str, Any]:
+    first = hand.first
+    return {
+        "table_id": hand.table_id,
+        "hand_id": hand.hand_id,
+        "hand_no": hand.hand_no,
+        "outcome": hand.outcome,
+        "ok": hand.ok,
+        "events": len(hand.envelopes),
+        "checked": hand.checked,
+        "notes": hand.notes,
+        "first_mismatch": None if first is None else _finding_json(first),
+        "findings": [_finding_json(f) for f in hand.findings],
+    }
+
+
+def _finding_json(f: Any) -> dict[str, Any]:
+    return {
+        "stream_version": f.version,
+        "event_id": f.event_id,
+        "type": f.type,
+        "check": f.check,
+        "message": f.message,
+    }

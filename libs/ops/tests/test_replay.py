@@ -1,0 +1,447 @@
+"""``rummy replay`` / ``rummy export`` on synthetic table streams: hands played with the rules
+library (INDIAN_POINTS, a deal from a fixed seed by ``rummy_rules.shuffle``), encoded through the
+table's ``stream_codec`` into envelopes as the table service records them, exported to JSONL and
+replayed. A clean log replays with exit status 0; each tamper is caught at the first event where
+replay and record differ. The ledger tests post the settlement with the ledger's own code into a
+real PostgreSQL database."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+from google.protobuf.message import Message
+from psycopg import sql
+
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as table_pb
+from rummy_ops.cli import main
+from rummy_ops.replay import Selection, replay_events
+from rummy_ops.replay.jsonl import read_jsonl, write_jsonl
+from rummy_platform.envelope import Envelope
+from rummy_rules import commands as cmd
+from rummy_rules import events as ev
+from rummy_rules.indian import INDIAN_POINTS, Declare, DeclarationRejected, Drop
+from rummy_rules.rules import bombay_baazi
+from rummy_rules.settlement import reservation_cents, settle
+from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
+from rummy_table import stream_codec as codec
+
+SEED = bytes(range(32))
+START_MS = 1_780_000_000_000
+RULES = bombay_baazi(4, point_value_cents=50, commission_bps=1000)
+
+
+@dataclass
+class SyntheticTable:
+    """Records hands the way the table service does: decide each command, apply, encode each
+    event through stream_codec into an envelope stamped with the command's time."""
+
+    table_id: str = "table-synthetic"
+    envelopes: list[Envelope] = field(default_factory=list)
+    at_ms: int = START_MS
+    hand_no: int = 0
+    settlements: dict[str, ev.HandEnded] = field(default_factory=dict)
+
+    def record(self, payload: Message, hand_id: str, causation: str = "") -> Envelope:
+        envelope = Envelope.new(
+            payload,
+            stream_id=self.table_id,
+            stream_version=len(self.envelopes) + 1,
+            occurred_at=codec.ms_to_datetime(self.at_ms),
+            correlation_id=hand_id,
+            causation_id=causation,
+        )
+        self.envelopes.append(envelope)
+        return envelope
+
+    def play(self, seats: dict[int, str], dealer: int, script: str, seed: bytes = SEED) -> str:
+        """Play a hand (commands are stamped with the table's clock, ``at_ms=0`` in the script
+        is replaced). ``script``: ``"long"`` (draw and discard past a stock reshuffle, with a
+        timed-out turn, then a wrong declare and a middle drop) or ``"drop"`` (first drop)."""
+        self.hand_no += 1
+        hand_id = f"hand-{self.hand_no}-{uuid.uuid4().hex[:6]}"
+        state = INDIAN_POINTS.initial_state()
+        (started,) = INDIAN_POINTS.decide(
+            state,
+            cmd.StartHand(
+                hand_id=hand_id,
+                seats=tuple(ev.SeatAccount(s, a) for s, a in sorted(seats.items())),
+                dealer_seat=dealer,
+                rule_set=RULES,
+                at_ms=self.at_ms,
+            ),
+        )
+        self.record(codec.hand_started_to_pb(started, self.hand_no), hand_id)
+        ctx = codec.hand_context(self.envelopes[-1].payload)  # type: ignore[arg-type]
+        state = INDIAN_POINTS.apply(state, started)
+
+        def run(command: cmd.Command) -> tuple[ev.Event, ...]:
+            nonlocal state
+            self.at_ms += 1000
+            events = INDIAN_POINTS.decide(state, replace(command, at_ms=self.at_ms))
+            automatic = False
+            for event in events:
+                state = INDIAN_POINTS.apply(state, event)
+                automatic = isinstance(event, ev.TurnTimedOut) or (
+                    automatic and not isinstance(event, ev.TurnStarted)
+                )
+                public = INDIAN_POINTS.view(state, -1)
+                self.record(
+                    codec.to_payload(
+                        event,
+                        ctx,
+                        top_discard=public.discard_pile[-1] if public.discard_pile else None,
+                        automatic=automatic and isinstance(event, ev.CardDrawn | ev.CardDiscarded),
+                        wild_cut=public.wild_cut,
+                    ),
+                    hand_id,
+                )
+            return events
+
+        for seat in sorted(seats):
+            run(cmd.RecordStakeReserved(seat=seat, amount_cents=reservation_cents(RULES), at_ms=0))
+        run(cmd.RecordSeedCommitment(commitment=commitment(seed), at_ms=0))
+        client = {s: hashlib.sha256(f"client {s}".encode()).digest()[:16] for s in sorted(seats)}
+        for seat in sorted(seats)[:-1]:
+            run(cmd.ContributeClientSeed(seat=seat, seed_hex=client[seat].hex(), at_ms=0))
+        run(cmd.TurnTimeout(turn_no=0, at_ms=0))  # the last seat sends nothing
+        client[sorted(seats)[-1]] = b""
+        inputs = ShuffleInputs.of(seed, hand_id, client)
+        dealt = deal(inputs, RULES.shoe, seats, dealer, RULES.hand_size)
+        run(
+            cmd.Deal(
+                hands=dealt.hands,
+                wild_cut=dealt.wild_cut,
+                first_open=dealt.first_open,
+                stock=dealt.stock,
+                at_ms=0,
+            )
+        )
+        if script == "drop":
+            run(Drop(seat=state.turn_seat, turn_no=state.turn_no, at_ms=0))
+        else:
+            for _ in range(len(dealt.stock) + 6):
+                seat, turn = state.turn_seat, state.turn_no
+                if turn == 3:
+                    events = run(cmd.TurnTimeout(turn_no=turn, at_ms=0))
+                else:
+                    (drawn, *more) = run(cmd.DrawFromStock(seat=seat, turn_no=turn, at_ms=0))
+                    events = tuple(more) + run(
+                        cmd.Discard(seat=seat, turn_no=turn, card=drawn.card, at_ms=0)
+                    )
+                for event in events:
+                    if isinstance(event, ev.StockExhausted):
+                        new = reshuffle(inputs, RULES.shoe, event.cards, event.reshuffle_no)
+                        run(
+                            cmd.RecordStockReshuffled(
+                                reshuffle_no=event.reshuffle_no, stock=new, at_ms=0
+                            )
+                        )
+            assert state.reshuffles >= 1
+            seat, turn = state.turn_seat, state.turn_no
+            (drawn, *_) = run(cmd.DrawFromStock(seat=seat, turn_no=turn, at_ms=0))
+            declared = run(Declare(seat=seat, turn_no=turn, face_down=drawn.card, at_ms=0))
+            assert isinstance(declared[0], DeclarationRejected)
+            run(Drop(seat=state.turn_seat, turn_no=state.turn_no, at_ms=0))
+        result = INDIAN_POINTS.result(state)
+        assert isinstance(result, ev.HandEnded)
+        self.settlements[hand_id] = result
+        ended = self.envelopes[-1]
+        self.at_ms += 1000
+        self.record(
+            fairness_pb.SeedRevealed(
+                hand_id=hand_id, server_seed=seed, commitment_sha256=bytes.fromhex(commitment(seed))
+            ),
+            hand_id,
+            causation=str(uuid.uuid4()),
+        )
+        s = result.settlement
+        lines = [
+            ledger_pb.JournalLine(account_id=seats[x.seat], amount_hundredths=x.amount_cents)
+            for x in s.lines
+        ] + [ledger_pb.JournalLine(account_id="house:commission", amount_hundredths=s.commission_cents)]
+        self.record(
+            ledger_pb.HandSettled(
+                hand_id=hand_id,
+                journal_transaction_id=f"settlement:{hand_id}",
+                lines=lines,
+                commission_hundredths=s.commission_cents,
+            ),
+            hand_id,
+            causation=ended.event_id,
+        )
+        return hand_id
+
+
+SEATS = {0: "acct-ana", 1: "acct-bo", 2: "acct-cy"}
+
+
+@pytest.fixture(scope="module")
+def table() -> SyntheticTable:
+    t = SyntheticTable()
+    t.play(SEATS, dealer=0, script="long")
+    t.play({1: "acct-bo", 2: "acct-cy"}, dealer=1, script="drop")
+    return t
+
+
+@pytest.fixture()
+def exported(table: SyntheticTable, tmp_path: Path) -> Path:
+    path = tmp_path / "table.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        write_jsonl(table.envelopes, out)
+    return path
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write_lines(path: Path, objs: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(o) + "\n" for o in objs))
+    return path
+
+
+def replay_file(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    result = CliRunner().invoke(main, ["replay", "--from-file", str(path), "--all", "--json", *extra])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, json.loads(result.output)
+
+
+def card_json(index: int) -> dict[str, Any]:
+    return {"index": index, "face": RULES.shoe.index_to_card(index).face}
+
+
+# -- the export format ---------------------------------------------------------------------------
+
+
+def test_an_exported_file_reads_back_as_the_same_envelopes(table: SyntheticTable, exported: Path) -> None:
+    assert list(read_jsonl(exported)) == table.envelopes
+
+
+def test_each_exported_line_carries_the_envelope_fields_and_the_typed_payload_as_json(
+    exported: Path,
+) -> None:
+    first = lines_of(exported)[0]
+    assert first["type"] == "rummy.table.v1.HandStarted"
+    assert first["stream_version"] == 1 and first["stream_id"] == "table-synthetic"
+    assert int(first["payload"]["hand_no"]) == 1  # 64-bit integers are JSON strings
+    assert {"event_id", "occurred_at", "correlation_id", "causation_id"} <= set(first)
+
+
+# -- a clean log -----------------------------------------------------------------------------------
+
+
+def test_a_clean_log_replays_with_every_check_passing(table: SyntheticTable) -> None:
+    run = replay_events(table.envelopes, Selection())
+    assert run.ok, [f.line() for h in run.hands for f in h.findings]
+    assert [h.outcome for h in run.hands] == ["ended", "ended"]
+    assert {"rules", "commitment", "deal", "ledger-event"} <= set(run.hands[0].checked)
+    assert run.events == len(table.envelopes)
+
+
+def test_the_replay_command_exits_zero_on_a_clean_file_and_reports_its_rate(exported: Path) -> None:
+    result = CliRunner().invoke(main, ["replay", "--from-file", str(exported), "--all"])
+    assert result.exit_code == 0, result.output
+    assert "replay: OK: 2 hands" in result.output
+    assert "events/s" in result.output
+    assert "ledger not checked: no database given" in result.output
+
+
+def test_the_timeline_shows_private_cards_to_ops(exported: Path, table: SyntheticTable) -> None:
+    hand = next(iter(table.settlements))
+    result = CliRunner().invoke(main, ["replay", "--from-file", str(exported), "--hand", hand])
+    dealt = next(line for line in result.output.splitlines() if "HandDealt" in line)
+    first_card = table.envelopes[[e.type for e in table.envelopes].index("rummy.dealer.v1.HandDealt")]
+    assert first_card.payload.hands[0].cards[0].face in dealt  # type: ignore[attr-defined]
+
+
+def test_an_unknown_hand_is_an_error_not_a_clean_verdict(exported: Path) -> None:
+    result = CliRunner().invoke(main, ["replay", "--from-file", str(exported), "--hand", "nope"])
+    assert result.exit_code != 0 and "no events of hand nope" in result.output
+
+
+# -- tampers ---------------------------------------------------------------------------------------
+
+
+def tamper(path: Path, type_suffix: str, change: Any, nth: int = 0) -> dict[str, Any]:
+    """Apply ``change(payload)`` to the ``nth`` line whose type ends with ``type_suffix``; returns
+    that line."""
+    objs = lines_of(path)
+    target = [o for o in objs if o["type"].endswith(type_suffix)][nth]
+    change(target["payload"])
+    write_lines(path, objs)
+    return target
+
+
+def assert_first_mismatch(path: Path, line: dict[str, Any], check: str | None = None) -> dict[str, Any]:
+    code, doc = replay_file(path)
+    assert code == 1
+    first = doc["first_mismatch"]
+    assert (first["stream_version"], first["event_id"]) == (line["stream_version"], line["event_id"])
+    assert first["type"] == line["type"].rsplit(".", 1)[1]
+    if check is not None:
+        assert first["check"] == check, first
+    return first
+
+
+def test_a_changed_card_in_the_deal_is_caught_at_hand_dealt(exported: Path) -> None:
+    def swap(payload: dict[str, Any]) -> None:  # still a whole shoe, so only the seed can tell
+        hand_card, stock_card = payload["hands"][0]["cards"][0], payload["stock"][10]
+        payload["hands"][0]["cards"][0], payload["stock"][10] = stock_card, hand_card
+
+    line = tamper(exported, ".HandDealt", swap)
+    first = assert_first_mismatch(exported, line, check="deal")
+    assert "card 1" in first["message"]
+
+
+def test_a_changed_discard_is_caught_at_that_discard(exported: Path, table: SyntheticTable) -> None:
+    dealt = next(e for e in table.envelopes if e.type.endswith(".HandDealt")).payload
+    cut = dealt.wild_cut.index  # type: ignore[attr-defined]
+
+    def change(payload: dict[str, Any]) -> None:
+        payload["card"] = card_json(cut)  # out of play: nobody holds it
+
+    line = tamper(exported, ".CardDiscarded", change, nth=4)
+    first = assert_first_mismatch(exported, line, check="rules")
+    assert "refuse" in first["message"]
+
+
+def test_a_changed_score_is_caught_at_hand_ended(exported: Path) -> None:
+    def change(payload: dict[str, Any]) -> None:
+        loser = next(r for r in payload["results"] if r.get("points"))
+        loser["points"] = loser["points"] - 5
+
+    line = tamper(exported, ".HandEnded", change)
+    first = assert_first_mismatch(exported, line, check="rules")
+    assert "results" in first["message"]
+
+
+def test_a_dropped_seat_charged_other_points_is_caught_at_the_drop(exported: Path) -> None:
+    line = tamper(exported, ".PlayerDropped", lambda p: p.update(points=p["points"] - 20))
+    first = assert_first_mismatch(exported, line, check="rules")
+    assert "points" in first["message"]
+
+
+def test_a_changed_settlement_amount_is_caught_at_hand_ended(exported: Path) -> None:
+    def change(payload: dict[str, Any]) -> None:
+        line = payload["settlement"][0]
+        line["amount_hundredths"] = str(int(line.get("amount_hundredths", "0")) - 100)
+
+    line = tamper(exported, ".HandEnded", change)
+    first = assert_first_mismatch(exported, line, check="rules")
+    assert "settlement" in first["message"]
+
+
+def test_a_changed_revealed_seed_fails_its_commitment(exported: Path) -> None:
+    import base64
+
+    def change(payload: dict[str, Any]) -> None:
+        seed = bytearray(base64.b64decode(payload["server_seed"]))
+        seed[0] ^= 1
+        payload["server_seed"] = base64.b64encode(bytes(seed)).decode()
+
+    line = tamper(exported, ".SeedRevealed", change)
+    first = assert_first_mismatch(exported, line, check="commitment")
+    assert "commitment" in first["message"]
+
+
+def test_a_reshuffle_not_from_its_sub_stream_is_caught(exported: Path) -> None:
+    def swap(payload: dict[str, Any]) -> None:
+        payload["stock"][0], payload["stock"][1] = payload["stock"][1], payload["stock"][0]
+
+    line = tamper(exported, ".StockReshuffled", swap)
+    assert_first_mismatch(exported, line, check="reshuffle")
+
+
+# -- the ledger in PostgreSQL ----------------------------------------------------------------------
+
+
+@pytest.fixture()
+def ledger_url(database_url: str) -> Iterator[str]:
+    """A fresh database with the ledger's schema (its own migrations), dropped afterwards."""
+    from rummy_ledger.adapters.db import apply_migrations
+
+    name = f"replay_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = urlsplit(database_url)._replace(path=f"/{name}").geturl()
+    try:
+        apply_migrations(url)
+        yield url
+    finally:
+        with psycopg.connect(database_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str, Any]) -> None:
+    """Grant, reserve and settle each hand with the ledger service's own application code."""
+    from rummy_ledger import application as app
+    from rummy_ledger import domain
+
+    with psycopg.connect(url, options="-c search_path=ledger") as conn:
+        for account in SEATS.values():
+            app.grant(conn, domain.Grant("ops", account, 1000_00, f"grant-{account}"))
+        for hand_id, settlement in settlements.items():
+            started = next(
+                e.payload for e in table.envelopes
+                if isinstance(e.payload, table_pb.HandStarted) and e.payload.hand_id == hand_id
+            )
+            app.reserve_stakes(
+                conn,
+                domain.ReserveStakes(
+                    hand_id,
+                    table.table_id,
+                    tuple(
+                        domain.SeatStake(s.seat, s.account_id, started.reservation_hundredths)
+                        for s in started.seats
+                    ),
+                ),
+            )
+            app.settle_hand(conn, domain.SettleHand.from_settlement(hand_id, table.table_id, settlement))
+        conn.commit()
+
+
+def test_a_settlement_that_agrees_with_the_journal_passes_the_ledger_check(
+    table: SyntheticTable, exported: Path, ledger_url: str
+) -> None:
+    post_with_the_ledger(ledger_url, table, {h: e.settlement for h, e in table.settlements.items()})
+    code, doc = replay_file(exported, "--database-url", ledger_url)
+    assert code == 0, doc
+    assert all("ledger" in h["checked"] for h in doc["hands"])
+
+
+def test_a_journal_row_that_disagrees_with_the_log_is_caught(
+    table: SyntheticTable, exported: Path, ledger_url: str
+) -> None:
+    hand_id, ended = next(iter(table.settlements.items()))
+    points = {x.seat: x.points for x in ended.settlement.lines}
+    loser = next(s for s, p in points.items() if p > 0)
+    points[loser] -= 1  # the journal charges one point less than the log
+    other = settle(RULES, ended.winner_seat, points)
+    post_with_the_ledger(ledger_url, table, {hand_id: other})
+    code, doc = replay_file(exported, "--database-url", ledger_url)
+    assert code == 1
+    first = doc["first_mismatch"]
+    settled = next(
+        e for e in table.envelopes
+        if isinstance(e.payload, ledger_pb.HandSettled) and e.payload.hand_id == hand_id
+    )
+    assert (first["hand_id"], first["stream_version"], first["check"]) == (
+        hand_id,
+        settled.stream_version,
+        "ledger",
+    )
+    assert f"seat {loser}" in first["message"]
