@@ -38,7 +38,9 @@ def kafka_args(stack: RunningStack) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def exported(rummy_stack: RunningStack, short_demo: DemoReport, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def exported(
+    rummy_stack: RunningStack, short_demo: DemoReport, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     assert short_demo.ended, "the short demo ended no hand"
     assert verify_demo(short_demo)[0]  # waits until the last seeds are revealed and hands settled
     path = tmp_path_factory.mktemp("replay") / "demo.jsonl"
@@ -93,7 +95,12 @@ def test_every_hand_of_the_run_replays_clean_from_kafka_against_the_journal(
     rummy_stack: RunningStack, exported: Path
 ) -> None:
     code, output = rummy(
-        "replay", "--all", *kafka_args(rummy_stack), "--database-url", rummy_stack.database_url, "--quiet"
+        "replay",
+        "--all",
+        *kafka_args(rummy_stack),
+        "--database-url",
+        rummy_stack.database_url,
+        "--quiet",
     )
     assert code == 0, output
     assert "MISMATCH" not in output and "replay: OK" in output
@@ -102,15 +109,27 @@ def test_every_hand_of_the_run_replays_clean_from_kafka_against_the_journal(
 
 def test_the_exported_file_replays_clean_offline(rummy_stack: RunningStack, exported: Path) -> None:
     code, output = rummy(
-        "replay", "--all", "--from-file", str(exported), "--database-url", rummy_stack.database_url, "--json"
+        "replay",
+        "--all",
+        "--from-file",
+        str(exported),
+        "--database-url",
+        rummy_stack.database_url,
+        "--json",
     )
     doc = json.loads(output)
     assert code == 0 and doc["ok"], [h["first_mismatch"] for h in doc["hands"] if not h["ok"]]
-    assert all({"rules", "commitment", "deal", "ledger"} <= set(h["checked"]) for h in doc["hands"] if h["outcome"] == "ended")
+    assert all(
+        {"rules", "commitment", "deal", "ledger"} <= set(h["checked"])
+        for h in doc["hands"]
+        if h["outcome"] == "ended"
+    )
     print(f"replayed {doc['events']} events at {doc['events_per_second']:,.0f} events/s")
 
 
-def test_a_changed_card_in_the_deal_is_caught(exported: Path, paid_hand: str, tmp_path: Path) -> None:
+def test_a_changed_card_in_the_deal_is_caught(
+    exported: Path, paid_hand: str, tmp_path: Path
+) -> None:
     def swap(p: dict[str, Any]) -> None:
         p["hands"][0]["cards"][0], p["stock"][-1] = p["stock"][-1], p["hands"][0]["cards"][0]
 
@@ -120,7 +139,8 @@ def test_a_changed_card_in_the_deal_is_caught(exported: Path, paid_hand: str, tm
 
 def test_a_changed_discard_is_caught(exported: Path, paid_hand: str, tmp_path: Path) -> None:
     dealt = next(
-        o for o in lines_of(exported)
+        o
+        for o in lines_of(exported)
         if o["type"].endswith(".HandDealt") and o["payload"]["hand_id"] == paid_hand
     )
     cut = dealt["payload"]["wild_cut"]  # out of play: no seat holds it
@@ -140,7 +160,9 @@ def test_a_changed_score_is_caught(exported: Path, paid_hand: str, tmp_path: Pat
     assert_names(first_mismatch(path, paid_hand), line, "rules")
 
 
-def test_a_changed_settlement_amount_is_caught(exported: Path, paid_hand: str, tmp_path: Path) -> None:
+def test_a_changed_settlement_amount_is_caught(
+    exported: Path, paid_hand: str, tmp_path: Path
+) -> None:
     def change(p: dict[str, Any]) -> None:
         line = next(x for x in p["settlement"] if int(x.get("amount_hundredths", "0")) < 0)
         line["amount_hundredths"] = str(int(line["amount_hundredths"]) + 1)
@@ -171,7 +193,8 @@ def scratch_journal(rummy_stack: RunningStack, database_url: str) -> Iterator[st
         with psycopg.connect(rummy_stack.database_url) as real, psycopg.connect(url) as scratch:
             scratch.execute("CREATE SCHEMA ledger")
             scratch.execute(
-                "CREATE TABLE ledger.journal_transactions (id text PRIMARY KEY, kind text, hand_id text, table_id text)"
+                "CREATE TABLE ledger.journal_transactions "
+                "(id text PRIMARY KEY, kind text, hand_id text, table_id text)"
             )
             scratch.execute(
                 "CREATE TABLE ledger.journal_entries (id bigint PRIMARY KEY, transaction_id text, "
@@ -204,12 +227,19 @@ def test_a_journal_row_that_disagrees_with_the_log_is_caught(
     exported: Path, paid_hand: str, scratch_journal: str
 ) -> None:
     code, output = rummy(
-        "replay", "--from-file", str(exported), "--hand", paid_hand, "--database-url", scratch_journal
+        "replay",
+        "--from-file",
+        str(exported),
+        "--hand",
+        paid_hand,
+        "--database-url",
+        scratch_journal,
     )
     assert code == 0, output  # the copy agrees with the log as the real journal does
     with psycopg.connect(scratch_journal) as conn:
         changed = conn.execute(
-            "UPDATE ledger.journal_entries e SET amount = amount - 1 FROM ledger.journal_transactions t "
+            "UPDATE ledger.journal_entries e SET amount = amount - 1 "
+            "FROM ledger.journal_transactions t "
             "WHERE e.transaction_id = t.id AND t.hand_id = %s AND e.line_kind = 'loss' "
             "AND e.id = (SELECT min(e2.id) FROM ledger.journal_entries e2 "
             "WHERE e2.transaction_id = t.id AND e2.line_kind = 'loss') RETURNING e.seat",
@@ -219,7 +249,8 @@ def test_a_journal_row_that_disagrees_with_the_log_is_caught(
     assert changed is not None
     first = first_mismatch(exported, paid_hand, "--database-url", scratch_journal)
     settled = next(
-        o for o in lines_of(exported)
+        o
+        for o in lines_of(exported)
         if o["type"].endswith(".HandSettled") and o["payload"]["hand_id"] == paid_hand
     )
     assert_names(first, settled, "ledger")

@@ -31,7 +31,7 @@ from rummy_ops.replay.jsonl import read_jsonl, write_jsonl
 from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
-from rummy_rules.indian import INDIAN_POINTS, Declare, DeclarationRejected, Drop
+from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
 from rummy_rules.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
@@ -170,7 +170,11 @@ class SyntheticTable:
         lines = [
             ledger_pb.JournalLine(account_id=seats[x.seat], amount_hundredths=x.amount_cents)
             for x in s.lines
-        ] + [ledger_pb.JournalLine(account_id="house:commission", amount_hundredths=s.commission_cents)]
+        ] + [
+            ledger_pb.JournalLine(
+                account_id="house:commission", amount_hundredths=s.commission_cents
+            )
+        ]
         self.record(
             ledger_pb.HandSettled(
                 hand_id=hand_id,
@@ -213,7 +217,9 @@ def write_lines(path: Path, objs: list[dict[str, Any]]) -> Path:
 
 
 def replay_file(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    result = CliRunner().invoke(main, ["replay", "--from-file", str(path), "--all", "--json", *extra])
+    result = CliRunner().invoke(
+        main, ["replay", "--from-file", str(path), "--all", "--json", *extra]
+    )
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result.exit_code, json.loads(result.output)
 
@@ -225,7 +231,9 @@ def card_json(index: int) -> dict[str, Any]:
 # -- the export format ---------------------------------------------------------------------------
 
 
-def test_an_exported_file_reads_back_as_the_same_envelopes(table: SyntheticTable, exported: Path) -> None:
+def test_an_exported_file_reads_back_as_the_same_envelopes(
+    table: SyntheticTable, exported: Path
+) -> None:
     assert list(read_jsonl(exported)) == table.envelopes
 
 
@@ -262,7 +270,9 @@ def test_the_timeline_shows_private_cards_to_ops(exported: Path, table: Syntheti
     hand = next(iter(table.settlements))
     result = CliRunner().invoke(main, ["replay", "--from-file", str(exported), "--hand", hand])
     dealt = next(line for line in result.output.splitlines() if "HandDealt" in line)
-    first_card = table.envelopes[[e.type for e in table.envelopes].index("rummy.dealer.v1.HandDealt")]
+    first_card = table.envelopes[
+        [e.type for e in table.envelopes].index("rummy.dealer.v1.HandDealt")
+    ]
     assert first_card.payload.hands[0].cards[0].face in dealt  # type: ignore[attr-defined]
 
 
@@ -284,11 +294,16 @@ def tamper(path: Path, type_suffix: str, change: Any, nth: int = 0) -> dict[str,
     return target
 
 
-def assert_first_mismatch(path: Path, line: dict[str, Any], check: str | None = None) -> dict[str, Any]:
+def assert_first_mismatch(
+    path: Path, line: dict[str, Any], check: str | None = None
+) -> dict[str, Any]:
     code, doc = replay_file(path)
     assert code == 1
     first = doc["first_mismatch"]
-    assert (first["stream_version"], first["event_id"]) == (line["stream_version"], line["event_id"])
+    assert (first["stream_version"], first["event_id"]) == (
+        line["stream_version"],
+        line["event_id"],
+    )
     assert first["type"] == line["type"].rsplit(".", 1)[1]
     if check is not None:
         assert first["check"] == check, first
@@ -396,7 +411,8 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
             app.grant(conn, domain.Grant("ops", account, 1000_00, f"grant-{account}"))
         for hand_id, settlement in settlements.items():
             started = next(
-                e.payload for e in table.envelopes
+                e.payload
+                for e in table.envelopes
                 if isinstance(e.payload, table_pb.HandStarted) and e.payload.hand_id == hand_id
             )
             app.reserve_stakes(
@@ -410,7 +426,9 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
                     ),
                 ),
             )
-            app.settle_hand(conn, domain.SettleHand.from_settlement(hand_id, table.table_id, settlement))
+            app.settle_hand(
+                conn, domain.SettleHand.from_settlement(hand_id, table.table_id, settlement)
+            )
         conn.commit()
 
 
@@ -436,7 +454,8 @@ def test_a_journal_row_that_disagrees_with_the_log_is_caught(
     assert code == 1
     first = doc["first_mismatch"]
     settled = next(
-        e for e in table.envelopes
+        e
+        for e in table.envelopes
         if isinstance(e.payload, ledger_pb.HandSettled) and e.payload.hand_id == hand_id
     )
     assert (first["hand_id"], first["stream_version"], first["check"]) == (

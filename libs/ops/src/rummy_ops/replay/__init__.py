@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rummy_platform.envelope import Envelope
 from rummy_ops.replay.checks import Finding, HandReplay, LedgerFetch, replay_hand
 from rummy_ops.replay.sources import Selection, select
+from rummy_platform.envelope import Envelope
 
 if TYPE_CHECKING:
     from rummy_ops.demo import DemoReport

@@ -34,9 +34,18 @@ from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
 from rummy_rules.errors import RuleViolation
-from rummy_rules.indian import INDIAN_POINTS, Declare, DeclarationRejected, Declared, Drop
-from rummy_rules.indian import DropKind, PlayerDropped
-from rummy_rules.shuffle import ShuffleInputs, deal, reshuffle
+from rummy_rules.indian import (
+    INDIAN_POINTS,
+    DeclarationRejected,
+    Declare,
+    Declared,
+    Drop,
+    DropKind,
+    HandState,
+    PlayerDropped,
+)
+from rummy_rules.settlement import Settlement
+from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 from rummy_table import stream_codec as codec
 
 #: Settlement rows of a hand from the ledger: ``fetch(hand_id) -> LedgerRows | None``.
@@ -116,7 +125,9 @@ def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
             at_ms=at_ms,
         )
     if isinstance(event, ev.StakeReserved):
-        return cmd.RecordStakeReserved(seat=event.seat, amount_cents=event.amount_cents, at_ms=at_ms)
+        return cmd.RecordStakeReserved(
+            seat=event.seat, amount_cents=event.amount_cents, at_ms=at_ms
+        )
     if isinstance(event, ev.SeedCommitted):
         return cmd.RecordSeedCommitment(commitment=event.commitment, at_ms=at_ms)
     if isinstance(event, ev.ClientSeedContributed):
@@ -137,7 +148,9 @@ def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
     if isinstance(event, ev.CardDiscarded):
         return cmd.Discard(seat=event.seat, turn_no=event.turn_no, card=event.card, at_ms=at_ms)
     if isinstance(event, Declared | DeclarationRejected):
-        return Declare(seat=event.seat, turn_no=event.turn_no, face_down=event.face_down, at_ms=at_ms)
+        return Declare(
+            seat=event.seat, turn_no=event.turn_no, face_down=event.face_down, at_ms=at_ms
+        )
     if isinstance(event, PlayerDropped):
         if event.kind is DropKind.LEAVE:
             return cmd.LeaveHand(seat=event.seat, at_ms=at_ms)
@@ -157,9 +170,9 @@ def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
 
 def _show(value: object) -> str:
     if isinstance(value, tuple) and value and hasattr(value[0], "face"):
-        return " ".join(c.face for c in value)  # type: ignore[attr-defined]
+        return " ".join(c.face for c in value)
     if hasattr(value, "face") and not isinstance(value, type):
-        return value.face  # type: ignore[attr-defined]
+        return str(value.face)
     return repr(value)
 
 
@@ -178,7 +191,9 @@ def difference(recorded: ev.Event, derived: ev.Event) -> str:
                     parts.append(f"{f.name}[{k}]: recorded {_show(x)}, replay {_show(y)}")
                     break
         elif f.name == "settlement":
-            parts.append(f"settlement: recorded {_settlement_text(a)}, replay {_settlement_text(b)}")
+            parts.append(
+                f"settlement: recorded {_settlement_text(a)}, replay {_settlement_text(b)}"
+            )
         else:
             parts.append(f"{f.name}: recorded {_show(a)}, replay {_show(b)}")
     return "; ".join(parts) or "differs"
@@ -205,9 +220,7 @@ def replay_hand(
     """Replay one hand from its events (stream order) and run every check; never raises for a
     bad record (each problem becomes a Finding)."""
     report = HandReplay(table_id, hand_id, list(envelopes))
-    started = next(
-        (e for e in envelopes if isinstance(e.payload, table_pb.HandStarted)), None
-    )
+    started = next((e for e in envelopes if isinstance(e.payload, table_pb.HandStarted)), None)
     if started is None:
         first = envelopes[0]
         report.findings.append(_finding(first, "rules", "the hand has no HandStarted before it"))
@@ -222,7 +235,9 @@ def replay_hand(
             if isinstance(payload, table_pb.HandStarted):
                 recorded.append(_Recorded(envelope, codec.hand_started_from_pb(payload, at_ms)))
             elif type(payload) in codec.HAND_PAYLOADS:
-                recorded += [_Recorded(envelope, e) for e in codec.from_payload(payload, ctx, at_ms)]
+                recorded += [
+                    _Recorded(envelope, e) for e in codec.from_payload(payload, ctx, at_ms)
+                ]
         except (codec.StreamCodecError, ValueError, KeyError) as exc:
             report.findings.append(_finding(envelope, "rules", f"cannot be decoded: {exc}"))
             return report
@@ -242,7 +257,7 @@ def replay_hand(
     return report
 
 
-def _rederive(report: HandReplay, recorded: list[_Recorded]) -> object:
+def _rederive(report: HandReplay, recorded: list[_Recorded]) -> HandState:
     """Fold the hand by re-deciding each recorded input; stops at the first difference."""
     state = INDIAN_POINTS.initial_state()
     i = 0
@@ -267,7 +282,9 @@ def _rederive(report: HandReplay, recorded: list[_Recorded]) -> object:
             return state
         if not derived:
             report.findings.append(
-                _finding(item.envelope, "rules", "the rules derive no event from it (a stale input)")
+                _finding(
+                    item.envelope, "rules", "the rules derive no event from it (a stale input)"
+                )
             )
             return state
         for k, event in enumerate(derived):
@@ -310,7 +327,9 @@ def _check_fairness(report: HandReplay, ctx: codec.HandContext, recorded: list[_
         not committed or committed[0].envelope.stream_version > dealt[0].envelope.stream_version
     ):
         report.findings.append(
-            _finding(dealt[0].envelope, "commitment", "dealt before any seed commitment was recorded")
+            _finding(
+                dealt[0].envelope, "commitment", "dealt before any seed commitment was recorded"
+            )
         )
         return
     if not committed:
@@ -355,7 +374,9 @@ def _check_fairness(report: HandReplay, ctx: codec.HandContext, recorded: list[_
         try:
             want = reshuffle(inputs, ctx.shoe, cards, number)
         except ValueError as exc:
-            report.findings.append(_finding(item.envelope, "reshuffle", f"cannot be recomputed: {exc}"))
+            report.findings.append(
+                _finding(item.envelope, "reshuffle", f"cannot be recomputed: {exc}")
+            )
             return
         if want != item.event.stock:  # type: ignore[attr-defined]
             k = next(
@@ -372,8 +393,8 @@ def _check_fairness(report: HandReplay, ctx: codec.HandContext, recorded: list[_
             return
 
 
-def _deal_difference(got: ev.HandDealt, expected: object) -> str:
-    want_hands = {h.seat: h.cards for h in expected.hands}  # type: ignore[attr-defined]
+def _deal_difference(got: ev.HandDealt, expected: Deal) -> str:
+    want_hands = {h.seat: h.cards for h in expected.hands}
     for hand in got.hands:
         want = want_hands.get(hand.seat)
         if want is None:
@@ -386,11 +407,12 @@ def _deal_difference(got: ev.HandDealt, expected: object) -> str:
             a = hand.cards[k].face if k < len(hand.cards) else "-"
             b = want[k].face if k < len(want) else "-"
             return f"seat {hand.seat} card {k + 1}: recorded {a}, recomputed {b}"
-    if got.wild_cut != expected.wild_cut:  # type: ignore[attr-defined]
-        return f"wild cut: recorded {_show(got.wild_cut)}, recomputed {_show(expected.wild_cut)}"  # type: ignore[attr-defined]
-    if got.first_open != expected.first_open:  # type: ignore[attr-defined]
-        return f"first open card: recorded {_show(got.first_open)}, recomputed {_show(expected.first_open)}"  # type: ignore[attr-defined]
-    if got.stock != expected.stock:  # type: ignore[attr-defined]
+    if got.wild_cut != expected.wild_cut:
+        return f"wild cut: recorded {_show(got.wild_cut)}, recomputed {_show(expected.wild_cut)}"
+    if got.first_open != expected.first_open:
+        recomputed = _show(expected.first_open)
+        return f"first open card: recorded {_show(got.first_open)}, recomputed {recomputed}"
+    if got.stock != expected.stock:
         return "the stock order differs from the recomputed deal"
     return ""
 
@@ -400,12 +422,16 @@ def _ended(recorded: list[_Recorded]) -> _Recorded | None:
     return ended[0] if ended else None
 
 
-def _check_ledger_event(report: HandReplay, ctx: codec.HandContext, recorded: list[_Recorded]) -> None:
+def _check_ledger_event(
+    report: HandReplay, ctx: codec.HandContext, recorded: list[_Recorded]
+) -> None:
     """The ledger's HandSettled, re-recorded by the table, against HandEnded (net per account)."""
     ended = _ended(recorded)
     for settled in _payloads(report, ledger_pb.HandSettled):
         if ended is None:
-            report.findings.append(_finding(settled, "ledger-event", "settled a hand that did not end"))
+            report.findings.append(
+                _finding(settled, "ledger-event", "settled a hand that did not end")
+            )
             return
         s = ended.event.settlement  # type: ignore[attr-defined]
         want: dict[str, int] = {}
@@ -439,42 +465,40 @@ def _check_ledger_event(report: HandReplay, ctx: codec.HandContext, recorded: li
         report.checked.append("ledger-event")
 
 
-def _check_ledger_rows(report: HandReplay, recorded: list[_Recorded], ledger: LedgerFetch) -> None:
-    ended = _ended(recorded)
-    rows = ledger(report.hand_id)
-    settled = _payloads(report, ledger_pb.HandSettled)
-    if ended is None:
-        if rows is not None:
-            report.findings.append(
-                _finding(report.envelopes[-1], "ledger", f"the journal settles it ({rows.transaction_id}) but the hand did not end")
-            )
-        return
-    anchor = settled[0] if settled else ended.envelope
-    if rows is None:
-        report.notes.append("ledger: no settlement in the journal yet")
-        return
-    s = ended.event.settlement  # type: ignore[attr-defined]
+def _journal_difference(rows: LedgerRows, s: Settlement) -> str:
+    """What the journal rows of a hand say differently from its settlement ("" if nothing)."""
+    tx = f"journal {rows.transaction_id}"
     for line in s.lines:
         net = rows.net_by_seat.get(line.seat, 0)
         if net != line.amount_cents:
-            report.findings.append(
-                _finding(anchor, "ledger", f"journal {rows.transaction_id}: seat {line.seat} moved {net}, the log says {line.amount_cents}")
-            )
-            return
-        if line.seat != s.winner_seat and rows.points_by_seat.get(line.seat, 0) != line.points:
-            report.findings.append(
-                _finding(anchor, "ledger", f"journal {rows.transaction_id}: seat {line.seat} charged {rows.points_by_seat.get(line.seat, 0)} points, the log says {line.points}")
-            )
-            return
+            return f"{tx}: seat {line.seat} moved {net}, the log says {line.amount_cents}"
+        charged = rows.points_by_seat.get(line.seat, 0)
+        if line.seat != s.winner_seat and charged != line.points:
+            return f"{tx}: seat {line.seat} charged {charged} points, the log says {line.points}"
     extra = set(rows.net_by_seat) - {line.seat for line in s.lines}
     if extra:
-        report.findings.append(
-            _finding(anchor, "ledger", f"journal {rows.transaction_id} moves seats {sorted(extra)} that the log does not settle")
-        )
-        return
+        return f"{tx} moves seats {sorted(extra)} that the log does not settle"
     if rows.commission_hundredths != s.commission_cents:
-        report.findings.append(
-            _finding(anchor, "ledger", f"journal {rows.transaction_id}: commission {rows.commission_hundredths}, the log says {s.commission_cents}")
-        )
+        return f"{tx}: commission {rows.commission_hundredths}, the log says {s.commission_cents}"
+    return ""
+
+
+def _check_ledger_rows(report: HandReplay, recorded: list[_Recorded], ledger: LedgerFetch) -> None:
+    ended = _ended(recorded)
+    rows = ledger(report.hand_id)
+    if ended is None:
+        if rows is not None:
+            message = f"the journal settles it ({rows.transaction_id}) but the hand did not end"
+            report.findings.append(_finding(report.envelopes[-1], "ledger", message))
         return
-    report.checked.append("ledger")
+    if rows is None:
+        report.notes.append("ledger: no settlement in the journal yet")
+        return
+    settled = _payloads(report, ledger_pb.HandSettled)
+    anchor = settled[0] if settled else ended.envelope
+    assert isinstance(ended.event, ev.HandEnded)
+    problem = _journal_difference(rows, ended.event.settlement)
+    if problem:
+        report.findings.append(_finding(anchor, "ledger", problem))
+    else:
+        report.checked.append("ledger")

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from rummy_platform.envelope import Envelope
 from rummy_ops.replay import ReplayRun, replay_events
 from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
 from rummy_ops.replay.render import hand_json, hand_lines
 from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_kafka, select
+from rummy_platform.envelope import Envelope
 
 
 def _selection(hand: str | None, table: str | None, all_hands: bool) -> Selection:
@@ -56,7 +57,7 @@ _selectors = [
 ]
 
 
-def _with_selectors(f):  # type: ignore[no-untyped-def]
+def _with_selectors(f: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(_selectors):
         f = option(f)
     return f

@@ -42,9 +42,7 @@ def to_json(envelope: Envelope) -> dict[str, Any]:
         "rules_version": envelope.rules_version,
         "shuffle_version": envelope.shuffle_version,
         "type": envelope.type,
-        "payload": json_format.MessageToDict(
-            envelope.payload, preserving_proto_field_name=True
-        ),
+        "payload": json_format.MessageToDict(envelope.payload, preserving_proto_field_name=True),
     }
 
 

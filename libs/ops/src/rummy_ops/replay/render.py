@@ -8,8 +8,9 @@ from typing import Any
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
-from rummy_platform.envelope import Envelope
+from rummy.table.v1 import events_pb2 as table_pb
 from rummy_ops.replay.checks import HandReplay, short_type
+from rummy_platform.envelope import Envelope
 
 
 def _faces(cards: Any) -> str:
@@ -49,7 +50,9 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
         return f"turn {p.turn_no}"
     if name == "CardDrawn":
         source = "pile" if p.source == 2 else "stock"
-        return f"turn {p.turn_no} draws {p.card.face} from {source}{' (auto)' if p.automatic else ''}"
+        return (
+            f"turn {p.turn_no} draws {p.card.face} from {source}{' (auto)' if p.automatic else ''}"
+        )
     if name == "CardDiscarded":
         return f"turn {p.turn_no} discards {p.card.face}{' (auto)' if p.automatic else ''}"
     if name == "TurnTimedOut":
@@ -59,7 +62,8 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
     if name == "DeclarationRejected":
         return f"turn {p.turn_no} wrong declare ({p.points} points): {_faces(p.shown)}"
     if name == "PlayerDropped":
-        return f"turn {p.turn_no} drops ({p.DESCRIPTOR.fields_by_name['kind'].enum_type.values_by_number[p.kind].name.removeprefix('DROP_KIND_').lower()}, {p.points} points)"
+        kind = table_pb.DropKind.Name(p.kind).removeprefix("DROP_KIND_").lower()
+        return f"turn {p.turn_no} drops ({kind}, {p.points} points)"
     if name == "StockExhausted":
         return f"{len(p.cards)} cards set aside for reshuffle {p.reshuffle_no}"
     if name == "StockReshuffled":
@@ -92,7 +96,9 @@ def hand_lines(hand: HandReplay, timeline: bool = True) -> list[str]:
     lines = [head]
     if timeline:
         bad = {f.version for f in hand.findings}
-        lines += [("!" if e.stream_version in bad else " ") + timeline_line(e) for e in hand.envelopes]
+        lines += [
+            ("!" if e.stream_version in bad else " ") + timeline_line(e) for e in hand.envelopes
+        ]
     for note in hand.notes:
         lines.append(f"  note: {note}")
     first = hand.first

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kafka import KafkaConsumer, TopicPartition
+from kafka import KafkaConsumer, TopicPartition  # type: ignore[import-untyped]
 
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.eventlog.kafka_log import KafkaEventLog
@@ -101,7 +101,9 @@ def hands_of(stream: list[Envelope]) -> dict[str, list[Envelope]]:
     return hands
 
 
-def select(envelopes: Iterable[Envelope], selection: Selection) -> list[tuple[str, str, list[Envelope]]]:
+def select(
+    envelopes: Iterable[Envelope], selection: Selection
+) -> list[tuple[str, str, list[Envelope]]]:
     """``(table id, hand id, the hand's events)`` for each hand selected, by table then stream
     order. Raises SourceError if a named hand or table has no events."""
     out = []
