@@ -25,9 +25,11 @@ from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_ops.bots.strategy import Source, choose_discard, choose_draw, declaration
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
+from rummy_rules.melds import MeldOptions
 from rummy_rules.rules import BOMBAY_BAAZI_SHOES, INDIAN_POINTS_VARIANT
 from rummy_rules.wild import WildRank
 
@@ -426,3 +428,38 @@ def operator_for(stack: Any) -> Operator:
     return Operator(
         stack.endpoints.table, stack.endpoints.ledger, TokenAuthority(stack.endpoints.jwt_secret)
     )
+
+
+def next_turn(players: list[Player], after: int, timeout: float = 30.0) -> api.PlayerView | None:
+    """The first player's view of the next turn after turn ``after`` being played (not yet
+    drawn), or None when the hand has ended or aborted first."""
+    view = players[0].wait(
+        lambda v: (
+            v.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED)
+            or (v.phase == api.HAND_PHASE_PLAYING and v.turn_no > after and not v.has_drawn)
+        ),
+        timeout,
+        f"turn after {after}",
+    )
+    return view if view.phase == api.HAND_PHASE_PLAYING else None
+
+
+def play_turn_with_solver(player: Player, options: MeldOptions) -> api.DeclareResponse | None:
+    """One turn of a player aiming to go out: draw where the bots' strategy says, then declare
+    when the 14 cards hold a valid show (the rules library's ``valid_discards``), else discard
+    the strategy's card. Returns the Declare answer, or None when it discarded."""
+    view = player.wait_my_turn()
+    wild = player.wild(view)
+    hand = player.hand(view)
+    top = player.card(view.discard_pile[-1]) if view.discard_pile else None
+    source = choose_draw(hand, top, wild, options)
+    drawn = player.card(
+        player.draw(STOCK if source is Source.STOCK else DISCARD_PILE, view.turn_no).card
+    )
+    taken = drawn if source is Source.DISCARD_PILE else None
+    cards = [*hand, drawn]
+    face_down = declaration(cards, wild, taken, options)
+    if face_down is not None:
+        return player.declare(player.wire(face_down), view.turn_no)
+    player.discard(player.wire(choose_discard(cards, wild, taken, options)), view.turn_no)
+    return None
