@@ -56,13 +56,13 @@ def test_solver_matches_the_oracle_on_hands_drawn_from_the_shoe(hand_and_wild) -
     _check(*hand_and_wild)
 
 
-@settings(max_examples=250)
+@settings(max_examples=150)
 @given(dense_hands())
 def test_solver_matches_the_oracle_on_meld_dense_hands(hand_and_wild) -> None:
     _check(*hand_and_wild)
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(shoe_hands(), OPTIONS)
 def test_solver_matches_the_oracle_under_every_meld_option(hand_and_wild, options) -> None:
     _check(*hand_and_wild, options)
@@ -91,7 +91,7 @@ def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(
     assert list(valid_discards(hand, wild)) == expected
 
 
-@settings(max_examples=5)
+@settings(max_examples=3)
 @given(dense_hands(size=14))
 def test_valid_discards_match_the_oracle(hand_and_wild) -> None:
     hand, wild = hand_and_wild
