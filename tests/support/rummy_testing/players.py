@@ -417,7 +417,7 @@ def cards_in(message: Any) -> set[int]:
     for field, value in message.ListFields():
         if field.message_type is None:
             continue
-        items = value if field.label == field.LABEL_REPEATED else [value]
+        items = [value] if hasattr(value, "ListFields") else value
         for item in items:
             found |= cards_in(item)
     return found
