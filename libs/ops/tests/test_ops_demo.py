@@ -107,6 +107,6 @@ def test_the_summary_says_mismatch_and_the_demo_fails_when_tokens_are_not_conser
 def test_a_failed_replay_fails_the_demo():
     good = report({"a": 970, "b": 1000}, 30, 2000)
     verdict = replay_verdict(good, check=lambda r: (False, "hand h1: deal differs"))
-    assert verdict == (False, "hand h1: deal differs")
+    assert verdict[0] is False and verdict[1].startswith("hand h1: deal differs")
     assert not succeeded(good, verdict)
     assert any("replay: MISMATCH" in line for line in summary(good, verdict))

@@ -231,8 +231,9 @@ def replay_verdict(report: DemoReport, check: ReplayCheck | None = None) -> tupl
         except ImportError:
             return None, "replay: not available yet (`rummy replay` is not installed)"
         check = module.verify_demo
-    ok, summary = check(report)
-    return ok, summary
+    began = time.monotonic()
+    ok, text = check(report)
+    return ok, f"{text} (replay step {time.monotonic() - began:.1f} s)"
 
 
 # -- playing -------------------------------------------------------------------------------------
