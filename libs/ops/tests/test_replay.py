@@ -371,6 +371,26 @@ def test_a_changed_revealed_seed_fails_its_commitment(exported: Path) -> None:
     assert "commitment" in first["message"]
 
 
+def test_a_timed_out_seats_discard_recorded_as_its_own_play_is_caught(exported: Path) -> None:
+    objs = lines_of(exported)
+    line = next(
+        o for o in objs if o["type"].endswith(".CardDiscarded") and o["payload"].get("automatic")
+    )
+    del line["payload"]["automatic"]
+    write_lines(exported, objs)
+    first = assert_first_mismatch(exported, line, check="rules")
+    assert "automatic" in first["message"]
+
+
+def test_a_settlement_line_naming_another_account_is_caught(exported: Path) -> None:
+    def change(payload: dict[str, Any]) -> None:
+        payload["settlement"][0]["account_id"] = "acct-mallory"
+
+    line = tamper(exported, ".HandEnded", change)
+    first = assert_first_mismatch(exported, line, check="rules")
+    assert "account_id" in first["message"]
+
+
 def test_a_reshuffle_not_from_its_sub_stream_is_caught(exported: Path) -> None:
     def swap(payload: dict[str, Any]) -> None:
         payload["stock"][0], payload["stock"][1] = payload["stock"][1], payload["stock"][0]

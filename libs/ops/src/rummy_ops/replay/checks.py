@@ -47,6 +47,7 @@ from rummy_rules.indian import (
 from rummy_rules.settlement import Settlement
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 from rummy_table import stream_codec as codec
+from rummy_table.table import Table
 
 #: Settlement rows of a hand from the ledger: ``fetch(hand_id) -> LedgerRows | None``.
 LedgerFetch = Callable[[str], "LedgerRows | None"]
@@ -241,7 +242,7 @@ def replay_hand(
         except (codec.StreamCodecError, ValueError, KeyError) as exc:
             report.findings.append(_finding(envelope, "rules", f"cannot be decoded: {exc}"))
             return report
-    state = _rederive(report, recorded)
+    state = _rederive(report, ctx, recorded)
     result = INDIAN_POINTS.result(state)
     if isinstance(result, ev.HandEnded):
         report.outcome = "ended"
@@ -257,9 +258,11 @@ def replay_hand(
     return report
 
 
-def _rederive(report: HandReplay, recorded: list[_Recorded]) -> HandState:
-    """Fold the hand by re-deciding each recorded input; stops at the first difference."""
+def _rederive(report: HandReplay, ctx: codec.HandContext, recorded: list[_Recorded]) -> HandState:
+    """Fold the hand by re-deciding each recorded input as the table does; stops at the first
+    difference, in an event or in its payload."""
     state = INDIAN_POINTS.initial_state()
+    table = Table(ctx.hand_id, table_pb.TableOpened(), ctx.rule_set, INDIAN_POINTS)
     i = 0
     while i < len(recorded):
         item = recorded[i]
@@ -276,38 +279,76 @@ def _rederive(report: HandReplay, recorded: list[_Recorded]) -> HandState:
             )
             return state
         try:
-            derived = INDIAN_POINTS.decide(state, command)
+            derived, payloads = _decide(table, ctx, state, command, at_ms)
         except RuleViolation as exc:
             report.findings.append(_finding(item.envelope, "rules", f"the rules refuse it: {exc}"))
             return state
         if not derived:
-            report.findings.append(
-                _finding(
-                    item.envelope, "rules", "the rules derive no event from it (a stale input)"
-                )
-            )
+            message = "the rules derive no event from it (a stale input)"
+            report.findings.append(_finding(item.envelope, "rules", message))
             return state
-        for k, event in enumerate(derived):
+        for k, (event, payload) in enumerate(zip(derived, payloads, strict=True)):
             if i + k >= len(recorded):
+                message = f"the rules give {type(event).__name__} next, the record ends here"
+                report.findings.append(_finding(recorded[-1].envelope, "rules", message))
+                return state
+            got = recorded[i + k]
+            if got.event != event:
                 report.findings.append(
-                    _finding(
-                        recorded[-1].envelope,
-                        "rules",
-                        f"the rules give {type(event).__name__} next, the record ends here",
-                    )
+                    _finding(got.envelope, "rules", difference(got.event, event))
                 )
                 return state
-            if recorded[i + k].event != event:
-                report.findings.append(
-                    _finding(
-                        recorded[i + k].envelope, "rules", difference(recorded[i + k].event, event)
-                    )
+            if type(got.envelope.payload) is type(payload) and got.envelope.payload != payload:
+                message = (
+                    "payload differs from the table's encoding: "
+                    f"{_pb_diff(got.envelope.payload, payload)}"
                 )
+                report.findings.append(_finding(got.envelope, "rules", message))
                 return state
+        for event in derived:
             state = INDIAN_POINTS.apply(state, event)
         i += len(derived)
     report.checked.append("rules")
     return state
+
+
+def _decide(
+    table: Table, ctx: codec.HandContext, state: HandState, command: cmd.Command, at_ms: int
+) -> tuple[list[ev.Event], list[Message]]:
+    """The events ``command`` causes in ``state`` and their payloads, one payload per event, as
+    the table service writes them (``Table.hand_commands``: the automatic flag of a timed-out
+    seat's draw and discard, deadwood points, accounts, reasons). Raises RuleViolation."""
+    if isinstance(command, cmd.StartHand):
+        (started,) = INDIAN_POINTS.decide(state, command)
+        assert isinstance(started, ev.HandStarted)
+        return [started], [codec.hand_started_to_pb(started, ctx.hand_no)]
+    table.hand, table.ctx = state, ctx
+    payloads = table.hand_commands([command])
+    events = [e for p in payloads for e in codec.from_payload(p, ctx, at_ms)]
+    return events, payloads
+
+
+def _pb_diff(got: Message, want: Message) -> str:
+    """The first field where two messages of one type differ: ``name: recorded .., replay ..``."""
+    for fd in got.DESCRIPTOR.fields:
+        a, b = getattr(got, fd.name), getattr(want, fd.name)
+        if a == b:
+            continue
+        if fd.is_repeated and len(a) == len(b):
+            k = next(k for k, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+            a, b, name = a[k], b[k], f"{fd.name}[{k}]"
+            if isinstance(a, Message):
+                return f"{name}.{_pb_diff(a, b)}"
+            return f"{name}: recorded {a}, replay {b}"
+        if isinstance(a, Message) and not fd.is_repeated:
+            return f"{fd.name}.{_pb_diff(a, b)}"
+        return f"{fd.name}: recorded {_short(a)}, replay {_short(b)}"
+    return "differs"
+
+
+def _short(value: object) -> str:
+    text = value.hex() if isinstance(value, bytes) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _of_type(recorded: list[_Recorded], kind: type) -> list[_Recorded]:
