@@ -17,6 +17,10 @@ def _faces(cards: Any) -> str:
     return " ".join(c.face for c in cards)
 
 
+def _clock(deadline: Any) -> str:
+    return str(deadline.ToDatetime().strftime("%H:%M:%S.%f")[:-3])
+
+
 def _seat(payload: Message) -> str:
     if "seat" in payload.DESCRIPTOR.fields_by_name:
         return f"s{payload.seat}"  # type: ignore[attr-defined]
@@ -47,7 +51,11 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
         hands = " | ".join(f"s{h.seat}: {_faces(h.cards)}" for h in p.hands)
         return f"cut {p.wild_cut.face} open {p.first_open.face} stock {len(p.stock)} | {hands}"
     if name == "TurnStarted":
-        return f"turn {p.turn_no}"
+        return f"turn {p.turn_no} until {_clock(p.deadline)}"
+    if name == "SeedWindowOpened":
+        return f"client seeds until {_clock(p.deadline)}"
+    if name == "StakeRejected":
+        return f"s{p.seat} {p.account_id} has {p.available_hundredths} of {p.required_hundredths}"
     if name == "CardDrawn":
         source = "pile" if p.source == 2 else "stock"
         return (
