@@ -484,3 +484,29 @@ def test_a_journal_row_that_disagrees_with_the_log_is_caught(
         "ledger",
     )
     assert f"seat {loser}" in first["message"]
+
+
+# -- the table stream in Kafka ---------------------------------------------------------------------
+
+
+def test_export_and_replay_read_the_table_stream_from_kafka(
+    kafka_bootstrap: str, table: SyntheticTable, tmp_path: Path
+) -> None:
+    from rummy_platform.eventlog.kafka_log import KafkaEventLog
+    from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
+
+    prefix = f"replay-{uuid.uuid4().hex[:8]}-"
+    with KafkaEventLog(kafka_bootstrap) as log:
+        log.ensure_topics(event_topic_specs(partitions=3, prefix=prefix))
+        for envelope in table.envelopes:
+            log.append(prefix + TABLE_EVENTS, envelope)
+    kafka = ["--bootstrap", kafka_bootstrap, "--topic-prefix", prefix]
+    runner = CliRunner(env={"DATABASE_URL": ""})
+    path = tmp_path / "from-kafka.jsonl"
+    exported = runner.invoke(main, ["export", "--table", table.table_id, *kafka, "-o", str(path)])
+    assert exported.exit_code == 0, exported.output
+    assert list(read_jsonl(path)) == table.envelopes
+    hand = next(iter(table.settlements))
+    replayed = runner.invoke(main, ["replay", "--hand", hand, *kafka, "--quiet"])
+    assert replayed.exit_code == 0, replayed.output
+    assert "replay: OK: 1 hands" in replayed.output
