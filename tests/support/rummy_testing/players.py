@@ -155,6 +155,8 @@ class Player:
     ) -> None:
         self.account_id = account_id
         self.table_id = table_id
+        self.seats = seats
+        self.token = token
         self.shoe = SHOES[seats]
         self.stub = api_grpc.TableServiceStub(channel)
         self.metadata = bearer_metadata(token)
@@ -163,6 +165,11 @@ class Player:
         self._call: Any = None
         self._stopped = False
         self._thread: threading.Thread | None = None
+
+    def via(self, channel: grpc.Channel) -> Player:
+        """The same account at the same table through another channel (e.g. another instance
+        of the table service), following the table there."""
+        return Player(self.account_id, self.token, channel, self.table_id, self.seats).watch()
 
     # -- the view ------------------------------------------------------------------------------
 
