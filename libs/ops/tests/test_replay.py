@@ -391,6 +391,13 @@ def test_a_settlement_line_naming_another_account_is_caught(exported: Path) -> N
     assert "account_id" in first["message"]
 
 
+def test_an_event_recorded_twice_is_caught_at_its_repeated_stream_version(exported: Path) -> None:
+    objs = lines_of(exported)
+    line = next(o for o in objs if o["type"].endswith(".CardDiscarded"))
+    write_lines(exported, [*objs, line])
+    assert_first_mismatch(exported, line, check="stream")
+
+
 def test_a_reshuffle_not_from_its_sub_stream_is_caught(exported: Path) -> None:
     def swap(payload: dict[str, Any]) -> None:
         payload["stock"][0], payload["stock"][1] = payload["stock"][1], payload["stock"][0]

@@ -79,9 +79,11 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
     endpoints = report.endpoints
     if endpoints is None or not endpoints.kafka_bootstrap_servers:
         return False, "no event log to replay from"
+    if not endpoints.database_url:
+        return False, "no ledger database to check the settlements against"
     wanted = {h.hand_id for h in report.hands}
     tables = sorted({h.table_id for h in report.hands})
-    reader = JournalReader(endpoints.database_url) if endpoints.database_url else None
+    reader = JournalReader(endpoints.database_url)
     try:
         for attempt in range(attempts):
             envelopes: list[Envelope] = []
@@ -96,8 +98,7 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
                 break
             time.sleep(pause_s)
     finally:
-        if reader is not None:
-            reader.close()
+        reader.close()
     proven = sum(1 for h in run.hands if h.ok and not h.notes)
     text = (
         f"{len(run.hands)} hands replayed ({run.events} events, "

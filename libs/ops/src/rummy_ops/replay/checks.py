@@ -4,6 +4,7 @@ evidence the fold did not produce (DESIGN.md "Ops handling a dispute", promises 
 Checks, each tied to the event it is about (a :class:`Finding` names the event's stream version,
 id and type):
 
+- ``stream``: the hand's events stand in strictly increasing stream versions.
 - ``rules``: every recorded event is what ``decide`` gives for the command it records, and the
   events derived by the table (TurnStarted, SeedWindowOpened, SeedsLocked, StockExhausted, drop
   points, HandEnded with every seat's points and the settlement) equal the re-derivation. The fold
@@ -221,6 +222,11 @@ def replay_hand(
     """Replay one hand from its events (stream order) and run every check; never raises for a
     bad record (each problem becomes a Finding)."""
     report = HandReplay(table_id, hand_id, list(envelopes))
+    for before, after in zip(envelopes, envelopes[1:], strict=False):
+        if after.stream_version <= before.stream_version:
+            message = f"stream version {after.stream_version} after {before.stream_version}"
+            report.findings.append(_finding(after, "stream", message))
+            return report
     started = next((e for e in envelopes if isinstance(e.payload, table_pb.HandStarted)), None)
     if started is None:
         first = envelopes[0]
