@@ -234,6 +234,21 @@ class Player:
             "my turn",
         )
 
+    def wait_to_draw(self, timeout: float = 30.0) -> api.PlayerView:
+        """The view where this seat is on turn and the stock holds cards (an emptied stock is
+        reshuffled from the discard pile by the dealer shortly after)."""
+        return self.wait(
+            lambda v: (
+                v.phase == api.HAND_PHASE_PLAYING
+                and v.HasField("my_seat")
+                and v.turn_seat == v.my_seat
+                and not v.has_drawn
+                and v.stock_count > 0
+            ),
+            timeout,
+            "my turn with a stock",
+        )
+
     def wait_phase(self, *phases: int, timeout: float = 30.0) -> api.PlayerView:
         return self.wait(lambda v: v.phase in phases, timeout, f"phase in {phases}")
 
@@ -350,7 +365,7 @@ class Player:
     def draw_and_discard_drawn(self) -> api.PlayerView:
         """On this seat's turn: draw from the stock and discard the card drawn (keeps the hand
         as dealt). Returns the view the turn was played from."""
-        view = self.wait_my_turn()
+        view = self.wait_to_draw()
         drawn = self.draw(STOCK, turn_no=view.turn_no)
         self.discard(drawn.card, turn_no=view.turn_no)
         return view
@@ -455,7 +470,7 @@ def play_turn_with_solver(player: Player, options: MeldOptions) -> api.DeclareRe
     """One turn of a player aiming to go out: draw where the bots' strategy says, then declare
     when the 14 cards hold a valid show (the rules library's ``valid_discards``), else discard
     the strategy's card. Returns the Declare answer, or None when it discarded."""
-    view = player.wait_my_turn()
+    view = player.wait_to_draw()
     wild = player.wild(view)
     hand = player.hand(view)
     top = player.card(view.discard_pile[-1]) if view.discard_pile else None

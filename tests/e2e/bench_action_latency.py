@@ -1,0 +1,120 @@
+"""One player action's latency through the whole backend: gRPC call to answer, median and p99.
+
+Usage (brokers up: `bash deploy/local/stack.sh up`, or KAFKA_BOOTSTRAP_SERVERS / DATABASE_URL set):
+    .venv/bin/python tests/e2e/bench_action_latency.py [actions]   # default 400
+
+Starts the five services as processes (rummy_ops.stack, own database and topic prefix), opens a
+heads-up table (point value 10 hundredths, 3000 s turns so no deadline interferes), seats two
+players and plays turns of DrawCard (stock) + DiscardCard (the card drawn) through the public API,
+timing each call from the client (the service validates, appends with its fenced transactional
+producer, applies, then answers). Prints the median and p99 in ms, per call and overall.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+
+from rummy_ops.demo import Endpoints  # noqa: E402
+from rummy_ops.stack import repository_root, stack_for_tests  # noqa: E402
+from rummy_testing.players import (  # noqa: E402
+    STOCK,
+    Operator,
+    Table,
+    on_turn,
+    operator_for,
+    rule_set,
+    seed_and_wait_for_play,
+)
+
+KAFKA = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
+DATABASE = os.environ.get("DATABASE_URL", "postgresql://rummy:rummy@127.0.0.1:15432/rummy")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) by nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def measure(operator: Operator, table_address: str, actions: int) -> dict[str, list[float]]:
+    """Seconds per DrawCard and DiscardCard call over ``actions`` calls."""
+    table = Table(operator, table_address, 4, 10, 500, rule_set(turn_seconds=3000))
+    timings: dict[str, list[float]] = {"DrawCard": [], "DiscardCard": []}
+    try:
+        players = [table.player(f"bench{i}", grant=100_000) for i in range(2)]
+        for p in players:
+            p.take_seat()
+        seed_and_wait_for_play(players)
+        while sum(map(len, timings.values())) < actions:
+            view = players[0].wait(lambda v: not v.has_drawn and v.turn_no > 0)
+            player = on_turn(players, view)
+            view = player.wait_to_draw()
+            started = time.perf_counter()
+            drawn = player.draw(STOCK, view.turn_no)
+            timings["DrawCard"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            player.discard(drawn.card, view.turn_no)
+            timings["DiscardCard"].append(time.perf_counter() - started)
+            players[0].wait(lambda v, t=view.turn_no: v.turn_no > t)
+    finally:
+        table.close()
+    return timings
+
+
+def main() -> None:
+    actions = int(sys.argv[1]) if len(sys.argv) > 1 else 400
+    run = uuid.uuid4().hex[:8]
+    name = f"rummy_bench_{run}"
+    with psycopg.connect(DATABASE, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    own = DATABASE.rsplit("/", 1)[0] + f"/{name}"
+    root = repository_root()
+    prefix = f"bench-{run}-"
+    stack = stack_for_tests(
+        root,
+        KAFKA,
+        own,
+        topic_prefix=prefix,
+        clock_speed=10.0,
+        log_dir=root / ".local" / "logs" / f"bench-{run}",
+    )
+    try:
+        with stack:
+
+            class _Running:  # what operator_for reads
+                endpoints = Endpoints(
+                    table=stack.address("table"),
+                    ledger=stack.address("ledger"),
+                    jwt_secret=stack.config.jwt_secret,
+                )
+
+            operator = operator_for(_Running)
+            try:
+                timings = measure(operator, stack.address("table"), actions)
+            finally:
+                operator.close()
+    finally:
+        with psycopg.connect(DATABASE, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+    every = [t for values in timings.values() for t in values]
+    for label, values in (*timings.items(), ("all actions", every)):
+        print(
+            f"{label:<12} n={len(values):>4}  median {statistics.median(values) * 1000:6.1f} ms"
+            f"  p99 {percentile(values, 0.99) * 1000:6.1f} ms  max {max(values) * 1000:6.1f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()
