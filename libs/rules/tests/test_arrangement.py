@@ -96,3 +96,16 @@ def test_no_discard_works_when_no_pure_sequence_is_possible() -> None:
     assert (
         valid_discards(parse_cards("AS AS AH AH KD KD KC KC QS QH JD JC 10S 9S"), Rank.FIVE) == ()
     )
+
+
+def test_a_wild_card_in_its_place_and_other_wild_cards_standing_in_make_one_sequence() -> None:
+    # With jokers-only groups off, 7C 7D 7H 7S JK is only a meld as 7C plus four stand-ins.
+    options = MeldOptions(jokers_only_group_is_sequence=False)
+    a = best_arrangement(parse_cards("9S 10S JS 7C 7D 7H 7S JK QD"), Rank.SEVEN, options)
+    assert a.valid
+
+
+def test_melds_are_reported_with_their_best_kind() -> None:
+    a = best("8S 7S 9S JK 7S 3S 5S AD 6S AC 4S 4S 5S", Rank.ACE)
+    aces = [m for m in a.melds if any(c.face == "AC" for c in m.cards)]
+    assert a.valid and aces and aces[0].kind is MeldKind.IMPURE_SEQUENCE

@@ -151,6 +151,10 @@ class _Search:
         self.by_low = by_low
         self.memo: dict[int, int] = {}
 
+    def one_of(self, face: int) -> int:
+        """The state value of one card of this face."""
+        return 1 << (self.width * self.field[face])
+
     def best(self, state: int, flags: int) -> int:
         """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF."""
         if not state:
@@ -219,23 +223,30 @@ class _TokenSearch:
         self.options = options
         self.jokers_only = options.jokers_only_group_is_sequence
         printed = counts.get(JOKER_FACE, 0)
+        # Fields: one "undecided" field per wild face (first, so every wild card is decided before
+        # any meld is chosen), then every face in its natural role, then the tokens.
         wild_faces = sorted(f for f in counts if f != JOKER_FACE and f % 13 + 1 == wild)
-        natural = sorted(f for f in counts if f != JOKER_FACE and f % 13 + 1 != wild)
+        natural = sorted(f for f in counts if f != JOKER_FACE)
         faces = wild_faces + natural + [JOKER_FACE]
         tokens = printed + sum(counts[f] for f in wild_faces)
         self.faces = faces
         self.nwild = len(wild_faces)
         self.width = width = max(max(counts.values()), tokens).bit_length() + 1
-        self.field = field = {f: i for i, f in enumerate(faces)}
+        self.field = field = {f: self.nwild + i for i, f in enumerate(natural)}
+        self.field[JOKER_FACE] = len(faces) - 1
+        self.keep = [1 << (width * field[f]) for f in wild_faces]
+        self.undecided = {f: i for i, f in enumerate(wild_faces)}
         self.tshift = width * (len(faces) - 1)
         self.token = 1 << self.tshift
         self.natural_mask = self.token - 1
         self.guard = sum(1 << (width * i + width - 1) for i in range(len(faces)))
         self.loose_cost = [_face_points(f, wild) * _SCALE + 1 for f in faces]
-        self.state = sum(counts[f] << (width * field[f]) for f in faces[:-1]) + (
-            printed << self.tshift
+        self.state = (
+            sum(counts[f] << (width * i) for i, f in enumerate(wild_faces))
+            + sum(counts[f] << (width * field[f]) for f in natural if f not in wild_faces)
+            + (printed << self.tshift)
         )
-        made = {f: counts[f] for f in faces[:-1]}
+        made = {f: counts[f] for f in natural}
         if tokens:
             made[JOKER_FACE] = tokens
         shapes = enumerate_melds(made, None, options, pad=False)
@@ -267,6 +278,14 @@ class _TokenSearch:
             and _FLAG_TABLE[flags, MeldKind.IMPURE_SEQUENCE] & _DONE == _DONE
         )
 
+    def one_of(self, face: int) -> int:
+        """The state value of one card of this face as dealt (wild cards not yet decided)."""
+        if face == JOKER_FACE:
+            return self.token
+        if face in self.undecided:
+            return 1 << (self.width * self.undecided[face])
+        return 1 << (self.width * self.field[face])
+
     def best(self, state: int, flags: int) -> int:
         """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF."""
         if not state & self.natural_mask:
@@ -279,10 +298,14 @@ class _TokenSearch:
         width = self.width
         i = ((state & -state).bit_length() - 1) // width
         one = 1 << (width * i)
-        if i < self.nwild:
-            result = self.best(state - one + self.token, flags)
-        else:
-            result = self.best(state - one, flags) + self.loose_cost[i]
+        if i < self.nwild:  # a wild card: a token, or a card in its natural place
+            result = min(
+                self.best(state - one + self.token, flags),
+                self.best(state - one + self.keep[i], flags),
+            )
+            memo[key] = result
+            return result
+        result = self.best(state - one, flags) + self.loose_cost[i]
         guarded = state | self.guard
         guard = self.guard
         table = _FLAG_TABLE
@@ -306,7 +329,14 @@ class _TokenSearch:
             target = self.best(state, flags)
             i = ((state & -state).bit_length() - 1) // width
             one = 1 << (width * i)
-            for vec, kind, shape in self.by_low[i]:  # melds first: wild cards stay natural
+            if i < self.nwild:
+                if self.best(state - one + self.keep[i], flags) == target:
+                    state += self.keep[i] - one
+                else:
+                    to_tokens.append(self.faces[i])
+                    state += self.token - one
+                continue
+            for vec, kind, shape in self.by_low[i]:
                 if (state | guard) - vec & guard == guard:
                     nflags = _FLAG_TABLE[flags, kind]
                     if self.best(state - vec, nflags) == target:
@@ -315,11 +345,7 @@ class _TokenSearch:
                         flags = nflags
                         break
             else:
-                if i < self.nwild:
-                    to_tokens.append(self.faces[i])
-                    state += self.token - one
-                else:
-                    state -= one
+                state -= one
         pool = _pool(hand)
         tokens = pool.pop(JOKER_FACE, [])
         for f in to_tokens:
@@ -336,19 +362,16 @@ class _TokenSearch:
                 self._absorb(melds, shapes, tokens)
             else:
                 melds.append(Meld(MeldKind.IMPURE_SEQUENCE, tuple(tokens)))
-        if to_tokens:
-            # A wild card that became a token may sit in its own place after all: report best kinds.
-            melds = [self._best_kind(m, to_tokens) for m in melds]
+        if self.nwild:
+            # Report each meld's best kind: a wild card may read better in another role.
+            melds = [self._best_kind(m) for m in melds]
         used = {id(c) for m in melds for c in m.cards}
         return tuple(melds), tuple(c for c in hand if id(c) not in used)
 
-    def _best_kind(self, meld: Meld, to_tokens: list[int]) -> Meld:
-        """The meld with its best kind when a converted wild card might sit in its own place."""
-        if meld.kind is MeldKind.PURE_SEQUENCE:
-            return meld
-        wilds = [c for c in meld.cards if c.rank is not None and face_of(c) in to_tokens]
-        if not any(
-            d is not c and (d.suit == c.suit or d.rank == c.rank) for c in wilds for d in meld.cards
+    def _best_kind(self, meld: Meld) -> Meld:
+        """The meld with its best kind when it holds a wild-rank card (it may play either role)."""
+        if meld.kind is MeldKind.PURE_SEQUENCE or all(
+            c.rank is None or c.rank != self.wild_rank for c in meld.cards
         ):
             return meld
         kind = classify_group(meld.cards, self.wild_rank, self.options)
@@ -444,10 +467,7 @@ def valid_discards(
     ok: dict[int, bool] = {}
     for f in counts:
         state = search.state
-        if f == JOKER_FACE and isinstance(search, _TokenSearch):
-            state -= search.token
-        else:
-            state -= 1 << (search.width * search.field[f])
+        state -= search.one_of(f)
         ok[f] = search.best(state, 0) == 0
     return tuple(c for c in hand if ok[face_of(c)])
 
