@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from rummy_rules.cards import Card, Rank, Suit, parse_card, printed_joker
 from rummy_rules.deck import Shoe
 from rummy_rules.rules import bombay_baazi

@@ -3,6 +3,7 @@
 import dataclasses
 
 import pytest
+
 from rummy_rules.melds import MeldOptions
 from rummy_rules.rules import IndianPointsRules, RuleSet, bombay_baazi
 

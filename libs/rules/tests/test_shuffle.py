@@ -6,6 +6,7 @@ from collections import Counter
 from itertools import permutations
 
 import pytest
+
 from rummy_rules.cards import parse_card, printed_joker
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import (

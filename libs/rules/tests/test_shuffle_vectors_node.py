@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 
