@@ -29,7 +29,7 @@ from rummy_testing.players import (
     rule_set,
     seed_and_wait_for_play,
 )
-from rummy_testing.processes import ExtraService, kill_stack_service
+from rummy_testing.processes import ExtraService, kill_stack_service, stop_stack_service
 
 
 @pytest.fixture
@@ -55,6 +55,14 @@ class _TableProcesses:
             current.process.wait()
         else:
             kill_stack_service(self.stack, "table")
+
+    def stop_current(self) -> None:
+        """SIGTERM the table process now serving the stack's table port (it leaves its consumer
+        group at once, so the next instance gets the inputs without a session timeout)."""
+        if self.started:
+            self.started[-1].stop()
+        else:
+            stop_stack_service(self.stack, "table")
 
     def replace(self, label: str) -> ExtraService:
         return self.start(label, same_ports=True)
@@ -176,7 +184,7 @@ def test_a_second_table_instance_fences_the_first(
         assert turn is not None
 
         # Back to the stack's port: a third instance there fences the newer one in turn.
-        table_processes.kill_current()
+        table_processes.stop_current()
         table_processes.replace("after-fencing")
         first_there = first.via(channels[-1])
         first_there.wait(lambda v: v.turn_no == turn.turn_no)

@@ -72,11 +72,19 @@ class ExtraService:
             self.process.wait()
 
 
-def kill_stack_service(stack: Stack, service: str, timeout: float = 10.0) -> None:
-    """SIGKILL ``service``'s process group as the stack started it; wait until it is gone."""
-    os.killpg(stack.pids[service], signal.SIGKILL)
+def kill_stack_service(
+    stack: Stack, service: str, timeout: float = 15.0, sig: signal.Signals = signal.SIGKILL
+) -> None:
+    """Send ``sig`` (default SIGKILL) to ``service``'s process group as the stack started it;
+    wait until it is gone. Raises RuntimeError if it still runs after ``timeout`` seconds."""
+    os.killpg(stack.pids[service], sig)
     deadline = time.monotonic() + timeout
     while stack.health()[service].startswith("exited") is False:
         if time.monotonic() > deadline:
-            raise RuntimeError(f"{service} still running after SIGKILL")
+            raise RuntimeError(f"{service} still running after {sig.name}")
         time.sleep(0.1)
+
+
+def stop_stack_service(stack: Stack, service: str) -> None:
+    """SIGTERM ``service`` as the stack started it (a graceful stop); wait until it is gone."""
+    kill_stack_service(stack, service, sig=signal.SIGTERM)
