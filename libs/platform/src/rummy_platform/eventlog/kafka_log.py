@@ -216,12 +216,18 @@ class KafkaEventLog(EventLog):
     def consumer(
         self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
     ) -> GroupConsumer:
-        return KafkaGroupConsumer(
-            KafkaConsumer(group_id=group_id, **self._consumer_config()),
-            self._registry,
-            topics,
-            on_assigned,
-        )
+        consumer = KafkaConsumer(group_id=group_id, **self._consumer_config())
+        # Join the group only once this client sees every topic's partitions (up to the
+        # timeout): a member that joins while a topic it subscribes to is still being created
+        # gets an empty assignment, and the rebalance that follows can leave kafka-python
+        # without any assignment for good (seen on fresh stacks: the table's inputs were never
+        # consumed).
+        deadline = time.monotonic() + self._timeout_s
+        while not all(consumer.partitions_for_topic(t) for t in topics):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        return KafkaGroupConsumer(consumer, self._registry, topics, on_assigned)
 
     def close(self) -> None:
         with self._reader_lock, self._lock:
