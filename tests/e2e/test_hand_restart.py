@@ -196,8 +196,16 @@ def test_a_second_table_instance_fences_the_first(
         newer.stop()
         newer = None
 
-        first.wait(lambda v: v.turn_no == turn.turn_no and v.turn_seat == v.my_seat, 60)
-        _middle_drop_ends_it(operator, first, second, turn.turn_no)
+        # The players come back on fresh channels (the old ones may sit in a reconnect
+        # backoff); the first seat drops in its second turn.
+        channels.append(grpc.insecure_channel(rummy_stack.endpoints.table))
+        first_back, second_back = first.via(channels[-1]), second.via(channels[-1])
+        first_back.wait(lambda v: v.turn_no == turn.turn_no and v.turn_seat == v.my_seat, 60)
+        try:
+            _middle_drop_ends_it(operator, first_back, second_back, turn.turn_no)
+        finally:
+            first_back.stop()
+            second_back.stop()
     finally:
         if newer is not None:
             newer.stop()

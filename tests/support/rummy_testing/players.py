@@ -11,6 +11,7 @@ Money is in hundredths of a House Token; times in seconds.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
@@ -308,7 +309,10 @@ class Player:
         return v.hand_id, v.turn_no if turn_no is None else turn_no
 
     def draw(
-        self, source: int = STOCK, turn_no: int | None = None, rid: str | None = None
+        self,
+        source: table_events.DrawSource.ValueType = STOCK,
+        turn_no: int | None = None,
+        rid: str | None = None,
     ) -> api.DrawCardResponse:
         hand_id, turn = self._turn(turn_no)
         return self.call(
@@ -401,7 +405,12 @@ class Table:
         return p
 
     def close(self) -> None:
+        """Every player still seated leaves (so the table deals no more hands to seats nobody
+        plays), stops following the table; the channel is closed."""
         for p in self.players:
+            if p.view.HasField("my_seat"):
+                with contextlib.suppress(grpc.RpcError):
+                    p.leave()
             p.stop()
         self._channel.close()
 
