@@ -3,7 +3,7 @@ valid declare found by the rules library's solver on the declarer's own view.
 
 Tables: point value 10 hundredths per point, commission 500 bps (5%); every player is granted
 5000 hundredths (the reservation is 130 x 10 = 1300). The session's clock runs 10 times faster
-than real time (a 20 s turn lasts 2 s).
+than real time (a 30 s turn lasts 3 s).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _others(players: list[Player], *out: Player) -> list[Player]:
 
 
 def test_three_missed_turns_drop_the_seat_for_40_points(operator: Operator, rummy_stack) -> None:
-    table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=20))
+    table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=30))
     try:
         players = [table.player(f"clock{i}", grant=5000) for i in range(2)]
         for p in players:
