@@ -26,7 +26,24 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 
 require_venv() {
-  [ -x "$PYTHON" ] || die "no Python environment at $ROOT/.venv: run 'UV_PYTHON_DOWNLOADS=never uv sync --locked' in $ROOT"
+  [ -x "$PYTHON" ] || die "no Python environment at $ROOT/.venv: run 'bash deploy/local/setup.sh' in $ROOT"
+}
+
+# ensure_uv: the pinned uv, installed with the machine's pip when missing (a fresh machine has none).
+ensure_uv() {
+  command -v uv >/dev/null && return 0
+  python3 -m pip install -q "uv==$UV_VERSION" 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages "uv==$UV_VERSION" \
+    || die "could not install uv $UV_VERSION with python3 -m pip"
+  command -v uv >/dev/null || export PATH="$HOME/.local/bin:$PATH"
+  command -v uv >/dev/null || die "uv $UV_VERSION installed but not on PATH"
+}
+
+# ensure_venv: .venv at the repository root, exactly as uv.lock pins it (created when missing).
+ensure_venv() {
+  [ -x "$ROOT/.venv/bin/pytest" ] && [ -x "$ROOT/.venv/bin/rummy" ] && return 0
+  ensure_uv
+  (cd "$ROOT" && UV_PYTHON_DOWNLOADS=never uv sync --locked)
 }
 
 # ready KIND ADDRESS TIMEOUT_SECONDS: a real protocol round trip (see readiness.py).

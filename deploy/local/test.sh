@@ -11,8 +11,5 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cd "$ROOT"
-if [ ! -x .venv/bin/pytest ]; then
-  command -v uv >/dev/null || die "uv not found: python3 -m pip install uv==$UV_VERSION"
-  UV_PYTHON_DOWNLOADS=never uv sync --locked
-fi
+ensure_venv
 exec .venv/bin/pytest "$@"

@@ -78,7 +78,7 @@ def port_in_use(port: int) -> bool:
 
 def local_jwt_secret(root: Path) -> str:
     """The secret in ``<root>/.local/jwt-secret``, created (64 hex digits, mode 600) if missing;
-    the same file ``deploy/local/demo.sh`` uses."""
+    shared by every ``rummy demo`` / ``rummy up`` run and ``rummy token`` users."""
     path = root / ".local" / "jwt-secret"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -326,7 +326,7 @@ class Stack:
                 if port_in_use(port):
                     raise StackError(
                         f"port {port} ({service}) is already in use: is a stack already running? "
-                        "(`bash deploy/local/demo.sh down` stops one started by demo.sh)"
+                        "(stop the `rummy up` or `rummy demo --keep-running` that holds it)"
                     )
 
     def _spawn(self, service: str) -> None:
