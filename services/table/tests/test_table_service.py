@@ -4,9 +4,10 @@ by the test (see world.py)."""
 from __future__ import annotations
 
 import pytest
-from world import World, replay_all
+from world import SERVER_SEED, World, replay_all
 
 from rummy.clock.v1 import events_pb2 as clock_pb
+from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
@@ -17,7 +18,7 @@ from rummy_platform.errors import (
     PermissionDenied,
     Unavailable,
 )
-from rummy_platform.topics import CLOCK_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
+from rummy_platform.topics import CLOCK_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_table.projection import player_view
 
 
@@ -269,6 +270,74 @@ def test_a_redelivered_input_is_dropped_by_its_event_id() -> None:
         event_id="deadline-1",
     )
     assert len(table_events(world, table_id)) == count
+
+
+def first_drop(world: World, table_id: str, hand_id: str) -> None:
+    account, view = on_turn(world, table_id)
+    world.app.drop(
+        account,
+        api.DropRequest(
+            table_id=table_id,
+            hand_id=hand_id,
+            turn_no=view.turn_no,
+            client_request_id=world.request_id(),
+        ),
+    )
+
+
+def settled_for(ended: pb.HandEnded) -> ledger_pb.HandSettled:
+    """The ledger's HandSettled for a hand's result (the journal lines HandEnded asks for)."""
+    return ledger_pb.HandSettled(
+        hand_id=ended.hand_id,
+        journal_transaction_id=f"tx-{ended.hand_id}",
+        lines=[
+            ledger_pb.JournalLine(
+                account_id=line.account_id, amount_hundredths=line.amount_hundredths
+            )
+            for line in ended.settlement
+        ],
+        commission_hundredths=ended.commission_hundredths,
+    )
+
+
+def test_a_reveal_and_settlement_arriving_after_the_next_hand_started_close_the_earlier_hand() -> (
+    None
+):
+    world = World()
+    table_id, first = playing_table(world)
+    first_drop(world, table_id, first)
+    ended = world.app.get_hand_result(None, table_id, first)
+    second = world.start_hand(table_id)
+    assert second != first
+    reveal = fairness_pb.SeedRevealed(hand_id=first, server_seed=SERVER_SEED)
+    world.feed(FAIRNESS_EVENTS, table_id, reveal, event_id="reveal-1")
+    world.feed(LEDGER_EVENTS, table_id, settled_for(ended), event_id="settled-1")
+    stream = [r.envelope for r in world.log.read_stream(TABLE_EVENTS, table_id)]
+    started_at = next(
+        e.stream_version
+        for e in stream
+        if isinstance(e.payload, pb.HandStarted) and e.payload.hand_id == second
+    )
+    closing = [e for e in stream if e.causation_id in ("reveal-1", "settled-1")]
+    assert [type(e.payload) for e in closing] == [
+        fairness_pb.SeedRevealed,
+        ledger_pb.HandSettled,
+    ]
+    assert all(e.stream_version > started_at and e.correlation_id == first for e in closing)
+    table = world.app.projection.tables[table_id]
+    assert first in table.revealed and first in table.settled and table.hand_id == second
+
+    world.feed(FAIRNESS_EVENTS, table_id, reveal, event_id="reveal-1")  # redelivered
+    world.feed(FAIRNESS_EVENTS, table_id, reveal, event_id="reveal-again")  # a second reveal
+    world.feed(
+        FAIRNESS_EVENTS, table_id, fairness_pb.SeedRevealed(hand_id="elsewhere"), event_id="r-9"
+    )
+    assert len(world.log.read_stream(TABLE_EVENTS, table_id)) == len(stream)
+
+    checks = pytest.importorskip("rummy_ops.replay.checks")
+    proof = checks.replay_hand(table_id, first, [e for e in stream if e.correlation_id == first])
+    assert proof.ok and proof.outcome == "ended"
+    assert {"commitment", "deal", "ledger-event"} <= set(proof.checked)
 
 
 def test_a_rejected_stake_aborts_the_hand_and_the_seat_sits_out_until_it_sits_again() -> None:

@@ -91,7 +91,7 @@ class DemoOptions:
     tables: tuple[TablePlan, ...] = DEFAULT_TABLES
     turn_seconds: int = 20
     seed_window_seconds: int = 10
-    start_delay_seconds: int = 30  # 3 s at speed 10: a seed reveal lands before the next hand
+    start_delay_seconds: int = 10
     grant_hundredths: int = 500_00
     mischief: float = 1.0
     timeout_seconds: float = 900.0

@@ -434,7 +434,9 @@ class TableApp:
 
     def on_input(self, envelope: Envelope, position: TopicPartition, next_offset: int) -> bool:
         """Turn another service's event into the table's facts, appended with the consumed
-        offset in one transaction. Returns True if facts were appended. Inputs of unknown tables,
+        offset in one transaction. Returns True if facts were appended. A seed reveal or settlement
+        is recorded for any hand of the table (it closes that hand's proof, even after the next
+        hand started); other inputs act on the current hand only. Inputs of unknown tables, of
         other hands, already recorded (by causation id), or refused by the rules are consumed
         without effect. Raises Unavailable once fenced."""
         consumed = {position: next_offset}
@@ -464,11 +466,11 @@ class TableApp:
             return True
 
     def _react(self, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
+        if isinstance(payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled):
+            return table.close_proof(payload)
         ctx = table.ctx
         if ctx is None or hand_id != ctx.hand_id:
             return []
-        if isinstance(payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled):
-            return [payload]
         if isinstance(payload, ledger_pb.StakeRejected):
             return table.stake_rejected(payload, at)
         if isinstance(payload, ledger_pb.StakesReserved):

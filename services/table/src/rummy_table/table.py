@@ -75,6 +75,7 @@ class Table:
     ctx: codec.HandContext | None = None
     results: dict[str, pb.HandEnded] = field(default_factory=dict)
     answers: dict[str, list[Message]] = field(default_factory=dict)
+    hands: set[str] = field(default_factory=set)
     revealed: set[str] = field(default_factory=set)
     settled: set[str] = field(default_factory=set)
 
@@ -133,6 +134,7 @@ class Table:
             self.last_change_ms = at_ms
         elif isinstance(payload, pb.HandStarted):
             self.ctx = codec.hand_context(payload)
+            self.hands.add(payload.hand_id)
             self.hand_no = payload.hand_no
             self.dealer_seat = payload.dealer_seat
             started = codec.hand_started_from_pb(payload, at_ms)
@@ -256,6 +258,22 @@ class Table:
                     )
                 )
         return out
+
+    def close_proof(
+        self, closing: fairness_pb.SeedRevealed | ledger_pb.HandSettled
+    ) -> list[Message]:
+        """Record a hand's seed reveal or settlement, which closes that hand's proof: accepted for
+        any hand started at this table, the current one or an earlier one, whatever phase the
+        current hand is in (a reveal may arrive after the next hand started). Raises
+        FailedPrecondition for a hand this table never started, or one whose reveal (or
+        settlement) is already recorded."""
+        if closing.hand_id not in self.hands:
+            raise FailedPrecondition(f"hand {closing.hand_id!r} was not played at this table")
+        done = self.revealed if isinstance(closing, fairness_pb.SeedRevealed) else self.settled
+        if closing.hand_id in done:
+            kind = closing.DESCRIPTOR.name
+            raise FailedPrecondition(f"{kind} of hand {closing.hand_id} is already recorded")
+        return [closing]
 
     def stake_rejected(self, rejected: ledger_pb.StakeRejected, at_ms: int) -> list[Message]:
         """The ledger could not hold a seat's reservation: record it (the seat sits out of later
