@@ -2,7 +2,10 @@
 
 Each service keeps its tables in a schema named after it (``fairness``, ``ledger``...) inside the
 one database of ``DATABASE_URL``; connections from :func:`open_pool` have ``search_path`` set to
-that schema, so SQL names tables unqualified. A bootstrap does::
+that schema, so SQL names tables unqualified. The event plumbing every such service needs
+(``consumer_offsets``, ``processed_events``, ``outbox``, ``stream_versions``) is defined once, in
+this package's ``migrations/`` (:data:`PLATFORM_MIGRATIONS_DIR`), and applied into each service's
+schema before the service's own migrations. A bootstrap does::
 
     apply_migrations(settings.database_url, MIGRATIONS_DIR, schema="fairness")
     pool = open_pool(settings.database_url, schema="fairness", name="fairness")
@@ -20,6 +23,10 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 from yoyo import get_backend, read_migrations
+
+#: The platform's own yoyo migrations (ids prefixed ``platform_``, so they never clash with a
+#: service's): the tables :mod:`rummy_platform.outbox` and :mod:`rummy_platform.reactor` use.
+PLATFORM_MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -60,16 +67,19 @@ def ensure_schema(database_url: str, schema: str) -> None:
 
 
 def apply_migrations(database_url: str, migrations_dir: Path, *, schema: str | None = None) -> None:
-    """Apply every pending yoyo migration of ``migrations_dir`` (plain SQL files, each in its own
-    transaction, under a lock so concurrent starters apply them once).
+    """Apply every pending yoyo migration of the platform (:data:`PLATFORM_MIGRATIONS_DIR`), then
+    of ``migrations_dir`` (plain SQL files, each in its own transaction, under a lock so concurrent
+    starters apply them once). A service's migrations may rely on the platform's tables.
 
     With ``schema`` the schema is created first and the migrations (and yoyo's bookkeeping
-    tables) live in it. Raises yoyo / psycopg errors unchanged.
+    tables) live in it. Raises yoyo's MigrationConflict if a service migration's id is also a
+    platform migration's, and yoyo / psycopg errors unchanged.
     """
     if schema is not None:
         ensure_schema(database_url, schema)
     backend = get_backend(yoyo_url(database_url, schema))
-    migrations = read_migrations(str(migrations_dir))
+    # One list, platform first: yoyo keeps this order (bar "-- depends:") and rejects duplicate ids.
+    migrations = read_migrations(str(PLATFORM_MIGRATIONS_DIR), str(migrations_dir))
     with backend.lock():
         backend.apply_migrations(backend.to_apply(migrations))
 

@@ -7,19 +7,9 @@ A crash between the append and the stamp republishes the row after a restart: de
 least once, and consumers drop repeats by ``event_id`` (the row's primary key is the event id,
 so a repeat is the very same envelope bytes).
 
-The table, in the service's own schema (any name; the ledger's is ``outbox``)::
-
-    CREATE TABLE outbox (
-        id            text PRIMARY KEY,                          -- the envelope's event_id
-        position      bigint GENERATED ALWAYS AS IDENTITY UNIQUE, -- publication order
-        topic         text NOT NULL,
-        key           text NOT NULL,                             -- the envelope's stream_id
-        type          text NOT NULL,                             -- payload type, for people
-        payload       bytea NOT NULL,                            -- encoded EventEnvelope bytes
-        created_at    timestamptz NOT NULL DEFAULT now(),
-        published_at  timestamptz
-    );
-    CREATE INDEX outbox_unpublished ON outbox (position) WHERE published_at IS NULL;
+The tables (``outbox``, and ``stream_versions`` for :func:`next_stream_version`) are created in
+each service's schema by ``rummy_platform/migrations/platform_0001_event_plumbing.sql``, which
+:func:`rummy_platform.db.apply_migrations` applies before the service's own migrations.
 """
 
 from __future__ import annotations
@@ -39,6 +29,21 @@ from rummy_platform.logging import get_logger
 _log = get_logger(__name__)
 
 DEFAULT_TABLE = "outbox"
+
+
+def next_stream_version(conn: psycopg.Connection, stream_id: str) -> int:
+    """Take the next 1-based ``stream_version`` of ``stream_id`` (table ``stream_versions``),
+    inside the caller's open transaction: the row stays locked until it ends, so two writers
+    never take the same version and a rolled-back one is taken again (versions stay dense)."""
+    row = conn.execute(
+        "INSERT INTO stream_versions (stream_id, version) VALUES (%s, 1) "
+        "ON CONFLICT (stream_id) DO UPDATE SET version = stream_versions.version + 1 "
+        "RETURNING version",
+        (stream_id,),
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
 
 #: Called with the row's event id just before / just after it is appended (fault injection in
 #: tests of crash recovery; ``None`` in production).

@@ -19,22 +19,10 @@ A handler that raises leaves its record unconsumed: the work done before it is k
 is rewound to the failed record, and it is retried after ``retry_pause_s`` seconds. Handlers must
 be deterministic in what they write for a given input.
 
-Tables a :class:`PostgresReactor` expects (any names; these are the defaults and the ledger's)::
-
-    CREATE TABLE consumer_offsets (
-        consumer_group  text NOT NULL,
-        topic           text NOT NULL,
-        partition       integer NOT NULL CHECK (partition >= 0),
-        next_offset     bigint NOT NULL CHECK (next_offset >= 0),
-        updated_at      timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (consumer_group, topic, partition)
-    );
-    CREATE TABLE processed_events (          -- only with processed_table=...
-        consumer_group  text NOT NULL,
-        event_id        text NOT NULL,
-        processed_at    timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (consumer_group, event_id)
-    );
+The tables a :class:`PostgresReactor` uses (``consumer_offsets``, and ``processed_events`` with
+``processed_table=...``; any names, these are the defaults) are created in each service's schema
+by ``rummy_platform/migrations/platform_0001_event_plumbing.sql`` (applied by
+:func:`rummy_platform.db.apply_migrations`).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from rummy_fairness.adapters import db
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.errors import InvalidArgument, NotFound
 from rummy_platform.logging import get_logger
-from rummy_platform.outbox import write_outbox
+from rummy_platform.outbox import next_stream_version, write_outbox
 from rummy_platform.reactor import reaction_event_id
 from rummy_platform.topics import FAIRNESS_EVENTS
 from rummy_rules.shuffle import SERVER_SEED_BYTES, SHUFFLE_VERSION
@@ -150,7 +150,7 @@ class Fairness:
             payload,
             event_id=reaction_event_id(source, type_name(payload)),
             stream_id=table_id,
-            stream_version=db.next_stream_version(conn, table_id),
+            stream_version=next_stream_version(conn, table_id),
             occurred_at=self._clock(),
             correlation_id=payload.hand_id,
             causation_id=source.event_id,

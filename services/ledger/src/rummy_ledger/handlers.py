@@ -60,6 +60,7 @@ from rummy_ledger.domain import (
 )
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
+from rummy_platform.outbox import next_stream_version
 from rummy_platform.reactor import reaction_event_id
 from rummy_platform.topics import LEDGER_EVENTS
 from rummy_rules.rules import bombay_baazi
@@ -305,7 +306,7 @@ class Ledger:
                     payload,
                     event_id=str(uuid.uuid5(_GRANT_NAMESPACE, result.transaction_id)),
                     stream_id=result.account_id,
-                    stream_version=db.next_stream_version(conn, result.account_id),
+                    stream_version=next_stream_version(conn, result.account_id),
                     occurred_at=self._clock(),
                     causation_id=command.idempotency_key,
                 )
@@ -326,7 +327,7 @@ class Ledger:
             payload,
             event_id=reaction_event_id(source, type_name(payload), index),
             stream_id=table_id,
-            stream_version=db.next_stream_version(conn, table_id),
+            stream_version=next_stream_version(conn, table_id),
             occurred_at=self._clock(),
             correlation_id=payload.hand_id,  # type: ignore[attr-defined]
             causation_id=source.event_id,

@@ -98,16 +98,3 @@ def locked_client_seeds(conn: Conn, hand_id: str) -> list[tuple[int, bytes]]:
         (hand_id,),
     ).fetchall()
     return [(int(r[0]), bytes(r[1])) for r in rows]
-
-
-def next_stream_version(conn: Conn, stream_id: str) -> int:
-    """Reserve the next 1-based version of ``stream_id`` in fairness-events (row-locked until
-    the transaction ends, so two writers never take the same one)."""
-    row = conn.execute(
-        "INSERT INTO stream_versions (stream_id, version) VALUES (%s, 1) "
-        "ON CONFLICT (stream_id) DO UPDATE SET version = stream_versions.version + 1 "
-        "RETURNING version",
-        (stream_id,),
-    ).fetchone()
-    assert row is not None
-    return int(row[0])

@@ -402,22 +402,6 @@ def invariant_violations(conn: psycopg.Connection) -> list[str]:
     return problems
 
 
-# ---------------------------------------------------------------------------- stream versions
-
-
-def next_stream_version(conn: psycopg.Connection, stream_id: str) -> int:
-    """Take the next 1-based version of ``stream_id`` in ledger-events (the row stays locked
-    until the transaction ends, so two writers never take the same one)."""
-    row = conn.execute(
-        "INSERT INTO stream_versions (stream_id, version) VALUES (%s, 1) "
-        "ON CONFLICT (stream_id) DO UPDATE SET version = stream_versions.version + 1 "
-        "RETURNING version",
-        (stream_id,),
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
-
-
 def outbox_type(conn: psycopg.Connection, event_id: str) -> str | None:
     """The payload type name of outbox row ``event_id`` (None if there is none)."""
     row = conn.execute("SELECT type FROM outbox WHERE id = %s", (event_id,)).fetchone()

@@ -1,15 +1,6 @@
--- The event ids the ledger's reactor handled (rummy_platform.reactor.PostgresReactor with
--- processed_table='processed_events'): an event republished at a new offset is dropped by id.
--- And the ledger's trigger functions keep the schema they were created in as their search_path,
+-- The ledger's trigger functions keep the schema they were created in as their search_path,
 -- so they work from any session (an operator's psql with another search_path included).
 -- depends: 0004_losses_match_reservations
-
-CREATE TABLE processed_events (
-    consumer_group  text NOT NULL,
-    event_id        text NOT NULL,
-    processed_at    timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (consumer_group, event_id)
-);
 
 ALTER FUNCTION ledger_reject_change() SET search_path FROM CURRENT;
 ALTER FUNCTION ledger_balances_guard() SET search_path FROM CURRENT;
