@@ -109,3 +109,23 @@ def test_melds_are_reported_with_their_best_kind() -> None:
     a = best("8S 7S 9S JK 7S 3S 5S AD 6S AC 4S 4S 5S", Rank.ACE)
     aces = [m for m in a.melds if any(c.face == "AC" for c in m.cards)]
     assert a.valid and aces and aces[0].kind is MeldKind.IMPURE_SEQUENCE
+
+
+def test_two_copies_of_a_wild_face_never_stand_in_together_under_the_strict_rule() -> None:
+    # QD needs two stand-ins; the only ones are both 5H, which the strict rule keeps apart.
+    cards = parse_cards("2S 3S 4S 6D 7D 8D 9C 5H 5H KC KH KS QD")
+    strict = best_arrangement(cards, Rank.FIVE)
+    lenient = best_arrangement(cards, Rank.FIVE, MeldOptions(strict_duplicate_faces=False))
+    assert lenient.points == card_points(parse_cards("9C")[0], Rank.FIVE)
+    assert strict.points == lenient.points + card_points(parse_cards("QD")[0], Rank.FIVE)
+    for meld in strict.melds:
+        faces = [c.face for c in meld.cards if not c.is_printed_joker]
+        assert len(faces) == len(set(faces))
+
+
+def test_copies_of_a_wild_face_are_shared_out_between_groups_for_a_valid_show() -> None:
+    cards = parse_cards("2S 3S 4S 6D 7D 8D 5H 5H 5H KC KH QD JD")
+    a = best_arrangement(cards, Rank.FIVE)
+    assert a.valid
+    for meld in a.melds:
+        assert sum(c.face == "5H" for c in meld.cards) <= 1

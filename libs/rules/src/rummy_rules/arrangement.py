@@ -27,17 +27,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rummy_rules.cards import SUITS, Card, Rank, Suit
+from rummy_rules.cards import Card, Rank
 from rummy_rules.melds import (
     DEFAULT_MELD_OPTIONS,
     JOKER_FACE,
+    MAX_RUN_LENGTH,
+    MAX_SET_SIZE,
+    MIN_MELD_SIZE,
     Meld,
     MeldKind,
     MeldOptions,
+    MeldRecord,
     MeldShape,
-    classify_group,
+    classify_faces,
     enumerate_melds,
     face_of,
+    record_shape,
+    token_melds,
 )
 from rummy_rules.wild import WildRank, rank_points
 
@@ -72,6 +78,7 @@ def _next_flags(flags: int, kind: MeldKind) -> int:
     return pure | seqs
 
 
+_LOOSE, _AS_TOKEN, _IN_PLACE = 0, 1, 2  # search choices other than a meld
 _FLAG_TABLE = {(f, k): _next_flags(f, k) for f in range(8) for k in MeldKind}
 
 
@@ -81,21 +88,17 @@ def _face_points(face: int, wild: int | None) -> int:
     return rank_points(face % 13 + 1)  # type: ignore[arg-type]
 
 
-_FACE: dict[tuple[Rank | None, Suit | None], int] = {
-    (r, s): face_of(Card(r, s)) for r in Rank for s in SUITS
-} | {(None, None): JOKER_FACE}
 _POINTS = [
     [_face_points(f, w) for f in range(JOKER_FACE + 1)] for w in (None, *range(1, 14))
 ]  # _POINTS[wild or 0][face]
 
 
 def _profile(
-    hand: list[Card], wild: int | None, ace_high: bool
+    faces: list[int], wild: int | None, ace_high: bool
 ) -> tuple[dict[int, int], int, bool]:
     """(face counts, total points, whether some suit holds three consecutive positions)."""
     counts: dict[int, int] = {}
-    for c in hand:
-        f = _FACE[c.rank, c.suit]
+    for f in faces:
         counts[f] = counts.get(f, 0) + 1
     points = _POINTS[wild or 0]
     total = 0
@@ -112,6 +115,70 @@ def _profile(
             neighbours = True
             break
     return counts, total, neighbours
+
+
+def _lone_pure_run(
+    counts: dict[int, int], wild: int | None, ace_high: bool
+) -> tuple[int, MeldShape] | None:
+    """The best pure run, when no grouping of the hand can hold two sequences; else ``None``.
+
+    A quick necessary test for tier 1 with at most one joker (printed or wild rank): every
+    sequence holds 3 natural cards of a run of held positions (no joker) or 2 naturals at most 2
+    apart (one joker), so too few such cards rule out a second sequence. Cards are counted with
+    their copies (an ace once low and once high: an over-count only makes the test weaker).
+    Then the best pure sequence is the most valuable maximal run of held positions of one suit.
+    """
+    jokers = counts.get(JOKER_FACE, 0)
+    if wild is not None:
+        jokers += sum(counts.get(s * 13 + wild - 1, 0) for s in range(4))
+    if jokers > 1:
+        return None
+    layers = [[0, 0, 0, 0] for _ in range(4)]  # layers[copies - 1][suit]: positions held that often
+    for f, n in counts.items():
+        if f != JOKER_FACE:
+            for k in range(min(n, 4)):
+                layers[k][f // 13] |= 2 << (f % 13)
+    runs = in_run = paired = 0
+    for s in range(4):
+        m = layers[0][s]
+        if ace_high and m & 2:
+            m |= 1 << 14
+        win = m & (m >> 1) & (m >> 2)
+        covered = win | win << 1 | win << 2
+        near = m & ((m >> 1) | (m >> 2))
+        near |= m & ((m << 1) | (m << 2))
+        a = b = 0
+        for layer in layers:
+            held = layer[s]
+            if ace_high and held & 2:
+                held |= 1 << 14
+            a += (covered & held).bit_count()
+            b += (near & held).bit_count()
+        runs += a // 3
+        in_run += a
+        paired += b
+    possible = runs >= 2 or (jokers == 1 and in_run >= 3 and paired >= 5)
+    if possible:
+        return None
+    points = _POINTS[wild or 0]
+    best: tuple[int, MeldShape] | None = None
+    top = 14 if ace_high else 13
+    for s in range(4):
+        p = 1
+        while p <= top:
+            q = p
+            while q <= top and counts.get(s * 13 + (q - 1) % 13):
+                q += 1
+            if q - p >= MIN_MELD_SIZE:
+                hi = min(q - 1, p + MAX_RUN_LENGTH - 1)
+                faces = tuple(s * 13 + (r - 1) % 13 for r in range(p, hi + 1))
+                value = sum(points[f] for f in faces)
+                if best is None or value > best[0]:
+                    positions = tuple(range(p, hi + 1))
+                    shape = MeldShape(MeldKind.PURE_SEQUENCE, faces, (), positions, p, hi - p + 1)
+                    best = (value, shape)
+            p = q + 1
+    return best
 
 
 class _Search:
@@ -155,8 +222,11 @@ class _Search:
         """The state value of one card of this face."""
         return 1 << (self.width * self.field[face])
 
-    def best(self, state: int, flags: int) -> int:
-        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF."""
+    def best(self, state: int, flags: int, budget: int = _INF) -> int:
+        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF.
+
+        Always exact (``budget`` is accepted for the interface of ``_TokenSearch.best``).
+        """
         if not state:
             return 0 if flags & _DONE == _DONE else _INF
         key = state << 3 | flags
@@ -181,8 +251,10 @@ class _Search:
         memo[key] = result
         return result
 
-    def walk(self, hand: list[Card]) -> tuple[tuple[Meld, ...], tuple[Card, ...]]:
-        """Melds and deadwood of a least-cost tier-1 grouping of the whole hand (must be finite)."""
+    def walk(
+        self, hand: list[Card], faces: list[int], cost: int
+    ) -> tuple[tuple[Meld, ...], tuple[Card, ...]]:
+        """Melds and deadwood of a least-cost tier-1 grouping of the whole hand (cost is finite)."""
         melds: list[MeldShape] = []
         state, flags = self.state, 0
         width, guard = self.width, self.guard
@@ -203,7 +275,7 @@ class _Search:
                         break
             else:  # pragma: no cover - best() found this cost, so some branch reaches it
                 raise AssertionError("arrangement walk lost its way")
-        return _deal_out(hand, melds)
+        return _deal_out(hand, faces, melds)
 
 
 class _TokenSearch:
@@ -246,27 +318,29 @@ class _TokenSearch:
             + sum(counts[f] << (width * field[f]) for f in natural if f not in wild_faces)
             + (printed << self.tshift)
         )
-        made = {f: counts[f] for f in natural}
-        if tokens:
-            made[JOKER_FACE] = tokens
-        shapes = enumerate_melds(made, None, options, pad=False)
-        by_low: list[list[tuple[int, MeldKind, MeldShape]]] = [[] for _ in faces]
+        unit = {f: 1 << (width * field[f]) for f in natural}
+        unit[JOKER_FACE] = self.token
+        low = {u: field[f] for f, u in unit.items()}
+        by_low: list[list[tuple[int, MeldKind, MeldRecord]]] = [[] for _ in faces]
         self.best_pure: tuple[int, MeldShape] | None = None
+        pure: tuple[int, MeldRecord] | None = None
         sizes: dict[int, int] = {}
-        for key, shape in shapes.items():
-            vec = 0
-            for f in key:
-                vec += 1 << (width * field[f])
-            by_low[min(field[f] for f in key)].append((vec, shape.kind, shape))
-            sizes[vec] = len(key)
-            if shape.kind is MeldKind.PURE_SEQUENCE:
-                value = sum(_face_points(f, wild) for f in key)
-                if self.best_pure is None or value > self.best_pure[0]:
-                    self.best_pure = (value, shape)
+        points = _POINTS[wild or 0]
+        for vec, record in token_melds(counts, tokens, unit, options).items():
+            kind = record[0]
+            by_low[low[vec & -vec]].append((vec, kind, record))
+            sizes[vec] = len(record[2]) + record[1]
+            if kind is MeldKind.PURE_SEQUENCE:
+                value = sum(points[f] for f in record[2])
+                if pure is None or value > pure[0]:
+                    pure = (value, record)
+        if pure is not None:
+            self.best_pure = (pure[0], record_shape(pure[1]))
         for melds in by_low:  # big melds first: a zero-cost grouping shows up sooner
             melds.sort(key=lambda m: (-sizes[m[0]], m[1]))
         self.by_low = by_low
         self.memo: dict[int, int] = {}
+        self.choice: dict[int, tuple[int, MeldKind, MeldRecord] | int | None] = {}
 
     def _spare_ok(self, spare: int, flags: int) -> bool:
         """Can ``spare`` tokens left at the end join the grouping and finish tier 1?"""
@@ -286,121 +360,251 @@ class _TokenSearch:
             return 1 << (self.width * self.undecided[face])
         return 1 << (self.width * self.field[face])
 
-    def best(self, state: int, flags: int) -> int:
-        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF."""
+    def best(self, state: int, flags: int, budget: int = _INF) -> int:
+        """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF.
+
+        Exact when it is below ``budget``; otherwise only a lower bound that is at least
+        ``budget`` (branch and bound: a branch is cut as soon as it cannot beat the best so far).
+        """
         if not state & self.natural_mask:
             return 0 if self._spare_ok(state >> self.tshift, flags) else _INF
+        if budget <= 0:
+            return 0
         key = state << 3 | flags
         memo = self.memo
         got = memo.get(key)
         if got is not None:
-            return got
+            if got >= 0:  # exact
+                return got
+            if -got >= budget:  # a lower bound that already fails this budget
+                return -got
         width = self.width
         i = ((state & -state).bit_length() - 1) // width
         one = 1 << (width * i)
+        bound = budget
+        choice: tuple[int, MeldKind, MeldRecord] | int | None = None
         if i < self.nwild:  # a wild card: a token, or a card in its natural place
-            result = min(
-                self.best(state - one + self.token, flags),
-                self.best(state - one + self.keep[i], flags),
-            )
-            memo[key] = result
-            return result
-        result = self.best(state - one, flags) + self.loose_cost[i]
-        guarded = state | self.guard
-        guard = self.guard
-        table = _FLAG_TABLE
-        for vec, kind, _shape in self.by_low[i]:
-            if (guarded - vec) & guard == guard:
-                cost = self.best(state - vec, table[flags, kind])
-                if cost < result:
-                    result = cost
-                    if not cost:
-                        break
-        memo[key] = result
-        return result
+            cost = self.best(state - one + self.token, flags, bound)
+            if cost < bound:
+                bound, choice = cost, _AS_TOKEN
+            if bound:
+                cost = self.best(state - one + self.keep[i], flags, bound)
+                if cost < bound:
+                    bound, choice = cost, _IN_PLACE
+        else:
+            guarded = state | self.guard
+            guard = self.guard
+            table = _FLAG_TABLE
+            for meld in self.by_low[i]:
+                vec = meld[0]
+                if (guarded - vec) & guard == guard:
+                    cost = self.best(state - vec, table[flags, meld[1]], bound)
+                    if cost < bound:
+                        bound, choice = cost, meld
+                        if not cost:
+                            break
+            loose = self.loose_cost[i]
+            if loose < bound:
+                cost = self.best(state - one, flags, bound - loose) + loose
+                if cost < bound:
+                    bound, choice = cost, _LOOSE
+        if bound < budget:
+            memo[key] = bound
+            self.choice[key] = choice
+            return bound
+        memo[key] = -budget
+        return budget
 
-    def walk(self, hand: list[Card]) -> tuple[tuple[Meld, ...], tuple[Card, ...]]:
-        """Melds and deadwood of a least-cost tier-1 grouping of the whole hand (must be finite)."""
+    def walk(
+        self, hand: list[Card], faces: list[int], cost: int
+    ) -> tuple[tuple[Meld, ...], tuple[Card, ...]] | None:
+        """Melds and deadwood of a least-cost tier-1 grouping of the whole hand (cost is finite).
+
+        The tokens are handed out as physical cards so that no group repeats a face when the
+        strict duplicate rule is on; ``None`` when this grouping cannot be dealt that way (then the
+        caller falls back to the general search).
+        """
         state, flags = self.state, 0
         shapes: list[MeldShape] = []
         to_tokens: list[int] = []
-        width, guard = self.width, self.guard
+        width = self.width
+        choices = self.choice
         while state & self.natural_mask:
-            target = self.best(state, flags)
             i = ((state & -state).bit_length() - 1) // width
             one = 1 << (width * i)
-            if i < self.nwild:
-                if self.best(state - one + self.keep[i], flags) == target:
-                    state += self.keep[i] - one
-                else:
-                    to_tokens.append(self.faces[i])
-                    state += self.token - one
-                continue
-            for vec, kind, shape in self.by_low[i]:
-                if (state | guard) - vec & guard == guard:
-                    nflags = _FLAG_TABLE[flags, kind]
-                    if self.best(state - vec, nflags) == target:
-                        shapes.append(shape)
-                        state -= vec
-                        flags = nflags
-                        break
-            else:
+            choice = choices[state << 3 | flags]  # every state on the best path was solved exactly
+            if choice == _IN_PLACE:
+                state += self.keep[i] - one
+            elif choice == _AS_TOKEN:
+                to_tokens.append(self.faces[i])
+                state += self.token - one
+            elif choice == _LOOSE:
                 state -= one
-        pool = _pool(hand)
+            else:
+                vec, kind, record = choice  # type: ignore[misc]
+                shapes.append(record_shape(record))
+                state -= vec
+                flags = _FLAG_TABLE[flags, kind]
+        pool = _pool(hand, faces)
         tokens = pool.pop(JOKER_FACE, [])
         for f in to_tokens:
-            tokens.append(pool[f].pop(0))
-        melds = [
-            Meld(
-                s.kind,
-                tuple(pool[f].pop(0) if f != JOKER_FACE else tokens.pop(0) for f in s.layout),
-            )
-            for s in shapes
-        ]
-        if tokens:
-            if flags & _DONE == _DONE:
-                self._absorb(melds, shapes, tokens)
+            tokens.append(pool[f].pop())
+        strict = self.options.strict_duplicate_faces
+        groups = _hand_out_tokens(shapes, tokens, strict)
+        if groups is None:
+            return None
+        layouts = [s.layout for s in shapes]
+        kinds = [s.kind for s in shapes]
+        melds: list[list[Card]] = []
+        for layout, chosen in zip(layouts, groups, strict=True):
+            it = iter(chosen)
+            melds.append([pool[f].pop() if f != JOKER_FACE else next(it) for f in layout])
+        used = {id(c) for g in groups for c in g}
+        spare = [c for c in tokens if id(c) not in used]
+        loose: list[Card] = []
+        if spare:
+            if flags & _DONE != _DONE:  # the spare tokens are one jokers-only group
+                if strict and _clash(spare):
+                    return None
+                melds.append(spare)
+                kinds.append(MeldKind.IMPURE_SEQUENCE)
+                layouts.append(())
             else:
-                melds.append(Meld(MeldKind.IMPURE_SEQUENCE, tuple(tokens)))
-        if self.nwild:
-            # Report each meld's best kind: a wild card may read better in another role.
-            melds = [self._best_kind(m) for m in melds]
-        used = {id(c) for m in melds for c in m.cards}
-        return tuple(melds), tuple(c for c in hand if id(c) not in used)
-
-    def _best_kind(self, meld: Meld) -> Meld:
-        """The meld with its best kind when it holds a wild-rank card (it may play either role)."""
-        if meld.kind is MeldKind.PURE_SEQUENCE or all(
-            c.rank is None or c.rank != self.wild_rank for c in meld.cards
-        ):
-            return meld
-        kind = classify_group(meld.cards, self.wild_rank, self.options)
-        return meld if kind is None else Meld(kind, meld.cards)
-
-    def _absorb(self, melds: list[Meld], shapes: list[MeldShape], spare: list[Card]) -> None:
-        """Extend a sequence with the spare tokens: an impure one, else one of two pure ones."""
-        seqs = [j for j, m in enumerate(melds) if m.kind.is_sequence]
-        impure = [j for j in seqs if melds[j].kind is MeldKind.IMPURE_SEQUENCE]
-        j = impure[0] if impure else seqs[0]
-        top = shapes[j].top if j < len(shapes) else 0
-        room = max(0, 14 - top) if top else len(spare)
-        after, before = spare[:room], spare[room:]
-        melds[j] = Meld(MeldKind.IMPURE_SEQUENCE, tuple(before) + melds[j].cards + tuple(after))
+                highest = 14 if self.options.ace_high else 13
+                loose = _absorb(melds, kinds, shapes, spare, strict, highest)
+                if loose and cost == 0:
+                    return None
+        out = []
+        for cards, kind in zip(melds, kinds, strict=True):
+            if self.nwild and kind is not MeldKind.PURE_SEQUENCE:
+                # Report each meld's best kind: a wild card may read better in another role.
+                better = classify_faces([face_of(c) for c in cards], self.wild, self.options)
+                if better is None:  # pragma: no cover - every dealt group is a meld
+                    return None
+                kind = better
+            out.append(Meld(kind, tuple(cards)))
+        used = {id(c) for m in out for c in m.cards}
+        return tuple(out), tuple(c for c in hand if id(c) not in used)
 
 
-def _pool(cards: list[Card]) -> dict[int, list[Card]]:
+def _clash(cards: list[Card]) -> bool:
+    """Two cards of one face (printed jokers aside)."""
+    faces = [face_of(c) for c in cards if c.rank is not None]
+    return len(set(faces)) != len(faces)
+
+
+def _hand_out_tokens(
+    shapes: list[MeldShape], tokens: list[Card], strict: bool
+) -> list[list[Card]] | None:
+    """Physical token cards for each meld's stand-ins, or ``None`` if no clash-free way exists.
+
+    Under the lenient rule any order works. Under the strict rule a stand-in's face must differ
+    from every other face of its group: a small backtracking over distinct token faces.
+    """
+    need = [sum(1 for f in s.naturals + s.standins if f == JOKER_FACE) for s in shapes]
+    if not strict:
+        out, at = [], 0
+        for k in need:
+            out.append(tokens[at : at + k])
+            at += k
+        return out
+    by_face: dict[int, list[Card]] = {}
+    for c in tokens:
+        by_face.setdefault(face_of(c), []).append(c)
+    slots = [(g, shapes[g].naturals) for g, k in enumerate(need) for _ in range(k)]
+    chosen: list[list[Card]] = [[] for _ in shapes]
+    taken: list[set[int]] = [set(s.naturals) for s in shapes]
+
+    def place(n: int) -> bool:
+        if n == len(slots):
+            return True
+        g = slots[n][0]
+        for f, cards in by_face.items():
+            if not cards or (f != JOKER_FACE and f in taken[g]):
+                continue
+            card = cards.pop()
+            chosen[g].append(card)
+            taken[g].add(f)
+            if place(n + 1):
+                return True
+            chosen[g].pop()
+            if f != JOKER_FACE:
+                taken[g].discard(f)
+            cards.append(card)
+        return False
+
+    return chosen if place(0) else None
+
+
+def _absorb(
+    melds: list[list[Card]],
+    kinds: list[MeldKind],
+    shapes: list[MeldShape],
+    spare: list[Card],
+    strict: bool,
+    highest: int,
+) -> list[Card]:
+    """Put spare tokens into melds with room (no clash under the strict rule); return the rest.
+
+    A sequence grows up to 13 cards inside positions 1..highest (after its top, then before its
+    start); a set up to 4 cards.
+    """
+    left = []
+    for card in spare:
+        f = face_of(card)
+        for j, cards in enumerate(melds):
+            if strict and card.rank is not None and any(face_of(c) == f for c in cards):
+                continue
+            kind = kinds[j]
+            if kind is MeldKind.SET:
+                if len(cards) < MAX_SET_SIZE:
+                    cards.append(card)
+                    break
+                continue
+            if len(cards) >= MAX_RUN_LENGTH:
+                continue
+            shape = shapes[j] if j < len(shapes) else None
+            if shape is None or not shape.positions:
+                cards.append(card)
+            else:
+                grown = len(cards) - shape.length
+                if shape.top + grown < highest:
+                    cards.append(card)
+                elif shape.start > 1:
+                    cards.insert(0, card)
+                    # the window moved down one place: keep top + grown right
+                    shapes[j] = MeldShape(
+                        shape.kind,
+                        shape.naturals,
+                        shape.standins,
+                        shape.positions,
+                        shape.start - 1,
+                        shape.length + 1,
+                    )
+                else:
+                    continue
+            kinds[j] = MeldKind.IMPURE_SEQUENCE
+            break
+        else:
+            left.append(card)
+    return left
+
+
+def _pool(cards: list[Card], faces: list[int]) -> dict[int, list[Card]]:
     pool: dict[int, list[Card]] = {}
-    for c in cards:
-        pool.setdefault(face_of(c), []).append(c)
+    for c, f in zip(cards, faces, strict=True):
+        pool.setdefault(f, []).append(c)
+    for copies in pool.values():
+        copies.reverse()  # pop() hands out the first copy first
     return pool
 
 
 def _deal_out(
-    cards: list[Card], shapes: list[MeldShape]
+    cards: list[Card], faces: list[int], shapes: list[MeldShape]
 ) -> tuple[tuple[Meld, ...], tuple[Card, ...]]:
     """Give physical cards to the melds' faces (first copies first); the rest is deadwood."""
-    pool = _pool(cards)
-    melds = tuple(Meld(s.kind, tuple(pool[f].pop(0) for f in s.layout)) for s in shapes)
+    pool = _pool(cards, faces)
+    melds = tuple(Meld(s.kind, tuple(pool[f].pop() for f in s.layout)) for s in shapes)
     used = {id(c) for m in melds for c in m.cards}
     return melds, tuple(c for c in cards if id(c) not in used)
 
@@ -412,17 +616,15 @@ def _wild_int(wild_rank: WildRank) -> int | None:
 _TOKEN_SEARCH_MAX_CARDS = 16
 
 
-def _search(
-    counts: dict[int, int], wild: int | None, options: MeldOptions
-) -> _Search | _TokenSearch:
-    """The token search when it is exact for this hand, else the general one."""
-    size = sum(counts.values())
-    duplicated_wild = any(
-        c > 1 for f, c in counts.items() if f != JOKER_FACE and f % 13 + 1 == wild
-    )
-    if size <= _TOKEN_SEARCH_MAX_CARDS and not (options.strict_duplicate_faces and duplicated_wild):
-        return _TokenSearch(counts, wild, options)
-    return _Search(counts, wild, options)
+def _token_search_exact(counts: dict[int, int], wild: int | None, options: MeldOptions) -> bool:
+    """Whether the token search's least cost is the hand's own (no clash between stand-ins).
+
+    Otherwise (strict rule, a wild face held twice) it is a lower bound, exact whenever its
+    grouping can be dealt without a clash (``_TokenSearch.walk``).
+    """
+    if not options.strict_duplicate_faces:
+        return True
+    return not any(c > 1 for f, c in counts.items() if f != JOKER_FACE and f % 13 + 1 == wild)
 
 
 def best_arrangement(
@@ -435,18 +637,35 @@ def best_arrangement(
     """
     hand = list(cards)
     wild = _wild_int(wild_rank)
-    counts, total, neighbours = _profile(hand, wild, options.ace_high)
+    faces = [face_of(c) for c in hand]
+    counts, total, neighbours = _profile(faces, wild, options.ace_high)
     if not neighbours:
         return Arrangement((), tuple(hand), total, False)
-    search = _search(counts, wild, options)
+    lone = _lone_pure_run(counts, wild, options.ace_high)
+    if lone is not None:
+        melds, deadwood = _deal_out(hand, faces, [lone[1]])
+        return Arrangement(melds, deadwood, total - lone[0], False)
+    search: _Search | _TokenSearch
+    if len(hand) <= _TOKEN_SEARCH_MAX_CARDS:
+        search = _TokenSearch(counts, wild, options)
+    else:
+        search = _Search(counts, wild, options)
     if search.best_pure is None:  # pragma: no cover - neighbours always make a pure run
         return Arrangement((), tuple(hand), total, False)
-    tier2 = total - search.best_pure[0]
-    cost = search.best(search.state, 0)
-    if cost < _INF and cost // _SCALE <= tier2:
-        melds, deadwood = search.walk(hand)
-        return Arrangement(melds, deadwood, cost // _SCALE, cost == 0)
-    melds, deadwood = _deal_out(hand, [search.best_pure[1]])
+    pure_value, pure_run = search.best_pure
+    tier2 = total - pure_value
+    cost = search.best(search.state, 0, (tier2 + 1) * _SCALE)
+    if cost // _SCALE <= tier2:
+        found = search.walk(hand, faces, cost)
+        if found is None:  # a clash the token search cannot see: search the faces themselves
+            search = _Search(counts, wild, options)
+            cost = search.best(search.state, 0)
+            if cost // _SCALE <= tier2:
+                found = search.walk(hand, faces, cost)
+        if found is not None:
+            melds, deadwood = found
+            return Arrangement(melds, deadwood, cost // _SCALE, cost == 0)
+    melds, deadwood = _deal_out(hand, faces, [pure_run])
     return Arrangement(melds, deadwood, tier2, False)
 
 
@@ -460,16 +679,24 @@ def valid_discards(
     """
     hand = list(cards)
     wild = _wild_int(wild_rank)
-    counts, _total, neighbours = _profile(hand, wild, options.ace_high)
+    faces = [face_of(c) for c in hand]
+    counts, _total, neighbours = _profile(faces, wild, options.ace_high)
     if len(hand) < 2 or not neighbours:
         return ()
-    search = _search(counts, wild, options)
+    search: _Search | _TokenSearch
+    if len(hand) <= _TOKEN_SEARCH_MAX_CARDS:
+        search = _TokenSearch(counts, wild, options)
+    else:
+        search = _Search(counts, wild, options)
+    exact = isinstance(search, _Search) or _token_search_exact(counts, wild, options)
     ok: dict[int, bool] = {}
-    for f in counts:
-        state = search.state
-        state -= search.one_of(f)
-        ok[f] = search.best(state, 0) == 0
-    return tuple(c for c in hand if ok[face_of(c)])
+    for at, f in enumerate(faces):
+        if f in ok:
+            continue
+        ok[f] = search.best(search.state - search.one_of(f), 0, 1) == 0
+        if ok[f] and not exact:  # the token search may have seen a show that clashes: check it
+            ok[f] = best_arrangement(hand[:at] + hand[at + 1 :], wild_rank, options).valid
+    return tuple(c for c, f in zip(hand, faces, strict=True) if ok[f])
 
 
 __all__ = ["Arrangement", "best_arrangement", "valid_discards"]

@@ -35,7 +35,6 @@ JOKER_FACE = 52
 MAX_RUN_LENGTH = 13
 MAX_SET_SIZE = 4
 MIN_MELD_SIZE = 3
-_SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
 
 
 class MeldKind(IntEnum):
@@ -76,11 +75,15 @@ class Meld:
     cards: tuple[Card, ...]
 
 
+_SUIT_BASE = {s: i * 13 - 1 for i, s in enumerate(SUITS)}
+
+
 def face_of(card: Card) -> int:
     """The internal face int of a card (its copy dropped)."""
-    if card.rank is None or card.suit is None:
+    rank = card.rank
+    if rank is None or card.suit is None:
         return JOKER_FACE
-    return _SUIT_INDEX[card.suit] * 13 + int(card.rank) - 1
+    return _SUIT_BASE[card.suit] + rank
 
 
 def face_rank(face: int) -> int | None:
@@ -234,6 +237,93 @@ def enumerate_melds(
     return out
 
 
+MeldRecord = tuple[MeldKind, int, tuple[int, ...], tuple[int, ...], int, int]
+"""A meld found by ``token_melds``: (kind, stand-ins, natural faces, positions, start, length)."""
+
+
+def token_melds(
+    counts: Mapping[int, int], tokens: int, unit: Mapping[int, int], options: MeldOptions
+) -> dict[int, MeldRecord]:
+    """Every meld of natural faces (face -> count held) plus the fewest anonymous stand-ins.
+
+    ``tokens`` is how many stand-ins exist; a meld uses at most that many, and only as many as it
+    needs (a run's gaps, and up to 3 cards). Each meld is keyed by the sum of ``unit[face]`` over
+    its faces, ``unit[JOKER_FACE]`` once per stand-in (so a packed multiset when units are
+    distinct bit fields), and kept with its best kind. The same melds as
+    ``enumerate_melds(..., pad=False)`` with the stand-ins as printed jokers; ``record_shape``
+    turns a record into a ``MeldShape``.
+    """
+    out: dict[int, MeldRecord] = {}
+    joker = unit.get(JOKER_FACE, 0)
+    highest = 14 if options.ace_high else 13
+    pure, impure = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE
+    by_suit: list[list[int]] = [[], [], [], []]
+    by_rank: dict[int, list[int]] = {}
+    for f in sorted(counts):
+        if f != JOKER_FACE and counts[f] > 0:
+            by_suit[f // 13].append(f)
+            by_rank.setdefault(f % 13, []).append(f)
+    for faces in by_suit:
+        if not faces:
+            continue
+        places = [f % 13 + 1 for f in faces]
+        if places[0] == 1 and highest == 14:
+            places.append(14)
+            faces = [*faces, faces[0]]
+        units = [unit[f] for f in faces]
+        size = len(places)
+        for i in range(size):
+            lo = places[i]
+            vec = 0
+            for j in range(i, size):
+                hi = places[j]
+                span = hi - lo + 1
+                if span > MAX_RUN_LENGTH:
+                    break
+                missing = span - (j - i + 1)
+                if missing > tokens:
+                    break
+                vec += units[j]
+                length = span if span >= MIN_MELD_SIZE else MIN_MELD_SIZE
+                start = lo if lo + length - 1 <= highest else highest - length + 1
+                k = missing + length - span
+                if k <= tokens:
+                    key = vec + k * joker
+                    kind = pure if k == 0 else impure
+                    old = out.get(key)
+                    if old is None or kind < old[0]:
+                        out[key] = (kind, k, tuple(faces[i : j + 1]), tuple(places[i : j + 1]),
+                                    start, length)  # fmt: skip
+                for ndrop in range(1, min(j - i - 1, tokens - k) + 1):
+                    kd = k + ndrop
+                    for dropped in combinations(range(i + 1, j), ndrop):
+                        key = vec + kd * joker
+                        for d in dropped:
+                            key -= units[d]
+                        if key not in out or out[key][0] is MeldKind.SET:
+                            at = [a for a in range(i, j + 1) if a not in dropped]
+                            out[key] = (impure, kd, tuple(faces[a] for a in at),
+                                        tuple(places[a] for a in at), start, length)  # fmt: skip
+    for held in by_rank.values():
+        for n in range(1, len(held) + 1):
+            k = MIN_MELD_SIZE - n if n < MIN_MELD_SIZE else 0
+            if k > tokens:
+                continue
+            for chosen in combinations(held, n):
+                key = k * joker
+                for f in chosen:
+                    key += unit[f]
+                if key not in out:  # a set is the worst kind: any earlier shape stays
+                    out[key] = (MeldKind.SET, k, chosen, (), 0, 0)
+    return out
+
+
+def record_shape(record: MeldRecord) -> MeldShape:
+    """The ``MeldShape`` of a ``token_melds`` record (stand-ins as printed jokers)."""
+    kind, k, naturals, positions, start, length = record
+    return MeldShape(kind, naturals, (JOKER_FACE,) * k, positions, start, length)
+
+
 def _multisets(pool: list[tuple[int, int]], k: int, printed: int) -> Iterator[tuple[int, ...]]:
     """Multisets of size k: up to ``printed`` printed jokers plus faces of pool (face, max)."""
     for j in range(min(printed, k), -1, -1):
@@ -265,13 +355,58 @@ def classify_group(
 
     Any number of cards; fewer than 3 is never a meld.
     """
-    group = list(cards)
-    if len(group) < MIN_MELD_SIZE:
+    return classify_faces([face_of(c) for c in cards], wild_rank, options)
+
+
+def classify_faces(
+    faces: list[int], wild_rank: int | None, options: MeldOptions = DEFAULT_MELD_OPTIONS
+) -> MeldKind | None:
+    """``classify_group`` on internal faces: every role of each wild-rank card is tried.
+
+    A role choice makes some cards naturals (non-wild cards, wild-rank cards kept in their natural
+    place) and the rest stand-ins. Then: no naturals -> a jokers-only group (impure sequence, if
+    the option is on, up to 13 cards); one suit, distinct positions spanning at most the group's
+    length (at most 13) -> a sequence, pure without stand-ins; 3 or 4 cards whose naturals share a
+    rank in distinct suits -> a set.
+    """
+    n = len(faces)
+    if n < MIN_MELD_SIZE:
         return None
-    counts = face_counts(group)
-    key = tuple(sorted(counts.elements()))
-    shape = enumerate_melds(counts, None if wild_rank is None else int(wild_rank), options).get(key)
-    return None if shape is None else shape.kind
+    plain = [f for f in faces if f != JOKER_FACE]
+    if options.strict_duplicate_faces and len(set(plain)) != len(plain):
+        return None
+    wild = [f for f in plain if f % 13 + 1 == wild_rank]
+    fixed = [f for f in plain if f % 13 + 1 != wild_rank]
+    best: MeldKind | None = None
+    for roles in range(1 << len(wild)):
+        naturals = fixed + [f for b, f in enumerate(wild) if roles >> b & 1]
+        kind = _kind_of_naturals(naturals, n, options)
+        if kind is not None and (best is None or kind < best):
+            best = kind
+            if best is MeldKind.PURE_SEQUENCE:
+                break
+    return best
+
+
+def _kind_of_naturals(naturals: list[int], n: int, options: MeldOptions) -> MeldKind | None:
+    """Best kind of a group of n cards whose naturals are these faces (the rest stand in)."""
+    if not naturals:
+        ok = options.jokers_only_group_is_sequence and n <= MAX_RUN_LENGTH
+        return MeldKind.IMPURE_SEQUENCE if ok else None
+    pure_kind = MeldKind.PURE_SEQUENCE if len(naturals) == n else MeldKind.IMPURE_SEQUENCE
+    suit = naturals[0] // 13
+    if n <= MAX_RUN_LENGTH and all(f // 13 == suit for f in naturals):
+        low = sorted(f % 13 + 1 for f in naturals)
+        tries = [low]
+        if options.ace_high and low[0] == 1:
+            tries.append([*low[1:], 14])
+        for places in tries:
+            if len(set(places)) == len(places) and places[-1] - places[0] < n:
+                return pure_kind
+    one_rank = len({f % 13 for f in naturals}) == 1
+    if n <= MAX_SET_SIZE and one_rank and len({f // 13 for f in naturals}) == len(naturals):
+        return MeldKind.SET
+    return None
 
 
 __all__ = [
@@ -280,10 +415,14 @@ __all__ = [
     "Meld",
     "MeldKind",
     "MeldOptions",
+    "MeldRecord",
     "MeldShape",
+    "classify_faces",
     "classify_group",
     "enumerate_melds",
     "face_counts",
     "face_of",
     "face_rank",
+    "record_shape",
+    "token_melds",
 ]
