@@ -1,0 +1,253 @@
+"""deploy/ agrees with the code: scrape targets, metric names, topics, ports.
+
+No YAML library is installed, so the files are read as the deploy/ files promise to be written:
+alert expressions on one line in single quotes, Kafka topics as JSON documents, Kubernetes and
+compose fields found by pattern within one ``---`` document. Nothing here runs Docker, Kubernetes
+or Prometheus; ``promtool`` validates the rules only when it is on PATH.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rummy_platform.config import DEFAULT_PORTS
+from rummy_platform.topics import event_topic_specs
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy"
+SOURCE_DIRS = [ROOT / "libs", ROOT / "services"]
+
+#: Series Prometheus makes itself for every scrape target (not exported by any service).
+PROMETHEUS_OWN_SERIES = {"up"}
+
+#: The series a prometheus-client metric constructor exposes, by constructor.
+_SUFFIXES = {
+    "Counter": ("_total",),
+    "CounterMetricFamily": ("_total",),
+    "Gauge": ("",),
+    "GaugeMetricFamily": ("",),
+    "_gauge": ("",),  # rummy_ledger.metrics: a GaugeMetricFamily helper
+    "Histogram": ("_bucket", "_sum", "_count"),
+    "Summary": ("", "_sum", "_count"),
+}
+_CONSTRUCTOR = re.compile(
+    r"\b(" + "|".join(_SUFFIXES) + r')\(\s*"([a-zA-Z_:][a-zA-Z0-9_:]*)"', re.MULTILINE
+)
+
+
+def exported_series() -> set[str]:
+    """Every series name the services' and libraries' source (tests excluded) constructs."""
+    names: set[str] = set()
+    for source_dir in SOURCE_DIRS:
+        for path in source_dir.rglob("*.py"):
+            if "tests" in path.relative_to(source_dir).parts:
+                continue
+            for kind, name in _CONSTRUCTOR.findall(path.read_text()):
+                base = name.removesuffix("_total") if "Counter" in kind else name
+                names.update(base + suffix for suffix in _SUFFIXES[kind])
+    return names
+
+
+_PROMQL_KEYWORDS = {"and", "or", "unless", "bool", "offset", "inf", "nan"}
+
+
+def promql_series(expr: str) -> set[str]:
+    """The metric names a PromQL expression selects (not functions, labels or keywords)."""
+    text = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", expr)  # string literals
+    text = re.sub(r"\{[^}]*\}", "", text)  # label matchers
+    text = re.sub(r"\[[^\]]*\]", "", text)  # range selectors
+    text = re.sub(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", text)
+    text = re.sub(r"\$\w+", "", text)  # Grafana variables
+    names = set()
+    for match in re.finditer(r"(?<![\w.$])([a-zA-Z_:][a-zA-Z0-9_:]*)\b(\s*\()?", text):
+        if match.group(2) is None and match.group(1) not in _PROMQL_KEYWORDS:
+            names.add(match.group(1))
+    return names
+
+
+def alert_rules() -> list[tuple[str, str]]:
+    """(alert name, expression) of every rule in deploy/prometheus/alerts.yml, in file order."""
+    text = (DEPLOY / "prometheus" / "alerts.yml").read_text()
+    alerts = re.findall(r"^\s*- alert: (\S+)\s*$", text, re.MULTILINE)
+    exprs = re.findall(r"^\s*expr: '([^']*)'\s*$", text, re.MULTILINE)
+    every_expr_line = re.findall(r"^\s*expr:", text, re.MULTILINE)
+    assert len(exprs) == len(every_expr_line) == len(alerts), (
+        "every rule needs exactly one single-line, single-quoted expr"
+    )
+    return list(zip(alerts, exprs, strict=True))
+
+
+def dashboard_exprs() -> list[str]:
+    exprs: list[str] = []
+    for path in sorted((DEPLOY / "grafana" / "dashboards").glob("*.json")):
+        for panel in json.loads(path.read_text())["panels"]:
+            exprs.extend(target["expr"] for target in panel.get("targets", []))
+    return exprs
+
+
+def scrape_targets(config: Path) -> dict[str, list[str]]:
+    """job_name -> targets of a prometheus.yml written with one static_configs entry per job."""
+    text = config.read_text()
+    jobs = re.findall(r"- job_name: (\S+)\s+static_configs:\s+- targets: \[([^\]]*)\]", text)
+    return {job: re.findall(r'"([^"]+)"', targets) for job, targets in jobs}
+
+
+def yaml_documents(path: Path) -> list[str]:
+    return re.split(r"^---\s*$", path.read_text(), flags=re.MULTILINE)
+
+
+def k8s_document(path: Path, kind: str, name: str) -> str:
+    for doc in yaml_documents(path):
+        if re.search(rf"^kind: {kind}$", doc, re.MULTILINE) and re.search(
+            rf"^  name: {re.escape(name)}$", doc, re.MULTILINE
+        ):
+            return doc
+    raise AssertionError(f"no {kind} {name} in {path}")
+
+
+def test_the_series_reader_finds_the_grpc_and_ledger_series_the_code_documents() -> None:
+    series = exported_series()
+    # rummy_platform.metrics and rummy_ledger.metrics document these by name.
+    assert {"grpc_requests_total", "grpc_request_seconds_bucket"} <= series
+    assert "rummy_ledger_invariant_violations" in series
+    assert "rummy_clock_firing_lag_seconds_count" in series
+    assert "grpc_requests" not in series  # a counter is exported only with _total
+
+
+def test_the_promql_reader_keeps_series_and_drops_functions_labels_and_keywords() -> None:
+    expr = (
+        'histogram_quantile(0.99, sum by (le, job) (rate(a_seconds_bucket{code="X"}[5m]))) > 2 '
+        "unless on() sum(increase(b_total[15m])) > 1e3 or c / 100"
+    )
+    assert promql_series(expr) == {"a_seconds_bucket", "b_total", "c"}
+
+
+def test_every_series_in_the_alert_rules_is_exported_by_a_service() -> None:
+    series = exported_series() | PROMETHEUS_OWN_SERIES
+    for alert, expr in alert_rules():
+        used = promql_series(expr)
+        assert used, f"{alert}: no series found in {expr!r}"
+        assert used <= series, f"{alert} uses series no service exports: {used - series}"
+
+
+def test_the_alert_rules_cover_the_operator_pages() -> None:
+    names = {alert for alert, _ in alert_rules()}
+    assert {
+        "RummyServiceDown",
+        "RummyTurnDeadlineFiringLagHigh",
+        "RummyOutboxAgeHigh",
+        "RummyLedgerInvariantViolated",
+        "RummyGrpcInternalErrors",
+        "RummyConsumerStuck",
+    } <= names
+
+
+def test_every_series_on_the_dashboard_is_exported_by_a_service() -> None:
+    series = exported_series() | PROMETHEUS_OWN_SERIES
+    exprs = dashboard_exprs()
+    assert exprs
+    for expr in exprs:
+        used = promql_series(expr)
+        assert used and used <= series, f"{expr!r} uses unexported series {used - series}"
+
+
+def test_the_dashboard_uses_the_provisioned_datasource() -> None:
+    provisioned = DEPLOY / "grafana" / "provisioning" / "datasources" / "prometheus.yml"
+    uid = re.search(r"^\s*uid: (\S+)$", provisioned.read_text(), re.MULTILINE)
+    assert uid is not None
+    for path in (DEPLOY / "grafana" / "dashboards").glob("*.json"):
+        for panel in json.loads(path.read_text())["panels"]:
+            assert panel["datasource"]["uid"] == uid.group(1), panel["title"]
+
+
+def test_prometheus_scrapes_every_service_at_its_local_metrics_port() -> None:
+    targets = scrape_targets(DEPLOY / "prometheus" / "prometheus.yml")
+    assert targets == {
+        f"rummy-{service}": [f"127.0.0.1:{metrics}"]
+        for service, (_grpc, metrics) in DEFAULT_PORTS.items()
+    }
+
+
+def test_compose_prometheus_scrapes_every_service_by_its_compose_name() -> None:
+    targets = scrape_targets(DEPLOY / "prometheus" / "prometheus.compose.yml")
+    assert targets == {
+        f"rummy-{service}": [f"{service}:{metrics}"]
+        for service, (_grpc, metrics) in DEFAULT_PORTS.items()
+    }
+    compose = (DEPLOY / "compose.yaml").read_text()
+    assert "--config.file=/etc/prometheus/prometheus.compose.yml" in compose
+    assert "./prometheus:/etc/prometheus" in compose
+
+
+def test_compose_runs_every_service_module_from_the_one_image() -> None:
+    compose = (DEPLOY / "compose.yaml").read_text()
+    assert "dockerfile: deploy/docker/Dockerfile" in compose
+    for service, (grpc_port, _metrics) in DEFAULT_PORTS.items():
+        block = re.search(rf"^  {service}:\n((?:    .*\n|\s*\n)+)", compose, re.MULTILINE)
+        assert block is not None, f"compose has no service {service}"
+        assert f'command: ["python", "-m", "rummy_{service}"]' in block.group(1)
+        assert f"127.0.0.1:{grpc_port}:{grpc_port}" in block.group(1)
+        assert importlib.util.find_spec(f"rummy_{service}.__main__") is not None
+
+
+def test_the_dockerfile_installs_exactly_the_locked_environment() -> None:
+    dockerfile = (DEPLOY / "docker" / "Dockerfile").read_text()
+    assert re.search(r"^RUN uv sync --locked\b", dockerfile, re.MULTILINE)
+
+
+def test_k8s_topics_match_the_topics_the_services_create() -> None:
+    documents = [
+        json.loads(doc)
+        for doc in yaml_documents(DEPLOY / "k8s" / "kafka-topics.yaml")
+        if doc.strip() and not doc.lstrip().startswith("#")
+    ]
+    declared = {
+        doc["metadata"]["name"]: (doc["spec"]["partitions"], doc["spec"]["config"])
+        for doc in documents
+        if doc["kind"] == "KafkaTopic"
+    }
+    specs = event_topic_specs()
+    assert set(declared) == {spec.name for spec in specs}
+    for spec in specs:
+        partitions, config = declared[spec.name]
+        assert partitions == spec.partitions, spec.name
+        for key, value in spec.config.items():  # ensure_topics checks exactly these keys
+            assert str(config[key]) == value, f"{spec.name} {key}"
+
+
+def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret() -> None:
+    manifests = DEPLOY / "k8s" / "services.yaml"
+    for service, (grpc_port, metrics_port) in DEFAULT_PORTS.items():
+        deployment = k8s_document(manifests, "Deployment", f"rummy-{service}")
+        assert f'command: ["python", "-m", "rummy_{service}"]' in deployment
+        probes = re.findall(r"(readiness|liveness)Probe:\s+grpc: \{port: (\d+)\}", deployment)
+        assert sorted(probes) == [("liveness", str(grpc_port)), ("readiness", str(grpc_port))]
+        assert f"{{name: grpc, containerPort: {grpc_port}}}" in deployment
+        assert f"{{name: metrics, containerPort: {metrics_port}}}" in deployment
+        assert "{name: RUMMY_BIND_HOST, value: 0.0.0.0}" in deployment
+        assert re.search(
+            r"name: RUMMY_JWT_SECRET\s+valueFrom:\s+secretKeyRef: \{name: rummy-jwt,", deployment
+        )
+        assert f'prometheus.io/port: "{metrics_port}"' in deployment
+        k8s_service = k8s_document(manifests, "Service", f"rummy-{service}")
+        assert f"{{name: metrics, port: {metrics_port}, targetPort: metrics}}" in k8s_service
+
+
+def test_promtool_accepts_the_alert_rules() -> None:
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.skip("promtool is not installed (Prometheus is not part of this environment or CI)")
+    result = subprocess.run(
+        [promtool, "check", "rules", str(DEPLOY / "prometheus" / "alerts.yml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
