@@ -121,6 +121,32 @@ def test_the_series_reader_finds_the_grpc_and_ledger_series_the_code_documents()
     assert "grpc_requests" not in series  # a counter is exported only with _total
 
 
+def test_the_series_reader_agrees_with_what_prometheus_client_exposes() -> None:
+    from prometheus_client import CollectorRegistry
+
+    from rummy_ledger.metrics import counters
+    from rummy_platform.metrics import GrpcMetrics
+    from rummy_table.metrics import TableMetrics
+
+    registry = CollectorRegistry()
+    grpc = GrpcMetrics(registry)
+    grpc.requests.labels("s", "m", "OK").inc()
+    grpc.latency.labels("s", "m").observe(0.01)
+    table = TableMetrics.create(registry)
+    table.declares.labels("valid").inc()
+    table.drops.labels("first").inc()
+    table.action_latency.labels("discard").observe(0.01)
+    counters(registry)
+    exposed = {
+        sample.name
+        for family in registry.collect()
+        for sample in family.samples
+        if not sample.name.endswith("_created")
+    }
+    assert "rummy_table_action_latency_seconds_bucket" in exposed
+    assert exposed <= exported_series()
+
+
 def test_the_promql_reader_keeps_series_and_drops_functions_labels_and_keywords() -> None:
     expr = (
         'histogram_quantile(0.99, sum by (le, job) (rate(a_seconds_bucket{code="X"}[5m]))) > 2 '
