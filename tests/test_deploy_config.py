@@ -266,14 +266,23 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret
         assert f"{{name: metrics, port: {metrics_port}, targetPort: metrics}}" in k8s_service
 
 
-def test_promtool_accepts_the_alert_rules() -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "rules", "prometheus/alerts.yml"],
+        ["check", "config", "prometheus/prometheus.yml"],
+        ["check", "config", "prometheus/prometheus.compose.yml"],
+        ["test", "rules", "prometheus/alerts_test.yml"],
+    ],
+    ids=["rules-valid", "local-config-valid", "compose-config-valid", "alerts-fire-as-tested"],
+)
+def test_promtool_accepts_the_rules_and_configs_and_the_alerts_fire_on_synthetic_series(
+    command: list[str],
+) -> None:
     promtool = shutil.which("promtool")
     if promtool is None:
         pytest.skip("promtool is not installed (Prometheus is not part of this environment or CI)")
     result = subprocess.run(
-        [promtool, "check", "rules", str(DEPLOY / "prometheus" / "alerts.yml")],
-        capture_output=True,
-        text=True,
-        timeout=60,
+        [promtool, *command], cwd=DEPLOY, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stdout + result.stderr
