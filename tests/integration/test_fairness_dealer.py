@@ -15,27 +15,17 @@ reaches the logs.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import signal
-import subprocess
-import sys
-import threading
 import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
 
 import grpc
 import psycopg
 import pytest
 from google.protobuf.message import Message
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from psycopg import sql
 
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_events
@@ -54,85 +44,19 @@ from rummy_platform.topics import (
 )
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal, reshuffle
+from rummy_testing.service_process import (
+    START_TIMEOUT_S,
+    ServiceProcess,
+    fresh_database,
+    start_service,
+)
 
 SECRET = "fairness-dealer-test-secret-0123456789"
 RULES_VERSION = "indian13-points/1"
-START_TIMEOUT_S = 60.0
 EVENT_TIMEOUT_S = 60.0
 
 
 # -- processes ------------------------------------------------------------------------------------
-
-
-@dataclass
-class ServiceProcess:
-    """A service started with ``python -m <module>``; its JSON log lines are collected."""
-
-    name: str
-    process: subprocess.Popen[str]
-    grpc_port: int = 0
-    metrics_port: int = 0
-    lines: list[str] = field(default_factory=list)
-    started: threading.Event = field(default_factory=threading.Event)
-
-    @property
-    def target(self) -> str:
-        return f"127.0.0.1:{self.grpc_port}"
-
-    def read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.append(line)
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if entry.get("event") == "service started":
-                self.grpc_port = entry["grpc_port"]
-                self.metrics_port = entry["metrics_port"]
-                self.started.set()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-
-    def metric(self, name: str) -> float:
-        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
-        body = urllib.request.urlopen(url, timeout=5).read().decode()
-        for line in body.splitlines():
-            if line.startswith(name + " "):
-                return float(line.split()[1])
-        raise AssertionError(f"{name} not in /metrics")
-
-
-def start_service(module: str, env: dict[str, str], *, wait: bool = True) -> ServiceProcess:
-    process = subprocess.Popen(
-        [sys.executable, "-m", module],
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    service = ServiceProcess(module, process)
-    threading.Thread(target=service.read, daemon=True).start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while wait and not service.started.wait(0.2):
-        if process.poll() is None and time.monotonic() < deadline:
-            continue
-        service.stop()
-        raise AssertionError(f"{module} did not start:\n{''.join(service.lines[-30:])}")
-    if wait:
-        with grpc.insecure_channel(service.target) as channel:
-            status = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=""), timeout=10
-            )
-            assert status.status == health_pb2.HealthCheckResponse.SERVING
-    return service
 
 
 @dataclass
@@ -464,21 +388,6 @@ def crash_and_restart(own: Stack, fault_point: str) -> None:
     assert once.payload.hand_id == hand_id
     with psycopg.connect(schema_db) as conn:
         assert conn.execute("SELECT count(*) FROM fairness.server_seeds").fetchone() == (1,)
-
-
-@contextmanager
-def fresh_database(database_url: str, stem: str) -> Iterator[str]:
-    """The URL of a new empty database, dropped afterwards."""
-    name = f"{stem}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlsplit(database_url)._replace(path=f"/{name}").geturl()
-    finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
 
 
 def test_a_dealer_killed_and_restarted_deals_each_locked_hand_exactly_once(

@@ -14,27 +14,17 @@ operator-only and refuses a bad amount; a player reads only its own balance.
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import subprocess
-import sys
-import threading
 import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
 
 import grpc
 import psycopg
 import pytest
 from google.protobuf.message import Message
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from psycopg import sql
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
@@ -45,11 +35,16 @@ from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import KafkaEventLog, drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
+from rummy_testing.service_process import (
+    START_TIMEOUT_S,
+    ServiceProcess,
+    fresh_database,
+    start_service,
+)
 
 SECRET = "ledger-service-test-secret-0123456789abcdef"
 RULES_VERSION = "indian13-points/1"
 SHUFFLE_VERSION = "bb-shuffle-v1"
-START_TIMEOUT_S = 60.0
 EVENT_TIMEOUT_S = 60.0
 HOUSE = "house:commission"
 ISSUANCE = "house:issuance"
@@ -58,81 +53,17 @@ ISSUANCE = "house:issuance"
 # -- the ledger process ---------------------------------------------------------------------------
 
 
-@dataclass
-class LedgerProcess:
-    """``python -m rummy_ledger``; its JSON log lines (stderr) are collected."""
-
-    process: subprocess.Popen[str]
-    grpc_port: int = 0
-    metrics_port: int = 0
-    lines: list[str] = field(default_factory=list)
-    started: threading.Event = field(default_factory=threading.Event)
-
-    @property
-    def target(self) -> str:
-        return f"127.0.0.1:{self.grpc_port}"
-
-    def read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.append(line)
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if entry.get("event") == "service started":
-                self.grpc_port = entry["grpc_port"]
-                self.metrics_port = entry["metrics_port"]
-                self.started.set()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-
-    def metric(self, series: str) -> float:
-        """The value of ``series`` (``name`` or ``name{label="v"}``) on ``/metrics``."""
-        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
-        body = urllib.request.urlopen(url, timeout=5).read().decode()
-        for line in body.splitlines():
-            if line.startswith(series + " "):
-                return float(line.split()[-1])
-        raise AssertionError(f"{series} not in /metrics")
-
-    def stub(self, account_id: str, role: Role) -> pb_grpc.LedgerServiceStub:
-        token = TokenAuthority(SECRET).issue(account_id, role)
-        channel = authorized_channel(grpc.insecure_channel(self.target), token)
-        return pb_grpc.LedgerServiceStub(channel)
+def ledger_stub(ledger: ServiceProcess, account_id: str, role: Role) -> pb_grpc.LedgerServiceStub:
+    """A LedgerService stub calling as ``account_id`` with ``role``."""
+    token = TokenAuthority(SECRET).issue(account_id, role)
+    channel = authorized_channel(grpc.insecure_channel(ledger.target), token)
+    return pb_grpc.LedgerServiceStub(channel)
 
 
-def start_ledger(env: dict[str, str], *, wait: bool = True) -> LedgerProcess:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rummy_ledger"],
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+def start_ledger(env: dict[str, str], *, wait: bool = True) -> ServiceProcess:
+    return start_service(
+        "rummy_ledger", env, wait=wait, health_service="rummy.ledger.v1.LedgerService"
     )
-    ledger = LedgerProcess(process)
-    threading.Thread(target=ledger.read, daemon=True).start()
-    if not wait:
-        return ledger
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not ledger.started.wait(0.2):
-        if process.poll() is None and time.monotonic() < deadline:
-            continue
-        ledger.stop()
-        raise AssertionError(f"the ledger did not start:\n{''.join(ledger.lines[-30:])}")
-    with grpc.insecure_channel(ledger.target) as channel:
-        status = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service="rummy.ledger.v1.LedgerService"), timeout=10
-        )
-        assert status.status == health_pb2.HealthCheckResponse.SERVING
-    return ledger
 
 
 @dataclass
@@ -193,21 +124,6 @@ class Stack:
             time.sleep(0.2)
 
 
-@contextmanager
-def fresh_database(database_url: str, stem: str) -> Iterator[str]:
-    """The URL of a new empty database, dropped afterwards."""
-    name = f"{stem}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlsplit(database_url)._replace(path=f"/{name}").geturl()
-    finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-
 @pytest.fixture(scope="module")
 def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
     prefix = f"t{uuid.uuid4().hex[:8]}-"
@@ -221,7 +137,7 @@ def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
 
 
 @pytest.fixture(scope="module")
-def ledger(stack: Stack) -> Iterator[LedgerProcess]:
+def ledger(stack: Stack) -> Iterator[ServiceProcess]:
     process = start_ledger(stack.env())
     try:
         yield process
@@ -236,9 +152,9 @@ def new_ids() -> tuple[str, str]:
     return f"table-{uuid.uuid4().hex[:8]}", f"hand-{uuid.uuid4().hex[:8]}"
 
 
-def funded(ledger: LedgerProcess, *amounts: int) -> list[str]:
+def funded(ledger: ServiceProcess, *amounts: int) -> list[str]:
     """New player accounts, each granted its amount by an operator through the API."""
-    operator = ledger.stub("operator-1", Role.OPERATOR)
+    operator = ledger_stub(ledger, "operator-1", Role.OPERATOR)
     accounts = []
     for amount in amounts:
         account = f"player-{uuid.uuid4().hex[:8]}"
@@ -252,9 +168,9 @@ def funded(ledger: LedgerProcess, *amounts: int) -> list[str]:
     return accounts
 
 
-def balance(ledger: LedgerProcess, account: str) -> tuple[int, int, int]:
+def balance(ledger: ServiceProcess, account: str) -> tuple[int, int, int]:
     """``(balance, reserved, available)`` in hundredths, read by an operator."""
-    b = ledger.stub("operator-1", Role.OPERATOR).GetBalance(
+    b = ledger_stub(ledger, "operator-1", Role.OPERATOR).GetBalance(
         pb.GetBalanceRequest(account_id=account), timeout=10
     )
     return b.balance_hundredths, b.reserved_hundredths, b.available_hundredths
@@ -301,7 +217,7 @@ def hand_ended(
     )
 
 
-def reserve_worked_hand(stack: Stack, ledger: LedgerProcess) -> tuple[str, str, list[str]]:
+def reserve_worked_hand(stack: Stack, ledger: ServiceProcess) -> tuple[str, str, list[str]]:
     """Four players granted 10000 each and a hand at 25 hundredths a point (12.5% commission)
     started, its stakes reserved. Returns (table id, hand id, accounts)."""
     table_id, hand_id = new_ids()
@@ -317,7 +233,7 @@ def worked_hand_end(hand_id: str, accounts: list[str]) -> table_events.HandEnded
     return hand_ended(hand_id, accounts, [0, 40, 20, 80], [3063, -1000, -500, -2000], 437, 25)
 
 
-def play_worked_hand(stack: Stack, ledger: LedgerProcess) -> tuple[str, str, list[str]]:
+def play_worked_hand(stack: Stack, ledger: ServiceProcess) -> tuple[str, str, list[str]]:
     """:func:`reserve_worked_hand`, then its HandEnded appended."""
     table_id, hand_id, accounts = reserve_worked_hand(stack, ledger)
     stack.table(table_id, hand_id, worked_hand_end(hand_id, accounts))
@@ -328,7 +244,7 @@ def play_worked_hand(stack: Stack, ledger: LedgerProcess) -> tuple[str, str, lis
 
 
 def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_and_clears_reservations(
-    stack: Stack, ledger: LedgerProcess
+    stack: Stack, ledger: ServiceProcess
 ) -> None:
     house_before = balance(ledger, HOUSE)[0]
     table_id, hand_id, (winner, b, c, d) = play_worked_hand(stack, ledger)
@@ -349,9 +265,8 @@ def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_and_clear
     assert balance(ledger, HOUSE)[0] - house_before == 437
 
     # The loser's own statement shows the hand's points, cost and commission.
-    [entry, grant] = (
-        ledger.stub(b, Role.PLAYER).GetStatement(pb.GetStatementRequest(), timeout=10).entries
-    )
+    loser = ledger_stub(ledger, b, Role.PLAYER)
+    [entry, grant] = loser.GetStatement(pb.GetStatementRequest(), timeout=10).entries
     assert (entry.hand_id, entry.table_id, entry.kind) == (hand_id, table_id, "settlement")
     assert (entry.points, entry.cost_hundredths, entry.commission_hundredths) == (40, 1000, 437)
     assert (entry.amount_hundredths, entry.balance_after_hundredths) == (-1000, 9000)
@@ -360,9 +275,8 @@ def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_and_clear
         10000,
         False,
     )
-    [won, _] = (
-        ledger.stub(winner, Role.PLAYER).GetStatement(pb.GetStatementRequest(), timeout=10).entries
-    )
+    winner_stub = ledger_stub(ledger, winner, Role.PLAYER)
+    [won, _] = winner_stub.GetStatement(pb.GetStatementRequest(), timeout=10).entries
     assert (won.points, won.winnings_hundredths, won.commission_hundredths) == (0, 3500, 437)
     assert won.amount_hundredths == 3063
 
@@ -370,7 +284,7 @@ def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_and_clear
     assert ledger.metric("rummy_ledger_invariant_violations") == 0
 
 
-def test_a_free_table_moves_nothing(stack: Stack, ledger: LedgerProcess) -> None:
+def test_a_free_table_moves_nothing(stack: Stack, ledger: ServiceProcess) -> None:
     table_id, hand_id = new_ids()
     winner, loser = funded(ledger, 700, 300)
     house_before = balance(ledger, HOUSE)[0]
@@ -387,7 +301,7 @@ def test_a_free_table_moves_nothing(stack: Stack, ledger: LedgerProcess) -> None
 
 
 def test_a_seat_that_cannot_cover_its_reservation_gets_stake_rejected_with_the_reason(
-    stack: Stack, ledger: LedgerProcess
+    stack: Stack, ledger: ServiceProcess
 ) -> None:
     table_id, hand_id = new_ids()
     rich, poor = funded(ledger, 5000, 1200)
@@ -413,7 +327,7 @@ def test_a_seat_that_cannot_cover_its_reservation_gets_stake_rejected_with_the_r
 
 
 def test_the_same_hand_ended_delivered_three_times_settles_once(
-    stack: Stack, ledger: LedgerProcess
+    stack: Stack, ledger: ServiceProcess
 ) -> None:
     table_id, hand_id, (winner, b, _, _) = play_worked_hand(stack, ledger)
     [first] = stack.wait_for(table_id, ledger_events.HandSettled)
@@ -502,9 +416,9 @@ def test_a_ledger_killed_between_its_settlement_commit_and_publish_publishes_han
 
 
 def test_a_grant_retried_with_the_same_key_and_body_returns_the_first_result_and_moves_once(
-    stack: Stack, ledger: LedgerProcess
+    stack: Stack, ledger: ServiceProcess
 ) -> None:
-    operator = ledger.stub("operator-1", Role.OPERATOR)
+    operator = ledger_stub(ledger, "operator-1", Role.OPERATOR)
     account, key = f"player-{uuid.uuid4().hex[:8]}", str(uuid.uuid4())
     request = pb.GrantRequest(account_id=account, amount_hundredths=1500, idempotency_key=key)
     first = operator.Grant(request, timeout=10)
@@ -526,9 +440,9 @@ def test_a_grant_retried_with_the_same_key_and_body_returns_the_first_result_and
 
 
 def test_a_grant_of_zero_or_a_negative_amount_is_invalid_and_moves_nothing(
-    ledger: LedgerProcess,
+    ledger: ServiceProcess,
 ) -> None:
-    operator = ledger.stub("operator-1", Role.OPERATOR)
+    operator = ledger_stub(ledger, "operator-1", Role.OPERATOR)
     [account] = funded(ledger, 100)
     issuance_before = balance(ledger, ISSUANCE)
     for amount in (0, -500):
@@ -545,9 +459,9 @@ def test_a_grant_of_zero_or_a_negative_amount_is_invalid_and_moves_nothing(
     assert balance(ledger, ISSUANCE) == issuance_before
 
 
-def test_a_player_reads_only_its_own_balance_and_cannot_grant(ledger: LedgerProcess) -> None:
+def test_a_player_reads_only_its_own_balance_and_cannot_grant(ledger: ServiceProcess) -> None:
     mine, theirs = funded(ledger, 400, 900)
-    me = ledger.stub(mine, Role.PLAYER)
+    me = ledger_stub(ledger, mine, Role.PLAYER)
     own = me.GetBalance(pb.GetBalanceRequest(), timeout=10)
     assert (own.account_id, own.balance_hundredths, own.available_hundredths) == (mine, 400, 400)
 
@@ -568,21 +482,21 @@ def test_a_player_reads_only_its_own_balance_and_cannot_grant(ledger: LedgerProc
 
 
 def test_an_unknown_account_reads_as_zero_for_its_player_and_not_found_for_an_operator(
-    ledger: LedgerProcess,
+    ledger: ServiceProcess,
 ) -> None:
     newcomer = f"player-{uuid.uuid4().hex[:8]}"
-    own = ledger.stub(newcomer, Role.PLAYER).GetBalance(pb.GetBalanceRequest(), timeout=10)
+    own = ledger_stub(ledger, newcomer, Role.PLAYER).GetBalance(pb.GetBalanceRequest(), timeout=10)
     assert (own.balance_hundredths, own.reserved_hundredths, own.available_hundredths) == (0, 0, 0)
     with pytest.raises(grpc.RpcError) as missing:
-        ledger.stub("operator-1", Role.OPERATOR).GetBalance(
+        ledger_stub(ledger, "operator-1", Role.OPERATOR).GetBalance(
             pb.GetBalanceRequest(account_id=newcomer), timeout=10
         )
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def test_a_statement_pages_newest_first(ledger: LedgerProcess) -> None:
+def test_a_statement_pages_newest_first(ledger: ServiceProcess) -> None:
     [account] = funded(ledger, 100)
-    operator = ledger.stub("operator-1", Role.OPERATOR)
+    operator = ledger_stub(ledger, "operator-1", Role.OPERATOR)
     for amount in (200, 300):
         operator.Grant(
             pb.GrantRequest(
@@ -590,7 +504,7 @@ def test_a_statement_pages_newest_first(ledger: LedgerProcess) -> None:
             ),
             timeout=10,
         )
-    me = ledger.stub(account, Role.PLAYER)
+    me = ledger_stub(ledger, account, Role.PLAYER)
     first = me.GetStatement(pb.GetStatementRequest(page_size=2), timeout=10)
     assert [e.amount_hundredths for e in first.entries] == [300, 200]
     assert [e.balance_after_hundredths for e in first.entries] == [600, 300]

@@ -4,16 +4,10 @@ with the same writer id."""
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import subprocess
-import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import grpc
 import pytest
@@ -26,61 +20,21 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_testing.service_process import ServiceProcess, start_service
 
 SECRET = "table-process-test-secret-0123456789abcdef"
 TIMEOUT_S = 60.0
 
 
-@dataclass
-class Process:
-    process: subprocess.Popen[str]
-    port: int = 0
-    lines: list[str] = field(default_factory=list)
-    started: threading.Event = field(default_factory=threading.Event)
-
-    def read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.append(line)
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if entry.get("event") == "service started":
-                self.port = entry["grpc_port"]
-                self.started.set()
-
-    def stub(self, account: str, role: Role) -> api_grpc.TableServiceStub:
-        token = TokenAuthority(SECRET).issue(account, role)
-        channel = authorized_channel(grpc.insecure_channel(f"127.0.0.1:{self.port}"), token)
-        return api_grpc.TableServiceStub(channel)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+def table_stub(table: ServiceProcess, account: str, role: Role) -> api_grpc.TableServiceStub:
+    """A TableService stub calling as ``account`` with ``role``."""
+    token = TokenAuthority(SECRET).issue(account, role)
+    channel = authorized_channel(grpc.insecure_channel(table.target), token)
+    return api_grpc.TableServiceStub(channel)
 
 
-def start(env: dict[str, str]) -> Process:
-    popen = subprocess.Popen(
-        [sys.executable, "-m", "rummy_table"],
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    proc = Process(popen)
-    threading.Thread(target=proc.read, daemon=True).start()
-    deadline = time.monotonic() + TIMEOUT_S
-    while not proc.started.wait(0.2):
-        if popen.poll() is not None or time.monotonic() > deadline:
-            proc.stop()
-            raise AssertionError("table did not start:\n" + "".join(proc.lines[-30:]))
-    return proc
+def start(env: dict[str, str]) -> ServiceProcess:
+    return start_service("rummy_table", env, timeout_s=TIMEOUT_S)
 
 
 def wait_for(predicate: object, what: str) -> None:
@@ -112,11 +66,11 @@ def test_the_service_starts_hands_survives_sigkill_and_is_fenced_by_a_second_ins
     log = KafkaEventLog(kafka_bootstrap)
     topic = env["RUMMY_TOPIC_PREFIX"] + TABLE_EVENTS
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{first.port}") as channel:
+        with grpc.insecure_channel(first.target) as channel:
             health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
             assert health.status == health_pb2.HealthCheckResponse.SERVING  # no token needed
 
-        operator = first.stub("op-1", Role.OPERATOR)
+        operator = table_stub(first, "op-1", Role.OPERATOR)
         table_id = operator.OpenTable(
             api.OpenTableRequest(
                 client_request_id="open-1",
@@ -127,12 +81,12 @@ def test_the_service_starts_hands_survives_sigkill_and_is_fenced_by_a_second_ins
             )
         ).table_id
         with pytest.raises(grpc.RpcError) as denied:
-            first.stub("alice", Role.PLAYER).OpenTable(
+            table_stub(first, "alice", Role.PLAYER).OpenTable(
                 api.OpenTableRequest(client_request_id="x", seat_count=6)
             )
         assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
         for account in ("alice", "bob"):
-            first.stub(account, Role.PLAYER).TakeSeat(
+            table_stub(first, account, Role.PLAYER).TakeSeat(
                 api.TakeSeatRequest(table_id=table_id, client_request_id=f"sit-{account}")
             )
 
@@ -152,7 +106,7 @@ def test_the_service_starts_hands_survives_sigkill_and_is_fenced_by_a_second_ins
         first.process.wait(10)
         second = start(env)
         processes.append(second)
-        alice = second.stub("alice", Role.PLAYER)
+        alice = table_stub(second, "alice", Role.PLAYER)
         view = next(iter(alice.WatchTable(api.WatchTableRequest(table_id=table_id)))).view
         assert view.hand_id == hand.hand_id and view.my_seat == 0
         assert view.phase == api.HAND_PHASE_RESERVING
@@ -164,12 +118,12 @@ def test_the_service_starts_hands_survives_sigkill_and_is_fenced_by_a_second_ins
         third = start(env)  # same writer id: fences the second
         processes.append(third)
         with pytest.raises(grpc.RpcError) as fenced:
-            second.stub("carol", Role.PLAYER).TakeSeat(
+            table_stub(second, "carol", Role.PLAYER).TakeSeat(
                 api.TakeSeatRequest(table_id=table_id, client_request_id="sit-carol")
             )
         assert fenced.value.code() == grpc.StatusCode.UNAVAILABLE
         wait_for(lambda: second.process.poll() is not None, "the fenced instance to exit")
-        carol = third.stub("carol", Role.PLAYER).TakeSeat(
+        carol = table_stub(third, "carol", Role.PLAYER).TakeSeat(
             api.TakeSeatRequest(table_id=table_id, client_request_id="sit-carol")
         )
         assert carol.seat == 2

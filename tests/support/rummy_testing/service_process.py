@@ -1,0 +1,137 @@
+"""A service as its own process (``python -m rummy_<service>``) for tests that start, kill and
+restart it without a whole :class:`rummy_ops.stack.Stack` (for one over a running stack, see
+:mod:`rummy_testing.processes`), and a throwaway database for it.
+
+The process gets ``os.environ`` plus the given variables; with ``RUMMY_GRPC_PORT=0`` and
+``RUMMY_METRICS_PORT=0`` it binds free ports and announces them in its ``service started`` JSON
+log line (stderr), which :class:`ServiceProcess` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import grpc
+import psycopg
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from psycopg import sql
+
+START_TIMEOUT_S = 60.0
+
+
+@dataclass
+class ServiceProcess:
+    """A started ``python -m <module>``; its stderr lines are collected in ``lines``, and its
+    ports are known once ``started`` is set."""
+
+    module: str
+    process: subprocess.Popen[str]
+    grpc_port: int = 0
+    metrics_port: int = 0
+    lines: list[str] = field(default_factory=list)
+    started: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def target(self) -> str:
+        """``127.0.0.1:<grpc port>``."""
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def read(self) -> None:
+        """Collect stderr until the process closes it (run in a daemon thread)."""
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.append(line)
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("event") == "service started":
+                self.grpc_port = entry["grpc_port"]
+                self.metrics_port = entry["metrics_port"]
+                self.started.set()
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 20 s. Idempotent."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+    def metric(self, series: str) -> float:
+        """The value of ``series`` (``name`` or ``name{label="v"}``) on ``/metrics``; raises
+        AssertionError if it is not there."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        body = urllib.request.urlopen(url, timeout=5).read().decode()
+        for line in body.splitlines():
+            if line.startswith(series + " "):
+                return float(line.split()[-1])
+        raise AssertionError(f"{series} not in /metrics")
+
+
+def start_service(
+    module: str,
+    env: Mapping[str, str],
+    *,
+    wait: bool = True,
+    health_service: str = "",
+    timeout_s: float = START_TIMEOUT_S,
+) -> ServiceProcess:
+    """Start ``python -m module`` with ``os.environ`` plus ``env``. With ``wait``, return once it
+    logged ``service started`` and its health check of ``health_service`` ("" = the server)
+    answers SERVING; raises AssertionError (with its last log lines) if it exits first or takes
+    longer than ``timeout_s`` seconds. Without ``wait``, return at once (a process expected to
+    die)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", module],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    service = ServiceProcess(module, process)
+    threading.Thread(target=service.read, daemon=True).start()
+    if not wait:
+        return service
+    deadline = time.monotonic() + timeout_s
+    while not service.started.wait(0.2):
+        if process.poll() is None and time.monotonic() < deadline:
+            continue
+        service.stop()
+        raise AssertionError(f"{module} did not start:\n{''.join(service.lines[-30:])}")
+    with grpc.insecure_channel(service.target) as channel:
+        status = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=health_service), timeout=10
+        )
+    assert status.status == health_pb2.HealthCheckResponse.SERVING, status
+    return service
+
+
+@contextmanager
+def fresh_database(database_url: str, stem: str) -> Iterator[str]:
+    """The URL of a new empty database named ``<stem>_<random>`` on the server of
+    ``database_url`` (whose role may create databases), dropped afterwards."""
+    name = f"{stem}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(database_url)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(database_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
