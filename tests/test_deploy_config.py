@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -226,6 +227,32 @@ def test_compose_runs_every_service_module_from_the_one_image() -> None:
 def test_the_dockerfile_installs_exactly_the_locked_environment() -> None:
     dockerfile = (DEPLOY / "docker" / "Dockerfile").read_text()
     assert re.search(r"^RUN uv sync --locked\b", dockerfile, re.MULTILINE)
+
+
+def test_the_container_health_check_passes_only_while_grpc_health_says_serving() -> None:
+    from concurrent import futures
+
+    import grpc
+    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+
+    def check() -> int:
+        script = DEPLOY / "docker" / "health_check.py"
+        return subprocess.run([sys.executable, str(script), str(port)], timeout=30).returncode
+
+    try:
+        servicer.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+        assert check() == 1
+        servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+        assert check() == 0
+    finally:
+        server.stop(0)
+    assert check() == 1  # nobody answers
 
 
 def test_k8s_topics_match_the_topics_the_services_create() -> None:

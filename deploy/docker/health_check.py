@@ -1,6 +1,6 @@
 """Container health check: exit 0 when the gRPC health service at 127.0.0.1:PORT says SERVING.
 
-Usage: python /app/deploy/docker/grpc_health.py PORT  (health needs no token).
+Usage: python /app/deploy/docker/health_check.py PORT  (health needs no token).
 """
 
 from __future__ import annotations
