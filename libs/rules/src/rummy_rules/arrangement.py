@@ -12,14 +12,21 @@ a scoring rule). A hand is a valid declaration when some grouping puts every car
 least two sequences, one of them pure. Any hand size works (13 to judge a show, 14 before a
 discard).
 
-Method (exact): ``melds.enumerate_melds`` lists every candidate meld as a multiset of faces;
-identical faces (two 7H of two decks, printed jokers) are interchangeable, so the state is a
-multiset packed into one int (a few bits per distinct face, with a guard bit per field to test
-"contains" in one subtraction). A memoised search takes the first face left and either leaves one
-copy loose or uses a meld whose first face it is, tracking (has a pure sequence, sequences so far
-capped at 2). The cost minimised is (points, number of loose cards), so points are minimal and a
-zero means a valid show. Hands without three same-suit neighbours skip the search (no pure
-sequence is possible).
+Method (exact). Identical faces (two 7H of two decks, printed jokers) are interchangeable, so a
+hand is a multiset of faces packed into one int (a few bits per distinct face, with a guard bit per
+field to test "contains" in one subtraction). Quick exits first: no three same-suit neighbours
+means no pure sequence (tier 3); at most one joker and too few cards that could sit in sequences
+means no second sequence (tier 2, the most valuable natural run). Otherwise a memoised search takes
+the first face left and either leaves one copy loose or uses a meld whose first face it is,
+tracking (has a pure sequence, sequences so far capped at 2). The cost minimised is (points,
+number of loose cards), so points are minimal and a zero means a valid show. The search is branch
+and bound: it only needs costs that beat tier 2, and a branch stops as soon as it cannot beat the
+best found so far; cards that no meld can hold are set aside as loose before it starts.
+
+Hands of up to 16 cards use ``_TokenSearch`` (stand-ins as anonymous tokens, melds listed with the
+fewest tokens by ``melds.token_melds``); under the strict duplicate rule with a wild face held
+twice its least cost is a lower bound, and it is the answer whenever the winning grouping can be
+dealt out without a clash, else the general ``_Search`` over every face decides.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rummy_rules.cards import Card, Rank
+from rummy_rules.cards import Card
 from rummy_rules.melds import (
     DEFAULT_MELD_OPTIONS,
     JOKER_FACE,
@@ -80,6 +87,7 @@ def _next_flags(flags: int, kind: MeldKind) -> int:
 
 _LOOSE, _AS_TOKEN, _IN_PLACE = 0, 1, 2  # search choices other than a meld
 _FLAG_TABLE = {(f, k): _next_flags(f, k) for f in range(8) for k in MeldKind}
+_NEXT_FLAGS = {k: tuple(_next_flags(f, k) for f in range(8)) for k in MeldKind}
 
 
 def _face_points(face: int, wild: int | None) -> int:
@@ -184,6 +192,8 @@ def _lone_pure_run(
 class _Search:
     """The memoised search over one hand's multiset of faces (shared by every sub-hand of it)."""
 
+    dead_cost = 0  # every card stays in the state
+
     def __init__(self, counts: dict[int, int], wild: int | None, options: MeldOptions) -> None:
         self.wild = wild
 
@@ -279,19 +289,21 @@ class _Search:
 
 
 class _TokenSearch:
-    """The faster exact search, used when jokers are interchangeable.
+    """The faster search: jokers as interchangeable tokens.
 
     Printed jokers and wild-rank cards chosen as stand-ins become anonymous tokens (one field of the
     state), and melds are listed with the fewest tokens only. That is exact when no two stand-ins
     can clash: the lenient duplicate rule, or no wild face held twice (a token's face then never
-    meets the same face in its group). Wild-rank cards come first in the search order, and each copy
-    either sits in its natural place in a meld or turns into a token. Spare tokens at the end join a
-    sequence (always room when the hand has at most 16 cards) or form a jokers-only group.
+    meets the same face in its group). Otherwise it is a relaxation: ``walk`` deals the tokens out
+    without a clash or reports that it cannot. Wild-rank cards come first in the search order, and
+    each copy either sits in its natural place in a meld or turns into a token. Spare tokens at the
+    end join a meld with room or form a jokers-only group.
     """
 
-    def __init__(self, counts: dict[int, int], wild: int | None, options: MeldOptions) -> None:
+    def __init__(
+        self, counts: dict[int, int], wild: int | None, options: MeldOptions, prune: bool = True
+    ) -> None:
         self.wild = wild
-        self.wild_rank = None if wild is None else Rank(wild)
         self.options = options
         self.jokers_only = options.jokers_only_group_is_sequence
         printed = counts.get(JOKER_FACE, 0)
@@ -321,14 +333,14 @@ class _TokenSearch:
         unit = {f: 1 << (width * field[f]) for f in natural}
         unit[JOKER_FACE] = self.token
         low = {u: field[f] for f, u in unit.items()}
-        by_low: list[list[tuple[int, MeldKind, MeldRecord]]] = [[] for _ in faces]
+        by_low: list[list[tuple[int, tuple[int, ...], MeldRecord]]] = [[] for _ in faces]
         self.best_pure: tuple[int, MeldShape] | None = None
         pure: tuple[int, MeldRecord] | None = None
         sizes: dict[int, int] = {}
         points = _POINTS[wild or 0]
         for vec, record in token_melds(counts, tokens, unit, options).items():
             kind = record[0]
-            by_low[low[vec & -vec]].append((vec, kind, record))
+            by_low[low[vec & -vec]].append((vec, _NEXT_FLAGS[kind], record))
             sizes[vec] = len(record[2]) + record[1]
             if kind is MeldKind.PURE_SEQUENCE:
                 value = sum(points[f] for f in record[2])
@@ -337,10 +349,40 @@ class _TokenSearch:
         if pure is not None:
             self.best_pure = (pure[0], record_shape(pure[1]))
         for melds in by_low:  # big melds first: a zero-cost grouping shows up sooner
-            melds.sort(key=lambda m: (-sizes[m[0]], m[1]))
+            melds.sort(key=lambda m: (-sizes[m[0]], m[2][0]))
         self.by_low = by_low
+        self.dead_cost = 0
+        self.pre_tokens: list[int] = []
+        if prune:
+            self._set_aside_dead_cards(counts, natural, sizes)
         self.memo: dict[int, int] = {}
-        self.choice: dict[int, tuple[int, MeldKind, MeldRecord] | int | None] = {}
+        self.choice: dict[int, tuple[int, tuple[int, ...], MeldRecord] | int | None] = {}
+
+    def _set_aside_dead_cards(
+        self, counts: dict[int, int], natural: list[int], melds: dict[int, int]
+    ) -> None:
+        """Take out of the state the cards that no meld can hold.
+
+        Such a card is loose in every grouping: its cost is added once (``dead_cost``). A wild-rank
+        card whose natural place is in no meld is made a token at once (a token is never worse
+        than a loose card worth 0: spare tokens cost nothing once the grouping is done).
+        """
+        used = 0
+        for vec in melds:
+            used |= vec
+        width = self.width
+        full = (1 << width) - 1
+        for f in natural:
+            i = self.field[f]
+            if used >> (width * i) & full:
+                continue
+            n = counts[f]
+            if f in self.undecided:
+                self.state += (n << self.tshift) - (n << (width * self.undecided[f]))
+                self.pre_tokens += [f] * n
+            else:
+                self.state -= n << (width * i)
+                self.dead_cost += n * self.loose_cost[i]
 
     def _spare_ok(self, spare: int, flags: int) -> bool:
         """Can ``spare`` tokens left at the end join the grouping and finish tier 1?"""
@@ -382,7 +424,7 @@ class _TokenSearch:
         i = ((state & -state).bit_length() - 1) // width
         one = 1 << (width * i)
         bound = budget
-        choice: tuple[int, MeldKind, MeldRecord] | int | None = None
+        choice: tuple[int, tuple[int, ...], MeldRecord] | int | None = None
         if i < self.nwild:  # a wild card: a token, or a card in its natural place
             cost = self.best(state - one + self.token, flags, bound)
             if cost < bound:
@@ -392,13 +434,13 @@ class _TokenSearch:
                 if cost < bound:
                     bound, choice = cost, _IN_PLACE
         else:
-            guarded = state | self.guard
             guard = self.guard
-            table = _FLAG_TABLE
+            guarded = state | guard
+            best = self.best
             for meld in self.by_low[i]:
                 vec = meld[0]
                 if (guarded - vec) & guard == guard:
-                    cost = self.best(state - vec, table[flags, meld[1]], bound)
+                    cost = best(state - vec, meld[1][flags], bound)
                     if cost < bound:
                         bound, choice = cost, meld
                         if not cost:
@@ -426,7 +468,7 @@ class _TokenSearch:
         """
         state, flags = self.state, 0
         shapes: list[MeldShape] = []
-        to_tokens: list[int] = []
+        to_tokens: list[int] = list(self.pre_tokens)
         width = self.width
         choices = self.choice
         while state & self.natural_mask:
@@ -441,10 +483,10 @@ class _TokenSearch:
             elif choice == _LOOSE:
                 state -= one
             else:
-                vec, kind, record = choice  # type: ignore[misc]
+                vec, nexts, record = choice  # type: ignore[misc]
                 shapes.append(record_shape(record))
                 state -= vec
-                flags = _FLAG_TABLE[flags, kind]
+                flags = nexts[flags]
         pool = _pool(hand, faces)
         tokens = pool.pop(JOKER_FACE, [])
         for f in to_tokens:
@@ -475,10 +517,15 @@ class _TokenSearch:
                 if loose and cost == 0:
                     return None
         out = []
+        wild = self.wild
         for cards, kind in zip(melds, kinds, strict=True):
-            if self.nwild and kind is not MeldKind.PURE_SEQUENCE:
+            if (
+                self.nwild
+                and kind is not MeldKind.PURE_SEQUENCE
+                and any(c.rank == wild for c in cards)
+            ):
                 # Report each meld's best kind: a wild card may read better in another role.
-                better = classify_faces([face_of(c) for c in cards], self.wild, self.options)
+                better = classify_faces([face_of(c) for c in cards], wild, self.options)
                 if better is None:  # pragma: no cover - every dealt group is a meld
                     return None
                 kind = better
@@ -502,7 +549,11 @@ def _hand_out_tokens(
     from every other face of its group: a small backtracking over distinct token faces.
     """
     need = [sum(1 for f in s.naturals + s.standins if f == JOKER_FACE) for s in shapes]
-    if not strict:
+    if strict:
+        named = [face_of(c) for c in tokens if c.rank is not None]
+        natural = {f for s in shapes for f in s.naturals}
+        strict = len(set(named)) != len(named) or not natural.isdisjoint(named)
+    if not strict:  # no stand-in can meet its own face: any order works
         out, at = [], 0
         for k in need:
             out.append(tokens[at : at + k])
@@ -654,7 +705,11 @@ def best_arrangement(
         return Arrangement((), tuple(hand), total, False)
     pure_value, pure_run = search.best_pure
     tier2 = total - pure_value
-    cost = search.best(search.state, 0, (tier2 + 1) * _SCALE)
+    dead = search.dead_cost  # cards in no meld: a lower bound of the tier-1 cost
+    if dead // _SCALE >= tier2 > 0:  # tier 1 cannot beat tier 2
+        cost = _INF
+    else:
+        cost = dead + search.best(search.state, 0, (tier2 + 1) * _SCALE - dead)
     if cost // _SCALE <= tier2:
         found = search.walk(hand, faces, cost)
         if found is None:  # a clash the token search cannot see: search the faces themselves
@@ -685,7 +740,7 @@ def valid_discards(
         return ()
     search: _Search | _TokenSearch
     if len(hand) <= _TOKEN_SEARCH_MAX_CARDS:
-        search = _TokenSearch(counts, wild, options)
+        search = _TokenSearch(counts, wild, options, prune=False)
     else:
         search = _Search(counts, wild, options)
     exact = isinstance(search, _Search) or _token_search_exact(counts, wild, options)

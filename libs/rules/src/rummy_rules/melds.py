@@ -75,15 +75,16 @@ class Meld:
     cards: tuple[Card, ...]
 
 
-_SUIT_BASE = {s: i * 13 - 1 for i, s in enumerate(SUITS)}
+_SUIT_BASE = {s.value: i * 13 - 1 for i, s in enumerate(SUITS)}  # by letter: hashing a str is
+# quicker than hashing an Enum member
 
 
 def face_of(card: Card) -> int:
     """The internal face int of a card (its copy dropped)."""
-    rank = card.rank
-    if rank is None or card.suit is None:
+    rank, suit = card.rank, card.suit
+    if rank is None or suit is None:
         return JOKER_FACE
-    return _SUIT_BASE[card.suit] + rank
+    return _SUIT_BASE[suit._value_] + rank
 
 
 def face_rank(face: int) -> int | None:
