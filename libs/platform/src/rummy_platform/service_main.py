@@ -1,5 +1,5 @@
-"""Helpers for a service's bootstrap: background loops next to the gRPC host, the topic names
-of this run, and the crash-test fault points.
+"""Helpers for a service's bootstrap: the required-variable check, background loops next to the
+gRPC host, the topic names of this run, and the crash-test fault points.
 
 ::
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Mapping
 
@@ -25,6 +26,17 @@ _log = get_logger(__name__)
 TOPIC_PREFIX_VARIABLE = "RUMMY_TOPIC_PREFIX"
 #: ``RUMMY_FAULT_POINT``: test-only; names a point where the process kills itself with SIGKILL.
 FAULT_POINT_VARIABLE = "RUMMY_FAULT_POINT"
+
+
+def require_settings(service: str, **variables: str | None) -> tuple[str, ...]:
+    """The values given (``DATABASE_URL=settings.database_url``, ...), in order, when all are
+    set; otherwise exit with status 2 and ``rummy <service>: A and B must be set`` (naming every
+    variable given) on stderr."""
+    values = tuple(value for value in variables.values() if value)
+    if len(values) == len(variables):
+        return values
+    print(f"rummy {service}: {' and '.join(variables)} must be set", file=sys.stderr)
+    raise SystemExit(2)
 
 
 class BackgroundLoops:

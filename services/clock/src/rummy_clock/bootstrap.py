@@ -19,7 +19,7 @@ from rummy_clock.application import ClockApplication, ClockMetrics
 from rummy_clock.clock import SystemClock, speed_from_env
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, topic_prefix
+from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 
 SERVICE = "clock"
@@ -49,9 +49,7 @@ def metrics() -> ClockMetrics:
 
 def build(settings: Settings) -> ServiceHost:
     """The host with the ClockService servicer and the event loop attached."""
-    if not settings.kafka_bootstrap_servers:
-        print("rummy clock: KAFKA_BOOTSTRAP_SERVERS must be set", file=sys.stderr)
-        raise SystemExit(2)
+    require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
     try:
         speed = speed_from_env()
     except ValueError as error:

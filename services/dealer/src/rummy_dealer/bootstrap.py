@@ -9,7 +9,6 @@ Needs ``RUMMY_JWT_SECRET`` (also to mint its service-role token for fairness) an
 from __future__ import annotations
 
 import os
-import sys
 
 from prometheus_client import Counter
 
@@ -20,7 +19,7 @@ from rummy_dealer.application import Counters, Dealer
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, topic_prefix
+from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import DEALER_EVENTS, TABLE_EVENTS, event_topic_specs
 
 SERVICE = "dealer"
@@ -30,9 +29,7 @@ TOKEN_TTL_SECONDS = 300
 
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer and the table-events reactor attached."""
-    if not settings.kafka_bootstrap_servers:
-        print("rummy dealer: KAFKA_BOOTSTRAP_SERVERS must be set", file=sys.stderr)
-        raise SystemExit(2)
+    require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)
 

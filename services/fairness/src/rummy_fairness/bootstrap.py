@@ -6,8 +6,6 @@ Needs ``RUMMY_JWT_SECRET``, ``DATABASE_URL`` and ``KAFKA_BOOTSTRAP_SERVERS``; op
 
 from __future__ import annotations
 
-import sys
-
 from prometheus_client import Counter, Gauge
 
 from rummy_fairness.adapters import db, events
@@ -16,7 +14,7 @@ from rummy_fairness.application import Counters, Fairness
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.db import apply_migrations, open_pool
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, fault_hook, topic_prefix
+from rummy_platform.service_main import BackgroundLoops, fault_hook, require_settings, topic_prefix
 from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs
 
 SERVICE = "fairness"
@@ -24,11 +22,11 @@ SERVICE = "fairness"
 
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the table-events reactor and the outbox relay attached."""
-    if not settings.database_url or not settings.kafka_bootstrap_servers:
-        print(
-            "rummy fairness: DATABASE_URL and KAFKA_BOOTSTRAP_SERVERS must be set", file=sys.stderr
-        )
-        raise SystemExit(2)
+    require_settings(
+        SERVICE,
+        DATABASE_URL=settings.database_url,
+        KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers,
+    )
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)
 

@@ -23,8 +23,6 @@ Plus the platform's ``RUMMY_LOG_LEVEL``, ``RUMMY_BIND_HOST``... (``rummy_platfor
 
 from __future__ import annotations
 
-import sys
-
 from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
@@ -36,7 +34,7 @@ from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.envelope import type_name
 from rummy_platform.outbox import RelayHook
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, fault_hook, topic_prefix
+from rummy_platform.service_main import BackgroundLoops, fault_hook, require_settings, topic_prefix
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 
 SERVICE = "ledger"
@@ -48,9 +46,11 @@ SETTLEMENT_AFTER_PUBLISH = "settlement-after-publish"
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the table-events reactor, the outbox relay and the
     ledger's metrics attached. Exits with status 2 when a required variable is missing."""
-    if not settings.database_url or not settings.kafka_bootstrap_servers:
-        print("rummy ledger: DATABASE_URL and KAFKA_BOOTSTRAP_SERVERS must be set", file=sys.stderr)
-        raise SystemExit(2)
+    require_settings(
+        SERVICE,
+        DATABASE_URL=settings.database_url,
+        KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers,
+    )
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.logging import get_logger
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, topic_prefix
+from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import (
     CLOCK_EVENTS,
     DEALER_EVENTS,
@@ -56,10 +56,9 @@ def clock_speed(environ: Mapping[str, str] | None = None) -> float:
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the input loop and the hand starter attached, after the
     writer fenced any older instance and every table was rebuilt from table-events."""
-    bootstrap = settings.kafka_bootstrap_servers
-    if not bootstrap:
-        print("rummy table: KAFKA_BOOTSTRAP_SERVERS must be set", file=sys.stderr)
-        raise SystemExit(2)
+    (bootstrap,) = require_settings(
+        SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers
+    )
     prefix = topic_prefix()
     log = events.kafka_log(bootstrap)
     log.ensure_topics(event_topic_specs(prefix=prefix))
