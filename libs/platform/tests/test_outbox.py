@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import psycopg
 import pytest
-from platform_db_support import MIGRATIONS, fresh_schema
+from platform_db_support import MIGRATIONS, fresh_schema, migrated_pool
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
@@ -24,13 +24,8 @@ TOPIC = "fairness-events"
 
 @pytest.fixture()
 def pool(database_url: str) -> Iterator[ConnectionPool]:
-    with fresh_schema(database_url) as schema:
-        apply_migrations(database_url, MIGRATIONS, schema=schema)
-        pool = open_pool(database_url, schema=schema, max_size=2)
-        try:
-            yield pool
-        finally:
-            pool.close()
+    with migrated_pool(database_url) as pool:
+        yield pool
 
 
 @pytest.fixture()

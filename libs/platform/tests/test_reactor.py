@@ -9,12 +9,11 @@ from datetime import UTC, datetime
 
 import psycopg
 import pytest
-from platform_db_support import MIGRATIONS, fresh_schema
+from platform_db_support import migrated_pool
 from psycopg_pool import ConnectionPool
 
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_platform.db import apply_migrations, open_pool
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
 from rummy_platform.reactor import PostgresReactor, TransactionalReactor, reaction_event_id
@@ -34,13 +33,8 @@ def log() -> InMemoryEventLog:
 
 @pytest.fixture()
 def pool(database_url: str) -> Iterator[ConnectionPool]:
-    with fresh_schema(database_url) as schema:
-        apply_migrations(database_url, MIGRATIONS, schema=schema)
-        pool = open_pool(database_url, schema=schema, max_size=2)
-        try:
-            yield pool
-        finally:
-            pool.close()
+    with migrated_pool(database_url) as pool:
+        yield pool
 
 
 def event(table_id: str, version: int, payload: object) -> Envelope:

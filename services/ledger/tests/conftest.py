@@ -7,33 +7,24 @@ plugin loads the hypothesis profiles (derandomized when CI=true).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import psycopg
 import pytest
-from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
+from rummy_testing.service_process import fresh_database
 
 
 @pytest.fixture(scope="module")
 def ledger_database_url(database_url: str, request: pytest.FixtureRequest) -> Iterator[str]:
     """A new database holding only the ledger's schema, dropped after the module."""
-    name = f"ledger_{request.module.__name__.rsplit('.', 1)[-1]}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = urlsplit(database_url)._replace(path=f"/{name}").geturl()
-    try:
+    with fresh_database(
+        database_url, f"ledger_{request.module.__name__.rsplit('.', 1)[-1]}"
+    ) as url:
         apply_migrations(url)
         yield url
-    finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
 
 
 @pytest.fixture(scope="module")
