@@ -19,7 +19,7 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import grpc
@@ -35,7 +35,7 @@ from rummy.fairness.v1 import fairness_service_pb2_grpc as fairness_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import KafkaEventLog, drop_redelivered
+from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import (
     DEALER_EVENTS,
     FAIRNESS_EVENTS,
@@ -46,8 +46,10 @@ from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal, reshuffle
 from rummy_testing.service_process import (
     START_TIMEOUT_S,
+    IsolatedRun,
     ServiceProcess,
     fresh_database,
+    isolated_run,
     start_service,
 )
 
@@ -60,35 +62,14 @@ EVENT_TIMEOUT_S = 60.0
 
 
 @dataclass
-class Stack:
-    prefix: str
-    database_url: str
-    kafka: str
-    log: KafkaEventLog
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return {
-            "RUMMY_JWT_SECRET": SECRET,
-            "RUMMY_GRPC_PORT": "0",
-            "RUMMY_METRICS_PORT": "0",
-            "RUMMY_LOG_LEVEL": "info",
-            "RUMMY_TOPIC_PREFIX": self.prefix,
-            "DATABASE_URL": self.database_url,
-            "KAFKA_BOOTSTRAP_SERVERS": self.kafka,
-            **extra,
-        }
+class Stack(IsolatedRun):
+    """The run of this module's fairness and dealer processes."""
 
 
 @pytest.fixture(scope="module")
 def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
-    prefix = f"t{uuid.uuid4().hex[:8]}-"
-    log = KafkaEventLog(kafka_bootstrap, client_id="fairness-dealer-test")
-    log.ensure_topics(event_topic_specs(prefix=prefix))
-    try:
-        with fresh_database(database_url, "fairness_dealer") as url:
-            yield Stack(prefix, url, kafka_bootstrap, log)
-    finally:
-        log.close()
+    with isolated_run(kafka_bootstrap, database_url, "fairness_dealer", SECRET, Stack) as run:
+        yield run
 
 
 @pytest.fixture(scope="module")
@@ -356,7 +337,7 @@ def test_a_fairness_process_killed_between_commit_and_publish_publishes_the_comm
 ) -> None:
     # Its own topics and database: this process must not see the module's other hands.
     with fresh_database(database_url, "fairness_crash") as crash_db:
-        own = Stack(f"{stack.prefix}{fault_point}-", crash_db, stack.kafka, stack.log)
+        own = replace(stack, prefix=f"{stack.prefix}{fault_point}-", database_url=crash_db)
         stack.log.ensure_topics(event_topic_specs(prefix=own.prefix))
         crash_and_restart(own, fault_point)
 
@@ -394,7 +375,7 @@ def test_a_dealer_killed_and_restarted_deals_each_locked_hand_exactly_once(
     stack: Stack, database_url: str
 ) -> None:
     with fresh_database(database_url, "dealer_restart") as own_db:
-        own = Stack(f"{stack.prefix}dealer-restart-", own_db, stack.kafka, stack.log)
+        own = replace(stack, prefix=f"{stack.prefix}dealer-restart-", database_url=own_db)
         stack.log.ensure_topics(event_topic_specs(prefix=own.prefix))
         own_fairness = start_service("rummy_fairness", own.env())
         try:

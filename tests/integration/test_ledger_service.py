@@ -18,7 +18,7 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import grpc
@@ -33,12 +33,14 @@ from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import KafkaEventLog, drop_redelivered
+from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_testing.service_process import (
     START_TIMEOUT_S,
+    IsolatedRun,
     ServiceProcess,
     fresh_database,
+    isolated_run,
     start_service,
 )
 
@@ -67,23 +69,9 @@ def start_ledger(env: dict[str, str], *, wait: bool = True) -> ServiceProcess:
 
 
 @dataclass
-class Stack:
-    prefix: str
-    database_url: str
-    kafka: str
-    log: KafkaEventLog
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return {
-            "RUMMY_JWT_SECRET": SECRET,
-            "RUMMY_GRPC_PORT": "0",
-            "RUMMY_METRICS_PORT": "0",
-            "RUMMY_LOG_LEVEL": "info",
-            "RUMMY_TOPIC_PREFIX": self.prefix,
-            "DATABASE_URL": self.database_url,
-            "KAFKA_BOOTSTRAP_SERVERS": self.kafka,
-            **extra,
-        }
+class Stack(IsolatedRun):
+    """The run of this module's ledger processes, and the table's side of it: table-events
+    appended, ledger-events read."""
 
     def table(self, table_id: str, hand_id: str, payload: Message) -> Envelope:
         """Append a table event (as the table service would) and return it."""
@@ -126,14 +114,8 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
-    prefix = f"t{uuid.uuid4().hex[:8]}-"
-    log = KafkaEventLog(kafka_bootstrap, client_id="ledger-service-test")
-    log.ensure_topics(event_topic_specs(prefix=prefix))
-    try:
-        with fresh_database(database_url, "ledger_service") as url:
-            yield Stack(prefix, url, kafka_bootstrap, log)
-    finally:
-        log.close()
+    with isolated_run(kafka_bootstrap, database_url, "ledger_service", SECRET, Stack) as run:
+        yield run
 
 
 @pytest.fixture(scope="module")
@@ -353,7 +335,7 @@ def test_a_ledger_killed_between_its_settlement_commit_and_publish_publishes_han
     stack: Stack, database_url: str, fault_point: str
 ) -> None:
     with fresh_database(database_url, "ledger_crash") as crash_db:
-        own = Stack(f"{stack.prefix}{fault_point}-", crash_db, stack.kafka, stack.log)
+        own = replace(stack, prefix=f"{stack.prefix}{fault_point}-", database_url=crash_db)
         own.log.ensure_topics(event_topic_specs(prefix=own.prefix))
 
         first = start_ledger(own.env())

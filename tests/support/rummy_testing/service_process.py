@@ -1,6 +1,7 @@
 """A service as its own process (``python -m rummy_<service>``) for tests that start, kill and
 restart it without a whole :class:`rummy_ops.stack.Stack` (for one over a running stack, see
-:mod:`rummy_testing.processes`), and a throwaway database for it.
+:mod:`rummy_testing.processes`), a throwaway database for it, and an :class:`IsolatedRun` (topics
+under a prefix of their own plus such a database) whose ``env()`` configures the processes.
 
 The process gets ``os.environ`` plus the given variables; with ``RUMMY_GRPC_PORT=0`` and
 ``RUMMY_METRICS_PORT=0`` it binds free ports and announces them in its ``service started`` JSON
@@ -21,12 +22,16 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import grpc
 import psycopg
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
+
+from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.topics import event_topic_specs
 
 START_TIMEOUT_S = 60.0
 
@@ -135,3 +140,50 @@ def fresh_database(database_url: str, stem: str) -> Iterator[str]:
             admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+@dataclass
+class IsolatedRun:
+    """Where one test module's service processes run: topics under ``prefix`` on the brokers
+    ``kafka`` (read and written through ``log``), the database ``database_url``, tokens signed
+    with ``jwt_secret``. ``dataclasses.replace(run, prefix=..., database_url=...)`` gives a run
+    of its own to a test (create its topics with ``run.log.ensure_topics``)."""
+
+    prefix: str
+    database_url: str
+    kafka: str
+    log: KafkaEventLog
+    jwt_secret: str
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment of a service process of this run (free ports, info logs), with
+        ``extra`` variables added or overriding."""
+        return {
+            "RUMMY_JWT_SECRET": self.jwt_secret,
+            "RUMMY_GRPC_PORT": "0",
+            "RUMMY_METRICS_PORT": "0",
+            "RUMMY_LOG_LEVEL": "info",
+            "RUMMY_TOPIC_PREFIX": self.prefix,
+            "DATABASE_URL": self.database_url,
+            "KAFKA_BOOTSTRAP_SERVERS": self.kafka,
+            **extra,
+        }
+
+
+Run = TypeVar("Run", bound=IsolatedRun)
+
+
+@contextmanager
+def isolated_run(
+    kafka: str, database_url: str, stem: str, jwt_secret: str, kind: type[Run]
+) -> Iterator[Run]:
+    """A ``kind`` run with a new random topic prefix (its event topics created) and a fresh
+    database named after ``stem``; the database is dropped and the log closed afterwards."""
+    prefix = f"t{uuid.uuid4().hex[:8]}-"
+    log = KafkaEventLog(kafka, client_id=f"{stem}-test")
+    log.ensure_topics(event_topic_specs(prefix=prefix))
+    try:
+        with fresh_database(database_url, stem) as url:
+            yield kind(prefix, url, kafka, log, jwt_secret)
+    finally:
+        log.close()
