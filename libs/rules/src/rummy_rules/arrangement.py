@@ -31,7 +31,7 @@ dealt out without a clash, else the general ``_Search`` over every face decides.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rummy_rules.cards import Card
@@ -324,7 +324,8 @@ class _TokenSearch:
         self.token = 1 << self.tshift
         self.natural_mask = self.token - 1
         self.guard = sum(1 << (width * i + width - 1) for i in range(len(faces)))
-        self.loose_cost = [_face_points(f, wild) * _SCALE + 1 for f in faces]
+        points = _POINTS[wild or 0]
+        self.loose_cost = [points[f] * _SCALE + 1 for f in faces]
         self.state = (
             sum(counts[f] << (width * i) for i, f in enumerate(wild_faces))
             + sum(counts[f] << (width * field[f]) for f in natural if f not in wild_faces)
@@ -336,40 +337,61 @@ class _TokenSearch:
         by_low: list[list[tuple[int, tuple[int, ...], MeldRecord]]] = [[] for _ in faces]
         self.best_pure: tuple[int, MeldShape] | None = None
         pure: tuple[int, MeldRecord] | None = None
-        sizes: dict[int, int] = {}
-        points = _POINTS[wild or 0]
+        ranked = []
+        used = 0
+        pure_kind = MeldKind.PURE_SEQUENCE
         for vec, record in token_melds(counts, tokens, unit, options).items():
             kind = record[0]
-            by_low[low[vec & -vec]].append((vec, _NEXT_FLAGS[kind], record))
-            sizes[vec] = len(record[2]) + record[1]
-            if kind is MeldKind.PURE_SEQUENCE:
-                value = sum(points[f] for f in record[2])
+            used |= vec
+            ranked.append((-len(record[2]) - record[1], kind, vec, record))
+            if kind is pure_kind:
+                value = 0
+                for f in record[2]:
+                    value += points[f]
                 if pure is None or value > pure[0]:
                     pure = (value, record)
         if pure is not None:
             self.best_pure = (pure[0], record_shape(pure[1]))
-        for melds in by_low:  # big melds first: a zero-cost grouping shows up sooner
-            melds.sort(key=lambda m: (-sizes[m[0]], m[2][0]))
+        # Big melds first (a zero-cost grouping shows up sooner), then the better kind; one stable
+        # sort for every list.
+        ranked.sort(key=lambda m: (m[0], m[1]))
+        # The last search position where a meld of each sort starts: past it, a state that still
+        # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
+        # faces in field order, so a meld whose first field is behind it can no longer be used).
+        last_pure = last_seq = -1
+        for _size, kind, vec, record in ranked:
+            at = low[vec & -vec]
+            by_low[at].append((vec, _NEXT_FLAGS[kind], record))
+            if kind is not MeldKind.SET:
+                last_seq = max(last_seq, at)
+                if kind is pure_kind:
+                    last_pure = max(last_pure, at)
+        if self.jokers_only and tokens >= MIN_MELD_SIZE:
+            last_seq = len(faces)  # spare tokens may make a jokers-only sequence at the end
+        self.last_start = [
+            min(
+                last_pure if not f & _PURE else len(faces),
+                last_seq if not f & _TWO_SEQ else len(faces),
+            )
+            for f in range(8)
+        ]
         self.by_low = by_low
         self.dead_cost = 0
         self.pre_tokens: list[int] = []
         if prune:
-            self._set_aside_dead_cards(counts, natural, sizes)
+            self._set_aside_dead_cards(counts, natural, used)
         self.memo: dict[int, int] = {}
         self.choice: dict[int, tuple[int, tuple[int, ...], MeldRecord] | int | None] = {}
+        self._best = self._make_best()
 
-    def _set_aside_dead_cards(
-        self, counts: dict[int, int], natural: list[int], melds: dict[int, int]
-    ) -> None:
+    def _set_aside_dead_cards(self, counts: dict[int, int], natural: list[int], used: int) -> None:
         """Take out of the state the cards that no meld can hold.
 
         Such a card is loose in every grouping: its cost is added once (``dead_cost``). A wild-rank
         card whose natural place is in no meld is made a token at once (a token is never worse
         than a loose card worth 0: spare tokens cost nothing once the grouping is done).
+        ``used``: the union (bitwise or) of every meld's state value.
         """
-        used = 0
-        for vec in melds:
-            used |= vec
         width = self.width
         full = (1 << width) - 1
         for f in natural:
@@ -408,54 +430,66 @@ class _TokenSearch:
         Exact when it is below ``budget``; otherwise only a lower bound that is at least
         ``budget`` (branch and bound: a branch is cut as soon as it cannot beat the best so far).
         """
-        if not state & self.natural_mask:
-            return 0 if self._spare_ok(state >> self.tshift, flags) else _INF
-        if budget <= 0:
-            return 0
-        key = state << 3 | flags
-        memo = self.memo
-        got = memo.get(key)
-        if got is not None:
-            if got >= 0:  # exact
-                return got
-            if -got >= budget:  # a lower bound that already fails this budget
-                return -got
-        width = self.width
-        i = ((state & -state).bit_length() - 1) // width
-        one = 1 << (width * i)
-        bound = budget
-        choice: tuple[int, tuple[int, ...], MeldRecord] | int | None = None
-        if i < self.nwild:  # a wild card: a token, or a card in its natural place
-            cost = self.best(state - one + self.token, flags, bound)
-            if cost < bound:
-                bound, choice = cost, _AS_TOKEN
-            if bound:
-                cost = self.best(state - one + self.keep[i], flags, bound)
+        return self._best(state, flags, budget)
+
+    def _make_best(self) -> Callable[[int, int, int], int]:
+        """The recursive search as a closure over its tables (local lookups are quicker)."""
+        natural_mask, tshift, width = self.natural_mask, self.tshift, self.width
+        memo, choices = self.memo, self.choice
+        nwild, token, keep = self.nwild, self.token, self.keep
+        guard, by_low, loose_cost = self.guard, self.by_low, self.loose_cost
+        spare_ok = self._spare_ok
+        last_start = self.last_start
+
+        def best(state: int, flags: int, budget: int) -> int:
+            if not state & natural_mask:
+                return 0 if spare_ok(state >> tshift, flags) else _INF
+            if budget <= 0:
+                return 0
+            key = state << 3 | flags
+            got = memo.get(key)
+            if got is not None:
+                if got >= 0:  # exact
+                    return got
+                if -got >= budget:  # a lower bound that already fails this budget
+                    return -got
+            i = ((state & -state).bit_length() - 1) // width
+            if i > last_start[flags]:  # no pure (or second) sequence can start any more
+                return _INF
+            one = 1 << (width * i)
+            bound = budget
+            choice: tuple[int, tuple[int, ...], MeldRecord] | int | None = None
+            if i < nwild:  # a wild card: a token, or a card in its natural place
+                cost = best(state - one + token, flags, bound)
                 if cost < bound:
-                    bound, choice = cost, _IN_PLACE
-        else:
-            guard = self.guard
-            guarded = state | guard
-            best = self.best
-            for meld in self.by_low[i]:
-                vec = meld[0]
-                if (guarded - vec) & guard == guard:
-                    cost = best(state - vec, meld[1][flags], bound)
+                    bound, choice = cost, _AS_TOKEN
+                if bound:
+                    cost = best(state - one + keep[i], flags, bound)
                     if cost < bound:
-                        bound, choice = cost, meld
-                        if not cost:
-                            break
-            loose = self.loose_cost[i]
-            if loose < bound:
-                cost = self.best(state - one, flags, bound - loose) + loose
-                if cost < bound:
-                    bound, choice = cost, _LOOSE
-        if bound < budget:
-            memo[key] = bound
-            self.choice[key] = choice
-            return bound
-        memo[key] = -budget
-        return budget
+                        bound, choice = cost, _IN_PLACE
+            else:
+                guarded = state | guard
+                for meld in by_low[i]:
+                    vec = meld[0]
+                    if (guarded - vec) & guard == guard:
+                        cost = best(state - vec, meld[1][flags], bound)
+                        if cost < bound:
+                            bound, choice = cost, meld
+                            if not cost:
+                                break
+                loose = loose_cost[i]
+                if loose < bound:
+                    cost = best(state - one, flags, bound - loose) + loose
+                    if cost < bound:
+                        bound, choice = cost, _LOOSE
+            if bound < budget:
+                memo[key] = bound
+                choices[key] = choice
+                return bound
+            memo[key] = -budget
+            return budget
+
+        return best
 
     def walk(
         self, hand: list[Card], faces: list[int], cost: int
