@@ -61,6 +61,8 @@ def test_a_player_sees_only_its_own_cards_and_acts_only_for_its_own_seat(
         first.draw_and_discard_drawn()
         turn = next_turn([a, b], view.turn_no)
         assert turn is not None and on_turn([a, b], turn) is second
+        for p in (a, b):  # each stream delivers the new turn in its own time: wait for both
+            p.wait(lambda v: v.turn_no == turn.turn_no and len(v.my_cards) == 13)
 
         # Through WatchTable: every card a view carries is the viewer's own or public.
         mine = {p: {c.index for c in p.view.my_cards} for p in (a, b)}

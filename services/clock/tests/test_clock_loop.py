@@ -30,7 +30,9 @@ def prefixed(kafka_bootstrap: str) -> Iterator[tuple[KafkaEventLog, str]]:
     log.close()
 
 
-def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
+def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    """Run the loop until ``condition`` holds; the budget covers a consumer-group join on a
+    loaded CI machine (it is a hang detector, not a speed requirement)."""
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "condition not reached"
