@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 
 from rummy_rules.cards import Card
 from rummy_rules.melds import (
@@ -87,7 +88,7 @@ def _next_flags(flags: int, kind: MeldKind) -> int:
 
 _LOOSE, _AS_TOKEN, _IN_PLACE = 0, 1, 2  # search choices other than a meld
 _FLAG_TABLE = {(f, k): _next_flags(f, k) for f in range(8) for k in MeldKind}
-_NEXT_FLAGS = {k: tuple(_next_flags(f, k) for f in range(8)) for k in MeldKind}
+_NEXT_FLAGS_BY_KIND = [tuple(_next_flags(f, k) for f in range(8)) for k in MeldKind]  # by kind
 
 
 def _face_points(face: int, wild: int | None) -> int:
@@ -343,7 +344,7 @@ class _TokenSearch:
         for vec, record in token_melds(counts, tokens, unit, options).items():
             kind = record[0]
             used |= vec
-            ranked.append((-len(record[2]) - record[1], kind, vec, record))
+            ranked.append(((-len(record[2]) - record[1]) * 4 + kind, kind, vec, record))
             if kind is pure_kind:
                 value = 0
                 for f in record[2]:
@@ -354,18 +355,20 @@ class _TokenSearch:
             self.best_pure = (pure[0], record_shape(pure[1]))
         # Big melds first (a zero-cost grouping shows up sooner), then the better kind; one stable
         # sort for every list.
-        ranked.sort(key=lambda m: (m[0], m[1]))
+        ranked.sort(key=itemgetter(0))
         # The last search position where a meld of each sort starts: past it, a state that still
         # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
         # faces in field order, so a meld whose first field is behind it can no longer be used).
         last_pure = last_seq = -1
-        for _size, kind, vec, record in ranked:
+        set_kind, next_flags = MeldKind.SET, _NEXT_FLAGS_BY_KIND
+        for _order, kind, vec, record in ranked:
             at = low[vec & -vec]
-            by_low[at].append((vec, _NEXT_FLAGS[kind], record))
-            if kind is not MeldKind.SET:
-                last_seq = max(last_seq, at)
-                if kind is pure_kind:
-                    last_pure = max(last_pure, at)
+            by_low[at].append((vec, next_flags[kind], record))
+            if kind is not set_kind:
+                if at > last_seq:
+                    last_seq = at
+                if kind is pure_kind and at > last_pure:
+                    last_pure = at
         if self.jokers_only and tokens >= MIN_MELD_SIZE:
             last_seq = len(faces)  # spare tokens may make a jokers-only sequence at the end
         self.last_start = [

@@ -264,13 +264,14 @@ def token_melds(
         if f != JOKER_FACE and counts[f] > 0:
             by_suit[f // 13].append(f)
             by_rank.setdefault(f % 13, []).append(f)
-    for faces in by_suit:
-        if not faces:
+    for suit_faces in by_suit:
+        if not suit_faces:
             continue
-        places = [f % 13 + 1 for f in faces]
-        if places[0] == 1 and highest == 14:
-            places.append(14)
-            faces = [*faces, faces[0]]
+        places = tuple(
+            [f % 13 + 1 for f in suit_faces]
+            + ([14] if suit_faces[0] % 13 == 0 and highest == 14 else [])
+        )
+        faces = (*suit_faces, suit_faces[0]) if len(places) > len(suit_faces) else tuple(suit_faces)
         units = [unit[f] for f in faces]
         size = len(places)
         for i in range(size):
@@ -293,8 +294,9 @@ def token_melds(
                     kind = pure if k == 0 else impure
                     old = out.get(key)
                     if old is None or kind < old[0]:
-                        out[key] = (kind, k, tuple(faces[i : j + 1]), tuple(places[i : j + 1]),
-                                    start, length)  # fmt: skip
+                        out[key] = (kind, k, faces[i : j + 1], places[i : j + 1], start, length)
+                if j - i < 2 or k >= tokens:
+                    continue
                 for ndrop in range(1, min(j - i - 1, tokens - k) + 1):
                     kd = k + ndrop
                     for dropped in combinations(range(i + 1, j), ndrop):
