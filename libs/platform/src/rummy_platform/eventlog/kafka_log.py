@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import kafka.errors as kafka_errors
@@ -33,6 +33,7 @@ from kafka import TopicPartition as KafkaTopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
+from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
@@ -49,6 +50,8 @@ from .base import (
     UnknownTopic,
     WriterFenced,
 )
+
+_log = get_logger(__name__)
 
 _FENCING_ERRORS = (kafka_errors.ProducerFencedError, kafka_errors.InvalidProducerEpochError)
 
@@ -216,18 +219,14 @@ class KafkaEventLog(EventLog):
     def consumer(
         self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
     ) -> GroupConsumer:
-        consumer = KafkaConsumer(group_id=group_id, **self._consumer_config())
-        # Join the group only once this client sees every topic's partitions (up to the
-        # timeout): a member that joins while a topic it subscribes to is still being created
-        # gets an empty assignment, and the rebalance that follows can leave kafka-python
-        # without any assignment for good (seen on fresh stacks: the table's inputs were never
-        # consumed).
-        deadline = time.monotonic() + self._timeout_s
-        while not all(consumer.partitions_for_topic(t) for t in topics):
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        return KafkaGroupConsumer(consumer, self._registry, topics, on_assigned)
+        return KafkaGroupConsumer(
+            lambda: KafkaConsumer(group_id=group_id, **self._consumer_config()),
+            self._registry,
+            group_id,
+            topics,
+            on_assigned,
+            metadata_wait_s=self._timeout_s,
+        )
 
     def close(self) -> None:
         with self._reader_lock, self._lock:
@@ -312,39 +311,120 @@ class KafkaTransactionalWriter(TransactionalWriter):
 
 
 class _Listener:
-    """Seeks to the caller's stored offsets when partitions are assigned (registered below as a
-    kafka-python ConsumerRebalanceListener rather than subclassing an untyped class)."""
+    """Logs every rebalance and seeks to the caller's stored offsets when partitions are assigned
+    (registered below as a kafka-python ConsumerRebalanceListener rather than subclassing an
+    untyped class)."""
 
     def __init__(self, owner: KafkaGroupConsumer) -> None:
         self._owner = owner
 
     def on_partitions_revoked(self, revoked: Any) -> None:
-        pass
+        _log.info(
+            "consumer partitions revoked", group_id=self._owner.group_id, partitions=_names(revoked)
+        )
 
     def on_partitions_assigned(self, assigned: Any) -> None:
+        _log.info(
+            "consumer partitions assigned",
+            group_id=self._owner.group_id,
+            count=len(assigned),
+            partitions=_names(assigned),
+        )
         self._owner._resume(assigned)
 
     def on_partitions_lost(self, lost: Any) -> None:
-        pass
+        _log.info(
+            "consumer partitions lost", group_id=self._owner.group_id, partitions=_names(lost)
+        )
 
 
 ConsumerRebalanceListener.register(_Listener)
 
 
+def _names(partitions: Iterable[KafkaTopicPartition]) -> list[str]:
+    return sorted(f"{tp.topic}[{tp.partition}]" for tp in partitions)
+
+
 class KafkaGroupConsumer(GroupConsumer):
-    """A consumer-group member; created by :meth:`KafkaEventLog.consumer`."""
+    """A consumer-group member; created by :meth:`KafkaEventLog.consumer`.
+
+    Joining: the member subscribes only once its client sees every topic's partitions (up to
+    ``metadata_wait_s`` seconds): a member that joins while a topic it subscribes to is still
+    being created gets an empty assignment.
+
+    Rejoining: kafka-python 3.0 can get stuck in a rebalance for good (seen on fresh stacks: the
+    leader logs "performing partition assignments" and then never gets an assignment, no
+    heartbeat, the broker drops the member; every ``poll`` returns nothing). So when a ``poll``
+    finds the assignment still empty ``rejoin_after_s`` seconds after subscribing (or after it
+    was last non-empty), the client is closed and a new one joins the group; the wait doubles
+    after each such rejoin (up to ``max_rejoin_after_s``) and is reset by any assignment. A
+    member of a group with more members than partitions therefore rejoins now and then, which
+    is harmless. Nothing is lost: an empty assignment has no uncommitted positions.
+    """
 
     def __init__(
         self,
-        consumer: KafkaConsumer,
+        factory: Callable[[], KafkaConsumer],
         registry: PayloadRegistry,
+        group_id: str,
         topics: Sequence[str],
         on_assigned: OnAssigned | None,
+        *,
+        metadata_wait_s: float = 30.0,
+        rejoin_after_s: float = 10.0,
+        max_rejoin_after_s: float = 120.0,
     ) -> None:
-        self._consumer = consumer
+        self._factory = factory
         self._registry = registry
+        self.group_id = group_id
+        self._topics = list(topics)
         self._on_assigned = on_assigned
-        consumer.subscribe(list(topics), listener=_Listener(self))
+        self._metadata_wait_s = metadata_wait_s
+        self._rejoin_base_s = rejoin_after_s
+        self._rejoin_after_s = rejoin_after_s
+        self._max_rejoin_after_s = max_rejoin_after_s
+        self._consumer = self._join()
+        self._empty_since: float | None = time.monotonic()
+
+    def _join(self) -> KafkaConsumer:
+        consumer = self._factory()
+        deadline = time.monotonic() + self._metadata_wait_s
+        missing = [t for t in self._topics if not consumer.partitions_for_topic(t)]
+        while missing and time.monotonic() < deadline:
+            time.sleep(0.1)
+            missing = [t for t in missing if not consumer.partitions_for_topic(t)]
+        if missing:
+            _log.warning(
+                "joining consumer group before its topics' partitions are known",
+                group_id=self.group_id,
+                missing=missing,
+                waited_s=self._metadata_wait_s,
+            )
+        consumer.subscribe(self._topics, listener=_Listener(self))
+        _log.info("consumer subscribed", group_id=self.group_id, topics=self._topics)
+        return consumer
+
+    def _rejoin_if_stuck(self) -> None:
+        if self._consumer.assignment():
+            self._empty_since = None
+            self._rejoin_after_s = self._rejoin_base_s
+            return
+        now = time.monotonic()
+        if self._empty_since is None:
+            self._empty_since = now
+            return
+        if now - self._empty_since < self._rejoin_after_s:
+            return
+        _log.warning(
+            "consumer has no partitions; leaving and joining the group again",
+            group_id=self.group_id,
+            empty_for_s=round(now - self._empty_since, 1),
+        )
+        with contextlib.suppress(Exception):  # the stuck client may fail to leave cleanly
+            self._consumer.close(autocommit=False)
+        self._consumer = self._join()
+        self._empty_since = time.monotonic()
+        self._rejoin_after_s = min(self._rejoin_after_s * 2, self._max_rejoin_after_s)
 
     def _resume(self, assigned: Iterable[KafkaTopicPartition]) -> None:
         if self._on_assigned is None:
@@ -356,6 +436,8 @@ class KafkaGroupConsumer(GroupConsumer):
 
     def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
         batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        if not batches:
+            self._rejoin_if_stuck()
         return [
             Record(tp.topic, tp.partition, m.offset, decode(m.value, self._registry))
             for tp in sorted(batches, key=lambda t: (t.topic, t.partition))
