@@ -142,11 +142,13 @@ def _lone_pure_run(
         jokers += sum(counts.get(s * 13 + wild - 1, 0) for s in range(4))
     if jokers > 1:
         return None
-    layers = [[0, 0, 0, 0] for _ in range(4)]  # layers[copies - 1][suit]: positions held that often
+    depth = min(max(counts.values()), 4)
+    layers = [[0, 0, 0, 0] for _ in range(depth)]  # [copies - 1][suit]: positions held that often
     for f, n in counts.items():
         if f != JOKER_FACE:
+            bit, suit = 2 << (f % 13), f // 13
             for k in range(min(n, 4)):
-                layers[k][f // 13] |= 2 << (f % 13)
+                layers[k][suit] |= bit
     runs = in_run = paired = 0
     for s in range(4):
         m = layers[0][s]
@@ -171,13 +173,15 @@ def _lone_pure_run(
         return None
     points = _POINTS[wild or 0]
     best: tuple[int, MeldShape] | None = None
-    top = 14 if ace_high else 13
     for s in range(4):
-        p = 1
-        while p <= top:
-            q = p
-            while q <= top and counts.get(s * 13 + (q - 1) % 13):
-                q += 1
+        m = layers[0][s]  # bit p: position p held (1..13, and 14 for a high ace)
+        if ace_high and m & 2:
+            m |= 1 << 14
+        while m:  # each maximal run of held positions p .. q - 1
+            p = (m & -m).bit_length() - 1
+            x = m >> p
+            q = p + (~x & (x + 1)).bit_length() - 1
+            m &= ~((1 << q) - 1)
             if q - p >= MIN_MELD_SIZE:
                 hi = min(q - 1, p + MAX_RUN_LENGTH - 1)
                 faces = tuple(s * 13 + (r - 1) % 13 for r in range(p, hi + 1))
@@ -186,7 +190,6 @@ def _lone_pure_run(
                     positions = tuple(range(p, hi + 1))
                     shape = MeldShape(MeldKind.PURE_SEQUENCE, faces, (), positions, p, hi - p + 1)
                     best = (value, shape)
-            p = q + 1
     return best
 
 
@@ -207,7 +210,8 @@ class _Search:
         self.faces = faces
         self.width = width = max(counts.values()).bit_length() + 1
         self.field = field = {f: i for i, f in enumerate(faces)}
-        self.guard = sum(1 << (width * i + width - 1) for i in range(len(faces)))
+        # the top bit of every field: 1 + 2**width + 2**(2 width) + ... shifted up
+        self.guard = ((1 << (width * len(faces))) - 1) // ((1 << width) - 1) << (width - 1)
         self.loose_cost = [_face_points(f, wild) * _SCALE + 1 for f in faces]
         self.state = sum(c << (width * field[f]) for f, c in counts.items())
         self.shapes = enumerate_melds(counts, wild, options)
@@ -310,8 +314,10 @@ class _TokenSearch:
         printed = counts.get(JOKER_FACE, 0)
         # Fields: one "undecided" field per wild face (first, so every wild card is decided before
         # any meld is chosen), then every face in its natural role, then the tokens.
-        wild_faces = sorted(f for f in counts if f != JOKER_FACE and f % 13 + 1 == wild)
-        natural = sorted(f for f in counts if f != JOKER_FACE)
+        natural = sorted(counts)
+        if natural and natural[-1] == JOKER_FACE:
+            natural.pop()
+        wild_faces = [f for f in natural if f % 13 + 1 == wild] if wild is not None else []
         faces = wild_faces + natural + [JOKER_FACE]
         tokens = printed + sum(counts[f] for f in wild_faces)
         self.faces = faces
@@ -324,7 +330,8 @@ class _TokenSearch:
         self.tshift = width * (len(faces) - 1)
         self.token = 1 << self.tshift
         self.natural_mask = self.token - 1
-        self.guard = sum(1 << (width * i + width - 1) for i in range(len(faces)))
+        # the top bit of every field: 1 + 2**width + 2**(2 width) + ... shifted up
+        self.guard = ((1 << (width * len(faces))) - 1) // ((1 << width) - 1) << (width - 1)
         points = _POINTS[wild or 0]
         self.loose_cost = [points[f] * _SCALE + 1 for f in faces]
         self.state = (
@@ -560,8 +567,10 @@ class _TokenSearch:
                 self.nwild
                 and kind is not MeldKind.PURE_SEQUENCE
                 and any(c.rank == wild for c in cards)
+                and (kind is MeldKind.SET or _one_suit(cards))
             ):
-                # Report each meld's best kind: a wild card may read better in another role.
+                # Report each meld's best kind: a wild card may read better in another role (an
+                # impure sequence can only become pure, so all its cards must share one suit).
                 better = classify_faces([face_of(c) for c in cards], wild, self.options)
                 if better is None:  # pragma: no cover - every dealt group is a meld
                     return None
@@ -569,6 +578,12 @@ class _TokenSearch:
             out.append(Meld(kind, tuple(cards)))
         used = {id(c) for m in out for c in m.cards}
         return tuple(out), tuple(c for c in hand if id(c) not in used)
+
+
+def _one_suit(cards: list[Card]) -> bool:
+    """All cards of one suit (a printed joker has none)."""
+    first = cards[0].suit
+    return first is not None and all(c.suit is first for c in cards)
 
 
 def _clash(cards: list[Card]) -> bool:
