@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from kafka import KafkaAdminClient
+from kafka import KafkaAdminClient, KafkaConsumer
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_platform.envelope import Envelope
+from rummy_platform.envelope import Envelope, event_payloads
 from rummy_platform.eventlog import (
     Deduplicator,
     EventLog,
@@ -34,6 +34,7 @@ from rummy_platform.eventlog import (
     by_causation_id,
     drop_redelivered,
 )
+from rummy_platform.eventlog.kafka_log import KafkaGroupConsumer
 from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs, partition_for
 
 PARTITIONS = 3
@@ -312,3 +313,40 @@ class TestKafkaEventLog(EventLogContract):
             admin.delete_topics(names)
         finally:
             admin.close()
+
+    def test_a_member_left_without_partitions_joins_the_group_again_and_consumes(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        # Stands in for kafka-python 3.0 hanging in a rebalance: the first client is a group
+        # member that never gets a partition (it subscribed to a topic that does not exist).
+        clients: list[KafkaConsumer] = []
+
+        def client() -> KafkaConsumer:
+            consumer = KafkaConsumer(
+                group_id=f"g-{uuid.uuid4().hex[:8]}",
+                bootstrap_servers=self.bootstrap,
+                enable_auto_commit=False,
+                auto_offset_reset="earliest",
+            )
+            if not clients:
+                real_subscribe = consumer.subscribe
+                consumer.subscribe = lambda _topics, listener=None: real_subscribe(
+                    [topics.prefix + "never-created"], listener=listener
+                )
+            clients.append(consumer)
+            return consumer
+
+        table = f"table-{uuid.uuid4()}"
+        sent = [card_drawn(table, v) for v in range(1, 4)]
+        for envelope in sent:
+            log.append(topics.table, envelope)
+        consumer = KafkaGroupConsumer(
+            client, event_payloads(), "g", [topics.table], None, rejoin_after_s=2.0
+        )
+        try:
+            records = poll_until(consumer, len(sent), timeout_s=30.0)
+        finally:
+            consumer.close()
+
+        assert len(clients) == 2
+        assert [r.envelope for r in records] == sent
