@@ -31,6 +31,7 @@ from google.protobuf.message import Message
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
@@ -82,8 +83,9 @@ class Finding:
 
 @dataclass
 class HandReplay:
-    """The replay of one hand: its events, what failed (``findings``, by stream order) and what
-    could not be checked (``notes``)."""
+    """The replay of one hand: its events, what failed (``findings``, by stream order), what
+    could not be checked (``notes``) and where a recorded arrangement differs from today's
+    solver's but is equally good (``equivalent``: accepted, not a mismatch)."""
 
     table_id: str
     hand_id: str
@@ -93,6 +95,7 @@ class HandReplay:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    equivalent: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -299,16 +302,22 @@ def _rederive(report: HandReplay, ctx: codec.HandContext, recorded: list[_Record
                 report.findings.append(_finding(recorded[-1].envelope, "rules", message))
                 return state
             got = recorded[i + k]
+            equivalent: list[int] = []
             if got.event != event:
-                report.findings.append(
-                    _finding(got.envelope, "rules", difference(got.event, event))
+                equivalent, problem = _equivalent(state, got.event, event)
+                if not equivalent:
+                    message = problem or difference(got.event, event)
+                    report.findings.append(_finding(got.envelope, "rules", message))
+                    return state
+                seats = ", ".join(f"s{s}" for s in equivalent)
+                report.equivalent.append(
+                    f"v{got.envelope.stream_version} HandEnded, {seats} "
+                    "(a grouping of equal points other than the one the solver picks today)"
                 )
-                return state
-            if type(got.envelope.payload) is type(payload) and got.envelope.payload != payload:
-                message = (
-                    "payload differs from the table's encoding: "
-                    f"{_pb_diff(got.envelope.payload, payload)}"
-                )
+            mine = _comparable(got.envelope.payload, bool(equivalent))
+            theirs = _comparable(payload, bool(equivalent))
+            if type(mine) is type(theirs) and mine != theirs:
+                message = f"payload differs from the table's encoding: {_pb_diff(mine, theirs)}"
                 report.findings.append(_finding(got.envelope, "rules", message))
                 return state
         for event in derived:
@@ -316,6 +325,30 @@ def _rederive(report: HandReplay, ctx: codec.HandContext, recorded: list[_Record
         i += len(derived)
     report.checked.append("rules")
     return state
+
+
+def _equivalent(state: HandState, got: ev.Event, want: ev.Event) -> tuple[list[int], str]:
+    """For a recorded HandEnded that differs from the derived one: the seats whose arrangement is
+    an equally good alternative (see :mod:`.arrangements`), or ``([], why)``."""
+    if not isinstance(got, ev.HandEnded) or not isinstance(want, ev.HandEnded):
+        return [], ""
+    assert state.rule_set is not None
+    options = state.rule_set.indian.meld_options
+    return equivalent_seats(got, want, state.wild_rank, options)
+
+
+def _comparable(payload: Message, ignore_groupings: bool) -> Message:
+    """``payload`` as compared with the table's encoding: with ``ignore_groupings`` (once the
+    arrangements were judged equivalent) a HandEnded without its melds and deadwood cards (its
+    deadwood points still count)."""
+    if not ignore_groupings or not isinstance(payload, table_pb.HandEnded):
+        return payload
+    copy = table_pb.HandEnded()
+    copy.CopyFrom(payload)
+    for result in copy.results:
+        del result.arrangement.melds[:]
+        del result.arrangement.deadwood[:]
+    return copy
 
 
 def _decide(

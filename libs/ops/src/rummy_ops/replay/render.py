@@ -109,6 +109,8 @@ def hand_lines(hand: HandReplay, timeline: bool = True) -> list[str]:
         ]
     for note in hand.notes:
         lines.append(f"  note: {note}")
+    for same in hand.equivalent:
+        lines.append(f"  equivalent arrangement: {same}")
     first = hand.first
     if first is None:
         lines.append(f"  OK ({', '.join(hand.checked)} checked)")
@@ -129,6 +131,7 @@ def hand_json(hand: HandReplay) -> dict[str, Any]:
         "events": len(hand.envelopes),
         "checked": hand.checked,
         "notes": hand.notes,
+        "equivalent_arrangements": hand.equivalent,
         "first_mismatch": None if first is None else _finding_json(first),
         "findings": [_finding_json(f) for f in hand.findings],
     }
