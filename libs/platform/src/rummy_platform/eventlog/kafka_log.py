@@ -345,6 +345,60 @@ def _names(partitions: Iterable[KafkaTopicPartition]) -> list[str]:
     return sorted(f"{tp.topic}[{tp.partition}]" for tp in partitions)
 
 
+class EmptyAssignmentWatch:
+    """Tells a group member when to leave and join its group again because its assignment has
+    stayed empty too long (kafka-python 3.0 can hang in a rebalance for good: the leader logs
+    "performing partition assignments", then no assignment and no heartbeat ever follow).
+
+    Call :meth:`due` after each poll with whether the member owns any partition; it returns
+    True once the assignment has been empty for ``after_s`` seconds, and then waits twice as
+    long before the next True (up to ``max_after_s``); any assignment resets it. Seconds are
+    measured with ``time.monotonic``.
+    """
+
+    def __init__(self, after_s: float = 15.0, max_after_s: float = 120.0) -> None:
+        self._base_s = after_s
+        self._after_s = after_s
+        self._max_after_s = max_after_s
+        self._empty_since: float | None = time.monotonic()
+
+    def due(self, assigned: bool) -> bool:
+        """True when the member should rejoin now (the caller does; the clock restarts)."""
+        now = time.monotonic()
+        if assigned:
+            self._empty_since = None
+            self._after_s = self._base_s
+            return False
+        if self._empty_since is None:
+            self._empty_since = now
+            return False
+        if now - self._empty_since < self._after_s:
+            return False
+        self._empty_since = now
+        self._after_s = min(self._after_s * 2, self._max_after_s)
+        return True
+
+
+def wait_for_partitions(
+    consumer: KafkaConsumer, topics: Sequence[str], timeout_s: float, group_id: str
+) -> None:
+    """Return once ``consumer`` sees every topic's partitions, or after ``timeout_s`` seconds
+    (logging a warning): a member that joins while a topic it subscribes to is still being
+    created gets an empty assignment."""
+    deadline = time.monotonic() + timeout_s
+    missing = [t for t in topics if not consumer.partitions_for_topic(t)]
+    while missing and time.monotonic() < deadline:
+        time.sleep(0.1)
+        missing = [t for t in missing if not consumer.partitions_for_topic(t)]
+    if missing:
+        _log.warning(
+            "joining consumer group before its topics' partitions are known",
+            group_id=group_id,
+            missing=missing,
+            waited_s=timeout_s,
+        )
+
+
 class KafkaGroupConsumer(GroupConsumer):
     """A consumer-group member; created by :meth:`KafkaEventLog.consumer`.
 
@@ -354,10 +408,10 @@ class KafkaGroupConsumer(GroupConsumer):
 
     Rejoining: kafka-python 3.0 can get stuck in a rebalance for good (seen on fresh stacks: the
     leader logs "performing partition assignments" and then never gets an assignment, no
-    heartbeat, the broker drops the member; every ``poll`` returns nothing). So when a ``poll``
-    finds the assignment still empty ``rejoin_after_s`` seconds after subscribing (or after it
-    was last non-empty), the client is closed and a new one joins the group; the wait doubles
-    after each such rejoin (up to ``max_rejoin_after_s``) and is reset by any assignment. A
+    heartbeat, the broker drops the member; every ``poll`` returns nothing). So when an empty
+    ``poll`` finds the assignment still empty ``rejoin_after_s`` seconds after subscribing (or
+    after it was last non-empty), the client is closed and a new one joins the group (see
+    :class:`EmptyAssignmentWatch`; the wait doubles up to ``max_rejoin_after_s``). A
     member of a group with more members than partitions therefore rejoins now and then, which
     is harmless. Nothing is lost: an empty assignment has no uncommitted positions.
     """
@@ -371,7 +425,7 @@ class KafkaGroupConsumer(GroupConsumer):
         on_assigned: OnAssigned | None,
         *,
         metadata_wait_s: float = 30.0,
-        rejoin_after_s: float = 10.0,
+        rejoin_after_s: float = 15.0,
         max_rejoin_after_s: float = 120.0,
     ) -> None:
         self._factory = factory
@@ -380,51 +434,26 @@ class KafkaGroupConsumer(GroupConsumer):
         self._topics = list(topics)
         self._on_assigned = on_assigned
         self._metadata_wait_s = metadata_wait_s
-        self._rejoin_base_s = rejoin_after_s
-        self._rejoin_after_s = rejoin_after_s
-        self._max_rejoin_after_s = max_rejoin_after_s
+        self._watch = EmptyAssignmentWatch(rejoin_after_s, max_rejoin_after_s)
         self._consumer = self._join()
-        self._empty_since: float | None = time.monotonic()
 
     def _join(self) -> KafkaConsumer:
         consumer = self._factory()
-        deadline = time.monotonic() + self._metadata_wait_s
-        missing = [t for t in self._topics if not consumer.partitions_for_topic(t)]
-        while missing and time.monotonic() < deadline:
-            time.sleep(0.1)
-            missing = [t for t in missing if not consumer.partitions_for_topic(t)]
-        if missing:
-            _log.warning(
-                "joining consumer group before its topics' partitions are known",
-                group_id=self.group_id,
-                missing=missing,
-                waited_s=self._metadata_wait_s,
-            )
+        wait_for_partitions(consumer, self._topics, self._metadata_wait_s, self.group_id)
         consumer.subscribe(self._topics, listener=_Listener(self))
         _log.info("consumer subscribed", group_id=self.group_id, topics=self._topics)
         return consumer
 
     def _rejoin_if_stuck(self) -> None:
-        if self._consumer.assignment():
-            self._empty_since = None
-            self._rejoin_after_s = self._rejoin_base_s
-            return
-        now = time.monotonic()
-        if self._empty_since is None:
-            self._empty_since = now
-            return
-        if now - self._empty_since < self._rejoin_after_s:
+        if not self._watch.due(bool(self._consumer.assignment())):
             return
         _log.warning(
             "consumer has no partitions; leaving and joining the group again",
             group_id=self.group_id,
-            empty_for_s=round(now - self._empty_since, 1),
         )
         with contextlib.suppress(Exception):  # the stuck client may fail to leave cleanly
             self._consumer.close(autocommit=False)
         self._consumer = self._join()
-        self._empty_since = time.monotonic()
-        self._rejoin_after_s = min(self._rejoin_after_s * 2, self._max_rejoin_after_s)
 
     def _resume(self, assigned: Iterable[KafkaTopicPartition]) -> None:
         if self._on_assigned is None:

@@ -42,6 +42,7 @@ from rummy_platform.eventlog import (
     TransactionalWriter,
     WriterFenced,
 )
+from rummy_platform.eventlog.kafka_log import EmptyAssignmentWatch, wait_for_partitions
 from rummy_platform.logging import get_logger
 
 _log = get_logger(__name__)
@@ -49,6 +50,8 @@ _log = get_logger(__name__)
 CONSUMER_GROUP = "clock"
 #: The broker's default lower bound (group.min.session.timeout.ms).
 SESSION_TIMEOUT_MS = 6000
+#: How long the clock waits to see its topics' partitions before joining its group (seconds).
+JOIN_METADATA_WAIT_S = 30.0
 
 
 def kafka_log(bootstrap_servers: str) -> EventLog:
@@ -110,6 +113,7 @@ class ClockLoop:
         self._newly_assigned: set[KafkaTopicPartition] = set()
         self._committed: dict[TopicPartition, int] = {}
         self._last_checkpoint = time.monotonic()
+        self._watch = EmptyAssignmentWatch()
 
     # -- rebalance ---------------------------------------------------------------------------
 
@@ -151,9 +155,9 @@ class ClockLoop:
                 # Range gives partition p of both topics to the same member (co-partitioned).
                 partition_assignment_strategy=[RangePartitionAssignor],
             )
-            self._consumer.subscribe(
-                [self._table_topic, self._clock_topic], listener=_Listener(self)
-            )
+            topics = [self._table_topic, self._clock_topic]
+            wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
+            self._consumer.subscribe(topics, listener=_Listener(self))
 
     def close(self) -> None:
         """Leave the group without committing."""
@@ -185,6 +189,15 @@ class ClockLoop:
         consumer = self._consumer
         assert consumer is not None
         batches = consumer.poll(timeout_ms=int(self._wait_seconds() * 1000))
+        if not batches and self._watch.due(bool(consumer.assignment())):
+            # kafka-python can hang in a rebalance for good (see EmptyAssignmentWatch).
+            _log.warning("clock has no partitions; leaving and joining the group again")
+            self.close()
+            self._owned.clear()
+            self._newly_assigned.clear()
+            self._catching_up = None
+            self.open()
+            return
         live = self.live
         for tp in sorted(batches, key=lambda t: (t.topic != self._table_topic, t.partition)):
             for message in batches[tp]:
