@@ -342,6 +342,23 @@ def test_a_changed_score_is_caught_at_hand_ended(exported: Path) -> None:
     assert "results" in first["message"]
 
 
+def test_a_mismatch_line_names_the_differing_field_with_cards_in_the_notation(
+    exported: Path, table: SyntheticTable
+) -> None:
+    def change(payload: dict[str, Any]) -> None:
+        result = next(r for r in payload["results"] if r.get("cards"))
+        result["cards"][0], result["cards"][1] = result["cards"][1], result["cards"][0]
+
+    line = tamper(exported, ".HandEnded", change)
+    first = assert_first_mismatch(exported, line, check="rules")
+    message = first["message"]
+    assert message.startswith("results[0].cards: recorded ")
+    shown = line["payload"]["results"][0]["cards"]
+    assert " ".join(c["face"] for c in shown[:3]) in message
+    assert "Card(" not in message and "rank=" not in message
+    assert len(message) < 300
+
+
 def test_a_dropped_seat_charged_other_points_is_caught_at_the_drop(exported: Path) -> None:
     line = tamper(exported, ".PlayerDropped", lambda p: p.update(points=p["points"] - 20))
     first = assert_first_mismatch(exported, line, check="rules")
