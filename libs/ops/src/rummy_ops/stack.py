@@ -13,6 +13,9 @@ are used and never started or stopped; otherwise ``deploy/local/stack.sh up`` st
 Kafka and PostgreSQL (reusing running ones) and ``stack.sh down`` stops them at the end, but only
 if they were not already running before.
 
+Topics: the five event topics (under ``RUMMY_TOPIC_PREFIX`` of ``extra_env``, if any) are created
+once before any service starts, so the services never race to create them.
+
 Services: each runs as ``python -m rummy_<name>`` in its own process group with the environment
 ``KAFKA_BOOTSTRAP_SERVERS``, ``DATABASE_URL``, ``RUMMY_JWT_SECRET``, ``RUMMY_GRPC_PORT``,
 ``RUMMY_METRICS_PORT``, ``RUMMY_CLOCK_SPEED`` and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every
@@ -41,6 +44,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from rummy_platform.config import DEFAULT_PORTS, MIN_JWT_SECRET_BYTES
+from rummy_platform.eventlog import EventLogError, KafkaEventLog
+from rummy_platform.topics import event_topic_specs
 
 #: The five services, in the order they are started (stopped in reverse).
 SERVICES: tuple[str, ...] = ("ledger", "fairness", "dealer", "clock", "table")
@@ -204,6 +209,7 @@ class Stack:
         try:
             self._start_infrastructure()
             self._check_ports_free()
+            self._create_topics()
             self.config.log_dir.mkdir(parents=True, exist_ok=True)
             for service in self.config.services:
                 self._spawn(service)
@@ -319,6 +325,19 @@ class Stack:
         exports = _parse_exports(self._stack_sh("env", capture=True).stdout)
         self.kafka_bootstrap_servers = exports["KAFKA_BOOTSTRAP_SERVERS"]
         self.database_url = exports["DATABASE_URL"]
+
+    def _create_topics(self) -> None:
+        """Create the event topics (under ``RUMMY_TOPIC_PREFIX``) once, before any service
+        starts: the services then find them in place instead of racing to create them while
+        their consumers join their groups."""
+        prefix = self.config.extra_env.get("RUMMY_TOPIC_PREFIX", "")
+        try:
+            with KafkaEventLog(self.kafka_bootstrap_servers, client_id="rummy-stack") as log:
+                log.ensure_topics(event_topic_specs(prefix=prefix))
+        except EventLogError as exc:
+            raise StackError(
+                f"could not create the event topics on {self.kafka_bootstrap_servers}: {exc}"
+            ) from exc
 
     def _check_ports_free(self) -> None:
         for service in self.config.services:
