@@ -13,8 +13,9 @@ are used and never started or stopped; otherwise ``deploy/local/stack.sh up`` st
 Kafka and PostgreSQL (reusing running ones) and ``stack.sh down`` stops them at the end, but only
 if they were not already running before.
 
-Topics: the five event topics (under ``RUMMY_TOPIC_PREFIX`` of ``extra_env``, if any) are created
-once before any service starts, so the services never race to create them.
+Topics: with ``create_topics`` the five event topics (under ``RUMMY_TOPIC_PREFIX`` of
+``extra_env``, if any) are created once before any service starts, so the services never race to
+create them.
 
 Services: each runs as ``python -m rummy_<name>`` in its own process group with the environment
 ``KAFKA_BOOTSTRAP_SERVERS``, ``DATABASE_URL``, ``RUMMY_JWT_SECRET``, ``RUMMY_GRPC_PORT``,
@@ -102,7 +103,8 @@ class StackConfig:
     ``kafka_bootstrap_servers`` / ``database_url``: external infrastructure; both None = the local
     brokers of ``deploy/local/stack.sh``. ``health_timeout_seconds``: how long each service gets to
     answer SERVING. ``stop_grace_seconds``: how long a service gets to exit after SIGTERM before
-    SIGKILL.
+    SIGKILL. ``create_topics``: create the event topics once before starting the services (set
+    by :meth:`from_env` and :func:`stack_for_tests`; off for supervisor tests without brokers).
     """
 
     root: Path
@@ -117,6 +119,7 @@ class StackConfig:
     health_timeout_seconds: float = 90.0
     stop_grace_seconds: float = 15.0
     log_level: str = "info"
+    create_topics: bool = False
 
     @classmethod
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
@@ -135,6 +138,7 @@ class StackConfig:
             log_dir=root / ".local" / "logs",
             kafka_bootstrap_servers=kafka if external else None,
             database_url=database if external else None,
+            create_topics=True,
         )
         return replace(config, **overrides)  # type: ignore[arg-type]
 
@@ -209,7 +213,8 @@ class Stack:
         try:
             self._start_infrastructure()
             self._check_ports_free()
-            self._create_topics()
+            if self.config.create_topics:
+                self._create_topics()
             self.config.log_dir.mkdir(parents=True, exist_ok=True)
             for service in self.config.services:
                 self._spawn(service)
@@ -476,5 +481,6 @@ def stack_for_tests(
             kafka_bootstrap_servers=kafka,
             database_url=database_url,
             extra_env={"RUMMY_TOPIC_PREFIX": topic_prefix},
+            create_topics=True,
         )
     )
