@@ -21,7 +21,9 @@ the first face left and either leaves one copy loose or uses a meld whose first 
 tracking (has a pure sequence, sequences so far capped at 2). The cost minimised is (points,
 number of loose cards), so points are minimal and a zero means a valid show. The search is branch
 and bound: it only needs costs that beat tier 2, and a branch stops as soon as it cannot beat the
-best found so far; cards that no meld can hold are set aside as loose before it starts.
+best found so far; a state that still lacks a pure sequence (or a second sequence) is dropped
+once the search has passed the last face where such a meld can start; cards that no meld can hold
+are set aside as loose before it starts.
 
 Hands of up to 16 cards use ``_TokenSearch`` (stand-ins as anonymous tokens, melds listed with the
 fewest tokens by ``melds.token_melds``); under the strict duplicate rule with a wild face held
@@ -345,37 +347,37 @@ class _TokenSearch:
         by_low: list[list[tuple[int, tuple[int, ...], MeldRecord]]] = [[] for _ in faces]
         self.best_pure: tuple[int, MeldShape] | None = None
         pure: tuple[int, MeldRecord] | None = None
+        # The last search position where a meld of each sort starts: past it, a state that still
+        # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
+        # faces in field order, so a meld whose first field is behind it can no longer be used).
+        last_pure = last_seq = -1
         ranked = []
         used = 0
-        pure_kind = MeldKind.PURE_SEQUENCE
+        pure_kind, set_kind, next_flags = MeldKind.PURE_SEQUENCE, MeldKind.SET, _NEXT_FLAGS_BY_KIND
         for vec, record in token_melds(counts, tokens, unit, options).items():
             kind = record[0]
             used |= vec
-            ranked.append(((-len(record[2]) - record[1]) * 4 + kind, kind, vec, record))
-            if kind is pure_kind:
-                value = 0
-                for f in record[2]:
-                    value += points[f]
-                if pure is None or value > pure[0]:
-                    pure = (value, record)
+            at = low[vec & -vec]
+            order = (-len(record[2]) - record[1]) * 4 + kind
+            ranked.append((order, at, (vec, next_flags[kind], record)))
+            if kind is not set_kind:
+                if at > last_seq:
+                    last_seq = at
+                if kind is pure_kind:
+                    if at > last_pure:
+                        last_pure = at
+                    value = 0
+                    for f in record[2]:
+                        value += points[f]
+                    if pure is None or value > pure[0]:
+                        pure = (value, record)
         if pure is not None:
             self.best_pure = (pure[0], record_shape(pure[1]))
         # Big melds first (a zero-cost grouping shows up sooner), then the better kind; one stable
         # sort for every list.
         ranked.sort(key=itemgetter(0))
-        # The last search position where a meld of each sort starts: past it, a state that still
-        # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
-        # faces in field order, so a meld whose first field is behind it can no longer be used).
-        last_pure = last_seq = -1
-        set_kind, next_flags = MeldKind.SET, _NEXT_FLAGS_BY_KIND
-        for _order, kind, vec, record in ranked:
-            at = low[vec & -vec]
-            by_low[at].append((vec, next_flags[kind], record))
-            if kind is not set_kind:
-                if at > last_seq:
-                    last_seq = at
-                if kind is pure_kind and at > last_pure:
-                    last_pure = at
+        for _order, at, meld in ranked:
+            by_low[at].append(meld)
         if self.jokers_only and tokens >= MIN_MELD_SIZE:
             last_seq = len(faces)  # spare tokens may make a jokers-only sequence at the end
         self.last_start = [
@@ -448,12 +450,21 @@ class _TokenSearch:
         memo, choices = self.memo, self.choice
         nwild, token, keep = self.nwild, self.token, self.keep
         guard, by_low, loose_cost = self.guard, self.by_low, self.loose_cost
-        spare_ok = self._spare_ok
         last_start = self.last_start
+        # per flags: 0 when any number of spare tokens can finish (tier 1 done); 1 when 3..13
+        # spare tokens must make a jokers-only sequence; 2 when nothing can finish
+        finish = [
+            0 if f & _DONE == _DONE else 1 if self._spare_ok(MIN_MELD_SIZE, f) else 2
+            for f in range(8)
+        ]
 
         def best(state: int, flags: int, budget: int) -> int:
             if not state & natural_mask:
-                return 0 if spare_ok(state >> tshift, flags) else _INF
+                end = finish[flags]
+                if not end:
+                    return 0
+                spare = state >> tshift
+                return 0 if end == 1 and MIN_MELD_SIZE <= spare <= MAX_RUN_LENGTH else _INF
             if budget <= 0:
                 return 0
             key = state << 3 | flags
@@ -600,7 +611,7 @@ def _hand_out_tokens(
     Under the lenient rule any order works. Under the strict rule a stand-in's face must differ
     from every other face of its group: a small backtracking over distinct token faces.
     """
-    need = [sum(1 for f in s.naturals + s.standins if f == JOKER_FACE) for s in shapes]
+    need = [s.naturals.count(JOKER_FACE) + s.standins.count(JOKER_FACE) for s in shapes]
     if strict:
         named = [face_of(c) for c in tokens if c.rank is not None]
         natural = {f for s in shapes for f in s.naturals}

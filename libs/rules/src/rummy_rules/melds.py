@@ -115,6 +115,8 @@ class MeldShape:
     @property
     def layout(self) -> tuple[int, ...]:
         """Faces in display order: run order, stand-ins in the gaps; or naturals then stand-ins."""
+        if not self.standins:  # a pure run fills its window; a set or group is its naturals
+            return self.naturals
         if not self.positions:
             return self.naturals + self.standins
         fill = list(self.standins)
