@@ -319,6 +319,7 @@ class _Listener:
         self._owner = owner
 
     def on_partitions_revoked(self, revoked: Any) -> None:
+        self._owner._owns_partitions = False
         _log.info(
             "consumer partitions revoked", group_id=self._owner.group_id, partitions=_names(revoked)
         )
@@ -330,9 +331,11 @@ class _Listener:
             count=len(assigned),
             partitions=_names(assigned),
         )
+        self._owner._owns_partitions = bool(assigned)
         self._owner._resume(assigned)
 
     def on_partitions_lost(self, lost: Any) -> None:
+        self._owner._owns_partitions = False
         _log.info(
             "consumer partitions lost", group_id=self._owner.group_id, partitions=_names(lost)
         )
@@ -406,11 +409,12 @@ class KafkaGroupConsumer(GroupConsumer):
     ``metadata_wait_s`` seconds): a member that joins while a topic it subscribes to is still
     being created gets an empty assignment.
 
-    Rejoining: kafka-python 3.0 can get stuck in a rebalance for good (seen on fresh stacks: the
-    leader logs "performing partition assignments" and then never gets an assignment, no
-    heartbeat, the broker drops the member; every ``poll`` returns nothing). So when an empty
-    ``poll`` finds the assignment still empty ``rejoin_after_s`` seconds after subscribing (or
-    after it was last non-empty), the client is closed and a new one joins the group (see
+    Rejoining: kafka-python 3.0 can get stuck in a rebalance for good (seen on fresh stacks, in
+    the first join or in the rebalance right after it: the leader logs "performing partition
+    assignments" and then never gets an assignment, no heartbeat, the broker drops the member;
+    every ``poll`` returns nothing). So when an empty ``poll`` finds the member without
+    partitions (none assigned since subscribing or since the last revocation) for
+    ``rejoin_after_s`` seconds, the client is closed and a new one joins the group (see
     :class:`EmptyAssignmentWatch`; the wait doubles up to ``max_rejoin_after_s``). A
     member of a group with more members than partitions therefore rejoins now and then, which
     is harmless. Nothing is lost: an empty assignment has no uncommitted positions.
@@ -435,17 +439,21 @@ class KafkaGroupConsumer(GroupConsumer):
         self._on_assigned = on_assigned
         self._metadata_wait_s = metadata_wait_s
         self._watch = EmptyAssignmentWatch(rejoin_after_s, max_rejoin_after_s)
+        #: True from an assignment of at least one partition until the next revocation: during
+        #: a rebalance kafka-python still reports the old assignment, so that is not a sign.
+        self._owns_partitions = False
         self._consumer = self._join()
 
     def _join(self) -> KafkaConsumer:
         consumer = self._factory()
+        self._owns_partitions = False
         wait_for_partitions(consumer, self._topics, self._metadata_wait_s, self.group_id)
         consumer.subscribe(self._topics, listener=_Listener(self))
         _log.info("consumer subscribed", group_id=self.group_id, topics=self._topics)
         return consumer
 
     def _rejoin_if_stuck(self) -> None:
-        if not self._watch.due(bool(self._consumer.assignment())):
+        if not self._watch.due(self._owns_partitions):
             return
         _log.warning(
             "consumer has no partitions; leaving and joining the group again",

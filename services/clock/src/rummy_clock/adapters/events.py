@@ -189,7 +189,8 @@ class ClockLoop:
         consumer = self._consumer
         assert consumer is not None
         batches = consumer.poll(timeout_ms=int(self._wait_seconds() * 1000))
-        if not batches and self._watch.due(bool(consumer.assignment())):
+        # Not consumer.assignment(): during a rebalance it still names the revoked partitions.
+        if not batches and self._watch.due(bool(self._owned)):
             # kafka-python can hang in a rebalance for good (see EmptyAssignmentWatch).
             _log.warning("clock has no partitions; leaving and joining the group again")
             self.close()
