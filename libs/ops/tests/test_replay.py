@@ -228,6 +228,15 @@ def card_json(index: int) -> dict[str, Any]:
     return {"index": index, "face": RULES.shoe.index_to_card(index).face}
 
 
+def test_export_into_a_missing_directory_is_an_error_without_a_traceback() -> None:
+    result = CliRunner().invoke(
+        main, ["export", "--hand", "h-1", "-o", "/nonexistent/dir/x.jsonl", "--bootstrap", "x:1"]
+    )
+    assert result.exit_code == 1
+    assert "Error: cannot write /nonexistent/dir/x.jsonl" in result.output
+    assert "Traceback" not in result.output
+
+
 # -- the export format ---------------------------------------------------------------------------
 
 

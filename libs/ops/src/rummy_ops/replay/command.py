@@ -166,6 +166,8 @@ def export(
     its type), for `rummy replay --from-file`. --table and --all write whole streams (seating
     included); --hand writes that hand's events."""
     selection = _selection(hand, table, all_hands)
+    if str(output) != "-" and not output.parent.is_dir():
+        raise click.ClickException(f"cannot write {output}: no directory {output.parent}")
     envelopes = _load(None, bootstrap, topic_prefix, selection)
     try:
         if selection.hand_id:
@@ -183,7 +185,10 @@ def export(
     if str(output) == "-":
         count = write_jsonl(chosen, sys.stdout)
     else:
-        with open(output, "w", encoding="utf-8") as out:
-            count = write_jsonl(chosen, out)
+        try:
+            with open(output, "w", encoding="utf-8") as out:
+                count = write_jsonl(chosen, out)
+        except OSError as error:
+            raise click.ClickException(f"cannot write {output}: {error.strerror}") from None
         hands = len({hand_id_of(e) for e in chosen} - {""})
         click.echo(f"exported {count} events of {hands} hands to {output}", err=True)

@@ -11,8 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kafka import KafkaConsumer, TopicPartition  # type: ignore[import-untyped]
+from kafka.errors import KafkaError  # type: ignore[import-untyped]
 
 from rummy_platform.envelope import Envelope, decode, event_payloads
+from rummy_platform.eventlog.base import EventLogError
 from rummy_platform.eventlog.kafka_log import KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS
 
@@ -39,8 +41,17 @@ def read_kafka(
     bootstrap: str, topic_prefix: str = "", table_id: str | None = None, timeout_s: float = 30.0
 ) -> list[Envelope]:
     """Every event of the table stream in Kafka (committed transactions only), or of one table
-    (``table_id``: only its partition is read). Raises SourceError if the topic does not exist."""
-    topic = table_topic(topic_prefix)
+    (``table_id``: only its partition is read). Raises SourceError if the topic does not exist
+    or Kafka cannot be reached (within ``timeout_s`` seconds)."""
+    try:
+        return _read_kafka(bootstrap, table_topic(topic_prefix), table_id, timeout_s)
+    except (KafkaError, EventLogError) as exc:
+        raise SourceError(f"cannot read the table stream from Kafka at {bootstrap}: {exc}") from exc
+
+
+def _read_kafka(
+    bootstrap: str, topic: str, table_id: str | None, timeout_s: float
+) -> list[Envelope]:
     if table_id is not None:
         with KafkaEventLog(bootstrap, client_id="rummy-replay", timeout_s=timeout_s) as log:
             try:
