@@ -309,8 +309,9 @@ def token_melds(
                             at = [a for a in range(i, j + 1) if a not in dropped]
                             out[key] = (impure, kd, tuple(faces[a] for a in at),
                                         tuple(places[a] for a in at), start, length)  # fmt: skip
+    # A single card with two stand-ins is already listed above as a sequence (a better kind).
     for held in by_rank.values():
-        for n in range(1, len(held) + 1):
+        for n in range(2, len(held) + 1):
             k = MIN_MELD_SIZE - n if n < MIN_MELD_SIZE else 0
             if k > tokens:
                 continue
