@@ -237,6 +237,23 @@ def test_export_into_a_missing_directory_is_an_error_without_a_traceback() -> No
     assert "Traceback" not in result.output
 
 
+def test_a_file_replay_without_a_selector_replays_every_hand_in_the_file(
+    exported: Path, table: SyntheticTable
+) -> None:
+    result = CliRunner().invoke(main, ["replay", "--from-file", str(exported), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert {h["hand_id"] for h in doc["hands"]} == set(table.settlements)
+
+
+def test_an_empty_file_is_no_hands_found_not_a_clean_verdict(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = CliRunner().invoke(main, ["replay", "--from-file", str(empty)])
+    assert result.exit_code == 1
+    assert "no hands found" in result.output and "OK" not in result.output
+
+
 # -- the export format ---------------------------------------------------------------------------
 
 

@@ -17,9 +17,13 @@ from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_ka
 from rummy_platform.envelope import Envelope
 
 
-def _selection(hand: str | None, table: str | None, all_hands: bool) -> Selection:
+def _selection(
+    hand: str | None, table: str | None, all_hands: bool, from_file: bool = False
+) -> Selection:
+    """The hands asked for: exactly one of --hand, --table, --all; none means every hand when
+    reading a file (``from_file``)."""
     chosen = [x for x in (hand, table) if x] + (["all"] if all_hands else [])
-    if len(chosen) != 1:
+    if len(chosen) > 1 or (not chosen and not from_file):
         raise click.UsageError("give exactly one of --hand, --table, --all")
     return Selection(hand_id=hand or "", table_id=table or "")
 
@@ -68,7 +72,8 @@ def _with_selectors(f: Callable[..., None]) -> Callable[..., None]:
 @click.option(
     "--from-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Replay an exported JSONL file (`rummy export`) instead of reading Kafka.",
+    help="Replay an exported JSONL file (`rummy export`) instead of reading Kafka; without "
+    "--hand/--table/--all, every hand in the file.",
 )
 @click.option(
     "--database-url",
@@ -91,8 +96,9 @@ def replay(
     """Rebuild hands from the table stream through the rules library and check them: the seed
     against its commitment, the deal and reshuffles recomputed from the seeds, every event
     against what the rules derive, the settlement against HandEnded and the ledger's journal.
-    Exits 1 on any mismatch, naming the first event where replay and record differ."""
-    selection = _selection(hand, table, all_hands)
+    Exits 1 on any mismatch, naming the first event where replay and record differ, and when no
+    hand is found. With --from-file and no --hand/--table/--all, every hand in the file."""
+    selection = _selection(hand, table, all_hands, from_file=from_file is not None)
     envelopes = _load(from_file, bootstrap, topic_prefix, selection)
     if database_url is None and from_file is None:
         database_url = os.environ.get("DATABASE_URL") or None
@@ -111,6 +117,9 @@ def replay(
     finally:
         if reader is not None:
             reader.close()
+    if not run.hands:
+        where = str(from_file) if from_file is not None else "the table stream"
+        raise click.ClickException(f"no hands found in {where}")
     _report(run, as_json, quiet)
     if not run.ok:
         sys.exit(1)
