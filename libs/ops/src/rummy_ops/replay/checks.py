@@ -211,17 +211,17 @@ def _first_difference(name: str, a: object, b: object) -> str:
     equal length and records of one type)."""
     if isinstance(a, Settlement) and isinstance(b, Settlement):
         return f"{name}: recorded {_settlement_text(a)}, replay {_settlement_text(b)}"
-    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
-        if not all(isinstance(x, Card) for x in (*a, *b)):
-            for k, (x, y) in enumerate(zip(a, b, strict=True)):
-                if x != y:
-                    return _first_difference(f"{name}[{k}]", x, y)
     if (
-        is_dataclass(a)
-        and type(a) is type(b)
-        and not isinstance(a, Card | type)
+        isinstance(a, tuple)
+        and isinstance(b, tuple)
+        and len(a) == len(b)
+        and not all(isinstance(x, Card) for x in (*a, *b))
     ):
-        for f in fields(a):  # type: ignore[arg-type]
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(f"{name}[{k}]", x, y)
+    if is_dataclass(a) and type(a) is type(b) and not isinstance(a, Card | type):
+        for f in fields(a):
             x, y = getattr(a, f.name), getattr(b, f.name)
             if x != y:
                 return _first_difference(f"{name}.{f.name}", x, y)
