@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 from itertools import combinations
 
 from rummy_rules.cards import SUITS, Card
@@ -254,12 +255,12 @@ def token_melds(
     its faces, ``unit[JOKER_FACE]`` once per stand-in (so a packed multiset when units are
     distinct bit fields), and kept with its best kind. The same melds as
     ``enumerate_melds(..., pad=False)`` with the stand-ins as printed jokers; ``record_shape``
-    turns a record into a ``MeldShape``.
+    turns a record into a ``MeldShape``. A suit's runs depend only on the positions it holds, so
+    they are listed once per (suit, positions, stand-ins, ace high) and kept (``_suit_runs``).
     """
     out: dict[int, MeldRecord] = {}
     joker = unit.get(JOKER_FACE, 0)
     highest = 14 if options.ace_high else 13
-    pure, impure = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE
     by_suit: list[list[int]] = [[], [], [], []]
     by_rank: dict[int, list[int]] = {}
     for f in sorted(counts):
@@ -269,46 +270,13 @@ def token_melds(
     for suit_faces in by_suit:
         if not suit_faces:
             continue
-        places = tuple(
-            [f % 13 + 1 for f in suit_faces]
-            + ([14] if suit_faces[0] % 13 == 0 and highest == 14 else [])
-        )
-        faces = (*suit_faces, suit_faces[0]) if len(places) > len(suit_faces) else tuple(suit_faces)
-        units = [unit[f] for f in faces]
-        size = len(places)
-        for i in range(size):
-            lo = places[i]
-            vec = 0
-            for j in range(i, size):
-                hi = places[j]
-                span = hi - lo + 1
-                if span > MAX_RUN_LENGTH:
-                    break
-                missing = span - (j - i + 1)
-                if missing > tokens:
-                    break
-                vec += units[j]
-                length = span if span >= MIN_MELD_SIZE else MIN_MELD_SIZE
-                start = lo if lo + length - 1 <= highest else highest - length + 1
-                k = missing + length - span
-                if k <= tokens:
-                    key = vec + k * joker
-                    kind = pure if k == 0 else impure
-                    old = out.get(key)
-                    if old is None or kind < old[0]:
-                        out[key] = (kind, k, faces[i : j + 1], places[i : j + 1], start, length)
-                if j - i < 2 or k >= tokens:
-                    continue
-                for ndrop in range(1, min(j - i - 1, tokens - k) + 1):
-                    kd = k + ndrop
-                    for dropped in combinations(range(i + 1, j), ndrop):
-                        key = vec + kd * joker
-                        for d in dropped:
-                            key -= units[d]
-                        if key not in out or out[key][0] is MeldKind.SET:
-                            at = [a for a in range(i, j + 1) if a not in dropped]
-                            out[key] = (impure, kd, tuple(faces[a] for a in at),
-                                        tuple(places[a] for a in at), start, length)  # fmt: skip
+        ranks = tuple(f % 13 + 1 for f in suit_faces)
+        units = [unit[f] for f in suit_faces]
+        for record, where in _suit_runs(suit_faces[0] // 13, ranks, tokens, highest):
+            key = record[1] * joker
+            for a in where:
+                key += units[a]
+            out[key] = record
     # A single card with two stand-ins is already listed above as a sequence (a better kind).
     for held in by_rank.values():
         for n in range(2, len(held) + 1):
@@ -322,6 +290,56 @@ def token_melds(
                 if key not in out:  # a set is the worst kind: any earlier shape stays
                     out[key] = (MeldKind.SET, k, chosen, (), 0, 0)
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_runs(
+    suit: int, ranks: tuple[int, ...], tokens: int, highest: int
+) -> tuple[tuple[MeldRecord, tuple[int, ...]], ...]:
+    """The runs of one suit holding ``ranks`` (ascending, distinct) with up to ``tokens`` stand-ins.
+
+    Each run once, with its best kind and the fewest stand-ins: ``(record, where)``, ``where`` the
+    indices into ``ranks`` of its natural cards (an ace held is index 0 whether it sits low or
+    high). ``highest`` is 14 when an ace may run high, else 13. Pure: no I/O, cached.
+    """
+    pure, impure = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE
+    places = ranks + ((14,) if ranks[0] == 1 and highest == 14 else ())
+    faces = tuple(suit * 13 + (p - 1) % 13 for p in places)
+    index = tuple(range(len(ranks))) + ((0,) if len(places) > len(ranks) else ())
+    found: dict[tuple[tuple[int, ...], int], tuple[MeldRecord, tuple[int, ...]]] = {}
+    size = len(places)
+    for i in range(size):
+        lo = places[i]
+        for j in range(i, size):
+            hi = places[j]
+            span = hi - lo + 1
+            if span > MAX_RUN_LENGTH:
+                break
+            missing = span - (j - i + 1)
+            if missing > tokens:
+                break
+            length = span if span >= MIN_MELD_SIZE else MIN_MELD_SIZE
+            start = lo if lo + length - 1 <= highest else highest - length + 1
+            k = missing + length - span
+            if k <= tokens:
+                where = tuple(sorted(index[i : j + 1]))
+                kind = pure if k == 0 else impure
+                old = found.get((where, k))
+                if old is None or kind < old[0][0]:
+                    record = (kind, k, faces[i : j + 1], places[i : j + 1], start, length)
+                    found[where, k] = (record, where)
+            if j - i < 2 or k >= tokens:
+                continue
+            for ndrop in range(1, min(j - i - 1, tokens - k) + 1):
+                kd = k + ndrop
+                for dropped in combinations(range(i + 1, j), ndrop):
+                    at = [a for a in range(i, j + 1) if a not in dropped]
+                    where = tuple(sorted(index[a] for a in at))
+                    if (where, kd) not in found:
+                        record = (impure, kd, tuple(faces[a] for a in at),
+                                  tuple(places[a] for a in at), start, length)  # fmt: skip
+                        found[where, kd] = (record, where)
+    return tuple(found.values())
 
 
 def record_shape(record: MeldRecord) -> MeldShape:
