@@ -3,12 +3,14 @@ logs per service, a crash reported with its log, a taken port refused, everythin
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,24 @@ def test_a_short_secret_is_refused_before_anything_starts(tmp_path):
     cfg = config(tmp_path, "fakehealthy", jwt_secret="short")
     with pytest.raises(StackError, match="at least 32 bytes"):
         cfg.service_env("fakehealthy", "k:1", "postgresql://x", {})
+
+
+def test_a_supervised_stack_gives_each_service_its_own_pid_and_an_unsupervised_one_none(tmp_path):
+    supervised = config(tmp_path, "fakehealthy")
+    env = supervised.service_env("fakehealthy", "k:1", "postgresql://x", {})
+    assert env["RUMMY_SUPERVISOR_PID"] == str(os.getpid())
+    unsupervised = config(tmp_path, "fakehealthy", supervised=False)
+    inherited = {"RUMMY_SUPERVISOR_PID": "1"}
+    env = unsupervised.service_env("fakehealthy", "k:1", "postgresql://x", inherited)
+    assert "RUMMY_SUPERVISOR_PID" not in env
+
+
+def test_a_supervised_stack_refuses_to_be_left_running(tmp_path):
+    with (
+        Stack(config(tmp_path, "fakehealthy")) as stack,
+        pytest.raises(StackError, match="supervised=False"),
+    ):
+        stack.detach()
 
 
 def test_stack_sh_env_output_is_read_with_its_shell_quoting():
@@ -181,3 +201,67 @@ def test_with_only_one_broker_named_the_local_brokers_are_used(monkeypatch):
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.setenv("RUMMY_JWT_SECRET", "x" * 32)
     assert not StackConfig.from_env().external_infrastructure
+
+
+REAL_SUPERVISOR = """
+import json, sys, time
+from pathlib import Path
+from rummy_ops.stack import stack_for_tests
+stack = stack_for_tests(
+    Path(sys.argv[1]), sys.argv[2], sys.argv[3], topic_prefix=sys.argv[4], clock_speed=10.0,
+    log_dir=Path(sys.argv[5]), services=("dealer", "clock"),
+)
+stack.start()
+print(json.dumps({"pids": stack.pids, "addresses": {s: stack.address(s) for s in stack.pids}}),
+      flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """True when ``pid`` no longer runs (absent, or a zombie its new parent has not reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def test_real_services_stop_on_their_own_when_their_supervisor_is_sigkilled(
+    tmp_path, kafka_bootstrap, database_url
+):
+    supervisor = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            REAL_SUPERVISOR,
+            str(repository_root()),
+            kafka_bootstrap,
+            database_url,
+            f"orphans-{uuid.uuid4().hex[:8]}-",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert supervisor.stdout is not None
+    started = json.loads(supervisor.stdout.readline() or "{}")
+    pids: dict[str, int] = started.get("pids", {})
+    try:
+        assert set(pids) == {"dealer", "clock"}, "the stack did not start"
+        assert all(check_health(a) == "SERVING" for a in started["addresses"].values())
+        supervisor.kill()
+        supervisor.wait(10)
+        deadline = time.monotonic() + 30  # a watch period, then the normal graceful shutdown
+        while not all(_gone(pid) for pid in pids.values()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert {s for s, pid in pids.items() if not _gone(pid)} == set()
+        for service, address in started["addresses"].items():
+            assert check_health(address, timeout=0.5) == "no answer"
+            log = (tmp_path / f"{service}.log").read_text()
+            assert "supervisor gone; shutting down" in log and "service stopped" in log
+    finally:
+        supervisor.kill()
+        for pid in pids.values():
+            if not _gone(pid):
+                os.killpg(pid, signal.SIGKILL)

@@ -55,11 +55,21 @@ def test_environment_variables_override_the_defaults():
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_METRICS_PORT": "70000"}, "outside 0..65535"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_LOG_LEVEL": "loud"}, "RUMMY_LOG_LEVEL"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SHUTDOWN_GRACE_SECONDS": "-1"}, "negative"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": "rummy"}, "RUMMY_SUPERVISOR_PID"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": "0"}, "not a process id"),
     ],
 )
 def test_a_missing_or_malformed_variable_is_named_in_the_error(env, message):
     with pytest.raises(ConfigError, match=message):
         Settings.from_env("table", env)
+
+
+def test_a_supervisor_pid_is_read_only_when_set():
+    assert Settings.from_env("table", {"RUMMY_JWT_SECRET": SECRET}).supervisor_pid is None
+    supervised = Settings.from_env(
+        "table", {"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": " 4321 "}
+    )
+    assert supervised.supervisor_pid == 4321
 
 
 def test_a_service_without_default_ports_must_set_them():

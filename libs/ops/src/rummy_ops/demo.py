@@ -702,7 +702,8 @@ def demo(
         mischief=mischief,
         timeout_seconds=timeout_seconds,
     )
-    stack = Stack(StackConfig.from_env(clock_speed=clock_speed))
+    # --keep-running: the services must outlive this process, so they are not tied to it.
+    stack = Stack(StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running))
     click.echo(f"starting the infrastructure and the services (logs in {stack.config.log_dir})")
     with interrupt_on_sigterm():
         try:

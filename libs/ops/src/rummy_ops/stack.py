@@ -23,6 +23,13 @@ Services: each runs as ``python -m rummy_<name>`` in its own process group with 
 service, for the ones that call each other), plus ``StackConfig.extra_env`` (e.g.
 ``RUMMY_TOPIC_PREFIX`` in tests). Their output goes to ``<log_dir>/<service>.log``. A service is
 up when its gRPC health check answers SERVING for the whole server (service name ``""``).
+
+Supervision: unless ``StackConfig.supervised`` is off, every service also gets
+``RUMMY_SUPERVISOR_PID``, the pid of the process running this stack. A service shuts down
+gracefully (as on SIGTERM) within about half a second of its parent no longer being that process,
+so services never outlive a supervisor that was SIGKILLed or crashed (no orphans holding the
+ports). A stack meant to be left running after this process exits (``rummy demo
+--keep-running``, :meth:`Stack.detach`) must be built with ``supervised=False``.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from types import FrameType, TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rummy_platform.config import DEFAULT_PORTS, MIN_JWT_SECRET_BYTES
+from rummy_platform.config import DEFAULT_PORTS, MIN_JWT_SECRET_BYTES, SUPERVISOR_PID_VARIABLE
 from rummy_platform.eventlog import EventLogError, KafkaEventLog
 from rummy_platform.topics import event_topic_specs
 
@@ -105,6 +112,8 @@ class StackConfig:
     answer SERVING. ``stop_grace_seconds``: how long a service gets to exit after SIGTERM before
     SIGKILL. ``create_topics``: create the event topics once before starting the services (set
     by :meth:`from_env` and :func:`stack_for_tests`; off for supervisor tests without brokers).
+    ``supervised``: give the services ``RUMMY_SUPERVISOR_PID`` (this process's pid) so they end
+    when this process is gone; off only for a stack to be detached and left running.
     """
 
     root: Path
@@ -120,6 +129,7 @@ class StackConfig:
     stop_grace_seconds: float = 15.0
     log_level: str = "info"
     create_topics: bool = False
+    supervised: bool = True
 
     @classmethod
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
@@ -154,7 +164,9 @@ class StackConfig:
     def service_env(
         self, service: str, kafka: str, database_url: str, base: Mapping[str, str]
     ) -> dict[str, str]:
-        """The environment ``service`` runs with: ``base`` plus the variables of the module doc."""
+        """The environment ``service`` runs with: ``base`` plus the variables of the module doc
+        (``RUMMY_SUPERVISOR_PID`` is the pid of the calling process when ``supervised``, and
+        removed otherwise)."""
         if len(self.jwt_secret.encode()) < MIN_JWT_SECRET_BYTES:
             raise StackError(f"the token secret must be at least {MIN_JWT_SECRET_BYTES} bytes")
         grpc_port, metrics_port = self.ports[service]
@@ -172,6 +184,10 @@ class StackConfig:
         for other in self.ports:
             env[f"RUMMY_{other.upper()}_ADDRESS"] = self.address(other)
         env.update(self.extra_env)
+        if self.supervised:
+            env[SUPERVISOR_PID_VARIABLE] = str(os.getpid())
+        else:
+            env.pop(SUPERVISOR_PID_VARIABLE, None)
         return env
 
 
@@ -259,7 +275,12 @@ class Stack:
 
     def detach(self) -> dict[str, int]:
         """Leave everything running: forget the processes (so :meth:`stop` does nothing) and
-        return service -> pid."""
+        return service -> pid. Raises StackError for a ``supervised`` stack (its services end
+        when this process exits)."""
+        if self.config.supervised and self._running:
+            raise StackError(
+                "a supervised stack cannot be left running: build it with supervised=False"
+            )
         pids = self.pids
         self._running.clear()
         self._started_infrastructure = False

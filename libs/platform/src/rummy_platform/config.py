@@ -15,6 +15,11 @@ Variables (all optional except ``RUMMY_JWT_SECRET``):
 ``RUMMY_SHUTDOWN_GRACE_SECONDS`` seconds in-flight calls get to finish on SIGTERM; default 10
 ``KAFKA_BOOTSTRAP_SERVERS``     Kafka brokers, ``host:port[,host:port]``; default unset
 ``DATABASE_URL``                PostgreSQL URL; default unset
+``RUMMY_SUPERVISOR_PID``        pid of the supervisor (``rummy demo``/``rummy up``) that
+                                started this process; when set, the service shuts down
+                                gracefully as soon as its parent is no longer that process
+                                (see :class:`rummy_platform.service_main.SupervisorWatch`);
+                                default unset (a service started by hand runs until SIGTERM)
 ==============================  ===========================================================
 """
 
@@ -39,6 +44,9 @@ MIN_JWT_SECRET_BYTES = 32
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
+#: ``RUMMY_SUPERVISOR_PID``: set by the stack supervisor; the service ends when it is gone.
+SUPERVISOR_PID_VARIABLE = "RUMMY_SUPERVISOR_PID"
+
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message names the variable and the fix."""
@@ -61,6 +69,7 @@ class Settings:
     shutdown_grace_seconds: float = 10.0
     kafka_bootstrap_servers: str | None = None
     database_url: str | None = None
+    supervisor_pid: int | None = None
 
     @classmethod
     def from_env(cls, service: str, environ: Mapping[str, str] | None = None) -> Settings:
@@ -87,6 +96,7 @@ class Settings:
             shutdown_grace_seconds=_non_negative_float(env, "RUMMY_SHUTDOWN_GRACE_SECONDS", 10.0),
             kafka_bootstrap_servers=env.get("KAFKA_BOOTSTRAP_SERVERS") or None,
             database_url=env.get("DATABASE_URL") or None,
+            supervisor_pid=_optional_pid(env, SUPERVISOR_PID_VARIABLE),
         )
 
 
@@ -130,6 +140,19 @@ def _port(env: Mapping[str, str], name: str, default: int | None) -> int:
     if not 0 <= port <= 65535:
         raise ConfigError(f"{name}={port} is outside 0..65535")
     return port
+
+
+def _optional_pid(env: Mapping[str, str], name: str) -> int | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        pid = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a process id") from None
+    if pid < 1:
+        raise ConfigError(f"{name}={pid} is not a process id (must be at least 1)")
+    return pid
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

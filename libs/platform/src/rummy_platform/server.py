@@ -18,7 +18,9 @@ listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/met
 own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
 runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finish for
 ``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
-``on_shutdown`` hooks newest first, and returns.
+``on_shutdown`` hooks newest first, and returns. With ``RUMMY_SUPERVISOR_PID`` set (by
+``rummy demo``/``rummy up``) the same shutdown starts when that supervisor is gone
+(:class:`rummy_platform.service_main.SupervisorWatch`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from rummy_platform.config import Settings
 from rummy_platform.errors import ErrorMappingInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
+from rummy_platform.service_main import SupervisorWatch
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
 
@@ -183,9 +186,10 @@ class ServiceHost:
             raise RuntimeError(f"shutdown hooks failed: {', '.join(failed)}")
 
     def serve_forever(self) -> None:
-        """Start, serve until SIGTERM or SIGINT, then :meth:`stop` and return (so the process
-        exits 0). A second signal during the drain cancels in-flight calls. Must run in the
-        main thread (Python delivers signals there)."""
+        """Start, serve until SIGTERM or SIGINT (or, with ``settings.supervisor_pid``, until
+        this process's parent is no longer that supervisor), then :meth:`stop` and return (so
+        the process exits 0). A second signal during the drain cancels in-flight calls. Must
+        run in the main thread (Python delivers signals there)."""
         if threading.current_thread() is not threading.main_thread():
             raise RuntimeError("serve_forever must run in the main thread to receive signals")
         stop_requested = threading.Event()
@@ -198,8 +202,11 @@ class ServiceHost:
                 _log.info("signal received", signal=signal.Signals(signum).name)
                 stop_requested.set()
 
+        watch = self._supervisor_watch(stop_requested)
         previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
         try:
+            if watch is not None:
+                watch.start()
             self.start()
             while not stop_requested.wait(0.5):
                 pass
@@ -207,8 +214,22 @@ class ServiceHost:
             try:
                 self.stop(hurry=hurry)
             finally:
+                if watch is not None:
+                    watch.stop()
                 for sig, handler in previous.items():
                     signal.signal(sig, handler)
+
+    def _supervisor_watch(self, stop_requested: threading.Event) -> SupervisorWatch | None:
+        """With ``settings.supervisor_pid``: a watch that requests the shutdown when the
+        supervisor is gone, and exits the process if it takes longer than the grace period
+        plus 30 s."""
+        if self.settings.supervisor_pid is None:
+            return None
+        return SupervisorWatch(
+            self.settings.supervisor_pid,
+            stop_requested.set,
+            exit_after_s=self.settings.shutdown_grace_seconds + 30.0,
+        )
 
 
 class _HealthServicer(health.HealthServicer):

@@ -1,5 +1,6 @@
 """Helpers for a service's bootstrap: the required-variable check, background loops next to the
-gRPC host, the topic names of this run, and the crash-test fault points.
+gRPC host, the topic names of this run, the crash-test fault points, and the watch that ends a
+service whose supervisor died.
 
 ::
 
@@ -91,3 +92,69 @@ def fault_hook(
         os.kill(os.getpid(), signal.SIGKILL)
 
     return die
+
+
+class SupervisorWatch:
+    """Ends a supervised service when its supervisor is gone (``RUMMY_SUPERVISOR_PID``).
+
+    ``rummy demo`` / ``rummy up`` start each service as a child and pass their own pid. A
+    supervisor that is SIGKILLed cannot stop its children, which the OS then hands to another
+    parent (init or a subreaper): from that moment ``os.getppid()`` differs from the pid given.
+    A daemon thread compares the two every ``period_s`` seconds (and once at once, in case the
+    supervisor died before the service started) and, the first time they differ, logs it and
+    calls ``on_gone`` (the host's normal graceful shutdown). Should the process still be alive
+    ``exit_after_s`` seconds later (a shutdown hook hanging), it exits with status 1 through
+    ``os._exit``: an orphan must not hold its ports.
+
+    A portable check (no ``prctl``), safe with threads, with a reaction time of ``period_s``.
+    """
+
+    def __init__(
+        self,
+        supervisor_pid: int,
+        on_gone: Callable[[], None],
+        *,
+        period_s: float = 0.5,
+        exit_after_s: float = 60.0,
+    ) -> None:
+        self.supervisor_pid = supervisor_pid
+        self._on_gone = on_gone
+        self._period_s = period_s
+        self._exit_after_s = exit_after_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def supervisor_alive(self) -> bool:
+        """True while this process's parent is still the supervisor."""
+        return os.getppid() == self.supervisor_pid
+
+    def start(self) -> None:
+        """Start watching (idempotent)."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._watch, name="supervisor-watch", daemon=True
+            )
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop watching (the service is shutting down for another reason)."""
+        self._stop.set()
+
+    def _watch(self) -> None:
+        while self.supervisor_alive():
+            if self._stop.wait(self._period_s):
+                return
+        if self._stop.is_set():
+            return
+        _log.warning(
+            "supervisor gone; shutting down",
+            supervisor_pid=self.supervisor_pid,
+            parent_pid=os.getppid(),
+        )
+        self._on_gone()
+        if not self._stop.wait(self._exit_after_s):
+            _log.error(
+                "shutdown after the supervisor died took too long; exiting",
+                waited_s=self._exit_after_s,
+            )
+            os._exit(1)
