@@ -34,8 +34,8 @@ dealt out without a clash, else the general ``_Search`` over every face decides.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from operator import itemgetter
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from rummy_rules.cards import Card
 from rummy_rules.melds import (
@@ -52,8 +52,9 @@ from rummy_rules.melds import (
     classify_faces,
     enumerate_melds,
     face_of,
+    rank_sets,
     record_shape,
-    token_melds,
+    suit_runs,
 )
 from rummy_rules.wild import WildRank, rank_points
 
@@ -104,32 +105,54 @@ _POINTS = [
 ]  # _POINTS[wild or 0][face]
 
 
-def _profile(
-    faces: list[int], wild: int | None, ace_high: bool
-) -> tuple[dict[int, int], int, bool]:
-    """(face counts, total points, whether some suit holds three consecutive positions)."""
+_Profile = tuple[dict[int, int], int, tuple[int, ...]]
+
+
+def _profile(faces: list[int], wild: int | None, ace_high: bool) -> _Profile | None:
+    """(face counts, total points, positions held by suit and copies), or ``None`` (tier 3).
+
+    Positions: entry ``copies * 4 + suit`` has bit p set when the suit holds position p (1..13,
+    and 14 for a high ace) more than ``copies`` times (``copies`` 0..2: up to three decks); empty
+    when a face is held more than three times. ``None`` when no suit holds three consecutive
+    positions: no pure sequence, so every card counts.
+    """
+    top = 1 << 14 if ace_high else 0
+    masks = [0, 0, 0, 0, 0]  # by suit; [4]: printed jokers (52 // 13), unused
+    for f in faces:
+        masks[f // 13] |= 2 << (f % 13)
+    for m in masks[:4]:
+        if m & 2:
+            m |= top
+        if m & (m >> 1) & (m >> 2):
+            break
+    else:
+        return None
     counts: dict[int, int] = {}
     for f in faces:
         counts[f] = counts.get(f, 0) + 1
     points = _POINTS[wild or 0]
     total = 0
-    masks = [0, 0, 0, 0]
+    held = [0] * 12
+    deep = False  # a face held more than three times (no real shoe): no quick test
     for f, n in counts.items():
         total += points[f] * n
-        if f != JOKER_FACE:
-            masks[f // 13] |= 2 << (f % 13)
-    neighbours = False
-    for m in masks:
-        if ace_high and m & 2:
-            m |= 1 << 14
-        if m & (m >> 1) & (m >> 2):
-            neighbours = True
-            break
-    return counts, total, neighbours
+        if n > 1 and f != JOKER_FACE:
+            bit, suit = 2 << (f % 13), f // 13
+            held[4 + suit] |= bit
+            if n > 2:
+                held[8 + suit] |= bit
+                deep = deep or n > 3
+    if deep:
+        return counts, total, ()
+    held[:4] = masks[:4]
+    for i in range(12):
+        if held[i] & 2:
+            held[i] |= top
+    return counts, total, tuple(held)
 
 
 def _lone_pure_run(
-    counts: dict[int, int], wild: int | None, ace_high: bool
+    counts: dict[int, int], held: tuple[int, ...], wild: int | None
 ) -> tuple[int, MeldShape] | None:
     """The best pure run, when no grouping of the hand can hold two sequences; else ``None``.
 
@@ -138,47 +161,40 @@ def _lone_pure_run(
     apart (one joker), so too few such cards rule out a second sequence. Cards are counted with
     their copies (an ace once low and once high: an over-count only makes the test weaker).
     Then the best pure sequence is the most valuable maximal run of held positions of one suit.
+    ``held``: positions held, as ``_profile`` gives them (empty: no quick test, ``None``).
     """
     jokers = counts.get(JOKER_FACE, 0)
     if wild is not None:
-        jokers += sum(counts.get(s * 13 + wild - 1, 0) for s in range(4))
-    if jokers > 1:
+        jokers += (
+            counts.get(wild - 1, 0)
+            + counts.get(12 + wild, 0)
+            + counts.get(25 + wild, 0)
+            + counts.get(38 + wild, 0)
+        )
+    if jokers > 1 or not held:
         return None
-    depth = min(max(counts.values()), 4)
-    layers = [[0, 0, 0, 0] for _ in range(depth)]  # [copies - 1][suit]: positions held that often
-    for f, n in counts.items():
-        if f != JOKER_FACE:
-            bit, suit = 2 << (f % 13), f // 13
-            for k in range(min(n, 4)):
-                layers[k][suit] |= bit
     runs = in_run = paired = 0
     for s in range(4):
-        m = layers[0][s]
-        if ace_high and m & 2:
-            m |= 1 << 14
+        m = held[s]
         win = m & (m >> 1) & (m >> 2)
         covered = win | win << 1 | win << 2
-        near = m & ((m >> 1) | (m >> 2))
-        near |= m & ((m << 1) | (m << 2))
-        a = b = 0
-        for layer in layers:
-            held = layer[s]
-            if ace_high and held & 2:
-                held |= 1 << 14
-            a += (covered & held).bit_count()
-            b += (near & held).bit_count()
+        near = m & ((m >> 1) | (m >> 2) | (m << 1) | (m << 2))
+        a = (covered & m).bit_count()
+        b = (near & m).bit_count()
+        if held[4 + s]:
+            a += (covered & held[4 + s]).bit_count() + (covered & held[8 + s]).bit_count()
+            b += (near & held[4 + s]).bit_count() + (near & held[8 + s]).bit_count()
         runs += a // 3
         in_run += a
         paired += b
-    possible = runs >= 2 or (jokers == 1 and in_run >= 3 and paired >= 5)
-    if possible:
+    if runs >= 2 or (jokers == 1 and in_run >= 3 and paired >= 5):
         return None
     points = _POINTS[wild or 0]
     best: tuple[int, MeldShape] | None = None
     for s in range(4):
-        m = layers[0][s]  # bit p: position p held (1..13, and 14 for a high ace)
-        if ace_high and m & 2:
-            m |= 1 << 14
+        m = held[s]  # bit p: position p held (1..13, and 14 for a high ace)
+        if not m & (m >> 1) & (m >> 2):
+            continue
         while m:  # each maximal run of held positions p .. q - 1
             p = (m & -m).bit_length() - 1
             x = m >> p
@@ -295,6 +311,108 @@ class _Search:
         return _deal_out(hand, faces, melds)
 
 
+# The token search's state: a fixed layout of _W-bit fields, each a count (0..3) under a guard bit
+# (so "contains" is one subtraction). Fields 0..3: each suit's wild-rank cards not yet decided (a
+# stand-in, or a card in its natural place); field _NATURAL + face: that face in its natural
+# role; the last, wider field: the stand-in tokens (printed jokers and wild cards turned tokens).
+# A meld's state value depends on its faces only, so each suit's melds are listed once and kept.
+_W = 3
+_FIELD_MASK = (1 << _W) - 1
+_NATURAL = 4
+_FIELDS = _NATURAL + JOKER_FACE  # the token field's index
+_TSHIFT = _W * _FIELDS
+_TOKEN = 1 << _TSHIFT
+_NATURAL_MASK = _TOKEN - 1
+_GUARD = sum(1 << (_W * i + _W - 1) for i in range(_FIELDS)) | 1 << (_TSHIFT + 5)  # tokens: 0..31
+_KEEP = [
+    [1 << (_W * (_NATURAL + s * 13 + w - 1)) for s in range(4)] if w else [] for w in range(14)
+]
+_LOOSE_COST = [[0] * _NATURAL + [p * _SCALE + 1 for p in points] for points in _POINTS]
+# per flags: 0 when any number of spare tokens can finish (tier 1 done); 1 when 3..13 spare tokens
+# must make a jokers-only sequence; 2 when nothing can finish (by jokers_only_group_is_sequence)
+_FINISH = [
+    [
+        0
+        if f & _DONE == _DONE
+        else 1
+        if jo and _FLAG_TABLE[f, MeldKind.IMPURE_SEQUENCE] & _DONE == _DONE
+        else 2
+        for f in range(8)
+    ]
+    for jo in (False, True)
+]
+
+_Meld = tuple[int, tuple[int, ...], MeldRecord, int]
+# (state value, next flags by flags, record, face offset): a run's record is listed for the first
+# suit and its faces are the record's plus the offset (13 x the suit's index); a set's offset is 0.
+_NO_MELDS: list[_Meld] = []
+
+
+def _meld_order(meld: _Meld) -> int:
+    """Search order of a meld: big melds first (a zero-cost grouping shows up sooner), then kind."""
+    record = meld[2]
+    return (-len(record[2]) - record[1]) * 4 + record[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _SuitRuns:
+    """The runs of a suit holding some ranks, listed once for the first suit (faces 0..12).
+
+    ``runs``: (first rank index 0..12, state value of the naturals, state value of the stand-ins,
+    next flags, record) in search order. ``used``: union of the naturals' state values.
+    ``last_pure`` / ``last_seq``: the last first rank index of a pure / any sequence (-1: none).
+    ``pure``: (points with no wild rank, bit mask of the ranks, record) of each pure sequence.
+    """
+
+    runs: tuple[tuple[int, int, int, tuple[int, ...], MeldRecord], ...]
+    used: int
+    last_pure: int
+    last_seq: int
+    pure: tuple[tuple[int, int, MeldRecord], ...]
+
+
+@lru_cache(maxsize=1 << 15)
+def _suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
+    """``melds.suit_runs`` for the first suit, in search form (kept: few distinct keys recur)."""
+    runs = []
+    used = 0
+    last_pure = last_seq = -1
+    pure = []
+    for record in suit_runs(0, ranks, tokens, highest):
+        kind, naturals = record[0], record[2]
+        vec = 0
+        for f in naturals:
+            vec += 1 << (_W * (_NATURAL + f))
+        first = min(naturals)
+        runs.append((first, vec, record[1] << _TSHIFT, _NEXT_FLAGS_BY_KIND[kind], record))
+        used |= vec
+        last_seq = max(last_seq, first)
+        if kind is MeldKind.PURE_SEQUENCE:
+            last_pure = max(last_pure, first)
+            mask = sum(1 << (f + 1) for f in naturals)
+            pure.append((sum(_POINTS[0][f] for f in naturals), mask, record))
+    runs.sort(key=lambda run: (-len(run[4][2]) - run[4][1]) * 4 + run[4][0])
+    return _SuitRuns(tuple(runs), used, last_pure, last_seq, tuple(pure))
+
+
+@lru_cache(maxsize=1 << 12)
+def _rank_sets(held: tuple[int, ...], tokens: bool) -> tuple[_Meld, ...]:
+    """The sets of one rank (``melds.rank_sets``) in search form."""
+    out = []
+    for record in rank_sets(held, int(tokens)):
+        vec = record[1] << _TSHIFT
+        for f in record[2]:
+            vec += 1 << (_W * (_NATURAL + f))
+        out.append((vec, _NEXT_FLAGS_BY_KIND[record[0]], record, 0))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 12)
+def _layout(record: MeldRecord) -> tuple[int, ...]:
+    """A record's faces in display order, ``JOKER_FACE`` for each stand-in."""
+    return record_shape(record).layout
+
+
 class _TokenSearch:
     """The faster search: jokers as interchangeable tokens.
 
@@ -314,78 +432,84 @@ class _TokenSearch:
         self.options = options
         self.jokers_only = options.jokers_only_group_is_sequence
         printed = counts.get(JOKER_FACE, 0)
-        # Fields: one "undecided" field per wild face (first, so every wild card is decided before
-        # any meld is chosen), then every face in its natural role, then the tokens.
         natural = sorted(counts)
         if natural and natural[-1] == JOKER_FACE:
             natural.pop()
         wild_faces = [f for f in natural if f % 13 + 1 == wild] if wild is not None else []
-        faces = wild_faces + natural + [JOKER_FACE]
         tokens = printed + sum(counts[f] for f in wild_faces)
-        self.faces = faces
-        self.nwild = len(wild_faces)
-        self.width = width = max(max(counts.values()), tokens).bit_length() + 1
-        self.field = field = {f: self.nwild + i for i, f in enumerate(natural)}
-        self.field[JOKER_FACE] = len(faces) - 1
-        self.keep = [1 << (width * field[f]) for f in wild_faces]
-        self.undecided = {f: i for i, f in enumerate(wild_faces)}
-        self.tshift = width * (len(faces) - 1)
-        self.token = 1 << self.tshift
-        self.natural_mask = self.token - 1
-        # the top bit of every field: 1 + 2**width + 2**(2 width) + ... shifted up
-        self.guard = ((1 << (width * len(faces))) - 1) // ((1 << width) - 1) << (width - 1)
-        points = _POINTS[wild or 0]
-        self.loose_cost = [points[f] * _SCALE + 1 for f in faces]
-        self.state = (
-            sum(counts[f] << (width * i) for i, f in enumerate(wild_faces))
-            + sum(counts[f] << (width * field[f]) for f in natural if f not in wild_faces)
-            + (printed << self.tshift)
-        )
-        unit = {f: 1 << (width * field[f]) for f in natural}
-        unit[JOKER_FACE] = self.token
-        low = {u: field[f] for f, u in unit.items()}
-        by_low: list[list[tuple[int, tuple[int, ...], MeldRecord]]] = [[] for _ in faces]
-        self.best_pure: tuple[int, MeldShape] | None = None
-        pure: tuple[int, MeldRecord] | None = None
+        self.keep = _KEEP[wild or 0]
+        self.undecided = {f: f // 13 for f in wild_faces}
+        self.loose_cost = _LOOSE_COST[wild or 0]
+        state = printed << _TSHIFT
+        suits: list[list[int]] = [[], [], [], []]  # ranks held, by suit
+        by_rank: list[list[int]] = [[] for _ in range(13)]  # faces held, by rank
+        for f in natural:
+            state += counts[f] << (_W * (_NATURAL + f))
+            suits[f // 13].append(f % 13 + 1)
+            by_rank[f % 13].append(f)
+        for f, suit in self.undecided.items():  # wild cards start undecided
+            state += (counts[f] << (_W * suit)) - (counts[f] << (_W * (_NATURAL + f)))
+        self.state = state
+        highest = 14 if options.ace_high else 13
+        by_low: list[list[_Meld]] = [_NO_MELDS] * _FIELDS  # shared empty list, never appended to
+        used = 0
         # The last search position where a meld of each sort starts: past it, a state that still
         # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
-        # faces in field order, so a meld whose first field is behind it can no longer be used).
+        # fields in order, so a meld whose first field is behind it can no longer be used).
         last_pure = last_seq = -1
-        ranked = []
-        used = 0
-        pure_kind, set_kind, next_flags = MeldKind.PURE_SEQUENCE, MeldKind.SET, _NEXT_FLAGS_BY_KIND
-        for vec, record in token_melds(counts, tokens, unit, options).items():
-            kind = record[0]
-            used |= vec
-            at = low[vec & -vec]
-            order = (-len(record[2]) - record[1]) * 4 + kind
-            ranked.append((order, at, (vec, next_flags[kind], record)))
-            if kind is not set_kind:
-                if at > last_seq:
-                    last_seq = at
-                if kind is pure_kind:
-                    if at > last_pure:
-                        last_pure = at
-                    value = 0
-                    for f in record[2]:
-                        value += points[f]
+        pure: tuple[int, MeldRecord, int] | None = None  # points, record, face offset
+        wild_points = _POINTS[0][wild - 1] if wild else 0
+        for suit, ranks in enumerate(suits):
+            if not ranks or len(ranks) + tokens < MIN_MELD_SIZE:
+                continue
+            listed = _suit_runs(tuple(ranks), tokens, highest)
+            if not listed.runs:
+                continue
+            off = 13 * suit
+            shift = _W * off
+            base = _NATURAL + off
+            for first, vec, stand_ins, nexts, record in listed.runs:
+                at = base + first
+                meld = ((vec << shift) + stand_ins, nexts, record, off)
+                if by_low[at] is _NO_MELDS:
+                    by_low[at] = [meld]
+                else:
+                    by_low[at].append(meld)
+            used |= listed.used << shift
+            if base + listed.last_seq > last_seq:
+                last_seq = base + listed.last_seq
+            if listed.pure:
+                if base + listed.last_pure > last_pure:
+                    last_pure = base + listed.last_pure
+                for value, mask, record in listed.pure:
+                    if wild and mask >> wild & 1:
+                        value -= wild_points
                     if pure is None or value > pure[0]:
-                        pure = (value, record)
-        if pure is not None:
-            self.best_pure = (pure[0], record_shape(pure[1]))
-        # Big melds first (a zero-cost grouping shows up sooner), then the better kind; one stable
-        # sort for every list.
-        ranked.sort(key=itemgetter(0))
-        for _order, at, meld in ranked:
-            by_low[at].append(meld)
+                        pure = (value, record, off)
+        for held in by_rank:
+            if len(held) > 1 and len(held) + tokens >= MIN_MELD_SIZE:
+                for meld in _rank_sets(tuple(held), tokens > 0):
+                    at = _NATURAL + meld[2][2][0]
+                    used |= meld[0]
+                    if by_low[at] is _NO_MELDS:
+                        by_low[at] = [meld]
+                    else:  # after the runs of its size (a set is the worst kind)
+                        by_low[at].append(meld)
+                        by_low[at].sort(key=_meld_order)
+        self._pure_run = pure
         if self.jokers_only and tokens >= MIN_MELD_SIZE:
-            last_seq = len(faces)  # spare tokens may make a jokers-only sequence at the end
+            last_seq = _FIELDS  # spare tokens may make a jokers-only sequence at the end
+        # by flags (has pure, one sequence, two or more)
+        neither, no_pure, no_second = min(last_pure, last_seq), last_pure, last_seq
         self.last_start = [
-            min(
-                last_pure if not f & _PURE else len(faces),
-                last_seq if not f & _TWO_SEQ else len(faces),
-            )
-            for f in range(8)
+            neither,
+            no_second,
+            neither,
+            no_second,
+            no_pure,
+            _FIELDS,
+            no_pure,
+            _FIELDS,
         ]
         self.by_low = by_low
         self.dead_cost = 0
@@ -393,8 +517,19 @@ class _TokenSearch:
         if prune:
             self._set_aside_dead_cards(counts, natural, used)
         self.memo: dict[int, int] = {}
-        self.choice: dict[int, tuple[int, tuple[int, ...], MeldRecord] | int | None] = {}
+        self.choice: dict[int, _Meld | int | None] = {}
         self._best = self._make_best()
+
+    @property
+    def best_pure(self) -> tuple[int, MeldShape] | None:
+        """The most valuable pure sequence (its points, its shape), if the hand holds one."""
+        if self._pure_run is None:
+            return None
+        value, record, off = self._pure_run
+        shape = record_shape(record)
+        if off:
+            shape = replace(shape, naturals=tuple(f + off for f in shape.naturals))
+        return value, shape
 
     def _set_aside_dead_cards(self, counts: dict[int, int], natural: list[int], used: int) -> None:
         """Take out of the state the cards that no meld can hold.
@@ -404,37 +539,25 @@ class _TokenSearch:
         than a loose card worth 0: spare tokens cost nothing once the grouping is done).
         ``used``: the union (bitwise or) of every meld's state value.
         """
-        width = self.width
-        full = (1 << width) - 1
         for f in natural:
-            i = self.field[f]
-            if used >> (width * i) & full:
+            shift = _W * (_NATURAL + f)
+            if used >> shift & _FIELD_MASK:
                 continue
             n = counts[f]
             if f in self.undecided:
-                self.state += (n << self.tshift) - (n << (width * self.undecided[f]))
+                self.state += (n << _TSHIFT) - (n << (_W * self.undecided[f]))
                 self.pre_tokens += [f] * n
             else:
-                self.state -= n << (width * i)
-                self.dead_cost += n * self.loose_cost[i]
-
-    def _spare_ok(self, spare: int, flags: int) -> bool:
-        """Can ``spare`` tokens left at the end join the grouping and finish tier 1?"""
-        if flags & _DONE == _DONE:
-            return True
-        return (
-            self.jokers_only
-            and 3 <= spare <= 13
-            and _FLAG_TABLE[flags, MeldKind.IMPURE_SEQUENCE] & _DONE == _DONE
-        )
+                self.state -= n << shift
+                self.dead_cost += n * self.loose_cost[_NATURAL + f]
 
     def one_of(self, face: int) -> int:
         """The state value of one card of this face as dealt (wild cards not yet decided)."""
         if face == JOKER_FACE:
-            return self.token
+            return _TOKEN
         if face in self.undecided:
-            return 1 << (self.width * self.undecided[face])
-        return 1 << (self.width * self.field[face])
+            return 1 << (_W * self.undecided[face])
+        return 1 << (_W * (_NATURAL + face))
 
     def best(self, state: int, flags: int, budget: int = _INF) -> int:
         """Least cost (points * _SCALE + loose cards) of a tier-1 grouping of state, or _INF.
@@ -446,17 +569,11 @@ class _TokenSearch:
 
     def _make_best(self) -> Callable[[int, int, int], int]:
         """The recursive search as a closure over its tables (local lookups are quicker)."""
-        natural_mask, tshift, width = self.natural_mask, self.tshift, self.width
+        natural_mask, tshift, width, token, guard = _NATURAL_MASK, _TSHIFT, _W, _TOKEN, _GUARD
         memo, choices = self.memo, self.choice
-        nwild, token, keep = self.nwild, self.token, self.keep
-        guard, by_low, loose_cost = self.guard, self.by_low, self.loose_cost
+        keep, by_low, loose_cost = self.keep, self.by_low, self.loose_cost
         last_start = self.last_start
-        # per flags: 0 when any number of spare tokens can finish (tier 1 done); 1 when 3..13
-        # spare tokens must make a jokers-only sequence; 2 when nothing can finish
-        finish = [
-            0 if f & _DONE == _DONE else 1 if self._spare_ok(MIN_MELD_SIZE, f) else 2
-            for f in range(8)
-        ]
+        finish = _FINISH[self.jokers_only]
 
         def best(state: int, flags: int, budget: int) -> int:
             if not state & natural_mask:
@@ -479,8 +596,8 @@ class _TokenSearch:
                 return _INF
             one = 1 << (width * i)
             bound = budget
-            choice: tuple[int, tuple[int, ...], MeldRecord] | int | None = None
-            if i < nwild:  # a wild card: a token, or a card in its natural place
+            choice: _Meld | int | None = None
+            if i < _NATURAL:  # a wild card: a token, or a card in its natural place
                 cost = best(state - one + token, flags, bound)
                 if cost < bound:
                     bound, choice = cost, _AS_TOKEN
@@ -522,52 +639,62 @@ class _TokenSearch:
         caller falls back to the general search).
         """
         state, flags = self.state, 0
-        shapes: list[MeldShape] = []
+        chosen: list[_Meld] = []
         to_tokens: list[int] = list(self.pre_tokens)
-        width = self.width
         choices = self.choice
-        while state & self.natural_mask:
-            i = ((state & -state).bit_length() - 1) // width
-            one = 1 << (width * i)
+        while state & _NATURAL_MASK:
+            i = ((state & -state).bit_length() - 1) // _W
+            one = 1 << (_W * i)
             choice = choices[state << 3 | flags]  # every state on the best path was solved exactly
             if choice == _IN_PLACE:
                 state += self.keep[i] - one
             elif choice == _AS_TOKEN:
-                to_tokens.append(self.faces[i])
-                state += self.token - one
+                to_tokens.append(i * 13 + self.wild - 1)  # type: ignore[operator]
+                state += _TOKEN - one
             elif choice == _LOOSE:
                 state -= one
             else:
-                vec, nexts, record = choice  # type: ignore[misc]
-                shapes.append(record_shape(record))
-                state -= vec
-                flags = nexts[flags]
+                meld: _Meld = choice  # type: ignore[assignment]
+                chosen.append(meld)
+                state -= meld[0]
+                flags = meld[1][flags]
         pool = _pool(hand, faces)
         tokens = pool.pop(JOKER_FACE, [])
         for f in to_tokens:
             tokens.append(pool[f].pop())
         strict = self.options.strict_duplicate_faces
-        groups = _hand_out_tokens(shapes, tokens, strict)
+        records: list[MeldRecord] = []
+        layouts: list[tuple[int, ...]] = []
+        for _vec, _nexts, record, off in chosen:
+            layout = _layout(record)
+            if off:  # a run listed for the first suit: move it to its own
+                kind, k, naturals, positions, start, length = record
+                record = (kind, k, tuple(f + off for f in naturals), positions, start, length)
+                layout = tuple(f if f == JOKER_FACE else f + off for f in layout)
+            records.append(record)
+            layouts.append(layout)
+        groups = _hand_out_tokens(records, tokens, strict) if tokens else [[] for _ in chosen]
         if groups is None:
             return None
-        layouts = [s.layout for s in shapes]
-        kinds = [s.kind for s in shapes]
+        kinds = [r[0] for r in records]
         melds: list[list[Card]] = []
-        for layout, chosen in zip(layouts, groups, strict=True):
-            it = iter(chosen)
-            melds.append([pool[f].pop() if f != JOKER_FACE else next(it) for f in layout])
+        for layout, given in zip(layouts, groups, strict=True):
+            if given:
+                it = iter(given)
+                melds.append([pool[f].pop() if f != JOKER_FACE else next(it) for f in layout])
+            else:
+                melds.append([pool[f].pop() for f in layout])
         used = {id(c) for g in groups for c in g}
         spare = [c for c in tokens if id(c) not in used]
-        loose: list[Card] = []
         if spare:
             if flags & _DONE != _DONE:  # the spare tokens are one jokers-only group
                 if strict and _clash(spare):
                     return None
                 melds.append(spare)
                 kinds.append(MeldKind.IMPURE_SEQUENCE)
-                layouts.append(())
             else:
                 highest = 14 if self.options.ace_high else 13
+                shapes = [record_shape(r) for r in records]
                 loose = _absorb(melds, kinds, shapes, spare, strict, highest)
                 if loose and cost == 0:
                     return None
@@ -575,7 +702,7 @@ class _TokenSearch:
         wild = self.wild
         for cards, kind in zip(melds, kinds, strict=True):
             if (
-                self.nwild
+                self.undecided
                 and kind is not MeldKind.PURE_SEQUENCE
                 and any(c.rank == wild for c in cards)
                 and (kind is MeldKind.SET or _one_suit(cards))
@@ -604,17 +731,17 @@ def _clash(cards: list[Card]) -> bool:
 
 
 def _hand_out_tokens(
-    shapes: list[MeldShape], tokens: list[Card], strict: bool
+    records: list[MeldRecord], tokens: list[Card], strict: bool
 ) -> list[list[Card]] | None:
     """Physical token cards for each meld's stand-ins, or ``None`` if no clash-free way exists.
 
     Under the lenient rule any order works. Under the strict rule a stand-in's face must differ
     from every other face of its group: a small backtracking over distinct token faces.
     """
-    need = [s.naturals.count(JOKER_FACE) + s.standins.count(JOKER_FACE) for s in shapes]
+    need = [r[1] for r in records]
     if strict:
         named = [face_of(c) for c in tokens if c.rank is not None]
-        natural = {f for s in shapes for f in s.naturals}
+        natural = {f for r in records for f in r[2]}
         strict = len(set(named)) != len(named) or not natural.isdisjoint(named)
     if not strict:  # no stand-in can meet its own face: any order works
         out, at = [], 0
@@ -625,14 +752,14 @@ def _hand_out_tokens(
     by_face: dict[int, list[Card]] = {}
     for c in tokens:
         by_face.setdefault(face_of(c), []).append(c)
-    slots = [(g, shapes[g].naturals) for g, k in enumerate(need) for _ in range(k)]
-    chosen: list[list[Card]] = [[] for _ in shapes]
-    taken: list[set[int]] = [set(s.naturals) for s in shapes]
+    slots = [g for g, k in enumerate(need) for _ in range(k)]
+    chosen: list[list[Card]] = [[] for _ in records]
+    taken: list[set[int]] = [set(r[2]) for r in records]
 
     def place(n: int) -> bool:
         if n == len(slots):
             return True
-        g = slots[n][0]
+        g = slots[n]
         for f, cards in by_face.items():
             if not cards or (f != JOKER_FACE and f in taken[g]):
                 continue
@@ -730,6 +857,11 @@ def _wild_int(wild_rank: WildRank) -> int | None:
 _TOKEN_SEARCH_MAX_CARDS = 16
 
 
+def _token_search_fits(counts: dict[int, int], size: int) -> bool:
+    """Whether a hand fits the token search's layout (16 cards at most, 3 copies of a face)."""
+    return size <= _TOKEN_SEARCH_MAX_CARDS and max(counts.values()) <= _FIELD_MASK >> 1
+
+
 def _token_search_exact(counts: dict[int, int], wild: int | None, options: MeldOptions) -> bool:
     """Whether the token search's least cost is the hand's own (no clash between stand-ins).
 
@@ -752,15 +884,16 @@ def best_arrangement(
     hand = list(cards)
     wild = _wild_int(wild_rank)
     faces = [face_of(c) for c in hand]
-    counts, total, neighbours = _profile(faces, wild, options.ace_high)
-    if not neighbours:
-        return Arrangement((), tuple(hand), total, False)
-    lone = _lone_pure_run(counts, wild, options.ace_high)
+    profile = _profile(faces, wild, options.ace_high)
+    if profile is None:  # no pure sequence: every card counts
+        return Arrangement((), tuple(hand), sum(_POINTS[wild or 0][f] for f in faces), False)
+    counts, total, held = profile
+    lone = _lone_pure_run(counts, held, wild)
     if lone is not None:
         melds, deadwood = _deal_out(hand, faces, [lone[1]])
         return Arrangement(melds, deadwood, total - lone[0], False)
     search: _Search | _TokenSearch
-    if len(hand) <= _TOKEN_SEARCH_MAX_CARDS:
+    if _token_search_fits(counts, len(hand)):
         search = _TokenSearch(counts, wild, options)
     else:
         search = _Search(counts, wild, options)
@@ -798,11 +931,12 @@ def valid_discards(
     hand = list(cards)
     wild = _wild_int(wild_rank)
     faces = [face_of(c) for c in hand]
-    counts, _total, neighbours = _profile(faces, wild, options.ace_high)
-    if len(hand) < 2 or not neighbours:
+    profile = _profile(faces, wild, options.ace_high)
+    if len(hand) < 2 or profile is None:
         return ()
+    counts = profile[0]
     search: _Search | _TokenSearch
-    if len(hand) <= _TOKEN_SEARCH_MAX_CARDS:
+    if _token_search_fits(counts, len(hand)):
         search = _TokenSearch(counts, wild, options, prune=False)
     else:
         search = _Search(counts, wild, options)

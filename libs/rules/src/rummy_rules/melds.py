@@ -26,7 +26,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import lru_cache
 from itertools import combinations
 
 from rummy_rules.cards import SUITS, Card
@@ -242,71 +241,41 @@ def enumerate_melds(
 
 
 MeldRecord = tuple[MeldKind, int, tuple[int, ...], tuple[int, ...], int, int]
-"""A meld found by ``token_melds``: (kind, stand-ins, natural faces, positions, start, length)."""
+"""A meld found by ``suit_runs`` or ``rank_sets``: (kind, number of stand-ins, natural faces,
+positions, start, length); positions, start and length as in ``MeldShape`` (a set has none)."""
 
 
-def token_melds(
-    counts: Mapping[int, int], tokens: int, unit: Mapping[int, int], options: MeldOptions
-) -> dict[int, MeldRecord]:
-    """Every meld of natural faces (face -> count held) plus the fewest anonymous stand-ins.
+def rank_sets(held: tuple[int, ...], tokens: int) -> tuple[MeldRecord, ...]:
+    """The sets of one rank held as ``held`` (distinct faces, ascending) with the fewest stand-ins.
 
-    ``tokens`` is how many stand-ins exist; a meld uses at most that many, and only as many as it
-    needs (a run's gaps, and up to 3 cards). Each meld is keyed by the sum of ``unit[face]`` over
-    its faces, ``unit[JOKER_FACE]`` once per stand-in (so a packed multiset when units are
-    distinct bit fields), and kept with its best kind. The same melds as
-    ``enumerate_melds(..., pad=False)`` with the stand-ins as printed jokers; ``record_shape``
-    turns a record into a ``MeldShape``. A suit's runs depend only on the positions it holds, so
-    they are listed once per (suit, positions, stand-ins, ace high) and kept (``_suit_runs``).
+    Two or more natural cards, plus one stand-in for a pair when ``tokens`` allows (a single card
+    with two stand-ins is a sequence, a better kind, and is listed by ``suit_runs``).
     """
-    out: dict[int, MeldRecord] = {}
-    joker = unit.get(JOKER_FACE, 0)
-    highest = 14 if options.ace_high else 13
-    by_suit: list[list[int]] = [[], [], [], []]
-    by_rank: dict[int, list[int]] = {}
-    for f in sorted(counts):
-        if f != JOKER_FACE and counts[f] > 0:
-            by_suit[f // 13].append(f)
-            by_rank.setdefault(f % 13, []).append(f)
-    for suit_faces in by_suit:
-        if not suit_faces:
+    out = []
+    for n in range(2, len(held) + 1):
+        k = MIN_MELD_SIZE - n if n < MIN_MELD_SIZE else 0
+        if k > tokens:
             continue
-        ranks = tuple(f % 13 + 1 for f in suit_faces)
-        units = [unit[f] for f in suit_faces]
-        for record, where in _suit_runs(suit_faces[0] // 13, ranks, tokens, highest):
-            key = record[1] * joker
-            for a in where:
-                key += units[a]
-            out[key] = record
-    # A single card with two stand-ins is already listed above as a sequence (a better kind).
-    for held in by_rank.values():
-        for n in range(2, len(held) + 1):
-            k = MIN_MELD_SIZE - n if n < MIN_MELD_SIZE else 0
-            if k > tokens:
-                continue
-            for chosen in combinations(held, n):
-                key = k * joker
-                for f in chosen:
-                    key += unit[f]
-                if key not in out:  # a set is the worst kind: any earlier shape stays
-                    out[key] = (MeldKind.SET, k, chosen, (), 0, 0)
-    return out
+        for chosen in combinations(held, n):
+            out.append((MeldKind.SET, k, chosen, (), 0, 0))
+    return tuple(out)
 
 
-@lru_cache(maxsize=1 << 16)
-def _suit_runs(
+def suit_runs(
     suit: int, ranks: tuple[int, ...], tokens: int, highest: int
-) -> tuple[tuple[MeldRecord, tuple[int, ...]], ...]:
+) -> tuple[MeldRecord, ...]:
     """The runs of one suit holding ``ranks`` (ascending, distinct) with up to ``tokens`` stand-ins.
 
-    Each run once, with its best kind and the fewest stand-ins: ``(record, where)``, ``where`` the
-    indices into ``ranks`` of its natural cards (an ace held is index 0 whether it sits low or
-    high). ``highest`` is 14 when an ace may run high, else 13. Pure: no I/O, cached.
+    Each run once (the same cards: an ace held sits low or high, not both), with its best kind and
+    the fewest stand-ins; ``suit`` is the suit's index in ``cards.SUITS``. ``highest`` is 14 when
+    an ace may run high, else 13. With ``rank_sets``: the same melds as
+    ``enumerate_melds(..., pad=False)``, the stand-ins as printed jokers.
     """
     pure, impure = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE
     places = ranks + ((14,) if ranks[0] == 1 and highest == 14 else ())
     faces = tuple(suit * 13 + (p - 1) % 13 for p in places)
     index = tuple(range(len(ranks))) + ((0,) if len(places) > len(ranks) else ())
-    found: dict[tuple[tuple[int, ...], int], tuple[MeldRecord, tuple[int, ...]]] = {}
+    found: dict[tuple[tuple[int, ...], int], MeldRecord] = {}  # by (cards as indices, stand-ins)
     size = len(places)
     for i in range(size):
         lo = places[i]
@@ -325,9 +294,8 @@ def _suit_runs(
                 where = tuple(sorted(index[i : j + 1]))
                 kind = pure if k == 0 else impure
                 old = found.get((where, k))
-                if old is None or kind < old[0][0]:
-                    record = (kind, k, faces[i : j + 1], places[i : j + 1], start, length)
-                    found[where, k] = (record, where)
+                if old is None or kind < old[0]:
+                    found[where, k] = (kind, k, faces[i : j + 1], places[i : j + 1], start, length)
             if j - i < 2 or k >= tokens:
                 continue
             for ndrop in range(1, min(j - i - 1, tokens - k) + 1):
@@ -336,14 +304,14 @@ def _suit_runs(
                     at = [a for a in range(i, j + 1) if a not in dropped]
                     where = tuple(sorted(index[a] for a in at))
                     if (where, kd) not in found:
-                        record = (impure, kd, tuple(faces[a] for a in at),
-                                  tuple(places[a] for a in at), start, length)  # fmt: skip
-                        found[where, kd] = (record, where)
+                        naturals = tuple(faces[a] for a in at)
+                        positions = tuple(places[a] for a in at)
+                        found[where, kd] = (impure, kd, naturals, positions, start, length)
     return tuple(found.values())
 
 
 def record_shape(record: MeldRecord) -> MeldShape:
-    """The ``MeldShape`` of a ``token_melds`` record (stand-ins as printed jokers)."""
+    """The ``MeldShape`` of a ``suit_runs`` / ``rank_sets`` record (stand-ins as printed jokers)."""
     kind, k, naturals, positions, start, length = record
     return MeldShape(kind, naturals, (JOKER_FACE,) * k, positions, start, length)
 
@@ -448,5 +416,6 @@ __all__ = [
     "face_of",
     "face_rank",
     "record_shape",
-    "token_melds",
+    "rank_sets",
+    "suit_runs",
 ]
