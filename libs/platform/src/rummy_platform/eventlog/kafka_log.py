@@ -8,6 +8,9 @@
   never returned.
 - Consumers never auto-commit; the caller resumes from offsets it stored (``on_assigned``) or
   commits explicitly.
+- Group consumers poll through a :class:`PollGuard`: a broker that is down or stops answering
+  makes ``poll`` back off (0.2 s doubling to 5 s, one log line when it starts failing and one
+  when it recovers) instead of raising or spinning.
 
 Clients are created on first use, so building a :class:`KafkaEventLog` does no I/O. The producer is
 thread-safe; the stream reader is guarded by a lock; a :class:`GroupConsumer` belongs to one thread.
@@ -32,6 +35,7 @@ from kafka import (
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
 
+from rummy_platform.backoff import Backoff
 from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec, partition_for
@@ -382,6 +386,83 @@ class EmptyAssignmentWatch:
         return True
 
 
+#: An empty poll during which the polling thread was busy for at least this share of the poll's
+#: duration was a spin, not a wait. kafka-python 3.0 busy-loops inside ``poll`` while a request to
+#: a broker that stopped answering is in flight, and while a member hangs in a rebalance (measured
+#: here with the broker SIGSTOPped: ~100% of a core, the polling thread itself busy ~40% of each
+#: poll; an idle poll keeps it busy under 1%).
+SPIN_CPU_SHARE = 0.15
+#: Polls shorter than this (seconds) are too short to judge.
+SPIN_MIN_POLL_S = 0.05
+#: After a failure, empty polls count as recovery only once this many seconds passed without one.
+SETTLE_S = 10.0
+
+
+class PollGuard:
+    """``KafkaConsumer.poll`` for a loop that polls forever, without a lost or hung broker turning
+    that loop into a busy loop or killing it.
+
+    - A retriable Kafka error from ``poll`` (connection refused, coordinator unknown, request
+      timed out, ...) is not raised: :meth:`poll` waits the :class:`~rummy_platform.backoff.Backoff`
+      delay and returns no records. Other Kafka errors are raised.
+    - An empty poll that kept the calling thread busy for at least :data:`SPIN_CPU_SHARE` of its
+      duration (thread CPU time over wall time) is a spin of the client: :meth:`poll` waits the
+      backoff delay before returning, so the spin takes a small share of the time.
+    - Records, or :data:`SETTLE_S` seconds of quiet empty polls after the last failure, end the
+      failing period (logged once) and reset the delay.
+
+    Waits are at most ``cap_s`` seconds (``first_s`` first, doubling). ``sleep``, ``clock`` and
+    ``thread_clock`` are ``time.sleep``, ``time.monotonic`` and ``time.thread_time`` unless a test
+    gives others.
+    """
+
+    def __init__(
+        self,
+        group_id: str,
+        *,
+        first_s: float = 0.2,
+        cap_s: float = 5.0,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        thread_clock: Callable[[], float] = time.thread_time,
+    ) -> None:
+        self.backoff = Backoff(
+            "kafka consumer poll", first_s=first_s, cap_s=cap_s, clock=clock, group_id=group_id
+        )
+        self._sleep = sleep
+        self._clock = clock
+        self._thread_clock = thread_clock
+
+    def failed(self, exc: kafka_errors.KafkaError) -> None:
+        """Wait out a retriable ``exc`` (from ``poll`` or from joining); raise any other."""
+        if not getattr(exc, "retriable", False):
+            raise exc
+        self._sleep(self.backoff.failed(f"{type(exc).__name__}: {exc}"))
+
+    def poll(
+        self, consumer: KafkaConsumer, timeout_ms: int, max_records: int | None = None
+    ) -> dict[KafkaTopicPartition, list[Any]]:
+        """``consumer.poll(timeout_ms, max_records)``, guarded as the class doc says; ``{}``
+        after a failure or a spin."""
+        started, started_cpu = self._clock(), self._thread_clock()
+        try:
+            batches = consumer.poll(timeout_ms=timeout_ms, max_records=max_records)
+        except kafka_errors.KafkaError as exc:
+            self.failed(exc)
+            return {}
+        if batches:
+            self.backoff.succeeded()
+            return dict(batches)
+        wall = self._clock() - started
+        busy = self._thread_clock() - started_cpu
+        if wall >= SPIN_MIN_POLL_S and busy >= SPIN_CPU_SHARE * wall:
+            reason = f"an empty poll kept the thread busy {busy / wall:.0%} of {wall:.2f} s"
+            self._sleep(self.backoff.failed(reason + " (broker not answering?)"))
+        elif self.backoff.failing and self.backoff.seconds_since_failure() >= SETTLE_S:
+            self.backoff.succeeded()
+        return {}
+
+
 def wait_for_partitions(
     consumer: KafkaConsumer, topics: Sequence[str], timeout_s: float, group_id: str
 ) -> None:
@@ -418,6 +499,10 @@ class KafkaGroupConsumer(GroupConsumer):
     :class:`EmptyAssignmentWatch`; the wait doubles up to ``max_rejoin_after_s``). A
     member of a group with more members than partitions therefore rejoins now and then, which
     is harmless. Nothing is lost: an empty assignment has no uncommitted positions.
+
+    Broker trouble: polls go through a :class:`PollGuard` (back off instead of raising a
+    retriable error or spinning); a rejoin that fails because the broker is unreachable is tried
+    again at the next poll.
     """
 
     def __init__(
@@ -442,7 +527,8 @@ class KafkaGroupConsumer(GroupConsumer):
         #: True from an assignment of at least one partition until the next revocation: during
         #: a rebalance kafka-python still reports the old assignment, so that is not a sign.
         self._owns_partitions = False
-        self._consumer = self._join()
+        self._guard = PollGuard(group_id)
+        self._consumer: KafkaConsumer | None = self._join()
 
     def _join(self) -> KafkaConsumer:
         consumer = self._factory()
@@ -459,9 +545,28 @@ class KafkaGroupConsumer(GroupConsumer):
             "consumer has no partitions; leaving and joining the group again",
             group_id=self.group_id,
         )
-        with contextlib.suppress(Exception):  # the stuck client may fail to leave cleanly
-            self._consumer.close(autocommit=False)
-        self._consumer = self._join()
+        self._leave()
+        self._consumer = self._joined()
+
+    def _joined(self) -> KafkaConsumer | None:
+        """A new member, or None (after waiting out the backoff) when the broker cannot be
+        reached; the next poll tries again."""
+        try:
+            return self._join()
+        except kafka_errors.KafkaError as exc:
+            self._guard.failed(exc)
+            return None
+
+    def _leave(self) -> None:
+        if self._consumer is not None:
+            with contextlib.suppress(Exception):  # a stuck client may fail to leave cleanly
+                self._consumer.close(autocommit=False)
+            self._consumer = None
+
+    def _client(self) -> KafkaConsumer:
+        if self._consumer is None:
+            raise EventLogError(f"group {self.group_id!r}: not joined (broker unreachable)")
+        return self._consumer
 
     def _resume(self, assigned: Iterable[KafkaTopicPartition]) -> None:
         if self._on_assigned is None:
@@ -469,10 +574,14 @@ class KafkaGroupConsumer(GroupConsumer):
         owned = frozenset(TopicPartition(tp.topic, tp.partition) for tp in assigned)
         for tp, offset in self._on_assigned(owned).items():
             if tp in owned:
-                self._consumer.seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
+                self._client().seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
 
     def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
-        batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        if self._consumer is None:
+            self._consumer = self._joined()
+            if self._consumer is None:
+                return []
+        batches = self._guard.poll(self._consumer, int(timeout_s * 1000), max_records)
         if not batches:
             self._rejoin_if_stuck()
         return [
@@ -482,15 +591,17 @@ class KafkaGroupConsumer(GroupConsumer):
         ]
 
     def assignment(self) -> frozenset[TopicPartition]:
+        if self._consumer is None:
+            return frozenset()
         return frozenset(
             TopicPartition(tp.topic, tp.partition) for tp in self._consumer.assignment()
         )
 
     def seek(self, partition: TopicPartition, offset: int) -> None:
-        self._consumer.seek(KafkaTopicPartition(partition.topic, partition.partition), offset)
+        self._client().seek(KafkaTopicPartition(partition.topic, partition.partition), offset)
 
     def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
-        self._consumer.commit(
+        self._client().commit(
             {
                 KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
                 for tp, offset in offsets.items()
@@ -498,8 +609,10 @@ class KafkaGroupConsumer(GroupConsumer):
         )
 
     def committed(self, partition: TopicPartition) -> int | None:
-        value = self._consumer.committed(KafkaTopicPartition(partition.topic, partition.partition))
+        value = self._client().committed(KafkaTopicPartition(partition.topic, partition.partition))
         return None if value is None else int(value)
 
     def close(self) -> None:
-        self._consumer.close(autocommit=False)
+        if self._consumer is not None:
+            self._consumer.close(autocommit=False)
+            self._consumer = None

@@ -42,7 +42,11 @@ from rummy_platform.eventlog import (
     TransactionalWriter,
     WriterFenced,
 )
-from rummy_platform.eventlog.kafka_log import EmptyAssignmentWatch, wait_for_partitions
+from rummy_platform.eventlog.kafka_log import (
+    EmptyAssignmentWatch,
+    PollGuard,
+    wait_for_partitions,
+)
 from rummy_platform.logging import get_logger
 
 _log = get_logger(__name__)
@@ -114,6 +118,7 @@ class ClockLoop:
         self._committed: dict[TopicPartition, int] = {}
         self._last_checkpoint = time.monotonic()
         self._watch = EmptyAssignmentWatch()
+        self._guard = PollGuard(group_id)  # a lost or hung broker: back off, never spin
 
     # -- rebalance ---------------------------------------------------------------------------
 
@@ -188,7 +193,7 @@ class ClockLoop:
         self.open()
         consumer = self._consumer
         assert consumer is not None
-        batches = consumer.poll(timeout_ms=int(self._wait_seconds() * 1000))
+        batches = self._guard.poll(consumer, int(self._wait_seconds() * 1000))
         # Not consumer.assignment(): during a rebalance it still names the revoked partitions.
         if not batches and self._watch.due(bool(self._owned)):
             # kafka-python can hang in a rebalance for good (see EmptyAssignmentWatch).
