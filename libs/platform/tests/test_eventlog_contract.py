@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from kafka import KafkaAdminClient, KafkaConsumer
+from prometheus_client import REGISTRY
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
@@ -292,6 +293,35 @@ class EventLogContract:
         with pytest.raises(UnknownTopic):
             log.describe_topic(missing)
 
+    def test_the_end_of_a_partition_is_the_offset_after_its_last_event(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        positions = [log.append(topics.table, card_drawn(table, v)) for v in range(1, 4)]
+        used = TopicPartition(topics.table, positions[0].partition)
+        unused = TopicPartition(topics.table, (used.partition + 1) % PARTITIONS)
+
+        assert log.end_offsets([used, unused]) == {used: positions[-1].offset + 1, unused: 0}
+        with pytest.raises(UnknownTopic):
+            log.end_offsets([TopicPartition(topics.prefix + "never-created", 0)])
+
+    def test_a_members_lag_counts_the_events_it_has_not_read_yet(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        for v in range(1, 4):
+            log.append(topics.table, card_drawn(table, v))
+        used = TopicPartition(topics.table, partition_for(table, PARTITIONS))
+
+        with log.consumer(f"group-{uuid.uuid4()}", [topics.table]) as consumer:
+            assert len(poll_until(consumer, 3)) == 3
+            owned = consumer.assignment()
+            assert used in owned
+            assert consumer.lag() == dict.fromkeys(owned, 0)
+            for v in range(4, 6):
+                log.append(topics.table, card_drawn(table, v))
+            assert consumer.lag() == {**dict.fromkeys(owned, 0), used: 2}
+
 
 class TestInMemoryEventLog(EventLogContract):
     @pytest.fixture
@@ -350,3 +380,46 @@ class TestKafkaEventLog(EventLogContract):
 
         assert len(clients) == 2
         assert [r.envelope for r in records] == sent
+
+    def test_a_member_exports_its_lag_per_partition_as_a_gauge(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        for v in range(1, 4):
+            log.append(topics.table, card_drawn(table, v))
+        used = TopicPartition(topics.table, partition_for(table, PARTITIONS))
+        group = f"g-{uuid.uuid4().hex[:8]}"
+        labels = {"topic": used.topic, "partition": str(used.partition), "group": group}
+
+        def client() -> KafkaConsumer:
+            return KafkaConsumer(
+                group_id=group,
+                bootstrap_servers=self.bootstrap,
+                enable_auto_commit=False,
+                isolation_level="read_committed",
+                auto_offset_reset="earliest",
+            )
+
+        def reported_after_a_poll() -> float | None:
+            """Poll (one record at most) until a poll has set the gauge for ``used``; a
+            rebalance in between removes the series until the partition is owned again."""
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                consumer.poll(timeout_s=0.2, max_records=1)
+                value = REGISTRY.get_sample_value("rummy_consumer_lag_events", labels)
+                if value is not None:
+                    return value
+            return None
+
+        consumer = KafkaGroupConsumer(
+            client, event_payloads(), group, [topics.table], None, lag_interval_s=0.0
+        )
+        try:
+            assert len(poll_until(consumer, 3)) == 3
+            assert reported_after_a_poll() == consumer.lag()[used] == 0
+            for v in range(4, 6):
+                log.append(topics.table, card_drawn(table, v))
+            behind = reported_after_a_poll()
+            assert behind is not None and behind == consumer.lag()[used] > 0
+        finally:
+            consumer.close()

@@ -6,20 +6,37 @@ Series (``service`` is the full gRPC service name, ``method`` the RPC name):
   ``UNAUTHENTICATED``...).
 - ``grpc_request_seconds{service,method}``: seconds from the servicer being entered to the
   response (or the last message of a response stream) being produced.
+- ``rummy_consumer_lag_events{topic,partition,group}``: offsets between a consumer group
+  member's position and the end of a partition it owns (0 = caught up), set every 15 s by
+  :class:`ConsumerLagReporter` (every group consumer of the event log, and the clock's).
 """
 
 from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 from wsgiref.simple_server import WSGIServer
 
 import grpc
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    start_http_server,
+)
 
+from rummy_platform.logging import get_logger
 from rummy_platform.rpc_scope import ScopeInterceptor, final_code, split_method
+
+if TYPE_CHECKING:
+    from rummy_platform.eventlog.base import TopicPartition
+
+_log = get_logger(__name__)
 
 #: Latency buckets in seconds: sub-millisecond in-process calls up to multi-second stalls.
 LATENCY_BUCKETS_SECONDS = (
@@ -82,3 +99,59 @@ def start_metrics_server(
     thread. Port 0 picks a free one (read ``server.server_port``); stop with ``shutdown()``."""
     server, _thread = start_http_server(port, addr=host, registry=registry)
     return server
+
+
+@functools.cache
+def consumer_lag_gauge(registry: CollectorRegistry = REGISTRY) -> Gauge:
+    """The ``rummy_consumer_lag_events`` gauge of ``registry``, created on first use."""
+    return Gauge(
+        "rummy_consumer_lag_events",
+        "Offsets between a consumer group member's position and the end of a partition it owns.",
+        ["topic", "partition", "group"],
+        registry=registry,
+    )
+
+
+class ConsumerLagReporter:
+    """Sets ``rummy_consumer_lag_events`` for one consumer group at most every ``interval_s``
+    seconds, from ``lag()`` (partition -> offsets behind, e.g. :meth:`GroupConsumer.lag`).
+
+    Partitions the member no longer owns are removed from the gauge (another member reports
+    them). A ``lag()`` that raises (broker unreachable) leaves the gauge as it was and is
+    tried again after the interval; the error is logged at debug level only (the poll loop logs
+    the broker's state).
+    """
+
+    def __init__(
+        self,
+        group_id: str,
+        *,
+        interval_s: float = 15.0,
+        registry: CollectorRegistry = REGISTRY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.group_id = group_id
+        self._interval_s = interval_s
+        self._gauge = consumer_lag_gauge(registry)
+        self._clock = clock
+        self._next_at = clock()
+        self._reported: set[tuple[str, str]] = set()
+
+    def maybe_report(self, lag: Callable[[], Mapping[TopicPartition, int]]) -> bool:
+        """Report ``lag()`` if the interval has passed; True if the gauge was updated."""
+        now = self._clock()
+        if now < self._next_at:
+            return False
+        self._next_at = now + self._interval_s
+        try:
+            current = lag()
+        except Exception as exc:
+            _log.debug("consumer lag unknown", group_id=self.group_id, error=str(exc))
+            return False
+        labels = {(tp.topic, str(tp.partition)): behind for tp, behind in current.items()}
+        for topic, partition in self._reported - labels.keys():
+            self._gauge.remove(topic, partition, self.group_id)
+        for (topic, partition), behind in labels.items():
+            self._gauge.labels(topic, partition, self.group_id).set(behind)
+        self._reported = set(labels)
+        return True

@@ -158,6 +158,12 @@ class GroupConsumer(ABC):
         """The group's committed offset of ``partition``, or None."""
 
     @abstractmethod
+    def lag(self) -> dict[TopicPartition, int]:
+        """How many offsets lie between this member's position and the end of each partition it
+        owns (0 when caught up; ``{}`` before it owns any). The end is the one
+        :meth:`EventLog.end_offsets` reports. Raises EventLogError when the broker cannot tell."""
+
+    @abstractmethod
     def close(self) -> None:
         """Leave the group (without committing)."""
 
@@ -206,6 +212,13 @@ class EventLog(ABC):
         ``from_offset`` is an offset of the stream's partition (a ``Record.next_offset``). Returns
         the events in the order they were appended. Raises UnknownTopic.
         """
+
+    @abstractmethod
+    def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The end of each partition: the offset after its last committed record (Kafka's last
+        stable offset, as a ``read_committed`` reader sees it; transaction markers take offsets
+        too). Raises UnknownTopic for a topic or partition that does not exist, EventLogError
+        when the broker does not answer."""
 
     @abstractmethod
     def consumer(

@@ -11,6 +11,8 @@
 - Group consumers poll through a :class:`PollGuard`: a broker that is down or stops answering
   makes ``poll`` back off (0.2 s doubling to 5 s, one log line when it starts failing and one
   when it recovers) instead of raising or spinning.
+- Group consumers export their lag (``rummy_consumer_lag_events``, see
+  :class:`rummy_platform.metrics.ConsumerLagReporter`) every 15 s from their polls.
 
 Clients are created on first use, so building a :class:`KafkaEventLog` does no I/O. The producer is
 thread-safe; the stream reader is guarded by a lock; a :class:`GroupConsumer` belongs to one thread.
@@ -38,6 +40,7 @@ from kafka.admin import ConfigResource, ConfigResourceType
 from rummy_platform.backoff import Backoff
 from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
 from rummy_platform.logging import get_logger
+from rummy_platform.metrics import ConsumerLagReporter
 from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
@@ -195,10 +198,7 @@ class KafkaEventLog(EventLog):
     def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
         key = stream_id.encode()
         with self._reader_lock:
-            with self._lock:
-                if self._reader is None:
-                    self._reader = KafkaConsumer(group_id=None, **self._consumer_config())
-                reader = self._reader
+            reader = self._get_reader()
             partitions = reader.partitions_for_topic(topic)
             if not partitions:
                 raise UnknownTopic(f"topic {topic!r} does not exist")
@@ -219,6 +219,32 @@ class KafkaEventLog(EventLog):
                         envelope = decode(message.value, self._registry)
                         records.append(Record(topic, tp.partition, message.offset, envelope))
             return records
+
+    def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        wanted = list(partitions)
+        with self._reader_lock:
+            reader = self._get_reader()
+            for topic in {tp.topic for tp in wanted}:
+                known = reader.partitions_for_topic(topic)
+                if not known:
+                    raise UnknownTopic(f"topic {topic!r} does not exist")
+                for tp in wanted:
+                    if tp.topic == topic and tp.partition not in known:
+                        raise UnknownTopic(f"topic {topic!r} has no partition {tp.partition}")
+            try:
+                ends = reader.end_offsets(
+                    [KafkaTopicPartition(tp.topic, tp.partition) for tp in wanted],
+                    timeout_ms=int(self._timeout_s * 1000),
+                )
+            except kafka_errors.KafkaError as exc:
+                raise EventLogError(f"end offsets of {len(wanted)} partitions: {exc}") from exc
+        return {TopicPartition(tp.topic, tp.partition): int(end) for tp, end in ends.items()}
+
+    def _get_reader(self) -> KafkaConsumer:
+        with self._lock:
+            if self._reader is None:
+                self._reader = KafkaConsumer(group_id=None, **self._consumer_config())
+            return self._reader
 
     def consumer(
         self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
@@ -463,6 +489,29 @@ class PollGuard:
         return {}
 
 
+def kafka_consumer_lag(
+    consumer: KafkaConsumer, timeout_s: float = 5.0
+) -> dict[TopicPartition, int]:
+    """Offsets between ``consumer``'s position and the end (last stable offset) of each
+    partition assigned to it; partitions without a known position yet are left out. Raises
+    EventLogError when the broker does not answer within ``timeout_s`` seconds."""
+    assigned = list(consumer.assignment())
+    if not assigned:
+        return {}
+    timeout_ms = int(timeout_s * 1000)
+    try:
+        ends = consumer.end_offsets(assigned, timeout_ms=timeout_ms)
+        lag: dict[TopicPartition, int] = {}
+        for tp in assigned:
+            with contextlib.suppress(kafka_errors.IllegalStateError):  # revoked meanwhile
+                position = consumer.position(tp, timeout_ms=timeout_ms)
+                if position is not None and tp in ends:
+                    lag[TopicPartition(tp.topic, tp.partition)] = max(0, ends[tp] - position)
+    except kafka_errors.KafkaError as exc:
+        raise EventLogError(f"consumer lag unknown: {exc}") from exc
+    return lag
+
+
 def wait_for_partitions(
     consumer: KafkaConsumer, topics: Sequence[str], timeout_s: float, group_id: str
 ) -> None:
@@ -503,6 +552,9 @@ class KafkaGroupConsumer(GroupConsumer):
     Broker trouble: polls go through a :class:`PollGuard` (back off instead of raising a
     retriable error or spinning); a rejoin that fails because the broker is unreachable is tried
     again at the next poll.
+
+    Lag: a poll (while the broker answers) sets ``rummy_consumer_lag_events`` for the owned
+    partitions at most every ``lag_interval_s`` seconds (:meth:`lag`, one ListOffsets request).
     """
 
     def __init__(
@@ -516,6 +568,7 @@ class KafkaGroupConsumer(GroupConsumer):
         metadata_wait_s: float = 30.0,
         rejoin_after_s: float = 15.0,
         max_rejoin_after_s: float = 120.0,
+        lag_interval_s: float = 15.0,
     ) -> None:
         self._factory = factory
         self._registry = registry
@@ -528,6 +581,7 @@ class KafkaGroupConsumer(GroupConsumer):
         #: a rebalance kafka-python still reports the old assignment, so that is not a sign.
         self._owns_partitions = False
         self._guard = PollGuard(group_id)
+        self._lag_reporter = ConsumerLagReporter(group_id, interval_s=lag_interval_s)
         self._consumer: KafkaConsumer | None = self._join()
 
     def _join(self) -> KafkaConsumer:
@@ -582,6 +636,8 @@ class KafkaGroupConsumer(GroupConsumer):
             if self._consumer is None:
                 return []
         batches = self._guard.poll(self._consumer, int(timeout_s * 1000), max_records)
+        if not self._guard.backoff.failing:
+            self._lag_reporter.maybe_report(self.lag)
         if not batches:
             self._rejoin_if_stuck()
         return [
@@ -596,6 +652,11 @@ class KafkaGroupConsumer(GroupConsumer):
         return frozenset(
             TopicPartition(tp.topic, tp.partition) for tp in self._consumer.assignment()
         )
+
+    def lag(self) -> dict[TopicPartition, int]:
+        if self._consumer is None or not self._owns_partitions:
+            return {}
+        return kafka_consumer_lag(self._consumer)
 
     def seek(self, partition: TopicPartition, offset: int) -> None:
         self._client().seek(KafkaTopicPartition(partition.topic, partition.partition), offset)

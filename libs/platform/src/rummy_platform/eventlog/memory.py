@@ -47,6 +47,12 @@ class _State:
         except KeyError:
             raise UnknownTopic(f"topic {name!r} does not exist") from None
 
+    def end_offset(self, tp: TopicPartition) -> int:
+        partitions = self.topic(tp.topic).partitions
+        if not 0 <= tp.partition < len(partitions):
+            raise UnknownTopic(f"topic {tp.topic!r} has no partition {tp.partition}")
+        return len(partitions[tp.partition])
+
     def write(self, topic: str, envelope: Envelope) -> Position:
         partitions = self.topic(topic).partitions
         partition = partition_for(envelope.stream_id, len(partitions))
@@ -100,6 +106,9 @@ class InMemoryEventLog(EventLog):
             if offset >= from_offset
         )
         return [record for record in records if record.envelope.stream_id == stream_id]
+
+    def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return {tp: self._state.end_offset(tp) for tp in partitions}
 
     def consumer(
         self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
@@ -198,6 +207,12 @@ class _InMemoryConsumer(GroupConsumer):
 
     def committed(self, partition: TopicPartition) -> int | None:
         return self._state.group_offsets.get((self._group_id, partition))
+
+    def lag(self) -> dict[TopicPartition, int]:
+        return {
+            tp: max(0, self._state.end_offset(tp) - position)
+            for tp, position in (self._positions or {}).items()
+        }
 
     def close(self) -> None:
         self._positions = None

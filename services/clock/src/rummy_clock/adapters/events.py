@@ -45,9 +45,11 @@ from rummy_platform.eventlog import (
 from rummy_platform.eventlog.kafka_log import (
     EmptyAssignmentWatch,
     PollGuard,
+    kafka_consumer_lag,
     wait_for_partitions,
 )
 from rummy_platform.logging import get_logger
+from rummy_platform.metrics import ConsumerLagReporter
 
 _log = get_logger(__name__)
 
@@ -119,6 +121,7 @@ class ClockLoop:
         self._last_checkpoint = time.monotonic()
         self._watch = EmptyAssignmentWatch()
         self._guard = PollGuard(group_id)  # a lost or hung broker: back off, never spin
+        self._lag = ConsumerLagReporter(group_id)  # rummy_consumer_lag_events, every 15 s
 
     # -- rebalance ---------------------------------------------------------------------------
 
@@ -194,6 +197,8 @@ class ClockLoop:
         consumer = self._consumer
         assert consumer is not None
         batches = self._guard.poll(consumer, int(self._wait_seconds() * 1000))
+        if self._owned and not self._guard.backoff.failing:
+            self._lag.maybe_report(lambda: kafka_consumer_lag(consumer))
         # Not consumer.assignment(): during a rebalance it still names the revoked partitions.
         if not batches and self._watch.due(bool(self._owned)):
             # kafka-python can hang in a rebalance for good (see EmptyAssignmentWatch).
