@@ -77,7 +77,12 @@ def rate(
     fn: Callable[[list[Card], Rank | None], object], hands: list[Hand], seconds: float
 ) -> float:
     """Evaluations per second of fn over the hands (cycled) for about ``seconds`` of CPU time."""
-    for cached in (arrangement._suit_runs, arrangement._rank_sets, arrangement._layout):
+    for cached in (
+        arrangement._first_suit_runs,
+        arrangement._suit_runs,
+        arrangement._rank_sets,
+        arrangement._layout,
+    ):
         cached.cache_clear()  # the solver's meld lists start empty
     done = 0
     start = time.process_time()

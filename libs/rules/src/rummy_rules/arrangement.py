@@ -33,9 +33,11 @@ dealt out without a clash, else the general ``_Search`` over every face decides.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, reduce
+from operator import or_
 
 from rummy_rules.cards import Card
 from rummy_rules.melds import (
@@ -106,6 +108,10 @@ _POINTS = [
 
 
 _Profile = tuple[dict[int, int], int, tuple[int, ...]]
+# Positions held, all suits in one int: 16 bits a suit, bit 16 * suit + p for position p (1..13;
+# 14 for a high ace); a printed joker sets nothing.
+_LANE_BIT = [1 << (16 * (f // 13) + f % 13 + 1) for f in range(JOKER_FACE)] + [0]
+_LANE_ACES = sum(1 << (16 * s + 1) for s in range(4))
 
 
 def _profile(faces: list[int], wild: int | None, ace_high: bool) -> _Profile | None:
@@ -116,17 +122,12 @@ def _profile(faces: list[int], wild: int | None, ace_high: bool) -> _Profile | N
     when a face is held more than three times. ``None`` when no suit holds three consecutive
     positions: no pure sequence, so every card counts.
     """
-    top = 1 << 14 if ace_high else 0
-    masks = [0, 0, 0, 0, 0]  # by suit; [4]: printed jokers (52 // 13), unused
-    for f in faces:
-        masks[f // 13] |= 2 << (f % 13)
-    for m in masks[:4]:
-        if m & 2:
-            m |= top
-        if m & (m >> 1) & (m >> 2):
-            break
-    else:
+    lanes = reduce(or_, map(_LANE_BIT.__getitem__, faces), 0)
+    if ace_high:
+        lanes |= (lanes & _LANE_ACES) << 13
+    if not lanes & (lanes >> 1) & (lanes >> 2):  # lanes never meet: bits 0 and 15 stay clear
         return None
+    top = 1 << 14 if ace_high else 0
     counts: dict[int, int] = {}
     for f in faces:
         counts[f] = counts.get(f, 0) + 1
@@ -144,10 +145,12 @@ def _profile(faces: list[int], wild: int | None, ace_high: bool) -> _Profile | N
                 deep = deep or n > 3
     if deep:
         return counts, total, ()
-    held[:4] = masks[:4]
-    for i in range(12):
-        if held[i] & 2:
-            held[i] |= top
+    for i in range(4):
+        held[i] = lanes >> (16 * i) & 0xFFFF
+        if held[4 + i] & 2:
+            held[4 + i] |= top
+            if held[8 + i] & 2:
+                held[8 + i] |= top
     return counts, total, tuple(held)
 
 
@@ -234,7 +237,7 @@ class _Search:
         self.state = sum(c << (width * field[f]) for f, c in counts.items())
         self.shapes = enumerate_melds(counts, wild, options)
         by_low: list[list[tuple[int, MeldKind, MeldShape]]] = [[] for _ in faces]
-        self.best_pure: tuple[int, MeldShape] | None = None
+        best_pure: tuple[int, MeldShape] | None = None
         sizes: dict[int, int] = {}
         for key, shape in self.shapes.items():
             vec = 0
@@ -244,12 +247,18 @@ class _Search:
             sizes[vec] = len(key)
             if shape.kind is MeldKind.PURE_SEQUENCE:
                 value = sum(_face_points(f, wild) for f in key)
-                if self.best_pure is None or value > self.best_pure[0]:
-                    self.best_pure = (value, shape)
+                if best_pure is None or value > best_pure[0]:
+                    best_pure = (value, shape)
+        self.pure_value = None if best_pure is None else best_pure[0]  # the best pure sequence
+        self._pure_shape = None if best_pure is None else best_pure[1]
         for melds in by_low:  # big melds first: a zero-cost grouping shows up sooner
             melds.sort(key=lambda m: (-sizes[m[0]], m[1]))
         self.by_low = by_low
         self.memo: dict[int, int] = {}
+
+    def pure_shape(self) -> MeldShape:
+        """The most valuable pure sequence (``pure_value`` is not ``None``)."""
+        return self._pure_shape  # type: ignore[return-value]
 
     def one_of(self, face: int) -> int:
         """The state value of one card of this face."""
@@ -322,6 +331,7 @@ _NATURAL = 4
 _FIELDS = _NATURAL + JOKER_FACE  # the token field's index
 _TSHIFT = _W * _FIELDS
 _TOKEN = 1 << _TSHIFT
+_ONE = [1 << (_W * i) for i in range(_FIELDS + 1)]  # one card in field i
 _NATURAL_MASK = _TOKEN - 1
 _GUARD = sum(1 << (_W * i + _W - 1) for i in range(_FIELDS)) | 1 << (_TSHIFT + 5)  # tokens: 0..31
 _KEEP = [
@@ -345,7 +355,7 @@ _FINISH = [
 _Meld = tuple[int, tuple[int, ...], MeldRecord, int]
 # (state value, next flags by flags, record, face offset): a run's record is listed for the first
 # suit and its faces are the record's plus the offset (13 x the suit's index); a set's offset is 0.
-_NO_MELDS: list[_Meld] = []
+_Melds = tuple[_Meld, ...]
 
 
 def _meld_order(meld: _Meld) -> int:
@@ -356,54 +366,80 @@ def _meld_order(meld: _Meld) -> int:
 
 @dataclass(frozen=True, slots=True)
 class _SuitRuns:
-    """The runs of a suit holding some ranks, listed once for the first suit (faces 0..12).
+    """The runs of one suit holding some ranks, ready for the search.
 
-    ``runs``: (first rank index 0..12, state value of the naturals, state value of the stand-ins,
-    next flags, record) in search order. ``used``: union of the naturals' state values.
-    ``last_pure`` / ``last_seq``: the last first rank index of a pure / any sequence (-1: none).
-    ``pure``: (points with no wild rank, bit mask of the ranks, record) of each pure sequence.
+    ``by_field``: (field of the first card, runs starting there in search order), for each such
+    field. ``used``: union of the runs' state values (naturals only). ``last_pure`` /
+    ``last_seq``: the last field where a pure / any sequence starts (-1: none). ``pure``: (points
+    with no wild rank, bit mask of the ranks, record, face offset) of each pure sequence.
     """
 
-    runs: tuple[tuple[int, int, int, tuple[int, ...], MeldRecord], ...]
+    by_field: tuple[tuple[int, _Melds], ...]
     used: int
     last_pure: int
     last_seq: int
-    pure: tuple[tuple[int, int, MeldRecord], ...]
+    pure: tuple[tuple[int, int, MeldRecord, int], ...]
 
 
 @lru_cache(maxsize=1 << 15)
-def _suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
-    """``melds.suit_runs`` for the first suit, in search form (kept: few distinct keys recur)."""
-    runs = []
+def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
+    """``melds.suit_runs`` of the first suit in search form (a few thousand keys recur)."""
+    runs: list[_Meld] = []
+    for record in suit_runs(0, ranks, tokens, highest):
+        vec = record[1] << _TSHIFT
+        for f in record[2]:
+            vec += 1 << (_W * (_NATURAL + f))
+        runs.append((vec, _NEXT_FLAGS_BY_KIND[record[0]], record, 0))
+    runs.sort(key=_meld_order)
+    by_field: dict[int, list[_Meld]] = {}
     used = 0
     last_pure = last_seq = -1
     pure = []
-    for record in suit_runs(0, ranks, tokens, highest):
-        kind, naturals = record[0], record[2]
-        vec = 0
-        for f in naturals:
-            vec += 1 << (_W * (_NATURAL + f))
-        first = min(naturals)
-        runs.append((first, vec, record[1] << _TSHIFT, _NEXT_FLAGS_BY_KIND[kind], record))
-        used |= vec
+    for meld in runs:
+        record = meld[2]
+        first = _NATURAL + min(record[2])
+        by_field.setdefault(first, []).append(meld)
+        used |= meld[0] & _NATURAL_MASK
         last_seq = max(last_seq, first)
-        if kind is MeldKind.PURE_SEQUENCE:
+        if record[0] is MeldKind.PURE_SEQUENCE:
             last_pure = max(last_pure, first)
-            mask = sum(1 << (f + 1) for f in naturals)
-            pure.append((sum(_POINTS[0][f] for f in naturals), mask, record))
-    runs.sort(key=lambda run: (-len(run[4][2]) - run[4][1]) * 4 + run[4][0])
-    return _SuitRuns(tuple(runs), used, last_pure, last_seq, tuple(pure))
+            mask = sum(1 << (f + 1) for f in record[2])
+            pure.append((sum(_POINTS[0][f] for f in record[2]), mask, record, 0))
+    fields = tuple((at, tuple(melds)) for at, melds in by_field.items())
+    return _SuitRuns(fields, used, last_pure, last_seq, tuple(pure))
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_runs(suit: int, ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
+    """The runs of suit ``suit`` (0..3): the first suit's, moved by 13 x ``suit`` faces."""
+    first = _first_suit_runs(ranks, tokens, highest)
+    if not suit or not first.by_field:
+        return first
+    off = 13 * suit
+    shift = _W * off
+
+    def moved(meld: _Meld) -> _Meld:
+        vec, nexts, record, _off = meld
+        return ((vec & _NATURAL_MASK) << shift) + (vec & ~_NATURAL_MASK), nexts, record, off
+
+    return _SuitRuns(
+        tuple((at + off, tuple(moved(m) for m in melds)) for at, melds in first.by_field),
+        first.used << shift,
+        first.last_pure + off if first.last_pure >= 0 else -1,
+        first.last_seq + off if first.last_seq >= 0 else -1,
+        tuple((value, mask, record, off) for value, mask, record, _off in first.pure),
+    )
 
 
 @lru_cache(maxsize=1 << 12)
-def _rank_sets(held: tuple[int, ...], tokens: bool) -> tuple[_Meld, ...]:
-    """The sets of one rank (``melds.rank_sets``) in search form."""
+def _rank_sets(held: tuple[int, ...], tokens: bool) -> tuple[tuple[int, _Meld], ...]:
+    """The sets of one rank (``melds.rank_sets``) in search form: (field of the first card, set)."""
     out = []
     for record in rank_sets(held, int(tokens)):
         vec = record[1] << _TSHIFT
         for f in record[2]:
             vec += 1 << (_W * (_NATURAL + f))
-        out.append((vec, _NEXT_FLAGS_BY_KIND[record[0]], record, 0))
+        out.append((_NATURAL + record[2][0], (vec, _NEXT_FLAGS_BY_KIND[record[0]], record, 0)))
     return tuple(out)
 
 
@@ -451,7 +487,7 @@ class _TokenSearch:
             state += (counts[f] << (_W * suit)) - (counts[f] << (_W * (_NATURAL + f)))
         self.state = state
         highest = 14 if options.ace_high else 13
-        by_low: list[list[_Meld]] = [_NO_MELDS] * _FIELDS  # shared empty list, never appended to
+        by_low: list[_Melds] = [()] * _FIELDS
         used = 0
         # The last search position where a meld of each sort starts: past it, a state that still
         # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
@@ -462,41 +498,32 @@ class _TokenSearch:
         for suit, ranks in enumerate(suits):
             if not ranks or len(ranks) + tokens < MIN_MELD_SIZE:
                 continue
-            listed = _suit_runs(tuple(ranks), tokens, highest)
-            if not listed.runs:
-                continue
-            off = 13 * suit
-            shift = _W * off
-            base = _NATURAL + off
-            for first, vec, stand_ins, nexts, record in listed.runs:
-                at = base + first
-                meld = ((vec << shift) + stand_ins, nexts, record, off)
-                if by_low[at] is _NO_MELDS:
-                    by_low[at] = [meld]
-                else:
-                    by_low[at].append(meld)
-            used |= listed.used << shift
-            if base + listed.last_seq > last_seq:
-                last_seq = base + listed.last_seq
+            listed = _suit_runs(suit, tuple(ranks), tokens, highest)
+            for at, melds in listed.by_field:
+                by_low[at] = melds
+            used |= listed.used
+            if listed.last_seq > last_seq:
+                last_seq = listed.last_seq
             if listed.pure:
-                if base + listed.last_pure > last_pure:
-                    last_pure = base + listed.last_pure
-                for value, mask, record in listed.pure:
+                if listed.last_pure > last_pure:
+                    last_pure = listed.last_pure
+                for value, mask, record, off in listed.pure:
                     if wild and mask >> wild & 1:
                         value -= wild_points
                     if pure is None or value > pure[0]:
                         pure = (value, record, off)
         for held in by_rank:
             if len(held) > 1 and len(held) + tokens >= MIN_MELD_SIZE:
-                for meld in _rank_sets(tuple(held), tokens > 0):
-                    at = _NATURAL + meld[2][2][0]
+                for at, meld in _rank_sets(tuple(held), tokens > 0):
                     used |= meld[0]
-                    if by_low[at] is _NO_MELDS:
-                        by_low[at] = [meld]
-                    else:  # after the runs of its size (a set is the worst kind)
-                        by_low[at].append(meld)
-                        by_low[at].sort(key=_meld_order)
+                    if by_low[at]:  # after the runs of its size (a set is the worst kind)
+                        merged = list(by_low[at])
+                        insort(merged, meld, key=_meld_order)
+                        by_low[at] = tuple(merged)
+                    else:
+                        by_low[at] = (meld,)
         self._pure_run = pure
+        self.pure_value = None if pure is None else pure[0]  # points of the best pure sequence
         if self.jokers_only and tokens >= MIN_MELD_SIZE:
             last_seq = _FIELDS  # spare tokens may make a jokers-only sequence at the end
         # by flags (has pure, one sequence, two or more)
@@ -516,20 +543,18 @@ class _TokenSearch:
         self.pre_tokens: list[int] = []
         if prune:
             self._set_aside_dead_cards(counts, natural, used)
-        self.memo: dict[int, int] = {}
-        self.choice: dict[int, _Meld | int | None] = {}
+        # by flags, then state: least cost (exact) or minus a budget it fails (a lower bound)
+        self.memo: list[dict[int, int]] = [{} for _ in range(8)]
+        self.choice: list[dict[int, _Meld | int | None]] = [{} for _ in range(8)]  # the best move
         self._best = self._make_best()
 
-    @property
-    def best_pure(self) -> tuple[int, MeldShape] | None:
-        """The most valuable pure sequence (its points, its shape), if the hand holds one."""
-        if self._pure_run is None:
-            return None
-        value, record, off = self._pure_run
+    def pure_shape(self) -> MeldShape:
+        """The most valuable pure sequence (``pure_value`` is not ``None``)."""
+        _value, record, off = self._pure_run  # type: ignore[misc]
         shape = record_shape(record)
         if off:
             shape = replace(shape, naturals=tuple(f + off for f in shape.naturals))
-        return value, shape
+        return shape
 
     def _set_aside_dead_cards(self, counts: dict[int, int], natural: list[int], used: int) -> None:
         """Take out of the state the cards that no meld can hold.
@@ -570,10 +595,11 @@ class _TokenSearch:
     def _make_best(self) -> Callable[[int, int, int], int]:
         """The recursive search as a closure over its tables (local lookups are quicker)."""
         natural_mask, tshift, width, token, guard = _NATURAL_MASK, _TSHIFT, _W, _TOKEN, _GUARD
-        memo, choices = self.memo, self.choice
+        memos, choices = self.memo, self.choice
         keep, by_low, loose_cost = self.keep, self.by_low, self.loose_cost
         last_start = self.last_start
         finish = _FINISH[self.jokers_only]
+        ones = _ONE
 
         def best(state: int, flags: int, budget: int) -> int:
             if not state & natural_mask:
@@ -584,17 +610,17 @@ class _TokenSearch:
                 return 0 if end == 1 and MIN_MELD_SIZE <= spare <= MAX_RUN_LENGTH else _INF
             if budget <= 0:
                 return 0
-            key = state << 3 | flags
-            got = memo.get(key)
+            memo = memos[flags]
+            got = memo.get(state)
             if got is not None:
                 if got >= 0:  # exact
                     return got
                 if -got >= budget:  # a lower bound that already fails this budget
                     return -got
-            i = ((state & -state).bit_length() - 1) // width
+            i = (state & -state).bit_length() // width  # the lowest field held
             if i > last_start[flags]:  # no pure (or second) sequence can start any more
                 return _INF
-            one = 1 << (width * i)
+            one = ones[i]
             bound = budget
             choice: _Meld | int | None = None
             if i < _NATURAL:  # a wild card: a token, or a card in its natural place
@@ -621,10 +647,10 @@ class _TokenSearch:
                     if cost < bound:
                         bound, choice = cost, _LOOSE
             if bound < budget:
-                memo[key] = bound
-                choices[key] = choice
+                memo[state] = bound
+                choices[flags][state] = choice
                 return bound
-            memo[key] = -budget
+            memo[state] = -budget
             return budget
 
         return best
@@ -643,9 +669,9 @@ class _TokenSearch:
         to_tokens: list[int] = list(self.pre_tokens)
         choices = self.choice
         while state & _NATURAL_MASK:
-            i = ((state & -state).bit_length() - 1) // _W
-            one = 1 << (_W * i)
-            choice = choices[state << 3 | flags]  # every state on the best path was solved exactly
+            i = (state & -state).bit_length() // _W
+            one = _ONE[i]
+            choice = choices[flags][state]  # every state on the best path was solved exactly
             if choice == _IN_PLACE:
                 state += self.keep[i] - one
             elif choice == _AS_TOKEN:
@@ -741,8 +767,11 @@ def _hand_out_tokens(
     need = [r[1] for r in records]
     if strict:
         named = [face_of(c) for c in tokens if c.rank is not None]
-        natural = {f for r in records for f in r[2]}
-        strict = len(set(named)) != len(named) or not natural.isdisjoint(named)
+        if named:
+            natural = {f for r in records for f in r[2]}
+            strict = len(set(named)) != len(named) or not natural.isdisjoint(named)
+        else:  # printed jokers only
+            strict = False
     if not strict:  # no stand-in can meet its own face: any order works
         out, at = [], 0
         for k in need:
@@ -832,11 +861,14 @@ def _absorb(
 
 
 def _pool(cards: list[Card], faces: list[int]) -> dict[int, list[Card]]:
+    """The cards by face, each list last copy first (so pop() hands out the first copy first)."""
     pool: dict[int, list[Card]] = {}
-    for c, f in zip(cards, faces, strict=True):
-        pool.setdefault(f, []).append(c)
-    for copies in pool.values():
-        copies.reverse()  # pop() hands out the first copy first
+    for c, f in zip(reversed(cards), reversed(faces), strict=True):
+        copies = pool.get(f)
+        if copies is None:
+            pool[f] = [c]
+        else:
+            copies.append(c)
     return pool
 
 
@@ -897,9 +929,10 @@ def best_arrangement(
         search = _TokenSearch(counts, wild, options)
     else:
         search = _Search(counts, wild, options)
-    if search.best_pure is None:  # pragma: no cover - neighbours always make a pure run
+    pure_value = search.pure_value
+    if pure_value is None:  # pragma: no cover - neighbours always make a pure run
         return Arrangement((), tuple(hand), total, False)
-    pure_value, pure_run = search.best_pure
+    pure_run = search.pure_shape()
     tier2 = total - pure_value
     dead = search.dead_cost  # cards in no meld: a lower bound of the tier-1 cost
     if dead // _SCALE >= tier2 > 0:  # tier 1 cannot beat tier 2

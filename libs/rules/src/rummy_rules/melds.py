@@ -272,14 +272,14 @@ def suit_runs(
     ``enumerate_melds(..., pad=False)``, the stand-ins as printed jokers.
     """
     pure, impure = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE
+    size = len(ranks)
     places = ranks + ((14,) if ranks[0] == 1 and highest == 14 else ())
     faces = tuple(suit * 13 + (p - 1) % 13 for p in places)
-    index = tuple(range(len(ranks))) + ((0,) if len(places) > len(ranks) else ())
-    found: dict[tuple[tuple[int, ...], int], MeldRecord] = {}  # by (cards as indices, stand-ins)
-    size = len(places)
-    for i in range(size):
-        lo = places[i]
-        for j in range(i, size):
+    bits = [1 << a for a in range(size)] + [1]  # a high ace is the ace held (index 0)
+    found: dict[int, MeldRecord] = {}  # by (cards as a bit set of indices) * 16 + stand-ins
+    for i, lo in enumerate(places):
+        held = 0
+        for j in range(i, len(places)):
             hi = places[j]
             span = hi - lo + 1
             if span > MAX_RUN_LENGTH:
@@ -287,26 +287,36 @@ def suit_runs(
             missing = span - (j - i + 1)
             if missing > tokens:
                 break
+            held |= bits[j]
             length = span if span >= MIN_MELD_SIZE else MIN_MELD_SIZE
-            start = lo if lo + length - 1 <= highest else highest - length + 1
             k = missing + length - span
             if k <= tokens:
-                where = tuple(sorted(index[i : j + 1]))
-                kind = pure if k == 0 else impure
-                old = found.get((where, k))
-                if old is None or kind < old[0]:
-                    found[where, k] = (kind, k, faces[i : j + 1], places[i : j + 1], start, length)
+                old = found.get(held * 16 + k)
+                if old is None or (k == 0 and old[0] is not pure):
+                    start = lo if lo + length - 1 <= highest else highest - length + 1
+                    kind = pure if k == 0 else impure
+                    found[held * 16 + k] = (
+                        kind,
+                        k,
+                        faces[i : j + 1],
+                        places[i : j + 1],
+                        start,
+                        length,
+                    )
             if j - i < 2 or k >= tokens:
                 continue
+            start = lo if lo + length - 1 <= highest else highest - length + 1
             for ndrop in range(1, min(j - i - 1, tokens - k) + 1):
                 kd = k + ndrop
                 for dropped in combinations(range(i + 1, j), ndrop):
-                    at = [a for a in range(i, j + 1) if a not in dropped]
-                    where = tuple(sorted(index[a] for a in at))
-                    if (where, kd) not in found:
+                    key = held
+                    for d in dropped:
+                        key -= bits[d]
+                    if key * 16 + kd not in found:
+                        at = [a for a in range(i, j + 1) if a not in dropped]
                         naturals = tuple(faces[a] for a in at)
                         positions = tuple(places[a] for a in at)
-                        found[where, kd] = (impure, kd, naturals, positions, start, length)
+                        found[key * 16 + kd] = (impure, kd, naturals, positions, start, length)
     return tuple(found.values())
 
 
