@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache, reduce
 from operator import or_
 
@@ -352,10 +352,16 @@ _FINISH = [
     for jo in (False, True)
 ]
 
-_Meld = tuple[int, tuple[int, ...], MeldRecord, int]
-# (state value, next flags by flags, record, face offset): a run's record is listed for the first
-# suit and its faces are the record's plus the offset (13 x the suit's index); a set's offset is 0.
+_Meld = tuple[int, tuple[int, ...], MeldRecord, tuple[int, ...]]
+# (state value, next flags by flags, record, faces in display order with JOKER_FACE for stand-ins)
 _Melds = tuple[_Meld, ...]
+
+
+def _search_meld(record: MeldRecord) -> _Meld:
+    vec = record[1] << _TSHIFT
+    for f in record[2]:
+        vec += 1 << (_W * (_NATURAL + f))
+    return vec, _NEXT_FLAGS_BY_KIND[record[0]], record, record_shape(record).layout
 
 
 def _meld_order(meld: _Meld) -> int:
@@ -371,26 +377,20 @@ class _SuitRuns:
     ``by_field``: (field of the first card, runs starting there in search order), for each such
     field. ``used``: union of the runs' state values (naturals only). ``last_pure`` /
     ``last_seq``: the last field where a pure / any sequence starts (-1: none). ``pure``: (points
-    with no wild rank, bit mask of the ranks, record, face offset) of each pure sequence.
+    with no wild rank, bit mask of the ranks, record) of each pure sequence.
     """
 
     by_field: tuple[tuple[int, _Melds], ...]
     used: int
     last_pure: int
     last_seq: int
-    pure: tuple[tuple[int, int, MeldRecord, int], ...]
+    pure: tuple[tuple[int, int, MeldRecord], ...]
 
 
 @lru_cache(maxsize=1 << 15)
 def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
     """``melds.suit_runs`` of the first suit in search form (a few thousand keys recur)."""
-    runs: list[_Meld] = []
-    for record in suit_runs(0, ranks, tokens, highest):
-        vec = record[1] << _TSHIFT
-        for f in record[2]:
-            vec += 1 << (_W * (_NATURAL + f))
-        runs.append((vec, _NEXT_FLAGS_BY_KIND[record[0]], record, 0))
-    runs.sort(key=_meld_order)
+    runs = sorted(map(_search_meld, suit_runs(0, ranks, tokens, highest)), key=_meld_order)
     by_field: dict[int, list[_Meld]] = {}
     used = 0
     last_pure = last_seq = -1
@@ -404,7 +404,7 @@ def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _Suit
         if record[0] is MeldKind.PURE_SEQUENCE:
             last_pure = max(last_pure, first)
             mask = sum(1 << (f + 1) for f in record[2])
-            pure.append((sum(_POINTS[0][f] for f in record[2]), mask, record, 0))
+            pure.append((sum(_POINTS[0][f] for f in record[2]), mask, record))
     fields = tuple((at, tuple(melds)) for at, melds in by_field.items())
     return _SuitRuns(fields, used, last_pure, last_seq, tuple(pure))
 
@@ -418,35 +418,33 @@ def _suit_runs(suit: int, ranks: tuple[int, ...], tokens: int, highest: int) -> 
     off = 13 * suit
     shift = _W * off
 
-    def moved(meld: _Meld) -> _Meld:
-        vec, nexts, record, _off = meld
-        return ((vec & _NATURAL_MASK) << shift) + (vec & ~_NATURAL_MASK), nexts, record, off
+    def moved(record: MeldRecord) -> MeldRecord:
+        kind, k, naturals, positions, start, length = record
+        return kind, k, tuple(f + off for f in naturals), positions, start, length
+
+    def moved_meld(meld: _Meld) -> _Meld:
+        vec, nexts, record, layout = meld
+        layout = tuple(f if f == JOKER_FACE else f + off for f in layout)
+        return (
+            ((vec & _NATURAL_MASK) << shift) + (vec & ~_NATURAL_MASK),
+            nexts,
+            moved(record),
+            layout,
+        )
 
     return _SuitRuns(
-        tuple((at + off, tuple(moved(m) for m in melds)) for at, melds in first.by_field),
+        tuple((at + off, tuple(map(moved_meld, melds))) for at, melds in first.by_field),
         first.used << shift,
         first.last_pure + off if first.last_pure >= 0 else -1,
         first.last_seq + off if first.last_seq >= 0 else -1,
-        tuple((value, mask, record, off) for value, mask, record, _off in first.pure),
+        tuple((value, mask, moved(record)) for value, mask, record in first.pure),
     )
 
 
 @lru_cache(maxsize=1 << 12)
 def _rank_sets(held: tuple[int, ...], tokens: bool) -> tuple[tuple[int, _Meld], ...]:
     """The sets of one rank (``melds.rank_sets``) in search form: (field of the first card, set)."""
-    out = []
-    for record in rank_sets(held, int(tokens)):
-        vec = record[1] << _TSHIFT
-        for f in record[2]:
-            vec += 1 << (_W * (_NATURAL + f))
-        out.append((_NATURAL + record[2][0], (vec, _NEXT_FLAGS_BY_KIND[record[0]], record, 0)))
-    return tuple(out)
-
-
-@lru_cache(maxsize=1 << 12)
-def _layout(record: MeldRecord) -> tuple[int, ...]:
-    """A record's faces in display order, ``JOKER_FACE`` for each stand-in."""
-    return record_shape(record).layout
+    return tuple((_NATURAL + r[2][0], _search_meld(r)) for r in rank_sets(held, int(tokens)))
 
 
 class _TokenSearch:
@@ -493,7 +491,7 @@ class _TokenSearch:
         # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
         # fields in order, so a meld whose first field is behind it can no longer be used).
         last_pure = last_seq = -1
-        pure: tuple[int, MeldRecord, int] | None = None  # points, record, face offset
+        pure: tuple[int, MeldRecord] | None = None  # points, record
         wild_points = _POINTS[0][wild - 1] if wild else 0
         for suit, ranks in enumerate(suits):
             if not ranks or len(ranks) + tokens < MIN_MELD_SIZE:
@@ -507,11 +505,11 @@ class _TokenSearch:
             if listed.pure:
                 if listed.last_pure > last_pure:
                     last_pure = listed.last_pure
-                for value, mask, record, off in listed.pure:
+                for value, mask, record in listed.pure:
                     if wild and mask >> wild & 1:
                         value -= wild_points
                     if pure is None or value > pure[0]:
-                        pure = (value, record, off)
+                        pure = (value, record)
         for held in by_rank:
             if len(held) > 1 and len(held) + tokens >= MIN_MELD_SIZE:
                 for at, meld in _rank_sets(tuple(held), tokens > 0):
@@ -550,11 +548,7 @@ class _TokenSearch:
 
     def pure_shape(self) -> MeldShape:
         """The most valuable pure sequence (``pure_value`` is not ``None``)."""
-        _value, record, off = self._pure_run  # type: ignore[misc]
-        shape = record_shape(record)
-        if off:
-            shape = replace(shape, naturals=tuple(f + off for f in shape.naturals))
-        return shape
+        return record_shape(self._pure_run[1])  # type: ignore[index]
 
     def _set_aside_dead_cards(self, counts: dict[int, int], natural: list[int], used: int) -> None:
         """Take out of the state the cards that no meld can hold.
@@ -689,16 +683,8 @@ class _TokenSearch:
         for f in to_tokens:
             tokens.append(pool[f].pop())
         strict = self.options.strict_duplicate_faces
-        records: list[MeldRecord] = []
-        layouts: list[tuple[int, ...]] = []
-        for _vec, _nexts, record, off in chosen:
-            layout = _layout(record)
-            if off:  # a run listed for the first suit: move it to its own
-                kind, k, naturals, positions, start, length = record
-                record = (kind, k, tuple(f + off for f in naturals), positions, start, length)
-                layout = tuple(f if f == JOKER_FACE else f + off for f in layout)
-            records.append(record)
-            layouts.append(layout)
+        records = [m[2] for m in chosen]
+        layouts = [m[3] for m in chosen]
         groups = _hand_out_tokens(records, tokens, strict) if tokens else [[] for _ in chosen]
         if groups is None:
             return None
@@ -984,4 +970,10 @@ def valid_discards(
     return tuple(c for c, f in zip(hand, faces, strict=True) if ok[f])
 
 
-__all__ = ["Arrangement", "best_arrangement", "valid_discards"]
+def clear_caches() -> None:
+    """Forget the meld lists kept per suit holding (they are rebuilt on demand; for benchmarks)."""
+    for cached in (_first_suit_runs, _suit_runs, _rank_sets):
+        cached.cache_clear()
+
+
+__all__ = ["Arrangement", "best_arrangement", "clear_caches", "valid_discards"]
