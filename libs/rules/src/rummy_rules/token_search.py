@@ -1,0 +1,595 @@
+"""The fast solver search: stand-ins as anonymous tokens, melds listed once per suit holding.
+
+Printed jokers and wild-rank cards chosen as stand-ins become anonymous tokens (one field of the
+state), and melds are listed with the fewest tokens only (``melds.suit_runs``,
+``melds.rank_sets``). The state is a fixed layout of bit fields, so a meld's state value depends on
+its faces alone and each suit's runs are listed once per (ranks held, tokens, ace high) and kept
+in bounded caches (never keyed by a whole hand). Costs and flags as in ``face_search``.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rummy_rules.cards import Card
+from rummy_rules.face_search import (
+    AS_TOKEN,
+    DONE,
+    FLAG_TABLE,
+    IN_PLACE,
+    INF,
+    LOOSE,
+    NEXT_FLAGS_BY_KIND,
+    POINTS,
+    SCALE,
+    cards_by_face,
+)
+from rummy_rules.melds import (
+    JOKER_FACE,
+    MAX_RUN_LENGTH,
+    MAX_SET_SIZE,
+    MIN_MELD_SIZE,
+    Meld,
+    MeldKind,
+    MeldOptions,
+    MeldRecord,
+    MeldShape,
+    classify_faces,
+    face_of,
+    rank_sets,
+    record_shape,
+    suit_runs,
+)
+
+# The token search's state: a fixed layout of _W-bit fields, each a count (0..3) under a guard bit
+# (so "contains" is one subtraction). Fields 0..3: each suit's wild-rank cards not yet decided (a
+# stand-in, or a card in its natural place); field _NATURAL + face: that face in its natural
+# role; the last, wider field: the stand-in tokens (printed jokers and wild cards turned tokens).
+# A meld's state value depends on its faces only, so each suit's melds are listed once and kept.
+_W = 3
+_FIELD_MASK = (1 << _W) - 1
+_NATURAL = 4
+_FIELDS = _NATURAL + JOKER_FACE  # the token field's index
+_TSHIFT = _W * _FIELDS
+_TOKEN = 1 << _TSHIFT
+_ONE = [1 << (_W * i) for i in range(_FIELDS + 1)]  # one card in field i
+_NATURAL_MASK = _TOKEN - 1
+_GUARD = sum(1 << (_W * i + _W - 1) for i in range(_FIELDS)) | 1 << (_TSHIFT + 5)  # tokens: 0..31
+_KEEP = [
+    [1 << (_W * (_NATURAL + s * 13 + w - 1)) for s in range(4)] if w else [] for w in range(14)
+]
+_LOOSE_COST = [[0] * _NATURAL + [p * SCALE + 1 for p in points] for points in POINTS]
+# per flags: 0 when any number of spare tokens can finish (tier 1 done); 1 when 3..13 spare tokens
+# must make a jokers-only sequence; 2 when nothing can finish (by jokers_only_group_is_sequence)
+_FINISH = [
+    [
+        0
+        if f & DONE == DONE
+        else 1
+        if jo and FLAG_TABLE[f, MeldKind.IMPURE_SEQUENCE] & DONE == DONE
+        else 2
+        for f in range(8)
+    ]
+    for jo in (False, True)
+]
+
+_Meld = tuple[int, tuple[int, ...], MeldRecord, tuple[int, ...]]
+# (state value, next flags by flags, record, faces in display order with JOKER_FACE for stand-ins)
+_Melds = tuple[_Meld, ...]
+
+
+def _search_meld(record: MeldRecord) -> _Meld:
+    vec = record[1] << _TSHIFT
+    for f in record[2]:
+        vec += 1 << (_W * (_NATURAL + f))
+    return vec, NEXT_FLAGS_BY_KIND[record[0]], record, record_shape(record).layout
+
+
+def _meld_order(meld: _Meld) -> int:
+    """Search order of a meld: big melds first (a zero-cost grouping shows up sooner), then kind."""
+    record = meld[2]
+    return (-len(record[2]) - record[1]) * 4 + record[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _SuitRuns:
+    """The runs of one suit holding some ranks, ready for the search.
+
+    ``by_field``: (field of the first card, runs starting there in search order), for each such
+    field. ``used``: union of the runs' state values (naturals only). ``last_pure`` /
+    ``last_seq``: the last field where a pure / any sequence starts (-1: none). ``pure``: (points
+    with no wild rank, bit mask of the ranks, record) of each pure sequence.
+    """
+
+    by_field: tuple[tuple[int, _Melds], ...]
+    used: int
+    last_pure: int
+    last_seq: int
+    pure: tuple[tuple[int, int, MeldRecord], ...]
+
+
+@lru_cache(maxsize=1 << 15)
+def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
+    """``melds.suit_runs`` of the first suit in search form (a few thousand keys recur)."""
+    runs = sorted(map(_search_meld, suit_runs(0, ranks, tokens, highest)), key=_meld_order)
+    by_field: dict[int, list[_Meld]] = {}
+    used = 0
+    last_pure = last_seq = -1
+    pure = []
+    for meld in runs:
+        record = meld[2]
+        first = _NATURAL + min(record[2])
+        by_field.setdefault(first, []).append(meld)
+        used |= meld[0] & _NATURAL_MASK
+        last_seq = max(last_seq, first)
+        if record[0] is MeldKind.PURE_SEQUENCE:
+            last_pure = max(last_pure, first)
+            mask = sum(1 << (f + 1) for f in record[2])
+            pure.append((sum(POINTS[0][f] for f in record[2]), mask, record))
+    fields = tuple((at, tuple(melds)) for at, melds in by_field.items())
+    return _SuitRuns(fields, used, last_pure, last_seq, tuple(pure))
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_runs(suit: int, ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
+    """The runs of suit ``suit`` (0..3): the first suit's, moved by 13 x ``suit`` faces."""
+    first = _first_suit_runs(ranks, tokens, highest)
+    if not suit or not first.by_field:
+        return first
+    off = 13 * suit
+    shift = _W * off
+
+    def moved(record: MeldRecord) -> MeldRecord:
+        kind, k, naturals, positions, start, length = record
+        return kind, k, tuple(f + off for f in naturals), positions, start, length
+
+    def moved_meld(meld: _Meld) -> _Meld:
+        vec, nexts, record, layout = meld
+        layout = tuple(f if f == JOKER_FACE else f + off for f in layout)
+        return (
+            ((vec & _NATURAL_MASK) << shift) + (vec & ~_NATURAL_MASK),
+            nexts,
+            moved(record),
+            layout,
+        )
+
+    return _SuitRuns(
+        tuple((at + off, tuple(map(moved_meld, melds))) for at, melds in first.by_field),
+        first.used << shift,
+        first.last_pure + off if first.last_pure >= 0 else -1,
+        first.last_seq + off if first.last_seq >= 0 else -1,
+        tuple((value, mask, moved(record)) for value, mask, record in first.pure),
+    )
+
+
+@lru_cache(maxsize=1 << 12)
+def _rank_sets(held: tuple[int, ...], tokens: bool) -> tuple[tuple[int, _Meld], ...]:
+    """The sets of one rank (``melds.rank_sets``) in search form: (field of the first card, set)."""
+    return tuple((_NATURAL + r[2][0], _search_meld(r)) for r in rank_sets(held, int(tokens)))
+
+
+class TokenSearch:
+    """The faster search: jokers as interchangeable tokens.
+
+    Printed jokers and wild-rank cards chosen as stand-ins become anonymous tokens (one field of the
+    state), and melds are listed with the fewest tokens only. That is exact when no two stand-ins
+    can clash: the lenient duplicate rule, or no wild face held twice (a token's face then never
+    meets the same face in its group). Otherwise it is a relaxation: ``walk`` deals the tokens out
+    without a clash or reports that it cannot. Wild-rank cards come first in the search order, and
+    each copy either sits in its natural place in a meld or turns into a token. Spare tokens at the
+    end join a meld with room or form a jokers-only group.
+    """
+
+    def __init__(
+        self, counts: dict[int, int], wild: int | None, options: MeldOptions, prune: bool = True
+    ) -> None:
+        self.wild = wild
+        self.options = options
+        self.jokers_only = options.jokers_only_group_is_sequence
+        printed = counts.get(JOKER_FACE, 0)
+        natural = sorted(counts)
+        if natural and natural[-1] == JOKER_FACE:
+            natural.pop()
+        wild_faces = [f for f in natural if f % 13 + 1 == wild] if wild is not None else []
+        tokens = printed + sum(counts[f] for f in wild_faces)
+        self.keep = _KEEP[wild or 0]
+        self.undecided = {f: f // 13 for f in wild_faces}
+        self.loose_cost = _LOOSE_COST[wild or 0]
+        state = printed << _TSHIFT
+        suits: list[list[int]] = [[], [], [], []]  # ranks held, by suit
+        by_rank: list[list[int]] = [[] for _ in range(13)]  # faces held, by rank
+        for f in natural:
+            state += counts[f] << (_W * (_NATURAL + f))
+            suits[f // 13].append(f % 13 + 1)
+            by_rank[f % 13].append(f)
+        for f, suit in self.undecided.items():  # wild cards start undecided
+            state += (counts[f] << (_W * suit)) - (counts[f] << (_W * (_NATURAL + f)))
+        self.state = state
+        highest = 14 if options.ace_high else 13
+        by_low: list[_Melds] = [()] * _FIELDS
+        used = 0
+        # The last search position where a meld of each sort starts: past it, a state that still
+        # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
+        # fields in order, so a meld whose first field is behind it can no longer be used).
+        last_pure = last_seq = -1
+        pure: tuple[int, MeldRecord] | None = None  # points, record
+        wild_points = POINTS[0][wild - 1] if wild else 0
+        for suit, ranks in enumerate(suits):
+            if not ranks or len(ranks) + tokens < MIN_MELD_SIZE:
+                continue
+            listed = _suit_runs(suit, tuple(ranks), tokens, highest)
+            for at, melds in listed.by_field:
+                by_low[at] = melds
+            used |= listed.used
+            if listed.last_seq > last_seq:
+                last_seq = listed.last_seq
+            if listed.pure:
+                if listed.last_pure > last_pure:
+                    last_pure = listed.last_pure
+                for value, mask, record in listed.pure:
+                    if wild and mask >> wild & 1:
+                        value -= wild_points
+                    if pure is None or value > pure[0]:
+                        pure = (value, record)
+        for held in by_rank:
+            if len(held) > 1 and len(held) + tokens >= MIN_MELD_SIZE:
+                for at, meld in _rank_sets(tuple(held), tokens > 0):
+                    used |= meld[0]
+                    if by_low[at]:  # after the runs of its size (a set is the worst kind)
+                        merged = list(by_low[at])
+                        insort(merged, meld, key=_meld_order)
+                        by_low[at] = tuple(merged)
+                    else:
+                        by_low[at] = (meld,)
+        self._pure_run = pure
+        self.pure_value = None if pure is None else pure[0]  # points of the best pure sequence
+        if self.jokers_only and tokens >= MIN_MELD_SIZE:
+            last_seq = _FIELDS  # spare tokens may make a jokers-only sequence at the end
+        # by flags (has pure, one sequence, two or more)
+        neither, no_pure, no_second = min(last_pure, last_seq), last_pure, last_seq
+        self.last_start = [
+            neither,
+            no_second,
+            neither,
+            no_second,
+            no_pure,
+            _FIELDS,
+            no_pure,
+            _FIELDS,
+        ]
+        self.by_low = by_low
+        self.dead_cost = 0
+        self.pre_tokens: list[int] = []
+        if prune:
+            self._set_aside_dead_cards(counts, natural, used)
+        # by flags, then state: least cost (exact) or minus a budget it fails (a lower bound)
+        self.memo: list[dict[int, int]] = [{} for _ in range(8)]
+        self.choice: list[dict[int, _Meld | int | None]] = [{} for _ in range(8)]  # the best move
+        self._best = self._make_best()
+
+    def pure_shape(self) -> MeldShape:
+        """The most valuable pure sequence (``pure_value`` is not ``None``)."""
+        return record_shape(self._pure_run[1])  # type: ignore[index]
+
+    def _set_aside_dead_cards(self, counts: dict[int, int], natural: list[int], used: int) -> None:
+        """Take out of the state the cards that no meld can hold.
+
+        Such a card is loose in every grouping: its cost is added once (``dead_cost``). A wild-rank
+        card whose natural place is in no meld is made a token at once (a token is never worse
+        than a loose card worth 0: spare tokens cost nothing once the grouping is done).
+        ``used``: the union (bitwise or) of every meld's state value.
+        """
+        for f in natural:
+            shift = _W * (_NATURAL + f)
+            if used >> shift & _FIELD_MASK:
+                continue
+            n = counts[f]
+            if f in self.undecided:
+                self.state += (n << _TSHIFT) - (n << (_W * self.undecided[f]))
+                self.pre_tokens += [f] * n
+            else:
+                self.state -= n << shift
+                self.dead_cost += n * self.loose_cost[_NATURAL + f]
+
+    def one_of(self, face: int) -> int:
+        """The state value of one card of this face as dealt (wild cards not yet decided)."""
+        if face == JOKER_FACE:
+            return _TOKEN
+        if face in self.undecided:
+            return 1 << (_W * self.undecided[face])
+        return 1 << (_W * (_NATURAL + face))
+
+    def best(self, state: int, flags: int, budget: int = INF) -> int:
+        """Least cost (points * SCALE + loose cards) of a tier-1 grouping of state, or INF.
+
+        Exact when it is below ``budget``; otherwise only a lower bound that is at least
+        ``budget`` (branch and bound: a branch is cut as soon as it cannot beat the best so far).
+        """
+        return self._best(state, flags, budget)
+
+    def _make_best(self) -> Callable[[int, int, int], int]:
+        """The recursive search as a closure over its tables (local lookups are quicker)."""
+        natural_mask, tshift, width, token, guard = _NATURAL_MASK, _TSHIFT, _W, _TOKEN, _GUARD
+        memos, choices = self.memo, self.choice
+        keep, by_low, loose_cost = self.keep, self.by_low, self.loose_cost
+        last_start = self.last_start
+        finish = _FINISH[self.jokers_only]
+        ones = _ONE
+
+        def best(state: int, flags: int, budget: int) -> int:
+            if not state & natural_mask:
+                end = finish[flags]
+                if not end:
+                    return 0
+                spare = state >> tshift
+                return 0 if end == 1 and MIN_MELD_SIZE <= spare <= MAX_RUN_LENGTH else INF
+            if budget <= 0:
+                return 0
+            memo = memos[flags]
+            got = memo.get(state)
+            if got is not None:
+                if got >= 0:  # exact
+                    return got
+                if -got >= budget:  # a lower bound that already fails this budget
+                    return -got
+            i = (state & -state).bit_length() // width  # the lowest field held
+            if i > last_start[flags]:  # no pure (or second) sequence can start any more
+                return INF
+            one = ones[i]
+            bound = budget
+            choice: _Meld | int | None = None
+            if i < _NATURAL:  # a wild card: a token, or a card in its natural place
+                cost = best(state - one + token, flags, bound)
+                if cost < bound:
+                    bound, choice = cost, AS_TOKEN
+                if bound:
+                    cost = best(state - one + keep[i], flags, bound)
+                    if cost < bound:
+                        bound, choice = cost, IN_PLACE
+            else:
+                guarded = state | guard
+                for meld in by_low[i]:
+                    vec = meld[0]
+                    if (guarded - vec) & guard == guard:
+                        cost = best(state - vec, meld[1][flags], bound)
+                        if cost < bound:
+                            bound, choice = cost, meld
+                            if not cost:
+                                break
+                loose = loose_cost[i]
+                if loose < bound:
+                    cost = best(state - one, flags, bound - loose) + loose
+                    if cost < bound:
+                        bound, choice = cost, LOOSE
+            if bound < budget:
+                memo[state] = bound
+                choices[flags][state] = choice
+                return bound
+            memo[state] = -budget
+            return budget
+
+        return best
+
+    def walk(
+        self, hand: list[Card], faces: list[int], cost: int
+    ) -> tuple[tuple[Meld, ...], tuple[Card, ...]] | None:
+        """Melds and deadwood of a least-cost tier-1 grouping of the whole hand (cost is finite).
+
+        The tokens are handed out as physical cards so that no group repeats a face when the
+        strict duplicate rule is on; ``None`` when this grouping cannot be dealt that way (then the
+        caller falls back to the general search).
+        """
+        state, flags = self.state, 0
+        chosen: list[_Meld] = []
+        to_tokens: list[int] = list(self.pre_tokens)
+        choices = self.choice
+        while state & _NATURAL_MASK:
+            i = (state & -state).bit_length() // _W
+            one = _ONE[i]
+            choice = choices[flags][state]  # every state on the best path was solved exactly
+            if choice == IN_PLACE:
+                state += self.keep[i] - one
+            elif choice == AS_TOKEN:
+                to_tokens.append(i * 13 + self.wild - 1)  # type: ignore[operator]
+                state += _TOKEN - one
+            elif choice == LOOSE:
+                state -= one
+            else:
+                meld: _Meld = choice  # type: ignore[assignment]
+                chosen.append(meld)
+                state -= meld[0]
+                flags = meld[1][flags]
+        pool = cards_by_face(hand, faces)
+        tokens = pool.pop(JOKER_FACE, [])
+        for f in to_tokens:
+            tokens.append(pool[f].pop())
+        strict = self.options.strict_duplicate_faces
+        records = [m[2] for m in chosen]
+        layouts = [m[3] for m in chosen]
+        groups = _hand_out_tokens(records, tokens, strict) if tokens else [[] for _ in chosen]
+        if groups is None:
+            return None
+        kinds = [r[0] for r in records]
+        melds: list[list[Card]] = []
+        for layout, given in zip(layouts, groups, strict=True):
+            if given:
+                it = iter(given)
+                melds.append([pool[f].pop() if f != JOKER_FACE else next(it) for f in layout])
+            else:
+                melds.append([pool[f].pop() for f in layout])
+        used = {id(c) for g in groups for c in g}
+        spare = [c for c in tokens if id(c) not in used]
+        if spare:
+            if flags & DONE != DONE:  # the spare tokens are one jokers-only group
+                if strict and _clash(spare):
+                    return None
+                melds.append(spare)
+                kinds.append(MeldKind.IMPURE_SEQUENCE)
+            else:
+                highest = 14 if self.options.ace_high else 13
+                shapes = [record_shape(r) for r in records]
+                loose = _absorb(melds, kinds, shapes, spare, strict, highest)
+                if loose and cost == 0:
+                    return None
+        out = []
+        wild = self.wild
+        for cards, kind in zip(melds, kinds, strict=True):
+            if (
+                self.undecided
+                and kind is not MeldKind.PURE_SEQUENCE
+                and any(c.rank == wild for c in cards)
+                and (kind is MeldKind.SET or _one_suit(cards))
+            ):
+                # Report each meld's best kind: a wild card may read better in another role (an
+                # impure sequence can only become pure, so all its cards must share one suit).
+                better = classify_faces([face_of(c) for c in cards], wild, self.options)
+                if better is None:  # pragma: no cover - every dealt group is a meld
+                    return None
+                kind = better
+            out.append(Meld(kind, tuple(cards)))
+        used = {id(c) for m in out for c in m.cards}
+        return tuple(out), tuple(c for c in hand if id(c) not in used)
+
+
+def _one_suit(cards: list[Card]) -> bool:
+    """All cards of one suit (a printed joker has none)."""
+    first = cards[0].suit
+    return first is not None and all(c.suit is first for c in cards)
+
+
+def _clash(cards: list[Card]) -> bool:
+    """Two cards of one face (printed jokers aside)."""
+    faces = [face_of(c) for c in cards if c.rank is not None]
+    return len(set(faces)) != len(faces)
+
+
+def _hand_out_tokens(
+    records: list[MeldRecord], tokens: list[Card], strict: bool
+) -> list[list[Card]] | None:
+    """Physical token cards for each meld's stand-ins, or ``None`` if no clash-free way exists.
+
+    Under the lenient rule any order works. Under the strict rule a stand-in's face must differ
+    from every other face of its group: a small backtracking over distinct token faces.
+    """
+    need = [r[1] for r in records]
+    if strict:
+        named = [face_of(c) for c in tokens if c.rank is not None]
+        if named:
+            natural = {f for r in records for f in r[2]}
+            strict = len(set(named)) != len(named) or not natural.isdisjoint(named)
+        else:  # printed jokers only
+            strict = False
+    if not strict:  # no stand-in can meet its own face: any order works
+        out, at = [], 0
+        for k in need:
+            out.append(tokens[at : at + k])
+            at += k
+        return out
+    by_face: dict[int, list[Card]] = {}
+    for c in tokens:
+        by_face.setdefault(face_of(c), []).append(c)
+    slots = [g for g, k in enumerate(need) for _ in range(k)]
+    chosen: list[list[Card]] = [[] for _ in records]
+    taken: list[set[int]] = [set(r[2]) for r in records]
+
+    def place(n: int) -> bool:
+        if n == len(slots):
+            return True
+        g = slots[n]
+        for f, cards in by_face.items():
+            if not cards or (f != JOKER_FACE and f in taken[g]):
+                continue
+            card = cards.pop()
+            chosen[g].append(card)
+            taken[g].add(f)
+            if place(n + 1):
+                return True
+            chosen[g].pop()
+            if f != JOKER_FACE:
+                taken[g].discard(f)
+            cards.append(card)
+        return False
+
+    return chosen if place(0) else None
+
+
+def _absorb(
+    melds: list[list[Card]],
+    kinds: list[MeldKind],
+    shapes: list[MeldShape],
+    spare: list[Card],
+    strict: bool,
+    highest: int,
+) -> list[Card]:
+    """Put spare tokens into melds with room (no clash under the strict rule); return the rest.
+
+    A sequence grows up to 13 cards inside positions 1..highest (after its top, then before its
+    start); a set up to 4 cards.
+    """
+    left = []
+    for card in spare:
+        f = face_of(card)
+        for j, cards in enumerate(melds):
+            if strict and card.rank is not None and any(face_of(c) == f for c in cards):
+                continue
+            kind = kinds[j]
+            if kind is MeldKind.SET:
+                if len(cards) < MAX_SET_SIZE:
+                    cards.append(card)
+                    break
+                continue
+            if len(cards) >= MAX_RUN_LENGTH:
+                continue
+            shape = shapes[j] if j < len(shapes) else None
+            if shape is None or not shape.positions:
+                cards.append(card)
+            else:
+                grown = len(cards) - shape.length
+                if shape.top + grown < highest:
+                    cards.append(card)
+                elif shape.start > 1:
+                    cards.insert(0, card)
+                    # the window moved down one place: keep top + grown right
+                    shapes[j] = MeldShape(
+                        shape.kind,
+                        shape.naturals,
+                        shape.standins,
+                        shape.positions,
+                        shape.start - 1,
+                        shape.length + 1,
+                    )
+                else:
+                    continue
+            kinds[j] = MeldKind.IMPURE_SEQUENCE
+            break
+        else:
+            left.append(card)
+    return left
+
+
+MAX_CARDS = 16
+
+
+def token_search_fits(counts: dict[int, int], size: int) -> bool:
+    """Whether a hand fits the token search's layout (16 cards at most, 3 copies of a face)."""
+    return size <= MAX_CARDS and max(counts.values()) <= _FIELD_MASK >> 1
+
+
+def token_search_exact(counts: dict[int, int], wild: int | None, options: MeldOptions) -> bool:
+    """Whether the token search's least cost is the hand's own (no clash between stand-ins).
+
+    Otherwise (strict rule, a wild face held twice) it is a lower bound, exact whenever its
+    grouping can be dealt without a clash (``TokenSearch.walk``).
+    """
+    if not options.strict_duplicate_faces:
+        return True
+    return not any(c > 1 for f, c in counts.items() if f != JOKER_FACE and f % 13 + 1 == wild)
+
+
+def clear_caches() -> None:
+    """Forget the meld lists kept per suit holding (they are rebuilt on demand; for benchmarks)."""
+    for cached in (_first_suit_runs, _suit_runs, _rank_sets):
+        cached.cache_clear()
