@@ -143,28 +143,19 @@ def _port(env: Mapping[str, str], name: str, default: int | None) -> int:
 
 
 def _optional_pid(env: Mapping[str, str], name: str) -> int | None:
+    return _positive_int(env, name, 0, "a process id") or None
+
+
+def _positive_int(env: Mapping[str, str], name: str, default: int, noun: str = "an integer") -> int:
     raw = env.get(name, "").strip()
     if not raw:
-        return None
-    try:
-        pid = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a process id") from None
-    if pid < 1:
-        raise ConfigError(f"{name}={pid} is not a process id (must be at least 1)")
-    return pid
-
-
-def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw is None or raw == "":
         return default
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not an integer") from None
+        raise ConfigError(f"{name}={raw!r} is not {noun}") from None
     if value < 1:
-        raise ConfigError(f"{name}={value} must be at least 1")
+        raise ConfigError(f"{name}={value} is not {noun} (must be at least 1)")
     return value
 
 
