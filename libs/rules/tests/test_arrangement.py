@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rummy_rules.arrangement import best_arrangement, valid_discards
 from rummy_rules.cards import Rank, parse_cards
 from rummy_rules.melds import MeldKind, MeldOptions
@@ -129,3 +131,35 @@ def test_copies_of_a_wild_face_are_shared_out_between_groups_for_a_valid_show() 
     assert a.valid
     for meld in a.melds:
         assert sum(c.face == "5H" for c in meld.cards) <= 1
+
+
+def test_a_spare_wild_card_never_makes_the_only_pure_sequence_impure() -> None:
+    # 7 wild: 2H 3H 4H is the pure run, 6H 7H 7D the second sequence; the other 7H cannot stand
+    # in beside 7H (strict rule) nor in the pure run (it would be the hand's only pure sequence).
+    a = best("7H 7H 3H 2H 4H 6H 7D", Rank.SEVEN)
+    assert (a.points, a.valid) == (0, False)
+    assert [str(c) for c in a.deadwood] == ["7H"]
+    assert any(m.kind is MeldKind.PURE_SEQUENCE for m in a.melds)
+    b = best("JS KS 2C 2S 2C 9S QS", Rank.TWO)
+    assert (b.points, b.valid) == (0, False)
+    assert not valid_discards(parse_cards("JS KS 2C 2S 2C 9S QS 9D"), Rank.TWO)
+
+
+def test_a_valid_show_is_displayed_with_its_pure_sequence() -> None:
+    a = best("QS JK 6S KH QD 2C JK QC QH 3C 4C 10H QH", Rank.SIX)
+    assert a.valid
+    assert any(m.kind is MeldKind.PURE_SEQUENCE for m in a.melds)
+    assert sum(1 for m in a.melds if m.kind is not MeldKind.SET) >= 2
+
+
+def test_the_same_card_object_listed_twice_counts_as_two_cards() -> None:
+    five, six, seven = parse_cards("5H 6H 7H")
+    a = best_arrangement([five, six, seven, seven], Rank.KING)
+    assert a.points == 7 and not a.valid
+    assert len([c for m in a.melds for c in m.cards]) + len(a.deadwood) == 4
+
+
+def test_a_wild_rank_that_is_not_a_rank_is_refused() -> None:
+    for bad in (0, 14, "7", True):
+        with pytest.raises(ValueError, match="wild rank"):
+            best_arrangement(parse_cards("5H 6H 7H"), bad)  # type: ignore[arg-type]

@@ -159,3 +159,26 @@ def test_other_games_are_reported_unsupported_and_malformed_lines_get_an_error()
 def test_unsupported_games_alone_still_exit_zero() -> None:
     status, out = run_cli('{"id": "r", "game": "rummy500", "cards": ["AH"]}\n')
     assert status == 0 and out == [{"id": "r", "error": "unsupported game: rummy500"}]
+
+
+def test_json_too_deep_or_a_number_too_long_is_an_error_line_and_the_run_goes_on() -> None:
+    import io
+
+    source = io.StringIO(
+        "\ufeff"
+        + '{"id": "bom", "game": "indian-group", "cards": ["AH", "2H", "3H"], "wild_rank": null}\n'
+        + "[" * 100_000
+        + "]" * 100_000
+        + "\n"
+        + '{"id": "big", "game": "indian13", "decks": '
+        + "9" * 5000
+        + ', "cards": []}\n'
+        + '{"id": "ok", "game": "indian-group", "cards": ["QH", "KH", "AH"], "wild_rank": null}\n'
+    )
+    sink = io.StringIO()
+    assert evaluate_stream(source, sink, MeldOptions()) == 2
+    out = [json.loads(line) for line in sink.getvalue().splitlines()]
+    assert out[0] == {"id": "bom", "type": "pure"}
+    assert [o["id"] for o in out[1:3]] == [None, None]
+    assert all(o["error"].startswith("invalid JSON") for o in out[1:3])
+    assert out[3] == {"id": "ok", "type": "pure"}

@@ -181,7 +181,11 @@ def _lone_pure_run(
 
 
 def _wild_int(wild_rank: WildRank) -> int | None:
-    return None if wild_rank is None else int(wild_rank)
+    if wild_rank is None:
+        return None
+    if isinstance(wild_rank, bool) or not isinstance(wild_rank, int) or not 1 <= wild_rank <= 13:
+        raise ValueError(f"the wild rank is a Rank (1..13) or None, not {wild_rank!r}")
+    return int(wild_rank)
 
 
 def best_arrangement(
@@ -190,7 +194,9 @@ def best_arrangement(
     """The arrangement of least points of a hand of any size, and whether it is a valid declaration.
 
     Points are uncapped (at most 10 per card). Cards are physical cards (duplicates across decks are
-    fine). Raises nothing for any list of cards; an empty hand scores 0 and is not valid.
+    fine; the same card object listed twice counts as two cards). Raises nothing for any list of
+    cards; an empty hand scores 0 and is not valid. Raises ValueError when ``wild_rank`` is neither
+    a ``Rank`` (an int 1..13) nor ``None``.
     """
     hand = list(cards)
     wild = _wild_int(wild_rank)
@@ -238,7 +244,7 @@ def valid_discards(
     """The cards whose discard leaves a valid declaration, in hand order (every physical copy).
 
     Typically called with 14 cards (draw done, one to lay face down); any size works. Empty when no
-    discard leaves a valid show.
+    discard leaves a valid show. Raises ValueError for a wild rank as ``best_arrangement`` does.
     """
     hand = list(cards)
     wild = _wild_int(wild_rank)

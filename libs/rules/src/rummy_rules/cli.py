@@ -105,17 +105,19 @@ def _check_decks(decks: Any, cards: list[str]) -> None:
 def evaluate_stream(source: TextIO, sink: TextIO, options: MeldOptions) -> int:
     """Judge every non-blank line of source into sink. Returns the exit status (0 or 2)."""
     status = 0
-    for line in source:
+    for number, line in enumerate(source):
+        if number == 0:
+            line = line.removeprefix("\ufeff")  # a byte order mark is not part of the JSON
         if not line.strip():
             continue
         case_id = None
         try:
             case = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # also nesting or numbers too big to read
             sink.write(json.dumps({"id": None, "error": f"invalid JSON: {exc}"}) + "\n")
             status = 2
             continue
-        if isinstance(case, dict):
+        if isinstance(case, dict) and isinstance(case.get("id"), str | int | float | bool):
             case_id = case.get("id")
         try:
             out = evaluate_case(case, options)

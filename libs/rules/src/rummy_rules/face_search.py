@@ -10,6 +10,8 @@ face it is. It is the fallback of the faster ``token_search.TokenSearch``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rummy_rules.cards import Card
 from rummy_rules.melds import JOKER_FACE, Meld, MeldKind, MeldOptions, MeldShape, enumerate_melds
 from rummy_rules.wild import rank_points
@@ -170,5 +172,20 @@ def deal_out(
     """Give physical cards to the melds' faces (first copies first); the rest is deadwood."""
     pool = cards_by_face(cards, faces)
     melds = tuple(Meld(s.kind, tuple(pool[f].pop() for f in s.layout)) for s in shapes)
-    used = {id(c) for m in melds for c in m.cards}
-    return melds, tuple(c for c in cards if id(c) not in used)
+    return melds, left_over(cards, [m.cards for m in melds])
+
+
+def left_over(cards: list[Card], groups: Iterable[Iterable[Card]]) -> tuple[Card, ...]:
+    """The cards (in order) that no group holds; a card object listed twice counts twice."""
+    used: dict[int, int] = {}
+    for group in groups:
+        for c in group:
+            used[id(c)] = used.get(id(c), 0) + 1
+    out = []
+    for c in cards:
+        n = used.get(id(c))
+        if n:
+            used[id(c)] = n - 1
+        else:
+            out.append(c)
+    return tuple(out)

@@ -26,6 +26,7 @@ from rummy_rules.face_search import (
     POINTS,
     SCALE,
     cards_by_face,
+    left_over,
 )
 from rummy_rules.melds import (
     JOKER_FACE,
@@ -328,6 +329,9 @@ class TokenSearch:
                 return 0 if end == 1 and MIN_MELD_SIZE <= spare <= MAX_RUN_LENGTH else INF
             if budget <= 0:
                 return 0
+            i = (state & -state).bit_length() // width  # the lowest field held
+            if i > last_start[flags]:  # no pure (or second) sequence can start any more
+                return INF
             memo = memos[flags]
             got = memo.get(state)
             if got is not None:
@@ -335,9 +339,6 @@ class TokenSearch:
                     return got
                 if -got >= budget:  # a lower bound that already fails this budget
                     return -got
-            i = (state & -state).bit_length() // width  # the lowest field held
-            if i > last_start[flags]:  # no pure (or second) sequence can start any more
-                return INF
             one = ones[i]
             bound = budget
             choice: _Meld | int | None = None
@@ -420,8 +421,7 @@ class TokenSearch:
                 melds.append([pool[f].pop() if f != JOKER_FACE else next(it) for f in layout])
             else:
                 melds.append([pool[f].pop() for f in layout])
-        used = {id(c) for g in groups for c in g}
-        spare = [c for c in tokens if id(c) not in used]
+        spare = list(left_over(tokens, groups))
         if spare:
             if flags & DONE != DONE:  # the spare tokens are one jokers-only group
                 if strict and _clash(spare):
@@ -450,8 +450,7 @@ class TokenSearch:
                     return None
                 kind = better
             out.append(Meld(kind, tuple(cards)))
-        used = {id(c) for m in out for c in m.cards}
-        return tuple(out), tuple(c for c in hand if id(c) not in used)
+        return tuple(out), left_over(hand, [m.cards for m in out])
 
 
 def _one_suit(cards: list[Card]) -> bool:
@@ -527,12 +526,16 @@ def _absorb(
     """Put spare tokens into melds with room (no clash under the strict rule); return the rest.
 
     A sequence grows up to 13 cards inside positions 1..highest (after its top, then before its
-    start); a set up to 4 cards.
+    start); a set up to 4 cards. A pure sequence turns impure when it takes one, so the last pure
+    sequence never does (the grouping must keep one), and the others only after every other meld.
     """
     left = []
     for card in spare:
         f = face_of(card)
-        for j, cards in enumerate(melds):
+        pure = [j for j, kind in enumerate(kinds) if kind is MeldKind.PURE_SEQUENCE]
+        others = [j for j, kind in enumerate(kinds) if kind is not MeldKind.PURE_SEQUENCE]
+        for j in others + (pure if len(pure) > 1 else []):
+            cards = melds[j]
             if strict and card.rank is not None and any(face_of(c) == f for c in cards):
                 continue
             kind = kinds[j]
