@@ -58,6 +58,7 @@ _TSHIFT = _W * _FIELDS
 _TOKEN = 1 << _TSHIFT
 _ONE = [1 << (_W * i) for i in range(_FIELDS + 1)]  # one card in field i
 _NATURAL_MASK = _TOKEN - 1
+_TOKENS_MASK = ((1 << 6) - 1) << _TSHIFT
 _GUARD = sum(1 << (_W * i + _W - 1) for i in range(_FIELDS)) | 1 << (_TSHIFT + 5)  # tokens: 0..31
 _KEEP = [
     [1 << (_W * (_NATURAL + s * 13 + w - 1)) for s in range(4)] if w else [] for w in range(14)
@@ -77,8 +78,10 @@ _FINISH = [
     for jo in (False, True)
 ]
 
-_Meld = tuple[int, tuple[int, ...], MeldRecord, tuple[int, ...]]
-# (state value, next flags by flags, record, faces in display order with JOKER_FACE for stand-ins)
+_Meld = tuple[int, tuple[int, ...], MeldRecord, tuple[int, ...], int]
+# (state value, next flags by flags, record, faces in display order with JOKER_FACE for stand-ins,
+# face offset): runs are listed for the first suit, their faces are the record's plus the offset
+# (13 x the suit's index); a set's offset is 0.
 _Melds = tuple[_Meld, ...]
 
 
@@ -86,7 +89,18 @@ def _search_meld(record: MeldRecord) -> _Meld:
     vec = record[1] << _TSHIFT
     for f in record[2]:
         vec += 1 << (_W * (_NATURAL + f))
-    return vec, NEXT_FLAGS_BY_KIND[record[0]], record, record_shape(record).layout
+    return vec, NEXT_FLAGS_BY_KIND[record[0]], record, record_shape(record).layout, 0
+
+
+def _moved(
+    record: MeldRecord, layout: tuple[int, ...], off: int
+) -> tuple[MeldRecord, tuple[int, ...]]:
+    """A first-suit run's record and layout moved ``off`` faces up (to its own suit)."""
+    if not off:
+        return record, layout
+    kind, k, naturals, positions, start, length = record
+    moved = (kind, k, tuple(f + off for f in naturals), positions, start, length)
+    return moved, tuple(f if f == JOKER_FACE else f + off for f in layout)
 
 
 def _meld_order(meld: _Meld) -> int:
@@ -112,9 +126,13 @@ class _SuitRuns:
     pure: tuple[tuple[int, int, MeldRecord], ...]
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 13)
 def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
-    """``melds.suit_runs`` of the first suit in search form (a few thousand keys recur)."""
+    """``melds.suit_runs`` of the first suit in search form.
+
+    Kept for the 8,192 holdings (ranks, stand-ins, ace high) used last, about 45 MB at most;
+    random 13-card hands come back to a few thousand of them most of the time.
+    """
     runs = sorted(map(_search_meld, suit_runs(0, ranks, tokens, highest)), key=_meld_order)
     by_field: dict[int, list[_Meld]] = {}
     used = 0
@@ -132,38 +150,6 @@ def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _Suit
             pure.append((sum(POINTS[0][f] for f in record[2]), mask, record))
     fields = tuple((at, tuple(melds)) for at, melds in by_field.items())
     return _SuitRuns(fields, used, last_pure, last_seq, tuple(pure))
-
-
-@lru_cache(maxsize=1 << 16)
-def _suit_runs(suit: int, ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
-    """The runs of suit ``suit`` (0..3): the first suit's, moved by 13 x ``suit`` faces."""
-    first = _first_suit_runs(ranks, tokens, highest)
-    if not suit or not first.by_field:
-        return first
-    off = 13 * suit
-    shift = _W * off
-
-    def moved(record: MeldRecord) -> MeldRecord:
-        kind, k, naturals, positions, start, length = record
-        return kind, k, tuple(f + off for f in naturals), positions, start, length
-
-    def moved_meld(meld: _Meld) -> _Meld:
-        vec, nexts, record, layout = meld
-        layout = tuple(f if f == JOKER_FACE else f + off for f in layout)
-        return (
-            ((vec & _NATURAL_MASK) << shift) + (vec & ~_NATURAL_MASK),
-            nexts,
-            moved(record),
-            layout,
-        )
-
-    return _SuitRuns(
-        tuple((at + off, tuple(map(moved_meld, melds))) for at, melds in first.by_field),
-        first.used << shift,
-        first.last_pure + off if first.last_pure >= 0 else -1,
-        first.last_seq + off if first.last_seq >= 0 else -1,
-        tuple((value, mask, moved(record)) for value, mask, record in first.pure),
-    )
 
 
 @lru_cache(maxsize=1 << 12)
@@ -216,25 +202,44 @@ class TokenSearch:
         # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
         # fields in order, so a meld whose first field is behind it can no longer be used).
         last_pure = last_seq = -1
-        pure: tuple[int, MeldRecord] | None = None  # points, record
+        pure: tuple[int, MeldRecord, int] | None = None  # points, record, face offset
         wild_points = POINTS[0][wild - 1] if wild else 0
         for suit, ranks in enumerate(suits):
             if not ranks or len(ranks) + tokens < MIN_MELD_SIZE:
                 continue
-            listed = _suit_runs(suit, tuple(ranks), tokens, highest)
-            for at, melds in listed.by_field:
-                by_low[at] = melds
-            used |= listed.used
-            if listed.last_seq > last_seq:
-                last_seq = listed.last_seq
+            listed = _first_suit_runs(tuple(ranks), tokens, highest)
+            if not listed.by_field:
+                continue
+            off = 13 * suit
+            if off:  # move the first suit's runs to this one
+                shift = _W * off
+                for at, melds in listed.by_field:
+                    by_low[at + off] = tuple(
+                        [
+                            (
+                                ((vec & _NATURAL_MASK) << shift) | (vec & _TOKENS_MASK),
+                                n,
+                                r,
+                                lay,
+                                off,
+                            )
+                            for vec, n, r, lay, _off in melds
+                        ]
+                    )
+            else:
+                for at, melds in listed.by_field:
+                    by_low[at] = melds
+            used |= listed.used << (_W * off)
+            if listed.last_seq + off > last_seq:
+                last_seq = listed.last_seq + off
             if listed.pure:
-                if listed.last_pure > last_pure:
-                    last_pure = listed.last_pure
+                if listed.last_pure + off > last_pure:
+                    last_pure = listed.last_pure + off
                 for value, mask, record in listed.pure:
                     if wild and mask >> wild & 1:
                         value -= wild_points
                     if pure is None or value > pure[0]:
-                        pure = (value, record)
+                        pure = (value, record, off)
         for held in by_rank:
             if len(held) > 1 and len(held) + tokens >= MIN_MELD_SIZE:
                 for at, meld in _rank_sets(tuple(held), tokens > 0):
@@ -273,7 +278,8 @@ class TokenSearch:
 
     def pure_shape(self) -> MeldShape:
         """The most valuable pure sequence (``pure_value`` is not ``None``)."""
-        return record_shape(self._pure_run[1])  # type: ignore[index]
+        _value, record, off = self._pure_run  # type: ignore[misc]
+        return record_shape(_moved(record, (), off)[0])
 
     def _set_aside_dead_cards(self, counts: dict[int, int], natural: list[int], used: int) -> None:
         """Take out of the state the cards that no meld can hold.
@@ -408,8 +414,12 @@ class TokenSearch:
         for f in to_tokens:
             tokens.append(pool[f].pop())
         strict = self.options.strict_duplicate_faces
-        records = [m[2] for m in chosen]
-        layouts = [m[3] for m in chosen]
+        records: list[MeldRecord] = []
+        layouts: list[tuple[int, ...]] = []
+        for _vec, _nexts, first_record, first_layout, off in chosen:
+            record, layout = _moved(first_record, first_layout, off)
+            records.append(record)
+            layouts.append(layout)
         groups = _hand_out_tokens(records, tokens, strict) if tokens else [[] for _ in chosen]
         if groups is None:
             return None
@@ -594,5 +604,5 @@ def token_search_exact(counts: dict[int, int], wild: int | None, options: MeldOp
 
 def clear_caches() -> None:
     """Forget the meld lists kept per suit holding (they are rebuilt on demand; for benchmarks)."""
-    for cached in (_first_suit_runs, _suit_runs, _rank_sets):
+    for cached in (_first_suit_runs, _rank_sets):
         cached.cache_clear()
