@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rummy_rules.cards import Rank, parse_cards
-from rummy_rules.melds import MeldKind, MeldOptions, classify_group
+from rummy_rules.melds import (
+    JOKER_FACE,
+    MeldKind,
+    MeldOptions,
+    classify_group,
+    cluster_runs,
+    enumerate_melds,
+    run_clusters,
+)
 from rummy_rules.wild import card_points
 
 PURE, IMPURE, SET = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE, MeldKind.SET
@@ -134,3 +145,40 @@ def test_court_cards_ten_and_ace_are_worth_ten_and_the_rest_their_face() -> None
     for text, points in (("AH", 10), ("KH", 10), ("QH", 10), ("JH", 10), ("10H", 10), ("9H", 9)):
         assert card_points(parse_cards(text)[0], None) == points
     assert card_points(parse_cards("2H")[0], None) == 2
+
+
+@settings(max_examples=400)
+@given(
+    st.sets(st.integers(1, 13), min_size=1, max_size=13),
+    st.integers(0, 5),
+    st.booleans(),
+)
+def test_the_runs_of_a_suit_cluster_by_cluster_are_the_runs_enumerate_melds_finds(
+    ranks: set[int], tokens: int, ace_high: bool
+) -> None:
+    """``run_clusters`` + ``cluster_runs`` list each run of one suit once, as the slow listing does.
+
+    The slow listing (``enumerate_melds`` without padding) names every stand-in; with printed
+    jokers only, its sequences are (naturals, number of stand-ins, kind) as the fast one's.
+    """
+    options = MeldOptions(ace_high=ace_high)
+    highest = 14 if ace_high else 13
+    held = tuple(sorted(ranks))
+    fast = [
+        (tuple(sorted(record[2])), record[1], record[0])
+        for places in run_clusters(held, tokens, highest)
+        for record in cluster_runs(places, tokens, highest)
+    ]
+    counts = {r - 1: 1 for r in held} | ({JOKER_FACE: tokens} if tokens else {})
+    slow = {
+        (tuple(sorted(shape.naturals)), len(shape.standins), shape.kind)
+        for shape in enumerate_melds(counts, None, options, pad=False).values()
+        if shape.positions
+    }
+    assert len(fast) == len(set(fast))  # each run once
+    assert set(fast) == slow
+
+
+def test_runs_never_cross_a_gap_wider_than_the_stand_ins_can_fill() -> None:
+    assert run_clusters((1, 2, 5, 6, 12), 1, 14) == [(1, 2), (5, 6), (12, 14)]
+    assert run_clusters((1, 2, 5, 6, 12), 2, 13) == [(1, 2, 5, 6), (12,)]

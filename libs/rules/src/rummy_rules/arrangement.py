@@ -200,10 +200,10 @@ def best_arrangement(
     """
     hand = list(cards)
     wild = _wild_int(wild_rank)
-    faces = [face_of(c) for c in hand]
+    faces = list(map(face_of, hand))
     profile = _profile(faces, wild, options.ace_high)
     if profile is None:  # no pure sequence: every card counts
-        return Arrangement((), tuple(hand), sum(POINTS[wild or 0][f] for f in faces), False)
+        return Arrangement((), tuple(hand), sum(map(POINTS[wild or 0].__getitem__, faces)), False)
     counts, total, held = profile
     lone = _lone_pure_run(counts, held, wild)
     if lone is not None:
@@ -217,7 +217,6 @@ def best_arrangement(
     pure_value = search.pure_value
     if pure_value is None:  # pragma: no cover - neighbours always make a pure run
         return Arrangement((), tuple(hand), total, False)
-    pure_run = search.pure_shape()
     tier2 = total - pure_value
     dead = search.dead_cost  # cards in no meld: a lower bound of the tier-1 cost
     if dead // SCALE >= tier2 > 0:  # tier 1 cannot beat tier 2
@@ -234,7 +233,7 @@ def best_arrangement(
         if found is not None:
             melds, deadwood = found
             return Arrangement(melds, deadwood, cost // SCALE, cost == 0)
-    melds, deadwood = deal_out(hand, faces, [pure_run])
+    melds, deadwood = deal_out(hand, faces, [search.pure_shape()])
     return Arrangement(melds, deadwood, tier2, False)
 
 

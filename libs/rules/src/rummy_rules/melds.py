@@ -241,7 +241,7 @@ def enumerate_melds(
 
 
 MeldRecord = tuple[MeldKind, int, tuple[int, ...], tuple[int, ...], int, int]
-"""A meld found by ``suit_runs`` or ``rank_sets``: (kind, number of stand-ins, natural faces,
+"""A meld found by ``cluster_runs`` or ``rank_sets``: (kind, number of stand-ins, natural faces,
 positions, start, length); positions, start and length as in ``MeldShape`` (a set has none)."""
 
 
@@ -249,7 +249,7 @@ def rank_sets(held: tuple[int, ...], tokens: int) -> tuple[MeldRecord, ...]:
     """The sets of one rank held as ``held`` (distinct faces, ascending) with the fewest stand-ins.
 
     Two or more natural cards, plus one stand-in for a pair when ``tokens`` allows (a single card
-    with two stand-ins is a sequence, a better kind, and is listed by ``suit_runs``).
+    with two stand-ins is a sequence, a better kind, and is listed by ``cluster_runs``).
     """
     out = []
     for n in range(2, len(held) + 1):
@@ -261,25 +261,50 @@ def rank_sets(held: tuple[int, ...], tokens: int) -> tuple[MeldRecord, ...]:
     return tuple(out)
 
 
-def suit_runs(
-    suit: int, ranks: tuple[int, ...], tokens: int, highest: int
-) -> tuple[MeldRecord, ...]:
-    """The runs of one suit holding ``ranks`` (ascending, distinct) with up to ``tokens`` stand-ins.
+def run_clusters(ranks: tuple[int, ...], tokens: int, highest: int) -> list[tuple[int, ...]]:
+    """The places of one suit's ``ranks`` (ascending, distinct) split where no run can cross.
 
-    Each run once (the same cards: an ace held sits low or high, not both), with its best kind and
-    the fewest stand-ins; ``suit`` is the suit's index in ``cards.SUITS``. ``highest`` is 14 when
-    an ace may run high, else 13. With ``rank_sets``: the same melds as
+    Places are the ranks, plus 14 for an ace held when ``highest`` is 14 (it may run high). A run
+    never spans more missing places than ``tokens``, so it lies inside one cluster: a stretch of
+    places whose neighbours are at most ``tokens`` places apart.
+    """
+    places = ranks + ((14,) if ranks and ranks[0] == 1 and highest == 14 else ())
+    clusters = []
+    first = 0
+    for at in range(1, len(places)):
+        if places[at] - places[at - 1] > tokens + 1:
+            clusters.append(places[first:at])
+            first = at
+    if places:
+        clusters.append(places[first:])
+    return clusters
+
+
+def cluster_runs(places: tuple[int, ...], tokens: int, highest: int) -> tuple[MeldRecord, ...]:
+    """The runs of one cluster of places (``run_clusters``) with up to ``tokens`` stand-ins.
+
+    Faces are of the first suit (rank ``(place - 1) % 13 + 1``, so place 14 is the ace). Each run
+    once (the same cards: an ace held sits low or high, not both; when the low ace is in another
+    cluster, the high one never runs alone), with its best kind and the fewest stand-ins: a run
+    from place ``lo`` to ``hi`` fills the missing places and, when shorter than 3, grows up to 3
+    cards (down from ``highest`` when there is no room above). Inner cards may be left out, each
+    replaced by a stand-in. With ``rank_sets``, every cluster of every suit gives the same melds as
     ``enumerate_melds(..., pad=False)``, the stand-ins as printed jokers.
     """
     pure, impure = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE
-    size = len(ranks)
-    places = ranks + ((14,) if ranks[0] == 1 and highest == 14 else ())
-    faces = tuple(suit * 13 + (p - 1) % 13 for p in places)
-    bits = [1 << a for a in range(size)] + [1]  # a high ace is the ace held (index 0)
+    size = len(places)
+    faces = tuple((p - 1) % 13 for p in places)
+    bits = [1 << a for a in range(size)]
+    lone_high_ace = 0
+    if places[-1] == 14:
+        if places[0] == 1:  # a high ace is the ace held (index 0)
+            bits[-1] = 1
+        else:
+            lone_high_ace = bits[-1]
     found: dict[int, MeldRecord] = {}  # by (cards as a bit set of indices) * 16 + stand-ins
     for i, lo in enumerate(places):
         held = 0
-        for j in range(i, len(places)):
+        for j in range(i, size):
             hi = places[j]
             span = hi - lo + 1
             if span > MAX_RUN_LENGTH:
@@ -290,7 +315,7 @@ def suit_runs(
             held |= bits[j]
             length = span if span >= MIN_MELD_SIZE else MIN_MELD_SIZE
             k = missing + length - span
-            if k <= tokens:
+            if k <= tokens and held != lone_high_ace:
                 old = found.get(held * 16 + k)
                 if old is None or (k == 0 and old[0] is not pure):
                     start = lo if lo + length - 1 <= highest else highest - length + 1
@@ -321,7 +346,7 @@ def suit_runs(
 
 
 def record_shape(record: MeldRecord) -> MeldShape:
-    """The ``MeldShape`` of a ``suit_runs`` / ``rank_sets`` record (stand-ins as printed jokers)."""
+    """The ``MeldShape`` of a ``cluster_runs`` or ``rank_sets`` record (printed-joker stand-ins)."""
     kind, k, naturals, positions, start, length = record
     return MeldShape(kind, naturals, (JOKER_FACE,) * k, positions, start, length)
 
@@ -421,11 +446,12 @@ __all__ = [
     "MeldShape",
     "classify_faces",
     "classify_group",
+    "cluster_runs",
     "enumerate_melds",
     "face_counts",
     "face_of",
     "face_rank",
     "record_shape",
     "rank_sets",
-    "suit_runs",
+    "run_clusters",
 ]

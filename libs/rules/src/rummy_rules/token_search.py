@@ -1,18 +1,19 @@
 """The fast solver search: stand-ins as anonymous tokens, melds listed once per suit holding.
 
 Printed jokers and wild-rank cards chosen as stand-ins become anonymous tokens (one field of the
-state), and melds are listed with the fewest tokens only (``melds.suit_runs``,
+state), and melds are listed with the fewest tokens only (``melds.cluster_runs``,
 ``melds.rank_sets``). The state is a fixed layout of bit fields, so a meld's state value depends on
-its faces alone and each suit's runs are listed once per (ranks held, tokens, ace high) and kept
-in bounded caches (never keyed by a whole hand). Costs and flags as in ``face_search``.
+its faces alone: runs are listed once per cluster of places (moved down to rank 1 and to the first
+suit, then moved back per hand) and kept in bounded caches, never keyed by a whole hand. Costs
+and flags as in ``face_search``.
 """
 
 from __future__ import annotations
 
-from bisect import insort
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from weakref import ref
 
 from rummy_rules.cards import Card
 from rummy_rules.face_search import (
@@ -39,10 +40,11 @@ from rummy_rules.melds import (
     MeldRecord,
     MeldShape,
     classify_faces,
+    cluster_runs,
     face_of,
     rank_sets,
     record_shape,
-    suit_runs,
+    run_clusters,
 )
 
 # The token search's state: a fixed layout of _W-bit fields, each a count (0..3) under a guard bit
@@ -95,10 +97,18 @@ def _search_meld(record: MeldRecord) -> _Meld:
 def _moved(
     record: MeldRecord, layout: tuple[int, ...], off: int
 ) -> tuple[MeldRecord, tuple[int, ...]]:
-    """A first-suit run's record and layout moved ``off`` faces up (to its own suit)."""
+    """A listed run's record and layout moved ``off`` faces up (to its suit and ranks).
+
+    A set is never moved (``off`` 0). A run moves to suit ``off // 13`` and ``off % 13`` ranks up
+    (its positions too; a cluster holding an ace is never moved up a rank).
+    """
     if not off:
         return record, layout
     kind, k, naturals, positions, start, length = record
+    up = off % 13
+    if up:
+        positions = tuple(p + up for p in positions)
+        start += up
     moved = (kind, k, tuple(f + off for f in naturals), positions, start, length)
     return moved, tuple(f if f == JOKER_FACE else f + off for f in layout)
 
@@ -110,30 +120,31 @@ def _meld_order(meld: _Meld) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class _SuitRuns:
-    """The runs of one suit holding some ranks, ready for the search.
+class _ClusterRuns:
+    """The runs of one cluster of places (``melds.run_clusters``), ready for the search.
 
-    ``by_field``: (field of the first card, runs starting there in search order), for each such
-    field. ``used``: union of the runs' state values (naturals only). ``last_pure`` /
-    ``last_seq``: the last field where a pure / any sequence starts (-1: none). ``pure``: (points
-    with no wild rank, bit mask of the ranks, record) of each pure sequence.
+    Faces are of the first suit, from rank 1 up (a cluster is moved to its suit and ranks per
+    hand). ``by_field``: (field of the first card, runs starting there in search order), for each
+    such field. ``used``: union of the runs' state values (naturals only). ``last_pure`` /
+    ``last_seq``: the last field where a pure / any sequence starts (-1: none). ``pure``: the
+    records of the pure sequences.
     """
 
     by_field: tuple[tuple[int, _Melds], ...]
     used: int
     last_pure: int
     last_seq: int
-    pure: tuple[tuple[int, int, MeldRecord], ...]
+    pure: tuple[MeldRecord, ...]
 
 
-@lru_cache(maxsize=1 << 13)
-def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
-    """``melds.suit_runs`` of the first suit in search form.
+@lru_cache(maxsize=1 << 12)
+def _cluster_runs(places: tuple[int, ...], tokens: int, highest: int) -> _ClusterRuns:
+    """``melds.cluster_runs`` in search form, kept per (places, stand-ins, highest place).
 
-    Kept for the 8,192 holdings (ranks, stand-ins, ace high) used last, about 45 MB at most;
-    random 13-card hands come back to a few thousand of them most of the time.
+    The search lists clusters moved down to start at rank 1 (unless they hold an ace), with the
+    stand-ins capped at what the cluster can use, so a few thousand keys cover every hand.
     """
-    runs = sorted(map(_search_meld, suit_runs(0, ranks, tokens, highest)), key=_meld_order)
+    runs = sorted(map(_search_meld, cluster_runs(places, tokens, highest)), key=_meld_order)
     by_field: dict[int, list[_Meld]] = {}
     used = 0
     last_pure = last_seq = -1
@@ -146,10 +157,58 @@ def _first_suit_runs(ranks: tuple[int, ...], tokens: int, highest: int) -> _Suit
         last_seq = max(last_seq, first)
         if record[0] is MeldKind.PURE_SEQUENCE:
             last_pure = max(last_pure, first)
-            mask = sum(1 << (f + 1) for f in record[2])
-            pure.append((sum(POINTS[0][f] for f in record[2]), mask, record))
+            pure.append(record)
     fields = tuple((at, tuple(melds)) for at, melds in by_field.items())
-    return _SuitRuns(fields, used, last_pure, last_seq, tuple(pure))
+    return _ClusterRuns(fields, used, last_pure, last_seq, tuple(pure))
+
+
+_SuitRuns = tuple[tuple[tuple[int, _Melds], ...], int, int, int, tuple[tuple[MeldRecord, int], ...]]
+# The runs of one suit holding some ranks, moved to their places, ready for the search: as
+# ``_ClusterRuns`` over every cluster of the suit, in the suit's own fields (by_field, used,
+# last_pure, last_seq), and pure: (record as listed, face offset) of each pure sequence (``_moved``
+# gives its faces). A plain tuple: one is built for each suit of each hand searched.
+
+
+def _suit_runs(suit: int, ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
+    """The runs of a suit holding ``ranks`` (distinct, ascending) with ``tokens`` stand-ins.
+
+    Each cluster's runs (``_cluster_runs``) moved to the suit and ranks (not kept: moving is
+    cheap, and a cache of whole suit holdings measured slower).
+    """
+    by_field: dict[int, _Melds] = {}
+    used = 0
+    last_pure = last_seq = -1
+    pure: list[tuple[MeldRecord, int]] = []
+    for places in run_clusters(ranks, tokens, highest):
+        if len(places) + tokens < MIN_MELD_SIZE:
+            continue
+        low, high = places[0], places[-1]
+        up = 0 if high == 14 else low - 1  # a cluster is listed from rank 1 up
+        if up:
+            places = tuple(p - up for p in places)
+        spare_room = min(highest - high, 2)  # room above matters for runs of 3 only
+        listed = _cluster_runs(places, min(tokens, max(high - low - 1, 2)), places[-1] + spare_room)
+        if not listed.by_field:
+            continue
+        off = 13 * suit + up
+        shift = _W * off
+        for at, melds in listed.by_field:
+            if off:  # move the runs to this suit and ranks
+                melds = tuple(
+                    [
+                        (((vec & _NATURAL_MASK) << shift) | (vec & _TOKENS_MASK), n, r, lay, off)
+                        for vec, n, r, lay, _off in melds
+                    ]
+                )
+            if at + off in by_field:  # an ace's runs, high and low: two clusters
+                melds = tuple(sorted(by_field[at + off] + melds, key=_meld_order))
+            by_field[at + off] = melds
+        used |= listed.used << shift
+        last_seq = max(last_seq, listed.last_seq + off)
+        if listed.pure:
+            last_pure = max(last_pure, listed.last_pure + off)
+            pure += [(record, off) for record in listed.pure]
+    return tuple(by_field.items()), used, last_pure, last_seq, tuple(pure)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -203,53 +262,30 @@ class TokenSearch:
         # fields in order, so a meld whose first field is behind it can no longer be used).
         last_pure = last_seq = -1
         pure: tuple[int, MeldRecord, int] | None = None  # points, record, face offset
-        wild_points = POINTS[0][wild - 1] if wild else 0
+        points = POINTS[wild or 0]
         for suit, ranks in enumerate(suits):
             if not ranks or len(ranks) + tokens < MIN_MELD_SIZE:
                 continue
-            listed = _first_suit_runs(tuple(ranks), tokens, highest)
-            if not listed.by_field:
-                continue
-            off = 13 * suit
-            if off:  # move the first suit's runs to this one
-                shift = _W * off
-                for at, melds in listed.by_field:
-                    by_low[at + off] = tuple(
-                        [
-                            (
-                                ((vec & _NATURAL_MASK) << shift) | (vec & _TOKENS_MASK),
-                                n,
-                                r,
-                                lay,
-                                off,
-                            )
-                            for vec, n, r, lay, _off in melds
-                        ]
-                    )
-            else:
-                for at, melds in listed.by_field:
-                    by_low[at] = melds
-            used |= listed.used << (_W * off)
-            if listed.last_seq + off > last_seq:
-                last_seq = listed.last_seq + off
-            if listed.pure:
-                if listed.last_pure + off > last_pure:
-                    last_pure = listed.last_pure + off
-                for value, mask, record in listed.pure:
-                    if wild and mask >> wild & 1:
-                        value -= wild_points
+            by_field, suit_used, suit_last_pure, suit_last_seq, suit_pure = _suit_runs(
+                suit, tuple(ranks), tokens, highest
+            )
+            for at, melds in by_field:
+                by_low[at] = melds
+            used |= suit_used
+            if suit_last_seq > last_seq:
+                last_seq = suit_last_seq
+            if suit_pure:
+                if suit_last_pure > last_pure:
+                    last_pure = suit_last_pure
+                for record, off in suit_pure:
+                    value = sum([points[f + off] for f in record[2]])
                     if pure is None or value > pure[0]:
                         pure = (value, record, off)
         for held in by_rank:
             if len(held) > 1 and len(held) + tokens >= MIN_MELD_SIZE:
                 for at, meld in _rank_sets(tuple(held), tokens > 0):
                     used |= meld[0]
-                    if by_low[at]:  # after the runs of its size (a set is the worst kind)
-                        merged = list(by_low[at])
-                        insort(merged, meld, key=_meld_order)
-                        by_low[at] = tuple(merged)
-                    else:
-                        by_low[at] = (meld,)
+                    by_low[at] += (meld,)  # after the runs (a set is the worst kind)
         self._pure_run = pure
         self.pure_value = None if pure is None else pure[0]  # points of the best pure sequence
         if self.jokers_only and tokens >= MIN_MELD_SIZE:
@@ -318,7 +354,11 @@ class TokenSearch:
         return self._best(state, flags, budget)
 
     def _make_best(self) -> Callable[[int, int, int], int]:
-        """The recursive search as a closure over its tables (local lookups are quicker)."""
+        """The recursive search as a closure over its tables (local lookups are quicker).
+
+        It calls itself through a weak reference: a closure that named itself would be a reference
+        cycle, and its memos would live on until the next garbage collection.
+        """
         natural_mask, tshift, width, token, guard = _NATURAL_MASK, _TSHIFT, _W, _TOKEN, _GUARD
         memos, choices = self.memo, self.choice
         keep, by_low, loose_cost = self.keep, self.by_low, self.loose_cost
@@ -346,14 +386,15 @@ class TokenSearch:
                 if -got >= budget:  # a lower bound that already fails this budget
                     return -got
             one = ones[i]
+            again: Callable[[int, int, int], int] = itself()  # type: ignore[assignment]
             bound = budget
             choice: _Meld | int | None = None
             if i < _NATURAL:  # a wild card: a token, or a card in its natural place
-                cost = best(state - one + token, flags, bound)
+                cost = again(state - one + token, flags, bound)
                 if cost < bound:
                     bound, choice = cost, AS_TOKEN
                 if bound:
-                    cost = best(state - one + keep[i], flags, bound)
+                    cost = again(state - one + keep[i], flags, bound)
                     if cost < bound:
                         bound, choice = cost, IN_PLACE
             else:
@@ -361,14 +402,14 @@ class TokenSearch:
                 for meld in by_low[i]:
                     vec = meld[0]
                     if (guarded - vec) & guard == guard:
-                        cost = best(state - vec, meld[1][flags], bound)
+                        cost = again(state - vec, meld[1][flags], bound)
                         if cost < bound:
                             bound, choice = cost, meld
                             if not cost:
                                 break
                 loose = loose_cost[i]
                 if loose < bound:
-                    cost = best(state - one, flags, bound - loose) + loose
+                    cost = again(state - one, flags, bound - loose) + loose
                     if cost < bound:
                         bound, choice = cost, LOOSE
             if bound < budget:
@@ -378,6 +419,7 @@ class TokenSearch:
             memo[state] = -budget
             return budget
 
+        itself = ref(best)  # best calls itself through it (a weak reference: no cycle)
         return best
 
     def walk(
@@ -604,5 +646,5 @@ def token_search_exact(counts: dict[int, int], wild: int | None, options: MeldOp
 
 def clear_caches() -> None:
     """Forget the meld lists kept per suit holding (they are rebuilt on demand; for benchmarks)."""
-    for cached in (_first_suit_runs, _rank_sets):
+    for cached in (_cluster_runs, _rank_sets):
         cached.cache_clear()
