@@ -115,15 +115,24 @@ class MeldShape:
     @property
     def layout(self) -> tuple[int, ...]:
         """Faces in display order: run order, stand-ins in the gaps; or naturals then stand-ins."""
-        if not self.standins:  # a pure run fills its window; a set or group is its naturals
-            return self.naturals
-        if not self.positions:
-            return self.naturals + self.standins
-        fill = list(self.standins)
-        at = dict(zip(self.positions, self.naturals, strict=True))
-        return tuple(
-            at[p] if p in at else fill.pop() for p in range(self.start, self.start + self.length)
-        )
+        return _layout(self.naturals, self.standins, self.positions, self.start, self.length)
+
+
+def _layout(
+    naturals: tuple[int, ...],
+    standins: tuple[int, ...],
+    positions: tuple[int, ...],
+    start: int,
+    length: int,
+) -> tuple[int, ...]:
+    """``MeldShape.layout`` of these fields."""
+    if not standins:  # a pure run fills its window; a set or group is its naturals
+        return naturals
+    if not positions:
+        return naturals + standins
+    fill = list(standins)
+    at = dict(zip(positions, naturals, strict=True))
+    return tuple([at[p] if p in at else fill.pop() for p in range(start, start + length)])
 
 
 def enumerate_melds(
@@ -261,27 +270,35 @@ def rank_sets(held: tuple[int, ...], tokens: int) -> tuple[MeldRecord, ...]:
     return tuple(out)
 
 
-def run_clusters(ranks: tuple[int, ...], tokens: int, highest: int) -> list[tuple[int, ...]]:
-    """The places of one suit's ``ranks`` (ascending, distinct) split where no run can cross.
+PLACE_BITS = [1 << (16 * (f // 13) + f % 13 + 1) for f in range(JOKER_FACE)] + [0]
+"""For each face (and ``JOKER_FACE``, 0): its place as a bit, 16 bits a suit (bit ``16 * suit +
+rank``). The or of a hand's ``PLACE_BITS`` holds every suit's places; ``ACE_PLACES`` marks the
+aces, which run high from bit ``16 * suit + 14`` (``ace_places << 13``)."""
+ACE_PLACES = sum(1 << (16 * s + 1) for s in range(4))
 
-    Places are the ranks, plus 14 for an ace held when ``highest`` is 14 (it may run high). A run
-    never spans more missing places than ``tokens``, so it lies inside one cluster: a stretch of
-    places whose neighbours are at most ``tokens`` places apart.
+
+def run_clusters(places: int, tokens: int) -> list[int]:
+    """One suit's places (bit p: place p, 1..14, 14 for an ace that runs high) split into clusters.
+
+    A run never spans more missing places than ``tokens``, so it lies inside one cluster: a
+    stretch of places whose neighbours are at most ``tokens`` places apart. Returns each
+    cluster's places as bits, lowest first.
     """
-    places = ranks + ((14,) if ranks and ranks[0] == 1 and highest == 14 else ())
+    reach = places
+    for _ in range(tokens):
+        reach |= reach << 1
     clusters = []
-    first = 0
-    for at in range(1, len(places)):
-        if places[at] - places[at - 1] > tokens + 1:
-            clusters.append(places[first:at])
-            first = at
-    if places:
-        clusters.append(places[first:])
+    while places:
+        low = (places & -places).bit_length() - 1
+        x = reach >> low
+        cluster = places & ((~x & (x + 1)) - 1) << low  # the stretch of reach from low up
+        clusters.append(cluster)
+        places ^= cluster
     return clusters
 
 
-def cluster_runs(places: tuple[int, ...], tokens: int, highest: int) -> tuple[MeldRecord, ...]:
-    """The runs of one cluster of places (``run_clusters``) with up to ``tokens`` stand-ins.
+def cluster_runs(cluster: int, tokens: int, highest: int) -> tuple[MeldRecord, ...]:
+    """The runs of one cluster of places (bits, from ``run_clusters``) with up to ``tokens`` jokers.
 
     Faces are of the first suit (rank ``(place - 1) % 13 + 1``, so place 14 is the ace). Each run
     once (the same cards: an ace held sits low or high, not both; when the low ace is in another
@@ -291,6 +308,7 @@ def cluster_runs(places: tuple[int, ...], tokens: int, highest: int) -> tuple[Me
     replaced by a stand-in. With ``rank_sets``, every cluster of every suit gives the same melds as
     ``enumerate_melds(..., pad=False)``, the stand-ins as printed jokers.
     """
+    places = tuple(p for p in range(1, 15) if cluster >> p & 1)
     pure, impure = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE
     size = len(places)
     faces = tuple((p - 1) % 13 for p in places)
@@ -343,6 +361,12 @@ def cluster_runs(places: tuple[int, ...], tokens: int, highest: int) -> tuple[Me
                         positions = tuple(places[a] for a in at)
                         found[key * 16 + kd] = (impure, kd, naturals, positions, start, length)
     return tuple(found.values())
+
+
+def record_layout(record: MeldRecord) -> tuple[int, ...]:
+    """The layout (``MeldShape.layout``) of a record's shape, stand-ins as ``JOKER_FACE``."""
+    _kind, k, naturals, positions, start, length = record
+    return _layout(naturals, (JOKER_FACE,) * k, positions, start, length)
 
 
 def record_shape(record: MeldRecord) -> MeldShape:
@@ -437,6 +461,7 @@ def _kind_of_naturals(naturals: list[int], n: int, options: MeldOptions) -> Meld
 
 
 __all__ = [
+    "ACE_PLACES",
     "DEFAULT_MELD_OPTIONS",
     "JOKER_FACE",
     "Meld",
@@ -444,6 +469,7 @@ __all__ = [
     "MeldOptions",
     "MeldRecord",
     "MeldShape",
+    "PLACE_BITS",
     "classify_faces",
     "classify_group",
     "cluster_runs",
@@ -453,5 +479,6 @@ __all__ = [
     "face_rank",
     "record_shape",
     "rank_sets",
+    "record_layout",
     "run_clusters",
 ]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, reduce
+from operator import or_
 from weakref import ref
 
 from rummy_rules.cards import Card
@@ -30,10 +31,12 @@ from rummy_rules.face_search import (
     left_over,
 )
 from rummy_rules.melds import (
+    ACE_PLACES,
     JOKER_FACE,
     MAX_RUN_LENGTH,
     MAX_SET_SIZE,
     MIN_MELD_SIZE,
+    PLACE_BITS,
     Meld,
     MeldKind,
     MeldOptions,
@@ -43,6 +46,7 @@ from rummy_rules.melds import (
     cluster_runs,
     face_of,
     rank_sets,
+    record_layout,
     record_shape,
     run_clusters,
 )
@@ -59,6 +63,9 @@ _FIELDS = _NATURAL + JOKER_FACE  # the token field's index
 _TSHIFT = _W * _FIELDS
 _TOKEN = 1 << _TSHIFT
 _ONE = [1 << (_W * i) for i in range(_FIELDS + 1)]  # one card in field i
+_SHIFT = [_W * (_NATURAL + f) for f in range(JOKER_FACE + 1)]  # a face's field (a printed joker's:
+# the tokens)
+_WILD_FACES = [[13 * s + w - 1 for s in range(4)] if w else [] for w in range(14)]
 _NATURAL_MASK = _TOKEN - 1
 _TOKENS_MASK = ((1 << 6) - 1) << _TSHIFT
 _GUARD = sum(1 << (_W * i + _W - 1) for i in range(_FIELDS)) | 1 << (_TSHIFT + 5)  # tokens: 0..31
@@ -80,10 +87,10 @@ _FINISH = [
     for jo in (False, True)
 ]
 
-_Meld = tuple[int, tuple[int, ...], MeldRecord, tuple[int, ...], int]
-# (state value, next flags by flags, record, faces in display order with JOKER_FACE for stand-ins,
-# face offset): runs are listed for the first suit, their faces are the record's plus the offset
-# (13 x the suit's index); a set's offset is 0.
+_Meld = tuple[int, tuple[int, ...], MeldRecord, int]
+# (state value, next flags by flags, record, face offset): runs are listed per cluster in the first
+# suit from rank 1 up; their faces are the record's plus the offset (13 x the suit's index + the
+# ranks moved up; see ``_moved``); a set's offset is 0.
 _Melds = tuple[_Meld, ...]
 
 
@@ -91,26 +98,23 @@ def _search_meld(record: MeldRecord) -> _Meld:
     vec = record[1] << _TSHIFT
     for f in record[2]:
         vec += 1 << (_W * (_NATURAL + f))
-    return vec, NEXT_FLAGS_BY_KIND[record[0]], record, record_shape(record).layout, 0
+    return vec, NEXT_FLAGS_BY_KIND[record[0]], record, 0
 
 
-def _moved(
-    record: MeldRecord, layout: tuple[int, ...], off: int
-) -> tuple[MeldRecord, tuple[int, ...]]:
-    """A listed run's record and layout moved ``off`` faces up (to its suit and ranks).
+def _moved(record: MeldRecord, off: int) -> MeldRecord:
+    """A listed run's record moved ``off`` faces up (to its suit and ranks).
 
     A set is never moved (``off`` 0). A run moves to suit ``off // 13`` and ``off % 13`` ranks up
     (its positions too; a cluster holding an ace is never moved up a rank).
     """
     if not off:
-        return record, layout
+        return record
     kind, k, naturals, positions, start, length = record
     up = off % 13
     if up:
         positions = tuple(p + up for p in positions)
         start += up
-    moved = (kind, k, tuple(f + off for f in naturals), positions, start, length)
-    return moved, tuple(f if f == JOKER_FACE else f + off for f in layout)
+    return kind, k, tuple(f + off for f in naturals), positions, start, length
 
 
 def _meld_order(meld: _Meld) -> int:
@@ -138,7 +142,7 @@ class _ClusterRuns:
 
 
 @lru_cache(maxsize=1 << 12)
-def _cluster_runs(places: tuple[int, ...], tokens: int, highest: int) -> _ClusterRuns:
+def _cluster_runs(places: int, tokens: int, highest: int) -> _ClusterRuns:
     """``melds.cluster_runs`` in search form, kept per (places, stand-ins, highest place).
 
     The search lists clusters moved down to start at rank 1 (unless they hold an ace), with the
@@ -162,32 +166,33 @@ def _cluster_runs(places: tuple[int, ...], tokens: int, highest: int) -> _Cluste
     return _ClusterRuns(fields, used, last_pure, last_seq, tuple(pure))
 
 
-_SuitRuns = tuple[tuple[tuple[int, _Melds], ...], int, int, int, tuple[tuple[MeldRecord, int], ...]]
-# The runs of one suit holding some ranks, moved to their places, ready for the search: as
-# ``_ClusterRuns`` over every cluster of the suit, in the suit's own fields (by_field, used,
-# last_pure, last_seq), and pure: (record as listed, face offset) of each pure sequence (``_moved``
-# gives its faces). A plain tuple: one is built for each suit of each hand searched.
+def _add_suit_runs(
+    by_low: list[_Melds], suit: int, places: int, tokens: int, highest: int
+) -> tuple[int, int, int, list[tuple[MeldRecord, int]]]:
+    """Put the runs of a suit holding ``places`` (bit p: place p; 14: an ace that runs high) into
+    ``by_low`` (by the field of their first card, in search order).
 
-
-def _suit_runs(suit: int, ranks: tuple[int, ...], tokens: int, highest: int) -> _SuitRuns:
-    """The runs of a suit holding ``ranks`` (distinct, ascending) with ``tokens`` stand-ins.
-
-    Each cluster's runs (``_cluster_runs``) moved to the suit and ranks (not kept: moving is
-    cheap, and a cache of whole suit holdings measured slower).
+    Each cluster's runs (``_cluster_runs``) are moved to the suit and ranks per hand (a cache of
+    whole suit holdings measured no quicker). Returns (union of the runs' state values, last field
+    where a pure / any sequence starts (-1: none), (record as listed, face offset) of each pure
+    sequence).
     """
-    by_field: dict[int, _Melds] = {}
     used = 0
     last_pure = last_seq = -1
     pure: list[tuple[MeldRecord, int]] = []
-    for places in run_clusters(ranks, tokens, highest):
-        if len(places) + tokens < MIN_MELD_SIZE:
+    for cluster in run_clusters(places, tokens):
+        if cluster.bit_count() + tokens < MIN_MELD_SIZE:
             continue
-        low, high = places[0], places[-1]
+        low = (cluster & -cluster).bit_length() - 1
+        high = cluster.bit_length() - 1
         up = 0 if high == 14 else low - 1  # a cluster is listed from rank 1 up
-        if up:
-            places = tuple(p - up for p in places)
-        spare_room = min(highest - high, 2)  # room above matters for runs of 3 only
-        listed = _cluster_runs(places, min(tokens, max(high - low - 1, 2)), places[-1] + spare_room)
+        room = highest - high  # room above matters for runs of 3 only
+        most = high - low - 1  # the most stand-ins one run of the cluster can use
+        listed = _cluster_runs(
+            cluster >> up,
+            tokens if tokens < most or tokens <= 2 else most if most > 2 else 2,
+            high - up + (room if room < 2 else 2),
+        )
         if not listed.by_field:
             continue
         off = 13 * suit + up
@@ -196,19 +201,21 @@ def _suit_runs(suit: int, ranks: tuple[int, ...], tokens: int, highest: int) -> 
             if off:  # move the runs to this suit and ranks
                 melds = tuple(
                     [
-                        (((vec & _NATURAL_MASK) << shift) | (vec & _TOKENS_MASK), n, r, lay, off)
-                        for vec, n, r, lay, _off in melds
+                        (((vec & _NATURAL_MASK) << shift) | (vec & _TOKENS_MASK), n, r, off)
+                        for vec, n, r, _off in melds
                     ]
                 )
-            if at + off in by_field:  # an ace's runs, high and low: two clusters
-                melds = tuple(sorted(by_field[at + off] + melds, key=_meld_order))
-            by_field[at + off] = melds
+            if by_low[at + off]:  # an ace's runs, high and low: two clusters
+                melds = tuple(sorted(by_low[at + off] + melds, key=_meld_order))
+            by_low[at + off] = melds
         used |= listed.used << shift
-        last_seq = max(last_seq, listed.last_seq + off)
+        if listed.last_seq + off > last_seq:
+            last_seq = listed.last_seq + off
         if listed.pure:
-            last_pure = max(last_pure, listed.last_pure + off)
+            if listed.last_pure + off > last_pure:
+                last_pure = listed.last_pure + off
             pure += [(record, off) for record in listed.pure]
-    return tuple(by_field.items()), used, last_pure, last_seq, tuple(pure)
+    return used, last_pure, last_seq, pure
 
 
 @lru_cache(maxsize=1 << 12)
@@ -236,25 +243,19 @@ class TokenSearch:
         self.options = options
         self.jokers_only = options.jokers_only_group_is_sequence
         printed = counts.get(JOKER_FACE, 0)
-        natural = sorted(counts)
-        if natural and natural[-1] == JOKER_FACE:
-            natural.pop()
-        wild_faces = [f for f in natural if f % 13 + 1 == wild] if wild is not None else []
-        tokens = printed + sum(counts[f] for f in wild_faces)
+        wild_faces = [f for f in _WILD_FACES[wild or 0] if f in counts]
+        tokens = printed + sum([counts[f] for f in wild_faces])
         self.keep = _KEEP[wild or 0]
         self.undecided = {f: f // 13 for f in wild_faces}
         self.loose_cost = _LOOSE_COST[wild or 0]
-        state = printed << _TSHIFT
-        suits: list[list[int]] = [[], [], [], []]  # ranks held, by suit
-        by_rank: list[list[int]] = [[] for _ in range(13)]  # faces held, by rank
-        for f in natural:
-            state += counts[f] << (_W * (_NATURAL + f))
-            suits[f // 13].append(f % 13 + 1)
-            by_rank[f % 13].append(f)
+        state = sum([n << _SHIFT[f] for f, n in counts.items()])
         for f, suit in self.undecided.items():  # wild cards start undecided
-            state += (counts[f] << (_W * suit)) - (counts[f] << (_W * (_NATURAL + f)))
+            state += (counts[f] << (_W * suit)) - (counts[f] << _SHIFT[f])
         self.state = state
         highest = 14 if options.ace_high else 13
+        places = reduce(or_, map(PLACE_BITS.__getitem__, counts), 0)
+        if highest == 14:
+            places |= (places & ACE_PLACES) << 13
         by_low: list[_Melds] = [()] * _FIELDS
         used = 0
         # The last search position where a meld of each sort starts: past it, a state that still
@@ -263,14 +264,13 @@ class TokenSearch:
         last_pure = last_seq = -1
         pure: tuple[int, MeldRecord, int] | None = None  # points, record, face offset
         points = POINTS[wild or 0]
-        for suit, ranks in enumerate(suits):
-            if not ranks or len(ranks) + tokens < MIN_MELD_SIZE:
+        for suit in range(4):
+            held = places >> (16 * suit) & 0xFFFF
+            if held.bit_count() + tokens < MIN_MELD_SIZE:
                 continue
-            by_field, suit_used, suit_last_pure, suit_last_seq, suit_pure = _suit_runs(
-                suit, tuple(ranks), tokens, highest
+            suit_used, suit_last_pure, suit_last_seq, suit_pure = _add_suit_runs(
+                by_low, suit, held, tokens, highest
             )
-            for at, melds in by_field:
-                by_low[at] = melds
             used |= suit_used
             if suit_last_seq > last_seq:
                 last_seq = suit_last_seq
@@ -281,11 +281,18 @@ class TokenSearch:
                     value = sum([points[f + off] for f in record[2]])
                     if pure is None or value > pure[0]:
                         pure = (value, record, off)
-        for held in by_rank:
-            if len(held) > 1 and len(held) + tokens >= MIN_MELD_SIZE:
-                for at, meld in _rank_sets(tuple(held), tokens > 0):
-                    used |= meld[0]
-                    by_low[at] += (meld,)  # after the runs (a set is the worst kind)
+        suits = [places >> (16 * suit) & 0x3FFE for suit in range(4)]  # ranks 1..13 as bits
+        a, b, c, d = suits
+        in_sets = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)  # in 2 suits or more
+        if not tokens:  # 3 suits or more
+            in_sets &= (a & b & (c | d)) | (c & d & (a | b))
+        while in_sets:
+            rank = (in_sets & -in_sets).bit_length() - 1
+            in_sets &= in_sets - 1
+            faces = tuple([13 * s + rank - 1 for s in range(4) if suits[s] >> rank & 1])
+            for at, meld in _rank_sets(faces, tokens > 0):
+                used |= meld[0]
+                by_low[at] += (meld,)  # after the runs (a set is the worst kind)
         self._pure_run = pure
         self.pure_value = None if pure is None else pure[0]  # points of the best pure sequence
         if self.jokers_only and tokens >= MIN_MELD_SIZE:
@@ -306,7 +313,7 @@ class TokenSearch:
         self.dead_cost = 0
         self.pre_tokens: list[int] = []
         if prune:
-            self._set_aside_dead_cards(counts, natural, used)
+            self._set_aside_dead_cards(counts, used)
         # by flags, then state: least cost (exact) or minus a budget it fails (a lower bound)
         self.memo: list[dict[int, int]] = [{} for _ in range(8)]
         self.choice: list[dict[int, _Meld | int | None]] = [{} for _ in range(8)]  # the best move
@@ -315,9 +322,9 @@ class TokenSearch:
     def pure_shape(self) -> MeldShape:
         """The most valuable pure sequence (``pure_value`` is not ``None``)."""
         _value, record, off = self._pure_run  # type: ignore[misc]
-        return record_shape(_moved(record, (), off)[0])
+        return record_shape(_moved(record, off))
 
-    def _set_aside_dead_cards(self, counts: dict[int, int], natural: list[int], used: int) -> None:
+    def _set_aside_dead_cards(self, counts: dict[int, int], used: int) -> None:
         """Take out of the state the cards that no meld can hold.
 
         Such a card is loose in every grouping: its cost is added once (``dead_cost``). A wild-rank
@@ -325,11 +332,10 @@ class TokenSearch:
         than a loose card worth 0: spare tokens cost nothing once the grouping is done).
         ``used``: the union (bitwise or) of every meld's state value.
         """
-        for f in natural:
-            shift = _W * (_NATURAL + f)
-            if used >> shift & _FIELD_MASK:
+        for f, n in counts.items():
+            shift = _SHIFT[f]
+            if used >> shift & _FIELD_MASK or f == JOKER_FACE:
                 continue
-            n = counts[f]
             if f in self.undecided:
                 self.state += (n << _TSHIFT) - (n << (_W * self.undecided[f]))
                 self.pre_tokens += [f] * n
@@ -456,24 +462,19 @@ class TokenSearch:
         for f in to_tokens:
             tokens.append(pool[f].pop())
         strict = self.options.strict_duplicate_faces
-        records: list[MeldRecord] = []
-        layouts: list[tuple[int, ...]] = []
-        for _vec, _nexts, first_record, first_layout, off in chosen:
-            record, layout = _moved(first_record, first_layout, off)
-            records.append(record)
-            layouts.append(layout)
-        groups = _hand_out_tokens(records, tokens, strict) if tokens else [[] for _ in chosen]
-        if groups is None:
+        kinds = [meld[2][0] for meld in chosen]
+        dealt = _hand_out_tokens(chosen, tokens, strict)
+        if dealt is None:
             return None
-        kinds = [r[0] for r in records]
+        groups, spare = dealt
         melds: list[list[Card]] = []
-        for layout, given in zip(layouts, groups, strict=True):
+        for (_vec, _nexts, record, off), given in zip(chosen, groups, strict=True):
+            layout = record_layout(record)
             if given:
                 it = iter(given)
-                melds.append([pool[f].pop() if f != JOKER_FACE else next(it) for f in layout])
+                melds.append([pool[f + off].pop() if f != JOKER_FACE else next(it) for f in layout])
             else:
-                melds.append([pool[f].pop() for f in layout])
-        spare = list(left_over(tokens, groups))
+                melds.append([pool[f + off].pop() for f in layout])
         if spare:
             if flags & DONE != DONE:  # the spare tokens are one jokers-only group
                 if strict and _clash(spare):
@@ -482,7 +483,7 @@ class TokenSearch:
                 kinds.append(MeldKind.IMPURE_SEQUENCE)
             else:
                 highest = 14 if self.options.ace_high else 13
-                shapes = [record_shape(r) for r in records]
+                shapes = [record_shape(_moved(m[2], m[3])) for m in chosen]
                 loose = _absorb(melds, kinds, shapes, spare, strict, highest)
                 if loose and cost == 0:
                     return None
@@ -518,18 +519,19 @@ def _clash(cards: list[Card]) -> bool:
 
 
 def _hand_out_tokens(
-    records: list[MeldRecord], tokens: list[Card], strict: bool
-) -> list[list[Card]] | None:
-    """Physical token cards for each meld's stand-ins, or ``None`` if no clash-free way exists.
+    chosen: list[_Meld], tokens: list[Card], strict: bool
+) -> tuple[list[list[Card]], list[Card]] | None:
+    """Physical token cards for each meld's stand-ins and the spare ones, or ``None``.
 
     Under the lenient rule any order works. Under the strict rule a stand-in's face must differ
-    from every other face of its group: a small backtracking over distinct token faces.
+    from every other face of its group: a small backtracking over distinct token faces; ``None``
+    when no clash-free way exists.
     """
-    need = [r[1] for r in records]
+    need = [meld[2][1] for meld in chosen]
     if strict:
         named = [face_of(c) for c in tokens if c.rank is not None]
         if named:
-            natural = {f for r in records for f in r[2]}
+            natural = {f + meld[3] for meld in chosen for f in meld[2][2]}
             strict = len(set(named)) != len(named) or not natural.isdisjoint(named)
         else:  # printed jokers only
             strict = False
@@ -538,33 +540,42 @@ def _hand_out_tokens(
         for k in need:
             out.append(tokens[at : at + k])
             at += k
-        return out
+        return out, tokens[at:]
     by_face: dict[int, list[Card]] = {}
     for c in tokens:
         by_face.setdefault(face_of(c), []).append(c)
     slots = [g for g, k in enumerate(need) for _ in range(k)]
-    chosen: list[list[Card]] = [[] for _ in records]
-    taken: list[set[int]] = [set(r[2]) for r in records]
+    chosen_cards: list[list[Card]] = [[] for _ in chosen]
+    taken: list[set[int]] = [{f + meld[3] for f in meld[2][2]} for meld in chosen]
+    if not _place(0, slots, by_face, chosen_cards, taken):
+        return None
+    return chosen_cards, [c for cards in by_face.values() for c in cards]
 
-    def place(n: int) -> bool:
-        if n == len(slots):
+
+def _place(
+    n: int,
+    slots: list[int],
+    by_face: dict[int, list[Card]],
+    chosen: list[list[Card]],
+    taken: list[set[int]],
+) -> bool:
+    """Fill stand-in slots n.. (slot: its group's index) from ``by_face``, no face twice a group."""
+    if n == len(slots):
+        return True
+    g = slots[n]
+    for f, cards in by_face.items():
+        if not cards or (f != JOKER_FACE and f in taken[g]):
+            continue
+        card = cards.pop()
+        chosen[g].append(card)
+        taken[g].add(f)
+        if _place(n + 1, slots, by_face, chosen, taken):
             return True
-        g = slots[n]
-        for f, cards in by_face.items():
-            if not cards or (f != JOKER_FACE and f in taken[g]):
-                continue
-            card = cards.pop()
-            chosen[g].append(card)
-            taken[g].add(f)
-            if place(n + 1):
-                return True
-            chosen[g].pop()
-            if f != JOKER_FACE:
-                taken[g].discard(f)
-            cards.append(card)
-        return False
-
-    return chosen if place(0) else None
+        chosen[g].pop()
+        if f != JOKER_FACE:
+            taken[g].discard(f)
+        cards.append(card)
+    return False
 
 
 def _absorb(
