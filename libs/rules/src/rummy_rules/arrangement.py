@@ -26,7 +26,7 @@ has passed the last face where such a meld can start; cards that no meld can hol
 as loose before it starts.
 
 Hands of up to 16 cards use ``token_search.TokenSearch`` (stand-ins as anonymous tokens, melds
-with the fewest tokens, each suit's runs listed once per holding and kept); under the strict
+with the fewest tokens, runs listed once per cluster of places and kept); under the strict
 duplicate rule with a wild face held twice its least cost is a lower bound, and it is the answer
 whenever the winning grouping can be dealt out without a clash, else the general
 ``face_search.FaceSearch`` over every face decides.
@@ -93,30 +93,21 @@ def _profile(faces: list[int], wild: int | None, ace_high: bool) -> _Profile | N
         lanes |= (lanes & _LANE_ACES) << 13
     if not lanes & (lanes >> 1) & (lanes >> 2):  # lanes never meet: bits 0 and 15 stay clear
         return None
-    top = 1 << 14 if ace_high else 0
     counts: dict[int, int] = {}
     for f in faces:
         counts[f] = counts.get(f, 0) + 1
-    points = POINTS[wild or 0]
-    total = 0
-    held = [0] * 12
-    deep = False  # a face held more than three times (no real shoe): no quick test
-    for f, n in counts.items():
-        total += points[f] * n
-        if n > 1 and f != JOKER_FACE:
-            bit, suit = 2 << (f % 13), f // 13
-            held[4 + suit] |= bit
-            if n > 2:
-                held[8 + suit] |= bit
-                deep = deep or n > 3
-    if deep:
-        return counts, total, ()
-    for i in range(4):
-        held[i] = lanes >> (16 * i) & 0xFFFF
-        if held[4 + i] & 2:
-            held[4 + i] |= top
-            if held[8 + i] & 2:
-                held[8 + i] |= top
+    total = sum(map(POINTS[wild or 0].__getitem__, faces))
+    held = [lanes & 0xFFFF, lanes >> 16 & 0xFFFF, lanes >> 32 & 0xFFFF, lanes >> 48] + [0] * 8
+    if len(counts) < len(faces):  # some face held twice or more
+        top = 1 << 14 if ace_high else 0
+        for f, n in counts.items():
+            if n > 1 and f != JOKER_FACE:
+                if n > 3:  # no real shoe: no quick test
+                    return counts, total, ()
+                bit, suit = 2 << (f % 13), f // 13
+                held[4 + suit] |= bit | (top if bit == 2 else 0)
+                if n > 2:
+                    held[8 + suit] |= bit | (top if bit == 2 else 0)
     return counts, total, tuple(held)
 
 
@@ -269,7 +260,7 @@ def valid_discards(
 
 
 def clear_caches() -> None:
-    """Forget the meld lists kept per suit holding (they are rebuilt on demand; for benchmarks)."""
+    """Forget the meld lists kept per cluster of places (rebuilt on demand; for benchmarks)."""
     token_search.clear_caches()
 
 

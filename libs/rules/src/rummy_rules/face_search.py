@@ -11,6 +11,7 @@ face it is. It is the fallback of the faster ``token_search.TokenSearch``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
 
 from rummy_rules.cards import Card
 from rummy_rules.melds import JOKER_FACE, Meld, MeldKind, MeldOptions, MeldShape, enumerate_melds
@@ -177,10 +178,13 @@ def deal_out(
 
 def left_over(cards: list[Card], groups: Iterable[Iterable[Card]]) -> tuple[Card, ...]:
     """The cards (in order) that no group holds; a card object listed twice counts twice."""
+    taken = list(map(id, chain.from_iterable(groups)))
+    held = set(taken)
+    if len(held) == len(taken) and len(set(map(id, cards))) == len(cards):  # no object twice
+        return tuple([c for c in cards if id(c) not in held])
     used: dict[int, int] = {}
-    for group in groups:
-        for c in group:
-            used[id(c)] = used.get(id(c), 0) + 1
+    for key in taken:
+        used[key] = used.get(key, 0) + 1
     out = []
     for c in cards:
         n = used.get(id(c))

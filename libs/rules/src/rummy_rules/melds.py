@@ -431,7 +431,7 @@ def classify_faces(
     best: MeldKind | None = None
     for roles in range(1 << len(wild)):
         naturals = fixed + [f for b, f in enumerate(wild) if roles >> b & 1]
-        kind = _kind_of_naturals(naturals, n, options)
+        kind = naturals_kind(naturals, n, options)
         if kind is not None and (best is None or kind < best):
             best = kind
             if best is MeldKind.PURE_SEQUENCE:
@@ -439,8 +439,12 @@ def classify_faces(
     return best
 
 
-def _kind_of_naturals(naturals: list[int], n: int, options: MeldOptions) -> MeldKind | None:
-    """Best kind of a group of n cards whose naturals are these faces (the rest stand in)."""
+def naturals_kind(naturals: list[int], n: int, options: MeldOptions) -> MeldKind | None:
+    """Best kind of a group of n cards whose naturals are these faces (the rest stand in).
+
+    ``None`` when no kind fits. Every card a natural (``len(naturals) == n``): a pure sequence
+    when they are one suit on distinct consecutive positions.
+    """
     if not naturals:
         ok = options.jokers_only_group_is_sequence and n <= MAX_RUN_LENGTH
         return MeldKind.IMPURE_SEQUENCE if ok else None
@@ -477,6 +481,7 @@ __all__ = [
     "face_counts",
     "face_of",
     "face_rank",
+    "naturals_kind",
     "record_shape",
     "rank_sets",
     "record_layout",

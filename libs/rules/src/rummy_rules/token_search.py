@@ -1,4 +1,4 @@
-"""The fast solver search: stand-ins as anonymous tokens, melds listed once per suit holding.
+"""The fast solver search: stand-ins as anonymous tokens, runs listed once per cluster of places.
 
 Printed jokers and wild-rank cards chosen as stand-ins become anonymous tokens (one field of the
 state), and melds are listed with the fewest tokens only (``melds.cluster_runs``,
@@ -45,6 +45,7 @@ from rummy_rules.melds import (
     classify_faces,
     cluster_runs,
     face_of,
+    naturals_kind,
     rank_sets,
     record_layout,
     record_shape,
@@ -55,7 +56,8 @@ from rummy_rules.melds import (
 # (so "contains" is one subtraction). Fields 0..3: each suit's wild-rank cards not yet decided (a
 # stand-in, or a card in its natural place); field _NATURAL + face: that face in its natural
 # role; the last, wider field: the stand-in tokens (printed jokers and wild cards turned tokens).
-# A meld's state value depends on its faces only, so each suit's melds are listed once and kept.
+# A meld's state value depends on its faces only, so a cluster's runs are listed once, kept, and
+# moved to their suit and ranks per hand by a shift.
 _W = 3
 _FIELD_MASK = (1 << _W) - 1
 _NATURAL = 4
@@ -357,6 +359,8 @@ class TokenSearch:
         Exact when it is below ``budget``; otherwise only a lower bound that is at least
         ``budget`` (branch and bound: a branch is cut as soon as it cannot beat the best so far).
         """
+        if budget <= 0:  # every call it makes has a budget above 0
+            return 0
         return self._best(state, flags, budget)
 
     def _make_best(self) -> Callable[[int, int, int], int]:
@@ -379,8 +383,6 @@ class TokenSearch:
                     return 0
                 spare = state >> tshift
                 return 0 if end == 1 and MIN_MELD_SIZE <= spare <= MAX_RUN_LENGTH else INF
-            if budget <= 0:
-                return 0
             i = (state & -state).bit_length() // width  # the lowest field held
             if i > last_start[flags]:  # no pure (or second) sequence can start any more
                 return INF
@@ -494,22 +496,19 @@ class TokenSearch:
                 self.undecided
                 and kind is not MeldKind.PURE_SEQUENCE
                 and any(c.rank == wild for c in cards)
-                and (kind is MeldKind.SET or _one_suit(cards))
             ):
-                # Report each meld's best kind: a wild card may read better in another role (an
-                # impure sequence can only become pure, so all its cards must share one suit).
-                better = classify_faces([face_of(c) for c in cards], wild, self.options)
-                if better is None:  # pragma: no cover - every dealt group is a meld
-                    return None
-                kind = better
+                # Report each meld's best kind: a wild card may read better in another role. An
+                # impure sequence can only become pure: every card natural, all of one suit.
+                group = [face_of(c) for c in cards]
+                if kind is MeldKind.SET:
+                    better = classify_faces(group, wild, self.options)
+                    if better is None:  # pragma: no cover - every dealt group is a meld
+                        return None
+                    kind = better
+                elif naturals_kind(group, len(group), self.options) is MeldKind.PURE_SEQUENCE:
+                    kind = MeldKind.PURE_SEQUENCE
             out.append(Meld(kind, tuple(cards)))
         return tuple(out), left_over(hand, [m.cards for m in out])
-
-
-def _one_suit(cards: list[Card]) -> bool:
-    """All cards of one suit (a printed joker has none)."""
-    first = cards[0].suit
-    return first is not None and all(c.suit is first for c in cards)
 
 
 def _clash(cards: list[Card]) -> bool:
@@ -656,6 +655,6 @@ def token_search_exact(counts: dict[int, int], wild: int | None, options: MeldOp
 
 
 def clear_caches() -> None:
-    """Forget the meld lists kept per suit holding (they are rebuilt on demand; for benchmarks)."""
+    """Forget the meld lists kept per cluster of places (rebuilt on demand; for benchmarks)."""
     for cached in (_cluster_runs, _rank_sets):
         cached.cache_clear()
