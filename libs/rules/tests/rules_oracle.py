@@ -31,6 +31,7 @@ def oracle_group_kind(
     wild: Rank | None,
     jokers_only_is_sequence: bool = True,
     strict_duplicates: bool = True,
+    ace_high: bool = True,
 ) -> str | None:
     """'pure', 'impure', 'set' or None for one group, by trying every role and every window."""
     n = len(cards)
@@ -53,15 +54,19 @@ def oracle_group_kind(
             if jokers_only_is_sequence and n <= 13:
                 kinds.add(IMPURE)
             continue
-        # A sequence: one suit, a window of n consecutive positions in 1..14 (ace = 1 or 14) that
-        # does not hold both 1 and 14, every natural card on its own distinct position.
+        # A sequence: one suit, a window of n consecutive positions in 1..14 (ace = 1 or 14; 1..13
+        # when the ace may not run high) that does not hold both 1 and 14, every natural card on
+        # its own distinct position.
+        top = 14 if ace_high else 13
         if len({c.suit for c in naturals}) == 1 and n <= 13:
-            for start in range(1, 14 - n + 2):
+            for start in range(1, top - n + 2):
                 window = range(start, start + n)
                 spots = []
                 for c in naturals:
                     places = [
-                        p for p in window if p == int(c.rank) or (c.rank == Rank.ACE and p == 14)
+                        p
+                        for p in window
+                        if p == int(c.rank) or (ace_high and c.rank == Rank.ACE and p == 14)
                     ]
                     if not places:
                         break

@@ -25,6 +25,7 @@ OPTIONS = st.builds(
     MeldOptions,
     jokers_only_group_is_sequence=st.booleans(),
     strict_duplicate_faces=st.booleans(),
+    ace_high=st.booleans(),
 )
 
 
@@ -32,6 +33,7 @@ def _oracle_options(options: MeldOptions) -> dict[str, bool]:
     return {
         "jokers_only_is_sequence": options.jokers_only_group_is_sequence,
         "strict_duplicates": options.strict_duplicate_faces,
+        "ace_high": options.ace_high,
     }
 
 
