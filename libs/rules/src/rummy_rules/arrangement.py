@@ -25,7 +25,8 @@ far; a state that still lacks a pure sequence (or a second sequence) is dropped 
 has passed the last face where such a meld can start; cards that no meld can hold are set aside
 as loose before it starts.
 
-Hands of up to 16 cards use ``token_search.TokenSearch`` (stand-ins as anonymous tokens, melds
+Hands of up to 16 cards with at most 3 copies of a face (printed jokers aside) use
+``token_search.TokenSearch`` (stand-ins as anonymous tokens, melds
 with the fewest tokens, runs listed once per cluster of places and kept); under the strict
 duplicate rule with a wild face held twice its least cost is a lower bound, and it is the answer
 whenever the winning grouping can be dealt out without a clash, else the general
@@ -43,10 +44,12 @@ from rummy_rules import token_search
 from rummy_rules.cards import Card
 from rummy_rules.face_search import INF, POINTS, SCALE, FaceSearch, deal_out
 from rummy_rules.melds import (
+    ACE_PLACES,
     DEFAULT_MELD_OPTIONS,
     JOKER_FACE,
     MAX_RUN_LENGTH,
     MIN_MELD_SIZE,
+    PLACE_BITS,
     Meld,
     MeldKind,
     MeldOptions,
@@ -73,11 +76,7 @@ class Arrangement:
     valid: bool
 
 
-_Profile = tuple[dict[int, int], int, tuple[int, ...]]
-# Positions held, all suits in one int: 16 bits a suit, bit 16 * suit + p for position p (1..13;
-# 14 for a high ace); a printed joker sets nothing.
-_LANE_BIT = [1 << (16 * (f // 13) + f % 13 + 1) for f in range(JOKER_FACE)] + [0]
-_LANE_ACES = sum(1 << (16 * s + 1) for s in range(4))
+_Profile = tuple[dict[int, int], int, tuple[int, ...]]  # see _profile
 
 
 def _profile(faces: list[int], wild: int | None, ace_high: bool) -> _Profile | None:
@@ -88,9 +87,10 @@ def _profile(faces: list[int], wild: int | None, ace_high: bool) -> _Profile | N
     when a face is held more than three times. ``None`` when no suit holds three consecutive
     positions: no pure sequence, so every card counts.
     """
-    lanes = reduce(or_, map(_LANE_BIT.__getitem__, faces), 0)
+    # every suit's places in one int (melds.PLACE_BITS: 16 bits a suit; a printed joker is none)
+    lanes = reduce(or_, map(PLACE_BITS.__getitem__, faces), 0)
     if ace_high:
-        lanes |= (lanes & _LANE_ACES) << 13
+        lanes |= (lanes & ACE_PLACES) << 13
     if not lanes & (lanes >> 1) & (lanes >> 2):  # lanes never meet: bits 0 and 15 stay clear
         return None
     counts: dict[int, int] = {}

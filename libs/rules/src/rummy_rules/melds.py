@@ -281,7 +281,7 @@ def run_clusters(places: int, tokens: int) -> list[int]:
     """One suit's places (bit p: place p, 1..14, 14 for an ace that runs high) split into clusters.
 
     A run never spans more missing places than ``tokens``, so it lies inside one cluster: a
-    stretch of places whose neighbours are at most ``tokens`` places apart. Returns each
+    stretch of places with at most ``tokens`` missing places between neighbours. Returns each
     cluster's places as bits, lowest first.
     """
     reach = places
@@ -333,22 +333,13 @@ def cluster_runs(cluster: int, tokens: int, highest: int) -> tuple[MeldRecord, .
             held |= bits[j]
             length = span if span >= MIN_MELD_SIZE else MIN_MELD_SIZE
             k = missing + length - span
-            if k <= tokens and held != lone_high_ace:
-                old = found.get(held * 16 + k)
-                if old is None or (k == 0 and old[0] is not pure):
-                    start = lo if lo + length - 1 <= highest else highest - length + 1
-                    kind = pure if k == 0 else impure
-                    found[held * 16 + k] = (
-                        kind,
-                        k,
-                        faces[i : j + 1],
-                        places[i : j + 1],
-                        start,
-                        length,
-                    )
+            start = lo if lo + length - 1 <= highest else highest - length + 1
+            # (the same cards with an ace low and high: the low run is kept)
+            if k <= tokens and held != lone_high_ace and held * 16 + k not in found:
+                kind = pure if k == 0 else impure
+                found[held * 16 + k] = (kind, k, faces[i : j + 1], places[i : j + 1], start, length)
             if j - i < 2 or k >= tokens:
                 continue
-            start = lo if lo + length - 1 <= highest else highest - length + 1
             for ndrop in range(1, min(j - i - 1, tokens - k) + 1):
                 kd = k + ndrop
                 for dropped in combinations(range(i + 1, j), ndrop):
@@ -442,8 +433,9 @@ def classify_faces(
 def naturals_kind(naturals: list[int], n: int, options: MeldOptions) -> MeldKind | None:
     """Best kind of a group of n cards whose naturals are these faces (the rest stand in).
 
-    ``None`` when no kind fits. Every card a natural (``len(naturals) == n``): a pure sequence
-    when they are one suit on distinct consecutive positions.
+    ``naturals``: faces 0..51 (never ``JOKER_FACE``). ``None`` when no kind fits. Every card a
+    natural (``len(naturals) == n``): a pure sequence when they are one suit on distinct
+    consecutive positions.
     """
     if not naturals:
         ok = options.jokers_only_group_is_sequence and n <= MAX_RUN_LENGTH
