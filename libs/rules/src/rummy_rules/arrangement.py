@@ -171,6 +171,27 @@ def _lone_pure_run(
     return best
 
 
+def _has_run(places: int) -> bool:
+    """Whether three consecutive places are held (bit p: place p)."""
+    return bool(places & (places >> 1) & (places >> 2))
+
+
+def _suits_first(suits: list[int]) -> list[int] | None:
+    """A face map (``JOKER_FACE`` kept) that moves ``suits`` to the front, others after in order."""
+    moved = suits + [s for s in range(4) if s not in suits]
+    if moved == [0, 1, 2, 3]:
+        return None
+    to = [moved.index(s) for s in range(4)]
+    return [to[f // 13] * 13 + f % 13 for f in range(JOKER_FACE)] + [JOKER_FACE]
+
+
+# By the bit set of suits that hold a run of three places: the face map that moves them first, or
+# None. The search drops a state that still lacks a pure sequence once it is past every field
+# where one starts, so taking those suits first drops such states sooner (about a fifth fewer
+# states on random hands); points and validity never depend on which suit is which.
+_PURE_SUITS_FIRST = [_suits_first([s for s in range(4) if mask >> s & 1]) for mask in range(16)]
+
+
 def _wild_int(wild_rank: WildRank) -> int | None:
     if wild_rank is None:
         return None
@@ -200,6 +221,10 @@ def best_arrangement(
     if lone is not None:
         melds, deadwood = deal_out(hand, faces, [lone[1]])
         return Arrangement(melds, deadwood, total - lone[0], False)
+    order = _PURE_SUITS_FIRST[sum(1 << s for s in range(4) if held and _has_run(held[s]))]
+    if order is not None:  # suits are alike: the search takes those that hold a pure run first
+        faces = list(map(order.__getitem__, faces))
+        counts = {order[f]: n for f, n in counts.items()}
     search: FaceSearch | TokenSearch
     if token_search_fits(counts, len(hand)):
         search = TokenSearch(counts, wild, options)
