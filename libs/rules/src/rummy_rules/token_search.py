@@ -77,6 +77,16 @@ _KEEP = [
     [1 << (_W * (_NATURAL + s * 13 + w - 1)) for s in range(4)] if w else [] for w in range(14)
 ]
 _LOOSE_COST = [[0] * _NATURAL + [p * SCALE + 1 for p in points] for points in POINTS]
+# The same, but a wild card kept in its natural place may not stay loose there: made a token
+# instead it costs nothing (spare tokens are free), so that branch never wins. Used while every
+# spare token can still join one jokers-only group (fewer than 13 stand-ins in all).
+_LOOSE_COST_IN_PLACE = [
+    [
+        INF if _NATURAL <= i < _FIELDS and (i - _NATURAL) % 13 + 1 == w else c
+        for i, c in enumerate(costs)
+    ]
+    for w, costs in enumerate(_LOOSE_COST)
+]
 # per flags: 0 when any number of spare tokens can finish (tier 1 done); 1 when 3..13 spare tokens
 # must make a jokers-only sequence; 2 when nothing can finish (by jokers_only_group_is_sequence)
 _FINISH = [
@@ -253,7 +263,8 @@ class TokenSearch:
         tokens = printed + sum([counts[f] for f in wild_faces])
         self.keep = _KEEP[wild or 0]
         self.undecided = {f: f // 13 for f in wild_faces}
-        self.loose_cost = _LOOSE_COST[wild or 0]
+        costs = _LOOSE_COST_IN_PLACE if tokens < MAX_RUN_LENGTH else _LOOSE_COST
+        self.loose_cost = costs[wild or 0]
         state = sum([n << _SHIFT[f] for f, n in counts.items()])
         for f, suit in self.undecided.items():  # wild cards start undecided
             state += (counts[f] << (_W * suit)) - (counts[f] << _SHIFT[f])
