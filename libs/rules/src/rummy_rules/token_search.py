@@ -145,13 +145,14 @@ class _ClusterRuns:
     Faces are of the first suit, from rank 1 up or, for a cluster that holds place 14 (a high
     ace), in place (a cluster is moved to its suit and ranks per
     hand). ``by_field``: (field of the first card, runs starting there in search order), for each
-    such field. ``used``: union of the runs' state values (naturals only). ``last_pure`` /
-    ``last_seq``: the last field where a pure / any sequence starts (-1: none). ``pure``: the
-    records of the pure sequences.
+    such field. ``used`` / ``pure_used``: union of the state values (naturals only) of the runs /
+    of the pure sequences. ``last_pure`` / ``last_seq``: the last field where a pure / any
+    sequence starts (-1: none). ``pure``: the records of the pure sequences.
     """
 
     by_field: tuple[tuple[int, _Melds], ...]
     used: int
+    pure_used: int
     last_pure: int
     last_seq: int
     pure: tuple[MeldRecord, ...]
@@ -166,7 +167,7 @@ def _cluster_runs(places: int, tokens: int, highest: int) -> _ClusterRuns:
     """
     runs = sorted(map(_search_meld, cluster_runs(places, tokens, highest)), key=_meld_order)
     by_field: dict[int, list[_Meld]] = {}
-    used = 0
+    used = pure_used = 0
     last_pure = last_seq = -1
     pure = []
     for meld in runs:
@@ -178,22 +179,23 @@ def _cluster_runs(places: int, tokens: int, highest: int) -> _ClusterRuns:
         if record[0] is MeldKind.PURE_SEQUENCE:
             last_pure = max(last_pure, first)
             pure.append(record)
+            pure_used |= meld[0] & _NATURAL_MASK
     fields = tuple((at, tuple(melds)) for at, melds in by_field.items())
-    return _ClusterRuns(fields, used, last_pure, last_seq, tuple(pure))
+    return _ClusterRuns(fields, used, pure_used, last_pure, last_seq, tuple(pure))
 
 
 def _add_suit_runs(
     by_low: list[_Melds], suit: int, places: int, tokens: int, highest: int
-) -> tuple[int, int, int, list[tuple[MeldRecord, int]]]:
+) -> tuple[int, int, int, int, list[tuple[MeldRecord, int]]]:
     """Put the runs of a suit holding ``places`` (bit p: place p; 14: an ace that runs high) into
     ``by_low`` (by the field of their first card, in search order).
 
     Each cluster's runs (``_cluster_runs``) are moved to the suit and ranks per hand (a cache of
-    whole suit holdings measured no quicker). Returns (union of the runs' state values, last field
-    where a pure / any sequence starts (-1: none), (record as listed, face offset) of each pure
-    sequence).
+    whole suit holdings measured no quicker). Returns (union of the runs' state values, the same
+    for the pure sequences, last field where a pure / any sequence starts (-1: none), (record as
+    listed, face offset) of each pure sequence).
     """
-    used = 0
+    used = pure_used = 0
     last_pure = last_seq = -1
     pure: list[tuple[MeldRecord, int]] = []
     for cluster in run_clusters(places, tokens):
@@ -225,13 +227,14 @@ def _add_suit_runs(
                 melds = tuple(sorted(by_low[at + off] + melds, key=_meld_order))
             by_low[at + off] = melds
         used |= listed.used << shift
+        pure_used |= listed.pure_used << shift
         if listed.last_seq + off > last_seq:
             last_seq = listed.last_seq + off
         if listed.pure:
             if listed.last_pure + off > last_pure:
                 last_pure = listed.last_pure + off
             pure += [(record, off) for record in listed.pure]
-    return used, last_pure, last_seq, pure
+    return used, pure_used, last_pure, last_seq, pure
 
 
 @lru_cache(maxsize=1 << 12)
@@ -274,7 +277,7 @@ class TokenSearch:
         if highest == 14:
             places |= (places & ACE_PLACES) << 13
         by_low: list[_Melds] = [()] * _FIELDS
-        used = 0
+        used = pure_used = 0
         # The last search position where a meld of each sort starts: past it, a state that still
         # lacks a pure sequence (or a second sequence) cannot finish tier 1 (the search takes
         # fields in order, so a meld whose first field is behind it can no longer be used).
@@ -285,10 +288,11 @@ class TokenSearch:
             held = places >> (16 * suit) & 0xFFFF
             if held.bit_count() + tokens < MIN_MELD_SIZE:
                 continue
-            suit_used, suit_last_pure, suit_last_seq, suit_pure = _add_suit_runs(
+            suit_used, suit_pure_used, suit_last_pure, suit_last_seq, suit_pure = _add_suit_runs(
                 by_low, suit, held, tokens, highest
             )
             used |= suit_used
+            pure_used |= suit_pure_used
             if suit_last_seq > last_seq:
                 last_seq = suit_last_seq
             if suit_pure:
@@ -330,7 +334,7 @@ class TokenSearch:
         self.dead_cost = 0
         self.pre_tokens: list[int] = []
         if prune:
-            self._set_aside_dead_cards(counts, used)
+            self._set_aside_dead_cards(counts, used, pure_used)
         # by flags, then state: least cost (exact) or minus a budget it fails (a lower bound)
         self.memo: list[dict[int, int]] = [{} for _ in range(8)]
         self.choice: list[dict[int, _Meld | int | None]] = [{} for _ in range(8)]  # the best move
@@ -341,22 +345,26 @@ class TokenSearch:
         _value, record, off = self._pure_run  # type: ignore[misc]
         return record_shape(_moved(record, off))
 
-    def _set_aside_dead_cards(self, counts: dict[int, int], used: int) -> None:
-        """Take out of the state the cards that no meld can hold.
+    def _set_aside_dead_cards(self, counts: dict[int, int], used: int, pure_used: int) -> None:
+        """Take out of the state the cards that no meld can hold, and decide some wild cards.
 
-        Such a card is loose in every grouping: its cost is added once (``dead_cost``). A wild-rank
-        card whose natural place is in no meld is made a token at once (a token is never worse
-        than a loose card worth 0: spare tokens cost nothing once the grouping is done).
-        ``used``: the union (bitwise or) of every meld's state value.
+        A card no meld can hold is loose in every grouping: its cost is added once
+        (``dead_cost``). A wild-rank card whose natural place is in no pure sequence is made a
+        token at once: in its place it could only sit in an impure sequence or a set, where the
+        same card standing in does as well (runs and sets are listed with a stand-in for any of
+        their cards), and a spare token costs nothing (never worse than a loose card worth 0).
+        ``used`` / ``pure_used``: the union (bitwise or) of every meld's / pure sequence's state
+        value.
         """
         for f, n in counts.items():
-            shift = _SHIFT[f]
-            if used >> shift & _FIELD_MASK or f == JOKER_FACE:
+            if f == JOKER_FACE:
                 continue
+            shift = _SHIFT[f]
             if f in self.undecided:
-                self.state += (n << _TSHIFT) - (n << (_W * self.undecided[f]))
-                self.pre_tokens += [f] * n
-            else:
+                if not pure_used >> shift & _FIELD_MASK:
+                    self.state += (n << _TSHIFT) - (n << (_W * self.undecided[f]))
+                    self.pre_tokens += [f] * n
+            elif not used >> shift & _FIELD_MASK:
                 self.state -= n << shift
                 self.dead_cost += n * self.loose_cost[_NATURAL + f]
 
