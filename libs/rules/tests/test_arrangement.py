@@ -163,3 +163,24 @@ def test_a_wild_rank_that_is_not_a_rank_is_refused() -> None:
     for bad in (0, 14, "7", True):
         with pytest.raises(ValueError, match="wild rank"):
             best_arrangement(parse_cards("5H 6H 7H"), bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("cards", "wild", "strict", "ace_high"),
+    [
+        ("5D QD QS JK 4D 6D", Rank.QUEEN, True, False),  # QD in place with JK and QS: J-Q-K
+        ("QS JS 7S JK KS JK", Rank.SEVEN, False, True),  # 7S in place with two printed jokers
+    ],
+)
+def test_a_wild_card_in_its_place_with_two_jokers_is_a_sequence_when_jokers_alone_are_not(
+    cards: str, wild: Rank, strict: bool, ace_high: bool
+) -> None:
+    """Found by a fuzz against the oracle: made a stand-in, the wild card would leave a group of
+    stand-ins only, which is no sequence under this option; in its place it makes one."""
+    options = MeldOptions(
+        jokers_only_group_is_sequence=False, strict_duplicate_faces=strict, ace_high=ace_high
+    )
+    arrangement = best_arrangement(parse_cards(cards), wild, options)
+    assert arrangement.valid and arrangement.points == 0
+    kinds = sorted(m.kind for m in arrangement.melds)
+    assert kinds == [MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE]

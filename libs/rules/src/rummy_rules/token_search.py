@@ -143,16 +143,18 @@ class _ClusterRuns:
     """The runs of one cluster of places (``melds.run_clusters``), ready for the search.
 
     Faces are of the first suit, from rank 1 up or, for a cluster that holds place 14 (a high
-    ace), in place (a cluster is moved to its suit and ranks per
-    hand). ``by_field``: (field of the first card, runs starting there in search order), for each
-    such field. ``used`` / ``pure_used``: union of the state values (naturals only) of the runs /
-    of the pure sequences. ``last_pure`` / ``last_seq``: the last field where a pure / any
-    sequence starts (-1: none). ``pure``: the records of the pure sequences.
+    ace), in place (a cluster is moved to its suit and ranks per hand). ``by_field``: (field of
+    the first card, runs starting there in search order), for each such field. ``used`` /
+    ``pure_used`` / ``lone_used``: union of the state values (naturals only) of the runs / of the
+    pure sequences / of the runs with one natural card. ``last_pure`` / ``last_seq``: the last
+    field where a pure / any sequence starts (-1: none). ``pure``: the records of the pure
+    sequences.
     """
 
     by_field: tuple[tuple[int, _Melds], ...]
     used: int
     pure_used: int
+    lone_used: int
     last_pure: int
     last_seq: int
     pure: tuple[MeldRecord, ...]
@@ -167,7 +169,7 @@ def _cluster_runs(places: int, tokens: int, highest: int) -> _ClusterRuns:
     """
     runs = sorted(map(_search_meld, cluster_runs(places, tokens, highest)), key=_meld_order)
     by_field: dict[int, list[_Meld]] = {}
-    used = pure_used = 0
+    used = pure_used = lone_used = 0
     last_pure = last_seq = -1
     pure = []
     for meld in runs:
@@ -175,25 +177,29 @@ def _cluster_runs(places: int, tokens: int, highest: int) -> _ClusterRuns:
         first = _NATURAL + min(record[2])
         by_field.setdefault(first, []).append(meld)
         used |= meld[0] & _NATURAL_MASK
+        if len(record[2]) == 1:
+            lone_used |= meld[0] & _NATURAL_MASK
         last_seq = max(last_seq, first)
         if record[0] is MeldKind.PURE_SEQUENCE:
             last_pure = max(last_pure, first)
             pure.append(record)
             pure_used |= meld[0] & _NATURAL_MASK
     fields = tuple((at, tuple(melds)) for at, melds in by_field.items())
-    return _ClusterRuns(fields, used, pure_used, last_pure, last_seq, tuple(pure))
+    return _ClusterRuns(fields, used, pure_used, lone_used, last_pure, last_seq, tuple(pure))
 
 
 def _add_suit_runs(
-    by_low: list[_Melds], suit: int, places: int, tokens: int, highest: int
+    by_low: list[_Melds], suit: int, places: int, tokens: int, highest: int, jokers_only: bool
 ) -> tuple[int, int, int, int, list[tuple[MeldRecord, int]]]:
     """Put the runs of a suit holding ``places`` (bit p: place p; 14: an ace that runs high) into
     ``by_low`` (by the field of their first card, in search order).
 
     Each cluster's runs (``_cluster_runs``) are moved to the suit and ranks per hand (a cache of
     whole suit holdings measured no quicker). Returns (union of the runs' state values, the same
-    for the pure sequences, last field where a pure / any sequence starts (-1: none), (record as
-    listed, face offset) of each pure sequence).
+    for the runs a wild card in its natural place may need (pure sequences; and runs with one
+    natural card unless ``jokers_only``: without it three stand-ins make no sequence), last field
+    where a pure / any sequence starts (-1: none), (record as listed, face offset) of each pure
+    sequence).
     """
     used = pure_used = 0
     last_pure = last_seq = -1
@@ -227,7 +233,9 @@ def _add_suit_runs(
                 melds = tuple(sorted(by_low[at + off] + melds, key=_meld_order))
             by_low[at + off] = melds
         used |= listed.used << shift
-        pure_used |= listed.pure_used << shift
+        pure_used |= (
+            listed.pure_used if jokers_only else listed.pure_used | listed.lone_used
+        ) << shift
         if listed.last_seq + off > last_seq:
             last_seq = listed.last_seq + off
         if listed.pure:
@@ -289,7 +297,7 @@ class TokenSearch:
             if held.bit_count() + tokens < MIN_MELD_SIZE:
                 continue
             suit_used, suit_pure_used, suit_last_pure, suit_last_seq, suit_pure = _add_suit_runs(
-                by_low, suit, held, tokens, highest
+                by_low, suit, held, tokens, highest, self.jokers_only
             )
             used |= suit_used
             pure_used |= suit_pure_used
@@ -353,8 +361,9 @@ class TokenSearch:
         token at once: in its place it could only sit in an impure sequence or a set, where the
         same card standing in does as well (runs and sets are listed with a stand-in for any of
         their cards), and a spare token costs nothing (never worse than a loose card worth 0).
-        ``used`` / ``pure_used``: the union (bitwise or) of every meld's / pure sequence's state
-        value.
+        The one exception, a run whose only natural card it is when a jokers-only group is no
+        sequence, counts as a pure sequence here. ``used`` / ``pure_used``: the union (bitwise or)
+        of every meld's state value / of those of the runs a wild card in place may need.
         """
         for f, n in counts.items():
             if f == JOKER_FACE:
