@@ -74,6 +74,10 @@ class TableApp:
     fenced: bool = False
     stopping: bool = False
 
+    def __post_init__(self) -> None:
+        if self.projection.on_decision is None:
+            self.projection.on_decision = self.metrics.count_decision
+
     # -- start -------------------------------------------------------------------------------
 
     def replay(self, envelopes: Iterable[Envelope]) -> int:

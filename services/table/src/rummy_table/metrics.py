@@ -10,6 +10,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
 from rummy_platform.metrics import LATENCY_BUCKETS_SECONDS
+from rummy_rules.commands import Command
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,11 @@ class TableMetrics:
     action_latency: Histogram  # label action; seconds from request to answer
     tables_open: Gauge
     seats_taken: Gauge
+    #: Commands the rules' ``decide`` judged (never on replay), by command (the rules library's
+    #: command class, e.g. ``DrawFromStock``, ``TurnTimeout``) and outcome (``accepted``, or the
+    #: refusal's ``ErrorCode`` in lower case, e.g. ``not_your_turn``). A request refused before
+    #: the rules (unknown table, wrong hand, bad card index, bad token) is not counted.
+    decisions: Counter
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> TableMetrics:
@@ -42,12 +48,22 @@ class TableMetrics:
             ),
             Gauge("rummy_table_tables_open", "Tables open", registry=registry),
             Gauge("rummy_table_seats_taken", "Seats taken", registry=registry),
+            Counter(
+                "rummy_table_rules_decisions",
+                "Commands judged by the rules' decide, by command and outcome",
+                ["command", "outcome"],
+                registry=registry,
+            ),
         )
 
     @classmethod
     def unregistered(cls) -> TableMetrics:
         """Metrics on a private registry (tests, several apps in one process)."""
         return cls.create(CollectorRegistry())
+
+    def count_decision(self, command: Command, outcome: str) -> None:
+        """Count one call of the rules' ``decide`` (see :attr:`decisions`)."""
+        self.decisions.labels(type(command).__name__, outcome).inc()
 
     def count(self, envelopes: Iterable[Envelope]) -> None:
         """Count what freshly appended envelopes say happened."""

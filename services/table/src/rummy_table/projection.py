@@ -19,7 +19,7 @@ from rummy_platform.envelope import Envelope
 from rummy_rules.variant import DeadlineKind
 
 from . import stream_codec as codec
-from .table import Table
+from .table import DecisionObserver, Table
 
 #: The spectator's seat number for the rules' view (holds no cards).
 SPECTATOR = -1
@@ -36,19 +36,21 @@ _PHASES = {
 
 
 class Projection:
-    """The tables, by id. Thread-safe under ``lock``."""
+    """The tables, by id. Thread-safe under ``lock``. ``on_decision`` is given to every table
+    (told of each decision a table asks of the rules; see ``Table.on_decision``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_decision: DecisionObserver | None = None) -> None:
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.tables: dict[str, Table] = {}
+        self.on_decision = on_decision
 
     def apply(self, envelope: Envelope) -> Table | None:
         """Fold one table-stream envelope; returns its table (None for an event of an unknown
         table, which cannot happen on a stream that starts with TableOpened)."""
         with self.lock:
             if isinstance(envelope.payload, pb.TableOpened):
-                table = Table.opened_from(envelope)
+                table = Table.opened_from(envelope, self.on_decision)
                 self.tables[table.table_id] = table
             else:
                 found = self.tables.get(envelope.stream_id)

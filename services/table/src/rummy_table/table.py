@@ -14,7 +14,7 @@ last seat change or hand end; the dealer button moves to the next eligible seat 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,7 @@ from rummy_platform.envelope import Envelope
 from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from rummy_rules import events as ev
 from rummy_rules.commands import AbortHand, Command, LeaveHand, StartHand
+from rummy_rules.errors import RuleViolation
 from rummy_rules.indian import INDIAN_POINTS
 from rummy_rules.rules import INDIAN_POINTS_VARIANT, RuleSet
 from rummy_rules.variant import Variant
@@ -35,6 +36,10 @@ from . import stream_codec as codec
 
 #: The variants this service hosts, by rule-set variant name.
 VARIANTS: dict[str, Variant[Any]] = {INDIAN_POINTS_VARIANT: INDIAN_POINTS}
+
+#: Told of every call of the variant's ``decide``: the command and its outcome (``accepted``, or
+#: the RuleViolation's code in lower case).
+DecisionObserver = Callable[[Command, str], None]
 
 
 @dataclass
@@ -78,18 +83,22 @@ class Table:
     hands: set[str] = field(default_factory=set)
     revealed: set[str] = field(default_factory=set)
     settled: set[str] = field(default_factory=set)
+    on_decision: DecisionObserver | None = None
 
     # -- building --------------------------------------------------------------------------
 
     @classmethod
-    def opened_from(cls, envelope: Envelope) -> Table:
-        """The table an envelope carrying TableOpened creates. Raises ValueError for bad options."""
+    def opened_from(cls, envelope: Envelope, on_decision: DecisionObserver | None = None) -> Table:
+        """The table an envelope carrying TableOpened creates (``on_decision`` is told of each
+        decision it asks of the rules). Raises ValueError for bad options."""
         opened = envelope.payload
         assert isinstance(opened, pb.TableOpened)
         rules = codec.rule_set_from_pb(
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
-        table = cls(opened.table_id, opened, rules, VARIANTS[rules.variant])
+        table = cls(
+            opened.table_id, opened, rules, VARIANTS[rules.variant], on_decision=on_decision
+        )
         table.apply(envelope)
         return table
 
@@ -230,7 +239,7 @@ class Table:
             rule_set=self.rule_set,
             at_ms=at_ms,
         )
-        (started,) = self.variant.decide(self.variant.initial_state(), command)
+        (started,) = self._decide(self.variant.initial_state(), command)
         assert isinstance(started, ev.HandStarted)
         return [codec.hand_started_to_pb(started, self.hand_no + 1)]
 
@@ -241,7 +250,7 @@ class Table:
             raise FailedPrecondition("no hand is being played at this table")
         state, out, automatic = self.hand, [], False
         for command in commands:
-            for event in self.variant.decide(state, command):
+            for event in self._decide(state, command):
                 state = self.variant.apply(state, event)
                 if isinstance(event, ev.TurnTimedOut):
                     automatic = True
@@ -258,6 +267,18 @@ class Table:
                     )
                 )
         return out
+
+    def _decide(self, state: Any, command: Command) -> tuple[ev.Event, ...]:
+        """The variant's ``decide``, with its outcome told to :attr:`on_decision`."""
+        try:
+            events = self.variant.decide(state, command)
+        except RuleViolation as exc:
+            if self.on_decision is not None:
+                self.on_decision(command, exc.code.value.lower())
+            raise
+        if self.on_decision is not None:
+            self.on_decision(command, "accepted")
+        return events
 
     def close_proof(
         self, closing: fairness_pb.SeedRevealed | ledger_pb.HandSettled
