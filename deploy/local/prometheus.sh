@@ -17,12 +17,8 @@ version() { "$1" --version 2>&1 | head -n 1; }
 
 install() {
   if present; then say "prometheus: present ($(version prometheus))"; return; fi
-  [ "$(id -u)" = 0 ] || die "prometheus or promtool not found: install Debian's package as root (apt-get install -y prometheus)"
-  command -v apt-get >/dev/null || die "prometheus or promtool not found and this is not a Debian system: install Prometheus 2.x so that both are on PATH"
-  say "prometheus: installing Debian's prometheus package"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q >/dev/null
-  apt-get install -y -q --no-install-recommends prometheus >/dev/null
+  apt_install prometheus "prometheus or promtool not found" \
+    "install Prometheus 2.x so that both are on PATH"
   present || die "apt-get installed prometheus but prometheus/promtool are not on PATH"
   say "prometheus: installed ($(version prometheus))"
 }
