@@ -359,6 +359,7 @@ class Step:
         actions = [c for c in calls if c.method in ACTIONS and c.code == grpc.StatusCode.OK]
         latencies = [c.seconds * 1000 for c in actions]
         codes = Counter(c.code for c in calls)
+        # A broken WatchTable stream is known from the bot's notes (at most 50 per bot).
         watch_errors = Counter(
             code
             for bot in self.bots
@@ -386,11 +387,9 @@ class Step:
             + watch_errors[grpc.StatusCode.UNAVAILABLE],
             "resource_exhausted": codes[grpc.StatusCode.RESOURCE_EXHAUSTED]
             + watch_errors[grpc.StatusCode.RESOURCE_EXHAUSTED],
-            "other_errors": sum(
-                v
-                for k, v in codes.items()
-                if k not in (grpc.StatusCode.OK, *COUNTED_CODES)
-            ),
+            "other_errors": {
+                k.name: v for k, v in codes.items() if k not in (grpc.StatusCode.OK, *COUNTED_CODES)
+            },
             "cpu_percent": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
             "cpu_ms_per_action": {k: round(1000 * v / n, 2) for k, v in cpu.items()},
             "rss_mib": {s: round(after[s].rss_mib, 1) for s in SERVICES},
@@ -424,7 +423,7 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
         f"  hands/s {row['hands_per_s']:g}  deadlines fired "
         f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
-        f"{row['resource_exhausted']}  other errors {row['other_errors']}{watchers}\n"
+        f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}{watchers}\n"
         f"             CPU {cpu}\n             CPU ms/action {per_action}\n"
         f"             memory {memory}"
     )

@@ -1,5 +1,7 @@
 """The event log on Apache Kafka, through kafka-python 3.0.x.
 
+- Every record carries the header ``event-type`` (:data:`~.base.EVENT_TYPE_HEADER`): the
+  envelope's payload type, so consumers drop types they do not use without decoding the value.
 - Plain appends go through one idempotent producer with ``acks=all`` (kafka-python 3.0's
   defaults, set explicitly here), keyed by the envelope's stream id.
 - Each :class:`KafkaTransactionalWriter` is its own producer with a stable ``transactional.id``;
@@ -23,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import kafka.errors as kafka_errors
@@ -44,6 +46,7 @@ from rummy_platform.metrics import ConsumerLagReporter
 from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
+    EVENT_TYPE_HEADER,
     EventLog,
     EventLogError,
     GroupConsumer,
@@ -56,11 +59,30 @@ from .base import (
     TransactionalWriter,
     UnknownTopic,
     WriterFenced,
+    decode_if_used,
 )
 
 _log = get_logger(__name__)
 
 _FENCING_ERRORS = (kafka_errors.ProducerFencedError, kafka_errors.InvalidProducerEpochError)
+
+
+def record_headers(envelope: Envelope) -> list[tuple[str, bytes]]:
+    """The Kafka headers every append writes with ``envelope``: its payload type."""
+    return [(EVENT_TYPE_HEADER, envelope.type.encode())]
+
+
+def header_type(headers: Iterable[tuple[str, bytes]] | None) -> str | None:
+    """The payload type named by a consumed record's headers (kafka-python's ``(key, value)``
+    list), or None when the record has no (UTF-8) :data:`~.base.EVENT_TYPE_HEADER`: written
+    before the header existed."""
+    for key, value in headers or ():
+        if key == EVENT_TYPE_HEADER:
+            try:
+                return value.decode()
+            except UnicodeDecodeError:
+                return None
+    return None
 
 
 def _is_fencing(exc: BaseException) -> bool:
@@ -178,9 +200,9 @@ class KafkaEventLog(EventLog):
     def append(self, topic: str, envelope: Envelope) -> Position:
         producer = self._get_producer()
         try:
-            meta = producer.send(topic, key=envelope.key, value=encode(envelope)).get(
-                timeout=self._timeout_s
-            )
+            meta = producer.send(
+                topic, key=envelope.key, value=encode(envelope), headers=record_headers(envelope)
+            ).get(timeout=self._timeout_s)
         except kafka_errors.KafkaTimeoutError as exc:
             raise EventLogError(
                 f"append to {topic!r} not acknowledged in {self._timeout_s}s "
@@ -247,7 +269,12 @@ class KafkaEventLog(EventLog):
             return self._reader
 
     def consumer(
-        self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
+        self,
+        group_id: str,
+        topics: Sequence[str],
+        on_assigned: OnAssigned | None = None,
+        *,
+        types: Collection[str] | None = None,
     ) -> GroupConsumer:
         return KafkaGroupConsumer(
             lambda: KafkaConsumer(group_id=group_id, **self._consumer_config()),
@@ -256,6 +283,7 @@ class KafkaEventLog(EventLog):
             topics,
             on_assigned,
             metadata_wait_s=self._timeout_s,
+            types=types,
         )
 
     def close(self) -> None:
@@ -310,7 +338,12 @@ class KafkaTransactionalWriter(TransactionalWriter):
         try:
             producer.begin_transaction()
             futures = [
-                producer.send(topic, key=envelope.key, value=encode(envelope))
+                producer.send(
+                    topic,
+                    key=envelope.key,
+                    value=encode(envelope),
+                    headers=record_headers(envelope),
+                )
                 for topic, envelope in events
             ]
             metas = [future.get(timeout=self._timeout_s) for future in futures]
@@ -553,6 +586,9 @@ class KafkaGroupConsumer(GroupConsumer):
     retriable error or spinning); a rejoin that fails because the broker is unreachable is tried
     again at the next poll.
 
+    Types: with ``types``, records of other payload types are dropped (see
+    :meth:`EventLog.consumer`, :func:`~.base.decode_if_used`).
+
     Lag: a poll (while the broker answers) sets ``rummy_consumer_lag_events`` for the owned
     partitions at most every ``lag_interval_s`` seconds (:meth:`lag`, one ListOffsets request).
     """
@@ -569,8 +605,10 @@ class KafkaGroupConsumer(GroupConsumer):
         rejoin_after_s: float = 15.0,
         max_rejoin_after_s: float = 120.0,
         lag_interval_s: float = 15.0,
+        types: Collection[str] | None = None,
     ) -> None:
         self._factory = factory
+        self._types = None if types is None else frozenset(types)
         self._registry = registry
         self.group_id = group_id
         self._topics = list(topics)
@@ -640,11 +678,15 @@ class KafkaGroupConsumer(GroupConsumer):
             self._lag_reporter.maybe_report(self.lag)
         if not batches:
             self._rejoin_if_stuck()
-        return [
-            Record(tp.topic, tp.partition, m.offset, decode(m.value, self._registry))
-            for tp in sorted(batches, key=lambda t: (t.topic, t.partition))
-            for m in batches[tp]
-        ]
+        records = []
+        for tp in sorted(batches, key=lambda t: (t.topic, t.partition)):
+            for m in batches[tp]:
+                envelope = decode_if_used(
+                    m.value, header_type(m.headers), self._registry, self._types
+                )
+                if envelope is not None:
+                    records.append(Record(tp.topic, tp.partition, m.offset, envelope))
+        return records
 
     def assignment(self) -> frozenset[TopicPartition]:
         if self._consumer is None:
