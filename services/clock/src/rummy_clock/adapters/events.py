@@ -44,6 +44,7 @@ from rummy_platform.eventlog import (
     decode_if_used,
 )
 from rummy_platform.eventlog.kafka_log import (
+    GROUP_FETCH,
     EmptyAssignmentWatch,
     PollGuard,
     header_type,
@@ -164,6 +165,9 @@ class ClockLoop:
                 heartbeat_interval_ms=SESSION_TIMEOUT_MS // 4,
                 # Range gives partition p of both topics to the same member (co-partitioned).
                 partition_assignment_strategy=[RangePartitionAssignor],
+                # Batched fetches, as every group consumer of the platform (see GROUP_FETCH);
+                # a deadline fires at its time whatever the delay of the TurnStarted.
+                **GROUP_FETCH,
             )
             topics = [self._table_topic, self._clock_topic]
             wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
