@@ -74,6 +74,7 @@ def card_drawn(table_id: str, version: int, *, hand_id: str = "hand-1") -> Envel
 
 
 CARD_DRAWN = type_name(table_events.CardDrawn)
+STAKES = {type_name(ledger_events.StakesReserved)}
 
 
 def stakes_reserved(table_id: str, version: int) -> Envelope:
@@ -96,6 +97,13 @@ def poll_until(consumer: GroupConsumer, count: int, timeout_s: float = 30.0) -> 
         records.extend(consumer.poll(timeout_s=0.5))
     records.extend(consumer.poll(timeout_s=0.5))
     return records
+
+
+def consume(log: EventLog, topic: str, count: int, types: set[str] | None = None) -> list[Envelope]:
+    """The envelopes a new group (of ``types``, None: all) gets from ``topic`` (see
+    :func:`poll_until`)."""
+    with log.consumer(f"group-{uuid.uuid4()}", [topic], types=types) as consumer:
+        return [r.envelope for r in poll_until(consumer, count)]
 
 
 def poll_storing(
@@ -153,15 +161,9 @@ class EventLogContract:
         sent.append(stakes_reserved(table, 4))
         for envelope in sent:
             log.append(topics.table, envelope)
-        wanted = {type_name(ledger_events.StakesReserved)}
 
-        with log.consumer(f"group-{uuid.uuid4()}", [topics.table], types=wanted) as picky:
-            picked = poll_until(picky, 2)
-        with log.consumer(f"group-{uuid.uuid4()}", [topics.table]) as everything:
-            every = poll_until(everything, 4)
-
-        assert [r.envelope for r in picked] == [sent[1], sent[3]]
-        assert [r.envelope for r in every] == sent
+        assert consume(log, topics.table, 2, STAKES) == [sent[1], sent[3]]
+        assert consume(log, topics.table, 4) == sent
 
     def test_a_record_of_an_unused_type_is_skipped_by_its_header_without_decoding(
         self, log: EventLog, topics: Topics
@@ -187,15 +189,9 @@ class EventLogContract:
             self.write_raw(log, topics.table, table, encode(envelope), None)
         new = stakes_reserved(table, 3)
         log.append(topics.table, new)
-        wanted = {type_name(ledger_events.StakesReserved)}
 
-        with log.consumer(f"group-{uuid.uuid4()}", [topics.table], types=wanted) as picky:
-            picked = poll_until(picky, 2)
-        with log.consumer(f"group-{uuid.uuid4()}", [topics.table]) as everything:
-            every = poll_until(everything, 3)
-
-        assert [r.envelope for r in picked] == [old[1], new]
-        assert [r.envelope for r in every] == [*old, new]
+        assert consume(log, topics.table, 2, STAKES) == [old[1], new]
+        assert consume(log, topics.table, 3) == [*old, new]
         assert [r.envelope for r in log.read_stream(topics.table, table)] == [*old, new]
 
     def test_a_consumer_of_some_types_resumes_after_the_last_record_it_got(
@@ -207,16 +203,15 @@ class EventLogContract:
             log.append(topics.table, envelope)
         group = f"group-{uuid.uuid4()}"
         stored: dict[TopicPartition, int] = {}
-        wanted = {type_name(ledger_events.StakesReserved)}
 
         with log.consumer(
-            group, [topics.table], on_assigned=lambda owned: stored, types=wanted
+            group, [topics.table], on_assigned=lambda owned: stored, types=STAKES
         ) as first:
             assert [r.envelope for r in poll_storing(first, 1, stored)] == sent[:1]
         later = stakes_reserved(table, 4)
         log.append(topics.table, later)
         with log.consumer(
-            group, [topics.table], on_assigned=lambda owned: stored, types=wanted
+            group, [topics.table], on_assigned=lambda owned: stored, types=STAKES
         ) as second:
             resumed = poll_storing(second, 1, stored)
 

@@ -19,7 +19,7 @@ from rummy_clock.adapters.events import ClockLoop
 from rummy_clock.application import ClockApplication
 from rummy_clock.clock import ManualClock
 from rummy_platform.envelope import Envelope, type_name
-from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog
+from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog, TransactionalWriter
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 
 
@@ -41,13 +41,10 @@ def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float =
         loop.run_once()
 
 
-def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
-    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
-) -> None:
-    log, prefix = prefixed
-    start = datetime.now(UTC)
-    clock = ManualClock(start)
-    app = ClockApplication()
+def clock_loop(
+    log: KafkaEventLog, prefix: str, kafka_bootstrap: str, app: ClockApplication, clock: ManualClock
+) -> tuple[ClockLoop, TransactionalWriter]:
+    """A clock loop on the test's topics (its group and writer id under ``prefix``)."""
     writer = log.transactional_writer(prefix + "clock")
     loop = ClockLoop(
         kafka_bootstrap,
@@ -59,6 +56,17 @@ def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
         group_id=prefix + "clock",
         max_wait_s=0.2,
     )
+    return loop, writer
+
+
+def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
+    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+) -> None:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    clock = ManualClock(start)
+    app = ClockApplication()
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
     try:
         run_until(loop, lambda: loop.live)
         deadline = Timestamp()
@@ -102,17 +110,7 @@ def test_table_events_the_clock_does_not_use_are_skipped_by_their_header_undecod
     log, prefix = prefixed
     start = datetime.now(UTC)
     app = ClockApplication()
-    writer = log.transactional_writer(prefix + "clock")
-    loop = ClockLoop(
-        kafka_bootstrap,
-        app,
-        writer,
-        ManualClock(start),
-        table_topic=prefix + TABLE_EVENTS,
-        clock_topic=prefix + CLOCK_EVENTS,
-        group_id=prefix + "clock",
-        max_wait_s=0.2,
-    )
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, ManualClock(start))
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
     try:
         # A card drawn is nothing to the clock: its bytes (not even an envelope here) are never
