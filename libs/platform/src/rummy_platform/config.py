@@ -89,10 +89,10 @@ class BucketSpec:
 #: The default bucket of each rate-limited kind of caller (README.md, "Rate limits": a bot's
 #: measured peak is far below the player bucket; ``None`` would mean unlimited).
 DEFAULT_RATE_LIMITS: Mapping[str, BucketSpec | None] = {
-    "player": BucketSpec(20.0, 100),
+    "player": BucketSpec(50.0, 200),
     "operator": BucketSpec(50.0, 500),
     "service": BucketSpec(500.0, 2000),
-    "unauthenticated": BucketSpec(5.0, 50),
+    "unauthenticated": BucketSpec(10.0, 100),
 }
 
 
