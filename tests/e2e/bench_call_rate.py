@@ -19,11 +19,9 @@ held: a positive number means no call of the run would have been refused.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
-import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,23 +30,16 @@ from typing import Any
 
 import grpc
 import jwt
-import psycopg
-from psycopg import sql
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_action_latency import measure  # noqa: E402
+from bench_action_latency import bench_stack, measure, operator_of  # noqa: E402
 
 from rummy_ops import demo  # noqa: E402
-from rummy_ops.demo import DemoOptions, Endpoints  # noqa: E402
-from rummy_ops.stack import repository_root, stack_for_tests  # noqa: E402
+from rummy_ops.demo import DemoOptions  # noqa: E402
 from rummy_platform.auth import AUTHORIZATION_KEY  # noqa: E402
 from rummy_platform.config import DEFAULT_RATE_LIMITS, BucketSpec  # noqa: E402
-from rummy_testing.players import operator_for  # noqa: E402
-
-KAFKA = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
-DATABASE = os.environ.get("DATABASE_URL", "postgresql://rummy:rummy@127.0.0.1:15432/rummy")
 
 
 class CallLog:
@@ -144,52 +135,21 @@ def report(title: str, log: CallLog) -> None:
 def main() -> None:
     hands = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     actions = int(sys.argv[2]) if len(sys.argv) > 2 else 400
-    run = uuid.uuid4().hex[:8]
-    name = f"rummy_bench_{run}"
-    with psycopg.connect(DATABASE, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    own = DATABASE.rsplit("/", 1)[0] + f"/{name}"
-    root = repository_root()
-    prefix = f"bench-{run}-"
-    stack = stack_for_tests(
-        root, KAFKA, own, topic_prefix=prefix, clock_speed=10.0,
-        log_dir=root / ".local" / "logs" / f"bench-{run}",
-    )  # fmt: skip
-    try:
-        with stack:
-            endpoints = Endpoints(
-                table=stack.address("table"),
-                ledger=stack.address("ledger"),
-                jwt_secret=stack.config.jwt_secret,
-                kafka_bootstrap_servers=KAFKA,
-                database_url=own,
-                topic_prefix=prefix,
+    with bench_stack() as endpoints:
+        bots = CallLog()
+        with recording(bots):
+            played = demo.play(
+                endpoints, DemoOptions(hands=hands), echo=lambda _line: None, progress=False
             )
-            bots = CallLog()
-            with recording(bots):
-                played = demo.play(
-                    endpoints, DemoOptions(hands=hands), echo=lambda _l: None, progress=False
-                )
-            report(f"rummy demo bots, {len(played.ended)} hands:", bots)
-
-            class _Running:  # what operator_for reads
-                pass
-
-            _Running.endpoints = endpoints  # type: ignore[attr-defined]
-            flat_out = CallLog()
-            with recording(flat_out):
-                operator = operator_for(_Running)
-                try:
-                    measure(operator, stack.address("table"), actions)
-                finally:
-                    operator.close()
-            report(f"two players acting as fast as the services answer, {actions} actions:",
-                   flat_out)  # fmt: skip
-    finally:
-        with psycopg.connect(DATABASE, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+        report(f"rummy demo bots, {len(played.ended)} hands:", bots)
+        flat_out = CallLog()
+        with recording(flat_out):
+            operator = operator_of(endpoints)
+            try:
+                measure(operator, endpoints.table, actions)
+            finally:
+                operator.close()
+        report(f"two players acting as fast as the services answer, {actions} actions:", flat_out)
 
 
 if __name__ == "__main__":

@@ -42,8 +42,8 @@ AUDIENCE = "rummy-backend"
 ALGORITHM = "HS256"
 #: Default lifetime of a minted token, in seconds (shorter when the role's maximum is).
 DEFAULT_TTL_SECONDS = 3600
-#: Characters of a ``kid`` header quoted back in an error message (the header is the caller's).
-_KID_SHOWN = 32
+#: Characters of a caller-made value (a ``kid``, a role) quoted back in an error message.
+_QUOTED_CHARS = 32
 
 #: Services any caller may use without a token (health checks and ``grpcurl``'s reflection).
 PUBLIC_SERVICES = frozenset(
@@ -204,7 +204,7 @@ class TokenAuthority:
         try:
             principal = Principal(account_id=account_id, role=Role(role))
         except ValueError:
-            raise InvalidToken(f"token has unknown role {str(role)[:_KID_SHOWN]!r}") from None
+            raise InvalidToken(f"token has unknown role {str(role)[:_QUOTED_CHARS]!r}") from None
         self._check_lifetime(principal.role, int(claims["iat"]), int(claims["exp"]))
         return principal
 
@@ -221,7 +221,7 @@ class TokenAuthority:
         if secret is None:
             raise InvalidToken(
                 f"token is signed with a key this service does not know "
-                f"(kid {str(kid)[:_KID_SHOWN]!r}): it may have been rotated out; get a new token"
+                f"(kid {str(kid)[:_QUOTED_CHARS]!r}): it may have been rotated out; get a new token"
             )
         return secret
 

@@ -10,7 +10,7 @@ Variables (all optional except ``RUMMY_JWT_SECRET``):
                                 tokens this process mints, and verifies tokens
 ``RUMMY_JWT_PREVIOUS_SECRET``   the secret before the last rotation, at least 32 bytes: still
                                 verifies tokens (never signs); default unset
-``RUMMY_<ROLE>_TOKEN_MAX_SECONDS``  the longest lifetime (``exp`` − ``iat``) a token of the
+``RUMMY_*_TOKEN_MAX_SECONDS``   the longest lifetime (``exp`` − ``iat``) a token of the
                                 role may have, whatever its ``exp``, for ROLE ``PLAYER``
                                 (default 43200 = 12 h), ``OPERATOR`` (86400 = a day),
                                 ``SERVICE`` (3600)
@@ -111,13 +111,6 @@ class Settings:
     jwt_secret: str
     grpc_port: int
     metrics_port: int
-    jwt_previous_secret: str | None = None
-    token_max_lifetime_seconds: Mapping[str, int] = field(
-        default_factory=lambda: dict(DEFAULT_TOKEN_MAX_LIFETIME_SECONDS)
-    )
-    rate_limits: Mapping[str, BucketSpec | None] = field(
-        default_factory=lambda: dict(DEFAULT_RATE_LIMITS)
-    )
     bind_host: str = "127.0.0.1"
     log_level: str = "info"
     grpc_max_workers: int = 32
@@ -125,6 +118,13 @@ class Settings:
     kafka_bootstrap_servers: str | None = None
     database_url: str | None = None
     supervisor_pid: int | None = None
+    jwt_previous_secret: str | None = None
+    token_max_lifetime_seconds: Mapping[str, int] = field(
+        default_factory=lambda: dict(DEFAULT_TOKEN_MAX_LIFETIME_SECONDS)
+    )
+    rate_limits: Mapping[str, BucketSpec | None] = field(
+        default_factory=lambda: dict(DEFAULT_RATE_LIMITS)
+    )
 
     @classmethod
     def from_env(cls, service: str, environ: Mapping[str, str] | None = None) -> Settings:
