@@ -122,6 +122,7 @@ def test_refused_calls_are_counted_by_kind_of_caller(channel, limited):
         for sample in family.samples
     }
     assert samples[("rummy_grpc_rate_limited_total", (("who", "player"),))] >= 1
+    assert samples[("rummy_grpc_rate_limited_total", (("who", "service"),))] == 0  # from start
     labels = (("code", "RESOURCE_EXHAUSTED"), ("method", "Sleep"), ("service", PROBE))
     exhausted = ("grpc_requests_total", labels)
     assert samples[exhausted] >= 1

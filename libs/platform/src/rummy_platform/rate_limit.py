@@ -33,7 +33,7 @@ from grpc_status import rpc_status
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
 from rummy_platform.auth import PUBLIC_SERVICES, current_principal
-from rummy_platform.config import BucketSpec, rate_limit_variable
+from rummy_platform.config import RATE_LIMITED, BucketSpec, rate_limit_variable
 from rummy_platform.logging import get_logger
 from rummy_platform.rpc_scope import ScopeInterceptor, split_method
 
@@ -132,6 +132,8 @@ class RateLimits:
             who: RateLimiter(spec, clock=clock) for who, spec in limits.items() if spec is not None
         }
         self._refused = rate_limited_counter(registry)
+        for who in RATE_LIMITED:  # exported at 0 from the start, so a rate() has a series
+            self._refused.labels(who)
 
     def interceptor(self) -> grpc.ServerInterceptor:
         """The interceptor that charges each authenticated call to its account."""
@@ -184,7 +186,7 @@ def abort_resource_exhausted(
 
 def retry_delay_seconds(error: grpc.RpcError) -> float | None:
     """The retry delay a RESOURCE_EXHAUSTED answer carries (seconds), or None if it has none."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     if status is None:
         return None
     for detail in status.details:
