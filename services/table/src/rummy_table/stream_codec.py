@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -58,8 +58,26 @@ class StreamCodecError(ValueError):
 #: leave it out (a table option, not a rule of the hand).
 DEFAULT_START_DELAY_SECONDS = 5
 
+_Switch = Literal[
+    "jokers_only_group_is_impure_sequence", "card_taken_from_discard_cannot_be_discarded"
+]
+_Option = (
+    _Switch
+    | Literal[
+        "first_drop_points",
+        "middle_drop_points",
+        "wrong_declare_points",
+        "max_missed_turns",
+        "turn_seconds",
+        "seed_window_seconds",
+    ]
+)
+
 #: The on/off options of ``rummy.common.v1.RuleSet`` (explicit presence; on at Bombay Baazi).
-SWITCHES = ("jokers_only_group_is_impure_sequence", "card_taken_from_discard_cannot_be_discarded")
+SWITCHES: tuple[_Switch, ...] = (
+    "jokers_only_group_is_impure_sequence",
+    "card_taken_from_discard_cannot_be_discarded",
+)
 
 
 def rule_set_from_pb(
@@ -81,7 +99,7 @@ def rule_set_from_pb(
         raise ValueError(f"unknown variant {variant!r}; this table hosts {INDIAN_POINTS_VARIANT!r}")
     house = bombay_baazi(seats, point_value_cents, commission_bps)
 
-    def given(name: str, default: _T) -> _T:
+    def given(name: _Option, default: _T) -> _T:
         value: _T = getattr(options, name) if options.HasField(name) else default
         return value
 
