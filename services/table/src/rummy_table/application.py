@@ -161,10 +161,7 @@ class TableApp:
             )
         except ValueError as exc:
             raise InvalidArgument(str(exc)) from None
-        options = codec.rule_set_to_pb(
-            rules,
-            request.rule_set.start_delay_seconds or codec.DEFAULT_START_DELAY_SECONDS,
-        )
+        options = codec.rule_set_to_pb(rules, codec.start_delay_seconds_from_pb(request.rule_set))
         opened = pb.TableOpened(
             table_id=table_id,
             name=request.name or table_id[:8],
