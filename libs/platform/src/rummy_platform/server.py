@@ -12,7 +12,8 @@ A service's bootstrap::
     host.serve_forever()          # returns after SIGTERM/SIGINT once drained
 
 What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, logging context,
-auth, error mapping, outermost first); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
+auth, error mapping, request limits, outermost first; message size limits from
+:mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
 added service once started, NOT_SERVING from the moment shutdown begins); server reflection
 listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
 own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
@@ -40,6 +41,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from rummy_platform.auth import AuthInterceptor, TokenAuthority
 from rummy_platform.config import Settings
 from rummy_platform.errors import ErrorMappingInterceptor
+from rummy_platform.limits import SERVER_OPTIONS, RequestLimitsInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
 from rummy_platform.service_main import SupervisorWatch
@@ -74,7 +76,9 @@ class ServiceHost:
                 LoggingContextInterceptor(name),
                 AuthInterceptor(TokenAuthority(settings.jwt_secret)),
                 ErrorMappingInterceptor(),
+                RequestLimitsInterceptor(),
             ],
+            options=list(SERVER_OPTIONS),
         )
         self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)

@@ -13,6 +13,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Principal, Role, current_principal
 from rummy_platform.errors import PermissionDenied, Unavailable
+from rummy_platform.limits import parse_id_token
 from rummy_table.application import TableApp
 
 SERVICE_NAME = "rummy.table.v1.TableService"
@@ -51,7 +52,9 @@ class TableServicer(api_grpc.TableServiceServicer):
         self, request: api.ListTablesRequest, context: grpc.ServicerContext
     ) -> api.ListTablesResponse:
         _reader()
-        return api.ListTablesResponse(tables=self._app.list_tables())
+        after = parse_id_token(request.page_token)
+        tables, next_token = self._app.list_tables(request.page_size, after)
+        return api.ListTablesResponse(tables=tables, next_page_token=next_token)
 
     def TakeSeat(  # noqa: N802
         self, request: api.TakeSeatRequest, context: grpc.ServicerContext

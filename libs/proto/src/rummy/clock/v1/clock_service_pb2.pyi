@@ -81,7 +81,7 @@ class ListPendingDeadlinesRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """empty = all tables"""
+    """empty = all tables; at most 64 bytes"""
     limit: _builtins.int
     def __init__(
         self,
