@@ -55,6 +55,19 @@ def stub(host: ServiceHost, account: str, role: Role) -> api_grpc.TableServiceSt
     return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(host.address), token))
 
 
+def hand_on_turn(world: World) -> tuple[str, str, api.PlayerView, str]:
+    """A table where alice and bob play a dealt hand: its id, the hand id, the public view and
+    the account on turn."""
+    table_id = world.open_table()
+    world.sit(table_id, "alice")
+    world.sit(table_id, "bob")
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+    view = world.view(table_id, None)
+    who = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    return table_id, hand_id, view, who
+
+
 def code_of(call: object) -> grpc.StatusCode:
     with pytest.raises(grpc.RpcError) as error:
         call()  # type: ignore[operator]
@@ -87,13 +100,7 @@ def test_a_stale_turn_is_failed_precondition_and_an_unknown_table_not_found(
     served: tuple[World, ServiceHost],
 ) -> None:
     world, host = served
-    table_id = world.open_table()
-    world.sit(table_id, "alice")
-    world.sit(table_id, "bob")
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    who = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    table_id, hand_id, view, who = hand_on_turn(world)
     draw = api.DrawCardRequest(
         table_id=table_id,
         hand_id=hand_id,
@@ -228,13 +235,7 @@ def test_a_discard_with_the_request_id_of_an_earlier_draw_is_already_exists(
     served: tuple[World, ServiceHost],
 ) -> None:
     world, host = served
-    table_id = world.open_table()
-    world.sit(table_id, "alice")
-    world.sit(table_id, "bob")
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    who = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    table_id, hand_id, view, who = hand_on_turn(world)
     player = stub(host, who, Role.PLAYER)
     drawn = player.DrawCard(
         api.DrawCardRequest(

@@ -194,6 +194,7 @@ class TableApp:
         )
         with self.projection.lock:
             if table_id in self.projection.tables:
+                self._request(operator, request)  # again under the lock: a racing first open
                 return table_id
             at = self.now_ms()
             occurred = codec.ms_to_datetime(at)

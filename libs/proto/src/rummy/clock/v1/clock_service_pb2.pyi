@@ -83,6 +83,7 @@ class ListPendingDeadlinesRequest(_message.Message):
     table_id: _builtins.str
     """empty = all tables; at most 64 bytes"""
     limit: _builtins.int
+    """0 = 1000; at most 1000 (larger values are read as 1000)"""
     def __init__(
         self,
         *,
