@@ -51,7 +51,7 @@ from rummy_rules.indian import Declare, Drop
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from . import stream_codec as codec
-from .metrics import TableMetrics
+from .metrics import Action, TableMetrics
 from .projection import Projection, player_view
 from .table import Table
 
@@ -59,9 +59,6 @@ _log = get_logger(__name__)
 _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
 #: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
 INPUT_GROUP = "table"
-#: ListTables: tables a page holds when the request names no page size, and at most.
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 500
 
 
 @dataclass
@@ -180,10 +177,7 @@ class TableApp:
             )
         except ValueError as exc:
             raise InvalidArgument(str(exc)) from None
-        options = codec.rule_set_to_pb(
-            rules,
-            request.rule_set.start_delay_seconds or codec.DEFAULT_START_DELAY_SECONDS,
-        )
+        options = codec.rule_set_to_pb(rules, codec.start_delay_seconds_from_pb(request.rule_set))
         opened = pb.TableOpened(
             table_id=table_id,
             name=request.name or table_id[:8],
@@ -219,16 +213,14 @@ class TableApp:
         return table_id
 
     def list_tables(
-        self, page_size: int = 0, after: str | None = None
-    ) -> tuple[list[api.TableSummary], str]:
-        """One page of the tables in table-id order: at most ``page_size`` (0 =
-        :data:`DEFAULT_PAGE_SIZE`, capped at :data:`MAX_PAGE_SIZE`) tables whose id sorts after
-        ``after``, and the next page's token (the last id listed; empty on the last page)."""
-        size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        self, limit: int | None = None, after: str | None = None
+    ) -> list[api.TableSummary]:
+        """The tables in table-id order: those whose id sorts after ``after`` (all when None),
+        at most ``limit`` of them (all when None)."""
         with self.projection.lock:
             ids = sorted(t for t in self.projection.tables if after is None or t > after)
-            page = [self.projection.tables[t] for t in ids[:size]]
-            summaries = [
+            page = [self.projection.tables[t] for t in ids[:limit]]
+            return [
                 api.TableSummary(
                     table_id=t.table_id,
                     name=t.opened.name,
@@ -242,7 +234,6 @@ class TableApp:
                 )
                 for t in page
             ]
-        return summaries, page[-1].table_id if len(ids) > size else ""
 
     # -- players -----------------------------------------------------------------------------
 
@@ -252,7 +243,7 @@ class TableApp:
         request: Any,
         decide: Callable[[Table, int], list[Message]],
         *,
-        action: str,
+        action: Action,
     ) -> list[Message]:
         """Answer a retried ``request`` (a player request message with ``table_id`` and
         ``client_request_id``) from its first events, or decide, commit and return the payloads
@@ -307,7 +298,7 @@ class TableApp:
         account_id: str,
         request: Any,
         make: Callable[[int, int], rc.Command],
-        action: str,
+        action: Action,
     ) -> list[Message]:
         """:meth:`_act` for a command on the current hand (``request.hand_id``)."""
         hand_id: str = request.hand_id
