@@ -120,7 +120,7 @@ def request_digest(request: Message, id_field: str = "client_request_id") -> str
     have the same digest exactly when they are the same RPC with the same body."""
     body = type(request)()
     body.CopyFrom(request)
-    body.ClearField(id_field)  # type: ignore[arg-type]
+    body.ClearField(id_field)
     digest = hashlib.sha256(type_name(request).encode())
     digest.update(b"\0")
     digest.update(body.SerializeToString(deterministic=True))
