@@ -15,7 +15,9 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
    transaction (begin, send, wait for the ack, commit), ``produce_ack_p99_ms`` of its send-to-ack
    part alone.
 2. The five services start as processes on free ports (``rummy_ops.stack``: an own database
-   and topic prefix, both removed at the end), ``--clock-speed`` times faster clocks.
+   and topic prefix, both removed at the end), ``--clock-speed`` times faster clocks, the
+   operator's rate limit off (this harness opens hundreds of tables and grants every bot; the
+   players keep the default limits).
 3. Each step opens ``tables`` new tables of ``--seats`` seats (point value 0.10, so every hand is
    reserved and settled by the ledger), grants every bot and seats one bot per seat
    (``rummy_ops.bots``: its own token, its own ``WatchTable``, acting as soon as its view lets it;
@@ -79,6 +81,7 @@ from rummy_ops.bots.client import Bot  # noqa: E402
 from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
 from rummy_ops.stack import Stack, StackConfig, stack_for_tests  # noqa: E402
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E402
+from rummy_platform.config import rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
@@ -256,6 +259,7 @@ def brokers() -> Iterator[tuple[str, str]]:
 @contextlib.contextmanager
 def services(kafka: str, database: str, run: str, clock_speed: float) -> Iterator[Stack]:
     """The five services on free ports, on an own database and topic prefix (removed after)."""
+    os.environ.setdefault(rate_limit_variable("operator"), "off")  # the harness's own calls
     name = f"rummy_throughput_{run}"
     with psycopg.connect(database, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
