@@ -350,6 +350,7 @@ class Step:
         table_metrics = self.stack.config.ports["table"][1]
         counters = ("rummy_table_hands_ended", "rummy_table_turn_timeouts")
         before = {s: sample_process(pids[s]) for s in SERVICES}
+        noted = [len(bot.stats.errors) for bot in self.bots]
         driver_before = time.process_time()
         metrics_before = scrape(table_metrics, counters)
         since = time.monotonic()
@@ -363,11 +364,11 @@ class Step:
         actions = [c for c in calls if c.method in ACTIONS and c.code == grpc.StatusCode.OK]
         latencies = [c.seconds * 1000 for c in actions]
         codes = Counter(c.code for c in calls)
-        # A broken WatchTable stream is known from the bot's notes (at most 50 per bot).
+        # A broken WatchTable stream is known from the bot's notes (it keeps its first 50).
         watch_errors = Counter(
             code
-            for bot in self.bots
-            for error in bot.stats.errors
+            for bot, start in zip(self.bots, noted, strict=True)
+            for error in bot.stats.errors[start:]
             for code in COUNTED_CODES
             if error.startswith(f"watch: {code.name}")
         )
