@@ -87,7 +87,7 @@ def test_a_taken_seat_or_a_seat_off_the_table_is_refused_and_appends_nothing() -
 
 def test_a_table_opens_only_with_four_six_or_eight_seats() -> None:
     world = World()
-    with pytest.raises(InvalidArgument, match="4, 6 or 8"):
+    with pytest.raises(InvalidArgument, match="seat_count must be one of 4/6/8, got 5"):
         world.open_table(seats=5)
 
 
