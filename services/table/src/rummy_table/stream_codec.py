@@ -47,6 +47,7 @@ from rummy_rules.rules import (
     INDIAN_POINTS_VARIANT,
     IndianPointsRules,
     RuleSet,
+    RuleSetError,
 )
 from rummy_rules.settlement import Settlement, SettlementLine, reservation_cents
 from rummy_rules.shuffle import SeatHand
@@ -65,17 +66,41 @@ DEFAULT_SEED_WINDOW_SECONDS = 5
 DEFAULT_START_DELAY_SECONDS = 5
 
 
+#: The request's name of each rule-set option (``rummy_rules.rules.RuleSetError.option``).
+WIRE_OPTION_NAMES = {
+    "seats": "seat_count",
+    "point_value_cents": "point_value_hundredths",
+    "commission_bps": "commission_bps",
+    "points_cap": "rule_set.max_points",
+    "first_drop_points": "rule_set.first_drop_points",
+    "middle_drop_points": "rule_set.middle_drop_points",
+    "wrong_declare_points": "rule_set.wrong_declare_points",
+    "max_missed_turns": "rule_set.max_missed_turns",
+    "turn_seconds": "rule_set.turn_seconds",
+    "seed_window_seconds": "rule_set.seed_window_seconds",
+    "start_delay_seconds": "rule_set.start_delay_seconds",
+    "variant": "rule_set.variant",
+}
+
+
+def wire_message(error: RuleSetError) -> str:
+    """The rules' refusal of an option, naming the request field (``rule_set.first_drop_points
+    must be 0..130 (...), got 150``)."""
+    return error.describe(WIRE_OPTION_NAMES.get(error.option, error.option))
+
+
 def rule_set_from_pb(
     options: cards_pb2.RuleSet, seats: int, point_value_cents: int, commission_bps: int
 ) -> RuleSet:
     """The rules library's rule set for a table's options (zero = the Bombay Baazi default).
 
-    Only the ``indian-points`` variant exists. Raises ValueError for an unknown variant or any
-    value the rules refuse (e.g. a seat count other than 4, 6, 8).
+    Only the ``indian-points`` variant exists. Raises RuleSetError (a ValueError) for an unknown
+    variant or any value the rules refuse (e.g. a seat count other than 4, 6, 8, a penalty above
+    the most a hand can cost); :func:`wire_message` names the request field.
     """
     variant = options.variant or INDIAN_POINTS_VARIANT
     if variant != INDIAN_POINTS_VARIANT:
-        raise ValueError(f"unknown variant {variant!r}; this table hosts {INDIAN_POINTS_VARIANT!r}")
+        raise RuleSetError("variant", repr(INDIAN_POINTS_VARIANT), "another variant")
     indian_rules = IndianPointsRules(
         first_drop_points=options.first_drop_points or 20,
         middle_drop_points=options.middle_drop_points or 40,
