@@ -615,3 +615,31 @@ def test_a_settlement_the_ledger_refused_is_reported_as_refused_with_its_reason(
     text = CliRunner().invoke(main, ["replay", "--from-file", str(path), "--all", "--quiet"])
     assert text.exit_code == 1
     assert "REFUSED at" in text.output and "1 with the settlement refused" in text.output
+
+
+def test_a_hand_started_with_options_the_rules_refuse_is_a_finding_not_a_crash(
+    table: SyntheticTable, tmp_path: Path
+) -> None:
+    hand_id = list(table.settlements)[0]
+    envelopes = []
+    for e in table.envelopes:
+        if isinstance(e.payload, table_pb.HandStarted) and e.payload.hand_id == hand_id:
+            started = table_pb.HandStarted()
+            started.CopyFrom(e.payload)
+            started.rule_set.first_drop_points = 150
+            e = Envelope.new(
+                started,
+                stream_id=e.stream_id,
+                stream_version=e.stream_version,
+                occurred_at=e.occurred_at,
+                correlation_id=hand_id,
+            )
+        envelopes.append(e)
+    path = tmp_path / "refused-options.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        write_jsonl(envelopes, out)
+    code, doc = replay_file(path)
+    assert code == 1
+    first = next(h for h in doc["hands"] if h["hand_id"] == hand_id)["first_mismatch"]
+    assert first["check"] == "rules"
+    assert "rule_set.first_drop_points must be 0..130" in first["message"]

@@ -54,6 +54,7 @@ from rummy_rules.indian import (
     HandState,
     PlayerDropped,
 )
+from rummy_rules.rules import RuleSetError
 from rummy_rules.settlement import Settlement
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 from rummy_table import stream_codec as codec
@@ -287,7 +288,12 @@ def replay_hand(
         first = envelopes[0]
         report.findings.append(_finding(first, "rules", "the hand has no HandStarted before it"))
         return report
-    ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+    try:
+        ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+    except RuleSetError as exc:
+        message = f"the rules refuse the hand's options: {codec.wire_message(exc)}"
+        report.findings.append(_finding(started, "rules", message))
+        return report
     report.hand_no = ctx.hand_no
     recorded: list[_Recorded] = []
     for envelope in envelopes:
