@@ -48,7 +48,7 @@ from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, valid
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from . import stream_codec as codec
-from .metrics import TableMetrics
+from .metrics import Action, TableMetrics
 from .projection import Projection, player_view
 from .table import Table
 
@@ -223,7 +223,7 @@ class TableApp:
         client_request_id: str,
         decide: Callable[[Table, int], list[Message]],
         *,
-        action: str,
+        action: Action,
     ) -> list[Message]:
         """Answer a retried request from its first events, or decide, commit and return the
         payloads appended."""
@@ -280,7 +280,7 @@ class TableApp:
         hand_id: str,
         client_request_id: str,
         make: Callable[[int, int], rc.Command],
-        action: str,
+        action: Action,
     ) -> list[Message]:
         def decide(table: Table, at: int) -> list[Message]:
             seat = self._seat_in_hand(table, account_id, hand_id)
