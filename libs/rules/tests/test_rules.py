@@ -144,13 +144,13 @@ def test_the_largest_hand_of_the_largest_point_value_fits_a_signed_64_bit_amount
 
 def test_a_host_bounds_the_start_delay_and_the_reservation_by_its_maximum() -> None:
     rs = bombay_baazi(6, 1_000, 0)  # 130 x 1,000 = 130,000 hundredths reserved per seat
-    validate_table_options(rs, 1, max_reservation_cents=130_000)
+    validate_table_options(rs, 0, max_reservation_cents=130_000)
     validate_table_options(rs, 3600, max_reservation_cents=130_000)
     too_big = r"point_value_cents must be 0\.\.999 .*maximum of 129999"
     with pytest.raises(RuleSetError, match=too_big):
         validate_table_options(rs, 5, max_reservation_cents=129_999)
-    for delay in (0, 3601):
-        with pytest.raises(RuleSetError, match=r"start_delay_seconds must be 1\.\.3600"):
+    for delay in (-1, 3601):
+        with pytest.raises(RuleSetError, match=r"start_delay_seconds must be 0\.\.3600"):
             validate_table_options(rs, delay)
     # the default maximum (1,000,000 House Tokens a seat) refuses what 2^62 would reserve
     with pytest.raises(RuleSetError, match="point_value_cents"):

@@ -16,7 +16,8 @@ signed 64-bit amount); :func:`validate_table_options` adds what a host decides (
 and its configured maximum reservation). Bounds, inclusive:
 
 - seats: a seat count of the rule set's shoes (4, 6 or 8 at Bombay Baazi);
-- ``turn_seconds`` 1..3600, ``seed_window_seconds`` 1..600, start delay 1..3600 seconds;
+- ``turn_seconds`` 1..3600, ``seed_window_seconds`` 1..600, start delay 0..3600 seconds (0: a
+  hand starts as soon as enough players sit; it is no deadline anyone must meet);
 - ``max_missed_turns`` 1..10;
 - ``points_cap``: None or 1..``hand_size`` x 10 (130);
 - first drop, middle drop, wrong declare: 0..the most a loser's counted cards can cost (130 uncapped
@@ -335,11 +336,11 @@ def validate_table_options(
     max_reservation_cents: int = DEFAULT_MAX_RESERVATION_CENTS,
 ) -> None:
     """Check what a host adds to a valid ``rule_set`` before it opens a table: the start delay
-    (seconds after the last seat change or hand end before a hand may start, 1..3600) and the
+    (seconds after the last seat change or hand end before a hand may start, 0..3600) and the
     host's maximum reservation per seat and hand (hundredths of a House Token): the max loss x the
     point value may not exceed it. Raises RuleSetError (``start_delay_seconds`` or
     ``point_value_cents``)."""
-    check_bounds("start_delay_seconds", start_delay_seconds, 1, MAX_START_DELAY_SECONDS)
+    check_bounds("start_delay_seconds", start_delay_seconds, 0, MAX_START_DELAY_SECONDS)
     most = min(rule_set.max_point_value_cents, max_reservation_cents // rule_set.max_loss_points)
     check_bounds(
         "point_value_cents",

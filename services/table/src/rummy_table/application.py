@@ -157,7 +157,7 @@ class TableApp:
         ``max_reservation_hundredths``)."""
         key = self._request_key(operator, request.client_request_id)
         table_id = str(uuid.uuid5(_TABLE_NS, key))
-        start_delay = request.rule_set.start_delay_seconds or codec.DEFAULT_START_DELAY_SECONDS
+        start_delay = codec.start_delay_seconds_from_pb(request.rule_set)
         try:
             rules = codec.rule_set_from_pb(
                 request.rule_set,
