@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry
 from world import World
 
 from rummy.common.v1 import cards_pb2
+from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
@@ -20,7 +21,7 @@ from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
 from rummy_platform.server import ServiceHost
-from rummy_platform.topics import TABLE_EVENTS
+from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
@@ -305,3 +306,34 @@ def test_a_table_recorded_with_options_the_rules_now_refuse_is_not_loaded_and_ot
     )
     app = world.new_app("table-writer-2")
     assert list(app.projection.tables) == [good]
+
+
+def test_get_hand_result_and_watch_table_say_a_hand_was_voided_when_the_ledger_refused_it(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    world.sit(table_id, "alice")
+    world.sit(table_id, "bob")
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+    view = world.view(table_id, None)
+    on_turn = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    player = stub(host, on_turn, Role.PLAYER)
+    player.Drop(
+        api.DropRequest(
+            table_id=table_id, hand_id=hand_id, turn_no=view.turn_no, client_request_id="drop-1"
+        )
+    )
+    ask = api.GetHandResultRequest(table_id=table_id, hand_id=hand_id)
+    assert player.GetHandResult(ask).voided_reason == ""
+    reason = f"hand {hand_id}: held seats [1] have no line in the settlement"
+    world.feed(LEDGER_EVENTS, table_id, ledger_pb.SettlementRefused(hand_id=hand_id, reason=reason))
+    answer = player.GetHandResult(ask)
+    assert (answer.result.hand_id, answer.voided_reason) == (hand_id, reason)
+    watched = next(iter(player.WatchTable(api.WatchTableRequest(table_id=table_id)))).view
+    assert (watched.hand_id, watched.phase, watched.voided_reason) == (
+        hand_id,
+        api.HAND_PHASE_ENDED,
+        reason,
+    )
