@@ -48,8 +48,9 @@ from rummy_ops.stack import (
     shielded_from_interrupts,
 )
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.limits import open_channel
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import BOMBAY_BAAZI_SHOES, INDIAN_POINTS_VARIANT
+from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 
 OPERATOR_ACCOUNT = "ops-demo"
 HOUSE_COMMISSION_ACCOUNT = "house:commission"
@@ -255,15 +256,8 @@ def _temperament(index: int, rng: random.Random, mischief: float) -> Temperament
 
 
 def _rule_set(options: DemoOptions) -> cards_pb2.RuleSet:
+    """The demo tables' options: its seconds; every rule left out is the house's (Bombay Baazi)."""
     return cards_pb2.RuleSet(
-        variant=INDIAN_POINTS_VARIANT,
-        max_points=0,
-        first_drop_points=20,
-        middle_drop_points=40,
-        wrong_declare_points=80,
-        max_missed_turns=3,
-        jokers_only_group_is_impure_sequence=True,
-        card_taken_from_discard_cannot_be_discarded=True,
         turn_seconds=options.turn_seconds,
         seed_window_seconds=options.seed_window_seconds,
         start_delay_seconds=options.start_delay_seconds,
@@ -405,8 +399,8 @@ def play(
     report = DemoReport(run_id=run_id, endpoints=endpoints)
     authority = TokenAuthority(endpoints.jwt_secret)
     operator = bearer_metadata(authority.issue(OPERATOR_ACCOUNT, Role.OPERATOR, 6 * 3600))
-    table_channel = grpc.insecure_channel(endpoints.table)
-    ledger_channel = grpc.insecure_channel(endpoints.ledger)
+    table_channel = open_channel(endpoints.table)
+    ledger_channel = open_channel(endpoints.ledger)
     table_stub = table_grpc.TableServiceStub(table_channel)
     ledger_stub = ledger_grpc.LedgerServiceStub(ledger_channel)
     rng = random.Random(options.seed)

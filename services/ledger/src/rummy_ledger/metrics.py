@@ -6,7 +6,10 @@ Counters (this process's work since it started):
 - ``rummy_ledger_settlements_total``: hands settled;
 - ``rummy_ledger_commission_hundredths_total``: commission posted by those settlements;
 - ``rummy_ledger_hands_aborted_total``;
-- ``rummy_ledger_refused_events_total{type}``: table events the ledger refused (nothing moved);
+- ``rummy_ledger_settlements_refused_total``: hands whose settlement failed an invariant (the
+  hand void, its holds released; alert RummySettlementRefused);
+- ``rummy_ledger_refused_events_total{type}``: other table events the ledger refused (nothing
+  moved), every type of ``handlers.REFUSABLE_EVENTS`` exported from the start;
 - ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``.
 
 Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process wrote it):
@@ -36,7 +39,8 @@ from prometheus_client.registry import Collector
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
-from rummy_ledger.handlers import Counters
+from rummy_ledger.handlers import REFUSABLE_EVENTS, Counters
+from rummy_platform.envelope import type_name
 from rummy_platform.logging import get_logger
 
 _log = get_logger(__name__)
@@ -53,6 +57,11 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         "rummy_ledger_commission_hundredths", "Commission posted by settlements", registry=registry
     )
     aborted = Counter("rummy_ledger_hands_aborted", "Hands aborted", registry=registry)
+    settlements_refused = Counter(
+        "rummy_ledger_settlements_refused",
+        "Settlements refused (an invariant failed): the hand void, its holds released",
+        registry=registry,
+    )
     refused = Counter(
         "rummy_ledger_refused_events", "Table events refused; nothing moved", ["type"],
         registry=registry,
@@ -70,11 +79,16 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         grants.inc()
         granted.inc(amount_hundredths)
 
+    # Every label value known in advance is exported at 0 from the start (an alert or a rate
+    # over a series that appears only on the first refusal has nothing to work on until then).
     for outcome in ("reserved", "rejected"):
-        reservations.labels(outcome)  # export both series from the start
+        reservations.labels(outcome)
+    for event in REFUSABLE_EVENTS:
+        refused.labels(type_name(event))
     return Counters(
         reservation=lambda outcome: reservations.labels(outcome).inc(),
         settlement=settled,
+        settlement_refused=settlements_refused.inc,
         refused=lambda event_type: refused.labels(event_type).inc(),
         aborted=aborted.inc,
         granted=granted_tokens,
