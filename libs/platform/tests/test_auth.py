@@ -239,3 +239,9 @@ def test_bearer_metadata_round_trips_through_bearer_token():
 def test_metadata_without_exactly_one_bearer_token_is_refused(metadata, message):
     with pytest.raises(InvalidToken, match=message):
         bearer_token(metadata)
+
+
+def test_a_signed_token_naming_an_account_with_a_nul_character_is_refused(authority):
+    # Found by the gRPC fuzz: such an account reached PostgreSQL (GetBalance) and gave INTERNAL.
+    with pytest.raises(InvalidToken, match="NUL"):
+        authority.verify(signed(claims(sub="p\x00x")))

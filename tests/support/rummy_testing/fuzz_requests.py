@@ -188,24 +188,34 @@ class Tokens:
         if kind == "empty-account":
             return self._sign({"sub": "", "role": "player"}, now)
         if kind == "no-expiry":
-            claims = {"sub": account_id, "role": "player", "iat": int(now)}
-            claims.update(iss=ISSUER, aud=AUDIENCE)
-            return jwt.encode(claims, self._secret, algorithm=ALGORITHM)
-        if kind == "thirty-years":
-            return self.authority.issue(account_id, Role.PLAYER, 30 * 365 * 86400)
+            return self._sign({"sub": account_id, "role": "player", "exp": None}, now)
+        if kind == "thirty-years":  # validly signed, but far past any role's longest lifetime
+            return self._sign(
+                {"sub": account_id, "role": "player", "exp": now + 30 * 365 * 86400}, now
+            )
+        if kind == "nul-account":  # validly signed, naming an account no database can store
+            return self._sign({"sub": account_id + "\x00", "role": "player"}, now)
+        if kind == "no-kid":
+            return self._sign({"sub": account_id, "role": "player"}, now, kid=None)
+        if kind == "unknown-kid":
+            return self._sign({"sub": account_id, "role": "player"}, now, kid="0123456789abcdef")
         if kind == "none-algorithm":
             claims = {"sub": account_id, "role": "operator", "iat": int(now), "exp": int(now) + 600}
             claims.update(iss=ISSUER, aud=AUDIENCE)
             return jwt.encode(claims, None, algorithm="none")
         raise ValueError(kind)
 
-    @property
-    def _secret(self) -> str:
-        return self.authority._secret  # noqa: SLF001 - the test signs malformed claims itself
-
-    def _sign(self, claims: dict[str, object], now: float) -> str:
+    def _sign(self, claims: dict[str, object], now: float, kid: str | None = "") -> str:
+        """``claims`` (over iat/exp/iss/aud of a ten-minute token; a claim None is left out)
+        signed with the services' secret, under the ``kid`` header of the authority unless
+        ``kid`` is given (None: no header)."""
         full = {"iat": int(now), "exp": int(now) + 600, "iss": ISSUER, "aud": AUDIENCE, **claims}
-        return jwt.encode(full, self._secret, algorithm=ALGORITHM)
+        full = {
+            k: (int(v) if isinstance(v, float) else v) for k, v in full.items() if v is not None
+        }
+        headers = {"kid": self.authority.key_id if kid == "" else kid} if kid is not None else None
+        secret = self.authority._secret  # noqa: SLF001 - the test signs malformed claims itself
+        return jwt.encode(full, secret, algorithm=ALGORITHM, headers=headers)
 
 
 BAD_TOKENS = (
@@ -217,6 +227,9 @@ BAD_TOKENS = (
     "empty-account",
     "no-expiry",
     "thirty-years",
+    "nul-account",
+    "no-kid",
+    "unknown-kid",
     "none-algorithm",
 )
 

@@ -98,6 +98,8 @@ PLAYER_COMMANDS = frozenset(
     }
 )
 DECISIONS_METRIC = "rummy_table_rules_decisions"
+#: Lifetime of the fuzz's valid tokens (within every role's longest): a run lasts minutes.
+TOKEN_TTL_SECONDS = 3600
 GRANT = 10_000_000  # hundredths granted to each player: thousands of hands of reservations
 CALL_TIMEOUT_SECONDS = 20.0
 SETTLE_TIMEOUT_SECONDS = 60.0
@@ -269,7 +271,7 @@ class FuzzWorld:
         self.stranger = self.table.player(f"fuzz-poor-{run}")  # never granted
         self.spectator = Player(
             "operator",
-            self.operator.authority.issue("fuzz-ops", Role.OPERATOR, 86400),
+            self.operator.authority.issue("fuzz-ops", Role.OPERATOR, TOKEN_TTL_SECONDS),
             grpc.insecure_channel(stack.address("table")),
             self.table.table_id,
             4,
@@ -279,8 +281,8 @@ class FuzzWorld:
         self.tokens = Tokens(
             self.authority,
             {p.account_id: Account(p.account_id, p.token) for p in players},
-            operator=self.authority.issue(f"fuzz-operator-{run}", Role.OPERATOR, 86400),
-            service=self.authority.issue(f"fuzz-service-{run}", Role.SERVICE, 86400),
+            operator=self.authority.issue(f"fuzz-operator-{run}", Role.OPERATOR, TOKEN_TTL_SECONDS),
+            service=self.authority.issue(f"fuzz-service-{run}", Role.SERVICE, TOKEN_TTL_SECONDS),
         )
         grantees = [*self.by_account, *(f"fuzz-grantee{i}-{run}" for i in range(3))]
         self.builder = Builder(self.tokens, grantees)

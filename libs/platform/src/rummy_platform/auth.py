@@ -201,6 +201,8 @@ class TokenAuthority:
         account_id, role = claims["sub"], claims["role"]
         if not isinstance(account_id, str) or not account_id:
             raise InvalidToken("token names no account")
+        if "\x00" in account_id:  # no account has one; PostgreSQL text cannot store it
+            raise InvalidToken("token names an account id holding a NUL character")
         try:
             principal = Principal(account_id=account_id, role=Role(role))
         except ValueError:

@@ -5,9 +5,10 @@ name, in :data:`FIELD_LIMITS` (bytes for strings, UTF-8 encoded, and for bytes; 
 repeated fields); the ``.proto`` comment of each field states the same number. The
 :class:`RequestLimitsInterceptor` that every :class:`~rummy_platform.server.ServiceHost`
 installs checks each request of a unary-request RPC against them, nested messages included,
-before the servicer runs: a field over its limit ends the call INVALID_ARGUMENT with a message
-naming the field, its size and the limit (never the value). A request the server cannot parse
-(invalid UTF-8 in a string) is INVALID_ARGUMENT too, not gRPC's INTERNAL.
+before the servicer runs: a field over its limit, or a string holding a NUL character, ends the
+call INVALID_ARGUMENT with a message naming the field, its size and the limit (never the
+value). A request the server cannot parse (invalid UTF-8 in a string) is INVALID_ARGUMENT too,
+not gRPC's INTERNAL.
 
 Whole messages are bounded by gRPC itself: servers take requests up to
 :data:`MAX_REQUEST_BYTES` and send responses up to :data:`MAX_RESPONSE_BYTES`
@@ -118,11 +119,15 @@ def check_request(message: Message, path: str = "") -> None:
 
 
 def check_size(name: str, value: str | bytes, limit: int) -> None:
-    """Raise InvalidArgument if ``value`` (a string as UTF-8) is longer than ``limit`` bytes;
-    the message names ``name``, the length and the limit, never the value."""
+    """Raise InvalidArgument if ``value`` (a string as UTF-8) is longer than ``limit`` bytes,
+    or is a string holding a NUL character (no id, name or token has one, and PostgreSQL text
+    cannot store it); the message names ``name`` (and the length and the limit), never the
+    value."""
     size = len(value.encode()) if isinstance(value, str) else len(value)
     if size > limit:
         raise InvalidArgument(f"{name} is {size} bytes long; at most {limit} bytes are allowed")
+    if isinstance(value, str) and "\x00" in value:
+        raise InvalidArgument(f"{name} holds a NUL character; no string field may")
 
 
 _POSITION = re.compile(r"[1-9][0-9]{0,18}")
