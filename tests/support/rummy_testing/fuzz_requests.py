@@ -780,8 +780,8 @@ def _field_paths(message: Message) -> list[tuple[str, ...]]:
 
 
 #: How an attempt is spoiled, with weights: most get one wrong field.
-MUTATION_WEIGHTS = {"valid": 24, "field": 56, "seat": 8, "token": 6, "reuse-id": 3, "random": 3}
-_FIELD_WEIGHTS = {"turn_no": 4, "card": 4, "face_down": 3, "groups": 2, "source": 2}
+MUTATION_WEIGHTS = {"valid": 28, "field": 50, "seat": 12, "token": 5, "reuse-id": 3, "random": 2}
+_FIELD_WEIGHTS = {"turn_no": 6, "card": 5, "face_down": 4, "groups": 3, "source": 2}
 
 
 def draw_attempt(d: Draws, builder: Builder, live: Live) -> Attempt:
