@@ -16,18 +16,13 @@ import os
 import statistics
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
-from psycopg import sql
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
 from rummy_ops.demo import Endpoints  # noqa: E402
-from rummy_ops.stack import repository_root, stack_for_tests  # noqa: E402
 from rummy_testing.players import (  # noqa: E402
     STOCK,
     Operator,
@@ -37,6 +32,7 @@ from rummy_testing.players import (  # noqa: E402
     rule_set,
     seed_and_wait_for_play,
 )
+from rummy_testing.stacks import running_stack  # noqa: E402
 
 KAFKA = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
 DATABASE = os.environ.get("DATABASE_URL", "postgresql://rummy:rummy@127.0.0.1:15432/rummy")
@@ -75,38 +71,10 @@ def measure(operator: Operator, table_address: str, actions: int) -> dict[str, l
 
 @contextmanager
 def bench_stack() -> Iterator[Endpoints]:
-    """The five services started on free ports over the local brokers, in a database and under a
-    topic prefix of their own (clock 10x, as the e2e tests run it); dropped at the end."""
-    run = uuid.uuid4().hex[:8]
-    name = f"rummy_bench_{run}"
-    with psycopg.connect(DATABASE, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    own = DATABASE.rsplit("/", 1)[0] + f"/{name}"
-    root = repository_root()
-    prefix = f"bench-{run}-"
-    stack = stack_for_tests(
-        root,
-        KAFKA,
-        own,
-        topic_prefix=prefix,
-        clock_speed=10.0,
-        log_dir=root / ".local" / "logs" / f"bench-{run}",
-    )
-    try:
-        with stack:
-            yield Endpoints(
-                table=stack.address("table"),
-                ledger=stack.address("ledger"),
-                jwt_secret=stack.config.jwt_secret,
-                kafka_bootstrap_servers=KAFKA,
-                database_url=own,
-                topic_prefix=prefix,
-            )
-    finally:
-        with psycopg.connect(DATABASE, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    """The five services on the brokers above (rummy_testing.stacks: own database and topic
+    prefix, the clock ten times faster), stopped and their database dropped on exit."""
+    with running_stack(KAFKA, DATABASE, "bench", clock_speed=10.0) as running:
+        yield running.endpoints
 
 
 def operator_of(endpoints: Endpoints) -> Operator:
