@@ -111,6 +111,8 @@ TRACKED = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 #: Seconds every offset must stand still, once the main table waits for a player, before the
 #: world counts as quiet; and once no hand runs (a settlement or reveal may still be on its way).
 QUICK_STILL_SECONDS = 0.05
+#: How long the views get to show an accepted request's events before settling goes on.
+VERSION_WAIT_SECONDS = 3.0
 SLOW_STILL_SECONDS = 0.6
 _UNPUBLISHED = (
     "SELECT (SELECT count(*) FROM ledger.outbox WHERE published_at IS NULL)"
@@ -450,10 +452,20 @@ class FuzzWorld:
         seats view also shows a seat that left during the hand, until the next hand)."""
         return {a for a, p in self.by_account.items() if p.view.HasField("my_seat")}
 
-    def settle(self) -> tuple[Any, Any]:
-        """Wait until the world is quiet (:meth:`_quiet`); returns the state then. Raises Stall
-        after SETTLE_TIMEOUT_SECONDS."""
-        deadline = time.monotonic() + SETTLE_TIMEOUT_SECONDS
+    def settle(self, after_version: int | None = None) -> tuple[Any, Any]:
+        """Wait until the world is quiet (:meth:`_quiet`); returns the state then. With
+        ``after_version``, the version of the main table's stream before an accepted request
+        that appended to it, first wait (up to VERSION_WAIT_SECONDS: a retried request id
+        appends nothing) for the views to show a later version, so that a stale view is not
+        taken for a quiet phase. Raises Stall after SETTLE_TIMEOUT_SECONDS."""
+        started = time.monotonic()
+        deadline = started + SETTLE_TIMEOUT_SECONDS
+        if after_version is not None:
+            while (
+                self.spectator.view.stream_version <= after_version
+                and time.monotonic() < started + VERSION_WAIT_SECONDS
+            ):
+                time.sleep(0.01)
         last = self.state()
         since = time.monotonic()
         while True:
@@ -506,6 +518,7 @@ class FuzzWorld:
         live = self.live()
         attempt = draw_attempt(choices, self.builder, live)
         before = self._snapshot
+        version = self.spectator.view.stream_version
         code, details, answer = self.send(attempt)
         self.tally.note(attempt, code, details)
         after = self.state()
@@ -524,7 +537,7 @@ class FuzzWorld:
             self._snapshot = self._settle_or_note()
             return
         if code == grpc.StatusCode.OK and attempt.rpc not in READ_ONLY:
-            self._accepted(attempt, answer, live)
+            self._accepted(attempt, answer, live, version)
         elif code == grpc.StatusCode.OK and isinstance(answer, ledger_api.GetStatementResponse):
             if answer.next_page_token:
                 self.builder.page_tokens.append(answer.next_page_token)
@@ -532,7 +545,7 @@ class FuzzWorld:
         else:
             self._snapshot = after
 
-    def _accepted(self, attempt: Attempt, answer: Message | None, live: Live) -> None:
+    def _accepted(self, attempt: Attempt, answer: Message | None, live: Live, version: int) -> None:
         rid = getattr(attempt.request, "client_request_id", "") or getattr(
             attempt.request, "idempotency_key", ""
         )
@@ -540,11 +553,12 @@ class FuzzWorld:
             self.builder.accepted_ids.append((attempt.actor, rid))
         if isinstance(answer, api.DrawCardResponse):
             self._drawn[(live.hand_id, live.turn_no)] = answer.card.index
-        self._snapshot = self._settle_or_note()
+        main = getattr(attempt.request, "table_id", None) == self.table.table_id
+        self._snapshot = self._settle_or_note(version if main else None)
 
-    def _settle_or_note(self) -> tuple[Any, Any]:
+    def _settle_or_note(self, after_version: int | None = None) -> tuple[Any, Any]:
         try:
-            return self.settle()
+            return self.settle(after_version)
         except Stall as stall:
             self.tally.stalls.append(str(stall))
             return self.state()
@@ -581,6 +595,7 @@ class FuzzWorld:
         key = (view.hand_id, view.phase, view.turn_no, view.has_drawn, view.stream_version)
         self._idle = self._idle + 1 if key == self._last_key else 0
         self._last_key = key
+        version = view.stream_version
         moved = False
         running = view.phase in (api.HAND_PHASE_SEEDING, api.HAND_PHASE_PLAYING)
         if not running:
@@ -616,7 +631,7 @@ class FuzzWorld:
             moved = self._play_turn(view)
         if moved:
             self._idle = 0
-            self._snapshot = self._settle_or_note()
+            self._snapshot = self._settle_or_note(version)
 
     def _play_turn(self, view: api.PlayerView) -> bool:
         account = next(
