@@ -7,6 +7,7 @@ import time
 import click
 
 from rummy_ops.demo import demo
+from rummy_ops.proof import proof
 from rummy_ops.replay.command import export, replay
 from rummy_ops.stack import (
     Stack,
@@ -67,3 +68,4 @@ main.add_command(up)
 main.add_command(demo)
 main.add_command(replay)
 main.add_command(export)
+main.add_command(proof)

@@ -41,6 +41,7 @@ from rummy_platform.errors import (
     Unavailable,
 )
 from rummy_platform.eventlog import TopicPartition, TransactionalWriter, WriterFenced
+from rummy_platform.eventlog.base import EventLogError
 from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_size
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import TABLE_EVENTS
@@ -51,6 +52,7 @@ from rummy_rules.indian import Declare, Drop
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, validate_table_options
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
+from . import proof
 from . import stream_codec as codec
 from .metrics import Action, TableMetrics
 from .projection import Projection, player_view
@@ -80,6 +82,8 @@ class TableApp:
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
     fenced: bool = False
     stopping: bool = False
+    #: A table's stream, oldest first (``GetHandProof``); None: proofs are Unavailable here.
+    read_stream: Callable[[str], list[Envelope]] | None = None
 
     # -- start -------------------------------------------------------------------------------
 
@@ -409,6 +413,38 @@ class TableApp:
                 if table.hand_id == hand_id:
                     raise FailedPrecondition(f"hand {hand_id} has not ended")
         raise NotFound(f"no ended hand {hand_id!r}")
+
+    def get_hand_proof(self, account_id: str | None, table_id: str, hand_id: str) -> str:
+        """The proof bundle of an ended hand as canonical JSON (``rummy_table.proof``), read from
+        the table's stream (so old hands too). ``account_id``: a player's account (it must have
+        been seated in the hand), or None for an operator. Raises NotFound (no such hand),
+        PermissionDenied (a player not dealt in), FailedPrecondition (running, aborted, or the
+        seed not revealed yet), Unavailable (this instance cannot read its stream)."""
+        with self.projection.lock:
+            tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
+            table = next((t for t in tables if hand_id in t.hands), None)
+            if table is None:
+                raise NotFound(f"no hand {hand_id!r}")
+            found_table = table.table_id
+            if hand_id not in table.results:
+                raise FailedPrecondition(f"hand {hand_id} has not ended (or was aborted)")
+            if hand_id not in table.revealed:
+                raise FailedPrecondition(f"the server seed of hand {hand_id} is not revealed yet")
+        if self.read_stream is None:
+            raise Unavailable("this table-service instance cannot read its stream for proofs")
+        try:
+            bundle = proof.hand_proof(found_table, hand_id, self.read_stream(found_table))
+        except proof.ProofNotReady as exc:
+            raise FailedPrecondition(str(exc)) from None
+        except EventLogError as exc:
+            raise Unavailable(f"cannot read the stream of table {found_table}: {exc}") from None
+        if account_id is not None:
+            started = next(e for e in bundle["events"] if e["event"]["type"] == "HandStarted")
+            if account_id not in {s["account_id"] for s in started["event"]["seats"]}:
+                raise PermissionDenied(
+                    f"only the players of hand {hand_id} and operators get its proof"
+                )
+        return proof.canonical_json(bundle)
 
     def voided_reason(self, table_id: str, hand_id: str) -> str:
         """Why the ledger refused the hand's settlement (the hand is void, no token moved), or ""

@@ -29,9 +29,11 @@ def _selection(
     return Selection(hand_id=hand or "", table_id=table or "")
 
 
-def _load(
+def load_envelopes(
     from_file: Path | None, bootstrap: str, topic_prefix: str, selection: Selection
 ) -> list[Envelope]:
+    """The envelopes of an exported file, or of the table stream in Kafka (one table's partition
+    when ``selection`` names a table). Raises click errors for a missing source."""
     try:
         if from_file is not None:
             return list(read_jsonl(from_file))
@@ -111,7 +113,7 @@ def replay(
     journal after --settle-grace seconds, and when no hand is found. With --from-file and no
     --hand/--table/--all, every hand in the file."""
     selection = _selection(hand, table, all_hands, from_file=from_file is not None)
-    envelopes = _load(from_file, bootstrap, topic_prefix, selection)
+    envelopes = load_envelopes(from_file, bootstrap, topic_prefix, selection)
     if database_url is None and from_file is None:
         database_url = os.environ.get("DATABASE_URL") or None
     reader = None
@@ -192,7 +194,7 @@ def export(
     selection = _selection(hand, table, all_hands)
     if str(output) != "-" and not output.parent.is_dir():
         raise click.ClickException(f"cannot write {output}: no directory {output.parent}")
-    envelopes = _load(None, bootstrap, topic_prefix, selection)
+    envelopes = load_envelopes(None, bootstrap, topic_prefix, selection)
     try:
         if selection.hand_id:
             chosen = [e for _t, _h, es in select(envelopes, selection) for e in es]

@@ -124,3 +124,13 @@ class TableServicer(api_grpc.TableServiceServicer):
         result = self._app.get_hand_result(principal.account_id, request.table_id, request.hand_id)
         voided = self._app.voided_reason(request.table_id, request.hand_id)
         return api.GetHandResultResponse(result=result, voided_reason=voided)
+
+    def GetHandProof(  # noqa: N802
+        self, request: api.GetHandProofRequest, context: grpc.ServicerContext
+    ) -> api.GetHandProofResponse:
+        principal = current_principal()
+        if principal.role not in (Role.PLAYER, Role.OPERATOR):
+            raise PermissionDenied("only the hand's players and operators get a hand's proof")
+        account = principal.account_id if principal.role is Role.PLAYER else None
+        bundle = self._app.get_hand_proof(account, request.table_id, request.hand_id)
+        return api.GetHandProofResponse(bundle_json=bundle)

@@ -56,6 +56,12 @@ class TableServiceStub:
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
     """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
     GetHandResult: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]
+    GetHandProof: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]
+    """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+    proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+    otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+    NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -73,6 +79,12 @@ class TableServiceAsyncStub(TableServiceStub):
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
     """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
     GetHandResult: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]  # type: ignore[assignment]
+    GetHandProof: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]  # type: ignore[assignment]
+    """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+    proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+    otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+    NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+    """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -153,5 +165,17 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.GetHandResultRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.GetHandResultResponse, _abc.Awaitable[_table_service_pb2.GetHandResultResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetHandProof(
+        self,
+        request: _table_service_pb2.GetHandProofRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.GetHandProofResponse, _abc.Awaitable[_table_service_pb2.GetHandProofResponse]]:
+        """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+        proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+        otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+        NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+        """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
