@@ -27,23 +27,29 @@ import pytest
 from click.testing import CliRunner
 
 from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.cli import main
 from rummy_ops.demo import DemoReport
 from rummy_ops.proof import write_proofs
 from rummy_ops.replay import verify_demo
 from rummy_ops.replay.sources import read_kafka
 from rummy_platform.auth import Role, bearer_metadata
+from rummy_platform.limits import open_channel
 from rummy_rules import codec
+from rummy_rules.arrangement import valid_discards
 from rummy_rules.deck import Shoe
 from rummy_rules.events import HandEnded, SeatResult
+from rummy_rules.melds import DEFAULT_MELD_OPTIONS
 from rummy_rules.settlement import settle
 from rummy_rules.shuffle import ShuffleInputs, deal
 from rummy_testing.players import (
     Operator,
     Player,
     Table,
+    next_turn,
     on_turn,
     operator_for,
+    play_turn_with_solver,
     seed_and_wait_for_play,
 )
 
@@ -122,6 +128,54 @@ def operator(rummy_stack: RunningStack) -> Iterator[Operator]:
     op.close()
 
 
+def fetch_when_revealed(player: Player, table_id: str, hand_id: str) -> str:
+    """GetHandProof as ``player``, retried while the seed is not revealed yet (it is revealed
+    right after the hand ends)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return proof_call(player.stub, table_id, hand_id, player.token)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION or time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+
+
+@pytest.fixture(scope="module")
+def wrong_then_declared(rummy_stack: RunningStack, operator: Operator) -> Bundle:
+    """A hand at a 4-seat table where the first seat declares wrongly (80 points) and then the
+    next seat plays with the solver until it declares validly while the third only draws and
+    discards."""
+    table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
+    try:
+        players = [table.player(f"show{i}", grant=5000) for i in range(3)]
+        for p in players:
+            p.take_seat()
+        view = seed_and_wait_for_play(players)
+        wrong = on_turn(players, view)
+        view = wrong.wait_to_draw()  # its own view: its own cards
+        drawn = wrong.draw(turn_no=view.turn_no).card
+        cards = [*wrong.hand(view), wrong.card(drawn)]
+        valid = set(valid_discards(cards, wrong.wild(view), DEFAULT_MELD_OPTIONS))
+        face_down = next(c for c in cards if c not in valid)
+        assert not wrong.declare(wrong.wire(face_down), view.turn_no).valid
+        turn = next_turn(players, view.turn_no)
+        assert turn is not None
+        declarer = on_turn(players, turn)
+        for _ in range(400):
+            if on_turn(players, turn) is declarer:
+                if play_turn_with_solver(declarer, DEFAULT_MELD_OPTIONS) is not None:
+                    break
+            else:
+                on_turn(players, turn).draw_and_discard_drawn()
+            turn = next_turn(players, turn.turn_no)
+            assert turn is not None, "the hand ended before anyone declared"
+        declarer.wait_phase(api.HAND_PHASE_ENDED)
+        return json.loads(fetch_when_revealed(declarer, table.table_id, view.hand_id))
+    finally:
+        table.close()
+
+
 @pytest.fixture(scope="module")
 def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
     """A hand played to a reshuffled stock at a 4-seat table (0.10 a point, 5% commission), its
@@ -132,17 +186,7 @@ def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
         for p in players:
             p.take_seat()
         hand_id, running = play_until_reshuffled(players)
-        deadline = time.monotonic() + 30
-        while True:  # the seed is revealed right after the hand ends
-            try:
-                text = proof_call(players[1].stub, table.table_id, hand_id, players[1].token)
-                break
-            except grpc.RpcError as error:
-                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                    raise
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
+        text = fetch_when_revealed(players[1], table.table_id, hand_id)
         ops_token = operator.authority.issue("ops-verify", Role.OPERATOR, 600)
         stranger = operator.authority.issue("not-seated", Role.PLAYER, 600)
         return {
@@ -151,7 +195,6 @@ def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
             "bundle": json.loads(text),
             "text": text,
             "operator_text": proof_call(players[0].stub, table.table_id, hand_id, ops_token),
-            "stub": players[0].stub,
             "stranger": stranger,
             "running": running,
         }
@@ -191,10 +234,15 @@ def ending_of(bundle: Bundle) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def real(demo_bundles: dict[str, Bundle], reshuffled: dict[str, Any]) -> dict[str, Bundle]:
-    """One real bundle of each ending the demo and the reshuffle hand produced."""
-    out: dict[str, Bundle] = {"reshuffled stock": reshuffled["bundle"]}
-    for bundle in [*demo_bundles.values(), reshuffled["bundle"]]:
+def real(
+    demo_bundles: dict[str, Bundle], reshuffled: dict[str, Any], wrong_then_declared: Bundle
+) -> dict[str, Bundle]:
+    """One real bundle of each ending the demo and the hands played here produced."""
+    out: dict[str, Bundle] = {
+        "reshuffled stock": reshuffled["bundle"],
+        "wrong declare then a declare": wrong_then_declared,
+    }
+    for bundle in [*demo_bundles.values(), reshuffled["bundle"], wrong_then_declared]:
         for ending in sorted(ending_of(bundle)):
             out.setdefault(ending, bundle)
     return out
@@ -553,7 +601,8 @@ def test_get_hand_proof_serves_the_seated_players_and_operators_the_bundle_rummy
         hashlib.sha256(bytes.fromhex(bundle["server_seed_hex"])).hexdigest()
         == events_of(bundle, "SeedCommitted")[0]["commitment"]
     )
-    stub = reshuffled["stub"]
+    channel = open_channel(rummy_stack.endpoints.table)
+    stub = api_grpc.TableServiceStub(channel)
     for token, hand, code in (
         (reshuffled["stranger"], reshuffled["hand_id"], grpc.StatusCode.PERMISSION_DENIED),
         (reshuffled["stranger"], "no-such-hand", grpc.StatusCode.NOT_FOUND),
@@ -561,6 +610,7 @@ def test_get_hand_proof_serves_the_seated_players_and_operators_the_bundle_rummy
         with pytest.raises(grpc.RpcError) as caught:
             proof_call(stub, reshuffled["table_id"], hand, token)
         assert caught.value.code() == code
+    channel.close()
 
 
 def test_the_schema_in_the_repository_describes_the_bundle(reshuffled: dict[str, Any]) -> None:

@@ -120,6 +120,8 @@ def player_view(table: Table, account_id: str | None) -> api.PlayerView:
     if deadline is not None and deadline.kind is DeadlineKind.SEED_WINDOW:
         view.seed_deadline.CopyFrom(codec.ms_to_timestamp(deadline.due_ms))
     view.has_drawn = hand.has_drawn
+    if hand.commitment:
+        view.server_commitment_sha256 = bytes.fromhex(hand.commitment)
     for s in hand.seats:
         seat_view = seat_views.get(s.seat) or api.SeatView(seat=s.seat)
         seat_view.account_id = s.account_id

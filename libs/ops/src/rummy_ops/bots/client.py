@@ -168,7 +168,7 @@ class Bot:
 
     def _contribute_seed(self, view: api.PlayerView) -> None:
         seat = view.my_seat
-        if self.record is not None:
+        if self.record is not None and view.server_commitment_sha256:
             self.record.commitment_seen(
                 self.table_id, view.hand_id, seat, view.server_commitment_sha256
             )
