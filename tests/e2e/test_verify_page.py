@@ -90,10 +90,12 @@ def play_until_reshuffled(players: list[Player], extra_turns: int = 2) -> tuple[
     """Two seats draw from the stock and discard what they drew until the stock has been
     reshuffled and ``extra_turns`` more turns were played, then the seat on turn drops (a middle
     drop): the other wins. Returns (hand id, the FAILED_PRECONDITION message GetHandProof gave
-    while the hand ran)."""
-    view = seed_and_wait_for_play(players)
-    hand_id = view.hand_id
+    while the hand ran). Only the first seat sends a client seed: the other's is empty (late)."""
     first = players[0]
+    view = first.wait_phase(api.HAND_PHASE_SEEDING, timeout=60)
+    first.contribute_seed(view.hand_id, b"\x01" * 32)
+    view = first.wait_phase(api.HAND_PHASE_PLAYING, timeout=60)
+    hand_id = view.hand_id
     try:
         proof_call(first.stub, first.table_id, hand_id, first.token)
         pytest.fail("GetHandProof answered while the hand was running")
@@ -178,8 +180,8 @@ def wrong_then_declared(rummy_stack: RunningStack, operator: Operator) -> Bundle
 
 @pytest.fixture(scope="module")
 def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
-    """A hand played to a reshuffled stock at a 4-seat table (0.10 a point, 5% commission), its
-    bundle fetched through GetHandProof by a seated player and by an operator."""
+    """A hand played to a reshuffled stock at a 4-seat table (0.10 a point, 5% commission), one
+    seat's client seed empty, its bundle fetched through GetHandProof by a seated player and by an operator."""
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
         players = [table.player(f"verify{i}", grant=5000) for i in range(2)]
@@ -544,8 +546,7 @@ def test_a_seat_recorded_with_an_empty_seed_is_named(
         for b in [*demo_bundles.values(), reshuffled["bundle"]]
         if any(s["seed_hex"] == "" for s in events_of(b, "SeedsLocked")[0]["client_seeds"])
     ]
-    if not late:
-        pytest.skip("every seat of these hands sent its seed in time")
+    assert late, "the reshuffled hand has a seat that sent no seed"
     bundle = late[0]
     seats = [
         s["seat"] for s in events_of(bundle, "SeedsLocked")[0]["client_seeds"] if not s["seed_hex"]
