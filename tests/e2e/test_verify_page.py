@@ -181,7 +181,8 @@ def wrong_then_declared(rummy_stack: RunningStack, operator: Operator) -> Bundle
 @pytest.fixture(scope="module")
 def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
     """A hand played to a reshuffled stock at a 4-seat table (0.10 a point, 5% commission), one
-    seat's client seed empty, its bundle fetched through GetHandProof by a seated player and by an operator."""
+    seat's client seed empty, its bundle fetched through GetHandProof by a seated player and by an
+    operator."""
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
         players = [table.player(f"verify{i}", grant=5000) for i in range(2)]

@@ -92,7 +92,10 @@ def test_python_reshuffle_matches_the_vector(v: dict) -> None:
 
 def test_node_recomputes_every_vector() -> None:
     result = subprocess.run(
-        [node(), str(VERIFY_JS), "--vectors", str(VECTORS)], capture_output=True, text=True, timeout=60
+        [node(), str(VERIFY_JS), "--vectors", str(VECTORS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "6 vectors, 0 mismatches" in result.stdout
@@ -105,7 +108,10 @@ def test_node_reports_a_tampered_vector(tmp_path: Path) -> None:
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data), encoding="utf-8")
     result = subprocess.run(
-        [node(), str(VERIFY_JS), "--vectors", str(tampered)], capture_output=True, text=True, timeout=60
+        [node(), str(VERIFY_JS), "--vectors", str(tampered)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1
     assert "MISMATCH deal six-seats-all-seeds: order_indices differs" in result.stderr
