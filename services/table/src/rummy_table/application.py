@@ -28,6 +28,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     FailedPrecondition,
@@ -73,6 +74,10 @@ class TableApp:
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
     fenced: bool = False
     stopping: bool = False
+    #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
+    start_retries: KeyedBackoff = field(
+        default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
+    )
 
     # -- start -------------------------------------------------------------------------------
 
@@ -415,20 +420,45 @@ class TableApp:
     # -- time: starting hands ----------------------------------------------------------------
 
     def tick(self) -> list[str]:
-        """Start a hand at every table whose start delay has passed; returns the hand ids."""
+        """Start a hand at every table whose start delay has passed; returns the hand ids.
+
+        A table whose start raises is logged (table_id, hand_id), counted
+        (``rummy_table_hand_start_failures_total``) and tried again after a backoff
+        (``start_retries``); the other tables start their hands all the same. Raises
+        Unavailable once fenced."""
         started = []
         with self.projection.lock:
             now = self.now_ms()
             for table in list(self.projection.tables.values()):
                 due = table.start_due_ms(self.speed)
-                if due is None or due > now:
+                if due is None or due > now or not self.start_retries.ready(table.table_id):
                     continue
                 hand_id = self.new_hand_id()
                 with log_context(table_id=table.table_id, hand_id=hand_id):
-                    self._commit(table, table.start_hand(hand_id, now), now)
+                    try:
+                        self._commit(table, table.start_hand(hand_id, now), now)
+                    except Unavailable:
+                        raise
+                    except Exception as exc:
+                        self._start_failed(table.table_id, hand_id, exc)
+                        continue
+                    self.start_retries.succeeded(table.table_id)
                     _log.info("hand started", hand_no=table.hand_no)
                 started.append(hand_id)
         return started
+
+    def _start_failed(self, table_id: str, hand_id: str, error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        if table_id not in self.start_retries.failing:
+            _log.error(
+                "starting a hand failed; this table waits, the others go on",
+                table_id=table_id,
+                hand_id=hand_id,
+                error=reason,
+                exc_info=error,
+            )
+        self.start_retries.failed(table_id, reason, table_id=table_id, hand_id=hand_id)
+        self.metrics.hand_start_failures.inc()
 
     # -- inputs from other services ----------------------------------------------------------
 

@@ -23,6 +23,7 @@ class TableMetrics:
     action_latency: Histogram  # label action; seconds from request to answer
     tables_open: Gauge
     seats_taken: Gauge
+    hand_start_failures: Counter  # a table's hand start raised (that table is retried later)
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> TableMetrics:
@@ -42,6 +43,11 @@ class TableMetrics:
             ),
             Gauge("rummy_table_tables_open", "Tables open", registry=registry),
             Gauge("rummy_table_seats_taken", "Seats taken", registry=registry),
+            Counter(
+                "rummy_table_hand_start_failures",
+                "Hand starts that raised (the table is retried after a backoff)",
+                registry=registry,
+            ),
         )
 
     @classmethod
