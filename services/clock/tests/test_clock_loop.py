@@ -30,7 +30,7 @@ def prefixed(kafka_bootstrap: str) -> Iterator[tuple[KafkaEventLog, str]]:
     log.close()
 
 
-def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
+def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float = 120.0) -> None:  # noqa
     """Run the loop until ``condition`` holds; the budget covers a consumer-group join on a
     loaded CI machine (it is a hang detector, not a speed requirement)."""
     deadline = time.monotonic() + timeout_s
@@ -89,6 +89,60 @@ def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
         assert fired.envelope.payload.turn_no == 5
         assert fired.envelope.causation_id == started.event_id
         assert app.pending() == []
+    finally:
+        loop.close()
+        writer.close()
+
+
+def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_fire(
+    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+) -> None:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    clock = ManualClock(start)
+    app = ClockApplication()
+    schedule = app.on_table_event
+    broken = {"table-bad"}
+
+    def flaky(envelope: Envelope, partition: int, offset: int) -> None:
+        if envelope.stream_id in broken:
+            raise ValueError("a bug only this table's events meet")
+        schedule(envelope, partition, offset)
+
+    app.on_table_event = flaky  # type: ignore[method-assign]
+    writer = log.transactional_writer(prefix + "clock")
+    loop = ClockLoop(
+        kafka_bootstrap,
+        app,
+        writer,
+        clock,
+        table_topic=prefix + TABLE_EVENTS,
+        clock_topic=prefix + CLOCK_EVENTS,
+        group_id=prefix + "clock",
+        max_wait_s=0.2,
+    )
+    deadline = Timestamp()
+    deadline.FromDatetime(start + timedelta(seconds=30))
+    for table_id in ("table-bad", "table-good"):
+        log.append(
+            prefix + TABLE_EVENTS,
+            Envelope.new(
+                table_events.TurnStarted(hand_id="h", seat=0, turn_no=1, deadline=deadline),
+                stream_id=table_id,
+                stream_version=7,
+                occurred_at=start,
+                correlation_id="h",
+            ),
+        )
+    try:
+        run_until(loop, lambda: loop.live and len(app.pending()) == 1, 30)
+        assert loop.isolation.parked == {"table-bad"}
+        clock.advance(30)
+        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-good")))
+        assert log.read_stream(prefix + CLOCK_EVENTS, "table-bad") == []
+        broken.clear()
+        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-bad")))
+        assert loop.isolation.parked == frozenset()
     finally:
         loop.close()
         writer.close()

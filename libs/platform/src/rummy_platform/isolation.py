@@ -192,12 +192,25 @@ class StreamIsolation:
         """The offset to store for ``tp``: ``next_offset`` (default: after the last record
         delivered), but never past the first record held for a retry."""
         upto = self._seen.get(tp, 0) if next_offset is None else next_offset
-        for held in self._held.values():
-            for record in held:
-                if record.topic == tp.topic and record.partition == tp.partition:
-                    upto = min(upto, record.offset)
-                    break
-        return upto
+        first = self._first_held(tp)
+        return upto if first is None else min(upto, first)
+
+    def reassigned(self, partitions: frozenset[TopicPartition]) -> dict[TopicPartition, int]:
+        """After a (re)assignment: the offset to resume each of ``partitions`` that holds records
+        from (its first held record: a member that keeps a partition keeps its position, so
+        the held records must be read again), then forget every held record."""
+        seek = {tp: self.resume(tp) for tp in partitions if self._first_held(tp) is not None}
+        self.reset()
+        return seek
+
+    def _first_held(self, tp: TopicPartition) -> int | None:
+        offsets = [
+            r.offset
+            for held in self._held.values()
+            for r in held
+            if r.topic == tp.topic and r.partition == tp.partition
+        ]
+        return min(offsets, default=None)
 
     def reset(self) -> None:
         """Forget every held record (after a (re)assignment the consumer reads them again from

@@ -101,8 +101,9 @@ class _ReactorLoop:
 
     # subclasses -------------------------------------------------------------------------
     def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
-        self.isolation.reset()  # the held records are delivered again from the stored offsets
-        return {}
+        # Held records are read again: from their first offset (Kafka keeps the position of a
+        # partition the member keeps), or from the stored offsets (PostgresReactor).
+        return self.isolation.reassigned(partitions)
 
     def _process(self, records: Sequence[Record]) -> int:
         """Handle ``records`` in order (a parked table's are held), keeping ``_done_count`` at

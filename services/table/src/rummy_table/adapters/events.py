@@ -91,8 +91,9 @@ class InputLoop:
         self._consumer: GroupConsumer | None = None
 
     def _assigned(self, partitions: frozenset[TopicPartition]) -> dict[TopicPartition, int]:
-        self.isolation.reset()  # held inputs are delivered again from the committed offsets
-        return {}
+        # Held inputs are read again from the first of them (a partition the member keeps
+        # keeps its position; the others resume from the committed offsets).
+        return self.isolation.reassigned(partitions)
 
     def open(self) -> GroupConsumer:
         """Join the consumer group (idempotent)."""
