@@ -4,13 +4,14 @@ table (logged with table_id, counted, retried after a backoff) on the in-memory 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from google.protobuf.message import Message
-from structlog.testing import capture_logs
 from world import INPUT_TOPICS, World
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
@@ -18,9 +19,29 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
+from rummy_platform.logging import configure_logging
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, partition_for
 from rummy_table.adapters.events import InputLoop
 from rummy_table.table import Table
+
+
+@contextmanager
+def error_logs() -> Iterator[list[dict[str, object]]]:
+    """The structured error lines logged meanwhile (logging configured as a service does)."""
+    configure_logging("info")
+    lines: list[dict[str, object]] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if isinstance(record.msg, dict) and record.levelno >= logging.ERROR:
+                lines.append(record.msg)
+
+    handler = Keep()
+    logging.getLogger().addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logging.getLogger().removeHandler(handler)
 
 
 class ManualSeconds:
@@ -54,12 +75,12 @@ def test_a_table_whose_hand_start_raises_waits_while_every_other_table_starts_it
     assert list(world.app.projection.tables)[0] == bad  # tried first: before the others
     break_start(world.app.projection.tables[bad])
     world.now += 5_000
-    with capture_logs() as logs:
+    with error_logs() as logs:
         started = world.app.tick()
     assert len(started) == 2
     assert all(world.app.projection.tables[t].hand_running for t in good)
     assert not world.app.projection.tables[bad].hand_running
-    failure = next(e for e in logs if e["log_level"] == "error")
+    (failure,) = logs
     assert failure["table_id"] == bad and failure["hand_id"]
     assert world.app.metrics.hand_start_failures._value.get() == 1
     # Within its backoff the broken table is not tried again (nothing counted, nothing logged).
@@ -138,7 +159,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
     bad_version, good_version = tables[bad].version, tables[good].version
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(stop,), daemon=True)
-    with capture_logs() as logs:
+    with error_logs() as logs:
         thread.start()
         try:
             assert eventually(lambda: tables[good].hand.phase.value == "seed_window")
@@ -156,7 +177,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
             thread.join(5)
     assert tables[bad].version - bad_version == tables[good].version - good_version
     assert loop.isolation.parked == frozenset()
-    failure = next(e for e in logs if e["log_level"] == "error")
+    (failure,) = logs
     assert failure["table_id"] == bad and failure["hand_id"] == tables[bad].hand_id
 
 

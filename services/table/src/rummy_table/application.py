@@ -49,7 +49,7 @@ from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from . import stream_codec as codec
 from .metrics import TableMetrics
-from .projection import Projection, player_view
+from .projection import TABLE_STATES, Projection, player_view
 from .table import Table
 
 _log = get_logger(__name__)
@@ -57,6 +57,7 @@ _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
 #: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
 INPUT_GROUP = "table"
 MAX_SEED_BYTES = 64
+MAX_CLOSE_REASON_CHARS = 200
 
 
 @dataclass
@@ -89,7 +90,7 @@ class TableApp:
             n += 1
         with self.projection.lock:
             tables = self.projection.tables.values()
-            self.metrics.tables_open.set(len(tables))
+            self.metrics.tables_open.set(sum(not t.closed for t in tables))
             self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
         return n
 
@@ -105,6 +106,7 @@ class TableApp:
     ) -> list[Envelope]:
         if self.fenced:
             raise Unavailable("this table-service instance was replaced; retry on the new one")
+        payloads = [*payloads, *table.closing_follow_up(payloads)]
         occurred = codec.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
@@ -177,6 +179,7 @@ class TableApp:
             point_value_hundredths=request.point_value_hundredths,
             commission_bps=request.commission_bps,
             rule_set=options,
+            operator_account_id=operator,
         )
         with self.projection.lock:
             if table_id in self.projection.tables:
@@ -198,7 +201,26 @@ class TableApp:
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
+    def close_table(self, operator: str, request: api.CloseTableRequest) -> int:
+        """Close a table for ``operator``: no new hand and no new seat; a hand being played
+        plays out, then every seated player is stood up. Returns TABLE_STATE_CLOSED when it
+        closed at once, else TABLE_STATE_CLOSING (a retried client_request_id answers with the
+        table's state now). Raises NotFound, InvalidArgument (reason over
+        MAX_CLOSE_REASON_CHARS), FailedPrecondition (already closing or closed)."""
+        key = self._request_key(operator, request.client_request_id)
+        if len(request.reason) > MAX_CLOSE_REASON_CHARS:
+            raise InvalidArgument(f"reason is at most {MAX_CLOSE_REASON_CHARS} characters")
+        with self.projection.lock:
+            table = self._table(request.table_id)
+            if key not in table.answers:
+                at = self.now_ms()
+                with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
+                    self._commit(table, table.close(operator, request.reason), at, key)
+                    _log.info("table closing", operator=operator, state=table.state_name)
+            return TABLE_STATES[table.state_name]
+
     def list_tables(self) -> list[api.TableSummary]:
+        """Every table not closed (open or closing), by table id."""
         with self.projection.lock:
             return [
                 api.TableSummary(
@@ -211,8 +233,10 @@ class TableApp:
                     variant=t.rule_set.variant,
                     turn_seconds=t.rule_set.turn_seconds,
                     start_delay_seconds=t.start_delay_ms // 1000,
+                    state=TABLE_STATES[t.state_name],
                 )
                 for t in sorted(self.projection.tables.values(), key=lambda t: t.table_id)
+                if not t.closed
             ]
 
     # -- players -----------------------------------------------------------------------------

@@ -77,3 +77,5 @@ class TableMetrics:
                 self.seats_taken.inc()
             elif isinstance(p, pb.TablePlayerLeft):
                 self.seats_taken.dec()
+            elif isinstance(p, pb.TableClosed):
+                self.tables_open.dec()
