@@ -98,6 +98,9 @@ class StreamIsolation:
             group_id=group_id,
         )
         self._metrics = metrics or isolation_metrics()
+        # Exported at 0 from the start, so rates and alerts have a series before any failure.
+        self._metrics.failures.labels(group_id)
+        self._metrics.parked.labels(group_id).set(0)
         #: The held records of each parked stream, the failed one first.
         self._held: dict[str, list[Record]] = {}
         self._seen: dict[TopicPartition, int] = {}

@@ -12,14 +12,14 @@ A service's bootstrap::
     host.serve_forever()          # returns after SIGTERM/SIGINT once drained
 
 What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, logging context,
-auth, error mapping, outermost first); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
-added service once started, NOT_SERVING from the moment shutdown begins); server reflection
-listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
-own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
-runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finish for
-``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
-``on_shutdown`` hooks newest first, and returns. With ``RUMMY_SUPERVISOR_PID`` set (by
-``rummy demo``/``rummy up``) the same shutdown starts when that supervisor is gone
+auth, rate limits, error mapping, outermost first); ``grpc.health.v1.Health`` (SERVING for
+``""`` and every added service once started, NOT_SERVING from the moment shutdown begins);
+server reflection listing every service (``grpcurl -plaintext host:port list``); Prometheus
+``/metrics`` on its own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends
+health Watch streams, runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones
+finish for ``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
+``on_shutdown`` hooks newest first, and returns. With ``RUMMY_SUPERVISOR_PID`` set (by ``rummy
+demo``/``rummy up``) the same shutdown starts when that supervisor is gone
 (:class:`rummy_platform.service_main.SupervisorWatch`).
 """
 
@@ -42,6 +42,7 @@ from rummy_platform.config import Settings
 from rummy_platform.errors import ErrorMappingInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
+from rummy_platform.rate_limit import RateLimits
 from rummy_platform.service_main import SupervisorWatch
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
@@ -67,12 +68,17 @@ class ServiceHost:
         self._executor = ThreadPoolExecutor(
             max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
         )
+        limits = RateLimits(settings.rate_limits, registry=registry)
         self._server = grpc.server(
             self._executor,
             interceptors=[
                 MetricsInterceptor(grpc_metrics(registry)),
                 LoggingContextInterceptor(name),
-                AuthInterceptor(TokenAuthority(settings.jwt_secret)),
+                AuthInterceptor(
+                    TokenAuthority.from_settings(settings),
+                    on_refused=limits.refuse_unauthenticated,
+                ),
+                limits.interceptor(),
                 ErrorMappingInterceptor(),
             ],
         )
