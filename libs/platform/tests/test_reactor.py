@@ -231,6 +231,17 @@ def failures(group: str) -> float:
     return value or 0.0
 
 
+def noting_hands_except(broken: set[str]):  # type: ignore[no-untyped-def]
+    """A handler noting each hand, raising for the tables in ``broken`` (while they are)."""
+
+    def handle(conn: psycopg.Connection, envelope: Envelope) -> None:
+        if envelope.stream_id in broken:
+            raise ValueError("reservation out of range")
+        note_hand(conn, envelope)
+
+    return handle
+
+
 def test_a_failing_table_is_parked_while_every_other_table_on_its_partition_goes_on(
     pool: ConnectionPool,
 ) -> None:
@@ -240,11 +251,7 @@ def test_a_failing_table_is_parked_while_every_other_table_on_its_partition_goes
     log.append(IN, started("bad", "bad-2", 2))
     log.append(IN, started("good-b", "b-1", 1))
     broken = {"bad"}
-
-    def flaky(conn: psycopg.Connection, envelope: Envelope) -> None:
-        if envelope.stream_id in broken:
-            raise ValueError("reservation out of range")
-        note_hand(conn, envelope)
+    flaky = noting_hands_except(broken)
 
     counted = failures("test")
     reactor = postgres_reactor(log, pool, flaky)
@@ -271,11 +278,7 @@ def test_a_restart_while_a_table_is_parked_reads_its_events_again_and_drops_the_
     log.append(IN, started("bad", "bad-1", 1))
     log.append(IN, started("good", "g-1", 1))
     broken = {"bad"}
-
-    def flaky(conn: psycopg.Connection, envelope: Envelope) -> None:
-        if envelope.stream_id in broken:
-            raise ValueError("reservation out of range")
-        note_hand(conn, envelope)
+    flaky = noting_hands_except(broken)
 
     first = postgres_reactor(log, pool, flaky)
     first.run_once()

@@ -17,7 +17,7 @@ from rummy_clock.adapters.events import ClockLoop
 from rummy_clock.application import ClockApplication
 from rummy_clock.clock import ManualClock
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.eventlog import KafkaEventLog, TransactionalWriter
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 
 
@@ -30,13 +30,30 @@ def prefixed(kafka_bootstrap: str) -> Iterator[tuple[KafkaEventLog, str]]:
     log.close()
 
 
-def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float = 120.0) -> None:  # noqa
+def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
     """Run the loop until ``condition`` holds; the budget covers a consumer-group join on a
     loaded CI machine (it is a hang detector, not a speed requirement)."""
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "condition not reached"
         loop.run_once()
+
+
+def clock_loop(
+    log: KafkaEventLog, prefix: str, bootstrap: str, app: ClockApplication, clock: ManualClock
+) -> tuple[ClockLoop, TransactionalWriter]:
+    writer = log.transactional_writer(prefix + "clock")
+    loop = ClockLoop(
+        bootstrap,
+        app,
+        writer,
+        clock,
+        table_topic=prefix + TABLE_EVENTS,
+        clock_topic=prefix + CLOCK_EVENTS,
+        group_id=prefix + "clock",
+        max_wait_s=0.2,
+    )
+    return loop, writer
 
 
 def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
@@ -46,17 +63,7 @@ def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
     start = datetime.now(UTC)
     clock = ManualClock(start)
     app = ClockApplication()
-    writer = log.transactional_writer(prefix + "clock")
-    loop = ClockLoop(
-        kafka_bootstrap,
-        app,
-        writer,
-        clock,
-        table_topic=prefix + TABLE_EVENTS,
-        clock_topic=prefix + CLOCK_EVENTS,
-        group_id=prefix + "clock",
-        max_wait_s=0.2,
-    )
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
     try:
         run_until(loop, lambda: loop.live)
         deadline = Timestamp()
@@ -110,17 +117,7 @@ def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_f
         schedule(envelope, partition, offset)
 
     app.on_table_event = flaky  # type: ignore[method-assign]
-    writer = log.transactional_writer(prefix + "clock")
-    loop = ClockLoop(
-        kafka_bootstrap,
-        app,
-        writer,
-        clock,
-        table_topic=prefix + TABLE_EVENTS,
-        clock_topic=prefix + CLOCK_EVENTS,
-        group_id=prefix + "clock",
-        max_wait_s=0.2,
-    )
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
     deadline = Timestamp()
     deadline.FromDatetime(start + timedelta(seconds=30))
     for table_id in ("table-bad", "table-good"):
@@ -135,7 +132,7 @@ def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_f
             ),
         )
     try:
-        run_until(loop, lambda: loop.live and len(app.pending()) == 1, 30)
+        run_until(loop, lambda: loop.live and len(app.pending()) == 1)
         assert loop.isolation.parked == {"table-bad"}
         clock.advance(30)
         run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-good")))

@@ -7,50 +7,23 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from prometheus_client import CollectorRegistry
+from served_table import code_of, served_table, stub
 from world import World
 
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.config import Settings
+from rummy_platform.auth import Role
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.rules import bombay_baazi
 from rummy_table import stream_codec as codec
-from rummy_table.adapters import grpc as grpc_adapter
-
-SECRET = "grpc-api-test-secret-0123456789abcdef0123"
 
 
 @pytest.fixture
 def served() -> Iterator[tuple[World, ServiceHost]]:
-    world = World()
-    settings = Settings(service="table", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
-    host = ServiceHost("table", settings, registry=CollectorRegistry())
-    host.on_stopping(world.app.stop_watches)
-    host.add_servicer(
-        grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(world.app, max_watches=4),
-        grpc_adapter.SERVICE_NAME,
-    )
-    host.start()
-    try:
-        yield world, host
-    finally:
-        host.stop(grace_seconds=1)
-
-
-def stub(host: ServiceHost, account: str, role: Role) -> api_grpc.TableServiceStub:
-    token = TokenAuthority(SECRET).issue(account, role)
-    return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(host.address), token))
-
-
-def code_of(call: object) -> grpc.StatusCode:
-    with pytest.raises(grpc.RpcError) as error:
-        call()  # type: ignore[operator]
-    return error.value.code()
+    with served_table(World()) as served:
+        yield served
 
 
 def test_only_an_operator_opens_tables_and_only_players_take_seats(
