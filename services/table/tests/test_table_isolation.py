@@ -4,7 +4,6 @@ table (logged with table_id, counted, retried after a backoff) on the in-memory 
 from __future__ import annotations
 
 import hashlib
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,32 +15,41 @@ from world import INPUT_TOPICS, World
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy_platform import isolation
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
-from rummy_platform.logging import configure_logging
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, partition_for
+from rummy_table import application
 from rummy_table.adapters.events import InputLoop
 from rummy_table.table import Table
 
 
+class ErrorLines:
+    """Stands in for a module's structlog logger: keeps the error lines' fields."""
+
+    def __init__(self) -> None:
+        self.lines: list[dict[str, object]] = []
+
+    def error(self, event: str, **fields: object) -> None:
+        self.lines.append({"event": event, **fields})
+
+    def __getattr__(self, level: str) -> Callable[..., None]:
+        return lambda *args, **fields: None  # info, warning, debug: not asserted here
+
+
 @contextmanager
-def error_logs() -> Iterator[list[dict[str, object]]]:
-    """The structured error lines logged meanwhile (logging configured as a service does)."""
-    configure_logging("info")
-    lines: list[dict[str, object]] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if isinstance(record.msg, dict) and record.levelno >= logging.ERROR:
-                lines.append(record.msg)
-
-    handler = Keep()
-    logging.getLogger().addHandler(handler)
+def error_logs(*modules: object) -> Iterator[list[dict[str, object]]]:
+    """The error lines ``modules`` log meanwhile (their ``_log`` replaced for the block)."""
+    recorder = ErrorLines()
+    saved = [(m, m._log) for m in modules]  # type: ignore[attr-defined]
+    for m, _ in saved:
+        m._log = recorder  # type: ignore[attr-defined]
     try:
-        yield lines
+        yield recorder.lines
     finally:
-        logging.getLogger().removeHandler(handler)
+        for m, log in saved:
+            m._log = log  # type: ignore[attr-defined]
 
 
 class ManualSeconds:
@@ -75,7 +83,7 @@ def test_a_table_whose_hand_start_raises_waits_while_every_other_table_starts_it
     assert list(world.app.projection.tables)[0] == bad  # tried first: before the others
     break_start(world.app.projection.tables[bad])
     world.now += 5_000
-    with error_logs() as logs:
+    with error_logs(application) as logs:
         started = world.app.tick()
     assert len(started) == 2
     assert all(world.app.projection.tables[t].hand_running for t in good)
@@ -159,7 +167,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
     bad_version, good_version = tables[bad].version, tables[good].version
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(stop,), daemon=True)
-    with error_logs() as logs:
+    with error_logs(isolation) as logs:
         thread.start()
         try:
             assert eventually(lambda: tables[good].hand.phase.value == "seed_window")
