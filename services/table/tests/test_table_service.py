@@ -12,6 +12,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import (
+    AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -87,7 +88,7 @@ def test_a_taken_seat_or_a_seat_off_the_table_is_refused_and_appends_nothing() -
 
 def test_a_table_opens_only_with_four_six_or_eight_seats() -> None:
     world = World()
-    with pytest.raises(InvalidArgument, match="4, 6 or 8"):
+    with pytest.raises(InvalidArgument, match="seat_count must be one of 4/6/8, got 5"):
         world.open_table(seats=5)
 
 
@@ -181,6 +182,70 @@ def test_a_retried_request_id_is_answered_from_the_log_after_a_restart() -> None
     world.app = world.new_app()  # a restarted instance: replay only
     assert draw(world, table_id, account, view, rid="draw-1") == first
     assert len(world.view(table_id, account).my_cards) == 14
+
+
+def test_a_discard_sent_with_the_request_id_of_an_earlier_draw_is_already_exists() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    draw(world, table_id, account, view, rid="move-1")
+    held = world.view(table_id, account)
+    count = len(table_events(world, table_id))
+    discard = api.DiscardCardRequest(
+        table_id=table_id,
+        hand_id=view.hand_id,
+        turn_no=view.turn_no,
+        client_request_id="move-1",
+        card=held.my_cards[0],
+    )
+    with pytest.raises(AlreadyExists, match="request id 'move-1' was used for a different request"):
+        world.app.discard(account, discard)
+    assert len(table_events(world, table_id)) == count
+    assert len(world.view(table_id, account).my_cards) == 14
+    world.app = world.new_app()  # the digest is rebuilt from the log
+    with pytest.raises(AlreadyExists):
+        world.app.discard(account, discard)
+    discard.client_request_id = "move-2"
+    world.app.discard(account, discard)
+    assert len(world.view(table_id, account).my_cards) == 13
+
+
+def test_a_request_id_reused_with_another_body_or_at_another_table_is_already_exists() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    draw(world, table_id, account, view, rid="d-1")
+    other = api.DrawCardRequest(
+        table_id=table_id,
+        hand_id=view.hand_id,
+        turn_no=view.turn_no,
+        client_request_id="d-1",
+        source=pb.DRAW_SOURCE_DISCARD_PILE,
+    )
+    with pytest.raises(AlreadyExists):
+        world.app.draw(account, other)
+    second = world.open_table()
+    with pytest.raises(AlreadyExists):
+        world.app.take_seat(account, api.TakeSeatRequest(table_id=second, client_request_id="d-1"))
+    assert world.view(second, account).seats == []
+
+
+def test_open_table_retried_with_another_name_is_already_exists_and_opens_nothing() -> None:
+    world = World()
+    request = api.OpenTableRequest(client_request_id="open-1", seat_count=4, name="first")
+    table_id = world.app.open_table("op", request)
+    assert world.app.open_table("op", request) == table_id
+    renamed = api.OpenTableRequest(client_request_id="open-1", seat_count=4, name="second")
+    with pytest.raises(AlreadyExists, match="was used for a different request"):
+        world.app.open_table("op", renamed)
+    assert [t.name for t in world.app.list_tables()] == ["first"]
+
+
+def test_list_tables_lists_in_table_id_order_from_a_position_on() -> None:
+    world = World()
+    opened = sorted(world.open_table() for _ in range(5))
+    assert [t.table_id for t in world.app.list_tables(2)] == opened[:2]
+    assert [t.table_id for t in world.app.list_tables(after=opened[1])] == opened[2:]
 
 
 def test_a_player_cannot_act_on_another_seats_turn_or_at_a_table_where_it_does_not_sit() -> None:
@@ -338,6 +403,35 @@ def test_a_reveal_and_settlement_arriving_after_the_next_hand_started_close_the_
     proof = checks.replay_hand(table_id, first, [e for e in stream if e.correlation_id == first])
     assert proof.ok and proof.outcome == "ended"
     assert {"commitment", "deal", "ledger-event"} <= set(proof.checked)
+
+
+def test_a_settlement_the_ledger_refused_is_recorded_and_the_views_say_the_hand_was_voided() -> (
+    None
+):
+    world = World()
+    table_id, hand_id = playing_table(world)
+    first_drop(world, table_id, hand_id)
+    assert world.view(table_id, "alice").voided_reason == ""
+    reason = f"hand {hand_id}: seat 1 would pay 2500 hundredths, more than the 2000 reserved"
+    refused = ledger_pb.SettlementRefused(hand_id=hand_id, reason=reason)
+    world.feed(LEDGER_EVENTS, table_id, refused, event_id="refused-1")
+    stream = [r.envelope for r in world.log.read_stream(TABLE_EVENTS, table_id)]
+    recorded = [e for e in stream if e.causation_id == "refused-1"]
+    assert [type(e.payload) for e in recorded] == [ledger_pb.SettlementRefused]
+    assert recorded[0].correlation_id == hand_id
+    for account in ("alice", "bob", None):
+        view = world.view(table_id, account)
+        assert (view.hand_id, view.voided_reason) == (hand_id, reason)
+    assert world.app.voided_reason(table_id, hand_id) == reason
+    assert world.app.voided_reason("", hand_id) == reason
+    # a later settlement or second refusal of the same hand is not recorded
+    count = len(table_events(world, table_id))
+    ended = world.app.get_hand_result(None, table_id, hand_id)
+    world.feed(LEDGER_EVENTS, table_id, settled_for(ended), event_id="settled-late")
+    world.feed(LEDGER_EVENTS, table_id, refused, event_id="refused-2")
+    assert len(table_events(world, table_id)) == count
+    # the table rebuilt from its stream says the same
+    assert world.new_app("table-writer-2").voided_reason(table_id, hand_id) == reason
 
 
 def test_a_rejected_stake_aborts_the_hand_and_the_seat_sits_out_until_it_sits_again() -> None:

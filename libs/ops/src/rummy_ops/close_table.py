@@ -38,7 +38,7 @@ def _refused(error: grpc.RpcError) -> click.ClickException:
 
 @click.command("close-table")
 @click.argument("table_id")
-@click.option("--reason", default="", help="Why (at most 200 characters; in the audit trail).")
+@click.option("--reason", default="", help="Why (at most 200 bytes; in the audit trail).")
 @click.option(
     "--address",
     envvar="RUMMY_TABLE_ADDRESS",

@@ -381,5 +381,6 @@ class BearerTokenClientInterceptor(
 
 def authorized_channel(channel: grpc.Channel, token: str | Callable[[], str]) -> grpc.Channel:
     """Wrap ``channel`` so every call on it carries ``token``:
-    ``stub = TableServiceStub(authorized_channel(grpc.insecure_channel(target), token))``."""
+    ``stub = TableServiceStub(authorized_channel(open_channel(target), token))``
+    (:func:`rummy_platform.limits.open_channel` sets the message size limits)."""
     return grpc.intercept_channel(channel, BearerTokenClientInterceptor(token))

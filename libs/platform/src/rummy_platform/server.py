@@ -12,14 +12,15 @@ A service's bootstrap::
     host.serve_forever()          # returns after SIGTERM/SIGINT once drained
 
 What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, logging context,
-auth, rate limits, error mapping, outermost first); ``grpc.health.v1.Health`` (SERVING for
-``""`` and every added service once started, NOT_SERVING from the moment shutdown begins);
-server reflection listing every service (``grpcurl -plaintext host:port list``); Prometheus
-``/metrics`` on its own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends
-health Watch streams, runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones
-finish for ``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
-``on_shutdown`` hooks newest first, and returns. With ``RUMMY_SUPERVISOR_PID`` set (by ``rummy
-demo``/``rummy up``) the same shutdown starts when that supervisor is gone
+auth, rate limits, error mapping, request limits, outermost first; message size limits from
+:mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
+added service once started, NOT_SERVING from the moment shutdown begins); server reflection
+listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
+own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
+runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finish for
+``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
+``on_shutdown`` hooks newest first, and returns. With ``RUMMY_SUPERVISOR_PID`` set (by
+``rummy demo``/``rummy up``) the same shutdown starts when that supervisor is gone
 (:class:`rummy_platform.service_main.SupervisorWatch`).
 """
 
@@ -40,6 +41,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from rummy_platform.auth import AuthInterceptor, TokenAuthority
 from rummy_platform.config import Settings
 from rummy_platform.errors import ErrorMappingInterceptor
+from rummy_platform.limits import SERVER_OPTIONS, RequestLimitsInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
 from rummy_platform.rate_limit import RateLimits
@@ -68,7 +70,7 @@ class ServiceHost:
         self._executor = ThreadPoolExecutor(
             max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
         )
-        limits = RateLimits(settings.rate_limits, registry=registry)
+        rate_limits = RateLimits(settings.rate_limits, registry=registry)
         self._server = grpc.server(
             self._executor,
             interceptors=[
@@ -76,11 +78,13 @@ class ServiceHost:
                 LoggingContextInterceptor(name),
                 AuthInterceptor(
                     TokenAuthority.from_settings(settings),
-                    on_refused=limits.refuse_unauthenticated,
+                    on_refused=rate_limits.refuse_unauthenticated,
                 ),
-                limits.interceptor(),
+                rate_limits.interceptor(),
                 ErrorMappingInterceptor(),
+                RequestLimitsInterceptor(),
             ],
+            options=list(SERVER_OPTIONS),
         )
         self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)

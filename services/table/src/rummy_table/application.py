@@ -6,10 +6,12 @@ input from another service), apply them to the projection, then answer. A reject
 raises a ``rummy_platform.errors`` error (or a ``RuleViolation``, mapped by the gRPC adapter)
 and appends nothing.
 
-Idempotency: a player's command is recorded with ``causation_id = "<account>/<client_request_id>"``
-on every event it produced; a retried id is answered from those events (the map is rebuilt on
-replay). An input from another service is recorded with ``causation_id`` = its event id and is
-dropped when seen again.
+Idempotency: a player's or operator's command is recorded with
+``causation_id = "<account>/<client_request_id>"`` and ``request_digest`` (its RPC and body,
+:func:`rummy_platform.envelope.request_digest`) on every event it produced; a retried id with the
+same digest is answered from those events (the maps are rebuilt on replay), one with another digest
+(another RPC, table or body) is ALREADY_EXISTS. An input from another service is recorded with
+``causation_id`` = its event id and is dropped when seen again.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.backoff import KeyedBackoff
-from rummy_platform.envelope import Envelope
+from rummy_platform.envelope import Envelope, request_digest
 from rummy_platform.errors import (
+    AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -39,12 +42,14 @@ from rummy_platform.errors import (
     Unavailable,
 )
 from rummy_platform.eventlog import TopicPartition, TransactionalWriter, WriterFenced
+from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_size
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules import commands as rc
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
 from rummy_rules.indian import Declare, Drop
+from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, validate_table_options
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from . import stream_codec as codec
@@ -56,20 +61,21 @@ _log = get_logger(__name__)
 _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
 #: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
 INPUT_GROUP = "table"
-MAX_SEED_BYTES = 64
-MAX_CLOSE_REASON_CHARS = 200
 
 
 @dataclass
 class TableApp:
     """The handlers. ``now_ms``: the clock (ms since the epoch); ``speed``: how many times faster
-    than real time start delays pass (``RUMMY_CLOCK_SPEED``, shared with the clock service)."""
+    than real time start delays pass (``RUMMY_CLOCK_SPEED``, shared with the clock service);
+    ``max_reservation_hundredths``: the most a table may reserve per seat and hand (max loss x
+    point value), checked when a table is opened (``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS``)."""
 
     writer: TransactionalWriter
     projection: Projection = field(default_factory=Projection)
     now_ms: Callable[[], int] = field(default=lambda: int(time.time() * 1000))
     new_hand_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     speed: float = 1.0
+    max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_CENTS
     topic: str = TABLE_EVENTS
     input_group: str = INPUT_GROUP
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
@@ -103,6 +109,7 @@ class TableApp:
         at_ms: int,
         causation_id: str = "",
         consumed: dict[TopicPartition, int] | None = None,
+        request_digest: str = "",
     ) -> list[Envelope]:
         if self.fenced:
             raise Unavailable("this table-service instance was replaced; retry on the new one")
@@ -118,6 +125,7 @@ class TableApp:
                 causation_id=causation_id,
                 rules_version=f"{table.rule_set.name}/{table.rule_set.version}",
                 shuffle_version=SHUFFLE_VERSION,
+                request_digest=request_digest,
             )
             for i, payload in enumerate(payloads)
         ]
@@ -144,21 +152,34 @@ class TableApp:
             raise NotFound(f"no table {table_id!r}")
         return table
 
-    @staticmethod
-    def _request_key(account_id: str, client_request_id: str) -> str:
+    def _request(self, account_id: str, request: Any) -> tuple[str, str]:
+        """The causation key and request digest of a client's command. Raises InvalidArgument
+        without a client_request_id, AlreadyExists when the id was recorded for another request
+        (another RPC, table or body)."""
+        client_request_id: str = request.client_request_id
         if not client_request_id:
             raise InvalidArgument("client_request_id is required (a UUID per attempted action)")
-        return f"{account_id}/{client_request_id}"
+        key = f"{account_id}/{client_request_id}"
+        digest = request_digest(request)
+        with self.projection.lock:
+            recorded = self.projection.requests.get(key)
+        if recorded is not None and recorded != digest:
+            raise AlreadyExists(
+                f"request id {client_request_id!r} was used for a different request"
+            )
+        return key, digest
 
     # -- operators ---------------------------------------------------------------------------
 
     def open_table(self, operator: str, request: api.OpenTableRequest) -> str:
         """Open a table; returns its id (the same id for a retried client_request_id).
-        Raises InvalidArgument for a seat count other than 4/6/8 or options out of range."""
-        key = self._request_key(operator, request.client_request_id)
+        Raises InvalidArgument naming the field and its bounds for any option the rules'
+        validation refuses (``rummy_rules.rules``: seat count 4/6/8, penalties within the most a
+        hand can cost, clock seconds, commission, a point value within int64 and within
+        ``max_reservation_hundredths``)."""
+        key, digest = self._request(operator, request)
         table_id = str(uuid.uuid5(_TABLE_NS, key))
-        if request.seat_count not in (4, 6, 8):
-            raise InvalidArgument(f"seat count must be 4, 6 or 8, got {request.seat_count}")
+        start_delay = codec.start_delay_seconds_from_pb(request.rule_set)
         try:
             rules = codec.rule_set_from_pb(
                 request.rule_set,
@@ -166,9 +187,10 @@ class TableApp:
                 request.point_value_hundredths,
                 request.commission_bps,
             )
-        except ValueError as exc:
-            raise InvalidArgument(str(exc)) from None
-        options = codec.rule_set_to_pb(rules, codec.start_delay_seconds_from_pb(request.rule_set))
+            validate_table_options(rules, start_delay, self.max_reservation_hundredths)
+        except RuleSetError as exc:
+            raise _service_error(exc) from None
+        options = codec.rule_set_to_pb(rules, start_delay)
         opened = pb.TableOpened(
             table_id=table_id,
             name=request.name or table_id[:8],
@@ -180,11 +202,17 @@ class TableApp:
         )
         with self.projection.lock:
             if table_id in self.projection.tables:
+                self._request(operator, request)  # again under the lock: a racing first open
                 return table_id
             at = self.now_ms()
             occurred = codec.ms_to_datetime(at)
             envelope = Envelope.new(
-                opened, stream_id=table_id, stream_version=1, occurred_at=occurred, causation_id=key
+                opened,
+                stream_id=table_id,
+                stream_version=1,
+                occurred_at=occurred,
+                causation_id=key,
+                request_digest=digest,
             )
             if self.fenced:
                 raise Unavailable("this table-service instance was replaced")
@@ -202,23 +230,31 @@ class TableApp:
         """Close a table for ``operator``: no new hand and no new seat; a hand being played
         plays out, then every seated player is stood up. Returns TABLE_STATE_CLOSED when it
         closed at once, else TABLE_STATE_CLOSING (a retried client_request_id answers with the
-        table's state now). Raises NotFound, InvalidArgument (reason over
-        MAX_CLOSE_REASON_CHARS), FailedPrecondition (already closing or closed)."""
-        key = self._request_key(operator, request.client_request_id)
-        if len(request.reason) > MAX_CLOSE_REASON_CHARS:
-            raise InvalidArgument(f"reason is at most {MAX_CLOSE_REASON_CHARS} characters")
+        table's state now). Raises NotFound, AlreadyExists (the request id was used for another
+        request), FailedPrecondition (already closing or closed)."""
+        key, digest = self._request(operator, request)
         with self.projection.lock:
             table = self._table(request.table_id)
             if key not in table.answers:
                 at = self.now_ms()
                 with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
-                    self._commit(table, table.close(operator, request.reason), at, key)
+                    payloads = table.close(operator, request.reason)
+                    self._commit(table, payloads, at, causation_id=key, request_digest=digest)
                     _log.info("table closing", operator=operator, state=table.state_name)
             return TABLE_STATES[table.state_name]
 
-    def list_tables(self) -> list[api.TableSummary]:
-        """Every table not closed (open or closing), by table id."""
+    def list_tables(
+        self, limit: int | None = None, after: str | None = None
+    ) -> list[api.TableSummary]:
+        """The tables not closed (open or closing) in table-id order: those whose id sorts
+        after ``after`` (all when None), at most ``limit`` of them (all when None)."""
         with self.projection.lock:
+            ids = sorted(
+                t
+                for t, table in self.projection.tables.items()
+                if not table.closed and (after is None or t > after)
+            )
+            page = [self.projection.tables[t] for t in ids[:limit]]
             return [
                 api.TableSummary(
                     table_id=t.table_id,
@@ -232,8 +268,7 @@ class TableApp:
                     start_delay_seconds=t.start_delay_ms // 1000,
                     state=TABLE_STATES[t.state_name],
                 )
-                for t in sorted(self.projection.tables.values(), key=lambda t: t.table_id)
-                if not t.closed
+                for t in page
             ]
 
     # -- players -----------------------------------------------------------------------------
@@ -241,17 +276,18 @@ class TableApp:
     def _act(
         self,
         account_id: str,
-        table_id: str,
-        client_request_id: str,
+        request: Any,
         decide: Callable[[Table, int], list[Message]],
         *,
         action: Action,
     ) -> list[Message]:
-        """Answer a retried request from its first events, or decide, commit and return the
-        payloads appended."""
-        key = self._request_key(account_id, client_request_id)
+        """Answer a retried ``request`` (a player request message with ``table_id`` and
+        ``client_request_id``) from its first events, or decide, commit and return the payloads
+        appended. Raises AlreadyExists for a request id used for another request."""
+        table_id: str = request.table_id
         started = time.perf_counter()
         with self.projection.lock:
+            key, digest = self._request(account_id, request)
             table = self._table(table_id)
             if key in table.answers:
                 return table.answers[key]
@@ -260,8 +296,8 @@ class TableApp:
                 try:
                     payloads = decide(table, at)
                 except RuleViolation as exc:
-                    raise _RULE_ERRORS[exc.code.status](exc.message) from None
-                self._commit(table, payloads, at, causation_id=key)
+                    raise _service_error(exc) from None
+                self._commit(table, payloads, at, causation_id=key, request_digest=digest)
         self.metrics.action_latency.labels(action).observe(time.perf_counter() - started)
         return payloads
 
@@ -269,8 +305,7 @@ class TableApp:
         wanted = request.seat if request.HasField("seat") else None
         payloads = self._act(
             account_id,
-            request.table_id,
-            request.client_request_id,
+            request,
             lambda t, _at: t.take_seat(account_id, wanted),
             action="take_seat",
         )
@@ -279,8 +314,7 @@ class TableApp:
     def leave_table(self, account_id: str, request: api.LeaveTableRequest) -> None:
         self._act(
             account_id,
-            request.table_id,
-            request.client_request_id,
+            request,
             lambda t, at: t.leave(account_id, at),
             action="leave_table",
         )
@@ -298,27 +332,25 @@ class TableApp:
     def _hand_action(
         self,
         account_id: str,
-        table_id: str,
-        hand_id: str,
-        client_request_id: str,
+        request: Any,
         make: Callable[[int, int], rc.Command],
         action: Action,
     ) -> list[Message]:
+        """:meth:`_act` for a command on the current hand (``request.hand_id``)."""
+        hand_id: str = request.hand_id
+
         def decide(table: Table, at: int) -> list[Message]:
             seat = self._seat_in_hand(table, account_id, hand_id)
             with log_context(seat=seat):
                 return table.hand_commands([make(seat, at)])
 
-        return self._act(account_id, table_id, client_request_id, decide, action=action)
+        return self._act(account_id, request, decide, action=action)
 
     def contribute_seed(self, account_id: str, request: api.ContributeSeedRequest) -> None:
-        if len(request.client_seed) > MAX_SEED_BYTES:
-            raise InvalidArgument(f"a client seed is at most {MAX_SEED_BYTES} bytes")
+        check_size("client_seed", request.client_seed, MAX_CLIENT_SEED_BYTES)
         self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             lambda seat, at: rc.ContributeClientSeed(
                 seat=seat, seed_hex=request.client_seed.hex(), at_ms=at
             ),
@@ -334,9 +366,7 @@ class TableApp:
             raise InvalidArgument("source must be DRAW_SOURCE_STOCK or DRAW_SOURCE_DISCARD_PILE")
         payloads = self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             lambda seat, at: cls(seat=seat, turn_no=request.turn_no, at_ms=at),
             "draw",
         )
@@ -359,9 +389,7 @@ class TableApp:
 
         self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             make,
             "discard",
         )
@@ -373,9 +401,7 @@ class TableApp:
 
         payloads = self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             make,
             "declare",
         )
@@ -391,9 +417,7 @@ class TableApp:
     def drop(self, account_id: str, request: api.DropRequest) -> api.DropResponse:
         payloads = self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             lambda seat, at: Drop(seat=seat, turn_no=request.turn_no, at_ms=at),
             "drop",
         )
@@ -404,7 +428,8 @@ class TableApp:
 
     def get_hand_result(self, account_id: str | None, table_id: str, hand_id: str) -> pb.HandEnded:
         """Every seat's points, cards, arrangement, settlement lines and commission, once the hand
-        ended. Raises NotFound (no such hand) or FailedPrecondition (not ended yet)."""
+        ended (:meth:`voided_reason` says if the ledger refused them). Raises NotFound (no such
+        hand) or FailedPrecondition (not ended yet)."""
         with self.projection.lock:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             for table in tables:
@@ -413,6 +438,13 @@ class TableApp:
                 if table.hand_id == hand_id:
                     raise FailedPrecondition(f"hand {hand_id} has not ended")
         raise NotFound(f"no ended hand {hand_id!r}")
+
+    def voided_reason(self, table_id: str, hand_id: str) -> str:
+        """Why the ledger refused the hand's settlement (the hand is void, no token moved), or ""
+        when it did not (settled, or not yet)."""
+        with self.projection.lock:
+            tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
+            return next((t.voided[hand_id] for t in tables if hand_id in t.voided), "")
 
     def watch(self, account_id: str | None, table_id: str) -> Iterator[api.WatchTableResponse]:
         """The caller's view: a snapshot now, then a new one after every change of the table,
@@ -517,7 +549,9 @@ class TableApp:
             return True
 
     def _react(self, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
-        if isinstance(payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled):
+        if isinstance(
+            payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
+        ):
             return table.close_proof(payload)
         ctx = table.ctx
         if ctx is None or hand_id != ctx.hand_id:
@@ -562,6 +596,14 @@ _RULE_ERRORS: dict[str, type[ServiceError]] = {
     "INVALID_ARGUMENT": InvalidArgument,
     "PERMISSION_DENIED": PermissionDenied,
 }
+
+
+def _service_error(error: RuleViolation | RuleSetError) -> ServiceError:
+    """The one table from the rules' errors to the caller's status: a refused command by its
+    ErrorCode's status, an option out of bounds INVALID_ARGUMENT naming the request field."""
+    if isinstance(error, RuleSetError):
+        return InvalidArgument(codec.wire_message(error))
+    return _RULE_ERRORS[error.code.status](error.message)
 
 
 def _first(payloads: Sequence[Message], cls: type) -> Any:

@@ -5,8 +5,14 @@ The player and operator API of the table service.
 
 Every player command names the turn it acts on (turn_no) and carries a client_request_id (UUID):
 a command for a turn that has moved on is rejected with FAILED_PRECONDITION, and a retried
-client_request_id returns the first answer instead of acting twice. The account acting is the one
-named by the caller's bearer token, never a request field.
+client_request_id returns the first answer instead of acting twice; the same client_request_id
+with another RPC or another body is ALREADY_EXISTS. The account acting is the one named by the
+caller's bearer token, never a request field.
+
+Limits (rummy_platform.limits, for every service): every string, bytes and repeated field of a
+request has the maximum written beside it (strings in UTF-8 bytes); a field over it is
+INVALID_ARGUMENT naming the field, its size and the limit. A request message is at most 64 KiB
+and a response at most 4 MiB (RESOURCE_EXHAUSTED past them).
 """
 
 from collections import abc as _abc
@@ -144,7 +150,9 @@ class OpenTableRequest(_message.Message):
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     RULE_SET_FIELD_NUMBER: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     name: _builtins.str
+    """at most 64 bytes (UTF-8)"""
     seat_count: _builtins.int
     point_value_hundredths: _builtins.int
     commission_bps: _builtins.int
@@ -194,7 +202,9 @@ class ListTablesRequest(_message.Message):
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
+    """0 = 100; at most 500 (larger values are read as 500)"""
     page_token: _builtins.str
+    """at most 64 bytes: a next_page_token of an earlier page"""
     def __init__(
         self,
         *,
@@ -216,8 +226,11 @@ class ListTablesResponse(_message.Message):
     TABLES_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
+    """empty on the last page"""
     @_builtins.property
-    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableSummary]: ...
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableSummary]:
+        """by table id"""
+
     def __init__(
         self,
         *,
@@ -240,7 +253,9 @@ class TakeSeatRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     seat: _builtins.int
     """The seat wanted; absent = any free seat."""
     def __init__(
@@ -286,7 +301,9 @@ class LeaveTableRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -325,8 +342,11 @@ class ContributeSeedRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     CLIENT_SEED_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     client_seed: _builtins.bytes
     """at most 64 bytes"""
     def __init__(
@@ -370,9 +390,12 @@ class DrawCardRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     source: _events_pb2.DrawSource.ValueType
     def __init__(
         self,
@@ -421,9 +444,12 @@ class DiscardCardRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     @_builtins.property
     def card(self) -> _cards_pb2.Card:
         """by index"""
@@ -471,9 +497,12 @@ class DeclareRequest(_message.Message):
     FACE_DOWN_FIELD_NUMBER: _builtins.int
     GROUPS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     @_builtins.property
     def face_down(self) -> _cards_pb2.Card:
         """the 14th card, laid aside"""
@@ -482,6 +511,7 @@ class DeclareRequest(_message.Message):
     def groups(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.CardGroup]:
         """The client's grouping of the other 13 cards; informative only: the server judges their best
         arrangement.
+        at most 13 groups of at most 14 cards
         """
 
     def __init__(
@@ -541,9 +571,12 @@ class DropRequest(_message.Message):
     TURN_NO_FIELD_NUMBER: _builtins.int
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -588,6 +621,7 @@ class WatchTableRequest(_message.Message):
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -676,6 +710,7 @@ class PlayerView(_message.Message):
     RESULT_FIELD_NUMBER: _builtins.int
     ABORTED_REASON_FIELD_NUMBER: _builtins.int
     HAND_NO_FIELD_NUMBER: _builtins.int
+    VOIDED_REASON_FIELD_NUMBER: _builtins.int
     TABLE_STATE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     stream_version: _builtins.int
@@ -692,6 +727,10 @@ class PlayerView(_message.Message):
     """the seat on turn has drawn this turn"""
     aborted_reason: _builtins.str
     hand_no: _builtins.int
+    voided_reason: _builtins.str
+    """Set when the ledger refused this hand's settlement: the hand is void, every hold released,
+    no token moved (the reason says which invariant failed).
+    """
     table_state: Global___TableState.ValueType
     """CLOSING after CloseTable, CLOSED once every seat was stood up"""
     @_builtins.property
@@ -737,11 +776,12 @@ class PlayerView(_message.Message):
         result: _events_pb2.HandEnded | None = ...,
         aborted_reason: _builtins.str = ...,
         hand_no: _builtins.int = ...,
+        voided_reason: _builtins.str = ...,
         table_state: Global___TableState.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__my_seat: _TypeAlias = _typing.Literal["my_seat"]  # noqa: Y015
     _WhichOneofArgType__my_seat: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat"]  # noqa: Y015
@@ -780,7 +820,9 @@ class GetHandResultRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     HAND_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -800,16 +842,20 @@ class GetHandResultResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RESULT_FIELD_NUMBER: _builtins.int
+    VOIDED_REASON_FIELD_NUMBER: _builtins.int
+    voided_reason: _builtins.str
+    """Set when the ledger refused the settlement: the hand is void and no token moved."""
     @_builtins.property
     def result(self) -> _events_pb2.HandEnded: ...
     def __init__(
         self,
         *,
         result: _events_pb2.HandEnded | None = ...,
+        voided_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "voided_reason", b"voided_reason"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -823,9 +869,11 @@ class CloseTableRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     reason: _builtins.str
-    """at most 200 characters; recorded on TableClosing"""
+    """at most 200 bytes; recorded on TableClosing"""
     def __init__(
         self,
         *,
