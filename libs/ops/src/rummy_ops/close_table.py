@@ -17,6 +17,7 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.token import token_secret
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.config import ConfigError
+from rummy_platform.limits import open_channel
 
 #: Seconds a token minted by this command lives.
 MINTED_TOKEN_SECONDS = 900
@@ -82,7 +83,7 @@ def close_table(
     """Close TABLE_ID: no new hands, the current hand plays out, then every player is stood up.
     Exit status 1 when the table service refuses (the status and its message are printed)."""
     metadata = bearer_metadata(_operator_token(token, operator))
-    with grpc.insecure_channel(address) as channel:
+    with open_channel(address) as channel:
         table = api_grpc.TableServiceStub(channel)
         request = api.CloseTableRequest(
             table_id=table_id, client_request_id=request_id or str(uuid.uuid4()), reason=reason
