@@ -419,6 +419,7 @@ def test_a_grant_retried_with_the_same_key_and_body_returns_the_first_result_and
     assert balance(ledger, account) == (1500, 0, 1500)
     [granted] = stack.wait_for(account, ledger_events.TokensGranted)  # keyed by account id
     assert (granted.payload.amount_hundredths, granted.payload.idempotency_key) == (1500, key)
+    assert granted.payload.operator_account_id == "operator-1"
 
 
 def test_a_grant_of_zero_or_a_negative_amount_is_invalid_and_moves_nothing(

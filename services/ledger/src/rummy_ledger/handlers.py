@@ -323,6 +323,7 @@ class Ledger:
                     amount_hundredths=result.amount_hundredths,
                     idempotency_key=command.idempotency_key,
                     journal_transaction_id=result.transaction_id,
+                    operator_account_id=command.operator,  # the audit trail names who granted
                 )
                 envelope = Envelope.new(
                     payload,
