@@ -7,8 +7,8 @@ in basis points) and the variant's own numbers. The generic part names nothing I
 in the section at the end, which a later variant (pool, deals, gin, rummy 500) replaces by its own.
 Nothing here assumes one deal per match: a rule set describes one hand; a match format wraps hands.
 
-Sources: ``shared/seeds/000`` ("What a card is worth", "What a table costs") and the rulings in
-``shared/DESIGN.md`` (decks by seat count, drops, wrong declare, cap as an option, missed turns).
+Rules: ``docs/rules/rule-set.md`` (the house rule set and its options), ``docs/rules/cards.md#shoe``
+(decks by seat count) and ``docs/rules/scoring.md`` (drops, wrong declare, the cap, missed turns).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ BASIS_POINTS_PER_UNIT = 10_000
 
 @dataclass(frozen=True)
 class IndianPointsRules:
-    """Scoring numbers of Indian points rummy, in points.
+    """Scoring numbers of Indian points rummy, in points (``docs/rules/scoring.md#outcomes``).
 
     - ``first_drop_points``: dropping before one's first draw (20).
     - ``middle_drop_points``: dropping after one's first draw, or leaving mid-hand (40); also what a
@@ -67,7 +67,8 @@ class IndianPointsRules:
         return self.middle_drop_points
 
     def capped(self, counted_points: int) -> int:
-        """A loser's counted points after the cap (unchanged when uncapped).
+        """A loser's counted points after the cap, unchanged when uncapped
+        (``docs/rules/scoring.md#cap``).
 
         Raises ValueError if ``counted_points`` < 0.
         """
@@ -78,7 +79,8 @@ class IndianPointsRules:
         return min(counted_points, self.points_cap)
 
     def max_loss_points(self, hand_size: int) -> int:
-        """The most points one seat can be charged in a hand of ``hand_size`` cards.
+        """The most points one seat can be charged in a hand of ``hand_size`` cards
+        (``docs/rules/scoring.md#maximum-loss``).
 
         The largest of: every card counting at the highest card value (10, after the cap), a wrong
         declare, a middle drop, a first drop. 130 at Bombay Baazi (13 x 10, uncapped); 80 with
@@ -101,12 +103,13 @@ BOMBAY_BAAZI_SHOES: tuple[tuple[int, Shoe], ...] = (
     (6, Shoe(decks=2, printed_jokers=2)),
     (8, Shoe(decks=3, printed_jokers=3)),
 )
-"""Seat count -> shoe at Bombay Baazi: 4 and 6 seats 2 decks + 2 jokers, 8 seats 3 + 3."""
+"""Seat count -> shoe at Bombay Baazi: 4 and 6 seats 2 decks + 2 jokers, 8 seats 3 + 3
+(``docs/rules/cards.md#shoe``)."""
 
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Everything about a table's hands that is not a card.
+    """Everything about a table's hands that is not a card (``docs/rules/rule-set.md#options``).
 
     - ``name``, ``version``: identify the rule set (``"bombay-baazi"``, 1); recorded with each hand.
     - ``variant``: which state machine plays it (``"indian-points"``).
@@ -213,7 +216,8 @@ def bombay_baazi(
     seed_window_seconds: int = 5,
     max_missed_turns: int = 3,
 ) -> RuleSet:
-    """The Bombay Baazi 13-card points rule set for a table of ``seats`` (4, 6 or 8) seats.
+    """The Bombay Baazi 13-card points rule set for a table of ``seats`` (4, 6 or 8) seats
+    (``docs/rules/rule-set.md#house-rule-set``).
 
     ``point_value_cents`` is in hundredths of a House Token per point (0 for a free table);
     ``commission_bps`` in basis points (0..10000); ``points_cap`` None (the house rule) or e.g. 80.
