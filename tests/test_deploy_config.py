@@ -1,9 +1,11 @@
 """deploy/ agrees with the code: scrape targets, metric names, topics, ports.
 
 No YAML library is installed, so the files are read as the deploy/ files promise to be written:
-alert expressions on one line in single quotes, Kafka topics as JSON documents, Kubernetes and
-compose fields found by pattern within one ``---`` document. Nothing here runs Docker, Kubernetes
-or Prometheus; ``promtool`` validates the rules only when it is on PATH.
+alert expressions on one line in single quotes (read by ``rummy_testing.deploy_files``), Kafka
+topics as JSON documents, Kubernetes and compose fields found by pattern within one ``---``
+document. Nothing here runs Docker or Kubernetes; ``promtool`` (Debian's ``prometheus`` package,
+``deploy/local/prometheus.sh install``) checks the rules and configs: missing, those tests are
+skipped locally and fail under CI. tests/e2e/test_prometheus_scrape.py runs a real Prometheus.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,13 +21,20 @@ import pytest
 
 from rummy_platform.config import DEFAULT_PORTS
 from rummy_platform.topics import event_topic_specs
+from rummy_testing.deploy_files import (
+    DEPLOY,
+    PROMETHEUS_OWN_SERIES,
+    REPO_ROOT,
+    alert_rules,
+    dashboard_exprs,
+    promql_series,
+    scrape_targets,
+)
+from rummy_testing.prometheus import require_tool
 
-ROOT = Path(__file__).resolve().parents[1]
-DEPLOY = ROOT / "deploy"
+ROOT = REPO_ROOT
 SOURCE_DIRS = [ROOT / "libs", ROOT / "services"]
 
-#: Series Prometheus makes itself for every scrape target (not exported by any service).
-PROMETHEUS_OWN_SERIES = {"up"}
 
 #: The series a prometheus-client metric constructor exposes, by constructor.
 _SUFFIXES = {
@@ -54,50 +62,6 @@ def exported_series() -> set[str]:
                 base = name.removesuffix("_total") if "Counter" in kind else name
                 names.update(base + suffix for suffix in _SUFFIXES[kind])
     return names
-
-
-_PROMQL_KEYWORDS = {"and", "or", "unless", "bool", "offset", "inf", "nan"}
-
-
-def promql_series(expr: str) -> set[str]:
-    """The metric names a PromQL expression selects (not functions, labels or keywords)."""
-    text = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", expr)  # string literals
-    text = re.sub(r"\{[^}]*\}", "", text)  # label matchers
-    text = re.sub(r"\[[^\]]*\]", "", text)  # range selectors
-    text = re.sub(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", text)
-    text = re.sub(r"\$\w+", "", text)  # Grafana variables
-    names = set()
-    for match in re.finditer(r"(?<![\w.$])([a-zA-Z_:][a-zA-Z0-9_:]*)\b(\s*\()?", text):
-        if match.group(2) is None and match.group(1) not in _PROMQL_KEYWORDS:
-            names.add(match.group(1))
-    return names
-
-
-def alert_rules() -> list[tuple[str, str]]:
-    """(alert name, expression) of every rule in deploy/prometheus/alerts.yml, in file order."""
-    text = (DEPLOY / "prometheus" / "alerts.yml").read_text()
-    alerts = re.findall(r"^\s*- alert: (\S+)\s*$", text, re.MULTILINE)
-    exprs = re.findall(r"^\s*expr: '([^']*)'\s*$", text, re.MULTILINE)
-    every_expr_line = re.findall(r"^\s*expr:", text, re.MULTILINE)
-    assert len(exprs) == len(every_expr_line) == len(alerts), (
-        "every rule needs exactly one single-line, single-quoted expr"
-    )
-    return list(zip(alerts, exprs, strict=True))
-
-
-def dashboard_exprs() -> list[str]:
-    exprs: list[str] = []
-    for path in sorted((DEPLOY / "grafana" / "dashboards").glob("*.json")):
-        for panel in json.loads(path.read_text())["panels"]:
-            exprs.extend(target["expr"] for target in panel.get("targets", []))
-    return exprs
-
-
-def scrape_targets(config: Path) -> dict[str, list[str]]:
-    """job_name -> targets of a prometheus.yml written with one static_configs entry per job."""
-    text = config.read_text()
-    jobs = re.findall(r"- job_name: (\S+)\s+static_configs:\s+- targets: \[([^\]]*)\]", text)
-    return {job: re.findall(r'"([^"]+)"', targets) for job, targets in jobs}
 
 
 def yaml_documents(path: Path) -> list[str]:
@@ -306,10 +270,20 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret
 def test_promtool_accepts_the_rules_and_configs_and_the_alerts_fire_on_synthetic_series(
     command: list[str],
 ) -> None:
-    promtool = shutil.which("promtool")
-    if promtool is None:
-        pytest.skip("promtool is not installed (Prometheus is not part of this environment or CI)")
+    promtool = require_tool("promtool")
     result = subprocess.run(
         [promtool, *command], cwd=DEPLOY, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_missing_promtool_fails_the_test_under_ci_and_skips_it_outside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: nothing to find
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="promtool is not installed"):
+        require_tool("promtool")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="promtool is not installed"):
+        require_tool("promtool")

@@ -29,6 +29,19 @@ require_venv() {
   [ -x "$PYTHON" ] || die "no Python environment at $ROOT/.venv: run 'bash deploy/local/setup.sh' in $ROOT"
 }
 
+# apt_install PACKAGE MISSING OTHERWISE: install Debian's PACKAGE quietly (apt-get update first).
+# Dies with "MISSING: install ... as root" when not root, and "MISSING and this is not a Debian
+# system: OTHERWISE" without apt-get.
+apt_install() {
+  local package="$1" missing="$2" otherwise="$3"
+  [ "$(id -u)" = 0 ] || die "$missing: install Debian's package as root (apt-get install -y $package)"
+  command -v apt-get >/dev/null || die "$missing and this is not a Debian system: $otherwise"
+  say "$package: installing Debian's $package package"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  apt-get install -y -q --no-install-recommends "$package" >/dev/null
+}
+
 # ensure_uv: the pinned uv, installed with the machine's pip when missing (a fresh machine has none).
 ensure_uv() {
   command -v uv >/dev/null && return 0

@@ -29,12 +29,8 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
 install() {
   if [ -n "$(pg_bin)" ]; then say "postgres: server binaries present in $(pg_bin)"; return; fi
-  [ "$(id -u)" = 0 ] || die "PostgreSQL server not found under /usr/lib/postgresql: install Debian's package as root (apt-get install -y postgresql)"
-  command -v apt-get >/dev/null || die "PostgreSQL server not found and this is not a Debian system: install PostgreSQL, or set DATABASE_URL to an existing server"
-  say "postgres: installing Debian's postgresql package"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q >/dev/null
-  apt-get install -y -q --no-install-recommends postgresql >/dev/null
+  apt_install postgresql "PostgreSQL server not found under /usr/lib/postgresql" \
+    "install PostgreSQL, or set DATABASE_URL to an existing server"
   [ -n "$(pg_bin)" ] || die "apt-get installed postgresql but no /usr/lib/postgresql/*/bin exists"
   say "postgres: installed $(pg_bin)"
 }

@@ -1,27 +1,27 @@
-"""The shared rules cases (``shared/notes/rules-cases.jsonl``), read in place, never copied."""
+"""The rules cases the tests judge: ``libs/rules/tests/data/rules-cases.jsonl``, in the repository.
+
+One JSON object a line, each a worked case with its expected outcome and a one-line reason
+(13-card and 14-card Indian hands, single groups, other games the CLI reports unsupported). The
+file is the project's own copy of the team's notes (``rules-cases.jsonl`` in the shared notes
+folder beside the repository, where new cases arrive first); when new cases appear there, copy
+the file over this one by hand and commit it. Nothing reads the notes folder at run time: a clone
+has only this copy.
+"""
 
 from __future__ import annotations
 
 import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-CASES_NAME = "rules-cases.jsonl"
+CASES_PATH = Path(__file__).resolve().parent / "data" / "rules-cases.jsonl"
 
 
-@cache
 def cases_path() -> Path:
-    """Walk up from this file to the first shared/notes/rules-cases.jsonl; fail loudly if none."""
-    here = Path(__file__).resolve()
-    for folder in here.parents:
-        candidate = folder / "shared" / "notes" / CASES_NAME
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(
-        f"{CASES_NAME} not found in a shared/notes folder above {here}; the rules tests read the "
-        "shared cases in place (expected at ../shared/notes/ next to the repository)"
-    )
+    """The cases file inside the repository (raises FileNotFoundError if it is missing)."""
+    if not CASES_PATH.is_file():
+        raise FileNotFoundError(f"the rules cases are missing: {CASES_PATH} is not a file")
+    return CASES_PATH
 
 
 def load_cases(*games: str) -> list[dict[str, Any]]:

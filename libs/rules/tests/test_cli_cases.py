@@ -1,4 +1,4 @@
-"""Every indian13, indian14 and indian-group case of the shared file, through the real CLI."""
+"""Every indian13, indian14 and indian-group case of the rules cases, through the real CLI."""
 
 from __future__ import annotations
 
@@ -35,12 +35,12 @@ def cli_results() -> tuple[int, dict[str, dict]]:
     return status, {o["id"]: o for o in out}
 
 
-def test_the_shared_file_has_cases_of_every_game_this_cli_judges() -> None:
+def test_the_cases_file_has_cases_of_every_game_this_cli_judges() -> None:
     for game in GAMES:
         assert load_cases(game), game
 
 
-def test_the_whole_shared_file_parses_so_the_cli_exits_zero(cli_results) -> None:
+def test_the_whole_cases_file_parses_so_the_cli_exits_zero(cli_results) -> None:
     status, results = cli_results
     assert status == 0
     assert not [
@@ -109,7 +109,7 @@ def test_jokers_only_invalid_option_gives_the_case_outcome_through_the_api(case)
     assert _kind_name(kind) == case["if_jokers_only_groups_invalid"]
 
 
-def test_option_cases_exist_in_the_shared_file() -> None:
+def test_option_cases_exist_in_the_cases_file() -> None:
     assert _option_cases("if_lenient_duplicate_rule")
     assert _option_cases("if_jokers_only_groups_invalid")
 

@@ -16,6 +16,9 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.config import Settings
 from rummy_platform.server import ServiceHost
+from rummy_platform.topics import TABLE_EVENTS
+from rummy_rules.rules import bombay_baazi
+from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
 
 SECRET = "grpc-api-test-secret-0123456789abcdef0123"
@@ -62,6 +65,56 @@ def test_only_an_operator_opens_tables_and_only_players_take_seats(
     assert code_of(lambda: operator.TakeSeat(sit)) == grpc.StatusCode.PERMISSION_DENIED
     assert player.TakeSeat(sit).seat == 0
     assert [t.table_id for t in player.ListTables(api.ListTablesRequest()).tables] == [table_id]
+
+
+def test_a_table_opened_with_no_options_plays_the_whole_bombay_baazi_rule_set(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    operator = stub(host, "op", Role.OPERATOR)
+    request = api.OpenTableRequest(
+        client_request_id="o1", seat_count=6, point_value_hundredths=10, commission_bps=1000
+    )
+    assert not request.HasField("rule_set")
+    table_id = operator.OpenTable(request).table_id
+    house = bombay_baazi(6, 10, 1000)
+    rules = world.app.projection.tables[table_id].rule_set
+    assert rules == house
+    indian = rules.indian
+    assert (indian.first_drop_points, indian.middle_drop_points, indian.wrong_declare_points) == (
+        20,
+        40,
+        80,
+    )
+    assert indian.points_cap is None and rules.max_loss_points == 130
+    assert indian.meld_options.jokers_only_group_is_sequence
+    assert indian.meld_options.strict_duplicate_faces and indian.meld_options.ace_high
+    assert indian.no_discard_of_card_taken_from_pile
+    assert (rules.variant, rules.max_missed_turns, rules.turn_seconds) == ("indian-points", 3, 30)
+    assert (rules.seed_window_seconds, rules.hand_size, rules.min_players) == (5, 13, 2)
+    assert (rules.shoe.decks, rules.shoe.printed_jokers) == (2, 2)
+    # The record says every option, so replaying it never depends on what a default was.
+    opened = world.log.read_stream(TABLE_EVENTS, table_id)[0].envelope.payload
+    assert isinstance(opened, pb.TableOpened)
+    recorded = opened.rule_set
+    assert recorded == codec.rule_set_to_pb(house, 5)
+    assert all(recorded.HasField(f.name) for f in recorded.DESCRIPTOR.fields if f.has_presence)
+    (summary,) = operator.ListTables(api.ListTablesRequest()).tables
+    assert (summary.variant, summary.turn_seconds, summary.start_delay_seconds) == (
+        "indian-points",
+        30,
+        5,
+    )
+    # Its hands are dealt under the same rules.
+    for account in ("alice", "bob"):
+        world.sit(table_id, account)
+    world.start_hand(table_id)
+    (started,) = [
+        r.envelope.payload
+        for r in world.log.read_stream(TABLE_EVENTS, table_id)
+        if isinstance(r.envelope.payload, pb.HandStarted)
+    ]
+    assert codec.hand_context(started).rule_set == house
 
 
 def test_a_call_without_a_token_is_unauthenticated(served: tuple[World, ServiceHost]) -> None:

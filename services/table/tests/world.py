@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from google.protobuf.message import Message
 
 from rummy.clock.v1 import events_pb2 as clock_pb
+from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
@@ -70,16 +71,24 @@ class World:
         return f"req-{next(self._ids)}"
 
     # -- operators and players -----------------------------------------------------------
-    def open_table(self, seats: int = 4, point_value: int = 100, commission_bps: int = 1000) -> str:
-        return self.app.open_table(
-            "op",
-            api.OpenTableRequest(
-                client_request_id=self.request_id(),
-                seat_count=seats,
-                point_value_hundredths=point_value,
-                commission_bps=commission_bps,
-            ),
+    def open_table(
+        self,
+        seats: int = 4,
+        point_value: int = 100,
+        commission_bps: int = 1000,
+        rules: cards_pb2.RuleSet | None = None,
+    ) -> str:
+        """Open a table as the product does: no ``rules`` = no options, the house's rules
+        (Bombay Baazi); ``rules`` only for a test about the options themselves."""
+        request = api.OpenTableRequest(
+            client_request_id=self.request_id(),
+            seat_count=seats,
+            point_value_hundredths=point_value,
+            commission_bps=commission_bps,
         )
+        if rules is not None:
+            request.rule_set.CopyFrom(rules)
+        return self.app.open_table("op", request)
 
     def sit(self, table_id: str, account: str, seat: int | None = None) -> int:
         request = api.TakeSeatRequest(table_id=table_id, client_request_id=self.request_id())

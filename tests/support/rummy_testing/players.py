@@ -31,7 +31,7 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import BOMBAY_BAAZI_SHOES, INDIAN_POINTS_VARIANT
+from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.wild import WildRank
 
 STOCK = table_events.DRAW_SOURCE_STOCK
@@ -49,17 +49,11 @@ def request_id() -> str:
 def rule_set(
     turn_seconds: int = 300, seed_window_seconds: int = 10, start_delay_seconds: int = 20
 ) -> cards_pb2.RuleSet:
-    """The Bombay Baazi rule set (first drop 20, middle drop 40, wrong declare 80, 3 missed turns,
-    uncapped points) with the given seconds (the services divide them by their clock speed)."""
+    """Table options with the given seconds (the services divide them by their clock speed); every
+    rule left out, so the table plays the house's: Bombay Baazi (first drop 20, middle drop 40,
+    wrong declare 80, 3 missed turns, uncapped points, jokers-only groups impure sequences, the card
+    taken from the pile not discardable that turn)."""
     return cards_pb2.RuleSet(
-        variant=INDIAN_POINTS_VARIANT,
-        max_points=0,
-        first_drop_points=20,
-        middle_drop_points=40,
-        wrong_declare_points=80,
-        max_missed_turns=3,
-        jokers_only_group_is_impure_sequence=True,
-        card_taken_from_discard_cannot_be_discarded=True,
         turn_seconds=turn_seconds,
         seed_window_seconds=seed_window_seconds,
         start_delay_seconds=start_delay_seconds,

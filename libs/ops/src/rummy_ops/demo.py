@@ -49,7 +49,7 @@ from rummy_ops.stack import (
 )
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import BOMBAY_BAAZI_SHOES, INDIAN_POINTS_VARIANT
+from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 
 OPERATOR_ACCOUNT = "ops-demo"
 HOUSE_COMMISSION_ACCOUNT = "house:commission"
@@ -255,15 +255,8 @@ def _temperament(index: int, rng: random.Random, mischief: float) -> Temperament
 
 
 def _rule_set(options: DemoOptions) -> cards_pb2.RuleSet:
+    """The demo tables' options: its seconds; every rule left out is the house's (Bombay Baazi)."""
     return cards_pb2.RuleSet(
-        variant=INDIAN_POINTS_VARIANT,
-        max_points=0,
-        first_drop_points=20,
-        middle_drop_points=40,
-        wrong_declare_points=80,
-        max_missed_turns=3,
-        jokers_only_group_is_impure_sequence=True,
-        card_taken_from_discard_cannot_be_discarded=True,
         turn_seconds=options.turn_seconds,
         seed_window_seconds=options.seed_window_seconds,
         start_delay_seconds=options.start_delay_seconds,

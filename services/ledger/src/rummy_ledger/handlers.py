@@ -81,6 +81,14 @@ def _noop(*_args: object) -> None:
     return None
 
 
+#: The table events a reaction may refuse (``refused(event_type)`` gets their full type names).
+REFUSABLE_EVENTS: tuple[type[Message], ...] = (
+    table_events.HandStarted,
+    table_events.HandEnded,
+    table_events.HandAborted,
+)
+
+
 @dataclass
 class Counters:
     """Callbacks the bootstrap points at its metrics (no-ops by default).

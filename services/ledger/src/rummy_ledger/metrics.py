@@ -6,7 +6,8 @@ Counters (this process's work since it started):
 - ``rummy_ledger_settlements_total``: hands settled;
 - ``rummy_ledger_commission_hundredths_total``: commission posted by those settlements;
 - ``rummy_ledger_hands_aborted_total``;
-- ``rummy_ledger_refused_events_total{type}``: table events the ledger refused (nothing moved);
+- ``rummy_ledger_refused_events_total{type}``: table events the ledger refused (nothing moved),
+  every type of ``handlers.REFUSABLE_EVENTS`` exported from the start;
 - ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``.
 
 Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process wrote it):
@@ -36,7 +37,8 @@ from prometheus_client.registry import Collector
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
-from rummy_ledger.handlers import Counters
+from rummy_ledger.handlers import REFUSABLE_EVENTS, Counters
+from rummy_platform.envelope import type_name
 from rummy_platform.logging import get_logger
 
 _log = get_logger(__name__)
@@ -70,8 +72,12 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         grants.inc()
         granted.inc(amount_hundredths)
 
+    # Every label value known in advance is exported at 0 from the start (an alert or a rate
+    # over a series that appears only on the first refusal has nothing to work on until then).
     for outcome in ("reserved", "rejected"):
-        reservations.labels(outcome)  # export both series from the start
+        reservations.labels(outcome)
+    for event in REFUSABLE_EVENTS:
+        refused.labels(type_name(event))
     return Counters(
         reservation=lambda outcome: reservations.labels(outcome).inc(),
         settlement=settled,

@@ -47,7 +47,7 @@ from rummy_rules.indian import Declare, Drop
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from . import stream_codec as codec
-from .metrics import TableMetrics
+from .metrics import Action, TableMetrics
 from .projection import Projection, player_view
 from .table import Table
 
@@ -161,10 +161,7 @@ class TableApp:
             )
         except ValueError as exc:
             raise InvalidArgument(str(exc)) from None
-        options = codec.rule_set_to_pb(
-            rules,
-            request.rule_set.start_delay_seconds or codec.DEFAULT_START_DELAY_SECONDS,
-        )
+        options = codec.rule_set_to_pb(rules, codec.start_delay_seconds_from_pb(request.rule_set))
         opened = pb.TableOpened(
             table_id=table_id,
             name=request.name or table_id[:8],
@@ -219,7 +216,7 @@ class TableApp:
         client_request_id: str,
         decide: Callable[[Table, int], list[Message]],
         *,
-        action: str,
+        action: Action,
     ) -> list[Message]:
         """Answer a retried request from its first events, or decide, commit and return the
         payloads appended."""
@@ -276,7 +273,7 @@ class TableApp:
         hand_id: str,
         client_request_id: str,
         make: Callable[[int, int], rc.Command],
-        action: str,
+        action: Action,
     ) -> list[Message]:
         def decide(table: Table, at: int) -> list[Message]:
             seat = self._seat_in_hand(table, account_id, hand_id)

@@ -1,15 +1,41 @@
-"""The table service's Prometheus metrics, counted from the events it appends (never on replay)."""
+"""The table service's Prometheus metrics, counted from the events it appends (never on replay).
+
+Every labelled series whose label values are known in advance (declare results, drop kinds,
+player actions) is exported at 0 from the start, as Prometheus advises: a series that appears
+only once something happens leaves the dashboard's rates and any alert on it empty until then.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
 from rummy_platform.metrics import LATENCY_BUCKETS_SECONDS
+
+#: ``action`` label of ``rummy_table_action_latency_seconds``: the player calls that are timed.
+Action = Literal[
+    "take_seat", "leave_table", "contribute_seed", "draw", "discard", "declare", "drop"
+]
+ACTIONS: tuple[Action, ...] = get_args(Action)
+#: ``result`` label of ``rummy_table_declares_total``.
+DECLARE_RESULTS = ("valid", "wrong")
+
+
+def drop_kind_label(kind: int) -> str:
+    """The ``kind`` label of ``rummy_table_drops_total`` for a ``DropKind`` (``first``,
+    ``middle``, ``timeout``, ``leave``)."""
+    return pb.DropKind.Name(kind).removeprefix("DROP_KIND_").lower()
+
+
+#: ``kind`` label values of ``rummy_table_drops_total``: every DropKind but UNSPECIFIED.
+DROP_KINDS = tuple(
+    drop_kind_label(kind) for kind in pb.DropKind.values() if kind != pb.DROP_KIND_UNSPECIFIED
+)
 
 
 @dataclass(frozen=True)
@@ -26,7 +52,8 @@ class TableMetrics:
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> TableMetrics:
-        return cls(
+        """The series registered in ``registry``, every known label value at 0."""
+        metrics = cls(
             Counter("rummy_table_hands_started", "Hands started", registry=registry),
             Counter("rummy_table_hands_ended", "Hands ended with a winner", registry=registry),
             Counter("rummy_table_hands_aborted", "Hands aborted", registry=registry),
@@ -43,6 +70,13 @@ class TableMetrics:
             Gauge("rummy_table_tables_open", "Tables open", registry=registry),
             Gauge("rummy_table_seats_taken", "Seats taken", registry=registry),
         )
+        for result in DECLARE_RESULTS:
+            metrics.declares.labels(result)
+        for kind in DROP_KINDS:
+            metrics.drops.labels(kind)
+        for action in ACTIONS:
+            metrics.action_latency.labels(action)
+        return metrics
 
     @classmethod
     def unregistered(cls) -> TableMetrics:
@@ -64,7 +98,7 @@ class TableMetrics:
             elif isinstance(p, pb.DeclarationRejected):
                 self.declares.labels("wrong").inc()
             elif isinstance(p, pb.PlayerDropped):
-                self.drops.labels(pb.DropKind.Name(p.kind).removeprefix("DROP_KIND_").lower()).inc()
+                self.drops.labels(drop_kind_label(p.kind)).inc()
             elif isinstance(p, pb.TurnTimedOut):
                 self.timeouts.inc()
             elif isinstance(p, pb.TablePlayerSeated):

@@ -24,8 +24,9 @@ Decoding a hand payload needs the hand's context (its id, rule set, seats), buil
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Literal, TypeVar
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -40,18 +41,12 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.indian import events as indian
-from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import (
-    BOMBAY_BAAZI_NAME,
-    BOMBAY_BAAZI_SHOES,
-    BOMBAY_BAAZI_VERSION,
-    INDIAN_POINTS_VARIANT,
-    IndianPointsRules,
-    RuleSet,
-)
+from rummy_rules.rules import INDIAN_POINTS_VARIANT, RuleSet, bombay_baazi
 from rummy_rules.settlement import Settlement, SettlementLine, reservation_cents
 from rummy_rules.shuffle import SeatHand
 from rummy_rules.wild import card_points
+
+_T = TypeVar("_T")
 
 
 class StreamCodecError(ValueError):
@@ -60,53 +55,115 @@ class StreamCodecError(ValueError):
 
 # -- rule sets ---------------------------------------------------------------------------------
 
-#: The options an operator may leave at zero, with their Bombay Baazi defaults.
-DEFAULT_TURN_SECONDS = 30
-DEFAULT_SEED_WINDOW_SECONDS = 5
+#: Seconds after the last seat change or hand end before a hand may start, when a table's options
+#: leave it out (a table option, not a rule of the hand).
 DEFAULT_START_DELAY_SECONDS = 5
+
+_Switch = Literal[
+    "jokers_only_group_is_impure_sequence", "card_taken_from_discard_cannot_be_discarded"
+]
+_Option = (
+    _Switch
+    | Literal[
+        "first_drop_points",
+        "middle_drop_points",
+        "wrong_declare_points",
+        "max_missed_turns",
+        "turn_seconds",
+        "seed_window_seconds",
+    ]
+)
+
+#: The on/off options of ``rummy.common.v1.RuleSet`` (explicit presence; on at Bombay Baazi).
+SWITCHES: tuple[_Switch, ...] = (
+    "jokers_only_group_is_impure_sequence",
+    "card_taken_from_discard_cannot_be_discarded",
+)
 
 
 def rule_set_from_pb(
     options: cards_pb2.RuleSet, seats: int, point_value_cents: int, commission_bps: int
 ) -> RuleSet:
-    """The rules library's rule set for a table's options (zero = the Bombay Baazi default).
+    """The rules library's rule set for a table's options (``rummy.common.v1.RuleSet``).
 
-    Only the ``indian-points`` variant exists. Raises ValueError for an unknown variant or any
-    value the rules refuse (e.g. a seat count other than 4, 6, 8).
+    An option left out is the Bombay Baazi rule (``rummy_rules.rules.bombay_baazi``): variant
+    ``indian-points``, first drop 20, middle drop 40, wrong declare 80 points, uncapped
+    (``max_points`` 0), 3 missed turns, a jokers-only group an impure sequence, the card taken from
+    the discard pile not discardable in that turn, 30 s a turn, a 5 s seed window; an option set
+    is taken as it is, zero included. ``point_value_cents`` in hundredths of a House Token a point,
+    ``commission_bps`` in basis points. Only the ``indian-points`` variant exists. Raises
+    ValueError for an unknown variant or any value the rules refuse (e.g. a seat count other than
+    4, 6, 8, a turn of 0 s).
     """
-    variant = options.variant or INDIAN_POINTS_VARIANT
+    variant = options.variant if options.HasField("variant") else INDIAN_POINTS_VARIANT
     if variant != INDIAN_POINTS_VARIANT:
         raise ValueError(f"unknown variant {variant!r}; this table hosts {INDIAN_POINTS_VARIANT!r}")
-    indian_rules = IndianPointsRules(
-        first_drop_points=options.first_drop_points or 20,
-        middle_drop_points=options.middle_drop_points or 40,
-        wrong_declare_points=options.wrong_declare_points or 80,
+    house = bombay_baazi(seats, point_value_cents, commission_bps)
+
+    def given(name: _Option, default: _T) -> _T:
+        value: _T = getattr(options, name) if options.HasField(name) else default
+        return value
+
+    indian_rules = replace(
+        house.indian,
+        first_drop_points=given("first_drop_points", house.indian.first_drop_points),
+        middle_drop_points=given("middle_drop_points", house.indian.middle_drop_points),
+        wrong_declare_points=given("wrong_declare_points", house.indian.wrong_declare_points),
         points_cap=options.max_points or None,
-        meld_options=MeldOptions(
-            jokers_only_group_is_sequence=options.jokers_only_group_is_impure_sequence
+        meld_options=replace(
+            house.indian.meld_options,
+            jokers_only_group_is_sequence=given(
+                "jokers_only_group_is_impure_sequence",
+                house.indian.meld_options.jokers_only_group_is_sequence,
+            ),
         ),
-        no_discard_of_card_taken_from_pile=options.card_taken_from_discard_cannot_be_discarded,
+        no_discard_of_card_taken_from_pile=given(
+            "card_taken_from_discard_cannot_be_discarded",
+            house.indian.no_discard_of_card_taken_from_pile,
+        ),
     )
-    return RuleSet(
-        name=BOMBAY_BAAZI_NAME,
-        version=BOMBAY_BAAZI_VERSION,
+    return replace(
+        house,
         variant=variant,
-        seats=seats,
-        shoes=BOMBAY_BAAZI_SHOES,
-        hand_size=13,
-        min_players=2,
-        max_missed_turns=options.max_missed_turns or 3,
-        turn_seconds=options.turn_seconds or DEFAULT_TURN_SECONDS,
-        seed_window_seconds=options.seed_window_seconds or DEFAULT_SEED_WINDOW_SECONDS,
-        point_value_cents=point_value_cents,
-        commission_bps=commission_bps,
+        max_missed_turns=given("max_missed_turns", house.max_missed_turns),
+        turn_seconds=given("turn_seconds", house.turn_seconds),
+        seed_window_seconds=given("seed_window_seconds", house.seed_window_seconds),
         indian=indian_rules,
     )
 
 
-def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int) -> cards_pb2.RuleSet:
-    """The wire options of ``rules`` (every value explicit); inverse of :func:`rule_set_from_pb`."""
-    return cards_pb2.RuleSet(
+def recorded_rule_set_from_pb(
+    options: cards_pb2.RuleSet, seats: int, point_value_cents: int, commission_bps: int
+) -> RuleSet:
+    """The rule set a recorded ``TableOpened`` or ``HandStarted`` carries, as it was played.
+
+    Every writer since explicit presence sets every option, so an option missing from a record
+    was written before it, by a writer that left out proto3 zeros: a switch (``SWITCHES``) missing
+    there was off, and the hands of that table were played so. Every other missing option is read
+    as by :func:`rule_set_from_pb` (those writers never wrote a zero for them). Raises ValueError
+    as :func:`rule_set_from_pb`.
+    """
+    as_written = cards_pb2.RuleSet()
+    as_written.CopyFrom(options)
+    for name in SWITCHES:
+        if not as_written.HasField(name):
+            setattr(as_written, name, False)
+    return rule_set_from_pb(as_written, seats, point_value_cents, commission_bps)
+
+
+def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:
+    """A table's start delay in seconds: the option, or ``DEFAULT_START_DELAY_SECONDS`` when left
+    out (an explicit 0 starts a hand as soon as enough players are seated)."""
+    if options.HasField("start_delay_seconds"):
+        return options.start_delay_seconds
+    return DEFAULT_START_DELAY_SECONDS
+
+
+def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int | None) -> cards_pb2.RuleSet:
+    """The wire options of ``rules``, every option set (so a record never depends on defaults);
+    inverse of :func:`rule_set_from_pb`. ``start_delay_seconds`` None leaves the start delay out
+    (a hand's ``HandStarted`` does not carry the table's start delay)."""
+    options = cards_pb2.RuleSet(
         variant=rules.variant,
         max_points=rules.indian.points_cap or 0,
         first_drop_points=rules.indian.first_drop_points,
@@ -117,8 +174,10 @@ def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int) -> cards_pb2.RuleSe
         card_taken_from_discard_cannot_be_discarded=rules.indian.no_discard_of_card_taken_from_pile,
         turn_seconds=rules.turn_seconds,
         seed_window_seconds=rules.seed_window_seconds,
-        start_delay_seconds=start_delay_seconds,
     )
+    if start_delay_seconds is not None:
+        options.start_delay_seconds = start_delay_seconds
+    return options
 
 
 # -- small values ------------------------------------------------------------------------------
@@ -204,7 +263,7 @@ class HandContext:
 
 def hand_context(started: pb.HandStarted) -> HandContext:
     """The context of the hand ``started`` begins. Raises ValueError for refused options."""
-    rules = rule_set_from_pb(
+    rules = recorded_rule_set_from_pb(
         started.rule_set,
         started.seat_count,
         started.point_value_hundredths,
@@ -231,7 +290,7 @@ def hand_started_to_pb(e: ev.HandStarted, hand_no: int) -> pb.HandStarted:
         hand_no=hand_no,
         seats=[cards_pb2.Seat(seat=s.seat, account_id=s.account_id) for s in e.seats],
         dealer_seat=e.dealer_seat,
-        rule_set=rule_set_to_pb(rules, 0),
+        rule_set=rule_set_to_pb(rules, None),
         point_value_hundredths=rules.point_value_cents,
         commission_bps=rules.commission_bps,
         shoe=shoe_pb(rules.shoe),

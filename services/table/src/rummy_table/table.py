@@ -86,7 +86,7 @@ class Table:
         """The table an envelope carrying TableOpened creates. Raises ValueError for bad options."""
         opened = envelope.payload
         assert isinstance(opened, pb.TableOpened)
-        rules = codec.rule_set_from_pb(
+        rules = codec.recorded_rule_set_from_pb(
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
         table = cls(opened.table_id, opened, rules, VARIANTS[rules.variant])
@@ -95,8 +95,7 @@ class Table:
 
     @property
     def start_delay_ms(self) -> int:
-        seconds = self.opened.rule_set.start_delay_seconds or codec.DEFAULT_START_DELAY_SECONDS
-        return seconds * 1000
+        return codec.start_delay_seconds_from_pb(self.opened.rule_set) * 1000
 
     @property
     def hand_running(self) -> bool:

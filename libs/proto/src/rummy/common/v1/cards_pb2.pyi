@@ -177,7 +177,11 @@ Global___Seat: _TypeAlias = Seat  # noqa: Y015
 
 @_typing.final
 class RuleSet(_message.Message):
-    """The options of a variant's rules. Bombay Baazi defaults are in the comments."""
+    """The options of a variant's rules. Bombay Baazi defaults are in the comments: an option whose
+    default is not the proto3 zero has explicit presence, and leaving it out means that default
+    (an explicit zero is a zero). Every writer of a recorded rule set (TableOpened, HandStarted)
+    sets every option.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -193,7 +197,7 @@ class RuleSet(_message.Message):
     SEED_WINDOW_SECONDS_FIELD_NUMBER: _builtins.int
     START_DELAY_SECONDS_FIELD_NUMBER: _builtins.int
     variant: _builtins.str
-    """Variant name, e.g. "indian13-points"."""
+    """Variant name: "indian-points" (the only one)."""
     max_points: _builtins.int
     """Maximum points a loser can be charged: 0 = uncapped (the 130 maximum of a full hand; Bombay
     Baazi), 80 = the cap of other platforms.
@@ -211,29 +215,68 @@ class RuleSet(_message.Message):
     card_taken_from_discard_cannot_be_discarded: _builtins.bool
     """true"""
     turn_seconds: _builtins.int
-    """Seconds a player has for a turn, and for contributing a client seed."""
+    """Seconds a player has for a turn (30), and for contributing a client seed (5)."""
     seed_window_seconds: _builtins.int
     start_delay_seconds: _builtins.int
-    """Seconds after the last seat change or hand end before a hand may start."""
+    """Seconds after the last seat change or hand end before a hand may start (5)."""
     def __init__(
         self,
         *,
-        variant: _builtins.str = ...,
+        variant: _builtins.str | None = ...,
         max_points: _builtins.int = ...,
-        first_drop_points: _builtins.int = ...,
-        middle_drop_points: _builtins.int = ...,
-        wrong_declare_points: _builtins.int = ...,
-        max_missed_turns: _builtins.int = ...,
-        jokers_only_group_is_impure_sequence: _builtins.bool = ...,
-        card_taken_from_discard_cannot_be_discarded: _builtins.bool = ...,
-        turn_seconds: _builtins.int = ...,
-        seed_window_seconds: _builtins.int = ...,
-        start_delay_seconds: _builtins.int = ...,
+        first_drop_points: _builtins.int | None = ...,
+        middle_drop_points: _builtins.int | None = ...,
+        wrong_declare_points: _builtins.int | None = ...,
+        max_missed_turns: _builtins.int | None = ...,
+        jokers_only_group_is_impure_sequence: _builtins.bool | None = ...,
+        card_taken_from_discard_cannot_be_discarded: _builtins.bool | None = ...,
+        turn_seconds: _builtins.int | None = ...,
+        seed_window_seconds: _builtins.int | None = ...,
+        start_delay_seconds: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_max_missed_turns", b"_max_missed_turns", "_middle_drop_points", b"_middle_drop_points", "_seed_window_seconds", b"_seed_window_seconds", "_start_delay_seconds", b"_start_delay_seconds", "_turn_seconds", b"_turn_seconds", "_variant", b"_variant", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_missed_turns", b"max_missed_turns", "middle_drop_points", b"middle_drop_points", "seed_window_seconds", b"seed_window_seconds", "start_delay_seconds", b"start_delay_seconds", "turn_seconds", b"turn_seconds", "variant", b"variant", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_missed_turns", b"max_missed_turns", "max_points", b"max_points", "middle_drop_points", b"middle_drop_points", "seed_window_seconds", b"seed_window_seconds", "start_delay_seconds", b"start_delay_seconds", "turn_seconds", b"turn_seconds", "variant", b"variant", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_max_missed_turns", b"_max_missed_turns", "_middle_drop_points", b"_middle_drop_points", "_seed_window_seconds", b"_seed_window_seconds", "_start_delay_seconds", b"_start_delay_seconds", "_turn_seconds", b"_turn_seconds", "_variant", b"_variant", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_missed_turns", b"max_missed_turns", "max_points", b"max_points", "middle_drop_points", b"middle_drop_points", "seed_window_seconds", b"seed_window_seconds", "start_delay_seconds", b"start_delay_seconds", "turn_seconds", b"turn_seconds", "variant", b"variant", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__card_taken_from_discard_cannot_be_discarded: _TypeAlias = _typing.Literal["card_taken_from_discard_cannot_be_discarded"]  # noqa: Y015
+    _WhichOneofArgType__card_taken_from_discard_cannot_be_discarded: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded"]  # noqa: Y015
+    _WhichOneofReturnType__first_drop_points: _TypeAlias = _typing.Literal["first_drop_points"]  # noqa: Y015
+    _WhichOneofArgType__first_drop_points: _TypeAlias = _typing.Literal["_first_drop_points", b"_first_drop_points"]  # noqa: Y015
+    _WhichOneofReturnType__jokers_only_group_is_impure_sequence: _TypeAlias = _typing.Literal["jokers_only_group_is_impure_sequence"]  # noqa: Y015
+    _WhichOneofArgType__jokers_only_group_is_impure_sequence: _TypeAlias = _typing.Literal["_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence"]  # noqa: Y015
+    _WhichOneofReturnType__max_missed_turns: _TypeAlias = _typing.Literal["max_missed_turns"]  # noqa: Y015
+    _WhichOneofArgType__max_missed_turns: _TypeAlias = _typing.Literal["_max_missed_turns", b"_max_missed_turns"]  # noqa: Y015
+    _WhichOneofReturnType__middle_drop_points: _TypeAlias = _typing.Literal["middle_drop_points"]  # noqa: Y015
+    _WhichOneofArgType__middle_drop_points: _TypeAlias = _typing.Literal["_middle_drop_points", b"_middle_drop_points"]  # noqa: Y015
+    _WhichOneofReturnType__seed_window_seconds: _TypeAlias = _typing.Literal["seed_window_seconds"]  # noqa: Y015
+    _WhichOneofArgType__seed_window_seconds: _TypeAlias = _typing.Literal["_seed_window_seconds", b"_seed_window_seconds"]  # noqa: Y015
+    _WhichOneofReturnType__start_delay_seconds: _TypeAlias = _typing.Literal["start_delay_seconds"]  # noqa: Y015
+    _WhichOneofArgType__start_delay_seconds: _TypeAlias = _typing.Literal["_start_delay_seconds", b"_start_delay_seconds"]  # noqa: Y015
+    _WhichOneofReturnType__turn_seconds: _TypeAlias = _typing.Literal["turn_seconds"]  # noqa: Y015
+    _WhichOneofArgType__turn_seconds: _TypeAlias = _typing.Literal["_turn_seconds", b"_turn_seconds"]  # noqa: Y015
+    _WhichOneofReturnType__variant: _TypeAlias = _typing.Literal["variant"]  # noqa: Y015
+    _WhichOneofArgType__variant: _TypeAlias = _typing.Literal["_variant", b"_variant"]  # noqa: Y015
+    _WhichOneofReturnType__wrong_declare_points: _TypeAlias = _typing.Literal["wrong_declare_points"]  # noqa: Y015
+    _WhichOneofArgType__wrong_declare_points: _TypeAlias = _typing.Literal["_wrong_declare_points", b"_wrong_declare_points"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__card_taken_from_discard_cannot_be_discarded) -> _WhichOneofReturnType__card_taken_from_discard_cannot_be_discarded | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__first_drop_points) -> _WhichOneofReturnType__first_drop_points | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__jokers_only_group_is_impure_sequence) -> _WhichOneofReturnType__jokers_only_group_is_impure_sequence | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_missed_turns) -> _WhichOneofReturnType__max_missed_turns | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__middle_drop_points) -> _WhichOneofReturnType__middle_drop_points | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed_window_seconds) -> _WhichOneofReturnType__seed_window_seconds | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__start_delay_seconds) -> _WhichOneofReturnType__start_delay_seconds | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__turn_seconds) -> _WhichOneofReturnType__turn_seconds | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__variant) -> _WhichOneofReturnType__variant | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__wrong_declare_points) -> _WhichOneofReturnType__wrong_declare_points | None: ...
 
 Global___RuleSet: _TypeAlias = RuleSet  # noqa: Y015

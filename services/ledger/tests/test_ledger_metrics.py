@@ -1,0 +1,36 @@
+"""The ledger's labelled counters exist at 0 before anything happens, so the dashboard's rates and
+any alert over them have a series to work on from the first scrape."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry
+
+from rummy_ledger.metrics import counters
+
+
+def test_every_refusable_table_event_and_reservation_outcome_is_exported_at_zero() -> None:
+    registry = CollectorRegistry()
+    callbacks = counters(registry)
+    refused = {
+        sample.labels["type"]: sample.value
+        for family in registry.collect()
+        for sample in family.samples
+        if sample.name == "rummy_ledger_refused_events_total"
+    }
+    assert refused == {
+        "rummy.table.v1.HandStarted": 0.0,
+        "rummy.table.v1.HandEnded": 0.0,
+        "rummy.table.v1.HandAborted": 0.0,
+    }
+    callbacks.refused("rummy.table.v1.HandEnded")
+    assert (
+        registry.get_sample_value(
+            "rummy_ledger_refused_events_total", {"type": "rummy.table.v1.HandEnded"}
+        )
+        == 1.0
+    )
+    for outcome in ("reserved", "rejected"):
+        assert (
+            registry.get_sample_value("rummy_ledger_reservations_total", {"outcome": outcome})
+            == 0.0
+        )

@@ -1,0 +1,54 @@
+"""The table's labelled series exist at 0 before anything happens, so the dashboard's rates and
+any alert over them have a series to work on from the first scrape."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from prometheus_client import CollectorRegistry
+
+from rummy.table.v1 import events_pb2 as pb
+from rummy_platform.envelope import Envelope
+from rummy_table.metrics import ACTIONS, DROP_KINDS, TableMetrics, drop_kind_label
+
+
+def samples(registry: CollectorRegistry, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    return {
+        tuple(sorted(sample.labels.items())): sample.value
+        for family in registry.collect()
+        for sample in family.samples
+        if sample.name == name
+    }
+
+
+def test_every_declare_result_drop_kind_and_action_is_exported_at_zero_from_the_start() -> None:
+    registry = CollectorRegistry()
+    TableMetrics.create(registry)
+    assert samples(registry, "rummy_table_declares_total") == {
+        (("result", "valid"),): 0.0,
+        (("result", "wrong"),): 0.0,
+    }
+    assert samples(registry, "rummy_table_drops_total") == {
+        (("kind", kind),): 0.0 for kind in ("first", "middle", "timeout", "leave")
+    }
+    counts = samples(registry, "rummy_table_action_latency_seconds_count")
+    assert counts == {(("action", action),): 0.0 for action in ACTIONS}
+    assert {"draw", "discard", "declare", "drop", "take_seat"} <= set(ACTIONS)
+
+
+def test_a_drop_is_counted_under_the_label_its_kind_was_exported_with() -> None:
+    registry = CollectorRegistry()
+    metrics = TableMetrics.create(registry)
+    assert set(DROP_KINDS) == {
+        drop_kind_label(kind) for kind in pb.DropKind.values() if kind != pb.DROP_KIND_UNSPECIFIED
+    }
+    dropped = Envelope.new(
+        pb.PlayerDropped(kind=pb.DROP_KIND_TIMEOUT),
+        stream_id="t",
+        stream_version=1,
+        occurred_at=datetime.now(UTC),
+    )
+    metrics.count([dropped])
+    drops = samples(registry, "rummy_table_drops_total")
+    assert drops[(("kind", "timeout"),)] == 1.0
+    assert len(drops) == len(DROP_KINDS)  # no new series: the same label

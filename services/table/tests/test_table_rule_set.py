@@ -1,0 +1,124 @@
+"""A table's options (``rummy.common.v1.RuleSet``) as OpenTable takes them and the stream records
+them: a missing option is the house's rule, a given one is taken as it is (zero and off included),
+and a record written before options had presence replays as it was played."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from world import World, replay_all
+
+from rummy.common.v1 import cards_pb2
+from rummy.table.v1 import events_pb2 as pb
+from rummy_platform.envelope import Envelope
+from rummy_platform.errors import InvalidArgument
+from rummy_platform.topics import TABLE_EVENTS
+from rummy_rules.rules import bombay_baazi
+from rummy_table import stream_codec as codec
+
+
+def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() -> None:
+    house = bombay_baazi(8, 25, 500)
+    assert codec.rule_set_from_pb(cards_pb2.RuleSet(), 8, 25, 500) == house
+    assert codec.rule_set_from_pb(cards_pb2.RuleSet(turn_seconds=45), 8, 25, 500) == (
+        bombay_baazi(8, 25, 500, turn_seconds=45)
+    )
+    given = codec.rule_set_from_pb(
+        cards_pb2.RuleSet(
+            first_drop_points=0,
+            max_points=80,
+            jokers_only_group_is_impure_sequence=False,
+            card_taken_from_discard_cannot_be_discarded=False,
+        ),
+        8,
+        25,
+        500,
+    )
+    assert given.indian.first_drop_points == 0 and given.indian.points_cap == 80
+    assert not given.indian.meld_options.jokers_only_group_is_sequence
+    assert not given.indian.no_discard_of_card_taken_from_pile
+    assert given.indian.middle_drop_points == 40 and given.turn_seconds == 30
+
+
+def test_the_wire_options_of_a_rule_set_decode_to_the_same_rule_set() -> None:
+    for rules in (bombay_baazi(4, 0, 0), bombay_baazi(6, 10, 1000, points_cap=80, turn_seconds=9)):
+        options = codec.rule_set_to_pb(rules, 5)
+        money = (rules.point_value_cents, rules.commission_bps)
+        assert codec.rule_set_from_pb(options, rules.seats, *money) == rules
+        assert codec.recorded_rule_set_from_pb(options, rules.seats, *money) == rules
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        cards_pb2.RuleSet(turn_seconds=0),
+        cards_pb2.RuleSet(max_missed_turns=0),
+        cards_pb2.RuleSet(variant=""),
+        cards_pb2.RuleSet(variant="gin"),
+    ],
+    ids=["a 0 s turn", "no missed turn allowed", "an empty variant", "an unknown variant"],
+)
+def test_an_option_given_out_of_range_is_refused_and_opens_nothing(
+    options: cards_pb2.RuleSet,
+) -> None:
+    world = World()
+    with pytest.raises(InvalidArgument):
+        world.open_table(rules=options)
+    assert world.app.list_tables() == []
+    assert replay_all(world.log) == []
+
+
+def test_a_start_delay_given_as_zero_starts_a_hand_once_two_players_sit() -> None:
+    world = World()
+    table_id = world.open_table(rules=cards_pb2.RuleSet(start_delay_seconds=0))
+    world.sit(table_id, "alice")
+    world.sit(table_id, "bob")
+    assert len(world.app.tick()) == 1
+
+
+def _as_written_before_presence(rules: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+    """``rules`` as a writer without explicit presence put it on the wire: zeros and offs left
+    out."""
+    old = cards_pb2.RuleSet()
+    for field, value in rules.ListFields():
+        if value:
+            setattr(old, field.name, value)
+    return old
+
+
+def test_a_table_recorded_before_presence_with_switches_off_replays_with_them_off() -> None:
+    world = World()
+    played = bombay_baazi(4, 100, 1000)
+    off = codec.rule_set_to_pb(played, 5)
+    off.jokers_only_group_is_impure_sequence = False
+    off.card_taken_from_discard_cannot_be_discarded = False
+    recorded = _as_written_before_presence(off)
+    assert not recorded.HasField("jokers_only_group_is_impure_sequence")
+    opened = pb.TableOpened(
+        table_id="t-old",
+        name="old",
+        seat_count=4,
+        point_value_hundredths=100,
+        commission_bps=1000,
+        rule_set=recorded,
+    )
+    world.log.append(
+        TABLE_EVENTS,
+        Envelope.new(opened, stream_id="t-old", stream_version=1, occurred_at=datetime.now(UTC)),
+    )
+    world.app = world.new_app()
+    rules = world.app.projection.tables["t-old"].rule_set
+    assert not rules.indian.meld_options.jokers_only_group_is_sequence
+    assert not rules.indian.no_discard_of_card_taken_from_pile
+    assert rules.indian.first_drop_points == 20 and rules.turn_seconds == 30
+    # A hand of such a table recorded then is read back under the rules it was played by.
+    started = pb.HandStarted(
+        hand_id="h-old",
+        hand_no=1,
+        seat_count=4,
+        point_value_hundredths=100,
+        commission_bps=1000,
+        rule_set=recorded,
+    )
+    assert codec.hand_context(started).rule_set == rules
