@@ -252,6 +252,11 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret
         assert re.search(
             r"name: RUMMY_JWT_SECRET\s+valueFrom:\s+secretKeyRef: \{name: rummy-jwt,", deployment
         )
+        assert re.search(
+            r"name: RUMMY_JWT_PREVIOUS_SECRET\s+valueFrom:\s+secretKeyRef: \{name: rummy-jwt, "
+            r"key: RUMMY_JWT_PREVIOUS_SECRET, optional: true\}",
+            deployment,
+        )
         assert f'prometheus.io/port: "{metrics_port}"' in deployment
         k8s_service = k8s_document(manifests, "Service", f"rummy-{service}")
         assert f"{{name: metrics, port: {metrics_port}, targetPort: metrics}}" in k8s_service

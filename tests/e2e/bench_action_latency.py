@@ -17,6 +17,8 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -71,8 +73,10 @@ def measure(operator: Operator, table_address: str, actions: int) -> dict[str, l
     return timings
 
 
-def main() -> None:
-    actions = int(sys.argv[1]) if len(sys.argv) > 1 else 400
+@contextmanager
+def bench_stack() -> Iterator[Endpoints]:
+    """The five services started on free ports over the local brokers, in a database and under a
+    topic prefix of their own (clock 10x, as the e2e tests run it); dropped at the end."""
     run = uuid.uuid4().hex[:8]
     name = f"rummy_bench_{run}"
     with psycopg.connect(DATABASE, autocommit=True) as admin:
@@ -90,24 +94,39 @@ def main() -> None:
     )
     try:
         with stack:
-
-            class _Running:  # what operator_for reads
-                endpoints = Endpoints(
-                    table=stack.address("table"),
-                    ledger=stack.address("ledger"),
-                    jwt_secret=stack.config.jwt_secret,
-                )
-
-            operator = operator_for(_Running)
-            try:
-                timings = measure(operator, stack.address("table"), actions)
-            finally:
-                operator.close()
+            yield Endpoints(
+                table=stack.address("table"),
+                ledger=stack.address("ledger"),
+                jwt_secret=stack.config.jwt_secret,
+                kafka_bootstrap_servers=KAFKA,
+                database_url=own,
+                topic_prefix=prefix,
+            )
     finally:
         with psycopg.connect(DATABASE, autocommit=True) as admin:
             admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+def operator_of(endpoints: Endpoints) -> Operator:
+    """The harness's operator of the stack at ``endpoints``."""
+
+    class _Running:  # what operator_for reads
+        pass
+
+    _Running.endpoints = endpoints  # type: ignore[attr-defined]
+    return operator_for(_Running)
+
+
+def main() -> None:
+    actions = int(sys.argv[1]) if len(sys.argv) > 1 else 400
+    with bench_stack() as endpoints:
+        operator = operator_of(endpoints)
+        try:
+            timings = measure(operator, endpoints.table, actions)
+        finally:
+            operator.close()
     every = [t for values in timings.values() for t in values]
     for label, values in (*timings.items(), ("all actions", every)):
         print(

@@ -14,8 +14,8 @@ from rummy_platform.auth import Principal, Role, TokenAuthority
 SECRET = "cli-test-secret-0123456789abcdefghij"
 
 
-def run(*args: str, secret: str | None = SECRET):
-    env = {"RUMMY_JWT_SECRET": secret} if secret is not None else {"RUMMY_JWT_SECRET": ""}
+def run(*args: str, secret: str | None = SECRET, **env: str):
+    env["RUMMY_JWT_SECRET"] = secret if secret is not None else ""
     return CliRunner().invoke(main, ["token", *args], env=env)
 
 
@@ -77,3 +77,39 @@ def test_an_unknown_role_is_a_usage_error():
 
 def test_a_non_positive_ttl_is_a_usage_error():
     assert run("--role", "player", "--account", "alice", "--ttl", "0").exit_code == 2
+
+
+def test_a_ttl_longer_than_the_roles_maximum_is_a_usage_error_and_prints_no_token():
+    result = run("--role", "player", "--account", "alice", "--ttl", str(30 * 365 * 86400))
+    assert result.exit_code == 2
+    assert "a player token may live at most 43200 s" in result.output
+    assert result.stdout == ""
+
+
+def test_each_role_mints_up_to_its_maximum_lifetime_which_the_services_accept():
+    for role, longest in (("player", 43200), ("operator", 86400), ("service", 3600)):
+        result = run("--role", role, "--account", "a1", "--ttl", str(longest))
+        assert result.exit_code == 0, result.output
+        assert TokenAuthority(SECRET).verify(result.stdout.strip()).role == role
+
+
+def test_a_configured_shorter_maximum_bounds_the_ttl_and_the_default():
+    limited = {"RUMMY_SERVICE_TOKEN_MAX_SECONDS": "600"}
+    refused = run("--role", "service", "--account", "dealer", "--ttl", "601", **limited)
+    assert refused.exit_code == 2 and "RUMMY_SERVICE_TOKEN_MAX_SECONDS" in refused.output
+    token = run("--role", "service", "--account", "dealer", **limited).stdout.strip()
+    payload = jwt.decode(token, options={"verify_signature": False})
+    assert payload["exp"] - payload["iat"] == 600
+
+
+def test_the_key_id_of_the_signing_secret_is_said_on_stderr_and_is_the_tokens_kid():
+    result = run("--role", "player", "--account", "alice")
+    kid = jwt.get_unverified_header(result.stdout.strip())["kid"]
+    assert kid == TokenAuthority(SECRET).key_id
+    assert f"(kid {kid})" in result.stderr
+
+
+def test_a_malformed_lifetime_setting_is_a_clear_error():
+    result = run("--role", "player", "--account", "a", RUMMY_PLAYER_TOKEN_MAX_SECONDS="long")
+    assert result.exit_code == 1
+    assert "RUMMY_PLAYER_TOKEN_MAX_SECONDS" in result.output

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+from collections.abc import Iterator
+
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import CollectorRegistry
 
 from rummy_platform.config import Settings
@@ -42,3 +49,43 @@ def test_two_hosts_in_one_process_serve_on_their_own_free_ports_and_stop_cleanly
         "stopping 0", "last added 0", "first added 0",
         "stopping 1", "last added 1", "first added 1",
     ]  # fmt: skip
+
+
+def test_a_cancelled_reflection_stream_is_counted_cancelled_and_logged_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    registry = CollectorRegistry()
+    host = ServiceHost("probe", settings(), registry=registry)
+    host.start()
+    release = threading.Event()
+
+    def requests() -> Iterator[reflection_pb2.ServerReflectionRequest]:
+        yield reflection_pb2.ServerReflectionRequest(list_services="")
+        release.wait(10)
+
+    try:
+        with grpc.insecure_channel(host.address) as channel:
+            stream = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+                requests()
+            )
+            assert next(stream).list_services_response.service
+            stream.cancel()
+            labels = {
+                "service": "grpc.reflection.v1alpha.ServerReflection",
+                "method": "ServerReflectionInfo",
+            }
+            deadline = time.monotonic() + 10
+            while (
+                registry.get_sample_value("grpc_requests_total", {**labels, "code": "CANCELLED"})
+                != 1.0
+            ):
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            assert (
+                registry.get_sample_value("grpc_requests_total", {**labels, "code": "INTERNAL"})
+                is None
+            )
+    finally:
+        release.set()
+        host.stop()
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -5,7 +5,13 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from rummy_platform.config import ConfigError, Settings
+from rummy_platform.config import (
+    DEFAULT_RATE_LIMITS,
+    DEFAULT_TOKEN_MAX_LIFETIME_SECONDS,
+    BucketSpec,
+    ConfigError,
+    Settings,
+)
 from rummy_platform.errors import (
     Conflict,
     FailedPrecondition,
@@ -57,8 +63,19 @@ def test_environment_variables_override_the_defaults():
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SHUTDOWN_GRACE_SECONDS": "-1"}, "negative"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": "rummy"}, "RUMMY_SUPERVISOR_PID"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": "0"}, "not a process id"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_JWT_PREVIOUS_SECRET": "short"},
+         "RUMMY_JWT_PREVIOUS_SECRET is 5 bytes"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_JWT_PREVIOUS_SECRET": SECRET}, "equals"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_PLAYER_TOKEN_MAX_SECONDS": "12h"},
+         "RUMMY_PLAYER_TOKEN_MAX_SECONDS"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SERVICE_TOKEN_MAX_SECONDS": "0"}, "at least 1"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_PLAYER": "20"}, "RUMMY_RATE_LIMIT_PLAYER"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_OPERATOR": "0,10"}, "rate must be posit"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_SERVICE": "nan,10"}, "rate must be posit"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_UNAUTHENTICATED": "5,0"}, "burst"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_PLAYER": "fast,x"}, "'<calls per"),
     ],
-)
+)  # fmt: skip
 def test_a_missing_or_malformed_variable_is_named_in_the_error(env, message):
     with pytest.raises(ConfigError, match=message):
         Settings.from_env("table", env)
@@ -70,6 +87,35 @@ def test_a_supervisor_pid_is_read_only_when_set():
         "table", {"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": " 4321 "}
     )
     assert supervised.supervisor_pid == 4321
+
+
+def test_token_lifetimes_rate_limits_and_the_previous_secret_have_defaults():
+    settings = Settings.from_env("table", {"RUMMY_JWT_SECRET": SECRET})
+    assert settings.jwt_previous_secret is None
+    assert settings.token_max_lifetime_seconds == DEFAULT_TOKEN_MAX_LIFETIME_SECONDS
+    assert settings.token_max_lifetime_seconds == {"player": 43200, "operator": 86400,
+                                                   "service": 3600}  # fmt: skip
+    assert settings.rate_limits == DEFAULT_RATE_LIMITS
+
+
+def test_token_lifetimes_rate_limits_and_the_previous_secret_are_read_from_the_environment():
+    previous = "previous-secret-0123456789abcdefghij"
+    settings = Settings.from_env(
+        "table",
+        {
+            "RUMMY_JWT_SECRET": SECRET,
+            "RUMMY_JWT_PREVIOUS_SECRET": previous,
+            "RUMMY_PLAYER_TOKEN_MAX_SECONDS": "7200",
+            "RUMMY_RATE_LIMIT_PLAYER": " 2.5,8 ",
+            "RUMMY_RATE_LIMIT_UNAUTHENTICATED": "OFF",
+        },
+    )
+    assert settings.jwt_previous_secret == previous
+    assert settings.token_max_lifetime_seconds["player"] == 7200
+    assert settings.token_max_lifetime_seconds["operator"] == 86400
+    assert settings.rate_limits["player"] == BucketSpec(2.5, 8)
+    assert settings.rate_limits["unauthenticated"] is None
+    assert settings.rate_limits["operator"] == DEFAULT_RATE_LIMITS["operator"]
 
 
 def test_a_service_without_default_ports_must_set_them():

@@ -10,7 +10,6 @@ import pytest
 
 from rummy_ledger.adapters.grpc import (
     ledger_errors,
-    page_before,
     readable_account,
     statement_entry,
 )
@@ -37,14 +36,6 @@ def test_operators_and_services_read_any_account_but_must_name_it(role: Role) ->
     assert readable_account(principal, "bob") == "bob"
     with pytest.raises(errors.InvalidArgument, match="account_id is required"):
         readable_account(principal, "")
-
-
-def test_a_page_token_is_the_position_a_previous_page_handed_out() -> None:
-    assert page_before("") is None
-    assert page_before("42") == 42
-    for forged in ("-1", "abc", "4 2"):
-        with pytest.raises(errors.InvalidArgument, match="next_page_token"):
-            page_before(forged)
 
 
 @pytest.mark.parametrize(

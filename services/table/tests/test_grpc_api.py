@@ -3,18 +3,27 @@ in-memory event log: who may call what, status codes, and what a watch shows."""
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 
 import grpc
 import pytest
 from prometheus_client import CollectorRegistry
+from prometheus_client.parser import text_string_to_metric_families
 from world import World
 
+from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.config import Settings
+from rummy_platform.eventlog import TopicPartition
+from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.rules import bombay_baazi
@@ -22,6 +31,7 @@ from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
 
 SECRET = "grpc-api-test-secret-0123456789abcdef0123"
+SERVICE = grpc_adapter.SERVICE_NAME
 
 
 @pytest.fixture
@@ -45,6 +55,19 @@ def served() -> Iterator[tuple[World, ServiceHost]]:
 def stub(host: ServiceHost, account: str, role: Role) -> api_grpc.TableServiceStub:
     token = TokenAuthority(SECRET).issue(account, role)
     return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(host.address), token))
+
+
+def hand_on_turn(world: World) -> tuple[str, str, api.PlayerView, str]:
+    """A table where alice and bob play a dealt hand: its id, the hand id, the public view and
+    the account on turn."""
+    table_id = world.open_table()
+    world.sit(table_id, "alice")
+    world.sit(table_id, "bob")
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+    view = world.view(table_id, None)
+    who = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    return table_id, hand_id, view, who
 
 
 def code_of(call: object) -> grpc.StatusCode:
@@ -129,13 +152,7 @@ def test_a_stale_turn_is_failed_precondition_and_an_unknown_table_not_found(
     served: tuple[World, ServiceHost],
 ) -> None:
     world, host = served
-    table_id = world.open_table()
-    world.sit(table_id, "alice")
-    world.sit(table_id, "bob")
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    who = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    table_id, hand_id, view, who = hand_on_turn(world)
     draw = api.DrawCardRequest(
         table_id=table_id,
         hand_id=hand_id,
@@ -166,3 +183,175 @@ def test_a_watch_shows_only_the_callers_cards_then_follows_changes_and_ends_at_s
     assert next(stream).view.stream_version == first.stream_version + 1
     host.stop(grace_seconds=5)
     assert list(stream) == []  # the stream ends cleanly at shutdown
+
+
+# -- request limits (issue 12, repros 3, 4 and 7) ---------------------------------------------
+
+
+def appended(world: World) -> int:
+    """How many table events the log holds (every partition's end offset)."""
+    partitions = [TopicPartition(TABLE_EVENTS, p) for p in range(2)]
+    return sum(world.log.end_offsets(partitions).values())
+
+
+def rpc_error(call: object) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as error:
+        call()  # type: ignore[operator]
+    return error.value
+
+
+def test_an_oversized_request_id_or_name_is_invalid_argument_naming_the_field_not_echoing_it(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    before = appended(world)
+    player, operator = stub(host, "alice", Role.PLAYER), stub(host, "op", Role.OPERATOR)
+    long_id = "r" * 1000
+    error = rpc_error(
+        lambda: player.TakeSeat(api.TakeSeatRequest(table_id=table_id, client_request_id=long_id))
+    )
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "client_request_id is 1000 bytes" in error.details() and "64" in error.details()
+    assert "rrrrrrrr" not in error.details()
+    name = "€" * 22  # 66 bytes in UTF-8
+    opened = api.OpenTableRequest(client_request_id="o-long", seat_count=4, name=name)
+    error = rpc_error(lambda: operator.OpenTable(opened))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "name is 66 bytes" in error.details() and "€" not in error.details()
+    assert appended(world) == before
+    assert [t.table_id for t in operator.ListTables(api.ListTablesRequest()).tables] == [table_id]
+
+
+def test_a_declare_with_too_many_groups_or_cards_in_a_group_is_invalid_argument(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    player = stub(host, "alice", Role.PLAYER)
+    declare = api.DeclareRequest(table_id=table_id, hand_id="h", client_request_id="d")
+    declare.groups.add().cards.extend(cards_pb2.Card(index=i) for i in range(15))
+    error = rpc_error(lambda: player.Declare(declare))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "groups[0].cards has 15 items" in error.details()
+    del declare.groups[:]
+    for _ in range(14):
+        declare.groups.add()
+    assert rpc_error(lambda: player.Declare(declare)).code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_request_over_the_message_limit_is_resource_exhausted_never_internal(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    before = appended(world)
+    token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+    huge = api.TakeSeatRequest(table_id=table_id, client_request_id="x" * 1_100_000)
+    for channel in (grpc.insecure_channel(host.address), open_channel(host.address)):
+        player = api_grpc.TableServiceStub(authorized_channel(channel, token))
+        assert rpc_error(lambda p=player: p.TakeSeat(huge)).code() == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED
+        )
+    assert appended(world) == before
+
+
+def test_a_request_that_cannot_be_parsed_is_invalid_argument(
+    served: tuple[World, ServiceHost],
+) -> None:
+    _, host = served
+    token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+    channel = authorized_channel(grpc.insecure_channel(host.address), token)
+    take_seat = channel.unary_unary("/rummy.table.v1.TableService/TakeSeat")
+    not_utf8 = b"\x0a\x02\xff\xfe"  # field 1 (table_id), a string of two bytes that are no UTF-8
+    error = rpc_error(lambda: take_seat(not_utf8))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_list_tables_pages_and_refuses_a_forged_page_token(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    opened = sorted(world.open_table() for _ in range(3))
+    reader = stub(host, "alice", Role.PLAYER)
+    first = reader.ListTables(api.ListTablesRequest(page_size=2))
+    assert [t.table_id for t in first.tables] == opened[:2]
+    rest = reader.ListTables(api.ListTablesRequest(page_token=first.next_page_token))
+    assert [t.table_id for t in rest.tables] == opened[2:] and rest.next_page_token == ""
+    for forged in ("9" * 30, "²", opened[0].upper(), " " + opened[0]):
+        request = api.ListTablesRequest(page_token=forged)
+        assert code_of(lambda r=request: reader.ListTables(r)) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_discard_with_the_request_id_of_an_earlier_draw_is_already_exists(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id, hand_id, view, who = hand_on_turn(world)
+    player = stub(host, who, Role.PLAYER)
+    drawn = player.DrawCard(
+        api.DrawCardRequest(
+            table_id=table_id,
+            hand_id=hand_id,
+            turn_no=view.turn_no,
+            client_request_id="same-id",
+            source=pb.DRAW_SOURCE_STOCK,
+        )
+    ).card
+    before = appended(world)
+    discard = api.DiscardCardRequest(
+        table_id=table_id,
+        hand_id=hand_id,
+        turn_no=view.turn_no,
+        client_request_id="same-id",
+        card=drawn,
+    )
+    error = rpc_error(lambda: player.DiscardCard(discard))
+    assert error.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert "was used for a different request" in error.details()
+    assert appended(world) == before
+    assert len(world.view(table_id, who).my_cards) == 14
+
+
+def metric_samples(host: ServiceHost, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    """The samples of ``name`` on the host's /metrics page, by their sorted labels."""
+    assert host.metrics_port is not None
+    url = f"http://127.0.0.1:{host.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=5) as page:
+        text = page.read().decode()
+    samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name:
+                samples[tuple(sorted(sample.labels.items()))] = sample.value
+    return samples
+
+
+def test_a_watch_abandoned_by_a_client_that_exits_is_counted_cancelled_not_internal(
+    served: tuple[World, ServiceHost], caplog: pytest.LogCaptureFixture
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+    client = (
+        "import os, grpc\n"
+        "from rummy.table.v1 import table_service_pb2 as api\n"
+        "from rummy.table.v1 import table_service_pb2_grpc as api_grpc\n"
+        "from rummy_platform.auth import authorized_channel\n"
+        f"channel = authorized_channel(grpc.insecure_channel({host.address!r}), {token!r})\n"
+        "stream = api_grpc.TableServiceStub(channel).WatchTable(\n"
+        f"    api.WatchTableRequest(table_id={table_id!r}))\n"
+        "next(stream)\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", client], check=True, timeout=60)
+    labels = (("code", "CANCELLED"), ("method", "WatchTable"), ("service", SERVICE))
+    deadline = time.monotonic() + 10
+    while metric_samples(host, "grpc_requests_total").get(labels) != 1.0:
+        world.sit(table_id, "bob")  # a change wakes the stream, which finds its client gone
+        world.app.leave_table(
+            "bob", api.LeaveTableRequest(table_id=table_id, client_request_id=world.request_id())
+        )
+        assert time.monotonic() < deadline, metric_samples(host, "grpc_requests_total")
+        time.sleep(0.3)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

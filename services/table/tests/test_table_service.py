@@ -12,6 +12,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import (
+    AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -181,6 +182,70 @@ def test_a_retried_request_id_is_answered_from_the_log_after_a_restart() -> None
     world.app = world.new_app()  # a restarted instance: replay only
     assert draw(world, table_id, account, view, rid="draw-1") == first
     assert len(world.view(table_id, account).my_cards) == 14
+
+
+def test_a_discard_sent_with_the_request_id_of_an_earlier_draw_is_already_exists() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    draw(world, table_id, account, view, rid="move-1")
+    held = world.view(table_id, account)
+    count = len(table_events(world, table_id))
+    discard = api.DiscardCardRequest(
+        table_id=table_id,
+        hand_id=view.hand_id,
+        turn_no=view.turn_no,
+        client_request_id="move-1",
+        card=held.my_cards[0],
+    )
+    with pytest.raises(AlreadyExists, match="request id 'move-1' was used for a different request"):
+        world.app.discard(account, discard)
+    assert len(table_events(world, table_id)) == count
+    assert len(world.view(table_id, account).my_cards) == 14
+    world.app = world.new_app()  # the digest is rebuilt from the log
+    with pytest.raises(AlreadyExists):
+        world.app.discard(account, discard)
+    discard.client_request_id = "move-2"
+    world.app.discard(account, discard)
+    assert len(world.view(table_id, account).my_cards) == 13
+
+
+def test_a_request_id_reused_with_another_body_or_at_another_table_is_already_exists() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    account, view = on_turn(world, table_id)
+    draw(world, table_id, account, view, rid="d-1")
+    other = api.DrawCardRequest(
+        table_id=table_id,
+        hand_id=view.hand_id,
+        turn_no=view.turn_no,
+        client_request_id="d-1",
+        source=pb.DRAW_SOURCE_DISCARD_PILE,
+    )
+    with pytest.raises(AlreadyExists):
+        world.app.draw(account, other)
+    second = world.open_table()
+    with pytest.raises(AlreadyExists):
+        world.app.take_seat(account, api.TakeSeatRequest(table_id=second, client_request_id="d-1"))
+    assert world.view(second, account).seats == []
+
+
+def test_open_table_retried_with_another_name_is_already_exists_and_opens_nothing() -> None:
+    world = World()
+    request = api.OpenTableRequest(client_request_id="open-1", seat_count=4, name="first")
+    table_id = world.app.open_table("op", request)
+    assert world.app.open_table("op", request) == table_id
+    renamed = api.OpenTableRequest(client_request_id="open-1", seat_count=4, name="second")
+    with pytest.raises(AlreadyExists, match="was used for a different request"):
+        world.app.open_table("op", renamed)
+    assert [t.name for t in world.app.list_tables()] == ["first"]
+
+
+def test_list_tables_lists_in_table_id_order_from_a_position_on() -> None:
+    world = World()
+    opened = sorted(world.open_table() for _ in range(5))
+    assert [t.table_id for t in world.app.list_tables(2)] == opened[:2]
+    assert [t.table_id for t in world.app.list_tables(after=opened[1])] == opened[2:]
 
 
 def test_a_player_cannot_act_on_another_seats_turn_or_at_a_table_where_it_does_not_sit() -> None:

@@ -28,6 +28,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.bots.strategy import Source, choose_discard, choose_draw, declaration
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.limits import open_channel
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.melds import MeldOptions
@@ -68,8 +69,8 @@ class Operator:
         self._metadata = bearer_metadata(
             authority.issue(f"ops-{uuid.uuid4().hex[:6]}", Role.OPERATOR, TOKEN_TTL_SECONDS)
         )
-        self._table_channel = grpc.insecure_channel(table_address)
-        self._ledger_channel = grpc.insecure_channel(ledger_address)
+        self._table_channel = open_channel(table_address)
+        self._ledger_channel = open_channel(ledger_address)
         self.table = api_grpc.TableServiceStub(self._table_channel)
         self.ledger = ledger_grpc.LedgerServiceStub(self._ledger_channel)
 
@@ -384,7 +385,7 @@ class Table:
         self.operator = operator
         self.seats = seats
         self.table_id = operator.open_table(seats, point_value_hundredths, commission_bps, rules)
-        self._channel = grpc.insecure_channel(table_address)
+        self._channel = open_channel(table_address)
         self.players: list[Player] = []
 
     def player(self, name: str, grant: int = 0) -> Player:

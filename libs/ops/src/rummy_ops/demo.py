@@ -48,6 +48,7 @@ from rummy_ops.stack import (
     shielded_from_interrupts,
 )
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.limits import open_channel
 from rummy_rules.melds import MeldOptions
 from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 
@@ -398,8 +399,8 @@ def play(
     report = DemoReport(run_id=run_id, endpoints=endpoints)
     authority = TokenAuthority(endpoints.jwt_secret)
     operator = bearer_metadata(authority.issue(OPERATOR_ACCOUNT, Role.OPERATOR, 6 * 3600))
-    table_channel = grpc.insecure_channel(endpoints.table)
-    ledger_channel = grpc.insecure_channel(endpoints.ledger)
+    table_channel = open_channel(endpoints.table)
+    ledger_channel = open_channel(endpoints.ledger)
     table_stub = table_grpc.TableServiceStub(table_channel)
     ledger_stub = ledger_grpc.LedgerServiceStub(ledger_channel)
     rng = random.Random(options.seed)

@@ -3,7 +3,7 @@
 ::
 
     with Stack(StackConfig.from_env(root)) as stack:     # starts everything, waits for SERVING
-        channel = grpc.insecure_channel(stack.address("table"))
+        channel = open_channel(stack.address("table"))
         ...
     # on leaving the block (normally, on Ctrl-C or on an error) every service is stopped, then the
     # local brokers if this stack started them
@@ -53,6 +53,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from rummy_platform.config import DEFAULT_PORTS, MIN_JWT_SECRET_BYTES, SUPERVISOR_PID_VARIABLE
 from rummy_platform.eventlog import EventLogError, KafkaEventLog
+from rummy_platform.limits import open_channel
 from rummy_platform.topics import event_topic_specs
 
 #: The five services, in the order they are started (stopped in reverse).
@@ -443,7 +444,7 @@ def shielded_from_interrupts() -> Iterator[None]:
 def check_health(address: str, timeout: float = 2.0) -> str:
     """The overall gRPC health status name at ``address`` (``SERVING``, ``NOT_SERVING``, ...),
     or ``no answer`` when nothing answers within ``timeout`` seconds."""
-    with grpc.insecure_channel(address) as channel:
+    with open_channel(address) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(service=""), timeout=timeout

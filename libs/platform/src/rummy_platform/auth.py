@@ -2,15 +2,22 @@
 
 A token is a JWT signed with the shared secret (``RUMMY_JWT_SECRET``) carrying ``sub`` (the
 account id), ``role`` (``player``/``operator``/``service``), ``iat``, ``exp`` and the fixed
-``iss``/``aud`` below. Every RPC except gRPC health and reflection must carry
-``authorization: Bearer <token>`` metadata; the verified :class:`Principal` is then available
-to the servicer through :func:`current_principal` or :func:`require_role`.
+``iss``/``aud`` below, and a ``kid`` header naming the key that signed it (a fingerprint of the
+secret, :func:`key_id`). Verifiers also accept the secret before the last rotation
+(``RUMMY_JWT_PREVIOUS_SECRET``), so the secret can be rotated without downtime (README.md,
+"Rotating the token secret"). Whatever its ``exp`` says, a token may live no longer than its
+role's maximum (``RUMMY_<ROLE>_TOKEN_MAX_SECONDS``): a player token hours, an operator token a
+day. Every RPC except gRPC health and reflection must carry ``authorization: Bearer <token>``
+metadata; the verified :class:`Principal` is then available to the servicer through
+:func:`current_principal` or :func:`require_role`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -21,14 +28,22 @@ import grpc
 import jwt
 from structlog.contextvars import bound_contextvars
 
-from rummy_platform.config import MIN_JWT_SECRET_BYTES, ConfigError
+from rummy_platform.config import (
+    DEFAULT_TOKEN_MAX_LIFETIME_SECONDS,
+    MIN_JWT_SECRET_BYTES,
+    ConfigError,
+    Settings,
+    token_max_lifetime_variable,
+)
 from rummy_platform.rpc_scope import ScopeInterceptor, split_method
 
 ISSUER = "rummy"
 AUDIENCE = "rummy-backend"
 ALGORITHM = "HS256"
-#: Default lifetime of a minted token, in seconds.
+#: Default lifetime of a minted token, in seconds (shorter when the role's maximum is).
 DEFAULT_TTL_SECONDS = 3600
+#: Characters of a caller-made value (a ``kid``, a role) quoted back in an error message.
+_QUOTED_CHARS = 32
 
 #: Services any caller may use without a token (health checks and ``grpcurl``'s reflection).
 PUBLIC_SERVICES = frozenset(
@@ -66,54 +81,108 @@ class InvalidToken(Exception):
     """
 
 
-class TokenAuthority:
-    """Mints and verifies tokens with one shared HS256 secret.
+def key_id(secret: str) -> str:
+    """The ``kid`` of tokens signed with ``secret``: 16 hex digits of an HMAC-SHA256 of a fixed
+    label under the secret (names the key without revealing anything a signature does not)."""
+    return hmac.new(secret.encode(), b"rummy-jwt-kid", hashlib.sha256).hexdigest()[:16]
 
-    Raises :class:`~rummy_platform.config.ConfigError` if the secret is shorter than
-    ``MIN_JWT_SECRET_BYTES`` bytes.
+
+class TokenAuthority:
+    """Mints tokens with the current HS256 secret and verifies them with the current or the
+    previous one (picked by the token's ``kid`` header), within each role's longest lifetime.
+
+    ``max_lifetime_seconds`` maps a role value to seconds (default
+    :data:`~rummy_platform.config.DEFAULT_TOKEN_MAX_LIFETIME_SECONDS`; a role it leaves out
+    keeps its default). Raises :class:`~rummy_platform.config.ConfigError` if a secret is
+    shorter than ``MIN_JWT_SECRET_BYTES`` bytes or both are the same.
     """
 
-    def __init__(self, secret: str) -> None:
-        if len(secret.encode()) < MIN_JWT_SECRET_BYTES:
-            raise ConfigError(
-                f"the token secret must be at least {MIN_JWT_SECRET_BYTES} bytes long"
-            )
+    def __init__(
+        self,
+        secret: str,
+        *,
+        previous_secret: str | None = None,
+        max_lifetime_seconds: Mapping[str, int] | None = None,
+    ) -> None:
+        for name, value in (("token secret", secret), ("previous token secret", previous_secret)):
+            if value is not None and len(value.encode()) < MIN_JWT_SECRET_BYTES:
+                raise ConfigError(f"the {name} must be at least {MIN_JWT_SECRET_BYTES} bytes long")
+        if previous_secret == secret:
+            raise ConfigError("the previous token secret must differ from the current one")
         self._secret = secret
+        self.key_id = key_id(secret)
+        self._keys = {self.key_id: secret}
+        if previous_secret is not None:
+            self._keys[key_id(previous_secret)] = previous_secret
+        lifetimes = {**DEFAULT_TOKEN_MAX_LIFETIME_SECONDS, **(max_lifetime_seconds or {})}
+        self._max_lifetime = {role: int(lifetimes[role.value]) for role in Role}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> TokenAuthority:
+        """The authority of a service process: its secrets and lifetimes from ``settings``."""
+        return cls(
+            settings.jwt_secret,
+            previous_secret=settings.jwt_previous_secret,
+            max_lifetime_seconds=settings.token_max_lifetime_seconds,
+        )
+
+    @property
+    def key_ids(self) -> tuple[str, ...]:
+        """The ``kid`` of every key that verifies: the current one first."""
+        return tuple(self._keys)
+
+    def max_lifetime_seconds(self, role: Role | str) -> int:
+        """The longest a token of ``role`` may live, in seconds."""
+        return self._max_lifetime[Role(role)]
 
     def issue(
         self,
         account_id: str,
         role: Role | str,
-        ttl_seconds: int = DEFAULT_TTL_SECONDS,
+        ttl_seconds: int | None = None,
         *,
         now: float | None = None,
     ) -> str:
-        """Return a signed token for ``account_id`` in ``role``, valid ``ttl_seconds`` seconds
-        from ``now`` (Unix seconds; default: the current time).
+        """Return a token for ``account_id`` in ``role`` signed with the current secret (its
+        ``kid`` in the header), valid ``ttl_seconds`` seconds from ``now`` (Unix seconds;
+        default: the current time). The default ttl is :data:`DEFAULT_TTL_SECONDS`, or the
+        role's maximum lifetime when that is shorter.
 
-        Raises ValueError for an empty account id, an unknown role or a non-positive ttl.
+        Raises ValueError for an empty account id, an unknown role, a non-positive ttl or one
+        longer than the role's maximum lifetime.
         """
         if not account_id:
             raise ValueError("account id must not be empty")
-        if ttl_seconds <= 0:
-            raise ValueError(f"ttl must be a positive number of seconds, got {ttl_seconds}")
+        role = Role(role)
+        longest = self._max_lifetime[role]
+        ttl = min(DEFAULT_TTL_SECONDS, longest) if ttl_seconds is None else ttl_seconds
+        if ttl <= 0:
+            raise ValueError(f"ttl must be a positive number of seconds, got {ttl}")
+        if ttl > longest:
+            raise ValueError(
+                f"a {role.value} token may live at most {longest} s "
+                f"({token_max_lifetime_variable(role.value)}); asked for {ttl} s"
+            )
         issued_at = int(time.time() if now is None else now)
         claims = {
             "sub": account_id,
-            "role": Role(role).value,
+            "role": role.value,
             "iat": issued_at,
-            "exp": issued_at + ttl_seconds,
+            "exp": issued_at + ttl,
             "iss": ISSUER,
             "aud": AUDIENCE,
         }
-        return jwt.encode(claims, self._secret, algorithm=ALGORITHM)
+        return jwt.encode(claims, self._secret, algorithm=ALGORITHM, headers={"kid": self.key_id})
 
     def verify(self, token: str) -> Principal:
-        """Return the principal a token names; raise :class:`InvalidToken` saying why not."""
+        """Return the principal a token names; raise :class:`InvalidToken` saying why not
+        (malformed, no or an unknown ``kid``, wrong signature, expired, a missing claim, an
+        unknown role, or a lifetime longer than its role's maximum)."""
+        secret = self._key_of(token)
         try:
             claims = jwt.decode(
                 token,
-                self._secret,
+                secret,
                 algorithms=[ALGORITHM],
                 audience=AUDIENCE,
                 issuer=ISSUER,
@@ -127,13 +196,47 @@ class TokenAuthority:
             raise InvalidToken(f"token lacks the {error.claim!r} claim") from None
         except jwt.InvalidTokenError as error:
             raise InvalidToken(f"token is invalid: {error}") from None
+        except (ValueError, TypeError, OverflowError):  # e.g. an exp of Infinity
+            raise InvalidToken("token is invalid: a claim is not a number it can be") from None
         account_id, role = claims["sub"], claims["role"]
         if not isinstance(account_id, str) or not account_id:
             raise InvalidToken("token names no account")
         try:
-            return Principal(account_id=account_id, role=Role(role))
+            principal = Principal(account_id=account_id, role=Role(role))
         except ValueError:
-            raise InvalidToken(f"token has unknown role {role!r}") from None
+            raise InvalidToken(f"token has unknown role {str(role)[:_QUOTED_CHARS]!r}") from None
+        self._check_lifetime(principal.role, int(claims["iat"]), int(claims["exp"]))
+        return principal
+
+    def _key_of(self, token: str) -> str:
+        """The secret the token's ``kid`` header names."""
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.InvalidTokenError as error:
+            raise InvalidToken(f"token is invalid: {error}") from None
+        kid = header.get("kid")
+        if kid is None:
+            raise InvalidToken("token has no 'kid' header naming the key that signed it")
+        secret = self._keys.get(kid) if isinstance(kid, str) else None
+        if secret is None:
+            raise InvalidToken(
+                f"token is signed with a key this service does not know "
+                f"(kid {str(kid)[:_QUOTED_CHARS]!r}): it may have been rotated out; get a new token"
+            )
+        return secret
+
+    def _check_lifetime(self, role: Role, issued_at: int, expires_at: int) -> None:
+        """Refuse a token whose lifetime (``exp`` − ``iat``, or ``exp`` − now when ``iat`` is
+        in the future) is longer than ``role`` may have, whatever ``exp`` says."""
+        now = time.time()
+        start = issued_at if issued_at <= now else now
+        lifetime = expires_at - start
+        longest = self._max_lifetime[role]
+        if lifetime > longest:
+            raise InvalidToken(
+                f"token lives {lifetime:.0f} s (exp - iat), longer than the {longest} s a "
+                f"{role.value} token may: get a new token"
+            )
 
 
 # -- server side ---------------------------------------------------------------------------
@@ -184,10 +287,18 @@ class AuthInterceptor(ScopeInterceptor):
 
     A missing, malformed, wrongly signed or expired token ends the call UNAUTHENTICATED with a
     message saying which; otherwise the servicer runs with :func:`current_principal` set.
+    ``on_refused(context)`` runs first for a refused token, and may end the call itself (the
+    rate limit of refused calls, :mod:`rummy_platform.rate_limit`).
     """
 
-    def __init__(self, authority: TokenAuthority) -> None:
+    def __init__(
+        self,
+        authority: TokenAuthority,
+        *,
+        on_refused: Callable[[grpc.ServicerContext], None] | None = None,
+    ) -> None:
         self._authority = authority
+        self._on_refused = on_refused
         super().__init__(self._scope)
 
     @contextmanager
@@ -198,6 +309,8 @@ class AuthInterceptor(ScopeInterceptor):
         try:
             principal = self._authority.verify(bearer_token(context.invocation_metadata()))
         except InvalidToken as error:
+            if self._on_refused is not None:
+                self._on_refused(context)
             context.abort(grpc.StatusCode.UNAUTHENTICATED, str(error))
         token = _principal.set(principal)
         try:
@@ -268,5 +381,6 @@ class BearerTokenClientInterceptor(
 
 def authorized_channel(channel: grpc.Channel, token: str | Callable[[], str]) -> grpc.Channel:
     """Wrap ``channel`` so every call on it carries ``token``:
-    ``stub = TableServiceStub(authorized_channel(grpc.insecure_channel(target), token))``."""
+    ``stub = TableServiceStub(authorized_channel(open_channel(target), token))``
+    (:func:`rummy_platform.limits.open_channel` sets the message size limits)."""
     return grpc.intercept_channel(channel, BearerTokenClientInterceptor(token))

@@ -3,9 +3,9 @@
 An :class:`Envelope` carries one payload message (a generated protobuf message of an
 ``events.proto``) with the stream bookkeeping of ``docs/rules/promises.md#table-stream``: event
 id, stream id (table or account id, also the Kafka key), stream version, occurred-at, correlation
-(hand id), causation, and the rules and shuffle versions. On the wire the payload travels as
-bytes next to its full protobuf name; :class:`PayloadRegistry` turns the name back into the
-message class.
+(hand id), causation, the rules and shuffle versions, and the digest of the client request that
+caused it. On the wire the payload travels as bytes next to its full protobuf name;
+:class:`PayloadRegistry` turns the name back into the message class.
 
 Nothing here reads a clock or draws ids on its own except :meth:`Envelope.new`, which draws a
 random UUID for ``event_id`` when none is given; ``occurred_at`` always comes from the caller.
@@ -13,6 +13,7 @@ random UUID for ``event_id`` when none is given; ``occurred_at`` always comes fr
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ class Envelope:
     causation_id: str = ""
     rules_version: str = ""
     shuffle_version: str = ""
+    request_digest: str = ""
 
     def __post_init__(self) -> None:
         if not self.event_id:
@@ -79,6 +81,7 @@ class Envelope:
         causation_id: str = "",
         rules_version: str = "",
         shuffle_version: str = "",
+        request_digest: str = "",
         event_id: str | None = None,
     ) -> Envelope:
         """An envelope for ``payload``, with a fresh random UUID as event id unless one is given."""
@@ -92,6 +95,7 @@ class Envelope:
             causation_id=causation_id,
             rules_version=rules_version,
             shuffle_version=shuffle_version,
+            request_digest=request_digest,
         )
 
     @property
@@ -108,6 +112,19 @@ class Envelope:
 def type_name(message: Message | type[Message]) -> str:
     """Full protobuf name of a message or message class."""
     return message.DESCRIPTOR.full_name
+
+
+def request_digest(request: Message, id_field: str = "client_request_id") -> str:
+    """The ``request_digest`` of the events a client's ``request`` causes: SHA-256 (hex) of its
+    full type name and its deterministic serialization with ``id_field`` cleared. Two requests
+    have the same digest exactly when they are the same RPC with the same body."""
+    body = type(request)()
+    body.CopyFrom(request)
+    body.ClearField(id_field)
+    digest = hashlib.sha256(type_name(request).encode())
+    digest.update(b"\0")
+    digest.update(body.SerializeToString(deterministic=True))
+    return digest.hexdigest()
 
 
 class PayloadRegistry:
@@ -173,6 +190,7 @@ def to_proto(envelope: Envelope) -> envelope_pb2.EventEnvelope:
         payload=envelope.payload.SerializeToString(deterministic=True),
         rules_version=envelope.rules_version,
         shuffle_version=envelope.shuffle_version,
+        request_digest=envelope.request_digest,
     )
 
 
@@ -193,6 +211,7 @@ def from_proto(message: envelope_pb2.EventEnvelope, registry: PayloadRegistry) -
             causation_id=message.causation_id,
             rules_version=message.rules_version,
             shuffle_version=message.shuffle_version,
+            request_digest=message.request_digest,
         )
     except ValueError as exc:
         if isinstance(exc, EnvelopeError):

@@ -6,7 +6,9 @@ installs ends the call with the code from :data:`STATUS_BY_ERROR` and the except
 as details, so servicers never map errors themselves. Domain exceptions of other packages
 (e.g. ``rummy_rules.RuleViolation``, which must stay free of gRPC) are re-raised as one of
 these by the application layer. Any other exception is a bug: the call ends INTERNAL with a
-generic message (internals are not shown to callers) and the traceback goes to the log.
+generic message (internals are not shown to callers) and the traceback goes to the log; but an
+exception raised because the client went away (a cancelled or abandoned stream: reading its
+requests raises) ends the call CANCELLED, logged at debug level without a traceback.
 """
 
 from __future__ import annotations
@@ -77,8 +79,9 @@ def status_for(error: ServiceError) -> grpc.StatusCode:
 
 
 class ErrorMappingInterceptor(ScopeInterceptor):
-    """Ends a call that raised a :class:`ServiceError` with its code and message, and one
-    that raised any other exception with INTERNAL (logging the traceback)."""
+    """Ends a call that raised a :class:`ServiceError` with its code and message, one whose
+    client went away with CANCELLED, and one that raised any other exception with INTERNAL
+    (logging the traceback)."""
 
     def __init__(self) -> None:
         super().__init__(self._scope)
@@ -90,8 +93,11 @@ class ErrorMappingInterceptor(ScopeInterceptor):
             yield
         except ServiceError as error:
             context.abort(status_for(error), str(error) or type(error).__name__)
-        except Exception:
+        except Exception as exc:
             if context.code() is not None:  # context.abort() already chose the status
                 raise
+            if not context.is_active():  # cancelled, disconnected or past its deadline
+                _log.debug("call ended by the client", error=type(exc).__name__)
+                context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled by the client")
             _log.exception("unexpected error in handler")
             context.abort(grpc.StatusCode.INTERNAL, "internal error; the server log has details")

@@ -23,6 +23,7 @@ from structlog.contextvars import bound_contextvars, clear_contextvars, merge_co
 from rummy_platform.rpc_scope import ScopeInterceptor, final_code
 
 _HANDLER_NAME = "rummy-json"
+_QUIET = frozenset({grpc.StatusCode.OK, grpc.StatusCode.CANCELLED})
 _SERVER_ERRORS = frozenset(
     {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
 )
@@ -91,7 +92,8 @@ def log_context(
 
 class LoggingContextInterceptor(ScopeInterceptor):
     """Starts every call with a clean log context holding ``service`` and ``rpc``, and logs
-    its end: DEBUG when OK, INFO for a client error, WARNING for a server error."""
+    its end: DEBUG when OK or CANCELLED (the client went away), INFO for a client error,
+    WARNING for a server error."""
 
     def __init__(self, service_name: str) -> None:
         self._service_name = service_name
@@ -113,7 +115,7 @@ class LoggingContextInterceptor(ScopeInterceptor):
                 code = final_code(context, error)
                 level = (
                     logging.DEBUG
-                    if code is grpc.StatusCode.OK
+                    if code in _QUIET
                     else logging.WARNING
                     if code in _SERVER_ERRORS
                     else logging.INFO

@@ -46,14 +46,15 @@ def split_method(full_method: str) -> tuple[str, str]:
 def final_code(context: grpc.ServicerContext, error: BaseException | None) -> grpc.StatusCode:
     """The status a finished call ends with, given the exception it raised (or None).
 
-    ``context.abort``/``set_code`` record the code on the context; a response stream closed
-    early (the client went away) is CANCELLED; any other exception ends the call UNKNOWN
+    ``context.abort``/``set_code`` record the code on the context; a call whose client went
+    away (cancelled, disconnected or past its deadline: the context is no longer active) or a
+    response stream closed early is CANCELLED; any other exception ends the call UNKNOWN
     (gRPC's own behaviour); otherwise it is OK.
     """
     code = context.code()
     if isinstance(code, grpc.StatusCode):
         return code
-    if isinstance(error, GeneratorExit):
+    if isinstance(error, GeneratorExit) or not context.is_active():
         return grpc.StatusCode.CANCELLED
     return grpc.StatusCode.UNKNOWN if error is not None else grpc.StatusCode.OK
 

@@ -12,7 +12,8 @@ A service's bootstrap::
     host.serve_forever()          # returns after SIGTERM/SIGINT once drained
 
 What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, logging context,
-auth, error mapping, outermost first); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
+auth, rate limits, error mapping, request limits, outermost first; message size limits from
+:mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
 added service once started, NOT_SERVING from the moment shutdown begins); server reflection
 listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
 own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
@@ -40,8 +41,10 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from rummy_platform.auth import AuthInterceptor, TokenAuthority
 from rummy_platform.config import Settings
 from rummy_platform.errors import ErrorMappingInterceptor
+from rummy_platform.limits import SERVER_OPTIONS, RequestLimitsInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
+from rummy_platform.rate_limit import RateLimits
 from rummy_platform.service_main import SupervisorWatch
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
@@ -67,14 +70,21 @@ class ServiceHost:
         self._executor = ThreadPoolExecutor(
             max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
         )
+        rate_limits = RateLimits(settings.rate_limits, registry=registry)
         self._server = grpc.server(
             self._executor,
             interceptors=[
                 MetricsInterceptor(grpc_metrics(registry)),
                 LoggingContextInterceptor(name),
-                AuthInterceptor(TokenAuthority(settings.jwt_secret)),
+                AuthInterceptor(
+                    TokenAuthority.from_settings(settings),
+                    on_refused=rate_limits.refuse_unauthenticated,
+                ),
+                rate_limits.interceptor(),
                 ErrorMappingInterceptor(),
+                RequestLimitsInterceptor(),
             ],
+            options=list(SERVER_OPTIONS),
         )
         self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)

@@ -33,7 +33,7 @@ def build(settings: Settings) -> ServiceHost:
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)
 
-    authority = TokenAuthority(settings.jwt_secret)
+    authority = TokenAuthority.from_settings(settings)
     fairness = FairnessClient(
         os.environ.get("RUMMY_FAIRNESS_ADDRESS", DEFAULT_FAIRNESS_ADDRESS),
         lambda: authority.issue(SERVICE, Role.SERVICE, TOKEN_TTL_SECONDS),

@@ -30,15 +30,19 @@ from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
 from rummy_ledger.domain import (
+    DEFAULT_GRANT_LIMITS,
     HOUSE_COMMISSION_ACCOUNT,
+    INT64_MAX,
     ISSUANCE_ACCOUNT,
     AbortHand,
     AccountNotFound,
     Grant,
+    GrantLimits,
     InvalidCommand,
     LineKind,
     ReserveStakes,
     SettleHand,
+    check_balance_limit,
     grant_transaction,
     rejection_reason,
     request_hash,
@@ -203,17 +207,29 @@ def grant(
     database: Database,
     command: Grant,
     *,
+    limits: GrantLimits = DEFAULT_GRANT_LIMITS,
     consumed: ConsumedPosition | None = None,
     outbox: Outbox = (),
 ) -> GrantResult:
     """Credit a player (opening the account if new), debiting issuance. Idempotent on
-    ``command.idempotency_key``. Raises InvalidCommand or Conflict."""
-    transaction = grant_transaction(command)  # validates
+    ``command.idempotency_key``. Raises InvalidCommand (also for an amount over
+    ``limits.max_grant_hundredths``, a balance that would pass ``limits.max_balance_hundredths``
+    or an issuance account that would pass int64; nothing moves) or Conflict."""
+    transaction = grant_transaction(command, limits)  # validates
     key = transaction.id
 
     def work(conn: psycopg.Connection) -> GrantResult:
         db.ensure_player_accounts(conn, [command.account_id])
-        db.lock_balances(conn, [ISSUANCE_ACCOUNT, command.account_id])
+        rows = db.lock_balances(conn, [ISSUANCE_ACCOUNT, command.account_id])
+        check_balance_limit(
+            rows[command.account_id].balance_hundredths, command.amount_hundredths, limits
+        )
+        issuance = rows.get(ISSUANCE_ACCOUNT)
+        if (
+            issuance is not None
+            and issuance.balance_hundredths - command.amount_hundredths < -INT64_MAX
+        ):
+            raise InvalidCommand("the issuance account cannot issue this much more")
         db.insert_transaction(conn, transaction)
         after = db.read_balance(conn, command.account_id)
         assert after is not None

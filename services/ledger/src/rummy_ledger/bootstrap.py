@@ -10,6 +10,10 @@ Environment (read here, when the process starts):
 ``RUMMY_GRPC_PORT``        gRPC port, default 50053 (0 = any free port)
 ``RUMMY_METRICS_PORT``     ``/metrics`` port, default 9103
 ``RUMMY_TOPIC_PREFIX``     prepended to topic and consumer-group names (tests isolate runs)
+``RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS``    the most one Grant may credit, in hundredths;
+                           default 10000000000 (100 million House Tokens)
+``RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS``  the most a balance may reach through grants, in
+                           hundredths; default 1000000000000 (10 billion House Tokens)
 ``RUMMY_FAULT_POINT``      TEST ONLY, never set in production: ``settlement-before-publish``
                            SIGKILLs the process when the outbox relay is about to publish a
                            committed ``HandSettled`` (after the settlement's database commit,
@@ -23,12 +27,19 @@ Plus the platform's ``RUMMY_LOG_LEVEL``, ``RUMMY_BIND_HOST``... (``rummy_platfor
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+from collections.abc import Mapping
+from typing import NoReturn
+
 from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy_ledger import metrics
 from rummy_ledger.adapters import db, events
 from rummy_ledger.adapters import grpc as grpc_adapter
+from rummy_ledger.domain import GrantLimits
 from rummy_ledger.handlers import Ledger
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.envelope import type_name
@@ -41,6 +52,8 @@ SERVICE = "ledger"
 #: ``RUMMY_FAULT_POINT`` values the ledger knows (test-only; see the module docstring).
 SETTLEMENT_BEFORE_PUBLISH = "settlement-before-publish"
 SETTLEMENT_AFTER_PUBLISH = "settlement-after-publish"
+MAX_GRANT_VARIABLE = "RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS"
+MAX_BALANCE_VARIABLE = "RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS"
 
 
 def build(settings: Settings) -> ServiceHost:
@@ -52,13 +65,14 @@ def build(settings: Settings) -> ServiceHost:
         KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers,
     )
     prefix = topic_prefix()
+    limits = grant_limits_from_env()
     host = ServiceHost(SERVICE, settings)
 
     db.apply_migrations(settings.database_url)
     pool = db.open_pool(settings.database_url)
     host.on_shutdown(pool.close)
 
-    ledger = Ledger(topic=prefix + LEDGER_EVENTS, counters=metrics.counters())
+    ledger = Ledger(topic=prefix + LEDGER_EVENTS, counters=metrics.counters(), grant_limits=limits)
     metrics.register_gauges(pool)
 
     log = events.kafka_log(settings.kafka_bootstrap_servers)
@@ -85,6 +99,32 @@ def build(settings: Settings) -> ServiceHost:
         grpc_adapter.SERVICE_NAME,
     )
     return host
+
+
+def grant_limits_from_env(environ: Mapping[str, str] | None = None) -> GrantLimits:
+    """The grant limits of ``RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS`` and
+    ``RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS`` (each defaulting to :class:`GrantLimits`'s). Exits
+    with status 2 naming the variable when one is not a whole number or they are inconsistent."""
+    env = os.environ if environ is None else environ
+    defaults = GrantLimits()
+    values = {}
+    for name, default in (
+        (MAX_GRANT_VARIABLE, defaults.max_grant_hundredths),
+        (MAX_BALANCE_VARIABLE, defaults.max_balance_hundredths),
+    ):
+        raw = env.get(name, "").strip()
+        if raw and re.fullmatch(r"[0-9]{1,19}", raw) is None:
+            _config_error(f"{name}={raw!r} is not a whole number of hundredths")
+        values[name] = int(raw) if raw else default
+    try:
+        return GrantLimits(values[MAX_GRANT_VARIABLE], values[MAX_BALANCE_VARIABLE])
+    except ValueError as error:
+        _config_error(f"{MAX_GRANT_VARIABLE} / {MAX_BALANCE_VARIABLE}: {error}")
+
+
+def _config_error(message: str) -> NoReturn:
+    print(f"rummy {SERVICE}: configuration error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def settlement_fault(pool: ConnectionPool, point: str) -> RelayHook | None:

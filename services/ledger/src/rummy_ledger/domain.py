@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES, MAX_IDEMPOTENCY_KEY_BYTES
 from rummy_rules.settlement import Settlement
 
 #: The account every grant debits: the only account allowed below zero.
@@ -219,30 +220,85 @@ def settlement_transaction_id(hand_id: str) -> str:
     return f"settlement:{hand_id}"
 
 
-def validate_grant(command: Grant) -> None:
-    """Raise :class:`InvalidCommand` unless the grant is well formed."""
+#: The largest balance PostgreSQL's bigint holds, in hundredths.
+INT64_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class GrantLimits:
+    """The most one grant may move and the most a player's balance may reach through grants,
+    in hundredths of a House Token (ledger settings ``RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS`` and
+    ``RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS``; defaults 100 million and 10 billion tokens).
+    Raises ValueError unless ``1 <= max_grant_hundredths <= max_balance_hundredths <= 2**63-1``."""
+
+    max_grant_hundredths: int = 10**10
+    max_balance_hundredths: int = 10**12
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_grant_hundredths <= self.max_balance_hundredths <= INT64_MAX:
+            raise ValueError(
+                "grant limits need 1 <= max grant <= max balance <= 2**63-1 hundredths, got "
+                f"{self.max_grant_hundredths} and {self.max_balance_hundredths}"
+            )
+
+
+DEFAULT_GRANT_LIMITS = GrantLimits()
+
+
+def validate_grant(command: Grant, limits: GrantLimits = DEFAULT_GRANT_LIMITS) -> None:
+    """Raise :class:`InvalidCommand` unless the grant is well formed: an idempotency key of at
+    most MAX_IDEMPOTENCY_KEY_BYTES, an operator, a player account id, and an amount in
+    ``1..limits.max_grant_hundredths``."""
     if not command.idempotency_key:
         raise InvalidCommand("a grant needs an idempotency key")
+    _check_length("idempotency key", command.idempotency_key, MAX_IDEMPOTENCY_KEY_BYTES)
     if not command.operator:
         raise InvalidCommand("a grant names the operator who made it")
     if command.amount_hundredths <= 0:
         raise InvalidCommand(
             f"a grant moves a positive amount, got {command.amount_hundredths} hundredths"
         )
+    if command.amount_hundredths > limits.max_grant_hundredths:
+        raise InvalidCommand(
+            f"a grant moves at most {limits.max_grant_hundredths} hundredths, "
+            f"got {command.amount_hundredths}"
+        )
     validate_player_account_id(command.account_id)
 
 
+def check_balance_limit(
+    balance_hundredths: int, amount_hundredths: int, limits: GrantLimits = DEFAULT_GRANT_LIMITS
+) -> None:
+    """Raise :class:`InvalidCommand` if crediting ``amount_hundredths`` to a balance of
+    ``balance_hundredths`` would pass ``limits.max_balance_hundredths``."""
+    if balance_hundredths + amount_hundredths > limits.max_balance_hundredths:
+        raise InvalidCommand(
+            f"the balance would be {balance_hundredths + amount_hundredths} hundredths, more "
+            f"than the maximum balance of {limits.max_balance_hundredths}"
+        )
+
+
 def validate_player_account_id(account_id: str) -> None:
-    """Raise :class:`InvalidCommand` for an empty id or one in the house's ``house:`` namespace."""
+    """Raise :class:`InvalidCommand` for an empty id, one longer than MAX_ACCOUNT_ID_BYTES or one
+    in the house's ``house:`` namespace."""
     if not account_id:
         raise InvalidCommand("an account id is required")
+    _check_length("account id", account_id, MAX_ACCOUNT_ID_BYTES)
     if account_id.startswith("house:"):
         raise InvalidCommand(f"{account_id!r} is a house account, not a player's")
 
 
-def grant_transaction(command: Grant) -> JournalTransaction:
-    """Issuance pays, the player receives."""
-    validate_grant(command)
+def _check_length(what: str, value: str, limit: int) -> None:
+    size = len(value.encode())
+    if size > limit:
+        raise InvalidCommand(f"the {what} is {size} bytes long; at most {limit} bytes are allowed")
+
+
+def grant_transaction(
+    command: Grant, limits: GrantLimits = DEFAULT_GRANT_LIMITS
+) -> JournalTransaction:
+    """Issuance pays, the player receives (validated with ``limits``)."""
+    validate_grant(command, limits)
     return JournalTransaction(
         id=grant_transaction_id(command.idempotency_key),
         kind=TransactionKind.GRANT,

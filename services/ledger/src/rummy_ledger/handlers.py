@@ -49,8 +49,10 @@ from rummy_ledger.application import (
     SettleResult,
 )
 from rummy_ledger.domain import (
+    DEFAULT_GRANT_LIMITS,
     AbortHand,
     Grant,
+    GrantLimits,
     InvalidCommand,
     LedgerError,
     ReserveStakes,
@@ -173,7 +175,8 @@ def _money(command: SettleHand) -> str:
 
 
 class Ledger:
-    """The reactions and the announced grant, with their topic, clock and metric callbacks."""
+    """The reactions and the announced grant, with their topic, clock, metric callbacks and the
+    grants' limits."""
 
     def __init__(
         self,
@@ -181,10 +184,12 @@ class Ledger:
         topic: str = LEDGER_EVENTS,
         clock: Clock = utc_now,
         counters: Counters | None = None,
+        grant_limits: GrantLimits = DEFAULT_GRANT_LIMITS,
     ) -> None:
         self._topic = topic
         self._clock = clock
         self._counters = counters or Counters()
+        self._grant_limits = grant_limits
 
     # -- reactions to table-events (inside the reactor's transaction) ---------------------------
 
@@ -320,7 +325,7 @@ class Ledger:
                 )
                 return [OutgoingEvent.from_envelope(self._topic, envelope)]
 
-            result = application.grant(conn, command, outbox=outbox)
+            result = application.grant(conn, command, limits=self._grant_limits, outbox=outbox)
         if not result.replayed:
             self._counters.granted(result.amount_hundredths)
         return result

@@ -6,10 +6,12 @@ input from another service), apply them to the projection, then answer. A reject
 raises a ``rummy_platform.errors`` error (or a ``RuleViolation``, mapped by the gRPC adapter)
 and appends nothing.
 
-Idempotency: a player's command is recorded with ``causation_id = "<account>/<client_request_id>"``
-on every event it produced; a retried id is answered from those events (the map is rebuilt on
-replay). An input from another service is recorded with ``causation_id`` = its event id and is
-dropped when seen again.
+Idempotency: a player's or operator's command is recorded with
+``causation_id = "<account>/<client_request_id>"`` and ``request_digest`` (its RPC and body,
+:func:`rummy_platform.envelope.request_digest`) on every event it produced; a retried id with the
+same digest is answered from those events (the maps are rebuilt on replay), one with another digest
+(another RPC, table or body) is ALREADY_EXISTS. An input from another service is recorded with
+``causation_id`` = its event id and is dropped when seen again.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_platform.envelope import Envelope
+from rummy_platform.envelope import Envelope, request_digest
 from rummy_platform.errors import (
+    AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -38,6 +41,7 @@ from rummy_platform.errors import (
     Unavailable,
 )
 from rummy_platform.eventlog import TopicPartition, TransactionalWriter, WriterFenced
+from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_size
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules import commands as rc
@@ -55,7 +59,6 @@ _log = get_logger(__name__)
 _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
 #: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
 INPUT_GROUP = "table"
-MAX_SEED_BYTES = 64
 
 
 @dataclass
@@ -97,6 +100,7 @@ class TableApp:
         at_ms: int,
         causation_id: str = "",
         consumed: dict[TopicPartition, int] | None = None,
+        request_digest: str = "",
     ) -> list[Envelope]:
         if self.fenced:
             raise Unavailable("this table-service instance was replaced; retry on the new one")
@@ -111,6 +115,7 @@ class TableApp:
                 causation_id=causation_id,
                 rules_version=f"{table.rule_set.name}/{table.rule_set.version}",
                 shuffle_version=SHUFFLE_VERSION,
+                request_digest=request_digest,
             )
             for i, payload in enumerate(payloads)
         ]
@@ -137,18 +142,29 @@ class TableApp:
             raise NotFound(f"no table {table_id!r}")
         return table
 
-    @staticmethod
-    def _request_key(account_id: str, client_request_id: str) -> str:
+    def _request(self, account_id: str, request: Any) -> tuple[str, str]:
+        """The causation key and request digest of a client's command. Raises InvalidArgument
+        without a client_request_id, AlreadyExists when the id was recorded for another request
+        (another RPC, table or body)."""
+        client_request_id: str = request.client_request_id
         if not client_request_id:
             raise InvalidArgument("client_request_id is required (a UUID per attempted action)")
-        return f"{account_id}/{client_request_id}"
+        key = f"{account_id}/{client_request_id}"
+        digest = request_digest(request)
+        with self.projection.lock:
+            recorded = self.projection.requests.get(key)
+        if recorded is not None and recorded != digest:
+            raise AlreadyExists(
+                f"request id {client_request_id!r} was used for a different request"
+            )
+        return key, digest
 
     # -- operators ---------------------------------------------------------------------------
 
     def open_table(self, operator: str, request: api.OpenTableRequest) -> str:
         """Open a table; returns its id (the same id for a retried client_request_id).
         Raises InvalidArgument for a seat count other than 4/6/8 or options out of range."""
-        key = self._request_key(operator, request.client_request_id)
+        key, digest = self._request(operator, request)
         table_id = str(uuid.uuid5(_TABLE_NS, key))
         if request.seat_count not in (4, 6, 8):
             raise InvalidArgument(f"seat count must be 4, 6 or 8, got {request.seat_count}")
@@ -172,11 +188,17 @@ class TableApp:
         )
         with self.projection.lock:
             if table_id in self.projection.tables:
+                self._request(operator, request)  # again under the lock: a racing first open
                 return table_id
             at = self.now_ms()
             occurred = codec.ms_to_datetime(at)
             envelope = Envelope.new(
-                opened, stream_id=table_id, stream_version=1, occurred_at=occurred, causation_id=key
+                opened,
+                stream_id=table_id,
+                stream_version=1,
+                occurred_at=occurred,
+                causation_id=key,
+                request_digest=digest,
             )
             if self.fenced:
                 raise Unavailable("this table-service instance was replaced")
@@ -190,8 +212,14 @@ class TableApp:
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
-    def list_tables(self) -> list[api.TableSummary]:
+    def list_tables(
+        self, limit: int | None = None, after: str | None = None
+    ) -> list[api.TableSummary]:
+        """The tables in table-id order: those whose id sorts after ``after`` (all when None),
+        at most ``limit`` of them (all when None)."""
         with self.projection.lock:
+            ids = sorted(t for t in self.projection.tables if after is None or t > after)
+            page = [self.projection.tables[t] for t in ids[:limit]]
             return [
                 api.TableSummary(
                     table_id=t.table_id,
@@ -204,7 +232,7 @@ class TableApp:
                     turn_seconds=t.rule_set.turn_seconds,
                     start_delay_seconds=t.start_delay_ms // 1000,
                 )
-                for t in sorted(self.projection.tables.values(), key=lambda t: t.table_id)
+                for t in page
             ]
 
     # -- players -----------------------------------------------------------------------------
@@ -212,17 +240,18 @@ class TableApp:
     def _act(
         self,
         account_id: str,
-        table_id: str,
-        client_request_id: str,
+        request: Any,
         decide: Callable[[Table, int], list[Message]],
         *,
         action: Action,
     ) -> list[Message]:
-        """Answer a retried request from its first events, or decide, commit and return the
-        payloads appended."""
-        key = self._request_key(account_id, client_request_id)
+        """Answer a retried ``request`` (a player request message with ``table_id`` and
+        ``client_request_id``) from its first events, or decide, commit and return the payloads
+        appended. Raises AlreadyExists for a request id used for another request."""
+        table_id: str = request.table_id
         started = time.perf_counter()
         with self.projection.lock:
+            key, digest = self._request(account_id, request)
             table = self._table(table_id)
             if key in table.answers:
                 return table.answers[key]
@@ -232,7 +261,7 @@ class TableApp:
                     payloads = decide(table, at)
                 except RuleViolation as exc:
                     raise _RULE_ERRORS[exc.code.status](exc.message) from None
-                self._commit(table, payloads, at, causation_id=key)
+                self._commit(table, payloads, at, causation_id=key, request_digest=digest)
         self.metrics.action_latency.labels(action).observe(time.perf_counter() - started)
         return payloads
 
@@ -240,8 +269,7 @@ class TableApp:
         wanted = request.seat if request.HasField("seat") else None
         payloads = self._act(
             account_id,
-            request.table_id,
-            request.client_request_id,
+            request,
             lambda t, _at: t.take_seat(account_id, wanted),
             action="take_seat",
         )
@@ -250,8 +278,7 @@ class TableApp:
     def leave_table(self, account_id: str, request: api.LeaveTableRequest) -> None:
         self._act(
             account_id,
-            request.table_id,
-            request.client_request_id,
+            request,
             lambda t, at: t.leave(account_id, at),
             action="leave_table",
         )
@@ -269,27 +296,25 @@ class TableApp:
     def _hand_action(
         self,
         account_id: str,
-        table_id: str,
-        hand_id: str,
-        client_request_id: str,
+        request: Any,
         make: Callable[[int, int], rc.Command],
         action: Action,
     ) -> list[Message]:
+        """:meth:`_act` for a command on the current hand (``request.hand_id``)."""
+        hand_id: str = request.hand_id
+
         def decide(table: Table, at: int) -> list[Message]:
             seat = self._seat_in_hand(table, account_id, hand_id)
             with log_context(seat=seat):
                 return table.hand_commands([make(seat, at)])
 
-        return self._act(account_id, table_id, client_request_id, decide, action=action)
+        return self._act(account_id, request, decide, action=action)
 
     def contribute_seed(self, account_id: str, request: api.ContributeSeedRequest) -> None:
-        if len(request.client_seed) > MAX_SEED_BYTES:
-            raise InvalidArgument(f"a client seed is at most {MAX_SEED_BYTES} bytes")
+        check_size("client_seed", request.client_seed, MAX_CLIENT_SEED_BYTES)
         self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             lambda seat, at: rc.ContributeClientSeed(
                 seat=seat, seed_hex=request.client_seed.hex(), at_ms=at
             ),
@@ -305,9 +330,7 @@ class TableApp:
             raise InvalidArgument("source must be DRAW_SOURCE_STOCK or DRAW_SOURCE_DISCARD_PILE")
         payloads = self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             lambda seat, at: cls(seat=seat, turn_no=request.turn_no, at_ms=at),
             "draw",
         )
@@ -330,9 +353,7 @@ class TableApp:
 
         self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             make,
             "discard",
         )
@@ -344,9 +365,7 @@ class TableApp:
 
         payloads = self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             make,
             "declare",
         )
@@ -362,9 +381,7 @@ class TableApp:
     def drop(self, account_id: str, request: api.DropRequest) -> api.DropResponse:
         payloads = self._hand_action(
             account_id,
-            request.table_id,
-            request.hand_id,
-            request.client_request_id,
+            request,
             lambda seat, at: Drop(seat=seat, turn_no=request.turn_no, at_ms=at),
             "drop",
         )

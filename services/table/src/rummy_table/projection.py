@@ -42,11 +42,16 @@ class Projection:
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.tables: dict[str, Table] = {}
+        #: The request digest of every client command recorded, by causation id
+        #: (``"<account>/<client_request_id>"``), over all tables.
+        self.requests: dict[str, str] = {}
 
     def apply(self, envelope: Envelope) -> Table | None:
         """Fold one table-stream envelope; returns its table (None for an event of an unknown
         table, which cannot happen on a stream that starts with TableOpened)."""
         with self.lock:
+            if envelope.causation_id and envelope.request_digest:
+                self.requests.setdefault(envelope.causation_id, envelope.request_digest)
             if isinstance(envelope.payload, pb.TableOpened):
                 table = Table.opened_from(envelope)
                 self.tables[table.table_id] = table

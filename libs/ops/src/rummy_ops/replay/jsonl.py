@@ -5,7 +5,7 @@ Each line holds the envelope's fields and the payload as JSON (protobuf's canoni
 
     {"event_id": "...", "stream_id": "<table id>", "stream_version": 17,
      "occurred_at": "2026-11-30T04:31:12.123000+00:00", "correlation_id": "<hand id>",
-     "causation_id": "...", "rules_version": "...", "shuffle_version": "...",
+     "causation_id": "...", "rules_version": "...", "shuffle_version": "...", "request_digest": "",
      "type": "rummy.table.v1.CardDiscarded", "payload": {"hand_id": "...", "seat": 2, ...}}
 
 In the payload, bytes are base64 and 64-bit integers are strings (the canonical mapping).
@@ -41,6 +41,7 @@ def to_json(envelope: Envelope) -> dict[str, Any]:
         "causation_id": envelope.causation_id,
         "rules_version": envelope.rules_version,
         "shuffle_version": envelope.shuffle_version,
+        "request_digest": envelope.request_digest,
         "type": envelope.type,
         "payload": json_format.MessageToDict(envelope.payload, preserving_proto_field_name=True),
     }
@@ -62,6 +63,7 @@ def from_json(obj: dict[str, Any], registry: PayloadRegistry | None = None) -> E
             causation_id=obj.get("causation_id", ""),
             rules_version=obj.get("rules_version", ""),
             shuffle_version=obj.get("shuffle_version", ""),
+            request_digest=obj.get("request_digest", ""),
         )
     except (KeyError, TypeError, ValueError, json_format.ParseError) as exc:
         raise ExportFormatError(f"not an exported event: {exc}") from exc

@@ -20,6 +20,11 @@ _KINDS = {
 }
 
 
+#: The most deadlines one ListPendingDeadlines answer holds (also its default), so the answer
+#: stays far below the response size limit (rummy_platform.limits.MAX_RESPONSE_BYTES).
+MAX_DEADLINES = 1000
+
+
 class ClockServicer(pb_grpc.ClockServiceServicer):
     def __init__(self, app: ClockApplication) -> None:
         self._app = app
@@ -28,7 +33,8 @@ class ClockServicer(pb_grpc.ClockServiceServicer):
         self, request: pb.ListPendingDeadlinesRequest, context: grpc.ServicerContext
     ) -> pb.ListPendingDeadlinesResponse:
         require_role(context, Role.OPERATOR, Role.SERVICE)
-        found = self._app.pending(request.table_id or None, request.limit)
+        limit = min(request.limit or MAX_DEADLINES, MAX_DEADLINES)
+        found = self._app.pending(request.table_id or None, limit)
         return pb.ListPendingDeadlinesResponse(deadlines=[to_proto(d) for d in found])
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import grpc
-
 from rummy.fairness.v1 import fairness_service_pb2 as pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as pb_grpc
 from rummy_platform.auth import authorized_channel
+from rummy_platform.limits import open_channel
 
 
 class FairnessClient:
@@ -16,7 +15,7 @@ class FairnessClient:
     waits at most ``timeout_s`` seconds and raises grpc.RpcError on failure."""
 
     def __init__(self, target: str, token: Callable[[], str], timeout_s: float = 5.0) -> None:
-        self._channel = authorized_channel(grpc.insecure_channel(target), token)
+        self._channel = authorized_channel(open_channel(target), token)
         self._stub = pb_grpc.FairnessServiceStub(self._channel)
         self._timeout_s = timeout_s
 

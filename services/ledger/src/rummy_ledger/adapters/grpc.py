@@ -10,9 +10,13 @@ Who may do what (``docs/rules/promises.md#identity``):
   and an empty statement (every player has a wallet, opened at 0); an unknown account named by
   an operator or service is NOT_FOUND.
 - ``Grant``: operator only (PERMISSION_DENIED otherwise). ``amount_hundredths`` must be > 0,
-  ``idempotency_key`` and a player ``account_id`` are required (INVALID_ARGUMENT). A retry with
-  the same key and body returns the first result (the balance right after the first grant); the
-  same key with another account or amount is ALREADY_EXISTS. ``memo`` is not stored.
+  ``idempotency_key`` and a player ``account_id`` are required (INVALID_ARGUMENT), and the
+  amount is at most the ledger's maximum grant, the balance after it at most the maximum balance
+  (``rummy_ledger.domain.GrantLimits``; INVALID_ARGUMENT, nothing moves). A retry with the same
+  key and body returns the first result (the balance right after the first grant); the same key
+  with another account or amount is ALREADY_EXISTS. ``memo`` is not stored.
+- Every string field is bounded and ``page_token`` parsed strictly (``rummy_platform.limits``):
+  INVALID_ARGUMENT before any query.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from rummy_ledger.domain import (
 from rummy_ledger.handlers import Ledger
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role, current_principal, require_role
+from rummy_platform.limits import parse_position_token
 
 SERVICE_NAME = "rummy.ledger.v1.LedgerService"
 add_to_server = pb_grpc.add_LedgerServiceServicer_to_server
@@ -97,7 +102,7 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
         principal = current_principal()
         account_id = readable_account(principal, request.account_id)
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        before = page_before(request.page_token)
+        before = parse_position_token(request.page_token)
         try:
             with ledger_errors():
                 items = application.get_statement(
@@ -145,18 +150,6 @@ def readable_account(principal: Principal, requested: str) -> str:
     if not requested:
         raise errors.InvalidArgument(f"account_id is required for the {principal.role} role")
     return requested
-
-
-def page_before(page_token: str) -> int | None:
-    """The ``before`` position of a page token (a previous page's ``next_page_token``).
-    Raises InvalidArgument for a token this service did not hand out."""
-    if not page_token:
-        return None
-    if not page_token.isdigit():
-        raise errors.InvalidArgument(
-            f"page_token {page_token!r} is not a next_page_token this service returned"
-        )
-    return int(page_token)
 
 
 def statement_entry(item: StatementItem) -> pb.StatementEntry:

@@ -13,9 +13,13 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Principal, Role, current_principal
 from rummy_platform.errors import PermissionDenied, Unavailable
+from rummy_platform.limits import parse_id_token
 from rummy_table.application import TableApp
 
 SERVICE_NAME = "rummy.table.v1.TableService"
+#: ListTables: the tables of a page when the request names no page size, and at most.
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 500
 add_to_server = api_grpc.add_TableServiceServicer_to_server
 
 
@@ -51,7 +55,14 @@ class TableServicer(api_grpc.TableServiceServicer):
         self, request: api.ListTablesRequest, context: grpc.ServicerContext
     ) -> api.ListTablesResponse:
         _reader()
-        return api.ListTablesResponse(tables=self._app.list_tables())
+        after = parse_id_token(request.page_token)
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        found = self._app.list_tables(size + 1, after)
+        page = found[:size]
+        more = len(found) > size
+        return api.ListTablesResponse(
+            tables=page, next_page_token=page[-1].table_id if more else ""
+        )
 
     def TakeSeat(  # noqa: N802
         self, request: api.TakeSeatRequest, context: grpc.ServicerContext

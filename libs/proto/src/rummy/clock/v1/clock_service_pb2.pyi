@@ -81,8 +81,9 @@ class ListPendingDeadlinesRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """empty = all tables"""
+    """empty = all tables; at most 64 bytes"""
     limit: _builtins.int
+    """0 = 1000; at most 1000 (larger values are read as 1000)"""
     def __init__(
         self,
         *,

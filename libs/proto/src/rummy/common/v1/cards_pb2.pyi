@@ -35,6 +35,7 @@ class Card(_message.Message):
     FACE_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     face: _builtins.str
+    """in a request: at most 8 bytes (informative; the server reads index)"""
     def __init__(
         self,
         *,
@@ -137,7 +138,9 @@ class CardGroup(_message.Message):
 
     CARDS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]: ...
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """in a request: at most 14 cards"""
+
     def __init__(
         self,
         *,
@@ -197,7 +200,7 @@ class RuleSet(_message.Message):
     SEED_WINDOW_SECONDS_FIELD_NUMBER: _builtins.int
     START_DELAY_SECONDS_FIELD_NUMBER: _builtins.int
     variant: _builtins.str
-    """Variant name: "indian-points" (the only one)."""
+    """Variant name: "indian-points" (the only one); in a request at most 32 bytes."""
     max_points: _builtins.int
     """Maximum points a loser can be charged: 0 = uncapped (the 130 maximum of a full hand; Bombay
     Baazi), 80 = the cap of other platforms.

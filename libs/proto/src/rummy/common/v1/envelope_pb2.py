@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1erummy/common/v1/envelope.proto\x12\x0frummy.common.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfa\x01\n\rEventEnvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x11\n\tstream_id\x18\x02 \x01(\t\x12\x16\n\x0estream_version\x18\x03 \x01(\x04\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x63orrelation_id\x18\x05 \x01(\t\x12\x14\n\x0c\x63\x61usation_id\x18\x06 \x01(\t\x12\x0c\n\x04type\x18\x07 \x01(\t\x12\x0f\n\x07payload\x18\x08 \x01(\x0c\x12\x15\n\rrules_version\x18\t \x01(\t\x12\x17\n\x0fshuffle_version\x18\n \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1erummy/common/v1/envelope.proto\x12\x0frummy.common.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x92\x02\n\rEventEnvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x11\n\tstream_id\x18\x02 \x01(\t\x12\x16\n\x0estream_version\x18\x03 \x01(\x04\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x63orrelation_id\x18\x05 \x01(\t\x12\x14\n\x0c\x63\x61usation_id\x18\x06 \x01(\t\x12\x0c\n\x04type\x18\x07 \x01(\t\x12\x0f\n\x07payload\x18\x08 \x01(\x0c\x12\x15\n\rrules_version\x18\t \x01(\t\x12\x17\n\x0fshuffle_version\x18\n \x01(\t\x12\x16\n\x0erequest_digest\x18\x0b \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,5 +33,5 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.common.v1.envelope_pb
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_EVENTENVELOPE']._serialized_start=85
-  _globals['_EVENTENVELOPE']._serialized_end=335
+  _globals['_EVENTENVELOPE']._serialized_end=359
 # @@protoc_insertion_point(module_scope)

@@ -46,6 +46,7 @@ class EventEnvelope(_message.Message):
     PAYLOAD_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     SHUFFLE_VERSION_FIELD_NUMBER: _builtins.int
+    REQUEST_DIGEST_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     """Unique id of this event (UUID). Consumers are idempotent on it: a redelivered event_id changes
     nothing.
@@ -72,6 +73,12 @@ class EventEnvelope(_message.Message):
     """Version label of the rules the writer applied (e.g. "indian13-points/1"); empty outside a hand."""
     shuffle_version: _builtins.str
     """Version label of the shuffle spec of the hand's deal (e.g. "shuffle/1"); empty outside a hand."""
+    request_digest: _builtins.str
+    """For an event a client's command caused (causation_id = "<account>/<client_request_id>"): the
+    SHA-256 (lower-case hex) of the command's request type and body without its request id
+    (rummy_platform.envelope.request_digest). A command retried under the same id with another
+    digest is ALREADY_EXISTS; empty for every other event (and for events written before it).
+    """
     @_builtins.property
     def occurred_at(self) -> _timestamp_pb2.Timestamp:
         """When the writer decided the fact (its clock, not the rules library's)."""
@@ -89,10 +96,11 @@ class EventEnvelope(_message.Message):
         payload: _builtins.bytes = ...,
         rules_version: _builtins.str = ...,
         shuffle_version: _builtins.str = ...,
+        request_digest: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["occurred_at", b"occurred_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["causation_id", b"causation_id", "correlation_id", b"correlation_id", "event_id", b"event_id", "occurred_at", b"occurred_at", "payload", b"payload", "rules_version", b"rules_version", "shuffle_version", b"shuffle_version", "stream_id", b"stream_id", "stream_version", b"stream_version", "type", b"type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["causation_id", b"causation_id", "correlation_id", b"correlation_id", "event_id", b"event_id", "occurred_at", b"occurred_at", "payload", b"payload", "request_digest", b"request_digest", "rules_version", b"rules_version", "shuffle_version", b"shuffle_version", "stream_id", b"stream_id", "stream_version", b"stream_version", "type", b"type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

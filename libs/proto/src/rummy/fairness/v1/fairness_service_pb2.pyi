@@ -24,6 +24,7 @@ class GetProofRequest(_message.Message):
 
     HAND_ID_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -101,6 +102,7 @@ class GetServerSeedRequest(_message.Message):
 
     HAND_ID_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,

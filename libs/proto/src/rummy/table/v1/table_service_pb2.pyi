@@ -5,8 +5,14 @@ The player and operator API of the table service.
 
 Every player command names the turn it acts on (turn_no) and carries a client_request_id (UUID):
 a command for a turn that has moved on is rejected with FAILED_PRECONDITION, and a retried
-client_request_id returns the first answer instead of acting twice. The account acting is the one
-named by the caller's bearer token, never a request field.
+client_request_id returns the first answer instead of acting twice; the same client_request_id
+with another RPC or another body is ALREADY_EXISTS. The account acting is the one named by the
+caller's bearer token, never a request field.
+
+Limits (rummy_platform.limits, for every service): every string, bytes and repeated field of a
+request has the maximum written beside it (strings in UTF-8 bytes); a field over it is
+INVALID_ARGUMENT naming the field, its size and the limit. A request message is at most 64 KiB
+and a response at most 4 MiB (RESOURCE_EXHAUSTED past them).
 """
 
 from collections import abc as _abc
@@ -117,7 +123,9 @@ class OpenTableRequest(_message.Message):
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     RULE_SET_FIELD_NUMBER: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     name: _builtins.str
+    """at most 64 bytes (UTF-8)"""
     seat_count: _builtins.int
     point_value_hundredths: _builtins.int
     commission_bps: _builtins.int
@@ -167,7 +175,9 @@ class ListTablesRequest(_message.Message):
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
+    """0 = 100; at most 500 (larger values are read as 500)"""
     page_token: _builtins.str
+    """at most 64 bytes: a next_page_token of an earlier page"""
     def __init__(
         self,
         *,
@@ -189,8 +199,11 @@ class ListTablesResponse(_message.Message):
     TABLES_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
+    """empty on the last page"""
     @_builtins.property
-    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableSummary]: ...
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableSummary]:
+        """by table id"""
+
     def __init__(
         self,
         *,
@@ -213,7 +226,9 @@ class TakeSeatRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     seat: _builtins.int
     """The seat wanted; absent = any free seat."""
     def __init__(
@@ -259,7 +274,9 @@ class LeaveTableRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -298,8 +315,11 @@ class ContributeSeedRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     CLIENT_SEED_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     client_seed: _builtins.bytes
     """at most 64 bytes"""
     def __init__(
@@ -343,9 +363,12 @@ class DrawCardRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     source: _events_pb2.DrawSource.ValueType
     def __init__(
         self,
@@ -394,9 +417,12 @@ class DiscardCardRequest(_message.Message):
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     @_builtins.property
     def card(self) -> _cards_pb2.Card:
         """by index"""
@@ -444,9 +470,12 @@ class DeclareRequest(_message.Message):
     FACE_DOWN_FIELD_NUMBER: _builtins.int
     GROUPS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     @_builtins.property
     def face_down(self) -> _cards_pb2.Card:
         """the 14th card, laid aside"""
@@ -455,6 +484,7 @@ class DeclareRequest(_message.Message):
     def groups(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.CardGroup]:
         """The client's grouping of the other 13 cards; informative only: the server judges their best
         arrangement.
+        at most 13 groups of at most 14 cards
         """
 
     def __init__(
@@ -514,9 +544,12 @@ class DropRequest(_message.Message):
     TURN_NO_FIELD_NUMBER: _builtins.int
     CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     turn_no: _builtins.int
     client_request_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -561,6 +594,7 @@ class WatchTableRequest(_message.Message):
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,
@@ -749,7 +783,9 @@ class GetHandResultRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     HAND_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """at most 64 bytes"""
     hand_id: _builtins.str
+    """at most 64 bytes"""
     def __init__(
         self,
         *,

@@ -5,8 +5,14 @@ The player and operator API of the table service.
 
 Every player command names the turn it acts on (turn_no) and carries a client_request_id (UUID):
 a command for a turn that has moved on is rejected with FAILED_PRECONDITION, and a retried
-client_request_id returns the first answer instead of acting twice. The account acting is the one
-named by the caller's bearer token, never a request field.
+client_request_id returns the first answer instead of acting twice; the same client_request_id
+with another RPC or another body is ALREADY_EXISTS. The account acting is the one named by the
+caller's bearer token, never a request field.
+
+Limits (rummy_platform.limits, for every service): every string, bytes and repeated field of a
+request has the maximum written beside it (strings in UTF-8 bytes); a field over it is
+INVALID_ARGUMENT naming the field, its size and the limit. A request message is at most 64 KiB
+and a response at most 4 MiB (RESOURCE_EXHAUSTED past them).
 """
 
 from collections import abc as _abc

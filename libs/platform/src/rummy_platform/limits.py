@@ -1,0 +1,228 @@
+"""The one home of the size limits of every request: strings, bytes, repeated fields, messages.
+
+Every string and bytes field of every request, and every repeated field, has a maximum, by field
+name, in :data:`FIELD_LIMITS` (bytes for strings, UTF-8 encoded, and for bytes; items for
+repeated fields); the ``.proto`` comment of each field states the same number. The
+:class:`RequestLimitsInterceptor` that every :class:`~rummy_platform.server.ServiceHost`
+installs checks each request of a unary-request RPC against them, nested messages included,
+before the servicer runs: a field over its limit ends the call INVALID_ARGUMENT with a message
+naming the field, its size and the limit (never the value). A request the server cannot parse
+(invalid UTF-8 in a string) is INVALID_ARGUMENT too, not gRPC's INTERNAL.
+
+Whole messages are bounded by gRPC itself: servers take requests up to
+:data:`MAX_REQUEST_BYTES` and send responses up to :data:`MAX_RESPONSE_BYTES`
+(:data:`SERVER_OPTIONS`); clients dial with the mirror image (:func:`open_channel`), so a client
+of ours never sends what a server refuses and reads every answer a server may send. Past the
+limit gRPC answers RESOURCE_EXHAUSTED.
+
+Page tokens are parsed strictly (:func:`parse_position_token`, :func:`parse_id_token`): a token
+this service could not have handed out is INVALID_ARGUMENT, never a database error.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import grpc
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from rummy_platform.errors import InvalidArgument
+
+#: Largest request message a server accepts (and a client of ours sends), in bytes.
+MAX_REQUEST_BYTES = 64 * 1024
+#: Largest response message a server sends (and a client of ours receives), in bytes.
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
+#: ``grpc.server`` options of every service.
+SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+    ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
+)
+#: Channel options of every client of the services (bots, ops tools, service to service).
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.max_send_message_length", MAX_REQUEST_BYTES),
+    ("grpc.max_receive_message_length", MAX_RESPONSE_BYTES),
+)
+
+#: Ids: table and hand ids are UUIDs (36 bytes), request ids a UUID or similar token.
+MAX_TABLE_ID_BYTES = 64
+MAX_HAND_ID_BYTES = 64
+MAX_CLIENT_REQUEST_ID_BYTES = 64
+#: Account ids and grant idempotency keys are chosen by operators: more room, still bounded.
+MAX_ACCOUNT_ID_BYTES = 128
+MAX_IDEMPOTENCY_KEY_BYTES = 128
+MAX_NAME_BYTES = 64
+MAX_MEMO_BYTES = 256
+MAX_PAGE_TOKEN_BYTES = 64
+MAX_CLIENT_SEED_BYTES = 64
+MAX_VARIANT_BYTES = 32
+#: A card's display label ("10S", "JK"); readers go by its index.
+MAX_CARD_FACE_BYTES = 8
+#: A declare's grouping: at most 13 groups, each at most 14 cards.
+MAX_GROUPS = 13
+MAX_CARDS_IN_GROUP = 14
+
+#: The limit of every string, bytes and repeated field of the requests, by field name.
+FIELD_LIMITS: Mapping[str, int] = {
+    "table_id": MAX_TABLE_ID_BYTES,
+    "hand_id": MAX_HAND_ID_BYTES,
+    "client_request_id": MAX_CLIENT_REQUEST_ID_BYTES,
+    "account_id": MAX_ACCOUNT_ID_BYTES,
+    "idempotency_key": MAX_IDEMPOTENCY_KEY_BYTES,
+    "name": MAX_NAME_BYTES,
+    "memo": MAX_MEMO_BYTES,
+    "page_token": MAX_PAGE_TOKEN_BYTES,
+    "client_seed": MAX_CLIENT_SEED_BYTES,
+    "variant": MAX_VARIANT_BYTES,
+    "face": MAX_CARD_FACE_BYTES,
+    "groups": MAX_GROUPS,
+    "cards": MAX_CARDS_IN_GROUP,
+}
+#: The limit of a field not in :data:`FIELD_LIMITS` (requests of gRPC's own services, such as
+#: health's ``service``); every field of the rummy requests is listed (a test holds it).
+DEFAULT_STRING_BYTES = 128
+DEFAULT_REPEATED_ITEMS = 64
+
+_SIZED_TYPES = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
+
+
+def field_limit(name: str, descriptor: FieldDescriptor) -> int:
+    """The limit of the field ``name`` (bytes, or items when ``descriptor`` is repeated)."""
+    default = DEFAULT_REPEATED_ITEMS if _is_repeated(descriptor) else DEFAULT_STRING_BYTES
+    return FIELD_LIMITS.get(name, default)
+
+
+def check_request(message: Message, path: str = "") -> None:
+    """Raise InvalidArgument naming the first field of ``message`` (nested messages included)
+    over its limit in :data:`FIELD_LIMITS`, with its size and the limit."""
+    for descriptor, value in message.ListFields():
+        name = f"{path}{descriptor.name}"
+        if _is_repeated(descriptor):
+            limit = field_limit(descriptor.name, descriptor)
+            if len(value) > limit:
+                raise InvalidArgument(f"{name} has {len(value)} items; at most {limit} are allowed")
+            if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+                for i, item in enumerate(value):
+                    check_request(item, f"{name}[{i}].")
+            elif descriptor.type in _SIZED_TYPES:
+                for i, item in enumerate(value):
+                    check_size(f"{name}[{i}]", item, field_limit(descriptor.name, descriptor))
+        elif descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+            check_request(value, f"{name}.")
+        elif descriptor.type in _SIZED_TYPES:
+            check_size(name, value, field_limit(descriptor.name, descriptor))
+
+
+def check_size(name: str, value: str | bytes, limit: int) -> None:
+    """Raise InvalidArgument if ``value`` (a string as UTF-8) is longer than ``limit`` bytes;
+    the message names ``name``, the length and the limit, never the value."""
+    size = len(value.encode()) if isinstance(value, str) else len(value)
+    if size > limit:
+        raise InvalidArgument(f"{name} is {size} bytes long; at most {limit} bytes are allowed")
+
+
+_POSITION = re.compile(r"[1-9][0-9]{0,18}")
+_MAX_POSITION = 2**63 - 1
+
+
+def parse_position_token(token: str, name: str = "page_token") -> int | None:
+    """The position (a positive int64, e.g. a journal sequence number) a page token names;
+    None for an empty token. Raises InvalidArgument for anything else (signs, spaces, non-ASCII
+    digits, leading zeros, more than int64) without echoing the token."""
+    if not token:
+        return None
+    if _POSITION.fullmatch(token) is None or int(token) > _MAX_POSITION:
+        raise InvalidArgument(f"{name} is not a next_page_token this service returned")
+    return int(token)
+
+
+def parse_id_token(token: str, name: str = "page_token") -> str | None:
+    """The id (a UUID in its canonical lower-case form) a page token names; None for an empty
+    token. Raises InvalidArgument for anything else, without echoing the token."""
+    if not token:
+        return None
+    try:
+        canonical = str(uuid.UUID(token))
+    except ValueError:
+        canonical = ""
+    if canonical != token:
+        raise InvalidArgument(f"{name} is not a next_page_token this service returned")
+    return token
+
+
+def open_channel(target: str) -> grpc.Channel:
+    """An insecure channel to ``target`` with :data:`CHANNEL_OPTIONS` (the message limits)."""
+    return grpc.insecure_channel(target, options=list(CHANNEL_OPTIONS))
+
+
+class RequestLimitsInterceptor(grpc.ServerInterceptor):
+    """Checks every request of a unary-request RPC with :func:`check_request` before the
+    servicer runs, and turns a request that cannot be parsed into INVALID_ARGUMENT. Install it
+    inside the error-mapping interceptor (it raises InvalidArgument)."""
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = continuation(handler_call_details)
+        if handler is None or handler.request_streaming:
+            return handler
+        deserialize = _tolerant(handler.request_deserializer)
+        codecs = {
+            "request_deserializer": deserialize,
+            "response_serializer": handler.response_serializer,
+        }
+        if handler.unary_unary is not None:
+            unary = handler.unary_unary
+
+            def call(request: Any, context: grpc.ServicerContext) -> Any:
+                return unary(_checked(request), context)
+
+            return grpc.unary_unary_rpc_method_handler(call, **codecs)
+        stream = handler.unary_stream
+
+        def watch(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            yield from stream(_checked(request), context)
+
+        return grpc.unary_stream_rpc_method_handler(watch, **codecs)
+
+
+class _Undecodable:
+    """What the tolerant deserializer hands on for bytes that are no valid request."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+    strict = deserialize
+
+    def parse(data: bytes) -> Any:
+        try:
+            return strict(data)
+        except Exception as exc:
+            return _Undecodable(exc)
+
+    return parse
+
+
+def _checked(request: Any) -> Any:
+    if isinstance(request, _Undecodable):
+        raise InvalidArgument(
+            f"the request could not be parsed ({type(request.error).__name__}); "
+            "string fields must be valid UTF-8"
+        )
+    if isinstance(request, Message):
+        check_request(request)
+    return request
+
+
+def _is_repeated(descriptor: FieldDescriptor) -> bool:
+    return bool(descriptor.is_repeated)
