@@ -135,6 +135,7 @@ def test_the_alert_rules_cover_the_operator_pages() -> None:
         "RummyTurnDeadlineFiringLagHigh",
         "RummyOutboxAgeHigh",
         "RummyLedgerInvariantViolated",
+        "RummySettlementRefused",
         "RummyGrpcInternalErrors",
         "RummyConsumerStuck",
     } <= names

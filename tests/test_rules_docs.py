@@ -32,8 +32,12 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 #: The shared folder's name and its parts, kept apart so that this file does not cite it itself.
 SHARED = "shared"
 DESIGN = "DESIGN"
+#: The parent folder's shared folder, its notes, seeds or design by path, the design file by name,
+#: or the design named as a source (followed by a quoted section, a parenthesis, "rulings" or
+#: "promise").
 SHARED_CITATION = re.compile(
-    rf"\.\./{SHARED}\b|\b{SHARED}/(?:notes|seeds|{DESIGN})|\b{DESIGN}\.md\b", re.IGNORECASE
+    rf"\.\./{SHARED}\b|\b{SHARED}/(?:notes|seeds|{DESIGN})"
+    rf"|\b{DESIGN}(?:\.md\b|\s+(?:[\"(]|rulings?\b|promises?\b))"
 )
 
 
@@ -194,6 +198,10 @@ def test_no_file_cites_the_team_shared_folder() -> None:
         (f"{DESIGN}.md promise 9", True),
         (f"< ../{SHARED}/notes/rules-cases.jsonl", True),
         (f"{SHARED}/notes/rules-cases.jsonl", True),
+        (f'refused as {DESIGN} "Money by format" says', True),
+        (f"the {DESIGN} rulings", True),
+        ("the Kafka adapter differs by design", False),
+        ("DESIGN_NOTES = 1", False),
         ("docs/rules/money.md#commission", False),
         ("a shared secret from an environment variable", False),
         ("the shared pytest plugin", False),

@@ -560,3 +560,86 @@ def test_export_and_replay_read_the_table_stream_from_kafka(
     replayed = runner.invoke(main, ["replay", "--hand", hand, *kafka, "--quiet"])
     assert replayed.exit_code == 0, replayed.output
     assert "replay: OK: 1 hands" in replayed.output
+
+
+# -- hands the ledger did not settle ---------------------------------------------------------------
+
+
+def test_a_hand_ended_without_a_settlement_in_the_journal_fails_once_the_grace_has_passed(
+    table: SyntheticTable, exported: Path, ledger_url: str
+) -> None:
+    # Issue 12: a hand whose settlement the ledger never posted replayed as OK ("ledger: no
+    # settlement in the journal yet") however long ago it ended.
+    settled, unsettled = list(table.settlements)
+    post_with_the_ledger(ledger_url, table, {settled: table.settlements[settled].settlement})
+    code, doc = replay_file(exported, "--database-url", ledger_url)
+    assert code == 1
+    hand = next(h for h in doc["hands"] if h["hand_id"] == unsettled)
+    assert hand["first_mismatch"]["check"] == "ledger"
+    assert "the journal has no settlement for it (grace 60 s)" in hand["first_mismatch"]["message"]
+    assert next(h for h in doc["hands"] if h["hand_id"] == settled)["ok"]
+
+    # Within the grace (the hands ended long ago here, so a grace longer than that) it is a note.
+    code, doc = replay_file(exported, "--database-url", ledger_url, "--settle-grace", "1e10")
+    assert code == 0, doc
+    hand = next(h for h in doc["hands"] if h["hand_id"] == unsettled)
+    assert any("no settlement in the journal yet" in note for note in hand["notes"])
+
+
+def test_a_settlement_the_ledger_refused_is_reported_as_refused_with_its_reason(
+    table: SyntheticTable, tmp_path: Path
+) -> None:
+    hand_id = list(table.settlements)[-1]
+    reason = f"hand {hand_id}: seat 1 would pay 1500 hundredths, more than the 1300 reserved"
+    envelopes = [
+        Envelope.new(
+            ledger_pb.SettlementRefused(hand_id=hand_id, reason=reason),
+            stream_id=e.stream_id,
+            stream_version=e.stream_version,
+            occurred_at=e.occurred_at,
+            correlation_id=hand_id,
+            causation_id=e.causation_id,
+        )
+        if isinstance(e.payload, ledger_pb.HandSettled) and e.payload.hand_id == hand_id
+        else e
+        for e in table.envelopes
+    ]
+    path = tmp_path / "refused.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        write_jsonl(envelopes, out)
+    code, doc = replay_file(path)
+    assert code == 1
+    hand = next(h for h in doc["hands"] if h["hand_id"] == hand_id)
+    assert (hand["outcome"], hand["first_mismatch"]["check"]) == ("voided", "settlement-refused")
+    assert reason in hand["first_mismatch"]["message"]
+    text = CliRunner().invoke(main, ["replay", "--from-file", str(path), "--all", "--quiet"])
+    assert text.exit_code == 1
+    assert "REFUSED at" in text.output and "1 with the settlement refused" in text.output
+
+
+def test_a_hand_started_with_options_the_rules_refuse_is_a_finding_not_a_crash(
+    table: SyntheticTable, tmp_path: Path
+) -> None:
+    hand_id = list(table.settlements)[0]
+    envelopes = []
+    for e in table.envelopes:
+        if isinstance(e.payload, table_pb.HandStarted) and e.payload.hand_id == hand_id:
+            started = table_pb.HandStarted()
+            started.CopyFrom(e.payload)
+            started.rule_set.first_drop_points = 150
+            e = Envelope.new(
+                started,
+                stream_id=e.stream_id,
+                stream_version=e.stream_version,
+                occurred_at=e.occurred_at,
+                correlation_id=hand_id,
+            )
+        envelopes.append(e)
+    path = tmp_path / "refused-options.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        write_jsonl(envelopes, out)
+    code, doc = replay_file(path)
+    assert code == 1
+    first = next(h for h in doc["hands"] if h["hand_id"] == hand_id)["first_mismatch"]
+    assert first["check"] == "rules"
+    assert "rule_set.first_drop_points must be 0..130" in first["message"]

@@ -1,11 +1,20 @@
 """The rule set as data: Bombay Baazi numbers, validation, and the most a hand can cost."""
 
 import dataclasses
+import re
 
 import pytest
 
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import IndianPointsRules, RuleSet, bombay_baazi
+from rummy_rules.rules import (
+    INT64_MAX,
+    PENALTY_OPTIONS,
+    IndianPointsRules,
+    RuleSet,
+    RuleSetError,
+    bombay_baazi,
+    validate_table_options,
+)
 
 
 def test_bombay_baazi_carries_the_table_rules() -> None:
@@ -43,8 +52,9 @@ def test_the_maximum_follows_the_hand_size_not_a_constant() -> None:
     rs = bombay_baazi(8, 100, 0)
     ten_cards = dataclasses.replace(rs, hand_size=10)
     assert ten_cards.max_loss_points == 100
-    # a wrong declare (80) is more than 7 cards can count
-    assert dataclasses.replace(rs, hand_size=7).max_loss_points == 80
+    # a wrong declare (80) above what 7 cards can count (70) would exceed the reservation
+    with pytest.raises(RuleSetError, match=r"wrong_declare_points must be 0\.\.70"):
+        dataclasses.replace(rs, hand_size=7)
 
 
 def test_rule_sets_are_immutable_values() -> None:
@@ -57,22 +67,27 @@ def test_rule_sets_are_immutable_values() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"seats": 5}, "seat count must be one of 4/6/8, got 5"),
-        ({"seats": 2}, "seat count must be one of 4/6/8"),
-        ({"point_value_cents": -1}, "point value must be >= 0"),
-        ({"commission_bps": -1}, "commission must be 0..10000 basis points"),
-        ({"commission_bps": 10001}, "commission must be 0..10000 basis points"),
+        ({"seats": 5}, "seats must be one of 4/6/8, got 5"),
+        ({"seats": 2}, "seats must be one of 4/6/8"),
+        ({"point_value_cents": -1}, f"point_value_cents must be 0..{INT64_MAX // (5 * 130)} "),
+        ({"point_value_cents": 2**62}, f"point_value_cents must be 0..{INT64_MAX // (5 * 130)} "),
+        ({"commission_bps": -1}, "commission_bps must be 0..10000"),
+        ({"commission_bps": 10001}, "commission_bps must be 0..10000"),
         ({"points_cap": 0}, "points_cap must be None or >= 1"),
-        ({"turn_seconds": 0}, "turn_seconds must be >= 1"),
-        ({"seed_window_seconds": 0}, "seed_window_seconds must be >= 1"),
-        ({"max_missed_turns": 0}, "max_missed_turns must be >= 1"),
+        ({"points_cap": 131}, "points_cap must be 1..130"),
+        ({"turn_seconds": 0}, "turn_seconds must be 1..3600"),
+        ({"turn_seconds": 3601}, "turn_seconds must be 1..3600"),
+        ({"seed_window_seconds": 0}, "seed_window_seconds must be 1..600"),
+        ({"seed_window_seconds": 601}, "seed_window_seconds must be 1..600"),
+        ({"max_missed_turns": 0}, "max_missed_turns must be 1..10"),
+        ({"max_missed_turns": 11}, "max_missed_turns must be 1..10"),
     ],
 )
 def test_out_of_range_rule_sets_are_refused_with_a_clear_message(
     kwargs: dict, message: str
 ) -> None:
     args = {"seats": 6, "point_value_cents": 100, "commission_bps": 500} | kwargs
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(RuleSetError, match=re.escape(message)):
         bombay_baazi(**args)
 
 
@@ -84,9 +99,9 @@ def test_a_shoe_too_small_for_the_deal_is_refused() -> None:
 
 def test_min_players_is_at_least_two_and_at_most_the_seats() -> None:
     rs = bombay_baazi(4, 100, 0)
-    with pytest.raises(ValueError, match="min_players must be >= 2"):
+    with pytest.raises(RuleSetError, match="min_players must be >= 2"):
         dataclasses.replace(rs, min_players=1)
-    with pytest.raises(ValueError, match="cannot exceed the seat count"):
+    with pytest.raises(RuleSetError, match="cannot exceed the seats"):
         dataclasses.replace(rs, min_players=5)
 
 
@@ -95,7 +110,48 @@ def test_free_tables_are_allowed() -> None:
 
 
 def test_negative_penalties_are_refused() -> None:
-    with pytest.raises(ValueError, match="wrong_declare_points must be >= 0"):
+    with pytest.raises(RuleSetError, match="wrong_declare_points must be >= 0"):
         IndianPointsRules(wrong_declare_points=-80)
     with pytest.raises(ValueError, match="counted points must be >= 0"):
         IndianPointsRules().capped(-1)
+
+
+@pytest.mark.parametrize("option", PENALTY_OPTIONS)
+def test_no_penalty_may_exceed_what_the_reservation_is_made_for(option: str) -> None:
+    uncapped = bombay_baazi(8, 100, 0)
+    dataclasses.replace(uncapped, indian=IndianPointsRules(**{option: 130}))
+    with pytest.raises(RuleSetError, match=rf"{option} must be 0\.\.130 .*got 150") as caught:
+        dataclasses.replace(uncapped, indian=IndianPointsRules(**{option: 150}))
+    assert (caught.value.option, caught.value.bounds, caught.value.value) == (option, "0..130", 150)
+    capped = IndianPointsRules(points_cap=50, **dict.fromkeys(PENALTY_OPTIONS, 10))
+    dataclasses.replace(uncapped, indian=dataclasses.replace(capped, **{option: 50}))
+    with pytest.raises(RuleSetError, match=rf"{option} must be 0\.\.50 \(.*cap"):
+        dataclasses.replace(uncapped, indian=dataclasses.replace(capped, **{option: 51}))
+
+
+@pytest.mark.parametrize("seats", [4, 6, 8])
+def test_the_largest_hand_of_the_largest_point_value_fits_a_signed_64_bit_amount(
+    seats: int,
+) -> None:
+    rs = bombay_baazi(seats, 0, 0)
+    most = rs.max_point_value_cents
+    assert (seats - 1) * 130 * most <= INT64_MAX < (seats - 1) * 130 * (most + 1)
+    assert dataclasses.replace(rs, point_value_cents=most).point_value_cents == most
+    for too_much in (most + 1, 2**62, INT64_MAX):
+        with pytest.raises(RuleSetError, match="point_value_cents must be 0.."):
+            dataclasses.replace(rs, point_value_cents=too_much)
+
+
+def test_a_host_bounds_the_start_delay_and_the_reservation_by_its_maximum() -> None:
+    rs = bombay_baazi(6, 1_000, 0)  # 130 x 1,000 = 130,000 hundredths reserved per seat
+    validate_table_options(rs, 0, max_reservation_cents=130_000)
+    validate_table_options(rs, 3600, max_reservation_cents=130_000)
+    too_big = r"point_value_cents must be 0\.\.999 .*maximum of 129999"
+    with pytest.raises(RuleSetError, match=too_big):
+        validate_table_options(rs, 5, max_reservation_cents=129_999)
+    for delay in (-1, 3601):
+        with pytest.raises(RuleSetError, match=r"start_delay_seconds must be 0\.\.3600"):
+            validate_table_options(rs, delay)
+    # the default maximum (1,000,000 House Tokens a seat) refuses what 2^62 would reserve
+    with pytest.raises(RuleSetError, match="point_value_cents"):
+        validate_table_options(dataclasses.replace(rs, point_value_cents=10**7), 5)

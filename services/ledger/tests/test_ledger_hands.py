@@ -14,6 +14,7 @@ from rummy_ledger.application import (
     abort_hand,
     get_balance,
     get_statement,
+    refuse_settlement,
     reserve_stakes,
     settle_hand,
 )
@@ -23,6 +24,7 @@ from rummy_ledger.domain import (
     AbortHand,
     AccountNotFound,
     Conflict,
+    RefuseSettlement,
     ReserveStakes,
     SeatResult,
     SeatStake,
@@ -209,20 +211,33 @@ def test_an_aborted_hand_releases_every_reservation_once_and_cannot_be_settled(
     assert again == first and again.replayed
     assert balance_of(pool, a) == (3000, 0, 3000)
     command = SettleHand(hand, table, 0, (SeatResult(0, 0, 100), SeatResult(1, 10, -100)), 0)
-    with pytest.raises(SettlementRefused, match="holds no reservation"):
+    with pytest.raises(SettlementRefused, match="no reservation is held"):
         settle_hand(pool, command)
     assert balance_of(pool, b) == (3000, 0, 3000)
 
 
-def test_seats_held_but_missing_from_the_result_are_released(pool: ConnectionPool) -> None:
+def test_a_result_missing_a_held_seat_is_refused_and_nothing_moves(pool: ConnectionPool) -> None:
     a, b, c = (funded_player(pool, 3000) for _ in range(3))
     hand, table = new_id("hand"), new_id("table")
     _reserve(pool, hand, table, [a, b, c], 1000)
-    result = settle_hand(
-        pool, SettleHand(hand, table, 0, (SeatResult(0, 0, 200), SeatResult(1, 20, -200)), 0)
-    )
-    assert result.released_seats == (2,)
-    assert balance_of(pool, c) == (3000, 0, 3000)
+    command = SettleHand(hand, table, 0, (SeatResult(0, 0, 200), SeatResult(1, 20, -200)), 0)
+    with pytest.raises(SettlementRefused, match=r"held seats \[2\] have no line"):
+        settle_hand(pool, command)
+    assert balance_of(pool, b) == balance_of(pool, c) == (3000, 1000, 2000)
+
+
+def test_a_refused_settlement_releases_every_hold_of_the_hand_once(pool: ConnectionPool) -> None:
+    a, b = funded_player(pool, 3000), funded_player(pool, 3000)
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, [a, b], 1300)
+    first = refuse_settlement(pool, RefuseSettlement(hand, table), "seat 1 pays too much")
+    again = refuse_settlement(pool, RefuseSettlement(hand, table), "another reason")
+    assert [(r.account_id, r.amount_hundredths) for r in first.released] == [(a, 1300), (b, 1300)]
+    assert again == first and again.replayed and again.reason == "seat 1 pays too much"
+    assert balance_of(pool, a) == balance_of(pool, b) == (3000, 0, 3000)
+    command = SettleHand(hand, table, 0, (SeatResult(0, 0, 100), SeatResult(1, 10, -100)), 0)
+    with pytest.raises(SettlementRefused, match="no reservation is held"):
+        settle_hand(pool, command)
 
 
 def test_a_statement_shows_each_hands_points_cost_and_commission_newest_first(

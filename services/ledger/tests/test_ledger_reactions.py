@@ -16,8 +16,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.adapters import db, events
-from rummy_ledger.domain import InvalidCommand
-from rummy_ledger.handlers import Counters, Ledger, settle_command
+from rummy_ledger.handlers import Counters, Ledger
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.outbox import OutboxRelay
@@ -40,6 +39,7 @@ class Wired:
         counters = Counters(
             reservation=self.counted.append,
             settlement=lambda c: self.counted.append(f"settled {c}"),
+            settlement_refused=lambda: self.counted.append("settlement refused"),
             refused=lambda t: self.counted.append(f"refused {t}"),
         )
         self.ledger = Ledger(topic=self.prefix + LEDGER_EVENTS, counters=counters)
@@ -157,40 +157,76 @@ def test_a_hand_reserved_then_settled_publishes_stakes_reserved_and_hand_settled
     assert wired.counted == ["reserved", "reserved", "settled 37"]
 
 
-def test_a_settlement_that_is_not_what_the_rules_give_is_refused_and_moves_nothing(
+def test_the_ledger_posts_the_settlement_the_table_computed_without_recomputing_it(
     pool: ConnectionPool,
+) -> None:
+    # Repro 1 of issue 12 as the ledger saw it: a table reserved and settled a 150-point first
+    # drop; the ledger recomputed the hand under its own fixed rule set (130 at most), refused,
+    # and both reservations stayed held. It now checks the invariants and posts the lines given.
+    wired = Wired(pool)
+    a, b = funded_player(pool, 5000), funded_player(pool, 5000)
+    table_id, hand_id = new_id("table"), new_id("hand")
+    wired.table(table_id, hand_id, started(hand_id, [a, b], 1500))  # 150 points at 10
+    wired.run()
+    wired.table(table_id, hand_id, ended(hand_id, [a, b], [0, 150], 10, 0, [1500, -1500]))
+    published = wired.run()
+
+    assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "HandSettled"]
+    assert balance_of(pool, a) == (6500, 0, 6500)
+    assert balance_of(pool, b) == (3500, 0, 3500)
+
+
+@pytest.mark.parametrize(
+    ("points", "lines", "commission", "bps", "reason"),
+    [
+        ([0, 140], [1400, -1400], 0, 0, "seat 1 would pay 1400 hundredths, more than the 1300"),
+        ([0, 37], [380, -370], 0, 0, "does not sum to zero"),
+        ([0, 37], [330, -370], 40, 1000, "outside the table's rate of 1000 bps on 370 (0..37)"),
+        ([0, 37], [], 0, 0, "HandEnded carries no settlement lines"),
+    ],
+)
+def test_a_settlement_failing_an_invariant_is_recorded_as_refused_and_its_holds_released(
+    pool: ConnectionPool,
+    points: list[int],
+    lines: list[int],
+    commission: int,
+    bps: int,
+    reason: str,
 ) -> None:
     wired = Wired(pool)
     a, b = funded_player(pool, 5000), funded_player(pool, 5000)
     table_id, hand_id = new_id("table"), new_id("hand")
     wired.table(table_id, hand_id, started(hand_id, [a, b], 1300))
     wired.run()
-    # 37 points at 10 is 370, not 400: the lines sum to zero but disagree with the points.
-    bad = ended(hand_id, [a, b], [0, 37], 10, 0, [400, -400])
-    wired.table(table_id, hand_id, bad)
+    end = wired.table(table_id, hand_id, ended(hand_id, [a, b], points, 10, bps, lines, commission))
+    wired.log.append(wired.prefix + TABLE_EVENTS, end)  # redelivered: recorded once
     published = wired.run()
 
-    assert [type(e.payload).__name__ for e in published] == ["StakesReserved"]
-    assert balance_of(pool, b) == (5000, 1300, 3700)  # still reserved, nothing posted
-    assert wired.counted[-1] == "refused rummy.table.v1.HandEnded"
-    with pool.connection() as conn:  # consumed all the same: it cannot succeed on a retry
-        assert db.next_offsets(conn, wired.prefix + "ledger") == {
-            (wired.prefix + TABLE_EVENTS, 0): 2
-        }
-
-
-def test_a_hand_ended_with_points_only_is_settled_as_the_rules_compute_it() -> None:
-    command = settle_command("t1", ended("h1", ["a", "b", "c"], [0, 40, 80], 25, 1250))
-    # Losers pay 1000 and 2000: 3000; commission floor(3000 x 12.5%) = 375; winner 2625.
-    assert [(s.seat, s.points, s.amount_hundredths) for s in command.seats] == [
-        (0, 0, 2625),
-        (1, 40, -1000),
-        (2, 80, -2000),
+    assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
+    refused = published[1]
+    assert (refused.correlation_id, refused.causation_id) == (hand_id, end.event_id)
+    assert reason in refused.payload.reason
+    assert [(r.seat, r.account_id, r.amount_hundredths) for r in refused.payload.released] == [
+        (0, a, 1300),
+        (1, b, 1300),
     ]
-    assert command.commission_hundredths == 375
-    with pytest.raises(InvalidCommand, match="commission"):
-        wrong = ended("h1", ["a", "b"], [0, 40], 25, 1250, [875, -1000])  # commission 125 left out
-        settle_command("t1", wrong)
+    # its holds released, nothing else moved
+    assert balance_of(pool, a) == balance_of(pool, b) == (5000, 0, 5000)
+    assert wired.counted[-1] == "settlement refused"
+    assert wired.counted.count("settlement refused") == 1
+    with pool.connection() as conn:
+        assert db.next_offsets(conn, wired.prefix + "ledger") == {
+            (wired.prefix + TABLE_EVENTS, 0): 3
+        }
+        assert db.invariant_violations(conn) == []
+
+    # the same hand ended again under another event id: the first refusal stands, no new event
+    wired.table(table_id, hand_id, ended(hand_id, [a, b], [0, 37], 10, 0, [370, -370]))
+    assert [type(e.payload).__name__ for e in wired.run()] == [
+        "StakesReserved",
+        "SettlementRefused",
+    ]
+    assert balance_of(pool, b) == (5000, 0, 5000)
 
 
 def test_an_aborted_hand_releases_its_reservations_and_says_so(pool: ConnectionPool) -> None:
@@ -227,7 +263,8 @@ def test_a_settlement_line_naming_another_account_than_the_reserved_seat_is_refu
     wired.table(table_id, hand_id, ended(hand_id, [a, stranger], [0, 37], 10, 0, [370, -370]))
     published = wired.run()
 
-    assert [type(e.payload).__name__ for e in published] == ["StakesReserved"]
+    assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
+    assert "its reservation is held for" in published[1].payload.reason
     assert balance_of(pool, stranger) == (5000, 0, 5000)
-    assert balance_of(pool, b) == (5000, 1300, 3700)
-    assert wired.counted[-1] == "refused rummy.table.v1.HandEnded"
+    assert balance_of(pool, b) == (5000, 0, 5000)
+    assert wired.counted[-1] == "settlement refused"

@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import grpc
 import pytest
@@ -17,15 +18,17 @@ from prometheus_client.parser import text_string_to_metric_families
 from world import World
 
 from rummy.common.v1 import cards_pb2
+from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.config import Settings
+from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
 from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
-from rummy_platform.topics import TABLE_EVENTS
+from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
@@ -355,3 +358,163 @@ def test_a_watch_abandoned_by_a_client_that_exits_is_counted_cancelled_not_inter
         assert time.monotonic() < deadline, metric_samples(host, "grpc_requests_total")
         time.sleep(0.3)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+# -- a table's options: the rules' one validation ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"first_drop_points": 150},
+            "rule_set.first_drop_points must be 0..130 (no more than the 130 points 13 cards can "
+            "count, which the reservation is made for), got 150",
+        ),
+        ({"middle_drop_points": 131}, "rule_set.middle_drop_points must be 0..130"),
+        ({"wrong_declare_points": 4_000_000_000}, "rule_set.wrong_declare_points must be 0..130"),
+        ({"max_points": 60}, "rule_set.wrong_declare_points must be 0..60"),
+        ({"max_points": 60, "wrong_declare_points": 60, "middle_drop_points": 61}, "0..60"),
+        ({"max_points": 131}, "rule_set.max_points must be 1..130"),
+        ({"turn_seconds": 3601}, "rule_set.turn_seconds must be 1..3600, got 3601"),
+        ({"seed_window_seconds": 601}, "rule_set.seed_window_seconds must be 1..600"),
+        ({"start_delay_seconds": 86_400}, "rule_set.start_delay_seconds must be 0..3600"),
+        ({"max_missed_turns": 11}, "rule_set.max_missed_turns must be 1..10"),
+        ({"variant": "gin"}, "rule_set.variant must be 'indian-points'"),
+    ],
+)
+def test_an_option_out_of_its_bounds_is_invalid_argument_naming_it_and_appends_nothing(
+    served: tuple[World, ServiceHost], options: dict, message: str
+) -> None:
+    # Repro 1 of issue 12: first_drop_points=150 was accepted, reserved and settled at 150, and
+    # the ledger refused the settlement (its own 130 cap), leaving both reservations held.
+    world, host = served
+    operator = stub(host, "op", Role.OPERATOR)
+    before = appended(world)
+    request = api.OpenTableRequest(
+        client_request_id="bad-options",
+        seat_count=4,
+        point_value_hundredths=100,
+        rule_set=cards_pb2.RuleSet(**options),
+    )
+    with pytest.raises(grpc.RpcError) as error:
+        operator.OpenTable(request)
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert message in error.value.details()
+    assert len(error.value.details()) < 300  # never echoes an oversized input
+    assert appended(world) == before
+    assert operator.ListTables(api.ListTablesRequest()).tables == []
+
+
+@pytest.mark.parametrize("point_value", [2**62, 2**63 - 1, 769_231, -1])
+def test_a_point_value_whose_reservation_overflows_or_exceeds_the_maximum_is_invalid_argument(
+    served: tuple[World, ServiceHost], point_value: int
+) -> None:
+    # Repro 2 (its option half): point values of 2^62 and 2^63-1 were accepted and the
+    # reservation overflowed int64. 769,231 x 130 exceeds the default maximum reservation of
+    # 100,000,000 hundredths (1,000,000 House Tokens).
+    world, host = served
+    operator = stub(host, "op", Role.OPERATOR)
+    before = appended(world)
+    request = api.OpenTableRequest(
+        client_request_id=f"pv-{point_value}", seat_count=8, point_value_hundredths=point_value
+    )
+    with pytest.raises(grpc.RpcError) as error:
+        operator.OpenTable(request)
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "point_value_hundredths must be 0.." in error.value.details()
+    assert appended(world) == before
+
+
+def test_options_at_their_bounds_open_a_table(served: tuple[World, ServiceHost]) -> None:
+    world, host = served
+    operator = stub(host, "op", Role.OPERATOR)
+    rule_set = cards_pb2.RuleSet(
+        first_drop_points=130,
+        middle_drop_points=130,
+        wrong_declare_points=130,
+        turn_seconds=3600,
+        seed_window_seconds=600,
+        start_delay_seconds=3600,
+        max_missed_turns=10,
+    )
+    request = api.OpenTableRequest(
+        client_request_id="edge",
+        seat_count=8,
+        point_value_hundredths=769_230,
+        commission_bps=10_000,
+        rule_set=rule_set,
+    )
+    table_id = operator.OpenTable(request).table_id
+    (summary,) = operator.ListTables(api.ListTablesRequest()).tables
+    assert (summary.table_id, summary.point_value_hundredths) == (table_id, 769_230)
+
+
+def test_a_configured_maximum_reservation_bounds_the_point_value(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    world.app.max_reservation_hundredths = 13_000  # 100 hundredths a point at 130 points
+    operator = stub(host, "op", Role.OPERATOR)
+    ok = api.OpenTableRequest(client_request_id="a", seat_count=4, point_value_hundredths=100)
+    operator.OpenTable(ok)
+    too_much = api.OpenTableRequest(client_request_id="b", seat_count=4, point_value_hundredths=101)
+    with pytest.raises(grpc.RpcError) as error:
+        operator.OpenTable(too_much)
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "maximum of 13000" in error.value.details()
+    capped = api.OpenTableRequest(
+        client_request_id="c",
+        seat_count=4,
+        point_value_hundredths=162,
+        rule_set=cards_pb2.RuleSet(max_points=80),
+    )
+    operator.OpenTable(capped)  # 80 x 162 = 12,960: within the maximum
+
+
+def test_a_table_recorded_with_options_the_rules_now_refuse_is_not_loaded_and_others_are() -> None:
+    world = World()
+    good = world.open_table()
+    bad = pb.TableOpened(
+        table_id="old-table",
+        seat_count=4,
+        point_value_hundredths=100,
+        rule_set=cards_pb2.RuleSet(first_drop_points=150),
+    )
+    world.log.append(
+        TABLE_EVENTS,
+        Envelope.new(bad, stream_id="old-table", stream_version=1, occurred_at=datetime.now(UTC)),
+    )
+    app = world.new_app("table-writer-2")
+    assert list(app.projection.tables) == [good]
+
+
+def test_get_hand_result_and_watch_table_say_a_hand_was_voided_when_the_ledger_refused_it(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    world.sit(table_id, "alice")
+    world.sit(table_id, "bob")
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+    view = world.view(table_id, None)
+    on_turn = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    player = stub(host, on_turn, Role.PLAYER)
+    player.Drop(
+        api.DropRequest(
+            table_id=table_id, hand_id=hand_id, turn_no=view.turn_no, client_request_id="drop-1"
+        )
+    )
+    ask = api.GetHandResultRequest(table_id=table_id, hand_id=hand_id)
+    assert player.GetHandResult(ask).voided_reason == ""
+    reason = f"hand {hand_id}: held seats [1] have no line in the settlement"
+    world.feed(LEDGER_EVENTS, table_id, ledger_pb.SettlementRefused(hand_id=hand_id, reason=reason))
+    answer = player.GetHandResult(ask)
+    assert (answer.result.hand_id, answer.voided_reason) == (hand_id, reason)
+    watched = next(iter(player.WatchTable(api.WatchTableRequest(table_id=table_id)))).view
+    assert (watched.hand_id, watched.phase, watched.voided_reason) == (
+        hand_id,
+        api.HAND_PHASE_ENDED,
+        reason,
+    )

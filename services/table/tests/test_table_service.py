@@ -88,7 +88,7 @@ def test_a_taken_seat_or_a_seat_off_the_table_is_refused_and_appends_nothing() -
 
 def test_a_table_opens_only_with_four_six_or_eight_seats() -> None:
     world = World()
-    with pytest.raises(InvalidArgument, match="4, 6 or 8"):
+    with pytest.raises(InvalidArgument, match="seat_count must be one of 4/6/8, got 5"):
         world.open_table(seats=5)
 
 
@@ -403,6 +403,35 @@ def test_a_reveal_and_settlement_arriving_after_the_next_hand_started_close_the_
     proof = checks.replay_hand(table_id, first, [e for e in stream if e.correlation_id == first])
     assert proof.ok and proof.outcome == "ended"
     assert {"commitment", "deal", "ledger-event"} <= set(proof.checked)
+
+
+def test_a_settlement_the_ledger_refused_is_recorded_and_the_views_say_the_hand_was_voided() -> (
+    None
+):
+    world = World()
+    table_id, hand_id = playing_table(world)
+    first_drop(world, table_id, hand_id)
+    assert world.view(table_id, "alice").voided_reason == ""
+    reason = f"hand {hand_id}: seat 1 would pay 2500 hundredths, more than the 2000 reserved"
+    refused = ledger_pb.SettlementRefused(hand_id=hand_id, reason=reason)
+    world.feed(LEDGER_EVENTS, table_id, refused, event_id="refused-1")
+    stream = [r.envelope for r in world.log.read_stream(TABLE_EVENTS, table_id)]
+    recorded = [e for e in stream if e.causation_id == "refused-1"]
+    assert [type(e.payload) for e in recorded] == [ledger_pb.SettlementRefused]
+    assert recorded[0].correlation_id == hand_id
+    for account in ("alice", "bob", None):
+        view = world.view(table_id, account)
+        assert (view.hand_id, view.voided_reason) == (hand_id, reason)
+    assert world.app.voided_reason(table_id, hand_id) == reason
+    assert world.app.voided_reason("", hand_id) == reason
+    # a later settlement or second refusal of the same hand is not recorded
+    count = len(table_events(world, table_id))
+    ended = world.app.get_hand_result(None, table_id, hand_id)
+    world.feed(LEDGER_EVENTS, table_id, settled_for(ended), event_id="settled-late")
+    world.feed(LEDGER_EVENTS, table_id, refused, event_id="refused-2")
+    assert len(table_events(world, table_id)) == count
+    # the table rebuilt from its stream says the same
+    assert world.new_app("table-writer-2").voided_reason(table_id, hand_id) == reason
 
 
 def test_a_rejected_stake_aborts_the_hand_and_the_seat_sits_out_until_it_sits_again() -> None:

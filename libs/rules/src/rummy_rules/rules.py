@@ -7,8 +7,28 @@ in basis points) and the variant's own numbers. The generic part names nothing I
 in the section at the end, which a later variant (pool, deals, gin, rummy 500) replaces by its own.
 Nothing here assumes one deal per match: a rule set describes one hand; a match format wraps hands.
 
-Rules: ``docs/rules/rule-set.md`` (the house rule set and its options), ``docs/rules/cards.md#shoe``
-(decks by seat count) and ``docs/rules/scoring.md`` (drops, wrong declare, the cap, missed turns).
+Validation (the one home of a table's option bounds, used by the table service's OpenTable, the
+table and the replay tool alike): every numeric option has stated bounds, and a value outside
+them raises :class:`RuleSetError` naming the option and its bounds. Building a :class:`RuleSet`
+checks everything a rule set alone decides (seats, clock seconds, missed-turn limit, penalties
+within the most counted cards can cost, the commission, a point value whose largest hand fits a
+signed 64-bit amount); :func:`validate_table_options` adds what a host decides (its start delay
+and its configured maximum reservation). Bounds, inclusive:
+
+- seats: a seat count of the rule set's shoes (4, 6 or 8 at Bombay Baazi);
+- ``turn_seconds`` 1..3600, ``seed_window_seconds`` 1..600, start delay 0..3600 seconds (0: a
+  hand starts as soon as enough players sit; it is no deadline anyone must meet);
+- ``max_missed_turns`` 1..10;
+- ``points_cap``: None or 1..``hand_size`` x 10 (130);
+- first drop, middle drop, wrong declare: 0..the most a loser's counted cards can cost (130 uncapped
+  at 13 cards, or the cap): the reservation is made for that maximum, so no penalty exceeds it;
+- ``commission_bps`` 0..10000 (100%);
+- ``point_value_cents`` >= 0 with (seats - 1) x max loss x point value <= 2^63 - 1 (what a winner
+  can receive fits an int64), and, at a host, max loss x point value <= its maximum reservation.
+
+Rules: ``docs/rules/rule-set.md`` (the house rule set, its options and their bounds,
+``docs/rules/rule-set.md#validation``), ``docs/rules/cards.md#shoe`` (decks by seat count) and
+``docs/rules/scoring.md`` (drops, wrong declare, the cap, missed turns).
 """
 
 from __future__ import annotations
@@ -21,6 +41,41 @@ from .melds import DEFAULT_MELD_OPTIONS, MeldOptions
 from .wild import MAX_CARD_POINTS
 
 BASIS_POINTS_PER_UNIT = 10_000
+#: The largest amount a signed 64-bit field holds (every amount on the wire and in the ledger).
+INT64_MAX = 2**63 - 1
+MAX_TURN_SECONDS = 3_600
+MAX_SEED_WINDOW_SECONDS = 600
+MAX_START_DELAY_SECONDS = 3_600
+MAX_MISSED_TURNS = 10
+
+
+class RuleSetError(ValueError):
+    """A rule-set option out of its bounds (a host answers INVALID_ARGUMENT).
+
+    ``option`` is the option's name in this library (``first_drop_points``, ``point_value_cents``,
+    ``seats`` ...); ``bounds`` says what is allowed (``"0..130"``); ``value`` is what was given;
+    ``why`` (may be empty) says where the bound comes from. The message never echoes more than
+    the number given.
+    """
+
+    def __init__(self, option: str, bounds: str, value: object, why: str = "") -> None:
+        self.option = option
+        self.bounds = bounds
+        self.value = value
+        self.why = why
+        super().__init__(self.describe(option))
+
+    def describe(self, name: str) -> str:
+        """The message with the option called ``name`` (a host's name for it, e.g. the request
+        field ``rule_set.first_drop_points``)."""
+        why = f" ({self.why})" if self.why else ""
+        return f"{name} must be {self.bounds}{why}, got {self.value}"
+
+
+def check_bounds(option: str, value: int, low: int, high: int, why: str = "") -> None:
+    """Raise :class:`RuleSetError` unless ``low <= value <= high``."""
+    if not low <= value <= high:
+        raise RuleSetError(option, f"{low}..{high}", value, why)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -44,7 +99,8 @@ class IndianPointsRules:
     - ``no_discard_of_card_taken_from_pile``: the card drawn from the discard pile cannot be
       discarded in the same turn (ruling, on).
 
-    Raises ValueError for negative points or a cap below 1.
+    Raises RuleSetError for negative points or a cap below 1 (the bounds that depend on the hand
+    size are checked by :class:`RuleSet`).
     """
 
     first_drop_points: int = 20
@@ -55,11 +111,11 @@ class IndianPointsRules:
     no_discard_of_card_taken_from_pile: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("first_drop_points", "middle_drop_points", "wrong_declare_points"):
+        for name in PENALTY_OPTIONS:
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+                raise RuleSetError(name, ">= 0", getattr(self, name))
         if self.points_cap is not None and self.points_cap < 1:
-            raise ValueError(f"points_cap must be None or >= 1, got {self.points_cap}")
+            raise RuleSetError("points_cap", "None or >= 1", self.points_cap)
 
     @property
     def leave_points(self) -> int:
@@ -78,20 +134,48 @@ class IndianPointsRules:
             return counted_points
         return min(counted_points, self.points_cap)
 
+    def max_counted_points(self, hand_size: int) -> int:
+        """The most a loser's counted cards can cost in a hand of ``hand_size`` cards: every card
+        at the highest card value (10), after the cap. 130 at Bombay Baazi; 80 with the 80 cap."""
+        return self.capped(hand_size * MAX_CARD_POINTS)
+
     def max_loss_points(self, hand_size: int) -> int:
         """The most points one seat can be charged in a hand of ``hand_size`` cards
         (``docs/rules/scoring.md#maximum-loss``).
 
-        The largest of: every card counting at the highest card value (10, after the cap), a wrong
+        The largest of: the most counted cards can cost (:meth:`max_counted_points`), a wrong
         declare, a middle drop, a first drop. 130 at Bombay Baazi (13 x 10, uncapped); 80 with
-        the 80 cap.
+        the 80 cap. A valid :class:`RuleSet` keeps every penalty within the counted maximum, so
+        this is the counted maximum there.
         """
         return max(
-            self.capped(hand_size * MAX_CARD_POINTS),
+            self.max_counted_points(hand_size),
             self.wrong_declare_points,
             self.middle_drop_points,
             self.first_drop_points,
         )
+
+    def check(self, hand_size: int) -> None:
+        """Raise :class:`RuleSetError` for a cap above what ``hand_size`` cards can count, or a
+        penalty above the most counted cards can cost (the reservation is made for that)."""
+        most = hand_size * MAX_CARD_POINTS
+        if self.points_cap is not None:
+            check_bounds(
+                "points_cap", self.points_cap, 1, most, f"{hand_size} cards count at most {most}"
+            )
+        counted = self.max_counted_points(hand_size)
+        why = (
+            f"no more than the cap of {counted} points the reservation is made for"
+            if self.points_cap is not None
+            else f"no more than the {counted} points {hand_size} cards can count, "
+            "which the reservation is made for"
+        )
+        for name in PENALTY_OPTIONS:
+            check_bounds(name, getattr(self, name), 0, counted, why)
+
+
+#: The fixed penalties of Indian points rummy, each within the most counted cards can cost.
+PENALTY_OPTIONS = ("first_drop_points", "middle_drop_points", "wrong_declare_points")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -124,7 +208,8 @@ class RuleSet:
     - ``commission_bps``: the house commission on the winner's takings, in basis points (1/10000).
     - ``indian``: the Indian points numbers (drops, wrong declare, cap, meld options).
 
-    Raises ValueError with a clear message for any value out of range.
+    Raises RuleSetError (a ValueError) naming the option and its bounds for any value out of
+    range (the bounds are in this module's docstring).
     """
 
     name: str
@@ -143,47 +228,53 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         if not self.name:
-            raise ValueError("a rule set needs a name")
+            raise RuleSetError("name", "a non-empty name", "''")
         if self.version < 1:
-            raise ValueError(f"version must be >= 1, got {self.version}")
+            raise RuleSetError("version", ">= 1", self.version)
         seat_counts = [s for s, _ in self.shoes]
         if len(set(seat_counts)) != len(seat_counts):
-            raise ValueError(f"shoes lists a seat count twice: {seat_counts}")
+            raise RuleSetError("shoes", "one shoe per seat count", seat_counts)
         if self.seats not in seat_counts:
             allowed = "/".join(str(s) for s in sorted(seat_counts))
-            raise ValueError(f"seat count must be one of {allowed}, got {self.seats}")
+            raise RuleSetError("seats", f"one of {allowed}", self.seats)
         if self.hand_size < 1:
-            raise ValueError(f"hand_size must be >= 1, got {self.hand_size}")
+            raise RuleSetError("hand_size", ">= 1", self.hand_size)
         if self.min_players < 2:
-            raise ValueError(f"min_players must be >= 2, got {self.min_players}")
-        if self.min_players > self.seats:
-            raise ValueError(
-                f"min_players ({self.min_players}) cannot exceed the seat count ({self.seats})"
-            )
+            raise RuleSetError("min_players", ">= 2", self.min_players)
+        check_bounds("min_players", self.min_players, 2, self.seats, "it cannot exceed the seats")
         # Every seat's hand, the wild cut and the first open card must come out of the shoe,
         # with at least one card left for the stock.
         needed = self.seats * self.hand_size + 3
         if self.shoe.size < needed:
-            raise ValueError(
+            raise RuleSetError(
+                "hand_size",
+                f"at most {(self.shoe.size - 3) // self.seats}",
+                self.hand_size,
                 f"a shoe of {self.shoe.size} cards cannot deal {self.hand_size} cards to "
-                f"{self.seats} seats plus the cut, the open card and a stock ({needed} needed)"
+                f"{self.seats} seats plus the cut, the open card and a stock ({needed} needed)",
             )
-        if self.max_missed_turns < 1:
-            raise ValueError(f"max_missed_turns must be >= 1, got {self.max_missed_turns}")
-        if self.turn_seconds < 1:
-            raise ValueError(f"turn_seconds must be >= 1, got {self.turn_seconds}")
-        if self.seed_window_seconds < 1:
-            raise ValueError(f"seed_window_seconds must be >= 1, got {self.seed_window_seconds}")
-        if self.point_value_cents < 0:
-            raise ValueError(
-                "point value must be >= 0 hundredths of a House Token, "
-                f"got {self.point_value_cents}"
-            )
-        if not 0 <= self.commission_bps <= BASIS_POINTS_PER_UNIT:
-            raise ValueError(
-                f"commission must be 0..{BASIS_POINTS_PER_UNIT} basis points, "
-                f"got {self.commission_bps}"
-            )
+        check_bounds("max_missed_turns", self.max_missed_turns, 1, MAX_MISSED_TURNS)
+        check_bounds("turn_seconds", self.turn_seconds, 1, MAX_TURN_SECONDS)
+        check_bounds("seed_window_seconds", self.seed_window_seconds, 1, MAX_SEED_WINDOW_SECONDS)
+        check_bounds(
+            "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
+        )
+        self.indian.check(self.hand_size)
+        most = self.max_point_value_cents
+        check_bounds(
+            "point_value_cents",
+            self.point_value_cents,
+            0,
+            most,
+            f"hundredths of a House Token; {self.seats - 1} losers x {self.max_loss_points} "
+            "points x the point value must fit a signed 64-bit amount",
+        )
+
+    @property
+    def max_point_value_cents(self) -> int:
+        """The largest point value whose biggest hand (every other seat losing the most a hand
+        can cost to one winner) is an amount a signed 64-bit field holds."""
+        return INT64_MAX // (max(self.seats - 1, 1) * max(self.max_loss_points, 1))
 
     @property
     def shoe(self) -> Shoe:
@@ -221,7 +312,7 @@ def bombay_baazi(
 
     ``point_value_cents`` is in hundredths of a House Token per point (0 for a free table);
     ``commission_bps`` in basis points (0..10000); ``points_cap`` None (the house rule) or e.g. 80.
-    Raises ValueError for any value out of range.
+    Raises RuleSetError for any value out of range.
     """
     return RuleSet(
         name=BOMBAY_BAAZI_NAME,
@@ -237,4 +328,30 @@ def bombay_baazi(
         point_value_cents=point_value_cents,
         commission_bps=commission_bps,
         indian=IndianPointsRules(points_cap=points_cap),
+    )
+
+
+#: The default of a host's maximum reservation per seat and hand: 1,000,000 House Tokens.
+DEFAULT_MAX_RESERVATION_CENTS = 100_000_000
+
+
+def validate_table_options(
+    rule_set: RuleSet,
+    start_delay_seconds: int,
+    max_reservation_cents: int = DEFAULT_MAX_RESERVATION_CENTS,
+) -> None:
+    """Check what a host adds to a valid ``rule_set`` before it opens a table: the start delay
+    (seconds after the last seat change or hand end before a hand may start, 0..3600) and the
+    host's maximum reservation per seat and hand (hundredths of a House Token): the max loss x the
+    point value may not exceed it. Raises RuleSetError (``start_delay_seconds`` or
+    ``point_value_cents``)."""
+    check_bounds("start_delay_seconds", start_delay_seconds, 0, MAX_START_DELAY_SECONDS)
+    most = min(rule_set.max_point_value_cents, max_reservation_cents // rule_set.max_loss_points)
+    check_bounds(
+        "point_value_cents",
+        rule_set.point_value_cents,
+        0,
+        most,
+        f"hundredths of a House Token; {rule_set.max_loss_points} points x the point value, the "
+        f"reservation, may not exceed this table service's maximum of {max_reservation_cents}",
     )

@@ -14,7 +14,8 @@ Each command has an idempotency key (a grant's key, or the hand id): the first r
 with a hash of the command's body. A retry with the same body returns the first result with
 ``replayed=True`` and writes no outbox event again; a retry with another body raises
 :class:`~rummy_ledger.domain.Conflict`. Errors raised: ``InvalidCommand``, ``Conflict``,
-``AccountNotFound``, ``SettlementRefused`` (all ``LedgerError``); on any error nothing moves.
+``AccountNotFound``, ``SettlementRefused`` (all ``LedgerError``); on any error nothing moves
+(a refused settlement is then recorded by :func:`refuse_settlement`, which releases the holds).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from rummy_ledger.domain import (
     GrantLimits,
     InvalidCommand,
     LineKind,
+    RefuseSettlement,
     ReserveStakes,
     SettleHand,
     check_balance_limit,
@@ -145,7 +147,9 @@ class SettleResult:
     transaction_id: str
     lines: tuple[JournalLine, ...]
     commission_hundredths: int
-    released_seats: tuple[int, ...]  # held seats that were not in the result, released
+    # Held seats that were not in the result, released (always empty since every held seat must
+    # be in the settlement; kept for results stored before).
+    released_seats: tuple[int, ...]
     replayed: bool = field(default=False, compare=False)
 
 
@@ -159,6 +163,16 @@ class ReleasedReservation:
 @dataclass(frozen=True)
 class AbortResult:
     hand_id: str
+    released: tuple[ReleasedReservation, ...]
+    replayed: bool = field(default=False, compare=False)
+
+
+@dataclass(frozen=True)
+class RefusalResult:
+    """A refused settlement: why (the first refusal's reason) and the holds released."""
+
+    hand_id: str
+    reason: str
     released: tuple[ReleasedReservation, ...]
     replayed: bool = field(default=False, compare=False)
 
@@ -297,25 +311,21 @@ def settle_hand(
     consumed: ConsumedPosition | None = None,
     outbox: Outbox = (),
 ) -> SettleResult:
-    """Post the hand's settlement exactly once and resolve its reservations: each seat in the
-    result is settled (a loser's at its cost, the winner's at 0), any other held seat of the hand
-    released. A second call returns the first result. Raises InvalidCommand (inconsistent
-    results), SettlementRefused (a seat without a held reservation, e.g. after an abort, or a
-    loser's cost above its reservation) or Conflict (the hand was settled with other results)."""
+    """Post the hand's settlement exactly once, as the table computed it, after checking its
+    invariants (``domain.check_settlement``), and settle every reservation of the hand (a
+    loser's at its cost, the winner's at 0). A second call returns the first result. Raises
+    InvalidCommand (no hand or table named), SettlementRefused (an invariant fails: nothing
+    moved; the caller records the refusal with :func:`refuse_settlement`) or Conflict (the hand
+    was settled with other results)."""
 
     def work(conn: psycopg.Connection) -> SettleResult:
         held = db.lock_held_reservations(conn, command.hand_id)
         transaction, settled = settlement_transaction(command, held)
         db.lock_balances(conn, [r.account_id for r in held] + [HOUSE_COMMISSION_ACCOUNT])
-        released = []
         for reservation in held:
-            if reservation.seat in settled:
-                db.settle_reservation(
-                    conn, command.hand_id, reservation.seat, settled[reservation.seat]
-                )
-            else:
-                db.release_reservation(conn, command.hand_id, reservation.seat)
-                released.append(reservation.seat)
+            db.settle_reservation(
+                conn, command.hand_id, reservation.seat, settled[reservation.seat]
+            )
         db.insert_transaction(conn, transaction)
         return SettleResult(
             command.hand_id,
@@ -325,7 +335,7 @@ def settle_hand(
                 for p in transaction.in_posting_order()
             ),
             command.commission_hundredths,
-            tuple(released),
+            (),
         )
 
     return _run(
@@ -346,18 +356,42 @@ def abort_hand(
         raise InvalidCommand("an abort names its hand")
 
     def work(conn: psycopg.Connection) -> AbortResult:
-        held = db.lock_held_reservations(conn, command.hand_id)
-        db.lock_balances(conn, [r.account_id for r in held])
-        for reservation in held:
-            db.release_reservation(conn, command.hand_id, reservation.seat)
-        return AbortResult(
-            command.hand_id,
-            tuple(ReleasedReservation(r.seat, r.account_id, r.amount_hundredths) for r in held),
-        )
+        return AbortResult(command.hand_id, _release_held(conn, command.hand_id))
 
     return _run(
         database, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox
     )
+
+
+def refuse_settlement(
+    database: Database,
+    command: RefuseSettlement,
+    reason: str,
+    *,
+    consumed: ConsumedPosition | None = None,
+    outbox: Outbox = (),
+) -> RefusalResult:
+    """Record that the hand's settlement was refused (``reason``: the invariant it failed) and
+    release every held reservation of the hand; nothing else moves. Idempotent on the hand id:
+    a second refusal returns the first result (and its reason). Raises InvalidCommand."""
+    if not command.hand_id:
+        raise InvalidCommand("a refusal names its hand")
+
+    def work(conn: psycopg.Connection) -> RefusalResult:
+        return RefusalResult(command.hand_id, reason, _release_held(conn, command.hand_id))
+
+    return _run(
+        database, f"refuse:{command.hand_id}", command, work, _refusal_from_json, consumed, outbox
+    )
+
+
+def _release_held(conn: psycopg.Connection, hand_id: str) -> tuple[ReleasedReservation, ...]:
+    """Release every reservation of ``hand_id`` still held; the reservations released."""
+    held = db.lock_held_reservations(conn, hand_id)
+    db.lock_balances(conn, [r.account_id for r in held])
+    for reservation in held:
+        db.release_reservation(conn, hand_id, reservation.seat)
+    return tuple(ReleasedReservation(r.seat, r.account_id, r.amount_hundredths) for r in held)
 
 
 def get_balance(database: Database, account_id: str) -> Balance:
@@ -488,4 +522,13 @@ def _settle_from_json(body: dict[str, Any]) -> SettleResult:
 def _abort_from_json(body: dict[str, Any]) -> AbortResult:
     return AbortResult(
         body["hand_id"], tuple(ReleasedReservation(**r) for r in body["released"]), replayed=True
+    )
+
+
+def _refusal_from_json(body: dict[str, Any]) -> RefusalResult:
+    return RefusalResult(
+        body["hand_id"],
+        body["reason"],
+        tuple(ReleasedReservation(**r) for r in body["released"]),
+        replayed=True,
     )

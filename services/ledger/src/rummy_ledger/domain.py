@@ -6,9 +6,9 @@ in a field whose name ends in ``_hundredths``; points are ints.
 The ledger never computes the rules' money: the table computes a hand's reservation and its
 settlement with ``rummy_rules.settlement`` and carries them in ``HandStarted``
 (``reservation_hundredths``) and ``HandEnded`` (each seat's points and net amount, the
-commission). The ledger checks that what it is asked to post is consistent (it sums to zero, the
-winner gets the losers' total less the commission, no loser pays more than was reserved) and
-posts it.
+commission). The ledger checks the settlement's invariants (:func:`settlement_transaction`) and
+posts it as given; one that fails them is refused (:class:`SettlementRefused`): nothing of it is
+posted and the hand's holds are released.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from enum import StrEnum
 from typing import Any
 
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES, MAX_IDEMPOTENCY_KEY_BYTES
-from rummy_rules.settlement import Settlement
+from rummy_rules.rules import BASIS_POINTS_PER_UNIT, INT64_MAX, RuleSetError, check_bounds
+from rummy_rules.settlement import Settlement, commission_for
 
 #: The account every grant debits: the only account allowed below zero.
 ISSUANCE_ACCOUNT = "house:issuance"
@@ -76,11 +77,9 @@ class AccountNotFound(LedgerError):
 
 
 class SettlementRefused(LedgerError):
-    """The settlement cannot be posted as asked (gRPC FAILED_PRECONDITION): nothing moved.
-
-    Raised when a seat has no held reservation for the hand (never reserved, or the hand was
-    aborted), or a loser's cost exceeds what was reserved for that seat.
-    """
+    """The settlement fails an invariant and cannot be posted (gRPC FAILED_PRECONDITION): nothing
+    of it moved. The message names the invariant. The ledger's reaction then records the refusal
+    and releases the hand's holds (:class:`RefuseSettlement`)."""
 
 
 # -------------------------------------------------------------------------------------- commands
@@ -131,8 +130,9 @@ class SettleHand:
     """Post a hand's settlement as computed by ``rummy_rules.settlement.settle``.
 
     ``seats`` has one result per seat dealt in; ``commission_hundredths`` goes to the house.
-    Accounts are found from the hand's reservations by seat. ``point_value_hundredths`` and
-    ``commission_bps`` are recorded for statements only (never used to recompute).
+    Accounts are found from the hand's reservations by seat. ``commission_bps`` (the table's
+    rate) bounds the commission; ``point_value_hundredths`` is recorded for statements. Neither
+    is used to recompute the settlement.
     """
 
     hand_id: str
@@ -159,6 +159,15 @@ class SettleHand:
             point_value_hundredths=settlement.point_value_cents,
             commission_bps=settlement.commission_bps,
         )
+
+
+@dataclass(frozen=True)
+class RefuseSettlement:
+    """Record that ``hand_id``'s settlement was refused and release every held reservation of
+    it; nothing else moves. Idempotent on the hand id (the reason of the first refusal stays)."""
+
+    hand_id: str
+    table_id: str
 
 
 @dataclass(frozen=True)
@@ -218,10 +227,6 @@ def grant_transaction_id(idempotency_key: str) -> str:
 
 def settlement_transaction_id(hand_id: str) -> str:
     return f"settlement:{hand_id}"
-
-
-#: The largest balance PostgreSQL's bigint holds, in hundredths.
-INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -366,55 +371,17 @@ def settlement_transaction(
     commission lines are written even when zero, so every result shows it. A free table gives
     all-zero lines (the points still show on statements).
 
-    Raises :class:`InvalidCommand` if the results are inconsistent (no winner, winner charged
-    points, the winner's amount is not the losers' total less the commission, a loser receives)
-    and :class:`SettlementRefused` if a seat holds no reservation for the hand or a loser's cost
-    exceeds what was reserved for it.
+    The settlement is posted as the table computed it, after :func:`check_settlement`; raises
+    InvalidCommand for a command naming no hand or table and SettlementRefused for a settlement
+    that fails an invariant.
     """
+    if not command.hand_id or not command.table_id:
+        raise InvalidCommand("a settlement names its hand and table")
+    check_settlement(command, held)
     by_seat = {r.seat: r for r in held}
-    seats = {s.seat: s for s in command.seats}
-    if len(seats) != len(command.seats):
-        raise InvalidCommand(f"hand {command.hand_id} lists a seat twice in its settlement")
-    if command.winner_seat not in seats:
-        raise InvalidCommand(
-            f"hand {command.hand_id}: the winner seat {command.winner_seat} has no result"
-        )
-    if len(seats) < 2:
-        raise InvalidCommand(f"hand {command.hand_id}: a settlement needs a winner and a loser")
-    winner = seats[command.winner_seat]
-    if winner.points != 0:
-        raise InvalidCommand(
-            f"hand {command.hand_id}: the winner is charged {winner.points} points"
-        )
-    if command.commission_hundredths < 0:
-        raise InvalidCommand(f"hand {command.hand_id}: negative commission")
+    winner = next(s for s in command.seats if s.seat == command.winner_seat)
     losers = [s for s in command.seats if s.seat != command.winner_seat]
-    for loser in losers:
-        if loser.amount_hundredths > 0 or loser.points < 0:
-            raise InvalidCommand(
-                f"hand {command.hand_id}: seat {loser.seat} lost but receives "
-                f"{loser.amount_hundredths} hundredths"
-            )
     total = -sum(s.amount_hundredths for s in losers)
-    if winner.amount_hundredths != total - command.commission_hundredths:
-        raise InvalidCommand(
-            f"hand {command.hand_id}: the winner's {winner.amount_hundredths} hundredths is not "
-            f"the losers' total {total} less the commission {command.commission_hundredths}"
-        )
-    for seat in seats:
-        if seat not in by_seat:
-            raise SettlementRefused(
-                f"hand {command.hand_id}: seat {seat} holds no reservation (never reserved, "
-                "or the hand was aborted)"
-            )
-    for loser in losers:
-        cost = -loser.amount_hundredths
-        held_amount = by_seat[loser.seat].amount_hundredths
-        if cost > held_amount:
-            raise SettlementRefused(
-                f"hand {command.hand_id}: seat {loser.seat} would pay {cost} hundredths, more than "
-                f"the {held_amount} reserved for it"
-            )
     winner_account = by_seat[command.winner_seat].account_id
     postings = [
         Posting(by_seat[s.seat].account_id, s.amount_hundredths, LineKind.LOSS, s.seat, s.points)
@@ -444,3 +411,76 @@ def settlement_transaction(
         for s in command.seats
     }
     return transaction, settled
+
+
+def check_settlement(command: SettleHand, held: Sequence[HeldReservation]) -> None:
+    """Raise :class:`SettlementRefused`, naming the invariant, unless the settlement
+    ``command`` carries (as the table computed it with the rules) can be posted against the
+    hand's ``held`` reservations:
+
+    - every seat of the hand is covered once: one result per held seat, none listed twice, none
+      without a hold (never reserved, or the hand was aborted), the winner among them;
+    - the winner is charged no points; each loser pays (amount <= 0), no more than its
+      reservation (what each point costs is the rules' business: the table computed it);
+    - it sums to zero with the commission: the winner's amount is the losers' total less the
+      commission, and the total fits a signed 64-bit amount;
+    - the commission is within the table's rate: 0 <= commission <= floor(total x bps / 10000)
+      (rounded down, in the players' favour), with 0 <= bps <= 10000 (the rules' bounds).
+    """
+    hand = command.hand_id
+    seats = [s.seat for s in command.seats]
+    by_seat = {s.seat: s for s in command.seats}
+    held_seats = {r.seat: r.amount_hundredths for r in held}
+    if not held_seats:
+        raise SettlementRefused(
+            f"hand {hand}: no reservation is held (never reserved, or the hand was aborted)"
+        )
+    if len(by_seat) != len(seats):
+        raise SettlementRefused(f"hand {hand}: the settlement lists a seat twice")
+    for seat in seats:
+        if seat not in held_seats:
+            raise SettlementRefused(
+                f"hand {hand}: seat {seat} holds no reservation (never reserved, or the hand was "
+                "aborted)"
+            )
+    missing = sorted(set(held_seats) - set(by_seat))
+    if missing:
+        raise SettlementRefused(f"hand {hand}: held seats {missing} have no line in the settlement")
+    if command.winner_seat not in by_seat or len(by_seat) < 2:
+        raise SettlementRefused(
+            f"hand {hand}: a settlement needs the winner (seat {command.winner_seat}) and a loser"
+        )
+    winner = by_seat[command.winner_seat]
+    if winner.points != 0:
+        raise SettlementRefused(f"hand {hand}: the winner is charged {winner.points} points")
+    losers = [s for s in command.seats if s.seat != command.winner_seat]
+    for loser in losers:
+        if loser.amount_hundredths > 0 or loser.points < 0:
+            raise SettlementRefused(
+                f"hand {hand}: seat {loser.seat} lost but receives {loser.amount_hundredths} "
+                "hundredths"
+            )
+        if -loser.amount_hundredths > held_seats[loser.seat]:
+            raise SettlementRefused(
+                f"hand {hand}: seat {loser.seat} would pay {-loser.amount_hundredths} hundredths, "
+                f"more than the {held_seats[loser.seat]} reserved for it"
+            )
+    total = -sum(s.amount_hundredths for s in losers)
+    if total > INT64_MAX:
+        raise SettlementRefused(f"hand {hand}: the losers' total does not fit a 64-bit amount")
+    if winner.amount_hundredths != total - command.commission_hundredths:
+        raise SettlementRefused(
+            f"hand {hand}: the winner's {winner.amount_hundredths} hundredths is not the losers' "
+            f"total {total} less the commission {command.commission_hundredths}: the settlement "
+            "does not sum to zero"
+        )
+    try:
+        check_bounds("commission_bps", command.commission_bps, 0, BASIS_POINTS_PER_UNIT)
+    except RuleSetError as error:
+        raise SettlementRefused(f"hand {hand}: {error}") from None
+    most = commission_for(total, command.commission_bps)
+    if not 0 <= command.commission_hundredths <= most:
+        raise SettlementRefused(
+            f"hand {hand}: a commission of {command.commission_hundredths} hundredths is outside "
+            f"the table's rate of {command.commission_bps} bps on {total} (0..{most})"
+        )

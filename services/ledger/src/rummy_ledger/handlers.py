@@ -11,16 +11,24 @@ consumed            handler                      published (ledger-events, key =
 ``HandStarted``     ``reserve_stakes``           ``StakeRejected`` per seat short of its
                                                  reservation, then ``StakesReserved``
 ``HandEnded``       ``settle_hand``              ``HandSettled``
+                    or ``refuse_settlement``     or ``SettlementRefused`` (holds released)
 ``HandAborted``     ``abort_hand``               ``ReservationsReleased``
 ==================  ===========================  ==========================================
+
+The settlement posted is the one the table computed with the rules library and carried in
+``HandEnded``; the ledger checks its invariants (``domain.check_settlement``) and never
+recomputes it. One that fails them is refused as ``docs/rules/money.md#refused-settlement``
+says: recorded (``SettlementRefused`` with the reason), its holds released, nothing else moved,
+counted (``rummy_ledger_settlements_refused_total``, which the RummySettlementRefused alert
+watches) and logged at error.
 
 Every published envelope has ``correlation_id`` = the hand id, ``causation_id`` = the table
 event's id, the table event's rules and shuffle versions, and an event id derived from the table
 event's (``reaction_event_id``), so a reaction written twice would carry the same ids. A command
 replayed under its idempotency key (the same hand re-recorded under a new event id) writes no
-event. A command the ledger refuses (an inconsistent settlement, a hand never reserved, a body
-that conflicts with the first one) moves nothing, is logged with the reason and counted, and is
-consumed: retrying it could never succeed, and it must not block the partition's other tables.
+event. Any other command the ledger refuses (a body that conflicts with the first one, a
+malformed command) moves nothing, is logged with the reason and counted, and is consumed:
+retrying it could never succeed, and it must not block the partition's other tables.
 
 ``Ledger.grant`` (operator's gRPC ``Grant``) writes ``TokensGranted`` keyed by account id.
 """
@@ -45,6 +53,7 @@ from rummy_ledger.application import (
     AbortResult,
     GrantResult,
     OutgoingEvent,
+    RefusalResult,
     ReserveResult,
     SettleResult,
 )
@@ -53,20 +62,19 @@ from rummy_ledger.domain import (
     AbortHand,
     Grant,
     GrantLimits,
-    InvalidCommand,
     LedgerError,
+    RefuseSettlement,
     ReserveStakes,
     SeatResult,
     SeatStake,
     SettleHand,
+    SettlementRefused,
 )
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.outbox import next_stream_version
 from rummy_platform.reactor import reaction_event_id
 from rummy_platform.topics import LEDGER_EVENTS
-from rummy_rules.rules import bombay_baazi
-from rummy_rules.settlement import Settlement, settle
 
 _log = get_logger(__name__)
 
@@ -96,47 +104,26 @@ class Counters:
     """Callbacks the bootstrap points at its metrics (no-ops by default).
 
     ``reservation(outcome)`` per seat with ``"reserved"`` or ``"rejected"``;
-    ``settlement(commission_hundredths)`` per hand settled; ``refused(event_type)`` per table
+    ``settlement(commission_hundredths)`` per hand settled; ``settlement_refused()`` per hand
+    whose settlement was refused (its holds released); ``refused(event_type)`` per other table
     event the ledger refused; ``aborted()`` per hand aborted; ``granted(amount_hundredths)``.
     """
 
     reservation: Callable[[str], None] = _noop
     settlement: Callable[[int], None] = _noop
+    settlement_refused: Callable[[], None] = _noop
     refused: Callable[[str], None] = _noop
     aborted: Callable[[], None] = _noop
     granted: Callable[[int], None] = _noop
 
 
-def expected_settlement(
-    winner_seat: int, points_by_seat: dict[int, int], point_value_hundredths: int, bps: int
-) -> Settlement:
-    """The settlement ``rummy_rules.settlement.settle`` gives for these points (amounts in
-    hundredths). ``settle`` reads only the point value, the commission rate and the most points
-    a hand can cost from the rule set; the Bombay Baazi rule set supplies them (uncapped, 130).
-    Raises InvalidCommand when the points cannot be settled (winner charged, no loser...)."""
-    try:
-        rules = bombay_baazi(8, point_value_hundredths, bps)
-        return settle(rules, winner_seat, points_by_seat)
-    except ValueError as error:
-        raise InvalidCommand(f"cannot settle these points: {error}") from None
-
-
 def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
-    """The ``SettleHand`` of a ``HandEnded``: the settlement lines the table computed, checked
-    against ``rummy_rules.settlement`` for the same points; when the event carries only
-    results (points), the settlement computed here. Raises InvalidCommand when the lines do not
-    match what the rules give for their points, point value and commission rate."""
-    pv, bps = ended.point_value_hundredths, ended.commission_bps
-    if ended.settlement:
-        points = {line.seat: line.points for line in ended.settlement}
-    else:
-        points = {result.seat: result.points for result in ended.results}
-    expected = SettleHand.from_settlement(
-        ended.hand_id, table_id, expected_settlement(ended.winner_seat, points, pv, bps)
-    )
+    """The ``SettleHand`` of a ``HandEnded``: the settlement lines the table computed with the
+    rules library, as given (the ledger checks their invariants; it does not recompute them).
+    Raises SettlementRefused when the event carries no settlement."""
     if not ended.settlement:
-        return expected
-    given = SettleHand(
+        raise SettlementRefused(f"hand {ended.hand_id}: HandEnded carries no settlement lines")
+    return SettleHand(
         hand_id=ended.hand_id,
         table_id=table_id,
         winner_seat=ended.winner_seat,
@@ -145,33 +132,21 @@ def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
             for line in sorted(ended.settlement, key=lambda line: line.seat)
         ),
         commission_hundredths=ended.commission_hundredths,
-        point_value_hundredths=pv,
-        commission_bps=bps,
+        point_value_hundredths=ended.point_value_hundredths,
+        commission_bps=ended.commission_bps,
     )
-    if given != expected:
-        raise InvalidCommand(
-            f"hand {ended.hand_id}: the settlement in HandEnded ({_money(given)}) is not what "
-            f"the rules give for its points at {pv} hundredths a point and {bps} bps "
-            f"({_money(expected)})"
-        )
-    return given
 
 
 def check_seat_accounts(conn: psycopg.Connection, ended: table_events.HandEnded) -> None:
-    """Raise InvalidCommand when a settlement line names another account than the one the
+    """Raise SettlementRefused when a settlement line names another account than the one the
     ledger holds that seat's reservation for (the ledger pays by the reservation's account)."""
     held = {r.seat: r.account_id for r in db.lock_held_reservations(conn, ended.hand_id)}
     for line in ended.settlement:
         if line.account_id and line.seat in held and held[line.seat] != line.account_id:
-            raise InvalidCommand(
+            raise SettlementRefused(
                 f"hand {ended.hand_id}: seat {line.seat} is {line.account_id!r} in HandEnded "
                 f"but its reservation is held for {held[line.seat]!r}"
             )
-
-
-def _money(command: SettleHand) -> str:
-    seats = ", ".join(f"seat {s.seat}: {s.amount_hundredths}" for s in command.seats)
-    return f"{seats}; commission {command.commission_hundredths}"
 
 
 class Ledger:
@@ -264,14 +239,17 @@ class Ledger:
             )
             return [self._event(conn, source, settled)]
 
-        def settle() -> SettleResult:
-            check_seat_accounts(conn, ended)
-            command = settle_command(source.stream_id, ended)
-            return application.settle_hand(conn, command, outbox=outbox)
+        def settle() -> SettleResult | RefusalResult:
+            try:
+                check_seat_accounts(conn, ended)
+                command = settle_command(source.stream_id, ended)
+                return application.settle_hand(conn, command, outbox=outbox)
+            except SettlementRefused as error:
+                return self._refuse_settlement(conn, source, ended.hand_id, str(error))
 
         with log_context(table_id=source.stream_id, hand_id=ended.hand_id):
             result = self._refusing(source, settle)
-            if result is None or result.replayed:
+            if result is None or result.replayed or isinstance(result, RefusalResult):
                 return
             self._counters.settlement(result.commission_hundredths)
             _log.info(
@@ -279,6 +257,38 @@ class Ledger:
                 commission_hundredths=result.commission_hundredths,
                 released_seats=list(result.released_seats),
             )
+
+    def _refuse_settlement(
+        self, conn: psycopg.Connection, source: Envelope, hand_id: str, reason: str
+    ) -> RefusalResult:
+        """Record a refused settlement (``SettlementRefused`` in the outbox), release the hand's
+        holds, count it and log it; nothing else moves
+        (``docs/rules/money.md#refused-settlement``)."""
+
+        def outbox(result: RefusalResult) -> list[OutgoingEvent]:
+            refused = ledger_events.SettlementRefused(
+                hand_id=hand_id,
+                reason=result.reason,
+                released=[
+                    ledger_events.Reservation(
+                        seat=r.seat, account_id=r.account_id, amount_hundredths=r.amount_hundredths
+                    )
+                    for r in result.released
+                ],
+            )
+            return [self._event(conn, source, refused)]
+
+        command = RefuseSettlement(hand_id, source.stream_id)
+        result = application.refuse_settlement(conn, command, reason, outbox=outbox)
+        if not result.replayed:
+            self._counters.settlement_refused()
+            _log.error(
+                "settlement refused; the hand is void and its holds released, nothing else moved",
+                event_id=source.event_id,
+                reason=result.reason,
+                released_seats=[r.seat for r in result.released],
+            )
+        return result
 
     def on_hand_aborted(self, conn: psycopg.Connection, source: Envelope) -> None:
         """Release every held reservation of the hand; ``ReservationsReleased``."""

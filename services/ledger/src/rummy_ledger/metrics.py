@@ -6,8 +6,10 @@ Counters (this process's work since it started):
 - ``rummy_ledger_settlements_total``: hands settled;
 - ``rummy_ledger_commission_hundredths_total``: commission posted by those settlements;
 - ``rummy_ledger_hands_aborted_total``;
-- ``rummy_ledger_refused_events_total{type}``: table events the ledger refused (nothing moved),
-  every type of ``handlers.REFUSABLE_EVENTS`` exported from the start;
+- ``rummy_ledger_settlements_refused_total``: hands whose settlement failed an invariant (the
+  hand void, its holds released; alert RummySettlementRefused);
+- ``rummy_ledger_refused_events_total{type}``: other table events the ledger refused (nothing
+  moved), every type of ``handlers.REFUSABLE_EVENTS`` exported from the start;
 - ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``.
 
 Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process wrote it):
@@ -55,6 +57,11 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         "rummy_ledger_commission_hundredths", "Commission posted by settlements", registry=registry
     )
     aborted = Counter("rummy_ledger_hands_aborted", "Hands aborted", registry=registry)
+    settlements_refused = Counter(
+        "rummy_ledger_settlements_refused",
+        "Settlements refused (an invariant failed): the hand void, its holds released",
+        registry=registry,
+    )
     refused = Counter(
         "rummy_ledger_refused_events", "Table events refused; nothing moved", ["type"],
         registry=registry,
@@ -81,6 +88,7 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
     return Counters(
         reservation=lambda outcome: reservations.labels(outcome).inc(),
         settlement=settled,
+        settlement_refused=settlements_refused.inc,
         refused=lambda event_type: refused.labels(event_type).inc(),
         aborted=aborted.inc,
         granted=granted_tokens,

@@ -48,6 +48,7 @@ from rummy_rules import commands as rc
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
 from rummy_rules.indian import Declare, Drop
+from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, validate_table_options
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from . import stream_codec as codec
@@ -64,13 +65,16 @@ INPUT_GROUP = "table"
 @dataclass
 class TableApp:
     """The handlers. ``now_ms``: the clock (ms since the epoch); ``speed``: how many times faster
-    than real time start delays pass (``RUMMY_CLOCK_SPEED``, shared with the clock service)."""
+    than real time start delays pass (``RUMMY_CLOCK_SPEED``, shared with the clock service);
+    ``max_reservation_hundredths``: the most a table may reserve per seat and hand (max loss x
+    point value), checked when a table is opened (``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS``)."""
 
     writer: TransactionalWriter
     projection: Projection = field(default_factory=Projection)
     now_ms: Callable[[], int] = field(default=lambda: int(time.time() * 1000))
     new_hand_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     speed: float = 1.0
+    max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_CENTS
     topic: str = TABLE_EVENTS
     input_group: str = INPUT_GROUP
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
@@ -163,11 +167,13 @@ class TableApp:
 
     def open_table(self, operator: str, request: api.OpenTableRequest) -> str:
         """Open a table; returns its id (the same id for a retried client_request_id).
-        Raises InvalidArgument for a seat count other than 4/6/8 or options out of range."""
+        Raises InvalidArgument naming the field and its bounds for any option the rules'
+        validation refuses (``rummy_rules.rules``: seat count 4/6/8, penalties within the most a
+        hand can cost, clock seconds, commission, a point value within int64 and within
+        ``max_reservation_hundredths``)."""
         key, digest = self._request(operator, request)
         table_id = str(uuid.uuid5(_TABLE_NS, key))
-        if request.seat_count not in (4, 6, 8):
-            raise InvalidArgument(f"seat count must be 4, 6 or 8, got {request.seat_count}")
+        start_delay = codec.start_delay_seconds_from_pb(request.rule_set)
         try:
             rules = codec.rule_set_from_pb(
                 request.rule_set,
@@ -175,9 +181,10 @@ class TableApp:
                 request.point_value_hundredths,
                 request.commission_bps,
             )
-        except ValueError as exc:
-            raise InvalidArgument(str(exc)) from None
-        options = codec.rule_set_to_pb(rules, codec.start_delay_seconds_from_pb(request.rule_set))
+            validate_table_options(rules, start_delay, self.max_reservation_hundredths)
+        except RuleSetError as exc:
+            raise _service_error(exc) from None
+        options = codec.rule_set_to_pb(rules, start_delay)
         opened = pb.TableOpened(
             table_id=table_id,
             name=request.name or table_id[:8],
@@ -260,7 +267,7 @@ class TableApp:
                 try:
                     payloads = decide(table, at)
                 except RuleViolation as exc:
-                    raise _RULE_ERRORS[exc.code.status](exc.message) from None
+                    raise _service_error(exc) from None
                 self._commit(table, payloads, at, causation_id=key, request_digest=digest)
         self.metrics.action_latency.labels(action).observe(time.perf_counter() - started)
         return payloads
@@ -392,7 +399,8 @@ class TableApp:
 
     def get_hand_result(self, account_id: str | None, table_id: str, hand_id: str) -> pb.HandEnded:
         """Every seat's points, cards, arrangement, settlement lines and commission, once the hand
-        ended. Raises NotFound (no such hand) or FailedPrecondition (not ended yet)."""
+        ended (:meth:`voided_reason` says if the ledger refused them). Raises NotFound (no such
+        hand) or FailedPrecondition (not ended yet)."""
         with self.projection.lock:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             for table in tables:
@@ -401,6 +409,13 @@ class TableApp:
                 if table.hand_id == hand_id:
                     raise FailedPrecondition(f"hand {hand_id} has not ended")
         raise NotFound(f"no ended hand {hand_id!r}")
+
+    def voided_reason(self, table_id: str, hand_id: str) -> str:
+        """Why the ledger refused the hand's settlement (the hand is void, no token moved), or ""
+        when it did not (settled, or not yet)."""
+        with self.projection.lock:
+            tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
+            return next((t.voided[hand_id] for t in tables if hand_id in t.voided), "")
 
     def watch(self, account_id: str | None, table_id: str) -> Iterator[api.WatchTableResponse]:
         """The caller's view: a snapshot now, then a new one after every change of the table,
@@ -480,7 +495,9 @@ class TableApp:
             return True
 
     def _react(self, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
-        if isinstance(payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled):
+        if isinstance(
+            payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
+        ):
             return table.close_proof(payload)
         ctx = table.ctx
         if ctx is None or hand_id != ctx.hand_id:
@@ -525,6 +542,14 @@ _RULE_ERRORS: dict[str, type[ServiceError]] = {
     "INVALID_ARGUMENT": InvalidArgument,
     "PERMISSION_DENIED": PermissionDenied,
 }
+
+
+def _service_error(error: RuleViolation | RuleSetError) -> ServiceError:
+    """The one table from the rules' errors to the caller's status: a refused command by its
+    ErrorCode's status, an option out of bounds INVALID_ARGUMENT naming the request field."""
+    if isinstance(error, RuleSetError):
+        return InvalidArgument(codec.wire_message(error))
+    return _RULE_ERRORS[error.code.status](error.message)
 
 
 def _first(payloads: Sequence[Message], cls: type) -> Any:

@@ -5,7 +5,10 @@ Needs ``RUMMY_JWT_SECRET`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_GRP
 (the stable transactional id of the table-events writer, default ``table-writer``: a second
 instance with the same id fences the first), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
 times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 128 here:
-each WatchTable stream holds a worker; at most ``workers - 16`` streams at once).
+each WatchTable stream holds a worker; at most ``workers - 16`` streams at once),
+``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
+hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
+House Tokens: OpenTable refuses a point value above it).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from rummy_platform.topics import (
     TABLE_EVENTS,
     event_topic_specs,
 )
+from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
 from rummy_table.adapters import events
 from rummy_table.adapters import grpc as grpc_adapter
 from rummy_table.application import INPUT_GROUP, TableApp
@@ -36,6 +40,7 @@ WRITER_ID_VARIABLE = "RUMMY_TABLE_WRITER_ID"
 DEFAULT_WRITER_ID = "table-writer"
 SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
 DEFAULT_MAX_WORKERS = "128"
+MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
 _log = get_logger(__name__)
 
 
@@ -53,6 +58,24 @@ def clock_speed(environ: Mapping[str, str] | None = None) -> float:
     return speed
 
 
+def max_reservation_hundredths(environ: Mapping[str, str] | None = None) -> int:
+    """``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (default 100,000,000). Raises SystemExit(2)
+    unless a whole number from 1 to 2^63 - 1."""
+    env = os.environ if environ is None else environ
+    raw = env.get(MAX_RESERVATION_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_MAX_RESERVATION_CENTS
+    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 19 else 0
+    if not 1 <= value <= INT64_MAX:
+        print(
+            f"rummy table: {MAX_RESERVATION_VARIABLE}={raw[:40]!r} must be a whole number of "
+            f"hundredths from 1 to {INT64_MAX}",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    return value
+
+
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the input loop and the hand starter attached, after the
     writer fenced any older instance and every table was rebuilt from table-events."""
@@ -68,6 +91,7 @@ def build(settings: Settings) -> ServiceHost:
     app = TableApp(
         writer,
         speed=clock_speed(),
+        max_reservation_hundredths=max_reservation_hundredths(),
         topic=prefix + TABLE_EVENTS,
         input_group=prefix + INPUT_GROUP,
         metrics=TableMetrics.create(),

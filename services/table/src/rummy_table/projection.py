@@ -16,10 +16,14 @@ import threading
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.envelope import Envelope
+from rummy_platform.logging import get_logger
+from rummy_rules.rules import RuleSetError
 from rummy_rules.variant import DeadlineKind
 
 from . import stream_codec as codec
 from .table import Table
+
+_log = get_logger(__name__)
 
 #: The spectator's seat number for the rules' view (holds no cards).
 SPECTATOR = -1
@@ -48,12 +52,23 @@ class Projection:
 
     def apply(self, envelope: Envelope) -> Table | None:
         """Fold one table-stream envelope; returns its table (None for an event of an unknown
-        table, which cannot happen on a stream that starts with TableOpened)."""
+        table, or for a TableOpened whose options the rules refuse: a table opened before a bound
+        was added is logged and not loaded)."""
         with self.lock:
             if envelope.causation_id and envelope.request_digest:
                 self.requests.setdefault(envelope.causation_id, envelope.request_digest)
             if isinstance(envelope.payload, pb.TableOpened):
-                table = Table.opened_from(envelope)
+                try:
+                    table = Table.opened_from(envelope)
+                except RuleSetError as exc:
+                    # Opened before the rules bounded this option: never loaded, so it never
+                    # starts a hand (its later events are those of an unknown table).
+                    _log.error(
+                        "table not loaded: the rules refuse its options",
+                        table_id=envelope.stream_id,
+                        reason=codec.wire_message(exc),
+                    )
+                    return None
                 self.tables[table.table_id] = table
             else:
                 found = self.tables.get(envelope.stream_id)
@@ -120,4 +135,5 @@ def player_view(table: Table, account_id: str | None) -> api.PlayerView:
         view.result.CopyFrom(result)
     aborted = getattr(hand.result, "reason", "") if hand.phase == "aborted" else ""
     view.aborted_reason = aborted
+    view.voided_reason = table.voided.get(hand.hand_id, "")
     return view

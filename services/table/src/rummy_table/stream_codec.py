@@ -41,7 +41,7 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.indian import events as indian
-from rummy_rules.rules import INDIAN_POINTS_VARIANT, RuleSet, bombay_baazi
+from rummy_rules.rules import INDIAN_POINTS_VARIANT, RuleSet, RuleSetError, bombay_baazi
 from rummy_rules.settlement import Settlement, SettlementLine, reservation_cents
 from rummy_rules.shuffle import SeatHand
 from rummy_rules.wild import card_points
@@ -81,6 +81,29 @@ SWITCHES: tuple[_Switch, ...] = (
 )
 
 
+#: The request's name of each rule-set option (``rummy_rules.rules.RuleSetError.option``).
+WIRE_OPTION_NAMES = {
+    "seats": "seat_count",
+    "point_value_cents": "point_value_hundredths",
+    "commission_bps": "commission_bps",
+    "points_cap": "rule_set.max_points",
+    "first_drop_points": "rule_set.first_drop_points",
+    "middle_drop_points": "rule_set.middle_drop_points",
+    "wrong_declare_points": "rule_set.wrong_declare_points",
+    "max_missed_turns": "rule_set.max_missed_turns",
+    "turn_seconds": "rule_set.turn_seconds",
+    "seed_window_seconds": "rule_set.seed_window_seconds",
+    "start_delay_seconds": "rule_set.start_delay_seconds",
+    "variant": "rule_set.variant",
+}
+
+
+def wire_message(error: RuleSetError) -> str:
+    """The rules' refusal of an option, naming the request field (``rule_set.first_drop_points
+    must be 0..130 (...), got 150``)."""
+    return error.describe(WIRE_OPTION_NAMES.get(error.option, error.option))
+
+
 def rule_set_from_pb(
     options: cards_pb2.RuleSet, seats: int, point_value_cents: int, commission_bps: int
 ) -> RuleSet:
@@ -92,12 +115,13 @@ def rule_set_from_pb(
     the discard pile not discardable in that turn, 30 s a turn, a 5 s seed window; an option set
     is taken as it is, zero included. ``point_value_cents`` in hundredths of a House Token a point,
     ``commission_bps`` in basis points. Only the ``indian-points`` variant exists. Raises
-    ValueError for an unknown variant or any value the rules refuse (e.g. a seat count other than
-    4, 6, 8, a turn of 0 s).
+    RuleSetError (a ValueError) for an unknown variant or any value the rules' validation refuses
+    (e.g. a seat count other than 4, 6, 8, a turn of 0 s, a penalty above the most a hand can
+    cost); :func:`wire_message` names the request field.
     """
     variant = options.variant if options.HasField("variant") else INDIAN_POINTS_VARIANT
     if variant != INDIAN_POINTS_VARIANT:
-        raise ValueError(f"unknown variant {variant!r}; this table hosts {INDIAN_POINTS_VARIANT!r}")
+        raise RuleSetError("variant", repr(INDIAN_POINTS_VARIANT), "another variant")
     house = bombay_baazi(seats, point_value_cents, commission_bps)
 
     def given(name: _Option, default: _T) -> _T:
@@ -140,7 +164,7 @@ def recorded_rule_set_from_pb(
     Every writer since explicit presence sets every option, so an option missing from a record
     was written before it, by a writer that left out proto3 zeros: a switch (``SWITCHES``) missing
     there was off, and the hands of that table were played so. Every other missing option is read
-    as by :func:`rule_set_from_pb` (those writers never wrote a zero for them). Raises ValueError
+    as by :func:`rule_set_from_pb` (those writers never wrote a zero for them). Raises RuleSetError
     as :func:`rule_set_from_pb`.
     """
     as_written = cards_pb2.RuleSet()

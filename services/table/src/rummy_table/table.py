@@ -78,6 +78,8 @@ class Table:
     hands: set[str] = field(default_factory=set)
     revealed: set[str] = field(default_factory=set)
     settled: set[str] = field(default_factory=set)
+    #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
+    voided: dict[str, str] = field(default_factory=dict)
 
     # -- building --------------------------------------------------------------------------
 
@@ -146,6 +148,9 @@ class Table:
             self.revealed.add(payload.hand_id)
         elif isinstance(payload, ledger_pb.HandSettled):
             self.settled.add(payload.hand_id)
+        elif isinstance(payload, ledger_pb.SettlementRefused):
+            self.settled.add(payload.hand_id)
+            self.voided[payload.hand_id] = payload.reason
         elif type(payload) in codec.HAND_PAYLOADS:
             assert self.ctx is not None, "a hand event before any HandStarted"
             for event in codec.from_payload(payload, self.ctx, at_ms):
@@ -259,13 +264,14 @@ class Table:
         return out
 
     def close_proof(
-        self, closing: fairness_pb.SeedRevealed | ledger_pb.HandSettled
+        self,
+        closing: fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused,
     ) -> list[Message]:
-        """Record a hand's seed reveal or settlement, which closes that hand's proof: accepted for
-        any hand started at this table, the current one or an earlier one, whatever phase the
-        current hand is in (a reveal may arrive after the next hand started). Raises
-        FailedPrecondition for a hand this table never started, or one whose reveal (or
-        settlement) is already recorded."""
+        """Record a hand's seed reveal or settlement (or the ledger's refusal of it, which voids
+        the hand), which closes that hand's proof: accepted for any hand started at this table,
+        the current one or an earlier one, whatever phase the current hand is in (a reveal may
+        arrive after the next hand started). Raises FailedPrecondition for a hand this table
+        never started, or one whose reveal (or settlement or refusal) is already recorded."""
         if closing.hand_id not in self.hands:
             raise FailedPrecondition(f"hand {closing.hand_id!r} was not played at this table")
         done = self.revealed if isinstance(closing, fairness_pb.SeedRevealed) else self.settled

@@ -18,7 +18,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rummy_ops.replay.checks import Finding, HandReplay, LedgerFetch, replay_hand
+from rummy_ops.replay.checks import (
+    DEFAULT_SETTLE_GRACE_S,
+    Finding,
+    HandReplay,
+    LedgerFetch,
+    replay_hand,
+)
 from rummy_ops.replay.sources import Selection, select
 from rummy_platform.envelope import Envelope
 
@@ -55,15 +61,21 @@ class ReplayRun:
 
 
 def replay_events(
-    envelopes: Iterable[Envelope], selection: Selection, ledger: LedgerFetch | None = None
+    envelopes: Iterable[Envelope],
+    selection: Selection,
+    ledger: LedgerFetch | None = None,
+    settle_grace_s: float = DEFAULT_SETTLE_GRACE_S,
 ) -> ReplayRun:
     """Replay every selected hand of ``envelopes`` (any order; grouped by table and ordered by
-    stream version here). Raises SourceError if a named hand or table has no events."""
+    stream version here). ``settle_grace_s``: seconds after a hand ended before a missing
+    journal settlement is a failure. Raises SourceError if a named hand or table has no events."""
     run = ReplayRun()
     chosen = select(envelopes, selection)
     began = time.perf_counter()
     for table_id, hand_id, events in chosen:
-        run.hands.append(replay_hand(table_id, hand_id, events, ledger))
+        run.hands.append(
+            replay_hand(table_id, hand_id, events, ledger, settle_grace_s=settle_grace_s)
+        )
         run.events += len(events)
     run.seconds = time.perf_counter() - began
     return run

@@ -16,7 +16,11 @@ id and type):
   client seeds equals HandDealt (checked only once the seed is proven by the commitment).
 - ``reshuffle``: each StockReshuffled equals the reshuffle sub-stream of the set-aside cards.
 - ``ledger-event``: the ledger's HandSettled (re-recorded in the stream) moves what HandEnded says.
-- ``ledger``: the journal rows of the hand in PostgreSQL (see :mod:`rummy_ops.replay.ledger`).
+- ``settlement-refused``: the ledger refused the hand's settlement (its SettlementRefused,
+  re-recorded in the stream): the hand is void, a failure reported with the ledger's reason.
+- ``ledger``: the journal rows of the hand in PostgreSQL (see :mod:`rummy_ops.replay.ledger`); an
+  ended hand with no settlement in the journal is a failure once it ended more than the grace
+  (``settle_grace_s``) ago, a note before.
 
 The mapping between payloads and rules events is :mod:`rummy_table.stream_codec`'s.
 """
@@ -26,6 +30,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
+from datetime import UTC, datetime
 from enum import Enum
 
 from google.protobuf import text_format
@@ -50,6 +55,7 @@ from rummy_rules.indian import (
     HandState,
     PlayerDropped,
 )
+from rummy_rules.rules import RuleSetError
 from rummy_rules.settlement import Settlement
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 from rummy_table import stream_codec as codec
@@ -57,6 +63,9 @@ from rummy_table.table import Table
 
 #: Settlement rows of a hand from the ledger: ``fetch(hand_id) -> LedgerRows | None``.
 LedgerFetch = Callable[[str], "LedgerRows | None"]
+#: Seconds after HandEnded within which a journal without the hand's settlement is only a note
+#: (the ledger consumes table-events asynchronously; it settles within a second or two).
+DEFAULT_SETTLE_GRACE_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -95,7 +104,7 @@ class HandReplay:
     hand_id: str
     envelopes: list[Envelope]
     hand_no: int = 0
-    outcome: str = "running"  # ended / aborted / running
+    outcome: str = "running"  # ended / voided (settlement refused) / aborted / running
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
@@ -258,10 +267,17 @@ class _Recorded:
 
 
 def replay_hand(
-    table_id: str, hand_id: str, envelopes: Sequence[Envelope], ledger: LedgerFetch | None = None
+    table_id: str,
+    hand_id: str,
+    envelopes: Sequence[Envelope],
+    ledger: LedgerFetch | None = None,
+    *,
+    settle_grace_s: float = DEFAULT_SETTLE_GRACE_S,
+    now: datetime | None = None,
 ) -> HandReplay:
     """Replay one hand from its events (stream order) and run every check; never raises for a
-    bad record (each problem becomes a Finding)."""
+    bad record (each problem becomes a Finding). ``settle_grace_s``: seconds after HandEnded
+    (by ``now``, default the current time) before a missing journal settlement is a failure."""
     report = HandReplay(table_id, hand_id, list(envelopes))
     for before, after in zip(envelopes, envelopes[1:], strict=False):
         if after.stream_version <= before.stream_version:
@@ -273,7 +289,12 @@ def replay_hand(
         first = envelopes[0]
         report.findings.append(_finding(first, "rules", "the hand has no HandStarted before it"))
         return report
-    ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+    try:
+        ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+    except RuleSetError as exc:
+        message = f"the rules refuse the hand's options: {codec.wire_message(exc)}"
+        report.findings.append(_finding(started, "rules", message))
+        return report
     report.hand_no = ctx.hand_no
     recorded: list[_Recorded] = []
     for envelope in envelopes:
@@ -297,10 +318,11 @@ def replay_hand(
         report.outcome = "aborted"
     _check_fairness(report, ctx, recorded)
     _check_ledger_event(report, ctx, recorded)
+    _check_refusal(report)
     if ledger is None:
         report.notes.append("ledger not checked: no database given")
     else:
-        _check_ledger_rows(report, recorded, ledger)
+        _check_ledger_rows(report, recorded, ledger, settle_grace_s, now or datetime.now(UTC))
     report.findings.sort(key=lambda f: f.version)
     return report
 
@@ -601,6 +623,16 @@ def _check_ledger_event(
         report.checked.append("ledger-event")
 
 
+def _check_refusal(report: HandReplay) -> None:
+    """A SettlementRefused the table recorded: the ledger refused the hand's settlement, so the
+    hand is void (its holds released, nothing moved). Reported as a failure with the reason."""
+    for refused in _payloads(report, ledger_pb.SettlementRefused):
+        report.outcome = "voided"
+        reason = refused.payload.reason  # type: ignore[attr-defined]
+        message = "the ledger refused the settlement (the hand is void, its holds released): "
+        report.findings.append(_finding(refused, "settlement-refused", message + _clip(reason)))
+
+
 def _journal_difference(rows: LedgerRows, s: Settlement) -> str:
     """What the journal rows of a hand say differently from its settlement ("" if nothing)."""
     tx = f"journal {rows.transaction_id}"
@@ -619,16 +651,35 @@ def _journal_difference(rows: LedgerRows, s: Settlement) -> str:
     return ""
 
 
-def _check_ledger_rows(report: HandReplay, recorded: list[_Recorded], ledger: LedgerFetch) -> None:
+def _check_ledger_rows(
+    report: HandReplay,
+    recorded: list[_Recorded],
+    ledger: LedgerFetch,
+    grace_s: float,
+    now: datetime,
+) -> None:
     ended = _ended(recorded)
     rows = ledger(report.hand_id)
-    if ended is None:
+    refused = _payloads(report, ledger_pb.SettlementRefused)
+    if ended is None or refused:
         if rows is not None:
-            message = f"the journal settles it ({rows.transaction_id}) but the hand did not end"
+            why = "the ledger refused its settlement" if refused else "the hand did not end"
+            message = f"the journal settles it ({rows.transaction_id}) but {why}"
             report.findings.append(_finding(report.envelopes[-1], "ledger", message))
         return
     if rows is None:
-        report.notes.append("ledger: no settlement in the journal yet")
+        waited = (now - ended.envelope.occurred_at).total_seconds()
+        if waited > grace_s:
+            message = (
+                f"the hand ended {waited:.0f} s ago and the journal has no settlement for it "
+                f"(grace {grace_s:g} s)"
+            )
+            report.findings.append(_finding(ended.envelope, "ledger", message))
+        else:
+            report.notes.append(
+                f"ledger: no settlement in the journal yet (the hand ended {waited:.0f} s ago; "
+                f"a failure after {grace_s:g} s)"
+            )
         return
     settled = _payloads(report, ledger_pb.HandSettled)
     anchor = settled[0] if settled else ended.envelope

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from rummy_ops.replay import ReplayRun, replay_events
+from rummy_ops.replay.checks import DEFAULT_SETTLE_GRACE_S
 from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
 from rummy_ops.replay.render import hand_json, hand_lines
 from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_kafka, select
@@ -80,6 +81,14 @@ def _with_selectors(f: Callable[..., None]) -> Callable[..., None]:
     help="The ledger's PostgreSQL, to check each settlement against its journal rows. "
     "Defaults to DATABASE_URL when reading Kafka; a file replay skips the check without it.",
 )
+@click.option(
+    "--settle-grace",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_SETTLE_GRACE_S,
+    show_default=True,
+    help="Seconds after a hand ended within which a journal without its settlement is only a "
+    "note; after them it is a failure (checked with --database-url).",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON document instead of a timeline.")
 @click.option("--quiet", is_flag=True, help="Verdicts only, no timeline.")
 def replay(
@@ -90,14 +99,17 @@ def replay(
     topic_prefix: str,
     from_file: Path | None,
     database_url: str | None,
+    settle_grace: float,
     as_json: bool,
     quiet: bool,
 ) -> None:
     """Rebuild hands from the table stream through the rules library and check them: the seed
     against its commitment, the deal and reshuffles recomputed from the seeds, every event
     against what the rules derive, the settlement against HandEnded and the ledger's journal.
-    Exits 1 on any mismatch, naming the first event where replay and record differ, and when no
-    hand is found. With --from-file and no --hand/--table/--all, every hand in the file."""
+    Exits 1 on any mismatch, naming the first event where replay and record differ, on a
+    settlement the ledger refused (the hand void), on an ended hand with no settlement in the
+    journal after --settle-grace seconds, and when no hand is found. With --from-file and no
+    --hand/--table/--all, every hand in the file."""
     selection = _selection(hand, table, all_hands, from_file=from_file is not None)
     envelopes = _load(from_file, bootstrap, topic_prefix, selection)
     if database_url is None and from_file is None:
@@ -111,7 +123,7 @@ def replay(
         except Exception as error:  # psycopg.OperationalError and kin
             raise click.ClickException(f"cannot reach the ledger database: {error}") from None
     try:
-        run = replay_events(envelopes, selection, reader)
+        run = replay_events(envelopes, selection, reader, settle_grace)
     except SourceError as error:
         raise click.ClickException(str(error)) from None
     finally:
@@ -145,6 +157,9 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
             click.echo(line)
     bad = sum(1 for h in run.hands if not h.ok)
     verdict = "OK" if run.ok else f"MISMATCH in {bad} hand(s)"
+    refused = sum(1 for h in run.hands if h.outcome == "voided")
+    if refused:
+        verdict += f", {refused} with the settlement refused by the ledger"
     click.echo(
         f"replay: {verdict}: {len(run.hands)} hands, {run.events} events in "
         f"{run.seconds:.3f} s ({run.events_per_second:,.0f} events/s)"

@@ -115,7 +115,8 @@ def hand_lines(hand: HandReplay, timeline: bool = True) -> list[str]:
     if first is None:
         lines.append(f"  OK ({', '.join(hand.checked)} checked)")
     else:
-        lines.append(f"  MISMATCH at {first.line()}")
+        verdict = "REFUSED" if first.check == "settlement-refused" else "MISMATCH"
+        lines.append(f"  {verdict} at {first.line()}")
         lines += [f"    also: {f.line()}" for f in hand.findings if f is not first]
     return lines
 

@@ -122,4 +122,5 @@ class TableServicer(api_grpc.TableServiceServicer):
     ) -> api.GetHandResultResponse:
         principal = _reader()
         result = self._app.get_hand_result(principal.account_id, request.table_id, request.hand_id)
-        return api.GetHandResultResponse(result=result)
+        voided = self._app.voided_reason(request.table_id, request.hand_id)
+        return api.GetHandResultResponse(result=result, voided_reason=voided)

@@ -183,6 +183,40 @@ class HandSettled(_message.Message):
 Global___HandSettled: _TypeAlias = HandSettled  # noqa: Y015
 
 @_typing.final
+class SettlementRefused(_message.Message):
+    """The ledger refused a hand's settlement (HandEnded failed an invariant: the lines and the
+    commission do not sum to zero, a loser pays more than its reservation, the commission is above
+    the table's rate, a seat of the hand is missing or listed twice...). Nothing of it is posted,
+    every reservation of the hand is released, and the hand is void (docs/rules/money.md#refused-settlement).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    RELEASED_FIELD_NUMBER: _builtins.int
+    hand_id: _builtins.str
+    reason: _builtins.str
+    @_builtins.property
+    def released(self) -> _containers.RepeatedCompositeFieldContainer[Global___Reservation]:
+        """the holds released"""
+
+    def __init__(
+        self,
+        *,
+        hand_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        released: _abc.Iterable[Global___Reservation] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "reason", b"reason", "released", b"released"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SettlementRefused: _TypeAlias = SettlementRefused  # noqa: Y015
+
+@_typing.final
 class ReservationsReleased(_message.Message):
     """The reservations of an aborted hand are released; nothing else moved."""
 

@@ -683,6 +683,7 @@ class PlayerView(_message.Message):
     RESULT_FIELD_NUMBER: _builtins.int
     ABORTED_REASON_FIELD_NUMBER: _builtins.int
     HAND_NO_FIELD_NUMBER: _builtins.int
+    VOIDED_REASON_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     stream_version: _builtins.int
     """the table-stream version this view reflects"""
@@ -698,6 +699,10 @@ class PlayerView(_message.Message):
     """the seat on turn has drawn this turn"""
     aborted_reason: _builtins.str
     hand_no: _builtins.int
+    voided_reason: _builtins.str
+    """Set when the ledger refused this hand's settlement: the hand is void, every hold released,
+    no token moved (the reason says which invariant failed).
+    """
     @_builtins.property
     def my_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
     @_builtins.property
@@ -741,10 +746,11 @@ class PlayerView(_message.Message):
         result: _events_pb2.HandEnded | None = ...,
         aborted_reason: _builtins.str = ...,
         hand_no: _builtins.int = ...,
+        voided_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__my_seat: _TypeAlias = _typing.Literal["my_seat"]  # noqa: Y015
     _WhichOneofArgType__my_seat: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat"]  # noqa: Y015
@@ -805,16 +811,20 @@ class GetHandResultResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RESULT_FIELD_NUMBER: _builtins.int
+    VOIDED_REASON_FIELD_NUMBER: _builtins.int
+    voided_reason: _builtins.str
+    """Set when the ledger refused the settlement: the hand is void and no token moved."""
     @_builtins.property
     def result(self) -> _events_pb2.HandEnded: ...
     def __init__(
         self,
         *,
         result: _events_pb2.HandEnded | None = ...,
+        voided_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "voided_reason", b"voided_reason"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
