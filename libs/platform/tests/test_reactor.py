@@ -16,6 +16,7 @@ from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
+from rummy_platform.eventlog.memory import StoredRecord
 from rummy_platform.reactor import PostgresReactor, TransactionalReactor, reaction_event_id
 from rummy_platform.topics import TopicSpec
 
@@ -75,15 +76,27 @@ def postgres_reactor(log: InMemoryEventLog, pool: ConnectionPool, handler=note_h
     )
 
 
-def test_effects_and_the_stored_offset_commit_together_and_other_types_only_advance_it(
+def test_effects_and_the_stored_offset_commit_together_and_other_types_are_not_delivered(
     log: InMemoryEventLog, pool: ConnectionPool
 ) -> None:
     first = log.append(IN, started("t1", "h1"))
     log.append(IN, event("t1", 2, table_events.SeedsLocked(hand_id="h1")))
     reactor = postgres_reactor(log, pool)
-    assert reactor.run_once() == 2
+    assert reactor.run_once() == 1
     assert effects(pool) == ["h1"]
-    assert reactor.stored_offsets() == {TopicPartition(IN, first.partition): first.offset + 2}
+    assert reactor.stored_offsets() == {TopicPartition(IN, first.partition): first.offset + 1}
+
+
+def test_a_record_of_a_type_without_handler_is_skipped_undecoded_and_the_next_offset_passes_it(
+    log: InMemoryEventLog, pool: ConnectionPool
+) -> None:
+    log.append(IN, started("t1b", "h1b"))
+    log.append_stored(IN, "t1b", StoredRecord(b"\xff not an envelope", LOCKED))
+    last = log.append(IN, started("t1b", "h1c", 3))
+    reactor = postgres_reactor(log, pool)
+    assert reactor.run_once() == 2
+    assert effects(pool) == ["h1b", "h1c"]
+    assert reactor.stored_offsets() == {TopicPartition(IN, last.partition): last.offset + 1}
 
 
 def test_a_redelivered_event_id_changes_nothing(
@@ -183,6 +196,19 @@ def test_outputs_and_consumed_offsets_are_appended_together_and_a_restart_resume
     assert dealt_hands(log, "t5") == ["h5a", "h5b"]
     consumer = log.consumer("dealer", [IN])
     assert consumer.committed(TopicPartition(IN, position.partition)) == position.offset + 2
+
+
+def test_an_emit_reactor_skips_records_without_handler_undecoded_and_commits_past_them(
+    log: InMemoryEventLog,
+) -> None:
+    log.append(IN, locked("t5b", "h5c"))
+    log.append_stored(IN, "t5b", StoredRecord(b"\xff not an envelope", STARTED))
+    last = log.append(IN, locked("t5b", "h5d", 3))
+    reactor = transactional(log)
+    assert reactor.run_once() == 2
+    assert dealt_hands(log, "t5b") == ["h5c", "h5d"]
+    consumer = log.consumer("dealer", [IN])
+    assert consumer.committed(TopicPartition(IN, last.partition)) == last.offset + 1
 
 
 def test_the_same_input_seen_twice_yields_the_same_reaction_event_id(log: InMemoryEventLog) -> None:

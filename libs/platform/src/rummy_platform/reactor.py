@@ -1,8 +1,10 @@
 """Reactors: consumer loops that turn other services' events into a service's own effects.
 
 A reactor joins a consumer group on some topics, decodes each record's envelope, and calls the
-handler registered for its payload type (records of other types are only marked consumed). Two
-kinds, by where the effects land:
+handler registered for its payload type; records of other types are never delivered (the consumer
+drops them by their event-type header without decoding them, see
+:meth:`rummy_platform.eventlog.EventLog.consumer`), so the offset stored next, with the next
+handled record, lies past them. Two kinds, by where the effects land:
 
 - :class:`PostgresReactor` (ledger, fairness): the handler writes to PostgreSQL in an open
   transaction, and the reactor stores the record's next offset in the same transaction
@@ -101,7 +103,10 @@ class _ReactorLoop:
     def open(self) -> None:
         """Join the consumer group (idempotent). Called by :meth:`run`."""
         if self._consumer is None:
-            self._consumer = self._log.consumer(self.group_id, self._topics, self._on_assigned)
+            # Records of types without a handler are dropped by their header, undecoded.
+            self._consumer = self._log.consumer(
+                self.group_id, self._topics, self._on_assigned, types=self._handled_types
+            )
 
     def close(self) -> None:
         """Leave the consumer group."""

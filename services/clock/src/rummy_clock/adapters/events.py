@@ -31,9 +31,9 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 
-from rummy_clock.application import ClockApplication
+from rummy_clock.application import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
 from rummy_clock.clock import Clock
-from rummy_platform.envelope import EnvelopeError, PayloadRegistry, decode, event_payloads
+from rummy_platform.envelope import EnvelopeError, PayloadRegistry, event_payloads
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
@@ -41,10 +41,13 @@ from rummy_platform.eventlog import (
     TopicPartition,
     TransactionalWriter,
     WriterFenced,
+    decode_if_used,
 )
 from rummy_platform.eventlog.kafka_log import (
+    GROUP_FETCH,
     EmptyAssignmentWatch,
     PollGuard,
+    header_type,
     kafka_consumer_lag,
     wait_for_partitions,
 )
@@ -162,6 +165,9 @@ class ClockLoop:
                 heartbeat_interval_ms=SESSION_TIMEOUT_MS // 4,
                 # Range gives partition p of both topics to the same member (co-partitioned).
                 partition_assignment_strategy=[RangePartitionAssignor],
+                # Batched fetches, as every group consumer of the platform (see GROUP_FETCH);
+                # a deadline fires at its time whatever the delay of the TurnStarted.
+                **GROUP_FETCH,
             )
             topics = [self._table_topic, self._clock_topic]
             wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
@@ -212,8 +218,11 @@ class ClockLoop:
         live = self.live
         for tp in sorted(batches, key=lambda t: (t.topic != self._table_topic, t.partition)):
             for message in batches[tp]:
+                used = TABLE_EVENTS_USED if tp.topic == self._table_topic else CLOCK_EVENTS_USED
                 try:
-                    envelope = decode(message.value, self._registry)
+                    envelope = decode_if_used(
+                        message.value, header_type(message.headers), self._registry, used
+                    )
                 except EnvelopeError:
                     # Not an event this build knows (a newer producer): nothing to schedule.
                     _log.warning(
@@ -222,6 +231,8 @@ class ClockLoop:
                         partition=tp.partition,
                         offset=message.offset,
                     )
+                    continue
+                if envelope is None:  # a type the clock does not use, skipped undecoded
                     continue
                 if tp.topic == self._table_topic:
                     self._app.on_table_event(envelope, tp.partition, message.offset)
