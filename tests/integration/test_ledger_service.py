@@ -4,7 +4,10 @@ The test plays the table service: it appends table-events built with the table p
 ledger-events; it plays the operator and the players through the gRPC API. Each module run has
 its own topic prefix and database.
 
-Held here (DESIGN.md promises 2, 3, 6, 8 and Identity): a hand's settlement ends with balances
+Held here (docs/rules/promises.md#tokens-are-conserved,
+docs/rules/promises.md#nobody-loses-more-than-they-had,
+docs/rules/promises.md#bad-input-changes-nothing, docs/rules/promises.md#nothing-lost,
+docs/rules/promises.md#identity): a hand's settlement ends with balances
 worked out by hand; a free table moves nothing; a seat that cannot cover its reservation gets
 StakeRejected with the reason; the same HandEnded delivered three times settles once; a ledger
 killed between its settlement's commit and its publish, then restarted, publishes HandSettled

@@ -187,7 +187,7 @@ class SettlementRefused(_message.Message):
     """The ledger refused a hand's settlement (HandEnded failed an invariant: the lines and the
     commission do not sum to zero, a loser pays more than its reservation, the commission is above
     the table's rate, a seat of the hand is missing or listed twice...). Nothing of it is posted,
-    every reservation of the hand is released, and the hand is void (DESIGN "Money by format").
+    every reservation of the hand is released, and the hand is void (docs/rules/money.md#refused-settlement).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
