@@ -40,7 +40,7 @@ from rummy_ledger import metrics
 from rummy_ledger.adapters import db, events
 from rummy_ledger.adapters import grpc as grpc_adapter
 from rummy_ledger.domain import GrantLimits
-from rummy_ledger.handlers import Ledger
+from rummy_ledger.handlers import Ledger, utc_now
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.envelope import type_name
 from rummy_platform.outbox import RelayHook
@@ -72,8 +72,11 @@ def build(settings: Settings) -> ServiceHost:
     pool = db.open_pool(settings.database_url)
     host.on_shutdown(pool.close)
 
-    ledger = Ledger(topic=prefix + LEDGER_EVENTS, counters=metrics.counters(), grant_limits=limits)
-    metrics.register_gauges(pool)
+    clock = utc_now  # the one clock of the ledger's events and gauges
+    ledger = Ledger(
+        topic=prefix + LEDGER_EVENTS, clock=clock, counters=metrics.counters(), grant_limits=limits
+    )
+    metrics.register_gauges(pool, clock=clock)
 
     log = events.kafka_log(settings.kafka_bootstrap_servers)
     host.on_shutdown(log.close)
