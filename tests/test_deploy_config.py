@@ -136,6 +136,10 @@ def test_the_alert_rules_cover_the_operator_pages() -> None:
         "RummyOutboxAgeHigh",
         "RummyLedgerInvariantViolated",
         "RummySettlementRefused",
+        "RummyLedgerJournalUnbalanced",
+        "RummyLedgerReservedMismatch",
+        "RummyReservationHeldTooLong",
+        "RummyLedgerGaugesMissing",
         "RummyGrpcInternalErrors",
         "RummyConsumerStuck",
     } <= names
