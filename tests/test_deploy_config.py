@@ -140,6 +140,7 @@ def test_the_alert_rules_cover_the_operator_pages() -> None:
         "RummyLedgerReservedMismatch",
         "RummyReservationHeldTooLong",
         "RummyLedgerGaugesMissing",
+        "RummyDependencyUnreachable",
         "RummyGrpcInternalErrors",
         "RummyConsumerStuck",
     } <= names
