@@ -8,6 +8,7 @@ restart does; reopening it on the same port is the database coming back.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -72,17 +73,13 @@ class Relay:
 
     def cut(self) -> None:
         # shutdown() wakes the thread blocked in accept() (close() alone leaves it accepting).
-        try:
+        with contextlib.suppress(OSError):
             self._server.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._server.close()
         with self._lock:
             for end in self._sockets:
-                try:
+                with contextlib.suppress(OSError):
                     end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
                 end.close()
             self._sockets.clear()
 
