@@ -9,23 +9,14 @@ import time
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from host_support import in_process_settings
 from prometheus_client import CollectorRegistry
 from psycopg_pool import ConnectionPool
 
-from rummy_platform.config import Settings
 from rummy_platform.dependencies import DependencyWatch, postgres_probe
 from rummy_platform.server import ServiceHost
 
-SECRET = "dependency-test-secret-0123456789abcdef"
 SERVICE = "rummy.ledger.v1.LedgerService"
-
-
-def settings() -> Settings:
-    return Settings.from_env(
-        "probe",
-        {"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "0", "RUMMY_METRICS_PORT": "0",
-         "RUMMY_SHUTDOWN_GRACE_SECONDS": "1"},
-    )  # fmt: skip
 
 
 class Switch:
@@ -53,7 +44,7 @@ def up(registry: CollectorRegistry, dependency: str) -> float | None:
 
 def test_health_is_not_serving_while_a_dependency_fails_and_the_metric_names_which() -> None:
     registry = CollectorRegistry()
-    host = ServiceHost("probe", settings(), registry=registry)
+    host = ServiceHost("probe", in_process_settings(), registry=registry)
     host.add_servicer(lambda _servicer, _server: None, None, SERVICE)
     postgresql, kafka = Switch(), Switch()
     watch = DependencyWatch(
@@ -90,7 +81,7 @@ def test_health_is_not_serving_while_a_dependency_fails_and_the_metric_names_whi
 
 
 def test_a_dependency_lost_before_the_host_starts_keeps_it_not_serving_from_the_start() -> None:
-    host = ServiceHost("probe", settings(), registry=CollectorRegistry())
+    host = ServiceHost("probe", in_process_settings(), registry=CollectorRegistry())
     host.set_serving(False, "postgresql: connection refused")
     host.start()
     try:
