@@ -1,4 +1,4 @@
-// Cards for the verifier page: written from the shuffle spec (docs: shuffle-spec.md, section 2) and
+// Cards for the verifier page: written from the shuffle spec (docs/rules/shuffle-spec.md, section 2) and
 // the proof bundle's schema, sharing no code with the server. A classic script (no modules), so the
 // page works from file://; under Node, cli.mjs loads the same file. Everything lands on
 // globalThis.BBVerify.

@@ -1,4 +1,4 @@
-// The shuffle spec bb-shuffle-v1 (docs: shuffle-spec.md) with Web Crypto only (crypto.subtle),
+// The shuffle spec bb-shuffle-v1 (docs/rules/shuffle-spec.md) with Web Crypto only (crypto.subtle),
 // written from the document, sharing no code with the server. Classic script; needs cards.js.
 (function (root) {
   "use strict";

@@ -5,6 +5,7 @@ the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
 """
 
 from .base import (
+    EVENT_TYPE_HEADER,
     EventLog,
     EventLogError,
     GroupConsumer,
@@ -17,12 +18,14 @@ from .base import (
     TransactionalWriter,
     UnknownTopic,
     WriterFenced,
+    decode_if_used,
 )
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
 from .kafka_log import KafkaEventLog
 from .memory import InMemoryEventLog
 
 __all__ = [
+    "EVENT_TYPE_HEADER",
     "Deduplicator",
     "EventLog",
     "EventLogError",
@@ -40,5 +43,6 @@ __all__ = [
     "WriterFenced",
     "by_causation_id",
     "by_event_id",
+    "decode_if_used",
     "drop_redelivered",
 ]
