@@ -6,20 +6,17 @@ set (points and whether the hand is a valid declaration)."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import subprocess
 from dataclasses import asdict
 from itertools import product
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from rummy_rules.arrangement import best_arrangement
 from rummy_rules.cards import RANKS, SUITS, Card, parse_cards, parse_rank
 from rummy_rules.melds import MeldOptions
+from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = ROOT / "web" / "verify" / "cli.mjs"
@@ -29,12 +26,7 @@ JOKER = Card(None, None, 0)
 
 
 def node() -> str:
-    path = shutil.which("node")
-    if path is None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("node is required in CI to check the verifier page's scorer")
-        pytest.skip("node is not installed")
-    return path
+    return required_executable("node", "to check the verifier page's scorer")
 
 
 def js_scores(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -13,9 +13,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -52,6 +50,7 @@ from rummy_testing.players import (
     play_turn_with_solver,
     seed_and_wait_for_play,
 )
+from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "web" / "verify" / "index.html"
@@ -59,14 +58,6 @@ CLI = ROOT / "web" / "verify" / "cli.mjs"
 CHROMIUM = "/usr/bin/chromium"
 RunningStack = Any
 Bundle = dict[str, Any]
-
-
-def required(what: str, found: str | None) -> str:
-    if found is None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"{what} is required in CI (bash deploy/local/chromium.sh install)")
-        pytest.skip(f"{what} is not installed")
-    return found
 
 
 def events_of(bundle: Bundle, kind: str) -> list[dict[str, Any]]:
@@ -270,7 +261,7 @@ def record_of(records: Path, bundle: Bundle) -> str:
 
 @pytest.fixture(scope="module")
 def browser_page() -> Iterator[Any]:
-    executable = required("chromium", CHROMIUM if Path(CHROMIUM).exists() else None)
+    executable = required_executable(CHROMIUM, "(bash deploy/local/chromium.sh install)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=executable, args=["--no-sandbox"])
@@ -313,7 +304,7 @@ def in_browser(page: Any, bundle: Bundle | str, record: str | None = None) -> di
 
 
 def in_node(bundle: Bundle, tmp_path: Path, record: str | None = None) -> tuple[int, Any]:
-    node = required("node", shutil.which("node"))
+    node = required_executable("node", "to run web/verify/cli.mjs")
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(bundle))
     args = [node, str(CLI), str(path), "--json"]

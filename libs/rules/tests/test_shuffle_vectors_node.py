@@ -4,8 +4,6 @@ Crypto only) run under Node by ``node web/verify/cli.mjs --vectors``."""
 
 import importlib.util
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +12,7 @@ import pytest
 
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
+from rummy_testing.tools import required_executable
 
 RULES = Path(__file__).resolve().parents[1]
 VECTORS = RULES / "vectors" / "shuffle-v1.json"
@@ -40,12 +39,7 @@ def shuffle_inputs(v: dict) -> ShuffleInputs:
 
 
 def node() -> str:
-    path = shutil.which("node")
-    if path is None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("node is required in CI to check the shuffle vectors independently")
-        pytest.skip("node is not installed")
-    return path
+    return required_executable("node", "to check the shuffle vectors independently")
 
 
 def test_checked_in_vectors_are_exactly_what_the_code_generates() -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from rummy_ops.replay.command import load_envelopes
+from rummy_ops.replay.command import load_envelopes, with_kafka_options
 from rummy_ops.replay.sources import Selection, SourceError, read_kafka, select
 from rummy_platform.envelope import Envelope
 from rummy_table.proof import ProofNotReady, canonical_json, hand_proof
@@ -75,19 +75,7 @@ def write_demo_proofs(report: DemoReport, directory: Path) -> str:
 
 @click.command()
 @click.option("--hand", required=True, help="The hand, by hand id.")
-@click.option(
-    "--bootstrap",
-    envvar="KAFKA_BOOTSTRAP_SERVERS",
-    default="127.0.0.1:19092",
-    show_default=True,
-    help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
-)
-@click.option(
-    "--topic-prefix",
-    envvar="RUMMY_TOPIC_PREFIX",
-    default="",
-    help="Prefix of the event topics, as the services' RUMMY_TOPIC_PREFIX.",
-)
+@with_kafka_options
 @click.option(
     "--from-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),

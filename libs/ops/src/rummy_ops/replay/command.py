@@ -48,6 +48,8 @@ _selectors = [
     click.option("--hand", help="One hand, by hand id."),
     click.option("--table", help="Every hand of one table, by table id."),
     click.option("--all", "all_hands", is_flag=True, help="Every hand in the log."),
+]
+_kafka_options = [
     click.option(
         "--bootstrap",
         envvar="KAFKA_BOOTSTRAP_SERVERS",
@@ -64,10 +66,17 @@ _selectors = [
 ]
 
 
+def with_kafka_options(f: Callable[..., None]) -> Callable[..., None]:
+    """Add ``--bootstrap`` and ``--topic-prefix`` (where the table stream is read) to a command."""
+    for option in reversed(_kafka_options):
+        f = option(f)
+    return f
+
+
 def _with_selectors(f: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(_selectors):
         f = option(f)
-    return f
+    return with_kafka_options(f)
 
 
 @click.command()
