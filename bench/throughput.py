@@ -414,9 +414,7 @@ class Step:
 def report(row: dict[str, Any], as_json: bool) -> None:
     cpu = " ".join(f"{k} {v:g}%" for k, v in row["cpu_percent"].items())
     per_action = " ".join(f"{k} {v:g}" for k, v in row["cpu_ms_per_action"].items())
-    memory = " ".join(
-        f"{s} {row['rss_mib'][s]:g} MiB/{row['threads'][s]}t" for s in row["rss_mib"]
-    )
+    memory = " ".join(f"{s} {row['rss_mib'][s]:g} MiB/{row['threads'][s]}t" for s in row["rss_mib"])
     watchers = (
         f"  watchers {row['watchers']} ({row['watches_open']} open), p99 without them "
         f"{row['p99_ms_without_watchers']:g} ms"
@@ -559,8 +557,9 @@ def main(argv: list[str] | None = None) -> int:
         "--turn-seconds", type=int, default=60, help="rule-set turn seconds (divided by the speed)"
     )
     parser.add_argument("--seed", type=int, default=7, help="the bots' randomness")
-    parser.add_argument("--open-watches", nargs=3, metavar=("ADDRESS", "TABLE_IDS", "COUNT"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--open-watches", nargs=3, metavar=("ADDRESS", "TABLE_IDS", "COUNT"), help=argparse.SUPPRESS
+    )
     opts = parser.parse_args(argv)
     if opts.open_watches:
         address, ids, count = opts.open_watches

@@ -42,12 +42,12 @@ def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float =
 
 
 def clock_loop(
-    log: KafkaEventLog, prefix: str, kafka_bootstrap: str, app: ClockApplication, clock: ManualClock
+    log: KafkaEventLog, prefix: str, bootstrap: str, app: ClockApplication, clock: ManualClock
 ) -> tuple[ClockLoop, TransactionalWriter]:
     """A clock loop on the test's topics (its group and writer id under ``prefix``)."""
     writer = log.transactional_writer(prefix + "clock")
     loop = ClockLoop(
-        kafka_bootstrap,
+        bootstrap,
         app,
         writer,
         clock,
@@ -138,5 +138,49 @@ def test_table_events_the_clock_does_not_use_are_skipped_by_their_header_undecod
         assert [line for line in logs if line["event"] == "undecodable event skipped"] == []
     finally:
         producer.close()
+        loop.close()
+        writer.close()
+
+
+def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_fire(
+    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+) -> None:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    clock = ManualClock(start)
+    app = ClockApplication()
+    schedule = app.on_table_event
+    broken = {"table-bad"}
+
+    def flaky(envelope: Envelope, partition: int, offset: int) -> None:
+        if envelope.stream_id in broken:
+            raise ValueError("a bug only this table's events meet")
+        schedule(envelope, partition, offset)
+
+    app.on_table_event = flaky  # type: ignore[method-assign]
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
+    deadline = Timestamp()
+    deadline.FromDatetime(start + timedelta(seconds=30))
+    for table_id in ("table-bad", "table-good"):
+        log.append(
+            prefix + TABLE_EVENTS,
+            Envelope.new(
+                table_events.TurnStarted(hand_id="h", seat=0, turn_no=1, deadline=deadline),
+                stream_id=table_id,
+                stream_version=7,
+                occurred_at=start,
+                correlation_id="h",
+            ),
+        )
+    try:
+        run_until(loop, lambda: loop.live and len(app.pending()) == 1)
+        assert loop.isolation.parked == {"table-bad"}
+        clock.advance(30)
+        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-good")))
+        assert log.read_stream(prefix + CLOCK_EVENTS, "table-bad") == []
+        broken.clear()
+        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-bad")))
+        assert loop.isolation.parked == frozenset()
+    finally:
         loop.close()
         writer.close()

@@ -3,6 +3,8 @@ in-memory event log: who may call what, status codes, and what a watch shows."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import subprocess
 import sys
@@ -13,51 +15,33 @@ from datetime import UTC, datetime
 
 import grpc
 import pytest
-from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
-from world import World
+from served_table import SECRET, code_of, served_table, stub
+from world import SERVER_SEED, World
 
 from rummy.common.v1 import cards_pb2
+from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
 from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
-from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
+from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
 
-SECRET = "grpc-api-test-secret-0123456789abcdef0123"
 SERVICE = grpc_adapter.SERVICE_NAME
 
 
 @pytest.fixture
 def served() -> Iterator[tuple[World, ServiceHost]]:
-    world = World()
-    settings = Settings(service="table", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
-    host = ServiceHost("table", settings, registry=CollectorRegistry())
-    host.on_stopping(world.app.stop_watches)
-    host.add_servicer(
-        grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(world.app, max_watches=4),
-        grpc_adapter.SERVICE_NAME,
-    )
-    host.start()
-    try:
-        yield world, host
-    finally:
-        host.stop(grace_seconds=1)
-
-
-def stub(host: ServiceHost, account: str, role: Role) -> api_grpc.TableServiceStub:
-    token = TokenAuthority(SECRET).issue(account, role)
-    return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(host.address), token))
+    with served_table(World()) as served:
+        yield served
 
 
 def hand_on_turn(world: World) -> tuple[str, str, api.PlayerView, str]:
@@ -71,12 +55,6 @@ def hand_on_turn(world: World) -> tuple[str, str, api.PlayerView, str]:
     view = world.view(table_id, None)
     who = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
     return table_id, hand_id, view, who
-
-
-def code_of(call: object) -> grpc.StatusCode:
-    with pytest.raises(grpc.RpcError) as error:
-        call()  # type: ignore[operator]
-    return error.value.code()
 
 
 def test_only_an_operator_opens_tables_and_only_players_take_seats(
@@ -518,3 +496,49 @@ def test_get_hand_result_and_watch_table_say_a_hand_was_voided_when_the_ledger_r
         api.HAND_PHASE_ENDED,
         reason,
     )
+
+
+def test_get_hand_proof_waits_for_the_reveal_and_serves_only_the_hands_players_and_operators(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id, hand_id, view, on_turn = hand_on_turn(world)
+    player = stub(host, on_turn, Role.PLAYER)
+    ask = api.GetHandProofRequest(table_id=table_id, hand_id=hand_id)
+    with pytest.raises(grpc.RpcError) as running:
+        player.GetHandProof(ask)
+    assert running.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    player.Drop(
+        api.DropRequest(
+            table_id=table_id, hand_id=hand_id, turn_no=view.turn_no, client_request_id="drop-p"
+        )
+    )
+    with pytest.raises(grpc.RpcError) as unrevealed:
+        player.GetHandProof(ask)
+    assert unrevealed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "not revealed" in str(unrevealed.value.details())
+    commitment = hashlib.sha256(SERVER_SEED).digest()
+    world.feed(
+        FAIRNESS_EVENTS,
+        table_id,
+        fairness_pb.SeedRevealed(
+            hand_id=hand_id, server_seed=SERVER_SEED, commitment_sha256=commitment
+        ),
+    )
+    bundle = json.loads(player.GetHandProof(ask).bundle_json)
+    assert (bundle["format"], bundle["hand_id"]) == ("bb-hand-proof/1", hand_id)
+    assert bundle["server_seed_hex"] == SERVER_SEED.hex()
+    types = [e["event"]["type"] for e in bundle["events"]]
+    assert (types[0], types[-1]) == ("HandStarted", "HandEnded")
+    operator = stub(host, "ops", Role.OPERATOR).GetHandProof(ask).bundle_json
+    assert json.loads(operator) == bundle
+    for account, role, wanted, code in (
+        ("mallory", Role.PLAYER, hand_id, grpc.StatusCode.PERMISSION_DENIED),
+        ("dealer", Role.SERVICE, hand_id, grpc.StatusCode.PERMISSION_DENIED),
+        (on_turn, Role.PLAYER, "no-such-hand", grpc.StatusCode.NOT_FOUND),
+    ):
+        with pytest.raises(grpc.RpcError) as refused:
+            stub(host, account, role).GetHandProof(
+                api.GetHandProofRequest(table_id=table_id, hand_id=wanted)
+            )
+        assert refused.value.code() == code

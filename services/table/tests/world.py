@@ -63,6 +63,9 @@ class World:
             writer=self.log.transactional_writer(writer_id),
             now_ms=lambda: self.now,
             new_hand_id=lambda: f"hand-{next(self._ids)}",
+            read_stream=lambda table_id: [
+                e for e in replay_all(self.log) if e.stream_id == table_id
+            ],
         )
         app.replay(replay_all(self.log))
         return app

@@ -2,8 +2,9 @@
 
 Own cards, the discard pile, every seat's card count and status, the stock's size, whose turn
 and its number, the cut card and wild rank; at the end, every seat's cards and scored
-arrangement. Never another seat's cards or the stock order while the hand runs. Variants build
-it (``Variant.view``); its shape names no variant's concepts.
+arrangement. Never another seat's cards or the stock order while the hand runs
+(``docs/rules/hand-flow.md#views``). Variants build it (``Variant.view``); its shape names no
+variant's concepts.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ class SeatView:
 class PlayerView:
     """What ``seat`` sees. ``phase`` is the variant's phase name; ``turn_seat``/``turn_no`` are
     None/0 outside play; ``has_drawn`` says whether the seat on turn has drawn this turn;
-    ``result`` is the HandEnded (every seat's cards and arrangement) or HandAborted at the end."""
+    ``result`` is the HandEnded (every seat's cards and arrangement) or HandAborted at the end;
+    ``commitment`` is the server seed's commitment (SHA-256, hex) once published, for the
+    player's own record of what it was shown before the deal."""
 
     hand_id: str
     seat: int
@@ -47,3 +50,4 @@ class PlayerView:
     turn_deadline_ms: int | None
     has_drawn: bool
     result: HandEnded | HandAborted | None
+    commitment: str | None = None

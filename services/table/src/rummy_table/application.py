@@ -30,6 +30,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope, request_digest
 from rummy_platform.errors import (
     AlreadyExists,
@@ -41,6 +42,7 @@ from rummy_platform.errors import (
     Unavailable,
 )
 from rummy_platform.eventlog import TopicPartition, TransactionalWriter, WriterFenced
+from rummy_platform.eventlog.base import EventLogError
 from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_size
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import TABLE_EVENTS
@@ -51,9 +53,10 @@ from rummy_rules.indian import Declare, Drop
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, validate_table_options
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
+from . import proof
 from . import stream_codec as codec
 from .metrics import Action, TableMetrics
-from .projection import Projection, player_view
+from .projection import TABLE_STATES, Projection, player_view
 from .table import Table
 
 _log = get_logger(__name__)
@@ -80,6 +83,12 @@ class TableApp:
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
     fenced: bool = False
     stopping: bool = False
+    #: A table's stream, oldest first (``GetHandProof``); None: proofs are Unavailable here.
+    read_stream: Callable[[str], list[Envelope]] | None = None
+    #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
+    start_retries: KeyedBackoff = field(
+        default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
+    )
 
     def __post_init__(self) -> None:
         if self.projection.on_decision is None:
@@ -95,7 +104,7 @@ class TableApp:
             n += 1
         with self.projection.lock:
             tables = self.projection.tables.values()
-            self.metrics.tables_open.set(len(tables))
+            self.metrics.tables_open.set(sum(not t.closed for t in tables))
             self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
         return n
 
@@ -112,6 +121,7 @@ class TableApp:
     ) -> list[Envelope]:
         if self.fenced:
             raise Unavailable("this table-service instance was replaced; retry on the new one")
+        payloads = [*payloads, *table.closing_follow_up(payloads)]
         occurred = codec.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
@@ -196,6 +206,7 @@ class TableApp:
             point_value_hundredths=request.point_value_hundredths,
             commission_bps=request.commission_bps,
             rule_set=options,
+            operator_account_id=operator,
         )
         with self.projection.lock:
             if table_id in self.projection.tables:
@@ -223,13 +234,34 @@ class TableApp:
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
+    def close_table(self, operator: str, request: api.CloseTableRequest) -> int:
+        """Close a table for ``operator``: no new hand and no new seat; a hand being played
+        plays out, then every seated player is stood up. Returns TABLE_STATE_CLOSED when it
+        closed at once, else TABLE_STATE_CLOSING (a retried client_request_id answers with the
+        table's state now). Raises NotFound, AlreadyExists (the request id was used for another
+        request), FailedPrecondition (already closing or closed)."""
+        key, digest = self._request(operator, request)
+        with self.projection.lock:
+            table = self._table(request.table_id)
+            if key not in table.answers:
+                at = self.now_ms()
+                with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
+                    payloads = table.close(operator, request.reason)
+                    self._commit(table, payloads, at, causation_id=key, request_digest=digest)
+                    _log.info("table closing", operator=operator, state=table.state_name)
+            return TABLE_STATES[table.state_name]
+
     def list_tables(
         self, limit: int | None = None, after: str | None = None
     ) -> list[api.TableSummary]:
-        """The tables in table-id order: those whose id sorts after ``after`` (all when None),
-        at most ``limit`` of them (all when None)."""
+        """The tables not closed (open or closing) in table-id order: those whose id sorts
+        after ``after`` (all when None), at most ``limit`` of them (all when None)."""
         with self.projection.lock:
-            ids = sorted(t for t in self.projection.tables if after is None or t > after)
+            ids = sorted(
+                t
+                for t, table in self.projection.tables.items()
+                if not table.closed and (after is None or t > after)
+            )
             page = [self.projection.tables[t] for t in ids[:limit]]
             return [
                 api.TableSummary(
@@ -242,6 +274,7 @@ class TableApp:
                     variant=t.rule_set.variant,
                     turn_seconds=t.rule_set.turn_seconds,
                     start_delay_seconds=t.start_delay_ms // 1000,
+                    state=TABLE_STATES[t.state_name],
                 )
                 for t in page
             ]
@@ -414,6 +447,38 @@ class TableApp:
                     raise FailedPrecondition(f"hand {hand_id} has not ended")
         raise NotFound(f"no ended hand {hand_id!r}")
 
+    def get_hand_proof(self, account_id: str | None, table_id: str, hand_id: str) -> str:
+        """The proof bundle of an ended hand as canonical JSON (``rummy_table.proof``), read from
+        the table's stream (so old hands too). ``account_id``: a player's account (it must have
+        been seated in the hand), or None for an operator. Raises NotFound (no such hand),
+        PermissionDenied (a player not dealt in), FailedPrecondition (running, aborted, or the
+        seed not revealed yet), Unavailable (this instance cannot read its stream)."""
+        with self.projection.lock:
+            tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
+            table = next((t for t in tables if hand_id in t.hands), None)
+            if table is None:
+                raise NotFound(f"no hand {hand_id!r}")
+            found_table = table.table_id
+            if hand_id not in table.results:
+                raise FailedPrecondition(f"hand {hand_id} has not ended (or was aborted)")
+            if hand_id not in table.revealed:
+                raise FailedPrecondition(f"the server seed of hand {hand_id} is not revealed yet")
+        if self.read_stream is None:
+            raise Unavailable("this table-service instance cannot read its stream for proofs")
+        try:
+            bundle = proof.hand_proof(found_table, hand_id, self.read_stream(found_table))
+        except proof.ProofNotReady as exc:
+            raise FailedPrecondition(str(exc)) from None
+        except EventLogError as exc:
+            raise Unavailable(f"cannot read the stream of table {found_table}: {exc}") from None
+        if account_id is not None:
+            started = next(e for e in bundle["events"] if e["event"]["type"] == "HandStarted")
+            if account_id not in {s["account_id"] for s in started["event"]["seats"]}:
+                raise PermissionDenied(
+                    f"only the players of hand {hand_id} and operators get its proof"
+                )
+        return proof.canonical_json(bundle)
+
     def voided_reason(self, table_id: str, hand_id: str) -> str:
         """Why the ledger refused the hand's settlement (the hand is void, no token moved), or ""
         when it did not (settled, or not yet)."""
@@ -448,20 +513,45 @@ class TableApp:
     # -- time: starting hands ----------------------------------------------------------------
 
     def tick(self) -> list[str]:
-        """Start a hand at every table whose start delay has passed; returns the hand ids."""
+        """Start a hand at every table whose start delay has passed; returns the hand ids.
+
+        A table whose start raises is logged (table_id, hand_id), counted
+        (``rummy_table_hand_start_failures_total``) and tried again after a backoff
+        (``start_retries``); the other tables start their hands all the same. Raises
+        Unavailable once fenced."""
         started = []
         with self.projection.lock:
             now = self.now_ms()
             for table in list(self.projection.tables.values()):
                 due = table.start_due_ms(self.speed)
-                if due is None or due > now:
+                if due is None or due > now or not self.start_retries.ready(table.table_id):
                     continue
                 hand_id = self.new_hand_id()
                 with log_context(table_id=table.table_id, hand_id=hand_id):
-                    self._commit(table, table.start_hand(hand_id, now), now)
+                    try:
+                        self._commit(table, table.start_hand(hand_id, now), now)
+                    except Unavailable:
+                        raise
+                    except Exception as exc:
+                        self._start_failed(table.table_id, hand_id, exc)
+                        continue
+                    self.start_retries.succeeded(table.table_id)
                     _log.info("hand started", hand_no=table.hand_no)
                 started.append(hand_id)
         return started
+
+    def _start_failed(self, table_id: str, hand_id: str, error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        if table_id not in self.start_retries.failing:
+            _log.error(
+                "starting a hand failed; this table waits, the others go on",
+                table_id=table_id,
+                hand_id=hand_id,
+                error=reason,
+                exc_info=error,
+            )
+        self.start_retries.failed(table_id, reason, table_id=table_id, hand_id=hand_id)
+        self.metrics.hand_start_failures.inc()
 
     # -- inputs from other services ----------------------------------------------------------
 

@@ -95,6 +95,9 @@ def build(settings: Settings) -> ServiceHost:
         topic=prefix + TABLE_EVENTS,
         input_group=prefix + INPUT_GROUP,
         metrics=TableMetrics.create(),
+        read_stream=lambda table_id: [
+            r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id)
+        ],
     )
     replayed = app.replay(events.read_topic(bootstrap, prefix + TABLE_EVENTS))
     _log.info("tables rebuilt", events=replayed, tables=len(app.projection.tables))

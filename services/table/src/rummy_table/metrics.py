@@ -50,6 +50,7 @@ class TableMetrics:
     action_latency: Histogram  # label action; seconds from request to answer
     tables_open: Gauge
     seats_taken: Gauge
+    hand_start_failures: Counter  # a table's hand start raised (that table is retried later)
     #: Commands the rules' ``decide`` judged (never on replay), by command (the rules library's
     #: command class, e.g. ``DrawFromStock``, ``TurnTimeout``) and outcome (``accepted``, or the
     #: refusal's ``ErrorCode`` in lower case, e.g. ``not_your_turn``). A request refused before
@@ -75,6 +76,11 @@ class TableMetrics:
             ),
             Gauge("rummy_table_tables_open", "Tables open", registry=registry),
             Gauge("rummy_table_seats_taken", "Seats taken", registry=registry),
+            Counter(
+                "rummy_table_hand_start_failures",
+                "Hand starts that raised (the table is retried after a backoff)",
+                registry=registry,
+            ),
             Counter(
                 "rummy_table_rules_decisions",
                 "Commands judged by the rules' decide, by command and outcome",
@@ -121,3 +127,5 @@ class TableMetrics:
                 self.seats_taken.inc()
             elif isinstance(p, pb.TablePlayerLeft):
                 self.seats_taken.dec()
+            elif isinstance(p, pb.TableClosed):
+                self.tables_open.dec()

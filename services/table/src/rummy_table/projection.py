@@ -39,6 +39,14 @@ _PHASES = {
 }
 
 
+#: The wire state of a table by :attr:`Table.state_name`.
+TABLE_STATES = {
+    "open": api.TABLE_STATE_OPEN,
+    "closing": api.TABLE_STATE_CLOSING,
+    "closed": api.TABLE_STATE_CLOSED,
+}
+
+
 class Projection:
     """The tables, by id. Thread-safe under ``lock``. ``on_decision`` is given to every table
     (told of each decision a table asks of the rules; see ``Table.on_decision``)."""
@@ -85,7 +93,11 @@ class Projection:
 def player_view(table: Table, account_id: str | None) -> api.PlayerView:
     """What ``account_id`` (None: a spectator) may see of ``table`` now."""
     seat = table.seat_of(account_id) if account_id is not None else None
-    view = api.PlayerView(table_id=table.table_id, stream_version=table.version)
+    view = api.PlayerView(
+        table_id=table.table_id,
+        stream_version=table.version,
+        table_state=TABLE_STATES[table.state_name],
+    )
     if seat is not None:
         view.my_seat = seat
     seat_views: dict[int, api.SeatView] = {
@@ -122,6 +134,8 @@ def player_view(table: Table, account_id: str | None) -> api.PlayerView:
     if deadline is not None and deadline.kind is DeadlineKind.SEED_WINDOW:
         view.seed_deadline.CopyFrom(codec.ms_to_timestamp(deadline.due_ms))
     view.has_drawn = hand.has_drawn
+    if hand.commitment:
+        view.server_commitment_sha256 = bytes.fromhex(hand.commitment)
     for s in hand.seats:
         seat_view = seat_views.get(s.seat) or api.SeatView(seat=s.seat)
         seat_view.account_id = s.account_id

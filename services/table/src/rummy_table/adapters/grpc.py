@@ -51,6 +51,15 @@ class TableServicer(api_grpc.TableServiceServicer):
             raise PermissionDenied("only an operator opens tables")
         return api.OpenTableResponse(table_id=self._app.open_table(principal.account_id, request))
 
+    def CloseTable(  # noqa: N802
+        self, request: api.CloseTableRequest, context: grpc.ServicerContext
+    ) -> api.CloseTableResponse:
+        principal = current_principal()
+        if principal.role is not Role.OPERATOR:
+            raise PermissionDenied("only an operator closes tables")
+        state = self._app.close_table(principal.account_id, request)
+        return api.CloseTableResponse(state=state)
+
     def ListTables(  # noqa: N802
         self, request: api.ListTablesRequest, context: grpc.ServicerContext
     ) -> api.ListTablesResponse:
@@ -124,3 +133,13 @@ class TableServicer(api_grpc.TableServiceServicer):
         result = self._app.get_hand_result(principal.account_id, request.table_id, request.hand_id)
         voided = self._app.voided_reason(request.table_id, request.hand_id)
         return api.GetHandResultResponse(result=result, voided_reason=voided)
+
+    def GetHandProof(  # noqa: N802
+        self, request: api.GetHandProofRequest, context: grpc.ServicerContext
+    ) -> api.GetHandProofResponse:
+        principal = current_principal()
+        if principal.role not in (Role.PLAYER, Role.OPERATOR):
+            raise PermissionDenied("only the hand's players and operators get a hand's proof")
+        account = principal.account_id if principal.role is Role.PLAYER else None
+        bundle = self._app.get_hand_proof(account, request.table_id, request.hand_id)
+        return api.GetHandProofResponse(bundle_json=bundle)

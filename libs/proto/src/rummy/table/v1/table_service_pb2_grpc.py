@@ -89,6 +89,16 @@ class TableServiceStub:
                 request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.SerializeToString,
                 response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.FromString,
                 _registered_method=True)
+        self.GetHandProof = channel.unary_unary(
+                '/rummy.table.v1.TableService/GetHandProof',
+                request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofRequest.SerializeToString,
+                response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofResponse.FromString,
+                _registered_method=True)
+        self.CloseTable = channel.unary_unary(
+                '/rummy.table.v1.TableService/CloseTable',
+                request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+                response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -162,6 +172,27 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetHandProof(self, request, context):
+        """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+        proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+        otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+        NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseTable(self, request, context):
+        """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+        out; then every seated player is stood up and the table is closed. Recorded on the table
+        stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+        A retried client_request_id answers as the first call; closing a table already closing or
+        closed otherwise is FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -219,6 +250,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetHandResult,
                     request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.FromString,
                     response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.SerializeToString,
+            ),
+            'GetHandProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHandProof,
+                    request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofRequest.FromString,
+                    response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofResponse.SerializeToString,
+            ),
+            'CloseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseTable,
+                    request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableRequest.FromString,
+                    response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -518,6 +559,60 @@ class TableService:
             '/rummy.table.v1.TableService/GetHandResult',
             rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.SerializeToString,
             rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHandProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.table.v1.TableService/GetHandProof',
+            rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofRequest.SerializeToString,
+            rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.table.v1.TableService/CloseTable',
+            rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+            rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

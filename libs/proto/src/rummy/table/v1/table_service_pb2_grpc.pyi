@@ -56,6 +56,19 @@ class TableServiceStub:
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
     """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
     GetHandResult: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]
+    GetHandProof: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]
+    """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+    proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+    otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+    NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+    """
+    CloseTable: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]
+    """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+    out; then every seated player is stood up and the table is closed. Recorded on the table
+    stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+    A retried client_request_id answers as the first call; closing a table already closing or
+    closed otherwise is FAILED_PRECONDITION.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -73,6 +86,19 @@ class TableServiceAsyncStub(TableServiceStub):
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
     """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
     GetHandResult: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]  # type: ignore[assignment]
+    GetHandProof: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]  # type: ignore[assignment]
+    """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+    proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+    otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+    NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+    """
+    CloseTable: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]  # type: ignore[assignment]
+    """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+    out; then every seated player is stood up and the table is closed. Recorded on the table
+    stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+    A retried client_request_id answers as the first call; closing a table already closing or
+    closed otherwise is FAILED_PRECONDITION.
+    """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -153,5 +179,30 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.GetHandResultRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.GetHandResultResponse, _abc.Awaitable[_table_service_pb2.GetHandResultResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetHandProof(
+        self,
+        request: _table_service_pb2.GetHandProofRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.GetHandProofResponse, _abc.Awaitable[_table_service_pb2.GetHandProofResponse]]:
+        """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+        proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+        otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+        NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+        """
+
+    @_abc_1.abstractmethod
+    def CloseTable(
+        self,
+        request: _table_service_pb2.CloseTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.CloseTableResponse, _abc.Awaitable[_table_service_pb2.CloseTableResponse]]:
+        """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+        out; then every seated player is stood up and the table is closed. Recorded on the table
+        stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+        A retried client_request_id answers as the first call; closing a table already closing or
+        closed otherwise is FAILED_PRECONDITION.
+        """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
