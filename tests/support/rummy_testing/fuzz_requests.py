@@ -68,6 +68,7 @@ READ_ONLY = frozenset(
         "GetServerSeed",
         "GetShuffleSpec",
         "ListPendingDeadlines",
+        "GetHandProof",
     }
 )
 #: Every RPC of the five services, by service.
@@ -84,6 +85,8 @@ RPCS: dict[str, tuple[str, ...]] = {
         "Drop",
         "WatchTable",
         "GetHandResult",
+        "GetHandProof",
+        "CloseTable",
     ),
     "ledger": ("GetBalance", "GetStatement", "Grant"),
     "fairness": ("GetProof", "GetServerSeed"),
@@ -117,7 +120,9 @@ RPC_WEIGHTS: dict[str, int] = {
     "LeaveTable": 2,
     "WatchTable": 1,
     "GetHandResult": 2,
+    "GetHandProof": 2,
     "OpenTable": 2,
+    "CloseTable": 2,
     "ListTables": 1,
     "GetBalance": 2,
     "GetStatement": 3,
@@ -468,6 +473,7 @@ class Builder:
         self.grantees = list(grantees)
         self.accepted_ids: list[tuple[str, str]] = []  # (account, client_request_id) answered OK
         self.page_tokens: list[str] = []
+        self.opened_tables: list[str] = []  # tables OpenTable opened for the fuzz (to close)
         self._n = 0
 
     def fresh_id(self) -> str:
@@ -562,6 +568,18 @@ class Builder:
             hand = d.choice(list(live.past_hands) or [live.hand_id])
             request = api.GetHandResultRequest(table_id=live.table_id, hand_id=hand)
             return actor, request, self.player(actor)
+        if rpc == "GetHandProof":
+            actor = d.choice([*accounts, "operator"])
+            token = self.tokens.operator if actor == "operator" else self.player(actor)
+            hand = d.choice(list(live.past_hands) or [live.hand_id])
+            return actor, api.GetHandProofRequest(table_id=live.table_id, hand_id=hand), token
+        if rpc == "CloseTable":
+            # Only tables the fuzz opened: closing the main one would end the fuzz.
+            table = d.choice(self.opened_tables) if self.opened_tables else self.fresh_id()
+            request = api.CloseTableRequest(
+                table_id=table, client_request_id=self.fresh_id(), reason="fuzz"
+            )
+            return "operator", request, self.tokens.operator
         if rpc == "OpenTable":
             request = api.OpenTableRequest(
                 client_request_id=self.fresh_id(),
@@ -656,6 +674,8 @@ class Builder:
                 *self.tokens.players,
                 *(rid for _, rid in self.accepted_ids[-5:]),
             ]
+            if attempt.rpc == "CloseTable":  # never the tables the fuzz plays at
+                others = [*self.opened_tables, *self.tokens.players]
             value = wrong_string(d, [o for o in others if o != getattr(holder, name)])
             setattr(holder, name, value)
             attempt.mutation = f"{label}={_clip(value)}"

@@ -553,6 +553,8 @@ class FuzzWorld:
             self.builder.accepted_ids.append((attempt.actor, rid))
         if isinstance(answer, api.DrawCardResponse):
             self._drawn[(live.hand_id, live.turn_no)] = answer.card.index
+        if isinstance(answer, api.OpenTableResponse):
+            self.builder.opened_tables.append(answer.table_id)
         main = getattr(attempt.request, "table_id", None) == self.table.table_id
         self._snapshot = self._settle_or_note(version if main else None)
 
