@@ -111,8 +111,6 @@ TRACKED = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 #: Seconds every offset must stand still, once the main table waits for a player, before the
 #: world counts as quiet; and once no hand runs (a settlement or reveal may still be on its way).
 QUICK_STILL_SECONDS = 0.05
-#: How long the views get to show an accepted request's events before settling goes on.
-VERSION_WAIT_SECONDS = 3.0
 SLOW_STILL_SECONDS = 0.6
 _UNPUBLISHED = (
     "SELECT (SELECT count(*) FROM ledger.outbox WHERE published_at IS NULL)"
@@ -452,20 +450,25 @@ class FuzzWorld:
         seats view also shows a seat that left during the hand, until the next hand)."""
         return {a for a, p in self.by_account.items() if p.view.HasField("my_seat")}
 
-    def settle(self, after_version: int | None = None) -> tuple[Any, Any]:
-        """Wait until the world is quiet (:meth:`_quiet`); returns the state then. With
-        ``after_version``, the version of the main table's stream before an accepted request
-        that appended to it, first wait (up to VERSION_WAIT_SECONDS: a retried request id
-        appends nothing) for the views to show a later version, so that a stale view is not
-        taken for a quiet phase. Raises Stall after SETTLE_TIMEOUT_SECONDS."""
-        started = time.monotonic()
-        deadline = started + SETTLE_TIMEOUT_SECONDS
-        if after_version is not None:
-            while (
-                self.spectator.view.stream_version <= after_version
-                and time.monotonic() < started + VERSION_WAIT_SECONDS
-            ):
-                time.sleep(0.01)
+    def current_version(self) -> int:
+        """The main table's stream version now: the first snapshot of a fresh WatchTable is
+        taken after every append the service has answered for (the followed views may lag)."""
+        call = self.spectator.stub.WatchTable(
+            api.WatchTableRequest(table_id=self.table.table_id),
+            metadata=self.spectator.metadata,
+            timeout=CALL_TIMEOUT_SECONDS,
+        )
+        try:
+            return int(next(call).view.stream_version)
+        finally:
+            call.cancel()
+
+    def settle(self) -> tuple[Any, Any]:
+        """Wait until the world is quiet (:meth:`_quiet`), the followed views showing at least
+        the main table's version of now; returns the state then. Raises Stall after
+        SETTLE_TIMEOUT_SECONDS."""
+        deadline = time.monotonic() + SETTLE_TIMEOUT_SECONDS
+        target = self.current_version()
         last = self.state()
         since = time.monotonic()
         while True:
@@ -475,7 +478,7 @@ class FuzzWorld:
             now = self.state()
             if now != last:
                 last, since = now, time.monotonic()
-            elif published:
+            elif published and self.spectator.view.stream_version >= target:
                 needed = self._quiet()
                 if needed is not None and time.monotonic() - since >= needed:
                     self._note_hand()
@@ -518,7 +521,6 @@ class FuzzWorld:
         live = self.live()
         attempt = draw_attempt(choices, self.builder, live)
         before = self._snapshot
-        version = self.spectator.view.stream_version
         code, details, answer = self.send(attempt)
         self.tally.note(attempt, code, details)
         after = self.state()
@@ -537,7 +539,7 @@ class FuzzWorld:
             self._snapshot = self._settle_or_note()
             return
         if code == grpc.StatusCode.OK and attempt.rpc not in READ_ONLY:
-            self._accepted(attempt, answer, live, version)
+            self._accepted(attempt, answer, live)
         elif code == grpc.StatusCode.OK and isinstance(answer, ledger_api.GetStatementResponse):
             if answer.next_page_token:
                 self.builder.page_tokens.append(answer.next_page_token)
@@ -555,12 +557,11 @@ class FuzzWorld:
             self._drawn[(live.hand_id, live.turn_no)] = answer.card.index
         if isinstance(answer, api.OpenTableResponse):
             self.builder.opened_tables.append(answer.table_id)
-        main = getattr(attempt.request, "table_id", None) == self.table.table_id
-        self._snapshot = self._settle_or_note(version if main else None)
+        self._snapshot = self._settle_or_note()
 
-    def _settle_or_note(self, after_version: int | None = None) -> tuple[Any, Any]:
+    def _settle_or_note(self) -> tuple[Any, Any]:
         try:
-            return self.settle(after_version)
+            return self.settle()
         except Stall as stall:
             self.tally.stalls.append(str(stall))
             return self.state()
@@ -597,7 +598,6 @@ class FuzzWorld:
         key = (view.hand_id, view.phase, view.turn_no, view.has_drawn, view.stream_version)
         self._idle = self._idle + 1 if key == self._last_key else 0
         self._last_key = key
-        version = view.stream_version
         moved = False
         running = view.phase in (api.HAND_PHASE_SEEDING, api.HAND_PHASE_PLAYING)
         if not running:
@@ -633,7 +633,7 @@ class FuzzWorld:
             moved = self._play_turn(view)
         if moved:
             self._idle = 0
-            self._snapshot = self._settle_or_note(version)
+            self._snapshot = self._settle_or_note()
 
     def _play_turn(self, view: api.PlayerView) -> bool:
         account = next(
