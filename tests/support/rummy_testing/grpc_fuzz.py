@@ -547,7 +547,7 @@ class FuzzWorld:
         else:
             self._snapshot = after
 
-    def _accepted(self, attempt: Attempt, answer: Message | None, live: Live, version: int) -> None:
+    def _accepted(self, attempt: Attempt, answer: Message | None, live: Live) -> None:
         rid = getattr(attempt.request, "client_request_id", "") or getattr(
             attempt.request, "idempotency_key", ""
         )
