@@ -473,16 +473,18 @@ class FuzzWorld:
         since = time.monotonic()
         while True:
             time.sleep(0.02)
-            # The outboxes first: a row seen published was appended before the offsets are read.
+            # The views and the outboxes before the offsets: the table appends before its views
+            # show an event, and the outboxes are marked after the append, so what they show is
+            # in the offsets read next.
+            caught_up = self.spectator.view.stream_version >= target
+            needed = self._quiet() if caught_up else None
             published = self._db.execute(_UNPUBLISHED).fetchone() == (0,)
             now = self.state()
             if now != last:
                 last, since = now, time.monotonic()
-            elif published and self.spectator.view.stream_version >= target:
-                needed = self._quiet()
-                if needed is not None and time.monotonic() - since >= needed:
-                    self._note_hand()
-                    return now
+            elif published and needed is not None and time.monotonic() - since >= needed:
+                self._note_hand()
+                return now
             if time.monotonic() > deadline:
                 view = self.spectator.view
                 raise Stall(
