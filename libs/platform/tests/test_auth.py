@@ -239,3 +239,19 @@ def test_bearer_metadata_round_trips_through_bearer_token():
 def test_metadata_without_exactly_one_bearer_token_is_refused(metadata, message):
     with pytest.raises(InvalidToken, match=message):
         bearer_token(metadata)
+
+
+@pytest.mark.parametrize("account_id", ["p\x00x", "p" * 129], ids=["nul", "129-bytes"])
+def test_a_signed_token_naming_an_account_id_no_request_may_carry_is_refused(
+    authority, account_id
+):
+    # Such a subject reached PostgreSQL as an account id (INTERNAL on GetBalance) and the
+    # events of the hands it plays; an account id is at most 128 bytes with no NUL everywhere.
+    now = int(time.time())
+    claims = {"sub": account_id, "role": "player", "iat": now, "exp": now + 60,
+              "iss": ISSUER, "aud": AUDIENCE}  # fmt: skip
+    token = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": key_id(SECRET)})
+    with pytest.raises(InvalidToken, match="account id"):
+        authority.verify(token)
+    with pytest.raises(ValueError, match="account id"):
+        authority.issue(account_id, Role.PLAYER)

@@ -143,3 +143,24 @@ def test_an_id_page_token_is_a_canonical_uuid() -> None:
     for forged in (token.upper(), "{" + token + "}", token.replace("-", ""), "x", "9" * 30):
         with pytest.raises(InvalidArgument, match="not a next_page_token"):
             parse_id_token(forged)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        ledger_service_pb2.GetBalanceRequest(account_id="a\x00b"),
+        ledger_service_pb2.GrantRequest(account_id="p", idempotency_key="\x00"),
+        fairness_service_pb2.GetProofRequest(hand_id="h\x00"),
+        api.OpenTableRequest(client_request_id="r", name="n\x00"),
+    ],
+    ids=["account_id", "idempotency_key", "hand_id", "name"],
+)
+def test_a_nul_character_in_any_string_field_is_invalid_and_never_echoed(request_) -> None:
+    # PostgreSQL text cannot hold U+0000: such an id reached the database and answered INTERNAL.
+    with pytest.raises(InvalidArgument, match=r"contains a NUL character \(U\+0000\)") as error:
+        check_request(request_)
+    assert "\x00" not in str(error.value)
+
+
+def test_nul_bytes_in_a_bytes_field_are_allowed() -> None:
+    check_request(api.ContributeSeedRequest(client_seed=b"\x00" * 32))
