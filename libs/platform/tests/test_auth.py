@@ -242,9 +242,7 @@ def test_metadata_without_exactly_one_bearer_token_is_refused(metadata, message)
 
 
 @pytest.mark.parametrize("account_id", ["p\x00x", "p" * 129], ids=["nul", "129-bytes"])
-def test_a_signed_token_naming_an_account_id_no_request_may_carry_is_refused(
-    authority, account_id
-):
+def test_a_signed_token_naming_an_account_id_no_request_may_carry_is_refused(authority, account_id):
     # Such a subject reached PostgreSQL as an account id (INTERNAL on GetBalance) and the
     # events of the hands it plays; an account id is at most 128 bytes with no NUL everywhere.
     now = int(time.time())
