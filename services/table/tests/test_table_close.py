@@ -4,6 +4,8 @@ then every seated player is stood up, the table leaves ListTables, and the strea
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -15,6 +17,7 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role
+from rummy_platform.errors import AlreadyExists
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
 
@@ -144,3 +147,40 @@ def test_a_player_leaving_the_last_hand_of_a_closing_table_is_stood_up_once(
     assert sorted(left) == ["alice", "bob"]
     assert isinstance(events[-1], pb.TableClosed)
     assert world.app.projection.tables[table_id].seats == {}
+
+
+def test_two_racing_closes_with_one_request_id_and_different_reasons_do_not_both_answer_ok() -> (
+    None
+):
+    # The second of two concurrent CloseTable calls with one id and another reason answered OK
+    # from the first one's events (its request id was checked before the table lock was taken).
+    world = World()
+    table_id = world.open_table()
+    app = world.app
+    checked, real_request = threading.Event(), app._request
+
+    def slow_request(account_id: str, request: object) -> tuple[str, str]:
+        answer = real_request(account_id, request)
+        if getattr(request, "reason", "") == "second":
+            checked.set()
+            time.sleep(0.3)  # the other call gets its chance to commit here
+        return answer
+
+    app._request = slow_request  # type: ignore[method-assign]
+    outcomes: dict[str, object] = {}
+
+    def close_with(reason: str) -> None:
+        request = api.CloseTableRequest(table_id=table_id, client_request_id="c", reason=reason)
+        try:
+            outcomes[reason] = app.close_table("ops", request)
+        except AlreadyExists as error:
+            outcomes[reason] = error
+
+    second = threading.Thread(target=close_with, args=("second",))
+    second.start()
+    assert checked.wait(5)
+    close_with("first")
+    second.join(5)
+    assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
+    [closing] = [p for p in stream(world, table_id) if isinstance(p, pb.TableClosing)]
+    assert isinstance(outcomes[closing.reason], int)

@@ -232,8 +232,8 @@ class TableApp:
         closed at once, else TABLE_STATE_CLOSING (a retried client_request_id answers with the
         table's state now). Raises NotFound, AlreadyExists (the request id was used for another
         request), FailedPrecondition (already closing or closed)."""
-        key, digest = self._request(operator, request)
-        with self.projection.lock:
+        with self.projection.lock:  # the request id checked under the lock it commits under
+            key, digest = self._request(operator, request)
             table = self._table(request.table_id)
             if key not in table.answers:
                 at = self.now_ms()
