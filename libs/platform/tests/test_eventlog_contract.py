@@ -8,6 +8,7 @@ its own.
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -24,9 +25,11 @@ from rummy_platform.envelope import Envelope, event_payloads
 from rummy_platform.eventlog import (
     Deduplicator,
     EventLog,
+    GroupCommitWriter,
     GroupConsumer,
     InMemoryEventLog,
     KafkaEventLog,
+    Position,
     Record,
     TopicMismatch,
     TopicPartition,
@@ -294,6 +297,64 @@ class EventLogContract:
             resumed = poll_until(consumer, 1)
 
         assert [r.envelope for r in resumed] == inputs[2:]
+
+    def test_concurrent_callers_of_a_group_commit_writer_each_get_their_own_events_in_order(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        tables = [f"table-{uuid.uuid4()}" for _ in range(8)]
+        sent = {t: [card_drawn(t, v) for v in range(1, 6)] for t in tables}
+        inputs = [card_drawn(tables[0], v) for v in range(1, 11)]
+        for envelope in inputs:
+            log.append(topics.ledger, envelope)
+        read = log.read_stream(topics.ledger, tables[0])
+        group = f"group-{uuid.uuid4()}"
+        answers: dict[str, list[Position]] = {}
+        with GroupCommitWriter(log.transactional_writer(f"writer-{uuid.uuid4()}")) as writer:
+
+            def one_table(i: int) -> None:
+                got = []
+                for envelope in sent[tables[i]]:
+                    (position,) = writer.append_batch(
+                        [(topics.table, envelope)],
+                        consumed={
+                            TopicPartition(topics.ledger, read[i].partition): read[i].next_offset
+                        },
+                        group_id=group,
+                    )
+                    got.append(position)
+                answers[tables[i]] = got
+
+            threads = [threading.Thread(target=one_table, args=(i,)) for i in range(len(tables))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            assert writer.transactions <= 5 * len(tables)
+
+        for table in tables:
+            records = log.read_stream(topics.table, table)
+            assert [r.envelope for r in records] == sent[table]
+            assert [(r.partition, r.offset) for r in records] == [
+                (p.partition, p.offset) for p in answers[table]
+            ]
+        with log.consumer(group, [topics.ledger]) as consumer:  # the highest offset sent wins
+            resumed = poll_until(consumer, 2)
+        assert [r.envelope for r in resumed] == inputs[len(tables) :]
+
+    def test_a_group_commit_writer_is_fenced_with_its_producer(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        writer_id = f"table-writer-{uuid.uuid4()}"
+        e1, e2, e3 = (card_drawn(table, v) for v in (1, 2, 3))
+        with GroupCommitWriter(log.transactional_writer(writer_id)) as old:
+            old.append(topics.table, e1)
+            with log.transactional_writer(writer_id) as new:
+                with pytest.raises(WriterFenced):
+                    old.append(topics.table, e2)
+                new.append(topics.table, e3)
+
+        assert [r.envelope for r in log.read_stream(topics.table, table)] == [e1, e3]
 
     def test_event_topics_have_infinite_retention_and_one_partition_count(
         self, log: EventLog, topics: Topics

@@ -5,6 +5,7 @@ the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
 """
 
 from .base import (
+    CommitOutcomeUnknown,
     EventLog,
     EventLogError,
     GroupConsumer,
@@ -19,13 +20,16 @@ from .base import (
     WriterFenced,
 )
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
+from .group_commit import GroupCommitWriter
 from .kafka_log import KafkaEventLog
 from .memory import InMemoryEventLog
 
 __all__ = [
+    "CommitOutcomeUnknown",
     "Deduplicator",
     "EventLog",
     "EventLogError",
+    "GroupCommitWriter",
     "GroupConsumer",
     "InMemoryEventLog",
     "KafkaEventLog",

@@ -44,6 +44,7 @@ from rummy_platform.metrics import ConsumerLagReporter
 from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
+    CommitOutcomeUnknown,
     EventLog,
     EventLogError,
     GroupConsumer,
@@ -301,12 +302,14 @@ class KafkaTransactionalWriter(TransactionalWriter):
         *,
         consumed: Mapping[TopicPartition, int] | None = None,
         group_id: str | None = None,
+        group_metadata: object | None = None,
     ) -> list[Position]:
         if self._fenced:
             raise self._fenced_error()
         if consumed and not group_id:
             raise ValueError("consumed offsets need a group_id")
         producer = self._producer
+        committing = False
         try:
             producer.begin_transaction()
             futures = [
@@ -320,12 +323,22 @@ class KafkaTransactionalWriter(TransactionalWriter):
                         KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
                         for tp, offset in consumed.items()
                     },
-                    group_id,
+                    # The member's metadata (KIP-447, kafka-python >= 3.0) makes the broker
+                    # refuse offsets of a member whose generation is stale; a bare group id
+                    # (older callers) fences by transactional id only.
+                    group_metadata if group_metadata is not None else group_id,
                 )
+            committing = True
             producer.commit_transaction()
         except kafka_errors.KafkaError as exc:
             if _is_fencing(exc):
                 raise self._fenced_error() from exc
+            if committing:
+                # EndTxn was sent: the coordinator may have committed it. kafka-python keeps the
+                # commit pending; the next begin_transaction waits for or fails on it.
+                raise CommitOutcomeUnknown(
+                    f"commit of {self.transactional_id!r} not confirmed: {exc}"
+                ) from exc
             try:
                 producer.abort_transaction()
             except kafka_errors.KafkaError as abort_exc:
@@ -668,6 +681,9 @@ class KafkaGroupConsumer(GroupConsumer):
                 for tp, offset in offsets.items()
             }
         )
+
+    def group_metadata(self) -> object | None:
+        return None if self._consumer is None else self._consumer.group_metadata()
 
     def committed(self, partition: TopicPartition) -> int | None:
         value = self._client().committed(KafkaTopicPartition(partition.topic, partition.partition))

@@ -3,11 +3,14 @@
 Events are stored encoded (the same bytes as on Kafka) and partitioned with Kafka's partitioner,
 so offsets and ordering match what the real log would give. Differences, by design: a consumer
 group has a single member (it owns every partition), and :meth:`GroupConsumer.poll` never waits.
-Not thread-safe.
+Writes and reads are serialized by one lock (writers may be used from several threads); a group
+consumer belongs to one thread. :meth:`InMemoryEventLog.fail_next_commit` makes the next
+transaction fail, for tests of what a failed or unconfirmed commit does.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,6 +19,7 @@ from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
     EventLog,
+    EventLogError,
     GroupConsumer,
     OnAssigned,
     Position,
@@ -40,6 +44,9 @@ class _State:
     topics: dict[str, _Topic] = field(default_factory=dict)
     epochs: dict[str, int] = field(default_factory=dict)
     group_offsets: dict[tuple[str, TopicPartition], int] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    #: The failures the next transactions raise, and whether each one's events were written.
+    failures: list[tuple[EventLogError, bool]] = field(default_factory=list)
 
     def topic(self, name: str) -> _Topic:
         try:
@@ -90,7 +97,15 @@ class InMemoryEventLog(EventLog):
         return TopicDescription(name, len(topic.partitions), dict(topic.config))
 
     def append(self, topic: str, envelope: Envelope) -> Position:
-        return self._state.write(topic, envelope)
+        with self._state.lock:
+            return self._state.write(topic, envelope)
+
+    def fail_next_commit(self, error: EventLogError, *, written: bool = False) -> None:
+        """Make the next transaction (of any writer of this log) raise ``error``; with
+        ``written`` its events and offsets are in the log all the same (a commit that landed but
+        whose confirmation was lost, as a CommitOutcomeUnknown may be)."""
+        with self._state.lock:
+            self._state.failures.append((error, written))
 
     def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
         epoch = self._state.epochs.get(transactional_id, 0) + 1
@@ -98,17 +113,20 @@ class InMemoryEventLog(EventLog):
         return _InMemoryWriter(self._state, transactional_id, epoch)
 
     def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
-        partitions = self._state.topic(topic).partitions
-        partition = partition_for(stream_id, len(partitions))
+        with self._state.lock:
+            partitions = self._state.topic(topic).partitions
+            partition = partition_for(stream_id, len(partitions))
+            stored = list(enumerate(partitions[partition]))
         records = (
             Record(topic, partition, offset, decode(data, self._registry))
-            for offset, data in enumerate(partitions[partition])
+            for offset, data in stored
             if offset >= from_offset
         )
         return [record for record in records if record.envelope.stream_id == stream_id]
 
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
-        return {tp: self._state.end_offset(tp) for tp in partitions}
+        with self._state.lock:
+            return {tp: self._state.end_offset(tp) for tp in partitions}
 
     def consumer(
         self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
@@ -133,19 +151,27 @@ class _InMemoryWriter(TransactionalWriter):
         *,
         consumed: Mapping[TopicPartition, int] | None = None,
         group_id: str | None = None,
+        group_metadata: object | None = None,
     ) -> list[Position]:
-        if self._state.epochs[self.transactional_id] != self._epoch:
-            raise WriterFenced(
-                f"writer {self.transactional_id!r} was fenced by a newer writer with the same id"
-            )
-        if consumed and not group_id:
-            raise ValueError("consumed offsets need a group_id")
-        for topic, _ in events:
-            self._state.topic(topic)
-        positions = [self._state.write(topic, envelope) for topic, envelope in events]
-        for partition, offset in (consumed or {}).items():
-            self._state.group_offsets[(group_id or "", partition)] = offset
-        return positions
+        with self._state.lock:
+            if self._state.epochs[self.transactional_id] != self._epoch:
+                raise WriterFenced(
+                    f"writer {self.transactional_id!r} was fenced by a newer writer with the "
+                    "same id"
+                )
+            if consumed and not group_id:
+                raise ValueError("consumed offsets need a group_id")
+            for topic, _ in events:
+                self._state.topic(topic)
+            failure = self._state.failures.pop(0) if self._state.failures else None
+            if failure is not None and not failure[1]:
+                raise failure[0]
+            positions = [self._state.write(topic, envelope) for topic, envelope in events]
+            for partition, offset in (consumed or {}).items():
+                self._state.group_offsets[(group_id or "", partition)] = offset
+            if failure is not None:
+                raise failure[0]
+            return positions
 
     def close(self) -> None:
         pass
@@ -179,18 +205,20 @@ class _InMemoryConsumer(GroupConsumer):
         return self._positions
 
     def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
-        positions = self._assign()
-        records: list[Record] = []
-        for tp, position in positions.items():
-            log = self._state.topic(tp.topic).partitions[tp.partition]
-            for offset in range(position, len(log)):
-                if len(records) >= max_records:
-                    break
-                records.append(
-                    Record(tp.topic, tp.partition, offset, decode(log[offset], self._registry))
-                )
-                positions[tp] = offset + 1
-        return records
+        with self._state.lock:
+            positions = self._assign()
+            stored: list[tuple[TopicPartition, int, bytes]] = []
+            for tp, position in positions.items():
+                log = self._state.topic(tp.topic).partitions[tp.partition]
+                for offset in range(position, len(log)):
+                    if len(stored) >= max_records:
+                        break
+                    stored.append((tp, offset, log[offset]))
+                    positions[tp] = offset + 1
+        return [
+            Record(tp.topic, tp.partition, offset, decode(data, self._registry))
+            for tp, offset, data in stored
+        ]
 
     def assignment(self) -> frozenset[TopicPartition]:
         return frozenset(self._positions or ())
