@@ -18,6 +18,7 @@ import sys
 from collections.abc import Mapping
 
 from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_platform.eventlog import GroupCommitWriter
 from rummy_platform.logging import get_logger
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
@@ -85,14 +86,17 @@ def build(settings: Settings) -> ServiceHost:
     prefix = topic_prefix()
     log = events.kafka_log(bootstrap)
     log.ensure_topics(event_topic_specs(prefix=prefix))
-    writer = log.transactional_writer(
-        prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID)
+    # One producer per instance: every table's commands share its transactions.
+    writer = GroupCommitWriter(
+        log.transactional_writer(prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID))
     )
+    table_topic = prefix + TABLE_EVENTS
     app = TableApp(
         writer,
+        reread=lambda table_id: [r.envelope for r in log.read_stream(table_topic, table_id)],
         speed=clock_speed(),
         max_reservation_hundredths=max_reservation_hundredths(),
-        topic=prefix + TABLE_EVENTS,
+        topic=table_topic,
         input_group=prefix + INPUT_GROUP,
         metrics=TableMetrics.create(),
     )
@@ -105,6 +109,7 @@ def build(settings: Settings) -> ServiceHost:
     host.on_shutdown(writer.close)
     loops = BackgroundLoops()
     host.on_shutdown(loops.stop)
+    host.on_shutdown(app.close)
     inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
     loops.start("table-inputs", events.InputLoop(log, app, inputs).run)
     loops.start("table-hand-starter", events.hand_starter(app))

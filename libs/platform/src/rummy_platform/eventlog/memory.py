@@ -5,7 +5,8 @@ so offsets and ordering match what the real log would give. Differences, by desi
 group has a single member (it owns every partition), and :meth:`GroupConsumer.poll` never waits.
 Writes and reads are serialized by one lock (writers may be used from several threads); a group
 consumer belongs to one thread. :meth:`InMemoryEventLog.fail_next_commit` makes the next
-transaction fail, for tests of what a failed or unconfirmed commit does.
+transaction fail, for tests of what a failed or unconfirmed commit does;
+:meth:`InMemoryEventLog.hold_commits` holds transactions until the test lets them go.
 """
 
 from __future__ import annotations
@@ -39,6 +40,30 @@ class _Topic:
     config: dict[str, str]
 
 
+class CommitGate:
+    """Holds every transaction of a log at its start until :meth:`open` (from
+    :meth:`InMemoryEventLog.hold_commits`), so a test can line callers up behind a transaction in
+    flight. ``sizes``: the event count of each transaction that went through, in order; ``fail``:
+    the transactions (counted from 0) that fail, with their error (nothing written)."""
+
+    def __init__(self, fail: Mapping[int, EventLogError] | None = None) -> None:
+        self._opened = threading.Event()
+        self.entered = threading.Event()
+        self.fail = dict(fail or {})
+        self.sizes: list[int] = []
+
+    def open(self) -> None:
+        self._opened.set()
+
+    def _pass(self, events: int) -> EventLogError | None:
+        self.entered.set()
+        if not self._opened.wait(30):
+            raise EventLogError("the test's commit gate was never opened")
+        error = self.fail.get(len(self.sizes))
+        self.sizes.append(events)
+        return error
+
+
 @dataclass
 class _State:
     topics: dict[str, _Topic] = field(default_factory=dict)
@@ -47,6 +72,7 @@ class _State:
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: The failures the next transactions raise, and whether each one's events were written.
     failures: list[tuple[EventLogError, bool]] = field(default_factory=list)
+    gate: CommitGate | None = None
 
     def topic(self, name: str) -> _Topic:
         try:
@@ -107,6 +133,13 @@ class InMemoryEventLog(EventLog):
         with self._state.lock:
             self._state.failures.append((error, written))
 
+    def hold_commits(self, fail: Mapping[int, EventLogError] | None = None) -> CommitGate:
+        """Hold every later transaction at its start (outside the log's lock: reads go on) until
+        the gate returned is opened; ``fail`` as :class:`CommitGate`."""
+        gate = CommitGate(fail)
+        self._state.gate = gate
+        return gate
+
     def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
         epoch = self._state.epochs.get(transactional_id, 0) + 1
         self._state.epochs[transactional_id] = epoch
@@ -153,7 +186,11 @@ class _InMemoryWriter(TransactionalWriter):
         group_id: str | None = None,
         group_metadata: object | None = None,
     ) -> list[Position]:
+        gate = self._state.gate
+        gated_error = gate._pass(len(events)) if gate is not None else None
         with self._state.lock:
+            if gated_error is not None:
+                raise gated_error
             if self._state.epochs[self.transactional_id] != self._epoch:
                 raise WriterFenced(
                     f"writer {self.transactional_id!r} was fenced by a newer writer with the "

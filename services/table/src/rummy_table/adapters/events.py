@@ -83,6 +83,8 @@ class InputLoop:
 
     def run(self, stop: threading.Event) -> None:
         consumer = self._log.consumer(self._app.input_group, self._topics)
+        # The offsets this loop's inputs commit carry the member's generation (KIP-447).
+        self._app.input_group_metadata = consumer.group_metadata
         try:
             while not stop.is_set():
                 if self._app.fenced:
