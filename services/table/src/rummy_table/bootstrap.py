@@ -8,7 +8,8 @@ times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (defaul
 each WatchTable stream holds a worker; at most ``workers - 16`` streams at once),
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
 hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
-House Tokens: OpenTable refuses a point value above it).
+House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
+(WatchTable streams one account may hold at once, default 8, 1..10000).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ DEFAULT_WRITER_ID = "table-writer"
 SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
 DEFAULT_MAX_WORKERS = "128"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
+MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
 _log = get_logger(__name__)
 
 
@@ -59,22 +61,43 @@ def clock_speed(environ: Mapping[str, str] | None = None) -> float:
     return speed
 
 
-def max_reservation_hundredths(environ: Mapping[str, str] | None = None) -> int:
-    """``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (default 100,000,000). Raises SystemExit(2)
-    unless a whole number from 1 to 2^63 - 1."""
+def _whole_number(
+    variable: str, default: int, high: int, unit: str, environ: Mapping[str, str] | None
+) -> int:
+    """``variable`` as a whole number from 1 to ``high`` (``default`` when unset). Raises
+    SystemExit(2) for anything else."""
     env = os.environ if environ is None else environ
-    raw = env.get(MAX_RESERVATION_VARIABLE, "").strip()
+    raw = env.get(variable, "").strip()
     if not raw:
-        return DEFAULT_MAX_RESERVATION_CENTS
-    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 19 else 0
-    if not 1 <= value <= INT64_MAX:
+        return default
+    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= len(str(high)) else 0
+    if not 1 <= value <= high:
         print(
-            f"rummy table: {MAX_RESERVATION_VARIABLE}={raw[:40]!r} must be a whole number of "
-            f"hundredths from 1 to {INT64_MAX}",
+            f"rummy table: {variable}={raw[:40]!r} must be a whole number{unit} from 1 to {high}",
             file=sys.stderr,
         )
         raise SystemExit(2)
     return value
+
+
+def max_reservation_hundredths(environ: Mapping[str, str] | None = None) -> int:
+    """``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (default 100,000,000). Raises SystemExit(2)
+    unless a whole number from 1 to 2^63 - 1."""
+    return _whole_number(
+        MAX_RESERVATION_VARIABLE,
+        DEFAULT_MAX_RESERVATION_CENTS,
+        INT64_MAX,
+        " of hundredths",
+        environ,
+    )
+
+
+def max_watches_per_account(environ: Mapping[str, str] | None = None) -> int:
+    """``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT`` (default 8). Raises SystemExit(2) unless a whole
+    number from 1 to 10000."""
+    return _whole_number(
+        MAX_WATCHES_VARIABLE, grpc_adapter.DEFAULT_MAX_WATCHES_PER_ACCOUNT, 10_000, "", environ
+    )
 
 
 def build(settings: Settings) -> ServiceHost:
@@ -116,7 +139,7 @@ def build(settings: Settings) -> ServiceHost:
     max_watches = max(1, settings.grpc_max_workers - 16)
     host.add_servicer(
         grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(app, max_watches),
+        grpc_adapter.TableServicer(app, max_watches, max_watches_per_account()),
         grpc_adapter.SERVICE_NAME,
     )
     return host
