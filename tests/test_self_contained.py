@@ -1,11 +1,12 @@
 """The repository is self-contained: a clone with nothing beside it runs and tests itself.
 
 The team's spec and notes live in a ``shared`` folder beside the working copies (its ``notes``,
-``seeds`` and ``DESIGN.md``); a user's clone has none of it. So no tracked file other than
+``seeds`` and design document); a user's clone has none of it. So no tracked file other than
 Markdown may name such a path in what runs: code, scripts, tests and config are read whole,
 except that in Python files docstrings and comments are left out. Those only cite (the rules
-texts are being rewritten into ``docs/rules/`` and the docstrings re-pointed there), and citing
-is not reading. README's ``rummy-rules evaluate`` example must name a tracked file and run.
+are written in ``docs/rules/`` and the docstrings cite it there; ``tests/test_rules_docs.py`` fails
+when anything cites the shared folder), and citing is not reading. README's ``rummy-rules
+evaluate`` example must name a tracked file and run.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: A path outside the repository: ``../shared`` (also as ``".." / "shared"``), or the shared
-#: folder's notes, seeds or design (also as ``"shared" / "notes"`` and the like).
+#: A path outside the repository: the parent folder's ``shared`` (also as ``".." / "shared"``),
+#: or the shared folder's notes, seeds or design (also as ``"shared" / "notes"`` and the like).
 OUTSIDE = re.compile(r"\.\.[/\\\"'\s,()]*shared|shared[/\\\"'\s,()]*(?:notes|seeds|DESIGN)")
 
 
@@ -73,6 +74,7 @@ def outside_references(text: str) -> list[str]:
 
 #: The folder's name, kept apart in the examples below so that this file does not name it itself.
 SHARED = "shared"
+DESIGN = "DESIGN"
 
 
 def test_the_pattern_finds_every_way_of_naming_the_shared_folder() -> None:
@@ -82,7 +84,7 @@ def test_the_pattern_finds_every_way_of_naming_the_shared_folder() -> None:
         f'Path("..") / "{SHARED}"',
         f'folder / "{SHARED}" / "notes" / "rules-cases.jsonl"',
         f"{SHARED}/seeds/000-rules.txt",
-        f"cat {SHARED}/DESIGN.md",
+        f"cat {SHARED}/{DESIGN}.md",
     ):
         assert outside_references(named), named
     for fine in ("shared secret", "the shared plugin", "libs/rules/tests/data/rules-cases.jsonl"):
@@ -94,7 +96,7 @@ def test_docstrings_and_comments_are_left_out_and_code_is_kept() -> None:
         f'"""Cites ../{SHARED}/notes."""\n'
         f"# from {SHARED}/seeds/000\n"
         "def f():\n"
-        f'    """See {SHARED}/DESIGN.md."""\n'
+        f'    """See {SHARED}/{DESIGN}.md."""\n'
         f'    return Path("..") / "{SHARED}" / "notes"  # read at run time\n'
     )
     code = python_code(source)

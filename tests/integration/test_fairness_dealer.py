@@ -4,8 +4,9 @@ The test plays the table service: it appends table-events (built with the table 
 fairness-events and dealer-events. Each module run has its own topic prefix and database, so runs
 never see each other's events.
 
-Held here (DESIGN.md promises 4 and 8, Identity): the commitment is published before the deal and
-the seed revealed after it hashes to it; the deal published is ``rummy_rules.shuffle.deal`` of the
+Held here (docs/rules/promises.md#deal-fixed-before-seen, docs/rules/promises.md#nothing-lost,
+docs/rules/promises.md#identity): the commitment is published before the deal and the seed
+revealed after it hashes to it; the deal published is ``rummy_rules.shuffle.deal`` of the
 revealed seed; ``GetProof`` shows nothing secret before the reveal; a player cannot read a seed; a
 redelivered HandStarted gives one commitment; a fairness process killed between its commit and its
 publish publishes the commitment once (after dropping repeats by event id); no seed or deck order

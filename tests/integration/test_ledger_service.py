@@ -4,7 +4,10 @@ The test plays the table service: it appends table-events built with the table p
 ledger-events; it plays the operator and the players through the gRPC API. Each module run has
 its own topic prefix and database.
 
-Held here (DESIGN.md promises 2, 3, 6, 8 and Identity): a hand's settlement ends with balances
+Held here (docs/rules/promises.md#tokens-are-conserved,
+docs/rules/promises.md#nobody-loses-more-than-they-had,
+docs/rules/promises.md#bad-input-changes-nothing, docs/rules/promises.md#nothing-lost,
+docs/rules/promises.md#identity): a hand's settlement ends with balances
 worked out by hand; a free table moves nothing; a seat that cannot cover its reservation gets
 StakeRejected with the reason; the same HandEnded delivered three times settles once; a ledger
 killed between its settlement's commit and its publish, then restarted, publishes HandSettled
@@ -419,6 +422,7 @@ def test_a_grant_retried_with_the_same_key_and_body_returns_the_first_result_and
     assert balance(ledger, account) == (1500, 0, 1500)
     [granted] = stack.wait_for(account, ledger_events.TokensGranted)  # keyed by account id
     assert (granted.payload.amount_hundredths, granted.payload.idempotency_key) == (1500, key)
+    assert granted.payload.operator_account_id == "operator-1"
 
 
 def test_a_grant_of_zero_or_a_negative_amount_is_invalid_and_moves_nothing(

@@ -7,13 +7,17 @@ Usage::
 Sends ``--count`` single events one after the other (each waits for its acknowledgement) through
 ``KafkaEventLog.append`` (idempotent producer, acks=all), then ``--count`` one-event transactions
 through a ``TransactionalWriter`` (begin, send, ack, commit). Prints median, p99 and max in
-milliseconds. Uses a topic of its own (``bench-produce-latency-<random>``, 1 partition), deleted
+milliseconds, and the CPU time of this process (the producer's sender thread included) per call.
+``--set KEY=VALUE`` (repeatable; VALUE as JSON, e.g. ``--set retry_backoff_ms=100``) overrides a
+setting of ``KafkaEventLog.producer_config``, to compare a setting with the one in use. Uses a
+topic of its own (``bench-produce-latency-<random>``, 1 partition), deleted
 at the end unless ``--keep-topic``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -21,6 +25,7 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from kafka import KafkaAdminClient
 
@@ -50,26 +55,49 @@ def small_event(table_id: str, version: int) -> Envelope:
     )
 
 
-def measure(send: Callable[[int], object], count: int, warmup: int) -> list[float]:
-    """Milliseconds of ``count`` calls of ``send(i)``, after ``warmup`` unmeasured ones."""
+class TunedEventLog(KafkaEventLog):
+    """The event log with some producer settings overridden (``--set``)."""
+
+    def __init__(self, bootstrap_servers: str, overrides: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(bootstrap_servers, **kwargs)
+        self._overrides = overrides
+
+    def producer_config(self) -> dict[str, Any]:
+        return {**super().producer_config(), **self._overrides}
+
+
+def measure(send: Callable[[int], object], count: int, warmup: int) -> tuple[list[float], float]:
+    """Milliseconds of ``count`` calls of ``send(i)``, after ``warmup`` unmeasured ones, and
+    the process's CPU milliseconds per measured call."""
     for i in range(warmup):
         send(i)
     samples = []
+    cpu_started = time.process_time()
     for i in range(count):
         start = time.perf_counter()
         send(warmup + i)
         samples.append((time.perf_counter() - start) * 1000)
-    return samples
+    return samples, (time.process_time() - cpu_started) * 1000 / max(1, count)
 
 
-def summary(label: str, samples: list[float]) -> str:
+def summary(label: str, measured: tuple[list[float], float]) -> str:
+    samples, cpu_ms = measured
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     return (
         f"{label:<34} n={len(samples)}  median={statistics.median(ordered):.2f} ms  "
         f"mean={statistics.fmean(ordered):.2f} ms  "
-        f"p99={p99:.2f} ms  max={ordered[-1]:.2f} ms"
+        f"p99={p99:.2f} ms  max={ordered[-1]:.2f} ms  cpu={cpu_ms:.2f} ms/call"
     )
+
+
+def setting(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` with VALUE as JSON (a bare word is taken as a string)."""
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,14 +108,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--keep-topic", action="store_true")
+    parser.add_argument("--set", type=setting, action="append", default=[], metavar="KEY=VALUE")
     opts = parser.parse_args(argv)
+    overrides = dict(opts.set)
 
     topic = f"bench-produce-latency-{uuid.uuid4().hex[:8]}"
     table_id = f"table-{uuid.uuid4()}"
-    with KafkaEventLog(opts.bootstrap, client_id="produce-latency-bench") as log:
+    with TunedEventLog(opts.bootstrap, overrides, client_id="produce-latency-bench") as log:
         log.ensure_topics([TopicSpec(topic, partitions=1)])
         size = len(encode(small_event(table_id, 1)))
         print(f"broker {opts.bootstrap}, topic {topic}, event of {size} bytes")
+        print(f"producer settings overridden: {overrides or 'none'}")
         plain = measure(
             lambda i: log.append(topic, small_event(table_id, i + 1)), opts.count, opts.warmup
         )

@@ -15,14 +15,15 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from kafka import KafkaAdminClient, KafkaConsumer
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from prometheus_client import REGISTRY
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_platform.envelope import Envelope, event_payloads
+from rummy_platform.envelope import Envelope, encode, event_payloads, type_name
 from rummy_platform.eventlog import (
+    EVENT_TYPE_HEADER,
     Deduplicator,
     EventLog,
     GroupCommitWriter,
@@ -39,6 +40,7 @@ from rummy_platform.eventlog import (
     drop_redelivered,
 )
 from rummy_platform.eventlog.kafka_log import KafkaGroupConsumer
+from rummy_platform.eventlog.memory import StoredRecord
 from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs, partition_for
 
 PARTITIONS = 3
@@ -74,6 +76,21 @@ def card_drawn(table_id: str, version: int, *, hand_id: str = "hand-1") -> Envel
     )
 
 
+CARD_DRAWN = type_name(table_events.CardDrawn)
+STAKES = {type_name(ledger_events.StakesReserved)}
+
+
+def stakes_reserved(table_id: str, version: int) -> Envelope:
+    """A ledger event as the table records it in its own stream (another payload type)."""
+    return Envelope.new(
+        ledger_events.StakesReserved(hand_id="hand-1"),
+        stream_id=table_id,
+        stream_version=version,
+        occurred_at=T0 + timedelta(seconds=version),
+        correlation_id="hand-1",
+    )
+
+
 def poll_until(consumer: GroupConsumer, count: int, timeout_s: float = 30.0) -> list[Record]:
     """Poll until ``count`` records arrived (or the timeout passed), then poll once more briefly
     to catch any record beyond ``count``."""
@@ -83,6 +100,13 @@ def poll_until(consumer: GroupConsumer, count: int, timeout_s: float = 30.0) -> 
         records.extend(consumer.poll(timeout_s=0.5))
     records.extend(consumer.poll(timeout_s=0.5))
     return records
+
+
+def consume(log: EventLog, topic: str, count: int, types: set[str] | None = None) -> list[Envelope]:
+    """The envelopes a new group (of ``types``, None: all) gets from ``topic`` (see
+    :func:`poll_until`)."""
+    with log.consumer(f"group-{uuid.uuid4()}", [topic], types=types) as consumer:
+        return [r.envelope for r in poll_until(consumer, count)]
 
 
 def poll_storing(
@@ -124,6 +148,78 @@ class EventLogContract:
 
     def drop_topics(self, names: list[str]) -> None:
         """Delete a test's topics afterwards (the event log itself never deletes a topic)."""
+
+    def write_raw(
+        self, log: EventLog, topic: str, stream_id: str, value: bytes, event_type: str | None
+    ) -> None:
+        """Write one record as it is: ``value`` bytes keyed by ``stream_id``, with the event-type
+        header ``event_type`` (None: no header, as builds before the header wrote)."""
+        raise NotImplementedError
+
+    def test_a_consumer_of_some_types_gets_only_those_intact_and_in_order(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        sent = [card_drawn(table, 1), stakes_reserved(table, 2), card_drawn(table, 3)]
+        sent.append(stakes_reserved(table, 4))
+        for envelope in sent:
+            log.append(topics.table, envelope)
+
+        assert consume(log, topics.table, 2, STAKES) == [sent[1], sent[3]]
+        assert consume(log, topics.table, 4) == sent
+
+    def test_a_record_of_an_unused_type_is_skipped_by_its_header_without_decoding(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        # Not an envelope at all: decoding it would raise.
+        self.write_raw(log, topics.table, table, b"\xff\xfe not an envelope", CARD_DRAWN)
+        wanted = stakes_reserved(table, 2)
+        log.append(topics.table, wanted)
+
+        with log.consumer(f"group-{uuid.uuid4()}", [topics.table], types={wanted.type}) as consumer:
+            records = poll_until(consumer, 1)
+
+        assert [r.envelope for r in records] == [wanted]
+        assert records[0].offset == 1  # the skipped record took offset 0
+
+    def test_records_without_the_type_header_are_decoded_and_kept_by_their_type(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        old = [card_drawn(table, 1), stakes_reserved(table, 2)]
+        for envelope in old:  # written before the header existed
+            self.write_raw(log, topics.table, table, encode(envelope), None)
+        new = stakes_reserved(table, 3)
+        log.append(topics.table, new)
+
+        assert consume(log, topics.table, 2, STAKES) == [old[1], new]
+        assert consume(log, topics.table, 3) == [*old, new]
+        assert [r.envelope for r in log.read_stream(topics.table, table)] == [*old, new]
+
+    def test_a_consumer_of_some_types_resumes_after_the_last_record_it_got(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        sent = [stakes_reserved(table, 1), card_drawn(table, 2), card_drawn(table, 3)]
+        for envelope in sent:
+            log.append(topics.table, envelope)
+        group = f"group-{uuid.uuid4()}"
+        stored: dict[TopicPartition, int] = {}
+
+        with log.consumer(
+            group, [topics.table], on_assigned=lambda owned: stored, types=STAKES
+        ) as first:
+            assert [r.envelope for r in poll_storing(first, 1, stored)] == sent[:1]
+        later = stakes_reserved(table, 4)
+        log.append(topics.table, later)
+        with log.consumer(
+            group, [topics.table], on_assigned=lambda owned: stored, types=STAKES
+        ) as second:
+            resumed = poll_storing(second, 1, stored)
+
+        assert [r.envelope for r in resumed] == [later]
+        assert stored == {TopicPartition(topics.table, partition_for(table, PARTITIONS)): 4}
 
     def test_a_streams_events_read_back_in_append_order_and_intact(
         self, log: EventLog, topics: Topics
@@ -303,28 +399,13 @@ class EventLogContract:
     ) -> None:
         tables = [f"table-{uuid.uuid4()}" for _ in range(8)]
         sent = {t: [card_drawn(t, v) for v in range(1, 6)] for t in tables}
-        inputs = [card_drawn(tables[0], v) for v in range(1, 11)]
-        for envelope in inputs:
-            log.append(topics.ledger, envelope)
-        read = log.read_stream(topics.ledger, tables[0])
-        group = f"group-{uuid.uuid4()}"
         answers: dict[str, list[Position]] = {}
         with GroupCommitWriter(log.transactional_writer(f"writer-{uuid.uuid4()}")) as writer:
 
-            def one_table(i: int) -> None:
-                got = []
-                for envelope in sent[tables[i]]:
-                    (position,) = writer.append_batch(
-                        [(topics.table, envelope)],
-                        consumed={
-                            TopicPartition(topics.ledger, read[i].partition): read[i].next_offset
-                        },
-                        group_id=group,
-                    )
-                    got.append(position)
-                answers[tables[i]] = got
+            def one_table(table: str) -> None:
+                answers[table] = [writer.append(topics.table, e) for e in sent[table]]
 
-            threads = [threading.Thread(target=one_table, args=(i,)) for i in range(len(tables))]
+            threads = [threading.Thread(target=one_table, args=(t,)) for t in tables]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -337,9 +418,6 @@ class EventLogContract:
             assert [(r.partition, r.offset) for r in records] == [
                 (p.partition, p.offset) for p in answers[table]
             ]
-        with log.consumer(group, [topics.ledger]) as consumer:  # the highest offset sent wins
-            resumed = poll_until(consumer, 2)
-        assert [r.envelope for r in resumed] == inputs[len(tables) :]
 
     def test_a_group_commit_writer_is_fenced_with_its_producer(
         self, log: EventLog, topics: Topics
@@ -414,6 +492,12 @@ class TestInMemoryEventLog(EventLogContract):
         with InMemoryEventLog() as log:
             yield log
 
+    def write_raw(
+        self, log: EventLog, topic: str, stream_id: str, value: bytes, event_type: str | None
+    ) -> None:
+        assert isinstance(log, InMemoryEventLog)
+        log.append_stored(topic, stream_id, StoredRecord(value, event_type))
+
 
 class TestKafkaEventLog(EventLogContract):
     @pytest.fixture
@@ -428,6 +512,41 @@ class TestKafkaEventLog(EventLogContract):
             admin.delete_topics(names)
         finally:
             admin.close()
+
+    def write_raw(
+        self, log: EventLog, topic: str, stream_id: str, value: bytes, event_type: str | None
+    ) -> None:
+        headers = [] if event_type is None else [(EVENT_TYPE_HEADER, event_type.encode())]
+        producer = KafkaProducer(bootstrap_servers=self.bootstrap, client_id="contract-test")
+        try:
+            producer.send(topic, key=stream_id.encode(), value=value, headers=headers).get(20)
+        finally:
+            producer.close()
+
+    def test_every_append_carries_its_payload_type_as_a_record_header(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        plain, in_transaction = card_drawn(table, 1), stakes_reserved(table, 2)
+        log.append(topics.table, plain)
+        with log.transactional_writer(f"writer-{uuid.uuid4()}") as writer:
+            writer.append(topics.table, in_transaction)
+        reader = KafkaConsumer(
+            topics.table,
+            bootstrap_servers=self.bootstrap,
+            isolation_level="read_committed",
+            auto_offset_reset="earliest",
+            consumer_timeout_ms=5000,
+        )
+        try:
+            headers = [m.headers for m in reader if m.key == table.encode()]
+        finally:
+            reader.close()
+
+        assert headers == [
+            [(EVENT_TYPE_HEADER, plain.type.encode())],
+            [(EVENT_TYPE_HEADER, in_transaction.type.encode())],
+        ]
 
     def test_a_member_left_without_partitions_joins_the_group_again_and_consumes(
         self, log: EventLog, topics: Topics

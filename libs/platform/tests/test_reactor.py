@@ -10,12 +10,14 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 from platform_db_support import migrated_pool
+from prometheus_client import REGISTRY
 from psycopg_pool import ConnectionPool
 
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
+from rummy_platform.eventlog.memory import StoredRecord
 from rummy_platform.reactor import PostgresReactor, TransactionalReactor, reaction_event_id
 from rummy_platform.topics import TopicSpec
 
@@ -75,15 +77,27 @@ def postgres_reactor(log: InMemoryEventLog, pool: ConnectionPool, handler=note_h
     )
 
 
-def test_effects_and_the_stored_offset_commit_together_and_other_types_only_advance_it(
+def test_effects_and_the_stored_offset_commit_together_and_other_types_are_not_delivered(
     log: InMemoryEventLog, pool: ConnectionPool
 ) -> None:
     first = log.append(IN, started("t1", "h1"))
     log.append(IN, event("t1", 2, table_events.SeedsLocked(hand_id="h1")))
     reactor = postgres_reactor(log, pool)
-    assert reactor.run_once() == 2
+    assert reactor.run_once() == 1
     assert effects(pool) == ["h1"]
-    assert reactor.stored_offsets() == {TopicPartition(IN, first.partition): first.offset + 2}
+    assert reactor.stored_offsets() == {TopicPartition(IN, first.partition): first.offset + 1}
+
+
+def test_a_record_of_a_type_without_handler_is_skipped_undecoded_and_the_next_offset_passes_it(
+    log: InMemoryEventLog, pool: ConnectionPool
+) -> None:
+    log.append(IN, started("t1b", "h1b"))
+    log.append_stored(IN, "t1b", StoredRecord(b"\xff not an envelope", LOCKED))
+    last = log.append(IN, started("t1b", "h1c", 3))
+    reactor = postgres_reactor(log, pool)
+    assert reactor.run_once() == 2
+    assert effects(pool) == ["h1b", "h1c"]
+    assert reactor.stored_offsets() == {TopicPartition(IN, last.partition): last.offset + 1}
 
 
 def test_a_redelivered_event_id_changes_nothing(
@@ -97,7 +111,7 @@ def test_a_redelivered_event_id_changes_nothing(
     assert effects(pool) == ["h2"]
 
 
-def test_a_failing_handler_keeps_neither_effect_nor_offset_and_is_retried_in_order(
+def test_a_failing_handler_keeps_neither_effect_nor_offset_and_its_table_is_retried_in_order(
     log: InMemoryEventLog, pool: ConnectionPool
 ) -> None:
     log.append(IN, started("t3", "h3a", 1))
@@ -111,9 +125,9 @@ def test_a_failing_handler_keeps_neither_effect_nor_offset_and_is_retried_in_ord
             raise RuntimeError("database said no")
 
     reactor = postgres_reactor(log, pool, flaky)
-    with pytest.raises(RuntimeError):
-        reactor.run_once()
+    assert reactor.run_once() == 1  # h3b fails: table t3 is parked, h3c held behind it
     assert effects(pool) == ["h3a"]
+    assert reactor.isolation.parked == {"t3"}
     broken.clear()
     assert reactor.run_once() == 2
     assert effects(pool) == ["h3a", "h3b", "h3c"]
@@ -185,6 +199,19 @@ def test_outputs_and_consumed_offsets_are_appended_together_and_a_restart_resume
     assert consumer.committed(TopicPartition(IN, position.partition)) == position.offset + 2
 
 
+def test_an_emit_reactor_skips_records_without_handler_undecoded_and_commits_past_them(
+    log: InMemoryEventLog,
+) -> None:
+    log.append(IN, locked("t5b", "h5c"))
+    log.append_stored(IN, "t5b", StoredRecord(b"\xff not an envelope", STARTED))
+    last = log.append(IN, locked("t5b", "h5d", 3))
+    reactor = transactional(log)
+    assert reactor.run_once() == 2
+    assert dealt_hands(log, "t5b") == ["h5c", "h5d"]
+    consumer = log.consumer("dealer", [IN])
+    assert consumer.committed(TopicPartition(IN, last.partition)) == last.offset + 1
+
+
 def test_the_same_input_seen_twice_yields_the_same_reaction_event_id(log: InMemoryEventLog) -> None:
     once = locked("t6", "h6")
     log.append(IN, once)
@@ -199,7 +226,7 @@ def test_the_same_input_seen_twice_yields_the_same_reaction_event_id(log: InMemo
     )
 
 
-def test_a_failing_emit_handler_commits_the_work_before_it_and_retries_the_rest(
+def test_a_failing_emit_handler_commits_the_work_before_it_and_retries_its_table_later(
     log: InMemoryEventLog,
 ) -> None:
     log.append(IN, locked("t7", "h7a", 1))
@@ -212,9 +239,105 @@ def test_a_failing_emit_handler_commits_the_work_before_it_and_retries_the_rest(
         return deal_for(source)
 
     reactor = transactional(log, flaky)
-    with pytest.raises(ConnectionError):
-        reactor.run_once()
+    assert reactor.run_once() == 1  # h7b fails: table t7 is parked
     assert dealt_hands(log, "t7") == ["h7a"]
     broken.clear()
     assert reactor.run_once() == 1
     assert dealt_hands(log, "t7") == ["h7a", "h7b"]
+
+
+def one_partition_log() -> InMemoryEventLog:
+    log = InMemoryEventLog()
+    log.ensure_topics([TopicSpec(IN, 1), TopicSpec(OUT, 1)])
+    return log
+
+
+def failures(group: str) -> float:
+    value = REGISTRY.get_sample_value("rummy_stream_failures_total", {"group": group})
+    return value or 0.0
+
+
+def noting_hands_except(broken: set[str]):  # type: ignore[no-untyped-def]
+    """A handler noting each hand, raising for the tables in ``broken`` (while they are)."""
+
+    def handle(conn: psycopg.Connection, envelope: Envelope) -> None:
+        if envelope.stream_id in broken:
+            raise ValueError("reservation out of range")
+        note_hand(conn, envelope)
+
+    return handle
+
+
+def test_a_failing_table_is_parked_while_every_other_table_on_its_partition_goes_on(
+    pool: ConnectionPool,
+) -> None:
+    log = one_partition_log()
+    log.append(IN, started("bad", "bad-1", 1))
+    log.append(IN, started("good-a", "a-1", 1))
+    log.append(IN, started("bad", "bad-2", 2))
+    log.append(IN, started("good-b", "b-1", 1))
+    broken = {"bad"}
+    flaky = noting_hands_except(broken)
+
+    counted = failures("test")
+    reactor = postgres_reactor(log, pool, flaky)
+    assert reactor.run_once() == 2
+    assert effects(pool) == ["a-1", "b-1"]
+    assert reactor.isolation.parked == {"bad"}
+    assert failures("test") == counted + 1
+    # The stored offset stays on the parked table's first event: a restart reads it again.
+    assert reactor.stored_offsets() == {TopicPartition(IN, 0): 0}
+    log.append(IN, started("good-a", "a-2", 2))
+    assert reactor.run_once() == 1  # still failing: retried (and counted) with the others going on
+    assert effects(pool) == ["a-1", "a-2", "b-1"]
+    broken.clear()
+    assert reactor.run_once() == 2  # the parked table's events, in order
+    assert effects(pool) == ["a-1", "a-2", "b-1", "bad-1", "bad-2"]
+    assert reactor.isolation.parked == frozenset()
+    assert reactor.stored_offsets() == {TopicPartition(IN, 0): 5}
+
+
+def test_a_restart_while_a_table_is_parked_reads_its_events_again_and_drops_the_others_repeats(
+    pool: ConnectionPool,
+) -> None:
+    log = one_partition_log()
+    log.append(IN, started("bad", "bad-1", 1))
+    log.append(IN, started("good", "g-1", 1))
+    broken = {"bad"}
+    flaky = noting_hands_except(broken)
+
+    first = postgres_reactor(log, pool, flaky)
+    first.run_once()
+    first.close()
+    broken.clear()
+    second = postgres_reactor(log, pool, flaky)
+    while second.run_once():
+        pass
+    assert effects(pool) == ["bad-1", "g-1"]  # g-1 once, though delivered twice
+    assert second.stored_offsets() == {TopicPartition(IN, 0): 2}
+
+
+def test_a_failing_table_never_stops_the_deals_of_the_others_and_is_dealt_once_it_recovers() -> (
+    None
+):
+    log = one_partition_log()
+    log.append(IN, locked("bad", "bad-1", 1))
+    log.append(IN, locked("good", "g-1", 1))
+    log.append(IN, locked("bad", "bad-2", 2))
+    log.append(IN, locked("good", "g-2", 2))
+    broken = {"bad"}
+
+    def flaky(source: Envelope) -> list[tuple[str, Envelope]]:
+        if source.stream_id in broken:
+            raise ValueError("no such shoe")
+        return deal_for(source)
+
+    reactor = transactional(log, flaky)
+    assert reactor.run_once() == 2
+    assert dealt_hands(log, "good") == ["g-1", "g-2"]
+    assert dealt_hands(log, "bad") == []
+    assert log.consumer("dealer", [IN]).committed(TopicPartition(IN, 0)) == 0
+    broken.clear()
+    assert reactor.run_once() == 2
+    assert dealt_hands(log, "bad") == ["bad-1", "bad-2"]
+    assert log.consumer("dealer", [IN]).committed(TopicPartition(IN, 0)) == 4

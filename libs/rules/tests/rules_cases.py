@@ -4,8 +4,9 @@ One JSON object a line, each a worked case with its expected outcome and a one-l
 (13-card and 14-card Indian hands, single groups, other games the CLI reports unsupported). The
 file is the project's own copy of the team's notes (``rules-cases.jsonl`` in the shared notes
 folder beside the repository, where new cases arrive first); when new cases appear there, copy
-the file over this one by hand and commit it. Nothing reads the notes folder at run time: a clone
-has only this copy.
+the file over this one by hand, point any reason that cites the team's design at its section of
+``docs/rules/`` (``tests/test_rules_docs.py`` fails otherwise), and commit it. Nothing reads the
+notes folder at run time: a clone has only this copy.
 """
 
 from __future__ import annotations

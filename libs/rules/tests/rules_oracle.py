@@ -3,7 +3,8 @@
 It imports nothing from ``rummy_rules`` but the card types (for parsing and fields). It checks one
 group by trying every role of every wild-rank card (in its natural place or standing in) against
 every window of positions; it finds every group of a hand by growing subsets of the physical cards;
-and it scores every packing of the hand into groups and loose cards by the seed's three tiers.
+and it scores every packing of the hand into groups and loose cards by the three tiers of
+``docs/rules/declaration.md#points-of-a-hand``.
 Slow on purpose: each step should be obviously right.
 """
 

@@ -1,4 +1,4 @@
-"""The shoe and its canonical order (libs/rules/docs/shuffle-spec.md section 2)."""
+"""The shoe and its canonical order (docs/rules/shuffle-spec.md section 2)."""
 
 import pytest
 from hypothesis import given

@@ -1,4 +1,4 @@
-"""Each meld ruling of the seed and DESIGN.md, one test each (cards written in the notation)."""
+"""Each meld rule of docs/rules/melds.md, one test each (cards in docs/rules/cards.md#notation)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Random legal hands, played through the variant interface, keep the promises of replay,
-money and privacy (DESIGN.md promises 1, 2, 3, 5, 6)."""
+money and privacy (docs/rules/promises.md#replay-is-exact,
+docs/rules/promises.md#tokens-are-conserved, docs/rules/promises.md#nobody-loses-more-than-they-had,
+docs/rules/promises.md#players-see-only-their-own,
+docs/rules/promises.md#bad-input-changes-nothing)."""
 
 from __future__ import annotations
 

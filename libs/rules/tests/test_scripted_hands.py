@@ -1,8 +1,8 @@
 """Scripted hands from the start to the settlement, one per ending, on a shuffled shoe (fixed
 seeds) with the hands that matter placed by the test. Every expected figure is worked out here
-from the rules (seed 000 "What a card is worth", "Drops and wrong declares"; DESIGN.md rulings):
-points, then cost = points x point value, commission = floor(total x rate), winner = total less
-commission.
+from the rules (docs/rules/cards.md#card-points, docs/rules/scoring.md#outcomes,
+docs/rules/money.md#settlement): points, then cost = points x point value, commission =
+floor(total x rate), winner = total less commission.
 
 Table: Bombay Baazi, point value 100 hundredths (1 House Token a point), commission 10%.
 """

@@ -1,4 +1,4 @@
-"""Money at the end of a hand (DESIGN.md "Money"; seed "What a table costs")."""
+"""Money at the end of a hand (docs/rules/money.md#settlement, docs/rules/money.md#commission)."""
 
 import pytest
 from hypothesis import given

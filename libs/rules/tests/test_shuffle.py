@@ -1,4 +1,4 @@
-"""The shuffle spec bb-shuffle-v1 (libs/rules/docs/shuffle-spec.md): determinism, sensitivity to
+"""The shuffle spec bb-shuffle-v1 (docs/rules/shuffle-spec.md): determinism, sensitivity to
 every input, the deal layout, reshuffles, and the absence of bias."""
 
 import hashlib

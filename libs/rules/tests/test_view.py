@@ -1,5 +1,6 @@
 """A player's view and the redacted events: own cards, the pile and counts; never another seat's
-cards or the stock order until the hand ends (DESIGN.md promise 5)."""
+cards or the stock order until the hand ends (docs/rules/hand-flow.md#views,
+docs/rules/promises.md#players-see-only-their-own)."""
 
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def build_vectors() -> dict[str, Any]:
     pile = [97, 3, 104, 55, 12, 12 + 52, 40, 0, 88, 71, 105, 26, 19, 60, 33]
     return {
         "spec": SHUFFLE_VERSION,
-        "document": "libs/rules/docs/shuffle-spec.md",
+        "document": "docs/rules/shuffle-spec.md",
         "generated_by": "libs/rules/vectors/generate.py",
         "deals": [
             _deal_case("six-seats-all-seeds", two, "hand-0001", six_seeds, dealer=0),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Independent implementation of the shuffle spec bb-shuffle-v1 (libs/rules/docs/shuffle-spec.md),
+// Independent implementation of the shuffle spec bb-shuffle-v1 (docs/rules/shuffle-spec.md),
 // written from the document, using only Node's built-in modules. It recomputes every test vector
 // in libs/rules/vectors/shuffle-v1.json (or the file given as the first argument) and exits 1 on
 // any mismatch, 0 when all match. Usage: node libs/rules/verify-js/verify.mjs [vectors.json]

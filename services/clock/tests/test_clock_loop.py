@@ -10,14 +10,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
+from kafka import KafkaProducer
+from structlog.testing import capture_logs
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_clock.adapters.events import ClockLoop
 from rummy_clock.application import ClockApplication
 from rummy_clock.clock import ManualClock
-from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog, TransactionalWriter
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 
 
@@ -39,16 +41,13 @@ def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float =
         loop.run_once()
 
 
-def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
-    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
-) -> None:
-    log, prefix = prefixed
-    start = datetime.now(UTC)
-    clock = ManualClock(start)
-    app = ClockApplication()
+def clock_loop(
+    log: KafkaEventLog, prefix: str, bootstrap: str, app: ClockApplication, clock: ManualClock
+) -> tuple[ClockLoop, TransactionalWriter]:
+    """A clock loop on the test's topics (its group and writer id under ``prefix``)."""
     writer = log.transactional_writer(prefix + "clock")
     loop = ClockLoop(
-        kafka_bootstrap,
+        bootstrap,
         app,
         writer,
         clock,
@@ -57,6 +56,17 @@ def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
         group_id=prefix + "clock",
         max_wait_s=0.2,
     )
+    return loop, writer
+
+
+def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
+    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+) -> None:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    clock = ManualClock(start)
+    app = ClockApplication()
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
     try:
         run_until(loop, lambda: loop.live)
         deadline = Timestamp()
@@ -89,6 +99,88 @@ def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
         assert fired.envelope.payload.turn_no == 5
         assert fired.envelope.causation_id == started.event_id
         assert app.pending() == []
+    finally:
+        loop.close()
+        writer.close()
+
+
+def test_table_events_the_clock_does_not_use_are_skipped_by_their_header_undecoded(
+    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+) -> None:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    app = ClockApplication()
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, ManualClock(start))
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+    try:
+        # A card drawn is nothing to the clock: its bytes (not even an envelope here) are never
+        # decoded, so nothing is logged as undecodable.
+        producer.send(
+            prefix + TABLE_EVENTS,
+            key=b"table-skip",
+            value=b"\xff not an envelope",
+            headers=[(EVENT_TYPE_HEADER, type_name(table_events.CardDrawn).encode())],
+        ).get(30)
+        deadline = Timestamp()
+        deadline.FromDatetime(start + timedelta(hours=1))
+        log.append(
+            prefix + TABLE_EVENTS,
+            Envelope.new(
+                table_events.TurnStarted(hand_id="h1", seat=1, turn_no=1, deadline=deadline),
+                stream_id="table-skip",
+                stream_version=2,
+                occurred_at=start,
+                correlation_id="h1",
+            ),
+        )
+        with capture_logs() as logs:
+            run_until(loop, lambda: len(app.pending()) == 1)
+        assert [line for line in logs if line["event"] == "undecodable event skipped"] == []
+    finally:
+        producer.close()
+        loop.close()
+        writer.close()
+
+
+def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_fire(
+    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+) -> None:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    clock = ManualClock(start)
+    app = ClockApplication()
+    schedule = app.on_table_event
+    broken = {"table-bad"}
+
+    def flaky(envelope: Envelope, partition: int, offset: int) -> None:
+        if envelope.stream_id in broken:
+            raise ValueError("a bug only this table's events meet")
+        schedule(envelope, partition, offset)
+
+    app.on_table_event = flaky  # type: ignore[method-assign]
+    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
+    deadline = Timestamp()
+    deadline.FromDatetime(start + timedelta(seconds=30))
+    for table_id in ("table-bad", "table-good"):
+        log.append(
+            prefix + TABLE_EVENTS,
+            Envelope.new(
+                table_events.TurnStarted(hand_id="h", seat=0, turn_no=1, deadline=deadline),
+                stream_id=table_id,
+                stream_version=7,
+                occurred_at=start,
+                correlation_id="h",
+            ),
+        )
+    try:
+        run_until(loop, lambda: loop.live and len(app.pending()) == 1)
+        assert loop.isolation.parked == {"table-bad"}
+        clock.advance(30)
+        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-good")))
+        assert log.read_stream(prefix + CLOCK_EVENTS, "table-bad") == []
+        broken.clear()
+        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-bad")))
+        assert loop.isolation.parked == frozenset()
     finally:
         loop.close()
         writer.close()

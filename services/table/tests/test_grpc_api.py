@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 
 import grpc
 import pytest
-from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
+from served_table import SECRET, code_of, served_table, stub
 from world import World
 
 from rummy.common.v1 import cards_pb2
@@ -23,7 +23,6 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
 from rummy_platform.limits import open_channel
@@ -33,31 +32,13 @@ from rummy_rules.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
 
-SECRET = "grpc-api-test-secret-0123456789abcdef0123"
 SERVICE = grpc_adapter.SERVICE_NAME
 
 
 @pytest.fixture
 def served() -> Iterator[tuple[World, ServiceHost]]:
-    world = World()
-    settings = Settings(service="table", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
-    host = ServiceHost("table", settings, registry=CollectorRegistry())
-    host.on_stopping(world.app.stop_watches)
-    host.add_servicer(
-        grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(world.app, max_watches=4, max_watches_per_account=2),
-        grpc_adapter.SERVICE_NAME,
-    )
-    host.start()
-    try:
-        yield world, host
-    finally:
-        host.stop(grace_seconds=1)
-
-
-def stub(host: ServiceHost, account: str, role: Role) -> api_grpc.TableServiceStub:
-    token = TokenAuthority(SECRET).issue(account, role)
-    return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(host.address), token))
+    with served_table(World()) as served:
+        yield served
 
 
 def hand_on_turn(world: World) -> tuple[str, str, api.PlayerView, str]:
@@ -71,12 +52,6 @@ def hand_on_turn(world: World) -> tuple[str, str, api.PlayerView, str]:
     view = world.view(table_id, None)
     who = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
     return table_id, hand_id, view, who
-
-
-def code_of(call: object) -> grpc.StatusCode:
-    with pytest.raises(grpc.RpcError) as error:
-        call()  # type: ignore[operator]
-    return error.value.code()
 
 
 def test_only_an_operator_opens_tables_and_only_players_take_seats(

@@ -6,6 +6,8 @@ import time
 
 import click
 
+from rummy_ops.audit import audit
+from rummy_ops.close_table import close_table
 from rummy_ops.demo import demo
 from rummy_ops.replay.command import export, replay
 from rummy_ops.stack import (
@@ -67,3 +69,5 @@ main.add_command(up)
 main.add_command(demo)
 main.add_command(replay)
 main.add_command(export)
+main.add_command(audit)
+main.add_command(close_table)

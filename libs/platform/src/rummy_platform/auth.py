@@ -59,7 +59,7 @@ _BEARER = "bearer "
 
 
 class Role(StrEnum):
-    """What a token lets its holder do (DESIGN.md, Identity)."""
+    """What a token lets its holder do (``docs/rules/promises.md#identity``)."""
 
     PLAYER = "player"  # acts and reads only for its own account and seat
     OPERATOR = "operator"  # opens tables, grants tokens, replays

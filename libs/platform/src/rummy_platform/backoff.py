@@ -97,3 +97,71 @@ class Backoff:
             **self._context,
         )
         self._failures = 0
+
+
+class KeyedBackoff:
+    """A :class:`Backoff` for each key that is failing (e.g. each table), and when each may be
+    tried again: one failing table waits, the others are tried as usual.
+
+    ``first_s`` is the first delay in seconds (0: retry at the next round), doubled per failure
+    of the same key up to ``cap_s``. The context given to :meth:`failed` on a key's first
+    failure (e.g. ``table_id``, ``hand_id``) goes on its warning and its recovery line.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        first_s: float = 0.5,
+        cap_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        **context: object,
+    ) -> None:
+        if not 0 <= first_s <= cap_s:
+            raise ValueError(f"need 0 <= first_s <= cap_s, got {first_s} and {cap_s}")
+        self.what = what
+        self._first_s = first_s
+        self._cap_s = cap_s
+        self._clock = clock
+        self._context = context
+        self._failing: dict[str, tuple[Backoff, float]] = {}
+
+    @property
+    def failing(self) -> frozenset[str]:
+        """The keys failing now (from a failure until their next success)."""
+        return frozenset(self._failing)
+
+    def ready(self, key: str) -> bool:
+        """True unless ``key`` failed and its delay has not passed yet."""
+        entry = self._failing.get(key)
+        return entry is None or entry[1] <= self._clock()
+
+    def failed(self, key: str, reason: str, **context: object) -> float:
+        """Record a failure of ``key``; return the seconds before it is tried again."""
+        entry = self._failing.get(key)
+        backoff = entry[0] if entry is not None else None
+        if backoff is None:
+            backoff = Backoff(
+                self.what,
+                first_s=max(self._first_s, 1e-9),
+                cap_s=max(self._cap_s, 1e-9),
+                clock=self._clock,
+                **{**self._context, **context},
+            )
+        delay = backoff.failed(reason) if self._first_s > 0 else 0.0 * backoff.failed(reason)
+        self._failing[key] = (backoff, self._clock() + delay)
+        return delay
+
+    def succeeded(self, key: str) -> None:
+        """Record a success of ``key``: if it was failing, log the recovery and forget it."""
+        entry = self._failing.pop(key, None)
+        if entry is not None:
+            entry[0].succeeded()
+
+    def forget(self, key: str) -> None:
+        """Forget ``key``'s failures without a recovery line (its work was handed elsewhere)."""
+        self._failing.pop(key, None)
+
+    def clear(self) -> None:
+        """Forget every key's failures."""
+        self._failing.clear()

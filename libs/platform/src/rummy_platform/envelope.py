@@ -1,11 +1,11 @@
 """Typed event envelopes and their wire form (``rummy.common.v1.EventEnvelope`` bytes).
 
 An :class:`Envelope` carries one payload message (a generated protobuf message of an
-``events.proto``) with the stream bookkeeping of DESIGN.md: event id, stream id (table or account
-id, also the Kafka key), stream version, occurred-at, correlation (hand id), causation, the
-rules and shuffle versions, and the digest of the client request that caused it. On the wire the
-payload travels as bytes next to its full protobuf name; :class:`PayloadRegistry` turns the name
-back into the message class.
+``events.proto``) with the stream bookkeeping of ``docs/rules/promises.md#table-stream``: event
+id, stream id (table or account id, also the Kafka key), stream version, occurred-at, correlation
+(hand id), causation, the rules and shuffle versions, and the digest of the client request that
+caused it. On the wire the payload travels as bytes next to its full protobuf name;
+:class:`PayloadRegistry` turns the name back into the message class.
 
 Nothing here reads a clock or draws ids on its own except :meth:`Envelope.new`, which draws a
 random UUID for ``event_id`` when none is given; ``occurred_at`` always comes from the caller.

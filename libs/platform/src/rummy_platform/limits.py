@@ -57,6 +57,8 @@ MAX_ACCOUNT_ID_BYTES = 128
 MAX_IDEMPOTENCY_KEY_BYTES = 128
 MAX_NAME_BYTES = 64
 MAX_MEMO_BYTES = 256
+#: Why an operator closes a table (CloseTable), recorded on TableClosing.
+MAX_REASON_BYTES = 200
 MAX_PAGE_TOKEN_BYTES = 64
 MAX_CLIENT_SEED_BYTES = 64
 MAX_VARIANT_BYTES = 32
@@ -75,6 +77,7 @@ FIELD_LIMITS: Mapping[str, int] = {
     "idempotency_key": MAX_IDEMPOTENCY_KEY_BYTES,
     "name": MAX_NAME_BYTES,
     "memo": MAX_MEMO_BYTES,
+    "reason": MAX_REASON_BYTES,
     "page_token": MAX_PAGE_TOKEN_BYTES,
     "client_seed": MAX_CLIENT_SEED_BYTES,
     "variant": MAX_VARIANT_BYTES,

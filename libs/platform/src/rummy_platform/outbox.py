@@ -1,4 +1,5 @@
-"""The transactional outbox (DESIGN.md promise 8) and the relay that publishes it.
+"""The transactional outbox and the relay that publishes it
+(``docs/rules/promises.md#nothing-lost``).
 
 A service that commits to PostgreSQL and publishes to Kafka writes its outgoing events with
 :func:`write_outbox` in the same transaction as its effects; an :class:`OutboxRelay` later

@@ -1,8 +1,10 @@
 """Reactors: consumer loops that turn other services' events into a service's own effects.
 
 A reactor joins a consumer group on some topics, decodes each record's envelope, and calls the
-handler registered for its payload type (records of other types are only marked consumed). Two
-kinds, by where the effects land:
+handler registered for its payload type; records of other types are never delivered (the consumer
+drops them by their event-type header without decoding them, see
+:meth:`rummy_platform.eventlog.EventLog.consumer`), so the offset stored next, with the next
+handled record, lies past them. Two kinds, by where the effects land:
 
 - :class:`PostgresReactor` (ledger, fairness): the handler writes to PostgreSQL in an open
   transaction, and the reactor stores the record's next offset in the same transaction
@@ -15,9 +17,14 @@ kinds, by where the effects land:
   each input's outputs become visible exactly once. Outputs get event ids derived from the
   input's (:func:`reaction_event_id`), so even an input seen twice yields the same event ids.
 
-A handler that raises leaves its record unconsumed: the work done before it is kept, the consumer
-is rewound to the failed record, and it is retried after ``retry_pause_s`` seconds. Handlers must
-be deterministic in what they write for a given input.
+A handler that raises parks its record's stream (a table) and only that one
+(:class:`rummy_platform.isolation.StreamIsolation`): the record and the later records of the same
+stream are held and retried after a backoff that starts at ``retry_pause_s`` seconds, while every
+other table's records are handled as they come; the offset stored for a partition never passes
+its first held record, so a restart reads the held records again. An outage of the log or the
+database (``EventLogError``, ``psycopg.OperationalError``) is no table's fault: the consumer is
+rewound to the first record not done, and the round is retried after ``retry_pause_s``. Handlers
+must be deterministic in what they write for a given input.
 
 The tables a :class:`PostgresReactor` uses (``consumer_offsets``, and ``processed_events`` with
 ``processed_table=...``; any names, these are the defaults) are created in each service's schema
@@ -39,12 +46,14 @@ from psycopg_pool import ConnectionPool
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import (
     EventLog,
+    EventLogError,
     GroupConsumer,
     Record,
     TopicPartition,
     TransactionalWriter,
     WriterFenced,
 )
+from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger, log_context
 
 _log = get_logger(__name__)
@@ -53,6 +62,9 @@ _log = get_logger(__name__)
 DbHandler = Callable[[psycopg.Connection, Envelope], None]
 #: The ``(topic, envelope)`` pairs one event causes; appended in the consumed offset's transaction.
 EmitHandler = Callable[[Envelope], Sequence[tuple[str, Envelope]]]
+
+#: Failures that are no table's fault: the whole round is rewound and retried.
+OUTAGES: tuple[type[BaseException], ...] = (EventLogError, psycopg.OperationalError)
 
 _REACTION_NAMESPACE = uuid.UUID("6f1d3b0e-8c55-4d0b-9a57-2f3c5e1d7a90")
 
@@ -83,25 +95,36 @@ class _ReactorLoop:
         self._retry_pause_s = retry_pause_s
         self._poll_timeout_s = poll_timeout_s
         self._consumer: GroupConsumer | None = None
+        #: The parked tables and the offsets that may be stored (see the module docstring).
+        self.isolation = StreamIsolation(group_id, first_s=retry_pause_s)
         #: How many records of the batch being processed are durably consumed (a prefix);
-        #: kept up to date by ``_process`` so a failure rewinds exactly the rest.
+        #: kept up to date by ``_process`` so an outage rewinds exactly the rest.
         self._done_count = 0
 
     # subclasses -------------------------------------------------------------------------
     def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
-        return {}
+        # Held records are read again: from their first offset (Kafka keeps the position of a
+        # partition the member keeps), or from the stored offsets (PostgresReactor).
+        return self.isolation.reassigned(partitions)
 
     def _process(self, records: Sequence[Record]) -> int:
-        """Handle ``records`` in order, keeping ``_done_count`` at the number durably consumed;
-        return it. Raises the error of the first record that failed, after persisting the
-        prefix before it."""
+        """Handle ``records`` in order (a parked table's are held), keeping ``_done_count`` at
+        the number durably done; return how many handlers ran or were skipped as consumed.
+        Raises an outage's error after persisting the prefix before it."""
+        raise NotImplementedError
+
+    def _retry_parked(self) -> int:
+        """Retry the parked tables whose delay passed; returns the records handled."""
         raise NotImplementedError
 
     # loop -------------------------------------------------------------------------------
     def open(self) -> None:
         """Join the consumer group (idempotent). Called by :meth:`run`."""
         if self._consumer is None:
-            self._consumer = self._log.consumer(self.group_id, self._topics, self._on_assigned)
+            # Records of types without a handler are dropped by their header, undecoded.
+            self._consumer = self._log.consumer(
+                self.group_id, self._topics, self._on_assigned, types=self._handled_types
+            )
 
     def close(self) -> None:
         """Leave the consumer group."""
@@ -110,20 +133,23 @@ class _ReactorLoop:
             self._consumer = None
 
     def run_once(self, timeout_s: float | None = None) -> int:
-        """Poll once and handle what came; return how many records were consumed.
+        """Retry the parked tables that are due, poll once and handle what came; return how
+        many records were handled.
 
-        A failing handler is logged, its record and the ones after it are rewound to be
-        redelivered, and the error is re-raised (WriterFenced always is).
+        A failing handler parks its table (logged, counted, retried later). On an outage the
+        records not done are rewound to be redelivered, and the error is re-raised
+        (WriterFenced always is).
         """
         self.open()
         assert self._consumer is not None
+        retried = self._retry_parked()
         records = self._consumer.poll(self._poll_timeout_s if timeout_s is None else timeout_s)
         if not records:
-            return 0
+            return retried
         records = sorted(records, key=lambda r: (r.topic, r.partition, r.offset))
         self._done_count = 0
         try:
-            return self._process(records)
+            return retried + self._process(records)
         except Exception:
             self._rewind(records, done_prefix=self._done_count)
             raise
@@ -135,11 +161,13 @@ class _ReactorLoop:
             tp = TopicPartition(record.topic, record.partition)
             first_pending.setdefault(tp, record.offset)
         for tp, offset in first_pending.items():
+            self.isolation.forget_from(tp, offset)
             self._consumer.seek(tp, offset)
 
     def run(self, stop: threading.Event) -> None:
         """Consume until ``stop`` is set. Handler errors are logged and retried after
-        ``retry_pause_s``; WriterFenced ends the loop (another instance owns the writer)."""
+        ``retry_pause_s`` (a failing table alone is parked, see the module docstring);
+        WriterFenced ends the loop (another instance owns the writer)."""
         self.open()
         try:
             while not stop.is_set():
@@ -149,7 +177,7 @@ class _ReactorLoop:
                     _log.error("reactor writer fenced; stopping", group_id=self.group_id)
                     raise
                 except Exception:
-                    _log.exception("reactor handler failed; will retry", group_id=self.group_id)
+                    _log.exception("reactor round failed; will retry", group_id=self.group_id)
                     stop.wait(self._retry_pause_s)
         finally:
             self.close()
@@ -199,20 +227,34 @@ class PostgresReactor(_ReactorLoop):
         return {TopicPartition(r[0], r[1]): int(r[2]) for r in rows}
 
     def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
+        super()._on_assigned(partitions)
         stored = self.stored_offsets()
         # A partition never handled starts at 0 (not at the group's Kafka offset).
         return {tp: stored.get(tp, 0) for tp in partitions}
 
     def _process(self, records: Sequence[Record]) -> int:
         self._done_count = 0
+        handled = 0
         for record in records:
-            self.handle(record)
+            if self.isolation.admit(record):
+                tp = TopicPartition(record.topic, record.partition)
+                try:
+                    self.handle(record, self.isolation.resume(tp, record.next_offset))
+                    handled += 1
+                except OUTAGES:
+                    raise
+                except Exception as exc:
+                    self.isolation.failed(record, exc)
             self._done_count += 1
-        return self._done_count
+        return handled
 
-    def handle(self, record: Record) -> bool:
-        """Handle one record and store its offset in one transaction; True if a handler ran
-        (False: no handler for its type, or its event id was already processed)."""
+    def _retry_parked(self) -> int:
+        return self.isolation.retry_due(self.handle, reraise=OUTAGES)
+
+    def handle(self, record: Record, store_offset: int | None = None) -> bool:
+        """Handle one record and store ``store_offset`` (default: the record's next offset) in
+        one transaction; True if a handler ran (False: no handler for its type, or its event id
+        was already processed)."""
         envelope = record.envelope
         handler = self._handlers.get(envelope.type)
         ran = False
@@ -231,7 +273,12 @@ class PostgresReactor(_ReactorLoop):
                     "DO UPDATE SET next_offset = GREATEST({}.next_offset, "
                     "EXCLUDED.next_offset), updated_at = now()"
                 ).format(self._offsets, self._offsets),
-                (self.group_id, record.topic, record.partition, record.next_offset),
+                (
+                    self.group_id,
+                    record.topic,
+                    record.partition,
+                    record.next_offset if store_offset is None else store_offset,
+                ),
             )
         return ran
 
@@ -280,35 +327,61 @@ class TransactionalReactor(_ReactorLoop):
         self._handlers = dict(handlers)
         self._on_abort = on_abort
 
+    def _emit(self, record: Record) -> list[tuple[str, Envelope]]:
+        envelope = record.envelope
+        handler = self._handlers.get(envelope.type)
+        if handler is None:
+            return []
+        with log_context(correlation_id=envelope.correlation_id or None, event_type=envelope.type):
+            return list(handler(envelope))
+
+    def _append(
+        self, outputs: list[tuple[str, Envelope]], consumed: dict[TopicPartition, int]
+    ) -> None:
+        try:
+            self._writer.append_batch(outputs, consumed=consumed, group_id=self.group_id)
+        except Exception:
+            if self._on_abort is not None:
+                self._on_abort()
+            raise
+
     def _process(self, records: Sequence[Record]) -> int:
         self._done_count = 0
         outputs: list[tuple[str, Envelope]] = []
-        consumed: dict[TopicPartition, int] = {}
-        failure: Exception | None = None
+        touched: set[TopicPartition] = set()
+        handled, failed = 0, False
         for record in records:
-            envelope = record.envelope
-            handler = self._handlers.get(envelope.type)
+            touched.add(TopicPartition(record.topic, record.partition))
+            if not self.isolation.admit(record):
+                continue
             try:
-                if handler is not None:
-                    with log_context(
-                        correlation_id=envelope.correlation_id or None, event_type=envelope.type
-                    ):
-                        outputs.extend(handler(envelope))
+                outputs.extend(self._emit(record))
+                handled += 1
+            except OUTAGES:
+                raise
             except Exception as exc:
-                failure = exc
-                break
-            consumed[TopicPartition(record.topic, record.partition)] = record.next_offset
-            self._done_count += 1
-        if consumed:
+                self.isolation.failed(record, exc)
+                failed = True
+        consumed = {tp: self.isolation.resume(tp) for tp in touched}
+        try:
+            self._append(outputs, consumed)
+        except Exception:
+            self._done_count = 0  # nothing of this batch was committed: redeliver it all
+            raise
+        if failed and self._on_abort is not None:
+            self._on_abort()  # a failed handler may have counted stream versions it never used
+        self._done_count = len(records)
+        return handled
+
+    def _retry_parked(self) -> int:
+        def handle(record: Record, store_offset: int) -> None:
             try:
-                self._writer.append_batch(outputs, consumed=consumed, group_id=self.group_id)
+                outputs = self._emit(record)
             except Exception:
-                self._done_count = 0  # nothing of this batch was committed: redeliver it all
                 if self._on_abort is not None:
                     self._on_abort()
                 raise
-        elif failure is not None and self._on_abort is not None:
-            self._on_abort()
-        if failure is not None:
-            raise failure
-        return self._done_count
+            tp = TopicPartition(record.topic, record.partition)
+            self._append(outputs, {tp: store_offset})
+
+        return self.isolation.retry_due(handle, reraise=(WriterFenced, *OUTAGES))

@@ -3,7 +3,8 @@
 Every service writes only its own topic. All five topics have the same partition count, and every
 event about a table is keyed by the table id on each of them, so the table-service instance that
 owns a table's partition of ``table-events`` owns the same partition of every topic it consumes
-(DESIGN.md promise 7). Events never expire (``retention.ms=-1``, promise 9).
+(``docs/rules/promises.md#scales-out``). Events never expire (``retention.ms=-1``,
+``docs/rules/promises.md#the-log-is-kept``).
 """
 
 from __future__ import annotations

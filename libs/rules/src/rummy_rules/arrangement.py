@@ -1,16 +1,16 @@
 """The exact best arrangement of a hand, whether it is a valid declaration, and valid discards.
 
-Points of a hand (``shared/seeds/000`` "What a card is worth"; DESIGN.md rulings) are the minimum,
-over every way of grouping it, of:
+Points of a hand (``docs/rules/declaration.md#points-of-a-hand``) are the minimum, over every way
+of grouping it, of:
 
 1. two or more sequences of which one is pure: the loose cards (deadwood) count;
 2. a pure sequence but no second sequence: every card counts except that one run (sets don't help);
 3. no pure sequence: every card counts.
 
 Printed jokers and wild-rank cards are worth 0 wherever they sit. Points are uncapped here (a cap is
-a scoring rule). A hand is a valid declaration when some grouping puts every card in a meld with at
-least two sequences, one of them pure. Any hand size works (13 to judge a show, 14 before a
-discard).
+a scoring rule). A hand is a valid declaration (``docs/rules/declaration.md#valid-declaration``)
+when some grouping puts every card in a meld with at least two sequences, one of them pure. Any
+hand size works (13 to judge a show, 14 before a discard).
 
 Method (exact). Identical faces (two 7H of two decks, printed jokers) are interchangeable, so a
 hand is a multiset of faces packed into one int (bit fields with a guard bit each, to test
@@ -62,7 +62,7 @@ from rummy_rules.wild import WildRank
 
 @dataclass(frozen=True, slots=True)
 class Arrangement:
-    """A hand's best arrangement.
+    """A hand's best arrangement (``docs/rules/declaration.md#best-arrangement``).
 
     ``melds``: the groups that count (tier 1: all melds; tier 2: the one pure sequence discounted;
     tier 3: none). ``deadwood``: every card that counts. ``points``: the sum of the deadwood's
@@ -203,7 +203,8 @@ def _wild_int(wild_rank: WildRank) -> int | None:
 def best_arrangement(
     cards: Iterable[Card], wild_rank: WildRank, options: MeldOptions = DEFAULT_MELD_OPTIONS
 ) -> Arrangement:
-    """The arrangement of least points of a hand of any size, and whether it is a valid declaration.
+    """The arrangement of least points of a hand of any size, and whether it is a valid declaration
+    (``docs/rules/declaration.md#points-of-a-hand``).
 
     Points are uncapped (at most 10 per card). Cards are physical cards (duplicates across decks are
     fine; the same card object listed twice counts as two cards). Raises nothing for any list of
@@ -256,7 +257,8 @@ def best_arrangement(
 def valid_discards(
     cards: Iterable[Card], wild_rank: WildRank, options: MeldOptions = DEFAULT_MELD_OPTIONS
 ) -> tuple[Card, ...]:
-    """The cards whose discard leaves a valid declaration, in hand order (every physical copy).
+    """The cards whose discard leaves a valid declaration, in hand order (every physical copy;
+    ``docs/rules/declaration.md#valid-discards``).
 
     Typically called with 14 cards (draw done, one to lay face down); any size works. Empty when no
     discard leaves a valid show. Raises ValueError for a wild rank as ``best_arrangement`` does.

@@ -4,8 +4,8 @@ Every physical card has an identity: the same face (rank and suit) from two deck
 different cards, told apart by ``copy`` (0 for the first deck, 1 for the second, ...). Printed
 jokers have no rank and no suit; their ``copy`` numbers them within the shoe.
 
-Source: ``shared/seeds/000`` ("What is 13-card rummy", "What a card is worth"); the notation is the
-one of ``shared/notes/rules-cases.jsonl``.
+Rules: ``docs/rules/cards.md#notation`` (the notation, also that of the rules cases of the tests)
+and ``docs/rules/cards.md#card-identity`` (copies).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class CardParseError(ValueError):
 
 @dataclass(frozen=True, order=True, slots=True)
 class Card:
-    """One physical card of a shoe.
+    """One physical card of a shoe (``docs/rules/cards.md#card-identity``).
 
     ``rank`` and ``suit`` are both ``None`` for a printed joker. ``copy`` tells apart identical
     faces from different decks (or printed jokers from each other); it never affects the rules,
@@ -117,7 +117,8 @@ def parse_rank(text: str) -> Rank:
 
 
 def parse_card(text: str, copy: int = 0) -> Card:
-    """One card in the notation (``AH``, ``10S``, ``JK``; case-insensitive) with the given copy.
+    """One card in the notation (``AH``, ``10S``, ``JK``; case-insensitive) with the given copy
+    (``docs/rules/cards.md#notation``).
 
     Raises CardParseError for anything else.
     """

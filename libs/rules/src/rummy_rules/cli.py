@@ -1,8 +1,9 @@
 """``rummy-rules evaluate``: judge rules cases, one JSON object a line, from stdin to stdout.
 
-Input lines have the fields of ``shared/notes/rules-cases.jsonl``: ``id``, ``game``, ``cards``
-(``["AH", "10S", "JK", ...]``), ``wild_rank`` (``"7"``, ``"A"`` ... or ``null`` for a printed-joker
-cut) and ``decks`` (optional; no face may appear more often than that); other fields are ignored.
+Input lines have the fields of the rules cases the tests use: ``id``, ``game``, ``cards`` in the
+notation of ``docs/rules/cards.md#notation`` (``["AH", "10S", "JK", ...]``), ``wild_rank``
+(``"7"``, ``"A"`` ... or ``null`` for a printed-joker cut) and ``decks`` (optional; no face may
+appear more often than that); other fields are ignored.
 Output, one object a line:
 
 - ``indian13`` (13 cards): ``{"id", "valid", "points", "melds": [[cards]...], "deadwood": [cards]}``

@@ -1,10 +1,11 @@
 """Commands any draw-and-discard variant shares: imperative requests, frozen dataclasses.
 
 Player commands name the ``turn_no`` they act on; a command for a turn that has moved on is
-refused (``STALE_TURN``). ``at_ms`` is the host's clock reading in milliseconds since the Unix
-epoch, used only to stamp events and set the next deadline. Cards, seeds and the deal come from
-outside (the dealer and fairness services). A variant adds its own commands in its own package
-(the Indian ``Declare`` and ``Drop`` live in ``rummy_rules.indian.commands``).
+refused (``STALE_TURN``; ``docs/rules/hand-flow.md#turns``). ``at_ms`` is the host's clock
+reading in milliseconds since the Unix epoch, used only to stamp events and set the next
+deadline. Cards, seeds and the deal come from outside (the dealer and fairness services). A
+variant adds its own commands in its own package (the Indian ``Declare`` and ``Drop`` live in
+``rummy_rules.indian.commands``).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class RecordSeedCommitment(Command):
 
 @dataclass(frozen=True, kw_only=True)
 class ContributeClientSeed(Command):
-    """A seat's client seed (hex, at most 256 bytes), accepted while the seed window is open."""
+    """A seat's client seed (hex, at most 256 bytes), accepted while the seed window is open
+    (``docs/rules/hand-flow.md#seed-window``)."""
 
     seat: int
     seed_hex: str
@@ -97,7 +99,8 @@ class Discard(Command):
 
 @dataclass(frozen=True, kw_only=True)
 class LeaveHand(Command):
-    """The seat leaves mid-hand, on its turn or not (no turn number: it acts on no turn)."""
+    """The seat leaves mid-hand, on its turn or not (no turn number: it acts on no turn;
+    ``docs/rules/hand-flow.md#leave``)."""
 
     seat: int
     at_ms: int

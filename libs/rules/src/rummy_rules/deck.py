@@ -1,8 +1,9 @@
 """The shoe: every physical card a hand is dealt from, in one canonical order.
 
 A shoe is ``decks`` standard 52-card decks plus ``printed_jokers`` printed jokers. Its canonical
-order is part of the shuffle spec (``libs/rules/docs/shuffle-spec.md``), and a card's position in
-it (its *index*) is the card's stable identity on the wire: cards travel as small ints.
+order is part of the shuffle spec (``docs/rules/shuffle-spec.md#canonical-shoe-order``), and a
+card's position in it (its *index*) is the card's stable identity on the wire: cards travel as
+small ints.
 
 Canonical order, index by index::
 
@@ -30,7 +31,8 @@ _RANKS_PER_SUIT = 13
 
 @dataclass(frozen=True, slots=False)
 class Shoe:
-    """``decks`` standard decks plus ``printed_jokers`` printed jokers.
+    """``decks`` standard decks plus ``printed_jokers`` printed jokers
+    (``docs/rules/cards.md#shoe``).
 
     Raises ValueError if ``decks`` < 1 or ``printed_jokers`` < 0.
     """

@@ -2,7 +2,8 @@
 
 A rejected command is not an outcome of the game (a wrong declare is an outcome and has an event);
 it is a request the rules refuse, and it changes nothing. Each code says which gRPC status a host
-should answer with (``ErrorCode.status``), so the mapping lives in one table, here.
+should answer with (``ErrorCode.status``), so the mapping lives in one table, here
+(``docs/rules/hand-flow.md#rejections``).
 """
 
 from __future__ import annotations

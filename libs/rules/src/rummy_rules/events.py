@@ -236,7 +236,8 @@ codec.register(
 
 
 def redact(event: Event, seat: int) -> Event:
-    """The copy of ``event`` that ``seat`` may see (pass -1 for a spectator who holds no cards)."""
+    """The copy of ``event`` that ``seat`` may see (pass -1 for a spectator who holds no cards;
+    ``docs/rules/hand-flow.md#views``)."""
     if isinstance(event, HandDealt):
         hands = tuple(h if h.seat == seat else replace(h, cards=()) for h in event.hands)
         return replace(event, hands=hands, stock=())

@@ -1,7 +1,7 @@
 """Melds: pure sequences, impure sequences and sets, and the enumeration of every meld a hand holds.
 
-Rules (``shared/seeds/000`` "Sequences & sets" and the DESIGN.md rulings), with the options of
-``MeldOptions``:
+Rules (``docs/rules/melds.md``, each point below one of its sections), with the options of
+``MeldOptions`` (``docs/rules/melds.md#meld-options``):
 
 - A **sequence** is 3 or more cards of one suit on consecutive positions. The ace sits low (A-2-3,
   position 1) or high (Q-K-A, position 14, unless ``ace_high`` is off) but never both in one run and
@@ -38,7 +38,8 @@ MIN_MELD_SIZE = 3
 
 
 class MeldKind(IntEnum):
-    """Kinds of meld, best first (a lower value is a better kind)."""
+    """Kinds of meld, best first: a lower value is a better kind
+    (``docs/rules/melds.md#best-kind``)."""
 
     PURE_SEQUENCE = 0
     IMPURE_SEQUENCE = 1
@@ -51,7 +52,7 @@ class MeldKind(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class MeldOptions:
-    """Options of meld-making that differ between rule sets.
+    """Options of meld-making that differ between rule sets (``docs/rules/melds.md#meld-options``).
 
     ``jokers_only_group_is_sequence``: a group made only of stand-ins is an impure sequence (on at
     Bombay Baazi) or no meld (off). ``strict_duplicate_faces``: no face twice in a group even when
@@ -393,7 +394,8 @@ def face_counts(cards: Iterable[Card]) -> Counter[int]:
 def classify_group(
     cards: Iterable[Card], wild_rank: WildRank, options: MeldOptions = DEFAULT_MELD_OPTIONS
 ) -> MeldKind | None:
-    """The best kind of meld the cards form as one group (pure, then impure, then set), or ``None``.
+    """The best kind of meld the cards form as one group (pure, then impure, then set), or ``None``
+    (``docs/rules/melds.md#best-kind``).
 
     Any number of cards; fewer than 3 is never a meld.
     """

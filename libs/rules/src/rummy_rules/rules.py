@@ -26,8 +26,9 @@ and its configured maximum reservation). Bounds, inclusive:
 - ``point_value_cents`` >= 0 with (seats - 1) x max loss x point value <= 2^63 - 1 (what a winner
   can receive fits an int64), and, at a host, max loss x point value <= its maximum reservation.
 
-Sources: ``shared/seeds/000`` ("What a card is worth", "What a table costs") and the rulings in
-``shared/DESIGN.md`` (decks by seat count, drops, wrong declare, cap as an option, missed turns).
+Rules: ``docs/rules/rule-set.md`` (the house rule set, its options and their bounds,
+``docs/rules/rule-set.md#validation``), ``docs/rules/cards.md#shoe`` (decks by seat count) and
+``docs/rules/scoring.md`` (drops, wrong declare, the cap, missed turns).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def check_bounds(option: str, value: int, low: int, high: int, why: str = "") ->
 
 @dataclass(frozen=True)
 class IndianPointsRules:
-    """Scoring numbers of Indian points rummy, in points.
+    """Scoring numbers of Indian points rummy, in points (``docs/rules/scoring.md#outcomes``).
 
     - ``first_drop_points``: dropping before one's first draw (20).
     - ``middle_drop_points``: dropping after one's first draw, or leaving mid-hand (40); also what a
@@ -122,7 +123,8 @@ class IndianPointsRules:
         return self.middle_drop_points
 
     def capped(self, counted_points: int) -> int:
-        """A loser's counted points after the cap (unchanged when uncapped).
+        """A loser's counted points after the cap, unchanged when uncapped
+        (``docs/rules/scoring.md#cap``).
 
         Raises ValueError if ``counted_points`` < 0.
         """
@@ -138,7 +140,8 @@ class IndianPointsRules:
         return self.capped(hand_size * MAX_CARD_POINTS)
 
     def max_loss_points(self, hand_size: int) -> int:
-        """The most points one seat can be charged in a hand of ``hand_size`` cards.
+        """The most points one seat can be charged in a hand of ``hand_size`` cards
+        (``docs/rules/scoring.md#maximum-loss``).
 
         The largest of: the most counted cards can cost (:meth:`max_counted_points`), a wrong
         declare, a middle drop, a first drop. 130 at Bombay Baazi (13 x 10, uncapped); 80 with
@@ -184,12 +187,13 @@ BOMBAY_BAAZI_SHOES: tuple[tuple[int, Shoe], ...] = (
     (6, Shoe(decks=2, printed_jokers=2)),
     (8, Shoe(decks=3, printed_jokers=3)),
 )
-"""Seat count -> shoe at Bombay Baazi: 4 and 6 seats 2 decks + 2 jokers, 8 seats 3 + 3."""
+"""Seat count -> shoe at Bombay Baazi: 4 and 6 seats 2 decks + 2 jokers, 8 seats 3 + 3
+(``docs/rules/cards.md#shoe``)."""
 
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Everything about a table's hands that is not a card.
+    """Everything about a table's hands that is not a card (``docs/rules/rule-set.md#options``).
 
     - ``name``, ``version``: identify the rule set (``"bombay-baazi"``, 1); recorded with each hand.
     - ``variant``: which state machine plays it (``"indian-points"``).
@@ -303,7 +307,8 @@ def bombay_baazi(
     seed_window_seconds: int = 5,
     max_missed_turns: int = 3,
 ) -> RuleSet:
-    """The Bombay Baazi 13-card points rule set for a table of ``seats`` (4, 6 or 8) seats.
+    """The Bombay Baazi 13-card points rule set for a table of ``seats`` (4, 6 or 8) seats
+    (``docs/rules/rule-set.md#house-rule-set``).
 
     ``point_value_cents`` is in hundredths of a House Token per point (0 for a free table);
     ``commission_bps`` in basis points (0..10000); ``points_cap`` None (the house rule) or e.g. 80.

@@ -10,7 +10,8 @@ All amounts are ints in hundredths of a House Token ("cents"). Points are ints.
 - Every settlement sums to zero: losers negative, winner zero or positive, house zero or positive.
 - A free table (point value 0) settles to all zeros.
 
-Sources: ``shared/seeds/000`` ("What a table costs"), ``shared/DESIGN.md`` ("Money").
+Rules: ``docs/rules/money.md#settlement``, ``docs/rules/money.md#commission``,
+``docs/rules/money.md#reservation``, ``docs/rules/money.md#free-tables``.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ class Settlement:
 
 
 def reservation_cents(rule_set: RuleSet) -> int:
-    """What to reserve per seat at the deal, in hundredths of a House Token.
+    """What to reserve per seat at the deal, in hundredths of a House Token
+    (``docs/rules/money.md#reservation``).
 
     ``rule_set.max_loss_points x rule_set.point_value_cents``: 130 x point value at Bombay Baazi
     (13 cards x 10 points, uncapped), cap x point value when capped, 0 at a free table.
@@ -70,8 +72,8 @@ def reservation_cents(rule_set: RuleSet) -> int:
 
 
 def commission_for(total_cents: int, commission_bps: int) -> int:
-    """``floor(total_cents x commission_bps / 10000)``. Raises ValueError on negative input or
-    ``commission_bps`` above 10000."""
+    """``floor(total_cents x commission_bps / 10000)`` (``docs/rules/money.md#commission``).
+    Raises ValueError on negative input or ``commission_bps`` above 10000."""
     if total_cents < 0:
         raise ValueError(f"total must be >= 0, got {total_cents}")
     if not 0 <= commission_bps <= BASIS_POINTS_PER_UNIT:
@@ -80,7 +82,7 @@ def commission_for(total_cents: int, commission_bps: int) -> int:
 
 
 def settle(rule_set: RuleSet, winner_seat: int, points_by_seat: Mapping[int, int]) -> Settlement:
-    """Settle a hand won by ``winner_seat``.
+    """Settle a hand won by ``winner_seat`` (``docs/rules/money.md#settlement``).
 
     ``points_by_seat`` maps every seat dealt in to the points it is charged (the winner's entry, if
     present, must be 0; it is added if missing). Points are already final (capped, penalties

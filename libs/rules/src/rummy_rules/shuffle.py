@@ -1,7 +1,8 @@
 """The shuffle spec ``bb-shuffle-v1``: a deterministic, unbiased deck order and deal.
 
 Inputs: the server seed (32 bytes), each seat's client seed (bytes, possibly empty) and the hand id.
-Everything is specified byte-exactly in ``libs/rules/docs/shuffle-spec.md``; this module is the
+Everything is specified byte-exactly in ``docs/rules/shuffle-spec.md`` (the rules it serves:
+``docs/rules/deal.md``); this module is the
 reference implementation, and ``libs/rules/vectors/`` holds test vectors checked by an independent
 Node.js implementation (``libs/rules/verify-js/``). In short:
 
@@ -48,7 +49,8 @@ def reshuffle_label(number: int) -> str:
 
 
 def commitment(server_seed: bytes) -> str:
-    """The public commitment to a server seed: SHA-256 of its 32 bytes, lowercase hex (64 chars).
+    """The public commitment to a server seed: SHA-256 of its 32 bytes, lowercase hex (64 chars;
+    ``docs/rules/shuffle-spec.md#commitment``).
 
     Raises ValueError if the seed is not 32 bytes.
     """
@@ -203,7 +205,7 @@ def shuffled_order(inputs: ShuffleInputs, shoe: Shoe) -> tuple[int, ...]:
 
 def deal_order(seats: Iterable[int], dealer: int) -> tuple[int, ...]:
     """Seats in dealing (and playing) order: ascending seat numbers, starting with the first seat
-    after the dealer and wrapping around, the dealer last.
+    after the dealer and wrapping around, the dealer last (``docs/rules/deal.md#deal-order``).
 
     Raises ValueError if the dealer is not among the seats or a seat is repeated.
     """
@@ -258,7 +260,8 @@ class Deal:
 def deal(
     inputs: ShuffleInputs, shoe: Shoe, seats: Iterable[int], dealer: int, hand_size: int
 ) -> Deal:
-    """Shuffle the shoe from ``inputs`` and deal ``hand_size`` cards to each of ``seats``.
+    """Shuffle the shoe from ``inputs`` and deal ``hand_size`` cards to each of ``seats``
+    (``docs/rules/deal.md``; byte-exact: ``docs/rules/shuffle-spec.md#the-deal``).
 
     Round-robin one card at a time from the seat after ``dealer`` (see :func:`deal_order`), then
     the wild cut, then the first open card; the rest is the stock (top first).
@@ -304,7 +307,8 @@ def reshuffle(
     inputs: ShuffleInputs, shoe: Shoe, cards: Iterable[Card], number: int
 ) -> tuple[Card, ...]:
     """The new stock made from ``cards`` (the discard pile without its top card) at the
-    ``number``-th reshuffle of the hand (1, 2, ...); the result's first card is the top.
+    ``number``-th reshuffle of the hand (1, 2, ...); the result's first card is the top
+    (``docs/rules/deal.md#reshuffle``, ``docs/rules/shuffle-spec.md#reshuffle``).
 
     The cards are first sorted by canonical index, so the result depends only on which cards they
     are and on ``number``, then shuffled by Fisher-Yates on the ``reshuffle/<number>`` sub-stream.

@@ -2,8 +2,9 @@
 
 Own cards, the discard pile, every seat's card count and status, the stock's size, whose turn
 and its number, the cut card and wild rank; at the end, every seat's cards and scored
-arrangement. Never another seat's cards or the stock order while the hand runs. Variants build
-it (``Variant.view``); its shape names no variant's concepts.
+arrangement. Never another seat's cards or the stock order while the hand runs
+(``docs/rules/hand-flow.md#views``). Variants build it (``Variant.view``); its shape names no
+variant's concepts.
 """
 
 from __future__ import annotations

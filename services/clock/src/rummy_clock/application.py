@@ -31,6 +31,11 @@ HAND_ENDED = type_name(table_events.HandEnded)
 HAND_ABORTED = type_name(table_events.HandAborted)
 TURN_DEADLINE_PASSED = type_name(clock_events.TurnDeadlinePassed)
 SEED_WINDOW_CLOSED = type_name(clock_events.SeedWindowClosed)
+#: The table events :meth:`ClockApplication.on_table_event` acts on (the consumer drops the rest
+#: by their event-type header, undecoded).
+TABLE_EVENTS_USED = frozenset({TURN_STARTED, SEED_WINDOW_OPENED, HAND_ENDED, HAND_ABORTED})
+#: The clock events :meth:`ClockApplication.on_clock_event` acts on.
+CLOCK_EVENTS_USED = frozenset({TURN_DEADLINE_PASSED, SEED_WINDOW_CLOSED})
 
 
 def _ignore(*_args: object) -> None:

@@ -1,5 +1,6 @@
 """The dealer's use cases: deal a hand from its locked seeds, reshuffle the discard pile into a
-new stock (DESIGN.md, the flow of a hand; the shuffle spec ``bb-shuffle-v1`` of ``rummy_rules``).
+new stock (``docs/rules/hand-flow.md#the-deal``, ``docs/rules/deal.md#reshuffle``; the shuffle
+spec ``bb-shuffle-v1`` of ``rummy_rules``, ``docs/rules/shuffle-spec.md``).
 
 Handlers take the input envelope and return the ``(topic, envelope)`` pairs to append; the
 reactor appends them in the Kafka transaction that commits the input's offset. The server seed is

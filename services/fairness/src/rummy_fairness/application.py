@@ -1,5 +1,6 @@
 """The fairness service's use cases: commit a seed, record the locked client seeds, reveal,
-and answer proofs (DESIGN.md promise 4).
+and answer proofs (``docs/rules/promises.md#deal-fixed-before-seen``,
+``docs/rules/hand-flow.md#reveal``).
 
 Reactor handlers (``on_*``) run inside the reactor's PostgreSQL transaction, which also stores
 the consumed offset; the events they cause go to the outbox in that transaction. Query handlers

@@ -17,10 +17,10 @@ consumed            handler                      published (ledger-events, key =
 
 The settlement posted is the one the table computed with the rules library and carried in
 ``HandEnded``; the ledger checks its invariants (``domain.check_settlement``) and never
-recomputes it. One that fails them is refused as DESIGN "Money by format" says: recorded
-(``SettlementRefused`` with the reason), its holds released, nothing else moved, counted
-(``rummy_ledger_settlements_refused_total``, which the RummySettlementRefused alert watches) and
-logged at error.
+recomputes it. One that fails them is refused as ``docs/rules/money.md#refused-settlement``
+says: recorded (``SettlementRefused`` with the reason), its holds released, nothing else moved,
+counted (``rummy_ledger_settlements_refused_total``, which the RummySettlementRefused alert
+watches) and logged at error.
 
 Every published envelope has ``correlation_id`` = the hand id, ``causation_id`` = the table
 event's id, the table event's rules and shuffle versions, and an event id derived from the table
@@ -262,7 +262,8 @@ class Ledger:
         self, conn: psycopg.Connection, source: Envelope, hand_id: str, reason: str
     ) -> RefusalResult:
         """Record a refused settlement (``SettlementRefused`` in the outbox), release the hand's
-        holds, count it and log it; nothing else moves (DESIGN "Money by format")."""
+        holds, count it and log it; nothing else moves
+        (``docs/rules/money.md#refused-settlement``)."""
 
         def outbox(result: RefusalResult) -> list[OutgoingEvent]:
             refused = ledger_events.SettlementRefused(
@@ -323,6 +324,7 @@ class Ledger:
                     amount_hundredths=result.amount_hundredths,
                     idempotency_key=command.idempotency_key,
                     journal_transaction_id=result.transaction_id,
+                    operator_account_id=command.operator,  # the audit trail names who granted
                 )
                 envelope = Envelope.new(
                     payload,

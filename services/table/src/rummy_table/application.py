@@ -39,6 +39,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope, request_digest
 from rummy_platform.errors import (
     AlreadyExists,
@@ -68,7 +69,7 @@ from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from . import stream_codec as codec
 from .metrics import Action, TableMetrics
-from .projection import Projection, player_view
+from .projection import TABLE_STATES, Projection, player_view
 from .table import Table
 
 _log = get_logger(__name__)
@@ -105,6 +106,10 @@ class TableApp:
     #: Tables whose last commit's outcome is unknown (re-read before their next command).
     unsure: set[str] = field(default_factory=set)
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
+    #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
+    start_retries: KeyedBackoff = field(
+        default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
+    )
 
     # -- start -------------------------------------------------------------------------------
 
@@ -116,7 +121,7 @@ class TableApp:
             n += 1
         with self.projection.lock:
             tables = self.projection.tables.values()
-            self.metrics.tables_open.set(len(tables))
+            self.metrics.tables_open.set(sum(not t.closed for t in tables))
             self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
         return n
 
@@ -162,8 +167,10 @@ class TableApp:
         consumed: dict[TopicPartition, int] | None = None,
         request_digest: str = "",
     ) -> list[Envelope]:
-        """Append ``payloads`` as the next envelopes of ``table`` (its command lock held) and
-        fold them. Raises as :meth:`_append`."""
+        """Append ``payloads`` (and, at a closing table whose hand they end, the seats' exits
+        and TableClosed) as the next envelopes of ``table`` (its command lock held) and fold
+        them. Raises as :meth:`_append`."""
+        payloads = [*payloads, *table.closing_follow_up(payloads)]
         occurred = codec.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
@@ -272,6 +279,7 @@ class TableApp:
             point_value_hundredths=request.point_value_hundredths,
             commission_bps=request.commission_bps,
             rule_set=options,
+            operator_account_id=operator,
         )
         with self._command(table_id, opening=True) as existing:
             if existing is not None:
@@ -294,13 +302,36 @@ class TableApp:
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
+    def close_table(self, operator: str, request: api.CloseTableRequest) -> int:
+        """Close a table for ``operator``: no new hand and no new seat; a hand being played
+        plays out, then every seated player is stood up. Returns TABLE_STATE_CLOSED when it
+        closed at once, else TABLE_STATE_CLOSING (a retried client_request_id answers with the
+        table's state now). Raises NotFound, AlreadyExists (the request id was used for another
+        request), FailedPrecondition (already closing or closed)."""
+        key, digest = self._request(operator, request)
+        with _unavailable_on_log_errors(), self._command(request.table_id) as table:
+            if table is None:
+                raise NotFound(f"no table {request.table_id!r}")
+            if key not in table.answers:
+                at = self.now_ms()
+                with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
+                    payloads = table.close(operator, request.reason)
+                    self._commit(table, payloads, at, causation_id=key, request_digest=digest)
+                    _log.info("table closing", operator=operator, state=table.state_name)
+            with self.projection.lock:
+                return TABLE_STATES[table.state_name]
+
     def list_tables(
         self, limit: int | None = None, after: str | None = None
     ) -> list[api.TableSummary]:
-        """The tables in table-id order: those whose id sorts after ``after`` (all when None),
-        at most ``limit`` of them (all when None)."""
+        """The tables not closed (open or closing) in table-id order: those whose id sorts
+        after ``after`` (all when None), at most ``limit`` of them (all when None)."""
         with self.projection.lock:
-            ids = sorted(t for t in self.projection.tables if after is None or t > after)
+            ids = sorted(
+                t
+                for t, table in self.projection.tables.items()
+                if not table.closed and (after is None or t > after)
+            )
             page = [self.projection.tables[t] for t in ids[:limit]]
             return [
                 api.TableSummary(
@@ -313,6 +344,7 @@ class TableApp:
                     variant=t.rule_set.variant,
                     turn_seconds=t.rule_set.turn_seconds,
                     start_delay_seconds=t.start_delay_ms // 1000,
+                    state=TABLE_STATES[t.state_name],
                 )
                 for t in page
             ]
@@ -543,33 +575,41 @@ class TableApp:
 
     def tick(self) -> list[str]:
         """Start a hand at every table whose start delay has passed (the tables in parallel,
-        each under its command lock); returns the hand ids. Raises the first error a table's
-        start raised, after every table was tried."""
+        each under its command lock); returns the hand ids.
+
+        A table whose start raises is logged (table_id, hand_id), counted
+        (``rummy_table_hand_start_failures_total``) and tried again after a backoff
+        (``start_retries``); the other tables start their hands all the same. Raises
+        Unavailable once fenced."""
         now = self.now_ms()
         with self.projection.lock:
             due = [
                 t.table_id
                 for t in self.projection.tables.values()
-                if (at := t.start_due_ms(self.speed)) is not None and at <= now
+                if (at := t.start_due_ms(self.speed)) is not None
+                and at <= now
+                and self.start_retries.ready(t.table_id)
             ]
         if len(due) <= 1:
             started = [self._start_hand(table_id, now) for table_id in due]
             return [h for h in started if h is not None]
         futures = [self._workers().submit(self._start_hand, table_id, now) for table_id in due]
-        hands, errors = [], []
+        hands, fenced = [], None
         for future in futures:
             try:
                 hand_id = future.result()
-            except Exception as exc:
-                errors.append(exc)
+            except Unavailable as exc:
+                fenced = exc
                 continue
             if hand_id is not None:
                 hands.append(hand_id)
-        if errors:
-            raise errors[0]
+        if fenced is not None:
+            raise fenced
         return hands
 
     def _start_hand(self, table_id: str, now: int) -> str | None:
+        """Start ``table_id``'s hand if it is still due; None when not (or when the start
+        failed: logged, counted, retried later). Raises Unavailable once fenced."""
         with self._command(table_id) as table:
             if table is None:
                 return None
@@ -578,7 +618,14 @@ class TableApp:
                 return None
             hand_id = self.new_hand_id()
             with log_context(table_id=table_id, hand_id=hand_id):
-                self._commit(table, table.start_hand(hand_id, now), now)
+                try:
+                    self._commit(table, table.start_hand(hand_id, now), now)
+                except Unavailable:
+                    raise
+                except Exception as exc:
+                    self._start_failed(table_id, hand_id, exc)
+                    return None
+                self.start_retries.succeeded(table_id)
                 _log.info("hand started", hand_no=table.hand_no)
             return hand_id
 
@@ -594,6 +641,19 @@ class TableApp:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.start_workers, "table-start")
             return self._pool
+
+    def _start_failed(self, table_id: str, hand_id: str, error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        if table_id not in self.start_retries.failing:
+            _log.error(
+                "starting a hand failed; this table waits, the others go on",
+                table_id=table_id,
+                hand_id=hand_id,
+                error=reason,
+                exc_info=error,
+            )
+        self.start_retries.failed(table_id, reason, table_id=table_id, hand_id=hand_id)
+        self.metrics.hand_start_failures.inc()
 
     # -- inputs from other services ----------------------------------------------------------
 

@@ -49,6 +49,7 @@ class TableMetrics:
     action_latency: Histogram  # label action; seconds from request to answer
     tables_open: Gauge
     seats_taken: Gauge
+    hand_start_failures: Counter  # a table's hand start raised (that table is retried later)
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> TableMetrics:
@@ -69,6 +70,11 @@ class TableMetrics:
             ),
             Gauge("rummy_table_tables_open", "Tables open", registry=registry),
             Gauge("rummy_table_seats_taken", "Seats taken", registry=registry),
+            Counter(
+                "rummy_table_hand_start_failures",
+                "Hand starts that raised (the table is retried after a backoff)",
+                registry=registry,
+            ),
         )
         for result in DECLARE_RESULTS:
             metrics.declares.labels(result)
@@ -105,3 +111,5 @@ class TableMetrics:
                 self.seats_taken.inc()
             elif isinstance(p, pb.TablePlayerLeft):
                 self.seats_taken.dec()
+            elif isinstance(p, pb.TableClosed):
+                self.tables_open.dec()

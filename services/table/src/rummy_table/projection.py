@@ -49,6 +49,14 @@ _PHASES = {
 }
 
 
+#: The wire state of a table by :attr:`Table.state_name`.
+TABLE_STATES = {
+    "open": api.TABLE_STATE_OPEN,
+    "closing": api.TABLE_STATE_CLOSING,
+    "closed": api.TABLE_STATE_CLOSED,
+}
+
+
 class Projection:
     """The tables, by id. Thread-safe under ``lock``."""
 
@@ -145,7 +153,11 @@ class Projection:
 def player_view(table: Table, account_id: str | None) -> api.PlayerView:
     """What ``account_id`` (None: a spectator) may see of ``table`` now."""
     seat = table.seat_of(account_id) if account_id is not None else None
-    view = api.PlayerView(table_id=table.table_id, stream_version=table.version)
+    view = api.PlayerView(
+        table_id=table.table_id,
+        stream_version=table.version,
+        table_state=TABLE_STATES[table.state_name],
+    )
     if seat is not None:
         view.my_seat = seat
     seat_views: dict[int, api.SeatView] = {

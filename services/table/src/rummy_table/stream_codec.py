@@ -4,7 +4,8 @@ The table stream (topic ``table-events``) holds protobuf payloads (``rummy.table
 the ledger / fairness / dealer payloads the table re-records as facts). The rules library speaks
 frozen dataclasses (``rummy_rules.events``, ``rummy_rules.indian.events``). This module turns one
 into the other, exactly: ``from_payload(to_payload(e, ctx), ctx) == (e,)`` for every hand event,
-so folding the stream through the rules gives the live state byte for byte (DESIGN.md promise 1).
+so folding the stream through the rules gives the live state byte for byte
+(``docs/rules/promises.md#replay-is-exact``).
 
 Conventions:
 

@@ -6,6 +6,10 @@ pure: they read the table and return the payloads to append, or raise. Hand-leve
 variant's (``rummy_rules`` ``decide``/``apply``), reached only through the Variant interface; the
 table knows seats, accounts and the order of hands.
 
+Closing (an operator's CloseTable): from TableClosing on no hand starts and no seat is taken; a
+hand being played plays out, and the facts that end it are followed (in the same transaction) by
+a TablePlayerLeft for every seat still taken and TableClosed.
+
 Seat rules: one seat per account per table; a seat that could not cover the reservation sits out
 of later hands (``sitting_out_reason``) until its player leaves and takes a seat again. A hand
 starts when at least ``min_players`` seats are eligible and the start delay has passed since the
@@ -80,6 +84,8 @@ class Table:
     settled: set[str] = field(default_factory=set)
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
     voided: dict[str, str] = field(default_factory=dict)
+    closing: bool = False
+    closed: bool = False
 
     # -- building --------------------------------------------------------------------------
 
@@ -144,6 +150,10 @@ class Table:
             info = self.seats.get(payload.seat)
             if info is not None and info.account_id == payload.account_id:
                 info.sitting_out_reason = _rejection_text(payload)
+        elif isinstance(payload, pb.TableClosing):
+            self.closing = True
+        elif isinstance(payload, pb.TableClosed):
+            self.closed = True
         elif isinstance(payload, fairness_pb.SeedRevealed):
             self.revealed.add(payload.hand_id)
         elif isinstance(payload, ledger_pb.HandSettled):
@@ -164,7 +174,10 @@ class Table:
 
     def take_seat(self, account_id: str, wanted: int | None) -> list[Message]:
         """TablePlayerSeated for ``account_id`` at ``wanted`` or the first free seat.
-        Raises InvalidArgument (no such seat) or FailedPrecondition (seated, taken, full)."""
+        Raises InvalidArgument (no such seat) or FailedPrecondition (seated, taken, full, the
+        table closing or closed)."""
+        if self.closing:
+            raise FailedPrecondition(f"this table is {self.state_name}: no seat is taken")
         already = self.seat_of(account_id)
         if already is not None:
             raise FailedPrecondition(f"you already sit at seat {already} of this table")
@@ -210,7 +223,11 @@ class Table:
     def start_due_ms(self, speed: float = 1.0) -> int | None:
         """When the next hand may start (ms since the epoch), or None while it cannot: a hand
         runs, or fewer than ``min_players`` seats are eligible. ``speed`` shortens the delay."""
-        if self.hand_running or len(self.eligible_seats()) < self.rule_set.min_players:
+        if (
+            self.closing
+            or self.hand_running
+            or len(self.eligible_seats()) < self.rule_set.min_players
+        ):
             return None
         return self.last_change_ms + int(self.start_delay_ms / speed)
 
@@ -221,6 +238,42 @@ class Table:
             return seats[0]
         later = [s for s in seats if s > self.dealer_seat]
         return later[0] if later else seats[0]
+
+    @property
+    def state_name(self) -> str:
+        """``open``, ``closing`` or ``closed``."""
+        return "closed" if self.closed else "closing" if self.closing else "open"
+
+    def close(self, operator_account_id: str, reason: str) -> list[Message]:
+        """TableClosing by ``operator_account_id``; when no hand is being played, also every
+        seat's TablePlayerLeft and TableClosed. Raises FailedPrecondition if the table is
+        already closing or closed."""
+        if self.closing:
+            raise FailedPrecondition(f"table {self.table_id} is already {self.state_name}")
+        out: list[Message] = [
+            pb.TableClosing(operator_account_id=operator_account_id, reason=reason)
+        ]
+        if not self.hand_running:
+            out += self._stand_up_and_close(out)
+        return out
+
+    def closing_follow_up(self, payloads: Sequence[Message]) -> list[Message]:
+        """What follows ``payloads`` (about to be appended) at a closing table: when they end
+        the hand, every seat still taken is stood up and the table closed; else nothing."""
+        if not self.closing or self.closed:
+            return []
+        if not any(isinstance(p, pb.HandEnded | pb.HandAborted) for p in payloads):
+            return []
+        return self._stand_up_and_close(payloads)
+
+    def _stand_up_and_close(self, before: Sequence[Message]) -> list[Message]:
+        left = {p.seat for p in before if isinstance(p, pb.TablePlayerLeft)}
+        out: list[Message] = [
+            pb.TablePlayerLeft(seat=seat, account_id=info.account_id, during_hand=False)
+            for seat, info in sorted(self.seats.items())
+            if seat not in left
+        ]
+        return [*out, pb.TableClosed()]
 
     def start_hand(self, hand_id: str, at_ms: int) -> list[Message]:
         """HandStarted for hand ``hand_id`` with every eligible seat. Raises FailedPrecondition

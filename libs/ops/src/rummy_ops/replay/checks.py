@@ -1,5 +1,6 @@
 """Replaying one hand: fold its recorded events through the rules library and check them against
-evidence the fold did not produce (DESIGN.md "Ops handling a dispute", promises 1 and 4).
+evidence the fold did not produce (``docs/rules/promises.md#disputes``,
+``docs/rules/promises.md#replay-is-exact``, ``docs/rules/promises.md#deal-fixed-before-seen``).
 
 Checks, each tied to the event it is about (a :class:`Finding` names the event's stream version,
 id and type):

@@ -58,6 +58,13 @@ def _read_kafka(
                 return [r.envelope for r in log.read_stream(topic, table_id)]
             except Exception as exc:  # UnknownTopic, EventLogError
                 raise SourceError(f"cannot read {topic} for table {table_id}: {exc}") from exc
+    return read_topic(bootstrap, topic)
+
+
+def read_topic(bootstrap: str, topic: str) -> list[Envelope]:
+    """Every committed event of ``topic``, all partitions, each partition in offset order (so
+    each stream in order). Raises SourceError if the topic does not exist; KafkaError if Kafka
+    cannot be reached."""
     registry = event_payloads()
     consumer = KafkaConsumer(
         bootstrap_servers=bootstrap.split(","),

@@ -5,6 +5,7 @@ the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
 """
 
 from .base import (
+    EVENT_TYPE_HEADER,
     CommitOutcomeUnknown,
     EventLog,
     EventLogError,
@@ -18,6 +19,7 @@ from .base import (
     TransactionalWriter,
     UnknownTopic,
     WriterFenced,
+    decode_if_used,
 )
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
 from .group_commit import GroupCommitWriter
@@ -26,6 +28,7 @@ from .memory import InMemoryEventLog
 
 __all__ = [
     "CommitOutcomeUnknown",
+    "EVENT_TYPE_HEADER",
     "Deduplicator",
     "EventLog",
     "EventLogError",
@@ -44,5 +47,6 @@ __all__ = [
     "WriterFenced",
     "by_causation_id",
     "by_event_id",
+    "decode_if_used",
     "drop_redelivered",
 ]

@@ -3,17 +3,44 @@
 Positions are Kafka's: a stream (all events of one key) lives on one partition of a topic, and an
 *offset* is a record's position in that partition. Readers see only committed data (Kafka's
 ``read_committed``): records of an open or aborted transaction are never returned.
+
+Every append also writes the envelope's payload type (``Envelope.type``) as the record header
+:data:`EVENT_TYPE_HEADER`, so a consumer that declares the types it uses drops the others without
+decoding them (records written before the header existed are decoded and then dropped by type).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from rummy_platform.envelope import Envelope
+from rummy_platform.envelope import Envelope, PayloadRegistry, decode
 from rummy_platform.topics import TopicSpec
+
+#: The record header holding the payload type (UTF-8), e.g. ``rummy.table.v1.CardDrawn``.
+EVENT_TYPE_HEADER = "event-type"
+
+
+def decode_if_used(
+    value: bytes,
+    header_type: str | None,
+    registry: PayloadRegistry,
+    types: Collection[str] | None,
+) -> Envelope | None:
+    """The envelope of a consumed record's ``value``, or None when a consumer of ``types``
+    (None: every type) does not use it. A record whose :data:`EVENT_TYPE_HEADER`
+    (``header_type``) names a type outside ``types`` is dropped without decoding its value; a
+    record without the header (None: written before the header existed) is decoded, then
+    dropped if its type is not in ``types``. Raises EnvelopeError / UnknownEventType as
+    :func:`~rummy_platform.envelope.decode`."""
+    if types is not None and header_type is not None and header_type not in types:
+        return None
+    envelope = decode(value, registry)
+    if types is not None and envelope.type not in types:
+        return None
+    return envelope
 
 
 class EventLogError(Exception):
@@ -238,9 +265,21 @@ class EventLog(ABC):
 
     @abstractmethod
     def consumer(
-        self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
+        self,
+        group_id: str,
+        topics: Sequence[str],
+        on_assigned: OnAssigned | None = None,
+        *,
+        types: Collection[str] | None = None,
     ) -> GroupConsumer:
-        """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`)."""
+        """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`).
+
+        With ``types`` (payload type names, ``type_name(HandStarted)``), :meth:`GroupConsumer.poll`
+        returns only records of those types: the others are dropped by their
+        :data:`EVENT_TYPE_HEADER` without being decoded (see :func:`decode_if_used`). The
+        consumer's position moves past them, but no offset is stored for them: a caller that
+        stores ``record.next_offset`` of the records it gets resumes after the last of those
+        (and drops the skipped ones after it again, as cheaply)."""
 
     @abstractmethod
     def close(self) -> None:

@@ -1,18 +1,20 @@
 """An in-memory event log for unit tests: same contract as the Kafka adapter, one process only.
 
-Events are stored encoded (the same bytes as on Kafka) and partitioned with Kafka's partitioner,
-so offsets and ordering match what the real log would give. Differences, by design: a consumer
-group has a single member (it owns every partition), and :meth:`GroupConsumer.poll` never waits.
-Writes and reads are serialized by one lock (writers may be used from several threads); a group
-consumer belongs to one thread. :meth:`InMemoryEventLog.fail_next_commit` makes the next
-transaction fail, for tests of what a failed or unconfirmed commit does;
-:meth:`InMemoryEventLog.hold_commits` holds transactions until the test lets them go.
+Events are stored encoded (the same bytes as on Kafka), each with its event-type header, and
+partitioned with Kafka's partitioner, so offsets and ordering match what the real log would give;
+a consumer of some types drops the others by that header without decoding them, as on Kafka.
+Differences, by design: a consumer group has a single member (it owns every partition), and
+:meth:`GroupConsumer.poll` never waits. Writes and reads are serialized by one lock (writers may
+be used from several threads); a group consumer belongs to one thread.
+:meth:`InMemoryEventLog.fail_next_commit` makes the next transaction fail, for tests of what a
+failed or unconfirmed commit does; :meth:`InMemoryEventLog.hold_commits` holds transactions until
+the test lets them go.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
@@ -31,12 +33,22 @@ from .base import (
     TransactionalWriter,
     UnknownTopic,
     WriterFenced,
+    decode_if_used,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord:
+    """One record as the fake keeps it: the value bytes and the event-type header (None for a
+    record written without it, as by builds before the header existed)."""
+
+    value: bytes
+    event_type: str | None
 
 
 @dataclass
 class _Topic:
-    partitions: list[list[bytes]]
+    partitions: list[list[StoredRecord]]
     config: dict[str, str]
 
 
@@ -87,9 +99,13 @@ class _State:
         return len(partitions[tp.partition])
 
     def write(self, topic: str, envelope: Envelope) -> Position:
+        stored = StoredRecord(encode(envelope), envelope.type)
+        return self.write_stored(topic, envelope.stream_id, stored)
+
+    def write_stored(self, topic: str, stream_id: str, record: StoredRecord) -> Position:
         partitions = self.topic(topic).partitions
-        partition = partition_for(envelope.stream_id, len(partitions))
-        partitions[partition].append(encode(envelope))
+        partition = partition_for(stream_id, len(partitions))
+        partitions[partition].append(record)
         return Position(topic, partition, len(partitions[partition]) - 1)
 
 
@@ -140,6 +156,12 @@ class InMemoryEventLog(EventLog):
         self._state.gate = gate
         return gate
 
+    def append_stored(self, topic: str, stream_id: str, record: StoredRecord) -> Position:
+        """Append ``record`` as it is, on ``stream_id``'s partition (tests: records without
+        the event-type header, or whose value is not an envelope)."""
+        with self._state.lock:
+            return self._state.write_stored(topic, stream_id, record)
+
     def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
         epoch = self._state.epochs.get(transactional_id, 0) + 1
         self._state.epochs[transactional_id] = epoch
@@ -151,7 +173,7 @@ class InMemoryEventLog(EventLog):
             partition = partition_for(stream_id, len(partitions))
             stored = list(enumerate(partitions[partition]))
         records = (
-            Record(topic, partition, offset, decode(data, self._registry))
+            Record(topic, partition, offset, decode(data.value, self._registry))
             for offset, data in stored
             if offset >= from_offset
         )
@@ -162,11 +184,23 @@ class InMemoryEventLog(EventLog):
             return {tp: self._state.end_offset(tp) for tp in partitions}
 
     def consumer(
-        self, group_id: str, topics: Sequence[str], on_assigned: OnAssigned | None = None
+        self,
+        group_id: str,
+        topics: Sequence[str],
+        on_assigned: OnAssigned | None = None,
+        *,
+        types: Collection[str] | None = None,
     ) -> GroupConsumer:
         for name in topics:
             self._state.topic(name)
-        return _InMemoryConsumer(self._state, self._registry, group_id, tuple(topics), on_assigned)
+        return _InMemoryConsumer(
+            self._state,
+            self._registry,
+            group_id,
+            tuple(topics),
+            on_assigned,
+            None if types is None else frozenset(types),
+        )
 
     def close(self) -> None:
         pass
@@ -222,12 +256,14 @@ class _InMemoryConsumer(GroupConsumer):
         group_id: str,
         topics: tuple[str, ...],
         on_assigned: OnAssigned | None,
+        types: frozenset[str] | None,
     ) -> None:
         self._state = state
         self._registry = registry
         self._group_id = group_id
         self._topics = topics
         self._on_assigned = on_assigned
+        self._types = types
         self._positions: dict[TopicPartition, int] | None = None
 
     def _assign(self) -> dict[TopicPartition, int]:
@@ -244,18 +280,20 @@ class _InMemoryConsumer(GroupConsumer):
     def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
         with self._state.lock:
             positions = self._assign()
-            stored: list[tuple[TopicPartition, int, bytes]] = []
+            stored: list[tuple[TopicPartition, int, StoredRecord]] = []
             for tp, position in positions.items():
                 log = self._state.topic(tp.topic).partitions[tp.partition]
                 for offset in range(position, len(log)):
                     if len(stored) >= max_records:
                         break
-                    stored.append((tp, offset, log[offset]))
                     positions[tp] = offset + 1
-        return [
-            Record(tp.topic, tp.partition, offset, decode(data, self._registry))
-            for tp, offset, data in stored
-        ]
+                    stored.append((tp, offset, log[offset]))
+        records: list[Record] = []
+        for tp, offset, record in stored:
+            envelope = decode_if_used(record.value, record.event_type, self._registry, self._types)
+            if envelope is not None:
+                records.append(Record(tp.topic, tp.partition, offset, envelope))
+        return records
 
     def assignment(self) -> frozenset[TopicPartition]:
         return frozenset(self._positions or ())

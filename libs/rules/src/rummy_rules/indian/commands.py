@@ -12,9 +12,10 @@ from ..commands import Command
 @dataclass(frozen=True, kw_only=True)
 class Declare(Command):
     """Holding one card more than a hand (14 at 13-card rummy), lay ``face_down`` aside and show
-    the rest. The server judges the shown cards under their best arrangement; a client's grouping
-    is not part of the command. A card taken from the discard pile this turn cannot be the one
-    laid face down (when the rule set forbids discarding it)."""
+    the rest (``docs/rules/declaration.md#declaring``). The server judges the shown cards under
+    their best arrangement; a client's grouping is not part of the command. A card taken from the
+    discard pile this turn cannot be the one laid face down (when the rule set forbids discarding
+    it)."""
 
     seat: int
     turn_no: int
@@ -25,7 +26,7 @@ class Declare(Command):
 @dataclass(frozen=True, kw_only=True)
 class Drop(Command):
     """Leave the hand on one's turn, before drawing: a first drop if the seat has not drawn yet in
-    this hand, else a middle drop."""
+    this hand, else a middle drop (``docs/rules/scoring.md#drops``)."""
 
     seat: int
     turn_no: int

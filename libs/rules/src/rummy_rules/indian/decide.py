@@ -386,7 +386,8 @@ def _leave(state: HandState, c: LeaveHand) -> list[Event]:
 
 def fixed_card_order(card: Card) -> tuple[int, int, int]:
     """The tie-break order among cards of equal points: by rank (ace low, printed joker lowest),
-    then suit (clubs, diamonds, hearts, spades), then copy; the greatest is chosen."""
+    then suit (clubs, diamonds, hearts, spades), then copy; the greatest is chosen
+    (``docs/rules/hand-flow.md#timeouts``)."""
     rank = 0 if card.rank is None else int(card.rank)
     suit = -1 if card.suit is None else SUITS.index(card.suit)
     return (rank, suit, card.copy)
@@ -395,7 +396,8 @@ def fixed_card_order(card: Card) -> tuple[int, int, int]:
 def auto_discard(state: HandState) -> Card:
     """The card a timed-out seat that has drawn discards: the card it drew from the stock; if it
     drew from the discard pile, its highest-point card (ties by ``fixed_card_order``), not the
-    card it took when the rule set forbids discarding that card."""
+    card it took when the rule set forbids discarding that card
+    (``docs/rules/hand-flow.md#timeouts``)."""
     seat = state.seat_state(state.turn_seat)  # type: ignore[arg-type]
     assert seat is not None and state.drawn_card is not None and state.rule_set is not None
     if state.drawn_source is DrawSource.STOCK:
@@ -476,7 +478,11 @@ _DECIDERS: dict[type, Callable[[HandState, Any], list[Event]]] = {
 
 
 def decide(state: HandState, command: Command) -> tuple[Event, ...]:
-    """The events ``command`` causes; ``()`` for a stale timeout. Raises RuleViolation."""
+    """The events ``command`` causes; ``()`` for a stale timeout. Raises RuleViolation.
+
+    Rules: ``docs/rules/hand-flow.md`` (phases, turns, timeouts, leaving, refusals),
+    ``docs/rules/declaration.md#declaring``, ``docs/rules/scoring.md#drops``.
+    """
     decider = _DECIDERS.get(type(command))
     if decider is None:
         raise _fail(

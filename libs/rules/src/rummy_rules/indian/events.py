@@ -13,7 +13,8 @@ from ..events import Event
 
 class DropKind(Enum):
     """Why a seat left the hand without declaring: before its first draw (first drop), after
-    (middle drop), leaving the table mid-hand, or too many missed turns in a row."""
+    (middle drop), leaving the table mid-hand, or too many missed turns in a row
+    (``docs/rules/scoring.md#outcomes``)."""
 
     FIRST = "first"
     MIDDLE = "middle"
@@ -45,7 +46,8 @@ class Declared(Event):
 @dataclass(frozen=True, kw_only=True)
 class DeclarationRejected(Event):
     """``seat`` showed ``shown`` but it is not a valid declaration under its best arrangement:
-    the seat is out, charged ``points`` (the wrong-declare penalty); play goes on."""
+    the seat is out, charged ``points`` (the wrong-declare penalty); play goes on
+    (``docs/rules/declaration.md#wrong-declare``)."""
 
     seat: int
     turn_no: int

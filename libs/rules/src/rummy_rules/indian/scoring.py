@@ -3,7 +3,7 @@
 The declarer (or the last seat left) scores 0. A seat still playing is scored under the best
 arrangement of its cards (``rummy_rules.arrangement``), capped only if the rule set has a cap.
 A seat that dropped, left, timed out or declared wrongly is charged its penalty instead.
-Money comes from ``rummy_rules.settlement.settle``.
+Money comes from ``rummy_rules.settlement.settle``. Rules: ``docs/rules/scoring.md#outcomes``.
 """
 
 from __future__ import annotations

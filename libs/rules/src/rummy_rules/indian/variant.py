@@ -26,7 +26,8 @@ def player_view(state: HandState, seat: int) -> PlayerView:
 
     While the hand runs: its own cards, the discard pile, each seat's card count and status, the
     stock's size, the turn, the cut card and wild rank. At the end, ``result`` adds every seat's
-    cards and scored arrangement. Never another seat's cards or the stock order before the end.
+    cards and scored arrangement. Never another seat's cards or the stock order before the end
+    (``docs/rules/hand-flow.md#views``).
     """
     own = state.seat_state(seat)
     return PlayerView(

@@ -18,6 +18,10 @@ platform's envelope codec and transactional writer):
   passed while the clock was down fires right after.
 - The writer's transactional id is stable across restarts: a restarted clock fences its
   predecessor and the broker aborts whatever that one left open.
+- A table event whose handling raises parks that table alone
+  (:class:`rummy_platform.isolation.StreamIsolation`): its events are held in order and retried
+  after a backoff, the other tables' deadlines go on, and the table-events resume offset never
+  passes a held event.
 """
 
 from __future__ import annotations
@@ -31,23 +35,28 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 
-from rummy_clock.application import ClockApplication
+from rummy_clock.application import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
 from rummy_clock.clock import Clock
-from rummy_platform.envelope import EnvelopeError, PayloadRegistry, decode, event_payloads
+from rummy_platform.envelope import EnvelopeError, PayloadRegistry, event_payloads
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
     KafkaEventLog,
+    Record,
     TopicPartition,
     TransactionalWriter,
     WriterFenced,
+    decode_if_used,
 )
 from rummy_platform.eventlog.kafka_log import (
+    GROUP_FETCH,
     EmptyAssignmentWatch,
     PollGuard,
+    header_type,
     kafka_consumer_lag,
     wait_for_partitions,
 )
+from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
 from rummy_platform.metrics import ConsumerLagReporter
 
@@ -117,11 +126,14 @@ class ClockLoop:
         self._owned: set[int] = set()
         self._catching_up: dict[KafkaTopicPartition, int] | None = None
         self._newly_assigned: set[KafkaTopicPartition] = set()
+        self._reread: set[KafkaTopicPartition] = set()
         self._committed: dict[TopicPartition, int] = {}
         self._last_checkpoint = time.monotonic()
         self._watch = EmptyAssignmentWatch()
         self._guard = PollGuard(group_id)  # a lost or hung broker: back off, never spin
         self._lag = ConsumerLagReporter(group_id)  # rummy_consumer_lag_events, every 15 s
+        #: Tables whose events raised: held and retried, the others go on.
+        self.isolation = StreamIsolation(group_id, first_s=max_wait_s)
 
     # -- rebalance ---------------------------------------------------------------------------
 
@@ -130,14 +142,35 @@ class ClockLoop:
         self._newly_assigned |= tps
         self._owned = {tp.partition for tp in tps if tp.topic == self._table_topic}
         self._committed.clear()
+        self.isolation.reset()
+        self._reread |= tps  # in the loop: no blocking call in a rebalance callback
         _log.info("partitions assigned", partitions=sorted(self._owned))
 
+    def _reread_from_committed(self, consumer: KafkaConsumer) -> bool:
+        """Read each partition assigned since the last round again from the group's committed
+        resume offset (from the beginning without one); True if any was. kafka-python keeps the
+        position of a partition a member keeps across a rebalance, but :meth:`_revoked` forgot
+        its deadlines and held events: without this they would never be read again."""
+        if not self._reread:
+            return False
+        tps, self._reread = self._reread, set()
+        for tp in tps:
+            offset = consumer.committed(tp)
+            if offset is None:
+                consumer.seek_to_beginning(tp)
+            else:
+                consumer.seek(tp, offset)
+        return True
+
     def _revoked(self, revoked: Iterable[KafkaTopicPartition]) -> None:
+        revoked = list(revoked)
+        self._reread -= set(revoked)
         gone = {tp.partition for tp in revoked}
         self._app.drop_partitions(gone)
         self._owned -= gone
         self._catching_up = None
         self._committed.clear()
+        self.isolation.reset()
 
     @property
     def live(self) -> bool:
@@ -162,6 +195,9 @@ class ClockLoop:
                 heartbeat_interval_ms=SESSION_TIMEOUT_MS // 4,
                 # Range gives partition p of both topics to the same member (co-partitioned).
                 partition_assignment_strategy=[RangePartitionAssignor],
+                # Batched fetches, as every group consumer of the platform (see GROUP_FETCH);
+                # a deadline fires at its time whatever the delay of the TurnStarted.
+                **GROUP_FETCH,
             )
             topics = [self._table_topic, self._clock_topic]
             wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
@@ -197,6 +233,8 @@ class ClockLoop:
         consumer = self._consumer
         assert consumer is not None
         batches = self._guard.poll(consumer, int(self._wait_seconds() * 1000))
+        if self._reread_from_committed(consumer):
+            return  # what this poll returned is read again from the committed offsets
         if self._owned and not self._guard.backoff.failing:
             self._lag.maybe_report(lambda: kafka_consumer_lag(consumer))
         # Not consumer.assignment(): during a rebalance it still names the revoked partitions.
@@ -206,14 +244,19 @@ class ClockLoop:
             self.close()
             self._owned.clear()
             self._newly_assigned.clear()
+            self._reread.clear()
             self._catching_up = None
             self.open()
             return
         live = self.live
+        self.isolation.retry_due(self._on_table_record)
         for tp in sorted(batches, key=lambda t: (t.topic != self._table_topic, t.partition)):
             for message in batches[tp]:
+                used = TABLE_EVENTS_USED if tp.topic == self._table_topic else CLOCK_EVENTS_USED
                 try:
-                    envelope = decode(message.value, self._registry)
+                    envelope = decode_if_used(
+                        message.value, header_type(message.headers), self._registry, used
+                    )
                 except EnvelopeError:
                     # Not an event this build knows (a newer producer): nothing to schedule.
                     _log.warning(
@@ -223,13 +266,23 @@ class ClockLoop:
                         offset=message.offset,
                     )
                     continue
+                if envelope is None:  # a type the clock does not use, skipped undecoded
+                    continue
                 if tp.topic == self._table_topic:
-                    self._app.on_table_event(envelope, tp.partition, message.offset)
+                    record = Record(tp.topic, tp.partition, message.offset, envelope)
+                    if self.isolation.admit(record):
+                        try:
+                            self._on_table_record(record)
+                        except Exception as exc:
+                            self.isolation.failed(record, exc)
                 else:
                     self._app.on_clock_event(envelope, tp.partition, message.offset, live=live)
         self._track_catch_up(consumer)
         if self.live:
             self._fire_due(consumer)
+
+    def _on_table_record(self, record: Record, _resume: int = 0) -> None:
+        self._app.on_table_event(record.envelope, record.partition, record.offset)
 
     def _wait_seconds(self) -> float:
         if not self.live:
@@ -258,7 +311,11 @@ class ClockLoop:
 
     def _positions(self, consumer: KafkaConsumer) -> tuple[dict[int, int], dict[int, int]]:
         sources = {
-            p: consumer.position(KafkaTopicPartition(self._table_topic, p)) for p in self._owned
+            p: self.isolation.resume(
+                TopicPartition(self._table_topic, p),
+                consumer.position(KafkaTopicPartition(self._table_topic, p)),
+            )
+            for p in self._owned
         }
         fired = {
             p: consumer.position(KafkaTopicPartition(self._clock_topic, p)) for p in self._owned

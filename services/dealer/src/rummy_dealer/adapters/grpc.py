@@ -9,7 +9,7 @@ from rummy.dealer.v1 import dealer_service_pb2_grpc as pb_grpc
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
 SERVICE_NAME = "rummy.dealer.v1.DealerService"
-SPEC_REFERENCE = "libs/rules/docs/shuffle-spec.md"
+SPEC_REFERENCE = "docs/rules/shuffle-spec.md"
 add_to_server = pb_grpc.add_DealerServiceServicer_to_server
 
 

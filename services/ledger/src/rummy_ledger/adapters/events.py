@@ -32,7 +32,7 @@ def table_reactor(
     """The reactor turning table-events into reservations, settlements and releases. Each
     record is handled in one PostgreSQL transaction with its next offset (``consumer_offsets``)
     and its event id (``processed_events``: a repeat republished at a new offset is dropped);
-    other payload types are only marked consumed."""
+    other payload types are dropped by the consumer, undecoded."""
     return PostgresReactor(
         log,
         pool,

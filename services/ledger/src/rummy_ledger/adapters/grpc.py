@@ -2,7 +2,7 @@
 the handler, encode. Ledger errors become platform errors through one table
 (:data:`STATUS_OF`); the host's ErrorMappingInterceptor turns those into status codes.
 
-Who may do what (DESIGN.md, Identity):
+Who may do what (``docs/rules/promises.md#identity``):
 
 - ``GetBalance`` / ``GetStatement``: a player reads only its own account (``account_id`` empty
   or its own; another's is PERMISSION_DENIED); operator and service read any account and must

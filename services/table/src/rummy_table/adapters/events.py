@@ -16,11 +16,13 @@ from rummy_platform.errors import Unavailable
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
+    GroupConsumer,
     KafkaEventLog,
     Record,
     TopicPartition,
     WriterFenced,
 )
+from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
 from rummy_table.application import TableApp
 
@@ -63,7 +65,12 @@ def read_topic(bootstrap_servers: str, topic: str, timeout_s: float = 120.0) -> 
 
 class InputLoop:
     """Consumes the table's inputs and hands each to :meth:`TableApp.on_input` (which appends
-    its facts with the consumed offset in one transaction). A failing input is retried after
+    its facts with the consumed offset in one transaction).
+
+    An input whose handling raises parks its table alone (``isolation``, see
+    :mod:`rummy_platform.isolation`): that table's inputs are held in order and retried after a
+    backoff starting at ``retry_pause_s``, the other tables' inputs go on, and the offset
+    committed never passes a held input. A broker outage rewinds the round and retries it after
     ``retry_pause_s``; a fenced writer ends the loop with WriterFenced."""
 
     def __init__(
@@ -80,36 +87,82 @@ class InputLoop:
         self._topics = list(topics)
         self._retry_pause_s = retry_pause_s
         self._poll_timeout_s = poll_timeout_s
+        self.isolation = StreamIsolation(app.input_group, first_s=retry_pause_s)
+        self._consumer: GroupConsumer | None = None
+
+    def _assigned(self, partitions: frozenset[TopicPartition]) -> dict[TopicPartition, int]:
+        # Held inputs are read again from the first of them (a partition the member keeps
+        # keeps its position; the others resume from the committed offsets).
+        return self.isolation.reassigned(partitions)
+
+    def open(self) -> GroupConsumer:
+        """Join the consumer group (idempotent)."""
+        if self._consumer is None:
+            self._consumer = self._log.consumer(self._app.input_group, self._topics, self._assigned)
+            # The offsets this loop's inputs commit carry the member's generation (KIP-447).
+            self._app.input_group_metadata = self._consumer.group_metadata
+        return self._consumer
+
+    def close(self) -> None:
+        if self._consumer is not None:
+            self._consumer.close()
+            self._consumer = None
 
     def run(self, stop: threading.Event) -> None:
-        consumer = self._log.consumer(self._app.input_group, self._topics)
-        # The offsets this loop's inputs commit carry the member's generation (KIP-447).
-        self._app.input_group_metadata = consumer.group_metadata
+        self.open()
         try:
             while not stop.is_set():
-                if self._app.fenced:
-                    raise WriterFenced("the table writer was fenced; stopping the input loop")
-                records = consumer.poll(self._poll_timeout_s)
-                for i, record in enumerate(records):
-                    try:
-                        self._handle(record)
-                    except (WriterFenced, Unavailable):
-                        raise WriterFenced("the table writer was fenced") from None
-                    except Exception:
-                        _log.exception("input failed; will retry", event_type=record.envelope.type)
-                        pending: dict[TopicPartition, int] = {}
-                        for r in records[i:]:
-                            pending.setdefault(TopicPartition(r.topic, r.partition), r.offset)
-                        for tp, offset in pending.items():
-                            consumer.seek(tp, offset)
-                        stop.wait(self._retry_pause_s)
-                        break
+                try:
+                    self.run_once()
+                except WriterFenced:
+                    raise
+                except EventLogError:
+                    _log.exception("input round failed; will retry")
+                    stop.wait(self._retry_pause_s)
         finally:
-            consumer.close()
+            self.close()
 
-    def _handle(self, record: Record) -> None:
+    def run_once(self) -> int:
+        """Retry the parked tables that are due, poll once and handle what came; returns how
+        many inputs were handled. Raises WriterFenced once fenced, EventLogError on an outage
+        (after rewinding the inputs not done)."""
+        consumer = self.open()
+        if self._app.fenced:
+            raise WriterFenced("the table writer was fenced; stopping the input loop")
+        try:
+            handled = self.isolation.retry_due(
+                self._handle, reraise=(WriterFenced, Unavailable, EventLogError)
+            )
+        except (WriterFenced, Unavailable):
+            raise WriterFenced("the table writer was fenced") from None
+        records = consumer.poll(self._poll_timeout_s)
+        for i, record in enumerate(records):
+            if not self.isolation.admit(record):
+                continue
+            tp = TopicPartition(record.topic, record.partition)
+            try:
+                self._handle(record, self.isolation.resume(tp, record.next_offset))
+                handled += 1
+            except (WriterFenced, Unavailable):
+                raise WriterFenced("the table writer was fenced") from None
+            except EventLogError:
+                self._rewind(consumer, records[i:])
+                raise
+            except Exception as exc:
+                self.isolation.failed(record, exc)
+        return handled
+
+    def _rewind(self, consumer: GroupConsumer, pending: Sequence[Record]) -> None:
+        first: dict[TopicPartition, int] = {}
+        for r in pending:
+            first.setdefault(TopicPartition(r.topic, r.partition), r.offset)
+        for tp, offset in first.items():
+            self.isolation.forget_from(tp, offset)
+            consumer.seek(tp, offset)
+
+    def _handle(self, record: Record, store_offset: int) -> None:
         self._app.on_input(
-            record.envelope, TopicPartition(record.topic, record.partition), record.next_offset
+            record.envelope, TopicPartition(record.topic, record.partition), store_offset
         )
 
 

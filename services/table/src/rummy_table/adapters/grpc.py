@@ -86,6 +86,15 @@ class TableServicer(api_grpc.TableServiceServicer):
             raise PermissionDenied("only an operator opens tables")
         return api.OpenTableResponse(table_id=self._app.open_table(principal.account_id, request))
 
+    def CloseTable(  # noqa: N802
+        self, request: api.CloseTableRequest, context: grpc.ServicerContext
+    ) -> api.CloseTableResponse:
+        principal = current_principal()
+        if principal.role is not Role.OPERATOR:
+            raise PermissionDenied("only an operator closes tables")
+        state = self._app.close_table(principal.account_id, request)
+        return api.CloseTableResponse(state=state)
+
     def ListTables(  # noqa: N802
         self, request: api.ListTablesRequest, context: grpc.ServicerContext
     ) -> api.ListTablesResponse:

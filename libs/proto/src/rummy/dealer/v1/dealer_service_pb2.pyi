@@ -41,7 +41,7 @@ class GetShuffleSpecResponse(_message.Message):
     SPEC_REFERENCE_FIELD_NUMBER: _builtins.int
     shuffle_version: _builtins.str
     spec_reference: _builtins.str
-    """Where the spec is written down (a path in the repository, e.g. libs/rules/docs/shuffle-spec.md)."""
+    """Where the spec is written down (a path in the repository, e.g. docs/rules/shuffle-spec.md)."""
     def __init__(
         self,
         *,

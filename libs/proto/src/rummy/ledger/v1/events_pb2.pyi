@@ -187,7 +187,7 @@ class SettlementRefused(_message.Message):
     """The ledger refused a hand's settlement (HandEnded failed an invariant: the lines and the
     commission do not sum to zero, a loser pays more than its reservation, the commission is above
     the table's rate, a seat of the hand is missing or listed twice...). Nothing of it is posted,
-    every reservation of the hand is released, and the hand is void (DESIGN "Money by format").
+    every reservation of the hand is released, and the hand is void (docs/rules/money.md#refused-settlement).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -247,10 +247,13 @@ class TokensGranted(_message.Message):
     AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     IDEMPOTENCY_KEY_FIELD_NUMBER: _builtins.int
     JOURNAL_TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    OPERATOR_ACCOUNT_ID_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     amount_hundredths: _builtins.int
     idempotency_key: _builtins.str
     journal_transaction_id: _builtins.str
+    operator_account_id: _builtins.str
+    """the operator who granted (its token's subject)"""
     def __init__(
         self,
         *,
@@ -258,10 +261,11 @@ class TokensGranted(_message.Message):
         amount_hundredths: _builtins.int = ...,
         idempotency_key: _builtins.str = ...,
         journal_transaction_id: _builtins.str = ...,
+        operator_account_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "amount_hundredths", b"amount_hundredths", "idempotency_key", b"idempotency_key", "journal_transaction_id", b"journal_transaction_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "amount_hundredths", b"amount_hundredths", "idempotency_key", b"idempotency_key", "journal_transaction_id", b"journal_transaction_id", "operator_account_id", b"operator_account_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

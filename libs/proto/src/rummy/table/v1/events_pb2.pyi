@@ -90,6 +90,7 @@ class TableOpened(_message.Message):
     POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     RULE_SET_FIELD_NUMBER: _builtins.int
+    OPERATOR_ACCOUNT_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     seat_count: _builtins.int
@@ -98,6 +99,8 @@ class TableOpened(_message.Message):
     """0 = a free table"""
     commission_bps: _builtins.int
     """commission on the winner's take, in basis points (1/100 of a %)"""
+    operator_account_id: _builtins.str
+    """the operator who opened it (its token's subject)"""
     @_builtins.property
     def rule_set(self) -> _cards_pb2.RuleSet: ...
     def __init__(
@@ -109,14 +112,59 @@ class TableOpened(_message.Message):
         point_value_hundredths: _builtins.int = ...,
         commission_bps: _builtins.int = ...,
         rule_set: _cards_pb2.RuleSet | None = ...,
+        operator_account_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rule_set", b"rule_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "rule_set", b"rule_set", "seat_count", b"seat_count", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "operator_account_id", b"operator_account_id", "point_value_hundredths", b"point_value_hundredths", "rule_set", b"rule_set", "seat_count", b"seat_count", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TableOpened: _TypeAlias = TableOpened  # noqa: Y015
+
+@_typing.final
+class TableClosing(_message.Message):
+    """An operator asked to close the table (CloseTable): no hand starts and no seat is taken from
+    here on; a hand being played plays out. TableClosed follows once no hand is being played.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPERATOR_ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    operator_account_id: _builtins.str
+    """the token's subject"""
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        operator_account_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["operator_account_id", b"operator_account_id", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableClosing: _TypeAlias = TableClosing  # noqa: Y015
+
+@_typing.final
+class TableClosed(_message.Message):
+    """The table is closed: every player seated was stood up (a TablePlayerLeft each, just before)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableClosed: _TypeAlias = TableClosed  # noqa: Y015
 
 @_typing.final
 class TablePlayerSeated(_message.Message):

@@ -34,6 +34,29 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _TableState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TableStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TableState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TABLE_STATE_UNSPECIFIED: _TableState.ValueType  # 0
+    TABLE_STATE_OPEN: _TableState.ValueType  # 1
+    TABLE_STATE_CLOSING: _TableState.ValueType  # 2
+    """CloseTable was called; the current hand plays out"""
+    TABLE_STATE_CLOSED: _TableState.ValueType  # 3
+    """every player stood up; no hand starts again"""
+
+class TableState(_TableState, metaclass=_TableStateEnumTypeWrapper): ...
+
+TABLE_STATE_UNSPECIFIED: TableState.ValueType  # 0
+TABLE_STATE_OPEN: TableState.ValueType  # 1
+TABLE_STATE_CLOSING: TableState.ValueType  # 2
+"""CloseTable was called; the current hand plays out"""
+TABLE_STATE_CLOSED: TableState.ValueType  # 3
+"""every player stood up; no hand starts again"""
+Global___TableState: _TypeAlias = TableState  # noqa: Y015
+
 class _HandPhase:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -82,6 +105,7 @@ class TableSummary(_message.Message):
     VARIANT_FIELD_NUMBER: _builtins.int
     TURN_SECONDS_FIELD_NUMBER: _builtins.int
     START_DELAY_SECONDS_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     seat_count: _builtins.int
@@ -91,6 +115,8 @@ class TableSummary(_message.Message):
     variant: _builtins.str
     turn_seconds: _builtins.int
     start_delay_seconds: _builtins.int
+    state: Global___TableState.ValueType
+    """OPEN or CLOSING: ListTables omits closed tables."""
     def __init__(
         self,
         *,
@@ -103,10 +129,11 @@ class TableSummary(_message.Message):
         variant: _builtins.str = ...,
         turn_seconds: _builtins.int = ...,
         start_delay_seconds: _builtins.int = ...,
+        state: Global___TableState.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "start_delay_seconds", b"start_delay_seconds", "table_id", b"table_id", "turn_seconds", b"turn_seconds", "variant", b"variant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "start_delay_seconds", b"start_delay_seconds", "state", b"state", "table_id", b"table_id", "turn_seconds", b"turn_seconds", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -691,6 +718,7 @@ class PlayerView(_message.Message):
     ABORTED_REASON_FIELD_NUMBER: _builtins.int
     HAND_NO_FIELD_NUMBER: _builtins.int
     VOIDED_REASON_FIELD_NUMBER: _builtins.int
+    TABLE_STATE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     stream_version: _builtins.int
     """the table-stream version this view reflects"""
@@ -710,6 +738,8 @@ class PlayerView(_message.Message):
     """Set when the ledger refused this hand's settlement: the hand is void, every hold released,
     no token moved (the reason says which invariant failed).
     """
+    table_state: Global___TableState.ValueType
+    """CLOSING after CloseTable, CLOSED once every seat was stood up"""
     @_builtins.property
     def my_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
     @_builtins.property
@@ -754,10 +784,11 @@ class PlayerView(_message.Message):
         aborted_reason: _builtins.str = ...,
         hand_no: _builtins.int = ...,
         voided_reason: _builtins.str = ...,
+        table_state: Global___TableState.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__my_seat: _TypeAlias = _typing.Literal["my_seat"]  # noqa: Y015
     _WhichOneofArgType__my_seat: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat"]  # noqa: Y015
@@ -836,3 +867,51 @@ class GetHandResultResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetHandResultResponse: _TypeAlias = GetHandResultResponse  # noqa: Y015
+
+@_typing.final
+class CloseTableRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """at most 64 bytes"""
+    client_request_id: _builtins.str
+    """at most 64 bytes"""
+    reason: _builtins.str
+    """at most 200 bytes; recorded on TableClosing"""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        client_request_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_request_id", b"client_request_id", "reason", b"reason", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CloseTableRequest: _TypeAlias = CloseTableRequest  # noqa: Y015
+
+@_typing.final
+class CloseTableResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    state: Global___TableState.ValueType
+    """CLOSED when no hand was being played (closed at once), else CLOSING."""
+    def __init__(
+        self,
+        *,
+        state: Global___TableState.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CloseTableResponse: _TypeAlias = CloseTableResponse  # noqa: Y015

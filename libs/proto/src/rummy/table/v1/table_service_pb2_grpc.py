@@ -89,6 +89,11 @@ class TableServiceStub:
                 request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.SerializeToString,
                 response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.FromString,
                 _registered_method=True)
+        self.CloseTable = channel.unary_unary(
+                '/rummy.table.v1.TableService/CloseTable',
+                request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+                response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -164,6 +169,17 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CloseTable(self, request, context):
+        """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+        out; then every seated player is stood up and the table is closed. Recorded on the table
+        stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+        A retried client_request_id answers as the first call; closing a table already closing or
+        closed otherwise is FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -221,6 +237,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetHandResult,
                     request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.FromString,
                     response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.SerializeToString,
+            ),
+            'CloseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseTable,
+                    request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableRequest.FromString,
+                    response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -520,6 +541,33 @@ class TableService:
             '/rummy.table.v1.TableService/GetHandResult',
             rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.SerializeToString,
             rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.table.v1.TableService/CloseTable',
+            rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+            rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

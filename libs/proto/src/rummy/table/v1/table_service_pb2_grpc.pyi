@@ -59,6 +59,13 @@ class TableServiceStub:
     limit); after_stream_version resumes a dropped stream.
     """
     GetHandResult: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]
+    CloseTable: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]
+    """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+    out; then every seated player is stood up and the table is closed. Recorded on the table
+    stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+    A retried client_request_id answers as the first call; closing a table already closing or
+    closed otherwise is FAILED_PRECONDITION.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -79,6 +86,13 @@ class TableServiceAsyncStub(TableServiceStub):
     limit); after_stream_version resumes a dropped stream.
     """
     GetHandResult: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]  # type: ignore[assignment]
+    CloseTable: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]  # type: ignore[assignment]
+    """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+    out; then every seated player is stood up and the table is closed. Recorded on the table
+    stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+    A retried client_request_id answers as the first call; closing a table already closing or
+    closed otherwise is FAILED_PRECONDITION.
+    """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -162,5 +176,18 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.GetHandResultRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.GetHandResultResponse, _abc.Awaitable[_table_service_pb2.GetHandResultResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CloseTable(
+        self,
+        request: _table_service_pb2.CloseTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.CloseTableResponse, _abc.Awaitable[_table_service_pb2.CloseTableResponse]]:
+        """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
+        out; then every seated player is stood up and the table is closed. Recorded on the table
+        stream as TableClosing (naming the operator), then TablePlayerLeft per seat and TableClosed.
+        A retried client_request_id answers as the first call; closing a table already closing or
+        closed otherwise is FAILED_PRECONDITION.
+        """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,608 @@
+"""Throughput of one table-service instance: N tables of bots over the public gRPC API.
+
+Usage::
+
+    .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
+        [--watchers 10000]
+
+Brokers: ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are set (never started or
+stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if this run started them).
+
+1. The floor, before any service starts: on the same broker, a producer of its own (kafka-python's
+   defaults, ``linger_ms`` pinned to 0) commits one-record transactions one after the other for a
+   few seconds on a topic of its own. ``serial_commits_per_s`` is their rate (what a design that
+   commits one action at a time cannot beat); ``produce_p99_ms`` is the p99 of one such bare
+   transaction (begin, send, wait for the ack, commit), ``produce_ack_p99_ms`` of its send-to-ack
+   part alone.
+2. The five services start as processes on free ports (``rummy_ops.stack``: an own database
+   and topic prefix, both removed at the end), ``--clock-speed`` times faster clocks, the
+   operator's rate limit off (this harness opens hundreds of tables and grants every bot; the
+   players keep the default limits).
+3. Each step opens ``tables`` new tables of ``--seats`` seats (point value 0.10, so every hand is
+   reserved and settled by the ledger), grants every bot and seats one bot per seat
+   (``rummy_ops.bots``: its own token, its own ``WatchTable``, acting as soon as its view lets it;
+   no stalls, no wrong declares). After ``--warmup`` seconds it measures for ``--seconds``:
+   player actions (DrawCard, DiscardCard, Declare, Drop) per second and their latency from the
+   client (p50/p99), hands ended per second and turn deadlines that fired (the table service's
+   ``rummy_table_hands_ended`` / ``rummy_table_turn_timeouts``), CPU% of each service and of this
+   driver (100% = one core), CPU milliseconds per action of each, RSS and threads of each service,
+   and how many calls failed UNAVAILABLE or RESOURCE_EXHAUSTED. Then the bots leave.
+4. ``--watchers N``: at ``--watch-tables`` tables (default 16), one window as above, then a separate
+   process (this script with ``--open-watches``, on grpc.aio) opens N idle ``WatchTable`` streams
+   over those tables, one player account each, and a second window runs; the line reports the
+   table service's RSS and threads and the change of action p99.
+
+``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
+``tables``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``, ``resource_exhausted``,
+``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``, ``produce_p99_ms``, ``cpu_percent``,
+``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), and for the watcher
+step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
+
+The machine is shared: absolute figures drift from run to run; compare ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import secrets
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import psycopg
+from kafka import KafkaAdminClient, KafkaProducer
+from prometheus_client.parser import text_string_to_metric_families
+from psycopg import sql
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT / "libs" / "platform" / "bench"))
+
+from produce_latency import small_event  # noqa: E402
+
+from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
+from rummy_ops.bots.client import Bot  # noqa: E402
+from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
+from rummy_ops.stack import Stack, StackConfig, stack_for_tests  # noqa: E402
+from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E402
+from rummy_platform.config import rate_limit_variable  # noqa: E402
+from rummy_platform.envelope import encode  # noqa: E402
+from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
+from rummy_platform.topics import TopicSpec  # noqa: E402
+from rummy_rules.melds import MeldOptions  # noqa: E402
+from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
+
+ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop"})
+COUNTED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
+SERVICES = ("table", "dealer", "ledger", "fairness", "clock")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-quantile (0..1) by nearest rank; 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+# -- the floor: serial one-record transactions on the same broker --------------------------------
+
+
+@dataclass(frozen=True)
+class Floor:
+    serial_commits_per_s: float
+    produce_p99_ms: float
+    produce_p50_ms: float
+    produce_ack_p99_ms: float
+
+
+def measure_floor(bootstrap: str, seconds: float) -> Floor:
+    """One-record transactions, one after the other, for ``seconds`` (after 20 unmeasured ones),
+    through a producer with kafka-python's defaults except ``linger_ms=0``, on a fresh topic of
+    one partition (deleted afterwards)."""
+    topic = f"bench-throughput-floor-{uuid.uuid4().hex[:8]}"
+    with KafkaEventLog(bootstrap, client_id="throughput-bench") as log:
+        log.ensure_topics([TopicSpec(topic, partitions=1)])
+    value = encode(small_event(f"table-{uuid.uuid4()}", 1))
+    producer = KafkaProducer(
+        bootstrap_servers=bootstrap.split(","),
+        transactional_id=f"bench-floor-{uuid.uuid4()}",
+        linger_ms=0,
+    )
+    whole: list[float] = []
+    acked: list[float] = []
+    try:
+        producer.init_transactions()
+
+        def one() -> tuple[float, float]:
+            started = time.perf_counter()
+            producer.begin_transaction()
+            producer.send(topic, key=b"floor", value=value).get(timeout=30)
+            ack = time.perf_counter()
+            producer.commit_transaction()
+            return ack - started, time.perf_counter() - started
+
+        for _ in range(20):
+            one()
+        began = time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            ack_s, whole_s = one()
+            acked.append(ack_s * 1000)
+            whole.append(whole_s * 1000)
+        elapsed = time.perf_counter() - began
+    finally:
+        producer.close(timeout=10)
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
+        try:
+            admin.delete_topics([topic])
+        finally:
+            admin.close()
+    return Floor(
+        serial_commits_per_s=len(whole) / elapsed,
+        produce_p99_ms=percentile(whole, 0.99),
+        produce_p50_ms=percentile(whole, 0.5),
+        produce_ack_p99_ms=percentile(acked, 0.99),
+    )
+
+
+# -- what the client sees: every unary call's latency and status ---------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    at: float  # time.monotonic() when it ended
+    method: str
+    seconds: float
+    code: grpc.StatusCode
+
+
+class CallRecorder(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """Records every unary call made through the channels it intercepts (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self._lock = threading.Lock()
+
+    def intercept_unary_unary(
+        self, continuation: Callable[[Any, Any], Any], client_call_details: Any, request: Any
+    ) -> Any:
+        started = time.monotonic()
+        outcome = continuation(client_call_details, request)
+        ended = time.monotonic()
+        method = client_call_details.method.rsplit("/", 1)[-1]
+        with self._lock:
+            self.calls.append(Call(ended, method, ended - started, outcome.code()))
+        return outcome
+
+    def window(self, since: float, until: float) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if since <= c.at < until]
+
+
+# -- the services' processes -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProcessSample:
+    cpu_s: float
+    rss_mib: float
+    threads: int
+
+
+def sample_process(pid: int) -> ProcessSample:
+    """CPU seconds (user + system), resident memory and thread count of ``pid`` from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu_s = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+    rss_kib, threads = 0, 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss_kib = int(line.split()[1])
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    return ProcessSample(cpu_s, rss_kib / 1024, threads)
+
+
+def scrape(port: int, names: Sequence[str]) -> dict[str, float]:
+    """The sum over labels of each counter ``names`` on ``127.0.0.1:<port>/metrics``."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    out = dict.fromkeys(names, 0.0)
+    for family in text_string_to_metric_families(text):
+        if family.name in out:
+            out[family.name] += sum(s.value for s in family.samples if s.name.endswith("_total"))
+    return out
+
+
+@contextlib.contextmanager
+def brokers() -> Iterator[tuple[str, str]]:
+    """(Kafka bootstrap, PostgreSQL URL): the environment's when both are set, else the local
+    brokers of ``deploy/local/stack.sh`` (stopped at the end only if started here)."""
+    kafka, database = os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), os.environ.get("DATABASE_URL")
+    if kafka and database:
+        yield kafka, database
+        return
+    infrastructure = Stack(
+        StackConfig(
+            root=ROOT,
+            jwt_secret=secrets.token_hex(32),
+            log_dir=ROOT / ".local" / "logs",
+            services=(),
+        )
+    )
+    with infrastructure:
+        yield infrastructure.kafka_bootstrap_servers, infrastructure.database_url
+
+
+@contextlib.contextmanager
+def services(kafka: str, database: str, run: str, clock_speed: float) -> Iterator[Stack]:
+    """The five services on free ports, on an own database and topic prefix (removed after)."""
+    os.environ.setdefault(rate_limit_variable("operator"), "off")  # the harness's own calls
+    name = f"rummy_throughput_{run}"
+    with psycopg.connect(database, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    prefix = f"throughput-{run}-"
+    stack = stack_for_tests(
+        ROOT,
+        kafka,
+        database.rsplit("/", 1)[0] + f"/{name}",
+        topic_prefix=prefix,
+        clock_speed=clock_speed,
+        log_dir=ROOT / ".local" / "logs" / f"throughput-{run}",
+    )
+    try:
+        with stack:
+            yield stack
+    finally:
+        with psycopg.connect(database, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+        admin_client = KafkaAdminClient(bootstrap_servers=kafka.split(","))
+        try:
+            mine = [t for t in admin_client.list_topics() if t.startswith(prefix)]
+            if mine:
+                admin_client.delete_topics(mine)
+        finally:
+            admin_client.close()
+
+
+# -- one step: tables of bots ----------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    seats: int
+    seconds: float
+    warmup: float
+    turn_seconds: int
+    floor: Floor
+
+
+@dataclass
+class Step:
+    """``tables`` tables with a bot in every seat, playing from :meth:`open` to :meth:`close`."""
+
+    stack: Stack
+    operator: Operator
+    authority: TokenAuthority
+    tables: int
+    options: Options
+    rng: random.Random
+    recorder: CallRecorder = field(default_factory=CallRecorder)
+    table_ids: list[str] = field(default_factory=list)
+    bots: list[Bot] = field(default_factory=list)
+    channels: list[grpc.Channel] = field(default_factory=list)
+
+    def open(self) -> None:
+        run = uuid.uuid4().hex[:6]
+        rules = rule_set(
+            turn_seconds=self.options.turn_seconds, seed_window_seconds=1, start_delay_seconds=1
+        )
+        shoe = SHOES[self.options.seats]
+        for t in range(self.tables):
+            table_id = self.operator.open_table(self.options.seats, 10, 500, rules)
+            self.table_ids.append(table_id)
+            channel = grpc.intercept_channel(
+                grpc.insecure_channel(self.stack.address("table")), self.recorder
+            )
+            self.channels.append(channel)
+            for s in range(self.options.seats):
+                account = f"bench-{run}-{t}-{s}"
+                self.operator.grant(account, 1_000_000)
+                brain = BotBrain(
+                    seed=self.rng.getrandbits(64),
+                    temperament=Temperament(),
+                    options=MeldOptions(jokers_only_group_is_sequence=True),
+                )
+                token = self.authority.issue(account, Role.PLAYER, 6 * 3600)
+                self.bots.append(Bot(account, token, channel, table_id, shoe, brain))
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(lambda bot: bot.take_seat(), self.bots))
+        for bot in self.bots:
+            bot.start()
+
+    def measure(self, seconds: float) -> dict[str, Any]:
+        """Play ``seconds`` more and report that window."""
+        pids = self.stack.pids
+        table_metrics = self.stack.config.ports["table"][1]
+        counters = ("rummy_table_hands_ended", "rummy_table_turn_timeouts")
+        before = {s: sample_process(pids[s]) for s in SERVICES}
+        noted = [len(bot.stats.errors) for bot in self.bots]
+        driver_before = time.process_time()
+        metrics_before = scrape(table_metrics, counters)
+        since = time.monotonic()
+        time.sleep(seconds)
+        until = time.monotonic()
+        metrics_after = scrape(table_metrics, counters)
+        driver_cpu = time.process_time() - driver_before
+        after = {s: sample_process(pids[s]) for s in SERVICES}
+        wall = until - since
+        calls = self.recorder.window(since, until)
+        actions = [c for c in calls if c.method in ACTIONS and c.code == grpc.StatusCode.OK]
+        latencies = [c.seconds * 1000 for c in actions]
+        codes = Counter(c.code for c in calls)
+        # A broken WatchTable stream is known from the bot's notes (it keeps its first 50).
+        watch_errors = Counter(
+            code
+            for bot, start in zip(self.bots, noted, strict=True)
+            for error in bot.stats.errors[start:]
+            for code in COUNTED_CODES
+            if error.startswith(f"watch: {code.name}")
+        )
+        cpu = {s: after[s].cpu_s - before[s].cpu_s for s in SERVICES}
+        cpu["driver"] = driver_cpu
+        n = max(1, len(actions))
+        floor = self.options.floor
+        return {
+            "tables": self.tables,
+            "seats": self.options.seats,
+            "seconds": round(wall, 2),
+            "actions": len(actions),
+            "actions_per_s": round(len(actions) / wall, 1),
+            "p50_ms": round(percentile(latencies, 0.5), 1),
+            "p99_ms": round(percentile(latencies, 0.99), 1),
+            "hands_per_s": round(
+                (metrics_after[counters[0]] - metrics_before[counters[0]]) / wall, 2
+            ),
+            "deadlines_fired": int(metrics_after[counters[1]] - metrics_before[counters[1]]),
+            "unavailable": codes[grpc.StatusCode.UNAVAILABLE]
+            + watch_errors[grpc.StatusCode.UNAVAILABLE],
+            "resource_exhausted": codes[grpc.StatusCode.RESOURCE_EXHAUSTED]
+            + watch_errors[grpc.StatusCode.RESOURCE_EXHAUSTED],
+            "other_errors": {
+                k.name: v for k, v in codes.items() if k not in (grpc.StatusCode.OK, *COUNTED_CODES)
+            },
+            "cpu_percent": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
+            "cpu_ms_per_action": {k: round(1000 * v / n, 2) for k, v in cpu.items()},
+            "rss_mib": {s: round(after[s].rss_mib, 1) for s in SERVICES},
+            "threads": {s: after[s].threads for s in SERVICES},
+            "serial_commits_per_s": round(floor.serial_commits_per_s, 1),
+            "produce_p99_ms": round(floor.produce_p99_ms, 2),
+            "produce_ack_p99_ms": round(floor.produce_ack_p99_ms, 2),
+        }
+
+    def close(self) -> None:
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(lambda bot: bot.stop(leave=True), self.bots))
+        for channel in self.channels:
+            channel.close()
+
+
+def report(row: dict[str, Any], as_json: bool) -> None:
+    cpu = " ".join(f"{k} {v:g}%" for k, v in row["cpu_percent"].items())
+    per_action = " ".join(f"{k} {v:g}" for k, v in row["cpu_ms_per_action"].items())
+    memory = " ".join(f"{s} {row['rss_mib'][s]:g} MiB/{row['threads'][s]}t" for s in row["rss_mib"])
+    watchers = (
+        f"  watchers {row['watchers']} ({row['watches_open']} open), p99 without them "
+        f"{row['p99_ms_without_watchers']:g} ms"
+        if "watchers" in row
+        else ""
+    )
+    say(
+        f"tables {row['tables']:>4}: {row['actions_per_s']:7.1f} actions/s"
+        f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
+        f"  hands/s {row['hands_per_s']:g}  deadlines fired "
+        f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
+        f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}{watchers}\n"
+        f"             CPU {cpu}\n             CPU ms/action {per_action}\n"
+        f"             memory {memory}"
+    )
+    if as_json:
+        print(json.dumps(row), flush=True)
+
+
+# -- idle watches from another process ----------------------------------------------------------
+
+
+def open_watches(address: str, table_ids: list[str], count: int) -> None:
+    """(The ``--open-watches`` process.) Open ``count`` WatchTable streams round-robin over
+    ``table_ids``, one player account each (token secret from ``RUMMY_JWT_SECRET``), reading
+    every view and doing nothing else; print ``{"open": n, "errors": {...}}`` once every stream
+    got its first view or failed (or after 120 s), then hold them until standard input closes."""
+    asyncio.run(_open_watches(address, table_ids, count))
+
+
+async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
+    authority = TokenAuthority(os.environ["RUMMY_JWT_SECRET"])
+    channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, count // 500))]
+    run = uuid.uuid4().hex[:6]
+    opened = 0
+    errors: Counter[str] = Counter()
+    settled = asyncio.Event()
+
+    def check() -> None:
+        if opened + sum(errors.values()) >= count:
+            settled.set()
+
+    async def watch(i: int) -> None:
+        nonlocal opened
+        stub = api_grpc.TableServiceStub(channels[i % len(channels)])
+        token = authority.issue(f"watcher-{run}-{i}", Role.PLAYER, 6 * 3600)
+        call = stub.WatchTable(
+            api.WatchTableRequest(table_id=table_ids[i % len(table_ids)]),
+            metadata=bearer_metadata(token),
+        )
+        first = True
+        try:
+            async for _ in call:
+                if first:
+                    first = False
+                    opened += 1
+                    check()
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                errors[error.code().name] += 1
+                check()
+
+    tasks = [asyncio.create_task(watch(i)) for i in range(count)]
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(settled.wait(), 120)
+    print(json.dumps({"open": opened, "errors": dict(errors)}), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for channel in channels:
+        await channel.close()
+
+
+def watcher_step(
+    make_step: Callable[[int], Step], tables: int, watchers: int, seconds: float, warmup: float
+) -> dict[str, Any]:
+    step = make_step(tables)
+    step.open()
+    try:
+        time.sleep(warmup)
+        without = step.measure(seconds)
+        say(f"  {tables} tables without watchers: p99 {without['p99_ms']:g} ms; opening {watchers}")
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--open-watches",
+                step.stack.address("table"),
+                ",".join(step.table_ids),
+                str(watchers),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "RUMMY_JWT_SECRET": step.stack.config.jwt_secret},
+            text=True,
+        )
+        try:
+            assert process.stdout is not None and process.stdin is not None
+            opened = json.loads(process.stdout.readline() or '{"open": 0, "errors": {}}')
+            say(f"  watches: {opened}")
+            row = step.measure(seconds)
+        finally:
+            if process.stdin is not None:
+                process.stdin.close()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        row.update(
+            watchers=watchers,
+            watches_open=opened["open"],
+            watch_errors=opened["errors"],
+            p99_ms_without_watchers=without["p99_ms"],
+            p99_change_percent=round(
+                100 * (row["p99_ms"] - without["p99_ms"]) / max(without["p99_ms"], 1e-9), 1
+            ),
+        )
+        return row
+    finally:
+        step.close()
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", default="1,4,16,64,256", help="comma-separated table counts")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per step")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds played before each")
+    parser.add_argument("--seats", type=int, default=4, choices=sorted(SHOES))
+    parser.add_argument("--json", action="store_true", help="one JSON object a step on stdout")
+    parser.add_argument("--watchers", type=int, default=0, help="idle watches of the watch step")
+    parser.add_argument("--watch-tables", type=int, default=16)
+    parser.add_argument("--floor-seconds", type=float, default=5.0)
+    parser.add_argument("--clock-speed", type=float, default=10.0)
+    parser.add_argument(
+        "--turn-seconds", type=int, default=60, help="rule-set turn seconds (divided by the speed)"
+    )
+    parser.add_argument("--seed", type=int, default=7, help="the bots' randomness")
+    parser.add_argument(
+        "--open-watches", nargs=3, metavar=("ADDRESS", "TABLE_IDS", "COUNT"), help=argparse.SUPPRESS
+    )
+    opts = parser.parse_args(argv)
+    if opts.open_watches:
+        address, ids, count = opts.open_watches
+        open_watches(address, ids.split(","), int(count))
+        return 0
+    counts = [int(n) for n in opts.tables.split(",") if n.strip()]
+    run = uuid.uuid4().hex[:8]
+    with brokers() as (kafka, database):
+        floor = measure_floor(kafka, opts.floor_seconds)
+        say(
+            f"broker {kafka}: serial one-record transactions {floor.serial_commits_per_s:.1f}/s, "
+            f"p50 {floor.produce_p50_ms:.2f} ms, p99 {floor.produce_p99_ms:.2f} ms "
+            f"(send-to-ack p99 {floor.produce_ack_p99_ms:.2f} ms)"
+        )
+        options = Options(opts.seats, opts.seconds, opts.warmup, opts.turn_seconds, floor)
+        rng = random.Random(opts.seed)
+        with services(kafka, database, run, opts.clock_speed) as stack:
+            authority = TokenAuthority(stack.config.jwt_secret)
+            operator = Operator(stack.address("table"), stack.address("ledger"), authority)
+
+            def make_step(tables: int) -> Step:
+                return Step(stack, operator, authority, tables, options, rng)
+
+            try:
+                for tables in counts:
+                    step = make_step(tables)
+                    say(f"step: {tables} tables of {opts.seats} bots")
+                    step.open()
+                    try:
+                        time.sleep(opts.warmup)
+                        report(step.measure(opts.seconds), opts.json)
+                    finally:
+                        step.close()
+                if opts.watchers:
+                    say(f"step: {opts.watch_tables} tables, then {opts.watchers} idle watches")
+                    row = watcher_step(
+                        make_step, opts.watch_tables, opts.watchers, opts.seconds, opts.warmup
+                    )
+                    report(row, opts.json)
+            finally:
+                operator.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

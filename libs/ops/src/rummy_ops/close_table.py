@@ -1,0 +1,117 @@
+"""``rummy close-table``: an operator closes a table through the table service's ``CloseTable``.
+
+No new hand starts and no seat is taken from then on; a hand being played plays out; then every
+seated player is stood up and the table leaves ListTables. With ``--wait`` (the default) the
+command follows the table (``WatchTable``) until it is closed.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import click
+import grpc
+
+from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_ops.token import token_secret
+from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.config import ConfigError
+from rummy_platform.limits import open_channel
+
+#: Seconds a token minted by this command lives.
+MINTED_TOKEN_SECONDS = 900
+
+
+def _operator_token(token: str | None, operator: str) -> str:
+    if token:
+        return token
+    try:
+        secret, _source = token_secret()
+    except ConfigError as error:
+        raise click.ClickException(f"{error}; or pass an operator's token with --token") from None
+    return TokenAuthority(secret).issue(operator, Role.OPERATOR, MINTED_TOKEN_SECONDS)
+
+
+def _refused(error: grpc.RpcError) -> click.ClickException:
+    return click.ClickException(f"{error.code().name}: {error.details()}")
+
+
+@click.command("close-table")
+@click.argument("table_id")
+@click.option("--reason", default="", help="Why (at most 200 bytes; in the audit trail).")
+@click.option(
+    "--address",
+    envvar="RUMMY_TABLE_ADDRESS",
+    default="127.0.0.1:50051",
+    show_default=True,
+    help="The table service (RUMMY_TABLE_ADDRESS).",
+)
+@click.option(
+    "--token",
+    envvar="RUMMY_TOKEN",
+    help="An operator's bearer token (RUMMY_TOKEN); default: one minted for --operator with "
+    "the secret `rummy token` uses.",
+)
+@click.option(
+    "--operator", default="ops", show_default=True, help="The operator account of a minted token."
+)
+@click.option(
+    "--request-id",
+    help="The client request id (default: a fresh UUID); the same id again answers as the first.",
+)
+@click.option(
+    "--wait/--no-wait", default=True, show_default=True, help="Follow the table until closed."
+)
+@click.option(
+    "--timeout",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help="Seconds to wait for the table to close.",
+)
+def close_table(
+    table_id: str,
+    reason: str,
+    address: str,
+    token: str | None,
+    operator: str,
+    request_id: str | None,
+    wait: bool,
+    timeout: float,
+) -> None:
+    """Close TABLE_ID: no new hands, the current hand plays out, then every player is stood up.
+    Exit status 1 when the table service refuses (the status and its message are printed)."""
+    metadata = bearer_metadata(_operator_token(token, operator))
+    with open_channel(address) as channel:
+        table = api_grpc.TableServiceStub(channel)
+        request = api.CloseTableRequest(
+            table_id=table_id, client_request_id=request_id or str(uuid.uuid4()), reason=reason
+        )
+        try:
+            state = table.CloseTable(request, metadata=metadata, timeout=30).state
+        except grpc.RpcError as error:
+            raise _refused(error) from None
+        if state == api.TABLE_STATE_CLOSED:
+            click.echo(f"table {table_id} closed")
+            return
+        click.echo(f"table {table_id} closing: the current hand plays out")
+        if not wait:
+            return
+        watch = table.WatchTable(
+            api.WatchTableRequest(table_id=table_id), metadata=metadata, timeout=timeout
+        )
+        try:
+            for update in watch:
+                if update.view.table_state == api.TABLE_STATE_CLOSED:
+                    click.echo(f"table {table_id} closed")
+                    return
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise click.ClickException(
+                    f"table {table_id} still closing after {timeout:g} s"
+                ) from None
+            raise _refused(error) from None
+        finally:
+            watch.cancel()
+        raise click.ClickException(f"the watch of table {table_id} ended before it closed")

@@ -1,0 +1,51 @@
+"""The table service's gRPC API in-process for tests (not a test module): the real ServiceHost
+with its auth and error interceptors over a :class:`world.World`, and clients with tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import grpc
+import pytest
+from prometheus_client import CollectorRegistry
+from world import World
+
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.config import Settings
+from rummy_platform.server import ServiceHost
+from rummy_table.adapters import grpc as grpc_adapter
+
+SECRET = "grpc-api-test-secret-0123456789abcdef0123"
+
+
+@contextmanager
+def served_table(world: World) -> Iterator[tuple[World, ServiceHost]]:
+    """``world``'s table app served on a free loopback port until the block ends."""
+    settings = Settings(service="table", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    host = ServiceHost("table", settings, registry=CollectorRegistry())
+    host.on_stopping(world.app.stop_watches)
+    host.add_servicer(
+        grpc_adapter.add_to_server,
+        grpc_adapter.TableServicer(world.app, max_watches=4, max_watches_per_account=2),
+        grpc_adapter.SERVICE_NAME,
+    )
+    host.start()
+    try:
+        yield world, host
+    finally:
+        host.stop(grace_seconds=1)
+
+
+def stub(host: ServiceHost, account: str, role: Role) -> api_grpc.TableServiceStub:
+    """A client of ``host`` with a token for ``account`` in ``role``."""
+    token = TokenAuthority(SECRET).issue(account, role)
+    return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(host.address), token))
+
+
+def code_of(call: object) -> grpc.StatusCode:
+    """The status code ``call()`` fails with (the test fails if it succeeds)."""
+    with pytest.raises(grpc.RpcError) as error:
+        call()  # type: ignore[operator]
+    return error.value.code()

@@ -1,0 +1,146 @@
+"""An operator's CloseTable through the gRPC API (the real ServiceHost with its auth and error
+interceptors, over the in-memory event log): no new hands or seats, the current hand plays out,
+then every seated player is stood up, the table leaves ListTables, and the stream says so."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from served_table import code_of, served_table, stub
+from world import World
+
+from rummy.table.v1 import events_pb2 as pb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_platform.auth import Role
+from rummy_platform.server import ServiceHost
+from rummy_platform.topics import TABLE_EVENTS
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[World, ServiceHost]]:
+    with served_table(World()) as served:
+        yield served
+
+
+def stream(world: World, table_id: str) -> list[object]:
+    return [r.envelope.payload for r in world.log.read_stream(TABLE_EVENTS, table_id)]
+
+
+def opened_with_players(
+    host: ServiceHost, *players: str
+) -> tuple[str, dict[str, api_grpc.TableServiceStub]]:
+    operator = stub(host, "ops-1", Role.OPERATOR)
+    table_id = operator.OpenTable(
+        api.OpenTableRequest(client_request_id="open-1", seat_count=4, point_value_hundredths=100)
+    ).table_id
+    stubs = {p: stub(host, p, Role.PLAYER) for p in players}
+    for p, s in stubs.items():
+        s.TakeSeat(api.TakeSeatRequest(table_id=table_id, client_request_id=f"sit-{p}"))
+    return table_id, stubs
+
+
+def close(host: ServiceHost, table_id: str, request_id: str = "close-1") -> api.CloseTableResponse:
+    return stub(host, "ops-2", Role.OPERATOR).CloseTable(
+        api.CloseTableRequest(table_id=table_id, client_request_id=request_id, reason="maintenance")
+    )
+
+
+def test_closing_a_table_between_hands_stands_every_player_up_and_unlists_it(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id, players = opened_with_players(host, "alice", "bob")
+    alice = players["alice"]
+    denied = api.CloseTableRequest(table_id=table_id, client_request_id="c0")
+    assert code_of(lambda: alice.CloseTable(denied)) == grpc.StatusCode.PERMISSION_DENIED
+
+    assert close(host, table_id).state == api.TABLE_STATE_CLOSED
+    closing, *left, closed = stream(world, table_id)[-4:]
+    assert isinstance(closing, pb.TableClosing)
+    assert (closing.operator_account_id, closing.reason) == ("ops-2", "maintenance")
+    assert [(p.seat, p.account_id) for p in left] == [(0, "alice"), (1, "bob")]  # type: ignore[attr-defined]
+    assert isinstance(closed, pb.TableClosed)
+    assert alice.ListTables(api.ListTablesRequest()).tables == []
+    view = next(iter(alice.WatchTable(api.WatchTableRequest(table_id=table_id)))).view
+    assert view.table_state == api.TABLE_STATE_CLOSED and list(view.seats) == []
+
+    sit = api.TakeSeatRequest(table_id=table_id, client_request_id="sit-again")
+    assert code_of(lambda: alice.TakeSeat(sit)) == grpc.StatusCode.FAILED_PRECONDITION
+    world.now += 60_000
+    assert world.app.tick() == []
+    # The same request again answers as the first; another one is refused; nothing appended.
+    versions = len(stream(world, table_id))
+    assert close(host, table_id).state == api.TABLE_STATE_CLOSED
+    assert code_of(lambda: close(host, table_id, "close-2")) == grpc.StatusCode.FAILED_PRECONDITION
+    assert len(stream(world, table_id)) == versions
+    missing = api.CloseTableRequest(table_id="no-such-table", client_request_id="c3")
+    operator = stub(host, "ops-2", Role.OPERATOR)
+    assert code_of(lambda: operator.CloseTable(missing)) == grpc.StatusCode.NOT_FOUND
+    long_reason = api.CloseTableRequest(table_id=table_id, client_request_id="c4", reason="x" * 201)
+    assert code_of(lambda: operator.CloseTable(long_reason)) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_closing_a_table_mid_hand_lets_the_hand_play_out_then_stands_the_players_up(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id, players = opened_with_players(host, "alice", "bob", "carol")
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+
+    assert close(host, table_id).state == api.TABLE_STATE_CLOSING
+    (listed,) = players["alice"].ListTables(api.ListTablesRequest()).tables
+    assert listed.state == api.TABLE_STATE_CLOSING
+    dave = stub(host, "dave", Role.PLAYER)
+    sit = api.TakeSeatRequest(table_id=table_id, client_request_id="sit-dave")
+    assert code_of(lambda: dave.TakeSeat(sit)) == grpc.StatusCode.FAILED_PRECONDITION
+
+    # The hand plays on: each seat on turn drops until one is left.
+    for _ in range(2):
+        view = world.view(table_id, None)
+        assert view.table_state == api.TABLE_STATE_CLOSING
+        account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+        players[account].Drop(
+            api.DropRequest(
+                table_id=table_id,
+                hand_id=hand_id,
+                turn_no=view.turn_no,
+                client_request_id=f"drop-{account}",
+            )
+        )
+    result = (
+        players["alice"]
+        .GetHandResult(api.GetHandResultRequest(table_id=table_id, hand_id=hand_id))
+        .result
+    )
+    assert len(result.settlement) == 3
+    tail = stream(world, table_id)[-5:]
+    assert isinstance(tail[0], pb.HandEnded)
+    assert [p.account_id for p in tail[1:4]] == ["alice", "bob", "carol"]  # type: ignore[attr-defined]
+    assert isinstance(tail[4], pb.TableClosed)
+    assert players["alice"].ListTables(api.ListTablesRequest()).tables == []
+    world.now += 60_000
+    assert world.app.tick() == []
+    # A restarted service rebuilds the same closed table from the stream.
+    again = world.new_app("table-writer-2")
+    assert again.projection.tables[table_id].closed
+    assert again.list_tables() == []
+
+
+def test_a_player_leaving_the_last_hand_of_a_closing_table_is_stood_up_once(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id, players = opened_with_players(host, "alice", "bob")
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+    close(host, table_id)
+    players["bob"].LeaveTable(api.LeaveTableRequest(table_id=table_id, client_request_id="bye"))
+    events = stream(world, table_id)
+    left = [p.account_id for p in events if isinstance(p, pb.TablePlayerLeft)]
+    assert sorted(left) == ["alice", "bob"]
+    assert isinstance(events[-1], pb.TableClosed)
+    assert world.app.projection.tables[table_id].seats == {}
