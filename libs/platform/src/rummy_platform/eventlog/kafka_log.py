@@ -149,8 +149,12 @@ class KafkaEventLog(EventLog):
             "enable_idempotence": True,
             "acks": "all",
             # Each append (each transaction) is sent as soon as it is made: the callers wait for
-            # its ack one at a time, so lingering would only add its wait to every append.
-            # (batch_size stays 16 KiB: an event is 100-500 bytes, no batch comes near it.)
+            # its ack one at a time, so lingering would only add its wait to every append. The
+            # table's GroupCommitWriter batches callers itself (those arriving while one
+            # transaction is in flight share the next), and commit_transaction flushes whatever
+            # is lingering anyway, so producer linger would only delay that flush.
+            # (batch_size stays 16 KiB: an event is 100-500 bytes; a group transaction of many
+            # tables spreads over the partitions, a few events per partition batch.)
             "linger_ms": 0,
             "max_block_ms": int(self._timeout_s * 1000),
             "retry_backoff_ms": PRODUCER_RETRY_BACKOFF_MS,
