@@ -341,13 +341,15 @@ class EventLogContract:
         assert first_seen == [e.event_id for e in sent[2:]]
         assert {r.envelope.event_id: r.envelope for r in resumed}[sent[2].event_id] == sent[2]
 
+    @pytest.mark.parametrize("batching", [False, True], ids=["plain", "group-commit"])
     def test_a_second_writer_with_the_same_transactional_id_fences_the_first(
-        self, log: EventLog, topics: Topics
+        self, log: EventLog, topics: Topics, batching: bool
     ) -> None:
         table = f"table-{uuid.uuid4()}"
         writer_id = f"table-writer-{uuid.uuid4()}"
         e1, e2, e3 = (card_drawn(table, v) for v in (1, 2, 3))
-        with log.transactional_writer(writer_id) as old:
+        first = log.transactional_writer(writer_id)
+        with GroupCommitWriter(first) if batching else first as old:
             old.append(topics.table, e1)
             with log.transactional_writer(writer_id) as new:
                 with pytest.raises(WriterFenced, match="fenced"):
@@ -418,21 +420,6 @@ class EventLogContract:
             assert [(r.partition, r.offset) for r in records] == [
                 (p.partition, p.offset) for p in answers[table]
             ]
-
-    def test_a_group_commit_writer_is_fenced_with_its_producer(
-        self, log: EventLog, topics: Topics
-    ) -> None:
-        table = f"table-{uuid.uuid4()}"
-        writer_id = f"table-writer-{uuid.uuid4()}"
-        e1, e2, e3 = (card_drawn(table, v) for v in (1, 2, 3))
-        with GroupCommitWriter(log.transactional_writer(writer_id)) as old:
-            old.append(topics.table, e1)
-            with log.transactional_writer(writer_id) as new:
-                with pytest.raises(WriterFenced):
-                    old.append(topics.table, e2)
-                new.append(topics.table, e3)
-
-        assert [r.envelope for r in log.read_stream(topics.table, table)] == [e1, e3]
 
     def test_event_topics_have_infinite_retention_and_one_partition_count(
         self, log: EventLog, topics: Topics

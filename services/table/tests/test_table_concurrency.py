@@ -16,6 +16,7 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import NotFound, Unavailable
 from rummy_platform.eventlog import CommitOutcomeUnknown, EventLogError, GroupCommitWriter
+from rummy_platform.eventlog.memory import CommitGate
 from rummy_platform.topics import TABLE_EVENTS
 
 
@@ -48,6 +49,25 @@ def in_thread(call: Callable[[], object], outcome: dict[str, object], key: str) 
     return thread
 
 
+def behind_table_zero(
+    world: World,
+    gate: CommitGate,
+    first: Callable[[], object],
+    others: dict[str, Callable[[], object]],
+) -> dict[str, object]:
+    """Run ``first`` (its transaction held at ``gate``), then ``others`` (by table id); once all
+    of those are queued in the writer, open the gate; returns each one's answer or error."""
+    outcome: dict[str, object] = {}
+    threads = [in_thread(first, outcome, "first")]
+    assert gate.entered.wait(5)
+    threads += [in_thread(call, outcome, key) for key, call in others.items()]
+    until(lambda: queued(world) == len(others), "the other tables' commands to be queued")
+    gate.open()
+    for thread in threads:
+        thread.join(5)
+    return outcome
+
+
 def seated_accounts(world: World, table_id: str) -> list[str]:
     return [
         r.envelope.payload.account_id
@@ -60,20 +80,15 @@ def test_other_tables_commands_share_the_transaction_in_flight_instead_of_waitin
     world = World()
     tables = [world.open_table() for _ in range(9)]
     gate = world.log.hold_commits()
-    outcome: dict[str, object] = {}
-    threads = [in_thread(lambda: world.sit(tables[0], "p0"), outcome, tables[0])]
-    assert gate.entered.wait(5)  # table 0's seat is in a transaction held at the gate
-    threads += [
-        in_thread(lambda t=t, i=i: world.sit(t, f"p{i}"), outcome, t)
-        for i, t in enumerate(tables[1:], 1)
-    ]
-    until(lambda: queued(world) == 8, "the eight other tables' seats to be decided and queued")
-    gate.open()
-    for thread in threads:
-        thread.join(5)
+    outcome = behind_table_zero(
+        world,
+        gate,
+        lambda: world.sit(tables[0], "p0"),
+        {t: lambda t=t, i=i: world.sit(t, f"p{i}") for i, t in enumerate(tables[1:], 1)},
+    )
 
     assert gate.sizes == [1, 8]
-    assert all(outcome[t] == 0 for t in tables)
+    assert outcome["first"] == 0 and all(outcome[t] == 0 for t in tables[1:])
     assert [seated_accounts(world, t) for t in tables] == [[f"p{i}"] for i in range(9)]
 
 
@@ -135,23 +150,19 @@ def test_a_failed_transaction_fails_only_its_callers_with_unavailable_and_record
     world = World()
     tables = [world.open_table() for _ in range(5)]
     gate = world.log.hold_commits(fail={1: EventLogError("the broker refused the transaction")})
-    outcome: dict[str, object] = {}
     requests = {t: sit_request(t, f"sit-{i}") for i, t in enumerate(tables)}
-    threads = [
-        in_thread(lambda: world.app.take_seat("p0", requests[tables[0]]), outcome, tables[0])
-    ]
-    assert gate.entered.wait(5)
-    threads += [
-        in_thread(lambda t=t, i=i: world.app.take_seat(f"p{i}", requests[t]), outcome, t)
-        for i, t in enumerate(tables[1:], 1)
-    ]
-    until(lambda: queued(world) == 4, "the four other seats to be queued")
-    gate.open()
-    for thread in threads:
-        thread.join(5)
+    outcome = behind_table_zero(
+        world,
+        gate,
+        lambda: world.app.take_seat("p0", requests[tables[0]]),
+        {
+            t: lambda t=t, i=i: world.app.take_seat(f"p{i}", requests[t])
+            for i, t in enumerate(tables[1:], 1)
+        },
+    )
 
     assert gate.sizes == [1, 4]
-    assert outcome[tables[0]] == 0
+    assert outcome["first"] == 0
     for i, t in enumerate(tables[1:], 1):
         assert isinstance(outcome[t], Unavailable)
         assert seated_accounts(world, t) == []
