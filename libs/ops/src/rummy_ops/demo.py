@@ -724,10 +724,16 @@ def demo(
             raise SystemExit(130) from None
         finally:
             if keep_running:
-                pids = ", ".join(f"{name} {pid}" for name, pid in stack.detach().items())
+                detached = stack.detach()
+                pids = ", ".join(f"{name} {pid}" for name, pid in detached.items())
+                brokers = (
+                    " and then the brokers with `bash deploy/local/stack.sh down`"
+                    if stack.owns_brokers
+                    else " (the brokers were already running and are not ours to stop)"
+                )
                 click.echo(
-                    f"still running ({pids}); stop with `kill <pid>` and "
-                    "`bash deploy/local/stack.sh down`"
+                    f"still running ({pids}); stop the services with "
+                    f"`kill {' '.join(str(pid) for pid in detached.values())}`{brokers}"
                 )
             else:
                 with shielded_from_interrupts():
