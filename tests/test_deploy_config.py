@@ -136,6 +136,11 @@ def test_the_alert_rules_cover_the_operator_pages() -> None:
         "RummyOutboxAgeHigh",
         "RummyLedgerInvariantViolated",
         "RummySettlementRefused",
+        "RummyLedgerJournalUnbalanced",
+        "RummyLedgerReservedMismatch",
+        "RummyReservationHeldTooLong",
+        "RummyLedgerGaugesMissing",
+        "RummyDependencyUnreachable",
         "RummyGrpcInternalErrors",
         "RummyConsumerStuck",
     } <= names

@@ -94,8 +94,16 @@ def rummy_stack(kafka_bootstrap: str, database_url: str) -> Iterator[RunningStac
 
 
 @pytest.fixture(scope="session")
-def short_demo(rummy_stack: RunningStack) -> DemoReport:
+def demo_records_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the short demo's bots keep their own records (``<account>.jsonl``)."""
+    return tmp_path_factory.mktemp("records")
+
+
+@pytest.fixture(scope="session")
+def short_demo(rummy_stack: RunningStack, demo_records_dir: Path) -> DemoReport:
     """Four hands per table, bots misbehaving twice as often as in the demo (so stalls, timeout
-    drops and wrong declares show up in few hands)."""
-    options = DemoOptions(hands=12, seed=11, mischief=2.0, timeout_seconds=240)
+    drops and wrong declares show up in few hands); each bot keeps its own record."""
+    options = DemoOptions(
+        hands=12, seed=11, mischief=2.0, timeout_seconds=240, records_dir=demo_records_dir
+    )
     return play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)

@@ -11,25 +11,17 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from host_support import in_process_settings
 from prometheus_client import CollectorRegistry
 
-from rummy_platform.config import Settings
 from rummy_platform.server import ServiceHost
-
-SECRET = "in-process-test-secret-0123456789abcdef"
-
-
-def settings() -> Settings:
-    return Settings.from_env(
-        "probe",
-        {"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "0", "RUMMY_METRICS_PORT": "0",
-         "RUMMY_SHUTDOWN_GRACE_SECONDS": "1"},
-    )  # fmt: skip
 
 
 def test_two_hosts_in_one_process_serve_on_their_own_free_ports_and_stop_cleanly():
     ran: list[str] = []
-    hosts = [ServiceHost("probe", settings(), registry=CollectorRegistry()) for _ in range(2)]
+    hosts = [
+        ServiceHost("probe", in_process_settings(), registry=CollectorRegistry()) for _ in range(2)
+    ]
     for number, host in enumerate(hosts):
         host.on_stopping(lambda n=number: ran.append(f"stopping {n}"))
         host.on_shutdown(lambda n=number: ran.append(f"first added {n}"))
@@ -55,7 +47,7 @@ def test_a_cancelled_reflection_stream_is_counted_cancelled_and_logged_without_a
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     registry = CollectorRegistry()
-    host = ServiceHost("probe", settings(), registry=registry)
+    host = ServiceHost("probe", in_process_settings(), registry=registry)
     host.start()
     release = threading.Event()
 

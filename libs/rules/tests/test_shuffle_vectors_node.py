@@ -1,10 +1,9 @@
 """The shuffle test vectors: current with the code, matched by the Python implementation through
-its public API, and matched by the independent Node.js implementation (built-in crypto only)."""
+its public API, and matched by the verifier page's own implementation (web/verify/shuffle.js, Web
+Crypto only) run under Node by ``node web/verify/cli.mjs --vectors``."""
 
 import importlib.util
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from types import ModuleType
@@ -13,10 +12,11 @@ import pytest
 
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
+from rummy_testing.tools import required_executable
 
 RULES = Path(__file__).resolve().parents[1]
 VECTORS = RULES / "vectors" / "shuffle-v1.json"
-VERIFY_JS = RULES / "verify-js" / "verify.mjs"
+VERIFY_JS = RULES.parents[1] / "web" / "verify" / "cli.mjs"
 
 
 def load_generator() -> ModuleType:
@@ -39,12 +39,7 @@ def shuffle_inputs(v: dict) -> ShuffleInputs:
 
 
 def node() -> str:
-    path = shutil.which("node")
-    if path is None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("node is required in CI to check the shuffle vectors independently")
-        pytest.skip("node is not installed")
-    return path
+    return required_executable("node", "to check the shuffle vectors independently")
 
 
 def test_checked_in_vectors_are_exactly_what_the_code_generates() -> None:
@@ -91,7 +86,10 @@ def test_python_reshuffle_matches_the_vector(v: dict) -> None:
 
 def test_node_recomputes_every_vector() -> None:
     result = subprocess.run(
-        [node(), str(VERIFY_JS), str(VECTORS)], capture_output=True, text=True, timeout=60
+        [node(), str(VERIFY_JS), "--vectors", str(VECTORS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "6 vectors, 0 mismatches" in result.stdout
@@ -104,7 +102,10 @@ def test_node_reports_a_tampered_vector(tmp_path: Path) -> None:
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data), encoding="utf-8")
     result = subprocess.run(
-        [node(), str(VERIFY_JS), str(tampered)], capture_output=True, text=True, timeout=60
+        [node(), str(VERIFY_JS), "--vectors", str(tampered)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1
     assert "MISMATCH deal six-seats-all-seeds: order_indices differs" in result.stderr

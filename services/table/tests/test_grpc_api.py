@@ -3,6 +3,8 @@ in-memory event log: who may call what, status codes, and what a watch shows."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import subprocess
 import sys
@@ -15,9 +17,10 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from served_table import SECRET, code_of, served_table, stub
-from world import World
+from world import SERVER_SEED, World
 
 from rummy.common.v1 import cards_pb2
+from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
@@ -27,7 +30,7 @@ from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
 from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
-from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
+from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
@@ -161,6 +164,70 @@ def test_a_watch_shows_only_the_callers_cards_then_follows_changes_and_ends_at_s
     assert next(stream).view.stream_version == first.stream_version + 1
     host.stop(grace_seconds=5)
     assert list(stream) == []  # the stream ends cleanly at shutdown
+
+
+# -- watches (issue 19) ------------------------------------------------------------------------
+
+
+def test_an_account_holds_at_most_its_bound_of_watches_and_an_ended_one_frees_its_place(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    tables = [world.open_table() for _ in range(3)]
+    alice = stub(host, "alice", Role.PLAYER)
+    first, second = (alice.WatchTable(api.WatchTableRequest(table_id=t)) for t in tables[:2])
+    next(first), next(second)
+    third = alice.WatchTable(api.WatchTableRequest(table_id=tables[2]))
+    error = rpc_error(lambda: next(third))
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "at most 2 tables" in error.details()
+    bob = stub(host, "bob", Role.PLAYER).WatchTable(api.WatchTableRequest(table_id=tables[2]))
+    assert next(bob).view.table_id == tables[2]  # another account is not held back
+
+    first.cancel()  # released at once, without waiting for a change of its table
+    deadline = time.monotonic() + 2
+    while True:
+        again = alice.WatchTable(api.WatchTableRequest(table_id=tables[2]))
+        try:
+            assert next(again).view.table_id == tables[2]
+            break
+        except grpc.RpcError as refused:
+            assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert time.monotonic() < deadline, "the cancelled watch still counts"
+            time.sleep(0.05)
+
+
+def test_a_watch_resumed_after_the_last_version_seen_gets_the_changes_it_missed(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    alice = stub(host, "alice", Role.PLAYER)
+    stream = alice.WatchTable(api.WatchTableRequest(table_id=table_id))
+    seen = next(stream).view.stream_version
+    stream.cancel()
+    world.sit(table_id, "bob")  # changes while alice is away
+    world.sit(table_id, "carol")
+
+    resumed = alice.WatchTable(api.WatchTableRequest(table_id=table_id, after_stream_version=seen))
+    view = next(resumed).view
+    assert view.stream_version == seen + 2
+    assert [s.account_id for s in view.seats] == ["bob", "carol"]
+    resumed.cancel()
+
+    # resuming at the latest version waits for the next change, then sends it
+    current = alice.WatchTable(
+        api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version)
+    )
+    world.sit(table_id, "dave")
+    assert next(current).view.stream_version == view.stream_version + 1
+    current.cancel()
+    beyond = alice.WatchTable(
+        api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version + 9)
+    )
+    error = rpc_error(lambda: next(beyond))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "beyond the table's version" in error.details()
 
 
 # -- request limits (issue 12, repros 3, 4 and 7) ---------------------------------------------
@@ -493,3 +560,49 @@ def test_get_hand_result_and_watch_table_say_a_hand_was_voided_when_the_ledger_r
         api.HAND_PHASE_ENDED,
         reason,
     )
+
+
+def test_get_hand_proof_waits_for_the_reveal_and_serves_only_the_hands_players_and_operators(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id, hand_id, view, on_turn = hand_on_turn(world)
+    player = stub(host, on_turn, Role.PLAYER)
+    ask = api.GetHandProofRequest(table_id=table_id, hand_id=hand_id)
+    with pytest.raises(grpc.RpcError) as running:
+        player.GetHandProof(ask)
+    assert running.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    player.Drop(
+        api.DropRequest(
+            table_id=table_id, hand_id=hand_id, turn_no=view.turn_no, client_request_id="drop-p"
+        )
+    )
+    with pytest.raises(grpc.RpcError) as unrevealed:
+        player.GetHandProof(ask)
+    assert unrevealed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "not revealed" in str(unrevealed.value.details())
+    commitment = hashlib.sha256(SERVER_SEED).digest()
+    world.feed(
+        FAIRNESS_EVENTS,
+        table_id,
+        fairness_pb.SeedRevealed(
+            hand_id=hand_id, server_seed=SERVER_SEED, commitment_sha256=commitment
+        ),
+    )
+    bundle = json.loads(player.GetHandProof(ask).bundle_json)
+    assert (bundle["format"], bundle["hand_id"]) == ("bb-hand-proof/1", hand_id)
+    assert bundle["server_seed_hex"] == SERVER_SEED.hex()
+    types = [e["event"]["type"] for e in bundle["events"]]
+    assert (types[0], types[-1]) == ("HandStarted", "HandEnded")
+    operator = stub(host, "ops", Role.OPERATOR).GetHandProof(ask).bundle_json
+    assert json.loads(operator) == bundle
+    for account, role, wanted, code in (
+        ("mallory", Role.PLAYER, hand_id, grpc.StatusCode.PERMISSION_DENIED),
+        ("dealer", Role.SERVICE, hand_id, grpc.StatusCode.PERMISSION_DENIED),
+        (on_turn, Role.PLAYER, "no-such-hand", grpc.StatusCode.NOT_FOUND),
+    ):
+        with pytest.raises(grpc.RpcError) as refused:
+            stub(host, account, role).GetHandProof(
+                api.GetHandProofRequest(table_id=table_id, hand_id=wanted)
+            )
+        assert refused.value.code() == code

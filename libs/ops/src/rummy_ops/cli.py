@@ -9,6 +9,7 @@ import click
 from rummy_ops.audit import audit
 from rummy_ops.close_table import close_table
 from rummy_ops.demo import demo
+from rummy_ops.proof import proof
 from rummy_ops.replay.command import export, replay
 from rummy_ops.stack import (
     Stack,
@@ -69,5 +70,6 @@ main.add_command(up)
 main.add_command(demo)
 main.add_command(replay)
 main.add_command(export)
+main.add_command(proof)
 main.add_command(audit)
 main.add_command(close_table)

@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import click
 import grpc
@@ -39,12 +40,14 @@ from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as table_api
 from rummy.table.v1 import table_service_pb2_grpc as table_grpc
 from rummy_ops.bots.client import Bot
+from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Temperament
 from rummy_ops.stack import (
     Stack,
     StackConfig,
     StackError,
     interrupt_on_sigterm,
+    repository_root,
     shielded_from_interrupts,
 )
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
@@ -96,6 +99,8 @@ class DemoOptions:
     grant_hundredths: int = 500_00
     mischief: float = 1.0
     timeout_seconds: float = 900.0
+    #: Where each bot keeps its own record (``<account>.jsonl``, rummy_ops.bots.record); None: none.
+    records_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -462,7 +467,14 @@ def play(
                     options=MeldOptions(jokers_only_group_is_sequence=True),
                 )
                 token = authority.issue(account, Role.PLAYER, 6 * 3600)
-                run.bots.append(Bot(account, token, table_channel, reply.table_id, shoe, brain))
+                record = (
+                    PlayerRecord(options.records_dir / f"{account}.jsonl", account)
+                    if options.records_dir is not None
+                    else None
+                )
+                run.bots.append(
+                    Bot(account, token, table_channel, reply.table_id, shoe, brain, record)
+                )
             runs.append(run)
             echo(
                 f"opened {plan.name} ({plan.seats} seats, point value "
@@ -695,6 +707,7 @@ def demo(
         grant_hundredths=grant_tokens * 100,
         mischief=mischief,
         timeout_seconds=timeout_seconds,
+        records_dir=repository_root() / ".local" / "records",
     )
     # --keep-running: the services must outlive this process, so they are not tied to it.
     stack = Stack(StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running))
@@ -716,6 +729,9 @@ def demo(
             verdict = replay_verdict(report)
             for line in summary(report, verdict):
                 click.echo(line)
+            from rummy_ops.proof import write_demo_proofs  # imports the replay tool
+
+            click.echo(write_demo_proofs(report, repository_root() / ".local" / "proofs"))
         except StackError as error:
             raise click.ClickException(str(error)) from None
         except KeyboardInterrupt:
@@ -724,10 +740,16 @@ def demo(
             raise SystemExit(130) from None
         finally:
             if keep_running:
-                pids = ", ".join(f"{name} {pid}" for name, pid in stack.detach().items())
+                detached = stack.detach()
+                pids = ", ".join(f"{name} {pid}" for name, pid in detached.items())
+                brokers = (
+                    " and then the brokers with `bash deploy/local/stack.sh down`"
+                    if stack.owns_brokers
+                    else " (the brokers were already running and are not ours to stop)"
+                )
                 click.echo(
-                    f"still running ({pids}); stop with `kill <pid>` and "
-                    "`bash deploy/local/stack.sh down`"
+                    f"still running ({pids}); stop the services with "
+                    f"`kill {' '.join(str(pid) for pid in detached.values())}`{brokers}"
                 )
             else:
                 with shielded_from_interrupts():

@@ -177,7 +177,8 @@ class TokenAuthority:
             raise ValueError(f"ttl must be a positive number of seconds, got {ttl}")
         if ttl > longest:
             raise ValueError(
-                f"a {role.value} token may live at most {longest} s "
+                f"{'an' if role.value[0] in 'aeiou' else 'a'} {role.value} token may live at most "
+                f"{longest} s "
                 f"({token_max_lifetime_variable(role.value)}); asked for {ttl} s"
             )
         issued_at = int(time.time() if now is None else now)

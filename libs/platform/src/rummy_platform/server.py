@@ -14,7 +14,8 @@ A service's bootstrap::
 What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, logging context,
 auth, rate limits, error mapping, request limits, outermost first; message size limits from
 :mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
-added service once started, NOT_SERVING from the moment shutdown begins); server reflection
+added service once started, NOT_SERVING while :meth:`ServiceHost.set_serving` says a dependency
+is unreachable and from the moment shutdown begins); server reflection
 listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
 own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
 runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finish for
@@ -95,6 +96,7 @@ class ServiceHost:
         self._stop_lock = threading.Lock()
         self._started = False
         self._stopped = False
+        self._serving = True
         self.grpc_port: int | None = None
         self.metrics_port: int | None = None
 
@@ -149,8 +151,8 @@ class ServiceHost:
         )
         self.metrics_port = int(self._metrics_server.server_port)
         self._server.start()
-        for service in ("", *self._service_names):
-            self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        with self._stop_lock:
+            self._report_health()
         _log.info(
             "service started",
             service=self.name,
@@ -158,6 +160,30 @@ class ServiceHost:
             metrics_port=self.metrics_port,
             services=self._service_names,
         )
+
+    def set_serving(self, serving: bool, reason: str = "") -> None:
+        """Report gRPC health SERVING (``serving``) or NOT_SERVING for ``""`` and every added
+        service: the service lost or regained what it needs (``reason`` is logged; see
+        :class:`rummy_platform.dependencies.DependencyWatch`). Before :meth:`start` the choice is
+        kept for it; once shutdown has begun, health stays NOT_SERVING."""
+        with self._stop_lock:
+            changed = serving != self._serving
+            self._serving = serving
+            if self._started and not self._stopped:
+                self._report_health()
+        if changed and serving:
+            _log.info("health: serving again", service=self.name)
+        elif changed:
+            _log.warning("health: not serving", service=self.name, reason=reason)
+
+    def _report_health(self) -> None:
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if self._serving
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for service in ("", *self._service_names):
+            self._health.set(service, status)
 
     def stop(
         self, grace_seconds: float | None = None, hurry: threading.Event | None = None

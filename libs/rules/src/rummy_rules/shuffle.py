@@ -4,7 +4,7 @@ Inputs: the server seed (32 bytes), each seat's client seed (bytes, possibly emp
 Everything is specified byte-exactly in ``docs/rules/shuffle-spec.md`` (the rules it serves:
 ``docs/rules/deal.md``); this module is the
 reference implementation, and ``libs/rules/vectors/`` holds test vectors checked by an independent
-Node.js implementation (``libs/rules/verify-js/``). In short:
+JavaScript implementation, the verifier page's (``web/verify/shuffle.js``). In short:
 
 1. ``hand_key = HMAC-SHA256(key=server_seed, msg=material)`` where ``material`` is the
    length-prefixed encoding of the version label, the hand id, and every (seat, client seed).

@@ -32,7 +32,9 @@ class SeatView:
 class PlayerView:
     """What ``seat`` sees. ``phase`` is the variant's phase name; ``turn_seat``/``turn_no`` are
     None/0 outside play; ``has_drawn`` says whether the seat on turn has drawn this turn;
-    ``result`` is the HandEnded (every seat's cards and arrangement) or HandAborted at the end."""
+    ``result`` is the HandEnded (every seat's cards and arrangement) or HandAborted at the end;
+    ``commitment`` is the server seed's commitment (SHA-256, hex) once published, for the
+    player's own record of what it was shown before the deal."""
 
     hand_id: str
     seat: int
@@ -48,3 +50,4 @@ class PlayerView:
     turn_deadline_ms: int | None
     has_drawn: bool
     result: HandEnded | HandAborted | None
+    commitment: str | None = None

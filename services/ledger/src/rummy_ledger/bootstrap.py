@@ -40,8 +40,9 @@ from rummy_ledger import metrics
 from rummy_ledger.adapters import db, events
 from rummy_ledger.adapters import grpc as grpc_adapter
 from rummy_ledger.domain import GrantLimits
-from rummy_ledger.handlers import Ledger
+from rummy_ledger.handlers import Ledger, utc_now
 from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_platform.dependencies import DependencyWatch, postgres_probe
 from rummy_platform.envelope import type_name
 from rummy_platform.outbox import RelayHook
 from rummy_platform.server import ServiceHost
@@ -57,8 +58,9 @@ MAX_BALANCE_VARIABLE = "RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS"
 
 
 def build(settings: Settings) -> ServiceHost:
-    """The host with the servicer, the table-events reactor, the outbox relay and the
-    ledger's metrics attached. Exits with status 2 when a required variable is missing."""
+    """The host with the servicer, the table-events reactor, the outbox relay, the ledger's
+    metrics and the watch of its dependencies (health NOT_SERVING while PostgreSQL or Kafka
+    does not answer) attached. Exits with status 2 when a required variable is missing."""
     require_settings(
         SERVICE,
         DATABASE_URL=settings.database_url,
@@ -72,8 +74,11 @@ def build(settings: Settings) -> ServiceHost:
     pool = db.open_pool(settings.database_url)
     host.on_shutdown(pool.close)
 
-    ledger = Ledger(topic=prefix + LEDGER_EVENTS, counters=metrics.counters(), grant_limits=limits)
-    metrics.register_gauges(pool)
+    clock = utc_now  # the one clock of the ledger's events and gauges
+    ledger = Ledger(
+        topic=prefix + LEDGER_EVENTS, clock=clock, counters=metrics.counters(), grant_limits=limits
+    )
+    metrics.register_gauges(pool, clock=clock)
 
     log = events.kafka_log(settings.kafka_bootstrap_servers)
     host.on_shutdown(log.close)
@@ -92,6 +97,16 @@ def build(settings: Settings) -> ServiceHost:
     host.on_shutdown(loops.stop)
     loops.start("ledger-reactor", reactor.run)
     loops.start("ledger-outbox", relay.run)
+    # While PostgreSQL or Kafka does not answer, gRPC health is NOT_SERVING and
+    # rummy_dependency_up{dependency} says which.
+    watch = DependencyWatch(
+        {
+            "postgresql": postgres_probe(pool),
+            "kafka": events.kafka_probe(settings.kafka_bootstrap_servers),
+        },
+        on_change=host.set_serving,
+    )
+    loops.start("ledger-dependencies", watch.run)
 
     host.add_servicer(
         grpc_adapter.add_to_server,

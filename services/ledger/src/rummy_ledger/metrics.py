@@ -12,9 +12,18 @@ Counters (this process's work since it started):
   moved), every type of ``handlers.REFUSABLE_EVENTS`` exported from the start;
 - ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``.
 
-Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process wrote it):
+Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process wrote it), by
+``db.gauges``: one statement over the balances (a row per account) and the rows held or waiting
+now (partial indexes), nothing that grows with the journal:
 
-- ``rummy_ledger_tokens_reserved_hundredths``, ``rummy_ledger_reservations_held``;
+- ``rummy_ledger_tokens_reserved_hundredths`` (the balances' ``reserved``, summed),
+  ``rummy_ledger_held_reservations_hundredths`` (the held reservations' amounts, summed, in the
+  same snapshot: the two are equal in a sound ledger, alert RummyLedgerReservedMismatch) and
+  ``rummy_ledger_reservations_held`` (how many);
+- ``rummy_ledger_oldest_held_reservation_age_seconds``: the ledger's clock minus the oldest held
+  reservation's creation (0 when none is held); a hand's reservations are held from HandStarted
+  until its settlement or abort, so a large age is a hand the ledger never heard end (alert
+  RummyReservationHeldTooLong);
 - ``rummy_ledger_commission_collected_hundredths`` (the house commission account's balance);
 - ``rummy_ledger_tokens_issued_hundredths``;
 - ``rummy_ledger_outbox_unpublished``, ``rummy_ledger_outbox_age_seconds`` (oldest waiting row);
@@ -22,6 +31,12 @@ Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process 
   equal their entries, reserved equals held reservations, transactions sum to zero, nobody but
   issuance below zero); a full scan, so recomputed at most every ``invariants_every_s`` seconds.
   Anything but 0 is a page.
+- ``rummy_ledger_journal_sum_hundredths``: every journal entry ever posted, summed
+  (``db.journal_sum``, a full scan of the journal: recomputed with the invariants, at most
+  every ``invariants_every_s`` seconds); 0 in a sound ledger, anything else is a page
+  (RummyLedgerJournalUnbalanced).
+
+Every gauge is there from the first scrape (the full scans run then, and then on their interval).
 - ``rummy_ledger_consumer_lag_records``: is not exported (the stored offsets are in PostgreSQL;
   the topic's end offsets would need a Kafka admin call per scrape).
 """
@@ -30,7 +45,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import psycopg
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
@@ -39,7 +55,7 @@ from prometheus_client.registry import Collector
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
-from rummy_ledger.handlers import REFUSABLE_EVENTS, Counters
+from rummy_ledger.handlers import REFUSABLE_EVENTS, Clock, Counters, utc_now
 from rummy_platform.envelope import type_name
 from rummy_platform.logging import get_logger
 
@@ -95,33 +111,64 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
     )
 
 
-class LedgerGaugeCollector(Collector):
-    """Reads ``db.gauges`` (one query) at each scrape, and the invariant check at most every
-    ``invariants_every_s`` seconds. A scrape while PostgreSQL is down yields no ledger gauges
-    (logged) rather than failing ``/metrics``."""
+@dataclass(frozen=True)
+class FullScan:
+    """The figures of the scans over the whole journal (``db.invariant_violations``,
+    ``db.journal_sum``), taken together at most every ``invariants_every_s`` seconds."""
 
-    def __init__(self, pool: ConnectionPool, *, invariants_every_s: float = 60.0) -> None:
+    invariant_violations: int
+    journal_sum_hundredths: int
+
+
+class LedgerGaugeCollector(Collector):
+    """Reads ``db.gauges`` (one query) at each scrape, and the full scans (:class:`FullScan`) at
+    most every ``invariants_every_s`` seconds of ``monotonic``; ages are counted on ``clock``
+    (the ledger's clock). A scrape while PostgreSQL is down yields no ledger gauges (logged)
+    rather than failing ``/metrics``."""
+
+    def __init__(
+        self,
+        pool: ConnectionPool,
+        *,
+        invariants_every_s: float = 60.0,
+        clock: Clock = utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._pool = pool
         self._invariants_every_s = invariants_every_s
+        self._clock = clock
+        self._monotonic = monotonic
         self._lock = threading.Lock()
-        self._violations: int | None = None
+        self._full_scan: FullScan | None = None
         self._checked_at = float("-inf")
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         try:
             with self._pool.connection(timeout=5.0) as conn:
                 figures = db.gauges(conn)
-                violations = self._invariant_violations(conn)
+                full_scan = self._scan(conn)
         except Exception:
             _log.exception("could not read the ledger gauges")
             return
+        oldest = figures.oldest_held_reservation_at
+        held_age_s = 0.0 if oldest is None else (self._clock() - oldest).total_seconds()
         yield _gauge(
             "rummy_ledger_tokens_reserved_hundredths",
-            "Tokens held for hands in progress",
+            "Tokens held for hands in progress (the balances' reserved, summed)",
             figures.reserved_hundredths,
         )
         yield _gauge(
+            "rummy_ledger_held_reservations_hundredths",
+            "Held reservations' amounts, summed; equals tokens_reserved in a sound ledger",
+            figures.held_reservations_hundredths,
+        )
+        yield _gauge(
             "rummy_ledger_reservations_held", "Reservations held", figures.held_reservations
+        )
+        yield _gauge(
+            "rummy_ledger_oldest_held_reservation_age_seconds",
+            "Age of the oldest held reservation (0 when none is held)",
+            max(0.0, held_age_s),
         )
         yield _gauge(
             "rummy_ledger_commission_collected_hundredths",
@@ -145,19 +192,27 @@ class LedgerGaugeCollector(Collector):
         yield _gauge(
             "rummy_ledger_invariant_violations",
             "Ledger invariants broken (tokens conserved, entries match balances...); 0 expected",
-            violations,
+            full_scan.invariant_violations,
+        )
+        yield _gauge(
+            "rummy_ledger_journal_sum_hundredths",
+            "Every journal entry ever posted, summed; 0 expected",
+            full_scan.journal_sum_hundredths,
         )
 
-    def _invariant_violations(self, conn: psycopg.Connection) -> int:
+    def _scan(self, conn: psycopg.Connection) -> FullScan:
         with self._lock:
-            now = time.monotonic()
-            if self._violations is None or now - self._checked_at >= self._invariants_every_s:
+            now = self._monotonic()
+            if self._full_scan is None or now - self._checked_at >= self._invariants_every_s:
                 problems = db.invariant_violations(conn)
                 for problem in problems:
                     _log.error("ledger invariant broken", problem=problem)
-                self._violations = len(problems)
+                journal_sum = db.journal_sum(conn)
+                if journal_sum != 0:
+                    _log.error("ledger journal unbalanced", journal_sum_hundredths=journal_sum)
+                self._full_scan = FullScan(len(problems), journal_sum)
                 self._checked_at = now
-            return self._violations
+            return self._full_scan
 
 
 def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
@@ -169,8 +224,9 @@ def register_gauges(
     registry: CollectorRegistry = REGISTRY,
     *,
     invariants_every_s: float = 60.0,
+    clock: Clock = utc_now,
 ) -> LedgerGaugeCollector:
     """Register a :class:`LedgerGaugeCollector` over ``pool`` in ``registry``."""
-    collector = LedgerGaugeCollector(pool, invariants_every_s=invariants_every_s)
+    collector = LedgerGaugeCollector(pool, invariants_every_s=invariants_every_s, clock=clock)
     registry.register(collector)
     return collector

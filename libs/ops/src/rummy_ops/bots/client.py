@@ -25,6 +25,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Kind, Source
 from rummy_platform.auth import bearer_metadata
 from rummy_rules.cards import Card
@@ -65,8 +66,10 @@ class Bot:
         table_id: str,
         shoe: Shoe,
         brain: BotBrain,
+        record: PlayerRecord | None = None,
     ) -> None:
         self.account_id = account_id
+        self.record = record
         self.table_id = table_id
         self.shoe = shoe
         self.brain = brain
@@ -164,6 +167,12 @@ class Bot:
                     self._note(f"hand {view.hand_id} turn {view.turn_no}: {_describe(error)}")
 
     def _contribute_seed(self, view: api.PlayerView) -> None:
+        seat = view.my_seat
+        if self.record is not None and view.server_commitment_sha256:
+            self.record.commitment_seen(
+                self.table_id, view.hand_id, seat, view.server_commitment_sha256
+            )
+        seed = self.brain.client_seed()
         try:
             self._rpc(
                 "ContributeSeed",
@@ -171,12 +180,15 @@ class Bot:
                     table_id=self.table_id,
                     hand_id=view.hand_id,
                     client_request_id=_request_id(),
-                    client_seed=self.brain.client_seed(),
+                    client_seed=seed,
                 ),
             )
             self.stats.seeds += 1
         except grpc.RpcError as error:  # the window closed first: the empty seed is used
             self._note(f"seed for hand {view.hand_id}: {_describe(error)}")
+            seed = b""
+        if self.record is not None:
+            self.record.seed_sent(self.table_id, view.hand_id, seat, seed)
 
     def _play_turn(self, view: api.PlayerView) -> None:
         wild = self._wild_rank(view)

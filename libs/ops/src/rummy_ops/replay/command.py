@@ -29,9 +29,11 @@ def _selection(
     return Selection(hand_id=hand or "", table_id=table or "")
 
 
-def _load(
+def load_envelopes(
     from_file: Path | None, bootstrap: str, topic_prefix: str, selection: Selection
 ) -> list[Envelope]:
+    """The envelopes of an exported file, or of the table stream in Kafka (one table's partition
+    when ``selection`` names a table). Raises click errors for a missing source."""
     try:
         if from_file is not None:
             return list(read_jsonl(from_file))
@@ -46,6 +48,8 @@ _selectors = [
     click.option("--hand", help="One hand, by hand id."),
     click.option("--table", help="Every hand of one table, by table id."),
     click.option("--all", "all_hands", is_flag=True, help="Every hand in the log."),
+]
+_kafka_options = [
     click.option(
         "--bootstrap",
         envvar="KAFKA_BOOTSTRAP_SERVERS",
@@ -62,10 +66,17 @@ _selectors = [
 ]
 
 
+def with_kafka_options(f: Callable[..., None]) -> Callable[..., None]:
+    """Add ``--bootstrap`` and ``--topic-prefix`` (where the table stream is read) to a command."""
+    for option in reversed(_kafka_options):
+        f = option(f)
+    return f
+
+
 def _with_selectors(f: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(_selectors):
         f = option(f)
-    return f
+    return with_kafka_options(f)
 
 
 @click.command()
@@ -111,7 +122,7 @@ def replay(
     journal after --settle-grace seconds, and when no hand is found. With --from-file and no
     --hand/--table/--all, every hand in the file."""
     selection = _selection(hand, table, all_hands, from_file=from_file is not None)
-    envelopes = _load(from_file, bootstrap, topic_prefix, selection)
+    envelopes = load_envelopes(from_file, bootstrap, topic_prefix, selection)
     if database_url is None and from_file is None:
         database_url = os.environ.get("DATABASE_URL") or None
     reader = None
@@ -192,7 +203,7 @@ def export(
     selection = _selection(hand, table, all_hands)
     if str(output) != "-" and not output.parent.is_dir():
         raise click.ClickException(f"cannot write {output}: no directory {output.parent}")
-    envelopes = _load(None, bootstrap, topic_prefix, selection)
+    envelopes = load_envelopes(None, bootstrap, topic_prefix, selection)
     try:
         if selection.hand_id:
             chosen = [e for _t, _h, es in select(envelopes, selection) for e in es]

@@ -48,6 +48,7 @@ def player_view(state: HandState, seat: int) -> PlayerView:
         turn_deadline_ms=state.turn_deadline_ms if state.phase is Phase.PLAYING else None,
         has_drawn=state.drawn_card is not None,
         result=state.result,
+        commitment=state.commitment,
     )
 
 

@@ -339,31 +339,58 @@ class LedgerGauges:
     """Figures for ``/metrics``, in hundredths unless named otherwise."""
 
     issued_hundredths: int  # everything ever granted (minus the issuance balance)
-    reserved_hundredths: int  # held for hands in progress, all accounts
+    reserved_hundredths: int  # balances.reserved summed over all accounts
     held_reservations: int  # how many reservations are held
+    held_reservations_hundredths: int  # the held reservations' amounts summed (= reserved)
+    oldest_held_reservation_at: datetime | None  # when the oldest one was made; None if none
     commission_hundredths: int  # the house commission account's balance
     outbox_unpublished: int
     outbox_oldest_age_seconds: float  # 0.0 when nothing waits
 
 
 def gauges(conn: psycopg.Connection) -> LedgerGauges:
-    """Read the ledger's gauges in one snapshot query."""
+    """Read the ledger's gauges in one snapshot query (one statement, so ``reserved`` and the
+    held reservations are read at the same instant and their difference is exact).
+
+    Cost: the balances are summed (one row per account); held reservations are read through the
+    partial index ``reservations_held_by_account`` (only the rows held now, whatever the history);
+    unpublished outbox rows likewise. Nothing here grows with the journal.
+    """
     row = conn.execute(
         """
         SELECT
             (SELECT -balance FROM balances WHERE kind = 'issuance'),
             (SELECT coalesce(sum(reserved), 0) FROM balances),
-            (SELECT count(*) FROM reservations WHERE state = 'held'),
+            held.n, held.amount, held.oldest,
             (SELECT coalesce(sum(balance), 0) FROM balances WHERE kind = 'house'),
             (SELECT count(*) FROM outbox WHERE published_at IS NULL),
             (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)
                FROM outbox WHERE published_at IS NULL)
+        FROM (
+            SELECT count(*) AS n, coalesce(sum(amount), 0) AS amount, min(created_at) AS oldest
+            FROM reservations WHERE state = 'held'
+        ) AS held
         """
     ).fetchone()
     assert row is not None
     return LedgerGauges(
-        int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), float(row[5])
+        issued_hundredths=int(row[0]),
+        reserved_hundredths=int(row[1]),
+        held_reservations=int(row[2]),
+        held_reservations_hundredths=int(row[3]),
+        oldest_held_reservation_at=row[4],
+        commission_hundredths=int(row[5]),
+        outbox_unpublished=int(row[6]),
+        outbox_oldest_age_seconds=float(row[7]),
     )
+
+
+def journal_sum(conn: psycopg.Connection) -> int:
+    """The sum of every journal entry ever posted, in hundredths: 0 in a sound ledger (every
+    transaction sums to zero). Cost: a full scan of ``journal_entries`` (one row per line of
+    every grant and settlement), so callers bound how often they run it."""
+    (total,) = conn.execute("SELECT coalesce(sum(amount), 0) FROM journal_entries").fetchone()  # type: ignore[misc]
+    return int(total)
 
 
 def invariant_violations(conn: psycopg.Connection) -> list[str]:

@@ -620,16 +620,23 @@ class WatchTableRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
+    AFTER_STREAM_VERSION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """at most 64 bytes"""
+    after_stream_version: _builtins.int
+    """Resume: the stream_version of the last view this client saw (0: none, a snapshot now). The
+    first view comes once the table has changed past it (at once if it already has), so a client
+    that reconnects misses no change. Beyond the table's version: INVALID_ARGUMENT.
+    """
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
+        after_stream_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_stream_version", b"after_stream_version", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -860,6 +867,50 @@ class GetHandResultResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetHandResultResponse: _TypeAlias = GetHandResultResponse  # noqa: Y015
+
+@_typing.final
+class GetHandProofRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    HAND_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """at most 64 bytes; empty: any table"""
+    hand_id: _builtins.str
+    """at most 64 bytes"""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        hand_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHandProofRequest: _TypeAlias = GetHandProofRequest  # noqa: Y015
+
+@_typing.final
+class GetHandProofResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BUNDLE_JSON_FIELD_NUMBER: _builtins.int
+    bundle_json: _builtins.str
+    """The bundle as canonical JSON (UTF-8, keys sorted, no spaces), format "bb-hand-proof/1"."""
+    def __init__(
+        self,
+        *,
+        bundle_json: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bundle_json", b"bundle_json"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHandProofResponse: _TypeAlias = GetHandProofResponse  # noqa: Y015
 
 @_typing.final
 class CloseTableRequest(_message.Message):

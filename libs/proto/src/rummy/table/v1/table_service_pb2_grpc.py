@@ -89,6 +89,11 @@ class TableServiceStub:
                 request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.SerializeToString,
                 response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.FromString,
                 _registered_method=True)
+        self.GetHandProof = channel.unary_unary(
+                '/rummy.table.v1.TableService/GetHandProof',
+                request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofRequest.SerializeToString,
+                response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofResponse.FromString,
+                _registered_method=True)
         self.CloseTable = channel.unary_unary(
                 '/rummy.table.v1.TableService/CloseTable',
                 request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
@@ -156,6 +161,8 @@ class TableServiceServicer:
 
     def WatchTable(self, request, context):
         """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+        One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+        limit); after_stream_version resumes a dropped stream.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -163,6 +170,16 @@ class TableServiceServicer:
 
     def GetHandResult(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetHandProof(self, request, context):
+        """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+        proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+        otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+        NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -235,6 +252,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetHandResult,
                     request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.FromString,
                     response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.SerializeToString,
+            ),
+            'GetHandProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHandProof,
+                    request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofRequest.FromString,
+                    response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofResponse.SerializeToString,
             ),
             'CloseTable': grpc.unary_unary_rpc_method_handler(
                     servicer.CloseTable,
@@ -539,6 +561,33 @@ class TableService:
             '/rummy.table.v1.TableService/GetHandResult',
             rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultRequest.SerializeToString,
             rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandResultResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHandProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.table.v1.TableService/GetHandProof',
+            rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofRequest.SerializeToString,
+            rummy_dot_table_dot_v1_dot_table__service__pb2.GetHandProofResponse.FromString,
             options,
             channel_credentials,
             insecure,

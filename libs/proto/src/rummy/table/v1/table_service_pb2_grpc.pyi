@@ -54,8 +54,17 @@ class TableServiceStub:
     Declare: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DeclareRequest, _table_service_pb2.DeclareResponse]
     Drop: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DropRequest, _table_service_pb2.DropResponse]
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
-    """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
+    """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+    One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+    limit); after_stream_version resumes a dropped stream.
+    """
     GetHandResult: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]
+    GetHandProof: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]
+    """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+    proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+    otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+    NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+    """
     CloseTable: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]
     """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
     out; then every seated player is stood up and the table is closed. Recorded on the table
@@ -78,8 +87,17 @@ class TableServiceAsyncStub(TableServiceStub):
     Declare: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DeclareRequest, _table_service_pb2.DeclareResponse]  # type: ignore[assignment]
     Drop: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DropRequest, _table_service_pb2.DropResponse]  # type: ignore[assignment]
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
-    """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
+    """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+    One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+    limit); after_stream_version resumes a dropped stream.
+    """
     GetHandResult: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]  # type: ignore[assignment]
+    GetHandProof: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]  # type: ignore[assignment]
+    """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+    proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+    otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+    NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+    """
     CloseTable: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]  # type: ignore[assignment]
     """Operator only. No new hand starts and no seat is taken from now on; a hand being played plays
     out; then every seated player is stood up and the table is closed. Recorded on the table
@@ -159,7 +177,10 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.WatchTableRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_service_pb2.WatchTableResponse], _abc.AsyncIterator[_table_service_pb2.WatchTableResponse]]:
-        """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
+        """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+        One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+        limit); after_stream_version resumes a dropped stream.
+        """
 
     @_abc_1.abstractmethod
     def GetHandResult(
@@ -167,6 +188,18 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.GetHandResultRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.GetHandResultResponse, _abc.Awaitable[_table_service_pb2.GetHandResultResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetHandProof(
+        self,
+        request: _table_service_pb2.GetHandProofRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.GetHandProofResponse, _abc.Awaitable[_table_service_pb2.GetHandProofResponse]]:
+        """The proof bundle of an ended hand once its server seed is revealed (web/verify/
+        proof-bundle.schema.json): for a player seated in the hand and for operators (PERMISSION_DENIED
+        otherwise); FAILED_PRECONDITION before the reveal, while the hand runs or when it was aborted;
+        NOT_FOUND for an unknown hand. Old hands too: it is built from the table's stream.
+        """
 
     @_abc_1.abstractmethod
     def CloseTable(

@@ -1,0 +1,94 @@
+"""A hand's proof bundle: one canonical JSON document a player checks in the browser page
+(``web/verify/``) or with ``node web/verify/cli.mjs``.
+
+Format ``bb-hand-proof/1``, documented by ``web/verify/proof-bundle.schema.json``::
+
+    {"format": "bb-hand-proof/1", "table_id": ..., "hand_id": ..., "variant": "indian-points",
+     "shuffle_version": "bb-shuffle-v1", "rules_version": "bombay-baazi/1",
+     "server_seed_hex": "<the revealed server seed, 64 hex digits>",
+     "events": [{"stream_version": 12, "event": {"type": "HandStarted", ...}}, ...]}
+
+``events`` are every event of the hand in table-stream order, as the rules library's codec writes
+them (``rummy_rules.codec.to_dict``: cards ``"7H:1"``), unredacted: after the reveal the deck order
+is public, so each seat's own draws and the stock are in. They hold the commitment (SeedCommitted,
+SeedsLocked), every client seed and the seat that sent it (ClientSeedContributed, SeedsLocked),
+the rule set with its money options (HandStarted), every move, the result and the settlement
+(HandEnded). Canonical: keys sorted, no spaces, UTF-8 (:func:`canonical_json`).
+
+Built from the hand's envelopes of the table stream (table service ``GetHandProof``, ``rummy
+proof``, ``rummy demo``). Raises :class:`ProofNotReady` before the seed is revealed or the hand
+ended, ValueError when the envelopes hold no start of the hand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.table.v1 import events_pb2 as pb
+from rummy_platform.envelope import Envelope
+from rummy_rules import codec as rules_codec
+from rummy_table import stream_codec as codec
+
+PROOF_FORMAT = "bb-hand-proof/1"
+
+
+class ProofNotReady(Exception):
+    """The hand has no proof yet: it has not ended, was aborted, or its seed is not revealed."""
+
+
+def hand_proof(table_id: str, hand_id: str, envelopes: Iterable[Envelope]) -> dict[str, Any]:
+    """The proof bundle of ``hand_id`` from the table stream's envelopes (any events of the table;
+    only the hand's are used, in stream order). Raises ProofNotReady or ValueError (see above)."""
+    mine = sorted(
+        (e for e in envelopes if getattr(e.payload, "hand_id", None) == hand_id),
+        key=lambda e: e.stream_version,
+    )
+    started = next((e for e in mine if isinstance(e.payload, pb.HandStarted)), None)
+    if started is None:
+        raise ValueError(f"no start of hand {hand_id!r} in the table stream")
+    ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+    events: list[dict[str, Any]] = []
+    seed = b""
+    ended = aborted = False
+    for envelope in mine:
+        payload = envelope.payload
+        at_ms = codec.datetime_to_ms(envelope.occurred_at)
+        if isinstance(payload, fairness_pb.SeedRevealed):
+            seed = bytes(payload.server_seed)
+            continue
+        if isinstance(payload, pb.HandStarted):
+            decoded: tuple[object, ...] = (codec.hand_started_from_pb(payload, at_ms),)
+        elif type(payload) in codec.HAND_PAYLOADS:
+            decoded = codec.from_payload(payload, ctx, at_ms)
+        else:
+            continue
+        ended = ended or isinstance(payload, pb.HandEnded)
+        aborted = aborted or isinstance(payload, pb.HandAborted)
+        events += [
+            {"stream_version": envelope.stream_version, "event": rules_codec.to_dict(event)}
+            for event in decoded
+        ]
+    if aborted:
+        raise ProofNotReady(f"hand {hand_id} was aborted: it has no result to prove")
+    if not ended:
+        raise ProofNotReady(f"hand {hand_id} has not ended")
+    if not seed:
+        raise ProofNotReady(f"the server seed of hand {hand_id} is not revealed yet")
+    return {
+        "format": PROOF_FORMAT,
+        "table_id": table_id,
+        "hand_id": hand_id,
+        "variant": ctx.rule_set.variant,
+        "shuffle_version": started.shuffle_version,
+        "rules_version": started.rules_version,
+        "server_seed_hex": seed.hex(),
+        "events": events,
+    }
+
+
+def canonical_json(bundle: dict[str, Any]) -> str:
+    """The bundle as canonical JSON: sorted keys, no insignificant spaces, non-ASCII kept."""
+    return json.dumps(bundle, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,618 @@
+"""The verifier page (web/verify/index.html) in a real headless Chromium (Debian's, driven by
+Playwright for Python; no browser download), and the same checks under Node (web/verify/cli.mjs),
+on proof bundles of real hands played through the services: the short demo's hands (valid
+declares, wrong declares then a declare, drops, timeout drops) and a hand played here until its
+stock is reshuffled. Every step passes on the real bundles; every tamper is caught at the step that
+first differs; a forged but self-consistent bundle passes on its own and fails against the
+player's own record; an unknown variant is never passed. ``GetHandProof`` gives the seated players
+and operators the same bundle as ``rummy proof``, and FAILED_PRECONDITION while the hand runs.
+A screenshot of a verified hand is saved in the test's tmp dir (its path is printed)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from click.testing import CliRunner
+
+from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_ops.cli import main
+from rummy_ops.demo import DemoReport
+from rummy_ops.proof import write_proofs
+from rummy_ops.replay import verify_demo
+from rummy_ops.replay.sources import read_kafka
+from rummy_platform.auth import Role, bearer_metadata
+from rummy_platform.limits import open_channel
+from rummy_rules import codec
+from rummy_rules.arrangement import valid_discards
+from rummy_rules.deck import Shoe
+from rummy_rules.events import HandEnded, SeatResult
+from rummy_rules.melds import DEFAULT_MELD_OPTIONS
+from rummy_rules.settlement import settle
+from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_testing.players import (
+    Operator,
+    Player,
+    Table,
+    next_turn,
+    on_turn,
+    operator_for,
+    play_turn_with_solver,
+    seed_and_wait_for_play,
+)
+from rummy_testing.tools import required_executable
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "web" / "verify" / "index.html"
+CLI = ROOT / "web" / "verify" / "cli.mjs"
+CHROMIUM = "/usr/bin/chromium"
+RunningStack = Any
+Bundle = dict[str, Any]
+
+
+def events_of(bundle: Bundle, kind: str) -> list[dict[str, Any]]:
+    return [e["event"] for e in bundle["events"] if e["event"]["type"] == kind]
+
+
+# -- real hands ---------------------------------------------------------------------------------
+
+
+def proof_call(player_or_operator: Any, table_id: str, hand_id: str, token: str) -> str:
+    stub = player_or_operator
+    reply = stub.GetHandProof(
+        api.GetHandProofRequest(table_id=table_id, hand_id=hand_id),
+        metadata=bearer_metadata(token),
+        timeout=30,
+    )
+    return str(reply.bundle_json)
+
+
+def play_until_reshuffled(players: list[Player], extra_turns: int = 2) -> tuple[str, str]:
+    """Two seats draw from the stock and discard what they drew until the stock has been
+    reshuffled and ``extra_turns`` more turns were played, then the seat on turn drops (a middle
+    drop): the other wins. Returns (hand id, the FAILED_PRECONDITION message GetHandProof gave
+    while the hand ran). Only the first seat sends a client seed: the other's is empty (late)."""
+    first = players[0]
+    view = first.wait_phase(api.HAND_PHASE_SEEDING, timeout=60)
+    first.contribute_seed(view.hand_id, b"\x01" * 32)
+    view = first.wait_phase(api.HAND_PHASE_PLAYING, timeout=60)
+    hand_id = view.hand_id
+    try:
+        proof_call(first.stub, first.table_id, hand_id, first.token)
+        pytest.fail("GetHandProof answered while the hand was running")
+    except grpc.RpcError as error:
+        assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
+        running = str(error.details())
+    stock_seen = view.stock_count
+    reshuffled_at: int | None = None
+    while True:
+        view = first.wait(
+            lambda v: v.phase == api.HAND_PHASE_PLAYING and not v.has_drawn and v.stock_count > 0,
+            60,
+            "a turn with a stock to draw from",
+        )
+        if view.stock_count > stock_seen and reshuffled_at is None:
+            reshuffled_at = view.turn_no
+        stock_seen = view.stock_count
+        p = on_turn(players, view)
+        if reshuffled_at is not None and view.turn_no >= reshuffled_at + extra_turns:
+            p.drop(turn_no=view.turn_no)
+            p.wait_phase(api.HAND_PHASE_ENDED, timeout=30)
+            return hand_id, running
+        drawn = p.draw(turn_no=view.turn_no)
+        p.discard(drawn.card, turn_no=view.turn_no)
+        first.wait(lambda v, t=view.turn_no: v.turn_no > t, 30, "the next turn")
+
+
+@pytest.fixture(scope="module")
+def operator(rummy_stack: RunningStack) -> Iterator[Operator]:
+    op = operator_for(rummy_stack)
+    yield op
+    op.close()
+
+
+def fetch_when_revealed(player: Player, table_id: str, hand_id: str) -> str:
+    """GetHandProof as ``player``, retried while the seed is not revealed yet (it is revealed
+    right after the hand ends)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return proof_call(player.stub, table_id, hand_id, player.token)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION or time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+
+
+@pytest.fixture(scope="module")
+def wrong_then_declared(rummy_stack: RunningStack, operator: Operator) -> Bundle:
+    """A hand at a 4-seat table where the first seat declares wrongly (80 points) and then the
+    next seat plays with the solver until it declares validly while the third only draws and
+    discards."""
+    table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
+    try:
+        players = [table.player(f"show{i}", grant=5000) for i in range(3)]
+        for p in players:
+            p.take_seat()
+        view = seed_and_wait_for_play(players)
+        wrong = on_turn(players, view)
+        view = wrong.wait_to_draw()  # its own view: its own cards
+        drawn = wrong.draw(turn_no=view.turn_no).card
+        cards = [*wrong.hand(view), wrong.card(drawn)]
+        valid = set(valid_discards(cards, wrong.wild(view), DEFAULT_MELD_OPTIONS))
+        face_down = next(c for c in cards if c not in valid)
+        assert not wrong.declare(wrong.wire(face_down), view.turn_no).valid
+        turn = next_turn(players, view.turn_no)
+        assert turn is not None
+        declarer = on_turn(players, turn)
+        for _ in range(400):
+            if on_turn(players, turn) is declarer:
+                if play_turn_with_solver(declarer, DEFAULT_MELD_OPTIONS) is not None:
+                    break
+            else:
+                on_turn(players, turn).draw_and_discard_drawn()
+            turn = next_turn(players, turn.turn_no)
+            assert turn is not None, "the hand ended before anyone declared"
+        declarer.wait_phase(api.HAND_PHASE_ENDED)
+        return json.loads(fetch_when_revealed(declarer, table.table_id, view.hand_id))
+    finally:
+        table.close()
+
+
+@pytest.fixture(scope="module")
+def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
+    """A hand played to a reshuffled stock at a 4-seat table (0.10 a point, 5% commission), one
+    seat's client seed empty, its bundle fetched through GetHandProof by a seated player and by an
+    operator."""
+    table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
+    try:
+        players = [table.player(f"verify{i}", grant=5000) for i in range(2)]
+        for p in players:
+            p.take_seat()
+        hand_id, running = play_until_reshuffled(players)
+        text = fetch_when_revealed(players[1], table.table_id, hand_id)
+        ops_token = operator.authority.issue("ops-verify", Role.OPERATOR, 600)
+        stranger = operator.authority.issue("not-seated", Role.PLAYER, 600)
+        return {
+            "table_id": table.table_id,
+            "hand_id": hand_id,
+            "bundle": json.loads(text),
+            "text": text,
+            "operator_text": proof_call(players[0].stub, table.table_id, hand_id, ops_token),
+            "stranger": stranger,
+            "running": running,
+        }
+    finally:
+        table.close()
+
+
+@pytest.fixture(scope="module")
+def demo_bundles(
+    rummy_stack: RunningStack, short_demo: DemoReport, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Bundle]:
+    """A bundle of every ended hand of the short demo, built as ``rummy demo`` builds them."""
+    assert short_demo.ended, "the short demo ended no hand"
+    assert verify_demo(short_demo)[0]  # waits until the last seeds are revealed
+    envelopes = []
+    for table_id in sorted({h.table_id for h in short_demo.hands}):
+        envelopes += read_kafka(rummy_stack.kafka_bootstrap, rummy_stack.topic_prefix, table_id)
+    folder = tmp_path_factory.mktemp("proofs")
+    written = write_proofs(envelopes, [h.hand_id for h in short_demo.ended], folder)
+    assert written == len(short_demo.ended)
+    return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
+
+
+def ending_of(bundle: Bundle) -> set[str]:
+    kinds = {e["event"]["type"] for e in bundle["events"]}
+    drops = {d["kind"] for d in events_of(bundle, "PlayerDropped")}
+    out = set()
+    if "Declared" in kinds:
+        out.add("wrong declare then a declare" if "DeclarationRejected" in kinds else "declare")
+    if drops & {"first", "middle", "leave"}:
+        out.add("drop")
+    if "timeout" in drops:
+        out.add("timeout drop")
+    if "StockReshuffled" in kinds:
+        out.add("reshuffled stock")
+    return out
+
+
+@pytest.fixture(scope="module")
+def real(
+    demo_bundles: dict[str, Bundle], reshuffled: dict[str, Any], wrong_then_declared: Bundle
+) -> dict[str, Bundle]:
+    """One real bundle of each ending the demo and the hands played here produced."""
+    out: dict[str, Bundle] = {
+        "reshuffled stock": reshuffled["bundle"],
+        "wrong declare then a declare": wrong_then_declared,
+    }
+    for bundle in [*demo_bundles.values(), reshuffled["bundle"], wrong_then_declared]:
+        for ending in sorted(ending_of(bundle)):
+            out.setdefault(ending, bundle)
+    return out
+
+
+@pytest.fixture(scope="module")
+def records(short_demo: DemoReport, demo_records_dir: Path) -> Path:
+    """The folder of the demo bots' own records (tests/e2e/conftest.py's short_demo)."""
+    assert any(demo_records_dir.glob("*.jsonl")), "the demo's bots kept no record"
+    return demo_records_dir
+
+
+def record_of(records: Path, bundle: Bundle) -> str:
+    """The own record of the first seated bot of the bundle's hand."""
+    started = events_of(bundle, "HandStarted")[0]
+    account = started["seats"][0]["account_id"]
+    return (records / f"{account}.jsonl").read_text()
+
+
+# -- the page in Chromium, and the command under Node ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser_page() -> Iterator[Any]:
+    executable = required_executable(CHROMIUM, "(bash deploy/local/chromium.sh install)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        offline: list[str] = []
+        page.route("**/*", lambda route: _local_only(route, offline))
+        page.goto(PAGE.as_uri())
+        yield page
+        assert not offline, f"the page tried to reach the network: {offline}"
+        browser.close()
+
+
+def _local_only(route: Any, offline: list[str]) -> None:
+    if route.request.url.startswith("file://"):
+        route.continue_()
+    else:
+        offline.append(route.request.url)
+        route.abort()
+
+
+def in_browser(page: Any, bundle: Bundle | str, record: str | None = None) -> dict[str, Any]:
+    """Paste the bundle (and record), press Verify; the verdict and each step as the page shows
+    them."""
+    text = bundle if isinstance(bundle, str) else json.dumps(bundle)
+    page.evaluate("delete document.body.dataset.done")
+    page.fill("#bundle-text", text)
+    page.fill("#record-text", record or "")
+    page.click("#verify")
+    page.wait_for_selector("body[data-done]", timeout=30_000)
+    return page.evaluate(
+        """() => ({
+            verdict: document.getElementById('verdict').dataset.verdict,
+            text: document.getElementById('verdict').textContent,
+            steps: [...document.querySelectorAll('.step')].map(e => ({
+                id: e.dataset.step, ok: e.dataset.ok === 'true',
+                text: e.textContent})),
+            cards: document.querySelectorAll('#picture .card').length,
+        })"""
+    )
+
+
+def in_node(bundle: Bundle, tmp_path: Path, record: str | None = None) -> tuple[int, Any]:
+    node = required_executable("node", "to run web/verify/cli.mjs")
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(bundle))
+    args = [node, str(CLI), str(path), "--json"]
+    if record is not None:
+        (tmp_path / "record.jsonl").write_text(record)
+        args += ["--record", str(tmp_path / "record.jsonl")]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    return done.returncode, json.loads(done.stdout)
+
+
+def first_failing(steps: list[dict[str, Any]]) -> str | None:
+    return next((s["id"] for s in steps if not s["ok"]), None)
+
+
+ENDINGS = ["declare", "wrong declare then a declare", "drop", "timeout drop", "reshuffled stock"]
+
+
+def test_real_hands_of_every_ending_verify_in_chromium_and_under_node(
+    browser_page: Any, real: dict[str, Bundle], records: Path, tmp_path: Path
+) -> None:
+    missing = [e for e in ENDINGS if e not in real]
+    assert not missing, f"the real hands had no {missing}"
+    for ending in ENDINGS:
+        bundle = real[ending]
+        shown = in_browser(browser_page, bundle)
+        assert shown["verdict"] == "passed", (ending, shown)
+        assert [s["id"] for s in shown["steps"]] == ["bundle", "seeds", "deck", "moves", "scores"]
+        assert shown["cards"] > 13 * 2, "the deal and the final hands are drawn as cards"
+        code, result = in_node(bundle, tmp_path)
+        assert (code, result["ok"]) == (0, True), (ending, result["steps"])
+    screenshot = tmp_path / "verified-hand.png"
+    in_browser(browser_page, real["declare"], record_of(records, real["declare"]))
+    browser_page.screenshot(path=str(screenshot), full_page=True)
+    assert screenshot.stat().st_size > 10_000
+    print(f"\nscreenshot of a verified hand: {screenshot}")
+
+
+def test_every_demo_hand_verifies_under_node_with_its_players_own_record(
+    demo_bundles: dict[str, Bundle], records: Path, tmp_path: Path
+) -> None:
+    for hand_id, bundle in demo_bundles.items():
+        record = record_of(records, bundle)
+        code, result = in_node(bundle, tmp_path, record)
+        assert code == 0, (hand_id, [s for s in result["steps"] if not s["ok"]])
+        seeds = next(s for s in result["steps"] if s["id"] == "seeds")
+        assert "your own record agrees with the bundle" in seeds["notes"]
+
+
+# -- tampers ------------------------------------------------------------------------------------
+
+
+def _flip_seed_byte(b: Bundle, other: Bundle) -> None:
+    seed = bytearray.fromhex(b["server_seed_hex"])
+    seed[5] ^= 0x01
+    b["server_seed_hex"] = seed.hex()
+
+
+def _swap_dealt_cards(b: Bundle, other: Bundle) -> None:
+    hands = events_of(b, "HandDealt")[0]["hands"]
+    hands[0]["cards"][3], hands[1]["cards"][7] = hands[1]["cards"][7], hands[0]["cards"][3]
+
+
+def _draw_not_on_top(b: Bundle, other: Bundle) -> None:
+    draw = next(e for e in events_of(b, "CardDrawn") if e["source"] == "stock")
+    dealt = events_of(b, "HandDealt")[0]
+    draw["card"] = next(c for c in dealt["stock"][5:] if c != draw["card"])
+
+
+def _change_score(b: Bundle, other: Bundle) -> None:
+    ended = events_of(b, "HandEnded")[0]
+    loser = next(r for r in ended["results"] if r["seat"] != ended["winner_seat"])
+    loser["points"] += 1
+
+
+def _change_commission(b: Bundle, other: Bundle) -> None:
+    events_of(b, "HandEnded")[0]["settlement"]["commission_cents"] += 1
+
+
+def _other_commitment(b: Bundle, other: Bundle) -> None:
+    theirs = events_of(other, "SeedCommitted")[0]["commitment"]
+    events_of(b, "SeedCommitted")[0]["commitment"] = theirs
+    events_of(b, "SeedsLocked")[0]["commitment"] = theirs
+
+
+def _reorder_events(b: Bundle, other: Bundle) -> None:
+    at = next(
+        i
+        for i, e in enumerate(b["events"])
+        if e["event"]["type"] == "CardDrawn"
+        and b["events"][i + 1]["event"]["type"] == "CardDiscarded"
+    )
+    b["events"][at], b["events"][at + 1] = b["events"][at + 1], b["events"][at]
+
+
+def _remove_reshuffle(b: Bundle, other: Bundle) -> None:
+    b["events"] = [e for e in b["events"] if e["event"]["type"] != "StockReshuffled"]
+
+
+def _change_rule_option(b: Bundle, other: Bundle) -> None:
+    events_of(b, "HandStarted")[0]["rule_set"]["point_value_cents"] += 5
+
+
+def _blank_client_seed(b: Bundle, other: Bundle) -> None:
+    locked = events_of(b, "SeedsLocked")[0]["client_seeds"]
+    seat = next(s for s in locked if s["seed_hex"])
+    seat["seed_hex"] = ""
+
+
+TAMPERS: list[tuple[str, Callable[[Bundle, Bundle], None], str]] = [
+    ("a seed byte", _flip_seed_byte, "seeds"),
+    ("a swapped card in the deal", _swap_dealt_cards, "deck"),
+    ("a draw of a card not on top", _draw_not_on_top, "moves"),
+    ("a changed score", _change_score, "scores"),
+    ("a changed commission", _change_commission, "scores"),
+    ("a commitment from another hand", _other_commitment, "seeds"),
+    ("a reordered event", _reorder_events, "moves"),
+    ("a removed reshuffle", _remove_reshuffle, "deck"),
+    ("a changed rule-set option (the point value)", _change_rule_option, "scores"),
+    ("a client seed blanked to empty", _blank_client_seed, "seeds"),
+]
+
+
+@pytest.mark.parametrize(("what", "tamper", "step"), TAMPERS, ids=[t[0] for t in TAMPERS])
+def test_each_tamper_is_caught_at_the_step_that_first_differs(
+    browser_page: Any,
+    reshuffled: dict[str, Any],
+    demo_bundles: dict[str, Bundle],
+    what: str,
+    tamper: Callable[[Bundle, Bundle], None],
+    step: str,
+    tmp_path: Path,
+) -> None:
+    bundle = copy.deepcopy(reshuffled["bundle"])  # a paid hand with a reshuffle and a drop
+    other = next(iter(demo_bundles.values()))
+    tamper(bundle, other)
+    shown = in_browser(browser_page, bundle)
+    assert shown["verdict"] == "failed", shown
+    assert first_failing(shown["steps"]) == step, shown["steps"]
+    code, result = in_node(bundle, tmp_path)
+    assert code == 1
+    assert first_failing(result["steps"]) == step
+
+
+def forged(real_bundle: Bundle) -> Bundle:
+    """A forged but self-consistent bundle of the same hand: a fresh server seed with its own
+    commitment, the deal those seeds give, and every seat but the last in turn order dropping
+    on its first turn (so the last one wins)."""
+    b = copy.deepcopy(real_bundle)
+    seed = hashlib.sha256(b"forger").digest()
+    commitment = hashlib.sha256(seed).hexdigest()
+    started = codec.from_dict(events_of(b, "HandStarted")[0])
+    rules = started.rule_set
+    seeds = events_of(b, "SeedsLocked")[0]
+    inputs = ShuffleInputs.of(
+        seed,
+        started.hand_id,
+        {s["seat"]: bytes.fromhex(s["seed_hex"]) for s in seeds["client_seeds"]},
+    )
+    seats = [s.seat for s in started.seats]
+    shoe: Shoe = rules.shoe
+    d = deal(inputs, shoe, seats, started.dealer_seat, rules.hand_size)
+    cut = [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "HandDealt"][0]
+    version = b["events"][cut]["stream_version"]
+    kept = b["events"][:cut]
+    for e in kept:
+        if e["event"]["type"] in ("SeedCommitted", "SeedsLocked"):
+            e["event"]["commitment"] = commitment
+    dealt = {
+        "type": "HandDealt",
+        "hands": [
+            {"seat": h.seat, "cards": [codec.card_to_str(c) for c in h.cards]} for h in d.hands
+        ],
+        "wild_cut": codec.card_to_str(d.wild_cut),
+        "first_open": codec.card_to_str(d.first_open),
+        "stock": [codec.card_to_str(c) for c in d.stock],
+        "stock_count": len(d.stock),
+    }
+    tail: list[dict[str, Any]] = [dealt]
+    order = [h.seat for h in d.hands]
+    for turn, seat in enumerate(order[:-1], start=1):
+        tail.append({"type": "TurnStarted", "seat": seat, "turn_no": turn, "deadline_ms": 1})
+        tail.append(
+            {
+                "type": "PlayerDropped",
+                "seat": seat,
+                "turn_no": turn,
+                "kind": "first",
+                "points": rules.indian.first_drop_points,
+            }
+        )
+    winner = order[-1]
+    points = {s: (0 if s == winner else rules.indian.first_drop_points) for s in seats}
+    accounts = {s.seat: s.account_id for s in started.seats}
+    results = tuple(
+        SeatResult(
+            s, accounts[s], "won" if s == winner else "first_drop", points[s], d.hand_of(s), (), ()
+        )
+        for s in sorted(seats)
+    )
+    ended = HandEnded(
+        winner_seat=winner, results=results, settlement=settle(rules, winner, points), at_ms=2
+    )
+    tail.append(codec.to_dict(ended))
+    b["events"] = kept + [{"stream_version": version + i, "event": e} for i, e in enumerate(tail)]
+    b["server_seed_hex"] = seed.hex()
+    return b
+
+
+def test_a_forged_self_consistent_bundle_passes_alone_and_fails_against_the_players_record(
+    browser_page: Any, demo_bundles: dict[str, Bundle], records: Path, tmp_path: Path
+) -> None:
+    real_bundle = next(iter(demo_bundles.values()))
+    fake = forged(real_bundle)
+    alone = in_browser(browser_page, fake)
+    assert alone["verdict"] == "passed", alone["steps"]  # self-consistent: nothing differs
+    record = record_of(records, real_bundle)
+    shown = in_browser(browser_page, fake, record)
+    assert shown["verdict"] == "failed"
+    assert first_failing(shown["steps"]) == "seeds"
+    seeds = next(s for s in shown["steps"] if s["id"] == "seeds")
+    assert "the commitment you were shown before the deal" in seeds["text"]
+    code, result = in_node(fake, tmp_path, record)
+    assert code == 1 and first_failing(result["steps"]) == "seeds"
+
+
+def test_a_seat_recorded_with_an_empty_seed_is_named(
+    browser_page: Any, demo_bundles: dict[str, Bundle], reshuffled: dict[str, Any]
+) -> None:
+    late = [
+        b
+        for b in [*demo_bundles.values(), reshuffled["bundle"]]
+        if any(s["seed_hex"] == "" for s in events_of(b, "SeedsLocked")[0]["client_seeds"])
+    ]
+    assert late, "the reshuffled hand has a seat that sent no seed"
+    bundle = late[0]
+    seats = [
+        s["seat"] for s in events_of(bundle, "SeedsLocked")[0]["client_seeds"] if not s["seed_hex"]
+    ]
+    shown = in_browser(browser_page, bundle)
+    seeds = next(s for s in shown["steps"] if s["id"] == "seeds")
+    assert shown["verdict"] == "passed"
+    assert f"seat{'s' if len(seats) > 1 else ''} {', '.join(map(str, seats))}" in seeds["text"]
+    assert "could have chosen among decks" in seeds["text"]
+
+
+def test_an_unknown_variant_is_reported_as_such_never_as_passed(
+    browser_page: Any, reshuffled: dict[str, Any], tmp_path: Path
+) -> None:
+    bundle = copy.deepcopy(reshuffled["bundle"])
+    bundle["variant"] = "gin-rummy"
+    events_of(bundle, "HandStarted")[0]["rule_set"]["variant"] = "gin-rummy"
+    shown = in_browser(browser_page, bundle)
+    assert shown["verdict"] == "unknown"
+    assert 'unknown variant "gin-rummy"' in shown["text"]
+    code, result = in_node(bundle, tmp_path)
+    assert code == 2 and not result["ok"] and not result["known"]
+
+
+# -- GetHandProof and rummy proof ---------------------------------------------------------------
+
+
+def test_get_hand_proof_serves_the_seated_players_and_operators_the_bundle_rummy_proof_writes(
+    rummy_stack: RunningStack, reshuffled: dict[str, Any], tmp_path: Path
+) -> None:
+    assert reshuffled["text"] == reshuffled["operator_text"]
+    assert "has not ended" in reshuffled["running"]
+    out = tmp_path / "proof.json"
+    result = CliRunner().invoke(
+        main,
+        [
+            "proof",
+            "--hand",
+            reshuffled["hand_id"],
+            "--bootstrap",
+            rummy_stack.kafka_bootstrap,
+            "--topic-prefix",
+            rummy_stack.topic_prefix,
+            "-o",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert out.read_text().strip() == reshuffled["text"]
+    bundle = reshuffled["bundle"]
+    assert bundle["format"] == "bb-hand-proof/1"
+    assert (
+        hashlib.sha256(bytes.fromhex(bundle["server_seed_hex"])).hexdigest()
+        == events_of(bundle, "SeedCommitted")[0]["commitment"]
+    )
+    channel = open_channel(rummy_stack.endpoints.table)
+    stub = api_grpc.TableServiceStub(channel)
+    for token, hand, code in (
+        (reshuffled["stranger"], reshuffled["hand_id"], grpc.StatusCode.PERMISSION_DENIED),
+        (reshuffled["stranger"], "no-such-hand", grpc.StatusCode.NOT_FOUND),
+    ):
+        with pytest.raises(grpc.RpcError) as caught:
+            proof_call(stub, reshuffled["table_id"], hand, token)
+        assert caught.value.code() == code
+    channel.close()
+
+
+def test_the_schema_in_the_repository_describes_the_bundle(reshuffled: dict[str, Any]) -> None:
+    schema = json.loads((ROOT / "web" / "verify" / "proof-bundle.schema.json").read_text())
+    bundle = reshuffled["bundle"]
+    assert set(schema["required"]) <= set(bundle)
+    assert set(bundle) <= set(schema["properties"])
+    event_types = {e["event"]["type"] for e in bundle["events"]}
+    assert event_types <= set(schema["$defs"]["event"]["properties"]["type"]["enum"])
+    pattern = schema["$defs"]["card"]["pattern"]
+    dealt = events_of(bundle, "HandDealt")[0]
+    assert all(re.fullmatch(pattern, c) for c in dealt["stock"])

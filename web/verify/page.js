@@ -1,0 +1,128 @@
+// The verifier page's DOM: reads the two inputs (drop, file or paste), runs BBVerify.verifyBundle
+// and shows each step's verdict and the cards. No network: everything is local.
+(function () {
+  "use strict";
+  const V = globalThis.BBVerify;
+  const $ = (id) => document.getElementById(id);
+  const SUIT_SIGNS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function cardEl(text, wildRank) {
+    const face = text.split(":")[0];
+    if (face === "JK") return el("span", "card joker", "JK");
+    const suit = face.slice(-1);
+    const rank = face.slice(0, -1);
+    const wild = wildRank !== null && V.parseRank(rank) === wildRank;
+    return el("span", `card${suit === "D" || suit === "H" ? " red" : ""}${wild ? " wild" : ""}`, rank + SUIT_SIGNS[suit]);
+  }
+
+  function cardsEl(cards, wildRank) {
+    const row = el("div", "cards");
+    for (const c of cards) row.appendChild(cardEl(c, wildRank));
+    return row;
+  }
+
+  function wire(dropId, fileId, textId) {
+    const zone = $(dropId);
+    zone.addEventListener("dragover", (e) => {
+      e.preventDefault();
+      zone.classList.add("over");
+    });
+    zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+    zone.addEventListener("drop", async (e) => {
+      e.preventDefault();
+      zone.classList.remove("over");
+      const file = e.dataTransfer.files[0];
+      if (file) $(textId).value = await file.text();
+    });
+    $(fileId).addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      if (file) $(textId).value = await file.text();
+    });
+  }
+
+  function show(result) {
+    const verdict = $("verdict");
+    verdict.className = result.ok ? "passed" : result.known ? "failed" : "unknown";
+    const first = V.firstFailure(result);
+    verdict.textContent = result.ok
+      ? "Verified: every step passed."
+      : result.known
+        ? `Not verified: ${first.title} differs.`
+        : `Not verified: ${first ? first.problem : "unknown bundle"}`;
+    verdict.dataset.verdict = result.ok ? "passed" : result.known ? "failed" : "unknown";
+    const steps = $("steps");
+    steps.replaceChildren();
+    for (const s of result.steps) {
+      const box = el("div", `step ${s.ok ? "passed" : "failed"}`);
+      box.dataset.step = s.id;
+      box.dataset.ok = String(s.ok);
+      box.appendChild(el("b", "", `${s.ok ? "\u2714 passed" : "\u2718 differs"} \u2014 ${s.title}`));
+      if (!s.ok) box.appendChild(el("div", "problem", s.problem));
+      for (const n of s.notes) box.appendChild(el("div", "note", n));
+      steps.appendChild(box);
+    }
+    const pic = $("picture");
+    pic.replaceChildren();
+    const p = result.picture;
+    if (!p) return;
+    const cut = V.parseCard(p.wildCut).face;
+    const wildRank = cut === V.JOKER ? null : V.faceRank(cut);
+    pic.appendChild(el("h2", "", "The deal"));
+    const top = el("div", "seat");
+    top.appendChild(el("h3", "", `Wild-card cut (${wildRank === null ? "printed joker: only jokers are wild" : "its rank is wild"}) and first open card`));
+    top.appendChild(cardsEl([p.wildCut, p.firstOpen], wildRank));
+    pic.appendChild(top);
+    for (const h of p.deal) {
+      const box = el("div", "seat");
+      box.appendChild(el("h3", "", `Seat ${h.seat} was dealt`));
+      box.appendChild(cardsEl(h.cards, wildRank));
+      pic.appendChild(box);
+    }
+    pic.appendChild(el("h2", "", "The end of the hand"));
+    for (const f of p.finals) {
+      const box = el("div", "seat");
+      box.appendChild(el("h3", "", `Seat ${f.seat}: ${f.outcome || "?"}, ${f.points ?? "?"} points`));
+      box.appendChild(cardsEl(f.cards, wildRank));
+      if (f.melds && f.melds.length) {
+        const melds = el("div", "cards");
+        for (const m of f.melds) {
+          const g = el("span", "meld");
+          g.title = m.kind;
+          for (const face of m.faces) g.appendChild(cardEl(face, wildRank));
+          melds.appendChild(g);
+        }
+        box.appendChild(el("div", "note", "best arrangement found here:"));
+        box.appendChild(melds);
+      }
+      pic.appendChild(box);
+    }
+  }
+
+  async function run() {
+    const text = $("bundle-text").value.trim();
+    const record = $("record-text").value.trim() || null;
+    const verdict = $("verdict");
+    verdict.textContent = "Checking...";
+    verdict.dataset.verdict = "";
+    let result;
+    try {
+      result = await V.verifyBundle(JSON.parse(text), record);
+    } catch (err) {
+      result = { ok: false, known: false, steps: [{ id: "bundle", title: "The bundle", ok: false, problem: `cannot be read: ${err.message}`, notes: [] }], picture: null };
+    }
+    show(result);
+    document.body.dataset.done = "true";
+  }
+
+  wire("bundle-drop", "bundle-file", "bundle-text");
+  wire("record-drop", "record-file", "record-text");
+  $("verify").addEventListener("click", run);
+  globalThis.BBVerifyPage = { run };
+})();

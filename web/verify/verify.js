@@ -1,0 +1,330 @@
+// The checks of a hand's proof bundle (schema: proof-bundle.schema.json), run by the page and by
+// cli.mjs alike. Classic script; needs cards.js, shuffle.js, then each variant's file (indian.js)
+// which registers itself in BBVerify.variants. verifyBundle(bundle, record) resolves to
+// {variant, known, ok, steps: [{id, title, ok, problem, notes}], picture}.
+//
+// Steps: 1 seeds (commitment, client seeds, the player's own record), 2 deck (deal, wild-card
+// cut, every reshuffle), 3 moves (every draw, discard, declare and drop), 4 scores (the variant's
+// scorer, the result and the money). A step's `problem` is the first thing that differs.
+(function (root) {
+  "use strict";
+  const V = root.BBVerify;
+  const variants = (V.variants = V.variants || {});
+  const FORMAT = "bb-hand-proof/1";
+
+  class Differs extends Error {}
+  const fail = (msg) => {
+    throw new Differs(msg);
+  };
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const ofType = (events, type) => events.filter((e) => e.event.type === type);
+
+  /** A step that records its first problem instead of throwing. */
+  async function runStep(steps, id, title, body) {
+    const step = { id, title, ok: true, problem: "", notes: [] };
+    steps.push(step);
+    try {
+      await body(step);
+    } catch (err) {
+      step.ok = false;
+      step.problem = err instanceof Differs ? err.message : `cannot be checked: ${err.message}`;
+    }
+    return step;
+  }
+
+  /** The player's own record (JSON lines, or an array / {entries}) -> its entries for hand_id. */
+  function recordEntries(record, handId) {
+    if (record === null || record === undefined) return null;
+    let entries = record;
+    if (typeof record === "string") {
+      entries = record
+        .split(/\r?\n/)
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l));
+    } else if (!Array.isArray(record)) entries = record.entries || [record];
+    return entries.filter((e) => e && e.hand_id === handId);
+  }
+
+  function shoeOf(ruleSet) {
+    const pair = (ruleSet.shoes || []).find((p) => p[0] === ruleSet.seats);
+    if (!pair) fail(`the rule set has no shoe for ${ruleSet.seats} seats`);
+    return { decks: pair[1].decks, printedJokers: pair[1].printed_jokers };
+  }
+
+  // --- step 1: seeds --------------------------------------------------------------------------
+  async function checkSeeds(step, ctx) {
+    const { bundle, events, started, record } = ctx;
+    const seedHex = bundle.server_seed_hex;
+    if (typeof seedHex !== "string" || seedHex.length !== 64) {
+      fail("the revealed server seed is not 32 bytes of hex");
+    }
+    const committed = ofType(events, "SeedCommitted");
+    if (committed.length !== 1) fail(`the hand has ${committed.length} seed commitments, not one`);
+    const commitment = committed[0].event.commitment;
+    const digest = await V.sha256Hex(V.hexToBytes(seedHex));
+    if (digest !== commitment) {
+      fail(`SHA-256 of the revealed server seed is ${digest}, but the commitment published before the deal is ${commitment}`);
+    }
+    const dealtAt = events.findIndex((e) => e.event.type === "HandDealt");
+    if (dealtAt >= 0 && events.indexOf(committed[0]) > dealtAt) {
+      fail("the commitment was published after the deal");
+    }
+    const locked = ofType(events, "SeedsLocked");
+    if (locked.length !== 1) fail(`the hand has ${locked.length} seed locks, not one`);
+    if (locked[0].event.commitment !== commitment) {
+      fail("the seeds were locked under another commitment than the one published");
+    }
+    const seats = started.seats.map((s) => s.seat).sort((a, b) => a - b);
+    const seeds = locked[0].event.client_seeds;
+    if (!same(seeds.map((s) => s.seat), seats)) {
+      fail(`client seeds are locked for seats ${seeds.map((s) => s.seat)}, but seats ${seats} were dealt in`);
+    }
+    for (const s of seeds) {
+      const sent = ofType(events, "ClientSeedContributed").filter((e) => e.event.seat === s.seat);
+      const expected = sent.length ? sent[sent.length - 1].event.seed_hex : "";
+      if (s.seed_hex !== expected) {
+        fail(`seat ${s.seat}'s client seed in the deal is "${s.seed_hex}", but it sent "${expected}"`);
+      }
+    }
+    const late = seeds.filter((s) => s.seed_hex === "").map((s) => s.seat);
+    if (late.length) {
+      step.notes.push(
+        `no client seed from seat${late.length > 1 ? "s" : ""} ${late.join(", ")} (empty, late): ` +
+          "the server could have chosen among decks for those seats' part",
+      );
+    }
+    if (record !== null) {
+      if (record.length === 0) fail(`your record has nothing about hand ${bundle.hand_id}`);
+      for (const entry of record) {
+        if (entry.commitment !== undefined && entry.commitment !== commitment) {
+          fail(`the commitment you were shown before the deal was ${entry.commitment}, the bundle says ${commitment}`);
+        }
+        if (entry.seed_hex !== undefined) {
+          const mine = seeds.find((s) => s.seat === entry.seat);
+          if (!mine) fail(`your record puts you at seat ${entry.seat}, which was not dealt in`);
+          if (mine.seed_hex !== entry.seed_hex) {
+            fail(`you sent the client seed "${entry.seed_hex}" for seat ${entry.seat}, the bundle says "${mine.seed_hex}"`);
+          }
+        }
+      }
+      const recorded = record.filter((e) => e.seed_hex === "").map((e) => e.seat);
+      if (recorded.length) step.notes.push(`your record says your seed was empty at seat ${recorded.join(", ")}`);
+      step.notes.push("your own record agrees with the bundle");
+    }
+    ctx.commitment = commitment;
+    ctx.clientSeeds = seeds;
+  }
+
+  // --- step 2: deck ---------------------------------------------------------------------------
+  async function checkDeck(step, ctx) {
+    const { bundle, events, started } = ctx;
+    const ruleSet = started.rule_set;
+    const { decks, printedJokers } = shoeOf(ruleSet);
+    const card = (i) => V.indexCard(i, decks, printedJokers);
+    const seeds = ofType(events, "SeedsLocked")[0];
+    if (!seeds) fail("no seed lock to deal from");
+    const dealt = ofType(events, "HandDealt");
+    if (dealt.length !== 1) fail(`the hand has ${dealt.length} deals, not one`);
+    const d = dealt[0].event;
+    const deal = await V.computeDeal({
+      serverSeed: V.hexToBytes(bundle.server_seed_hex),
+      handId: started.hand_id,
+      clientSeeds: seeds.event.client_seeds,
+      decks,
+      printedJokers,
+      seats: started.seats.map((s) => s.seat),
+      dealer: started.dealer_seat,
+      handSize: ruleSet.hand_size,
+    });
+    for (const h of deal.hands) {
+      const recorded = d.hands.find((x) => x.seat === h.seat);
+      if (!recorded) fail(`the deal gives seat ${h.seat} no cards`);
+      const want = h.indices.map(card);
+      for (let k = 0; k < want.length; k++) {
+        if (recorded.cards[k] !== want[k]) {
+          fail(`seat ${h.seat}'s card ${k + 1} of the deal is ${recorded.cards[k]}, the seeds give ${want[k]}`);
+        }
+      }
+      if (recorded.cards.length !== want.length) fail(`seat ${h.seat} was dealt ${recorded.cards.length} cards, not ${want.length}`);
+    }
+    if (d.hands.length !== deal.hands.length) fail(`the deal has ${d.hands.length} hands, not ${deal.hands.length}`);
+    if (d.wild_cut !== card(deal.wildCut)) fail(`the wild-card cut is ${d.wild_cut}, the seeds give ${card(deal.wildCut)}`);
+    if (d.first_open !== card(deal.firstOpen)) fail(`the first open card is ${d.first_open}, the seeds give ${card(deal.firstOpen)}`);
+    const stock = deal.stock.map(card);
+    for (let k = 0; k < stock.length; k++) {
+      if (d.stock[k] !== stock[k]) fail(`stock card ${k + 1} is ${d.stock[k]}, the seeds give ${stock[k]}`);
+    }
+    if (d.stock.length !== stock.length) fail(`the stock has ${d.stock.length} cards, not ${stock.length}`);
+    // every reshuffle: the set-aside cards of StockExhausted number r -> StockReshuffled number r
+    const exhausted = ofType(events, "StockExhausted");
+    const reshuffled = ofType(events, "StockReshuffled");
+    exhausted.forEach((x, n) => {
+      if (x.event.reshuffle_no !== n + 1) fail(`stock exhaustion ${n + 1} is numbered ${x.event.reshuffle_no}`);
+    });
+    for (const x of exhausted) {
+      const r = x.event.reshuffle_no;
+      const made = reshuffled.filter((y) => y.event.reshuffle_no === r);
+      if (made.length === 0) {
+        // only a hand that ended before the next draw from the stock needs no new stock
+        const after = events.slice(events.indexOf(x) + 1);
+        if (after.some((e) => e.event.type === "CardDrawn" && e.event.source === "stock")) {
+          fail(`the stock ran out (reshuffle ${r}) but no reshuffled stock follows`);
+        }
+        continue;
+      }
+      const pile = x.event.cards.map((c) => V.cardIndex(V.parseCard(c), decks, printedJokers));
+      const want = (await V.computeReshuffle(deal.handKey, pile, r)).map(card);
+      if (!same(made[0].event.stock, want)) {
+        const k = want.findIndex((c, i) => made[0].event.stock[i] !== c);
+        fail(`reshuffle ${r}: card ${k + 1} of the new stock is ${made[0].event.stock[k]}, the seeds give ${want[k]}`);
+      }
+    }
+    if (reshuffled.length > exhausted.length) fail("a reshuffled stock without the stock running out");
+    step.notes.push(
+      `${deal.hands.length} hands of ${ruleSet.hand_size}, wild-card cut ${d.wild_cut}, ` +
+        `${exhausted.length} reshuffle${exhausted.length === 1 ? "" : "s"}`,
+    );
+    ctx.deal = d;
+  }
+
+  // --- step 3: moves --------------------------------------------------------------------------
+  function checkMoves(step, ctx) {
+    const { events, started, variant } = ctx;
+    const d = ctx.deal || (ofType(events, "HandDealt")[0] || { event: null }).event;
+    if (!d) fail("no deal to replay from");
+    for (let i = 1; i < events.length; i++) {
+      if (events[i].stream_version < events[i - 1].stream_version) {
+        fail(`event ${i + 1} (${events[i].event.type}) stands before event ${i} in the table's log`);
+      }
+    }
+    const play = {
+      ruleSet: started.rule_set,
+      hands: new Map(d.hands.map((h) => [h.seat, [...h.cards]])),
+      stock: [...d.stock],
+      pile: [d.first_open],
+      turnSeat: null,
+      turnNo: 0,
+      drawn: null, // {card, source} of the turn
+      drawsBy: new Map(started.seats.map((s) => [s.seat, 0])),
+      out: new Map(), // seat -> {outcome, points}
+      ended: null,
+    };
+    const take = (seat, card, what) => {
+      const hand = play.hands.get(seat);
+      const at = hand ? hand.indexOf(card) : -1;
+      if (at < 0) fail(`seat ${seat} ${what} ${card}, which is not in its hand`);
+      hand.splice(at, 1);
+    };
+    const onTurn = (e, what) => {
+      if (e.seat !== play.turnSeat || e.turn_no !== play.turnNo) {
+        fail(`seat ${e.seat} ${what} in turn ${e.turn_no}, but it is seat ${play.turnSeat}'s turn ${play.turnNo}`);
+      }
+    };
+    const generic = {
+      TurnStarted(e) {
+        play.turnSeat = e.seat;
+        play.turnNo = e.turn_no;
+        play.drawn = null;
+      },
+      CardDrawn(e) {
+        onTurn(e, "drew");
+        if (play.drawn) fail(`seat ${e.seat} drew twice in turn ${e.turn_no}`);
+        const from = e.source === "stock" ? play.stock : play.pile;
+        const top = e.source === "stock" ? from[0] : from[from.length - 1];
+        if (top === undefined) fail(`seat ${e.seat} drew from an empty ${e.source.replace("_", " ")}`);
+        if (e.card !== top) {
+          fail(`seat ${e.seat} drew ${e.card} from the ${e.source.replace("_", " ")} in turn ${e.turn_no}, but its top card was ${top}`);
+        }
+        if (e.source === "stock") from.shift();
+        else from.pop();
+        play.hands.get(e.seat).push(e.card);
+        play.drawn = { card: e.card, source: e.source };
+        play.drawsBy.set(e.seat, play.drawsBy.get(e.seat) + 1);
+      },
+      CardDiscarded(e) {
+        onTurn(e, "discarded");
+        if (!play.drawn) fail(`seat ${e.seat} discarded before drawing in turn ${e.turn_no}`);
+        variant.checkLeaves(play, e.card, e.seat);
+        take(e.seat, e.card, "discarded");
+        play.pile.push(e.card);
+      },
+      StockExhausted(e) {
+        if (play.stock.length) fail(`the stock was declared exhausted with ${play.stock.length} cards left`);
+        const below = play.pile.slice(0, -1);
+        if (!same(below, e.cards)) fail(`reshuffle ${e.reshuffle_no} sets aside other cards than the discard pile under its top`);
+        play.pile = play.pile.slice(-1);
+      },
+      StockReshuffled(e) {
+        play.stock = [...e.stock];
+      },
+      HandEnded(e) {
+        play.ended = e;
+      },
+    };
+    let n = 0;
+    for (const { event } of events) {
+      n += 1;
+      if (play.ended) fail(`an event (${event.type}) follows the end of the hand`);
+      const handler = generic[event.type] || variant.moves[event.type];
+      if (handler) handler(event, { play, take, onTurn });
+    }
+    if (!play.ended) fail("the hand has no end");
+    step.notes.push(`${n} events replayed`);
+    ctx.play = play;
+  }
+
+  /** Verify a bundle (an object, or JSON text); record: the player's own record or null. */
+  async function verifyBundle(bundle, record) {
+    if (typeof bundle === "string") bundle = JSON.parse(bundle);
+    const steps = [];
+    const out = { variant: null, known: false, ok: false, steps, picture: null };
+    const header = await runStep(steps, "bundle", "The bundle", () => {
+      if (!bundle || bundle.format !== FORMAT) fail(`not a proof bundle of format ${FORMAT}`);
+      if (bundle.shuffle_version !== V.SHUFFLE_VERSION) {
+        fail(`shuffle ${bundle.shuffle_version} is not the ${V.SHUFFLE_VERSION} this page implements`);
+      }
+      if (!Array.isArray(bundle.events) || !bundle.events.length) fail("the bundle has no events");
+    });
+    if (!header.ok) return out;
+    const events = bundle.events;
+    const started = (events.find((e) => e.event.type === "HandStarted") || {}).event;
+    const ctx = { bundle, events, started, record: null };
+    out.variant = started ? started.rule_set.variant : bundle.variant;
+    const variant = variants[out.variant];
+    if (!started || !variant || bundle.variant !== out.variant) {
+      header.ok = false;
+      header.problem = !started
+        ? "the bundle has no start of a hand"
+        : !variant
+          ? `unknown variant "${out.variant}": this page cannot check it (it checks ${Object.keys(variants).join(", ")})`
+          : `the bundle says variant ${bundle.variant}, its hand was played as ${out.variant}`;
+      return out;
+    }
+    out.known = true;
+    ctx.variant = variant;
+    if (started.hand_id !== bundle.hand_id) header.notes.push(`hand id ${started.hand_id}`);
+    try {
+      ctx.record = recordEntries(record, bundle.hand_id);
+    } catch (err) {
+      header.ok = false;
+      header.problem = `your record cannot be read: ${err.message}`;
+    }
+    await runStep(steps, "seeds", "1. Commitment and seeds", (s) => checkSeeds(s, ctx));
+    await runStep(steps, "deck", "2. Deck, deal and reshuffles", (s) => checkDeck(s, ctx));
+    await runStep(steps, "moves", "3. Every move", (s) => checkMoves(s, ctx));
+    await runStep(steps, "scores", "4. Scores and money", (s) => {
+      if (!ctx.play) fail("the moves could not be replayed, so there is nothing to score");
+      variant.checkScores(s, ctx);
+    });
+    out.ok = steps.every((s) => s.ok);
+    out.picture = variant.picture(ctx);
+    return out;
+  }
+
+  /** The first step that failed, or null. */
+  function firstFailure(result) {
+    return result.steps.find((s) => !s.ok) || null;
+  }
+
+  Object.assign(V, { FORMAT, Differs, fail, same, ofType, verifyBundle, firstFailure });
+})(globalThis);
