@@ -184,3 +184,39 @@ def test_two_racing_closes_with_one_request_id_and_different_reasons_do_not_both
     assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
     [closing] = [p for p in stream(world, table_id) if isinstance(p, pb.TableClosing)]
     assert isinstance(outcomes[closing.reason], int)
+
+
+def test_two_racing_seat_requests_with_one_request_id_and_different_seats_do_not_both_answer_ok() -> (
+    None
+):
+    # Every player command checks its request id under the table's command lock, as CloseTable.
+    world = World()
+    table_id = world.open_table()
+    app = world.app
+    checked, real_request = threading.Event(), app._request
+
+    def slow_request(account_id: str, request: object) -> tuple[str, str]:
+        answer = real_request(account_id, request)
+        if getattr(request, "seat", None) == 1:
+            checked.set()
+            time.sleep(0.3)
+        return answer
+
+    app._request = slow_request  # type: ignore[method-assign]
+    outcomes: dict[int, object] = {}
+
+    def sit(seat: int) -> None:
+        request = api.TakeSeatRequest(table_id=table_id, client_request_id="s", seat=seat)
+        try:
+            outcomes[seat] = app.take_seat("alice", request)
+        except AlreadyExists as error:
+            outcomes[seat] = error
+
+    second = threading.Thread(target=sit, args=(1,))
+    second.start()
+    assert checked.wait(5)
+    sit(0)
+    second.join(5)
+    assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
+    [seated] = [p for p in stream(world, table_id) if isinstance(p, pb.TablePlayerSeated)]
+    assert outcomes[seated.seat] == seated.seat
