@@ -186,9 +186,7 @@ def test_two_racing_closes_with_one_request_id_and_different_reasons_do_not_both
     assert isinstance(outcomes[closing.reason], int)
 
 
-def test_two_racing_seat_requests_with_one_request_id_and_different_seats_do_not_both_answer_ok() -> (
-    None
-):
+def test_two_racing_seat_requests_with_one_id_and_different_seats_do_not_both_answer_ok() -> None:
     # Every player command checks its request id under the table's command lock, as CloseTable.
     world = World()
     table_id = world.open_table()
