@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -20,6 +21,7 @@ from rummy_platform.auth import Role
 from rummy_platform.errors import AlreadyExists
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_table.application import TableApp
 
 
 @pytest.fixture
@@ -149,6 +151,35 @@ def test_a_player_leaving_the_last_hand_of_a_closing_table_is_stood_up_once(
     assert world.app.projection.tables[table_id].seats == {}
 
 
+def race_one_request_id(app: TableApp, act: Callable[[Any], Any], late: Any, early: Any) -> dict:
+    """``act(late)`` in a thread that stalls 0.3 s right after its request id is checked, and
+    ``act(early)`` meanwhile; each outcome (the answer, or the AlreadyExists raised) by name."""
+    checked, real_request = threading.Event(), app._request
+
+    def slow_request(account_id: str, request: Any) -> tuple[str, str]:
+        answer = real_request(account_id, request)
+        if request is late:
+            checked.set()
+            time.sleep(0.3)  # the other call gets its chance to commit here
+        return answer
+
+    app._request = slow_request  # type: ignore[method-assign]
+    outcomes: dict[str, Any] = {}
+
+    def run(name: str, request: Any) -> None:
+        try:
+            outcomes[name] = act(request)
+        except AlreadyExists as error:
+            outcomes[name] = error
+
+    thread = threading.Thread(target=run, args=("late", late))
+    thread.start()
+    assert checked.wait(5)
+    run("early", early)
+    thread.join(5)
+    return outcomes
+
+
 def test_two_racing_closes_with_one_request_id_and_different_reasons_do_not_both_answer_ok() -> (
     None
 ):
@@ -156,31 +187,13 @@ def test_two_racing_closes_with_one_request_id_and_different_reasons_do_not_both
     # from the first one's events (its request id was checked before the table lock was taken).
     world = World()
     table_id = world.open_table()
-    app = world.app
-    checked, real_request = threading.Event(), app._request
-
-    def slow_request(account_id: str, request: object) -> tuple[str, str]:
-        answer = real_request(account_id, request)
-        if getattr(request, "reason", "") == "second":
-            checked.set()
-            time.sleep(0.3)  # the other call gets its chance to commit here
-        return answer
-
-    app._request = slow_request  # type: ignore[method-assign]
-    outcomes: dict[str, object] = {}
-
-    def close_with(reason: str) -> None:
-        request = api.CloseTableRequest(table_id=table_id, client_request_id="c", reason=reason)
-        try:
-            outcomes[reason] = app.close_table("ops", request)
-        except AlreadyExists as error:
-            outcomes[reason] = error
-
-    second = threading.Thread(target=close_with, args=("second",))
-    second.start()
-    assert checked.wait(5)
-    close_with("first")
-    second.join(5)
+    late, early = (
+        api.CloseTableRequest(table_id=table_id, client_request_id="c", reason=reason)
+        for reason in ("late", "early")
+    )
+    outcomes = race_one_request_id(
+        world.app, lambda r: world.app.close_table("ops", r), late, early
+    )
     assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
     [closing] = [p for p in stream(world, table_id) if isinstance(p, pb.TableClosing)]
     assert isinstance(outcomes[closing.reason], int)
@@ -190,31 +203,12 @@ def test_two_racing_seat_requests_with_one_id_and_different_seats_do_not_both_an
     # Every player command checks its request id under the table's command lock, as CloseTable.
     world = World()
     table_id = world.open_table()
-    app = world.app
-    checked, real_request = threading.Event(), app._request
-
-    def slow_request(account_id: str, request: object) -> tuple[str, str]:
-        answer = real_request(account_id, request)
-        if getattr(request, "seat", None) == 1:
-            checked.set()
-            time.sleep(0.3)
-        return answer
-
-    app._request = slow_request  # type: ignore[method-assign]
-    outcomes: dict[int, object] = {}
-
-    def sit(seat: int) -> None:
-        request = api.TakeSeatRequest(table_id=table_id, client_request_id="s", seat=seat)
-        try:
-            outcomes[seat] = app.take_seat("alice", request)
-        except AlreadyExists as error:
-            outcomes[seat] = error
-
-    second = threading.Thread(target=sit, args=(1,))
-    second.start()
-    assert checked.wait(5)
-    sit(0)
-    second.join(5)
+    late, early = (
+        api.TakeSeatRequest(table_id=table_id, client_request_id="s", seat=seat) for seat in (1, 0)
+    )
+    outcomes = race_one_request_id(
+        world.app, lambda r: world.app.take_seat("alice", r), late, early
+    )
     assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
     [seated] = [p for p in stream(world, table_id) if isinstance(p, pb.TablePlayerSeated)]
-    assert outcomes[seated.seat] == seated.seat
+    assert outcomes["late" if seated.seat == 1 else "early"] == seated.seat
