@@ -499,3 +499,27 @@ def test_a_statement_pages_newest_first(ledger: ServiceProcess) -> None:
     )
     assert [e.amount_hundredths for e in second.entries] == [100]
     assert second.next_page_token == ""
+
+
+def test_a_nul_character_in_an_account_id_or_key_is_invalid_argument_and_moves_nothing(
+    ledger: ServiceProcess,
+) -> None:
+    # PostgreSQL text cannot hold U+0000: these reached the database and answered INTERNAL.
+    operator = ledger_stub(ledger, "operator-1", Role.OPERATOR)
+    [account] = funded(ledger, 100)
+    issuance_before = balance(ledger, ISSUANCE)
+    calls = [
+        (operator.GetBalance, pb.GetBalanceRequest(account_id=account + "\x00")),
+        (operator.GetStatement, pb.GetStatementRequest(account_id="\x00")),
+        (operator.Grant, pb.GrantRequest(account_id=f"{account}\x00x", amount_hundredths=5,
+                                         idempotency_key=str(uuid.uuid4()))),
+        (operator.Grant, pb.GrantRequest(account_id=account, amount_hundredths=5,
+                                         idempotency_key=f"k\x00{uuid.uuid4()}")),
+    ]  # fmt: skip
+    for method, request in calls:
+        with pytest.raises(grpc.RpcError) as invalid:
+            method(request, timeout=10)
+        assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT, invalid.value.details()
+        assert "NUL character" in invalid.value.details()
+    assert balance(ledger, account) == (100, 0, 100)
+    assert balance(ledger, ISSUANCE) == issuance_before

@@ -8,6 +8,7 @@ its own.
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -25,9 +26,11 @@ from rummy_platform.eventlog import (
     EVENT_TYPE_HEADER,
     Deduplicator,
     EventLog,
+    GroupCommitWriter,
     GroupConsumer,
     InMemoryEventLog,
     KafkaEventLog,
+    Position,
     Record,
     TopicMismatch,
     TopicPartition,
@@ -338,13 +341,15 @@ class EventLogContract:
         assert first_seen == [e.event_id for e in sent[2:]]
         assert {r.envelope.event_id: r.envelope for r in resumed}[sent[2].event_id] == sent[2]
 
+    @pytest.mark.parametrize("batching", [False, True], ids=["plain", "group-commit"])
     def test_a_second_writer_with_the_same_transactional_id_fences_the_first(
-        self, log: EventLog, topics: Topics
+        self, log: EventLog, topics: Topics, batching: bool
     ) -> None:
         table = f"table-{uuid.uuid4()}"
         writer_id = f"table-writer-{uuid.uuid4()}"
         e1, e2, e3 = (card_drawn(table, v) for v in (1, 2, 3))
-        with log.transactional_writer(writer_id) as old:
+        first = log.transactional_writer(writer_id)
+        with GroupCommitWriter(first) if batching else first as old:
             old.append(topics.table, e1)
             with log.transactional_writer(writer_id) as new:
                 with pytest.raises(WriterFenced, match="fenced"):
@@ -390,6 +395,31 @@ class EventLogContract:
             resumed = poll_until(consumer, 1)
 
         assert [r.envelope for r in resumed] == inputs[2:]
+
+    def test_concurrent_callers_of_a_group_commit_writer_each_get_their_own_events_in_order(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        tables = [f"table-{uuid.uuid4()}" for _ in range(8)]
+        sent = {t: [card_drawn(t, v) for v in range(1, 6)] for t in tables}
+        answers: dict[str, list[Position]] = {}
+        with GroupCommitWriter(log.transactional_writer(f"writer-{uuid.uuid4()}")) as writer:
+
+            def one_table(table: str) -> None:
+                answers[table] = [writer.append(topics.table, e) for e in sent[table]]
+
+            threads = [threading.Thread(target=one_table, args=(t,)) for t in tables]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            assert writer.transactions <= 5 * len(tables)
+
+        for table in tables:
+            records = log.read_stream(topics.table, table)
+            assert [r.envelope for r in records] == sent[table]
+            assert [(r.partition, r.offset) for r in records] == [
+                (p.partition, p.offset) for p in answers[table]
+            ]
 
     def test_event_topics_have_infinite_retention_and_one_partition_count(
         self, log: EventLog, topics: Topics

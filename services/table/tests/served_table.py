@@ -28,7 +28,7 @@ def served_table(world: World) -> Iterator[tuple[World, ServiceHost]]:
     host.on_stopping(world.app.stop_watches)
     host.add_servicer(
         grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(world.app, max_watches=4),
+        grpc_adapter.TableServicer(world.app, max_watches=4, max_watches_per_account=2),
         grpc_adapter.SERVICE_NAME,
     )
     host.start()

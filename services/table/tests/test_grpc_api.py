@@ -166,6 +166,70 @@ def test_a_watch_shows_only_the_callers_cards_then_follows_changes_and_ends_at_s
     assert list(stream) == []  # the stream ends cleanly at shutdown
 
 
+# -- watches (issue 19) ------------------------------------------------------------------------
+
+
+def test_an_account_holds_at_most_its_bound_of_watches_and_an_ended_one_frees_its_place(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    tables = [world.open_table() for _ in range(3)]
+    alice = stub(host, "alice", Role.PLAYER)
+    first, second = (alice.WatchTable(api.WatchTableRequest(table_id=t)) for t in tables[:2])
+    next(first), next(second)
+    third = alice.WatchTable(api.WatchTableRequest(table_id=tables[2]))
+    error = rpc_error(lambda: next(third))
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "at most 2 tables" in error.details()
+    bob = stub(host, "bob", Role.PLAYER).WatchTable(api.WatchTableRequest(table_id=tables[2]))
+    assert next(bob).view.table_id == tables[2]  # another account is not held back
+
+    first.cancel()  # released at once, without waiting for a change of its table
+    deadline = time.monotonic() + 2
+    while True:
+        again = alice.WatchTable(api.WatchTableRequest(table_id=tables[2]))
+        try:
+            assert next(again).view.table_id == tables[2]
+            break
+        except grpc.RpcError as refused:
+            assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert time.monotonic() < deadline, "the cancelled watch still counts"
+            time.sleep(0.05)
+
+
+def test_a_watch_resumed_after_the_last_version_seen_gets_the_changes_it_missed(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = world.open_table()
+    alice = stub(host, "alice", Role.PLAYER)
+    stream = alice.WatchTable(api.WatchTableRequest(table_id=table_id))
+    seen = next(stream).view.stream_version
+    stream.cancel()
+    world.sit(table_id, "bob")  # changes while alice is away
+    world.sit(table_id, "carol")
+
+    resumed = alice.WatchTable(api.WatchTableRequest(table_id=table_id, after_stream_version=seen))
+    view = next(resumed).view
+    assert view.stream_version == seen + 2
+    assert [s.account_id for s in view.seats] == ["bob", "carol"]
+    resumed.cancel()
+
+    # resuming at the latest version waits for the next change, then sends it
+    current = alice.WatchTable(
+        api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version)
+    )
+    world.sit(table_id, "dave")
+    assert next(current).view.stream_version == view.stream_version + 1
+    current.cancel()
+    beyond = alice.WatchTable(
+        api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version + 9)
+    )
+    error = rpc_error(lambda: next(beyond))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "beyond the table's version" in error.details()
+
+
 # -- request limits (issue 12, repros 3, 4 and 7) ---------------------------------------------
 
 

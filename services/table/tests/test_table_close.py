@@ -4,7 +4,10 @@ then every seated player is stood up, the table leaves ListTables, and the strea
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -15,8 +18,10 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role
+from rummy_platform.errors import AlreadyExists
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_table.application import TableApp
 
 
 @pytest.fixture
@@ -144,3 +149,66 @@ def test_a_player_leaving_the_last_hand_of_a_closing_table_is_stood_up_once(
     assert sorted(left) == ["alice", "bob"]
     assert isinstance(events[-1], pb.TableClosed)
     assert world.app.projection.tables[table_id].seats == {}
+
+
+def race_one_request_id(app: TableApp, act: Callable[[Any], Any], late: Any, early: Any) -> dict:
+    """``act(late)`` in a thread that stalls 0.3 s right after its request id is checked, and
+    ``act(early)`` meanwhile; each outcome (the answer, or the AlreadyExists raised) by name."""
+    checked, real_request = threading.Event(), app._request
+
+    def slow_request(account_id: str, request: Any) -> tuple[str, str]:
+        answer = real_request(account_id, request)
+        if request is late:
+            checked.set()
+            time.sleep(0.3)  # the other call gets its chance to commit here
+        return answer
+
+    app._request = slow_request  # type: ignore[method-assign]
+    outcomes: dict[str, Any] = {}
+
+    def run(name: str, request: Any) -> None:
+        try:
+            outcomes[name] = act(request)
+        except AlreadyExists as error:
+            outcomes[name] = error
+
+    thread = threading.Thread(target=run, args=("late", late))
+    thread.start()
+    assert checked.wait(5)
+    run("early", early)
+    thread.join(5)
+    return outcomes
+
+
+def test_two_racing_closes_with_one_request_id_and_different_reasons_do_not_both_answer_ok() -> (
+    None
+):
+    # The second of two concurrent CloseTable calls with one id and another reason answered OK
+    # from the first one's events (its request id was checked before the table lock was taken).
+    world = World()
+    table_id = world.open_table()
+    late, early = (
+        api.CloseTableRequest(table_id=table_id, client_request_id="c", reason=reason)
+        for reason in ("late", "early")
+    )
+    outcomes = race_one_request_id(
+        world.app, lambda r: world.app.close_table("ops", r), late, early
+    )
+    assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
+    [closing] = [p for p in stream(world, table_id) if isinstance(p, pb.TableClosing)]
+    assert isinstance(outcomes[closing.reason], int)
+
+
+def test_two_racing_seat_requests_with_one_id_and_different_seats_do_not_both_answer_ok() -> None:
+    # Every player command checks its request id under the table's command lock, as CloseTable.
+    world = World()
+    table_id = world.open_table()
+    late, early = (
+        api.TakeSeatRequest(table_id=table_id, client_request_id="s", seat=seat) for seat in (1, 0)
+    )
+    outcomes = race_one_request_id(
+        world.app, lambda r: world.app.take_seat("alice", r), late, early
+    )
+    assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
+    [seated] = [p for p in stream(world, table_id) if isinstance(p, pb.TablePlayerSeated)]
+    assert outcomes["late" if seated.seat == 1 else "early"] == seated.seat

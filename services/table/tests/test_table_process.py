@@ -20,6 +20,7 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_table.bootstrap import max_watches_per_account
 from rummy_testing.service_process import ServiceProcess, start_service
 
 SECRET = "table-process-test-secret-0123456789abcdef"
@@ -132,3 +133,18 @@ def test_the_service_starts_hands_survives_sigkill_and_is_fenced_by_a_second_ins
         for proc in processes:
             proc.stop()
         log.close()
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "10001", "eight", "1e3", "٣"])
+def test_a_watch_bound_per_account_that_is_not_1_to_10000_stops_the_start_naming_it(
+    raw: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        max_watches_per_account({"RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT": raw})
+    assert stopped.value.code == 2
+    assert "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT" in capsys.readouterr().err
+
+
+def test_the_watch_bound_per_account_is_8_unless_set() -> None:
+    assert max_watches_per_account({}) == 8
+    assert max_watches_per_account({"RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT": " 40 "}) == 40

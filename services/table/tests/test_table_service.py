@@ -20,6 +20,7 @@ from rummy_platform.errors import (
     Unavailable,
 )
 from rummy_platform.topics import CLOCK_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
+from rummy_table import stream_codec as codec
 from rummy_table.projection import player_view
 
 
@@ -534,3 +535,25 @@ def test_a_valid_declare_ends_the_hand_with_the_counted_loser_paying_the_winner(
     # 76 x 100 = 7600 paid; 10 % commission (760) to the house; bob receives 6840
     assert lines == {"alice": -7_600, "bob": 6_840} and result.commission_hundredths == 760
     assert world.view(table_id, None).result.winner_seat == 1
+
+
+def test_a_players_command_is_folded_with_the_state_decide_produced_not_decoded_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    world = World()
+    table_id, _ = playing_table(world, ("alice", "bob"))
+    account, view = on_turn(world, table_id)
+    decoded: list[object] = []
+    real = codec.from_payload
+
+    def counting(payload: object, *args: object, **kwargs: object) -> object:
+        decoded.append(payload)
+        return real(payload, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(codec, "from_payload", counting)
+    draw(world, table_id, account, view)
+
+    assert decoded == []  # the CardDrawn appended was not decoded back into the hand
+    monkeypatch.undo()
+    live = world.app.projection.tables[table_id]
+    assert world.new_app().projection.tables[table_id].hand == live.hand

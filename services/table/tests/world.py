@@ -17,7 +17,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
+from rummy_platform.eventlog import GroupCommitWriter, InMemoryEventLog, TopicPartition
 from rummy_platform.topics import (
     CLOCK_EVENTS,
     DEALER_EVENTS,
@@ -60,7 +60,10 @@ class World:
 
     def new_app(self, writer_id: str = "table-writer") -> TableApp:
         app = TableApp(
-            writer=self.log.transactional_writer(writer_id),
+            writer=GroupCommitWriter(self.log.transactional_writer(writer_id)),
+            reread=lambda table_id: [
+                r.envelope for r in self.log.read_stream(TABLE_EVENTS, table_id)
+            ],
             now_ms=lambda: self.now,
             new_hand_id=lambda: f"hand-{next(self._ids)}",
             read_stream=lambda table_id: [

@@ -35,6 +35,7 @@ from rummy_platform.config import (
     Settings,
     token_max_lifetime_variable,
 )
+from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
 from rummy_platform.rpc_scope import ScopeInterceptor, split_method
 
 ISSUER = "rummy"
@@ -85,6 +86,18 @@ def key_id(secret: str) -> str:
     """The ``kid`` of tokens signed with ``secret``: 16 hex digits of an HMAC-SHA256 of a fixed
     label under the secret (names the key without revealing anything a signature does not)."""
     return hmac.new(secret.encode(), b"rummy-jwt-kid", hashlib.sha256).hexdigest()[:16]
+
+
+def account_id_problem(account_id: str) -> str:
+    """Why ``account_id`` cannot name an account ("" when it can): longer than
+    :data:`~rummy_platform.limits.MAX_ACCOUNT_ID_BYTES` in UTF-8, or holding a NUL character
+    (the bounds every request's ``account_id`` is held to, so a token's subject is one too)."""
+    size = len(account_id.encode())
+    if size > MAX_ACCOUNT_ID_BYTES:
+        return f"account id is {size} bytes long; at most {MAX_ACCOUNT_ID_BYTES} are allowed"
+    if "\x00" in account_id:
+        return "account id contains a NUL character (U+0000)"
+    return ""
 
 
 class TokenAuthority:
@@ -148,11 +161,15 @@ class TokenAuthority:
         default: the current time). The default ttl is :data:`DEFAULT_TTL_SECONDS`, or the
         role's maximum lifetime when that is shorter.
 
-        Raises ValueError for an empty account id, an unknown role, a non-positive ttl or one
-        longer than the role's maximum lifetime.
+        Raises ValueError for an empty account id or one no request may carry (see
+        :func:`account_id_problem`), an unknown role, a non-positive ttl or one longer than the
+        role's maximum lifetime.
         """
         if not account_id:
             raise ValueError("account id must not be empty")
+        problem = account_id_problem(account_id)
+        if problem:
+            raise ValueError(problem)
         role = Role(role)
         longest = self._max_lifetime[role]
         ttl = min(DEFAULT_TTL_SECONDS, longest) if ttl_seconds is None else ttl_seconds
@@ -202,8 +219,9 @@ class TokenAuthority:
         account_id, role = claims["sub"], claims["role"]
         if not isinstance(account_id, str) or not account_id:
             raise InvalidToken("token names no account")
-        if "\x00" in account_id:  # no account has one; PostgreSQL text cannot store it
-            raise InvalidToken("token names an account id holding a NUL character")
+        problem = account_id_problem(account_id)
+        if problem:
+            raise InvalidToken(f"token's subject: {problem}")
         try:
             principal = Principal(account_id=account_id, role=Role(role))
         except ValueError:

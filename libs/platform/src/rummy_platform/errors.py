@@ -56,6 +56,10 @@ class Unavailable(ServiceError):
     """A dependency (Kafka, PostgreSQL) cannot be reached now; the caller may retry."""
 
 
+class ResourceExhausted(ServiceError):
+    """The caller holds as many of a bounded resource (e.g. open streams) as it may."""
+
+
 #: The gRPC status code of each error class (a subclass takes its nearest ancestor's code).
 STATUS_BY_ERROR: Mapping[type[ServiceError], grpc.StatusCode] = {
     InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
@@ -65,6 +69,7 @@ STATUS_BY_ERROR: Mapping[type[ServiceError], grpc.StatusCode] = {
     PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
     Conflict: grpc.StatusCode.ABORTED,
     Unavailable: grpc.StatusCode.UNAVAILABLE,
+    ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 

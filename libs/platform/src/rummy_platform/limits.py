@@ -5,10 +5,11 @@ name, in :data:`FIELD_LIMITS` (bytes for strings, UTF-8 encoded, and for bytes; 
 repeated fields); the ``.proto`` comment of each field states the same number. The
 :class:`RequestLimitsInterceptor` that every :class:`~rummy_platform.server.ServiceHost`
 installs checks each request of a unary-request RPC against them, nested messages included,
-before the servicer runs: a field over its limit, or a string holding a NUL character, ends the
-call INVALID_ARGUMENT with a message naming the field, its size and the limit (never the
-value). A request the server cannot parse (invalid UTF-8 in a string) is INVALID_ARGUMENT too,
-not gRPC's INTERNAL.
+before the servicer runs: a field over its limit ends the call INVALID_ARGUMENT with a message
+naming the field, its size and the limit (never the value). No string field may hold a NUL
+character (U+0000: PostgreSQL text cannot store it; no id, name or token needs it): one that
+does is INVALID_ARGUMENT naming the field. A request the server cannot parse (invalid UTF-8 in
+a string) is INVALID_ARGUMENT too, not gRPC's INTERNAL.
 
 Whole messages are bounded by gRPC itself: servers take requests up to
 :data:`MAX_REQUEST_BYTES` and send responses up to :data:`MAX_RESPONSE_BYTES`
@@ -115,22 +116,27 @@ def check_request(message: Message, path: str = "") -> None:
             elif descriptor.type in _SIZED_TYPES:
                 for i, item in enumerate(value):
                     check_size(f"{name}[{i}]", item, field_limit(descriptor.name, descriptor))
+                    check_no_nul(f"{name}[{i}]", item)
         elif descriptor.type == FieldDescriptor.TYPE_MESSAGE:
             check_request(value, f"{name}.")
         elif descriptor.type in _SIZED_TYPES:
             check_size(name, value, field_limit(descriptor.name, descriptor))
+            check_no_nul(name, value)
 
 
 def check_size(name: str, value: str | bytes, limit: int) -> None:
-    """Raise InvalidArgument if ``value`` (a string as UTF-8) is longer than ``limit`` bytes,
-    or is a string holding a NUL character (no id, name or token has one, and PostgreSQL text
-    cannot store it); the message names ``name`` (and the length and the limit), never the
-    value."""
+    """Raise InvalidArgument if ``value`` (a string as UTF-8) is longer than ``limit`` bytes;
+    the message names ``name``, the length and the limit, never the value."""
     size = len(value.encode()) if isinstance(value, str) else len(value)
     if size > limit:
         raise InvalidArgument(f"{name} is {size} bytes long; at most {limit} bytes are allowed")
+
+
+def check_no_nul(name: str, value: str | bytes) -> None:
+    """Raise InvalidArgument if the string ``value`` holds a NUL character (U+0000); bytes
+    values may hold any byte. The message names ``name``, never the value."""
     if isinstance(value, str) and "\x00" in value:
-        raise InvalidArgument(f"{name} holds a NUL character; no string field may")
+        raise InvalidArgument(f"{name} contains a NUL character (U+0000), which is not allowed")
 
 
 _POSITION = re.compile(r"[1-9][0-9]{0,18}")

@@ -78,7 +78,17 @@ def build(settings: Settings) -> ServiceHost:
     ledger = Ledger(
         topic=prefix + LEDGER_EVENTS, clock=clock, counters=metrics.counters(), grant_limits=limits
     )
-    metrics.register_gauges(pool, clock=clock)
+    # While PostgreSQL or Kafka does not answer, gRPC health is NOT_SERVING and
+    # rummy_dependency_up{dependency} says which.
+    watch = DependencyWatch(
+        {
+            "postgresql": postgres_probe(pool),
+            "kafka": events.kafka_probe(settings.kafka_bootstrap_servers),
+        },
+        on_change=host.set_serving,
+    )
+    # A scrape tries no query while the watch knows PostgreSQL is down (it would only hang).
+    metrics.register_gauges(pool, clock=clock, reachable=lambda: "postgresql" not in watch.failing)
 
     log = events.kafka_log(settings.kafka_bootstrap_servers)
     host.on_shutdown(log.close)
@@ -97,15 +107,6 @@ def build(settings: Settings) -> ServiceHost:
     host.on_shutdown(loops.stop)
     loops.start("ledger-reactor", reactor.run)
     loops.start("ledger-outbox", relay.run)
-    # While PostgreSQL or Kafka does not answer, gRPC health is NOT_SERVING and
-    # rummy_dependency_up{dependency} says which.
-    watch = DependencyWatch(
-        {
-            "postgresql": postgres_probe(pool),
-            "kafka": events.kafka_probe(settings.kafka_bootstrap_servers),
-        },
-        on_change=host.set_serving,
-    )
     loops.start("ledger-dependencies", watch.run)
 
     host.add_servicer(

@@ -124,7 +124,10 @@ class LedgerGaugeCollector(Collector):
     """Reads ``db.gauges`` (one query) at each scrape, and the full scans (:class:`FullScan`) at
     most every ``invariants_every_s`` seconds of ``monotonic``; ages are counted on ``clock``
     (the ledger's clock). A scrape while PostgreSQL is down yields no ledger gauges (logged)
-    rather than failing ``/metrics``."""
+    rather than failing ``/metrics``: while ``reachable()`` says PostgreSQL is not (the
+    dependency watch's last probe failed) no query is tried at all, and otherwise a connection is
+    waited for at most ``connect_timeout_s`` seconds, so a scrape stays well inside Prometheus's
+    scrape timeout (10 s) when the database hangs."""
 
     def __init__(
         self,
@@ -133,8 +136,12 @@ class LedgerGaugeCollector(Collector):
         invariants_every_s: float = 60.0,
         clock: Clock = utc_now,
         monotonic: Callable[[], float] = time.monotonic,
+        reachable: Callable[[], bool] = lambda: True,
+        connect_timeout_s: float = 2.0,
     ) -> None:
         self._pool = pool
+        self._reachable = reachable
+        self._connect_timeout_s = connect_timeout_s
         self._invariants_every_s = invariants_every_s
         self._clock = clock
         self._monotonic = monotonic
@@ -143,8 +150,10 @@ class LedgerGaugeCollector(Collector):
         self._checked_at = float("-inf")
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
+        if not self._reachable():
+            return
         try:
-            with self._pool.connection(timeout=5.0) as conn:
+            with self._pool.connection(timeout=self._connect_timeout_s) as conn:
                 figures = db.gauges(conn)
                 full_scan = self._scan(conn)
         except Exception:
@@ -225,8 +234,12 @@ def register_gauges(
     *,
     invariants_every_s: float = 60.0,
     clock: Clock = utc_now,
+    reachable: Callable[[], bool] = lambda: True,
 ) -> LedgerGaugeCollector:
-    """Register a :class:`LedgerGaugeCollector` over ``pool`` in ``registry``."""
-    collector = LedgerGaugeCollector(pool, invariants_every_s=invariants_every_s, clock=clock)
+    """Register a :class:`LedgerGaugeCollector` over ``pool`` in ``registry`` (``reachable``:
+    False while PostgreSQL is known to be down, so a scrape does not wait for it)."""
+    collector = LedgerGaugeCollector(
+        pool, invariants_every_s=invariants_every_s, clock=clock, reachable=reachable
+    )
     registry.register(collector)
     return collector

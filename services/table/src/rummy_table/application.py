@@ -1,10 +1,17 @@
 """The table service's handlers: one per use case, over the projection and the stream writer.
 
-Every write follows one path (:meth:`TableApp._commit`): decide (pure, on the table), append the
-payloads as envelopes in ONE transaction of the fenced writer (with the consumed offset, for an
-input from another service), apply them to the projection, then answer. A rejected command
-raises a ``rummy_platform.errors`` error (or a ``RuleViolation``, mapped by the gRPC adapter)
-and appends nothing.
+Every write follows one path (:meth:`TableApp._commit`), under the table's command lock (one
+lock per table, :meth:`Projection.command_lock`): decide (pure, on the table), append the
+payloads as envelopes through the instance's one fenced writer (with the consumed offset, for an
+input from another service), fold them into the projection, then answer. The writer is a
+:class:`~rummy_platform.eventlog.GroupCommitWriter` in the service: the commands of every table
+that has something ready share one Kafka transaction, so tables proceed in parallel while each
+table's commands stay in order; reads take only the projection's short in-memory lock and never
+wait for a write. A rejected command raises a ``rummy_platform.errors`` error (or a
+``RuleViolation``, mapped by the gRPC adapter) and appends nothing. A failed transaction fails
+exactly its commands (UNAVAILABLE, nothing appended); one whose commit was not confirmed
+(CommitOutcomeUnknown) marks its table to be re-read from the log before its next command, so a
+retry with the same request id gets the first answer when the commit did land.
 
 Idempotency: a player's or operator's command is recorded with
 ``causation_id = "<account>/<client_request_id>"`` and ``request_digest`` (its RPC and body,
@@ -19,6 +26,8 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +50,13 @@ from rummy_platform.errors import (
     ServiceError,
     Unavailable,
 )
-from rummy_platform.eventlog import TopicPartition, TransactionalWriter, WriterFenced
-from rummy_platform.eventlog.base import EventLogError
+from rummy_platform.eventlog import (
+    CommitOutcomeUnknown,
+    EventLogError,
+    TopicPartition,
+    TransactionalWriter,
+    WriterFenced,
+)
 from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_size
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import TABLE_EVENTS
@@ -81,10 +95,20 @@ class TableApp:
     topic: str = TABLE_EVENTS
     input_group: str = INPUT_GROUP
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
+    #: A table's whole stream read back from the log (for a table whose last commit's outcome
+    #: is unknown); None: such a table answers UNAVAILABLE until the instance restarts.
+    reread: Callable[[str], list[Envelope]] | None = None
+    #: The input consumer's group membership now (KIP-447 fencing of the offsets committed).
+    input_group_metadata: Callable[[], object | None] = field(default=lambda: None)
+    #: Tables whose hands start in parallel at most.
+    start_workers: int = 16
     fenced: bool = False
     stopping: bool = False
     #: A table's stream, oldest first (``GetHandProof``); None: proofs are Unavailable here.
     read_stream: Callable[[str], list[Envelope]] | None = None
+    #: Tables whose last commit's outcome is unknown (re-read before their next command).
+    unsure: set[str] = field(default_factory=set)
+    _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
     #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
     start_retries: KeyedBackoff = field(
         default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
@@ -110,6 +134,37 @@ class TableApp:
 
     # -- the write path ----------------------------------------------------------------------
 
+    def _append(
+        self,
+        envelopes: Sequence[Envelope],
+        table_id: str,
+        consumed: dict[TopicPartition, int] | None = None,
+    ) -> None:
+        """Append ``envelopes`` of ``table_id`` (and ``consumed`` offsets) through the group
+        writer. Raises Unavailable once fenced, EventLogError if the transaction failed (nothing
+        appended) or CommitOutcomeUnknown (``table_id`` is then re-read from the log before its
+        next command)."""
+        if self.fenced:
+            raise Unavailable("this table-service instance was replaced; retry on the new one")
+        try:
+            self.writer.append_batch(
+                [(self.topic, e) for e in envelopes],
+                consumed=consumed,
+                group_id=self.input_group if consumed else None,
+                group_metadata=self.input_group_metadata() if consumed else None,
+            )
+        except WriterFenced:
+            self.fenced = True
+            _log.error("table writer fenced: this instance stops writing", table_id=table_id)
+            raise Unavailable(
+                "this table-service instance was replaced; retry on the new one"
+            ) from None
+        except CommitOutcomeUnknown:
+            with self.projection.lock:
+                self.unsure.add(table_id)
+            _log.warning("commit outcome unknown: the table is re-read first", table_id=table_id)
+            raise
+
     def _commit(
         self,
         table: Table,
@@ -119,8 +174,9 @@ class TableApp:
         consumed: dict[TopicPartition, int] | None = None,
         request_digest: str = "",
     ) -> list[Envelope]:
-        if self.fenced:
-            raise Unavailable("this table-service instance was replaced; retry on the new one")
+        """Append ``payloads`` (and, at a closing table whose hand they end, the seats' exits
+        and TableClosed) as the next envelopes of ``table`` (its command lock held) and fold
+        them. Raises as :meth:`_append`."""
         payloads = [*payloads, *table.closing_follow_up(payloads)]
         occurred = codec.ms_to_datetime(at_ms)
         envelopes = [
@@ -137,22 +193,46 @@ class TableApp:
             )
             for i, payload in enumerate(payloads)
         ]
-        try:
-            self.writer.append_batch(
-                [(self.topic, e) for e in envelopes],
-                consumed=consumed,
-                group_id=self.input_group if consumed else None,
-            )
-        except WriterFenced:
-            self.fenced = True
-            _log.error("table writer fenced: this instance stops writing", table_id=table.table_id)
-            raise Unavailable(
-                "this table-service instance was replaced; retry on the new one"
-            ) from None
-        for envelope in envelopes:
-            self.projection.apply(envelope)
+        self._append(envelopes, table.table_id, consumed)
+        with self.projection.lock:
+            for envelope in envelopes:
+                self.projection.apply(envelope)
         self.metrics.count(envelopes)
         return envelopes
+
+    @contextmanager
+    def _command(self, table_id: str, *, opening: bool = False) -> Iterator[Table | None]:
+        """Hold ``table_id``'s command lock; yields its table (None if there is none), re-read
+        from the log first when its last commit's outcome was unknown. No lock is made for an
+        unknown id unless ``opening`` (ids from requests cost nothing). Raises EventLogError if
+        the re-read fails (the table stays to be re-read)."""
+        with self.projection.lock:
+            known = table_id in self.projection.tables or table_id in self.unsure
+        if not known and not opening:
+            yield None
+            return
+        with self.projection.command_lock(table_id):
+            with self.projection.lock:
+                unsure = table_id in self.unsure
+            if unsure:
+                self._reread(table_id)
+            with self.projection.lock:
+                table = self.projection.tables.get(table_id)
+            yield table
+
+    def _reread(self, table_id: str) -> None:
+        if self.reread is None:
+            raise EventLogError(f"table {table_id} must be re-read and no log reader is set")
+        before = self.projection.tables.get(table_id)
+        table = self.projection.rebuild(table_id, self.reread(table_id))
+        with self.projection.lock:
+            self.unsure.discard(table_id)
+        _log.warning(
+            "table re-read from the log after a commit of unknown outcome",
+            table_id=table_id,
+            version_before=before.version if before is not None else 0,
+            version_after=table.version if table is not None else 0,
+        )
 
     def _table(self, table_id: str) -> Table:
         table = self.projection.tables.get(table_id)
@@ -208,8 +288,8 @@ class TableApp:
             rule_set=options,
             operator_account_id=operator,
         )
-        with self.projection.lock:
-            if table_id in self.projection.tables:
+        with self._command(table_id, opening=True) as existing:
+            if existing is not None:
                 self._request(operator, request)  # again under the lock: a racing first open
                 return table_id
             at = self.now_ms()
@@ -222,13 +302,8 @@ class TableApp:
                 causation_id=key,
                 request_digest=digest,
             )
-            if self.fenced:
-                raise Unavailable("this table-service instance was replaced")
-            try:
-                self.writer.append_batch([(self.topic, envelope)])
-            except WriterFenced:
-                self.fenced = True
-                raise Unavailable("this table-service instance was replaced") from None
+            with _unavailable_on_log_errors():
+                self._append([envelope], table_id)
             self.projection.apply(envelope)
             self.metrics.tables_open.inc()
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
@@ -240,16 +315,19 @@ class TableApp:
         closed at once, else TABLE_STATE_CLOSING (a retried client_request_id answers with the
         table's state now). Raises NotFound, AlreadyExists (the request id was used for another
         request), FailedPrecondition (already closing or closed)."""
-        key, digest = self._request(operator, request)
-        with self.projection.lock:
-            table = self._table(request.table_id)
+        with _unavailable_on_log_errors(), self._command(request.table_id) as table:
+            # the request id checked under the table's command lock, which it commits under
+            key, digest = self._request(operator, request)
+            if table is None:
+                raise NotFound(f"no table {request.table_id!r}")
             if key not in table.answers:
                 at = self.now_ms()
                 with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
                     payloads = table.close(operator, request.reason)
                     self._commit(table, payloads, at, causation_id=key, request_digest=digest)
                     _log.info("table closing", operator=operator, state=table.state_name)
-            return TABLE_STATES[table.state_name]
+            with self.projection.lock:
+                return TABLE_STATES[table.state_name]
 
     def list_tables(
         self, limit: int | None = None, after: str | None = None
@@ -294,9 +372,11 @@ class TableApp:
         appended. Raises AlreadyExists for a request id used for another request."""
         table_id: str = request.table_id
         started = time.perf_counter()
-        with self.projection.lock:
+        with _unavailable_on_log_errors(), self._command(table_id) as table:
+            # the request id checked under the table's command lock, which it commits under
             key, digest = self._request(account_id, request)
-            table = self._table(table_id)
+            if table is None:
+                raise NotFound(f"no table {table_id!r}")
             if key in table.answers:
                 return table.answers[key]
             at = self.now_ms()
@@ -486,59 +566,122 @@ class TableApp:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             return next((t.voided[hand_id] for t in tables if hand_id in t.voided), "")
 
-    def watch(self, account_id: str | None, table_id: str) -> Iterator[api.WatchTableResponse]:
-        """The caller's view: a snapshot now, then a new one after every change of the table,
-        until the service stops."""
+    def watch(
+        self,
+        account_id: str | None,
+        table_id: str,
+        after_version: int = 0,
+        active: Callable[[], bool] = lambda: True,
+    ) -> Iterator[api.WatchTableResponse]:
+        """The caller's view once the table's stream is past ``after_version`` (at once for 0:
+        a snapshot now), then a new one after every change of the table, until the service
+        stops or ``active()`` turns false (checked whenever the table's watchers are woken, see
+        :meth:`wake_watchers`). A client that reconnects with the last ``stream_version`` it saw
+        gets the next view as soon as there is a change it has not seen, so it misses none.
+        Raises NotFound, InvalidArgument (``after_version`` beyond the table's version)."""
         with self.projection.lock:
-            table = self._table(table_id)
-            sent = table.version
-            first = player_view(table, account_id)
-        yield api.WatchTableResponse(view=first)
+            version = self._table(table_id).version
+        changed = self.projection.changed(table_id)
+        if after_version > version:
+            raise InvalidArgument(
+                f"after_stream_version {after_version} is beyond the table's version {version}"
+            )
+        sent = after_version
         while True:
-            with self.projection.changed:
-                while not self.stopping and table.version == sent:
-                    self.projection.changed.wait(1.0)
-                if self.stopping:
+            with changed:
+                table = self.projection.tables.get(table_id)
+                while (
+                    active() and not self.stopping and table is not None and table.version <= sent
+                ):
+                    changed.wait(5.0)
+                    table = self.projection.tables.get(table_id)
+                if self.stopping or table is None or not active():
                     return
                 sent = table.version
                 view = player_view(table, account_id)
             yield api.WatchTableResponse(view=view)
 
+    def wake_watchers(self, table_id: str) -> None:
+        """Wake ``table_id``'s watchers to check whether their streams are still wanted (a
+        stream that ended releases its thread at once)."""
+        self.projection.wake(table_id)
+
     def stop_watches(self) -> None:
         """End every WatchTable stream (at shutdown)."""
-        with self.projection.changed:
+        with self.projection.lock:
             self.stopping = True
-            self.projection.changed.notify_all()
+        self.projection.wake_all()
 
     # -- time: starting hands ----------------------------------------------------------------
 
     def tick(self) -> list[str]:
-        """Start a hand at every table whose start delay has passed; returns the hand ids.
+        """Start a hand at every table whose start delay has passed (the tables in parallel,
+        each under its command lock); returns the hand ids.
 
         A table whose start raises is logged (table_id, hand_id), counted
         (``rummy_table_hand_start_failures_total``) and tried again after a backoff
         (``start_retries``); the other tables start their hands all the same. Raises
         Unavailable once fenced."""
-        started = []
+        now = self.now_ms()
         with self.projection.lock:
-            now = self.now_ms()
-            for table in list(self.projection.tables.values()):
-                due = table.start_due_ms(self.speed)
-                if due is None or due > now or not self.start_retries.ready(table.table_id):
-                    continue
-                hand_id = self.new_hand_id()
-                with log_context(table_id=table.table_id, hand_id=hand_id):
-                    try:
-                        self._commit(table, table.start_hand(hand_id, now), now)
-                    except Unavailable:
-                        raise
-                    except Exception as exc:
-                        self._start_failed(table.table_id, hand_id, exc)
-                        continue
-                    self.start_retries.succeeded(table.table_id)
-                    _log.info("hand started", hand_no=table.hand_no)
-                started.append(hand_id)
-        return started
+            due = [
+                t.table_id
+                for t in self.projection.tables.values()
+                if (at := t.start_due_ms(self.speed)) is not None
+                and at <= now
+                and self.start_retries.ready(t.table_id)
+            ]
+        if len(due) <= 1:
+            started = [self._start_hand(table_id, now) for table_id in due]
+            return [h for h in started if h is not None]
+        futures = [self._workers().submit(self._start_hand, table_id, now) for table_id in due]
+        hands, fenced = [], None
+        for future in futures:
+            try:
+                hand_id = future.result()
+            except Unavailable as exc:
+                fenced = exc
+                continue
+            if hand_id is not None:
+                hands.append(hand_id)
+        if fenced is not None:
+            raise fenced
+        return hands
+
+    def _start_hand(self, table_id: str, now: int) -> str | None:
+        """Start ``table_id``'s hand if it is still due; None when not (or when the start
+        failed: logged, counted, retried later). Raises Unavailable once fenced."""
+        with self._command(table_id) as table:
+            if table is None:
+                return None
+            due = table.start_due_ms(self.speed)
+            if due is None or due > now:
+                return None
+            hand_id = self.new_hand_id()
+            with log_context(table_id=table_id, hand_id=hand_id):
+                try:
+                    self._commit(table, table.start_hand(hand_id, now), now)
+                except Unavailable:
+                    raise
+                except Exception as exc:
+                    self._start_failed(table_id, hand_id, exc)
+                    return None
+                self.start_retries.succeeded(table_id)
+                _log.info("hand started", hand_no=table.hand_no)
+            return hand_id
+
+    def close(self) -> None:
+        """Stop the hand-start workers (at shutdown, after the loops stopped)."""
+        with self.projection.lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    def _workers(self) -> ThreadPoolExecutor:
+        with self.projection.lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.start_workers, "table-start")
+            return self._pool
 
     def _start_failed(self, table_id: str, hand_id: str, error: Exception) -> None:
         reason = f"{type(error).__name__}: {error}"
@@ -561,10 +704,10 @@ class TableApp:
         is recorded for any hand of the table (it closes that hand's proof, even after the next
         hand started); other inputs act on the current hand only. Inputs of unknown tables, of
         other hands, already recorded (by causation id), or refused by the rules are consumed
-        without effect. Raises Unavailable once fenced."""
+        without effect. Raises Unavailable once fenced, EventLogError when the transaction
+        failed (nothing recorded: retry the input)."""
         consumed = {position: next_offset}
-        with self.projection.lock:
-            table = self.projection.tables.get(envelope.stream_id)
+        with self._command(envelope.stream_id) as table:
             payloads: list[Message] = []
             at = self.now_ms()
             if table is not None and envelope.event_id not in table.answers:
@@ -577,13 +720,7 @@ class TableApp:
                     except (FailedPrecondition, codec.StreamCodecError) as exc:
                         _log.info("input ignored", reason=str(exc))
             if table is None or not payloads:
-                if self.fenced:
-                    raise Unavailable("fenced")
-                try:
-                    self.writer.append_batch([], consumed=consumed, group_id=self.input_group)
-                except WriterFenced:
-                    self.fenced = True
-                    raise
+                self._append([], envelope.stream_id, consumed)
                 return False
             self._commit(table, payloads, at, causation_id=envelope.event_id, consumed=consumed)
             return True
@@ -629,6 +766,21 @@ class TableApp:
         if isinstance(payload, clock_pb.SeedWindowClosed):
             return table.hand_commands([rc.TurnTimeout(turn_no=0, at_ms=at)])
         return []
+
+
+@contextmanager
+def _unavailable_on_log_errors() -> Iterator[None]:
+    """A client's command whose transaction failed ends UNAVAILABLE (it may retry with the same
+    client_request_id: a commit of unknown outcome is resolved before the table's next
+    command, so the retry gets the first answer if there was one)."""
+    try:
+        yield
+    except CommitOutcomeUnknown:
+        raise Unavailable(
+            "the event log did not confirm this command; retry with the same client_request_id"
+        ) from None
+    except EventLogError:
+        raise Unavailable("the event log refused this command (nothing recorded); retry") from None
 
 
 _RULE_ERRORS: dict[str, type[ServiceError]] = {

@@ -8,7 +8,8 @@ times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (defaul
 each WatchTable stream holds a worker; at most ``workers - 16`` streams at once),
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
 hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
-House Tokens: OpenTable refuses a point value above it).
+House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
+(WatchTable streams one account may hold at once, default 8, 1..10000).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 from collections.abc import Mapping
 
 from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_platform.eventlog import GroupCommitWriter
 from rummy_platform.logging import get_logger
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
@@ -41,6 +43,7 @@ DEFAULT_WRITER_ID = "table-writer"
 SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
 DEFAULT_MAX_WORKERS = "128"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
+MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
 _log = get_logger(__name__)
 
 
@@ -58,22 +61,43 @@ def clock_speed(environ: Mapping[str, str] | None = None) -> float:
     return speed
 
 
-def max_reservation_hundredths(environ: Mapping[str, str] | None = None) -> int:
-    """``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (default 100,000,000). Raises SystemExit(2)
-    unless a whole number from 1 to 2^63 - 1."""
+def _whole_number(
+    variable: str, default: int, high: int, unit: str, environ: Mapping[str, str] | None
+) -> int:
+    """``variable`` as a whole number from 1 to ``high`` (``default`` when unset). Raises
+    SystemExit(2) for anything else."""
     env = os.environ if environ is None else environ
-    raw = env.get(MAX_RESERVATION_VARIABLE, "").strip()
+    raw = env.get(variable, "").strip()
     if not raw:
-        return DEFAULT_MAX_RESERVATION_CENTS
-    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 19 else 0
-    if not 1 <= value <= INT64_MAX:
+        return default
+    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= len(str(high)) else 0
+    if not 1 <= value <= high:
         print(
-            f"rummy table: {MAX_RESERVATION_VARIABLE}={raw[:40]!r} must be a whole number of "
-            f"hundredths from 1 to {INT64_MAX}",
+            f"rummy table: {variable}={raw[:40]!r} must be a whole number{unit} from 1 to {high}",
             file=sys.stderr,
         )
         raise SystemExit(2)
     return value
+
+
+def max_reservation_hundredths(environ: Mapping[str, str] | None = None) -> int:
+    """``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (default 100,000,000). Raises SystemExit(2)
+    unless a whole number from 1 to 2^63 - 1."""
+    return _whole_number(
+        MAX_RESERVATION_VARIABLE,
+        DEFAULT_MAX_RESERVATION_CENTS,
+        INT64_MAX,
+        " of hundredths",
+        environ,
+    )
+
+
+def max_watches_per_account(environ: Mapping[str, str] | None = None) -> int:
+    """``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT`` (default 8). Raises SystemExit(2) unless a whole
+    number from 1 to 10000."""
+    return _whole_number(
+        MAX_WATCHES_VARIABLE, grpc_adapter.DEFAULT_MAX_WATCHES_PER_ACCOUNT, 10_000, "", environ
+    )
 
 
 def build(settings: Settings) -> ServiceHost:
@@ -85,14 +109,17 @@ def build(settings: Settings) -> ServiceHost:
     prefix = topic_prefix()
     log = events.kafka_log(bootstrap)
     log.ensure_topics(event_topic_specs(prefix=prefix))
-    writer = log.transactional_writer(
-        prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID)
+    # One producer per instance: every table's commands share its transactions.
+    writer = GroupCommitWriter(
+        log.transactional_writer(prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID))
     )
+    table_topic = prefix + TABLE_EVENTS
     app = TableApp(
         writer,
+        reread=lambda table_id: [r.envelope for r in log.read_stream(table_topic, table_id)],
         speed=clock_speed(),
         max_reservation_hundredths=max_reservation_hundredths(),
-        topic=prefix + TABLE_EVENTS,
+        topic=table_topic,
         input_group=prefix + INPUT_GROUP,
         metrics=TableMetrics.create(),
         read_stream=lambda table_id: [
@@ -108,13 +135,14 @@ def build(settings: Settings) -> ServiceHost:
     host.on_shutdown(writer.close)
     loops = BackgroundLoops()
     host.on_shutdown(loops.stop)
+    host.on_shutdown(app.close)
     inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
     loops.start("table-inputs", events.InputLoop(log, app, inputs).run)
     loops.start("table-hand-starter", events.hand_starter(app))
     max_watches = max(1, settings.grpc_max_workers - 16)
     host.add_servicer(
         grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(app, max_watches),
+        grpc_adapter.TableServicer(app, max_watches, max_watches_per_account()),
         grpc_adapter.SERVICE_NAME,
     )
     return host

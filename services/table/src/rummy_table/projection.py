@@ -1,8 +1,17 @@
 """Every table in memory, rebuilt by replaying the table stream, and the views WatchTable sends.
 
 :class:`Projection` holds the :class:`~rummy_table.table.Table` of each table id and folds each
-envelope into it (live after an append, or on replay at start). Its ``lock`` guards every table;
-``changed`` (a condition on that lock) wakes the WatchTable streams after each change.
+envelope into it (live after an append, or on replay at start). Two kinds of locks:
+
+- ``lock`` guards the in-memory state of every table (folding an envelope, reading a view). It is
+  held for microseconds and never across I/O, so a read never waits for a Kafka write.
+- :meth:`Projection.command_lock` is one lock per table, held by a command from its decision
+  through its commit to its fold: the commands of one table are strictly ordered and each sees
+  the state its predecessor left, while other tables' commands proceed (and share transactions,
+  see :class:`rummy_platform.eventlog.GroupCommitWriter`).
+
+:meth:`Projection.changed` is one condition per table (on ``lock``): a change wakes only the
+WatchTable streams of its own table.
 
 :func:`player_view` is the one place a caller's view is built: the variant's view of the hand
 for the caller's seat (rules ``view()``; a spectator gets the public view) plus the table's
@@ -12,6 +21,7 @@ seats. Never another seat's cards or the stock order while the hand runs.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
@@ -53,12 +63,64 @@ class Projection:
 
     def __init__(self, on_decision: DecisionObserver | None = None) -> None:
         self.lock = threading.RLock()
-        self.changed = threading.Condition(self.lock)
         self.tables: dict[str, Table] = {}
+        self._command_locks: dict[str, threading.Lock] = {}
+        self._changed: dict[str, threading.Condition] = {}
         #: The request digest of every client command recorded, by causation id
         #: (``"<account>/<client_request_id>"``), over all tables.
         self.requests: dict[str, str] = {}
         self.on_decision = on_decision
+
+    def command_lock(self, table_id: str) -> threading.Lock:
+        """The lock a command on ``table_id`` holds from its decision to its fold."""
+        with self.lock:
+            found = self._command_locks.get(table_id)
+            if found is None:
+                found = self._command_locks[table_id] = threading.Lock()
+            return found
+
+    def changed(self, table_id: str) -> threading.Condition:
+        """The condition (on :attr:`lock`) notified after each change of ``table_id``."""
+        with self.lock:
+            found = self._changed.get(table_id)
+            if found is None:
+                found = self._changed[table_id] = threading.Condition(self.lock)
+            return found
+
+    def wake(self, table_id: str) -> None:
+        """Wake ``table_id``'s watchers (if it has any) without a change."""
+        with self.lock:
+            condition = self._changed.get(table_id)
+            if condition is not None:
+                condition.notify_all()
+
+    def wake_all(self) -> None:
+        """Wake every watcher of every table (at shutdown)."""
+        with self.lock:
+            for condition in self._changed.values():
+                condition.notify_all()
+
+    def rebuild(self, table_id: str, envelopes: Iterable[Envelope]) -> Table | None:
+        """Replace ``table_id``'s state by the fold of ``envelopes`` (its whole stream, as read
+        back from the log); returns the new table (None if the stream holds no table)."""
+        table: Table | None = None
+        digests: list[tuple[str, str]] = []
+        for envelope in envelopes:
+            if envelope.causation_id and envelope.request_digest:
+                digests.append((envelope.causation_id, envelope.request_digest))
+            if isinstance(envelope.payload, pb.TableOpened):
+                table = Table.opened_from(envelope)
+            elif table is not None:
+                table.apply(envelope)
+        with self.lock:
+            for key, digest in digests:
+                self.requests.setdefault(key, digest)
+            if table is None:
+                self.tables.pop(table_id, None)
+            else:
+                self.tables[table_id] = table
+            self.changed(table_id).notify_all()
+        return table
 
     def apply(self, envelope: Envelope) -> Table | None:
         """Fold one table-stream envelope; returns its table (None for an event of an unknown
@@ -86,7 +148,7 @@ class Projection:
                     return None
                 table = found
                 table.apply(envelope)
-            self.changed.notify_all()
+            self.changed(table.table_id).notify_all()
             return table
 
 

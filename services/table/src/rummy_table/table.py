@@ -89,6 +89,10 @@ class Table:
     settled: set[str] = field(default_factory=set)
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
     voided: dict[str, str] = field(default_factory=dict)
+    #: The hand state after each payload of the last :meth:`hand_commands` (by the payload's
+    #: identity): folding those very payloads once appended takes that state instead of
+    #: decoding and applying them again.
+    _decided: dict[int, tuple[Message, Any]] = field(default_factory=dict, repr=False)
     closing: bool = False
     closed: bool = False
     on_decision: DecisionObserver | None = None
@@ -172,8 +176,12 @@ class Table:
             self.voided[payload.hand_id] = payload.reason
         elif type(payload) in codec.HAND_PAYLOADS:
             assert self.ctx is not None, "a hand event before any HandStarted"
-            for event in codec.from_payload(payload, self.ctx, at_ms):
-                self.hand = self.variant.apply(self.hand, event)
+            decided = self._decided.pop(id(payload), None)
+            if decided is not None and decided[0] is payload:
+                self.hand = decided[1]  # the state decide produced for this very payload
+            else:
+                for event in codec.from_payload(payload, self.ctx, at_ms):
+                    self.hand = self.variant.apply(self.hand, event)
             if isinstance(payload, pb.HandEnded):
                 self.results[payload.hand_id] = payload
             if isinstance(payload, pb.HandEnded | pb.HandAborted):
@@ -306,6 +314,7 @@ class Table:
         if self.hand is None or self.ctx is None:
             raise FailedPrecondition("no hand is being played at this table")
         state, out, automatic = self.hand, [], False
+        self._decided.clear()  # an earlier decision was appended and folded, or failed
         for command in commands:
             for event in self._decide(state, command):
                 state = self.variant.apply(state, event)
@@ -314,15 +323,15 @@ class Table:
                 elif isinstance(event, ev.TurnStarted):
                     automatic = False
                 public = self.variant.view(state, -1)
-                out.append(
-                    codec.to_payload(
-                        event,
-                        self.ctx,
-                        top_discard=public.discard_pile[-1] if public.discard_pile else None,
-                        automatic=automatic and isinstance(event, ev.CardDrawn | ev.CardDiscarded),
-                        wild_cut=public.wild_cut,
-                    )
+                payload = codec.to_payload(
+                    event,
+                    self.ctx,
+                    top_discard=public.discard_pile[-1] if public.discard_pile else None,
+                    automatic=automatic and isinstance(event, ev.CardDrawn | ev.CardDiscarded),
+                    wild_cut=public.wild_cut,
                 )
+                out.append(payload)
+                self._decided[id(payload)] = (payload, state)
         return out
 
     def _decide(self, state: Any, command: Command) -> tuple[ev.Event, ...]:

@@ -6,6 +6,7 @@ the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
 
 from .base import (
     EVENT_TYPE_HEADER,
+    CommitOutcomeUnknown,
     EventLog,
     EventLogError,
     GroupConsumer,
@@ -21,14 +22,17 @@ from .base import (
     decode_if_used,
 )
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
+from .group_commit import GroupCommitWriter
 from .kafka_log import KafkaEventLog
 from .memory import InMemoryEventLog
 
 __all__ = [
+    "CommitOutcomeUnknown",
     "EVENT_TYPE_HEADER",
     "Deduplicator",
     "EventLog",
     "EventLogError",
+    "GroupCommitWriter",
     "GroupConsumer",
     "InMemoryEventLog",
     "KafkaEventLog",

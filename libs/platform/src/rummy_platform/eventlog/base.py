@@ -56,6 +56,12 @@ class WriterFenced(EventLogError):
     """
 
 
+class CommitOutcomeUnknown(EventLogError):
+    """The transaction's commit was sent but not confirmed (a timeout, a lost connection): its
+    events may or may not be in the log. Re-read the affected streams before deciding anything
+    on them again."""
+
+
 class TopicMismatch(EventLogError):
     """A topic exists with a partition count or configuration other than its spec."""
 
@@ -125,12 +131,17 @@ class TransactionalWriter(ABC):
         *,
         consumed: Mapping[TopicPartition, int] | None = None,
         group_id: str | None = None,
+        group_metadata: object | None = None,
     ) -> list[Position]:
         """Append ``(topic, envelope)`` pairs atomically, each keyed by its stream id.
 
         ``consumed`` (next offsets to resume from) are committed for ``group_id`` in the same
-        transaction (consume-transform-produce). Returns the positions, in order. Raises
-        WriterFenced if another writer took the id (nothing is written), EventLogError otherwise.
+        transaction (consume-transform-produce). ``group_metadata`` (from
+        :meth:`GroupConsumer.group_metadata` of the member that read them) lets the broker refuse
+        offsets of a member whose generation is stale (KIP-447). Returns the positions, in order.
+        Raises WriterFenced if another writer took the id (nothing is written),
+        CommitOutcomeUnknown if the commit was sent but not confirmed, EventLogError otherwise
+        (nothing is written).
         """
 
     def append(self, topic: str, envelope: Envelope) -> Position:
@@ -179,6 +190,11 @@ class GroupConsumer(ABC):
     @abstractmethod
     def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
         """Commit next offsets for the group (optional: offsets may live in the caller's store)."""
+
+    def group_metadata(self) -> object | None:
+        """This member's group membership now (generation included), for
+        :meth:`TransactionalWriter.append_batch`; None where the log has no generations."""
+        return None
 
     @abstractmethod
     def committed(self, partition: TopicPartition) -> int | None:

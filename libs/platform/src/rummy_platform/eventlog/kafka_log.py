@@ -47,6 +47,7 @@ from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
     EVENT_TYPE_HEADER,
+    CommitOutcomeUnknown,
     EventLog,
     EventLogError,
     GroupConsumer,
@@ -148,8 +149,12 @@ class KafkaEventLog(EventLog):
             "enable_idempotence": True,
             "acks": "all",
             # Each append (each transaction) is sent as soon as it is made: the callers wait for
-            # its ack one at a time, so lingering would only add its wait to every append.
-            # (batch_size stays 16 KiB: an event is 100-500 bytes, no batch comes near it.)
+            # its ack one at a time, so lingering would only add its wait to every append. The
+            # table's GroupCommitWriter batches callers itself (those arriving while one
+            # transaction is in flight share the next), and commit_transaction flushes whatever
+            # is lingering anyway, so producer linger would only delay that flush.
+            # (batch_size stays 16 KiB: an event is 100-500 bytes; a group transaction of many
+            # tables spreads over the partitions, a few events per partition batch.)
             "linger_ms": 0,
             "max_block_ms": int(self._timeout_s * 1000),
             "retry_backoff_ms": PRODUCER_RETRY_BACKOFF_MS,
@@ -359,12 +364,14 @@ class KafkaTransactionalWriter(TransactionalWriter):
         *,
         consumed: Mapping[TopicPartition, int] | None = None,
         group_id: str | None = None,
+        group_metadata: object | None = None,
     ) -> list[Position]:
         if self._fenced:
             raise self._fenced_error()
         if consumed and not group_id:
             raise ValueError("consumed offsets need a group_id")
         producer = self._producer
+        committing = False
         try:
             producer.begin_transaction()
             futures = [
@@ -383,12 +390,22 @@ class KafkaTransactionalWriter(TransactionalWriter):
                         KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
                         for tp, offset in consumed.items()
                     },
-                    group_id,
+                    # The member's metadata (KIP-447, kafka-python >= 3.0) makes the broker
+                    # refuse offsets of a member whose generation is stale; a bare group id
+                    # (older callers) fences by transactional id only.
+                    group_metadata if group_metadata is not None else group_id,
                 )
+            committing = True
             producer.commit_transaction()
         except kafka_errors.KafkaError as exc:
             if _is_fencing(exc):
                 raise self._fenced_error() from exc
+            if committing:
+                # EndTxn was sent: the coordinator may have committed it. kafka-python keeps the
+                # commit pending; the next begin_transaction waits for or fails on it.
+                raise CommitOutcomeUnknown(
+                    f"commit of {self.transactional_id!r} not confirmed: {exc}"
+                ) from exc
             try:
                 producer.abort_transaction()
             except kafka_errors.KafkaError as abort_exc:
@@ -740,6 +757,9 @@ class KafkaGroupConsumer(GroupConsumer):
                 for tp, offset in offsets.items()
             }
         )
+
+    def group_metadata(self) -> object | None:
+        return None if self._consumer is None else self._consumer.group_metadata()
 
     def committed(self, partition: TopicPartition) -> int | None:
         value = self._client().committed(KafkaTopicPartition(partition.topic, partition.partition))

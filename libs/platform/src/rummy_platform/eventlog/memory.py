@@ -4,11 +4,16 @@ Events are stored encoded (the same bytes as on Kafka), each with its event-type
 partitioned with Kafka's partitioner, so offsets and ordering match what the real log would give;
 a consumer of some types drops the others by that header without decoding them, as on Kafka.
 Differences, by design: a consumer group has a single member (it owns every partition), and
-:meth:`GroupConsumer.poll` never waits. Not thread-safe.
+:meth:`GroupConsumer.poll` never waits. Writes and reads are serialized by one lock (writers may
+be used from several threads); a group consumer belongs to one thread.
+:meth:`InMemoryEventLog.fail_next_commit` makes the next transaction fail, for tests of what a
+failed or unconfirmed commit does; :meth:`InMemoryEventLog.hold_commits` holds transactions until
+the test lets them go.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +22,7 @@ from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
     EventLog,
+    EventLogError,
     GroupConsumer,
     OnAssigned,
     Position,
@@ -46,11 +52,39 @@ class _Topic:
     config: dict[str, str]
 
 
+class CommitGate:
+    """Holds every transaction of a log at its start until :meth:`open` (from
+    :meth:`InMemoryEventLog.hold_commits`), so a test can line callers up behind a transaction in
+    flight. ``sizes``: the event count of each transaction that went through, in order; ``fail``:
+    the transactions (counted from 0) that fail, with their error (nothing written)."""
+
+    def __init__(self, fail: Mapping[int, EventLogError] | None = None) -> None:
+        self._opened = threading.Event()
+        self.entered = threading.Event()
+        self.fail = dict(fail or {})
+        self.sizes: list[int] = []
+
+    def open(self) -> None:
+        self._opened.set()
+
+    def _pass(self, events: int) -> EventLogError | None:
+        self.entered.set()
+        if not self._opened.wait(30):
+            raise EventLogError("the test's commit gate was never opened")
+        error = self.fail.get(len(self.sizes))
+        self.sizes.append(events)
+        return error
+
+
 @dataclass
 class _State:
     topics: dict[str, _Topic] = field(default_factory=dict)
     epochs: dict[str, int] = field(default_factory=dict)
     group_offsets: dict[tuple[str, TopicPartition], int] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    #: The failures the next transactions raise, and whether each one's events were written.
+    failures: list[tuple[EventLogError, bool]] = field(default_factory=list)
+    gate: CommitGate | None = None
 
     def topic(self, name: str) -> _Topic:
         try:
@@ -105,12 +139,28 @@ class InMemoryEventLog(EventLog):
         return TopicDescription(name, len(topic.partitions), dict(topic.config))
 
     def append(self, topic: str, envelope: Envelope) -> Position:
-        return self._state.write(topic, envelope)
+        with self._state.lock:
+            return self._state.write(topic, envelope)
+
+    def fail_next_commit(self, error: EventLogError, *, written: bool = False) -> None:
+        """Make the next transaction (of any writer of this log) raise ``error``; with
+        ``written`` its events and offsets are in the log all the same (a commit that landed but
+        whose confirmation was lost, as a CommitOutcomeUnknown may be)."""
+        with self._state.lock:
+            self._state.failures.append((error, written))
+
+    def hold_commits(self, fail: Mapping[int, EventLogError] | None = None) -> CommitGate:
+        """Hold every later transaction at its start (outside the log's lock: reads go on) until
+        the gate returned is opened; ``fail`` as :class:`CommitGate`."""
+        gate = CommitGate(fail)
+        self._state.gate = gate
+        return gate
 
     def append_stored(self, topic: str, stream_id: str, record: StoredRecord) -> Position:
         """Append ``record`` as it is, on ``stream_id``'s partition (tests: records without
         the event-type header, or whose value is not an envelope)."""
-        return self._state.write_stored(topic, stream_id, record)
+        with self._state.lock:
+            return self._state.write_stored(topic, stream_id, record)
 
     def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
         epoch = self._state.epochs.get(transactional_id, 0) + 1
@@ -118,17 +168,20 @@ class InMemoryEventLog(EventLog):
         return _InMemoryWriter(self._state, transactional_id, epoch)
 
     def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
-        partitions = self._state.topic(topic).partitions
-        partition = partition_for(stream_id, len(partitions))
+        with self._state.lock:
+            partitions = self._state.topic(topic).partitions
+            partition = partition_for(stream_id, len(partitions))
+            stored = list(enumerate(partitions[partition]))
         records = (
-            Record(topic, partition, offset, decode(stored.value, self._registry))
-            for offset, stored in enumerate(partitions[partition])
+            Record(topic, partition, offset, decode(data.value, self._registry))
+            for offset, data in stored
             if offset >= from_offset
         )
         return [record for record in records if record.envelope.stream_id == stream_id]
 
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
-        return {tp: self._state.end_offset(tp) for tp in partitions}
+        with self._state.lock:
+            return {tp: self._state.end_offset(tp) for tp in partitions}
 
     def consumer(
         self,
@@ -165,19 +218,31 @@ class _InMemoryWriter(TransactionalWriter):
         *,
         consumed: Mapping[TopicPartition, int] | None = None,
         group_id: str | None = None,
+        group_metadata: object | None = None,
     ) -> list[Position]:
-        if self._state.epochs[self.transactional_id] != self._epoch:
-            raise WriterFenced(
-                f"writer {self.transactional_id!r} was fenced by a newer writer with the same id"
-            )
-        if consumed and not group_id:
-            raise ValueError("consumed offsets need a group_id")
-        for topic, _ in events:
-            self._state.topic(topic)
-        positions = [self._state.write(topic, envelope) for topic, envelope in events]
-        for partition, offset in (consumed or {}).items():
-            self._state.group_offsets[(group_id or "", partition)] = offset
-        return positions
+        gate = self._state.gate
+        gated_error = gate._pass(len(events)) if gate is not None else None
+        with self._state.lock:
+            if gated_error is not None:
+                raise gated_error
+            if self._state.epochs[self.transactional_id] != self._epoch:
+                raise WriterFenced(
+                    f"writer {self.transactional_id!r} was fenced by a newer writer with the "
+                    "same id"
+                )
+            if consumed and not group_id:
+                raise ValueError("consumed offsets need a group_id")
+            for topic, _ in events:
+                self._state.topic(topic)
+            failure = self._state.failures.pop(0) if self._state.failures else None
+            if failure is not None and not failure[1]:
+                raise failure[0]
+            positions = [self._state.write(topic, envelope) for topic, envelope in events]
+            for partition, offset in (consumed or {}).items():
+                self._state.group_offsets[(group_id or "", partition)] = offset
+            if failure is not None:
+                raise failure[0]
+            return positions
 
     def close(self) -> None:
         pass
@@ -213,20 +278,21 @@ class _InMemoryConsumer(GroupConsumer):
         return self._positions
 
     def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
-        positions = self._assign()
+        with self._state.lock:
+            positions = self._assign()
+            stored: list[tuple[TopicPartition, int, StoredRecord]] = []
+            for tp, position in positions.items():
+                log = self._state.topic(tp.topic).partitions[tp.partition]
+                for offset in range(position, len(log)):
+                    if len(stored) >= max_records:
+                        break
+                    positions[tp] = offset + 1
+                    stored.append((tp, offset, log[offset]))
         records: list[Record] = []
-        for tp, position in positions.items():
-            log = self._state.topic(tp.topic).partitions[tp.partition]
-            for offset in range(position, len(log)):
-                if len(records) >= max_records:
-                    break
-                positions[tp] = offset + 1
-                stored = log[offset]
-                envelope = decode_if_used(
-                    stored.value, stored.event_type, self._registry, self._types
-                )
-                if envelope is not None:
-                    records.append(Record(tp.topic, tp.partition, offset, envelope))
+        for tp, offset, record in stored:
+            envelope = decode_if_used(record.value, record.event_type, self._registry, self._types)
+            if envelope is not None:
+                records.append(Record(tp.topic, tp.partition, offset, envelope))
         return records
 
     def assignment(self) -> frozenset[TopicPartition]:

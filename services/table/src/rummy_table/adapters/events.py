@@ -99,6 +99,8 @@ class InputLoop:
         """Join the consumer group (idempotent)."""
         if self._consumer is None:
             self._consumer = self._log.consumer(self._app.input_group, self._topics, self._assigned)
+            # The offsets this loop's inputs commit carry the member's generation (KIP-447).
+            self._app.input_group_metadata = self._consumer.group_metadata
         return self._consumer
 
     def close(self) -> None:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Principal, Role, current_principal
-from rummy_platform.errors import PermissionDenied, Unavailable
+from rummy_platform.errors import PermissionDenied, ResourceExhausted, Unavailable
 from rummy_platform.limits import parse_id_token
 from rummy_table.application import TableApp
 
@@ -36,12 +37,46 @@ def _reader() -> Principal:
     return current_principal()
 
 
-class TableServicer(api_grpc.TableServiceServicer):
-    """``max_watches``: WatchTable streams served at once (each holds a worker thread)."""
+#: WatchTable streams one account may hold at once, by default.
+DEFAULT_MAX_WATCHES_PER_ACCOUNT = 8
 
-    def __init__(self, app: TableApp, max_watches: int) -> None:
+
+class TableServicer(api_grpc.TableServiceServicer):
+    """``max_watches``: WatchTable streams served at once (each holds a worker thread);
+    ``max_watches_per_account``: those one account may hold (so nobody starves the seated
+    players)."""
+
+    def __init__(
+        self,
+        app: TableApp,
+        max_watches: int,
+        max_watches_per_account: int = DEFAULT_MAX_WATCHES_PER_ACCOUNT,
+    ) -> None:
         self._app = app
         self._watch_slots = threading.BoundedSemaphore(max_watches)
+        self._per_account = max_watches_per_account
+        self._watching: dict[str, int] = {}
+        self._watching_lock = threading.Lock()
+
+    @contextmanager
+    def _account_watch(self, account_id: str) -> Iterator[None]:
+        with self._watching_lock:
+            held = self._watching.get(account_id, 0)
+            if held >= self._per_account:
+                raise ResourceExhausted(
+                    f"an account may watch at most {self._per_account} tables at once; "
+                    "end another WatchTable stream first"
+                )
+            self._watching[account_id] = held + 1
+        try:
+            yield
+        finally:
+            with self._watching_lock:
+                left = self._watching[account_id] - 1
+                if left:
+                    self._watching[account_id] = left
+                else:
+                    del self._watching[account_id]
 
     def OpenTable(  # noqa: N802 - generated names
         self, request: api.OpenTableRequest, context: grpc.ServicerContext
@@ -116,15 +151,21 @@ class TableServicer(api_grpc.TableServiceServicer):
     ) -> Iterator[api.WatchTableResponse]:
         principal = _reader()
         account = principal.account_id if principal.role is Role.PLAYER else None
-        if not self._watch_slots.acquire(blocking=False):
-            raise Unavailable("too many table watches on this instance; retry shortly")
-        try:
-            for response in self._app.watch(account, request.table_id):
-                if not context.is_active():
-                    return
-                yield response
-        finally:
-            self._watch_slots.release()
+        with self._account_watch(principal.account_id):
+            if not self._watch_slots.acquire(blocking=False):
+                raise Unavailable("too many table watches on this instance; retry shortly")
+            try:
+                watch = self._app.watch(
+                    account, request.table_id, request.after_stream_version, context.is_active
+                )
+                # A cancelled or dead stream wakes its table's watchers: its thread is freed now.
+                context.add_callback(lambda: self._app.wake_watchers(request.table_id))
+                for response in watch:
+                    if not context.is_active():
+                        return
+                    yield response
+            finally:
+                self._watch_slots.release()
 
     def GetHandResult(  # noqa: N802
         self, request: api.GetHandResultRequest, context: grpc.ServicerContext

@@ -620,16 +620,23 @@ class WatchTableRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
+    AFTER_STREAM_VERSION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """at most 64 bytes"""
+    after_stream_version: _builtins.int
+    """Resume: the stream_version of the last view this client saw (0: none, a snapshot now). The
+    first view comes once the table has changed past it (at once if it already has), so a client
+    that reconnects misses no change. Beyond the table's version: INVALID_ARGUMENT.
+    """
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
+        after_stream_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_stream_version", b"after_stream_version", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -161,6 +161,8 @@ class TableServiceServicer:
 
     def WatchTable(self, request, context):
         """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+        One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+        limit); after_stream_version resumes a dropped stream.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

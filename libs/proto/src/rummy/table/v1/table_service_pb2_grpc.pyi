@@ -54,7 +54,10 @@ class TableServiceStub:
     Declare: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DeclareRequest, _table_service_pb2.DeclareResponse]
     Drop: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DropRequest, _table_service_pb2.DropResponse]
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
-    """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
+    """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+    One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+    limit); after_stream_version resumes a dropped stream.
+    """
     GetHandResult: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]
     GetHandProof: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]
     """The proof bundle of an ended hand once its server seed is revealed (web/verify/
@@ -84,7 +87,10 @@ class TableServiceAsyncStub(TableServiceStub):
     Declare: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DeclareRequest, _table_service_pb2.DeclareResponse]  # type: ignore[assignment]
     Drop: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DropRequest, _table_service_pb2.DropResponse]  # type: ignore[assignment]
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
-    """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
+    """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+    One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+    limit); after_stream_version resumes a dropped stream.
+    """
     GetHandResult: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandResultRequest, _table_service_pb2.GetHandResultResponse]  # type: ignore[assignment]
     GetHandProof: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetHandProofRequest, _table_service_pb2.GetHandProofResponse]  # type: ignore[assignment]
     """The proof bundle of an ended hand once its server seed is revealed (web/verify/
@@ -171,7 +177,10 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.WatchTableRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_service_pb2.WatchTableResponse], _abc.AsyncIterator[_table_service_pb2.WatchTableResponse]]:
-        """The caller's view of the table: a full snapshot first, then a new snapshot after each change."""
+        """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
+        One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
+        limit); after_stream_version resumes a dropped stream.
+        """
 
     @_abc_1.abstractmethod
     def GetHandResult(

@@ -1,0 +1,160 @@
+"""Group commit: many callers' appends carried by one transaction of one writer.
+
+:class:`GroupCommitWriter` wraps a :class:`~rummy_platform.eventlog.TransactionalWriter` (one
+producer, one ``transactional_id``: fencing is the inner writer's). Callers on any number of
+threads call :meth:`GroupCommitWriter.append_batch` as they would on the inner writer; while a
+transaction is in flight the callers that arrive queue up, and the next transaction carries all of
+them (in arrival order, their consumed offsets merged), up to ``max_events`` events. No thread of
+its own: the first caller that finds no transaction in flight commits (it is the *leader*) and
+keeps committing until its own events are in; the others wait and are answered when theirs are.
+
+A failed transaction fails exactly the callers whose events it held, each with the inner writer's
+error (WriterFenced, CommitOutcomeUnknown, EventLogError); later callers go into the next
+transaction. Throughput therefore grows with the number of concurrent callers instead of being
+capped by one broker round trip per caller.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from rummy_platform.envelope import Envelope
+
+from .base import Position, TopicPartition, TransactionalWriter
+
+#: The most events one transaction carries (a caller's own batch is never split, so one larger
+#: batch still goes alone).
+DEFAULT_MAX_EVENTS = 1000
+
+
+@dataclass(eq=False)
+class _Pending:
+    events: Sequence[tuple[str, Envelope]]
+    consumed: Mapping[TopicPartition, int]
+    group_id: str | None
+    group_metadata: object | None
+    done: bool = False
+    positions: list[Position] = field(default_factory=list)
+    error: BaseException | None = None
+
+
+class GroupCommitWriter(TransactionalWriter):
+    """A thread-safe writer whose concurrent appends share transactions of ``inner``.
+
+    ``linger_s``: how long a leader waits for more callers before it commits (seconds; 0 commits
+    at once: callers that arrive during a transaction already share the next one);
+    ``max_events``: the most events per transaction. ``transactions`` counts the transactions
+    committed or tried (for tests and benchmarks).
+    """
+
+    def __init__(
+        self,
+        inner: TransactionalWriter,
+        *,
+        linger_s: float = 0.0,
+        max_events: int = DEFAULT_MAX_EVENTS,
+    ) -> None:
+        self.inner = inner
+        self.transactional_id = inner.transactional_id
+        self._linger_s = linger_s
+        self._max_events = max(1, max_events)
+        self._cond = threading.Condition()
+        self._queue: list[_Pending] = []
+        self._leading = False
+        self.transactions = 0
+
+    def append_batch(
+        self,
+        events: Sequence[tuple[str, Envelope]],
+        *,
+        consumed: Mapping[TopicPartition, int] | None = None,
+        group_id: str | None = None,
+        group_metadata: object | None = None,
+    ) -> list[Position]:
+        """As :meth:`TransactionalWriter.append_batch`; returns once a transaction holding these
+        events (and offsets) committed, raises what that transaction raised."""
+        if consumed and not group_id:
+            raise ValueError("consumed offsets need a group_id")
+        mine = _Pending(list(events), dict(consumed or {}), group_id, group_metadata)
+        with self._cond:
+            self._queue.append(mine)
+            while self._leading and not mine.done:
+                self._cond.wait()
+            if not mine.done:
+                self._leading = True
+        if not mine.done:
+            try:
+                while not mine.done:
+                    self._commit_next()
+            finally:
+                with self._cond:
+                    self._leading = False
+                    self._cond.notify_all()
+        if mine.error is not None:
+            raise mine.error
+        return mine.positions
+
+    def _take(self) -> list[_Pending]:
+        """The next transaction's callers: a prefix of the queue within ``max_events`` whose
+        consumed offsets all belong to one group."""
+        if self._linger_s > 0:
+            deadline = time.monotonic() + self._linger_s
+            while sum(len(p.events) for p in self._queue) < self._max_events:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+        batch: list[_Pending] = []
+        count, group = 0, None
+        for pending in self._queue:
+            if batch and count + len(pending.events) > self._max_events:
+                break
+            if pending.consumed:
+                if group is not None and pending.group_id != group:
+                    break
+                group = pending.group_id
+            batch.append(pending)
+            count += len(pending.events)
+        del self._queue[: len(batch)]
+        return batch
+
+    def _commit_next(self) -> None:
+        with self._cond:
+            batch = self._take()
+        events = [e for p in batch for e in p.events]
+        consumed: dict[TopicPartition, int] = {}
+        group_id, metadata = None, None
+        for p in batch:
+            for tp, offset in p.consumed.items():
+                consumed[tp] = max(offset, consumed.get(tp, offset))
+            if p.consumed:
+                group_id = p.group_id
+                metadata = p.group_metadata if p.group_metadata is not None else metadata
+        error: BaseException | None = None
+        positions: list[Position] = []
+        try:
+            self.transactions += 1
+            positions = self.inner.append_batch(
+                events,
+                consumed=consumed or None,
+                group_id=group_id,
+                group_metadata=metadata,
+            )
+        except Exception as exc:  # every caller of this transaction gets its error
+            error = exc
+        with self._cond:
+            at = 0
+            for p in batch:
+                if error is None:
+                    p.positions = positions[at : at + len(p.events)]
+                else:
+                    p.error = error
+                at += len(p.events)
+                p.done = True
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        self.inner.close()
