@@ -50,7 +50,7 @@ from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as table_grpc
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
-from rummy_platform.envelope import decode, event_payloads, type_name
+from rummy_platform.envelope import Envelope, decode, event_payloads, type_name
 from rummy_platform.eventlog import KafkaEventLog, TopicPartition
 from rummy_platform.topics import EVENT_TOPICS
 from rummy_testing.fuzz_requests import (
@@ -156,6 +156,9 @@ class Tally:
     samples: dict[tuple[str, str], str] = field(default_factory=dict)
     changed: list[Finding] = field(default_factory=list)
     stalls: list[str] = field(default_factory=list)
+    #: Rejected or read-only requests answered while the hand's own flow appended (events caused
+    #: by other services' events or other requests, none by the request: see ``_background``).
+    background_changes: int = 0
     decided: Counter[tuple[str, str]] = field(default_factory=Counter)
     hands_played: int = 0
     seconds: float = 0.0
@@ -207,7 +210,8 @@ class Tally:
             f"{_outcomes(self.decided)})",
             f"INTERNAL or UNKNOWN: {self.internal}",
             f"undocumented statuses: {sum(f.count for f in self.findings.values())}, "
-            f"state changed by a rejected or read-only request: {len(self.changed)}, "
+            f"state changed by a rejected or read-only request: {len(self.changed)} (and "
+            f"{self.background_changes} answered while the hand flow alone appended), "
             f"stalls: {len(self.stalls)}",
         ]
         lines += ["  " + f.line() for f in self.findings.values()]
@@ -341,12 +345,12 @@ class FuzzWorld:
         )
         return offsets, balances
 
-    def appended(self, before: tuple[Any, Any], after: tuple[Any, Any]) -> str:
-        """What was appended between two states: each event's type, stream and causation."""
+    def appended(self, before: tuple[Any, Any], after: tuple[Any, Any]) -> list[Envelope]:
+        """The events appended between two states, in partition order."""
         moved = {tp: (before[0].get(tp, 0), end) for tp, end in after[0].items()}
         moved = {tp: span for tp, span in moved.items() if span[0] != span[1]}
         if not moved:
-            return "nothing"
+            return []
         consumer = KafkaConsumer(
             bootstrap_servers=self.running.kafka_bootstrap.split(","),
             group_id=None,
@@ -363,14 +367,10 @@ class FuzzWorld:
                 while consumer.position(ktp) < end and time.monotonic() < deadline:
                     for message in consumer.poll(timeout_ms=500).get(ktp, []):
                         if message.offset < end:
-                            e = decode(message.value, self._registry)
-                            found.append(
-                                f"{type_name(e.payload)} of {e.stream_id[:8]} v{e.stream_version}"
-                                f" caused by {e.causation_id[:40]!r}"
-                            )
+                            found.append(decode(message.value, self._registry))
         finally:
             consumer.close(autocommit=False)
-        return ", ".join(found) or "only transaction markers"
+        return found
 
     def decisions(self) -> Counter[tuple[str, str]]:
         """The table service's count of the rules' decisions, from its /metrics."""
@@ -528,16 +528,20 @@ class FuzzWorld:
         after = self.state()
         must_not_change = code != grpc.StatusCode.OK or attempt.rpc in READ_ONLY
         if must_not_change and after != before:
-            self.tally.changed.append(
-                Finding(
-                    "state changed",
-                    attempt.describe(),
-                    attempt.mutation,
-                    attempt.actor,
-                    code.name,
-                    _difference(before, after) + "; appended: " + self.appended(before, after),
+            events = self.appended(before, after)
+            if not _background(attempt, events):
+                self.tally.changed.append(
+                    Finding(
+                        "state changed",
+                        attempt.describe(),
+                        attempt.mutation,
+                        attempt.actor,
+                        code.name,
+                        _difference(before, after) + "; appended: " + _listed(events),
+                    )
                 )
-            )
+            else:
+                self.tally.background_changes += 1
             self._snapshot = self._settle_or_note()
             return
         if code == grpc.StatusCode.OK and attempt.rpc not in READ_ONLY:
@@ -677,6 +681,42 @@ _STUBS: dict[str, type] = {
     "dealer": dealer_grpc.DealerServiceStub,
     "clock": clock_grpc.ClockServiceStub,
 }
+
+
+#: The request fields whose value every event a command causes names in its causation id
+#: (the table: ``<account>/<client_request_id>``; the ledger's grant: its idempotency key).
+_REQUEST_KEYS = ("client_request_id", "idempotency_key")
+
+
+def _request_keys(attempt: Attempt) -> list[str]:
+    fields = attempt.request.DESCRIPTOR.fields_by_name
+    return [
+        str(getattr(attempt.request, name))
+        for name in _REQUEST_KEYS
+        if name in fields and getattr(attempt.request, name)
+    ]
+
+
+def _background(attempt: Attempt, events: list[Envelope]) -> bool:
+    """True when what changed while ``attempt`` was answered is the hand's own flow, not the
+    request: events were appended, every one caused by something (another service's event or
+    another request), none naming a key of this request. A balance that changed with no event
+    appended, an event without a cause, or one caused by this request is never background."""
+    if not events:
+        return False
+    keys = _request_keys(attempt)
+    return all(e.causation_id and not any(k in e.causation_id for k in keys) for e in events)
+
+
+def _listed(events: list[Envelope]) -> str:
+    return (
+        ", ".join(
+            f"{type_name(e.payload)} of {e.stream_id[:8]} v{e.stream_version}"
+            f" caused by {e.causation_id[:40]!r}"
+            for e in events
+        )
+        or "only transaction markers"
+    )
 
 
 def _difference(before: tuple[Any, Any], after: tuple[Any, Any]) -> str:
