@@ -53,6 +53,8 @@ from rummy_platform.errors import (
 from rummy_platform.eventlog import (
     CommitOutcomeUnknown,
     EventLogError,
+    Position,
+    Record,
     TopicPartition,
     TransactionalWriter,
     WriterFenced,
@@ -106,6 +108,9 @@ class TableApp:
     stopping: bool = False
     #: A table's stream, oldest first (``GetHandProof``); None: proofs are Unavailable here.
     read_stream: Callable[[str], list[Envelope]] | None = None
+    #: A table's stream from an offset of its partition on (the results and proofs of hands
+    #: no longer in memory are read from their HandStarted on); None: ``read_stream`` is used.
+    read_stream_from: Callable[[str, int], list[Envelope]] | None = None
     #: Tables whose last commit's outcome is unknown (re-read before their next command).
     unsure: set[str] = field(default_factory=set)
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
@@ -120,17 +125,25 @@ class TableApp:
 
     # -- start -------------------------------------------------------------------------------
 
-    def replay(self, envelopes: Iterable[Envelope]) -> int:
-        """Rebuild every table from its stream (in stream order per table); returns the count."""
+    def replay(self, envelopes: Iterable[Envelope | Record]) -> int:
+        """Rebuild every table from its stream (in stream order per table; a Record also
+        gives where the envelope lies); returns the count."""
         n = 0
-        for envelope in envelopes:
-            self.projection.apply(envelope)
+        for item in envelopes:
+            if isinstance(item, Record):
+                self.projection.apply(item.envelope, item.partition, item.offset)
+            else:
+                self.projection.apply(item)
             n += 1
+        self.count_tables()
+        return n
+
+    def count_tables(self) -> None:
+        """Set the tables-open and seats-taken gauges from the projection (after a rebuild)."""
         with self.projection.lock:
             tables = self.projection.tables.values()
             self.metrics.tables_open.set(sum(not t.closed for t in tables))
             self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
-        return n
 
     # -- the write path ----------------------------------------------------------------------
 
@@ -139,15 +152,15 @@ class TableApp:
         envelopes: Sequence[Envelope],
         table_id: str,
         consumed: dict[TopicPartition, int] | None = None,
-    ) -> None:
+    ) -> list[Position]:
         """Append ``envelopes`` of ``table_id`` (and ``consumed`` offsets) through the group
-        writer. Raises Unavailable once fenced, EventLogError if the transaction failed (nothing
-        appended) or CommitOutcomeUnknown (``table_id`` is then re-read from the log before its
-        next command)."""
+        writer; returns where they landed. Raises Unavailable once fenced, EventLogError if the
+        transaction failed (nothing appended) or CommitOutcomeUnknown (``table_id`` is then
+        re-read from the log before its next command)."""
         if self.fenced:
             raise Unavailable("this table-service instance was replaced; retry on the new one")
         try:
-            self.writer.append_batch(
+            return self.writer.append_batch(
                 [(self.topic, e) for e in envelopes],
                 consumed=consumed,
                 group_id=self.input_group if consumed else None,
@@ -193,12 +206,19 @@ class TableApp:
             )
             for i, payload in enumerate(payloads)
         ]
-        self._append(envelopes, table.table_id, consumed)
-        with self.projection.lock:
-            for envelope in envelopes:
-                self.projection.apply(envelope)
+        positions = self._append(envelopes, table.table_id, consumed)
+        self._fold(envelopes, positions)
         self.metrics.count(envelopes)
         return envelopes
+
+    def _fold(self, envelopes: Sequence[Envelope], positions: Sequence[Position]) -> None:
+        """Fold freshly appended ``envelopes`` (landed at ``positions``, when the writer says)."""
+        where = [(p.partition, p.offset) for p in positions]
+        if len(where) != len(envelopes):
+            where = [(-1, -1)] * len(envelopes)
+        with self.projection.lock:
+            for envelope, (partition, offset) in zip(envelopes, where, strict=True):
+                self.projection.apply(envelope, partition, offset)
 
     @contextmanager
     def _command(self, table_id: str, *, opening: bool = False) -> Iterator[Table | None]:
@@ -303,8 +323,8 @@ class TableApp:
                 request_digest=digest,
             )
             with _unavailable_on_log_errors():
-                self._append([envelope], table_id)
-            self.projection.apply(envelope)
+                positions = self._append([envelope], table_id)
+            self._fold([envelope], positions)
             self.metrics.tables_open.inc()
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
@@ -520,12 +540,33 @@ class TableApp:
         hand) or FailedPrecondition (not ended yet)."""
         with self.projection.lock:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
-            for table in tables:
-                if hand_id in table.results:
-                    return table.results[hand_id]
-                if table.hand_id == hand_id:
-                    raise FailedPrecondition(f"hand {hand_id} has not ended")
+            table = next((t for t in tables if hand_id in t.hands), None)
+            if table is None:
+                raise NotFound(f"no ended hand {hand_id!r}")
+            if hand_id in table.results:
+                return table.results[hand_id]
+            if table.hand_id == hand_id and table.hand_running:
+                raise FailedPrecondition(f"hand {hand_id} has not ended")
+            found_table, offset = table.table_id, table.hands[hand_id]
+        # An older hand: its HandEnded is read back from the log, from the hand's start on.
+        for envelope in self._hand_envelopes(found_table, offset):
+            payload = envelope.payload
+            if isinstance(payload, pb.HandEnded) and payload.hand_id == hand_id:
+                return payload
         raise NotFound(f"no ended hand {hand_id!r}")
+
+    def _hand_envelopes(self, table_id: str, offset: int) -> list[Envelope]:
+        """``table_id``'s envelopes from ``offset`` of its partition on (from its first when
+        ``offset`` is -1 or no offset reader is set). Raises Unavailable when the log cannot
+        be read."""
+        try:
+            if self.read_stream_from is not None and offset >= 0:
+                return self.read_stream_from(table_id, offset)
+            if self.read_stream is None:
+                raise Unavailable("this table-service instance cannot read its stream")
+            return self.read_stream(table_id)
+        except EventLogError as exc:
+            raise Unavailable(f"cannot read the stream of table {table_id}: {exc}") from None
 
     def get_hand_proof(self, account_id: str | None, table_id: str, hand_id: str) -> str:
         """The proof bundle of an ended hand as canonical JSON (``rummy_table.proof``), read from
@@ -538,19 +579,15 @@ class TableApp:
             table = next((t for t in tables if hand_id in t.hands), None)
             if table is None:
                 raise NotFound(f"no hand {hand_id!r}")
-            found_table = table.table_id
-            if hand_id not in table.results:
+            found_table, offset = table.table_id, table.hands[hand_id]
+            if table.hand_id == hand_id and table.hand_running:
                 raise FailedPrecondition(f"hand {hand_id} has not ended (or was aborted)")
             if hand_id not in table.revealed:
                 raise FailedPrecondition(f"the server seed of hand {hand_id} is not revealed yet")
-        if self.read_stream is None:
-            raise Unavailable("this table-service instance cannot read its stream for proofs")
         try:
-            bundle = proof.hand_proof(found_table, hand_id, self.read_stream(found_table))
+            bundle = proof.hand_proof(found_table, hand_id, self._hand_envelopes(found_table, offset))
         except proof.ProofNotReady as exc:
             raise FailedPrecondition(str(exc)) from None
-        except EventLogError as exc:
-            raise Unavailable(f"cannot read the stream of table {found_table}: {exc}") from None
         if account_id is not None:
             started = next(e for e in bundle["events"] if e["event"]["type"] == "HandStarted")
             if account_id not in {s["account_id"] for s in started["event"]["seats"]}:

@@ -66,9 +66,15 @@ class Projection:
         self.tables: dict[str, Table] = {}
         self._command_locks: dict[str, threading.Lock] = {}
         self._changed: dict[str, threading.Condition] = {}
-        #: The request digest of every client command recorded, by causation id
-        #: (``"<account>/<client_request_id>"``), over all tables.
+        #: The request digest of every client command in a table's answer window, by causation
+        #: id (``"<account>/<client_request_id>"``), over all tables (bounded as the windows).
         self.requests: dict[str, str] = {}
+        #: Per partition of the table stream: the highest offset folded here (live or on
+        #: replay). Every table's state covers all its events up to it, once no command of the
+        #: table is in flight (see :mod:`rummy_table.snapshot`).
+        self.folded: dict[int, int] = {}
+        #: Per partition: envelopes folded since the last snapshot of it was taken.
+        self.since_snapshot: dict[int, int] = {}
         self.on_decision = on_decision
 
     def command_lock(self, table_id: str) -> threading.Lock:
@@ -78,6 +84,11 @@ class Projection:
             if found is None:
                 found = self._command_locks[table_id] = threading.Lock()
             return found
+
+    def command_locks(self) -> list[str]:
+        """The table ids that have a command lock (every table a command was begun for)."""
+        with self.lock:
+            return list(self._command_locks)
 
     def changed(self, table_id: str) -> threading.Condition:
         """The condition (on :attr:`lock`) notified after each change of ``table_id``."""
@@ -104,29 +115,47 @@ class Projection:
         """Replace ``table_id``'s state by the fold of ``envelopes`` (its whole stream, as read
         back from the log); returns the new table (None if the stream holds no table)."""
         table: Table | None = None
-        digests: list[tuple[str, str]] = []
         for envelope in envelopes:
-            if envelope.causation_id and envelope.request_digest:
-                digests.append((envelope.causation_id, envelope.request_digest))
             if isinstance(envelope.payload, pb.TableOpened):
-                table = Table.opened_from(envelope)
+                table = Table.opened_from(envelope, self.on_decision)
             elif table is not None:
                 table.apply(envelope)
         with self.lock:
-            for key, digest in digests:
-                self.requests.setdefault(key, digest)
             if table is None:
                 self.tables.pop(table_id, None)
             else:
-                self.tables[table_id] = table
+                self.install(table)
             self.changed(table_id).notify_all()
         return table
 
-    def apply(self, envelope: Envelope) -> Table | None:
-        """Fold one table-stream envelope; returns its table (None for an event of an unknown
-        table, or for a TableOpened whose options the rules refuse: a table opened before a bound
-        was added is logged and not loaded)."""
+    def install(self, table: Table) -> None:
+        """Hold ``table`` (rebuilt, or loaded from a snapshot) with its request digests."""
         with self.lock:
+            table.on_decision = self.on_decision
+            self.tables[table.table_id] = table
+            for key, digest in table.digests.items():
+                self.requests.setdefault(key, digest)
+            table.evicted.clear()
+
+    def _folded_at(self, partition: int, offset: int) -> None:
+        if partition >= 0:
+            self.since_snapshot[partition] = self.since_snapshot.get(partition, 0) + 1
+            if offset > self.folded.get(partition, -1):
+                self.folded[partition] = offset
+
+    def _forget_evicted(self, table: Table) -> None:
+        for key in table.evicted:
+            if self.requests.get(key) is not None and key not in table.digests:
+                del self.requests[key]
+        table.evicted.clear()
+
+    def apply(self, envelope: Envelope, partition: int = -1, offset: int = -1) -> Table | None:
+        """Fold one table-stream envelope (``offset`` in ``partition`` of the table stream; -1
+        when not known); returns its table (None for an event of an unknown table, or for a
+        TableOpened whose options the rules refuse: a table opened before a bound was added is
+        logged and not loaded)."""
+        with self.lock:
+            self._folded_at(partition, offset)
             if envelope.causation_id and envelope.request_digest:
                 self.requests.setdefault(envelope.causation_id, envelope.request_digest)
             if isinstance(envelope.payload, pb.TableOpened):
@@ -147,7 +176,9 @@ class Projection:
                 if found is None:
                     return None
                 table = found
-                table.apply(envelope)
+                table.apply(envelope, offset)
+                if table.evicted:
+                    self._forget_evicted(table)
             self.changed(table.table_id).notify_all()
             return table
 
