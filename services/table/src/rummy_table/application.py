@@ -585,7 +585,8 @@ class TableApp:
             if hand_id not in table.revealed:
                 raise FailedPrecondition(f"the server seed of hand {hand_id} is not revealed yet")
         try:
-            bundle = proof.hand_proof(found_table, hand_id, self._hand_envelopes(found_table, offset))
+            envelopes = self._hand_envelopes(found_table, offset)
+            bundle = proof.hand_proof(found_table, hand_id, envelopes)
         except proof.ProofNotReady as exc:
             raise FailedPrecondition(str(exc)) from None
         if account_id is not None:
