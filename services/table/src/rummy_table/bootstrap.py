@@ -9,7 +9,10 @@ each WatchTable stream holds a worker; at most ``workers - 16`` streams at once)
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
 hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
 House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
-(WatchTable streams one account may hold at once, default 8, 1..10000).
+(WatchTable streams one account may hold at once, default 8, 1..10000),
+``RUMMY_TABLE_SNAPSHOT_EVENTS`` / ``RUMMY_TABLE_SNAPSHOT_SECONDS`` (a partition's tables are
+snapshotted once this many events of it were folded since its last snapshot, default 2000, or this
+many seconds after its last one when anything changed, default 30; see ``rummy_table.snapshot``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from rummy_platform.topics import (
     event_topic_specs,
 )
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
+from rummy_table import snapshot
 from rummy_table.adapters import events
 from rummy_table.adapters import grpc as grpc_adapter
 from rummy_table.application import INPUT_GROUP, TableApp
@@ -44,6 +48,8 @@ SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
 DEFAULT_MAX_WORKERS = "128"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
 MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
+SNAPSHOT_EVENTS_VARIABLE = "RUMMY_TABLE_SNAPSHOT_EVENTS"
+SNAPSHOT_SECONDS_VARIABLE = "RUMMY_TABLE_SNAPSHOT_SECONDS"
 _log = get_logger(__name__)
 
 
@@ -100,6 +106,14 @@ def max_watches_per_account(environ: Mapping[str, str] | None = None) -> int:
     )
 
 
+def snapshot_every(environ: Mapping[str, str] | None = None) -> tuple[int, int]:
+    """``RUMMY_TABLE_SNAPSHOT_EVENTS`` (default 2000, 1..10^9) and
+    ``RUMMY_TABLE_SNAPSHOT_SECONDS`` (default 30, 1..86400). Raises SystemExit(2) otherwise."""
+    events_ = _whole_number(SNAPSHOT_EVENTS_VARIABLE, 2000, 10**9, " of events", environ)
+    seconds = _whole_number(SNAPSHOT_SECONDS_VARIABLE, 30, 86_400, " of seconds", environ)
+    return events_, seconds
+
+
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the input loop and the hand starter attached, after the
     writer fenced any older instance and every table was rebuilt from table-events."""
@@ -108,7 +122,8 @@ def build(settings: Settings) -> ServiceHost:
     )
     prefix = topic_prefix()
     log = events.kafka_log(bootstrap)
-    log.ensure_topics(event_topic_specs(prefix=prefix))
+    log.ensure_topics([*event_topic_specs(prefix=prefix), snapshot.snapshot_topic_spec(prefix)])
+    every_events, every_s = snapshot_every()
     # One producer per instance: every table's commands share its transactions.
     writer = GroupCommitWriter(
         log.transactional_writer(prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID))
@@ -125,9 +140,12 @@ def build(settings: Settings) -> ServiceHost:
         read_stream=lambda table_id: [
             r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id)
         ],
+        read_stream_from=lambda table_id, offset: [
+            r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id, offset)
+        ],
     )
-    replayed = app.replay(events.read_topic(bootstrap, prefix + TABLE_EVENTS))
-    _log.info("tables rebuilt", events=replayed, tables=len(app.projection.tables))
+    snapshot_topic = prefix + snapshot.SNAPSHOT_TOPIC
+    events.rebuild(bootstrap, app, snapshot_topic)
 
     host = ServiceHost(SERVICE, settings)
     host.on_stopping(app.stop_watches)
@@ -139,6 +157,11 @@ def build(settings: Settings) -> ServiceHost:
     inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
     loops.start("table-inputs", events.InputLoop(log, app, inputs).run)
     loops.start("table-hand-starter", events.hand_starter(app))
+    partition_count = log.describe_topic(table_topic).partitions
+    snapshots = events.SnapshotLoop(
+        bootstrap, app, snapshot_topic, partition_count, every_events=every_events, every_s=every_s
+    )
+    loops.start("table-snapshots", snapshots.run)
     max_watches = max(1, settings.grpc_max_workers - 16)
     host.add_servicer(
         grpc_adapter.add_to_server,
