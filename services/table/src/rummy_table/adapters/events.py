@@ -53,7 +53,8 @@ def _read(
 ) -> Iterator[tuple[int, int, bytes | None, bytes]]:
     """``(partition, offset, key, value)`` of every committed record of ``topic``'s partitions
     ``starts`` from their offsets up to their ends when asked, each partition in offset order.
-    Raises EventLogError past ``timeout_s`` seconds."""
+    Raises EventLogError when ``timeout_s`` seconds pass without a record (however long the
+    whole read takes while records keep coming)."""
     tps = [KafkaTopicPartition(topic, p) for p in sorted(starts)]
     consumer.assign(tps)
     for tp in tps:
@@ -62,8 +63,9 @@ def _read(
     deadline = time.monotonic() + timeout_s
     while any(consumer.position(tp) < end[tp] for tp in tps):
         if time.monotonic() > deadline:
-            raise EventLogError(f"reading {topic} took over {timeout_s}s")
+            raise EventLogError(f"reading {topic}: no record for {timeout_s}s")
         for tp, messages in sorted(consumer.poll(timeout_ms=500).items()):
+            deadline = time.monotonic() + timeout_s
             for m in messages:
                 if m.offset < end[tp]:
                     yield tp.partition, m.offset, m.key, m.value
@@ -75,7 +77,8 @@ def _partitions(consumer: KafkaConsumer, topic: str) -> list[int]:
 
 def read_topic(bootstrap_servers: str, topic: str, timeout_s: float = 120.0) -> list[Envelope]:
     """Every committed envelope of ``topic``, all partitions, each partition in offset order
-    (so each table's stream is in order). Raises EventLogError past ``timeout_s`` seconds."""
+    (so each table's stream is in order). Raises EventLogError when ``timeout_s`` seconds pass
+    without a record."""
     registry = event_payloads()
     consumer = _reader(bootstrap_servers, "table-replay")
     try:
@@ -87,7 +90,8 @@ def read_topic(bootstrap_servers: str, topic: str, timeout_s: float = 120.0) -> 
 
 def read_snapshots(bootstrap_servers: str, topic: str, timeout_s: float = 60.0) -> dict[int, bytes]:
     """The latest snapshot of each partition of the table stream on the snapshot ``topic``
-    (its key: the partition number), by partition. Raises EventLogError past ``timeout_s``."""
+    (its key: the partition number), by partition. Raises EventLogError when ``timeout_s``
+    seconds pass without a record."""
     consumer = _reader(bootstrap_servers, "table-snapshot-reader")
     latest: dict[int, bytes] = {}
     try:
@@ -111,8 +115,8 @@ def rebuild(
     when None) into ``app.projection``: each partition's latest snapshot on ``snapshot_topic``
     and the tail after it; a partition without a snapshot, or whose snapshot is of another
     shape or does not decode (logged, counted in ``rummy_table_snapshots_ignored_total``), is
-    replayed from its start. Returns the records folded. Raises EventLogError past
-    ``timeout_s`` seconds of reading."""
+    replayed from its start. Returns the records folded. Raises EventLogError when
+    ``timeout_s`` seconds pass without a record."""
     topic = app.topic
     registry = event_payloads()
     consumer = _reader(bootstrap_servers, "table-replay")
