@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from test_table_service import first_drop
 from world import SERVER_SEED, World
 
 from rummy.clock.v1 import events_pb2 as clock_pb
@@ -100,46 +101,23 @@ def act(world: World, data: st.DataObject, table_id: str) -> None:  # noqa: C901
         move = data.draw(
             st.sampled_from(["draw", "draw", "discard", "discard", "drop", "timeout", "leave"])
         )
+        where = {
+            "table_id": table_id,
+            "hand_id": mine.hand_id,
+            "turn_no": mine.turn_no,
+            "client_request_id": rid,
+        }
         if move == "draw":
             source = data.draw(st.sampled_from([pb.DRAW_SOURCE_STOCK, pb.DRAW_SOURCE_DISCARD_PILE]))
-            world.app.draw(
-                account,
-                api.DrawCardRequest(
-                    table_id=table_id,
-                    hand_id=mine.hand_id,
-                    turn_no=mine.turn_no,
-                    client_request_id=rid,
-                    source=source,
-                ),
-            )
+            world.app.draw(account, api.DrawCardRequest(**where, source=source))
         elif move == "discard":
             card = data.draw(st.sampled_from(list(mine.my_cards)))
-            world.app.discard(
-                account,
-                api.DiscardCardRequest(
-                    table_id=table_id,
-                    hand_id=mine.hand_id,
-                    turn_no=mine.turn_no,
-                    client_request_id=rid,
-                    card=card,
-                ),
-            )
+            world.app.discard(account, api.DiscardCardRequest(**where, card=card))
         elif move == "drop":
-            world.app.drop(
-                account,
-                api.DropRequest(
-                    table_id=table_id,
-                    hand_id=mine.hand_id,
-                    turn_no=mine.turn_no,
-                    client_request_id=rid,
-                ),
-            )
+            world.app.drop(account, api.DropRequest(**where))
         elif move == "timeout":
-            world.feed(
-                CLOCK_EVENTS,
-                table_id,
-                clock_pb.TurnDeadlinePassed(hand_id=mine.hand_id, turn_no=mine.turn_no),
-            )
+            deadline = clock_pb.TurnDeadlinePassed(hand_id=mine.hand_id, turn_no=mine.turn_no)
+            world.feed(CLOCK_EVENTS, table_id, deadline)
         else:
             world.app.leave_table(
                 account, api.LeaveTableRequest(table_id=table_id, client_request_id=rid)
@@ -240,17 +218,7 @@ def test_only_the_last_results_stay_in_memory_and_an_older_one_is_read_from_the_
     for _ in range(RESULT_WINDOW + 2):
         hand_id = world.start_hand(table_id)
         world.prepare(table_id, hand_id)
-        view = world.view(table_id, None)
-        account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
-        world.app.drop(
-            account,
-            api.DropRequest(
-                table_id=table_id,
-                hand_id=hand_id,
-                turn_no=view.turn_no,
-                client_request_id=world.request_id(),
-            ),
-        )
+        first_drop(world, table_id, hand_id)
         result = world.app.get_hand_result(None, table_id, hand_id)
         settle(world, table_id, result)
         ended.append(result)

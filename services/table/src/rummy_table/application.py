@@ -16,8 +16,9 @@ retry with the same request id gets the first answer when the commit did land.
 Idempotency: a player's or operator's command is recorded with
 ``causation_id = "<account>/<client_request_id>"`` and ``request_digest`` (its RPC and body,
 :func:`rummy_platform.envelope.request_digest`) on every event it produced; a retried id with the
-same digest is answered from those events (the maps are rebuilt on replay), one with another digest
-(another RPC, table or body) is ALREADY_EXISTS. An input from another service is recorded with
+same digest is answered from those events (the maps are rebuilt on replay and kept in the
+snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
+table's window of its last :data:`~rummy_table.table.ANSWER_WINDOW` commands and inputs. An input from another service is recorded with
 ``causation_id`` = its event id and is dropped when seen again.
 """
 
