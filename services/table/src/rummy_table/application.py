@@ -18,8 +18,10 @@ Idempotency: a player's or operator's command is recorded with
 :func:`rummy_platform.envelope.request_digest`) on every event it produced; a retried id with the
 same digest is answered from those events (the maps are rebuilt on replay and kept in the
 snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
-table's window of its last :data:`~rummy_table.table.ANSWER_WINDOW` commands and inputs. An input from another service is recorded with
-``causation_id`` = its event id and is dropped when seen again.
+table's window of its last :data:`~rummy_table.table.ANSWER_WINDOW` commands and inputs. An input
+from another service is recorded with ``causation_id`` = its event id and is dropped when seen
+again (within that window; an older one is refused by the rules or by the recorded reveal and
+settlement).
 """
 
 from __future__ import annotations
@@ -537,8 +539,10 @@ class TableApp:
 
     def get_hand_result(self, account_id: str | None, table_id: str, hand_id: str) -> pb.HandEnded:
         """Every seat's points, cards, arrangement, settlement lines and commission, once the hand
-        ended (:meth:`voided_reason` says if the ledger refused them). Raises NotFound (no such
-        hand) or FailedPrecondition (not ended yet)."""
+        ended (:meth:`voided_reason` says if the ledger refused them); a hand older than the
+        table's last RESULT_WINDOW is read back from the log from its HandStarted on. Raises
+        NotFound (no such hand, or it was aborted), FailedPrecondition (not ended yet),
+        Unavailable (the log cannot be read)."""
         with self.projection.lock:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             table = next((t for t in tables if hand_id in t.hands), None)
@@ -546,7 +550,7 @@ class TableApp:
                 raise NotFound(f"no ended hand {hand_id!r}")
             if hand_id in table.results:
                 return table.results[hand_id]
-            if table.hand_id == hand_id and table.hand_running:
+            if table.hand_id == hand_id:  # the current hand, not ended (running or aborted)
                 raise FailedPrecondition(f"hand {hand_id} has not ended")
             found_table, offset = table.table_id, table.hands[hand_id]
         # An older hand: its HandEnded is read back from the log, from the hand's start on.
