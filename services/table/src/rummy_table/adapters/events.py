@@ -36,7 +36,11 @@ def kafka_log(bootstrap_servers: str) -> EventLog:
     return KafkaEventLog(bootstrap_servers, client_id="table")
 
 
-def _reader(bootstrap_servers: str, client_id: str) -> KafkaConsumer:
+def _reader(
+    bootstrap_servers: str, client_id: str, fetch_bytes: int = 1024 * 1024
+) -> KafkaConsumer:
+    """A reader of committed records; ``fetch_bytes``: the most fetched from one partition at
+    a time (also the most buffered per partition; a larger record is still fetched whole)."""
     return KafkaConsumer(
         bootstrap_servers=bootstrap_servers.split(","),
         client_id=client_id,
@@ -44,7 +48,7 @@ def _reader(bootstrap_servers: str, client_id: str) -> KafkaConsumer:
         enable_auto_commit=False,
         isolation_level="read_committed",
         auto_offset_reset="earliest",
-        max_partition_fetch_bytes=snapshot.MAX_SNAPSHOT_BYTES,
+        max_partition_fetch_bytes=fetch_bytes,
     )
 
 
@@ -92,7 +96,7 @@ def read_snapshots(bootstrap_servers: str, topic: str, timeout_s: float = 60.0) 
     """The latest snapshot of each partition of the table stream on the snapshot ``topic``
     (its key: the partition number), by partition. Raises EventLogError when ``timeout_s``
     seconds pass without a record."""
-    consumer = _reader(bootstrap_servers, "table-snapshot-reader")
+    consumer = _reader(bootstrap_servers, "table-snapshot-reader", snapshot.MAX_SNAPSHOT_BYTES)
     latest: dict[int, bytes] = {}
     try:
         starts = dict.fromkeys(_partitions(consumer, topic), 0)
