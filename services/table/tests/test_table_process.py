@@ -17,8 +17,9 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, TokenAuthority, authorized_channel, bearer_metadata
 from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.table_routing import TableRouter
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_table.bootstrap import max_watches_per_account
 from rummy_testing.service_process import ServiceProcess, start_service
@@ -124,9 +125,15 @@ def test_the_service_starts_hands_survives_sigkill_and_is_fenced_by_a_second_ins
             )
         assert fenced.value.code() == grpc.StatusCode.UNAVAILABLE
         wait_for(lambda: second.process.poll() is not None, "the fenced instance to exit")
-        carol = table_stub(third, "carol", Role.PLAYER).TakeSeat(
-            api.TakeSeatRequest(table_id=table_id, client_request_id="sit-carol")
+        # The third gets the second's partitions once the group gave up on it (its session):
+        # a client that retries UNAVAILABLE (the router) is seated then.
+        router = TableRouter(third.target, wait_s=TIMEOUT_S)
+        carol = router.call(
+            "TakeSeat",
+            api.TakeSeatRequest(table_id=table_id, client_request_id="sit-carol"),
+            metadata=bearer_metadata(TokenAuthority(SECRET).issue("carol", Role.PLAYER)),
         )
+        router.close()
         assert carol.seat == 2
         assert len(started()) == 1
     finally:
