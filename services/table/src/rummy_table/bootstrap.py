@@ -1,8 +1,10 @@
 """Wires the table service from its environment (the only place adapters are built).
 
 Needs ``RUMMY_JWT_SECRET`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_GRPC_PORT`` /
-``RUMMY_METRICS_PORT`` (50051 / 9101), ``RUMMY_TOPIC_PREFIX``, ``RUMMY_TABLE_ADDRESS`` (the
-``host:port`` other instances send clients to, default ``127.0.0.1:<gRPC port>``),
+``RUMMY_METRICS_PORT`` (50051 / 9101), ``RUMMY_TOPIC_PREFIX``,
+``RUMMY_TABLE_ADVERTISED_ADDRESS`` (the ``host:port`` other instances send clients to, default
+``127.0.0.1:<gRPC port>``; not ``RUMMY_TABLE_ADDRESS``, which names the table service for its
+clients),
 ``RUMMY_TABLE_WRITER_ID`` (the stable transactional id of this instance's table-events writer,
 default ``table-writer-<address>``: each instance needs its own; a restart with the same one
 aborts the transaction its predecessor left open), ``RUMMY_TABLE_SESSION_SECONDS`` (how long the
@@ -46,7 +48,7 @@ from rummy_table.ownership import Ownership
 SERVICE = "table"
 WRITER_ID_VARIABLE = "RUMMY_TABLE_WRITER_ID"
 DEFAULT_WRITER_ID = "table-writer"
-ADDRESS_VARIABLE = "RUMMY_TABLE_ADDRESS"
+ADDRESS_VARIABLE = "RUMMY_TABLE_ADVERTISED_ADDRESS"
 SESSION_VARIABLE = "RUMMY_TABLE_SESSION_SECONDS"
 DEFAULT_SESSION_SECONDS = 6
 #: How long a new owner waits for a partition's open transaction to end by itself before it
