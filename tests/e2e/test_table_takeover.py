@@ -141,6 +141,19 @@ class Room:
             if "UNAVAILABLE" in note and not note.startswith("watch:")
         ]
 
+    def quiesce(self, quiet_s: float = 5.0, timeout_s: float = 60.0) -> None:
+        """Stop the bots (each leaves: a hand being played ends) and wait until no table ended a
+        hand for ``quiet_s`` seconds, so a replay reads no table while its hand ends."""
+        for bot in self.bots:
+            bot.stop(leave=True)
+        deadline = time.monotonic() + timeout_s
+        seen, since = self.hands_ended(), time.monotonic()
+        while time.monotonic() - since < quiet_s and time.monotonic() < deadline:
+            time.sleep(1)
+            now = self.hands_ended()
+            if now != seen:
+                seen, since = now, time.monotonic()
+
     def close(self) -> None:
         for bot in self.bots:
             bot.stop(leave=False)
@@ -215,6 +228,7 @@ def test_a_killed_instance_s_tables_are_taken_over_by_the_survivor_and_every_han
         room.wait_hands(2, before)
         assert room.actions() > acted
         assert all(room.routers[t].address_for(t) == second.address for t in split[first])
+        room.quiesce()
         print(replay_verifies(stack))
     finally:
         room.close()
@@ -257,6 +271,7 @@ def test_a_rolling_restart_of_both_instances_hands_over_at_once_and_loses_no_com
 
         room.wait_hands(2, before)
         assert room.lost_commands() == []
+        room.quiesce()
         print(replay_verifies(stack))
     finally:
         room.close()
