@@ -4,8 +4,8 @@ The hand continues from the state replayed from the table stream and ends with t
 same commands give in a clean run. (A second instance no longer fences the first: instances
 share the tables by partition, see tests/e2e/test_table_takeover.py and the zombie test in
 services/table/tests/test_table_zombie_fencing.py.) Tables: point value 10 hundredths,
-commission 500 bps; players granted 5000 hundredths; turns of 600 s (60 s at the session's clock speed), so no deadline
-passes while a process restarts.
+commission 500 bps; players granted 5000 hundredths; turns of 600 s (60 s at the session's
+clock speed), so no deadline passes while a process restarts.
 
 The replacement table processes stay up until the end of the session on the stack's own table
 port, so the tests that run later still reach a table service.
