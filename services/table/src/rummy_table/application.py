@@ -701,6 +701,7 @@ class TableApp:
                 if (at := t.start_due_ms(self.speed)) is not None
                 and at <= now
                 and self.start_retries.ready(t.table_id)
+                and (self.ownership is None or self.ownership.owns_table(t.table_id))
             ]
         if len(due) <= 1:
             started = [self._start_hand(table_id, now) for table_id in due]

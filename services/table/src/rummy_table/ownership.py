@@ -50,8 +50,13 @@ class Ownership:
     """The partitions this instance (``address``, transactional id ``writer_id``) owns among
     ``partitions`` partitions, and the directory of the others' owners. Thread-safe."""
 
-    def __init__(self, partitions: int, address: str, writer_id: str) -> None:
+    def __init__(
+        self, partitions: int, address: str, writer_id: str, handover_wait_s: float = 5.0
+    ) -> None:
         self.partitions = partitions
+        #: How long a command or read of a partition being handed over (not owned, and the
+        #: directory names no other owner) waits for the handover to end before NotOwner.
+        self.handover_wait_s = handover_wait_s
         self.address = address
         self.writer_id = writer_id
         self._cond = threading.Condition()
@@ -82,6 +87,7 @@ class Ownership:
             for p in partitions:
                 self._owned[p] = metadata
                 self._ends[p] = max(ends.get(p, 0), self._ends.get(p, 0))
+            self._cond.notify_all()
         self.ready.set()
 
     def end_of(self, partition: int) -> int:
@@ -118,17 +124,34 @@ class Ownership:
                 return self._owned[partition]
         raise self._not_owner(table_id, partition)
 
+    def _await(self, partition: int) -> bool:
+        """Wait (lock held) up to ``handover_wait_s`` while ``partition`` is being handed over
+        (not owned, no other owner known); True once it is owned here."""
+        deadline = time.monotonic() + self.handover_wait_s
+        while partition not in self._owned:
+            entry = self._directory.get(partition)
+            left = deadline - time.monotonic()
+            if (entry is not None and entry.address != self.address) or left <= 0:
+                return False
+            self._cond.wait(min(left, 0.5))
+        return True
+
     def check(self, table_id: str) -> None:
-        """Raise NotOwner unless this instance serves ``table_id``."""
-        self.metadata_for(table_id)
+        """Raise NotOwner unless this instance serves ``table_id`` (after waiting out a
+        handover, see :attr:`handover_wait_s`)."""
+        partition = self.partition_of(table_id)
+        with self._cond:
+            if self._await(partition):
+                return
+        raise self._not_owner(table_id, partition)
 
     @contextmanager
     def serving(self, table_id: str) -> Iterator[None]:
-        """Hold ``table_id``'s partition for one command (a revocation waits for it). Raises
-        NotOwner."""
+        """Hold ``table_id``'s partition for one command (a revocation waits for it; a
+        handover is waited out first, see :attr:`handover_wait_s`). Raises NotOwner."""
         partition = self.partition_of(table_id)
         with self._cond:
-            if partition not in self._owned:
+            if not self._await(partition):
                 raise self._not_owner(table_id, partition)
             self._in_flight[partition] = self._in_flight.get(partition, 0) + 1
         try:
@@ -147,6 +170,7 @@ class Ownership:
             known = self._directory.get(entry.partition)
             if known is None or entry.generation >= known.generation:
                 self._directory[entry.partition] = entry
+                self._cond.notify_all()
 
     def owner_of(self, partition: int) -> PartitionOwner | None:
         with self._cond:
