@@ -14,18 +14,9 @@ import pytest
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import Unavailable
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
-from rummy_platform.topics import (
-    CLOCK_EVENTS,
-    DEALER_EVENTS,
-    FAIRNESS_EVENTS,
-    LEDGER_EVENTS,
-    TABLE_EVENTS,
-    event_topic_specs,
-)
+from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_table.application import TableApp
 from rummy_table.ownership import Ownership
-
-INPUTS = (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)
 
 
 def _joined(log: KafkaEventLog, group: str, topics: list[str]):
@@ -44,7 +35,7 @@ def test_a_zombie_instance_whose_generation_was_replaced_appends_nothing(
     log = KafkaEventLog(kafka_bootstrap)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     topic, group = prefix + TABLE_EVENTS, prefix + "table"
-    inputs = [prefix + t for t in INPUTS]
+    inputs = [prefix + t for t in TABLE_INPUT_TOPICS]
     writer = GroupCommitWriter(log.transactional_writer(prefix + "writer-zombie"))
     try:
         member = _joined(log, group, inputs)

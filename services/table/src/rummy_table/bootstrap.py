@@ -30,14 +30,7 @@ from rummy_platform.eventlog import EventLog, GroupCommitWriter
 from rummy_platform.logging import get_logger
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
-from rummy_platform.topics import (
-    CLOCK_EVENTS,
-    DEALER_EVENTS,
-    FAIRNESS_EVENTS,
-    LEDGER_EVENTS,
-    TABLE_EVENTS,
-    event_topic_specs,
-)
+from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
 from rummy_table.adapters import directory, events
 from rummy_table.adapters import grpc as grpc_adapter
@@ -249,7 +242,7 @@ def build(settings: Settings) -> ServiceHost:
     # A graceful stop leaves the group first (its partitions go to the others at once, after
     # the commands in flight committed), then drains the calls.
     host.on_stopping(loops.stop)
-    inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
+    inputs = [prefix + t for t in TABLE_INPUT_TOPICS]
     session_s = _whole_number(SESSION_VARIABLE, DEFAULT_SESSION_SECONDS, 3600, " of seconds", None)
     loops.start("table-directory", owners.run)
     loops.start(

@@ -1,5 +1,6 @@
-"""Kafka for the table service (the only module that builds Kafka clients): the event log, the
-full read of the table stream at start, the loop over the inputs (ledger, fairness, dealer and
+"""Kafka for the table service (the only module, with ``directory``, that builds Kafka clients):
+the event log, the read of table-events partitions when they are granted (and the check for
+transactions a previous owner left open on them), the loop over the inputs (ledger, fairness, dealer and
 clock events, group ``table``) and the hand-start ticker."""
 
 from __future__ import annotations
@@ -32,12 +33,6 @@ _log = get_logger(__name__)
 
 def kafka_log(bootstrap_servers: str) -> EventLog:
     return KafkaEventLog(bootstrap_servers, client_id="table")
-
-
-def read_topic(bootstrap_servers: str, topic: str, timeout_s: float = 120.0) -> list[Envelope]:
-    """Every committed envelope of ``topic``, all partitions, each partition in offset order
-    (so each table's stream is in order). Raises EventLogError past ``timeout_s`` seconds."""
-    return read_partitions(bootstrap_servers, topic, None, timeout_s)[0]
 
 
 def _reader(bootstrap_servers: str, isolation: str = "read_committed") -> KafkaConsumer:
