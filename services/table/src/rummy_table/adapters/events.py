@@ -1,7 +1,7 @@
 """Kafka for the table service (the only module, with ``directory``, that builds Kafka clients):
 the event log, the read of table-events partitions when they are granted (and the check for
-transactions a previous owner left open on them), the loop over the inputs (ledger, fairness, dealer and
-clock events, group ``table``) and the hand-start ticker."""
+transactions a previous owner left open on them), the loop over the inputs (ledger, fairness,
+dealer and clock events, group ``table``) and the hand-start ticker."""
 
 from __future__ import annotations
 
