@@ -17,9 +17,9 @@ from rummy_ops.bots.strategy import (
     declaration,
     is_hopeless,
 )
-from rummy_rules.arrangement import best_arrangement
 from rummy_rules.cards import Card, Rank, parse_card, parse_cards
 from rummy_rules.deck import Shoe
+from rummy_rules.indian.arrangement import best_arrangement
 
 NO_WILD = None  # the cut was a printed joker: only printed jokers are wild
 

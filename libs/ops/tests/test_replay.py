@@ -32,7 +32,7 @@ from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
 from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 from rummy_table import stream_codec as codec

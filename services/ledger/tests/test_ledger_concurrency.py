@@ -13,7 +13,7 @@ from psycopg_pool import ConnectionPool
 from rummy_ledger.adapters import db
 from rummy_ledger.application import reserve_stakes, settle_hand
 from rummy_ledger.domain import ReserveStakes, SeatStake, SettleHand
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration

@@ -31,7 +31,7 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration

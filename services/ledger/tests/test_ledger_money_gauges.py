@@ -16,7 +16,7 @@ from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
 from rummy_ledger.application import abort_hand, reserve_stakes, settle_hand
 from rummy_ledger.domain import AbortHand, ReserveStakes, SeatStake, SettleHand
 from rummy_ledger.metrics import LedgerGaugeCollector
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import settle
 from rummy_testing.service_process import fresh_database
 

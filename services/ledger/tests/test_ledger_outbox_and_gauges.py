@@ -18,7 +18,7 @@ from rummy_ledger.application import (
 )
 from rummy_ledger.domain import ReserveStakes, SeatStake, SettleHand
 from rummy_platform.envelope import Envelope, decode, event_payloads
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration

@@ -14,7 +14,7 @@ from psycopg_pool import ConnectionPool
 from rummy_ledger.adapters import db
 from rummy_ledger.application import abort_hand, get_balance, grant, reserve_stakes, settle_hand
 from rummy_ledger.domain import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents, settle
 
 pytestmark = pytest.mark.integration

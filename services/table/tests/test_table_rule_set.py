@@ -14,7 +14,7 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 
 
@@ -35,10 +35,10 @@ def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() 
         25,
         500,
     )
-    assert given.indian.first_drop_points == 0 and given.indian.points_cap == 80
-    assert not given.indian.meld_options.jokers_only_group_is_sequence
-    assert not given.indian.no_discard_of_card_taken_from_pile
-    assert given.indian.middle_drop_points == 40 and given.turn_seconds == 30
+    assert given.options.first_drop_points == 0 and given.options.points_cap == 80
+    assert not given.options.meld_options.jokers_only_group_is_sequence
+    assert not given.options.no_discard_of_card_taken_from_pile
+    assert given.options.middle_drop_points == 40 and given.turn_seconds == 30
 
 
 def test_the_wire_options_of_a_rule_set_decode_to_the_same_rule_set() -> None:
@@ -109,9 +109,9 @@ def test_a_table_recorded_before_presence_with_switches_off_replays_with_them_of
     )
     world.app = world.new_app()
     rules = world.app.projection.tables["t-old"].rule_set
-    assert not rules.indian.meld_options.jokers_only_group_is_sequence
-    assert not rules.indian.no_discard_of_card_taken_from_pile
-    assert rules.indian.first_drop_points == 20 and rules.turn_seconds == 30
+    assert not rules.options.meld_options.jokers_only_group_is_sequence
+    assert not rules.options.no_discard_of_card_taken_from_pile
+    assert rules.options.first_drop_points == 20 and rules.turn_seconds == 30
     # A hand of such a table recorded then is read back under the rules it was played by.
     started = pb.HandStarted(
         hand_id="h-old",

@@ -31,8 +31,8 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
+from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.wild import WildRank
 
 STOCK = table_events.DRAW_SOURCE_STOCK

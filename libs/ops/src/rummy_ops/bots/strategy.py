@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import combinations
 
-from rummy_rules.arrangement import Arrangement, best_arrangement, valid_discards
 from rummy_rules.cards import Card
+from rummy_rules.indian.arrangement import Arrangement, best_arrangement, valid_discards
 from rummy_rules.indian.decide import fixed_card_order
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import WildRank, card_points, is_joker

@@ -393,7 +393,7 @@ def _equivalent(state: HandState, got: ev.Event, want: ev.Event) -> tuple[list[i
     if not isinstance(got, ev.HandEnded) or not isinstance(want, ev.HandEnded):
         return [], ""
     assert state.rule_set is not None
-    options = state.rule_set.indian.meld_options
+    options = state.rule_set.options.meld_options
     return equivalent_seats(got, want, state.wild_rank, options)
 
 

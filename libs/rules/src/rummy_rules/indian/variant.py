@@ -6,10 +6,17 @@ from collections.abc import Iterable
 
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
-from ..rules import INDIAN_POINTS_VARIANT
-from ..variant import Deadline, DeadlineKind, Variant, fold_with
+from ..rules import RuleSet
+from ..variant import Deadline, DeadlineKind, Variant, VariantRules, fold_with
 from ..view import PlayerView, SeatView
 from .decide import decide
+from .rules import (
+    BOMBAY_BAAZI_NAME,
+    BOMBAY_BAAZI_VERSION,
+    INDIAN_POINTS_VARIANT,
+    IndianPointsRules,
+    bombay_baazi,
+)
 from .state import HandState, Phase, SeatState, apply
 
 
@@ -52,10 +59,16 @@ def player_view(state: HandState, seat: int) -> PlayerView:
     )
 
 
-class IndianPoints:
+class IndianPoints(VariantRules):
     """Indian 13-card points rummy. Stateless: every method is a pure function of its inputs."""
 
     name = INDIAN_POINTS_VARIANT
+    rules_versions = frozenset({f"{BOMBAY_BAAZI_NAME}/{BOMBAY_BAAZI_VERSION}"})
+    options_type = IndianPointsRules
+    deal_shape = IndianPointsRules.deal_shape
+
+    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+        return bombay_baazi(seats, point_value_cents, commission_bps)
 
     def initial_state(self) -> HandState:
         return HandState()
