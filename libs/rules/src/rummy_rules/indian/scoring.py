@@ -1,7 +1,8 @@
 """The end of an Indian points hand: every seat's points and arrangement, and the settlement.
 
 The declarer (or the last seat left) scores 0. A seat still playing is scored under the best
-arrangement of its cards (``rummy_rules.indian.arrangement``), capped only if the rule set has a cap.
+arrangement of its cards (``rummy_rules.indian.arrangement``), capped only if the rule set has
+a cap.
 A seat that dropped, left, timed out or declared wrongly is charged its penalty instead.
 Money comes from ``rummy_rules.settlement.settle``. Rules: ``docs/rules/scoring.md#outcomes``.
 """

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
-from ..rules import RuleSet
+from ..rules import RuleSet, VariantOptions
 from ..variant import Deadline, DeadlineKind, Variant, VariantRules, fold_with
 from ..view import PlayerView, SeatView
 from .decide import decide
@@ -64,7 +64,7 @@ class IndianPoints(VariantRules):
 
     name = INDIAN_POINTS_VARIANT
     rules_versions = frozenset({f"{BOMBAY_BAAZI_NAME}/{BOMBAY_BAAZI_VERSION}"})
-    options_type = IndianPointsRules
+    options_type: type[VariantOptions] = IndianPointsRules
     deal_shape = IndianPointsRules.deal_shape
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
