@@ -99,6 +99,10 @@ class DealShape:
         return int(self.wild_cut) + int(self.upcard)
 
 
+#: The deal that cuts a wild card and turns up the first open card (``docs/rules/shuffle-spec.md``).
+CUT_AND_UPCARD = DealShape(wild_cut=True, upcard=True)
+
+
 @dataclass(frozen=True)
 class DealLayout:
     """What the dealer deals for one hand: ``hand_size`` cards to each seat from ``shoe``, then

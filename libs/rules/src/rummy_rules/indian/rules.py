@@ -14,7 +14,7 @@ from typing import ClassVar
 from .. import codec
 from ..deck import Shoe
 from ..melds import DEFAULT_MELD_OPTIONS, MeldOptions
-from ..rules import DealShape, RuleSet, RuleSetError, VariantOptions, check_bounds
+from ..rules import CUT_AND_UPCARD, DealShape, RuleSet, RuleSetError, VariantOptions, check_bounds
 from ..wild import MAX_CARD_POINTS
 
 
@@ -39,7 +39,7 @@ class IndianPointsRules(VariantOptions):
     """
 
     #: The Indian deal: a wild-rank cut card (out of play) and the first open card.
-    deal_shape: ClassVar[DealShape] = DealShape(wild_cut=True, upcard=True)
+    deal_shape: ClassVar[DealShape] = CUT_AND_UPCARD
 
     first_drop_points: int = 20
     middle_drop_points: int = 40
