@@ -397,6 +397,7 @@ def to_payload(  # noqa: C901 - one branch per event type
             dealer_seat=ctx.dealer_seat,
             shoe=shoe_pb(shoe),
             hand_size=ctx.rule_set.hand_size,
+            variant=ctx.rule_set.variant,
         )
     if isinstance(event, ev.HandDealt):
         return dealer_pb.HandDealt(
