@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+
 import toy_variant
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events

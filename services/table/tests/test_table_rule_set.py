@@ -10,6 +10,7 @@ import pytest
 from world import World, replay_all
 
 from rummy.common.v1 import cards_pb2
+from rummy.indian.v1 import rules_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import InvalidArgument
@@ -47,6 +48,45 @@ def test_the_wire_options_of_a_rule_set_decode_to_the_same_rule_set() -> None:
         money = (rules.point_value_cents, rules.commission_bps)
         assert codec.rule_set_from_pb(options, rules.seats, *money) == rules
         assert codec.recorded_rule_set_from_pb(options, rules.seats, *money) == rules
+
+
+def test_indian_options_given_in_the_variant_oneof_are_taken_as_the_flat_fields_are() -> None:
+    in_oneof = cards_pb2.RuleSet(
+        indian_points=indian_pb.IndianPointsOptions(
+            first_drop_points=0, max_points=80, jokers_only_group_is_impure_sequence=False
+        )
+    )
+    flat = cards_pb2.RuleSet(
+        first_drop_points=0, max_points=80, jokers_only_group_is_impure_sequence=False
+    )
+    given = codec.rule_set_from_pb(in_oneof, 8, 25, 500)
+    assert given == codec.rule_set_from_pb(flat, 8, 25, 500)
+    assert given.options.first_drop_points == 0 and given.options.points_cap == 80
+    both = cards_pb2.RuleSet()
+    both.CopyFrom(flat)
+    both.indian_points.CopyFrom(in_oneof.indian_points)
+    assert codec.rule_set_from_pb(both, 8, 25, 500) == given
+
+
+def test_indian_options_that_differ_between_the_flat_fields_and_the_oneof_are_refused() -> None:
+    options = cards_pb2.RuleSet(
+        first_drop_points=20,
+        indian_points=indian_pb.IndianPointsOptions(first_drop_points=10),
+    )
+    with pytest.raises(ValueError, match="indian_points.first_drop_points must be equal to"):
+        codec.rule_set_from_pb(options, 4, 10, 0)
+    world = World()
+    with pytest.raises(InvalidArgument, match="first_drop_points"):
+        world.open_table(rules=options)
+    assert world.app.list_tables() == []
+
+
+def test_a_penalty_out_of_bounds_in_the_oneof_is_refused_naming_its_bounds() -> None:
+    options = cards_pb2.RuleSet(
+        indian_points=indian_pb.IndianPointsOptions(wrong_declare_points=131)
+    )
+    with pytest.raises(ValueError, match="must be 0..130"):
+        codec.rule_set_from_pb(options, 4, 10, 0)
 
 
 @pytest.mark.parametrize(

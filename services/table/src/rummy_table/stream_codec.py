@@ -121,7 +121,7 @@ def rule_set_from_pb(
     (e.g. a seat count other than 4, 6, 8, a turn of 0 s, a penalty above the most a hand can
     cost); :func:`wire_message` names the request field.
     """
-    options = _with_variant_options(options)
+    options, conflict = _with_variant_options(options)
     variant = options.variant if options.HasField("variant") else INDIAN_POINTS_VARIANT
     if variant != INDIAN_POINTS_VARIANT:
         raise RuleSetError("variant", repr(INDIAN_POINTS_VARIANT), "another variant")
@@ -150,7 +150,7 @@ def rule_set_from_pb(
             default.no_discard_of_card_taken_from_pile,
         ),
     )
-    return replace(
+    rules = replace(
         house,
         variant=variant,
         max_missed_turns=given("max_missed_turns", house.max_missed_turns),
@@ -158,25 +158,35 @@ def rule_set_from_pb(
         seed_window_seconds=given("seed_window_seconds", house.seed_window_seconds),
         options=options_given,
     )
+    if conflict:
+        raise RuleSetError(
+            f"rule_set.indian_points.{conflict}",
+            f"equal to rule_set.{conflict} when both are set",
+            "a different value",
+        )
+    return rules
 
 
-def _with_variant_options(options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
-    """``options`` with the Indian options of its ``variant_options`` (when set) written over
-    the flat fields of records written before that oneof existed (which read as they always
-    did), so one reading serves both."""
+def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet, str]:
+    """``options`` read with its ``variant_options`` (``indian_points``): each Indian option is the
+    flat field when set (every record written before the oneof existed has only those), else the
+    oneof's; and the first option set in both to different values (``""``: none), which the
+    caller refuses once the options are otherwise valid."""
     if options.WhichOneof("variant_options") != "indian_points":
-        return options
-    flat = cards_pb2.RuleSet()
-    flat.CopyFrom(options)
-    flat.ClearField("variant_options")
-    given = options.indian_points
-    flat.max_points = given.max_points
+        return options, ""
+    merged = cards_pb2.RuleSet()
+    merged.CopyFrom(options)
+    merged.ClearField("variant_options")
+    given, conflict = options.indian_points, ""
     for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
-        if field.name != "max_points":
-            flat.ClearField(field.name)
-            if given.HasField(field.name):
-                setattr(flat, field.name, getattr(given, field.name))
-    return flat
+        name = field.name
+        in_oneof = given.HasField(name) if field.has_presence else bool(getattr(given, name))
+        in_flat = options.HasField(name) if field.has_presence else bool(getattr(options, name))
+        if in_oneof and not in_flat:
+            setattr(merged, name, getattr(given, name))
+        elif in_oneof and getattr(given, name) != getattr(options, name) and not conflict:
+            conflict = name
+    return merged, conflict
 
 
 def recorded_rule_set_from_pb(
@@ -209,25 +219,23 @@ def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:
 def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int | None) -> cards_pb2.RuleSet:
     """The wire options of ``rules``, every option set (so a record never depends on defaults);
     inverse of :func:`rule_set_from_pb`. ``start_delay_seconds`` None leaves the start delay out
-    (a hand's ``HandStarted`` does not carry the table's start delay)."""
+    (a hand's ``HandStarted`` does not carry the table's start delay). The Indian options go in
+    the flat fields every reader knows; ``variant_options`` is read (:func:`rule_set_from_pb`)
+    but not yet written, so a reader of a version before it still reads every record (a rolling
+    deploy: writers may switch once every reader is past it)."""
     played = indian_rules(rules)
-    variant_options = indian_pb2.IndianPointsOptions(
+    options = cards_pb2.RuleSet(
+        variant=rules.variant,
         max_points=played.points_cap or 0,
         first_drop_points=played.first_drop_points,
         middle_drop_points=played.middle_drop_points,
         wrong_declare_points=played.wrong_declare_points,
+        max_missed_turns=rules.max_missed_turns,
         jokers_only_group_is_impure_sequence=played.meld_options.jokers_only_group_is_sequence,
         card_taken_from_discard_cannot_be_discarded=played.no_discard_of_card_taken_from_pile,
-    )
-    options = cards_pb2.RuleSet(
-        variant=rules.variant,
-        max_missed_turns=rules.max_missed_turns,
         turn_seconds=rules.turn_seconds,
         seed_window_seconds=rules.seed_window_seconds,
-        indian_points=variant_options,
     )
-    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:  # the flat copy, for old readers
-        setattr(options, field.name, getattr(variant_options, field.name))
     if start_delay_seconds is not None:
         options.start_delay_seconds = start_delay_seconds
     return options
