@@ -420,6 +420,7 @@ class ToyKnock(VariantRules):
     rules_versions = frozenset({f"{TOY_RULES}/1"})
     options_type: type[VariantOptions] = ToyOptions
     deal_shape = ToyOptions.deal_shape
+    bot: object | None = None
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
         return toy_rule_set(seats, point_value_cents, commission_bps)

@@ -51,6 +51,12 @@ class Variant(Protocol, Generic[S]):
     #: What its deal turns up besides the hands (a wild cut, an upcard).
     deal_shape: DealShape
 
+    @property
+    def bot(self) -> object | None:
+        """The variant's bot strategy: pure choices from a seat's own cards, in the variant's
+        own terms (a bot host of the variant knows its shape), or None if it has none."""
+        ...
+
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
         """The variant's house rule set for a table of ``seats`` seats (``point_value_cents`` in
         hundredths of a House Token a point, ``commission_bps`` in basis points). Raises

@@ -9,6 +9,7 @@ from ..events import Event, HandAborted, HandEnded, redact
 from ..rules import RuleSet, VariantOptions
 from ..variant import Deadline, DeadlineKind, Variant, VariantRules, fold_with
 from ..view import PlayerView, SeatView
+from .bot import INDIAN_BOT
 from .decide import decide
 from .rules import (
     BOMBAY_BAAZI_NAME,
@@ -66,6 +67,7 @@ class IndianPoints(VariantRules):
     rules_versions = frozenset({f"{BOMBAY_BAAZI_NAME}/{BOMBAY_BAAZI_VERSION}"})
     options_type: type[VariantOptions] = IndianPointsRules
     deal_shape = IndianPointsRules.deal_shape
+    bot: object | None = INDIAN_BOT
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
         return bombay_baazi(seats, point_value_cents, commission_bps)
