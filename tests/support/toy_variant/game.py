@@ -62,7 +62,7 @@ from rummy_rules.rules import (
 )
 from rummy_rules.settlement import settle_shared
 from rummy_rules.shuffle import deal_order
-from rummy_rules.variant import Deadline, DeadlineKind, Variant, VariantRules, fold_with
+from rummy_rules.variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from rummy_rules.view import PlayerView, SeatView
 
 TOY_NAME = "toy-knock"
@@ -475,11 +475,11 @@ class ToyKnock(VariantRules):
         return redact(event, seat)
 
     def deadline(self, state: ToyState) -> Deadline | None:
-        if state.phase is ToyPhase.SEED_WINDOW and state.seed_deadline_ms is not None:
-            return Deadline(DeadlineKind.SEED_WINDOW, 0, state.seed_deadline_ms)
-        if state.phase is ToyPhase.PLAYING and state.turn_deadline_ms is not None:
-            return Deadline(DeadlineKind.TURN, state.turn_no, state.turn_deadline_ms)
-        return None
+        return clock_deadline(
+            state.seed_deadline_ms if state.phase is ToyPhase.SEED_WINDOW else None,
+            state.turn_no,
+            state.turn_deadline_ms if state.phase is ToyPhase.PLAYING else None,
+        )
 
     def is_over(self, state: ToyState) -> bool:
         return state.phase is ToyPhase.ENDED

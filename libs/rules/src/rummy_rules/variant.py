@@ -40,6 +40,19 @@ class Deadline:
     due_ms: int
 
 
+def clock_deadline(
+    seed_deadline_ms: int | None, turn_no: int, turn_deadline_ms: int | None
+) -> Deadline | None:
+    """What the clock waits for: the seed window (turn 0) while ``seed_deadline_ms`` is given
+    (the window is open), else turn ``turn_no`` while ``turn_deadline_ms`` is given (a turn is
+    being played), else None. Times in ms since the Unix epoch."""
+    if seed_deadline_ms is not None:
+        return Deadline(DeadlineKind.SEED_WINDOW, 0, seed_deadline_ms)
+    if turn_deadline_ms is not None:
+        return Deadline(DeadlineKind.TURN, turn_no, turn_deadline_ms)
+    return None
+
+
 class Variant(Protocol, Generic[S]):
     """One game's rules behind the interface every host uses. ``S`` is the variant's state."""
 

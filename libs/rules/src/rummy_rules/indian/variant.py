@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
 from ..rules import RuleSet, VariantOptions
-from ..variant import Deadline, DeadlineKind, Variant, VariantRules, fold_with
+from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
 from .bot import INDIAN_BOT
 from .decide import decide
@@ -91,11 +91,11 @@ class IndianPoints(VariantRules):
         return redact(event, seat)
 
     def deadline(self, state: HandState) -> Deadline | None:
-        if state.phase is Phase.SEED_WINDOW and state.seed_deadline_ms is not None:
-            return Deadline(DeadlineKind.SEED_WINDOW, 0, state.seed_deadline_ms)
-        if state.phase is Phase.PLAYING and state.turn_deadline_ms is not None:
-            return Deadline(DeadlineKind.TURN, state.turn_no, state.turn_deadline_ms)
-        return None
+        return clock_deadline(
+            state.seed_deadline_ms if state.phase is Phase.SEED_WINDOW else None,
+            state.turn_no,
+            state.turn_deadline_ms if state.phase is Phase.PLAYING else None,
+        )
 
     def is_over(self, state: HandState) -> bool:
         return state.phase in (Phase.ENDED, Phase.ABORTED)
