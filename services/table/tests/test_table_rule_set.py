@@ -119,10 +119,10 @@ def test_a_start_delay_given_as_zero_starts_a_hand_once_two_players_sit() -> Non
 
 def _as_written_before_presence(rules: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
     """``rules`` as a writer without explicit presence put it on the wire: zeros and offs left
-    out."""
+    out, and no ``variant_options`` (a later field; such a writer had none)."""
     old = cards_pb2.RuleSet()
     for field, value in rules.ListFields():
-        if value:
+        if value and field.containing_oneof is None:
             setattr(old, field.name, value)
     return old
 

@@ -219,23 +219,27 @@ def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:
 def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int | None) -> cards_pb2.RuleSet:
     """The wire options of ``rules``, every option set (so a record never depends on defaults);
     inverse of :func:`rule_set_from_pb`. ``start_delay_seconds`` None leaves the start delay out
-    (a hand's ``HandStarted`` does not carry the table's start delay). The Indian options go in
-    the flat fields every reader knows; ``variant_options`` is read (:func:`rule_set_from_pb`)
-    but not yet written, so a reader of a version before it still reads every record (a rolling
-    deploy: writers may switch once every reader is past it)."""
+    (a hand's ``HandStarted`` does not carry the table's start delay). The Indian options are
+    written twice, equal: in ``variant_options.indian_points`` and in the flat fields that a
+    reader of a version before the oneof reads (it skips the oneof as an unknown field)."""
     played = indian_rules(rules)
-    options = cards_pb2.RuleSet(
-        variant=rules.variant,
+    indian_options = indian_pb2.IndianPointsOptions(
         max_points=played.points_cap or 0,
         first_drop_points=played.first_drop_points,
         middle_drop_points=played.middle_drop_points,
         wrong_declare_points=played.wrong_declare_points,
-        max_missed_turns=rules.max_missed_turns,
         jokers_only_group_is_impure_sequence=played.meld_options.jokers_only_group_is_sequence,
         card_taken_from_discard_cannot_be_discarded=played.no_discard_of_card_taken_from_pile,
+    )
+    options = cards_pb2.RuleSet(
+        variant=rules.variant,
+        max_missed_turns=rules.max_missed_turns,
         turn_seconds=rules.turn_seconds,
         seed_window_seconds=rules.seed_window_seconds,
+        indian_points=indian_options,
     )
+    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
+        setattr(options, field.name, getattr(indian_options, field.name))
     if start_delay_seconds is not None:
         options.start_delay_seconds = start_delay_seconds
     return options
