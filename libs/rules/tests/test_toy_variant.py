@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toy_variant import TOY_NAME, Knock, toy_rule_set
 
 from rummy_rules import codec, registry
 from rummy_rules.cards import Card, Suit, parse_card
@@ -31,6 +30,7 @@ from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.settlement import settle_shared
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
 from rummy_rules.variant import DeadlineKind, Variant
+from toy_variant import TOY_NAME, Knock, toy_rule_set
 
 T0 = 1_700_000_000_000
 
