@@ -1,7 +1,8 @@
-"""Kafka for the table service (the only module that builds Kafka clients): the event log, the
-rebuild of the tables at start (:func:`rebuild`: each partition's latest snapshot and its tail),
-the snapshot writer, the loop over the inputs (ledger, fairness, dealer and clock events, group
-``table``) and the hand-start ticker."""
+"""Kafka for the table service (the only module, with ``directory``, that builds Kafka clients):
+the event log, the rebuild of table-events partitions when they are granted (:func:`rebuild`: each
+partition's latest snapshot and its tail) and the check for transactions a previous owner left open
+on them, the snapshot writer, the loop over the inputs (ledger, fairness, dealer and clock events,
+group ``table``) and the hand-start ticker."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
+from kafka.errors import KafkaError
 
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.errors import Unavailable
@@ -37,23 +39,30 @@ def kafka_log(bootstrap_servers: str) -> EventLog:
 
 
 def _reader(
-    bootstrap_servers: str, client_id: str, fetch_bytes: int = 1024 * 1024
+    bootstrap_servers: str,
+    client_id: str = "table-replay",
+    fetch_bytes: int = 1024 * 1024,
+    isolation: str = "read_committed",
 ) -> KafkaConsumer:
-    """A reader of committed records; ``fetch_bytes``: the most fetched from one partition at
-    a time (also the most buffered per partition; a larger record is still fetched whole)."""
+    """A reader of ``isolation`` records; ``fetch_bytes``: the most fetched from one partition
+    at a time (also the most buffered per partition; a larger record is still fetched whole)."""
     return KafkaConsumer(
         bootstrap_servers=bootstrap_servers.split(","),
         client_id=client_id,
         group_id=None,
         enable_auto_commit=False,
-        isolation_level="read_committed",
+        isolation_level=isolation,
         auto_offset_reset="earliest",
         max_partition_fetch_bytes=fetch_bytes,
     )
 
 
 def _read(
-    consumer: KafkaConsumer, topic: str, starts: Mapping[int, int], timeout_s: float
+    consumer: KafkaConsumer,
+    topic: str,
+    starts: Mapping[int, int],
+    timeout_s: float,
+    ends: dict[int, int] | None = None,
 ) -> Iterator[tuple[int, int, bytes | None, bytes]]:
     """``(partition, offset, key, value)`` of every committed record of ``topic``'s partitions
     ``starts`` from their offsets up to their ends when asked, each partition in offset order.
@@ -64,6 +73,8 @@ def _read(
     for tp in tps:
         consumer.seek(tp, starts[tp.partition])
     end = consumer.end_offsets(tps)  # last stable offsets under read_committed
+    if ends is not None:
+        ends.update({tp.partition: int(end[tp]) for tp in tps})
     deadline = time.monotonic() + timeout_s
     while any(consumer.position(tp) < end[tp] for tp in tps):
         if time.monotonic() > deadline:
@@ -79,15 +90,26 @@ def _partitions(consumer: KafkaConsumer, topic: str) -> list[int]:
     return sorted(consumer.partitions_for_topic(topic) or set())
 
 
-def read_topic(bootstrap_servers: str, topic: str, timeout_s: float = 120.0) -> list[Envelope]:
-    """Every committed envelope of ``topic``, all partitions, each partition in offset order
-    (so each table's stream is in order). Raises EventLogError when ``timeout_s`` seconds pass
-    without a record."""
+def read_partitions(
+    bootstrap_servers: str,
+    topic: str,
+    partitions: frozenset[int] | None,
+    timeout_s: float = 120.0,
+) -> tuple[list[Envelope], dict[int, int]]:
+    """Every committed envelope of ``partitions`` of ``topic`` (None: all), each partition in
+    offset order, and the offset each partition was read up to. Raises EventLogError when
+    ``timeout_s`` seconds pass without a record."""
     registry = event_payloads()
-    consumer = _reader(bootstrap_servers, "table-replay")
+    consumer = _reader(bootstrap_servers)
     try:
-        starts = dict.fromkeys(_partitions(consumer, topic), 0)
-        return [decode(v, registry) for _p, _o, _k, v in _read(consumer, topic, starts, timeout_s)]
+        known = _partitions(consumer, topic)
+        wanted = known if partitions is None else sorted(set(known) & set(partitions))
+        ends: dict[int, int] = {}
+        starts = dict.fromkeys(wanted, 0)
+        out = [
+            decode(v, registry) for _p, _o, _k, v in _read(consumer, topic, starts, timeout_s, ends)
+        ]
+        return out, ends
     finally:
         consumer.close(autocommit=False)
 
@@ -114,13 +136,14 @@ def rebuild(
     snapshot_topic: str,
     partitions: Iterable[int] | None = None,
     timeout_s: float = 120.0,
-) -> int:
+) -> dict[int, int]:
     """Rebuild the tables of ``partitions`` of the table stream (``app.topic``; every partition
     when None) into ``app.projection``: each partition's latest snapshot on ``snapshot_topic``
     and the tail after it; a partition without a snapshot, or whose snapshot is of another
     shape or does not decode (logged, counted in ``rummy_table_snapshots_ignored_total``), is
-    replayed from its start. Returns the records folded. Raises EventLogError when
-    ``timeout_s`` seconds pass without a record."""
+    replayed from its start (the one place a set of partitions is rebuilt). Returns the offset
+    each partition was read up to. Raises EventLogError when ``timeout_s`` seconds pass without
+    a record."""
     topic = app.topic
     registry = event_payloads()
     consumer = _reader(bootstrap_servers, "table-replay")
@@ -143,9 +166,10 @@ def rebuild(
                     error=str(exc),
                 )
         starts = {p: s.tail_from if s is not None else 0 for p, s in loaded.items()}
+        ends: dict[int, int] = {}
         tail = (
             Record(topic, p, offset, decode(value, registry))
-            for p, offset, _key, value in _read(consumer, topic, starts, timeout_s)
+            for p, offset, _key, value in _read(consumer, topic, starts, timeout_s, ends)
         )
         folded = snapshot.load(app.projection, loaded, tail)
     finally:
@@ -153,12 +177,12 @@ def rebuild(
     app.count_tables()
     _log.info(
         "tables rebuilt",
-        partitions=len(wanted),
+        partitions=wanted,
         from_snapshots=sum(s is not None for s in loaded.values()),
         tail_records=folded,
         tables=len(app.projection.tables),
     )
-    return folded
+    return ends
 
 
 class SnapshotLoop:
@@ -237,12 +261,14 @@ class SnapshotLoop:
 
     def run(self, stop: threading.Event) -> None:
         """Write the due snapshots until ``stop``; then (unless fenced) one last snapshot of each
-        partition that changed, so the next start has no tail to replay."""
+        partition that changed whose tables are still here (a graceful stop may have handed the
+        partitions over already: such a snapshot is older than the new owner's, never wrong, see
+        :func:`rummy_table.snapshot.take`), so the next start has little tail to replay."""
         try:
             while not stop.wait(self._check_s) and not self._app.fenced:
                 self._write_due(lambda p: self.due(p, time.monotonic()), stop)
             if not self._app.fenced:
-                self._write_due(self._changed, None)
+                self._write_due(self._changed, None, self._held())
         finally:
             if self._producer is not None:
                 self._producer.close(timeout=5)
@@ -251,8 +277,19 @@ class SnapshotLoop:
         with self._app.projection.lock:
             return self._app.projection.since_snapshot.get(partition, 0) > 0
 
-    def _write_due(self, due: Callable[[int], bool], stop: threading.Event | None) -> None:
-        for partition in self._partitions():
+    def _held(self) -> list[int]:
+        """The partitions served, and those whose tables are still in the projection."""
+        with self._app.projection.lock:
+            held = {partition_for(t, self._count) for t in self._app.projection.tables}
+        return sorted(held | set(self._partitions()))
+
+    def _write_due(
+        self,
+        due: Callable[[int], bool],
+        stop: threading.Event | None,
+        partitions: Iterable[int] | None = None,
+    ) -> None:
+        for partition in self._partitions() if partitions is None else partitions:
             if stop is not None and stop.is_set():
                 return
             if not due(partition):
@@ -261,6 +298,40 @@ class SnapshotLoop:
                 self.write(partition)
             except Exception:
                 _log.exception("writing a snapshot failed; will retry", partition=partition)
+
+
+def unstable_partitions(
+    bootstrap_servers: str, topic: str, partitions: frozenset[int], wait_s: float
+) -> frozenset[int]:
+    """Those of ``partitions`` of ``topic`` that still hold an open transaction (the last stable
+    offset short of the high watermark) after waiting up to ``wait_s`` seconds for them to
+    settle: a writer that died or lost them mid-transaction, whose records a takeover must not
+    rebuild past. Raises EventLogError when the broker does not answer."""
+    committed, uncommitted = (
+        _reader(bootstrap_servers),
+        _reader(bootstrap_servers, isolation="read_uncommitted"),
+    )
+    tps = [KafkaTopicPartition(topic, p) for p in sorted(partitions)]
+    deadline = time.monotonic() + wait_s
+    try:
+        while True:
+            stable, high = committed.end_offsets(tps), uncommitted.end_offsets(tps)
+            open_ = frozenset(tp.partition for tp in tps if stable[tp] < high[tp])
+            if not open_ or time.monotonic() >= deadline:
+                return open_
+            time.sleep(0.1)
+    except KafkaError as exc:
+        raise EventLogError(f"stability of {topic} partitions {sorted(partitions)}: {exc}") from exc
+    finally:
+        committed.close(autocommit=False)
+        uncommitted.close(autocommit=False)
+
+
+def abort_transactions_of(log: EventLog, transactional_id: str) -> None:
+    """Abort the open transaction of the writer ``transactional_id`` (another instance's, dead
+    or a zombie) and fence it: a writer with that id is started and closed (Kafka aborts the
+    previous producer's open transaction when a new one with its id initialises)."""
+    log.transactional_writer(transactional_id).close()
 
 
 class InputLoop:
@@ -281,7 +352,13 @@ class InputLoop:
         *,
         retry_pause_s: float = 1.0,
         poll_timeout_s: float = 0.2,
+        on_owned: Callable[[frozenset[int], object], None] | None = None,
+        on_disowned: Callable[[frozenset[int]], None] | None = None,
+        session_timeout_s: float | None = None,
     ) -> None:
+        self._on_owned = on_owned
+        self._on_disowned = on_disowned
+        self._session_timeout_s = session_timeout_s
         self._log = log
         self._app = app
         self._topics = list(topics)
@@ -290,15 +367,34 @@ class InputLoop:
         self.isolation = StreamIsolation(app.input_group, first_s=retry_pause_s)
         self._consumer: GroupConsumer | None = None
 
+    def _numbers(self, partitions: frozenset[TopicPartition]) -> frozenset[int]:
+        """The partition numbers held on every input topic (the range assignment gives a member
+        the same numbers of each co-partitioned topic)."""
+        by_topic = [{tp.partition for tp in partitions if tp.topic == t} for t in self._topics]
+        return frozenset(set.intersection(*by_topic)) if by_topic else frozenset()
+
     def _assigned(self, partitions: frozenset[TopicPartition]) -> dict[TopicPartition, int]:
+        # The tables of the partitions are rebuilt before any of their inputs is handled.
+        if self._on_owned is not None and self._consumer is not None:
+            self._on_owned(self._numbers(partitions), self._consumer.group_metadata())
         # Held inputs are read again from the first of them (a partition the member keeps
         # keeps its position; the others resume from the committed offsets).
         return self.isolation.reassigned(partitions)
 
+    def _revoked(self, partitions: frozenset[TopicPartition]) -> None:
+        if self._on_disowned is not None:
+            self._on_disowned(frozenset(tp.partition for tp in partitions))
+
     def open(self) -> GroupConsumer:
         """Join the consumer group (idempotent)."""
         if self._consumer is None:
-            self._consumer = self._log.consumer(self._app.input_group, self._topics, self._assigned)
+            self._consumer = self._log.consumer(
+                self._app.input_group,
+                self._topics,
+                self._assigned,
+                on_revoked=self._revoked,
+                session_timeout_s=self._session_timeout_s,
+            )
             # The offsets this loop's inputs commit carry the member's generation (KIP-447).
             self._app.input_group_metadata = self._consumer.group_metadata
         return self._consumer
