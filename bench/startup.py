@@ -36,6 +36,7 @@ at the measured starts).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -285,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         per_table = max(1, min(args.hands, args.hands_per_table))
         copies = -(-args.hands // per_table)
         started = time.monotonic()
-        template = record_table(per_table, random.Random(args.seed))
+        with contextlib.redirect_stdout(sys.stderr):  # the handlers' logs; stdout is the JSON
+            template = record_table(per_table, random.Random(args.seed))
         say(
             f"recorded {per_table} hands at one table: {len(template)} events "
             f"in {time.monotonic() - started:.1f} s"
