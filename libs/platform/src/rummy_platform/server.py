@@ -11,9 +11,9 @@ A service's bootstrap::
     host.on_shutdown(consumer.close)
     host.serve_forever()          # returns after SIGTERM/SIGINT once drained
 
-What it sets up: a thread-pool ``grpc.server`` (or, with ``aio=True``, a ``grpc.aio`` server on an
-event loop of its own thread: see :class:`ServiceHost`) with the interceptors (metrics, logging context,
-auth, rate limits, error mapping, request limits, outermost first; message size limits from
+What it sets up: a thread-pool ``grpc.server`` (or, with ``aio=True``, a ``grpc.aio`` server on
+an event loop of its own thread: see :class:`ServiceHost`) with the interceptors (metrics,
+logging context, auth, rate limits, error mapping, request limits, outermost first; message size limits from
 :mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
 added service once started, NOT_SERVING while :meth:`ServiceHost.set_serving` says a dependency
 is unreachable and from the moment shutdown begins); server reflection
