@@ -100,9 +100,7 @@ class ScopeAbort(Exception):
     """Raised by :meth:`AioCallView.abort`: end the call with ``code``, ``details`` and
     ``trailing_metadata`` (the aio wrapper awaits the real ``context.abort``)."""
 
-    def __init__(
-        self, code: grpc.StatusCode, details: str, trailing_metadata: Any = None
-    ) -> None:
+    def __init__(self, code: grpc.StatusCode, details: str, trailing_metadata: Any = None) -> None:
         super().__init__(details)
         self.code = code
         self.details = details
@@ -287,4 +285,3 @@ def rebuild(
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(stream(handler.unary_stream), **codecs)
     return grpc.stream_stream_rpc_method_handler(stream(handler.stream_stream), **codecs)
-

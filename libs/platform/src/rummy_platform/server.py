@@ -13,7 +13,8 @@ A service's bootstrap::
 
 What it sets up: a thread-pool ``grpc.server`` (or, with ``aio=True``, a ``grpc.aio`` server on
 an event loop of its own thread: see :class:`ServiceHost`) with the interceptors (metrics,
-logging context, auth, rate limits, error mapping, request limits, outermost first; message size limits from
+logging context, auth, rate limits, error mapping, request limits, outermost first; message
+size limits from
 :mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
 added service once started, NOT_SERVING while :meth:`ServiceHost.set_serving` says a dependency
 is unreachable and from the moment shutdown begins); server reflection
