@@ -103,7 +103,6 @@ class TableApp:
     #: Tables whose hands start in parallel at most.
     start_workers: int = 16
     fenced: bool = False
-    stopping: bool = False
     #: A table's stream, oldest first (``GetHandProof``); None: proofs are Unavailable here.
     read_stream: Callable[[str], list[Envelope]] | None = None
     #: Tables whose last commit's outcome is unknown (re-read before their next command).
@@ -566,51 +565,30 @@ class TableApp:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             return next((t.voided[hand_id] for t in tables if hand_id in t.voided), "")
 
-    def watch(
-        self,
-        account_id: str | None,
-        table_id: str,
-        after_version: int = 0,
-        active: Callable[[], bool] = lambda: True,
-    ) -> Iterator[api.WatchTableResponse]:
-        """The caller's view once the table's stream is past ``after_version`` (at once for 0:
-        a snapshot now), then a new one after every change of the table, until the service
-        stops or ``active()`` turns false (checked whenever the table's watchers are woken, see
-        :meth:`wake_watchers`). A client that reconnects with the last ``stream_version`` it saw
-        gets the next view as soon as there is a change it has not seen, so it misses none.
-        Raises NotFound, InvalidArgument (``after_version`` beyond the table's version)."""
+    def view_after(
+        self, account_id: str | None, table_id: str, after_version: int = 0
+    ) -> api.PlayerView | None:
+        """The caller's view (``account_id`` None: a spectator's) once the table's stream is past
+        ``after_version`` (at once for 0), else None. Raises NotFound."""
+        with self.projection.lock:
+            table = self._table(table_id)
+            return player_view(table, account_id) if table.version > after_version else None
+
+    def view(self, account_id: str | None, table_id: str) -> api.PlayerView:
+        """The caller's view now. Raises NotFound."""
+        found = self.view_after(account_id, table_id)
+        assert found is not None  # every table's stream holds at least its TableOpened
+        return found
+
+    def check_watch(self, table_id: str, after_version: int) -> None:
+        """Raise NotFound (no such table) or InvalidArgument (``after_version`` beyond the
+        table's version) for a watch that cannot start."""
         with self.projection.lock:
             version = self._table(table_id).version
-        changed = self.projection.changed(table_id)
         if after_version > version:
             raise InvalidArgument(
                 f"after_stream_version {after_version} is beyond the table's version {version}"
             )
-        sent = after_version
-        while True:
-            with changed:
-                table = self.projection.tables.get(table_id)
-                while (
-                    active() and not self.stopping and table is not None and table.version <= sent
-                ):
-                    changed.wait(5.0)
-                    table = self.projection.tables.get(table_id)
-                if self.stopping or table is None or not active():
-                    return
-                sent = table.version
-                view = player_view(table, account_id)
-            yield api.WatchTableResponse(view=view)
-
-    def wake_watchers(self, table_id: str) -> None:
-        """Wake ``table_id``'s watchers to check whether their streams are still wanted (a
-        stream that ended releases its thread at once)."""
-        self.projection.wake(table_id)
-
-    def stop_watches(self) -> None:
-        """End every WatchTable stream (at shutdown)."""
-        with self.projection.lock:
-            self.stopping = True
-        self.projection.wake_all()
 
     # -- time: starting hands ----------------------------------------------------------------
 

@@ -4,8 +4,8 @@ Needs ``RUMMY_JWT_SECRET`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_GRP
 ``RUMMY_METRICS_PORT`` (50051 / 9101), ``RUMMY_TOPIC_PREFIX``, ``RUMMY_TABLE_WRITER_ID``
 (the stable transactional id of the table-events writer, default ``table-writer``: a second
 instance with the same id fences the first), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
-times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 128 here:
-each WatchTable stream holds a worker; at most ``workers - 16`` streams at once),
+times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 48 here: the
+threads that run the unary calls; WatchTable streams take none, they live on the gRPC loop),
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
 hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
 House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
@@ -41,7 +41,7 @@ SERVICE = "table"
 WRITER_ID_VARIABLE = "RUMMY_TABLE_WRITER_ID"
 DEFAULT_WRITER_ID = "table-writer"
 SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
-DEFAULT_MAX_WORKERS = "128"
+DEFAULT_MAX_WORKERS = "48"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
 MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
 _log = get_logger(__name__)
@@ -129,8 +129,9 @@ def build(settings: Settings) -> ServiceHost:
     replayed = app.replay(events.read_topic(bootstrap, prefix + TABLE_EVENTS))
     _log.info("tables rebuilt", events=replayed, tables=len(app.projection.tables))
 
-    host = ServiceHost(SERVICE, settings)
-    host.on_stopping(app.stop_watches)
+    host = ServiceHost(SERVICE, settings, aio=True)
+    servicer = grpc_adapter.TableServicer(app, max_watches_per_account())
+    host.on_stopping(servicer.watches.close_all)
     host.on_shutdown(log.close)
     host.on_shutdown(writer.close)
     loops = BackgroundLoops()
@@ -139,12 +140,7 @@ def build(settings: Settings) -> ServiceHost:
     inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
     loops.start("table-inputs", events.InputLoop(log, app, inputs).run)
     loops.start("table-hand-starter", events.hand_starter(app))
-    max_watches = max(1, settings.grpc_max_workers - 16)
-    host.add_servicer(
-        grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(app, max_watches, max_watches_per_account()),
-        grpc_adapter.SERVICE_NAME,
-    )
+    host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
     return host
 
 
