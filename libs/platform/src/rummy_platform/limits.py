@@ -26,7 +26,7 @@ from __future__ import annotations
 import inspect
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import grpc
@@ -35,7 +35,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from rummy_platform.errors import InvalidArgument
-from rummy_platform.rpc_scope import rebuild
+from rummy_platform.rpc_scope import AioHandlerInterceptor, rebuild
 
 #: Largest request message a server accepts (and a client of ours sends), in bytes.
 MAX_REQUEST_BYTES = 64 * 1024
@@ -190,16 +190,7 @@ class RequestLimitsInterceptor(grpc.ServerInterceptor):
         return _checking(continuation(handler_call_details))
 
     def aio(self) -> grpc.aio.ServerInterceptor:
-        return _AioRequestLimits()
-
-
-class _AioRequestLimits(grpc.aio.ServerInterceptor):
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        return _checking(await continuation(handler_call_details), aio=True)
+        return AioHandlerInterceptor(lambda handler, _method: _checking(handler, aio=True))
 
 
 def _checking(

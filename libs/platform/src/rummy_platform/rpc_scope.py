@@ -159,12 +159,12 @@ async def _abort(context: grpc.aio.ServicerContext, abort: ScopeAbort) -> None:
     await context.abort(abort.code, abort.details, abort.trailing_metadata)
 
 
-class AioScopeInterceptor(grpc.aio.ServerInterceptor):
-    """Runs every RPC's (asynchronous) handler inside ``scope(full_method, AioCallView)``.
-    Install :class:`Offload` innermost so that every handler it wraps is asynchronous."""
+class AioHandlerInterceptor(grpc.aio.ServerInterceptor):
+    """A ``grpc.aio`` interceptor that replaces each handler found by
+    ``wrap(handler, full_method)`` (an unknown method stays None: gRPC answers UNIMPLEMENTED)."""
 
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    def __init__(self, wrap: Callable[[grpc.RpcMethodHandler, str], grpc.RpcMethodHandler]) -> None:
+        self._wrap = wrap
 
     async def intercept_service(
         self,
@@ -172,98 +172,96 @@ class AioScopeInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        method, scope = handler_call_details.method, self._scope
+        return None if handler is None else self._wrap(handler, handler_call_details.method)
 
-        def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
-            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                try:
-                    with scope(method, AioCallView(context)):
-                        return await behavior(request, context)
-                except ScopeAbort as abort:
-                    await _abort(context, abort)
 
-            return call
+class AioScopeInterceptor(AioHandlerInterceptor):
+    """Runs every RPC's (asynchronous) handler inside ``scope(full_method, AioCallView)``.
+    Install :class:`Offload` innermost so that every handler it wraps is asynchronous."""
 
-        def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
-            if not inspect.isasyncgenfunction(behavior):  # writes with context.write
-                return unary(behavior)
+    def __init__(self, scope: Scope) -> None:
+        super().__init__(lambda handler, method: _scoped_aio(handler, method, scope))
 
-            async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                try:
-                    with scope(method, AioCallView(context)):
-                        async for response in behavior(request, context):
-                            yield response
-                except ScopeAbort as abort:
-                    await _abort(context, abort)
 
-            return responses
+def _scoped_aio(handler: grpc.RpcMethodHandler, method: str, scope: Scope) -> Any:
+    def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                with scope(method, AioCallView(context)):
+                    return await behavior(request, context)
+            except ScopeAbort as abort:
+                await _abort(context, abort)
 
-        return rebuild(handler, unary, stream)
+        return call
+
+    def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if not inspect.isasyncgenfunction(behavior):  # writes with context.write
+            return unary(behavior)
+
+        async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                with scope(method, AioCallView(context)):
+                    async for response in behavior(request, context):
+                        yield response
+            except ScopeAbort as abort:
+                await _abort(context, abort)
+
+        return responses
+
+    return rebuild(handler, unary, stream)
 
 
 _END = object()
 
 
-class Offload(grpc.aio.ServerInterceptor):
+class Offload(AioHandlerInterceptor):
     """The innermost interceptor of an aio server: a synchronous handler runs in ``executor``
     (a bounded thread pool) with a copy of the call's context variables and an
     :class:`AioCallView` as its context; a synchronous response stream takes each of its
     messages in the pool. Asynchronous handlers are left as they are (they run on the loop)."""
 
     def __init__(self, executor: Executor) -> None:
-        self._executor = executor
+        super().__init__(lambda handler, _method: _offloaded(handler, executor))
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        executor = self._executor
 
-        def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
-            if inspect.iscoroutinefunction(behavior):
-                return behavior
+def _offloaded(handler: grpc.RpcMethodHandler, executor: Executor) -> Any:
+    def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.iscoroutinefunction(behavior):
+            return behavior
 
-            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                run = contextvars.copy_context().run
-                view = AioCallView(context)
-                return await asyncio.get_running_loop().run_in_executor(
-                    executor, run, behavior, request, view
-                )
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            run = contextvars.copy_context().run
+            view = AioCallView(context)
+            return await asyncio.get_running_loop().run_in_executor(
+                executor, run, behavior, request, view
+            )
 
-            return call
+        return call
 
-        def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
-            if inspect.isasyncgenfunction(behavior) or inspect.iscoroutinefunction(behavior):
-                return behavior
+    def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.isasyncgenfunction(behavior) or inspect.iscoroutinefunction(behavior):
+            return behavior
 
-            async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                run = contextvars.copy_context().run
-                loop = asyncio.get_running_loop()
-                iterator = iter(
-                    await loop.run_in_executor(
-                        executor, run, behavior, request, AioCallView(context)
-                    )
-                )
-                try:
-                    while True:
-                        item = await loop.run_in_executor(executor, run, next, iterator, _END)
-                        if item is _END:
-                            return
-                        yield item
-                finally:
-                    close = getattr(iterator, "close", None)
-                    if close is not None:
-                        await loop.run_in_executor(executor, run, close)
+        async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            run = contextvars.copy_context().run
+            loop = asyncio.get_running_loop()
+            iterator = iter(
+                await loop.run_in_executor(executor, run, behavior, request, AioCallView(context))
+            )
+            try:
+                while True:
+                    item = await loop.run_in_executor(executor, run, next, iterator, _END)
+                    if item is _END:
+                        return
+                    yield item
+            finally:
+                close = getattr(iterator, "close", None)
+                if close is not None:
+                    await loop.run_in_executor(executor, run, close)
 
-            return responses
+        return responses
 
-        return rebuild(handler, unary, stream)
+    return rebuild(handler, unary, stream)
 
 
 def rebuild(

@@ -56,6 +56,16 @@ from rummy_platform.service_main import SupervisorWatch
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
 
+#: Options of an aio host besides the message limits. gRPC core cancels a call that arrives
+#: while more than ``max_pending_requests`` (default 1000) calls wait for the application to
+#: take them; the aio server takes them one at a time on its loop, so a burst of streams (10,000
+#: spectators reconnecting at once: measured with ``bench/throughput.py --watchers 10000``, where
+#: two thirds were CANCELLED) overflows it. The queue stays bounded, only deeper.
+AIO_SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.server.max_pending_requests", 20_000),
+    ("grpc.server.max_pending_requests_hard_limit", 40_000),
+)
+
 _log = get_logger(__name__)
 
 
@@ -399,7 +409,9 @@ class _AioServer:
 
     def create(self, interceptors: list[Any], options: Iterable[tuple[str, int]]) -> Any:
         async def make() -> grpc.aio.Server:
-            return grpc.aio.server(interceptors=interceptors, options=list(options))
+            return grpc.aio.server(
+                interceptors=interceptors, options=[*options, *AIO_SERVER_OPTIONS]
+            )
 
         return self.run(make())
 
