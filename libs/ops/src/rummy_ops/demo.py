@@ -52,8 +52,8 @@ from rummy_ops.stack import (
 )
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
+from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 
 OPERATOR_ACCOUNT = "ops-demo"
 HOUSE_COMMISSION_ACCOUNT = "house:commission"
