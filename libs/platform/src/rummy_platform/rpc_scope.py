@@ -140,6 +140,9 @@ class AioCallView:
     def set_details(self, details: str) -> None:
         self._context.set_details(details)
 
+    def set_trailing_metadata(self, metadata: Any) -> None:
+        self._context.set_trailing_metadata(metadata)
+
     def add_callback(self, callback: Callable[[], None]) -> bool:
         self._context.add_done_callback(lambda _context: callback())
         return True
