@@ -10,8 +10,8 @@ default ``table-writer-<address>``: each instance needs its own; a restart with 
 aborts the transaction its predecessor left open), ``RUMMY_TABLE_SESSION_SECONDS`` (how long the
 group waits for a silent instance before its partitions go to the others, default 6, the
 broker's minimum), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
-times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 128 here:
-each WatchTable stream holds a worker; at most ``workers - 16`` streams at once),
+times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 48 here:
+the threads that run the unary calls; WatchTable streams take none, they live on the gRPC loop),
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
 hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
 House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
@@ -54,7 +54,7 @@ SETTLE_WAIT_S, ABORT_WAIT_S = 1.0, 30.0
 #: How long the start waits for the first partitions to be granted and rebuilt (seconds).
 FIRST_ASSIGNMENT_WAIT_S = 120.0
 SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
-DEFAULT_MAX_WORKERS = "128"
+DEFAULT_MAX_WORKERS = "48"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
 MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
 SNAPSHOT_EVENTS_VARIABLE = "RUMMY_TABLE_SNAPSHOT_EVENTS"
@@ -227,7 +227,7 @@ def build(settings: Settings) -> ServiceHost:
     authority = TokenAuthority(settings.jwt_secret)
     app = TableApp(
         writer,
-        reread=lambda table_id: [r.envelope for r in log.read_stream(table_topic, table_id)],
+        reread=lambda table_id: list(log.read_stream(table_topic, table_id)),
         speed=clock_speed(),
         max_reservation_hundredths=max_reservation_hundredths(),
         topic=table_topic,
@@ -247,8 +247,9 @@ def build(settings: Settings) -> ServiceHost:
     owners = directory.Directory(bootstrap, owners_spec.name, ownership)
     handover = Handover(app, ownership, log, bootstrap, table_topic, owners, snapshot_topic)
 
-    host = ServiceHost(SERVICE, settings)
-    host.on_stopping(app.stop_watches)
+    host = ServiceHost(SERVICE, settings, aio=True)
+    servicer = grpc_adapter.TableServicer(app, max_watches_per_account())
+    host.on_stopping(servicer.watches.close_all)
     host.on_shutdown(log.close)
     host.on_shutdown(writer.close)
     host.on_shutdown(owners.close)
@@ -286,12 +287,7 @@ def build(settings: Settings) -> ServiceHost:
         every_s=every_s,
     )
     loops.start("table-snapshots", snapshots.run)
-    max_watches = max(1, settings.grpc_max_workers - 16)
-    host.add_servicer(
-        grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(app, max_watches, max_watches_per_account()),
-        grpc_adapter.SERVICE_NAME,
-    )
+    host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
     return host
 
 
