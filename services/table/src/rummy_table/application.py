@@ -16,9 +16,12 @@ retry with the same request id gets the first answer when the commit did land.
 Idempotency: a player's or operator's command is recorded with
 ``causation_id = "<account>/<client_request_id>"`` and ``request_digest`` (its RPC and body,
 :func:`rummy_platform.envelope.request_digest`) on every event it produced; a retried id with the
-same digest is answered from those events (the maps are rebuilt on replay), one with another digest
-(another RPC, table or body) is ALREADY_EXISTS. An input from another service is recorded with
-``causation_id`` = its event id and is dropped when seen again.
+same digest is answered from those events (the maps are rebuilt on replay and kept in the
+snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
+table's window of its last :data:`~rummy_table.table.ANSWER_WINDOW` commands and inputs. An input
+from another service is recorded with ``causation_id`` = its event id and is dropped when seen
+again (within that window; an older one is refused by the rules or by the recorded reveal and
+settlement).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from rummy_platform.errors import (
 from rummy_platform.eventlog import (
     CommitOutcomeUnknown,
     EventLogError,
+    Position,
     Record,
     TopicPartition,
     TransactionalWriter,
@@ -100,7 +104,7 @@ class TableApp:
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
     #: A table's whole stream read back from the log (for a table whose last commit's outcome
     #: is unknown); None: such a table answers UNAVAILABLE until the instance restarts.
-    reread: Callable[[str], list[Envelope]] | None = None
+    reread: Callable[[str], Sequence[Envelope | Record]] | None = None
     #: The input consumer's group membership now (KIP-447 fencing of the offsets committed).
     input_group_metadata: Callable[[], object | None] = field(default=lambda: None)
     #: Tables whose hands start in parallel at most.
@@ -108,6 +112,9 @@ class TableApp:
     fenced: bool = False
     #: A table's stream, oldest first (``GetHandProof``); None: proofs are Unavailable here.
     read_stream: Callable[[str], list[Envelope]] | None = None
+    #: A table's stream from an offset of its partition on (the results and proofs of hands
+    #: no longer in memory are read from their HandStarted on); None: ``read_stream`` is used.
+    read_stream_from: Callable[[str, int], list[Envelope]] | None = None
     #: Tables whose last commit's outcome is unknown (re-read before their next command).
     unsure: set[str] = field(default_factory=set)
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
@@ -130,14 +137,21 @@ class TableApp:
 
     # -- start -------------------------------------------------------------------------------
 
-    def replay(self, envelopes: Iterable[Envelope]) -> int:
-        """Rebuild every table from its stream (in stream order per table); returns the count."""
+    def replay(self, envelopes: Iterable[Envelope | Record]) -> int:
+        """Rebuild every table from its stream (in stream order per table; a Record also
+        gives where the envelope lies); returns the count."""
         n = 0
-        for envelope in envelopes:
-            self.projection.apply(envelope)
+        for item in envelopes:
+            if isinstance(item, Record):
+                self.projection.apply(item.envelope, item.partition, item.offset)
+            else:
+                self.projection.apply(item)
             n += 1
-        self._count_tables()
+        self.count_tables()
         return n
+
+    def count_tables(self) -> None:
+        """Set the tables-open and seats-taken gauges from the projection (after a rebuild)."""
 
     def drop_partitions(self, partitions: frozenset[int]) -> int:
         """Forget the tables of ``partitions`` (revoked: another instance serves them now),
@@ -152,10 +166,9 @@ class TableApp:
             self.projection.drop(gone)
             for table_id in gone:
                 self.unsure.discard(table_id)
-        self._count_tables()
+        self.count_tables()
         return len(gone)
 
-    def _count_tables(self) -> None:
         with self.projection.lock:
             tables = self.projection.tables.values()
             self.metrics.tables_open.set(sum(not t.closed for t in tables))
@@ -177,11 +190,11 @@ class TableApp:
         envelopes: Sequence[Envelope],
         table_id: str,
         consumed: dict[TopicPartition, int] | None = None,
-    ) -> None:
+    ) -> list[Position]:
         """Append ``envelopes`` of ``table_id`` (and ``consumed`` offsets) through the group
-        writer. Raises Unavailable once fenced, EventLogError if the transaction failed (nothing
-        appended) or CommitOutcomeUnknown (``table_id`` is then re-read from the log before its
-        next command)."""
+        writer; returns where they landed. Raises Unavailable once fenced, EventLogError if the
+        transaction failed (nothing appended) or CommitOutcomeUnknown (``table_id`` is then
+        re-read from the log before its next command)."""
         if self.fenced:
             raise Unavailable("this table-service instance was replaced; retry on the new one")
         metadata = self.input_group_metadata() if consumed else None
@@ -217,6 +230,7 @@ class TableApp:
         if self.ownership is not None and positions:
             last = positions[-1]
             self.ownership.wrote(last.partition, last.offset + 1)
+        return positions
 
     def _commit(
         self,
@@ -246,12 +260,19 @@ class TableApp:
             )
             for i, payload in enumerate(payloads)
         ]
-        self._append(envelopes, table.table_id, consumed)
-        with self.projection.lock:
-            for envelope in envelopes:
-                self.projection.apply(envelope)
+        positions = self._append(envelopes, table.table_id, consumed)
+        self._fold(envelopes, positions)
         self.metrics.count(envelopes)
         return envelopes
+
+    def _fold(self, envelopes: Sequence[Envelope], positions: Sequence[Position]) -> None:
+        """Fold freshly appended ``envelopes`` (landed at ``positions``, when the writer says)."""
+        where = [(p.partition, p.offset) for p in positions]
+        if len(where) != len(envelopes):
+            where = [(-1, -1)] * len(envelopes)
+        with self.projection.lock:
+            for envelope, (partition, offset) in zip(envelopes, where, strict=True):
+                self.projection.apply(envelope, partition, offset)
 
     @contextmanager
     def _command(self, table_id: str, *, opening: bool = False) -> Iterator[Table | None]:
@@ -365,8 +386,8 @@ class TableApp:
                 request_digest=digest,
             )
             with _unavailable_on_log_errors():
-                self._append([envelope], table_id)
-            self.projection.apply(envelope)
+                positions = self._append([envelope], table_id)
+            self._fold([envelope], positions)
             self.metrics.tables_open.inc()
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
@@ -587,17 +608,40 @@ class TableApp:
 
     def get_hand_result(self, account_id: str | None, table_id: str, hand_id: str) -> pb.HandEnded:
         """Every seat's points, cards, arrangement, settlement lines and commission, once the hand
-        ended (:meth:`voided_reason` says if the ledger refused them). Raises NotFound (no such
-        hand) or FailedPrecondition (not ended yet)."""
+        ended (:meth:`voided_reason` says if the ledger refused them); a hand older than the
+        table's last RESULT_WINDOW is read back from the log from its HandStarted on. Raises
+        NotFound (no such hand, or it was aborted), FailedPrecondition (not ended yet),
+        Unavailable (the log cannot be read)."""
         self._check_owner(table_id)
         with self.projection.lock:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
-            for table in tables:
-                if hand_id in table.results:
-                    return table.results[hand_id]
-                if table.hand_id == hand_id:
-                    raise FailedPrecondition(f"hand {hand_id} has not ended")
+            table = next((t for t in tables if hand_id in t.hands), None)
+            if table is None:
+                raise NotFound(f"no ended hand {hand_id!r}")
+            if hand_id in table.results:
+                return table.results[hand_id]
+            if table.hand_id == hand_id:  # the current hand, not ended (running or aborted)
+                raise FailedPrecondition(f"hand {hand_id} has not ended")
+            found_table, offset = table.table_id, table.hands[hand_id]
+        # An older hand: its HandEnded is read back from the log, from the hand's start on.
+        for envelope in self._hand_envelopes(found_table, offset):
+            payload = envelope.payload
+            if isinstance(payload, pb.HandEnded) and payload.hand_id == hand_id:
+                return payload
         raise NotFound(f"no ended hand {hand_id!r}")
+
+    def _hand_envelopes(self, table_id: str, offset: int) -> list[Envelope]:
+        """``table_id``'s envelopes from ``offset`` of its partition on (from its first when
+        ``offset`` is -1 or no offset reader is set). Raises Unavailable when the log cannot
+        be read."""
+        try:
+            if self.read_stream_from is not None and offset >= 0:
+                return self.read_stream_from(table_id, offset)
+            if self.read_stream is None:
+                raise Unavailable("this table-service instance cannot read its stream")
+            return self.read_stream(table_id)
+        except EventLogError as exc:
+            raise Unavailable(f"cannot read the stream of table {table_id}: {exc}") from None
 
     def get_hand_proof(self, account_id: str | None, table_id: str, hand_id: str) -> str:
         """The proof bundle of an ended hand as canonical JSON (``rummy_table.proof``), read from
@@ -611,19 +655,16 @@ class TableApp:
             table = next((t for t in tables if hand_id in t.hands), None)
             if table is None:
                 raise NotFound(f"no hand {hand_id!r}")
-            found_table = table.table_id
-            if hand_id not in table.results:
+            found_table, offset = table.table_id, table.hands[hand_id]
+            if table.hand_id == hand_id and table.hand_running:
                 raise FailedPrecondition(f"hand {hand_id} has not ended (or was aborted)")
             if hand_id not in table.revealed:
                 raise FailedPrecondition(f"the server seed of hand {hand_id} is not revealed yet")
-        if self.read_stream is None:
-            raise Unavailable("this table-service instance cannot read its stream for proofs")
         try:
-            bundle = proof.hand_proof(found_table, hand_id, self.read_stream(found_table))
+            envelopes = self._hand_envelopes(found_table, offset)
+            bundle = proof.hand_proof(found_table, hand_id, envelopes)
         except proof.ProofNotReady as exc:
             raise FailedPrecondition(str(exc)) from None
-        except EventLogError as exc:
-            raise Unavailable(f"cannot read the stream of table {found_table}: {exc}") from None
         if account_id is not None:
             started = next(e for e in bundle["events"] if e["event"]["type"] == "HandStarted")
             if account_id not in {s["account_id"] for s in started["event"]["seats"]}:

@@ -15,7 +15,10 @@ the threads that run the unary calls; WatchTable streams take none, they live on
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
 hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
 House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
-(WatchTable streams one account may hold at once, default 8, 1..10000).
+(WatchTable streams one account may hold at once, default 8, 1..10000),
+``RUMMY_TABLE_SNAPSHOT_EVENTS`` / ``RUMMY_TABLE_SNAPSHOT_SECONDS`` (a partition's tables are
+snapshotted once this many events of it were folded since its last snapshot, default 2000, or this
+many seconds after its last one when anything changed, default 30; see ``rummy_table.snapshot``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
+from rummy_table import snapshot
 from rummy_table.adapters import directory, events
 from rummy_table.adapters import grpc as grpc_adapter
 from rummy_table.application import INPUT_GROUP, TableApp
@@ -53,6 +57,8 @@ SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
 DEFAULT_MAX_WORKERS = "48"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
 MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
+SNAPSHOT_EVENTS_VARIABLE = "RUMMY_TABLE_SNAPSHOT_EVENTS"
+SNAPSHOT_SECONDS_VARIABLE = "RUMMY_TABLE_SNAPSHOT_SECONDS"
 _log = get_logger(__name__)
 
 
@@ -109,21 +115,22 @@ def max_watches_per_account(environ: Mapping[str, str] | None = None) -> int:
     )
 
 
+def snapshot_every(environ: Mapping[str, str] | None = None) -> tuple[int, int]:
+    """``RUMMY_TABLE_SNAPSHOT_EVENTS`` (default 2000, 1..10^9) and
+    ``RUMMY_TABLE_SNAPSHOT_SECONDS`` (default 30, 1..86400). Raises SystemExit(2) otherwise."""
+    events_ = _whole_number(SNAPSHOT_EVENTS_VARIABLE, 2000, 10**9, " of events", environ)
+    seconds = _whole_number(SNAPSHOT_SECONDS_VARIABLE, 30, 86_400, " of seconds", environ)
+    return events_, seconds
+
+
 def rebuild_partitions(
-    app: TableApp, bootstrap: str, topic: str, partitions: frozenset[int]
+    app: TableApp, bootstrap: str, snapshot_topic: str, partitions: frozenset[int]
 ) -> dict[int, int]:
-    """Rebuild the tables of ``partitions`` of table-events into ``app`` (the one place a set of
-    partitions is rebuilt: today by reading them from the start); returns the offset each was
-    read up to."""
-    envelopes, ends = events.read_partitions(bootstrap, topic, partitions)
-    replayed = app.replay(envelopes)
-    _log.info(
-        "tables rebuilt",
-        partitions=sorted(partitions),
-        events=replayed,
-        tables=len(app.projection.tables),
-    )
-    return ends
+    """Rebuild the tables of ``partitions`` of table-events (``app.topic``) into ``app`` (the
+    one place a set of partitions is rebuilt: each partition's latest snapshot on
+    ``snapshot_topic`` and the tail after it, see :func:`events.rebuild`); returns the offset
+    each was read up to."""
+    return events.rebuild(bootstrap, app, snapshot_topic, partitions)
 
 
 class Handover:
@@ -143,9 +150,11 @@ class Handover:
         bootstrap: str,
         topic: str,
         announce: directory.Directory,
+        snapshot_topic: str,
     ) -> None:
         self._app, self._ownership, self._log = app, ownership, log
         self._bootstrap, self._topic, self._directory = bootstrap, topic, announce
+        self._snapshot_topic = snapshot_topic
         self._generations: dict[int, int] = {}  # partition -> the generation that granted it
         self._parked: dict[int, int] = {}  # revoked, tables kept: partition -> its generation
 
@@ -182,7 +191,7 @@ class Handover:
             left = events.unstable_partitions(self._bootstrap, self._topic, unstable, ABORT_WAIT_S)
             if left:
                 _log.error("rebuilding past an open transaction", partitions=sorted(left))
-        ends = rebuild_partitions(self._app, self._bootstrap, self._topic, partitions)
+        ends = rebuild_partitions(self._app, self._bootstrap, self._snapshot_topic, partitions)
         self._ownership.grant(partitions, metadata, ends)
         self._directory.announce(partitions | kept, generation)
 
@@ -203,7 +212,11 @@ def build(settings: Settings) -> ServiceHost:
     log = events.kafka_log(bootstrap)
     table_topic = prefix + TABLE_EVENTS
     owners_spec = directory.directory_spec(prefix)
-    log.ensure_topics([*event_topic_specs(prefix=prefix), owners_spec])
+    snapshot_topic = prefix + snapshot.SNAPSHOT_TOPIC
+    log.ensure_topics(
+        [*event_topic_specs(prefix=prefix), owners_spec, snapshot.snapshot_topic_spec(prefix)]
+    )
+    every_events, every_s = snapshot_every()
     address = os.environ.get(ADDRESS_VARIABLE, "").strip() or f"127.0.0.1:{settings.grpc_port}"
     writer_id = prefix + (
         os.environ.get(WRITER_ID_VARIABLE, "").strip() or f"{DEFAULT_WRITER_ID}-{address}"
@@ -214,7 +227,7 @@ def build(settings: Settings) -> ServiceHost:
     authority = TokenAuthority(settings.jwt_secret)
     app = TableApp(
         writer,
-        reread=lambda table_id: [r.envelope for r in log.read_stream(table_topic, table_id)],
+        reread=lambda table_id: list(log.read_stream(table_topic, table_id)),
         speed=clock_speed(),
         max_reservation_hundredths=max_reservation_hundredths(),
         topic=table_topic,
@@ -223,13 +236,16 @@ def build(settings: Settings) -> ServiceHost:
         read_stream=lambda table_id: [
             r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id)
         ],
+        read_stream_from=lambda table_id, offset: [
+            r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id, offset)
+        ],
         ownership=ownership,
         peer_tables=grpc_adapter.PeerTables(
             ownership, lambda: authority.issue(SERVICE, Role.SERVICE, 600)
         ),
     )
     owners = directory.Directory(bootstrap, owners_spec.name, ownership)
-    handover = Handover(app, ownership, log, bootstrap, table_topic, owners)
+    handover = Handover(app, ownership, log, bootstrap, table_topic, owners, snapshot_topic)
 
     host = ServiceHost(SERVICE, settings, aio=True)
     servicer = grpc_adapter.TableServicer(app, max_watches_per_account())
@@ -260,6 +276,17 @@ def build(settings: Settings) -> ServiceHost:
     if not ownership.ready.wait(FIRST_ASSIGNMENT_WAIT_S):
         _log.warning("no partitions granted yet; serving anyway", waited_s=FIRST_ASSIGNMENT_WAIT_S)
     loops.start("table-hand-starter", events.hand_starter(app))
+    # Snapshots of the partitions this instance serves (never of one handed over).
+    snapshots = events.SnapshotLoop(
+        bootstrap,
+        app,
+        snapshot_topic,
+        ownership.partitions,
+        lambda: sorted(ownership.owned()),
+        every_events=every_events,
+        every_s=every_s,
+    )
+    loops.start("table-snapshots", snapshots.run)
     host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
     return host
 

@@ -56,6 +56,13 @@ class TableMetrics:
     #: refusal's ``ErrorCode`` in lower case, e.g. ``not_your_turn``). A request refused before
     #: the rules (unknown table, wrong hand, bad card index, bad token) is not counted.
     decisions: Counter
+    #: Snapshots of a partition's tables written (``rummy_table.snapshot``).
+    snapshots_written: Counter
+    #: Snapshots ignored at start (the partition replayed in full), by reason: ``shape`` (another
+    #: shape version) or ``undecodable``.
+    snapshots_ignored: Counter
+    #: The size of the last snapshot written, bytes (before the producer's compression).
+    snapshot_bytes: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> TableMetrics:
@@ -87,7 +94,25 @@ class TableMetrics:
                 ["command", "outcome"],
                 registry=registry,
             ),
+            Counter(
+                "rummy_table_snapshots_written",
+                "Snapshots of a partition's tables written",
+                registry=registry,
+            ),
+            Counter(
+                "rummy_table_snapshots_ignored",
+                "Snapshots ignored at start (the partition replayed in full), by reason",
+                ["reason"],
+                registry=registry,
+            ),
+            Gauge(
+                "rummy_table_snapshot_bytes",
+                "Size of the last snapshot written, bytes",
+                registry=registry,
+            ),
         )
+        for reason in ("shape", "undecodable"):
+            metrics.snapshots_ignored.labels(reason)
         for result in DECLARE_RESULTS:
             metrics.declares.labels(result)
         for kind in DROP_KINDS:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_rules.rules import RuleSetError
 from rummy_rules.variant import DeadlineKind
@@ -69,9 +70,15 @@ class Projection:
         #: Called with a table's id after each change of it, under :attr:`lock` (it must be
         #: quick and never block: the watch streams only schedule a wake-up on their loop).
         self.on_change: Callable[[str], None] | None = None
-        #: The request digest of every client command recorded, by causation id
-        #: (``"<account>/<client_request_id>"``), over all tables.
+        #: The request digest of every client command in a table's answer window, by causation
+        #: id (``"<account>/<client_request_id>"``), over all tables (bounded as the windows).
         self.requests: dict[str, str] = {}
+        #: Per partition of the table stream: the highest offset folded here (live or on
+        #: replay). Every table's state covers all its events up to it, once no command of the
+        #: table is in flight (see :mod:`rummy_table.snapshot`).
+        self.folded: dict[int, int] = {}
+        #: Per partition: envelopes folded since the last snapshot of it was taken.
+        self.since_snapshot: dict[int, int] = {}
         self.on_decision = on_decision
 
     def command_lock(self, table_id: str) -> threading.Lock:
@@ -82,29 +89,37 @@ class Projection:
                 found = self._command_locks[table_id] = threading.Lock()
             return found
 
+    def command_locks(self) -> list[str]:
+        """The table ids that have a command lock (every table a command was begun for)."""
+        with self.lock:
+            return list(self._command_locks)
+
     def _changed(self, table_id: str) -> None:
         if self.on_change is not None:
             self.on_change(table_id)
 
-    def rebuild(self, table_id: str, envelopes: Iterable[Envelope]) -> Table | None:
+    def rebuild(self, table_id: str, envelopes: Iterable[Envelope | Record]) -> Table | None:
         """Replace ``table_id``'s state by the fold of ``envelopes`` (its whole stream, as read
-        back from the log); returns the new table (None if the stream holds no table)."""
+        back from the log; Records also say where each lies, which a snapshot of the table
+        needs); returns the new table (None if the stream holds no table)."""
         table: Table | None = None
-        digests: list[tuple[str, str]] = []
-        for envelope in envelopes:
-            if envelope.causation_id and envelope.request_digest:
-                digests.append((envelope.causation_id, envelope.request_digest))
+        where: list[tuple[int, int]] = []
+        for item in envelopes:
+            envelope = item.envelope if isinstance(item, Record) else item
+            offset = item.offset if isinstance(item, Record) else -1
+            if isinstance(item, Record):
+                where.append((item.partition, item.offset))
             if isinstance(envelope.payload, pb.TableOpened):
-                table = Table.opened_from(envelope)
+                table = Table.opened_from(envelope, self.on_decision)
             elif table is not None:
-                table.apply(envelope)
+                table.apply(envelope, offset)
         with self.lock:
-            for key, digest in digests:
-                self.requests.setdefault(key, digest)
+            for partition, offset in where:
+                self._folded_at(partition, offset)
             if table is None:
                 self.tables.pop(table_id, None)
             else:
-                self.tables[table_id] = table
+                self.install(table)
             self._changed(table_id)
         return table
 
@@ -120,11 +135,34 @@ class Projection:
                 self._command_locks.pop(table_id, None)
                 self._changed(table_id)
 
-    def apply(self, envelope: Envelope) -> Table | None:
-        """Fold one table-stream envelope; returns its table (None for an event of an unknown
-        table, or for a TableOpened whose options the rules refuse: a table opened before a bound
-        was added is logged and not loaded)."""
+    def install(self, table: Table) -> None:
+        """Hold ``table`` (rebuilt, or loaded from a snapshot) with its request digests."""
         with self.lock:
+            table.on_decision = self.on_decision
+            self.tables[table.table_id] = table
+            for key, digest in table.digests.items():
+                self.requests.setdefault(key, digest)
+            table.evicted.clear()
+
+    def _folded_at(self, partition: int, offset: int) -> None:
+        if partition >= 0:
+            self.since_snapshot[partition] = self.since_snapshot.get(partition, 0) + 1
+            if offset > self.folded.get(partition, -1):
+                self.folded[partition] = offset
+
+    def _forget_evicted(self, table: Table) -> None:
+        for key in table.evicted:
+            if self.requests.get(key) is not None and key not in table.digests:
+                del self.requests[key]
+        table.evicted.clear()
+
+    def apply(self, envelope: Envelope, partition: int = -1, offset: int = -1) -> Table | None:
+        """Fold one table-stream envelope (``offset`` in ``partition`` of the table stream; -1
+        when not known); returns its table (None for an event of an unknown table, or for a
+        TableOpened whose options the rules refuse: a table opened before a bound was added is
+        logged and not loaded)."""
+        with self.lock:
+            self._folded_at(partition, offset)
             if envelope.causation_id and envelope.request_digest:
                 self.requests.setdefault(envelope.causation_id, envelope.request_digest)
             if isinstance(envelope.payload, pb.TableOpened):
@@ -145,7 +183,9 @@ class Projection:
                 if found is None:
                     return None
                 table = found
-                table.apply(envelope)
+                table.apply(envelope, offset)
+                if table.evicted:
+                    self._forget_evicted(table)
             self._changed(table.table_id)
             return table
 

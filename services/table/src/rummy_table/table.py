@@ -10,6 +10,13 @@ Closing (an operator's CloseTable): from TableClosing on no hand starts and no s
 hand being played plays out, and the facts that end it are followed (in the same transaction) by
 a TablePlayerLeft for every seat still taken and TableClosed.
 
+Memory (flat in the number of hands played): a table keeps the HandEnded of its last
+:data:`RESULT_WINDOW` ended hands and the answers of its last :data:`ANSWER_WINDOW` commands and
+inputs (by causation id); of every other hand only its entry in :attr:`Table.hands` (hand id ->
+offset of its HandStarted in the table's partition) and whether its seed reveal and settlement are
+recorded. Older results and proofs are read back from the log from that offset. A closed table
+is a stub: no hand state, no results, its last :data:`CLOSED_ANSWER_WINDOW` answers.
+
 Seat rules: one seat per account per table; a seat that could not cover the reservation sits out
 of later hands (``sitting_out_reason``) until its player leaves and takes a seat again. A hand
 starts when at least ``min_players`` seats are eligible and the start delay has passed since the
@@ -18,6 +25,7 @@ last seat change or hand end; the dealer button moves to the next eligible seat 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +49,14 @@ from . import stream_codec as codec
 
 #: The variants this service hosts, by rule-set variant name.
 VARIANTS: dict[str, Variant[Any]] = {INDIAN_POINTS_VARIANT: INDIAN_POINTS}
+
+#: Ended hands whose HandEnded a table keeps in memory (older ones are read from the log).
+RESULT_WINDOW = 4
+#: Commands and inputs (by causation id) whose answers a table keeps: a client retrying a
+#: request id within its table's last 256 commands and inputs gets the first answer.
+ANSWER_WINDOW = 256
+#: The answers a closed table keeps.
+CLOSED_ANSWER_WINDOW = 8
 
 #: Told of every call of the variant's ``decide``: the command and its outcome (``accepted``, or
 #: the RuleViolation's code in lower case).
@@ -83,9 +99,18 @@ class Table:
     dealer_seat: int | None = None
     hand: Any = None
     ctx: codec.HandContext | None = None
+    #: The current hand's HandStarted (``ctx`` is made from it).
+    started: pb.HandStarted | None = None
+    #: The HandEnded of the last RESULT_WINDOW ended hands, oldest first.
     results: dict[str, pb.HandEnded] = field(default_factory=dict)
+    #: The last ANSWER_WINDOW causation ids, oldest first -> the payloads they caused (kept for
+    #: a client's request only; an input's event id maps to [] : it is only ever looked up).
     answers: dict[str, list[Message]] = field(default_factory=dict)
-    hands: set[str] = field(default_factory=set)
+    #: The request digest of each client request in ``answers``.
+    digests: dict[str, str] = field(default_factory=dict)
+    #: Every hand started here -> the offset of its HandStarted in the table's partition (-1
+    #: when not known: read from the partition's start).
+    hands: dict[str, int] = field(default_factory=dict)
     revealed: set[str] = field(default_factory=set)
     settled: set[str] = field(default_factory=set)
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
@@ -97,6 +122,8 @@ class Table:
     closing: bool = False
     closed: bool = False
     on_decision: DecisionObserver | None = None
+    #: Client request keys dropped from ``answers`` since the projection last looked.
+    evicted: list[str] = field(default_factory=list, repr=False, compare=False)
 
     # -- building --------------------------------------------------------------------------
 
@@ -106,14 +133,18 @@ class Table:
         decision it asks of the rules). Raises ValueError for bad options."""
         opened = envelope.payload
         assert isinstance(opened, pb.TableOpened)
+        table = cls.for_opened(opened, on_decision)
+        table.apply(envelope)
+        return table
+
+    @classmethod
+    def for_opened(cls, opened: pb.TableOpened, on_decision: DecisionObserver | None) -> Table:
+        """A table of ``opened``'s options with nothing folded yet. Raises ValueError for bad
+        options."""
         rules = codec.recorded_rule_set_from_pb(
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
-        table = cls(
-            opened.table_id, opened, rules, VARIANTS[rules.variant], on_decision=on_decision
-        )
-        table.apply(envelope)
-        return table
+        return cls(opened.table_id, opened, rules, VARIANTS[rules.variant], on_decision=on_decision)
 
     @property
     def start_delay_ms(self) -> int:
@@ -138,13 +169,34 @@ class Table:
 
     # -- apply -----------------------------------------------------------------------------
 
-    def apply(self, envelope: Envelope) -> None:  # noqa: C901 - one branch per fact
-        """Fold one envelope of this table's stream into the state."""
+    def _remember(self, envelope: Envelope) -> None:
+        """Record the envelope's causation id (and, for a client's request, its payload and
+        digest) in the answer window, dropping the oldest beyond ANSWER_WINDOW."""
+        key = envelope.causation_id
+        found = self.answers.get(key)
+        if found is None:
+            found = self.answers[key] = []
+            if envelope.request_digest:
+                self.digests[key] = envelope.request_digest
+            self._trim_answers(ANSWER_WINDOW)
+        if envelope.request_digest:
+            found.append(envelope.payload)
+
+    def _trim_answers(self, keep: int) -> None:
+        while len(self.answers) > keep:
+            oldest = next(iter(self.answers))
+            del self.answers[oldest]
+            if self.digests.pop(oldest, None) is not None:
+                self.evicted.append(oldest)
+
+    def apply(self, envelope: Envelope, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
+        """Fold one envelope of this table's stream into the state; ``offset``: where it lies in
+        the table's partition (-1: not known)."""
         payload = envelope.payload
         at_ms = codec.datetime_to_ms(envelope.occurred_at)
         self.version = envelope.stream_version
         if envelope.causation_id:
-            self.answers.setdefault(envelope.causation_id, []).append(payload)
+            self._remember(envelope)
         if isinstance(payload, pb.TableOpened):
             self.last_change_ms = at_ms
         elif isinstance(payload, pb.TablePlayerSeated):
@@ -155,7 +207,8 @@ class Table:
             self.last_change_ms = at_ms
         elif isinstance(payload, pb.HandStarted):
             self.ctx = codec.hand_context(payload)
-            self.hands.add(payload.hand_id)
+            self.started = payload
+            self.hands[sys.intern(payload.hand_id)] = offset
             self.hand_no = payload.hand_no
             self.dealer_seat = payload.dealer_seat
             started = codec.hand_started_from_pb(payload, at_ms)
@@ -168,12 +221,13 @@ class Table:
             self.closing = True
         elif isinstance(payload, pb.TableClosed):
             self.closed = True
+            self._to_stub()
         elif isinstance(payload, fairness_pb.SeedRevealed):
-            self.revealed.add(payload.hand_id)
+            self.revealed.add(sys.intern(payload.hand_id))
         elif isinstance(payload, ledger_pb.HandSettled):
-            self.settled.add(payload.hand_id)
+            self.settled.add(sys.intern(payload.hand_id))
         elif isinstance(payload, ledger_pb.SettlementRefused):
-            self.settled.add(payload.hand_id)
+            self.settled.add(sys.intern(payload.hand_id))
             self.voided[payload.hand_id] = payload.reason
         elif type(payload) in codec.HAND_PAYLOADS:
             assert self.ctx is not None, "a hand event before any HandStarted"
@@ -185,8 +239,19 @@ class Table:
                     self.hand = self.variant.apply(self.hand, event)
             if isinstance(payload, pb.HandEnded):
                 self.results[payload.hand_id] = payload
+                while len(self.results) > RESULT_WINDOW:
+                    del self.results[next(iter(self.results))]
             if isinstance(payload, pb.HandEnded | pb.HandAborted):
                 self.last_change_ms = at_ms
+
+    def _to_stub(self) -> None:
+        """A closed table keeps no hand state, no results and few answers (its hands' results
+        and proofs are read from the log)."""
+        if not self.hand_running:
+            self.hand, self.ctx, self.started = None, None, None
+        self.results.clear()
+        self._decided.clear()
+        self._trim_answers(CLOSED_ANSWER_WINDOW)
 
     # -- decisions -------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
+from .. import codec
 from ..cards import Card, Rank
 from ..events import (
     CardDiscarded,
@@ -143,6 +144,11 @@ class HandState:
         return replace(
             self, seats=tuple(replace(s, **changes) if s.seat == seat else s for s in self.seats)
         )
+
+
+# A hand's state is written to JSON exactly (``codec.to_dict`` / ``codec.from_dict``), so a table
+# service can keep a snapshot of a hand in play instead of folding its events again.
+codec.register(HandState)
 
 
 def _remove(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:

@@ -1,15 +1,16 @@
 """Kafka for the table service (the only module, with ``directory``, that builds Kafka clients):
-the event log, the read of table-events partitions when they are granted (and the check for
-transactions a previous owner left open on them), the loop over the inputs (ledger, fairness,
-dealer and clock events, group ``table``) and the hand-start ticker."""
+the event log, the rebuild of table-events partitions when they are granted (:func:`rebuild`: each
+partition's latest snapshot and its tail) and the check for transactions a previous owner left open
+on them, the snapshot writer, the loop over the inputs (ledger, fairness, dealer and clock events,
+group ``table``) and the hand-start ticker."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from kafka import KafkaConsumer
+from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.errors import KafkaError
 
@@ -26,6 +27,8 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
+from rummy_platform.topics import partition_for
+from rummy_table import snapshot
 from rummy_table.application import TableApp
 
 _log = get_logger(__name__)
@@ -37,15 +40,56 @@ def kafka_log(bootstrap_servers: str) -> EventLog:
     return KafkaEventLog(bootstrap_servers, client_id="table")
 
 
-def _reader(bootstrap_servers: str, isolation: str = "read_committed") -> KafkaConsumer:
+def _reader(
+    bootstrap_servers: str,
+    client_id: str = "table-replay",
+    fetch_bytes: int = 1024 * 1024,
+    isolation: str = "read_committed",
+) -> KafkaConsumer:
+    """A reader of ``isolation`` records; ``fetch_bytes``: the most fetched from one partition
+    at a time (also the most buffered per partition; a larger record is still fetched whole)."""
     return KafkaConsumer(
         bootstrap_servers=bootstrap_servers.split(","),
-        client_id="table-replay",
+        client_id=client_id,
         group_id=None,
         enable_auto_commit=False,
         isolation_level=isolation,
         auto_offset_reset="earliest",
+        max_partition_fetch_bytes=fetch_bytes,
     )
+
+
+def _read(
+    consumer: KafkaConsumer,
+    topic: str,
+    starts: Mapping[int, int],
+    timeout_s: float,
+    ends: dict[int, int] | None = None,
+) -> Iterator[tuple[int, int, bytes | None, bytes]]:
+    """``(partition, offset, key, value)`` of every committed record of ``topic``'s partitions
+    ``starts`` from their offsets up to their ends when asked, each partition in offset order.
+    Raises EventLogError when ``timeout_s`` seconds pass without a record (however long the
+    whole read takes while records keep coming)."""
+    tps = [KafkaTopicPartition(topic, p) for p in sorted(starts)]
+    consumer.assign(tps)
+    for tp in tps:
+        consumer.seek(tp, starts[tp.partition])
+    end = consumer.end_offsets(tps)  # last stable offsets under read_committed
+    if ends is not None:
+        ends.update({tp.partition: int(end[tp]) for tp in tps})
+    deadline = time.monotonic() + timeout_s
+    while any(consumer.position(tp) < end[tp] for tp in tps):
+        if time.monotonic() > deadline:
+            raise EventLogError(f"reading {topic}: no record for {timeout_s}s")
+        for tp, messages in sorted(consumer.poll(timeout_ms=500).items()):
+            deadline = time.monotonic() + timeout_s
+            for m in messages:
+                if m.offset < end[tp]:
+                    yield tp.partition, m.offset, m.key, m.value
+
+
+def _partitions(consumer: KafkaConsumer, topic: str) -> list[int]:
+    return sorted(consumer.partitions_for_topic(topic) or set())
 
 
 def read_partitions(
@@ -55,29 +99,207 @@ def read_partitions(
     timeout_s: float = 120.0,
 ) -> tuple[list[Envelope], dict[int, int]]:
     """Every committed envelope of ``partitions`` of ``topic`` (None: all), each partition in
-    offset order, and the offset each partition was read up to. Raises EventLogError past
-    ``timeout_s`` seconds."""
+    offset order, and the offset each partition was read up to. Raises EventLogError when
+    ``timeout_s`` seconds pass without a record."""
     registry = event_payloads()
     consumer = _reader(bootstrap_servers)
     try:
-        known = consumer.partitions_for_topic(topic) or set()
-        wanted = known if partitions is None else known & set(partitions)
-        tps = [KafkaTopicPartition(topic, p) for p in sorted(wanted)]
-        if not tps:
-            return [], {}
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        end = consumer.end_offsets(tps)  # last stable offsets under read_committed
-        out: list[Envelope] = []
-        deadline = time.monotonic() + timeout_s
-        while any(consumer.position(tp) < end[tp] for tp in tps):
-            if time.monotonic() > deadline:
-                raise EventLogError(f"replaying {topic} took over {timeout_s}s")
-            for tp, messages in sorted(consumer.poll(timeout_ms=500).items()):
-                out.extend(decode(m.value, registry) for m in messages if m.offset < end[tp])
-        return out, {tp.partition: int(end[tp]) for tp in tps}
+        known = _partitions(consumer, topic)
+        wanted = known if partitions is None else sorted(set(known) & set(partitions))
+        ends: dict[int, int] = {}
+        starts = dict.fromkeys(wanted, 0)
+        out = [
+            decode(v, registry) for _p, _o, _k, v in _read(consumer, topic, starts, timeout_s, ends)
+        ]
+        return out, ends
     finally:
         consumer.close(autocommit=False)
+
+
+def read_snapshots(bootstrap_servers: str, topic: str, timeout_s: float = 60.0) -> dict[int, bytes]:
+    """The latest snapshot of each partition of the table stream on the snapshot ``topic``
+    (its key: the partition number), by partition. Raises EventLogError when ``timeout_s``
+    seconds pass without a record."""
+    consumer = _reader(bootstrap_servers, "table-snapshot-reader", snapshot.MAX_SNAPSHOT_BYTES)
+    latest: dict[int, bytes] = {}
+    try:
+        starts = dict.fromkeys(_partitions(consumer, topic), 0)
+        for _p, _o, key, value in _read(consumer, topic, starts, timeout_s):
+            if key is not None and key.isdigit() and value is not None:
+                latest[int(key)] = value
+        return latest
+    finally:
+        consumer.close(autocommit=False)
+
+
+def rebuild(
+    bootstrap_servers: str,
+    app: TableApp,
+    snapshot_topic: str,
+    partitions: Iterable[int] | None = None,
+    timeout_s: float = 120.0,
+) -> dict[int, int]:
+    """Rebuild the tables of ``partitions`` of the table stream (``app.topic``; every partition
+    when None) into ``app.projection``: each partition's latest snapshot on ``snapshot_topic``
+    and the tail after it; a partition without a snapshot, or whose snapshot is of another
+    shape or does not decode (logged, counted in ``rummy_table_snapshots_ignored_total``), is
+    replayed from its start (the one place a set of partitions is rebuilt). Returns the offset
+    each partition was read up to. Raises EventLogError when ``timeout_s`` seconds pass without
+    a record."""
+    topic = app.topic
+    registry = event_payloads()
+    consumer = _reader(bootstrap_servers, "table-replay")
+    try:
+        wanted = _partitions(consumer, topic) if partitions is None else sorted(partitions)
+        stored = read_snapshots(bootstrap_servers, snapshot_topic, timeout_s)
+        loaded: dict[int, snapshot.PartitionSnapshot | None] = {}
+        for p in wanted:
+            loaded[p] = None
+            if p not in stored:
+                continue
+            try:
+                loaded[p] = snapshot.decode(stored[p], topic, p, app.projection.on_decision)
+            except snapshot.SnapshotError as exc:
+                app.metrics.snapshots_ignored.labels(exc.reason).inc()
+                _log.warning(
+                    "snapshot ignored: the partition is replayed in full",
+                    partition=p,
+                    reason=exc.reason,
+                    error=str(exc),
+                )
+        starts = {p: s.tail_from if s is not None else 0 for p, s in loaded.items()}
+        ends: dict[int, int] = {}
+        tail = (
+            Record(topic, p, offset, decode(value, registry))
+            for p, offset, _key, value in _read(consumer, topic, starts, timeout_s, ends)
+        )
+        folded = snapshot.load(app.projection, loaded, tail)
+    finally:
+        consumer.close(autocommit=False)
+    app.count_tables()
+    _log.info(
+        "tables rebuilt",
+        partitions=wanted,
+        from_snapshots=sum(s is not None for s in loaded.values()),
+        tail_records=folded,
+        tables=len(app.projection.tables),
+    )
+    return ends
+
+
+class SnapshotLoop:
+    """Writes the snapshot of each partition of ``partitions()`` (the table stream's partitions
+    this instance serves, out of ``partition_count``) to ``snapshot_topic`` once
+    ``every_events`` envelopes of it were folded since its last one, or ``every_s`` seconds after
+    its last one when anything was folded since; checked every ``check_s`` seconds, off the
+    command path (see :func:`rummy_table.snapshot.take`). Stops once the writer is fenced."""
+
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        app: TableApp,
+        snapshot_topic: str,
+        partition_count: int,
+        partitions: Callable[[], Iterable[int]] | None = None,
+        *,
+        every_events: int = 2000,
+        every_s: float = 30.0,
+        check_s: float = 1.0,
+    ) -> None:
+        self._bootstrap = bootstrap_servers
+        self._app = app
+        self._topic = snapshot_topic
+        self._count = partition_count
+        self._partitions = partitions or (lambda: range(partition_count))
+        self.every_events = every_events
+        self.every_s = every_s
+        self._check_s = check_s
+        self._last: dict[int, float] = {}
+        self._producer: KafkaProducer | None = None
+
+    def _produce(self, partition: int, data: bytes) -> None:
+        if self._producer is None:
+            self._producer = KafkaProducer(
+                bootstrap_servers=self._bootstrap.split(","),
+                client_id="table-snapshots",
+                acks="all",
+                compression_type="gzip",
+                max_request_size=snapshot.MAX_SNAPSHOT_BYTES,
+                linger_ms=0,
+            )
+        self._producer.send(self._topic, key=str(partition).encode(), value=data).get(timeout=60)
+
+    def due(self, partition: int, now: float) -> bool:
+        """Whether ``partition``'s snapshot is due at ``now`` (monotonic seconds)."""
+        with self._app.projection.lock:
+            since = self._app.projection.since_snapshot.get(partition, 0)
+        last = self._last.setdefault(partition, now)
+        return since >= self.every_events or (since > 0 and now - last >= self.every_s)
+
+    def write(self, partition: int) -> bool:
+        """Take and write ``partition``'s snapshot now; False when a table of it must first be
+        re-read (tried again at the next check). Raises what the producer raises."""
+        app = self._app
+        taken = snapshot.take(
+            app.projection,
+            app.topic,
+            partition,
+            lambda table_id: partition_for(table_id, self._count),
+            lambda table_id: table_id in app.unsure,
+        )
+        if taken is None:
+            return False
+        self._produce(partition, taken.data)
+        with app.projection.lock:
+            since = app.projection.since_snapshot
+            since[partition] = since.get(partition, 0) - taken.folded_since
+        self._last[partition] = time.monotonic()
+        app.metrics.snapshots_written.inc()
+        app.metrics.snapshot_bytes.set(len(taken.data))
+        _log.info(
+            "snapshot written", partition=partition, tables=taken.tables, bytes=len(taken.data)
+        )
+        return True
+
+    def run(self, stop: threading.Event) -> None:
+        """Write the due snapshots until ``stop``; then (unless fenced) one last snapshot of each
+        partition that changed whose tables are still here (a graceful stop may have handed the
+        partitions over already: such a snapshot is older than the new owner's, never wrong, see
+        :func:`rummy_table.snapshot.take`), so the next start has little tail to replay."""
+        try:
+            while not stop.wait(self._check_s) and not self._app.fenced:
+                self._write_due(lambda p: self.due(p, time.monotonic()), stop)
+            if not self._app.fenced:
+                self._write_due(self._changed, None, self._held())
+        finally:
+            if self._producer is not None:
+                self._producer.close(timeout=5)
+
+    def _changed(self, partition: int) -> bool:
+        with self._app.projection.lock:
+            return self._app.projection.since_snapshot.get(partition, 0) > 0
+
+    def _held(self) -> list[int]:
+        """The partitions served, and those whose tables are still in the projection."""
+        with self._app.projection.lock:
+            held = {partition_for(t, self._count) for t in self._app.projection.tables}
+        return sorted(held | set(self._partitions()))
+
+    def _write_due(
+        self,
+        due: Callable[[int], bool],
+        stop: threading.Event | None,
+        partitions: Iterable[int] | None = None,
+    ) -> None:
+        for partition in self._partitions() if partitions is None else partitions:
+            if stop is not None and stop.is_set():
+                return
+            if not due(partition):
+                continue
+            try:
+                self.write(partition)
+            except Exception:
+                _log.exception("writing a snapshot failed; will retry", partition=partition)
 
 
 def unstable_partitions(
@@ -89,7 +311,7 @@ def unstable_partitions(
     rebuild past. Raises EventLogError when the broker does not answer."""
     committed, uncommitted = (
         _reader(bootstrap_servers),
-        _reader(bootstrap_servers, "read_uncommitted"),
+        _reader(bootstrap_servers, isolation="read_uncommitted"),
     )
     tps = [KafkaTopicPartition(topic, p) for p in sorted(partitions)]
     deadline = time.monotonic() + wait_s

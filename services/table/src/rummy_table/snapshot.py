@@ -1,0 +1,295 @@
+"""Snapshots of the tables of one partition of the table stream, and a start from snapshot + tail.
+
+A snapshot is one canonical JSON document (keys sorted, no spaces, UTF-8) per partition of the
+table stream, kept on a compacted topic (:data:`SNAPSHOT_TOPIC`, keyed by the partition number,
+so the broker keeps the latest of each)::
+
+    {"format": "bb-table-snapshot", "shape": 1, "topic": "table-events", "partition": 3,
+     "tail_from": 1234, "tables": [{"table_id": ..., "covered": 1240, ...}, ...]}
+
+``shape`` is :data:`SHAPE_VERSION`: the shape of a table's state as written here. It must be
+bumped whenever :class:`~rummy_table.table.Table`'s fields or this encoding change; a snapshot of
+another shape, or one that does not decode (its hand state included: a rules library whose
+``HandState`` changed shape fails to decode it), is ignored, logged and counted, and its partition
+replayed in full. ``tail_from``: the tail of the partition to fold after loading starts there
+(every table not in the snapshot has all its events at or past it); ``covered`` (per table): every
+event of that table before this offset is in its state, so the tail's events of that table below
+it are skipped. Each table is one object: its options (TableOpened, protobuf bytes in base64), its
+seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), the
+last results and answers (protobuf payloads in base64, :data:`rummy_table.table.ANSWER_WINDOW`),
+and per hand played its HandStarted offset and whether its reveal and settlement are recorded.
+
+Taking a snapshot (:func:`take`) never holds a lock across I/O and never stops another table:
+each table is encoded under its own command lock (so no command of it is in flight: every event
+of it in the log is in its state), waiting for a command in flight to finish. The bytes are then
+produced off the command path (``rummy_table.adapters.events.SnapshotLoop``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+
+from rummy.table.v1 import events_pb2 as pb
+from rummy_platform.envelope import PayloadRegistry, event_payloads, type_name
+from rummy_platform.eventlog import Record
+from rummy_platform.logging import get_logger
+from rummy_platform.topics import TopicSpec
+from rummy_rules import codec as rules_codec
+
+from . import stream_codec as codec
+from .projection import Projection
+from .table import DecisionObserver, SeatInfo, Table
+
+_log = get_logger(__name__)
+
+FORMAT = "bb-table-snapshot"
+#: The shape of a table's state in a snapshot; bump it when Table's fields or the encoding change.
+SHAPE_VERSION = 1
+#: The compacted topic of the snapshots (prefixed like the event topics).
+SNAPSHOT_TOPIC = "table-snapshots"
+#: The largest snapshot record (bytes, after compression) the topic and the producer accept.
+MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
+
+
+def snapshot_topic_spec(prefix: str = "") -> TopicSpec:
+    """The snapshot topic: one partition, compacted (the latest snapshot of each partition of
+    the table stream is kept), records up to :data:`MAX_SNAPSHOT_BYTES`."""
+    return TopicSpec(
+        prefix + SNAPSHOT_TOPIC,
+        1,
+        config={"cleanup.policy": "compact", "max.message.bytes": str(MAX_SNAPSHOT_BYTES)},
+    )
+
+
+class SnapshotError(ValueError):
+    """Bytes that are not a usable snapshot of the partition asked for."""
+
+    #: The ``reason`` label of ``rummy_table_snapshots_ignored_total``.
+    reason = "undecodable"
+
+
+class SnapshotShapeError(SnapshotError):
+    """A snapshot of another shape version than :data:`SHAPE_VERSION`."""
+
+    reason = "shape"
+
+
+@dataclass(frozen=True)
+class PartitionSnapshot:
+    """A decoded snapshot: each table with the offset its state covers, and where the tail
+    starts."""
+
+    topic: str
+    partition: int
+    tail_from: int
+    tables: tuple[tuple[Table, int], ...]
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+
+def _b64(message: Message) -> str:
+    return base64.b64encode(message.SerializeToString(deterministic=True)).decode("ascii")
+
+
+def _payload(message: Message) -> list[str]:
+    return [type_name(message), _b64(message)]
+
+
+def encode_table(table: Table) -> dict[str, Any]:
+    """``table``'s state as a JSON-able dict (see the module doc)."""
+    return {
+        "table_id": table.table_id,
+        "opened": _b64(table.opened),
+        "opened_by": table.opened_by,
+        "seats": [[s, i.account_id, i.sitting_out_reason] for s, i in sorted(table.seats.items())],
+        "version": table.version,
+        "last_change_ms": table.last_change_ms,
+        "hand_no": table.hand_no,
+        "dealer_seat": table.dealer_seat,
+        "started": _b64(table.started) if table.started is not None else None,
+        "hand": rules_codec.to_dict(table.hand) if table.hand is not None else None,
+        "results": [_b64(r) for r in table.results.values()],
+        "answers": [
+            [key, table.digests.get(key, ""), [_payload(p) for p in payloads]]
+            for key, payloads in table.answers.items()
+        ],
+        "hands": [[h, offset] for h, offset in table.hands.items()],
+        "revealed": sorted(table.revealed),
+        "settled": sorted(table.settled),
+        "voided": sorted([h, why] for h, why in table.voided.items()),
+        "closing": table.closing,
+        "closed": table.closed,
+    }
+
+
+def encode(topic: str, partition: int, tail_from: int, tables: Iterable[dict[str, Any]]) -> bytes:
+    """The snapshot document of ``partition`` of ``topic`` as canonical JSON bytes."""
+    document = {
+        "format": FORMAT,
+        "shape": SHAPE_VERSION,
+        "topic": topic,
+        "partition": partition,
+        "tail_from": tail_from,
+        "tables": list(tables),
+    }
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+# -- decoding ------------------------------------------------------------------------------------
+
+
+def _parse(message: Message, text: str) -> Any:
+    message.ParseFromString(base64.b64decode(text, validate=True))
+    return message
+
+
+def decode_table(
+    data: dict[str, Any], on_decision: DecisionObserver | None, registry: PayloadRegistry
+) -> Table:
+    """The table a :func:`encode_table` dict stands for. Raises (KeyError, ValueError, ...)
+    on anything malformed; :func:`decode` turns that into SnapshotError."""
+    table = Table.for_opened(_parse(pb.TableOpened(), data["opened"]), on_decision)
+    if table.table_id != data["table_id"]:
+        raise ValueError(f"table {data['table_id']!r} holds the options of {table.table_id!r}")
+    table.opened_by = str(data["opened_by"])
+    table.seats = {int(s): SeatInfo(str(a), str(why)) for s, a, why in data["seats"]}
+    table.version = int(data["version"])
+    table.last_change_ms = int(data["last_change_ms"])
+    table.hand_no = int(data["hand_no"])
+    dealer = data["dealer_seat"]
+    table.dealer_seat = None if dealer is None else int(dealer)
+    if data["started"] is not None:
+        table.started = _parse(pb.HandStarted(), data["started"])
+        table.ctx = codec.hand_context(table.started)
+    if data["hand"] is not None:
+        table.hand = rules_codec.from_dict(data["hand"])
+    for text in data["results"]:
+        ended = _parse(pb.HandEnded(), text)
+        table.results[ended.hand_id] = ended
+    for key, digest, payloads in data["answers"]:
+        table.answers[str(key)] = [
+            registry.unpack(name, base64.b64decode(b)) for name, b in payloads
+        ]
+        if digest:
+            table.digests[str(key)] = str(digest)
+    table.hands = {str(h): int(offset) for h, offset in data["hands"]}
+    table.revealed = {str(h) for h in data["revealed"]}
+    table.settled = {str(h) for h in data["settled"]}
+    table.voided = {str(h): str(why) for h, why in data["voided"]}
+    table.closing = bool(data["closing"])
+    table.closed = bool(data["closed"])
+    return table
+
+
+def decode(
+    data: bytes, topic: str, partition: int, on_decision: DecisionObserver | None = None
+) -> PartitionSnapshot:
+    """The snapshot of ``partition`` of ``topic`` in ``data``. Raises SnapshotShapeError for
+    another shape version, SnapshotError for anything else that does not decode or is not a
+    snapshot of that partition."""
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise SnapshotError(f"not JSON: {exc}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise SnapshotError(f"not a {FORMAT} document")
+    if document.get("shape") != SHAPE_VERSION:
+        raise SnapshotShapeError(
+            f"shape {document.get('shape')!r}, this service reads shape {SHAPE_VERSION}"
+        )
+    if document.get("topic") != topic or document.get("partition") != partition:
+        raise SnapshotError(
+            f"a snapshot of {document.get('topic')!r}[{document.get('partition')!r}], "
+            f"not of {topic}[{partition}]"
+        )
+    registry = event_payloads()
+    try:
+        tables = tuple(
+            (decode_table(t, on_decision, registry), int(t["covered"])) for t in document["tables"]
+        )
+        tail_from = int(document["tail_from"])
+    except Exception as exc:  # any malformed part: the partition is replayed in full
+        raise SnapshotError(f"does not decode: {type(exc).__name__}: {exc}") from None
+    return PartitionSnapshot(topic, partition, tail_from, tables)
+
+
+# -- taking and loading --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A snapshot taken: its bytes, the tables in it, and how many envelopes of the partition
+    had been folded since the previous one when it was begun."""
+
+    data: bytes
+    tables: int
+    folded_since: int
+
+
+def take(
+    projection: Projection,
+    topic: str,
+    partition: int,
+    partition_of: Callable[[str], int],
+    unsure: Callable[[str], bool] = lambda _table_id: False,
+) -> Taken | None:
+    """A snapshot of the tables of ``partition`` (``partition_of``: a table id's partition),
+    or None when a table of it must first be re-read from the log (``unsure``: its last commit's
+    outcome is unknown). Waits for each table's command in flight (if any); holds no lock across
+    I/O."""
+    with projection.lock:
+        # Every append begun from now on lands at or past tail_from (everything folded is in the
+        # log); a table whose first command had begun before has its command lock already, and
+        # every table folded is in ``tables``.
+        tail_from = projection.folded.get(partition, -1) + 1
+        folded_since = projection.since_snapshot.get(partition, 0)
+        known = {*projection.tables, *projection.command_locks()}
+        ids = sorted(t for t in known if partition_of(t) == partition)
+    tables = []
+    for table_id in ids:
+        with projection.command_lock(table_id), projection.lock:
+            if unsure(table_id):
+                return None
+            table = projection.tables.get(table_id)
+            if table is None:
+                continue
+            entry = encode_table(table)
+            entry["covered"] = projection.folded.get(partition, -1) + 1
+            tables.append(entry)
+    return Taken(encode(topic, partition, tail_from, tables), len(tables), folded_since)
+
+
+def load(
+    projection: Projection,
+    snapshots: Mapping[int, PartitionSnapshot | None],
+    tail: Iterable[Record],
+) -> int:
+    """Install the tables of ``snapshots`` (by partition; None: that partition has none) into
+    ``projection`` and fold ``tail``: the records of those partitions, each partition in offset
+    order, from its snapshot's ``tail_from`` on (from its start when it has none), skipping each
+    table's records its snapshot covers. Returns the records folded."""
+    covered: dict[str, int] = {}
+    for partition, snapshot in snapshots.items():
+        if snapshot is None:
+            continue
+        for table, upto in snapshot.tables:
+            projection.install(table)
+            covered[table.table_id] = upto
+        with projection.lock:
+            upto = max([snapshot.tail_from, *(c for _t, c in snapshot.tables)])
+            if upto > projection.folded.get(partition, 0):
+                projection.folded[partition] = upto - 1
+    n = 0
+    for record in tail:
+        if record.offset < covered.get(record.envelope.stream_id, 0):
+            continue
+        projection.apply(record.envelope, record.partition, record.offset)
+        n += 1
+    return n
