@@ -19,6 +19,8 @@ import sys
 from collections.abc import Mapping
 
 from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_platform.dependencies import kafka_probe, watch_dependencies
+from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import GroupCommitWriter
 from rummy_platform.logging import get_logger
 from rummy_platform.server import ServiceHost
@@ -114,9 +116,15 @@ def build(settings: Settings) -> ServiceHost:
         log.transactional_writer(prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID))
     )
     table_topic = prefix + TABLE_EVENTS
+
+    def reread(table_id: str) -> list[Envelope]:
+        # The writer first: once it is ready a commit of unknown outcome is completed or aborted.
+        writer.ready()
+        return [r.envelope for r in log.read_stream(table_topic, table_id)]
+
     app = TableApp(
         writer,
-        reread=lambda table_id: [r.envelope for r in log.read_stream(table_topic, table_id)],
+        reread=reread,
         speed=clock_speed(),
         max_reservation_hundredths=max_reservation_hundredths(),
         topic=table_topic,
@@ -136,6 +144,13 @@ def build(settings: Settings) -> ServiceHost:
     loops = BackgroundLoops()
     host.on_shutdown(loops.stop)
     host.on_shutdown(app.close)
+    # While Kafka does not answer or the writer cannot write (its producer is being recreated
+    # after a broker stall): health NOT_SERVING, rummy_dependency_up says which.
+    watch_dependencies(
+        loops,
+        {"kafka": kafka_probe(bootstrap, client_id="table-probe"), "kafka-writer": writer.ready},
+        on_change=host.set_serving,
+    )
     inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
     loops.start("table-inputs", events.InputLoop(log, app, inputs).run)
     loops.start("table-hand-starter", events.hand_starter(app))
