@@ -86,6 +86,31 @@ PRODUCER_RETRY_BACKOFF_MS = 5
 #: and an idle consumer fetches 10 times a second instead of twice (0.5% -> 1.9% of a core).
 GROUP_FETCH: dict[str, Any] = {"fetch_min_bytes": 64 * 1024, "fetch_max_wait_ms": 100}
 
+#: Every client's reconnect backoff (ms): 50 ms doubling to 1 s. kafka-python's consumers default
+#: to a 30 s cap, so after a broker restart a consumer that had backed off far waited up to 30 s
+#: before it even tried again (issue 14: hands resumed 32 s after a Kafka restart).
+CLIENT_RECONNECT: dict[str, Any] = {"reconnect_backoff_ms": 50, "reconnect_backoff_max_ms": 1000}
+
+#: How group members keep their membership (ms). kafka-python 3.0.12 defaults to a 45 s session
+#: (KIP-735) and a 3 s heartbeat: a SIGKILLed member (which sends no LeaveGroup) kept its
+#: partitions until the broker dropped it 45 s later, so a restarted service waited that long for
+#: its own partitions (issue 14: 31 s after a ledger kill, 45 s after a table kill). 6 s (the
+#: broker's minimum, group.min.session.timeout.ms; the clock already ran with it) with a 1.5 s
+#: heartbeat leaves three missed heartbeats of slack; a member closed gracefully sends LeaveGroup
+#: (dynamic members do in 3.0.12) and is replaced at once. Static membership
+#: (``group_instance_id``, which 3.0.12 supports) is not used: static members never send
+#: LeaveGroup, and each instance would need a stable id of its own.
+GROUP_MEMBERSHIP: dict[str, Any] = {
+    "session_timeout_ms": 6000,
+    "heartbeat_interval_ms": 1500,
+    **CLIENT_RECONNECT,
+}
+
+#: The producers' request timeout (ms); kafka-python's default is 30 s. A broker that stops
+#: answering fails a transaction after 10 s instead of 30 (the writer then recovers by itself,
+#: see :class:`KafkaTransactionalWriter`); a healthy broker answers in milliseconds.
+PRODUCER_REQUEST_TIMEOUT_MS = 10_000
+
 _FENCING_ERRORS = (kafka_errors.ProducerFencedError, kafka_errors.InvalidProducerEpochError)
 
 
@@ -140,7 +165,11 @@ class KafkaEventLog(EventLog):
     # -- clients -------------------------------------------------------------------------------
 
     def _common(self) -> dict[str, Any]:
-        return {"bootstrap_servers": self._bootstrap, "client_id": self._client_id}
+        return {
+            "bootstrap_servers": self._bootstrap,
+            "client_id": self._client_id,
+            **CLIENT_RECONNECT,
+        }
 
     def producer_config(self) -> dict[str, Any]:
         """The configuration of every producer this log builds (idempotent, acks=all)."""
@@ -158,6 +187,7 @@ class KafkaEventLog(EventLog):
             "linger_ms": 0,
             "max_block_ms": int(self._timeout_s * 1000),
             "retry_backoff_ms": PRODUCER_RETRY_BACKOFF_MS,
+            "request_timeout_ms": PRODUCER_REQUEST_TIMEOUT_MS,
         }
 
     def _get_producer(self) -> KafkaProducer:
@@ -183,7 +213,7 @@ class KafkaEventLog(EventLog):
     def _group_consumer_config(self) -> dict[str, Any]:
         # Group members (the services' reactors) batch their fetches; the stream reader does not
         # (it reads to the end at once and would wait GROUP_FETCH's wait at the tail).
-        return {**self._consumer_config(), **GROUP_FETCH}
+        return {**self._consumer_config(), **GROUP_FETCH, **GROUP_MEMBERSHIP}
 
     # -- topics --------------------------------------------------------------------------------
 

@@ -50,6 +50,7 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.eventlog.kafka_log import (
     GROUP_FETCH,
+    GROUP_MEMBERSHIP,
     EmptyAssignmentWatch,
     PollGuard,
     header_type,
@@ -63,8 +64,6 @@ from rummy_platform.metrics import ConsumerLagReporter
 _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
-#: The broker's default lower bound (group.min.session.timeout.ms).
-SESSION_TIMEOUT_MS = 6000
 #: How long the clock waits to see its topics' partitions before joining its group (seconds).
 JOIN_METADATA_WAIT_S = 30.0
 
@@ -189,15 +188,14 @@ class ClockLoop:
                 enable_auto_commit=False,
                 isolation_level="read_committed",
                 auto_offset_reset="earliest",
-                # A clock killed with SIGKILL leaves the group when its session lapses; keep
-                # that short so a restarted clock gets its partitions back quickly.
-                session_timeout_ms=SESSION_TIMEOUT_MS,
-                heartbeat_interval_ms=SESSION_TIMEOUT_MS // 4,
                 # Range gives partition p of both topics to the same member (co-partitioned).
                 partition_assignment_strategy=[RangePartitionAssignor],
                 # Batched fetches, as every group consumer of the platform (see GROUP_FETCH);
                 # a deadline fires at its time whatever the delay of the TurnStarted.
                 **GROUP_FETCH,
+                # A clock killed with SIGKILL leaves the group when its session lapses: short,
+                # as every group member's (see GROUP_MEMBERSHIP).
+                **GROUP_MEMBERSHIP,
             )
             topics = [self._table_topic, self._clock_topic]
             wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
