@@ -391,11 +391,14 @@ def play(
     echo: Callable[[str], None] = print,
     progress: bool = True,
     broken: Callable[[], str | None] = lambda: None,
+    seated: Callable[[dict[str, list[Bot]]], None] | None = None,
 ) -> DemoReport:
     """Grant, open the tables, seat the bots, play ``options.hands`` hands, check the books.
 
     ``broken`` is polled every second while hands are played; a message from it (e.g. "table
-    exited (1)") stops the play early, recorded in ``report.stopped_because``. Returns the
+    exited (1)") stops the play early, recorded in ``report.stopped_because``. ``seated`` is
+    called once every bot plays, with each table's bots (by plan name; ``rummy soak`` watches
+    their calls in flight). Returns the
     :class:`DemoReport` (``finished`` False when the timeout passed or the stack broke first).
     Raises grpc.RpcError when a grant, an OpenTable or a TakeSeat is refused.
     """
@@ -488,6 +491,8 @@ def play(
             for bot in run.bots:
                 bot.take_seat()
                 bot.start()
+        if seated is not None:
+            seated({run.plan.name: run.bots for run in runs})
         deadline = started + options.timeout_seconds
         while not all(run.done.is_set() for run in runs):
             if time.monotonic() > deadline:

@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+import kafka.errors as kafka_errors
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.coordinator.assignors.range import RangePartitionAssignor
@@ -221,6 +222,13 @@ class ClockLoop:
                     # Nothing of the failed publication is visible and the deadlines are still
                     # pending: the next round publishes them again under the same ids.
                     _log.exception("publication failed; will retry")
+                    stop.wait(self._max_wait_s)
+                except kafka_errors.KafkaError as error:
+                    if not getattr(error, "retriable", False):
+                        raise
+                    # The broker went away under a position or offset lookup (a restart):
+                    # nothing was published; the next round asks again once it answers.
+                    _log.warning("kafka unreachable; will retry", error=str(error))
                     stop.wait(self._max_wait_s)
         finally:
             self.close()
