@@ -43,7 +43,14 @@ from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.adapters.db import invariant_violations, journal_sum
 from rummy_ops.bots.client import HAND_COMMANDS, Bot
 from rummy_ops.causation import caused_by
-from rummy_ops.demo import DemoOptions, DemoReport, Endpoints, play
+from rummy_ops.demo import (
+    DemoOptions,
+    DemoReport,
+    Endpoints,
+    clock_speed_option,
+    play,
+    stack_endpoints,
+)
 from rummy_ops.own_brokers import OwnBrokers
 from rummy_ops.replay import verify_demo
 from rummy_ops.replay.ledger import LEDGER_SCHEMA
@@ -324,12 +331,13 @@ def check(
             "no reservation held past its hand's end",
             [f"hand {h} account {a}: {amount} held" for h, a, amount in held],
         )
-        posted = dict(
-            conn.execute(
+        posted: dict[str, int] = {
+            str(account): int(balance)
+            for account, balance in conn.execute(
                 "SELECT account_id, balance FROM balances WHERE account_id = ANY(%s)",
                 (accounts,),
-            ).fetchall()
-        )
+            )
+        }
     ok, text = verify(report)
     checks["replay summary"] = text
     verdict("every hand's replay clean", [] if ok else [text])
@@ -422,14 +430,7 @@ def soak(
         )
         echo(f"starting the five services (logs in {state / 'logs'})")
         with stack:
-            endpoints = Endpoints(
-                table=stack.address("table"),
-                ledger=stack.address("ledger"),
-                jwt_secret=stack.config.jwt_secret,
-                kafka_bootstrap_servers=kafka,
-                database_url=database,
-                topic_prefix=prefix,
-            )
+            endpoints = stack_endpoints(stack)
             options = DemoOptions(
                 hands=1_000_000,
                 seed=seed,
@@ -512,13 +513,7 @@ def table(summary: SoakSummary) -> list[str]:
     help="Minutes of play at least (every fault is injected once, however long that takes).",
 )
 @click.option("--seed", default=7, show_default=True, type=int, help="The bots' seed.")
-@click.option(
-    "--clock-speed",
-    default=10.0,
-    show_default=True,
-    type=click.FloatRange(min=0.01),
-    help="How many times faster than real time deadlines pass (RUMMY_CLOCK_SPEED).",
-)
+@clock_speed_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary object only.")
 def soak_command(minutes: float, seed: int, clock_speed: float, as_json: bool) -> None:
     """Play bots at three tables on a stack of the soak's own (own Kafka and PostgreSQL on free
