@@ -1,9 +1,9 @@
-"""Throughput of one table-service instance: N tables of bots over the public gRPC API.
+"""Throughput of the table service: N tables of bots over the public gRPC API.
 
 Usage::
 
     .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
-        [--watchers 10000]
+        [--watchers 10000] [--instances 2]
 
 Brokers: ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are set (never started or
 stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if this run started them).
@@ -27,7 +27,13 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
    ``rummy_table_hands_ended`` / ``rummy_table_turn_timeouts``), CPU% of each service and of this
    driver (100% = one core), CPU milliseconds per action of each, RSS and threads of each service,
    and how many calls failed UNAVAILABLE or RESOURCE_EXHAUSTED. Then the bots leave.
-4. ``--watchers N``: at ``--watch-tables`` tables (default 16), one window as above, then a separate
+4. ``--instances 2``: a second table-service instance (on free ports) joins the first's consumer
+   group before the steps, so the two share the table partitions; the bots and the operator go
+   through :class:`rummy_platform.table_routing.TableRouter` (any instance, redirected to the
+   table's owner). Each step's line also says how its tables split between the instances
+   (``tables_by_instance``), and the table figures (hands, deadlines, CPU, RSS) cover both
+   (``table-2`` is the second instance).
+5. ``--watchers N``: at ``--watch-tables`` tables (default 16), one window as above, then a separate
    process (this script with ``--open-watches``, on grpc.aio) opens N idle ``WatchTable`` streams
    over those tables, one player account each, and a second window runs; the line reports the
    table service's RSS and threads and the change of action p99.
@@ -84,9 +90,11 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E
 from rummy_platform.config import rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
+from rummy_platform.table_routing import TableRouter  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
 from rummy_rules.melds import MeldOptions  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
+from rummy_testing.processes import ExtraService  # noqa: E402
 
 ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop"})
 COUNTED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
@@ -314,7 +322,24 @@ class Step:
     recorder: CallRecorder = field(default_factory=CallRecorder)
     table_ids: list[str] = field(default_factory=list)
     bots: list[Bot] = field(default_factory=list)
-    channels: list[grpc.Channel] = field(default_factory=list)
+    routers: list[TableRouter] = field(default_factory=list)
+    #: The other table-service instances (``--instances``).
+    extra: list[ExtraService] = field(default_factory=list)
+
+    def _router(self) -> TableRouter:
+        addresses = [self.stack.address("table"), *(e.address for e in self.extra)]
+        return TableRouter(
+            addresses,
+            channel=lambda a: grpc.intercept_channel(grpc.insecure_channel(a), self.recorder),
+        )
+
+    def _tables(self) -> dict[str, tuple[int, int]]:
+        """Each table-service process: name -> (pid, metrics port)."""
+        found = {"table": (self.stack.pids["table"], self.stack.config.ports["table"][1])}
+        for n, extra in enumerate(self.extra, start=2):
+            assert extra.process is not None
+            found[f"table-{n}"] = (extra.process.pid, extra.metrics_port)
+        return found
 
     def open(self) -> None:
         run = uuid.uuid4().hex[:6]
@@ -325,10 +350,8 @@ class Step:
         for t in range(self.tables):
             table_id = self.operator.open_table(self.options.seats, 10, 500, rules)
             self.table_ids.append(table_id)
-            channel = grpc.intercept_channel(
-                grpc.insecure_channel(self.stack.address("table")), self.recorder
-            )
-            self.channels.append(channel)
+            router = self._router()
+            self.routers.append(router)
             for s in range(self.options.seats):
                 account = f"bench-{run}-{t}-{s}"
                 self.operator.grant(account, 1_000_000)
@@ -338,7 +361,7 @@ class Step:
                     options=MeldOptions(jokers_only_group_is_sequence=True),
                 )
                 token = self.authority.issue(account, Role.PLAYER, 6 * 3600)
-                self.bots.append(Bot(account, token, channel, table_id, shoe, brain))
+                self.bots.append(Bot(account, token, router, table_id, shoe, brain))
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(lambda bot: bot.take_seat(), self.bots))
         for bot in self.bots:
@@ -346,19 +369,20 @@ class Step:
 
     def measure(self, seconds: float) -> dict[str, Any]:
         """Play ``seconds`` more and report that window."""
-        pids = self.stack.pids
-        table_metrics = self.stack.config.ports["table"][1]
+        tables = self._tables()
+        pids = {**self.stack.pids, **{name: pid for name, (pid, _) in tables.items()}}
+        names = [*SERVICES, *(n for n in tables if n != "table")]
         counters = ("rummy_table_hands_ended", "rummy_table_turn_timeouts")
-        before = {s: sample_process(pids[s]) for s in SERVICES}
+        before = {s: sample_process(pids[s]) for s in names}
         noted = [len(bot.stats.errors) for bot in self.bots]
         driver_before = time.process_time()
-        metrics_before = scrape(table_metrics, counters)
+        metrics_before = _scrape_all([port for _, port in tables.values()], counters)
         since = time.monotonic()
         time.sleep(seconds)
         until = time.monotonic()
-        metrics_after = scrape(table_metrics, counters)
+        metrics_after = _scrape_all([port for _, port in tables.values()], counters)
         driver_cpu = time.process_time() - driver_before
-        after = {s: sample_process(pids[s]) for s in SERVICES}
+        after = {s: sample_process(pids[s]) for s in names}
         wall = until - since
         calls = self.recorder.window(since, until)
         actions = [c for c in calls if c.method in ACTIONS and c.code == grpc.StatusCode.OK]
@@ -372,7 +396,7 @@ class Step:
             for code in COUNTED_CODES
             if error.startswith(f"watch: {code.name}")
         )
-        cpu = {s: after[s].cpu_s - before[s].cpu_s for s in SERVICES}
+        cpu = {s: after[s].cpu_s - before[s].cpu_s for s in names}
         cpu["driver"] = driver_cpu
         n = max(1, len(actions))
         floor = self.options.floor
@@ -397,8 +421,10 @@ class Step:
             },
             "cpu_percent": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
             "cpu_ms_per_action": {k: round(1000 * v / n, 2) for k, v in cpu.items()},
-            "rss_mib": {s: round(after[s].rss_mib, 1) for s in SERVICES},
-            "threads": {s: after[s].threads for s in SERVICES},
+            "rss_mib": {s: round(after[s].rss_mib, 1) for s in names},
+            "threads": {s: after[s].threads for s in names},
+            "instances": len(tables),
+            "tables_by_instance": self.split(),
             "serial_commits_per_s": round(floor.serial_commits_per_s, 1),
             "produce_p99_ms": round(floor.produce_p99_ms, 2),
             "produce_ack_p99_ms": round(floor.produce_ack_p99_ms, 2),
@@ -407,8 +433,27 @@ class Step:
     def close(self) -> None:
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(lambda bot: bot.stop(leave=True), self.bots))
-        for channel in self.channels:
-            channel.close()
+        for router in self.routers:
+            router.close()
+
+    def split(self) -> dict[str, int]:
+        """How many of the step's tables each instance serves (as its router learned)."""
+        names = {self.stack.address("table"): "table"}
+        names.update({e.address: f"table-{n}" for n, e in enumerate(self.extra, start=2)})
+        owners = Counter(
+            names.get(router.address_for(t), "?")
+            for router, t in zip(self.routers, self.table_ids, strict=True)
+        )
+        return dict(sorted(owners.items()))
+
+
+def _scrape_all(ports: Sequence[int], names: Sequence[str]) -> dict[str, float]:
+    """``names`` summed over the table-service instances' ``/metrics`` on ``ports``."""
+    total = dict.fromkeys(names, 0.0)
+    for port in ports:
+        for name, value in scrape(port, names).items():
+            total[name] += value
+    return total
 
 
 def report(row: dict[str, Any], as_json: bool) -> None:
@@ -421,12 +466,18 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         if "watchers" in row
         else ""
     )
+    split = (
+        "  tables by instance " + " ".join(f"{k} {v}" for k, v in row["tables_by_instance"].items())
+        if row.get("instances", 1) > 1
+        else ""
+    )
     say(
         f"tables {row['tables']:>4}: {row['actions_per_s']:7.1f} actions/s"
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
         f"  hands/s {row['hands_per_s']:g}  deadlines fired "
         f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
-        f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}{watchers}\n"
+        f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}{watchers}"
+        f"{split}\n"
         f"             CPU {cpu}\n             CPU ms/action {per_action}\n"
         f"             memory {memory}"
     )
@@ -558,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=7, help="the bots' randomness")
     parser.add_argument(
+        "--instances", type=int, default=1, choices=(1, 2), help="table-service instances"
+    )
+    parser.add_argument(
         "--open-watches", nargs=3, metavar=("ADDRESS", "TABLE_IDS", "COUNT"), help=argparse.SUPPRESS
     )
     opts = parser.parse_args(argv)
@@ -579,9 +633,15 @@ def main(argv: list[str] | None = None) -> int:
         with services(kafka, database, run, opts.clock_speed) as stack:
             authority = TokenAuthority(stack.config.jwt_secret)
             operator = Operator(stack.address("table"), stack.address("ledger"), authority)
+            extra = [
+                ExtraService(stack, "table", f"instance-{n}", same_ports=False).start()
+                for n in range(2, opts.instances + 1)
+            ]
+            if extra:
+                time.sleep(3)  # the group's rebalance: each instance rebuilds its partitions
 
             def make_step(tables: int) -> Step:
-                return Step(stack, operator, authority, tables, options, rng)
+                return Step(stack, operator, authority, tables, options, rng, extra=extra)
 
             try:
                 for tables in counts:
@@ -601,6 +661,8 @@ def main(argv: list[str] | None = None) -> int:
                     report(row, opts.json)
             finally:
                 operator.close()
+                for instance in extra:
+                    instance.stop()
     return 0
 
 

@@ -21,6 +21,7 @@ import pytest
 
 from rummy_platform.config import DEFAULT_PORTS
 from rummy_platform.topics import event_topic_specs
+from rummy_table.adapters.directory import directory_spec
 from rummy_testing.deploy_files import (
     DEPLOY,
     PROMETHEUS_OWN_SERIES,
@@ -236,7 +237,7 @@ def test_k8s_topics_match_the_topics_the_services_create() -> None:
         for doc in documents
         if doc["kind"] == "KafkaTopic"
     }
-    specs = event_topic_specs()
+    specs = (*event_topic_specs(), directory_spec())
     assert set(declared) == {spec.name for spec in specs}
     for spec in specs:
         partitions, config = declared[spec.name]

@@ -13,8 +13,8 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from rummy_rules.arrangement import best_arrangement
 from rummy_rules.cards import RANKS, SUITS, Card, parse_cards, parse_rank
+from rummy_rules.indian.arrangement import best_arrangement
 from rummy_rules.melds import MeldOptions
 from rummy_testing.tools import required_executable
 

@@ -14,7 +14,7 @@ import pytest
 
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_rules.arrangement import best_arrangement, valid_discards
+from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import MeldOptions
 from rummy_testing.players import (
     STOCK,

@@ -1,10 +1,11 @@
-"""The table service killed mid-hand and restarted, and a second instance for the same tables.
+"""The table service killed mid-hand and restarted.
 
 The hand continues from the state replayed from the table stream and ends with the result the
-same commands give in a clean run; a newer instance fences the older one (its commands fail with
-UNAVAILABLE and append nothing). Tables: point value 10 hundredths, commission 500 bps; players
-granted 5000 hundredths; turns of 600 s (60 s at the session's clock speed), so no deadline
-passes while a process restarts.
+same commands give in a clean run. (A second instance no longer fences the first: instances
+share the tables by partition, see tests/e2e/test_table_takeover.py and the zombie test in
+services/table/tests/test_table_zombie_fencing.py.) Tables: point value 10 hundredths,
+commission 500 bps; players granted 5000 hundredths; turns of 600 s (60 s at the session's
+clock speed), so no deadline passes while a process restarts.
 
 The replacement table processes stay up until the end of the session on the stack's own table
 port, so the tests that run later still reach a table service.
@@ -14,12 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import grpc
 import pytest
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_testing.players import (
-    STOCK,
     Operator,
     Player,
     Table,
@@ -150,65 +149,4 @@ def test_a_hand_continues_after_the_table_service_is_killed_and_restarted(
         assert turn is not None and on_turn([first, second], turn) is first
         _middle_drop_ends_it(operator, first, second, turn.turn_no)
     finally:
-        table.close()
-
-
-def test_a_second_table_instance_fences_the_first(
-    operator: Operator, rummy_stack, table_processes: _TableProcesses
-) -> None:
-    table, first, second, view = _seated_hand(operator, rummy_stack)
-    newer: ExtraService | None = None
-    channels: list[grpc.Channel] = []
-    try:
-        first.draw_and_discard_drawn()
-        turn = next_turn([first, second], view.turn_no)
-        assert turn is not None
-        before = second.wait(lambda v: v.turn_no == turn.turn_no)
-
-        # A newer instance for the same tables: same writer id, same streams, its own port.
-        newer = table_processes.start("newer", same_ports=False)
-        channels.append(grpc.insecure_channel(newer.address))
-        second_there = second.via(channels[-1])
-        _same_state(before, second_there.wait(lambda v: v.turn_no == turn.turn_no))
-
-        # The older instance can no longer append: the command fails and nothing changed.
-        with pytest.raises(grpc.RpcError) as caught:
-            second.draw(STOCK, turn.turn_no)
-        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE, caught.value.details()
-        assert second_there.view.stream_version == before.stream_version
-        assert len(second_there.view.my_cards) == 13
-
-        # The newer instance plays the turn.
-        second_there.draw_and_discard_drawn()
-        turn = next_turn([second_there], turn.turn_no)
-        assert turn is not None
-
-        # Back to the stack's port: a third instance there fences the newer one in turn.
-        table_processes.stop_current()
-        table_processes.replace("after-fencing")
-        first_there = first.via(channels[-1])
-        first_there.wait(lambda v: v.turn_no == turn.turn_no)
-        with pytest.raises(grpc.RpcError) as caught:
-            first_there.drop(turn.turn_no)
-        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE, caught.value.details()
-        first_there.stop()
-        second_there.stop()
-        newer.stop()
-        newer = None
-
-        # The players come back on fresh channels (the old ones may sit in a reconnect
-        # backoff); the first seat drops in its second turn.
-        channels.append(grpc.insecure_channel(rummy_stack.endpoints.table))
-        first_back, second_back = first.via(channels[-1]), second.via(channels[-1])
-        first_back.wait(lambda v: v.turn_no == turn.turn_no and v.turn_seat == v.my_seat, 60)
-        try:
-            _middle_drop_ends_it(operator, first_back, second_back, turn.turn_no)
-        finally:
-            first_back.stop()
-            second_back.stop()
-    finally:
-        if newer is not None:
-            newer.stop()
-        for channel in channels:
-            channel.close()
         table.close()

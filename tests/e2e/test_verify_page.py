@@ -34,9 +34,9 @@ from rummy_ops.replay.sources import read_kafka
 from rummy_platform.auth import Role, bearer_metadata
 from rummy_platform.limits import open_channel
 from rummy_rules import codec
-from rummy_rules.arrangement import valid_discards
 from rummy_rules.deck import Shoe
 from rummy_rules.events import HandEnded, SeatResult
+from rummy_rules.indian.arrangement import valid_discards
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS
 from rummy_rules.settlement import settle
 from rummy_rules.shuffle import ShuffleInputs, deal
@@ -492,11 +492,11 @@ def forged(real_bundle: Bundle) -> Bundle:
                 "seat": seat,
                 "turn_no": turn,
                 "kind": "first",
-                "points": rules.indian.first_drop_points,
+                "points": rules.options.first_drop_points,
             }
         )
     winner = order[-1]
-    points = {s: (0 if s == winner else rules.indian.first_drop_points) for s in seats}
+    points = {s: (0 if s == winner else rules.options.first_drop_points) for s in seats}
     accounts = {s.seat: s.account_id for s in started.seats}
     results = tuple(
         SeatResult(

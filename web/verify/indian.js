@@ -18,6 +18,12 @@
     return cards.map((c) => V.parseCard(c).face);
   }
 
+  // The Indian options of a rule set: `options` (tagged "IndianPointsRules"), or `indian` in a
+  // bundle written before rule sets carried each variant's options under one name.
+  function optionsOf(ruleSet) {
+    return ruleSet.options || ruleSet.indian;
+  }
+
   function capped(points, cap) {
     return cap === null || cap === undefined ? points : Math.min(points, cap);
   }
@@ -36,7 +42,7 @@
   const indian = {
     label: "Indian 13-card points rummy",
     checkLeaves(play, card, seat) {
-      const rules = play.ruleSet.indian;
+      const rules = optionsOf(play.ruleSet);
       const d = play.drawn;
       if (rules.no_discard_of_card_taken_from_pile && d && d.source === "discard_pile" && d.card === card) {
         fail(`seat ${seat} let go of ${card} in the turn it took it from the discard pile`);
@@ -45,7 +51,7 @@
     moves: {
       PlayerDropped(e, { play }) {
         if (play.out.has(e.seat)) fail(`seat ${e.seat} left the hand twice`);
-        const rules = play.ruleSet.indian;
+        const rules = optionsOf(play.ruleSet);
         const drew = play.drawsBy.get(e.seat) > 0;
         if (e.kind === "first" && drew) fail(`seat ${e.seat} took a first drop after drawing`);
         if (e.kind === "middle" && !drew) fail(`seat ${e.seat} took a middle drop before its first draw`);
@@ -63,7 +69,7 @@
       },
       DeclarationRejected(e, helpers) {
         showHand(e, helpers, "declared wrongly");
-        const rules = helpers.play.ruleSet.indian;
+        const rules = optionsOf(helpers.play.ruleSet);
         if (e.points !== rules.wrong_declare_points) {
           fail(`seat ${e.seat}'s wrong declare is charged ${e.points} points; the rule set says ${rules.wrong_declare_points}`);
         }
@@ -82,7 +88,7 @@
       if (winner === null) fail("nobody declared and more than one seat is still in: the hand has no winner");
       if (ended.winner_seat !== winner) fail(`the result names seat ${ended.winner_seat} the winner; the moves make it seat ${winner}`);
       if (play.declared) {
-        const a = V.bestArrangement(facesOf(play.declared.shown), wild, rules.indian.meld_options);
+        const a = V.bestArrangement(facesOf(play.declared.shown), wild, optionsOf(rules).meld_options);
         if (!a.valid) fail(`seat ${declarer}'s declare is not a valid show (its best arrangement counts ${a.points} points)`);
       }
       const scored = new Map();
@@ -102,13 +108,13 @@
           outcome = gone.outcome;
           points = gone.points;
           if (gone.shown) {
-            const a = V.bestArrangement(facesOf(gone.shown), wild, rules.indian.meld_options);
+            const a = V.bestArrangement(facesOf(gone.shown), wild, optionsOf(rules).meld_options);
             if (a.valid) fail(`seat ${seat}'s declare was rejected, but its cards are a valid show`);
           }
         } else {
           outcome = "counted";
-          const a = V.bestArrangement(facesOf(held), wild, rules.indian.meld_options);
-          points = capped(a.points, rules.indian.points_cap);
+          const a = V.bestArrangement(facesOf(held), wild, optionsOf(rules).meld_options);
+          points = capped(a.points, optionsOf(rules).points_cap);
           scored.set(seat, a);
         }
         if (r.outcome !== outcome) fail(`seat ${seat}'s result is "${r.outcome}"; the moves make it "${outcome}"`);

@@ -3,13 +3,12 @@ play per turn naming the hand and turn, and never the pile's card straight back.
 
 from __future__ import annotations
 
-import grpc
-
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as ev
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.strategy import BotBrain
+from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import parse_card, parse_cards
 from rummy_rules.deck import Shoe
 
@@ -44,9 +43,19 @@ class FakeTable:
 
 
 def bot(fake: FakeTable) -> Bot:
-    b = Bot("alice", "token", grpc.insecure_channel("127.0.0.1:9"), "t1", SHOE, BotBrain(seed=5))
-    b._stub = fake  # the wire is replaced, the bot's logic is not
+    b = Bot("alice", "token", TableRouter("127.0.0.1:9"), "t1", SHOE, BotBrain(seed=5))
+    b._router = _Routed(fake)  # type: ignore[assignment]  # the wire is replaced, not the logic
     return b
+
+
+class _Routed:
+    """A router whose every call goes to ``fake``."""
+
+    def __init__(self, fake: FakeTable) -> None:
+        self._fake = fake
+
+    def call(self, name: str, request: object, **kwargs: object) -> object:
+        return getattr(self._fake, name)(request, **kwargs)
 
 
 def view(phase: int, *, turn_seat: int = 0, turn_no: int = 1, cards: str = "", pile: str = "2C"):

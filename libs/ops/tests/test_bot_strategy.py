@@ -4,22 +4,18 @@ reproducible from its seed."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rummy_ops.bots.strategy import (
-    BotBrain,
-    Kind,
-    Source,
-    Temperament,
-    choose_discard,
-    choose_draw,
-    declaration,
-    is_hopeless,
-)
-from rummy_rules.arrangement import best_arrangement
+import toy_variant
+from rummy_ops.bots.strategy import BotBrain, Kind, Source, Temperament
 from rummy_rules.cards import Card, Rank, parse_card, parse_cards
 from rummy_rules.deck import Shoe
+from rummy_rules.indian import INDIAN_POINTS
+from rummy_rules.indian.arrangement import best_arrangement
+from rummy_rules.indian.bot import choose_discard, choose_draw, declaration, is_hopeless
+from rummy_rules.registry import UnknownVariant
 
 NO_WILD = None  # the cut was a printed joker: only printed jokers are wild
 
@@ -160,3 +156,12 @@ def test_two_bots_with_the_same_seed_make_the_same_choices():
     first = _play(BotBrain(seed=42, temperament=temperament), hands)
     assert first == _play(BotBrain(seed=42, temperament=temperament), hands)
     assert first[0] != _play(BotBrain(seed=43, temperament=temperament), hands)[0]
+
+
+def test_a_bot_plays_the_strategy_its_tables_variant_carries() -> None:
+    brain = BotBrain(seed=1, variant=INDIAN_POINTS.name)
+    assert brain.after_draw(READY, NO_WILD, taken_from_pile=None).kind is Kind.DECLARE
+    with pytest.raises(ValueError, match="has no bot strategy"):
+        BotBrain(seed=1, variant=toy_variant.TOY_NAME)
+    with pytest.raises(UnknownVariant):
+        BotBrain(seed=1, variant="gin")

@@ -32,7 +32,7 @@ from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
 from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 from rummy_table import stream_codec as codec
@@ -643,3 +643,32 @@ def test_a_hand_started_with_options_the_rules_refuse_is_a_finding_not_a_crash(
     first = next(h for h in doc["hands"] if h["hand_id"] == hand_id)["first_mismatch"]
     assert first["check"] == "rules"
     assert "rule_set.first_drop_points must be 0..130" in first["message"]
+
+
+def _pinned(table: SyntheticTable, hand_id: str, rules_version: str) -> list[Envelope]:
+    """The table's envelopes with those of ``hand_id`` stamped with ``rules_version``."""
+    return [
+        replace(e, rules_version=rules_version) if e.correlation_id == hand_id else e
+        for e in table.envelopes
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rules_version", "verdict"),
+    [("bombay-baazi/1", None), ("bombay-baazi/9", "does not play rules 'bombay-baazi/9'")],
+)
+def test_replay_plays_a_hand_by_the_variant_and_rules_version_it_pinned(
+    table: SyntheticTable, tmp_path: Path, rules_version: str, verdict: str | None
+) -> None:
+    hand_id = list(table.settlements)[0]
+    path = tmp_path / "pinned.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        write_jsonl(_pinned(table, hand_id, rules_version), out)
+    code, doc = replay_file(path)
+    hand = next(h for h in doc["hands"] if h["hand_id"] == hand_id)
+    if verdict is None:
+        assert code == 0 and hand["first_mismatch"] is None
+    else:
+        assert code == 1
+        assert hand["first_mismatch"]["check"] == "rules"
+        assert verdict in hand["first_mismatch"]["message"]

@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from rummy_rules.arrangement import best_arrangement, clear_caches
 from rummy_rules.cards import RANKS, SUITS, Card, Rank
+from rummy_rules.indian.arrangement import best_arrangement, clear_caches
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from rules_oracle import oracle_score  # noqa: E402

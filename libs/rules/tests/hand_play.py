@@ -21,7 +21,8 @@ from rummy_rules.commands import (
 )
 from rummy_rules.events import Event, SeatAccount, StockExhausted
 from rummy_rules.indian import INDIAN_POINTS, HandState
-from rummy_rules.rules import RuleSet, bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
+from rummy_rules.rules import RuleSet
 from rummy_rules.settlement import reservation_cents
 from rummy_rules.shuffle import Deal as ShuffleDeal
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal, reshuffle

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rummy_rules.arrangement import best_arrangement, valid_discards
 from rummy_rules.cards import Rank, parse_cards
+from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import MeldKind, MeldOptions
 from rummy_rules.wild import card_points, hand_points
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from rummy_rules.cards import Card, Rank, Suit, parse_card, printed_joker
 from rummy_rules.deck import Shoe
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 
 
 @pytest.mark.parametrize(

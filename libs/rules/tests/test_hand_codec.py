@@ -26,7 +26,7 @@ from rummy_rules.commands import (
 )
 from rummy_rules.events import HandDealt, SeatAccount
 from rummy_rules.indian import Declare, Drop
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.shuffle import SeatHand
 
 C = parse_card

@@ -29,7 +29,7 @@ from rummy_rules.events import (
     SeedWindowOpened,
 )
 from rummy_rules.indian import INDIAN_POINTS, HandState
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.shuffle import deal
 from rummy_rules.variant import Deadline, DeadlineKind
 

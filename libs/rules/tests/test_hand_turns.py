@@ -12,7 +12,7 @@ from rummy_rules.commands import Discard, DrawFromDiscardPile, DrawFromStock, Tu
 from rummy_rules.errors import ErrorCode, RuleViolation
 from rummy_rules.events import CardDiscarded, CardDrawn, DrawSource, HandEnded, TurnStarted
 from rummy_rules.indian import INDIAN_POINTS, Declare, Drop, auto_discard
-from rummy_rules.rules import IndianPointsRules, bombay_baazi
+from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 
 C = parse_card
 HIGH_CARDS = parse_cards("KS KH QD 2C 3C 4D 6S 7S 8H 9H 10D JC AC")  # no sequence at all
@@ -100,7 +100,7 @@ def test_the_card_taken_from_the_discard_pile_cannot_be_discarded_in_the_same_tu
 def test_with_the_option_off_the_card_taken_from_the_pile_may_go_straight_back() -> None:
     rules = bombay_baazi(4, 100, 1000)
     rules = dataclasses.replace(
-        rules, indian=IndianPointsRules(no_discard_of_card_taken_from_pile=False)
+        rules, options=IndianPointsRules(no_discard_of_card_taken_from_pile=False)
     )
     t = two_seats(rules)
     t.run(DrawFromDiscardPile(seat=0, turn_no=1, at_ms=t.tick()))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rules_hands import dense_hands, shoe_hands
 from rules_oracle import oracle_group_kind, oracle_score
 
-from rummy_rules.arrangement import best_arrangement, valid_discards
+from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import card_points
 

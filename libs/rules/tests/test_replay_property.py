@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rummy_rules import codec
-from rummy_rules.arrangement import valid_discards
 from rummy_rules.cards import RANKS, SUITS, Card
 from rummy_rules.commands import (
     Command,
@@ -29,7 +28,8 @@ from rummy_rules.commands import (
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandEnded
 from rummy_rules.indian import INDIAN_POINTS, Declare, Drop, HandState, Phase
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.arrangement import valid_discards
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents
 
 
@@ -79,7 +79,7 @@ def legal_commands(state: HandState, at_ms: int, rng: random.Random) -> list[tup
             (0.02, Declare(seat=seat, turn_no=turn, face_down=rng.choice(allowed), at_ms=at_ms))
         )
         assert state.rule_set is not None
-        options = state.rule_set.indian.meld_options
+        options = state.rule_set.options.meld_options
         shows = [c for c in valid_discards(me.cards, state.wild_rank, options) if c in allowed]
         if shows:
             out.append((50.0, Declare(seat=seat, turn_no=turn, face_down=shows[0], at_ms=at_ms)))

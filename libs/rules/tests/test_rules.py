@@ -5,16 +5,9 @@ import re
 
 import pytest
 
+from rummy_rules.indian.rules import PENALTY_OPTIONS, IndianPointsRules, bombay_baazi
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import (
-    INT64_MAX,
-    PENALTY_OPTIONS,
-    IndianPointsRules,
-    RuleSet,
-    RuleSetError,
-    bombay_baazi,
-    validate_table_options,
-)
+from rummy_rules.rules import INT64_MAX, RuleSet, RuleSetError, validate_table_options
 
 
 def test_bombay_baazi_carries_the_table_rules() -> None:
@@ -27,7 +20,7 @@ def test_bombay_baazi_carries_the_table_rules() -> None:
         2,
     )
     assert (rs.point_value_cents, rs.commission_bps, rs.max_missed_turns) == (250, 1000, 3)
-    ind = rs.indian
+    ind = rs.options
     assert (ind.first_drop_points, ind.middle_drop_points, ind.wrong_declare_points) == (20, 40, 80)
     assert ind.leave_points == 40
     assert ind.points_cap is None
@@ -43,8 +36,8 @@ def test_an_uncapped_loser_can_be_charged_every_card_at_ten_points() -> None:
 
 def test_the_80_cap_option_caps_the_counted_cards_and_the_maximum() -> None:
     rs = bombay_baazi(4, 100, 0, points_cap=80)
-    assert rs.indian.capped(113) == 80
-    assert rs.indian.capped(57) == 57
+    assert rs.options.capped(113) == 80
+    assert rs.options.capped(57) == 57
     assert rs.max_loss_points == 80
 
 
@@ -119,14 +112,14 @@ def test_negative_penalties_are_refused() -> None:
 @pytest.mark.parametrize("option", PENALTY_OPTIONS)
 def test_no_penalty_may_exceed_what_the_reservation_is_made_for(option: str) -> None:
     uncapped = bombay_baazi(8, 100, 0)
-    dataclasses.replace(uncapped, indian=IndianPointsRules(**{option: 130}))
+    dataclasses.replace(uncapped, options=IndianPointsRules(**{option: 130}))
     with pytest.raises(RuleSetError, match=rf"{option} must be 0\.\.130 .*got 150") as caught:
-        dataclasses.replace(uncapped, indian=IndianPointsRules(**{option: 150}))
+        dataclasses.replace(uncapped, options=IndianPointsRules(**{option: 150}))
     assert (caught.value.option, caught.value.bounds, caught.value.value) == (option, "0..130", 150)
     capped = IndianPointsRules(points_cap=50, **dict.fromkeys(PENALTY_OPTIONS, 10))
-    dataclasses.replace(uncapped, indian=dataclasses.replace(capped, **{option: 50}))
+    dataclasses.replace(uncapped, options=dataclasses.replace(capped, **{option: 50}))
     with pytest.raises(RuleSetError, match=rf"{option} must be 0\.\.50 \(.*cap"):
-        dataclasses.replace(uncapped, indian=dataclasses.replace(capped, **{option: 51}))
+        dataclasses.replace(uncapped, options=dataclasses.replace(capped, **{option: 51}))
 
 
 @pytest.mark.parametrize("seats", [4, 6, 8])

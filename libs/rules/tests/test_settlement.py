@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import commission_for, reservation_cents, settle
 
 

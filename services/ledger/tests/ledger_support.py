@@ -8,6 +8,16 @@ from psycopg_pool import ConnectionPool
 
 from rummy_ledger.application import get_balance, grant
 from rummy_ledger.domain import Grant
+from rummy_rules.registry import lookup
+from rummy_rules.rules import RuleSet
+
+#: The variant whose settlements these tests post (the ledger itself knows no variant).
+VARIANT = "indian-points"
+
+
+def house_rule_set(seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+    """The house rule set of :data:`VARIANT` for ``seats`` seats, found as a host finds it."""
+    return lookup(VARIANT).house_rule_set(seats, point_value_cents, commission_bps)
 
 
 def new_id(prefix: str) -> str:

@@ -7,13 +7,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from ledger_support import balance_of, funded_player, new_id
+from ledger_support import balance_of, funded_player, house_rule_set, new_id
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
 from rummy_ledger.application import reserve_stakes, settle_hand
 from rummy_ledger.domain import ReserveStakes, SeatStake, SettleHand
-from rummy_rules.rules import bombay_baazi
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration
@@ -69,7 +68,7 @@ def test_a_settlement_and_a_reservation_on_the_same_account_at_once_never_overdr
             pool,
             ReserveStakes(hand, table, (SeatStake(0, winner, 2000), SeatStake(1, loser, 2000))),
         )
-        settlement = settle(bombay_baazi(4, 20, 1000), winner_seat=0, points_by_seat={1: 100})
+        settlement = settle(house_rule_set(4, 20, 1000), winner_seat=0, points_by_seat={1: 100})
         other_hand = ReserveStakes(
             new_id("hand"), new_id("table"), (SeatStake(0, loser, 1000), SeatStake(1, winner, 0))
         )
@@ -96,7 +95,7 @@ def test_the_same_settlement_from_two_consumers_at_once_posts_once(pool: Connect
         pool, ReserveStakes(hand, table, (SeatStake(0, winner, 1300), SeatStake(1, loser, 1300)))
     )
     command = SettleHand.from_settlement(
-        hand, table, settle(bombay_baazi(4, 10, 1000), winner_seat=0, points_by_seat={1: 130})
+        hand, table, settle(house_rule_set(4, 10, 1000), winner_seat=0, points_by_seat={1: 130})
     )
     first, second = _at_once(lambda: settle_hand(pool, command), lambda: settle_hand(pool, command))
 

@@ -26,17 +26,19 @@ from rummy_ledger.domain import (
     request_hash,
     settlement_transaction,
 )
+from rummy_rules.indian.rules import (
+    BOMBAY_BAAZI_SHOES,
+    PENALTY_OPTIONS,
+    IndianPointsRules,
+    bombay_baazi,
+)
 from rummy_rules.rules import (
     BASIS_POINTS_PER_UNIT,
-    BOMBAY_BAAZI_SHOES,
     INT64_MAX,
     MAX_MISSED_TURNS,
     MAX_SEED_WINDOW_SECONDS,
     MAX_TURN_SECONDS,
-    PENALTY_OPTIONS,
-    IndianPointsRules,
     RuleSet,
-    bombay_baazi,
 )
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.wild import MAX_CARD_POINTS
@@ -178,7 +180,7 @@ def valid_rule_sets(draw: st.DrawFn) -> RuleSet:
         max_missed_turns=draw(st.integers(1, MAX_MISSED_TURNS)),
     )
     indian = IndianPointsRules(points_cap=cap, **penalties)
-    rules = dataclasses.replace(base, indian=indian)
+    rules = dataclasses.replace(base, options=indian)
     most = rules.max_point_value_cents
     pv = draw(st.one_of(st.integers(0, 10_000), st.integers(0, most), st.just(most)))
     return dataclasses.replace(rules, point_value_cents=pv)
@@ -196,8 +198,8 @@ def test_every_settlement_the_rules_compute_for_a_valid_table_passes_the_ledgers
     winner = data.draw(st.sampled_from(seats))
     # Any charge a hand can make: counted cards (capped), a drop or a wrong declare.
     charges = st.one_of(
-        st.integers(0, 13 * MAX_CARD_POINTS).map(rules.indian.capped),
-        st.sampled_from([getattr(rules.indian, name) for name in PENALTY_OPTIONS]),
+        st.integers(0, 13 * MAX_CARD_POINTS).map(rules.options.capped),
+        st.sampled_from([getattr(rules.options, name) for name in PENALTY_OPTIONS]),
     )
     points = {seat: data.draw(charges) for seat in seats if seat != winner}
     settlement = settle(rules, winner, points)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ledger_support import balance_of, funded_player, new_id
+from ledger_support import balance_of, funded_player, house_rule_set, new_id
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
@@ -31,7 +31,6 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
-from rummy_rules.rules import bombay_baazi
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration
@@ -59,7 +58,7 @@ def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_rounded_d
     assert [s.reserved for s in reserved.seats] == [True, True, True, True]
     assert balance_of(pool, b) == (5000, 3250, 1750)
 
-    rules = bombay_baazi(4, point_value_cents=25, commission_bps=1250)
+    rules = house_rule_set(4, point_value_cents=25, commission_bps=1250)
     settlement = settle(rules, winner_seat=0, points_by_seat={1: 40, 2: 20, 3: 80})
     result = settle_hand(pool, SettleHand.from_settlement(hand, table, settlement))
 
@@ -97,7 +96,7 @@ def test_a_free_table_moves_nothing_but_shows_the_points(pool: ConnectionPool) -
     hand, table = new_id("hand"), new_id("table")
     house_before = _house(pool)
     _reserve(pool, hand, table, [winner, loser], 0)
-    settlement = settle(bombay_baazi(4, 0, 1250), winner_seat=0, points_by_seat={1: 65})
+    settlement = settle(house_rule_set(4, 0, 1250), winner_seat=0, points_by_seat={1: 65})
     settle_hand(pool, SettleHand.from_settlement(hand, table, settlement))
 
     assert balance_of(pool, winner) == (700, 0, 700)
@@ -146,7 +145,7 @@ def test_the_same_settlement_delivered_three_times_settles_once(pool: Connection
     hand, table = new_id("hand"), new_id("table")
     _reserve(pool, hand, table, [winner, loser], 2000)
     command = SettleHand.from_settlement(
-        hand, table, settle(bombay_baazi(4, 10, 1000), winner_seat=0, points_by_seat={1: 80})
+        hand, table, settle(house_rule_set(4, 10, 1000), winner_seat=0, points_by_seat={1: 80})
     )
     results = [
         settle_hand(
@@ -177,7 +176,7 @@ def test_the_same_hand_settled_with_other_results_is_a_conflict(pool: Connection
     winner, loser = funded_player(pool, 4000), funded_player(pool, 4000)
     hand, table = new_id("hand"), new_id("table")
     _reserve(pool, hand, table, [winner, loser], 2000)
-    rules = bombay_baazi(4, 10, 0)
+    rules = house_rule_set(4, 10, 0)
     settle_hand(pool, SettleHand.from_settlement(hand, table, settle(rules, 0, {1: 30})))
     with pytest.raises(Conflict):
         settle_hand(pool, SettleHand.from_settlement(hand, table, settle(rules, 0, {1: 31})))
@@ -246,7 +245,7 @@ def test_a_statement_shows_each_hands_points_cost_and_commission_newest_first(
     winner, loser = funded_player(pool, 5000), funded_player(pool, 5000)
     hand, table = new_id("hand"), new_id("table")
     _reserve(pool, hand, table, [winner, loser], 3250)
-    rules = bombay_baazi(4, 25, 1250)
+    rules = house_rule_set(4, 25, 1250)
     settle_hand(pool, SettleHand.from_settlement(hand, table, settle(rules, 0, {1: 40})))
 
     won = get_statement(pool, winner)

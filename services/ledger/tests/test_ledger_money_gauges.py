@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import psycopg
 import pytest
-from ledger_support import funded_player, new_id
+from ledger_support import funded_player, house_rule_set, new_id
 from prometheus_client import CollectorRegistry
 from psycopg_pool import ConnectionPool
 
@@ -16,7 +16,6 @@ from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
 from rummy_ledger.application import abort_hand, reserve_stakes, settle_hand
 from rummy_ledger.domain import AbortHand, ReserveStakes, SeatStake, SettleHand
 from rummy_ledger.metrics import LedgerGaugeCollector
-from rummy_rules.rules import bombay_baazi
 from rummy_rules.settlement import settle
 from rummy_testing.service_process import fresh_database
 
@@ -106,7 +105,7 @@ def test_a_sound_ledger_exports_every_money_gauge_from_the_first_scrape_with_the
 
     settle_hand(
         own_pool,
-        SettleHand.from_settlement(hand, table, settle(bombay_baazi(4, 10, 1000), 0, {1: 50})),
+        SettleHand.from_settlement(hand, table, settle(house_rule_set(4, 10, 1000), 0, {1: 50})),
     )
     scraper.monotonic += 60.0
     after = scraper.scrape()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from ledger_support import funded_player, new_id
+from ledger_support import funded_player, house_rule_set, new_id
 from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2
@@ -18,7 +18,6 @@ from rummy_ledger.application import (
 )
 from rummy_ledger.domain import ReserveStakes, SeatStake, SettleHand
 from rummy_platform.envelope import Envelope, decode, event_payloads
-from rummy_rules.rules import bombay_baazi
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration
@@ -48,7 +47,9 @@ def test_a_settlement_writes_an_envelope_the_relay_can_decode_with_its_id_and_ke
         )
         return [OutgoingEvent.from_envelope("ledger-events", envelope)]
 
-    command = SettleHand.from_settlement(hand, table, settle(bombay_baazi(4, 10, 1000), 0, {1: 50}))
+    command = SettleHand.from_settlement(
+        hand, table, settle(house_rule_set(4, 10, 1000), 0, {1: 50})
+    )
     settle_hand(pool, command, outbox=hand_settled)
 
     with pool.connection() as conn:
@@ -77,7 +78,7 @@ def test_the_gauges_show_tokens_issued_reserved_and_commission_collected(
         during = db.gauges(conn)
     settle_hand(
         pool,
-        SettleHand.from_settlement(hand, table, settle(bombay_baazi(4, 10, 1250), 0, {1: 77})),
+        SettleHand.from_settlement(hand, table, settle(house_rule_set(4, 10, 1250), 0, {1: 77})),
     )
     with pool.connection() as conn:
         after = db.gauges(conn)

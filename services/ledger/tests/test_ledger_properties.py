@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ledger_support import new_id
+from ledger_support import house_rule_set, new_id
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
 from rummy_ledger.application import abort_hand, get_balance, grant, reserve_stakes, settle_hand
 from rummy_ledger.domain import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
-from rummy_rules.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents, settle
 
 pytestmark = pytest.mark.integration
@@ -61,7 +60,7 @@ def test_random_hands_conserve_tokens_and_never_overdraw(
             model.balance[who] += amount
         elif op[0] == "start":
             _, who, point_value, bps = op
-            rules = bombay_baazi(4, point_value, bps)
+            rules = house_rule_set(4, point_value, bps)
             amount = reservation_cents(rules)
             hand, table = new_id("hand"), new_id("table")
             stakes = tuple(SeatStake(seat, players[p], amount) for seat, p in enumerate(who))

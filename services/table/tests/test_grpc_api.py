@@ -31,7 +31,7 @@ from rummy_platform.eventlog import TopicPartition
 from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
 
@@ -84,7 +84,7 @@ def test_a_table_opened_with_no_options_plays_the_whole_bombay_baazi_rule_set(
     house = bombay_baazi(6, 10, 1000)
     rules = world.app.projection.tables[table_id].rule_set
     assert rules == house
-    indian = rules.indian
+    indian = rules.options
     assert (indian.first_drop_points, indian.middle_drop_points, indian.wrong_declare_points) == (
         20,
         40,

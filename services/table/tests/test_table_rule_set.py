@@ -10,11 +10,12 @@ import pytest
 from world import World, replay_all
 
 from rummy.common.v1 import cards_pb2
+from rummy.indian.v1 import rules_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_rules.rules import bombay_baazi
+from rummy_rules.indian.rules import bombay_baazi
 from rummy_table import stream_codec as codec
 
 
@@ -35,10 +36,10 @@ def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() 
         25,
         500,
     )
-    assert given.indian.first_drop_points == 0 and given.indian.points_cap == 80
-    assert not given.indian.meld_options.jokers_only_group_is_sequence
-    assert not given.indian.no_discard_of_card_taken_from_pile
-    assert given.indian.middle_drop_points == 40 and given.turn_seconds == 30
+    assert given.options.first_drop_points == 0 and given.options.points_cap == 80
+    assert not given.options.meld_options.jokers_only_group_is_sequence
+    assert not given.options.no_discard_of_card_taken_from_pile
+    assert given.options.middle_drop_points == 40 and given.turn_seconds == 30
 
 
 def test_the_wire_options_of_a_rule_set_decode_to_the_same_rule_set() -> None:
@@ -47,6 +48,45 @@ def test_the_wire_options_of_a_rule_set_decode_to_the_same_rule_set() -> None:
         money = (rules.point_value_cents, rules.commission_bps)
         assert codec.rule_set_from_pb(options, rules.seats, *money) == rules
         assert codec.recorded_rule_set_from_pb(options, rules.seats, *money) == rules
+
+
+def test_indian_options_given_in_the_variant_oneof_are_taken_as_the_flat_fields_are() -> None:
+    in_oneof = cards_pb2.RuleSet(
+        indian_points=indian_pb.IndianPointsOptions(
+            first_drop_points=0, max_points=80, jokers_only_group_is_impure_sequence=False
+        )
+    )
+    flat = cards_pb2.RuleSet(
+        first_drop_points=0, max_points=80, jokers_only_group_is_impure_sequence=False
+    )
+    given = codec.rule_set_from_pb(in_oneof, 8, 25, 500)
+    assert given == codec.rule_set_from_pb(flat, 8, 25, 500)
+    assert given.options.first_drop_points == 0 and given.options.points_cap == 80
+    both = cards_pb2.RuleSet()
+    both.CopyFrom(flat)
+    both.indian_points.CopyFrom(in_oneof.indian_points)
+    assert codec.rule_set_from_pb(both, 8, 25, 500) == given
+
+
+def test_indian_options_that_differ_between_the_flat_fields_and_the_oneof_are_refused() -> None:
+    options = cards_pb2.RuleSet(
+        first_drop_points=20,
+        indian_points=indian_pb.IndianPointsOptions(first_drop_points=10),
+    )
+    with pytest.raises(ValueError, match="indian_points.first_drop_points must be equal to"):
+        codec.rule_set_from_pb(options, 4, 10, 0)
+    world = World()
+    with pytest.raises(InvalidArgument, match="first_drop_points"):
+        world.open_table(rules=options)
+    assert world.app.list_tables() == []
+
+
+def test_a_penalty_out_of_bounds_in_the_oneof_is_refused_naming_its_bounds() -> None:
+    options = cards_pb2.RuleSet(
+        indian_points=indian_pb.IndianPointsOptions(wrong_declare_points=131)
+    )
+    with pytest.raises(ValueError, match="must be 0..130"):
+        codec.rule_set_from_pb(options, 4, 10, 0)
 
 
 @pytest.mark.parametrize(
@@ -79,10 +119,10 @@ def test_a_start_delay_given_as_zero_starts_a_hand_once_two_players_sit() -> Non
 
 def _as_written_before_presence(rules: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
     """``rules`` as a writer without explicit presence put it on the wire: zeros and offs left
-    out."""
+    out, and no ``variant_options`` (a later field; such a writer had none)."""
     old = cards_pb2.RuleSet()
     for field, value in rules.ListFields():
-        if value:
+        if value and field.containing_oneof is None:
             setattr(old, field.name, value)
     return old
 
@@ -109,9 +149,9 @@ def test_a_table_recorded_before_presence_with_switches_off_replays_with_them_of
     )
     world.app = world.new_app()
     rules = world.app.projection.tables["t-old"].rule_set
-    assert not rules.indian.meld_options.jokers_only_group_is_sequence
-    assert not rules.indian.no_discard_of_card_taken_from_pile
-    assert rules.indian.first_drop_points == 20 and rules.turn_seconds == 30
+    assert not rules.options.meld_options.jokers_only_group_is_sequence
+    assert not rules.options.no_discard_of_card_taken_from_pile
+    assert rules.options.first_drop_points == 20 and rules.turn_seconds == 30
     # A hand of such a table recorded then is read back under the rules it was played by.
     started = pb.HandStarted(
         hand_id="h-old",

@@ -26,13 +26,15 @@ from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_ops.bots.strategy import Source, choose_discard, choose_draw, declaration
+from rummy_ops.bots.strategy import Source
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
+from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
+from rummy_rules.indian.bot import choose_discard, choose_draw, declaration
+from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.wild import WildRank
 
 STOCK = table_events.DRAW_SOURCE_STOCK
@@ -72,6 +74,7 @@ class Operator:
         self._table_channel = open_channel(table_address)
         self._ledger_channel = open_channel(ledger_address)
         self.table = api_grpc.TableServiceStub(self._table_channel)
+        self._router = TableRouter(table_address)
         self.ledger = ledger_grpc.LedgerServiceStub(self._ledger_channel)
 
     def open_table(
@@ -82,7 +85,9 @@ class Operator:
         rules: cards_pb2.RuleSet | None = None,
     ) -> str:
         """Open a table; returns its id. Raises grpc.RpcError when refused."""
-        reply = self.table.OpenTable(
+        # The instance asked may redirect to the one serving the new table's partition.
+        reply = self._router.call(
+            "OpenTable",
             api.OpenTableRequest(
                 client_request_id=request_id(),
                 name=f"e2e-{uuid.uuid4().hex[:6]}",
@@ -130,6 +135,7 @@ class Operator:
             time.sleep(0.2)
 
     def close(self) -> None:
+        self._router.close()
         self._table_channel.close()
         self._ledger_channel.close()
 

@@ -19,15 +19,24 @@ from rummy_ops.stack import Stack, check_health, free_port
 
 class ExtraService:
     """``python -m rummy_<service>`` started from ``stack``'s configuration. ``same_ports``: on
-    the stack's gRPC and metrics ports for the service (to replace it), else on free ones."""
+    the stack's gRPC and metrics ports for the service (to replace it), else on free ones;
+    ``ports`` (gRPC, metrics): on those (to replace another extra process)."""
 
-    def __init__(self, stack: Stack, service: str, label: str, same_ports: bool = True) -> None:
+    def __init__(
+        self,
+        stack: Stack,
+        service: str,
+        label: str,
+        same_ports: bool = True,
+        ports: tuple[int, int] | None = None,
+    ) -> None:
         self.service = service
         self.log_path = stack.config.log_dir / f"{service}-{label}.log"
-        grpc_port, metrics_port = (
+        grpc_port, metrics_port = ports or (
             stack.config.ports[service] if same_ports else (free_port(), free_port())
         )
         self.address = f"127.0.0.1:{grpc_port}"
+        self.metrics_port = metrics_port
         self._env = stack.config.service_env(
             service, stack.kafka_bootstrap_servers, stack.database_url, os.environ
         )

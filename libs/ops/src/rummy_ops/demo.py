@@ -52,8 +52,9 @@ from rummy_ops.stack import (
 )
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
+from rummy_platform.table_routing import TableRouter
+from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
-from rummy_rules.rules import BOMBAY_BAAZI_SHOES
 
 OPERATOR_ACCOUNT = "ops-demo"
 HOUSE_COMMISSION_ACCOUNT = "house:commission"
@@ -430,9 +431,8 @@ def play(
     report = DemoReport(run_id=run_id, endpoints=endpoints)
     authority = TokenAuthority(endpoints.jwt_secret)
     operator = bearer_metadata(authority.issue(OPERATOR_ACCOUNT, Role.OPERATOR, 6 * 3600))
-    table_channel = open_channel(endpoints.table)
+    table_router = TableRouter(endpoints.table)
     ledger_channel = open_channel(endpoints.ledger)
-    table_stub = table_grpc.TableServiceStub(table_channel)
     ledger_stub = ledger_grpc.LedgerServiceStub(ledger_channel)
     rng = random.Random(options.seed)
     house_before = _house_commission(ledger_stub, operator)
@@ -459,7 +459,8 @@ def play(
         for plan, target in zip(
             options.tables, _share(options.hands, len(options.tables)), strict=True
         ):
-            reply = table_stub.OpenTable(
+            reply = table_router.call(
+                "OpenTable",
                 table_api.OpenTableRequest(
                     client_request_id=f"demo-{run_id}-{plan.name}",
                     name=f"{plan.name}-{run_id}",
@@ -472,7 +473,14 @@ def play(
                 timeout=30,
             )
             report.tables[plan.name] = reply.table_id
-            run = _TableRun(plan, reply.table_id, target, table_stub, operator, on_hand)
+            run = _TableRun(
+                plan,
+                reply.table_id,
+                target,
+                table_router.stub_for(reply.table_id),
+                operator,
+                on_hand,
+            )
             shoe = BOMBAY_BAAZI_SHOES_BY_SEATS[plan.seats]
             for index in range(plan.bots):
                 account = f"bot-{run_id}-{plan.name}-{index + 1}"
@@ -499,7 +507,7 @@ def play(
                     else None
                 )
                 run.bots.append(
-                    Bot(account, token, table_channel, reply.table_id, shoe, brain, record)
+                    Bot(account, token, table_router, reply.table_id, shoe, brain, record)
                 )
             runs.append(run)
             echo(
@@ -548,7 +556,7 @@ def play(
     if house_before is not None and house_after is not None:
         report.house_commission_delta = house_after - house_before
     report.wall_seconds = time.monotonic() - started
-    table_channel.close()
+    table_router.close()
     ledger_channel.close()
     return report
 

@@ -25,7 +25,15 @@ _log = get_logger(__name__)
 
 
 class ServiceError(Exception):
-    """Base of the errors whose message is returned to the caller as the status details."""
+    """Base of the errors whose message is returned to the caller as the status details.
+
+    ``trailing_metadata``: ``(key, value)`` pairs the call ends with besides the message, for
+    clients that act on the error (e.g. ``rummy-table-owner``: the address of the instance that
+    serves a table, see :mod:`rummy_platform.table_routing`)."""
+
+    def __init__(self, *args: object, trailing_metadata: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(*args)
+        self.trailing_metadata = trailing_metadata
 
 
 class InvalidArgument(ServiceError):
@@ -97,6 +105,8 @@ class ErrorMappingInterceptor(ScopeInterceptor):
         try:
             yield
         except ServiceError as error:
+            if error.trailing_metadata:
+                context.set_trailing_metadata(error.trailing_metadata)
             context.abort(status_for(error), str(error) or type(error).__name__)
         except Exception as exc:
             if context.code() is not None:  # context.abort() already chose the status

@@ -27,6 +27,10 @@ EVENT_TOPICS: tuple[str, ...] = (
     CLOCK_EVENTS,
 )
 
+#: The topics the table service consumes (each keyed by table id, co-partitioned with
+#: ``table-events``: the instance given partition p of them owns partition p of the tables).
+TABLE_INPUT_TOPICS: tuple[str, ...] = (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)
+
 DEFAULT_PARTITIONS = 8
 #: Topic configuration every event topic is created with: the log is the system of record.
 NEVER_EXPIRE: Mapping[str, str] = {"retention.ms": "-1"}

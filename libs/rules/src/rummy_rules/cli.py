@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from rummy_rules.arrangement import best_arrangement, valid_discards
 from rummy_rules.cards import CardParseError, format_cards, parse_cards, parse_rank
+from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import WildRank
 

@@ -4,7 +4,11 @@ Format: a message is ``{"type": <class name>, <field>: <value>, ...}``. Values:
 
 - a card is its face and copy joined by a colon: ``"7H:0"``, ``"10S:1"``, ``"JK:1"``;
 - an enum is its value; a tuple is a list; ``None`` is ``null``;
-- a nested frozen dataclass (a rule set, a seat result) is a dict of its fields, without a type tag;
+- a nested frozen dataclass (a rule set, a seat result) is a dict of its fields, without a type tag,
+  except in a field declared as a base class that is not a dataclass (a rule set's
+  ``options: VariantOptions``): there it carries its registered ``type`` like a message;
+- a field with a default may be missing (a record written before the field existed): it decodes
+  to the default;
 - a ``dict`` field is a list of ``[key, value]`` pairs (JSON keys could only be strings).
 
 Message classes register themselves (``register``) in the module that defines them; a variant's
@@ -85,7 +89,22 @@ def from_dict(data: dict[str, Any]) -> Any:
 
 
 def _encode_fields(obj: Any) -> dict[str, Any]:
-    return {f.name: _encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    hints = _hints(type(obj))
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        out[f.name] = to_dict(value) if _is_open(hints[f.name]) else _encode(value)
+    return out
+
+
+def _is_open(hint: Any) -> bool:
+    """A field declared as a base class that is not a dataclass: its value is tagged."""
+    return (
+        isinstance(hint, type)
+        and not dataclasses.is_dataclass(hint)
+        and hint is not Card
+        and (hint not in (bool, int, str) and not issubclass(hint, Enum))
+    )
 
 
 def _encode(value: Any) -> Any:
@@ -124,8 +143,15 @@ def _decode_dataclass(cls: type, body: Any) -> Any:
     if extra:
         raise CodecError(f"{cls.__name__}: unknown fields {sorted(extra)}")
     kwargs = {}
+    defaulted = {
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    }
     for name in names:
         if name not in body:
+            if name in defaulted:
+                continue
             raise CodecError(f"{cls.__name__}: missing field {name!r}")
         kwargs[name] = _decode(hints[name], body[name], f"{cls.__name__}.{name}")
     try:
@@ -195,4 +221,10 @@ def _decode(hint: Any, value: Any, where: str) -> Any:  # noqa: C901 - one branc
         return value
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _decode_dataclass(hint, value)
+    if _is_open(hint):
+        kind = value.get("type") if isinstance(value, dict) else None
+        cls = _REGISTRY.get(kind) if isinstance(kind, str) else None
+        if cls is None or not issubclass(cls, hint):
+            raise CodecError(f"{where}: expected a registered {hint.__name__}, got {kind!r}")
+        return _decode_dataclass(cls, {k: v for k, v in value.items() if k != "type"})
     raise CodecError(f"{where}: cannot decode into {hint!r}")

@@ -2,10 +2,11 @@
 
 A :class:`RuleSet` says everything a hand needs that is not a card: which shoe by seat count, how
 many cards a hand gets, the clock, the money (point value in hundredths of a House Token, commission
-in basis points) and the variant's own numbers. The generic part names nothing Indian; the Indian
-13-card points numbers (drops, wrong declare, cap, meld options) live in :class:`IndianPointsRules`
-in the section at the end, which a later variant (pool, deals, gin, rummy 500) replaces by its own.
-Nothing here assumes one deal per match: a rule set describes one hand; a match format wraps hands.
+in basis points) and the variant's own options (``options``: a :class:`VariantOptions` of the
+variant's package, e.g. ``rummy_rules.indian.rules.IndianPointsRules``), which also say the deal's
+shape (:class:`DealShape`: a wild cut or none, an upcard or none) and the most one seat can lose.
+This module names no variant. Nothing here assumes one deal per match: a rule set describes one
+hand; a match format wraps hands.
 
 Validation (the one home of a table's option bounds, used by the table service's OpenTable, the
 table and the replay tool alike): every numeric option has stated bounds, and a value outside
@@ -16,12 +17,13 @@ signed 64-bit amount); :func:`validate_table_options` adds what a host decides (
 and its configured maximum reservation). Bounds, inclusive:
 
 - seats: a seat count of the rule set's shoes (4, 6 or 8 at Bombay Baazi);
+- ``hand_size``: the shoe deals every seat its cards, the deal shape's cut and upcard, and a
+  stock of at least one card;
 - ``turn_seconds`` 1..3600, ``seed_window_seconds`` 1..600, start delay 0..3600 seconds (0: a
   hand starts as soon as enough players sit; it is no deadline anyone must meet);
 - ``max_missed_turns`` 1..10;
-- ``points_cap``: None or 1..``hand_size`` x 10 (130);
-- first drop, middle drop, wrong declare: 0..the most a loser's counted cards can cost (130 uncapped
-  at 13 cards, or the cap): the reservation is made for that maximum, so no penalty exceeds it;
+- the variant's options: as its ``VariantOptions.check`` says (Indian points: ``points_cap`` None or
+  1..``hand_size`` x 10, every penalty within the most counted cards can cost);
 - ``commission_bps`` 0..10000 (100%);
 - ``point_value_cents`` >= 0 with (seats - 1) x max loss x point value <= 2^63 - 1 (what a winner
   can receive fits an int64), and, at a host, max loss x point value <= its maximum reservation.
@@ -34,11 +36,10 @@ Rules: ``docs/rules/rule-set.md`` (the house rule set, its options and their bou
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from .deck import Shoe
-from .melds import DEFAULT_MELD_OPTIONS, MeldOptions
-from .wild import MAX_CARD_POINTS
 
 BASIS_POINTS_PER_UNIT = 10_000
 #: The largest amount a signed 64-bit field holds (every amount on the wire and in the ledger).
@@ -79,116 +80,68 @@ def check_bounds(option: str, value: int, low: int, high: int, why: str = "") ->
 
 
 # --------------------------------------------------------------------------------------------------
-# Indian 13-card points rummy (Bombay Baazi) section
+# What a variant adds: its deal's shape and its options
 # --------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class IndianPointsRules:
-    """Scoring numbers of Indian points rummy, in points (``docs/rules/scoring.md#outcomes``).
+class DealShape:
+    """What a variant's deal turns up besides the seats' hands: ``wild_cut`` (a card cut face up
+    that fixes the wild rank and is out of play) and ``upcard`` (the first card of the discard
+    pile). Indian points: both; a game without wild cards: no cut."""
 
-    - ``first_drop_points``: dropping before one's first draw (20).
-    - ``middle_drop_points``: dropping after one's first draw, or leaving mid-hand (40); also what a
-      seat that misses ``RuleSet.max_missed_turns`` turns in a row is charged.
-    - ``wrong_declare_points``: showing 13 cards that do not form a valid declaration (80).
-    - ``points_cap``: the most a loser's counted cards can cost, or ``None`` for no cap (Bombay
-      Baazi); 80 is the usual option elsewhere. Penalties above are fixed and not capped.
-    - ``meld_options``: the meld rulings that are options (``rummy_rules.melds.MeldOptions``): a
-      group made only of jokers counts as an impure sequence (on); the same face never twice in one
-      group, even when one copy stands in as a joker (on); the ace runs high as well as low (on).
-    - ``no_discard_of_card_taken_from_pile``: the card drawn from the discard pile cannot be
-      discarded in the same turn (ruling, on).
-
-    Raises RuleSetError for negative points or a cap below 1 (the bounds that depend on the hand
-    size are checked by :class:`RuleSet`).
-    """
-
-    first_drop_points: int = 20
-    middle_drop_points: int = 40
-    wrong_declare_points: int = 80
-    points_cap: int | None = None
-    meld_options: MeldOptions = DEFAULT_MELD_OPTIONS
-    no_discard_of_card_taken_from_pile: bool = True
-
-    def __post_init__(self) -> None:
-        for name in PENALTY_OPTIONS:
-            if getattr(self, name) < 0:
-                raise RuleSetError(name, ">= 0", getattr(self, name))
-        if self.points_cap is not None and self.points_cap < 1:
-            raise RuleSetError("points_cap", "None or >= 1", self.points_cap)
+    wild_cut: bool
+    upcard: bool
 
     @property
-    def leave_points(self) -> int:
-        """Points for leaving mid-hand: the middle drop."""
-        return self.middle_drop_points
-
-    def capped(self, counted_points: int) -> int:
-        """A loser's counted points after the cap, unchanged when uncapped
-        (``docs/rules/scoring.md#cap``).
-
-        Raises ValueError if ``counted_points`` < 0.
-        """
-        if counted_points < 0:
-            raise ValueError(f"counted points must be >= 0, got {counted_points}")
-        if self.points_cap is None:
-            return counted_points
-        return min(counted_points, self.points_cap)
-
-    def max_counted_points(self, hand_size: int) -> int:
-        """The most a loser's counted cards can cost in a hand of ``hand_size`` cards: every card
-        at the highest card value (10), after the cap. 130 at Bombay Baazi; 80 with the 80 cap."""
-        return self.capped(hand_size * MAX_CARD_POINTS)
-
-    def max_loss_points(self, hand_size: int) -> int:
-        """The most points one seat can be charged in a hand of ``hand_size`` cards
-        (``docs/rules/scoring.md#maximum-loss``).
-
-        The largest of: the most counted cards can cost (:meth:`max_counted_points`), a wrong
-        declare, a middle drop, a first drop. 130 at Bombay Baazi (13 x 10, uncapped); 80 with
-        the 80 cap. A valid :class:`RuleSet` keeps every penalty within the counted maximum, so
-        this is the counted maximum there.
-        """
-        return max(
-            self.max_counted_points(hand_size),
-            self.wrong_declare_points,
-            self.middle_drop_points,
-            self.first_drop_points,
-        )
-
-    def check(self, hand_size: int) -> None:
-        """Raise :class:`RuleSetError` for a cap above what ``hand_size`` cards can count, or a
-        penalty above the most counted cards can cost (the reservation is made for that)."""
-        most = hand_size * MAX_CARD_POINTS
-        if self.points_cap is not None:
-            check_bounds(
-                "points_cap", self.points_cap, 1, most, f"{hand_size} cards count at most {most}"
-            )
-        counted = self.max_counted_points(hand_size)
-        why = (
-            f"no more than the cap of {counted} points the reservation is made for"
-            if self.points_cap is not None
-            else f"no more than the {counted} points {hand_size} cards can count, "
-            "which the reservation is made for"
-        )
-        for name in PENALTY_OPTIONS:
-            check_bounds(name, getattr(self, name), 0, counted, why)
+    def extra_cards(self) -> int:
+        """Cards the deal turns up besides the hands (0, 1 or 2)."""
+        return int(self.wild_cut) + int(self.upcard)
 
 
-#: The fixed penalties of Indian points rummy, each within the most counted cards can cost.
-PENALTY_OPTIONS = ("first_drop_points", "middle_drop_points", "wrong_declare_points")
+#: The deal that cuts a wild card and turns up the first open card (``docs/rules/shuffle-spec.md``).
+CUT_AND_UPCARD = DealShape(wild_cut=True, upcard=True)
+
+
+@dataclass(frozen=True)
+class DealLayout:
+    """What the dealer deals for one hand: ``hand_size`` cards to each seat from ``shoe``, then
+    the cut and the upcard as ``shape`` says; the rest is the stock."""
+
+    shape: DealShape
+    shoe: Shoe
+    hand_size: int
+
+    def cards_needed(self, seats: int) -> int:
+        """The fewest cards the shoe must hold to deal ``seats`` seats and leave a one-card
+        stock."""
+        return seats * self.hand_size + self.shape.extra_cards + 1
+
+
+class VariantOptions:
+    """Base class of a variant's own rule-set options: a frozen dataclass in the variant's
+    package, registered with ``rummy_rules.codec`` (a rule set's ``options`` is encoded with its
+    type name). ``deal_shape`` is the variant's deal; :meth:`check` and :meth:`max_loss_points`
+    are the variant's part of a rule set's validation and of its reservation."""
+
+    __slots__ = ()
+
+    #: The deal of every hand played under these options.
+    deal_shape: ClassVar[DealShape]
+
+    def check(self, rule_set: RuleSet) -> None:
+        """Raise :class:`RuleSetError` for an option out of bounds for ``rule_set`` (its hand
+        size, seats ...). Called by ``RuleSet.__post_init__``."""
+        raise NotImplementedError
+
+    def max_loss_points(self, rule_set: RuleSet) -> int:
+        """The most points one seat can be charged in a hand of ``rule_set`` (>= 1)."""
+        raise NotImplementedError
 
 
 # --------------------------------------------------------------------------------------------------
 # Generic rule set
 # --------------------------------------------------------------------------------------------------
-
-BOMBAY_BAAZI_SHOES: tuple[tuple[int, Shoe], ...] = (
-    (4, Shoe(decks=2, printed_jokers=2)),
-    (6, Shoe(decks=2, printed_jokers=2)),
-    (8, Shoe(decks=3, printed_jokers=3)),
-)
-"""Seat count -> shoe at Bombay Baazi: 4 and 6 seats 2 decks + 2 jokers, 8 seats 3 + 3
-(``docs/rules/cards.md#shoe``)."""
 
 
 @dataclass(frozen=True)
@@ -196,7 +149,7 @@ class RuleSet:
     """Everything about a table's hands that is not a card (``docs/rules/rule-set.md#options``).
 
     - ``name``, ``version``: identify the rule set (``"bombay-baazi"``, 1); recorded with each hand.
-    - ``variant``: which state machine plays it (``"indian-points"``).
+    - ``variant``: which state machine plays it (``"indian-points"``; ``rummy_rules.registry``).
     - ``seats``: the table's seat count; must be a key of ``shoes``.
     - ``shoes``: seat count -> shoe, as ``(seats, Shoe)`` pairs.
     - ``hand_size``: cards dealt to each seat (13).
@@ -205,8 +158,8 @@ class RuleSet:
     - ``turn_seconds``: seconds a seat has for one turn.
     - ``seed_window_seconds``: seconds the client-seed window stays open.
     - ``point_value_cents``: what one point costs, in hundredths of a House Token (0 = free table).
-    - ``commission_bps``: the house commission on the winner's takings, in basis points (1/10000).
-    - ``indian``: the Indian points numbers (drops, wrong declare, cap, meld options).
+    - ``commission_bps``: the house commission on the winners' takings, in basis points (1/10000).
+    - ``options``: the variant's own options (Indian points: drops, wrong declare, cap, melds).
 
     Raises RuleSetError (a ValueError) naming the option and its bounds for any value out of
     range (the bounds are in this module's docstring).
@@ -224,7 +177,7 @@ class RuleSet:
     seed_window_seconds: int
     point_value_cents: int
     commission_bps: int
-    indian: IndianPointsRules = field(default_factory=IndianPointsRules)
+    options: VariantOptions
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -242,16 +195,18 @@ class RuleSet:
         if self.min_players < 2:
             raise RuleSetError("min_players", ">= 2", self.min_players)
         check_bounds("min_players", self.min_players, 2, self.seats, "it cannot exceed the seats")
-        # Every seat's hand, the wild cut and the first open card must come out of the shoe,
-        # with at least one card left for the stock.
-        needed = self.seats * self.hand_size + 3
+        # Every seat's hand, the cut and the upcard (as the variant deals them) must come out of
+        # the shoe, with at least one card left for the stock.
+        layout = self.layout
+        needed = layout.cards_needed(self.seats)
         if self.shoe.size < needed:
+            extra = layout.shape.extra_cards + 1
             raise RuleSetError(
                 "hand_size",
-                f"at most {(self.shoe.size - 3) // self.seats}",
+                f"at most {(self.shoe.size - extra) // self.seats}",
                 self.hand_size,
                 f"a shoe of {self.shoe.size} cards cannot deal {self.hand_size} cards to "
-                f"{self.seats} seats plus the cut, the open card and a stock ({needed} needed)",
+                f"{self.seats} seats plus what the deal turns up and a stock ({needed} needed)",
             )
         check_bounds("max_missed_turns", self.max_missed_turns, 1, MAX_MISSED_TURNS)
         check_bounds("turn_seconds", self.turn_seconds, 1, MAX_TURN_SECONDS)
@@ -259,7 +214,7 @@ class RuleSet:
         check_bounds(
             "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
         )
-        self.indian.check(self.hand_size)
+        self.options.check(self)
         most = self.max_point_value_cents
         check_bounds(
             "point_value_cents",
@@ -273,7 +228,7 @@ class RuleSet:
     @property
     def max_point_value_cents(self) -> int:
         """The largest point value whose biggest hand (every other seat losing the most a hand
-        can cost to one winner) is an amount a signed 64-bit field holds."""
+        can cost) is an amount a signed 64-bit field holds."""
         return INT64_MAX // (max(self.seats - 1, 1) * max(self.max_loss_points, 1))
 
     @property
@@ -287,48 +242,15 @@ class RuleSet:
         return dict(self.shoes)
 
     @property
+    def layout(self) -> DealLayout:
+        """The deal of a hand of this rule set: the variant's shape, this shoe, this hand size."""
+        return DealLayout(self.options.deal_shape, self.shoe, self.hand_size)
+
+    @property
     def max_loss_points(self) -> int:
-        """The most points one seat can be charged in a hand (130 at Bombay Baazi, 80 if capped)."""
-        return self.indian.max_loss_points(self.hand_size)
-
-
-BOMBAY_BAAZI_NAME = "bombay-baazi"
-BOMBAY_BAAZI_VERSION = 1
-INDIAN_POINTS_VARIANT = "indian-points"
-
-
-def bombay_baazi(
-    seats: int,
-    point_value_cents: int,
-    commission_bps: int,
-    *,
-    points_cap: int | None = None,
-    turn_seconds: int = 30,
-    seed_window_seconds: int = 5,
-    max_missed_turns: int = 3,
-) -> RuleSet:
-    """The Bombay Baazi 13-card points rule set for a table of ``seats`` (4, 6 or 8) seats
-    (``docs/rules/rule-set.md#house-rule-set``).
-
-    ``point_value_cents`` is in hundredths of a House Token per point (0 for a free table);
-    ``commission_bps`` in basis points (0..10000); ``points_cap`` None (the house rule) or e.g. 80.
-    Raises RuleSetError for any value out of range.
-    """
-    return RuleSet(
-        name=BOMBAY_BAAZI_NAME,
-        version=BOMBAY_BAAZI_VERSION,
-        variant=INDIAN_POINTS_VARIANT,
-        seats=seats,
-        shoes=BOMBAY_BAAZI_SHOES,
-        hand_size=13,
-        min_players=2,
-        max_missed_turns=max_missed_turns,
-        turn_seconds=turn_seconds,
-        seed_window_seconds=seed_window_seconds,
-        point_value_cents=point_value_cents,
-        commission_bps=commission_bps,
-        indian=IndianPointsRules(points_cap=points_cap),
-    )
+        """The most points one seat can be charged in a hand, as the variant's options say (130
+        at Bombay Baazi, 80 if capped)."""
+        return self.options.max_loss_points(self)
 
 
 #: The default of a host's maximum reservation per seat and hand: 1,000,000 House Tokens.

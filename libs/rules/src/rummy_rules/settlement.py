@@ -6,8 +6,11 @@ All amounts are ints in hundredths of a House Token ("cents"). Points are ints.
 - The total is the sum of the losers' costs.
 - The commission is ``floor(total x commission_bps / 10000)``: rounded down, in the players' favour,
   so it never exceeds the stated rate.
-- The winner receives ``total - commission``; the house line receives the commission.
-- Every settlement sums to zero: losers negative, winner zero or positive, house zero or positive.
+- The winner receives ``total - commission``; the house line receives the commission. When a
+  variant's hand ends with several winners sharing the pot (:func:`settle_shared`), each receives
+  an equal share of ``total - commission``, the remainder hundredths one each to the earliest
+  seats.
+- Every settlement sums to zero: losers negative, winners zero or positive, house zero or positive.
 - A free table (point value 0) settles to all zeros.
 
 Rules: ``docs/rules/money.md#settlement``, ``docs/rules/money.md#commission``,
@@ -16,7 +19,7 @@ Rules: ``docs/rules/money.md#settlement``, ``docs/rules/money.md#commission``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .rules import BASIS_POINTS_PER_UNIT, RuleSet
@@ -40,6 +43,8 @@ class Settlement:
 
     ``lines`` holds one line per seat dealt in, in ascending seat order; ``commission_cents``
     is the house commission line. ``sum(line.amount_cents) + commission_cents == 0`` always.
+    ``winner_seat`` is the hand's winner (the declarer); ``co_winner_seats`` (ascending, empty
+    in a one-winner hand) are the other seats that share the pot with it.
     """
 
     winner_seat: int
@@ -47,11 +52,18 @@ class Settlement:
     commission_bps: int
     lines: tuple[SettlementLine, ...]
     commission_cents: int
+    co_winner_seats: tuple[int, ...] = ()
+
+    @property
+    def winner_seats(self) -> tuple[int, ...]:
+        """Every seat that shares the pot, ascending."""
+        return tuple(sorted((self.winner_seat, *self.co_winner_seats)))
 
     @property
     def total_cents(self) -> int:
         """What the losers pay altogether (a positive number)."""
-        return -sum(line.amount_cents for line in self.lines if line.seat != self.winner_seat)
+        winners = self.winner_seats
+        return -sum(line.amount_cents for line in self.lines if line.seat not in winners)
 
     def amount_for(self, seat: int) -> int:
         """The amount moved for ``seat``. Raises KeyError if the seat was not dealt in."""
@@ -82,20 +94,35 @@ def commission_for(total_cents: int, commission_bps: int) -> int:
 
 
 def settle(rule_set: RuleSet, winner_seat: int, points_by_seat: Mapping[int, int]) -> Settlement:
-    """Settle a hand won by ``winner_seat`` (``docs/rules/money.md#settlement``).
+    """Settle a hand won by ``winner_seat`` (``docs/rules/money.md#settlement``):
+    :func:`settle_shared` with one winner. Raises ValueError as it does."""
+    return settle_shared(rule_set, (winner_seat,), points_by_seat)
 
-    ``points_by_seat`` maps every seat dealt in to the points it is charged (the winner's entry, if
+
+def settle_shared(
+    rule_set: RuleSet, winner_seats: Sequence[int], points_by_seat: Mapping[int, int]
+) -> Settlement:
+    """Settle a hand whose pot ``winner_seats`` share (the first listed is the hand's
+    ``winner_seat``; ``docs/rules/money.md#settlement``).
+
+    ``points_by_seat`` maps every seat dealt in to the points it is charged (a winner's entry, if
     present, must be 0; it is added if missing). Points are already final (capped, penalties
-    applied). Uses ``rule_set.point_value_cents`` and ``rule_set.commission_bps``.
+    applied). Each loser pays ``points x rule_set.point_value_cents``; the commission is taken
+    once from the pot (:func:`commission_for`); the rest is shared equally among the winners, the
+    remainder hundredths one each to the earliest winners by seat number.
 
-    Raises ValueError if the winner has non-zero points, a seat has negative points or more than
-    ``rule_set.max_loss_points`` (more than its reservation), or no loser is listed.
+    Raises ValueError if there is no winner or a winner is listed twice, a winner has non-zero
+    points, a seat has negative points or more than ``rule_set.max_loss_points`` (more than its
+    reservation), or no loser is listed.
     """
+    if not winner_seats or len(set(winner_seats)) != len(winner_seats):
+        raise ValueError(f"a settlement needs distinct winners, got {list(winner_seats)}")
     points = dict(points_by_seat)
-    if points.setdefault(winner_seat, 0) != 0:
-        raise ValueError(f"the winner (seat {winner_seat}) cannot be charged points")
-    if len(points) < 2:
-        raise ValueError("a settlement needs the winner and at least one loser")
+    for seat in winner_seats:
+        if points.setdefault(seat, 0) != 0:
+            raise ValueError(f"the winner (seat {seat}) cannot be charged points")
+    if len(points) <= len(winner_seats):
+        raise ValueError("a settlement needs the winners and at least one loser")
     for seat, p in points.items():
         if p < 0:
             raise ValueError(f"seat {seat} has negative points ({p})")
@@ -105,20 +132,20 @@ def settle(rule_set: RuleSet, winner_seat: int, points_by_seat: Mapping[int, int
                 f"({rule_set.max_loss_points}); its reservation would not cover it"
             )
     pv = rule_set.point_value_cents
-    total = sum(p * pv for seat, p in points.items() if seat != winner_seat)
+    winners = sorted(winner_seats)
+    total = sum(p * pv for seat, p in points.items() if seat not in winners)
     house = commission_for(total, rule_set.commission_bps)
+    share, remainder = divmod(total - house, len(winners))
+    takings = {seat: share + (1 if i < remainder else 0) for i, seat in enumerate(winners)}
     lines = tuple(
-        SettlementLine(
-            seat=seat,
-            points=p,
-            amount_cents=(total - house) if seat == winner_seat else -p * pv,
-        )
+        SettlementLine(seat=seat, points=p, amount_cents=takings.get(seat, -p * pv))
         for seat, p in sorted(points.items())
     )
     return Settlement(
-        winner_seat=winner_seat,
+        winner_seat=winner_seats[0],
         point_value_cents=pv,
         commission_bps=rule_set.commission_bps,
         lines=lines,
         commission_cents=house,
+        co_winner_seats=tuple(s for s in winners if s != winner_seats[0]),
     )

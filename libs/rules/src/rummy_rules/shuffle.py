@@ -28,6 +28,7 @@ from typing import Protocol
 
 from .cards import Card, Rank
 from .deck import Shoe
+from .rules import CUT_AND_UPCARD, DealShape
 
 SHUFFLE_VERSION = "bb-shuffle-v1"
 """Version label of this spec; it is the first field of the key material."""
@@ -232,22 +233,23 @@ class Deal:
 
     - ``order``: the whole shuffled shoe as canonical indices (position 0 dealt first).
     - ``hands``: one per seat, in dealing order (the seat after the dealer first).
-    - ``wild_cut``: the card cut face up for the wild rank; out of play.
-    - ``first_open``: the first card of the discard pile (face up).
+    - ``wild_cut``: the card cut face up for the wild rank; out of play (None: the variant's
+      deal cuts none).
+    - ``first_open``: the first card of the discard pile (face up; None: the deal turns up none).
     - ``stock``: the rest, ``stock[0]`` is the top (drawn next).
     """
 
     order: tuple[int, ...]
     hands: tuple[SeatHand, ...]
-    wild_cut: Card
-    first_open: Card
+    wild_cut: Card | None
+    first_open: Card | None
     stock: tuple[Card, ...]
 
     @property
     def wild_rank(self) -> Rank | None:
         """The wild rank from the cut, or None when a printed joker was cut (then only printed
-        jokers are wild)."""
-        return self.wild_cut.rank
+        jokers are wild) or nothing was cut."""
+        return None if self.wild_cut is None else self.wild_cut.rank
 
     def hand_of(self, seat: int) -> tuple[Card, ...]:
         """The cards dealt to ``seat``. Raises KeyError if the seat was not dealt in."""
@@ -258,13 +260,19 @@ class Deal:
 
 
 def deal(
-    inputs: ShuffleInputs, shoe: Shoe, seats: Iterable[int], dealer: int, hand_size: int
+    inputs: ShuffleInputs,
+    shoe: Shoe,
+    seats: Iterable[int],
+    dealer: int,
+    hand_size: int,
+    shape: DealShape = CUT_AND_UPCARD,
 ) -> Deal:
     """Shuffle the shoe from ``inputs`` and deal ``hand_size`` cards to each of ``seats``
     (``docs/rules/deal.md``; byte-exact: ``docs/rules/shuffle-spec.md#the-deal``).
 
     Round-robin one card at a time from the seat after ``dealer`` (see :func:`deal_order`), then
-    the wild cut, then the first open card; the rest is the stock (top first).
+    the wild cut and the first open card as ``shape`` (the variant's deal) turns them up (the
+    default: both); the rest is the stock (top first).
 
     Raises ValueError if the seats differ from the seats of ``inputs.client_seeds`` (every seat
     dealt in has exactly one, possibly empty, client seed), if the dealer is not seated, fewer than
@@ -282,10 +290,10 @@ def deal(
     if hand_size < 1:
         raise ValueError(f"hand_size must be >= 1, got {hand_size}")
     dealt = len(order_of_seats) * hand_size
-    if dealt + 3 > shoe.size:
+    if dealt + shape.extra_cards + 1 > shoe.size:
         raise ValueError(
             f"a shoe of {shoe.size} cards cannot deal {hand_size} to {len(order_of_seats)} seats "
-            "plus the cut, the open card and a stock"
+            f"plus {shape.extra_cards} card(s) turned up and a stock"
         )
     order = shuffled_order(inputs, shoe)
     cards = [shoe.index_to_card(i) for i in order]
@@ -294,12 +302,11 @@ def deal(
         SeatHand(seat, tuple(cards[pos + k * n] for k in range(hand_size)))
         for pos, seat in enumerate(order_of_seats)
     )
+    rest = iter(cards[dealt:])
+    wild_cut = next(rest) if shape.wild_cut else None
+    first_open = next(rest) if shape.upcard else None
     return Deal(
-        order=order,
-        hands=hands,
-        wild_cut=cards[dealt],
-        first_open=cards[dealt + 1],
-        stock=tuple(cards[dealt + 2 :]),
+        order=order, hands=hands, wild_cut=wild_cut, first_open=first_open, stock=tuple(rest)
     )
 
 

@@ -19,6 +19,7 @@ from typing import Generic, Protocol, TypeVar
 
 from .commands import Command
 from .events import Event, HandAborted, HandEnded
+from .rules import DealLayout, DealShape, RuleSet, RuleSetError, VariantOptions
 from .view import PlayerView
 
 S = TypeVar("S")
@@ -39,10 +40,55 @@ class Deadline:
     due_ms: int
 
 
+def clock_deadline(
+    seed_deadline_ms: int | None, turn_no: int, turn_deadline_ms: int | None
+) -> Deadline | None:
+    """What the clock waits for: the seed window (turn 0) while ``seed_deadline_ms`` is given
+    (the window is open), else turn ``turn_no`` while ``turn_deadline_ms`` is given (a turn is
+    being played), else None. Times in ms since the Unix epoch."""
+    if seed_deadline_ms is not None:
+        return Deadline(DeadlineKind.SEED_WINDOW, 0, seed_deadline_ms)
+    if turn_deadline_ms is not None:
+        return Deadline(DeadlineKind.TURN, turn_no, turn_deadline_ms)
+    return None
+
+
 class Variant(Protocol, Generic[S]):
     """One game's rules behind the interface every host uses. ``S`` is the variant's state."""
 
     name: str
+    #: The rule-set labels (``"<rule set name>/<version>"``) whose hands this variant plays.
+    rules_versions: frozenset[str]
+    #: The type of ``RuleSet.options`` this variant plays by.
+    options_type: type[VariantOptions]
+    #: What its deal turns up besides the hands (a wild cut, an upcard).
+    deal_shape: DealShape
+
+    @property
+    def bot(self) -> object | None:
+        """The variant's bot strategy: pure choices from a seat's own cards, in the variant's
+        own terms (a bot host of the variant knows its shape), or None if it has none."""
+        ...
+
+    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+        """The variant's house rule set for a table of ``seats`` seats (``point_value_cents`` in
+        hundredths of a House Token a point, ``commission_bps`` in basis points). Raises
+        RuleSetError for values out of bounds."""
+        ...
+
+    def check_rule_set(self, rule_set: RuleSet) -> None:
+        """Raise RuleSetError unless this variant plays ``rule_set`` (its variant name, label and
+        options type). Its bounds were checked when it was built."""
+        ...
+
+    def deal_layout(self, rule_set: RuleSet) -> DealLayout:
+        """What the dealer deals for a hand of ``rule_set``: the shape, the shoe, the hand size."""
+        ...
+
+    def max_loss_points(self, rule_set: RuleSet) -> int:
+        """The most points one seat can be charged in a hand of ``rule_set`` (what is reserved,
+        times the point value)."""
+        ...
 
     def initial_state(self) -> S:
         """The state before any event (a hand not yet started)."""
@@ -80,6 +126,37 @@ class Variant(Protocol, Generic[S]):
     def result(self, state: S) -> HandEnded | HandAborted | None:
         """The event that closed the hand, or None while it runs."""
         ...
+
+
+class VariantRules:
+    """The pre-hand half of :class:`Variant` from the class attributes ``name``,
+    ``rules_versions``, ``options_type`` and ``deal_shape``; a variant class inherits it and adds
+    its state machine and ``house_rule_set``."""
+
+    name: str
+    rules_versions: frozenset[str]
+    options_type: type[VariantOptions]
+    deal_shape: DealShape
+
+    def check_rule_set(self, rule_set: RuleSet) -> None:
+        if rule_set.variant != self.name:
+            raise RuleSetError("variant", repr(self.name), repr(rule_set.variant))
+        label = f"{rule_set.name}/{rule_set.version}"
+        if label not in self.rules_versions:
+            allowed = ", ".join(sorted(self.rules_versions))
+            raise RuleSetError("version", f"one of {allowed}", label)
+        if not isinstance(rule_set.options, self.options_type):
+            raise RuleSetError(
+                "options", f"a {self.options_type.__name__}", type(rule_set.options).__name__
+            )
+
+    def deal_layout(self, rule_set: RuleSet) -> DealLayout:
+        self.check_rule_set(rule_set)
+        return rule_set.layout
+
+    def max_loss_points(self, rule_set: RuleSet) -> int:
+        self.check_rule_set(rule_set)
+        return rule_set.max_loss_points
 
 
 def fold_with(variant: Variant[S], events: Iterable[Event], state: S | None = None) -> S:

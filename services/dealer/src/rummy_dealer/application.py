@@ -22,6 +22,7 @@ from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger
 from rummy_platform.reactor import reaction_event_id
 from rummy_platform.topics import DEALER_EVENTS
+from rummy_rules import registry
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal, reshuffle
@@ -85,28 +86,39 @@ def deck_digest(order: Sequence[int]) -> str:
 
 
 def deal_from_lock(locked: table_events.SeedsLocked, server_seed: bytes) -> dealer_events.HandDealt:
-    """The HandDealt of a hand whose inputs ``locked`` fixed, with ``server_seed``.
+    """The HandDealt of a hand whose inputs ``locked`` fixed, with ``server_seed``, dealt as the
+    hand's variant (``locked.variant``; absent: ``rummy_rules.registry.LEGACY_VARIANT``) shapes
+    its deal: a wild cut or none, a first open card or none.
 
-    Raises ValueError if the seed does not match the lock's commitment, or the lock's seats,
-    dealer, shoe or hand size cannot make a deal (see ``rummy_rules.shuffle.deal``).
+    Raises ValueError if the seed does not match the lock's commitment, the variant is not
+    registered, or the lock's seats, dealer, shoe or hand size cannot make a deal (see
+    ``rummy_rules.shuffle.deal``).
     """
     if hashlib.sha256(server_seed).digest() != locked.server_commitment_sha256:
         raise ValueError(f"the server seed of hand {locked.hand_id} does not match its commitment")
+    try:
+        variant = registry.lookup(locked.variant if locked.HasField("variant") else "")
+    except registry.UnknownVariant as exc:
+        raise ValueError(str(exc)) from None
     shoe = shoe_of(locked.shoe)
     seeds = [(s.seat, s.client_seed) for s in locked.client_seeds]
     inputs = ShuffleInputs(server_seed, locked.hand_id, tuple(seeds))
-    dealt = deal(inputs, shoe, [seat for seat, _ in seeds], locked.dealer_seat, locked.hand_size)
-    return dealer_events.HandDealt(
+    seats = [seat for seat, _ in seeds]
+    dealt = deal(inputs, shoe, seats, locked.dealer_seat, locked.hand_size, variant.deal_shape)
+    out = dealer_events.HandDealt(
         hand_id=locked.hand_id,
         hands=[
             dealer_events.SeatHand(seat=h.seat, cards=[card_to_pb(c, shoe) for c in h.cards])
             for h in sorted(dealt.hands, key=lambda h: h.seat)
         ],
-        wild_cut=card_to_pb(dealt.wild_cut, shoe),
-        first_open=card_to_pb(dealt.first_open, shoe),
         stock=[card_to_pb(c, shoe) for c in dealt.stock],
         deck_digest=deck_digest(dealt.order),
     )
+    if dealt.wild_cut is not None:
+        out.wild_cut.CopyFrom(card_to_pb(dealt.wild_cut, shoe))
+    if dealt.first_open is not None:
+        out.first_open.CopyFrom(card_to_pb(dealt.first_open, shoe))
+    return out
 
 
 def reshuffle_from_exhausted(

@@ -70,6 +70,7 @@ from rummy_rules.shuffle import SHUFFLE_VERSION
 from . import proof
 from . import stream_codec as codec
 from .metrics import Action, TableMetrics
+from .ownership import NotOwner, Ownership
 from .projection import TABLE_STATES, Projection, player_view
 from .table import Table
 
@@ -109,6 +110,14 @@ class TableApp:
     #: Tables whose last commit's outcome is unknown (re-read before their next command).
     unsure: set[str] = field(default_factory=set)
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
+    #: The partitions this instance serves (None: every table, a single instance without a
+    #: consumer group, as in unit tests). With it, every command on a table of another
+    #: partition is refused (NotOwner, naming the owner) and every transaction carries the group
+    #: metadata of the generation that granted the table's partition.
+    ownership: Ownership | None = None
+    #: The tables the other instances serve, for ListTables (``limit``, ``after`` as
+    #: :meth:`list_tables`); None: only this instance's.
+    peer_tables: Callable[[int | None, str | None], list[api.TableSummary]] | None = None
     #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
     start_retries: KeyedBackoff = field(
         default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
@@ -126,11 +135,35 @@ class TableApp:
         for envelope in envelopes:
             self.projection.apply(envelope)
             n += 1
+        self._count_tables()
+        return n
+
+    def drop_partitions(self, partitions: frozenset[int]) -> int:
+        """Forget the tables of ``partitions`` (revoked: another instance serves them now),
+        with their request answers; their WatchTable streams end (clients follow the table to
+        its new owner). Returns how many tables were dropped."""
+        if self.ownership is None:
+            return 0
+        with self.projection.lock:
+            gone = [
+                t for t in self.projection.tables if self.ownership.partition_of(t) in partitions
+            ]
+            self.projection.drop(gone)
+            for table_id in gone:
+                self.unsure.discard(table_id)
+        self._count_tables()
+        return len(gone)
+
+    def _count_tables(self) -> None:
         with self.projection.lock:
             tables = self.projection.tables.values()
             self.metrics.tables_open.set(sum(not t.closed for t in tables))
             self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
-        return n
+
+    def _check_owner(self, table_id: str) -> None:
+        """Raise NotOwner when another instance serves ``table_id``."""
+        if self.ownership is not None and table_id:
+            self.ownership.check(table_id)
 
     # -- the write path ----------------------------------------------------------------------
 
@@ -146,12 +179,24 @@ class TableApp:
         next command)."""
         if self.fenced:
             raise Unavailable("this table-service instance was replaced; retry on the new one")
+        metadata = self.input_group_metadata() if consumed else None
+        if self.ownership is not None:
+            # Every transaction carries the generation that granted the table's partition: once
+            # the group moved on, the broker refuses it (KIP-447) and nothing is appended. A
+            # command of a player consumed nothing: it commits the partition's table-events
+            # offset it rebuilt or wrote up to, which moves no input.
+            partition = self.ownership.partition_of(table_id)
+            metadata = self.ownership.metadata_for(table_id)
+            consumed = {
+                TopicPartition(self.topic, partition): self.ownership.end_of(partition),
+                **(consumed or {}),
+            }
         try:
-            self.writer.append_batch(
+            positions = self.writer.append_batch(
                 [(self.topic, e) for e in envelopes],
                 consumed=consumed,
                 group_id=self.input_group if consumed else None,
-                group_metadata=self.input_group_metadata() if consumed else None,
+                group_metadata=metadata,
             )
         except WriterFenced:
             self.fenced = True
@@ -164,6 +209,9 @@ class TableApp:
                 self.unsure.add(table_id)
             _log.warning("commit outcome unknown: the table is re-read first", table_id=table_id)
             raise
+        if self.ownership is not None and positions:
+            last = positions[-1]
+            self.ownership.wrote(last.partition, last.offset + 1)
 
     def _commit(
         self,
@@ -206,6 +254,15 @@ class TableApp:
         from the log first when its last commit's outcome was unknown. No lock is made for an
         unknown id unless ``opening`` (ids from requests cost nothing). Raises EventLogError if
         the re-read fails (the table stays to be re-read)."""
+        if self.ownership is not None:
+            with self.ownership.serving(table_id), self._owned_command(table_id, opening) as table:
+                yield table
+        else:
+            with self._owned_command(table_id, opening) as table:
+                yield table
+
+    @contextmanager
+    def _owned_command(self, table_id: str, opening: bool) -> Iterator[Table | None]:
         with self.projection.lock:
             known = table_id in self.projection.tables or table_id in self.unsure
         if not known and not opening:
@@ -330,10 +387,19 @@ class TableApp:
                 return TABLE_STATES[table.state_name]
 
     def list_tables(
-        self, limit: int | None = None, after: str | None = None
+        self, limit: int | None = None, after: str | None = None, *, everywhere: bool = True
     ) -> list[api.TableSummary]:
         """The tables not closed (open or closing) in table-id order: those whose id sorts
-        after ``after`` (all when None), at most ``limit`` of them (all when None)."""
+        after ``after`` (all when None), at most ``limit`` of them (all when None). With
+        ``everywhere``, those every other instance serves too (:attr:`peer_tables`: each asked
+        for the same page, the pages merged); else this instance's only."""
+        mine = self._local_tables(limit, after)
+        if not everywhere or self.peer_tables is None:
+            return mine
+        merged = {t.table_id: t for t in [*self.peer_tables(limit, after), *mine]}
+        return [merged[t] for t in sorted(merged)][:limit]
+
+    def _local_tables(self, limit: int | None, after: str | None) -> list[api.TableSummary]:
         with self.projection.lock:
             ids = sorted(
                 t
@@ -518,6 +584,7 @@ class TableApp:
         """Every seat's points, cards, arrangement, settlement lines and commission, once the hand
         ended (:meth:`voided_reason` says if the ledger refused them). Raises NotFound (no such
         hand) or FailedPrecondition (not ended yet)."""
+        self._check_owner(table_id)
         with self.projection.lock:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             for table in tables:
@@ -533,6 +600,7 @@ class TableApp:
         been seated in the hand), or None for an operator. Raises NotFound (no such hand),
         PermissionDenied (a player not dealt in), FailedPrecondition (running, aborted, or the
         seed not revealed yet), Unavailable (this instance cannot read its stream)."""
+        self._check_owner(table_id)
         with self.projection.lock:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             table = next((t for t in tables if hand_id in t.hands), None)
@@ -578,7 +646,10 @@ class TableApp:
         stops or ``active()`` turns false (checked whenever the table's watchers are woken, see
         :meth:`wake_watchers`). A client that reconnects with the last ``stream_version`` it saw
         gets the next view as soon as there is a change it has not seen, so it misses none.
-        Raises NotFound, InvalidArgument (``after_version`` beyond the table's version)."""
+        Raises NotFound, InvalidArgument (``after_version`` beyond the table's version),
+        NotOwner (another instance serves the table; the stream also ends once this instance
+        hands the table over)."""
+        self._check_owner(table_id)
         with self.projection.lock:
             version = self._table(table_id).version
         changed = self.projection.changed(table_id)
@@ -630,6 +701,7 @@ class TableApp:
                 if (at := t.start_due_ms(self.speed)) is not None
                 and at <= now
                 and self.start_retries.ready(t.table_id)
+                and (self.ownership is None or self.ownership.owns_table(t.table_id))
             ]
         if len(due) <= 1:
             started = [self._start_hand(table_id, now) for table_id in due]
@@ -650,7 +722,14 @@ class TableApp:
 
     def _start_hand(self, table_id: str, now: int) -> str | None:
         """Start ``table_id``'s hand if it is still due; None when not (or when the start
-        failed: logged, counted, retried later). Raises Unavailable once fenced."""
+        failed: logged, counted, retried later; or when the table was handed over meanwhile).
+        Raises Unavailable once fenced."""
+        try:
+            return self._start_owned_hand(table_id, now)
+        except NotOwner:
+            return None
+
+    def _start_owned_hand(self, table_id: str, now: int) -> str | None:
         with self._command(table_id) as table:
             if table is None:
                 return None
@@ -707,6 +786,8 @@ class TableApp:
         without effect. Raises Unavailable once fenced, EventLogError when the transaction
         failed (nothing recorded: retry the input)."""
         consumed = {position: next_offset}
+        if self.ownership is not None and not self.ownership.owns_table(envelope.stream_id):
+            return False  # handed over: the new owner consumes it
         with self._command(envelope.stream_id) as table:
             payloads: list[Message] = []
             at = self.now_ms()

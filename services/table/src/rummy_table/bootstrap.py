@@ -1,9 +1,15 @@
 """Wires the table service from its environment (the only place adapters are built).
 
 Needs ``RUMMY_JWT_SECRET`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_GRPC_PORT`` /
-``RUMMY_METRICS_PORT`` (50051 / 9101), ``RUMMY_TOPIC_PREFIX``, ``RUMMY_TABLE_WRITER_ID``
-(the stable transactional id of the table-events writer, default ``table-writer``: a second
-instance with the same id fences the first), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
+``RUMMY_METRICS_PORT`` (50051 / 9101), ``RUMMY_TOPIC_PREFIX``,
+``RUMMY_TABLE_ADVERTISED_ADDRESS`` (the ``host:port`` other instances send clients to, default
+``127.0.0.1:<gRPC port>``; not ``RUMMY_TABLE_ADDRESS``, which names the table service for its
+clients),
+``RUMMY_TABLE_WRITER_ID`` (the stable transactional id of this instance's table-events writer,
+default ``table-writer-<address>``: each instance needs its own; a restart with the same one
+aborts the transaction its predecessor left open), ``RUMMY_TABLE_SESSION_SECONDS`` (how long the
+group waits for a silent instance before its partitions go to the others, default 6, the
+broker's minimum), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
 times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 128 here:
 each WatchTable stream holds a worker; at most ``workers - 16`` streams at once),
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
@@ -18,30 +24,33 @@ import os
 import sys
 from collections.abc import Mapping
 
+from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import GroupCommitWriter
+from rummy_platform.eventlog import EventLog, GroupCommitWriter
 from rummy_platform.logging import get_logger
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
-from rummy_platform.topics import (
-    CLOCK_EVENTS,
-    DEALER_EVENTS,
-    FAIRNESS_EVENTS,
-    LEDGER_EVENTS,
-    TABLE_EVENTS,
-    event_topic_specs,
-)
+from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
-from rummy_table.adapters import events
+from rummy_table.adapters import directory, events
 from rummy_table.adapters import grpc as grpc_adapter
 from rummy_table.application import INPUT_GROUP, TableApp
 from rummy_table.metrics import TableMetrics
+from rummy_table.ownership import Ownership
 
 SERVICE = "table"
 WRITER_ID_VARIABLE = "RUMMY_TABLE_WRITER_ID"
 DEFAULT_WRITER_ID = "table-writer"
+ADDRESS_VARIABLE = "RUMMY_TABLE_ADVERTISED_ADDRESS"
+SESSION_VARIABLE = "RUMMY_TABLE_SESSION_SECONDS"
+DEFAULT_SESSION_SECONDS = 6
+#: How long a new owner waits for a partition's open transaction to end by itself before it
+#: aborts the previous owner's (seconds), and how long it waits after that.
+SETTLE_WAIT_S, ABORT_WAIT_S = 1.0, 30.0
+#: How long the start waits for the first partitions to be granted and rebuilt (seconds).
+FIRST_ASSIGNMENT_WAIT_S = 120.0
 SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
 DEFAULT_MAX_WORKERS = "128"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
@@ -102,20 +111,109 @@ def max_watches_per_account(environ: Mapping[str, str] | None = None) -> int:
     )
 
 
+def rebuild_partitions(
+    app: TableApp, bootstrap: str, topic: str, partitions: frozenset[int]
+) -> dict[int, int]:
+    """Rebuild the tables of ``partitions`` of table-events into ``app`` (the one place a set of
+    partitions is rebuilt: today by reading them from the start); returns the offset each was
+    read up to."""
+    envelopes, ends = events.read_partitions(bootstrap, topic, partitions)
+    replayed = app.replay(envelopes)
+    _log.info(
+        "tables rebuilt",
+        partitions=sorted(partitions),
+        events=replayed,
+        tables=len(app.projection.tables),
+    )
+    return ends
+
+
+class Handover:
+    """What the input loop does when the group grants or takes partitions: on a grant, abort
+    what a previous owner left open on them, rebuild their tables, own them under the granting
+    generation and announce it; on a revocation, stop taking their commands and let those in
+    flight commit. A revoked partition's tables are kept until the next grant: when it grants the
+    partition again in the very next generation (kafka-python revokes every partition in every
+    rebalance, and nobody else can have owned it in between), they are served on without a
+    rebuild; otherwise they are forgotten then."""
+
+    def __init__(
+        self,
+        app: TableApp,
+        ownership: Ownership,
+        log: EventLog,
+        bootstrap: str,
+        topic: str,
+        announce: directory.Directory,
+    ) -> None:
+        self._app, self._ownership, self._log = app, ownership, log
+        self._bootstrap, self._topic, self._directory = bootstrap, topic, announce
+        self._generations: dict[int, int] = {}  # partition -> the generation that granted it
+        self._parked: dict[int, int] = {}  # revoked, tables kept: partition -> its generation
+
+    def granted(self, partitions: frozenset[int], metadata: object) -> None:
+        generation = int(getattr(metadata, "generation_id", -1))
+        kept = frozenset(p for p in partitions if self._parked.get(p) == generation - 1 >= 0)
+        gone = frozenset(self._parked) - kept
+        self._parked.clear()
+        if gone:
+            dropped = self._app.drop_partitions(gone)
+            _log.info("partitions handed over", partitions=sorted(gone), tables=dropped)
+        for p in partitions:
+            self._generations[p] = generation
+        if kept:
+            self._ownership.grant(kept, metadata, {})
+        partitions = partitions - kept - self._ownership.owned()
+        if not partitions:
+            if kept:
+                self._directory.announce(kept, generation)
+            return
+        unstable = events.unstable_partitions(
+            self._bootstrap, self._topic, partitions, SETTLE_WAIT_S
+        )
+        writers = {
+            entry.writer_id
+            for p in unstable
+            if (entry := self._ownership.owner_of(p)) is not None
+            and entry.writer_id != self._ownership.writer_id
+        }
+        for writer_id in sorted(writers):
+            _log.warning("aborting the open transaction of a previous owner", writer_id=writer_id)
+            events.abort_transactions_of(self._log, writer_id)
+        if unstable:
+            left = events.unstable_partitions(self._bootstrap, self._topic, unstable, ABORT_WAIT_S)
+            if left:
+                _log.error("rebuilding past an open transaction", partitions=sorted(left))
+        ends = rebuild_partitions(self._app, self._bootstrap, self._topic, partitions)
+        self._ownership.grant(partitions, metadata, ends)
+        self._directory.announce(partitions | kept, generation)
+
+    def revoked(self, partitions: frozenset[int]) -> None:
+        self._ownership.revoke(partitions)
+        for p in partitions:
+            self._parked[p] = self._generations.pop(p, -1)
+
+
 def build(settings: Settings) -> ServiceHost:
-    """The host with the servicer, the input loop and the hand starter attached, after the
-    writer fenced any older instance and every table was rebuilt from table-events."""
+    """The host with the servicer, the input loop, the directory and the hand starter
+    attached, once the group granted this instance its first partitions and their tables were
+    rebuilt from table-events (or after FIRST_ASSIGNMENT_WAIT_S: it serves what it gets)."""
     (bootstrap,) = require_settings(
         SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers
     )
     prefix = topic_prefix()
     log = events.kafka_log(bootstrap)
-    log.ensure_topics(event_topic_specs(prefix=prefix))
-    # One producer per instance: every table's commands share its transactions.
-    writer = GroupCommitWriter(
-        log.transactional_writer(prefix + os.environ.get(WRITER_ID_VARIABLE, DEFAULT_WRITER_ID))
-    )
     table_topic = prefix + TABLE_EVENTS
+    owners_spec = directory.directory_spec(prefix)
+    log.ensure_topics([*event_topic_specs(prefix=prefix), owners_spec])
+    address = os.environ.get(ADDRESS_VARIABLE, "").strip() or f"127.0.0.1:{settings.grpc_port}"
+    writer_id = prefix + (
+        os.environ.get(WRITER_ID_VARIABLE, "").strip() or f"{DEFAULT_WRITER_ID}-{address}"
+    )
+    # One producer per instance: every table's commands share its transactions.
+    writer = GroupCommitWriter(log.transactional_writer(writer_id))
+    ownership = Ownership(log.describe_topic(table_topic).partitions, address, writer_id)
+    authority = TokenAuthority(settings.jwt_secret)
 
     def reread(table_id: str) -> list[Envelope]:
         # The writer first: once it is ready a commit of unknown outcome is completed or aborted.
@@ -133,14 +231,19 @@ def build(settings: Settings) -> ServiceHost:
         read_stream=lambda table_id: [
             r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id)
         ],
+        ownership=ownership,
+        peer_tables=grpc_adapter.PeerTables(
+            ownership, lambda: authority.issue(SERVICE, Role.SERVICE, 600)
+        ),
     )
-    replayed = app.replay(events.read_topic(bootstrap, prefix + TABLE_EVENTS))
-    _log.info("tables rebuilt", events=replayed, tables=len(app.projection.tables))
+    owners = directory.Directory(bootstrap, owners_spec.name, ownership)
+    handover = Handover(app, ownership, log, bootstrap, table_topic, owners)
 
     host = ServiceHost(SERVICE, settings)
     host.on_stopping(app.stop_watches)
     host.on_shutdown(log.close)
     host.on_shutdown(writer.close)
+    host.on_shutdown(owners.close)
     loops = BackgroundLoops()
     host.on_shutdown(loops.stop)
     host.on_shutdown(app.close)
@@ -151,8 +254,25 @@ def build(settings: Settings) -> ServiceHost:
         {"kafka": kafka_probe(bootstrap, client_id="table-probe"), "kafka-writer": writer.ready},
         on_change=host.set_serving,
     )
-    inputs = [prefix + t for t in (LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS)]
-    loops.start("table-inputs", events.InputLoop(log, app, inputs).run)
+    # A graceful stop leaves the group first (its partitions go to the others at once, after
+    # the commands in flight committed), then drains the calls.
+    host.on_stopping(loops.stop)
+    inputs = [prefix + t for t in TABLE_INPUT_TOPICS]
+    session_s = _whole_number(SESSION_VARIABLE, DEFAULT_SESSION_SECONDS, 3600, " of seconds", None)
+    loops.start("table-directory", owners.run)
+    loops.start(
+        "table-inputs",
+        events.InputLoop(
+            log,
+            app,
+            inputs,
+            on_owned=handover.granted,
+            on_disowned=handover.revoked,
+            session_timeout_s=session_s,
+        ).run,
+    )
+    if not ownership.ready.wait(FIRST_ASSIGNMENT_WAIT_S):
+        _log.warning("no partitions granted yet; serving anyway", waited_s=FIRST_ASSIGNMENT_WAIT_S)
     loops.start("table-hand-starter", events.hand_starter(app))
     max_watches = max(1, settings.grpc_max_workers - 16)
     host.add_servicer(

@@ -122,6 +122,20 @@ class Projection:
             self.changed(table_id).notify_all()
         return table
 
+    def drop(self, table_ids: Iterable[str]) -> None:
+        """Forget ``table_ids`` (handed over to another instance) with the request digests
+        their events recorded; their watchers are woken (and end: the table is gone)."""
+        with self.lock:
+            for table_id in table_ids:
+                table = self.tables.pop(table_id, None)
+                if table is not None:
+                    for key in table.answers:
+                        self.requests.pop(key, None)
+                self._command_locks.pop(table_id, None)
+                condition = self._changed.pop(table_id, None)
+                if condition is not None:
+                    condition.notify_all()
+
     def apply(self, envelope: Envelope) -> Table | None:
         """Fold one table-stream envelope; returns its table (None for an event of an unknown
         table, or for a TableOpened whose options the rules refuse: a table opened before a bound

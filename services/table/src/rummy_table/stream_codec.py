@@ -34,6 +34,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.indian.v1 import rules_pb2 as indian_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_rules import events as ev
@@ -41,7 +42,8 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.indian import events as indian
-from rummy_rules.rules import INDIAN_POINTS_VARIANT, RuleSet, RuleSetError, bombay_baazi
+from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT, bombay_baazi, indian_rules
+from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.settlement import Settlement, SettlementLine, reservation_cents
 from rummy_rules.shuffle import SeatHand
 from rummy_rules.wild import card_points
@@ -119,41 +121,72 @@ def rule_set_from_pb(
     (e.g. a seat count other than 4, 6, 8, a turn of 0 s, a penalty above the most a hand can
     cost); :func:`wire_message` names the request field.
     """
+    options, conflict = _with_variant_options(options)
     variant = options.variant if options.HasField("variant") else INDIAN_POINTS_VARIANT
     if variant != INDIAN_POINTS_VARIANT:
         raise RuleSetError("variant", repr(INDIAN_POINTS_VARIANT), "another variant")
     house = bombay_baazi(seats, point_value_cents, commission_bps)
+    default = indian_rules(house)
 
     def given(name: _Option, default: _T) -> _T:
         value: _T = getattr(options, name) if options.HasField(name) else default
         return value
 
-    indian_rules = replace(
-        house.indian,
-        first_drop_points=given("first_drop_points", house.indian.first_drop_points),
-        middle_drop_points=given("middle_drop_points", house.indian.middle_drop_points),
-        wrong_declare_points=given("wrong_declare_points", house.indian.wrong_declare_points),
+    options_given = replace(
+        default,
+        first_drop_points=given("first_drop_points", default.first_drop_points),
+        middle_drop_points=given("middle_drop_points", default.middle_drop_points),
+        wrong_declare_points=given("wrong_declare_points", default.wrong_declare_points),
         points_cap=options.max_points or None,
         meld_options=replace(
-            house.indian.meld_options,
+            default.meld_options,
             jokers_only_group_is_sequence=given(
                 "jokers_only_group_is_impure_sequence",
-                house.indian.meld_options.jokers_only_group_is_sequence,
+                default.meld_options.jokers_only_group_is_sequence,
             ),
         ),
         no_discard_of_card_taken_from_pile=given(
             "card_taken_from_discard_cannot_be_discarded",
-            house.indian.no_discard_of_card_taken_from_pile,
+            default.no_discard_of_card_taken_from_pile,
         ),
     )
-    return replace(
+    rules = replace(
         house,
         variant=variant,
         max_missed_turns=given("max_missed_turns", house.max_missed_turns),
         turn_seconds=given("turn_seconds", house.turn_seconds),
         seed_window_seconds=given("seed_window_seconds", house.seed_window_seconds),
-        indian=indian_rules,
+        options=options_given,
     )
+    if conflict:
+        raise RuleSetError(
+            f"rule_set.indian_points.{conflict}",
+            f"equal to rule_set.{conflict} when both are set",
+            "a different value",
+        )
+    return rules
+
+
+def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet, str]:
+    """``options`` read with its ``variant_options`` (``indian_points``): each Indian option is the
+    flat field when set (every record written before the oneof existed has only those), else the
+    oneof's; and the first option set in both to different values (``""``: none), which the
+    caller refuses once the options are otherwise valid."""
+    if options.WhichOneof("variant_options") != "indian_points":
+        return options, ""
+    merged = cards_pb2.RuleSet()
+    merged.CopyFrom(options)
+    merged.ClearField("variant_options")
+    given, conflict = options.indian_points, ""
+    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
+        name = field.name
+        in_oneof = given.HasField(name) if field.has_presence else bool(getattr(given, name))
+        in_flat = options.HasField(name) if field.has_presence else bool(getattr(options, name))
+        if in_oneof and not in_flat:
+            setattr(merged, name, getattr(given, name))
+        elif in_oneof and getattr(given, name) != getattr(options, name) and not conflict:
+            conflict = name
+    return merged, conflict
 
 
 def recorded_rule_set_from_pb(
@@ -186,19 +219,27 @@ def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:
 def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int | None) -> cards_pb2.RuleSet:
     """The wire options of ``rules``, every option set (so a record never depends on defaults);
     inverse of :func:`rule_set_from_pb`. ``start_delay_seconds`` None leaves the start delay out
-    (a hand's ``HandStarted`` does not carry the table's start delay)."""
+    (a hand's ``HandStarted`` does not carry the table's start delay). The Indian options are
+    written twice, equal: in ``variant_options.indian_points`` and in the flat fields that a
+    reader of a version before the oneof reads (it skips the oneof as an unknown field)."""
+    played = indian_rules(rules)
+    indian_options = indian_pb2.IndianPointsOptions(
+        max_points=played.points_cap or 0,
+        first_drop_points=played.first_drop_points,
+        middle_drop_points=played.middle_drop_points,
+        wrong_declare_points=played.wrong_declare_points,
+        jokers_only_group_is_impure_sequence=played.meld_options.jokers_only_group_is_sequence,
+        card_taken_from_discard_cannot_be_discarded=played.no_discard_of_card_taken_from_pile,
+    )
     options = cards_pb2.RuleSet(
         variant=rules.variant,
-        max_points=rules.indian.points_cap or 0,
-        first_drop_points=rules.indian.first_drop_points,
-        middle_drop_points=rules.indian.middle_drop_points,
-        wrong_declare_points=rules.indian.wrong_declare_points,
         max_missed_turns=rules.max_missed_turns,
-        jokers_only_group_is_impure_sequence=rules.indian.meld_options.jokers_only_group_is_sequence,
-        card_taken_from_discard_cannot_be_discarded=rules.indian.no_discard_of_card_taken_from_pile,
         turn_seconds=rules.turn_seconds,
         seed_window_seconds=rules.seed_window_seconds,
+        indian_points=indian_options,
     )
+    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
+        setattr(options, field.name, getattr(indian_options, field.name))
     if start_delay_seconds is not None:
         options.start_delay_seconds = start_delay_seconds
     return options
@@ -368,6 +409,7 @@ def to_payload(  # noqa: C901 - one branch per event type
             dealer_seat=ctx.dealer_seat,
             shoe=shoe_pb(shoe),
             hand_size=ctx.rule_set.hand_size,
+            variant=ctx.rule_set.variant,
         )
     if isinstance(event, ev.HandDealt):
         return dealer_pb.HandDealt(

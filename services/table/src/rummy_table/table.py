@@ -33,7 +33,8 @@ from rummy_rules import events as ev
 from rummy_rules.commands import AbortHand, Command, LeaveHand, StartHand
 from rummy_rules.errors import RuleViolation
 from rummy_rules.indian import INDIAN_POINTS
-from rummy_rules.rules import INDIAN_POINTS_VARIANT, RuleSet
+from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT
+from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
 from . import stream_codec as codec

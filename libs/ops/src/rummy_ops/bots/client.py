@@ -11,6 +11,9 @@ A refused command (FAILED_PRECONDITION: the turn moved on, e.g. a timeout raced 
 counted and the bot waits for the next view; nothing is retried blindly. A command whose outcome
 is open (UNAVAILABLE, DEADLINE_EXCEEDED: a service restarting, the event log not confirming) is
 sent again as it was, same client_request_id, a few times: recorded once at most, answered alike.
+Calls go through a :class:`~rummy_platform.table_routing.TableRouter`: to the table-service
+instance serving the table, following its redirect when the table moved to another instance (the
+same request, same ``client_request_id``), and the watch follows the table there too.
 """
 
 from __future__ import annotations
@@ -26,10 +29,10 @@ import grpc
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
-from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Kind, Source
 from rummy_platform.auth import bearer_metadata
+from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.wild import WildRank
@@ -92,14 +95,14 @@ class BotStats:
 
 
 class Bot:
-    """One seat's player. ``channel`` reaches the table service; ``token`` is a player token for
+    """One seat's player. ``router`` reaches the table service; ``token`` is a player token for
     ``account_id``; ``shoe`` is the table's shoe (to read card indices as cards)."""
 
     def __init__(
         self,
         account_id: str,
         token: str,
-        channel: grpc.Channel,
+        router: TableRouter,
         table_id: str,
         shoe: Shoe,
         brain: BotBrain,
@@ -112,7 +115,7 @@ class Bot:
         self.brain = brain
         self.stats = BotStats()
         self.seat: int | None = None
-        self._stub = api_grpc.TableServiceStub(channel)
+        self._router = router
         self._metadata = bearer_metadata(token)
         self._stop = threading.Event()
         self._call: grpc.Future | None = None  # the WatchTable stream, to cancel it
@@ -163,8 +166,9 @@ class Bot:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            address = self._router.address_for(self.table_id)
             try:
-                call = self._stub.WatchTable(
+                call = self._router.stub(address).WatchTable(
                     api.WatchTableRequest(table_id=self.table_id), metadata=self._metadata
                 )
                 self._call = call
@@ -175,8 +179,12 @@ class Bot:
             except grpc.RpcError as error:
                 if self._stop.is_set() or error.code() == grpc.StatusCode.CANCELLED:
                     return
+                self._router.follow(error, self.table_id, address)
+                if self._router.address_for(self.table_id) != address:
+                    continue  # the table is served elsewhere now: watch it there at once
                 self._note(f"watch: {_describe(error)}")
-                self._stop.wait(0.5)  # the stream broke (e.g. a restart): follow it again
+            # The stream broke or ended (a restart, the table handed over): follow it again.
+            self._stop.wait(0.5)
 
     def on_view(self, view: api.PlayerView) -> None:
         """React to the latest view of the table (public for tests)."""
@@ -315,7 +323,7 @@ class Bot:
         first answer again) up to :data:`RETRIES` times, 0.5 s, 1 s, ... apart."""
         for attempt in range(RETRIES + 1):
             try:
-                return getattr(self._stub, name)(request, metadata=self._metadata, timeout=30)
+                return self._router.call(name, request, metadata=self._metadata, timeout=30)
             except grpc.RpcError as error:
                 if error.code() not in UNCONFIRMED or attempt == RETRIES or self._stop.is_set():
                     raise

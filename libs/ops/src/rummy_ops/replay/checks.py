@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
 from enum import Enum
+from typing import Any
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
@@ -43,10 +44,10 @@ from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
+from rummy_rules import registry
 from rummy_rules.cards import Card
 from rummy_rules.errors import RuleViolation
 from rummy_rules.indian import (
-    INDIAN_POINTS,
     DeclarationRejected,
     Declare,
     Declared,
@@ -58,6 +59,7 @@ from rummy_rules.indian import (
 from rummy_rules.rules import RuleSetError
 from rummy_rules.settlement import Settlement
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
+from rummy_rules.variant import Variant
 from rummy_table import stream_codec as codec
 from rummy_table.table import Table
 
@@ -296,6 +298,11 @@ def replay_hand(
         report.findings.append(_finding(started, "rules", message))
         return report
     report.hand_no = ctx.hand_no
+    try:
+        variant = registry.lookup(ctx.rule_set.variant, started.rules_version)
+    except registry.UnknownVariant as exc:
+        report.findings.append(_finding(started, "rules", f"cannot be replayed here: {exc}"))
+        return report
     recorded: list[_Recorded] = []
     for envelope in envelopes:
         payload = envelope.payload
@@ -310,8 +317,8 @@ def replay_hand(
         except (codec.StreamCodecError, ValueError, KeyError) as exc:
             report.findings.append(_finding(envelope, "rules", f"cannot be decoded: {exc}"))
             return report
-    state = _rederive(report, ctx, recorded)
-    result = INDIAN_POINTS.result(state)
+    state = _rederive(report, ctx, recorded, variant)
+    result = variant.result(state)
     if isinstance(result, ev.HandEnded):
         report.outcome = "ended"
     elif isinstance(result, ev.HandAborted):
@@ -327,11 +334,13 @@ def replay_hand(
     return report
 
 
-def _rederive(report: HandReplay, ctx: codec.HandContext, recorded: list[_Recorded]) -> HandState:
-    """Fold the hand by re-deciding each recorded input as the table does; stops at the first
-    difference, in an event or in its payload."""
-    state = INDIAN_POINTS.initial_state()
-    table = Table(ctx.hand_id, table_pb.TableOpened(), ctx.rule_set, INDIAN_POINTS)
+def _rederive(
+    report: HandReplay, ctx: codec.HandContext, recorded: list[_Recorded], variant: Variant[Any]
+) -> Any:
+    """Fold the hand by re-deciding each recorded input as the table does, under the variant the
+    hand pinned; stops at the first difference, in an event or in its payload."""
+    state = variant.initial_state()
+    table = Table(ctx.hand_id, table_pb.TableOpened(), ctx.rule_set, variant)
     i = 0
     while i < len(recorded):
         item = recorded[i]
@@ -348,7 +357,7 @@ def _rederive(report: HandReplay, ctx: codec.HandContext, recorded: list[_Record
             )
             return state
         try:
-            derived, payloads = _decide(table, ctx, state, command, at_ms)
+            derived, payloads = _decide(table, ctx, variant, state, command, at_ms)
         except RuleViolation as exc:
             report.findings.append(_finding(item.envelope, "rules", f"the rules refuse it: {exc}"))
             return state
@@ -381,7 +390,7 @@ def _rederive(report: HandReplay, ctx: codec.HandContext, recorded: list[_Record
                 report.findings.append(_finding(got.envelope, "rules", message))
                 return state
         for event in derived:
-            state = INDIAN_POINTS.apply(state, event)
+            state = variant.apply(state, event)
         i += len(derived)
     report.checked.append("rules")
     return state
@@ -393,7 +402,7 @@ def _equivalent(state: HandState, got: ev.Event, want: ev.Event) -> tuple[list[i
     if not isinstance(got, ev.HandEnded) or not isinstance(want, ev.HandEnded):
         return [], ""
     assert state.rule_set is not None
-    options = state.rule_set.indian.meld_options
+    options = state.rule_set.options.meld_options
     return equivalent_seats(got, want, state.wild_rank, options)
 
 
@@ -412,13 +421,18 @@ def _comparable(payload: Message, ignore_groupings: bool) -> Message:
 
 
 def _decide(
-    table: Table, ctx: codec.HandContext, state: HandState, command: cmd.Command, at_ms: int
+    table: Table,
+    ctx: codec.HandContext,
+    variant: Variant[Any],
+    state: Any,
+    command: cmd.Command,
+    at_ms: int,
 ) -> tuple[list[ev.Event], list[Message]]:
     """The events ``command`` causes in ``state`` and their payloads, one payload per event, as
     the table service writes them (``Table.hand_commands``: the automatic flag of a timed-out
     seat's draw and discard, deadwood points, accounts, reasons). Raises RuleViolation."""
     if isinstance(command, cmd.StartHand):
-        (started,) = INDIAN_POINTS.decide(state, command)
+        (started,) = variant.decide(state, command)
         assert isinstance(started, ev.HandStarted)
         return [started], [codec.hand_started_to_pb(started, ctx.hand_no)]
     table.hand, table.ctx = state, ctx
@@ -515,7 +529,8 @@ def _check_fairness(report: HandReplay, ctx: codec.HandContext, recorded: list[_
     seeds = {s.seat: bytes.fromhex(s.seed_hex) for s in locked[0].event.client_seeds}  # type: ignore[attr-defined]
     try:
         inputs = ShuffleInputs.of(seed, ctx.hand_id, seeds)
-        expected = deal(inputs, ctx.shoe, seeds, ctx.dealer_seat, ctx.rule_set.hand_size)
+        layout = ctx.rule_set.layout
+        expected = deal(inputs, ctx.shoe, seeds, ctx.dealer_seat, layout.hand_size, layout.shape)
     except ValueError as exc:
         report.findings.append(_finding(dealt[0].envelope, "deal", f"cannot be recomputed: {exc}"))
         return

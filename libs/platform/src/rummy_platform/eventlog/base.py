@@ -113,6 +113,9 @@ class TopicDescription:
 #: (e.g. read from Postgres). Partitions left out resume from the group's committed offset, or
 #: from the beginning when there is none.
 OnAssigned = Callable[[frozenset[TopicPartition]], Mapping[TopicPartition, int]]
+#: Called when a group consumer loses partitions (revoked in a rebalance, or lost because the
+#: member was dropped from the group), before they go to another member.
+OnRevoked = Callable[[frozenset[TopicPartition]], None]
 
 
 class TransactionalWriter(ABC):
@@ -280,8 +283,16 @@ class EventLog(ABC):
         on_assigned: OnAssigned | None = None,
         *,
         types: Collection[str] | None = None,
+        on_revoked: OnRevoked | None = None,
+        session_timeout_s: float | None = None,
     ) -> GroupConsumer:
         """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`).
+
+        ``on_revoked`` is called (on the polling thread) with the partitions the member loses,
+        before the group hands them to another member. ``session_timeout_s``: how long the
+        group waits for a silent member before it hands its partitions over (None: the
+        client's default; heartbeats every sixth of it). Partitions are assigned by range, so
+        members of topics with one partition count get the same partition numbers of each.
 
         With ``types`` (payload type names, ``type_name(HandStarted)``), :meth:`GroupConsumer.poll`
         returns only records of those types: the others are dropped by their

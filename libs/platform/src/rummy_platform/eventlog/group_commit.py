@@ -99,7 +99,9 @@ class GroupCommitWriter(TransactionalWriter):
 
     def _take(self) -> list[_Pending]:
         """The next transaction's callers: a prefix of the queue within ``max_events`` whose
-        consumed offsets all belong to one group."""
+        consumed offsets all belong to one group and one member generation (a caller whose
+        metadata is of another generation goes into the next transaction, so one stale caller
+        never fails the others)."""
         if self._linger_s > 0:
             deadline = time.monotonic() + self._linger_s
             while sum(len(p.events) for p in self._queue) < self._max_events:
@@ -108,14 +110,16 @@ class GroupCommitWriter(TransactionalWriter):
                     break
                 self._cond.wait(left)
         batch: list[_Pending] = []
-        count, group = 0, None
+        count, group, member = 0, None, _member(None)
         for pending in self._queue:
             if batch and count + len(pending.events) > self._max_events:
                 break
             if pending.consumed:
-                if group is not None and pending.group_id != group:
+                if group is not None and (
+                    pending.group_id != group or _member(pending.group_metadata) != member
+                ):
                     break
-                group = pending.group_id
+                group, member = pending.group_id, _member(pending.group_metadata)
             batch.append(pending)
             count += len(pending.events)
         del self._queue[: len(batch)]
@@ -162,3 +166,8 @@ class GroupCommitWriter(TransactionalWriter):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def _member(metadata: object | None) -> tuple[object, object]:
+    """The fencing identity of a group member's metadata (generation, member id)."""
+    return getattr(metadata, "generation_id", None), getattr(metadata, "member_id", None)

@@ -38,6 +38,7 @@ from kafka import (
 )
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
+from kafka.coordinator.assignors.range import RangePartitionAssignor
 
 from rummy_platform.backoff import Backoff
 from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
@@ -52,6 +53,7 @@ from .base import (
     EventLogError,
     GroupConsumer,
     OnAssigned,
+    OnRevoked,
     Position,
     Record,
     TopicDescription,
@@ -210,10 +212,20 @@ class KafkaEventLog(EventLog):
             "auto_offset_reset": "earliest",
         }
 
-    def _group_consumer_config(self) -> dict[str, Any]:
+    def _group_consumer_config(self, session_timeout_s: float | None) -> dict[str, Any]:
         # Group members (the services' reactors) batch their fetches; the stream reader does not
-        # (it reads to the end at once and would wait GROUP_FETCH's wait at the tail).
-        return {**self._consumer_config(), **GROUP_FETCH, **GROUP_MEMBERSHIP}
+        # (it reads to the end at once and would wait GROUP_FETCH's wait at the tail). Range
+        # assignment: a member gets the same partition numbers of co-partitioned topics.
+        config = {
+            **self._consumer_config(),
+            **GROUP_FETCH,
+            **GROUP_MEMBERSHIP,
+            "partition_assignment_strategy": (RangePartitionAssignor,),
+        }
+        if session_timeout_s is not None:
+            config["session_timeout_ms"] = int(session_timeout_s * 1000)
+            config["heartbeat_interval_ms"] = max(100, int(session_timeout_s * 1000 / 6))
+        return config
 
     # -- topics --------------------------------------------------------------------------------
 
@@ -340,15 +352,19 @@ class KafkaEventLog(EventLog):
         on_assigned: OnAssigned | None = None,
         *,
         types: Collection[str] | None = None,
+        on_revoked: OnRevoked | None = None,
+        session_timeout_s: float | None = None,
     ) -> GroupConsumer:
+        config = self._group_consumer_config(session_timeout_s)
         return KafkaGroupConsumer(
-            lambda: KafkaConsumer(group_id=group_id, **self._group_consumer_config()),
+            lambda: KafkaConsumer(group_id=group_id, **config),
             self._registry,
             group_id,
             topics,
             on_assigned,
             metadata_wait_s=self._timeout_s,
             types=types,
+            on_revoked=on_revoked,
         )
 
     def close(self) -> None:
@@ -582,6 +598,7 @@ class _Listener:
         _log.info(
             "consumer partitions revoked", group_id=self._owner.group_id, partitions=_names(revoked)
         )
+        self._owner._revoked(revoked)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         _log.info(
@@ -598,6 +615,7 @@ class _Listener:
         _log.info(
             "consumer partitions lost", group_id=self._owner.group_id, partitions=_names(lost)
         )
+        self._owner._revoked(lost)
 
 
 ConsumerRebalanceListener.register(_Listener)
@@ -802,7 +820,9 @@ class KafkaGroupConsumer(GroupConsumer):
         max_rejoin_after_s: float = 120.0,
         lag_interval_s: float = 15.0,
         types: Collection[str] | None = None,
+        on_revoked: OnRevoked | None = None,
     ) -> None:
+        self._on_revoked = on_revoked
         self._factory = factory
         self._types = None if types is None else frozenset(types)
         self._registry = registry
@@ -864,6 +884,10 @@ class KafkaGroupConsumer(GroupConsumer):
             if tp in owned:
                 self._client().seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
 
+    def _revoked(self, revoked: Iterable[KafkaTopicPartition]) -> None:
+        if self._on_revoked is not None:
+            self._on_revoked(frozenset(TopicPartition(tp.topic, tp.partition) for tp in revoked))
+
     def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
         if self._consumer is None:
             self._consumer = self._joined()
@@ -915,6 +939,9 @@ class KafkaGroupConsumer(GroupConsumer):
         return None if value is None else int(value)
 
     def close(self) -> None:
+        """Leave the group at once (LeaveGroup: the others get the partitions without waiting
+        out the session), after ``on_revoked`` of the partitions owned (kafka-python calls the
+        listener on close)."""
         if self._consumer is not None:
             self._consumer.close(autocommit=False)
             self._consumer = None

@@ -25,6 +25,7 @@ from .base import (
     EventLogError,
     GroupConsumer,
     OnAssigned,
+    OnRevoked,
     Position,
     Record,
     TopicDescription,
@@ -190,7 +191,11 @@ class InMemoryEventLog(EventLog):
         on_assigned: OnAssigned | None = None,
         *,
         types: Collection[str] | None = None,
+        on_revoked: OnRevoked | None = None,
+        session_timeout_s: float | None = None,
     ) -> GroupConsumer:
+        # One member per group here: it owns every partition until it closes (on_revoked is
+        # called then); there are no sessions to time out.
         for name in topics:
             self._state.topic(name)
         return _InMemoryConsumer(
@@ -200,6 +205,7 @@ class InMemoryEventLog(EventLog):
             tuple(topics),
             on_assigned,
             None if types is None else frozenset(types),
+            on_revoked,
         )
 
     def close(self) -> None:
@@ -257,7 +263,9 @@ class _InMemoryConsumer(GroupConsumer):
         topics: tuple[str, ...],
         on_assigned: OnAssigned | None,
         types: frozenset[str] | None,
+        on_revoked: OnRevoked | None = None,
     ) -> None:
+        self._on_revoked = on_revoked
         self._state = state
         self._registry = registry
         self._group_id = group_id
@@ -318,4 +326,6 @@ class _InMemoryConsumer(GroupConsumer):
         }
 
     def close(self) -> None:
+        if self._positions is not None and self._on_revoked is not None:
+            self._on_revoked(frozenset(self._positions))
         self._positions = None

@@ -8,11 +8,13 @@ import it (an import-linter contract in the root ``pyproject.toml`` checks this)
 from .commands import Declare, Drop
 from .decide import auto_discard, decide, fixed_card_order
 from .events import DeclarationRejected, Declared, DropKind, PlayerDropped
+from .rules import INDIAN_POINTS_VARIANT, IndianPointsRules, bombay_baazi
 from .state import HandState, Phase, SeatState, SeatStatus, apply
 from .variant import INDIAN_POINTS, IndianPoints, player_view
 
 __all__ = [
     "INDIAN_POINTS",
+    "INDIAN_POINTS_VARIANT",
     "Declare",
     "DeclarationRejected",
     "Declared",
@@ -20,12 +22,14 @@ __all__ = [
     "DropKind",
     "HandState",
     "IndianPoints",
+    "IndianPointsRules",
     "Phase",
     "PlayerDropped",
     "SeatState",
     "SeatStatus",
     "apply",
     "auto_discard",
+    "bombay_baazi",
     "decide",
     "fixed_card_order",
     "player_view",

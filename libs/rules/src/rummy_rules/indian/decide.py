@@ -47,11 +47,12 @@ from ..events import (
     TurnStarted,
     TurnTimedOut,
 )
-from ..rules import INDIAN_POINTS_VARIANT, RuleSet
+from ..rules import RuleSet
 from ..shuffle import MAX_CLIENT_SEED_BYTES
 from ..wild import card_points
 from .commands import Declare, Drop
 from .events import DeclarationRejected, Declared, DropKind, PlayerDropped
+from .rules import INDIAN_POINTS_VARIANT, IndianPointsRules, indian_rules
 from .scoring import arrangement_of, hand_ended
 from .state import HandState, Phase, SeatState, apply
 
@@ -116,7 +117,7 @@ def _on_turn(state: HandState, seat: int, turn_no: int) -> SeatState:
 def _start_hand(state: HandState, c: StartHand) -> list[Event]:
     _require_phase(state, Phase.NOT_STARTED)
     rules = c.rule_set
-    if rules.variant != INDIAN_POINTS_VARIANT:
+    if rules.variant != INDIAN_POINTS_VARIANT or not isinstance(rules.options, IndianPointsRules):
         raise _fail(ErrorCode.INVALID_COMMAND, f"rule set is for variant {rules.variant!r}")
     if not c.hand_id:
         raise _fail(ErrorCode.INVALID_COMMAND, "a hand needs an id")
@@ -315,7 +316,7 @@ def _check_card_leaves(state: HandState, seat: SeatState, card: Card, what: str)
         raise _fail(ErrorCode.INVALID_CARD, f"{card.face} (copy {card.copy}) is not in your hand")
     assert state.rule_set is not None
     if (
-        state.rule_set.indian.no_discard_of_card_taken_from_pile
+        indian_rules(state.rule_set).no_discard_of_card_taken_from_pile
         and state.drawn_source is DrawSource.DISCARD_PILE
         and card == state.drawn_card
     ):
@@ -345,7 +346,7 @@ def _declare(state: HandState, c: Declare) -> list[Event]:
         batch.add(Declared(seat=c.seat, turn_no=c.turn_no, face_down=c.face_down, shown=shown))
         batch.add(hand_ended(batch.state, c.seat, c.at_ms))
         return batch.events
-    points = batch.rules.indian.wrong_declare_points
+    points = indian_rules(batch.rules).wrong_declare_points
     batch.add(
         DeclarationRejected(
             seat=c.seat, turn_no=c.turn_no, face_down=c.face_down, shown=shown, points=points
@@ -359,7 +360,7 @@ def _drop(state: HandState, c: Drop) -> list[Event]:
     seat = _on_turn(state, c.seat, c.turn_no)
     if state.drawn_card is not None:
         raise _fail(ErrorCode.ALREADY_DRAWN, "drop before drawing, or discard to end the turn")
-    indian = state.rule_set.indian  # type: ignore[union-attr]
+    indian = indian_rules(state.rule_set)  # type: ignore[arg-type]
     if seat.has_drawn:
         kind, points = DropKind.MIDDLE, indian.middle_drop_points
     else:
@@ -378,7 +379,7 @@ def _leave(state: HandState, c: LeaveHand) -> list[Event]:
     if not seat.is_active:
         raise _fail(ErrorCode.WRONG_PHASE, f"seat {c.seat} is already out of this hand")
     batch = _Batch(state)
-    points = batch.rules.indian.leave_points
+    points = indian_rules(batch.rules).leave_points
     batch.add(PlayerDropped(seat=c.seat, turn_no=state.turn_no, kind=DropKind.LEAVE, points=points))
     _after_turn_or_exit(batch, c.seat, c.at_ms)
     return batch.events
@@ -403,7 +404,7 @@ def auto_discard(state: HandState) -> Card:
     if state.drawn_source is DrawSource.STOCK:
         return state.drawn_card
     candidates = list(seat.cards)
-    if state.rule_set.indian.no_discard_of_card_taken_from_pile:
+    if indian_rules(state.rule_set).no_discard_of_card_taken_from_pile:
         candidates.remove(state.drawn_card)
     return max(candidates, key=lambda c: (card_points(c, state.wild_rank), fixed_card_order(c)))
 
@@ -422,7 +423,7 @@ def _timeout(state: HandState, c: TurnTimeout) -> list[Event]:
     misses = seat.misses_in_a_row + 1
     batch.add(TurnTimedOut(seat=seat_no, turn_no=c.turn_no, misses_in_a_row=misses))
     if misses >= batch.rules.max_missed_turns:
-        points = batch.rules.indian.middle_drop_points
+        points = indian_rules(batch.rules).middle_drop_points
         batch.add(
             PlayerDropped(seat=seat_no, turn_no=c.turn_no, kind=DropKind.TIMEOUT, points=points)
         )

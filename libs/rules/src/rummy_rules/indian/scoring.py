@@ -1,18 +1,20 @@
 """The end of an Indian points hand: every seat's points and arrangement, and the settlement.
 
 The declarer (or the last seat left) scores 0. A seat still playing is scored under the best
-arrangement of its cards (``rummy_rules.arrangement``), capped only if the rule set has a cap.
+arrangement of its cards (``rummy_rules.indian.arrangement``), capped only if the rule set has
+a cap.
 A seat that dropped, left, timed out or declared wrongly is charged its penalty instead.
 Money comes from ``rummy_rules.settlement.settle``. Rules: ``docs/rules/scoring.md#outcomes``.
 """
 
 from __future__ import annotations
 
-from ..arrangement import Arrangement, best_arrangement
 from ..cards import Card
 from ..events import HandEnded, ScoredGroup, SeatResult
 from ..settlement import settle
+from .arrangement import Arrangement, best_arrangement
 from .events import DropKind
+from .rules import indian_rules
 from .state import HandState, SeatState, SeatStatus
 
 _OUTCOME_OF_DROP = {
@@ -26,7 +28,7 @@ _OUTCOME_OF_DROP = {
 def arrangement_of(state: HandState, cards: tuple[Card, ...]) -> Arrangement:
     """The best arrangement of ``cards`` under the hand's wild rank and meld options."""
     assert state.rule_set is not None
-    return best_arrangement(cards, state.wild_rank, state.rule_set.indian.meld_options)
+    return best_arrangement(cards, state.wild_rank, indian_rules(state.rule_set).meld_options)
 
 
 def _groups(arrangement: Arrangement) -> tuple[ScoredGroup, ...]:
@@ -44,7 +46,7 @@ def _result(state: HandState, seat: SeatState, winner_seat: int) -> SeatResult:
         return SeatResult(seat.seat, seat.account_id, "won", 0, seat.cards, (), ())
     if seat.status is SeatStatus.PLAYING:
         arr = arrangement_of(state, seat.cards)
-        points = state.rule_set.indian.capped(arr.points)
+        points = indian_rules(state.rule_set).capped(arr.points)
         return SeatResult(
             seat.seat, seat.account_id, "counted", points, seat.cards, _groups(arr), arr.deadwood
         )

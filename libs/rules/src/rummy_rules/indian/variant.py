@@ -6,10 +6,18 @@ from collections.abc import Iterable
 
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
-from ..rules import INDIAN_POINTS_VARIANT
-from ..variant import Deadline, DeadlineKind, Variant, fold_with
+from ..rules import RuleSet, VariantOptions
+from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
+from .bot import INDIAN_BOT
 from .decide import decide
+from .rules import (
+    BOMBAY_BAAZI_NAME,
+    BOMBAY_BAAZI_VERSION,
+    INDIAN_POINTS_VARIANT,
+    IndianPointsRules,
+    bombay_baazi,
+)
 from .state import HandState, Phase, SeatState, apply
 
 
@@ -52,10 +60,17 @@ def player_view(state: HandState, seat: int) -> PlayerView:
     )
 
 
-class IndianPoints:
+class IndianPoints(VariantRules):
     """Indian 13-card points rummy. Stateless: every method is a pure function of its inputs."""
 
     name = INDIAN_POINTS_VARIANT
+    rules_versions = frozenset({f"{BOMBAY_BAAZI_NAME}/{BOMBAY_BAAZI_VERSION}"})
+    options_type: type[VariantOptions] = IndianPointsRules
+    deal_shape = IndianPointsRules.deal_shape
+    bot: object | None = INDIAN_BOT
+
+    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+        return bombay_baazi(seats, point_value_cents, commission_bps)
 
     def initial_state(self) -> HandState:
         return HandState()
@@ -76,11 +91,11 @@ class IndianPoints:
         return redact(event, seat)
 
     def deadline(self, state: HandState) -> Deadline | None:
-        if state.phase is Phase.SEED_WINDOW and state.seed_deadline_ms is not None:
-            return Deadline(DeadlineKind.SEED_WINDOW, 0, state.seed_deadline_ms)
-        if state.phase is Phase.PLAYING and state.turn_deadline_ms is not None:
-            return Deadline(DeadlineKind.TURN, state.turn_no, state.turn_deadline_ms)
-        return None
+        return clock_deadline(
+            state.seed_deadline_ms if state.phase is Phase.SEED_WINDOW else None,
+            state.turn_no,
+            state.turn_deadline_ms if state.phase is Phase.PLAYING else None,
+        )
 
     def is_over(self, state: HandState) -> bool:
         return state.phase in (Phase.ENDED, Phase.ABORTED)

@@ -1,6 +1,7 @@
-"""Kafka for the table service (the only module that builds Kafka clients): the event log, the
-full read of the table stream at start, the loop over the inputs (ledger, fairness, dealer and
-clock events, group ``table``) and the hand-start ticker."""
+"""Kafka for the table service (the only module, with ``directory``, that builds Kafka clients):
+the event log, the read of table-events partitions when they are granted (and the check for
+transactions a previous owner left open on them), the loop over the inputs (ledger, fairness,
+dealer and clock events, group ``table``) and the hand-start ticker."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from kafka import KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
+from kafka.errors import KafkaError
 
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.errors import Unavailable
@@ -33,21 +35,34 @@ def kafka_log(bootstrap_servers: str) -> EventLog:
     return KafkaEventLog(bootstrap_servers, client_id="table")
 
 
-def read_topic(bootstrap_servers: str, topic: str, timeout_s: float = 120.0) -> list[Envelope]:
-    """Every committed envelope of ``topic``, all partitions, each partition in offset order
-    (so each table's stream is in order). Raises EventLogError past ``timeout_s`` seconds."""
-    registry = event_payloads()
-    consumer = KafkaConsumer(
+def _reader(bootstrap_servers: str, isolation: str = "read_committed") -> KafkaConsumer:
+    return KafkaConsumer(
         bootstrap_servers=bootstrap_servers.split(","),
         client_id="table-replay",
         group_id=None,
         enable_auto_commit=False,
-        isolation_level="read_committed",
+        isolation_level=isolation,
         auto_offset_reset="earliest",
     )
+
+
+def read_partitions(
+    bootstrap_servers: str,
+    topic: str,
+    partitions: frozenset[int] | None,
+    timeout_s: float = 120.0,
+) -> tuple[list[Envelope], dict[int, int]]:
+    """Every committed envelope of ``partitions`` of ``topic`` (None: all), each partition in
+    offset order, and the offset each partition was read up to. Raises EventLogError past
+    ``timeout_s`` seconds."""
+    registry = event_payloads()
+    consumer = _reader(bootstrap_servers)
     try:
-        partitions = consumer.partitions_for_topic(topic) or set()
-        tps = [KafkaTopicPartition(topic, p) for p in sorted(partitions)]
+        known = consumer.partitions_for_topic(topic) or set()
+        wanted = known if partitions is None else known & set(partitions)
+        tps = [KafkaTopicPartition(topic, p) for p in sorted(wanted)]
+        if not tps:
+            return [], {}
         consumer.assign(tps)
         consumer.seek_to_beginning(*tps)
         end = consumer.end_offsets(tps)  # last stable offsets under read_committed
@@ -58,9 +73,43 @@ def read_topic(bootstrap_servers: str, topic: str, timeout_s: float = 120.0) -> 
                 raise EventLogError(f"replaying {topic} took over {timeout_s}s")
             for tp, messages in sorted(consumer.poll(timeout_ms=500).items()):
                 out.extend(decode(m.value, registry) for m in messages if m.offset < end[tp])
-        return out
+        return out, {tp.partition: int(end[tp]) for tp in tps}
     finally:
         consumer.close(autocommit=False)
+
+
+def unstable_partitions(
+    bootstrap_servers: str, topic: str, partitions: frozenset[int], wait_s: float
+) -> frozenset[int]:
+    """Those of ``partitions`` of ``topic`` that still hold an open transaction (the last stable
+    offset short of the high watermark) after waiting up to ``wait_s`` seconds for them to
+    settle: a writer that died or lost them mid-transaction, whose records a takeover must not
+    rebuild past. Raises EventLogError when the broker does not answer."""
+    committed, uncommitted = (
+        _reader(bootstrap_servers),
+        _reader(bootstrap_servers, "read_uncommitted"),
+    )
+    tps = [KafkaTopicPartition(topic, p) for p in sorted(partitions)]
+    deadline = time.monotonic() + wait_s
+    try:
+        while True:
+            stable, high = committed.end_offsets(tps), uncommitted.end_offsets(tps)
+            open_ = frozenset(tp.partition for tp in tps if stable[tp] < high[tp])
+            if not open_ or time.monotonic() >= deadline:
+                return open_
+            time.sleep(0.1)
+    except KafkaError as exc:
+        raise EventLogError(f"stability of {topic} partitions {sorted(partitions)}: {exc}") from exc
+    finally:
+        committed.close(autocommit=False)
+        uncommitted.close(autocommit=False)
+
+
+def abort_transactions_of(log: EventLog, transactional_id: str) -> None:
+    """Abort the open transaction of the writer ``transactional_id`` (another instance's, dead
+    or a zombie) and fence it: a writer with that id is started and closed (Kafka aborts the
+    previous producer's open transaction when a new one with its id initialises)."""
+    log.transactional_writer(transactional_id).close()
 
 
 class InputLoop:
@@ -81,7 +130,13 @@ class InputLoop:
         *,
         retry_pause_s: float = 1.0,
         poll_timeout_s: float = 0.2,
+        on_owned: Callable[[frozenset[int], object], None] | None = None,
+        on_disowned: Callable[[frozenset[int]], None] | None = None,
+        session_timeout_s: float | None = None,
     ) -> None:
+        self._on_owned = on_owned
+        self._on_disowned = on_disowned
+        self._session_timeout_s = session_timeout_s
         self._log = log
         self._app = app
         self._topics = list(topics)
@@ -90,15 +145,34 @@ class InputLoop:
         self.isolation = StreamIsolation(app.input_group, first_s=retry_pause_s)
         self._consumer: GroupConsumer | None = None
 
+    def _numbers(self, partitions: frozenset[TopicPartition]) -> frozenset[int]:
+        """The partition numbers held on every input topic (the range assignment gives a member
+        the same numbers of each co-partitioned topic)."""
+        by_topic = [{tp.partition for tp in partitions if tp.topic == t} for t in self._topics]
+        return frozenset(set.intersection(*by_topic)) if by_topic else frozenset()
+
     def _assigned(self, partitions: frozenset[TopicPartition]) -> dict[TopicPartition, int]:
+        # The tables of the partitions are rebuilt before any of their inputs is handled.
+        if self._on_owned is not None and self._consumer is not None:
+            self._on_owned(self._numbers(partitions), self._consumer.group_metadata())
         # Held inputs are read again from the first of them (a partition the member keeps
         # keeps its position; the others resume from the committed offsets).
         return self.isolation.reassigned(partitions)
 
+    def _revoked(self, partitions: frozenset[TopicPartition]) -> None:
+        if self._on_disowned is not None:
+            self._on_disowned(frozenset(tp.partition for tp in partitions))
+
     def open(self) -> GroupConsumer:
         """Join the consumer group (idempotent)."""
         if self._consumer is None:
-            self._consumer = self._log.consumer(self._app.input_group, self._topics, self._assigned)
+            self._consumer = self._log.consumer(
+                self._app.input_group,
+                self._topics,
+                self._assigned,
+                on_revoked=self._revoked,
+                session_timeout_s=self._session_timeout_s,
+            )
             # The offsets this loop's inputs commit carry the member's generation (KIP-447).
             self._app.input_group_metadata = self._consumer.group_metadata
         return self._consumer

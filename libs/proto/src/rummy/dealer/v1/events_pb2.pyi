@@ -66,7 +66,9 @@ class HandDealt(_message.Message):
         """by seat number"""
 
     @_builtins.property
-    def wild_cut(self) -> _cards_pb2.Card: ...
+    def wild_cut(self) -> _cards_pb2.Card:
+        """absent when the hand's variant cuts no wild card"""
+
     @_builtins.property
     def first_open(self) -> _cards_pb2.Card: ...
     @_builtins.property

@@ -355,6 +355,7 @@ class SeedsLocked(_message.Message):
     DEALER_SEAT_FIELD_NUMBER: _builtins.int
     SHOE_FIELD_NUMBER: _builtins.int
     HAND_SIZE_FIELD_NUMBER: _builtins.int
+    VARIANT_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     server_commitment_sha256: _builtins.bytes
     dealer_seat: _builtins.int
@@ -362,6 +363,10 @@ class SeedsLocked(_message.Message):
     alone: the dealer seat, the shoe and the cards dealt to each seat (13).
     """
     hand_size: _builtins.int
+    variant: _builtins.str
+    """The hand's variant (its rule set's `variant`): the dealer asks it how to deal (a wild cut or
+    none). Absent in records written before it existed, which are all "indian-points".
+    """
     @_builtins.property
     def client_seeds(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClientSeed]:
         """one per seat dealt in, by seat number"""
@@ -377,12 +382,15 @@ class SeedsLocked(_message.Message):
         dealer_seat: _builtins.int = ...,
         shoe: _cards_pb2.ShoeSpec | None = ...,
         hand_size: _builtins.int = ...,
+        variant: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["shoe", b"shoe"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_variant", b"_variant", "shoe", b"shoe", "variant", b"variant"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_seeds", b"client_seeds", "dealer_seat", b"dealer_seat", "hand_id", b"hand_id", "hand_size", b"hand_size", "server_commitment_sha256", b"server_commitment_sha256", "shoe", b"shoe"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_variant", b"_variant", "client_seeds", b"client_seeds", "dealer_seat", b"dealer_seat", "hand_id", b"hand_id", "hand_size", b"hand_size", "server_commitment_sha256", b"server_commitment_sha256", "shoe", b"shoe", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__variant: _TypeAlias = _typing.Literal["variant"]  # noqa: Y015
+    _WhichOneofArgType__variant: _TypeAlias = _typing.Literal["_variant", b"_variant"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__variant) -> _WhichOneofReturnType__variant | None: ...
 
 Global___SeedsLocked: _TypeAlias = SeedsLocked  # noqa: Y015
 

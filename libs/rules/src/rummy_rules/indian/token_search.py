@@ -19,7 +19,7 @@ from operator import or_
 from weakref import ref
 
 from rummy_rules.cards import Card
-from rummy_rules.face_search import (
+from rummy_rules.indian.face_search import (
     AS_TOKEN,
     DONE,
     FLAG_TABLE,

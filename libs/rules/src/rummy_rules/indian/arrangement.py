@@ -40,9 +40,10 @@ from dataclasses import dataclass
 from functools import reduce
 from operator import or_
 
-from rummy_rules import token_search
 from rummy_rules.cards import Card
-from rummy_rules.face_search import INF, POINTS, SCALE, FaceSearch, deal_out
+from rummy_rules.indian import token_search
+from rummy_rules.indian.face_search import INF, POINTS, SCALE, FaceSearch, deal_out
+from rummy_rules.indian.token_search import TokenSearch, token_search_exact, token_search_fits
 from rummy_rules.melds import (
     ACE_PLACES,
     DEFAULT_MELD_OPTIONS,
@@ -56,7 +57,6 @@ from rummy_rules.melds import (
     MeldShape,
     face_of,
 )
-from rummy_rules.token_search import TokenSearch, token_search_exact, token_search_fits
 from rummy_rules.wild import WildRank
 
 

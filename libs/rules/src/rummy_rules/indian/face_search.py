@@ -2,7 +2,8 @@
 
 A search minimises a cost ``points * SCALE + loose cards`` (so points are minimal and a zero means
 every card is in a meld) over groupings with at least two sequences, one of them pure; it tracks
-flags (has a pure sequence, sequences so far capped at 2) as ``rummy_rules.arrangement`` explains.
+flags (has a pure sequence, sequences so far capped at 2) as
+``rummy_rules.indian.arrangement`` explains.
 ``FaceSearch`` is exact for any hand: a memoised search that takes the first face left and either
 leaves one copy loose or uses a meld (``melds.enumerate_melds``, every stand-in named) whose first
 face it is. It is the fallback of the faster ``token_search.TokenSearch``.

@@ -1,0 +1,173 @@
+"""Two table-service instances sharing the tables by partition (in-memory log, real gRPC):
+each serves only its partitions' tables, a call for another's table is UNAVAILABLE naming the
+owner (``rummy-table-owner``), the client router follows it, ListTables answers for every table
+on either instance, and a request id's answer survives a takeover of its partition
+(``docs/rules/promises.md#scales-out``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+
+import grpc
+import pytest
+from served_table import SECRET, served_table, stub
+from world import World, replay_all
+
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.eventlog import InMemoryEventLog
+from rummy_platform.server import ServiceHost
+from rummy_platform.table_routing import OWNER_METADATA_KEY, TableRouter
+from rummy_platform.topics import TABLE_EVENTS
+from rummy_table.adapters import grpc as grpc_adapter
+from rummy_table.ownership import Ownership, PartitionOwner
+
+AUTHORITY = TokenAuthority(SECRET)
+
+
+class Instances:
+    """Instance ``a`` owns partition 0, ``b`` partition 1 (of 2), both in each one's directory."""
+
+    def __init__(self, resources: ExitStack) -> None:
+        log = InMemoryEventLog()
+        self.worlds = [World(log=log), World(log=log)]
+        for world, name in zip(self.worlds, "ab", strict=True):  # each its own writer
+            world.app = world.new_app(f"table-writer-{name}")
+        self.hosts: list[ServiceHost] = [
+            resources.enter_context(served_table(w))[1] for w in self.worlds
+        ]
+        self.owners = []
+        for partition, (world, host) in enumerate(zip(self.worlds, self.hosts, strict=True)):
+            ownership = Ownership(2, host.address, f"writer-{partition}")
+            ownership.grant(frozenset({partition}), None, {})
+            world.app.ownership = ownership
+            world.app.peer_tables = grpc_adapter.PeerTables(
+                ownership, lambda: AUTHORITY.issue("table", Role.SERVICE)
+            )
+            self.owners.append(ownership)
+        for partition, host in enumerate(self.hosts):
+            self.announce(partition, host.address, generation=1)
+
+    def announce(self, partition: int, address: str, generation: int) -> None:
+        for ownership in self.owners:
+            ownership.learn(PartitionOwner(partition, address, generation, f"w-{address}"))
+
+    @property
+    def addresses(self) -> list[str]:
+        return [h.address for h in self.hosts]
+
+
+@pytest.fixture
+def instances() -> Iterator[Instances]:
+    with ExitStack() as resources:
+        yield Instances(resources)
+
+
+def _operator() -> tuple[tuple[str, str]]:
+    return bearer_metadata(AUTHORITY.issue("op", Role.OPERATOR))
+
+
+def _open_one_per_partition(
+    router: TableRouter, owners: list[Ownership], opened: list[str] | None = None
+) -> dict[int, str]:
+    """Open tables through ``router`` until each partition holds one (their ids added to
+    ``opened``); partition -> the first table id of it."""
+    tables: dict[int, str] = {}
+    for n in range(40):
+        table_id = router.call(
+            "OpenTable",
+            api.OpenTableRequest(client_request_id=f"open-{n}", seat_count=4),
+            metadata=_operator(),
+        ).table_id
+        tables.setdefault(owners[0].partition_of(table_id), table_id)
+        if opened is not None:
+            opened.append(table_id)
+        if len(tables) == 2:
+            return tables
+    raise AssertionError("40 table ids all fell in one partition")
+
+
+def test_a_call_for_a_table_of_another_instance_is_unavailable_naming_its_owner_and_appends_nothing(
+    instances: Instances,
+) -> None:
+    router = TableRouter(instances.addresses[0])
+    tables = _open_one_per_partition(router, instances.owners)
+    assert router.redirects >= 1  # the first instance sent the other partition's open on
+    log = instances.worlds[0].log
+    before = len(replay_all(log))
+
+    with pytest.raises(grpc.RpcError) as refused:
+        stub(instances.hosts[0], "alice", Role.PLAYER).TakeSeat(
+            api.TakeSeatRequest(table_id=tables[1], client_request_id="sit-1")
+        )
+    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+    owner = instances.addresses[1]
+    assert owner in refused.value.details()
+    assert (OWNER_METADATA_KEY, owner) in tuple(refused.value.trailing_metadata() or ())
+    assert len(replay_all(log)) == before
+    # Reads are refused the same way: the instance holds none of the other's tables.
+    with pytest.raises(grpc.RpcError) as watch:
+        next(
+            iter(
+                stub(instances.hosts[0], "alice", Role.PLAYER).WatchTable(
+                    api.WatchTableRequest(table_id=tables[1])
+                )
+            )
+        )
+    assert watch.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert tables[1] not in instances.worlds[0].app.projection.tables
+    router.close()
+
+
+def test_list_tables_answers_for_every_table_whichever_instance_is_asked(
+    instances: Instances,
+) -> None:
+    router = TableRouter(instances.addresses[0])
+    opened: list[str] = []
+    _open_one_per_partition(router, instances.owners, opened)
+    for host in instances.hosts:
+        listed = stub(host, "alice", Role.PLAYER).ListTables(api.ListTablesRequest())
+        assert [t.table_id for t in listed.tables] == sorted(opened)
+        # Page by page (one table a page) the same tables come, in order, once each.
+        paged, token = [], ""
+        while True:
+            page = stub(host, "alice", Role.PLAYER).ListTables(
+                api.ListTablesRequest(page_size=1, page_token=token)
+            )
+            paged += [t.table_id for t in page.tables]
+            token = page.next_page_token
+            if not token:
+                break
+        assert paged == sorted(opened)
+    router.close()
+
+
+def test_the_router_follows_the_owner_and_a_request_id_answer_survives_a_takeover(
+    instances: Instances,
+) -> None:
+    router = TableRouter(instances.addresses[0])
+    tables = _open_one_per_partition(router, instances.owners)
+    alice = bearer_metadata(AUTHORITY.issue("alice", Role.PLAYER))
+    sit = api.TakeSeatRequest(table_id=tables[1], client_request_id="sit-alice", seat=2)
+    assert router.call("TakeSeat", sit, metadata=alice).seat == 2
+    assert router.address_for(tables[1]) == instances.addresses[1]
+
+    # Instance b hands partition 1 over to a, which rebuilds it from the log.
+    a, b = instances.worlds
+    instances.owners[1].revoke(frozenset({1}))
+    b.app.drop_partitions(frozenset({1}))
+    a.app.replay(
+        e
+        for e in replay_all(a.log, TABLE_EVENTS)
+        if instances.owners[0].partition_of(e.stream_id) == 1
+    )
+    instances.owners[0].grant(frozenset({1}), None, {})
+    instances.announce(1, instances.addresses[0], generation=2)
+
+    # The retried request is answered from the rebuilt events (no second seat), through a.
+    assert router.call("TakeSeat", sit, metadata=alice).seat == 2
+    assert router.address_for(tables[1]) == instances.addresses[0]
+    view = a.app.projection.tables[tables[1]]
+    assert [s.account_id for s in view.seats.values()] == ["alice"]
+    router.close()

@@ -1,0 +1,68 @@
+"""A table-service instance that lost its partitions (a zombie: its group membership ended while
+it still holds the tables in memory) can write nothing, on real Kafka: every transaction, a
+player's command as much as an input, carries the group metadata of the generation that granted
+the partition (KIP-447), and the broker refuses it once another member's generation took over
+(``docs/rules/promises.md#scales-out``)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.errors import Unavailable
+from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
+from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
+from rummy_table.application import TableApp
+from rummy_table.ownership import Ownership
+
+
+def _joined(log: KafkaEventLog, group: str, topics: list[str]):
+    consumer = log.consumer(group, topics, session_timeout_s=6)
+    deadline = time.monotonic() + 60
+    while not consumer.assignment() or consumer.group_metadata().generation_id < 1:
+        assert time.monotonic() < deadline, "no assignment within 60 s"
+        consumer.poll(0.2)
+    return consumer
+
+
+def test_a_zombie_instance_whose_generation_was_replaced_appends_nothing(
+    kafka_bootstrap: str,
+) -> None:
+    prefix = f"zombie{uuid.uuid4().hex[:8]}-"
+    log = KafkaEventLog(kafka_bootstrap)
+    log.ensure_topics(event_topic_specs(prefix=prefix))
+    topic, group = prefix + TABLE_EVENTS, prefix + "table"
+    inputs = [prefix + t for t in TABLE_INPUT_TOPICS]
+    writer = GroupCommitWriter(log.transactional_writer(prefix + "writer-zombie"))
+    try:
+        member = _joined(log, group, inputs)
+        ownership = Ownership(8, "127.0.0.1:1", prefix + "writer-zombie")
+        ownership.grant(frozenset(range(8)), member.group_metadata(), {})
+        app = TableApp(writer, topic=topic, input_group=group, ownership=ownership)
+        table_id = app.open_table(
+            "op", api.OpenTableRequest(client_request_id="open-1", seat_count=4)
+        )
+        assert app.take_seat(
+            "alice", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-alice")
+        ) in range(4)
+
+        # Its membership ends and another member's generation owns the partitions now; the
+        # zombie still holds the table and the old generation's metadata.
+        member.close()
+        successor = _joined(log, group, inputs)
+        appended = len(log.read_stream(topic, table_id))
+
+        with pytest.raises(Unavailable):
+            app.take_seat(
+                "bob", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-bob")
+            )
+        with pytest.raises(Unavailable):
+            app.open_table("op", api.OpenTableRequest(client_request_id="open-2", seat_count=4))
+        assert len(log.read_stream(topic, table_id)) == appended
+        successor.close()
+    finally:
+        writer.close()
+        log.close()
