@@ -24,7 +24,7 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.topics import TopicSpec
 
-#: Longer than the producer's request timeout and the append's own timeout (30 s each).
+#: Longer than the producer's request timeout and the append's ack wait (10 s each).
 STALL_S = 40.0
 #: How long after SIGCONT the writer gets to write again.
 RECOVERY_S = 15.0

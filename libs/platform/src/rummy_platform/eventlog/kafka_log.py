@@ -538,7 +538,11 @@ class KafkaTransactionalWriter(TransactionalWriter):
                 )
                 for topic, envelope in events
             ]
-            metas = [future.get(timeout=self._timeout_s) for future in futures]
+            # A healthy broker acknowledges in milliseconds; a batch the producer lost track of
+            # in a broker restart was seen unanswered for the whole 30 s, holding every
+            # command of the instance behind it. So the ack wait is the request timeout.
+            ack_s = min(self._timeout_s, PRODUCER_REQUEST_TIMEOUT_MS / 1000)
+            metas = [future.get(timeout=ack_s) for future in futures]
             if consumed:
                 producer.send_offsets_to_transaction(
                     {
