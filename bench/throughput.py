@@ -34,9 +34,12 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
    (``tables_by_instance``), and the table figures (hands, deadlines, CPU, RSS) cover both
    (``table-2`` is the second instance).
 5. ``--watchers N``: at ``--watch-tables`` tables (default 16), one window as above, then a separate
-   process (this script with ``--open-watches``, on grpc.aio) opens N idle ``WatchTable`` streams
-   over those tables, one player account each, and a second window runs; the line reports the
-   table service's RSS and threads and the change of action p99.
+   process (this script with ``--open-watches``, on grpc.aio) opens N idle ``WatchTable`` streams,
+   one player account each, and a second window runs; the line reports the table service's RSS
+   and threads and the change of action p99. The idle streams watch ``--quiet-tables`` (default
+   16) tables of their own where nobody sits (streams that are open and carry nothing: what
+   holding them costs); ``--watch-played`` makes them spectators of the played tables instead
+   (every change of a table is then sent to each of its spectators: what the fan-out costs).
 
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
 ``tables``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``, ``resource_exhausted``,
@@ -461,7 +464,8 @@ def report(row: dict[str, Any], as_json: bool) -> None:
     per_action = " ".join(f"{k} {v:g}" for k, v in row["cpu_ms_per_action"].items())
     memory = " ".join(f"{s} {row['rss_mib'][s]:g} MiB/{row['threads'][s]}t" for s in row["rss_mib"])
     watchers = (
-        f"  watchers {row['watchers']} ({row['watches_open']} open), p99 without them "
+        f"  watchers {row['watchers']} ({row['watches_open']} open, on the "
+        f"{row['watched_tables']} tables), p99 without them "
         f"{row['p99_ms_without_watchers']:g} ms"
         if "watchers" in row
         else ""
@@ -503,6 +507,7 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
     opened = 0
     errors: Counter[str] = Counter()
     settled = asyncio.Event()
+    closing = False
 
     def check() -> None:
         if opened + sum(errors.values()) >= count:
@@ -524,7 +529,7 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
                     opened += 1
                     check()
         except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.CANCELLED:
+            if not closing:  # a CANCELLED before we close is the server's (counted too)
                 errors[error.code().name] += 1
                 check()
 
@@ -533,6 +538,7 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
         await asyncio.wait_for(settled.wait(), 120)
     print(json.dumps({"open": opened, "errors": dict(errors)}), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    closing = True
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -541,10 +547,24 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
 
 
 def watcher_step(
-    make_step: Callable[[int], Step], tables: int, watchers: int, seconds: float, warmup: float
+    make_step: Callable[[int], Step],
+    tables: int,
+    watchers: int,
+    seconds: float,
+    warmup: float,
+    quiet_tables: int = 16,
+    watch_played: bool = False,
 ) -> dict[str, Any]:
     step = make_step(tables)
     step.open()
+    if watch_played:
+        watched = step.table_ids
+    else:
+        rules = rule_set(turn_seconds=step.options.turn_seconds, seed_window_seconds=1)
+        watched = [
+            step.operator.open_table(step.options.seats, 10, 500, rules)
+            for _ in range(max(1, quiet_tables))
+        ]
     try:
         time.sleep(warmup)
         without = step.measure(seconds)
@@ -555,7 +575,7 @@ def watcher_step(
                 __file__,
                 "--open-watches",
                 step.stack.address("table"),
-                ",".join(step.table_ids),
+                ",".join(watched),
                 str(watchers),
             ],
             stdin=subprocess.PIPE,
@@ -578,6 +598,7 @@ def watcher_step(
                 process.wait()
         row.update(
             watchers=watchers,
+            watched_tables="played" if watch_played else f"{len(watched)} quiet",
             watches_open=opened["open"],
             watch_errors=opened["errors"],
             p99_ms_without_watchers=without["p99_ms"],
@@ -602,6 +623,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object a step on stdout")
     parser.add_argument("--watchers", type=int, default=0, help="idle watches of the watch step")
     parser.add_argument("--watch-tables", type=int, default=16)
+    parser.add_argument("--quiet-tables", type=int, default=16, help="tables idle watches watch")
+    parser.add_argument(
+        "--watch-played", action="store_true", help="the idle watches watch the played tables"
+    )
     parser.add_argument("--floor-seconds", type=float, default=5.0)
     parser.add_argument("--clock-speed", type=float, default=10.0)
     parser.add_argument(
@@ -656,7 +681,13 @@ def main(argv: list[str] | None = None) -> int:
                 if opts.watchers:
                     say(f"step: {opts.watch_tables} tables, then {opts.watchers} idle watches")
                     row = watcher_step(
-                        make_step, opts.watch_tables, opts.watchers, opts.seconds, opts.warmup
+                        make_step,
+                        opts.watch_tables,
+                        opts.watchers,
+                        opts.seconds,
+                        opts.warmup,
+                        opts.quiet_tables,
+                        opts.watch_played,
                     )
                     report(row, opts.json)
             finally:

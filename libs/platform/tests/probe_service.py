@@ -1,6 +1,7 @@
 """A tiny service run as a real process by the server tests: ``python -m probe_service``.
 
-It uses :class:`rummy_platform.server.ServiceHost` exactly as the five services do, with
+It uses :class:`rummy_platform.server.ServiceHost` exactly as the five services do (on the
+thread-pool server, or on grpc.aio with ``PROBE_AIO=1``), with
 
 - a real generated API, ``rummy.ledger.v1.LedgerService``, over an in-memory wallet (so that
   reflection can describe it the way ``grpcurl`` does, and roles are checked as the ledger will);
@@ -11,6 +12,7 @@ It uses :class:`rummy_platform.server.ServiceHost` exactly as the five services 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterator
 
@@ -101,7 +103,8 @@ def add_probe_service(servicer: object, server: grpc.Server) -> None:
 
 def main() -> None:
     settings = load_settings_or_exit("probe")
-    host = ServiceHost("probe", settings)
+    # PROBE_AIO=1: the same service on the host's grpc.aio server (the table service's).
+    host = ServiceHost("probe", settings, aio=os.environ.get("PROBE_AIO") == "1")
     host.add_servicer(
         ledger_grpc.add_LedgerServiceServicer_to_server, InMemoryLedger(), LEDGER_SERVICE
     )

@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 from prometheus_client.parser import text_string_to_metric_families
-from test_server_process import PROBE, SECRET, ProbeProcess, start_probe, stop_probe
+from test_server_process import PROBE, SECRET, SERVERS, ProbeProcess, start_probe, stop_probe
 
 from rummy_platform.auth import AUDIENCE, ISSUER, Role, TokenAuthority, bearer_metadata
 from rummy_platform.rate_limit import retry_delay_seconds
@@ -30,9 +30,10 @@ PLAYER_RATE, PLAYER_BURST = 0.5, 4
 REFUSED_RATE, REFUSED_BURST = 2.0, 3
 
 
-@pytest.fixture(scope="module")
-def limited() -> Iterator[ProbeProcess]:
+@pytest.fixture(scope="module", params=SERVERS)
+def limited(request: pytest.FixtureRequest) -> Iterator[ProbeProcess]:
     running = start_probe(
+        request.param,
         RUMMY_RATE_LIMIT_PLAYER=f"{PLAYER_RATE},{PLAYER_BURST}",
         RUMMY_RATE_LIMIT_UNAUTHENTICATED=f"{REFUSED_RATE},{REFUSED_BURST}",
         RUMMY_JWT_PREVIOUS_SECRET=PREVIOUS_SECRET,

@@ -64,7 +64,11 @@ class ProbeProcess:
         ]
 
 
-def start_probe(**extra_env: str) -> ProbeProcess:
+#: The two servers a ServiceHost runs: every test here runs against both.
+SERVERS = ["sync", "aio"]
+
+
+def start_probe(server: str = "sync", **extra_env: str) -> ProbeProcess:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]),
@@ -72,6 +76,7 @@ def start_probe(**extra_env: str) -> ProbeProcess:
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         "RUMMY_LOG_LEVEL": "debug",
+        "PROBE_AIO": "1" if server == "aio" else "0",
         **extra_env,
     }
     process = subprocess.Popen(
@@ -125,9 +130,9 @@ def stop_probe(probe: ProbeProcess) -> None:
             pipe.close()
 
 
-@pytest.fixture(scope="module")
-def probe() -> Iterator[ProbeProcess]:
-    running = start_probe()
+@pytest.fixture(scope="module", params=SERVERS)
+def probe(request: pytest.FixtureRequest) -> Iterator[ProbeProcess]:
+    running = start_probe(request.param)
     yield running
     stop_probe(running)
 
@@ -310,9 +315,10 @@ def test_metrics_endpoint_counts_calls_by_code_and_times_them(channel, probe):
     assert samples[health_ok] >= 1
 
 
-def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero():
+@pytest.mark.parametrize("server", SERVERS)
+def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero(server):
     grace_seconds = 5.0
-    probe = start_probe(RUMMY_SHUTDOWN_GRACE_SECONDS=str(grace_seconds))
+    probe = start_probe(server, RUMMY_SHUTDOWN_GRACE_SECONDS=str(grace_seconds))
     try:
         metadata = bearer_metadata(token(Role.PLAYER, "alice"))
         result: dict[str, object] = {}

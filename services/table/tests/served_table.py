@@ -23,17 +23,23 @@ SECRET = "grpc-api-test-secret-0123456789abcdef0123"
 @contextmanager
 def served_table(world: World) -> Iterator[tuple[World, ServiceHost]]:
     """``world``'s table app served on a free loopback port until the block ends."""
+    with served_table_and_servicer(world) as (served, host, _servicer):
+        yield served, host
+
+
+@contextmanager
+def served_table_and_servicer(
+    world: World,
+) -> Iterator[tuple[World, ServiceHost, grpc_adapter.TableServicer]]:
+    """:func:`served_table`, with the servicer (its ``watches``) too."""
     settings = Settings(service="table", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
-    host = ServiceHost("table", settings, registry=CollectorRegistry())
-    host.on_stopping(world.app.stop_watches)
-    host.add_servicer(
-        grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(world.app, max_watches=4, max_watches_per_account=2),
-        grpc_adapter.SERVICE_NAME,
-    )
+    host = ServiceHost("table", settings, registry=CollectorRegistry(), aio=True)
+    servicer = grpc_adapter.TableServicer(world.app, max_watches_per_account=2)
+    host.on_stopping(servicer.watches.close_all)
+    host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
     host.start()
     try:
-        yield world, host
+        yield world, host, servicer
     finally:
         host.stop(grace_seconds=1)
 

@@ -103,7 +103,7 @@ class World:
         return self.app.take_seat(account, request)
 
     def view(self, table_id: str, account: str | None) -> api.PlayerView:
-        return next(iter(self.app.watch(account, table_id))).view
+        return self.app.view(account, table_id)
 
     def start_hand(self, table_id: str) -> str:
         self.now += 5_000

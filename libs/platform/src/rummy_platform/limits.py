@@ -23,16 +23,19 @@ this service could not have handed out is INVALID_ARGUMENT, never a database err
 
 from __future__ import annotations
 
+import inspect
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import grpc
+import grpc.aio
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from rummy_platform.errors import InvalidArgument
+from rummy_platform.rpc_scope import AioHandlerInterceptor, rebuild
 
 #: Largest request message a server accepts (and a client of ours sends), in bytes.
 MAX_REQUEST_BYTES = 64 * 1024
@@ -176,34 +179,57 @@ def open_channel(target: str) -> grpc.Channel:
 class RequestLimitsInterceptor(grpc.ServerInterceptor):
     """Checks every request of a unary-request RPC with :func:`check_request` before the
     servicer runs, and turns a request that cannot be parsed into INVALID_ARGUMENT. Install it
-    inside the error-mapping interceptor (it raises InvalidArgument)."""
+    inside the error-mapping interceptor (it raises InvalidArgument). :meth:`aio` is the same
+    check for a ``grpc.aio`` server."""
 
     def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
-        handler = continuation(handler_call_details)
-        if handler is None or handler.request_streaming:
-            return handler
-        deserialize = _tolerant(handler.request_deserializer)
-        codecs = {
-            "request_deserializer": deserialize,
-            "response_serializer": handler.response_serializer,
-        }
-        if handler.unary_unary is not None:
-            unary = handler.unary_unary
+        return _checking(continuation(handler_call_details))
 
-            def call(request: Any, context: grpc.ServicerContext) -> Any:
-                return unary(_checked(request), context)
+    def aio(self) -> grpc.aio.ServerInterceptor:
+        return AioHandlerInterceptor(lambda handler, _method: _checking(handler, aio=True))
 
-            return grpc.unary_unary_rpc_method_handler(call, **codecs)
-        stream = handler.unary_stream
 
-        def watch(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            yield from stream(_checked(request), context)
+def _checking(
+    handler: grpc.RpcMethodHandler | None, *, aio: bool = False
+) -> grpc.RpcMethodHandler | None:
+    """``handler`` checking its request first (a request-streaming one as it is)."""
+    if handler is None or handler.request_streaming:
+        return handler
 
-        return grpc.unary_stream_rpc_method_handler(watch, **codecs)
+    def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if aio:
+
+            async def call_aio(request: Any, context: Any) -> Any:
+                return await behavior(_checked(request), context)
+
+            return call_aio
+
+        def call(request: Any, context: Any) -> Any:
+            return behavior(_checked(request), context)
+
+        return call
+
+    def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if not aio:
+
+            def watch(request: Any, context: Any) -> Iterator[Any]:
+                yield from behavior(_checked(request), context)
+
+            return watch
+        if not inspect.isasyncgenfunction(behavior):
+            return unary(behavior)
+
+        async def watch_aio(request: Any, context: Any) -> Any:
+            async for response in behavior(_checked(request), context):
+                yield response
+
+        return watch_aio
+
+    return rebuild(handler, unary, stream, _tolerant(handler.request_deserializer))
 
 
 class _Undecodable:

@@ -125,6 +125,10 @@ class LoggingContextInterceptor(ScopeInterceptor):
                     level,
                     "rpc finished",
                     code=code.name,
-                    details=details.decode("utf-8", "replace") if details else None,
+                    details=(
+                        details.decode("utf-8", "replace")
+                        if isinstance(details, bytes)
+                        else details or None
+                    ),
                     duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 )

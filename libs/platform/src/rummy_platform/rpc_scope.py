@@ -6,15 +6,27 @@ the call is over: after a unary response is returned, or after a response stream
 Exceptions raised by the servicer (including the one ``context.abort`` raises) pass through the
 scope, so a scope can observe, translate or time them. Auth, metrics, logging context and error
 mapping are each one scope; gRPC applies interceptors outermost first.
+
+The same scope serves both servers: :meth:`ScopeInterceptor.aio` is its ``grpc.aio``
+interceptor. There the scope runs on the event loop around the awaited handler and sees the
+call through :class:`AioCallView`, the synchronous face of an aio context (its ``abort`` raises
+:class:`ScopeAbort`, which the aio wrapper turns into the real ``await context.abort``), so
+each scope is written once. :class:`Offload` (innermost) runs the synchronous handlers of an aio
+server in a bounded thread pool, with the call's context variables (principal, log context).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import asyncio
+import contextvars
+import inspect
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Executor
 from contextlib import AbstractContextManager
 from typing import Any
 
 import grpc
+import grpc.aio
 
 Scope = Callable[[str, grpc.ServicerContext], AbstractContextManager[None]]
 
@@ -35,6 +47,10 @@ class ScopeInterceptor(grpc.ServerInterceptor):
             return None
         return _wrap(handler, handler_call_details.method, self._scope)
 
+    def aio(self) -> grpc.aio.ServerInterceptor:
+        """The same scope as a ``grpc.aio`` server interceptor."""
+        return AioScopeInterceptor(self._scope)
+
 
 def split_method(full_method: str) -> tuple[str, str]:
     """Split a full method name into (service, method):
@@ -54,7 +70,7 @@ def final_code(context: grpc.ServicerContext, error: BaseException | None) -> gr
     code = context.code()
     if isinstance(code, grpc.StatusCode):
         return code
-    if isinstance(error, GeneratorExit) or not context.is_active():
+    if isinstance(error, GeneratorExit | asyncio.CancelledError) or not context.is_active():
         return grpc.StatusCode.CANCELLED
     return grpc.StatusCode.UNKNOWN if error is not None else grpc.StatusCode.OK
 
@@ -74,14 +90,199 @@ def _wrap(handler: grpc.RpcMethodHandler, method: str, scope: Scope) -> grpc.Rpc
 
         return call
 
+    return rebuild(handler, around_unary, around_stream)
+
+
+# -- grpc.aio ------------------------------------------------------------------------------
+
+
+class ScopeAbort(Exception):
+    """Raised by :meth:`AioCallView.abort`: end the call with ``code``, ``details`` and
+    ``trailing_metadata`` (the aio wrapper awaits the real ``context.abort``)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str, trailing_metadata: Any = None) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+        self.trailing_metadata = trailing_metadata or ()
+
+
+class AioCallView:
+    """What a scope (or a synchronous handler run by :class:`Offload`) uses of a call, over a
+    ``grpc.aio`` servicer context: the methods of ``grpc.ServicerContext`` the platform calls,
+    all synchronous. ``abort``/``abort_with_status`` record the status and raise
+    :class:`ScopeAbort`."""
+
+    def __init__(self, context: grpc.aio.ServicerContext) -> None:
+        self._context = context
+
+    def invocation_metadata(self) -> Any:
+        return self._context.invocation_metadata()
+
+    def peer(self) -> str:
+        return self._context.peer()
+
+    def code(self) -> Any:
+        return self._context.code()
+
+    def details(self) -> Any:
+        return self._context.details()
+
+    def is_active(self) -> bool:
+        return not (self._context.cancelled() or self._context.done())
+
+    def time_remaining(self) -> float | None:
+        return self._context.time_remaining()
+
+    def set_code(self, code: grpc.StatusCode) -> None:
+        self._context.set_code(code)
+
+    def set_details(self, details: str) -> None:
+        self._context.set_details(details)
+
+    def set_trailing_metadata(self, metadata: Any) -> None:
+        self._context.set_trailing_metadata(metadata)
+
+    def add_callback(self, callback: Callable[[], None]) -> bool:
+        self._context.add_done_callback(lambda _context: callback())
+        return True
+
+    def abort(self, code: grpc.StatusCode, details: str = "") -> None:
+        self._context.set_code(code)
+        self._context.set_details(details)
+        raise ScopeAbort(code, details)
+
+    def abort_with_status(self, status: grpc.Status) -> None:
+        self._context.set_code(status.code)
+        self._context.set_details(status.details)
+        raise ScopeAbort(status.code, status.details, status.trailing_metadata)
+
+
+async def _abort(context: grpc.aio.ServicerContext, abort: ScopeAbort) -> None:
+    await context.abort(abort.code, abort.details, abort.trailing_metadata)
+
+
+class AioHandlerInterceptor(grpc.aio.ServerInterceptor):
+    """A ``grpc.aio`` interceptor that replaces each handler found by
+    ``wrap(handler, full_method)`` (an unknown method stays None: gRPC answers UNIMPLEMENTED)."""
+
+    def __init__(self, wrap: Callable[[grpc.RpcMethodHandler, str], grpc.RpcMethodHandler]) -> None:
+        self._wrap = wrap
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(handler_call_details)
+        return None if handler is None else self._wrap(handler, handler_call_details.method)
+
+
+class AioScopeInterceptor(AioHandlerInterceptor):
+    """Runs every RPC's (asynchronous) handler inside ``scope(full_method, AioCallView)``.
+    Install :class:`Offload` innermost so that every handler it wraps is asynchronous."""
+
+    def __init__(self, scope: Scope) -> None:
+        super().__init__(lambda handler, method: _scoped_aio(handler, method, scope))
+
+
+def _scoped_aio(handler: grpc.RpcMethodHandler, method: str, scope: Scope) -> Any:
+    def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                with scope(method, AioCallView(context)):
+                    return await behavior(request, context)
+            except ScopeAbort as abort:
+                await _abort(context, abort)
+
+        return call
+
+    def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if not inspect.isasyncgenfunction(behavior):  # writes with context.write
+            return unary(behavior)
+
+        async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                with scope(method, AioCallView(context)):
+                    async for response in behavior(request, context):
+                        yield response
+            except ScopeAbort as abort:
+                await _abort(context, abort)
+
+        return responses
+
+    return rebuild(handler, unary, stream)
+
+
+_END = object()
+
+
+class Offload(AioHandlerInterceptor):
+    """The innermost interceptor of an aio server: a synchronous handler runs in ``executor``
+    (a bounded thread pool) with a copy of the call's context variables and an
+    :class:`AioCallView` as its context; a synchronous response stream takes each of its
+    messages in the pool. Asynchronous handlers are left as they are (they run on the loop)."""
+
+    def __init__(self, executor: Executor) -> None:
+        super().__init__(lambda handler, _method: _offloaded(handler, executor))
+
+
+def _offloaded(handler: grpc.RpcMethodHandler, executor: Executor) -> Any:
+    def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.iscoroutinefunction(behavior):
+            return behavior
+
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            run = contextvars.copy_context().run
+            view = AioCallView(context)
+            return await asyncio.get_running_loop().run_in_executor(
+                executor, run, behavior, request, view
+            )
+
+        return call
+
+    def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.isasyncgenfunction(behavior) or inspect.iscoroutinefunction(behavior):
+            return behavior
+
+        async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            run = contextvars.copy_context().run
+            loop = asyncio.get_running_loop()
+            iterator = iter(
+                await loop.run_in_executor(executor, run, behavior, request, AioCallView(context))
+            )
+            try:
+                while True:
+                    item = await loop.run_in_executor(executor, run, next, iterator, _END)
+                    if item is _END:
+                        return
+                    yield item
+            finally:
+                close = getattr(iterator, "close", None)
+                if close is not None:
+                    await loop.run_in_executor(executor, run, close)
+
+        return responses
+
+    return rebuild(handler, unary, stream)
+
+
+def rebuild(
+    handler: grpc.RpcMethodHandler,
+    unary: Callable[[Callable[..., Any]], Callable[..., Any]],
+    stream: Callable[[Callable[..., Any]], Callable[..., Any]],
+    request_deserializer: Callable[[bytes], Any] | None = None,
+) -> grpc.RpcMethodHandler:
+    """``handler`` with its behaviour wrapped by ``unary`` (unary response) or ``stream``
+    (response stream), and optionally another request deserializer."""
     codecs = {
-        "request_deserializer": handler.request_deserializer,
+        "request_deserializer": request_deserializer or handler.request_deserializer,
         "response_serializer": handler.response_serializer,
     }
     if handler.unary_unary is not None:
-        return grpc.unary_unary_rpc_method_handler(around_unary(handler.unary_unary), **codecs)
+        return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), **codecs)
     if handler.stream_unary is not None:
-        return grpc.stream_unary_rpc_method_handler(around_unary(handler.stream_unary), **codecs)
+        return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary), **codecs)
     if handler.unary_stream is not None:
-        return grpc.unary_stream_rpc_method_handler(around_stream(handler.unary_stream), **codecs)
-    return grpc.stream_stream_rpc_method_handler(around_stream(handler.stream_stream), **codecs)
+        return grpc.unary_stream_rpc_method_handler(stream(handler.unary_stream), **codecs)
+    return grpc.stream_stream_rpc_method_handler(stream(handler.stream_stream), **codecs)

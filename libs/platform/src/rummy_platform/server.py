@@ -11,8 +11,10 @@ A service's bootstrap::
     host.on_shutdown(consumer.close)
     host.serve_forever()          # returns after SIGTERM/SIGINT once drained
 
-What it sets up: a thread-pool ``grpc.server`` with the interceptors (metrics, logging context,
-auth, rate limits, error mapping, request limits, outermost first; message size limits from
+What it sets up: a thread-pool ``grpc.server`` (or, with ``aio=True``, a ``grpc.aio`` server on
+an event loop of its own thread: see :class:`ServiceHost`) with the interceptors (metrics,
+logging context, auth, rate limits, error mapping, request limits, outermost first; message
+size limits from
 :mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
 added service once started, NOT_SERVING while :meth:`ServiceHost.set_serving` says a dependency
 is unreachable and from the moment shutdown begins); server reflection
@@ -27,14 +29,17 @@ runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finis
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 from typing import Any
 
 import grpc
+import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import REGISTRY, CollectorRegistry
@@ -46,9 +51,20 @@ from rummy_platform.limits import SERVER_OPTIONS, RequestLimitsInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
 from rummy_platform.rate_limit import RateLimits
+from rummy_platform.rpc_scope import Offload
 from rummy_platform.service_main import SupervisorWatch
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
+
+#: Options of an aio host besides the message limits. gRPC core cancels a call that arrives
+#: while more than ``max_pending_requests`` (default 1000) calls wait for the application to
+#: take them; the aio server takes them one at a time on its loop, so a burst of streams (10,000
+#: spectators reconnecting at once: measured with ``bench/throughput.py --watchers 10000``, where
+#: two thirds were CANCELLED) overflows it. The queue stays bounded, only deeper.
+AIO_SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.server.max_pending_requests", 20_000),
+    ("grpc.server.max_pending_requests_hard_limit", 40_000),
+)
 
 _log = get_logger(__name__)
 
@@ -59,10 +75,22 @@ class ServiceHost:
     Creating it configures JSON logging at ``settings.log_level``. ``registry`` is the
     Prometheus registry served on the metrics port (the process-wide default unless a test
     needs its own).
+
+    ``aio=True`` serves on ``grpc.aio`` instead, on an event loop in a thread of its own (the
+    host's methods stay synchronous and thread-safe): the same interceptors (each scope is one
+    piece of code for both servers, see :mod:`rummy_platform.rpc_scope`), health and reflection
+    in their aio versions; a synchronous handler runs in a pool of ``settings.grpc_max_workers``
+    threads, an ``async`` one (an async generator for a response stream) on the loop, so a
+    long-lived stream costs memory, not a thread.
     """
 
     def __init__(
-        self, name: str, settings: Settings, *, registry: CollectorRegistry = REGISTRY
+        self,
+        name: str,
+        settings: Settings,
+        *,
+        registry: CollectorRegistry = REGISTRY,
+        aio: bool = False,
     ) -> None:
         configure_logging(settings.log_level)
         self.name = name
@@ -72,22 +100,29 @@ class ServiceHost:
             max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
         )
         rate_limits = RateLimits(settings.rate_limits, registry=registry)
-        self._server = grpc.server(
-            self._executor,
-            interceptors=[
-                MetricsInterceptor(grpc_metrics(registry)),
-                LoggingContextInterceptor(name),
-                AuthInterceptor(
-                    TokenAuthority.from_settings(settings),
-                    on_refused=rate_limits.refuse_unauthenticated,
-                ),
-                rate_limits.interceptor(),
-                ErrorMappingInterceptor(),
-                RequestLimitsInterceptor(),
-            ],
-            options=list(SERVER_OPTIONS),
-        )
-        self._health = _HealthServicer()
+        interceptors = [
+            MetricsInterceptor(grpc_metrics(registry)),
+            LoggingContextInterceptor(name),
+            AuthInterceptor(
+                TokenAuthority.from_settings(settings),
+                on_refused=rate_limits.refuse_unauthenticated,
+            ),
+            rate_limits.interceptor(),
+            ErrorMappingInterceptor(),
+            RequestLimitsInterceptor(),
+        ]
+        self._aio = _AioServer(name) if aio else None
+        self._health: _HealthServicer | _AioHealthServicer
+        if self._aio is not None:
+            self._server: Any = self._aio.create(
+                [*(i.aio() for i in interceptors), Offload(self._executor)], SERVER_OPTIONS
+            )
+            self._health = _AioHealthServicer()
+        else:
+            self._server = grpc.server(
+                self._executor, interceptors=interceptors, options=list(SERVER_OPTIONS)
+            )
+            self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
         self._service_names: list[str] = []
         self._stopping_hooks: list[Callable[[], None]] = []
@@ -150,7 +185,10 @@ class ServiceHost:
             self.settings.metrics_port, self.settings.bind_host, self._registry
         )
         self.metrics_port = int(self._metrics_server.server_port)
-        self._server.start()
+        if self._aio is not None:
+            self._aio.run(self._server.start())
+        else:
+            self._server.start()
         with self._stop_lock:
             self._report_health()
         _log.info(
@@ -182,7 +220,12 @@ class ServiceHost:
             if self._serving
             else health_pb2.HealthCheckResponse.NOT_SERVING
         )
-        for service in ("", *self._service_names):
+        services = ("", *self._service_names)
+        if isinstance(self._health, _AioHealthServicer):
+            assert self._aio is not None
+            self._aio.submit(self._health.set_all(services, status))
+            return
+        for service in services:
             self._health.set(service, status)
 
     def stop(
@@ -202,16 +245,31 @@ class ServiceHost:
             self._stopped = True
         grace = self.settings.shutdown_grace_seconds if grace_seconds is None else grace_seconds
         _log.info("service stopping", service=self.name, grace_seconds=grace)
-        self._health.enter_graceful_shutdown()
-        self._health.end_watches()
+        if isinstance(self._health, _AioHealthServicer):
+            assert self._aio is not None
+            self._aio.run(self._health.shut_down())
+        else:
+            self._health.enter_graceful_shutdown()
+            self._health.end_watches()
         failed = _run_hooks(self._stopping_hooks)
-        drained = self._server.stop(grace)
+        if self._aio is not None:
+            drained: Any = self._aio.submit(self._server.stop(grace))
+            done = lambda: drained.done()  # noqa: E731
+        else:
+            event = self._server.stop(grace)
+            done = event.is_set
         hurried = False
-        while not drained.wait(0.1):
+        while not done():
+            time.sleep(0.05)
             if hurry is not None and hurry.is_set() and not hurried:
                 _log.warning("second signal: cancelling in-flight calls", service=self.name)
-                self._server.stop(0)
+                if self._aio is not None:
+                    self._aio.submit(self._server.stop(0))
+                else:
+                    self._server.stop(0)
                 hurried = True
+        if self._aio is not None:
+            self._aio.close()
         self._executor.shutdown(wait=False)
         failed += _run_hooks(reversed(self._shutdown_hooks))
         if self._metrics_server is not None:
@@ -278,6 +336,96 @@ class _HealthServicer(health.HealthServicer):
             for callbacks in self._send_response_callbacks.values():
                 for send_response in list(callbacks):
                     send_response(None)
+
+
+class _WatchEnded(Exception):
+    pass
+
+
+class _EndAfterShutdownWrite:
+    """A Watch's context whose ``write`` ends the stream once shutdown has begun (after the
+    NOT_SERVING status it was woken for is written)."""
+
+    def __init__(self, context: Any, servicer: _AioHealthServicer) -> None:
+        self._context = context
+        self._servicer = servicer
+
+    async def write(self, message: Any) -> None:
+        await self._context.write(message)
+        if self._servicer.shutting_down:
+            raise _WatchEnded
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
+class _AioHealthServicer(health.aio.HealthServicer):  # type: ignore[name-defined,misc]
+    """grpcio-health-checking's aio servicer, plus ending every Watch stream at shutdown (after
+    it sent NOT_SERVING), like the thread-pool host's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._watches: set[asyncio.Task[Any]] = set()
+
+    @property
+    def shutting_down(self) -> bool:
+        return bool(self._gracefully_shutting_down)
+
+    async def Watch(self, request: Any, context: Any) -> None:  # noqa: N802 - gRPC's name
+        task = asyncio.current_task()
+        assert task is not None
+        self._watches.add(task)
+        try:
+            await super().Watch(request, _EndAfterShutdownWrite(context, self))
+        except _WatchEnded:
+            return
+        finally:
+            self._watches.discard(task)
+
+    async def set_all(self, services: Iterable[str], status: Any) -> None:
+        for service in services:
+            await self.set(service, status)
+
+    async def shut_down(self, wait_s: float = 1.0) -> None:
+        """NOT_SERVING for every service from now on; every Watch stream ends once it sent it
+        (one still open after ``wait_s``, e.g. of a service never registered, is cancelled)."""
+        await self.enter_graceful_shutdown()
+        deadline = time.monotonic() + wait_s
+        while self._watches and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        for task in list(self._watches):
+            task.cancel()
+
+
+class _AioServer:
+    """An event loop in a daemon thread of its own, and the ``grpc.aio`` server on it."""
+
+    def __init__(self, name: str) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name=f"{name}-aio", daemon=True
+        )
+        self._thread.start()
+
+    def create(self, interceptors: list[Any], options: Iterable[tuple[str, int]]) -> Any:
+        async def make() -> grpc.aio.Server:
+            return grpc.aio.server(
+                interceptors=interceptors, options=[*options, *AIO_SERVER_OPTIONS]
+            )
+
+        return self.run(make())
+
+    def submit(self, coroutine: Any) -> Any:
+        """Schedule ``coroutine`` on the loop; returns its concurrent future."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    def run(self, coroutine: Any) -> Any:
+        """Run ``coroutine`` on the loop and return its result (never call from the loop)."""
+        return self.submit(coroutine).result()
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
 
 
 def _run_hooks(hooks: Iterable[Callable[[], None]]) -> list[str]:

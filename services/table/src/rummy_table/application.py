@@ -23,9 +23,10 @@ same digest is answered from those events (the maps are rebuilt on replay), one 
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ from rummy_platform.errors import (
 from rummy_platform.eventlog import (
     CommitOutcomeUnknown,
     EventLogError,
+    Record,
     TopicPartition,
     TransactionalWriter,
     WriterFenced,
@@ -104,7 +106,6 @@ class TableApp:
     #: Tables whose hands start in parallel at most.
     start_workers: int = 16
     fenced: bool = False
-    stopping: bool = False
     #: A table's stream, oldest first (``GetHandProof``); None: proofs are Unavailable here.
     read_stream: Callable[[str], list[Envelope]] | None = None
     #: Tables whose last commit's outcome is unknown (re-read before their next command).
@@ -159,6 +160,10 @@ class TableApp:
             tables = self.projection.tables.values()
             self.metrics.tables_open.set(sum(not t.closed for t in tables))
             self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
+
+    def _owns(self, table_id: str) -> bool:
+        """True unless another instance serves ``table_id``."""
+        return self.ownership is None or self.ownership.owns_table(table_id)
 
     def _check_owner(self, table_id: str) -> None:
         """Raise NotOwner when another instance serves ``table_id``."""
@@ -634,54 +639,32 @@ class TableApp:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             return next((t.voided[hand_id] for t in tables if hand_id in t.voided), "")
 
-    def watch(
-        self,
-        account_id: str | None,
-        table_id: str,
-        after_version: int = 0,
-        active: Callable[[], bool] = lambda: True,
-    ) -> Iterator[api.WatchTableResponse]:
-        """The caller's view once the table's stream is past ``after_version`` (at once for 0:
-        a snapshot now), then a new one after every change of the table, until the service
-        stops or ``active()`` turns false (checked whenever the table's watchers are woken, see
-        :meth:`wake_watchers`). A client that reconnects with the last ``stream_version`` it saw
-        gets the next view as soon as there is a change it has not seen, so it misses none.
-        Raises NotFound, InvalidArgument (``after_version`` beyond the table's version),
-        NotOwner (another instance serves the table; the stream also ends once this instance
-        hands the table over)."""
+    def view_after(
+        self, account_id: str | None, table_id: str, after_version: int = 0
+    ) -> api.PlayerView | None:
+        """The caller's view (``account_id`` None: a spectator's) once the table's stream is past
+        ``after_version`` (at once for 0), else None. Raises NotFound."""
+        with self.projection.lock:
+            table = self._table(table_id)
+            return player_view(table, account_id) if table.version > after_version else None
+
+    def view(self, account_id: str | None, table_id: str) -> api.PlayerView:
+        """The caller's view now. Raises NotFound."""
+        found = self.view_after(account_id, table_id)
+        assert found is not None  # every table's stream holds at least its TableOpened
+        return found
+
+    def check_watch(self, table_id: str, after_version: int) -> None:
+        """Raise NotFound (no such table) or InvalidArgument (``after_version`` beyond the
+        table's version) or NotOwner (another instance serves the table) for a watch that
+        cannot start."""
         self._check_owner(table_id)
         with self.projection.lock:
             version = self._table(table_id).version
-        changed = self.projection.changed(table_id)
         if after_version > version:
             raise InvalidArgument(
                 f"after_stream_version {after_version} is beyond the table's version {version}"
             )
-        sent = after_version
-        while True:
-            with changed:
-                table = self.projection.tables.get(table_id)
-                while (
-                    active() and not self.stopping and table is not None and table.version <= sent
-                ):
-                    changed.wait(5.0)
-                    table = self.projection.tables.get(table_id)
-                if self.stopping or table is None or not active():
-                    return
-                sent = table.version
-                view = player_view(table, account_id)
-            yield api.WatchTableResponse(view=view)
-
-    def wake_watchers(self, table_id: str) -> None:
-        """Wake ``table_id``'s watchers to check whether their streams are still wanted (a
-        stream that ended releases its thread at once)."""
-        self.projection.wake(table_id)
-
-    def stop_watches(self) -> None:
-        """End every WatchTable stream (at shutdown)."""
-        with self.projection.lock:
-            self.stopping = True
-        self.projection.wake_all()
 
     # -- time: starting hands ----------------------------------------------------------------
 
@@ -701,7 +684,7 @@ class TableApp:
                 if (at := t.start_due_ms(self.speed)) is not None
                 and at <= now
                 and self.start_retries.ready(t.table_id)
-                and (self.ownership is None or self.ownership.owns_table(t.table_id))
+                and self._owns(t.table_id)
             ]
         if len(due) <= 1:
             started = [self._start_hand(table_id, now) for table_id in due]
@@ -785,9 +768,82 @@ class TableApp:
         other hands, already recorded (by causation id), or refused by the rules are consumed
         without effect. Raises Unavailable once fenced, EventLogError when the transaction
         failed (nothing recorded: retry the input)."""
-        consumed = {position: next_offset}
-        if self.ownership is not None and not self.ownership.owns_table(envelope.stream_id):
-            return False  # handed over: the new owner consumes it
+        return self._record_input(envelope, lambda: {position: next_offset})
+
+    def on_inputs(
+        self, records: Sequence[Record], caps: Mapping[TopicPartition, int] | None = None
+    ) -> InputsOutcome:
+        """:meth:`on_input` for one poll's records: grouped by table, the tables in parallel
+        (their transactions shared with every other table's, see ``GroupCommitWriter``), each
+        table's records in order. A record's transaction carries its partition's consumed
+        offset only as far as every earlier record of the batch in that partition is committed
+        (:class:`ConsumedProgress`), and never past ``caps[tp]`` (the first input held for a
+        retry); what is left is committed by one offsets-only transaction at the end.
+
+        A table whose record raises stops there: the record and the table's later ones are in
+        the outcome (``failed``, ``held``); the other tables go on. WriterFenced/Unavailable
+        and EventLogError are reported (``fenced``, ``log_error``) with the records not
+        committed (``not_done``), after every other table's work finished."""
+        progress = ConsumedProgress(records, caps or {})
+        by_table: dict[str, list[Record]] = {}
+        for record in records:
+            by_table.setdefault(record.envelope.stream_id, []).append(record)
+        outcome = InputsOutcome()
+
+        def run(table_records: list[Record]) -> None:
+            if not self._owns(table_records[0].envelope.stream_id):
+                return  # handed over: the new owner consumes them (no offset of ours moves)
+            for i, record in enumerate(table_records):
+                tp = TopicPartition(record.topic, record.partition)
+                try:
+                    self._record_input(
+                        record.envelope, progress.for_record(tp, record.offset), alone=False
+                    )
+                except (WriterFenced, Unavailable) as exc:
+                    outcome.fail_all(exc, table_records[i:], fenced=True)
+                    return
+                except EventLogError as exc:
+                    outcome.fail_all(exc, table_records[i:], fenced=False)
+                    return
+                except Exception as exc:
+                    progress.block(tp, record.offset)
+                    outcome.park(record, exc, table_records[i + 1 :])
+                    return
+                progress.done(tp, record.offset)
+
+        groups = list(by_table.values())
+        if len(groups) == 1:
+            run(groups[0])
+        else:
+            for future in [self._workers().submit(run, group) for group in groups]:
+                future.result()
+        # What is committed but not handed out yet (inputs without effect, or whose offsets
+        # waited for an earlier input): never past a record not committed, so also after a
+        # failed transaction of the batch.
+        rest = progress.unsent() if outcome.fenced is None else {}
+        if rest:
+            try:  # offsets only: an unknown outcome re-reads that table, harmlessly
+                self._append([], records[-1].envelope.stream_id, rest)
+            except (WriterFenced, Unavailable) as exc:
+                outcome.fenced = exc
+            except EventLogError as exc:
+                outcome.log_error = outcome.log_error or exc
+        return outcome
+
+    def _record_input(
+        self,
+        envelope: Envelope,
+        consumed: Callable[[], dict[TopicPartition, int]],
+        *,
+        alone: bool = True,
+    ) -> bool:
+        """:meth:`on_input` with the consumed offsets asked of ``consumed()`` right before the
+        append (an empty answer: none this time). An input without effect commits its offsets
+        alone when ``alone``; otherwise (in a batch) nothing is appended for it and a later
+        transaction of the batch carries its offset. An input of a table this instance no
+        longer owns is left alone (False): the new owner consumes it."""
+        if not self._owns(envelope.stream_id):
+            return False
         with self._command(envelope.stream_id) as table:
             payloads: list[Message] = []
             at = self.now_ms()
@@ -801,9 +857,14 @@ class TableApp:
                     except (FailedPrecondition, codec.StreamCodecError) as exc:
                         _log.info("input ignored", reason=str(exc))
             if table is None or not payloads:
-                self._append([], envelope.stream_id, consumed)
+                offsets = consumed() if alone else {}
+                if offsets:
+                    self._append([], envelope.stream_id, offsets)
                 return False
-            self._commit(table, payloads, at, causation_id=envelope.event_id, consumed=consumed)
+            offsets = consumed()
+            self._commit(
+                table, payloads, at, causation_id=envelope.event_id, consumed=offsets or None
+            )
             return True
 
     def _react(self, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
@@ -847,6 +908,102 @@ class TableApp:
         if isinstance(payload, clock_pb.SeedWindowClosed):
             return table.hand_commands([rc.TurnTimeout(turn_no=0, at_ms=at)])
         return []
+
+
+@dataclass
+class InputsOutcome:
+    """What :meth:`TableApp.on_inputs` could not do: ``failed`` records whose handling raised
+    (each with the table's later records of the batch, not tried, in ``held``); ``fenced`` /
+    ``log_error`` when the writer was fenced or a transaction failed, with the records of the
+    tables it stopped in ``not_done``."""
+
+    failed: list[tuple[Record, Exception]] = field(default_factory=list)
+    held: dict[str, list[Record]] = field(default_factory=dict)
+    fenced: Exception | None = None
+    log_error: EventLogError | None = None
+    not_done: list[Record] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def park(self, record: Record, error: Exception, later: list[Record]) -> None:
+        with self._lock:
+            self.failed.append((record, error))
+            self.held[record.envelope.stream_id] = later
+
+    def fail_all(self, error: Exception, records: list[Record], *, fenced: bool) -> None:
+        with self._lock:
+            if fenced:
+                self.fenced = error
+            elif isinstance(error, EventLogError):
+                self.log_error = error
+            self.not_done.extend(records)
+
+
+class ConsumedProgress:
+    """The consumed offsets a batch of inputs may commit, per partition: up to the end of the
+    longest run of the batch's records (in offset order) that are committed, a record being
+    counted committed in its own transaction, never past ``caps[tp]``, never lower than what was
+    handed out before. Thread-safe."""
+
+    def __init__(self, records: Sequence[Record], caps: Mapping[TopicPartition, int]) -> None:
+        self._lock = threading.Lock()
+        self._offsets: dict[TopicPartition, list[int]] = {}
+        for record in records:
+            tp = TopicPartition(record.topic, record.partition)
+            self._offsets.setdefault(tp, []).append(record.offset)
+        for offsets in self._offsets.values():
+            offsets.sort()
+        self._caps = dict(caps)
+        self._done: set[tuple[TopicPartition, int]] = set()
+        self._blocked: set[tuple[TopicPartition, int]] = set()
+        self._sent: dict[TopicPartition, int] = {}
+
+    def _reach(self, tp: TopicPartition, also: int | None = None) -> int | None:
+        """The offset to resume ``tp`` from: after its committed run of records, i.e. the first
+        record of the batch not committed (or held), or after the last one."""
+        reach = None
+        for offset in self._offsets.get(tp, ()):
+            if (tp, offset) in self._blocked or (offset != also and (tp, offset) not in self._done):
+                reach = offset
+                break
+            reach = offset + 1
+        if reach is None:
+            return None
+        cap = self._caps.get(tp)
+        return reach if cap is None else min(reach, cap)
+
+    def _hand_out(self, tp: TopicPartition, reach: int | None) -> dict[TopicPartition, int]:
+        if reach is None or reach <= self._sent.get(tp, -1):
+            return {}
+        self._sent[tp] = reach
+        return {tp: reach}
+
+    def consumed_with(self, tp: TopicPartition, offset: int) -> dict[TopicPartition, int]:
+        """The offsets the transaction of the record at ``offset`` of ``tp`` carries."""
+        with self._lock:
+            return self._hand_out(tp, self._reach(tp, also=offset))
+
+    def for_record(
+        self, tp: TopicPartition, offset: int
+    ) -> Callable[[], dict[TopicPartition, int]]:
+        """What :meth:`TableApp._record_input` asks for the record at ``offset`` of ``tp``."""
+        return lambda: self.consumed_with(tp, offset)
+
+    def done(self, tp: TopicPartition, offset: int) -> None:
+        with self._lock:
+            self._done.add((tp, offset))
+
+    def block(self, tp: TopicPartition, offset: int) -> None:
+        """The record failed (held for a retry): the offsets never pass it."""
+        with self._lock:
+            self._blocked.add((tp, offset))
+
+    def unsent(self) -> dict[TopicPartition, int]:
+        """What is committed but not yet handed out (for a last, offsets-only transaction)."""
+        with self._lock:
+            out: dict[TopicPartition, int] = {}
+            for tp in self._offsets:
+                out.update(self._hand_out(tp, self._reach(tp)))
+            return out
 
 
 @contextmanager

@@ -10,8 +10,8 @@ default ``table-writer-<address>``: each instance needs its own; a restart with 
 aborts the transaction its predecessor left open), ``RUMMY_TABLE_SESSION_SECONDS`` (how long the
 group waits for a silent instance before its partitions go to the others, default 6, the
 broker's minimum), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
-times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 128 here:
-each WatchTable stream holds a worker; at most ``workers - 16`` streams at once),
+times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 48 here:
+the threads that run the unary calls; WatchTable streams take none, they live on the gRPC loop),
 ``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
 hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
 House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
@@ -52,7 +52,7 @@ SETTLE_WAIT_S, ABORT_WAIT_S = 1.0, 30.0
 #: How long the start waits for the first partitions to be granted and rebuilt (seconds).
 FIRST_ASSIGNMENT_WAIT_S = 120.0
 SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
-DEFAULT_MAX_WORKERS = "128"
+DEFAULT_MAX_WORKERS = "48"
 MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
 MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
 _log = get_logger(__name__)
@@ -239,8 +239,9 @@ def build(settings: Settings) -> ServiceHost:
     owners = directory.Directory(bootstrap, owners_spec.name, ownership)
     handover = Handover(app, ownership, log, bootstrap, table_topic, owners)
 
-    host = ServiceHost(SERVICE, settings)
-    host.on_stopping(app.stop_watches)
+    host = ServiceHost(SERVICE, settings, aio=True)
+    servicer = grpc_adapter.TableServicer(app, max_watches_per_account())
+    host.on_stopping(servicer.watches.close_all)
     host.on_shutdown(log.close)
     host.on_shutdown(writer.close)
     host.on_shutdown(owners.close)
@@ -274,12 +275,7 @@ def build(settings: Settings) -> ServiceHost:
     if not ownership.ready.wait(FIRST_ASSIGNMENT_WAIT_S):
         _log.warning("no partitions granted yet; serving anyway", waited_s=FIRST_ASSIGNMENT_WAIT_S)
     loops.start("table-hand-starter", events.hand_starter(app))
-    max_watches = max(1, settings.grpc_max_workers - 16)
-    host.add_servicer(
-        grpc_adapter.add_to_server,
-        grpc_adapter.TableServicer(app, max_watches, max_watches_per_account()),
-        grpc_adapter.SERVICE_NAME,
-    )
+    host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
     return host
 
 

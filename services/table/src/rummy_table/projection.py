@@ -10,8 +10,9 @@ envelope into it (live after an append, or on replay at start). Two kinds of loc
   the state its predecessor left, while other tables' commands proceed (and share transactions,
   see :class:`rummy_platform.eventlog.GroupCommitWriter`).
 
-:meth:`Projection.changed` is one condition per table (on ``lock``): a change wakes only the
-WatchTable streams of its own table.
+:attr:`Projection.on_change` is told the id of every table that changed (under ``lock``, from the
+thread that folded it): the WatchTable streams hand it to their event loop and wake only the
+watchers of that table.
 
 :func:`player_view` is the one place a caller's view is built: the variant's view of the hand
 for the caller's seat (rules ``view()``; a spectator gets the public view) plus the table's
@@ -21,7 +22,7 @@ seats. Never another seat's cards or the stock order while the hand runs.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
@@ -65,7 +66,9 @@ class Projection:
         self.lock = threading.RLock()
         self.tables: dict[str, Table] = {}
         self._command_locks: dict[str, threading.Lock] = {}
-        self._changed: dict[str, threading.Condition] = {}
+        #: Called with a table's id after each change of it, under :attr:`lock` (it must be
+        #: quick and never block: the watch streams only schedule a wake-up on their loop).
+        self.on_change: Callable[[str], None] | None = None
         #: The request digest of every client command recorded, by causation id
         #: (``"<account>/<client_request_id>"``), over all tables.
         self.requests: dict[str, str] = {}
@@ -79,26 +82,9 @@ class Projection:
                 found = self._command_locks[table_id] = threading.Lock()
             return found
 
-    def changed(self, table_id: str) -> threading.Condition:
-        """The condition (on :attr:`lock`) notified after each change of ``table_id``."""
-        with self.lock:
-            found = self._changed.get(table_id)
-            if found is None:
-                found = self._changed[table_id] = threading.Condition(self.lock)
-            return found
-
-    def wake(self, table_id: str) -> None:
-        """Wake ``table_id``'s watchers (if it has any) without a change."""
-        with self.lock:
-            condition = self._changed.get(table_id)
-            if condition is not None:
-                condition.notify_all()
-
-    def wake_all(self) -> None:
-        """Wake every watcher of every table (at shutdown)."""
-        with self.lock:
-            for condition in self._changed.values():
-                condition.notify_all()
+    def _changed(self, table_id: str) -> None:
+        if self.on_change is not None:
+            self.on_change(table_id)
 
     def rebuild(self, table_id: str, envelopes: Iterable[Envelope]) -> Table | None:
         """Replace ``table_id``'s state by the fold of ``envelopes`` (its whole stream, as read
@@ -119,7 +105,7 @@ class Projection:
                 self.tables.pop(table_id, None)
             else:
                 self.tables[table_id] = table
-            self.changed(table_id).notify_all()
+            self._changed(table_id)
         return table
 
     def drop(self, table_ids: Iterable[str]) -> None:
@@ -132,9 +118,7 @@ class Projection:
                     for key in table.answers:
                         self.requests.pop(key, None)
                 self._command_locks.pop(table_id, None)
-                condition = self._changed.pop(table_id, None)
-                if condition is not None:
-                    condition.notify_all()
+                self._changed(table_id)
 
     def apply(self, envelope: Envelope) -> Table | None:
         """Fold one table-stream envelope; returns its table (None for an event of an unknown
@@ -162,7 +146,7 @@ class Projection:
                     return None
                 table = found
                 table.apply(envelope)
-            self.changed(table.table_id).notify_all()
+            self._changed(table.table_id)
             return table
 
 

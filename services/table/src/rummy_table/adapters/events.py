@@ -29,6 +29,8 @@ from rummy_platform.logging import get_logger
 from rummy_table.application import TableApp
 
 _log = get_logger(__name__)
+#: "No held input caps this partition's offset" (larger than any offset).
+_NO_CAP = 2**63
 
 
 def kafka_log(bootstrap_servers: str) -> EventLog:
@@ -113,8 +115,9 @@ def abort_transactions_of(log: EventLog, transactional_id: str) -> None:
 
 
 class InputLoop:
-    """Consumes the table's inputs and hands each to :meth:`TableApp.on_input` (which appends
-    its facts with the consumed offset in one transaction).
+    """Consumes the table's inputs and hands each poll's records to :meth:`TableApp.on_inputs`
+    (the tables in parallel, each table's inputs in order, each appending its facts with the
+    consumed offsets in one transaction; offsets never pass an input not yet committed).
 
     An input whose handling raises parks its table alone (``isolation``, see
     :mod:`rummy_platform.isolation`): that table's inputs are held in order and retried after a
@@ -210,21 +213,25 @@ class InputLoop:
         except (WriterFenced, Unavailable):
             raise WriterFenced("the table writer was fenced") from None
         records = consumer.poll(self._poll_timeout_s)
-        for i, record in enumerate(records):
-            if not self.isolation.admit(record):
-                continue
-            tp = TopicPartition(record.topic, record.partition)
-            try:
-                self._handle(record, self.isolation.resume(tp, record.next_offset))
-                handled += 1
-            except (WriterFenced, Unavailable):
-                raise WriterFenced("the table writer was fenced") from None
-            except EventLogError:
-                self._rewind(consumer, records[i:])
-                raise
-            except Exception as exc:
-                self.isolation.failed(record, exc)
-        return handled
+        admitted = [r for r in records if self.isolation.admit(r)]
+        if not admitted:
+            return handled
+        caps = {
+            tp: self.isolation.resume(tp, _NO_CAP)
+            for tp in {TopicPartition(r.topic, r.partition) for r in admitted}
+        }
+        outcome = self._app.on_inputs(admitted, caps)
+        for record, error in outcome.failed:
+            self.isolation.failed(record, error)
+            for later in outcome.held.get(record.envelope.stream_id, ()):
+                self.isolation.admit(later)  # queued behind the failed one
+        if outcome.fenced is not None:
+            raise WriterFenced("the table writer was fenced") from None
+        if outcome.log_error is not None:
+            self._rewind(consumer, sorted(outcome.not_done, key=lambda r: r.offset))
+            raise outcome.log_error
+        parked = sum(1 + len(outcome.held.get(r.envelope.stream_id, ())) for r, _ in outcome.failed)
+        return handled + len(admitted) - parked
 
     def _rewind(self, consumer: GroupConsumer, pending: Sequence[Record]) -> None:
         first: dict[TopicPartition, int] = {}

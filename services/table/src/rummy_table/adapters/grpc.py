@@ -5,18 +5,20 @@ Errors are ``rummy_platform.errors`` classes, mapped to status codes by the host
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 
 import grpc
+import grpc.aio
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Principal, Role, authorized_channel, current_principal
-from rummy_platform.errors import PermissionDenied, ResourceExhausted, Unavailable
+from rummy_platform.errors import PermissionDenied, ResourceExhausted
 from rummy_platform.limits import open_channel, parse_id_token
 from rummy_platform.logging import get_logger
 from rummy_platform.table_routing import LIST_SCOPE_METADATA_KEY
+from rummy_table.adapters.watches import TableWatches
 from rummy_table.application import TableApp
 from rummy_table.ownership import Ownership
 
@@ -46,18 +48,19 @@ DEFAULT_MAX_WATCHES_PER_ACCOUNT = 8
 
 
 class TableServicer(api_grpc.TableServiceServicer):
-    """``max_watches``: WatchTable streams served at once (each holds a worker thread);
-    ``max_watches_per_account``: those one account may hold (so nobody starves the seated
-    players)."""
+    """Served by an aio :class:`~rummy_platform.server.ServiceHost`: the unary methods run in
+    its thread pool, ``WatchTable`` is an async generator on its loop (:class:`TableWatches`:
+    no thread per stream). ``max_watches_per_account``: the streams one account may hold (so
+    nobody starves the seated players). :attr:`watches` ends every stream at shutdown
+    (``host.on_stopping(servicer.watches.close_all)``)."""
 
     def __init__(
         self,
         app: TableApp,
-        max_watches: int,
         max_watches_per_account: int = DEFAULT_MAX_WATCHES_PER_ACCOUNT,
     ) -> None:
         self._app = app
-        self._watch_slots = threading.BoundedSemaphore(max_watches)
+        self.watches = TableWatches(app)
         self._per_account = max_watches_per_account
         self._watching: dict[str, int] = {}
         self._watching_lock = threading.Lock()
@@ -151,26 +154,15 @@ class TableServicer(api_grpc.TableServiceServicer):
     ) -> api.DropResponse:
         return self._app.drop(_player(), request)
 
-    def WatchTable(  # noqa: N802
-        self, request: api.WatchTableRequest, context: grpc.ServicerContext
-    ) -> Iterator[api.WatchTableResponse]:
+    async def WatchTable(  # noqa: N802
+        self, request: api.WatchTableRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[api.WatchTableResponse]:
         principal = _reader()
         account = principal.account_id if principal.role is Role.PLAYER else None
         with self._account_watch(principal.account_id):
-            if not self._watch_slots.acquire(blocking=False):
-                raise Unavailable("too many table watches on this instance; retry shortly")
-            try:
-                watch = self._app.watch(
-                    account, request.table_id, request.after_stream_version, context.is_active
-                )
-                # A cancelled or dead stream wakes its table's watchers: its thread is freed now.
-                context.add_callback(lambda: self._app.wake_watchers(request.table_id))
-                for response in watch:
-                    if not context.is_active():
-                        return
-                    yield response
-            finally:
-                self._watch_slots.release()
+            views = self.watches.follow(account, request.table_id, request.after_stream_version)
+            async for view in views:
+                yield api.WatchTableResponse(view=view)
 
     def GetHandResult(  # noqa: N802
         self, request: api.GetHandResultRequest, context: grpc.ServicerContext

@@ -1,0 +1,65 @@
+"""WatchTable on the aio host (issue 19): many streams cost no threads, a change wakes only its
+table's streams, a cancelled stream is released at once."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+from served_table import SECRET, served_table_and_servicer
+from world import World
+
+from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+
+STREAMS_PER_TABLE = 150
+
+
+def _until(condition, what: str, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_hundreds_of_watches_take_no_thread_each_and_a_change_wakes_only_its_tables_streams():
+    world = World()
+    with served_table_and_servicer(world) as (_, host, servicer):
+        busy, quiet = world.open_table(), world.open_table()
+        authority = TokenAuthority(SECRET)
+        channel = grpc.insecure_channel(host.address)
+        table_stub = api_grpc.TableServiceStub(channel)
+        threads_before = threading.active_count()
+
+        def watch(table_id: str, i: int):
+            token = authority.issue(f"watcher-{table_id[:6]}-{i}", Role.PLAYER)
+            return table_stub.WatchTable(
+                api.WatchTableRequest(table_id=table_id), metadata=bearer_metadata(token)
+            )
+
+        streams = {t: [watch(t, i) for i in range(STREAMS_PER_TABLE)] for t in (busy, quiet)}
+        for table_streams in streams.values():
+            for stream in table_streams:
+                assert next(stream).view.stream_version == 1
+        _until(lambda: servicer.watches.watching == 2 * STREAMS_PER_TABLE, "streams open")
+        # 300 streams open: the process has hardly more threads than before (the sync server
+        # had one per stream).
+        assert threading.active_count() - threads_before < 20
+
+        woken_quiet = servicer.watches.wakeups[quiet]
+        world.sit(busy, "alice")
+        for stream in streams[busy]:
+            view = next(stream).view
+            assert view.stream_version == 2 and [s.account_id for s in view.seats] == ["alice"]
+        assert servicer.watches.wakeups[busy] >= STREAMS_PER_TABLE
+        assert servicer.watches.wakeups[quiet] == woken_quiet  # the quiet table's slept on
+
+        for stream in streams[busy]:
+            stream.cancel()  # released at once, with no change of the table to wake them
+        _until(lambda: servicer.watches.watching == STREAMS_PER_TABLE, "cancelled released", 5)
+        for stream in streams[quiet]:
+            stream.cancel()
+        _until(lambda: servicer.watches.watching == 0, "all released", 5)
+        channel.close()
