@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # A single-node Apache Kafka 4.1 (KRaft, broker + controller in one process) on loopback, assembled
-# from Maven Central jars. State lives in .local/kafka/ (libs, data, server.properties, pid, log).
+# from Maven Central jars. State lives in .local/kafka/ (libs, data, server.properties, pid, log;
+# all but libs under $RUMMY_STATE_DIR/kafka/ when that is set).
 #
 #   bash deploy/local/kafka.sh fetch    copy the broker's jars into .local/kafka/libs (once)
 #   bash deploy/local/kafka.sh start    fetch, format storage (once), start, wait for a metadata round trip
 #   bash deploy/local/kafka.sh stop     stop the broker this checkout started
 #   bash deploy/local/kafka.sh status   exit 0 when a broker answers on the port, 3 otherwise
+#   bash deploy/local/kafka.sh pid      print the pid of the broker this checkout started (3: none)
 #   bash deploy/local/kafka.sh reset    stop, and delete every topic (the data folder); jars stay
 #
 # With KAFKA_BOOTSTRAP_SERVERS naming another cluster, start/status only check that it answers.
@@ -13,7 +15,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KAFKA_DIR="$STATE/kafka"
-LIBS="$KAFKA_DIR/libs"
+LIBS="$ROOT/.local/kafka/libs"  # shared by every state folder of this checkout
 DATA="$KAFKA_DIR/data"
 PROPS="$KAFKA_DIR/server.properties"
 PIDFILE="$KAFKA_DIR/broker.pid"
@@ -175,6 +177,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
+  pid) our_pid || exit 3 ;;
   reset) stop; rm -rf "$DATA"; say "kafka: data deleted (formatted again on the next start)" ;;
-  *) die "usage: $0 {fetch|start|stop|status|reset}" ;;
+  *) die "usage: $0 {fetch|start|stop|status|pid|reset}" ;;
 esac

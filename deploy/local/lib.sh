@@ -3,7 +3,9 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 LOCAL_DIR="$ROOT/deploy/local"
-STATE="$ROOT/.local"
+# RUMMY_STATE_DIR: another folder for the brokers' data, pid files, logs and locks (a second
+# broker pair beside the first, e.g. `rummy soak`'s own); the jars stay in $ROOT/.local/kafka/libs.
+STATE="${RUMMY_STATE_DIR:-$ROOT/.local}"
 
 # Loopback ports (CONVENTIONS: Kafka 19092/19093, PostgreSQL 15432). The RUMMY_* overrides exist
 # only to run a second checkout beside the first; the defaults are the contract.

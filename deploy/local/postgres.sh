@@ -6,6 +6,7 @@
 #   bash deploy/local/postgres.sh start     initdb (once), start, wait for a SELECT 1 round trip
 #   bash deploy/local/postgres.sh stop      stop the cluster this checkout started
 #   bash deploy/local/postgres.sh status    exit 0 when SELECT 1 answers, 3 otherwise
+#   bash deploy/local/postgres.sh pid       print the pid of the server this checkout started (3: none)
 #   bash deploy/local/postgres.sh reset     stop, and delete the cluster (created again on next start)
 #
 # With DATABASE_URL naming another server, start/status only check that it answers.
@@ -14,10 +15,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PG_STATE="$STATE/pg"
 # As root the server runs as the postgres OS user, who must be able to reach its data folder. When
-# the checkout lies under a folder others cannot enter (e.g. /root), the cluster lives in
-# /var/tmp/rummy-pg-<hash of the checkout path> instead.
-if [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 && ! runuser -u postgres -- test -x "$ROOT" 2>/dev/null; then
-  PG_STATE="/var/tmp/rummy-pg-$(printf '%s' "$ROOT" | sha256sum | cut -c1-12)"
+# the state folder lies under a folder others cannot enter (e.g. /root), the cluster lives in
+# /var/tmp/rummy-pg-<hash of the state folder's path> instead.
+if [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 && ! runuser -u postgres -- test -x "${RUMMY_STATE_DIR:-$ROOT}" 2>/dev/null; then
+  PG_STATE="/var/tmp/rummy-pg-$(printf '%s' "${RUMMY_STATE_DIR:-$ROOT}" | sha256sum | cut -c1-12)"
 fi
 DATA="$PG_STATE/data"
 LOG="$PG_STATE/postgres.log"
@@ -133,6 +134,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
+  pid) if [ -d "$DATA" ] && [ -n "$(pg_bin)" ] && running; then head -n 1 "$DATA/postmaster.pid"; else exit 3; fi ;;
   reset) stop; rm -rf "$DATA"; say "postgres: cluster deleted (created again on the next start)" ;;
-  *) die "usage: $0 {install|start|stop|status|reset}" ;;
+  *) die "usage: $0 {install|start|stop|status|pid|reset}" ;;
 esac

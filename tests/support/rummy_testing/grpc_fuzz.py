@@ -49,6 +49,7 @@ from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as table_grpc
+from rummy_ops.causation import caused_by, request_keys
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.envelope import Envelope, decode, event_payloads, type_name
 from rummy_platform.eventlog import KafkaEventLog, TopicPartition
@@ -683,20 +684,6 @@ _STUBS: dict[str, type] = {
 }
 
 
-#: The request fields whose value every event a command causes names in its causation id
-#: (the table: ``<account>/<client_request_id>``; the ledger's grant: its idempotency key).
-_REQUEST_KEYS = ("client_request_id", "idempotency_key")
-
-
-def _request_keys(attempt: Attempt) -> list[str]:
-    fields = attempt.request.DESCRIPTOR.fields_by_name
-    return [
-        str(getattr(attempt.request, name))
-        for name in _REQUEST_KEYS
-        if name in fields and getattr(attempt.request, name)
-    ]
-
-
 def _background(attempt: Attempt, events: list[Envelope]) -> bool:
     """True when what changed while ``attempt`` was answered is the hand's own flow, not the
     request: events were appended, every one caused by something (another service's event or
@@ -704,8 +691,9 @@ def _background(attempt: Attempt, events: list[Envelope]) -> bool:
     appended, an event without a cause, or one caused by this request is never background."""
     if not events:
         return False
-    keys = _request_keys(attempt)
-    return all(e.causation_id and not any(k in e.causation_id for k in keys) for e in events)
+    return all(e.causation_id for e in events) and not caused_by(
+        events, request_keys(attempt.request)
+    )
 
 
 def _listed(events: list[Envelope]) -> str:

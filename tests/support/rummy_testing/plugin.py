@@ -6,6 +6,10 @@ Fixtures (session scope):
 - ``database_url`` -> ``str``, a ``postgresql://`` URL of a real PostgreSQL (its role may create
   databases, so a suite can make its own).
 
+Fixture (function scope): ``own_kafka`` -> :class:`rummy_ops.own_brokers.OwnServer`, a Kafka
+broker of the test's own (free ports, its own data folder, started with ``deploy/local/kafka.sh``)
+that the test may stall (``pause``/``resume``) or restart; stopped afterwards. Never the shared one.
+
 See ``rummy_testing.brokers`` for where they come from. A test that uses either fixture is marked
 ``integration`` automatically. When no broker can be had the test is skipped locally, but under
 CI (``CI=true``) it fails: a missing broker is never a silent skip there.
@@ -23,9 +27,11 @@ from contextlib import ExitStack
 import pytest
 from hypothesis import HealthCheck, settings
 
+from rummy_ops.own_brokers import OwnBrokers, OwnServer
+from rummy_ops.stack import StackError
 from rummy_testing.brokers import BrokerUnavailable, kafka_bootstrap_servers, postgres_database_url
 
-BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url"})
+BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url", "own_kafka"})
 
 
 def in_ci() -> bool:
@@ -50,7 +56,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
 
 
-def _unavailable(what: str, error: BrokerUnavailable) -> None:
+def _unavailable(what: str, error: BrokerUnavailable | StackError) -> None:
     message = f"no {what}: {error}"
     if in_ci():
         pytest.fail(message, pytrace=False)
@@ -81,3 +87,14 @@ def database_url(_broker_resources: ExitStack) -> str:
     except BrokerUnavailable as error:
         _unavailable("PostgreSQL", error)
         raise
+
+
+@pytest.fixture
+def own_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnServer]:
+    """A Kafka broker of this test's own (see the module doc); stopped (resumed first) after."""
+    with OwnBrokers(tmp_path_factory.mktemp("own-kafka")) as brokers:
+        try:
+            brokers.start_kafka()
+        except StackError as error:
+            _unavailable("Kafka broker of the test's own", error)
+        yield brokers.kafka

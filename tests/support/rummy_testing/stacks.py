@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import sql
 
-from rummy_ops.demo import Endpoints
+from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
 
 #: Deadlines pass this many times faster than real time (a 20 s turn lasts 2 s).
@@ -73,14 +73,7 @@ def running_stack(
         with stack:
             yield RunningStack(
                 stack=stack,
-                endpoints=Endpoints(
-                    table=stack.address("table"),
-                    ledger=stack.address("ledger"),
-                    jwt_secret=stack.config.jwt_secret,
-                    kafka_bootstrap_servers=kafka_bootstrap,
-                    database_url=own_database,
-                    topic_prefix=prefix,
-                ),
+                endpoints=stack_endpoints(stack),
                 kafka_bootstrap=kafka_bootstrap,
                 database_url=own_database,
                 topic_prefix=prefix,

@@ -11,6 +11,7 @@ from rummy_ops.close_table import close_table
 from rummy_ops.demo import demo
 from rummy_ops.proof import proof
 from rummy_ops.replay.command import export, replay
+from rummy_ops.soak import soak_command
 from rummy_ops.stack import (
     Stack,
     StackConfig,
@@ -68,6 +69,7 @@ def up(clock_speed: float, interval: float) -> None:
 main.add_command(token)
 main.add_command(up)
 main.add_command(demo)
+main.add_command(soak_command)
 main.add_command(replay)
 main.add_command(export)
 main.add_command(proof)

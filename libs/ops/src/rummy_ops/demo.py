@@ -118,6 +118,29 @@ class Endpoints:
     topic_prefix: str = ""
 
 
+def stack_endpoints(stack: Stack) -> Endpoints:
+    """The :class:`Endpoints` of a started ``stack`` (its table and ledger, secret, brokers and
+    ``RUMMY_TOPIC_PREFIX``)."""
+    return Endpoints(
+        table=stack.address("table"),
+        ledger=stack.address("ledger"),
+        jwt_secret=stack.config.jwt_secret,
+        kafka_bootstrap_servers=stack.kafka_bootstrap_servers,
+        database_url=stack.database_url,
+        topic_prefix=stack.config.extra_env.get("RUMMY_TOPIC_PREFIX", ""),
+    )
+
+
+#: ``--clock-speed`` of the commands that start a stack (``rummy demo``, ``rummy soak``).
+clock_speed_option = click.option(
+    "--clock-speed",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="How many times faster than real time deadlines pass (RUMMY_CLOCK_SPEED).",
+)
+
+
 @dataclass
 class HandRecord:
     """One hand as the operator's watch saw it end (``result``) or abort (``aborted_reason``)."""
@@ -392,11 +415,14 @@ def play(
     echo: Callable[[str], None] = print,
     progress: bool = True,
     broken: Callable[[], str | None] = lambda: None,
+    seated: Callable[[dict[str, list[Bot]]], None] | None = None,
 ) -> DemoReport:
     """Grant, open the tables, seat the bots, play ``options.hands`` hands, check the books.
 
     ``broken`` is polled every second while hands are played; a message from it (e.g. "table
-    exited (1)") stops the play early, recorded in ``report.stopped_because``. Returns the
+    exited (1)") stops the play early, recorded in ``report.stopped_because``. ``seated`` is
+    called once every bot plays, with each table's bots (by plan name; ``rummy soak`` watches
+    their calls in flight). Returns the
     :class:`DemoReport` (``finished`` False when the timeout passed or the stack broke first).
     Raises grpc.RpcError when a grant, an OpenTable or a TakeSeat is refused.
     """
@@ -496,6 +522,8 @@ def play(
             for bot in run.bots:
                 bot.take_seat()
                 bot.start()
+        if seated is not None:
+            seated({run.plan.name: run.bots for run in runs})
         deadline = started + options.timeout_seconds
         while not all(run.done.is_set() for run in runs):
             if time.monotonic() > deadline:
@@ -662,13 +690,7 @@ def succeeded(report: DemoReport, replay: tuple[bool | None, str]) -> bool:
     type=click.IntRange(min=1),
     help="The tables' turn time in rule-set seconds (divided by --clock-speed).",
 )
-@click.option(
-    "--clock-speed",
-    default=10.0,
-    show_default=True,
-    type=click.FloatRange(min=0.01),
-    help="How many times faster than real time deadlines pass (RUMMY_CLOCK_SPEED).",
-)
+@clock_speed_option
 @click.option(
     "--grant",
     "grant_tokens",
@@ -725,14 +747,7 @@ def demo(
             stack.start()
             for service, status in stack.health().items():
                 click.echo(f"  {service:<9} {stack.address(service):<16} {status}")
-            endpoints = Endpoints(
-                table=stack.address("table"),
-                ledger=stack.address("ledger"),
-                jwt_secret=stack.config.jwt_secret,
-                kafka_bootstrap_servers=stack.kafka_bootstrap_servers,
-                database_url=stack.database_url,
-                topic_prefix=stack.config.extra_env.get("RUMMY_TOPIC_PREFIX", ""),
-            )
+            endpoints = stack_endpoints(stack)
             report = play(endpoints, options, echo=click.echo, broken=stack.broken)
             verdict = replay_verdict(report)
             for line in summary(report, verdict):

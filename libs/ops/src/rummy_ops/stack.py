@@ -269,6 +269,37 @@ class Stack:
                 return f"{running.service} exited with status {code} (see {running.log_path})"
         return None
 
+    def kill(self, service: str) -> None:
+        """SIGKILL ``service`` (its process group) and wait for it to be gone; :meth:`restart`
+        starts it again. Raises KeyError when it was not started."""
+        running = self._find(service)
+        _signal_group(running.process, signal.SIGKILL)
+        running.process.wait()
+
+    def restart(self, service: str) -> None:
+        """Start ``service`` again (after :meth:`kill`, or SIGTERM and wait first if it still
+        runs) on the same ports; returns once it answers SERVING. Raises StackError as
+        :meth:`start`."""
+        running = self._find(service)
+        if running.process.poll() is None:
+            _signal_group(running.process, signal.SIGTERM)
+            try:
+                running.process.wait(self.config.stop_grace_seconds)
+            except subprocess.TimeoutExpired:
+                _signal_group(running.process, signal.SIGKILL)
+                running.process.wait()
+        index = self._running.index(running)
+        self._spawn(service)
+        self._running[index] = self._running.pop()
+        deadline = time.monotonic() + self.config.health_timeout_seconds
+        self._wait_serving(self._running[index], deadline)
+
+    def _find(self, service: str) -> _Running:
+        for running in self._running:
+            if running.service == service:
+                return running
+        raise KeyError(f"{service} was not started by this stack")
+
     @property
     def owns_brokers(self) -> bool:
         """True when this stack started the local brokers (and :meth:`stop` stops them)."""

@@ -2,11 +2,20 @@
 
 ::
 
-    watch = DependencyWatch(
-        {"postgresql": postgres_probe(pool), "kafka": kafka_probe},
+    watch = watch_dependencies(
+        loops,
+        {
+            "postgresql": postgres_probe(pool),
+            "kafka": kafka_probe(bootstrap_servers, client_id="ledger-probe"),
+            "kafka-writer": writer.ready,       # the transactional writer can write
+        },
         on_change=host.set_serving,
     )
-    loops.start("dependency-watch", watch.run)
+
+Every service watches Kafka (a metadata round trip) and, if it has one, its transactional
+writer (``kafka-writer``: fails while the writer's producer is broken and being recreated after a
+broker stall, see :class:`rummy_platform.eventlog.kafka_log.KafkaTransactionalWriter`; each check
+is also a recovery attempt); the ledger and fairness watch PostgreSQL too.
 
 Every ``interval_s`` seconds each probe runs (a probe is a callable that returns when the
 dependency answered and raises when it did not); a probe that has not returned after
@@ -23,10 +32,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 
+from kafka import KafkaAdminClient
 from prometheus_client import REGISTRY, CollectorRegistry, Gauge
 from psycopg_pool import ConnectionPool
 
 from rummy_platform.logging import get_logger
+from rummy_platform.service_main import BackgroundLoops
 
 _log = get_logger(__name__)
 
@@ -129,3 +140,48 @@ def postgres_probe(pool: ConnectionPool, *, timeout_s: float = 3.0) -> Probe:
             conn.execute("SELECT 1")
 
     return probe
+
+
+def kafka_probe(
+    bootstrap_servers: str, *, client_id: str = "rummy-probe", timeout_s: float = 3.0
+) -> Probe:
+    """A probe asking the brokers ``host:port[,host:port]`` for the cluster's metadata, each
+    request timing out after ``timeout_s``. Its admin client is made on the first call and made
+    again after any failure (a broker restarted or stalled)."""
+    lock = threading.Lock()
+    admin: list[KafkaAdminClient] = []
+
+    def probe() -> None:
+        with lock:
+            try:
+                if not admin:
+                    admin.append(
+                        KafkaAdminClient(
+                            bootstrap_servers=bootstrap_servers.split(","),
+                            client_id=client_id,
+                            request_timeout_ms=int(timeout_s * 1000),
+                            bootstrap_timeout_ms=int(timeout_s * 1000),
+                        )
+                    )
+                admin[0].describe_cluster()
+            except Exception:
+                if admin:
+                    admin.pop().close()
+                raise
+
+    return probe
+
+
+def watch_dependencies(
+    loops: BackgroundLoops,
+    probes: Mapping[str, Probe],
+    *,
+    on_change: OnChange,
+    interval_s: float = 2.0,
+    timeout_s: float = 5.0,
+) -> DependencyWatch:
+    """A :class:`DependencyWatch` of ``probes`` (in the default registry) checking every
+    ``interval_s`` seconds in a loop of ``loops`` named ``dependencies``."""
+    watch = DependencyWatch(probes, on_change=on_change, interval_s=interval_s, timeout_s=timeout_s)
+    loops.start("dependencies", watch.run)
+    return watch

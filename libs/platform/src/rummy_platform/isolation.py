@@ -78,6 +78,11 @@ class StreamIsolation:
 
     ``first_s`` is the first retry delay (seconds; 0 retries at the next round), doubled per
     failure up to ``cap_s``. ``clock`` gives seconds (``time.monotonic``). One thread only.
+
+    The cap is 5 s: most parked tables wait for a dependency that comes back (the dealer's
+    fairness calls while fairness restarts); with a 30 s cap a table parked over a 9 s fairness
+    restart waited 24 s more for its next retry (issue 14's soak). A table whose event keeps
+    failing costs one retry every 5 s.
     """
 
     def __init__(
@@ -85,7 +90,7 @@ class StreamIsolation:
         group_id: str,
         *,
         first_s: float = 0.5,
-        cap_s: float = 30.0,
+        cap_s: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
         metrics: IsolationMetrics | None = None,
     ) -> None:

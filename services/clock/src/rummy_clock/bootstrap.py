@@ -18,6 +18,7 @@ from rummy_clock.adapters import grpc as grpc_adapter
 from rummy_clock.application import ClockApplication, ClockMetrics
 from rummy_clock.clock import SystemClock, speed_from_env
 from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
@@ -79,6 +80,16 @@ def build(settings: Settings) -> ServiceHost:
     )
     loops = BackgroundLoops()
     host.on_shutdown(loops.stop)
+    # While Kafka does not answer or the writer cannot write (its producer is being recreated
+    # after a broker stall): health NOT_SERVING, rummy_dependency_up says which.
+    watch_dependencies(
+        loops,
+        {
+            "kafka": kafka_probe(settings.kafka_bootstrap_servers, client_id="clock-probe"),
+            "kafka-writer": writer.ready,
+        },
+        on_change=host.set_serving,
+    )
     loops.start("clock-loop", loop.run)
 
     host.add_servicer(

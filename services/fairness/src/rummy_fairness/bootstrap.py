@@ -13,6 +13,7 @@ from rummy_fairness.adapters import grpc as grpc_adapter
 from rummy_fairness.application import Counters, Fairness
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.db import apply_migrations, open_pool
+from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, fault_hook, require_settings, topic_prefix
 from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs
@@ -59,6 +60,15 @@ def build(settings: Settings) -> ServiceHost:
 
     loops = BackgroundLoops()
     host.on_shutdown(loops.stop)
+    # While PostgreSQL or Kafka does not answer: health NOT_SERVING, rummy_dependency_up says which.
+    watch_dependencies(
+        loops,
+        {
+            "postgresql": postgres_probe(pool),
+            "kafka": kafka_probe(settings.kafka_bootstrap_servers, client_id="fairness-probe"),
+        },
+        on_change=host.set_serving,
+    )
     loops.start("fairness-reactor", reactor.run)
     loops.start("fairness-outbox", relay.run)
 

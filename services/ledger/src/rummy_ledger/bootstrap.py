@@ -42,7 +42,7 @@ from rummy_ledger.adapters import grpc as grpc_adapter
 from rummy_ledger.domain import GrantLimits
 from rummy_ledger.handlers import Ledger, utc_now
 from rummy_platform.config import Settings, load_settings_or_exit
-from rummy_platform.dependencies import DependencyWatch, postgres_probe
+from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.envelope import type_name
 from rummy_platform.outbox import RelayHook
 from rummy_platform.server import ServiceHost
@@ -80,10 +80,13 @@ def build(settings: Settings) -> ServiceHost:
     )
     # While PostgreSQL or Kafka does not answer, gRPC health is NOT_SERVING and
     # rummy_dependency_up{dependency} says which.
-    watch = DependencyWatch(
+    loops = BackgroundLoops()
+    host.on_shutdown(loops.stop)
+    watch = watch_dependencies(
+        loops,
         {
             "postgresql": postgres_probe(pool),
-            "kafka": events.kafka_probe(settings.kafka_bootstrap_servers),
+            "kafka": kafka_probe(settings.kafka_bootstrap_servers, client_id="ledger-probe"),
         },
         on_change=host.set_serving,
     )
@@ -103,11 +106,8 @@ def build(settings: Settings) -> ServiceHost:
         after_append=settlement_fault(pool, SETTLEMENT_AFTER_PUBLISH),
     )
 
-    loops = BackgroundLoops()
-    host.on_shutdown(loops.stop)
     loops.start("ledger-reactor", reactor.run)
     loops.start("ledger-outbox", relay.run)
-    loops.start("ledger-dependencies", watch.run)
 
     host.add_servicer(
         grpc_adapter.add_to_server,

@@ -29,7 +29,8 @@ from collections.abc import Mapping
 
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.config import Settings, load_settings_or_exit
-from rummy_platform.eventlog import EventLog, GroupCommitWriter
+from rummy_platform.dependencies import kafka_probe, watch_dependencies
+from rummy_platform.eventlog import EventLog, GroupCommitWriter, Record
 from rummy_platform.logging import get_logger
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
@@ -225,9 +226,16 @@ def build(settings: Settings) -> ServiceHost:
     writer = GroupCommitWriter(log.transactional_writer(writer_id))
     ownership = Ownership(log.describe_topic(table_topic).partitions, address, writer_id)
     authority = TokenAuthority(settings.jwt_secret)
+
+    def reread(table_id: str) -> list[Record]:
+        # The writer first: once it is ready a commit of unknown outcome is completed or aborted.
+        # Records, not envelopes: the rebuilt table knows the offsets its hands started at.
+        writer.ready()
+        return list(log.read_stream(table_topic, table_id))
+
     app = TableApp(
         writer,
-        reread=lambda table_id: list(log.read_stream(table_topic, table_id)),
+        reread=reread,
         speed=clock_speed(),
         max_reservation_hundredths=max_reservation_hundredths(),
         topic=table_topic,
@@ -256,6 +264,13 @@ def build(settings: Settings) -> ServiceHost:
     loops = BackgroundLoops()
     host.on_shutdown(loops.stop)
     host.on_shutdown(app.close)
+    # While Kafka does not answer or the writer cannot write (its producer is being recreated
+    # after a broker stall): health NOT_SERVING, rummy_dependency_up says which.
+    watch_dependencies(
+        loops,
+        {"kafka": kafka_probe(bootstrap, client_id="table-probe"), "kafka-writer": writer.ready},
+        on_change=host.set_serving,
+    )
     # A graceful stop leaves the group first (its partitions go to the others at once, after
     # the commands in flight committed), then drains the calls.
     host.on_stopping(loops.stop)

@@ -8,10 +8,12 @@ turn number and a fresh client request id. A stalled turn is simply not played: 
 deadline makes the table play it (and drop the seat after too many in a row).
 
 A refused command (FAILED_PRECONDITION: the turn moved on, e.g. a timeout raced the bot) is
-counted and the bot waits for the next view; nothing is retried blindly. Calls go through a
-:class:`~rummy_platform.table_routing.TableRouter`: to the table-service instance serving the
-table, following its redirect when the table moved to another instance (the same request, same
-``client_request_id``), and the watch follows the table there too.
+counted and the bot waits for the next view; nothing is retried blindly. A command whose outcome
+is open (UNAVAILABLE, DEADLINE_EXCEEDED: a service restarting, the event log not confirming) is
+sent again as it was, same client_request_id, a few times: recorded once at most, answered alike.
+Calls go through a :class:`~rummy_platform.table_routing.TableRouter`: to the table-service
+instance serving the table, following its redirect when the table moved to another instance (the
+same request, same ``client_request_id``), and the watch follows the table there too.
 """
 
 from __future__ import annotations
@@ -41,9 +43,40 @@ _SOURCES = {
 }
 
 
+#: Answers that say a command was refused and nothing of it recorded (UNAVAILABLE, DEADLINE
+#: EXCEEDED and the like leave the outcome open: the command may have been recorded).
+REFUSALS = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+    }
+)
+
+
+#: Answers after which the command may or may not have been recorded: retried as they were.
+UNCONFIRMED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+#: How often a bot retries a command answered :data:`UNCONFIRMED`.
+RETRIES = 4
+
+#: The commands of a turn (a hand is dealt and in play while one is answered).
+TURN_COMMANDS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop"})
+#: Every command a bot sends while a hand is in play.
+HAND_COMMANDS = TURN_COMMANDS | {"ContributeSeed"}
+
+
 @dataclass
 class BotStats:
-    """What a bot did. ``slowest_action_seconds``: the longest single player RPC it made."""
+    """What a bot did. ``slowest_action_seconds``: the longest single player RPC it made;
+    ``refusals``: ``(rpc, client_request_id, status name)`` of every command refused (see
+    :data:`REFUSALS`), at most 10,000. ``time.monotonic()`` (0 before any) of the last RPC
+    answered OK (``last_ok``), of the last turn command (draw, discard, declare, drop) answered
+    OK (``last_turn_ok``) and of the first view of the latest hand (``new_hand_at``)."""
 
     actions: int = 0
     seeds: int = 0
@@ -55,6 +88,10 @@ class BotStats:
     slowest_action_seconds: float = 0.0
     slowest_action: str = ""
     errors: list[str] = field(default_factory=list)
+    refusals: list[tuple[str, str, str]] = field(default_factory=list)
+    last_ok: float = 0.0
+    last_turn_ok: float = 0.0
+    new_hand_at: float = 0.0
 
 
 class Bot:
@@ -86,6 +123,8 @@ class Bot:
         self._seeded: set[str] = set()
         self._acted: tuple[str, int] = ("", 0)
         self._thread: threading.Thread | None = None
+        #: The name of the RPC in flight (None between calls).
+        self.in_flight: str | None = None
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -155,6 +194,7 @@ class Bot:
             return
         if view.hand_id != self._hand_id:
             self._hand_id = view.hand_id
+            self.stats.new_hand_at = time.monotonic()
             self.brain.new_hand()
         if view.phase == api.HAND_PHASE_SEEDING and view.hand_id not in self._seeded:
             self._seeded.add(view.hand_id)
@@ -277,11 +317,35 @@ class Bot:
             return None
         return self._card(view.wild_cut).rank
 
+    def _send(self, name: str, request: object) -> Any:
+        """One RPC; an answer that leaves the outcome open (:data:`UNCONFIRMED`) is retried with
+        the same request (so the same client_request_id: a command already recorded gets its
+        first answer again) up to :data:`RETRIES` times, 0.5 s, 1 s, ... apart."""
+        for attempt in range(RETRIES + 1):
+            try:
+                return self._router.call(name, request, metadata=self._metadata, timeout=30)
+            except grpc.RpcError as error:
+                if error.code() not in UNCONFIRMED or attempt == RETRIES or self._stop.is_set():
+                    raise
+                self._stop.wait(0.5 * (attempt + 1))
+        raise AssertionError("unreachable")
+
     def _rpc(self, name: str, request: object) -> Any:
         started = time.perf_counter()
+        self.in_flight = name
         try:
-            return self._router.call(name, request, metadata=self._metadata, timeout=30)
+            reply = self._send(name, request)
+            self.stats.last_ok = time.monotonic()
+            if name in TURN_COMMANDS:
+                self.stats.last_turn_ok = self.stats.last_ok
+            return reply
+        except grpc.RpcError as error:
+            request_id = getattr(request, "client_request_id", "")
+            if error.code() in REFUSALS and len(self.stats.refusals) < 10_000:
+                self.stats.refusals.append((name, request_id, error.code().name))
+            raise
         finally:
+            self.in_flight = None
             elapsed = time.perf_counter() - started
             self.stats.actions += 1
             if elapsed > self.stats.slowest_action_seconds:

@@ -151,6 +151,15 @@ class TransactionalWriter(ABC):
         """Append one event in its own transaction. Raises as :meth:`append_batch`."""
         return self.append_batch([(topic, envelope)])[0]
 
+    def ready(self) -> None:
+        """Return when the writer can write; raise EventLogError (WriterFenced once fenced) while
+        it cannot, saying why. A writer that recovers by itself (recreating its producer after a
+        broker stall) tries that here when its backoff allows; once this returns, the outcome of
+        every earlier transaction is final (a commit of unknown outcome was completed or aborted by
+        the broker). A probe for :class:`rummy_platform.dependencies.DependencyWatch`. This
+        default (a writer without a producer to lose) always returns."""
+        return None
+
     @abstractmethod
     def close(self) -> None:
         """Release the producer (an open transaction is aborted by the broker)."""

@@ -160,6 +160,10 @@ class GroupCommitWriter(TransactionalWriter):
                 p.done = True
             self._cond.notify_all()
 
+    def ready(self) -> None:
+        """The inner writer's :meth:`~TransactionalWriter.ready`."""
+        self.inner.ready()
+
     def close(self) -> None:
         self.inner.close()
 

@@ -88,6 +88,31 @@ PRODUCER_RETRY_BACKOFF_MS = 5
 #: and an idle consumer fetches 10 times a second instead of twice (0.5% -> 1.9% of a core).
 GROUP_FETCH: dict[str, Any] = {"fetch_min_bytes": 64 * 1024, "fetch_max_wait_ms": 100}
 
+#: Every client's reconnect backoff (ms): 50 ms doubling to 1 s. kafka-python's consumers default
+#: to a 30 s cap, so after a broker restart a consumer that had backed off far waited up to 30 s
+#: before it even tried again (issue 14: hands resumed 32 s after a Kafka restart).
+CLIENT_RECONNECT: dict[str, Any] = {"reconnect_backoff_ms": 50, "reconnect_backoff_max_ms": 1000}
+
+#: How group members keep their membership (ms). kafka-python 3.0.12 defaults to a 45 s session
+#: (KIP-735) and a 3 s heartbeat: a SIGKILLed member (which sends no LeaveGroup) kept its
+#: partitions until the broker dropped it 45 s later, so a restarted service waited that long for
+#: its own partitions (issue 14: 31 s after a ledger kill, 45 s after a table kill). 6 s (the
+#: broker's minimum, group.min.session.timeout.ms; the clock already ran with it) with a 1.5 s
+#: heartbeat leaves three missed heartbeats of slack; a member closed gracefully sends LeaveGroup
+#: (dynamic members do in 3.0.12) and is replaced at once. Static membership
+#: (``group_instance_id``, which 3.0.12 supports) is not used: static members never send
+#: LeaveGroup, and each instance would need a stable id of its own.
+GROUP_MEMBERSHIP: dict[str, Any] = {
+    "session_timeout_ms": 6000,
+    "heartbeat_interval_ms": 1500,
+    **CLIENT_RECONNECT,
+}
+
+#: The producers' request timeout (ms); kafka-python's default is 30 s. A broker that stops
+#: answering fails a transaction after 10 s instead of 30 (the writer then recovers by itself,
+#: see :class:`KafkaTransactionalWriter`); a healthy broker answers in milliseconds.
+PRODUCER_REQUEST_TIMEOUT_MS = 10_000
+
 _FENCING_ERRORS = (kafka_errors.ProducerFencedError, kafka_errors.InvalidProducerEpochError)
 
 
@@ -142,7 +167,11 @@ class KafkaEventLog(EventLog):
     # -- clients -------------------------------------------------------------------------------
 
     def _common(self) -> dict[str, Any]:
-        return {"bootstrap_servers": self._bootstrap, "client_id": self._client_id}
+        return {
+            "bootstrap_servers": self._bootstrap,
+            "client_id": self._client_id,
+            **CLIENT_RECONNECT,
+        }
 
     def producer_config(self) -> dict[str, Any]:
         """The configuration of every producer this log builds (idempotent, acks=all)."""
@@ -160,6 +189,7 @@ class KafkaEventLog(EventLog):
             "linger_ms": 0,
             "max_block_ms": int(self._timeout_s * 1000),
             "retry_backoff_ms": PRODUCER_RETRY_BACKOFF_MS,
+            "request_timeout_ms": PRODUCER_REQUEST_TIMEOUT_MS,
         }
 
     def _get_producer(self) -> KafkaProducer:
@@ -189,6 +219,7 @@ class KafkaEventLog(EventLog):
         config = {
             **self._consumer_config(),
             **GROUP_FETCH,
+            **GROUP_MEMBERSHIP,
             "partition_assignment_strategy": (RangePartitionAssignor,),
         }
         if session_timeout_s is not None:
@@ -350,21 +381,68 @@ class KafkaEventLog(EventLog):
 class KafkaTransactionalWriter(TransactionalWriter):
     """A transactional producer; created by :meth:`KafkaEventLog.transactional_writer`.
 
-    Raises EventLogError if the transaction coordinator does not answer within ``timeout_s``.
+    Raises EventLogError if the transaction coordinator does not answer within ``timeout_s``
+    when it is created.
+
+    Broker trouble never wedges it (kafka-python 3.0 leaves a producer whose request timed out in
+    an error state in which every later transactional call fails, "Cannot execute transactional
+    method because we are in an error state", until the process is restarted):
+
+    - a transaction that fails before its commit is aborted; if the abort works (an *abortable*
+      error) the same producer carries on with the next append;
+    - if the abort fails, the producer is in a *fatal* state, or the commit's outcome is unknown
+      (CommitOutcomeUnknown), the producer is *broken*: the next :meth:`ready` or append closes
+      it and makes a new one under the same ``transactional_id`` (``init_transactions`` again:
+      the broker completes or aborts whatever the old one left open, so once it returns every
+      earlier transaction's outcome is final). A failed attempt waits a
+      :class:`~rummy_platform.backoff.Backoff` delay (0.2 s doubling to 5 s) before the next;
+      until then appends and :meth:`ready` fail at once with EventLogError saying why.
+
+    ``clock`` is ``time.monotonic`` unless a test gives another. Thread-safe (one lock).
     """
 
-    def __init__(self, config: Mapping[str, Any], transactional_id: str, timeout_s: float) -> None:
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        transactional_id: str,
+        timeout_s: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.transactional_id = transactional_id
+        self._config = dict(config)
         self._timeout_s = timeout_s
+        self._clock = clock
+        self._lock = threading.Lock()
         self._fenced = False
-        self._producer = KafkaProducer(**config, transactional_id=transactional_id)
+        #: Why the producer cannot be used (None while it can).
+        self._broken: str | None = None
+        self._retry_at = 0.0
+        self._backoff = Backoff(
+            "transactional producer", clock=clock, transactional_id=transactional_id
+        )
+        #: Producers made so far (1 on creation; one more per recovery), for tests and logs.
+        self.producers_created = 0
+        self._producer: KafkaProducer | None = self._new_producer()
+
+    def _new_producer(self) -> KafkaProducer:
+        """A producer under ``transactional_id`` with its transactions initialised (fencing any
+        older one). Raises EventLogError when the broker does not answer."""
         try:
-            self._producer.init_transactions()
+            producer = KafkaProducer(**self._config, transactional_id=self.transactional_id)
         except kafka_errors.KafkaError as exc:
-            self._producer.close(timeout=0)
             raise EventLogError(
-                f"init_transactions for {transactional_id!r} failed: {exc}"
+                f"producer for {self.transactional_id!r} not created: {exc}"
             ) from exc
+        try:
+            producer.init_transactions()
+        except kafka_errors.KafkaError as exc:
+            producer.close(timeout=0)
+            raise EventLogError(
+                f"init_transactions for {self.transactional_id!r} failed: {exc}"
+            ) from exc
+        self.producers_created += 1
+        return producer
 
     def _fenced_error(self) -> WriterFenced:
         self._fenced = True
@@ -372,6 +450,59 @@ class KafkaTransactionalWriter(TransactionalWriter):
             f"writer {self.transactional_id!r} was fenced by a newer writer with the same "
             "transactional id; nothing of this append was written"
         )
+
+    def _break(self, reason: str) -> None:
+        """Mark the producer unusable: the next :meth:`_usable` recreates it."""
+        if self._broken is None:
+            _log.warning(
+                "transactional producer broken; it will be recreated",
+                transactional_id=self.transactional_id,
+                reason=reason,
+            )
+        self._broken = reason
+
+    def _usable(self) -> KafkaProducer:
+        """The producer, recreated first if broken (and the backoff allows). Raises
+        WriterFenced once fenced, EventLogError while the producer cannot be made. Call with
+        ``_lock`` held."""
+        if self._fenced:
+            raise self._fenced_error()
+        if self._broken is None and self._producer is not None:
+            return self._producer
+        now = self._clock()
+        if now < self._retry_at:
+            raise EventLogError(
+                f"writer {self.transactional_id!r} cannot write ({self._broken}); its producer "
+                f"is recreated in {self._retry_at - now:.1f} s"
+            )
+        old, self._producer = self._producer, None
+        if old is not None:
+            with contextlib.suppress(Exception):  # a broken client may fail to close cleanly
+                old.close(timeout=0)
+        try:
+            self._producer = self._new_producer()
+        except EventLogError as exc:
+            self._retry_at = self._clock() + self._backoff.failed(str(exc))
+            self._broken = str(exc)
+            raise
+        _log.info(
+            "transactional producer recreated",
+            transactional_id=self.transactional_id,
+            after=self._broken,
+        )
+        self._backoff.succeeded()
+        self._broken = None
+        self._retry_at = 0.0
+        return self._producer
+
+    def ready(self) -> None:
+        with self._lock:
+            self._usable()
+
+    @property
+    def broken(self) -> str | None:
+        """Why the producer is to be recreated before the next write, or None."""
+        return self._broken
 
     def append_batch(
         self,
@@ -381,11 +512,20 @@ class KafkaTransactionalWriter(TransactionalWriter):
         group_id: str | None = None,
         group_metadata: object | None = None,
     ) -> list[Position]:
-        if self._fenced:
-            raise self._fenced_error()
         if consumed and not group_id:
             raise ValueError("consumed offsets need a group_id")
-        producer = self._producer
+        with self._lock:
+            producer = self._usable()
+            return self._transaction(producer, events, consumed, group_id, group_metadata)
+
+    def _transaction(
+        self,
+        producer: KafkaProducer,
+        events: Sequence[tuple[str, Envelope]],
+        consumed: Mapping[TopicPartition, int] | None,
+        group_id: str | None,
+        group_metadata: object | None,
+    ) -> list[Position]:
         committing = False
         try:
             producer.begin_transaction()
@@ -398,7 +538,11 @@ class KafkaTransactionalWriter(TransactionalWriter):
                 )
                 for topic, envelope in events
             ]
-            metas = [future.get(timeout=self._timeout_s) for future in futures]
+            # A healthy broker acknowledges in milliseconds; a batch the producer lost track of
+            # in a broker restart was seen unanswered for the whole 30 s, holding every
+            # command of the instance behind it. So the ack wait is the request timeout.
+            ack_s = min(self._timeout_s, PRODUCER_REQUEST_TIMEOUT_MS / 1000)
+            metas = [future.get(timeout=ack_s) for future in futures]
             if consumed:
                 producer.send_offsets_to_transaction(
                     {
@@ -416,8 +560,9 @@ class KafkaTransactionalWriter(TransactionalWriter):
             if _is_fencing(exc):
                 raise self._fenced_error() from exc
             if committing:
-                # EndTxn was sent: the coordinator may have committed it. kafka-python keeps the
-                # commit pending; the next begin_transaction waits for or fails on it.
+                # EndTxn was sent: the coordinator may have committed it. A new producer's
+                # init_transactions waits for that outcome (or aborts what never got there).
+                self._break(f"commit not confirmed: {exc}")
                 raise CommitOutcomeUnknown(
                     f"commit of {self.transactional_id!r} not confirmed: {exc}"
                 ) from exc
@@ -426,13 +571,22 @@ class KafkaTransactionalWriter(TransactionalWriter):
             except kafka_errors.KafkaError as abort_exc:
                 if _is_fencing(abort_exc):
                     raise self._fenced_error() from exc
+                self._break(f"abort failed: {abort_exc}")
+                raise EventLogError(
+                    f"transaction of {self.transactional_id!r} failed ({exc}) and its producer "
+                    f"cannot abort it ({abort_exc}); nothing was written, the producer is "
+                    "recreated"
+                ) from exc
             raise EventLogError(
                 f"transaction of {self.transactional_id!r} failed and was aborted: {exc}"
             ) from exc
         return [Position(m.topic, m.partition, m.offset) for m in metas]
 
     def close(self) -> None:
-        self._producer.close(timeout=self._timeout_s)
+        with self._lock:
+            if self._producer is not None:
+                self._producer.close(timeout=self._timeout_s)
+                self._producer = None
 
 
 class _Listener:

@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+import kafka.errors as kafka_errors
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.coordinator.assignors.range import RangePartitionAssignor
@@ -50,6 +51,7 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.eventlog.kafka_log import (
     GROUP_FETCH,
+    GROUP_MEMBERSHIP,
     EmptyAssignmentWatch,
     PollGuard,
     header_type,
@@ -63,8 +65,6 @@ from rummy_platform.metrics import ConsumerLagReporter
 _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
-#: The broker's default lower bound (group.min.session.timeout.ms).
-SESSION_TIMEOUT_MS = 6000
 #: How long the clock waits to see its topics' partitions before joining its group (seconds).
 JOIN_METADATA_WAIT_S = 30.0
 
@@ -189,15 +189,14 @@ class ClockLoop:
                 enable_auto_commit=False,
                 isolation_level="read_committed",
                 auto_offset_reset="earliest",
-                # A clock killed with SIGKILL leaves the group when its session lapses; keep
-                # that short so a restarted clock gets its partitions back quickly.
-                session_timeout_ms=SESSION_TIMEOUT_MS,
-                heartbeat_interval_ms=SESSION_TIMEOUT_MS // 4,
                 # Range gives partition p of both topics to the same member (co-partitioned).
                 partition_assignment_strategy=[RangePartitionAssignor],
                 # Batched fetches, as every group consumer of the platform (see GROUP_FETCH);
                 # a deadline fires at its time whatever the delay of the TurnStarted.
                 **GROUP_FETCH,
+                # A clock killed with SIGKILL leaves the group when its session lapses: short,
+                # as every group member's (see GROUP_MEMBERSHIP).
+                **GROUP_MEMBERSHIP,
             )
             topics = [self._table_topic, self._clock_topic]
             wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
@@ -223,6 +222,13 @@ class ClockLoop:
                     # Nothing of the failed publication is visible and the deadlines are still
                     # pending: the next round publishes them again under the same ids.
                     _log.exception("publication failed; will retry")
+                    stop.wait(self._max_wait_s)
+                except kafka_errors.KafkaError as error:
+                    if not getattr(error, "retriable", False):
+                        raise
+                    # The broker went away under a position or offset lookup (a restart):
+                    # nothing was published; the next round asks again once it answers.
+                    _log.warning("kafka unreachable; will retry", error=str(error))
                     stop.wait(self._max_wait_s)
         finally:
             self.close()

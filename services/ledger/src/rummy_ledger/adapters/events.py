@@ -3,14 +3,10 @@ on table-events and the outbox relay to ledger-events."""
 
 from __future__ import annotations
 
-import threading
-
-from kafka import KafkaAdminClient
 from psycopg_pool import ConnectionPool
 
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.handlers import Ledger
-from rummy_platform.dependencies import Probe
 from rummy_platform.envelope import type_name
 from rummy_platform.eventlog import EventLog, KafkaEventLog
 from rummy_platform.outbox import OutboxRelay, RelayHook
@@ -64,31 +60,3 @@ def outbox_relay(
     return OutboxRelay(
         pool, log, table="outbox", before_append=before_append, after_append=after_append
     )
-
-
-def kafka_probe(bootstrap_servers: str, *, timeout_s: float = 3.0) -> Probe:
-    """A probe (``rummy_platform.dependencies``) asking the brokers ``host:port[,host:port]``
-    for the cluster's metadata, each request timing out after ``timeout_s``. Its admin client is
-    made on the first call and made again after any failure (a broker restarted or stalled)."""
-    lock = threading.Lock()
-    admin: list[KafkaAdminClient] = []
-
-    def probe() -> None:
-        with lock:
-            try:
-                if not admin:
-                    admin.append(
-                        KafkaAdminClient(
-                            bootstrap_servers=bootstrap_servers.split(","),
-                            client_id="ledger-probe",
-                            request_timeout_ms=int(timeout_s * 1000),
-                            bootstrap_timeout_ms=int(timeout_s * 1000),
-                        )
-                    )
-                admin[0].describe_cluster()
-            except Exception:
-                if admin:
-                    admin.pop().close()
-                raise
-
-    return probe

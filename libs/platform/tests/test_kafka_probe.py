@@ -1,5 +1,5 @@
-"""The ledger's Kafka probe: it answers on the real broker and fails within its timeout on one
-that accepts connections and never answers (a broker stopped with SIGSTOP)."""
+"""The Kafka probe of the dependency watch: it answers on the real broker and fails within its
+timeout on one that accepts connections and never answers (a broker stopped with SIGSTOP)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rummy_ledger.adapters.events import kafka_probe
+from rummy_platform.dependencies import kafka_probe
 
 pytestmark = pytest.mark.integration
 
