@@ -45,7 +45,7 @@ fetch() {
   rm -rf "$tmp"; mkdir -p "$KAFKA_DIR"
   mvn -B -q -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp" \
     || die "mvn could not fetch the Kafka jars (see its output above)"
-  rm -rf "$LIBS"; mv "$tmp" "$LIBS"; touch "$stamp"
+  rm -rf "$LIBS"; mkdir -p "$(dirname "$LIBS")"; mv "$tmp" "$LIBS"; touch "$stamp"
   say "kafka: $(ls "$LIBS"/*.jar | wc -l) jars in ${LIBS#"$ROOT"/}"
 }
 

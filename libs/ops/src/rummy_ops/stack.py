@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import secrets
 import shlex
 import signal
@@ -76,9 +77,38 @@ def repository_root() -> Path:
     raise StackError("cannot find the repository root (deploy/local/stack.sh) above rummy_ops")
 
 
+#: Listening ports for a second stack are drawn below the kernel's ephemeral range, so an
+#: outgoing connection (a Kafka client's, say) cannot take one between the draw and the bind.
+_LISTEN_PORTS = (10_000, 32_767)
+_handed_out: set[int] = set()
+_rng = random.SystemRandom()  # not the seeded module state: two processes draw differently
+
+
+def _ephemeral_low() -> int:
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago (for tests running a second stack)."""
-    with socket.socket() as sock:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for tests running a second stack):
+    below the ephemeral range, and never one this process handed out before (two services of
+    one stack never get the same one)."""
+    high = min(_LISTEN_PORTS[1], _ephemeral_low() - 1)
+    for _ in range(200):
+        port = _rng.randint(_LISTEN_PORTS[0], high)
+        if port in _handed_out:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind((HOST, port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    with socket.socket() as sock:  # a crowded range: let the kernel choose
         sock.bind((HOST, 0))
         return int(sock.getsockname()[1])
 
