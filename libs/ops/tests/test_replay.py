@@ -672,3 +672,43 @@ def test_replay_plays_a_hand_by_the_variant_and_rules_version_it_pinned(
         assert code == 1
         assert hand["first_mismatch"]["check"] == "rules"
         assert verdict in hand["first_mismatch"]["message"]
+
+
+def _recorded_before_variant_options(table: SyntheticTable) -> list[Envelope]:
+    """The table's envelopes as a writer before ``RuleSet.variant_options`` recorded them: every
+    rule set with its flat fields only."""
+    out = []
+    for e in table.envelopes:
+        if "rule_set" in type(e.payload).DESCRIPTOR.fields_by_name:
+            old = type(e.payload)()
+            old.CopyFrom(e.payload)
+            old.rule_set.ClearField("variant_options")
+            e = replace(e, payload=old)
+        out.append(e)
+    return out
+
+
+def test_a_hand_recorded_before_the_per_variant_options_existed_still_verifies(
+    table: SyntheticTable,
+) -> None:
+    old = _recorded_before_variant_options(table)
+    assert any(
+        e.payload.rule_set.WhichOneof("variant_options") is None
+        for e in old
+        if isinstance(e.payload, table_pb.HandStarted)
+    )
+    run = replay_events(old, Selection())
+    assert run.ok, [f.line() for h in run.hands for f in h.findings]
+    assert [h.outcome for h in run.hands] == ["ended", "ended"]
+
+
+def test_a_changed_flat_option_in_a_record_of_the_older_shape_is_still_caught(
+    table: SyntheticTable,
+) -> None:
+    old = _recorded_before_variant_options(table)
+    for e in old:
+        if isinstance(e.payload, table_pb.HandStarted):
+            e.payload.rule_set.middle_drop_points += 1
+            break
+    run = replay_events(old, Selection())
+    assert not run.ok

@@ -11,10 +11,12 @@ from contextlib import ExitStack
 
 import grpc
 import pytest
+from click.testing import CliRunner
 from served_table import SECRET, served_table, stub
 from world import World, replay_all
 
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_ops.cli import main as rummy
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.server import ServiceHost
@@ -171,3 +173,18 @@ def test_the_router_follows_the_owner_and_a_request_id_answer_survives_a_takeove
     view = a.app.projection.tables[tables[1]]
     assert [s.account_id for s in view.seats.values()] == ["alice"]
     router.close()
+
+
+def test_rummy_close_table_sent_to_the_wrong_instance_follows_the_redirect_to_the_owner(
+    instances: Instances,
+) -> None:
+    router = TableRouter(instances.addresses[0])
+    tables = _open_one_per_partition(router, instances.owners)
+    router.close()
+    token = AUTHORITY.issue("op-closer", Role.OPERATOR)
+    args = ["close-table", tables[1], "--address", instances.addresses[0], "--token", token]
+    result = CliRunner().invoke(rummy, [*args, "--reason", "routing test", "--no-wait"])
+    assert result.exit_code == 0, result.output
+    assert f"table {tables[1]}" in result.output
+    owner_tables = instances.worlds[1].app.projection.tables
+    assert owner_tables[tables[1]].closing or owner_tables[tables[1]].closed

@@ -13,11 +13,10 @@ import click
 import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.token import token_secret
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.config import ConfigError
-from rummy_platform.limits import open_channel
+from rummy_platform.table_routing import TableRouter
 
 #: Seconds a token minted by this command lives.
 MINTED_TOKEN_SECONDS = 900
@@ -83,13 +82,15 @@ def close_table(
     """Close TABLE_ID: no new hands, the current hand plays out, then every player is stood up.
     Exit status 1 when the table service refuses (the status and its message are printed)."""
     metadata = bearer_metadata(_operator_token(token, operator))
-    with open_channel(address) as channel:
-        table = api_grpc.TableServiceStub(channel)
+    # Any table-service instance will do: a call to one that does not serve the table is
+    # redirected to the one that does (UNAVAILABLE naming it), which the router follows.
+    router = TableRouter(address, wait_s=10.0)
+    try:
         request = api.CloseTableRequest(
             table_id=table_id, client_request_id=request_id or str(uuid.uuid4()), reason=reason
         )
         try:
-            state = table.CloseTable(request, metadata=metadata, timeout=30).state
+            state = router.call("CloseTable", request, metadata=metadata, timeout=30).state
         except grpc.RpcError as error:
             raise _refused(error) from None
         if state == api.TABLE_STATE_CLOSED:
@@ -98,7 +99,7 @@ def close_table(
         click.echo(f"table {table_id} closing: the current hand plays out")
         if not wait:
             return
-        watch = table.WatchTable(
+        watch = router.stub_for(table_id).WatchTable(
             api.WatchTableRequest(table_id=table_id), metadata=metadata, timeout=timeout
         )
         try:
@@ -115,3 +116,5 @@ def close_table(
         finally:
             watch.cancel()
         raise click.ClickException(f"the watch of table {table_id} ended before it closed")
+    finally:
+        router.close()

@@ -384,7 +384,7 @@ def _rederive(
                     "(a grouping of equal points other than the one the solver picks today)"
                 )
             mine = _comparable(got.envelope.payload, bool(equivalent))
-            theirs = _comparable(payload, bool(equivalent))
+            theirs = _in_recorded_shape(mine, _comparable(payload, bool(equivalent)))
             if type(mine) is type(theirs) and mine != theirs:
                 message = f"payload differs from the table's encoding: {_pb_diff(mine, theirs)}"
                 report.findings.append(_finding(got.envelope, "rules", message))
@@ -417,6 +417,25 @@ def _comparable(payload: Message, ignore_groupings: bool) -> Message:
     for result in copy.results:
         del result.arrangement.melds[:]
         del result.arrangement.deadwood[:]
+    return copy
+
+
+def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
+    """``derived`` without its rule set's per-variant options when ``recorded``'s rule set has
+    none: a hand recorded before ``RuleSet.variant_options`` existed carries only the flat
+    fields, which are still compared (today's writer sets both, equal)."""
+    field = "rule_set"
+    if (
+        type(recorded) is not type(derived)
+        or field not in type(derived).DESCRIPTOR.fields_by_name
+        or not recorded.HasField(field)
+        or recorded.rule_set.WhichOneof("variant_options") is not None
+        or derived.rule_set.WhichOneof("variant_options") is None
+    ):
+        return derived
+    copy = type(derived)()
+    copy.CopyFrom(derived)
+    copy.rule_set.ClearField("variant_options")
     return copy
 
 
