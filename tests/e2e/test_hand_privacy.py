@@ -139,11 +139,12 @@ def test_a_player_token_cannot_open_a_table(operator: Operator, rummy_stack) -> 
     table = Table(operator, rummy_stack.endpoints.table, 4, 0, 0)
     try:
         p: Player = table.player("nobody")
-        _refused(
+        details = _refused(
             lambda: p.call(
                 "OpenTable", api.OpenTableRequest(client_request_id=request_id(), seat_count=4)
             ),
             grpc.StatusCode.PERMISSION_DENIED,
         )
+        assert "operator" in details  # the message says who may open a table
     finally:
         table.close()

@@ -340,10 +340,13 @@ def test_a_fairness_process_killed_between_commit_and_publish_publishes_the_comm
     with fresh_database(database_url, "fairness_crash") as crash_db:
         own = replace(stack, prefix=f"{stack.prefix}{fault_point}-", database_url=crash_db)
         stack.log.ensure_topics(event_topic_specs(prefix=own.prefix))
-        crash_and_restart(own, fault_point)
+        hand_id, commitment = crash_and_restart(own, fault_point)
+    assert commitment.payload.hand_id == hand_id  # published once, for the hand it commits to
 
 
-def crash_and_restart(own: Stack, fault_point: str) -> None:
+def crash_and_restart(own: Stack, fault_point: str) -> tuple[str, Envelope]:
+    """Kill fairness at ``fault_point`` and restart it; returns the hand id and the one
+    SeedCommitted envelope left once redeliveries are dropped."""
     schema_db = own.database_url
     table_id, hand_id = new_ids()
     own.log.append(own.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
@@ -367,9 +370,9 @@ def crash_and_restart(own: Stack, fault_point: str) -> None:
     expected_copies = 2 if fault_point == "outbox-after-append" else 1
     assert len(published) == expected_copies
     [once] = drop_redelivered(published)
-    assert once.payload.hand_id == hand_id
     with psycopg.connect(schema_db) as conn:
         assert conn.execute("SELECT count(*) FROM fairness.server_seeds").fetchone() == (1,)
+    return hand_id, once
 
 
 def test_a_dealer_killed_and_restarted_deals_each_locked_hand_exactly_once(
