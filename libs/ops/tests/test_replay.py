@@ -25,6 +25,7 @@ from psycopg import sql
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_game import stream_codec as codec
 from rummy_ops.cli import main
 from rummy_ops.replay import Selection, replay_events
 from rummy_ops.replay.jsonl import read_jsonl, write_jsonl
@@ -35,7 +36,6 @@ from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
 from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
-from rummy_table import stream_codec as codec
 
 SEED = bytes(range(32))
 START_MS = 1_780_000_000_000

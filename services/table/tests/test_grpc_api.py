@@ -25,6 +25,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_game import stream_codec as codec
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
@@ -32,7 +33,6 @@ from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.indian.rules import bombay_baazi
-from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
 
 SERVICE = grpc_adapter.SERVICE_NAME

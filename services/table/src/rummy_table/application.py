@@ -18,7 +18,7 @@ Idempotency: a player's or operator's command is recorded with
 :func:`rummy_platform.envelope.request_digest`) on every event it produced; a retried id with the
 same digest is answered from those events (the maps are rebuilt on replay and kept in the
 snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
-table's window of its last :data:`~rummy_table.table.ANSWER_WINDOW` commands and inputs. An input
+table's window of its last :data:`~rummy_game.table.ANSWER_WINDOW` commands and inputs. An input
 from another service is recorded with ``causation_id`` = its event id and is dropped when seen
 again (within that window; an older one is refused by the rules or by the recorded reveal and
 settlement).
@@ -43,6 +43,9 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import proof
+from rummy_game import stream_codec as codec
+from rummy_game.table import Table
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope, request_digest
 from rummy_platform.errors import (
@@ -73,12 +76,9 @@ from rummy_rules.indian import Declare, Drop
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, validate_table_options
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
-from . import proof
-from . import stream_codec as codec
 from .metrics import Action, TableMetrics
 from .ownership import NotOwner, Ownership
 from .projection import TABLE_STATES, Projection, player_view
-from .table import Table
 
 _log = get_logger(__name__)
 _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
@@ -644,7 +644,7 @@ class TableApp:
             raise Unavailable(f"cannot read the stream of table {table_id}: {exc}") from None
 
     def get_hand_proof(self, account_id: str | None, table_id: str, hand_id: str) -> str:
-        """The proof bundle of an ended hand as canonical JSON (``rummy_table.proof``), read from
+        """The proof bundle of an ended hand as canonical JSON (``rummy_game.proof``), read from
         the table's stream (so old hands too). ``account_id``: a player's account (it must have
         been seated in the hand), or None for an operator. Raises NotFound (no such hand),
         PermissionDenied (a player not dealt in), FailedPrecondition (running, aborted, or the

@@ -1,6 +1,6 @@
 """Every table in memory, rebuilt by replaying the table stream, and the views WatchTable sends.
 
-:class:`Projection` holds the :class:`~rummy_table.table.Table` of each table id and folds each
+:class:`Projection` holds the :class:`~rummy_game.table.Table` of each table id and folds each
 envelope into it (live after an append, or on replay at start). Two kinds of locks:
 
 - ``lock`` guards the in-memory state of every table (folding an envelope, reading a view). It is
@@ -26,14 +26,13 @@ from collections.abc import Callable, Iterable
 
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import stream_codec as codec
+from rummy_game.table import DecisionObserver, Table
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_rules.rules import RuleSetError
 from rummy_rules.variant import DeadlineKind
-
-from . import stream_codec as codec
-from .table import DecisionObserver, Table
 
 _log = get_logger(__name__)
 

@@ -22,7 +22,7 @@ id and type):
   ended hand with no settlement in the journal is a failure once it ended more than the grace
   (``settle_grace_s``) ago, a note before.
 
-The mapping between payloads and rules events is :mod:`rummy_table.stream_codec`'s.
+The mapping between payloads and rules events is :mod:`rummy_game.stream_codec`'s.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ from google.protobuf.message import Message
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_game import stream_codec as codec
+from rummy_game.table import Table
 from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
@@ -60,8 +62,6 @@ from rummy_rules.rules import RuleSetError
 from rummy_rules.settlement import Settlement
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 from rummy_rules.variant import Variant
-from rummy_table import stream_codec as codec
-from rummy_table.table import Table
 
 #: Settlement rows of a hand from the ledger: ``fetch(hand_id) -> LedgerRows | None``.
 LedgerFetch = Callable[[str], "LedgerRows | None"]

@@ -28,9 +28,9 @@ from typing import Any
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_rules import codec as rules_codec
-from rummy_table import stream_codec as codec
 
 PROOF_FORMAT = "bb-hand-proof/1"
 

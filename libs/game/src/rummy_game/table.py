@@ -35,6 +35,7 @@ from google.protobuf.message import Message
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from rummy_rules import events as ev
@@ -44,8 +45,6 @@ from rummy_rules.indian import INDIAN_POINTS
 from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
-
-from . import stream_codec as codec
 
 #: The variants this service hosts, by rule-set variant name.
 VARIANTS: dict[str, Variant[Any]] = {INDIAN_POINTS_VARIANT: INDIAN_POINTS}
