@@ -61,7 +61,7 @@ def hand_proof(table_id: str, hand_id: str, envelopes: Iterable[Envelope]) -> di
             continue
         if isinstance(payload, pb.HandStarted):
             decoded: tuple[object, ...] = (codec.hand_started_from_pb(payload, at_ms),)
-        elif type(payload) in codec.HAND_PAYLOADS:
+        elif codec.is_hand_payload(payload):
             decoded = codec.from_payload(payload, ctx, at_ms)
         else:
             continue

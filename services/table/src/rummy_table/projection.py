@@ -173,7 +173,7 @@ class Projection:
                     _log.error(
                         "table not loaded: the rules refuse its options",
                         table_id=envelope.stream_id,
-                        reason=codec.wire_message(exc),
+                        reason=codec.wire_message(exc, codec.variant_of(envelope.payload.rule_set)),
                     )
                     return None
                 self.tables[table.table_id] = table

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
 from enum import Enum
@@ -41,6 +42,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import stream_codec as codec
+from rummy_game import wires
 from rummy_game.table import Table
 from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_platform.envelope import Envelope
@@ -49,15 +51,6 @@ from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.cards import Card
 from rummy_rules.errors import RuleViolation
-from rummy_rules.indian import (
-    DeclarationRejected,
-    Declare,
-    Declared,
-    Drop,
-    DropKind,
-    HandState,
-    PlayerDropped,
-)
 from rummy_rules.rules import RuleSetError
 from rummy_rules.settlement import Settlement
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
@@ -133,9 +126,10 @@ def _finding(envelope: Envelope, check: str, message: str) -> Finding:
 # -- commands from recorded events ------------------------------------------------------------
 
 
-def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
+def command_for(event: ev.Event, at_ms: int, variant: str = "") -> cmd.Command | None:
     """The command a recorded event answers (its input), or None for an event the rules derive
-    from another (TurnStarted, SeedWindowOpened, StockExhausted, HandEnded, a timeout drop)."""
+    from another (TurnStarted, SeedWindowOpened, StockExhausted, HandEnded, a timeout drop).
+    A variant's own events (``variant``: the hand's) are its wire's (``replay_command``)."""
     if isinstance(event, ev.HandStarted):
         return cmd.StartHand(
             hand_id=event.hand_id,
@@ -167,16 +161,6 @@ def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
         return draw(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
     if isinstance(event, ev.CardDiscarded):
         return cmd.Discard(seat=event.seat, turn_no=event.turn_no, card=event.card, at_ms=at_ms)
-    if isinstance(event, Declared | DeclarationRejected):
-        return Declare(
-            seat=event.seat, turn_no=event.turn_no, face_down=event.face_down, at_ms=at_ms
-        )
-    if isinstance(event, PlayerDropped):
-        if event.kind is DropKind.LEAVE:
-            return cmd.LeaveHand(seat=event.seat, at_ms=at_ms)
-        if event.kind is DropKind.TIMEOUT:
-            return None
-        return Drop(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
     if isinstance(event, ev.TurnTimedOut):
         return cmd.TurnTimeout(turn_no=event.turn_no, at_ms=at_ms)
     if isinstance(event, ev.StockReshuffled):
@@ -185,6 +169,9 @@ def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
         )
     if isinstance(event, ev.HandAborted):
         return cmd.AbortHand(reason=event.reason, at_ms=at_ms)
+    if variant:
+        with suppress(wires.UnknownWire):
+            return wires.lookup(variant).replay_command(event, at_ms)
     return None
 
 
@@ -310,7 +297,7 @@ def replay_hand(
         try:
             if isinstance(payload, table_pb.HandStarted):
                 recorded.append(_Recorded(envelope, codec.hand_started_from_pb(payload, at_ms)))
-            elif type(payload) in codec.HAND_PAYLOADS:
+            elif codec.is_hand_payload(payload):
                 recorded += [
                     _Recorded(envelope, e) for e in codec.from_payload(payload, ctx, at_ms)
                 ]
@@ -345,7 +332,7 @@ def _rederive(
     while i < len(recorded):
         item = recorded[i]
         at_ms = codec.datetime_to_ms(item.envelope.occurred_at)
-        command = command_for(item.event, at_ms)
+        command = command_for(item.event, at_ms, ctx.rule_set.variant)
         if command is None:
             report.findings.append(
                 _finding(
@@ -396,13 +383,16 @@ def _rederive(
     return state
 
 
-def _equivalent(state: HandState, got: ev.Event, want: ev.Event) -> tuple[list[int], str]:
+def _equivalent(state: Any, got: ev.Event, want: ev.Event) -> tuple[list[int], str]:
     """For a recorded HandEnded that differs from the derived one: the seats whose arrangement is
-    an equally good alternative (see :mod:`.arrangements`), or ``([], why)``."""
+    an equally good alternative (see :mod:`.arrangements`: for a variant whose hand state has a
+    wild rank and whose options have meld options), or ``([], why)``."""
     if not isinstance(got, ev.HandEnded) or not isinstance(want, ev.HandEnded):
         return [], ""
-    assert state.rule_set is not None
-    options = state.rule_set.options.meld_options
+    rule_set = getattr(state, "rule_set", None)
+    options = getattr(getattr(rule_set, "options", None), "meld_options", None)
+    if options is None or not hasattr(state, "wild_rank"):
+        return [], ""
     return equivalent_seats(got, want, state.wild_rank, options)
 
 
