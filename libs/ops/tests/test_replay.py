@@ -712,3 +712,38 @@ def test_a_changed_flat_option_in_a_record_of_the_older_shape_is_still_caught(
             break
     run = replay_events(old, Selection())
     assert not run.ok
+
+
+def _recorded_before_seeds_locked_named_the_variant(table: SyntheticTable) -> list[Envelope]:
+    """The table's envelopes as a writer before ``SeedsLocked.variant`` recorded them (33 such
+    hands were on the shared broker)."""
+    out = []
+    for e in table.envelopes:
+        if isinstance(e.payload, table_pb.SeedsLocked):
+            old = table_pb.SeedsLocked()
+            old.CopyFrom(e.payload)
+            old.ClearField("variant")
+            e = replace(e, payload=old)
+        out.append(e)
+    return out
+
+
+def test_a_hand_recorded_before_seeds_locked_named_its_variant_still_verifies(
+    table: SyntheticTable,
+) -> None:
+    old = _recorded_before_seeds_locked_named_the_variant(table)
+    assert any(isinstance(e.payload, table_pb.SeedsLocked) for e in old)
+    run = replay_events(old, Selection())
+    assert run.ok, [f.line() for h in run.hands for f in h.findings]
+
+
+def test_a_seeds_locked_naming_another_variant_than_its_hand_is_still_caught(
+    table: SyntheticTable,
+) -> None:
+    old = _recorded_before_seeds_locked_named_the_variant(table)
+    for e in old:
+        if isinstance(e.payload, table_pb.SeedsLocked):
+            e.payload.variant = "gin"
+            break
+    run = replay_events(old, Selection())
+    assert not run.ok

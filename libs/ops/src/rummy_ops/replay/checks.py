@@ -411,9 +411,22 @@ def _comparable(payload: Message, ignore_groupings: bool) -> Message:
 
 
 def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
-    """``derived`` without its rule set's per-variant options when ``recorded``'s rule set has
-    none: a hand recorded before ``RuleSet.variant_options`` existed carries only the flat
-    fields, which are still compared (today's writer sets both, equal)."""
+    """``derived`` in the shape of a record written before a field existed: without its rule
+    set's per-variant options when ``recorded``'s rule set has none (a hand recorded before
+    ``RuleSet.variant_options`` carries only the flat fields, which are still compared: today's
+    writer sets both, equal); a SeedsLocked without its variant when the record names none and
+    the hand plays the legacy variant (written before ``SeedsLocked.variant``: every such hand
+    was Indian points)."""
+    if (
+        isinstance(recorded, table_pb.SeedsLocked)
+        and isinstance(derived, table_pb.SeedsLocked)
+        and not recorded.variant
+        and derived.variant == registry.LEGACY_VARIANT
+    ):
+        copy = table_pb.SeedsLocked()
+        copy.CopyFrom(derived)
+        copy.ClearField("variant")
+        return copy
     field = "rule_set"
     if (
         type(recorded) is not type(derived)
