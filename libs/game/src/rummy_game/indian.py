@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Literal, TypeVar
+from typing import Literal
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -42,14 +42,12 @@ from .wire import (
     card_to_pb,
     cards_from_pb,
     cards_to_pb,
+    given,
 )
-
-_T = TypeVar("_T")
 
 _Switch = Literal[
     "jokers_only_group_is_impure_sequence", "card_taken_from_discard_cannot_be_discarded"
 ]
-_Option = _Switch | Literal["first_drop_points", "middle_drop_points", "wrong_declare_points"]
 
 #: The on/off options (explicit presence; on at Bombay Baazi). A record written before explicit
 #: presence left a switch that was off out (a proto3 zero): read so.
@@ -122,24 +120,24 @@ class IndianWire:
             options = as_written
         default = indian_rules(house)
 
-        def given(name: _Option, default: _T) -> _T:
-            value: _T = getattr(options, name) if options.HasField(name) else default
-            return value
-
         played = replace(
             default,
-            first_drop_points=given("first_drop_points", default.first_drop_points),
-            middle_drop_points=given("middle_drop_points", default.middle_drop_points),
-            wrong_declare_points=given("wrong_declare_points", default.wrong_declare_points),
+            first_drop_points=given(options, "first_drop_points", default.first_drop_points),
+            middle_drop_points=given(options, "middle_drop_points", default.middle_drop_points),
+            wrong_declare_points=given(
+                options, "wrong_declare_points", default.wrong_declare_points
+            ),
             points_cap=options.max_points or None,
             meld_options=replace(
                 default.meld_options,
                 jokers_only_group_is_sequence=given(
+                    options,
                     "jokers_only_group_is_impure_sequence",
                     default.meld_options.jokers_only_group_is_sequence,
                 ),
             ),
             no_discard_of_card_taken_from_pile=given(
+                options,
                 "card_taken_from_discard_cannot_be_discarded",
                 default.no_discard_of_card_taken_from_pile,
             ),

@@ -28,7 +28,6 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Literal
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -57,6 +56,7 @@ from .wire import (
     card_to_pb,
     cards_from_pb,
     cards_to_pb,
+    given,
 )
 
 __all__ = ["HandContext", "StreamCodecError", "card_from_pb", "card_to_pb"]
@@ -67,7 +67,6 @@ __all__ = ["HandContext", "StreamCodecError", "card_from_pb", "card_to_pb"]
 #: leave it out (a table option, not a rule of the hand).
 DEFAULT_START_DELAY_SECONDS = 5
 
-_Generic = Literal["max_missed_turns", "turn_seconds", "seed_window_seconds"]
 
 #: The request's name of each generic rule-set option (``rummy_rules.rules.RuleSetError.option``);
 #: a variant's own options are named by its wire (``VariantWire.option_names``).
@@ -132,15 +131,11 @@ def rule_set_from_pb(
         raise RuleSetError("variant", f"a variant played here ({known})", repr(name)) from None
     house = variant.house_rule_set(seats, point_value_cents, commission_bps)
 
-    def given(field: _Generic, default: int) -> int:
-        value: int = getattr(options, field) if options.HasField(field) else default
-        return value
-
     house = replace(
         house,
-        max_missed_turns=given("max_missed_turns", house.max_missed_turns),
-        turn_seconds=given("turn_seconds", house.turn_seconds),
-        seed_window_seconds=given("seed_window_seconds", house.seed_window_seconds),
+        max_missed_turns=given(options, "max_missed_turns", house.max_missed_turns),
+        turn_seconds=given(options, "turn_seconds", house.turn_seconds),
+        seed_window_seconds=given(options, "seed_window_seconds", house.seed_window_seconds),
     )
     rules = wire.options_from_pb(options, house, recorded=recorded)
     variant.check_rule_set(rules)

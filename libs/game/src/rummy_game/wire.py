@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -130,6 +130,18 @@ class VariantWire(Protocol):
         """The table metric a payload of ``event_types`` counts, as (metric, label): e.g.
         ``("declares", "valid")``, ``("drops", "first")``; None when it counts none."""
         ...
+
+
+# -- options -------------------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+
+
+def given(options: Message, name: str, default: _T) -> _T:
+    """Option ``name`` of ``options`` (a field with explicit presence) when set, zero included;
+    else ``default``."""
+    value: _T = getattr(options, name) if options.HasField(name) else default
+    return value
 
 
 # -- cards ---------------------------------------------------------------------------------------
