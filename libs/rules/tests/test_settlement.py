@@ -89,7 +89,7 @@ def test_settlement_properties(hand: tuple) -> None:
     assert s.amount_for(winner) >= 0
 
 
-def test_three_winners_share_the_pot_less_one_commission_and_the_remainder_goes_first_in_order() -> (
+def test_three_winners_share_the_pot_less_one_commission_the_remainder_going_first_in_order() -> (
     None
 ):
     rs = bombay_baazi(4, 10, 500)
