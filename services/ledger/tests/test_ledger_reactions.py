@@ -284,14 +284,21 @@ def shared(
     return end
 
 
+def _three_reserved(pool: ConnectionPool) -> tuple[Wired, str, str, list[str]]:
+    """A hand of three funded players (5000 each), each reserved 1300: the ledger wired, the
+    table and hand ids and the accounts by seat."""
+    wired = Wired(pool)
+    accounts = [funded_player(pool, 5000) for _ in range(3)]
+    table_id, hand_id = new_id("table"), new_id("hand")
+    wired.table(table_id, hand_id, started(hand_id, accounts, 1300))
+    wired.run()
+    return wired, table_id, hand_id, accounts
+
+
 def test_a_hand_ended_with_two_winners_pays_each_its_share_once_and_says_so(
     pool: ConnectionPool,
 ) -> None:
-    wired = Wired(pool)
-    a, b, c = (funded_player(pool, 5000) for _ in range(3))
-    table_id, hand_id = new_id("table"), new_id("hand")
-    wired.table(table_id, hand_id, started(hand_id, [a, b, c], 1300))
-    wired.run()
+    wired, table_id, hand_id, (a, b, c) = _three_reserved(pool)
     # seat 2 pays 37 x 10 = 370; commission 37; 333 shared: 167 to seat 0, 166 to seat 1
     end = wired.table(
         table_id, hand_id, shared(hand_id, [a, b, c], [1], [0, 0, 37], [167, 166, -370])
@@ -333,11 +340,7 @@ def test_a_shared_pot_failing_an_invariant_is_recorded_as_refused_and_its_holds_
     commission: int,
     reason: str,
 ) -> None:
-    wired = Wired(pool)
-    a, b, c = (funded_player(pool, 5000) for _ in range(3))
-    table_id, hand_id = new_id("table"), new_id("hand")
-    wired.table(table_id, hand_id, started(hand_id, [a, b, c], 1300))
-    wired.run()
+    wired, table_id, hand_id, (a, b, c) = _three_reserved(pool)
     wired.table(
         table_id, hand_id, shared(hand_id, [a, b, c], co_winners, points, lines, commission)
     )
