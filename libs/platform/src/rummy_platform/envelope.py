@@ -176,8 +176,9 @@ class PayloadRegistry:
 
 def event_payloads() -> PayloadRegistry:
     """A registry of every event payload of the five services (``rummy.<area>.v1.events``) and of
-    every variant (``rummy_platform.variant_payloads``), with the variants' old type names read as
-    their new messages (``rummy.table.v1.Declared`` as ``rummy.indian.v1.Declared``)."""
+    every variant (``rummy_platform.variant_payloads``), with the type names a variant's events
+    were recorded under before they had their own package read as their new messages
+    (``variant_payloads.ALIASES``)."""
     registry = PayloadRegistry()
     for module in (table_events, ledger_events, fairness_events, dealer_events, clock_events):
         registry.register_module(module)
