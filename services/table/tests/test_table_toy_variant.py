@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,7 +65,15 @@ class ToyWorld:
         self.app.on_input(envelope, TopicPartition(self.prefix + topic, 0), next(self.ids))
 
     def recorded(self, table_id: str) -> list[Envelope]:
-        return [r.envelope for r in self.log.read_stream(self.prefix + TABLE_EVENTS, table_id)]
+        """The table's stream as Kafka holds it, once it holds everything the table committed
+        (a read-committed reader sees a transaction once its markers are written)."""
+        version = self.app.projection.tables[table_id].version
+        deadline = time.monotonic() + 15
+        while True:
+            out = [r.envelope for r in self.log.read_stream(self.prefix + TABLE_EVENTS, table_id)]
+            if (out and out[-1].stream_version >= version) or time.monotonic() > deadline:
+                return out
+            time.sleep(0.05)
 
     def player(self, account: str) -> api_grpc.TableServiceStub:
         return stub(self.host, account, Role.PLAYER)
