@@ -6,9 +6,9 @@ players), and its HandEnded fed to the format through the generic ``deal_result`
 from __future__ import annotations
 
 import pytest
-
 from hand_play import Table
 from match_play import T0, Match
+
 from rummy_rules.commands import DrawFromStock, LeaveHand
 from rummy_rules.events import HandEnded
 from rummy_rules.formats import Pool, deal_result

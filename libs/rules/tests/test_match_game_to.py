@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from match_play import T0, Match
+
 from rummy_rules import registry
 from rummy_rules.cards import Card, parse_card
 from rummy_rules.commands import Deal, StartHand, TurnTimeout

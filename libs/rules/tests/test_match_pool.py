@@ -4,8 +4,8 @@ whole matches driven through the format's commands with hand-worked totals and m
 from __future__ import annotations
 
 import pytest
-
 from match_play import T0, Match
+
 from rummy_rules.errors import ErrorCode, RuleViolation
 from rummy_rules.formats import Pool, make_format
 from rummy_rules.formats.messages import (

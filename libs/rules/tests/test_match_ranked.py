@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
-
 from match_play import T0, Match
+
 from rummy_rules.errors import ErrorCode, RuleViolation
 from rummy_rules.formats import BestOf, Deals, make_format
 from rummy_rules.formats.messages import (
