@@ -1,7 +1,7 @@
 """The Indian variant plays a match format's deals: the rule set a format asks for (drops, wrong
 declare, the 80 cap) on the rulebook's shoes (2 decks + 4 printed jokers; 1 deck + 2 for two
 players), and its HandEnded fed to the format through the generic ``deal_result``
-(DESIGN "Indian formats"; docs/rules/formats.md#deal-rules, docs/rules/cards.md#shoe)."""
+(docs/rules/formats.md#deal-rules, docs/rules/cards.md#shoe)."""
 
 from __future__ import annotations
 

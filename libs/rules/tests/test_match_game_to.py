@@ -1,4 +1,4 @@
-"""Game to N with game stakes (DESIGN "Money by format", column "game stakes";
+"""Game to N with game stakes (docs/rules/formats.md#money, column "game stakes";
 docs/rules/formats.md#game-to): played with the toy variant's real hands (tests/support/
 toy_variant), fed to the format through the generic ``deal_result``, and with stand-in results."""
 

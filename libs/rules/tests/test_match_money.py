@@ -1,4 +1,4 @@
-"""Money by format (DESIGN "Money by format"; docs/rules/formats.md#money): hand-worked cases and
+"""Money by format (docs/rules/formats.md#money): hand-worked cases and
 properties of the pure money functions."""
 
 from __future__ import annotations

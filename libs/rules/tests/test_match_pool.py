@@ -1,4 +1,4 @@
-"""Pool 101 / 201 (DESIGN "Indian formats", "Money by format"; docs/rules/formats.md#pool):
+"""Pool 101 / 201 (docs/rules/formats.md#pool, #money):
 whole matches driven through the format's commands with hand-worked totals and money."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Deals (chips) and best of N (running totals), with tie-break deals until the tie is broken
-(DESIGN "Indian formats"; docs/rules/formats.md#deals, #best-of)."""
+(docs/rules/formats.md#deals, #best-of)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Best of N (rulebook "Scoring Across Games"; DESIGN "Indian formats").
+"""Best of N (the rulebook's "Scoring Across Games"; ``docs/rules/formats.md#best-of``).
 
 N deals with running point totals; the lowest total wins the pool less the commission; a tie at
 the top plays one more deal among the tied seats, until it is broken. Drops 20/40, wrong declare

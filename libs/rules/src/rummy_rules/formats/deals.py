@@ -1,4 +1,4 @@
-"""Deals rummy: 2, 3 or 6 deals for chips (rulebook "Deals Rummy"; DESIGN "Indian formats").
+"""Deals rummy: 2, 3 or 6 deals for chips (``docs/rules/formats.md#deals``).
 
 Each seat starts with ``80 x deals`` chips (match-internal, not tokens: a count may go below 0 in
 tie-break deals, nobody runs out). After each deal every loser pays its points, capped at 80, in

@@ -1,5 +1,5 @@
 """Game to N: one or more games, each played in deals to a target score (the Gin family and
-Rummy 500 will use it; DESIGN "Money by format", column "game stakes").
+Rummy 500 will use it; ``docs/rules/formats.md#money``, column "game stakes").
 
 A deal's winner scores the points the deal charged its losers (several winners share them, the
 remainder one each to the earliest seats). A game ends when a seat still in it reaches the

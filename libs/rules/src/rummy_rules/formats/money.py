@@ -2,7 +2,7 @@
 
 Every amount is an int of hundredths of a House Token ("cents"). Pure functions of their inputs;
 every settlement they return sums to zero with its commission line, and no seat pays more than
-it holds (``docs/rules/formats.md#money``; DESIGN "Money by format").
+it holds (``docs/rules/formats.md#money``).
 
 - **Entry fee** (pool, deals, best of N): each seat's entry is reserved when the match starts
   (:func:`entry_reservations`), a rejoin reserves one more entry; the prize pool is the sum of

@@ -1,4 +1,4 @@
-"""Pool 101 / 201 (rulebook "Pool Rummy"; DESIGN "Indian formats").
+"""Pool 101 / 201 (the rulebook's "Pool Rummy"; ``docs/rules/formats.md#pool``).
 
 Each deal is an Indian hand; losers add their points to a running total (a deal's winner adds
 0); a seat whose total reaches the target (101 or 201) is eliminated; the last seat left wins the

@@ -1,4 +1,4 @@
-"""One deal per match: today's points table (DESIGN "Money by format", column "points").
+"""One deal per match: today's points table (``docs/rules/formats.md#single``).
 
 The match is the hand: it starts with the seats, deals once, and ends with that hand. The money
 is the variant's own (the hand's reservation at the deal and its ``Settlement``), so the format
