@@ -247,3 +247,23 @@ def test_a_pool_seats_two_to_six() -> None:
     with pytest.raises(RuleViolation):
         Match(Pool(), 1)
     assert Match(Pool(), 6).state.active == (0, 1, 2, 3, 4, 5)
+
+
+@pytest.mark.parametrize(
+    ("target", "highest", "offered"),
+    [(101, 78, 79), (101, 79, None), (201, 173, 174), (201, 174, None)],
+)
+def test_a_rejoin_comes_back_at_most_at_79_or_174(
+    target: int, highest: int, offered: int | None
+) -> None:
+    # Seat 1 ends at ``highest``, seat 2 is out in the last deal, seat 0 stays low.
+    m = Match(Pool(target=target, rejoin=True), 3)
+    if target == 101:
+        m.deal({0: 0, 1: highest, 2: 80})
+        new = m.deal({0: 10, 1: 0, 2: 31})  # 10, highest, 111
+    else:
+        m.deal({0: 0, 1: 80, 2: 80})
+        m.deal({0: 0, 1: 80, 2: 80})
+        new = m.deal({0: 0, 1: highest - 160, 2: 51})  # 0, highest, 211
+    offers = [(e.seat, e.total) for e in new if isinstance(e, RejoinOffered)]
+    assert offers == ([] if offered is None else [(2, offered)])
