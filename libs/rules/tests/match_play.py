@@ -10,6 +10,7 @@ from rummy_rules.formats import DealResult, MatchFormat, MatchState
 from rummy_rules.formats.messages import (
     BeginDeal,
     LeaveMatch,
+    MatchEnded,
     RecordDeal,
     StartMatch,
 )
@@ -66,6 +67,11 @@ class Match:
 
     def leave(self, seat: int) -> tuple[Event, ...]:
         return self.do(LeaveMatch(seat=seat, at_ms=T0))
+
+    def ended(self) -> MatchEnded:
+        """The MatchEnded that closed the match (fails if it is not over that way)."""
+        assert isinstance(self.state.result, MatchEnded)
+        return self.state.result
 
     def of(self, kind: type) -> list[Event]:
         return [e for e in self.events if isinstance(e, kind)]

@@ -29,11 +29,6 @@ from rummy_rules.formats.state import MatchPhase, OutReason
 from rummy_rules.rules import RuleSetError
 
 
-def ended(m: Match) -> MatchEnded:
-    assert isinstance(m.state.result, MatchEnded)
-    return m.state.result
-
-
 def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_left() -> None:
     m = Match(Pool(target=101, entry_cents=1_000, commission_bps=1_000, rejoin=True), 3)
     assert [(e.seat, e.amount_cents) for e in m.of(MoneyReserved)] == [
@@ -60,7 +55,7 @@ def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_le
         m.do(AcceptRejoin(seat=2, at_ms=T0))
     assert refused.value.code is ErrorCode.WRONG_PHASE
     m.deal({0: 2, 1: 0})  # seat 0 reaches 102: seat 1 is the last left
-    result = ended(m)
+    result = m.ended()
     assert result.winners == (1,) and result.reason == "last_left"
     # Pool 1,000 x 3 entries + 1,000 rejoin = 4,000; 10% = 400; seat 1 held 2,000:
     # 4,000 - 400 - 2,000 = +1,600; seats 0 and 2 forfeit 1,000 each; 1,600 - 2,000 + 400 = 0.
@@ -122,7 +117,7 @@ def test_a_pool_201_match_ends_in_a_split_with_the_remainder_to_the_lowest_total
     m.do(RequestSplit(seat=2, at_ms=T0))
     assert m.state.phase is MatchPhase.BETWEEN_DEALS
     m.do(RequestSplit(seat=1, at_ms=T0))
-    result = ended(m)
+    result = m.ended()
     assert result.reason == "split" and result.winners == (0, 1, 2)
     # Pool 3 x 555 = 1,665; 7.5% = 124.875 -> 124; 1,541 / 3 = 513 remainder 2, both to the
     # lowest total (seat 1, at 50): 515. Lines 513 - 555 = -42, 515 - 555 = -40, -42.
@@ -155,7 +150,7 @@ def test_leaving_between_deals_and_mid_deal_forfeits_the_entry() -> None:
     m.record({0: 30, 1: 0, 2: 40}, left=frozenset({2}))
     assert m.state.active == (0, 1)
     m.deal({0: 80, 1: 0})  # seat 0 at 110
-    result = ended(m)
+    result = m.ended()
     # Pool 4,000; 10% = 400; seat 1: 4,000 - 400 - 1,000 = +2,600; the three others -1,000.
     assert result.winners == (1,)
     assert result.settlement is not None

@@ -21,11 +21,6 @@ from rummy_rules.formats.messages import (
 from rummy_rules.rules import RuleSetError
 
 
-def ended(m: Match) -> MatchEnded:
-    assert isinstance(m.state.result, MatchEnded)
-    return m.state.result
-
-
 def test_a_two_deal_match_with_a_tie_break_deal_pays_the_most_chips() -> None:
     fmt = Deals(deals=2, entry_cents=1_000, commission_bps=1_000)
     m = Match(fmt, 3)
@@ -43,7 +38,7 @@ def test_a_two_deal_match_with_a_tie_break_deal_pays_the_most_chips() -> None:
         m.do(RecordDeal(result=DealResult(points=((0, 0), (1, 5), (2, 5)), winners=(0,)), at_ms=T0))
     assert refused.value.code is ErrorCode.INVALID_DEAL
     m.record({0: 30, 2: 0})  # chips 170, 80, 230
-    result = ended(m)
+    result = m.ended()
     assert result.winners == (2,) and result.reason == "most_chips"
     # Pool 3,000; 10% = 300; seat 2: 3,000 - 300 - 1,000 = +1,700.
     assert result.settlement is not None
@@ -59,7 +54,7 @@ def test_a_tie_that_persists_plays_another_tie_break_deal() -> None:
     result = DealResult(points=((0, 0), (1, 0)), winners=(0,))
     assert m.do(RecordDeal(result=result, at_ms=T0))[-1] == TieBreakDue(seats=(0, 1))
     m.deal({0: 0, 1: 1})
-    assert ended(m).winners == (0,)
+    assert m.ended().winners == (0,)
 
 
 def test_a_best_of_three_with_a_tie_break_pays_the_lowest_total() -> None:
@@ -70,7 +65,7 @@ def test_a_best_of_three_with_a_tie_break_pays_the_lowest_total() -> None:
     assert fmt.deals_left(m.state) == 1
     assert m.deal({0: 20, 1: 0})[-1] == TieBreakDue(seats=(0, 1))  # 30 and 30
     m.deal({0: 0, 1: 5})  # 30 and 35
-    result = ended(m)
+    result = m.ended()
     assert result.winners == (0,) and result.reason == "lowest_total"
     # Pool 500; 2% = 10; seat 0: 500 - 10 - 250 = +240; seat 1 -250.
     assert result.settlement is not None
@@ -83,7 +78,7 @@ def test_best_of_three_without_a_tie_ends_after_the_third_deal() -> None:
     m.deal({0: 10, 1: 0, 2: 5})
     assert m.state.phase.value == "between_deals"
     m.deal({0: 20, 1: 40, 2: 0})  # 30, 70, 10
-    assert ended(m).winners == (2,)
+    assert m.ended().winners == (2,)
 
 
 def test_a_player_leaving_mid_match_forfeits_and_the_tie_break_goes_on_without_it() -> None:
@@ -92,7 +87,7 @@ def test_a_player_leaving_mid_match_forfeits_and_the_tie_break_goes_on_without_i
     m.leave(1)
     assert m.do(BeginDeal(at_ms=T0))[0].seats == (0, 2)  # type: ignore[attr-defined]
     m.record({0: 50, 2: 0})  # 190, -, 170
-    result = ended(m)
+    result = m.ended()
     # Pool 1,200, no commission: seat 0 gets 1,200 - 400 = +800; seat 1 (left) forfeits 400.
     assert result.winners == (0,)
     assert result.settlement is not None

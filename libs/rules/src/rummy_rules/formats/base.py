@@ -27,6 +27,7 @@ from .messages import (
     BeginDeal,
     DealResult,
     DealRules,
+    DealScored,
     DealStarted,
     DealVoided,
     DeclineRejoin,
@@ -39,7 +40,7 @@ from .messages import (
     SeatLeft,
     StartMatch,
 )
-from .state import MatchPhase, MatchState, OutReason, fold
+from .state import MatchPhase, MatchState, OutReason, Pairs, fold, pairs
 
 #: The seats of an Indian pool, deals or best-of table (the rulebook's 2-6 players).
 INDIAN_FORMAT_SEATS = (2, 6)
@@ -83,6 +84,14 @@ def refuse(code: ErrorCode, message: str) -> RuleViolation:
 def after(state: MatchState, events: Sequence[Event]) -> MatchState:
     """The state once ``events`` are applied (to decide what follows them)."""
     return fold(events, state)
+
+
+def added_totals(state: MatchState, result: DealResult) -> Pairs:
+    """The running totals once each seat dealt in adds the points ``result`` charged it."""
+    totals = dict(state.totals)
+    for seat, p in result.points:
+        totals[seat] = totals.get(seat, 0) + p
+    return pairs(totals)
 
 
 def check_money_option(option: str, cents: int, seats: int, copies: int = 1) -> None:
@@ -243,6 +252,19 @@ class MatchRules:
             raise refuse(bad, "a deal's winner is charged no points")
         if not (result.left | result.timed_out) <= set(seats) - set(winners):
             raise refuse(bad, "only a losing seat dealt in can leave or time out")
+
+    def _scored(
+        self, state: MatchState, result: DealResult, *, totals: Pairs = (), chips: Pairs = ()
+    ) -> DealScored:
+        """The DealScored of ``result`` with the standings after it."""
+        return DealScored(
+            deal_no=state.deals_scored + 1,
+            points=result.points,
+            winners=result.winners,
+            totals=totals,
+            chips=chips,
+            timed_out=tuple(sorted(result.timed_out)),
+        )
 
     def _void(self, state: MatchState, command: RecordDealAborted) -> tuple[Event, ...]:
         return (DealVoided(deal_no=state.deals_scored + 1, reason=command.reason),)

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..rules import check_bounds
+from .base import added_totals
 from .entry import RankedFormat
 from .messages import DealResult, DealScored
-from .state import MatchState, pairs
+from .state import MatchState
 
 #: The deal counts a best-of table may play.
 BEST_OF_DEALS = (2, 10)
@@ -41,14 +42,4 @@ class BestOf(RankedFormat):
         return {seat: -total for seat, total in state.totals}
 
     def _deal_scored(self, state: MatchState, result: DealResult) -> DealScored:
-        totals = dict(state.totals)
-        for seat, p in result.points:
-            totals[seat] += p
-        return DealScored(
-            deal_no=state.deals_scored + 1,
-            points=result.points,
-            winners=result.winners,
-            totals=pairs(totals),
-            chips=(),
-            timed_out=tuple(sorted(result.timed_out)),
-        )
+        return self._scored(state, result, totals=added_totals(state, result))

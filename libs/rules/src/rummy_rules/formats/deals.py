@@ -67,11 +67,5 @@ class Deals(RankedFormat):
 
     def _deal_scored(self, state: MatchState, result: DealResult) -> DealScored:
         cap = self.deal_rules.points_cap if self.deal_rules else CHIPS_PER_DEAL
-        return DealScored(
-            deal_no=state.deals_scored + 1,
-            points=result.points,
-            winners=result.winners,
-            totals=(),
-            chips=pairs(chips_after(self.chips(state), result, cap)),
-            timed_out=tuple(sorted(result.timed_out)),
-        )
+        chips = pairs(chips_after(self.chips(state), result, cap))
+        return self._scored(state, result, chips=chips)

@@ -23,7 +23,6 @@ from ..rules import BASIS_POINTS_PER_UNIT, check_bounds
 from .base import MatchRules, after, check_money_option
 from .messages import (
     DealResult,
-    DealScored,
     DealStarted,
     GameEnded,
     GameStarted,
@@ -111,14 +110,7 @@ class GameTo(MatchRules):
         for i, seat in enumerate(sorted(result.winners)):
             totals[seat] += share + (1 if i < remainder else 0)
         events: tuple[Event, ...] = (
-            DealScored(
-                deal_no=state.deals_scored + 1,
-                points=result.points,
-                winners=result.winners,
-                totals=pairs(totals),
-                chips=(),
-                timed_out=tuple(sorted(result.timed_out)),
-            ),
+            self._scored(state, result, totals=pairs(totals)),
             *self._left_mid_deal(state, result),
         )
         if self.missed_turns_lose_game:

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from ..errors import ErrorCode
 from ..events import Event
 from ..rules import RuleSetError
-from .base import after, refuse
+from .base import added_totals, after, refuse
 from .entry import EntryFeeFormat
 from .messages import (
     AcceptRejoin,
     DealResult,
     DealRules,
-    DealScored,
     DeclineRejoin,
     MatchEnded,
     MoneyReserved,
@@ -35,7 +34,7 @@ from .messages import (
     SplitRequested,
 )
 from .money import settle_split
-from .state import MatchState, OutReason, pairs
+from .state import MatchState, OutReason
 
 #: target -> (first drop, middle drop, the highest total a rejoin may come back at).
 POOL_TARGETS = {101: (20, 40, 79), 201: (25, 50, 174)}
@@ -81,17 +80,8 @@ class Pool(EntryFeeFormat):
         return POOL_TARGETS[self.target][2]
 
     def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
-        totals = dict(state.totals)
-        for seat, p in result.points:
-            totals[seat] = totals.get(seat, 0) + p
-        scored = DealScored(
-            deal_no=state.deals_scored + 1,
-            points=result.points,
-            winners=result.winners,
-            totals=pairs(totals),
-            chips=(),
-            timed_out=tuple(sorted(result.timed_out)),
-        )
+        scored = self._scored(state, result, totals=added_totals(state, result))
+        totals = dict(scored.totals)
         left = self._left_mid_deal(state, result)
         gone = result.left | set(state.out_seats)
         eliminated = tuple(

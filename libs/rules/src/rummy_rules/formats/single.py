@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..events import Event
 from .base import MatchRules
-from .messages import DealResult, DealScored, MatchAborted, MatchEnded, RecordDealAborted
+from .messages import DealResult, MatchAborted, MatchEnded, RecordDealAborted
 from .state import MatchState
 
 
@@ -32,14 +32,7 @@ class Single(MatchRules):
         return 1 - state.deals_scored
 
     def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
-        scored = DealScored(
-            deal_no=1,
-            points=result.points,
-            winners=result.winners,
-            totals=result.points,
-            chips=(),
-            timed_out=tuple(sorted(result.timed_out)),
-        )
+        scored = self._scored(state, result, totals=result.points)
         ended = MatchEnded(
             winners=result.winners, reason="hand_ended", settlement=None, at_ms=at_ms
         )
