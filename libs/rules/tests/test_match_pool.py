@@ -104,7 +104,7 @@ def test_each_seat_out_in_a_deal_is_offered_a_rejoin_and_none_when_the_option_is
     assert refused.value.code is ErrorCode.INVALID_COMMAND
 
 
-def test_a_pool_201_match_ends_in_a_split_with_the_remainder_to_the_lowest_total() -> None:
+def test_a_pool_201_match_ends_in_a_split_with_the_remainder_from_the_lowest_total() -> None:
     fmt = Pool(target=201, entry_cents=555, commission_bps=750, split=True)
     assert fmt.deal_rules == DealRules(25, 50, 80, 80)
     m = Match(fmt, 3)
@@ -119,11 +119,12 @@ def test_a_pool_201_match_ends_in_a_split_with_the_remainder_to_the_lowest_total
     m.do(RequestSplit(seat=1, at_ms=T0))
     result = m.ended()
     assert result.reason == "split" and result.winners == (0, 1, 2)
-    # Pool 3 x 555 = 1,665; 7.5% = 124.875 -> 124; 1,541 / 3 = 513 remainder 2, both to the
-    # lowest total (seat 1, at 50): 515. Lines 513 - 555 = -42, 515 - 555 = -40, -42.
+    # Pool 3 x 555 = 1,665; 7.5% = 124.875 -> 124; 1,541 / 3 = 513 remainder 2, one each from
+    # the lowest total: seat 1 (50), then seat 0 (80); seat 2 (105) none. Lines 514 - 555 = -41,
+    # -41, 513 - 555 = -42; -124 + 124 = 0.
     s = result.settlement
     assert s is not None and s.commission_cents == 124
-    assert [ln.amount_cents for ln in s.lines] == [-42, -40, -42]
+    assert [ln.amount_cents for ln in s.lines] == [-41, -41, -42]
 
 
 def test_split_requests_lapse_when_the_next_deal_is_dealt_and_need_the_option() -> None:

@@ -12,8 +12,9 @@ it holds (``docs/rules/formats.md#money``).
   with the winner (the players' favour) and the house never takes more than the stated rate.
   The winner's line is its net: ``pool - commission - its own entries``.
 - **Split** (pool option, :func:`settle_split`): the pool less the same commission is shared
-  equally among the seats left; the remainder hundredths all go to the one with the lowest
-  total (ties: the earliest seat). Each line is that share less the seat's own entries.
+  equally among the seats left; the remainder hundredths go one each to the lowest totals first
+  (ties: the earliest seat), as a shared pot's do (``docs/rules/money.md#shared-pot``).
+  Each line is that share less the seat's own entries.
 - **Aborted or closed match** (:func:`release_all`): every hold released, nothing moves (all
   lines 0, commission 0).
 - **Game stakes** (game to N, :func:`game_stake_cents`, :func:`settle_game`): ``cap x point
@@ -111,8 +112,9 @@ def settle_split(
 ) -> MatchSettlement:
     """The split of a pool: ``held`` as in :func:`settle_winner`; ``totals_left`` maps each seat
     still in the match to its running total (points). The pool less the commission is shared
-    equally among them; the remainder hundredths all go to the lowest total (ties: the earliest
-    seat). Raises ValueError with fewer than two seats left or a seat left that holds nothing."""
+    equally among them; the remainder hundredths (fewer than the seats left) go one each to the
+    lowest totals first (ties: the earliest seat). Raises ValueError with fewer than two seats
+    left or a seat left that holds nothing."""
     lines = _held(held)
     if len(totals_left) < 2:
         raise ValueError("a split needs at least two seats left")
@@ -122,8 +124,8 @@ def settle_split(
     pool = sum(lines.values())
     house = commission_for(pool, commission_bps)
     share, remainder = divmod(pool - house, len(totals_left))
-    lowest = min(totals_left, key=lambda seat: (totals_left[seat], seat))
-    takings = {seat: share + (remainder if seat == lowest else 0) for seat in totals_left}
+    order = sorted(totals_left, key=lambda seat: (totals_left[seat], seat))
+    takings = {seat: share + (1 if i < remainder else 0) for i, seat in enumerate(order)}
     return MatchSettlement(
         pool_cents=pool,
         commission_bps=commission_bps,
