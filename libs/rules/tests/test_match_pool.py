@@ -7,7 +7,7 @@ import pytest
 from match_play import T0, Match
 
 from rummy_rules.errors import ErrorCode, RuleViolation
-from rummy_rules.formats import Pool, make_format
+from rummy_rules.formats import Pool, make_format, match_view
 from rummy_rules.formats.messages import (
     AbortMatch,
     AcceptRejoin,
@@ -263,3 +263,26 @@ def test_a_rejoin_comes_back_at_most_at_79_or_174(
         new = m.deal({0: 0, 1: highest - 160, 2: 51})  # 0, highest, 211
     offers = [(e.seat, e.total) for e in new if isinstance(e, RejoinOffered)]
     assert offers == ([] if offered is None else [(2, offered)])
+
+
+def test_a_player_sees_the_totals_eliminations_offers_and_split_requests() -> None:
+    fmt = Pool(target=101, entry_cents=100, rejoin=True, split=True)
+    m = Match(fmt, 3)
+    m.deal({0: 0, 1: 80, 2: 30})
+    m.deal({0: 0, 1: 30, 2: 10})  # seat 1 out at 110, offered 41
+    m.do(RequestSplit(seat=0, at_ms=T0))
+    view = match_view(fmt, m.state)
+    assert (view.match_format, view.phase, view.deals_scored, view.deals_left) == (
+        "pool-101",
+        "between_deals",
+        2,
+        None,
+    )
+    assert [(s.seat, s.status, s.total, s.held_cents) for s in view.seats] == [
+        (0, "in", 0, 100),
+        (1, "eliminated", 110, 100),
+        (2, "in", 40, 100),
+    ]
+    assert [s.rejoin_total for s in view.seats] == [None, 41, None]
+    assert [s.asked_split for s in view.seats] == [True, False, False]
+    assert all(s.chips is None for s in view.seats)

@@ -7,7 +7,7 @@ import pytest
 from match_play import T0, Match
 
 from rummy_rules.errors import ErrorCode, RuleViolation
-from rummy_rules.formats import BestOf, Deals, make_format
+from rummy_rules.formats import BestOf, Deals, make_format, match_view
 from rummy_rules.formats.messages import (
     BeginDeal,
     DealResult,
@@ -139,3 +139,15 @@ def test_deals_and_best_of_ask_the_variant_for_drops_20_40_wrong_declare_80_and_
         assert (rules.first_drop_points, rules.middle_drop_points) == (20, 40)
         assert (rules.wrong_declare_points, rules.points_cap) == (80, 80)
     assert Deals(deals=6).name == "deals-6" and BestOf(deals=5).name == "best-of-5"
+
+
+def test_a_player_sees_the_chips_the_deals_left_and_a_tie_break() -> None:
+    fmt = Deals(deals=2)
+    m = Match(fmt, 3)
+    assert [s.chips for s in match_view(fmt, m.state).seats] == [160, 160, 160]
+    m.deal({0: 0, 1: 40, 2: 20})
+    view = match_view(fmt, m.state)
+    assert [s.chips for s in view.seats] == [220, 120, 140] and view.deals_left == 1
+    m.deal({0: 20, 1: 40, 2: 0})
+    view = match_view(fmt, m.state)
+    assert view.deals_left == 0 and view.next_seats == (0, 2)

@@ -21,6 +21,7 @@ from .messages import DealResult, DealRules, deal_result
 from .pool import Pool
 from .single import Single
 from .state import MatchPhase, MatchState
+from .view import MatchSeatView, MatchView, match_view
 
 #: Format kind -> its class (options are the class's fields).
 FORMAT_KINDS: dict[str, type[MatchRules]] = {
@@ -56,9 +57,12 @@ __all__ = [
     "MatchFormat",
     "MatchPhase",
     "MatchRules",
+    "MatchSeatView",
     "MatchState",
+    "MatchView",
     "Pool",
     "Single",
     "deal_result",
     "make_format",
+    "match_view",
 ]

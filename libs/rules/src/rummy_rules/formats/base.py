@@ -76,6 +76,10 @@ class MatchFormat(Protocol):
         """Deals still to play by the format's count (0 in a tie-break), None if it has none."""
         ...
 
+    def chips(self, state: MatchState) -> dict[int, int] | None:
+        """Each seat's chips (deals), None for a format without chips."""
+        ...
+
 
 def refuse(code: ErrorCode, message: str) -> RuleViolation:
     return RuleViolation(code, message)
@@ -131,6 +135,9 @@ class MatchRules:
         return fold(events, state)
 
     def deals_left(self, state: MatchState) -> int | None:
+        return None
+
+    def chips(self, state: MatchState) -> dict[int, int] | None:
         return None
 
     # ---------------------------------------------------------------------------------- decide

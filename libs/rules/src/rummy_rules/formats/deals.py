@@ -56,16 +56,19 @@ class Deals(RankedFormat):
     def name(self) -> str:
         return f"deals-{self.deals}"
 
-    def chips(self, state: MatchState) -> dict[int, int]:
+    def chips(self, state: MatchState) -> dict[int, int] | None:
         """Each seat's chips now (``80 x deals`` before the first deal)."""
+        return self._chips(state)
+
+    def _standing(self, state: MatchState) -> Mapping[int, int]:
+        return self._chips(state)
+
+    def _chips(self, state: MatchState) -> dict[int, int]:
         if state.chips:
             return dict(state.chips)
         return {seat: CHIPS_PER_DEAL * self.deals for seat in state.seat_numbers}
 
-    def _standing(self, state: MatchState) -> Mapping[int, int]:
-        return self.chips(state)
-
     def _deal_scored(self, state: MatchState, result: DealResult) -> DealScored:
         cap = self.deal_rules.points_cap if self.deal_rules else CHIPS_PER_DEAL
-        chips = pairs(chips_after(self.chips(state), result, cap))
+        chips = pairs(chips_after(self._chips(state), result, cap))
         return self._scored(state, result, chips=chips)
