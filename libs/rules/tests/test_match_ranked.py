@@ -102,6 +102,18 @@ def test_a_tied_seat_leaving_before_the_tie_break_decides_the_match() -> None:
     assert isinstance(new[-1], MatchEnded) and new[-1].winners == (1,)
 
 
+def test_a_seat_sitting_out_a_tie_break_may_leave_while_it_is_played() -> None:
+    from rummy_rules.formats.messages import SeatLeft
+
+    m = Match(Deals(deals=2, entry_cents=100), 3)
+    m.deal({0: 0, 1: 40, 2: 20})
+    m.deal({0: 20, 1: 40, 2: 0})  # seats 0 and 2 tie
+    m.do(BeginDeal(at_ms=T0))
+    assert m.leave(1) == (SeatLeft(seat=1, mid_deal=False),)
+    m.record({0: 0, 2: 10})
+    assert m.ended().winners == (0,)
+
+
 def test_a_voided_tie_break_deal_is_replayed_among_the_same_seats() -> None:
     m = Match(Deals(deals=2, entry_cents=100), 3)
     m.deal({0: 0, 1: 40, 2: 20})

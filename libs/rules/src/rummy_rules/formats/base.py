@@ -285,9 +285,12 @@ class MatchRules:
         )
 
     def _leave(self, state: MatchState, command: LeaveMatch) -> tuple[Event, ...]:
-        left = SeatLeft(seat=command.seat, mid_deal=state.phase is MatchPhase.IN_DEAL)
+        mid_deal = command.seat in state.deal_seats
+        left = SeatLeft(seat=command.seat, mid_deal=mid_deal)
         if state.phase is MatchPhase.IN_DEAL:
-            return (left,)  # the variant scores the deal; its result takes the seat out
+            # Mid-deal the variant scores the seat's deal; what follows is decided with the
+            # deal's result (also for a seat sitting out a tie-break being played).
+            return (left,)
         return (left, *self._after_leave(after(state, (left,)), command.at_ms))
 
     def _after_leave(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
