@@ -78,18 +78,21 @@ class SkippedEvents:
         table_id: str = "",
         hand_id: str = "",
         consumer: str = "",
+        log: bool = True,
         **where: object,
     ) -> bool:
         """Count one skipped event of payload type ``type_name`` (for ``unknown_variant``, the
         known type naming the unknown ``variant``), and log it if this process has not logged
         that name for that reason yet. ``consumer`` names who skipped it (``dealer``,
         ``table-inputs``, ``replay``, ...); ``where`` adds fields to the log line (topic,
-        partition, offset). Returns True when the line was logged."""
+        partition, offset). ``log=False``: count only (a command-line reader whose report says
+        what it skipped, and whose standard output is its report). Returns True when the line
+        was logged."""
         with self._lock:
             type_label = self._label("type", type_name)
             variant_label = self._label("variant", variant)
             key = (reason, type_label, variant_label)
-            first = key not in self._logged
+            first = log and key not in self._logged
             if first:
                 self._logged.add(key)
         self.counter.labels(reason, type_label, variant_label).inc()

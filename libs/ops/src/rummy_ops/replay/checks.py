@@ -277,7 +277,7 @@ def _pinned_variant(report: HandReplay, started: Envelope) -> Variant[Any] | Non
     """The variant the hand's HandStarted pinned (its rule set's variant and the envelope's
     rules version), or None when this build does not know it: the hand is then *unverifiable*
     (``report.unverifiable`` says why; not OK, and no mismatch either), and an unknown variant
-    is counted and logged once as a skip (``rummy_platform.skips``)."""
+    is counted as a skip (``rummy_platform.skips``)."""
     payload = started.payload
     assert isinstance(payload, table_pb.HandStarted)
     pinned = payload.rule_set.variant if payload.rule_set.HasField("variant") else ""
@@ -294,6 +294,7 @@ def _pinned_variant(report: HandReplay, started: Envelope) -> Variant[Any] | Non
                 table_id=report.table_id,
                 hand_id=report.hand_id,
                 consumer="replay",
+                log=False,  # the replay's report says it (UNVERIFIABLE)
             )
         return None
 

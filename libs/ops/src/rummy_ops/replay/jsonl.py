@@ -101,12 +101,13 @@ def read_jsonl(path: Path | str) -> Iterator[Envelope]:
 
 def _skip_unknown(obj: dict[str, Any], where: str) -> None:
     """Skip an exported event whose payload type this build does not know (a newer writer's):
-    counted and logged once per type (``rummy_platform.skips``); the replay report lists it."""
+    counted (``rummy_platform.skips``); the replay report lists it (no log line)."""
     SKIPPED.skipped(
         "unknown_type",
         type_name=obj["type"],
         table_id=str(obj.get("stream_id", "")),
         hand_id=str(obj.get("correlation_id", "")),
         consumer="replay",
+        log=False,
         line=where,
     )

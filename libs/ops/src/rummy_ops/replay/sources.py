@@ -53,7 +53,9 @@ def _read_kafka(
     bootstrap: str, topic: str, table_id: str | None, timeout_s: float
 ) -> list[Envelope]:
     if table_id is not None:
-        with KafkaEventLog(bootstrap, client_id="rummy-replay", timeout_s=timeout_s) as log:
+        with KafkaEventLog(
+            bootstrap, client_id="rummy-replay", timeout_s=timeout_s, log_skips=False
+        ) as log:
             try:
                 return [r.envelope for r in log.read_stream(topic, table_id)]
             except Exception as exc:  # UnknownTopic, EventLogError
@@ -88,10 +90,10 @@ def read_topic(bootstrap: str, topic: str) -> list[Envelope]:
             for tp, messages in consumer.poll(timeout_ms=500).items():
                 for m in messages:
                     if m.offset < end[tp]:
-                        # a type this build does not know (a newer writer's) is skipped,
-                        # counted and logged once (the report says so, see command.py)
+                        # a type this build does not know (a newer writer's) is skipped and
+                        # counted; the report says so (command.py), no log line on stdout
                         envelope = decode_known(
-                            m.value, registry, "replay", topic=topic, offset=m.offset
+                            m.value, registry, "replay", log=False, topic=topic, offset=m.offset
                         )
                         if envelope is not None:
                             out.append(envelope)

@@ -29,12 +29,18 @@ EVENT_TYPE_HEADER = "event-type"
 
 
 def decode_known(
-    value: bytes, registry: PayloadRegistry, consumer: str = "", **where: object
+    value: bytes,
+    registry: PayloadRegistry,
+    consumer: str = "",
+    *,
+    log: bool = True,
+    **where: object,
 ) -> Envelope | None:
     """The envelope of a record's ``value``, or None (counted and logged once per type, see
-    :mod:`rummy_platform.skips`) when its payload type is not in ``registry``: a newer writer's
-    event this build skips. ``consumer`` and ``where`` (topic, partition, offset) go into the
-    log line. Raises EnvelopeError for bytes that are no envelope or payload."""
+    :mod:`rummy_platform.skips`; ``log=False``: counted only) when its payload type is not in
+    ``registry``: a newer writer's event this build skips. ``consumer`` and ``where`` (topic,
+    partition, offset) go into the log line. Raises EnvelopeError for bytes that are no
+    envelope or payload."""
     try:
         return decode(value, registry)
     except UnknownEventType as exc:
@@ -44,6 +50,7 @@ def decode_known(
             table_id=exc.stream_id,
             hand_id=exc.correlation_id,
             consumer=consumer,
+            log=log,
             **where,
         )
         return None

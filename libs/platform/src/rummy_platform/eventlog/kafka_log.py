@@ -145,6 +145,8 @@ class KafkaEventLog(EventLog):
     """The event log on the brokers ``bootstrap_servers`` (``"host:port[,host:port]"``).
 
     ``timeout_s`` bounds each blocking call (acknowledgement, metadata, stream read).
+    ``log_skips=False``: a stream read counts the events of unknown payload types it skips
+    without logging them (a command-line reader that reports them itself).
     """
 
     def __init__(
@@ -154,7 +156,9 @@ class KafkaEventLog(EventLog):
         registry: PayloadRegistry | None = None,
         client_id: str = "rummy",
         timeout_s: float = 30.0,
+        log_skips: bool = True,
     ) -> None:
+        self._log_skips = log_skips
         self._bootstrap = bootstrap_servers.split(",")
         self._registry = registry or event_payloads()
         self._client_id = client_id
@@ -320,6 +324,7 @@ class KafkaEventLog(EventLog):
                             message.value,
                             self._registry,
                             "stream-reader",
+                            log=self._log_skips,
                             topic=topic,
                             partition=tp.partition,
                             offset=message.offset,
