@@ -50,16 +50,12 @@ NEW_TABLE_TYPE = "rummy.table.v1.TableRenamed"
 
 
 def skipped_series(reason: str, type_name: str, variant: str = "") -> str:
-    return (
-        f'rummy_events_skipped_total{{reason="{reason}",type="{type_name}",variant="{variant}"}}'
-    )
+    return f'rummy_events_skipped_total{{reason="{reason}",type="{type_name}",variant="{variant}"}}'
 
 
 def stub(table: ServiceProcess, account: str, role: Role) -> api_grpc.TableServiceStub:
     token = TokenAuthority(SECRET).issue(account, role)
-    return api_grpc.TableServiceStub(
-        authorized_channel(grpc.insecure_channel(table.target), token)
-    )
+    return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(table.target), token))
 
 
 def wait_for(predicate: object, what: str) -> None:
@@ -193,9 +189,7 @@ def test_an_old_table_service_skips_what_a_newer_build_wrote_and_handles_the_eve
         reserved = ledger_pb.StakesReserved(
             hand_id=hand_id,
             reservations=[
-                ledger_pb.Reservation(
-                    seat=s.seat, account_id=s.account_id, amount_hundredths=1_300
-                )
+                ledger_pb.Reservation(seat=s.seat, account_id=s.account_id, amount_hundredths=1_300)
                 for s in started.seats
             ],
         )
