@@ -13,7 +13,6 @@ exactly as a newer build's writer would put them on the wire (envelope bytes plu
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -41,6 +40,7 @@ from rummy_platform.topics import (
     partition_for,
 )
 from rummy_table.application import INPUT_GROUP
+from rummy_testing.prometheus import wait_until
 from rummy_testing.service_process import ServiceProcess, start_service
 
 SECRET = "table-rolling-deploy-secret-0123456789abcdef"
@@ -56,15 +56,6 @@ def skipped_series(reason: str, type_name: str, variant: str = "") -> str:
 def stub(table: ServiceProcess, account: str, role: Role) -> api_grpc.TableServiceStub:
     token = TokenAuthority(SECRET).issue(account, role)
     return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(table.target), token))
-
-
-def wait_for(predicate: object, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def append_new_type(
@@ -176,7 +167,12 @@ def test_an_old_table_service_skips_what_a_newer_build_wrote_and_handles_the_eve
         def stream() -> list[Envelope]:
             return [r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id)]
 
-        wait_for(lambda: any(isinstance(e.payload, pb.HandStarted) for e in stream()), "a hand")
+        wait_until(
+            "a hand started",
+            lambda: any(isinstance(e.payload, pb.HandStarted) for e in stream()),
+            TIMEOUT_S,
+            0.2,
+        )
         started = next(e.payload for e in stream() if isinstance(e.payload, pb.HandStarted))
         assert isinstance(started, pb.HandStarted)
         hand_id = started.hand_id
@@ -207,9 +203,11 @@ def test_an_old_table_service_skips_what_a_newer_build_wrote_and_handles_the_eve
             )
 
         # The events after the unknown one are handled: the seed window opens.
-        wait_for(
+        wait_until(
+            "the seed window open after the stakes and the commitment",
             lambda: any(isinstance(e.payload, pb.SeedWindowOpened) for e in stream()),
-            "the seed window after the stakes and the commitment",
+            TIMEOUT_S,
+            0.2,
         )
     finally:
         log.close()
