@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import psycopg
@@ -15,16 +14,11 @@ from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy_fairness.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
 from rummy_fairness.unit_of_work import FairnessUnitOfWork
 from rummy_platform.envelope import Envelope
+from rummy_testing.storage import IMPLEMENTATIONS, Storage
 
 
-@dataclass(frozen=True)
-class Storage:
-    uow: FairnessUnitOfWork
-    violation: type[Exception]  # what a write the schema refuses raises
-
-
-@pytest.fixture(params=["memory", pytest.param("postgresql", marks=pytest.mark.integration)])
-def storage(request: pytest.FixtureRequest) -> Storage:
+@pytest.fixture(params=IMPLEMENTATIONS)
+def storage(request: pytest.FixtureRequest) -> Storage[FairnessUnitOfWork]:
     if request.param == "memory":
         return Storage(InMemoryUnitOfWork(), ConstraintViolation)
     return Storage(request.getfixturevalue("pg_uow"), psycopg.IntegrityError)
@@ -41,7 +35,9 @@ def _insert(uow: FairnessUnitOfWork, hand_id: str, seed: bytes = FIXED_SEED) -> 
     )
 
 
-def test_a_hand_keeps_its_first_seed_and_is_revealed_once(storage: Storage) -> None:
+def test_a_hand_keeps_its_first_seed_and_is_revealed_once(
+    storage: Storage[FairnessUnitOfWork],
+) -> None:
     uow = storage.uow
     with uow.transaction():
         assert _insert(uow, "h1")
@@ -58,7 +54,7 @@ def test_a_hand_keeps_its_first_seed_and_is_revealed_once(storage: Storage) -> N
 
 
 def test_a_seed_whose_commitment_is_not_its_sha256_or_not_32_bytes_is_refused(
-    storage: Storage,
+    storage: Storage[FairnessUnitOfWork],
 ) -> None:
     uow = storage.uow
     with pytest.raises(storage.violation), uow.transaction():
@@ -75,7 +71,7 @@ def test_a_seed_whose_commitment_is_not_its_sha256_or_not_32_bytes_is_refused(
 
 
 def test_client_seeds_are_stored_once_per_seat_and_only_for_a_known_hand(
-    storage: Storage,
+    storage: Storage[FairnessUnitOfWork],
 ) -> None:
     uow = storage.uow
     with uow.transaction():
@@ -97,7 +93,7 @@ def _event(hand_id: str, version: int) -> Envelope:
 
 
 def test_an_exception_undoes_the_transaction_and_the_outbox_stays_in_order(
-    storage: Storage,
+    storage: Storage[FairnessUnitOfWork],
 ) -> None:
     uow = storage.uow
     with pytest.raises(RuntimeError), uow.transaction():

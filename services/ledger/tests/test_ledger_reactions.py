@@ -28,6 +28,7 @@ from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.outbox import OutboxRelay
 from rummy_platform.reactor import PostgresReactor
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
+from rummy_testing.storage import IMPLEMENTATIONS
 
 RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
 
@@ -35,7 +36,7 @@ RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
 Where = LedgerUnitOfWork | ConnectionPool
 
 
-@pytest.fixture(params=["memory", pytest.param("postgresql", marks=pytest.mark.integration)])
+@pytest.fixture(params=IMPLEMENTATIONS)
 def where(request: pytest.FixtureRequest) -> Where:
     """The in-memory unit of work, or the module's PostgreSQL pool."""
     if request.param == "memory":

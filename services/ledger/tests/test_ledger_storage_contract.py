@@ -10,8 +10,6 @@ test_ledger_concurrency.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import psycopg
 import pytest
 from ledger_support import new_id
@@ -26,16 +24,11 @@ from rummy_ledger.domain import (
     TransactionKind,
 )
 from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent
+from rummy_testing.storage import IMPLEMENTATIONS, Storage
 
 
-@dataclass(frozen=True)
-class Storage:
-    uow: LedgerUnitOfWork
-    violation: type[Exception]  # what a write the schema refuses raises
-
-
-@pytest.fixture(params=["memory", pytest.param("postgresql", marks=pytest.mark.integration)])
-def storage(request: pytest.FixtureRequest) -> Storage:
+@pytest.fixture(params=IMPLEMENTATIONS)
+def storage(request: pytest.FixtureRequest) -> Storage[LedgerUnitOfWork]:
     if request.param == "memory":
         return Storage(InMemoryUnitOfWork(), ConstraintViolation)
     return Storage(request.getfixturevalue("pg_uow"), psycopg.IntegrityError)
@@ -67,7 +60,7 @@ def _balance(uow: LedgerUnitOfWork, account: str) -> tuple[int, int] | None:
 
 
 def test_a_command_key_is_claimed_once_and_then_returns_its_first_result_as_json(
-    storage: Storage,
+    storage: Storage[LedgerUnitOfWork],
 ) -> None:
     uow, key = storage.uow, new_id("key")
     with uow.transaction():
@@ -82,7 +75,9 @@ def test_a_command_key_is_claimed_once_and_then_returns_its_first_result_as_json
         uow.commands.claim(key, "ReserveStakes", "hash-1")
 
 
-def test_an_exception_inside_a_transaction_undoes_everything_done_in_it(storage: Storage) -> None:
+def test_an_exception_inside_a_transaction_undoes_everything_done_in_it(
+    storage: Storage[LedgerUnitOfWork],
+) -> None:
     uow, account, key = storage.uow, new_id("player"), new_id("key")
     with pytest.raises(RuntimeError), uow.transaction():
         uow.commands.claim(key, "Grant", "h")
@@ -94,7 +89,9 @@ def test_an_exception_inside_a_transaction_undoes_everything_done_in_it(storage:
         assert uow.commands.claim(key, "Grant", "other body") is None  # the key is free again
 
 
-def test_a_nested_transaction_is_a_savepoint_undone_alone(storage: Storage) -> None:
+def test_a_nested_transaction_is_a_savepoint_undone_alone(
+    storage: Storage[LedgerUnitOfWork],
+) -> None:
     uow, kept, dropped = storage.uow, new_id("player"), new_id("player")
     with uow.transaction():
         uow.accounts.ensure_players([kept])
@@ -105,7 +102,9 @@ def test_a_nested_transaction_is_a_savepoint_undone_alone(storage: Storage) -> N
     assert _balance(uow, dropped) is None
 
 
-def test_entries_move_balances_and_no_player_goes_below_zero(storage: Storage) -> None:
+def test_entries_move_balances_and_no_player_goes_below_zero(
+    storage: Storage[LedgerUnitOfWork],
+) -> None:
     uow = storage.uow
     account = _funded(uow, 700)
     assert _balance(uow, account) == (700, 0)
@@ -114,13 +113,13 @@ def test_entries_move_balances_and_no_player_goes_below_zero(storage: Storage) -
     assert _balance(uow, account) == (700, 0)
 
 
-def test_a_player_id_may_not_look_like_a_house_account(storage: Storage) -> None:
+def test_a_player_id_may_not_look_like_a_house_account(storage: Storage[LedgerUnitOfWork]) -> None:
     with pytest.raises(storage.violation), storage.uow.transaction():
         storage.uow.accounts.ensure_players([f"house:{new_id('x')}"])
 
 
 def test_reservations_hold_the_available_balance_and_resolve_exactly_once(
-    storage: Storage,
+    storage: Storage[LedgerUnitOfWork],
 ) -> None:
     uow, hand = storage.uow, new_id("hand")
     account, other = _funded(uow, 1000), _funded(uow, 1000)
@@ -168,7 +167,7 @@ def _settlement(hand: str, winner: str, loser: str, amount: int) -> JournalTrans
 
 
 def test_a_loss_must_match_a_reservation_settled_at_that_amount_and_a_hand_settles_once(
-    storage: Storage,
+    storage: Storage[LedgerUnitOfWork],
 ) -> None:
     uow, hand = storage.uow, new_id("hand")
     winner, loser = _funded(uow, 1000), _funded(uow, 1000)
@@ -188,7 +187,7 @@ def test_a_loss_must_match_a_reservation_settled_at_that_amount_and_a_hand_settl
 
 
 def test_the_outbox_keeps_its_order_refuses_a_repeated_id_and_versions_stay_dense(
-    storage: Storage,
+    storage: Storage[LedgerUnitOfWork],
 ) -> None:
     uow, stream = storage.uow, new_id("table")
     first, second = (OutgoingEvent(new_id("evt"), "ledger-events", stream, "T", b"1") for _ in "ab")
@@ -210,7 +209,7 @@ def test_the_outbox_keeps_its_order_refuses_a_repeated_id_and_versions_stay_dens
     assert left == [second.event_id]
 
 
-def test_a_stored_offset_never_goes_back(storage: Storage) -> None:
+def test_a_stored_offset_never_goes_back(storage: Storage[LedgerUnitOfWork]) -> None:
     uow, group = storage.uow, new_id("group")
     with uow.transaction():
         uow.offsets.store(group, "table-events", 3, 41)
@@ -220,7 +219,7 @@ def test_a_stored_offset_never_goes_back(storage: Storage) -> None:
 
 
 def test_a_statement_is_newest_first_with_the_running_balance_and_pages_by_seq(
-    storage: Storage,
+    storage: Storage[LedgerUnitOfWork],
 ) -> None:
     uow = storage.uow
     account = _funded(uow, 100)
