@@ -475,10 +475,12 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
     """Grant, reserve and settle each hand with the ledger service's own application code."""
     from rummy_ledger import application as app
     from rummy_ledger import domain
+    from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 
     with psycopg.connect(url, options="-c search_path=ledger") as conn:
+        uow = PostgresUnitOfWork.joining(conn)
         for account in SEATS.values():
-            app.grant(conn, domain.Grant("ops", account, 1000_00, f"grant-{account}"))
+            app.grant(uow, domain.Grant("ops", account, 1000_00, f"grant-{account}"))
         for hand_id, settlement in settlements.items():
             started = next(
                 e.payload
@@ -486,7 +488,7 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
                 if isinstance(e.payload, table_pb.HandStarted) and e.payload.hand_id == hand_id
             )
             app.reserve_stakes(
-                conn,
+                uow,
                 domain.ReserveStakes(
                     hand_id,
                     table.table_id,
@@ -497,7 +499,7 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
                 ),
             )
             app.settle_hand(
-                conn, domain.SettleHand.from_settlement(hand_id, table.table_id, settlement)
+                uow, domain.SettleHand.from_settlement(hand_id, table.table_id, settlement)
             )
         conn.commit()
 
@@ -790,6 +792,7 @@ def test_the_timeline_names_every_winner_of_a_shared_pot_and_one_winner_as_befor
 def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_url: str) -> None:
     from rummy_ledger import application as app
     from rummy_ledger import domain
+    from rummy_ledger.adapters.postgres import PostgresUnitOfWork
     from rummy_ops.replay.checks import _journal_difference
     from rummy_ops.replay.ledger import JournalReader
     from rummy_rules.settlement import settle_shared
@@ -798,15 +801,16 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
     accounts = [f"shared-{s}" for s in range(4)]
     posted = settle_shared(rules, (2, 0), {1: 25, 3: 10})
     with psycopg.connect(ledger_url, options="-c search_path=ledger") as conn:
+        uow = PostgresUnitOfWork.joining(conn)
         for hand_id in ("h-right", "h-swapped"):
             for a in accounts:
-                app.grant(conn, domain.Grant("ops", a, 5000, f"grant-{hand_id}-{a}"))
+                app.grant(uow, domain.Grant("ops", a, 5000, f"grant-{hand_id}-{a}"))
             stakes = tuple(domain.SeatStake(s, a, 1300) for s, a in enumerate(accounts))
-            app.reserve_stakes(conn, domain.ReserveStakes(hand_id, "t", stakes))
-        app.settle_hand(conn, domain.SettleHand.from_settlement("h-right", "t", posted))
+            app.reserve_stakes(uow, domain.ReserveStakes(hand_id, "t", stakes))
+        app.settle_hand(uow, domain.SettleHand.from_settlement("h-right", "t", posted))
         # the same pot with the remainder hundredth given to the other winner
         swapped = settle_shared(rules, (0, 2), {1: 25, 3: 10})
-        app.settle_hand(conn, domain.SettleHand.from_settlement("h-swapped", "t", swapped))
+        app.settle_hand(uow, domain.SettleHand.from_settlement("h-swapped", "t", swapped))
         conn.commit()
     with JournalReader(ledger_url) as journal:
         right, wrong = journal("h-right"), journal("h-swapped")
