@@ -559,11 +559,13 @@ class Step:
         since = time.monotonic()
         time.sleep(seconds)
         until = time.monotonic()
-        metrics_after = _scrape_all([port for _, port in tables.values()], counters)
+        # The CPU figures first, at the window's end: a scrape or a driver's answer can take
+        # seconds when the box is saturated, and that time is not in ``wall``.
         driver_cpu = time.process_time() - driver_before
         after = {s: sample_process(pids[s]) for s in names}
-        wall = until - since
         seen = [group.window(since, until) for group in self.groups]
+        metrics_after = _scrape_all([port for _, port in tables.values()], counters)
+        wall = until - since
         latencies = [ms for g in seen for ms in g["latencies_ms"]]
         codes: Counter[str] = Counter()
         watch_errors: Counter[str] = Counter()
