@@ -21,7 +21,10 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 3. Each step opens ``tables`` new tables of ``--seats`` seats (point value 0.10, so every hand is
    reserved and settled by the ledger), grants every bot and seats one bot per seat
    (``rummy_ops.bots``: its own token, its own ``WatchTable``, acting as soon as its view lets it;
-   no stalls, no wrong declares). After ``--warmup`` seconds it measures for ``--seconds``:
+   no stalls, no wrong declares). The bots of up to ``--tables-per-driver`` tables (64) run in
+   this process; a step of more tables runs them in driver processes of that many tables each
+   (this script with ``--drive``: the same bots, commanded over their standard input), whose
+   CPU is counted as the driver's. After ``--warmup`` seconds it measures for ``--seconds``:
    player actions (DrawCard, DiscardCard, Declare, Drop) per second and their latency from the
    client (p50/p99), hands ended per second and turn deadlines that fired (the table service's
    ``rummy_table_hands_ended`` / ``rummy_table_turn_timeouts``), CPU% of each service and of this
@@ -44,8 +47,8 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
 ``tables``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``, ``resource_exhausted``,
 ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``, ``produce_p99_ms``, ``cpu_percent``,
-``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), and for the watcher
-step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
+``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), ``driver_processes``,
+and for the watcher step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
 
 The machine is shared: absolute figures drift from run to run; compare ratios within one run.
 """
