@@ -79,6 +79,14 @@ def test_a_hand_line_names_the_table_winner_points_commission_and_net_movement()
     assert "s0:+7.70" in line and "s1:-4.00" in line
 
 
+def test_a_hand_line_names_every_winner_of_a_shared_pot():
+    result = ended(False, "counted", "counted")
+    result.results[1].outcome = "won"
+    result.co_winner_seats.append(1)
+    line = hand_line(HandRecord("toy-3", "t", 1, "h1", result))
+    assert "winners s0+s1  points [" in line and "winner s0 " not in line
+
+
 def test_hands_are_shared_among_tables_with_the_remainder_first():
     assert _share(30, 3) == [10, 10, 10]
     assert _share(10, 3) == [4, 3, 3]

@@ -712,3 +712,62 @@ def test_a_changed_flat_option_in_a_record_of_the_older_shape_is_still_caught(
             break
     run = replay_events(old, Selection())
     assert not run.ok
+
+
+# -- a pot several winners share ---------------------------------------------------------------
+
+
+def _shared_pot_ended() -> table_pb.HandEnded:
+    """Seats 2 and 0 share the pot (in that order) of 250 + 100 less 35: 158 and 157."""
+    return table_pb.HandEnded(
+        hand_id="h-shared",
+        winner_seat=2,
+        co_winner_seats=[0],
+        settlement=[
+            table_pb.SettlementLine(seat=0, points=0, amount_hundredths=157),
+            table_pb.SettlementLine(seat=1, points=25, amount_hundredths=-250),
+            table_pb.SettlementLine(seat=2, points=0, amount_hundredths=158),
+            table_pb.SettlementLine(seat=3, points=10, amount_hundredths=-100),
+        ],
+        commission_hundredths=35,
+    )
+
+
+def test_the_timeline_names_every_winner_of_a_shared_pot_and_one_winner_as_before() -> None:
+    from rummy_ops.replay.render import describe
+
+    shared = _shared_pot_ended()
+    assert describe(shared) == ("winners s2+s0 [] [s0:+157 s1:-250 s2:+158 s3:-100] commission 35")
+    shared.ClearField("co_winner_seats")
+    assert describe(shared).startswith("winner s2 [] [s0:+157")
+
+
+def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_url: str) -> None:
+    from rummy_ledger import application as app
+    from rummy_ledger import domain
+    from rummy_ops.replay.checks import _journal_difference
+    from rummy_ops.replay.ledger import JournalReader
+    from rummy_rules.settlement import settle_shared
+
+    rules = bombay_baazi(4, point_value_cents=10, commission_bps=1000)
+    accounts = [f"shared-{s}" for s in range(4)]
+    posted = settle_shared(rules, (2, 0), {1: 25, 3: 10})
+    with psycopg.connect(ledger_url, options="-c search_path=ledger") as conn:
+        for hand_id in ("h-right", "h-swapped"):
+            for a in accounts:
+                app.grant(conn, domain.Grant("ops", a, 5000, f"grant-{hand_id}-{a}"))
+            stakes = tuple(domain.SeatStake(s, a, 1300) for s, a in enumerate(accounts))
+            app.reserve_stakes(conn, domain.ReserveStakes(hand_id, "t", stakes))
+        app.settle_hand(conn, domain.SettleHand.from_settlement("h-right", "t", posted))
+        # the same pot with the remainder hundredth given to the other winner
+        swapped = settle_shared(rules, (0, 2), {1: 25, 3: 10})
+        app.settle_hand(conn, domain.SettleHand.from_settlement("h-swapped", "t", swapped))
+        conn.commit()
+    with JournalReader(ledger_url) as journal:
+        right, wrong = journal("h-right"), journal("h-swapped")
+    assert right is not None and wrong is not None
+    assert right.net_by_seat == {0: 157, 1: -250, 2: 158, 3: -100}
+    assert _journal_difference(right, posted) == ""
+    assert _journal_difference(wrong, posted) == (
+        f"journal {wrong.transaction_id}: seat 0 moved 158, the log says 157"
+    )

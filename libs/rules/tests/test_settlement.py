@@ -1,11 +1,12 @@
-"""Money at the end of a hand (docs/rules/money.md#settlement, docs/rules/money.md#commission)."""
+"""Money at the end of a hand (docs/rules/money.md#settlement, docs/rules/money.md#commission,
+docs/rules/money.md#shared-pot)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rummy_rules.indian.rules import bombay_baazi
-from rummy_rules.settlement import commission_for, reservation_cents, settle
+from rummy_rules.settlement import commission_for, reservation_cents, settle, settle_shared
 
 
 def test_a_loser_pays_points_times_point_value_and_the_winner_takes_the_rest_less_commission() -> (
@@ -86,3 +87,88 @@ def test_settlement_properties(hand: tuple) -> None:
     assert s.total_cents * bps - s.commission_cents * 10_000 < 10_000
     # the winner's net is never negative
     assert s.amount_for(winner) >= 0
+
+
+def test_three_winners_share_the_pot_less_one_commission_the_remainder_going_first_in_order() -> (
+    None
+):
+    rs = bombay_baazi(4, 10, 500)
+    # seat 1 pays 33 x 10 = 330; the commission is floor(330 x 5%) = 16; 314 shared by three is
+    # 104 each and 2 hundredths over: one each to seats 2 and 0, the first two listed
+    s = settle_shared(rs, (2, 0, 3), {1: 33})
+    assert [(line.seat, line.points, line.amount_cents) for line in s.lines] == [
+        (0, 0, 105),
+        (1, 33, -330),
+        (2, 0, 105),
+        (3, 0, 104),
+    ]
+    assert s.commission_cents == 16 and s.total_cents == 330
+    assert s.winner_seat == 2 and s.co_winner_seats == (0, 3) and s.winner_seats == (0, 2, 3)
+
+
+def test_the_remainder_follows_the_order_the_variant_lists_its_winners_in() -> None:
+    rs = bombay_baazi(4, 10, 1000)
+    # 250 paid, 25 commission, 225 for two: 113 to the first listed, 112 to the other
+    first = settle_shared(rs, (1, 0), {2: 25})
+    assert (first.amount_for(1), first.amount_for(0)) == (113, 112)
+    second = settle_shared(rs, (0, 1), {2: 25})
+    assert (second.amount_for(0), second.amount_for(1)) == (113, 112)
+
+
+def test_a_shared_pot_refuses_a_winner_listed_twice_or_charged_and_needs_a_loser() -> None:
+    rs = bombay_baazi(4, 10, 0)
+    with pytest.raises(ValueError, match="distinct winners"):
+        settle_shared(rs, (0, 0), {1: 5})
+    with pytest.raises(ValueError, match="distinct winners"):
+        settle_shared(rs, (), {1: 5})
+    with pytest.raises(ValueError, match="cannot be charged"):
+        settle_shared(rs, (0, 1), {1: 5, 2: 5})
+    with pytest.raises(ValueError, match="at least one loser"):
+        settle_shared(rs, (0, 1), {0: 0, 1: 0})
+    with pytest.raises(ValueError, match="reservation would not cover"):
+        settle_shared(rs, (0, 1), {2: rs.max_loss_points + 1})
+
+
+@st.composite
+def shared_pots(draw: st.DrawFn) -> tuple:
+    seats = draw(st.sampled_from([4, 6, 8]))
+    rs = bombay_baazi(
+        seats,
+        draw(st.integers(0, 100_000)),
+        draw(st.integers(0, 10_000)),
+        points_cap=draw(st.sampled_from([None, 80])),
+    )
+    dealt = draw(st.lists(st.integers(0, seats - 1), min_size=2, max_size=seats, unique=True))
+    winners = tuple(draw(st.permutations(dealt))[: draw(st.integers(1, len(dealt) - 1))])
+    points = {
+        s: draw(st.integers(0, rs.max_loss_points)) for s in sorted(dealt) if s not in winners
+    }
+    return rs, winners, points
+
+
+@given(shared_pots())
+def test_shared_pot_properties(pot: tuple) -> None:
+    rs, winners, points = pot
+    s = settle_shared(rs, winners, points)
+    pv = rs.point_value_cents
+    # it sums to zero with the commission line
+    assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
+    # no loser pays beyond its reservation, and each pays exactly its points' cost
+    assert all(0 <= -s.amount_for(seat) <= reservation_cents(rs) for seat in points)
+    assert all(s.amount_for(seat) == -p * pv for seat, p in points.items())
+    # one commission on the losers' total, rounded down, whatever the number of winners
+    total = sum(p * pv for p in points.values())
+    assert s.total_cents == total and s.commission_cents == commission_for(total, rs.commission_bps)
+    # equal shares; the remainder hundredths go to the first winners in the order listed
+    takings = [s.amount_for(seat) for seat in winners]
+    share, remainder = divmod(total - s.commission_cents, len(winners))
+    assert takings == [share + 1] * remainder + [share] * (len(winners) - remainder)
+    assert (s.winner_seat, *s.co_winner_seats) == winners
+    assert [line.seat for line in s.lines] == sorted([*winners, *points])
+    # deterministic: the same hand settles the same, however the points are ordered
+    assert settle_shared(rs, winners, dict(reversed(list(points.items())))) == s
+    # the one-winner case is the one-winner settlement, unchanged
+    if len(winners) == 1:
+        assert s == settle(rs, winners[0], points)
+        assert s.amount_for(winners[0]) == total - commission_for(total, rs.commission_bps)
+        assert s.co_winner_seats == ()

@@ -343,3 +343,51 @@ def test_a_toy_settlement_with_two_winners_is_a_plain_value_the_codec_keeps() ->
     assert shared.winner_seat == 2 and shared.co_winner_seats == (0,)
     assert shared.total_cents == 175
     assert dataclasses.replace(shared) == shared
+
+
+def _knocked_with(hands: tuple[SeatHand, ...], rules: RuleSet) -> HandEnded:
+    """Deal ``hands`` to seats 0, 1, 2 (dealer 2) and let seat 0 knock at once."""
+    v = variant()
+    used = {c for h in hands for c in h.cards}
+    rest = tuple(c for c in rules.shoe.cards if c not in used)
+    state, _ = run(
+        v,
+        _started_state(rules),
+        Deal(hands=hands, wild_cut=None, first_open=rest[0], stock=rest[1:], at_ms=T0),
+    )
+    state, _ = run(v, state, Knock(seat=0, turn_no=1, at_ms=T0 + 5))
+    ended = v.result(state)
+    assert isinstance(ended, HandEnded)
+    return ended
+
+
+def test_the_last_two_seats_tying_low_share_the_pot_the_earliest_first() -> None:
+    rules = toy_rule_set(3, 10, 0, max_points=25)
+    ended = _knocked_with(
+        (
+            SeatHand(0, _cards("KC QC JC 10C 2C")),  # 42: 27 over the low, capped at 25
+            SeatHand(1, _cards("AD 2D 3D 4D 5D")),  # 15
+            SeatHand(2, _cards("AH 2H 3H 4H 5H")),  # 15
+        ),
+        rules,
+    )
+    assert ended.winner_seat == 1 and ended.winner_seats == (1, 2)
+    assert ended.settlement.co_winner_seats == (2,)
+    assert [r.outcome for r in ended.results] == ["counted", "won", "won"]
+    # 25 x 10 = 250 paid, no commission: 125 each
+    assert [line.amount_cents for line in ended.settlement.lines] == [-250, 125, 125]
+
+
+def test_when_every_seat_ties_the_earliest_seat_wins_alone_and_nobody_pays() -> None:
+    rules = toy_rule_set(3, 10, 1000)
+    ended = _knocked_with(
+        (
+            SeatHand(0, _cards("AC 2C 3C 4C 5C")),
+            SeatHand(1, _cards("AD 2D 3D 4D 5D")),
+            SeatHand(2, _cards("AH 2H 3H 4H 5H")),
+        ),
+        rules,
+    )
+    assert ended.winner_seats == (0,) and ended.settlement.co_winner_seats == ()
+    assert [line.amount_cents for line in ended.settlement.lines] == [0, 0, 0]
+    assert ended.settlement.commission_cents == 0

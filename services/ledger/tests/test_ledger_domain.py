@@ -212,3 +212,34 @@ def test_every_settlement_the_rules_compute_for_a_valid_table_passes_the_ledgers
     assert sum(p.amount_hundredths for p in transaction.postings) == 0
     assert all(abs(p.amount_hundredths) <= INT64_MAX for p in transaction.postings)
     assert set(settled) == set(seats)
+
+
+def test_a_one_winner_settle_command_binds_the_body_it_bound_before_shared_pots() -> None:
+    # A command stored before co_winner_seats existed is replayed after the upgrade under its
+    # idempotency key: its hash must be the one stored then (computed by the earlier code).
+    command = _hand(SeatResult(0, 0, 90), SeatResult(1, 10, -100), commission=10)
+    before = "30beba55374fd58dc528f32a84b69ac33e2503b56d2d3389d0f7289c19f09d88"
+    assert request_hash(command) == before
+    assert request_hash(dataclasses.replace(command, co_winner_seats=(1,))) != before
+
+
+def test_a_shared_pot_posts_a_win_line_per_winner_and_the_house_commission() -> None:
+    # Seat 2 pays 40 x 25 = 1000; commission 100; 900 shared: 450 to seats 1 and 0.
+    command = dataclasses.replace(
+        _hand(
+            SeatResult(0, 0, 450), SeatResult(1, 0, 450), SeatResult(2, 40, -1000), commission=100
+        ),
+        winner_seat=1,
+        co_winner_seats=(0,),
+    )
+    transaction, settled = settlement_transaction(command, HELD)
+    assert sorted(
+        (p.account_id, p.line_kind, p.amount_hundredths) for p in transaction.postings
+    ) == [
+        ("alice", LineKind.WIN, 450),
+        ("bob", LineKind.WIN, 450),
+        ("carol", LineKind.LOSS, -1000),
+        (HOUSE_COMMISSION_ACCOUNT, LineKind.COMMISSION, 100),
+    ]
+    assert settled == {0: 0, 1: 0, 2: 1000}
+    assert transaction.metadata["co_winner_seats"] == [0]

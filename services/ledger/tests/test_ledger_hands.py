@@ -31,7 +31,8 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
-from rummy_rules.settlement import settle
+from rummy_rules.settlement import reservation_cents, settle, settle_shared
+from toy_variant import toy_rule_set
 
 pytestmark = pytest.mark.integration
 
@@ -285,3 +286,111 @@ def test_the_journal_sums_to_zero_with_issuance_negative(pool: ConnectionPool) -
 def test_reading_an_unknown_account_is_not_found(pool: ConnectionPool) -> None:
     with pytest.raises(AccountNotFound):
         get_balance(pool, new_id("nobody"))
+
+
+def test_a_shared_pot_worked_by_hand_pays_each_winner_its_share_once(pool: ConnectionPool) -> None:
+    # The toy variant at 25 hundredths a point, 12.5%, at most 25 points (reservation 625).
+    # Seats 0 and 1 tie for the lowest total and share the pot; seat 2 is charged 25 points
+    # and pays 625. Commission floor(625 x 1250 / 10000) = floor(78.125) = 78. 625 - 78 = 547
+    # shared by two: 273 each and 1 over, to seat 0 (first in the toy's order).
+    a, b, c = (funded_player(pool, 5000) for _ in range(3))
+    hand, table = new_id("hand"), new_id("table")
+    house_before = _house(pool)
+    rules = toy_rule_set(3, 25, 1250, max_points=25)
+    _reserve(pool, hand, table, [a, b, c], reservation_cents(rules))
+    assert balance_of(pool, c) == (5000, 625, 4375)
+
+    settlement = settle_shared(rules, (0, 1), {2: 25})
+    command = SettleHand.from_settlement(hand, table, settlement)
+    assert command.winner_seats == (0, 1)
+    result = settle_hand(pool, command)
+
+    assert balance_of(pool, a) == (5274, 0, 5274)
+    assert balance_of(pool, b) == (5273, 0, 5273)
+    assert balance_of(pool, c) == (4375, 0, 4375)
+    assert _house(pool) - house_before == 78
+    lines = sorted((ln.account_id, ln.line_kind, ln.amount_hundredths) for ln in result.lines)
+    assert lines == sorted(
+        [
+            (a, "win", 274),
+            (b, "win", 273),
+            (c, "loss", -625),
+            (HOUSE_COMMISSION_ACCOUNT, "commission", 78),
+        ]
+    )
+    # exactly once: the same settlement again is the first result, and nothing moves
+    again = settle_hand(pool, command)
+    assert again.replayed and again.lines == result.lines
+    assert balance_of(pool, a) == (5274, 0, 5274) and _house(pool) - house_before == 78
+    # each winner's statement shows its share and the hand's commission
+    mine = get_statement(pool, b, limit=1)[0]
+    assert (mine.hand_id, mine.amount_hundredths, mine.winnings_hundredths) == (hand, 273, 273)
+    assert (mine.points, mine.cost_hundredths, mine.commission_hundredths) == (0, 0, 78)
+    with pool.connection() as conn:
+        states = conn.execute(
+            "SELECT seat, state, settled_amount FROM reservations WHERE hand_id = %s ORDER BY seat",
+            (hand,),
+        ).fetchall()
+        assert states == [(0, "settled", 0), (1, "settled", 0), (2, "settled", 625)]
+        assert db.invariant_violations(conn) == []
+
+
+def test_a_shared_pot_with_two_losers_gives_the_remainder_along_the_variants_order(
+    pool: ConnectionPool,
+) -> None:
+    # Bombay Baazi's rule set at 10 a point, 5% (reservation 1300), with seats 3, 1 and 2 sharing
+    # the pot in that order: seat 0 pays 33 x 10 = 330, seat 4 pays 10 x 10 = 100; total 430,
+    # commission floor(21.5) = 21, 409 for three: 136 each and 1 over, to seat 3.
+    accounts = [funded_player(pool, 2000) for _ in range(5)]
+    hand, table = new_id("hand"), new_id("table")
+    house_before = _house(pool)
+    rules = house_rule_set(6, point_value_cents=10, commission_bps=500)
+    _reserve(pool, hand, table, accounts, reservation_cents(rules))
+    settlement = settle_shared(rules, (3, 1, 2), {0: 33, 4: 10})
+    settle_hand(pool, SettleHand.from_settlement(hand, table, settlement))
+    assert [balance_of(pool, x)[0] for x in accounts] == [1670, 2136, 2136, 2137, 1900]
+    assert _house(pool) - house_before == 21
+    assert sum(balance_of(pool, x)[0] for x in accounts) + 21 == 5 * 2000
+
+
+@pytest.mark.parametrize(
+    ("winner", "co_winners", "seats", "commission", "reason"),
+    [
+        # a winner charged points, or paying
+        (0, (1,), ((0, 0, 100), (1, 5, 100), (2, 10, -200)), 0, "winner seat 1 is charged 5"),
+        (0, (1,), ((0, 0, 300), (1, 0, -100), (2, 10, -200)), 0, "winner seat 1 would pay 100"),
+        # the winners' shares and the commission do not add up to what the losers pay
+        (0, (1,), ((0, 0, 100), (1, 0, 101), (2, 10, -200)), 0, "does not sum to zero"),
+        (0, (1,), ((0, 0, 90), (1, 0, 89), (2, 10, -200)), 21, "outside the table's rate"),
+        # a winner without a seat in the hand, listed twice, or nobody left to pay
+        (0, (5,), ((0, 0, 100), (1, 0, 100), (2, 10, -200)), 0, r"winner \(seats \[0, 5\]\)"),
+        (0, (0,), ((0, 0, 200), (1, 0, 0), (2, 10, -200)), 0, "list a seat twice"),
+        (0, (1, 2), ((0, 0, 0), (1, 0, 0), (2, 0, 0)), 0, "and a loser"),
+        # a loser beyond its reservation
+        (0, (1,), ((0, 0, 700), (1, 0, 700), (2, 140, -1400)), 0, "more than the 1300"),
+    ],
+)
+def test_a_shared_pot_failing_an_invariant_is_refused_and_nothing_moves(
+    pool: ConnectionPool,
+    winner: int,
+    co_winners: tuple[int, ...],
+    seats: tuple[tuple[int, int, int], ...],
+    commission: int,
+    reason: str,
+) -> None:
+    accounts = [funded_player(pool, 3000) for _ in range(3)]
+    hand, table = new_id("hand"), new_id("table")
+    _reserve(pool, hand, table, accounts, 1300)
+    command = SettleHand(
+        hand,
+        table,
+        winner,
+        tuple(SeatResult(*s) for s in seats),
+        commission,
+        10,
+        1000,
+        co_winner_seats=co_winners,
+    )
+    with pytest.raises(SettlementRefused, match=reason):
+        settle_hand(pool, command)
+    assert [balance_of(pool, x) for x in accounts] == [(3000, 1300, 1700)] * 3

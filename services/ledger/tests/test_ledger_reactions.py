@@ -268,3 +268,87 @@ def test_a_settlement_line_naming_another_account_than_the_reserved_seat_is_refu
     assert balance_of(pool, stranger) == (5000, 0, 5000)
     assert balance_of(pool, b) == (5000, 0, 5000)
     assert wired.counted[-1] == "settlement refused"
+
+
+def shared(
+    hand_id: str,
+    accounts: list[str],
+    co_winners: list[int],
+    points: list[int],
+    lines: list[int],
+    commission: int = 37,
+) -> table_events.HandEnded:
+    """A HandEnded whose pot seat 0 and ``co_winners`` share, at 10 a point and 10%."""
+    end = ended(hand_id, accounts, points, 10, 1000, lines, commission)
+    end.co_winner_seats.extend(co_winners)
+    return end
+
+
+def _three_reserved(pool: ConnectionPool) -> tuple[Wired, str, str, list[str]]:
+    """A hand of three funded players (5000 each), each reserved 1300: the ledger wired, the
+    table and hand ids and the accounts by seat."""
+    wired = Wired(pool)
+    accounts = [funded_player(pool, 5000) for _ in range(3)]
+    table_id, hand_id = new_id("table"), new_id("hand")
+    wired.table(table_id, hand_id, started(hand_id, accounts, 1300))
+    wired.run()
+    return wired, table_id, hand_id, accounts
+
+
+def test_a_hand_ended_with_two_winners_pays_each_its_share_once_and_says_so(
+    pool: ConnectionPool,
+) -> None:
+    wired, table_id, hand_id, (a, b, c) = _three_reserved(pool)
+    # seat 2 pays 37 x 10 = 370; commission 37; 333 shared: 167 to seat 0, 166 to seat 1
+    end = wired.table(
+        table_id, hand_id, shared(hand_id, [a, b, c], [1], [0, 0, 37], [167, 166, -370])
+    )
+    wired.log.append(wired.prefix + TABLE_EVENTS, end)  # redelivered
+    published = wired.run()
+    assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "HandSettled"]
+    settled = published[1].payload
+    assert settled.commission_hundredths == 37
+    assert sorted((ln.account_id, ln.amount_hundredths, ln.memo) for ln in settled.lines) == sorted(
+        [
+            (a, 167, "win seat 0"),
+            (b, 166, "win seat 1"),
+            (c, -370, "loss seat 2, 37 points"),
+            ("house:commission", 37, "commission"),
+        ]
+    )
+    assert balance_of(pool, a) == (5167, 0, 5167)
+    assert balance_of(pool, b) == (5166, 0, 5166)
+    assert balance_of(pool, c) == (4630, 0, 4630)
+    assert wired.counted[-1] == "settled 37" and wired.counted.count("settled 37") == 1
+
+
+@pytest.mark.parametrize(
+    ("co_winners", "points", "lines", "commission", "reason"),
+    [
+        ([1], [0, 4, 37], [167, 166, -370], 37, "winner seat 1 is charged 4 points"),
+        ([1], [0, 0, 37], [168, 166, -370], 37, "does not sum to zero"),
+        ([1], [0, 0, 37], [160, 160, -370], 50, "outside the table's rate"),
+        ([3], [0, 0, 37], [167, 166, -370], 37, "a settlement needs the winner"),
+        ([1, 2], [0, 0, 0], [0, 0, 0], 0, "a settlement needs the winner"),
+    ],
+)
+def test_a_shared_pot_failing_an_invariant_is_recorded_as_refused_and_its_holds_released(
+    pool: ConnectionPool,
+    co_winners: list[int],
+    points: list[int],
+    lines: list[int],
+    commission: int,
+    reason: str,
+) -> None:
+    wired, table_id, hand_id, (a, b, c) = _three_reserved(pool)
+    wired.table(
+        table_id, hand_id, shared(hand_id, [a, b, c], co_winners, points, lines, commission)
+    )
+    published = wired.run()
+    assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
+    assert reason in published[1].payload.reason
+    assert len(published[1].payload.released) == 3
+    assert balance_of(pool, a) == balance_of(pool, b) == balance_of(pool, c) == (5000, 0, 5000)
+    assert wired.counted[-1] == "settlement refused"
+    with pool.connection() as conn:
+        assert db.invariant_violations(conn) == []

@@ -10,9 +10,10 @@ window is open; ``TurnTimeout(0)`` closes it (SeedsLocked); ``Deal`` (no cut; an
 HandDealt + TurnStarted. On its turn a seat draws from the stock and discards, or knocks instead
 of drawing; a turn's timeout passes the turn (TurnTimedOut). A knock, or ``max_turns`` turns
 played, ends the hand: every seat's total is the sum of its cards (ace 1, faces 10); the seats
-with the lowest total win and share the pot (when every seat ties, the lowest seat number wins
-alone and nobody pays); every other seat is charged ``min(its total - the lowest total,
-max_points)`` points.
+with the lowest total win and share the pot, listed by seat number (the earliest seat first: it
+is the hand's ``winner_seat`` and the first to get a remainder hundredth); when every seat ties,
+the lowest seat number wins alone and nobody pays; every other seat is charged
+``min(its total - the lowest total, max_points)`` points (its maximum loss, not Indian 130).
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from rummy.table.v1 import table_service_pb2_grpc as table_grpc
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Temperament
+from rummy_ops.replay.render import winners
 from rummy_ops.stack import (
     Stack,
     StackConfig,
@@ -238,7 +239,7 @@ def hand_line(record: HandRecord) -> str:
     net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in r.settlement)
     how = ", ".join(endings_of(r))
     return (
-        f"{record.table:<9} hand {record.hand_no:>3}  winner s{r.winner_seat}  points [{points}]  "
+        f"{record.table:<9} hand {record.hand_no:>3}  {winners(r)}  points [{points}]  "
         f"commission {tokens(r.commission_hundredths)}  net [{net}]  ({how})"
     )
 

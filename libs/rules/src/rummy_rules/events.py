@@ -200,12 +200,22 @@ class SeatResult:
 
 @dataclass(frozen=True, kw_only=True)
 class HandEnded(Event):
-    """The hand is over: ``winner_seat``, every seat's result (ascending seats) and the money."""
+    """The hand is over: ``winner_seat``, every seat's result (ascending seats) and the money.
+
+    A hand may end with several winners sharing the pot (a variant's tie): ``winner_seat`` is
+    the first of them in the variant's order and ``settlement.co_winner_seats`` the others;
+    :attr:`winner_seats` gives them all. An Indian points hand has exactly one winner.
+    """
 
     winner_seat: int
     results: tuple[SeatResult, ...]
     settlement: Settlement
     at_ms: int
+
+    @property
+    def winner_seats(self) -> tuple[int, ...]:
+        """Every seat that shares the pot, ascending (``(winner_seat,)`` with one winner)."""
+        return self.settlement.winner_seats
 
 
 @dataclass(frozen=True, kw_only=True)

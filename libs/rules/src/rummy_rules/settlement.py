@@ -8,8 +8,8 @@ All amounts are ints in hundredths of a House Token ("cents"). Points are ints.
   so it never exceeds the stated rate.
 - The winner receives ``total - commission``; the house line receives the commission. When a
   variant's hand ends with several winners sharing the pot (:func:`settle_shared`), each receives
-  an equal share of ``total - commission``, the remainder hundredths one each to the earliest
-  seats.
+  an equal share of ``total - commission``, the remainder hundredths one each to the first
+  winners in the variant's order of precedence (the order it lists them in).
 - Every settlement sums to zero: losers negative, winners zero or positive, house zero or positive.
 - A free table (point value 0) settles to all zeros.
 
@@ -43,8 +43,9 @@ class Settlement:
 
     ``lines`` holds one line per seat dealt in, in ascending seat order; ``commission_cents``
     is the house commission line. ``sum(line.amount_cents) + commission_cents == 0`` always.
-    ``winner_seat`` is the hand's winner (the declarer); ``co_winner_seats`` (ascending, empty
-    in a one-winner hand) are the other seats that share the pot with it.
+    ``winner_seat`` is the hand's winner (the declarer; first in the variant's order of
+    precedence); ``co_winner_seats`` (empty in a one-winner hand) are the other seats that share
+    the pot with it, in that order (the remainder hundredths went one each along it).
     """
 
     winner_seat: int
@@ -102,14 +103,16 @@ def settle(rule_set: RuleSet, winner_seat: int, points_by_seat: Mapping[int, int
 def settle_shared(
     rule_set: RuleSet, winner_seats: Sequence[int], points_by_seat: Mapping[int, int]
 ) -> Settlement:
-    """Settle a hand whose pot ``winner_seats`` share (the first listed is the hand's
-    ``winner_seat``; ``docs/rules/money.md#settlement``).
+    """Settle a hand whose pot ``winner_seats`` share, listed in the variant's order of
+    precedence (the first is the hand's ``winner_seat``; ``docs/rules/money.md#shared-pot``).
 
     ``points_by_seat`` maps every seat dealt in to the points it is charged (a winner's entry, if
     present, must be 0; it is added if missing). Points are already final (capped, penalties
     applied). Each loser pays ``points x rule_set.point_value_cents``; the commission is taken
-    once from the pot (:func:`commission_for`); the rest is shared equally among the winners, the
-    remainder hundredths one each to the earliest winners by seat number.
+    once from the pot (:func:`commission_for`); each winner receives
+    ``(total - commission) // len(winner_seats)``, and the remainder hundredths go one each to
+    the first winners in the order listed (a variant that follows the pool split lists the
+    lowest total first, ties to the earliest seat). With one winner this is :func:`settle`.
 
     Raises ValueError if there is no winner or a winner is listed twice, a winner has non-zero
     points, a seat has negative points or more than ``rule_set.max_loss_points`` (more than its
@@ -132,7 +135,7 @@ def settle_shared(
                 f"({rule_set.max_loss_points}); its reservation would not cover it"
             )
     pv = rule_set.point_value_cents
-    winners = sorted(winner_seats)
+    winners = tuple(winner_seats)
     total = sum(p * pv for seat, p in points.items() if seat not in winners)
     house = commission_for(total, rule_set.commission_bps)
     share, remainder = divmod(total - house, len(winners))
@@ -147,5 +150,5 @@ def settle_shared(
         commission_bps=rule_set.commission_bps,
         lines=lines,
         commission_cents=house,
-        co_winner_seats=tuple(s for s in winners if s != winner_seats[0]),
+        co_winner_seats=winners[1:],
     )

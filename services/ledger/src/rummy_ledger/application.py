@@ -197,7 +197,8 @@ class StatementLine:
 class StatementItem:
     """One journal transaction as the account saw it. For a hand: the account's ``points``,
     ``cost_hundredths`` (what it paid as a loser), ``winnings_hundredths`` (the losers' total,
-    if it won) and the hand's ``commission_hundredths``; ``amount_hundredths`` is the net."""
+    if it won alone; its share after the commission, if it shared the pot) and the hand's
+    ``commission_hundredths``; ``amount_hundredths`` is the net."""
 
     seq: int  # pass as ``before`` to read the next page
     transaction_id: str
@@ -313,7 +314,7 @@ def settle_hand(
 ) -> SettleResult:
     """Post the hand's settlement exactly once, as the table computed it, after checking its
     invariants (``domain.check_settlement``), and settle every reservation of the hand (a
-    loser's at its cost, the winner's at 0). A second call returns the first result. Raises
+    loser's at its cost, each winner's at 0). A second call returns the first result. Raises
     InvalidCommand (no hand or table named), SettlementRefused (an invariant fails: nothing
     moved; the caller records the refusal with :func:`refuse_settlement`) or Conflict (the hand
     was settled with other results)."""

@@ -17,6 +17,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from dataclasses import fields as dataclass_fields
 from enum import StrEnum
 from typing import Any
 
@@ -125,14 +126,21 @@ class SeatResult:
     amount_hundredths: int
 
 
+#: Marks a field added to a command after commands were stored: :func:`request_hash` leaves it
+#: out at its default, so a command stored before it binds the same body as before.
+_LATER_FIELD = {"hashed_unless_default": True}
+
+
 @dataclass(frozen=True)
 class SettleHand:
-    """Post a hand's settlement as computed by ``rummy_rules.settlement.settle``.
+    """Post a hand's settlement as computed by ``rummy_rules.settlement.settle_shared``.
 
     ``seats`` has one result per seat dealt in; ``commission_hundredths`` goes to the house.
-    Accounts are found from the hand's reservations by seat. ``commission_bps`` (the table's
-    rate) bounds the commission; ``point_value_hundredths`` is recorded for statements. Neither
-    is used to recompute the settlement.
+    ``winner_seat`` and ``co_winner_seats`` (empty with one winner) are the seats that share
+    the pot; every other seat is a loser. Accounts are found from the hand's reservations by
+    seat. ``commission_bps`` (the table's rate) bounds the commission;
+    ``point_value_hundredths`` is recorded for statements. Neither is used to recompute the
+    settlement, nor is how a shared pot was split among its winners (the variant's rule).
     """
 
     hand_id: str
@@ -142,6 +150,12 @@ class SettleHand:
     commission_hundredths: int
     point_value_hundredths: int = 0
     commission_bps: int = 0
+    co_winner_seats: tuple[int, ...] = field(default=(), metadata=_LATER_FIELD)
+
+    @property
+    def winner_seats(self) -> tuple[int, ...]:
+        """Every winner: ``winner_seat`` first, then ``co_winner_seats`` as listed."""
+        return (self.winner_seat, *self.co_winner_seats)
 
     @classmethod
     def from_settlement(cls, hand_id: str, table_id: str, settlement: Settlement) -> SettleHand:
@@ -158,6 +172,7 @@ class SettleHand:
             commission_hundredths=settlement.commission_cents,
             point_value_hundredths=settlement.point_value_cents,
             commission_bps=settlement.commission_bps,
+            co_winner_seats=settlement.co_winner_seats,
         )
 
 
@@ -178,8 +193,14 @@ class AbortHand:
 
 
 def request_hash(command: object) -> str:
-    """SHA-256 (hex) of the command's type and fields as canonical JSON: the body a key binds."""
-    body = json.dumps(asdict(command), sort_keys=True, separators=(",", ":"))  # type: ignore[call-overload]
+    """SHA-256 (hex) of the command's type and fields as canonical JSON: the body a key binds.
+    A field added later (``_LATER_FIELD``) is left out while it holds its default, so the hash of
+    a command that does not use it is the one stored before the field existed."""
+    fields = asdict(command)  # type: ignore[call-overload]
+    for f in dataclass_fields(command):  # type: ignore[arg-type]
+        if f.metadata.get("hashed_unless_default") and getattr(command, f.name) == f.default:
+            del fields[f.name]
+    body = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(f"{type(command).__name__}:{body}".encode()).hexdigest()
 
 
@@ -366,10 +387,13 @@ def settlement_transaction(
 ) -> tuple[JournalTransaction, dict[int, int]]:
     """The journal transaction of a hand's settlement, and the amount settled per seat.
 
-    Lines: each loser ``loss`` (-cost, with its points); the winner ``win`` (+ the losers' total)
-    and ``commission`` (- the commission); the house ``commission`` (+ the commission). The
+    Lines: each loser ``loss`` (-cost, with its points). One winner: ``win`` (+ the losers'
+    total) and ``commission`` (- the commission). A shared pot
+    (``docs/rules/money.md#shared-pot``): each winner ``win`` (+ its share, the commission
+    already taken from the pot). Then the house ``commission`` (+ the commission). The
     commission lines are written even when zero, so every result shows it. A free table gives
-    all-zero lines (the points still show on statements).
+    all-zero lines (the points still show on statements). Every winner's reservation settles at
+    0, a loser's at its cost.
 
     The settlement is posted as the table computed it, after :func:`check_settlement`; raises
     InvalidCommand for a command naming no hand or table and SettlementRefused for a settlement
@@ -378,38 +402,44 @@ def settlement_transaction(
     if not command.hand_id or not command.table_id:
         raise InvalidCommand("a settlement names its hand and table")
     check_settlement(command, held)
-    by_seat = {r.seat: r for r in held}
-    winner = next(s for s in command.seats if s.seat == command.winner_seat)
-    losers = [s for s in command.seats if s.seat != command.winner_seat]
+    account = {r.seat: r.account_id for r in held}
+    winners = command.winner_seats
+    losers = [s for s in command.seats if s.seat not in winners]
     total = -sum(s.amount_hundredths for s in losers)
-    winner_account = by_seat[command.winner_seat].account_id
     postings = [
-        Posting(by_seat[s.seat].account_id, s.amount_hundredths, LineKind.LOSS, s.seat, s.points)
+        Posting(account[s.seat], s.amount_hundredths, LineKind.LOSS, s.seat, s.points)
         for s in losers
     ]
-    postings += [
-        Posting(winner_account, total, LineKind.WIN, winner.seat, 0),
-        Posting(winner_account, -command.commission_hundredths, LineKind.COMMISSION, winner.seat),
-        Posting(HOUSE_COMMISSION_ACCOUNT, command.commission_hundredths, LineKind.COMMISSION),
-    ]
+    if len(winners) == 1:
+        winner = command.winner_seat
+        postings += [
+            Posting(account[winner], total, LineKind.WIN, winner, 0),
+            Posting(account[winner], -command.commission_hundredths, LineKind.COMMISSION, winner),
+        ]
+    else:
+        share = {s.seat: s.amount_hundredths for s in command.seats}
+        postings += [Posting(account[w], share[w], LineKind.WIN, w, 0) for w in sorted(winners)]
+    postings.append(
+        Posting(HOUSE_COMMISSION_ACCOUNT, command.commission_hundredths, LineKind.COMMISSION)
+    )
+    metadata: dict[str, Any] = {
+        "winner_seat": command.winner_seat,
+        "total_hundredths": total,
+        "commission_hundredths": command.commission_hundredths,
+        "point_value_hundredths": command.point_value_hundredths,
+        "commission_bps": command.commission_bps,
+    }
+    if command.co_winner_seats:
+        metadata["co_winner_seats"] = list(command.co_winner_seats)
     transaction = JournalTransaction(
         id=settlement_transaction_id(command.hand_id),
         kind=TransactionKind.SETTLEMENT,
         postings=tuple(postings),
         hand_id=command.hand_id,
         table_id=command.table_id,
-        metadata={
-            "winner_seat": command.winner_seat,
-            "total_hundredths": total,
-            "commission_hundredths": command.commission_hundredths,
-            "point_value_hundredths": command.point_value_hundredths,
-            "commission_bps": command.commission_bps,
-        },
+        metadata=metadata,
     )
-    settled = {
-        s.seat: (-s.amount_hundredths if s.seat != command.winner_seat else 0)
-        for s in command.seats
-    }
+    settled = {s.seat: (0 if s.seat in winners else -s.amount_hundredths) for s in command.seats}
     return transaction, settled
 
 
@@ -419,11 +449,14 @@ def check_settlement(command: SettleHand, held: Sequence[HeldReservation]) -> No
     hand's ``held`` reservations:
 
     - every seat of the hand is covered once: one result per held seat, none listed twice, none
-      without a hold (never reserved, or the hand was aborted), the winner among them;
-    - the winner is charged no points; each loser pays (amount <= 0), no more than its
-      reservation (what each point costs is the rules' business: the table computed it);
-    - it sums to zero with the commission: the winner's amount is the losers' total less the
-      commission, and the total fits a signed 64-bit amount;
+      without a hold (never reserved, or the hand was aborted);
+    - the winners (``winner_seat`` and ``co_winner_seats``) are distinct seats among them, and
+      at least one seat is a loser;
+    - every winner is charged no points and receives 0 or more; each loser pays (amount <= 0),
+      no more than its reservation (what each point costs, and how a shared pot is split among
+      its winners, is the rules' business: the table computed it);
+    - it sums to zero with the commission: the winners' amounts add up to the losers' total
+      less the commission, and the total fits a signed 64-bit amount;
     - the commission is within the table's rate: 0 <= commission <= floor(total x bps / 10000)
       (rounded down, in the players' favour), with 0 <= bps <= 10000 (the rules' bounds).
     """
@@ -446,14 +479,19 @@ def check_settlement(command: SettleHand, held: Sequence[HeldReservation]) -> No
     missing = sorted(set(held_seats) - set(by_seat))
     if missing:
         raise SettlementRefused(f"hand {hand}: held seats {missing} have no line in the settlement")
-    if command.winner_seat not in by_seat or len(by_seat) < 2:
-        raise SettlementRefused(
-            f"hand {hand}: a settlement needs the winner (seat {command.winner_seat}) and a loser"
-        )
-    winner = by_seat[command.winner_seat]
-    if winner.points != 0:
-        raise SettlementRefused(f"hand {hand}: the winner is charged {winner.points} points")
-    losers = [s for s in command.seats if s.seat != command.winner_seat]
+    winners = command.winner_seats
+    if len(set(winners)) != len(winners):
+        raise SettlementRefused(f"hand {hand}: the winners {list(winners)} list a seat twice")
+    outside = [w for w in winners if w not in by_seat]
+    if outside or len(by_seat) <= len(winners):
+        named = f"seat {command.winner_seat}" if len(winners) == 1 else f"seats {list(winners)}"
+        raise SettlementRefused(f"hand {hand}: a settlement needs the winner ({named}) and a loser")
+    for seat in winners:
+        winner = by_seat[seat]
+        if winner.points != 0:
+            what = "the winner is" if len(winners) == 1 else f"winner seat {seat} is"
+            raise SettlementRefused(f"hand {hand}: {what} charged {winner.points} points")
+    losers = [s for s in command.seats if s.seat not in winners]
     for loser in losers:
         if loser.amount_hundredths > 0 or loser.points < 0:
             raise SettlementRefused(
@@ -465,12 +503,20 @@ def check_settlement(command: SettleHand, held: Sequence[HeldReservation]) -> No
                 f"hand {hand}: seat {loser.seat} would pay {-loser.amount_hundredths} hundredths, "
                 f"more than the {held_seats[loser.seat]} reserved for it"
             )
+    for seat in winners:
+        if by_seat[seat].amount_hundredths < 0:
+            raise SettlementRefused(
+                f"hand {hand}: winner seat {seat} would pay "
+                f"{-by_seat[seat].amount_hundredths} hundredths"
+            )
     total = -sum(s.amount_hundredths for s in losers)
     if total > INT64_MAX:
         raise SettlementRefused(f"hand {hand}: the losers' total does not fit a 64-bit amount")
-    if winner.amount_hundredths != total - command.commission_hundredths:
+    takings = sum(by_seat[w].amount_hundredths for w in winners)
+    if takings != total - command.commission_hundredths:
+        whose = "winner's" if len(winners) == 1 else "winners'"
         raise SettlementRefused(
-            f"hand {hand}: the winner's {winner.amount_hundredths} hundredths is not the losers' "
+            f"hand {hand}: the {whose} {takings} hundredths is not the losers' "
             f"total {total} less the commission {command.commission_hundredths}: the settlement "
             "does not sum to zero"
         )

@@ -134,6 +134,7 @@ def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
         commission_hundredths=ended.commission_hundredths,
         point_value_hundredths=ended.point_value_hundredths,
         commission_bps=ended.commission_bps,
+        co_winner_seats=tuple(ended.co_winner_seats),
     )
 
 

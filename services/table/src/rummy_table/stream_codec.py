@@ -541,6 +541,7 @@ def hand_ended_to_pb(
         commission_hundredths=s.commission_cents,
         point_value_hundredths=s.point_value_cents,
         commission_bps=s.commission_bps,
+        co_winner_seats=s.co_winner_seats,
     )
 
 
@@ -728,6 +729,7 @@ def hand_ended_from_pb(payload: pb.HandEnded, ctx: HandContext, at_ms: int) -> e
                 for line in payload.settlement
             ),
             commission_cents=payload.commission_hundredths,
+            co_winner_seats=tuple(payload.co_winner_seats),
         ),
         at_ms=at_ms,
     )

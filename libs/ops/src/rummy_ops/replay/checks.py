@@ -675,7 +675,7 @@ def _journal_difference(rows: LedgerRows, s: Settlement) -> str:
         if net != line.amount_cents:
             return f"{tx}: seat {line.seat} moved {net}, the log says {line.amount_cents}"
         charged = rows.points_by_seat.get(line.seat, 0)
-        if line.seat != s.winner_seat and charged != line.points:
+        if line.seat not in s.winner_seats and charged != line.points:
             return f"{tx}: seat {line.seat} charged {charged} points, the log says {line.points}"
     extra = set(rows.net_by_seat) - {line.seat for line in s.lines}
     if extra:

@@ -27,6 +27,14 @@ def _seat(payload: Message) -> str:
     return ""
 
 
+def winners(ended: table_pb.HandEnded) -> str:
+    """``"winner s2"``, or for a pot several winners share ``"winners s2+s0"`` (the variant's
+    order: the first is ``winner_seat``)."""
+    if not ended.co_winner_seats:
+        return f"winner s{ended.winner_seat}"
+    return "winners " + "+".join(f"s{s}" for s in (ended.winner_seat, *ended.co_winner_seats))
+
+
 def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
     """A short description of a table-stream payload, with its cards by face."""
     name = payload.DESCRIPTOR.name
@@ -79,7 +87,7 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
     if name == "HandEnded":
         points = " ".join(f"s{r.seat}:{r.points} {r.outcome}" for r in p.results)
         money = " ".join(f"s{x.seat}:{x.amount_hundredths:+d}" for x in p.settlement)
-        return f"winner s{p.winner_seat} [{points}] [{money}] commission {p.commission_hundredths}"
+        return f"{winners(p)} [{points}] [{money}] commission {p.commission_hundredths}"
     if name == "HandSettled":
         return f"{p.journal_transaction_id}: " + " ".join(
             f"{x.account_id}:{x.amount_hundredths:+d}" for x in p.lines

@@ -101,8 +101,9 @@ class StatementEntry(_message.Message):
     """empty for grants"""
     points: _builtins.int
     """For a hand: this account's points (0 for the winner; unset for a grant), what it paid as a
-    loser (cost = points x point value), what it won before commission (the losers' total), and
-    the hand's commission to the house (paid by the winner; shown on every seat's entry).
+    loser (cost = points x point value), what it won before commission (the losers' total; in a
+    pot several winners share, its share after the commission), and the hand's commission to the
+    house (paid by the winner, or from a shared pot before the split; shown on every seat's entry).
     """
     cost_hundredths: _builtins.int
     winnings_hundredths: _builtins.int

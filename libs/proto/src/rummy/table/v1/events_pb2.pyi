@@ -745,7 +745,7 @@ Global___SeatResult: _TypeAlias = SeatResult  # noqa: Y015
 @_typing.final
 class SettlementLine(_message.Message):
     """One seat's money (rummy_rules.settlement.SettlementLine): negative for a loser who pays,
-    positive for the winner who receives. The lines plus the commission sum to zero.
+    positive for a winner who receives (its share of a shared pot). The lines plus the commission sum to zero.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -776,7 +776,11 @@ Global___SettlementLine: _TypeAlias = SettlementLine  # noqa: Y015
 
 @_typing.final
 class HandEnded(_message.Message):
-    """The hand is over (rummy_rules.events.HandEnded): every seat's result and the money."""
+    """The hand is over (rummy_rules.events.HandEnded): every seat's result and the money.
+    A hand some variants end with several winners sharing the pot: `winner_seat` is the first in
+    the variant's order of precedence and `co_winner_seats` the others, in that order (empty with
+    one winner, as in every Indian points hand and every record written before the field).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -787,6 +791,7 @@ class HandEnded(_message.Message):
     COMMISSION_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
+    CO_WINNER_SEATS_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     winner_seat: _builtins.int
     commission_hundredths: _builtins.int
@@ -801,6 +806,10 @@ class HandEnded(_message.Message):
     def settlement(self) -> _containers.RepeatedCompositeFieldContainer[Global___SettlementLine]:
         """one per seat dealt in, ascending seats"""
 
+    @_builtins.property
+    def co_winner_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the other winners sharing the pot (never winner_seat)"""
+
     def __init__(
         self,
         *,
@@ -811,10 +820,11 @@ class HandEnded(_message.Message):
         commission_hundredths: _builtins.int = ...,
         point_value_hundredths: _builtins.int = ...,
         commission_bps: _builtins.int = ...,
+        co_winner_seats: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "commission_hundredths", b"commission_hundredths", "hand_id", b"hand_id", "point_value_hundredths", b"point_value_hundredths", "results", b"results", "settlement", b"settlement", "winner_seat", b"winner_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["co_winner_seats", b"co_winner_seats", "commission_bps", b"commission_bps", "commission_hundredths", b"commission_hundredths", "hand_id", b"hand_id", "point_value_hundredths", b"point_value_hundredths", "results", b"results", "settlement", b"settlement", "winner_seat", b"winner_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
