@@ -669,9 +669,10 @@ def test_replay_plays_a_hand_by_the_variant_and_rules_version_it_pinned(
     if verdict is None:
         assert code == 0 and hand["first_mismatch"] is None
     else:
+        # rules this build does not play: unverifiable (not OK, exit 1), and no mismatch either
         assert code == 1
-        assert hand["first_mismatch"]["check"] == "rules"
-        assert verdict in hand["first_mismatch"]["message"]
+        assert hand["ok"] is False and hand["first_mismatch"] is None
+        assert verdict in hand["unverifiable"]
 
 
 def _recorded_before_variant_options(table: SyntheticTable) -> list[Envelope]:
@@ -712,6 +713,50 @@ def test_a_changed_flat_option_in_a_record_of_the_older_shape_is_still_caught(
             break
     run = replay_events(old, Selection())
     assert not run.ok
+
+
+def test_replay_skips_an_event_of_a_type_this_build_does_not_know_and_says_so(
+    exported: Path, tmp_path: Path
+) -> None:
+    # A newer build wrote an event of a type this one has never heard of into the stream.
+    objs = lines_of(exported)
+    new = dict(objs[-1], type="rummy.table.v1.MeldLaidOff", payload={"hand_id": "x"})
+    new["event_id"] = str(uuid.uuid4())
+    new["stream_version"] = objs[-1]["stream_version"] + 1
+    path = write_lines(tmp_path / "newer.jsonl", [*objs[:5], new, *objs[5:]])
+    code, doc = replay_file(path)
+    assert code == 0 and doc["ok"] is True
+    assert doc["skipped_unknown_types"] == {"rummy.table.v1.MeldLaidOff": 1}
+    # every hand of the file replayed as without the newer event
+    assert [h["hand_id"] for h in doc["hands"]] == [
+        h["hand_id"] for h in replay_file(exported)[1]["hands"]
+    ]
+    text = CliRunner().invoke(main, ["replay", "--from-file", str(path), "--all", "--quiet"])
+    assert text.exit_code == 0, text.output
+    assert "skipped: unknown type rummy.table.v1.MeldLaidOff (1 event;" in text.output
+
+
+def test_a_hand_of_a_variant_this_build_does_not_know_is_unverifiable_not_ok_and_no_crash(
+    exported: Path, table: SyntheticTable, tmp_path: Path
+) -> None:
+    hand_id = list(table.settlements)[0]
+    objs = lines_of(exported)
+    for obj in objs:
+        if obj["type"] == "rummy.table.v1.HandStarted" and obj["payload"]["hand_id"] == hand_id:
+            obj["payload"]["rule_set"] = {"variant": "gin-rummy"}
+    code, doc = replay_file(write_lines(tmp_path / "gin.jsonl", objs))
+    assert code == 1 and doc["ok"] is False
+    assert doc["unverifiable"] == [hand_id]
+    hand = next(h for h in doc["hands"] if h["hand_id"] == hand_id)
+    assert hand["ok"] is False and hand["outcome"] == "unverifiable"
+    assert hand["first_mismatch"] is None and "no variant 'gin-rummy'" in hand["unverifiable"]
+    assert all(h["ok"] for h in doc["hands"] if h["hand_id"] != hand_id)
+    text = CliRunner().invoke(
+        main, ["replay", "--from-file", str(tmp_path / "gin.jsonl"), "--all", "--quiet"]
+    )
+    assert text.exit_code == 1
+    assert "UNVERIFIABLE: this build cannot verify it: no variant 'gin-rummy'" in text.output
+    assert "replay: UNVERIFIABLE: 1 hand(s) of rules this build does not know" in text.output
 
 
 # -- a pot several winners share ---------------------------------------------------------------

@@ -30,13 +30,14 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
+from rummy_platform.skips import SKIPPED
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.rules import RuleSetError
 from rummy_rules.variant import DeadlineKind
 
 from . import stream_codec as codec
-from .table import DecisionObserver, Table
+from .table import VARIANTS, DecisionObserver, Table
 
 _log = get_logger(__name__)
 
@@ -83,6 +84,10 @@ class Projection:
         #: Per partition: envelopes folded since the last snapshot of it was taken.
         self.since_snapshot: dict[int, int] = {}
         self.on_decision = on_decision
+        #: Tables this instance cannot serve (their TableOpened names a variant it does not
+        #: host: a newer instance opened them, in a rolling deploy) -> why, naming the variant.
+        #: Their commands fail with FAILED_PRECONDITION; every other table is served.
+        self.unservable: dict[str, str] = {}
 
     def command_lock(self, table_id: str) -> threading.Lock:
         """The lock a command on ``table_id`` holds from its decision to its fold."""
@@ -113,7 +118,9 @@ class Projection:
             if isinstance(item, Record):
                 where.append((item.partition, item.offset))
             if isinstance(envelope.payload, pb.TableOpened):
-                table = Table.opened_from(envelope, self.on_decision)
+                table = self._opened(envelope)
+                if table is None:
+                    break
             elif table is not None:
                 table.apply(envelope, offset)
         with self.lock:
@@ -126,6 +133,39 @@ class Projection:
             self._changed(table_id)
         return table
 
+    def _opened(self, envelope: Envelope) -> Table | None:
+        """The table a TableOpened creates, or None when it cannot be loaded (its later events
+        are then those of an unknown table): a variant this instance does not host (recorded in
+        :attr:`unservable`, counted as a skip), or options the rules refuse (a table opened
+        before a bound was added: logged, never loaded, so it never starts a hand)."""
+        opened = envelope.payload
+        assert isinstance(opened, pb.TableOpened)
+        variant = opened.rule_set.variant
+        if opened.rule_set.HasField("variant") and variant not in VARIANTS:
+            reason = (
+                f"table {envelope.stream_id} plays variant {variant!r}, which this table-service "
+                f"instance does not host (it hosts: {', '.join(sorted(VARIANTS))})"
+            )
+            with self.lock:
+                self.unservable[envelope.stream_id] = reason
+            SKIPPED.skipped(
+                "unknown_variant",
+                type_name=envelope.type,
+                variant=variant,
+                table_id=envelope.stream_id,
+                consumer="table",
+            )
+            return None
+        try:
+            return Table.opened_from(envelope, self.on_decision)
+        except RuleSetError as exc:
+            _log.error(
+                "table not loaded: the rules refuse its options",
+                table_id=envelope.stream_id,
+                reason=codec.wire_message(exc),
+            )
+            return None
+
     def drop(self, table_ids: Iterable[str]) -> None:
         """Forget ``table_ids`` (handed over to another instance) with the request digests
         their events recorded; their watchers are woken (and end: the table is gone)."""
@@ -136,6 +176,7 @@ class Projection:
                     for key in table.answers:
                         self.requests.pop(key, None)
                 self._command_locks.pop(table_id, None)
+                self.unservable.pop(table_id, None)
                 self._changed(table_id)
 
     def install(self, table: Table) -> None:
@@ -169,17 +210,10 @@ class Projection:
             if envelope.causation_id and envelope.request_digest:
                 self.requests.setdefault(envelope.causation_id, envelope.request_digest)
             if isinstance(envelope.payload, pb.TableOpened):
-                try:
-                    table = Table.opened_from(envelope, self.on_decision)
-                except RuleSetError as exc:
-                    # Opened before the rules bounded this option: never loaded, so it never
-                    # starts a hand (its later events are those of an unknown table).
-                    _log.error(
-                        "table not loaded: the rules refuse its options",
-                        table_id=envelope.stream_id,
-                        reason=codec.wire_message(exc),
-                    )
+                opened = self._opened(envelope)
+                if opened is None:
                     return None
+                table = opened
                 self.tables[table.table_id] = table
             else:
                 found = self.tables.get(envelope.stream_id)
