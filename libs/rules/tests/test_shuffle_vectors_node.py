@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 from rummy_rules.deck import Shoe
+from rummy_rules.indian.rules import IndianShoes
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 from rummy_testing.tools import required_executable
 
@@ -49,9 +50,11 @@ def test_checked_in_vectors_are_exactly_what_the_code_generates() -> None:
     )
 
 
-def test_vectors_cover_every_table_size_a_joker_cut_and_reshuffles() -> None:
+def test_vectors_cover_every_shoe_a_table_deals_from_a_joker_cut_and_reshuffles() -> None:
     data = vectors()
-    assert {(v["decks"], v["printed_jokers"]) for v in data["deals"]} == {(2, 2), (3, 3)}
+    shoes = {(shoe.decks, shoe.printed_jokers) for o in IndianShoes for _, shoe in o.shoes}
+    assert shoes == {(2, 2), (3, 3), (2, 4), (1, 2)}  # Bombay Baazi's, the rulebook's
+    assert {(v["decks"], v["printed_jokers"]) for v in data["deals"]} == shoes
     assert any(v["expected"]["wild_rank"] is None for v in data["deals"])
     assert any(c["seed_hex"] == "" for v in data["deals"] for c in v["client_seeds"])
     assert [v["number"] for v in data["reshuffles"]] == [1, 2]
@@ -92,7 +95,7 @@ def test_node_recomputes_every_vector() -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "6 vectors, 0 mismatches" in result.stdout
+    assert "8 vectors, 0 mismatches" in result.stdout
 
 
 def test_node_reports_a_tampered_vector(tmp_path: Path) -> None:

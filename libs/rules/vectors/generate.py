@@ -132,6 +132,8 @@ def build_vectors() -> dict[str, Any]:
     """All vectors as a JSON-ready dict."""
     two = Shoe(decks=2, printed_jokers=2)
     three = Shoe(decks=3, printed_jokers=3)
+    rulebook = Shoe(decks=2, printed_jokers=4)  # the rulebook's Indian shoe, 108 cards
+    heads_up = Shoe(decks=1, printed_jokers=2)  # its one-deck option for two players, 54 cards
     six_seeds = {s: f"seat {s} says hello".encode() for s in range(6)}
     joker_seeds = {0: b"", 1: b"\x00\x01", 2: b"abc"}
     # A pile in table order (not sorted) so implementations must sort by canonical index first.
@@ -155,6 +157,20 @@ def build_vectors() -> dict[str, Any]:
                 "8f3c2a5e-0b7d-4c1e-9a36-2d5f1e7b9c40",
                 {s: bytes([s]) * (s + 1) for s in range(8)},
                 dealer=7,
+            ),
+            _deal_case(
+                "rulebook-shoe-five-seats",
+                rulebook,
+                "pool-101/deal-3",
+                {s: f"rulebook {s}".encode() for s in range(5)},
+                dealer=2,
+            ),
+            _deal_case(
+                "heads-up-one-deck",
+                heads_up,
+                "deals-2/deal-1",
+                {0: b"heads", 1: b""},
+                dealer=1,
             ),
             _deal_case(
                 "joker-cut",

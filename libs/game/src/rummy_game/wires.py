@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from google.protobuf.message import Message
 
+from rummy_rules import registry
 from rummy_rules.registry import LEGACY_VARIANT
 
 from .indian import INDIAN_WIRE
@@ -68,3 +69,9 @@ def metric_of(payload: Message) -> tuple[str, str] | None:
         if type(payload) in wire.event_types:
             return wire.metric(payload)
     return None
+
+
+def hosted_variants() -> tuple[str, ...]:
+    """The variants a host can play here, sorted: registered with both their rules
+    (``rummy_rules.registry``) and their wire."""
+    return tuple(name for name in registry.names() if name in _WIRES)

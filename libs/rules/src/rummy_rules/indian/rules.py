@@ -2,17 +2,21 @@
 
 :class:`IndianPointsRules` is the ``options`` of a ``rummy_rules.rules.RuleSet`` whose variant is
 ``indian-points``: drops, wrong declare, the cap, the meld options, and the Indian deal (a wild
-cut and an upcard). :func:`bombay_baazi` is the house rule set for 4, 6 or 8 seats. Rules:
+cut and an upcard). :func:`bombay_baazi` is the house rule set for 4, 6 or 8 seats (or 2 to 6
+on the rulebook's shoes, :class:`IndianShoes`); :func:`match_deal_rule_set` is one deal of a
+match format (``rummy_rules.formats``). Rules:
 ``docs/rules/rule-set.md``, ``docs/rules/cards.md#shoe``, ``docs/rules/scoring.md``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import ClassVar
 
 from .. import codec
 from ..deck import Shoe
+from ..formats.messages import DealRules
 from ..melds import DEFAULT_MELD_OPTIONS, MeldOptions
 from ..rules import CUT_AND_UPCARD, DealShape, RuleSet, RuleSetError, VariantOptions, check_bounds
 from ..wild import MAX_CARD_POINTS
@@ -128,6 +132,36 @@ BOMBAY_BAAZI_SHOES: tuple[tuple[int, Shoe], ...] = (
 """Seat count -> shoe at Bombay Baazi: 4 and 6 seats 2 decks + 2 jokers, 8 seats 3 + 3
 (``docs/rules/cards.md#shoe``)."""
 
+#: The rulebook's shoe ("Indian Rummy", "Players and Cards"): two decks and four printed jokers.
+RULEBOOK_SHOE = Shoe(decks=2, printed_jokers=4)
+#: The rulebook's heads-up option: one deck and two printed jokers for two players.
+HEADS_UP_SHOE = Shoe(decks=1, printed_jokers=2)
+#: The cap on a loser's counted cards "most platforms" use (rulebook "Scoring and Points").
+RULEBOOK_POINTS_CAP = 80
+
+
+class IndianShoes(Enum):
+    """Which shoes a table deals from, by seat count (``docs/rules/cards.md#shoe``):
+
+    - ``BOMBAY_BAAZI``: 4 or 6 seats 2 decks + 2 printed jokers (106), 8 seats 3 + 3 (159);
+    - ``RULEBOOK``: 2 to 6 seats, 2 decks + 4 printed jokers (108);
+    - ``RULEBOOK_ONE_DECK_HEADS_UP``: as ``RULEBOOK``, but 2 seats 1 deck + 2 printed jokers (54).
+    """
+
+    BOMBAY_BAAZI = "bombay-baazi"
+    RULEBOOK = "rulebook"
+    RULEBOOK_ONE_DECK_HEADS_UP = "rulebook-one-deck-heads-up"
+
+    @property
+    def shoes(self) -> tuple[tuple[int, Shoe], ...]:
+        """Seat count -> shoe, as a rule set's ``shoes``."""
+        if self is IndianShoes.BOMBAY_BAAZI:
+            return BOMBAY_BAAZI_SHOES
+        rulebook = tuple((seats, RULEBOOK_SHOE) for seats in range(2, 7))
+        if self is IndianShoes.RULEBOOK:
+            return rulebook
+        return ((2, HEADS_UP_SHOE), *rulebook[1:])
+
 
 BOMBAY_BAAZI_NAME = "bombay-baazi"
 BOMBAY_BAAZI_VERSION = 1
@@ -143,20 +177,78 @@ def bombay_baazi(
     turn_seconds: int = 30,
     seed_window_seconds: int = 5,
     max_missed_turns: int = 3,
+    shoes: IndianShoes = IndianShoes.BOMBAY_BAAZI,
 ) -> RuleSet:
-    """The Bombay Baazi 13-card points rule set for a table of ``seats`` (4, 6 or 8) seats
-    (``docs/rules/rule-set.md#house-rule-set``).
+    """The Bombay Baazi 13-card points rule set for a table of ``seats`` seats (4, 6 or 8; with
+    the rulebook's ``shoes``, 2 to 6) (``docs/rules/rule-set.md#house-rule-set``).
 
     ``point_value_cents`` is in hundredths of a House Token per point (0 for a free table);
-    ``commission_bps`` in basis points (0..10000); ``points_cap`` None (the house rule) or e.g. 80.
-    Raises RuleSetError for any value out of range.
+    ``commission_bps`` in basis points (0..10000); ``points_cap`` None (the house rule) or the
+    rulebook's :data:`RULEBOOK_POINTS_CAP` (80; any cap 1..130 is accepted), which makes the
+    reservation cap x point value. Raises RuleSetError for any value out of range (a seat count
+    the shoes have no shoe for included).
     """
+    return _indian_rule_set(
+        seats,
+        point_value_cents,
+        commission_bps,
+        IndianPointsRules(points_cap=points_cap),
+        shoes,
+        turn_seconds=turn_seconds,
+        seed_window_seconds=seed_window_seconds,
+        max_missed_turns=max_missed_turns,
+    )
+
+
+def match_deal_rule_set(
+    seats: int,
+    deal_rules: DealRules,
+    *,
+    shoes: IndianShoes = IndianShoes.RULEBOOK,
+    turn_seconds: int = 30,
+    seed_window_seconds: int = 5,
+    max_missed_turns: int = 3,
+) -> RuleSet:
+    """The rule set of one deal of an Indian match format (pool, deals, best of N) at a table of
+    ``seats`` (2 to 6) seats: the format's ``deal_rules`` (drops, wrong declare, the cap; e.g.
+    ``rummy_rules.formats.Pool(target=201).deal_rules``) on the rulebook's shoes, played free
+    (point value 0, no commission): the format owns the match's money
+    (``docs/rules/formats.md#deal-rules``). Raises RuleSetError for any value out of range."""
+    options = IndianPointsRules(
+        first_drop_points=deal_rules.first_drop_points,
+        middle_drop_points=deal_rules.middle_drop_points,
+        wrong_declare_points=deal_rules.wrong_declare_points,
+        points_cap=deal_rules.points_cap,
+    )
+    return _indian_rule_set(
+        seats,
+        0,
+        0,
+        options,
+        shoes,
+        turn_seconds=turn_seconds,
+        seed_window_seconds=seed_window_seconds,
+        max_missed_turns=max_missed_turns,
+    )
+
+
+def _indian_rule_set(
+    seats: int,
+    point_value_cents: int,
+    commission_bps: int,
+    options: IndianPointsRules,
+    shoes: IndianShoes,
+    *,
+    turn_seconds: int,
+    seed_window_seconds: int,
+    max_missed_turns: int,
+) -> RuleSet:
     return RuleSet(
         name=BOMBAY_BAAZI_NAME,
         version=BOMBAY_BAAZI_VERSION,
         variant=INDIAN_POINTS_VARIANT,
         seats=seats,
-        shoes=BOMBAY_BAAZI_SHOES,
+        shoes=shoes.shoes,
         hand_size=13,
         min_players=2,
         max_missed_turns=max_missed_turns,
@@ -164,7 +256,7 @@ def bombay_baazi(
         seed_window_seconds=seed_window_seconds,
         point_value_cents=point_value_cents,
         commission_bps=commission_bps,
-        options=IndianPointsRules(points_cap=points_cap),
+        options=options,
     )
 
 

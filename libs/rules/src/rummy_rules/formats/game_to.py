@@ -1,0 +1,168 @@
+"""Game to N: one or more games, each played in deals to a target score (the Gin family and
+Rummy 500 will use it; ``docs/rules/formats.md#money``, column "game stakes").
+
+A deal's winner scores the points the deal charged its losers (several winners share them, the
+remainder one each to the earliest seats). A game ends when a seat still in it reaches the
+``target``: the highest total wins (a tie at the top plays one more deal among the tied seats,
+until it is broken), or when one seat is left in it. Money per game: ``max_game_points x
+point_value_cents`` reserved from each seat at the game's start; at its end each loser pays
+``min(winner - loser, cap) x point value`` to the winner less the commission
+(``rummy_rules.formats.money.settle_game``). A seat that leaves loses the game at the cap and
+is out of the match; with ``missed_turns_lose_game`` (Gin), a seat dropped on missed turns loses
+the game at the cap too (it plays the next game). The match is ``games`` games (or ends when
+fewer than two seats are left); its winners are the seats still in with the most games won.
+``docs/rules/formats.md#game-to``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..events import Event
+from ..rules import BASIS_POINTS_PER_UNIT, check_bounds
+from .base import MatchRules, after, check_money_option
+from .messages import (
+    DealResult,
+    DealStarted,
+    GameEnded,
+    GameStarted,
+    MatchEnded,
+    MoneyReserved,
+    SeatForfeitedGame,
+    TieBreakDue,
+)
+from .money import game_stake_cents, settle_game
+from .state import MatchState, OutReason, pairs
+
+MAX_GAMES = 10
+MAX_TARGET = 100_000
+
+
+@dataclass(frozen=True)
+class GameTo(MatchRules):
+    """Games to ``target`` points for ``point_value_cents`` a point, each loser's loss capped at
+    ``max_game_points``. Raises RuleSetError for an option out of bounds."""
+
+    target: int = 100
+    games: int = 1
+    point_value_cents: int = 0
+    max_game_points: int = 100
+    commission_bps: int = 0
+    missed_turns_lose_game: bool = False
+    min_seats: int = 2
+    max_seats: int = 8
+
+    def __post_init__(self) -> None:
+        check_bounds("target", self.target, 1, MAX_TARGET)
+        check_bounds("games", self.games, 1, MAX_GAMES)
+        check_bounds("max_game_points", self.max_game_points, 1, MAX_TARGET)
+        check_bounds("seats", self.max_seats, 2, 8)
+        check_bounds("seats", self.min_seats, 2, self.max_seats)
+        check_money_option(
+            "point_value_cents", self.point_value_cents, self.max_seats, self.max_game_points
+        )
+        check_bounds(
+            "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
+        )
+
+    @property
+    def name(self) -> str:
+        return f"game-to-{self.target}"
+
+    @property
+    def stake_cents(self) -> int:
+        """What each seat reserves at a game's start."""
+        return game_stake_cents(self.max_game_points, self.point_value_cents)
+
+    def in_game(self, state: MatchState) -> tuple[int, ...]:
+        """Seats still playing the open game."""
+        active = set(state.active)
+        return tuple(s for s in state.game_seats if s in active and s not in state.forfeited)
+
+    def _begin(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
+        if state.game_open:
+            chosen = state.next_seats if state.next_seats is not None else self.in_game(state)
+            seats = tuple(s for s in chosen if s in self.in_game(state))
+            return (
+                DealStarted(
+                    deal_no=state.deals_scored + 1,
+                    seats=seats,
+                    tie_break=state.next_tie_break,
+                    at_ms=at_ms,
+                ),
+            )
+        seats = state.active
+        events: list[Event] = [GameStarted(game_no=state.game_no + 1, seats=seats)]
+        if self.stake_cents:
+            events += [
+                MoneyReserved(seat=seat, amount_cents=self.stake_cents, purpose="game")
+                for seat in seats
+            ]
+        events.append(
+            DealStarted(deal_no=state.deals_scored + 1, seats=seats, tie_break=False, at_ms=at_ms)
+        )
+        return tuple(events)
+
+    def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
+        totals = dict(state.totals)
+        paid = sum(p for seat, p in result.points if seat not in result.winners)
+        share, remainder = divmod(paid, len(result.winners))
+        for i, seat in enumerate(sorted(result.winners)):
+            totals[seat] += share + (1 if i < remainder else 0)
+        events: tuple[Event, ...] = (
+            self._scored(state, result, totals=pairs(totals)),
+            *self._left_mid_deal(state, result),
+        )
+        if self.missed_turns_lose_game:
+            events += tuple(
+                SeatForfeitedGame(seat=seat)
+                for seat in sorted(result.timed_out - result.left)
+                if seat not in state.forfeited
+            )
+        return events + self._decided(after(state, events), at_ms)
+
+    def _after_leave(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
+        if state.game_open:
+            return self._decided(state, at_ms)
+        return self._match_over(state, at_ms)
+
+    def _decided(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
+        """The open game's end (and perhaps the match's), a tie-break, or nothing yet."""
+        playing = self.in_game(state)
+        if len(playing) > 1:
+            top = max(state.total(seat) for seat in playing)
+            if top < self.target:
+                return ()
+            tied = tuple(seat for seat in playing if state.total(seat) == top)
+            if len(tied) > 1:
+                return (TieBreakDue(seats=tied),)
+            playing = tied
+        winner = playing[0]
+        gone = state.out_seats
+        lost_at_cap = state.forfeited | {
+            seat for seat in state.game_seats if gone.get(seat) is OutReason.LEFT
+        }
+        settlement = settle_game(
+            {seat: state.total(seat) for seat in state.game_seats},
+            winner,
+            max_game_points=self.max_game_points,
+            point_value_cents=self.point_value_cents,
+            commission_bps=self.commission_bps,
+            forfeited=lost_at_cap,
+        )
+        ended = GameEnded(
+            game_no=state.game_no,
+            winner=winner,
+            totals=state.totals,
+            settlement=settlement,
+        )
+        return (ended, *self._match_over(after(state, (ended,)), at_ms))
+
+    def _match_over(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
+        active = state.active
+        if state.game_no < self.games and len(active) >= 2:
+            return ()
+        won = dict(state.games_won)
+        most = max((won.get(seat, 0) for seat in active), default=0)
+        winners = tuple(seat for seat in active if won.get(seat, 0) == most)
+        return (MatchEnded(winners=winners, reason="games_played", settlement=None, at_ms=at_ms),)

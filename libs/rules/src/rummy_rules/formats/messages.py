@@ -1,0 +1,337 @@
+"""A match's commands and events, and the generic result of one deal a format consumes.
+
+Frozen dataclasses, registered with ``rummy_rules.codec`` like a hand's. Seats are table seat
+numbers; points are ints; money is in hundredths of a House Token; ``at_ms`` is the host's clock
+(ms since the Unix epoch), copied into events, never read here. ``docs/rules/formats.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import codec
+from ..commands import Command
+from ..events import Event, HandEnded, SeatAccount
+from .money import MatchSettlement
+
+#: The outcome words a variant's ``SeatResult`` uses for a seat that left mid-deal and for a seat
+#: dropped on missed turns (Indian points and the toy variant use these).
+LEFT_OUTCOME = "left"
+TIMED_OUT_OUTCOME = "timed_out"
+
+
+@dataclass(frozen=True)
+class DealRules:
+    """The per-deal rule set a format asks of its variant (points): the first and middle drops
+    (leaving mid-deal and missed turns count as the middle drop), the wrong declare and the cap
+    on counted cards. Pool 101: 20/40/80/80; pool 201: 25/50/80/80; deals and best of N:
+    20/40/80/80."""
+
+    first_drop_points: int
+    middle_drop_points: int
+    wrong_declare_points: int
+    points_cap: int
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """What a format reads of one deal's ``HandEnded`` (generic fields only).
+
+    - ``points``: ``(seat, points charged)`` for every seat dealt in, ascending seats;
+    - ``winners``: the deal's winner(s), ascending (charged 0);
+    - ``left``: seats that left mid-deal (scored by the variant as its middle drop);
+    - ``timed_out``: seats dropped on missed turns.
+    """
+
+    points: tuple[tuple[int, int], ...]
+    winners: tuple[int, ...]
+    left: frozenset[int] = frozenset()
+    timed_out: frozenset[int] = frozenset()
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(seat for seat, _ in self.points)
+
+
+def deal_result(
+    hand: HandEnded,
+    *,
+    left_outcome: str = LEFT_OUTCOME,
+    timed_out_outcome: str = TIMED_OUT_OUTCOME,
+) -> DealResult:
+    """The :class:`DealResult` of a variant's ``HandEnded``: each seat's points, the winners
+    (``winner_seat`` and the settlement's co-winners) and the seats whose outcome word is
+    ``left_outcome`` / ``timed_out_outcome``."""
+    results = sorted(hand.results, key=lambda r: r.seat)
+    return DealResult(
+        points=tuple((r.seat, r.points) for r in results),
+        winners=hand.settlement.winner_seats,
+        left=frozenset(r.seat for r in results if r.outcome == left_outcome),
+        timed_out=frozenset(r.seat for r in results if r.outcome == timed_out_outcome),
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartMatch(Command):
+    """Start match ``match_id`` with every seat taken (ascending seats, one account each)."""
+
+    match_id: str
+    seats: tuple[SeatAccount, ...]
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class BeginDeal(Command):
+    """Deal the next deal (between deals): open rejoin offers and split requests lapse."""
+
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordDeal(Command):
+    """The deal being played ended with ``result``."""
+
+    result: DealResult
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordDealAborted(Command):
+    """The deal being played was aborted (a service gone past a deadline): it is void."""
+
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeaveMatch(Command):
+    """``seat`` leaves the match (between deals, or mid-deal: the variant scores that deal)."""
+
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class AcceptRejoin(Command):
+    """``seat`` takes its rejoin offer (pool option): one more entry, back in the match."""
+
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeclineRejoin(Command):
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestSplit(Command):
+    """``seat`` asks to split the pool (pool option, between deals)."""
+
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class AbortMatch(Command):
+    """The match cannot go on (no redeal within the abort deadline, or an operator closed the
+    table mid-match: ``reason`` says which). Every hold is released."""
+
+    reason: str
+    at_ms: int
+
+
+# --------------------------------------------------------------------------------------------------
+# Events
+# --------------------------------------------------------------------------------------------------
+
+
+class MatchEvent(Event):
+    """Marker base class of a match's events."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchStarted(MatchEvent):
+    """The match began with these seats, under ``match_format`` (its name, e.g. ``pool-101``)."""
+
+    match_id: str
+    match_format: str
+    seats: tuple[SeatAccount, ...]
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MoneyReserved(MatchEvent):
+    """``amount_cents`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or ``game``."""
+
+    seat: int
+    amount_cents: int
+    purpose: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameStarted(MatchEvent):
+    """Game ``game_no`` (1, 2, ...) of a game-to-N match began with these seats."""
+
+    game_no: int
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DealStarted(MatchEvent):
+    """Deal ``deal_no`` (1, 2, ...; a voided deal is replayed under its number) is dealt to
+    ``seats``; ``tie_break`` when it is played among tied seats only."""
+
+    deal_no: int
+    seats: tuple[int, ...]
+    tie_break: bool
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DealScored(MatchEvent):
+    """Deal ``deal_no`` counted: the points it charged, its winners, and the standings after it
+    (``totals``: running points, or game totals; ``chips``: deals only; empty if unused)."""
+
+    deal_no: int
+    points: tuple[tuple[int, int], ...]
+    winners: tuple[int, ...]
+    totals: tuple[tuple[int, int], ...]
+    chips: tuple[tuple[int, int], ...]
+    timed_out: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TieBreakDue(MatchEvent):
+    """The top of the standings is tied: the next deal is played among ``seats`` only."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DealVoided(MatchEvent):
+    """Deal ``deal_no`` was aborted: void, replayed with the same seats; holds stay."""
+
+    deal_no: int
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatEliminated(MatchEvent):
+    """``seat``'s total reached the pool's target: out of the match."""
+
+    seat: int
+    total: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatLeft(MatchEvent):
+    """``seat`` left the match (``mid_deal``: during a deal, which still scores it); it forfeits
+    what it holds and is out."""
+
+    seat: int
+    mid_deal: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatForfeitedGame(MatchEvent):
+    """``seat`` lost the current game at the cap (missed turns, game to N option)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RejoinOffered(MatchEvent):
+    """Eliminated ``seat`` may buy in again for ``entry_cents`` and come back at ``total``."""
+
+    seat: int
+    total: int
+    entry_cents: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rejoined(MatchEvent):
+    """``seat`` is back in at ``total`` (its new entry follows as MoneyReserved)."""
+
+    seat: int
+    total: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RejoinDeclined(MatchEvent):
+    seat: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SplitRequested(MatchEvent):
+    seat: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEnded(MatchEvent):
+    """Game ``game_no`` ended, won by ``winner`` with these game totals; its stakes settled."""
+
+    game_no: int
+    winner: int
+    totals: tuple[tuple[int, int], ...]
+    settlement: MatchSettlement
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchEnded(MatchEvent):
+    """The match is over: ``winners`` (one, or every seat of a split), ``reason`` (``last_left``,
+    ``split``, ``most_chips``, ``lowest_total``, ``games_played``, ``hand_ended``), and the
+    entry-fee money (None where money moved with each hand or game)."""
+
+    winners: tuple[int, ...]
+    reason: str
+    settlement: MatchSettlement | None
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchAborted(MatchEvent):
+    """The match was aborted or closed: every hold in ``released`` (seat, cents) goes back."""
+
+    reason: str
+    released: tuple[tuple[int, int], ...]
+    at_ms: int
+
+
+codec.register(
+    DealResult,
+    StartMatch,
+    BeginDeal,
+    RecordDeal,
+    RecordDealAborted,
+    LeaveMatch,
+    AcceptRejoin,
+    DeclineRejoin,
+    RequestSplit,
+    AbortMatch,
+    MatchStarted,
+    MoneyReserved,
+    GameStarted,
+    DealStarted,
+    DealScored,
+    TieBreakDue,
+    DealVoided,
+    SeatEliminated,
+    SeatLeft,
+    SeatForfeitedGame,
+    RejoinOffered,
+    Rejoined,
+    RejoinDeclined,
+    SplitRequested,
+    GameEnded,
+    MatchEnded,
+    MatchAborted,
+)
