@@ -21,7 +21,10 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 3. Each step opens ``tables`` new tables of ``--seats`` seats (point value 0.10, so every hand is
    reserved and settled by the ledger), grants every bot and seats one bot per seat
    (``rummy_ops.bots``: its own token, its own ``WatchTable``, acting as soon as its view lets it;
-   no stalls, no wrong declares). After ``--warmup`` seconds it measures for ``--seconds``:
+   no stalls, no wrong declares). The bots of up to ``--tables-per-driver`` tables (64) run in
+   this process; a step of more tables runs them in driver processes of that many tables each
+   (this script with ``--drive``: the same bots, commanded over their standard input), whose
+   CPU is counted as the driver's. After ``--warmup`` seconds it measures for ``--seconds``:
    player actions (DrawCard, DiscardCard, Declare, Drop) per second and their latency from the
    client (p50/p99), hands ended per second and turn deadlines that fired (the table service's
    ``rummy_table_hands_ended`` / ``rummy_table_turn_timeouts``), CPU% of each service and of this
@@ -44,8 +47,8 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
 ``tables``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``, ``resource_exhausted``,
 ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``, ``produce_p99_ms``, ``cpu_percent``,
-``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), and for the watcher
-step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
+``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), ``driver_processes``,
+and for the watcher step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
 
 The machine is shared: absolute figures drift from run to run; compare ratios within one run.
 """
@@ -312,9 +315,185 @@ class Options:
     floor: Floor
 
 
+@dataclass(frozen=True)
+class Seat:
+    """One bot to seat: its table, account, player token and brain seed."""
+
+    table_id: str
+    account: str
+    token: str
+    seed: int
+
+
+class Bots:
+    """Bots of some tables driven by this process: one :class:`TableRouter` (own channels) per
+    table, one :class:`Bot` (own thread and ``WatchTable`` stream) per seat, every unary call
+    recorded. ``addresses``: the table-service instances."""
+
+    def __init__(self, addresses: Sequence[str], seats: int) -> None:
+        self.addresses = list(addresses)
+        self.shoe = SHOES[seats]
+        self.recorder = CallRecorder()
+        self.bots: list[Bot] = []
+        self.routers: dict[str, TableRouter] = {}
+        self._noted: list[int] = []
+        self._cpu_mark = 0.0
+
+    def seat(self, plan: Sequence[Seat]) -> None:
+        """Make the bots of ``plan``, take their seats (16 at a time) and start them."""
+        for entry in plan:
+            router = self.routers.get(entry.table_id)
+            if router is None:
+                router = self.routers[entry.table_id] = TableRouter(
+                    self.addresses,
+                    channel=lambda a: grpc.intercept_channel(
+                        grpc.insecure_channel(a), self.recorder
+                    ),
+                )
+            brain = BotBrain(
+                seed=entry.seed,
+                temperament=Temperament(),
+                options=MeldOptions(jokers_only_group_is_sequence=True),
+            )
+            self.bots.append(
+                Bot(entry.account, entry.token, router, entry.table_id, self.shoe, brain)
+            )
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(lambda bot: bot.take_seat(), self.bots))
+        for bot in self.bots:
+            bot.start()
+
+    def mark(self) -> None:
+        """Start a measured window: this process's CPU and the bots' error notes so far."""
+        self._noted = [len(bot.stats.errors) for bot in self.bots]
+        self._cpu_mark = time.process_time()
+
+    def window(self, since: float, until: float) -> dict[str, Any]:
+        """What the bots saw between ``since`` and ``until`` (``time.monotonic()``, the same
+        clock in every process of the machine): the latency (ms) of every player action
+        answered OK, every unary call's status, the broken watch streams by status (from the
+        bots' notes since :meth:`mark`), this process's CPU seconds since :meth:`mark` and
+        each table's owner as its router learned it."""
+        cpu_s = time.process_time() - self._cpu_mark
+        calls = self.recorder.window(since, until)
+        watch_errors = Counter(
+            code.name
+            for bot, start in zip(self.bots, self._noted, strict=True)
+            for error in bot.stats.errors[start:]
+            for code in COUNTED_CODES
+            if error.startswith(f"watch: {code.name}")
+        )
+        return {
+            "latencies_ms": [
+                c.seconds * 1000
+                for c in calls
+                if c.method in ACTIONS and c.code == grpc.StatusCode.OK
+            ],
+            "codes": dict(Counter(c.code.name for c in calls)),
+            "watch_errors": dict(watch_errors),
+            "cpu_s": cpu_s,
+            "owners": {t: r.address_for(t) for t, r in self.routers.items()},
+        }
+
+    def close(self) -> None:
+        """Every bot leaves its table; the channels close."""
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(lambda bot: bot.stop(leave=True), self.bots))
+        for router in self.routers.values():
+            router.close()
+
+
+class DriverProcess:
+    """:class:`Bots` in a process of their own (this script with ``--drive``), commanded by
+    JSON lines on its standard input and answering on its standard output: the same methods."""
+
+    def __init__(self, addresses: Sequence[str], seats: int) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--drive"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._send({"addresses": list(addresses), "seats": seats})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def _answer(self) -> Any:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"bot driver process {self.process.pid} ended")
+        return json.loads(line)
+
+    def seat(self, plan: Sequence[Seat]) -> None:
+        self._send({"cmd": "seat", "plan": [list(vars(entry).values()) for entry in plan]})
+
+    def seated(self) -> None:
+        """Wait until the bots of :meth:`seat` are seated and playing."""
+        self._answer()
+
+    def mark(self) -> None:
+        self._send({"cmd": "mark"})
+        self._answer()
+
+    def window(self, since: float, until: float) -> dict[str, Any]:
+        self._send({"cmd": "window", "since": since, "until": until})
+        answer: dict[str, Any] = self._answer()
+        return answer
+
+    def close(self) -> None:
+        try:
+            self._send({"cmd": "close"})
+            self._answer()
+        finally:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def drive() -> None:
+    """(The ``--drive`` process.) Serve :class:`DriverProcess`'s commands with :class:`Bots`;
+    answers go to the original standard output, anything else printed goes to stderr."""
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    setup = json.loads(sys.stdin.readline())
+    bots = Bots(setup["addresses"], setup["seats"])
+
+    def answer(message: Any) -> None:
+        answers.write(json.dumps(message) + "\n")
+        answers.flush()
+
+    for line in sys.stdin:
+        command = json.loads(line)
+        if command["cmd"] == "seat":
+            bots.seat([Seat(*entry) for entry in command["plan"]])
+            answer({"seated": len(bots.bots)})
+        elif command["cmd"] == "mark":
+            bots.mark()
+            answer({"ok": True})
+        elif command["cmd"] == "window":
+            answer(bots.window(command["since"], command["until"]))
+        elif command["cmd"] == "close":
+            bots.close()
+            answer({"ok": True})
+            return
+
+
 @dataclass
 class Step:
-    """``tables`` tables with a bot in every seat, playing from :meth:`open` to :meth:`close`."""
+    """``tables`` tables with a bot in every seat, playing from :meth:`open` to :meth:`close`.
+
+    The bots run in this process up to ``tables_per_driver`` tables; beyond, in processes of
+    ``tables_per_driver`` tables each (:class:`DriverProcess`), so that no Python process
+    carries more than that many tables' threads and streams (at 256 tables in one process, the
+    1,024 bot threads cost 13.9 ms of CPU per action against 2.4-2.8 at 64)."""
 
     stack: Stack
     operator: Operator
@@ -322,19 +501,16 @@ class Step:
     tables: int
     options: Options
     rng: random.Random
-    recorder: CallRecorder = field(default_factory=CallRecorder)
     table_ids: list[str] = field(default_factory=list)
-    bots: list[Bot] = field(default_factory=list)
-    routers: list[TableRouter] = field(default_factory=list)
+    groups: list[Bots | DriverProcess] = field(default_factory=list)
     #: The other table-service instances (``--instances``).
     extra: list[ExtraService] = field(default_factory=list)
+    tables_per_driver: int = 64
+    #: Each table's owner, as the bots' routers last learned it.
+    owners: dict[str, str] = field(default_factory=dict)
 
-    def _router(self) -> TableRouter:
-        addresses = [self.stack.address("table"), *(e.address for e in self.extra)]
-        return TableRouter(
-            addresses,
-            channel=lambda a: grpc.intercept_channel(grpc.insecure_channel(a), self.recorder),
-        )
+    def _addresses(self) -> list[str]:
+        return [self.stack.address("table"), *(e.address for e in self.extra)]
 
     def _tables(self) -> dict[str, tuple[int, int]]:
         """Each table-service process: name -> (pid, metrics port)."""
@@ -349,26 +525,28 @@ class Step:
         rules = rule_set(
             turn_seconds=self.options.turn_seconds, seed_window_seconds=1, start_delay_seconds=1
         )
-        shoe = SHOES[self.options.seats]
+        plan: list[Seat] = []
         for t in range(self.tables):
             table_id = self.operator.open_table(self.options.seats, 10, 500, rules)
             self.table_ids.append(table_id)
-            router = self._router()
-            self.routers.append(router)
             for s in range(self.options.seats):
                 account = f"bench-{run}-{t}-{s}"
                 self.operator.grant(account, 1_000_000)
-                brain = BotBrain(
-                    seed=self.rng.getrandbits(64),
-                    temperament=Temperament(),
-                    options=MeldOptions(jokers_only_group_is_sequence=True),
-                )
                 token = self.authority.issue(account, Role.PLAYER, 6 * 3600)
-                self.bots.append(Bot(account, token, router, table_id, shoe, brain))
-        with ThreadPoolExecutor(16) as pool:
-            list(pool.map(lambda bot: bot.take_seat(), self.bots))
-        for bot in self.bots:
-            bot.start()
+                plan.append(Seat(table_id, account, token, self.rng.getrandbits(64)))
+        per_group = max(1, self.tables_per_driver) * self.options.seats
+        chunks = [plan[i : i + per_group] for i in range(0, len(plan), per_group)]
+        if len(chunks) == 1:
+            local = Bots(self._addresses(), self.options.seats)
+            self.groups.append(local)
+            local.seat(chunks[0])
+            return
+        remote = [DriverProcess(self._addresses(), self.options.seats) for _ in chunks]
+        self.groups.extend(remote)
+        for process, chunk in zip(remote, chunks, strict=True):
+            process.seat(chunk)
+        for process in remote:
+            process.seated()
 
     def measure(self, seconds: float) -> dict[str, Any]:
         """Play ``seconds`` more and report that window."""
@@ -377,76 +555,73 @@ class Step:
         names = [*SERVICES, *(n for n in tables if n != "table")]
         counters = ("rummy_table_hands_ended", "rummy_table_turn_timeouts")
         before = {s: sample_process(pids[s]) for s in names}
-        noted = [len(bot.stats.errors) for bot in self.bots]
+        for group in self.groups:
+            group.mark()
         driver_before = time.process_time()
         metrics_before = _scrape_all([port for _, port in tables.values()], counters)
         since = time.monotonic()
         time.sleep(seconds)
         until = time.monotonic()
-        metrics_after = _scrape_all([port for _, port in tables.values()], counters)
+        # The CPU figures first, at the window's end: a scrape or a driver's answer can take
+        # seconds when the box is saturated, and that time is not in ``wall``.
         driver_cpu = time.process_time() - driver_before
         after = {s: sample_process(pids[s]) for s in names}
+        seen = [group.window(since, until) for group in self.groups]
+        metrics_after = _scrape_all([port for _, port in tables.values()], counters)
         wall = until - since
-        calls = self.recorder.window(since, until)
-        actions = [c for c in calls if c.method in ACTIONS and c.code == grpc.StatusCode.OK]
-        latencies = [c.seconds * 1000 for c in actions]
-        codes = Counter(c.code for c in calls)
-        # A broken WatchTable stream is known from the bot's notes (it keeps its first 50).
-        watch_errors = Counter(
-            code
-            for bot, start in zip(self.bots, noted, strict=True)
-            for error in bot.stats.errors[start:]
-            for code in COUNTED_CODES
-            if error.startswith(f"watch: {code.name}")
-        )
+        latencies = [ms for g in seen for ms in g["latencies_ms"]]
+        codes: Counter[str] = Counter()
+        watch_errors: Counter[str] = Counter()
+        for g in seen:
+            codes.update(g["codes"])
+            watch_errors.update(g["watch_errors"])
+            self.owners.update(g["owners"])
         cpu = {s: after[s].cpu_s - before[s].cpu_s for s in names}
-        cpu["driver"] = driver_cpu
-        n = max(1, len(actions))
+        # This process (the operator, the in-process bots) and the driver processes, if any.
+        cpu["driver"] = driver_cpu + sum(
+            g["cpu_s"]
+            for g, group in zip(seen, self.groups, strict=True)
+            if isinstance(group, DriverProcess)
+        )
+        n = max(1, len(latencies))
         floor = self.options.floor
+        counted = {code.name for code in (grpc.StatusCode.OK, *COUNTED_CODES)}
         return {
             "tables": self.tables,
             "seats": self.options.seats,
             "seconds": round(wall, 2),
-            "actions": len(actions),
-            "actions_per_s": round(len(actions) / wall, 1),
+            "actions": len(latencies),
+            "actions_per_s": round(len(latencies) / wall, 1),
             "p50_ms": round(percentile(latencies, 0.5), 1),
             "p99_ms": round(percentile(latencies, 0.99), 1),
             "hands_per_s": round(
                 (metrics_after[counters[0]] - metrics_before[counters[0]]) / wall, 2
             ),
             "deadlines_fired": int(metrics_after[counters[1]] - metrics_before[counters[1]]),
-            "unavailable": codes[grpc.StatusCode.UNAVAILABLE]
-            + watch_errors[grpc.StatusCode.UNAVAILABLE],
-            "resource_exhausted": codes[grpc.StatusCode.RESOURCE_EXHAUSTED]
-            + watch_errors[grpc.StatusCode.RESOURCE_EXHAUSTED],
-            "other_errors": {
-                k.name: v for k, v in codes.items() if k not in (grpc.StatusCode.OK, *COUNTED_CODES)
-            },
+            "unavailable": codes["UNAVAILABLE"] + watch_errors["UNAVAILABLE"],
+            "resource_exhausted": codes["RESOURCE_EXHAUSTED"] + watch_errors["RESOURCE_EXHAUSTED"],
+            "other_errors": {k: v for k, v in codes.items() if k not in counted},
             "cpu_percent": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
             "cpu_ms_per_action": {k: round(1000 * v / n, 2) for k, v in cpu.items()},
             "rss_mib": {s: round(after[s].rss_mib, 1) for s in names},
             "threads": {s: after[s].threads for s in names},
             "instances": len(tables),
             "tables_by_instance": self.split(),
+            "driver_processes": sum(isinstance(g, DriverProcess) for g in self.groups) or 1,
             "serial_commits_per_s": round(floor.serial_commits_per_s, 1),
             "produce_p99_ms": round(floor.produce_p99_ms, 2),
             "produce_ack_p99_ms": round(floor.produce_ack_p99_ms, 2),
         }
 
     def close(self) -> None:
-        with ThreadPoolExecutor(16) as pool:
-            list(pool.map(lambda bot: bot.stop(leave=True), self.bots))
-        for router in self.routers:
-            router.close()
+        for group in self.groups:
+            group.close()
 
     def split(self) -> dict[str, int]:
-        """How many of the step's tables each instance serves (as its router learned)."""
+        """How many of the step's tables each instance serves (as the bots' routers learned)."""
         names = {self.stack.address("table"): "table"}
         names.update({e.address: f"table-{n}" for n, e in enumerate(self.extra, start=2)})
-        owners = Counter(
-            names.get(router.address_for(t), "?")
-            for router, t in zip(self.routers, self.table_ids, strict=True)
-        )
+        owners = Counter(names.get(self.owners.get(t, ""), "?") for t in self.table_ids)
         return dict(sorted(owners.items()))
 
 
@@ -637,9 +812,19 @@ def main(argv: list[str] | None = None) -> int:
         "--instances", type=int, default=1, choices=(1, 2), help="table-service instances"
     )
     parser.add_argument(
+        "--tables-per-driver",
+        type=int,
+        default=64,
+        help="the most tables whose bots one process drives (more: one process per that many)",
+    )
+    parser.add_argument(
         "--open-watches", nargs=3, metavar=("ADDRESS", "TABLE_IDS", "COUNT"), help=argparse.SUPPRESS
     )
+    parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args(argv)
+    if opts.drive:
+        drive()
+        return 0
     if opts.open_watches:
         address, ids, count = opts.open_watches
         open_watches(address, ids.split(","), int(count))
@@ -666,7 +851,16 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(3)  # the group's rebalance: each instance rebuilds its partitions
 
             def make_step(tables: int) -> Step:
-                return Step(stack, operator, authority, tables, options, rng, extra=extra)
+                return Step(
+                    stack,
+                    operator,
+                    authority,
+                    tables,
+                    options,
+                    rng,
+                    extra=extra,
+                    tables_per_driver=opts.tables_per_driver,
+                )
 
             try:
                 for tables in counts:

@@ -4,7 +4,8 @@
 //
 //   node web/verify/cli.mjs BUNDLE.json [--record RECORD.jsonl] [--json]
 //       verify a hand's proof bundle (and the player's own record); prints each step's verdict.
-//       Exit 0 when every step passed, 1 when one failed, 2 for an unknown variant or bad usage.
+//       Exit 0 when every step passed, 1 when one failed, 2 when what ran passed but not all could
+//       be checked here (a variant without a file here: its moves and scores), or bad usage.
 //   node web/verify/cli.mjs --vectors [shuffle-v1.json]
 //       recompute every shuffle test vector (libs/rules/vectors/shuffle-v1.json by default);
 //       exit 1 on a mismatch.
@@ -127,10 +128,13 @@ async function bundle(args) {
       console.log(`${s.ok ? "PASSED" : "FAILED"}  ${s.title}${s.ok ? "" : `: ${s.problem}`}`);
       for (const n of s.notes) console.log(`        ${n}`);
     }
-    const verdict = result.ok ? "VERIFIED" : result.known ? "NOT VERIFIED" : "UNKNOWN VARIANT";
+    for (const u of result.unchecked) console.log(`NOT CHECKED  ${u.title}: ${u.why}`);
+    const verdict =
+      { passed: "VERIFIED", failed: "NOT VERIFIED" }[result.verdict] ??
+      (V.firstFailure(result) ? "NOT VERIFIED (cannot be checked)" : "NOT FULLY VERIFIED (unknown variant)");
     console.log(`${verdict}: hand ${JSON.parse(readFileSync(rest[0], "utf8")).hand_id ?? "?"}`);
   }
-  return result.ok ? 0 : result.known ? 1 : 2;
+  return { passed: 0, failed: 1 }[result.verdict] ?? 2;
 }
 
 const args = process.argv.slice(2);

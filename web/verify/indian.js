@@ -41,6 +41,7 @@
 
   const indian = {
     label: "Indian 13-card points rummy",
+    dealShape: { wild_cut: true, upcard: true },
     checkLeaves(play, card, seat) {
       const rules = optionsOf(play.ruleSet);
       const d = play.drawn;

@@ -47,16 +47,26 @@
     });
   }
 
+  function verdictText(result) {
+    const first = V.firstFailure(result);
+    if (result.verdict === "passed") return "Verified: every step passed.";
+    if (result.verdict === "failed") return `Not verified: ${first.title} differs.`;
+    if (first) return `Not verified: ${first.problem}`;
+    // every step that ran passed, but not everything could be checked here: say what was not
+    const checked = result.steps.filter((s) => s.id !== "bundle").map((s) => s.title);
+    return (
+      `Not fully verified: unknown variant "${result.variant}"; ` +
+      result.unchecked.map((u) => u.why).join("; ") +
+      `. Checked here and passed: ${checked.join(", ")}.`
+    );
+  }
+
   function show(result) {
     const verdict = $("verdict");
-    verdict.className = result.ok ? "passed" : result.known ? "failed" : "unknown";
-    const first = V.firstFailure(result);
-    verdict.textContent = result.ok
-      ? "Verified: every step passed."
-      : result.known
-        ? `Not verified: ${first.title} differs.`
-        : `Not verified: ${first ? first.problem : "unknown bundle"}`;
-    verdict.dataset.verdict = result.ok ? "passed" : result.known ? "failed" : "unknown";
+    const kind = result.verdict || (result.known ? "failed" : "unknown");
+    verdict.className = kind;
+    verdict.textContent = verdictText({ unchecked: [], ...result, verdict: kind });
+    verdict.dataset.verdict = kind;
     const steps = $("steps");
     steps.replaceChildren();
     for (const s of result.steps) {
@@ -68,16 +78,28 @@
       for (const n of s.notes) box.appendChild(el("div", "note", n));
       steps.appendChild(box);
     }
+    for (const u of result.unchecked || []) {
+      const box = el("div", "step unchecked");
+      box.dataset.step = u.id;
+      box.dataset.ok = "unchecked";
+      box.appendChild(el("b", "", `? not checked here \u2014 ${u.title}`));
+      box.appendChild(el("div", "problem", u.why));
+      steps.appendChild(box);
+    }
     const pic = $("picture");
     pic.replaceChildren();
     const p = result.picture;
     if (!p) return;
-    const cut = V.parseCard(p.wildCut).face;
-    const wildRank = cut === V.JOKER ? null : V.faceRank(cut);
+    const cut = p.wildCut ? V.parseCard(p.wildCut).face : null;
+    const wildRank = cut === null || cut === V.JOKER ? null : V.faceRank(cut);
     pic.appendChild(el("h2", "", "The deal"));
     const top = el("div", "seat");
-    top.appendChild(el("h3", "", `Wild-card cut (${wildRank === null ? "printed joker: only jokers are wild" : "its rank is wild"}) and first open card`));
-    top.appendChild(cardsEl([p.wildCut, p.firstOpen], wildRank));
+    const turned = [p.wildCut, p.firstOpen].filter((c) => c);
+    const cutText = !p.wildCut
+      ? "No wild-card cut"
+      : `Wild-card cut (${wildRank === null ? "printed joker: only jokers are wild" : "its rank is wild"})`;
+    top.appendChild(el("h3", "", `${cutText}${p.firstOpen ? " and first open card" : ""}`));
+    top.appendChild(cardsEl(turned, wildRank));
     pic.appendChild(top);
     for (const h of p.deal) {
       const box = el("div", "seat");
@@ -115,7 +137,7 @@
     try {
       result = await V.verifyBundle(JSON.parse(text), record);
     } catch (err) {
-      result = { ok: false, known: false, steps: [{ id: "bundle", title: "The bundle", ok: false, problem: `cannot be read: ${err.message}`, notes: [] }], picture: null };
+      result = { ok: false, known: false, verdict: "unknown", unchecked: [], steps: [{ id: "bundle", title: "The bundle", ok: false, problem: `cannot be read: ${err.message}`, notes: [] }], picture: null };
     }
     show(result);
     document.body.dataset.done = "true";

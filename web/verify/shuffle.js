@@ -115,9 +115,12 @@
 
   /**
    * The deal (spec section 7) as canonical indices: {order, hands: [{seat, indices}] in dealing
-   * order, wildCut, firstOpen, stock (top first), handKey}.
+   * order, wildCut, firstOpen, stock (top first), handKey}. `shape` is the variant's deal shape
+   * ({wild_cut, upcard}, both by default): a step it skips is null and the next card takes its
+   * place (no cut: the first open card is the card after the hands).
    */
-  async function computeDeal({ serverSeed, handId, clientSeeds, decks, printedJokers, seats, dealer, handSize }) {
+  async function computeDeal({ serverSeed, handId, clientSeeds, decks, printedJokers, seats, dealer, handSize, shape }) {
+    const { wild_cut: cuts = true, upcard = true } = shape || {};
     const key = await handKey(serverSeed, material(handId, clientSeeds));
     const size = decks * 52 + printedJokers;
     const order = await fisherYates([...Array(size).keys()], new Stream(key, "deal"));
@@ -128,15 +131,10 @@
       for (let k = 0; k < handSize; k++) indices.push(order[p + k * n]);
       return { seat, indices };
     });
-    const dealt = n * handSize;
-    return {
-      handKey: key,
-      order,
-      hands,
-      wildCut: order[dealt],
-      firstOpen: order[dealt + 1],
-      stock: order.slice(dealt + 2),
-    };
+    let next = n * handSize;
+    const wildCut = cuts ? order[next++] : null;
+    const firstOpen = upcard ? order[next++] : null;
+    return { handKey: key, order, hands, wildCut, firstOpen, stock: order.slice(next) };
   }
 
   /** The number-th reshuffle (spec section 8) of the pile's indices: the new stock, top first. */

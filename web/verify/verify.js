@@ -1,11 +1,18 @@
 // The checks of a hand's proof bundle (schema: proof-bundle.schema.json), run by the page and by
 // cli.mjs alike. Classic script; needs cards.js, shuffle.js, then each variant's file (indian.js)
 // which registers itself in BBVerify.variants. verifyBundle(bundle, record) resolves to
-// {variant, known, ok, steps: [{id, title, ok, problem, notes}], picture}.
+// {variant, known, ok, verdict, steps: [{id, title, ok, problem, notes}], unchecked: [{id,
+// title, why}], picture}.
 //
 // Steps: 1 seeds (commitment, client seeds, the player's own record), 2 deck (deal, wild-card
-// cut, every reshuffle), 3 moves (every draw, discard, declare and drop), 4 scores (the variant's
-// scorer, the result and the money). A step's `problem` is the first thing that differs.
+// cut or none as the variant deals, every reshuffle), 3 moves (every draw, discard, declare and
+// drop), 4 scores (the variant's scorer, the result and the money). A step's `problem` is the
+// first thing that differs. A variant this page has no file for still gets steps 1 and 2 (the
+// commitment, the seeds and the shuffle are the same for every variant; its deal is laid out by
+// the bundle's deal_shape); its moves and scores are listed in `unchecked`, never passed:
+// verdict "passed" (every step ran and passed), "failed" (a step that ran differs) or "unknown"
+// (nothing that ran differs, but something could not be checked here; also a bundle that cannot
+// be read as a hand at all).
 (function (root) {
   "use strict";
   const V = root.BBVerify;
@@ -126,6 +133,7 @@
     const dealt = ofType(events, "HandDealt");
     if (dealt.length !== 1) fail(`the hand has ${dealt.length} deals, not one`);
     const d = dealt[0].event;
+    const shape = ctx.shape;
     const deal = await V.computeDeal({
       serverSeed: V.hexToBytes(bundle.server_seed_hex),
       handId: started.hand_id,
@@ -135,7 +143,9 @@
       seats: started.seats.map((s) => s.seat),
       dealer: started.dealer_seat,
       handSize: ruleSet.hand_size,
+      shape,
     });
+    const cardOrNull = (i) => (i === null ? null : card(i));
     for (const h of deal.hands) {
       const recorded = d.hands.find((x) => x.seat === h.seat);
       if (!recorded) fail(`the deal gives seat ${h.seat} no cards`);
@@ -148,8 +158,22 @@
       if (recorded.cards.length !== want.length) fail(`seat ${h.seat} was dealt ${recorded.cards.length} cards, not ${want.length}`);
     }
     if (d.hands.length !== deal.hands.length) fail(`the deal has ${d.hands.length} hands, not ${deal.hands.length}`);
-    if (d.wild_cut !== card(deal.wildCut)) fail(`the wild-card cut is ${d.wild_cut}, the seeds give ${card(deal.wildCut)}`);
-    if (d.first_open !== card(deal.firstOpen)) fail(`the first open card is ${d.first_open}, the seeds give ${card(deal.firstOpen)}`);
+    const cut = d.wild_cut ?? null;
+    const open = d.first_open ?? null;
+    if (cut !== cardOrNull(deal.wildCut)) {
+      fail(
+        deal.wildCut === null
+          ? `the deal shows the wild-card cut ${cut}, but this variant's deal cuts none`
+          : `the wild-card cut is ${cut ?? "missing"}, the seeds give ${card(deal.wildCut)}`,
+      );
+    }
+    if (open !== cardOrNull(deal.firstOpen)) {
+      fail(
+        deal.firstOpen === null
+          ? `the deal shows the first open card ${open}, but this variant's deal turns up none`
+          : `the first open card is ${open ?? "missing"}, the seeds give ${card(deal.firstOpen)}`,
+      );
+    }
     const stock = deal.stock.map(card);
     for (let k = 0; k < stock.length; k++) {
       if (d.stock[k] !== stock[k]) fail(`stock card ${k + 1} is ${d.stock[k]}, the seeds give ${stock[k]}`);
@@ -181,9 +205,18 @@
     }
     if (reshuffled.length > exhausted.length) fail("a reshuffled stock without the stock running out");
     step.notes.push(
-      `${deal.hands.length} hands of ${ruleSet.hand_size}, wild-card cut ${d.wild_cut}, ` +
+      `${deal.hands.length} hands of ${ruleSet.hand_size}, ` +
+        `${cut === null ? "no wild-card cut" : `wild-card cut ${cut}`}, ` +
+        `${open === null ? "no first open card" : `first open card ${open}`}, ` +
         `${exhausted.length} reshuffle${exhausted.length === 1 ? "" : "s"}`,
     );
+    if (!ctx.known) {
+      step.notes.push(
+        `the deal laid out as the bundle says variant ${ctx.bundle.variant} deals ` +
+          `(${shape.wild_cut ? "a" : "no"} wild-card cut, ${shape.upcard ? "a" : "no"} first open card): ` +
+          "this page does not know that variant's rules",
+      );
+    }
     ctx.deal = d;
   }
 
@@ -201,7 +234,7 @@
       ruleSet: started.rule_set,
       hands: new Map(d.hands.map((h) => [h.seat, [...h.cards]])),
       stock: [...d.stock],
-      pile: [d.first_open],
+      pile: d.first_open ? [d.first_open] : [],
       turnSeat: null,
       turnNo: 0,
       drawn: null, // {card, source} of the turn
@@ -273,11 +306,36 @@
     ctx.play = play;
   }
 
+  const BOTH = { wild_cut: true, upcard: true };
+
+  /** The deal shape of the bundle (bundles written before it: a cut and an upcard). */
+  function bundleShape(bundle) {
+    const shape = bundle.deal_shape === undefined ? BOTH : bundle.deal_shape;
+    if (!shape || typeof shape.wild_cut !== "boolean" || typeof shape.upcard !== "boolean") {
+      fail("the bundle's deal_shape is not {wild_cut, upcard} as true/false");
+    }
+    return shape;
+  }
+
+  /** What the page shows of a hand of a variant it has no file for: the deal. */
+  function dealPicture(ctx) {
+    const d = ctx.deal;
+    if (!d) return null;
+    return {
+      wildCut: d.wild_cut ?? null,
+      firstOpen: d.first_open ?? null,
+      deal: d.hands.map((h) => ({ seat: h.seat, cards: h.cards })),
+      finals: [],
+    };
+  }
+
   /** Verify a bundle (an object, or JSON text); record: the player's own record or null. */
   async function verifyBundle(bundle, record) {
     if (typeof bundle === "string") bundle = JSON.parse(bundle);
     const steps = [];
-    const out = { variant: null, known: false, ok: false, steps, picture: null };
+    const unchecked = [];
+    // a bundle that cannot be read as a hand at all is "unknown", as before any step ran
+    const out = { variant: null, known: false, ok: false, verdict: "unknown", steps, unchecked, picture: null };
     const header = await runStep(steps, "bundle", "The bundle", () => {
       if (!bundle || bundle.format !== FORMAT) fail(`not a proof bundle of format ${FORMAT}`);
       if (bundle.shuffle_version !== V.SHUFFLE_VERSION) {
@@ -291,17 +349,37 @@
     const ctx = { bundle, events, started, record: null };
     out.variant = started ? started.rule_set.variant : bundle.variant;
     const variant = variants[out.variant];
-    if (!started || !variant || bundle.variant !== out.variant) {
+    if (!started || bundle.variant !== out.variant) {
       header.ok = false;
       header.problem = !started
         ? "the bundle has no start of a hand"
-        : !variant
-          ? `unknown variant "${out.variant}": this page cannot check it (it checks ${Object.keys(variants).join(", ")})`
-          : `the bundle says variant ${bundle.variant}, its hand was played as ${out.variant}`;
+        : `the bundle says variant ${bundle.variant}, its hand was played as ${out.variant}`;
       return out;
     }
-    out.known = true;
+    out.known = Boolean(variant);
+    ctx.known = out.known;
     ctx.variant = variant;
+    try {
+      const stated = bundleShape(bundle);
+      ctx.shape = variant ? variant.dealShape : stated;
+      const shapeOf = (x) => ({ wild_cut: x.wild_cut, upcard: x.upcard }); // key order as written
+      if (variant && !same(shapeOf(stated), shapeOf(variant.dealShape))) {
+        fail(`the bundle says the deal of ${out.variant} is ${JSON.stringify(stated)}, but it is ${JSON.stringify(variant.dealShape)}`);
+      }
+    } catch (err) {
+      header.ok = false;
+      header.problem = err.message;
+      if (variant) out.verdict = "failed"; // the bundle contradicts the variant it names
+      return out;
+    }
+    if (!variant) {
+      const known = Object.keys(variants).join(", ");
+      header.notes.push(`unknown variant "${out.variant}": this page has no rules for it (it knows ${known}); its commitment, seeds, shuffle and deal are checked, its moves and scores are not`);
+      unchecked.push(
+        { id: "moves", title: "3. Every move", why: `moves not checked here: no rules for variant ${out.variant}` },
+        { id: "scores", title: "4. Scores and money", why: `scores not checked here: no scorer for variant ${out.variant}` },
+      );
+    }
     if (started.hand_id !== bundle.hand_id) header.notes.push(`hand id ${started.hand_id}`);
     try {
       ctx.record = recordEntries(record, bundle.hand_id);
@@ -311,13 +389,17 @@
     }
     await runStep(steps, "seeds", "1. Commitment and seeds", (s) => checkSeeds(s, ctx));
     await runStep(steps, "deck", "2. Deck, deal and reshuffles", (s) => checkDeck(s, ctx));
-    await runStep(steps, "moves", "3. Every move", (s) => checkMoves(s, ctx));
-    await runStep(steps, "scores", "4. Scores and money", (s) => {
-      if (!ctx.play) fail("the moves could not be replayed, so there is nothing to score");
-      variant.checkScores(s, ctx);
-    });
-    out.ok = steps.every((s) => s.ok);
-    out.picture = variant.picture(ctx);
+    if (variant) {
+      await runStep(steps, "moves", "3. Every move", (s) => checkMoves(s, ctx));
+      await runStep(steps, "scores", "4. Scores and money", (s) => {
+        if (!ctx.play) fail("the moves could not be replayed, so there is nothing to score");
+        variant.checkScores(s, ctx);
+      });
+    }
+    const passed = steps.every((s) => s.ok);
+    out.ok = passed && unchecked.length === 0;
+    out.verdict = !passed ? "failed" : out.ok ? "passed" : "unknown";
+    out.picture = variant ? variant.picture(ctx) : dealPicture(ctx);
     return out;
   }
 

@@ -475,10 +475,12 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
     """Grant, reserve and settle each hand with the ledger service's own application code."""
     from rummy_ledger import application as app
     from rummy_ledger import domain
+    from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 
     with psycopg.connect(url, options="-c search_path=ledger") as conn:
+        uow = PostgresUnitOfWork.joining(conn)
         for account in SEATS.values():
-            app.grant(conn, domain.Grant("ops", account, 1000_00, f"grant-{account}"))
+            app.grant(uow, domain.Grant("ops", account, 1000_00, f"grant-{account}"))
         for hand_id, settlement in settlements.items():
             started = next(
                 e.payload
@@ -486,7 +488,7 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
                 if isinstance(e.payload, table_pb.HandStarted) and e.payload.hand_id == hand_id
             )
             app.reserve_stakes(
-                conn,
+                uow,
                 domain.ReserveStakes(
                     hand_id,
                     table.table_id,
@@ -497,7 +499,7 @@ def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str,
                 ),
             )
             app.settle_hand(
-                conn, domain.SettleHand.from_settlement(hand_id, table.table_id, settlement)
+                uow, domain.SettleHand.from_settlement(hand_id, table.table_id, settlement)
             )
         conn.commit()
 
@@ -669,9 +671,10 @@ def test_replay_plays_a_hand_by_the_variant_and_rules_version_it_pinned(
     if verdict is None:
         assert code == 0 and hand["first_mismatch"] is None
     else:
+        # rules this build does not play: unverifiable (not OK, exit 1), and no mismatch either
         assert code == 1
-        assert hand["first_mismatch"]["check"] == "rules"
-        assert verdict in hand["first_mismatch"]["message"]
+        assert hand["ok"] is False and hand["first_mismatch"] is None
+        assert verdict in hand["unverifiable"]
 
 
 def _recorded_before_variant_options(table: SyntheticTable) -> list[Envelope]:
@@ -714,6 +717,50 @@ def test_a_changed_flat_option_in_a_record_of_the_older_shape_is_still_caught(
     assert not run.ok
 
 
+def test_replay_skips_an_event_of_a_type_this_build_does_not_know_and_says_so(
+    exported: Path, tmp_path: Path
+) -> None:
+    # A newer build wrote an event of a type this one has never heard of into the stream.
+    objs = lines_of(exported)
+    new = dict(objs[-1], type="rummy.table.v1.MeldLaidOff", payload={"hand_id": "x"})
+    new["event_id"] = str(uuid.uuid4())
+    new["stream_version"] = objs[-1]["stream_version"] + 1
+    path = write_lines(tmp_path / "newer.jsonl", [*objs[:5], new, *objs[5:]])
+    code, doc = replay_file(path)
+    assert code == 0 and doc["ok"] is True
+    assert doc["skipped_unknown_types"] == {"rummy.table.v1.MeldLaidOff": 1}
+    # every hand of the file replayed as without the newer event
+    assert [h["hand_id"] for h in doc["hands"]] == [
+        h["hand_id"] for h in replay_file(exported)[1]["hands"]
+    ]
+    text = CliRunner().invoke(main, ["replay", "--from-file", str(path), "--all", "--quiet"])
+    assert text.exit_code == 0, text.output
+    assert "skipped: unknown type rummy.table.v1.MeldLaidOff (1 event;" in text.output
+
+
+def test_a_hand_of_a_variant_this_build_does_not_know_is_unverifiable_not_ok_and_no_crash(
+    exported: Path, table: SyntheticTable, tmp_path: Path
+) -> None:
+    hand_id = list(table.settlements)[0]
+    objs = lines_of(exported)
+    for obj in objs:
+        if obj["type"] == "rummy.table.v1.HandStarted" and obj["payload"]["hand_id"] == hand_id:
+            obj["payload"]["rule_set"] = {"variant": "gin-rummy"}
+    code, doc = replay_file(write_lines(tmp_path / "gin.jsonl", objs))
+    assert code == 1 and doc["ok"] is False
+    assert doc["unverifiable"] == [hand_id]
+    hand = next(h for h in doc["hands"] if h["hand_id"] == hand_id)
+    assert hand["ok"] is False and hand["outcome"] == "unverifiable"
+    assert hand["first_mismatch"] is None and "no variant 'gin-rummy'" in hand["unverifiable"]
+    assert all(h["ok"] for h in doc["hands"] if h["hand_id"] != hand_id)
+    text = CliRunner().invoke(
+        main, ["replay", "--from-file", str(tmp_path / "gin.jsonl"), "--all", "--quiet"]
+    )
+    assert text.exit_code == 1
+    assert "UNVERIFIABLE: this build cannot verify it: no variant 'gin-rummy'" in text.output
+    assert "replay: UNVERIFIABLE: 1 hand(s) of rules this build does not know" in text.output
+
+
 # -- a pot several winners share ---------------------------------------------------------------
 
 
@@ -745,6 +792,7 @@ def test_the_timeline_names_every_winner_of_a_shared_pot_and_one_winner_as_befor
 def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_url: str) -> None:
     from rummy_ledger import application as app
     from rummy_ledger import domain
+    from rummy_ledger.adapters.postgres import PostgresUnitOfWork
     from rummy_ops.replay.checks import _journal_difference
     from rummy_ops.replay.ledger import JournalReader
     from rummy_rules.settlement import settle_shared
@@ -753,15 +801,16 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
     accounts = [f"shared-{s}" for s in range(4)]
     posted = settle_shared(rules, (2, 0), {1: 25, 3: 10})
     with psycopg.connect(ledger_url, options="-c search_path=ledger") as conn:
+        uow = PostgresUnitOfWork.joining(conn)
         for hand_id in ("h-right", "h-swapped"):
             for a in accounts:
-                app.grant(conn, domain.Grant("ops", a, 5000, f"grant-{hand_id}-{a}"))
+                app.grant(uow, domain.Grant("ops", a, 5000, f"grant-{hand_id}-{a}"))
             stakes = tuple(domain.SeatStake(s, a, 1300) for s, a in enumerate(accounts))
-            app.reserve_stakes(conn, domain.ReserveStakes(hand_id, "t", stakes))
-        app.settle_hand(conn, domain.SettleHand.from_settlement("h-right", "t", posted))
+            app.reserve_stakes(uow, domain.ReserveStakes(hand_id, "t", stakes))
+        app.settle_hand(uow, domain.SettleHand.from_settlement("h-right", "t", posted))
         # the same pot with the remainder hundredth given to the other winner
         swapped = settle_shared(rules, (0, 2), {1: 25, 3: 10})
-        app.settle_hand(conn, domain.SettleHand.from_settlement("h-swapped", "t", swapped))
+        app.settle_hand(uow, domain.SettleHand.from_settlement("h-swapped", "t", swapped))
         conn.commit()
     with JournalReader(ledger_url) as journal:
         right, wrong = journal("h-right"), journal("h-swapped")

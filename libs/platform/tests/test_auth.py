@@ -65,6 +65,37 @@ def test_an_expired_token_is_refused(authority):
         authority.verify(token)
 
 
+def test_a_token_accepted_before_is_refused_once_it_has_expired(authority):
+    token = authority.issue("alice", Role.PLAYER, 60, now=time.time() - 58)
+    assert authority.verify(token) == Principal("alice", Role.PLAYER)
+    expires = jwt.decode(token, options={"verify_signature": False})["exp"]
+    time.sleep(max(0.0, expires - time.time()) + 0.05)
+    with pytest.raises(InvalidToken, match="expired"):
+        authority.verify(token)
+
+
+def test_a_token_is_checked_in_full_once_and_then_recognised_until_it_expires(
+    authority, monkeypatch
+):
+    decoded: list[str] = []
+    real_decode = jwt.decode
+
+    def counting_decode(token: str, *args: object, **kwargs: object) -> object:
+        decoded.append(token)
+        return real_decode(token, *args, **kwargs)
+
+    monkeypatch.setattr(jwt, "decode", counting_decode)
+    token = authority.issue("alice", Role.PLAYER)
+    other = authority.issue("bob", Role.OPERATOR)
+    for _ in range(3):
+        assert authority.verify(token) == Principal("alice", Role.PLAYER)
+        assert authority.verify(other) == Principal("bob", Role.OPERATOR)
+    assert decoded == [token, other]
+    tampered = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    with pytest.raises(InvalidToken):
+        authority.verify(tampered)
+
+
 def test_a_token_signed_with_another_secret_is_refused_as_an_unknown_key(authority):
     token = TokenAuthority(OTHER_SECRET).issue("alice", Role.OPERATOR)
     with pytest.raises(InvalidToken, match="key this service does not know"):

@@ -1,4 +1,5 @@
-"""Fixtures of the ledger tests: a fresh, migrated PostgreSQL database per test module.
+"""Fixtures of the ledger tests: the in-memory unit of work (``uow``, the application tests'),
+and a fresh, migrated PostgreSQL database per test module (``pool``, ``pg_uow``, ``conn``).
 
 The server comes from the repository plugin's ``database_url`` fixture (``rummy_testing``:
 ``DATABASE_URL``, else ``deploy/local/postgres.sh``); its role may create databases. The same
@@ -14,7 +15,15 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
+from rummy_ledger.adapters.memory import InMemoryUnitOfWork
+from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_testing.service_process import fresh_database
+
+
+@pytest.fixture()
+def uow() -> InMemoryUnitOfWork:
+    """A new, empty ledger in memory (no database): what the application tests run on."""
+    return InMemoryUnitOfWork()
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +43,12 @@ def pool(ledger_database_url: str) -> Iterator[ConnectionPool]:
         yield pool
     finally:
         pool.close()
+
+
+@pytest.fixture(scope="module")
+def pg_uow(pool: ConnectionPool) -> PostgresUnitOfWork:
+    """The ledger's PostgreSQL unit of work on the module's database."""
+    return PostgresUnitOfWork(pool)
 
 
 @pytest.fixture()

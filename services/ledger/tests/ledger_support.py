@@ -6,8 +6,10 @@ import uuid
 
 from psycopg_pool import ConnectionPool
 
+from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.application import get_balance, grant
 from rummy_ledger.domain import Grant
+from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_rules.registry import lookup
 from rummy_rules.rules import RuleSet
 
@@ -25,14 +27,19 @@ def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
-def funded_player(pool: ConnectionPool, amount_hundredths: int) -> str:
+def storage(where: LedgerUnitOfWork | ConnectionPool) -> LedgerUnitOfWork:
+    """The unit of work itself, or the PostgreSQL one on a pool."""
+    return PostgresUnitOfWork(where) if isinstance(where, ConnectionPool) else where
+
+
+def funded_player(where: LedgerUnitOfWork | ConnectionPool, amount_hundredths: int) -> str:
     """A new player account granted ``amount_hundredths`` by an operator."""
     account = new_id("player")
-    grant(pool, Grant("operator-1", account, amount_hundredths, new_id("grant")))
+    grant(storage(where), Grant("operator-1", account, amount_hundredths, new_id("grant")))
     return account
 
 
-def balance_of(pool: ConnectionPool, account: str) -> tuple[int, int, int]:
+def balance_of(where: LedgerUnitOfWork | ConnectionPool, account: str) -> tuple[int, int, int]:
     """``(balance, reserved, available)`` in hundredths."""
-    b = get_balance(pool, account)
+    b = get_balance(storage(where), account)
     return b.balance_hundredths, b.reserved_hundredths, b.available_hundredths

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from ledger_support import balance_of, funded_player, house_rule_set, new_id
+from ledger_support import balance_of, funded_player, house_rule_set, new_id, storage
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
@@ -51,7 +51,7 @@ def test_two_tables_reserving_the_same_balance_at_once_hold_it_only_once(
             )
             for _ in range(2)
         ]
-        results = _at_once(*(lambda c=c: reserve_stakes(pool, c) for c in commands))
+        results = _at_once(*(lambda c=c: reserve_stakes(storage(pool), c) for c in commands))
 
         outcomes = sorted(r.seats[0].reserved for r in results)
         assert outcomes == [False, True]
@@ -65,7 +65,7 @@ def test_a_settlement_and_a_reservation_on_the_same_account_at_once_never_overdr
         winner, loser = funded_player(pool, 3000), funded_player(pool, 3000)
         hand, table = new_id("hand"), new_id("table")
         reserve_stakes(
-            pool,
+            storage(pool),
             ReserveStakes(hand, table, (SeatStake(0, winner, 2000), SeatStake(1, loser, 2000))),
         )
         settlement = settle(house_rule_set(4, 20, 1000), winner_seat=0, points_by_seat={1: 100})
@@ -74,8 +74,8 @@ def test_a_settlement_and_a_reservation_on_the_same_account_at_once_never_overdr
         )
         settle_command = SettleHand.from_settlement(hand, table, settlement)
         settled, reserved = _at_once(
-            lambda c=settle_command: settle_hand(pool, c),
-            lambda c=other_hand: reserve_stakes(pool, c),
+            lambda c=settle_command: settle_hand(storage(pool), c),
+            lambda c=other_hand: reserve_stakes(storage(pool), c),
         )
 
         assert not isinstance(settled, Exception) and not isinstance(reserved, Exception)
@@ -92,12 +92,15 @@ def test_the_same_settlement_from_two_consumers_at_once_posts_once(pool: Connect
     winner, loser = funded_player(pool, 3000), funded_player(pool, 3000)
     hand, table = new_id("hand"), new_id("table")
     reserve_stakes(
-        pool, ReserveStakes(hand, table, (SeatStake(0, winner, 1300), SeatStake(1, loser, 1300)))
+        storage(pool),
+        ReserveStakes(hand, table, (SeatStake(0, winner, 1300), SeatStake(1, loser, 1300))),
     )
     command = SettleHand.from_settlement(
         hand, table, settle(house_rule_set(4, 10, 1000), winner_seat=0, points_by_seat={1: 130})
     )
-    first, second = _at_once(lambda: settle_hand(pool, command), lambda: settle_hand(pool, command))
+    first, second = _at_once(
+        lambda: settle_hand(storage(pool), command), lambda: settle_hand(storage(pool), command)
+    )
 
     assert first == second and sorted([first.replayed, second.replayed]) == [False, True]
     assert balance_of(pool, loser) == (1700, 0, 1700)

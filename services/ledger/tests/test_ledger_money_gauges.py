@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import psycopg
 import pytest
-from ledger_support import funded_player, house_rule_set, new_id
+from ledger_support import funded_player, house_rule_set, new_id, storage
 from prometheus_client import CollectorRegistry
 from psycopg_pool import ConnectionPool
 
@@ -85,7 +85,8 @@ def two_seat_hand(pool: ConnectionPool, stake: int) -> tuple[str, str]:
     winner, loser = funded_player(pool, 4 * stake), funded_player(pool, 4 * stake)
     hand, table = new_id("hand"), new_id("table")
     reserve_stakes(
-        pool, ReserveStakes(hand, table, (SeatStake(0, winner, stake), SeatStake(1, loser, stake)))
+        storage(pool),
+        ReserveStakes(hand, table, (SeatStake(0, winner, stake), SeatStake(1, loser, stake))),
     )
     return hand, table
 
@@ -104,7 +105,7 @@ def test_a_sound_ledger_exports_every_money_gauge_from_the_first_scrape_with_the
     assert 0 <= during["rummy_ledger_oldest_held_reservation_age_seconds"] < 60
 
     settle_hand(
-        own_pool,
+        storage(own_pool),
         SettleHand.from_settlement(hand, table, settle(house_rule_set(4, 10, 1000), 0, {1: 50})),
     )
     scraper.monotonic += 60.0
@@ -174,7 +175,7 @@ def test_a_reservation_held_past_its_hand_ages_on_the_ledgers_clock_until_the_ha
     age = scraper.scrape()["rummy_ledger_oldest_held_reservation_age_seconds"]
     assert 9000 <= age < 9000 + 60
 
-    abort_hand(own_pool, AbortHand(hand))
+    abort_hand(storage(own_pool), AbortHand(hand))
     figures = scraper.scrape()
     assert figures["rummy_ledger_oldest_held_reservation_age_seconds"] == 0
     assert figures["rummy_ledger_reservations_held"] == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from ledger_support import funded_player, house_rule_set, new_id
+from ledger_support import funded_player, house_rule_set, new_id, storage
 from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2
@@ -29,7 +29,8 @@ def test_a_settlement_writes_an_envelope_the_relay_can_decode_with_its_id_and_ke
     winner, loser = funded_player(pool, 4000), funded_player(pool, 4000)
     hand, table = new_id("hand"), new_id("table")
     reserve_stakes(
-        pool, ReserveStakes(hand, table, (SeatStake(0, winner, 1300), SeatStake(1, loser, 1300)))
+        storage(pool),
+        ReserveStakes(hand, table, (SeatStake(0, winner, 1300), SeatStake(1, loser, 1300))),
     )
 
     def hand_settled(result: SettleResult) -> list[OutgoingEvent]:
@@ -50,7 +51,7 @@ def test_a_settlement_writes_an_envelope_the_relay_can_decode_with_its_id_and_ke
     command = SettleHand.from_settlement(
         hand, table, settle(house_rule_set(4, 10, 1000), 0, {1: 50})
     )
-    settle_hand(pool, command, outbox=hand_settled)
+    settle_hand(storage(pool), command, outbox=hand_settled)
 
     with pool.connection() as conn:
         (row,) = [r for r in db.unpublished_outbox(conn) if r.key == table]
@@ -72,12 +73,13 @@ def test_the_gauges_show_tokens_issued_reserved_and_commission_collected(
     winner, loser = funded_player(pool, 3000), funded_player(pool, 2000)
     hand, table = new_id("hand"), new_id("table")
     reserve_stakes(
-        pool, ReserveStakes(hand, table, (SeatStake(0, winner, 1300), SeatStake(1, loser, 1300)))
+        storage(pool),
+        ReserveStakes(hand, table, (SeatStake(0, winner, 1300), SeatStake(1, loser, 1300))),
     )
     with pool.connection() as conn:
         during = db.gauges(conn)
     settle_hand(
-        pool,
+        storage(pool),
         SettleHand.from_settlement(hand, table, settle(house_rule_set(4, 10, 1250), 0, {1: 77})),
     )
     with pool.connection() as conn:

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ledger_support import house_rule_set, new_id
-from psycopg_pool import ConnectionPool
 
-from rummy_ledger.adapters import db
+from rummy_ledger.adapters.memory import InMemoryUnitOfWork
 from rummy_ledger.application import abort_hand, get_balance, grant, reserve_stakes, settle_hand
 from rummy_ledger.domain import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
 from rummy_rules.settlement import reservation_cents, settle
-
-pytestmark = pytest.mark.integration
 
 PLAYERS = 4
 
@@ -48,15 +44,14 @@ class Model:
 
 @settings(max_examples=25)
 @given(ops=operations)
-def test_random_hands_conserve_tokens_and_never_overdraw(
-    pool: ConnectionPool, ops: list[tuple]
-) -> None:
+def test_random_hands_conserve_tokens_and_never_overdraw(ops: list[tuple]) -> None:
+    uow = InMemoryUnitOfWork()
     players = [new_id("player") for _ in range(PLAYERS)]
     model = Model()
     for op in ops:
         if op[0] == "grant":
             _, who, amount = op
-            grant(pool, Grant("op", players[who], amount, new_id("grant")))
+            grant(uow, Grant("op", players[who], amount, new_id("grant")))
             model.balance[who] += amount
         elif op[0] == "start":
             _, who, point_value, bps = op
@@ -64,7 +59,7 @@ def test_random_hands_conserve_tokens_and_never_overdraw(
             amount = reservation_cents(rules)
             hand, table = new_id("hand"), new_id("table")
             stakes = tuple(SeatStake(seat, players[p], amount) for seat, p in enumerate(who))
-            result = reserve_stakes(pool, ReserveStakes(hand, table, stakes))
+            result = reserve_stakes(uow, ReserveStakes(hand, table, stakes))
             seated = {}
             for seat, p in enumerate(who):
                 fits = model.balance[p] - model.reserved[p] >= amount
@@ -85,7 +80,7 @@ def test_random_hands_conserve_tokens_and_never_overdraw(
             settlement = settle(rules, winner, charged)
             command = SettleHand.from_settlement(hand, table, settlement)
             for _ in range(2 if twice else 1):
-                settle_hand(pool, command)
+                settle_hand(uow, command)
             del model.open_hands[hand]
             for seat, p in seated.items():
                 model.reserved[p] -= amount
@@ -94,19 +89,18 @@ def test_random_hands_conserve_tokens_and_never_overdraw(
             _, pick, twice = op
             hand = sorted(model.open_hands)[pick % len(model.open_hands)]
             for _ in range(2 if twice else 1):
-                abort_hand(pool, AbortHand(hand))
+                abort_hand(uow, AbortHand(hand))
             _, _, seated, amount = model.open_hands.pop(hand)
             for p in seated.values():
                 model.reserved[p] -= amount
 
         for i, account in enumerate(players):
             if model.balance[i] or model.reserved[i]:
-                b = get_balance(pool, account)
+                b = get_balance(uow, account)
                 assert (b.balance_hundredths, b.reserved_hundredths) == (
                     model.balance[i],
                     model.reserved[i],
                 )
                 assert b.balance_hundredths >= 0 and b.available_hundredths >= 0
 
-    with pool.connection() as conn:
-        assert db.invariant_violations(conn) == []
+    assert uow.invariant_violations() == []

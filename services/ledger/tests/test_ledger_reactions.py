@@ -1,5 +1,8 @@
-"""The ledger's reactions to table-events, through the real reactor and relay, on a real
-PostgreSQL with the in-memory event log: what is published, with which key, ids and versions.
+"""The ledger's reactions to table-events and what they publish, with which key, ids and versions,
+each test twice: ``[memory]`` calls the reactions on the in-memory unit of work (each record in
+one transaction, the outbox read back and published to the in-memory event log; a redelivered
+event reaches the ledger again and its idempotency keys drop it), ``[postgresql]`` runs the
+real reactor and relay on a real PostgreSQL (offsets and event ids in the effects' transaction).
 (The same on real Kafka, the ledger a process: tests/integration/test_ledger_service.py.)
 """
 
@@ -9,29 +12,43 @@ from datetime import UTC, datetime
 
 import pytest
 from google.protobuf.message import Message
-from ledger_support import balance_of, funded_player, new_id
+from ledger_support import balance_of, funded_player, new_id, storage
 from psycopg_pool import ConnectionPool
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ledger.adapters import db, events
+from rummy_ledger.adapters import events
+from rummy_ledger.adapters.memory import InMemoryUnitOfWork
+from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.handlers import Counters, Ledger
-from rummy_platform.envelope import Envelope
+from rummy_ledger.unit_of_work import LedgerUnitOfWork
+from rummy_platform.envelope import Envelope, decode, event_payloads, type_name
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.outbox import OutboxRelay
 from rummy_platform.reactor import PostgresReactor
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
-
-pytestmark = pytest.mark.integration
+from rummy_testing.storage import IMPLEMENTATIONS
 
 RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
 
 
-class Wired:
-    """The ledger's reactor and relay over an in-memory log; the test plays the table."""
+Where = LedgerUnitOfWork | ConnectionPool
 
-    def __init__(self, pool: ConnectionPool) -> None:
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def where(request: pytest.FixtureRequest) -> Where:
+    """The in-memory unit of work, or the module's PostgreSQL pool."""
+    if request.param == "memory":
+        return InMemoryUnitOfWork()
+    pool: ConnectionPool = request.getfixturevalue("pool")
+    return pool
+
+
+class Wired:
+    """The ledger's reactions and outbox over an in-memory log; the test plays the table."""
+
+    def __init__(self, where: Where) -> None:
         self.prefix = new_id("t") + "-"
         self.log = InMemoryEventLog()
         self.log.ensure_topics(event_topic_specs(partitions=1, prefix=self.prefix))
@@ -43,15 +60,26 @@ class Wired:
             refused=lambda t: self.counted.append(f"refused {t}"),
         )
         self.ledger = Ledger(topic=self.prefix + LEDGER_EVENTS, counters=counters)
-        self.reactor: PostgresReactor = events.table_reactor(
-            self.log,
-            pool,
-            self.ledger,
-            topic=self.prefix + TABLE_EVENTS,
-            group_id=self.prefix + "ledger",
-        )
-        self.relay: OutboxRelay = events.outbox_relay(self.log, pool)
         self.versions: dict[str, int] = {}
+        self.pool: ConnectionPool | None = None
+        if isinstance(where, ConnectionPool):
+            self.pool = where
+            self.reactor: PostgresReactor = events.table_reactor(
+                self.log,
+                where,
+                self.ledger,
+                topic=self.prefix + TABLE_EVENTS,
+                group_id=self.prefix + "ledger",
+            )
+            self.relay: OutboxRelay = events.outbox_relay(self.log, where)
+        else:
+            self.uow = where
+            self.handled: dict[str, int] = {}  # table id -> records handled
+            self.reactions = {
+                type_name(table_events.HandStarted): self.ledger.on_hand_started,
+                type_name(table_events.HandEnded): self.ledger.on_hand_ended,
+                type_name(table_events.HandAborted): self.ledger.on_hand_aborted,
+            }
 
     def table(self, table_id: str, hand_id: str, payload: Message) -> Envelope:
         self.versions[table_id] = self.versions.get(table_id, 0) + 1
@@ -69,15 +97,37 @@ class Wired:
 
     def run(self) -> list[Envelope]:
         """Consume everything appended, publish the outbox; the ledger-events published."""
-        while self.reactor.run_once(0.05):
-            pass
-        while self.relay.publish_pending():
-            pass
+        if self.pool is not None:
+            while self.reactor.run_once(0.05):
+                pass
+            while self.relay.publish_pending():
+                pass
+        else:
+            self._run_in_memory()
         return [
             r.envelope
             for table in self.versions
             for r in self.log.read_stream(self.prefix + LEDGER_EVENTS, table)
         ]
+
+    def _run_in_memory(self) -> None:
+        for table in self.versions:
+            records = self.log.read_stream(self.prefix + TABLE_EVENTS, table)
+            for record in records[self.handled.get(table, 0) :]:
+                with self.uow.transaction():
+                    self.reactions[record.envelope.type](self.uow, record.envelope)
+            self.handled[table] = len(records)
+        with self.uow.transaction():
+            rows = self.uow.outbox.unpublished()
+            for row in rows:
+                self.log.append(row.topic, decode(row.payload, event_payloads()))
+            self.uow.outbox.mark_published([row.event_id for row in rows])
+
+    def next_offsets(self) -> dict[tuple[str, int], int]:
+        assert self.pool is not None
+        uow = PostgresUnitOfWork(self.pool)
+        with uow.transaction():
+            return uow.offsets.next_offsets(self.prefix + "ledger")
 
 
 def started(hand_id: str, accounts: list[str], reservation: int) -> table_events.HandStarted:
@@ -119,10 +169,10 @@ def ended(
 
 
 def test_a_hand_reserved_then_settled_publishes_stakes_reserved_and_hand_settled_keyed_by_table(
-    pool: ConnectionPool,
+    where: Where,
 ) -> None:
-    wired = Wired(pool)
-    a, b = funded_player(pool, 5000), funded_player(pool, 5000)
+    wired = Wired(where)
+    a, b = funded_player(where, 5000), funded_player(where, 5000)
     table_id, hand_id = new_id("table"), new_id("hand")
     start = wired.table(table_id, hand_id, started(hand_id, [a, b], 1300))  # pv 10, 130 points
     [reserved] = wired.run()
@@ -152,19 +202,19 @@ def test_a_hand_reserved_then_settled_publishes_stakes_reserved_and_hand_settled
         (a, 370),
         (a, -37),
     }
-    assert balance_of(pool, a) == (5333, 0, 5333)
-    assert balance_of(pool, b) == (4630, 0, 4630)
+    assert balance_of(where, a) == (5333, 0, 5333)
+    assert balance_of(where, b) == (4630, 0, 4630)
     assert wired.counted == ["reserved", "reserved", "settled 37"]
 
 
 def test_the_ledger_posts_the_settlement_the_table_computed_without_recomputing_it(
-    pool: ConnectionPool,
+    where: Where,
 ) -> None:
     # Repro 1 of issue 12 as the ledger saw it: a table reserved and settled a 150-point first
     # drop; the ledger recomputed the hand under its own fixed rule set (130 at most), refused,
     # and both reservations stayed held. It now checks the invariants and posts the lines given.
-    wired = Wired(pool)
-    a, b = funded_player(pool, 5000), funded_player(pool, 5000)
+    wired = Wired(where)
+    a, b = funded_player(where, 5000), funded_player(where, 5000)
     table_id, hand_id = new_id("table"), new_id("hand")
     wired.table(table_id, hand_id, started(hand_id, [a, b], 1500))  # 150 points at 10
     wired.run()
@@ -172,8 +222,8 @@ def test_the_ledger_posts_the_settlement_the_table_computed_without_recomputing_
     published = wired.run()
 
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "HandSettled"]
-    assert balance_of(pool, a) == (6500, 0, 6500)
-    assert balance_of(pool, b) == (3500, 0, 3500)
+    assert balance_of(where, a) == (6500, 0, 6500)
+    assert balance_of(where, b) == (3500, 0, 3500)
 
 
 @pytest.mark.parametrize(
@@ -186,15 +236,15 @@ def test_the_ledger_posts_the_settlement_the_table_computed_without_recomputing_
     ],
 )
 def test_a_settlement_failing_an_invariant_is_recorded_as_refused_and_its_holds_released(
-    pool: ConnectionPool,
+    where: Where,
     points: list[int],
     lines: list[int],
     commission: int,
     bps: int,
     reason: str,
 ) -> None:
-    wired = Wired(pool)
-    a, b = funded_player(pool, 5000), funded_player(pool, 5000)
+    wired = Wired(where)
+    a, b = funded_player(where, 5000), funded_player(where, 5000)
     table_id, hand_id = new_id("table"), new_id("hand")
     wired.table(table_id, hand_id, started(hand_id, [a, b], 1300))
     wired.run()
@@ -211,14 +261,12 @@ def test_a_settlement_failing_an_invariant_is_recorded_as_refused_and_its_holds_
         (1, b, 1300),
     ]
     # its holds released, nothing else moved
-    assert balance_of(pool, a) == balance_of(pool, b) == (5000, 0, 5000)
+    assert balance_of(where, a) == balance_of(where, b) == (5000, 0, 5000)
     assert wired.counted[-1] == "settlement refused"
     assert wired.counted.count("settlement refused") == 1
-    with pool.connection() as conn:
-        assert db.next_offsets(conn, wired.prefix + "ledger") == {
-            (wired.prefix + TABLE_EVENTS, 0): 3
-        }
-        assert db.invariant_violations(conn) == []
+    if wired.pool is not None:  # the reactor stored the offset after the three records
+        assert wired.next_offsets() == {(wired.prefix + TABLE_EVENTS, 0): 3}
+    assert storage(where).invariant_violations() == []
 
     # the same hand ended again under another event id: the first refusal stands, no new event
     wired.table(table_id, hand_id, ended(hand_id, [a, b], [0, 37], 10, 0, [370, -370]))
@@ -226,12 +274,12 @@ def test_a_settlement_failing_an_invariant_is_recorded_as_refused_and_its_holds_
         "StakesReserved",
         "SettlementRefused",
     ]
-    assert balance_of(pool, b) == (5000, 0, 5000)
+    assert balance_of(where, b) == (5000, 0, 5000)
 
 
-def test_an_aborted_hand_releases_its_reservations_and_says_so(pool: ConnectionPool) -> None:
-    wired = Wired(pool)
-    a, b = funded_player(pool, 2000), funded_player(pool, 500)
+def test_an_aborted_hand_releases_its_reservations_and_says_so(where: Where) -> None:
+    wired = Wired(where)
+    a, b = funded_player(where, 2000), funded_player(where, 500)
     table_id, hand_id = new_id("table"), new_id("hand")
     wired.table(table_id, hand_id, started(hand_id, [a, b], 1300))
     first = wired.run()
@@ -243,20 +291,20 @@ def test_an_aborted_hand_releases_its_reservations_and_says_so(pool: ConnectionP
         1300,
     )
     assert rejected.reason == ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE
-    assert balance_of(pool, a) == (2000, 1300, 700)
+    assert balance_of(where, a) == (2000, 1300, 700)
 
     wired.table(table_id, hand_id, table_events.HandAborted(hand_id=hand_id, reason="one seat"))
     published = wired.run()
     assert type(published[-1].payload).__name__ == "ReservationsReleased"
     assert published[-1].stream_version == 3
-    assert balance_of(pool, a) == (2000, 0, 2000)
+    assert balance_of(where, a) == (2000, 0, 2000)
 
 
 def test_a_settlement_line_naming_another_account_than_the_reserved_seat_is_refused(
-    pool: ConnectionPool,
+    where: Where,
 ) -> None:
-    wired = Wired(pool)
-    a, b, stranger = (funded_player(pool, 5000) for _ in range(3))
+    wired = Wired(where)
+    a, b, stranger = (funded_player(where, 5000) for _ in range(3))
     table_id, hand_id = new_id("table"), new_id("hand")
     wired.table(table_id, hand_id, started(hand_id, [a, b], 1300))
     wired.run()
@@ -265,8 +313,8 @@ def test_a_settlement_line_naming_another_account_than_the_reserved_seat_is_refu
 
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
     assert "its reservation is held for" in published[1].payload.reason
-    assert balance_of(pool, stranger) == (5000, 0, 5000)
-    assert balance_of(pool, b) == (5000, 0, 5000)
+    assert balance_of(where, stranger) == (5000, 0, 5000)
+    assert balance_of(where, b) == (5000, 0, 5000)
     assert wired.counted[-1] == "settlement refused"
 
 
@@ -284,11 +332,11 @@ def shared(
     return end
 
 
-def _three_reserved(pool: ConnectionPool) -> tuple[Wired, str, str, list[str]]:
+def _three_reserved(where: Where) -> tuple[Wired, str, str, list[str]]:
     """A hand of three funded players (5000 each), each reserved 1300: the ledger wired, the
     table and hand ids and the accounts by seat."""
-    wired = Wired(pool)
-    accounts = [funded_player(pool, 5000) for _ in range(3)]
+    wired = Wired(where)
+    accounts = [funded_player(where, 5000) for _ in range(3)]
     table_id, hand_id = new_id("table"), new_id("hand")
     wired.table(table_id, hand_id, started(hand_id, accounts, 1300))
     wired.run()
@@ -296,9 +344,9 @@ def _three_reserved(pool: ConnectionPool) -> tuple[Wired, str, str, list[str]]:
 
 
 def test_a_hand_ended_with_two_winners_pays_each_its_share_once_and_says_so(
-    pool: ConnectionPool,
+    where: Where,
 ) -> None:
-    wired, table_id, hand_id, (a, b, c) = _three_reserved(pool)
+    wired, table_id, hand_id, (a, b, c) = _three_reserved(where)
     # seat 2 pays 37 x 10 = 370; commission 37; 333 shared: 167 to seat 0, 166 to seat 1
     end = wired.table(
         table_id, hand_id, shared(hand_id, [a, b, c], [1], [0, 0, 37], [167, 166, -370])
@@ -316,9 +364,9 @@ def test_a_hand_ended_with_two_winners_pays_each_its_share_once_and_says_so(
             ("house:commission", 37, "commission"),
         ]
     )
-    assert balance_of(pool, a) == (5167, 0, 5167)
-    assert balance_of(pool, b) == (5166, 0, 5166)
-    assert balance_of(pool, c) == (4630, 0, 4630)
+    assert balance_of(where, a) == (5167, 0, 5167)
+    assert balance_of(where, b) == (5166, 0, 5166)
+    assert balance_of(where, c) == (4630, 0, 4630)
     assert wired.counted[-1] == "settled 37" and wired.counted.count("settled 37") == 1
 
 
@@ -333,14 +381,14 @@ def test_a_hand_ended_with_two_winners_pays_each_its_share_once_and_says_so(
     ],
 )
 def test_a_shared_pot_failing_an_invariant_is_recorded_as_refused_and_its_holds_released(
-    pool: ConnectionPool,
+    where: Where,
     co_winners: list[int],
     points: list[int],
     lines: list[int],
     commission: int,
     reason: str,
 ) -> None:
-    wired, table_id, hand_id, (a, b, c) = _three_reserved(pool)
+    wired, table_id, hand_id, (a, b, c) = _three_reserved(where)
     wired.table(
         table_id, hand_id, shared(hand_id, [a, b, c], co_winners, points, lines, commission)
     )
@@ -348,7 +396,6 @@ def test_a_shared_pot_failing_an_invariant_is_recorded_as_refused_and_its_holds_
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
     assert reason in published[1].payload.reason
     assert len(published[1].payload.released) == 3
-    assert balance_of(pool, a) == balance_of(pool, b) == balance_of(pool, c) == (5000, 0, 5000)
+    assert balance_of(where, a) == balance_of(where, b) == balance_of(where, c) == (5000, 0, 5000)
     assert wired.counted[-1] == "settlement refused"
-    with pool.connection() as conn:
-        assert db.invariant_violations(conn) == []
+    assert storage(where).invariant_violations() == []

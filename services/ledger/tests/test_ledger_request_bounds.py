@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from ledger_support import balance_of, new_id
+from ledger_support import balance_of, new_id, storage
 from prometheus_client import CollectorRegistry
 from psycopg_pool import ConnectionPool
 
@@ -36,7 +36,7 @@ def host(pool: ConnectionPool) -> Iterator[ServiceHost]:
     served = ServiceHost("ledger", settings, registry=CollectorRegistry())
     served.add_servicer(
         grpc_adapter.add_to_server,
-        grpc_adapter.LedgerServicer(Ledger(grant_limits=LIMITS), pool),
+        grpc_adapter.LedgerServicer(Ledger(grant_limits=LIMITS), storage(pool)),
         grpc_adapter.SERVICE_NAME,
     )
     served.start()
@@ -137,9 +137,9 @@ def test_a_grant_that_would_pass_the_maximum_balance_is_refused_and_moves_nothin
 
 def test_the_grant_handler_checks_lengths_before_any_query(pool: ConnectionPool) -> None:
     with pytest.raises(InvalidCommand, match="account id is 129 bytes"):
-        grant(pool, Grant("op", "a" * 129, 100, new_id("grant")))
+        grant(storage(pool), Grant("op", "a" * 129, 100, new_id("grant")))
     with pytest.raises(InvalidCommand, match="idempotency key is 129 bytes"):
-        grant(pool, Grant("op", new_id("player"), 100, "k" * 129))
+        grant(storage(pool), Grant("op", new_id("player"), 100, "k" * 129))
 
 
 def test_grant_limits_come_from_the_ledger_settings_with_sane_defaults() -> None:

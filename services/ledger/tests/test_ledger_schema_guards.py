@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from ledger_support import funded_player, new_id
+from ledger_support import funded_player, new_id, storage
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
@@ -127,7 +127,7 @@ def test_a_reservation_resolves_exactly_once_and_never_goes_back(
 ) -> None:
     account = funded_player(pool, 1000)
     hand = new_id("hand")
-    reserve_stakes(pool, ReserveStakes(hand, "t", (SeatStake(0, account, 600),)))
+    reserve_stakes(storage(pool), ReserveStakes(hand, "t", (SeatStake(0, account, 600),)))
     conn.execute(
         "UPDATE reservations SET state = 'released', resolved_at = now() WHERE hand_id = %s",
         (hand,),
@@ -152,7 +152,7 @@ def test_a_reservation_cannot_be_settled_above_what_it_held(
 ) -> None:
     account = funded_player(pool, 1000)
     hand = new_id("hand")
-    reserve_stakes(pool, ReserveStakes(hand, "t", (SeatStake(0, account, 600),)))
+    reserve_stakes(storage(pool), ReserveStakes(hand, "t", (SeatStake(0, account, 600),)))
     with pytest.raises(errors.CheckViolation, match="resolution_shape"):
         conn.execute(
             "UPDATE reservations SET state = 'settled', settled_amount = 601, resolved_at = now() "
@@ -194,7 +194,8 @@ def test_a_raw_loss_line_beyond_the_seats_reservation_is_rejected_at_commit(
     loser, winner = funded_player(pool, 5000), funded_player(pool, 5000)
     hand = new_id("hand")
     reserve_stakes(
-        pool, ReserveStakes(hand, "t", (SeatStake(0, winner, 1000), SeatStake(1, loser, 1000)))
+        storage(pool),
+        ReserveStakes(hand, "t", (SeatStake(0, winner, 1000), SeatStake(1, loser, 1000))),
     )
     with (
         pytest.raises(errors.CheckViolation, match="matches no reservation settled"),

@@ -274,6 +274,22 @@ def test_a_player_sees_its_own_cards_and_a_spectator_sees_none() -> None:
     assert alice.stock_count == spectator.stock_count == 104 + 2 - 26 - 2
 
 
+def test_a_view_owns_its_cards_so_changing_one_view_leaves_the_next_views_alone() -> None:
+    world = World()
+    table_id, _ = playing_table(world)
+    first = world.view(table_id, "alice")
+    cards = [(c.index, c.face) for c in first.my_cards]
+    pile = [(c.index, c.face) for c in first.discard_pile]
+    for card in [*first.my_cards, *first.discard_pile, first.wild_cut]:
+        card.index, card.face = 9999, "XX"
+    again = world.view(table_id, "alice")
+    assert [(c.index, c.face) for c in again.my_cards] == cards
+    assert [(c.index, c.face) for c in again.discard_pile] == pile
+    assert again.wild_cut.face != "XX"
+    bob = world.view(table_id, "bob")
+    assert all(c.face != "XX" for c in [*bob.my_cards, *bob.discard_pile])
+
+
 def test_a_first_drop_ends_a_two_seat_hand_and_the_result_shows_the_money() -> None:
     world = World()
     table_id, hand_id = playing_table(world)

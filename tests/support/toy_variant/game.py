@@ -1,12 +1,14 @@
 """Five-card knock: a toy variant registered in the test suite only.
 
 Unlike Indian points in every way a host might assume: 2 or 3 seats, 5 cards each from one
-52-card deck (no printed jokers), no wild cut, no seed commitment step, its own command
+52-card deck (no printed jokers), no wild cut, no stakes step, its own command
 (:class:`Knock`) and event (:class:`Knocked`), a hand whose lowest totals all win and share the
 pot, and a maximum loss of its own (``ToyOptions.max_points``, 25 by default, not 130).
 
 The hand: ``StartHand`` -> HandStarted + SeedWindowOpened; ``ContributeClientSeed`` while the
-window is open; ``TurnTimeout(0)`` closes it (SeedsLocked); ``Deal`` (no cut; an upcard) ->
+window is open, and the fairness service's ``RecordSeedCommitment`` (SeedCommitted; optional: a
+lock without one carries no commitment); ``TurnTimeout(0)`` closes it (SeedsLocked, with the
+commitment recorded); ``Deal`` (no cut; an upcard) ->
 HandDealt + TurnStarted. On its turn a seat draws from the stock and discards, or knocks instead
 of drawing; a turn's timeout passes the turn (TurnTimedOut). A knock, or ``max_turns`` turns
 played, ends the hand: every seat's total is the sum of its cards (ace 1, faces 10); the seats
@@ -31,6 +33,7 @@ from rummy_rules.commands import (
     Deal,
     Discard,
     DrawFromStock,
+    RecordSeedCommitment,
     StartHand,
     TurnTimeout,
 )
@@ -48,6 +51,7 @@ from rummy_rules.events import (
     HandStarted,
     SeatResult,
     SeatSeed,
+    SeedCommitted,
     SeedsLocked,
     SeedWindowOpened,
     TurnStarted,
@@ -162,6 +166,7 @@ class ToyState:
     dealer_seat: int = 0
     seats: tuple[ToySeat, ...] = ()
     seeds: tuple[SeatSeed, ...] = ()
+    commitment: str = ""
     seed_deadline_ms: int | None = None
     stock: tuple[Card, ...] = ()
     discard_pile: tuple[Card, ...] = ()
@@ -277,11 +282,17 @@ def decide(state: ToyState, command: Command) -> tuple[Event, ...]:  # noqa: C90
         if any(s.seat == command.seat for s in state.seeds):
             raise _fail(ErrorCode.DUPLICATE, "this seat sent its seed")
         return (ClientSeedContributed(seat=command.seat, seed_hex=command.seed_hex),)
+    if isinstance(command, RecordSeedCommitment):
+        if state.phase is not ToyPhase.SEED_WINDOW:
+            raise _fail(ErrorCode.WRONG_PHASE, "commitments are recorded in the seed window")
+        if state.commitment:
+            raise _fail(ErrorCode.DUPLICATE, "the hand has its commitment")
+        return (SeedCommitted(commitment=command.commitment),)
     if isinstance(command, TurnTimeout):
         if state.phase is ToyPhase.SEED_WINDOW and command.turn_no == 0:
             sent = {s.seat: s.seed_hex for s in state.seeds}
             seeds = tuple(SeatSeed(s.seat, sent.get(s.seat, "")) for s in state.seats)
-            return (SeedsLocked(commitment="", client_seeds=seeds),)
+            return (SeedsLocked(commitment=state.commitment, client_seeds=seeds),)
         if state.phase is not ToyPhase.PLAYING or command.turn_no != state.turn_no:
             return ()  # stale
         assert state.turn_seat is not None
@@ -364,6 +375,8 @@ def apply(state: ToyState, event: Event) -> ToyState:  # noqa: C901 - one branch
         return replace(state, seed_deadline_ms=event.deadline_ms)
     if isinstance(event, ClientSeedContributed):
         return replace(state, seeds=(*state.seeds, SeatSeed(event.seat, event.seed_hex)))
+    if isinstance(event, SeedCommitted):
+        return replace(state, commitment=event.commitment)
     if isinstance(event, SeedsLocked):
         return replace(state, phase=ToyPhase.AWAITING_DEAL, seed_deadline_ms=None)
     if isinstance(event, HandDealt):

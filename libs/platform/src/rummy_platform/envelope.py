@@ -36,7 +36,19 @@ class EnvelopeError(ValueError):
 
 
 class UnknownEventType(EnvelopeError):
-    """The envelope names a payload type the registry does not know."""
+    """The envelope names a payload type the registry does not know (a newer writer's).
+
+    ``type_name`` is the name it gives; :func:`from_proto` also sets ``stream_id`` and
+    ``correlation_id`` (the table / account id and the hand id) from the envelope, so a consumer
+    that skips the event can say whose it was."""
+
+    def __init__(
+        self, message: str, type_name: str = "", stream_id: str = "", correlation_id: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.type_name = type_name
+        self.stream_id = stream_id
+        self.correlation_id = correlation_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +164,7 @@ class PayloadRegistry:
         try:
             return self._classes[name]
         except KeyError:
-            raise UnknownEventType(f"unknown event payload type {name!r}") from None
+            raise UnknownEventType(f"unknown event payload type {name!r}", name) from None
 
     def unpack(self, name: str, payload: bytes) -> Message:
         """Parse ``payload`` as a message of type ``name``.
@@ -213,6 +225,10 @@ def from_proto(message: envelope_pb2.EventEnvelope, registry: PayloadRegistry) -
             shuffle_version=message.shuffle_version,
             request_digest=message.request_digest,
         )
+    except UnknownEventType as exc:
+        raise UnknownEventType(
+            str(exc), message.type, message.stream_id, message.correlation_id
+        ) from None
     except ValueError as exc:
         if isinstance(exc, EnvelopeError):
             raise

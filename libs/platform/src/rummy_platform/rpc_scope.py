@@ -164,10 +164,17 @@ async def _abort(context: grpc.aio.ServicerContext, abort: ScopeAbort) -> None:
 
 class AioHandlerInterceptor(grpc.aio.ServerInterceptor):
     """A ``grpc.aio`` interceptor that replaces each handler found by
-    ``wrap(handler, full_method)`` (an unknown method stays None: gRPC answers UNIMPLEMENTED)."""
+    ``wrap(handler, full_method)`` (an unknown method stays None: gRPC answers UNIMPLEMENTED).
+
+    ``wrap`` must depend on its two arguments only: its result is kept per method and handed out
+    again while the inner handler found for that method is the same object (gRPC's generic
+    handlers return one handler object per method; the interceptors inside this one, being such
+    interceptors too, return theirs), so a call does not rebuild the handler chain. Only known
+    methods are kept (a handler was found), so the cache is bounded by the services' methods."""
 
     def __init__(self, wrap: Callable[[grpc.RpcMethodHandler, str], grpc.RpcMethodHandler]) -> None:
         self._wrap = wrap
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -175,7 +182,15 @@ class AioHandlerInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(handler_call_details)
-        return None if handler is None else self._wrap(handler, handler_call_details.method)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        kept = self._wrapped.get(method)
+        if kept is not None and kept[0] is handler:
+            return kept[1]
+        wrapped = self._wrap(handler, method)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
 
 
 class AioScopeInterceptor(AioHandlerInterceptor):

@@ -21,6 +21,7 @@ from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger
 from rummy_platform.reactor import reaction_event_id
+from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import DEALER_EVENTS
 from rummy_rules import registry
 from rummy_rules.cards import Card
@@ -165,10 +166,13 @@ class Dealer:
 
     def on_seeds_locked(self, source: Envelope) -> Outgoing:
         """Deal the hand. An input that cannot be dealt (wrong shuffle version, bad seats or
-        shoe) is logged and produces nothing; a fairness failure raises (retried)."""
+        shoe) is logged and produces nothing; a hand of a variant this build does not know (a
+        newer table service's, in a rolling deploy) is skipped, counted and logged once
+        (``rummy_platform.skips``), without asking fairness for its seed; a fairness failure
+        raises (retried)."""
         locked = source.payload
         assert isinstance(locked, table_events.SeedsLocked)
-        if not self._speaks(source):
+        if not self._speaks(source) or not self._knows_variant(source, locked):
             return []
         server_seed = self._seeds.server_seed(locked.hand_id)
         try:
@@ -201,6 +205,23 @@ class Dealer:
             stock_size=len(reshuffled.stock),
         )
         return [self._envelope(source, reshuffled)]
+
+    @staticmethod
+    def _knows_variant(source: Envelope, locked: table_events.SeedsLocked) -> bool:
+        variant = locked.variant if locked.HasField("variant") else ""
+        try:
+            registry.lookup(variant)
+        except registry.UnknownVariant:
+            SKIPPED.skipped(
+                "unknown_variant",
+                type_name=source.type,
+                variant=variant,
+                table_id=source.stream_id,
+                hand_id=locked.hand_id,
+                consumer="dealer",
+            )
+            return False
+        return True
 
     @staticmethod
     def _speaks(source: Envelope) -> bool:

@@ -10,6 +10,7 @@ from prometheus_client import Counter, Gauge
 
 from rummy_fairness.adapters import db, events
 from rummy_fairness.adapters import grpc as grpc_adapter
+from rummy_fairness.adapters.postgres import PostgresUnitOfWork
 from rummy_fairness.application import Counters, Fairness
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.db import apply_migrations, open_pool
@@ -77,7 +78,7 @@ def build(settings: Settings) -> ServiceHost:
 
     host.add_servicer(
         grpc_adapter.add_to_server,
-        grpc_adapter.FairnessServicer(fairness, pool),
+        grpc_adapter.FairnessServicer(fairness, PostgresUnitOfWork(pool)),
         grpc_adapter.SERVICE_NAME,
     )
     return host

@@ -1,8 +1,9 @@
-"""The ledger's use cases, one handler per use case, each one PostgreSQL transaction.
+"""The ledger's use cases, one handler per use case, each one transaction of the unit of work.
 
-Every writing handler takes a connection pool (or a connection inside the caller's open
-transaction, as ``rummy_platform.reactor.PostgresReactor`` hands its handlers) and a command
-(``rummy_ledger.domain``), plus:
+Every handler takes a :class:`~rummy_ledger.unit_of_work.LedgerUnitOfWork` (PostgreSQL in the
+service, whose ``transaction()`` is a savepoint when the caller already holds one open, as
+``rummy_platform.reactor.PostgresReactor`` does; the in-memory fake in the application tests)
+and a command (``rummy_ledger.domain``), plus:
 
 - ``consumed``: the Kafka position the command came from, stored in the same transaction as the
   effects (``consumer_offsets``), so a consumer that restarts resumes after it;
@@ -20,16 +21,11 @@ with a hash of the command's body. A retry with the same body returns the first 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-import psycopg
-from psycopg_pool import ConnectionPool
-
-from rummy_ledger.adapters import db
 from rummy_ledger.domain import (
     DEFAULT_GRANT_LIMITS,
     HOUSE_COMMISSION_ACCOUNT,
@@ -51,7 +47,9 @@ from rummy_ledger.domain import (
     settlement_transaction,
     validate_reserve,
 )
-from rummy_platform.envelope import Envelope, encode
+from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent, StatementRow
+
+__all__ = ["OutgoingEvent"]  # the outbox row, defined beside the storage interface
 
 #: The consumer group whose offsets the ledger stores when a position names none.
 DEFAULT_CONSUMER_GROUP = "ledger"
@@ -67,29 +65,7 @@ class ConsumedPosition:
     consumer_group: str = DEFAULT_CONSUMER_GROUP
 
 
-@dataclass(frozen=True)
-class OutgoingEvent:
-    """An event for the outbox: ``event_id`` (the envelope's, so consumers can drop duplicates),
-    the topic, the record key (the envelope's stream id: table id or account id), the payload
-    type name and the encoded ``EventEnvelope`` bytes (what ``rummy_platform.outbox.OutboxRelay``
-    publishes; it checks that the bytes carry this event id and key)."""
-
-    event_id: str
-    topic: str
-    key: str
-    type: str
-    payload: bytes
-
-    @classmethod
-    def from_envelope(cls, topic: str, envelope: Envelope) -> OutgoingEvent:
-        """The outbox row of ``envelope`` on ``topic``."""
-        return cls(envelope.event_id, topic, envelope.stream_id, envelope.type, encode(envelope))
-
-
 R = TypeVar("R")
-#: Where a handler runs: a pool (one transaction per call, committed by the handler) or a
-#: connection inside the caller's open transaction (the reactor's, which commits it).
-Database = ConnectionPool | psycopg.Connection
 Outbox = Sequence[OutgoingEvent] | Callable[[Any], Sequence[OutgoingEvent]]
 
 
@@ -219,7 +195,7 @@ class StatementItem:
 
 
 def grant(
-    database: Database,
+    uow: LedgerUnitOfWork,
     command: Grant,
     *,
     limits: GrantLimits = DEFAULT_GRANT_LIMITS,
@@ -233,9 +209,9 @@ def grant(
     transaction = grant_transaction(command, limits)  # validates
     key = transaction.id
 
-    def work(conn: psycopg.Connection) -> GrantResult:
-        db.ensure_player_accounts(conn, [command.account_id])
-        rows = db.lock_balances(conn, [ISSUANCE_ACCOUNT, command.account_id])
+    def work() -> GrantResult:
+        uow.accounts.ensure_players([command.account_id])
+        rows = uow.accounts.lock_balances([ISSUANCE_ACCOUNT, command.account_id])
         check_balance_limit(
             rows[command.account_id].balance_hundredths, command.amount_hundredths, limits
         )
@@ -245,18 +221,18 @@ def grant(
             and issuance.balance_hundredths - command.amount_hundredths < -INT64_MAX
         ):
             raise InvalidCommand("the issuance account cannot issue this much more")
-        db.insert_transaction(conn, transaction)
-        after = db.read_balance(conn, command.account_id)
+        uow.journal.insert(transaction)
+        after = uow.accounts.balance(command.account_id)
         assert after is not None
         return GrantResult(
             transaction.id, command.account_id, command.amount_hundredths, after.balance_hundredths
         )
 
-    return _run(database, key, command, work, _grant_from_json, consumed, outbox)
+    return _run(uow, key, command, work, _grant_from_json, consumed, outbox)
 
 
 def reserve_stakes(
-    database: Database,
+    uow: LedgerUnitOfWork,
     command: ReserveStakes,
     *,
     consumed: ConsumedPosition | None = None,
@@ -268,10 +244,10 @@ def reserve_stakes(
     Raises InvalidCommand or Conflict."""
     validate_reserve(command)
 
-    def work(conn: psycopg.Connection) -> ReserveResult:
+    def work() -> ReserveResult:
         accounts = [s.account_id for s in command.seats]
-        db.ensure_player_accounts(conn, accounts)
-        balances = db.lock_balances(conn, accounts)
+        uow.accounts.ensure_players(accounts)
+        balances = uow.accounts.lock_balances(accounts)
         outcomes = []
         for stake in sorted(command.seats, key=lambda s: s.seat):
             row = balances[stake.account_id]
@@ -280,8 +256,7 @@ def reserve_stakes(
                 row.balance_hundredths, row.reserved_hundredths, stake.amount_hundredths
             )
             if reason is None:
-                db.insert_reservation(
-                    conn,
+                uow.reservations.insert(
                     command.hand_id,
                     command.table_id,
                     stake.seat,
@@ -301,12 +276,12 @@ def reserve_stakes(
         return ReserveResult(command.hand_id, tuple(outcomes))
 
     return _run(
-        database, f"reserve:{command.hand_id}", command, work, _reserve_from_json, consumed, outbox
+        uow, f"reserve:{command.hand_id}", command, work, _reserve_from_json, consumed, outbox
     )
 
 
 def settle_hand(
-    database: Database,
+    uow: LedgerUnitOfWork,
     command: SettleHand,
     *,
     consumed: ConsumedPosition | None = None,
@@ -319,15 +294,13 @@ def settle_hand(
     moved; the caller records the refusal with :func:`refuse_settlement`) or Conflict (the hand
     was settled with other results)."""
 
-    def work(conn: psycopg.Connection) -> SettleResult:
-        held = db.lock_held_reservations(conn, command.hand_id)
+    def work() -> SettleResult:
+        held = uow.reservations.lock_held(command.hand_id)
         transaction, settled = settlement_transaction(command, held)
-        db.lock_balances(conn, [r.account_id for r in held] + [HOUSE_COMMISSION_ACCOUNT])
+        uow.accounts.lock_balances([r.account_id for r in held] + [HOUSE_COMMISSION_ACCOUNT])
         for reservation in held:
-            db.settle_reservation(
-                conn, command.hand_id, reservation.seat, settled[reservation.seat]
-            )
-        db.insert_transaction(conn, transaction)
+            uow.reservations.settle(command.hand_id, reservation.seat, settled[reservation.seat])
+        uow.journal.insert(transaction)
         return SettleResult(
             command.hand_id,
             transaction.id,
@@ -340,12 +313,12 @@ def settle_hand(
         )
 
     return _run(
-        database, f"settle:{command.hand_id}", command, work, _settle_from_json, consumed, outbox
+        uow, f"settle:{command.hand_id}", command, work, _settle_from_json, consumed, outbox
     )
 
 
 def abort_hand(
-    database: Database,
+    uow: LedgerUnitOfWork,
     command: AbortHand,
     *,
     consumed: ConsumedPosition | None = None,
@@ -356,16 +329,14 @@ def abort_hand(
     if not command.hand_id:
         raise InvalidCommand("an abort names its hand")
 
-    def work(conn: psycopg.Connection) -> AbortResult:
-        return AbortResult(command.hand_id, _release_held(conn, command.hand_id))
+    def work() -> AbortResult:
+        return AbortResult(command.hand_id, _release_held(uow, command.hand_id))
 
-    return _run(
-        database, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox
-    )
+    return _run(uow, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox)
 
 
 def refuse_settlement(
-    database: Database,
+    uow: LedgerUnitOfWork,
     command: RefuseSettlement,
     reason: str,
     *,
@@ -378,30 +349,30 @@ def refuse_settlement(
     if not command.hand_id:
         raise InvalidCommand("a refusal names its hand")
 
-    def work(conn: psycopg.Connection) -> RefusalResult:
-        return RefusalResult(command.hand_id, reason, _release_held(conn, command.hand_id))
+    def work() -> RefusalResult:
+        return RefusalResult(command.hand_id, reason, _release_held(uow, command.hand_id))
 
     return _run(
-        database, f"refuse:{command.hand_id}", command, work, _refusal_from_json, consumed, outbox
+        uow, f"refuse:{command.hand_id}", command, work, _refusal_from_json, consumed, outbox
     )
 
 
-def _release_held(conn: psycopg.Connection, hand_id: str) -> tuple[ReleasedReservation, ...]:
+def _release_held(uow: LedgerUnitOfWork, hand_id: str) -> tuple[ReleasedReservation, ...]:
     """Release every reservation of ``hand_id`` still held; the reservations released."""
-    held = db.lock_held_reservations(conn, hand_id)
-    db.lock_balances(conn, [r.account_id for r in held])
+    held = uow.reservations.lock_held(hand_id)
+    uow.accounts.lock_balances([r.account_id for r in held])
     for reservation in held:
-        db.release_reservation(conn, hand_id, reservation.seat)
+        uow.reservations.release(hand_id, reservation.seat)
     return tuple(ReleasedReservation(r.seat, r.account_id, r.amount_hundredths) for r in held)
 
 
-def get_balance(database: Database, account_id: str) -> Balance:
+def get_balance(uow: LedgerUnitOfWork, account_id: str) -> Balance:
     """The account's posted balance, reserved amount and available balance (hundredths).
     Raises AccountNotFound."""
     if not account_id:
         raise InvalidCommand("an account id is required")
-    with _transaction(database) as conn:
-        row = db.read_balance(conn, account_id)
+    with uow.transaction():
+        row = uow.accounts.balance(account_id)
     if row is None:
         raise AccountNotFound(f"no account {account_id!r}")
     return Balance(
@@ -413,7 +384,7 @@ def get_balance(database: Database, account_id: str) -> Balance:
 
 
 def get_statement(
-    database: Database, account_id: str, *, limit: int = 50, before: int | None = None
+    uow: LedgerUnitOfWork, account_id: str, *, limit: int = 50, before: int | None = None
 ) -> tuple[StatementItem, ...]:
     """The account's journal transactions, newest first, at most ``limit`` (1..500), older than
     the item whose ``seq`` is ``before`` when given. Raises AccountNotFound or InvalidCommand."""
@@ -421,14 +392,14 @@ def get_statement(
         raise InvalidCommand(f"limit must be 1..500, got {limit}")
     if not account_id:
         raise InvalidCommand("an account id is required")
-    with _transaction(database) as conn:
-        if db.read_balance(conn, account_id) is None:
+    with uow.transaction():
+        if uow.accounts.balance(account_id) is None:
             raise AccountNotFound(f"no account {account_id!r}")
-        rows = db.statement_rows(conn, account_id, limit, before)
+        rows = uow.journal.statement(account_id, limit, before)
     return tuple(_statement_item(r) for r in rows)
 
 
-def _statement_item(row: db.StatementRow) -> StatementItem:
+def _statement_item(row: StatementRow) -> StatementItem:
     lines = tuple(StatementLine(k, a, s, p) for k, a, s, p in row.lines)
     points = next((ln.points for ln in lines if ln.points is not None), None)
     return StatementItem(
@@ -453,42 +424,28 @@ def _statement_item(row: db.StatementRow) -> StatementItem:
 # ------------------------------------------------------------------------------------ plumbing
 
 
-@contextmanager
-def _transaction(target: Database) -> Iterator[psycopg.Connection]:
-    """A transaction on a pooled connection (committed at the end), or, given a connection,
-    a transaction on it: a savepoint inside the caller's open transaction, which the caller
-    commits (a reactor storing its consumed offset with the effects)."""
-    if isinstance(target, psycopg.Connection):
-        with target.transaction():
-            yield target
-    else:
-        with target.connection() as conn, conn.transaction():
-            yield conn
-
-
 def _run(
-    database: Database,
+    uow: LedgerUnitOfWork,
     key: str,
     command: object,
-    work: Callable[[psycopg.Connection], R],
+    work: Callable[[], R],
     from_json: Callable[[Any], R],
     consumed: ConsumedPosition | None,
     outbox: Outbox,
 ) -> R:
     """One transaction: claim the idempotency key (or return the stored first result), do the
     work, store its result, write the outbox and the consumed position, commit."""
-    with _transaction(database) as conn:
-        stored = db.claim_command(conn, key, type(command).__name__, request_hash(command))
+    with uow.transaction():
+        stored = uow.commands.claim(key, type(command).__name__, request_hash(command))
         if stored is not None:
             result = from_json(stored.result)
         else:
-            result = work(conn)
-            db.store_command_result(conn, key, _to_json(result))
-            events = outbox(result) if callable(outbox) else outbox
-            db.write_outbox(conn, [(e.event_id, e.topic, e.key, e.type, e.payload) for e in events])
+            result = work()
+            uow.commands.store_result(key, _to_json(result))
+            uow.outbox.write(outbox(result) if callable(outbox) else outbox)
         if consumed is not None:
-            db.store_offset(
-                conn, consumed.consumer_group, consumed.topic, consumed.partition, consumed.offset
+            uow.offsets.store(
+                consumed.consumer_group, consumed.topic, consumed.partition, consumed.offset
             )
     return result
 

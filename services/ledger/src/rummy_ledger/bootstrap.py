@@ -39,6 +39,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy_ledger import metrics
 from rummy_ledger.adapters import db, events
 from rummy_ledger.adapters import grpc as grpc_adapter
+from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.domain import GrantLimits
 from rummy_ledger.handlers import Ledger, utc_now
 from rummy_platform.config import Settings, load_settings_or_exit
@@ -114,7 +115,7 @@ def build(settings: Settings) -> ServiceHost:
 
     host.add_servicer(
         grpc_adapter.add_to_server,
-        grpc_adapter.LedgerServicer(ledger, pool),
+        grpc_adapter.LedgerServicer(ledger, PostgresUnitOfWork(pool)),
         grpc_adapter.SERVICE_NAME,
     )
     return host

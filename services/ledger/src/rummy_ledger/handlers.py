@@ -1,8 +1,10 @@
 """The ledger as the running service uses it: reactions to table-events, and the announced grant.
 
 Each reaction runs inside the transaction ``rummy_platform.reactor.PostgresReactor`` opened for
-one table-events record (which also stores the consumed offset and the event id); it decodes the
-payload into a command, calls the application handler on that connection, and writes the
+one table-events record (which also stores the consumed offset and the event id), reached
+through a unit of work joined to it (``adapters.events`` wires
+``PostgresUnitOfWork.joining(conn)``; the tests hand the in-memory fake); it decodes the
+payload into a command, calls the application handler on that unit of work, and writes the
 ledger-events it causes to the outbox in the same transaction:
 
 ==================  ===========================  ==========================================
@@ -41,14 +43,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
-import psycopg
 from google.protobuf.message import Message
-from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger import application
-from rummy_ledger.adapters import db
 from rummy_ledger.application import (
     AbortResult,
     GrantResult,
@@ -70,9 +69,9 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
+from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
-from rummy_platform.outbox import next_stream_version
 from rummy_platform.reactor import reaction_event_id
 from rummy_platform.topics import LEDGER_EVENTS
 
@@ -138,10 +137,10 @@ def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
     )
 
 
-def check_seat_accounts(conn: psycopg.Connection, ended: table_events.HandEnded) -> None:
+def check_seat_accounts(uow: LedgerUnitOfWork, ended: table_events.HandEnded) -> None:
     """Raise SettlementRefused when a settlement line names another account than the one the
     ledger holds that seat's reservation for (the ledger pays by the reservation's account)."""
-    held = {r.seat: r.account_id for r in db.lock_held_reservations(conn, ended.hand_id)}
+    held = {r.seat: r.account_id for r in uow.reservations.lock_held(ended.hand_id)}
     for line in ended.settlement:
         if line.account_id and line.seat in held and held[line.seat] != line.account_id:
             raise SettlementRefused(
@@ -169,7 +168,7 @@ class Ledger:
 
     # -- reactions to table-events (inside the reactor's transaction) ---------------------------
 
-    def on_hand_started(self, conn: psycopg.Connection, source: Envelope) -> None:
+    def on_hand_started(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
         """Reserve ``reservation_hundredths`` for each seat dealt in (all-or-nothing per seat)."""
         started = source.payload
         assert isinstance(started, table_events.HandStarted)
@@ -204,12 +203,12 @@ class Ledger:
                 ],
             )
             return [
-                self._event(conn, source, payload, index) for index, payload in enumerate(rejected)
-            ] + [self._event(conn, source, reserved)]
+                self._event(uow, source, payload, index) for index, payload in enumerate(rejected)
+            ] + [self._event(uow, source, reserved)]
 
         with log_context(table_id=source.stream_id, hand_id=started.hand_id):
             result = self._refusing(
-                source, lambda: application.reserve_stakes(conn, command, outbox=outbox)
+                source, lambda: application.reserve_stakes(uow, command, outbox=outbox)
             )
             if result is None or result.replayed:
                 return
@@ -219,7 +218,7 @@ class Ledger:
                     _log.info("stake rejected", seat=seat.seat, reason=seat.reason)
             _log.info("stakes reserved", seats=[s.seat for s in result.reserved])
 
-    def on_hand_ended(self, conn: psycopg.Connection, source: Envelope) -> None:
+    def on_hand_ended(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
         """Post the hand's settlement once and release what is left; ``HandSettled``."""
         ended = source.payload
         assert isinstance(ended, table_events.HandEnded)
@@ -238,15 +237,15 @@ class Ledger:
                 ],
                 commission_hundredths=result.commission_hundredths,
             )
-            return [self._event(conn, source, settled)]
+            return [self._event(uow, source, settled)]
 
         def settle() -> SettleResult | RefusalResult:
             try:
-                check_seat_accounts(conn, ended)
+                check_seat_accounts(uow, ended)
                 command = settle_command(source.stream_id, ended)
-                return application.settle_hand(conn, command, outbox=outbox)
+                return application.settle_hand(uow, command, outbox=outbox)
             except SettlementRefused as error:
-                return self._refuse_settlement(conn, source, ended.hand_id, str(error))
+                return self._refuse_settlement(uow, source, ended.hand_id, str(error))
 
         with log_context(table_id=source.stream_id, hand_id=ended.hand_id):
             result = self._refusing(source, settle)
@@ -260,7 +259,7 @@ class Ledger:
             )
 
     def _refuse_settlement(
-        self, conn: psycopg.Connection, source: Envelope, hand_id: str, reason: str
+        self, uow: LedgerUnitOfWork, source: Envelope, hand_id: str, reason: str
     ) -> RefusalResult:
         """Record a refused settlement (``SettlementRefused`` in the outbox), release the hand's
         holds, count it and log it; nothing else moves
@@ -277,10 +276,10 @@ class Ledger:
                     for r in result.released
                 ],
             )
-            return [self._event(conn, source, refused)]
+            return [self._event(uow, source, refused)]
 
         command = RefuseSettlement(hand_id, source.stream_id)
-        result = application.refuse_settlement(conn, command, reason, outbox=outbox)
+        result = application.refuse_settlement(uow, command, reason, outbox=outbox)
         if not result.replayed:
             self._counters.settlement_refused()
             _log.error(
@@ -291,19 +290,19 @@ class Ledger:
             )
         return result
 
-    def on_hand_aborted(self, conn: psycopg.Connection, source: Envelope) -> None:
+    def on_hand_aborted(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
         """Release every held reservation of the hand; ``ReservationsReleased``."""
         aborted = source.payload
         assert isinstance(aborted, table_events.HandAborted)
 
         def outbox(_result: AbortResult) -> list[OutgoingEvent]:
             released = ledger_events.ReservationsReleased(hand_id=aborted.hand_id)
-            return [self._event(conn, source, released)]
+            return [self._event(uow, source, released)]
 
         with log_context(table_id=source.stream_id, hand_id=aborted.hand_id):
             result = self._refusing(
                 source,
-                lambda: application.abort_hand(conn, AbortHand(aborted.hand_id), outbox=outbox),
+                lambda: application.abort_hand(uow, AbortHand(aborted.hand_id), outbox=outbox),
             )
             if result is None or result.replayed:
                 return
@@ -312,12 +311,12 @@ class Ledger:
 
     # -- the operator's grant ----------------------------------------------------------------
 
-    def grant(self, pool: ConnectionPool, command: Grant) -> GrantResult:
+    def grant(self, uow: LedgerUnitOfWork, command: Grant) -> GrantResult:
         """``application.grant`` in one transaction with ``TokensGranted`` (keyed by the account
         id) in the outbox; a retry under the same key returns the first result and writes no
         second event. Raises InvalidCommand or Conflict."""
 
-        with pool.connection() as conn, conn.transaction():
+        with uow.transaction():
 
             def outbox(result: GrantResult) -> list[OutgoingEvent]:
                 payload = ledger_events.TokensGranted(
@@ -331,13 +330,13 @@ class Ledger:
                     payload,
                     event_id=str(uuid.uuid5(_GRANT_NAMESPACE, result.transaction_id)),
                     stream_id=result.account_id,
-                    stream_version=next_stream_version(conn, result.account_id),
+                    stream_version=uow.outbox.next_stream_version(result.account_id),
                     occurred_at=self._clock(),
                     causation_id=command.idempotency_key,
                 )
                 return [OutgoingEvent.from_envelope(self._topic, envelope)]
 
-            result = application.grant(conn, command, limits=self._grant_limits, outbox=outbox)
+            result = application.grant(uow, command, limits=self._grant_limits, outbox=outbox)
         if not result.replayed:
             self._counters.granted(result.amount_hundredths)
         return result
@@ -345,14 +344,14 @@ class Ledger:
     # -- plumbing -----------------------------------------------------------------------------
 
     def _event(
-        self, conn: psycopg.Connection, source: Envelope, payload: Message, index: int = 0
+        self, uow: LedgerUnitOfWork, source: Envelope, payload: Message, index: int = 0
     ) -> OutgoingEvent:
         table_id = source.stream_id
         envelope = Envelope.new(
             payload,
             event_id=reaction_event_id(source, type_name(payload), index),
             stream_id=table_id,
-            stream_version=next_stream_version(conn, table_id),
+            stream_version=uow.outbox.next_stream_version(table_id),
             occurred_at=self._clock(),
             correlation_id=payload.hand_id,  # type: ignore[attr-defined]
             causation_id=source.event_id,

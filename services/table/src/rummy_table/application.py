@@ -320,8 +320,17 @@ class TableApp:
     def _table(self, table_id: str) -> Table:
         table = self.projection.tables.get(table_id)
         if table is None:
-            raise NotFound(f"no table {table_id!r}")
+            raise self._missing(table_id)
         return table
+
+    def _missing(self, table_id: str) -> NotFound | FailedPrecondition:
+        """The error of a command on a table this instance does not hold: FailedPrecondition
+        naming the variant of a table it cannot serve (a variant it does not host), else
+        NotFound."""
+        reason = self.projection.unservable.get(table_id)
+        if reason is not None:
+            return FailedPrecondition(reason)
+        return NotFound(f"no table {table_id!r}")
 
     def _request(self, account_id: str, request: Any) -> tuple[str, str]:
         """The causation key and request digest of a client's command. Raises InvalidArgument
@@ -402,7 +411,7 @@ class TableApp:
             # the request id checked under the table's command lock, which it commits under
             key, digest = self._request(operator, request)
             if table is None:
-                raise NotFound(f"no table {request.table_id!r}")
+                raise self._missing(request.table_id)
             if key not in table.answers:
                 at = self.now_ms()
                 with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
@@ -468,7 +477,7 @@ class TableApp:
             # the request id checked under the table's command lock, which it commits under
             key, digest = self._request(account_id, request)
             if table is None:
-                raise NotFound(f"no table {table_id!r}")
+                raise self._missing(table_id)
             if key in table.answers:
                 return table.answers[key]
             at = self.now_ms()

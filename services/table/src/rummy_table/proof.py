@@ -4,9 +4,14 @@
 Format ``bb-hand-proof/1``, documented by ``web/verify/proof-bundle.schema.json``::
 
     {"format": "bb-hand-proof/1", "table_id": ..., "hand_id": ..., "variant": "indian-points",
+     "deal_shape": {"wild_cut": true, "upcard": true},
      "shuffle_version": "bb-shuffle-v1", "rules_version": "bombay-baazi/1",
      "server_seed_hex": "<the revealed server seed, 64 hex digits>",
      "events": [{"stream_version": 12, "event": {"type": "HandStarted", ...}}, ...]}
+
+``deal_shape`` is the variant's (``rummy_rules.rules.DealShape``): whether its deal cuts a wild
+card and turns up a first open card (a verifier that has no plug-in for the variant lays the deal
+out by it; bundles written before it had both).
 
 ``events`` are every event of the hand in table-stream order, as the rules library's codec writes
 them (``rummy_rules.codec.to_dict``: cards ``"7H:1"``), unredacted: after the reveal the deck order
@@ -16,8 +21,9 @@ the rule set with its money options (HandStarted), every move, the result and th
 (HandEnded). Canonical: keys sorted, no spaces, UTF-8 (:func:`canonical_json`).
 
 Built from the hand's envelopes of the table stream (table service ``GetHandProof``, ``rummy
-proof``, ``rummy demo``). Raises :class:`ProofNotReady` before the seed is revealed or the hand
-ended, ValueError when the envelopes hold no start of the hand.
+proof``, ``rummy demo``: :func:`hand_proof`), which decodes them and assembles the document with
+:func:`bundle`. Raises :class:`ProofNotReady` before the seed is revealed or the hand ended,
+ValueError when the envelopes hold no start of the hand.
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
 from rummy_rules import codec as rules_codec
+from rummy_rules import registry
+from rummy_rules.events import Event
+from rummy_rules.variant import Variant
 from rummy_table import stream_codec as codec
 
 PROOF_FORMAT = "bb-hand-proof/1"
@@ -77,15 +86,46 @@ def hand_proof(table_id: str, hand_id: str, envelopes: Iterable[Envelope]) -> di
         raise ProofNotReady(f"hand {hand_id} has not ended")
     if not seed:
         raise ProofNotReady(f"the server seed of hand {hand_id} is not revealed yet")
+    return bundle(
+        table_id,
+        hand_id,
+        variant=registry.lookup(ctx.rule_set.variant),
+        shuffle_version=started.shuffle_version,
+        rules_version=started.rules_version,
+        server_seed=seed,
+        events=events,
+    )
+
+
+def bundle(
+    table_id: str,
+    hand_id: str,
+    *,
+    variant: Variant[Any],
+    shuffle_version: str,
+    rules_version: str,
+    server_seed: bytes,
+    events: Iterable[dict[str, Any] | tuple[int, Event]],
+) -> dict[str, Any]:
+    """The bundle document of an ended hand of ``variant`` whose seed ``server_seed`` was
+    revealed: ``events`` are its events in stream order, each ``{"stream_version": n, "event":
+    <rummy_rules.codec.to_dict of it>}`` or a ``(stream_version, rules event)`` pair."""
+    shape = variant.deal_shape
     return {
         "format": PROOF_FORMAT,
         "table_id": table_id,
         "hand_id": hand_id,
-        "variant": ctx.rule_set.variant,
-        "shuffle_version": started.shuffle_version,
-        "rules_version": started.rules_version,
-        "server_seed_hex": seed.hex(),
-        "events": events,
+        "variant": variant.name,
+        "deal_shape": {"wild_cut": shape.wild_cut, "upcard": shape.upcard},
+        "shuffle_version": shuffle_version,
+        "rules_version": rules_version,
+        "server_seed_hex": server_seed.hex(),
+        "events": [
+            e
+            if isinstance(e, dict)
+            else {"stream_version": e[0], "event": rules_codec.to_dict(e[1])}
+            for e in events
+        ],
     }
 
 

@@ -42,6 +42,14 @@ class ReplayRun:
     hands: list[HandReplay] = field(default_factory=list)
     events: int = 0
     seconds: float = 0.0
+    #: Events the read skipped because this build does not know their payload type (a newer
+    #: writer's): type name -> how many (``rummy_platform.skips``).
+    skipped_types: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def unverifiable(self) -> list[HandReplay]:
+        """The hands this build cannot verify (a variant or rules version it does not know)."""
+        return [h for h in self.hands if h.unverifiable]
 
     @property
     def ok(self) -> bool:

@@ -42,6 +42,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_platform.envelope import Envelope
+from rummy_platform.skips import SKIPPED
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
 from rummy_rules import registry
@@ -111,10 +112,14 @@ class HandReplay:
     notes: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
     equivalent: list[str] = field(default_factory=list)
+    #: Why the hand cannot be verified by this build (it pinned a variant or rules version this
+    #: build does not know: a newer table service's), or "" when it was replayed.
+    unverifiable: str = ""
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        """No finding, and the hand could be verified at all."""
+        return not self.findings and not self.unverifiable
 
     @property
     def first(self) -> Finding | None:
@@ -268,6 +273,32 @@ class _Recorded:
     event: ev.Event
 
 
+def _pinned_variant(report: HandReplay, started: Envelope) -> Variant[Any] | None:
+    """The variant the hand's HandStarted pinned (its rule set's variant and the envelope's
+    rules version), or None when this build does not know it: the hand is then *unverifiable*
+    (``report.unverifiable`` says why; not OK, and no mismatch either), and an unknown variant
+    is counted as a skip (``rummy_platform.skips``)."""
+    payload = started.payload
+    assert isinstance(payload, table_pb.HandStarted)
+    pinned = payload.rule_set.variant if payload.rule_set.HasField("variant") else ""
+    try:
+        return registry.lookup(pinned, started.rules_version)
+    except registry.UnknownVariant as exc:
+        report.outcome = "unverifiable"
+        report.unverifiable = f"this build cannot verify it: {exc}"
+        if (pinned or registry.LEGACY_VARIANT) not in registry.names():
+            SKIPPED.skipped(
+                "unknown_variant",
+                type_name=started.type,
+                variant=pinned,
+                table_id=report.table_id,
+                hand_id=report.hand_id,
+                consumer="replay",
+                log=False,  # the replay's report says it (UNVERIFIABLE)
+            )
+        return None
+
+
 def replay_hand(
     table_id: str,
     hand_id: str,
@@ -291,6 +322,9 @@ def replay_hand(
         first = envelopes[0]
         report.findings.append(_finding(first, "rules", "the hand has no HandStarted before it"))
         return report
+    variant = _pinned_variant(report, started)
+    if variant is None:
+        return report
     try:
         ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
     except RuleSetError as exc:
@@ -298,11 +332,6 @@ def replay_hand(
         report.findings.append(_finding(started, "rules", message))
         return report
     report.hand_no = ctx.hand_no
-    try:
-        variant = registry.lookup(ctx.rule_set.variant, started.rules_version)
-    except registry.UnknownVariant as exc:
-        report.findings.append(_finding(started, "rules", f"cannot be replayed here: {exc}"))
-        return report
     recorded: list[_Recorded] = []
     for envelope in envelopes:
         payload = envelope.payload

@@ -16,6 +16,7 @@ from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
 from rummy_ops.replay.render import hand_json, hand_lines
 from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_kafka, select
 from rummy_platform.envelope import Envelope
+from rummy_platform.skips import SKIPPED
 
 
 def _selection(
@@ -30,10 +31,30 @@ def _selection(
 
 
 def load_envelopes(
-    from_file: Path | None, bootstrap: str, topic_prefix: str, selection: Selection
+    from_file: Path | None,
+    bootstrap: str,
+    topic_prefix: str,
+    selection: Selection,
+    skipped_types: dict[str, int] | None = None,
 ) -> list[Envelope]:
     """The envelopes of an exported file, or of the table stream in Kafka (one table's partition
-    when ``selection`` names a table). Raises click errors for a missing source."""
+    when ``selection`` names a table); events of a payload type this build does not know are
+    skipped, and counted by type into ``skipped_types`` when given. Raises click errors for a
+    missing source."""
+    before = SKIPPED.totals()
+    try:
+        return _load(from_file, bootstrap, topic_prefix, selection)
+    finally:
+        if skipped_types is not None:
+            for (reason, name, _variant), count in SKIPPED.totals().items():
+                more = count - before.get((reason, name, _variant), 0)
+                if reason == "unknown_type" and more:
+                    skipped_types[name] = skipped_types.get(name, 0) + more
+
+
+def _load(
+    from_file: Path | None, bootstrap: str, topic_prefix: str, selection: Selection
+) -> list[Envelope]:
     try:
         if from_file is not None:
             return list(read_jsonl(from_file))
@@ -122,7 +143,8 @@ def replay(
     journal after --settle-grace seconds, and when no hand is found. With --from-file and no
     --hand/--table/--all, every hand in the file."""
     selection = _selection(hand, table, all_hands, from_file=from_file is not None)
-    envelopes = load_envelopes(from_file, bootstrap, topic_prefix, selection)
+    skipped: dict[str, int] = {}
+    envelopes = load_envelopes(from_file, bootstrap, topic_prefix, selection, skipped)
     if database_url is None and from_file is None:
         database_url = os.environ.get("DATABASE_URL") or None
     reader = None
@@ -140,8 +162,11 @@ def replay(
     finally:
         if reader is not None:
             reader.close()
+    run.skipped_types = skipped
     if not run.hands:
         where = str(from_file) if from_file is not None else "the table stream"
+        for line in _skipped_lines(run):
+            click.echo(line, err=True)
         raise click.ClickException(f"no hands found in {where}")
     _report(run, as_json, quiet)
     if not run.ok:
@@ -157,6 +182,8 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
             "events": run.events,
             "seconds": run.seconds,
             "events_per_second": run.events_per_second,
+            "skipped_unknown_types": run.skipped_types,
+            "unverifiable": [h.hand_id for h in run.unverifiable],
             "first_mismatch": None
             if first is None
             else {"hand_id": first[0].hand_id, **hand_json(first[0])["first_mismatch"]},
@@ -166,8 +193,16 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
     for hand in run.hands:
         for line in hand_lines(hand, timeline=not quiet):
             click.echo(line)
-    bad = sum(1 for h in run.hands if not h.ok)
-    verdict = "OK" if run.ok else f"MISMATCH in {bad} hand(s)"
+    for line in _skipped_lines(run):
+        click.echo(line)
+    bad = sum(1 for h in run.hands if h.findings)
+    unverifiable = len(run.unverifiable)
+    verdicts = ([f"MISMATCH in {bad} hand(s)"] if bad else []) + (
+        [f"UNVERIFIABLE: {unverifiable} hand(s) of rules this build does not know"]
+        if unverifiable
+        else []
+    )
+    verdict = "; ".join(verdicts) if verdicts else "OK"
     refused = sum(1 for h in run.hands if h.outcome == "voided")
     if refused:
         verdict += f", {refused} with the settlement refused by the ledger"
@@ -178,6 +213,14 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
     if first is not None:
         hand, finding = first
         click.echo(f"first mismatch: hand {hand.hand_id}: {finding.line()}")
+
+
+def _skipped_lines(run: ReplayRun) -> list[str]:
+    return [
+        f"skipped: unknown type {name} ({count} event{'s' if count != 1 else ''}; written by a "
+        "newer build, not replayed)"
+        for name, count in sorted(run.skipped_types.items())
+    ]
 
 
 @click.command()

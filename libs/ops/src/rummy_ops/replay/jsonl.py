@@ -24,6 +24,7 @@ from typing import IO, Any
 from google.protobuf import json_format
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, event_payloads
+from rummy_platform.skips import SKIPPED
 
 
 class ExportFormatError(ValueError):
@@ -79,7 +80,8 @@ def write_jsonl(envelopes: Iterable[Envelope], out: IO[str]) -> int:
 
 
 def read_jsonl(path: Path | str) -> Iterator[Envelope]:
-    """The envelopes of an exported file, in file order. Raises ExportFormatError (with the line
+    """The envelopes of an exported file, in file order; a line of a payload type this build does
+    not know is skipped (counted and logged once). Raises ExportFormatError (with the line
     number) for a line that is not an exported event."""
     registry = event_payloads()
     with open(path, encoding="utf-8") as lines:
@@ -88,6 +90,24 @@ def read_jsonl(path: Path | str) -> Iterator[Envelope]:
                 continue
             try:
                 obj = json.loads(line)
+                known = not isinstance(obj, dict) or obj.get("type") in registry
+                if not known and isinstance(obj.get("type"), str):
+                    _skip_unknown(obj, f"{path}:{number}")
+                    continue
                 yield from_json(obj, registry)
             except (json.JSONDecodeError, ExportFormatError) as exc:
                 raise ExportFormatError(f"{path}:{number}: {exc}") from exc
+
+
+def _skip_unknown(obj: dict[str, Any], where: str) -> None:
+    """Skip an exported event whose payload type this build does not know (a newer writer's):
+    counted (``rummy_platform.skips``); the replay report lists it (no log line)."""
+    SKIPPED.skipped(
+        "unknown_type",
+        type_name=obj["type"],
+        table_id=str(obj.get("stream_id", "")),
+        hand_id=str(obj.get("correlation_id", "")),
+        consumer="replay",
+        log=False,
+        line=where,
+    )

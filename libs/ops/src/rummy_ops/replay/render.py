@@ -120,7 +120,9 @@ def hand_lines(hand: HandReplay, timeline: bool = True) -> list[str]:
     for same in hand.equivalent:
         lines.append(f"  equivalent arrangement: {same}")
     first = hand.first
-    if first is None:
+    if hand.unverifiable:
+        lines.append(f"  UNVERIFIABLE: {hand.unverifiable}")
+    elif first is None:
         lines.append(f"  OK ({', '.join(hand.checked)} checked)")
     else:
         verdict = "REFUSED" if first.check == "settlement-refused" else "MISMATCH"
@@ -137,6 +139,7 @@ def hand_json(hand: HandReplay) -> dict[str, Any]:
         "hand_no": hand.hand_no,
         "outcome": hand.outcome,
         "ok": hand.ok,
+        "unverifiable": hand.unverifiable or None,
         "events": len(hand.envelopes),
         "checked": hand.checked,
         "notes": hand.notes,

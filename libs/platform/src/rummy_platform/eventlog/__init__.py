@@ -21,6 +21,7 @@ from .base import (
     UnknownTopic,
     WriterFenced,
     decode_if_used,
+    decode_known,
 )
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
 from .group_commit import GroupCommitWriter
@@ -50,5 +51,6 @@ __all__ = [
     "by_causation_id",
     "by_event_id",
     "decode_if_used",
+    "decode_known",
     "drop_redelivered",
 ]

@@ -7,6 +7,10 @@ Positions are Kafka's: a stream (all events of one key) lives on one partition o
 Every append also writes the envelope's payload type (``Envelope.type``) as the record header
 :data:`EVENT_TYPE_HEADER`, so a consumer that declares the types it uses drops the others without
 decoding them (records written before the header existed are decoded and then dropped by type).
+
+A record whose payload type this build's registry does not know (a newer writer's, in a rolling
+deploy) is skipped the same way, by every reader of the log: :func:`decode_known` counts and logs
+it (:mod:`rummy_platform.skips`) and returns None instead of raising.
 """
 
 from __future__ import annotations
@@ -16,11 +20,40 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from rummy_platform.envelope import Envelope, PayloadRegistry, decode
+from rummy_platform.envelope import Envelope, PayloadRegistry, UnknownEventType, decode
+from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import TopicSpec
 
 #: The record header holding the payload type (UTF-8), e.g. ``rummy.table.v1.CardDrawn``.
 EVENT_TYPE_HEADER = "event-type"
+
+
+def decode_known(
+    value: bytes,
+    registry: PayloadRegistry,
+    consumer: str = "",
+    *,
+    log: bool = True,
+    **where: object,
+) -> Envelope | None:
+    """The envelope of a record's ``value``, or None (counted and logged once per type, see
+    :mod:`rummy_platform.skips`; ``log=False``: counted only) when its payload type is not in
+    ``registry``: a newer writer's event this build skips. ``consumer`` and ``where`` (topic,
+    partition, offset) go into the log line. Raises EnvelopeError for bytes that are no
+    envelope or payload."""
+    try:
+        return decode(value, registry)
+    except UnknownEventType as exc:
+        SKIPPED.skipped(
+            "unknown_type",
+            type_name=exc.type_name,
+            table_id=exc.stream_id,
+            hand_id=exc.correlation_id,
+            consumer=consumer,
+            log=log,
+            **where,
+        )
+        return None
 
 
 def decode_if_used(
@@ -28,16 +61,20 @@ def decode_if_used(
     header_type: str | None,
     registry: PayloadRegistry,
     types: Collection[str] | None,
+    consumer: str = "",
+    **where: object,
 ) -> Envelope | None:
     """The envelope of a consumed record's ``value``, or None when a consumer of ``types``
     (None: every type) does not use it. A record whose :data:`EVENT_TYPE_HEADER`
     (``header_type``) names a type outside ``types`` is dropped without decoding its value; a
     record without the header (None: written before the header existed) is decoded, then
-    dropped if its type is not in ``types``. Raises EnvelopeError / UnknownEventType as
-    :func:`~rummy_platform.envelope.decode`."""
+    dropped if its type is not in ``types``; a record of a type ``registry`` does not know is
+    skipped as :func:`decode_known` says. Raises EnvelopeError for undecodable bytes."""
     if types is not None and header_type is not None and header_type not in types:
         return None
-    envelope = decode(value, registry)
+    envelope = decode_known(value, registry, consumer, **where)
+    if envelope is None:
+        return None
     if types is not None and envelope.type not in types:
         return None
     return envelope

@@ -41,7 +41,7 @@ from kafka.admin import ConfigResource, ConfigResourceType
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 
 from rummy_platform.backoff import Backoff
-from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
+from rummy_platform.envelope import Envelope, PayloadRegistry, encode, event_payloads
 from rummy_platform.logging import get_logger
 from rummy_platform.metrics import ConsumerLagReporter
 from rummy_platform.topics import TopicSpec, partition_for
@@ -63,6 +63,7 @@ from .base import (
     UnknownTopic,
     WriterFenced,
     decode_if_used,
+    decode_known,
 )
 
 _log = get_logger(__name__)
@@ -144,6 +145,8 @@ class KafkaEventLog(EventLog):
     """The event log on the brokers ``bootstrap_servers`` (``"host:port[,host:port]"``).
 
     ``timeout_s`` bounds each blocking call (acknowledgement, metadata, stream read).
+    ``log_skips=False``: a stream read counts the events of unknown payload types it skips
+    without logging them (a command-line reader that reports them itself).
     """
 
     def __init__(
@@ -153,7 +156,9 @@ class KafkaEventLog(EventLog):
         registry: PayloadRegistry | None = None,
         client_id: str = "rummy",
         timeout_s: float = 30.0,
+        log_skips: bool = True,
     ) -> None:
+        self._log_skips = log_skips
         self._bootstrap = bootstrap_servers.split(",")
         self._registry = registry or event_payloads()
         self._client_id = client_id
@@ -315,8 +320,17 @@ class KafkaEventLog(EventLog):
                     )
                 for message in reader.poll(timeout_ms=200).get(tp, []):
                     if message.offset < end and message.key == key:
-                        envelope = decode(message.value, self._registry)
-                        records.append(Record(topic, tp.partition, message.offset, envelope))
+                        envelope = decode_known(
+                            message.value,
+                            self._registry,
+                            "stream-reader",
+                            log=self._log_skips,
+                            topic=topic,
+                            partition=tp.partition,
+                            offset=message.offset,
+                        )
+                        if envelope is not None:
+                            records.append(Record(topic, tp.partition, message.offset, envelope))
             return records
 
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
@@ -906,7 +920,14 @@ class KafkaGroupConsumer(GroupConsumer):
         for tp in sorted(batches, key=lambda t: (t.topic, t.partition)):
             for m in batches[tp]:
                 envelope = decode_if_used(
-                    m.value, header_type(m.headers), self._registry, self._types
+                    m.value,
+                    header_type(m.headers),
+                    self._registry,
+                    self._types,
+                    self.group_id,
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    offset=m.offset,
                 )
                 if envelope is not None:
                     records.append(Record(tp.topic, tp.partition, m.offset, envelope))

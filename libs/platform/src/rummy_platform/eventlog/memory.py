@@ -17,7 +17,7 @@ import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rummy_platform.envelope import Envelope, PayloadRegistry, decode, encode, event_payloads
+from rummy_platform.envelope import Envelope, PayloadRegistry, encode, event_payloads
 from rummy_platform.topics import TopicSpec, partition_for
 
 from .base import (
@@ -35,6 +35,7 @@ from .base import (
     UnknownTopic,
     WriterFenced,
     decode_if_used,
+    decode_known,
 )
 
 
@@ -174,11 +175,15 @@ class InMemoryEventLog(EventLog):
             partition = partition_for(stream_id, len(partitions))
             stored = list(enumerate(partitions[partition]))
         records = (
-            Record(topic, partition, offset, decode(data.value, self._registry))
+            (offset, decode_known(data.value, self._registry, "stream-reader", topic=topic))
             for offset, data in stored
             if offset >= from_offset
         )
-        return [record for record in records if record.envelope.stream_id == stream_id]
+        return [
+            Record(topic, partition, offset, envelope)
+            for offset, envelope in records
+            if envelope is not None and envelope.stream_id == stream_id
+        ]
 
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         with self._state.lock:
@@ -298,7 +303,16 @@ class _InMemoryConsumer(GroupConsumer):
                     stored.append((tp, offset, log[offset]))
         records: list[Record] = []
         for tp, offset, record in stored:
-            envelope = decode_if_used(record.value, record.event_type, self._registry, self._types)
+            envelope = decode_if_used(
+                record.value,
+                record.event_type,
+                self._registry,
+                self._types,
+                self._group_id,
+                topic=tp.topic,
+                partition=tp.partition,
+                offset=offset,
+            )
             if envelope is not None:
                 records.append(Record(tp.topic, tp.partition, offset, envelope))
         return records

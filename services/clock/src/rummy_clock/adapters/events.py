@@ -260,11 +260,20 @@ class ClockLoop:
             for message in batches[tp]:
                 used = TABLE_EVENTS_USED if tp.topic == self._table_topic else CLOCK_EVENTS_USED
                 try:
+                    # A type this build does not know (a newer producer's) is skipped, counted
+                    # and logged once by decode_if_used: nothing to schedule.
                     envelope = decode_if_used(
-                        message.value, header_type(message.headers), self._registry, used
+                        message.value,
+                        header_type(message.headers),
+                        self._registry,
+                        used,
+                        self.group_id,
+                        topic=tp.topic,
+                        partition=tp.partition,
+                        offset=message.offset,
                     )
                 except EnvelopeError:
-                    # Not an event this build knows (a newer producer): nothing to schedule.
+                    # Bytes that are no envelope: nothing to schedule.
                     _log.warning(
                         "undecodable event skipped",
                         topic=tp.topic,

@@ -8,30 +8,17 @@ reveal read them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
+from rummy_fairness.unit_of_work import SeedRow
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 SCHEMA = "fairness"
 
 Conn = psycopg.Connection[Any]
-
-
-@dataclass(frozen=True)
-class SeedRow:
-    """A hand's seed record. ``server_seed`` is secret while ``revealed_at`` is None."""
-
-    hand_id: str
-    table_id: str
-    server_seed: bytes
-    commitment_sha256: bytes
-    rules_version: str
-    shuffle_version: str
-    revealed_at: datetime | None
 
 
 def insert_seed(

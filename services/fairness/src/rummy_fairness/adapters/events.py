@@ -3,11 +3,17 @@ the reactor on table-events and the outbox relay to fairness-events."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
 from psycopg_pool import ConnectionPool
 
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_fairness.adapters.postgres import PostgresUnitOfWork
 from rummy_fairness.application import Fairness
-from rummy_platform.envelope import type_name
+from rummy_fairness.unit_of_work import FairnessUnitOfWork
+from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.eventlog import EventLog, KafkaEventLog
 from rummy_platform.outbox import OutboxRelay, RelayHook
 from rummy_platform.reactor import PostgresReactor
@@ -36,13 +42,20 @@ def table_reactor(
         group_id=group_id,
         topics=[topic],
         handlers={
-            type_name(table_events.HandStarted): fairness.on_hand_started,
-            type_name(table_events.SeedsLocked): fairness.on_seeds_locked,
-            type_name(table_events.HandEnded): fairness.on_hand_over,
-            type_name(table_events.HandAborted): fairness.on_hand_over,
+            type_name(table_events.HandStarted): _joined(fairness.on_hand_started),
+            type_name(table_events.SeedsLocked): _joined(fairness.on_seeds_locked),
+            type_name(table_events.HandEnded): _joined(fairness.on_hand_over),
+            type_name(table_events.HandAborted): _joined(fairness.on_hand_over),
         },
         processed_table="processed_events",
     )
+
+
+def _joined(
+    reaction: Callable[[FairnessUnitOfWork, Envelope], None],
+) -> Callable[[psycopg.Connection[Any], Envelope], None]:
+    """The reaction run on a unit of work joined to the reactor's open transaction."""
+    return lambda conn, source: reaction(PostgresUnitOfWork.joining(conn), source)
 
 
 def outbox_relay(

@@ -7,11 +7,11 @@ host's ErrorMappingInterceptor; the role check ends the call PERMISSION_DENIED i
 from __future__ import annotations
 
 import grpc
-from psycopg_pool import ConnectionPool
 
 from rummy.fairness.v1 import fairness_service_pb2 as pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as pb_grpc
 from rummy_fairness.application import Fairness
+from rummy_fairness.unit_of_work import FairnessUnitOfWork
 from rummy_platform.auth import Role, require_role
 
 SERVICE_NAME = "rummy.fairness.v1.FairnessService"
@@ -19,14 +19,14 @@ add_to_server = pb_grpc.add_FairnessServiceServicer_to_server
 
 
 class FairnessServicer(pb_grpc.FairnessServiceServicer):
-    def __init__(self, fairness: Fairness, pool: ConnectionPool) -> None:
+    def __init__(self, fairness: Fairness, uow: FairnessUnitOfWork) -> None:
         self._fairness = fairness
-        self._pool = pool
+        self._uow = uow
 
     def GetProof(  # noqa: N802 - generated name
         self, request: pb.GetProofRequest, context: grpc.ServicerContext
     ) -> pb.GetProofResponse:
-        proof = self._fairness.get_proof(self._pool, request.hand_id)
+        proof = self._fairness.get_proof(self._uow, request.hand_id)
         return pb.GetProofResponse(
             hand_id=proof.hand_id,
             commitment_sha256=proof.commitment_sha256,
@@ -42,5 +42,5 @@ class FairnessServicer(pb_grpc.FairnessServiceServicer):
         self, request: pb.GetServerSeedRequest, context: grpc.ServicerContext
     ) -> pb.GetServerSeedResponse:
         require_role(context, Role.SERVICE)
-        seed = self._fairness.get_server_seed(self._pool, request.hand_id)
+        seed = self._fairness.get_server_seed(self._uow, request.hand_id)
         return pb.GetServerSeedResponse(hand_id=request.hand_id, server_seed=seed)

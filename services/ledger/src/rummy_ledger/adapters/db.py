@@ -10,7 +10,7 @@ its own; these functions only read and append.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +25,13 @@ from rummy_ledger.domain import (
     Conflict,
     HeldReservation,
     JournalTransaction,
+)
+from rummy_ledger.unit_of_work import (
+    BalanceRow,
+    OutboxRow,
+    ReservationRow,
+    StatementRow,
+    StoredCommand,
 )
 from rummy_platform import db as platform_db
 
@@ -47,13 +54,6 @@ def open_pool(database_url: str, *, min_size: int = 1, max_size: int = 8) -> Con
 
 
 # ------------------------------------------------------------------------ idempotent commands
-
-
-@dataclass(frozen=True)
-class StoredCommand:
-    """A command already handled under this key: its first result (JSON)."""
-
-    result: Any
 
 
 def claim_command(
@@ -98,14 +98,6 @@ def ensure_player_accounts(conn: psycopg.Connection, account_ids: Iterable[str])
             "INSERT INTO accounts (id, kind) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",
             (account_id, AccountKind.PLAYER.value),
         )
-
-
-@dataclass(frozen=True)
-class BalanceRow:
-    account_id: str
-    kind: AccountKind
-    balance_hundredths: int
-    reserved_hundredths: int
 
 
 def lock_balances(conn: psycopg.Connection, account_ids: Iterable[str]) -> dict[str, BalanceRow]:
@@ -160,20 +152,6 @@ def insert_transaction(conn: psycopg.Connection, transaction: JournalTransaction
                 for p in transaction.in_posting_order()
             ],
         )
-
-
-@dataclass(frozen=True)
-class StatementRow:
-    seq: int
-    transaction_id: str
-    kind: str
-    hand_id: str | None
-    table_id: str | None
-    posted_at: datetime
-    metadata: Mapping[str, Any]
-    net_hundredths: int
-    balance_after_hundredths: int
-    lines: tuple[tuple[str, int, int | None, int | None], ...]  # (line kind, amount, seat, points)
 
 
 def statement_rows(
@@ -248,6 +226,16 @@ def lock_held_reservations(conn: psycopg.Connection, hand_id: str) -> list[HeldR
     return [HeldReservation(seat=r[0], account_id=r[1], amount_hundredths=r[2]) for r in rows]
 
 
+def reservations_of_hand(conn: psycopg.Connection, hand_id: str) -> list[ReservationRow]:
+    """Every reservation of the hand, whatever its state, in seat order."""
+    rows = conn.execute(
+        "SELECT hand_id, seat, account_id, amount, state, settled_amount FROM reservations "
+        "WHERE hand_id = %s ORDER BY seat",
+        (hand_id,),
+    ).fetchall()
+    return [ReservationRow(*r) for r in rows]
+
+
 def settle_reservation(
     conn: psycopg.Connection, hand_id: str, seat: int, settled_amount: int
 ) -> None:
@@ -290,17 +278,6 @@ def next_offsets(conn: psycopg.Connection, consumer_group: str) -> dict[tuple[st
         (consumer_group,),
     ).fetchall()
     return {(r[0], r[1]): r[2] for r in rows}
-
-
-@dataclass(frozen=True)
-class OutboxRow:
-    event_id: str
-    position: int
-    topic: str
-    key: str
-    type: str
-    payload: bytes
-    created_at: datetime
 
 
 def write_outbox(

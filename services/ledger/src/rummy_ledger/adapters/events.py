@@ -3,11 +3,17 @@ on table-events and the outbox relay to ledger-events."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
 from psycopg_pool import ConnectionPool
 
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.handlers import Ledger
-from rummy_platform.envelope import type_name
+from rummy_ledger.unit_of_work import LedgerUnitOfWork
+from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.eventlog import EventLog, KafkaEventLog
 from rummy_platform.outbox import OutboxRelay, RelayHook
 from rummy_platform.reactor import PostgresReactor
@@ -39,13 +45,20 @@ def table_reactor(
         group_id=group_id,
         topics=[topic],
         handlers={
-            type_name(table_events.HandStarted): ledger.on_hand_started,
-            type_name(table_events.HandEnded): ledger.on_hand_ended,
-            type_name(table_events.HandAborted): ledger.on_hand_aborted,
+            type_name(table_events.HandStarted): _joined(ledger.on_hand_started),
+            type_name(table_events.HandEnded): _joined(ledger.on_hand_ended),
+            type_name(table_events.HandAborted): _joined(ledger.on_hand_aborted),
         },
         offsets_table="consumer_offsets",
         processed_table="processed_events",
     )
+
+
+def _joined(
+    reaction: Callable[[LedgerUnitOfWork, Envelope], None],
+) -> Callable[[psycopg.Connection[Any], Envelope], None]:
+    """The reaction run on a unit of work joined to the reactor's open transaction."""
+    return lambda conn, source: reaction(PostgresUnitOfWork.joining(conn), source)
 
 
 def outbox_relay(

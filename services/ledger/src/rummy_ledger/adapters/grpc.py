@@ -26,7 +26,6 @@ from contextlib import contextmanager
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
-from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
@@ -41,6 +40,7 @@ from rummy_ledger.domain import (
     SettlementRefused,
 )
 from rummy_ledger.handlers import Ledger
+from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role, current_principal, require_role
 from rummy_platform.limits import parse_position_token
@@ -73,9 +73,9 @@ def ledger_errors() -> Iterator[None]:
 
 
 class LedgerServicer(pb_grpc.LedgerServiceServicer):
-    def __init__(self, ledger: Ledger, pool: ConnectionPool) -> None:
+    def __init__(self, ledger: Ledger, uow: LedgerUnitOfWork) -> None:
         self._ledger = ledger
-        self._pool = pool
+        self._uow = uow
 
     def GetBalance(  # noqa: N802 - generated name
         self, request: pb.GetBalanceRequest, context: grpc.ServicerContext
@@ -84,7 +84,7 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
         account_id = readable_account(principal, request.account_id)
         try:
             with ledger_errors():
-                balance = application.get_balance(self._pool, account_id)
+                balance = application.get_balance(self._uow, account_id)
         except errors.NotFound:
             if account_id != principal.account_id:
                 raise
@@ -106,7 +106,7 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
         try:
             with ledger_errors():
                 items = application.get_statement(
-                    self._pool, account_id, limit=page_size + 1, before=before
+                    self._uow, account_id, limit=page_size + 1, before=before
                 )
         except errors.NotFound:
             if account_id != principal.account_id:
@@ -130,7 +130,7 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
             idempotency_key=request.idempotency_key,
         )
         with ledger_errors():
-            result = self._ledger.grant(self._pool, command)
+            result = self._ledger.grant(self._uow, command)
         return pb.GrantResponse(
             journal_transaction_id=result.transaction_id,
             balance_hundredths=result.balance_hundredths,

@@ -14,7 +14,7 @@ from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.errors import KafkaError
 
-from rummy_platform.envelope import Envelope, decode, event_payloads
+from rummy_platform.envelope import Envelope, PayloadRegistry, event_payloads
 from rummy_platform.errors import Unavailable
 from rummy_platform.eventlog import (
     EventLog,
@@ -24,6 +24,7 @@ from rummy_platform.eventlog import (
     Record,
     TopicPartition,
     WriterFenced,
+    decode_known,
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
@@ -92,6 +93,17 @@ def _partitions(consumer: KafkaConsumer, topic: str) -> list[int]:
     return sorted(consumer.partitions_for_topic(topic) or set())
 
 
+def _decode(
+    value: bytes, registry: PayloadRegistry, topic: str, partition: int, offset: int
+) -> Envelope | None:
+    """The envelope of a table-stream record, or None for a payload type this build does not
+    know (a newer instance's, in a rolling deploy: skipped, counted and logged once by
+    :func:`rummy_platform.eventlog.decode_known`)."""
+    return decode_known(
+        value, registry, "table-rebuild", topic=topic, partition=partition, offset=offset
+    )
+
+
 def read_partitions(
     bootstrap_servers: str,
     topic: str,
@@ -108,8 +120,11 @@ def read_partitions(
         wanted = known if partitions is None else sorted(set(known) & set(partitions))
         ends: dict[int, int] = {}
         starts = dict.fromkeys(wanted, 0)
+        read = _read(consumer, topic, starts, timeout_s, ends)
         out = [
-            decode(v, registry) for _p, _o, _k, v in _read(consumer, topic, starts, timeout_s, ends)
+            envelope
+            for p, o, _k, v in read
+            if (envelope := _decode(v, registry, topic, p, o)) is not None
         ]
         return out, ends
     finally:
@@ -170,8 +185,9 @@ def rebuild(
         starts = {p: s.tail_from if s is not None else 0 for p, s in loaded.items()}
         ends: dict[int, int] = {}
         tail = (
-            Record(topic, p, offset, decode(value, registry))
+            Record(topic, p, offset, envelope)
             for p, offset, _key, value in _read(consumer, topic, starts, timeout_s, ends)
+            if (envelope := _decode(value, registry, topic, p, offset)) is not None
         )
         folded = snapshot.load(app.projection, loaded, tail)
     finally:

@@ -1,0 +1,29 @@
+"""Helpers shared by the fairness tests (plain functions and constants, not fixtures)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rummy_platform.envelope import Envelope
+from rummy_rules.shuffle import SHUFFLE_VERSION
+
+VECTOR = json.loads(
+    (Path(__file__).resolve().parents[3] / "libs/rules/vectors/shuffle-v1.json").read_text()
+)["deals"][0]
+#: The shuffle vector's server seed, injected in place of the OS CSPRNG (``os_seed``).
+FIXED_SEED = bytes.fromhex(VECTOR["server_seed_hex"])
+
+
+def table_event(table_id: str, version: int, payload: object) -> Envelope:
+    """A table-events envelope carrying ``payload`` (which names its hand)."""
+    return Envelope.new(
+        payload,  # type: ignore[arg-type]
+        stream_id=table_id,
+        stream_version=version,
+        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
+        correlation_id=payload.hand_id,  # type: ignore[attr-defined]
+        rules_version="indian13-points/1",
+        shuffle_version=SHUFFLE_VERSION,
+    )
