@@ -16,7 +16,8 @@ layout, exactly what ``rummy_rules.shuffle.deal`` gives for the revealed seeds; 
 toy's seed window and turn deadlines (at the speed it runs) with their deadlines; the ledger
 reserves 25 points x point value per seat and settles a two-winner HandEnded once (each winner
 its share, the house its commission, the journal checked to the hundredth) however often it is
-delivered; a dealer started without the plug-in deals no toy hand.
+delivered; a dealer started without the plug-in skips the toy hand (counted, logged once) and
+deals nothing.
 
 Adding the table service is one step: start ``rummy_table`` with the same ``stack.env()`` and
 replace :class:`ToyTable` with its gRPC API (OpenTable with the toy's rule set, JoinTable, the
@@ -521,7 +522,7 @@ def without_plugin(stack: Stack) -> Iterator[tuple[Stack, ServiceProcess, Servic
         fairness.stop()
 
 
-def test_a_dealer_started_without_the_plug_in_deals_no_toy_hand_and_says_which_variant(
+def test_a_dealer_started_without_the_plug_in_skips_the_toy_hand_and_counts_it(
     without_plugin: tuple[Stack, ServiceProcess, ServiceProcess],
 ) -> None:
     run, _fairness, dealer = without_plugin
@@ -533,14 +534,20 @@ def test_a_dealer_started_without_the_plug_in_deals_no_toy_hand_and_says_which_v
     [committed] = run.wait_for(FAIRNESS_EVENTS, table.table_id, fairness_events.SeedCommitted)
     lock_seeds(table, committed.payload.commitment_sha256, now_ms())
 
-    def refused() -> list[dict[str, object]]:
+    def skipped() -> list[dict[str, object]]:
         return [
             e
             for e in json_lines(dealer)
-            if e.get("hand_id") == table.hand_id and toy_variant.TOY_NAME in json.dumps(e)
+            if e.get("hand_id") == table.hand_id and e.get("variant") == toy_variant.TOY_NAME
         ]
 
-    # main today: the dealer logs that it cannot deal the hand, naming the unknown variant.
-    wait_until("the dealer's refusal to deal the toy hand", refused, EVENT_TIMEOUT_S)
+    # It skips the hand (rummy_platform.skips): logged once, counted, nothing dealt.
+    [line] = wait_until("the dealer's skip of the toy hand", skipped, EVENT_TIMEOUT_S)
+    assert line["reason"] == "unknown_variant" and line["consumer"] == "dealer"
+    series = (
+        'rummy_events_skipped_total{reason="unknown_variant",'
+        f'type="rummy.table.v1.SeedsLocked",variant="{toy_variant.TOY_NAME}"}}'
+    )
+    assert dealer.metric(series) == 1
     time.sleep(1)
     assert run.events(DEALER_EVENTS, table.table_id, dealer_events.HandDealt) == []
