@@ -3,6 +3,10 @@ restart it without a whole :class:`rummy_ops.stack.Stack` (for one over a runnin
 :mod:`rummy_testing.processes`), a throwaway database for it, and an :class:`IsolatedRun` (topics
 under a prefix of their own plus such a database) whose ``env()`` configures the processes.
 
+Every process of an :class:`IsolatedRun` (and of :func:`rummy_testing.stacks.running_stack`) loads
+the test suite's variant plug-ins (:func:`variant_plugin_env`: the toy variant); pass
+``RUMMY_VARIANT_PLUGINS=""`` to start one without them.
+
 The process gets ``os.environ`` plus the given variables; with ``RUMMY_GRPC_PORT=0`` and
 ``RUMMY_METRICS_PORT=0`` it binds free ports and announces them in its ``service started`` JSON
 log line (stderr), which :class:`ServiceProcess` reads.
@@ -22,6 +26,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -31,9 +36,26 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
 from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.plugins import PLUGINS_VARIABLE
 from rummy_platform.topics import event_topic_specs
 
 START_TIMEOUT_S = 60.0
+#: Where the test suite's importable support packages live (``toy_variant``, ``rummy_testing``).
+SUPPORT_DIR = Path(__file__).resolve().parents[1]
+#: The variant plug-ins of the test suite: modules under SUPPORT_DIR that register a variant.
+TEST_VARIANT_PLUGINS = ("toy_variant.plugin",)
+
+
+def variant_plugin_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables that make a service process (or ``rummy``) load the test suite's variant
+    plug-ins: ``RUMMY_VARIANT_PLUGINS`` naming :data:`TEST_VARIANT_PLUGINS`, and ``PYTHONPATH``
+    with :data:`SUPPORT_DIR` first (before ``environ``'s, default ``os.environ``)."""
+    env = os.environ if environ is None else environ
+    path = [str(SUPPORT_DIR), *(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    return {
+        PLUGINS_VARIABLE: ",".join(TEST_VARIANT_PLUGINS),
+        "PYTHONPATH": os.pathsep.join(dict.fromkeys(path)),
+    }
 
 
 @dataclass
@@ -156,9 +178,10 @@ class IsolatedRun:
     jwt_secret: str
 
     def env(self, **extra: str) -> dict[str, str]:
-        """The environment of a service process of this run (free ports, info logs), with
-        ``extra`` variables added or overriding."""
+        """The environment of a service process of this run (free ports, info logs, the test
+        suite's variant plug-ins), with ``extra`` variables added or overriding."""
         return {
+            **variant_plugin_env(),
             "RUMMY_JWT_SECRET": self.jwt_secret,
             "RUMMY_GRPC_PORT": "0",
             "RUMMY_METRICS_PORT": "0",

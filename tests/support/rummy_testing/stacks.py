@@ -2,9 +2,10 @@
 
 :func:`running_stack` starts them through ``rummy_ops.stack`` on free ports, in a fresh
 PostgreSQL database and under a topic prefix of their own (so they never meet another run's
-streams or rows), with a fast clock, and yields a :class:`RunningStack`. Logs go to
-``.local/logs/<label>-<run>/<service>.log``. On exit everything is stopped and the database
-dropped (the topics stay on the broker, as the event log never expires).
+streams or rows), with a fast clock and the test suite's variant plug-ins
+(``rummy_testing.service_process.variant_plugin_env``), and yields a :class:`RunningStack`.
+Logs go to ``.local/logs/<label>-<run>/<service>.log``. On exit everything is stopped and the
+database dropped (the topics stay on the broker, as the event log never expires).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from psycopg import sql
 
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
+from rummy_testing.service_process import variant_plugin_env
 
 #: Deadlines pass this many times faster than real time (a 20 s turn lasts 2 s).
 E2E_CLOCK_SPEED = 10.0
@@ -68,6 +70,7 @@ def running_stack(
         topic_prefix=prefix,
         clock_speed=clock_speed,
         log_dir=root / ".local" / "logs" / f"{label}-{run}",
+        extra_env=variant_plugin_env(),
     )
     try:
         with stack:

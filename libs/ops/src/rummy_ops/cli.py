@@ -20,11 +20,23 @@ from rummy_ops.stack import (
     shielded_from_interrupts,
 )
 from rummy_ops.token import token
+from rummy_platform.plugins import PluginError, import_plugins, plugin_modules
+from rummy_rules import registry
 
 
 @click.group()
 def main() -> None:
-    """Operate the Bombay Baazi rummy backend."""
+    """Operate the Bombay Baazi rummy backend.
+
+    Variants not in the product (RUMMY_VARIANT_PLUGINS, comma-separated module names) are
+    loaded before any subcommand runs: replay verifies and the bots play their hands.
+    """
+    try:
+        import_plugins(plugin_modules(), registry.names)
+    except PluginError as error:
+        failure = click.ClickException(str(error))
+        failure.exit_code = 2
+        raise failure from None
 
 
 @click.command()

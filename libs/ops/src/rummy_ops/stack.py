@@ -549,9 +549,11 @@ def stack_for_tests(
     clock_speed: float,
     log_dir: Path,
     services: Sequence[str] = SERVICES,
+    extra_env: Mapping[str, str] | None = None,
 ) -> Stack:
     """A stack on free ports over the given brokers, with topics under ``topic_prefix`` (so it
-    never meets another run's streams) and a fresh token secret."""
+    never meets another run's streams) and a fresh token secret; ``extra_env``: more variables
+    of every service (the test suite's variant plug-ins)."""
     ports = {name: (free_port(), free_port()) for name in services}
     return Stack(
         StackConfig(
@@ -563,7 +565,7 @@ def stack_for_tests(
             clock_speed=clock_speed,
             kafka_bootstrap_servers=kafka,
             database_url=database_url,
-            extra_env={"RUMMY_TOPIC_PREFIX": topic_prefix},
+            extra_env={**(extra_env or {}), "RUMMY_TOPIC_PREFIX": topic_prefix},
             create_topics=True,
         )
     )

@@ -27,6 +27,9 @@ Variables (all optional except ``RUMMY_JWT_SECRET``):
 ``RUMMY_SHUTDOWN_GRACE_SECONDS`` seconds in-flight calls get to finish on SIGTERM; default 10
 ``KAFKA_BOOTSTRAP_SERVERS``     Kafka brokers, ``host:port[,host:port]``; default unset
 ``DATABASE_URL``                PostgreSQL URL; default unset
+``RUMMY_VARIANT_PLUGINS``       comma-separated module names of variants not in the product,
+                                imported once at start (:mod:`rummy_platform.plugins`, not read
+                                here); default unset
 ``RUMMY_SUPERVISOR_PID``        pid of the supervisor (``rummy demo``/``rummy up``) that
                                 started this process; when set, the service shuts down
                                 gracefully as soon as its parent is no longer that process

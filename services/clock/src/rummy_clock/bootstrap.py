@@ -19,9 +19,11 @@ from rummy_clock.application import ClockApplication, ClockMetrics
 from rummy_clock.clock import SystemClock, speed_from_env
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
+from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
+from rummy_rules import registry
 
 SERVICE = "clock"
 #: Seconds between a deadline's due time and its publication.
@@ -50,6 +52,7 @@ def metrics() -> ClockMetrics:
 
 def build(settings: Settings) -> ServiceHost:
     """The host with the ClockService servicer and the event loop attached."""
+    load_variant_plugins(settings, registry.names)
     require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
     try:
         speed = speed_from_env()

@@ -19,9 +19,11 @@ from rummy_dealer.application import Counters, Dealer
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
+from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import DEALER_EVENTS, TABLE_EVENTS, event_topic_specs
+from rummy_rules import registry
 
 SERVICE = "dealer"
 DEFAULT_FAIRNESS_ADDRESS = "127.0.0.1:50054"
@@ -30,6 +32,7 @@ TOKEN_TTL_SECONDS = 300
 
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer and the table-events reactor attached."""
+    load_variant_plugins(settings, registry.names)
     require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)

@@ -15,15 +15,18 @@ from rummy_fairness.application import Counters, Fairness
 from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.db import apply_migrations, open_pool
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
+from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, fault_hook, require_settings, topic_prefix
 from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs
+from rummy_rules import registry
 
 SERVICE = "fairness"
 
 
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the table-events reactor and the outbox relay attached."""
+    load_variant_plugins(settings, registry.names)
     require_settings(
         SERVICE,
         DATABASE_URL=settings.database_url,

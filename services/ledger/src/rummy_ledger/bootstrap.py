@@ -46,9 +46,11 @@ from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.envelope import type_name
 from rummy_platform.outbox import RelayHook
+from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, fault_hook, require_settings, topic_prefix
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
+from rummy_rules import registry
 
 SERVICE = "ledger"
 #: ``RUMMY_FAULT_POINT`` values the ledger knows (test-only; see the module docstring).
@@ -62,6 +64,7 @@ def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the table-events reactor, the outbox relay, the ledger's
     metrics and the watch of its dependencies (health NOT_SERVING while PostgreSQL or Kafka
     does not answer) attached. Exits with status 2 when a required variable is missing."""
+    load_variant_plugins(settings, registry.names)
     require_settings(
         SERVICE,
         DATABASE_URL=settings.database_url,

@@ -32,9 +32,11 @@ from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.eventlog import EventLog, GroupCommitWriter, Record
 from rummy_platform.logging import get_logger
+from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
+from rummy_rules import registry
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
 from rummy_table import snapshot
 from rummy_table.adapters import directory, events
@@ -206,6 +208,7 @@ def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the input loop, the directory and the hand starter
     attached, once the group granted this instance its first partitions and their tables were
     rebuilt from table-events (or after FIRST_ASSIGNMENT_WAIT_S: it serves what it gets)."""
+    load_variant_plugins(settings, registry.names)
     (bootstrap,) = require_settings(
         SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers
     )
