@@ -37,6 +37,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoOptions, DemoReport, TablePlan, play
 from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.plugins import PLUGINS_VARIABLE
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.cards import parse_card
 from rummy_testing.service_process import variant_plugin_env
@@ -213,9 +214,15 @@ def test_the_ledger_settles_each_toy_hand_once_as_its_hand_ended_says(
     assert toy_run.house_commission_delta == sum(r.commission_hundredths for r in results)
 
 
-def rummy_replay(rummy_stack: RunningStack, table_id: str) -> tuple[int, dict[str, Any]]:
-    """``rummy replay --table`` as a process loading the toy plug-in; its exit code and JSON."""
-    done = subprocess.run(
+def rummy_replay(
+    rummy_stack: RunningStack, table_id: str, plugins: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``rummy replay --table --json`` as a process, loading the toy plug-in (or, without
+    ``plugins``, no plug-in at all)."""
+    env = {**os.environ, **variant_plugin_env()}
+    if not plugins:
+        env[PLUGINS_VARIABLE] = ""
+    return subprocess.run(
         [
             str(RUMMY),
             "replay",
@@ -229,14 +236,12 @@ def rummy_replay(rummy_stack: RunningStack, table_id: str) -> tuple[int, dict[st
             rummy_stack.database_url,
             "--json",
         ],
-        env={**os.environ, **variant_plugin_env()},
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
-    assert done.stdout, done.stderr
-    return done.returncode, json.loads(done.stdout)
 
 
 def test_rummy_replay_verifies_every_toy_hand_against_the_stream_and_the_journal(
@@ -246,7 +251,9 @@ def test_rummy_replay_verifies_every_toy_hand_against_the_stream_and_the_journal
     wanted = {r.hand_id for r in ended(toy_run)}
     deadline = time.monotonic() + 30
     while True:  # the last hand's seed is revealed and its settlement journaled just after it
-        code, doc = rummy_replay(rummy_stack, table_id)
+        done = rummy_replay(rummy_stack, table_id)
+        assert done.stdout, done.stderr
+        code, doc = done.returncode, json.loads(done.stdout)
         ended_hands = [h for h in doc["hands"] if h["outcome"] != "running"]
         if all(not h["notes"] for h in ended_hands) or time.monotonic() > deadline:
             break
@@ -256,3 +263,14 @@ def test_rummy_replay_verifies_every_toy_hand_against_the_stream_and_the_journal
     assert wanted <= {h["hand_id"] for h in ended_hands}
     for hand in ended_hands:
         assert hand["ok"] and hand["findings"] == [] and hand["notes"] == [], hand
+
+
+def test_rummy_replay_without_the_plug_in_calls_every_toy_hand_unverifiable(
+    rummy_stack: RunningStack, toy_run: DemoReport
+) -> None:
+    done = rummy_replay(rummy_stack, toy_run.tables["toy-3"], plugins=False)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 1 and not doc["ok"]
+    assert {r.hand_id for r in ended(toy_run)} <= set(doc["unverifiable"])
+    for hand in doc["hands"]:
+        assert f"no variant {TOY_NAME!r} is registered" in hand["unverifiable"]

@@ -20,11 +20,9 @@ its share, the house its commission, the journal checked to the hundredth) howev
 delivered; a dealer started without the plug-in skips the toy hand (counted, logged once) and
 deals nothing.
 
-Adding the table service is one step: start ``rummy_table`` with the same ``stack.env()`` and
-replace :class:`ToyTable` with its gRPC API (OpenTable with the toy's rule set, JoinTable, the
-toy's Knock / draws / discards through ``Play``), reading the table stream instead of appending
-to it. The toy's wire (its options and its ``Knocked`` on the table stream, ``rummy_game.wires``) is
-loaded by the same plug-in module.
+The same toy through the table service too, played by bots over its public gRPC API and verified
+by ``rummy replay``: ``tests/e2e/test_toy_variant_end_to_end.py``. The toy's wire (its options and
+its ``Knocked`` on the table stream, ``rummy_game.wires``) is loaded by the same plug-in module.
 """
 
 from __future__ import annotations
