@@ -52,8 +52,9 @@ RunningStack = Any
 
 SEATS, POINT_VALUE, COMMISSION_BPS = 3, 37, 1250
 MAX_POINTS, MAX_TURNS = 25, 18
-HANDS = 8
-GRANT = 5000
+#: A knock ends about half the hands, so 12 hands hold one but for 1 run in ~4,000 (0.5**12).
+HANDS = 12
+GRANT = 12_000  # covers a seat losing every hand at the cap (12 x 25 x 37 = 11,100)
 RUMMY = Path(sys.executable).parent / "rummy"
 
 
