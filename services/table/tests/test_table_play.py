@@ -41,6 +41,7 @@ def test_a_drop_sent_through_play_is_a_first_drop_answered_with_the_variants_ans
 @pytest.mark.parametrize(
     ("pack", "says"),
     [
+        (lambda a: a.Clear(), "command is missing"),
         (lambda a: a.Pack(cards_pb2.Card(index=3)), "unknown command type"),
         (lambda a: a.Pack(indian_pb.Declare()), "face_down"),
         (lambda a: a.Pack(indian_pb.Declare(face_down=cards_pb2.Card(index=999))), "not in the"),
@@ -52,7 +53,13 @@ def test_a_drop_sent_through_play_is_a_first_drop_answered_with_the_variants_ans
             "not a valid rummy.indian.v1.Declare",
         ),
     ],
-    ids=["unknown type", "no face-down card", "card outside the shoe", "bytes that do not parse"],
+    ids=[
+        "no command",
+        "unknown type",
+        "no face-down card",
+        "card outside the shoe",
+        "bytes that do not parse",
+    ],
 )
 def test_a_bad_command_is_invalid_argument_and_appends_nothing(pack: object, says: str) -> None:
     world = World()

@@ -1144,6 +1144,11 @@ def _unpack_command(wire: VariantWire, packed: any_pb2.Any) -> Message:
     """The command message ``packed`` holds, of one of ``wire``'s command types. Raises
     InvalidArgument for an unknown type, another variant's command, bytes that do not parse, or a
     field of the command over its request limit (``rummy_platform.limits``)."""
+    if not packed.type_url:
+        raise InvalidArgument(
+            "command is missing: PlayRequest.command holds the variant's command message packed "
+            "in a google.protobuf.Any"
+        )
     type_name = packed.TypeName()
     command_type = next(
         (c for c in wire.command_types if c.DESCRIPTOR.full_name == type_name), None
