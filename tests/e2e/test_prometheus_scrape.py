@@ -28,7 +28,8 @@ from rummy_testing.deploy_files import (
     queried_series,
     scrape_targets,
 )
-from rummy_testing.prometheus import Prometheus, require_tool, running_prometheus, wait_until
+from rummy_testing.prometheus import Prometheus, require_tool, running_prometheus
+from rummy_testing.waiting import wait_until
 
 #: Scrape and rule evaluation interval of the test's Prometheus.
 INTERVAL = "1s"

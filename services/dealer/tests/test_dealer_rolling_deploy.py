@@ -11,6 +11,7 @@ import time
 import uuid
 from datetime import UTC, datetime
 
+import pytest
 from kafka import KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
 from structlog.testing import capture_logs
@@ -25,6 +26,9 @@ from rummy_platform.eventlog import KafkaEventLog, TopicPartition
 from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import DEALER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
+
+#: slow: dealer processes of two builds (README.md#tests).
+pytestmark = pytest.mark.slow
 
 SERVER_SEED = bytes(range(32))
 #: A variant only a newer build knows (its own name per run: the skip is logged once per
