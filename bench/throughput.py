@@ -25,9 +25,10 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
    this process; a step of more tables runs them in driver processes of that many tables each
    (this script with ``--drive``: the same bots, commanded over their standard input), whose
    CPU is counted as the driver's. After ``--warmup`` seconds it measures for ``--seconds``:
-   player actions (DrawCard, DiscardCard, Declare, Drop) per second and their latency from the
-   client (p50/p99), hands ended per second and turn deadlines that fired (the table service's
-   ``rummy_table_hands_ended`` / ``rummy_table_turn_timeouts``), CPU% of each service and of this
+   player actions (DrawCard, DiscardCard, Play; Declare and Drop of older clients) per second
+   and their latency from the client (p50/p99), hands ended per second and turn deadlines that
+   fired (the table service's ``rummy_table_hands_ended`` / ``rummy_table_turn_timeouts``), CPU%
+   of each service and of this
    driver (100% = one core), CPU milliseconds per action of each, RSS and threads of each service,
    and how many calls failed UNAVAILABLE or RESOURCE_EXHAUSTED. Then the bots leave.
 4. ``--instances 2``: a second table-service instance (on free ports) joins the first's consumer
@@ -102,7 +103,7 @@ from rummy_rules.melds import MeldOptions  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
 from rummy_testing.processes import ExtraService  # noqa: E402
 
-ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop"})
+ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
 COUNTED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
 SERVICES = ("table", "dealer", "ledger", "fairness", "clock")
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -120,6 +120,11 @@ start() {
   format_once
   [ -f "$LOG" ] && mv -f "$LOG" "$LOG.1"
   say "kafka: starting on $LOCAL_KAFKA_BOOTSTRAP (controller 127.0.0.1:$KAFKA_CONTROLLER_PORT), log ${LOG#"$ROOT"/}"
+  # The broker keeps a file open per partition segment, and every test run adds topics of its own
+  # prefix: a developer's broker that had gathered ~20,000 partitions stopped with "Too many open
+  # files" at this machine's limit of 20,000. Raise the soft limit as far as the hard limit lets
+  # (in this sandbox both are 20,000, so nothing changes here); 'reset' clears gathered topics.
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
   # setsid: the broker outlives the shell (or test session) that started it; stop it with 'stop'.
   setsid java -Xms256m -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExplicitGCInvokesConcurrent \
     -Djava.awt.headless=true -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2.xml" \

@@ -572,14 +572,14 @@ def toy_bundle() -> Bundle:
     """The proof bundle of a toy-variant hand (no wild cut, 5 cards from one 52-card deck, no
     jokers, its own Knocked event), played through the rules library as a host plays it (the
     variant found by name, decide and apply), dealt by the shuffle as the variant's deal layout
-    asks, and assembled by the table service's own bundle code (``rummy_table.proof.bundle``;
+    asks, and assembled by the table service's own bundle code (``rummy_game.proof.bundle``;
     ``hand_proof`` decodes table-stream envelopes through ``stream_codec``, which knows only the
     Indian game's wire events, so it cannot take a toy hand's envelopes yet)."""
     import toy_variant
+    from rummy_game import proof
     from rummy_rules import commands as cmd
     from rummy_rules import registry
     from rummy_rules.events import SeatAccount
-    from rummy_table import proof
 
     variant = registry.lookup(toy_variant.TOY_NAME)
     rules = toy_variant.toy_rule_set(3, 10, 1000)
@@ -648,7 +648,7 @@ def test_a_deal_without_a_cut_verifies_its_commitment_shuffle_and_deal_and_names
 ) -> None:
     bundle = toy_bundle()
     assert bundle["deal_shape"] == {"wild_cut": False, "upcard": True}
-    from rummy_table.proof import canonical_json
+    from rummy_game.proof import canonical_json
 
     dealt = events_of(bundle, "HandDealt")[0]
     assert dealt["wild_cut"] is None and len(dealt["stock"]) == 52 - 3 * 5 - 1

@@ -22,8 +22,8 @@ deals nothing.
 Adding the table service is one step: start ``rummy_table`` with the same ``stack.env()`` and
 replace :class:`ToyTable` with its gRPC API (OpenTable with the toy's rule set, JoinTable, the
 toy's Knock / draws / discards through ``Play``), reading the table stream instead of appending
-to it. It needs the toy's wire (its options and its ``Knocked`` on the table stream, through the
-per-variant wires that come with ``rummy_game``) loaded by the same plug-in module.
+to it. The toy's wire (its options and its ``Knocked`` on the table stream, ``rummy_game.wires``) is
+loaded by the same plug-in module.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from importlib import import_module
 
 import grpc
 import psycopg
@@ -43,13 +44,13 @@ from google.protobuf.message import Message
 
 import toy_variant
 from rummy.clock.v1 import events_pb2 as clock_events
-from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_game import stream_codec as codec
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import drop_redelivered
@@ -71,9 +72,7 @@ from rummy_rules.commands import (
     StartHand,
     TurnTimeout,
 )
-from rummy_rules.settlement import reservation_cents
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal
-from rummy_table import stream_codec as codec
 from rummy_testing.service_process import (
     IsolatedRun,
     ServiceProcess,
@@ -95,6 +94,10 @@ CLOCK_SPEED = 10.0
 POINT_VALUE, COMMISSION_BPS = 37, 1250
 #: A turn-1 timeout, then this many turns drawing and discarding before the toy's showdown.
 DRAWING_TURNS = 21
+# This process encodes the toy's facts as the table would: with the toy's wire, which the plug-in
+# module registers in every process that loads it.
+import_module("toy_variant.plugin")
+
 RULES = toy_variant.toy_rule_set(3, POINT_VALUE, COMMISSION_BPS, max_turns=DRAWING_TURNS + 1)
 RULES_LABEL = f"{RULES.name}/{RULES.version}"
 HOUSE = "house:commission"
@@ -241,27 +244,9 @@ class ToyTable:
 
 
 def toy_hand_started_pb(started: ev.HandStarted) -> table_events.HandStarted:
-    """The toy's HandStarted as ``codec.hand_started_to_pb`` writes one, but for its rule set:
-    the codec of this build writes only Indian options, so the toy's go unwritten here (its
-    wire, with ``rummy_game``, writes them; the consumers below read none of them)."""
-    rules = started.rule_set
-    return table_events.HandStarted(
-        hand_id=started.hand_id,
-        hand_no=1,
-        seats=[cards_pb2.Seat(seat=s.seat, account_id=s.account_id) for s in started.seats],
-        dealer_seat=started.dealer_seat,
-        rule_set=cards_pb2.RuleSet(
-            variant=rules.variant,
-            max_missed_turns=rules.max_missed_turns,
-            turn_seconds=rules.turn_seconds,
-            seed_window_seconds=rules.seed_window_seconds,
-        ),
-        point_value_hundredths=rules.point_value_cents,
-        commission_bps=rules.commission_bps,
-        shoe=codec.shoe_pb(rules.shoe),
-        reservation_hundredths=reservation_cents(rules),
-        seat_count=rules.seats,
-    )
+    """The toy's HandStarted as the table service writes it (``codec.hand_started_to_pb``: its
+    options through the toy's wire, in ``rule_set.other_variant``)."""
+    return codec.hand_started_to_pb(started, 1)
 
 
 CLIENT_SEEDS = {0: b"toy seat zero", 1: b"\x00\x01\x02"}  # seat 2 sends none

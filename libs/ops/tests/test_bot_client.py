@@ -4,6 +4,7 @@ play per turn naming the hand and turn, and never the pile's card straight back.
 from __future__ import annotations
 
 from rummy.common.v1 import cards_pb2
+from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as ev
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.bots.client import Bot
@@ -32,8 +33,11 @@ class FakeTable:
             self.calls.append((name, request))
             if name == "DrawCard":
                 return api.DrawCardResponse(card=wire(self.next_draw))
-            if name == "Declare":
-                return api.DeclareResponse(valid=True)
+            if name == "Play":
+                reply = api.PlayResponse()
+                if request.command.Is(indian_pb.Declare.DESCRIPTOR):
+                    reply.answer.Pack(indian_pb.DeclareAnswer(valid=True))
+                return reply
             return None
 
         return call
@@ -107,8 +111,10 @@ def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn():
 def test_it_declares_when_the_drawn_card_completes_a_valid_show():
     fake = FakeTable(next_draw="AD")  # AD joins JD QD KD: four melds and a loose 4C
     bot(fake).on_view(view(api.HAND_PHASE_PLAYING, cards=HAND, pile="8S"))
-    assert fake.names() == ["DrawCard", "Declare"]
-    assert SHOE.index_to_card(fake.calls[1][1].face_down.index) == parse_card("4C")
+    assert fake.names() == ["DrawCard", "Play"]
+    declare = indian_pb.Declare()
+    assert fake.calls[1][1].command.Unpack(declare)  # the Indian variant's own command
+    assert SHOE.index_to_card(declare.face_down.index) == parse_card("4C")
 
 
 def test_it_takes_the_pile_card_that_completes_a_set_and_keeps_it():

@@ -25,6 +25,7 @@ from psycopg import sql
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_game import stream_codec as codec
 from rummy_ops.cli import main
 from rummy_ops.replay import Selection, replay_events
 from rummy_ops.replay.jsonl import read_jsonl, write_jsonl
@@ -35,7 +36,6 @@ from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
 from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
-from rummy_table import stream_codec as codec
 
 SEED = bytes(range(32))
 START_MS = 1_780_000_000_000
@@ -712,6 +712,41 @@ def test_a_changed_flat_option_in_a_record_of_the_older_shape_is_still_caught(
     for e in old:
         if isinstance(e.payload, table_pb.HandStarted):
             e.payload.rule_set.middle_drop_points += 1
+            break
+    run = replay_events(old, Selection())
+    assert not run.ok
+
+
+def _recorded_before_seeds_locked_named_the_variant(table: SyntheticTable) -> list[Envelope]:
+    """The table's envelopes as a writer before ``SeedsLocked.variant`` recorded them (33 such
+    hands were on the shared broker)."""
+    out = []
+    for e in table.envelopes:
+        if isinstance(e.payload, table_pb.SeedsLocked):
+            old = table_pb.SeedsLocked()
+            old.CopyFrom(e.payload)
+            old.ClearField("variant")
+            e = replace(e, payload=old)
+        out.append(e)
+    return out
+
+
+def test_a_hand_recorded_before_seeds_locked_named_its_variant_still_verifies(
+    table: SyntheticTable,
+) -> None:
+    old = _recorded_before_seeds_locked_named_the_variant(table)
+    assert any(isinstance(e.payload, table_pb.SeedsLocked) for e in old)
+    run = replay_events(old, Selection())
+    assert run.ok, [f.line() for h in run.hands for f in h.findings]
+
+
+def test_a_seeds_locked_naming_another_variant_than_its_hand_is_still_caught(
+    table: SyntheticTable,
+) -> None:
+    old = _recorded_before_seeds_locked_named_the_variant(table)
+    for e in old:
+        if isinstance(e.payload, table_pb.SeedsLocked):
+            e.payload.variant = "gin"
             break
     run = replay_events(old, Selection())
     assert not run.ok

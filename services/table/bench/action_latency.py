@@ -30,6 +30,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb  # noqa: E402
 from rummy.ledger.v1 import events_pb2 as ledger_pb  # noqa: E402
 from rummy.table.v1 import events_pb2 as pb  # noqa: E402
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
+from rummy_game import stream_codec as codec  # noqa: E402
 from rummy_platform.auth import Role  # noqa: E402
 from rummy_platform.envelope import Envelope  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
@@ -42,7 +43,6 @@ from rummy_platform.topics import (  # noqa: E402
 )
 from rummy_rules.deck import Shoe  # noqa: E402
 from rummy_rules.shuffle import ShuffleInputs, deal  # noqa: E402
-from rummy_table import stream_codec as codec  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:

@@ -25,6 +25,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_game import stream_codec as codec
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
@@ -32,7 +33,6 @@ from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.indian.rules import bombay_baazi
-from rummy_table import stream_codec as codec
 from rummy_table.adapters import grpc as grpc_adapter
 
 SERVICE = grpc_adapter.SERVICE_NAME
@@ -102,7 +102,12 @@ def test_a_table_opened_with_no_options_plays_the_whole_bombay_baazi_rule_set(
     assert isinstance(opened, pb.TableOpened)
     recorded = opened.rule_set
     assert recorded == codec.rule_set_to_pb(house, 5)
-    assert all(recorded.HasField(f.name) for f in recorded.DESCRIPTOR.fields if f.has_presence)
+    assert all(
+        recorded.HasField(f.name)
+        for f in recorded.DESCRIPTOR.fields
+        if f.has_presence and f.containing_oneof is None
+    )
+    assert recorded.WhichOneof("variant_options") == "indian_points"
     (summary,) = operator.ListTables(api.ListTablesRequest()).tables
     assert (summary.variant, summary.turn_seconds, summary.start_delay_seconds) == (
         "indian-points",
@@ -422,7 +427,7 @@ def test_a_watch_abandoned_by_a_client_that_exits_is_counted_cancelled_not_inter
         ({"seed_window_seconds": 601}, "rule_set.seed_window_seconds must be 1..600"),
         ({"start_delay_seconds": 86_400}, "rule_set.start_delay_seconds must be 0..3600"),
         ({"max_missed_turns": 11}, "rule_set.max_missed_turns must be 1..10"),
-        ({"variant": "gin"}, "rule_set.variant must be 'indian-points'"),
+        ({"variant": "gin"}, "rule_set.variant must be a variant played here ('indian-points'"),
     ],
 )
 def test_an_option_out_of_its_bounds_is_invalid_argument_naming_it_and_appends_nothing(

@@ -15,6 +15,7 @@ from world import INPUT_TOPICS, World
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy_game.table import Table
 from rummy_platform import isolation
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
@@ -22,7 +23,6 @@ from rummy_platform.eventlog import TopicPartition
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, partition_for
 from rummy_table import application
 from rummy_table.adapters.events import InputLoop
-from rummy_table.table import Table
 
 
 class ErrorLines:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from prometheus_client import CollectorRegistry
 
+from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
 from rummy_table.metrics import ACTIONS, DROP_KINDS, TableMetrics, drop_kind_label
@@ -43,7 +44,7 @@ def test_a_drop_is_counted_under_the_label_its_kind_was_exported_with() -> None:
         drop_kind_label(kind) for kind in pb.DropKind.values() if kind != pb.DROP_KIND_UNSPECIFIED
     }
     dropped = Envelope.new(
-        pb.PlayerDropped(kind=pb.DROP_KIND_TIMEOUT),
+        indian_pb.PlayerDropped(kind=indian_pb.DROP_KIND_TIMEOUT),
         stream_id="t",
         stream_version=1,
         occurred_at=datetime.now(UTC),

@@ -12,11 +12,11 @@ from world import World, replay_all
 from rummy.common.v1 import cards_pb2
 from rummy.indian.v1 import rules_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.indian.rules import bombay_baazi
-from rummy_table import stream_codec as codec
 
 
 def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() -> None:

@@ -11,6 +11,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import stream_codec as codec
 from rummy_platform.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -23,7 +24,6 @@ from rummy_platform.topics import CLOCK_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS, 
 from rummy_rules import registry
 from rummy_rules.events import HandEnded, SeatResult
 from rummy_rules.settlement import settle_shared
-from rummy_table import stream_codec as codec
 from rummy_table.projection import player_view
 
 

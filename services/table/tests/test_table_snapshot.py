@@ -16,6 +16,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game.table import ANSWER_WINDOW, RESULT_WINDOW
 from rummy_platform.errors import ServiceError
 from rummy_platform.eventlog import Record
 from rummy_platform.topics import (
@@ -27,7 +28,6 @@ from rummy_platform.topics import (
 )
 from rummy_table import snapshot
 from rummy_table.projection import Projection, player_view
-from rummy_table.table import ANSWER_WINDOW, RESULT_WINDOW
 
 PARTITIONS = 2  # World's topics
 _PREPARING = (api.HAND_PHASE_RESERVING, api.HAND_PHASE_SEEDING, api.HAND_PHASE_DEALING)

@@ -16,6 +16,7 @@ from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import GroupCommitWriter, InMemoryEventLog, TopicPartition
 from rummy_platform.topics import (
@@ -30,7 +31,6 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import Deal as ShuffleDeal
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
-from rummy_table import stream_codec as codec
 from rummy_table.application import TableApp
 
 T0 = 1_800_000_000_000

@@ -28,6 +28,7 @@ from rummy.clock.v1 import clock_service_pb2 as clock_api
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import dealer_service_pb2 as dealer_api
 from rummy.fairness.v1 import fairness_service_pb2 as fairness_api
+from rummy.indian.v1 import events_pb2 as indian_events
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
@@ -55,7 +56,7 @@ STRANGE = (
 UINT32_EDGES = (0, 1, 2, 3, 7, 8, 13, 14, 52, 53, 105, 106, 107, 108, 2**16, 2**31, 2**32 - 1)
 INT64_EDGES = (0, 1, -1, 100, 2**31, 2**53, 2**62, 2**63 - 1, -(2**63), 9 * 10**18)
 #: Hand RPCs: the requests that carry a table, a hand, a turn and a seat's cards.
-HAND_RPCS = ("DrawCard", "DiscardCard", "Declare", "Drop", "ContributeSeed")
+HAND_RPCS = ("DrawCard", "DiscardCard", "Declare", "Drop", "Play", "ContributeSeed")
 #: RPCs that only read: an OK answer must leave every topic and balance as it was too.
 READ_ONLY = frozenset(
     {
@@ -83,6 +84,7 @@ RPCS: dict[str, tuple[str, ...]] = {
         "DiscardCard",
         "Declare",
         "Drop",
+        "Play",
         "WatchTable",
         "GetHandResult",
         "GetHandProof",
@@ -115,6 +117,7 @@ RPC_WEIGHTS: dict[str, int] = {
     "DiscardCard": 26,
     "Declare": 8,
     "Drop": 6,
+    "Play": 6,
     "ContributeSeed": 6,
     "TakeSeat": 2,
     "LeaveTable": 2,
@@ -497,7 +500,7 @@ class Builder:
 
     def build(self, d: Draws, rpc: str, live: Live) -> tuple[str, Message, str]:
         accounts = sorted(self.tokens.players)
-        if rpc in ("DrawCard", "DiscardCard", "Declare", "Drop"):
+        if rpc in ("DrawCard", "DiscardCard", "Declare", "Drop", "Play"):
             actor = self._actor_on_turn(d, live)
             mine = list(live.hands.get(actor, ()))
             fields = {**self._hand_fields(live), "client_request_id": self.fresh_id()}
@@ -533,6 +536,14 @@ class Builder:
                     face_down=cards_pb2.Card(index=face_down, face=_face(live, face_down)),
                     groups=groups,
                 )
+            elif rpc == "Play":  # the Indian variant's own command, packed
+                request = api.PlayRequest(**fields)
+                if d.flag():
+                    face_down = d.choice(mine) if mine else 0
+                    card = cards_pb2.Card(index=face_down, face=_face(live, face_down))
+                    request.command.Pack(indian_events.Declare(face_down=card))
+                else:
+                    request.command.Pack(indian_events.Drop())
             else:
                 request = api.DropRequest(**fields)
             return actor, request, self.player(actor)

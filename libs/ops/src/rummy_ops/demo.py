@@ -54,7 +54,7 @@ from rummy_ops.stack import (
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
 from rummy_platform.table_routing import TableRouter
-from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
+from rummy_rules import registry
 from rummy_rules.melds import MeldOptions
 
 OPERATOR_ACCOUNT = "ops-demo"
@@ -482,7 +482,8 @@ def play(
                 operator,
                 on_hand,
             )
-            shoe = BOMBAY_BAAZI_SHOES_BY_SEATS[plan.seats]
+            # the shoe of the house rule set the table plays (its options left out)
+            shoe = registry.lookup(registry.LEGACY_VARIANT).house_rule_set(plan.seats, 0, 0).shoe
             for index in range(plan.bots):
                 account = f"bot-{run_id}-{plan.name}-{index + 1}"
                 ledger_stub.Grant(
@@ -560,9 +561,6 @@ def play(
     table_router.close()
     ledger_channel.close()
     return report
-
-
-BOMBAY_BAAZI_SHOES_BY_SEATS = dict(BOMBAY_BAAZI_SHOES)
 
 
 def _balances(

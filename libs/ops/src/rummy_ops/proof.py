@@ -1,4 +1,4 @@
-"""``rummy proof``: write a hand's proof bundle (``rummy_table.proof``), the document a player
+"""``rummy proof``: write a hand's proof bundle (``rummy_game.proof``), the document a player
 checks in ``web/verify/index.html`` or with ``node web/verify/cli.mjs``; and the demo's
 ``.local/proofs/`` (:func:`write_proofs`)."""
 
@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from rummy_game.proof import ProofNotReady, canonical_json, hand_proof
 from rummy_ops.replay.command import load_envelopes, with_kafka_options
 from rummy_ops.replay.sources import Selection, SourceError, read_kafka, select
 from rummy_platform.envelope import Envelope
-from rummy_table.proof import ProofNotReady, canonical_json, hand_proof
 
 if TYPE_CHECKING:
     from rummy_ops.demo import DemoReport

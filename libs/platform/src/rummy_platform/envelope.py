@@ -30,6 +30,8 @@ from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
 
+from . import variant_payloads
+
 
 class EnvelopeError(ValueError):
     """Bytes that are not a valid envelope, or an envelope whose payload cannot be decoded."""
@@ -156,6 +158,11 @@ class PayloadRegistry:
         descriptor = module.DESCRIPTOR
         self.register(*(getattr(module, name) for name in sorted(descriptor.message_types_by_name)))
 
+    def alias(self, old: str, new: str) -> None:
+        """Read payloads of type ``old`` as the registered message ``new`` (same field numbers).
+        Raises UnknownEventType if ``new`` is not registered."""
+        self._classes[old] = self.class_for(new)
+
     def __contains__(self, name: object) -> bool:
         return name in self._classes
 
@@ -180,10 +187,17 @@ class PayloadRegistry:
 
 
 def event_payloads() -> PayloadRegistry:
-    """A registry of every event payload of the five services (``rummy.<area>.v1.events``)."""
+    """A registry of every event payload of the five services (``rummy.<area>.v1.events``) and of
+    every variant (``rummy_platform.variant_payloads``), with the type names a variant's events
+    were recorded under before they had their own package read as their new messages
+    (``variant_payloads.ALIASES``)."""
     registry = PayloadRegistry()
     for module in (table_events, ledger_events, fairness_events, dealer_events, clock_events):
         registry.register_module(module)
+    for module in variant_payloads.modules():
+        registry.register_module(module)
+    for old, new in variant_payloads.ALIASES.items():
+        registry.alias(old, new)
     return registry
 
 

@@ -18,7 +18,7 @@ Idempotency: a player's or operator's command is recorded with
 :func:`rummy_platform.envelope.request_digest`) on every event it produced; a retried id with the
 same digest is answered from those events (the maps are rebuilt on replay and kept in the
 snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
-table's window of its last :data:`~rummy_table.table.ANSWER_WINDOW` commands and inputs. An input
+table's window of its last :data:`~rummy_game.table.ANSWER_WINDOW` commands and inputs. An input
 from another service is recorded with ``causation_id`` = its event id and is dropped when seen
 again (within that window; an older one is refused by the rules or by the recorded reveal and
 settlement).
@@ -35,7 +35,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf.message import Message
+from google.protobuf import any_pb2
+from google.protobuf.message import DecodeError, Message
 
 from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.dealer.v1 import events_pb2 as dealer_pb
@@ -43,6 +44,10 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import proof, wires
+from rummy_game import stream_codec as codec
+from rummy_game.table import Table
+from rummy_game.wire import VariantWire
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope, request_digest
 from rummy_platform.errors import (
@@ -69,16 +74,12 @@ from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules import commands as rc
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
-from rummy_rules.indian import Declare, Drop
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, validate_table_options
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
-from . import proof
-from . import stream_codec as codec
 from .metrics import Action, TableMetrics
 from .ownership import NotOwner, Ownership
 from .projection import TABLE_STATES, Projection, player_view
-from .table import Table
 
 _log = get_logger(__name__)
 _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
@@ -353,9 +354,10 @@ class TableApp:
 
     def open_table(self, operator: str, request: api.OpenTableRequest) -> str:
         """Open a table; returns its id (the same id for a retried client_request_id).
+        The variant is ``rule_set.variant`` (``rummy_game.stream_codec.rule_set_from_pb``).
         Raises InvalidArgument naming the field and its bounds for any option the rules'
-        validation refuses (``rummy_rules.rules``: seat count 4/6/8, penalties within the most a
-        hand can cost, clock seconds, commission, a point value within int64 and within
+        validation refuses (an unknown variant; as the variant says: the seat counts it plays,
+        its own options; clock seconds, commission, a point value within int64 and within
         ``max_reservation_hundredths``)."""
         key, digest = self._request(operator, request)
         table_id = str(uuid.uuid5(_TABLE_NS, key))
@@ -369,7 +371,7 @@ class TableApp:
             )
             validate_table_options(rules, start_delay, self.max_reservation_hundredths)
         except RuleSetError as exc:
-            raise _service_error(exc) from None
+            raise _service_error(exc, codec.variant_of(request.rule_set)) from None
         options = codec.rule_set_to_pb(rules, start_delay)
         opened = pb.TableOpened(
             table_id=table_id,
@@ -584,34 +586,85 @@ class TableApp:
         )
 
     def declare(self, account_id: str, request: api.DeclareRequest) -> api.DeclareResponse:
-        def make(seat: int, at: int) -> rc.Command:
-            card = self._card(request.table_id, request.face_down)
-            return Declare(seat=seat, turn_no=request.turn_no, face_down=card, at_ms=at)  # type: ignore[arg-type]
-
-        payloads = self._hand_action(
-            account_id,
-            request,
-            make,
-            "declare",
-        )
-        for p in payloads:
-            if isinstance(p, pb.DeclarationRejected):
-                return api.DeclareResponse(valid=False, points=p.points, reason=p.reason)
-        ended = _first(payloads, pb.HandEnded)
-        mine = next((r for r in ended.results if r.seat == ended.winner_seat), None)
-        return api.DeclareResponse(
-            valid=True, arrangement=mine.arrangement if mine is not None else None
-        )
+        """The older Declare RPC: the hand's variant's command of that name (:meth:`play`)."""
+        answer: api.DeclareResponse = self._play_request(account_id, request, "declare")
+        return answer
 
     def drop(self, account_id: str, request: api.DropRequest) -> api.DropResponse:
-        payloads = self._hand_action(
-            account_id,
-            request,
-            lambda seat, at: Drop(seat=seat, turn_no=request.turn_no, at_ms=at),
-            "drop",
-        )
-        dropped = _first(payloads, pb.PlayerDropped)
-        return api.DropResponse(kind=dropped.kind, points=dropped.points)
+        """The older Drop RPC: the hand's variant's command of that name (:meth:`play`)."""
+        answer: api.DropResponse = self._play_request(account_id, request, "drop")
+        return answer
+
+    def play(self, account_id: str, request: api.PlayRequest) -> api.PlayResponse:
+        """A command of the hand's variant (``request.command``: a ``google.protobuf.Any`` of a
+        message of the variant's ``command_types``), answered with the variant's answer.
+        Raises InvalidArgument (an unknown type, another variant's command, bytes that do not
+        parse, a malformed command: nothing is appended), and as every hand command does."""
+
+        def resolve(wire: VariantWire) -> Message:
+            return _unpack_command(wire, request.command)
+
+        wire, message, payloads = self._play(account_id, request, resolve, "play")
+        answer = wire.answer(message, payloads)
+        response = api.PlayResponse()
+        if answer is not None:
+            response.answer.Pack(answer)
+        return response
+
+    def _play_request(self, account_id: str, request: Any, action: Action) -> Any:
+        """An older per-command RPC (Declare, Drop) through the hand's variant's wire."""
+
+        def resolve(wire: VariantWire) -> Message:
+            message = wire.request_command(request)
+            if message is None:
+                rpc = type(request).DESCRIPTOR.name.removesuffix("Request")
+                raise InvalidArgument(
+                    f"variant {wire.variant!r} has no {rpc}; send its commands with Play"
+                )
+            return message
+
+        wire, message, payloads = self._play(account_id, request, resolve, action)
+        return wire.request_answer(request, wire.answer(message, payloads))
+
+    def _play(
+        self,
+        account_id: str,
+        request: Any,
+        resolve: Callable[[VariantWire], Message],
+        action: Action,
+    ) -> tuple[VariantWire, Message, list[Message]]:
+        """Decide the variant's command that ``resolve`` makes of ``request`` (table_id,
+        hand_id, turn_no, client_request_id) for the account's seat in the current hand; the
+        wire, the command message and the payloads appended (or first appended, for a retry)."""
+        chosen: list[tuple[VariantWire, Message]] = []
+
+        def make(seat: int, at: int) -> rc.Command:
+            with self.projection.lock:
+                table = self._table(request.table_id)
+                if table.ctx is None:
+                    raise FailedPrecondition("no hand is being played at this table")
+                wire = self._wire(table)
+                message = resolve(wire)
+                chosen.append((wire, message))
+                try:
+                    return wire.command(message, seat, request.turn_no, at, table.ctx)
+                except codec.StreamCodecError as exc:
+                    raise InvalidArgument(f"command: {exc}") from None
+
+        payloads = self._hand_action(account_id, request, make, action)
+        if not chosen:  # a retried request, answered from its first events
+            with self.projection.lock:
+                wire = self._wire(self._table(request.table_id))
+            chosen.append((wire, resolve(wire)))
+        wire, message = chosen[-1]
+        return wire, message, payloads
+
+    @staticmethod
+    def _wire(table: Table) -> VariantWire:
+        try:
+            return wires.lookup(table.rule_set.variant)
+        except wires.UnknownWire as exc:
+            raise FailedPrecondition(str(exc)) from None
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -653,7 +706,7 @@ class TableApp:
             raise Unavailable(f"cannot read the stream of table {table_id}: {exc}") from None
 
     def get_hand_proof(self, account_id: str | None, table_id: str, hand_id: str) -> str:
-        """The proof bundle of an ended hand as canonical JSON (``rummy_table.proof``), read from
+        """The proof bundle of an ended hand as canonical JSON (``rummy_game.proof``), read from
         the table's stream (so old hands too). ``account_id``: a player's account (it must have
         been seated in the hand), or None for an operator. Raises NotFound (no such hand),
         PermissionDenied (a player not dealt in), FailedPrecondition (running, aborted, or the
@@ -1078,12 +1131,41 @@ _RULE_ERRORS: dict[str, type[ServiceError]] = {
 }
 
 
-def _service_error(error: RuleViolation | RuleSetError) -> ServiceError:
+def _service_error(error: RuleViolation | RuleSetError, variant: str = "") -> ServiceError:
     """The one table from the rules' errors to the caller's status: a refused command by its
-    ErrorCode's status, an option out of bounds INVALID_ARGUMENT naming the request field."""
+    ErrorCode's status, an option out of bounds INVALID_ARGUMENT naming the request field (of
+    the rule set of ``variant``)."""
     if isinstance(error, RuleSetError):
-        return InvalidArgument(codec.wire_message(error))
+        return InvalidArgument(codec.wire_message(error, variant))
     return _RULE_ERRORS[error.code.status](error.message)
+
+
+def _unpack_command(wire: VariantWire, packed: any_pb2.Any) -> Message:
+    """The command message ``packed`` holds, of one of ``wire``'s command types. Raises
+    InvalidArgument for an unknown type, another variant's command, or bytes that do not parse."""
+    type_name = packed.TypeName()
+    command_type = next(
+        (c for c in wire.command_types if c.DESCRIPTOR.full_name == type_name), None
+    )
+    if command_type is None:
+        owner = wires.owner_of_command(type_name)
+        if owner is not None:
+            raise InvalidArgument(
+                f"command: {type_name} is a command of variant {owner.variant!r}; this table "
+                f"plays {wire.variant!r}"
+            )
+        known = ", ".join(c.DESCRIPTOR.full_name for c in wire.command_types)
+        raise InvalidArgument(
+            f"command: unknown command type {type_name[:100]!r} (variant {wire.variant!r} "
+            f"plays {known})"
+        )
+    message = command_type()
+    try:
+        if not packed.Unpack(message):
+            raise DecodeError("type mismatch")
+    except DecodeError:
+        raise InvalidArgument(f"command: the bytes are not a valid {type_name}") from None
+    return message
 
 
 def _first(payloads: Sequence[Message], cls: type) -> Any:

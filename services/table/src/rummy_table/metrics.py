@@ -11,16 +11,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from google.protobuf.message import Message
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game import wires
 from rummy_platform.envelope import Envelope
 from rummy_platform.metrics import LATENCY_BUCKETS_SECONDS
 from rummy_rules.commands import Command
 
 #: ``action`` label of ``rummy_table_action_latency_seconds``: the player calls that are timed.
 Action = Literal[
-    "take_seat", "leave_table", "contribute_seed", "draw", "discard", "declare", "drop"
+    "take_seat", "leave_table", "contribute_seed", "draw", "discard", "declare", "drop", "play"
 ]
 ACTIONS: tuple[Action, ...] = get_args(Action)
 #: ``result`` label of ``rummy_table_declares_total``.
@@ -130,6 +132,18 @@ class TableMetrics:
         """Count one call of the rules' ``decide`` (see :attr:`decisions`)."""
         self.decisions.labels(type(command).__name__, outcome).inc()
 
+    def _count_variant_event(self, payload: Message) -> None:
+        """Count a variant's own event as its wire says (``VariantWire.metric``): a declare
+        (``declares``) or a drop (``drops``)."""
+        counted = wires.metric_of(payload)
+        if counted is None:
+            return
+        metric, label = counted
+        if metric == "declares" and label in DECLARE_RESULTS:
+            self.declares.labels(label).inc()
+        elif metric == "drops" and label in DROP_KINDS:
+            self.drops.labels(label).inc()
+
     def count(self, envelopes: Iterable[Envelope]) -> None:
         """Count what freshly appended envelopes say happened."""
         for envelope in envelopes:
@@ -140,12 +154,8 @@ class TableMetrics:
                 self.hands_ended.inc()
             elif isinstance(p, pb.HandAborted):
                 self.hands_aborted.inc()
-            elif isinstance(p, pb.Declared):
-                self.declares.labels("valid").inc()
-            elif isinstance(p, pb.DeclarationRejected):
-                self.declares.labels("wrong").inc()
-            elif isinstance(p, pb.PlayerDropped):
-                self.drops.labels(drop_kind_label(p.kind)).inc()
+            elif wires.is_variant_event(p):
+                self._count_variant_event(p)
             elif isinstance(p, pb.TurnTimedOut):
                 self.timeouts.inc()
             elif isinstance(p, pb.TablePlayerSeated):

@@ -1,6 +1,6 @@
 """Every table in memory, rebuilt by replaying the table stream, and the views WatchTable sends.
 
-:class:`Projection` holds the :class:`~rummy_table.table.Table` of each table id and folds each
+:class:`Projection` holds the :class:`~rummy_game.table.Table` of each table id and folds each
 envelope into it (live after an append, or on replay at start). Two kinds of locks:
 
 - ``lock`` guards the in-memory state of every table (folding an envelope, reading a view). It is
@@ -27,6 +27,9 @@ from collections.abc import Callable, Iterable
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import stream_codec as codec
+from rummy_game import wires
+from rummy_game.table import DecisionObserver, Table
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
@@ -35,9 +38,6 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.rules import RuleSetError
 from rummy_rules.variant import DeadlineKind
-
-from . import stream_codec as codec
-from .table import VARIANTS, DecisionObserver, Table
 
 _log = get_logger(__name__)
 
@@ -141,10 +141,10 @@ class Projection:
         opened = envelope.payload
         assert isinstance(opened, pb.TableOpened)
         variant = opened.rule_set.variant
-        if opened.rule_set.HasField("variant") and variant not in VARIANTS:
+        if opened.rule_set.HasField("variant") and variant not in wires.hosted_variants():
             reason = (
                 f"table {envelope.stream_id} plays variant {variant!r}, which this table-service "
-                f"instance does not host (it hosts: {', '.join(sorted(VARIANTS))})"
+                f"instance does not host (it hosts: {', '.join(wires.hosted_variants())})"
             )
             with self.lock:
                 self.unservable[envelope.stream_id] = reason
@@ -162,7 +162,7 @@ class Projection:
             _log.error(
                 "table not loaded: the rules refuse its options",
                 table_id=envelope.stream_id,
-                reason=codec.wire_message(exc),
+                reason=codec.wire_message(exc, codec.variant_of(opened.rule_set)),
             )
             return None
 

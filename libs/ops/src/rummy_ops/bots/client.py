@@ -3,7 +3,8 @@
 The bot takes a seat, then follows ``WatchTable`` (its own :class:`PlayerView`: its cards, the
 discard pile, counts). When the client-seed window is open it contributes a seed; when the turn is
 its own it asks its :class:`~rummy_ops.bots.strategy.BotBrain` what to do and does it through the
-public API (``DrawCard``, ``DiscardCard``, ``Declare``, ``Drop``), each call naming the hand, the
+public API (``DrawCard``, ``DiscardCard``, and ``Play`` with the variant's own commands, made by
+its wire: ``rummy_game.wires``), each call naming the hand, the
 turn number and a fresh client request id. A stalled turn is simply not played: the clock's
 deadline makes the table play it (and drop the seat after too many in a row).
 
@@ -25,10 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import wires
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Kind, Source
 from rummy_platform.auth import bearer_metadata
@@ -65,7 +68,7 @@ UNCONFIRMED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_E
 RETRIES = 4
 
 #: The commands of a turn (a hand is dealt and in play while one is answered).
-TURN_COMMANDS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop"})
+TURN_COMMANDS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
 #: Every command a bot sends while a hand is in play.
 HAND_COMMANDS = TURN_COMMANDS | {"ContributeSeed"}
 
@@ -113,6 +116,7 @@ class Bot:
         self.table_id = table_id
         self.shoe = shoe
         self.brain = brain
+        self._wire_of_variant = wires.lookup(brain.variant)
         self.stats = BotStats()
         self.seat: int | None = None
         self._router = router
@@ -250,15 +254,7 @@ class Bot:
                 return
             hand_id, turn_no = view.hand_id, view.turn_no
             if move.kind is Kind.DROP:
-                self._rpc(
-                    "Drop",
-                    api.DropRequest(
-                        table_id=self.table_id,
-                        hand_id=hand_id,
-                        turn_no=turn_no,
-                        client_request_id=_request_id(),
-                    ),
-                )
+                self._play(hand_id, turn_no, Kind.DROP.value, None)
                 self.stats.drops += 1
                 return
             assert move.source is not None
@@ -279,18 +275,9 @@ class Bot:
         assert move.card is not None
         wire = self._wire(move.card)
         if move.kind is Kind.DECLARE:
-            reply = self._rpc(
-                "Declare",
-                api.DeclareRequest(
-                    table_id=self.table_id,
-                    hand_id=view.hand_id,
-                    turn_no=view.turn_no,
-                    client_request_id=_request_id(),
-                    face_down=wire,
-                ),
-            )
+            answer = self._play(view.hand_id, view.turn_no, Kind.DECLARE.value, wire)
             self.stats.declares += 1
-            if not reply.valid:
+            if answer is not None and not self._wire_of_variant.accepted(answer):
                 self.stats.wrong_declares += 1
         else:
             self._rpc(
@@ -305,6 +292,26 @@ class Bot:
             )
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _play(
+        self, hand_id: str, turn_no: int, move: str, card: cards_pb2.Card | None
+    ) -> Message | None:
+        """Send the variant's command for the strategy's ``move`` (``Play``, the command made
+        by the variant's wire, ``VariantWire.bot_command``); the variant's answer (None: none).
+        Raises grpc.RpcError."""
+        wire = self._wire_of_variant
+        command = wire.bot_command(move, card)
+        if command is None:
+            raise ValueError(f"variant {wire.variant!r} has no command for the move {move!r}")
+        request = api.PlayRequest(
+            table_id=self.table_id,
+            hand_id=hand_id,
+            turn_no=turn_no,
+            client_request_id=_request_id(),
+        )
+        request.command.Pack(command)
+        reply = self._rpc("Play", request)
+        return wire.unpack_answer(reply.answer) if reply.HasField("answer") else None
 
     def _card(self, card: cards_pb2.Card) -> Card:
         return self.shoe.index_to_card(card.index)

@@ -2,7 +2,7 @@
 
 The choices themselves (what to draw, discard, whether to declare or drop) are the variant's own
 bot strategy, a pure value of its package found through ``rummy_rules.registry`` by the variant's
-name (Indian points: ``rummy_rules.indian.bot``). :class:`BotBrain` wraps it with a seeded
+name (Indian points: the ``bot`` module of its package). :class:`BotBrain` wraps it with a seeded
 ``random.Random`` and a :class:`Temperament` that makes a bot stall (so the clock's automatic play
 and the timeout drop run) or declare wrongly once in a while.
 """

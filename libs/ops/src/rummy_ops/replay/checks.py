@@ -22,13 +22,14 @@ id and type):
   ended hand with no settlement in the journal is a failure once it ended more than the grace
   (``settle_grace_s``) ago, a note before.
 
-The mapping between payloads and rules events is :mod:`rummy_table.stream_codec`'s.
+The mapping between payloads and rules events is :mod:`rummy_game.stream_codec`'s.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
 from enum import Enum
@@ -40,6 +41,9 @@ from google.protobuf.message import Message
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_game import stream_codec as codec
+from rummy_game import wires
+from rummy_game.table import Table
 from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_platform.envelope import Envelope
 from rummy_platform.skips import SKIPPED
@@ -48,21 +52,10 @@ from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.cards import Card
 from rummy_rules.errors import RuleViolation
-from rummy_rules.indian import (
-    DeclarationRejected,
-    Declare,
-    Declared,
-    Drop,
-    DropKind,
-    HandState,
-    PlayerDropped,
-)
 from rummy_rules.rules import RuleSetError
 from rummy_rules.settlement import Settlement
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 from rummy_rules.variant import Variant
-from rummy_table import stream_codec as codec
-from rummy_table.table import Table
 
 #: Settlement rows of a hand from the ledger: ``fetch(hand_id) -> LedgerRows | None``.
 LedgerFetch = Callable[[str], "LedgerRows | None"]
@@ -138,9 +131,10 @@ def _finding(envelope: Envelope, check: str, message: str) -> Finding:
 # -- commands from recorded events ------------------------------------------------------------
 
 
-def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
+def command_for(event: ev.Event, at_ms: int, variant: str = "") -> cmd.Command | None:
     """The command a recorded event answers (its input), or None for an event the rules derive
-    from another (TurnStarted, SeedWindowOpened, StockExhausted, HandEnded, a timeout drop)."""
+    from another (TurnStarted, SeedWindowOpened, StockExhausted, HandEnded, a timeout drop).
+    A variant's own events (``variant``: the hand's) are its wire's (``replay_command``)."""
     if isinstance(event, ev.HandStarted):
         return cmd.StartHand(
             hand_id=event.hand_id,
@@ -172,16 +166,6 @@ def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
         return draw(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
     if isinstance(event, ev.CardDiscarded):
         return cmd.Discard(seat=event.seat, turn_no=event.turn_no, card=event.card, at_ms=at_ms)
-    if isinstance(event, Declared | DeclarationRejected):
-        return Declare(
-            seat=event.seat, turn_no=event.turn_no, face_down=event.face_down, at_ms=at_ms
-        )
-    if isinstance(event, PlayerDropped):
-        if event.kind is DropKind.LEAVE:
-            return cmd.LeaveHand(seat=event.seat, at_ms=at_ms)
-        if event.kind is DropKind.TIMEOUT:
-            return None
-        return Drop(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
     if isinstance(event, ev.TurnTimedOut):
         return cmd.TurnTimeout(turn_no=event.turn_no, at_ms=at_ms)
     if isinstance(event, ev.StockReshuffled):
@@ -190,6 +174,9 @@ def command_for(event: ev.Event, at_ms: int) -> cmd.Command | None:
         )
     if isinstance(event, ev.HandAborted):
         return cmd.AbortHand(reason=event.reason, at_ms=at_ms)
+    if variant:
+        with suppress(wires.UnknownWire):
+            return wires.lookup(variant).replay_command(event, at_ms)
     return None
 
 
@@ -339,7 +326,7 @@ def replay_hand(
         try:
             if isinstance(payload, table_pb.HandStarted):
                 recorded.append(_Recorded(envelope, codec.hand_started_from_pb(payload, at_ms)))
-            elif type(payload) in codec.HAND_PAYLOADS:
+            elif codec.is_hand_payload(payload):
                 recorded += [
                     _Recorded(envelope, e) for e in codec.from_payload(payload, ctx, at_ms)
                 ]
@@ -374,7 +361,7 @@ def _rederive(
     while i < len(recorded):
         item = recorded[i]
         at_ms = codec.datetime_to_ms(item.envelope.occurred_at)
-        command = command_for(item.event, at_ms)
+        command = command_for(item.event, at_ms, ctx.rule_set.variant)
         if command is None:
             report.findings.append(
                 _finding(
@@ -425,13 +412,16 @@ def _rederive(
     return state
 
 
-def _equivalent(state: HandState, got: ev.Event, want: ev.Event) -> tuple[list[int], str]:
+def _equivalent(state: Any, got: ev.Event, want: ev.Event) -> tuple[list[int], str]:
     """For a recorded HandEnded that differs from the derived one: the seats whose arrangement is
-    an equally good alternative (see :mod:`.arrangements`), or ``([], why)``."""
+    an equally good alternative (see :mod:`.arrangements`: for a variant whose hand state has a
+    wild rank and whose options have meld options), or ``([], why)``."""
     if not isinstance(got, ev.HandEnded) or not isinstance(want, ev.HandEnded):
         return [], ""
-    assert state.rule_set is not None
-    options = state.rule_set.options.meld_options
+    rule_set = getattr(state, "rule_set", None)
+    options = getattr(getattr(rule_set, "options", None), "meld_options", None)
+    if options is None or not hasattr(state, "wild_rank"):
+        return [], ""
     return equivalent_seats(got, want, state.wild_rank, options)
 
 
@@ -450,9 +440,22 @@ def _comparable(payload: Message, ignore_groupings: bool) -> Message:
 
 
 def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
-    """``derived`` without its rule set's per-variant options when ``recorded``'s rule set has
-    none: a hand recorded before ``RuleSet.variant_options`` existed carries only the flat
-    fields, which are still compared (today's writer sets both, equal)."""
+    """``derived`` in the shape of a record written before a field existed: without its rule
+    set's per-variant options when ``recorded``'s rule set has none (a hand recorded before
+    ``RuleSet.variant_options`` carries only the flat fields, which are still compared: today's
+    writer sets both, equal); a SeedsLocked without its variant when the record names none and
+    the hand plays the legacy variant (written before ``SeedsLocked.variant``: every such hand
+    was Indian points)."""
+    if (
+        isinstance(recorded, table_pb.SeedsLocked)
+        and isinstance(derived, table_pb.SeedsLocked)
+        and not recorded.variant
+        and derived.variant == registry.LEGACY_VARIANT
+    ):
+        copy = table_pb.SeedsLocked()
+        copy.CopyFrom(derived)
+        copy.ClearField("variant")
+        return copy
     field = "rule_set"
     if (
         type(recorded) is not type(derived)

@@ -154,6 +154,11 @@ class TableServicer(api_grpc.TableServiceServicer):
     ) -> api.DropResponse:
         return self._app.drop(_player(), request)
 
+    def Play(  # noqa: N802
+        self, request: api.PlayRequest, context: grpc.ServicerContext
+    ) -> api.PlayResponse:
+        return self._app.play(_player(), request)
+
     async def WatchTable(  # noqa: N802
         self, request: api.WatchTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api.WatchTableResponse]:

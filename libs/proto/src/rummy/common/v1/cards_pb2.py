@@ -22,28 +22,29 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from rummy.indian.v1 import rules_pb2 as rummy_dot_indian_dot_v1_dot_rules__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/common/v1/cards.proto\x12\x0frummy.common.v1\x1a\x1brummy/indian/v1/rules.proto\"#\n\x04\x43\x61rd\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\t\"1\n\x08ShoeSpec\x12\r\n\x05\x64\x65\x63ks\x18\x01 \x01(\r\x12\x16\n\x0eprinted_jokers\x18\x02 \x01(\r\":\n\x04Meld\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12$\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\"u\n\x0b\x41rrangement\x12$\n\x05melds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12\'\n\x08\x64\x65\x61\x64wood\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\x0f\x64\x65\x61\x64wood_points\x18\x03 \x01(\r\"1\n\tCardGroup\x12$\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Card\"(\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"\xd5\x05\n\x07RuleSet\x12\x14\n\x07variant\x18\x01 \x01(\tH\x01\x88\x01\x01\x12\x12\n\nmax_points\x18\x02 \x01(\r\x12\x1e\n\x11\x66irst_drop_points\x18\x03 \x01(\rH\x02\x88\x01\x01\x12\x1f\n\x12middle_drop_points\x18\x04 \x01(\rH\x03\x88\x01\x01\x12!\n\x14wrong_declare_points\x18\x05 \x01(\rH\x04\x88\x01\x01\x12\x1d\n\x10max_missed_turns\x18\x06 \x01(\rH\x05\x88\x01\x01\x12\x31\n$jokers_only_group_is_impure_sequence\x18\x07 \x01(\x08H\x06\x88\x01\x01\x12\x38\n+card_taken_from_discard_cannot_be_discarded\x18\x08 \x01(\x08H\x07\x88\x01\x01\x12\x19\n\x0cturn_seconds\x18\t \x01(\rH\x08\x88\x01\x01\x12 \n\x13seed_window_seconds\x18\n \x01(\rH\t\x88\x01\x01\x12 \n\x13start_delay_seconds\x18\x0b \x01(\rH\n\x88\x01\x01\x12=\n\rindian_points\x18\x0c \x01(\x0b\x32$.rummy.indian.v1.IndianPointsOptionsH\x00\x42\x11\n\x0fvariant_optionsB\n\n\x08_variantB\x14\n\x12_first_drop_pointsB\x15\n\x13_middle_drop_pointsB\x17\n\x15_wrong_declare_pointsB\x13\n\x11_max_missed_turnsB\'\n%_jokers_only_group_is_impure_sequenceB.\n,_card_taken_from_discard_cannot_be_discardedB\x0f\n\r_turn_secondsB\x16\n\x14_seed_window_secondsB\x16\n\x14_start_delay_secondsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/common/v1/cards.proto\x12\x0frummy.common.v1\x1a\x19google/protobuf/any.proto\x1a\x1brummy/indian/v1/rules.proto\"#\n\x04\x43\x61rd\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\t\"1\n\x08ShoeSpec\x12\r\n\x05\x64\x65\x63ks\x18\x01 \x01(\r\x12\x16\n\x0eprinted_jokers\x18\x02 \x01(\r\":\n\x04Meld\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12$\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\"u\n\x0b\x41rrangement\x12$\n\x05melds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12\'\n\x08\x64\x65\x61\x64wood\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\x0f\x64\x65\x61\x64wood_points\x18\x03 \x01(\r\"1\n\tCardGroup\x12$\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x15.rummy.common.v1.Card\"(\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\"\x84\x06\n\x07RuleSet\x12\x14\n\x07variant\x18\x01 \x01(\tH\x01\x88\x01\x01\x12\x12\n\nmax_points\x18\x02 \x01(\r\x12\x1e\n\x11\x66irst_drop_points\x18\x03 \x01(\rH\x02\x88\x01\x01\x12\x1f\n\x12middle_drop_points\x18\x04 \x01(\rH\x03\x88\x01\x01\x12!\n\x14wrong_declare_points\x18\x05 \x01(\rH\x04\x88\x01\x01\x12\x1d\n\x10max_missed_turns\x18\x06 \x01(\rH\x05\x88\x01\x01\x12\x31\n$jokers_only_group_is_impure_sequence\x18\x07 \x01(\x08H\x06\x88\x01\x01\x12\x38\n+card_taken_from_discard_cannot_be_discarded\x18\x08 \x01(\x08H\x07\x88\x01\x01\x12\x19\n\x0cturn_seconds\x18\t \x01(\rH\x08\x88\x01\x01\x12 \n\x13seed_window_seconds\x18\n \x01(\rH\t\x88\x01\x01\x12 \n\x13start_delay_seconds\x18\x0b \x01(\rH\n\x88\x01\x01\x12=\n\rindian_points\x18\x0c \x01(\x0b\x32$.rummy.indian.v1.IndianPointsOptionsH\x00\x12-\n\rother_variant\x18\r \x01(\x0b\x32\x14.google.protobuf.AnyH\x00\x42\x11\n\x0fvariant_optionsB\n\n\x08_variantB\x14\n\x12_first_drop_pointsB\x15\n\x13_middle_drop_pointsB\x17\n\x15_wrong_declare_pointsB\x13\n\x11_max_missed_turnsB\'\n%_jokers_only_group_is_impure_sequenceB.\n,_card_taken_from_discard_cannot_be_discardedB\x0f\n\r_turn_secondsB\x16\n\x14_seed_window_secondsB\x16\n\x14_start_delay_secondsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.common.v1.cards_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CARD']._serialized_start=77
-  _globals['_CARD']._serialized_end=112
-  _globals['_SHOESPEC']._serialized_start=114
-  _globals['_SHOESPEC']._serialized_end=163
-  _globals['_MELD']._serialized_start=165
-  _globals['_MELD']._serialized_end=223
-  _globals['_ARRANGEMENT']._serialized_start=225
-  _globals['_ARRANGEMENT']._serialized_end=342
-  _globals['_CARDGROUP']._serialized_start=344
-  _globals['_CARDGROUP']._serialized_end=393
-  _globals['_SEAT']._serialized_start=395
-  _globals['_SEAT']._serialized_end=435
-  _globals['_RULESET']._serialized_start=438
-  _globals['_RULESET']._serialized_end=1163
+  _globals['_CARD']._serialized_start=104
+  _globals['_CARD']._serialized_end=139
+  _globals['_SHOESPEC']._serialized_start=141
+  _globals['_SHOESPEC']._serialized_end=190
+  _globals['_MELD']._serialized_start=192
+  _globals['_MELD']._serialized_end=250
+  _globals['_ARRANGEMENT']._serialized_start=252
+  _globals['_ARRANGEMENT']._serialized_end=369
+  _globals['_CARDGROUP']._serialized_start=371
+  _globals['_CARDGROUP']._serialized_end=420
+  _globals['_SEAT']._serialized_start=422
+  _globals['_SEAT']._serialized_end=462
+  _globals['_RULESET']._serialized_start=465
+  _globals['_RULESET']._serialized_end=1237
 # @@protoc_insertion_point(module_scope)

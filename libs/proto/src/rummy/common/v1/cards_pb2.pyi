@@ -4,6 +4,7 @@ isort:skip_file
 Cards, melds and rule sets as they travel on the wire."""
 
 from collections import abc as _abc
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
@@ -201,8 +202,11 @@ class RuleSet(_message.Message):
     SEED_WINDOW_SECONDS_FIELD_NUMBER: _builtins.int
     START_DELAY_SECONDS_FIELD_NUMBER: _builtins.int
     INDIAN_POINTS_FIELD_NUMBER: _builtins.int
+    OTHER_VARIANT_FIELD_NUMBER: _builtins.int
     variant: _builtins.str
-    """Variant name: "indian-points" (the only one); in a request at most 32 bytes."""
+    """Variant name (rummy_rules.registry: "indian-points"; left out: "indian-points"); in a
+    request at most 32 bytes.
+    """
     max_points: _builtins.int
     """Maximum points a loser can be charged: 0 = uncapped (the 130 maximum of a full hand; Bombay
     Baazi), 80 = the cap of other platforms.
@@ -226,6 +230,8 @@ class RuleSet(_message.Message):
     """Seconds after the last seat change or hand end before a hand may start (5)."""
     @_builtins.property
     def indian_points(self) -> _rules_pb2.IndianPointsOptions: ...
+    @_builtins.property
+    def other_variant(self) -> _any_pb2.Any: ...
     def __init__(
         self,
         *,
@@ -241,10 +247,11 @@ class RuleSet(_message.Message):
         seed_window_seconds: _builtins.int | None = ...,
         start_delay_seconds: _builtins.int | None = ...,
         indian_points: _rules_pb2.IndianPointsOptions | None = ...,
+        other_variant: _any_pb2.Any | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_max_missed_turns", b"_max_missed_turns", "_middle_drop_points", b"_middle_drop_points", "_seed_window_seconds", b"_seed_window_seconds", "_start_delay_seconds", b"_start_delay_seconds", "_turn_seconds", b"_turn_seconds", "_variant", b"_variant", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "indian_points", b"indian_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_missed_turns", b"max_missed_turns", "middle_drop_points", b"middle_drop_points", "seed_window_seconds", b"seed_window_seconds", "start_delay_seconds", b"start_delay_seconds", "turn_seconds", b"turn_seconds", "variant", b"variant", "variant_options", b"variant_options", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_max_missed_turns", b"_max_missed_turns", "_middle_drop_points", b"_middle_drop_points", "_seed_window_seconds", b"_seed_window_seconds", "_start_delay_seconds", b"_start_delay_seconds", "_turn_seconds", b"_turn_seconds", "_variant", b"_variant", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "indian_points", b"indian_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_missed_turns", b"max_missed_turns", "middle_drop_points", b"middle_drop_points", "other_variant", b"other_variant", "seed_window_seconds", b"seed_window_seconds", "start_delay_seconds", b"start_delay_seconds", "turn_seconds", b"turn_seconds", "variant", b"variant", "variant_options", b"variant_options", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_max_missed_turns", b"_max_missed_turns", "_middle_drop_points", b"_middle_drop_points", "_seed_window_seconds", b"_seed_window_seconds", "_start_delay_seconds", b"_start_delay_seconds", "_turn_seconds", b"_turn_seconds", "_variant", b"_variant", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "indian_points", b"indian_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_missed_turns", b"max_missed_turns", "max_points", b"max_points", "middle_drop_points", b"middle_drop_points", "seed_window_seconds", b"seed_window_seconds", "start_delay_seconds", b"start_delay_seconds", "turn_seconds", b"turn_seconds", "variant", b"variant", "variant_options", b"variant_options", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_max_missed_turns", b"_max_missed_turns", "_middle_drop_points", b"_middle_drop_points", "_seed_window_seconds", b"_seed_window_seconds", "_start_delay_seconds", b"_start_delay_seconds", "_turn_seconds", b"_turn_seconds", "_variant", b"_variant", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "indian_points", b"indian_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_missed_turns", b"max_missed_turns", "max_points", b"max_points", "middle_drop_points", b"middle_drop_points", "other_variant", b"other_variant", "seed_window_seconds", b"seed_window_seconds", "start_delay_seconds", b"start_delay_seconds", "turn_seconds", b"turn_seconds", "variant", b"variant", "variant_options", b"variant_options", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__card_taken_from_discard_cannot_be_discarded: _TypeAlias = _typing.Literal["card_taken_from_discard_cannot_be_discarded"]  # noqa: Y015
     _WhichOneofArgType__card_taken_from_discard_cannot_be_discarded: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded"]  # noqa: Y015
@@ -266,7 +273,7 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__variant: _TypeAlias = _typing.Literal["_variant", b"_variant"]  # noqa: Y015
     _WhichOneofReturnType__wrong_declare_points: _TypeAlias = _typing.Literal["wrong_declare_points"]  # noqa: Y015
     _WhichOneofArgType__wrong_declare_points: _TypeAlias = _typing.Literal["_wrong_declare_points", b"_wrong_declare_points"]  # noqa: Y015
-    _WhichOneofReturnType_variant_options: _TypeAlias = _typing.Literal["indian_points"]  # noqa: Y015
+    _WhichOneofReturnType_variant_options: _TypeAlias = _typing.Literal["indian_points", "other_variant"]  # noqa: Y015
     _WhichOneofArgType_variant_options: _TypeAlias = _typing.Literal["variant_options", b"variant_options"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__card_taken_from_discard_cannot_be_discarded) -> _WhichOneofReturnType__card_taken_from_discard_cannot_be_discarded | None: ...

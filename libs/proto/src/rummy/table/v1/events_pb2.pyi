@@ -30,6 +30,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _DrawSource:
@@ -492,9 +497,14 @@ class CardDiscarded(_message.Message):
 
 Global___CardDiscarded: _TypeAlias = CardDiscarded  # noqa: Y015
 
+@_deprecated("""This message has been marked as deprecated using proto message options.""")
 @_typing.final
 class Declared(_message.Message):
-    """A valid declare: the seat laid `face_down` aside and showed 13 cards; the hand ends with this
+    """Deprecated: Declared, DeclarationRejected, DropKind and PlayerDropped are the Indian variant's
+    (rummy.indian.v1, same field numbers), written there since the variants became plug-ins. They
+    stay here so that a reader of an older version still compiles; DropKind also stays for the
+    Drop RPC's answer. A record of one of these types decodes as its rummy.indian.v1 namesake.
+    A valid declare: the seat laid `face_down` aside and showed 13 cards; the hand ends with this
     seat the winner (HandEnded follows). Names follow rummy_rules.indian.events.
     """
 
@@ -539,6 +549,7 @@ class Declared(_message.Message):
 
 Global___Declared: _TypeAlias = Declared  # noqa: Y015
 
+@_deprecated("""This message has been marked as deprecated using proto message options.""")
 @_typing.final
 class DeclarationRejected(_message.Message):
     """A wrong declare: the seat is out with the penalty and play goes on."""
@@ -586,6 +597,7 @@ class DeclarationRejected(_message.Message):
 
 Global___DeclarationRejected: _TypeAlias = DeclarationRejected  # noqa: Y015
 
+@_deprecated("""This message has been marked as deprecated using proto message options.""")
 @_typing.final
 class PlayerDropped(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor

@@ -16,6 +16,7 @@ and a response at most 4 MiB (RESOURCE_EXHAUSTED past them).
 """
 
 from collections import abc as _abc
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
@@ -614,6 +615,69 @@ class DropResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DropResponse: _TypeAlias = DropResponse  # noqa: Y015
+
+@_typing.final
+class PlayRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    HAND_ID_FIELD_NUMBER: _builtins.int
+    TURN_NO_FIELD_NUMBER: _builtins.int
+    CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """at most 64 bytes"""
+    hand_id: _builtins.str
+    """at most 64 bytes"""
+    turn_no: _builtins.int
+    client_request_id: _builtins.str
+    """at most 64 bytes"""
+    @_builtins.property
+    def command(self) -> _any_pb2.Any:
+        """The variant's command message (e.g. rummy.indian.v1.Declare); a type the hand's variant
+        does not play, or bytes that do not parse as it: INVALID_ARGUMENT.
+        """
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        hand_id: _builtins.str = ...,
+        turn_no: _builtins.int = ...,
+        client_request_id: _builtins.str = ...,
+        command: _any_pb2.Any | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_request_id", b"client_request_id", "command", b"command", "hand_id", b"hand_id", "table_id", b"table_id", "turn_no", b"turn_no"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANSWER_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def answer(self) -> _any_pb2.Any:
+        """The variant's answer message (e.g. rummy.indian.v1.DeclareAnswer); empty when the command
+        has none.
+        """
+
+    def __init__(
+        self,
+        *,
+        answer: _any_pb2.Any | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
 
 @_typing.final
 class WatchTableRequest(_message.Message):

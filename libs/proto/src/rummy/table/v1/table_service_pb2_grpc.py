@@ -79,6 +79,11 @@ class TableServiceStub:
                 request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.DropRequest.SerializeToString,
                 response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.DropResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.unary_unary(
+                '/rummy.table.v1.TableService/Play',
+                request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.WatchTable = channel.unary_stream(
                 '/rummy.table.v1.TableService/WatchTable',
                 request_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.WatchTableRequest.SerializeToString,
@@ -155,6 +160,15 @@ class TableServiceServicer:
 
     def Drop(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Play(self, request, context):
+        """A command of the hand's variant (its own message, from its proto package, e.g.
+        rummy.indian.v1.Declare) on the current hand; answered with the variant's answer message.
+        DrawCard, DiscardCard, Declare and Drop are served by the same path.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -242,6 +256,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Drop,
                     request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.DropRequest.FromString,
                     response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.DropResponse.SerializeToString,
+            ),
+            'Play': grpc.unary_unary_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=rummy_dot_table_dot_v1_dot_table__service__pb2.PlayRequest.FromString,
+                    response_serializer=rummy_dot_table_dot_v1_dot_table__service__pb2.PlayResponse.SerializeToString,
             ),
             'WatchTable': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchTable,
@@ -507,6 +526,33 @@ class TableService:
             '/rummy.table.v1.TableService/Drop',
             rummy_dot_table_dot_v1_dot_table__service__pb2.DropRequest.SerializeToString,
             rummy_dot_table_dot_v1_dot_table__service__pb2.DropResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.table.v1.TableService/Play',
+            rummy_dot_table_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
+            rummy_dot_table_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

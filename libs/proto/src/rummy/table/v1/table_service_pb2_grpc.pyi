@@ -53,6 +53,11 @@ class TableServiceStub:
     DiscardCard: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DiscardCardRequest, _table_service_pb2.DiscardCardResponse]
     Declare: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DeclareRequest, _table_service_pb2.DeclareResponse]
     Drop: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DropRequest, _table_service_pb2.DropResponse]
+    Play: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]
+    """A command of the hand's variant (its own message, from its proto package, e.g.
+    rummy.indian.v1.Declare) on the current hand; answered with the variant's answer message.
+    DrawCard, DiscardCard, Declare and Drop are served by the same path.
+    """
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
     """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
     One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
@@ -86,6 +91,11 @@ class TableServiceAsyncStub(TableServiceStub):
     DiscardCard: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DiscardCardRequest, _table_service_pb2.DiscardCardResponse]  # type: ignore[assignment]
     Declare: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DeclareRequest, _table_service_pb2.DeclareResponse]  # type: ignore[assignment]
     Drop: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DropRequest, _table_service_pb2.DropResponse]  # type: ignore[assignment]
+    Play: _aio.UnaryUnaryMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]  # type: ignore[assignment]
+    """A command of the hand's variant (its own message, from its proto package, e.g.
+    rummy.indian.v1.Declare) on the current hand; answered with the variant's answer message.
+    DrawCard, DiscardCard, Declare and Drop are served by the same path.
+    """
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
     """The caller's view of the table: a full snapshot first, then a new snapshot after each change.
     One account holds at most a bounded number of watches at once (RESOURCE_EXHAUSTED naming the
@@ -170,6 +180,17 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.DropRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.DropResponse, _abc.Awaitable[_table_service_pb2.DropResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request: _table_service_pb2.PlayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.PlayResponse, _abc.Awaitable[_table_service_pb2.PlayResponse]]:
+        """A command of the hand's variant (its own message, from its proto package, e.g.
+        rummy.indian.v1.Declare) on the current hand; answered with the variant's answer message.
+        DrawCard, DiscardCard, Declare and Drop are served by the same path.
+        """
 
     @_abc_1.abstractmethod
     def WatchTable(

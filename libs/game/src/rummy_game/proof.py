@@ -34,12 +34,12 @@ from typing import Any
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_rules import codec as rules_codec
 from rummy_rules import registry
 from rummy_rules.events import Event
 from rummy_rules.variant import Variant
-from rummy_table import stream_codec as codec
 
 PROOF_FORMAT = "bb-hand-proof/1"
 
@@ -70,7 +70,7 @@ def hand_proof(table_id: str, hand_id: str, envelopes: Iterable[Envelope]) -> di
             continue
         if isinstance(payload, pb.HandStarted):
             decoded: tuple[object, ...] = (codec.hand_started_from_pb(payload, at_ms),)
-        elif type(payload) in codec.HAND_PAYLOADS:
+        elif codec.is_hand_payload(payload):
             decoded = codec.from_payload(payload, ctx, at_ms)
         else:
             continue

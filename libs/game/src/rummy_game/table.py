@@ -35,20 +35,15 @@ from google.protobuf.message import Message
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from rummy_rules import events as ev
+from rummy_rules import registry
 from rummy_rules.commands import AbortHand, Command, LeaveHand, StartHand
 from rummy_rules.errors import RuleViolation
-from rummy_rules.indian import INDIAN_POINTS
-from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
-
-from . import stream_codec as codec
-
-#: The variants this service hosts, by rule-set variant name.
-VARIANTS: dict[str, Variant[Any]] = {INDIAN_POINTS_VARIANT: INDIAN_POINTS}
 
 #: Ended hands whose HandEnded a table keeps in memory (older ones are read from the log).
 RESULT_WINDOW = 4
@@ -144,7 +139,8 @@ class Table:
         rules = codec.recorded_rule_set_from_pb(
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
-        return cls(opened.table_id, opened, rules, VARIANTS[rules.variant], on_decision=on_decision)
+        variant = registry.lookup(rules.variant)
+        return cls(opened.table_id, opened, rules, variant, on_decision=on_decision)
 
     @property
     def start_delay_ms(self) -> int:
@@ -229,7 +225,7 @@ class Table:
         elif isinstance(payload, ledger_pb.SettlementRefused):
             self.settled.add(sys.intern(payload.hand_id))
             self.voided[payload.hand_id] = payload.reason
-        elif type(payload) in codec.HAND_PAYLOADS:
+        elif codec.is_hand_payload(payload):
             assert self.ctx is not None, "a hand event before any HandStarted"
             decided = self._decided.pop(id(payload), None)
             if decided is not None and decided[0] is payload:
@@ -359,8 +355,9 @@ class Table:
         return [*out, pb.TableClosed()]
 
     def start_hand(self, hand_id: str, at_ms: int) -> list[Message]:
-        """HandStarted for hand ``hand_id`` with every eligible seat. Raises FailedPrecondition
-        if no hand can start, RuleViolation if the rules refuse it."""
+        """HandStarted for hand ``hand_id`` with every eligible seat, and whatever else the
+        variant decides with it (e.g. its SeedWindowOpened). Raises FailedPrecondition if no hand
+        can start, RuleViolation if the rules refuse it."""
         if self.start_due_ms() is None:
             raise FailedPrecondition("a hand runs, or fewer than two seats are eligible")
         command = StartHand(
@@ -370,9 +367,16 @@ class Table:
             rule_set=self.rule_set,
             at_ms=at_ms,
         )
-        (started,) = self._decide(self.variant.initial_state(), command)
+        state = self.variant.initial_state()
+        started, *more = self._decide(state, command)
         assert isinstance(started, ev.HandStarted)
-        return [codec.hand_started_to_pb(started, self.hand_no + 1)]
+        first = codec.hand_started_to_pb(started, self.hand_no + 1)
+        out: list[Message] = [first]
+        if more:  # a variant whose start also opens the seed window (the events it decides)
+            ctx = codec.hand_context(first)
+            for event in more:
+                out.append(codec.to_payload(event, ctx))
+        return out
 
     def hand_commands(self, commands: Sequence[Command]) -> list[Message]:
         """The payloads of the events ``commands`` cause in the current hand, decided in turn.

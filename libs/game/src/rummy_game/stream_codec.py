@@ -2,7 +2,7 @@
 
 The table stream (topic ``table-events``) holds protobuf payloads (``rummy.table.v1`` events, and
 the ledger / fairness / dealer payloads the table re-records as facts). The rules library speaks
-frozen dataclasses (``rummy_rules.events``, ``rummy_rules.indian.events``). This module turns one
+frozen dataclasses (``rummy_rules.events`` and each variant's own). This module turns one
 into the other, exactly: ``from_payload(to_payload(e, ctx), ctx) == (e,)`` for every hand event,
 so folding the stream through the rules gives the live state byte for byte
 (``docs/rules/promises.md#replay-is-exact``).
@@ -13,6 +13,8 @@ Conventions:
 - times inside rules events (``*_ms``) travel as ``google.protobuf.Timestamp`` deadlines, and the
   ``at_ms`` of ``HandStarted`` / ``HandEnded`` / ``HandAborted`` is the envelope's ``occurred_at``
   (the table stamps every envelope with the ``at_ms`` of the command that caused it);
+- a variant's own events (``Declared`` ...), its options and its commands map through its
+  :class:`rummy_game.wire.VariantWire` (:mod:`rummy_game.wires`, by the hand's variant);
 - a ``StakeReserved`` travels as the ledger's ``StakesReserved`` with one reservation,
   ``SeedCommitted`` / ``HandDealt`` / ``StockReshuffled`` as the fairness and dealer payloads
   (the table re-records the other service's payload, see ``rummy/table/v1/events.proto``).
@@ -23,10 +25,9 @@ Decoding a hand payload needs the hand's context (its id, rule set, seats), buil
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from contextlib import suppress
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Literal, TypeVar
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -34,26 +35,31 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
-from rummy.indian.v1 import rules_pb2 as indian_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_rules import events as ev
+from rummy_rules import registry
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
-from rummy_rules.indian import events as indian
-from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT, bombay_baazi, indian_rules
 from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.settlement import Settlement, SettlementLine, reservation_cents
 from rummy_rules.shuffle import SeatHand
 from rummy_rules.wild import card_points
 
-_T = TypeVar("_T")
+from . import wires
+from .wire import (
+    HandContext,
+    StreamCodecError,
+    VariantWire,
+    card_from_pb,
+    card_to_pb,
+    cards_from_pb,
+    cards_to_pb,
+    given,
+)
 
-
-class StreamCodecError(ValueError):
-    """A payload that cannot be turned into rules events (unknown type, card outside the shoe)."""
-
+__all__ = ["HandContext", "StreamCodecError", "card_from_pb", "card_to_pb"]
 
 # -- rule sets ---------------------------------------------------------------------------------
 
@@ -61,37 +67,13 @@ class StreamCodecError(ValueError):
 #: leave it out (a table option, not a rule of the hand).
 DEFAULT_START_DELAY_SECONDS = 5
 
-_Switch = Literal[
-    "jokers_only_group_is_impure_sequence", "card_taken_from_discard_cannot_be_discarded"
-]
-_Option = (
-    _Switch
-    | Literal[
-        "first_drop_points",
-        "middle_drop_points",
-        "wrong_declare_points",
-        "max_missed_turns",
-        "turn_seconds",
-        "seed_window_seconds",
-    ]
-)
 
-#: The on/off options of ``rummy.common.v1.RuleSet`` (explicit presence; on at Bombay Baazi).
-SWITCHES: tuple[_Switch, ...] = (
-    "jokers_only_group_is_impure_sequence",
-    "card_taken_from_discard_cannot_be_discarded",
-)
-
-
-#: The request's name of each rule-set option (``rummy_rules.rules.RuleSetError.option``).
+#: The request's name of each generic rule-set option (``rummy_rules.rules.RuleSetError.option``);
+#: a variant's own options are named by its wire (``VariantWire.option_names``).
 WIRE_OPTION_NAMES = {
     "seats": "seat_count",
     "point_value_cents": "point_value_hundredths",
     "commission_bps": "commission_bps",
-    "points_cap": "rule_set.max_points",
-    "first_drop_points": "rule_set.first_drop_points",
-    "middle_drop_points": "rule_set.middle_drop_points",
-    "wrong_declare_points": "rule_set.wrong_declare_points",
     "max_missed_turns": "rule_set.max_missed_turns",
     "turn_seconds": "rule_set.turn_seconds",
     "seed_window_seconds": "rule_set.seed_window_seconds",
@@ -100,93 +82,64 @@ WIRE_OPTION_NAMES = {
 }
 
 
-def wire_message(error: RuleSetError) -> str:
+def wire_message(error: RuleSetError, variant: str = "") -> str:
     """The rules' refusal of an option, naming the request field (``rule_set.first_drop_points
-    must be 0..130 (...), got 150``)."""
-    return error.describe(WIRE_OPTION_NAMES.get(error.option, error.option))
+    must be 0..130 (...), got 150``); ``variant``: the rule set's variant, whose wire names its
+    own options (``""``: the legacy variant)."""
+    names = dict(WIRE_OPTION_NAMES)
+    with suppress(wires.UnknownWire):
+        names.update(wires.lookup(variant).option_names)
+    return error.describe(names.get(error.option, error.option))
+
+
+def variant_of(options: cards_pb2.RuleSet) -> str:
+    """The variant a rule set names (left out: ``rummy_rules.registry.LEGACY_VARIANT``)."""
+    return options.variant if options.HasField("variant") else registry.LEGACY_VARIANT
 
 
 def rule_set_from_pb(
-    options: cards_pb2.RuleSet, seats: int, point_value_cents: int, commission_bps: int
+    options: cards_pb2.RuleSet,
+    seats: int,
+    point_value_cents: int,
+    commission_bps: int,
+    *,
+    recorded: bool = False,
 ) -> RuleSet:
     """The rules library's rule set for a table's options (``rummy.common.v1.RuleSet``).
 
-    An option left out is the Bombay Baazi rule (``rummy_rules.rules.bombay_baazi``): variant
-    ``indian-points``, first drop 20, middle drop 40, wrong declare 80 points, uncapped
-    (``max_points`` 0), 3 missed turns, a jokers-only group an impure sequence, the card taken from
-    the discard pile not discardable in that turn, 30 s a turn, a 5 s seed window; an option set
-    is taken as it is, zero included. ``point_value_cents`` in hundredths of a House Token a point,
-    ``commission_bps`` in basis points. Only the ``indian-points`` variant exists. Raises
-    RuleSetError (a ValueError) for an unknown variant or any value the rules' validation refuses
-    (e.g. a seat count other than 4, 6, 8, a turn of 0 s, a penalty above the most a hand can
-    cost); :func:`wire_message` names the request field.
+    The variant is ``options.variant`` (left out: the legacy variant, ``indian-points``), found in
+    ``rummy_rules.registry`` and :mod:`rummy_game.wires`; the rule set starts as its house rule
+    set (``Variant.house_rule_set``: which seat counts it plays, its clock, its options), the
+    generic options (``max_missed_turns``, ``turn_seconds``, ``seed_window_seconds``) and the
+    variant's own (its wire reads its arm of ``variant_options``) replace the house rules they
+    give, an option set is taken as it is, zero included; the variant checks the result
+    (``Variant.check_rule_set``). ``point_value_cents`` in hundredths of a House Token a point,
+    ``commission_bps`` in basis points; ``recorded``: read from a record (see
+    :func:`recorded_rule_set_from_pb`). Raises RuleSetError (a ValueError) for an unknown variant
+    or any value the rules' validation refuses (a seat count the variant does not play, a turn
+    of 0 s, a penalty above the most a hand can cost); :func:`wire_message` names the request
+    field.
     """
-    options, conflict = _with_variant_options(options)
-    variant = options.variant if options.HasField("variant") else INDIAN_POINTS_VARIANT
-    if variant != INDIAN_POINTS_VARIANT:
-        raise RuleSetError("variant", repr(INDIAN_POINTS_VARIANT), "another variant")
-    house = bombay_baazi(seats, point_value_cents, commission_bps)
-    default = indian_rules(house)
+    name = variant_of(options)
+    try:
+        if not name:  # set, and empty
+            raise registry.UnknownVariant(name)
+        variant = registry.lookup(name)
+        wire = wires.lookup(name)
+    except (registry.UnknownVariant, wires.UnknownWire):
+        known = ", ".join(repr(n) for n in registry.names())
+        raise RuleSetError("variant", f"a variant played here ({known})", repr(name)) from None
+    house = variant.house_rule_set(seats, point_value_cents, commission_bps)
 
-    def given(name: _Option, default: _T) -> _T:
-        value: _T = getattr(options, name) if options.HasField(name) else default
-        return value
-
-    options_given = replace(
-        default,
-        first_drop_points=given("first_drop_points", default.first_drop_points),
-        middle_drop_points=given("middle_drop_points", default.middle_drop_points),
-        wrong_declare_points=given("wrong_declare_points", default.wrong_declare_points),
-        points_cap=options.max_points or None,
-        meld_options=replace(
-            default.meld_options,
-            jokers_only_group_is_sequence=given(
-                "jokers_only_group_is_impure_sequence",
-                default.meld_options.jokers_only_group_is_sequence,
-            ),
-        ),
-        no_discard_of_card_taken_from_pile=given(
-            "card_taken_from_discard_cannot_be_discarded",
-            default.no_discard_of_card_taken_from_pile,
-        ),
-    )
-    rules = replace(
+    house = replace(
         house,
-        variant=variant,
-        max_missed_turns=given("max_missed_turns", house.max_missed_turns),
-        turn_seconds=given("turn_seconds", house.turn_seconds),
-        seed_window_seconds=given("seed_window_seconds", house.seed_window_seconds),
-        options=options_given,
+        max_missed_turns=given(options, "max_missed_turns", house.max_missed_turns),
+        turn_seconds=given(options, "turn_seconds", house.turn_seconds),
+        seed_window_seconds=given(options, "seed_window_seconds", house.seed_window_seconds),
     )
-    if conflict:
-        raise RuleSetError(
-            f"rule_set.indian_points.{conflict}",
-            f"equal to rule_set.{conflict} when both are set",
-            "a different value",
-        )
+    rules = wire.options_from_pb(options, house, recorded=recorded)
+    variant.check_rule_set(rules)
     return rules
-
-
-def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet, str]:
-    """``options`` read with its ``variant_options`` (``indian_points``): each Indian option is the
-    flat field when set (every record written before the oneof existed has only those), else the
-    oneof's; and the first option set in both to different values (``""``: none), which the
-    caller refuses once the options are otherwise valid."""
-    if options.WhichOneof("variant_options") != "indian_points":
-        return options, ""
-    merged = cards_pb2.RuleSet()
-    merged.CopyFrom(options)
-    merged.ClearField("variant_options")
-    given, conflict = options.indian_points, ""
-    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
-        name = field.name
-        in_oneof = given.HasField(name) if field.has_presence else bool(getattr(given, name))
-        in_flat = options.HasField(name) if field.has_presence else bool(getattr(options, name))
-        if in_oneof and not in_flat:
-            setattr(merged, name, getattr(given, name))
-        elif in_oneof and getattr(given, name) != getattr(options, name) and not conflict:
-            conflict = name
-    return merged, conflict
 
 
 def recorded_rule_set_from_pb(
@@ -194,18 +147,11 @@ def recorded_rule_set_from_pb(
 ) -> RuleSet:
     """The rule set a recorded ``TableOpened`` or ``HandStarted`` carries, as it was played.
 
-    Every writer since explicit presence sets every option, so an option missing from a record
-    was written before it, by a writer that left out proto3 zeros: a switch (``SWITCHES``) missing
-    there was off, and the hands of that table were played so. Every other missing option is read
-    as by :func:`rule_set_from_pb` (those writers never wrote a zero for them). Raises RuleSetError
-    as :func:`rule_set_from_pb`.
+    Every writer since explicit presence sets every option; a variant's wire reads an option a
+    record of an older writer left out as that writer meant it (Indian points: a switch missing
+    there was off). Raises RuleSetError as :func:`rule_set_from_pb`.
     """
-    as_written = cards_pb2.RuleSet()
-    as_written.CopyFrom(options)
-    for name in SWITCHES:
-        if not as_written.HasField(name):
-            setattr(as_written, name, False)
-    return rule_set_from_pb(as_written, seats, point_value_cents, commission_bps)
+    return rule_set_from_pb(options, seats, point_value_cents, commission_bps, recorded=True)
 
 
 def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:
@@ -219,27 +165,15 @@ def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:
 def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int | None) -> cards_pb2.RuleSet:
     """The wire options of ``rules``, every option set (so a record never depends on defaults);
     inverse of :func:`rule_set_from_pb`. ``start_delay_seconds`` None leaves the start delay out
-    (a hand's ``HandStarted`` does not carry the table's start delay). The Indian options are
-    written twice, equal: in ``variant_options.indian_points`` and in the flat fields that a
-    reader of a version before the oneof reads (it skips the oneof as an unknown field)."""
-    played = indian_rules(rules)
-    indian_options = indian_pb2.IndianPointsOptions(
-        max_points=played.points_cap or 0,
-        first_drop_points=played.first_drop_points,
-        middle_drop_points=played.middle_drop_points,
-        wrong_declare_points=played.wrong_declare_points,
-        jokers_only_group_is_impure_sequence=played.meld_options.jokers_only_group_is_sequence,
-        card_taken_from_discard_cannot_be_discarded=played.no_discard_of_card_taken_from_pile,
-    )
+    (a hand's ``HandStarted`` does not carry the table's start delay). The variant's wire writes
+    its own options. Raises UnknownWire for a variant without a wire."""
     options = cards_pb2.RuleSet(
         variant=rules.variant,
         max_missed_turns=rules.max_missed_turns,
         turn_seconds=rules.turn_seconds,
         seed_window_seconds=rules.seed_window_seconds,
-        indian_points=indian_options,
     )
-    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
-        setattr(options, field.name, getattr(indian_options, field.name))
+    wires.lookup(rules.variant).options_to_pb(rules, options)
     if start_delay_seconds is not None:
         options.start_delay_seconds = start_delay_seconds
     return options
@@ -269,24 +203,8 @@ def datetime_to_ms(at: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
-def card_to_pb(card: Card, shoe: Shoe) -> cards_pb2.Card:
-    return cards_pb2.Card(index=shoe.card_to_index(card), face=card.face)
-
-
-def card_from_pb(card: cards_pb2.Card, shoe: Shoe) -> Card:
-    """The card at the wire card's index. Raises StreamCodecError if it is outside the shoe."""
-    try:
-        return shoe.index_to_card(card.index)
-    except (ValueError, IndexError) as exc:
-        raise StreamCodecError(f"card index {card.index} is not in the shoe: {exc}") from None
-
-
-def _cards(cards: tuple[Card, ...], shoe: Shoe) -> list[cards_pb2.Card]:
-    return [card_to_pb(c, shoe) for c in cards]
-
-
-def _uncards(cards: object, shoe: Shoe) -> tuple[Card, ...]:
-    return tuple(card_from_pb(c, shoe) for c in cards)  # type: ignore[attr-defined]
+_cards = cards_to_pb
+_uncards = cards_from_pb
 
 
 def shoe_pb(shoe: Shoe) -> cards_pb2.ShoeSpec:
@@ -298,32 +216,8 @@ _DRAW_SOURCE = {
     ev.DrawSource.DISCARD_PILE: pb.DRAW_SOURCE_DISCARD_PILE,
 }
 _DRAW_SOURCE_BACK = {v: k for k, v in _DRAW_SOURCE.items()}
-DROP_KIND_TO_PB = {
-    indian.DropKind.FIRST: pb.DROP_KIND_FIRST,
-    indian.DropKind.MIDDLE: pb.DROP_KIND_MIDDLE,
-    indian.DropKind.TIMEOUT: pb.DROP_KIND_TIMEOUT,
-    indian.DropKind.LEAVE: pb.DROP_KIND_LEAVE,
-}
-_DROP_KIND_BACK = {v: k for k, v in DROP_KIND_TO_PB.items()}
-
 
 # -- the hand's context ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HandContext:
-    """What decoding a hand's payloads needs: its id, number, rule set and seats (seat ->
-    account id), from its HandStarted."""
-
-    hand_id: str
-    hand_no: int
-    rule_set: RuleSet
-    accounts: Mapping[int, str]
-    dealer_seat: int
-
-    @property
-    def shoe(self) -> Shoe:
-        return self.rule_set.shoe
 
 
 def hand_context(started: pb.HandStarted) -> HandContext:
@@ -469,37 +363,14 @@ def to_payload(  # noqa: C901 - one branch per event type
             stock=_cards(event.stock, shoe),
             kept_top_discard=card_to_pb(top_discard, shoe) if top_discard is not None else None,
         )
-    if isinstance(event, indian.PlayerDropped):
-        return pb.PlayerDropped(
-            hand_id=hand_id,
-            seat=event.seat,
-            turn_no=event.turn_no,
-            kind=DROP_KIND_TO_PB[event.kind],
-            points=event.points,
-        )
-    if isinstance(event, indian.Declared):
-        return pb.Declared(
-            hand_id=hand_id,
-            seat=event.seat,
-            turn_no=event.turn_no,
-            face_down=card_to_pb(event.face_down, shoe),
-            shown=_cards(event.shown, shoe),
-        )
-    if isinstance(event, indian.DeclarationRejected):
-        return pb.DeclarationRejected(
-            hand_id=hand_id,
-            seat=event.seat,
-            turn_no=event.turn_no,
-            face_down=card_to_pb(event.face_down, shoe),
-            shown=_cards(event.shown, shoe),
-            points=event.points,
-            reason="the shown cards do not make a valid declaration under their best arrangement",
-        )
     if isinstance(event, ev.HandEnded):
         return hand_ended_to_pb(event, ctx, wild_cut)
     if isinstance(event, ev.HandAborted):
         return pb.HandAborted(hand_id=hand_id, reason=event.reason)
-    raise StreamCodecError(f"{type(event).__name__} has no table-stream payload")
+    own = _wire(ctx).event_to_pb(event, ctx)
+    if own is None:
+        raise StreamCodecError(f"{type(event).__name__} has no table-stream payload")
+    return own
 
 
 def hand_ended_to_pb(
@@ -559,7 +430,8 @@ def hand_started_from_pb(started: pb.HandStarted, at_ms: int) -> ev.HandStarted:
     )
 
 
-#: Payload types that carry a hand's rules events (besides HandStarted).
+#: Payload types that carry a hand's generic rules events (besides HandStarted); each variant's
+#: own are its wire's ``event_types`` (:func:`is_hand_payload`).
 HAND_PAYLOADS: frozenset[type[Message]] = frozenset(
     {
         ledger_pb.StakesReserved,
@@ -574,13 +446,23 @@ HAND_PAYLOADS: frozenset[type[Message]] = frozenset(
         pb.TurnTimedOut,
         pb.StockExhausted,
         dealer_pb.StockReshuffled,
-        pb.PlayerDropped,
-        pb.Declared,
-        pb.DeclarationRejected,
         pb.HandEnded,
         pb.HandAborted,
     }
 )
+
+
+def is_hand_payload(payload: Message) -> bool:
+    """Whether ``payload`` carries rules events of a hand (besides HandStarted): a generic hand
+    payload or one of a registered variant's own events."""
+    return type(payload) in HAND_PAYLOADS or wires.is_variant_event(payload)
+
+
+def _wire(ctx: HandContext) -> VariantWire:
+    try:
+        return wires.lookup(ctx.rule_set.variant)
+    except wires.UnknownWire as exc:
+        raise StreamCodecError(str(exc)) from None
 
 
 def from_payload(payload: Message, ctx: HandContext, at_ms: int) -> tuple[Event, ...]:  # noqa: C901
@@ -667,38 +549,13 @@ def from_payload(payload: Message, ctx: HandContext, at_ms: int) -> tuple[Event,
                 reshuffle_no=payload.reshuffle_no, stock=stock, stock_count=len(stock)
             ),
         )
-    if isinstance(payload, pb.PlayerDropped):
-        return (
-            indian.PlayerDropped(
-                seat=payload.seat,
-                turn_no=payload.turn_no,
-                kind=_DROP_KIND_BACK[payload.kind],
-                points=payload.points,
-            ),
-        )
-    if isinstance(payload, pb.Declared):
-        return (
-            indian.Declared(
-                seat=payload.seat,
-                turn_no=payload.turn_no,
-                face_down=card_from_pb(payload.face_down, shoe),
-                shown=_uncards(payload.shown, shoe),
-            ),
-        )
-    if isinstance(payload, pb.DeclarationRejected):
-        return (
-            indian.DeclarationRejected(
-                seat=payload.seat,
-                turn_no=payload.turn_no,
-                face_down=card_from_pb(payload.face_down, shoe),
-                shown=_uncards(payload.shown, shoe),
-                points=payload.points,
-            ),
-        )
     if isinstance(payload, pb.HandEnded):
         return (hand_ended_from_pb(payload, ctx, at_ms),)
     if isinstance(payload, pb.HandAborted):
         return (ev.HandAborted(reason=payload.reason, at_ms=at_ms),)
+    wire = _wire(ctx)
+    if type(payload) in wire.event_types:
+        return wire.event_from_pb(payload, ctx)
     raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a hand event")
 
 

@@ -1,0 +1,340 @@
+"""The Indian points variant's wire (``indian-points``, Bombay Baazi): its options, events,
+commands and answers (protobuf package ``rummy.indian.v1``) <-> ``rummy_rules.indian``.
+
+Registered in :mod:`rummy_game.wires`; no host imports this module.
+
+- Options: ``rummy.indian.v1.IndianPointsOptions`` in ``RuleSet.variant_options.indian_points``,
+  and the same options in the flat fields 2-5, 7 and 8 of ``rummy.common.v1.RuleSet`` that a
+  record written before the oneof has only (written both ways, equal; read from the flat field
+  when set, else from the oneof; both set and different is refused).
+- Events: ``Declared``, ``DeclarationRejected``, ``PlayerDropped`` (records of the old types
+  ``rummy.table.v1.*`` decode as these: ``rummy_platform.variant_payloads.ALIASES``).
+- Commands (``PlayRequest.command``): ``Declare`` (answer ``DeclareAnswer``), ``Drop`` (answer
+  ``DropAnswer``); the older RPCs ``Declare`` / ``Drop`` of ``rummy.table.v1.TableService``
+  send the same commands (:meth:`IndianWire.request_command`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Literal
+
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+
+from rummy.common.v1 import cards_pb2
+from rummy.indian.v1 import events_pb2 as ipb
+from rummy.indian.v1 import rules_pb2 as indian_pb2
+from rummy.table.v1 import events_pb2 as table_pb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_rules.commands import Command, LeaveHand
+from rummy_rules.events import Event
+from rummy_rules.indian import events as indian
+from rummy_rules.indian.commands import Declare, Drop
+from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT, indian_rules
+from rummy_rules.rules import RuleSet, RuleSetError
+
+from .wire import (
+    HandContext,
+    StreamCodecError,
+    card_from_pb,
+    card_to_pb,
+    cards_from_pb,
+    cards_to_pb,
+    given,
+)
+
+_Switch = Literal[
+    "jokers_only_group_is_impure_sequence", "card_taken_from_discard_cannot_be_discarded"
+]
+
+#: The on/off options (explicit presence; on at Bombay Baazi). A record written before explicit
+#: presence left a switch that was off out (a proto3 zero): read so.
+SWITCHES: tuple[_Switch, ...] = (
+    "jokers_only_group_is_impure_sequence",
+    "card_taken_from_discard_cannot_be_discarded",
+)
+
+DROP_KIND_TO_PB = {
+    indian.DropKind.FIRST: ipb.DROP_KIND_FIRST,
+    indian.DropKind.MIDDLE: ipb.DROP_KIND_MIDDLE,
+    indian.DropKind.TIMEOUT: ipb.DROP_KIND_TIMEOUT,
+    indian.DropKind.LEAVE: ipb.DROP_KIND_LEAVE,
+}
+_DROP_KIND_BACK = {v: k for k, v in DROP_KIND_TO_PB.items()}
+
+_REJECTED_REASON = "the shown cards do not make a valid declaration under their best arrangement"
+
+
+def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet, str]:
+    """``options`` read with its ``indian_points`` arm: each Indian option is the flat field
+    when set, else the oneof's; and the first option set in both to different values (``""``:
+    none), which the caller refuses once the options are otherwise valid."""
+    if options.WhichOneof("variant_options") != "indian_points":
+        return options, ""
+    merged = cards_pb2.RuleSet()
+    merged.CopyFrom(options)
+    merged.ClearField("variant_options")
+    given, conflict = options.indian_points, ""
+    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
+        name = field.name
+        in_oneof = given.HasField(name) if field.has_presence else bool(getattr(given, name))
+        in_flat = options.HasField(name) if field.has_presence else bool(getattr(options, name))
+        if in_oneof and not in_flat:
+            setattr(merged, name, getattr(given, name))
+        elif in_oneof and getattr(given, name) != getattr(options, name) and not conflict:
+            conflict = name
+    return merged, conflict
+
+
+class IndianWire:
+    """:class:`rummy_game.wire.VariantWire` of the Indian points variant."""
+
+    variant = INDIAN_POINTS_VARIANT
+    event_types: tuple[type[Message], ...] = (
+        ipb.PlayerDropped,
+        ipb.Declared,
+        ipb.DeclarationRejected,
+    )
+    command_types: tuple[type[Message], ...] = (ipb.Declare, ipb.Drop)
+    option_names: Mapping[str, str] = {
+        "points_cap": "rule_set.max_points",
+        "first_drop_points": "rule_set.first_drop_points",
+        "middle_drop_points": "rule_set.middle_drop_points",
+        "wrong_declare_points": "rule_set.wrong_declare_points",
+    }
+
+    # -- options -------------------------------------------------------------------------------
+
+    def options_from_pb(
+        self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
+    ) -> RuleSet:
+        options, conflict = _with_variant_options(options)
+        if recorded:
+            as_written = cards_pb2.RuleSet()
+            as_written.CopyFrom(options)
+            for name in SWITCHES:
+                if not as_written.HasField(name):
+                    setattr(as_written, name, False)
+            options = as_written
+        default = indian_rules(house)
+
+        played = replace(
+            default,
+            first_drop_points=given(options, "first_drop_points", default.first_drop_points),
+            middle_drop_points=given(options, "middle_drop_points", default.middle_drop_points),
+            wrong_declare_points=given(
+                options, "wrong_declare_points", default.wrong_declare_points
+            ),
+            points_cap=options.max_points or None,
+            meld_options=replace(
+                default.meld_options,
+                jokers_only_group_is_sequence=given(
+                    options,
+                    "jokers_only_group_is_impure_sequence",
+                    default.meld_options.jokers_only_group_is_sequence,
+                ),
+            ),
+            no_discard_of_card_taken_from_pile=given(
+                options,
+                "card_taken_from_discard_cannot_be_discarded",
+                default.no_discard_of_card_taken_from_pile,
+            ),
+        )
+        rules = replace(house, options=played)
+        if conflict:
+            raise RuleSetError(
+                f"rule_set.indian_points.{conflict}",
+                f"equal to rule_set.{conflict} when both are set",
+                "a different value",
+            )
+        return rules
+
+    def options_to_pb(self, rules: RuleSet, out: cards_pb2.RuleSet) -> None:
+        played = indian_rules(rules)
+        given = indian_pb2.IndianPointsOptions(
+            max_points=played.points_cap or 0,
+            first_drop_points=played.first_drop_points,
+            middle_drop_points=played.middle_drop_points,
+            wrong_declare_points=played.wrong_declare_points,
+            jokers_only_group_is_impure_sequence=played.meld_options.jokers_only_group_is_sequence,
+            card_taken_from_discard_cannot_be_discarded=played.no_discard_of_card_taken_from_pile,
+        )
+        out.indian_points.CopyFrom(given)
+        for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
+            setattr(out, field.name, getattr(given, field.name))
+
+    # -- events --------------------------------------------------------------------------------
+
+    def event_to_pb(self, event: Event, ctx: HandContext) -> Message | None:
+        shoe, hand_id = ctx.shoe, ctx.hand_id
+        if isinstance(event, indian.PlayerDropped):
+            return ipb.PlayerDropped(
+                hand_id=hand_id,
+                seat=event.seat,
+                turn_no=event.turn_no,
+                kind=DROP_KIND_TO_PB[event.kind],
+                points=event.points,
+            )
+        if isinstance(event, indian.Declared):
+            return ipb.Declared(
+                hand_id=hand_id,
+                seat=event.seat,
+                turn_no=event.turn_no,
+                face_down=card_to_pb(event.face_down, shoe),
+                shown=cards_to_pb(event.shown, shoe),
+            )
+        if isinstance(event, indian.DeclarationRejected):
+            return ipb.DeclarationRejected(
+                hand_id=hand_id,
+                seat=event.seat,
+                turn_no=event.turn_no,
+                face_down=card_to_pb(event.face_down, shoe),
+                shown=cards_to_pb(event.shown, shoe),
+                points=event.points,
+                reason=_REJECTED_REASON,
+            )
+        return None
+
+    def event_from_pb(self, payload: Message, ctx: HandContext) -> tuple[Event, ...]:
+        shoe = ctx.shoe
+        if isinstance(payload, ipb.PlayerDropped):
+            if payload.kind not in _DROP_KIND_BACK:
+                raise StreamCodecError(f"drop kind {payload.kind} is not known")
+            return (
+                indian.PlayerDropped(
+                    seat=payload.seat,
+                    turn_no=payload.turn_no,
+                    kind=_DROP_KIND_BACK[payload.kind],
+                    points=payload.points,
+                ),
+            )
+        if isinstance(payload, ipb.Declared):
+            return (
+                indian.Declared(
+                    seat=payload.seat,
+                    turn_no=payload.turn_no,
+                    face_down=card_from_pb(payload.face_down, shoe),
+                    shown=cards_from_pb(payload.shown, shoe),
+                ),
+            )
+        if isinstance(payload, ipb.DeclarationRejected):
+            return (
+                indian.DeclarationRejected(
+                    seat=payload.seat,
+                    turn_no=payload.turn_no,
+                    face_down=card_from_pb(payload.face_down, shoe),
+                    shown=cards_from_pb(payload.shown, shoe),
+                    points=payload.points,
+                ),
+            )
+        raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not an Indian event")
+
+    def metric(self, payload: Message) -> tuple[str, str] | None:
+        if isinstance(payload, ipb.Declared):
+            return ("declares", "valid")
+        if isinstance(payload, ipb.DeclarationRejected):
+            return ("declares", "wrong")
+        if isinstance(payload, ipb.PlayerDropped) and payload.kind in _DROP_KIND_BACK:
+            return ("drops", _DROP_KIND_BACK[payload.kind].value)
+        return None
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def command(
+        self, message: Message, seat: int, turn_no: int, at_ms: int, ctx: HandContext
+    ) -> Command:
+        if isinstance(message, ipb.Declare):
+            if not message.HasField("face_down"):
+                raise StreamCodecError("a Declare names the card laid face down (face_down)")
+            card = card_from_pb(message.face_down, ctx.shoe)
+            return Declare(seat=seat, turn_no=turn_no, face_down=card, at_ms=at_ms)
+        if isinstance(message, ipb.Drop):
+            return Drop(seat=seat, turn_no=turn_no, at_ms=at_ms)
+        raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not an Indian command")
+
+    def replay_command(self, event: Event, at_ms: int) -> Command | None:
+        if isinstance(event, indian.Declared | indian.DeclarationRejected):
+            return Declare(
+                seat=event.seat, turn_no=event.turn_no, face_down=event.face_down, at_ms=at_ms
+            )
+        if isinstance(event, indian.PlayerDropped):
+            if event.kind is indian.DropKind.LEAVE:
+                return LeaveHand(seat=event.seat, at_ms=at_ms)
+            if event.kind is indian.DropKind.TIMEOUT:
+                return None
+            return Drop(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
+        return None
+
+    def answer(self, message: Message, payloads: Sequence[Message]) -> Message | None:
+        if isinstance(message, ipb.Declare):
+            for p in payloads:
+                if isinstance(p, ipb.DeclarationRejected):
+                    return ipb.DeclareAnswer(valid=False, points=p.points, reason=p.reason)
+            ended = next((p for p in payloads if isinstance(p, table_pb.HandEnded)), None)
+            mine = None if ended is None else _winner_result(ended)
+            return ipb.DeclareAnswer(
+                valid=True, arrangement=mine.arrangement if mine is not None else None
+            )
+        if isinstance(message, ipb.Drop):
+            dropped = next((p for p in payloads if isinstance(p, ipb.PlayerDropped)), None)
+            if dropped is None:
+                return ipb.DropAnswer()
+            return ipb.DropAnswer(kind=dropped.kind, points=dropped.points)
+        return None
+
+    # -- bots ----------------------------------------------------------------------------------
+
+    def bot_command(self, move: str, card: cards_pb2.Card | None) -> Message | None:
+        if move == "declare" and card is not None:
+            return ipb.Declare(face_down=card)
+        if move == "drop":
+            return ipb.Drop()
+        return None
+
+    def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
+        for cls in (ipb.DeclareAnswer, ipb.DropAnswer):
+            if packed.Is(cls.DESCRIPTOR):
+                answer = cls()
+                packed.Unpack(answer)
+                return answer
+        return None
+
+    def accepted(self, answer: Message) -> bool:
+        return not isinstance(answer, ipb.DeclareAnswer) or answer.valid
+
+    # -- the older per-command RPCs --------------------------------------------------------------
+
+    def request_command(self, request: Message) -> Message | None:
+        """The command message of an older RPC's request (``DeclareRequest``, ``DropRequest``);
+        None for another request."""
+        if isinstance(request, api.DeclareRequest):
+            command = ipb.Declare(groups=request.groups)
+            if request.HasField("face_down"):
+                command.face_down.CopyFrom(request.face_down)
+            return command
+        if isinstance(request, api.DropRequest):
+            return ipb.Drop()
+        return None
+
+    def request_answer(self, request: Message, answer: Message | None) -> Message | None:
+        """The older RPC's response for ``answer`` (:meth:`answer`); None for another request."""
+        if isinstance(request, api.DeclareRequest) and isinstance(answer, ipb.DeclareAnswer):
+            return api.DeclareResponse(
+                valid=answer.valid,
+                arrangement=answer.arrangement if answer.HasField("arrangement") else None,
+                points=answer.points,
+                reason=answer.reason,
+            )
+        if isinstance(request, api.DropRequest) and isinstance(answer, ipb.DropAnswer):
+            return api.DropResponse(kind=answer.kind, points=answer.points)  # type: ignore[arg-type]
+        return None
+
+
+def _winner_result(ended: table_pb.HandEnded) -> table_pb.SeatResult | None:
+    return next((r for r in ended.results if r.seat == ended.winner_seat), None)
+
+
+#: The Indian wire (``rummy_game.wires`` registers it).
+INDIAN_WIRE = IndianWire()
