@@ -6,7 +6,8 @@ The test plays the table service (:class:`ToyTable`): it decides the toy hand wi
 rules (``toy_variant``, the test suite's five-card knock: 3 seats, 5 cards from one 52-card deck,
 no cut, no jokers, a pot shared by the lowest totals, at most 25 points lost), appends the
 table-stream facts the table would (encoded by the table's stream codec), and turns the other
-services' events into the toy's commands as the table would (SeedWindowClosed and
+services' events into the toy's commands as the table would (SeedCommitted into
+RecordSeedCommitment, SeedWindowClosed and
 TurnDeadlinePassed into TurnTimeout, the dealer's HandDealt into Deal).
 
 Held here: every service exits with status 2 before serving when a plug-in cannot be imported,
@@ -19,11 +20,9 @@ its share, the house its commission, the journal checked to the hundredth) howev
 delivered; a dealer started without the plug-in skips the toy hand (counted, logged once) and
 deals nothing.
 
-Adding the table service is one step: start ``rummy_table`` with the same ``stack.env()`` and
-replace :class:`ToyTable` with its gRPC API (OpenTable with the toy's rule set, JoinTable, the
-toy's Knock / draws / discards through ``Play``), reading the table stream instead of appending
-to it. The toy's wire (its options and its ``Knocked`` on the table stream, ``rummy_game.wires``) is
-loaded by the same plug-in module.
+The same toy through the table service too, played by bots over its public gRPC API and verified
+by ``rummy replay``: ``tests/e2e/test_toy_variant_end_to_end.py``. The toy's wire (its options and
+its ``Knocked`` on the table stream, ``rummy_game.wires``) is loaded by the same plug-in module.
 """
 
 from __future__ import annotations
@@ -69,6 +68,7 @@ from rummy_rules.commands import (
     Deal,
     Discard,
     DrawFromStock,
+    RecordSeedCommitment,
     StartHand,
     TurnTimeout,
 )
@@ -271,15 +271,16 @@ def open_hand(table: ToyTable) -> int:
     return started_at
 
 
-def lock_seeds(table: ToyTable, commitment: bytes, at_ms: int) -> Envelope:
-    """The window's timeout: the toy's SeedsLocked, carrying fairness's commitment as the table
-    records it."""
-    events = toy_variant.TOY.decide(table.state, TurnTimeout(turn_no=0, at_ms=at_ms))
-    locked = [
-        replace(e, commitment=commitment.hex()) if isinstance(e, ev.SeedsLocked) else e
-        for e in events
-    ]
-    table.record(tuple(locked), at_ms)
+def record_commitment(table: ToyTable, commitment: bytes) -> None:
+    """Fairness's SeedCommitted as the table turns it into the toy's command: the hand is
+    committed and its seed window opens."""
+    at_ms = now_ms()
+    table.play(RecordSeedCommitment(commitment=commitment.hex(), at_ms=at_ms), at_ms)
+
+
+def lock_seeds(table: ToyTable, at_ms: int) -> Envelope:
+    """The window's timeout: the toy's SeedsLocked, carrying the commitment it recorded."""
+    table.play(TurnTimeout(turn_no=0, at_ms=at_ms), at_ms)
     return table.appended[-1]
 
 
@@ -379,6 +380,7 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
     [committed] = stack.wait_for(FAIRNESS_EVENTS, table.table_id, fairness_events.SeedCommitted)
     commitment = committed.payload.commitment_sha256
     assert committed.payload.hand_id == table.hand_id and len(commitment) == 32
+    record_commitment(table, commitment)
     [reserved] = stack.wait_for(LEDGER_EVENTS, table.table_id, ledger_events.StakesReserved)
     assert [(r.seat, r.amount_hundredths) for r in reserved.payload.reservations] == [
         (seat, 25 * POINT_VALUE) for seat in range(3)
@@ -392,7 +394,8 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
     assert closed.payload.deadline == window.payload.deadline
     window_ms = codec.timestamp_to_ms(window.payload.deadline)
     assert window_ms - codec.datetime_to_ms(window.occurred_at) == 3000
-    locked = lock_seeds(table, commitment, codec.datetime_to_ms(closed.occurred_at))
+    locked = lock_seeds(table, codec.datetime_to_ms(closed.occurred_at))
+    assert locked.payload.server_commitment_sha256 == commitment
     assert locked.payload.variant == toy_variant.TOY_NAME and locked.payload.hand_size == 5
 
     # The dealer deals the toy's layout: 3 hands of 5 from one 52-card deck, no cut, an upcard.
@@ -516,7 +519,8 @@ def test_a_dealer_started_without_the_plug_in_skips_the_toy_hand_and_counts_it(
     open_hand(table)
     # Fairness hosts any variant without knowing it: it commits all the same.
     [committed] = run.wait_for(FAIRNESS_EVENTS, table.table_id, fairness_events.SeedCommitted)
-    lock_seeds(table, committed.payload.commitment_sha256, now_ms())
+    record_commitment(table, committed.payload.commitment_sha256)
+    lock_seeds(table, now_ms())
 
     def skipped() -> list[dict[str, object]]:
         return [

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toy_variant
-from rummy_ops.bots.strategy import BotBrain, Kind, Source, Temperament
+from rummy_ops.bots.strategy import BotBrain, Kind, Move, Source, Temperament
 from rummy_rules.cards import Card, Rank, parse_card, parse_cards
 from rummy_rules.deck import Shoe
 from rummy_rules.indian import INDIAN_POINTS
@@ -158,10 +158,27 @@ def test_two_bots_with_the_same_seed_make_the_same_choices():
     assert first[0] != _play(BotBrain(seed=43, temperament=temperament), hands)[0]
 
 
-def test_a_bot_plays_the_strategy_its_tables_variant_carries() -> None:
+def test_a_bot_plays_the_strategy_its_tables_variant_carries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     brain = BotBrain(seed=1, variant=INDIAN_POINTS.name)
     assert brain.after_draw(READY, NO_WILD, taken_from_pile=None).kind is Kind.DECLARE
-    with pytest.raises(ValueError, match="has no bot strategy"):
-        BotBrain(seed=1, variant=toy_variant.TOY_NAME)
+    toy = BotBrain(seed=1, variant=toy_variant.TOY_NAME)
+    assert toy.before_draw(parse_cards("KS QS JS 10S 9S"), None, None) == Move(
+        Kind.DRAW, source=Source.STOCK
+    )
+    assert toy.after_draw(parse_cards("KS 2H 3H 4H 5H 6H"), None, None).card == parse_card("KS")
     with pytest.raises(UnknownVariant):
         BotBrain(seed=1, variant="gin")
+    monkeypatch.setattr(type(toy_variant.TOY), "bot", property(lambda _self: None))
+    with pytest.raises(ValueError, match="has no bot strategy"):
+        BotBrain(seed=1, variant=toy_variant.TOY_NAME)
+
+
+def test_a_strategy_s_own_command_is_played_instead_of_drawing() -> None:
+    brain = BotBrain(seed=1, variant=toy_variant.TOY_NAME)
+    assert brain.before_draw(parse_cards("AH 2H 3H 4H 4S"), None, None) == Move(
+        Kind.PLAY, command="knock"
+    )  # 14 points: the toy's bot knocks
+    indian = BotBrain(seed=1, variant=INDIAN_POINTS.name, temperament=Temperament(drop_hopeless=0))
+    assert indian.before_draw(READY[:13], None, NO_WILD).kind is Kind.DRAW  # no own command

@@ -778,15 +778,18 @@ def test_a_hand_of_a_variant_this_build_does_not_know_is_unverifiable_not_ok_and
 ) -> None:
     hand_id = list(table.settlements)[0]
     objs = lines_of(exported)
+    hand_no = None
     for obj in objs:
         if obj["type"] == "rummy.table.v1.HandStarted" and obj["payload"]["hand_id"] == hand_id:
             obj["payload"]["rule_set"] = {"variant": "gin-rummy"}
+            hand_no = int(obj["payload"]["hand_no"])
     code, doc = replay_file(write_lines(tmp_path / "gin.jsonl", objs))
     assert code == 1 and doc["ok"] is False
     assert doc["unverifiable"] == [hand_id]
     hand = next(h for h in doc["hands"] if h["hand_id"] == hand_id)
     assert hand["ok"] is False and hand["outcome"] == "unverifiable"
     assert hand["first_mismatch"] is None and "no variant 'gin-rummy'" in hand["unverifiable"]
+    assert hand_no is not None and hand["hand_no"] == hand_no  # its number, though unverifiable
     assert all(h["ok"] for h in doc["hands"] if h["hand_id"] != hand_id)
     text = CliRunner().invoke(
         main, ["replay", "--from-file", str(tmp_path / "gin.jsonl"), "--all", "--quiet"]

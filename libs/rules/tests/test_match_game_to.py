@@ -11,7 +11,7 @@ from match_play import T0, Match
 
 from rummy_rules import registry
 from rummy_rules.cards import Card, parse_card
-from rummy_rules.commands import Deal, StartHand, TurnTimeout
+from rummy_rules.commands import Deal, RecordSeedCommitment, StartHand, TurnTimeout
 from rummy_rules.deck import Shoe
 from rummy_rules.events import HandEnded, SeatAccount
 from rummy_rules.formats import GameTo, deal_result, make_format
@@ -51,6 +51,7 @@ def toy_hand(hands: dict[int, str], first: int) -> HandEnded:
             rule_set=rules,
             at_ms=T0,
         ),
+        RecordSeedCommitment(commitment="00" * 32, at_ms=T0),  # the window opens on it
         TurnTimeout(turn_no=0, at_ms=T0),
         Deal(
             hands=tuple(SeatHand(s, dealt[s]) for s in seats),

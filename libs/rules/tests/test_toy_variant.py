@@ -21,6 +21,7 @@ from rummy_rules.commands import (
     Deal,
     Discard,
     DrawFromStock,
+    RecordSeedCommitment,
     StartHand,
     TurnTimeout,
 )
@@ -33,6 +34,8 @@ from rummy_rules.variant import DeadlineKind, Variant
 from toy_variant import TOY_NAME, Knock, toy_rule_set
 
 T0 = 1_700_000_000_000
+#: The fairness service's commitment (the toy's seed window opens once it is recorded).
+COMMITMENT = "00" * 32
 
 
 def variant() -> Variant[Any]:
@@ -62,6 +65,7 @@ def start(
     commands += [
         ContributeClientSeed(seat=s, seed_hex=seed.hex(), at_ms=T0 + 1) for s, seed in seeds.items()
     ]
+    commands.append(RecordSeedCommitment(commitment=COMMITMENT, at_ms=T0 + 1))
     commands.append(TurnTimeout(turn_no=0, at_ms=T0 + 2))
     state, events = v.initial_state(), []
     for command in commands:
@@ -189,6 +193,7 @@ def _started_state(rules: RuleSet) -> Any:
             rule_set=rules,
             at_ms=T0,
         ),
+        RecordSeedCommitment(commitment=COMMITMENT, at_ms=T0),
         TurnTimeout(turn_no=0, at_ms=T0 + 1),
     ):
         state, _ = run(v, state, command)

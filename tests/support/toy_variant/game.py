@@ -5,10 +5,11 @@ Unlike Indian points in every way a host might assume: 2 or 3 seats, 5 cards eac
 (:class:`Knock`) and event (:class:`Knocked`), a hand whose lowest totals all win and share the
 pot, and a maximum loss of its own (``ToyOptions.max_points``, 25 by default, not 130).
 
-The hand: ``StartHand`` -> HandStarted + SeedWindowOpened; ``ContributeClientSeed`` while the
-window is open, and the fairness service's ``RecordSeedCommitment`` (SeedCommitted; optional: a
-lock without one carries no commitment); ``TurnTimeout(0)`` closes it (SeedsLocked, with the
-commitment recorded); ``Deal`` (no cut; an upcard) ->
+The hand: ``StartHand`` -> HandStarted; ``ContributeClientSeed`` from then until the seeds
+lock; the fairness service's ``RecordSeedCommitment`` -> SeedCommitted + SeedWindowOpened (the
+window opens once the hand is committed, so a lock always carries the commitment the dealer
+checks the server seed against); ``TurnTimeout(0)`` closes it (SeedsLocked); ``Deal`` (no cut;
+an upcard) ->
 HandDealt + TurnStarted. On its turn a seat draws from the stock and discards, or knocks instead
 of drawing; a turn's timeout passes the turn (TurnTimedOut). A knock, or ``max_turns`` turns
 played, ends the hand: every seat's total is the sum of its cards (ace 1, faces 10); the seats
@@ -180,6 +181,9 @@ class ToyState:
         return next((s for s in self.seats if s.seat == seat), None)
 
 
+codec.register(ToyState)  # the table service snapshots a hand's state through the codec
+
+
 def card_value(card: Card) -> int:
     """Ace 1, two to ten their number, faces 10."""
     assert card.rank is not None
@@ -272,8 +276,7 @@ def decide(state: ToyState, command: Command) -> tuple[Event, ...]:  # noqa: C90
             rule_set=command.rule_set,
             at_ms=command.at_ms,
         )
-        window = command.at_ms + command.rule_set.seed_window_seconds * 1000
-        return started, SeedWindowOpened(deadline_ms=window)
+        return (started,)
     if isinstance(command, ContributeClientSeed):
         if state.phase is not ToyPhase.SEED_WINDOW:
             raise _fail(ErrorCode.WRONG_PHASE, "the seed window is closed")
@@ -287,9 +290,12 @@ def decide(state: ToyState, command: Command) -> tuple[Event, ...]:  # noqa: C90
             raise _fail(ErrorCode.WRONG_PHASE, "commitments are recorded in the seed window")
         if state.commitment:
             raise _fail(ErrorCode.DUPLICATE, "the hand has its commitment")
-        return (SeedCommitted(commitment=command.commitment),)
+        window = command.at_ms + _rules(state).seed_window_seconds * 1000
+        return SeedCommitted(commitment=command.commitment), SeedWindowOpened(deadline_ms=window)
     if isinstance(command, TurnTimeout):
         if state.phase is ToyPhase.SEED_WINDOW and command.turn_no == 0:
+            if not state.commitment:
+                return ()  # the window is not open yet
             sent = {s.seat: s.seed_hex for s in state.seeds}
             seeds = tuple(SeatSeed(s.seat, sent.get(s.seat, "")) for s in state.seats)
             return (SeedsLocked(commitment=state.commitment, client_seeds=seeds),)
@@ -434,7 +440,12 @@ class ToyKnock(VariantRules):
     rules_versions = frozenset({f"{TOY_RULES}/1"})
     options_type: type[VariantOptions] = ToyOptions
     deal_shape = ToyOptions.deal_shape
-    bot: object | None = None
+
+    @property
+    def bot(self) -> object:
+        from .bot import TOY_BOT  # the strategy imports this module
+
+        return TOY_BOT
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
         return toy_rule_set(seats, point_value_cents, commission_bps)

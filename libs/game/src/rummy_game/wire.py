@@ -112,7 +112,8 @@ class VariantWire(Protocol):
 
     def bot_command(self, move: str, card: cards_pb2.Card | None) -> Message | None:
         """The command message of a bot strategy's move (its ``Kind`` value: the Indian
-        strategy's ``"declare"`` with the face-down card, ``"drop"``); None for a move the
+        strategy's ``"declare"`` with the face-down card, ``"drop"``; a name the strategy's
+        ``move_before_draw`` gives, with no card); None for a move the
         variant plays by the generic RPCs (draw, discard) or does not know."""
         ...
 

@@ -103,6 +103,10 @@ class DemoOptions:
     timeout_seconds: float = 900.0
     #: Where each bot keeps its own record (``<account>.jsonl``, rummy_ops.bots.record); None: none.
     records_dir: Path | None = None
+    #: The tables' variant and its options as OpenTable takes them (``variant``,
+    #: ``variant_options``; the seconds above are set on it); None: the house variant's house
+    #: rule set. The bots play it with the variant's own strategy (``rummy_rules.registry``).
+    rule_set: cards_pb2.RuleSet | None = None
 
 
 @dataclass(frozen=True)
@@ -286,12 +290,15 @@ def _temperament(index: int, rng: random.Random, mischief: float) -> Temperament
 
 
 def _rule_set(options: DemoOptions) -> cards_pb2.RuleSet:
-    """The demo tables' options: its seconds; every rule left out is the house's (Bombay Baazi)."""
-    return cards_pb2.RuleSet(
-        turn_seconds=options.turn_seconds,
-        seed_window_seconds=options.seed_window_seconds,
-        start_delay_seconds=options.start_delay_seconds,
-    )
+    """The demo tables' options: ``options.rule_set`` (none: the house variant's) with the demo's
+    seconds; every rule left out is the variant's house rule."""
+    out = cards_pb2.RuleSet()
+    if options.rule_set is not None:
+        out.CopyFrom(options.rule_set)
+    out.turn_seconds = options.turn_seconds
+    out.seed_window_seconds = options.seed_window_seconds
+    out.start_delay_seconds = options.start_delay_seconds
+    return out
 
 
 def _share(total: int, parts: int) -> list[int]:
@@ -455,6 +462,8 @@ def play(
                 if bar is not None:
                     bar.update(1)
 
+    rule_set = _rule_set(options)
+    variant = registry.lookup(rule_set.variant or registry.LEGACY_VARIANT)
     runs: list[_TableRun] = []
     try:
         for plan, target in zip(
@@ -468,7 +477,7 @@ def play(
                     seat_count=plan.seats,
                     point_value_hundredths=plan.point_value_hundredths,
                     commission_bps=plan.commission_bps,
-                    rule_set=_rule_set(options),
+                    rule_set=rule_set,
                 ),
                 metadata=operator,
                 timeout=30,
@@ -482,8 +491,8 @@ def play(
                 operator,
                 on_hand,
             )
-            # the shoe of the house rule set the table plays (its options left out)
-            shoe = registry.lookup(registry.LEGACY_VARIANT).house_rule_set(plan.seats, 0, 0).shoe
+            # the shoe of the variant's house rule set for the table's seats
+            shoe = variant.house_rule_set(plan.seats, 0, 0).shoe
             for index in range(plan.bots):
                 account = f"bot-{run_id}-{plan.name}-{index + 1}"
                 ledger_stub.Grant(
@@ -501,6 +510,7 @@ def play(
                     seed=rng.getrandbits(64),
                     temperament=_temperament(index, rng, options.mischief),
                     options=MeldOptions(jokers_only_group_is_sequence=True),
+                    variant=variant.name,
                 )
                 token = authority.issue(account, Role.PLAYER, 6 * 3600)
                 record = (

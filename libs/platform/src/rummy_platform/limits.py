@@ -69,6 +69,11 @@ MAX_CLIENT_SEED_BYTES = 64
 MAX_VARIANT_BYTES = 32
 #: A card's display label ("10S", "JK"); readers go by its index.
 MAX_CARD_FACE_BYTES = 8
+#: The packed command of ``PlayRequest.command`` (a ``google.protobuf.Any``'s ``value``): a
+#: variant's command message, whose own fields are then held to these limits once unpacked. The
+#: largest a rule allows, an Indian Declare of 13 groups of 14 cards with 8-byte faces, is about
+#: 2.8 KiB.
+MAX_COMMAND_BYTES = 4096
 #: A declare's grouping: at most 13 groups, each at most 14 cards.
 MAX_GROUPS = 13
 MAX_CARDS_IN_GROUP = 14
@@ -89,6 +94,7 @@ FIELD_LIMITS: Mapping[str, int] = {
     "face": MAX_CARD_FACE_BYTES,
     "groups": MAX_GROUPS,
     "cards": MAX_CARDS_IN_GROUP,
+    "value": MAX_COMMAND_BYTES,
 }
 #: The limit of a field not in :data:`FIELD_LIMITS` (requests of gRPC's own services, such as
 #: health's ``service``); every field of the rummy requests is listed (a test holds it).

@@ -68,7 +68,7 @@ from rummy_platform.eventlog import (
     TransactionalWriter,
     WriterFenced,
 )
-from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_size
+from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_request, check_size
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules import commands as rc
@@ -1142,7 +1142,13 @@ def _service_error(error: RuleViolation | RuleSetError, variant: str = "") -> Se
 
 def _unpack_command(wire: VariantWire, packed: any_pb2.Any) -> Message:
     """The command message ``packed`` holds, of one of ``wire``'s command types. Raises
-    InvalidArgument for an unknown type, another variant's command, or bytes that do not parse."""
+    InvalidArgument for an unknown type, another variant's command, bytes that do not parse, or a
+    field of the command over its request limit (``rummy_platform.limits``)."""
+    if not packed.type_url:
+        raise InvalidArgument(
+            "command is missing: PlayRequest.command holds the variant's command message packed "
+            "in a google.protobuf.Any"
+        )
     type_name = packed.TypeName()
     command_type = next(
         (c for c in wire.command_types if c.DESCRIPTOR.full_name == type_name), None
@@ -1165,6 +1171,7 @@ def _unpack_command(wire: VariantWire, packed: any_pb2.Any) -> Message:
             raise DecodeError("type mismatch")
     except DecodeError:
         raise InvalidArgument(f"command: the bytes are not a valid {type_name}") from None
+    check_request(message, "command.")
     return message
 
 

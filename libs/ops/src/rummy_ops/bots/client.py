@@ -85,6 +85,8 @@ class BotStats:
     seeds: int = 0
     stalls: int = 0
     drops: int = 0
+    #: Commands of the variant's own sent before drawing (``Kind.PLAY``, e.g. a knock).
+    commands: int = 0
     declares: int = 0
     wrong_declares: int = 0
     refused: int = 0
@@ -256,6 +258,11 @@ class Bot:
             if move.kind is Kind.DROP:
                 self._play(hand_id, turn_no, Kind.DROP.value, None)
                 self.stats.drops += 1
+                return
+            if move.kind is Kind.PLAY:
+                assert move.command is not None
+                self._play(hand_id, turn_no, move.command, None)
+                self.stats.commands += 1
                 return
             assert move.source is not None
             drawn = self._rpc(

@@ -2,7 +2,10 @@
 
 The choices themselves (what to draw, discard, whether to declare or drop) are the variant's own
 bot strategy, a pure value of its package found through ``rummy_rules.registry`` by the variant's
-name (Indian points: the ``bot`` module of its package). :class:`BotBrain` wraps it with a seeded
+name (Indian points: the ``bot`` module of its package). A strategy may also have a
+``move_before_draw(hand, top_discard, wild) -> str | None``: the name of a command of the
+variant's own to send instead of drawing (made by the variant's wire, ``bot_command``; e.g. a
+knock), or None to draw. :class:`BotBrain` wraps it with a seeded
 ``random.Random`` and a :class:`Temperament` that makes a bot stall (so the clock's automatic play
 and the timeout drop run) or declare wrongly once in a while.
 """
@@ -48,17 +51,21 @@ class Kind(Enum):
     DRAW = "draw"
     DISCARD = "discard"
     DECLARE = "declare"
+    #: A command of the variant's own (``Move.command`` names it), sent through ``Play``.
+    PLAY = "play"
 
 
 @dataclass(frozen=True)
 class Move:
     """One step of a turn: ``source`` for a draw, ``card`` for a discard or the face-down card of
-    a declare; ``valid`` is False for a declare the bot knows is wrong."""
+    a declare, ``command`` the strategy's name of the variant's own command for PLAY; ``valid``
+    is False for a declare the bot knows is wrong."""
 
     kind: Kind
     source: Source | None = None
     card: Card | None = None
     valid: bool = True
+    command: str | None = None
 
 
 @dataclass
@@ -98,10 +105,15 @@ class BotBrain:
     def before_draw(
         self, hand: list[Card] | tuple[Card, ...], top_discard: Card | None, wild: WildRank
     ) -> Move:
-        """The first step of a turn with 13 cards: STALL, DROP or DRAW (with its source)."""
+        """The first step of a turn: STALL, DROP, PLAY (the variant's own command, when its
+        strategy has ``move_before_draw`` and names one) or DRAW (with its source)."""
         self._turns += 1
         if self._stalling_hand or self._rng.random() < self.temperament.stall_turn:
             return Move(Kind.STALL)
+        own_move = getattr(self._play, "move_before_draw", None)
+        command = own_move(hand, top_discard, wild) if own_move is not None else None
+        if command is not None:
+            return Move(Kind.PLAY, command=command)
         if (
             self._turns == 1
             and self._play.is_hopeless(hand, wild, self.options)

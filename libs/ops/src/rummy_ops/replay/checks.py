@@ -309,6 +309,7 @@ def replay_hand(
         first = envelopes[0]
         report.findings.append(_finding(first, "rules", "the hand has no HandStarted before it"))
         return report
+    report.hand_no = started.payload.hand_no  # type: ignore[attr-defined]
     variant = _pinned_variant(report, started)
     if variant is None:
         return report

@@ -635,7 +635,8 @@ class PlayRequest(_message.Message):
     @_builtins.property
     def command(self) -> _any_pb2.Any:
         """The variant's command message (e.g. rummy.indian.v1.Declare); a type the hand's variant
-        does not play, or bytes that do not parse as it: INVALID_ARGUMENT.
+        does not play, or bytes that do not parse as it: INVALID_ARGUMENT. Its value is at most 4096
+        bytes; once unpacked, the command's own fields are held to the limits of every request.
         """
 
     def __init__(
