@@ -1,11 +1,10 @@
 """deploy/ agrees with the code: scrape targets, metric names, topics, ports.
 
-No YAML library is installed, so the files are read as the deploy/ files promise to be written:
-alert expressions on one line in single quotes (read by ``rummy_testing.deploy_files``), Kafka
-topics as JSON documents, Kubernetes and compose fields found by pattern within one ``---``
-document. Nothing here runs Docker or Kubernetes; ``promtool`` (Debian's ``prometheus`` package,
-``deploy/local/prometheus.sh install``) checks the rules and configs: missing, those tests are
-skipped locally and fail under CI. tests/e2e/test_prometheus_scrape.py runs a real Prometheus.
+The YAML files are read with PyYAML (``rummy_testing.deploy_files``) and their fields compared
+with the code's ports, topics and series. Nothing here runs Docker or Kubernetes; ``promtool``
+(Debian's ``prometheus`` package, ``deploy/local/prometheus.sh install``) checks the rules and
+configs: missing, those tests are skipped locally and fail under CI.
+tests/e2e/test_prometheus_scrape.py runs a real Prometheus.
 """
 
 from __future__ import annotations
@@ -28,8 +27,11 @@ from rummy_testing.deploy_files import (
     REPO_ROOT,
     alert_rules,
     dashboard_exprs,
+    k8s_document,
+    load_yaml,
     promql_series,
     scrape_targets,
+    yaml_documents,
 )
 from rummy_testing.prometheus import require_tool
 
@@ -63,19 +65,6 @@ def exported_series() -> set[str]:
                 base = name.removesuffix("_total") if "Counter" in kind else name
                 names.update(base + suffix for suffix in _SUFFIXES[kind])
     return names
-
-
-def yaml_documents(path: Path) -> list[str]:
-    return re.split(r"^---\s*$", path.read_text(), flags=re.MULTILINE)
-
-
-def k8s_document(path: Path, kind: str, name: str) -> str:
-    for doc in yaml_documents(path):
-        if re.search(rf"^kind: {kind}$", doc, re.MULTILINE) and re.search(
-            rf"^  name: {re.escape(name)}$", doc, re.MULTILINE
-        ):
-            return doc
-    raise AssertionError(f"no {kind} {name} in {path}")
 
 
 def test_the_series_reader_finds_the_grpc_and_ledger_series_the_code_documents() -> None:
@@ -158,11 +147,10 @@ def test_every_series_on_the_dashboard_is_exported_by_a_service() -> None:
 
 def test_the_dashboard_uses_the_provisioned_datasource() -> None:
     provisioned = DEPLOY / "grafana" / "provisioning" / "datasources" / "prometheus.yml"
-    uid = re.search(r"^\s*uid: (\S+)$", provisioned.read_text(), re.MULTILINE)
-    assert uid is not None
+    (datasource,) = load_yaml(provisioned)["datasources"]
     for path in (DEPLOY / "grafana" / "dashboards").glob("*.json"):
         for panel in json.loads(path.read_text())["panels"]:
-            assert panel["datasource"]["uid"] == uid.group(1), panel["title"]
+            assert panel["datasource"]["uid"] == datasource["uid"], panel["title"]
 
 
 def test_prometheus_scrapes_every_service_at_its_local_metrics_port() -> None:
@@ -179,19 +167,20 @@ def test_compose_prometheus_scrapes_every_service_by_its_compose_name() -> None:
         f"rummy-{service}": [f"{service}:{metrics}"]
         for service, (_grpc, metrics) in DEFAULT_PORTS.items()
     }
-    compose = (DEPLOY / "compose.yaml").read_text()
-    assert "--config.file=/etc/prometheus/prometheus.compose.yml" in compose
-    assert "./prometheus:/etc/prometheus" in compose
+    prometheus = load_yaml(DEPLOY / "compose.yaml")["services"]["prometheus"]
+    assert prometheus["command"] == ["--config.file=/etc/prometheus/prometheus.compose.yml"]
+    volumes = prometheus["volumes"]
+    assert any(volume.startswith("./prometheus:/etc/prometheus") for volume in volumes)
 
 
 def test_compose_runs_every_service_module_from_the_one_image() -> None:
-    compose = (DEPLOY / "compose.yaml").read_text()
-    assert "dockerfile: deploy/docker/Dockerfile" in compose
+    services = load_yaml(DEPLOY / "compose.yaml")["services"]
     for service, (grpc_port, _metrics) in DEFAULT_PORTS.items():
-        block = re.search(rf"^  {service}:\n((?:    .*\n|\s*\n)+)", compose, re.MULTILINE)
-        assert block is not None, f"compose has no service {service}"
-        assert f'command: ["python", "-m", "rummy_{service}"]' in block.group(1)
-        assert f"127.0.0.1:{grpc_port}:{grpc_port}" in block.group(1)
+        assert service in services, f"compose has no service {service}"
+        spec = services[service]
+        assert spec["build"]["dockerfile"] == "deploy/docker/Dockerfile", service
+        assert spec["command"] == ["python", "-m", f"rummy_{service}"]
+        assert f"127.0.0.1:{grpc_port}:{grpc_port}" in spec["ports"]
         assert importlib.util.find_spec(f"rummy_{service}.__main__") is not None
 
 
@@ -227,11 +216,7 @@ def test_the_container_health_check_passes_only_while_grpc_health_says_serving()
 
 
 def test_k8s_topics_match_the_topics_the_services_create() -> None:
-    documents = [
-        json.loads(doc)
-        for doc in yaml_documents(DEPLOY / "k8s" / "kafka-topics.yaml")
-        if doc.strip() and not doc.lstrip().startswith("#")
-    ]
+    documents = yaml_documents(DEPLOY / "k8s" / "kafka-topics.yaml")
     declared = {
         doc["metadata"]["name"]: (doc["spec"]["partitions"], doc["spec"]["config"])
         for doc in documents
@@ -250,23 +235,29 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret
     manifests = DEPLOY / "k8s" / "services.yaml"
     for service, (grpc_port, metrics_port) in DEFAULT_PORTS.items():
         deployment = k8s_document(manifests, "Deployment", f"rummy-{service}")
-        assert f'command: ["python", "-m", "rummy_{service}"]' in deployment
-        probes = re.findall(r"(readiness|liveness)Probe:\s+grpc: \{port: (\d+)\}", deployment)
-        assert sorted(probes) == [("liveness", str(grpc_port)), ("readiness", str(grpc_port))]
-        assert f"{{name: grpc, containerPort: {grpc_port}}}" in deployment
-        assert f"{{name: metrics, containerPort: {metrics_port}}}" in deployment
-        assert "{name: RUMMY_BIND_HOST, value: 0.0.0.0}" in deployment
-        assert re.search(
-            r"name: RUMMY_JWT_SECRET\s+valueFrom:\s+secretKeyRef: \{name: rummy-jwt,", deployment
-        )
-        assert re.search(
-            r"name: RUMMY_JWT_PREVIOUS_SECRET\s+valueFrom:\s+secretKeyRef: \{name: rummy-jwt, "
-            r"key: RUMMY_JWT_PREVIOUS_SECRET, optional: true\}",
-            deployment,
-        )
-        assert f'prometheus.io/port: "{metrics_port}"' in deployment
+        pod = deployment["spec"]["template"]
+        (container,) = pod["spec"]["containers"]
+        assert container["command"] == ["python", "-m", f"rummy_{service}"]
+        assert container["readinessProbe"]["grpc"] == {"port": grpc_port}
+        assert container["livenessProbe"]["grpc"] == {"port": grpc_port}
+        assert {"name": "grpc", "containerPort": grpc_port} in container["ports"]
+        assert {"name": "metrics", "containerPort": metrics_port} in container["ports"]
+        env = {variable["name"]: variable for variable in container["env"]}
+        assert env["RUMMY_BIND_HOST"]["value"] == "0.0.0.0"
+        assert env["RUMMY_JWT_SECRET"]["valueFrom"]["secretKeyRef"] == {
+            "name": "rummy-jwt",
+            "key": "RUMMY_JWT_SECRET",
+        }
+        assert env["RUMMY_JWT_PREVIOUS_SECRET"]["valueFrom"]["secretKeyRef"] == {
+            "name": "rummy-jwt",
+            "key": "RUMMY_JWT_PREVIOUS_SECRET",
+            "optional": True,
+        }
+        assert pod["metadata"]["annotations"]["prometheus.io/port"] == str(metrics_port)
         k8s_service = k8s_document(manifests, "Service", f"rummy-{service}")
-        assert f"{{name: metrics, port: {metrics_port}, targetPort: metrics}}" in k8s_service
+        assert {"name": "metrics", "port": metrics_port, "targetPort": "metrics"} in k8s_service[
+            "spec"
+        ]["ports"]
 
 
 @pytest.mark.parametrize(

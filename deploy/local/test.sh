@@ -2,6 +2,7 @@
 # THE test command (README.md names it, .ci/run runs it): the whole suite, or pytest arguments.
 #
 #   bash deploy/local/test.sh                      everything under libs/, services/ and tests/
+#   bash deploy/local/test.sh -m "not slow"        the fast run: no service processes (README.md)
 #   bash deploy/local/test.sh -m "not integration" only what needs no broker
 #   bash deploy/local/test.sh libs/rules -x        any pytest arguments
 #

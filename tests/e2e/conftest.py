@@ -7,8 +7,11 @@
   end of the session.
 - ``short_demo`` (session): the report of a short ``rummy demo`` run (a few hands per table)
   against ``rummy_stack``.
+- ``operator`` (function): a ``rummy_testing.players.Operator`` of ``rummy_stack`` (creates
+  tables, grants tokens, reads settled balances), closed afterwards.
 
-Every test in this folder is marked ``e2e`` (and ``integration``: it needs the brokers).
+Every test in this folder is marked ``e2e``, ``integration`` (it needs the brokers) and ``slow``
+(it runs the stack as processes: ``-m "not slow"`` leaves it out).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from rummy_ops.demo import DemoOptions, DemoReport, play
+from rummy_testing.players import Operator, operator_for
 from rummy_testing.stacks import RunningStack, running_stack
 
 
@@ -28,12 +32,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.e2e)
             item.add_marker(pytest.mark.integration)
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
 def rummy_stack(kafka_bootstrap: str, database_url: str) -> Iterator[RunningStack]:
     with running_stack(kafka_bootstrap, database_url, "e2e") as running:
         yield running
+
+
+@pytest.fixture
+def operator(rummy_stack: RunningStack) -> Iterator[Operator]:
+    op = operator_for(rummy_stack)
+    yield op
+    op.close()
 
 
 @pytest.fixture(scope="session")

@@ -6,20 +6,9 @@ Table: point value 10 hundredths per point, commission 500 bps (5%), every playe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_testing.players import Operator, Table, on_turn, operator_for, seed_and_wait_for_play
-
-
-@pytest.fixture
-def operator(rummy_stack) -> Iterator[Operator]:
-    op = operator_for(rummy_stack)
-    yield op
-    op.close()
+from rummy_testing.players import Operator, Table, on_turn, seed_and_wait_for_play
 
 
 def test_first_drop_middle_drop_and_leaving_pay_the_last_seat_standing(

@@ -8,10 +8,6 @@ than real time (a 30 s turn lasts 3 s).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
@@ -23,7 +19,6 @@ from rummy_testing.players import (
     Table,
     next_turn,
     on_turn,
-    operator_for,
     play_turn_with_solver,
     rule_set,
     seed_and_wait_for_play,
@@ -31,13 +26,6 @@ from rummy_testing.players import (
 
 BOMBAY_BAAZI_MELDS = MeldOptions(jokers_only_group_is_sequence=True)
 MAX_TURNS = 400  # a solver hand goes out long before; bounds a hand that never does
-
-
-@pytest.fixture
-def operator(rummy_stack) -> Iterator[Operator]:
-    op = operator_for(rummy_stack)
-    yield op
-    op.close()
 
 
 def _others(players: list[Player], *out: Player) -> list[Player]:

@@ -5,7 +5,6 @@ and no command acts twice (a past turn is refused, a retried request id answers 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -19,17 +18,9 @@ from rummy_testing.players import (
     cards_in,
     next_turn,
     on_turn,
-    operator_for,
     request_id,
     seed_and_wait_for_play,
 )
-
-
-@pytest.fixture
-def operator(rummy_stack) -> Iterator[Operator]:
-    op = operator_for(rummy_stack)
-    yield op
-    op.close()
 
 
 def _refused(call, code: grpc.StatusCode) -> str:

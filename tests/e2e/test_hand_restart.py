@@ -24,18 +24,10 @@ from rummy_testing.players import (
     Table,
     next_turn,
     on_turn,
-    operator_for,
     rule_set,
     seed_and_wait_for_play,
 )
 from rummy_testing.processes import ExtraService, kill_stack_service, stop_stack_service
-
-
-@pytest.fixture
-def operator(rummy_stack) -> Iterator[Operator]:
-    op = operator_for(rummy_stack)
-    yield op
-    op.close()
 
 
 class _TableProcesses:

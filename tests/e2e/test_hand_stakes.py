@@ -5,20 +5,9 @@ The reservation of a hand is 130 points x the point value (at 10 hundredths a po
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_testing.players import Operator, Table, on_turn, operator_for, seed_and_wait_for_play
-
-
-@pytest.fixture
-def operator(rummy_stack) -> Iterator[Operator]:
-    op = operator_for(rummy_stack)
-    yield op
-    op.close()
+from rummy_testing.players import Operator, Table, on_turn, seed_and_wait_for_play
 
 
 def test_a_player_who_cannot_cover_the_reservation_is_not_dealt_in_and_is_told_why(

@@ -11,11 +11,11 @@ error. Missing Prometheus skips these tests locally and fails them under CI.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rummy_platform.config import DEFAULT_PORTS
 from rummy_testing.deploy_files import (
@@ -24,10 +24,12 @@ from rummy_testing.deploy_files import (
     PROMETHEUS_OWN_SERIES,
     alert_rules,
     dashboard_exprs,
+    load_yaml,
     queried_series,
     scrape_targets,
 )
-from rummy_testing.prometheus import Prometheus, require_tool, running_prometheus, wait_until
+from rummy_testing.prometheus import Prometheus, require_tool, running_prometheus
+from rummy_testing.waiting import wait_until
 
 #: Scrape and rule evaluation interval of the test's Prometheus.
 INTERVAL = "1s"
@@ -38,16 +40,14 @@ SETTLE_TIMEOUT_S = 60.0
 def config_for_ports(metrics_ports: dict[str, int]) -> str:
     """deploy/prometheus/prometheus.yml with each service's target on ``metrics_ports[service]``
     instead of its default port, and scrapes and rule evaluations every ``INTERVAL``."""
-    text = LOCAL_PROMETHEUS_CONFIG.read_text()
-    for setting in ("scrape_interval", "evaluation_interval"):
-        text, count = re.subn(rf"(?m)^(\s*{setting}:) \S+$", rf"\1 {INTERVAL}", text)
-        assert count == 1, f"{setting} not set once in {LOCAL_PROMETHEUS_CONFIG}"
+    config = load_yaml(LOCAL_PROMETHEUS_CONFIG)
+    config["global"].update(scrape_interval=INTERVAL, evaluation_interval=INTERVAL)
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
     for service, (_grpc, default_port) in DEFAULT_PORTS.items():
-        target = f'"127.0.0.1:{default_port}"'
-        assert text.count(target) == 1, f"{service}'s target {target} not in the config once"
-        text = text.replace(target, f'"127.0.0.1:{metrics_ports[service]}"')
-    return text
-
+        (static,) = jobs[f"rummy-{service}"]["static_configs"]
+        assert static["targets"] == [f"127.0.0.1:{default_port}"], f"{service}'s target"
+        static["targets"] = [f"127.0.0.1:{metrics_ports[service]}"]
+    return yaml.safe_dump(config, sort_keys=False)
 
 @pytest.fixture(scope="module")
 def prometheus(rummy_stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]:

@@ -9,22 +9,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
 
-import pytest
 from click.testing import CliRunner
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.cli import main
 from rummy_platform.auth import Role
-from rummy_testing.players import Operator, Table, on_turn, operator_for, seed_and_wait_for_play
-
-
-@pytest.fixture
-def operator(rummy_stack) -> Iterator[Operator]:
-    op = operator_for(rummy_stack)
-    yield op
-    op.close()
+from rummy_testing.players import Operator, Table, on_turn, seed_and_wait_for_play
 
 
 def rummy(*args: str) -> str:

@@ -21,7 +21,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 
 import grpc
 import psycopg
@@ -45,6 +44,7 @@ from rummy_platform.topics import (
 )
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal, reshuffle
+from rummy_testing import events
 from rummy_testing.service_process import (
     START_TIMEOUT_S,
     IsolatedRun,
@@ -53,6 +53,10 @@ from rummy_testing.service_process import (
     isolated_run,
     start_service,
 )
+from rummy_testing.waiting import wait_for_count
+
+#: slow: fairness and dealer processes (README.md#tests).
+pytestmark = pytest.mark.slow
 
 SECRET = "fairness-dealer-test-secret-0123456789"
 RULES_VERSION = "indian13-points/1"
@@ -104,15 +108,10 @@ DEALER_SEAT = 3
 SHOE = cards_pb2.ShoeSpec(decks=2, printed_jokers=2)
 
 
-def table_event(table_id: str, version: int, hand_id: str, payload: Message) -> Envelope:
-    return Envelope.new(
-        payload,
-        stream_id=table_id,
-        stream_version=version,
-        occurred_at=datetime.now(UTC),
-        correlation_id=hand_id,
-        rules_version=RULES_VERSION,
-        shuffle_version=SHUFFLE_VERSION,
+def table_event(table_id: str, version: int, payload: Message) -> Envelope:
+    """``payload`` on the table's stream, with this hand's rules and shuffle versions."""
+    return events.table_event(
+        table_id, version, payload, rules_version=RULES_VERSION, shuffle_version=SHUFFLE_VERSION
     )
 
 
@@ -120,7 +119,6 @@ def hand_started(table_id: str, hand_id: str) -> Envelope:
     return table_event(
         table_id,
         1,
-        hand_id,
         table_events.HandStarted(
             hand_id=hand_id,
             hand_no=1,
@@ -139,7 +137,6 @@ def seeds_locked(table_id: str, hand_id: str, commitment: bytes) -> Envelope:
     return table_event(
         table_id,
         2,
-        hand_id,
         table_events.SeedsLocked(
             hand_id=hand_id,
             server_commitment_sha256=commitment,
@@ -159,18 +156,16 @@ def wait_for(
 ) -> list[Envelope]:
     """The events of ``payload_type`` in the table's stream of ``topic`` once there are at least
     ``count`` of them (AssertionError after EVENT_TIMEOUT_S)."""
-    deadline = time.monotonic() + EVENT_TIMEOUT_S
-    while True:
-        found = [
+    return wait_for_count(
+        f"{payload_type.__name__} in {topic} for {table_id}",
+        lambda: [
             r.envelope
             for r in stack.log.read_stream(stack.prefix + topic, table_id)
             if isinstance(r.envelope.payload, payload_type)
-        ]
-        if len(found) >= count:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{count} {payload_type.__name__} not in {topic} for {table_id}")
-        time.sleep(0.2)
+        ],
+        count,
+        EVENT_TIMEOUT_S,
+    )
 
 
 def new_ids() -> tuple[str, str]:
@@ -199,7 +194,7 @@ def test_commitment_comes_before_the_deal_and_the_revealed_seed_recomputes_the_p
     assert dealt.shuffle_version == SHUFFLE_VERSION and dealt.rules_version == RULES_VERSION
 
     ended = table_event(
-        table_id, 3, hand_id, table_events.HandAborted(hand_id=hand_id, reason="test over")
+        table_id, 3, table_events.HandAborted(hand_id=hand_id, reason="test over")
     )
     stack.log.append(stack.prefix + TABLE_EVENTS, ended)
     [revealed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
@@ -262,13 +257,13 @@ def test_a_stock_exhausted_is_reshuffled_from_the_numbered_sub_stream_of_the_rev
             shoe=SHOE,
         )
         stack.log.append(
-            stack.prefix + TABLE_EVENTS, table_event(table_id, 2 + number, hand_id, exhausted)
+            stack.prefix + TABLE_EVENTS, table_event(table_id, 2 + number, exhausted)
         )
     reshuffles = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.StockReshuffled, count=2)
 
     stack.log.append(
         stack.prefix + TABLE_EVENTS,
-        table_event(table_id, 5, hand_id, table_events.HandAborted(hand_id=hand_id, reason="x")),
+        table_event(table_id, 5, table_events.HandAborted(hand_id=hand_id, reason="x")),
     )
     [revealed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
     inputs = ShuffleInputs.of(revealed.payload.server_seed, hand_id, CLIENT_SEEDS)

@@ -20,8 +20,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from rummy_testing.service_process import IsolatedRun, ServiceProcess, isolated_run, start_service
+from rummy_testing.waiting import wait_until
 
-pytestmark = pytest.mark.integration
+#: slow: a ledger process behind a relay that cuts PostgreSQL (README.md#tests).
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SECRET = "ledger-health-test-secret-0123456789abcdef"
 LEDGER = "rummy.ledger.v1.LedgerService"
@@ -120,10 +122,7 @@ def health(ledger: ServiceProcess, service: str = "") -> int:
 def wait_for(what: str, condition: Callable[[], bool]) -> float:
     """Seconds until ``condition()`` held (polled every 0.2 s); fails after TIMEOUT_S."""
     started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > TIMEOUT_S:
-            raise AssertionError(f"not {what} within {TIMEOUT_S} s")
-        time.sleep(0.2)
+    wait_until(what, condition, TIMEOUT_S, every_s=0.2)
     return time.monotonic() - started
 
 

@@ -46,6 +46,10 @@ from rummy_testing.service_process import (
     isolated_run,
     start_service,
 )
+from rummy_testing.waiting import wait_for_count
+
+#: slow: ledger processes (README.md#tests).
+pytestmark = pytest.mark.slow
 
 SECRET = "ledger-service-test-secret-0123456789abcdef"
 RULES_VERSION = "indian13-points/1"
@@ -105,14 +109,12 @@ class Stack(IsolatedRun):
     ) -> list[Envelope]:
         """The ``payload_type`` events of ``stream_id`` on ledger-events, once there are at
         least ``count`` (AssertionError after EVENT_TIMEOUT_S)."""
-        deadline = time.monotonic() + EVENT_TIMEOUT_S
-        while True:
-            found = self.published(stream_id, payload_type)
-            if len(found) >= count:
-                return found
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{count} {payload_type.__name__} not on {stream_id}")
-            time.sleep(0.2)
+        return wait_for_count(
+            f"{payload_type.__name__} on {stream_id}",
+            lambda: self.published(stream_id, payload_type),
+            count,
+            EVENT_TIMEOUT_S,
+        )
 
 
 @pytest.fixture(scope="module")

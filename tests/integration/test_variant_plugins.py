@@ -73,7 +73,6 @@ from rummy_rules.commands import (
     TurnTimeout,
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal
-from rummy_testing.prometheus import wait_until
 from rummy_testing.service_process import (
     IsolatedRun,
     ServiceProcess,
@@ -81,7 +80,11 @@ from rummy_testing.service_process import (
     start_service,
     variant_plugin_env,
 )
+from rummy_testing.waiting import wait_for_count, wait_until
 from toy_variant.game import SHOE, card_value
+
+#: slow: every service as a process, with and without the plug-in (README.md#tests).
+pytestmark = pytest.mark.slow
 
 SECRET = "variant-plugins-test-secret-0123456789abcdef"
 EVENT_TIMEOUT_S = 60.0
@@ -121,15 +124,11 @@ class Stack(IsolatedRun):
     ) -> list[Envelope]:
         """The ``payload_type`` events of ``stream_id`` on ``topic`` (repeats dropped), once
         there are at least ``count``."""
-        return wait_until(
-            f"{count} {payload_type.__name__} on {topic} for {stream_id}",
-            lambda: (
-                (found := self.events(topic, stream_id, payload_type))
-                and len(found) >= count
-                and found
-            ),
+        return wait_for_count(
+            f"{payload_type.__name__} on {topic} for {stream_id}",
+            lambda: self.events(topic, stream_id, payload_type),
+            count,
             EVENT_TIMEOUT_S,
-            every_s=0.2,
         )
 
 

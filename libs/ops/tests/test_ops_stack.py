@@ -25,6 +25,9 @@ from rummy_ops.stack import (
     repository_root,
 )
 
+#: slow: the five services as processes, their supervisor killed (README.md#tests).
+pytestmark = pytest.mark.slow
+
 FAKES = Path(__file__).parent / "fake_services"
 
 

@@ -5,7 +5,6 @@ TransactionalReactor (outputs and consumed offsets in one append, stable reactio
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 
 import psycopg
 import pytest
@@ -20,6 +19,7 @@ from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
 from rummy_platform.eventlog.memory import StoredRecord
 from rummy_platform.reactor import PostgresReactor, TransactionalReactor, reaction_event_id
 from rummy_platform.topics import TopicSpec
+from rummy_testing.events import FIXED_TIME, table_event
 
 IN, OUT = "table-events", "dealer-events"
 STARTED = type_name(table_events.HandStarted)
@@ -39,18 +39,10 @@ def pool(database_url: str) -> Iterator[ConnectionPool]:
         yield pool
 
 
-def event(table_id: str, version: int, payload: object) -> Envelope:
-    return Envelope.new(
-        payload,  # type: ignore[arg-type]
-        stream_id=table_id,
-        stream_version=version,
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        correlation_id=getattr(payload, "hand_id", ""),
-    )
-
-
 def started(table_id: str, hand_id: str, version: int = 1) -> Envelope:
-    return event(table_id, version, table_events.HandStarted(hand_id=hand_id))
+    return table_event(
+        table_id, version, table_events.HandStarted(hand_id=hand_id), occurred_at=FIXED_TIME
+    )
 
 
 def effects(pool: ConnectionPool) -> list[str]:
@@ -81,7 +73,7 @@ def test_effects_and_the_stored_offset_commit_together_and_other_types_are_not_d
     log: InMemoryEventLog, pool: ConnectionPool
 ) -> None:
     first = log.append(IN, started("t1", "h1"))
-    log.append(IN, event("t1", 2, table_events.SeedsLocked(hand_id="h1")))
+    log.append(IN, locked("t1", "h1", 2))
     reactor = postgres_reactor(log, pool)
     assert reactor.run_once() == 1
     assert effects(pool) == ["h1"]
@@ -176,7 +168,9 @@ def transactional(log: InMemoryEventLog, handler=deal_for) -> TransactionalReact
 
 
 def locked(table_id: str, hand_id: str, version: int = 1) -> Envelope:
-    return event(table_id, version, table_events.SeedsLocked(hand_id=hand_id))
+    return table_event(
+        table_id, version, table_events.SeedsLocked(hand_id=hand_id), occurred_at=FIXED_TIME
+    )
 
 
 def dealt_hands(log: InMemoryEventLog, table_id: str) -> list[str]:

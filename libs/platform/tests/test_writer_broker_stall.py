@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 
+import pytest
 from prometheus_client import CollectorRegistry
 from test_eventlog_contract import card_drawn
 
@@ -23,6 +24,9 @@ from rummy_platform.eventlog import (
     KafkaEventLog,
 )
 from rummy_platform.topics import TopicSpec
+
+#: slow: a Kafka broker of its own, stalled for 40 s (README.md#tests).
+pytestmark = pytest.mark.slow
 
 #: Longer than the producer's request timeout and the append's ack wait (10 s each).
 STALL_S = 40.0

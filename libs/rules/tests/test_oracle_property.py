@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rules_hands import dense_hands, shoe_hands
@@ -15,6 +16,9 @@ from rules_oracle import oracle_group_kind, oracle_score
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import card_points
+
+#: slow: long property runs (about 100 s here) (README.md#tests).
+pytestmark = pytest.mark.slow
 
 KIND_NAMES = {
     MeldKind.PURE_SEQUENCE: "pure",

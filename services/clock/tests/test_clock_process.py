@@ -36,6 +36,11 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import KafkaEventLog, Record
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs, partition_for
+from rummy_testing.events import table_event
+from rummy_testing.waiting import wait_for_count
+
+#: slow: clock processes, one killed and restarted (README.md#tests).
+pytestmark = pytest.mark.slow
 
 SECRET = "clock-process-test-secret-0123456789"
 SPEED = 10.0
@@ -123,16 +128,6 @@ def stamp(at: datetime) -> Timestamp:
     return ts
 
 
-def table_event(table_id: str, version: int, payload: object, hand_id: str) -> Envelope:
-    return Envelope.new(
-        payload,  # type: ignore[arg-type]
-        stream_id=table_id,
-        stream_version=version,
-        occurred_at=datetime.now(UTC),
-        correlation_id=hand_id,
-    )
-
-
 def turn_started(
     table_id: str, hand_id: str, version: int, *, seat: int, turn_no: int, seconds: float
 ) -> Envelope:
@@ -143,20 +138,7 @@ def turn_started(
         table_events.TurnStarted(
             hand_id=hand_id, seat=seat, turn_no=turn_no, deadline=stamp(deadline)
         ),
-        hand_id,
     )
-
-
-def wait_for(
-    what: str, found: Callable[[], list[Record]], count: int, timeout_s: float
-) -> list[Record]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        records = found()
-        if len(records) >= count:
-            return records
-        time.sleep(0.25)
-    raise AssertionError(f"{what}: expected {count}, got {found()}")
 
 
 def resume_offset(bootstrap: str, group: str, topic: str, partition: int) -> int:
@@ -191,7 +173,6 @@ def test_turn_and_seed_deadlines_fire_once_keyed_by_table_and_never_for_an_ended
             table_events.SeedWindowOpened(
                 hand_id="hand-s", deadline=stamp(datetime.now(UTC) + timedelta(seconds=10))
             ),
-            "hand-s",
         )
         log.append(table_topic, seeds)
         # Turn 1 is superseded by turn 2 before its deadline: only turn 2 fires.
@@ -204,18 +185,18 @@ def test_turn_and_seed_deadlines_fire_once_keyed_by_table_and_never_for_an_ended
         log.append(table_topic, ended)
         log.append(
             table_topic,
-            table_event("table-b", 2, table_events.HandEnded(hand_id="hand-b"), "hand-b"),
+            table_event("table-b", 2, table_events.HandEnded(hand_id="hand-b")),
         )
 
         def of(table: str) -> Callable[[], list[Record]]:
             return lambda: log.read_stream(clock_topic, table)
 
-        (seed_closed,) = wait_for("seed window closed", of("table-s"), 1, 20)
+        (seed_closed,) = wait_for_count("seed window closed", of("table-s"), 1, 20)
         assert isinstance(seed_closed.envelope.payload, clock_events.SeedWindowClosed)
         assert seed_closed.envelope.causation_id == seeds.event_id
         assert seed_closed.envelope.correlation_id == "hand-s"
 
-        (turn_passed,) = wait_for("turn 2 deadline", of("table-a"), 1, 20)
+        (turn_passed,) = wait_for_count("turn 2 deadline", of("table-a"), 1, 20)
         payload = turn_passed.envelope.payload
         assert isinstance(payload, clock_events.TurnDeadlinePassed)
         assert (payload.hand_id, payload.seat, payload.turn_no) == ("hand-a", 3, 2)
@@ -302,7 +283,7 @@ def test_a_deadline_that_passes_while_the_clock_is_killed_fires_once_after_resta
 
     clock = start_clock(kafka_bootstrap, prefix)
     try:
-        (fired,) = wait_for(
+        (fired,) = wait_for_count(
             "the deadline after restart", lambda: log.read_stream(clock_topic, "table-k"), 1, 20
         )
         assert fired.envelope.payload.turn_no == 3  # type: ignore[attr-defined]

@@ -29,6 +29,9 @@ from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import DEALER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
 
+#: slow: dealer processes of two builds (README.md#tests).
+pytestmark = pytest.mark.slow
+
 SERVER_SEED = bytes(range(32))
 #: A variant only a newer build knows (its own name per run: the skip is logged once per
 #: process and variant, and this test must see that first line).

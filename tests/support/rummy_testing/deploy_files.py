@@ -1,8 +1,6 @@
-"""Readers of the monitoring files in ``deploy/``: the PromQL of the alert rules and the Grafana
-dashboards, and the scrape targets of a ``prometheus.yml``.
-
-No YAML library is installed, so the files are read as the deploy/ files promise to be written:
-alert expressions on one line in single quotes, one ``static_configs`` entry per scrape job.
+"""Readers of the files in ``deploy/`` (PyYAML's ``safe_load``, a dev dependency): the PromQL of the
+alert rules and the Grafana dashboards, the scrape targets of a ``prometheus.yml``, and the
+documents of a multi-document manifest (Kubernetes, compose).
 """
 
 from __future__ import annotations
@@ -10,6 +8,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = REPO_ROOT / "deploy"
@@ -20,6 +21,25 @@ LOCAL_PROMETHEUS_CONFIG = DEPLOY / "prometheus" / "prometheus.yml"
 PROMETHEUS_OWN_SERIES = frozenset({"up"})
 
 _PROMQL_KEYWORDS = {"and", "or", "unless", "bool", "offset", "inf", "nan"}
+
+
+def load_yaml(path: Path) -> Any:
+    """The one YAML document in ``path``, as plain dicts, lists and scalars."""
+    return yaml.safe_load(path.read_text())
+
+
+def yaml_documents(path: Path) -> list[Any]:
+    """Every non-empty document of a multi-document YAML file (``---`` separated), in file order."""
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
+
+
+def k8s_document(path: Path, kind: str, name: str) -> dict[str, Any]:
+    """The manifest of ``kind`` (``Deployment``, ``Service``, ...) named ``name`` in ``path``.
+    Raises AssertionError when there is none."""
+    for doc in yaml_documents(path):
+        if doc.get("kind") == kind and doc.get("metadata", {}).get("name") == name:
+            return dict(doc)
+    raise AssertionError(f"no {kind} {name} in {path}")
 
 
 def promql_series(expr: str) -> set[str]:
@@ -37,16 +57,14 @@ def promql_series(expr: str) -> set[str]:
 
 
 def alert_rules(path: Path = ALERTS) -> list[tuple[str, str]]:
-    """(alert name, expression) of every rule in ``path`` (default deploy/prometheus/alerts.yml),
-    in file order. Raises AssertionError when an ``expr`` is not one single-quoted line."""
-    text = path.read_text()
-    alerts = re.findall(r"^\s*- alert: (\S+)\s*$", text, re.MULTILINE)
-    exprs = re.findall(r"^\s*expr: '([^']*)'\s*$", text, re.MULTILINE)
-    every_expr_line = re.findall(r"^\s*expr:", text, re.MULTILINE)
-    assert len(exprs) == len(every_expr_line) == len(alerts), (
-        "every rule needs exactly one single-line, single-quoted expr"
-    )
-    return list(zip(alerts, exprs, strict=True))
+    """(alert name, expression) of every alerting rule of every group in ``path`` (default
+    deploy/prometheus/alerts.yml), in file order; recording rules are left out."""
+    return [
+        (rule["alert"], str(rule["expr"]))
+        for group in load_yaml(path)["groups"]
+        for rule in group["rules"]
+        if "alert" in rule
+    ]
 
 
 def dashboard_exprs(folder: Path = DEPLOY / "grafana" / "dashboards") -> list[str]:
@@ -65,7 +83,10 @@ def queried_series() -> set[str]:
 
 
 def scrape_targets(config: Path) -> dict[str, list[str]]:
-    """job_name -> targets of a prometheus.yml written with one static_configs entry per job."""
-    text = config.read_text()
-    jobs = re.findall(r"- job_name: (\S+)\s+static_configs:\s+- targets: \[([^\]]*)\]", text)
-    return {job: re.findall(r'"([^"]+)"', targets) for job, targets in jobs}
+    """job_name -> the targets of every ``static_configs`` entry of that job, in file order."""
+    return {
+        job["job_name"]: [
+            target for static in job.get("static_configs", []) for target in static["targets"]
+        ]
+        for job in load_yaml(config)["scrape_configs"]
+    }

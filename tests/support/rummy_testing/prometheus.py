@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,7 @@ import pytest
 
 from rummy_ops.stack import free_port
 from rummy_testing.plugin import in_ci
+from rummy_testing.waiting import wait_until  # noqa: F401 - re-exported: older imports name it here
 
 START_TIMEOUT_S = 60.0
 
@@ -72,19 +73,6 @@ class Prometheus:
     def log_tail(self, lines: int = 30) -> str:
         """The last ``lines`` lines Prometheus logged."""
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-
-
-def wait_until(what: str, check: Callable[[], Any], timeout_s: float, every_s: float = 0.5) -> Any:
-    """Call ``check`` until it returns something truthy, and return that; raises AssertionError
-    naming ``what`` (and the last value) after ``timeout_s`` seconds."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not {what} within {timeout_s:.0f} s (last: {value!r})")
-        time.sleep(every_s)
 
 
 @contextmanager
