@@ -23,6 +23,8 @@ from rummy_platform.topics import TABLE_EVENTS
 from rummy_table.bootstrap import max_watches_per_account
 from rummy_testing.service_process import ServiceProcess, start_service
 
+pytestmark = pytest.mark.slow  # starts service processes (README: test runs)
+
 SECRET = "table-process-test-secret-0123456789abcdef"
 TIMEOUT_S = 60.0
 

@@ -43,6 +43,8 @@ from rummy_table.application import INPUT_GROUP
 from rummy_testing.prometheus import wait_until
 from rummy_testing.service_process import ServiceProcess, start_service
 
+pytestmark = pytest.mark.slow  # starts service processes (README: test runs)
+
 SECRET = "table-rolling-deploy-secret-0123456789abcdef"
 TIMEOUT_S = 60.0
 NEW_LEDGER_TYPE = "rummy.ledger.v1.StakesToppedUp"
