@@ -49,6 +49,7 @@ def config_for_ports(metrics_ports: dict[str, int]) -> str:
         static["targets"] = [f"127.0.0.1:{metrics_ports[service]}"]
     return yaml.safe_dump(config, sort_keys=False)
 
+
 @pytest.fixture(scope="module")
 def prometheus(rummy_stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]:
     binary = require_tool("prometheus")

@@ -193,9 +193,7 @@ def test_commitment_comes_before_the_deal_and_the_revealed_seed_recomputes_the_p
     assert dealt.occurred_at >= committed.occurred_at
     assert dealt.shuffle_version == SHUFFLE_VERSION and dealt.rules_version == RULES_VERSION
 
-    ended = table_event(
-        table_id, 3, table_events.HandAborted(hand_id=hand_id, reason="test over")
-    )
+    ended = table_event(table_id, 3, table_events.HandAborted(hand_id=hand_id, reason="test over"))
     stack.log.append(stack.prefix + TABLE_EVENTS, ended)
     [revealed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
     seed = revealed.payload.server_seed
@@ -256,9 +254,7 @@ def test_a_stock_exhausted_is_reshuffled_from_the_numbered_sub_stream_of_the_rev
             top_discard=pile[-1],
             shoe=SHOE,
         )
-        stack.log.append(
-            stack.prefix + TABLE_EVENTS, table_event(table_id, 2 + number, exhausted)
-        )
+        stack.log.append(stack.prefix + TABLE_EVENTS, table_event(table_id, 2 + number, exhausted))
     reshuffles = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.StockReshuffled, count=2)
 
     stack.log.append(
