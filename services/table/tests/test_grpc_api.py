@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from served_table import SECRET, code_of, served_table, stub
+from served_table import SECRET, code_of, served_table, served_table_and_servicer, stub
 from world import SERVER_SEED, World
 
 from rummy.common.v1 import cards_pb2
@@ -202,10 +202,20 @@ def test_an_account_holds_at_most_its_bound_of_watches_and_an_ended_one_frees_it
             time.sleep(0.05)
 
 
-def test_a_watch_resumed_after_the_last_version_seen_gets_the_changes_it_missed(
-    served: tuple[World, ServiceHost],
-) -> None:
-    world, host = served
+def test_a_watch_resumed_after_the_last_version_seen_gets_the_changes_it_missed() -> None:
+    with served_table_and_servicer(World()) as (world, host, servicer):
+        resume_watches(world, host, servicer)
+
+
+def resume_watches(world: World, host: ServiceHost, servicer: grpc_adapter.TableServicer) -> None:
+    def released() -> None:
+        """Wait until the server has ended alice's cancelled streams (it learns of a cancel
+        asynchronously; the test of the watch limit bounds how soon)."""
+        deadline = time.monotonic() + 10
+        while servicer.watches_held("alice"):
+            assert time.monotonic() < deadline, "a cancelled watch still counts"
+            time.sleep(0.02)
+
     table_id = world.open_table()
     alice = stub(host, "alice", Role.PLAYER)
     stream = alice.WatchTable(api.WatchTableRequest(table_id=table_id))
@@ -219,6 +229,7 @@ def test_a_watch_resumed_after_the_last_version_seen_gets_the_changes_it_missed(
     assert view.stream_version == seen + 2
     assert [s.account_id for s in view.seats] == ["bob", "carol"]
     resumed.cancel()
+    released()  # alice may hold two streams; this test opens a third and a fourth
 
     # resuming at the latest version waits for the next change, then sends it
     current = alice.WatchTable(
@@ -227,6 +238,7 @@ def test_a_watch_resumed_after_the_last_version_seen_gets_the_changes_it_missed(
     world.sit(table_id, "dave")
     assert next(current).view.stream_version == view.stream_version + 1
     current.cancel()
+    released()
     beyond = alice.WatchTable(
         api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version + 9)
     )

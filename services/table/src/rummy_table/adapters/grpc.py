@@ -65,6 +65,12 @@ class TableServicer(api_grpc.TableServiceServicer):
         self._watching: dict[str, int] = {}
         self._watching_lock = threading.Lock()
 
+    def watches_held(self, account_id: str) -> int:
+        """The WatchTable streams ``account_id`` holds now (a cancelled one until the server
+        has ended it)."""
+        with self._watching_lock:
+            return self._watching.get(account_id, 0)
+
     @contextmanager
     def _account_watch(self, account_id: str) -> Iterator[None]:
         with self._watching_lock:
