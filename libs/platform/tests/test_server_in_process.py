@@ -43,7 +43,7 @@ def test_two_hosts_in_one_process_serve_on_their_own_free_ports_and_stop_cleanly
     ]  # fmt: skip
 
 
-def test_a_cancelled_reflection_stream_is_counted_cancelled_and_logged_without_a_traceback(
+def test_a_cancelled_reflection_stream_is_counted_once_not_internal_and_logged_without_a_traceback(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     registry = CollectorRegistry()
@@ -66,17 +66,25 @@ def test_a_cancelled_reflection_stream_is_counted_cancelled_and_logged_without_a
                 "service": "grpc.reflection.v1alpha.ServerReflection",
                 "method": "ServerReflectionInfo",
             }
-            deadline = time.monotonic() + 10
-            while (
-                registry.get_sample_value("grpc_requests_total", {**labels, "code": "CANCELLED"})
-                != 1.0
-            ):
-                assert time.monotonic() < deadline
+            deadline = time.monotonic() + 30  # the server learns of a cancel asynchronously
+
+            def counted() -> dict[str, float]:
+                return {
+                    sample.labels["code"]: sample.value
+                    for metric in registry.collect()
+                    if metric.name == "grpc_requests"
+                    for sample in metric.samples
+                    if sample.name == "grpc_requests_total"
+                    and sample.labels["method"] == labels["method"]
+                }
+
+            while not counted():
+                assert time.monotonic() < deadline, "the cancelled stream was never counted"
                 time.sleep(0.05)
-            assert (
-                registry.get_sample_value("grpc_requests_total", {**labels, "code": "INTERNAL"})
-                is None
-            )
+            # CANCELLED when the cancel reaches the server first; OK when the client's end of
+            # its requests (which gRPC's client sends as it stops) arrives first and the
+            # reflection servicer returns: both were seen here, 1 run in 4. Never INTERNAL.
+            assert counted() in ({"CANCELLED": 1.0}, {"OK": 1.0})
     finally:
         release.set()
         host.stop()
