@@ -204,47 +204,46 @@ def test_an_account_holds_at_most_its_bound_of_watches_and_an_ended_one_frees_it
 
 def test_a_watch_resumed_after_the_last_version_seen_gets_the_changes_it_missed() -> None:
     with served_table_and_servicer(World()) as (world, host, servicer):
-        resume_watches(world, host, servicer)
 
+        def released() -> None:
+            """Wait until the server has ended alice's cancelled streams (it learns of a cancel
+            asynchronously; the test of the watch limit bounds how soon)."""
+            deadline = time.monotonic() + 10
+            while servicer.watches_held("alice"):
+                assert time.monotonic() < deadline, "a cancelled watch still counts"
+                time.sleep(0.02)
 
-def resume_watches(world: World, host: ServiceHost, servicer: grpc_adapter.TableServicer) -> None:
-    def released() -> None:
-        """Wait until the server has ended alice's cancelled streams (it learns of a cancel
-        asynchronously; the test of the watch limit bounds how soon)."""
-        deadline = time.monotonic() + 10
-        while servicer.watches_held("alice"):
-            assert time.monotonic() < deadline, "a cancelled watch still counts"
-            time.sleep(0.02)
+        table_id = world.open_table()
+        alice = stub(host, "alice", Role.PLAYER)
+        stream = alice.WatchTable(api.WatchTableRequest(table_id=table_id))
+        seen = next(stream).view.stream_version
+        stream.cancel()
+        world.sit(table_id, "bob")  # changes while alice is away
+        world.sit(table_id, "carol")
 
-    table_id = world.open_table()
-    alice = stub(host, "alice", Role.PLAYER)
-    stream = alice.WatchTable(api.WatchTableRequest(table_id=table_id))
-    seen = next(stream).view.stream_version
-    stream.cancel()
-    world.sit(table_id, "bob")  # changes while alice is away
-    world.sit(table_id, "carol")
+        resumed = alice.WatchTable(
+            api.WatchTableRequest(table_id=table_id, after_stream_version=seen)
+        )
+        view = next(resumed).view
+        assert view.stream_version == seen + 2
+        assert [s.account_id for s in view.seats] == ["bob", "carol"]
+        resumed.cancel()
+        released()  # alice may hold two streams; this test opens a third and a fourth
 
-    resumed = alice.WatchTable(api.WatchTableRequest(table_id=table_id, after_stream_version=seen))
-    view = next(resumed).view
-    assert view.stream_version == seen + 2
-    assert [s.account_id for s in view.seats] == ["bob", "carol"]
-    resumed.cancel()
-    released()  # alice may hold two streams; this test opens a third and a fourth
-
-    # resuming at the latest version waits for the next change, then sends it
-    current = alice.WatchTable(
-        api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version)
-    )
-    world.sit(table_id, "dave")
-    assert next(current).view.stream_version == view.stream_version + 1
-    current.cancel()
-    released()
-    beyond = alice.WatchTable(
-        api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version + 9)
-    )
-    error = rpc_error(lambda: next(beyond))
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "beyond the table's version" in error.details()
+        # resuming at the latest version waits for the next change, then sends it
+        current = alice.WatchTable(
+            api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version)
+        )
+        world.sit(table_id, "dave")
+        assert next(current).view.stream_version == view.stream_version + 1
+        current.cancel()
+        released()
+        beyond = alice.WatchTable(
+            api.WatchTableRequest(table_id=table_id, after_stream_version=view.stream_version + 9)
+        )
+        error = rpc_error(lambda: next(beyond))
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "beyond the table's version" in error.details()
 
 
 # -- request limits (issue 12, repros 3, 4 and 7) ---------------------------------------------
