@@ -270,3 +270,178 @@ class TokensGranted(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TokensGranted: _TypeAlias = TokensGranted  # noqa: Y015
+
+@_typing.final
+class MatchMoneyHeld(_message.Message):
+    """---------------------------------------------------------------------------------------------
+    Match money (rummy.match.v1; docs/rules/formats.md#money). Keyed by table id, correlation_id =
+    match id, like a hand's.
+    ---------------------------------------------------------------------------------------------
+
+    The ledger's answer to the rummy.match.v1.MoneyReserved written in one table transaction (the
+    entries at a match start, one rejoin's entry, a game's stakes): the seats whose hold is now
+    held. A seat asked for and not listed was rejected, with a MatchMoneyRejected written before it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    PURPOSE_FIELD_NUMBER: _builtins.int
+    GAME_NO_FIELD_NUMBER: _builtins.int
+    RESERVATIONS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    purpose: _builtins.str
+    """"entry", "rejoin", "stake" """
+    game_no: _builtins.int
+    """"stake": the game; else 0"""
+    @_builtins.property
+    def reservations(self) -> _containers.RepeatedCompositeFieldContainer[Global___Reservation]: ...
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        purpose: _builtins.str = ...,
+        game_no: _builtins.int = ...,
+        reservations: _abc.Iterable[Global___Reservation] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_no", b"game_no", "match_id", b"match_id", "purpose", b"purpose", "reservations", b"reservations"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchMoneyHeld: _TypeAlias = MatchMoneyHeld  # noqa: Y015
+
+@_typing.final
+class MatchMoneyRejected(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    PURPOSE_FIELD_NUMBER: _builtins.int
+    GAME_NO_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    AVAILABLE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    REQUIRED_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    purpose: _builtins.str
+    game_no: _builtins.int
+    seat: _builtins.int
+    account_id: _builtins.str
+    reason: Global___StakeRejectionReason.ValueType
+    available_hundredths: _builtins.int
+    required_hundredths: _builtins.int
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        purpose: _builtins.str = ...,
+        game_no: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        account_id: _builtins.str = ...,
+        reason: Global___StakeRejectionReason.ValueType = ...,
+        available_hundredths: _builtins.int = ...,
+        required_hundredths: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "available_hundredths", b"available_hundredths", "game_no", b"game_no", "match_id", b"match_id", "purpose", b"purpose", "reason", b"reason", "required_hundredths", b"required_hundredths", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchMoneyRejected: _TypeAlias = MatchMoneyRejected  # noqa: Y015
+
+@_typing.final
+class MatchSettled(_message.Message):
+    """A match's settlement (rummy.match.v1.MatchEnded's, game_no 0) or one game's
+    (rummy.match.v1.GameEnded's) is posted, exactly once, and the holds it covered released.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    GAME_NO_FIELD_NUMBER: _builtins.int
+    JOURNAL_TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    COMMISSION_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    game_no: _builtins.int
+    journal_transaction_id: _builtins.str
+    commission_hundredths: _builtins.int
+    @_builtins.property
+    def lines(self) -> _containers.RepeatedCompositeFieldContainer[Global___JournalLine]: ...
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        game_no: _builtins.int = ...,
+        journal_transaction_id: _builtins.str = ...,
+        lines: _abc.Iterable[Global___JournalLine] | None = ...,
+        commission_hundredths: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_hundredths", b"commission_hundredths", "game_no", b"game_no", "journal_transaction_id", b"journal_transaction_id", "lines", b"lines", "match_id", b"match_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchSettled: _TypeAlias = MatchSettled  # noqa: Y015
+
+@_typing.final
+class MatchSettlementRefused(_message.Message):
+    """The ledger refused a match's (or game's) settlement: it failed an invariant. Nothing of it is
+    posted, its holds are released, and the match is void.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    GAME_NO_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    RELEASED_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    game_no: _builtins.int
+    reason: _builtins.str
+    @_builtins.property
+    def released(self) -> _containers.RepeatedCompositeFieldContainer[Global___Reservation]: ...
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        game_no: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        released: _abc.Iterable[Global___Reservation] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_no", b"game_no", "match_id", b"match_id", "reason", b"reason", "released", b"released"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchSettlementRefused: _TypeAlias = MatchSettlementRefused  # noqa: Y015
+
+@_typing.final
+class MatchHoldsReleased(_message.Message):
+    """Every hold of an aborted match released (rummy.match.v1.MatchAborted); nothing else moved."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    RELEASED_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    @_builtins.property
+    def released(self) -> _containers.RepeatedCompositeFieldContainer[Global___Reservation]: ...
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        released: _abc.Iterable[Global___Reservation] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "released", b"released"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchHoldsReleased: _TypeAlias = MatchHoldsReleased  # noqa: Y015

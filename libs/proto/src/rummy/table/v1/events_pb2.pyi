@@ -21,6 +21,7 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from rummy.common.v1 import cards_pb2 as _cards_pb2
+from rummy.match.v1 import match_pb2 as _match_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -96,6 +97,7 @@ class TableOpened(_message.Message):
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     RULE_SET_FIELD_NUMBER: _builtins.int
     OPERATOR_ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     seat_count: _builtins.int
@@ -108,6 +110,10 @@ class TableOpened(_message.Message):
     """the operator who opened it (its token's subject)"""
     @_builtins.property
     def rule_set(self) -> _cards_pb2.RuleSet: ...
+    @_builtins.property
+    def match(self) -> _match_pb2.MatchOptions:
+        """The match format the table hosts (absent or `single`: today's points hands, no match event)."""
+
     def __init__(
         self,
         *,
@@ -118,10 +124,11 @@ class TableOpened(_message.Message):
         commission_bps: _builtins.int = ...,
         rule_set: _cards_pb2.RuleSet | None = ...,
         operator_account_id: _builtins.str = ...,
+        match: _match_pb2.MatchOptions | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_set", b"rule_set"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["match", b"match", "rule_set", b"rule_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "operator_account_id", b"operator_account_id", "point_value_hundredths", b"point_value_hundredths", "rule_set", b"rule_set", "seat_count", b"seat_count", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "match", b"match", "name", b"name", "operator_account_id", b"operator_account_id", "point_value_hundredths", b"point_value_hundredths", "rule_set", b"rule_set", "seat_count", b"seat_count", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -23,6 +23,7 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from rummy.common.v1 import cards_pb2 as _cards_pb2
+from rummy.match.v1 import match_pb2 as _match_pb2
 from rummy.table.v1 import events_pb2 as _events_pb2
 import builtins as _builtins
 import sys
@@ -107,6 +108,7 @@ class TableSummary(_message.Message):
     TURN_SECONDS_FIELD_NUMBER: _builtins.int
     START_DELAY_SECONDS_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
+    MATCH_FORMAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     seat_count: _builtins.int
@@ -118,6 +120,8 @@ class TableSummary(_message.Message):
     start_delay_seconds: _builtins.int
     state: Global___TableState.ValueType
     """OPEN or CLOSING: ListTables omits closed tables."""
+    match_format: _builtins.str
+    """"single", "pool-101", "deals-3", "best-of-3", "game-to-100", ..."""
     def __init__(
         self,
         *,
@@ -131,10 +135,11 @@ class TableSummary(_message.Message):
         turn_seconds: _builtins.int = ...,
         start_delay_seconds: _builtins.int = ...,
         state: Global___TableState.ValueType = ...,
+        match_format: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "start_delay_seconds", b"start_delay_seconds", "state", b"state", "table_id", b"table_id", "turn_seconds", b"turn_seconds", "variant", b"variant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "match_format", b"match_format", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "start_delay_seconds", b"start_delay_seconds", "state", b"state", "table_id", b"table_id", "turn_seconds", b"turn_seconds", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -150,6 +155,7 @@ class OpenTableRequest(_message.Message):
     POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     COMMISSION_BPS_FIELD_NUMBER: _builtins.int
     RULE_SET_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
     client_request_id: _builtins.str
     """at most 64 bytes"""
     name: _builtins.str
@@ -159,6 +165,12 @@ class OpenTableRequest(_message.Message):
     commission_bps: _builtins.int
     @_builtins.property
     def rule_set(self) -> _cards_pb2.RuleSet: ...
+    @_builtins.property
+    def match(self) -> _match_pb2.MatchOptions:
+        """The match format (absent: `single`, a points table). Not single: point_value_hundredths 0,
+        commission_bps on the prize pool (or the game stakes).
+        """
+
     def __init__(
         self,
         *,
@@ -168,10 +180,11 @@ class OpenTableRequest(_message.Message):
         point_value_hundredths: _builtins.int = ...,
         commission_bps: _builtins.int = ...,
         rule_set: _cards_pb2.RuleSet | None = ...,
+        match: _match_pb2.MatchOptions | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_set", b"rule_set"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["match", b"match", "rule_set", b"rule_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_request_id", b"client_request_id", "commission_bps", b"commission_bps", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "rule_set", b"rule_set", "seat_count", b"seat_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_request_id", b"client_request_id", "commission_bps", b"commission_bps", "match", b"match", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "rule_set", b"rule_set", "seat_count", b"seat_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -784,6 +797,7 @@ class PlayerView(_message.Message):
     HAND_NO_FIELD_NUMBER: _builtins.int
     VOIDED_REASON_FIELD_NUMBER: _builtins.int
     TABLE_STATE_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     stream_version: _builtins.int
     """the table-stream version this view reflects"""
@@ -804,7 +818,6 @@ class PlayerView(_message.Message):
     no token moved (the reason says which invariant failed).
     """
     table_state: Global___TableState.ValueType
-    """CLOSING after CloseTable, CLOSED once every seat was stood up"""
     @_builtins.property
     def my_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
     @_builtins.property
@@ -824,6 +837,12 @@ class PlayerView(_message.Message):
     @_builtins.property
     def result(self) -> _events_pb2.HandEnded:
         """At the end of the hand: every seat's cards, scored arrangement and the money."""
+
+    @_builtins.property
+    def match(self) -> _match_pb2.MatchView:
+        """The table's match (every seat sees the same); absent at a single (points) table.
+        CLOSING after CloseTable, CLOSED once every seat was stood up
+        """
 
     def __init__(
         self,
@@ -850,10 +869,11 @@ class PlayerView(_message.Message):
         hand_no: _builtins.int = ...,
         voided_reason: _builtins.str = ...,
         table_state: Global___TableState.ValueType = ...,
+        match: _match_pb2.MatchView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "match", b"match", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "match", b"match", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__my_seat: _TypeAlias = _typing.Literal["my_seat"]  # noqa: Y015
     _WhichOneofArgType__my_seat: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat"]  # noqa: Y015
