@@ -55,6 +55,7 @@ from rummy_ledger.application import (
     RefusalResult,
     ReserveResult,
     SettleResult,
+    line_memo,
 )
 from rummy_ledger.domain import (
     DEFAULT_GRANT_LIMITS,
@@ -69,6 +70,7 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
+from rummy_ledger.match_handlers import MATCH_EVENTS, MatchReactions
 from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
@@ -95,6 +97,7 @@ REFUSABLE_EVENTS: tuple[type[Message], ...] = (
     table_events.HandStarted,
     table_events.HandEnded,
     table_events.HandAborted,
+    *MATCH_EVENTS,
 )
 
 
@@ -106,6 +109,10 @@ class Counters:
     ``settlement(commission_hundredths)`` per hand settled; ``settlement_refused()`` per hand
     whose settlement was refused (its holds released); ``refused(event_type)`` per other table
     event the ledger refused; ``aborted()`` per hand aborted; ``granted(amount_hundredths)``.
+    Match money: ``match_hold(purpose, outcome)`` per seat asked for (``"held"`` or
+    ``"rejected"``), ``match_settlement(purpose, commission_hundredths)`` per settlement posted
+    (purpose ``"entry"`` for a match's end, ``"stake"`` for a game's),
+    ``match_settlement_refused(purpose)``, ``match_aborted()``.
     """
 
     reservation: Callable[[str], None] = _noop
@@ -114,6 +121,10 @@ class Counters:
     refused: Callable[[str], None] = _noop
     aborted: Callable[[], None] = _noop
     granted: Callable[[int], None] = _noop
+    match_hold: Callable[[str, str], None] = _noop
+    match_settlement: Callable[[str, int], None] = _noop
+    match_settlement_refused: Callable[[str], None] = _noop
+    match_aborted: Callable[[], None] = _noop
 
 
 def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
@@ -149,8 +160,9 @@ def check_seat_accounts(uow: LedgerUnitOfWork, ended: table_events.HandEnded) ->
             )
 
 
-class Ledger:
-    """The reactions and the announced grant, with their topic, clock, metric callbacks and the
+class Ledger(MatchReactions):
+    """The reactions (a match's: :class:`~rummy_ledger.match_handlers.MatchReactions`) and the
+    announced grant, with their topic, clock, metric callbacks and the
     grants' limits."""
 
     def __init__(
@@ -231,7 +243,7 @@ class Ledger:
                     ledger_events.JournalLine(
                         account_id=line.account_id,
                         amount_hundredths=line.amount_hundredths,
-                        memo=_line_memo(line.line_kind, line.seat, line.points),
+                        memo=line_memo(line.line_kind, line.seat, line.points),
                     )
                     for line in result.lines
                 ],
@@ -344,8 +356,16 @@ class Ledger:
     # -- plumbing -----------------------------------------------------------------------------
 
     def _event(
-        self, uow: LedgerUnitOfWork, source: Envelope, payload: Message, index: int = 0
+        self,
+        uow: LedgerUnitOfWork,
+        source: Envelope,
+        payload: Message,
+        index: int = 0,
+        *,
+        correlation_id: str | None = None,
     ) -> OutgoingEvent:
+        """The outgoing envelope of ``payload`` caused by ``source`` (correlation id: the hand
+        id the payload names, unless given)."""
         table_id = source.stream_id
         envelope = Envelope.new(
             payload,
@@ -353,7 +373,11 @@ class Ledger:
             stream_id=table_id,
             stream_version=uow.outbox.next_stream_version(table_id),
             occurred_at=self._clock(),
-            correlation_id=payload.hand_id,  # type: ignore[attr-defined]
+            correlation_id=(
+                payload.hand_id  # type: ignore[attr-defined]
+                if correlation_id is None
+                else correlation_id
+            ),
             causation_id=source.event_id,
             rules_version=source.rules_version,
             shuffle_version=source.shuffle_version,
@@ -375,10 +399,3 @@ class Ledger:
                 reason=str(error),
             )
             return None
-
-
-def _line_memo(line_kind: str, seat: int | None, points: int | None) -> str:
-    """``"loss seat 1, 40 points"``, ``"win seat 0"``, ``"commission seat 0"``,
-    ``"commission"`` (the house's line)."""
-    memo = line_kind if seat is None else f"{line_kind} seat {seat}"
-    return memo if not points else f"{memo}, {points} points"
