@@ -437,7 +437,13 @@ def test_a_hold_asked_again_with_another_amount_or_of_an_unknown_match_is_refuse
     wired.table(
         match.table_id, new_id("match"), match_pb2.MoneyReserved(seat=0, amount_hundredths=1)
     )
+    wired.table(match.table_id, "m\x00", match_pb2.MoneyReserved(seat=0, amount_hundredths=1))
+    for account in ("a\x00b", "house:commission"):  # PostgreSQL text holds no NUL; no house seat
+        seats = [cards_pb2.Seat(seat=0, account_id=account), cards_pb2.Seat(seat=1, account_id="b")]
+        started = match_pb2.MatchStarted(match_id="m2", match_format="pool-101", seats=seats)
+        wired.table(match.table_id, "m2", started)
+    wired.table(match.table_id, "m2", match_pb2.MoneyReserved(seat=1, amount_hundredths=1))
     assert match.published() == []
-    refused = [c for c in wired.counted if c.startswith("refused")]
-    assert refused == ["refused rummy.match.v1.MoneyReserved"] * 4
+    refused = [c.removeprefix("refused rummy.match.v1.") for c in wired.counted if "refused" in c]
+    assert refused == ["MoneyReserved"] * 5 + ["MatchStarted"] * 2 + ["MoneyReserved"]
     assert balance_of(where, accounts[0]) == (5000, 1001, 3999)

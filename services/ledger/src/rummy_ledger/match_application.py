@@ -166,6 +166,16 @@ def hold_money(
     validate_hold(command)
     with uow.transaction():
         book = _book(uow, command.table_id, command.match_id)
+        known = book.batch(command.purpose, command.game_no, command.seat)
+        existing = None if known is None else known.hold_of(command.seat)
+        if known is not None and existing is not None:  # a repeat, whatever happened since
+            if existing.amount_hundredths != command.amount_hundredths:
+                raise Conflict(
+                    f"match {command.match_id}: seat {command.seat}'s {command.purpose} hold was "
+                    f"asked for {existing.amount_hundredths} hundredths, now "
+                    f"{command.amount_hundredths}"
+                )
+            return HoldResult(existing, known, False, replayed=True)
         if book.aborted:
             raise InvalidCommand(f"match {command.match_id} was aborted: nothing more is held")
         covering = command.game_no if command.purpose == STAKE else 0
@@ -174,15 +184,6 @@ def hold_money(
                 f"match {command.match_id}: the settlement covering this hold is done"
             )
         batch = batch_for(book, command)
-        existing = batch.hold_of(command.seat)
-        if existing is not None:
-            if existing.amount_hundredths != command.amount_hundredths:
-                raise Conflict(
-                    f"match {command.match_id}: seat {command.seat}'s {command.purpose} hold was "
-                    f"asked for {existing.amount_hundredths} hundredths, now "
-                    f"{command.amount_hundredths}"
-                )
-            return HoldResult(existing, batch, False, replayed=True)
         account = book.account_of(command.seat)
         assert account is not None  # batch_for checked
         row = uow.accounts.lock_balances([account]).get(account)

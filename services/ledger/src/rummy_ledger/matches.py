@@ -30,6 +30,7 @@ from rummy_ledger.domain import (
     Posting,
     SettlementRefused,
     TransactionKind,
+    validate_player_account_id,
 )
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
 from rummy_rules.rules import BASIS_POINTS_PER_UNIT, INT64_MAX
@@ -83,15 +84,23 @@ def settlement_transaction_id(key: str) -> str:
 
 
 def check_ids(table_id: str, match_id: str) -> None:
-    """Raise InvalidCommand unless both ids are given and at most MAX_MATCH_ID_BYTES long."""
+    """Raise InvalidCommand unless both ids are given, at most MAX_MATCH_ID_BYTES long and free
+    of NUL characters (which PostgreSQL text cannot hold)."""
     for what, value in (("table", table_id), ("match", match_id)):
         if not value:
             raise InvalidCommand(f"match money names its {what}")
-        if len(value.encode()) > MAX_MATCH_ID_BYTES:
-            raise InvalidCommand(
-                f"the {what} id is {len(value.encode())} bytes long; at most "
-                f"{MAX_MATCH_ID_BYTES} bytes are allowed"
-            )
+        check_text(f"the {what} id", value)
+
+
+def check_text(what: str, value: str) -> None:
+    """Raise InvalidCommand for a string longer than MAX_MATCH_ID_BYTES or holding a NUL."""
+    if len(value.encode()) > MAX_MATCH_ID_BYTES:
+        raise InvalidCommand(
+            f"{what} is {len(value.encode())} bytes long; at most {MAX_MATCH_ID_BYTES} bytes "
+            "are allowed"
+        )
+    if "\x00" in value:
+        raise InvalidCommand(f"{what} contains a NUL character (U+0000)")
 
 
 # ----------------------------------------------------------------------------------- the book
@@ -456,8 +465,12 @@ def validate_start(command: StartMatch) -> None:
         raise InvalidCommand(
             f"match {command.match_id}: seats and accounts must be given, each once"
         )
-    if not all(accounts):
-        raise InvalidCommand(f"match {command.match_id}: every seat names its account")
+    if not all(accounts) or any(seat < 0 for seat in seats):
+        raise InvalidCommand(f"match {command.match_id}: every seat (>= 0) names its account")
+    check_text("the match format", command.match_format)
+    for account in accounts:
+        validate_player_account_id(account)
+        check_text("an account id", account)
 
 
 def validate_hold(command: HoldMoney) -> None:
