@@ -339,20 +339,18 @@ BAD_SETTLEMENTS = {
     "sum": lambda s: _lines(s, -1001, 1703, -1001),
     # seat 0 would pay more than the 1001 it holds
     "beyond": lambda s: _lines(s, -1101, 1802, -1001),
-    # a line says seat 2 held less than the ledger holds
-    "held": lambda s: replace(
-        s, lines=(*s.lines[:2], MoneyLine(2, 900, -900)), pool_cents=2902, commission_cents=290
-    ),
+    # a line says seat 2 held less than the ledger holds (and pays more than that)
+    "held": lambda s: replace(s, lines=(*s.lines[:2], MoneyLine(2, 900, -1001))),
     # the pool is not every hold
     "pool": lambda s: replace(s, pool_cents=4004),
-    # the rate is not the table's (10%)
-    "rate": lambda s: replace(s, commission_bps=500, commission_cents=150),
+    # the rate is not the table's 10% (10.01% gives the same commission: only the rate differs)
+    "rate": lambda s: replace(s, commission_bps=1001),
     # a seat that is not a winner receives
     "receiver": lambda s: _lines(s, 1702, -1001, -1001),
-    # a winner outside the match
-    "winner": lambda s: replace(s, winners=(7,)),
-    # a held seat has no line
-    "missing": lambda s: replace(s, lines=s.lines[:2]),
+    # a winner outside the match beside the real one
+    "winner": lambda s: replace(s, winners=(1, 7)),
+    # a held seat has no line (the others still sum to zero: seat 1 takes 701)
+    "missing": lambda s: replace(s, lines=_lines(s, -1001, 701, 0).lines[:2]),
 }
 
 
@@ -443,7 +441,8 @@ def test_a_hold_asked_again_with_another_amount_or_of_an_unknown_match_is_refuse
         started = match_pb2.MatchStarted(match_id="m2", match_format="pool-101", seats=seats)
         wired.table(match.table_id, "m2", started)
     wired.table(match.table_id, "m2", match_pb2.MoneyReserved(seat=1, amount_hundredths=1))
+    match.write(match_pb2.GameEnded(game_no=0, winner=0))  # game 0 is the match's end, not a game
     assert match.published() == []
     refused = [c.removeprefix("refused rummy.match.v1.") for c in wired.counted if "refused" in c]
-    assert refused == ["MoneyReserved"] * 5 + ["MatchStarted"] * 2 + ["MoneyReserved"]
+    assert refused == ["MoneyReserved"] * 5 + ["MatchStarted"] * 2 + ["MoneyReserved", "GameEnded"]
     assert balance_of(where, accounts[0]) == (5000, 1001, 3999)

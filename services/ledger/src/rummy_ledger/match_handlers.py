@@ -33,6 +33,7 @@ from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger import match_application
 from rummy_ledger.application import OutgoingEvent, ReleasedReservation, line_memo
+from rummy_ledger.domain import InvalidCommand
 from rummy_ledger.match_application import (
     HoldResult,
     MatchRefusal,
@@ -78,7 +79,10 @@ def settle_command(
     table_id: str, match_id: str, game_no: int, event: match_pb2.GameEnded | match_pb2.MatchEnded
 ) -> SettleMatch:
     """The ``SettleMatch`` of a ``GameEnded`` (its game) or a ``MatchEnded`` (game 0): the
-    settlement as the table computed it (``present`` False when the event carries none)."""
+    settlement as the table computed it (``present`` False when the event carries none).
+    Raises InvalidCommand for a GameEnded of game 0 (games are numbered from 1)."""
+    if isinstance(event, match_pb2.GameEnded) and game_no < 1:
+        raise InvalidCommand("a GameEnded names its game (1, 2, ...), not game 0")
     if not event.HasField("settlement"):
         return SettleMatch(table_id, match_id, game_no, present=False)
     s = event.settlement
@@ -253,7 +257,6 @@ class MatchReactions:
         ended: match_pb2.GameEnded | match_pb2.MatchEnded,
     ) -> None:
         table_id, match_id = source.stream_id, source.correlation_id
-        command = settle_command(table_id, match_id, game_no, ended)
         purpose = settlement_purpose(game_no)
 
         def settled(result: MatchSettleResult) -> list[OutgoingEvent]:
@@ -286,7 +289,10 @@ class MatchReactions:
             result = self._refusing(
                 source,
                 lambda: match_application.settle_match(
-                    uow, command, settled=settled, refused=refused
+                    uow,
+                    settle_command(table_id, match_id, game_no, ended),
+                    settled=settled,
+                    refused=refused,
                 ),
             )
             if isinstance(result, MatchRefusal):

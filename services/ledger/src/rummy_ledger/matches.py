@@ -403,10 +403,10 @@ def check_match_settlement(book: MatchBook, command: SettleMatch, holds: MatchHo
             f"floor({pool} x {bps} / 10000) = {commission}"
         )
     total = sum(line.amount_hundredths for line in command.lines)
-    if total + commission != 0:
+    if total + command.commission_hundredths != 0:
         raise SettlementRefused(
-            f"{where}: the lines sum to {total} and the commission is {commission}: the "
-            "settlement does not sum to zero"
+            f"{where}: the lines sum to {total} and the commission is "
+            f"{command.commission_hundredths}: the settlement does not sum to zero"
         )
 
 
