@@ -119,6 +119,10 @@ def test_a_pool_of_three_entries_pays_the_winner_the_pool_less_a_commission_roun
     assert (answer.match_id, answer.purpose, answer.game_no) == (match.match_id, "entry", 0)
     assert held(answer) == [(0, 1001), (1, 1001), (2, 1001)]
     assert [balance_of(where, a) for a in accounts] == [(5000, 1001, 3999)] * 3
+    match.hold("entry", {0: 1001, 2: 1001})  # re-recorded under new event ids: held once
+    assert len(payloads(match.published(), ledger_events.MatchMoneyHeld)) == 1
+    assert [balance_of(where, a) for a in accounts] == [(5000, 1001, 3999)] * 3
+    assert wired.counted.count("entry held") == 3
 
     # Pool 3 x 10.01 = 30.03; commission floor(3003 x 1000 / 10000) = floor(300.3) = 300 (3.00);
     # the winner (seat 1) receives 30.03 - 3.00 = 27.03: a net of 27.03 - 10.01 = +17.02.
