@@ -44,12 +44,12 @@ from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.formats.money import (
-    MatchSettlement,
     game_stake_cents,
     settle_game,
     settle_split,
     settle_winner,
 )
+from rummy_testing.match_money import wire_settlement
 from rummy_testing.service_process import (
     START_TIMEOUT_S,
     IsolatedRun,
@@ -572,21 +572,6 @@ def hold(
         stack.table(table_id, match_id, asked)
 
 
-def on_the_wire(s: MatchSettlement) -> match_pb2.MatchSettlement:
-    return match_pb2.MatchSettlement(
-        pool_hundredths=s.pool_cents,
-        commission_bps=s.commission_bps,
-        commission_hundredths=s.commission_cents,
-        lines=[
-            match_pb2.MoneyLine(
-                seat=ln.seat, held_hundredths=ln.held_cents, amount_hundredths=ln.amount_cents
-            )
-            for ln in s.lines
-        ],
-        winners=list(s.winners),
-    )
-
-
 def journal_of(stack: Stack, table_id: str) -> list[tuple[str, int, str, int | None]]:
     """The table's settlement lines in the journal: (account, amount, line kind, seat)."""
     with psycopg.connect(stack.database_url) as conn:
@@ -623,7 +608,9 @@ def test_a_pool_match_pays_the_winner_net_of_commission_once_and_a_redelivery_mo
     # 1 and 2 forfeit their 10.01. 1702 - 1001 - 1001 + 300 = 0.
     settlement = settle_winner({0: 1001, 1: 1001, 2: 1001}, 0, 1000)
     end = stack.table(
-        table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=on_the_wire(settlement))
+        table_id,
+        match_id,
+        match_pb2.MatchEnded(winners=[0], settlement=wire_settlement(settlement)),
     )
     stack.redeliver(end)  # the same record again
     stack.table(table_id, match_id, end.payload)  # re-recorded under a new event id
@@ -668,7 +655,7 @@ def test_a_rejoin_adds_an_entry_and_a_split_of_three_gives_the_remainder_to_the_
     # seat 3 forfeits 20.02. 500 + 501 + 501 - 2002 + 500 = 0.
     settlement = settle_split({0: 1001, 1: 1001, 2: 1001, 3: 2002}, {0: 95, 1: 60, 2: 80}, 1000)
     ended = match_pb2.MatchEnded(
-        winners=[0, 1, 2], reason="split", settlement=on_the_wire(settlement)
+        winners=[0, 1, 2], reason="split", settlement=wire_settlement(settlement)
     )
     stack.table(table_id, match_id, ended)
     [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
@@ -704,7 +691,7 @@ def test_game_stakes_settle_each_game_and_an_aborted_match_releases_the_open_gam
     settlement = settle_game(
         {0: 37, 1: 100}, 1, max_game_points=100, point_value_cents=10, commission_bps=500
     )
-    game = match_pb2.GameEnded(game_no=1, winner=1, settlement=on_the_wire(settlement))
+    game = match_pb2.GameEnded(game_no=1, winner=1, settlement=wire_settlement(settlement))
     stack.table(table_id, match_id, game)
     [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
     assert (settled.payload.game_no, settled.payload.commission_hundredths) == (1, 31)
@@ -741,7 +728,9 @@ def test_a_match_settlement_failing_an_invariant_is_refused_and_a_short_seat_rej
         commission_cents=301,
         lines=(replace(good.lines[0], amount_cents=1701), *good.lines[1:]),
     )
-    stack.table(table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=on_the_wire(bad)))
+    stack.table(
+        table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=wire_settlement(bad))
+    )
     [refused] = stack.wait_for(table_id, ledger_events.MatchSettlementRefused)
     assert "commission" in refused.payload.reason
     assert [balance(ledger, x) for x in (a, b, c)] == [(5000, 0, 5000)] * 3

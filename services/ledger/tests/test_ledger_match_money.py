@@ -32,24 +32,9 @@ from rummy_rules.formats.money import (
     settle_split,
     settle_winner,
 )
+from rummy_testing.match_money import wire_settlement
 
 GRANT = 5000
-
-
-def wire_settlement(s: MatchSettlement) -> match_pb2.MatchSettlement:
-    """The wire form of a rules settlement (rummy.match.v1.MatchSettlement)."""
-    return match_pb2.MatchSettlement(
-        pool_hundredths=s.pool_cents,
-        commission_bps=s.commission_bps,
-        commission_hundredths=s.commission_cents,
-        lines=[
-            match_pb2.MoneyLine(
-                seat=line.seat, held_hundredths=line.held_cents, amount_hundredths=line.amount_cents
-            )
-            for line in s.lines
-        ],
-        winners=list(s.winners),
-    )
 
 
 class Match:

@@ -70,7 +70,7 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
-from rummy_ledger.match_handlers import MATCH_EVENTS, MatchReactions
+from rummy_ledger.match_handlers import MATCH_EVENTS, MatchReactions, reservation_messages
 from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
@@ -160,10 +160,10 @@ def check_seat_accounts(uow: LedgerUnitOfWork, ended: table_events.HandEnded) ->
             )
 
 
-class Ledger(MatchReactions):
-    """The reactions (a match's: :class:`~rummy_ledger.match_handlers.MatchReactions`) and the
-    announced grant, with their topic, clock, metric callbacks and the
-    grants' limits."""
+class Ledger:
+    """The reactions (a match's in ``matches``, a
+    :class:`~rummy_ledger.match_handlers.MatchReactions`) and the announced grant, with their
+    topic, clock, metric callbacks and the grants' limits."""
 
     def __init__(
         self,
@@ -177,6 +177,13 @@ class Ledger(MatchReactions):
         self._clock = clock
         self._counters = counters or Counters()
         self._grant_limits = grant_limits
+        self.matches = MatchReactions(
+            lambda uow, source, payload, match_id: self._event(
+                uow, source, payload, correlation_id=match_id
+            ),
+            self._refusing,
+            self._counters,
+        )
 
     # -- reactions to table-events (inside the reactor's transaction) ---------------------------
 
@@ -207,12 +214,7 @@ class Ledger(MatchReactions):
             ]
             reserved = ledger_events.StakesReserved(
                 hand_id=started.hand_id,
-                reservations=[
-                    ledger_events.Reservation(
-                        seat=s.seat, account_id=s.account_id, amount_hundredths=s.amount_hundredths
-                    )
-                    for s in result.reserved
-                ],
+                reservations=reservation_messages(result.reserved),
             )
             return [
                 self._event(uow, source, payload, index) for index, payload in enumerate(rejected)
@@ -281,12 +283,7 @@ class Ledger(MatchReactions):
             refused = ledger_events.SettlementRefused(
                 hand_id=hand_id,
                 reason=result.reason,
-                released=[
-                    ledger_events.Reservation(
-                        seat=r.seat, account_id=r.account_id, amount_hundredths=r.amount_hundredths
-                    )
-                    for r in result.released
-                ],
+                released=reservation_messages(result.released),
             )
             return [self._event(uow, source, refused)]
 

@@ -1,5 +1,5 @@
 """The ledger's reactions to a match's events on table-events (``rummy.match.v1``; stream id =
-table id, correlation id = match id), mixed into :class:`rummy_ledger.handlers.Ledger`:
+table id, correlation id = match id), ``Ledger.matches`` (:class:`rummy_ledger.handlers.Ledger`):
 
 =====================  =====================  =================================================
 consumed               handler                published (ledger-events, key = table id,
@@ -23,8 +23,8 @@ counted (``rummy_ledger_refused_events_total{type}``) and consumed, as for hands
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from google.protobuf.message import Message
 
@@ -32,7 +32,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger import match_application
-from rummy_ledger.application import OutgoingEvent, ReleasedReservation, line_memo
+from rummy_ledger.application import OutgoingEvent, line_memo
 from rummy_ledger.domain import InvalidCommand
 from rummy_ledger.match_application import (
     HoldResult,
@@ -101,33 +101,51 @@ def settle_command(
     )
 
 
-def _reservations(released: tuple[ReleasedReservation, ...]) -> list[ledger_events.Reservation]:
+class _Held(Protocol):
+    @property
+    def seat(self) -> int: ...
+    @property
+    def account_id(self) -> str: ...
+    @property
+    def amount_hundredths(self) -> int: ...
+
+
+def reservation_messages(rows: Iterable[_Held]) -> list[ledger_events.Reservation]:
+    """``rummy.ledger.v1.Reservation`` of each row (a seat, its account, an amount held)."""
     return [
         ledger_events.Reservation(
             seat=r.seat, account_id=r.account_id, amount_hundredths=r.amount_hundredths
         )
-        for r in released
+        for r in rows
     ]
 
 
-class MatchReactions:
-    """The match reactions; the class mixing them in provides the plumbing below."""
+class Refusing(Protocol):
+    """``Ledger._refusing``: ``call()``, or None when the ledger refuses the command (logged,
+    counted)."""
 
-    _counters: Counters
+    def __call__(self, source: Envelope, call: Callable[[], R]) -> R | None: ...
+
+
+#: ``Ledger``'s outgoing envelope of a payload caused by a table event, with the match id as
+#: its correlation id.
+Emit = Callable[[LedgerUnitOfWork, Envelope, Message, str], OutgoingEvent]
+
+
+class MatchReactions:
+    """The match reactions, on the ledger's plumbing (``handlers.Ledger`` builds one as its
+    ``matches``): ``emit`` builds an outgoing event, ``refusing`` runs a command and turns a
+    refusal into None, ``counters`` are the ledger's metric callbacks."""
+
+    def __init__(self, emit: Emit, refusing: Refusing, counters: Counters) -> None:
+        self._emit = emit
+        self._refusing = refusing
+        self._counters = counters
 
     def _event(
-        self,
-        uow: LedgerUnitOfWork,
-        source: Envelope,
-        payload: Message,
-        index: int = 0,
-        *,
-        correlation_id: str | None = None,
+        self, uow: LedgerUnitOfWork, source: Envelope, payload: Message, match_id: str
     ) -> OutgoingEvent:
-        raise NotImplementedError
-
-    def _refusing(self, source: Envelope, call: Callable[[], R]) -> R | None:
-        raise NotImplementedError
+        return self._emit(uow, source, payload, match_id)
 
     # -- facts the ledger remembers -------------------------------------------------------------
 
@@ -194,23 +212,17 @@ class MatchReactions:
                     available_hundredths=hold.available_hundredths,
                     required_hundredths=hold.amount_hundredths,
                 )
-                events.append(self._event(uow, source, rejected, correlation_id=match_id))
+                events.append(self._event(uow, source, rejected, match_id))
             if result.answer:
                 held = ledger_events.MatchMoneyHeld(
                     match_id=match_id,
                     purpose=batch.purpose,
                     game_no=batch.game_no,
-                    reservations=[
-                        ledger_events.Reservation(
-                            seat=h.seat,
-                            account_id=h.account_id,
-                            amount_hundredths=h.amount_hundredths,
-                        )
-                        for h in sorted(batch.holds, key=lambda h: h.seat)
-                        if h.held
-                    ],
+                    reservations=reservation_messages(
+                        h for h in sorted(batch.holds, key=lambda h: h.seat) if h.held
+                    ),
                 )
-                events.append(self._event(uow, source, held, correlation_id=match_id))
+                events.append(self._event(uow, source, held, match_id))
             return events
 
         def hold() -> HoldResult:
@@ -274,16 +286,16 @@ class MatchReactions:
                 ],
                 commission_hundredths=result.commission_hundredths,
             )
-            return [self._event(uow, source, payload, correlation_id=match_id)]
+            return [self._event(uow, source, payload, match_id)]
 
         def refused(refusal: MatchRefusal) -> list[OutgoingEvent]:
             payload = ledger_events.MatchSettlementRefused(
                 match_id=match_id,
                 game_no=game_no,
                 reason=refusal.reason,
-                released=_reservations(refusal.released),
+                released=reservation_messages(refusal.released),
             )
-            return [self._event(uow, source, payload, correlation_id=match_id)]
+            return [self._event(uow, source, payload, match_id)]
 
         with log_context(table_id=table_id, match_id=match_id, game_no=game_no):
             result = self._refusing(
@@ -318,9 +330,9 @@ class MatchReactions:
 
         def outbox(result: MatchRelease) -> list[OutgoingEvent]:
             payload = ledger_events.MatchHoldsReleased(
-                match_id=match_id, released=_reservations(result.released)
+                match_id=match_id, released=reservation_messages(result.released)
             )
-            return [self._event(uow, source, payload, correlation_id=match_id)]
+            return [self._event(uow, source, payload, match_id)]
 
         with log_context(table_id=table_id, match_id=match_id):
             result = self._refusing(

@@ -61,13 +61,13 @@ def reactions(ledger: Ledger) -> dict[str, Reaction]:
         type_name(table_events.HandStarted): ledger.on_hand_started,
         type_name(table_events.HandEnded): ledger.on_hand_ended,
         type_name(table_events.HandAborted): ledger.on_hand_aborted,
-        type_name(table_events.TableOpened): ledger.on_table_opened,
-        type_name(match_pb2.MatchStarted): ledger.on_match_started,
-        type_name(match_pb2.GameStarted): ledger.on_game_started,
-        type_name(match_pb2.MoneyReserved): ledger.on_money_reserved,
-        type_name(match_pb2.GameEnded): ledger.on_game_ended,
-        type_name(match_pb2.MatchEnded): ledger.on_match_ended,
-        type_name(match_pb2.MatchAborted): ledger.on_match_aborted,
+        type_name(table_events.TableOpened): ledger.matches.on_table_opened,
+        type_name(match_pb2.MatchStarted): ledger.matches.on_match_started,
+        type_name(match_pb2.GameStarted): ledger.matches.on_game_started,
+        type_name(match_pb2.MoneyReserved): ledger.matches.on_money_reserved,
+        type_name(match_pb2.GameEnded): ledger.matches.on_game_ended,
+        type_name(match_pb2.MatchEnded): ledger.matches.on_match_ended,
+        type_name(match_pb2.MatchAborted): ledger.matches.on_match_aborted,
     }
 
 
