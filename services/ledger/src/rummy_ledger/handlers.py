@@ -17,6 +17,9 @@ consumed            handler                      published (ledger-events, key =
 ``HandAborted``     ``abort_hand``               ``ReservationsReleased``
 ==================  ===========================  ==========================================
 
+A match's events (``TableOpened``, ``rummy.match.v1``: its holds, settlements and abort) have
+their reactions in :mod:`rummy_ledger.match_handlers` (``Ledger.matches``), on the same plumbing.
+
 The settlement posted is the one the table computed with the rules library and carried in
 ``HandEnded``; the ledger checks its invariants (``domain.check_settlement``) and never
 recomputes it. One that fails them is refused as ``docs/rules/money.md#refused-settlement``
