@@ -201,6 +201,28 @@ def test_a_split_of_three_shares_the_pool_less_commission_with_the_remainder_to_
     assert storage(where).invariant_violations() == []
 
 
+def test_a_split_with_nobody_eliminated_has_every_seat_pay_its_share_of_the_commission(
+    where: Where,
+) -> None:
+    wired = Wired(where)
+    accounts = [funded_player(where, GRANT) for _ in range(2)]
+    match = Match(wired, accounts, bps=1000)
+    match.hold("entry", {0: 1001, 1: 1001})
+    match.published()
+    # Pool 20.02; commission floor(200.2) = 200; 1802 shared by 2 = 901 each: each line is
+    # 901 - 1001 = -100, taken from its entry (settled at 100, the rest released).
+    settlement = settle_split({0: 1001, 1: 1001}, {0: 30, 1: 50}, commission_bps=1000)
+    assert [line.amount_cents for line in settlement.lines] == [-100, -100]
+    ended = match_pb2.MatchEnded(
+        winners=[0, 1], reason="split", settlement=wire_settlement(settlement)
+    )
+    match.write(ended)
+    [settled] = payloads(match.published(), ledger_events.MatchSettled)
+    assert settled.commission_hundredths == 200
+    assert [balance_of(where, a) for a in accounts] == [(4900, 0, 4900)] * 2
+    assert storage(where).invariant_violations() == []
+
+
 def test_game_stakes_hold_cap_times_point_value_and_each_loser_pays_its_capped_difference(
     where: Where,
 ) -> None:
