@@ -38,10 +38,11 @@ from rummy_platform.eventlog import (
     WriterFenced,
     by_causation_id,
     drop_redelivered,
+    partition_for,
 )
-from rummy_platform.eventlog.kafka_log import KafkaGroupConsumer
+from rummy_platform.eventlog.kafka_group import KafkaGroupConsumer
 from rummy_platform.eventlog.memory import StoredRecord
-from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs, partition_for
+from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs
 
 PARTITIONS = 3
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, encode, event_payloads
-from rummy_platform.topics import TopicSpec, partition_for
+from rummy_platform.topics import TopicSpec
 
 from .base import (
     EventLog,
@@ -37,6 +37,7 @@ from .base import (
     decode_if_used,
     decode_known,
 )
+from .partitioner import partition_for
 
 
 @dataclass(frozen=True, slots=True)

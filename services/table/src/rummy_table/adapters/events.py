@@ -25,10 +25,10 @@ from rummy_platform.eventlog import (
     TopicPartition,
     WriterFenced,
     decode_known,
+    partition_for,
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
-from rummy_platform.topics import partition_for
 from rummy_table import snapshot
 from rummy_table.application import TableApp
 
