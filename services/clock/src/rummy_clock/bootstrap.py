@@ -73,7 +73,7 @@ def build(settings: Settings) -> ServiceHost:
     host.on_shutdown(writer.close)
     app = ClockApplication(speed=speed, metrics=metrics())
     loop = events.ClockLoop(
-        settings.kafka_bootstrap_servers,
+        log,
         app,
         writer,
         SystemClock(),

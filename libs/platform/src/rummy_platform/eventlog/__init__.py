@@ -32,6 +32,7 @@ from .base import (
     TransactionalWriter,
     UnknownTopic,
     WriterFenced,
+    decode_consumed,
     decode_if_used,
     decode_known,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "by_causation_id",
     "by_event_id",
     "cluster_probe",
+    "decode_consumed",
     "decode_if_used",
     "decode_known",
     "drop_redelivered",

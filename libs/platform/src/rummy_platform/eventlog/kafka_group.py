@@ -24,7 +24,7 @@ from .base import (
     OnRevoked,
     Record,
     TopicPartition,
-    decode_if_used,
+    decode_consumed,
 )
 from .kafka_client import header_type
 from .kafka_poll import EmptyAssignmentWatch, PollGuard, kafka_consumer_lag, wait_for_partitions
@@ -54,7 +54,8 @@ class KafkaGroupConsumer(GroupConsumer):
     again at the next poll.
 
     Types: with ``types``, records of other payload types are dropped (see
-    :meth:`EventLog.consumer`, :func:`~.base.decode_if_used`).
+    :meth:`EventLog.consumer`, :func:`~.base.decode_if_used`); with ``skip_undecodable``, so are
+    records whose bytes are no envelope (:func:`~.base.decode_consumed`).
 
     Lag: a poll (while the broker answers) sets ``rummy_consumer_lag_events`` for the owned
     partitions at most every ``lag_interval_s`` seconds (:meth:`lag`, one ListOffsets request).
@@ -74,7 +75,9 @@ class KafkaGroupConsumer(GroupConsumer):
         lag_interval_s: float = 15.0,
         types: Collection[str] | None = None,
         on_revoked: OnRevoked | None = None,
+        skip_undecodable: bool = False,
     ) -> None:
+        self._skip_undecodable = skip_undecodable
         self._on_revoked = on_revoked
         self._factory = factory
         self._types = None if types is None else frozenset(types)
@@ -154,12 +157,13 @@ class KafkaGroupConsumer(GroupConsumer):
         records = []
         for tp in sorted(batches, key=lambda t: (t.topic, t.partition)):
             for m in batches[tp]:
-                envelope = decode_if_used(
+                envelope = decode_consumed(
                     m.value,
                     header_type(m.headers),
                     self._registry,
                     self._types,
                     self.group_id,
+                    skip_undecodable=self._skip_undecodable,
                     topic=tp.topic,
                     partition=tp.partition,
                     offset=m.offset,
@@ -183,6 +187,15 @@ class KafkaGroupConsumer(GroupConsumer):
     def seek(self, partition: TopicPartition, offset: int) -> None:
         self._client().seek(KafkaTopicPartition(partition.topic, partition.partition), offset)
 
+    def position(self, partition: TopicPartition) -> int:
+        try:
+            position = self._client().position(
+                KafkaTopicPartition(partition.topic, partition.partition)
+            )
+        except kafka_errors.KafkaError as exc:
+            raise EventLogError(f"position in {partition}: {exc}") from exc
+        return int(position)
+
     def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
         self._client().commit(
             {
@@ -195,7 +208,12 @@ class KafkaGroupConsumer(GroupConsumer):
         return None if self._consumer is None else self._consumer.group_metadata()
 
     def committed(self, partition: TopicPartition) -> int | None:
-        value = self._client().committed(KafkaTopicPartition(partition.topic, partition.partition))
+        try:
+            value = self._client().committed(
+                KafkaTopicPartition(partition.topic, partition.partition)
+            )
+        except kafka_errors.KafkaError as exc:
+            raise EventLogError(f"committed offset of {partition}: {exc}") from exc
         return None if value is None else int(value)
 
     def close(self) -> None:

@@ -209,6 +209,7 @@ class KafkaEventLog(EventLog):
         types: Collection[str] | None = None,
         on_revoked: OnRevoked | None = None,
         session_timeout_s: float | None = None,
+        skip_undecodable: bool = False,
     ) -> GroupConsumer:
         config = group_consumer_config(self._common(), session_timeout_s)
         return KafkaGroupConsumer(
@@ -220,6 +221,7 @@ class KafkaEventLog(EventLog):
             metadata_wait_s=self._timeout_s,
             types=types,
             on_revoked=on_revoked,
+            skip_undecodable=skip_undecodable,
         )
 
     def close(self) -> None:
