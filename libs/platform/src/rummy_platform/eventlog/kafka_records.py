@@ -192,7 +192,8 @@ class RecordProducer:
 
     ``compression``: ``"gzip"`` and the others kafka-python knows, or None; ``max_request_bytes``:
     the largest request (so the largest record) it sends (None: kafka-python's 1 MiB). The
-    producer is made on first use; thread-safe.
+    producer is made on first use; thread-safe. Use it as a context manager, or :meth:`close`
+    it.
     """
 
     def __init__(
@@ -251,6 +252,17 @@ class RecordProducer:
             if self._producer is not None:
                 self._producer.close(timeout=timeout_s)
                 self._producer = None
+
+    def __enter__(self) -> RecordProducer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def unstable_partitions(
