@@ -4,19 +4,23 @@
   envelope's payload type, so consumers drop types they do not use without decoding the value.
 - Plain appends go through one idempotent producer with ``acks=all`` (kafka-python 3.0's
   defaults, set explicitly here), keyed by the envelope's stream id.
-- Each :class:`KafkaTransactionalWriter` is its own producer with a stable ``transactional.id``;
-  ``init_transactions`` on creation fences every earlier producer with the same id.
+- Each :class:`~.kafka_writer.KafkaTransactionalWriter` is its own producer with a stable
+  ``transactional.id``; ``init_transactions`` on creation fences every earlier producer with the
+  same id.
 - Readers use ``isolation_level=read_committed``: records of open or aborted transactions are
   never returned.
 - Consumers never auto-commit; the caller resumes from offsets it stored (``on_assigned``) or
   commits explicitly.
-- Group consumers poll through a :class:`PollGuard`: a broker that is down or stops answering
+- Group consumers (:class:`~.kafka_group.KafkaGroupConsumer`) poll through a
+  :class:`~.kafka_poll.PollGuard`: a broker that is down or stops answering
   makes ``poll`` back off (0.2 s doubling to 5 s, one log line when it starts failing and one
   when it recovers) instead of raising or spinning.
 - Group consumers export their lag (``rummy_consumer_lag_events``, see
   :class:`rummy_platform.metrics.ConsumerLagReporter`) every 15 s from their polls.
 
-Clients are created on first use, so building a :class:`KafkaEventLog` does no I/O. The producer is
+The clients' settings, and why each departs from kafka-python's default, are in
+:mod:`.kafka_client`; topics are created and checked by :mod:`.kafka_admin`. Clients are
+created on first use, so building a :class:`KafkaEventLog` does no I/O. The producer is
 thread-safe; the stream reader is guarded by a lock; a :class:`GroupConsumer` belongs to one thread.
 """
 
