@@ -16,8 +16,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import kafka.errors as kafka_errors
 from kafka import KafkaConsumer, KafkaProducer
@@ -28,6 +27,19 @@ from .kafka_client import header_type
 
 #: What a :class:`PartitionReader` fetches from one partition at a time by default (bytes).
 FETCH_BYTES = 1024 * 1024
+
+
+class _ClosedOnExit:
+    """A client closed when the ``with`` block using it ends."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +55,7 @@ class RawRecord:
     event_type: str | None = None
 
 
-class PartitionReader:
+class PartitionReader(_ClosedOnExit):
     """Reads partitions of a topic on the brokers ``bootstrap_servers`` (``"host:port[,...]"``)
     outside any consumer group: nothing is committed, no rebalance happens.
 
@@ -174,19 +186,8 @@ class PartitionReader:
                 self._consumer.close(autocommit=False)
                 self._consumer = None
 
-    def __enter__(self) -> PartitionReader:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class RecordProducer:
+class RecordProducer(_ClosedOnExit):
     """Writes records whose key and value the caller encodes (no envelope, no event-type
     header), acknowledged by every in-sync replica (``acks=all``), each sent at once.
 
@@ -252,17 +253,6 @@ class RecordProducer:
             if self._producer is not None:
                 self._producer.close(timeout=timeout_s)
                 self._producer = None
-
-    def __enter__(self) -> RecordProducer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def unstable_partitions(
