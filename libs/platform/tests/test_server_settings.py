@@ -70,13 +70,11 @@ def test_environment_variables_override_the_defaults(from_env):
             "RUMMY_LOG_LEVEL": "DEBUG",
             "RUMMY_SHUTDOWN_GRACE_SECONDS": "2.5",
             "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:19092",
-            "DATABASE_URL": "postgresql://rummy:rummy@127.0.0.1:15432/rummy",
         },
     )
     assert (settings.grpc_port, settings.metrics_port) == (0, 19999)
     assert (settings.log_level, settings.shutdown_grace_seconds) == ("debug", 2.5)
     assert settings.kafka_bootstrap_servers == "127.0.0.1:19092"
-    assert settings.database_url == "postgresql://rummy:rummy@127.0.0.1:15432/rummy"
 
 
 @pytest.mark.parametrize(

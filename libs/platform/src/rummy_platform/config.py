@@ -345,8 +345,8 @@ def _module_names(raw: str) -> tuple[str, ...]:
         raise ValueError(str(error)) from None
 
 
-class Settings(SecretSettings, TokenLifetimeSettings):
-    """What every service process reads: its ports, the brokers, logs, the gRPC pool, the token
+class Settings(TokenLifetimeSettings, SecretSettings):
+    """What every service process reads: its ports, Kafka, logs, the gRPC pool, the token
     secrets and lifetimes, the rate limits, the topic prefix, the variant plug-ins and the
     supervisor's pid. Each service extends it in ``rummy_<service>/config.py`` (setting
     :attr:`service`); the ports default to :data:`DEFAULT_PORTS` of that service (a process not
@@ -395,12 +395,6 @@ class Settings(SecretSettings, TokenLifetimeSettings):
         "KAFKA_BOOTSTRAP_SERVERS",
         None,
         "Kafka brokers, `host:port[,host:port]` (local: `127.0.0.1:19092`)",
-    )
-    database_url: str | None = setting(
-        "DATABASE_URL",
-        None,
-        "PostgreSQL URL (local: `postgresql://rummy:rummy@127.0.0.1:15432/rummy`)",
-        secret=True,
     )
     topic_prefix: str = setting(
         TOPIC_PREFIX_VARIABLE,
@@ -496,7 +490,8 @@ class KafkaServiceSettings(Settings):
 
 
 class PostgresServiceSettings(KafkaServiceSettings):
-    """A service that needs Kafka and PostgreSQL: ``DATABASE_URL`` is required too."""
+    """A service that needs Kafka and PostgreSQL: ``DATABASE_URL`` is required too (the only
+    settings class that has it)."""
 
     database_url: str = setting(
         "DATABASE_URL",
