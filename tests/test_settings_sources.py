@@ -8,14 +8,17 @@ value stops each service at start, before it binds a port, naming the variable."
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+from rummy_testing.deploy_files import DEPLOY, k8s_document, load_yaml
 from rummy_testing.service_process import SUPPORT_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +62,37 @@ def test_the_scan_finds_a_read_of_the_environment(tmp_path: Path) -> None:
         "services/acme/src/rummy_acme/bootstrap.py:2: "
         'prefix = os.environ.get("RUMMY_TOPIC_PREFIX", "")'
     ]
+
+
+def settings_table() -> ModuleType:
+    """``deploy/settings_table.py`` (its ``PROCESSES``: each service's settings class)."""
+    spec = importlib.util.spec_from_file_location("settings_table", DEPLOY / "settings_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def variables_of(settings: type) -> set[str]:
+    return {f.validation_alias for f in settings.model_fields.values() if f.validation_alias}
+
+
+def test_the_deployments_give_the_services_only_variables_they_read() -> None:
+    processes = dict(settings_table().PROCESSES)
+    manifests = DEPLOY / "k8s" / "services.yaml"
+    for service, settings in processes.items():
+        deployment = k8s_document(manifests, "Deployment", f"rummy-{service}")
+        (container,) = deployment["spec"]["template"]["spec"]["containers"]
+        # a variable only interpolated into another's value ($(POD_IP)) is Kubernetes' own
+        values = " ".join(str(variable.get("value", "")) for variable in container["env"])
+        given = {v["name"] for v in container["env"] if f"$({v['name']})" not in values}
+        assert given <= variables_of(settings), f"k8s {service}: {given - variables_of(settings)}"
+    # compose gives the five one shared block (DATABASE_URL too: ignored where unused)
+    known = set().union(*(variables_of(settings) for settings in processes.values()))
+    compose = load_yaml(DEPLOY / "compose.yaml")["services"]
+    for service in processes:
+        given = set(compose[service]["environment"])
+        assert given <= known, f"compose {service}: {given - known}"
 
 
 def test_readme_s_table_of_variables_is_the_settings_classes() -> None:
