@@ -336,6 +336,13 @@ def _rate_limit(who: str, meaning: str) -> Any:
     )
 
 
+def _port(variable: str, which: int, meaning: str) -> Any:
+    shown = ", ".join(f"{ports[which]} {service}" for service, ports in DEFAULT_PORTS.items())
+    return setting(
+        variable, meaning=f"{meaning} (0: any free port)", shown_default=shown, ge=0, le=65535
+    )
+
+
 def _module_names(raw: str) -> tuple[str, ...]:
     from rummy_platform.plugins import PluginError, plugin_names
 
@@ -357,20 +364,8 @@ class Settings(TokenLifetimeSettings, SecretSettings):
 
     service: ClassVar[str] = ""
 
-    grpc_port: int = setting(
-        "RUMMY_GRPC_PORT",
-        meaning="the service's gRPC port (0: any free port)",
-        shown_default="50051 table, 50052 dealer, 50053 ledger, 50054 fairness, 50055 clock",
-        ge=0,
-        le=65535,
-    )
-    metrics_port: int = setting(
-        "RUMMY_METRICS_PORT",
-        meaning="the service's Prometheus `/metrics` port (0: any free port)",
-        shown_default="9101 table, 9102 dealer, 9103 ledger, 9104 fairness, 9105 clock",
-        ge=0,
-        le=65535,
-    )
+    grpc_port: int = _port("RUMMY_GRPC_PORT", 0, "the service's gRPC port")
+    metrics_port: int = _port("RUMMY_METRICS_PORT", 1, "the service's Prometheus `/metrics` port")
     bind_host: str = setting("RUMMY_BIND_HOST", "127.0.0.1", "the address both servers bind")
     log_level: Literal["debug", "info", "warning", "error"] = setting(
         "RUMMY_LOG_LEVEL", "info", "`debug`, `info`, `warning` or `error` (JSON logs)"
