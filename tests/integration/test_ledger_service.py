@@ -12,7 +12,11 @@ worked out by hand; a free table moves nothing; a seat that cannot cover its res
 StakeRejected with the reason; the same HandEnded delivered three times settles once; a ledger
 killed between its settlement's commit and its publish, then restarted, publishes HandSettled
 once after dropping repeats by event id, and the journal still sums to zero; Grant is idempotent,
-operator-only and refuses a bad amount; a player reads only its own balance.
+operator-only and refuses a bad amount; a player reads only its own balance. Match money
+(docs/rules/formats.md#money): a pool's entries held and paid to the winner net of a commission
+rounded down, once whatever is redelivered; a rejoin's entry and a split's remainder; game stakes
+settled per game and the open game's released by an abort; a settlement failing an invariant
+refused; a seat short of its entry rejected, the others held until the match is aborted.
 """
 
 from __future__ import annotations
@@ -33,11 +37,19 @@ from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
+from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
+from rummy_rules.formats.money import (
+    game_stake_cents,
+    settle_game,
+    settle_split,
+    settle_winner,
+)
+from rummy_testing.match_money import wire_settlement
 from rummy_testing.service_process import (
     START_TIMEOUT_S,
     IsolatedRun,
@@ -525,3 +537,220 @@ def test_a_nul_character_in_an_account_id_or_key_is_invalid_argument_and_moves_n
         assert "NUL character" in invalid.value.details()
     assert balance(ledger, account) == (100, 0, 100)
     assert balance(ledger, ISSUANCE) == issuance_before
+
+
+# -- match money (docs/rules/formats.md#money) ---------------------------------------------------
+
+
+def open_match(
+    stack: Stack, accounts: list[str], options: match_pb2.MatchOptions, match_format: str, bps: int
+) -> tuple[str, str]:
+    """A table hosting a match format opened at ``bps``, its match started with ``accounts`` in
+    seats 0, 1, ...; returns (table id, match id). The match's events carry correlation id =
+    the match id, as the table writes them."""
+    table_id, match_id = new_ids()
+    opened = table_events.TableOpened(table_id=table_id, commission_bps=bps, match=options)
+    stack.table(table_id, match_id, opened)
+    seats = [cards_pb2.Seat(seat=s, account_id=a) for s, a in enumerate(accounts)]
+    started = match_pb2.MatchStarted(match_id=match_id, match_format=match_format, seats=seats)
+    stack.table(table_id, match_id, started)
+    return table_id, match_id
+
+
+def hold(
+    stack: Stack,
+    table_id: str,
+    match_id: str,
+    purpose: str,
+    amounts: dict[int, int],
+    game_no: int = 0,
+) -> None:
+    for seat, amount in amounts.items():
+        asked = match_pb2.MoneyReserved(
+            seat=seat, amount_hundredths=amount, purpose=purpose, game_no=game_no
+        )
+        stack.table(table_id, match_id, asked)
+
+
+def journal_of(stack: Stack, table_id: str) -> list[tuple[str, int, str, int | None]]:
+    """The table's settlement lines in the journal: (account, amount, line kind, seat)."""
+    with psycopg.connect(stack.database_url) as conn:
+        rows = conn.execute(
+            "SELECT e.account_id, e.amount, e.line_kind, e.seat FROM ledger.journal_transactions t "
+            "JOIN ledger.journal_entries e ON e.transaction_id = t.id "
+            "WHERE t.table_id = %s AND t.kind = 'settlement' ORDER BY e.id",
+            (table_id,),
+        ).fetchall()
+    return sorted((str(a), int(m), str(k), s) for a, m, k, s in rows)
+
+
+POOL_101 = match_pb2.MatchOptions(
+    pool=match_pb2.PoolOptions(target=101, entry_fee_hundredths=1001, rejoin=True, split=True)
+)
+
+
+def test_a_pool_match_pays_the_winner_net_of_commission_once_and_a_redelivery_moves_nothing(
+    stack: Stack, ledger: ServiceProcess
+) -> None:
+    house_before = balance(ledger, HOUSE)[0]
+    a, b, c = funded(ledger, 5000, 5000, 5000)
+    table_id, match_id = open_match(stack, [a, b, c], POOL_101, "pool-101", 1000)
+    hold(stack, table_id, match_id, "entry", {0: 1001, 1: 1001, 2: 1001})
+    [held] = stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    assert held.correlation_id == match_id
+    assert [(r.seat, r.amount_hundredths) for r in held.payload.reservations] == [
+        (0, 1001), (1, 1001), (2, 1001),
+    ]  # fmt: skip
+    assert balance(ledger, a) == (5000, 1001, 3999)
+
+    # Pool 3 x 10.01 = 30.03. Commission floor(3003 x 1000 / 10000) = floor(300.3) = 300 = 3.00.
+    # The winner (seat 0) receives 30.03 - 3.00 = 27.03, a net of 27.03 - 10.01 = +17.02; seats
+    # 1 and 2 forfeit their 10.01. 1702 - 1001 - 1001 + 300 = 0.
+    settlement = settle_winner({0: 1001, 1: 1001, 2: 1001}, 0, 1000)
+    end = stack.table(
+        table_id,
+        match_id,
+        match_pb2.MatchEnded(winners=[0], settlement=wire_settlement(settlement)),
+    )
+    stack.redeliver(end)  # the same record again
+    stack.table(table_id, match_id, end.payload)  # re-recorded under a new event id
+    hold(stack, table_id, match_id, "entry", {1: 1001})  # a hold redelivered after the end
+    [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
+    assert (settled.payload.match_id, settled.payload.game_no) == (match_id, 0)
+    assert settled.payload.commission_hundredths == 300
+    assert balance(ledger, a) == (6702, 0, 6702)
+    assert balance(ledger, b) == (3999, 0, 3999)
+    assert balance(ledger, c) == (3999, 0, 3999)
+    assert balance(ledger, HOUSE)[0] - house_before == 300
+    assert journal_of(stack, table_id) == sorted(
+        [(a, 1702, "prize", 0), (b, -1001, "forfeit", 1), (c, -1001, "forfeit", 2),
+         (HOUSE, 300, "commission", None)]
+    )  # fmt: skip
+    time.sleep(1.0)  # what the repeats would have published by now
+    assert len(stack.published(table_id, ledger_events.MatchSettled)) == 1
+    assert len(stack.published(table_id, ledger_events.MatchMoneyHeld)) == 1
+    assert ledger.metric('rummy_ledger_match_settlements_total{purpose="entry"}') >= 1
+    refused = 'rummy_ledger_refused_events_total{type="rummy.match.v1.%s"}'
+    assert ledger.metric(refused % "MoneyReserved") == ledger.metric(refused % "MatchEnded") == 0
+
+
+def test_a_rejoin_adds_an_entry_and_a_split_of_three_gives_the_remainder_to_the_lowest_totals(
+    stack: Stack, ledger: ServiceProcess
+) -> None:
+    accounts = funded(ledger, 5000, 5000, 5000, 5000)
+    table_id, match_id = open_match(stack, accounts, POOL_101, "pool-101", 1000)
+    hold(stack, table_id, match_id, "entry", {s: 1001 for s in range(4)})
+    stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    hold(stack, table_id, match_id, "rejoin", {3: 1001})  # seat 3 eliminated, rejoins
+    [_, rejoin] = stack.wait_for(table_id, ledger_events.MatchMoneyHeld, 2)
+    assert (rejoin.payload.purpose, [r.seat for r in rejoin.payload.reservations]) == (
+        "rejoin",
+        [3],
+    )
+    assert balance(ledger, accounts[3]) == (5000, 2002, 2998)
+
+    # Seat 3 is out again; seats 0, 1, 2 split at totals 95, 60, 80. Pool 5 x 10.01 = 50.05;
+    # commission floor(500.5) = 500; 4505 shared by 3 = 1501 and 2 left over, one each to the
+    # lowest totals (seat 1 at 60, seat 2 at 80): 1501, 1502, 1502. Nets: +500, +501, +501;
+    # seat 3 forfeits 20.02. 500 + 501 + 501 - 2002 + 500 = 0.
+    settlement = settle_split({0: 1001, 1: 1001, 2: 1001, 3: 2002}, {0: 95, 1: 60, 2: 80}, 1000)
+    ended = match_pb2.MatchEnded(
+        winners=[0, 1, 2], reason="split", settlement=wire_settlement(settlement)
+    )
+    stack.table(table_id, match_id, ended)
+    [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
+    assert settled.payload.commission_hundredths == 500
+    assert [balance(ledger, a) for a in accounts] == [
+        (5500, 0, 5500), (5501, 0, 5501), (5501, 0, 5501), (2998, 0, 2998),
+    ]  # fmt: skip
+    assert journal_of(stack, table_id) == sorted(
+        [(accounts[0], 500, "prize", 0), (accounts[1], 501, "prize", 1),
+         (accounts[2], 501, "prize", 2), (accounts[3], -2002, "forfeit", 3),
+         (HOUSE, 500, "commission", None)]
+    )  # fmt: skip
+
+
+def test_game_stakes_settle_each_game_and_an_aborted_match_releases_the_open_games_stakes(
+    stack: Stack, ledger: ServiceProcess
+) -> None:
+    a, b = funded(ledger, 5000, 5000)
+    options = match_pb2.MatchOptions(
+        game_to=match_pb2.GameToOptions(
+            target=100, games=3, point_value_hundredths=10, max_game_points=100
+        )
+    )
+    table_id, match_id = open_match(stack, [a, b], options, "game-to-100", 500)
+    stake = game_stake_cents(100, 10)  # 100 points x 0.10 = 10.00 from each seat
+    stack.table(table_id, match_id, match_pb2.GameStarted(game_no=1, seats=[0, 1]))
+    hold(stack, table_id, match_id, "stake", {0: stake, 1: stake}, game_no=1)
+    stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    assert balance(ledger, b) == (5000, 1000, 4000)
+
+    # Seat 1 wins at 100 against 37: seat 0 pays min(63, 100) x 10 = 630; commission
+    # floor(630 x 5%) = floor(31.5) = 31; seat 1 receives 599. 599 - 630 + 31 = 0.
+    settlement = settle_game(
+        {0: 37, 1: 100}, 1, max_game_points=100, point_value_cents=10, commission_bps=500
+    )
+    game = match_pb2.GameEnded(game_no=1, winner=1, settlement=wire_settlement(settlement))
+    stack.table(table_id, match_id, game)
+    [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
+    assert (settled.payload.game_no, settled.payload.commission_hundredths) == (1, 31)
+    assert balance(ledger, a) == (4370, 0, 4370) and balance(ledger, b) == (5599, 0, 5599)
+
+    stack.table(table_id, match_id, match_pb2.GameStarted(game_no=2, seats=[0, 1]))
+    hold(stack, table_id, match_id, "stake", {0: stake, 1: stake}, game_no=2)
+    stack.wait_for(table_id, ledger_events.MatchMoneyHeld, 2)
+    assert balance(ledger, a) == (4370, 1000, 3370)
+    aborted = stack.table(table_id, match_id, match_pb2.MatchAborted(reason="table closed"))
+    stack.table(table_id, match_id, aborted.payload)  # re-recorded: released once
+    [released] = stack.wait_for(table_id, ledger_events.MatchHoldsReleased)
+    assert sorted((r.seat, r.amount_hundredths) for r in released.payload.released) == [
+        (0, 1000), (1, 1000),
+    ]  # fmt: skip
+    assert balance(ledger, a) == (4370, 0, 4370) and balance(ledger, b) == (5599, 0, 5599)
+    assert journal_of(stack, table_id) == sorted(
+        [(a, -630, "forfeit", 0), (b, 599, "prize", 1), (HOUSE, 31, "commission", None)]
+    )
+
+
+def test_a_match_settlement_failing_an_invariant_is_refused_and_a_short_seat_rejected_then_aborted(
+    stack: Stack, ledger: ServiceProcess
+) -> None:
+    refused_before = ledger.metric("rummy_ledger_settlements_refused_total")
+    a, b, c = funded(ledger, 5000, 5000, 5000)
+    table_id, match_id = open_match(stack, [a, b, c], POOL_101, "pool-101", 1000)
+    hold(stack, table_id, match_id, "entry", {0: 1001, 1: 1001, 2: 1001})
+    stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    # A commission of 3.01 where floor(30.03 x 10%) is 3.00 (the winner's line 17.01 to sum to 0).
+    good = settle_winner({0: 1001, 1: 1001, 2: 1001}, 0, 1000)
+    bad = replace(
+        good,
+        commission_cents=301,
+        lines=(replace(good.lines[0], amount_cents=1701), *good.lines[1:]),
+    )
+    stack.table(
+        table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=wire_settlement(bad))
+    )
+    [refused] = stack.wait_for(table_id, ledger_events.MatchSettlementRefused)
+    assert "commission" in refused.payload.reason
+    assert [balance(ledger, x) for x in (a, b, c)] == [(5000, 0, 5000)] * 3
+    assert journal_of(stack, table_id) == []
+    assert ledger.metric("rummy_ledger_settlements_refused_total") == refused_before + 1
+
+    # Another match: seat 1 cannot cover its entry; seats 0 and 2 stay held until the abort.
+    d, e, f = funded(ledger, 5000, 500, 5000)
+    table_id, match_id = open_match(stack, [d, e, f], POOL_101, "pool-101", 1000)
+    hold(stack, table_id, match_id, "entry", {0: 1001, 1: 1001, 2: 1001})
+    [rejected] = stack.wait_for(table_id, ledger_events.MatchMoneyRejected)
+    [held] = stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    assert (rejected.payload.seat, rejected.payload.available_hundredths) == (1, 500)
+    assert [r.seat for r in held.payload.reservations] == [0, 2]
+    assert balance(ledger, d) == (5000, 1001, 3999)
+    stack.table(table_id, match_id, match_pb2.MatchAborted(reason="an entry was not held"))
+    stack.wait_for(table_id, ledger_events.MatchHoldsReleased)
+    assert [balance(ledger, x) for x in (d, e, f)] == [
+        (5000, 0, 5000),
+        (500, 0, 500),
+        (5000, 0, 5000),
+    ]
+    assert ledger.metric("rummy_ledger_invariant_violations") == 0

@@ -18,12 +18,23 @@ from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_testing.service_process import fresh_database
+from rummy_testing.storage import IMPLEMENTATIONS
 
 
 @pytest.fixture()
 def uow() -> InMemoryUnitOfWork:
     """A new, empty ledger in memory (no database): what the application tests run on."""
     return InMemoryUnitOfWork()
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def where(request: pytest.FixtureRequest) -> InMemoryUnitOfWork | ConnectionPool:
+    """The in-memory unit of work, or the module's PostgreSQL pool (``[memory]``,
+    ``[postgresql]``): what ``ledger_support.Wired`` runs the reactions on."""
+    if request.param == "memory":
+        return InMemoryUnitOfWork()
+    pool: ConnectionPool = request.getfixturevalue("pool")
+    return pool
 
 
 @pytest.fixture(scope="module")

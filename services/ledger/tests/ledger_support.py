@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
+from google.protobuf.message import Message
 from psycopg_pool import ConnectionPool
 
+from rummy_ledger.adapters import events
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.application import get_balance, grant
 from rummy_ledger.domain import Grant
+from rummy_ledger.handlers import Counters, Ledger
 from rummy_ledger.unit_of_work import LedgerUnitOfWork
+from rummy_platform.envelope import Envelope, decode, event_payloads
+from rummy_platform.eventlog import InMemoryEventLog
+from rummy_platform.outbox import OutboxRelay
+from rummy_platform.reactor import PostgresReactor
+from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.registry import lookup
 from rummy_rules.rules import RuleSet
+
+RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
 
 #: The variant whose settlements these tests post (the ledger itself knows no variant).
 VARIANT = "indian-points"
@@ -43,3 +54,95 @@ def balance_of(where: LedgerUnitOfWork | ConnectionPool, account: str) -> tuple[
     """``(balance, reserved, available)`` in hundredths."""
     b = get_balance(storage(where), account)
     return b.balance_hundredths, b.reserved_hundredths, b.available_hundredths
+
+
+Where = LedgerUnitOfWork | ConnectionPool
+
+
+class Wired:
+    """The ledger's reactions and outbox over an in-memory log; the test plays the table."""
+
+    def __init__(self, where: Where) -> None:
+        self.prefix = new_id("t") + "-"
+        self.log = InMemoryEventLog()
+        self.log.ensure_topics(event_topic_specs(partitions=1, prefix=self.prefix))
+        self.counted: list[str] = []
+        counters = Counters(
+            reservation=self.counted.append,
+            settlement=lambda c: self.counted.append(f"settled {c}"),
+            settlement_refused=lambda: self.counted.append("settlement refused"),
+            refused=lambda t: self.counted.append(f"refused {t}"),
+            match_hold=lambda purpose, outcome: self.counted.append(f"{purpose} {outcome}"),
+            match_settlement=lambda p, c: self.counted.append(f"{p} settled {c}"),
+            match_settlement_refused=lambda p: self.counted.append(f"{p} settlement refused"),
+            match_aborted=lambda: self.counted.append("match aborted"),
+        )
+        self.ledger = Ledger(topic=self.prefix + LEDGER_EVENTS, counters=counters)
+        self.versions: dict[str, int] = {}
+        self.pool: ConnectionPool | None = None
+        if isinstance(where, ConnectionPool):
+            self.pool = where
+            self.reactor: PostgresReactor = events.table_reactor(
+                self.log,
+                where,
+                self.ledger,
+                topic=self.prefix + TABLE_EVENTS,
+                group_id=self.prefix + "ledger",
+            )
+            self.relay: OutboxRelay = events.outbox_relay(self.log, where)
+        else:
+            self.uow = where
+            self.handled: dict[str, int] = {}  # table id -> records handled
+            self.reactions = events.reactions(self.ledger)
+
+    def table(self, table_id: str, hand_id: str, payload: Message) -> Envelope:
+        """Append a table event (correlation id ``hand_id``: a hand's, or a match's id)."""
+        self.versions[table_id] = self.versions.get(table_id, 0) + 1
+        envelope = Envelope.new(
+            payload,
+            stream_id=table_id,
+            stream_version=self.versions[table_id],
+            occurred_at=datetime.now(UTC),
+            correlation_id=hand_id,
+            rules_version=RULES,
+            shuffle_version=SHUFFLE,
+        )
+        self.log.append(self.prefix + TABLE_EVENTS, envelope)
+        return envelope
+
+    def run(self) -> list[Envelope]:
+        """Consume everything appended, publish the outbox; the ledger-events published."""
+        if self.pool is not None:
+            while self.reactor.run_once(0.05):
+                pass
+            while self.relay.publish_pending():
+                pass
+        else:
+            self._run_in_memory()
+        return [
+            r.envelope
+            for table in self.versions
+            for r in self.log.read_stream(self.prefix + LEDGER_EVENTS, table)
+        ]
+
+    def _run_in_memory(self) -> None:
+        for table in self.versions:
+            records = self.log.read_stream(self.prefix + TABLE_EVENTS, table)
+            for record in records[self.handled.get(table, 0) :]:
+                reaction = self.reactions.get(record.envelope.type)
+                if reaction is None:
+                    continue  # the reactor drops other types undecoded
+                with self.uow.transaction():
+                    reaction(self.uow, record.envelope)
+            self.handled[table] = len(records)
+        with self.uow.transaction():
+            rows = self.uow.outbox.unpublished()
+            for row in rows:
+                self.log.append(row.topic, decode(row.payload, event_payloads()))
+            self.uow.outbox.mark_published([row.event_id for row in rows])
+
+    def next_offsets(self) -> dict[tuple[str, int], int]:
+        assert self.pool is not None
+        uow = PostgresUnitOfWork(self.pool)
+        with uow.transaction():
+            return uow.offsets.next_offsets(self.prefix + "ledger")

@@ -8,126 +8,13 @@ real reactor and relay on a real PostgreSQL (offsets and event ids in the effect
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
-from google.protobuf.message import Message
-from ledger_support import balance_of, funded_player, new_id, storage
-from psycopg_pool import ConnectionPool
+from ledger_support import RULES, SHUFFLE, Where, Wired, balance_of, funded_player, new_id, storage
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ledger.adapters import events
-from rummy_ledger.adapters.memory import InMemoryUnitOfWork
-from rummy_ledger.adapters.postgres import PostgresUnitOfWork
-from rummy_ledger.handlers import Counters, Ledger
-from rummy_ledger.unit_of_work import LedgerUnitOfWork
-from rummy_platform.envelope import Envelope, decode, event_payloads, type_name
-from rummy_platform.eventlog import InMemoryEventLog
-from rummy_platform.outbox import OutboxRelay
-from rummy_platform.reactor import PostgresReactor
-from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
-from rummy_testing.storage import IMPLEMENTATIONS
-
-RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
-
-
-Where = LedgerUnitOfWork | ConnectionPool
-
-
-@pytest.fixture(params=IMPLEMENTATIONS)
-def where(request: pytest.FixtureRequest) -> Where:
-    """The in-memory unit of work, or the module's PostgreSQL pool."""
-    if request.param == "memory":
-        return InMemoryUnitOfWork()
-    pool: ConnectionPool = request.getfixturevalue("pool")
-    return pool
-
-
-class Wired:
-    """The ledger's reactions and outbox over an in-memory log; the test plays the table."""
-
-    def __init__(self, where: Where) -> None:
-        self.prefix = new_id("t") + "-"
-        self.log = InMemoryEventLog()
-        self.log.ensure_topics(event_topic_specs(partitions=1, prefix=self.prefix))
-        self.counted: list[str] = []
-        counters = Counters(
-            reservation=self.counted.append,
-            settlement=lambda c: self.counted.append(f"settled {c}"),
-            settlement_refused=lambda: self.counted.append("settlement refused"),
-            refused=lambda t: self.counted.append(f"refused {t}"),
-        )
-        self.ledger = Ledger(topic=self.prefix + LEDGER_EVENTS, counters=counters)
-        self.versions: dict[str, int] = {}
-        self.pool: ConnectionPool | None = None
-        if isinstance(where, ConnectionPool):
-            self.pool = where
-            self.reactor: PostgresReactor = events.table_reactor(
-                self.log,
-                where,
-                self.ledger,
-                topic=self.prefix + TABLE_EVENTS,
-                group_id=self.prefix + "ledger",
-            )
-            self.relay: OutboxRelay = events.outbox_relay(self.log, where)
-        else:
-            self.uow = where
-            self.handled: dict[str, int] = {}  # table id -> records handled
-            self.reactions = {
-                type_name(table_events.HandStarted): self.ledger.on_hand_started,
-                type_name(table_events.HandEnded): self.ledger.on_hand_ended,
-                type_name(table_events.HandAborted): self.ledger.on_hand_aborted,
-            }
-
-    def table(self, table_id: str, hand_id: str, payload: Message) -> Envelope:
-        self.versions[table_id] = self.versions.get(table_id, 0) + 1
-        envelope = Envelope.new(
-            payload,
-            stream_id=table_id,
-            stream_version=self.versions[table_id],
-            occurred_at=datetime.now(UTC),
-            correlation_id=hand_id,
-            rules_version=RULES,
-            shuffle_version=SHUFFLE,
-        )
-        self.log.append(self.prefix + TABLE_EVENTS, envelope)
-        return envelope
-
-    def run(self) -> list[Envelope]:
-        """Consume everything appended, publish the outbox; the ledger-events published."""
-        if self.pool is not None:
-            while self.reactor.run_once(0.05):
-                pass
-            while self.relay.publish_pending():
-                pass
-        else:
-            self._run_in_memory()
-        return [
-            r.envelope
-            for table in self.versions
-            for r in self.log.read_stream(self.prefix + LEDGER_EVENTS, table)
-        ]
-
-    def _run_in_memory(self) -> None:
-        for table in self.versions:
-            records = self.log.read_stream(self.prefix + TABLE_EVENTS, table)
-            for record in records[self.handled.get(table, 0) :]:
-                with self.uow.transaction():
-                    self.reactions[record.envelope.type](self.uow, record.envelope)
-            self.handled[table] = len(records)
-        with self.uow.transaction():
-            rows = self.uow.outbox.unpublished()
-            for row in rows:
-                self.log.append(row.topic, decode(row.payload, event_payloads()))
-            self.uow.outbox.mark_published([row.event_id for row in rows])
-
-    def next_offsets(self) -> dict[tuple[str, int], int]:
-        assert self.pool is not None
-        uow = PostgresUnitOfWork(self.pool)
-        with uow.transaction():
-            return uow.offsets.next_offsets(self.prefix + "ledger")
+from rummy_platform.topics import TABLE_EVENTS
 
 
 def started(hand_id: str, accounts: list[str], reservation: int) -> table_events.HandStarted:

@@ -10,12 +10,15 @@ test_ledger_concurrency.py.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import psycopg
 import pytest
 from ledger_support import new_id
 
 from rummy_ledger.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
 from rummy_ledger.domain import (
+    HOUSE_COMMISSION_ACCOUNT,
     ISSUANCE_ACCOUNT,
     Conflict,
     JournalTransaction,
@@ -23,6 +26,7 @@ from rummy_ledger.domain import (
     Posting,
     TransactionKind,
 )
+from rummy_ledger.matches import HoldBatch, MatchBook, SeatHold, settlement_key
 from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent
 from rummy_testing.storage import IMPLEMENTATIONS, Storage
 
@@ -184,6 +188,84 @@ def test_a_loss_must_match_a_reservation_settled_at_that_amount_and_a_hand_settl
     with pytest.raises(storage.violation), uow.transaction():
         uow.journal.insert(_settlement(hand, winner, loser, 200))  # a second settlement
     assert uow.invariant_violations() == []
+
+
+def _match_settlement(key: str, payer: str, receiver: str, amount: int) -> JournalTransaction:
+    return JournalTransaction(
+        id=new_id("settlement"),
+        kind=TransactionKind.SETTLEMENT,
+        postings=(
+            Posting(receiver, amount, LineKind.PRIZE, seat=0),
+            Posting(payer, -amount, LineKind.FORFEIT, seat=1),
+        ),
+        hand_id=key,
+        table_id="t",
+    )
+
+
+def test_a_forfeit_equals_what_its_settlements_holds_were_settled_at_and_a_prize_is_not_negative(
+    storage: Storage[LedgerUnitOfWork],
+) -> None:
+    uow, key = storage.uow, settlement_key("t", new_id("match"), 0)
+    receiver, payer = _funded(uow, 5000), _funded(uow, 5000)
+    with uow.transaction():  # an entry and a rejoin for the payer, in two groups of the match
+        uow.reservations.insert(f"{key}:entry", "t", 0, receiver, 1001)
+        uow.reservations.insert(f"{key}:entry", "t", 1, payer, 1001)
+        uow.reservations.insert(f"{key}:rejoin", "t", 1, payer, 1001)
+    with pytest.raises(storage.violation), uow.transaction():
+        uow.journal.insert(_match_settlement(key, payer, receiver, 2002))  # nothing settled yet
+    with pytest.raises(storage.violation), uow.transaction():
+        uow.reservations.settle(f"{key}:entry", 1, 1001)
+        uow.journal.insert(_match_settlement(key, payer, receiver, 2002))  # only one settled
+    with pytest.raises(storage.violation), uow.transaction():
+        uow.reservations.settle(f"{key}:entry", 1, 1001)  # a hold of another match's key
+        uow.reservations.settle(f"{key}:rejoin", 1, 1001)
+        uow.journal.insert(_match_settlement(f"{key}0", payer, receiver, 2002))
+    with uow.transaction():
+        uow.reservations.settle(f"{key}:entry", 0, 0)
+        uow.reservations.settle(f"{key}:entry", 1, 1001)
+        uow.reservations.settle(f"{key}:rejoin", 1, 1001)
+        uow.journal.insert(_match_settlement(key, payer, receiver, 2002))
+    assert _balance(uow, payer) == (2998, 0) and _balance(uow, receiver) == (7002, 0)
+    negative_prize = JournalTransaction(
+        id=new_id("settlement"),
+        kind=TransactionKind.SETTLEMENT,
+        postings=(
+            Posting(receiver, -5, LineKind.PRIZE, seat=0),
+            Posting(HOUSE_COMMISSION_ACCOUNT, 5, LineKind.COMMISSION),
+        ),
+        hand_id=settlement_key("t", new_id("match"), 1),
+        table_id="t",
+    )
+    with pytest.raises(storage.violation), uow.transaction():
+        uow.journal.insert(negative_prize)
+    assert uow.invariant_violations() == []
+
+
+def test_a_match_book_is_stored_and_locked_and_a_tables_first_rate_stays(
+    storage: Storage[LedgerUnitOfWork],
+) -> None:
+    uow, table, match = storage.uow, new_id("table"), new_id("match")
+    with uow.transaction():
+        assert uow.matches.lock(table, match) is None
+        assert uow.matches.table_commission_bps(table) is None
+        uow.matches.record_table(table, 1000)
+        uow.matches.record_table(table, 500)
+    book = MatchBook(table, match, "pool-101", 1000, ((0, "a"), (1, "b")), games=((1, (0, 1)),))
+    with uow.transaction():
+        assert uow.matches.table_commission_bps(table) == 1000
+        uow.matches.save(book)
+    batch = HoldBatch("entry", 0, (0, 1), (SeatHold(0, "a", 1001, True, 5000),), False)
+    with uow.transaction():
+        assert uow.matches.lock(table, match) == book
+        uow.matches.save(book.with_batch(batch))
+    with pytest.raises(RuntimeError), uow.transaction():  # undone with its transaction
+        uow.matches.save(replace(book, aborted=True))
+        raise RuntimeError
+    with uow.transaction():
+        assert uow.matches.lock(table, match) == book.with_batch(batch)
+    with pytest.raises(storage.violation), uow.transaction():
+        uow.matches.record_table(new_id("table"), 10001)
 
 
 def test_the_outbox_keeps_its_order_refuses_a_repeated_id_and_versions_stay_dense(

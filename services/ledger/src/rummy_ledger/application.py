@@ -117,6 +117,13 @@ class JournalLine:
     points: int | None = None
 
 
+def line_memo(line_kind: str, seat: int | None, points: int | None = None) -> str:
+    """A journal line's memo on ledger-events: ``"loss seat 1, 40 points"``, ``"win seat 0"``,
+    ``"forfeit seat 2"``, ``"commission"`` (the house's line)."""
+    memo = line_kind if seat is None else f"{line_kind} seat {seat}"
+    return memo if not points else f"{memo}, {points} points"
+
+
 @dataclass(frozen=True)
 class SettleResult:
     hand_id: str
@@ -399,6 +406,11 @@ def get_statement(
     return tuple(_statement_item(r) for r in rows)
 
 
+#: The line kinds a statement shows as what was paid and what was won (a hand's, a match's).
+_COSTS = (LineKind.LOSS, LineKind.FORFEIT)
+_WINNINGS = (LineKind.WIN, LineKind.PRIZE)
+
+
 def _statement_item(row: StatementRow) -> StatementItem:
     lines = tuple(StatementLine(k, a, s, p) for k, a, s, p in row.lines)
     points = next((ln.points for ln in lines if ln.points is not None), None)
@@ -412,10 +424,8 @@ def _statement_item(row: StatementRow) -> StatementItem:
         amount_hundredths=row.net_hundredths,
         balance_after_hundredths=row.balance_after_hundredths,
         points=points,
-        cost_hundredths=-sum(ln.amount_hundredths for ln in lines if ln.line_kind == LineKind.LOSS),
-        winnings_hundredths=sum(
-            ln.amount_hundredths for ln in lines if ln.line_kind == LineKind.WIN
-        ),
+        cost_hundredths=-sum(ln.amount_hundredths for ln in lines if ln.line_kind in _COSTS),
+        winnings_hundredths=sum(ln.amount_hundredths for ln in lines if ln.line_kind in _WINNINGS),
         commission_hundredths=int(row.metadata.get("commission_hundredths", 0)),
         lines=lines,
     )

@@ -45,6 +45,8 @@ class LineKind(StrEnum):
     LOSS = "loss"  # a loser pays points x point value
     WIN = "win"  # the winner receives the losers' total
     COMMISSION = "commission"  # the winner pays, the house receives, the commission
+    FORFEIT = "forfeit"  # a match seat pays from what it held (entries, a game's stake)
+    PRIZE = "prize"  # a match seat receives (or breaks even): its net of the pool or the game
 
 
 class TransactionKind(StrEnum):

@@ -17,6 +17,9 @@ consumed            handler                      published (ledger-events, key =
 ``HandAborted``     ``abort_hand``               ``ReservationsReleased``
 ==================  ===========================  ==========================================
 
+A match's events (``TableOpened``, ``rummy.match.v1``: its holds, settlements and abort) have
+their reactions in :mod:`rummy_ledger.match_handlers` (``Ledger.matches``), on the same plumbing.
+
 The settlement posted is the one the table computed with the rules library and carried in
 ``HandEnded``; the ledger checks its invariants (``domain.check_settlement``) and never
 recomputes it. One that fails them is refused as ``docs/rules/money.md#refused-settlement``
@@ -55,6 +58,7 @@ from rummy_ledger.application import (
     RefusalResult,
     ReserveResult,
     SettleResult,
+    line_memo,
 )
 from rummy_ledger.domain import (
     DEFAULT_GRANT_LIMITS,
@@ -69,6 +73,7 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
+from rummy_ledger.match_handlers import MATCH_EVENTS, MatchReactions, reservation_messages
 from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
@@ -95,6 +100,7 @@ REFUSABLE_EVENTS: tuple[type[Message], ...] = (
     table_events.HandStarted,
     table_events.HandEnded,
     table_events.HandAborted,
+    *MATCH_EVENTS,
 )
 
 
@@ -106,6 +112,10 @@ class Counters:
     ``settlement(commission_hundredths)`` per hand settled; ``settlement_refused()`` per hand
     whose settlement was refused (its holds released); ``refused(event_type)`` per other table
     event the ledger refused; ``aborted()`` per hand aborted; ``granted(amount_hundredths)``.
+    Match money: ``match_hold(purpose, outcome)`` per seat asked for (``"held"`` or
+    ``"rejected"``), ``match_settlement(purpose, commission_hundredths)`` per settlement posted
+    (purpose ``"entry"`` for a match's end, ``"stake"`` for a game's),
+    ``match_settlement_refused(purpose)``, ``match_aborted()``.
     """
 
     reservation: Callable[[str], None] = _noop
@@ -114,6 +124,10 @@ class Counters:
     refused: Callable[[str], None] = _noop
     aborted: Callable[[], None] = _noop
     granted: Callable[[int], None] = _noop
+    match_hold: Callable[[str, str], None] = _noop
+    match_settlement: Callable[[str, int], None] = _noop
+    match_settlement_refused: Callable[[str], None] = _noop
+    match_aborted: Callable[[], None] = _noop
 
 
 def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
@@ -150,8 +164,9 @@ def check_seat_accounts(uow: LedgerUnitOfWork, ended: table_events.HandEnded) ->
 
 
 class Ledger:
-    """The reactions and the announced grant, with their topic, clock, metric callbacks and the
-    grants' limits."""
+    """The reactions (a match's in ``matches``, a
+    :class:`~rummy_ledger.match_handlers.MatchReactions`) and the announced grant, with their
+    topic, clock, metric callbacks and the grants' limits."""
 
     def __init__(
         self,
@@ -165,6 +180,13 @@ class Ledger:
         self._clock = clock
         self._counters = counters or Counters()
         self._grant_limits = grant_limits
+        self.matches = MatchReactions(
+            lambda uow, source, payload, match_id: self._event(
+                uow, source, payload, correlation_id=match_id
+            ),
+            self._refusing,
+            self._counters,
+        )
 
     # -- reactions to table-events (inside the reactor's transaction) ---------------------------
 
@@ -195,12 +217,7 @@ class Ledger:
             ]
             reserved = ledger_events.StakesReserved(
                 hand_id=started.hand_id,
-                reservations=[
-                    ledger_events.Reservation(
-                        seat=s.seat, account_id=s.account_id, amount_hundredths=s.amount_hundredths
-                    )
-                    for s in result.reserved
-                ],
+                reservations=reservation_messages(result.reserved),
             )
             return [
                 self._event(uow, source, payload, index) for index, payload in enumerate(rejected)
@@ -231,7 +248,7 @@ class Ledger:
                     ledger_events.JournalLine(
                         account_id=line.account_id,
                         amount_hundredths=line.amount_hundredths,
-                        memo=_line_memo(line.line_kind, line.seat, line.points),
+                        memo=line_memo(line.line_kind, line.seat, line.points),
                     )
                     for line in result.lines
                 ],
@@ -269,12 +286,7 @@ class Ledger:
             refused = ledger_events.SettlementRefused(
                 hand_id=hand_id,
                 reason=result.reason,
-                released=[
-                    ledger_events.Reservation(
-                        seat=r.seat, account_id=r.account_id, amount_hundredths=r.amount_hundredths
-                    )
-                    for r in result.released
-                ],
+                released=reservation_messages(result.released),
             )
             return [self._event(uow, source, refused)]
 
@@ -344,8 +356,16 @@ class Ledger:
     # -- plumbing -----------------------------------------------------------------------------
 
     def _event(
-        self, uow: LedgerUnitOfWork, source: Envelope, payload: Message, index: int = 0
+        self,
+        uow: LedgerUnitOfWork,
+        source: Envelope,
+        payload: Message,
+        index: int = 0,
+        *,
+        correlation_id: str | None = None,
     ) -> OutgoingEvent:
+        """The outgoing envelope of ``payload`` caused by ``source`` (correlation id: the hand
+        id the payload names, unless given)."""
         table_id = source.stream_id
         envelope = Envelope.new(
             payload,
@@ -353,7 +373,11 @@ class Ledger:
             stream_id=table_id,
             stream_version=uow.outbox.next_stream_version(table_id),
             occurred_at=self._clock(),
-            correlation_id=payload.hand_id,  # type: ignore[attr-defined]
+            correlation_id=(
+                payload.hand_id  # type: ignore[attr-defined]
+                if correlation_id is None
+                else correlation_id
+            ),
             causation_id=source.event_id,
             rules_version=source.rules_version,
             shuffle_version=source.shuffle_version,
@@ -375,10 +399,3 @@ class Ledger:
                 reason=str(error),
             )
             return None
-
-
-def _line_memo(line_kind: str, seat: int | None, points: int | None) -> str:
-    """``"loss seat 1, 40 points"``, ``"win seat 0"``, ``"commission seat 0"``,
-    ``"commission"`` (the house's line)."""
-    memo = line_kind if seat is None else f"{line_kind} seat {seat}"
-    return memo if not points else f"{memo}, {points} points"

@@ -10,7 +10,14 @@ Counters (this process's work since it started):
   hand void, its holds released; alert RummySettlementRefused);
 - ``rummy_ledger_refused_events_total{type}``: other table events the ledger refused (nothing
   moved), every type of ``handlers.REFUSABLE_EVENTS`` exported from the start;
-- ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``.
+- ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``;
+- match money (``purpose`` ``entry``, ``rejoin``, ``stake``; a settlement's ``entry`` for a
+  match's end, ``stake`` for a game's): ``rummy_ledger_match_holds_total{purpose,outcome}``
+  (``held``/``rejected``), ``rummy_ledger_match_settlements_total{purpose}`` (their commission
+  added to ``rummy_ledger_commission_hundredths_total``),
+  ``rummy_ledger_match_settlements_refused_total{purpose}`` (each also counted in
+  ``rummy_ledger_settlements_refused_total``, so RummySettlementRefused fires) and
+  ``rummy_ledger_matches_aborted_total``.
 
 Gauges read from PostgreSQL at each scrape (the whole ledger, whichever process wrote it), by
 ``db.gauges``: one statement over the balances (a row per account) and the rows held or waiting
@@ -56,6 +63,7 @@ from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
 from rummy_ledger.handlers import REFUSABLE_EVENTS, Clock, Counters, utc_now
+from rummy_ledger.matches import ENTRY, PURPOSES, STAKE
 from rummy_platform.envelope import type_name
 from rummy_platform.logging import get_logger
 
@@ -87,6 +95,31 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         "rummy_ledger_granted_hundredths", "Tokens granted by operators", registry=registry
     )
 
+    match_holds = Counter(
+        "rummy_ledger_match_holds", "Seats asked to hold match money, by purpose and outcome",
+        ["purpose", "outcome"], registry=registry,
+    )  # fmt: skip
+    match_settlements = Counter(
+        "rummy_ledger_match_settlements", "Match and game settlements posted, by purpose",
+        ["purpose"], registry=registry,
+    )  # fmt: skip
+    match_refused = Counter(
+        "rummy_ledger_match_settlements_refused",
+        "Match and game settlements refused (their holds released), by purpose",
+        ["purpose"], registry=registry,
+    )  # fmt: skip
+    matches_aborted = Counter(
+        "rummy_ledger_matches_aborted", "Matches aborted (every hold released)", registry=registry
+    )
+
+    def match_settled(purpose: str, commission_hundredths: int) -> None:
+        match_settlements.labels(purpose).inc()
+        commission.inc(commission_hundredths)
+
+    def match_settlement_refused(purpose: str) -> None:
+        match_refused.labels(purpose).inc()
+        settlements_refused.inc()
+
     def settled(commission_hundredths: int) -> None:
         settlements.inc()
         commission.inc(commission_hundredths)
@@ -101,6 +134,12 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         reservations.labels(outcome)
     for event in REFUSABLE_EVENTS:
         refused.labels(type_name(event))
+    for purpose in PURPOSES:
+        for outcome in ("held", "rejected"):
+            match_holds.labels(purpose, outcome)
+    for purpose in (ENTRY, STAKE):
+        match_settlements.labels(purpose)
+        match_refused.labels(purpose)
     return Counters(
         reservation=lambda outcome: reservations.labels(outcome).inc(),
         settlement=settled,
@@ -108,6 +147,10 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         refused=lambda event_type: refused.labels(event_type).inc(),
         aborted=aborted.inc,
         granted=granted_tokens,
+        match_hold=lambda purpose, outcome: match_holds.labels(purpose, outcome).inc(),
+        match_settlement=match_settled,
+        match_settlement_refused=match_settlement_refused,
+        match_aborted=matches_aborted.inc,
     )
 
 

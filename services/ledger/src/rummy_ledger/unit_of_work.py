@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from rummy_ledger.domain import AccountKind, HeldReservation, JournalTransaction
+from rummy_ledger.matches import MatchBook
 from rummy_platform.envelope import Envelope, encode
 
 # ----------------------------------------------------------------------------------- rows
@@ -198,6 +199,27 @@ class Offsets(abc.ABC):
         """``{(topic, partition): next offset to read}`` for the group."""
 
 
+class Matches(abc.ABC):
+    """What the ledger remembers of the tables that host a match format and of their matches
+    (``rummy_ledger.matches``); the money itself is held as reservations."""
+
+    @abc.abstractmethod
+    def record_table(self, table_id: str, commission_bps: int) -> None:
+        """Remember the table's commission rate (``TableOpened``); the first record stays."""
+
+    @abc.abstractmethod
+    def table_commission_bps(self, table_id: str) -> int | None:
+        """The rate recorded for the table, or None."""
+
+    @abc.abstractmethod
+    def lock(self, table_id: str, match_id: str) -> MatchBook | None:
+        """The match's book, locked until the transaction ends, or None if never started."""
+
+    @abc.abstractmethod
+    def save(self, book: MatchBook) -> None:
+        """Store the book (insert or replace)."""
+
+
 class LedgerUnitOfWork(abc.ABC):
     """The ledger's repositories and the transaction they run in."""
 
@@ -205,6 +227,7 @@ class LedgerUnitOfWork(abc.ABC):
     accounts: Accounts
     journal: Journal
     reservations: Reservations
+    matches: Matches
     outbox: Outbox
     offsets: Offsets
 

@@ -26,6 +26,7 @@ from rummy_ledger.domain import (
     HeldReservation,
     JournalTransaction,
 )
+from rummy_ledger.matches import MatchBook
 from rummy_ledger.unit_of_work import (
     BalanceRow,
     OutboxRow,
@@ -243,6 +244,41 @@ def settle_reservation(
         "UPDATE reservations SET state = 'settled', settled_amount = %s, resolved_at = now() "
         "WHERE hand_id = %s AND seat = %s AND state = 'held'",
         (settled_amount, hand_id, seat),
+    )
+
+
+# ----------------------------------------------------------------------------------- matches
+
+
+def record_match_table(conn: psycopg.Connection, table_id: str, commission_bps: int) -> None:
+    conn.execute(
+        "INSERT INTO match_tables (table_id, commission_bps) VALUES (%s, %s) "
+        "ON CONFLICT (table_id) DO NOTHING",
+        (table_id, commission_bps),
+    )
+
+
+def match_table_commission_bps(conn: psycopg.Connection, table_id: str) -> int | None:
+    row = conn.execute(
+        "SELECT commission_bps FROM match_tables WHERE table_id = %s", (table_id,)
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def lock_match(conn: psycopg.Connection, table_id: str, match_id: str) -> MatchBook | None:
+    """The match's book, locked FOR UPDATE, or None."""
+    row = conn.execute(
+        "SELECT book FROM matches WHERE table_id = %s AND match_id = %s FOR UPDATE",
+        (table_id, match_id),
+    ).fetchone()
+    return None if row is None else MatchBook.from_json(row[0])
+
+
+def save_match(conn: psycopg.Connection, book: MatchBook) -> None:
+    conn.execute(
+        "INSERT INTO matches (table_id, match_id, book) VALUES (%s, %s, %s) "
+        "ON CONFLICT (table_id, match_id) DO UPDATE SET book = EXCLUDED.book, updated_at = now()",
+        (book.table_id, book.match_id, Jsonb(book.to_json())),
     )
 
 

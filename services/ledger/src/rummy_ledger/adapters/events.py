@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.handlers import Ledger
@@ -35,7 +36,8 @@ def table_reactor(
     topic: str = TABLE_EVENTS,
     group_id: str = CONSUMER_GROUP,
 ) -> PostgresReactor:
-    """The reactor turning table-events into reservations, settlements and releases. Each
+    """The reactor turning table-events into reservations, settlements and releases (a hand's
+    and a match's: ``rummy_ledger.match_handlers``). Each
     record is handled in one PostgreSQL transaction with its next offset (``consumer_offsets``)
     and its event id (``processed_events``: a repeat republished at a new offset is dropped);
     other payload types are dropped by the consumer, undecoded."""
@@ -44,19 +46,32 @@ def table_reactor(
         pool,
         group_id=group_id,
         topics=[topic],
-        handlers={
-            type_name(table_events.HandStarted): _joined(ledger.on_hand_started),
-            type_name(table_events.HandEnded): _joined(ledger.on_hand_ended),
-            type_name(table_events.HandAborted): _joined(ledger.on_hand_aborted),
-        },
+        handlers={name: _joined(reaction) for name, reaction in reactions(ledger).items()},
         offsets_table="consumer_offsets",
         processed_table="processed_events",
     )
 
 
-def _joined(
-    reaction: Callable[[LedgerUnitOfWork, Envelope], None],
-) -> Callable[[psycopg.Connection[Any], Envelope], None]:
+Reaction = Callable[[LedgerUnitOfWork, Envelope], None]
+
+
+def reactions(ledger: Ledger) -> dict[str, Reaction]:
+    """The ledger's reaction to each table-events payload type it consumes (full type name)."""
+    return {
+        type_name(table_events.HandStarted): ledger.on_hand_started,
+        type_name(table_events.HandEnded): ledger.on_hand_ended,
+        type_name(table_events.HandAborted): ledger.on_hand_aborted,
+        type_name(table_events.TableOpened): ledger.matches.on_table_opened,
+        type_name(match_pb2.MatchStarted): ledger.matches.on_match_started,
+        type_name(match_pb2.GameStarted): ledger.matches.on_game_started,
+        type_name(match_pb2.MoneyReserved): ledger.matches.on_money_reserved,
+        type_name(match_pb2.GameEnded): ledger.matches.on_game_ended,
+        type_name(match_pb2.MatchEnded): ledger.matches.on_match_ended,
+        type_name(match_pb2.MatchAborted): ledger.matches.on_match_aborted,
+    }
+
+
+def _joined(reaction: Reaction) -> Callable[[psycopg.Connection[Any], Envelope], None]:
     """The reaction run on a unit of work joined to the reactor's open transaction."""
     return lambda conn, source: reaction(PostgresUnitOfWork.joining(conn), source)
 

@@ -19,6 +19,10 @@ or trigger:
 - a loss line only in a settlement, matching a reservation of the hand and account settled at
   exactly that amount (PostgreSQL checks it at commit, the fake at the insert: the ledger
   settles the reservations before it posts);
+- a match's ``forfeit`` line only in a settlement, equal to what the account's reservations in
+  the groups the settlement covers were settled at; a ``prize`` line never negative
+  (``0006_match_money``);
+- a table's commission rate of 0..10000 bps, its first record kept;
 - an outbox event id used once.
 
 What only PostgreSQL can show (``test_ledger_schema_guards.py``, ``test_ledger_concurrency.py``):
@@ -47,12 +51,14 @@ from rummy_ledger.domain import (
     LineKind,
     TransactionKind,
 )
+from rummy_ledger.matches import MatchBook
 from rummy_ledger.unit_of_work import (
     Accounts,
     BalanceRow,
     Commands,
     Journal,
     LedgerUnitOfWork,
+    Matches,
     Offsets,
     Outbox,
     OutboxRow,
@@ -122,6 +128,8 @@ class LedgerState:
     outbox: list[tuple[OutboxRow, bool]] = field(default_factory=list)  # (row, published)
     stream_versions: dict[str, int] = field(default_factory=dict)
     offsets: dict[tuple[str, str, int], int] = field(default_factory=dict)
+    match_tables: dict[str, int] = field(default_factory=dict)
+    matches: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, match) -> JSON
 
 
 class _Repository:
@@ -189,6 +197,37 @@ def _check_balance(state: LedgerState, account_id: str) -> None:
         )
 
 
+def _check_match_line(
+    state: LedgerState,
+    transaction: JournalTransaction,
+    account_id: str,
+    kind: LineKind,
+    amount: int,
+) -> None:
+    """``ledger_forfeit_matches_holds``: a forfeit equals what the account's covered holds were
+    settled at; a prize is not negative; both only in a settlement."""
+    if transaction.kind is not TransactionKind.SETTLEMENT:
+        raise ConstraintViolation(f"a {kind.value} line belongs to a settlement")
+    if kind is LineKind.PRIZE:
+        if amount < 0:
+            raise ConstraintViolation(f"a prize line is never negative ({amount})")
+        return
+    prefix = f"{transaction.hand_id}:"
+    settled = sum(
+        r.settled_amount or 0
+        for r in state.reservations
+        if r.hand_id.startswith(prefix)
+        and r.table_id == transaction.table_id
+        and r.account_id == account_id
+        and r.state == "settled"
+    )
+    if amount >= 0 or settled != -amount:
+        raise ConstraintViolation(
+            f"forfeit of {-amount} hundredths for {account_id} in {transaction.hand_id} matches "
+            f"no holds settled at that amount ({settled})"
+        )
+
+
 class _Journal(_Repository, Journal):
     def insert(self, transaction: JournalTransaction) -> None:
         state = self._state
@@ -227,6 +266,10 @@ class _Journal(_Repository, Journal):
                 raise ConstraintViolation(
                     f"loss of {-p.amount_hundredths} hundredths for {p.account_id} in hand "
                     f"{transaction.hand_id} matches no reservation settled at that amount"
+                )
+            if p.line_kind in (LineKind.FORFEIT, LineKind.PRIZE):
+                _check_match_line(
+                    state, transaction, p.account_id, p.line_kind, p.amount_hundredths
                 )
             state.entries.append(
                 _Entry(
@@ -332,6 +375,23 @@ class _Reservations(_Repository, Reservations):
         ]
 
 
+class _Matches(_Repository, Matches):
+    def record_table(self, table_id: str, commission_bps: int) -> None:
+        if not 0 <= commission_bps <= 10000:
+            raise ConstraintViolation(f"commission_bps {commission_bps}: 0..10000")
+        self._state.match_tables.setdefault(table_id, commission_bps)
+
+    def table_commission_bps(self, table_id: str) -> int | None:
+        return self._state.match_tables.get(table_id)
+
+    def lock(self, table_id: str, match_id: str) -> MatchBook | None:
+        body = self._state.matches.get((table_id, match_id))
+        return None if body is None else MatchBook.from_json(json.loads(body))
+
+    def save(self, book: MatchBook) -> None:
+        self._state.matches[(book.table_id, book.match_id)] = json.dumps(book.to_json())
+
+
 class _Outbox(_Repository, Outbox):
     def next_stream_version(self, stream_id: str) -> int:
         version = self._state.stream_versions.get(stream_id, 0) + 1
@@ -383,6 +443,7 @@ class InMemoryUnitOfWork(LedgerUnitOfWork):
         self.accounts = _Accounts(self)
         self.journal = _Journal(self)
         self.reservations = _Reservations(self)
+        self.matches = _Matches(self)
         self.outbox = _Outbox(self)
         self.offsets = _Offsets(self)
 

@@ -20,12 +20,14 @@ from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
 from rummy_ledger.domain import HeldReservation, JournalTransaction
+from rummy_ledger.matches import MatchBook
 from rummy_ledger.unit_of_work import (
     Accounts,
     BalanceRow,
     Commands,
     Journal,
     LedgerUnitOfWork,
+    Matches,
     Offsets,
     Outbox,
     OutboxRow,
@@ -97,6 +99,23 @@ class _Reservations(Reservations):
         return db.reservations_of_hand(self._conn(), hand_id)
 
 
+class _Matches(Matches):
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def record_table(self, table_id: str, commission_bps: int) -> None:
+        db.record_match_table(self._conn(), table_id, commission_bps)
+
+    def table_commission_bps(self, table_id: str) -> int | None:
+        return db.match_table_commission_bps(self._conn(), table_id)
+
+    def lock(self, table_id: str, match_id: str) -> MatchBook | None:
+        return db.lock_match(self._conn(), table_id, match_id)
+
+    def save(self, book: MatchBook) -> None:
+        db.save_match(self._conn(), book)
+
+
 class _Outbox(Outbox):
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
@@ -140,6 +159,7 @@ class PostgresUnitOfWork(LedgerUnitOfWork):
         self.accounts = _Accounts(conn)
         self.journal = _Journal(conn)
         self.reservations = _Reservations(conn)
+        self.matches = _Matches(conn)
         self.outbox = _Outbox(conn)
         self.offsets = _Offsets(conn)
 
