@@ -201,6 +201,18 @@ def test_a_voided_deal_after_every_other_seat_left_it_ends_the_match_for_the_sea
     assert m.state.is_over  # no split of one seat, no deal of one seat
 
 
+def test_a_voided_deal_every_seat_left_aborts_the_match_and_releases_every_entry() -> None:
+    from rummy_rules.formats.messages import RecordDealAborted
+
+    m = Match(Pool(target=101, entry_cents=300), 2)
+    m.do(BeginDeal(at_ms=T0))
+    m.leave(0)
+    m.leave(1)
+    new = m.do(RecordDealAborted(reason="dealer gone", at_ms=T0))
+    assert isinstance(new[-1], MatchAborted)
+    assert new[-1].released == ((0, 300), (1, 300))
+
+
 def test_an_aborted_or_closed_match_releases_every_entry_and_moves_nothing() -> None:
     m = Match(Pool(target=101, entry_cents=700, rejoin=True), 3)
     m.deal({0: 0, 1: 80, 2: 10})
