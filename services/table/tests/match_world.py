@@ -3,7 +3,7 @@ scripted seats through the public API (not a test module)."""
 
 from __future__ import annotations
 
-from test_table_service import table_events
+from test_table_service import draw, table_events
 from world import World
 
 from rummy.indian.v1 import events_pb2 as indian_pb
@@ -115,16 +115,7 @@ def play_deal(world: World, table_id: str, plan: dict[int, str]) -> pb.HandEnded
             request.command.Pack(indian_pb.Drop())
             world.app.play(account, request)
             continue
-        drawn = world.app.draw(
-            account,
-            api.DrawCardRequest(
-                table_id=table_id,
-                hand_id=hand_id,
-                turn_no=mine.turn_no,
-                client_request_id=world.request_id(),
-                source=pb.DRAW_SOURCE_STOCK,
-            ),
-        )
+        drawn = draw(world, table_id, account, mine)
         world.app.discard(
             account,
             api.DiscardCardRequest(
@@ -132,7 +123,7 @@ def play_deal(world: World, table_id: str, plan: dict[int, str]) -> pb.HandEnded
                 hand_id=hand_id,
                 turn_no=mine.turn_no,
                 client_request_id=world.request_id(),
-                card=drawn.card,
+                card=drawn.card,  # type: ignore[attr-defined]
             ),
         )
     found = [

@@ -171,6 +171,11 @@ class Table:
         return self.hand is not None and not self.variant.is_over(self.hand)
 
     @property
+    def match_id(self) -> str:
+        """The current (or last) match's id; "" at a points table or before the first."""
+        return self.match.match_id if self.match is not None else ""
+
+    @property
     def hand_id(self) -> str:
         return self.ctx.hand_id if self.ctx is not None else ""
 

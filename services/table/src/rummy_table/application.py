@@ -891,14 +891,19 @@ class TableApp:
             hand_id = self.new_hand_id()
             with log_context(table_id=table_id, hand_id=hand_id):
                 try:
-                    self._commit(table, table.start_hand(hand_id, now), now)
+                    payloads = table.start_hand(hand_id, now)
+                    self._commit(table, payloads, now)
                 except Unavailable:
                     raise
                 except Exception as exc:
                     self._start_failed(table_id, hand_id, exc)
                     return None
                 self.start_retries.succeeded(table_id)
-                _log.info("hand started", hand_no=table.hand_no)
+                if any(isinstance(p, pb.HandStarted) for p in payloads):
+                    _log.info("hand started", hand_no=table.hand_no)
+                else:  # a match table: the match started, or a game's stakes are asked first
+                    _log.info("match waits for its money", match_id=table.match_id)
+                    return None
             return hand_id
 
     def close(self) -> None:
