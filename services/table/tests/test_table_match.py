@@ -437,3 +437,29 @@ def test_a_game_to_match_holds_each_games_stakes_before_its_first_hand() -> None
     assert [ln.amount_hundredths for ln in game.settlement.lines] == [540, -600]  # type: ignore[attr-defined]
     ended = last(world, table_id, mpb.MatchEnded)
     assert ended.reason == "games_played" and not ended.HasField("settlement")  # type: ignore[attr-defined]
+
+
+def test_a_variant_without_a_formats_deal_rules_refuses_it_and_plays_game_to_on_its_own() -> None:
+    from rummy.common.v1 import cards_pb2
+    from toy_variant import TOY_NAME
+    from toy_variant.wire import register_toy
+
+    register_toy()
+    world = World()
+    toy = cards_pb2.RuleSet(variant=TOY_NAME)
+    request = api.OpenTableRequest(
+        client_request_id="toy-pool",
+        seat_count=2,
+        rule_set=toy,
+        match=mpb.MatchOptions(pool=mpb.PoolOptions(target=101)),
+    )
+    with pytest.raises(InvalidArgument, match=f"variant '{TOY_NAME}' does not play the deals"):
+        world.app.open_table("op", request)
+    assert world.app.list_tables() == []
+    request.client_request_id = "toy-game-to"
+    request.match.CopyFrom(
+        mpb.MatchOptions(game_to=mpb.GameToOptions(target=100, games=1, max_game_points=50))
+    )
+    table_id = world.app.open_table("op", request)
+    (summary,) = world.app.list_tables()
+    assert (summary.table_id, summary.match_format) == (table_id, "game-to-100")

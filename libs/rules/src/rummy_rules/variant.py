@@ -169,7 +169,9 @@ class VariantRules:
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """A variant that plays no format's deals (the default): refused."""
         raise RuleSetError(
-            "format", f"a format whose deals variant {self.name!r} plays", "an Indian format"
+            "format",
+            f"a format without deal rules (variant {self.name!r} has none)",
+            "a format with deal rules",
         )
 
 

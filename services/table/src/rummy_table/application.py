@@ -441,7 +441,10 @@ class TableApp:
         try:
             MatchHost.for_table(fmt, rules, registry.lookup(rules.variant))
         except RuleSetError as exc:
-            raise _service_error(exc, rules.variant) from None
+            raise InvalidArgument(
+                f"match: variant {rules.variant!r} does not play the deals of a {fmt.name} match "
+                f"({codec.wire_message(exc, rules.variant)})"
+            ) from None
         return match_wire.format_to_pb(fmt)
 
     def close_table(self, operator: str, request: api.CloseTableRequest) -> int:
