@@ -264,10 +264,24 @@ def test_an_entry_the_ledger_cannot_hold_aborts_the_match_and_that_seat_sits_out
             required_hundredths=500,
         ),
     )
-    aborted = last(world, table_id, mpb.MatchAborted)
+    world.feed(
+        LEDGER_EVENTS,
+        table_id,
+        ledger_pb.MatchMoneyRejected(
+            match_id=match_id, purpose="entry", seat=0, account_id="ann", required_hundredths=500
+        ),
+    )
+    world.feed(
+        LEDGER_EVENTS,
+        table_id,
+        ledger_pb.MatchMoneyHeld(match_id=match_id, purpose="entry"),  # nobody's held
+    )
+    (aborted,) = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
     assert "seat 1" in aborted.reason  # type: ignore[attr-defined]
     view = world.view(table_id, None)
-    assert "could not cover" in view.seats[1].sitting_out_reason
+    assert ["could not cover" in s.sitting_out_reason for s in view.seats] == [True, True]
+    world.app.leave_table("ann", api.LeaveTableRequest(table_id=table_id, client_request_id="l0"))
+    world.sit(table_id, "ann", seat=0)
     assert next_step(world, table_id) == []  # no match until the seat is taken again
     world.app.leave_table("bob", api.LeaveTableRequest(table_id=table_id, client_request_id="l"))
     world.sit(table_id, "dan", seat=1)

@@ -613,12 +613,18 @@ class Table:
         and sits again; the others wait for a full table. Raises FailedPrecondition for an
         answer about another match, or one not awaited (already recorded)."""
         match = self.match
-        if match is None or not match.answers_this_match(answer):
+        rejected = isinstance(answer, ledger_pb.MatchMoneyRejected)
+        # Every rejection of the current match is recorded (several seats may be short; the
+        # first aborts the match), a hold only while it is awaited.
+        about_it = match is not None and (
+            match.answers_this_match(answer) or (rejected and answer.match_id == match.match_id)
+        )
+        if match is None or not about_it:
             raise FailedPrecondition(
                 f"no hold of match {answer.match_id!r} ({answer.purpose}) is awaited here"
             )
         out: list[Message] = [answer]
-        if isinstance(answer, ledger_pb.MatchMoneyRejected):
+        if isinstance(answer, ledger_pb.MatchMoneyRejected) and match.running:
             reason = f"seat {answer.seat} could not cover its {answer.purpose}"
             out += match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)])[0]
         return out
