@@ -3,7 +3,10 @@ scripted seats through the public API (not a test module)."""
 
 from __future__ import annotations
 
-from test_table_service import draw, table_events
+from collections.abc import Callable
+from typing import Any
+
+from test_table_service import table_events
 from world import World
 
 from rummy.indian.v1 import events_pb2 as indian_pb
@@ -85,51 +88,79 @@ def _request(world: World, table_id: str, view: api.PlayerView) -> api.PlayReque
     )
 
 
-def play_deal(world: World, table_id: str, plan: dict[int, str]) -> pb.HandEnded:
+class _Handlers:
+    """A player calling the table's handlers directly (what the gRPC servicer calls)."""
+
+    def __init__(self, world: World, account: str) -> None:
+        self.world, self.account = world, account
+
+    def Play(self, request: api.PlayRequest) -> api.PlayResponse:  # noqa: N802 - the RPC's name
+        return self.world.app.play(self.account, request)
+
+    def DrawCard(self, request: api.DrawCardRequest) -> api.DrawCardResponse:  # noqa: N802
+        return self.world.app.draw(self.account, request)
+
+    def DiscardCard(self, request: api.DiscardCardRequest) -> object:  # noqa: N802
+        return self.world.app.discard(self.account, request)
+
+
+def play_deal(
+    world: World,
+    table_id: str,
+    plan: dict[int, str],
+    client: Callable[[str], Any] | None = None,
+) -> pb.HandEnded:
     """Play the current deal's hand to its end: each seat's ``plan`` is ``first`` (drops on its
     first turn: the first drop), ``middle`` (draws and discards once, then drops: the middle
     drop) or ``win`` (draws and discards until it is the last seat playing). The hand must be
-    started; its money and deal are prepared here."""
+    started; its money and deal are prepared here. ``client(account)``: the player's client
+    (a gRPC stub; default: the handlers)."""
+    connect = client or (lambda account: _Handlers(world, account))
     view = world.view(table_id, None)
     hand_id = view.hand_id
     world.prepare(table_id, hand_id)
     turns: dict[int, int] = {}
     for _ in range(200):
+        if _ended(world, table_id, hand_id):
+            break
         view = world.view(table_id, None)
-        if view.hand_id != hand_id or view.phase == api.HAND_PHASE_ENDED:
-            break
-        ended = [
-            p
-            for p in table_events(world, table_id)
-            if isinstance(p, pb.HandEnded) and p.hand_id == hand_id
-        ]
-        if ended:
-            break
         seat = view.turn_seat
         account = next(s.account_id for s in view.seats if s.seat == seat)
+        player = connect(account)
         mine = world.view(table_id, account)
         turns[seat] = turns.get(seat, 0) + 1
         what = plan[seat]
         if what == "first" or (what == "middle" and turns[seat] == 2):
             request = _request(world, table_id, mine)
             request.command.Pack(indian_pb.Drop())
-            world.app.play(account, request)
+            player.Play(request)
             continue
-        drawn = draw(world, table_id, account, mine)
-        world.app.discard(
-            account,
+        drawn = player.DrawCard(
+            api.DrawCardRequest(
+                table_id=table_id,
+                hand_id=hand_id,
+                turn_no=mine.turn_no,
+                client_request_id=world.request_id(),
+                source=pb.DRAW_SOURCE_STOCK,
+            )
+        )
+        player.DiscardCard(
             api.DiscardCardRequest(
                 table_id=table_id,
                 hand_id=hand_id,
                 turn_no=mine.turn_no,
                 client_request_id=world.request_id(),
-                card=drawn.card,  # type: ignore[attr-defined]
-            ),
+                card=drawn.card,
+            )
         )
-    found = [
+    found = _ended(world, table_id, hand_id)
+    assert found, "the deal's hand did not end"
+    return found[-1]
+
+
+def _ended(world: World, table_id: str, hand_id: str) -> list[pb.HandEnded]:
+    return [
         p
         for p in table_events(world, table_id)
         if isinstance(p, pb.HandEnded) and p.hand_id == hand_id
     ]
-    assert found, "the deal's hand did not end"
-    return found[-1]

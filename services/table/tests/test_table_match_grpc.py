@@ -65,7 +65,7 @@ def test_bad_format_options_are_invalid_argument_and_open_nothing(
     assert list(operator.ListTables(api.ListTablesRequest()).tables) == []
 
 
-def test_match_commands_get_their_status_codes_and_a_rejoin_is_answered_with_its_total(
+def test_a_pool_101_match_played_through_grpc_to_its_end_with_a_rejoin(
     served: tuple[World, ServiceHost],
 ) -> None:
     world, host = served
@@ -76,6 +76,7 @@ def test_match_commands_get_their_status_codes_and_a_rejoin_is_answered_with_its
         )
     (summary,) = stub(host, "ann", Role.PLAYER).ListTables(api.ListTablesRequest()).tables
     assert summary.match_format == "pool-101"
+    players = {a: stub(host, a, Role.PLAYER) for a in ("ann", "bob", "cat")}.__getitem__
     next_step(world, table_id)
     before = len(table_events(world, table_id))
     failed = grpc.StatusCode.FAILED_PRECONDITION
@@ -93,11 +94,12 @@ def test_match_commands_get_their_status_codes_and_a_rejoin_is_answered_with_its
     for _ in range(3):
         if world.view(table_id, None).match.phase == "between_deals":
             next_step(world, table_id)
-        play_deal(world, table_id, {0: "win", 1: "middle", 2: "first"})
+        play_deal(world, table_id, {0: "win", 1: "middle", 2: "first"}, players)
     answer = mpb.MatchCommandAnswer()
     assert _play(host, "bob", table_id, mpb.AcceptRejoin()).answer.Unpack(answer)
     assert answer.total == 61
-    watch = stub(host, "cat", Role.PLAYER).WatchTable(api.WatchTableRequest(table_id=table_id))
+    watch_request = api.WatchTableRequest(table_id=table_id)
+    watch = stub(host, "cat", Role.PLAYER).WatchTable(watch_request)
     first = next(iter(watch))
     watch.cancel()
     seats = first.view.match.seats
@@ -106,3 +108,12 @@ def test_match_commands_get_their_status_codes_and_a_rejoin_is_answered_with_its
         ("in", 61, 1000),
         ("in", 60, 500),
     ]
+    hold_money(world, table_id, "rejoin")
+    for plan in ({0: "win", 1: "middle", 2: "first"}, {0: "win", 2: "middle"}):
+        next_step(world, table_id)
+        play_deal(world, table_id, plan, players)
+    watch = stub(host, "ann", Role.PLAYER).WatchTable(watch_request)
+    view = next(iter(watch)).view.match
+    watch.cancel()
+    assert view.phase == "ended" and list(view.ended.winners) == [0]
+    assert [ln.amount_hundredths for ln in view.ended.settlement.lines] == [1300, -1000, -500]
