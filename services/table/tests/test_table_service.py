@@ -90,10 +90,11 @@ def test_a_taken_seat_or_a_seat_off_the_table_is_refused_and_appends_nothing() -
     assert len(table_events(world, table_id)) == before
 
 
-def test_a_table_opens_only_with_four_six_or_eight_seats() -> None:
+def test_a_table_opens_only_with_a_seat_count_its_shoes_have_a_shoe_for() -> None:
     world = World()
-    with pytest.raises(InvalidArgument, match="seat_count must be one of 4/6/8, got 5"):
-        world.open_table(seats=5)
+    with pytest.raises(InvalidArgument, match="seat_count must be one of 2/3/4/5/6/8 .*, got 7"):
+        world.open_table(seats=7)
+    world.open_table(seats=5)  # on the rulebook's shoe (108 cards)
 
 
 def test_retrying_open_table_with_the_same_request_id_opens_one_table() -> None:

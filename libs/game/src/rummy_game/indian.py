@@ -6,7 +6,9 @@ Registered in :mod:`rummy_game.wires`; no host imports this module.
 - Options: ``rummy.indian.v1.IndianPointsOptions`` in ``RuleSet.variant_options.indian_points``,
   and the same options in the flat fields 2-5, 7 and 8 of ``rummy.common.v1.RuleSet`` that a
   record written before the oneof has only (written both ways, equal; read from the flat field
-  when set, else from the oneof; both set and different is refused).
+  when set, else from the oneof; both set and different is refused). ``shoes`` (which shoes the
+  table deals from, ``rummy_rules.indian.rules.IndianShoes``) is in the oneof only; left out, a
+  table keeps the house shoes (Bombay Baazi's at 4, 6, 8 seats, else the rulebook's).
 - Events: ``Declared``, ``DeclarationRejected``, ``PlayerDropped`` (records of the old types
   ``rummy.table.v1.*`` decode as these: ``rummy_platform.variant_payloads.ALIASES``).
 - Commands (``PlayRequest.command``): ``Declare`` (answer ``DeclareAnswer``), ``Drop`` (answer
@@ -32,7 +34,7 @@ from rummy_rules.commands import Command, LeaveHand
 from rummy_rules.events import Event
 from rummy_rules.indian import events as indian
 from rummy_rules.indian.commands import Declare, Drop
-from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT, indian_rules
+from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT, IndianShoes, indian_rules
 from rummy_rules.rules import RuleSet, RuleSetError
 
 from .wire import (
@@ -67,6 +69,47 @@ _DROP_KIND_BACK = {v: k for k, v in DROP_KIND_TO_PB.items()}
 _REJECTED_REASON = "the shown cards do not make a valid declaration under their best arrangement"
 
 
+#: The Indian options that also have a flat field of ``rummy.common.v1.RuleSet`` (``shoes``
+#: has none: it is read from ``variant_options.indian_points`` only).
+_FLAT_FIELDS = tuple(
+    f
+    for f in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields
+    if f.name in cards_pb2.RuleSet.DESCRIPTOR.fields_by_name
+)
+
+#: The shoe options <-> the wire's enum.
+SHOES_TO_PB = {
+    IndianShoes.BOMBAY_BAAZI: indian_pb2.INDIAN_SHOES_BOMBAY_BAAZI,
+    IndianShoes.RULEBOOK: indian_pb2.INDIAN_SHOES_RULEBOOK,
+    IndianShoes.RULEBOOK_ONE_DECK_HEADS_UP: indian_pb2.INDIAN_SHOES_RULEBOOK_ONE_DECK_HEADS_UP,
+}
+_SHOES_BACK = {v: k for k, v in SHOES_TO_PB.items()}
+
+
+def _shoes_of(rules: RuleSet) -> IndianShoes | None:
+    """The shoe option ``rules`` deals from (None: shoes of no option)."""
+    return next((o for o in IndianShoes if o.shoes == rules.shoes), None)
+
+
+def _with_shoes(options: cards_pb2.RuleSet, rules: RuleSet) -> RuleSet:
+    """``rules`` on the shoes ``options.indian_points.shoes`` names (left out: as they are).
+    Raises RuleSetError for an unknown value or shoes without a shoe for the seat count."""
+    if options.WhichOneof("variant_options") != "indian_points":
+        return rules
+    given = options.indian_points
+    if not given.HasField("shoes"):
+        return rules
+    chosen = _SHOES_BACK.get(given.shoes)
+    if chosen is None:
+        allowed = ", ".join(indian_pb2.IndianShoes.Name(v) for v in SHOES_TO_PB.values())
+        raise RuleSetError("shoes", f"one of {allowed}", given.shoes)
+    seat_counts = dict(chosen.shoes)
+    if rules.seats not in seat_counts:
+        counts = ", ".join(str(n) for n in sorted(seat_counts))
+        raise RuleSetError("seats", f"one of {counts} on the {chosen.value} shoes", rules.seats)
+    return replace(rules, shoes=chosen.shoes)
+
+
 def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet, str]:
     """``options`` read with its ``indian_points`` arm: each Indian option is the flat field
     when set, else the oneof's; and the first option set in both to different values (``""``:
@@ -77,7 +120,7 @@ def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet
     merged.CopyFrom(options)
     merged.ClearField("variant_options")
     given, conflict = options.indian_points, ""
-    for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
+    for field in _FLAT_FIELDS:
         name = field.name
         in_oneof = given.HasField(name) if field.has_presence else bool(getattr(given, name))
         in_flat = options.HasField(name) if field.has_presence else bool(getattr(options, name))
@@ -103,6 +146,7 @@ class IndianWire:
         "first_drop_points": "rule_set.first_drop_points",
         "middle_drop_points": "rule_set.middle_drop_points",
         "wrong_declare_points": "rule_set.wrong_declare_points",
+        "shoes": "rule_set.indian_points.shoes",
     }
 
     # -- options -------------------------------------------------------------------------------
@@ -110,6 +154,7 @@ class IndianWire:
     def options_from_pb(
         self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
     ) -> RuleSet:
+        given_options = options
         options, conflict = _with_variant_options(options)
         if recorded:
             as_written = cards_pb2.RuleSet()
@@ -142,7 +187,7 @@ class IndianWire:
                 default.no_discard_of_card_taken_from_pile,
             ),
         )
-        rules = replace(house, options=played)
+        rules = _with_shoes(given_options, replace(house, options=played))
         if conflict:
             raise RuleSetError(
                 f"rule_set.indian_points.{conflict}",
@@ -161,8 +206,11 @@ class IndianWire:
             jokers_only_group_is_impure_sequence=played.meld_options.jokers_only_group_is_sequence,
             card_taken_from_discard_cannot_be_discarded=played.no_discard_of_card_taken_from_pile,
         )
+        shoes = _shoes_of(rules)
+        if shoes is not None:
+            given.shoes = SHOES_TO_PB[shoes]
         out.indian_points.CopyFrom(given)
-        for field in indian_pb2.IndianPointsOptions.DESCRIPTOR.fields:
+        for field in _FLAT_FIELDS:
             setattr(out, field.name, getattr(given, field.name))
 
     # -- events --------------------------------------------------------------------------------

@@ -17,6 +17,15 @@ offset of its HandStarted in the table's partition) and whether its seed reveal 
 recorded. Older results and proofs are read back from the log from that offset. A closed table
 is a stub: no hand state, no results, its last :data:`CLOSED_ANSWER_WINDOW` answers.
 
+A match table (``TableOpened.match`` of a format other than ``single``) holds a
+:class:`~rummy_game.match_host.MatchHost`: a match starts when every seat is taken (and the
+start delay passed) and its entries are held, each deal is one hand of the seats still in
+(eliminated and left seats stay seated, not dealt in), the hand's end is recorded as the deal's
+result in the same transaction, a leave is the seat's LeaveMatch (mid-deal also the variant's
+LeaveHand), a close mid-match aborts the match after the deal being played; once it is over, a
+new match starts when every seat is taken again. Rejoin offers and split requests stay open for
+the start delay after a deal (the next deal is dealt then, and they lapse).
+
 Seat rules: one seat per account per table; a seat that could not cover the reservation sits out
 of later hands (``sitting_out_reason``) until its player leaves and takes a seat again. A hand
 starts when at least ``min_players`` seats are eligible and the start delay has passed since the
@@ -34,17 +43,24 @@ from google.protobuf.message import Message
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game import match_wire
 from rummy_game import stream_codec as codec
+from rummy_game.match_host import MatchHost, format_of
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.commands import AbortHand, Command, LeaveHand, StartHand
-from rummy_rules.errors import RuleViolation
+from rummy_rules.errors import ErrorCode, RuleViolation
+from rummy_rules.formats import MatchPhase, MatchState, deal_result
+from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
+#: The reason of a match aborted by an operator's CloseTable.
+_CLOSED_MID_MATCH = "the table was closed by an operator mid-match"
 #: Ended hands whose HandEnded a table keeps in memory (older ones are read from the log).
 RESULT_WINDOW = 4
 #: Commands and inputs (by causation id) whose answers a table keeps: a client retrying a
@@ -64,7 +80,7 @@ class SeatInfo:
     sitting_out_reason: str = ""
 
 
-def _rejection_text(rejected: ledger_pb.StakeRejected) -> str:
+def _rejection_text(rejected: ledger_pb.StakeRejected | ledger_pb.MatchMoneyRejected) -> str:
     reason = (
         ledger_pb.StakeRejectionReason.Name(rejected.reason)
         .removeprefix("STAKE_REJECTION_REASON_")
@@ -119,6 +135,8 @@ class Table:
     on_decision: DecisionObserver | None = None
     #: Client request keys dropped from ``answers`` since the projection last looked.
     evicted: list[str] = field(default_factory=list, repr=False, compare=False)
+    #: The match of a match table (None at a points table).
+    match: MatchHost | None = None
 
     # -- building --------------------------------------------------------------------------
 
@@ -140,7 +158,9 @@ class Table:
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
         variant = registry.lookup(rules.variant)
-        return cls(opened.table_id, opened, rules, variant, on_decision=on_decision)
+        fmt = format_of(opened)
+        host = None if fmt is None else MatchHost.for_table(fmt, rules, variant)
+        return cls(opened.table_id, opened, rules, variant, on_decision=on_decision, match=host)
 
     @property
     def start_delay_ms(self) -> int:
@@ -149,6 +169,11 @@ class Table:
     @property
     def hand_running(self) -> bool:
         return self.hand is not None and not self.variant.is_over(self.hand)
+
+    @property
+    def match_id(self) -> str:
+        """The current (or last) match's id; "" at a points table or before the first."""
+        return self.match.match_id if self.match is not None else ""
 
     @property
     def hand_id(self) -> str:
@@ -201,7 +226,11 @@ class Table:
         elif isinstance(payload, pb.TablePlayerLeft):
             self.seats.pop(payload.seat, None)
             self.last_change_ms = at_ms
+        elif self.match is not None and self.match.owns(payload):
+            self._apply_match(payload, at_ms)
         elif isinstance(payload, pb.HandStarted):
+            if self.match is not None:
+                self.match.hand_started(payload.hand_id)
             self.ctx = codec.hand_context(payload)
             self.started = payload
             self.hands[sys.intern(payload.hand_id)] = offset
@@ -239,6 +268,38 @@ class Table:
                     del self.results[next(iter(self.results))]
             if isinstance(payload, pb.HandEnded | pb.HandAborted):
                 self.last_change_ms = at_ms
+
+    def _apply_match(self, payload: Message, at_ms: int) -> None:
+        assert self.match is not None
+        self.match.apply(payload, at_ms)
+        if isinstance(payload, ledger_pb.MatchMoneyRejected):
+            info = self.seats.get(payload.seat)
+            if info is not None and info.account_id == payload.account_id:
+                info.sitting_out_reason = _rejection_text(payload)
+        if isinstance(
+            payload,
+            mpb.MatchStarted
+            | mpb.DealScored
+            | mpb.DealVoided
+            | mpb.MatchEnded
+            | mpb.MatchAborted
+            | ledger_pb.MatchMoneyHeld,
+        ):
+            self.last_change_ms = at_ms
+
+    def correlation_ids(self, payloads: Sequence[Message]) -> list[str]:
+        """Each envelope's correlation id of ``payloads`` (to be appended in this order): its
+        match's id for a match payload or money answer, else its hand's id (or "")."""
+        match_id = self.match.match_id if self.match is not None else ""
+        out = []
+        for payload in payloads:
+            if isinstance(payload, mpb.MatchStarted):
+                match_id = payload.match_id
+            if self.match is not None and self.match.owns(payload):
+                out.append(match_id)
+            else:
+                out.append(str(getattr(payload, "hand_id", "")))
+        return out
 
     def _to_stub(self) -> None:
         """A closed table keeps no hand state, no results and few answers (its hands' results
@@ -286,9 +347,21 @@ class Table:
         out: list[Message] = [
             pb.TablePlayerLeft(seat=seat, account_id=account_id, during_hand=during)
         ]
+        match = self.match
+        if (
+            match is not None
+            and match.running
+            and seat in match.state.active
+            and self._match_seat_account(seat) == account_id
+        ):
+            out += match.decide([fm.LeaveMatch(seat=seat, at_ms=at_ms)])[0]
         if during and self._seat_still_playing(seat):
             out += self.hand_commands([LeaveHand(seat=seat, at_ms=at_ms)])
         return out
+
+    def _match_seat_account(self, seat: int) -> str:
+        assert self.match is not None
+        return next((s.account_id for s in self.match.state.seats if s.seat == seat), "")
 
     def _seat_still_playing(self, seat: int) -> bool:
         view = self.variant.view(self.hand, seat)
@@ -301,7 +374,11 @@ class Table:
 
     def start_due_ms(self, speed: float = 1.0) -> int | None:
         """When the next hand may start (ms since the epoch), or None while it cannot: a hand
-        runs, or fewer than ``min_players`` seats are eligible. ``speed`` shortens the delay."""
+        runs, or fewer than ``min_players`` seats are eligible. ``speed`` shortens the delay.
+        At a match table: when the match starts (every seat taken), the next deal is dealt, or
+        the current deal's hand starts (its money held); None while money is awaited."""
+        if self.match is not None:
+            return self._match_due_ms(speed)
         if (
             self.closing
             or self.hand_running
@@ -310,9 +387,23 @@ class Table:
             return None
         return self.last_change_ms + int(self.start_delay_ms / speed)
 
-    def next_dealer(self) -> int:
-        """The seat the button moves to: the first eligible seat after the last dealer."""
-        seats = self.eligible_seats()
+    def _match_due_ms(self, speed: float) -> int | None:
+        match = self.match
+        assert match is not None
+        if self.closing or self.hand_running or match.awaiting:
+            return None
+        delay = int(self.start_delay_ms / speed)
+        if not match.running:
+            full = len(self.eligible_seats()) == self.opened.seat_count
+            return self.last_change_ms + delay if full else None
+        if match.state.phase is MatchPhase.IN_DEAL:
+            return None if match.deal_hand_started else self.last_change_ms
+        return self.last_change_ms + delay
+
+    def next_dealer(self, among: Sequence[int] | None = None) -> int:
+        """The seat the button moves to: the first eligible seat (of ``among``, when given)
+        after the last dealer."""
+        seats = self.eligible_seats() if among is None else sorted(among)
         if self.dealer_seat is None:
             return seats[0]
         later = [s for s in seats if s > self.dealer_seat]
@@ -323,7 +414,7 @@ class Table:
         """``open``, ``closing`` or ``closed``."""
         return "closed" if self.closed else "closing" if self.closing else "open"
 
-    def close(self, operator_account_id: str, reason: str) -> list[Message]:
+    def close(self, operator_account_id: str, reason: str, at_ms: int = 0) -> list[Message]:
         """TableClosing by ``operator_account_id``; when no hand is being played, also every
         seat's TablePlayerLeft and TableClosed. Raises FailedPrecondition if the table is
         already closing or closed."""
@@ -333,17 +424,51 @@ class Table:
             pb.TableClosing(operator_account_id=operator_account_id, reason=reason)
         ]
         if not self.hand_running:
+            out += self._abort_match(out, _CLOSED_MID_MATCH, at_ms)
             out += self._stand_up_and_close(out)
         return out
 
-    def closing_follow_up(self, payloads: Sequence[Message]) -> list[Message]:
-        """What follows ``payloads`` (about to be appended) at a closing table: when they end
-        the hand, every seat still taken is stood up and the table closed; else nothing."""
-        if not self.closing or self.closed:
+    def follow_up(self, payloads: Sequence[Message], at_ms: int) -> list[Message]:
+        """What follows ``payloads`` (about to be appended) in the same transaction: at a match
+        table, the deal's result when they end its hand (RecordDeal; an aborted hand voids the
+        deal); at a closing table whose hand they end, the match aborted (when it is not over),
+        every seat still taken stood up and the table closed; else nothing."""
+        ended = next((p for p in payloads if isinstance(p, pb.HandEnded | pb.HandAborted)), None)
+        if ended is None:
             return []
-        if not any(isinstance(p, pb.HandEnded | pb.HandAborted) for p in payloads):
+        out = self._record_deal(payloads, ended, at_ms)
+        if self.closing and not self.closed:
+            before = [*payloads, *out]
+            out += self._abort_match(before, _CLOSED_MID_MATCH, at_ms)
+            out += self._stand_up_and_close([*before, *out])
+        return out
+
+    def _record_deal(
+        self, payloads: Sequence[Message], ended: pb.HandEnded | pb.HandAborted, at_ms: int
+    ) -> list[Message]:
+        match = self.match
+        if match is None or self.ctx is None or self.ctx.hand_id != match.deal_hand_id:
             return []
-        return self._stand_up_and_close(payloads)
+        state = match.state_after(list(payloads))
+        if state.phase is not MatchPhase.IN_DEAL:
+            return []
+        if isinstance(ended, pb.HandAborted):
+            command: Command = fm.RecordDealAborted(reason=ended.reason, at_ms=at_ms)
+        else:
+            (hand_ended,) = codec.from_payload(ended, self.ctx, at_ms)
+            assert isinstance(hand_ended, ev.HandEnded)
+            command = fm.RecordDeal(result=deal_result(hand_ended), at_ms=at_ms)
+        return match.decide([command], state)[0]
+
+    def _abort_match(self, before: Sequence[Message], reason: str, at_ms: int) -> list[Message]:
+        """AbortMatch's payloads when the match (after ``before``) is running, else none."""
+        match = self.match
+        if match is None:
+            return []
+        state = match.state_after(list(before))
+        if state.phase is MatchPhase.NOT_STARTED or state.is_over:
+            return []
+        return match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)], state)[0]
 
     def _stand_up_and_close(self, before: Sequence[Message]) -> list[Message]:
         left = {p.seat for p in before if isinstance(p, pb.TablePlayerLeft)}
@@ -360,6 +485,8 @@ class Table:
         can start, RuleViolation if the rules refuse it."""
         if self.start_due_ms() is None:
             raise FailedPrecondition("a hand runs, or fewer than two seats are eligible")
+        if self.match is not None:
+            return self._match_step(hand_id, at_ms)
         command = StartHand(
             hand_id=hand_id,
             seats=tuple(ev.SeatAccount(s, self.seats[s].account_id) for s in self.eligible_seats()),
@@ -367,6 +494,9 @@ class Table:
             rule_set=self.rule_set,
             at_ms=at_ms,
         )
+        return self._started_payloads(command)
+
+    def _started_payloads(self, command: StartHand) -> list[Message]:
         state = self.variant.initial_state()
         started, *more = self._decide(state, command)
         assert isinstance(started, ev.HandStarted)
@@ -377,6 +507,48 @@ class Table:
             for event in more:
                 out.append(codec.to_payload(event, ctx))
         return out
+
+    def _match_step(self, hand_id: str, at_ms: int) -> list[Message]:
+        """The match's next step: start a match (its first deal at once at a free table), deal
+        the next deal (its hand at once unless a game's stakes are to be held first), or start
+        the hand of a deal whose money is now held."""
+        match = self.match
+        assert match is not None
+        if match.running and match.state.phase is MatchPhase.IN_DEAL:
+            return self._deal_hand(match.deal_hand_id, match.state, at_ms)
+        out: list[Message] = []
+        state = match.state
+        if not match.running:
+            seats = tuple(
+                ev.SeatAccount(s, self.seats[s].account_id) for s in self.eligible_seats()
+            )
+            match_id = f"{self.table_id}/{match.matches + 1}"
+            started, state = match.decide(
+                [fm.StartMatch(match_id=match_id, seats=seats, at_ms=at_ms)],
+                match.fmt.initial_state(),
+            )
+            out += started
+            if any(isinstance(p, mpb.MoneyReserved) for p in started):
+                return out  # the first deal waits for the entries to be held
+        begun, state = match.decide([fm.BeginDeal(at_ms=at_ms)], state, hand_id=hand_id)
+        out += begun
+        if any(isinstance(p, mpb.MoneyReserved) for p in begun):
+            return out  # the game's stakes are held before its first hand is dealt
+        return out + self._deal_hand(hand_id, state, at_ms)
+
+    def _deal_hand(self, hand_id: str, state: MatchState, at_ms: int) -> list[Message]:
+        """The HandStarted of the deal ``state`` is in (its seats; the format's rule set)."""
+        assert self.match is not None
+        accounts = {s.seat: s.account_id for s in state.seats}
+        seats = state.deal_seats
+        command = StartHand(
+            hand_id=hand_id,
+            seats=tuple(ev.SeatAccount(s, accounts[s]) for s in seats),
+            dealer_seat=self.next_dealer(seats),
+            rule_set=self.match.deal_rules,
+            at_ms=at_ms,
+        )
+        return self._started_payloads(command)
 
     def hand_commands(self, commands: Sequence[Command]) -> list[Message]:
         """The payloads of the events ``commands`` cause in the current hand, decided in turn.
@@ -432,6 +604,48 @@ class Table:
             kind = closing.DESCRIPTOR.name
             raise FailedPrecondition(f"{kind} of hand {closing.hand_id} is already recorded")
         return [closing]
+
+    def match_money(
+        self, answer: ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected, at_ms: int
+    ) -> list[Message]:
+        """Record the ledger's answer about the current match's money. A rejection aborts the
+        match (every hold released by the ledger) and the seat sits out until its player leaves
+        and sits again; the others wait for a full table. Raises FailedPrecondition for an
+        answer about another match, or one not awaited (already recorded)."""
+        match = self.match
+        rejected = isinstance(answer, ledger_pb.MatchMoneyRejected)
+        # Every rejection of the current match is recorded (several seats may be short; the
+        # first aborts the match), a hold only while it is awaited.
+        about_it = match is not None and (
+            match.answers_this_match(answer) or (rejected and answer.match_id == match.match_id)
+        )
+        if match is None or not about_it:
+            raise FailedPrecondition(
+                f"no hold of match {answer.match_id!r} ({answer.purpose}) is awaited here"
+            )
+        out: list[Message] = [answer]
+        if isinstance(answer, ledger_pb.MatchMoneyRejected) and match.running:
+            reason = f"seat {answer.seat} could not cover its {answer.purpose}"
+            out += match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)])[0]
+        return out
+
+    def match_command(self, account_id: str, message: Message, at_ms: int) -> list[Message]:
+        """A player's match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin,
+        RequestSplit) for the account's seat in the match. Raises FailedPrecondition (not a
+        match table, no match running), PermissionDenied (not a seat of the match),
+        RuleViolation (the format refuses it: nothing changes)."""
+        match = self.match
+        if match is None:
+            raise FailedPrecondition("this table hosts no match (a points table)")
+        if not match.running:
+            raise FailedPrecondition("no match is being played at this table")
+        seat = self.seat_of(account_id)
+        if seat is None or self._match_seat_account(seat) != account_id:
+            raise PermissionDenied("you do not play this table's match")
+        command = match_wire.command_from_pb(message, seat, at_ms)
+        if isinstance(command, fm.AcceptRejoin) and match.awaiting:
+            raise RuleViolation(ErrorCode.WRONG_PHASE, "the match's money is not held yet")
+        return match.decide([command])[0]
 
     def stake_rejected(self, rejected: ledger_pb.StakeRejected, at_ms: int) -> list[Message]:
         """The ledger could not hold a seat's reservation: record it (the seat sits out of later

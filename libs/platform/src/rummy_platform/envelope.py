@@ -188,8 +188,8 @@ class PayloadRegistry:
 
 
 def event_payloads() -> PayloadRegistry:
-    """A registry of every event payload of the five services (``rummy.<area>.v1.events``, and the
-    match events the table writes, ``rummy.match.v1``) and of
+    """A registry of every event payload of the five services (``rummy.<area>.v1.events``), of a
+    match (``rummy.match.v1``, on the table stream) and of
     every variant (``rummy_platform.variant_payloads``), with the type names a variant's events
     were recorded under before they had their own package read as their new messages
     (``variant_payloads.ALIASES``)."""

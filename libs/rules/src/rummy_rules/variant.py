@@ -19,6 +19,7 @@ from typing import Generic, Protocol, TypeVar
 
 from .commands import Command
 from .events import Event, HandAborted, HandEnded
+from .formats.messages import DealRules
 from .rules import DealLayout, DealShape, RuleSet, RuleSetError, VariantOptions
 from .view import PlayerView
 
@@ -90,6 +91,13 @@ class Variant(Protocol, Generic[S]):
         times the point value)."""
         ...
 
+    def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
+        """The rule set of one deal of a match format at a table of ``table_rule_set`` (its
+        seats and clock) under the format's ``deal_rules`` (drops, wrong declare, the cap), played
+        free (point value 0: the format owns the money). Raises RuleSetError (option
+        ``format``) if this variant plays no such deals, or for a value out of its bounds."""
+        ...
+
     def initial_state(self) -> S:
         """The state before any event (a hand not yet started)."""
         ...
@@ -157,6 +165,14 @@ class VariantRules:
     def max_loss_points(self, rule_set: RuleSet) -> int:
         self.check_rule_set(rule_set)
         return rule_set.max_loss_points
+
+    def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
+        """A variant that plays no format's deals (the default): refused."""
+        raise RuleSetError(
+            "format",
+            f"a format without deal rules (variant {self.name!r} has none)",
+            "a format with deal rules",
+        )
 
 
 def fold_with(variant: Variant[S], events: Iterable[Event], state: S | None = None) -> S:

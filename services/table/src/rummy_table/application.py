@@ -42,10 +42,12 @@ from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import proof, wires
+from rummy_game import match_wire, proof, wires
 from rummy_game import stream_codec as codec
+from rummy_game.match_host import MatchHost
 from rummy_game.table import Table
 from rummy_game.wire import VariantWire
 from rummy_platform.backoff import KeyedBackoff
@@ -72,9 +74,15 @@ from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_request, check_si
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules import commands as rc
+from rummy_rules import registry
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
-from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, RuleSetError, validate_table_options
+from rummy_rules.rules import (
+    DEFAULT_MAX_RESERVATION_CENTS,
+    RuleSet,
+    RuleSetError,
+    validate_table_options,
+)
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
 from .metrics import Action, TableMetrics
@@ -245,7 +253,8 @@ class TableApp:
         """Append ``payloads`` (and, at a closing table whose hand they end, the seats' exits
         and TableClosed) as the next envelopes of ``table`` (its command lock held) and fold
         them. Raises as :meth:`_append`."""
-        payloads = [*payloads, *table.closing_follow_up(payloads)]
+        payloads = [*payloads, *table.follow_up(payloads, at_ms)]
+        correlation = table.correlation_ids(payloads)
         occurred = codec.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
@@ -253,7 +262,7 @@ class TableApp:
                 stream_id=table.table_id,
                 stream_version=table.version + i + 1,
                 occurred_at=occurred,
-                correlation_id=getattr(payload, "hand_id", ""),
+                correlation_id=correlation[i],
                 causation_id=causation_id,
                 rules_version=f"{table.rule_set.name}/{table.rule_set.version}",
                 shuffle_version=SHUFFLE_VERSION,
@@ -372,6 +381,7 @@ class TableApp:
             validate_table_options(rules, start_delay, self.max_reservation_hundredths)
         except RuleSetError as exc:
             raise _service_error(exc, codec.variant_of(request.rule_set)) from None
+        match = self._match_options(request, rules)
         options = codec.rule_set_to_pb(rules, start_delay)
         opened = pb.TableOpened(
             table_id=table_id,
@@ -381,6 +391,7 @@ class TableApp:
             commission_bps=request.commission_bps,
             rule_set=options,
             operator_account_id=operator,
+            match=match,
         )
         with self._command(table_id, opening=True) as existing:
             if existing is not None:
@@ -403,6 +414,39 @@ class TableApp:
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
+    @staticmethod
+    def _match_options(
+        request: api.OpenTableRequest, rules: RuleSet
+    ) -> match_pb.MatchOptions | None:
+        """The format options to record (None: a points table). Raises InvalidArgument for an
+        unknown format, options out of bounds, a point value at a match table, a seat count the
+        format does not seat, or a variant that plays no such deals."""
+        given = request.match if request.HasField("match") else None
+        try:
+            fmt = match_wire.format_from_pb(given, request.commission_bps)
+        except RuleSetError as exc:
+            raise InvalidArgument(match_wire.option_message(exc, given)) from None
+        if not match_wire.is_match(given):
+            return None
+        if request.point_value_hundredths != 0:
+            raise InvalidArgument(
+                f"point_value_hundredths must be 0 at a {fmt.name} table (the format owns the "
+                f"money: match.{match_wire.arm_of(given)}), got {request.point_value_hundredths}"
+            )
+        if not fmt.min_seats <= request.seat_count <= fmt.max_seats:
+            raise InvalidArgument(
+                f"seat_count must be {fmt.min_seats}..{fmt.max_seats} at a {fmt.name} table, "
+                f"got {request.seat_count}"
+            )
+        try:
+            MatchHost.for_table(fmt, rules, registry.lookup(rules.variant))
+        except RuleSetError as exc:
+            raise InvalidArgument(
+                f"match: variant {rules.variant!r} does not play the deals of a {fmt.name} match "
+                f"({codec.wire_message(exc, rules.variant)})"
+            ) from None
+        return match_wire.format_to_pb(fmt)
+
     def close_table(self, operator: str, request: api.CloseTableRequest) -> int:
         """Close a table for ``operator``: no new hand and no new seat; a hand being played
         plays out, then every seated player is stood up. Returns TABLE_STATE_CLOSED when it
@@ -417,7 +461,7 @@ class TableApp:
             if key not in table.answers:
                 at = self.now_ms()
                 with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
-                    payloads = table.close(operator, request.reason)
+                    payloads = table.close(operator, request.reason, at)
                     self._commit(table, payloads, at, causation_id=key, request_digest=digest)
                     _log.info("table closing", operator=operator, state=table.state_name)
             with self.projection.lock:
@@ -456,6 +500,7 @@ class TableApp:
                     turn_seconds=t.rule_set.turn_seconds,
                     start_delay_seconds=t.start_delay_ms // 1000,
                     state=TABLE_STATES[t.state_name],
+                    match_format=t.match.fmt.name if t.match is not None else "single",
                 )
                 for t in page
             ]
@@ -601,6 +646,9 @@ class TableApp:
         Raises InvalidArgument (an unknown type, another variant's command, bytes that do not
         parse, a malformed command: nothing is appended), and as every hand command does."""
 
+        if match_wire.is_match_command(request.command.TypeName()):
+            return self._match_play(account_id, request)
+
         def resolve(wire: VariantWire) -> Message:
             return _unpack_command(wire, request.command)
 
@@ -609,6 +657,27 @@ class TableApp:
         response = api.PlayResponse()
         if answer is not None:
             response.answer.Pack(answer)
+        return response
+
+    def _match_play(self, account_id: str, request: api.PlayRequest) -> api.PlayResponse:
+        """A match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin, RequestSplit) for
+        the account's seat, answered with MatchCommandAnswer."""
+        type_name = request.command.TypeName()
+        cls = next(c for c in match_wire.COMMAND_TYPES if c.DESCRIPTOR.full_name == type_name)
+        message = cls()
+        try:
+            if not request.command.Unpack(message):
+                raise DecodeError("type mismatch")
+        except DecodeError:
+            raise InvalidArgument(f"command: the bytes are not a valid {type_name}") from None
+        payloads = self._act(
+            account_id,
+            request,
+            lambda t, at: t.match_command(account_id, message, at),
+            action="play",
+        )
+        response = api.PlayResponse()
+        response.answer.Pack(match_wire.answer(payloads))
         return response
 
     def _play_request(self, account_id: str, request: Any, action: Action) -> Any:
@@ -825,14 +894,19 @@ class TableApp:
             hand_id = self.new_hand_id()
             with log_context(table_id=table_id, hand_id=hand_id):
                 try:
-                    self._commit(table, table.start_hand(hand_id, now), now)
+                    payloads = table.start_hand(hand_id, now)
+                    self._commit(table, payloads, now)
                 except Unavailable:
                     raise
                 except Exception as exc:
                     self._start_failed(table_id, hand_id, exc)
                     return None
                 self.start_retries.succeeded(table_id)
-                _log.info("hand started", hand_no=table.hand_no)
+                if any(isinstance(p, pb.HandStarted) for p in payloads):
+                    _log.info("hand started", hand_no=table.hand_no)
+                else:  # a match table: the match started, or a game's stakes are asked first
+                    _log.info("match waits for its money", match_id=table.match_id)
+                    return None
             return hand_id
 
     def close(self) -> None:
@@ -975,6 +1049,8 @@ class TableApp:
             payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
         ):
             return table.close_proof(payload)
+        if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
+            return table.match_money(payload, at)
         ctx = table.ctx
         if ctx is None or hand_id != ctx.hand_id:
             return []

@@ -251,6 +251,8 @@ def player_view(table: Table, account_id: str | None) -> api.PlayerView:
     )
     if seat is not None:
         view.my_seat = seat
+    if table.match is not None and table.match.state.match_id:
+        view.match.CopyFrom(table.match.view_pb())
     seat_views: dict[int, api.SeatView] = {
         s: api.SeatView(
             seat=s,

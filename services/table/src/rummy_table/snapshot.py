@@ -15,7 +15,8 @@ replayed in full. ``tail_from``: the tail of the partition to fold after loading
 (every table not in the snapshot has all its events at or past it); ``covered`` (per table): every
 event of that table before this offset is in its state, so the tail's events of that table below
 it are skipped. Each table is one object: its options (TableOpened, protobuf bytes in base64), its
-seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), the
+seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), at a
+match table the current match's payloads (folded again on load), the
 last results and answers (protobuf payloads in base64, :data:`rummy_game.table.ANSWER_WINDOW`),
 and per hand played its HandStarted offset and whether its reveal and settlement are recorded.
 
@@ -50,7 +51,7 @@ _log = get_logger(__name__)
 
 FORMAT = "bb-table-snapshot"
 #: The shape of a table's state in a snapshot; bump it when Table's fields or the encoding change.
-SHAPE_VERSION = 1
+SHAPE_VERSION = 2
 #: The compacted topic of the snapshots (prefixed like the event topics).
 SNAPSHOT_TOPIC = "table-snapshots"
 #: The largest snapshot record (bytes, after compression) the topic and the producer accept.
@@ -126,6 +127,20 @@ def encode_table(table: Table) -> dict[str, Any]:
         "voided": sorted([h, why] for h, why in table.voided.items()),
         "closing": table.closing,
         "closed": table.closed,
+        "match": _encode_match(table),
+    }
+
+
+def _encode_match(table: Table) -> dict[str, Any] | None:
+    """A match table's match: the current match's payloads (with their times), folded again on
+    load, how many matches started, and whether the current deal's hand started."""
+    match = table.match
+    if match is None:
+        return None
+    return {
+        "matches": match.matches,
+        "deal_hand_started": match.deal_hand_started,
+        "log": [[*_payload(p), at_ms] for p, at_ms in match.log],
     }
 
 
@@ -185,6 +200,15 @@ def decode_table(
     table.voided = {str(h): str(why) for h, why in data["voided"]}
     table.closing = bool(data["closing"])
     table.closed = bool(data["closed"])
+    match = data["match"]
+    if (match is None) != (table.match is None):
+        raise ValueError("a match table's snapshot without its match, or the other way round")
+    if table.match is not None:
+        log = [
+            (registry.unpack(name, base64.b64decode(b)), int(at)) for name, b, at in match["log"]
+        ]
+        table.match.restore(log, int(match["matches"]))
+        table.match.deal_hand_started = bool(match["deal_hand_started"])
     return table
 
 

@@ -274,7 +274,18 @@ class MatchRules:
         )
 
     def _void(self, state: MatchState, command: RecordDealAborted) -> tuple[Event, ...]:
-        return (DealVoided(deal_no=state.deals_scored + 1, reason=command.reason),)
+        voided = DealVoided(deal_no=state.deals_scored + 1, reason=command.reason)
+        now = after(state, (voided,))
+        # Seats left mid-deal and the deal is void: no result decides what follows them.
+        if not now.active:  # nobody left to win: as an aborted match, every hold released
+            released = tuple((seat, cents) for seat, cents in now.held if cents > 0)
+            aborted = MatchAborted(
+                reason="every seat left a voided deal", released=released, at_ms=command.at_ms
+            )
+            return (voided, aborted)
+        if len(now.active) == 1:  # the match ends as after a leave between deals
+            return (voided, *self._after_leave(now, command.at_ms))
+        return (voided,)
 
     def _left_mid_deal(self, state: MatchState, result: DealResult) -> tuple[Event, ...]:
         gone = state.out_seats

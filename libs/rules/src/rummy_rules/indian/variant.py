@@ -6,7 +6,8 @@ from collections.abc import Iterable
 
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
-from ..rules import RuleSet, VariantOptions
+from ..formats.messages import DealRules
+from ..rules import RuleSet, RuleSetError, VariantOptions
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
 from .bot import INDIAN_BOT
@@ -16,7 +17,9 @@ from .rules import (
     BOMBAY_BAAZI_VERSION,
     INDIAN_POINTS_VARIANT,
     IndianPointsRules,
+    IndianShoes,
     bombay_baazi,
+    match_deal_rule_set,
 )
 from .state import HandState, Phase, SeatState, apply
 
@@ -70,7 +73,35 @@ class IndianPoints(VariantRules):
     bot: object | None = INDIAN_BOT
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
-        return bombay_baazi(seats, point_value_cents, commission_bps)
+        """Bombay Baazi; on the rulebook's shoes at a seat count Bombay Baazi's have no shoe
+        for (2, 3 or 5 seats)."""
+        shoes = IndianShoes.BOMBAY_BAAZI
+        if seats not in dict(shoes.shoes):
+            shoes = IndianShoes.RULEBOOK
+            if seats not in dict(shoes.shoes):
+                counts = sorted({*dict(IndianShoes.BOMBAY_BAAZI.shoes), *dict(shoes.shoes)})
+                raise RuleSetError(
+                    "seats",
+                    f"one of {'/'.join(str(n) for n in counts)}",
+                    seats,
+                    "4, 6 or 8 on Bombay Baazi's shoes, 2 to 6 on the rulebook's",
+                )
+        return bombay_baazi(seats, point_value_cents, commission_bps, shoes=shoes)
+
+    def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
+        """:func:`~rummy_rules.indian.rules.match_deal_rule_set` at the table's seat count and
+        clock, on the rulebook's shoe (its one-deck heads-up option when the table chose it)."""
+        self.check_rule_set(table_rule_set)
+        heads_up = IndianShoes.RULEBOOK_ONE_DECK_HEADS_UP
+        shoes = heads_up if table_rule_set.shoes == heads_up.shoes else IndianShoes.RULEBOOK
+        return match_deal_rule_set(
+            table_rule_set.seats,
+            deal_rules,
+            shoes=shoes,
+            turn_seconds=table_rule_set.turn_seconds,
+            seed_window_seconds=table_rule_set.seed_window_seconds,
+            max_missed_turns=table_rule_set.max_missed_turns,
+        )
 
     def initial_state(self) -> HandState:
         return HandState()

@@ -24,13 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/indian/v1/rules.proto\x12\x0frummy.indian.v1\"\x99\x03\n\x13IndianPointsOptions\x12\x12\n\nmax_points\x18\x01 \x01(\r\x12\x1e\n\x11\x66irst_drop_points\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x1f\n\x12middle_drop_points\x18\x03 \x01(\rH\x01\x88\x01\x01\x12!\n\x14wrong_declare_points\x18\x04 \x01(\rH\x02\x88\x01\x01\x12\x31\n$jokers_only_group_is_impure_sequence\x18\x05 \x01(\x08H\x03\x88\x01\x01\x12\x38\n+card_taken_from_discard_cannot_be_discarded\x18\x06 \x01(\x08H\x04\x88\x01\x01\x42\x14\n\x12_first_drop_pointsB\x15\n\x13_middle_drop_pointsB\x17\n\x15_wrong_declare_pointsB\'\n%_jokers_only_group_is_impure_sequenceB.\n,_card_taken_from_discard_cannot_be_discardedb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1brummy/indian/v1/rules.proto\x12\x0frummy.indian.v1\"\xd5\x03\n\x13IndianPointsOptions\x12\x12\n\nmax_points\x18\x01 \x01(\r\x12\x1e\n\x11\x66irst_drop_points\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x1f\n\x12middle_drop_points\x18\x03 \x01(\rH\x01\x88\x01\x01\x12!\n\x14wrong_declare_points\x18\x04 \x01(\rH\x02\x88\x01\x01\x12\x31\n$jokers_only_group_is_impure_sequence\x18\x05 \x01(\x08H\x03\x88\x01\x01\x12\x38\n+card_taken_from_discard_cannot_be_discarded\x18\x06 \x01(\x08H\x04\x88\x01\x01\x12\x30\n\x05shoes\x18\x07 \x01(\x0e\x32\x1c.rummy.indian.v1.IndianShoesH\x05\x88\x01\x01\x42\x14\n\x12_first_drop_pointsB\x15\n\x13_middle_drop_pointsB\x17\n\x15_wrong_declare_pointsB\'\n%_jokers_only_group_is_impure_sequenceB.\n,_card_taken_from_discard_cannot_be_discardedB\x08\n\x06_shoes*\x92\x01\n\x0bIndianShoes\x12\x1c\n\x18INDIAN_SHOES_UNSPECIFIED\x10\x00\x12\x1d\n\x19INDIAN_SHOES_BOMBAY_BAAZI\x10\x01\x12\x19\n\x15INDIAN_SHOES_RULEBOOK\x10\x02\x12+\n\'INDIAN_SHOES_RULEBOOK_ONE_DECK_HEADS_UP\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.indian.v1.rules_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_INDIANSHOES']._serialized_start=521
+  _globals['_INDIANSHOES']._serialized_end=667
   _globals['_INDIANPOINTSOPTIONS']._serialized_start=49
-  _globals['_INDIANPOINTSOPTIONS']._serialized_end=458
+  _globals['_INDIANPOINTSOPTIONS']._serialized_end=518
 # @@protoc_insertion_point(module_scope)

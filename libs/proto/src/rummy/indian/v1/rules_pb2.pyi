@@ -5,6 +5,7 @@ Indian 13-card points rummy (variant "indian-points", Bombay Baazi): its rule-se
 
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -15,6 +16,31 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _IndianShoes:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _IndianShoesEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_IndianShoes.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    INDIAN_SHOES_UNSPECIFIED: _IndianShoes.ValueType  # 0
+    INDIAN_SHOES_BOMBAY_BAAZI: _IndianShoes.ValueType  # 1
+    """4 or 6 seats 2 decks + 2 printed jokers (106 cards), 8 seats 3 decks + 3 (159)."""
+    INDIAN_SHOES_RULEBOOK: _IndianShoes.ValueType  # 2
+    """The rulebook's: 2 to 6 seats, 2 decks + 4 printed jokers (108)."""
+    INDIAN_SHOES_RULEBOOK_ONE_DECK_HEADS_UP: _IndianShoes.ValueType  # 3
+    """As RULEBOOK, but 2 seats 1 deck + 2 printed jokers (54)."""
+
+class IndianShoes(_IndianShoes, metaclass=_IndianShoesEnumTypeWrapper): ...
+
+INDIAN_SHOES_UNSPECIFIED: IndianShoes.ValueType  # 0
+INDIAN_SHOES_BOMBAY_BAAZI: IndianShoes.ValueType  # 1
+"""4 or 6 seats 2 decks + 2 printed jokers (106 cards), 8 seats 3 decks + 3 (159)."""
+INDIAN_SHOES_RULEBOOK: IndianShoes.ValueType  # 2
+"""The rulebook's: 2 to 6 seats, 2 decks + 4 printed jokers (108)."""
+INDIAN_SHOES_RULEBOOK_ONE_DECK_HEADS_UP: IndianShoes.ValueType  # 3
+"""As RULEBOOK, but 2 seats 1 deck + 2 printed jokers (54)."""
+Global___IndianShoes: _TypeAlias = IndianShoes  # noqa: Y015
 
 @_typing.final
 class IndianPointsOptions(_message.Message):
@@ -31,6 +57,7 @@ class IndianPointsOptions(_message.Message):
     WRONG_DECLARE_POINTS_FIELD_NUMBER: _builtins.int
     JOKERS_ONLY_GROUP_IS_IMPURE_SEQUENCE_FIELD_NUMBER: _builtins.int
     CARD_TAKEN_FROM_DISCARD_CANNOT_BE_DISCARDED_FIELD_NUMBER: _builtins.int
+    SHOES_FIELD_NUMBER: _builtins.int
     max_points: _builtins.int
     """Maximum points a loser's counted cards can cost: 0 = uncapped (130 at 13 cards), 80 = the
     cap of other platforms.
@@ -45,6 +72,12 @@ class IndianPointsOptions(_message.Message):
     """true"""
     card_taken_from_discard_cannot_be_discarded: _builtins.bool
     """true"""
+    shoes: Global___IndianShoes.ValueType
+    """Which shoes the table deals from (rummy_rules.indian.rules.IndianShoes); left out: Bombay
+    Baazi's where they have a shoe for the seat count (4, 6, 8), else the rulebook's. Only in
+    this message (no flat field of rummy.common.v1.RuleSet). A match format's deals come from
+    the rulebook's shoe (RULEBOOK_ONE_DECK_HEADS_UP: its heads-up option).
+    """
     def __init__(
         self,
         *,
@@ -54,10 +87,11 @@ class IndianPointsOptions(_message.Message):
         wrong_declare_points: _builtins.int | None = ...,
         jokers_only_group_is_impure_sequence: _builtins.bool | None = ...,
         card_taken_from_discard_cannot_be_discarded: _builtins.bool | None = ...,
+        shoes: Global___IndianShoes.ValueType | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_middle_drop_points", b"_middle_drop_points", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "middle_drop_points", b"middle_drop_points", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_middle_drop_points", b"_middle_drop_points", "_shoes", b"_shoes", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "middle_drop_points", b"middle_drop_points", "shoes", b"shoes", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_middle_drop_points", b"_middle_drop_points", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_points", b"max_points", "middle_drop_points", b"middle_drop_points", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded", "_first_drop_points", b"_first_drop_points", "_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence", "_middle_drop_points", b"_middle_drop_points", "_shoes", b"_shoes", "_wrong_declare_points", b"_wrong_declare_points", "card_taken_from_discard_cannot_be_discarded", b"card_taken_from_discard_cannot_be_discarded", "first_drop_points", b"first_drop_points", "jokers_only_group_is_impure_sequence", b"jokers_only_group_is_impure_sequence", "max_points", b"max_points", "middle_drop_points", b"middle_drop_points", "shoes", b"shoes", "wrong_declare_points", b"wrong_declare_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__card_taken_from_discard_cannot_be_discarded: _TypeAlias = _typing.Literal["card_taken_from_discard_cannot_be_discarded"]  # noqa: Y015
     _WhichOneofArgType__card_taken_from_discard_cannot_be_discarded: _TypeAlias = _typing.Literal["_card_taken_from_discard_cannot_be_discarded", b"_card_taken_from_discard_cannot_be_discarded"]  # noqa: Y015
@@ -67,6 +101,8 @@ class IndianPointsOptions(_message.Message):
     _WhichOneofArgType__jokers_only_group_is_impure_sequence: _TypeAlias = _typing.Literal["_jokers_only_group_is_impure_sequence", b"_jokers_only_group_is_impure_sequence"]  # noqa: Y015
     _WhichOneofReturnType__middle_drop_points: _TypeAlias = _typing.Literal["middle_drop_points"]  # noqa: Y015
     _WhichOneofArgType__middle_drop_points: _TypeAlias = _typing.Literal["_middle_drop_points", b"_middle_drop_points"]  # noqa: Y015
+    _WhichOneofReturnType__shoes: _TypeAlias = _typing.Literal["shoes"]  # noqa: Y015
+    _WhichOneofArgType__shoes: _TypeAlias = _typing.Literal["_shoes", b"_shoes"]  # noqa: Y015
     _WhichOneofReturnType__wrong_declare_points: _TypeAlias = _typing.Literal["wrong_declare_points"]  # noqa: Y015
     _WhichOneofArgType__wrong_declare_points: _TypeAlias = _typing.Literal["_wrong_declare_points", b"_wrong_declare_points"]  # noqa: Y015
     @_typing.overload
@@ -77,6 +113,8 @@ class IndianPointsOptions(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__jokers_only_group_is_impure_sequence) -> _WhichOneofReturnType__jokers_only_group_is_impure_sequence | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__middle_drop_points) -> _WhichOneofReturnType__middle_drop_points | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__shoes) -> _WhichOneofReturnType__shoes | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__wrong_declare_points) -> _WhichOneofReturnType__wrong_declare_points | None: ...
 
