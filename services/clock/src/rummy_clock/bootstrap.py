@@ -53,7 +53,9 @@ def metrics() -> ClockMetrics:
 def build(settings: Settings) -> ServiceHost:
     """The host with the ClockService servicer and the event loop attached."""
     load_variant_plugins(settings, registry.names)
-    require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
+    (kafka_servers,) = require_settings(
+        SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers
+    )
     try:
         speed = speed_from_env()
     except ValueError as error:
@@ -62,7 +64,7 @@ def build(settings: Settings) -> ServiceHost:
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = events.kafka_log(kafka_servers)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     # Created before the consumer: fences a previous clock and aborts what it left open, so
@@ -73,7 +75,7 @@ def build(settings: Settings) -> ServiceHost:
     host.on_shutdown(writer.close)
     app = ClockApplication(speed=speed, metrics=metrics())
     loop = events.ClockLoop(
-        settings.kafka_bootstrap_servers,
+        kafka_servers,
         app,
         writer,
         SystemClock(),
@@ -88,7 +90,7 @@ def build(settings: Settings) -> ServiceHost:
     watch_dependencies(
         loops,
         {
-            "kafka": kafka_probe(settings.kafka_bootstrap_servers, client_id="clock-probe"),
+            "kafka": kafka_probe(kafka_servers, client_id="clock-probe"),
             "kafka-writer": writer.ready,
         },
         on_change=host.set_serving,

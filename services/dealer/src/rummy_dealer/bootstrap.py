@@ -33,7 +33,9 @@ TOKEN_TTL_SECONDS = 300
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer and the table-events reactor attached."""
     load_variant_plugins(settings, registry.names)
-    require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
+    (kafka_servers,) = require_settings(
+        SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers
+    )
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)
 
@@ -44,7 +46,7 @@ def build(settings: Settings) -> ServiceHost:
     )
     host.on_shutdown(fairness.close)
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = events.kafka_log(kafka_servers)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     writer = log.transactional_writer(
@@ -75,7 +77,7 @@ def build(settings: Settings) -> ServiceHost:
     watch_dependencies(
         loops,
         {
-            "kafka": kafka_probe(settings.kafka_bootstrap_servers, client_id="dealer-probe"),
+            "kafka": kafka_probe(kafka_servers, client_id="dealer-probe"),
             "kafka-writer": writer.ready,
         },
         on_change=host.set_serving,

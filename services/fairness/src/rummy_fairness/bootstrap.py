@@ -27,7 +27,7 @@ SERVICE = "fairness"
 def build(settings: Settings) -> ServiceHost:
     """The host with the servicer, the table-events reactor and the outbox relay attached."""
     load_variant_plugins(settings, registry.names)
-    require_settings(
+    database_url, kafka_servers = require_settings(
         SERVICE,
         DATABASE_URL=settings.database_url,
         KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers,
@@ -35,8 +35,8 @@ def build(settings: Settings) -> ServiceHost:
     prefix = topic_prefix()
     host = ServiceHost(SERVICE, settings)
 
-    apply_migrations(settings.database_url, db.MIGRATIONS_DIR, schema=db.SCHEMA)
-    pool = open_pool(settings.database_url, schema=db.SCHEMA, name=SERVICE)
+    apply_migrations(database_url, db.MIGRATIONS_DIR, schema=db.SCHEMA)
+    pool = open_pool(database_url, schema=db.SCHEMA, name=SERVICE)
     host.on_shutdown(pool.close)
 
     committed = Counter("rummy_fairness_seeds_committed", "Server seeds drawn and committed")
@@ -46,7 +46,7 @@ def build(settings: Settings) -> ServiceHost:
         counters=Counters(seed_committed=committed.inc, seed_revealed=revealed.inc),
     )
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = events.kafka_log(kafka_servers)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     reactor = events.table_reactor(
@@ -69,7 +69,7 @@ def build(settings: Settings) -> ServiceHost:
         loops,
         {
             "postgresql": postgres_probe(pool),
-            "kafka": kafka_probe(settings.kafka_bootstrap_servers, client_id="fairness-probe"),
+            "kafka": kafka_probe(kafka_servers, client_id="fairness-probe"),
         },
         on_change=host.set_serving,
     )

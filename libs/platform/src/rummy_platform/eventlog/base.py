@@ -19,9 +19,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Unpack
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, UnknownEventType, decode
-from rummy_platform.skips import SKIPPED
+from rummy_platform.skips import SKIPPED, RecordPlace
 from rummy_platform.topics import TopicSpec
 
 #: The record header holding the payload type (UTF-8), e.g. ``rummy.table.v1.CardDrawn``.
@@ -34,7 +35,7 @@ def decode_known(
     consumer: str = "",
     *,
     log: bool = True,
-    **where: object,
+    **where: Unpack[RecordPlace],
 ) -> Envelope | None:
     """The envelope of a record's ``value``, or None (counted and logged once per type, see
     :mod:`rummy_platform.skips`; ``log=False``: counted only) when its payload type is not in
@@ -62,7 +63,7 @@ def decode_if_used(
     registry: PayloadRegistry,
     types: Collection[str] | None,
     consumer: str = "",
-    **where: object,
+    **where: Unpack[RecordPlace],
 ) -> Envelope | None:
     """The envelope of a consumed record's ``value``, or None when a consumer of ``types``
     (None: every type) does not use it. A record whose :data:`EVENT_TYPE_HEADER`
