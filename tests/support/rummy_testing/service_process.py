@@ -35,8 +35,8 @@ import psycopg
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
+from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.plugins import PLUGINS_VARIABLE
 from rummy_platform.topics import event_topic_specs
 
 START_TIMEOUT_S = 60.0
