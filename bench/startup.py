@@ -53,6 +53,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypedDict
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -89,6 +90,14 @@ def say(text: str) -> None:
 # -- the history -----------------------------------------------------------------------------
 
 
+class _Turn(TypedDict):
+    """The fields naming a turn in a turn command's request."""
+
+    table_id: str
+    hand_id: str
+    turn_no: int
+
+
 def _new_id() -> str:
     return str(uuid.uuid4())
 
@@ -112,7 +121,7 @@ def record_table(hands: int, rng: random.Random) -> list[bytes]:
                 break
             account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
             mine = world.view(table_id, account)
-            where = {"table_id": table_id, "hand_id": hand_id, "turn_no": mine.turn_no}
+            where: _Turn = {"table_id": table_id, "hand_id": hand_id, "turn_no": mine.turn_no}
             if turn >= turns:
                 world.app.drop(account, api.DropRequest(**where, client_request_id=_new_id()))
                 continue
@@ -195,7 +204,9 @@ def rss_mib(pid: int) -> float:
 
 
 @contextmanager
-def table_service(bootstrap: str, prefix: str, log_dir: Path, name: str) -> Iterator[tuple]:
+def table_service(
+    bootstrap: str, prefix: str, log_dir: Path, name: str
+) -> Iterator[tuple[subprocess.Popen[bytes], float]]:
     """The table service on free ports; yields (process, seconds to SERVING). SIGTERM at the
     end (and waits for its exit: its last snapshots are written then)."""
     port = free_port()
@@ -221,7 +232,8 @@ def table_service(bootstrap: str, prefix: str, log_dir: Path, name: str) -> Iter
                 if process.poll() is not None:
                     raise RuntimeError(f"the table service exited; see {log_dir / name}.log")
                 try:
-                    status = health.Check(health_pb2.HealthCheckRequest(), timeout=1).status
+                    request = health_pb2.HealthCheckRequest()
+                    status = health.Check(request, timeout=1).status  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                     if status == health_pb2.HealthCheckResponse.SERVING:
                         break
                 except grpc.RpcError:

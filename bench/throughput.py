@@ -192,7 +192,7 @@ class Call:
     code: grpc.StatusCode
 
 
-class CallRecorder(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+class CallRecorder(grpc.UnaryUnaryClientInterceptor):
     """Records every unary call made through the channels it intercepts (thread-safe)."""
 
     def __init__(self) -> None:

@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, TypeVar
 
 import jwt
 from google.protobuf.descriptor import FieldDescriptor
@@ -34,6 +34,24 @@ from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.auth import ALGORITHM, AUDIENCE, ISSUER, Role, TokenAuthority
 from rummy_testing.players import rule_set
+
+if TYPE_CHECKING:
+    from google._upb._message import FieldDescriptor as UpbFieldDescriptor
+
+    #: A field's descriptor from either protobuf backend (pure Python, or upb: what runs here).
+    Field: TypeAlias = FieldDescriptor | UpbFieldDescriptor
+
+T = TypeVar("T")
+
+
+class TurnFields(TypedDict):
+    """The fields every turn command's request has."""
+
+    table_id: str
+    hand_id: str
+    turn_no: int
+    client_request_id: str
+
 
 #: Lengths of the oversized strings tried (bytes): past every documented id/name maximum, past
 #: a page of events, and past a megabyte (still under the 4 MB default message limit).
@@ -310,7 +328,7 @@ class Draws:
     def pick(self) -> int:
         return int(self._next(self.picks, lambda: self.rng.randrange(2**16)))
 
-    def choice(self, options: Sequence[Any] | str) -> Any:
+    def choice(self, options: Sequence[T]) -> T:
         items = list(options)
         return items[self.pick() % len(items)]
 
@@ -422,11 +440,9 @@ def random_message(d: Draws, cls: type[Message], depth: int = 0) -> Message:
             if fd.type == FieldDescriptor.TYPE_MESSAGE:
                 if depth >= 2:
                     break
-                sub = random_message(d, fd.message_type._concrete_class, depth + 1)
-                if repeated:
-                    getattr(message, fd.name).add().CopyFrom(sub)
-                else:
-                    getattr(message, fd.name).CopyFrom(sub)
+                holder = getattr(message, fd.name)
+                target = holder.add() if repeated else holder
+                target.CopyFrom(random_message(d, type(target), depth + 1))
                 continue
             value = random_scalar(d, fd)
             if repeated:
@@ -436,7 +452,7 @@ def random_message(d: Draws, cls: type[Message], depth: int = 0) -> Message:
     return message
 
 
-def random_scalar(d: Draws, fd: FieldDescriptor) -> object:
+def random_scalar(d: Draws, fd: Field) -> object:
     t = fd.type
     if t == FieldDescriptor.TYPE_STRING:
         return d.text() if d.flag() else d.choice(STRANGE)
@@ -495,15 +511,20 @@ class Builder:
             return d.choice(list(live.dealt))
         return d.choice(sorted(self.tokens.players))
 
-    def _hand_fields(self, live: Live) -> dict[str, object]:
-        return {"table_id": live.table_id, "hand_id": live.hand_id, "turn_no": live.turn_no}
+    def _turn_fields(self, live: Live) -> TurnFields:
+        return {
+            "table_id": live.table_id,
+            "hand_id": live.hand_id,
+            "turn_no": live.turn_no,
+            "client_request_id": self.fresh_id(),
+        }
 
     def build(self, d: Draws, rpc: str, live: Live) -> tuple[str, Message, str]:
         accounts = sorted(self.tokens.players)
         if rpc in ("DrawCard", "DiscardCard", "Declare", "Drop", "Play"):
             actor = self._actor_on_turn(d, live)
             mine = list(live.hands.get(actor, ()))
-            fields = {**self._hand_fields(live), "client_request_id": self.fresh_id()}
+            fields = self._turn_fields(live)
             if rpc == "DrawCard":
                 source = table_events.DRAW_SOURCE_STOCK
                 if live.discard_pile and d.flag():
@@ -540,8 +561,8 @@ class Builder:
                 request = api.PlayRequest(**fields)
                 if d.flag():
                     face_down = d.choice(mine) if mine else 0
-                    card = cards_pb2.Card(index=face_down, face=_face(live, face_down))
-                    request.command.Pack(indian_events.Declare(face_down=card))
+                    hidden = cards_pb2.Card(index=face_down, face=_face(live, face_down))
+                    request.command.Pack(indian_events.Declare(face_down=hidden))
                 else:
                     request.command.Pack(indian_events.Drop())
             else:
@@ -668,7 +689,7 @@ class Builder:
             attempt.mutation = f"{label}: {self._last}"
             return
         if fd.type == FieldDescriptor.TYPE_MESSAGE:
-            if fd.message_type.full_name == "rummy.common.v1.Card":
+            if fd.message_type is not None and fd.message_type.full_name == "rummy.common.v1.Card":
                 card = wrong_card(d, live, mine)
                 getattr(holder, name).CopyFrom(card)
                 attempt.mutation = f"{label}=index {card.index} face {card.face[:8]!r}"
@@ -687,9 +708,9 @@ class Builder:
             ]
             if attempt.rpc == "CloseTable":  # never the tables the fuzz plays at
                 others = [*self.opened_tables, *self.tokens.players]
-            value = wrong_string(d, [o for o in others if o != getattr(holder, name)])
-            setattr(holder, name, value)
-            attempt.mutation = f"{label}={_clip(value)}"
+            text = wrong_string(d, [o for o in others if o != getattr(holder, name)])
+            setattr(holder, name, text)
+            attempt.mutation = f"{label}={_clip(text)}"
             return
         if fd.type == FieldDescriptor.TYPE_BYTES:
             n = d.choice((0, 65, 1_000, 70_000))
@@ -718,7 +739,7 @@ class Builder:
         self,
         d: Draws,
         holder: Message,
-        fd: FieldDescriptor,
+        fd: Field,
         live: Live,
         mine: list[int],
     ) -> None:
@@ -800,13 +821,15 @@ def _field_paths(message: Message) -> list[tuple[str, ...]]:
     paths: list[tuple[str, ...]] = []
     for fd in message.DESCRIPTOR.fields:
         paths.append((fd.name,))
+        sub_message = fd.message_type
         if (
             fd.type == FieldDescriptor.TYPE_MESSAGE
+            and sub_message is not None
             and not fd.is_repeated
             and message.HasField(fd.name)
-            and fd.message_type.full_name != "rummy.common.v1.Card"
+            and sub_message.full_name != "rummy.common.v1.Card"
         ):
-            paths.extend((fd.name, sub.name) for sub in fd.message_type.fields)
+            paths.extend((fd.name, sub.name) for sub in sub_message.fields)
     return paths
 
 

@@ -43,6 +43,7 @@ from kafka import TopicPartition as KafkaTopicPartition
 from prometheus_client.parser import text_string_to_metric_families
 
 from rummy.clock.v1 import clock_service_pb2_grpc as clock_grpc
+from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import dealer_service_pb2_grpc as dealer_grpc
 from rummy.fairness.v1 import fairness_service_pb2_grpc as fairness_grpc
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
@@ -64,6 +65,7 @@ from rummy_testing.fuzz_requests import (
     Draws,
     Live,
     Tokens,
+    TurnFields,
     draw_attempt,
     draws,
 )
@@ -579,7 +581,8 @@ class FuzzWorld:
         self.tally.driver_requests += 1
         before = self.decisions() if rpc in HAND_RPCS else None
         try:
-            return player.call(rpc, request)
+            reply: Message = player.call(rpc, request)
+            return reply
         except grpc.RpcError as error:
             if error.code() not in DOCUMENTED:
                 self.tally.findings[(rpc, "driver", error.code().name)] = Finding(
@@ -621,10 +624,10 @@ class FuzzWorld:
                     moved = True
         elif self._idle >= IDLE_REQUESTS and view.phase == api.HAND_PHASE_SEEDING:
             for s in view.seats:
-                p = self.by_account.get(s.account_id)
-                if p is not None and s.dealt_in:
+                dealt = self.by_account.get(s.account_id)
+                if dealt is not None and s.dealt_in:
                     self._driver_call(
-                        p,
+                        dealt,
                         "ContributeSeed",
                         api.ContributeSeedRequest(
                             table_id=self.table.table_id,
@@ -649,7 +652,7 @@ class FuzzWorld:
         player = self.by_account.get(account or "")
         if player is None:
             return False
-        base = {
+        base: TurnFields = {
             "table_id": self.table.table_id,
             "hand_id": view.hand_id,
             "turn_no": view.turn_no,
@@ -666,7 +669,7 @@ class FuzzWorld:
             first = self._drawn.get((view.hand_id, view.turn_no))
             for index in [*([first] if first is not None else []), *mine]:
                 base["client_request_id"] = request_id()
-                card = {"index": index, "face": SHOES[4].index_to_card(index).face}
+                card = cards_pb2.Card(index=index, face=SHOES[4].index_to_card(index).face)
                 if self._driver_call(
                     player, "DiscardCard", api.DiscardCardRequest(**base, card=card)
                 ):

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -42,6 +42,8 @@ DISCARD_PILE = table_events.DRAW_SOURCE_DISCARD_PILE
 SHOES: dict[int, Shoe] = dict(BOMBAY_BAAZI_SHOES)
 TOKEN_TTL_SECONDS = 3600
 CALL_TIMEOUT_SECONDS = 30.0
+Request = TypeVar("Request")
+Response = TypeVar("Response")
 
 
 def request_id() -> str:
@@ -86,7 +88,7 @@ class Operator:
     ) -> str:
         """Open a table; returns its id. Raises grpc.RpcError when refused."""
         # The instance asked may redirect to the one serving the new table's partition.
-        reply = self._router.call(
+        reply: api.OpenTableResponse = self._router.call(
             "OpenTable",
             api.OpenTableRequest(
                 client_request_id=request_id(),
@@ -277,13 +279,18 @@ class Player:
     # -- calls ---------------------------------------------------------------------------------
 
     def call(self, name: str, request: Any) -> Any:
-        return getattr(self.stub, name)(
-            request, metadata=self.metadata, timeout=CALL_TIMEOUT_SECONDS
-        )
+        """Call the table service's RPC ``name`` with this player's token."""
+        return self.unary(getattr(self.stub, name), request)
+
+    def unary(
+        self, rpc: grpc.UnaryUnaryMultiCallable[Request, Response], request: Request
+    ) -> Response:
+        """Call ``rpc`` (a method of :attr:`stub`) with this player's token."""
+        return rpc(request, metadata=self.metadata, timeout=CALL_TIMEOUT_SECONDS)
 
     def take_seat(self, seat: int | None = None) -> int:
-        reply = self.call(
-            "TakeSeat",
+        reply = self.unary(
+            self.stub.TakeSeat,
             api.TakeSeatRequest(table_id=self.table_id, client_request_id=request_id(), seat=seat),
         )
         return reply.seat
@@ -316,8 +323,8 @@ class Player:
         rid: str | None = None,
     ) -> api.DrawCardResponse:
         hand_id, turn = self._turn(turn_no)
-        return self.call(
-            "DrawCard",
+        return self.unary(
+            self.stub.DrawCard,
             api.DrawCardRequest(
                 table_id=self.table_id,
                 hand_id=hand_id,
@@ -331,8 +338,8 @@ class Player:
         self, card: cards_pb2.Card, turn_no: int | None = None, rid: str | None = None
     ) -> api.DiscardCardResponse:
         hand_id, turn = self._turn(turn_no)
-        return self.call(
-            "DiscardCard",
+        return self.unary(
+            self.stub.DiscardCard,
             api.DiscardCardRequest(
                 table_id=self.table_id,
                 hand_id=hand_id,
@@ -344,8 +351,8 @@ class Player:
 
     def declare(self, face_down: cards_pb2.Card, turn_no: int | None = None) -> api.DeclareResponse:
         hand_id, turn = self._turn(turn_no)
-        return self.call(
-            "Declare",
+        return self.unary(
+            self.stub.Declare,
             api.DeclareRequest(
                 table_id=self.table_id,
                 hand_id=hand_id,
@@ -357,8 +364,8 @@ class Player:
 
     def drop(self, turn_no: int | None = None) -> api.DropResponse:
         hand_id, turn = self._turn(turn_no)
-        return self.call(
-            "Drop",
+        return self.unary(
+            self.stub.Drop,
             api.DropRequest(
                 table_id=self.table_id,
                 hand_id=hand_id,

@@ -35,8 +35,8 @@ import psycopg
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
+from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.plugins import PLUGINS_VARIABLE
 from rummy_platform.topics import event_topic_specs
 
 START_TIMEOUT_S = 60.0
@@ -141,9 +141,9 @@ def start_service(
         service.stop()
         raise AssertionError(f"{module} did not start:\n{''.join(service.lines[-30:])}")
     with grpc.insecure_channel(service.target) as channel:
-        status = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service=health_service), timeout=10
-        )
+        health = health_pb2_grpc.HealthStub(channel)
+        request = health_pb2.HealthCheckRequest(service=health_service)
+        status = health.Check(request, timeout=10)  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
     assert status.status == health_pb2.HealthCheckResponse.SERVING, status
     return service
 

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 import grpc
 import jwt
@@ -36,7 +36,7 @@ from rummy_platform.config import (
     token_max_lifetime_variable,
 )
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
-from rummy_platform.rpc_scope import ScopeInterceptor, split_method
+from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, split_method
 
 ISSUER = "rummy"
 AUDIENCE = "rummy-backend"
@@ -336,14 +336,14 @@ class AuthInterceptor(ScopeInterceptor):
         self,
         authority: TokenAuthority,
         *,
-        on_refused: Callable[[grpc.ServicerContext], None] | None = None,
+        on_refused: Callable[[CallContext], None] | None = None,
     ) -> None:
         self._authority = authority
         self._on_refused = on_refused
         super().__init__(self._scope)
 
     @contextmanager
-    def _scope(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
+    def _scope(self, method: str, context: CallContext) -> Iterator[None]:
         if split_method(method)[0] in PUBLIC_SERVICES:
             yield
             return
@@ -369,13 +369,16 @@ def bearer_metadata(token: str) -> tuple[tuple[str, str]]:
     return ((AUTHORIZATION_KEY, f"Bearer {token}"),)
 
 
-class _CallDetails(NamedTuple):
+@dataclass
+class _CallDetails(grpc.ClientCallDetails):
+    """A call's details with other metadata (gRPC's interceptors read them by attribute)."""
+
     method: str
     timeout: float | None
-    metadata: Any
-    credentials: Any
+    metadata: tuple[tuple[str, str | bytes], ...] | None
+    credentials: grpc.CallCredentials | None
     wait_for_ready: bool | None
-    compression: Any
+    compression: grpc.Compression | None
 
 
 class BearerTokenClientInterceptor(
@@ -401,7 +404,7 @@ class BearerTokenClientInterceptor(
         return _CallDetails(
             details.method,
             details.timeout,
-            metadata,
+            tuple(metadata),
             details.credentials,
             getattr(details, "wait_for_ready", None),
             getattr(details, "compression", None),

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import grpc
 
 from rummy_platform.logging import get_logger
-from rummy_platform.rpc_scope import ScopeInterceptor
+from rummy_platform.rpc_scope import CallContext, ScopeInterceptor
 
 _log = get_logger(__name__)
 
@@ -101,7 +101,7 @@ class ErrorMappingInterceptor(ScopeInterceptor):
 
     @staticmethod
     @contextmanager
-    def _scope(method: str, context: grpc.ServicerContext) -> Iterator[None]:
+    def _scope(method: str, context: CallContext) -> Iterator[None]:
         try:
             yield
         except ServiceError as error:

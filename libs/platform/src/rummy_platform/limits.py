@@ -35,7 +35,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from rummy_platform.errors import InvalidArgument
-from rummy_platform.rpc_scope import AioHandlerInterceptor, rebuild
+from rummy_platform.rpc_scope import AioHandlerInterceptor, Handler, rebuild
 
 #: Largest request message a server accepts (and a client of ours sends), in bytes.
 MAX_REQUEST_BYTES = 64 * 1024
@@ -190,20 +190,19 @@ class RequestLimitsInterceptor(grpc.ServerInterceptor):
 
     def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        continuation: Callable[[grpc.HandlerCallDetails], Handler | None],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        return _checking(continuation(handler_call_details))
+    ) -> Handler | None:
+        handler = continuation(handler_call_details)
+        return None if handler is None else _checking(handler)
 
     def aio(self) -> grpc.aio.ServerInterceptor:
         return AioHandlerInterceptor(lambda handler, _method: _checking(handler, aio=True))
 
 
-def _checking(
-    handler: grpc.RpcMethodHandler | None, *, aio: bool = False
-) -> grpc.RpcMethodHandler | None:
+def _checking(handler: Handler, *, aio: bool = False) -> Handler:
     """``handler`` checking its request first (a request-streaming one as it is)."""
-    if handler is None or handler.request_streaming:
+    if handler.request_streaming:
         return handler
 
     def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:

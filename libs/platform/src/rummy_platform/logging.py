@@ -20,7 +20,7 @@ import grpc
 import structlog
 from structlog.contextvars import bound_contextvars, clear_contextvars, merge_contextvars
 
-from rummy_platform.rpc_scope import ScopeInterceptor, final_code
+from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, final_code
 
 _HANDLER_NAME = "rummy-json"
 _QUIET = frozenset({grpc.StatusCode.OK, grpc.StatusCode.CANCELLED})
@@ -101,7 +101,7 @@ class LoggingContextInterceptor(ScopeInterceptor):
         super().__init__(self._scope)
 
     @contextmanager
-    def _scope(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
+    def _scope(self, method: str, context: CallContext) -> Iterator[None]:
         clear_contextvars()  # a worker thread must not carry the last call's context
         started = time.perf_counter()
         error: BaseException | None = None

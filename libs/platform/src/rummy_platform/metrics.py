@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from wsgiref.simple_server import WSGIServer
 
-import grpc
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -31,7 +30,7 @@ from prometheus_client import (
 )
 
 from rummy_platform.logging import get_logger
-from rummy_platform.rpc_scope import ScopeInterceptor, final_code, split_method
+from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, final_code, split_method
 
 if TYPE_CHECKING:
     from rummy_platform.eventlog.base import TopicPartition
@@ -77,7 +76,7 @@ class MetricsInterceptor(ScopeInterceptor):
         super().__init__(self._scope)
 
     @contextmanager
-    def _scope(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
+    def _scope(self, method: str, context: CallContext) -> Iterator[None]:
         service, rpc = split_method(method)
         started = time.perf_counter()
         error: BaseException | None = None

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Never
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2
@@ -35,7 +36,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter
 from rummy_platform.auth import PUBLIC_SERVICES, current_principal
 from rummy_platform.config import RATE_LIMITED, BucketSpec, rate_limit_variable
 from rummy_platform.logging import get_logger
-from rummy_platform.rpc_scope import ScopeInterceptor, split_method
+from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, split_method
 
 _log = get_logger(__name__)
 
@@ -135,25 +136,25 @@ class RateLimits:
         for who in RATE_LIMITED:  # exported at 0 from the start, so a rate() has a series
             self._refused.labels(who)
 
-    def interceptor(self) -> grpc.ServerInterceptor:
+    def interceptor(self) -> ScopeInterceptor:
         """The interceptor that charges each authenticated call to its account."""
         return ScopeInterceptor(self._account_scope)
 
     @contextmanager
-    def _account_scope(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
+    def _account_scope(self, method: str, context: CallContext) -> Iterator[None]:
         if split_method(method)[0] not in PUBLIC_SERVICES:
             principal = current_principal()
             who, account = principal.role.value, principal.account_id
             self._charge(context, who, f"{who}:{account}", f"account {account!r} ({who})")
         yield
 
-    def refuse_unauthenticated(self, context: grpc.ServicerContext) -> None:
+    def refuse_unauthenticated(self, context: CallContext) -> None:
         """Charge a call whose token was refused to its peer host; end it RESOURCE_EXHAUSTED
         when that host's bucket is empty (otherwise return, and it ends UNAUTHENTICATED)."""
         host = peer_host(context.peer())
         self._charge(context, "unauthenticated", host, f"peer {host} (calls with a refused token)")
 
-    def _charge(self, context: grpc.ServicerContext, who: str, key: str, caller: str) -> None:
+    def _charge(self, context: CallContext, who: str, key: str, caller: str) -> None:
         limiter = self._limiters.get(who)
         if limiter is None:
             return
@@ -172,8 +173,8 @@ class RateLimits:
 
 
 def abort_resource_exhausted(
-    context: grpc.ServicerContext, message: str, retry_after_seconds: float
-) -> None:
+    context: CallContext, message: str, retry_after_seconds: float
+) -> Never:
     """End the call RESOURCE_EXHAUSTED with ``message`` and a ``google.rpc.RetryInfo`` detail
     of ``retry_after_seconds`` (rounded up to the millisecond). Raises, like ``abort``."""
     delay = duration_pb2.Duration()
@@ -186,14 +187,14 @@ def abort_resource_exhausted(
 
 def retry_delay_seconds(error: grpc.RpcError) -> float | None:
     """The retry delay a RESOURCE_EXHAUSTED answer carries (seconds), or None if it has none."""
-    status = rpc_status.from_call(error)
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]  # a channel's RpcError is its Call
     if status is None:
         return None
     for detail in status.details:
         if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
             info = error_details_pb2.RetryInfo()
             detail.Unpack(info)
-            return info.retry_delay.ToTimedelta().total_seconds()
+            return float(info.retry_delay.ToTimedelta().total_seconds())
     return None
 
 

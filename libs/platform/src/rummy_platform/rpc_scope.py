@@ -23,12 +23,44 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Never, Protocol, TypeAlias
 
 import grpc
 import grpc.aio
 
-Scope = Callable[[str, grpc.ServicerContext], AbstractContextManager[None]]
+# (Quoted: grpc's classes are generic only in their stubs.)
+#: A method handler of either server, for any request and response type.
+Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
+#: The servicer context of an aio server, for any request and response type.
+AioContext: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+
+
+class CallContext(Protocol):
+    """What a scope uses of a call: a synchronous server's ``grpc.ServicerContext``, or an
+    :class:`AioCallView` over an aio server's context. ``code``/``details`` are what
+    ``set_code``/``set_details``/``abort`` recorded so far (None when nothing was; the details
+    are bytes on a synchronous server)."""
+
+    def invocation_metadata(self) -> Any: ...
+    def peer(self) -> str: ...
+    def code(self) -> grpc.StatusCode | None: ...
+    def details(self) -> str | bytes | None: ...
+    def is_active(self) -> bool: ...
+    def time_remaining(self) -> float | None: ...
+    def set_code(self, code: grpc.StatusCode) -> None: ...
+    def set_details(self, details: str) -> None: ...
+    def set_trailing_metadata(self, trailing_metadata: Any) -> None: ...
+    def add_callback(self, callback: Callable[[], None]) -> bool: ...
+    def abort(self, code: grpc.StatusCode, details: str) -> Never: ...
+    def abort_with_status(self, status: grpc.Status) -> Never: ...
+
+
+Scope = Callable[[str, CallContext], AbstractContextManager[None]]
+
+
+def sync_call_context(context: grpc.ServicerContext) -> CallContext:
+    """A synchronous server's context as the :class:`CallContext` it is."""
+    return context  # type: ignore[return-value]  # its code(), details(): not in types-grpcio
 
 
 class ScopeInterceptor(grpc.ServerInterceptor):
@@ -39,9 +71,9 @@ class ScopeInterceptor(grpc.ServerInterceptor):
 
     def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        continuation: Callable[[grpc.HandlerCallDetails], Handler | None],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> Handler | None:
         handler = continuation(handler_call_details)
         if handler is None:  # unknown method: gRPC answers UNIMPLEMENTED itself
             return None
@@ -59,7 +91,7 @@ def split_method(full_method: str) -> tuple[str, str]:
     return service, method
 
 
-def final_code(context: grpc.ServicerContext, error: BaseException | None) -> grpc.StatusCode:
+def final_code(context: CallContext, error: BaseException | None) -> grpc.StatusCode:
     """The status a finished call ends with, given the exception it raised (or None).
 
     ``context.abort``/``set_code`` record the code on the context; a call whose client went
@@ -75,17 +107,17 @@ def final_code(context: grpc.ServicerContext, error: BaseException | None) -> gr
     return grpc.StatusCode.UNKNOWN if error is not None else grpc.StatusCode.OK
 
 
-def _wrap(handler: grpc.RpcMethodHandler, method: str, scope: Scope) -> grpc.RpcMethodHandler:
+def _wrap(handler: Handler, method: str, scope: Scope) -> Handler:
     def around_unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
         def call(request: Any, context: grpc.ServicerContext) -> Any:
-            with scope(method, context):
+            with scope(method, sync_call_context(context)):
                 return behavior(request, context)
 
         return call
 
     def around_stream(behavior: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
         def call(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            with scope(method, context):
+            with scope(method, sync_call_context(context)):
                 yield from behavior(request, context)
 
         return call
@@ -113,7 +145,7 @@ class AioCallView:
     all synchronous. ``abort``/``abort_with_status`` record the status and raise
     :class:`ScopeAbort`."""
 
-    def __init__(self, context: grpc.aio.ServicerContext) -> None:
+    def __init__(self, context: AioContext) -> None:
         self._context = context
 
     def invocation_metadata(self) -> Any:
@@ -122,10 +154,10 @@ class AioCallView:
     def peer(self) -> str:
         return self._context.peer()
 
-    def code(self) -> Any:
+    def code(self) -> grpc.StatusCode | None:
         return self._context.code()
 
-    def details(self) -> Any:
+    def details(self) -> str | None:
         return self._context.details()
 
     def is_active(self) -> bool:
@@ -144,21 +176,21 @@ class AioCallView:
         self._context.set_trailing_metadata(metadata)
 
     def add_callback(self, callback: Callable[[], None]) -> bool:
-        self._context.add_done_callback(lambda _context: callback())
+        self._context.add_done_callback(lambda _context: callback())  # type: ignore[arg-type]  # types-grpcio wants its _DoneCallback class
         return True
 
-    def abort(self, code: grpc.StatusCode, details: str = "") -> None:
+    def abort(self, code: grpc.StatusCode, details: str = "") -> Never:
         self._context.set_code(code)
         self._context.set_details(details)
         raise ScopeAbort(code, details)
 
-    def abort_with_status(self, status: grpc.Status) -> None:
+    def abort_with_status(self, status: grpc.Status) -> Never:
         self._context.set_code(status.code)
         self._context.set_details(status.details)
         raise ScopeAbort(status.code, status.details, status.trailing_metadata)
 
 
-async def _abort(context: grpc.aio.ServicerContext, abort: ScopeAbort) -> None:
+async def _abort(context: AioContext, abort: ScopeAbort) -> None:
     await context.abort(abort.code, abort.details, abort.trailing_metadata)
 
 
@@ -172,15 +204,15 @@ class AioHandlerInterceptor(grpc.aio.ServerInterceptor):
     interceptors too, return theirs), so a call does not rebuild the handler chain. Only known
     methods are kept (a handler was found), so the cache is bounded by the services' methods."""
 
-    def __init__(self, wrap: Callable[[grpc.RpcMethodHandler, str], grpc.RpcMethodHandler]) -> None:
+    def __init__(self, wrap: Callable[[Handler, str], Handler]) -> None:
         self._wrap = wrap
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> Handler | None:
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
@@ -201,9 +233,9 @@ class AioScopeInterceptor(AioHandlerInterceptor):
         super().__init__(lambda handler, method: _scoped_aio(handler, method, scope))
 
 
-def _scoped_aio(handler: grpc.RpcMethodHandler, method: str, scope: Scope) -> Any:
+def _scoped_aio(handler: Handler, method: str, scope: Scope) -> Handler:
     def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
-        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def call(request: Any, context: AioContext) -> Any:
             try:
                 with scope(method, AioCallView(context)):
                     return await behavior(request, context)
@@ -216,7 +248,7 @@ def _scoped_aio(handler: grpc.RpcMethodHandler, method: str, scope: Scope) -> An
         if not inspect.isasyncgenfunction(behavior):  # writes with context.write
             return unary(behavior)
 
-        async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def responses(request: Any, context: AioContext) -> Any:
             try:
                 with scope(method, AioCallView(context)):
                     async for response in behavior(request, context):
@@ -232,6 +264,11 @@ def _scoped_aio(handler: grpc.RpcMethodHandler, method: str, scope: Scope) -> An
 _END = object()
 
 
+def _next_or_end(iterator: Iterator[Any]) -> Any:
+    """The iterator's next item, or :data:`_END` once it is exhausted."""
+    return next(iterator, _END)
+
+
 class Offload(AioHandlerInterceptor):
     """The innermost interceptor of an aio server: a synchronous handler runs in ``executor``
     (a bounded thread pool) with a copy of the call's context variables and an
@@ -242,12 +279,12 @@ class Offload(AioHandlerInterceptor):
         super().__init__(lambda handler, _method: _offloaded(handler, executor))
 
 
-def _offloaded(handler: grpc.RpcMethodHandler, executor: Executor) -> Any:
+def _offloaded(handler: Handler, executor: Executor) -> Handler:
     def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
         if inspect.iscoroutinefunction(behavior):
             return behavior
 
-        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def call(request: Any, context: AioContext) -> Any:
             run = contextvars.copy_context().run
             view = AioCallView(context)
             return await asyncio.get_running_loop().run_in_executor(
@@ -260,7 +297,7 @@ def _offloaded(handler: grpc.RpcMethodHandler, executor: Executor) -> Any:
         if inspect.isasyncgenfunction(behavior) or inspect.iscoroutinefunction(behavior):
             return behavior
 
-        async def responses(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def responses(request: Any, context: AioContext) -> Any:
             run = contextvars.copy_context().run
             loop = asyncio.get_running_loop()
             iterator = iter(
@@ -268,7 +305,7 @@ def _offloaded(handler: grpc.RpcMethodHandler, executor: Executor) -> Any:
             )
             try:
                 while True:
-                    item = await loop.run_in_executor(executor, run, next, iterator, _END)
+                    item = await loop.run_in_executor(executor, run, _next_or_end, iterator)
                     if item is _END:
                         return
                     yield item
@@ -283,11 +320,11 @@ def _offloaded(handler: grpc.RpcMethodHandler, executor: Executor) -> Any:
 
 
 def rebuild(
-    handler: grpc.RpcMethodHandler,
+    handler: Handler,
     unary: Callable[[Callable[..., Any]], Callable[..., Any]],
     stream: Callable[[Callable[..., Any]], Callable[..., Any]],
     request_deserializer: Callable[[bytes], Any] | None = None,
-) -> grpc.RpcMethodHandler:
+) -> Handler:
     """``handler`` with its behaviour wrapped by ``unary`` (unary response) or ``stream``
     (response stream), and optionally another request deserializer."""
     codecs = {
@@ -300,4 +337,6 @@ def rebuild(
         return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary), **codecs)
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(stream(handler.unary_stream), **codecs)
+    if handler.stream_stream is None:
+        raise ValueError("a method handler with no behaviour")
     return grpc.stream_stream_rpc_method_handler(stream(handler.stream_stream), **codecs)

@@ -51,7 +51,7 @@ from rummy_platform.limits import SERVER_OPTIONS, RequestLimitsInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
 from rummy_platform.rate_limit import RateLimits
-from rummy_platform.rpc_scope import Offload
+from rummy_platform.rpc_scope import Offload, ScopeInterceptor
 from rummy_platform.service_main import SupervisorWatch
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
@@ -100,7 +100,7 @@ class ServiceHost:
             max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
         )
         rate_limits = RateLimits(settings.rate_limits, registry=registry)
-        interceptors = [
+        interceptors: list[ScopeInterceptor | RequestLimitsInterceptor] = [
             MetricsInterceptor(grpc_metrics(registry)),
             LoggingContextInterceptor(name),
             AuthInterceptor(
@@ -120,7 +120,7 @@ class ServiceHost:
             self._health = _AioHealthServicer()
         else:
             self._server = grpc.server(
-                self._executor, interceptors=interceptors, options=list(SERVER_OPTIONS)
+                self._executor, interceptors=[*interceptors], options=list(SERVER_OPTIONS)
             )
             self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
@@ -252,9 +252,10 @@ class ServiceHost:
             self._health.enter_graceful_shutdown()
             self._health.end_watches()
         failed = _run_hooks(self._stopping_hooks)
+        done: Callable[[], bool]
         if self._aio is not None:
             drained: Any = self._aio.submit(self._server.stop(grace))
-            done = lambda: drained.done()  # noqa: E731
+            done = lambda: bool(drained.done())  # noqa: E731
         else:
             event = self._server.stop(grace)
             done = event.is_set
@@ -332,8 +333,8 @@ class _HealthServicer(health.HealthServicer):
 
     def end_watches(self) -> None:
         # The library keeps one send-response callback per watch; None ends that stream.
-        with self._lock:
-            for callbacks in self._send_response_callbacks.values():
+        with self._lock:  # type: ignore[attr-defined]  # the library's private state, not in its stubs
+            for callbacks in self._send_response_callbacks.values():  # type: ignore[attr-defined]  # same
                 for send_response in list(callbacks):
                     send_response(None)
 
@@ -359,7 +360,7 @@ class _EndAfterShutdownWrite:
         return getattr(self._context, name)
 
 
-class _AioHealthServicer(health.aio.HealthServicer):  # type: ignore[name-defined,misc]
+class _AioHealthServicer(health.aio.HealthServicer):
     """grpcio-health-checking's aio servicer, plus ending every Watch stream at shutdown (after
     it sent NOT_SERVING), like the thread-pool host's."""
 
@@ -369,14 +370,15 @@ class _AioHealthServicer(health.aio.HealthServicer):  # type: ignore[name-define
 
     @property
     def shutting_down(self) -> bool:
-        return bool(self._gracefully_shutting_down)
+        return bool(self._gracefully_shutting_down)  # type: ignore[attr-defined]  # private, not in its stubs
 
     async def Watch(self, request: Any, context: Any) -> None:  # noqa: N802 - gRPC's name
         task = asyncio.current_task()
         assert task is not None
         self._watches.add(task)
         try:
-            await super().Watch(request, _EndAfterShutdownWrite(context, self))
+            wrapped = _EndAfterShutdownWrite(context, self)
+            await super().Watch(request, wrapped)  # type: ignore[arg-type]  # a proxy of the context
         except _WatchEnded:
             return
         finally:

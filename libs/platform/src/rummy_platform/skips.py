@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Literal
+from typing import Literal, TypedDict, Unpack
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
@@ -37,6 +37,16 @@ MAX_NAME_CHARS = 128
 #: The label value of a name past the bounds.
 OTHER = "other"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class RecordPlace(TypedDict, total=False):
+    """Where a skipped event was read, for its log line: a record's ``topic``, ``partition``
+    and ``offset``, or an export file's ``line`` (``path:number``)."""
+
+    topic: str
+    partition: int
+    offset: int
+    line: str
 
 
 class SkippedEvents:
@@ -79,7 +89,7 @@ class SkippedEvents:
         hand_id: str = "",
         consumer: str = "",
         log: bool = True,
-        **where: object,
+        **where: Unpack[RecordPlace],
     ) -> bool:
         """Count one skipped event of payload type ``type_name`` (for ``unknown_variant``, the
         known type naming the unknown ``variant``), and log it if this process has not logged

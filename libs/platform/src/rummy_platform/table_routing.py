@@ -35,9 +35,9 @@ def owner_named_by(error: grpc.RpcError) -> str | None:
     if error.code() != grpc.StatusCode.UNAVAILABLE:
         return None
     trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
-    for key, value in trailing or ():
-        if key == OWNER_METADATA_KEY and isinstance(value, str) and value:
-            return value
+    for entry in trailing or ():  # grpc's _Metadatum: a (key, value) named tuple
+        if entry.key == OWNER_METADATA_KEY and isinstance(entry.value, str) and entry.value:
+            return entry.value
     return None
 
 

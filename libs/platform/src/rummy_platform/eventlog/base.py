@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Unpack
 
 from rummy_platform.envelope import (
     Envelope,
@@ -28,7 +29,7 @@ from rummy_platform.envelope import (
     decode,
 )
 from rummy_platform.logging import get_logger
-from rummy_platform.skips import SKIPPED
+from rummy_platform.skips import SKIPPED, RecordPlace
 from rummy_platform.topics import TopicSpec
 
 _log = get_logger(__name__)
@@ -43,7 +44,7 @@ def decode_known(
     consumer: str = "",
     *,
     log: bool = True,
-    **where: object,
+    **where: Unpack[RecordPlace],
 ) -> Envelope | None:
     """The envelope of a record's ``value``, or None (counted and logged once per type, see
     :mod:`rummy_platform.skips`; ``log=False``: counted only) when its payload type is not in
@@ -71,7 +72,7 @@ def decode_if_used(
     registry: PayloadRegistry,
     types: Collection[str] | None,
     consumer: str = "",
-    **where: object,
+    **where: Unpack[RecordPlace],
 ) -> Envelope | None:
     """The envelope of a consumed record's ``value``, or None when a consumer of ``types``
     (None: every type) does not use it. A record whose :data:`EVENT_TYPE_HEADER`
