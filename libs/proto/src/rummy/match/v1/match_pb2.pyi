@@ -694,7 +694,7 @@ class MatchEnded(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
-    """"last_seat", "split", "most_chips", "lowest_total", ..."""
+    """"last_left", "split", "most_chips", "lowest_total", ..."""
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property

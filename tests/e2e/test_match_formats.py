@@ -1,0 +1,154 @@
+"""The match formats (issue 16) through the five real services: the table hosting the format,
+the ledger holding, settling and releasing its money, over the public gRPC API only (and the
+ledger's own events on Kafka for its journal lines).
+
+Every deal's outcome is scripted without luck: a deal ends when every other seat drops (first
+drop 20/25, middle drop 40/50 by format) or leaves (the middle drop), so each running total,
+chip count and the money below is worked by hand in the comments.
+
+Money is in hundredths of a House Token; the commission is floor(pool x bps / 10000).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.match.v1 import match_pb2 as mpb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.topics import LEDGER_EVENTS
+from rummy_testing.players import (
+    FIRST_DROP,
+    MIDDLE_DROP,
+    WIN,
+    Operator,
+    Player,
+    Table,
+    play_deal,
+    rule_set,
+)
+
+#: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
+RunningStack = Any
+
+HOUSE = "house:commission"
+GRANT = 5000
+#: Seconds as the table sees them (the e2e clock runs 10x): a 3 s start delay between deals to
+#: answer a rejoin offer or ask to split, a 1 s seed window.
+RULES = rule_set(turn_seconds=300, seed_window_seconds=10, start_delay_seconds=30)
+
+
+def seats_of(view: api.PlayerView) -> dict[str, mpb.MatchSeatView]:
+    """The match's seats by account."""
+    return {s.account_id: s for s in view.match.seats}
+
+
+def totals(view: api.PlayerView) -> dict[str, int]:
+    return {a: s.total for a, s in seats_of(view).items()}
+
+
+def match_over(player: Player, timeout: float = 60.0) -> api.PlayerView:
+    return player.wait(lambda v: v.match.HasField("ended"), timeout, "the match ended")
+
+
+def match_settled(
+    stack: RunningStack, table_id: str, timeout: float = 30.0
+) -> ledger_pb.MatchSettled:
+    """The ledger's MatchSettled of the table's match (its journal transaction's lines), from
+    the ledger's events on Kafka. Raises TimeoutError if none comes."""
+    log = KafkaEventLog(stack.kafka_bootstrap)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            for record in log.read_stream(stack.topic_prefix + LEDGER_EVENTS, table_id):
+                payload = record.envelope.payload
+                if isinstance(payload, ledger_pb.MatchSettlementRefused):
+                    raise AssertionError(f"the ledger refused the settlement: {payload}")
+                if isinstance(payload, ledger_pb.MatchSettled):
+                    return payload
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no MatchSettled for table {table_id}")
+            time.sleep(0.5)
+    finally:
+        log.close()
+
+
+def journal(settled: ledger_pb.MatchSettled) -> dict[str, int]:
+    """Each account's net in the settlement's journal lines."""
+    net: dict[str, int] = {}
+    for line in settled.lines:
+        net[line.account_id] = net.get(line.account_id, 0) + line.amount_hundredths
+    return net
+
+
+def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_the_pool_less_commission(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    # Entry 777, commission 12.5% (so the commission rounds), rejoin on.
+    options = mpb.MatchOptions(
+        pool=mpb.PoolOptions(target=101, entry_fee_hundredths=777, rejoin=True)
+    )
+    table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1250, RULES, options)
+    house_before = operator.balance(HOUSE).balance_hundredths
+    try:
+        a, b, c = (table.player(n, grant=GRANT) for n in ("poola", "poolb", "poolc"))
+        for p in (a, b, c):
+            p.take_seat()
+        done: set[str] = set()
+        # Deal 1: A wins, B first drop 20, C middle drop 40 -> A 0, B 20, C 40.
+        # The match is held first: every entry (777) reserved.
+        view = play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+        assert operator.balance(a.account_id).reserved_hundredths == 777
+        view = a.wait(lambda v: v.match.deals_scored == 1)
+        assert totals(view) == {a.account_id: 0, b.account_id: 20, c.account_id: 40}
+        # Deal 2: the same -> A 0, B 40, C 80.
+        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+        # Deal 3: B wins, A first drop 20, C middle drop 40 -> A 20, B 40, C 120: C is out at
+        # >= 101 and offered a rejoin at the highest total left + 1 = 41 (two others remain,
+        # 41 <= 79).
+        play_deal({b: WIN, a: FIRST_DROP, c: MIDDLE_DROP}, done)
+        view = c.wait(lambda v: seats_of(v)[c.account_id].HasField("rejoin_total"))
+        seat_c = seats_of(view)[c.account_id]
+        assert (seat_c.status, seat_c.total, seat_c.rejoin_total) == ("eliminated", 120, 41)
+        assert c.match_command(mpb.AcceptRejoin()).total == 41
+        # C's second entry is held: 2 x 777.
+        view = c.wait(lambda v: seats_of(v)[c.account_id].status == "in")
+        assert totals(view) == {a.account_id: 20, b.account_id: 40, c.account_id: 41}
+        # Deal 4: A wins, B middle 40, C middle 40 -> A 20, B 80, C 81.
+        play_deal({a: WIN, b: MIDDLE_DROP, c: MIDDLE_DROP}, done)
+        assert operator.balance(c.account_id).reserved_hundredths == 2 * 777
+        # Deal 5: A wins, B middle 40 -> 120, C first drop 20 -> 101: both out at once, nobody
+        # left to rejoin beside (one other remains): A is the last seat.
+        play_deal({a: WIN, b: MIDDLE_DROP, c: FIRST_DROP}, done)
+        view = match_over(a)
+        assert totals(view) == {a.account_id: 20, b.account_id: 120, c.account_id: 101}
+        ended = view.match.ended
+        seat_a = seats_of(view)[a.account_id].seat
+        assert (list(ended.winners), ended.reason) == ([seat_a], "last_left")
+        # Pool 4 x 777 = 3108 (C paid twice); commission floor(3108 x 1250 / 10000) =
+        # floor(388.5) = 388; A receives 3108 - 388 = 2720, its net 2720 - 777 = +1943;
+        # B forfeits 777, C 1554. 1943 - 777 - 1554 + 388 = 0.
+        s = ended.settlement
+        assert (s.pool_hundredths, s.commission_hundredths) == (3108, 388)
+        by_seat_amount = {line.seat: line.amount_hundredths for line in s.lines}
+        seat = {p.account_id: seats_of(view)[p.account_id].seat for p in (a, b, c)}
+        assert by_seat_amount == {
+            seat[a.account_id]: 1943,
+            seat[b.account_id]: -777,
+            seat[c.account_id]: -1554,
+        }
+        settled = match_settled(rummy_stack, table.table_id)
+        assert settled.commission_hundredths == 388
+        assert journal(settled) == {
+            a.account_id: 1943,
+            b.account_id: -777,
+            c.account_id: -1554,
+            HOUSE: 388,
+        }
+        balances = operator.settled_balances([p.account_id for p in (a, b, c)])
+        assert balances == {a.account_id: 6943, b.account_id: 4223, c.account_id: 3446}
+        assert operator.balance(HOUSE).balance_hundredths - house_before == 388
+    finally:
+        table.close()
