@@ -83,7 +83,7 @@ def journal(settled: ledger_pb.MatchSettled) -> dict[str, int]:
     return net
 
 
-def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_the_pool_less_commission(
+def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_left(
     operator: Operator, rummy_stack: RunningStack
 ) -> None:
     # Entry 777, commission 12.5% (so the commission rounds), rejoin on.

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import grpc
-
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 
@@ -582,7 +581,7 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
     after = 0
     while True:
         view = winner.wait(
-            lambda v: (
+            lambda v, after=after: (
                 v.hand_id == hand_id
                 and (
                     v.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED)
