@@ -152,3 +152,93 @@ def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_le
         assert operator.balance(HOUSE).balance_hundredths - house_before == 388
     finally:
         table.close()
+
+
+def test_a_deals_2_match_tied_after_two_deals_plays_a_tie_break_deal_and_pays_its_winner(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    # Entry 1001, commission 10%.
+    options = mpb.MatchOptions(deals=mpb.DealsOptions(deals=2, entry_fee_hundredths=1001))
+    table = Table(operator, rummy_stack.endpoints.table, 2, 0, 1000, RULES, options)
+    house_before = operator.balance(HOUSE).balance_hundredths
+    try:
+        a, b = (table.player(n, grant=GRANT) for n in ("dealsa", "dealsb"))
+        for p in (a, b):
+            p.take_seat()
+        done: set[str] = set()
+        chips = lambda v: {x: s.chips for x, s in seats_of(v).items()}  # noqa: E731
+        # Each seat starts with 80 x 2 = 160 chips; a loser pays its points to the winner.
+        # Deal 1: A wins, B first drop 20 -> A 180, B 140.
+        play_deal({a: WIN, b: FIRST_DROP}, done)
+        view = a.wait(lambda v: v.match.deals_scored == 1)
+        assert chips(view) == {a.account_id: 180, b.account_id: 140}
+        assert view.match.deals_left == 1
+        # Deal 2: B wins, A first drop 20 -> 160 each: a tie at the top after the last deal.
+        play_deal({b: WIN, a: FIRST_DROP}, done)
+        view = a.wait(lambda v: v.match.deals_scored == 2)
+        assert chips(view) == {a.account_id: 160, b.account_id: 160}
+        assert not view.match.HasField("ended")
+        # Deal 3, the tie-break between both: A wins, B middle drop 40 -> A 200, B 120.
+        play_deal({a: WIN, b: MIDDLE_DROP}, done)
+        view = match_over(a)
+        assert chips(view) == {a.account_id: 200, b.account_id: 120}
+        ended = view.match.ended
+        seat = {x: s.seat for x, s in seats_of(view).items()}
+        assert (list(ended.winners), ended.reason) == ([seat[a.account_id]], "most_chips")
+        # Pool 2 x 1001 = 2002; commission floor(2002 x 1000 / 10000) = floor(200.2) = 200;
+        # A receives 2002 - 200 = 1802, its net +801; B forfeits 1001. 801 - 1001 + 200 = 0.
+        s = ended.settlement
+        assert (s.pool_hundredths, s.commission_hundredths) == (2002, 200)
+        settled = match_settled(rummy_stack, table.table_id)
+        assert journal(settled) == {a.account_id: 801, b.account_id: -1001, HOUSE: 200}
+        balances = operator.settled_balances([a.account_id, b.account_id])
+        assert balances == {a.account_id: 5801, b.account_id: 3999}
+        assert operator.balance(HOUSE).balance_hundredths - house_before == 200
+    finally:
+        table.close()
+
+
+def test_a_pool_201_split_shares_the_pool_less_commission_the_remainder_to_the_earliest_lowest_seat(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    # Entry 1000, commission 10.07% (so the shared rest leaves a remainder hundredth).
+    options = mpb.MatchOptions(
+        pool=mpb.PoolOptions(target=201, entry_fee_hundredths=1000, split=True)
+    )
+    table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1007, RULES, options)
+    house_before = operator.balance(HOUSE).balance_hundredths
+    try:
+        a, b, c = (table.player(n, grant=GRANT) for n in ("splita", "splitb", "splitc"))
+        for p in (a, b, c):
+            p.take_seat()
+        done: set[str] = set()
+        # Deal 1 (201: drops 25 / 50): A wins, B first drop 25, C middle drop 50.
+        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+        # Deal 2: B wins, A first drop 25, C first drop 25 -> A 25, B 25, C 75.
+        play_deal({b: WIN, a: FIRST_DROP, c: FIRST_DROP}, done)
+        view = a.wait(lambda v: v.match.deals_scored == 2)
+        assert totals(view) == {a.account_id: 25, b.account_id: 25, c.account_id: 75}
+        # Every seat left asks to split before the next deal: the match ends at the last ask.
+        for p in (a, b, c):
+            p.match_command(mpb.RequestSplit())
+        view = match_over(a)
+        ended = view.match.ended
+        seat = {x: s.seat for x, s in seats_of(view).items()}
+        assert ended.reason == "split"
+        assert sorted(ended.winners) == sorted(seat.values())
+        # Pool 3 x 1000 = 3000; commission floor(3000 x 1007 / 10000) = floor(302.1) = 302;
+        # shared 2698 = 3 x 899 + 1: the 1 hundredth goes to the lowest total (A and B, 25),
+        # the tie to the earlier seat. Each line is its share less its entry 1000:
+        # the earlier of A/B -100, the others -101; -100 - 101 - 101 + 302 = 0.
+        early = min((a, b), key=lambda p: seat[p.account_id])
+        late = b if early is a else a
+        s = ended.settlement
+        assert (s.pool_hundredths, s.commission_hundredths) == (3000, 302)
+        expected = {early.account_id: -100, late.account_id: -101, c.account_id: -101}
+        settled = match_settled(rummy_stack, table.table_id)
+        assert journal(settled) == {**expected, HOUSE: 302}
+        balances = operator.settled_balances([p.account_id for p in (a, b, c)])
+        assert balances == {x: GRANT + amount for x, amount in expected.items()}
+        assert operator.balance(HOUSE).balance_hundredths - house_before == 302
+    finally:
+        table.close()
