@@ -21,11 +21,13 @@ from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS
 from rummy_testing.players import (
     FIRST_DROP,
+    LEAVE,
     MIDDLE_DROP,
     WIN,
     Operator,
     Player,
     Table,
+    next_hand,
     play_deal,
     rule_set,
 )
@@ -240,5 +242,72 @@ def test_a_pool_201_split_shares_the_pool_less_commission_the_remainder_to_the_e
         balances = operator.settled_balances([p.account_id for p in (a, b, c)])
         assert balances == {x: GRANT + amount for x, amount in expected.items()}
         assert operator.balance(HOUSE).balance_hundredths - house_before == 302
+    finally:
+        table.close()
+
+
+def test_a_best_of_3_with_a_leave_mid_deal_and_a_deal_aborted_before_its_deal_pays_the_lowest_total(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    # Entry 333, commission 7.5%; a 3 s seed window, so a seat can leave before the deal.
+    options = mpb.MatchOptions(best_of=mpb.BestOfOptions(deals=3, entry_fee_hundredths=333))
+    rules = rule_set(turn_seconds=300, seed_window_seconds=30, start_delay_seconds=30)
+    table = Table(operator, rummy_stack.endpoints.table, 4, 0, 750, rules, options)
+    house_before = operator.balance(HOUSE).balance_hundredths
+    try:
+        a, b, c, d = (table.player(n, grant=GRANT) for n in ("besta", "bestb", "bestc", "bestd"))
+        for p in (a, b, c, d):
+            p.take_seat()
+        done: set[str] = set()
+        # Deal 1: A wins, B first drop 20, C middle drop 40, D leaves the table mid-deal (the
+        # middle drop, 40, then out of the match, forfeiting its entry).
+        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP, d: LEAVE}, done)
+        view = a.wait(lambda v: v.match.deals_scored == 1)
+        assert totals(view) == {
+            a.account_id: 0,
+            b.account_id: 20,
+            c.account_id: 40,
+            d.account_id: 40,
+        }
+        assert seats_of(view)[d.account_id].status == "left"
+        # Deal 2's hand: C leaves while the seeds are being collected, before the deal: the
+        # hand is aborted, the deal void (not counted), C out; deal 2 is dealt again to A, B.
+        aborted = next_hand(a, done)
+        done.add(aborted.hand_id)
+        c.leave()
+        view = a.wait(
+            lambda v: v.hand_id == aborted.hand_id and v.phase == api.HAND_PHASE_ABORTED,
+            what="the aborted deal",
+        )
+        view = a.wait(lambda v: seats_of(v)[c.account_id].status == "left")
+        assert view.match.deals_scored == 1
+        # Entries stay held across the voided deal.
+        assert operator.balance(a.account_id).reserved_hundredths == 333
+        # Deal 2: B wins, A first drop 20 -> A 20, B 20.
+        play_deal({b: WIN, a: FIRST_DROP}, done)
+        # Deal 3: A wins, B middle drop 40 -> A 20, B 60: A has the lowest total.
+        play_deal({a: WIN, b: MIDDLE_DROP}, done)
+        view = match_over(a)
+        assert view.match.deals_scored == 3
+        assert {x: totals(view)[x] for x in (a.account_id, b.account_id)} == {
+            a.account_id: 20,
+            b.account_id: 60,
+        }
+        ended = view.match.ended
+        assert (list(ended.winners), ended.reason) == (
+            [seats_of(view)[a.account_id].seat],
+            "lowest_total",
+        )
+        # Pool 4 x 333 = 1332 (the leavers' entries stay in it); commission
+        # floor(1332 x 750 / 10000) = floor(99.9) = 99; A receives 1332 - 99 = 1233, its net
+        # +900; B, C and D forfeit 333 each. 900 - 999 + 99 = 0.
+        s = ended.settlement
+        assert (s.pool_hundredths, s.commission_hundredths) == (1332, 99)
+        expected = {a.account_id: 900, b.account_id: -333, c.account_id: -333, d.account_id: -333}
+        settled = match_settled(rummy_stack, table.table_id)
+        assert journal(settled) == {**expected, HOUSE: 99}
+        balances = operator.settled_balances(list(expected))
+        assert balances == {x: GRANT + amount for x, amount in expected.items()}
+        assert operator.balance(HOUSE).balance_hundredths - house_before == 99
     finally:
         table.close()
