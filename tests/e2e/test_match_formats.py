@@ -11,14 +11,17 @@ Money is in hundredths of a House Token; the commission is floor(pool x bps / 10
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
+
+import grpc
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.topics import LEDGER_EVENTS
+from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.players import (
     FIRST_DROP,
     LEAVE,
@@ -31,6 +34,7 @@ from rummy_testing.players import (
     play_deal,
     rule_set,
 )
+from toy_variant import TOY_NAME, toy_pb2
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
 RunningStack = Any
@@ -55,26 +59,38 @@ def match_over(player: Player, timeout: float = 60.0) -> api.PlayerView:
     return player.wait(lambda v: v.match.HasField("ended"), timeout, "the match ended")
 
 
-def match_settled(
-    stack: RunningStack, table_id: str, timeout: float = 30.0
-) -> ledger_pb.MatchSettled:
-    """The ledger's MatchSettled of the table's match (its journal transaction's lines), from
-    the ledger's events on Kafka. Raises TimeoutError if none comes."""
+def stream(stack: RunningStack, topic: str, table_id: str) -> list[Any]:
+    """The payloads of the table's stream in ``topic`` (``TABLE_EVENTS``: the table's own,
+    ``LEDGER_EVENTS``: the ledger's about it), in order."""
     log = KafkaEventLog(stack.kafka_bootstrap)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            for record in log.read_stream(stack.topic_prefix + LEDGER_EVENTS, table_id):
-                payload = record.envelope.payload
-                if isinstance(payload, ledger_pb.MatchSettlementRefused):
-                    raise AssertionError(f"the ledger refused the settlement: {payload}")
-                if isinstance(payload, ledger_pb.MatchSettled):
-                    return payload
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no MatchSettled for table {table_id}")
-            time.sleep(0.5)
+        return [r.envelope.payload for r in log.read_stream(stack.topic_prefix + topic, table_id)]
     finally:
         log.close()
+
+
+def match_settlements(
+    stack: RunningStack, table_id: str, count: int = 1, timeout: float = 30.0
+) -> list[ledger_pb.MatchSettled]:
+    """The ledger's first ``count`` MatchSettled of the table (each a journal transaction's
+    lines), from its events on Kafka. Raises AssertionError on a refused settlement,
+    TimeoutError if fewer come."""
+    deadline = time.monotonic() + timeout
+    while True:
+        payloads = stream(stack, LEDGER_EVENTS, table_id)
+        refused = [p for p in payloads if isinstance(p, ledger_pb.MatchSettlementRefused)]
+        assert not refused, f"the ledger refused a settlement: {refused}"
+        settled = [p for p in payloads if isinstance(p, ledger_pb.MatchSettled)]
+        if len(settled) >= count:
+            return settled[:count]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(settled)} of {count} MatchSettled for table {table_id}")
+        time.sleep(0.5)
+
+
+def match_settled(stack: RunningStack, table_id: str) -> ledger_pb.MatchSettled:
+    """The ledger's MatchSettled of the table's (only) match."""
+    return match_settlements(stack, table_id)[0]
 
 
 def journal(settled: ledger_pb.MatchSettled) -> dict[str, int]:
@@ -309,5 +325,94 @@ def test_a_best_of_3_with_a_leave_mid_deal_and_a_deal_aborted_before_its_deal_pa
         balances = operator.settled_balances(list(expected))
         assert balances == {x: GRANT + amount for x, amount in expected.items()}
         assert operator.balance(HOUSE).balance_hundredths - house_before == 99
+    finally:
+        table.close()
+
+
+def test_a_game_to_match_of_the_toy_variant_settles_each_game_at_the_capped_difference(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    # The toy variant (a plug-in of the session's stack), 2 games to 10 points, 37 hundredths a
+    # game point, a cap of 8 game points (296 reserved from each seat at each game's start),
+    # commission 12.5%. Every deal the seat on turn knocks at once: the lowest card total wins
+    # the deal and scores what the other is charged (min(difference, 25)). The cards are
+    # dealt from the server's secret seed, so each game's totals are read from its GameEnded
+    # and the money worked from them by the rule: the loser pays min(W - L, 8) x 37, the
+    # commission is floor(paid x 1250 / 10000), the winner gets the rest.
+    target, games, point_value, cap, bps = 10, 2, 37, 8, 1250
+    rules = rule_set(turn_seconds=300, seed_window_seconds=10, start_delay_seconds=20)
+    rules.variant = TOY_NAME
+    rules.other_variant.Pack(toy_pb2.ToyOptions(max_turns=18))
+    options = mpb.MatchOptions(
+        game_to=mpb.GameToOptions(
+            target=target, games=games, point_value_hundredths=point_value, max_game_points=cap
+        )
+    )
+    table = Table(operator, rummy_stack.endpoints.table, 2, 0, bps, rules, options)
+    house_before = operator.balance(HOUSE).balance_hundredths
+    try:
+        a, b = (table.player(n, grant=GRANT) for n in ("gamea", "gameb"))
+        for p in (a, b):
+            p.take_seat()
+        done: set[str] = set()
+        deals = 0
+        while True:
+            view = a.wait(
+                lambda v: (
+                    v.match.HasField("ended")
+                    or (
+                        v.hand_id not in done
+                        and v.phase in (api.HAND_PHASE_SEEDING, api.HAND_PHASE_PLAYING)
+                    )
+                ),
+                timeout=60,
+                what="the next deal or the match's end",
+            )
+            if view.match.HasField("ended"):
+                break
+            assert deals < 60, "the games never reach their target"
+            deals += 1
+            hand_id = view.hand_id
+            done.add(hand_id)
+            # A game's stakes are held before its deals: cap x point value from each seat.
+            assert operator.balance(a.account_id).reserved_hundredths == cap * point_value
+            if view.phase == api.HAND_PHASE_SEEDING:
+                for p in (a, b):  # a seat late for the window gets the empty seed
+                    with contextlib.suppress(grpc.RpcError):
+                        p.contribute_seed(hand_id, bytes(32))
+            view = a.wait(lambda v, h=hand_id: v.hand_id == h and v.phase == api.HAND_PHASE_PLAYING)
+            knocker = a if view.turn_seat == view.my_seat else b
+            knocker.play(toy_pb2.Knock(), hand_id=hand_id, turn_no=view.turn_no)
+            a.wait(lambda v, h=hand_id: v.hand_id == h and v.phase == api.HAND_PHASE_ENDED)
+        assert view.match.ended.reason == "games_played"
+        seat = {x: s.seat for x, s in seats_of(view).items()}
+        account = {s: x for x, s in seat.items()}
+        ended_games = [
+            p
+            for p in stream(rummy_stack, TABLE_EVENTS, table.table_id)
+            if isinstance(p, mpb.GameEnded)
+        ]
+        assert [g.game_no for g in ended_games] == [1, 2]
+        settled = {s.game_no: s for s in match_settlements(rummy_stack, table.table_id, games)}
+        net = {a.account_id: 0, b.account_id: 0}
+        commission = 0
+        for game in ended_games:
+            total = {t.seat: t.points for t in game.totals}
+            loser = next(s for s in total if s != game.winner)
+            assert total[game.winner] >= target > total[loser]
+            paid = min(total[game.winner] - total[loser], cap) * point_value
+            cut = paid * bps // 10_000
+            expected = {account[loser]: -paid, account[game.winner]: paid - cut}
+            lines = {account[line.seat]: line.amount_hundredths for line in game.settlement.lines}
+            assert lines == expected
+            assert game.settlement.commission_hundredths == cut
+            assert journal(settled[game.game_no]) == {**expected, HOUSE: cut}
+            for x, amount in expected.items():
+                net[x] += amount
+            commission += cut
+        balances = operator.settled_balances(list(net))
+        assert balances == {x: GRANT + amount for x, amount in net.items()}
+        assert operator.balance(HOUSE).balance_hundredths - house_before == commission
+        print(f"toy game-to: {deals} deals, nets {net}, commission {commission}")
     finally:
         table.close()
