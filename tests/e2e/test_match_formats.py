@@ -416,3 +416,81 @@ def test_a_game_to_match_of_the_toy_variant_settles_each_game_at_the_capped_diff
         print(f"toy game-to: {deals} deals, nets {net}, commission {commission}")
     finally:
         table.close()
+
+
+def released_holds(stack: RunningStack, table_id: str, timeout: float = 30.0) -> dict[str, int]:
+    """The ledger's MatchHoldsReleased of the table: hundredths released by account."""
+    deadline = time.monotonic() + timeout
+    while True:
+        payloads = stream(stack, LEDGER_EVENTS, table_id)
+        assert not [p for p in payloads if isinstance(p, ledger_pb.MatchSettled)]
+        found = [p for p in payloads if isinstance(p, ledger_pb.MatchHoldsReleased)]
+        if found:
+            (released,) = found
+            return {r.account_id: r.amount_hundredths for r in released.released}
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no MatchHoldsReleased for table {table_id}")
+        time.sleep(0.5)
+
+
+def test_a_pool_match_closed_by_an_operator_mid_deal_plays_the_deal_out_and_releases_every_entry(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=650))
+    table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1000, RULES, options)
+    try:
+        a, b, c = (table.player(n, grant=GRANT) for n in ("closea", "closeb", "closec"))
+        for p in (a, b, c):
+            p.take_seat()
+        done: set[str] = set()
+        # Deal 1: A wins, B first drop 20, C middle drop 40.
+        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+        # Deal 2 is being played when the operator closes the table: it plays out (B wins),
+        # then the match is aborted: every entry (650 each) released, nothing moves.
+        next_hand(a, done)
+        operator.close_table(table.table_id)
+        play_deal({b: WIN, a: FIRST_DROP, c: FIRST_DROP}, set(done))
+        view = b.wait(lambda v: v.match.HasField("aborted"), what="the match aborted")
+        assert view.match.deals_scored == 2
+        assert released_holds(rummy_stack, table.table_id) == {
+            a.account_id: 650,
+            b.account_id: 650,
+            c.account_id: 650,
+        }
+        balances = operator.settled_balances([p.account_id for p in (a, b, c)])
+        assert balances == {p.account_id: GRANT for p in (a, b, c)}
+    finally:
+        table.close()
+
+
+def test_a_seat_that_cannot_cover_its_entry_aborts_the_match_and_every_other_entry_is_released(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    options = mpb.MatchOptions(deals=mpb.DealsOptions(deals=2, entry_fee_hundredths=2500))
+    table = Table(operator, rummy_stack.endpoints.table, 2, 0, 1000, RULES, options)
+    try:
+        rich, poor = table.player("rich", grant=GRANT), table.player("poor", grant=2499)
+        for p in (rich, poor):
+            p.take_seat()
+        view = rich.wait(lambda v: v.match.HasField("aborted"), what="the match aborted")
+        assert "could not cover its entry" in view.match.aborted.reason
+        assert released_holds(rummy_stack, table.table_id) == {rich.account_id: 2500}
+        balances = operator.settled_balances([rich.account_id, poor.account_id])
+        assert balances == {rich.account_id: GRANT, poor.account_id: 2499}
+        # No deal is dealt to a match that never held its money.
+        assert not any(v.hand_id for v in rich.views)
+        # The short seat sits out until its player leaves and sits again; then a new match
+        # starts and holds both entries.
+        first_match = view.match.match_id
+        operator.grant(poor.account_id, 1)
+        poor.leave()
+        poor.take_seat()
+        view = rich.wait(
+            lambda v: v.match.match_id not in ("", first_match) and bool(v.hand_id),
+            what="a second match dealing",
+        )
+        assert view.match.match_id == f"{table.table_id}/2"
+        assert operator.balance(poor.account_id).reserved_hundredths == 2500
+        assert operator.balance(rich.account_id).reserved_hundredths == 2500
+    finally:
+        table.close()

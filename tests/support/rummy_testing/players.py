@@ -109,6 +109,16 @@ class Operator:
         )
         return reply.table_id
 
+    def close_table(self, table_id: str, reason: str = "e2e") -> None:
+        """``CloseTable``: the hand being played plays out, then every seat is stood up (a
+        match being played is aborted). Raises grpc.RpcError when refused."""
+        self._router.call(
+            "CloseTable",
+            api.CloseTableRequest(table_id=table_id, client_request_id=request_id(), reason=reason),
+            metadata=self._metadata,
+            timeout=CALL_TIMEOUT_SECONDS,
+        )
+
     def grant(self, account_id: str, amount_hundredths: int) -> None:
         """Grant House Tokens to an account (idempotent per call here: a fresh key)."""
         self.ledger.Grant(
@@ -213,13 +223,17 @@ class Player:
     def wait(
         self, predicate: Callable[[api.PlayerView], bool], timeout: float = 30.0, what: str = ""
     ) -> api.PlayerView:
-        """The first view (latest first, then new ones) satisfying ``predicate``. Raises
-        TimeoutError with the last view's phase and turn after ``timeout``."""
+        """The first view (latest first, then every new one in order) satisfying
+        ``predicate``. Raises TimeoutError with the last view's phase and turn after
+        ``timeout``."""
         deadline = time.monotonic() + timeout
         with self._changed:
+            seen = max(len(self.views) - 1, 0)
             while True:
-                if self.views and predicate(self.views[-1]):
-                    return self.views[-1]
+                for view in self.views[seen:]:
+                    if predicate(view):
+                        return view
+                seen = len(self.views)
                 left = deadline - time.monotonic()
                 if left <= 0:
                     last = self.views[-1] if self.views else None
@@ -567,8 +581,8 @@ def next_hand(watcher: Player, after: set[str], timeout: float = 60.0) -> api.Pl
 def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) -> api.PlayerView:
     """Play the next deal (a hand not in ``done``) as ``plan`` says, one seat ``WIN`` and every
     other dealt-in seat dropping or leaving; returns the winner's view of the ended hand (its
-    id added to ``done``). Raises AssertionError when a seat not in ``plan`` is on turn or the
-    hand ends otherwise."""
+    id added to ``done``), or of the table once closed (a close mid-hand). Raises
+    AssertionError when a seat not in ``plan`` is on turn or the hand ends otherwise."""
     (winner,) = [p for p, what in plan.items() if what == WIN]
     view = next_hand(winner, done, timeout)
     hand_id = view.hand_id
@@ -582,7 +596,8 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
     while True:
         view = winner.wait(
             lambda v, after=after: (
-                v.hand_id == hand_id
+                v.table_state == api.TABLE_STATE_CLOSED
+                or v.hand_id == hand_id
                 and (
                     v.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED)
                     or (v.phase == api.HAND_PHASE_PLAYING and v.turn_no > after and not v.has_drawn)
@@ -591,6 +606,10 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
             timeout,
             f"hand {hand_id} after turn {after}",
         )
+        if view.table_state == api.TABLE_STATE_CLOSED:
+            # A closed table's view names no hand (a watch sends the latest state, so the
+            # hand's ENDED view may have been passed over): its result is GetHandResult's.
+            return view
         if view.phase != api.HAND_PHASE_PLAYING:
             assert view.phase == api.HAND_PHASE_ENDED, f"hand {hand_id} aborted"
             return view
