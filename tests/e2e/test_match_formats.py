@@ -494,3 +494,49 @@ def test_a_seat_that_cannot_cover_its_entry_aborts_the_match_and_every_other_ent
         assert operator.balance(rich.account_id).reserved_hundredths == 2500
     finally:
         table.close()
+
+
+def test_a_rejoin_the_ledger_cannot_hold_leaves_the_seat_eliminated_and_the_match_plays_on(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    # Entry 1000, commission 10%, rejoin on; C holds exactly one entry, so its rejoin's second
+    # entry cannot be held: that rejoin fails, not the match of the others.
+    options = mpb.MatchOptions(
+        pool=mpb.PoolOptions(target=101, entry_fee_hundredths=1000, rejoin=True)
+    )
+    table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1000, RULES, options)
+    try:
+        a, b = table.player("rejoina", grant=GRANT), table.player("rejoinb", grant=GRANT)
+        c = table.player("rejoinc", grant=1000)
+        for p in (a, b, c):
+            p.take_seat()
+        done: set[str] = set()
+        # As in the first test: A 20, B 40, C 120 after three deals; C offered 41.
+        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+        play_deal({b: WIN, a: FIRST_DROP, c: MIDDLE_DROP}, done)
+        c.wait(lambda v: seats_of(v)[c.account_id].HasField("rejoin_total"))
+        c.match_command(mpb.AcceptRejoin())
+        # The ledger cannot hold C's second entry: C stays out at 120, A and B play on.
+        view = a.wait(
+            lambda v: (
+                v.match.HasField("aborted")
+                or (v.match.deals_scored == 3 and bool(v.match.deal_seats))
+            ),
+            what="the next deal or an abort",
+        )
+        assert not view.match.HasField("aborted"), view.match.aborted.reason
+        seat_c = seats_of(view)[c.account_id]
+        assert (seat_c.status, seat_c.total) == ("eliminated", 120)
+        # Deal 4: A wins, B middle drop 40 -> 80; deal 5: A wins, B middle drop 40 -> 120: out.
+        play_deal({a: WIN, b: MIDDLE_DROP}, done)
+        play_deal({a: WIN, b: MIDDLE_DROP}, done)
+        view = match_over(a)
+        assert totals(view) == {a.account_id: 20, b.account_id: 120, c.account_id: 120}
+        # Pool 3 x 1000 = 3000 (C's one entry); commission 300; A: 3000 - 300 - 1000 = +1700.
+        expected = {a.account_id: 1700, b.account_id: -1000, c.account_id: -1000}
+        assert journal(match_settled(rummy_stack, table.table_id)) == {**expected, HOUSE: 300}
+        balances = operator.settled_balances(list(expected))
+        assert balances == {a.account_id: 6700, b.account_id: 4000, c.account_id: 0}
+    finally:
+        table.close()

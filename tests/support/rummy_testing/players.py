@@ -578,6 +578,22 @@ def next_hand(watcher: Player, after: set[str], timeout: float = 60.0) -> api.Pl
     )
 
 
+def _past_turn(hand_id: str, after: int) -> Callable[[api.PlayerView], bool]:
+    """Whether a view shows hand ``hand_id`` over, a turn after ``after`` not yet drawn, or the
+    table closed."""
+
+    def past(v: api.PlayerView) -> bool:
+        if v.table_state == api.TABLE_STATE_CLOSED:
+            return True
+        if v.hand_id != hand_id:
+            return False
+        if v.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED):
+            return True
+        return v.phase == api.HAND_PHASE_PLAYING and v.turn_no > after and not v.has_drawn
+
+    return past
+
+
 def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) -> api.PlayerView:
     """Play the next deal (a hand not in ``done``) as ``plan`` says, one seat ``WIN`` and every
     other dealt-in seat dropping or leaving; returns the winner's view of the ended hand (its
@@ -594,18 +610,7 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
     played: set[Player] = set()
     after = 0
     while True:
-        view = winner.wait(
-            lambda v, after=after: (
-                v.table_state == api.TABLE_STATE_CLOSED
-                or v.hand_id == hand_id
-                and (
-                    v.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED)
-                    or (v.phase == api.HAND_PHASE_PLAYING and v.turn_no > after and not v.has_drawn)
-                )
-            ),
-            timeout,
-            f"hand {hand_id} after turn {after}",
-        )
+        view = winner.wait(_past_turn(hand_id, after), timeout, f"hand {hand_id} after {after}")
         if view.table_state == api.TABLE_STATE_CLOSED:
             # A closed table's view names no hand (a watch sends the latest state, so the
             # hand's ENDED view may have been passed over): its result is GetHandResult's.
@@ -625,7 +630,7 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
         elif what == LEAVE and player in played:
             player.leave()
         else:
-            player.wait(lambda v, t=view.turn_no: v.turn_no == t and v.stock_count > 0, timeout)
+            player.wait_to_draw(timeout)
             drawn = player.draw(STOCK, turn_no=view.turn_no)
             player.discard(drawn.card, turn_no=view.turn_no)
             played.add(player)
