@@ -23,6 +23,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.players import (
+    ABSENT,
     FIRST_DROP,
     LEAVE,
     MIDDLE_DROP,
@@ -538,5 +539,47 @@ def test_a_rejoin_the_ledger_cannot_hold_leaves_the_seat_eliminated_and_the_matc
         assert journal(match_settled(rummy_stack, table.table_id)) == {**expected, HOUSE: 300}
         balances = operator.settled_balances(list(expected))
         assert balances == {a.account_id: 6700, b.account_id: 4000, c.account_id: 0}
+    finally:
+        table.close()
+
+
+def test_an_absent_seat_is_dropped_each_deal_and_stays_in_and_a_seat_leaving_between_deals_forfeits(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    # Entry 400, commission 5%; turns of 30 s (3 s at the session's clock): C never acts, so
+    # each deal the clock times out its turns and drops it after three missed turns, for the
+    # format's middle drop (40).
+    options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=400))
+    rules = rule_set(turn_seconds=30, seed_window_seconds=10, start_delay_seconds=30)
+    table = Table(operator, rummy_stack.endpoints.table, 3, 0, 500, rules, options)
+    try:
+        a, b, c = (table.player(n, grant=GRANT) for n in ("absenta", "absentb", "absentc"))
+        for p in (a, b, c):
+            p.take_seat()
+        done: set[str] = set()
+        # Deal 1: A wins, B first drop 20, C dropped on missed turns 40: C stays in.
+        ended = play_deal({a: WIN, b: FIRST_DROP, c: ABSENT}, done, timeout=90)
+        outcome = {r.account_id: (r.outcome, r.points) for r in ended.result.results}
+        assert outcome[c.account_id][1] == 40
+        view = a.wait(lambda v: v.match.deals_scored == 1)
+        assert totals(view) == {a.account_id: 0, b.account_id: 20, c.account_id: 40}
+        assert seats_of(view)[c.account_id].status == "in"
+        # B leaves between deals: out of the match, its entry forfeited.
+        b.leave()
+        view = a.wait(lambda v: seats_of(v)[b.account_id].status == "left")
+        # Deals 2 and 3 are dealt to A and the absent C: dropped again, 80, then 120: out.
+        view = play_deal({a: WIN, c: ABSENT}, done, timeout=90)
+        assert sorted(s.seat for s in view.seats if s.dealt_in) == sorted(
+            seats_of(view)[x].seat for x in (a.account_id, c.account_id)
+        )
+        play_deal({a: WIN, c: ABSENT}, done, timeout=90)
+        view = match_over(a)
+        assert totals(view) == {a.account_id: 0, b.account_id: 20, c.account_id: 120}
+        # Pool 3 x 400 = 1200; commission floor(1200 x 500 / 10000) = 60; A: 1200 - 60 - 400
+        # = +740; B and C forfeit 400 each. 740 - 800 + 60 = 0.
+        expected = {a.account_id: 740, b.account_id: -400, c.account_id: -400}
+        assert journal(match_settled(rummy_stack, table.table_id)) == {**expected, HOUSE: 60}
+        balances = operator.settled_balances(list(expected))
+        assert balances == {x: GRANT + amount for x, amount in expected.items()}
     finally:
         table.close()

@@ -560,8 +560,9 @@ def play_turn_with_solver(player: Player, options: MeldOptions) -> api.DeclareRe
 
 #: What a seat does in a scripted deal (:func:`play_deal`): draw and discard until the others are
 #: out (``WIN``), drop on its first turn (``FIRST_DROP``), drop on its second turn or later
-#: (``MIDDLE_DROP``), leave the table on its second turn or later (``LEAVE``: a middle drop).
-WIN, FIRST_DROP, MIDDLE_DROP, LEAVE = "win", "first_drop", "middle_drop", "leave"
+#: (``MIDDLE_DROP``), leave the table on its second turn or later (``LEAVE``: a middle drop),
+#: or never act (``ABSENT``: the clock times its turns out until it is dropped).
+WIN, FIRST_DROP, MIDDLE_DROP, LEAVE, ABSENT = "win", "first_drop", "middle_drop", "leave", "absent"
 
 
 def next_hand(watcher: Player, after: set[str], timeout: float = 60.0) -> api.PlayerView:
@@ -604,7 +605,7 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
     hand_id = view.hand_id
     done.add(hand_id)
     if view.phase == api.HAND_PHASE_SEEDING:
-        for i, p in enumerate(plan):
+        for i, p in enumerate(q for q, what in plan.items() if what != ABSENT):
             with contextlib.suppress(grpc.RpcError):  # the window closed: the empty seed is used
                 p.contribute_seed(hand_id, bytes([i + 1]) * 32)
     played: set[Player] = set()
@@ -629,6 +630,8 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
             player.drop(turn_no=view.turn_no)
         elif what == LEAVE and player in played:
             player.leave()
+        elif what == ABSENT:
+            pass  # its turn passes at its deadline
         else:
             player.wait_to_draw(timeout)
             drawn = player.draw(STOCK, turn_no=view.turn_no)
