@@ -831,7 +831,7 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
     from rummy_ledger import application as app
     from rummy_ledger import domain
     from rummy_ledger.adapters.postgres import PostgresUnitOfWork
-    from rummy_ops.replay.checks import _journal_difference
+    from rummy_ops.replay.checks.settlement import journal_difference
     from rummy_ops.replay.ledger import JournalReader
     from rummy_rules.settlement import settle_shared
 
@@ -854,7 +854,7 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
         right, wrong = journal("h-right"), journal("h-swapped")
     assert right is not None and wrong is not None
     assert right.net_by_seat == {0: 157, 1: -250, 2: 158, 3: -100}
-    assert _journal_difference(right, posted) == ""
-    assert _journal_difference(wrong, posted) == (
+    assert journal_difference(right, posted) == ""
+    assert journal_difference(wrong, posted) == (
         f"journal {wrong.transaction_id}: seat 0 moved 158, the log says 157"
     )
