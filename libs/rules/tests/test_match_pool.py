@@ -188,6 +188,19 @@ def test_a_voided_deal_is_replayed_with_the_same_seats_and_the_entries_stay_held
     assert again == (DealStarted(deal_no=2, seats=(0, 1, 2), tie_break=False, at_ms=T0),)
 
 
+def test_a_voided_deal_after_every_other_seat_left_it_ends_the_match_for_the_seat_left() -> None:
+    from rummy_rules.formats.messages import DealVoided, RecordDealAborted
+
+    m = Match(Pool(target=201, entry_cents=250, commission_bps=500, split=True), 2)
+    m.do(BeginDeal(at_ms=T0))
+    m.leave(0)  # mid-deal: the deal's result would decide what follows, but it is void
+    new = m.do(RecordDealAborted(reason="dealer gone", at_ms=T0))
+    assert isinstance(new[0], DealVoided)
+    assert isinstance(new[-1], MatchEnded) and new[-1].winners == (1,)
+    assert new[-1].reason == "last_left"
+    assert m.state.is_over  # no split of one seat, no deal of one seat
+
+
 def test_an_aborted_or_closed_match_releases_every_entry_and_moves_nothing() -> None:
     m = Match(Pool(target=101, entry_cents=700, rejoin=True), 3)
     m.deal({0: 0, 1: 80, 2: 10})

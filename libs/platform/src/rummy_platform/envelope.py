@@ -28,6 +28,7 @@ from rummy.common.v1 import envelope_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.ledger.v1 import events_pb2 as ledger_events
+from rummy.match.v1 import match_pb2 as match_events
 from rummy.table.v1 import events_pb2 as table_events
 
 from . import variant_payloads
@@ -187,12 +188,20 @@ class PayloadRegistry:
 
 
 def event_payloads() -> PayloadRegistry:
-    """A registry of every event payload of the five services (``rummy.<area>.v1.events``) and of
+    """A registry of every event payload of the five services (``rummy.<area>.v1.events``), of a
+    match (``rummy.match.v1``, on the table stream) and of
     every variant (``rummy_platform.variant_payloads``), with the type names a variant's events
     were recorded under before they had their own package read as their new messages
     (``variant_payloads.ALIASES``)."""
     registry = PayloadRegistry()
-    for module in (table_events, ledger_events, fairness_events, dealer_events, clock_events):
+    for module in (
+        table_events,
+        match_events,
+        ledger_events,
+        fairness_events,
+        dealer_events,
+        clock_events,
+    ):
         registry.register_module(module)
     for module in variant_payloads.modules():
         registry.register_module(module)

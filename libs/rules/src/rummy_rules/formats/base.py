@@ -274,7 +274,13 @@ class MatchRules:
         )
 
     def _void(self, state: MatchState, command: RecordDealAborted) -> tuple[Event, ...]:
-        return (DealVoided(deal_no=state.deals_scored + 1, reason=command.reason),)
+        voided = DealVoided(deal_no=state.deals_scored + 1, reason=command.reason)
+        now = after(state, (voided,))
+        if len(now.active) < 2:
+            # Seats left mid-deal and the deal is void: no result decides what follows them,
+            # so the match goes on (or ends) as after a leave between deals.
+            return (voided, *self._after_leave(now, command.at_ms))
+        return (voided,)
 
     def _left_mid_deal(self, state: MatchState, result: DealResult) -> tuple[Event, ...]:
         gone = state.out_seats
