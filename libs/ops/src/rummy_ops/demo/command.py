@@ -4,9 +4,10 @@ summary, replay, write the proofs, stop."""
 from __future__ import annotations
 
 import click
+import grpc
 
 from rummy_ops.demo.endpoints import stack_endpoints
-from rummy_ops.demo.plans import DemoOptions
+from rummy_ops.demo.plans import DEFAULT_GAMES, GAMES, DemoOptions, tables_of
 from rummy_ops.demo.report import succeeded, summary
 from rummy_ops.demo.run import play
 from rummy_ops.demo.verify import replay_verdict, write_demo_proofs
@@ -20,7 +21,17 @@ from rummy_ops.stack_command import clock_speed_option, running_stack
     default=30,
     show_default=True,
     type=click.IntRange(min=1),
-    help="Hands to play in all, shared among the three tables.",
+    help="Hands to play in all, shared among the points tables.",
+)
+@click.option(
+    "--game",
+    "game",
+    type=click.Choice(list(GAMES)),
+    default=None,
+    help=(
+        "Play only this game's tables: points (the three points tables) or one table of a "
+        f"match format, played to the match's end. Default: {', '.join(DEFAULT_GAMES)}."
+    ),
 )
 @click.option(
     "--seed",
@@ -65,6 +76,7 @@ from rummy_ops.stack_command import clock_speed_option, running_stack
 )
 def demo(
     hands: int,
+    game: str | None,
     seed: int,
     turn_seconds: int,
     clock_speed: float,
@@ -73,11 +85,14 @@ def demo(
     timeout_seconds: float,
     keep_running: bool,
 ) -> None:
-    """Start Kafka, PostgreSQL and the five services, let bots play HANDS hands at three tables
-    (4, 6 and 8 seats), print every hand and check the books. Stops what it started on exit
-    (also on Ctrl-C) unless --keep-running. Exit status 1 when a check fails."""
+    """Start Kafka, PostgreSQL and the five services, let bots play at the tables of each game
+    (--game; points: HANDS hands at three tables of 4, 6 and 8 seats; a match format: one
+    table's match to its end), print every hand and match and check the books. Stops what it
+    started on exit (also on Ctrl-C) unless --keep-running. Exit status 1 when a check fails or
+    a table is refused."""
     options = DemoOptions(
         hands=hands,
+        tables=tables_of([game] if game else DEFAULT_GAMES),
         seed=seed,
         turn_seconds=turn_seconds,
         grant_hundredths=grant_tokens * 100,
@@ -95,7 +110,12 @@ def demo(
     ) as stack:
         for service, status in stack.health().items():
             click.echo(f"  {service:<9} {stack.address(service):<16} {status}")
-        report = play(stack_endpoints(stack), options, echo=click.echo, broken=stack.broken)
+        try:
+            report = play(stack_endpoints(stack), options, echo=click.echo, broken=stack.broken)
+        except grpc.RpcError as error:  # a grant, an OpenTable or a TakeSeat refused
+            raise click.ClickException(
+                f"the services refused the demo: {error.code().name}: {error.details()}"
+            ) from None
         verdict = replay_verdict(report)
         for line in summary(report, verdict):
             click.echo(line)

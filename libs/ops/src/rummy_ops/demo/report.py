@@ -1,13 +1,15 @@
-"""What the demo measured (:class:`DemoReport`, one :class:`HandRecord` per hand) and how it is
-told: one line per hand (:func:`hand_line`), the closing lines (:func:`summary`) and the exit
-verdict (:func:`succeeded`). Money in hundredths of a House Token, printed as tokens with two
-decimals (:func:`tokens`)."""
+"""What the demo measured (:class:`DemoReport`, one :class:`HandRecord` per hand, one
+:class:`MatchRecord` per match played to its end) and how it is told: one line per hand
+(:func:`hand_line`) and per match (:func:`match_line`), the closing lines (:func:`summary`) and
+the exit verdict (:func:`succeeded`). Money in hundredths of a House Token, printed as tokens
+with two decimals (:func:`tokens`)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ops.demo.endpoints import Endpoints
 from rummy_ops.replay.render import winners
@@ -26,6 +28,23 @@ class HandRecord:
 
 
 @dataclass
+class MatchRecord:
+    """A format table's match as the operator's watch saw it once over: its last view (with
+    ``result``: ended, or aborted)."""
+
+    table: str
+    table_id: str
+    view: match_pb.MatchView
+
+    @property
+    def commission_hundredths(self) -> int:
+        """The house's commission on the match's prize pool (0 unless it ended settled)."""
+        if self.view.WhichOneof("result") != "ended":
+            return 0
+        return int(self.view.ended.settlement.commission_hundredths)
+
+
+@dataclass
 class DemoReport:
     """Everything :func:`play` measured. Money in hundredths of a House Token."""
 
@@ -33,10 +52,11 @@ class DemoReport:
     endpoints: Endpoints | None = None
     tables: dict[str, str] = field(default_factory=dict)  # name -> table id
     hands: list[HandRecord] = field(default_factory=list)
+    matches: list[MatchRecord] = field(default_factory=list)
     balances: dict[str, int] = field(default_factory=dict)  # bot account -> posted balance
     reserved: dict[str, int] = field(default_factory=dict)
     granted_hundredths: int = 0
-    commission_hundredths: int = 0
+    commission_hundredths: int = 0  # the hands' and the matches'
     house_commission_delta: int | None = None  # the ledger's house account, before vs after
     endings: Counter[str] = field(default_factory=Counter)
     wall_seconds: float = 0.0
@@ -115,6 +135,42 @@ def hand_line(record: HandRecord) -> str:
     )
 
 
+_STATUS = {"in": "", "eliminated": "x", "left": "lv"}
+
+
+def match_line(record: MatchRecord) -> str:
+    """One line for a match once over: table, format, the winner(s) and why, after how many
+    deals, each seat's total or chips (``x``: eliminated, ``lv``: left), and the money: the prize
+    pool, the commission, the prize (pool less commission) and each seat's net tokens."""
+    v = record.view
+    head = f"{record.table:<9} match {v.match_format}"
+    if v.WhichOneof("result") == "aborted":
+        released = " ".join(f"s{x.seat}:{tokens(x.points)}" for x in v.aborted.released)
+        return f"{head}  aborted: {v.aborted.reason}; released [{released}]"
+    if v.WhichOneof("result") != "ended":
+        return f"{head}  not over ({v.phase}, {v.deals_scored} deals scored)"
+    ended = v.ended
+    won = " ".join(f"s{w}" for w in ended.winners) or "-"
+    chips = any(seat.HasField("chips") for seat in v.seats)
+    standing = " ".join(
+        f"s{seat.seat}:{seat.chips if chips else seat.total}{_STATUS.get(seat.status, seat.status)}"
+        for seat in v.seats
+    )
+    text = (
+        f"{head}  won by {won} ({ended.reason}) after {v.deals_scored} deals  "
+        f"{'chips' if chips else 'totals'} [{standing}]"
+    )
+    if not ended.HasField("settlement"):
+        return text + "  (a free table: nothing moves)"
+    st = ended.settlement
+    net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in st.lines)
+    return (
+        f"{text}  pool {tokens(st.pool_hundredths)} commission "
+        f"{tokens(st.commission_hundredths)} prize "
+        f"{tokens(st.pool_hundredths - st.commission_hundredths)}  net [{net}]"
+    )
+
+
 def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
     """The closing lines: balances, commission, conservation, endings, timing, replay."""
     lines = ["", "balances (posted; reserved in brackets when not zero):"]
@@ -122,7 +178,8 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
         reserved = report.reserved.get(account, 0)
         extra = f" [{tokens(reserved)} reserved]" if reserved else ""
         lines.append(f"  {account:<28} {tokens(report.balances[account]):>10}{extra}")
-    lines.append(f"house commission (from the hands): {tokens(report.commission_hundredths)}")
+    source = "the hands and matches" if report.matches else "the hands"
+    lines.append(f"house commission (from {source}): {tokens(report.commission_hundredths)}")
     if report.house_commission_delta is not None:
         lines.append(
             f"house commission account moved:   {tokens(report.house_commission_delta)}"
@@ -135,6 +192,9 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
         f"{tokens(report.commission_hundredths)} = {tokens(total + report.commission_hundredths)}"
         f" vs granted {tokens(report.granted_hundredths)}: {verdict}"
     )
+    if report.matches:
+        lines.append(f"matches over: {len(report.matches)}")
+        lines += [f"  {match_line(m)}" for m in report.matches]
     ended = report.ended
     aborted = len(report.hands) - len(ended)
     lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))

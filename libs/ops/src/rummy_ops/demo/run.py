@@ -1,5 +1,6 @@
 """Playing the demo (:func:`play`) against running services: grant every bot, open the tables,
-seat the bots, play until every table has ended its share of the hands, read the books."""
+seat the bots, play until every points table has ended its share of the hands and every format
+table its match, read the books."""
 
 from __future__ import annotations
 
@@ -15,18 +16,28 @@ from tqdm import tqdm
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import table_service_pb2 as table_api
+from rummy_game import match_wire
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Temperament
 from rummy_ops.demo.books import house_commission, settle_wait
 from rummy_ops.demo.endpoints import Endpoints
 from rummy_ops.demo.plans import DemoOptions, TablePlan, share, table_rule_set
-from rummy_ops.demo.report import DemoReport, HandRecord, endings_of, hand_line, tokens
+from rummy_ops.demo.report import (
+    DemoReport,
+    HandRecord,
+    MatchRecord,
+    endings_of,
+    hand_line,
+    match_line,
+    tokens,
+)
 from rummy_ops.demo.watch import TableRun
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
 from rummy_platform.table_routing import TableRouter
 from rummy_rules import registry
+from rummy_rules.deck import Shoe
 from rummy_rules.melds import MeldOptions
 from rummy_rules.variant import Variant
 
@@ -49,6 +60,21 @@ def temperament(index: int, rng: random.Random, mischief: float) -> Temperament:
     )
 
 
+def bot_shoe(variant: Variant[Any], plan: TablePlan) -> Shoe:
+    """The shoe ``plan``'s bots read card indices with: the variant's house rule set's for the
+    table's seats, or at a format table the shoe of the format's deals (the variant's
+    ``deal_rule_set`` under the format's deal rules; the house shoe if the variant has none)."""
+    house = variant.house_rule_set(plan.seats, 0, 0)
+    if not plan.plays_match:
+        return house.shoe
+    deal_rules = match_wire.format_from_pb(plan.match, plan.commission_bps).deal_rules
+    deal_rule_set = getattr(variant, "deal_rule_set", None)
+    if deal_rules is None or deal_rule_set is None:
+        return house.shoe
+    shoe: Shoe = deal_rule_set(house, deal_rules).shoe
+    return shoe
+
+
 class _Demo:
     """One run's clients, operator token, bots' randomness and report."""
 
@@ -69,23 +95,26 @@ class _Demo:
         )
 
     def open_table(
-        self, plan: TablePlan, target: int, on_hand: Callable[[HandRecord], None]
+        self,
+        plan: TablePlan,
+        target: int,
+        on_hand: Callable[[HandRecord], None],
+        on_match: Callable[[MatchRecord], None],
     ) -> TableRun:
-        """Open ``plan``'s table and grant and seat (not yet start) its bots."""
+        """Open ``plan``'s table (of its match format, if any) and grant and seat (not yet
+        start) its bots."""
         run_id = self.report.run_id
-        reply = self.router.call(
-            "OpenTable",
-            table_api.OpenTableRequest(
-                client_request_id=f"demo-{run_id}-{plan.name}",
-                name=f"{plan.name}-{run_id}",
-                seat_count=plan.seats,
-                point_value_hundredths=plan.point_value_hundredths,
-                commission_bps=plan.commission_bps,
-                rule_set=self.rule_set,
-            ),
-            metadata=self.operator,
-            timeout=30,
+        request = table_api.OpenTableRequest(
+            client_request_id=f"demo-{run_id}-{plan.name}",
+            name=f"{plan.name}-{run_id}",
+            seat_count=plan.seats,
+            point_value_hundredths=plan.point_value_hundredths,
+            commission_bps=plan.commission_bps,
+            rule_set=self.rule_set,
         )
+        if plan.match is not None:
+            request.match.CopyFrom(plan.match)
+        reply = self.router.call("OpenTable", request, metadata=self.operator, timeout=30)
         self.report.tables[plan.name] = reply.table_id
         run = TableRun(
             plan,
@@ -94,9 +123,9 @@ class _Demo:
             self.router.stub_for(reply.table_id),
             self.operator,
             on_hand,
+            on_match,
         )
-        # the shoe of the variant's house rule set for the table's seats
-        shoe = self.variant.house_rule_set(plan.seats, 0, 0).shoe
+        shoe = bot_shoe(self.variant, plan)
         for index in range(plan.bots):
             account = f"bot-{run_id}-{plan.name}-{index + 1}"
             self._grant(account)
@@ -107,15 +136,16 @@ class _Demo:
                     self.router,
                     reply.table_id,
                     shoe,
-                    self._brain(index),
+                    self._brain(index, plan),
                     self._record(account),
+                    match_options=plan.match,
                 )
             )
         self.echo(
-            f"opened {plan.name} ({plan.seats} seats, point value "
-            f"{tokens(plan.point_value_hundredths)}, commission {plan.commission_bps / 100:g}%)"
-            f" as {reply.table_id}; {plan.bots} bots seated, granted "
-            f"{tokens(self.options.grant_hundredths)} each; {target} hands to play"
+            f"opened {plan.name} ({plan.seats} seats, {_stakes(plan)}, commission "
+            f"{plan.commission_bps / 100:g}%) as {reply.table_id}; {plan.bots} bots seated, "
+            f"granted {tokens(self.options.grant_hundredths)} each; "
+            + ("one match to play" if plan.plays_match else f"{target} hands to play")
         )
         return run
 
@@ -132,12 +162,13 @@ class _Demo:
         )
         self.report.granted_hundredths += self.options.grant_hundredths
 
-    def _brain(self, index: int) -> BotBrain:
+    def _brain(self, index: int, plan: TablePlan) -> BotBrain:
         return BotBrain(
             seed=self.rng.getrandbits(64),
             temperament=temperament(index, self.rng, self.options.mischief),
             options=MeldOptions(jokers_only_group_is_sequence=True),
             variant=self.variant.name,
+            match=plan.bots_match,
         )
 
     def _record(self, account: str) -> PlayerRecord | None:
@@ -182,6 +213,15 @@ class _Demo:
         self.ledger_channel.close()
 
 
+def _stakes(plan: TablePlan) -> str:
+    """``point value 0.10`` at a points table; ``pool-101, entry 10.00`` at a format table."""
+    if not plan.plays_match or plan.match is None:
+        return f"point value {tokens(plan.point_value_hundredths)}"
+    fmt = match_wire.format_from_pb(plan.match, plan.commission_bps)
+    entry = getattr(fmt, "entry_cents", None)
+    return fmt.name + ("" if entry is None else f", entry {tokens(entry)}")
+
+
 def play(
     endpoints: Endpoints,
     options: DemoOptions,
@@ -190,7 +230,8 @@ def play(
     broken: Callable[[], str | None] = lambda: None,
     seated: Callable[[dict[str, list[Bot]]], None] | None = None,
 ) -> DemoReport:
-    """Grant, open the tables, seat the bots, play ``options.hands`` hands, check the books.
+    """Grant, open the tables, seat the bots, play ``options.hands`` hands (shared among the
+    points tables) and every format table's match to its end, check the books.
 
     ``broken`` is polled every second while hands are played; a message from it (e.g. "table
     exited (1)") stops the play early, recorded in ``report.stopped_because``. ``seated`` is
@@ -205,6 +246,7 @@ def play(
     house_before = house_commission(demo.ledger, demo.operator)
     bar: tqdm | None = None
     lock = threading.Lock()
+    match_tables = {plan.name for plan in options.tables if plan.plays_match}
 
     def on_hand(record: HandRecord) -> None:
         with lock:
@@ -217,15 +259,25 @@ def play(
                 report.commission_hundredths += record.result.commission_hundredths
                 for ending in endings_of(record.result):
                     report.endings[ending] += 1
-                if bar is not None:
+                if bar is not None and record.table not in match_tables:
                     bar.update(1)
+
+    def on_match(record: MatchRecord) -> None:
+        with lock:
+            report.matches.append(record)
+            report.commission_hundredths += record.commission_hundredths
+            (tqdm.write if progress else echo)(match_line(record))
 
     runs: list[TableRun] = []
     try:
-        targets = share(options.hands, len(options.tables))
-        for plan, target in zip(options.tables, targets, strict=True):
-            runs.append(demo.open_table(plan, target, on_hand))
-        bar = tqdm(total=options.hands, unit="hand", desc="hands", disable=not progress)
+        points = [plan for plan in options.tables if not plan.plays_match]
+        targets = dict(
+            zip([p.name for p in points], share(options.hands, len(points)), strict=True)
+        )
+        for plan in options.tables:
+            runs.append(demo.open_table(plan, targets.get(plan.name, 0), on_hand, on_match))
+        total = options.hands if points else None
+        bar = tqdm(total=total, unit="hand", desc="hands", disable=not progress)
         for run in runs:
             run.thread.start()
             for bot in run.bots:

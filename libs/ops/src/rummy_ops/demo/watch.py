@@ -1,6 +1,6 @@
 """The operator's watch on one demo table (:class:`TableRun`): it records every hand's end
 (or abort) from the table's views and sends the table's bots away once its share of hands
-has ended."""
+has ended, or at a format table once its match is over (recorded as a :class:`MatchRecord`)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from rummy.table.v1 import table_service_pb2 as table_api
 from rummy.table.v1 import table_service_pb2_grpc as table_grpc
 from rummy_ops.bots.client import Bot
 from rummy_ops.demo.plans import TablePlan
-from rummy_ops.demo.report import HandRecord
+from rummy_ops.demo.report import HandRecord, MatchRecord
 
 
 class TableRun:
     """One table: its bots and the operator's watch that records hands and ends the table's
-    play when its share of hands has ended."""
+    play when its share of hands (``target``) has ended or, at a format table, its match is over
+    (``on_match`` is called once with it)."""
 
     def __init__(
         self,
@@ -29,6 +30,7 @@ class TableRun:
         stub: table_grpc.TableServiceStub,
         metadata: tuple[tuple[str, str]],
         on_hand: Callable[[HandRecord], None],
+        on_match: Callable[[MatchRecord], None] = lambda _record: None,
     ) -> None:
         self.plan, self.table_id, self.target = plan, table_id, target
         self.bots: list[Bot] = []
@@ -37,6 +39,8 @@ class TableRun:
         self.done = threading.Event()  # set once the bots have left (or were stopped)
         self._leaving = False
         self._stub, self._metadata, self._on_hand = stub, metadata, on_hand
+        self._on_match = on_match
+        self.match: MatchRecord | None = None
         self._call: grpc.Future | None = None
         self._last: tuple[str, int] = ("", 0)
         self._lock = threading.Lock()
@@ -79,6 +83,16 @@ class TableRun:
                     aborted_reason=view.aborted_reason or "aborted",
                 )
             )
+        if self.plan.plays_match and view.HasField("match") and view.match.WhichOneof("result"):
+            self._match_over(view)
+
+    def _match_over(self, view: table_api.PlayerView) -> None:
+        with self._lock:
+            if self.match is not None:
+                return
+            self.match = MatchRecord(self.plan.name, self.table_id, view.match)
+        self._on_match(self.match)
+        self._finish()
 
     def _finish_from_service(self, hand_id: str, hand_no: int) -> None:
         if hand_id in self.records:
@@ -108,11 +122,17 @@ class TableRun:
             if record.result is not None:
                 self.ended += 1
         self._on_hand(record)
-        if self.ended >= self.target and not self._leaving:
-            self._leaving = True
-            for bot in self.bots:  # between hands: leaving costs nothing
-                bot.stop(leave=True)
-            self.done.set()
+        if not self.plan.plays_match and self.ended >= self.target:
+            self._finish()
+
+    def _finish(self) -> None:
+        """The table has played its part: its bots leave (between hands: it costs nothing)."""
+        if self._leaving:
+            return
+        self._leaving = True
+        for bot in self.bots:
+            bot.stop(leave=True)
+        self.done.set()
 
     def stop(self) -> None:
         """Stop the bots and the watch; wait for the watch thread. Bots still seated leave (a
