@@ -32,9 +32,10 @@ def _table_events(report: DemoReport) -> list[Envelope]:
 
 
 def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) -> tuple[bool, str]:
-    """The demo's replay step: replay every hand of the report's tables from Kafka and check
-    each against the journal in PostgreSQL. Waits (up to ``attempts`` reads, ``pause_s`` apart)
-    for the last seeds to be revealed and the last hands settled. Returns ``(ok, summary)``."""
+    """The demo's replay step: replay every hand and match of the report's tables from Kafka and
+    check each against the journal in PostgreSQL (a match: one verdict beside its hands'). Waits
+    (up to ``attempts`` reads, ``pause_s`` apart) for the last seeds to be revealed and the last
+    hands and matches settled. Returns ``(ok, summary)``."""
     endpoints = report.endpoints
     if endpoints is None or not endpoints.kafka_bootstrap_servers:
         return False, "no event log to replay from"
@@ -46,7 +47,9 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
         for attempt in range(attempts):
             run = replay_events(_table_events(report), Selection(), reader)
             run.hands = [h for h in run.hands if h.hand_id in wanted]
-            pending = [h for h in run.hands if h.ok and h.notes and h.outcome != "running"]
+            pending = any(h.ok and h.notes and h.outcome != "running" for h in run.hands) or any(
+                m.ok and m.notes for m in run.matches
+            )
             if not pending or not run.ok or attempt == attempts - 1:
                 break
             time.sleep(pause_s)
@@ -57,6 +60,9 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
         f"{len(run.hands)} hands replayed ({run.events} events, "
         f"{run.events_per_second:,.0f} events/s), {proven} fully proven"
     )
+    if run.matches:
+        settled = sum(1 for m in run.matches if m.ok and not m.notes)
+        text += f"; {len(run.matches)} matches replayed, {settled} fully proven"
     missing = wanted - {h.hand_id for h in run.hands}
     if missing:
         return False, text + f"; {len(missing)} hands missing from the log"
@@ -64,6 +70,9 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
     if found is not None:
         hand, finding = found
         return False, text + f"; first mismatch: hand {hand.hand_id} {finding.line()}"
+    bad_match = next((m for m in run.matches if not m.ok), None)
+    if bad_match is not None:
+        return False, text + f"; first match mismatch: {bad_match.line()}"
     if proven < len(run.hands):
         unproven = next(h for h in run.hands if h.notes)
         return False, text + f"; not all proven, e.g. hand {unproven.hand_id}: {unproven.notes[0]}"

@@ -25,18 +25,21 @@ from rummy_ops.replay.checks import (
     LedgerFetch,
     replay_hand,
 )
-from rummy_ops.replay.sources import Selection, select
+from rummy_ops.replay.checks.match import MatchReplay, matches_of, replay_match
+from rummy_ops.replay.sources import Selection, select, streams
 from rummy_platform.envelope import Envelope
 
-__all__ = ["ReplayRun", "Selection", "replay_events"]
+__all__ = ["MatchReplay", "ReplayRun", "Selection", "replay_events"]
 
 
 @dataclass
 class ReplayRun:
-    """The replay of the selected hands: each hand's result, how many events were replayed and
-    how long the replay (decoding, fold and checks; not reading) took, in seconds."""
+    """The replay of the selected hands and matches: each hand's result, each match's (one
+    verdict per match beside its hands'), how many events were replayed and how long the replay
+    (decoding, fold and checks; not reading) took, in seconds."""
 
     hands: list[HandReplay] = field(default_factory=list)
+    matches: list[MatchReplay] = field(default_factory=list)
     events: int = 0
     seconds: float = 0.0
     #: Events the read skipped because this build does not know their payload type (a newer
@@ -50,7 +53,7 @@ class ReplayRun:
 
     @property
     def ok(self) -> bool:
-        return all(h.ok for h in self.hands)
+        return all(h.ok for h in self.hands) and all(m.ok for m in self.matches)
 
     @property
     def first(self) -> tuple[HandReplay, Finding] | None:
@@ -72,9 +75,12 @@ def replay_events(
     settle_grace_s: float = DEFAULT_SETTLE_GRACE_S,
 ) -> ReplayRun:
     """Replay every selected hand of ``envelopes`` (any order; grouped by table and ordered by
-    stream version here). ``settle_grace_s``: seconds after a hand ended before a missing
-    journal settlement is a failure. Raises SourceError if a named hand or table has no events."""
+    stream version here) and, unless one hand is selected, every match of the selected tables
+    (:mod:`rummy_ops.replay.checks.match`). ``settle_grace_s``: seconds after a hand or match
+    ended before a missing journal settlement is a failure. Raises SourceError if a named hand
+    or table has no events."""
     run = ReplayRun()
+    envelopes = list(envelopes)
     chosen = select(envelopes, selection)
     began = time.perf_counter()
     for table_id, hand_id, events in chosen:
@@ -82,5 +88,17 @@ def replay_events(
             replay_hand(table_id, hand_id, events, ledger, settle_grace_s=settle_grace_s)
         )
         run.events += len(events)
+    if not selection.hand_id:
+        by_id = {h.hand_id: h for h in run.hands}
+        for table_id, stream in streams(envelopes).items():
+            if selection.table_id and table_id != selection.table_id:
+                continue
+            for match_id, events in matches_of(stream).items():
+                run.matches.append(
+                    replay_match(
+                        table_id, match_id, stream, by_id, ledger, settle_grace_s=settle_grace_s
+                    )
+                )
+                run.events += len(events)
     run.seconds = time.perf_counter() - began
     return run
