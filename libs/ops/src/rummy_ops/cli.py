@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from rummy_ops.audit import audit
@@ -12,7 +14,8 @@ from rummy_ops.replay.command import export, replay
 from rummy_ops.soak import soak_command
 from rummy_ops.stack_command import up
 from rummy_ops.token import token
-from rummy_platform.plugins import PluginError, import_plugins, plugin_modules
+from rummy_platform.config import PLUGINS_VARIABLE
+from rummy_platform.plugins import PluginError, import_plugins, plugin_names
 from rummy_rules import registry
 
 
@@ -24,7 +27,7 @@ def main() -> None:
     loaded before any subcommand runs: replay verifies and the bots play their hands.
     """
     try:
-        import_plugins(plugin_modules(), registry.names)
+        import_plugins(plugin_names(os.environ.get(PLUGINS_VARIABLE, "")), registry.names)
     except PluginError as error:
         failure = click.ClickException(str(error))
         failure.exit_code = 2
