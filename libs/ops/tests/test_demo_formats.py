@@ -126,3 +126,13 @@ def test_a_points_tables_watch_still_ends_at_its_share_of_hands() -> None:
     ended.result.winner_seat = 0
     run._on_view(ended)
     assert run.done.is_set()
+
+
+def test_a_format_table_dealt_points_hands_stops_with_the_reason() -> None:
+    (plan,) = GAMES["deals"]
+    run = TableRun(plan, "t1", 0, None, (), lambda _r: None)  # type: ignore[arg-type]
+    bot = _Bot()
+    run.bots.append(bot)  # type: ignore[arg-type]
+    run._on_view(api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_PLAYING))
+    assert run.done.is_set() and bot.left
+    assert "does not host match formats" in run.refused

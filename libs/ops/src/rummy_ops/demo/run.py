@@ -190,6 +190,9 @@ class _Demo:
                 break
             time.sleep(0.5)
         report.finished = all(run.done.is_set() for run in runs)
+        refused = next((run.refused for run in runs if run.refused), "")
+        if refused:
+            report.stopped_because, report.finished = refused, False
 
     def read_books(self, runs: list[TableRun], house_before: int | None) -> None:
         """The bots' counters, their balances once settled and the house's commission moved."""

@@ -41,6 +41,9 @@ class TableRun:
         self._stub, self._metadata, self._on_hand = stub, metadata, on_hand
         self._on_match = on_match
         self.match: MatchRecord | None = None
+        #: Why the table cannot play its plan ("" while it can): a format table whose service
+        #: deals its hands as points hands (no match in the view) does not host the format.
+        self.refused = ""
         self._call: grpc.Future | None = None
         self._last: tuple[str, int] = ("", 0)
         self._lock = threading.Lock()
@@ -62,6 +65,13 @@ class TableRun:
                 time.sleep(0.5)
 
     def _on_view(self, view: table_api.PlayerView) -> None:
+        if self.plan.plays_match and view.hand_id and not view.HasField("match"):
+            self.refused = self.refused or (
+                f"{self.plan.name}: the table service deals it points hands (no match in its "
+                "view): it does not host match formats yet"
+            )
+            self._finish()
+            return
         previous_id, previous_no = self._last
         if view.hand_id and view.hand_id != previous_id:
             if previous_id:
