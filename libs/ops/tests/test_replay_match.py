@@ -2,8 +2,8 @@
 built with the rules library and the wire as the table service records it (TableOpened with
 the format, the match's events through ``rummy_game.match_wire``, each deal a real hand through
 ``stream_codec``, the ledger's MatchSettled re-recorded), replayed with one verdict per match
-beside the hands'; a tampered total, a tampered prize, a tampered ledger answer and a tampered
-hand are each caught at the event they are about."""
+beside the hands' (and a 201 pool with a rejoin); a tampered total, prize, ledger answer, hand
+and rejoin are each caught at the event they are about."""
 
 from __future__ import annotations
 
@@ -40,18 +40,21 @@ MATCH_ID = "match-1"
 HOUSE = "house:commission"
 
 
-def pool_table() -> tuple[SyntheticTable, MatchSettlement]:
-    """Seats 1, 2 and 3 first-drop every deal (20 each): all three are eliminated at 120 in the
-    6th deal and seat 0, the last left, wins the pool of 40.00 less 4.00 commission (net +26.00,
-    the others -10.00 each)."""
-    fmt = match_wire.format_from_pb(OPTIONS, COMMISSION_BPS)
+def match_table(
+    options: mpb.MatchOptions, dealer_of: Callable[[int, tuple[int, ...]], int]
+) -> tuple[SyntheticTable, MatchSettlement]:
+    """A 4-seat table of ``options`` whose every deal is a hand of first drops (every seat on
+    turn drops until one is left: the dealer wins it), ``dealer_of(deal number, seats dealt
+    in)`` dealing; every rejoin offered is accepted. Returns the table and the match's
+    settlement."""
+    fmt = match_wire.format_from_pb(options, COMMISSION_BPS)
     assert fmt.deal_rules is not None
     # the Bombay Baazi shoe at 4 seats: the shoe the wire rebuilds when it names none
     rules = match_deal_rule_set(4, fmt.deal_rules, shoes=IndianShoes.BOMBAY_BAAZI)
     t = SyntheticTable(table_id="table-pool", rules=rules)
     t.record(
         table_pb.TableOpened(
-            table_id=t.table_id, seat_count=4, commission_bps=COMMISSION_BPS, match=OPTIONS
+            table_id=t.table_id, seat_count=4, commission_bps=COMMISSION_BPS, match=options
         ),
         "",
     )
@@ -73,9 +76,13 @@ def pool_table() -> tuple[SyntheticTable, MatchSettlement]:
         deal += 1
         hand_id = f"deal-{deal}"
         do(lambda at: fm.BeginDeal(at_ms=at), hand_id)
-        t.play(SEATS, dealer=0, script="drop", hand_id=hand_id)
+        dealt = state.deal_seats
+        players = {seat: SEATS[seat] for seat in dealt}
+        t.play(players, dealer=dealer_of(deal, dealt), script="drop", hand_id=hand_id)
         result = deal_result(t.settlements[hand_id])
-        do(lambda at, r=result: fm.RecordDeal(result=r, at_ms=at), hand_id)  # type: ignore[misc]
+        scored = do(lambda at, r=result: fm.RecordDeal(result=r, at_ms=at), hand_id)  # type: ignore[misc]
+        for offer in (e for e in scored if isinstance(e, fm.RejoinOffered)):
+            do(lambda at, seat=offer.seat: fm.AcceptRejoin(seat=seat, at_ms=at))  # type: ignore[misc]
     ended = state.result
     assert isinstance(ended, fm.MatchEnded) and ended.settlement is not None
     s = ended.settlement
@@ -87,16 +94,34 @@ def pool_table() -> tuple[SyntheticTable, MatchSettlement]:
                 ledger_pb.JournalLine(account_id=SEATS[x.seat], amount_hundredths=x.amount_cents)
                 for x in s.lines
             ]
-            + [
-                ledger_pb.JournalLine(
-                    account_id="house:commission", amount_hundredths=s.commission_cents
-                )
-            ],
+            + [ledger_pb.JournalLine(account_id=HOUSE, amount_hundredths=s.commission_cents)],
             commission_hundredths=s.commission_cents,
         ),
         MATCH_ID,
     )
     return t, s
+
+
+def pool_table() -> tuple[SyntheticTable, MatchSettlement]:
+    """Seat 0 deals (and wins) every deal; seats 1, 2 and 3 first-drop (20 each): all three
+    are eliminated at 120 in the 6th deal and seat 0, the last left, wins the pool of 40.00
+    less 4.00 commission (net +26.00, the others -10.00 each)."""
+    return match_table(OPTIONS, lambda _deal, _seats: 0)
+
+
+def rejoin_table() -> tuple[SyntheticTable, MatchSettlement]:
+    """A 201 pool with rejoin: seats 0, 1 and 2 deal in turn, seat 3 never (it first-drops 25
+    every deal): out at 225 in deal 9 while the others stand at 150, it rejoins at 151 for a
+    second entry."""
+    options = mpb.MatchOptions(
+        pool=mpb.PoolOptions(target=201, entry_fee_hundredths=10_00, rejoin=True)
+    )
+
+    def dealer(deal: int, seats: tuple[int, ...]) -> int:
+        dealers = [s for s in seats if s != 3] or list(seats)
+        return dealers[(deal - 1) % len(dealers)]
+
+    return match_table(options, dealer)
 
 
 @pytest.fixture(scope="module")
@@ -255,3 +280,31 @@ def test_rummy_replay_prints_the_match_verdict_and_fails_on_a_tampered_match(
     assert result.exit_code == 1
     (match,) = json.loads(result.output)["matches"]
     assert not match["ok"] and match["first_mismatch"]["type"] == "DealScored"
+
+
+@pytest.fixture(scope="module")
+def rejoin() -> tuple[SyntheticTable, MatchSettlement]:
+    return rejoin_table()
+
+
+def test_a_match_with_a_rejoin_replays_clean_and_counts_the_second_entry(rejoin) -> None:
+    t, s = rejoin
+    rejoined = [e.payload for e in t.envelopes if isinstance(e.payload, mpb.Rejoined)]
+    assert [(r.seat, r.total) for r in rejoined] == [(3, 151)]
+    run = replay(t.envelopes)
+    (match,) = run.matches
+    assert run.ok and match.ok and match.match_format == "pool-201"
+    # 4 entries and 1 rejoin of 10.00 = 50.00; 10% = 5.00 to the house
+    assert match.settlement == s and (s.pool_cents, s.commission_cents) == (50_00, 5_00)
+
+
+def test_a_rejoin_at_a_tampered_total_is_caught(rejoin) -> None:
+    t, _ = rejoin
+
+    def change(p: Message) -> None:
+        p.total = 100  # type: ignore[attr-defined]  # the rulebook's price is 151
+
+    envelopes, version = tampered(t.envelopes, mpb.Rejoined, change)
+    (match,) = replay(envelopes).matches
+    assert match.first is not None and match.first.version == version
+    assert match.first.type == "Rejoined" and "total" in match.first.message
