@@ -60,7 +60,7 @@ def build(settings: ClockSettings) -> ServiceHost:
     host.on_shutdown(writer.close)
     app = ClockApplication(speed=settings.clock_speed, metrics=metrics())
     loop = events.ClockLoop(
-        settings.kafka_bootstrap_servers,
+        log,
         app,
         writer,
         SystemClock(),
