@@ -403,7 +403,8 @@ class Settings(TokenLifetimeSettings, SecretSettings):
         "variants not in the product, loaded once at start by every service and by `rummy`: "
         "comma-separated importable module names (`toy_variant.plugin,acme.gin`), each "
         "registering its variant(s) with `rummy_rules.registry.register` when imported; one "
-        "that fails to import ends the process with status 2 before it serves. Give every "
+        "that fails to import, or registers no variant, ends the process with status 2 before "
+        "it serves. Give every "
         "service of a deployment the same list (see [Variant plug-ins](#variant-plug-ins))",
         shown_default="unset (Indian points only)",
     )

@@ -15,6 +15,10 @@ sent again as it was, same client_request_id, a few times: recorded once at most
 Calls go through a :class:`~rummy_platform.table_routing.TableRouter`: to the table-service
 instance serving the table, following its redirect when the table moved to another instance (the
 same request, same ``client_request_id``), and the watch follows the table there too.
+
+The bot's thread ends only with :meth:`Bot.stop`: a watch stream that breaks or ends (with any
+status, CANCELLED by the server included) is opened again, and a view the bot fails to react to
+is noted in ``stats.errors`` (``alive`` says the thread runs).
 """
 
 from __future__ import annotations
@@ -189,9 +193,11 @@ class Bot:
                 for response in call:
                     if self._stop.is_set():
                         return
-                    self.on_view(response.view)
+                    self._react(response.view)
             except grpc.RpcError as error:
-                if self._stop.is_set() or error.code() == grpc.StatusCode.CANCELLED:
+                # Only our own stop ends the loop: a CANCELLED we did not ask for (the server
+                # reset the stream, e.g. while shutting down) is followed like any other break.
+                if self._stop.is_set():
                     return
                 self._router.follow(error, self.table_id, address)
                 if self._router.address_for(self.table_id) != address:
@@ -199,6 +205,19 @@ class Bot:
                 self._note(f"watch: {_describe(error)}")
             # The stream broke or ended (a restart, the table handed over): follow it again.
             self._stop.wait(0.5)
+
+    def _react(self, view: api.PlayerView) -> None:
+        """:meth:`on_view`, noting in ``stats.errors`` what it raised (a bug of the bot's own, a
+        view it cannot read) instead of ending the thread: the next view is played on."""
+        try:
+            self.on_view(view)
+        except Exception as exc:  # a bot thread must not die unseen
+            self._note(f"view v{view.stream_version} hand {view.hand_id}: {exc!r}")
+
+    @property
+    def alive(self) -> bool:
+        """True while the bot's thread runs (started and not stopped or dead)."""
+        return self._thread is not None and self._thread.is_alive()
 
     def on_view(self, view: api.PlayerView) -> None:
         """React to the latest view of the table (public for tests)."""

@@ -40,16 +40,15 @@ def _pinned_variant(report: HandReplay, started: Envelope) -> Variant[Any] | Non
     except registry.UnknownVariant as exc:
         report.outcome = "unverifiable"
         report.unverifiable = f"this build cannot verify it: {exc}"
-        if (pinned or registry.LEGACY_VARIANT) not in registry.names():
-            SKIPPED.skipped(
-                "unknown_variant",
-                type_name=started.type,
-                variant=pinned,
-                table_id=report.table_id,
-                hand_id=report.hand_id,
-                consumer="replay",
-                log=False,  # the replay's report says it (UNVERIFIABLE)
-            )
+        SKIPPED.lookup_or_skip(  # a skip when the variant itself is unknown (not its rules)
+            registry.lookup,
+            pinned,
+            type_name=started.type,
+            table_id=report.table_id,
+            hand_id=report.hand_id,
+            consumer="replay",
+            log=False,  # the replay's report says it (UNVERIFIABLE)
+        )
         return None
 
 
