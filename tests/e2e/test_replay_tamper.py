@@ -19,8 +19,7 @@ from click.testing import CliRunner
 from psycopg import sql
 
 from rummy_ops.cli import main
-from rummy_ops.demo import DemoReport
-from rummy_ops.replay import verify_demo
+from rummy_ops.demo import DemoReport, verify_demo
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
 RunningStack = Any

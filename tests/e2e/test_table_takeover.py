@@ -126,8 +126,54 @@ class Room:
             now = self.hands_ended()
             if all(now[t] >= since[t] + more for t in self.tables):
                 return
-            assert time.monotonic() < deadline, f"hands ended {now}, before {since}"
+            if time.monotonic() >= deadline:
+                behind = [t for t in self.tables if now[t] < since[t] + more]
+                raise AssertionError(
+                    f"hands ended {now}, before {since}; behind: {behind}\n{self.diagnosis(behind)}"
+                )
             time.sleep(1)
+
+    def diagnosis(self, behind: list[str]) -> str:
+        """What a failure message needs to tell a wedged table from a dead bot: each table's last
+        event on its stream and the view its instance serves now, every bot's state and notes,
+        and the tails of the services' logs (with the lines naming the ``behind`` tables)."""
+        topic = self.stack.topic_prefix + TABLE_EVENTS
+        lines = ["tables (last event on the stream | view served now):"]
+        for t in self.tables:
+            records = list(self.log.read_stream(topic, t))
+            last = records[-1].envelope if records else None
+            event = f"v{last.stream_version} {last.type}" if last is not None else "no event"
+            lines.append(f"  {t}: {event} | {self.served_view(t)}")
+        lines.append("bots:")
+        for b in self.bots:
+            s = b.stats
+            lines.append(
+                f"  {b.account_id} table {b.table_id} seat {b.seat} alive={b.alive} "
+                f"in_flight={b.in_flight} actions={s.actions} seeds={s.seeds} "
+                f"refused={s.refused} errors={s.errors[-8:]}"
+            )
+        lines.append(self.stack.log_tails(naming=behind))
+        return "\n".join(lines)
+
+    def served_view(self, table_id: str) -> str:
+        """The operator's view of ``table_id`` where its router sends calls now (or the error)."""
+        router = self.routers[table_id]
+        address = router.address_for(table_id)
+        metadata = bearer_metadata(authority(self.stack).issue("takeover-ops", Role.OPERATOR, 60))
+        try:
+            call = router.stub(address).WatchTable(
+                api.WatchTableRequest(table_id=table_id), metadata=metadata, timeout=5
+            )
+            view = next(iter(call)).view
+            call.cancel()
+        except grpc.RpcError as error:
+            return f"{address}: {error.code().name}: {error.details()}"
+        return (
+            f"{address}: v{view.stream_version} hand {view.hand_no} {view.hand_id or '-'} "
+            f"{api.HandPhase.Name(view.phase)} turn {view.turn_no} seat {view.turn_seat} "
+            f"{api.TableState.Name(view.table_state)} seats "
+            f"{[(v.seat, v.account_id, v.status, v.sitting_out_reason) for v in view.seats]}"
+        )
 
     def actions(self) -> int:
         return sum(b.stats.actions for b in self.bots)

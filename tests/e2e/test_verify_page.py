@@ -27,9 +27,8 @@ from click.testing import CliRunner
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.cli import main
-from rummy_ops.demo import DemoReport
+from rummy_ops.demo import DemoReport, verify_demo
 from rummy_ops.proof import write_proofs
-from rummy_ops.replay import verify_demo
 from rummy_ops.replay.sources import read_kafka
 from rummy_platform.auth import Role, bearer_metadata
 from rummy_platform.limits import open_channel

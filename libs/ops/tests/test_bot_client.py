@@ -1,12 +1,23 @@
 """A bot reacts to its own view: one seed per hand in the seed window, nothing out of turn, one
-play per turn naming the hand and turn, and never the pile's card straight back."""
+play per turn naming the hand and turn, and never the pile's card straight back; its thread
+lives until it is stopped (a watch the server ends is opened again, a view it fails on is
+noted)."""
 
 from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent import futures
+from contextlib import contextmanager
+
+import grpc
 
 from rummy.common.v1 import cards_pb2
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as ev
 from rummy.table.v1 import table_service_pb2 as api
+from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.strategy import BotBrain
 from rummy_platform.table_routing import TableRouter
@@ -125,3 +136,74 @@ def test_it_takes_the_pile_card_that_completes_a_set_and_keeps_it():
     assert draw.source == ev.DRAW_SOURCE_DISCARD_PILE
     assert SHOE.index_to_card(discard.card.index) != parse_card("9H")
     assert SHOE.index_to_card(discard.card.index) in parse_cards(hand)
+
+
+class ScriptedTable(api_grpc.TableServiceServicer):
+    """A real gRPC table service whose n-th WatchTable stream follows ``scripts[n]``: a list of
+    views to send, or a status code to end the stream with at once; past the scripts (and after
+    its views) a stream stays open until ``done``. Records every ContributeSeed."""
+
+    def __init__(self, scripts: list[list[api.PlayerView] | grpc.StatusCode]) -> None:
+        self.scripts = scripts
+        self.watches = 0
+        self.seeds: list[str] = []
+        self.done = threading.Event()
+
+    def WatchTable(self, request, context):  # noqa: N802
+        n, self.watches = self.watches, self.watches + 1
+        script = self.scripts[n] if n < len(self.scripts) else []
+        if isinstance(script, grpc.StatusCode):
+            context.abort(script, "the stream was reset by the server")
+        for v in script:
+            yield api.WatchTableResponse(view=v)
+        self.done.wait(10)
+
+    def ContributeSeed(self, request, context):  # noqa: N802
+        self.seeds.append(request.hand_id)
+        return api.ContributeSeedResponse()
+
+
+@contextmanager
+def live_bot(table: ScriptedTable) -> Iterator[Bot]:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    api_grpc.add_TableServiceServicer_to_server(table, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    router = TableRouter(f"127.0.0.1:{port}", wait_s=2)
+    b = Bot("alice", "token", router, "t1", SHOE, BotBrain(seed=5))
+    try:
+        b.start()
+        yield b
+    finally:
+        table.done.set()
+        b.stop(leave=False)
+        router.close()
+        server.stop(0)
+
+
+def until(condition, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_watch_the_server_cancels_is_opened_again_and_the_bot_plays_on():
+    table = ScriptedTable([grpc.StatusCode.CANCELLED, [view(api.HAND_PHASE_SEEDING)]])
+    with live_bot(table) as b:
+        assert until(lambda: table.seeds == ["h1"]), (table.watches, b.stats.errors)
+        assert b.alive and table.watches == 2
+
+
+def test_a_view_the_bot_cannot_react_to_is_noted_and_the_next_view_is_played():
+    unreadable = view(api.HAND_PHASE_PLAYING, cards=HAND)
+    unreadable.my_cards[0].index = 999  # no card of this shoe
+    next_hand = view(api.HAND_PHASE_SEEDING)
+    next_hand.hand_id = "h2"
+    table = ScriptedTable([[unreadable, next_hand]])
+    with live_bot(table) as b:
+        assert until(lambda: table.seeds == ["h2"]), b.stats.errors
+        assert b.alive
+        assert any("card index 999 is outside this shoe" in note for note in b.stats.errors)

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as ev
-from rummy_ops.demo import (
+from rummy_ops.demo.plans import share
+from rummy_ops.demo.report import (
     LAST_SEAT,
     TIMEOUT_DROP,
     VALID_DECLARE,
     WRONG_DECLARE,
     DemoReport,
     HandRecord,
-    _share,
     endings_of,
     hand_line,
-    replay_verdict,
     succeeded,
     summary,
     tokens,
 )
+from rummy_ops.demo.verify import replay_verdict
 
 MELD = cards_pb2.Meld(kind="pure_sequence", cards=[cards_pb2.Card(index=i) for i in (0, 1, 2)])
 
@@ -88,9 +88,9 @@ def test_a_hand_line_names_every_winner_of_a_shared_pot():
 
 
 def test_hands_are_shared_among_tables_with_the_remainder_first():
-    assert _share(30, 3) == [10, 10, 10]
-    assert _share(10, 3) == [4, 3, 3]
-    assert sum(_share(7, 3)) == 7
+    assert share(30, 3) == [10, 10, 10]
+    assert share(10, 3) == [4, 3, 3]
+    assert sum(share(7, 3)) == 7
 
 
 def report(balances: dict[str, int], commission: int, granted: int) -> DemoReport:

@@ -34,6 +34,7 @@ from rummy_rules import commands as cmd
 from rummy_rules import events as ev
 from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
 from rummy_rules.indian.rules import bombay_baazi
+from rummy_rules.rules import RuleSet
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 
@@ -52,6 +53,8 @@ class SyntheticTable:
     at_ms: int = START_MS
     hand_no: int = 0
     settlements: dict[str, ev.HandEnded] = field(default_factory=dict)
+    #: The hands' rule set (a match's deals: the format's deal rule set, played free).
+    rules: RuleSet = RULES
 
     def record(self, payload: Message, hand_id: str, causation: str = "") -> Envelope:
         envelope = Envelope.new(
@@ -65,12 +68,22 @@ class SyntheticTable:
         self.envelopes.append(envelope)
         return envelope
 
-    def play(self, seats: dict[int, str], dealer: int, script: str, seed: bytes = SEED) -> str:
+    def play(
+        self,
+        seats: dict[int, str],
+        dealer: int,
+        script: str,
+        seed: bytes = SEED,
+        hand_id: str = "",
+    ) -> str:
         """Play a hand (commands are stamped with the table's clock, ``at_ms=0`` in the script
         is replaced). ``script``: ``"long"`` (draw and discard past a stock reshuffle, with a
-        timed-out turn, then a wrong declare and a middle drop) or ``"drop"`` (first drop)."""
+        timed-out turn, then a wrong declare and a middle drop) or ``"drop"`` (first drops until
+        one seat is left: one drop heads-up).
+        ``hand_id``: the hand's id (default: a fresh one)."""
         self.hand_no += 1
-        hand_id = f"hand-{self.hand_no}-{uuid.uuid4().hex[:6]}"
+        hand_id = hand_id or f"hand-{self.hand_no}-{uuid.uuid4().hex[:6]}"
+        rules = self.rules
         state = INDIAN_POINTS.initial_state()
         (started,) = INDIAN_POINTS.decide(
             state,
@@ -78,7 +91,7 @@ class SyntheticTable:
                 hand_id=hand_id,
                 seats=tuple(ev.SeatAccount(s, a) for s, a in sorted(seats.items())),
                 dealer_seat=dealer,
-                rule_set=RULES,
+                rule_set=rules,
                 at_ms=self.at_ms,
             ),
         )
@@ -110,7 +123,7 @@ class SyntheticTable:
             return events
 
         for seat in sorted(seats):
-            run(cmd.RecordStakeReserved(seat=seat, amount_cents=reservation_cents(RULES), at_ms=0))
+            run(cmd.RecordStakeReserved(seat=seat, amount_cents=reservation_cents(rules), at_ms=0))
         run(cmd.RecordSeedCommitment(commitment=commitment(seed), at_ms=0))
         client = {s: hashlib.sha256(f"client {s}".encode()).digest()[:16] for s in sorted(seats)}
         for seat in sorted(seats)[:-1]:
@@ -118,7 +131,7 @@ class SyntheticTable:
         run(cmd.TurnTimeout(turn_no=0, at_ms=0))  # the last seat sends nothing
         client[sorted(seats)[-1]] = b""
         inputs = ShuffleInputs.of(seed, hand_id, client)
-        dealt = deal(inputs, RULES.shoe, seats, dealer, RULES.hand_size)
+        dealt = deal(inputs, rules.shoe, seats, dealer, rules.hand_size)
         run(
             cmd.Deal(
                 hands=dealt.hands,
@@ -128,8 +141,9 @@ class SyntheticTable:
                 at_ms=0,
             )
         )
-        if script == "drop":
-            run(Drop(seat=state.turn_seat, turn_no=state.turn_no, at_ms=0))
+        if script == "drop":  # every seat on turn first-drops until one is left
+            while INDIAN_POINTS.result(state) is None:
+                run(Drop(seat=state.turn_seat, turn_no=state.turn_no, at_ms=0))
         else:
             for _ in range(len(dealt.stock) + 6):
                 seat, turn = state.turn_seat, state.turn_no
@@ -142,7 +156,7 @@ class SyntheticTable:
                     )
                 for event in events:
                     if isinstance(event, ev.StockExhausted):
-                        new = reshuffle(inputs, RULES.shoe, event.cards, event.reshuffle_no)
+                        new = reshuffle(inputs, rules.shoe, event.cards, event.reshuffle_no)
                         run(
                             cmd.RecordStockReshuffled(
                                 reshuffle_no=event.reshuffle_no, stock=new, at_ms=0
@@ -831,7 +845,7 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
     from rummy_ledger import application as app
     from rummy_ledger import domain
     from rummy_ledger.adapters.postgres import PostgresUnitOfWork
-    from rummy_ops.replay.checks import _journal_difference
+    from rummy_ops.replay.checks.settlement import journal_difference
     from rummy_ops.replay.ledger import JournalReader
     from rummy_rules.settlement import settle_shared
 
@@ -854,7 +868,7 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
         right, wrong = journal("h-right"), journal("h-swapped")
     assert right is not None and wrong is not None
     assert right.net_by_seat == {0: 157, 1: -250, 2: 158, 3: -100}
-    assert _journal_difference(right, posted) == ""
-    assert _journal_difference(wrong, posted) == (
+    assert journal_difference(right, posted) == ""
+    assert journal_difference(wrong, posted) == (
         f"journal {wrong.transaction_id}: seat 0 moved 158, the log says 157"
     )

@@ -33,6 +33,29 @@ def test_a_skip_is_counted_every_time_and_logged_once_per_type() -> None:
     assert logs[0]["hand_id"] == "h" and logs[0]["log_level"] == "warning"
 
 
+def test_a_variant_the_lookup_does_not_know_is_counted_and_logged_as_a_skip() -> None:
+    skips = SkippedEvents(CollectorRegistry())
+    known = {"indian-points": "the Indian variant"}
+
+    def lookup(name: str) -> str:
+        return known[name]  # a KeyError is a LookupError, as the registry's UnknownVariant
+
+    with capture_logs() as logs:
+        found = skips.lookup_or_skip(lookup, "indian-points", type_name="rummy.table.v1.X")
+        missing = [
+            skips.lookup_or_skip(
+                lookup, "gin", type_name="rummy.table.v1.X", table_id="t", consumer="dealer"
+            )
+            for _ in range(2)
+        ]
+        skips.lookup_or_skip(lookup, "gin-2", type_name="rummy.table.v1.X", log=False)
+    assert found == "the Indian variant" and missing == [None, None]
+    assert skips.count("unknown_variant", "rummy.table.v1.X", "gin") == 2
+    assert skips.count("unknown_variant", "rummy.table.v1.X", "gin-2") == 1
+    assert skips.count("unknown_variant", "rummy.table.v1.X", "indian-points") == 0
+    assert [(e["variant"], e["table_id"], e["consumer"]) for e in logs] == [("gin", "t", "dealer")]
+
+
 def test_label_values_from_the_wire_are_bounded() -> None:
     skips = SkippedEvents(CollectorRegistry())
     with capture_logs():

@@ -1,7 +1,8 @@
 """Variant plug-ins (``RUMMY_VARIANT_PLUGINS``, ``rummy_platform.plugins``): which modules a
-setting names, which variant each one brought, a module that fails to import named in a clear
-error, and what a service's start logs and exports. The plug-ins here register into a registry
-of their own (a module under ``tmp_path``), so no test leaks a variant into the real one."""
+setting names, which variant each one brought, a module that fails to import or registers no
+variant named in a clear error, and what a service's start logs and exports. The plug-ins here
+register into a registry of their own (a module under ``tmp_path``), so no test leaks a variant
+into the real one."""
 
 from __future__ import annotations
 
@@ -102,18 +103,46 @@ def test_a_plug_in_that_fails_to_import_is_named_with_the_reason(
         import_plugins([f"{prefix}_missing"], registry.names)
 
 
+def test_a_plug_in_that_imports_but_registers_no_variant_is_refused_naming_it(
+    plugins: tuple[FakeRegistry, str],
+) -> None:
+    registry, prefix = plugins
+    write_plugin(registry, f"{prefix}_gin", 'registry.NAMES.add("gin-rummy")')
+    write_plugin(registry, f"{prefix}_empty", "GAMES = []  # forgot to register")
+    write_plugin(registry, f"{prefix}_again", 'registry.NAMES.add("gin-rummy")')
+    for empty in (f"{prefix}_empty", f"{prefix}_again"):
+        with pytest.raises(PluginError) as error:
+            import_plugins([f"{prefix}_gin", empty], registry.names)
+        assert str(error.value).startswith(
+            f"variant plug-in '{empty}' ({PLUGINS_VARIABLE}) registered no variant"
+        )
+    assert "gin-rummy" in registry.names()  # what the plug-in before it registered stays
+
+
+def test_a_plug_in_loaded_again_in_the_same_process_is_credited_again(
+    plugins: tuple[FakeRegistry, str],
+) -> None:
+    registry, prefix = plugins
+    write_plugin(registry, f"{prefix}_gin", 'registry.NAMES.add("gin-rummy")')
+    first = import_plugins([f"{prefix}_gin"], registry.names)
+    again = import_plugins([f"{prefix}_gin"], registry.names)  # e.g. a second `rummy` call
+    assert first == again
+    assert again.variants == {"gin-rummy": f"{prefix}_gin", "indian-points": ""}
+
+
 def test_a_service_start_logs_and_exports_what_it_loaded(
     plugins: tuple[FakeRegistry, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     registry, prefix = plugins
     write_plugin(registry, f"{prefix}_gin", 'registry.NAMES.add("gin-rummy")')
-    write_plugin(registry, f"{prefix}_again", 'registry.NAMES.add("gin-rummy")')
+    write_plugin(registry, f"{prefix}_early", "")
+    __import__(f"{prefix}_early")  # imported before the loader: what it registered is unknown
     metrics = CollectorRegistry()
     settings = Settings(
         jwt_secret="x" * 32,
         grpc_port=0,
         metrics_port=0,
-        variant_plugins=(f"{prefix}_gin", f"{prefix}_again"),
+        variant_plugins=(f"{prefix}_gin", f"{prefix}_early"),
     )
     loaded = load_variant_plugins(settings, registry.names, registry=metrics)
 
@@ -124,9 +153,9 @@ def test_a_service_start_logs_and_exports_what_it_loaded(
     lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     [info] = [e for e in lines if e["event"] == "variants loaded"]
     assert info["variants"] == ["gin-rummy", "indian-points"]
-    assert info["plugins"] == [f"{prefix}_gin", f"{prefix}_again"]
+    assert info["plugins"] == [f"{prefix}_gin", f"{prefix}_early"]
     [warning] = [e for e in lines if e["event"] == "variant plug-in registered no new variant"]
-    assert warning["plugin"] == f"{prefix}_again"
+    assert warning["plugin"] == f"{prefix}_early"
 
 
 def test_a_service_whose_plug_in_fails_exits_2_with_the_reason_on_stderr(

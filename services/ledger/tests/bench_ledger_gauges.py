@@ -8,8 +8,8 @@ Creates a database of its own (dropped at the end), applies the ledger's migrati
 through the ledger's own triggers with ``grants`` grants to 1,000 players and ``hands`` finished
 hands of 4 seats (their reservations made and released, the history a busy ledger keeps), plus
 one hand in play (4 reservations held). Then prints, for the queries behind ``/metrics``, the
-median and worst of 20 runs: ``db.gauges`` (every scrape), ``db.journal_sum`` and
-``db.invariant_violations`` (the full scans, at most every 60 s).
+median and worst of 20 runs: ``db.gauges`` (every scrape), ``ledger_invariants.journal_sum`` and
+``.invariant_violations`` (the full scans, at most every 60 s).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "support"))
 
 from rummy_ledger.adapters import db  # noqa: E402
+from rummy_platform import ledger_invariants  # noqa: E402
 from rummy_testing.service_process import fresh_database  # noqa: E402
 
 PLAYERS = 1000
@@ -112,16 +113,22 @@ def main() -> None:
             )
             for name, query in (
                 ("db.gauges (every scrape)", lambda: db.gauges(conn)),
-                ("db.journal_sum (at most every 60 s)", lambda: db.journal_sum(conn)),
                 (
-                    "db.invariant_violations (at most every 60 s)",
-                    lambda: db.invariant_violations(conn),
+                    "journal_sum (at most every 60 s)",
+                    lambda: ledger_invariants.journal_sum(conn),
+                ),
+                (
+                    "invariant_violations (at most every 60 s)",
+                    lambda: ledger_invariants.invariant_violations(conn),
                 ),
             ):
                 median, worst = timed(query)
                 conn.rollback()
                 print(f"{name:48} median {median:8.2f} ms   worst {worst:8.2f} ms")
-            assert db.journal_sum(conn) == 0 and db.invariant_violations(conn) == []
+            assert (
+                ledger_invariants.journal_sum(conn) == 0
+                and ledger_invariants.invariant_violations(conn) == []
+            )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
-from rummy_platform.eventlog import partition_for
+from rummy_platform.eventlog.partitioner import partition_for
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_table import snapshot
 from rummy_table.projection import Projection

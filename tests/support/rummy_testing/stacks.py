@@ -11,7 +11,7 @@ database dropped (the topics stay on the broker, as the event log never expires)
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -40,6 +40,22 @@ class RunningStack:
     def metrics_url(self, service: str) -> str:
         """``http://127.0.0.1:<port>/metrics`` of ``service``."""
         return f"http://127.0.0.1:{self.stack.config.ports[service][1]}/metrics"
+
+    def log_tails(self, lines: int = 12, width: int = 400, naming: Sequence[str] = ()) -> str:
+        """For a failure message: the last ``lines`` lines of every service log of this stack
+        (the five services' and any extra process's, ``rummy_testing.processes``), each cut to
+        ``width`` characters, and the last ``lines`` lines of each that name any of ``naming``
+        (e.g. table ids)."""
+        parts: list[str] = []
+        for path in sorted(self.stack.config.log_dir.glob("*.log")):
+            text = path.read_text(errors="replace").splitlines()
+            parts.append(f"--- {path.name}: last {lines} of {len(text)} lines")
+            parts.extend(line[:width] for line in text[-lines:])
+            named = [line for line in text if any(n in line for n in naming)]
+            if named:
+                parts.append(f"--- {path.name}: last {lines} of {len(named)} naming {naming}")
+                parts.extend(line[:width] for line in named[-lines:])
+        return "\n".join(parts)
 
 
 def database_url_named(database_url: str, name: str) -> str:

@@ -1,23 +1,19 @@
 """``rummy proof``: write a hand's proof bundle (``rummy_game.proof``), the document a player
-checks in ``web/verify/index.html`` or with ``node web/verify/cli.mjs``; and the demo's
-``.local/proofs/`` (:func:`write_proofs`)."""
+checks in ``web/verify/index.html`` or with ``node web/verify/cli.mjs``; and the bundles of many
+hands into a directory (:func:`write_proofs`: the demo's ``.local/proofs/``)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from rummy_game.proof import ProofNotReady, canonical_json, hand_proof
 from rummy_ops.replay.command import load_envelopes, with_kafka_options
-from rummy_ops.replay.sources import Selection, SourceError, read_kafka, select
+from rummy_ops.replay.sources import Selection, SourceError, select
 from rummy_platform.envelope import Envelope
-
-if TYPE_CHECKING:
-    from rummy_ops.demo import DemoReport
 
 #: How to open the page on a bundle, for people.
 OPEN_HINT = (
@@ -50,27 +46,6 @@ def write_proofs(envelopes: Iterable[Envelope], hand_ids: Iterable[str], directo
         (directory / f"{hand_id}.json").write_text(text + "\n", encoding="utf-8")
         written += 1
     return written
-
-
-def write_demo_proofs(report: DemoReport, directory: Path) -> str:
-    """The demo's last step: one bundle per ended hand of ``report`` into ``directory``, read
-    from Kafka. Returns the line to print (how many, where, how to open the page)."""
-    endpoints = report.endpoints
-    if endpoints is None or not endpoints.kafka_bootstrap_servers:
-        return "proofs: no event log to build them from"
-    envelopes: list[Envelope] = []
-    try:
-        for table_id in sorted({h.table_id for h in report.hands}):
-            envelopes += read_kafka(
-                endpoints.kafka_bootstrap_servers, endpoints.topic_prefix, table_id
-            )
-    except SourceError as error:
-        return f"proofs: {error}"
-    written = write_proofs(envelopes, [h.hand_id for h in report.hands], directory)
-    return (
-        f"proofs: {written} of {len(report.ended)} ended hands written to {directory}/; "
-        f"to check one, {OPEN_HINT}"
-    )
 
 
 @click.command()

@@ -15,12 +15,12 @@ checked.
    answered OK (the ledger reserved its stakes, fairness committed, the dealer dealt). A service
    that exits meanwhile is a violation (and is restarted, so the soak goes on).
 4. Checks (:func:`check`): balances + commission = grants; the ledger's invariants
-   (``rummy_ledger.adapters.db.invariant_violations``) and a journal summing to zero; every ended
-   hand settled exactly once; no reservation held once its hand ended (after a grace); every
-   hand's replay (``rummy_ops.replay.verify_demo``) clean and its result in the log equal to the
-   result the operator's watch was told over gRPC, and the balances the bots' accounts were told
-   over gRPC equal to the journal's; no refused command (``rummy_ops.bots.client.REFUSALS``)
-   appended an event (:func:`rummy_ops.causation.caused_by`).
+   (``rummy_platform.ledger_invariants.invariant_violations``) and a journal summing to zero;
+   every ended hand settled exactly once; no reservation held once its hand ended (after a
+   grace); every hand's replay (``rummy_ops.demo.verify_demo``) clean and its result in the
+   log equal to the result the operator's watch was told over gRPC, and the balances the bots'
+   accounts were told over gRPC equal to the journal's; no refused command
+   (``rummy_ops.bots.client.REFUSALS``) appended an event (:func:`rummy_ops.causation.caused_by`).
 
 Exit status 1 on any violation, or when a fault's recovery took over :data:`MAX_RECOVERY_S`.
 """
@@ -40,23 +40,16 @@ import click
 import psycopg
 
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ledger.adapters.db import invariant_violations, journal_sum
 from rummy_ops.bots.client import HAND_COMMANDS, Bot
 from rummy_ops.causation import caused_by
-from rummy_ops.demo import (
-    DemoOptions,
-    DemoReport,
-    Endpoints,
-    clock_speed_option,
-    play,
-    stack_endpoints,
-)
+from rummy_ops.demo import DemoOptions, DemoReport, Endpoints, play, stack_endpoints, verify_demo
 from rummy_ops.own_brokers import OwnBrokers
-from rummy_ops.replay import verify_demo
 from rummy_ops.replay.ledger import LEDGER_SCHEMA
 from rummy_ops.replay.sources import read_kafka
 from rummy_ops.stack import Stack, StackError, repository_root, stack_for_tests
+from rummy_ops.stack_command import clock_speed_option
 from rummy_platform.envelope import Envelope
+from rummy_platform.ledger_invariants import invariant_violations, journal_sum
 
 #: The faults, in the order they are injected.
 FAULTS: tuple[str, ...] = (
@@ -513,7 +506,7 @@ def table(summary: SoakSummary) -> list[str]:
     help="Minutes of play at least (every fault is injected once, however long that takes).",
 )
 @click.option("--seed", default=7, show_default=True, type=int, help="The bots' seed.")
-@clock_speed_option
+@clock_speed_option(10.0)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary object only.")
 def soak_command(minutes: float, seed: int, clock_speed: float, as_json: bool) -> None:
     """Play bots at three tables on a stack of the soak's own (own Kafka and PostgreSQL on free

@@ -29,32 +29,42 @@ _SERVER_ERRORS = frozenset(
 )
 
 
+_SHARED: list[Any] = [
+    merge_contextvars,
+    structlog.stdlib.add_log_level,
+    structlog.stdlib.add_logger_name,
+    structlog.processors.TimeStamper(fmt="iso", utc=True),
+    structlog.processors.StackInfoRenderer(),
+]
+#: structlog's processors, one list for the life of the process. A logger is cached on its first
+#: use (``cache_logger_on_first_use``) with the list configured then; were a later configuration
+#: to install another list, loggers used before it would keep the old one, and whatever changes
+#: the current list in place (``structlog.testing.capture_logs``) would miss their lines.
+_PROCESSORS: list[Any] = [
+    structlog.stdlib.filter_by_level,
+    *_SHARED,
+    structlog.stdlib.PositionalArgumentsFormatter(),
+    structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+]
+
+
 def configure_logging(level: str = "info", stream: IO[str] | None = None) -> None:
     """Send structlog and standard-library logging at ``level`` and above to ``stream``
-    (default stderr) as JSON lines. Calling it again replaces the earlier configuration."""
-    shared: list[Any] = [
-        merge_contextvars,
-        structlog.stdlib.add_log_level,
-        structlog.stdlib.add_logger_name,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-        structlog.processors.StackInfoRenderer(),
-    ]
-    structlog.configure(
-        processors=[
-            structlog.stdlib.filter_by_level,
-            *shared,
-            structlog.stdlib.PositionalArgumentsFormatter(),
-            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
-        ],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=True,
-    )
+    (default stderr) as JSON lines. Calling it again replaces the earlier level and stream;
+    structlog is configured only when it is not already (a capture of the logs in progress,
+    ``structlog.testing.capture_logs``, goes on)."""
+    if structlog.get_config()["processors"] is not _PROCESSORS:
+        structlog.configure(
+            processors=_PROCESSORS,
+            logger_factory=structlog.stdlib.LoggerFactory(),
+            wrapper_class=structlog.stdlib.BoundLogger,
+            cache_logger_on_first_use=True,
+        )
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.set_name(_HANDLER_NAME)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=shared,
+            foreign_pre_chain=_SHARED,
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 structlog.processors.format_exc_info,

@@ -6,11 +6,12 @@
 reports what the registry holds afterwards. It knows no variant and does not import the rules
 library: the caller passes the registry's ``names`` (``rummy_rules.registry.names``).
 
-Every service's bootstrap calls :func:`load_variant_plugins` first (a module that fails to import
-ends the process with status 2 before it serves: health never SERVING), the ``rummy`` command calls
-:func:`import_plugins` before any subcommand. What was loaded is logged once (``variants loaded``,
-JSON) and exported as ``rummy_variants_loaded{variant, plugin}`` (1 per variant the process can
-play; ``plugin`` is the module that registered it, ``""`` for the product's own).
+Every service's bootstrap calls :func:`load_variant_plugins` first (a module that fails to import,
+or imports but registers no variant, ends the process with status 2 before it serves: health never
+SERVING), the ``rummy`` command calls :func:`import_plugins` before any subcommand (exit 2 alike).
+What was loaded is logged once (``variants loaded``, JSON) and exported as
+``rummy_variants_loaded{variant, plugin}`` (1 per variant the process can play; ``plugin`` is the
+module that registered it, ``""`` for the product's own).
 
 A plain setting rather than Python entry points: the same variable works for a service, the CLI
 and a test harness without installing a distribution (a test suite's toy is a folder on
@@ -39,7 +40,13 @@ _log = get_logger(__name__)
 
 
 class PluginError(RuntimeError):
-    """A plug-in name is malformed or its module failed to import; the message names it."""
+    """A plug-in name is malformed, its module failed to import or registered no variant; the
+    message names it."""
+
+
+#: The variants each plug-in module registered when :func:`import_plugins` first imported it in
+#: this process (importing it again runs nothing: it is credited with them again).
+_BROUGHT: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -76,11 +83,14 @@ def import_plugins(
 ) -> LoadedVariants:
     """Import each of ``modules`` in order; ``registered()`` gives the registry's variant names
     (called before and after each import, to tell which plug-in brought which variant). Raises
-    PluginError naming the first module that fails to import (and why); what the modules before
-    it registered stays registered."""
+    PluginError naming the first module that fails to import (and why) or that imports but
+    registers no variant not already registered; what the modules before it registered stays
+    registered. A module imported before, outside this function, cannot be judged (what it
+    registered then is credited to the product, ``""``)."""
     loaded: dict[str, str] = dict.fromkeys(registered(), "")
     plugins = tuple(modules)
     for module in plugins:
+        imported_before = module in sys.modules
         try:
             importlib.import_module(module)
         except Exception as error:
@@ -88,8 +98,18 @@ def import_plugins(
                 f"variant plug-in {module!r} ({PLUGINS_VARIABLE}) failed to import: "
                 f"{type(error).__name__}: {error}"
             ) from error
-        for variant in registered():
-            loaded.setdefault(variant, module)
+        new = tuple(v for v in registered() if v not in loaded)
+        if not imported_before:
+            _BROUGHT[module] = new
+        brought = new or _BROUGHT.get(module, ())
+        if not brought and (not imported_before or module in _BROUGHT):
+            raise PluginError(
+                f"variant plug-in {module!r} ({PLUGINS_VARIABLE}) registered no variant: it "
+                f"imported, but the registry holds no new name after it (known: "
+                f"{', '.join(sorted(loaded)) or 'none'})"
+            )
+        for variant in brought:
+            loaded[variant] = module
     return LoadedVariants(plugins, dict(sorted(loaded.items())))
 
 
@@ -116,8 +136,9 @@ def load_variant_plugins(
 
 
 def report_loaded(loaded: LoadedVariants, registry: CollectorRegistry = REGISTRY) -> None:
-    """Log ``variants loaded`` and set ``rummy_variants_loaded`` for ``loaded``; a plug-in that
-    brought no variant of its own is warned about (it registered nothing, or one already known)."""
+    """Log ``variants loaded`` and set ``rummy_variants_loaded`` for ``loaded``; a plug-in
+    credited with no variant (imported before the plug-ins were loaded, see
+    :func:`import_plugins`) is warned about."""
     gauge = variants_loaded_gauge(registry)
     for variant, plugin in loaded.variants.items():
         gauge.labels(variant=variant, plugin=plugin).set(1)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Literal, TypedDict, Unpack
+from collections.abc import Callable
+from typing import Literal, TypedDict, TypeVar, Unpack
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
@@ -29,6 +30,7 @@ from rummy_platform.logging import get_logger
 _log = get_logger(__name__)
 
 Reason = Literal["unknown_type", "unknown_variant"]
+_Variant = TypeVar("_Variant")
 
 #: The most distinct type (or variant) names one process uses as label values.
 MAX_NAMES = 32
@@ -124,6 +126,35 @@ class SkippedEvents:
                 **where,
             )
         return first
+
+    def lookup_or_skip(
+        self,
+        lookup: Callable[[str], _Variant],
+        variant: str,
+        *,
+        type_name: str,
+        table_id: str = "",
+        hand_id: str = "",
+        consumer: str = "",
+        log: bool = True,
+    ) -> _Variant | None:
+        """``lookup(variant)`` (a variant registry's, e.g. ``rummy_rules.registry.lookup``), or
+        None when it raises LookupError (this build does not know the variant): the event of
+        payload type ``type_name`` naming it is then counted, and logged once, as an
+        ``unknown_variant`` skip (arguments as for :meth:`skipped`)."""
+        try:
+            return lookup(variant)
+        except LookupError:
+            self.skipped(
+                "unknown_variant",
+                type_name=type_name,
+                variant=variant,
+                table_id=table_id,
+                hand_id=hand_id,
+                consumer=consumer,
+                log=log,
+            )
+            return None
 
     def totals(self) -> dict[tuple[str, str, str], int]:
         """Every ``(reason, type, variant)`` label set skipped so far -> how many (a reader

@@ -208,20 +208,15 @@ class Dealer:
 
     @staticmethod
     def _knows_variant(source: Envelope, locked: table_events.SeedsLocked) -> bool:
-        variant = locked.variant if locked.HasField("variant") else ""
-        try:
-            registry.lookup(variant)
-        except registry.UnknownVariant:
-            SKIPPED.skipped(
-                "unknown_variant",
-                type_name=source.type,
-                variant=variant,
-                table_id=source.stream_id,
-                hand_id=locked.hand_id,
-                consumer="dealer",
-            )
-            return False
-        return True
+        found = SKIPPED.lookup_or_skip(
+            registry.lookup,
+            locked.variant if locked.HasField("variant") else "",
+            type_name=source.type,
+            table_id=source.stream_id,
+            hand_id=locked.hand_id,
+            consumer="dealer",
+        )
+        return found is not None
 
     @staticmethod
     def _speaks(source: Envelope) -> bool:

@@ -15,6 +15,10 @@ sent again as it was, same client_request_id, a few times: recorded once at most
 Calls go through a :class:`~rummy_platform.table_routing.TableRouter`: to the table-service
 instance serving the table, following its redirect when the table moved to another instance (the
 same request, same ``client_request_id``), and the watch follows the table there too.
+
+The bot's thread ends only with :meth:`Bot.stop`: a watch stream that breaks or ends (with any
+status, CANCELLED by the server included) is opened again, and a view the bot fails to react to
+is noted in ``stats.errors`` (``alive`` says the thread runs).
 """
 
 from __future__ import annotations
@@ -29,11 +33,12 @@ import grpc
 from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import wires
 from rummy_ops.bots.record import PlayerRecord
-from rummy_ops.bots.strategy import BotBrain, Kind, Source
+from rummy_ops.bots.strategy import BotBrain, Kind, Source, match_moves
 from rummy_platform.auth import bearer_metadata
 from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import Card
@@ -87,6 +92,8 @@ class BotStats:
     drops: int = 0
     #: Commands of the variant's own sent before drawing (``Kind.PLAY``, e.g. a knock).
     commands: int = 0
+    #: Match commands sent (a rejoin answer, a split request: ``rummy.match.v1``).
+    match_commands: int = 0
     declares: int = 0
     wrong_declares: int = 0
     refused: int = 0
@@ -101,7 +108,9 @@ class BotStats:
 
 class Bot:
     """One seat's player. ``router`` reaches the table service; ``token`` is a player token for
-    ``account_id``; ``shoe`` is the table's shoe (to read card indices as cards)."""
+    ``account_id``; ``shoe`` is the table's shoe (to read card indices as cards);
+    ``match_options`` the table's match format (``OpenTableRequest.match``; None: a points
+    table), whose match the bot plays as its brain's ``match`` temperament says."""
 
     def __init__(
         self,
@@ -112,8 +121,10 @@ class Bot:
         shoe: Shoe,
         brain: BotBrain,
         record: PlayerRecord | None = None,
+        match_options: match_pb.MatchOptions | None = None,
     ) -> None:
         self.account_id = account_id
+        self.match_options = match_options or match_pb.MatchOptions()
         self.record = record
         self.table_id = table_id
         self.shoe = shoe
@@ -128,6 +139,7 @@ class Bot:
         self._hand_id = ""
         self._seeded: set[str] = set()
         self._acted: tuple[str, int] = ("", 0)
+        self._match_sent: set[tuple[str, int, str]] = set()  # (match, deals scored, command)
         self._thread: threading.Thread | None = None
         #: The name of the RPC in flight (None between calls).
         self.in_flight: str | None = None
@@ -181,9 +193,11 @@ class Bot:
                 for response in call:
                     if self._stop.is_set():
                         return
-                    self.on_view(response.view)
+                    self._react(response.view)
             except grpc.RpcError as error:
-                if self._stop.is_set() or error.code() == grpc.StatusCode.CANCELLED:
+                # Only our own stop ends the loop: a CANCELLED we did not ask for (the server
+                # reset the stream, e.g. while shutting down) is followed like any other break.
+                if self._stop.is_set():
                     return
                 self._router.follow(error, self.table_id, address)
                 if self._router.address_for(self.table_id) != address:
@@ -192,8 +206,23 @@ class Bot:
             # The stream broke or ended (a restart, the table handed over): follow it again.
             self._stop.wait(0.5)
 
+    def _react(self, view: api.PlayerView) -> None:
+        """:meth:`on_view`, noting in ``stats.errors`` what it raised (a bug of the bot's own, a
+        view it cannot read) instead of ending the thread: the next view is played on."""
+        try:
+            self.on_view(view)
+        except Exception as exc:  # a bot thread must not die unseen
+            self._note(f"view v{view.stream_version} hand {view.hand_id}: {exc!r}")
+
+    @property
+    def alive(self) -> bool:
+        """True while the bot's thread runs (started and not stopped or dead)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def on_view(self, view: api.PlayerView) -> None:
         """React to the latest view of the table (public for tests)."""
+        if view.HasField("match") and view.HasField("my_seat"):
+            self._play_match(view)
         if view.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED, api.HAND_PHASE_WAITING):
             return
         if not view.HasField("my_seat"):
@@ -250,7 +279,8 @@ class Bot:
         taken: Card | None = None
         if not view.has_drawn:
             top = self._card(view.discard_pile[-1]) if view.discard_pile else None
-            move = self.brain.before_draw(hand, top, wild)
+            match = view.match if view.HasField("match") else None
+            move = self.brain.before_draw(hand, top, wild, match=match, seat=view.my_seat)
             if move.kind is Kind.STALL:
                 self.stats.stalls += 1
                 return
@@ -297,6 +327,25 @@ class Bot:
                     card=wire,
                 ),
             )
+
+    def _play_match(self, view: api.PlayerView) -> None:
+        """Send the match commands the brain makes of the view (a rejoin answer, a split
+        request), each once per match and deal count; a refusal is noted, never raised."""
+        match = view.match
+        for name in match_moves(match, view.my_seat, self.match_options, self.brain.match):
+            key = (match.match_id, match.deals_scored, name)
+            if key in self._match_sent:
+                continue
+            self._match_sent.add(key)
+            request = api.PlayRequest(
+                table_id=self.table_id, hand_id=view.hand_id, client_request_id=_request_id()
+            )
+            request.command.Pack(getattr(match_pb, name)())
+            try:
+                self._rpc("Play", request)
+                self.stats.match_commands += 1
+            except grpc.RpcError as error:
+                self._note(f"match {match.match_id} {name}: {_describe(error)}")
 
     # -- helpers -------------------------------------------------------------------------------
 

@@ -8,6 +8,22 @@ variant's own to send instead of drawing (made by the variant's wire, ``bot_comm
 knock), or None to draw. :class:`BotBrain` wraps it with a seeded
 ``random.Random`` and a :class:`Temperament` that makes a bot stall (so the clock's automatic play
 and the timeout drop run) or declare wrongly once in a while.
+
+At a match table (pool, deals, best of N: the table's ``PlayerView.match``, a
+``rummy.match.v1.MatchView``) the bot also plays the match, by pure functions of that view:
+
+- **When to drop in a pool** (:func:`pool_drop`; the rulebook's "Pool Rummy" and "Dropping",
+  ``docs/rules/formats.md#pool``): a seat's *drop room* is how many more points it can take and
+  stay in (target - 1 - its total). On its first turn a bot drops a hopeless hand (the variant
+  strategy's ``is_hopeless``) exactly when the first drop (20 at 101, 25 at 201) fits in its drop
+  room: the drop keeps it in for a cheaper price than a hopeless hand's count (up to 80). A seat
+  whose room is smaller than the drop never drops: the drop would eliminate it, while playing on
+  keeps a chance of winning the deal (adding 0). At a pool this replaces the temperament's
+  ``drop_hopeless`` coin; elsewhere the coin decides as at a points table.
+- **Rejoin offers** (:func:`rejoin_answer`): accepted when the bot's :class:`MatchTemperament`
+  says so and it can pay the entry (when it knows its balance), declined otherwise.
+- **Split** (:func:`asks_split`): at a pool with the split option, the bot asks once (between
+  deals) when at most ``MatchTemperament.split_at_seats`` seats are still in (0: never).
 """
 
 from __future__ import annotations
@@ -17,9 +33,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy_rules import registry
 from rummy_rules.cards import Card
 from rummy_rules.events import DrawSource
+from rummy_rules.formats.pool import POOL_TARGETS
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldOptions
 from rummy_rules.wild import WildRank
 
@@ -41,6 +59,16 @@ class Temperament:
     stall_turn: float = 0.0
     wrong_declare: float = 0.0
     drop_hopeless: float = 0.5
+
+
+@dataclass(frozen=True)
+class MatchTemperament:
+    """How a bot plays a match: ``rejoin``: accept a rejoin offer it can pay for;
+    ``split_at_seats``: at a pool with the split option, ask to split once at most this many seats
+    are still in (0: never ask)."""
+
+    rejoin: bool = True
+    split_at_seats: int = 0
 
 
 class Kind(Enum):
@@ -82,6 +110,8 @@ class BotBrain:
     options: MeldOptions = DEFAULT_MELD_OPTIONS
     #: The table's variant (``""``: ``rummy_rules.registry.LEGACY_VARIANT``).
     variant: str = ""
+    #: How it plays a match (rejoin offers, split requests) at a match table.
+    match: MatchTemperament = field(default_factory=MatchTemperament)
     _rng: random.Random = field(init=False, repr=False)
     _play: Any = field(init=False, repr=False)
     _stalling_hand: bool = field(init=False, default=False)
@@ -103,10 +133,17 @@ class BotBrain:
         self._stalling_hand = self._rng.random() < self.temperament.stall_hand
 
     def before_draw(
-        self, hand: list[Card] | tuple[Card, ...], top_discard: Card | None, wild: WildRank
+        self,
+        hand: list[Card] | tuple[Card, ...],
+        top_discard: Card | None,
+        wild: WildRank,
+        match: match_pb.MatchView | None = None,
+        seat: int | None = None,
     ) -> Move:
         """The first step of a turn: STALL, DROP, PLAY (the variant's own command, when its
-        strategy has ``move_before_draw`` and names one) or DRAW (with its source)."""
+        strategy has ``move_before_draw`` and names one) or DRAW (with its source). ``match``
+        (the table's match view) and ``seat`` (the bot's): at a pool the drop is
+        :func:`pool_drop`'s."""
         self._turns += 1
         if self._stalling_hand or self._rng.random() < self.temperament.stall_turn:
             return Move(Kind.STALL)
@@ -114,12 +151,11 @@ class BotBrain:
         command = own_move(hand, top_discard, wild) if own_move is not None else None
         if command is not None:
             return Move(Kind.PLAY, command=command)
-        if (
-            self._turns == 1
-            and self._play.is_hopeless(hand, wild, self.options)
-            and self._rng.random() < self.temperament.drop_hopeless
-        ):
-            return Move(Kind.DROP)
+        if self._turns == 1 and self._play.is_hopeless(hand, wild, self.options):
+            ruling = pool_drop(match, seat, hopeless=True) if seat is not None else None
+            coin = self._rng.random() < self.temperament.drop_hopeless
+            if ruling if ruling is not None else coin:
+                return Move(Kind.DROP)
         return Move(Kind.DRAW, source=self._play.choose_draw(hand, top_discard, wild, self.options))
 
     def after_draw(
@@ -133,3 +169,102 @@ class BotBrain:
         if self._turns >= 5 and self._rng.random() < self.temperament.wrong_declare:
             return Move(Kind.DECLARE, card=discard, valid=False)
         return Move(Kind.DISCARD, card=discard)
+
+
+# -- the match -----------------------------------------------------------------------------------
+
+#: The names of the match commands a bot sends (``rummy.match.v1``, through ``Play``).
+ACCEPT_REJOIN = "AcceptRejoin"
+DECLINE_REJOIN = "DeclineRejoin"
+REQUEST_SPLIT = "RequestSplit"
+_BETWEEN_DEALS = "between_deals"
+
+
+def _seat_view(view: match_pb.MatchView, seat: int) -> match_pb.MatchSeatView | None:
+    return next((s for s in view.seats if s.seat == seat), None)
+
+
+def pool_target(view: match_pb.MatchView | None) -> int | None:
+    """The pool's target (101 or 201) of a ``pool-101`` / ``pool-201`` match, else None."""
+    if view is None or not view.match_format.startswith("pool-"):
+        return None
+    target = view.match_format.removeprefix("pool-")
+    return int(target) if target.isdigit() and int(target) in POOL_TARGETS else None
+
+
+def drop_room(view: match_pb.MatchView | None, seat: int) -> int | None:
+    """How many more points ``seat`` can take in this pool and stay in (target - 1 - its total;
+    < 0 never: an eliminated seat has 0), or None when the match is not a pool or the seat is
+    not in it."""
+    target = pool_target(view)
+    mine = _seat_view(view, seat) if view is not None else None
+    if target is None or mine is None or mine.status != "in":
+        return None
+    return max(0, target - 1 - mine.total)
+
+
+def pool_drop(view: match_pb.MatchView | None, seat: int, hopeless: bool) -> bool | None:
+    """Whether ``seat`` first-drops a hand at this pool: True for a ``hopeless`` hand when the
+    first drop (20 at 101, 25 at 201) fits in its :func:`drop_room` (it stays in after it),
+    False otherwise; None when the match is not a pool (the bot's temperament decides).
+
+    E.g. pool 101: at 60 (room 40) a hopeless hand is dropped (to 80); at 81 (room 19) it is
+    played on, since the drop would eliminate the seat."""
+    room = drop_room(view, seat)
+    target = pool_target(view)
+    if room is None or target is None:
+        return None
+    first_drop = POOL_TARGETS[target][0]
+    return hopeless and room >= first_drop
+
+
+def rejoin_answer(
+    view: match_pb.MatchView,
+    seat: int,
+    temperament: MatchTemperament,
+    entry_fee_hundredths: int,
+    available_hundredths: int | None = None,
+) -> str | None:
+    """The answer to an open rejoin offer of ``seat`` (:data:`ACCEPT_REJOIN` or
+    :data:`DECLINE_REJOIN`), or None when it has none. Accepted when ``temperament.rejoin`` and
+    the entry (hundredths) is covered by ``available_hundredths`` (None: not known, assumed)."""
+    mine = _seat_view(view, seat)
+    if mine is None or not mine.HasField("rejoin_total"):
+        return None
+    affordable = available_hundredths is None or available_hundredths >= entry_fee_hundredths
+    return ACCEPT_REJOIN if temperament.rejoin and affordable else DECLINE_REJOIN
+
+
+def asks_split(
+    view: match_pb.MatchView, seat: int, temperament: MatchTemperament, split_allowed: bool
+) -> bool:
+    """Whether ``seat`` asks to split now: a pool whose table has the split option
+    (``split_allowed``), between deals, the seat still in and not yet asking, and at most
+    ``temperament.split_at_seats`` seats in."""
+    mine = _seat_view(view, seat)
+    if not split_allowed or pool_target(view) is None or view.phase != _BETWEEN_DEALS:
+        return False
+    if mine is None or mine.status != "in" or mine.asked_split:
+        return False
+    seats_in = sum(1 for s in view.seats if s.status == "in")
+    return 2 <= seats_in <= temperament.split_at_seats
+
+
+def match_moves(
+    view: match_pb.MatchView,
+    seat: int,
+    options: match_pb.MatchOptions,
+    temperament: MatchTemperament,
+    available_hundredths: int | None = None,
+) -> list[str]:
+    """The match commands ``seat`` sends on seeing ``view`` at a table of ``options``: a rejoin
+    answer (:func:`rejoin_answer`) and a split request (:func:`asks_split`), in that order."""
+    moves: list[str] = []
+    pool = options.pool if options.WhichOneof("format") == "pool" else None
+    fee = pool.entry_fee_hundredths if pool is not None else 0
+    answer = rejoin_answer(view, seat, temperament, fee, available_hundredths)
+    if answer is not None:
+        moves.append(answer)
+    if asks_split(view, seat, temperament, pool is not None and pool.split):
+        moves.append(REQUEST_SPLIT)
+    return moves

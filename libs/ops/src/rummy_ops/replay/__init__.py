@@ -8,7 +8,8 @@
 - :mod:`.render`: timeline and JSON;
 - :mod:`.command`: the click commands.
 
-:func:`verify_demo` is the demo's replay step (``rummy_ops.demo.replay_verdict``).
+The demo's replay step (``rummy_ops.demo.verify``) uses :func:`replay_events`; nothing here
+knows the demo.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from rummy_ops.replay.checks import (
     DEFAULT_SETTLE_GRACE_S,
@@ -25,21 +25,21 @@ from rummy_ops.replay.checks import (
     LedgerFetch,
     replay_hand,
 )
-from rummy_ops.replay.sources import Selection, select
+from rummy_ops.replay.checks.match import MatchReplay, matches_of, replay_match
+from rummy_ops.replay.sources import Selection, select, streams
 from rummy_platform.envelope import Envelope
 
-if TYPE_CHECKING:
-    from rummy_ops.demo import DemoReport
-
-__all__ = ["ReplayRun", "Selection", "replay_events", "verify_demo"]
+__all__ = ["MatchReplay", "ReplayRun", "Selection", "replay_events"]
 
 
 @dataclass
 class ReplayRun:
-    """The replay of the selected hands: each hand's result, how many events were replayed and
-    how long the replay (decoding, fold and checks; not reading) took, in seconds."""
+    """The replay of the selected hands and matches: each hand's result, each match's (one
+    verdict per match beside its hands'), how many events were replayed and how long the replay
+    (decoding, fold and checks; not reading) took, in seconds."""
 
     hands: list[HandReplay] = field(default_factory=list)
+    matches: list[MatchReplay] = field(default_factory=list)
     events: int = 0
     seconds: float = 0.0
     #: Events the read skipped because this build does not know their payload type (a newer
@@ -53,7 +53,7 @@ class ReplayRun:
 
     @property
     def ok(self) -> bool:
-        return all(h.ok for h in self.hands)
+        return all(h.ok for h in self.hands) and all(m.ok for m in self.matches)
 
     @property
     def first(self) -> tuple[HandReplay, Finding] | None:
@@ -75,9 +75,12 @@ def replay_events(
     settle_grace_s: float = DEFAULT_SETTLE_GRACE_S,
 ) -> ReplayRun:
     """Replay every selected hand of ``envelopes`` (any order; grouped by table and ordered by
-    stream version here). ``settle_grace_s``: seconds after a hand ended before a missing
-    journal settlement is a failure. Raises SourceError if a named hand or table has no events."""
+    stream version here) and, unless one hand is selected, every match of the selected tables
+    (:mod:`rummy_ops.replay.checks.match`). ``settle_grace_s``: seconds after a hand or match
+    ended before a missing journal settlement is a failure. Raises SourceError if a named hand
+    or table has no events."""
     run = ReplayRun()
+    envelopes = list(envelopes)
     chosen = select(envelopes, selection)
     began = time.perf_counter()
     for table_id, hand_id, events in chosen:
@@ -85,53 +88,17 @@ def replay_events(
             replay_hand(table_id, hand_id, events, ledger, settle_grace_s=settle_grace_s)
         )
         run.events += len(events)
+    if not selection.hand_id:
+        by_id = {h.hand_id: h for h in run.hands}
+        for table_id, stream in streams(envelopes).items():
+            if selection.table_id and table_id != selection.table_id:
+                continue
+            for match_id, events in matches_of(stream).items():
+                run.matches.append(
+                    replay_match(
+                        table_id, match_id, stream, by_id, ledger, settle_grace_s=settle_grace_s
+                    )
+                )
+                run.events += len(events)
     run.seconds = time.perf_counter() - began
     return run
-
-
-def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) -> tuple[bool, str]:
-    """The demo's replay step: replay every hand of the report's tables from Kafka and check
-    each against the journal in PostgreSQL. Waits (up to ``attempts`` reads, ``pause_s`` apart)
-    for the last seeds to be revealed and the last hands settled. Returns ``(ok, summary)``."""
-    from rummy_ops.replay.ledger import JournalReader
-    from rummy_ops.replay.sources import read_kafka
-
-    endpoints = report.endpoints
-    if endpoints is None or not endpoints.kafka_bootstrap_servers:
-        return False, "no event log to replay from"
-    if not endpoints.database_url:
-        return False, "no ledger database to check the settlements against"
-    wanted = {h.hand_id for h in report.hands}
-    tables = sorted({h.table_id for h in report.hands})
-    reader = JournalReader(endpoints.database_url)
-    try:
-        for attempt in range(attempts):
-            envelopes: list[Envelope] = []
-            for table_id in tables:
-                envelopes += read_kafka(
-                    endpoints.kafka_bootstrap_servers, endpoints.topic_prefix, table_id
-                )
-            run = replay_events(envelopes, Selection(), reader)
-            run.hands = [h for h in run.hands if h.hand_id in wanted]
-            pending = [h for h in run.hands if h.ok and h.notes and h.outcome != "running"]
-            if not pending or not run.ok or attempt == attempts - 1:
-                break
-            time.sleep(pause_s)
-    finally:
-        reader.close()
-    proven = sum(1 for h in run.hands if h.ok and not h.notes)
-    text = (
-        f"{len(run.hands)} hands replayed ({run.events} events, "
-        f"{run.events_per_second:,.0f} events/s), {proven} fully proven"
-    )
-    missing = wanted - {h.hand_id for h in run.hands}
-    if missing:
-        return False, text + f"; {len(missing)} hands missing from the log"
-    found = run.first
-    if found is not None:
-        hand, finding = found
-        return False, text + f"; first mismatch: hand {hand.hand_id} {finding.line()}"
-    if proven < len(run.hands):
-        unproven = next(h for h in run.hands if h.notes)
-        return False, text + f"; not all proven, e.g. hand {unproven.hand_id}: {unproven.notes[0]}"
-    return True, text

@@ -13,7 +13,7 @@ import click
 from rummy_ops.replay import ReplayRun, replay_events
 from rummy_ops.replay.checks import DEFAULT_SETTLE_GRACE_S
 from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
-from rummy_ops.replay.render import hand_json, hand_lines
+from rummy_ops.replay.render import hand_json, hand_lines, match_json
 from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_kafka, select
 from rummy_platform.envelope import Envelope
 from rummy_platform.skips import SKIPPED
@@ -179,6 +179,7 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
         doc = {
             "ok": run.ok,
             "hands": [hand_json(h) for h in run.hands],
+            "matches": [match_json(m) for m in run.matches],
             "events": run.events,
             "seconds": run.seconds,
             "events_per_second": run.events_per_second,
@@ -193,21 +194,30 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
     for hand in run.hands:
         for line in hand_lines(hand, timeline=not quiet):
             click.echo(line)
+    for match in run.matches:
+        click.echo(match.line())
     for line in _skipped_lines(run):
         click.echo(line)
     bad = sum(1 for h in run.hands if h.findings)
     unverifiable = len(run.unverifiable)
-    verdicts = ([f"MISMATCH in {bad} hand(s)"] if bad else []) + (
-        [f"UNVERIFIABLE: {unverifiable} hand(s) of rules this build does not know"]
-        if unverifiable
-        else []
+    bad_matches = sum(1 for m in run.matches if not m.ok)
+    verdicts = (
+        ([f"MISMATCH in {bad} hand(s)"] if bad else [])
+        + ([f"MISMATCH in {bad_matches} match(es)"] if bad_matches else [])
+        + (
+            [f"UNVERIFIABLE: {unverifiable} hand(s) of rules this build does not know"]
+            if unverifiable
+            else []
+        )
     )
     verdict = "; ".join(verdicts) if verdicts else "OK"
     refused = sum(1 for h in run.hands if h.outcome == "voided")
     if refused:
         verdict += f", {refused} with the settlement refused by the ledger"
     click.echo(
-        f"replay: {verdict}: {len(run.hands)} hands, {run.events} events in "
+        f"replay: {verdict}: {len(run.hands)} hands"
+        + (f", {len(run.matches)} matches" if run.matches else "")
+        + f", {run.events} events in "
         f"{run.seconds:.3f} s ({run.events_per_second:,.0f} events/s)"
     )
     if first is not None:

@@ -10,6 +10,7 @@ from google.protobuf.message import Message
 
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_ops.replay.checks import HandReplay, short_type
+from rummy_ops.replay.checks.match import MatchReplay
 from rummy_platform.envelope import Envelope
 
 
@@ -146,6 +147,40 @@ def hand_json(hand: HandReplay) -> dict[str, Any]:
         "equivalent_arrangements": hand.equivalent,
         "first_mismatch": None if first is None else _finding_json(first),
         "findings": [_finding_json(f) for f in hand.findings],
+    }
+
+
+def match_json(match: MatchReplay) -> dict[str, Any]:
+    """A match's replay as JSON: its format, deals (number, hand id), outcome, winners and the
+    settlement it re-derived (hundredths), its checks, notes and findings."""
+    first = match.first
+    s = match.settlement
+    return {
+        "table_id": match.table_id,
+        "match_id": match.match_id,
+        "match_format": match.match_format,
+        "outcome": match.outcome,
+        "ok": match.ok,
+        "deals": [{"deal_no": n, "hand_id": h} for n, h in match.deals],
+        "winners": list(match.winners),
+        "settlement": None
+        if s is None
+        else {
+            "pool_hundredths": s.pool_cents,
+            "commission_hundredths": s.commission_cents,
+            "lines": [
+                {
+                    "seat": x.seat,
+                    "held_hundredths": x.held_cents,
+                    "amount_hundredths": x.amount_cents,
+                }
+                for x in s.lines
+            ],
+        },
+        "checked": match.checked,
+        "notes": match.notes,
+        "first_mismatch": None if first is None else _finding_json(first),
+        "findings": [_finding_json(f) for f in match.findings],
     }
 
 

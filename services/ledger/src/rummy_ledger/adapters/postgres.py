@@ -37,6 +37,7 @@ from rummy_ledger.unit_of_work import (
     StatementRow,
     StoredCommand,
 )
+from rummy_platform import ledger_invariants
 from rummy_platform.outbox import next_stream_version
 from rummy_platform.unit_of_work import PostgresTransactions
 
@@ -173,4 +174,4 @@ class PostgresUnitOfWork(LedgerUnitOfWork):
 
     def invariant_violations(self) -> list[str]:
         with self.transaction():
-            return db.invariant_violations(self._transactions.connection)
+            return ledger_invariants.invariant_violations(self._transactions.connection)

@@ -1,0 +1,229 @@
+"""What the demo measured (:class:`DemoReport`, one :class:`HandRecord` per hand, one
+:class:`MatchRecord` per match played to its end) and how it is told: one line per hand
+(:func:`hand_line`) and per match (:func:`match_line`), the closing lines (:func:`summary`) and
+the exit verdict (:func:`succeeded`). Money in hundredths of a House Token, printed as tokens
+with two decimals (:func:`tokens`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rummy.match.v1 import match_pb2 as match_pb
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_ops.demo.endpoints import Endpoints
+from rummy_ops.replay.render import winners
+
+
+@dataclass
+class HandRecord:
+    """One hand as the operator's watch saw it end (``result``) or abort (``aborted_reason``)."""
+
+    table: str
+    table_id: str
+    hand_no: int
+    hand_id: str
+    result: table_events.HandEnded | None = None
+    aborted_reason: str = ""
+
+
+@dataclass
+class MatchRecord:
+    """A format table's match as the operator's watch saw it once over: its last view (with
+    ``result``: ended, or aborted)."""
+
+    table: str
+    table_id: str
+    view: match_pb.MatchView
+
+    @property
+    def commission_hundredths(self) -> int:
+        """The house's commission on the match's prize pool (0 unless it ended settled)."""
+        if self.view.WhichOneof("result") != "ended":
+            return 0
+        return int(self.view.ended.settlement.commission_hundredths)
+
+
+@dataclass
+class DemoReport:
+    """Everything :func:`play` measured. Money in hundredths of a House Token."""
+
+    run_id: str
+    endpoints: Endpoints | None = None
+    tables: dict[str, str] = field(default_factory=dict)  # name -> table id
+    hands: list[HandRecord] = field(default_factory=list)
+    matches: list[MatchRecord] = field(default_factory=list)
+    balances: dict[str, int] = field(default_factory=dict)  # bot account -> posted balance
+    reserved: dict[str, int] = field(default_factory=dict)
+    granted_hundredths: int = 0
+    commission_hundredths: int = 0  # the hands' and the matches'
+    house_commission_delta: int | None = None  # the ledger's house account, before vs after
+    endings: Counter[str] = field(default_factory=Counter)
+    wall_seconds: float = 0.0
+    slowest_action_seconds: float = 0.0
+    slowest_action: str = ""
+    bot_errors: list[str] = field(default_factory=list)
+    bot_actions: int = 0
+    stalled_turns: int = 0
+    refused_actions: int = 0  # the turn had moved on (a deadline raced the bot)
+    finished: bool = False
+    stopped_because: str = ""
+
+    @property
+    def ended(self) -> list[HandRecord]:
+        return [h for h in self.hands if h.result is not None]
+
+    @property
+    def conserved(self) -> bool:
+        """The bots' balances plus the commission taken equal the tokens granted."""
+        return sum(self.balances.values()) + self.commission_hundredths == self.granted_hundredths
+
+
+# -- how a hand ended ----------------------------------------------------------------------------
+
+VALID_DECLARE = "valid declare"
+LAST_SEAT = "last seat standing after drops"
+WRONG_DECLARE = "with a wrong declare"
+TIMEOUT_DROP = "with a timeout auto-drop"
+ENDINGS = (VALID_DECLARE, LAST_SEAT, WRONG_DECLARE, TIMEOUT_DROP)
+
+
+def endings_of(result: table_events.HandEnded) -> list[str]:
+    """The ways a hand ended (:data:`ENDINGS`): exactly one of a valid declare (the winner shows
+    melds) or the last seat standing, plus any of a wrong declare and a timeout auto-drop."""
+    winner = next((r for r in result.results if r.seat == result.winner_seat), None)
+    declared = winner is not None and len(winner.arrangement.melds) > 0
+    out = [VALID_DECLARE if declared else LAST_SEAT]
+    outcomes = {r.outcome for r in result.results}
+    if "wrong_declare" in outcomes:
+        out.append(WRONG_DECLARE)
+    if "timed_out" in outcomes:
+        out.append(TIMEOUT_DROP)
+    return out
+
+
+def tokens(hundredths: int, signed: bool = False) -> str:
+    """Hundredths of a House Token as tokens with two decimals (``-12.05``, ``+3.40``)."""
+    sign = "-" if hundredths < 0 else ("+" if signed else "")
+    whole, cents = divmod(abs(hundredths), 100)
+    return f"{sign}{whole}.{cents:02d}"
+
+
+_SHORT = {
+    "won": "W",
+    "counted": "",
+    "first_drop": "fd",
+    "middle_drop": "md",
+    "timed_out": "to",
+    "wrong_declare": "wd",
+    "left": "lv",
+}
+
+
+def hand_line(record: HandRecord) -> str:
+    """One line for a hand: table, hand, winner, each seat's points (with how it went out),
+    the commission and each seat's net token movement."""
+    if record.result is None:
+        return f"{record.table:<9} hand {record.hand_no:>3}  aborted: {record.aborted_reason}"
+    r = record.result
+    points = " ".join(f"s{x.seat}:{x.points}{_SHORT.get(x.outcome, x.outcome)}" for x in r.results)
+    net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in r.settlement)
+    how = ", ".join(endings_of(r))
+    return (
+        f"{record.table:<9} hand {record.hand_no:>3}  {winners(r)}  points [{points}]  "
+        f"commission {tokens(r.commission_hundredths)}  net [{net}]  ({how})"
+    )
+
+
+_STATUS = {"in": "", "eliminated": "x", "left": "lv"}
+
+
+def match_line(record: MatchRecord) -> str:
+    """One line for a match once over: table, format, the winner(s) and why, after how many
+    deals, each seat's total or chips (``x``: eliminated, ``lv``: left), and the money: the prize
+    pool, the commission, the prize (pool less commission) and each seat's net tokens."""
+    v = record.view
+    head = f"{record.table:<9} match {v.match_format}"
+    if v.WhichOneof("result") == "aborted":
+        released = " ".join(f"s{x.seat}:{tokens(x.points)}" for x in v.aborted.released)
+        return f"{head}  aborted: {v.aborted.reason}; released [{released}]"
+    if v.WhichOneof("result") != "ended":
+        return f"{head}  not over ({v.phase}, {v.deals_scored} deals scored)"
+    ended = v.ended
+    won = " ".join(f"s{w}" for w in ended.winners) or "-"
+    chips = any(seat.HasField("chips") for seat in v.seats)
+    standing = " ".join(
+        f"s{seat.seat}:{seat.chips if chips else seat.total}{_STATUS.get(seat.status, seat.status)}"
+        for seat in v.seats
+    )
+    text = (
+        f"{head}  won by {won} ({ended.reason}) after {v.deals_scored} deals  "
+        f"{'chips' if chips else 'totals'} [{standing}]"
+    )
+    if not ended.HasField("settlement"):
+        return text + "  (a free table: nothing moves)"
+    st = ended.settlement
+    net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in st.lines)
+    return (
+        f"{text}  pool {tokens(st.pool_hundredths)} commission "
+        f"{tokens(st.commission_hundredths)} prize "
+        f"{tokens(st.pool_hundredths - st.commission_hundredths)}  net [{net}]"
+    )
+
+
+def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
+    """The closing lines: balances, commission, conservation, endings, timing, replay."""
+    lines = ["", "balances (posted; reserved in brackets when not zero):"]
+    for account in sorted(report.balances):
+        reserved = report.reserved.get(account, 0)
+        extra = f" [{tokens(reserved)} reserved]" if reserved else ""
+        lines.append(f"  {account:<28} {tokens(report.balances[account]):>10}{extra}")
+    source = "the hands and matches" if report.matches else "the hands"
+    lines.append(f"house commission (from {source}): {tokens(report.commission_hundredths)}")
+    if report.house_commission_delta is not None:
+        lines.append(
+            f"house commission account moved:   {tokens(report.house_commission_delta)}"
+            " (every table of this ledger, this run's and any other's)"
+        )
+    total = sum(report.balances.values())
+    verdict = "OK" if report.conserved else "MISMATCH"
+    lines.append(
+        f"conservation: balances {tokens(total)} + commission "
+        f"{tokens(report.commission_hundredths)} = {tokens(total + report.commission_hundredths)}"
+        f" vs granted {tokens(report.granted_hundredths)}: {verdict}"
+    )
+    if report.matches:
+        lines.append(f"matches over: {len(report.matches)}")
+        lines += [f"  {match_line(m)}" for m in report.matches]
+    ended = report.ended
+    aborted = len(report.hands) - len(ended)
+    lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))
+    for ending in ENDINGS:
+        lines.append(f"  {ending:<32} {report.endings.get(ending, 0)}")
+    rate = len(ended) / report.wall_seconds if report.wall_seconds else 0.0
+    lines.append(
+        f"wall time {report.wall_seconds:.1f} s, {rate:.2f} hands/s, slowest player action "
+        f"{report.slowest_action_seconds * 1000:.0f} ms ({report.slowest_action or '-'})"
+    )
+    lines.append(
+        f"bot calls {report.bot_actions}, turns stalled on purpose {report.stalled_turns}, "
+        f"refused because the turn had moved on {report.refused_actions}"
+    )
+    if report.bot_errors:
+        lines.append(f"bot errors ({len(report.bot_errors)}), first: {report.bot_errors[0]}")
+    if not report.finished:
+        why = report.stopped_because or "stopped early"
+        lines.append(f"NOT FINISHED: {why} before every table played its hands")
+    ok, text = replay
+    lines.append(text if ok is None else f"replay: {'OK' if ok else 'MISMATCH'}: {text}")
+    return lines
+
+
+def succeeded(report: DemoReport, replay: tuple[bool | None, str]) -> bool:
+    """The exit verdict: finished, books conserved, no reservation left, replay not failed."""
+    return (
+        report.finished
+        and report.conserved
+        and not any(report.reserved.values())
+        and replay[0] is not False
+    )

@@ -1,0 +1,158 @@
+"""The operator's watch on one demo table (:class:`TableRun`): it records every hand's end
+(or abort) from the table's views and sends the table's bots away once its share of hands
+has ended, or at a format table once its match is over (recorded as a :class:`MatchRecord`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import grpc
+
+from rummy.table.v1 import table_service_pb2 as table_api
+from rummy.table.v1 import table_service_pb2_grpc as table_grpc
+from rummy_ops.bots.client import Bot
+from rummy_ops.demo.plans import TablePlan
+from rummy_ops.demo.report import HandRecord, MatchRecord
+
+
+class TableRun:
+    """One table: its bots and the operator's watch that records hands and ends the table's
+    play when its share of hands (``target``) has ended or, at a format table, its match is over
+    (``on_match`` is called once with it)."""
+
+    def __init__(
+        self,
+        plan: TablePlan,
+        table_id: str,
+        target: int,
+        stub: table_grpc.TableServiceStub,
+        metadata: tuple[tuple[str, str]],
+        on_hand: Callable[[HandRecord], None],
+        on_match: Callable[[MatchRecord], None] = lambda _record: None,
+    ) -> None:
+        self.plan, self.table_id, self.target = plan, table_id, target
+        self.bots: list[Bot] = []
+        self.records: dict[str, HandRecord] = {}
+        self.ended = 0
+        self.done = threading.Event()  # set once the bots have left (or were stopped)
+        self._leaving = False
+        self._stub, self._metadata, self._on_hand = stub, metadata, on_hand
+        self._on_match = on_match
+        self.match: MatchRecord | None = None
+        #: Why the table cannot play its plan ("" while it can): a format table whose service
+        #: deals its hands as points hands (no match in the view) does not host the format.
+        self.refused = ""
+        self._call: grpc.Future | None = None
+        self._last: tuple[str, int] = ("", 0)
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._watch, name=f"watch-{plan.name}", daemon=True)
+
+    def _watch(self) -> None:
+        while not self._leaving:
+            try:
+                self._call = self._stub.WatchTable(
+                    table_api.WatchTableRequest(table_id=self.table_id), metadata=self._metadata
+                )
+                for response in self._call:
+                    self._on_view(response.view)
+                    if self._leaving:
+                        return
+            except grpc.RpcError as error:
+                if self._leaving or error.code() == grpc.StatusCode.CANCELLED:
+                    return
+                time.sleep(0.5)
+
+    def _on_view(self, view: table_api.PlayerView) -> None:
+        if self.plan.plays_match and view.hand_id and not view.HasField("match"):
+            self.refused = self.refused or (
+                f"{self.plan.name}: the table service deals it points hands (no match in its "
+                "view): it does not host match formats yet"
+            )
+            self._finish()
+            return
+        previous_id, previous_no = self._last
+        if view.hand_id and view.hand_id != previous_id:
+            if previous_id:
+                self._finish_from_service(previous_id, previous_no)  # its end view was skipped
+            self._last = (view.hand_id, view.hand_no)
+        if view.phase == table_api.HAND_PHASE_ENDED and view.HasField("result"):
+            self._record(
+                HandRecord(
+                    self.plan.name, self.table_id, view.hand_no, view.hand_id, result=view.result
+                )
+            )
+        elif view.phase == table_api.HAND_PHASE_ABORTED:
+            self._record(
+                HandRecord(
+                    self.plan.name,
+                    self.table_id,
+                    view.hand_no,
+                    view.hand_id,
+                    aborted_reason=view.aborted_reason or "aborted",
+                )
+            )
+        if self.plan.plays_match and view.HasField("match") and view.match.WhichOneof("result"):
+            self._match_over(view)
+
+    def _match_over(self, view: table_api.PlayerView) -> None:
+        with self._lock:
+            if self.match is not None:
+                return
+            self.match = MatchRecord(self.plan.name, self.table_id, view.match)
+        self._on_match(self.match)
+        self._finish()
+
+    def _finish_from_service(self, hand_id: str, hand_no: int) -> None:
+        if hand_id in self.records:
+            return
+        try:
+            reply = self._stub.GetHandResult(
+                table_api.GetHandResultRequest(table_id=self.table_id, hand_id=hand_id),
+                metadata=self._metadata,
+                timeout=10,
+            )
+            record = HandRecord(self.plan.name, self.table_id, hand_no, hand_id, reply.result)
+        except grpc.RpcError as error:
+            record = HandRecord(
+                self.plan.name,
+                self.table_id,
+                hand_no,
+                hand_id,
+                aborted_reason=f"no result ({error.code().name})",
+            )
+        self._record(record)
+
+    def _record(self, record: HandRecord) -> None:
+        with self._lock:
+            if record.hand_id in self.records:
+                return
+            self.records[record.hand_id] = record
+            if record.result is not None:
+                self.ended += 1
+        self._on_hand(record)
+        if not self.plan.plays_match and self.ended >= self.target:
+            self._finish()
+
+    def _finish(self) -> None:
+        """The table has played its part: its bots leave (between hands: it costs nothing)."""
+        if self._leaving:
+            return
+        self._leaving = True
+        for bot in self.bots:
+            bot.stop(leave=True)
+        self.done.set()
+
+    def stop(self) -> None:
+        """Stop the bots and the watch; wait for the watch thread. Bots still seated leave (a
+        hand in progress counts that as leaving mid-hand), so no table keeps dealing to seats
+        nobody plays."""
+        self._leaving = True
+        for bot in self.bots:
+            bot.stop(leave=True)
+        self.done.set()
+        if self._call is not None:
+            self._call.cancel()
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join(15)

@@ -1,0 +1,112 @@
+"""The commands that run a whole stack (``rummy up``, ``rummy demo``, ``rummy soak``): their
+shared ``--clock-speed`` option and the start / interrupt / stop around their work
+(:func:`running_stack`), in one home; and ``rummy up`` itself."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from rummy_ops.stack import (
+    Stack,
+    StackConfig,
+    StackError,
+    interrupt_on_sigterm,
+    shielded_from_interrupts,
+)
+
+
+def clock_speed_option(default: float) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--clock-speed`` (a float of at least 0.01, ``default`` when not given) of a command
+    that starts a stack: the services' ``RUMMY_CLOCK_SPEED``."""
+    return click.option(
+        "--clock-speed",
+        default=default,
+        show_default=True,
+        type=click.FloatRange(min=0.01),
+        help="How many times faster than real time deadlines pass (RUMMY_CLOCK_SPEED).",
+    )
+
+
+@contextmanager
+def running_stack(
+    clock_speed: float,
+    *,
+    starting: Callable[[Stack], str],
+    interrupted: tuple[str, int | None],
+    keep_running: bool = False,
+) -> Iterator[Stack]:
+    """Start Kafka, PostgreSQL and the five services (``StackConfig.from_env``), yield the
+    started :class:`Stack`, and stop what it started when the block ends, also on Ctrl-C or
+    SIGTERM (``keep_running``: leave it running, unsupervised, and print how to stop it).
+
+    ``starting(stack)`` is the line printed before the start. ``interrupted`` is (the line
+    printed on Ctrl-C, the exit status then; None: the command ends normally). A StackError
+    becomes a click error (exit status 1, its message)."""
+    # --keep-running: the services must outlive this process, so they are not tied to it.
+    stack = Stack(StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running))
+    click.echo(starting(stack))
+    message, status = interrupted
+    with interrupt_on_sigterm():
+        try:
+            stack.start()
+            yield stack
+        except StackError as error:
+            raise click.ClickException(str(error)) from None
+        except KeyboardInterrupt:
+            click.echo(message, err=status is not None)
+            keep_running = False
+            if status is not None:
+                raise SystemExit(status) from None
+        finally:
+            if keep_running:
+                click.echo(_still_running(stack))
+            else:
+                with shielded_from_interrupts():
+                    if status is not None:  # the demo says what it stops; `up` said "stopping"
+                        brokers = " and the brokers" if stack.owns_brokers else ""
+                        click.echo(f"stopping the services{brokers}")
+                    stack.stop()
+
+
+def _still_running(stack: Stack) -> str:
+    detached = stack.detach()
+    pids = ", ".join(f"{name} {pid}" for name, pid in detached.items())
+    brokers = (
+        " and then the brokers with `bash deploy/local/stack.sh down`"
+        if stack.owns_brokers
+        else " (the brokers were already running and are not ours to stop)"
+    )
+    return (
+        f"still running ({pids}); stop the services with "
+        f"`kill {' '.join(str(pid) for pid in detached.values())}`{brokers}"
+    )
+
+
+@click.command()
+@clock_speed_option(1.0)
+@click.option(
+    "--interval",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.5),
+    help="Seconds between health reports.",
+)
+def up(clock_speed: float, interval: float) -> None:
+    """Start Kafka, PostgreSQL and the five services; print their health until Ctrl-C, then stop
+    everything this command started."""
+    with running_stack(
+        clock_speed,
+        starting=lambda s: f"starting (logs in {s.config.log_dir}); Ctrl-C stops everything",
+        interrupted=("stopping", None),
+    ) as stack:
+        while True:
+            line = "  ".join(
+                f"{name} {stack.address(name)} {status}" for name, status in stack.health().items()
+            )
+            click.echo(f"{time.strftime('%H:%M:%S')}  {line}")
+            time.sleep(interval)

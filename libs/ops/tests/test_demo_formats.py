@@ -1,0 +1,138 @@
+"""``rummy demo --game``: a table of each match format (valid options the rules accept, the
+right toggles), the default still only the points tables, each match's result in one line,
+and a format table's play ending at its match's end."""
+
+from __future__ import annotations
+
+from rummy.match.v1 import match_pb2 as mpb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import match_wire
+from rummy_ops.demo.plans import DEFAULT_GAMES, DEFAULT_TABLES, GAMES, TablePlan, tables_of
+from rummy_ops.demo.report import DemoReport, MatchRecord, match_line, summary
+from rummy_ops.demo.watch import TableRun
+from rummy_rules.events import SeatAccount
+from rummy_rules.formats import Pool, match_view
+from rummy_rules.formats.messages import AcceptRejoin, BeginDeal, DealResult, RecordDeal, StartMatch
+
+T0 = 1_780_000_000_000
+
+
+def test_every_format_table_opens_with_options_the_rules_accept() -> None:
+    kinds = {}
+    for game, plans in GAMES.items():
+        for plan in plans:
+            if not plan.plays_match:
+                continue
+            fmt = match_wire.format_from_pb(plan.match, plan.commission_bps)
+            assert plan.point_value_hundredths == 0  # the format owns the money
+            assert fmt.min_seats <= plan.seats <= fmt.max_seats and plan.bots == plan.seats
+            kinds[game] = fmt.name
+    assert kinds == {
+        "pool101": "pool-101",
+        "pool201": "pool-201",
+        "deals": "deals-2",
+        "best-of": "best-of-3",
+    }
+
+
+def test_the_101_pool_has_rejoin_and_the_201_pool_has_split_with_bots_that_ask() -> None:
+    (pool101,) = GAMES["pool101"]
+    (pool201,) = GAMES["pool201"]
+    assert pool101.match is not None and pool101.match.pool.rejoin and pool101.seats >= 3
+    assert pool201.match is not None and pool201.match.pool.split
+    assert pool201.bots_match.split_at_seats >= 2
+
+
+def test_the_default_demo_plays_the_points_tables_until_the_formats_are_hosted() -> None:
+    assert DEFAULT_GAMES == ("points",)
+    assert tables_of(DEFAULT_GAMES) == DEFAULT_TABLES
+    assert not any(plan.plays_match for plan in DEFAULT_TABLES)
+    assert [p.name for p in tables_of(["pool101", "deals"])] == ["pool101-3", "deals2-3"]
+
+
+def _pool_match() -> mpb.MatchView:
+    """A 101 pool of 3 seats, entry 10.00, 10% commission, rejoin: seat 1 is eliminated,
+    rejoins at 41 and is the last seat left (docs/rules/formats.md#pool)."""
+    fmt = Pool(target=101, entry_cents=1_000, commission_bps=1_000, rejoin=True)
+    state = fmt.initial_state()
+
+    def do(command: object) -> None:
+        nonlocal state
+        state = fmt.fold(fmt.decide(state, command), state)  # type: ignore[arg-type]
+
+    def deal(points: dict[int, int]) -> None:
+        do(BeginDeal(at_ms=T0))
+        winners = tuple(s for s, p in sorted(points.items()) if p == 0)
+        do(RecordDeal(result=DealResult(tuple(sorted(points.items())), winners), at_ms=T0))
+
+    do(StartMatch(match_id="m1", seats=tuple(SeatAccount(s, f"a{s}") for s in range(3)), at_ms=T0))
+    deal({0: 0, 1: 80, 2: 40})
+    deal({0: 20, 1: 25, 2: 0})  # seat 1 out at 105, offered a rejoin at 41
+    do(AcceptRejoin(seat=1, at_ms=T0))
+    deal({0: 80, 1: 0, 2: 61})  # seat 2 out at 101
+    deal({0: 2, 1: 0})  # seat 0 out at 102: seat 1 is the last left
+    return match_wire.view_to_pb(match_view(fmt, state))
+
+
+def test_a_match_line_names_the_winner_the_totals_and_the_money() -> None:
+    line = match_line(MatchRecord("pool101-3", "t1", _pool_match()))
+    assert "match pool-101" in line and "won by s1 (last_left) after 4 deals" in line
+    assert "totals [s0:102x s1:41 s2:101x]" in line
+    # 4 entries of 10.00 = 40.00; 10% = 4.00; seat 1 held 20.00 and gets 36.00: +16.00
+    assert "pool 40.00 commission 4.00 prize 36.00" in line
+    assert "net [s0:-10.00 s1:+16.00 s2:-10.00]" in line
+
+
+def test_the_books_count_the_matches_commission() -> None:
+    record = MatchRecord("pool101-3", "t1", _pool_match())
+    report = DemoReport(run_id="x", balances={"a0": 990_00, "a1": 1_016_00, "a2": 990_00})
+    report.granted_hundredths = 3_000_00
+    report.matches.append(record)
+    report.commission_hundredths += record.commission_hundredths
+    assert record.commission_hundredths == 4_00 and report.conserved
+    assert any("matches over: 1" in line for line in summary(report, (True, "ok")))
+
+
+class _Bot:
+    def __init__(self) -> None:
+        self.left = False
+
+    def stop(self, leave: bool = True) -> None:
+        self.left = leave
+
+
+def test_a_format_tables_watch_ends_its_play_at_the_matchs_end_not_a_hand_count() -> None:
+    (plan,) = GAMES["pool101"]
+    seen: list[MatchRecord] = []
+    run = TableRun(plan, "t1", 0, None, (), lambda _r: None, seen.append)  # type: ignore[arg-type]
+    bot = _Bot()
+    run.bots.append(bot)  # type: ignore[arg-type]
+    playing = api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_PLAYING)
+    playing.match.CopyFrom(mpb.MatchView(match_id="m1", match_format="pool-101", phase="in_deal"))
+    run._on_view(playing)
+    assert not run.done.is_set()  # 0 hands of a target of 0: a match table plays on
+    over = api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_WAITING)
+    over.match.CopyFrom(_pool_match())
+    run._on_view(over)
+    run._on_view(over)
+    assert run.done.is_set() and bot.left and [r.table_id for r in seen] == ["t1"]
+
+
+def test_a_points_tables_watch_still_ends_at_its_share_of_hands() -> None:
+    plan = TablePlan("free-4", 4, 0, 0, players=2)
+    assert not plan.plays_match
+    run = TableRun(plan, "t1", 1, None, (), lambda _r: None)  # type: ignore[arg-type]
+    ended = api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_ENDED, hand_no=1)
+    ended.result.winner_seat = 0
+    run._on_view(ended)
+    assert run.done.is_set()
+
+
+def test_a_format_table_dealt_points_hands_stops_with_the_reason() -> None:
+    (plan,) = GAMES["deals"]
+    run = TableRun(plan, "t1", 0, None, (), lambda _r: None)  # type: ignore[arg-type]
+    bot = _Bot()
+    run.bots.append(bot)  # type: ignore[arg-type]
+    run._on_view(api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_PLAYING))
+    assert run.done.is_set() and bot.left
+    assert "does not host match formats" in run.refused
