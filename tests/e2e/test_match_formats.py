@@ -47,6 +47,29 @@ GRANT = 5000
 RULES = rule_set(turn_seconds=300, seed_window_seconds=10, start_delay_seconds=30)
 
 
+def seated(table: Table, *names: str) -> list[Player]:
+    """A player per name, each granted ``GRANT`` and seated, in order."""
+    players = [table.player(name, grant=GRANT) for name in names]
+    for p in players:
+        p.take_seat()
+    return players
+
+
+def assert_paid(
+    operator: Operator,
+    settled: ledger_pb.MatchSettled,
+    net: dict[str, int],
+    commission: int,
+    house_before: int,
+) -> None:
+    """The journal's lines are ``net`` by account and ``commission`` to the house; every
+    account's balance is ``GRANT`` plus its net, nothing held; the house gained ``commission``."""
+    assert journal(settled) == {**net, HOUSE: commission}
+    balances = operator.settled_balances(list(net))
+    assert balances == {account: GRANT + amount for account, amount in net.items()}
+    assert operator.balance(HOUSE).balance_hundredths - house_before == commission
+
+
 def seats_of(view: api.PlayerView) -> dict[str, mpb.MatchSeatView]:
     """The match's seats by account."""
     return {s.account_id: s for s in view.match.seats}
@@ -112,9 +135,7 @@ def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_le
     table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1250, RULES, options)
     house_before = operator.balance(HOUSE).balance_hundredths
     try:
-        a, b, c = (table.player(n, grant=GRANT) for n in ("poola", "poolb", "poolc"))
-        for p in (a, b, c):
-            p.take_seat()
+        a, b, c = seated(table, "poola", "poolb", "poolc")
         done: set[str] = set()
         # Deal 1: A wins, B first drop 20, C middle drop 40 -> A 0, B 20, C 40.
         # The match is held first: every entry (777) reserved.
@@ -181,9 +202,7 @@ def test_a_deals_2_match_tied_after_two_deals_plays_a_tie_break_deal_and_pays_it
     table = Table(operator, rummy_stack.endpoints.table, 2, 0, 1000, RULES, options)
     house_before = operator.balance(HOUSE).balance_hundredths
     try:
-        a, b = (table.player(n, grant=GRANT) for n in ("dealsa", "dealsb"))
-        for p in (a, b):
-            p.take_seat()
+        a, b = seated(table, "dealsa", "dealsb")
         done: set[str] = set()
         chips = lambda v: {x: s.chips for x, s in seats_of(v).items()}  # noqa: E731
         # Each seat starts with 80 x 2 = 160 chips; a loser pays its points to the winner.
@@ -227,9 +246,7 @@ def test_a_pool_201_split_shares_the_pool_less_commission_the_remainder_to_the_e
     table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1007, RULES, options)
     house_before = operator.balance(HOUSE).balance_hundredths
     try:
-        a, b, c = (table.player(n, grant=GRANT) for n in ("splita", "splitb", "splitc"))
-        for p in (a, b, c):
-            p.take_seat()
+        a, b, c = seated(table, "splita", "splitb", "splitc")
         done: set[str] = set()
         # Deal 1 (201: drops 25 / 50): A wins, B first drop 25, C middle drop 50.
         play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
@@ -254,11 +271,9 @@ def test_a_pool_201_split_shares_the_pool_less_commission_the_remainder_to_the_e
         s = ended.settlement
         assert (s.pool_hundredths, s.commission_hundredths) == (3000, 302)
         expected = {early.account_id: -100, late.account_id: -101, c.account_id: -101}
-        settled = match_settled(rummy_stack, table.table_id)
-        assert journal(settled) == {**expected, HOUSE: 302}
-        balances = operator.settled_balances([p.account_id for p in (a, b, c)])
-        assert balances == {x: GRANT + amount for x, amount in expected.items()}
-        assert operator.balance(HOUSE).balance_hundredths - house_before == 302
+        assert_paid(
+            operator, match_settled(rummy_stack, table.table_id), expected, 302, house_before
+        )
     finally:
         table.close()
 
@@ -272,9 +287,7 @@ def test_a_best_of_3_with_a_leave_mid_deal_and_a_deal_aborted_before_its_deal_pa
     table = Table(operator, rummy_stack.endpoints.table, 4, 0, 750, rules, options)
     house_before = operator.balance(HOUSE).balance_hundredths
     try:
-        a, b, c, d = (table.player(n, grant=GRANT) for n in ("besta", "bestb", "bestc", "bestd"))
-        for p in (a, b, c, d):
-            p.take_seat()
+        a, b, c, d = seated(table, "besta", "bestb", "bestc", "bestd")
         done: set[str] = set()
         # Deal 1: A wins, B first drop 20, C middle drop 40, D leaves the table mid-deal (the
         # middle drop, 40, then out of the match, forfeiting its entry).
@@ -322,10 +335,7 @@ def test_a_best_of_3_with_a_leave_mid_deal_and_a_deal_aborted_before_its_deal_pa
         assert (s.pool_hundredths, s.commission_hundredths) == (1332, 99)
         expected = {a.account_id: 900, b.account_id: -333, c.account_id: -333, d.account_id: -333}
         settled = match_settled(rummy_stack, table.table_id)
-        assert journal(settled) == {**expected, HOUSE: 99}
-        balances = operator.settled_balances(list(expected))
-        assert balances == {x: GRANT + amount for x, amount in expected.items()}
-        assert operator.balance(HOUSE).balance_hundredths - house_before == 99
+        assert_paid(operator, settled, expected, 99, house_before)
     finally:
         table.close()
 
@@ -352,9 +362,7 @@ def test_a_game_to_match_of_the_toy_variant_settles_each_game_at_the_capped_diff
     table = Table(operator, rummy_stack.endpoints.table, 2, 0, bps, rules, options)
     house_before = operator.balance(HOUSE).balance_hundredths
     try:
-        a, b = (table.player(n, grant=GRANT) for n in ("gamea", "gameb"))
-        for p in (a, b):
-            p.take_seat()
+        a, b = seated(table, "gamea", "gameb")
         done: set[str] = set()
         deals = 0
         while True:
@@ -440,9 +448,7 @@ def test_a_pool_match_closed_by_an_operator_mid_deal_plays_the_deal_out_and_rele
     options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=650))
     table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1000, RULES, options)
     try:
-        a, b, c = (table.player(n, grant=GRANT) for n in ("closea", "closeb", "closec"))
-        for p in (a, b, c):
-            p.take_seat()
+        a, b, c = seated(table, "closea", "closeb", "closec")
         done: set[str] = set()
         # Deal 1: A wins, B first drop 20, C middle drop 40.
         play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
@@ -552,10 +558,9 @@ def test_an_absent_seat_is_dropped_each_deal_and_stays_in_and_a_seat_leaving_bet
     options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=400))
     rules = rule_set(turn_seconds=30, seed_window_seconds=10, start_delay_seconds=30)
     table = Table(operator, rummy_stack.endpoints.table, 3, 0, 500, rules, options)
+    house_before = operator.balance(HOUSE).balance_hundredths
     try:
-        a, b, c = (table.player(n, grant=GRANT) for n in ("absenta", "absentb", "absentc"))
-        for p in (a, b, c):
-            p.take_seat()
+        a, b, c = seated(table, "absenta", "absentb", "absentc")
         done: set[str] = set()
         # Deal 1: A wins, B first drop 20, C dropped on missed turns 40: C stays in.
         ended = play_deal({a: WIN, b: FIRST_DROP, c: ABSENT}, done, timeout=90)
@@ -578,8 +583,8 @@ def test_an_absent_seat_is_dropped_each_deal_and_stays_in_and_a_seat_leaving_bet
         # Pool 3 x 400 = 1200; commission floor(1200 x 500 / 10000) = 60; A: 1200 - 60 - 400
         # = +740; B and C forfeit 400 each. 740 - 800 + 60 = 0.
         expected = {a.account_id: 740, b.account_id: -400, c.account_id: -400}
-        assert journal(match_settled(rummy_stack, table.table_id)) == {**expected, HOUSE: 60}
-        balances = operator.settled_balances(list(expected))
-        assert balances == {x: GRANT + amount for x, amount in expected.items()}
+        assert_paid(
+            operator, match_settled(rummy_stack, table.table_id), expected, 60, house_before
+        )
     finally:
         table.close()
