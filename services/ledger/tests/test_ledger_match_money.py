@@ -20,6 +20,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_game.match_wire import settlement_to_pb
 from rummy_ledger.application import get_statement
 from rummy_ledger.domain import HOUSE_COMMISSION_ACCOUNT
 from rummy_platform.envelope import Envelope
@@ -32,7 +33,6 @@ from rummy_rules.formats.money import (
     settle_split,
     settle_winner,
 )
-from rummy_testing.match_money import wire_settlement
 
 GRANT = 5000
 
@@ -115,7 +115,7 @@ def test_a_pool_of_three_entries_pays_the_winner_the_pool_less_a_commission_roun
     assert (settlement.commission_cents, settlement.amount_for(1)) == (300, 1702)
     end = match.write(
         match_pb2.MatchEnded(
-            winners=[1], reason="last_seat", settlement=wire_settlement(settlement)
+            winners=[1], reason="last_seat", settlement=settlement_to_pb(settlement)
         )
     )
     wired.log.append(wired.prefix + TABLE_EVENTS, end)  # redelivered as it was
@@ -167,7 +167,7 @@ def test_a_rejoin_holds_one_more_entry_and_the_pool_counts_it(where: Where) -> N
     # Pool 4 x 10.01 = 40.04; commission floor(400.4) = 400; winner seat 0 receives
     # 40.04 - 4.00 = 36.04, a net of +26.03; seat 2 forfeits both its entries (20.02).
     settlement = settle_winner({0: 1001, 1: 1001, 2: 2002}, winner=0, commission_bps=1000)
-    match.write(match_pb2.MatchEnded(winners=[0], settlement=wire_settlement(settlement)))
+    match.write(match_pb2.MatchEnded(winners=[0], settlement=settlement_to_pb(settlement)))
     [settled] = payloads(match.published(), ledger_events.MatchSettled)
     assert settled.commission_hundredths == 400
     assert [balance_of(where, a)[0] for a in accounts] == [7603, 3999, 2998]
@@ -192,7 +192,7 @@ def test_a_split_of_three_shares_the_pool_less_commission_with_the_remainder_to_
     assert [line.amount_cents for line in settlement.lines] == [200, 200, 201, -1001]
     match.write(
         match_pb2.MatchEnded(
-            winners=[0, 1, 2], reason="split", settlement=wire_settlement(settlement)
+            winners=[0, 1, 2], reason="split", settlement=settlement_to_pb(settlement)
         )
     )
     [settled] = payloads(match.published(), ledger_events.MatchSettled)
@@ -214,7 +214,7 @@ def test_a_split_with_nobody_eliminated_has_every_seat_pay_its_share_of_the_comm
     settlement = settle_split({0: 1001, 1: 1001}, {0: 30, 1: 50}, commission_bps=1000)
     assert [line.amount_cents for line in settlement.lines] == [-100, -100]
     ended = match_pb2.MatchEnded(
-        winners=[0, 1], reason="split", settlement=wire_settlement(settlement)
+        winners=[0, 1], reason="split", settlement=settlement_to_pb(settlement)
     )
     match.write(ended)
     [settled] = payloads(match.published(), ledger_events.MatchSettled)
@@ -251,7 +251,7 @@ def test_game_stakes_hold_cap_times_point_value_and_each_loser_pays_its_capped_d
         {0: 120, 1: 70, 2: -60}, 0, max_game_points=150, point_value_cents=10, commission_bps=500
     )
     assert [line.amount_cents for line in settlement.lines] == [1900, -500, -1500]
-    match.write(match_pb2.GameEnded(game_no=1, winner=0, settlement=wire_settlement(settlement)))
+    match.write(match_pb2.GameEnded(game_no=1, winner=0, settlement=settlement_to_pb(settlement)))
     [settled] = payloads(match.published(), ledger_events.MatchSettled)
     assert (settled.game_no, settled.commission_hundredths) == (1, 100)
     assert [balance_of(where, a) for a in accounts] == [
@@ -371,7 +371,7 @@ def test_a_match_settlement_failing_an_invariant_is_refused_its_holds_released_n
 ) -> None:
     wired, match, accounts, good = _pool_of_three(where)
     settlement = BAD_SETTLEMENTS[bad](good)
-    match.write(match_pb2.MatchEnded(winners=[1], settlement=wire_settlement(settlement)))
+    match.write(match_pb2.MatchEnded(winners=[1], settlement=settlement_to_pb(settlement)))
     events = match.published()
     assert payloads(events, ledger_events.MatchSettled) == []
     [refused] = payloads(events, ledger_events.MatchSettlementRefused)
@@ -381,7 +381,7 @@ def test_a_match_settlement_failing_an_invariant_is_refused_its_holds_released_n
     assert [balance_of(where, a) for a in accounts] == [(5000, 0, 5000)] * 3
     assert wired.counted.count("entry settlement refused") == 1
     # the good settlement sent after it moves nothing: the match's settlement is over
-    match.write(match_pb2.MatchEnded(winners=[1], settlement=wire_settlement(good)))
+    match.write(match_pb2.MatchEnded(winners=[1], settlement=settlement_to_pb(good)))
     assert payloads(match.published(), ledger_events.MatchSettled) == []
     assert [balance_of(where, a) for a in accounts] == [(5000, 0, 5000)] * 3
     assert storage(where).invariant_violations() == []
