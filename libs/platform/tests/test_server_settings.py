@@ -103,11 +103,30 @@ def test_environment_variables_override_the_defaults(from_env):
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_SERVICE": "nan,10"}, "rate must be posit"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_UNAUTHENTICATED": "5,0"}, "burst"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_PLAYER": "fast,x"}, "'<calls per"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_BIND_HOST": "not.an.ip"},
+         "RUMMY_BIND_HOST='not.an.ip': .*an IP address or a host name this machine resolves"),
+        ({"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "nonsense"},
+         "KAFKA_BOOTSTRAP_SERVERS='nonsense': .*host:port"),
+        ({"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:19092,b:99999"},
+         "KAFKA_BOOTSTRAP_SERVERS=.*ports 1..65535"),
     ],
 )  # fmt: skip
 def test_a_missing_or_malformed_variable_is_named_in_the_error(from_env, env, message):
     with pytest.raises(ConfigError, match=message):
         from_env(env)
+
+
+def test_ip_addresses_resolvable_names_and_broker_lists_are_accepted(from_env):
+    settings = from_env(
+        {
+            "RUMMY_JWT_SECRET": SECRET,
+            "RUMMY_BIND_HOST": "localhost",
+            "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:19092, broker-2.example:9092",
+        }
+    )
+    assert settings.bind_host == "localhost"
+    assert settings.kafka_bootstrap_servers == "127.0.0.1:19092, broker-2.example:9092"
+    assert from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_BIND_HOST": "::"}).bind_host == "::"
 
 
 def test_a_secret_is_never_shown_in_the_error(from_env):

@@ -117,3 +117,39 @@ def test_a_pool_101_match_played_through_grpc_to_its_end_with_a_rejoin(
     watch.cancel()
     assert view.phase == "ended" and list(view.ended.winners) == [0]
     assert [ln.amount_hundredths for ln in view.ended.settlement.lines] == [1300, -1000, -500]
+
+
+@pytest.mark.parametrize(
+    ("match", "held"),
+    [
+        (mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=13_001)), 13_001),
+        (mpb.MatchOptions(best_of=mpb.BestOfOptions(deals=3, entry_fee_hundredths=20_000)), 20_000),
+        (
+            mpb.MatchOptions(
+                game_to=mpb.GameToOptions(
+                    target=100, games=1, point_value_hundredths=131, max_game_points=100
+                )
+            ),
+            13_100,  # max_game_points x point value
+        ),
+    ],
+)
+def test_a_configured_maximum_reservation_bounds_entry_fees_and_game_stakes(
+    served: tuple[World, ServiceHost], match: mpb.MatchOptions, held: int
+) -> None:
+    world, host = served
+    world.app.max_reservation_hundredths = 13_000
+    operator = stub(host, "ops", Role.OPERATOR)
+    request = api.OpenTableRequest(client_request_id="big", seat_count=2, match=match)
+    with pytest.raises(grpc.RpcError) as error:
+        operator.OpenTable(request)
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert f"reserves {held} hundredths per seat" in (error.value.details() or "")
+    assert "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS" in (error.value.details() or "")
+    assert list(operator.ListTables(api.ListTablesRequest()).tables) == []
+    within = api.OpenTableRequest(
+        client_request_id="fits",
+        seat_count=2,
+        match=mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=13_000)),
+    )
+    operator.OpenTable(within)  # an entry fee of exactly the most is fine

@@ -199,7 +199,9 @@ class StackConfig:
         (``RUMMY_SUPERVISOR_PID`` is the pid of the calling process when ``supervised``, and
         removed otherwise)."""
         if len(self.jwt_secret.encode()) < MIN_JWT_SECRET_BYTES:
-            raise StackError(f"the token secret must be at least {MIN_JWT_SECRET_BYTES} bytes")
+            raise StackError(
+                f"RUMMY_JWT_SECRET (the token secret) must be at least {MIN_JWT_SECRET_BYTES} bytes"
+            )
         grpc_port, metrics_port = self.ports[service]
         env = dict(base)
         env.update(

@@ -16,6 +16,8 @@ variables count as unset. Secrets are never printed.
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -448,6 +450,16 @@ class Settings(TokenLifetimeSettings, SecretSettings):
     def _lower_case(cls, value: Any) -> Any:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("bind_host")
+    @classmethod
+    def _bindable(cls, value: str) -> str:
+        return bindable_host(value)
+
+    @field_validator("kafka_bootstrap_servers", check_fields=False)
+    @classmethod
+    def _brokers(cls, value: str | None) -> str | None:
+        return None if value is None else broker_list(value)
+
     @field_validator("variant_plugins", mode="before")
     @classmethod
     def _plugins(cls, value: Any) -> Any:
@@ -495,6 +507,32 @@ class PostgresServiceSettings(KafkaServiceSettings):
         shown_default="required",
         secret=True,
     )
+
+
+def bindable_host(value: str) -> str:
+    """``value`` if it is an IP address or a name this machine resolves (``localhost``, a pod's
+    host name); else ValueError, so a typo fails at start, naming the variable, instead of as
+    gRPC's bind error."""
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        try:
+            socket.getaddrinfo(value, None)
+        except (OSError, UnicodeError):
+            raise ValueError(
+                f"an IP address or a host name this machine resolves, got {value!r}"
+            ) from None
+    return value
+
+
+def broker_list(value: str) -> str:
+    """``value`` if it is ``host:port[,host:port...]`` with ports 1..65535 (whitespace around
+    entries allowed); else ValueError (kafka-python would only time out, 30 s later)."""
+    for entry in value.split(","):
+        host, sep, port = entry.strip().rpartition(":")
+        if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise ValueError(f"host:port[,host:port...] with ports 1..65535, got {value!r}")
+    return value
 
 
 def clock_speed_setting() -> Any:

@@ -414,9 +414,8 @@ class TableApp:
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
-    @staticmethod
     def _match_options(
-        request: api.OpenTableRequest, rules: RuleSet
+        self, request: api.OpenTableRequest, rules: RuleSet
     ) -> match_pb.MatchOptions | None:
         """The format options to record (None: a points table). Raises InvalidArgument for an
         unknown format, options out of bounds, a point value at a match table, a seat count the
@@ -437,6 +436,13 @@ class TableApp:
             raise InvalidArgument(
                 f"seat_count must be {fmt.min_seats}..{fmt.max_seats} at a {fmt.name} table, "
                 f"got {request.seat_count}"
+            )
+        if fmt.hold_cents > self.max_reservation_hundredths:
+            raise InvalidArgument(
+                f"match.{match_wire.arm_of(given)}: a {fmt.name} table reserves "
+                f"{fmt.hold_cents} hundredths per seat at once (an entry fee, or a game's "
+                f"max_game_points x point value), above this service's most, "
+                f"{self.max_reservation_hundredths} (RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS)"
             )
         try:
             MatchHost.for_table(fmt, rules, registry.lookup(rules.variant))

@@ -31,7 +31,8 @@ class TableSettings(KafkaServiceSettings):
         "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS",
         DEFAULT_MAX_RESERVATION_CENTS,
         "the most a table opened here may reserve per seat and hand (max loss x point value; "
-        "100,000,000 = 1,000,000 House Tokens); `OpenTable` refuses a point value above it",
+        "100,000,000 = 1,000,000 House Tokens); `OpenTable` refuses a point value, an entry fee or "
+        "a game's stake (max game points x point value) above it",
         unit="hundredths of a House Token",
         ge=1,
         le=INT64_MAX,

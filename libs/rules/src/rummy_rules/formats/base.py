@@ -62,6 +62,12 @@ class MatchFormat(Protocol):
         """The per-deal rule set this format asks of its variant, or None (the variant's own)."""
         ...
 
+    @property
+    def hold_cents(self) -> int:
+        """The most one reservation of this format holds for one seat, in hundredths (an entry,
+        a game's stake; 0: the format reserves nothing of its own)."""
+        ...
+
     def initial_state(self) -> MatchState: ...
 
     def decide(self, state: MatchState, command: Command) -> tuple[Event, ...]:
@@ -124,6 +130,13 @@ class MatchRules:
     @property
     def deal_rules(self) -> DealRules | None:
         return None
+
+    @property
+    def hold_cents(self) -> int:
+        """The most one reservation of this format holds for one seat (hundredths of a House
+        Token): an entry (pool, deals, best of N), a game's stake (game to N); 0 when the
+        format reserves nothing of its own (single: the hand reserves)."""
+        return 0
 
     def initial_state(self) -> MatchState:
         return MatchState()

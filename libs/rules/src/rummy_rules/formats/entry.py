@@ -30,6 +30,10 @@ class EntryFeeFormat(MatchRules):
     commission_bps: int
 
     @property
+    def hold_cents(self) -> int:
+        return self.entry_cents
+
+    @property
     def entry_copies(self) -> int:
         """The most entries one seat can hold (2 when a rejoin adds one)."""
         return 1

@@ -74,6 +74,10 @@ class GameTo(MatchRules):
         """What each seat reserves at a game's start."""
         return game_stake_cents(self.max_game_points, self.point_value_cents)
 
+    @property
+    def hold_cents(self) -> int:
+        return self.stake_cents
+
     def in_game(self, state: MatchState) -> tuple[int, ...]:
         """Seats still playing the open game."""
         active = set(state.active)
