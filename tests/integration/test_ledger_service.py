@@ -39,6 +39,7 @@ from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_game.match_wire import settlement_to_pb
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import drop_redelivered
@@ -49,7 +50,6 @@ from rummy_rules.formats.money import (
     settle_split,
     settle_winner,
 )
-from rummy_testing.match_money import wire_settlement
 from rummy_testing.service_process import (
     START_TIMEOUT_S,
     IsolatedRun,
@@ -610,7 +610,7 @@ def test_a_pool_match_pays_the_winner_net_of_commission_once_and_a_redelivery_mo
     end = stack.table(
         table_id,
         match_id,
-        match_pb2.MatchEnded(winners=[0], settlement=wire_settlement(settlement)),
+        match_pb2.MatchEnded(winners=[0], settlement=settlement_to_pb(settlement)),
     )
     stack.redeliver(end)  # the same record again
     stack.table(table_id, match_id, end.payload)  # re-recorded under a new event id
@@ -655,7 +655,7 @@ def test_a_rejoin_adds_an_entry_and_a_split_of_three_gives_the_remainder_to_the_
     # seat 3 forfeits 20.02. 500 + 501 + 501 - 2002 + 500 = 0.
     settlement = settle_split({0: 1001, 1: 1001, 2: 1001, 3: 2002}, {0: 95, 1: 60, 2: 80}, 1000)
     ended = match_pb2.MatchEnded(
-        winners=[0, 1, 2], reason="split", settlement=wire_settlement(settlement)
+        winners=[0, 1, 2], reason="split", settlement=settlement_to_pb(settlement)
     )
     stack.table(table_id, match_id, ended)
     [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
@@ -691,7 +691,7 @@ def test_game_stakes_settle_each_game_and_an_aborted_match_releases_the_open_gam
     settlement = settle_game(
         {0: 37, 1: 100}, 1, max_game_points=100, point_value_cents=10, commission_bps=500
     )
-    game = match_pb2.GameEnded(game_no=1, winner=1, settlement=wire_settlement(settlement))
+    game = match_pb2.GameEnded(game_no=1, winner=1, settlement=settlement_to_pb(settlement))
     stack.table(table_id, match_id, game)
     [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
     assert (settled.payload.game_no, settled.payload.commission_hundredths) == (1, 31)
@@ -729,7 +729,7 @@ def test_a_match_settlement_failing_an_invariant_is_refused_and_a_short_seat_rej
         lines=(replace(good.lines[0], amount_cents=1701), *good.lines[1:]),
     )
     stack.table(
-        table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=wire_settlement(bad))
+        table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=settlement_to_pb(bad))
     )
     [refused] = stack.wait_for(table_id, ledger_events.MatchSettlementRefused)
     assert "commission" in refused.payload.reason

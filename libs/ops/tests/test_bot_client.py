@@ -83,6 +83,7 @@ def view(phase: int, *, turn_seat: int = 0, turn_no: int = 1, cards: str = "", p
         my_seat=0,
         wild_cut=wire("JK"),
     )
+    v.seats.extend(api.SeatView(seat=s, dealt_in=True) for s in (0, 1))
     v.my_cards.extend(wire(c) for c in cards.split())
     v.discard_pile.extend(wire(c) for c in pile.split())
     return v
@@ -99,6 +100,16 @@ def test_it_contributes_one_seed_per_hand_in_the_seed_window():
     assert fake.names() == ["ContributeSeed"]
     request = fake.calls[0][1]
     assert request.hand_id == "h1" and len(request.client_seed) == 32
+
+
+def test_a_seat_not_dealt_into_the_hand_sends_no_seed_and_plays_no_turn():
+    fake = FakeTable()
+    b = bot(fake)
+    for phase in (api.HAND_PHASE_SEEDING, api.HAND_PHASE_PLAYING):
+        sitting_out = view(phase, cards="")  # out of the match: seated, not dealt this deal
+        sitting_out.seats[0].dealt_in = False
+        b.on_view(sitting_out)
+    assert fake.calls == []
 
 
 def test_it_does_nothing_when_it_is_another_seats_turn():

@@ -1,6 +1,6 @@
 """``rummy demo --game``: a table of each match format (valid options the rules accept, the
-right toggles), the default still only the points tables, each match's result in one line,
-and a format table's play ending at its match's end."""
+right toggles), the default every game (the points tables and one table of each format), each
+match's result in one line, and a format table's play ending at its match's end."""
 
 from __future__ import annotations
 
@@ -43,10 +43,12 @@ def test_the_101_pool_has_rejoin_and_the_201_pool_has_split_with_bots_that_ask()
     assert pool201.bots_match.split_at_seats >= 2
 
 
-def test_the_default_demo_plays_the_points_tables_until_the_formats_are_hosted() -> None:
-    assert DEFAULT_GAMES == ("points",)
-    assert tables_of(DEFAULT_GAMES) == DEFAULT_TABLES
-    assert not any(plan.plays_match for plan in DEFAULT_TABLES)
+def test_the_default_demo_plays_the_points_tables_and_one_table_of_every_format() -> None:
+    assert DEFAULT_GAMES == ("points", "pool101", "pool201", "deals", "best-of")
+    plans = tables_of(DEFAULT_GAMES)
+    assert plans[:3] == DEFAULT_TABLES and not any(plan.plays_match for plan in DEFAULT_TABLES)
+    assert [p.name for p in plans[3:]] == ["pool101-3", "pool201-3", "deals2-3", "bestof3-2"]
+    assert all(plan.plays_match for plan in plans[3:])
     assert [p.name for p in tables_of(["pool101", "deals"])] == ["pool101-3", "deals2-3"]
 
 

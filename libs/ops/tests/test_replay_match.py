@@ -308,3 +308,11 @@ def test_a_rejoin_at_a_tampered_total_is_caught(rejoin) -> None:
     (match,) = replay(envelopes).matches
     assert match.first is not None and match.first.version == version
     assert match.first.type == "Rejoined" and "total" in match.first.message
+
+
+def test_a_match_whose_ledger_settlement_is_not_in_the_stream_says_so(pool) -> None:
+    t, _ = pool
+    without = [e for e in t.envelopes if not isinstance(e.payload, ledger_pb.MatchSettled)]
+    (match,) = replay(without).matches
+    assert match.ok and "match-ledger-event" not in match.checked
+    assert any("MatchSettled is not in the table's stream" in note for note in match.notes)

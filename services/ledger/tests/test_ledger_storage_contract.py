@@ -26,8 +26,9 @@ from rummy_ledger.domain import (
     Posting,
     TransactionKind,
 )
-from rummy_ledger.matches import HoldBatch, MatchBook, SeatHold, settlement_key
+from rummy_ledger.matches import HoldBatch, MatchBook, SeatHold
 from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent
+from rummy_platform.journal_keys import match_settlement_key
 from rummy_testing.storage import IMPLEMENTATIONS, Storage
 
 
@@ -206,7 +207,7 @@ def _match_settlement(key: str, payer: str, receiver: str, amount: int) -> Journ
 def test_a_forfeit_equals_what_its_settlements_holds_were_settled_at_and_a_prize_is_not_negative(
     storage: Storage[LedgerUnitOfWork],
 ) -> None:
-    uow, key = storage.uow, settlement_key("t", new_id("match"), 0)
+    uow, key = storage.uow, match_settlement_key("t", new_id("match"), 0)
     receiver, payer = _funded(uow, 5000), _funded(uow, 5000)
     with uow.transaction():  # an entry and a rejoin for the payer, in two groups of the match
         uow.reservations.insert(f"{key}:entry", "t", 0, receiver, 1001)
@@ -234,7 +235,7 @@ def test_a_forfeit_equals_what_its_settlements_holds_were_settled_at_and_a_prize
             Posting(receiver, -5, LineKind.PRIZE, seat=0),
             Posting(HOUSE_COMMISSION_ACCOUNT, 5, LineKind.COMMISSION),
         ),
-        hand_id=settlement_key("t", new_id("match"), 1),
+        hand_id=match_settlement_key("t", new_id("match"), 1),
         table_id="t",
     )
     with pytest.raises(storage.violation), uow.transaction():

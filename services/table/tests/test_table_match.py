@@ -147,10 +147,8 @@ def test_a_deals_match_tied_after_its_deals_plays_a_tie_break_deal() -> None:
     assert [ln.amount_hundredths for ln in ended.settlement.lines] == [700, -1000]  # type: ignore[attr-defined]
 
 
-def test_a_best_of_3_goes_to_the_lowest_total() -> None:
-    world = World()
-    options = mpb.MatchOptions(best_of=mpb.BestOfOptions(deals=3, entry_fee_hundredths=300))
-    table_id = _started_match(world, options, ("ann", "bob", "cat"), commission_bps=500)
+def _play_best_of_3(world: World, table_id: str) -> None:
+    """Three deals of a best of 3 of three seats: ann wins the first and the last."""
     for i, plan in enumerate(
         (
             {0: "win", 1: "first", 2: "middle"},
@@ -161,6 +159,13 @@ def test_a_best_of_3_goes_to_the_lowest_total() -> None:
         if i:
             next_step(world, table_id)
         play_deal(world, table_id, plan)
+
+
+def test_a_best_of_3_goes_to_the_lowest_total() -> None:
+    world = World()
+    options = mpb.MatchOptions(best_of=mpb.BestOfOptions(deals=3, entry_fee_hundredths=300))
+    table_id = _started_match(world, options, ("ann", "bob", "cat"), commission_bps=500)
+    _play_best_of_3(world, table_id)
     assert [s.total for s in world.view(table_id, None).match.seats] == [20, 60, 80]
     ended = last(world, table_id, mpb.MatchEnded)
     assert list(ended.winners) == [0] and ended.reason == "lowest_total"  # type: ignore[attr-defined]
@@ -528,3 +533,30 @@ def test_a_rejoin_the_ledger_cannot_hold_is_undone_and_the_match_plays_on() -> N
     assert snapshot.encode_table(rebuilt) == snapshot.encode_table(
         world.app.projection.tables[table_id]
     )
+
+
+def _settled(match_id: str, game_no: int = 0) -> ledger_pb.MatchSettled:
+    return ledger_pb.MatchSettled(
+        match_id=match_id,
+        game_no=game_no,
+        journal_transaction_id="tx-1",
+        lines=[ledger_pb.JournalLine(account_id="ann", amount_hundredths=555)],
+        commission_hundredths=45,
+    )
+
+
+def test_the_ledgers_match_settlement_is_recorded_on_the_stream_once_the_match_is_over() -> None:
+    world = World()
+    options = mpb.MatchOptions(best_of=mpb.BestOfOptions(deals=3, entry_fee_hundredths=300))
+    table_id = _started_match(world, options, ("ann", "bob", "cat"), commission_bps=500)
+    match_id = world.view(table_id, None).match.match_id
+    before = len(table_events(world, table_id))
+    world.feed(LEDGER_EVENTS, table_id, _settled(match_id))  # the match is still running
+    assert len(table_events(world, table_id)) == before
+    _play_best_of_3(world, table_id)
+    last(world, table_id, mpb.MatchEnded)
+    world.feed(LEDGER_EVENTS, table_id, _settled("another"))
+    world.feed(LEDGER_EVENTS, table_id, _settled(match_id), event_id="settled-1")
+    world.feed(LEDGER_EVENTS, table_id, _settled(match_id), event_id="settled-1")  # redelivered
+    recorded = [p for p in table_events(world, table_id) if isinstance(p, ledger_pb.MatchSettled)]
+    assert [(p.match_id, p.commission_hundredths) for p in recorded] == [(match_id, 45)]

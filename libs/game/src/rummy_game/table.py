@@ -632,6 +632,21 @@ class Table:
             out += match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)])[0]
         return out
 
+    def match_settled(self, settled: ledger_pb.MatchSettled) -> list[Message]:
+        """Record the ledger's MatchSettled (what it posted for the match, or a game of it) on
+        the table's stream, where the match's replay checks it against MatchEnded. Raises
+        FailedPrecondition unless it settles this table's current (or last) match: a game of
+        it (``game_no`` > 0, game to N) any time, the match itself once it is over. The input is
+        recorded once (a redelivery is answered from the table's answers)."""
+        match = self.match
+        ours = match is not None and settled.match_id == match.match_id
+        if match is None or not ours or (settled.game_no == 0 and match.running):
+            raise FailedPrecondition(
+                f"no settlement of match {settled.match_id!r} (game {settled.game_no}) is "
+                "awaited at this table"
+            )
+        return [settled]
+
     def match_command(self, account_id: str, message: Message, at_ms: int) -> list[Message]:
         """A player's match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin,
         RequestSplit) for the account's seat in the match. Raises FailedPrecondition (not a

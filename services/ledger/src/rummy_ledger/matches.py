@@ -11,8 +11,9 @@ seats' accounts (``MatchStarted``), each game's seats (``GameStarted``), the hol
 the outcome of each seat asked for, and each settlement's outcome. The money itself is held as
 reservations (the ``reservations`` rows every hand uses, so balances' ``reserved``, the gauges
 and the invariant scans see match holds as they see a hand's), one group per batch:
-:func:`hold_group` names it, and :func:`settlement_key` names the settlement that covers it (the
-group's name starts with the key and a colon, which the schema's ``forfeit`` trigger reads).
+:func:`hold_group` names it, and ``rummy_platform.journal_keys.match_settlement_key`` names the
+settlement that covers it (the group's name starts with the key and a colon, which the schema's
+``forfeit`` trigger reads).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from rummy_ledger.domain import (
     TransactionKind,
     validate_player_account_id,
 )
+from rummy_platform.journal_keys import match_settlement_key
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
 from rummy_rules.rules import BASIS_POINTS_PER_UNIT, INT64_MAX
 from rummy_rules.settlement import commission_for
@@ -64,19 +66,12 @@ def settlement_purpose(game_no: int) -> str:
     return ENTRY if game_no == 0 else STAKE
 
 
-def settlement_key(table_id: str, match_id: str, game_no: int) -> str:
-    """The key of a match's settlement (``game_no`` 0) or of one game's: the journal
-    transaction's ``hand_id``. Lengths are written out so no two (table, match) pairs share a key
-    whatever their ids hold."""
-    return f"match:{len(table_id)}:{table_id}:{len(match_id)}:{match_id}:g{game_no}"
-
-
 def hold_group(table_id: str, match_id: str, purpose: str, game_no: int) -> str:
     """The reservations group (``hand_id`` of the rows) of one batch of holds: the key of the
     settlement that covers it, a colon, the purpose. Entries and rejoins are covered by the
     match's settlement (game 0), a game's stakes by that game's."""
     covered_by = game_no if purpose == STAKE else 0
-    return f"{settlement_key(table_id, match_id, covered_by)}:{purpose}"
+    return f"{match_settlement_key(table_id, match_id, covered_by)}:{purpose}"
 
 
 def settlement_transaction_id(key: str) -> str:
@@ -437,7 +432,7 @@ def match_settlement_transaction(book: MatchBook, command: SettleMatch) -> Journ
     postings.append(
         Posting(HOUSE_COMMISSION_ACCOUNT, command.commission_hundredths, LineKind.COMMISSION)
     )
-    key = settlement_key(command.table_id, command.match_id, command.game_no)
+    key = match_settlement_key(command.table_id, command.match_id, command.game_no)
     return JournalTransaction(
         id=settlement_transaction_id(key),
         kind=TransactionKind.SETTLEMENT,

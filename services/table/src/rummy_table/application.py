@@ -1057,6 +1057,8 @@ class TableApp:
             return table.close_proof(payload)
         if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
             return table.match_money(payload, at)
+        if isinstance(payload, ledger_pb.MatchSettled):
+            return table.match_settled(payload)
         ctx = table.ctx
         if ctx is None or hand_id != ctx.hand_id:
             return []

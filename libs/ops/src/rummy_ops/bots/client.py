@@ -225,8 +225,8 @@ class Bot:
             self._play_match(view)
         if view.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED, api.HAND_PHASE_WAITING):
             return
-        if not view.HasField("my_seat"):
-            return
+        if not view.HasField("my_seat") or not _dealt_in(view):
+            return  # a seat not dealt into this hand (e.g. out of the match) waits for the next
         if view.hand_id != self._hand_id:
             self._hand_id = view.hand_id
             self.stats.new_hand_at = time.monotonic()
@@ -422,6 +422,12 @@ class Bot:
 
 def _request_id() -> str:
     return str(uuid.uuid4())
+
+
+def _dealt_in(view: api.PlayerView) -> bool:
+    """True when the view's own seat is dealt into the view's hand (at a match table a seat
+    eliminated or gone sits the deal out, seated but not dealt in)."""
+    return any(s.seat == view.my_seat and s.dealt_in for s in view.seats)
 
 
 def _describe(error: grpc.RpcError) -> str:

@@ -5,11 +5,14 @@ the ``demo`` command (:mod:`.command`) starts the stack (:mod:`rummy_ops.stack_c
 
 1. Grants House Tokens to every bot account through the ledger's operator API (``Grant``, with an
    idempotency key per account and run).
-2. Opens the tables of its games (:data:`~rummy_ops.demo.plans.GAMES`; by default the points
-   tables of :data:`DEFAULT_TABLES`: 4, 6 and 8 seats, one free, the others at different point
-   values and commission rates; a match format's table plays one match to its end) and seats one
-   bot per seat, each with its own player token.
-3. Bots play until every table has finished its share of the hands; an operator watch on each
+2. Opens the tables of its games (:data:`~rummy_ops.demo.plans.GAMES`; the command's default,
+   :data:`~rummy_ops.demo.plans.DEFAULT_GAMES`, is every game: the points tables of
+   :data:`DEFAULT_TABLES`, 4, 6 and 8 seats, one free, the others at different point values and
+   commission rates, and one table of each match format, which plays one match to its end;
+   :class:`DemoOptions` alone holds the points tables) and seats one bot per seat, each with its
+   own player token.
+3. Bots play until every points table has finished its share of the hands and every format
+   table its match (one line per match too); an operator watch on each
    table (:mod:`.watch`) records every hand's ``HandEnded`` and prints one line per hand (table,
    hand, winner, each seat's points, commission, net token movement), with a progress bar.
 4. At the end: every account's balance, the house's commission total, the conservation check

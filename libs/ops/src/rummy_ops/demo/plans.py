@@ -98,10 +98,9 @@ GAMES: dict[str, tuple[TablePlan, ...]] = {
         ),
     ),
 }
-#: What ``rummy demo`` plays without ``--game``. Only the points tables until the table service
-#: hosts the match formats (it refuses ``OpenTableRequest.match`` before that); then every game
-#: (``tuple(GAMES)``).
-DEFAULT_GAMES: tuple[str, ...] = ("points",)
+#: What ``rummy demo`` plays without ``--game``: every game (the points tables' share of the
+#: hands and each format table's match, side by side).
+DEFAULT_GAMES: tuple[str, ...] = tuple(GAMES)
 
 
 def tables_of(games: Iterable[str]) -> tuple[TablePlan, ...]:

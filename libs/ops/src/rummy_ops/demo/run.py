@@ -63,16 +63,15 @@ def temperament(index: int, rng: random.Random, mischief: float) -> Temperament:
 def bot_shoe(variant: Variant[Any], plan: TablePlan) -> Shoe:
     """The shoe ``plan``'s bots read card indices with: the variant's house rule set's for the
     table's seats, or at a format table the shoe of the format's deals (the variant's
-    ``deal_rule_set`` under the format's deal rules; the house shoe if the variant has none)."""
+    ``deal_rule_set`` under the format's deal rules; the house shoe for a format without deal
+    rules). Raises RuleSetError if the variant plays no such deals (the table refuses it too)."""
     house = variant.house_rule_set(plan.seats, 0, 0)
     if not plan.plays_match:
         return house.shoe
     deal_rules = match_wire.format_from_pb(plan.match, plan.commission_bps).deal_rules
-    deal_rule_set = getattr(variant, "deal_rule_set", None)
-    if deal_rules is None or deal_rule_set is None:
+    if deal_rules is None:
         return house.shoe
-    shoe: Shoe = deal_rule_set(house, deal_rules).shoe
-    return shoe
+    return variant.deal_rule_set(house, deal_rules).shoe
 
 
 class _Demo:
