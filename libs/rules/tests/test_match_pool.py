@@ -20,7 +20,9 @@ from rummy_rules.formats.messages import (
     MoneyReserved,
     RecordDeal,
     Rejoined,
+    RejoinNotHeld,
     RejoinOffered,
+    RejoinRefused,
     RequestSplit,
     SeatEliminated,
     SeatLeft,
@@ -75,6 +77,30 @@ def test_a_rejoin_is_once_only_and_lapses_when_the_next_deal_is_dealt() -> None:
     assert m.state.out_seats[1] is OutReason.ELIMINATED
     new = m.record({0: 0, 2: 80, 3: 5})  # seat 2 at 100: still in
     assert not [e for e in new if isinstance(e, SeatEliminated)]
+
+
+def test_a_rejoin_whose_entry_cannot_be_held_is_undone_and_the_match_goes_on() -> None:
+    m = Match(Pool(target=101, entry_cents=1_000, commission_bps=1_000, rejoin=True), 3)
+    m.deal({0: 0, 1: 80, 2: 40})
+    m.deal({0: 20, 1: 25, 2: 0})  # seat 1 out at 105, offered 41
+    m.do(AcceptRejoin(seat=1, at_ms=T0))
+    undone = m.do(RejoinNotHeld(seat=1, at_ms=T0))
+    assert undone == (RejoinRefused(seat=1, total=105, entry_cents=1_000),)
+    assert m.state.out_seats[1] is OutReason.ELIMINATED and m.state.total(1) == 105
+    assert dict(m.state.held) == {0: 1_000, 1: 1_000, 2: 1_000}
+    with pytest.raises(RuleViolation):  # nothing is waiting any more
+        m.do(RejoinNotHeld(seat=1, at_ms=T0))
+    m.deal({0: 0, 2: 80})  # seat 2 at 120: seat 0 is the last left
+    result = m.ended()
+    assert result.winners == (0,)
+    # Pool 3 x 1,000 (seat 1's one entry) = 3,000; 10% = 300; seat 0: 3,000 - 300 - 1,000.
+    s = result.settlement
+    assert s is not None and (s.pool_cents, s.commission_cents) == (3_000, 300)
+    assert [(ln.held_cents, ln.amount_cents) for ln in s.lines] == [
+        (1_000, 1_700),
+        (1_000, -1_000),
+        (1_000, -1_000),
+    ]
 
 
 def test_a_declined_rejoin_closes_the_offer() -> None:

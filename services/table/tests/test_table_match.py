@@ -485,6 +485,56 @@ def test_a_variant_without_a_formats_deal_rules_refuses_it_and_plays_game_to_on_
     assert (summary.table_id, summary.match_format) == (table_id, "game-to-100")
 
 
+def test_a_rejoin_the_ledger_cannot_hold_is_undone_and_the_match_plays_on() -> None:
+    world = World()
+    table_id = _started_match(world, POOL_101, ("ann", "bob", "cat"), commission_bps=1000)
+    for _ in range(2):  # totals 0 / 80 / 40
+        play_deal(world, table_id, {0: "win", 1: "middle", 2: "first"})
+        next_step(world, table_id)
+    play_deal(world, table_id, {0: "win", 1: "middle", 2: "first"})  # bob 120: out, offered 61
+    match_id = world.view(table_id, None).match.match_id
+    _command(world, table_id, "bob", mpb.AcceptRejoin())
+    world.feed(
+        LEDGER_EVENTS,
+        table_id,
+        ledger_pb.MatchMoneyRejected(
+            match_id=match_id,
+            purpose="rejoin",
+            seat=1,
+            account_id="bob",
+            reason=ledger_pb.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
+            available_hundredths=0,
+            required_hundredths=500,
+        ),
+    )
+    world.feed(
+        LEDGER_EVENTS, table_id, ledger_pb.MatchMoneyHeld(match_id=match_id, purpose="rejoin")
+    )
+    assert not any(isinstance(p, mpb.MatchAborted) for p in table_events(world, table_id))
+    refused = last(world, table_id, mpb.RejoinRefused)
+    assert (refused.seat, refused.total, refused.entry_fee_hundredths) == (1, 120, 500)  # type: ignore[attr-defined]
+    view = world.view(table_id, None).match
+    assert [(s.status, s.total, s.held_hundredths) for s in view.seats] == [
+        ("in", 0, 500),
+        ("eliminated", 120, 500),
+        ("in", 60, 500),
+    ]
+    next_step(world, table_id)
+    assert _deal_seats(world, table_id) == [0, 2]  # the match goes on without bob
+    play_deal(world, table_id, {0: "win", 2: "middle"})  # cat 100
+    next_step(world, table_id)
+    play_deal(world, table_id, {0: "win", 2: "first"})  # cat 120: ann is the last left
+    ended = last(world, table_id, mpb.MatchEnded)
+    # Pool 3 x 500 = 1500 (bob's one entry), 10% = 150; ann 1500 - 150 - 500 = +850.
+    lines = [(ln.held_hundredths, ln.amount_hundredths) for ln in ended.settlement.lines]  # type: ignore[attr-defined]
+    assert lines == [(500, 850), (500, -500), (500, -500)]
+    # Rebuilt from its stream, the table shows the same match.
+    rebuilt = fold(table_records(world)).tables[table_id]
+    assert snapshot.encode_table(rebuilt) == snapshot.encode_table(
+        world.app.projection.tables[table_id]
+    )
+
+
 def _settled(match_id: str, game_no: int = 0) -> ledger_pb.MatchSettled:
     return ledger_pb.MatchSettled(
         match_id=match_id,

@@ -19,10 +19,13 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
@@ -85,8 +88,10 @@ class Operator:
         point_value_hundredths: int,
         commission_bps: int,
         rules: cards_pb2.RuleSet | None = None,
+        match: match_pb2.MatchOptions | None = None,
     ) -> str:
-        """Open a table; returns its id. Raises grpc.RpcError when refused."""
+        """Open a table (hosting the match format ``match``, when given); returns its id.
+        Raises grpc.RpcError when refused."""
         # The instance asked may redirect to the one serving the new table's partition.
         reply: api.OpenTableResponse = self._router.call(
             "OpenTable",
@@ -97,11 +102,22 @@ class Operator:
                 point_value_hundredths=point_value_hundredths,
                 commission_bps=commission_bps,
                 rule_set=rules or rule_set(),
+                match=match,
             ),
             metadata=self._metadata,
             timeout=CALL_TIMEOUT_SECONDS,
         )
         return reply.table_id
+
+    def close_table(self, table_id: str, reason: str = "e2e") -> None:
+        """``CloseTable``: the hand being played plays out, then every seat is stood up (a
+        match being played is aborted). Raises grpc.RpcError when refused."""
+        self._router.call(
+            "CloseTable",
+            api.CloseTableRequest(table_id=table_id, client_request_id=request_id(), reason=reason),
+            metadata=self._metadata,
+            timeout=CALL_TIMEOUT_SECONDS,
+        )
 
     def grant(self, account_id: str, amount_hundredths: int) -> None:
         """Grant House Tokens to an account (idempotent per call here: a fresh key)."""
@@ -161,7 +177,8 @@ class Player:
         self.table_id = table_id
         self.seats = seats
         self.token = token
-        self.shoe = SHOES[seats]
+        # Bombay Baazi's shoe for the seat count (a match table's deals use the format's shoe).
+        self.shoe: Shoe | None = SHOES.get(seats)
         self.stub = api_grpc.TableServiceStub(channel)
         self.metadata = bearer_metadata(token)
         self.views: list[api.PlayerView] = []
@@ -206,13 +223,17 @@ class Player:
     def wait(
         self, predicate: Callable[[api.PlayerView], bool], timeout: float = 30.0, what: str = ""
     ) -> api.PlayerView:
-        """The first view (latest first, then new ones) satisfying ``predicate``. Raises
-        TimeoutError with the last view's phase and turn after ``timeout``."""
+        """The first view (latest first, then every new one in order) satisfying
+        ``predicate``. Raises TimeoutError with the last view's phase and turn after
+        ``timeout``."""
         deadline = time.monotonic() + timeout
         with self._changed:
+            seen = max(len(self.views) - 1, 0)
             while True:
-                if self.views and predicate(self.views[-1]):
-                    return self.views[-1]
+                for view in self.views[seen:]:
+                    if predicate(view):
+                        return view
+                seen = len(self.views)
                 left = deadline - time.monotonic()
                 if left <= 0:
                     last = self.views[-1] if self.views else None
@@ -263,11 +284,16 @@ class Player:
 
     # -- cards ---------------------------------------------------------------------------------
 
+    def _shoe(self) -> Shoe:
+        if self.shoe is None:
+            raise ValueError(f"no Bombay Baazi shoe for {self.seats} seats")
+        return self.shoe
+
     def card(self, wire: cards_pb2.Card) -> Card:
-        return self.shoe.index_to_card(wire.index)
+        return self._shoe().index_to_card(wire.index)
 
     def wire(self, card: Card) -> cards_pb2.Card:
-        return cards_pb2.Card(index=self.shoe.card_to_index(card), face=card.face)
+        return cards_pb2.Card(index=self._shoe().card_to_index(card), face=card.face)
 
     def hand(self, view: api.PlayerView | None = None) -> list[Card]:
         return [self.card(c) for c in (view or self.view).my_cards]
@@ -374,6 +400,31 @@ class Player:
             ),
         )
 
+    def play(self, command: Message, hand_id: str = "", turn_no: int = 0) -> api.PlayResponse:
+        """``Play`` with ``command`` (a variant's or a match's command message) packed in an
+        Any; the match's commands name no hand or turn."""
+        packed = AnyMessage()
+        packed.Pack(command)
+        return self.unary(
+            self.stub.Play,
+            api.PlayRequest(
+                table_id=self.table_id,
+                hand_id=hand_id,
+                turn_no=turn_no,
+                client_request_id=request_id(),
+                command=packed,
+            ),
+        )
+
+    def match_command(self, command: Message) -> match_pb2.MatchCommandAnswer:
+        """A match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin, RequestSplit);
+        returns the table's ``MatchCommandAnswer``."""
+        answer = match_pb2.MatchCommandAnswer()
+        reply = self.play(command)
+        if reply.HasField("answer"):
+            reply.answer.Unpack(answer)
+        return answer
+
     def draw_and_discard_drawn(self) -> api.PlayerView:
         """On this seat's turn: draw from the stock and discard the card drawn (keeps the hand
         as dealt). Returns the view the turn was played from."""
@@ -394,10 +445,13 @@ class Table:
         point_value_hundredths: int,
         commission_bps: int,
         rules: cards_pb2.RuleSet | None = None,
+        match: match_pb2.MatchOptions | None = None,
     ) -> None:
         self.operator = operator
         self.seats = seats
-        self.table_id = operator.open_table(seats, point_value_hundredths, commission_bps, rules)
+        self.table_id = operator.open_table(
+            seats, point_value_hundredths, commission_bps, rules, match
+        )
         self._channel = open_channel(table_address)
         self.players: list[Player] = []
 
@@ -502,3 +556,85 @@ def play_turn_with_solver(player: Player, options: MeldOptions) -> api.DeclareRe
         return player.declare(player.wire(face_down), view.turn_no)
     player.discard(player.wire(choose_discard(cards, wild, taken, options)), view.turn_no)
     return None
+
+
+#: What a seat does in a scripted deal (:func:`play_deal`): draw and discard until the others are
+#: out (``WIN``), drop on its first turn (``FIRST_DROP``), drop on its second turn or later
+#: (``MIDDLE_DROP``), leave the table on its second turn or later (``LEAVE``: a middle drop),
+#: or never act (``ABSENT``: the clock times its turns out until it is dropped).
+WIN, FIRST_DROP, MIDDLE_DROP, LEAVE, ABSENT = "win", "first_drop", "middle_drop", "leave", "absent"
+
+
+def next_hand(watcher: Player, after: set[str], timeout: float = 60.0) -> api.PlayerView:
+    """``watcher``'s first view of a hand (seeding or being played) other than those in
+    ``after``."""
+    return watcher.wait(
+        lambda v: (
+            bool(v.hand_id)
+            and v.hand_id not in after
+            and v.phase in (api.HAND_PHASE_SEEDING, api.HAND_PHASE_PLAYING)
+        ),
+        timeout,
+        f"a hand after {sorted(after)}",
+    )
+
+
+def _past_turn(hand_id: str, after: int) -> Callable[[api.PlayerView], bool]:
+    """Whether a view shows hand ``hand_id`` over, a turn after ``after`` not yet drawn, or the
+    table closed."""
+
+    def past(v: api.PlayerView) -> bool:
+        if v.table_state == api.TABLE_STATE_CLOSED:
+            return True
+        if v.hand_id != hand_id:
+            return False
+        if v.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED):
+            return True
+        return v.phase == api.HAND_PHASE_PLAYING and v.turn_no > after and not v.has_drawn
+
+    return past
+
+
+def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) -> api.PlayerView:
+    """Play the next deal (a hand not in ``done``) as ``plan`` says, one seat ``WIN`` and every
+    other dealt-in seat dropping or leaving; returns the winner's view of the ended hand (its
+    id added to ``done``), or of the table once closed (a close mid-hand). Raises
+    AssertionError when a seat not in ``plan`` is on turn or the hand ends otherwise."""
+    (winner,) = [p for p, what in plan.items() if what == WIN]
+    view = next_hand(winner, done, timeout)
+    hand_id = view.hand_id
+    done.add(hand_id)
+    if view.phase == api.HAND_PHASE_SEEDING:
+        for i, p in enumerate(q for q, what in plan.items() if what != ABSENT):
+            with contextlib.suppress(grpc.RpcError):  # the window closed: the empty seed is used
+                p.contribute_seed(hand_id, bytes([i + 1]) * 32)
+    played: set[Player] = set()
+    after = 0
+    while True:
+        view = winner.wait(_past_turn(hand_id, after), timeout, f"hand {hand_id} after {after}")
+        if view.table_state == api.TABLE_STATE_CLOSED:
+            # A closed table's view names no hand (a watch sends the latest state, so the
+            # hand's ENDED view may have been passed over): its result is GetHandResult's.
+            return view
+        if view.phase != api.HAND_PHASE_PLAYING:
+            assert view.phase == api.HAND_PHASE_ENDED, f"hand {hand_id} aborted"
+            return view
+        seated = {v.my_seat: p for p in plan if (v := p.view).HasField("my_seat")}
+        player = seated.get(view.turn_seat)
+        assert player is not None, f"seat {view.turn_seat} is on turn and not in the plan"
+        what = plan[player]
+        if what == FIRST_DROP:
+            assert player not in played, f"{player.account_id} cannot first-drop any more"
+            player.drop(turn_no=view.turn_no)
+        elif what == MIDDLE_DROP and player in played:
+            player.drop(turn_no=view.turn_no)
+        elif what == LEAVE and player in played:
+            player.leave()
+        elif what == ABSENT:
+            pass  # its turn passes at its deadline
+        else:
+            player.wait_to_draw(timeout)
+            drawn = player.draw(STOCK, turn_no=view.turn_no)
+            player.discard(drawn.card, turn_no=view.turn_no)
+            played.add(player)
+        after = view.turn_no

@@ -176,14 +176,17 @@ EVENT_TYPES: tuple[type[Message], ...] = (
     mpb.RejoinOffered,
     mpb.Rejoined,
     mpb.RejoinDeclined,
+    mpb.RejoinRefused,
     mpb.SplitRequested,
     mpb.GameEnded,
     mpb.MatchEnded,
     mpb.MatchAborted,
 )
 
+#: The wire's purpose of a rejoin's entry (a MoneyReserved, the ledger's answers).
+REJOIN_PURPOSE = "rejoin"
 #: The rules' MoneyReserved purpose -> the wire's (and back).
-_PURPOSE_TO_PB = {"entry": "entry", "rejoin": "rejoin", "game": "stake"}
+_PURPOSE_TO_PB = {"entry": "entry", "rejoin": REJOIN_PURPOSE, "game": "stake"}
 _PURPOSE_BACK = {v: k for k, v in _PURPOSE_TO_PB.items()}
 
 
@@ -287,6 +290,10 @@ def event_to_pb(  # noqa: C901 - one branch per event type
         return mpb.Rejoined(seat=event.seat, total=event.total)
     if isinstance(event, fm.RejoinDeclined):
         return mpb.RejoinDeclined(seat=event.seat)
+    if isinstance(event, fm.RejoinRefused):
+        return mpb.RejoinRefused(
+            seat=event.seat, total=event.total, entry_fee_hundredths=event.entry_cents
+        )
     if isinstance(event, fm.SplitRequested):
         return mpb.SplitRequested(seat=event.seat)
     if isinstance(event, fm.GameEnded):
@@ -370,6 +377,10 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
         return fm.Rejoined(seat=payload.seat, total=payload.total)
     if isinstance(payload, mpb.RejoinDeclined):
         return fm.RejoinDeclined(seat=payload.seat)
+    if isinstance(payload, mpb.RejoinRefused):
+        return fm.RejoinRefused(
+            seat=payload.seat, total=payload.total, entry_cents=payload.entry_fee_hundredths
+        )
     if isinstance(payload, mpb.SplitRequested):
         return fm.SplitRequested(seat=payload.seat)
     if isinstance(payload, mpb.GameEnded):

@@ -608,10 +608,11 @@ class Table:
     def match_money(
         self, answer: ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected, at_ms: int
     ) -> list[Message]:
-        """Record the ledger's answer about the current match's money. A rejection aborts the
-        match (every hold released by the ledger) and the seat sits out until its player leaves
-        and sits again; the others wait for a full table. Raises FailedPrecondition for an
-        answer about another match, or one not awaited (already recorded)."""
+        """Record the ledger's answer about the current match's money. A rejected rejoin undoes
+        that seat's rejoin (it stays eliminated; the match goes on). Any other rejection aborts
+        the match (every hold released by the ledger) and the seat sits out until its player
+        leaves and sits again; the others wait for a full table. Raises FailedPrecondition for
+        an answer about another match, or one not awaited (already recorded)."""
         match = self.match
         rejected = isinstance(answer, ledger_pb.MatchMoneyRejected)
         # Every rejection of the current match is recorded (several seats may be short; the
@@ -624,7 +625,9 @@ class Table:
                 f"no hold of match {answer.match_id!r} ({answer.purpose}) is awaited here"
             )
         out: list[Message] = [answer]
-        if isinstance(answer, ledger_pb.MatchMoneyRejected) and match.running:
+        if rejected and answer.purpose == match_wire.REJOIN_PURPOSE and match.running:
+            out += match.try_decide([fm.RejoinNotHeld(seat=answer.seat, at_ms=at_ms)])
+        elif isinstance(answer, ledger_pb.MatchMoneyRejected) and match.running:
             reason = f"seat {answer.seat} could not cover its {answer.purpose}"
             out += match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)])[0]
         return out

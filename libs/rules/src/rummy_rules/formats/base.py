@@ -36,6 +36,7 @@ from .messages import (
     MatchStarted,
     RecordDeal,
     RecordDealAborted,
+    RejoinNotHeld,
     RequestSplit,
     SeatLeft,
     StartMatch,
@@ -180,6 +181,8 @@ class MatchRules:
             return self._leave(state, command)
         if isinstance(command, AcceptRejoin | DeclineRejoin):
             return self._rejoin(state, command)
+        if isinstance(command, RejoinNotHeld):
+            return self._rejoin_not_held(state, command)
         if isinstance(command, RequestSplit):
             return self._split(state, command)
         raise refuse(ErrorCode.INVALID_COMMAND, f"{type(command).__name__} is not a match command")
@@ -326,6 +329,9 @@ class MatchRules:
     def _rejoin(
         self, state: MatchState, command: AcceptRejoin | DeclineRejoin
     ) -> tuple[Event, ...]:
+        raise refuse(ErrorCode.INVALID_COMMAND, f"a {self.name} match has no rejoin")
+
+    def _rejoin_not_held(self, state: MatchState, command: RejoinNotHeld) -> tuple[Event, ...]:
         raise refuse(ErrorCode.INVALID_COMMAND, f"a {self.name} match has no rejoin")
 
     def _split(self, state: MatchState, command: RequestSplit) -> tuple[Event, ...]:

@@ -131,6 +131,15 @@ class DeclineRejoin(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RejoinNotHeld(Command):
+    """The ledger could not hold ``seat``'s rejoin entry: the rejoin is undone (the seat stays
+    eliminated), the match goes on."""
+
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class RequestSplit(Command):
     """``seat`` asks to split the pool (pool option, between deals)."""
 
@@ -271,6 +280,16 @@ class RejoinDeclined(MatchEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RejoinRefused(MatchEvent):
+    """``seat``'s rejoin is undone (its entry could not be held): eliminated again at ``total``
+    (its total before the rejoin), holding ``entry_cents`` less."""
+
+    seat: int
+    total: int
+    entry_cents: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class SplitRequested(MatchEvent):
     seat: int
 
@@ -315,6 +334,7 @@ codec.register(
     LeaveMatch,
     AcceptRejoin,
     DeclineRejoin,
+    RejoinNotHeld,
     RequestSplit,
     AbortMatch,
     MatchStarted,
@@ -330,6 +350,7 @@ codec.register(
     RejoinOffered,
     Rejoined,
     RejoinDeclined,
+    RejoinRefused,
     SplitRequested,
     GameEnded,
     MatchEnded,

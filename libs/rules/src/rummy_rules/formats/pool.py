@@ -28,7 +28,9 @@ from .messages import (
     MoneyReserved,
     RejoinDeclined,
     Rejoined,
+    RejoinNotHeld,
     RejoinOffered,
+    RejoinRefused,
     RequestSplit,
     SeatEliminated,
     SplitRequested,
@@ -135,6 +137,16 @@ class Pool(EntryFeeFormat):
         if self.entry_cents:
             events += (MoneyReserved(seat=seat, amount_cents=self.entry_cents, purpose="rejoin"),)
         return events
+
+    def _rejoin_not_held(self, state: MatchState, command: RejoinNotHeld) -> tuple[Event, ...]:
+        """The ledger could not hold ``seat``'s rejoin entry: the rejoin is undone, the seat
+        eliminated again at its total before it (DESIGN: the match starts once every entry is
+        held; a rejoin that cannot be held is that seat's alone, not the others' match)."""
+        seat = command.seat
+        before = dict(state.rejoined_from)
+        if seat not in state.rejoined or seat not in before:
+            raise refuse(ErrorCode.WRONG_PHASE, f"seat {seat} has no rejoin waiting for its entry")
+        return (RejoinRefused(seat=seat, total=before[seat], entry_cents=self.entry_cents),)
 
     def _split(self, state: MatchState, command: RequestSplit) -> tuple[Event, ...]:
         if not self.split:

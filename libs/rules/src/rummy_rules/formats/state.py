@@ -24,6 +24,7 @@ from .messages import (
     RejoinDeclined,
     Rejoined,
     RejoinOffered,
+    RejoinRefused,
     SeatEliminated,
     SeatForfeitedGame,
     SeatLeft,
@@ -68,7 +69,8 @@ class MatchState:
     - ``deals_scored``: deals counted (a voided deal does not count); ``deal_seats``: the deal
       being played (empty between deals); ``next_seats``: who the next deal is dealt to when not
       every seat still in (a tie-break, or a voided deal replayed), and ``next_tie_break``;
-    - ``rejoin_offers``: ``(seat, total)`` open offers; ``rejoined``: seats that used theirs;
+    - ``rejoin_offers``: ``(seat, total)`` open offers; ``rejoined``: seats that used theirs,
+      ``rejoined_from`` their totals before (what a refused rejoin puts back);
       ``split_requests``: seats that asked to split since the last deal;
     - ``game_no``, ``game_open``, ``game_seats``, ``forfeited`` (lost the open game at the cap),
       ``games_won``: game to N;
@@ -90,6 +92,7 @@ class MatchState:
     next_tie_break: bool = False
     rejoin_offers: Pairs = ()
     rejoined: frozenset[int] = frozenset()
+    rejoined_from: Pairs = ()
     split_requests: frozenset[int] = frozenset()
     game_no: int = 0
     game_open: bool = False
@@ -198,7 +201,19 @@ def apply(state: MatchState, event: Event) -> MatchState:  # noqa: C901 - one br
             out=tuple(o for o in state.out if o[0] != event.seat),
             totals=with_value(state.totals, event.seat, event.total),
             rejoined=state.rejoined | {event.seat},
+            rejoined_from=with_value(state.rejoined_from, event.seat, state.total(event.seat)),
             rejoin_offers=tuple(o for o in state.rejoin_offers if o[0] != event.seat),
+        )
+    if isinstance(event, RejoinRefused):
+        return replace(
+            state,
+            out=_out(state, event.seat, OutReason.ELIMINATED),
+            totals=with_value(state.totals, event.seat, event.total),
+            held=with_value(
+                state.held, event.seat, dict(state.held).get(event.seat, 0) - event.entry_cents
+            ),
+            rejoined=state.rejoined - {event.seat},
+            rejoined_from=tuple(r for r in state.rejoined_from if r[0] != event.seat),
         )
     if isinstance(event, RejoinDeclined):
         return replace(

@@ -575,6 +575,36 @@ class RejoinDeclined(_message.Message):
 Global___RejoinDeclined: _TypeAlias = RejoinDeclined  # noqa: Y015
 
 @_typing.final
+class RejoinRefused(_message.Message):
+    """The ledger could not hold a seat's rejoin entry (MatchMoneyRejected, purpose "rejoin"): the
+    rejoin is undone, the seat stays eliminated at `total` (its total before the rejoin) and holds
+    `entry_fee_hundredths` less; the match plays on without it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    ENTRY_FEE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    total: _builtins.int
+    entry_fee_hundredths: _builtins.int
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        total: _builtins.int = ...,
+        entry_fee_hundredths: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entry_fee_hundredths", b"entry_fee_hundredths", "seat", b"seat", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RejoinRefused: _TypeAlias = RejoinRefused  # noqa: Y015
+
+@_typing.final
 class SplitRequested(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -694,7 +724,7 @@ class MatchEnded(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
-    """"last_seat", "split", "most_chips", "lowest_total", ..."""
+    """"last_left", "split", "most_chips", "lowest_total", ..."""
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
