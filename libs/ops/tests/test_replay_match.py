@@ -41,7 +41,9 @@ HOUSE = "house:commission"
 
 
 def match_table(
-    options: mpb.MatchOptions, dealer_of: Callable[[int, tuple[int, ...]], int]
+    options: mpb.MatchOptions,
+    dealer_of: Callable[[int, tuple[int, ...]], int],
+    rejoin_held: bool = True,
 ) -> tuple[SyntheticTable, MatchSettlement]:
     """A 4-seat table of ``options`` whose every deal is a hand of first drops (every seat on
     turn drops until one is left: the dealer wins it), ``dealer_of(deal number, seats dealt
@@ -83,6 +85,15 @@ def match_table(
         scored = do(lambda at, r=result: fm.RecordDeal(result=r, at_ms=at), hand_id)  # type: ignore[misc]
         for offer in (e for e in scored if isinstance(e, fm.RejoinOffered)):
             do(lambda at, seat=offer.seat: fm.AcceptRejoin(seat=seat, at_ms=at))  # type: ignore[misc]
+            if not rejoin_held:  # the ledger cannot hold the entry: the table undoes the rejoin
+                t.record(
+                    ledger_pb.MatchMoneyRejected(
+                        match_id=MATCH_ID, purpose="rejoin", seat=offer.seat,
+                        account_id=SEATS[offer.seat], required_hundredths=10_00,
+                    ),
+                    MATCH_ID,
+                )  # fmt: skip
+                do(lambda at, seat=offer.seat: fm.RejoinNotHeld(seat=seat, at_ms=at))  # type: ignore[misc]
     ended = state.result
     assert isinstance(ended, fm.MatchEnded) and ended.settlement is not None
     s = ended.settlement
@@ -109,7 +120,7 @@ def pool_table() -> tuple[SyntheticTable, MatchSettlement]:
     return match_table(OPTIONS, lambda _deal, _seats: 0)
 
 
-def rejoin_table() -> tuple[SyntheticTable, MatchSettlement]:
+def rejoin_table(rejoin_held: bool = True) -> tuple[SyntheticTable, MatchSettlement]:
     """A 201 pool with rejoin: seats 0, 1 and 2 deal in turn, seat 3 never (it first-drops 25
     every deal): out at 225 in deal 9 while the others stand at 150, it rejoins at 151 for a
     second entry."""
@@ -121,7 +132,7 @@ def rejoin_table() -> tuple[SyntheticTable, MatchSettlement]:
         dealers = [s for s in seats if s != 3] or list(seats)
         return dealers[(deal - 1) % len(dealers)]
 
-    return match_table(options, dealer)
+    return match_table(options, dealer, rejoin_held)
 
 
 @pytest.fixture(scope="module")
@@ -316,3 +327,22 @@ def test_a_match_whose_ledger_settlement_is_not_in_the_stream_says_so(pool) -> N
     (match,) = replay(without).matches
     assert match.ok and "match-ledger-event" not in match.checked
     assert any("MatchSettled is not in the table's stream" in note for note in match.notes)
+
+
+def test_a_rejoin_the_ledger_could_not_hold_replays_clean_and_the_seat_stays_out() -> None:
+    t, s = rejoin_table(rejoin_held=False)
+    refused = [e.payload for e in t.envelopes if isinstance(e.payload, mpb.RejoinRefused)]
+    assert [(r.seat, r.total) for r in refused] == [(3, 225)]  # back at its total before
+    run = replay(t.envelopes)
+    (match,) = run.matches
+    assert run.ok and match.ok, match.findings
+    # 4 entries of 10.00, no second entry for seat 3 = 40.00; 10% = 4.00 to the house
+    assert (s.pool_cents, s.commission_cents) == (40_00, 4_00)
+
+
+def test_a_rejoin_undone_without_the_ledgers_refusal_is_caught() -> None:
+    t, _ = rejoin_table(rejoin_held=False)
+    envelopes = [e for e in t.envelopes if not isinstance(e.payload, ledger_pb.MatchMoneyRejected)]
+    (match,) = replay(envelopes).matches
+    assert match.first is not None and match.first.type == "RejoinRefused"
+    assert "no ledger MatchMoneyRejected" in match.first.message

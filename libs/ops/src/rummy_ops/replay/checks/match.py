@@ -138,7 +138,7 @@ def replay_match(
             return report
         recorded.append(_Recorded(envelope, event))  # type: ignore[arg-type]
     by_hand = _hands(stream)
-    state = _rederive(report, fmt, recorded, by_hand)
+    state = _rederive(report, fmt, recorded, by_hand, _rejoins_not_held(stream, match_id))
     if report.findings:
         return report
     report.checked.append("match-rules")
@@ -217,9 +217,23 @@ def _hand_ended(hand: _Hand | None) -> ev.HandEnded | str:
     return ended if ended is not None else "its hand's HandEnded holds no result"
 
 
-def _command_for(item: _Recorded, by_hand: Mapping[str, _Hand]) -> Command | str:
+def _rejoins_not_held(stream: Sequence[Envelope], match_id: str) -> frozenset[int]:
+    """The seats whose rejoin entry the ledger could not hold in match ``match_id`` (its
+    MatchMoneyRejected of purpose ``rejoin``, re-recorded on the table's stream)."""
+    return frozenset(
+        e.payload.seat
+        for e in stream
+        if isinstance(e.payload, ledger_pb.MatchMoneyRejected)
+        and e.payload.match_id == match_id
+        and e.payload.purpose == "rejoin"
+    )
+
+
+def _command_for(
+    item: _Recorded, by_hand: Mapping[str, _Hand], not_held: frozenset[int] = frozenset()
+) -> Command | str:
     """The command a recorded match event answers (the first event of what the command caused),
-    or why none does."""
+    or why none does; ``not_held``: the seats whose rejoin entry the ledger refused."""
     event, payload = item.event, item.envelope.payload
     at_ms = codec.datetime_to_ms(item.envelope.occurred_at)
     if isinstance(event, fm.MatchStarted):
@@ -240,6 +254,13 @@ def _command_for(item: _Recorded, by_hand: Mapping[str, _Hand]) -> Command | str
         return fm.AcceptRejoin(seat=event.seat, at_ms=at_ms)
     if isinstance(event, fm.RejoinDeclined):
         return fm.DeclineRejoin(seat=event.seat, at_ms=at_ms)
+    if isinstance(event, fm.RejoinRefused):
+        if event.seat not in not_held:
+            return (
+                f"seat {event.seat}'s rejoin is undone, but the stream holds no ledger "
+                "MatchMoneyRejected of its rejoin entry"
+            )
+        return fm.RejoinNotHeld(seat=event.seat, at_ms=at_ms)
     if isinstance(event, fm.SplitRequested):
         return fm.RequestSplit(seat=event.seat, at_ms=at_ms)
     if isinstance(event, fm.MatchAborted):
@@ -251,14 +272,18 @@ def _command_for(item: _Recorded, by_hand: Mapping[str, _Hand]) -> Command | str
 
 
 def _rederive(
-    report: MatchReplay, fmt: MatchFormat, recorded: list[_Recorded], by_hand: Mapping[str, _Hand]
+    report: MatchReplay,
+    fmt: MatchFormat,
+    recorded: list[_Recorded],
+    by_hand: Mapping[str, _Hand],
+    not_held: frozenset[int] = frozenset(),
 ) -> Any:
     """Fold the match by re-deciding each recorded input; stops at the first difference."""
     state = fmt.initial_state()
     i = 0
     while i < len(recorded):
         item = recorded[i]
-        command = _command_for(item, by_hand)
+        command = _command_for(item, by_hand, not_held)
         if isinstance(command, str):
             report.findings.append(finding(item.envelope, "match-rules", command))
             return state
