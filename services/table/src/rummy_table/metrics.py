@@ -53,6 +53,8 @@ class TableMetrics:
     tables_open: Gauge
     seats_taken: Gauge
     hand_start_failures: Counter  # a table's hand start raised (that table is retried later)
+    #: Hands aborted because another service did not answer within the service deadline.
+    hands_overdue: Counter
     #: Commands the rules' ``decide`` judged (never on replay), by command (the rules library's
     #: command class, e.g. ``DrawFromStock``, ``TurnTimeout``) and outcome (``accepted``, or the
     #: refusal's ``ErrorCode`` in lower case, e.g. ``not_your_turn``). A request refused before
@@ -88,6 +90,11 @@ class TableMetrics:
             Counter(
                 "rummy_table_hand_start_failures",
                 "Hand starts that raised (the table is retried after a backoff)",
+                registry=registry,
+            ),
+            Counter(
+                "rummy_table_hands_overdue",
+                "Hands aborted because another service did not answer within the deadline",
                 registry=registry,
             ),
             Counter(
