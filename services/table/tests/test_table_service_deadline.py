@@ -67,7 +67,7 @@ def test_a_hand_the_dealer_never_deals_is_aborted_after_the_deadline_and_the_nex
     assert aborted.hand_id == hand_id
     assert aborted.reason == "the dealer did not deal within 60 s"
     assert world.view(table_id, "alice").phase == api.HAND_PHASE_ABORTED
-    assert world.app.metrics.hands_overdue._value.get() == 1
+    assert world.app.metrics.overdue_aborts.labels("hand")._value.get() == 1
     # the deal arriving late changes nothing, and no tick aborts the hand a second time
     count = len(table_events(world, table_id))
     world.deal(table_id, hand_id)
@@ -149,3 +149,27 @@ def test_a_pool_deal_no_dealer_deals_is_voided_and_replayed_then_the_match_is_ab
     assert "no redeal" in aborted.reason
     assert last(world, table_id, mpb.DealVoided).hand_id == second  # type: ignore[attr-defined]
     assert len(_aborted(world, table_id)) == 2
+
+
+def test_a_match_whose_entries_the_ledger_never_holds_is_aborted_after_the_deadline() -> None:
+    world = World()
+    options = mpb.MatchOptions(pool=mpb.PoolOptions(target=201, entry_fee_hundredths=300))
+    table_id = open_match_table(world, options, seats=2)
+    seat_all(world, table_id, ("ann", "bob"))
+    next_step(world, table_id)  # MatchStarted + the entries asked; the ledger never answers
+    world.now += DEADLINE_MS - 1
+    world.app.tick()
+    assert not [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
+    world.now += 1
+    world.app.tick()
+    (aborted,) = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
+    assert aborted.reason == "no deal could start: the ledger did not hold the entry within 60 s"
+    assert not [p for p in table_events(world, table_id) if isinstance(p, pb.HandStarted)]
+    assert world.app.metrics.overdue_aborts.labels("match")._value.get() == 1
+    # the hold arriving late changes nothing; a new match starts when the start delay passed
+    count = len(table_events(world, table_id))
+    hold_money(world, table_id)
+    assert len(table_events(world, table_id)) == count
+    next_step(world, table_id)
+    started = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchStarted)]
+    assert len(started) == 2

@@ -692,16 +692,28 @@ class Table:
         return match.decide([command])[0]
 
     def overdue_reason(self, now_ms: int, wait_ms: int, wait_text: str) -> str | None:
-        """Why the current hand is to be aborted at ``now_ms``: it runs, nothing in it is timed
-        by the clock (the variant's ``deadline`` is None: it waits for another service's answer,
-        the ledger's stakes, fairness's commitment or the dealer's deal) and its last fact is
-        ``wait_ms`` (ms) old or older. The reason names what is missing and ends "within
-        ``wait_text``" (e.g. "the dealer did not deal within 60 s"); None when not overdue."""
-        if not self.hand_running or self.variant.deadline(self.hand) is not None:
+        """Why the current hand (or match) is to be aborted at ``now_ms``: the hand runs,
+        nothing in it is timed by the clock (the variant's ``deadline`` is None: it waits for
+        another service's answer, the ledger's stakes, fairness's commitment or the dealer's
+        deal) and its last fact is ``wait_ms`` (ms) old or older. The reason names what is
+        missing and ends "within ``wait_text``" (e.g. "the dealer did not deal within 60 s").
+        At a match table with no hand running: the money the match awaits (entries, a rejoin,
+        a game's stake) was asked for ``wait_ms`` ago or more. None when nothing is overdue."""
+        if not self.hand_running:
+            return self._money_overdue(now_ms, wait_ms, wait_text)
+        if self.variant.deadline(self.hand) is not None:
             return None
         if now_ms - self.hand_since_ms < wait_ms:
             return None
         return f"{self._missing_answer()} within {wait_text}"
+
+    def _money_overdue(self, now_ms: int, wait_ms: int, wait_text: str) -> str | None:
+        match = self.match
+        since = match.awaiting_since_ms() if match is not None and match.running else None
+        if match is None or since is None or now_ms - since < wait_ms:
+            return None
+        asked = " and ".join(sorted({purpose for purpose, _ in match.awaiting}))
+        return f"no deal could start: the ledger did not hold the {asked} within {wait_text}"
 
     def _missing_answer(self) -> str:
         got = self.hand_inputs
@@ -726,7 +738,12 @@ class Table:
         moves. At a match table the deal is voided (replayed with the same seats); when that
         makes :data:`MAX_DEALS_VOIDED_IN_A_ROW` voided deals in a row, no redeal is possible
         within the deadline and the match is aborted too (every entry released). Raises
-        FailedPrecondition if no hand runs, RuleViolation if the variant refuses the abort."""
+        FailedPrecondition if no hand runs, RuleViolation if the variant refuses the abort.
+
+        With no hand running, the match whose money the ledger did not hold in time is
+        aborted (no deal can start: every entry released)."""
+        if not self.hand_running:
+            return self._abort_match([], reason, at_ms)
         out = self.hand_commands([AbortHand(reason=reason, at_ms=at_ms)])
         ended = next((p for p in out if isinstance(p, pb.HandAborted)), None)
         match = self.match

@@ -895,8 +895,10 @@ class TableApp:
         ``service_deadline_seconds / speed`` since its last fact, through the variant's
         AbortHand with a reason naming what is missing (at a match table the deal is voided,
         and the match aborted when no redeal is possible: ``Table.abort_overdue``). Each is
-        logged (table_id, hand_id) and counted (``rummy_table_hands_overdue_total``). Returns
-        the aborted hands' ids. Raises Unavailable once fenced."""
+        logged (table_id, hand_id) and counted (``rummy_table_overdue_aborts_total``). A match
+        table with no hand running whose match waited that long for the ledger to hold its money
+        has its match aborted (every entry released). Returns the aborted hands' (or matches')
+        ids. Raises Unavailable once fenced."""
         wait_ms = int(self.service_deadline_seconds * 1000 / self.speed)
         wait_text = f"{self.service_deadline_seconds} s"
         with self.projection.lock:
@@ -924,8 +926,8 @@ class TableApp:
             reason = table.overdue_reason(now, wait_ms, wait_text)
             if reason is None:  # an answer arrived meanwhile
                 return None
-            hand_id = table.hand_id
-            with log_context(table_id=table_id, hand_id=hand_id):
+            hand_id = table.hand_id if table.hand_running else ""
+            with log_context(table_id=table_id, hand_id=hand_id or None):
                 try:
                     self._commit(table, table.abort_overdue(reason, now), now)
                 except Unavailable:
@@ -934,8 +936,12 @@ class TableApp:
                     self._start_failed(table_id, hand_id, exc)
                     return None
                 self.start_retries.succeeded(table_id)
+                if not hand_id:  # no deal could start: the match's money was not held in time
+                    _log.warning("match aborted", match_id=table.match_id, reason=reason)
+                    self.metrics.overdue_aborts.labels("match").inc()
+                    return table.match_id
                 _log.warning("hand aborted: a service is gone past its deadline", reason=reason)
-                self.metrics.hands_overdue.inc()
+                self.metrics.overdue_aborts.labels("hand").inc()
             return hand_id
 
     def _start_hand(self, table_id: str, now: int) -> str | None:
