@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
 from match_world import hold_money, last, next_step, open_match_table, seat_all
 from test_table_service import table_events
-from world import SERVER_SEED, World
+from world import SERVER_SEED, World, replay_all
 
 from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
@@ -42,6 +43,16 @@ def _commitment(hand_id: str) -> fairness_pb.SeedCommitted:
 
 def _aborted(world: World, table_id: str) -> list[pb.HandAborted]:
     return [p for p in table_events(world, table_id) if isinstance(p, pb.HandAborted)]
+
+
+def _assert_replays_clean(world: World) -> None:
+    """``rummy replay`` re-derives every hand and match of the stream, the aborts included."""
+    replay = pytest.importorskip("rummy_ops.replay")
+    sources = pytest.importorskip("rummy_ops.replay.sources")
+    run = replay.replay_events(replay_all(world.log), sources.Selection())
+    assert run.hands or run.matches
+    assert [h.hand_id for h in run.hands if not h.ok] == []
+    assert [m.match_id for m in run.matches if not m.ok] == []
 
 
 def _points_table(world: World) -> tuple[str, str]:
@@ -78,6 +89,7 @@ def test_a_hand_the_dealer_never_deals_is_aborted_after_the_deadline_and_the_nex
     table = world.app.projection.tables[table_id]
     assert table.ctx is not None and sorted(table.ctx.accounts) == [0, 1, 2]
     assert len(_aborted(world, table_id)) == 1
+    _assert_replays_clean(world)
 
 
 def test_a_hand_whose_ledger_never_reserves_the_stakes_is_aborted_after_the_deadline() -> None:
@@ -149,6 +161,7 @@ def test_a_pool_deal_no_dealer_deals_is_voided_and_replayed_then_the_match_is_ab
     assert "no redeal" in aborted.reason
     assert last(world, table_id, mpb.DealVoided).hand_id == second  # type: ignore[attr-defined]
     assert len(_aborted(world, table_id)) == 2
+    _assert_replays_clean(world)
 
 
 def test_a_match_whose_entries_the_ledger_never_holds_is_aborted_after_the_deadline() -> None:
@@ -173,3 +186,4 @@ def test_a_match_whose_entries_the_ledger_never_holds_is_aborted_after_the_deadl
     next_step(world, table_id)
     started = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchStarted)]
     assert len(started) == 2
+    _assert_replays_clean(world)
