@@ -29,7 +29,7 @@ ACTIONS: tuple[Action, ...] = get_args(Action)
 DECLARE_RESULTS = ("valid", "wrong")
 
 
-def drop_kind_label(kind: int) -> str:
+def drop_kind_label(kind: pb.DropKind.ValueType) -> str:
     """The ``kind`` label of ``rummy_table_drops_total`` for a ``DropKind`` (``first``,
     ``middle``, ``timeout``, ``leave``)."""
     return pb.DropKind.Name(kind).removeprefix("DROP_KIND_").lower()
