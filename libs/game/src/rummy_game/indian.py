@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Literal
 
 from google.protobuf import any_pb2
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
@@ -77,6 +78,14 @@ _FLAT_FIELDS = tuple(
     if f.name in cards_pb2.RuleSet.DESCRIPTOR.fields_by_name
 )
 
+
+def _is_set(message: Message, field: FieldDescriptor) -> bool:
+    """Whether ``message`` sets ``field`` (by name: ``field`` may be another message's field of
+    that name): present when the field tracks presence, else not its zero value."""
+    name = field.name
+    return message.HasField(name) if field.has_presence else bool(getattr(message, name))
+
+
 #: The shoe options <-> the wire's enum.
 SHOES_TO_PB = {
     IndianShoes.BOMBAY_BAAZI: indian_pb2.INDIAN_SHOES_BOMBAY_BAAZI,
@@ -122,8 +131,7 @@ def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet
     given, conflict = options.indian_points, ""
     for field in _FLAT_FIELDS:
         name = field.name
-        in_oneof = given.HasField(name) if field.has_presence else bool(getattr(given, name))
-        in_flat = options.HasField(name) if field.has_presence else bool(getattr(options, name))
+        in_oneof, in_flat = _is_set(given, field), _is_set(options, field)
         if in_oneof and not in_flat:
             setattr(merged, name, getattr(given, name))
         elif in_oneof and getattr(given, name) != getattr(options, name) and not conflict:

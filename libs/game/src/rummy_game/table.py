@@ -651,7 +651,11 @@ class Table:
                 f"no hold of match {answer.match_id!r} ({answer.purpose}) is awaited here"
             )
         out: list[Message] = [answer]
-        if rejected and answer.purpose == match_wire.REJOIN_PURPOSE and match.running:
+        if (
+            isinstance(answer, ledger_pb.MatchMoneyRejected)
+            and answer.purpose == match_wire.REJOIN_PURPOSE
+            and match.running
+        ):
             out += match.try_decide([fm.RejoinNotHeld(seat=answer.seat, at_ms=at_ms)])
         elif isinstance(answer, ledger_pb.MatchMoneyRejected) and match.running:
             reason = f"seat {answer.seat} could not cover its {answer.purpose}"

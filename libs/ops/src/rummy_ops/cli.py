@@ -19,6 +19,13 @@ from rummy_platform.plugins import PluginError, import_plugins, plugin_names
 from rummy_rules import registry
 
 
+class PluginFailure(click.ClickException):
+    """A plugin of RUMMY_VARIANT_PLUGINS could not be loaded: ``Error: ...``, exit status 2
+    (click's status for a bad invocation; 1 is a command's own failure)."""
+
+    exit_code = 2
+
+
 @click.group()
 def main() -> None:
     """Operate the Bombay Baazi rummy backend.
@@ -29,9 +36,7 @@ def main() -> None:
     try:
         import_plugins(plugin_names(os.environ.get(PLUGINS_VARIABLE, "")), registry.names)
     except PluginError as error:
-        failure = click.ClickException(str(error))
-        failure.exit_code = 2
-        raise failure from None
+        raise PluginFailure(str(error)) from None
 
 
 main.add_command(token)

@@ -509,7 +509,7 @@ def check_health(address: str, timeout: float = 2.0) -> str:
     or ``no answer`` when nothing answers within ``timeout`` seconds."""
     with open_channel(address) as channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(
+            reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                 health_pb2.HealthCheckRequest(service=""), timeout=timeout
             )
         except grpc.RpcError:

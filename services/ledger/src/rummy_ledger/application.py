@@ -29,7 +29,6 @@ from typing import Any, TypeVar
 from rummy_ledger.domain import (
     DEFAULT_GRANT_LIMITS,
     HOUSE_COMMISSION_ACCOUNT,
-    INT64_MAX,
     ISSUANCE_ACCOUNT,
     AbortHand,
     AccountNotFound,
@@ -48,6 +47,7 @@ from rummy_ledger.domain import (
     validate_reserve,
 )
 from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent, StatementRow
+from rummy_rules.rules import INT64_MAX
 
 __all__ = ["OutgoingEvent"]  # the outbox row, defined beside the storage interface
 

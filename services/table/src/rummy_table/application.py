@@ -556,7 +556,8 @@ class TableApp:
             lambda t, _at: t.take_seat(account_id, wanted),
             action="take_seat",
         )
-        return _first(payloads, pb.TablePlayerSeated).seat
+        seated: pb.TablePlayerSeated = _first(payloads, pb.TablePlayerSeated)
+        return seated.seat
 
     def leave_table(self, account_id: str, request: api.LeaveTableRequest) -> None:
         self._act(

@@ -31,7 +31,7 @@ OVERDUE_KINDS = ("hand", "match")
 DECLARE_RESULTS = ("valid", "wrong")
 
 
-def drop_kind_label(kind: int) -> str:
+def drop_kind_label(kind: pb.DropKind.ValueType) -> str:
     """The ``kind`` label of ``rummy_table_drops_total`` for a ``DropKind`` (``first``,
     ``middle``, ``timeout``, ``leave``)."""
     return pb.DropKind.Name(kind).removeprefix("DROP_KIND_").lower()

@@ -135,7 +135,7 @@ class Bot:
         self._router = router
         self._metadata = bearer_metadata(token)
         self._stop = threading.Event()
-        self._call: grpc.Future | None = None  # the WatchTable stream, to cancel it
+        self._call: grpc.Call | None = None  # the WatchTable stream, to cancel it
         self._hand_id = ""
         self._seeded: set[str] = set()
         self._acted: tuple[str, int] = ("", 0)

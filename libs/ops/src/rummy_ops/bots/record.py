@@ -29,8 +29,12 @@ class PlayerRecord:
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def _append(self, table_id: str, hand_id: str, seat: int, **fact: str) -> None:
-        line = {"account_id": self.account_id, "table_id": table_id, "hand_id": hand_id}
-        line.update(seat=seat, **fact)  # type: ignore[arg-type]
+        line: dict[str, str | int] = {
+            "account_id": self.account_id,
+            "table_id": table_id,
+            "hand_id": hand_id,
+        }
+        line.update(seat=seat, **fact)
         with self._lock, open(self.path, "a", encoding="utf-8") as out:
             out.write(json.dumps(line, sort_keys=True) + "\n")
 

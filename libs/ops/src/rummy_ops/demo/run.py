@@ -9,7 +9,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Never
 
 from tqdm import tqdm
 
@@ -246,7 +246,7 @@ def play(
     demo = _Demo(endpoints, options, echo)
     report = demo.report
     house_before = house_commission(demo.ledger, demo.operator)
-    bar: tqdm | None = None
+    bar: tqdm[Never] | None = None  # a bar over no iterable, moved by update()
     lock = threading.Lock()
     match_tables = {plan.name for plan in options.tables if plan.plays_match}
 

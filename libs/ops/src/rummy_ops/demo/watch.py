@@ -44,7 +44,7 @@ class TableRun:
         #: Why the table cannot play its plan ("" while it can): a format table whose service
         #: deals its hands as points hands (no match in the view) does not host the format.
         self.refused = ""
-        self._call: grpc.Future | None = None
+        self._call: grpc.Call | None = None
         self._last: tuple[str, int] = ("", 0)
         self._lock = threading.Lock()
         self.thread = threading.Thread(target=self._watch, name=f"watch-{plan.name}", daemon=True)

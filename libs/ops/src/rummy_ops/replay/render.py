@@ -94,7 +94,7 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
             f"{x.account_id}:{x.amount_hundredths:+d}" for x in p.lines
         )
     if name == "HandAborted":
-        return p.reason
+        return str(p.reason)
     return text_format.MessageToString(payload, as_one_line=True)[:160]
 
 

@@ -106,7 +106,7 @@ class TableServicer(api_grpc.TableServiceServicer):
         if principal.role is not Role.OPERATOR:
             raise PermissionDenied("only an operator closes tables")
         state = self._app.close_table(principal.account_id, request)
-        return api.CloseTableResponse(state=state)
+        return api.CloseTableResponse(state=api.TableState.ValueType(state))
 
     def ListTables(  # noqa: N802
         self, request: api.ListTablesRequest, context: grpc.ServicerContext
@@ -166,7 +166,9 @@ class TableServicer(api_grpc.TableServiceServicer):
         return self._app.play(_player(), request)
 
     async def WatchTable(  # noqa: N802
-        self, request: api.WatchTableRequest, context: grpc.aio.ServicerContext
+        self,
+        request: api.WatchTableRequest,
+        context: grpc.aio.ServicerContext[api.WatchTableRequest, api.WatchTableResponse],
     ) -> AsyncIterator[api.WatchTableResponse]:
         principal = _reader()
         account = principal.account_id if principal.role is Role.PLAYER else None

@@ -8,6 +8,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import stream_codec as codec
 from rummy_game import wires
@@ -186,14 +187,21 @@ def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
         type(recorded) is not type(derived)
         or field not in type(derived).DESCRIPTOR.fields_by_name
         or not recorded.HasField(field)
-        or recorded.rule_set.WhichOneof("variant_options") is not None
-        or derived.rule_set.WhichOneof("variant_options") is None
     ):
         return derived
-    copy = type(derived)()
-    copy.CopyFrom(derived)
-    copy.rule_set.ClearField("variant_options")
-    return copy
+    # every table-stream message's ``rule_set`` is a rummy.common.v1.RuleSet
+    recorded_rules: cards_pb2.RuleSet = getattr(recorded, field)
+    derived_rules: cards_pb2.RuleSet = getattr(derived, field)
+    if (
+        recorded_rules.WhichOneof("variant_options") is not None
+        or derived_rules.WhichOneof("variant_options") is None
+    ):
+        return derived
+    shaped = type(derived)()
+    shaped.CopyFrom(derived)
+    shaped_rules: cards_pb2.RuleSet = getattr(shaped, field)
+    shaped_rules.ClearField("variant_options")
+    return shaped
 
 
 def _decide(
