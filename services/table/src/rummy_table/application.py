@@ -104,7 +104,8 @@ class TableApp:
     ``max_reservation_hundredths``: the most a table may reserve per seat and hand (max loss x
     point value), checked when a table is opened (``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS``);
     ``service_deadline_seconds``: how long a hand may wait for another service's answer before
-    the tick aborts it (``RUMMY_TABLE_SERVICE_DEADLINE_SECONDS``, divided by ``speed``)."""
+    the tick aborts it (``RUMMY_TABLE_SERVICE_DEADLINE_SECONDS``; wall-clock seconds, not
+    divided by ``speed``: an outage of another service lasts real time)."""
 
     writer: TransactionalWriter
     projection: Projection = field(default_factory=Projection)
@@ -893,14 +894,14 @@ class TableApp:
     def abort_overdue_hands(self, now: int) -> list[str]:
         """Abort the hand of every table (of this instance) that waited for another service's
         answer (the ledger's stakes, fairness's commitment, the dealer's deal) for
-        ``service_deadline_seconds / speed`` since its last fact, through the variant's
+        ``service_deadline_seconds`` (wall-clock) since its last fact, through the variant's
         AbortHand with a reason naming what is missing (at a match table the deal is voided,
         and the match aborted when no redeal is possible: ``Table.abort_overdue``). Each is
         logged (table_id, hand_id) and counted (``rummy_table_overdue_aborts_total``). A match
         table with no hand running whose match waited that long for the ledger to hold its money
         has its match aborted (every entry released). Returns the aborted hands' (or matches')
         ids. Raises Unavailable once fenced."""
-        wait_ms = int(self.service_deadline_seconds * 1000 / self.speed)
+        wait_ms = int(self.service_deadline_seconds * 1000)  # real time, whatever the speed
         wait_text = f"{self.service_deadline_seconds} s"
         with self.projection.lock:
             overdue = [

@@ -34,8 +34,8 @@ class TableSettings(KafkaServiceSettings):
         "a hand still waiting this long for another service's answer (the ledger's stakes, "
         "fairness's commitment, the dealer's deal) after its last fact is aborted (every "
         "reservation released, the seed revealed; at a match table the deal is voided and "
-        "replayed, and a second void in a row aborts the match); divided by "
-        "`RUMMY_CLOCK_SPEED`",
+        "replayed, and a second void in a row aborts the match); wall-clock seconds, not "
+        "divided by `RUMMY_CLOCK_SPEED` (another service's outage lasts real time)",
         unit="seconds",
         ge=1,
         le=86_400,
