@@ -116,6 +116,26 @@ class MatchHost:
             self.awaiting.clear()
         self.state = self.fmt.apply(self.state, match_wire.event_from_pb(payload, at_ms))
 
+    def awaiting_since_ms(self) -> int | None:
+        """When the money the match awaits was asked for (the last MoneyReserved's time, ms
+        since the epoch), or None when nothing is awaited."""
+        if not self.awaiting:
+            return None
+        return next(
+            (at for payload, at in reversed(self.log) if isinstance(payload, mpb.MoneyReserved)),
+            None,
+        )
+
+    def deals_voided_in_a_row(self) -> int:
+        """How many deals of the current match were voided since its last scored deal (or its
+        start)."""
+        count = 0
+        for payload, _ in reversed(self.log):
+            if isinstance(payload, mpb.DealScored | mpb.MatchStarted):
+                break
+            count += isinstance(payload, mpb.DealVoided)
+        return count
+
     def hand_started(self, hand_id: str) -> None:
         if hand_id == self.deal_hand_id:
             self.deal_hand_started = True

@@ -41,6 +41,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
@@ -61,6 +62,17 @@ from rummy_rules.variant import Variant
 
 #: The reason of a match aborted by an operator's CloseTable.
 _CLOSED_MID_MATCH = "the table was closed by an operator mid-match"
+#: The steps of a hand's start that another service answers, or that the dealer's answer follows
+#: (``Table.hand_inputs`` records which of them a hand has).
+_SERVICE_ANSWERS = (
+    ledger_pb.StakesReserved,
+    fairness_pb.SeedCommitted,
+    pb.SeedsLocked,
+    dealer_pb.HandDealt,
+)
+#: A match whose deals were voided this many times in a row (the last one by a service gone past
+#: its deadline) is aborted: no redeal is possible within the deadline.
+MAX_DEALS_VOIDED_IN_A_ROW = 2
 #: Ended hands whose HandEnded a table keeps in memory (older ones are read from the log).
 RESULT_WINDOW = 4
 #: Commands and inputs (by causation id) whose answers a table keeps: a client retrying a
@@ -92,6 +104,10 @@ def _rejection_text(rejected: ledger_pb.StakeRejected | ledger_pb.MatchMoneyReje
         f"(available {rejected.available_hundredths}; {reason}); leave and take a seat again "
         "to play"
     )
+
+
+def _name(cls: type[Message]) -> str:
+    return cls.DESCRIPTOR.full_name
 
 
 @dataclass
@@ -137,6 +153,12 @@ class Table:
     evicted: list[str] = field(default_factory=list, repr=False, compare=False)
     #: The match of a match table (None at a points table).
     match: MatchHost | None = None
+    #: When the current hand's last fact was folded (ms since the epoch): what a hand waiting
+    #: for another service's answer has waited since.
+    hand_since_ms: int = 0
+    #: The payload types (full names) of the other services' answers recorded in the current
+    #: hand (the ledger's StakesReserved, fairness's SeedCommitted, the dealer's HandDealt).
+    hand_inputs: set[str] = field(default_factory=set)
 
     # -- building --------------------------------------------------------------------------
 
@@ -238,6 +260,7 @@ class Table:
             self.dealer_seat = payload.dealer_seat
             started = codec.hand_started_from_pb(payload, at_ms)
             self.hand = self.variant.apply(self.variant.initial_state(), started)
+            self.hand_since_ms, self.hand_inputs = at_ms, set()
         elif isinstance(payload, ledger_pb.StakeRejected):
             info = self.seats.get(payload.seat)
             if info is not None and info.account_id == payload.account_id:
@@ -262,6 +285,9 @@ class Table:
             else:
                 for event in codec.from_payload(payload, self.ctx, at_ms):
                     self.hand = self.variant.apply(self.hand, event)
+            self.hand_since_ms = at_ms
+            if isinstance(payload, _SERVICE_ANSWERS):
+                self.hand_inputs.add(payload.DESCRIPTOR.full_name)
             if isinstance(payload, pb.HandEnded):
                 self.results[payload.hand_id] = payload
                 while len(self.results) > RESULT_WINDOW:
@@ -668,6 +694,71 @@ class Table:
         if isinstance(command, fm.AcceptRejoin) and match.awaiting:
             raise RuleViolation(ErrorCode.WRONG_PHASE, "the match's money is not held yet")
         return match.decide([command])[0]
+
+    def overdue_reason(self, now_ms: int, wait_ms: int, wait_text: str) -> str | None:
+        """Why the current hand (or match) is to be aborted at ``now_ms``: the hand runs,
+        nothing in it is timed by the clock (the variant's ``deadline`` is None: it waits for
+        another service's answer, the ledger's stakes, fairness's commitment or the dealer's
+        deal) and its last fact is ``wait_ms`` (ms) old or older. The reason names what is
+        missing and ends "within ``wait_text``" (e.g. "the dealer did not deal within 60 s").
+        At a match table with no hand running: the money the match awaits (entries, a rejoin,
+        a game's stake) was asked for ``wait_ms`` ago or more. None when nothing is overdue."""
+        if not self.hand_running:
+            return self._money_overdue(now_ms, wait_ms, wait_text)
+        if self.variant.deadline(self.hand) is not None:
+            return None
+        if now_ms - self.hand_since_ms < wait_ms:
+            return None
+        return f"{self._missing_answer()} within {wait_text}"
+
+    def _money_overdue(self, now_ms: int, wait_ms: int, wait_text: str) -> str | None:
+        match = self.match
+        since = match.awaiting_since_ms() if match is not None and match.running else None
+        if match is None or since is None or now_ms - since < wait_ms:
+            return None
+        asked = " and ".join(sorted({purpose for purpose, _ in match.awaiting}))
+        return f"no deal could start: the ledger did not hold the {asked} within {wait_text}"
+
+    def _missing_answer(self) -> str:
+        got = self.hand_inputs
+        if _name(pb.SeedsLocked) in got and _name(dealer_pb.HandDealt) not in got:
+            return "the dealer did not deal"
+        missing = [
+            text
+            for cls, text in (
+                (ledger_pb.StakesReserved, "the ledger did not reserve the stakes"),
+                (fairness_pb.SeedCommitted, "fairness did not commit the seed"),
+            )
+            if _name(cls) not in got
+        ]
+        if missing:
+            return " and ".join(missing)
+        phase = self.variant.view(self.hand, -1).phase
+        return f"no service answered the hand waiting in phase {phase}"
+
+    def abort_overdue(self, reason: str, at_ms: int) -> list[Message]:
+        """The current hand aborted for ``reason`` (a service gone past its deadline, see
+        :meth:`overdue_reason`): every reservation is released, the seed revealed, nothing else
+        moves. At a match table the deal is voided (replayed with the same seats); when that
+        makes :data:`MAX_DEALS_VOIDED_IN_A_ROW` voided deals in a row, no redeal is possible
+        within the deadline and the match is aborted too (every entry released). Raises
+        FailedPrecondition if no hand runs, RuleViolation if the variant refuses the abort.
+
+        With no hand running, the match whose money the ledger did not hold in time is
+        aborted (no deal can start: every entry released)."""
+        if not self.hand_running:
+            return self._abort_match([], reason, at_ms)
+        out = self.hand_commands([AbortHand(reason=reason, at_ms=at_ms)])
+        ended = next((p for p in out if isinstance(p, pb.HandAborted)), None)
+        match = self.match
+        if ended is None or match is None:
+            return out
+        out += self._record_deal(out, ended, at_ms)
+        voided = sum(isinstance(p, mpb.DealVoided) for p in out)
+        if voided and match.deals_voided_in_a_row() + voided >= MAX_DEALS_VOIDED_IN_A_ROW:
+            why = f"no redeal was possible within the deadline ({reason})"
+            out += self._abort_match(out, why, at_ms)
+        return out
 
     def stake_rejected(self, rejected: ledger_pb.StakeRejected, at_ms: int) -> list[Message]:
         """The ledger could not hold a seat's reservation: record it (the seat sits out of later

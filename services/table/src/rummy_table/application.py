@@ -93,6 +93,8 @@ _log = get_logger(__name__)
 _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
 #: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
 INPUT_GROUP = "table"
+#: How long (seconds, before the clock speed) a hand may wait for another service's answer.
+DEFAULT_SERVICE_DEADLINE_SECONDS = 60
 
 
 @dataclass
@@ -100,7 +102,10 @@ class TableApp:
     """The handlers. ``now_ms``: the clock (ms since the epoch); ``speed``: how many times faster
     than real time start delays pass (``RUMMY_CLOCK_SPEED``, shared with the clock service);
     ``max_reservation_hundredths``: the most a table may reserve per seat and hand (max loss x
-    point value), checked when a table is opened (``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS``)."""
+    point value), checked when a table is opened (``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS``);
+    ``service_deadline_seconds``: how long a hand may wait for another service's answer before
+    the tick aborts it (``RUMMY_TABLE_SERVICE_DEADLINE_SECONDS``; wall-clock seconds, not
+    divided by ``speed``: an outage of another service lasts real time)."""
 
     writer: TransactionalWriter
     projection: Projection = field(default_factory=Projection)
@@ -108,6 +113,7 @@ class TableApp:
     new_hand_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     speed: float = 1.0
     max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_CENTS
+    service_deadline_seconds: int = DEFAULT_SERVICE_DEADLINE_SECONDS
     topic: str = TABLE_EVENTS
     input_group: str = INPUT_GROUP
     metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
@@ -848,14 +854,17 @@ class TableApp:
     # -- time: starting hands ----------------------------------------------------------------
 
     def tick(self) -> list[str]:
-        """Start a hand at every table whose start delay has passed (the tables in parallel,
-        each under its command lock); returns the hand ids.
+        """Abort every hand that waited longer than the service deadline for another service's
+        answer (:meth:`abort_overdue_hands`), then start a hand at every table whose start delay
+        has passed (the tables in parallel, each under its command lock); returns the hand ids
+        started.
 
         A table whose start raises is logged (table_id, hand_id), counted
         (``rummy_table_hand_start_failures_total``) and tried again after a backoff
         (``start_retries``); the other tables start their hands all the same. Raises
         Unavailable once fenced."""
         now = self.now_ms()
+        self.abort_overdue_hands(now)
         with self.projection.lock:
             due = [
                 t.table_id
@@ -881,6 +890,61 @@ class TableApp:
         if fenced is not None:
             raise fenced
         return hands
+
+    def abort_overdue_hands(self, now: int) -> list[str]:
+        """Abort the hand of every table (of this instance) that waited for another service's
+        answer (the ledger's stakes, fairness's commitment, the dealer's deal) for
+        ``service_deadline_seconds`` (wall-clock) since its last fact, through the variant's
+        AbortHand with a reason naming what is missing (at a match table the deal is voided,
+        and the match aborted when no redeal is possible: ``Table.abort_overdue``). Each is
+        logged (table_id, hand_id) and counted (``rummy_table_overdue_aborts_total``). A match
+        table with no hand running whose match waited that long for the ledger to hold its money
+        has its match aborted (every entry released). Returns the aborted hands' (or matches')
+        ids. Raises Unavailable once fenced."""
+        wait_ms = int(self.service_deadline_seconds * 1000)  # real time, whatever the speed
+        wait_text = f"{self.service_deadline_seconds} s"
+        with self.projection.lock:
+            overdue = [
+                t.table_id
+                for t in self.projection.tables.values()
+                if t.overdue_reason(now, wait_ms, wait_text) is not None
+                and self.start_retries.ready(t.table_id)
+                and self._owns(t.table_id)
+            ]
+        aborted = []
+        for table_id in overdue:
+            try:
+                hand_id = self._abort_overdue(table_id, now, wait_ms, wait_text)
+            except NotOwner:
+                continue
+            if hand_id is not None:
+                aborted.append(hand_id)
+        return aborted
+
+    def _abort_overdue(self, table_id: str, now: int, wait_ms: int, wait_text: str) -> str | None:
+        with self._command(table_id) as table:
+            if table is None:
+                return None
+            reason = table.overdue_reason(now, wait_ms, wait_text)
+            if reason is None:  # an answer arrived meanwhile
+                return None
+            hand_id = table.hand_id if table.hand_running else ""
+            with log_context(table_id=table_id, hand_id=hand_id or None):
+                try:
+                    self._commit(table, table.abort_overdue(reason, now), now)
+                except Unavailable:
+                    raise
+                except Exception as exc:  # logged, counted, retried after the backoff
+                    self._start_failed(table_id, hand_id, exc)
+                    return None
+                self.start_retries.succeeded(table_id)
+                if not hand_id:  # no deal could start: the match's money was not held in time
+                    _log.warning("match aborted", match_id=table.match_id, reason=reason)
+                    self.metrics.overdue_aborts.labels("match").inc()
+                    return table.match_id
+                _log.warning("hand aborted: a service is gone past its deadline", reason=reason)
+                self.metrics.overdue_aborts.labels("hand").inc()
+            return hand_id
 
     def _start_hand(self, table_id: str, now: int) -> str | None:
         """Start ``table_id``'s hand if it is still due; None when not (or when the start

@@ -139,6 +139,7 @@ def build(settings: TableSettings) -> ServiceHost:
         writer,
         reread=reread,
         speed=settings.clock_speed,
+        service_deadline_seconds=settings.service_deadline_seconds,
         max_reservation_hundredths=settings.max_reservation_hundredths,
         topic=table_topic,
         input_group=prefix + INPUT_GROUP,

@@ -8,6 +8,7 @@ from typing import ClassVar
 from rummy_platform.config import KafkaServiceSettings, clock_speed_setting, setting
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
 from rummy_table.adapters.grpc import DEFAULT_MAX_WATCHES_PER_ACCOUNT
+from rummy_table.application import DEFAULT_SERVICE_DEADLINE_SECONDS
 
 #: The prefix of the default transactional id (``table-writer-<advertised address>``).
 DEFAULT_WRITER_ID = "table-writer"
@@ -27,6 +28,18 @@ class TableSettings(KafkaServiceSettings):
         ge=1,
     )
     clock_speed: float = clock_speed_setting()
+    service_deadline_seconds: int = setting(
+        "RUMMY_TABLE_SERVICE_DEADLINE_SECONDS",
+        DEFAULT_SERVICE_DEADLINE_SECONDS,
+        "a hand still waiting this long for another service's answer (the ledger's stakes, "
+        "fairness's commitment, the dealer's deal) after its last fact is aborted (every "
+        "reservation released, the seed revealed; at a match table the deal is voided and "
+        "replayed, and a second void in a row aborts the match); wall-clock seconds, not "
+        "divided by `RUMMY_CLOCK_SPEED` (another service's outage lasts real time)",
+        unit="seconds",
+        ge=1,
+        le=86_400,
+    )
     max_reservation_hundredths: int = setting(
         "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS",
         DEFAULT_MAX_RESERVATION_CENTS,

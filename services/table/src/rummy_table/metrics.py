@@ -25,6 +25,8 @@ Action = Literal[
     "take_seat", "leave_table", "contribute_seed", "draw", "discard", "declare", "drop", "play"
 ]
 ACTIONS: tuple[Action, ...] = get_args(Action)
+#: ``kind`` label of ``rummy_table_overdue_aborts_total``.
+OVERDUE_KINDS = ("hand", "match")
 #: ``result`` label of ``rummy_table_declares_total``.
 DECLARE_RESULTS = ("valid", "wrong")
 
@@ -53,6 +55,11 @@ class TableMetrics:
     tables_open: Gauge
     seats_taken: Gauge
     hand_start_failures: Counter  # a table's hand start raised (that table is retried later)
+    #: What the tick aborted because another service did not answer within the service deadline
+    #: (``RUMMY_TABLE_SERVICE_DEADLINE_SECONDS``), by ``kind``: ``hand`` (a hand waiting for the
+    #: ledger's stakes, fairness's commitment or the dealer's deal) or ``match`` (a match whose
+    #: money the ledger did not hold).
+    overdue_aborts: Counter
     #: Commands the rules' ``decide`` judged (never on replay), by command (the rules library's
     #: command class, e.g. ``DrawFromStock``, ``TurnTimeout``) and outcome (``accepted``, or the
     #: refusal's ``ErrorCode`` in lower case, e.g. ``not_your_turn``). A request refused before
@@ -91,6 +98,12 @@ class TableMetrics:
                 registry=registry,
             ),
             Counter(
+                "rummy_table_overdue_aborts",
+                "Hands and matches aborted: another service did not answer within the deadline",
+                ["kind"],
+                registry=registry,
+            ),
+            Counter(
                 "rummy_table_rules_decisions",
                 "Commands judged by the rules' decide, by command and outcome",
                 ["command", "outcome"],
@@ -113,6 +126,8 @@ class TableMetrics:
                 registry=registry,
             ),
         )
+        for kind in OVERDUE_KINDS:
+            metrics.overdue_aborts.labels(kind)
         for reason in ("shape", "undecodable"):
             metrics.snapshots_ignored.labels(reason)
         for result in DECLARE_RESULTS:

@@ -15,7 +15,8 @@ replayed in full. ``tail_from``: the tail of the partition to fold after loading
 (every table not in the snapshot has all its events at or past it); ``covered`` (per table): every
 event of that table before this offset is in its state, so the tail's events of that table below
 it are skipped. Each table is one object: its options (TableOpened, protobuf bytes in base64), its
-seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), at a
+seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), when
+its last fact was folded and which other services' answers it recorded, at a
 match table the current match's payloads (folded again on load), the
 last results and answers (protobuf payloads in base64, :data:`rummy_game.table.ANSWER_WINDOW`),
 and per hand played its HandStarted offset and whether its reveal and settlement are recorded.
@@ -51,7 +52,7 @@ _log = get_logger(__name__)
 
 FORMAT = "bb-table-snapshot"
 #: The shape of a table's state in a snapshot; bump it when Table's fields or the encoding change.
-SHAPE_VERSION = 2
+SHAPE_VERSION = 3
 #: The compacted topic of the snapshots (prefixed like the event topics).
 SNAPSHOT_TOPIC = "table-snapshots"
 #: The largest snapshot record (bytes, after compression) the topic and the producer accept.
@@ -116,6 +117,8 @@ def encode_table(table: Table) -> dict[str, Any]:
         "dealer_seat": table.dealer_seat,
         "started": _b64(table.started) if table.started is not None else None,
         "hand": rules_codec.to_dict(table.hand) if table.hand is not None else None,
+        "hand_since_ms": table.hand_since_ms,
+        "hand_inputs": sorted(table.hand_inputs),
         "results": [_b64(r) for r in table.results.values()],
         "answers": [
             [key, table.digests.get(key, ""), [_payload(p) for p in payloads]]
@@ -185,6 +188,8 @@ def decode_table(
         table.ctx = codec.hand_context(table.started)
     if data["hand"] is not None:
         table.hand = rules_codec.from_dict(data["hand"])
+    table.hand_since_ms = int(data["hand_since_ms"])
+    table.hand_inputs = {str(name) for name in data["hand_inputs"]}
     for text in data["results"]:
         ended = _parse(pb.HandEnded(), text)
         table.results[ended.hand_id] = ended
