@@ -1,6 +1,7 @@
 """A hand whose ledger, fairness or dealer never answers is aborted by the table's tick once the
-service deadline passed (DESIGN "Starting"; "Money by format": a deal aborted is void and
-replayed with the same seats, and the match is aborted when no redeal is possible)."""
+service deadline passed (docs/rules/hand-flow.md#abort; docs/rules/formats.md#money: a deal
+aborted is void and replayed with the same seats, and the match is aborted when no redeal is
+possible)."""
 
 from __future__ import annotations
 
