@@ -109,6 +109,14 @@ GROUP_MEMBERSHIP: dict[str, Any] = {
     **CLIENT_RECONNECT,
 }
 
+#: kafka-python's own client metrics (``metrics_enabled``, default True) are off in every
+#: producer and consumer the services run: nothing here reads them (``KafkaProducer.metrics()``,
+#: ``KafkaConsumer.metrics()``; the services export their own through prometheus-client), yet
+#: every request, batch and fetch records a dozen sensors in Python. Measured with
+#: libs/platform/bench/produce_latency.py (800 one-event transactions, busy 2-core machine, two
+#: runs each way): see the README's Benchmarks section. (KafkaAdminClient has no such setting.)
+CLIENT_METRICS: dict[str, Any] = {"metrics_enabled": False}
+
 #: The producers' request timeout (ms); kafka-python's default is 30 s. A broker that stops
 #: answering fails a transaction after 10 s instead of 30 (the writer then recovers by itself,
 #: see :class:`KafkaTransactionalWriter`); a healthy broker answers in milliseconds.
@@ -195,6 +203,7 @@ class KafkaEventLog(EventLog):
             "max_block_ms": int(self._timeout_s * 1000),
             "retry_backoff_ms": PRODUCER_RETRY_BACKOFF_MS,
             "request_timeout_ms": PRODUCER_REQUEST_TIMEOUT_MS,
+            **CLIENT_METRICS,
         }
 
     def _get_producer(self) -> KafkaProducer:
@@ -215,6 +224,7 @@ class KafkaEventLog(EventLog):
             "enable_auto_commit": False,
             "isolation_level": "read_committed",
             "auto_offset_reset": "earliest",
+            **CLIENT_METRICS,
         }
 
     def _group_consumer_config(self, session_timeout_s: float | None) -> dict[str, Any]:

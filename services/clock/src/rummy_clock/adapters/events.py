@@ -50,6 +50,7 @@ from rummy_platform.eventlog import (
     decode_if_used,
 )
 from rummy_platform.eventlog.kafka_log import (
+    CLIENT_METRICS,
     GROUP_FETCH,
     GROUP_MEMBERSHIP,
     EmptyAssignmentWatch,
@@ -197,6 +198,7 @@ class ClockLoop:
                 # A clock killed with SIGKILL leaves the group when its session lapses: short,
                 # as every group member's (see GROUP_MEMBERSHIP).
                 **GROUP_MEMBERSHIP,
+                **CLIENT_METRICS,  # kafka-python's own sensors, read by nobody (see there)
             )
             topics = [self._table_topic, self._clock_topic]
             wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
