@@ -109,8 +109,8 @@ GROUP_MEMBERSHIP: dict[str, Any] = {
     **CLIENT_RECONNECT,
 }
 
-#: kafka-python's own client metrics (``metrics_enabled``, default True) are off in every
-#: producer and consumer the services run: nothing here reads them (``KafkaProducer.metrics()``,
+#: kafka-python's own client metrics (``metrics_enabled``, default True) are off in the event
+#: log's producers and consumers and the clock's consumer (the hot ones): nothing reads them (``KafkaProducer.metrics()``,
 #: ``KafkaConsumer.metrics()``; the services export their own through prometheus-client), yet
 #: every request, batch and fetch records a dozen sensors in Python. Measured with
 #: libs/platform/bench/produce_latency.py --count 800-1000 against --set metrics_enabled=true (busy
