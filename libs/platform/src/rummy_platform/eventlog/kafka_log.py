@@ -110,12 +110,13 @@ GROUP_MEMBERSHIP: dict[str, Any] = {
 }
 
 #: kafka-python's own client metrics (``metrics_enabled``, default True) are off in the event
-#: log's producers and consumers and the clock's consumer (the hot ones): nothing reads them (``KafkaProducer.metrics()``,
-#: ``KafkaConsumer.metrics()``; the services export their own through prometheus-client), yet
-#: every request, batch and fetch records a dozen sensors in Python. Measured with
-#: libs/platform/bench/produce_latency.py --count 800-1000 against --set metrics_enabled=true (busy
-#: 2-core machine, three pairs): a one-event transaction 3.55 / 2.75 / 2.57 -> 2.87 / 2.07 /
-#: 2.46 ms of client CPU. (KafkaAdminClient has no such setting and refuses unknown ones.)
+#: log's producers and consumers and the clock's consumer (the hot ones): nothing reads them
+#: (``KafkaProducer.metrics()``, ``KafkaConsumer.metrics()``; the services export their own
+#: through prometheus-client), yet every request, batch and fetch records a dozen sensors in
+#: Python. Measured with libs/platform/bench/produce_latency.py --count 800-1000 against
+#: --set metrics_enabled=true (busy 2-core machine, three pairs): a one-event transaction
+#: 3.55 / 2.75 / 2.57 -> 2.87 / 2.07 / 2.46 ms of client CPU. (KafkaAdminClient has no such
+#: setting and refuses unknown ones.)
 CLIENT_METRICS: dict[str, Any] = {"metrics_enabled": False}
 
 #: The producers' request timeout (ms); kafka-python's default is 30 s. A broker that stops
