@@ -16,6 +16,8 @@ REPO = Path(__file__).resolve().parents[3]
 SERVICE_AREAS = ("common", "table", "ledger", "fairness", "dealer", "clock")
 #: A variant's own messages (its options, later its events): a package per variant, no service.
 VARIANT_AREAS = ("indian",)
+#: The layer above variants: match formats (docs/rules/formats.md), a package without a service.
+FORMAT_AREAS = ("match",)
 
 
 def _modules() -> list[FileDescriptor]:
@@ -37,10 +39,10 @@ def test_the_committed_generated_code_is_not_stale() -> None:
 @pytest.mark.parametrize("descriptor", _modules(), ids=lambda d: d.name)
 def test_every_proto_follows_the_package_and_naming_conventions(descriptor: FileDescriptor) -> None:
     area = descriptor.name.split("/")[1]
-    assert area in SERVICE_AREAS + VARIANT_AREAS
+    assert area in SERVICE_AREAS + VARIANT_AREAS + FORMAT_AREAS
     assert descriptor.package == f"rummy.{area}.v1"
-    if area in VARIANT_AREAS:
-        assert not descriptor.services_by_name, "a variant's package declares no service"
+    if area in VARIANT_AREAS + FORMAT_AREAS:
+        assert not descriptor.services_by_name, "a variant's or formats' package: no service"
     for enum in descriptor.enum_types_by_name.values():
         assert enum.values_by_number[0].name.endswith("_UNSPECIFIED"), enum.full_name
     for service in descriptor.services_by_name.values():
