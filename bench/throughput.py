@@ -24,9 +24,7 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
    no stalls, no wrong declares). The bots of up to ``--tables-per-driver`` tables (64) run in
    this process; a step of more tables runs them in driver processes of that many tables each
    (this script with ``--drive``: the same bots, commanded over their standard input), whose
-   CPU is counted as the driver's; in a driver process the bots of ``--tables-per-channel``
-   tables (16) share one gRPC channel per table-service instance (each its own stream and
-   calls). After ``--warmup`` seconds it measures for ``--seconds``:
+   CPU is counted as the driver's. After ``--warmup`` seconds it measures for ``--seconds``:
    player actions (DrawCard, DiscardCard, Play; Declare and Drop of older clients) per second
    and their latency from the client (p50/p99), hands ended per second and turn deadlines that
    fired (the table service's ``rummy_table_hands_ended`` / ``rummy_table_turn_timeouts``), CPU%
@@ -329,53 +327,30 @@ class Seat:
 
 
 class Bots:
-    """Bots of some tables driven by this process: one :class:`TableRouter` (own channels, one
-    per table-service instance) per ``tables_per_channel`` tables, one :class:`Bot` (own thread
-    and ``WatchTable`` stream) per seat, every unary call recorded. ``addresses``: the
-    table-service instances.
+    """Bots of some tables driven by this process: one :class:`TableRouter` (own channels) per
+    table, one :class:`Bot` (own thread and ``WatchTable`` stream) per seat, every unary call
+    recorded. ``addresses``: the table-service instances."""
 
-    Channels are shared by a few tables because each gRPC channel of the synchronous client
-    with a stream open keeps a thread of its own polling gRPC's completion queue, which wakes
-    and takes the GIL several times a second whether or not anything arrives: at one channel
-    per table that per-second cost grew with the tables, not the actions (the driver took 61% of
-    a core at 256 tables and 65 actions/s against 38% at 64 tables and 140 actions/s). The bots
-    still act each on its own stream and calls, as soon as their view lets them."""
-
-    def __init__(self, addresses: Sequence[str], seats: int, tables_per_channel: int = 1) -> None:
+    def __init__(self, addresses: Sequence[str], seats: int) -> None:
         self.addresses = list(addresses)
         self.shoe = SHOES[seats]
         self.recorder = CallRecorder()
         self.bots: list[Bot] = []
         self.routers: dict[str, TableRouter] = {}
-        self._tables_per_channel = max(1, tables_per_channel)
-        #: The router that takes the next tables, and how many it has.
-        self._filling: tuple[TableRouter, int] | None = None
         self._noted: list[int] = []
         self._cpu_mark = 0.0
-
-    def _router_for(self, table_id: str) -> TableRouter:
-        router = self.routers.get(table_id)
-        if router is not None:
-            return router
-        if self._filling is None or self._filling[1] >= self._tables_per_channel:
-            self._filling = (
-                TableRouter(
-                    self.addresses,
-                    channel=lambda a: grpc.intercept_channel(
-                        grpc.insecure_channel(a), self.recorder
-                    ),
-                ),
-                0,
-            )
-        router, count = self._filling
-        self._filling = (router, count + 1)
-        self.routers[table_id] = router
-        return router
 
     def seat(self, plan: Sequence[Seat]) -> None:
         """Make the bots of ``plan``, take their seats (16 at a time) and start them."""
         for entry in plan:
-            router = self._router_for(entry.table_id)
+            router = self.routers.get(entry.table_id)
+            if router is None:
+                router = self.routers[entry.table_id] = TableRouter(
+                    self.addresses,
+                    channel=lambda a: grpc.intercept_channel(
+                        grpc.insecure_channel(a), self.recorder
+                    ),
+                )
             brain = BotBrain(
                 seed=entry.seed,
                 temperament=Temperament(),
@@ -425,7 +400,7 @@ class Bots:
         """Every bot leaves its table; the channels close."""
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(lambda bot: bot.stop(leave=True), self.bots))
-        for router in {id(r): r for r in self.routers.values()}.values():
+        for router in self.routers.values():
             router.close()
 
 
@@ -433,16 +408,14 @@ class DriverProcess:
     """:class:`Bots` in a process of their own (this script with ``--drive``), commanded by
     JSON lines on its standard input and answering on its standard output: the same methods."""
 
-    def __init__(self, addresses: Sequence[str], seats: int, tables_per_channel: int = 1) -> None:
+    def __init__(self, addresses: Sequence[str], seats: int) -> None:
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--drive"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
-        self._send(
-            {"addresses": list(addresses), "seats": seats, "tables_per_channel": tables_per_channel}
-        )
+        self._send({"addresses": list(addresses), "seats": seats})
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -492,7 +465,7 @@ def drive() -> None:
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     setup = json.loads(sys.stdin.readline())
-    bots = Bots(setup["addresses"], setup["seats"], setup["tables_per_channel"])
+    bots = Bots(setup["addresses"], setup["seats"])
 
     def answer(message: Any) -> None:
         answers.write(json.dumps(message) + "\n")
@@ -534,8 +507,6 @@ class Step:
     #: The other table-service instances (``--instances``).
     extra: list[ExtraService] = field(default_factory=list)
     tables_per_driver: int = 64
-    #: The tables whose bots share one gRPC channel (per instance) in a driver process.
-    tables_per_channel: int = 16
     #: Each table's owner, as the bots' routers last learned it.
     owners: dict[str, str] = field(default_factory=dict)
 
@@ -567,14 +538,11 @@ class Step:
         per_group = max(1, self.tables_per_driver) * self.options.seats
         chunks = [plan[i : i + per_group] for i in range(0, len(plan), per_group)]
         if len(chunks) == 1:
-            local = Bots(self._addresses(), self.options.seats, self.tables_per_channel)
+            local = Bots(self._addresses(), self.options.seats)
             self.groups.append(local)
             local.seat(chunks[0])
             return
-        remote = [
-            DriverProcess(self._addresses(), self.options.seats, self.tables_per_channel)
-            for _ in chunks
-        ]
+        remote = [DriverProcess(self._addresses(), self.options.seats) for _ in chunks]
         self.groups.extend(remote)
         for process, chunk in zip(remote, chunks, strict=True):
             process.seat(chunk)
@@ -851,12 +819,6 @@ def main(argv: list[str] | None = None) -> int:
         help="the most tables whose bots one process drives (more: one process per that many)",
     )
     parser.add_argument(
-        "--tables-per-channel",
-        type=int,
-        default=16,
-        help="the tables whose bots share one gRPC channel in a driver process (1: the old driver)",
-    )
-    parser.add_argument(
         "--open-watches", nargs=3, metavar=("ADDRESS", "TABLE_IDS", "COUNT"), help=argparse.SUPPRESS
     )
     parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
@@ -899,7 +861,6 @@ def main(argv: list[str] | None = None) -> int:
                     rng,
                     extra=extra,
                     tables_per_driver=opts.tables_per_driver,
-                    tables_per_channel=opts.tables_per_channel,
                 )
 
             try:
