@@ -9,8 +9,4 @@ SECRET = "in-process-test-secret-0123456789abcdef"
 
 def in_process_settings() -> Settings:
     """A probe host's settings: free ports, a 1 s shutdown grace, the tests' token secret."""
-    return Settings.from_env(
-        "probe",
-        {"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "0", "RUMMY_METRICS_PORT": "0",
-         "RUMMY_SHUTDOWN_GRACE_SECONDS": "1"},
-    )  # fmt: skip
+    return Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0, shutdown_grace_seconds=1)

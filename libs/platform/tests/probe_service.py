@@ -12,16 +12,16 @@ thread-pool server, or on grpc.aio with ``PROBE_AIO=1``), with
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterator
+from typing import ClassVar
 
 import grpc
 
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb2
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy_platform.auth import Role, current_principal, require_role
-from rummy_platform.config import load_settings_or_exit
+from rummy_platform.config import Settings, setting
 from rummy_platform.errors import InvalidArgument, NotFound
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.server import ServiceHost
@@ -101,10 +101,18 @@ def add_probe_service(servicer: object, server: grpc.Server) -> None:
     )
 
 
+class ProbeSettings(Settings):
+    """The probe's settings: the platform's (no default ports: both must be set), and
+    ``PROBE_AIO=1`` for the same service on the host's grpc.aio server (the table service's)."""
+
+    service: ClassVar[str] = "probe"
+
+    aio: bool = setting("PROBE_AIO", False, "serve on grpc.aio")
+
+
 def main() -> None:
-    settings = load_settings_or_exit("probe")
-    # PROBE_AIO=1: the same service on the host's grpc.aio server (the table service's).
-    host = ServiceHost("probe", settings, aio=os.environ.get("PROBE_AIO") == "1")
+    settings = ProbeSettings.load_or_exit()
+    host = ServiceHost("probe", settings, aio=settings.aio)
     host.add_servicer(
         ledger_grpc.add_LedgerServiceServicer_to_server, InMemoryLedger(), LEDGER_SERVICE
     )

@@ -12,7 +12,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from rummy_platform.backoff import Backoff
-from rummy_platform.eventlog.kafka_log import SETTLE_S, PollGuard
+from rummy_platform.eventlog.kafka_poll import SETTLE_S, PollGuard
 
 
 class FakeClock:

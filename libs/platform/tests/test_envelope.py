@@ -18,7 +18,8 @@ from rummy_platform.envelope import (
     encode,
     event_payloads,
 )
-from rummy_platform.topics import EVENT_TOPICS, event_topic_specs, partition_for
+from rummy_platform.eventlog import partition_for
+from rummy_platform.topics import EVENT_TOPICS, event_topic_specs
 
 IST = timezone(timedelta(hours=5, minutes=30))
 

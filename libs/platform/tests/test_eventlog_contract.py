@@ -21,7 +21,7 @@ from prometheus_client import REGISTRY
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_platform.envelope import Envelope, encode, event_payloads, type_name
+from rummy_platform.envelope import Envelope, EnvelopeError, encode, event_payloads, type_name
 from rummy_platform.eventlog import (
     EVENT_TYPE_HEADER,
     Deduplicator,
@@ -38,10 +38,11 @@ from rummy_platform.eventlog import (
     WriterFenced,
     by_causation_id,
     drop_redelivered,
+    partition_for,
 )
-from rummy_platform.eventlog.kafka_log import KafkaGroupConsumer
+from rummy_platform.eventlog.kafka_group import KafkaGroupConsumer
 from rummy_platform.eventlog.memory import StoredRecord
-from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs, partition_for
+from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs
 
 PARTITIONS = 3
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -182,6 +183,40 @@ class EventLogContract:
 
         assert [r.envelope for r in records] == [wanted]
         assert records[0].offset == 1  # the skipped record took offset 0
+
+    def test_bytes_that_are_no_envelope_stop_a_consumer_unless_it_skips_them(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        before, after = card_drawn(table, 1), card_drawn(table, 3)
+        log.append(topics.table, before)
+        self.write_raw(log, topics.table, table, b"\xff\xfe not an envelope", CARD_DRAWN)
+        log.append(topics.table, after)
+
+        strict = log.consumer(f"group-{uuid.uuid4()}", [topics.table])
+        with strict, pytest.raises(EnvelopeError):
+            poll_until(strict, 3)
+        with log.consumer(
+            f"group-{uuid.uuid4()}", [topics.table], skip_undecodable=True
+        ) as lenient:
+            records = poll_until(lenient, 2)
+
+        assert [r.envelope for r in records] == [before, after]
+        assert [r.offset for r in records] == [0, 2]
+
+    def test_a_members_position_is_the_offset_after_the_last_record_it_polled(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        for version in (1, 2, 3):
+            log.append(topics.table, card_drawn(table, version))
+        used = TopicPartition(topics.table, partition_for(table, PARTITIONS))
+
+        with log.consumer(f"group-{uuid.uuid4()}", [topics.table]) as consumer:
+            records = poll_until(consumer, 3)
+            assert consumer.position(used) == records[-1].next_offset == 3
+            consumer.seek(used, 1)
+            assert consumer.position(used) == 1
 
     def test_records_without_the_type_header_are_decoded_and_kept_by_their_type(
         self, log: EventLog, topics: Topics

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
 import grpc
 import pytest
 
 from rummy_platform.config import (
+    DEFAULT_PORTS,
     DEFAULT_RATE_LIMITS,
     DEFAULT_TOKEN_MAX_LIFETIME_SECONDS,
     BucketSpec,
     ConfigError,
+    KafkaServiceSettings,
+    PostgresServiceSettings,
     Settings,
 )
 from rummy_platform.errors import (
@@ -20,22 +26,43 @@ from rummy_platform.errors import (
     ServiceError,
     status_for,
 )
+from rummy_testing.settings_env import use_settings_environment
 
 SECRET = "settings-test-secret-0123456789abcdef"
 
 
-def test_each_service_defaults_to_its_conventional_ports():
+def settings_of(service: str, base: type[Settings] = Settings) -> type[Settings]:
+    """A settings class of ``service`` (its default ports are DEFAULT_PORTS')."""
+    return type(f"{service.title()}Settings", (base,), {"service": service})
+
+
+class TableLike(Settings):
+    service: ClassVar[str] = "table"
+
+
+@pytest.fixture
+def from_env(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Settings]:
+    """``from_env(env, cls=TableLike)``: ``cls`` loaded with exactly ``env`` as its variables."""
+
+    def load(env: dict[str, str], cls: type[Settings] = TableLike) -> Settings:
+        use_settings_environment(monkeypatch, env)
+        return cls.load()
+
+    return load
+
+
+def test_each_service_defaults_to_its_conventional_ports(from_env):
     expected = {"table": (50051, 9101), "dealer": (50052, 9102), "ledger": (50053, 9103),
                 "fairness": (50054, 9104), "clock": (50055, 9105)}  # fmt: skip
+    assert dict(DEFAULT_PORTS) == expected
     for service, ports in expected.items():
-        settings = Settings.from_env(service, {"RUMMY_JWT_SECRET": SECRET})
+        settings = from_env({"RUMMY_JWT_SECRET": SECRET}, settings_of(service))
         assert (settings.grpc_port, settings.metrics_port) == ports
         assert settings.bind_host == "127.0.0.1"
 
 
-def test_environment_variables_override_the_defaults():
-    settings = Settings.from_env(
-        "table",
+def test_environment_variables_override_the_defaults(from_env):
+    settings = from_env(
         {
             "RUMMY_JWT_SECRET": SECRET,
             "RUMMY_GRPC_PORT": "0",
@@ -43,32 +70,34 @@ def test_environment_variables_override_the_defaults():
             "RUMMY_LOG_LEVEL": "DEBUG",
             "RUMMY_SHUTDOWN_GRACE_SECONDS": "2.5",
             "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:19092",
-            "DATABASE_URL": "postgresql://rummy:rummy@127.0.0.1:15432/rummy",
         },
     )
     assert (settings.grpc_port, settings.metrics_port) == (0, 19999)
     assert (settings.log_level, settings.shutdown_grace_seconds) == ("debug", 2.5)
     assert settings.kafka_bootstrap_servers == "127.0.0.1:19092"
-    assert settings.database_url == "postgresql://rummy:rummy@127.0.0.1:15432/rummy"
 
 
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({}, "RUMMY_JWT_SECRET is not set"),
+        ({}, "^RUMMY_JWT_SECRET is not set"),
         ({"RUMMY_JWT_SECRET": "too-short"}, "at least 32"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "http"}, "RUMMY_GRPC_PORT"),
-        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_METRICS_PORT": "70000"}, "outside 0..65535"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_METRICS_PORT": "70000"},
+         "RUMMY_METRICS_PORT='70000': .*less than or equal to 65535"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_LOG_LEVEL": "loud"}, "RUMMY_LOG_LEVEL"),
-        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SHUTDOWN_GRACE_SECONDS": "-1"}, "negative"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SHUTDOWN_GRACE_SECONDS": "-1"},
+         "RUMMY_SHUTDOWN_GRACE_SECONDS='-1': .*greater than or equal to 0"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": "rummy"}, "RUMMY_SUPERVISOR_PID"),
-        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": "0"}, "not a process id"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": "0"},
+         "RUMMY_SUPERVISOR_PID='0': .*greater than or equal to 1"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_JWT_PREVIOUS_SECRET": "short"},
          "RUMMY_JWT_PREVIOUS_SECRET is 5 bytes"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_JWT_PREVIOUS_SECRET": SECRET}, "equals"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_PLAYER_TOKEN_MAX_SECONDS": "12h"},
          "RUMMY_PLAYER_TOKEN_MAX_SECONDS"),
-        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SERVICE_TOKEN_MAX_SECONDS": "0"}, "at least 1"),
+        ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SERVICE_TOKEN_MAX_SECONDS": "0"},
+         "RUMMY_SERVICE_TOKEN_MAX_SECONDS='0': .*greater than or equal to 1"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_PLAYER": "20"}, "RUMMY_RATE_LIMIT_PLAYER"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_OPERATOR": "0,10"}, "rate must be posit"),
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_SERVICE": "nan,10"}, "rate must be posit"),
@@ -76,21 +105,82 @@ def test_environment_variables_override_the_defaults():
         ({"RUMMY_JWT_SECRET": SECRET, "RUMMY_RATE_LIMIT_PLAYER": "fast,x"}, "'<calls per"),
     ],
 )  # fmt: skip
-def test_a_missing_or_malformed_variable_is_named_in_the_error(env, message):
+def test_a_missing_or_malformed_variable_is_named_in_the_error(from_env, env, message):
     with pytest.raises(ConfigError, match=message):
-        Settings.from_env("table", env)
+        from_env(env)
 
 
-def test_a_supervisor_pid_is_read_only_when_set():
-    assert Settings.from_env("table", {"RUMMY_JWT_SECRET": SECRET}).supervisor_pid is None
-    supervised = Settings.from_env(
-        "table", {"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": " 4321 "}
+def test_a_secret_is_never_shown_in_the_error(from_env):
+    with pytest.raises(ConfigError) as refused:
+        from_env({"RUMMY_JWT_SECRET": "short-secret-but-private"})
+    assert "short-secret-but-private" not in str(refused.value)
+    with pytest.raises(ConfigError) as refused:
+        from_env(
+            {"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "x"},
+            settings_of("ledger", PostgresServiceSettings),
+        )
+    assert SECRET not in str(refused.value) and "RUMMY_GRPC_PORT='x'" in str(refused.value)
+    assert "DATABASE_URL and KAFKA_BOOTSTRAP_SERVERS must be set" in str(refused.value)
+
+
+def test_every_problem_is_named_at_once_the_missing_variables_first(from_env):
+    env = {"RUMMY_JWT_SECRET": SECRET, "RUMMY_LOG_LEVEL": "loud", "RUMMY_GRPC_PORT": "-1",
+           "DATABASE_URL": "postgresql://x"}  # fmt: skip
+    with pytest.raises(ConfigError) as refused:
+        from_env(env, settings_of("fairness", PostgresServiceSettings))
+    message = str(refused.value)
+    assert message.startswith("KAFKA_BOOTSTRAP_SERVERS must be set; ")
+    assert "RUMMY_LOG_LEVEL='loud'" in message and "RUMMY_GRPC_PORT='-1'" in message
+
+
+def test_a_service_that_needs_kafka_or_postgresql_cannot_start_without_them(from_env):
+    with pytest.raises(ConfigError, match="^KAFKA_BOOTSTRAP_SERVERS must be set$"):
+        from_env({"RUMMY_JWT_SECRET": SECRET}, settings_of("clock", KafkaServiceSettings))
+    settings = from_env(
+        {"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "k:1", "DATABASE_URL": "pg://x"},
+        settings_of("ledger", PostgresServiceSettings),
     )
+    assert (settings.kafka_bootstrap_servers, settings.database_url) == ("k:1", "pg://x")
+
+
+def test_empty_variables_count_as_unset(from_env):
+    settings = from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "", "RUMMY_LOG_LEVEL": ""})
+    assert (settings.grpc_port, settings.log_level) == (50051, "info")
+
+
+def test_the_topic_prefix_plug_ins_and_fault_point_are_settings_too(from_env):
+    settings = from_env(
+        {"RUMMY_JWT_SECRET": SECRET, "RUMMY_TOPIC_PREFIX": "t1-",
+         "RUMMY_VARIANT_PLUGINS": " toy_variant.plugin, acme.gin ,,toy_variant.plugin",
+         "RUMMY_FAULT_POINT": "outbox-before-append"}
+    )  # fmt: skip
+    assert settings.topic_prefix == "t1-"
+    assert settings.variant_plugins == ("toy_variant.plugin", "acme.gin")
+    assert settings.fault_point == "outbox-before-append"
+    with pytest.raises(ConfigError, match="RUMMY_VARIANT_PLUGINS: 'acme gin' is not an importable"):
+        from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_VARIANT_PLUGINS": "acme gin"})
+
+
+def test_keyword_arguments_win_over_the_environment(from_env, monkeypatch):
+    use_settings_environment(monkeypatch, {"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "7"})
+    assert TableLike.load(grpc_port=0).grpc_port == 0
+    assert TableLike(grpc_port=0).jwt_secret == SECRET
+
+
+def test_settings_are_frozen(from_env):
+    settings = from_env({"RUMMY_JWT_SECRET": SECRET})
+    with pytest.raises(ValueError, match="frozen"):
+        settings.grpc_port = 1  # type: ignore[misc]
+
+
+def test_a_supervisor_pid_is_read_only_when_set(from_env):
+    assert from_env({"RUMMY_JWT_SECRET": SECRET}).supervisor_pid is None
+    supervised = from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": " 4321 "})
     assert supervised.supervisor_pid == 4321
 
 
-def test_token_lifetimes_rate_limits_and_the_previous_secret_have_defaults():
-    settings = Settings.from_env("table", {"RUMMY_JWT_SECRET": SECRET})
+def test_token_lifetimes_rate_limits_and_the_previous_secret_have_defaults(from_env):
+    settings = from_env({"RUMMY_JWT_SECRET": SECRET})
     assert settings.jwt_previous_secret is None
     assert settings.token_max_lifetime_seconds == DEFAULT_TOKEN_MAX_LIFETIME_SECONDS
     assert settings.token_max_lifetime_seconds == {"player": 43200, "operator": 86400,
@@ -98,10 +188,11 @@ def test_token_lifetimes_rate_limits_and_the_previous_secret_have_defaults():
     assert settings.rate_limits == DEFAULT_RATE_LIMITS
 
 
-def test_token_lifetimes_rate_limits_and_the_previous_secret_are_read_from_the_environment():
+def test_token_lifetimes_rate_limits_and_the_previous_secret_are_read_from_the_environment(
+    from_env,
+):
     previous = "previous-secret-0123456789abcdefghij"
-    settings = Settings.from_env(
-        "table",
+    settings = from_env(
         {
             "RUMMY_JWT_SECRET": SECRET,
             "RUMMY_JWT_PREVIOUS_SECRET": previous,
@@ -118,9 +209,9 @@ def test_token_lifetimes_rate_limits_and_the_previous_secret_are_read_from_the_e
     assert settings.rate_limits["operator"] == DEFAULT_RATE_LIMITS["operator"]
 
 
-def test_a_service_without_default_ports_must_set_them():
-    with pytest.raises(ConfigError, match="RUMMY_GRPC_PORT is not set"):
-        Settings.from_env("probe", {"RUMMY_JWT_SECRET": SECRET})
+def test_a_service_without_default_ports_must_set_them(from_env):
+    with pytest.raises(ConfigError, match="^RUMMY_GRPC_PORT and RUMMY_METRICS_PORT must be set$"):
+        from_env({"RUMMY_JWT_SECRET": SECRET}, settings_of("probe"))
 
 
 def test_each_service_error_maps_to_its_status_and_subclasses_inherit_it():

@@ -10,6 +10,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from prometheus_client import CollectorRegistry
@@ -20,8 +21,12 @@ from rummy_platform.plugins import (
     PluginError,
     import_plugins,
     load_variant_plugins,
-    plugin_modules,
+    plugin_names,
 )
+
+
+class LedgerLike(Settings):
+    service: ClassVar[str] = "ledger"
 
 
 class FakeRegistry:
@@ -55,14 +60,14 @@ def write_plugin(registry: FakeRegistry, module: str, body: str) -> None:
 
 def test_the_setting_names_modules_in_order_without_blanks_or_repeats() -> None:
     env = {PLUGINS_VARIABLE: " toy_variant.plugin, acme.gin ,,toy_variant.plugin, "}
-    assert plugin_modules(env) == ("toy_variant.plugin", "acme.gin")
-    assert plugin_modules({}) == () and plugin_modules({PLUGINS_VARIABLE: " , "}) == ()
+    assert plugin_names(env[PLUGINS_VARIABLE]) == ("toy_variant.plugin", "acme.gin")
+    assert plugin_names("") == () and plugin_names(" , ") == ()
 
 
 @pytest.mark.parametrize("bad", ["acme-gin", "acme..gin", "9lives", "acme/gin", "gin.", "a b"])
 def test_a_name_that_is_not_a_module_name_is_refused_naming_it(bad: str) -> None:
     with pytest.raises(PluginError, match=f"{PLUGINS_VARIABLE}: {bad!r} is not an importable"):
-        plugin_modules({PLUGINS_VARIABLE: f"toy_variant,{bad}"})
+        plugin_names(f"toy_variant,{bad}")
 
 
 def test_each_variant_is_credited_to_the_plug_in_that_registered_it(
@@ -104,9 +109,13 @@ def test_a_service_start_logs_and_exports_what_it_loaded(
     write_plugin(registry, f"{prefix}_gin", 'registry.NAMES.add("gin-rummy")')
     write_plugin(registry, f"{prefix}_again", 'registry.NAMES.add("gin-rummy")')
     metrics = CollectorRegistry()
-    settings = Settings(service="dealer", jwt_secret="x" * 32, grpc_port=0, metrics_port=0)
-    env = {PLUGINS_VARIABLE: f"{prefix}_gin,{prefix}_again"}
-    loaded = load_variant_plugins(settings, registry.names, environ=env, registry=metrics)
+    settings = Settings(
+        jwt_secret="x" * 32,
+        grpc_port=0,
+        metrics_port=0,
+        variant_plugins=(f"{prefix}_gin", f"{prefix}_again"),
+    )
+    loaded = load_variant_plugins(settings, registry.names, registry=metrics)
 
     assert loaded.variants == {"gin-rummy": f"{prefix}_gin", "indian-points": ""}
     value = metrics.get_sample_value
@@ -124,14 +133,11 @@ def test_a_service_whose_plug_in_fails_exits_2_with_the_reason_on_stderr(
     plugins: tuple[FakeRegistry, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     registry, prefix = plugins
-    settings = Settings(service="ledger", jwt_secret="x" * 32, grpc_port=0, metrics_port=0)
+    settings = LedgerLike(
+        jwt_secret="x" * 32, grpc_port=0, metrics_port=0, variant_plugins=f"{prefix}_absent"
+    )
     with pytest.raises(SystemExit) as exit_:
-        load_variant_plugins(
-            settings,
-            registry.names,
-            environ={PLUGINS_VARIABLE: f"{prefix}_absent"},
-            registry=CollectorRegistry(),
-        )
+        load_variant_plugins(settings, registry.names, registry=CollectorRegistry())
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"rummy ledger: configuration error: variant plug-in '{prefix}_absent'" in err

@@ -42,12 +42,12 @@ def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float =
 
 
 def clock_loop(
-    log: KafkaEventLog, prefix: str, bootstrap: str, app: ClockApplication, clock: ManualClock
+    log: KafkaEventLog, prefix: str, app: ClockApplication, clock: ManualClock
 ) -> tuple[ClockLoop, TransactionalWriter]:
     """A clock loop on the test's topics (its group and writer id under ``prefix``)."""
     writer = log.transactional_writer(prefix + "clock")
     loop = ClockLoop(
-        bootstrap,
+        log,
         app,
         writer,
         clock,
@@ -60,13 +60,13 @@ def clock_loop(
 
 
 def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
-    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+    prefixed: tuple[KafkaEventLog, str],
 ) -> None:
     log, prefix = prefixed
     start = datetime.now(UTC)
     clock = ManualClock(start)
     app = ClockApplication()
-    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
+    loop, writer = clock_loop(log, prefix, app, clock)
     try:
         run_until(loop, lambda: loop.live)
         deadline = Timestamp()
@@ -110,7 +110,7 @@ def test_table_events_the_clock_does_not_use_are_skipped_by_their_header_undecod
     log, prefix = prefixed
     start = datetime.now(UTC)
     app = ClockApplication()
-    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, ManualClock(start))
+    loop, writer = clock_loop(log, prefix, app, ManualClock(start))
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
     try:
         # A card drawn is nothing to the clock: its bytes (not even an envelope here) are never
@@ -143,7 +143,7 @@ def test_table_events_the_clock_does_not_use_are_skipped_by_their_header_undecod
 
 
 def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_fire(
-    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+    prefixed: tuple[KafkaEventLog, str],
 ) -> None:
     log, prefix = prefixed
     start = datetime.now(UTC)
@@ -158,7 +158,7 @@ def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_f
         schedule(envelope, partition, offset)
 
     app.on_table_event = flaky  # type: ignore[method-assign]
-    loop, writer = clock_loop(log, prefix, kafka_bootstrap, app, clock)
+    loop, writer = clock_loop(log, prefix, app, clock)
     deadline = Timestamp()
     deadline.FromDatetime(start + timedelta(seconds=30))
     for table_id in ("table-bad", "table-good"):

@@ -34,8 +34,8 @@ from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import KafkaEventLog, Record
-from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs, partition_for
+from rummy_platform.eventlog import KafkaEventLog, Record, partition_for
+from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_testing.events import table_event
 from rummy_testing.waiting import wait_for_count
 

@@ -6,7 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from rummy_clock.clock import ManualClock, SystemClock, due_time, speed_from_env
+from rummy_clock.clock import ManualClock, SystemClock, due_time
+from rummy_clock.config import ClockSettings
+from rummy_platform.config import ConfigError
+from rummy_testing.settings_env import use_settings_environment
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -36,12 +39,21 @@ def test_a_deadline_before_its_event_fires_at_the_deadline() -> None:
     assert due_time(T0, T0 - timedelta(seconds=1), 10) == T0 - timedelta(seconds=1)
 
 
-@pytest.mark.parametrize("raw", ["0", "-2", "fast", "inf"])
-def test_a_speed_that_is_not_a_positive_number_is_refused(raw: str) -> None:
-    with pytest.raises(ValueError, match="RUMMY_CLOCK_SPEED"):
-        speed_from_env({"RUMMY_CLOCK_SPEED": raw})
+CLOCK_ENV = {"RUMMY_JWT_SECRET": "clock-time-test-secret-0123456789abcdef",
+             "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"}  # fmt: skip
 
 
-def test_speed_defaults_to_real_time() -> None:
-    assert speed_from_env({}) == 1.0
-    assert speed_from_env({"RUMMY_CLOCK_SPEED": "20"}) == 20.0
+@pytest.mark.parametrize("raw", ["0", "-2", "fast", "inf", "nan"])
+def test_a_speed_that_is_not_a_positive_number_is_refused(
+    raw: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_settings_environment(monkeypatch, {**CLOCK_ENV, "RUMMY_CLOCK_SPEED": raw})
+    with pytest.raises(ConfigError, match=f"^RUMMY_CLOCK_SPEED='{raw}': "):
+        ClockSettings.load()
+
+
+def test_speed_defaults_to_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_settings_environment(monkeypatch, CLOCK_ENV)
+    assert ClockSettings.load().clock_speed == 1.0
+    use_settings_environment(monkeypatch, {**CLOCK_ENV, "RUMMY_CLOCK_SPEED": "20"})
+    assert ClockSettings.load().clock_speed == 20.0

@@ -16,13 +16,14 @@ from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ledger.adapters import grpc as grpc_adapter
 from rummy_ledger.application import grant
-from rummy_ledger.bootstrap import grant_limits_from_env
+from rummy_ledger.config import LedgerSettings
 from rummy_ledger.domain import Grant, GrantLimits, InvalidCommand
 from rummy_ledger.handlers import Ledger
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.config import Settings
+from rummy_platform.config import ConfigError, Settings
 from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
+from rummy_testing.settings_env import use_settings_environment
 
 pytestmark = pytest.mark.integration
 
@@ -32,7 +33,7 @@ LIMITS = GrantLimits(max_grant_hundredths=10_000, max_balance_hundredths=25_000)
 
 @pytest.fixture(scope="module")
 def host(pool: ConnectionPool) -> Iterator[ServiceHost]:
-    settings = Settings(service="ledger", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
     served = ServiceHost("ledger", settings, registry=CollectorRegistry())
     served.add_servicer(
         grpc_adapter.add_to_server,
@@ -142,20 +143,26 @@ def test_the_grant_handler_checks_lengths_before_any_query(pool: ConnectionPool)
         grant(storage(pool), Grant("op", new_id("player"), 100, "k" * 129))
 
 
-def test_grant_limits_come_from_the_ledger_settings_with_sane_defaults() -> None:
-    assert grant_limits_from_env({}) == GrantLimits()
+def test_grant_limits_come_from_the_ledger_settings_with_sane_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    required = {"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "k:1",
+                "DATABASE_URL": "postgresql://x"}  # fmt: skip
+    use_settings_environment(monkeypatch, required)
+    assert LedgerSettings.load().grant_limits == GrantLimits()
     assert GrantLimits().max_grant_hundredths <= GrantLimits().max_balance_hundredths
     given = {
         "RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS": "500",
         "RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS": "900",
     }
-    assert grant_limits_from_env(given) == GrantLimits(500, 900)
+    use_settings_environment(monkeypatch, {**required, **given})
+    assert LedgerSettings.load().grant_limits == GrantLimits(500, 900)
     for bad in (
         {"RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS": "1e9"},
         {"RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS": "0"},
         {"RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS": "9" * 30},
         {"RUMMY_LEDGER_MAX_GRANT_HUNDREDTHS": "900", "RUMMY_LEDGER_MAX_BALANCE_HUNDREDTHS": "500"},
     ):
-        with pytest.raises(SystemExit) as exit_:
-            grant_limits_from_env(bad)
-        assert exit_.value.code == 2
+        use_settings_environment(monkeypatch, {**required, **bad})
+        with pytest.raises(ConfigError, match="RUMMY_LEDGER_MAX_(GRANT|BALANCE)_HUNDREDTHS"):
+            LedgerSettings.load()

@@ -32,7 +32,7 @@ def served_table_and_servicer(
     world: World,
 ) -> Iterator[tuple[World, ServiceHost, grpc_adapter.TableServicer]]:
     """:func:`served_table`, with the servicer (its ``watches``) too."""
-    settings = Settings(service="table", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
     host = ServiceHost("table", settings, registry=CollectorRegistry(), aio=True)
     servicer = grpc_adapter.TableServicer(world.app, max_watches_per_account=2)
     host.on_stopping(servicer.watches.close_all)

@@ -19,8 +19,8 @@ from rummy_game.table import Table
 from rummy_platform import isolation
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog import TopicPartition
-from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, partition_for
+from rummy_platform.eventlog import TopicPartition, partition_for
+from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS
 from rummy_table import application
 from rummy_table.adapters.events import InputLoop
 

@@ -15,8 +15,13 @@ from world import INPUT_TOPICS, World, replay_all
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_game.table import Table
-from rummy_platform.eventlog import CommitOutcomeUnknown, EventLogError, TopicPartition
-from rummy_platform.topics import LEDGER_EVENTS, partition_for
+from rummy_platform.eventlog import (
+    CommitOutcomeUnknown,
+    EventLogError,
+    TopicPartition,
+    partition_for,
+)
+from rummy_platform.topics import LEDGER_EVENTS
 from rummy_table.adapters.events import InputLoop
 
 PARTITIONS = 2

@@ -20,8 +20,9 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_table.bootstrap import max_watches_per_account
+from rummy_table.config import TableSettings
 from rummy_testing.service_process import ServiceProcess, start_service
+from rummy_testing.settings_env import use_settings_environment
 
 pytestmark = pytest.mark.slow  # starts service processes (README: test runs)
 
@@ -130,16 +131,44 @@ def test_the_service_starts_hands_and_a_restart_after_sigkill_rebuilds_the_table
         log.close()
 
 
+TABLE_ENV = {"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"}
+
+
 @pytest.mark.parametrize("raw", ["0", "-1", "10001", "eight", "1e3", "٣"])
 def test_a_watch_bound_per_account_that_is_not_1_to_10000_stops_the_start_naming_it(
-    raw: str, capsys: pytest.CaptureFixture[str]
+    raw: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    use_settings_environment(monkeypatch, {**TABLE_ENV, "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT": raw})
     with pytest.raises(SystemExit) as stopped:
-        max_watches_per_account({"RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT": raw})
+        TableSettings.load_or_exit()
     assert stopped.value.code == 2
-    assert "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith(
+        f"rummy table: configuration error: RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT='{raw}': "
+    )
 
 
-def test_the_watch_bound_per_account_is_8_unless_set() -> None:
-    assert max_watches_per_account({}) == 8
-    assert max_watches_per_account({"RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT": " 40 "}) == 40
+def test_the_watch_bound_per_account_is_8_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_settings_environment(monkeypatch, TABLE_ENV)
+    assert TableSettings.load().max_watches_per_account == 8
+    use_settings_environment(
+        monkeypatch, {**TABLE_ENV, "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT": " 40 "}
+    )
+    assert TableSettings.load().max_watches_per_account == 40
+
+
+def test_the_table_s_own_settings_default_as_documented(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_settings_environment(monkeypatch, {**TABLE_ENV, "RUMMY_GRPC_PORT": "0"})
+    settings = TableSettings.load()
+    assert (settings.grpc_max_workers, settings.session_seconds) == (48, 6)
+    assert (settings.snapshot_events, settings.snapshot_seconds) == (2000, 30)
+    assert settings.max_reservation_hundredths == 100_000_000
+    assert settings.address == "127.0.0.1:0"
+    assert settings.transactional_id == "table-writer-127.0.0.1:0"
+    use_settings_environment(
+        monkeypatch,
+        {**TABLE_ENV, "RUMMY_TOPIC_PREFIX": "p-", "RUMMY_TABLE_ADVERTISED_ADDRESS": "t1:5",
+         "RUMMY_TABLE_WRITER_ID": "w1", "RUMMY_CLOCK_SPEED": "10"},
+    )  # fmt: skip
+    settings = TableSettings.load()
+    assert (settings.address, settings.transactional_id) == ("t1:5", "p-w1")
+    assert settings.clock_speed == 10.0

@@ -30,14 +30,13 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.envelope import Envelope, event_payloads
-from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog
+from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog, partition_for
 from rummy_platform.topics import (
     DEFAULT_PARTITIONS,
     FAIRNESS_EVENTS,
     LEDGER_EVENTS,
     TABLE_EVENTS,
     event_topic_specs,
-    partition_for,
 )
 from rummy_table.application import INPUT_GROUP
 from rummy_testing.prometheus import wait_until

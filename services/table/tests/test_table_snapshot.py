@@ -18,13 +18,12 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game.table import ANSWER_WINDOW, RESULT_WINDOW
 from rummy_platform.errors import ServiceError
-from rummy_platform.eventlog import Record
+from rummy_platform.eventlog import Record, partition_for
 from rummy_platform.topics import (
     CLOCK_EVENTS,
     FAIRNESS_EVENTS,
     LEDGER_EVENTS,
     TABLE_EVENTS,
-    partition_for,
 )
 from rummy_table import snapshot
 from rummy_table.projection import Projection, player_view

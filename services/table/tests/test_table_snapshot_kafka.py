@@ -13,8 +13,8 @@ import pytest
 from kafka import KafkaProducer
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
-from rummy_platform.topics import TABLE_EVENTS, event_topic_specs, partition_for
+from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog, partition_for
+from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
 from rummy_table import snapshot
 from rummy_table.adapters import events
 from rummy_table.application import TableApp

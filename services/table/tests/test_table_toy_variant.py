@@ -101,7 +101,7 @@ def toy_world(kafka_bootstrap: str) -> Iterator[ToyWorld]:
         now_ms=lambda: clock[0],
         new_hand_id=lambda: f"toy-hand-{next(ids)}",
     )
-    settings = Settings(service="table", jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
     host = ServiceHost("table", settings, registry=CollectorRegistry(), aio=True)
     servicer = grpc_adapter.TableServicer(app, max_watches_per_account=2)
     host.on_stopping(servicer.watches.close_all)

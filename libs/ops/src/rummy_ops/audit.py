@@ -20,13 +20,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC
 
 import click
-from kafka.errors import KafkaError  # type: ignore[import-untyped]
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_ops.replay.sources import SourceError, read_topic
 from rummy_platform.envelope import Envelope
-from rummy_platform.eventlog.base import EventLogError
+from rummy_platform.eventlog import EventLogError
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 
 #: The topics the trail is read from (under the services' topic prefix).
@@ -100,7 +99,7 @@ def read_trail(bootstrap: str, topic_prefix: str = "") -> list[AuditEntry]:
     for topic in AUDITED_TOPICS:
         try:
             envelopes += read_topic(bootstrap, topic_prefix + topic)
-        except (KafkaError, EventLogError) as exc:
+        except EventLogError as exc:
             where = f"{topic_prefix + topic} from {bootstrap}"
             raise SourceError(f"cannot read {where}: {exc}") from exc
     return audit_trail(envelopes)

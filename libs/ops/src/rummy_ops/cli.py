@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import click
@@ -20,7 +21,8 @@ from rummy_ops.stack import (
     shielded_from_interrupts,
 )
 from rummy_ops.token import token
-from rummy_platform.plugins import PluginError, import_plugins, plugin_modules
+from rummy_platform.config import PLUGINS_VARIABLE
+from rummy_platform.plugins import PluginError, import_plugins, plugin_names
 from rummy_rules import registry
 
 
@@ -32,7 +34,7 @@ def main() -> None:
     loaded before any subcommand runs: replay verifies and the bots play their hands.
     """
     try:
-        import_plugins(plugin_modules(), registry.names)
+        import_plugins(plugin_names(os.environ.get(PLUGINS_VARIABLE, "")), registry.names)
     except PluginError as error:
         failure = click.ClickException(str(error))
         failure.exit_code = 2

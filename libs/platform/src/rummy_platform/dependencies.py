@@ -14,7 +14,7 @@
 
 Every service watches Kafka (a metadata round trip) and, if it has one, its transactional
 writer (``kafka-writer``: fails while the writer's producer is broken and being recreated after a
-broker stall, see :class:`rummy_platform.eventlog.kafka_log.KafkaTransactionalWriter`; each check
+broker stall, see :class:`rummy_platform.eventlog.kafka_writer.KafkaTransactionalWriter`; each check
 is also a recovery attempt); the ledger and fairness watch PostgreSQL too.
 
 Every ``interval_s`` seconds each probe runs (a probe is a callable that returns when the
@@ -32,10 +32,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 
-from kafka import KafkaAdminClient
 from prometheus_client import REGISTRY, CollectorRegistry, Gauge
 from psycopg_pool import ConnectionPool
 
+from rummy_platform.eventlog import cluster_probe
 from rummy_platform.logging import get_logger
 from rummy_platform.service_main import BackgroundLoops
 
@@ -145,31 +145,10 @@ def postgres_probe(pool: ConnectionPool, *, timeout_s: float = 3.0) -> Probe:
 def kafka_probe(
     bootstrap_servers: str, *, client_id: str = "rummy-probe", timeout_s: float = 3.0
 ) -> Probe:
-    """A probe asking the brokers ``host:port[,host:port]`` for the cluster's metadata, each
-    request timing out after ``timeout_s``. Its admin client is made on the first call and made
-    again after any failure (a broker restarted or stalled)."""
-    lock = threading.Lock()
-    admin: list[KafkaAdminClient] = []
-
-    def probe() -> None:
-        with lock:
-            try:
-                if not admin:
-                    admin.append(
-                        KafkaAdminClient(
-                            bootstrap_servers=bootstrap_servers.split(","),
-                            client_id=client_id,
-                            request_timeout_ms=int(timeout_s * 1000),
-                            bootstrap_timeout_ms=int(timeout_s * 1000),
-                        )
-                    )
-                admin[0].describe_cluster()
-            except Exception:
-                if admin:
-                    admin.pop().close()
-                raise
-
-    return probe
+    """A probe asking the brokers ``host:port[,host:port]`` for the cluster's metadata (see
+    :func:`rummy_platform.eventlog.cluster_probe`), each request timing out after ``timeout_s``
+    seconds."""
+    return cluster_probe(bootstrap_servers, client_id=client_id, timeout_s=timeout_s)
 
 
 def watch_dependencies(

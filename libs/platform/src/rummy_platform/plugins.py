@@ -23,22 +23,16 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from prometheus_client import REGISTRY, CollectorRegistry, Gauge
 
+from rummy_platform.config import PLUGINS_VARIABLE, Settings
 from rummy_platform.logging import configure_logging, get_logger
 
-if TYPE_CHECKING:
-    from rummy_platform.config import Settings
-
-#: ``RUMMY_VARIANT_PLUGINS``: comma-separated module names, each registering its variant(s).
-PLUGINS_VARIABLE = "RUMMY_VARIANT_PLUGINS"
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 _log = get_logger(__name__)
@@ -58,14 +52,13 @@ class LoadedVariants:
     variants: Mapping[str, str]
 
 
-def plugin_modules(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The module names of ``RUMMY_VARIANT_PLUGINS`` (default ``os.environ``), in order, blanks
-    and repeats left out; ``()`` when unset. Raises PluginError for a name that is not a dotted
-    Python identifier."""
-    env = os.environ if environ is None else environ
+def plugin_names(raw: str) -> tuple[str, ...]:
+    """The module names of a ``RUMMY_VARIANT_PLUGINS`` value, in order, blanks and repeats
+    left out; ``()`` for an empty one. Raises PluginError for a name that is not a dotted Python
+    identifier. (A service gets them parsed as ``Settings.variant_plugins``.)"""
     names: list[str] = []
-    for raw in env.get(PLUGINS_VARIABLE, "").split(","):
-        name = raw.strip()
+    for part in raw.split(","):
+        name = part.strip()
         if not name:
             continue
         if _MODULE_NAME.fullmatch(name) is None:
@@ -104,16 +97,16 @@ def load_variant_plugins(
     settings: Settings,
     registered: Callable[[], Iterable[str]],
     *,
-    environ: Mapping[str, str] | None = None,
     registry: CollectorRegistry = REGISTRY,
 ) -> LoadedVariants:
-    """A service bootstrap's first step: import the plug-ins of ``RUMMY_VARIANT_PLUGINS``
-    (:func:`import_plugins`), log ``variants loaded`` (JSON, at ``settings.log_level``) and set
-    ``rummy_variants_loaded{variant, plugin}`` in ``registry``. On a PluginError, print
-    ``rummy <service>: configuration error: ...`` to stderr, log it, and exit with status 2."""
+    """A service bootstrap's first step: import the plug-ins of ``settings.variant_plugins``
+    (``RUMMY_VARIANT_PLUGINS``, :func:`import_plugins`), log ``variants loaded`` (JSON, at
+    ``settings.log_level``) and set ``rummy_variants_loaded{variant, plugin}`` in ``registry``.
+    On a PluginError, print ``rummy <service>: configuration error: ...`` to stderr, log it, and
+    exit with status 2."""
     configure_logging(settings.log_level)
     try:
-        loaded = import_plugins(plugin_modules(environ), registered)
+        loaded = import_plugins(settings.variant_plugins, registered)
     except PluginError as error:
         _log.error("variant plug-in not loaded", service=settings.service, reason=str(error))
         print(f"rummy {settings.service}: configuration error: {error}", file=sys.stderr)

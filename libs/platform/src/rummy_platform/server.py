@@ -2,7 +2,7 @@
 
 A service's bootstrap::
 
-    settings = load_settings_or_exit("table")
+    settings = TableSettings.load_or_exit()   # the service's Settings, read once
     host = ServiceHost("table", settings)
     host.add_servicer(
         table_pb2_grpc.add_TableServiceServicer_to_server, servicer, "rummy.table.v1.TableService"

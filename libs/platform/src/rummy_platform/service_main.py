@@ -1,6 +1,6 @@
-"""Helpers for a service's bootstrap: the required-variable check, background loops next to the
-gRPC host, the topic names of this run, the crash-test fault points, and the watch that ends a
-service whose supervisor died.
+"""Helpers for a service's bootstrap: background loops next to the gRPC host, the crash-test
+fault points, and the watch that ends a service whose supervisor died. (Settings, the topic
+prefix among them, are read once by ``rummy_platform.config``.)
 
 ::
 
@@ -15,29 +15,12 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from rummy_platform.logging import get_logger
 
 _log = get_logger(__name__)
-
-#: ``RUMMY_TOPIC_PREFIX``: prepended to every topic and consumer-group name (tests isolate runs).
-TOPIC_PREFIX_VARIABLE = "RUMMY_TOPIC_PREFIX"
-#: ``RUMMY_FAULT_POINT``: test-only; names a point where the process kills itself with SIGKILL.
-FAULT_POINT_VARIABLE = "RUMMY_FAULT_POINT"
-
-
-def require_settings(service: str, **variables: str | None) -> tuple[str, ...]:
-    """The values given (``DATABASE_URL=settings.database_url``, ...), in order, when all are
-    set; otherwise exit with status 2 and ``rummy <service>: A and B must be set`` (naming every
-    variable given) on stderr."""
-    values = tuple(value for value in variables.values() if value)
-    if len(values) == len(variables):
-        return values
-    print(f"rummy {service}: {' and '.join(variables)} must be set", file=sys.stderr)
-    raise SystemExit(2)
 
 
 class BackgroundLoops:
@@ -72,19 +55,11 @@ class BackgroundLoops:
             thread.join(timeout_s)
 
 
-def topic_prefix(environ: Mapping[str, str] | None = None) -> str:
-    """``RUMMY_TOPIC_PREFIX`` (default empty)."""
-    env = os.environ if environ is None else environ
-    return env.get(TOPIC_PREFIX_VARIABLE, "")
-
-
-def fault_hook(
-    point: str, environ: Mapping[str, str] | None = None
-) -> Callable[[str], None] | None:
-    """A hook that SIGKILLs this process when called, if ``RUMMY_FAULT_POINT`` equals
-    ``point``; otherwise None. For crash-recovery tests only: unset in production."""
-    env = os.environ if environ is None else environ
-    if env.get(FAULT_POINT_VARIABLE) != point:
+def fault_hook(point: str, armed: str | None) -> Callable[[str], None] | None:
+    """A hook that SIGKILLs this process when called, if ``armed`` (the settings'
+    ``fault_point``, ``RUMMY_FAULT_POINT``) equals ``point``; otherwise None. For crash-recovery
+    tests only: unset in production."""
+    if armed != point:
         return None
 
     def die(_event_id: str) -> None:

@@ -1,4 +1,5 @@
-"""The event topics, their layout, and which partition a stream lives on.
+"""The event topics and their layout (which partition a stream lives on:
+:func:`rummy_platform.eventlog.partition_for`).
 
 Every service writes only its own topic. All five topics have the same partition count, and every
 event about a table is keyed by the table id on each of them, so the table-service instance that
@@ -11,8 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-
-from kafka.partitioner.default import murmur2
 
 TABLE_EVENTS = "table-events"
 LEDGER_EVENTS = "ledger-events"
@@ -66,13 +65,3 @@ def event_topic_specs(
         TopicSpec(prefix + name, partitions, replication_factor, dict(NEVER_EXPIRE))
         for name in EVENT_TOPICS
     )
-
-
-def partition_for(stream_id: str, partitions: int) -> int:
-    """The partition a stream's events go to: Kafka's default murmur2 partitioner on the key.
-
-    Matches the Java and kafka-python producers' choice for the UTF-8 key ``stream_id``.
-    """
-    if partitions < 1:
-        raise ValueError(f"partitions must be >= 1, got {partitions}")
-    return int(murmur2(stream_id.encode()) & 0x7FFFFFFF) % partitions

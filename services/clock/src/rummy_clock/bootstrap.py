@@ -1,27 +1,22 @@
-"""Wires the clock from its environment (the only place adapters are built).
+"""Wires the clock from its settings (the only place adapters are built).
 
-Needs ``RUMMY_JWT_SECRET`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_GRPC_PORT`` /
-``RUMMY_METRICS_PORT`` (50055 / 9105), ``RUMMY_TOPIC_PREFIX``, ``RUMMY_CLOCK_SPEED`` (deadlines
-pass this many times faster, default 1), ``RUMMY_CLOCK_TRANSACTIONAL_ID`` (default ``clock``;
-stable across restarts, one per running instance).
+:func:`main` reads :class:`rummy_clock.config.ClockSettings` from the environment once (the
+variables are in README.md's table) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations
-
-import os
-import sys
 
 from prometheus_client import Counter, Gauge, Histogram
 
 from rummy_clock.adapters import events
 from rummy_clock.adapters import grpc as grpc_adapter
 from rummy_clock.application import ClockApplication, ClockMetrics
-from rummy_clock.clock import SystemClock, speed_from_env
-from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_clock.clock import SystemClock
+from rummy_clock.config import ClockSettings
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
+from rummy_platform.service_main import BackgroundLoops
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
 
@@ -50,16 +45,10 @@ def metrics() -> ClockMetrics:
     )
 
 
-def build(settings: Settings) -> ServiceHost:
+def build(settings: ClockSettings) -> ServiceHost:
     """The host with the ClockService servicer and the event loop attached."""
     load_variant_plugins(settings, registry.names)
-    require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
-    try:
-        speed = speed_from_env()
-    except ValueError as error:
-        print(f"rummy clock: configuration error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
-    prefix = topic_prefix()
+    prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)
 
     log = events.kafka_log(settings.kafka_bootstrap_servers)
@@ -67,13 +56,11 @@ def build(settings: Settings) -> ServiceHost:
     log.ensure_topics(event_topic_specs(prefix=prefix))
     # Created before the consumer: fences a previous clock and aborts what it left open, so
     # the catch-up read sees every firing that was committed and none that was not.
-    writer = log.transactional_writer(
-        prefix + os.environ.get("RUMMY_CLOCK_TRANSACTIONAL_ID", SERVICE)
-    )
+    writer = log.transactional_writer(prefix + settings.transactional_id)
     host.on_shutdown(writer.close)
-    app = ClockApplication(speed=speed, metrics=metrics())
+    app = ClockApplication(speed=settings.clock_speed, metrics=metrics())
     loop = events.ClockLoop(
-        settings.kafka_bootstrap_servers,
+        log,
         app,
         writer,
         SystemClock(),
@@ -102,4 +89,4 @@ def build(settings: Settings) -> ServiceHost:
 
 
 def main() -> None:
-    build(load_settings_or_exit(SERVICE)).serve_forever()
+    build(ClockSettings.load_or_exit()).serve_forever()

@@ -7,22 +7,17 @@ passed. Two time sources:
 - :class:`SystemClock`: the host's UTC wall clock (``datetime.now(UTC)``);
 - :class:`ManualClock`: stands still until a test moves it with :meth:`ManualClock.advance`.
 
-A *speed factor* (``RUMMY_CLOCK_SPEED``, default 1) lets end-to-end tests and the demo run
-deadlines fast without changing the table's rules: the time a deadline leaves after its event is
-divided by the factor, see :func:`due_time`. The published event still carries the table's
-deadline.
+A *speed factor* (``RUMMY_CLOCK_SPEED``, default 1: ``ClockSettings.clock_speed``) lets end-to-end
+tests and the demo run deadlines fast without changing the table's rules: the time a deadline
+leaves after its event is divided by the factor, see :func:`due_time`. The published event still
+carries the table's deadline.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
-
-#: ``RUMMY_CLOCK_SPEED``: how many times faster than real time deadlines pass (a float > 0).
-SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
 
 
 class Clock(Protocol):
@@ -74,19 +69,3 @@ def due_time(occurred_at: datetime, deadline: datetime, speed: float = 1.0) -> d
     if speed == 1.0 or deadline <= occurred_at:
         return deadline
     return occurred_at + (deadline - occurred_at) / speed
-
-
-def speed_from_env(environ: Mapping[str, str] | None = None) -> float:
-    """``RUMMY_CLOCK_SPEED`` as a float (default 1.0). Raises ValueError naming the variable
-    if it is not a positive number."""
-    env = os.environ if environ is None else environ
-    raw = env.get(SPEED_VARIABLE, "").strip()
-    if not raw:
-        return 1.0
-    try:
-        speed = float(raw)
-    except ValueError:
-        raise ValueError(f"{SPEED_VARIABLE}={raw!r} is not a number") from None
-    if not speed > 0 or speed == float("inf"):
-        raise ValueError(f"{SPEED_VARIABLE}={raw!r} must be a positive finite number")
-    return speed

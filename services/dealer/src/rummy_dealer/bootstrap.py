@@ -1,14 +1,11 @@
-"""Wires the dealer from its environment (the only place adapters are built).
+"""Wires the dealer from its settings (the only place adapters are built).
 
-Needs ``RUMMY_JWT_SECRET`` (also to mint its service-role token for fairness) and
-``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_FAIRNESS_ADDRESS`` (default ``127.0.0.1:50054``),
-``RUMMY_GRPC_PORT`` / ``RUMMY_METRICS_PORT`` (50052 / 9102), ``RUMMY_TOPIC_PREFIX``,
-``RUMMY_DEALER_TRANSACTIONAL_ID`` (default ``dealer``; one per running instance).
+:func:`main` reads :class:`rummy_dealer.config.DealerSettings` from the environment once (the
+variables are in README.md's table; ``RUMMY_JWT_SECRET`` also mints the dealer's service-role
+token for fairness) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations
-
-import os
 
 from prometheus_client import Counter
 
@@ -16,30 +13,28 @@ from rummy_dealer.adapters import events
 from rummy_dealer.adapters import grpc as grpc_adapter
 from rummy_dealer.adapters.fairness_client import FairnessClient
 from rummy_dealer.application import Counters, Dealer
+from rummy_dealer.config import DealerSettings
 from rummy_platform.auth import Role, TokenAuthority
-from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
+from rummy_platform.service_main import BackgroundLoops
 from rummy_platform.topics import DEALER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
 
 SERVICE = "dealer"
-DEFAULT_FAIRNESS_ADDRESS = "127.0.0.1:50054"
 TOKEN_TTL_SECONDS = 300
 
 
-def build(settings: Settings) -> ServiceHost:
+def build(settings: DealerSettings) -> ServiceHost:
     """The host with the servicer and the table-events reactor attached."""
     load_variant_plugins(settings, registry.names)
-    require_settings(SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers)
-    prefix = topic_prefix()
+    prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)
 
     authority = TokenAuthority.from_settings(settings)
     fairness = FairnessClient(
-        os.environ.get("RUMMY_FAIRNESS_ADDRESS", DEFAULT_FAIRNESS_ADDRESS),
+        settings.fairness_address,
         lambda: authority.issue(SERVICE, Role.SERVICE, TOKEN_TTL_SECONDS),
     )
     host.on_shutdown(fairness.close)
@@ -47,9 +42,7 @@ def build(settings: Settings) -> ServiceHost:
     log = events.kafka_log(settings.kafka_bootstrap_servers)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
-    writer = log.transactional_writer(
-        prefix + os.environ.get("RUMMY_DEALER_TRANSACTIONAL_ID", SERVICE)
-    )
+    writer = log.transactional_writer(prefix + settings.transactional_id)
     host.on_shutdown(writer.close)
     versions = events.LogStreamVersions(log, prefix + DEALER_EVENTS)
     deals = Counter("rummy_dealer_deals", "Hands dealt")
@@ -89,4 +82,4 @@ def build(settings: Settings) -> ServiceHost:
 
 
 def main() -> None:
-    build(load_settings_or_exit(SERVICE)).serve_forever()
+    build(DealerSettings.load_or_exit()).serve_forever()

@@ -1,7 +1,7 @@
-"""Wires the fairness service from its environment (the only place adapters are built).
+"""Wires the fairness service from its settings (the only place adapters are built).
 
-Needs ``RUMMY_JWT_SECRET``, ``DATABASE_URL`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional
-``RUMMY_GRPC_PORT`` / ``RUMMY_METRICS_PORT`` (50054 / 9104), ``RUMMY_TOPIC_PREFIX``.
+:func:`main` reads :class:`rummy_fairness.config.FairnessSettings` from the environment once
+(the variables are in README.md's table) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations
@@ -12,27 +12,22 @@ from rummy_fairness.adapters import db, events
 from rummy_fairness.adapters import grpc as grpc_adapter
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
 from rummy_fairness.application import Counters, Fairness
-from rummy_platform.config import Settings, load_settings_or_exit
+from rummy_fairness.config import FairnessSettings
 from rummy_platform.db import apply_migrations, open_pool
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, fault_hook, require_settings, topic_prefix
+from rummy_platform.service_main import BackgroundLoops, fault_hook
 from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
 
 SERVICE = "fairness"
 
 
-def build(settings: Settings) -> ServiceHost:
+def build(settings: FairnessSettings) -> ServiceHost:
     """The host with the servicer, the table-events reactor and the outbox relay attached."""
     load_variant_plugins(settings, registry.names)
-    require_settings(
-        SERVICE,
-        DATABASE_URL=settings.database_url,
-        KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers,
-    )
-    prefix = topic_prefix()
+    prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)
 
     apply_migrations(settings.database_url, db.MIGRATIONS_DIR, schema=db.SCHEMA)
@@ -55,8 +50,8 @@ def build(settings: Settings) -> ServiceHost:
     relay = events.outbox_relay(
         log,
         pool,
-        before_append=fault_hook("outbox-before-append"),
-        after_append=fault_hook("outbox-after-append"),
+        before_append=fault_hook("outbox-before-append", settings.fault_point),
+        after_append=fault_hook("outbox-after-append", settings.fault_point),
     )
     Gauge(
         "rummy_fairness_outbox_age_seconds", "Age of the oldest unpublished outbox row"
@@ -85,4 +80,4 @@ def build(settings: Settings) -> ServiceHost:
 
 
 def main() -> None:
-    build(load_settings_or_exit(SERVICE)).serve_forever()
+    build(FairnessSettings.load_or_exit()).serve_forever()

@@ -1,129 +1,35 @@
-"""Wires the table service from its environment (the only place adapters are built).
+"""Wires the table service from its settings (the only place adapters are built).
 
-Needs ``RUMMY_JWT_SECRET`` and ``KAFKA_BOOTSTRAP_SERVERS``; optional ``RUMMY_GRPC_PORT`` /
-``RUMMY_METRICS_PORT`` (50051 / 9101), ``RUMMY_TOPIC_PREFIX``,
-``RUMMY_TABLE_ADVERTISED_ADDRESS`` (the ``host:port`` other instances send clients to, default
-``127.0.0.1:<gRPC port>``; not ``RUMMY_TABLE_ADDRESS``, which names the table service for its
-clients),
-``RUMMY_TABLE_WRITER_ID`` (the stable transactional id of this instance's table-events writer,
-default ``table-writer-<address>``: each instance needs its own; a restart with the same one
-aborts the transaction its predecessor left open), ``RUMMY_TABLE_SESSION_SECONDS`` (how long the
-group waits for a silent instance before its partitions go to the others, default 6, the
-broker's minimum), ``RUMMY_CLOCK_SPEED`` (start delays pass this many
-times faster; shared with the clock service), ``RUMMY_GRPC_MAX_WORKERS`` (default 48 here:
-the threads that run the unary calls; WatchTable streams take none, they live on the gRPC loop),
-``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (the most a table opened here may reserve per seat and
-hand, max loss x point value, in hundredths of a House Token; default 100,000,000 = 1,000,000
-House Tokens: OpenTable refuses a point value above it), ``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT``
-(WatchTable streams one account may hold at once, default 8, 1..10000),
-``RUMMY_TABLE_SNAPSHOT_EVENTS`` / ``RUMMY_TABLE_SNAPSHOT_SECONDS`` (a partition's tables are
-snapshotted once this many events of it were folded since its last snapshot, default 2000, or this
-many seconds after its last one when anything changed, default 30; see ``rummy_table.snapshot``).
+:func:`main` reads :class:`rummy_table.config.TableSettings` from the environment once (the
+variables are in README.md's table) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Mapping
-
 from rummy_platform.auth import Role, TokenAuthority
-from rummy_platform.config import Settings, load_settings_or_exit
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.eventlog import EventLog, GroupCommitWriter, Record
 from rummy_platform.logging import get_logger
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
-from rummy_platform.service_main import BackgroundLoops, require_settings, topic_prefix
+from rummy_platform.service_main import BackgroundLoops
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_rules import registry
-from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
 from rummy_table import snapshot
 from rummy_table.adapters import directory, events
 from rummy_table.adapters import grpc as grpc_adapter
 from rummy_table.application import INPUT_GROUP, TableApp
+from rummy_table.config import TableSettings
 from rummy_table.metrics import TableMetrics
 from rummy_table.ownership import Ownership
 
 SERVICE = "table"
-WRITER_ID_VARIABLE = "RUMMY_TABLE_WRITER_ID"
-DEFAULT_WRITER_ID = "table-writer"
-ADDRESS_VARIABLE = "RUMMY_TABLE_ADVERTISED_ADDRESS"
-SESSION_VARIABLE = "RUMMY_TABLE_SESSION_SECONDS"
-DEFAULT_SESSION_SECONDS = 6
 #: How long a new owner waits for a partition's open transaction to end by itself before it
 #: aborts the previous owner's (seconds), and how long it waits after that.
 SETTLE_WAIT_S, ABORT_WAIT_S = 1.0, 30.0
 #: How long the start waits for the first partitions to be granted and rebuilt (seconds).
 FIRST_ASSIGNMENT_WAIT_S = 120.0
-SPEED_VARIABLE = "RUMMY_CLOCK_SPEED"
-DEFAULT_MAX_WORKERS = "48"
-MAX_RESERVATION_VARIABLE = "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS"
-MAX_WATCHES_VARIABLE = "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT"
-SNAPSHOT_EVENTS_VARIABLE = "RUMMY_TABLE_SNAPSHOT_EVENTS"
-SNAPSHOT_SECONDS_VARIABLE = "RUMMY_TABLE_SNAPSHOT_SECONDS"
 _log = get_logger(__name__)
-
-
-def clock_speed(environ: Mapping[str, str] | None = None) -> float:
-    """``RUMMY_CLOCK_SPEED`` (default 1.0). Raises SystemExit(2) if not a positive number."""
-    env = os.environ if environ is None else environ
-    raw = env.get(SPEED_VARIABLE, "").strip() or "1"
-    try:
-        speed = float(raw)
-    except ValueError:
-        speed = -1.0
-    if not 0 < speed < float("inf"):
-        print(f"rummy table: {SPEED_VARIABLE}={raw!r} must be a positive number", file=sys.stderr)
-        raise SystemExit(2)
-    return speed
-
-
-def _whole_number(
-    variable: str, default: int, high: int, unit: str, environ: Mapping[str, str] | None
-) -> int:
-    """``variable`` as a whole number from 1 to ``high`` (``default`` when unset). Raises
-    SystemExit(2) for anything else."""
-    env = os.environ if environ is None else environ
-    raw = env.get(variable, "").strip()
-    if not raw:
-        return default
-    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= len(str(high)) else 0
-    if not 1 <= value <= high:
-        print(
-            f"rummy table: {variable}={raw[:40]!r} must be a whole number{unit} from 1 to {high}",
-            file=sys.stderr,
-        )
-        raise SystemExit(2)
-    return value
-
-
-def max_reservation_hundredths(environ: Mapping[str, str] | None = None) -> int:
-    """``RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS`` (default 100,000,000). Raises SystemExit(2)
-    unless a whole number from 1 to 2^63 - 1."""
-    return _whole_number(
-        MAX_RESERVATION_VARIABLE,
-        DEFAULT_MAX_RESERVATION_CENTS,
-        INT64_MAX,
-        " of hundredths",
-        environ,
-    )
-
-
-def max_watches_per_account(environ: Mapping[str, str] | None = None) -> int:
-    """``RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT`` (default 8). Raises SystemExit(2) unless a whole
-    number from 1 to 10000."""
-    return _whole_number(
-        MAX_WATCHES_VARIABLE, grpc_adapter.DEFAULT_MAX_WATCHES_PER_ACCOUNT, 10_000, "", environ
-    )
-
-
-def snapshot_every(environ: Mapping[str, str] | None = None) -> tuple[int, int]:
-    """``RUMMY_TABLE_SNAPSHOT_EVENTS`` (default 2000, 1..10^9) and
-    ``RUMMY_TABLE_SNAPSHOT_SECONDS`` (default 30, 1..86400). Raises SystemExit(2) otherwise."""
-    events_ = _whole_number(SNAPSHOT_EVENTS_VARIABLE, 2000, 10**9, " of events", environ)
-    seconds = _whole_number(SNAPSHOT_SECONDS_VARIABLE, 30, 86_400, " of seconds", environ)
-    return events_, seconds
 
 
 def rebuild_partitions(
@@ -204,15 +110,12 @@ class Handover:
             self._parked[p] = self._generations.pop(p, -1)
 
 
-def build(settings: Settings) -> ServiceHost:
+def build(settings: TableSettings) -> ServiceHost:
     """The host with the servicer, the input loop, the directory and the hand starter
     attached, once the group granted this instance its first partitions and their tables were
     rebuilt from table-events (or after FIRST_ASSIGNMENT_WAIT_S: it serves what it gets)."""
     load_variant_plugins(settings, registry.names)
-    (bootstrap,) = require_settings(
-        SERVICE, KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers
-    )
-    prefix = topic_prefix()
+    bootstrap, prefix = settings.kafka_bootstrap_servers, settings.topic_prefix
     log = events.kafka_log(bootstrap)
     table_topic = prefix + TABLE_EVENTS
     owners_spec = directory.directory_spec(prefix)
@@ -220,11 +123,7 @@ def build(settings: Settings) -> ServiceHost:
     log.ensure_topics(
         [*event_topic_specs(prefix=prefix), owners_spec, snapshot.snapshot_topic_spec(prefix)]
     )
-    every_events, every_s = snapshot_every()
-    address = os.environ.get(ADDRESS_VARIABLE, "").strip() or f"127.0.0.1:{settings.grpc_port}"
-    writer_id = prefix + (
-        os.environ.get(WRITER_ID_VARIABLE, "").strip() or f"{DEFAULT_WRITER_ID}-{address}"
-    )
+    address, writer_id = settings.address, settings.transactional_id
     # One producer per instance: every table's commands share its transactions.
     writer = GroupCommitWriter(log.transactional_writer(writer_id))
     ownership = Ownership(log.describe_topic(table_topic).partitions, address, writer_id)
@@ -239,8 +138,8 @@ def build(settings: Settings) -> ServiceHost:
     app = TableApp(
         writer,
         reread=reread,
-        speed=clock_speed(),
-        max_reservation_hundredths=max_reservation_hundredths(),
+        speed=settings.clock_speed,
+        max_reservation_hundredths=settings.max_reservation_hundredths,
         topic=table_topic,
         input_group=prefix + INPUT_GROUP,
         metrics=TableMetrics.create(),
@@ -259,7 +158,7 @@ def build(settings: Settings) -> ServiceHost:
     handover = Handover(app, ownership, log, bootstrap, table_topic, owners, snapshot_topic)
 
     host = ServiceHost(SERVICE, settings, aio=True)
-    servicer = grpc_adapter.TableServicer(app, max_watches_per_account())
+    servicer = grpc_adapter.TableServicer(app, settings.max_watches_per_account)
     host.on_stopping(servicer.watches.close_all)
     host.on_shutdown(log.close)
     host.on_shutdown(writer.close)
@@ -278,7 +177,6 @@ def build(settings: Settings) -> ServiceHost:
     # the commands in flight committed), then drains the calls.
     host.on_stopping(loops.stop)
     inputs = [prefix + t for t in TABLE_INPUT_TOPICS]
-    session_s = _whole_number(SESSION_VARIABLE, DEFAULT_SESSION_SECONDS, 3600, " of seconds", None)
     loops.start("table-directory", owners.run)
     loops.start(
         "table-inputs",
@@ -288,7 +186,7 @@ def build(settings: Settings) -> ServiceHost:
             inputs,
             on_owned=handover.granted,
             on_disowned=handover.revoked,
-            session_timeout_s=session_s,
+            session_timeout_s=settings.session_seconds,
         ).run,
     )
     if not ownership.ready.wait(FIRST_ASSIGNMENT_WAIT_S):
@@ -301,8 +199,8 @@ def build(settings: Settings) -> ServiceHost:
         snapshot_topic,
         ownership.partitions,
         lambda: sorted(ownership.owned()),
-        every_events=every_events,
-        every_s=every_s,
+        every_events=settings.snapshot_events,
+        every_s=settings.snapshot_seconds,
     )
     loops.start("table-snapshots", snapshots.run)
     host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
@@ -310,5 +208,4 @@ def build(settings: Settings) -> ServiceHost:
 
 
 def main() -> None:
-    os.environ.setdefault("RUMMY_GRPC_MAX_WORKERS", DEFAULT_MAX_WORKERS)
-    build(load_settings_or_exit(SERVICE)).serve_forever()
+    build(TableSettings.load_or_exit()).serve_forever()

@@ -24,9 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rummy_platform.errors import Unavailable
+from rummy_platform.eventlog import partition_for
 from rummy_platform.logging import get_logger
 from rummy_platform.table_routing import OWNER_METADATA_KEY
-from rummy_platform.topics import partition_for
 
 _log = get_logger(__name__)
 

@@ -10,12 +10,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kafka import KafkaConsumer, TopicPartition  # type: ignore[import-untyped]
-from kafka.errors import KafkaError  # type: ignore[import-untyped]
-
 from rummy_platform.envelope import Envelope, event_payloads
-from rummy_platform.eventlog.base import EventLogError, decode_known
-from rummy_platform.eventlog.kafka_log import KafkaEventLog
+from rummy_platform.eventlog import EventLogError, KafkaEventLog, PartitionReader, decode_known
 from rummy_platform.topics import TABLE_EVENTS
 
 
@@ -45,7 +41,7 @@ def read_kafka(
     or Kafka cannot be reached (within ``timeout_s`` seconds)."""
     try:
         return _read_kafka(bootstrap, table_topic(topic_prefix), table_id, timeout_s)
-    except (KafkaError, EventLogError) as exc:
+    except EventLogError as exc:
         raise SourceError(f"cannot read the table stream from Kafka at {bootstrap}: {exc}") from exc
 
 
@@ -60,47 +56,31 @@ def _read_kafka(
                 return [r.envelope for r in log.read_stream(topic, table_id)]
             except Exception as exc:  # UnknownTopic, EventLogError
                 raise SourceError(f"cannot read {topic} for table {table_id}: {exc}") from exc
-    return read_topic(bootstrap, topic)
+    return read_topic(bootstrap, topic, timeout_s)
 
 
-def read_topic(bootstrap: str, topic: str) -> list[Envelope]:
+def read_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> list[Envelope]:
     """Every committed event of ``topic``, all partitions, each partition in offset order (so
-    each stream in order). Raises SourceError if the topic does not exist; KafkaError if Kafka
-    cannot be reached."""
+    each stream in order). Raises SourceError if the topic does not exist; EventLogError if Kafka
+    cannot be reached, or ``timeout_s`` seconds pass without a record."""
     registry = event_payloads()
-    consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap.split(","),
-        client_id="rummy-replay",
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
-        auto_offset_reset="earliest",
-    )
-    try:
-        partitions = consumer.partitions_for_topic(topic)
+    with PartitionReader(bootstrap, client_id="rummy-replay") as reader:
+        partitions = reader.partitions(topic)
         if not partitions:
             raise SourceError(f"topic {topic!r} does not exist")
-        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        end = consumer.end_offsets(tps)
         out: list[Envelope] = []
-        pending = {tp for tp in tps if consumer.position(tp) < end[tp]}
-        while pending:
-            for tp, messages in consumer.poll(timeout_ms=500).items():
-                for m in messages:
-                    if m.offset < end[tp]:
-                        # a type this build does not know (a newer writer's) is skipped and
-                        # counted; the report says so (command.py), no log line on stdout
-                        envelope = decode_known(
-                            m.value, registry, "replay", log=False, topic=topic, offset=m.offset
-                        )
-                        if envelope is not None:
-                            out.append(envelope)
-            pending = {tp for tp in pending if consumer.position(tp) < end[tp]}
+        starts = dict.fromkeys(partitions, 0)
+        for record in reader.read(topic, starts, idle_timeout_s=timeout_s):
+            if record.value is None:
+                continue
+            # a type this build does not know (a newer writer's) is skipped and counted; the
+            # report says so (command.py), no log line on stdout
+            envelope = decode_known(
+                record.value, registry, "replay", log=False, topic=topic, offset=record.offset
+            )
+            if envelope is not None:
+                out.append(envelope)
         return out
-    finally:
-        consumer.close()
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,18 @@
 
 ``KafkaEventLog`` is the real adapter; ``InMemoryEventLog`` is the fake for unit tests. Both pass
 the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
+
+This package is the only place that imports kafka-python (an import contract in pyproject.toml
+holds every other module to it). Its Kafka modules, one job each:
+
+- ``kafka_log``: :class:`KafkaEventLog` (appends, stream reads, end offsets; builds the others);
+- ``kafka_writer``: the transactional writer; ``kafka_group``: the consumer-group member;
+- ``kafka_records``: whole partitions read outside a group (:class:`PartitionReader`), records
+  that are not envelopes (:class:`RecordProducer`), :func:`unstable_partitions`;
+- ``kafka_admin``: topics and the brokers' probe (:func:`cluster_probe`);
+- ``kafka_client``: the clients' settings (each departure from kafka-python's defaults,
+  measured) and record headers; ``kafka_poll``: the workarounds of group polling;
+- ``partitioner``: :func:`partition_for`, the partition of a stream.
 """
 
 from .base import (
@@ -20,13 +32,17 @@ from .base import (
     TransactionalWriter,
     UnknownTopic,
     WriterFenced,
+    decode_consumed,
     decode_if_used,
     decode_known,
 )
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
 from .group_commit import GroupCommitWriter
+from .kafka_admin import cluster_probe
 from .kafka_log import KafkaEventLog
+from .kafka_records import PartitionReader, RawRecord, RecordProducer, unstable_partitions
 from .memory import InMemoryEventLog
+from .partitioner import partition_for
 
 __all__ = [
     "CommitOutcomeUnknown",
@@ -40,8 +56,11 @@ __all__ = [
     "KafkaEventLog",
     "OnAssigned",
     "OnRevoked",
+    "PartitionReader",
     "Position",
+    "RawRecord",
     "Record",
+    "RecordProducer",
     "TopicDescription",
     "TopicMismatch",
     "TopicPartition",
@@ -50,7 +69,11 @@ __all__ = [
     "WriterFenced",
     "by_causation_id",
     "by_event_id",
+    "cluster_probe",
+    "decode_consumed",
     "decode_if_used",
     "decode_known",
     "drop_redelivered",
+    "partition_for",
+    "unstable_partitions",
 ]

@@ -20,9 +20,18 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from rummy_platform.envelope import Envelope, PayloadRegistry, UnknownEventType, decode
+from rummy_platform.envelope import (
+    Envelope,
+    EnvelopeError,
+    PayloadRegistry,
+    UnknownEventType,
+    decode,
+)
+from rummy_platform.logging import get_logger
 from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import TopicSpec
+
+_log = get_logger(__name__)
 
 #: The record header holding the payload type (UTF-8), e.g. ``rummy.table.v1.CardDrawn``.
 EVENT_TYPE_HEADER = "event-type"
@@ -78,6 +87,45 @@ def decode_if_used(
     if types is not None and envelope.type not in types:
         return None
     return envelope
+
+
+def decode_consumed(
+    value: bytes,
+    header_type: str | None,
+    registry: PayloadRegistry,
+    types: Collection[str] | None,
+    consumer: str,
+    *,
+    skip_undecodable: bool,
+    topic: str,
+    partition: int,
+    offset: int,
+) -> Envelope | None:
+    """:func:`decode_if_used` for a group consumer's record; with ``skip_undecodable``, bytes
+    that are no envelope are skipped (None, one warning "undecodable event skipped" with the
+    record's place) instead of raising EnvelopeError."""
+    try:
+        return decode_if_used(
+            value,
+            header_type,
+            registry,
+            types,
+            consumer,
+            topic=topic,
+            partition=partition,
+            offset=offset,
+        )
+    except EnvelopeError:
+        if not skip_undecodable:
+            raise
+        _log.warning(
+            "undecodable event skipped",
+            consumer=consumer,
+            topic=topic,
+            partition=partition,
+            offset=offset,
+        )
+        return None
 
 
 class EventLogError(Exception):
@@ -237,6 +285,11 @@ class GroupConsumer(ABC):
         """Resume ``partition`` (owned by this member) from ``offset``."""
 
     @abstractmethod
+    def position(self, partition: TopicPartition) -> int:
+        """The offset of the next record this member reads from ``partition`` (owned by it).
+        Raises EventLogError when the broker cannot tell."""
+
+    @abstractmethod
     def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
         """Commit next offsets for the group (optional: offsets may live in the caller's store)."""
 
@@ -247,7 +300,8 @@ class GroupConsumer(ABC):
 
     @abstractmethod
     def committed(self, partition: TopicPartition) -> int | None:
-        """The group's committed offset of ``partition``, or None."""
+        """The group's committed offset of ``partition``, or None. Raises EventLogError when the
+        broker cannot tell."""
 
     @abstractmethod
     def lag(self) -> dict[TopicPartition, int]:
@@ -322,6 +376,7 @@ class EventLog(ABC):
         types: Collection[str] | None = None,
         on_revoked: OnRevoked | None = None,
         session_timeout_s: float | None = None,
+        skip_undecodable: bool = False,
     ) -> GroupConsumer:
         """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`).
 
@@ -336,7 +391,11 @@ class EventLog(ABC):
         :data:`EVENT_TYPE_HEADER` without being decoded (see :func:`decode_if_used`). The
         consumer's position moves past them, but no offset is stored for them: a caller that
         stores ``record.next_offset`` of the records it gets resumes after the last of those
-        (and drops the skipped ones after it again, as cheaply)."""
+        (and drops the skipped ones after it again, as cheaply).
+
+        A record whose bytes are no envelope makes :meth:`GroupConsumer.poll` raise
+        EnvelopeError; with ``skip_undecodable`` it is skipped with a warning instead (see
+        :func:`decode_consumed`)."""
 
     @abstractmethod
     def close(self) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, encode, event_payloads
-from rummy_platform.topics import TopicSpec, partition_for
+from rummy_platform.topics import TopicSpec
 
 from .base import (
     EventLog,
@@ -34,9 +34,10 @@ from .base import (
     TransactionalWriter,
     UnknownTopic,
     WriterFenced,
-    decode_if_used,
+    decode_consumed,
     decode_known,
 )
+from .partitioner import partition_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +199,7 @@ class InMemoryEventLog(EventLog):
         types: Collection[str] | None = None,
         on_revoked: OnRevoked | None = None,
         session_timeout_s: float | None = None,
+        skip_undecodable: bool = False,
     ) -> GroupConsumer:
         # One member per group here: it owns every partition until it closes (on_revoked is
         # called then); there are no sessions to time out.
@@ -211,6 +213,7 @@ class InMemoryEventLog(EventLog):
             on_assigned,
             None if types is None else frozenset(types),
             on_revoked,
+            skip_undecodable=skip_undecodable,
         )
 
     def close(self) -> None:
@@ -269,7 +272,10 @@ class _InMemoryConsumer(GroupConsumer):
         on_assigned: OnAssigned | None,
         types: frozenset[str] | None,
         on_revoked: OnRevoked | None = None,
+        *,
+        skip_undecodable: bool = False,
     ) -> None:
+        self._skip_undecodable = skip_undecodable
         self._on_revoked = on_revoked
         self._state = state
         self._registry = registry
@@ -303,12 +309,13 @@ class _InMemoryConsumer(GroupConsumer):
                     stored.append((tp, offset, log[offset]))
         records: list[Record] = []
         for tp, offset, record in stored:
-            envelope = decode_if_used(
+            envelope = decode_consumed(
                 record.value,
                 record.event_type,
                 self._registry,
                 self._types,
                 self._group_id,
+                skip_undecodable=self._skip_undecodable,
                 topic=tp.topic,
                 partition=tp.partition,
                 offset=offset,
@@ -325,6 +332,12 @@ class _InMemoryConsumer(GroupConsumer):
         if partition not in positions:
             raise ValueError(f"{partition} is not assigned to this consumer")
         positions[partition] = offset
+
+    def position(self, partition: TopicPartition) -> int:
+        positions = self._assign()
+        if partition not in positions:
+            raise ValueError(f"{partition} is not assigned to this consumer")
+        return positions[partition]
 
     def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
         for tp, offset in offsets.items():

@@ -1,4 +1,5 @@
-"""Kafka for the clock (the only module that builds Kafka clients).
+"""The clock's event log (through :mod:`rummy_platform.eventlog`, the only home of the Kafka
+client).
 
 The clock cannot use :class:`rummy_platform.reactor.TransactionalReactor`: that reactor commits
 an input's offset together with the outputs *that input* causes, right away, but a deadline's
@@ -28,68 +29,32 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
-from typing import Any
-
-import kafka.errors as kafka_errors
-from kafka import ConsumerRebalanceListener, KafkaConsumer
-from kafka import TopicPartition as KafkaTopicPartition
-from kafka.coordinator.assignors.range import RangePartitionAssignor
+from collections.abc import Mapping
 
 from rummy_clock.application import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
 from rummy_clock.clock import Clock
-from rummy_platform.envelope import EnvelopeError, PayloadRegistry, event_payloads
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
+    GroupConsumer,
     KafkaEventLog,
     Record,
     TopicPartition,
     TransactionalWriter,
     WriterFenced,
-    decode_if_used,
-)
-from rummy_platform.eventlog.kafka_log import (
-    CLIENT_METRICS,
-    GROUP_FETCH,
-    GROUP_MEMBERSHIP,
-    EmptyAssignmentWatch,
-    PollGuard,
-    header_type,
-    kafka_consumer_lag,
-    wait_for_partitions,
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
-from rummy_platform.metrics import ConsumerLagReporter
 
 _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
-#: How long the clock waits to see its topics' partitions before joining its group (seconds).
-JOIN_METADATA_WAIT_S = 30.0
 
 
 def kafka_log(bootstrap_servers: str) -> EventLog:
-    """The platform's event log on ``bootstrap_servers`` (topics, writer, stream reads)."""
+    """The platform's event log on ``bootstrap_servers`` (topics, writer, stream reads, the
+    group consumer; it waits up to 30 s to see the topics' partitions before joining)."""
     return KafkaEventLog(bootstrap_servers, client_id="clock")
-
-
-class _Listener:
-    def __init__(self, loop: ClockLoop) -> None:
-        self._loop = loop
-
-    def on_partitions_revoked(self, revoked: Any) -> None:
-        self._loop._revoked(revoked)
-
-    def on_partitions_assigned(self, assigned: Any) -> None:
-        self._loop._assigned(assigned)
-
-    def on_partitions_lost(self, lost: Any) -> None:
-        self._loop._revoked(lost)
-
-
-ConsumerRebalanceListener.register(_Listener)
 
 
 class ClockLoop:
@@ -97,11 +62,14 @@ class ClockLoop:
 
     ``max_wait_s`` bounds one poll (seconds); ``checkpoint_s`` is how often resume offsets are
     committed when nothing fires (so a restart re-reads little). One thread only.
+
+    The group member is the event log's (:meth:`EventLog.consumer`): it backs off while the
+    broker is lost or hung, rejoins when stuck without partitions, and reports its lag.
     """
 
     def __init__(
         self,
-        bootstrap_servers: str,
+        log: EventLog,
         app: ClockApplication,
         writer: TransactionalWriter,
         clock: Clock,
@@ -109,36 +77,31 @@ class ClockLoop:
         table_topic: str,
         clock_topic: str,
         group_id: str = CONSUMER_GROUP,
-        registry: PayloadRegistry | None = None,
         max_wait_s: float = 0.5,
         checkpoint_s: float = 5.0,
     ) -> None:
-        self._bootstrap = bootstrap_servers.split(",")
+        self._log = log
         self._app = app
         self._writer = writer
         self._clock = clock
         self._table_topic = table_topic
         self._clock_topic = clock_topic
         self.group_id = group_id
-        self._registry = registry or event_payloads()
         self._max_wait_s = max_wait_s
         self._checkpoint_s = checkpoint_s
-        self._consumer: KafkaConsumer | None = None
+        self._consumer: GroupConsumer | None = None
         self._owned: set[int] = set()
-        self._catching_up: dict[KafkaTopicPartition, int] | None = None
-        self._newly_assigned: set[KafkaTopicPartition] = set()
-        self._reread: set[KafkaTopicPartition] = set()
+        self._catching_up: dict[TopicPartition, int] | None = None
+        self._newly_assigned: set[TopicPartition] = set()
+        self._reread: set[TopicPartition] = set()
         self._committed: dict[TopicPartition, int] = {}
         self._last_checkpoint = time.monotonic()
-        self._watch = EmptyAssignmentWatch()
-        self._guard = PollGuard(group_id)  # a lost or hung broker: back off, never spin
-        self._lag = ConsumerLagReporter(group_id)  # rummy_consumer_lag_events, every 15 s
         #: Tables whose events raised: held and retried, the others go on.
         self.isolation = StreamIsolation(group_id, first_s=max_wait_s)
 
     # -- rebalance ---------------------------------------------------------------------------
 
-    def _assigned(self, assigned: Iterable[KafkaTopicPartition]) -> None:
+    def _assigned(self, assigned: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
         tps = set(assigned)
         self._newly_assigned |= tps
         self._owned = {tp.partition for tp in tps if tp.topic == self._table_topic}
@@ -146,8 +109,9 @@ class ClockLoop:
         self.isolation.reset()
         self._reread |= tps  # in the loop: no blocking call in a rebalance callback
         _log.info("partitions assigned", partitions=sorted(self._owned))
+        return {}  # positions are set by _reread_from_committed
 
-    def _reread_from_committed(self, consumer: KafkaConsumer) -> bool:
+    def _reread_from_committed(self, consumer: GroupConsumer) -> bool:
         """Read each partition assigned since the last round again from the group's committed
         resume offset (from the beginning without one); True if any was. kafka-python keeps the
         position of a partition a member keeps across a rebalance, but :meth:`_revoked` forgot
@@ -157,15 +121,11 @@ class ClockLoop:
         tps, self._reread = self._reread, set()
         for tp in tps:
             offset = consumer.committed(tp)
-            if offset is None:
-                consumer.seek_to_beginning(tp)
-            else:
-                consumer.seek(tp, offset)
+            consumer.seek(tp, 0 if offset is None else offset)  # 0: the beginning
         return True
 
-    def _revoked(self, revoked: Iterable[KafkaTopicPartition]) -> None:
-        revoked = list(revoked)
-        self._reread -= set(revoked)
+    def _revoked(self, revoked: frozenset[TopicPartition]) -> None:
+        self._reread -= revoked
         gone = {tp.partition for tp in revoked}
         self._app.drop_partitions(gone)
         self._owned -= gone
@@ -180,34 +140,24 @@ class ClockLoop:
 
     # -- loop --------------------------------------------------------------------------------
 
-    def open(self) -> None:
+    def open(self) -> GroupConsumer:
         """Join the consumer group (idempotent)."""
         if self._consumer is None:
-            self._consumer = KafkaConsumer(
-                bootstrap_servers=self._bootstrap,
-                client_id="clock",
-                group_id=self.group_id,
-                enable_auto_commit=False,
-                isolation_level="read_committed",
-                auto_offset_reset="earliest",
-                # Range gives partition p of both topics to the same member (co-partitioned).
-                partition_assignment_strategy=[RangePartitionAssignor],
-                # Batched fetches, as every group consumer of the platform (see GROUP_FETCH);
-                # a deadline fires at its time whatever the delay of the TurnStarted.
-                **GROUP_FETCH,
-                # A clock killed with SIGKILL leaves the group when its session lapses: short,
-                # as every group member's (see GROUP_MEMBERSHIP).
-                **GROUP_MEMBERSHIP,
-                **CLIENT_METRICS,  # kafka-python's own sensors, read by nobody (see there)
+            self._consumer = self._log.consumer(
+                self.group_id,
+                [self._table_topic, self._clock_topic],
+                self._assigned,
+                on_revoked=self._revoked,
+                # Per topic, only the types it uses are handled (see run_once).
+                types=TABLE_EVENTS_USED | CLOCK_EVENTS_USED,
+                skip_undecodable=True,  # bytes that are no envelope: nothing to schedule
             )
-            topics = [self._table_topic, self._clock_topic]
-            wait_for_partitions(self._consumer, topics, JOIN_METADATA_WAIT_S, self.group_id)
-            self._consumer.subscribe(topics, listener=_Listener(self))
+        return self._consumer
 
     def close(self) -> None:
         """Leave the group without committing."""
         if self._consumer is not None:
-            self._consumer.close(autocommit=False)
+            self._consumer.close()
             self._consumer = None
 
     def run(self, stop: threading.Event) -> None:
@@ -222,78 +172,37 @@ class ClockLoop:
                     raise
                 except EventLogError:
                     # Nothing of the failed publication is visible and the deadlines are still
-                    # pending: the next round publishes them again under the same ids.
+                    # pending: the next round publishes them again under the same ids. (Or the
+                    # broker went away under a position or offset lookup, a restart: nothing
+                    # was published; the next round asks again once it answers.)
                     _log.exception("publication failed; will retry")
-                    stop.wait(self._max_wait_s)
-                except kafka_errors.KafkaError as error:
-                    if not getattr(error, "retriable", False):
-                        raise
-                    # The broker went away under a position or offset lookup (a restart):
-                    # nothing was published; the next round asks again once it answers.
-                    _log.warning("kafka unreachable; will retry", error=str(error))
                     stop.wait(self._max_wait_s)
         finally:
             self.close()
 
     def run_once(self) -> None:
         """Poll once, apply what came, then fire what is due (once caught up)."""
-        self.open()
-        consumer = self._consumer
-        assert consumer is not None
-        batches = self._guard.poll(consumer, int(self._wait_seconds() * 1000))
+        consumer = self.open()
+        records = consumer.poll(self._wait_seconds())
         if self._reread_from_committed(consumer):
             return  # what this poll returned is read again from the committed offsets
-        if self._owned and not self._guard.backoff.failing:
-            self._lag.maybe_report(lambda: kafka_consumer_lag(consumer))
-        # Not consumer.assignment(): during a rebalance it still names the revoked partitions.
-        if not batches and self._watch.due(bool(self._owned)):
-            # kafka-python can hang in a rebalance for good (see EmptyAssignmentWatch).
-            _log.warning("clock has no partitions; leaving and joining the group again")
-            self.close()
-            self._owned.clear()
-            self._newly_assigned.clear()
-            self._reread.clear()
-            self._catching_up = None
-            self.open()
-            return
         live = self.live
         self.isolation.retry_due(self._on_table_record)
-        for tp in sorted(batches, key=lambda t: (t.topic != self._table_topic, t.partition)):
-            for message in batches[tp]:
-                used = TABLE_EVENTS_USED if tp.topic == self._table_topic else CLOCK_EVENTS_USED
-                try:
-                    # A type this build does not know (a newer producer's) is skipped, counted
-                    # and logged once by decode_if_used: nothing to schedule.
-                    envelope = decode_if_used(
-                        message.value,
-                        header_type(message.headers),
-                        self._registry,
-                        used,
-                        self.group_id,
-                        topic=tp.topic,
-                        partition=tp.partition,
-                        offset=message.offset,
-                    )
-                except EnvelopeError:
-                    # Bytes that are no envelope: nothing to schedule.
-                    _log.warning(
-                        "undecodable event skipped",
-                        topic=tp.topic,
-                        partition=tp.partition,
-                        offset=message.offset,
-                    )
-                    continue
-                if envelope is None:  # a type the clock does not use, skipped undecoded
-                    continue
-                if tp.topic == self._table_topic:
-                    record = Record(tp.topic, tp.partition, message.offset, envelope)
-                    if self.isolation.admit(record):
-                        try:
-                            self._on_table_record(record)
-                        except Exception as exc:
-                            self.isolation.failed(record, exc)
-                else:
-                    self._app.on_clock_event(envelope, tp.partition, message.offset, live=live)
+        # Table events first, then firings; each partition in offset order.
+        for record in sorted(records, key=lambda r: r.topic != self._table_topic):
+            table = record.topic == self._table_topic
+            if record.envelope.type not in (TABLE_EVENTS_USED if table else CLOCK_EVENTS_USED):
+                continue  # a type the clock does not use on this topic
+            if table:
+                if self.isolation.admit(record):
+                    try:
+                        self._on_table_record(record)
+                    except Exception as exc:
+                        self.isolation.failed(record, exc)
+            else:
+                self._app.on_clock_event(
+                    record.envelope, record.partition, record.offset, live=live
+                )
         self._track_catch_up(consumer)
         if self.live:
             self._fire_due(consumer)
@@ -310,9 +219,9 @@ class ClockLoop:
         until = (next_due - self._clock.now()).total_seconds()
         return min(self._max_wait_s, max(0.0, until))
 
-    def _track_catch_up(self, consumer: KafkaConsumer) -> None:
+    def _track_catch_up(self, consumer: GroupConsumer) -> None:
         if self._newly_assigned:
-            ends = consumer.end_offsets(list(self._newly_assigned))
+            ends = self._log.end_offsets(self._newly_assigned)
             self._catching_up = {**(self._catching_up or {}), **ends}
             self._newly_assigned = set()
         if not self._catching_up:
@@ -326,20 +235,18 @@ class ClockLoop:
             self._app.caught_up(self._owned)
             _log.info("caught up; firing deadlines", partitions=sorted(self._owned))
 
-    def _positions(self, consumer: KafkaConsumer) -> tuple[dict[int, int], dict[int, int]]:
+    def _positions(self, consumer: GroupConsumer) -> tuple[dict[int, int], dict[int, int]]:
         sources = {
             p: self.isolation.resume(
                 TopicPartition(self._table_topic, p),
-                consumer.position(KafkaTopicPartition(self._table_topic, p)),
+                consumer.position(TopicPartition(self._table_topic, p)),
             )
             for p in self._owned
         }
-        fired = {
-            p: consumer.position(KafkaTopicPartition(self._clock_topic, p)) for p in self._owned
-        }
+        fired = {p: consumer.position(TopicPartition(self._clock_topic, p)) for p in self._owned}
         return sources, fired
 
-    def _fire_due(self, consumer: KafkaConsumer) -> None:
+    def _fire_due(self, consumer: GroupConsumer) -> None:
         now = self._clock.now()
         due = self._app.due(now)
         if not due and time.monotonic() - self._last_checkpoint < self._checkpoint_s:

@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 import threading
 
-from kafka import KafkaConsumer, KafkaProducer
-from kafka import TopicPartition as KafkaTopicPartition
-
+from rummy_platform.eventlog import PartitionReader, RecordProducer
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
 from rummy_table.ownership import Ownership, PartitionOwner
@@ -65,44 +63,33 @@ class Directory:
     ``ownership`` (:meth:`run`, a BackgroundLoops loop)."""
 
     def __init__(self, bootstrap_servers: str, topic: str, ownership: Ownership) -> None:
-        self._bootstrap = bootstrap_servers.split(",")
+        self._bootstrap = bootstrap_servers
         self._topic = topic
         self._ownership = ownership
-        self._producer = KafkaProducer(
-            bootstrap_servers=self._bootstrap, client_id="table-directory", acks="all"
-        )
+        self._producer = RecordProducer(bootstrap_servers, client_id="table-directory")
 
     def announce(self, partitions: frozenset[int], generation: int) -> None:
         """Record that this instance serves ``partitions`` since ``generation`` (and learn it
-        at once). Raises kafka errors when the broker does not take it within 10 s."""
+        at once). Raises EventLogError when the broker does not take it within 10 s."""
         own = self._ownership
         for partition in sorted(partitions):
             entry = PartitionOwner(partition, own.address, generation, own.writer_id)
             own.learn(entry)
-            self._producer.send(self._topic, key=str(partition).encode(), value=encode_entry(entry))
-        self._producer.flush(timeout=10)
+            self._producer.send(self._topic, str(partition).encode(), encode_entry(entry))
+        self._producer.flush(timeout_s=10)
         _log.info("partitions announced", partitions=sorted(partitions), generation=generation)
 
     def run(self, stop: threading.Event) -> None:
-        consumer = KafkaConsumer(
-            bootstrap_servers=self._bootstrap,
-            client_id="table-directory",
-            group_id=None,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-        )
-        try:
-            tp = KafkaTopicPartition(self._topic, 0)
-            consumer.assign([tp])
-            consumer.seek_to_beginning(tp)
+        # Every record (the directory's writers are not transactional), from the beginning.
+        with PartitionReader(
+            self._bootstrap, client_id="table-directory", committed_only=False
+        ) as reader:
+            reader.assign(self._topic, {0: 0})
             while not stop.is_set():
-                for messages in consumer.poll(timeout_ms=200).values():
-                    for message in messages:
-                        entry = decode_entry(message.value)
-                        if entry is not None:
-                            self._ownership.learn(entry)
-        finally:
-            consumer.close(autocommit=False)
+                for record in reader.poll(0.2):
+                    entry = None if record.value is None else decode_entry(record.value)
+                    if entry is not None:
+                        self._ownership.learn(entry)
 
     def close(self) -> None:
-        self._producer.close(timeout=5)
+        self._producer.close(timeout_s=5)

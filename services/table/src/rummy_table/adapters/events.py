@@ -1,5 +1,5 @@
-"""Kafka for the table service (the only module, with ``directory``, that builds Kafka clients):
-the event log, the rebuild of table-events partitions when they are granted (:func:`rebuild`: each
+"""The table service's event log (through :mod:`rummy_platform.eventlog`, the only home of the
+Kafka client): the rebuild of table-events partitions when they are granted (:func:`rebuild`: each
 partition's latest snapshot and its tail) and the check for transactions a previous owner left open
 on them, the snapshot writer, the loop over the inputs (ledger, fairness, dealer and clock events,
 group ``table``) and the hand-start ticker."""
@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-
-from kafka import KafkaConsumer, KafkaProducer
-from kafka import TopicPartition as KafkaTopicPartition
-from kafka.errors import KafkaError
+from collections.abc import Callable, Iterable, Sequence
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, event_payloads
 from rummy_platform.errors import Unavailable
@@ -21,14 +17,18 @@ from rummy_platform.eventlog import (
     EventLogError,
     GroupConsumer,
     KafkaEventLog,
+    PartitionReader,
+    RawRecord,
     Record,
+    RecordProducer,
     TopicPartition,
     WriterFenced,
     decode_known,
+    partition_for,
 )
+from rummy_platform.eventlog import unstable_partitions as _unstable_partitions
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
-from rummy_platform.topics import partition_for
 from rummy_table import snapshot
 from rummy_table.application import TableApp
 
@@ -41,66 +41,19 @@ def kafka_log(bootstrap_servers: str) -> EventLog:
     return KafkaEventLog(bootstrap_servers, client_id="table")
 
 
-def _reader(
-    bootstrap_servers: str,
-    client_id: str = "table-replay",
-    fetch_bytes: int = 1024 * 1024,
-    isolation: str = "read_committed",
-) -> KafkaConsumer:
-    """A reader of ``isolation`` records; ``fetch_bytes``: the most fetched from one partition
-    at a time (also the most buffered per partition; a larger record is still fetched whole)."""
-    return KafkaConsumer(
-        bootstrap_servers=bootstrap_servers.split(","),
-        client_id=client_id,
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level=isolation,
-        auto_offset_reset="earliest",
-        max_partition_fetch_bytes=fetch_bytes,
-    )
-
-
-def _read(
-    consumer: KafkaConsumer,
-    topic: str,
-    starts: Mapping[int, int],
-    timeout_s: float,
-    ends: dict[int, int] | None = None,
-) -> Iterator[tuple[int, int, bytes | None, bytes]]:
-    """``(partition, offset, key, value)`` of every committed record of ``topic``'s partitions
-    ``starts`` from their offsets up to their ends when asked, each partition in offset order.
-    Raises EventLogError when ``timeout_s`` seconds pass without a record (however long the
-    whole read takes while records keep coming)."""
-    tps = [KafkaTopicPartition(topic, p) for p in sorted(starts)]
-    consumer.assign(tps)
-    for tp in tps:
-        consumer.seek(tp, starts[tp.partition])
-    end = consumer.end_offsets(tps)  # last stable offsets under read_committed
-    if ends is not None:
-        ends.update({tp.partition: int(end[tp]) for tp in tps})
-    deadline = time.monotonic() + timeout_s
-    while any(consumer.position(tp) < end[tp] for tp in tps):
-        if time.monotonic() > deadline:
-            raise EventLogError(f"reading {topic}: no record for {timeout_s}s")
-        for tp, messages in sorted(consumer.poll(timeout_ms=500).items()):
-            deadline = time.monotonic() + timeout_s
-            for m in messages:
-                if m.offset < end[tp]:
-                    yield tp.partition, m.offset, m.key, m.value
-
-
-def _partitions(consumer: KafkaConsumer, topic: str) -> list[int]:
-    return sorted(consumer.partitions_for_topic(topic) or set())
-
-
-def _decode(
-    value: bytes, registry: PayloadRegistry, topic: str, partition: int, offset: int
-) -> Envelope | None:
+def _decode(record: RawRecord, registry: PayloadRegistry) -> Envelope | None:
     """The envelope of a table-stream record, or None for a payload type this build does not
     know (a newer instance's, in a rolling deploy: skipped, counted and logged once by
     :func:`rummy_platform.eventlog.decode_known`)."""
+    if record.value is None:
+        return None
     return decode_known(
-        value, registry, "table-rebuild", topic=topic, partition=partition, offset=offset
+        record.value,
+        registry,
+        "table-rebuild",
+        topic=record.topic,
+        partition=record.partition,
+        offset=record.offset,
     )
 
 
@@ -114,37 +67,31 @@ def read_partitions(
     offset order, and the offset each partition was read up to. Raises EventLogError when
     ``timeout_s`` seconds pass without a record."""
     registry = event_payloads()
-    consumer = _reader(bootstrap_servers)
-    try:
-        known = _partitions(consumer, topic)
+    with PartitionReader(bootstrap_servers, client_id="table-replay") as reader:
+        known = reader.partitions(topic)
         wanted = known if partitions is None else sorted(set(known) & set(partitions))
         ends: dict[int, int] = {}
         starts = dict.fromkeys(wanted, 0)
-        read = _read(consumer, topic, starts, timeout_s, ends)
-        out = [
-            envelope
-            for p, o, _k, v in read
-            if (envelope := _decode(v, registry, topic, p, o)) is not None
-        ]
+        read = reader.read(topic, starts, idle_timeout_s=timeout_s, ends=ends)
+        out = [envelope for r in read if (envelope := _decode(r, registry)) is not None]
         return out, ends
-    finally:
-        consumer.close(autocommit=False)
 
 
 def read_snapshots(bootstrap_servers: str, topic: str, timeout_s: float = 60.0) -> dict[int, bytes]:
     """The latest snapshot of each partition of the table stream on the snapshot ``topic``
     (its key: the partition number), by partition. Raises EventLogError when ``timeout_s``
     seconds pass without a record."""
-    consumer = _reader(bootstrap_servers, "table-snapshot-reader", snapshot.MAX_SNAPSHOT_BYTES)
     latest: dict[int, bytes] = {}
-    try:
-        starts = dict.fromkeys(_partitions(consumer, topic), 0)
-        for _p, _o, key, value in _read(consumer, topic, starts, timeout_s):
-            if key is not None and key.isdigit() and value is not None:
-                latest[int(key)] = value
+    with PartitionReader(
+        bootstrap_servers,
+        client_id="table-snapshot-reader",
+        fetch_bytes=snapshot.MAX_SNAPSHOT_BYTES,
+    ) as reader:
+        starts = dict.fromkeys(reader.partitions(topic), 0)
+        for r in reader.read(topic, starts, idle_timeout_s=timeout_s):
+            if r.key is not None and r.key.isdigit() and r.value is not None:
+                latest[int(r.key)] = r.value
         return latest
-    finally:
-        consumer.close(autocommit=False)
 
 
 def rebuild(
@@ -163,9 +110,9 @@ def rebuild(
     a record."""
     topic = app.topic
     registry = event_payloads()
-    consumer = _reader(bootstrap_servers, "table-replay")
+    reader = PartitionReader(bootstrap_servers, client_id="table-replay")
     try:
-        wanted = _partitions(consumer, topic) if partitions is None else sorted(partitions)
+        wanted = reader.partitions(topic) if partitions is None else sorted(partitions)
         stored = read_snapshots(bootstrap_servers, snapshot_topic, timeout_s)
         loaded: dict[int, snapshot.PartitionSnapshot | None] = {}
         for p in wanted:
@@ -185,13 +132,13 @@ def rebuild(
         starts = {p: s.tail_from if s is not None else 0 for p, s in loaded.items()}
         ends: dict[int, int] = {}
         tail = (
-            Record(topic, p, offset, envelope)
-            for p, offset, _key, value in _read(consumer, topic, starts, timeout_s, ends)
-            if (envelope := _decode(value, registry, topic, p, offset)) is not None
+            Record(topic, r.partition, r.offset, envelope)
+            for r in reader.read(topic, starts, idle_timeout_s=timeout_s, ends=ends)
+            if (envelope := _decode(r, registry)) is not None
         )
         folded = snapshot.load(app.projection, loaded, tail)
     finally:
-        consumer.close(autocommit=False)
+        reader.close()
     app.count_tables()
     _log.info(
         "tables rebuilt",
@@ -222,7 +169,6 @@ class SnapshotLoop:
         every_s: float = 30.0,
         check_s: float = 1.0,
     ) -> None:
-        self._bootstrap = bootstrap_servers
         self._app = app
         self._topic = snapshot_topic
         self._count = partition_count
@@ -231,19 +177,15 @@ class SnapshotLoop:
         self.every_s = every_s
         self._check_s = check_s
         self._last: dict[int, float] = {}
-        self._producer: KafkaProducer | None = None
+        self._producer = RecordProducer(
+            bootstrap_servers,
+            client_id="table-snapshots",
+            compression="gzip",
+            max_request_bytes=snapshot.MAX_SNAPSHOT_BYTES,
+        )
 
     def _produce(self, partition: int, data: bytes) -> None:
-        if self._producer is None:
-            self._producer = KafkaProducer(
-                bootstrap_servers=self._bootstrap.split(","),
-                client_id="table-snapshots",
-                acks="all",
-                compression_type="gzip",
-                max_request_size=snapshot.MAX_SNAPSHOT_BYTES,
-                linger_ms=0,
-            )
-        self._producer.send(self._topic, key=str(partition).encode(), value=data).get(timeout=60)
+        self._producer.write(self._topic, str(partition).encode(), data, timeout_s=60)
 
     def due(self, partition: int, now: float) -> bool:
         """Whether ``partition``'s snapshot is due at ``now`` (monotonic seconds)."""
@@ -288,8 +230,7 @@ class SnapshotLoop:
             if not self._app.fenced:
                 self._write_due(self._changed, None, self._held())
         finally:
-            if self._producer is not None:
-                self._producer.close(timeout=5)
+            self._producer.close(timeout_s=5)
 
     def _changed(self, partition: int) -> bool:
         with self._app.projection.lock:
@@ -321,28 +262,13 @@ class SnapshotLoop:
 def unstable_partitions(
     bootstrap_servers: str, topic: str, partitions: frozenset[int], wait_s: float
 ) -> frozenset[int]:
-    """Those of ``partitions`` of ``topic`` that still hold an open transaction (the last stable
-    offset short of the high watermark) after waiting up to ``wait_s`` seconds for them to
-    settle: a writer that died or lost them mid-transaction, whose records a takeover must not
-    rebuild past. Raises EventLogError when the broker does not answer."""
-    committed, uncommitted = (
-        _reader(bootstrap_servers),
-        _reader(bootstrap_servers, isolation="read_uncommitted"),
+    """Those of ``partitions`` of ``topic`` that still hold an open transaction after waiting up
+    to ``wait_s`` seconds (see :func:`rummy_platform.eventlog.unstable_partitions`): a writer
+    that died or lost them mid-transaction, whose records a takeover must not rebuild past.
+    Raises EventLogError when the broker does not answer."""
+    return _unstable_partitions(
+        bootstrap_servers, topic, partitions, wait_s, client_id="table-replay"
     )
-    tps = [KafkaTopicPartition(topic, p) for p in sorted(partitions)]
-    deadline = time.monotonic() + wait_s
-    try:
-        while True:
-            stable, high = committed.end_offsets(tps), uncommitted.end_offsets(tps)
-            open_ = frozenset(tp.partition for tp in tps if stable[tp] < high[tp])
-            if not open_ or time.monotonic() >= deadline:
-                return open_
-            time.sleep(0.1)
-    except KafkaError as exc:
-        raise EventLogError(f"stability of {topic} partitions {sorted(partitions)}: {exc}") from exc
-    finally:
-        committed.close(autocommit=False)
-        uncommitted.close(autocommit=False)
 
 
 def abort_transactions_of(log: EventLog, transactional_id: str) -> None:
