@@ -3,16 +3,19 @@ table's streams, a cancelled stream is released at once."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
 import grpc
 from served_table import SECRET, served_table_and_servicer
+from test_table_service import draw, on_turn, playing_table
 from world import World
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_table.adapters.watches import TableWatches
 
 STREAMS_PER_TABLE = 150
 
@@ -63,3 +66,57 @@ def test_hundreds_of_watches_take_no_thread_each_and_a_change_wakes_only_its_tab
             stream.cancel()
         _until(lambda: servicer.watches.watching == 0, "all released", 5)
         channel.close()
+
+
+def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once():
+    # A discard appends two events (CardDiscarded, TurnStarted) in one commit: the streams are
+    # woken once for the change, not once per event (each wake costs every stream a look).
+    world = World()
+    players = ("alice", "bob", "carol", "dave")
+    table_id, _ = playing_table(world, players)
+    watches = TableWatches(world.app)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    seen: dict[str, list[int]] = {account: [] for account in players}
+
+    async def follow(account: str) -> None:
+        async for view in watches.follow(account, table_id):
+            seen[account].append(view.stream_version)
+
+    def drained() -> None:  # every wake-up handed to the loop so far has run
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(5)
+
+    def version() -> int:
+        return world.app.projection.tables[table_id].version
+
+    tasks = [asyncio.run_coroutine_threadsafe(follow(a), loop) for a in players]
+    try:
+        _until(lambda: all(seen[a] == [version()] for a in players), "first views")
+        account, view = on_turn(world, table_id)
+        draw(world, table_id, account, view)
+        drained()
+        before = watches.wakeups[table_id]
+        held = world.view(table_id, account)
+        events_before = version()
+        world.app.discard(
+            account,
+            api.DiscardCardRequest(
+                table_id=table_id,
+                hand_id=view.hand_id,
+                turn_no=view.turn_no,
+                client_request_id=world.request_id(),
+                card=held.my_cards[-1],
+            ),
+        )
+        assert version() == events_before + 2  # CardDiscarded and TurnStarted
+        drained()
+        _until(lambda: all(seen[a][-1] == version() for a in players), "views after discard")
+        assert watches.wakeups[table_id] - before == len(players)
+    finally:
+        watches.close_all()  # every stream ends
+        for task in tasks:
+            task.result(5)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()

@@ -130,15 +130,18 @@ class LoggingContextInterceptor(ScopeInterceptor):
                     if code in _SERVER_ERRORS
                     else logging.INFO
                 )
-                details = context.details()
-                self._log.log(
-                    level,
-                    "rpc finished",
-                    code=code.name,
-                    details=(
-                        details.decode("utf-8", "replace")
-                        if isinstance(details, bytes)
-                        else details or None
-                    ),
-                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                )
+                # The usual answer (OK, at DEBUG) is dropped by the level: checked first, so
+                # that no event is built and run through structlog's processors on every call.
+                if self._log.isEnabledFor(level):
+                    details = context.details()
+                    self._log.log(
+                        level,
+                        "rpc finished",
+                        code=code.name,
+                        details=(
+                            details.decode("utf-8", "replace")
+                            if isinstance(details, bytes)
+                            else details or None
+                        ),
+                        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                    )

@@ -286,9 +286,10 @@ class TableApp:
         where = [(p.partition, p.offset) for p in positions]
         if len(where) != len(envelopes):
             where = [(-1, -1)] * len(envelopes)
-        with self.projection.lock:
-            for envelope, (partition, offset) in zip(envelopes, where, strict=True):
-                self.projection.apply(envelope, partition, offset)
+        self.projection.apply_all(
+            (envelope, partition, offset)
+            for envelope, (partition, offset) in zip(envelopes, where, strict=True)
+        )
 
     @contextmanager
     def _command(self, table_id: str, *, opening: bool = False) -> Iterator[Table | None]:
