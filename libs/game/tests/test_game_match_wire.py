@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,10 +24,10 @@ T0 = 1_700_000_000_123
 REGISTRY = event_payloads()
 
 
-def _through_envelope(payload: object, at_ms: int) -> Event:
+def _through_envelope(payload: Message, at_ms: int) -> Event:
     """``payload`` appended and read back (bytes, the registry), decoded at its occurred-at."""
     envelope = Envelope.new(
-        payload,  # type: ignore[arg-type]
+        payload,
         stream_id="t-1",
         stream_version=1,
         occurred_at=datetime.fromtimestamp(at_ms / 1000, tz=UTC),
