@@ -15,9 +15,9 @@ from structlog.testing import capture_logs
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_clock.adapters.events import ClockLoop
-from rummy_clock.application import ClockApplication
-from rummy_clock.clock import ManualClock
+from rummy_clock.adapters.clock import ManualClock
+from rummy_clock.application.deadlines import ClockApplication
+from rummy_clock.entrypoints.events import ClockLoop
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog, TransactionalWriter
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs

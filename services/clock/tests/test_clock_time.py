@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from rummy_clock.clock import ManualClock, SystemClock, due_time
+from rummy_clock.adapters.clock import ManualClock, SystemClock, due_time
 from rummy_clock.config import ClockSettings
 from rummy_platform.config import ConfigError
 from rummy_testing.settings_env import use_settings_environment

@@ -19,8 +19,8 @@ from structlog.testing import capture_logs
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_dealer.adapters.events import LogStreamVersions, table_reactor
-from rummy_dealer.application import Dealer
+from rummy_dealer.application.dealing import Dealer
+from rummy_dealer.entrypoints.events import LogStreamVersions, table_reactor
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import KafkaEventLog, TopicPartition
 from rummy_platform.skips import SKIPPED

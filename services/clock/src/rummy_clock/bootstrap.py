@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from rummy_clock.adapters import events
-from rummy_clock.adapters import grpc as grpc_adapter
-from rummy_clock.application import ClockApplication, ClockMetrics
-from rummy_clock.clock import SystemClock
+from rummy_clock.adapters.clock import SystemClock
+from rummy_clock.application.deadlines import ClockApplication, ClockMetrics
 from rummy_clock.config import ClockSettings
+from rummy_clock.entrypoints import events
+from rummy_clock.entrypoints import grpc as grpc_entrypoint
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
@@ -83,7 +83,9 @@ def build(settings: ClockSettings) -> ServiceHost:
     loops.start("clock-loop", loop.run)
 
     host.add_servicer(
-        grpc_adapter.add_to_server, grpc_adapter.ClockServicer(app), grpc_adapter.SERVICE_NAME
+        grpc_entrypoint.add_to_server,
+        grpc_entrypoint.ClockServicer(app),
+        grpc_entrypoint.SERVICE_NAME,
     )
     return host
 

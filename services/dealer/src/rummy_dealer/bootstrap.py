@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from prometheus_client import Counter
 
-from rummy_dealer.adapters import events
-from rummy_dealer.adapters import grpc as grpc_adapter
 from rummy_dealer.adapters.fairness_client import FairnessClient
-from rummy_dealer.application import Counters, Dealer
+from rummy_dealer.application.dealing import Counters, Dealer
 from rummy_dealer.config import DealerSettings
+from rummy_dealer.entrypoints import events
+from rummy_dealer.entrypoints import grpc as grpc_entrypoint
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.plugins import load_variant_plugins
@@ -76,7 +76,9 @@ def build(settings: DealerSettings) -> ServiceHost:
     loops.start("dealer-reactor", reactor.run)
 
     host.add_servicer(
-        grpc_adapter.add_to_server, grpc_adapter.DealerServicer(), grpc_adapter.SERVICE_NAME
+        grpc_entrypoint.add_to_server,
+        grpc_entrypoint.DealerServicer(),
+        grpc_entrypoint.SERVICE_NAME,
     )
     return host
 

@@ -1,7 +1,7 @@
 """The clock's use cases: schedule deadlines from table events, fire them as clock events.
 
-:class:`ClockApplication` wraps the pure :class:`~rummy_clock.schedule.Schedule` with what the
-adapters need: decoding table events into deadlines, building the published envelopes (ids
+:class:`ClockApplication` wraps the pure :class:`~rummy_clock.domain.schedule.Schedule` with
+what the adapters need: decoding table events into deadlines, building the published envelopes (ids
 derived from the cause event), metrics and logs. Thread-safe: the event loop and the gRPC
 servicer share it.
 """
@@ -17,8 +17,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_clock.clock import due_time
-from rummy_clock.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.adapters.clock import due_time
+from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.reactor import reaction_event_id
@@ -56,7 +56,7 @@ class ClockMetrics:
 class ClockApplication:
     """Deadlines in, firings out.
 
-    ``speed`` shortens every deadline (see :func:`rummy_clock.clock.due_time`).
+    ``speed`` shortens every deadline (see :func:`rummy_clock.adapters.clock.due_time`).
     """
 
     def __init__(
@@ -206,7 +206,7 @@ class ClockApplication:
         fired_positions: Mapping[int, int],
         firing: Iterable[Deadline] = (),
     ) -> tuple[dict[int, int], dict[int, int]]:
-        """See :meth:`rummy_clock.schedule.Schedule.resume_offsets`."""
+        """See :meth:`rummy_clock.domain.schedule.Schedule.resume_offsets`."""
         with self._lock:
             return self._schedule.resume_offsets(
                 partitions, source_positions, fired_positions, firing=firing

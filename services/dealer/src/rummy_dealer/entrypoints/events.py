@@ -4,7 +4,7 @@ transactional writer of dealer-events, the reactor on table-events, stream versi
 from __future__ import annotations
 
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_dealer.application import Dealer
+from rummy_dealer.application.dealing import Dealer
 from rummy_platform.envelope import type_name
 from rummy_platform.eventlog import EventLog, KafkaEventLog, TransactionalWriter
 from rummy_platform.reactor import TransactionalReactor
