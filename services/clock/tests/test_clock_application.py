@@ -10,7 +10,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_clock.adapters.clock import ManualClock
-from rummy_clock.application.deadlines import ClockApplication, ClockMetrics
+from rummy_clock.application.deadlines import ClockApplication
+from rummy_clock.application.ports import ClockMetrics
 from rummy_platform.envelope import Envelope
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

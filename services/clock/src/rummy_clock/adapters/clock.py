@@ -1,31 +1,16 @@
-"""Where the clock service gets its time from, and how a speed factor shortens deadlines.
+"""Where the clock service gets its time from (the port ``rummy_clock.application.ports.Clock``).
 
-The table writes each deadline as a wall-clock timestamp inside its event (``TurnStarted``,
-``SeedWindowOpened``). The clock fires a deadline when its time source says that instant has
-passed. Two time sources:
+The clock fires a deadline when its time source says that instant has passed (the due time:
+``rummy_clock.domain.speed.due_time``). Two time sources:
 
 - :class:`SystemClock`: the host's UTC wall clock (``datetime.now(UTC)``);
 - :class:`ManualClock`: stands still until a test moves it with :meth:`ManualClock.advance`.
-
-A *speed factor* (``RUMMY_CLOCK_SPEED``, default 1: ``ClockSettings.clock_speed``) lets end-to-end
-tests and the demo run deadlines fast without changing the table's rules: the time a deadline
-leaves after its event is divided by the factor, see :func:`due_time`. The published event still
-carries the table's deadline.
 """
 
 from __future__ import annotations
 
 import threading
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
-
-
-class Clock(Protocol):
-    """A source of the current UTC time."""
-
-    def now(self) -> datetime:
-        """The current instant, timezone-aware (UTC)."""
-        ...
 
 
 class SystemClock:
@@ -55,17 +40,3 @@ class ManualClock:
         with self._lock:
             self._now += timedelta(seconds=seconds)
             return self._now
-
-
-def due_time(occurred_at: datetime, deadline: datetime, speed: float = 1.0) -> datetime:
-    """When a deadline set by an event at ``occurred_at`` fires at ``speed``.
-
-    ``occurred_at + (deadline - occurred_at) / speed``; exactly ``deadline`` at speed 1. A
-    deadline already before its event fires at ``deadline``. Raises ValueError if ``speed`` is
-    not positive.
-    """
-    if speed <= 0:
-        raise ValueError(f"speed must be positive, got {speed}")
-    if speed == 1.0 or deadline <= occurred_at:
-        return deadline
-    return occurred_at + (deadline - occurred_at) / speed

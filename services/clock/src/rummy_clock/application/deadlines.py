@@ -9,16 +9,16 @@ servicer share it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_clock.adapters.clock import due_time
+from rummy_clock.application.ports import ClockMetrics
 from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.domain.speed import due_time
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.reactor import reaction_event_id
@@ -38,25 +38,10 @@ TABLE_EVENTS_USED = frozenset({TURN_STARTED, SEED_WINDOW_OPENED, HAND_ENDED, HAN
 CLOCK_EVENTS_USED = frozenset({TURN_DEADLINE_PASSED, SEED_WINDOW_CLOSED})
 
 
-def _ignore(*_args: object) -> None:
-    return None
-
-
-@dataclass(frozen=True)
-class ClockMetrics:
-    """Where the application reports: deadlines scheduled and fired (by kind value), the
-    number pending, and the lag in seconds between a deadline's due time and its firing."""
-
-    scheduled: Callable[[str], None] = field(default=_ignore)
-    fired: Callable[[str], None] = field(default=_ignore)
-    pending: Callable[[int], None] = field(default=_ignore)
-    lag_seconds: Callable[[float], None] = field(default=_ignore)
-
-
 class ClockApplication:
     """Deadlines in, firings out.
 
-    ``speed`` shortens every deadline (see :func:`rummy_clock.adapters.clock.due_time`).
+    ``speed`` shortens every deadline (see :func:`rummy_clock.domain.speed.due_time`).
     """
 
     def __init__(

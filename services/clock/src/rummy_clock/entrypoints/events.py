@@ -31,13 +31,12 @@ import threading
 import time
 from collections.abc import Mapping
 
-from rummy_clock.adapters.clock import Clock
 from rummy_clock.application.deadlines import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
+from rummy_clock.application.ports import Clock
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
     GroupConsumer,
-    KafkaEventLog,
     Record,
     TopicPartition,
     TransactionalWriter,
@@ -49,12 +48,6 @@ from rummy_platform.logging import get_logger
 _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
-
-
-def kafka_log(bootstrap_servers: str) -> EventLog:
-    """The platform's event log on ``bootstrap_servers`` (topics, writer, stream reads, the
-    group consumer; it waits up to 30 s to see the topics' partitions before joining)."""
-    return KafkaEventLog(bootstrap_servers, client_id="clock")
 
 
 class ClockLoop:
