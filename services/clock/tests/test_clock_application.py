@@ -89,9 +89,9 @@ def test_a_fast_clock_fires_a_thirty_second_turn_after_three_seconds() -> None:
     clock.advance(0.1)
     (due,) = app.due(clock.now())
     # The event still carries the table's own deadline.
-    assert app.publication(due).payload.deadline.ToDatetime(tzinfo=UTC) == T0 + timedelta(
-        seconds=30
-    )
+    passed = app.publication(due).payload
+    assert isinstance(passed, clock_events.TurnDeadlinePassed)
+    assert passed.deadline.ToDatetime(tzinfo=UTC) == T0 + timedelta(seconds=30)
 
 
 def test_metrics_count_scheduled_fired_pending_and_lag() -> None:
