@@ -1,9 +1,9 @@
 """The clock's use cases: schedule deadlines from table events, fire them as clock events.
 
 :class:`ClockApplication` wraps the pure :class:`~rummy_clock.domain.schedule.Schedule` with
-what the adapters need: decoding table events into deadlines, building the published envelopes (ids
-derived from the cause event), metrics and logs. Thread-safe: the event loop and the gRPC
-servicer share it.
+what the entrypoints need: decoding table events into deadlines, building the published
+envelopes (ids derived from the cause event), metrics and logs. Thread-safe: the event loop and
+the gRPC servicer share it.
 """
 
 from __future__ import annotations
