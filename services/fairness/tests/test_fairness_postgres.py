@@ -15,9 +15,10 @@ from psycopg_pool import ConnectionPool
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.adapters import db
-from rummy_fairness.adapters.events import outbox_relay, table_reactor
+from rummy_fairness.adapters.eventlog import outbox_relay
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
-from rummy_fairness.application import Fairness
+from rummy_fairness.application.seeds import Fairness
+from rummy_fairness.entrypoints.events import table_reactor
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs

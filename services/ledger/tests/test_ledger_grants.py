@@ -6,8 +6,8 @@ import pytest
 from ledger_support import balance_of, new_id
 
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
-from rummy_ledger.application import ConsumedPosition, OutgoingEvent, grant
-from rummy_ledger.domain import AccountNotFound, Conflict, Grant, InvalidCommand
+from rummy_ledger.application.accounts import ConsumedPosition, OutgoingEvent, grant
+from rummy_ledger.domain.accounts import AccountNotFound, Conflict, Grant, InvalidCommand
 
 
 def test_a_retried_grant_with_the_same_key_and_body_returns_the_first_result(

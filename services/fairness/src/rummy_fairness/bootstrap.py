@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge
 
-from rummy_fairness.adapters import db, events
-from rummy_fairness.adapters import grpc as grpc_adapter
+from rummy_fairness.adapters import db, eventlog
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
-from rummy_fairness.application import Counters, Fairness
+from rummy_fairness.application.seeds import Counters, Fairness
 from rummy_fairness.config import FairnessSettings
+from rummy_fairness.entrypoints import events
+from rummy_fairness.entrypoints import grpc as grpc_adapter
 from rummy_platform.db import apply_migrations, open_pool
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.plugins import load_variant_plugins
@@ -41,13 +42,13 @@ def build(settings: FairnessSettings) -> ServiceHost:
         counters=Counters(seed_committed=committed.inc, seed_revealed=revealed.inc),
     )
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = eventlog.kafka_log(settings.kafka_bootstrap_servers)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     reactor = events.table_reactor(
         log, pool, fairness, topic=prefix + TABLE_EVENTS, group_id=prefix + events.CONSUMER_GROUP
     )
-    relay = events.outbox_relay(
+    relay = eventlog.outbox_relay(
         log,
         pool,
         before_append=fault_hook("outbox-before-append", settings.fault_point),

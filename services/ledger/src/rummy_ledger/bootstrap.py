@@ -15,12 +15,13 @@ from __future__ import annotations
 from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
-from rummy_ledger import metrics
-from rummy_ledger.adapters import db, events
-from rummy_ledger.adapters import grpc as grpc_adapter
+from rummy_ledger.adapters import db, eventlog, metrics
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
+from rummy_ledger.application.ports import utc_now
+from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.config import LedgerSettings
-from rummy_ledger.handlers import Ledger, utc_now
+from rummy_ledger.entrypoints import events
+from rummy_ledger.entrypoints import grpc as grpc_adapter
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.envelope import type_name
 from rummy_platform.outbox import RelayHook
@@ -70,13 +71,13 @@ def build(settings: LedgerSettings) -> ServiceHost:
     # A scrape tries no query while the watch knows PostgreSQL is down (it would only hang).
     metrics.register_gauges(pool, clock=clock, reachable=lambda: "postgresql" not in watch.failing)
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = eventlog.kafka_log(settings.kafka_bootstrap_servers)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     reactor = events.table_reactor(
         log, pool, ledger, topic=prefix + TABLE_EVENTS, group_id=prefix + events.CONSUMER_GROUP
     )
-    relay = events.outbox_relay(
+    relay = eventlog.outbox_relay(
         log,
         pool,
         before_append=settlement_fault(pool, SETTLEMENT_BEFORE_PUBLISH, settings.fault_point),

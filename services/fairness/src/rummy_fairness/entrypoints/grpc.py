@@ -10,8 +10,8 @@ import grpc
 
 from rummy.fairness.v1 import fairness_service_pb2 as pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as pb_grpc
-from rummy_fairness.application import Fairness
-from rummy_fairness.unit_of_work import FairnessUnitOfWork
+from rummy_fairness.application.ports import FairnessUnitOfWork
+from rummy_fairness.application.seeds import Fairness
 from rummy_platform.auth import Role, require_role
 
 SERVICE_NAME = "rummy.fairness.v1.FairnessService"

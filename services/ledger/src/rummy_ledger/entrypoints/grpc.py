@@ -10,10 +10,10 @@ Who may do what (``docs/rules/promises.md#identity``):
   and an empty statement (every player has a wallet, opened at 0); an unknown account named by
   an operator or service is NOT_FOUND.
 - ``Grant``: operator only (PERMISSION_DENIED otherwise). ``amount_hundredths`` must be > 0,
-  ``idempotency_key`` and a player ``account_id`` are required (INVALID_ARGUMENT), and the
-  amount is at most the ledger's maximum grant, the balance after it at most the maximum balance
-  (``rummy_ledger.domain.GrantLimits``; INVALID_ARGUMENT, nothing moves). A retry with the same
-  key and body returns the first result (the balance right after the first grant); the same key
+  ``idempotency_key`` and a player ``account_id`` are required (INVALID_ARGUMENT), and the amount is
+  at most the ledger's maximum grant, the balance after it at most the maximum balance
+  (``rummy_ledger.domain.accounts.GrantLimits``; INVALID_ARGUMENT, nothing moves). A retry with the
+  same key and body returns the first result (the balance right after the first grant); the same key
   with another account or amount is ALREADY_EXISTS. ``memo`` is not stored.
 - Every string field is bounded and ``page_token`` parsed strictly (``rummy_platform.limits``):
   INVALID_ARGUMENT before any query.
@@ -29,9 +29,11 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
-from rummy_ledger import application
-from rummy_ledger.application import Balance, StatementItem
-from rummy_ledger.domain import (
+from rummy_ledger.application import accounts as application
+from rummy_ledger.application.accounts import Balance, StatementItem
+from rummy_ledger.application.ports import LedgerUnitOfWork
+from rummy_ledger.application.reactions import Ledger
+from rummy_ledger.domain.accounts import (
     AccountNotFound,
     Conflict,
     Grant,
@@ -39,8 +41,6 @@ from rummy_ledger.domain import (
     LedgerError,
     SettlementRefused,
 )
-from rummy_ledger.handlers import Ledger
-from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role, current_principal, require_role
 from rummy_platform.limits import parse_position_token

@@ -1,0 +1,25 @@
+"""The fairness service's event log and outbox relay (outbound): the platform's Kafka event log,
+and the relay publishing the ``outbox`` table to fairness-events."""
+
+from __future__ import annotations
+
+from psycopg_pool import ConnectionPool
+
+from rummy_platform.eventlog import EventLog, KafkaEventLog
+from rummy_platform.outbox import OutboxRelay, RelayHook
+
+
+def kafka_log(bootstrap_servers: str) -> EventLog:
+    return KafkaEventLog(bootstrap_servers, client_id="fairness")
+
+
+def outbox_relay(
+    log: EventLog,
+    pool: ConnectionPool,
+    *,
+    before_append: RelayHook | None = None,
+    after_append: RelayHook | None = None,
+) -> OutboxRelay:
+    return OutboxRelay(
+        pool, log, table="outbox", before_append=before_append, after_append=after_append
+    )
