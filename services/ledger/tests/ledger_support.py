@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 from google.protobuf.message import Message
 from psycopg_pool import ConnectionPool
 
-from rummy_ledger.adapters import eventlog
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.application.accounts import get_balance, grant
 from rummy_ledger.application.ports import Counters, LedgerUnitOfWork
@@ -90,7 +89,7 @@ class Wired:
                 topic=self.prefix + TABLE_EVENTS,
                 group_id=self.prefix + "ledger",
             )
-            self.relay: OutboxRelay = eventlog.outbox_relay(self.log, where)
+            self.relay: OutboxRelay = OutboxRelay(where, self.log)
         else:
             self.uow = where
             self.handled: dict[str, int] = {}  # table id -> records handled

@@ -1,5 +1,5 @@
 """The fairness service's event consumer (inbound): the reactor on table-events, one reaction per
-payload type it consumes (the log and the outbox relay are ``rummy_fairness.adapters.eventlog``)."""
+payload type it consumes (the log and the outbox relay are the platform's, built by bootstrap)."""
 
 from __future__ import annotations
 

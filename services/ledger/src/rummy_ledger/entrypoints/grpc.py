@@ -1,6 +1,6 @@
-"""The thin gRPC servicer of ``rummy.ledger.v1.LedgerService``: decode, check who may ask, call
-the handler, encode. Ledger errors become platform errors through one table
-(:data:`STATUS_OF`); the host's ErrorMappingInterceptor turns those into status codes.
+"""The thin gRPC servicer of ``rummy.ledger.v1.LedgerService``: check who may ask, decode, call
+the handler, encode (the codecs are :mod:`.codec`). Ledger errors become platform errors through one
+table (:data:`STATUS_OF`); the host's ErrorMappingInterceptor turns those into status codes.
 
 Who may do what (``docs/rules/promises.md#identity``):
 
@@ -25,22 +25,21 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ledger.application import accounts as application
-from rummy_ledger.application.accounts import Balance, StatementItem
+from rummy_ledger.application.accounts import Balance
 from rummy_ledger.application.ports import LedgerUnitOfWork
 from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.domain.accounts import (
     AccountNotFound,
     Conflict,
-    Grant,
     InvalidCommand,
     LedgerError,
     SettlementRefused,
 )
+from rummy_ledger.entrypoints import codec
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role, current_principal, require_role
 from rummy_platform.limits import parse_position_token
@@ -89,12 +88,7 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
             if account_id != principal.account_id:
                 raise
             balance = Balance(account_id, 0, 0, 0)
-        return pb.GetBalanceResponse(
-            account_id=balance.account_id,
-            balance_hundredths=balance.balance_hundredths,
-            reserved_hundredths=balance.reserved_hundredths,
-            available_hundredths=balance.available_hundredths,
-        )
+        return codec.balance_response(balance)
 
     def GetStatement(  # noqa: N802 - generated name
         self, request: pb.GetStatementRequest, context: grpc.ServicerContext
@@ -112,29 +106,16 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
             if account_id != principal.account_id:
                 raise
             items = ()
-        page = items[:page_size]
-        more = len(items) > page_size
-        return pb.GetStatementResponse(
-            entries=[statement_entry(item) for item in page],
-            next_page_token=str(page[-1].seq) if more else "",
-        )
+        return codec.statement_response(items, page_size)
 
     def Grant(  # noqa: N802 - generated name
         self, request: pb.GrantRequest, context: grpc.ServicerContext
     ) -> pb.GrantResponse:
         principal = require_role(context, Role.OPERATOR)
-        command = Grant(
-            operator=principal.account_id,
-            account_id=request.account_id,
-            amount_hundredths=request.amount_hundredths,
-            idempotency_key=request.idempotency_key,
-        )
+        command = codec.grant_command(principal.account_id, request)
         with ledger_errors():
             result = self._ledger.grant(self._uow, command)
-        return pb.GrantResponse(
-            journal_transaction_id=result.transaction_id,
-            balance_hundredths=result.balance_hundredths,
-        )
+        return codec.grant_response(result)
 
 
 def readable_account(principal: Principal, requested: str) -> str:
@@ -150,40 +131,3 @@ def readable_account(principal: Principal, requested: str) -> str:
     if not requested:
         raise errors.InvalidArgument(f"account_id is required for the {principal.role} role")
     return requested
-
-
-def statement_entry(item: StatementItem) -> pb.StatementEntry:
-    """One statement item as a ``StatementEntry`` (with its memo)."""
-    posted_at = Timestamp()
-    posted_at.FromDatetime(item.posted_at)
-    entry = pb.StatementEntry(
-        journal_transaction_id=item.transaction_id,
-        posted_at=posted_at,
-        amount_hundredths=item.amount_hundredths,
-        balance_after_hundredths=item.balance_after_hundredths,
-        memo=statement_memo(item),
-        hand_id=item.hand_id or "",
-        kind=item.kind,
-        table_id=item.table_id or "",
-        cost_hundredths=item.cost_hundredths,
-        winnings_hundredths=item.winnings_hundredths,
-        commission_hundredths=item.commission_hundredths,
-    )
-    if item.points is not None:
-        entry.points = item.points
-    return entry
-
-
-def statement_memo(item: StatementItem) -> str:
-    """A line a person reads: ``"grant"``, ``"hand h1: lost, 40 points, cost 1000"``,
-    ``"hand h1: won 3500, commission 437"``, ``"hand h1: commission 437"`` (the house)."""
-    if item.hand_id is None:
-        return item.kind
-    if item.points is None:  # the house's commission line
-        return f"hand {item.hand_id}: commission {item.commission_hundredths}"
-    if item.points == 0 and not item.cost_hundredths:
-        return (
-            f"hand {item.hand_id}: won {item.winnings_hundredths}, "
-            f"commission {item.commission_hundredths}"
-        )
-    return f"hand {item.hand_id}: lost, {item.points} points, cost {item.cost_hundredths}"
