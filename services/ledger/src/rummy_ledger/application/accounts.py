@@ -373,14 +373,19 @@ def _release_held(uow: LedgerUnitOfWork, hand_id: str) -> tuple[ReleasedReservat
     return tuple(ReleasedReservation(r.seat, r.account_id, r.amount_hundredths) for r in held)
 
 
-def get_balance(uow: LedgerUnitOfWork, account_id: str) -> Balance:
+def get_balance(uow: LedgerUnitOfWork, account_id: str, *, opened_at_zero: bool = False) -> Balance:
     """The account's posted balance, reserved amount and available balance (hundredths).
-    Raises AccountNotFound."""
+
+    ``opened_at_zero``: the caller asks about its own account, which exists from the start (every
+    player has a wallet, opened at 0), so one the ledger has never posted to reads as zeros.
+    Raises AccountNotFound otherwise, InvalidCommand for an empty id."""
     if not account_id:
         raise InvalidCommand("an account id is required")
     with uow.transaction():
         row = uow.accounts.balance(account_id)
     if row is None:
+        if opened_at_zero:
+            return Balance(account_id, 0, 0, 0)
         raise AccountNotFound(f"no account {account_id!r}")
     return Balance(
         row.account_id,
@@ -391,16 +396,25 @@ def get_balance(uow: LedgerUnitOfWork, account_id: str) -> Balance:
 
 
 def get_statement(
-    uow: LedgerUnitOfWork, account_id: str, *, limit: int = 50, before: int | None = None
+    uow: LedgerUnitOfWork,
+    account_id: str,
+    *,
+    limit: int = 50,
+    before: int | None = None,
+    opened_at_zero: bool = False,
 ) -> tuple[StatementItem, ...]:
     """The account's journal transactions, newest first, at most ``limit`` (1..500), older than
-    the item whose ``seq`` is ``before`` when given. Raises AccountNotFound or InvalidCommand."""
+    the item whose ``seq`` is ``before`` when given; ``opened_at_zero`` as for
+    :func:`get_balance` (the caller's own account never posted to: an empty statement). Raises
+    AccountNotFound or InvalidCommand."""
     if not 1 <= limit <= 500:
         raise InvalidCommand(f"limit must be 1..500, got {limit}")
     if not account_id:
         raise InvalidCommand("an account id is required")
     with uow.transaction():
         if uow.accounts.balance(account_id) is None:
+            if opened_at_zero:
+                return ()
             raise AccountNotFound(f"no account {account_id!r}")
         rows = uow.journal.statement(account_id, limit, before)
     return tuple(_statement_item(r) for r in rows)

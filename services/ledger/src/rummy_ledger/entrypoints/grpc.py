@@ -29,7 +29,6 @@ import grpc
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ledger.application import accounts as application
-from rummy_ledger.application.accounts import Balance
 from rummy_ledger.application.ports import LedgerUnitOfWork
 from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.domain.accounts import (
@@ -81,13 +80,10 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
     ) -> pb.GetBalanceResponse:
         principal = current_principal()
         account_id = readable_account(principal, request.account_id)
-        try:
-            with ledger_errors():
-                balance = application.get_balance(self._uow, account_id)
-        except errors.NotFound:
-            if account_id != principal.account_id:
-                raise
-            balance = Balance(account_id, 0, 0, 0)
+        with ledger_errors():
+            balance = application.get_balance(
+                self._uow, account_id, opened_at_zero=account_id == principal.account_id
+            )
         return codec.balance_response(balance)
 
     def GetStatement(  # noqa: N802 - generated name
@@ -97,15 +93,14 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
         account_id = readable_account(principal, request.account_id)
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         before = parse_position_token(request.page_token)
-        try:
-            with ledger_errors():
-                items = application.get_statement(
-                    self._uow, account_id, limit=page_size + 1, before=before
-                )
-        except errors.NotFound:
-            if account_id != principal.account_id:
-                raise
-            items = ()
+        with ledger_errors():
+            items = application.get_statement(
+                self._uow,
+                account_id,
+                limit=page_size + 1,
+                before=before,
+                opened_at_zero=account_id == principal.account_id,
+            )
         return codec.statement_response(items, page_size)
 
     def Grant(  # noqa: N802 - generated name
