@@ -497,9 +497,9 @@ def ledger_url(database_url: str) -> Iterator[str]:
 
 def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str, Any]) -> None:
     """Grant, reserve and settle each hand with the ledger service's own application code."""
-    from rummy_ledger import application as app
-    from rummy_ledger import domain
     from rummy_ledger.adapters.postgres import PostgresUnitOfWork
+    from rummy_ledger.application import accounts as app
+    from rummy_ledger.domain import accounts as domain
 
     with psycopg.connect(url, options="-c search_path=ledger") as conn:
         uow = PostgresUnitOfWork.joining(conn)
@@ -852,9 +852,9 @@ def test_the_timeline_names_every_winner_of_a_shared_pot_and_one_winner_as_befor
 
 
 def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_url: str) -> None:
-    from rummy_ledger import application as app
-    from rummy_ledger import domain
     from rummy_ledger.adapters.postgres import PostgresUnitOfWork
+    from rummy_ledger.application import accounts as app
+    from rummy_ledger.domain import accounts as domain
     from rummy_ops.replay.checks.settlement import journal_difference
     from rummy_ops.replay.ledger import JournalReader
     from rummy_rules.settlement import settle_shared
