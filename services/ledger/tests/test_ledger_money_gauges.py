@@ -76,8 +76,11 @@ class Scraper:
 
 def database_now(url: str) -> datetime:
     with raw(url) as conn:
-        (now,) = conn.execute("SELECT now()").fetchone()  # type: ignore[misc]
-    return now  # type: ignore[no-any-return]
+        row = conn.execute("SELECT now()").fetchone()
+    assert row is not None
+    (now,) = row
+    assert isinstance(now, datetime)
+    return now
 
 
 def two_seat_hand(pool: ConnectionPool, stake: int) -> tuple[str, str]:
