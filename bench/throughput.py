@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
-        [--watchers 10000] [--instances 2]
+        [--watchers 10000] [--instances 2] [--driver aio|threads] [--strategy quick|variant]
 
 Brokers: ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are set (never started or
 stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if this run started them).
@@ -21,7 +21,13 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 3. Each step opens ``tables`` new tables of ``--seats`` seats (point value 0.10, so every hand is
    reserved and settled by the ledger), grants every bot and seats one bot per seat
    (``rummy_ops.bots``: its own token, its own ``WatchTable``, acting as soon as its view lets it;
-   no stalls, no wrong declares). The bots of up to ``--tables-per-driver`` tables (64) run in
+   no stalls, no wrong declares). ``--driver aio`` (the default): the bots are tasks of one
+   event loop per driver process (``rummy_ops.bots.aio.AsyncBot`` through ``AioTableRouter``,
+   ``grpc.aio``); ``--driver threads``: a thread each (``rummy_ops.bots.client.Bot``, grpc's
+   synchronous client, whose waiting streams wake their threads every 0.1 s). ``--strategy
+   quick`` (the default): ``rummy_ops.bots.quick.QuickIndianBot``, legal complete hands with the
+   solver once a turn; ``variant``: the variant's own strategy, the demo's (4-6 solver calls a
+   turn). The bots of up to ``--tables-per-driver`` tables (64) run in
    this process; a step of more tables runs them in driver processes of that many tables each
    (this script with ``--drive``: the same bots, commanded over their standard input), whose
    CPU is counted as the driver's. After ``--warmup`` seconds it measures for ``--seconds``:
@@ -47,7 +53,10 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
 ``tables``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``, ``resource_exhausted``,
-``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``, ``produce_p99_ms``, ``cpu_percent``,
+``other_errors`` and ``errors_by_rpc`` (calls not OK, by status and by "RPC status"),
+``seed_p50_ms`` / ``seed_p99_ms`` (ContributeSeed calls, answered OK or not), ``driver``
+and ``strategy``, ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``,
+``produce_p99_ms``, ``cpu_percent``,
 ``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), ``driver_processes``,
 and for the watcher step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
 
@@ -481,6 +490,7 @@ class Bots:
                 for c in calls
                 if c.method in ACTIONS and c.code == grpc.StatusCode.OK
             ],
+            "seed_latencies_ms": [c.seconds * 1000 for c in calls if c.method == "ContributeSeed"],
             "codes": dict(Counter(c.code.name for c in calls)),
             "errors_by_rpc": dict(
                 Counter(f"{c.method} {c.code.name}" for c in calls if c.code != grpc.StatusCode.OK)
@@ -607,8 +617,9 @@ class Step:
 
     The bots run in this process up to ``tables_per_driver`` tables; beyond, in processes of
     ``tables_per_driver`` tables each (:class:`DriverProcess`), so that no Python process
-    carries more than that many tables' threads and streams (at 256 tables in one process, the
-    1,024 bot threads cost 13.9 ms of CPU per action against 2.4-2.8 at 64)."""
+    carries more than that many tables' bots and streams (with ``--driver threads``, at 256
+    tables in one process, the 1,024 bot threads cost 13.9 ms of CPU per action against 2.4-2.8
+    at 64)."""
 
     stack: Stack
     operator: Operator
@@ -692,6 +703,7 @@ class Step:
         metrics_after = _scrape_all([port for _, port in tables.values()], counters)
         wall = until - since
         latencies = [ms for g in seen for ms in g["latencies_ms"]]
+        seeds = [ms for g in seen for ms in g["seed_latencies_ms"]]
         codes: Counter[str] = Counter()
         by_rpc: Counter[str] = Counter()
         watch_errors: Counter[str] = Counter()
@@ -720,6 +732,8 @@ class Step:
             "actions_per_s": round(len(latencies) / wall, 1),
             "p50_ms": round(percentile(latencies, 0.5), 1),
             "p99_ms": round(percentile(latencies, 0.99), 1),
+            "seed_p50_ms": round(percentile(seeds, 0.5), 1),
+            "seed_p99_ms": round(percentile(seeds, 0.99), 1),
             "hands_per_s": round(
                 (metrics_after[counters[0]] - metrics_before[counters[0]]) / wall, 2
             ),
@@ -782,6 +796,7 @@ def report(row: dict[str, Any], as_json: bool) -> None:
     say(
         f"tables {row['tables']:>4}: {row['actions_per_s']:7.1f} actions/s"
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
+        f"  seed p50 {row['seed_p50_ms']:g} ms p99 {row['seed_p99_ms']:g} ms"
         f"  hands/s {row['hands_per_s']:g}  deadlines fired "
         f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
         f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}"

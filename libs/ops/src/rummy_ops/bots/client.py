@@ -19,6 +19,10 @@ same request, same ``client_request_id``), and the watch follows the table there
 The bot's thread ends only with :meth:`Bot.stop`: a watch stream that breaks or ends (with any
 status, CANCELLED by the server included) is opened again, and a view the bot fails to react to
 is noted in ``stats.errors`` (``alive`` says the thread runs).
+
+What the bot does on a view is :meth:`Bot.reactions`, a generator of the calls to make, sent
+their replies; :meth:`Bot.on_view` makes them with blocking calls, ``rummy_ops.bots.aio``'s
+``AsyncBot`` (the same play on an asyncio event loop, for benchmarks) with awaited ones.
 """
 
 from __future__ import annotations
