@@ -25,9 +25,9 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
    event loop per driver process (``rummy_ops.bots.aio.AsyncBot`` through ``AioTableRouter``,
    ``grpc.aio``); ``--driver threads``: a thread each (``rummy_ops.bots.client.Bot``, grpc's
    synchronous client, whose waiting streams wake their threads every 0.1 s). ``--strategy
-   quick`` (the default): ``rummy_ops.bots.quick.QuickIndianBot``, legal complete hands with the
-   solver once a turn; ``variant``: the variant's own strategy, the demo's (4-6 solver calls a
-   turn). The bots of up to ``--tables-per-driver`` tables (64) run in
+   quick`` (the default): ``quick_bot.QuickIndianBot`` (beside this script), legal complete
+   hands with the solver once a turn; ``variant``: the variant's own strategy, the demo's (4-6
+   solver calls a turn). The bots of up to ``--tables-per-driver`` tables (64) run in
    this process; a step of more tables runs them in driver processes of that many tables each
    (this script with ``--drive``: the same bots, commanded over their standard input), whose
    CPU is counted as the driver's. After ``--warmup`` seconds it measures for ``--seconds``:
@@ -96,12 +96,12 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 sys.path.insert(0, str(ROOT / "libs" / "platform" / "bench"))
 
 from produce_latency import small_event  # noqa: E402
+from quick_bot import QuickIndianBot  # noqa: E402
 
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
 from rummy_ops.bots.aio import AioTableRouter, AsyncBot  # noqa: E402
 from rummy_ops.bots.client import Bot  # noqa: E402
-from rummy_ops.bots.quick import QuickIndianBot  # noqa: E402
 from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
 from rummy_ops.stack import Stack, StackConfig, stack_for_tests  # noqa: E402
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E402

@@ -29,7 +29,7 @@ def wire(text: str) -> cards_pb2.Card:
     return cards_pb2.Card(index=SHOE.card_to_index(card), face=card.face)
 
 
-def view(phase: int, turn_no: int = 1, cards: str = "") -> api.PlayerView:
+def view(phase: api.HandPhase.ValueType, turn_no: int = 1, cards: str = "") -> api.PlayerView:
     v = api.PlayerView(
         table_id="t1", hand_id="h1", phase=phase, turn_seat=0, turn_no=turn_no, my_seat=0
     )

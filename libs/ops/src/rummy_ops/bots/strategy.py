@@ -114,7 +114,7 @@ class BotBrain:
     match: MatchTemperament = field(default_factory=MatchTemperament)
     #: The strategy to play instead of the variant's own (same shape: ``choose_draw``,
     #: ``choose_discard``, ``declaration``, ``is_hopeless``; e.g. the benchmarks'
-    #: :class:`rummy_ops.bots.quick.QuickIndianBot`); None: the variant's.
+    #: ``QuickIndianBot`` of ``bench/quick_bot.py``); None: the variant's.
     strategy: Any = None
     _rng: random.Random = field(init=False, repr=False)
     _play: Any = field(init=False, repr=False)

@@ -6,8 +6,9 @@ quick bots ends its hands with valid declares."""
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
-from rummy_ops.bots.quick import QuickIndianBot
 from rummy_ops.bots.strategy import BotBrain, Kind
 from rummy_rules.cards import Card, Rank, parse_card, parse_cards
 from rummy_rules.deck import Shoe
@@ -16,6 +17,10 @@ from rummy_rules.indian import bot as indian_bot
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldOptions
 from rummy_rules.wild import WildRank
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from quick_bot import QuickIndianBot  # noqa: E402  (bench/ is no package)
 
 SHOE = Shoe(decks=2, printed_jokers=2)
 OPTIONS = MeldOptions(jokers_only_group_is_sequence=True)

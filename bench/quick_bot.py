@@ -7,7 +7,9 @@ two actions. A benchmark's bots must still play legal, complete hands (draw, dis
 valid show as soon as they hold one, drop hopeless first hands now and then) so that reveals and
 settlements happen, but need not play well. :class:`QuickIndianBot` has the shape of the
 variant's strategy (``choose_draw``, ``choose_discard``, ``declaration``, ``is_hopeless``; give
-it to :class:`~rummy_ops.bots.strategy.BotBrain` as ``strategy``) and plays like this:
+it to :class:`~rummy_ops.bots.strategy.BotBrain` as ``strategy``; it lives beside the benchmark
+because it is the Indian variant's, and hosts such as ``rummy_ops`` import no variant's
+package) and plays like this:
 
 - **hopeless** (first turn, before drawing): no two natural cards of one suit are neighbours (so
   no pure sequence is within one draw) and the cards count at least
