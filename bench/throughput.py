@@ -83,7 +83,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import psycopg
@@ -114,6 +114,7 @@ from rummy_rules.melds import MeldOptions  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
 from rummy_testing.processes import ExtraService  # noqa: E402
 
+BotT = TypeVar("BotT", bound=Bot)
 ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
 COUNTED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
 SERVICES = ("table", "dealer", "ledger", "fairness", "clock")
@@ -424,26 +425,16 @@ class Bots:
         if self.loop is not None:
             self._on_loop(self._seat_on_loop(plan))
             return
-        bots = [
-            Bot(
-                e.account,
-                e.token,
-                self._router(e.table_id),
-                e.table_id,
-                self.shoe,
-                self._brain(e.seed),
-            )
-            for e in plan
-        ]
-        self.bots.extend(bots)
+        bots = self._make(Bot, plan)
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(lambda bot: bot.take_seat(), bots))
         for bot in bots:
             bot.start()
 
-    async def _seat_on_loop(self, plan: Sequence[Seat]) -> None:
+    def _make(self, kind: type[BotT], plan: Sequence[Seat]) -> list[BotT]:
+        """A bot of class ``kind`` for each seat of ``plan``, kept in :attr:`bots`."""
         bots = [
-            AsyncBot(
+            kind(
                 e.account,
                 e.token,
                 self._router(e.table_id),
@@ -454,6 +445,10 @@ class Bots:
             for e in plan
         ]
         self.bots.extend(bots)
+        return bots
+
+    async def _seat_on_loop(self, plan: Sequence[Seat]) -> None:
+        bots = self._make(AsyncBot, plan)
         gate = asyncio.Semaphore(16)
 
         async def sit(bot: AsyncBot) -> None:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_ops.bots.client import RETRIES, UNCONFIRMED, Bot, _describe, _request_id
+from rummy_ops.bots.client import RETRIES, UNCONFIRMED, Bot, Reactions, _describe, _request_id
 from rummy_platform.table_routing import TableRouter, owner_named_by
 
 
@@ -115,18 +115,7 @@ class AsyncBot(Bot):
 
     async def stop(self, leave: bool = True) -> None:  # type: ignore[override]
         """Stop playing; with ``leave``, leave the table first if seated. Idempotent."""
-        self._stop.set()
-        if leave and self.seat is not None:
-            self.seat = None
-            try:
-                await self._arpc(
-                    "LeaveTable",
-                    api.LeaveTableRequest(table_id=self.table_id, client_request_id=_request_id()),
-                )
-            except grpc.RpcError as error:
-                self._note(f"leave: {_describe(error)}")
-        if self._call is not None:
-            self._call.cancel()
+        await self._adrive(self._stopping(leave))
         if self._task is not None:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(self._task, 10)
@@ -164,7 +153,13 @@ class AsyncBot(Bot):
 
     async def _react_async(self, view: api.PlayerView) -> None:
         """:meth:`Bot.reactions` to ``view``, each call awaited; what it raises is noted."""
-        steps = self.reactions(view)
+        try:
+            await self._adrive(self.reactions(view))
+        except Exception as exc:  # a bot's task must not die unseen
+            self._note(f"view v{view.stream_version} hand {view.hand_id}: {exc!r}")
+
+    async def _adrive(self, steps: Reactions) -> None:
+        """:meth:`Bot._drive` awaited: each call ``steps`` yields made on the loop."""
         try:
             call = next(steps)
             while True:
@@ -176,8 +171,6 @@ class AsyncBot(Bot):
                     call = steps.send(reply)
         except StopIteration:
             pass
-        except Exception as exc:  # a bot's task must not die unseen
-            self._note(f"view v{view.stream_version} hand {view.hand_id}: {exc!r}")
 
     async def _arpc(self, name: str, request: Any) -> Any:
         """:meth:`Bot._rpc` awaited: counted alike, an :data:`UNCONFIRMED` answer retried alike."""

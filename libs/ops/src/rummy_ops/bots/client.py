@@ -176,11 +176,18 @@ class Bot:
     def stop(self, leave: bool = True) -> None:
         """Stop playing; with ``leave``, leave the table first if seated (between hands: no
         penalty; during a hand it is a leave drop). Idempotent."""
+        self._drive(self._stopping(leave))
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def _stopping(self, leave: bool) -> Reactions:
+        """:meth:`stop`'s calls: the bot stops, leaves the table (``leave``, if seated; a
+        refusal noted) and its watch is cancelled."""
         self._stop.set()
         if leave and self.seat is not None:
             self.seat = None
             try:
-                self._rpc(
+                yield (
                     "LeaveTable",
                     api.LeaveTableRequest(table_id=self.table_id, client_request_id=_request_id()),
                 )
@@ -188,8 +195,6 @@ class Bot:
                 self._note(f"leave: {_describe(error)}")
         if self._call is not None:
             self._call.cancel()
-        if self._thread is not None:
-            self._thread.join(10)
 
     # -- the loop ------------------------------------------------------------------------------
 
@@ -233,7 +238,10 @@ class Bot:
     def on_view(self, view: api.PlayerView) -> None:
         """React to the latest view of the table (public for tests): the calls of
         :meth:`reactions`, each made through this bot's router."""
-        steps = self.reactions(view)
+        self._drive(self.reactions(view))
+
+    def _drive(self, steps: Reactions) -> None:
+        """Make the calls ``steps`` yields, blocking, sending it each reply (or its error)."""
         try:
             call = next(steps)
             while True:
