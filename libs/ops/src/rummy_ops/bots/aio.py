@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_ops.bots.client import RETRIES, UNCONFIRMED, Bot, Reactions, _describe, _request_id
+from rummy_ops.bots.client import RETRIES, UNCONFIRMED, Bot, Reactions, _request_id
 from rummy_platform.table_routing import TableRouter, owner_named_by
 
 
@@ -141,10 +141,8 @@ class AsyncBot(Bot):
             except grpc.RpcError as error:
                 if self._stop.is_set():
                     return
-                self._router.follow(error, self.table_id, address)
-                if self._router.address_for(self.table_id) != address:
-                    continue  # the table is served elsewhere now: watch it there at once
-                self._note(f"watch: {_describe(error)}")
+                if self._moved(error, address):
+                    continue
             except asyncio.CancelledError:
                 if self._stop.is_set():
                     return

@@ -215,12 +215,19 @@ class Bot:
                 # reset the stream, e.g. while shutting down) is followed like any other break.
                 if self._stop.is_set():
                     return
-                self._router.follow(error, self.table_id, address)
-                if self._router.address_for(self.table_id) != address:
-                    continue  # the table is served elsewhere now: watch it there at once
-                self._note(f"watch: {_describe(error)}")
+                if self._moved(error, address):
+                    continue
             # The stream broke or ended (a restart, the table handed over): follow it again.
             self._stop.wait(0.5)
+
+    def _moved(self, error: grpc.RpcError, address: str) -> bool:
+        """After the watch at ``address`` broke with ``error``: True when the table is served
+        elsewhere now (watch it there at once); else the break is noted and False."""
+        self._router.follow(error, self.table_id, address)
+        if self._router.address_for(self.table_id) != address:
+            return True
+        self._note(f"watch: {_describe(error)}")
+        return False
 
     def _react(self, view: api.PlayerView) -> None:
         """:meth:`on_view`, noting in ``stats.errors`` what it raised (a bug of the bot's own, a
