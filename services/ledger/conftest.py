@@ -51,11 +51,8 @@ def ledger_database_url(database_url: str, request: pytest.FixtureRequest) -> It
 
 @pytest.fixture(scope="module")
 def pool(ledger_database_url: str) -> Iterator[ConnectionPool]:
-    pool = open_pool(ledger_database_url, min_size=1, max_size=4)
-    try:
+    with open_pool(ledger_database_url, min_size=1, max_size=4) as pool:  # closed on exit
         yield pool
-    finally:
-        pool.close()
 
 
 @pytest.fixture(scope="module")

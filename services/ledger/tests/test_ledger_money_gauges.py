@@ -32,11 +32,8 @@ def own_url(database_url: str) -> Iterator[str]:
 
 @pytest.fixture()
 def own_pool(own_url: str) -> Iterator[ConnectionPool]:
-    pool = open_pool(own_url, min_size=1, max_size=2)
-    try:
+    with open_pool(own_url, min_size=1, max_size=2) as pool:  # closed on exit
         yield pool
-    finally:
-        pool.close()
 
 
 def raw(url: str) -> psycopg.Connection:
