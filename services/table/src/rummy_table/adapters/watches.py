@@ -11,12 +11,13 @@ queueing them; the view sent is always the caller's view of the latest state.
 
 A spectator's view (an account with no seat at the table, or an operator) is the same for every
 spectator of a version: it is built once per table and version and shared. It is also the public
-part of every seat's view: a seat's view is that message copied (protobuf's ``CopyFrom``, in C)
-serialised once, followed by the seat's own part, ``my_seat`` and ``my_cards`` (the rules' view
-for that seat; each card's bytes made once), and parsed: instead of a view built field by field
-for each seat (:func:`rummy_table.projection.player_view`). It is the same message (a test
-compares the two for every seat and version of played hands); a variant whose view of a seat
-differs from the spectator's in more than the seat's cards gets the full build.
+part of every seat's view: a seat's view is that message's bytes (serialised once per version)
+followed by the seat's own part's, ``my_seat`` and ``my_cards`` (the rules' view for that seat;
+each card's bytes made once), parsed, instead of a view built field by field for each seat
+(:func:`rummy_table.projection.player_view`; measured with ``services/table/bench/seat_views.py``,
+README's Benchmarks). It is the same message (a test compares the two for every account at every
+version of a played hand); a variant whose view of a seat differs from the spectator's in more
+than the seat's cards gets the full build.
 """
 
 from __future__ import annotations
