@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from test_table_service import draw, on_turn, playing_table  # noqa: E402
+from test_table_service import discard_last, draw, on_turn, playing_table  # noqa: E402
 from world import World  # noqa: E402
 
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
@@ -44,17 +44,7 @@ def main() -> None:
     for _ in range(6):
         account, view = on_turn(world, table_id)
         draw(world, table_id, account, view)
-        held = world.view(table_id, account)
-        world.app.discard(
-            account,
-            api.DiscardCardRequest(
-                table_id=table_id,
-                hand_id=hand_id,
-                turn_no=held.turn_no,
-                client_request_id=world.request_id(),
-                card=held.my_cards[-1],
-            ),
-        )
+        discard_last(world, table_id, account)
     watches = TableWatches(world.app)
     table = world.app.projection.tables[table_id]
 

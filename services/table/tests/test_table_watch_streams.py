@@ -9,7 +9,7 @@ import time
 
 import grpc
 from served_table import SECRET, served_table_and_servicer
-from test_table_service import draw, on_turn, playing_table
+from test_table_service import discard_last, draw, first_drop, on_turn, playing_table
 from world import World
 
 from rummy.table.v1 import table_service_pb2 as api
@@ -98,18 +98,8 @@ def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once():
         draw(world, table_id, account, view)
         drained()
         before = watches.wakeups[table_id]
-        held = world.view(table_id, account)
         events_before = version()
-        world.app.discard(
-            account,
-            api.DiscardCardRequest(
-                table_id=table_id,
-                hand_id=view.hand_id,
-                turn_no=view.turn_no,
-                client_request_id=world.request_id(),
-                card=held.my_cards[-1],
-            ),
-        )
+        discard_last(world, table_id, account)
         assert version() == events_before + 2  # CardDiscarded and TurnStarted
         drained()
         _until(lambda: all(seen[a][-1] == version() for a in players), "views after discard")
@@ -159,30 +149,11 @@ def test_every_watchers_view_is_the_view_built_for_it_at_every_version_of_a_play
         account, view = on_turn(world, table_id)
         draw(world, table_id, account, view)
         checked.add(views_match())
-        held = world.view(table_id, account)
-        assert len(held.my_cards) == 14
-        world.app.discard(
-            account,
-            api.DiscardCardRequest(
-                table_id=table_id,
-                hand_id=hand_id,
-                turn_no=held.turn_no,
-                client_request_id=world.request_id(),
-                card=held.my_cards[-1],
-            ),
-        )
+        assert len(world.view(table_id, account).my_cards) == 14
+        discard_last(world, table_id, account)
         checked.add(views_match())
     for _ in range(2):  # two drops end the hand of three: the result is revealed
-        account, view = on_turn(world, table_id)
-        world.app.drop(
-            account,
-            api.DropRequest(
-                table_id=table_id,
-                hand_id=hand_id,
-                turn_no=view.turn_no,
-                client_request_id=world.request_id(),
-            ),
-        )
+        first_drop(world, table_id, hand_id)
         checked.add(views_match())
     assert world.view(table_id, None).HasField("result")
     assert len(checked) >= 15

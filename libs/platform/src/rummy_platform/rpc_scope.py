@@ -25,7 +25,7 @@ import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any, Never, Protocol, TypeAlias
 
 import grpc
@@ -238,35 +238,7 @@ class AioScopeInterceptor(AioHandlerInterceptor):
     Install :class:`Offload` innermost so that every handler it wraps is asynchronous."""
 
     def __init__(self, scope: Scope) -> None:
-        super().__init__(lambda handler, method: _scoped_aio(handler, method, scope))
-
-
-def _scoped_aio(handler: Handler, method: str, scope: Scope) -> Handler:
-    def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
-        async def call(request: Any, context: AioContext) -> Any:
-            try:
-                with scope(method, AioCallView(context)):
-                    return await behavior(request, context)
-            except ScopeAbort as abort:
-                await _abort(context, abort)
-
-        return call
-
-    def stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
-        if not inspect.isasyncgenfunction(behavior):  # writes with context.write
-            return unary(behavior)
-
-        async def responses(request: Any, context: AioContext) -> Any:
-            try:
-                with scope(method, AioCallView(context)):
-                    async for response in behavior(request, context):
-                        yield response
-            except ScopeAbort as abort:
-                await _abort(context, abort)
-
-        return responses
-
-    return rebuild(handler, unary, stream)
+        super().__init__(lambda handler, method: _scoped_all(handler, method, (scope,), None))
 
 
 class RequestCheck(Protocol):
@@ -320,11 +292,8 @@ def _scoped_all(
 
     def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def call(request: Any, context: AioContext) -> Any:
-            view = AioCallView(context)
             try:
-                with ExitStack() as stack:
-                    for scope in scopes:
-                        stack.enter_context(scope(method, view))
+                with _entered(scopes, method, context):
                     return await behavior(check(request), context)
             except ScopeAbort as abort:
                 await _abort(context, abort)
@@ -336,11 +305,8 @@ def _scoped_all(
             return unary(behavior)
 
         async def responses(request: Any, context: AioContext) -> Any:
-            view = AioCallView(context)
             try:
-                with ExitStack() as stack:
-                    for scope in scopes:
-                        stack.enter_context(scope(method, view))
+                with _entered(scopes, method, context):
                     async for response in behavior(check(request), context):
                         yield response
             except ScopeAbort as abort:
@@ -354,6 +320,21 @@ def _scoped_all(
         else None
     )
     return rebuild(handler, unary, stream, deserializer)
+
+
+@contextmanager
+def _entered(scopes: tuple[Scope, ...], method: str, context: AioContext) -> Iterator[None]:
+    """Inside every scope, outermost first (an exception, raised entering a scope or inside,
+    passes out through each scope entered so far, as nested ``with`` blocks would do)."""
+    view = AioCallView(context)
+    if len(scopes) == 1:  # one interceptor per scope (AioScopeInterceptor): no stack needed
+        with scopes[0](method, view):
+            yield
+        return
+    with ExitStack() as stack:
+        for scope in scopes:
+            stack.enter_context(scope(method, view))
+        yield
 
 
 def _as_is(request: Any) -> Any:
