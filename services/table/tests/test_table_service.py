@@ -59,6 +59,21 @@ def draw(world: World, table_id: str, account: str, view: api.PlayerView, rid: s
     )
 
 
+def discard_last(world: World, table_id: str, account: str) -> object:
+    """``account`` (on turn, having drawn) discards the last card of its hand."""
+    held = world.view(table_id, account)
+    return world.app.discard(
+        account,
+        api.DiscardCardRequest(
+            table_id=table_id,
+            hand_id=held.hand_id,
+            turn_no=held.turn_no,
+            client_request_id=world.request_id(),
+            card=held.my_cards[-1],
+        ),
+    )
+
+
 # -- seating -------------------------------------------------------------------------------
 
 
