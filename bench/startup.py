@@ -77,8 +77,8 @@ from rummy_platform.topics import (  # noqa: E402
     TABLE_EVENTS,
     event_topic_specs,  # noqa: E402
 )
-from rummy_table import snapshot  # noqa: E402
-from rummy_table.adapters.events import read_snapshots  # noqa: E402
+from rummy_table.adapters import snapshot  # noqa: E402
+from rummy_table.entrypoints.inputs import read_snapshots  # noqa: E402
 
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 

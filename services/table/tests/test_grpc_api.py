@@ -33,7 +33,7 @@ from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.indian.rules import bombay_baazi
-from rummy_table.adapters import grpc as grpc_adapter
+from rummy_table.entrypoints import grpc as grpc_adapter
 
 SERVICE = grpc_adapter.SERVICE_NAME
 

@@ -21,7 +21,7 @@ from rummy_platform.auth import Role
 from rummy_platform.errors import AlreadyExists
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_table.application import TableApp
+from rummy_table.application.app import TableApp
 
 
 @pytest.fixture

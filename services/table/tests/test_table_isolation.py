@@ -21,8 +21,8 @@ from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition, partition_for
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS
-from rummy_table import application
-from rummy_table.adapters.events import InputLoop
+from rummy_table.application import app as application
+from rummy_table.entrypoints.inputs import InputLoop
 
 
 class ErrorLines:

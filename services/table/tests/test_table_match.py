@@ -26,8 +26,8 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from rummy_platform.eventlog.partitioner import partition_for
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
-from rummy_table import snapshot
-from rummy_table.projection import Projection
+from rummy_table.adapters import snapshot
+from rummy_table.application.projection import Projection
 
 POOL_101 = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=500, rejoin=True))
 

@@ -12,8 +12,8 @@ from world import World, replay_all
 from rummy.match.v1 import match_pb2 as mpb
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
-from rummy_table import snapshot
-from rummy_table.application import TableApp
+from rummy_table.adapters import snapshot
+from rummy_table.application.app import TableApp
 
 
 def test_a_match_table_restarted_from_its_kafka_topic_shows_the_same_match(

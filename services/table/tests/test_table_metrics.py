@@ -10,7 +10,7 @@ from prometheus_client import CollectorRegistry
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
-from rummy_table.metrics import ACTIONS, DROP_KINDS, TableMetrics, drop_kind_label
+from rummy_table.adapters.metrics import ACTIONS, DROP_KINDS, TableMetrics, drop_kind_label
 
 
 def samples(registry: CollectorRegistry, name: str) -> dict[tuple[tuple[str, str], ...], float]:

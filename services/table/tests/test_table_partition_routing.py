@@ -22,8 +22,8 @@ from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.server import ServiceHost
 from rummy_platform.table_routing import OWNER_METADATA_KEY, TableRouter
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_table.adapters import grpc as grpc_adapter
-from rummy_table.ownership import Ownership, PartitionOwner
+from rummy_table.application.ownership import Ownership, PartitionOwner
+from rummy_table.entrypoints import grpc as grpc_adapter
 
 AUTHORITY = TokenAuthority(SECRET)
 

@@ -24,7 +24,7 @@ from rummy_platform.topics import CLOCK_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS, 
 from rummy_rules import registry
 from rummy_rules.events import HandEnded, SeatResult
 from rummy_rules.settlement import settle_shared
-from rummy_table.projection import player_view
+from rummy_table.application.projection import player_view
 
 
 def table_events(world: World, table_id: str) -> list[object]:

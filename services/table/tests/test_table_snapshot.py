@@ -25,8 +25,8 @@ from rummy_platform.topics import (
     LEDGER_EVENTS,
     TABLE_EVENTS,
 )
-from rummy_table import snapshot
-from rummy_table.projection import Projection, player_view
+from rummy_table.adapters import snapshot
+from rummy_table.application.projection import Projection, player_view
 
 PARTITIONS = 2  # World's topics
 _PREPARING = (api.HAND_PHASE_RESERVING, api.HAND_PHASE_SEEDING, api.HAND_PHASE_DEALING)

@@ -15,10 +15,10 @@ from kafka import KafkaProducer
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog, partition_for
 from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
-from rummy_table import snapshot
-from rummy_table.adapters import events
-from rummy_table.application import TableApp
-from rummy_table.projection import Projection
+from rummy_table.adapters import snapshot
+from rummy_table.application.app import TableApp
+from rummy_table.application.projection import Projection
+from rummy_table.entrypoints import inputs as events
 
 PARTITIONS = 8
 

@@ -43,8 +43,8 @@ from rummy_platform.topics import (
     event_topic_specs,
 )
 from rummy_rules.cards import parse_card
-from rummy_table.adapters import grpc as grpc_adapter
-from rummy_table.application import TableApp
+from rummy_table.application.app import TableApp
+from rummy_table.entrypoints import grpc as grpc_adapter
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.wire import register_toy
 

@@ -15,7 +15,7 @@ from world import World
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
-from rummy_table.adapters.watches import TableWatches
+from rummy_table.entrypoints.watches import TableWatches
 
 STREAMS_PER_TABLE = 150
 

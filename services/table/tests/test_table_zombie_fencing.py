@@ -15,8 +15,8 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import Unavailable
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
-from rummy_table.application import TableApp
-from rummy_table.ownership import Ownership
+from rummy_table.application.app import TableApp
+from rummy_table.application.ownership import Ownership
 
 
 def _joined(log: KafkaEventLog, group: str, topics: list[str]):

@@ -31,7 +31,7 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import Deal as ShuffleDeal
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
-from rummy_table.application import TableApp
+from rummy_table.application.app import TableApp
 
 T0 = 1_800_000_000_000
 SERVER_SEED = b"\x05" * 32

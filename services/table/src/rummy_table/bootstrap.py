@@ -15,13 +15,13 @@ from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_rules import registry
-from rummy_table import snapshot
-from rummy_table.adapters import directory, events
-from rummy_table.adapters import grpc as grpc_adapter
-from rummy_table.application import INPUT_GROUP, TableApp
+from rummy_table.adapters import directory, snapshot
+from rummy_table.adapters.metrics import TableMetrics
+from rummy_table.application.app import INPUT_GROUP, TableApp
+from rummy_table.application.ownership import Ownership
 from rummy_table.config import TableSettings
-from rummy_table.metrics import TableMetrics
-from rummy_table.ownership import Ownership
+from rummy_table.entrypoints import grpc as grpc_adapter
+from rummy_table.entrypoints import inputs as events
 
 SERVICE = "table"
 #: How long a new owner waits for a partition's open transaction to end by itself before it

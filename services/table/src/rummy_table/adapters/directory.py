@@ -19,7 +19,7 @@ import threading
 from rummy_platform.eventlog import PartitionReader, RecordProducer
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
-from rummy_table.ownership import Ownership, PartitionOwner
+from rummy_table.application.ownership import Ownership, PartitionOwner
 
 _log = get_logger(__name__)
 #: The directory topic (under the services' topic prefix).

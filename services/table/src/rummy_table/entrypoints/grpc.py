@@ -18,9 +18,9 @@ from rummy_platform.errors import PermissionDenied, ResourceExhausted
 from rummy_platform.limits import open_channel, parse_id_token
 from rummy_platform.logging import get_logger
 from rummy_platform.table_routing import LIST_SCOPE_METADATA_KEY
-from rummy_table.adapters.watches import TableWatches
-from rummy_table.application import TableApp
-from rummy_table.ownership import Ownership
+from rummy_table.application.app import TableApp
+from rummy_table.application.ownership import Ownership
+from rummy_table.entrypoints.watches import TableWatches
 
 _log = get_logger(__name__)
 SERVICE_NAME = "rummy.table.v1.TableService"

@@ -45,8 +45,7 @@ from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
 from rummy_rules import codec as rules_codec
-
-from .projection import Projection
+from rummy_table.application.projection import Projection
 
 _log = get_logger(__name__)
 

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import NotFound
-from rummy_table.application import TableApp
+from rummy_table.application.app import TableApp
 
 
 class TableWatches:

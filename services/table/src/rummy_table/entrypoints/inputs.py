@@ -29,8 +29,8 @@ from rummy_platform.eventlog import (
 from rummy_platform.eventlog import unstable_partitions as _unstable_partitions
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
-from rummy_table import snapshot
-from rummy_table.application import TableApp
+from rummy_table.adapters import snapshot
+from rummy_table.application.app import TableApp
 
 _log = get_logger(__name__)
 #: "No held input caps this partition's offset" (larger than any offset).

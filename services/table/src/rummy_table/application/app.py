@@ -84,8 +84,8 @@ from rummy_rules.rules import (
     validate_table_options,
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION
+from rummy_table.adapters.metrics import Action, TableMetrics
 
-from .metrics import Action, TableMetrics
 from .ownership import NotOwner, Ownership
 from .projection import TABLE_STATES, Projection, player_view
 
