@@ -78,7 +78,7 @@ from rummy_platform.topics import (  # noqa: E402
     event_topic_specs,  # noqa: E402
 )
 from rummy_table.adapters import snapshot  # noqa: E402
-from rummy_table.entrypoints.inputs import read_snapshots  # noqa: E402
+from rummy_table.adapters.table_log import read_snapshots  # noqa: E402
 
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 

@@ -13,6 +13,7 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
 from rummy_table.adapters import snapshot
+from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
 
 
@@ -46,6 +47,7 @@ def test_a_match_table_restarted_from_its_kafka_topic_shows_the_same_match(
         restarted = TableApp(
             GroupCommitWriter(log.transactional_writer(prefix + "w")),
             topic=prefix + TABLE_EVENTS,
+            metrics=TableMetrics.unregistered(),
         )
         restarted.replay(records)
         live = world.app.projection.tables[table_id]

@@ -16,9 +16,10 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog, partition_for
 from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
 from rummy_table.adapters import snapshot
+from rummy_table.adapters import table_log as events
+from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
 from rummy_table.application.projection import Projection
-from rummy_table.entrypoints import inputs as events
 
 PARTITIONS = 8
 
@@ -35,7 +36,9 @@ def prefix(kafka_bootstrap: str) -> Iterator[str]:
 def new_app(kafka_bootstrap: str, prefix: str, writer: str = "w") -> tuple[TableApp, KafkaEventLog]:
     log = KafkaEventLog(kafka_bootstrap)
     app = TableApp(
-        GroupCommitWriter(log.transactional_writer(prefix + writer)), topic=prefix + TABLE_EVENTS
+        GroupCommitWriter(log.transactional_writer(prefix + writer)),
+        topic=prefix + TABLE_EVENTS,
+        metrics=TableMetrics.unregistered(),
     )
     return app, log
 
@@ -71,7 +74,9 @@ def test_a_start_loads_each_partitions_snapshot_and_its_tail_as_a_full_replay_wo
     assert set(stored) == set(range(PARTITIONS))
 
     full = Projection()
-    replayed = TableApp(app.writer, projection=full, topic=app.topic)
+    replayed = TableApp(
+        app.writer, projection=full, topic=app.topic, metrics=TableMetrics.unregistered()
+    )
     replayed.replay(events.read_partitions(kafka_bootstrap, app.topic, None)[0])
 
     restarted, other = new_app(kafka_bootstrap, prefix, "w2")

@@ -15,6 +15,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import Unavailable
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
+from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
 from rummy_table.application.ownership import Ownership
 
@@ -41,7 +42,13 @@ def test_a_zombie_instance_whose_generation_was_replaced_appends_nothing(
         member = _joined(log, group, inputs)
         ownership = Ownership(8, "127.0.0.1:1", prefix + "writer-zombie")
         ownership.grant(frozenset(range(8)), member.group_metadata(), {})
-        app = TableApp(writer, topic=topic, input_group=group, ownership=ownership)
+        app = TableApp(
+            writer,
+            topic=topic,
+            input_group=group,
+            ownership=ownership,
+            metrics=TableMetrics.unregistered(),
+        )
         table_id = app.open_table(
             "op", api.OpenTableRequest(client_request_id="open-1", seat_count=4)
         )

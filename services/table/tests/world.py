@@ -31,6 +31,7 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import Deal as ShuffleDeal
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
+from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
 
 T0 = 1_800_000_000_000
@@ -69,6 +70,7 @@ class World:
             read_stream=lambda table_id: [
                 e for e in replay_all(self.log) if e.stream_id == table_id
             ],
+            metrics=TableMetrics.unregistered(),
         )
         app.replay(replay_all(self.log))
         return app

@@ -3,10 +3,10 @@
 A small compacted Kafka topic (``table-owners``, one partition, one record per table partition,
 key = the partition number): an instance that was granted partitions and rebuilt their tables
 announces ``partition -> address, generation, writer id`` there, and every instance tails it
-from the start into its :class:`~rummy_table.ownership.Ownership`. Why a topic: the instances
-already share Kafka and nothing else; compaction keeps it one record per partition whatever its
-age, a new instance learns every owner by reading it once, and an entry is never older than the
-owner's last rebalance. It only routes: a stale entry sends a client to an instance that answers
+from the start into its :class:`~rummy_table.application.ownership.Ownership`. Why a topic: the
+instances already share Kafka and nothing else; compaction keeps it one record per partition
+whatever its age, a new instance learns every owner by reading it once, and an entry is never
+older than the owner's last rebalance. It only routes: a stale entry sends a client to an instance that answers
 with its own (newer) entry or "being handed over", and writes stay fenced by the group whatever
 the directory says.
 """

@@ -84,9 +84,9 @@ from rummy_rules.rules import (
     validate_table_options,
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION
-from rummy_table.adapters.metrics import Action, TableMetrics
 
 from .ownership import NotOwner, Ownership
+from .ports import Action, Metrics
 from .projection import TABLE_STATES, Projection, player_view
 
 _log = get_logger(__name__)
@@ -116,7 +116,8 @@ class TableApp:
     service_deadline_seconds: int = DEFAULT_SERVICE_DEADLINE_SECONDS
     topic: str = TABLE_EVENTS
     input_group: str = INPUT_GROUP
-    metrics: TableMetrics = field(default_factory=TableMetrics.unregistered)
+    #: What it counts (``rummy_table.adapters.metrics.TableMetrics`` in the service).
+    metrics: Metrics = field(kw_only=True)
     #: A table's whole stream read back from the log (for a table whose last commit's outcome
     #: is unknown); None: such a table answers UNAVAILABLE until the instance restarts.
     reread: Callable[[str], Sequence[Envelope | Record]] | None = None
@@ -167,6 +168,11 @@ class TableApp:
 
     def count_tables(self) -> None:
         """Set the tables-open and seats-taken gauges from the projection (after a rebuild)."""
+        with self.projection.lock:
+            tables = self.projection.tables.values()
+            self.metrics.tables_now(
+                sum(not t.closed for t in tables), sum(len(t.seats) for t in tables)
+            )
 
     def drop_partitions(self, partitions: frozenset[int]) -> int:
         """Forget the tables of ``partitions`` (revoked: another instance serves them now),
@@ -183,11 +189,6 @@ class TableApp:
                 self.unsure.discard(table_id)
         self.count_tables()
         return len(gone)
-
-        with self.projection.lock:
-            tables = self.projection.tables.values()
-            self.metrics.tables_open.set(sum(not t.closed for t in tables))
-            self.metrics.seats_taken.set(sum(len(t.seats) for t in tables))
 
     def _owns(self, table_id: str) -> bool:
         """True unless another instance serves ``table_id``."""
@@ -417,7 +418,7 @@ class TableApp:
             with _unavailable_on_log_errors():
                 positions = self._append([envelope], table_id)
             self._fold([envelope], positions)
-            self.metrics.tables_open.inc()
+            self.metrics.table_opened()
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
@@ -547,7 +548,7 @@ class TableApp:
                 except RuleViolation as exc:
                     raise _service_error(exc) from None
                 self._commit(table, payloads, at, causation_id=key, request_digest=digest)
-        self.metrics.action_latency.labels(action).observe(time.perf_counter() - started)
+        self.metrics.action_answered(action, time.perf_counter() - started)
         return payloads
 
     def take_seat(self, account_id: str, request: api.TakeSeatRequest) -> int:
@@ -941,10 +942,10 @@ class TableApp:
                 self.start_retries.succeeded(table_id)
                 if not hand_id:  # no deal could start: the match's money was not held in time
                     _log.warning("match aborted", match_id=table.match_id, reason=reason)
-                    self.metrics.overdue_aborts.labels("match").inc()
+                    self.metrics.overdue_aborted("match")
                     return table.match_id
                 _log.warning("hand aborted: a service is gone past its deadline", reason=reason)
-                self.metrics.overdue_aborts.labels("hand").inc()
+                self.metrics.overdue_aborted("hand")
             return hand_id
 
     def _start_hand(self, table_id: str, now: int) -> str | None:
@@ -1005,7 +1006,7 @@ class TableApp:
                 exc_info=error,
             )
         self.start_retries.failed(table_id, reason, table_id=table_id, hand_id=hand_id)
-        self.metrics.hand_start_failures.inc()
+        self.metrics.hand_start_failed()
 
     # -- inputs from other services ----------------------------------------------------------
 

@@ -79,7 +79,7 @@ class Projection:
         self.requests: dict[str, str] = {}
         #: Per partition of the table stream: the highest offset folded here (live or on
         #: replay). Every table's state covers all its events up to it, once no command of the
-        #: table is in flight (see :mod:`rummy_table.snapshot`).
+        #: table is in flight (see :mod:`rummy_table.adapters.snapshot`).
         self.folded: dict[int, int] = {}
         #: Per partition: envelopes folded since the last snapshot of it was taken.
         self.since_snapshot: dict[int, int] = {}

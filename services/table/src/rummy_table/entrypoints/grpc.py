@@ -5,7 +5,7 @@ Errors are ``rummy_platform.errors`` classes, mapped to status codes by the host
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 
 import grpc
@@ -13,13 +13,13 @@ import grpc.aio
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_platform.auth import Principal, Role, authorized_channel, current_principal
+from rummy_platform.auth import Principal, Role, current_principal
 from rummy_platform.errors import PermissionDenied, ResourceExhausted
-from rummy_platform.limits import open_channel, parse_id_token
+from rummy_platform.limits import parse_id_token
 from rummy_platform.logging import get_logger
 from rummy_platform.table_routing import LIST_SCOPE_METADATA_KEY
 from rummy_table.application.app import TableApp
-from rummy_table.application.ownership import Ownership
+from rummy_table.config import DEFAULT_MAX_WATCHES_PER_ACCOUNT
 from rummy_table.entrypoints.watches import TableWatches
 
 _log = get_logger(__name__)
@@ -41,10 +41,6 @@ def _player() -> str:
 
 def _reader() -> Principal:
     return current_principal()
-
-
-#: WatchTable streams one account may hold at once, by default.
-DEFAULT_MAX_WATCHES_PER_ACCOUNT = 8
 
 
 class TableServicer(api_grpc.TableServiceServicer):
@@ -194,50 +190,3 @@ class TableServicer(api_grpc.TableServiceServicer):
         account = principal.account_id if principal.role is Role.PLAYER else None
         bundle = self._app.get_hand_proof(account, request.table_id, request.hand_id)
         return api.GetHandProofResponse(bundle_json=bundle)
-
-
-class PeerTables:
-    """ListTables of the other instances (:attr:`TableApp.peer_tables`): each instance the
-    directory names as an owner is asked for its own tables (request metadata
-    ``rummy-list-scope: local``) with a service token from ``token``. An instance that does not
-    answer within ``timeout_s`` seconds is left out of the page (logged): the lobby shows the
-    tables that can be reached."""
-
-    def __init__(
-        self, ownership: Ownership, token: Callable[[], str], timeout_s: float = 3.0
-    ) -> None:
-        self._ownership = ownership
-        self._token = token
-        self._timeout_s = timeout_s
-        self._stubs: dict[str, api_grpc.TableServiceStub] = {}
-        self._lock = threading.Lock()
-
-    def _stub(self, address: str) -> api_grpc.TableServiceStub:
-        with self._lock:
-            found = self._stubs.get(address)
-            if found is None:
-                channel = authorized_channel(open_channel(address), self._token)
-                found = self._stubs[address] = api_grpc.TableServiceStub(channel)
-            return found
-
-    def __call__(self, limit: int | None, after: str | None) -> list[api.TableSummary]:
-        request = api.ListTablesRequest(
-            page_size=min(limit or MAX_PAGE_SIZE, MAX_PAGE_SIZE), page_token=after or ""
-        )
-        found: list[api.TableSummary] = []
-        for address in self._ownership.peers():
-            try:
-                reply = self._stub(address).ListTables(
-                    request,
-                    metadata=((LIST_SCOPE_METADATA_KEY, "local"),),
-                    timeout=self._timeout_s,
-                )
-            except grpc.RpcError as error:
-                _log.warning(
-                    "ListTables: an instance did not answer; its tables are left out",
-                    address=address,
-                    code=error.code().name,
-                )
-                continue
-            found.extend(reply.tables)
-        return found
