@@ -6,9 +6,9 @@ announces ``partition -> address, generation, writer id`` there, and every insta
 from the start into its :class:`~rummy_table.application.ownership.Ownership`. Why a topic: the
 instances already share Kafka and nothing else; compaction keeps it one record per partition
 whatever its age, a new instance learns every owner by reading it once, and an entry is never
-older than the owner's last rebalance. It only routes: a stale entry sends a client to an instance that answers
-with its own (newer) entry or "being handed over", and writes stay fenced by the group whatever
-the directory says.
+older than the owner's last rebalance. It only routes: a stale entry sends a client to an
+instance that answers with its own (newer) entry or "being handed over", and writes stay fenced
+by the group whatever the directory says.
 """
 
 from __future__ import annotations
