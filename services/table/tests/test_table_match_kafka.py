@@ -15,6 +15,7 @@ from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
 from rummy_table.adapters import snapshot
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
+from rummy_table.entrypoints.views import player_view
 
 
 def test_a_match_table_restarted_from_its_kafka_topic_shows_the_same_match(
@@ -48,6 +49,7 @@ def test_a_match_table_restarted_from_its_kafka_topic_shows_the_same_match(
             GroupCommitWriter(log.transactional_writer(prefix + "w")),
             topic=prefix + TABLE_EVENTS,
             metrics=TableMetrics.unregistered(),
+            render_view=player_view,
         )
         restarted.replay(records)
         live = world.app.projection.tables[table_id]

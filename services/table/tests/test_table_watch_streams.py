@@ -8,6 +8,7 @@ import threading
 import time
 
 import grpc
+import table_calls
 from served_table import SECRET, served_table_and_servicer
 from test_table_service import draw, on_turn, playing_table
 from world import World
@@ -99,7 +100,8 @@ def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once():
         before = watches.wakeups[table_id]
         held = world.view(table_id, account)
         events_before = version()
-        world.app.discard(
+        table_calls.discard(
+            world.app,
             account,
             api.DiscardCardRequest(
                 table_id=table_id,

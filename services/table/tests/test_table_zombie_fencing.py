@@ -10,6 +10,7 @@ import time
 import uuid
 
 import pytest
+import table_calls
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import Unavailable
@@ -18,6 +19,7 @@ from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
 from rummy_table.application.ownership import Ownership
+from rummy_table.entrypoints.views import player_view
 
 
 def _joined(log: KafkaEventLog, group: str, topics: list[str]):
@@ -48,12 +50,13 @@ def test_a_zombie_instance_whose_generation_was_replaced_appends_nothing(
             input_group=group,
             ownership=ownership,
             metrics=TableMetrics.unregistered(),
+            render_view=player_view,
         )
-        table_id = app.open_table(
-            "op", api.OpenTableRequest(client_request_id="open-1", seat_count=4)
+        table_id = table_calls.open_table(
+            app, "op", api.OpenTableRequest(client_request_id="open-1", seat_count=4)
         )
-        assert app.take_seat(
-            "alice", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-alice")
+        assert table_calls.take_seat(
+            app, "alice", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-alice")
         ) in range(4)
 
         # Its membership ends and another member's generation owns the partitions now; the
@@ -63,11 +66,13 @@ def test_a_zombie_instance_whose_generation_was_replaced_appends_nothing(
         appended = len(log.read_stream(topic, table_id))
 
         with pytest.raises(Unavailable):
-            app.take_seat(
-                "bob", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-bob")
+            table_calls.take_seat(
+                app, "bob", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-bob")
             )
         with pytest.raises(Unavailable):
-            app.open_table("op", api.OpenTableRequest(client_request_id="open-2", seat_count=4))
+            table_calls.open_table(
+                app, "op", api.OpenTableRequest(client_request_id="open-2", seat_count=4)
+            )
         assert len(log.read_stream(topic, table_id)) == appended
         successor.close()
     finally:

@@ -22,7 +22,7 @@ from rummy_table.application.app import INPUT_GROUP, TableApp
 from rummy_table.application.ownership import Ownership
 from rummy_table.config import TableSettings
 from rummy_table.entrypoints import grpc as grpc_entrypoint
-from rummy_table.entrypoints import inputs
+from rummy_table.entrypoints import inputs, views
 
 SERVICE = "table"
 #: How long a new owner waits for a partition's open transaction to end by itself before it
@@ -147,6 +147,7 @@ def build(settings: TableSettings) -> ServiceHost:
         topic=table_topic,
         input_group=prefix + INPUT_GROUP,
         metrics=TableMetrics.create(),
+        render_view=views.player_view,
         read_stream=lambda table_id: [
             r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id)
         ],

@@ -14,6 +14,7 @@ from rummy_platform.limits import open_channel
 from rummy_platform.logging import get_logger
 from rummy_platform.table_routing import LIST_SCOPE_METADATA_KEY
 from rummy_table.application.ownership import Ownership
+from rummy_table.application.results import TableSummary
 
 _log = get_logger(__name__)
 
@@ -48,11 +49,11 @@ class PeerTables:
                 found = self._stubs[address] = api_grpc.TableServiceStub(channel)
             return found
 
-    def __call__(self, limit: int | None, after: str | None) -> list[api.TableSummary]:
+    def __call__(self, limit: int | None, after: str | None) -> list[TableSummary]:
         request = api.ListTablesRequest(
             page_size=min(limit or self._max_page_size, self._max_page_size), page_token=after or ""
         )
-        found: list[api.TableSummary] = []
+        found: list[TableSummary] = []
         for address in self._ownership.peers():
             try:
                 reply = self._stub(address).ListTables(
@@ -67,5 +68,22 @@ class PeerTables:
                     code=error.code().name,
                 )
                 continue
-            found.extend(reply.tables)
+            found.extend(_summary(t) for t in reply.tables)
         return found
+
+
+def _summary(table: api.TableSummary) -> TableSummary:
+    """A table of another instance's ListTables page."""
+    return TableSummary(
+        table_id=table.table_id,
+        name=table.name,
+        seat_count=table.seat_count,
+        seats_taken=table.seats_taken,
+        point_value_hundredths=table.point_value_hundredths,
+        commission_bps=table.commission_bps,
+        variant=table.variant,
+        turn_seconds=table.turn_seconds,
+        start_delay_seconds=table.start_delay_seconds,
+        state=api.TableState.Name(table.state).removeprefix("TABLE_STATE_").lower(),
+        match_format=table.match_format,
+    )

@@ -39,19 +39,19 @@ from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError, Message
 
 from rummy.clock.v1 import events_pb2 as clock_pb
+from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as pb
-from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import match_wire, proof, wires
 from rummy_game import stream_codec as codec
 from rummy_game.match_host import MatchHost
 from rummy_game.table import Table
 from rummy_game.wire import VariantWire
 from rummy_platform.backoff import KeyedBackoff
-from rummy_platform.envelope import Envelope, request_digest
+from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -85,9 +85,11 @@ from rummy_rules.rules import (
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
+from . import commands as c
 from .ownership import NotOwner, Ownership
-from .ports import Action, Metrics
-from .projection import TABLE_STATES, Projection, player_view
+from .ports import Action, Metrics, ViewRenderer
+from .projection import Projection
+from .results import TableSummary
 
 _log = get_logger(__name__)
 _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
@@ -118,6 +120,9 @@ class TableApp:
     input_group: str = INPUT_GROUP
     #: What it counts (``rummy_table.adapters.metrics.TableMetrics`` in the service).
     metrics: Metrics = field(kw_only=True)
+    #: The caller's view of a table, built by the edge under the projection's lock (what
+    #: :meth:`view_after` answers: ``rummy_table.entrypoints.views.player_view`` in the service).
+    render_view: ViewRenderer = field(kw_only=True)
     #: A table's whole stream read back from the log (for a table whose last commit's outcome
     #: is unknown); None: such a table answers UNAVAILABLE until the instance restarts.
     reread: Callable[[str], Sequence[Envelope | Record]] | None = None
@@ -141,7 +146,7 @@ class TableApp:
     ownership: Ownership | None = None
     #: The tables the other instances serve, for ListTables (``limit``, ``after`` as
     #: :meth:`list_tables`); None: only this instance's.
-    peer_tables: Callable[[int | None, str | None], list[api.TableSummary]] | None = None
+    peer_tables: Callable[[int | None, str | None], list[TableSummary]] | None = None
     #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
     start_retries: KeyedBackoff = field(
         default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
@@ -350,15 +355,16 @@ class TableApp:
             return FailedPrecondition(reason)
         return NotFound(f"no table {table_id!r}")
 
-    def _request(self, account_id: str, request: Any) -> tuple[str, str]:
-        """The causation key and request digest of a client's command. Raises InvalidArgument
-        without a client_request_id, AlreadyExists when the id was recorded for another request
-        (another RPC, table or body)."""
-        client_request_id: str = request.client_request_id
+    def _request(self, command: c.ClientCommand) -> tuple[str, str]:
+        """The causation key and request digest of a client's command (the digest as the edge
+        computed it from the request). Raises InvalidArgument without a client_request_id,
+        AlreadyExists when the id was recorded for another request (another RPC, table or
+        body)."""
+        client_request_id = command.client_request_id
         if not client_request_id:
             raise InvalidArgument("client_request_id is required (a UUID per attempted action)")
-        key = f"{account_id}/{client_request_id}"
-        digest = request_digest(request)
+        key = f"{command.account_id}/{client_request_id}"
+        digest = command.request_digest
         with self.projection.lock:
             recorded = self.projection.requests.get(key)
         if recorded is not None and recorded != digest:
@@ -369,14 +375,15 @@ class TableApp:
 
     # -- operators ---------------------------------------------------------------------------
 
-    def open_table(self, operator: str, request: api.OpenTableRequest) -> str:
+    def open_table(self, request: c.OpenTable) -> str:
         """Open a table; returns its id (the same id for a retried client_request_id).
         The variant is ``rule_set.variant`` (``rummy_game.stream_codec.rule_set_from_pb``).
         Raises InvalidArgument naming the field and its bounds for any option the rules'
         validation refuses (an unknown variant; as the variant says: the seat counts it plays,
         its own options; clock seconds, commission, a point value within int64 and within
         ``max_reservation_hundredths``)."""
-        key, digest = self._request(operator, request)
+        operator = request.account_id
+        key, digest = self._request(request)
         table_id = str(uuid.uuid5(_TABLE_NS, key))
         start_delay = codec.start_delay_seconds_from_pb(request.rule_set)
         try:
@@ -403,7 +410,7 @@ class TableApp:
         )
         with self._command(table_id, opening=True) as existing:
             if existing is not None:
-                self._request(operator, request)  # again under the lock: a racing first open
+                self._request(request)  # again under the lock: a racing first open
                 return table_id
             at = self.now_ms()
             occurred = codec.ms_to_datetime(at)
@@ -422,13 +429,11 @@ class TableApp:
         _log.info("table opened", table_id=table_id, seats=request.seat_count)
         return table_id
 
-    def _match_options(
-        self, request: api.OpenTableRequest, rules: RuleSet
-    ) -> match_pb.MatchOptions | None:
+    def _match_options(self, request: c.OpenTable, rules: RuleSet) -> match_pb.MatchOptions | None:
         """The format options to record (None: a points table). Raises InvalidArgument for an
         unknown format, options out of bounds, a point value at a match table, a seat count the
         format does not seat, or a variant that plays no such deals."""
-        given = request.match if request.HasField("match") else None
+        given = request.match
         try:
             fmt = match_wire.format_from_pb(given, request.commission_bps)
         except RuleSetError as exc:
@@ -461,15 +466,16 @@ class TableApp:
             ) from None
         return match_wire.format_to_pb(fmt)
 
-    def close_table(self, operator: str, request: api.CloseTableRequest) -> int:
-        """Close a table for ``operator``: no new hand and no new seat; a hand being played
-        plays out, then every seated player is stood up. Returns TABLE_STATE_CLOSED when it
-        closed at once, else TABLE_STATE_CLOSING (a retried client_request_id answers with the
+    def close_table(self, request: c.CloseTable) -> str:
+        """Close a table for the operator ``request.account_id``: no new hand and no new seat; a
+        hand being played plays out, then every seated player is stood up. Returns ``closed``
+        when it closed at once, else ``closing`` (a retried client_request_id answers with the
         table's state now). Raises NotFound, AlreadyExists (the request id was used for another
         request), FailedPrecondition (already closing or closed)."""
         with _unavailable_on_log_errors(), self._command(request.table_id) as table:
             # the request id checked under the table's command lock, which it commits under
-            key, digest = self._request(operator, request)
+            key, digest = self._request(request)
+            operator = request.account_id
             if table is None:
                 raise self._missing(request.table_id)
             if key not in table.answers:
@@ -479,11 +485,11 @@ class TableApp:
                     self._commit(table, payloads, at, causation_id=key, request_digest=digest)
                     _log.info("table closing", operator=operator, state=table.state_name)
             with self.projection.lock:
-                return TABLE_STATES[table.state_name]
+                return table.state_name
 
     def list_tables(
         self, limit: int | None = None, after: str | None = None, *, everywhere: bool = True
-    ) -> list[api.TableSummary]:
+    ) -> list[TableSummary]:
         """The tables not closed (open or closing) in table-id order: those whose id sorts
         after ``after`` (all when None), at most ``limit`` of them (all when None). With
         ``everywhere``, those every other instance serves too (:attr:`peer_tables`: each asked
@@ -494,7 +500,7 @@ class TableApp:
         merged = {t.table_id: t for t in [*self.peer_tables(limit, after), *mine]}
         return [merged[t] for t in sorted(merged)][:limit]
 
-    def _local_tables(self, limit: int | None, after: str | None) -> list[api.TableSummary]:
+    def _local_tables(self, limit: int | None, after: str | None) -> list[TableSummary]:
         with self.projection.lock:
             ids = sorted(
                 t
@@ -503,7 +509,7 @@ class TableApp:
             )
             page = [self.projection.tables[t] for t in ids[:limit]]
             return [
-                api.TableSummary(
+                TableSummary(
                     table_id=t.table_id,
                     name=t.opened.name,
                     seat_count=t.opened.seat_count,
@@ -513,7 +519,7 @@ class TableApp:
                     variant=t.rule_set.variant,
                     turn_seconds=t.rule_set.turn_seconds,
                     start_delay_seconds=t.start_delay_ms // 1000,
-                    state=TABLE_STATES[t.state_name],
+                    state=t.state_name,
                     match_format=t.match.fmt.name if t.match is not None else "single",
                 )
                 for t in page
@@ -523,20 +529,19 @@ class TableApp:
 
     def _act(
         self,
-        account_id: str,
-        request: Any,
+        request: c.TableCommand,
         decide: Callable[[Table, int], list[Message]],
         *,
         action: Action,
     ) -> list[Message]:
-        """Answer a retried ``request`` (a player request message with ``table_id`` and
-        ``client_request_id``) from its first events, or decide, commit and return the payloads
-        appended. Raises AlreadyExists for a request id used for another request."""
-        table_id: str = request.table_id
+        """Answer a retried ``request`` (a player's command on its ``table_id``) from its first
+        events, or decide, commit and return the payloads appended. Raises AlreadyExists for a
+        request id used for another request."""
+        table_id = request.table_id
         started = time.perf_counter()
         with _unavailable_on_log_errors(), self._command(table_id) as table:
             # the request id checked under the table's command lock, which it commits under
-            key, digest = self._request(account_id, request)
+            key, digest = self._request(request)
             if table is None:
                 raise self._missing(table_id)
             if key in table.answers:
@@ -551,10 +556,11 @@ class TableApp:
         self.metrics.action_answered(action, time.perf_counter() - started)
         return payloads
 
-    def take_seat(self, account_id: str, request: api.TakeSeatRequest) -> int:
-        wanted = request.seat if request.HasField("seat") else None
+    def take_seat(self, request: c.TakeSeat) -> int:
+        """Seat ``request.account_id`` (at ``request.seat``, or the first free seat); returns the
+        seat."""
+        account_id, wanted = request.account_id, request.seat
         payloads = self._act(
-            account_id,
             request,
             lambda t, _at: t.take_seat(account_id, wanted),
             action="take_seat",
@@ -562,9 +568,9 @@ class TableApp:
         seated: pb.TablePlayerSeated = _first(payloads, pb.TablePlayerSeated)
         return seated.seat
 
-    def leave_table(self, account_id: str, request: api.LeaveTableRequest) -> None:
+    def leave_table(self, request: c.LeaveTable) -> None:
+        account_id = request.account_id
         self._act(
-            account_id,
             request,
             lambda t, at: t.leave(account_id, at),
             action="leave_table",
@@ -582,25 +588,23 @@ class TableApp:
 
     def _hand_action(
         self,
-        account_id: str,
-        request: Any,
+        request: c.HandCommand,
         make: Callable[[int, int], rc.Command],
         action: Action,
     ) -> list[Message]:
         """:meth:`_act` for a command on the current hand (``request.hand_id``)."""
-        hand_id: str = request.hand_id
+        account_id, hand_id = request.account_id, request.hand_id
 
         def decide(table: Table, at: int) -> list[Message]:
             seat = self._seat_in_hand(table, account_id, hand_id)
             with log_context(seat=seat):
                 return table.hand_commands([make(seat, at)])
 
-        return self._act(account_id, request, decide, action=action)
+        return self._act(request, decide, action=action)
 
-    def contribute_seed(self, account_id: str, request: api.ContributeSeedRequest) -> None:
+    def contribute_seed(self, request: c.ContributeSeed) -> None:
         check_size("client_seed", request.client_seed, MAX_CLIENT_SEED_BYTES)
         self._hand_action(
-            account_id,
             request,
             lambda seat, at: rc.ContributeClientSeed(
                 seat=seat, seed_hex=request.client_seed.hex(), at_ms=at
@@ -608,7 +612,8 @@ class TableApp:
             "contribute_seed",
         )
 
-    def draw(self, account_id: str, request: api.DrawCardRequest) -> api.DrawCardResponse:
+    def draw(self, request: c.DrawCard) -> cards_pb2.Card:
+        """Draw from ``request.source``; returns the card drawn (a retry: the first draw's)."""
         if request.source == pb.DRAW_SOURCE_STOCK:
             cls: type[rc.DrawFromStock] | type[rc.DrawFromDiscardPile] = rc.DrawFromStock
         elif request.source == pb.DRAW_SOURCE_DISCARD_PILE:
@@ -616,67 +621,50 @@ class TableApp:
         else:
             raise InvalidArgument("source must be DRAW_SOURCE_STOCK or DRAW_SOURCE_DISCARD_PILE")
         payloads = self._hand_action(
-            account_id,
             request,
             lambda seat, at: cls(seat=seat, turn_no=request.turn_no, at_ms=at),
             "draw",
         )
-        return api.DrawCardResponse(card=_first(payloads, pb.CardDrawn).card)
+        drawn: pb.CardDrawn = _first(payloads, pb.CardDrawn)
+        return drawn.card
 
-    def _card(self, table_id: str, card: object) -> object:
+    def _card(self, table_id: str, card: cards_pb2.Card) -> object:
         with self.projection.lock:
             table = self._table(table_id)
             if table.ctx is None:
                 raise FailedPrecondition("no hand is being played at this table")
             try:
-                return codec.card_from_pb(card, table.ctx.shoe)  # type: ignore[arg-type]
+                return codec.card_from_pb(card, table.ctx.shoe)
             except codec.StreamCodecError as exc:
                 raise InvalidArgument(str(exc)) from None
 
-    def discard(self, account_id: str, request: api.DiscardCardRequest) -> None:
+    def discard(self, request: c.DiscardCard) -> None:
         def make(seat: int, at: int) -> rc.Command:
             card = self._card(request.table_id, request.card)
             return rc.Discard(seat=seat, turn_no=request.turn_no, card=card, at_ms=at)  # type: ignore[arg-type]
 
-        self._hand_action(
-            account_id,
-            request,
-            make,
-            "discard",
-        )
+        self._hand_action(request, make, "discard")
 
-    def declare(self, account_id: str, request: api.DeclareRequest) -> api.DeclareResponse:
-        """The older Declare RPC: the hand's variant's command of that name (:meth:`play`)."""
-        answer: api.DeclareResponse = self._play_request(account_id, request, "declare")
-        return answer
-
-    def drop(self, account_id: str, request: api.DropRequest) -> api.DropResponse:
-        """The older Drop RPC: the hand's variant's command of that name (:meth:`play`)."""
-        answer: api.DropResponse = self._play_request(account_id, request, "drop")
-        return answer
-
-    def play(self, account_id: str, request: api.PlayRequest) -> api.PlayResponse:
+    def play(self, request: c.Play) -> Message | None:
         """A command of the hand's variant (``request.command``: a ``google.protobuf.Any`` of a
-        message of the variant's ``command_types``), answered with the variant's answer.
-        Raises InvalidArgument (an unknown type, another variant's command, bytes that do not
-        parse, a malformed command: nothing is appended), and as every hand command does."""
+        message of the variant's ``command_types``); returns the variant's answer (None: it
+        gives none). Raises InvalidArgument (an unknown type, another variant's command, bytes
+        that do not parse, a malformed command: nothing is appended), and as every hand command
+        does."""
 
         if match_wire.is_match_command(request.command.TypeName()):
-            return self._match_play(account_id, request)
+            return self._match_play(request)
 
         def resolve(wire: VariantWire) -> Message:
             return _unpack_command(wire, request.command)
 
-        wire, message, payloads = self._play(account_id, request, resolve, "play")
-        answer = wire.answer(message, payloads)
-        response = api.PlayResponse()
-        if answer is not None:
-            response.answer.Pack(answer)
-        return response
+        wire, message, payloads = self._play(request, resolve, "play")
+        return wire.answer(message, payloads)
 
-    def _match_play(self, account_id: str, request: api.PlayRequest) -> api.PlayResponse:
+    def _match_play(self, request: c.Play) -> Message:
         """A match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin, RequestSplit) for
         the account's seat, answered with MatchCommandAnswer."""
+        account_id = request.account_id
         type_name = request.command.TypeName()
         cls = next(c for c in match_wire.COMMAND_TYPES if c.DESCRIPTOR.full_name == type_name)
         message = cls()
@@ -686,17 +674,17 @@ class TableApp:
         except DecodeError:
             raise InvalidArgument(f"command: the bytes are not a valid {type_name}") from None
         payloads = self._act(
-            account_id,
             request,
             lambda t, at: t.match_command(account_id, message, at),
             action="play",
         )
-        response = api.PlayResponse()
-        response.answer.Pack(match_wire.answer(payloads))
-        return response
+        return match_wire.answer(payloads)
 
-    def _play_request(self, account_id: str, request: Any, action: Action) -> Any:
-        """An older per-command RPC (Declare, Drop) through the hand's variant's wire."""
+    def play_older_rpc(self, command: c.PlayOlderRpc) -> Message | None:
+        """An older per-command RPC (Declare, Drop): the hand's variant's command of that name
+        (:meth:`play`), made and answered by the variant's wire from the RPC's request; returns
+        the RPC's response. Raises InvalidArgument when the variant has no such command."""
+        request = command.request
 
         def resolve(wire: VariantWire) -> Message:
             message = wire.request_command(request)
@@ -707,13 +695,12 @@ class TableApp:
                 )
             return message
 
-        wire, message, payloads = self._play(account_id, request, resolve, action)
+        wire, message, payloads = self._play(command, resolve, command.action)
         return wire.request_answer(request, wire.answer(message, payloads))
 
     def _play(
         self,
-        account_id: str,
-        request: Any,
+        request: c.Play | c.PlayOlderRpc,
         resolve: Callable[[VariantWire], Message],
         action: Action,
     ) -> tuple[VariantWire, Message, list[Message]]:
@@ -735,7 +722,7 @@ class TableApp:
                 except codec.StreamCodecError as exc:
                     raise InvalidArgument(f"command: {exc}") from None
 
-        payloads = self._hand_action(account_id, request, make, action)
+        payloads = self._hand_action(request, make, action)
         if not chosen:  # a retried request, answered from its first events
             with self.projection.lock:
                 wire = self._wire(self._table(request.table_id))
@@ -826,16 +813,15 @@ class TableApp:
             tables = [self._table(table_id)] if table_id else list(self.projection.tables.values())
             return next((t.voided[hand_id] for t in tables if hand_id in t.voided), "")
 
-    def view_after(
-        self, account_id: str | None, table_id: str, after_version: int = 0
-    ) -> api.PlayerView | None:
-        """The caller's view (``account_id`` None: a spectator's) once the table's stream is past
-        ``after_version`` (at once for 0), else None. Raises NotFound."""
+    def view_after(self, account_id: str | None, table_id: str, after_version: int = 0) -> Any:
+        """The caller's view (``account_id`` None: a spectator's; as :attr:`render_view` renders
+        it) once the table's stream is past ``after_version`` (at once for 0), else None. Raises
+        NotFound."""
         with self.projection.lock:
             table = self._table(table_id)
-            return player_view(table, account_id) if table.version > after_version else None
+            return self.render_view(table, account_id) if table.version > after_version else None
 
-    def view(self, account_id: str | None, table_id: str) -> api.PlayerView:
+    def view(self, account_id: str | None, table_id: str) -> Any:
         """The caller's view now. Raises NotFound."""
         found = self.view_after(account_id, table_id)
         assert found is not None  # every table's stream holds at least its TableOpened

@@ -1,6 +1,7 @@
 """What the application needs from outside, as protocols (the adapters implement them, bootstrap
 hands them in): the metrics it counts (:class:`Metrics`, Prometheus in
-:class:`rummy_table.adapters.metrics.TableMetrics`) and the application's state as the rebuild
+:class:`rummy_table.adapters.metrics.TableMetrics`), the renderer of a caller's view
+(:data:`ViewRenderer`, the edge's) and the application's state as the rebuild
 and the snapshot writer read and fill it (:class:`ServedTables`, which
 :class:`~rummy_table.application.app.TableApp` is). The event log's writer and readers are the
 platform's own protocols (:class:`rummy_platform.eventlog.TransactionalWriter`, plain callables
@@ -8,9 +9,10 @@ for the reads)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
-from typing import Literal, Protocol, get_args
+from collections.abc import Callable, Collection, Iterable
+from typing import Any, Literal, Protocol, get_args
 
+from rummy_game.table import Table
 from rummy_platform.envelope import Envelope
 from rummy_rules.commands import Command
 from rummy_table.application.projection import Projection
@@ -25,6 +27,12 @@ ACTIONS: tuple[Action, ...] = get_args(Action)
 #: ``match`` (whose money the ledger did not hold).
 OverdueKind = Literal["hand", "match"]
 OVERDUE_KINDS: tuple[OverdueKind, ...] = get_args(OverdueKind)
+
+
+#: The caller's view of a table (its account, None: a spectator), rendered by the edge from the
+#: table as it is (called under the projection's lock: the table is mutable); the application
+#: hands it on as it comes.
+ViewRenderer = Callable[[Table, str | None], Any]
 
 
 class Metrics(Protocol):
