@@ -26,6 +26,26 @@ def _client(account_id: str, client_request_id: str, request: Message) -> dict[s
     }
 
 
+#: The requests of a command on the current hand.
+_HandRequest = (
+    api.ContributeSeedRequest
+    | api.DrawCardRequest
+    | api.DiscardCardRequest
+    | api.PlayRequest
+    | api.DeclareRequest
+    | api.DropRequest
+)
+
+
+def _on_hand(account_id: str, request: _HandRequest) -> dict[str, str]:
+    """The fields of a command on the current hand: the caller's, the table and the hand."""
+    return {
+        **_client(account_id, request.client_request_id, request),
+        "table_id": request.table_id,
+        "hand_id": request.hand_id,
+    }
+
+
 def open_table(operator: str, request: api.OpenTableRequest) -> c.OpenTable:
     return c.OpenTable(
         **_client(operator, request.client_request_id, request),
@@ -83,18 +103,14 @@ def leave_table(account_id: str, request: api.LeaveTableRequest) -> c.LeaveTable
 
 def contribute_seed(account_id: str, request: api.ContributeSeedRequest) -> c.ContributeSeed:
     return c.ContributeSeed(
-        **_client(account_id, request.client_request_id, request),
-        table_id=request.table_id,
-        hand_id=request.hand_id,
+        **_on_hand(account_id, request),
         client_seed=request.client_seed,
     )
 
 
 def draw(account_id: str, request: api.DrawCardRequest) -> c.DrawCard:
     return c.DrawCard(
-        **_client(account_id, request.client_request_id, request),
-        table_id=request.table_id,
-        hand_id=request.hand_id,
+        **_on_hand(account_id, request),
         turn_no=request.turn_no,
         source=request.source,
     )
@@ -102,9 +118,7 @@ def draw(account_id: str, request: api.DrawCardRequest) -> c.DrawCard:
 
 def discard(account_id: str, request: api.DiscardCardRequest) -> c.DiscardCard:
     return c.DiscardCard(
-        **_client(account_id, request.client_request_id, request),
-        table_id=request.table_id,
-        hand_id=request.hand_id,
+        **_on_hand(account_id, request),
         turn_no=request.turn_no,
         card=request.card,
     )
@@ -112,9 +126,7 @@ def discard(account_id: str, request: api.DiscardCardRequest) -> c.DiscardCard:
 
 def play(account_id: str, request: api.PlayRequest) -> c.Play:
     return c.Play(
-        **_client(account_id, request.client_request_id, request),
-        table_id=request.table_id,
-        hand_id=request.hand_id,
+        **_on_hand(account_id, request),
         turn_no=request.turn_no,
         command=request.command,
     )
@@ -132,9 +144,7 @@ def older_rpc(account_id: str, request: api.DeclareRequest | api.DropRequest) ->
     """Declare and Drop, the older per-command RPCs: the request goes as it came, for the hand's
     variant's wire to read."""
     return c.PlayOlderRpc(
-        **_client(account_id, request.client_request_id, request),
-        table_id=request.table_id,
-        hand_id=request.hand_id,
+        **_on_hand(account_id, request),
         turn_no=request.turn_no,
         request=request,
         action="declare" if isinstance(request, api.DeclareRequest) else "drop",
