@@ -12,8 +12,8 @@ platform's envelope codec and transactional writer):
   range assignor gives both to the same member).
 - Each publication is one Kafka transaction: the firings, plus the group's offsets of both
   topics. Those offsets are not "what was read" but "where a restart must re-read from"
-  (:meth:`~rummy_clock.schedule.Schedule.resume_offsets`): table-events from the oldest source
-  of a pending deadline, clock-events from the oldest firing whose source is re-read.
+  (:meth:`~rummy_clock.domain.schedule.Schedule.resume_offsets`): table-events from the oldest
+  source of a pending deadline, clock-events from the oldest firing whose source is re-read.
 - After an assignment it reads both topics up to their end offsets before it fires anything,
   so a deadline that already fired (its firing is read back) never fires again, and one that
   passed while the clock was down fires right after.
@@ -31,13 +31,12 @@ import threading
 import time
 from collections.abc import Mapping
 
-from rummy_clock.application import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
-from rummy_clock.clock import Clock
+from rummy_clock.application.deadlines import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
+from rummy_clock.application.ports import Clock
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
     GroupConsumer,
-    KafkaEventLog,
     Record,
     TopicPartition,
     TransactionalWriter,
@@ -49,12 +48,6 @@ from rummy_platform.logging import get_logger
 _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
-
-
-def kafka_log(bootstrap_servers: str) -> EventLog:
-    """The platform's event log on ``bootstrap_servers`` (topics, writer, stream reads, the
-    group consumer; it waits up to 30 s to see the topics' partitions before joining)."""
-    return KafkaEventLog(bootstrap_servers, client_id="clock")
 
 
 class ClockLoop:

@@ -1,24 +1,24 @@
 """The clock's use cases: schedule deadlines from table events, fire them as clock events.
 
-:class:`ClockApplication` wraps the pure :class:`~rummy_clock.schedule.Schedule` with what the
-adapters need: decoding table events into deadlines, building the published envelopes (ids
-derived from the cause event), metrics and logs. Thread-safe: the event loop and the gRPC
-servicer share it.
+:class:`ClockApplication` wraps the pure :class:`~rummy_clock.domain.schedule.Schedule` with
+what the entrypoints need: decoding table events into deadlines, building the published
+envelopes (ids derived from the cause event), metrics and logs. Thread-safe: the event loop and
+the gRPC servicer share it.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_clock.clock import due_time
-from rummy_clock.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.application.ports import ClockMetrics
+from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.domain.speed import due_time
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.reactor import reaction_event_id
@@ -38,25 +38,10 @@ TABLE_EVENTS_USED = frozenset({TURN_STARTED, SEED_WINDOW_OPENED, HAND_ENDED, HAN
 CLOCK_EVENTS_USED = frozenset({TURN_DEADLINE_PASSED, SEED_WINDOW_CLOSED})
 
 
-def _ignore(*_args: object) -> None:
-    return None
-
-
-@dataclass(frozen=True)
-class ClockMetrics:
-    """Where the application reports: deadlines scheduled and fired (by kind value), the
-    number pending, and the lag in seconds between a deadline's due time and its firing."""
-
-    scheduled: Callable[[str], None] = field(default=_ignore)
-    fired: Callable[[str], None] = field(default=_ignore)
-    pending: Callable[[int], None] = field(default=_ignore)
-    lag_seconds: Callable[[float], None] = field(default=_ignore)
-
-
 class ClockApplication:
     """Deadlines in, firings out.
 
-    ``speed`` shortens every deadline (see :func:`rummy_clock.clock.due_time`).
+    ``speed`` shortens every deadline (see :func:`rummy_clock.domain.speed.due_time`).
     """
 
     def __init__(
@@ -206,7 +191,7 @@ class ClockApplication:
         fired_positions: Mapping[int, int],
         firing: Iterable[Deadline] = (),
     ) -> tuple[dict[int, int], dict[int, int]]:
-        """See :meth:`rummy_clock.schedule.Schedule.resume_offsets`."""
+        """See :meth:`rummy_clock.domain.schedule.Schedule.resume_offsets`."""
         with self._lock:
             return self._schedule.resume_offsets(
                 partitions, source_positions, fired_positions, firing=firing

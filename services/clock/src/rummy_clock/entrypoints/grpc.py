@@ -7,8 +7,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.clock.v1 import clock_service_pb2 as pb
 from rummy.clock.v1 import clock_service_pb2_grpc as pb_grpc
-from rummy_clock.application import ClockApplication
-from rummy_clock.schedule import Deadline, DeadlineKind
+from rummy_clock.application.deadlines import ClockApplication
+from rummy_clock.domain.schedule import Deadline, DeadlineKind
 from rummy_platform.auth import Role, require_role
 
 SERVICE_NAME = "rummy.clock.v1.ClockService"
