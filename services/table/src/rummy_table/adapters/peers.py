@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import fields
 
 import grpc
 
@@ -73,17 +74,7 @@ class PeerTables:
 
 
 def _summary(table: api.TableSummary) -> TableSummary:
-    """A table of another instance's ListTables page."""
-    return TableSummary(
-        table_id=table.table_id,
-        name=table.name,
-        seat_count=table.seat_count,
-        seats_taken=table.seats_taken,
-        point_value_hundredths=table.point_value_hundredths,
-        commission_bps=table.commission_bps,
-        variant=table.variant,
-        turn_seconds=table.turn_seconds,
-        start_delay_seconds=table.start_delay_seconds,
-        state=api.TableState.Name(table.state).removeprefix("TABLE_STATE_").lower(),
-        match_format=table.match_format,
-    )
+    """A table of another instance's ListTables page (the fields by their names)."""
+    given = {f.name: getattr(table, f.name) for f in fields(TableSummary)}
+    state = api.TableState.Name(table.state).removeprefix("TABLE_STATE_").lower()
+    return TableSummary(**{**given, "state": state})

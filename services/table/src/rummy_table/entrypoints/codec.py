@@ -6,6 +6,8 @@ checked by the handlers (INVALID_ARGUMENT naming the field), which see them as t
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from google.protobuf.message import Message
 
 from rummy.table.v1 import table_service_pb2 as api
@@ -72,19 +74,8 @@ def close_table_response(state: str) -> api.CloseTableResponse:
 
 
 def table_summary(summary: TableSummary) -> api.TableSummary:
-    return api.TableSummary(
-        table_id=summary.table_id,
-        name=summary.name,
-        seat_count=summary.seat_count,
-        seats_taken=summary.seats_taken,
-        point_value_hundredths=summary.point_value_hundredths,
-        commission_bps=summary.commission_bps,
-        variant=summary.variant,
-        turn_seconds=summary.turn_seconds,
-        start_delay_seconds=summary.start_delay_seconds,
-        state=TABLE_STATES[summary.state],
-        match_format=summary.match_format,
-    )
+    """A table of the lobby as ListTables answers it (the fields by their names)."""
+    return api.TableSummary(**{**asdict(summary), "state": TABLE_STATES[summary.state]})
 
 
 def take_seat(account_id: str, request: api.TakeSeatRequest) -> c.TakeSeat:
