@@ -1,5 +1,5 @@
-"""Kafka for the fairness service (the only module that builds Kafka clients): the event log,
-the reactor on table-events and the outbox relay to fairness-events."""
+"""The fairness service's event consumer (inbound): the reactor on table-events, one reaction per
+payload type it consumes (the log and the outbox relay are the platform's, built by bootstrap)."""
 
 from __future__ import annotations
 
@@ -11,19 +11,14 @@ from psycopg_pool import ConnectionPool
 
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
-from rummy_fairness.application import Fairness
-from rummy_fairness.unit_of_work import FairnessUnitOfWork
+from rummy_fairness.application.ports import FairnessUnitOfWork
+from rummy_fairness.application.seeds import Fairness
 from rummy_platform.envelope import Envelope, type_name
-from rummy_platform.eventlog import EventLog, KafkaEventLog
-from rummy_platform.outbox import OutboxRelay, RelayHook
+from rummy_platform.eventlog import EventLog
 from rummy_platform.reactor import PostgresReactor
 from rummy_platform.topics import TABLE_EVENTS
 
 CONSUMER_GROUP = "fairness"
-
-
-def kafka_log(bootstrap_servers: str) -> EventLog:
-    return KafkaEventLog(bootstrap_servers, client_id="fairness")
 
 
 def table_reactor(
@@ -56,15 +51,3 @@ def _joined(
 ) -> Callable[[psycopg.Connection[Any], Envelope], None]:
     """The reaction run on a unit of work joined to the reactor's open transaction."""
     return lambda conn, source: reaction(PostgresUnitOfWork.joining(conn), source)
-
-
-def outbox_relay(
-    log: EventLog,
-    pool: ConnectionPool,
-    *,
-    before_append: RelayHook | None = None,
-    after_append: RelayHook | None = None,
-) -> OutboxRelay:
-    return OutboxRelay(
-        pool, log, table="outbox", before_append=before_append, after_append=after_append
-    )

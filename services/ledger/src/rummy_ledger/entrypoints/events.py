@@ -1,5 +1,5 @@
-"""Kafka for the ledger (the only module that builds Kafka clients): the event log, the reactor
-on table-events and the outbox relay to ledger-events."""
+"""The ledger service's event consumer (inbound): the reactor on table-events, one reaction per
+payload type it consumes (the log and the outbox relay are the platform's, built by bootstrap)."""
 
 from __future__ import annotations
 
@@ -12,20 +12,14 @@ from psycopg_pool import ConnectionPool
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
-from rummy_ledger.handlers import Ledger
-from rummy_ledger.unit_of_work import LedgerUnitOfWork
+from rummy_ledger.application.ports import LedgerUnitOfWork
+from rummy_ledger.application.reactions import Ledger
 from rummy_platform.envelope import Envelope, type_name
-from rummy_platform.eventlog import EventLog, KafkaEventLog
-from rummy_platform.outbox import OutboxRelay, RelayHook
+from rummy_platform.eventlog import EventLog
 from rummy_platform.reactor import PostgresReactor
 from rummy_platform.topics import TABLE_EVENTS
 
 CONSUMER_GROUP = "ledger"
-
-
-def kafka_log(bootstrap_servers: str) -> EventLog:
-    """The event log on the brokers ``host:port[,host:port]``."""
-    return KafkaEventLog(bootstrap_servers, client_id="ledger")
 
 
 def table_reactor(
@@ -37,7 +31,7 @@ def table_reactor(
     group_id: str = CONSUMER_GROUP,
 ) -> PostgresReactor:
     """The reactor turning table-events into reservations, settlements and releases (a hand's
-    and a match's: ``rummy_ledger.match_handlers``). Each
+    and a match's: ``rummy_ledger.application.match_reactions``). Each
     record is handled in one PostgreSQL transaction with its next offset (``consumer_offsets``)
     and its event id (``processed_events``: a repeat republished at a new offset is dropped);
     other payload types are dropped by the consumer, undecoded."""
@@ -74,17 +68,3 @@ def reactions(ledger: Ledger) -> dict[str, Reaction]:
 def _joined(reaction: Reaction) -> Callable[[psycopg.Connection[Any], Envelope], None]:
     """The reaction run on a unit of work joined to the reactor's open transaction."""
     return lambda conn, source: reaction(PostgresUnitOfWork.joining(conn), source)
-
-
-def outbox_relay(
-    log: EventLog,
-    pool: ConnectionPool,
-    *,
-    before_append: RelayHook | None = None,
-    after_append: RelayHook | None = None,
-) -> OutboxRelay:
-    """The relay publishing the ``outbox`` table at least once (consumers drop repeats by
-    event id); the hooks are test-only fault points."""
-    return OutboxRelay(
-        pool, log, table="outbox", before_append=before_append, after_append=after_append
-    )

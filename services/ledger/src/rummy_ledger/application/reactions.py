@@ -2,7 +2,7 @@
 
 Each reaction runs inside the transaction ``rummy_platform.reactor.PostgresReactor`` opened for
 one table-events record (which also stores the consumed offset and the event id), reached
-through a unit of work joined to it (``adapters.events`` wires
+through a unit of work joined to it (``entrypoints.events`` wires
 ``PostgresUnitOfWork.joining(conn)``; the tests hand the in-memory fake); it decodes the
 payload into a command, calls the application handler on that unit of work, and writes the
 ledger-events it causes to the outbox in the same transaction:
@@ -18,10 +18,11 @@ consumed            handler                      published (ledger-events, key =
 ==================  ===========================  ==========================================
 
 A match's events (``TableOpened``, ``rummy.match.v1``: its holds, settlements and abort) have
-their reactions in :mod:`rummy_ledger.match_handlers` (``Ledger.matches``), on the same plumbing.
+their reactions in :mod:`rummy_ledger.application.match_reactions` (``Ledger.matches``), on
+the same plumbing.
 
 The settlement posted is the one the table computed with the rules library and carried in
-``HandEnded``; the ledger checks its invariants (``domain.check_settlement``) and never
+``HandEnded``; the ledger checks its invariants (``domain.accounts.check_settlement``) and never
 recomputes it. One that fails them is refused as ``docs/rules/money.md#refused-settlement``
 says: recorded (``SettlementRefused`` with the reason), its holds released, nothing else moved,
 counted (``rummy_ledger_settlements_refused_total``, which the RummySettlementRefused alert
@@ -42,16 +43,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TypeVar
 
 from google.protobuf.message import Message
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ledger import application
-from rummy_ledger.application import (
+from rummy_ledger.application import accounts as application
+from rummy_ledger.application.accounts import (
     AbortResult,
     GrantResult,
     OutgoingEvent,
@@ -60,7 +59,9 @@ from rummy_ledger.application import (
     SettleResult,
     line_memo,
 )
-from rummy_ledger.domain import (
+from rummy_ledger.application.match_reactions import MatchReactions, reservation_messages
+from rummy_ledger.application.ports import Clock, Counters, LedgerUnitOfWork, utc_now
+from rummy_ledger.domain.accounts import (
     DEFAULT_GRANT_LIMITS,
     AbortHand,
     Grant,
@@ -73,8 +74,6 @@ from rummy_ledger.domain import (
     SettleHand,
     SettlementRefused,
 )
-from rummy_ledger.match_handlers import MATCH_EVENTS, MatchReactions, reservation_messages
-from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.reactor import reaction_event_id
@@ -82,52 +81,8 @@ from rummy_platform.topics import LEDGER_EVENTS
 
 _log = get_logger(__name__)
 
-Clock = Callable[[], datetime]
 R = TypeVar("R")
 _GRANT_NAMESPACE = uuid.UUID("0b6f4a53-1d2e-4c8b-9f4e-6a2d7c1e5b38")
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _noop(*_args: object) -> None:
-    return None
-
-
-#: The table events a reaction may refuse (``refused(event_type)`` gets their full type names).
-REFUSABLE_EVENTS: tuple[type[Message], ...] = (
-    table_events.HandStarted,
-    table_events.HandEnded,
-    table_events.HandAborted,
-    *MATCH_EVENTS,
-)
-
-
-@dataclass
-class Counters:
-    """Callbacks the bootstrap points at its metrics (no-ops by default).
-
-    ``reservation(outcome)`` per seat with ``"reserved"`` or ``"rejected"``;
-    ``settlement(commission_hundredths)`` per hand settled; ``settlement_refused()`` per hand
-    whose settlement was refused (its holds released); ``refused(event_type)`` per other table
-    event the ledger refused; ``aborted()`` per hand aborted; ``granted(amount_hundredths)``.
-    Match money: ``match_hold(purpose, outcome)`` per seat asked for (``"held"`` or
-    ``"rejected"``), ``match_settlement(purpose, commission_hundredths)`` per settlement posted
-    (purpose ``"entry"`` for a match's end, ``"stake"`` for a game's),
-    ``match_settlement_refused(purpose)``, ``match_aborted()``.
-    """
-
-    reservation: Callable[[str], None] = _noop
-    settlement: Callable[[int], None] = _noop
-    settlement_refused: Callable[[], None] = _noop
-    refused: Callable[[str], None] = _noop
-    aborted: Callable[[], None] = _noop
-    granted: Callable[[int], None] = _noop
-    match_hold: Callable[[str, str], None] = _noop
-    match_settlement: Callable[[str, int], None] = _noop
-    match_settlement_refused: Callable[[str], None] = _noop
-    match_aborted: Callable[[], None] = _noop
 
 
 def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
@@ -165,8 +120,8 @@ def check_seat_accounts(uow: LedgerUnitOfWork, ended: table_events.HandEnded) ->
 
 class Ledger:
     """The reactions (a match's in ``matches``, a
-    :class:`~rummy_ledger.match_handlers.MatchReactions`) and the announced grant, with their
-    topic, clock, metric callbacks and the grants' limits."""
+    :class:`~rummy_ledger.application.match_reactions.MatchReactions`) and the announced grant,
+    with their topic, clock, metric callbacks and the grants' limits."""
 
     def __init__(
         self,

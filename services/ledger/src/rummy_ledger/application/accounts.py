@@ -1,9 +1,9 @@
 """The ledger's use cases, one handler per use case, each one transaction of the unit of work.
 
-Every handler takes a :class:`~rummy_ledger.unit_of_work.LedgerUnitOfWork` (PostgreSQL in the
+Every handler takes a :class:`~rummy_ledger.application.ports.LedgerUnitOfWork` (PostgreSQL in the
 service, whose ``transaction()`` is a savepoint when the caller already holds one open, as
 ``rummy_platform.reactor.PostgresReactor`` does; the in-memory fake in the application tests)
-and a command (``rummy_ledger.domain``), plus:
+and a command (``rummy_ledger.domain.accounts``), plus:
 
 - ``consumed``: the Kafka position the command came from, stored in the same transaction as the
   effects (``consumer_offsets``), so a consumer that restarts resumes after it;
@@ -14,7 +14,7 @@ and a command (``rummy_ledger.domain``), plus:
 Each command has an idempotency key (a grant's key, or the hand id): the first result is stored
 with a hash of the command's body. A retry with the same body returns the first result with
 ``replayed=True`` and writes no outbox event again; a retry with another body raises
-:class:`~rummy_ledger.domain.Conflict`. Errors raised: ``InvalidCommand``, ``Conflict``,
+:class:`~rummy_ledger.domain.accounts.Conflict`. Errors raised: ``InvalidCommand``, ``Conflict``,
 ``AccountNotFound``, ``SettlementRefused`` (all ``LedgerError``); on any error nothing moves
 (a refused settlement is then recorded by :func:`refuse_settlement`, which releases the holds).
 """
@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from rummy_ledger.domain import (
+from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent, StatementRow
+from rummy_ledger.domain.accounts import (
     DEFAULT_GRANT_LIMITS,
     HOUSE_COMMISSION_ACCOUNT,
     ISSUANCE_ACCOUNT,
@@ -46,7 +47,6 @@ from rummy_ledger.domain import (
     settlement_transaction,
     validate_reserve,
 )
-from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent, StatementRow
 from rummy_rules.rules import INT64_MAX
 
 __all__ = ["OutgoingEvent"]  # the outbox row, defined beside the storage interface
@@ -295,7 +295,7 @@ def settle_hand(
     outbox: Outbox = (),
 ) -> SettleResult:
     """Post the hand's settlement exactly once, as the table computed it, after checking its
-    invariants (``domain.check_settlement``), and settle every reservation of the hand (a
+    invariants (``domain.accounts.check_settlement``), and settle every reservation of the hand (a
     loser's at its cost, each winner's at 0). A second call returns the first result. Raises
     InvalidCommand (no hand or table named), SettlementRefused (an invariant fails: nothing
     moved; the caller records the refusal with :func:`refuse_settlement`) or Conflict (the hand
@@ -373,14 +373,19 @@ def _release_held(uow: LedgerUnitOfWork, hand_id: str) -> tuple[ReleasedReservat
     return tuple(ReleasedReservation(r.seat, r.account_id, r.amount_hundredths) for r in held)
 
 
-def get_balance(uow: LedgerUnitOfWork, account_id: str) -> Balance:
+def get_balance(uow: LedgerUnitOfWork, account_id: str, *, opened_at_zero: bool = False) -> Balance:
     """The account's posted balance, reserved amount and available balance (hundredths).
-    Raises AccountNotFound."""
+
+    ``opened_at_zero``: the caller asks about its own account, which exists from the start (every
+    player has a wallet, opened at 0), so one the ledger has never posted to reads as zeros.
+    Raises AccountNotFound otherwise, InvalidCommand for an empty id."""
     if not account_id:
         raise InvalidCommand("an account id is required")
     with uow.transaction():
         row = uow.accounts.balance(account_id)
     if row is None:
+        if opened_at_zero:
+            return Balance(account_id, 0, 0, 0)
         raise AccountNotFound(f"no account {account_id!r}")
     return Balance(
         row.account_id,
@@ -391,16 +396,25 @@ def get_balance(uow: LedgerUnitOfWork, account_id: str) -> Balance:
 
 
 def get_statement(
-    uow: LedgerUnitOfWork, account_id: str, *, limit: int = 50, before: int | None = None
+    uow: LedgerUnitOfWork,
+    account_id: str,
+    *,
+    limit: int = 50,
+    before: int | None = None,
+    opened_at_zero: bool = False,
 ) -> tuple[StatementItem, ...]:
     """The account's journal transactions, newest first, at most ``limit`` (1..500), older than
-    the item whose ``seq`` is ``before`` when given. Raises AccountNotFound or InvalidCommand."""
+    the item whose ``seq`` is ``before`` when given; ``opened_at_zero`` as for
+    :func:`get_balance` (the caller's own account never posted to: an empty statement). Raises
+    AccountNotFound or InvalidCommand."""
     if not 1 <= limit <= 500:
         raise InvalidCommand(f"limit must be 1..500, got {limit}")
     if not account_id:
         raise InvalidCommand("an account id is required")
     with uow.transaction():
         if uow.accounts.balance(account_id) is None:
+            if opened_at_zero:
+                return ()
             raise AccountNotFound(f"no account {account_id!r}")
         rows = uow.journal.statement(account_id, limit, before)
     return tuple(_statement_item(r) for r in rows)

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rummy_ledger.domain import (
+from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
     HeldReservation,
     InvalidCommand,

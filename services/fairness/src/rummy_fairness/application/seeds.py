@@ -2,9 +2,9 @@
 and answer proofs (``docs/rules/promises.md#deal-fixed-before-seen``,
 ``docs/rules/hand-flow.md#reveal``).
 
-Every handler takes a :class:`~rummy_fairness.unit_of_work.FairnessUnitOfWork`. Reactor
+Every handler takes a :class:`~rummy_fairness.application.ports.FairnessUnitOfWork`. Reactor
 handlers (``on_*``) run inside the reactor's PostgreSQL transaction (a unit of work joined to it,
-wired by ``adapters.events``), which also stores the consumed offset; the events they cause go
+wired by ``entrypoints.events``), which also stores the consumed offset; the events they cause go
 to the outbox in that transaction. Query handlers open their own transaction. Nothing here logs
 a seed.
 """
@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_fairness.unit_of_work import FairnessUnitOfWork, SeedRow
+from rummy_fairness.application.ports import FairnessUnitOfWork, SeedRow
 from rummy_platform.envelope import Envelope, type_name
 from rummy_platform.errors import InvalidArgument, NotFound
 from rummy_platform.logging import get_logger

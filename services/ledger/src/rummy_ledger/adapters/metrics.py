@@ -9,7 +9,7 @@ Counters (this process's work since it started):
 - ``rummy_ledger_settlements_refused_total``: hands whose settlement failed an invariant (the
   hand void, its holds released; alert RummySettlementRefused);
 - ``rummy_ledger_refused_events_total{type}``: other table events the ledger refused (nothing
-  moved), every type of ``handlers.REFUSABLE_EVENTS`` exported from the start;
+  moved), every type of ``application.ports.REFUSABLE_EVENTS`` exported from the start;
 - ``rummy_ledger_grants_total`` and ``rummy_ledger_granted_hundredths_total``;
 - match money (``purpose`` ``entry``, ``rejoin``, ``stake``; a settlement's ``entry`` for a
   match's end, ``stake`` for a game's): ``rummy_ledger_match_holds_total{purpose,outcome}``
@@ -62,8 +62,8 @@ from prometheus_client.registry import Collector
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
-from rummy_ledger.handlers import REFUSABLE_EVENTS, Clock, Counters, utc_now
-from rummy_ledger.matches import ENTRY, PURPOSES, STAKE
+from rummy_ledger.application.ports import REFUSABLE_EVENTS, Clock, Counters, utc_now
+from rummy_ledger.domain.matches import ENTRY, PURPOSES, STAKE
 from rummy_platform import ledger_invariants
 from rummy_platform.envelope import type_name
 from rummy_platform.logging import get_logger

@@ -1,14 +1,14 @@
 """The ledger's use cases for match money, each one transaction of the unit of work.
 
-Like :mod:`rummy_ledger.application`, each handler takes a
-:class:`~rummy_ledger.unit_of_work.LedgerUnitOfWork` and a command (:mod:`rummy_ledger.matches`),
-and ``outbox``: a function of its result returning the events to write in the same transaction
-(none when the command was a repeat). The match's book (``uow.matches``, locked) is the
-idempotency record: a hold is keyed by (table, match, purpose, seat, game_no), a settlement by
-(table, match, game_no), an abort by (table, match); a repeat with the same body does nothing
-again, one with another body raises ``Conflict``. Errors raised: ``InvalidCommand``,
-``Conflict`` (both ``LedgerError``: nothing moved). A settlement that fails an invariant is not
-an error here: it is refused (:class:`MatchRefusal`), its holds released.
+Like :mod:`rummy_ledger.application.accounts`, each handler takes a
+:class:`~rummy_ledger.application.ports.LedgerUnitOfWork` and a command
+(:mod:`rummy_ledger.domain.matches`), and ``outbox``: a function of its result returning the events
+to write in the same transaction (none when the command was a repeat). The match's book
+(``uow.matches``, locked) is the idempotency record: a hold is keyed by (table, match, purpose,
+seat, game_no), a settlement by (table, match, game_no), an abort by (table, match); a repeat with
+the same body does nothing again, one with another body raises ``Conflict``. Errors raised:
+``InvalidCommand``, ``Conflict`` (both ``LedgerError``: nothing moved). A settlement that fails an
+invariant is not an error here: it is refused (:class:`MatchRefusal`), its holds released.
 """
 
 from __future__ import annotations
@@ -17,15 +17,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from rummy_ledger.application import JournalLine, ReleasedReservation
-from rummy_ledger.domain import (
+from rummy_ledger.application.accounts import JournalLine, ReleasedReservation
+from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
+from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
     Conflict,
     InvalidCommand,
     SettlementRefused,
     request_hash,
 )
-from rummy_ledger.matches import (
+from rummy_ledger.domain.matches import (
     STAKE,
     HoldBatch,
     HoldMoney,
@@ -46,7 +47,6 @@ from rummy_ledger.matches import (
     validate_hold,
     validate_start,
 )
-from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent
 from rummy_rules.rules import BASIS_POINTS_PER_UNIT
 
 R = TypeVar("R")
@@ -214,7 +214,7 @@ def settle_match(
     refused: MatchOutbox[MatchRefusal],
 ) -> MatchSettleResult | MatchRefusal | None:
     """Post the settlement of the match (``game_no`` 0) or of one game exactly once, after
-    checking its invariants against what is held for it (``matches.check_match_settlement``),
+    checking its invariants against what is held for it (``domain.matches.check_match_settlement``),
     settling each covered hold at what its seat pays (released at 0 for what it does not); or
     refuse it: nothing posted, every covered hold released. None when nothing is due: a repeat,
     or a free match (nothing held, nothing to move). Raises InvalidCommand (an unknown match)

@@ -1,4 +1,5 @@
-"""The thin gRPC servicer of ``rummy.fairness.v1.FairnessService``: decode, call, encode.
+"""The thin gRPC servicer of ``rummy.fairness.v1.FairnessService``: check who may ask, decode,
+call the handler, encode (the codecs are :mod:`.codec`).
 
 Errors raised by the application (NotFound, InvalidArgument) are mapped to status codes by the
 host's ErrorMappingInterceptor; the role check ends the call PERMISSION_DENIED itself.
@@ -10,8 +11,9 @@ import grpc
 
 from rummy.fairness.v1 import fairness_service_pb2 as pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as pb_grpc
-from rummy_fairness.application import Fairness
-from rummy_fairness.unit_of_work import FairnessUnitOfWork
+from rummy_fairness.application.ports import FairnessUnitOfWork
+from rummy_fairness.application.seeds import Fairness
+from rummy_fairness.entrypoints import codec
 from rummy_platform.auth import Role, require_role
 
 SERVICE_NAME = "rummy.fairness.v1.FairnessService"
@@ -26,21 +28,11 @@ class FairnessServicer(pb_grpc.FairnessServiceServicer):
     def GetProof(  # noqa: N802 - generated name
         self, request: pb.GetProofRequest, context: grpc.ServicerContext
     ) -> pb.GetProofResponse:
-        proof = self._fairness.get_proof(self._uow, request.hand_id)
-        return pb.GetProofResponse(
-            hand_id=proof.hand_id,
-            commitment_sha256=proof.commitment_sha256,
-            revealed=proof.revealed,
-            server_seed=proof.server_seed,
-            client_seeds=[
-                pb.ClientSeedUsed(seat=seat, client_seed=seed) for seat, seed in proof.client_seeds
-            ],
-            shuffle_version=proof.shuffle_version,
-        )
+        return codec.proof_response(self._fairness.get_proof(self._uow, request.hand_id))
 
     def GetServerSeed(  # noqa: N802 - generated name
         self, request: pb.GetServerSeedRequest, context: grpc.ServicerContext
     ) -> pb.GetServerSeedResponse:
         require_role(context, Role.SERVICE)
         seed = self._fairness.get_server_seed(self._uow, request.hand_id)
-        return pb.GetServerSeedResponse(hand_id=request.hand_id, server_seed=seed)
+        return codec.server_seed_response(request.hand_id, seed)

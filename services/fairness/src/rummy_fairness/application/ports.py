@@ -1,6 +1,6 @@
 """Fairness's seam to its storage: a unit of work and its repositories (interfaces only).
 
-The application (:mod:`rummy_fairness.application`) reaches storage only through
+The application (:mod:`rummy_fairness.application.seeds`) reaches storage only through
 :class:`FairnessUnitOfWork`; it imports no psycopg and no adapter (an import contract in the root
 ``pyproject.toml``). Implementations: ``rummy_fairness.adapters.postgres.PostgresUnitOfWork``
 (the service's) and ``rummy_fairness.adapters.memory.InMemoryUnitOfWork`` (the application

@@ -1,9 +1,10 @@
 """The ledger's reactions to a match's events on table-events (``rummy.match.v1``; stream id =
-table id, correlation id = match id), ``Ledger.matches`` (:class:`rummy_ledger.handlers.Ledger`):
+table id, correlation id = match id), ``Ledger.matches``
+(:class:`rummy_ledger.application.reactions.Ledger`):
 
 =====================  =====================  =================================================
 consumed               handler                published (ledger-events, key = table id,
-                       (match_application)    correlation id = match id)
+                       (application.matches)  correlation id = match id)
 =====================  =====================  =================================================
 ``TableOpened``        ``record_table``       (the table's rate, when it hosts a match format)
 ``MatchStarted``       ``start_match``        (the seats' accounts)
@@ -24,23 +25,24 @@ counted (``rummy_ledger_refused_events_total{type}``) and consumed, as for hands
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from google.protobuf.message import Message
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ledger import match_application
-from rummy_ledger.application import OutgoingEvent, line_memo
-from rummy_ledger.domain import InvalidCommand
-from rummy_ledger.match_application import (
+from rummy_ledger.application import matches as match_application
+from rummy_ledger.application.accounts import OutgoingEvent, line_memo
+from rummy_ledger.application.matches import (
     HoldResult,
     MatchRefusal,
     MatchRelease,
     MatchSettleResult,
 )
-from rummy_ledger.matches import (
+from rummy_ledger.application.ports import Counters, LedgerUnitOfWork
+from rummy_ledger.domain.accounts import InvalidCommand
+from rummy_ledger.domain.matches import (
     INSUFFICIENT_BALANCE,
     HoldMoney,
     MoneyLine,
@@ -49,26 +51,11 @@ from rummy_ledger.matches import (
     purpose_of,
     settlement_purpose,
 )
-from rummy_ledger.unit_of_work import LedgerUnitOfWork
 from rummy_platform.envelope import Envelope
 from rummy_platform.logging import get_logger, log_context
 
-if TYPE_CHECKING:
-    from rummy_ledger.handlers import Counters
-
 _log = get_logger(__name__)
 R = TypeVar("R")
-
-#: The match events a reaction may refuse (with ``TableOpened``).
-MATCH_EVENTS: tuple[type[Message], ...] = (
-    table_events.TableOpened,
-    match_pb2.MatchStarted,
-    match_pb2.GameStarted,
-    match_pb2.MoneyReserved,
-    match_pb2.GameEnded,
-    match_pb2.MatchEnded,
-    match_pb2.MatchAborted,
-)
 
 _REASONS = {
     INSUFFICIENT_BALANCE: ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
@@ -133,7 +120,7 @@ Emit = Callable[[LedgerUnitOfWork, Envelope, Message, str], OutgoingEvent]
 
 
 class MatchReactions:
-    """The match reactions, on the ledger's plumbing (``handlers.Ledger`` builds one as its
+    """The match reactions, on the ledger's plumbing (``reactions.Ledger`` builds one as its
     ``matches``): ``emit`` builds an outgoing event, ``refusing`` runs a command and turns a
     refusal into None, ``counters`` are the ledger's metric callbacks."""
 

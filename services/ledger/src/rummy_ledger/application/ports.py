@@ -1,8 +1,9 @@
 """The ledger's seam to its storage: a unit of work and its repositories (interfaces only).
 
-The application (:mod:`rummy_ledger.application`, the reactions of :mod:`rummy_ledger.handlers`)
-reaches storage only through :class:`LedgerUnitOfWork`; it imports no psycopg and no adapter
-(an import contract in the root ``pyproject.toml``). Two implementations:
+The application (:mod:`rummy_ledger.application.accounts`, the reactions of
+:mod:`rummy_ledger.application.reactions`) reaches storage only through :class:`LedgerUnitOfWork`;
+it imports no psycopg and no adapter (an import contract in the root ``pyproject.toml``). Two
+implementations:
 
 - ``rummy_ledger.adapters.postgres.PostgresUnitOfWork``: the service's, over psycopg 3 and the
   SQL of ``rummy_ledger.adapters.db`` (the schema's constraints and triggers enforce the
@@ -20,14 +21,18 @@ RuntimeError otherwise). Amounts are hundredths of a House Token.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from rummy_ledger.domain import AccountKind, HeldReservation, JournalTransaction
-from rummy_ledger.matches import MatchBook
+from google.protobuf.message import Message
+
+from rummy.match.v1 import match_pb2
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_ledger.domain.accounts import AccountKind, HeldReservation, JournalTransaction
+from rummy_ledger.domain.matches import MatchBook
 from rummy_platform.envelope import Envelope, encode
 
 # ----------------------------------------------------------------------------------- rows
@@ -115,7 +120,7 @@ class Commands(abc.ABC):
     def claim(self, key: str, command: str, request_hash: str) -> StoredCommand | None:
         """Claim ``key`` for this transaction (None: new, do the work, then
         :meth:`store_result`), or the first result stored under it. Raises
-        ``domain.Conflict`` when the key was used with another command or body."""
+        ``domain.accounts.Conflict`` when the key was used with another command or body."""
 
     @abc.abstractmethod
     def store_result(self, key: str, result: Any) -> None:
@@ -201,7 +206,7 @@ class Offsets(abc.ABC):
 
 class Matches(abc.ABC):
     """What the ledger remembers of the tables that host a match format and of their matches
-    (``rummy_ledger.matches``); the money itself is held as reservations."""
+    (``rummy_ledger.domain.matches``); the money itself is held as reservations."""
 
     @abc.abstractmethod
     def record_table(self, table_id: str, commission_bps: int) -> None:
@@ -242,3 +247,60 @@ class LedgerUnitOfWork(abc.ABC):
         conserved (balances sum to zero), every balance the sum of its entries, every reserved
         amount the sum of its held reservations, every transaction summing to zero, no account
         but issuance negative (balance or available)."""
+
+
+# ------------------------------------------------------------------------- clock and metrics
+
+#: The ledger's clock (its events' ``occurred_at``, the gauges' ages).
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The system clock, in UTC (the service's clock; tests give their own)."""
+    return datetime.now(UTC)
+
+
+def _noop(*_args: object) -> None:
+    return None
+
+
+#: The table events a reaction may refuse (``Counters.refused(event_type)`` gets their full type
+#: names): a hand's, and a match's with ``TableOpened``.
+REFUSABLE_EVENTS: tuple[type[Message], ...] = (
+    table_events.HandStarted,
+    table_events.HandEnded,
+    table_events.HandAborted,
+    table_events.TableOpened,
+    match_pb2.MatchStarted,
+    match_pb2.GameStarted,
+    match_pb2.MoneyReserved,
+    match_pb2.GameEnded,
+    match_pb2.MatchEnded,
+    match_pb2.MatchAborted,
+)
+
+
+@dataclass
+class Counters:
+    """Callbacks the bootstrap points at its metrics (no-ops by default).
+
+    ``reservation(outcome)`` per seat with ``"reserved"`` or ``"rejected"``;
+    ``settlement(commission_hundredths)`` per hand settled; ``settlement_refused()`` per hand
+    whose settlement was refused (its holds released); ``refused(event_type)`` per other table
+    event the ledger refused; ``aborted()`` per hand aborted; ``granted(amount_hundredths)``.
+    Match money: ``match_hold(purpose, outcome)`` per seat asked for (``"held"`` or
+    ``"rejected"``), ``match_settlement(purpose, commission_hundredths)`` per settlement posted
+    (purpose ``"entry"`` for a match's end, ``"stake"`` for a game's),
+    ``match_settlement_refused(purpose)``, ``match_aborted()``.
+    """
+
+    reservation: Callable[[str], None] = _noop
+    settlement: Callable[[int], None] = _noop
+    settlement_refused: Callable[[], None] = _noop
+    refused: Callable[[str], None] = _noop
+    aborted: Callable[[], None] = _noop
+    granted: Callable[[int], None] = _noop
+    match_hold: Callable[[str, str], None] = _noop
+    match_settlement: Callable[[str, int], None] = _noop
+    match_settlement_refused: Callable[[str], None] = _noop
+    match_aborted: Callable[[], None] = _noop
