@@ -28,8 +28,8 @@ from test_table_service import discard_last, draw, on_turn, playing_table  # noq
 from world import World  # noqa: E402
 
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
-from rummy_table.adapters.watches import TableWatches  # noqa: E402
-from rummy_table.projection import player_view  # noqa: E402
+from rummy_table.entrypoints.views import player_view  # noqa: E402
+from rummy_table.entrypoints.watches import TableWatches  # noqa: E402
 
 PLAYERS = ("alice", "bob", "carol", "dave")
 

@@ -15,8 +15,8 @@ from world import World
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
-from rummy_table.adapters.watches import TableWatches
-from rummy_table.projection import player_view
+from rummy_table.entrypoints.views import player_view
+from rummy_table.entrypoints.watches import TableWatches
 
 STREAMS_PER_TABLE = 150
 

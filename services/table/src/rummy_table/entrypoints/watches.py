@@ -14,10 +14,10 @@ spectator of a version: it is built once per table and version and shared. It is
 part of every seat's view: a seat's view is that message's bytes (serialised once per version)
 followed by the seat's own part's, ``my_seat`` and ``my_cards`` (the rules' view for that seat;
 each card's bytes made once), parsed, instead of a view built field by field for each seat
-(:func:`rummy_table.projection.player_view`; measured with ``services/table/bench/seat_views.py``,
-README's Benchmarks). It is the same message (a test compares the two for every account at every
-version of a played hand); a variant whose view of a seat differs from the spectator's in more
-than the seat's cards gets the full build.
+(:func:`rummy_table.entrypoints.views.player_view`; measured with
+``services/table/bench/seat_views.py``, README's Benchmarks). It is the same message (a test
+compares the two for every account at every version of a played hand); a variant whose view of a
+seat differs from the spectator's in more than the seat's cards gets the full build.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from rummy_platform.errors import NotFound
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.view import PlayerView as RulesView
-from rummy_table.application import TableApp
-from rummy_table.projection import SPECTATOR, _wire_cards, _wire_in, player_view
+from rummy_table.application.app import TableApp
+from rummy_table.entrypoints.views import SPECTATOR, _wire_cards, _wire_in, player_view
 
 
 class _Public(NamedTuple):
@@ -188,7 +188,7 @@ def _my_seat(seat: int) -> bytes:
 _MY_SEAT = tuple(_my_seat(seat) for seat in range(16))
 
 #: Per shoe, each card's ``my_cards`` entry as serialised bytes (tag, length, card), made once;
-#: keyed like :func:`rummy_table.projection._wire_in`'s cards.
+#: keyed like :func:`rummy_table.entrypoints.views._wire_in`'s cards.
 _CARD_ENTRIES: dict[Shoe, dict[tuple[object, int, int], bytes]] = {}
 
 
