@@ -26,7 +26,7 @@ import asyncio
 import dataclasses
 from collections import Counter
 from collections.abc import AsyncIterator
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game.table import Table
@@ -96,7 +96,8 @@ class TableWatches:
         with self._app.projection.lock:  # held for microseconds, never across I/O
             table = self._app.projection.tables.get(table_id)
             if table is None:
-                return self._app.view_after(account_id, table_id, sent)  # raises NotFound
+                # raises NotFound; the view is as render_view (player_view) renders it
+                return cast(api.PlayerView | None, self._app.view_after(account_id, table_id, sent))
             if table.version <= sent:
                 return None
             public = self._public_of(table)
