@@ -63,7 +63,8 @@ class KafkaGroupConsumer(GroupConsumer):
     :meth:`EventLog.consumer`, :func:`~.base.decode_if_used`); with ``skip_undecodable``, so are
     records whose bytes are no envelope (:func:`~.base.decode_consumed`).
 
-    Fetching: :data:`~.kafka_client.GROUP_FETCH` while records come, and
+    Fetching: ``busy_fetch`` (:data:`~.kafka_client.GROUP_FETCH`, or the member's own
+    batch wait) while records come, and
     :data:`~.kafka_client.GROUP_FETCH_IDLE` once none came for ``GROUP_IDLE_AFTER_S``
     (:class:`~.kafka_poll.FetchPacing`): an idle member fetches twice a second, not ten times.
 
@@ -86,6 +87,7 @@ class KafkaGroupConsumer(GroupConsumer):
         types: Collection[str] | None = None,
         on_revoked: OnRevoked | None = None,
         skip_undecodable: bool = False,
+        busy_fetch: Mapping[str, Any] = GROUP_FETCH,
     ) -> None:
         self._skip_undecodable = skip_undecodable
         self._on_revoked = on_revoked
@@ -102,7 +104,7 @@ class KafkaGroupConsumer(GroupConsumer):
         self._owns_partitions = False
         self._guard = PollGuard(group_id)
         self._lag_reporter = ConsumerLagReporter(group_id, interval_s=lag_interval_s)
-        self.pacing = FetchPacing(GROUP_FETCH, GROUP_FETCH_IDLE, GROUP_IDLE_AFTER_S)
+        self.pacing = FetchPacing(busy_fetch, GROUP_FETCH_IDLE, GROUP_IDLE_AFTER_S)
         self._consumer: KafkaConsumer | None = self._join()
 
     def _join(self) -> KafkaConsumer:

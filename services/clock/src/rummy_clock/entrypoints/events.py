@@ -49,6 +49,16 @@ _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
 
+#: How long the broker may hold the clock's fetches while table events come (seconds; the
+#: platform's group consumers wait 0.1 s). The clock times each deadline from its event's
+#: ``occurred_at``, not from when it reads the event, so reading a TurnStarted up to 0.5 s late
+#: fires nothing later (turns are seconds long); reading a turn's end late can only fire a
+#: deadline the table then ignores (its turn number is past), for a player who acted in the
+#: last half second. Measured (issue 19, bench/throughput.py at 1 table, ~25 actions/s: records
+#: every 20-40 ms, so the member never idles): 0.1 s -> ten fetches a second, the clock at
+#: 1.3-2.0 ms of CPU per action; figures for 0.5 s in README's Benchmarks section.
+BATCH_WAIT_S = 0.5
+
 
 class ClockLoop:
     """Consumes table-events and clock-events, fires due deadlines, commits resume offsets.
@@ -144,6 +154,7 @@ class ClockLoop:
                 # Per topic, only the types it uses are handled (see run_once).
                 types=TABLE_EVENTS_USED | CLOCK_EVENTS_USED,
                 skip_undecodable=True,  # bytes that are no envelope: nothing to schedule
+                batch_wait_s=BATCH_WAIT_S,
             )
         return self._consumer
 
