@@ -56,7 +56,10 @@ CONSUMER_GROUP = "clock"
 #: deadline the table then ignores (its turn number is past), for a player who acted in the
 #: last half second. Measured (issue 19, bench/throughput.py at 1 table, ~25 actions/s: records
 #: every 20-40 ms, so the member never idles): 0.1 s -> ten fetches a second, the clock at
-#: 1.3-2.0 ms of CPU per action; figures for 0.5 s in README's Benchmarks section.
+#: 3.1-3.7% of a core, 1.3-2.0 ms of CPU per action (the other consumers: 2.6-3.9%); 0.5 s ->
+#: 1.3% of a core, 1.07 ms per action (the others 2.7-2.9% in the same run); at 64 tables
+#: 0.43-0.51 -> 0.25 ms per action. A deadline shorter than this wait (a seed window at clock
+#: speed 10) fires up to this late (services/clock/README.md, "Time").
 BATCH_WAIT_S = 0.5
 
 
