@@ -568,6 +568,18 @@ class TestKafkaEventLog(EventLogContract):
             assert [r.envelope.stream_version for r in poll_until(consumer, 1)] == [2]
             assert fetch_settings() == GROUP_FETCH  # records come: batch them again
 
+    def test_a_member_with_its_own_batch_wait_batches_that_long_while_records_come(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        log.append(topics.table, card_drawn(table, 1))
+        with log.consumer(f"group-{uuid.uuid4()}", [topics.table], batch_wait_s=0.5) as consumer:
+            assert isinstance(consumer, KafkaGroupConsumer)
+            assert len(poll_until(consumer, 1)) == 1
+            fetcher = consumer._consumer._fetcher  # type: ignore[union-attr]
+            busy = {"fetch_min_bytes": GROUP_FETCH["fetch_min_bytes"], "fetch_max_wait_ms": 500}
+            assert {key: fetcher.config[key] for key in busy} == busy
+
     def test_every_append_carries_its_payload_type_as_a_record_header(
         self, log: EventLog, topics: Topics
     ) -> None:
