@@ -101,8 +101,8 @@ class _Handlers:
     def DrawCard(self, request: api.DrawCardRequest) -> api.DrawCardResponse:  # noqa: N802
         return table_calls.draw(self.world.app, self.account, request)
 
-    def DiscardCard(self, request: api.DiscardCardRequest) -> object:  # noqa: N802
-        return table_calls.discard(self.world.app, self.account, request)
+    def DiscardCard(self, request: api.DiscardCardRequest) -> None:  # noqa: N802
+        table_calls.discard(self.world.app, self.account, request)
 
 
 def play_deal(

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from google.protobuf.message import Message
-from world import INPUT_TOPICS, World
+from world import INPUT_TOPICS, World, metrics_of
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
@@ -90,10 +90,10 @@ def test_a_table_whose_hand_start_raises_waits_while_every_other_table_starts_it
     assert not world.app.projection.tables[bad].hand_running
     (failure,) = logs
     assert failure["table_id"] == bad and failure["hand_id"]
-    assert world.app.metrics.hand_start_failures._value.get() == 1
+    assert metrics_of(world.app).hand_start_failures._value.get() == 1
     # Within its backoff the broken table is not tried again (nothing counted, nothing logged).
     assert world.app.tick() == []
-    assert world.app.metrics.hand_start_failures._value.get() == 1
+    assert metrics_of(world.app).hand_start_failures._value.get() == 1
     # Repaired, it starts once its delay has passed, and the others play on meanwhile.
     del world.app.projection.tables[bad].start_hand
     seconds.now += 1.0

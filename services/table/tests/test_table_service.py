@@ -47,7 +47,9 @@ def on_turn(world: World, table_id: str) -> tuple[str, api.PlayerView]:
     return account, world.view(table_id, account)
 
 
-def draw(world: World, table_id: str, account: str, view: api.PlayerView, rid: str = "") -> object:
+def draw(
+    world: World, table_id: str, account: str, view: api.PlayerView, rid: str = ""
+) -> api.DrawCardResponse:
     return table_calls.draw(
         world.app,
         account,
@@ -162,7 +164,9 @@ def test_the_dealer_button_moves_one_seat_each_hand() -> None:
     dealers = []
     for _ in range(3):
         hand_id = world.start_hand(table_id)
-        dealers.append(world.app.projection.tables[table_id].ctx.dealer_seat)
+        ctx = world.app.projection.tables[table_id].ctx
+        assert ctx is not None
+        dealers.append(ctx.dealer_seat)
         world.feed(
             LEDGER_EVENTS,
             table_id,
@@ -501,8 +505,9 @@ def test_a_rejected_stake_aborts_the_hand_and_the_seat_sits_out_until_it_sits_ag
     assert carol.phase == api.HAND_PHASE_ABORTED
     assert "13000" in next(s for s in carol.seats if s.seat == 2).sitting_out_reason
     world.start_hand(table_id)
-    table = world.app.projection.tables[table_id]
-    assert sorted(table.ctx.accounts) == [0, 1]
+    ctx = world.app.projection.tables[table_id].ctx
+    assert ctx is not None
+    assert sorted(ctx.accounts) == [0, 1]
 
 
 def test_a_replayed_projection_equals_the_live_one() -> None:

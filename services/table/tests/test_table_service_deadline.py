@@ -10,7 +10,7 @@ import hashlib
 import pytest
 from match_world import hold_money, last, next_step, open_match_table, seat_all
 from test_table_service import table_events
-from world import SERVER_SEED, World, replay_all
+from world import SERVER_SEED, World, metrics_of, replay_all
 
 from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
@@ -79,7 +79,7 @@ def test_a_hand_the_dealer_never_deals_is_aborted_after_the_deadline_and_the_nex
     assert aborted.hand_id == hand_id
     assert aborted.reason == "the dealer did not deal within 60 s"
     assert world.view(table_id, "alice").phase == api.HAND_PHASE_ABORTED
-    assert world.app.metrics.overdue_aborts.labels("hand")._value.get() == 1
+    assert metrics_of(world.app).overdue_aborts.labels("hand")._value.get() == 1
     # the deal arriving late changes nothing, and no tick aborts the hand a second time
     count = len(table_events(world, table_id))
     world.deal(table_id, hand_id)
@@ -182,7 +182,7 @@ def test_a_match_whose_entries_the_ledger_never_holds_is_aborted_after_the_deadl
     (aborted,) = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
     assert aborted.reason == "no deal could start: the ledger did not hold the entry within 60 s"
     assert not [p for p in table_events(world, table_id) if isinstance(p, pb.HandStarted)]
-    assert world.app.metrics.overdue_aborts.labels("match")._value.get() == 1
+    assert metrics_of(world.app).overdue_aborts.labels("match")._value.get() == 1
     # the hold arriving late changes nothing; a new match starts when the start delay passed
     count = len(table_events(world, table_id))
     hold_money(world, table_id)
