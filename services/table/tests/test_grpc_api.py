@@ -351,7 +351,7 @@ def test_list_tables_pages_and_refuses_a_forged_page_token(
     assert [t.table_id for t in rest.tables] == opened[2:] and rest.next_page_token == ""
     for forged in ("9" * 30, "²", opened[0].upper(), " " + opened[0]):
         request = api.ListTablesRequest(page_token=forged)
-        assert code_of(lambda r=request: reader.ListTables(r)) == grpc.StatusCode.INVALID_ARGUMENT
+        assert code_of(partial(reader.ListTables, request)) == grpc.StatusCode.INVALID_ARGUMENT
 
 
 def test_a_discard_with_the_request_id_of_an_earlier_draw_is_already_exists(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import table_calls
+from google.protobuf.message import Message
 from world import SERVER_SEED, World, replay_all
 
 from rummy.clock.v1 import events_pb2 as clock_pb
@@ -23,12 +24,12 @@ from rummy_platform.errors import (
 )
 from rummy_platform.topics import CLOCK_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules import registry
-from rummy_rules.events import HandEnded, SeatResult
+from rummy_rules.events import Event, HandEnded, SeatResult
 from rummy_rules.settlement import settle_shared
 from rummy_table.entrypoints.views import player_view
 
 
-def table_events(world: World, table_id: str) -> list[object]:
+def table_events(world: World, table_id: str) -> list[Message]:
     return [r.envelope.payload for r in world.log.read_stream(TABLE_EVENTS, table_id)]
 
 
@@ -598,9 +599,9 @@ def test_a_players_command_is_folded_with_the_state_decide_produced_not_decoded_
     decoded: list[object] = []
     real = codec.from_payload
 
-    def counting(payload: object, *args: object, **kwargs: object) -> object:
+    def counting(payload: Message, ctx: codec.HandContext, at_ms: int) -> tuple[Event, ...]:
         decoded.append(payload)
-        return real(payload, *args, **kwargs)  # type: ignore[arg-type]
+        return real(payload, ctx, at_ms)
 
     monkeypatch.setattr(codec, "from_payload", counting)
     draw(world, table_id, account, view)

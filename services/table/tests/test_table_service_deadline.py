@@ -147,15 +147,15 @@ def test_a_pool_deal_no_dealer_deals_is_voided_and_replayed_then_the_match_is_ab
     world.now += DEADLINE_MS
     world.app.tick()
     voided = last(world, table_id, mpb.DealVoided)
-    assert (voided.deal_no, voided.hand_id) == (1, first)  # type: ignore[attr-defined]
-    assert "within 60 s" in voided.reason  # type: ignore[attr-defined]
+    assert (voided.deal_no, voided.hand_id) == (1, first)
+    assert "within 60 s" in voided.reason
     view = world.view(table_id, None)
     assert view.match.phase == "between_deals"
     assert [s.held_hundredths for s in view.match.seats] == [500] * 3  # the entries stay held
     assert not [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
     next_step(world, table_id)  # the deal replayed with the same seats
     again = last(world, table_id, mpb.DealStarted)
-    assert (again.deal_no, list(again.seats)) == (1, [0, 1, 2])  # type: ignore[attr-defined]
+    assert (again.deal_no, list(again.seats)) == (1, [0, 1, 2])
     second = world.view(table_id, None).hand_id
     assert second != first
     world.now += DEADLINE_MS
@@ -163,7 +163,7 @@ def test_a_pool_deal_no_dealer_deals_is_voided_and_replayed_then_the_match_is_ab
     (aborted,) = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
     assert [(p.seat, p.points) for p in aborted.released] == [(0, 500), (1, 500), (2, 500)]
     assert "no redeal" in aborted.reason
-    assert last(world, table_id, mpb.DealVoided).hand_id == second  # type: ignore[attr-defined]
+    assert last(world, table_id, mpb.DealVoided).hand_id == second
     assert len(_aborted(world, table_id)) == 2
     _assert_replays_clean(world)
 

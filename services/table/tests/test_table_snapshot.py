@@ -189,13 +189,13 @@ def test_a_snapshot_at_any_point_plus_the_tail_folds_to_exactly_the_full_fold(
         for p in range(PARTITIONS)
     }
     before = fold([r for r in records if r.offset < cuts[r.partition]])
-    snapshots: dict[int, snapshot.PartitionSnapshot | None] = {}
+    snapshots: dict[int, snapshot.PartitionSnapshot] = {}
     for p in range(PARTITIONS):
         taken = snapshot.take(before, TABLE_EVENTS, p, lambda t: partition_for(t, PARTITIONS))
         assert taken is not None
         snapshots[p] = snapshot.decode(taken.data, TABLE_EVENTS, p)
     loaded = Projection()
-    tail = [r for r in records if r.offset >= snapshots[r.partition].tail_from]  # type: ignore[union-attr]
+    tail = [r for r in records if r.offset >= snapshots[r.partition].tail_from]
     snapshot.load(loaded, snapshots, tail)
     assert_same(loaded, full)
 

@@ -201,24 +201,22 @@ class World:
             )
         else:
             dealt = _fixed_deal(shoe, *fixed)
-        wild_cut, first_open = dealt.wild_cut, dealt.first_open
-        self.feed(
-            DEALER_EVENTS,
-            table_id,
-            dealer_pb.HandDealt(
-                hand_id=hand_id,
-                hands=[
-                    dealer_pb.SeatHand(
-                        seat=h.seat, cards=[codec.card_to_pb(c, shoe) for c in h.cards]
-                    )
-                    for h in dealt.hands
-                ],
-                # None: the variant's deal cuts no wild card / turns up no open card
-                wild_cut=None if wild_cut is None else codec.card_to_pb(wild_cut, shoe),
-                first_open=None if first_open is None else codec.card_to_pb(first_open, shoe),
-                stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
-            ),
-        )
+        self.feed(DEALER_EVENTS, table_id, hand_dealt(hand_id, dealt, shoe))
+
+
+def hand_dealt(hand_id: str, dealt: ShuffleDeal, shoe: Shoe) -> dealer_pb.HandDealt:
+    """The dealer's HandDealt of ``dealt`` (no wild cut or open card where the deal has none)."""
+    wild_cut, first_open = dealt.wild_cut, dealt.first_open
+    return dealer_pb.HandDealt(
+        hand_id=hand_id,
+        hands=[
+            dealer_pb.SeatHand(seat=h.seat, cards=[codec.card_to_pb(c, shoe) for c in h.cards])
+            for h in dealt.hands
+        ],
+        wild_cut=None if wild_cut is None else codec.card_to_pb(wild_cut, shoe),
+        first_open=None if first_open is None else codec.card_to_pb(first_open, shoe),
+        stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
+    )
 
 
 def _fixed_deal(
