@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "support"))  # rummy_testing
 
 from google.protobuf.message import Message  # noqa: E402
 from test_table_process import SECRET, start, table_stub  # noqa: E402
