@@ -111,40 +111,6 @@ def test_the_histograms_count_the_commands_and_events_each_transaction_carried(
     assert sample("rummy_eventlog_transaction_appends_bucket", le="4.0") == 2
 
 
-def test_after_a_shared_transaction_the_next_waits_for_as_many_callers_within_its_linger(
-    log: InMemoryEventLog,
-) -> None:
-    gate = log.hold_commits()
-    writer = GroupCommitWriter(log.transactional_writer("w"), adaptive_linger_s=30)
-    calls = [lambda i=i: writer.append(TABLE_EVENTS, seated(f"t{i}")) for i in range(4)]
-    threads = behind_one_in_flight(gate, writer, calls[0], calls[1:])
-    gate.open()
-    for t in threads:
-        t.join(10)
-    later = [
-        threading.Thread(target=partial(writer.append, TABLE_EVENTS, seated(f"u{i}")))
-        for i in range(3)
-    ]
-    for t in later:  # one at a time: the first leads and lingers for the other two
-        t.start()
-        until(lambda: gate.sizes[-1] == 3 or len(writer._queue) == later.index(t) + 1)
-    for t in later:
-        t.join(10)
-
-    assert gate.sizes == [1, 3, 3]
-
-
-def test_a_caller_after_a_transaction_of_one_command_is_not_held_back(
-    log: InMemoryEventLog,
-) -> None:
-    writer = GroupCommitWriter(log.transactional_writer("w"), adaptive_linger_s=30)
-    started = time.monotonic()
-    for i in range(3):
-        writer.append(TABLE_EVENTS, seated(f"t{i}"))
-
-    assert time.monotonic() - started < 10  # a linger would have held each for 30 s
-
-
 def test_a_transaction_carries_at_most_max_events(log: InMemoryEventLog) -> None:
     gate = log.hold_commits()
     writer = GroupCommitWriter(log.transactional_writer("w"), max_events=4)

@@ -129,9 +129,7 @@ def build(settings: TableSettings) -> ServiceHost:
     address, writer_id = settings.address, settings.transactional_id
     # One producer per instance: every table's commands share its transactions.
     writer = GroupCommitWriter(
-        log.transactional_writer(writer_id),
-        metrics=GroupCommitMetrics.create(),
-        adaptive_linger_s=float(__import__("os").environ.get("S8_LINGER_MS", "2")) / 1000,
+        log.transactional_writer(writer_id), metrics=GroupCommitMetrics.create()
     )
     ownership = Ownership(log.describe_topic(table_topic).partitions, address, writer_id)
     authority = TokenAuthority(settings.jwt_secret)

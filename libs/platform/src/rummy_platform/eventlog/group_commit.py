@@ -35,7 +35,6 @@ from .base import Position, TopicPartition, TransactionalWriter
 #: The most events one transaction carries (a caller's own batch is never split, so one larger
 #: batch still goes alone).
 DEFAULT_MAX_EVENTS = 1000
-DEFAULT_ADAPTIVE_LINGER_S = 0.002
 
 #: Buckets of the per-transaction histograms (callers or events per transaction).
 PER_TRANSACTION_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000)
@@ -93,7 +92,6 @@ class GroupCommitWriter(TransactionalWriter):
         inner: TransactionalWriter,
         *,
         linger_s: float = 0.0,
-        adaptive_linger_s: float = DEFAULT_ADAPTIVE_LINGER_S,
         max_events: int = DEFAULT_MAX_EVENTS,
         metrics: GroupCommitMetrics | None = None,
     ) -> None:
@@ -101,11 +99,7 @@ class GroupCommitWriter(TransactionalWriter):
         self.transactional_id = inner.transactional_id
         self._linger_s = linger_s
         self._max_events = max(1, max_events)
-        self._adaptive_linger_s = adaptive_linger_s
-        lock = threading.Lock()
-        self._cond = threading.Condition(lock)
-        self._arrived = threading.Condition(lock)  # the lingering leader waits on this one
-        self._last_appends = 0
+        self._cond = threading.Condition()
         self._queue: list[_Pending] = []
         self._leading = False
         self.transactions = 0
@@ -126,7 +120,6 @@ class GroupCommitWriter(TransactionalWriter):
         mine = _Pending(list(events), dict(consumed or {}), group_id, group_metadata)
         with self._cond:
             self._queue.append(mine)
-            self._arrived.notify()
             while self._leading and not mine.done:
                 self._cond.wait()
             if not mine.done:
@@ -148,19 +141,13 @@ class GroupCommitWriter(TransactionalWriter):
         consumed offsets all belong to one group and one member generation (a caller whose
         metadata is of another generation goes into the next transaction, so one stale caller
         never fails the others)."""
-        linger, callers = self._linger_s, self._max_events
-        if linger <= 0 and self._last_appends > 1:
-            linger, callers = self._adaptive_linger_s, self._last_appends
-        if linger > 0:
-            deadline = time.monotonic() + linger
-            while (
-                len(self._queue) < callers
-                and sum(len(p.events) for p in self._queue) < self._max_events
-            ):
+        if self._linger_s > 0:
+            deadline = time.monotonic() + self._linger_s
+            while sum(len(p.events) for p in self._queue) < self._max_events:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
-                self._arrived.wait(left)
+                self._cond.wait(left)
         batch: list[_Pending] = []
         count, group, member = 0, None, _member(None)
         for pending in self._queue:
@@ -175,7 +162,6 @@ class GroupCommitWriter(TransactionalWriter):
             batch.append(pending)
             count += len(pending.events)
         del self._queue[: len(batch)]
-        self._last_appends = len(batch)
         return batch
 
     def _commit_next(self) -> None:
