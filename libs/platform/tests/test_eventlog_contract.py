@@ -40,6 +40,7 @@ from rummy_platform.eventlog import (
     drop_redelivered,
     partition_for,
 )
+from rummy_platform.eventlog.kafka_client import GROUP_FETCH, GROUP_FETCH_IDLE, GROUP_IDLE_AFTER_S
 from rummy_platform.eventlog.kafka_group import KafkaGroupConsumer
 from rummy_platform.eventlog.memory import StoredRecord
 from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs
@@ -544,6 +545,40 @@ class TestKafkaEventLog(EventLogContract):
             producer.send(topic, key=stream_id.encode(), value=value, headers=headers).get(20)
         finally:
             producer.close()
+
+    def test_an_idle_member_fetches_answering_at_the_first_byte_and_batches_again_once_busy(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        log.append(topics.table, card_drawn(table, 1))
+        with log.consumer(f"group-{uuid.uuid4()}", [topics.table]) as consumer:
+            assert isinstance(consumer, KafkaGroupConsumer)
+            assert len(poll_until(consumer, 1)) == 1
+            fetcher = consumer._consumer._fetcher  # type: ignore[union-attr]
+            settings = ("fetch_min_bytes", "fetch_max_wait_ms")
+
+            def fetch_settings() -> dict[str, int]:
+                return {key: fetcher.config[key] for key in settings}
+
+            idle_from = time.monotonic() + GROUP_IDLE_AFTER_S
+            while time.monotonic() < idle_from + 0.5:
+                assert consumer.poll(timeout_s=0.2) == []
+            assert fetch_settings() == GROUP_FETCH_IDLE  # 2 fetches a second, not 10
+            log.append(topics.table, card_drawn(table, 2))
+            assert [r.envelope.stream_version for r in poll_until(consumer, 1)] == [2]
+            assert fetch_settings() == GROUP_FETCH  # records come: batch them again
+
+    def test_a_member_with_its_own_batch_wait_batches_that_long_while_records_come(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        table = f"table-{uuid.uuid4()}"
+        log.append(topics.table, card_drawn(table, 1))
+        with log.consumer(f"group-{uuid.uuid4()}", [topics.table], batch_wait_s=0.5) as consumer:
+            assert isinstance(consumer, KafkaGroupConsumer)
+            assert len(poll_until(consumer, 1)) == 1
+            fetcher = consumer._consumer._fetcher  # type: ignore[union-attr]
+            busy = {"fetch_min_bytes": GROUP_FETCH["fetch_min_bytes"], "fetch_max_wait_ms": 500}
+            assert {key: fetcher.config[key] for key in busy} == busy
 
     def test_every_append_carries_its_payload_type_as_a_record_header(
         self, log: EventLog, topics: Topics

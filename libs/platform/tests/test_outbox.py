@@ -3,6 +3,8 @@ republication after a crash between append and mark (deduped downstream by event
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -127,3 +129,24 @@ def test_search_path_keeps_each_schema_apart(database_url: str) -> None:
                 for s in (one, two)
             ]
         assert counts == [(1,), (0,)]
+
+
+def test_a_running_relay_publishes_a_row_when_its_transaction_commits_not_at_its_next_poll(
+    pool: ConnectionPool, log: InMemoryEventLog
+) -> None:
+    relay = OutboxRelay(pool, log, poll_interval_s=60.0)  # a poll would come a minute later
+    stop = threading.Event()
+    runner = threading.Thread(target=relay.run, args=(stop,), daemon=True)
+    runner.start()
+    try:
+        time.sleep(1.0)  # the relay found the outbox empty and waits
+        event = committed("table-g", 1)
+        write(pool, event)  # another connection's commit: the trigger notifies the relay
+        deadline = time.monotonic() + 10.0
+        while not log.read_stream(TOPIC, "table-g") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [r.envelope for r in log.read_stream(TOPIC, "table-g")] == [event]
+    finally:
+        stop.set()
+        runner.join(5.0)
+    assert not runner.is_alive()  # stop is seen within the relay's wake_check_s

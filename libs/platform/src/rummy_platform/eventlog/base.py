@@ -378,6 +378,7 @@ class EventLog(ABC):
         on_revoked: OnRevoked | None = None,
         session_timeout_s: float | None = None,
         skip_undecodable: bool = False,
+        batch_wait_s: float | None = None,
     ) -> GroupConsumer:
         """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`).
 
@@ -396,7 +397,12 @@ class EventLog(ABC):
 
         A record whose bytes are no envelope makes :meth:`GroupConsumer.poll` raise
         EnvelopeError; with ``skip_undecodable`` it is skipped with a warning instead (see
-        :func:`decode_consumed`)."""
+        :func:`decode_consumed`).
+
+        ``batch_wait_s``: while records come, how long the broker may hold a fetch to batch
+        them (seconds; None: the client's, 0.1 s on Kafka), i.e. how late a record may reach
+        this member; a consumer that can take records late fetches less often. (Idle members
+        get the first record at once whatever it is; an adapter without fetches ignores it.)"""
 
     @abstractmethod
     def close(self) -> None:

@@ -38,6 +38,19 @@ PRODUCER_RETRY_BACKOFF_MS = 5
 #: and an idle consumer fetches 10 times a second instead of twice (0.5% -> 1.9% of a core).
 GROUP_FETCH: dict[str, Any] = {"fetch_min_bytes": 64 * 1024, "fetch_max_wait_ms": 100}
 
+#: How a group consumer fetches while idle (no record fetched for :data:`GROUP_IDLE_AFTER_S`):
+#: the broker answers as soon as one byte is ready, else after 500 ms (kafka-python's defaults),
+#: so an idle consumer sends 2 fetches a second instead of GROUP_FETCH's 10 and still gets the
+#: first record at once (no 100 ms batching wait); the first fetch that brings records puts it
+#: back on GROUP_FETCH (see :class:`~.kafka_poll.FetchPacing`). Measured here (issue 19, the
+#: services idle on a fresh stack, per-thread CPU from /proc over 25 s): with GROUP_FETCH
+#: always, each group member's kafka-io thread took 16-19 ms of CPU a second and the thread
+#: polling it 5-8 ms, 22-29 ms/s per service in all, doing nothing; figures with this in
+#: README's Benchmarks section.
+GROUP_FETCH_IDLE: dict[str, Any] = {"fetch_min_bytes": 1, "fetch_max_wait_ms": 500}
+#: Seconds without a fetched record after which a group consumer fetches as GROUP_FETCH_IDLE.
+GROUP_IDLE_AFTER_S = 1.0
+
 #: Every client's reconnect backoff (ms): 50 ms doubling to 1 s. kafka-python's consumers default
 #: to a 30 s cap, so after a broker restart a consumer that had backed off far waited up to 30 s
 #: before it even tried again (issue 14: hands resumed 32 s after a Kafka restart).
@@ -146,10 +159,13 @@ def consumer_config(common: dict[str, Any], *, committed_only: bool = True) -> d
 
 
 def group_consumer_config(
-    common: dict[str, Any], session_timeout_s: float | None = None
+    common: dict[str, Any],
+    session_timeout_s: float | None = None,
+    batch_wait_s: float | None = None,
 ) -> dict[str, Any]:
     """A group member's configuration (``session_timeout_s`` None: :data:`GROUP_MEMBERSHIP`'s,
-    else that, with heartbeats every sixth of it)."""
+    else that, with heartbeats every sixth of it; ``batch_wait_s`` None: :data:`GROUP_FETCH`'s
+    wait, else that, in seconds)."""
     # Group members (the services' reactors) batch their fetches; the stream reader does not
     # (it reads to the end at once and would wait GROUP_FETCH's wait at the tail). Range
     # assignment: a member gets the same partition numbers of co-partitioned topics.
@@ -159,6 +175,8 @@ def group_consumer_config(
         **GROUP_MEMBERSHIP,
         "partition_assignment_strategy": (RangePartitionAssignor,),
     }
+    if batch_wait_s is not None:
+        config["fetch_max_wait_ms"] = int(batch_wait_s * 1000)
     if session_timeout_s is not None:
         config["session_timeout_ms"] = int(session_timeout_s * 1000)
         config["heartbeat_interval_ms"] = max(100, int(session_timeout_s * 1000 / 6))

@@ -26,8 +26,14 @@ from .base import (
     TopicPartition,
     decode_consumed,
 )
-from .kafka_client import header_type
-from .kafka_poll import EmptyAssignmentWatch, PollGuard, kafka_consumer_lag, wait_for_partitions
+from .kafka_client import GROUP_FETCH, GROUP_FETCH_IDLE, GROUP_IDLE_AFTER_S, header_type
+from .kafka_poll import (
+    EmptyAssignmentWatch,
+    FetchPacing,
+    PollGuard,
+    kafka_consumer_lag,
+    wait_for_partitions,
+)
 
 _log = get_logger(__name__)
 
@@ -57,6 +63,11 @@ class KafkaGroupConsumer(GroupConsumer):
     :meth:`EventLog.consumer`, :func:`~.base.decode_if_used`); with ``skip_undecodable``, so are
     records whose bytes are no envelope (:func:`~.base.decode_consumed`).
 
+    Fetching: ``busy_fetch`` (:data:`~.kafka_client.GROUP_FETCH`, or the member's own
+    batch wait) while records come, and
+    :data:`~.kafka_client.GROUP_FETCH_IDLE` once none came for ``GROUP_IDLE_AFTER_S``
+    (:class:`~.kafka_poll.FetchPacing`): an idle member fetches twice a second, not ten times.
+
     Lag: a poll (while the broker answers) sets ``rummy_consumer_lag_events`` for the owned
     partitions at most every ``lag_interval_s`` seconds (:meth:`lag`, one ListOffsets request).
     """
@@ -76,6 +87,7 @@ class KafkaGroupConsumer(GroupConsumer):
         types: Collection[str] | None = None,
         on_revoked: OnRevoked | None = None,
         skip_undecodable: bool = False,
+        busy_fetch: Mapping[str, Any] = GROUP_FETCH,
     ) -> None:
         self._skip_undecodable = skip_undecodable
         self._on_revoked = on_revoked
@@ -92,11 +104,13 @@ class KafkaGroupConsumer(GroupConsumer):
         self._owns_partitions = False
         self._guard = PollGuard(group_id)
         self._lag_reporter = ConsumerLagReporter(group_id, interval_s=lag_interval_s)
+        self.pacing = FetchPacing(busy_fetch, GROUP_FETCH_IDLE, GROUP_IDLE_AFTER_S)
         self._consumer: KafkaConsumer | None = self._join()
 
     def _join(self) -> KafkaConsumer:
         consumer = self._factory()
         self._owns_partitions = False
+        self.pacing.joined()
         wait_for_partitions(consumer, self._topics, self._metadata_wait_s, self.group_id)
         consumer.subscribe(self._topics, listener=_Listener(self))
         _log.info("consumer subscribed", group_id=self.group_id, topics=self._topics)
@@ -150,6 +164,7 @@ class KafkaGroupConsumer(GroupConsumer):
             if self._consumer is None:
                 return []
         batches = self._guard.poll(self._consumer, int(timeout_s * 1000), max_records)
+        self.pacing.polled(self._consumer, bool(batches))
         if not self._guard.backoff.failing:
             self._lag_reporter.maybe_report(self.lag)
         if not batches:

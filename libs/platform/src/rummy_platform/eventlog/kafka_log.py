@@ -54,6 +54,7 @@ from .base import (
 )
 from .kafka_admin import describe_topic, ensure_topics
 from .kafka_client import (
+    GROUP_FETCH,
     common_config,
     consumer_config,
     group_consumer_config,
@@ -214,8 +215,9 @@ class KafkaEventLog(EventLog):
         on_revoked: OnRevoked | None = None,
         session_timeout_s: float | None = None,
         skip_undecodable: bool = False,
+        batch_wait_s: float | None = None,
     ) -> GroupConsumer:
-        config = group_consumer_config(self._common(), session_timeout_s)
+        config = group_consumer_config(self._common(), session_timeout_s, batch_wait_s)
         return KafkaGroupConsumer(
             lambda: KafkaConsumer(group_id=group_id, **config),
             self._registry,
@@ -226,6 +228,7 @@ class KafkaEventLog(EventLog):
             types=types,
             on_revoked=on_revoked,
             skip_undecodable=skip_undecodable,
+            busy_fetch={k: config[k] for k in GROUP_FETCH},
         )
 
     def close(self) -> None:

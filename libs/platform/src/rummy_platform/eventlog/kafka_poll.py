@@ -7,13 +7,15 @@
 - :func:`wait_for_partitions`: a member that subscribes before its client knows a topic's
   partitions gets an empty assignment; it waits for the metadata first.
 - :func:`kafka_consumer_lag`: the lag of a member's partitions (position to last stable offset).
+- :class:`FetchPacing`: kafka-python fixes a consumer's fetch settings at its creation; the
+  pacing switches an idle member to fetches that wait long but answer at the first byte.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import kafka.errors as kafka_errors
@@ -26,6 +28,47 @@ from rummy_platform.logging import get_logger
 from .base import EventLogError, TopicPartition
 
 _log = get_logger(__name__)
+
+
+class FetchPacing:
+    """Fetch settings that follow a group member's traffic: ``busy`` (e.g.
+    :data:`~.kafka_client.GROUP_FETCH`: batch for up to 100 ms) while records come, ``idle``
+    (:data:`~.kafka_client.GROUP_FETCH_IDLE`: answer at the first byte, else after 500 ms) once
+    no record was fetched for ``idle_after_s`` seconds (``time.monotonic``).
+
+    Call :meth:`joined` with each new client (it starts on ``busy``, its configuration) and
+    :meth:`polled` after each of its polls with whether the poll fetched any record (before
+    any filtering by type). A switch applies from the next fetch request the client sends.
+    kafka-python 3.0.12 has no public way to change them after creation: the pacing updates
+    the settings its ``Fetcher`` reads for each request (``consumer._fetcher.config``); a
+    client without that attribute keeps its settings (``busy``), which is only costlier.
+    """
+
+    def __init__(
+        self, busy: Mapping[str, Any], idle: Mapping[str, Any], idle_after_s: float
+    ) -> None:
+        self._busy = dict(busy)
+        self._idle = dict(idle)
+        self._idle_after_s = idle_after_s
+        self._last_fetched = time.monotonic()
+        self.idle = False
+
+    def joined(self) -> None:
+        """A new client (made with the ``busy`` settings) replaced the previous one."""
+        self._last_fetched = time.monotonic()
+        self.idle = False
+
+    def polled(self, consumer: KafkaConsumer, fetched: bool) -> None:
+        now = time.monotonic()
+        if fetched:
+            self._last_fetched = now
+        idle = not fetched and now - self._last_fetched >= self._idle_after_s
+        if idle == self.idle:
+            return
+        config = getattr(getattr(consumer, "_fetcher", None), "config", None)
+        if isinstance(config, dict):
+            config.update(self._idle if idle else self._busy)
+            self.idle = idle
 
 
 class EmptyAssignmentWatch:

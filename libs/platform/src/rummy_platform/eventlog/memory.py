@@ -200,6 +200,7 @@ class InMemoryEventLog(EventLog):
         on_revoked: OnRevoked | None = None,
         session_timeout_s: float | None = None,
         skip_undecodable: bool = False,
+        batch_wait_s: float | None = None,
     ) -> GroupConsumer:
         # One member per group here: it owns every partition until it closes (on_revoked is
         # called then); there are no sessions to time out.

@@ -49,6 +49,19 @@ _log = get_logger(__name__)
 
 CONSUMER_GROUP = "clock"
 
+#: How long the broker may hold the clock's fetches while table events come (seconds; the
+#: platform's group consumers wait 0.1 s). The clock times each deadline from its event's
+#: ``occurred_at``, not from when it reads the event, so reading a TurnStarted up to 0.5 s late
+#: fires nothing later (turns are seconds long); reading a turn's end late can only fire a
+#: deadline the table then ignores (its turn number is past), for a player who acted in the
+#: last half second. Measured (issue 19, bench/throughput.py at 1 table, ~25 actions/s: records
+#: every 20-40 ms, so the member never idles): 0.1 s -> ten fetches a second, the clock at
+#: 3.1-3.7% of a core, 1.3-2.0 ms of CPU per action (the other consumers: 2.6-3.9%); 0.5 s ->
+#: 1.3% of a core, 1.07 ms per action (the others 2.7-2.9% in the same run); at 64 tables
+#: 0.43-0.51 -> 0.25 ms per action. A deadline shorter than this wait (a seed window at clock
+#: speed 10) fires up to this late (services/clock/README.md, "Time").
+BATCH_WAIT_S = 0.5
+
 
 class ClockLoop:
     """Consumes table-events and clock-events, fires due deadlines, commits resume offsets.
@@ -144,6 +157,7 @@ class ClockLoop:
                 # Per topic, only the types it uses are handled (see run_once).
                 types=TABLE_EVENTS_USED | CLOCK_EVENTS_USED,
                 skip_undecodable=True,  # bytes that are no envelope: nothing to schedule
+                batch_wait_s=BATCH_WAIT_S,
             )
         return self._consumer
 
