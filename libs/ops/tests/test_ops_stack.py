@@ -77,6 +77,7 @@ def test_a_supervised_stack_gives_each_service_its_own_pid_and_an_unsupervised_o
     assert "RUMMY_SUPERVISOR_PID" not in env
 
 
+@pytest.mark.integration
 def test_a_supervised_stack_refuses_to_be_left_running(tmp_path):
     with (
         Stack(config(tmp_path, "fakehealthy")) as stack,
@@ -95,6 +96,7 @@ def test_stack_sh_env_output_is_read_with_its_shell_quoting():
     }
 
 
+@pytest.mark.integration
 def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path):
     stack = Stack(config(tmp_path, "fakehealthy"))
     with stack:
@@ -107,6 +109,7 @@ def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path):
     assert "stopped on SIGTERM" in log
 
 
+@pytest.mark.integration
 def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_stops_the_rest(
     tmp_path,
 ):
@@ -118,6 +121,7 @@ def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_st
     assert stack.health() == {}
 
 
+@pytest.mark.integration
 def test_a_port_already_taken_is_refused_with_a_hint(tmp_path):
     cfg = config(tmp_path, "fakehealthy")
     with Stack(cfg), pytest.raises(StackError, match="already in use"):
@@ -148,6 +152,7 @@ with interrupt_on_sigterm():
 """
 
 
+@pytest.mark.integration
 def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path):
     grpc_port = free_port()
     process = subprocess.Popen(
@@ -177,6 +182,7 @@ def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path):
     assert "stopped on SIGTERM" in (tmp_path / "fakehealthy.log").read_text()
 
 
+@pytest.mark.integration
 def test_a_service_that_dies_later_is_named_by_broken(tmp_path):
     with Stack(config(tmp_path, "fakehealthy")) as stack:
         assert stack.broken() is None
