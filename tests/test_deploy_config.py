@@ -45,7 +45,7 @@ _SUFFIXES = {
     "CounterMetricFamily": ("_total",),
     "Gauge": ("",),
     "GaugeMetricFamily": ("",),
-    "_gauge": ("",),  # rummy_ledger.metrics: a GaugeMetricFamily helper
+    "_gauge": ("",),  # rummy_ledger.adapters.metrics: a GaugeMetricFamily helper
     "Histogram": ("_bucket", "_sum", "_count"),
     "Summary": ("", "_sum", "_count"),
 }
@@ -69,7 +69,7 @@ def exported_series() -> set[str]:
 
 def test_the_series_reader_finds_the_grpc_and_ledger_series_the_code_documents() -> None:
     series = exported_series()
-    # rummy_platform.metrics and rummy_ledger.metrics document these by name.
+    # rummy_platform.metrics and rummy_ledger.adapters.metrics document these by name.
     assert {"grpc_requests_total", "grpc_request_seconds_bucket"} <= series
     assert "rummy_ledger_invariant_violations" in series
     assert "rummy_clock_firing_lag_seconds_count" in series
@@ -79,7 +79,7 @@ def test_the_series_reader_finds_the_grpc_and_ledger_series_the_code_documents()
 def test_the_series_reader_agrees_with_what_prometheus_client_exposes() -> None:
     from prometheus_client import CollectorRegistry
 
-    from rummy_ledger.metrics import counters
+    from rummy_ledger.adapters.metrics import counters
     from rummy_platform.metrics import GrpcMetrics
     from rummy_table.metrics import TableMetrics
 

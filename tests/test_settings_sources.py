@@ -17,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from pydantic_settings import BaseSettings
 
 from rummy_testing.deploy_files import DEPLOY, k8s_document, load_yaml
 from rummy_testing.service_process import SUPPORT_DIR
@@ -73,8 +74,15 @@ def settings_table() -> ModuleType:
     return module
 
 
-def variables_of(settings: type) -> set[str]:
-    return {f.validation_alias for f in settings.model_fields.values() if f.validation_alias}
+def variables_of(settings: type[BaseSettings]) -> set[str]:
+    names: set[str] = set()
+    for field in settings.model_fields.values():
+        alias = field.validation_alias
+        if alias is None:
+            continue
+        assert isinstance(alias, str), f"{settings.__name__}: {alias!r} is not one variable"
+        names.add(alias)
+    return names
 
 
 def test_the_deployments_give_the_services_only_variables_they_read() -> None:

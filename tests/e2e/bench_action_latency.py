@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
+from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy_ops.demo import Endpoints  # noqa: E402
 from rummy_testing.players import (  # noqa: E402
     STOCK,
@@ -63,7 +64,11 @@ def measure(operator: Operator, table_address: str, actions: int) -> dict[str, l
             started = time.perf_counter()
             player.discard(drawn.card, view.turn_no)
             timings["DiscardCard"].append(time.perf_counter() - started)
-            players[0].wait(lambda v, t=view.turn_no: v.turn_no > t)
+
+            def turn_passed(v: api.PlayerView, turn_no: int = view.turn_no) -> bool:
+                return v.turn_no > turn_no
+
+            players[0].wait(turn_passed)
     finally:
         table.close()
     return timings

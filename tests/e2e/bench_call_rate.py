@@ -86,11 +86,11 @@ def recording(log: CallLog) -> Iterator[None]:
     def channel(target: str, *args: Any, **kwargs: Any) -> grpc.Channel:
         return grpc.intercept_channel(original(target, *args, **kwargs), _Recorder(log))
 
-    grpc.insecure_channel = channel  # type: ignore[assignment]
+    grpc.insecure_channel = channel
     try:
         yield
     finally:
-        grpc.insecure_channel = original  # type: ignore[assignment]
+        grpc.insecure_channel = original
 
 
 def most_in_window(times: list[float], window: float) -> int:

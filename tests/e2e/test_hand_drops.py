@@ -9,10 +9,11 @@ from __future__ import annotations
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_testing.players import Operator, Table, on_turn, seed_and_wait_for_play
+from rummy_testing.stacks import RunningStack
 
 
 def test_first_drop_middle_drop_and_leaving_pay_the_last_seat_standing(
-    operator: Operator, rummy_stack
+    operator: Operator, rummy_stack: RunningStack
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:

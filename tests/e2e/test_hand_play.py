@@ -23,6 +23,7 @@ from rummy_testing.players import (
     rule_set,
     seed_and_wait_for_play,
 )
+from rummy_testing.stacks import RunningStack
 
 BOMBAY_BAAZI_MELDS = MeldOptions(jokers_only_group_is_sequence=True)
 MAX_TURNS = 400  # a solver hand goes out long before; bounds a hand that never does
@@ -32,7 +33,9 @@ def _others(players: list[Player], *out: Player) -> list[Player]:
     return [p for p in players if p not in out]
 
 
-def test_three_missed_turns_drop_the_seat_for_40_points(operator: Operator, rummy_stack) -> None:
+def test_three_missed_turns_drop_the_seat_for_40_points(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=30))
     try:
         players = [table.player(f"clock{i}", grant=5000) for i in range(2)]
@@ -78,7 +81,7 @@ def _wrong_declare(player: Player) -> api.DeclareResponse:
 
 
 def test_a_wrong_declare_costs_80_and_play_goes_on_to_the_last_seat(
-    operator: Operator, rummy_stack
+    operator: Operator, rummy_stack: RunningStack
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
@@ -116,7 +119,7 @@ def test_a_wrong_declare_costs_80_and_play_goes_on_to_the_last_seat(
 
 
 def test_a_wrong_declare_then_a_valid_declare_by_another_seat(
-    operator: Operator, rummy_stack
+    operator: Operator, rummy_stack: RunningStack
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:

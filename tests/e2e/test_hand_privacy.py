@@ -5,6 +5,7 @@ and no command acts twice (a past turn is refused, a retried request id answers 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import grpc
 import pytest
@@ -21,13 +22,14 @@ from rummy_testing.players import (
     request_id,
     seed_and_wait_for_play,
 )
+from rummy_testing.stacks import RunningStack
 
 
-def _refused(call, code: grpc.StatusCode) -> str:
+def _refused(call: Callable[[], object], code: grpc.StatusCode) -> str:
     with pytest.raises(grpc.RpcError) as caught:
         call()
     assert caught.value.code() == code, caught.value.details()
-    return caught.value.details()
+    return caught.value.details() or ""
 
 
 def _public(view: api.PlayerView) -> set[int]:
@@ -38,7 +40,7 @@ def _public(view: api.PlayerView) -> set[int]:
 
 
 def test_a_player_sees_only_its_own_cards_and_acts_only_for_its_own_seat(
-    operator: Operator, rummy_stack
+    operator: Operator, rummy_stack: RunningStack
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
@@ -126,7 +128,7 @@ def test_a_player_sees_only_its_own_cards_and_acts_only_for_its_own_seat(
         table.close()
 
 
-def test_a_player_token_cannot_open_a_table(operator: Operator, rummy_stack) -> None:
+def test_a_player_token_cannot_open_a_table(operator: Operator, rummy_stack: RunningStack) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 0, 0)
     try:
         p: Player = table.player("nobody")

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_ops.stack import Stack
 from rummy_testing.players import (
     Operator,
     Player,
@@ -28,12 +29,13 @@ from rummy_testing.players import (
     seed_and_wait_for_play,
 )
 from rummy_testing.processes import ExtraService, kill_stack_service, stop_stack_service
+from rummy_testing.stacks import RunningStack
 
 
 class _TableProcesses:
     """The table process serving the stack's table port (the stack's own until replaced)."""
 
-    def __init__(self, stack) -> None:
+    def __init__(self, stack: Stack) -> None:
         self.stack = stack
         self.started: list[ExtraService] = []
 
@@ -66,14 +68,16 @@ class _TableProcesses:
 
 
 @pytest.fixture(scope="session")
-def table_processes(rummy_stack) -> Iterator[_TableProcesses]:
+def table_processes(rummy_stack: RunningStack) -> Iterator[_TableProcesses]:
     processes = _TableProcesses(rummy_stack.stack)
     yield processes
     for extra in processes.started:
         extra.stop()
 
 
-def _seated_hand(operator: Operator, rummy_stack) -> tuple[Table, Player, Player, api.PlayerView]:
+def _seated_hand(
+    operator: Operator, rummy_stack: RunningStack
+) -> tuple[Table, Player, Player, api.PlayerView]:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=600))
     players = [table.player(f"restart{i}", grant=5000) for i in range(2)]
     for p in players:
@@ -118,14 +122,15 @@ def _middle_drop_ends_it(operator: Operator, dropper: Player, winner: Player, tu
 
 
 def test_a_hand_continues_after_the_table_service_is_killed_and_restarted(
-    operator: Operator, rummy_stack, table_processes: _TableProcesses
+    operator: Operator, rummy_stack: RunningStack, table_processes: _TableProcesses
 ) -> None:
     table, first, second, view = _seated_hand(operator, rummy_stack)
     try:
         first.draw_and_discard_drawn()
         turn = next_turn([first, second], view.turn_no)
         assert turn is not None
-        before = {p: p.wait(lambda v, t=turn.turn_no: v.turn_no == t) for p in (first, second)}
+        turn_no = turn.turn_no
+        before = {p: p.wait(lambda v: v.turn_no == turn_no) for p in (first, second)}
         seen = {p: len(p.views) for p in (first, second)}
 
         table_processes.kill_current()  # SIGKILL: no goodbye, no flush
@@ -133,7 +138,11 @@ def test_a_hand_continues_after_the_table_service_is_killed_and_restarted(
 
         # Each player's stream reconnects and opens with a snapshot rebuilt from the log.
         for p in (first, second):
-            after = p.wait(lambda _v, p=p: len(p.views) > seen[p], 60)
+
+            def reconnected(_v: api.PlayerView, p: Player = p) -> bool:
+                return len(p.views) > seen[p]
+
+            after = p.wait(reconnected, 60)
             _same_state(before[p], after)
         # The hand goes on: the second seat plays its turn, the first drops in its second turn.
         second.draw_and_discard_drawn()

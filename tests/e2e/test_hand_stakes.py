@@ -8,10 +8,11 @@ from __future__ import annotations
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_testing.players import Operator, Table, on_turn, seed_and_wait_for_play
+from rummy_testing.stacks import RunningStack
 
 
 def test_a_player_who_cannot_cover_the_reservation_is_not_dealt_in_and_is_told_why(
-    operator: Operator, rummy_stack
+    operator: Operator, rummy_stack: RunningStack
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
@@ -44,7 +45,7 @@ def test_a_player_who_cannot_cover_the_reservation_is_not_dealt_in_and_is_told_w
         table.close()
 
 
-def test_a_free_table_moves_no_tokens(operator: Operator, rummy_stack) -> None:
+def test_a_free_table_moves_no_tokens(operator: Operator, rummy_stack: RunningStack) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 0, 500)
     try:
         players = [table.player(f"free{i}", grant=700) for i in range(2)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -35,10 +36,8 @@ from rummy_testing.players import (
     play_deal,
     rule_set,
 )
+from rummy_testing.stacks import RunningStack
 from toy_variant import TOY_NAME, toy_pb2
-
-#: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
-RunningStack = Any
 
 HOUSE = "house:commission"
 GRANT = 5000
@@ -204,7 +203,10 @@ def test_a_deals_2_match_tied_after_two_deals_plays_a_tie_break_deal_and_pays_it
     try:
         a, b = seated(table, "dealsa", "dealsb")
         done: set[str] = set()
-        chips = lambda v: {x: s.chips for x, s in seats_of(v).items()}  # noqa: E731
+
+        def chips(v: api.PlayerView) -> dict[str, int]:
+            return {x: s.chips for x, s in seats_of(v).items()}
+
         # Each seat starts with 80 x 2 = 160 chips; a loser pays its points to the winner.
         # Deal 1: A wins, B first drop 20 -> A 180, B 140.
         play_deal({a: WIN, b: FIRST_DROP}, done)
@@ -389,10 +391,14 @@ def test_a_game_to_match_of_the_toy_variant_settles_each_game_at_the_capped_diff
                 for p in (a, b):  # a seat late for the window gets the empty seed
                     with contextlib.suppress(grpc.RpcError):
                         p.contribute_seed(hand_id, bytes(32))
-            view = a.wait(lambda v, h=hand_id: v.hand_id == h and v.phase == api.HAND_PHASE_PLAYING)
+
+            def in_phase(phase: int, hand_id: str = hand_id) -> Callable[[api.PlayerView], bool]:
+                return lambda v: v.hand_id == hand_id and v.phase == phase
+
+            view = a.wait(in_phase(api.HAND_PHASE_PLAYING))
             knocker = a if view.turn_seat == view.my_seat else b
             knocker.play(toy_pb2.Knock(), hand_id=hand_id, turn_no=view.turn_no)
-            a.wait(lambda v, h=hand_id: v.hand_id == h and v.phase == api.HAND_PHASE_ENDED)
+            a.wait(in_phase(api.HAND_PHASE_ENDED))
         assert view.match.ended.reason == "games_played"
         seat = {x: s.seat for x, s in seats_of(view).items()}
         account = {s: x for x, s in seat.items()}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -29,6 +30,7 @@ from rummy_testing.deploy_files import (
     scrape_targets,
 )
 from rummy_testing.prometheus import Prometheus, require_tool, running_prometheus
+from rummy_testing.stacks import RunningStack
 from rummy_testing.waiting import wait_until
 
 #: Scrape and rule evaluation interval of the test's Prometheus.
@@ -51,7 +53,9 @@ def config_for_ports(metrics_ports: dict[str, int]) -> str:
 
 
 @pytest.fixture(scope="module")
-def prometheus(rummy_stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]:
+def prometheus(
+    rummy_stack: RunningStack, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Prometheus]:
     binary = require_tool("prometheus")
     ports = {name: metrics for name, (_grpc, metrics) in rummy_stack.stack.config.ports.items()}
     folder: Path = tmp_path_factory.mktemp("prometheus")
@@ -116,7 +120,7 @@ def test_every_dashboard_query_evaluates_in_prometheus_without_an_error(
 def test_the_alert_rules_load_into_prometheus_and_evaluate_without_errors(
     scraped_twice: Prometheus,
 ) -> None:
-    def evaluated_rules() -> list[dict]:
+    def evaluated_rules() -> list[dict[str, Any]]:
         groups = scraped_twice.api("rules")["groups"]
         rules = [rule for group in groups for rule in group["rules"]]
         return rules if rules and all(rule["health"] != "unknown" for rule in rules) else []

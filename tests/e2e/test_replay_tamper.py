@@ -20,9 +20,7 @@ from psycopg import sql
 
 from rummy_ops.cli import main
 from rummy_ops.demo import DemoReport, verify_demo
-
-#: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
-RunningStack = Any
+from rummy_testing.stacks import RunningStack
 
 
 def rummy(*args: str) -> tuple[int, str]:
@@ -79,7 +77,8 @@ def tampered(
 def first_mismatch(path: Path, hand: str, *extra: str) -> dict[str, Any]:
     code, output = rummy("replay", "--from-file", str(path), "--hand", hand, "--json", *extra)
     assert code == 1, output
-    return json.loads(output)["first_mismatch"]
+    mismatch: dict[str, Any] = json.loads(output)["first_mismatch"]
+    return mismatch
 
 
 def assert_names(first: dict[str, Any], line: dict[str, Any], check: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -16,6 +17,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.cli import main
 from rummy_platform.auth import Role
 from rummy_testing.players import Operator, Table, on_turn, seed_and_wait_for_play
+from rummy_testing.stacks import RunningStack
 
 
 def rummy(*args: str) -> str:
@@ -24,7 +26,9 @@ def rummy(*args: str) -> str:
     return result.output
 
 
-def audited(rummy_stack, targets: set[str], count: int, timeout: float = 60.0) -> list[dict]:
+def audited(
+    rummy_stack: RunningStack, targets: set[str], count: int, timeout: float = 60.0
+) -> list[dict[str, Any]]:
     """The ``rummy audit --json`` entries on ``targets``, once there are ``count`` of them (the
     grants come through the ledger's outbox) or ``timeout`` seconds passed."""
     deadline = time.monotonic() + timeout
@@ -40,7 +44,7 @@ def audited(rummy_stack, targets: set[str], count: int, timeout: float = 60.0) -
 
 
 def test_a_table_closed_mid_hand_plays_the_hand_out_stands_everyone_up_and_is_audited(
-    operator: Operator, rummy_stack
+    operator: Operator, rummy_stack: RunningStack
 ) -> None:
     address = rummy_stack.endpoints.table
     table = Table(operator, address, 4, 10, 500)

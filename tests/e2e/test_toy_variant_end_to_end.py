@@ -36,8 +36,8 @@ import pytest
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoOptions, DemoReport, TablePlan, play
+from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.plugins import PLUGINS_VARIABLE
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.cards import parse_card
 from rummy_testing.service_process import variant_plugin_env

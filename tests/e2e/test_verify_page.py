@@ -110,7 +110,11 @@ def play_until_reshuffled(players: list[Player], extra_turns: int = 2) -> tuple[
             return hand_id, running
         drawn = p.draw(turn_no=view.turn_no)
         p.discard(drawn.card, turn_no=view.turn_no)
-        first.wait(lambda v, t=view.turn_no: v.turn_no > t, 30, "the next turn")
+
+        def turn_passed(v: api.PlayerView, turn_no: int = view.turn_no) -> bool:
+            return v.turn_no > turn_no
+
+        first.wait(turn_passed, 30, "the next turn")
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +167,10 @@ def wrong_then_declared(rummy_stack: RunningStack, operator: Operator) -> Bundle
             turn = next_turn(players, turn.turn_no)
             assert turn is not None, "the hand ended before anyone declared"
         declarer.wait_phase(api.HAND_PHASE_ENDED)
-        return json.loads(fetch_when_revealed(declarer, table.table_id, view.hand_id))
+        bundle: dict[str, Any] = json.loads(
+            fetch_when_revealed(declarer, table.table_id, view.hand_id)
+        )
+        return bundle
     finally:
         table.close()
 
@@ -290,7 +297,7 @@ def in_browser(page: Any, bundle: Bundle | str, record: str | None = None) -> di
     page.fill("#record-text", record or "")
     page.click("#verify")
     page.wait_for_selector("body[data-done]", timeout=30_000)
-    return page.evaluate(
+    verdict: dict[str, Any] = page.evaluate(
         """() => ({
             verdict: document.getElementById('verdict').dataset.verdict,
             text: document.getElementById('verdict').textContent,
@@ -300,6 +307,7 @@ def in_browser(page: Any, bundle: Bundle | str, record: str | None = None) -> di
             cards: document.querySelectorAll('#picture .card').length,
         })"""
     )
+    return verdict
 
 
 def in_node(bundle: Bundle, tmp_path: Path, record: str | None = None) -> tuple[int, Any]:
@@ -465,6 +473,7 @@ def forged(real_bundle: Bundle) -> Bundle:
     seats = [s.seat for s in started.seats]
     shoe: Shoe = rules.shoe
     d = deal(inputs, shoe, seats, started.dealer_seat, rules.hand_size)
+    assert d.wild_cut is not None and d.first_open is not None  # an Indian deal turns up both
     cut = [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "HandDealt"][0]
     version = b["events"][cut]["stream_version"]
     kept = b["events"][:cut]
@@ -612,6 +621,7 @@ def toy_bundle() -> Bundle:
         TOY_SERVER_SEED, "toy-hand-1", tuple((s, seeds.get(s, b"")) for s in seats)
     )
     dealt = deal(inputs, layout.shoe, seats, dealer, layout.hand_size, layout.shape)
+    assert dealt.first_open is not None  # the toy's deal turns up the first open card
     run(
         cmd.Deal(
             hands=dealt.hands,

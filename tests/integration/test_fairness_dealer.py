@@ -21,6 +21,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import grpc
 import psycopg
@@ -34,7 +35,7 @@ from rummy.fairness.v1 import fairness_service_pb2 as fairness_pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as fairness_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.envelope import Envelope
+from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import (
     DEALER_EVENTS,
@@ -58,6 +59,7 @@ from rummy_testing.waiting import wait_for_count
 #: slow: fairness and dealer processes (README.md#tests).
 pytestmark = pytest.mark.slow
 
+M = TypeVar("M", bound=Message)  # the payload type a helper waits for
 SECRET = "fairness-dealer-test-secret-0123456789"
 RULES_VERSION = "indian13-points/1"
 EVENT_TIMEOUT_S = 60.0
@@ -152,8 +154,8 @@ def seeds_locked(table_id: str, hand_id: str, commitment: bytes) -> Envelope:
 
 
 def wait_for(
-    stack: Stack, topic: str, table_id: str, payload_type: type[Message], count: int = 1
-) -> list[Envelope]:
+    stack: Stack, topic: str, table_id: str, payload_type: type[M], count: int = 1
+) -> list[Envelope[M]]:
     """The events of ``payload_type`` in the table's stream of ``topic`` once there are at least
     ``count`` of them (AssertionError after EVENT_TIMEOUT_S)."""
     return wait_for_count(
@@ -161,7 +163,7 @@ def wait_for(
         lambda: [
             r.envelope
             for r in stack.log.read_stream(stack.prefix + topic, table_id)
-            if isinstance(r.envelope.payload, payload_type)
+            if has_payload(r.envelope, payload_type)
         ],
         count,
         EVENT_TIMEOUT_S,
@@ -208,6 +210,7 @@ def test_commitment_comes_before_the_deal_and_the_revealed_seed_recomputes_the_p
         13,
     )
     shoe = Shoe(decks=2, printed_jokers=2)
+    assert expected.wild_cut is not None and expected.first_open is not None
     published = dealt.payload
     assert {h.seat: [c.index for c in h.cards] for h in published.hands} == {
         h.seat: [shoe.card_to_index(c) for c in h.cards] for h in expected.hands
@@ -335,7 +338,9 @@ def test_a_fairness_process_killed_between_commit_and_publish_publishes_the_comm
     assert commitment.payload.hand_id == hand_id  # published once, for the hand it commits to
 
 
-def crash_and_restart(own: Stack, fault_point: str) -> tuple[str, Envelope]:
+def crash_and_restart(
+    own: Stack, fault_point: str
+) -> tuple[str, Envelope[fairness_events.SeedCommitted]]:
     """Kill fairness at ``fault_point`` and restart it; returns the hand id and the one
     SeedCommitted envelope left once redeliveries are dropped."""
     schema_db = own.database_url

@@ -113,7 +113,7 @@ def relay(run: IsolatedRun) -> Iterator[Relay]:
 
 def health(ledger: ServiceProcess, service: str = "") -> int:
     with grpc.insecure_channel(ledger.target) as channel:
-        reply = health_pb2_grpc.HealthStub(channel).Check(
+        reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
             health_pb2.HealthCheckRequest(service=service), timeout=5
         )
     return int(reply.status)

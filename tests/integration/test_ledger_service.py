@@ -24,9 +24,10 @@ from __future__ import annotations
 import signal
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TypeVar
 
 import grpc
 import psycopg
@@ -41,7 +42,7 @@ from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game.match_wire import settlement_to_pb
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.envelope import Envelope
+from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.formats.money import (
@@ -63,6 +64,7 @@ from rummy_testing.waiting import wait_for_count
 #: slow: ledger processes (README.md#tests).
 pytestmark = pytest.mark.slow
 
+M = TypeVar("M", bound=Message)  # the payload type a helper waits for
 SECRET = "ledger-service-test-secret-0123456789abcdef"
 RULES_VERSION = "indian13-points/1"
 SHUFFLE_VERSION = "bb-shuffle-v1"
@@ -109,16 +111,14 @@ class Stack(IsolatedRun):
     def redeliver(self, envelope: Envelope) -> None:
         self.log.append(self.prefix + TABLE_EVENTS, envelope)
 
-    def published(self, stream_id: str, payload_type: type[Message]) -> list[Envelope]:
+    def published(self, stream_id: str, payload_type: type[M]) -> list[Envelope[M]]:
         return [
             r.envelope
             for r in self.log.read_stream(self.prefix + LEDGER_EVENTS, stream_id)
-            if isinstance(r.envelope.payload, payload_type)
+            if has_payload(r.envelope, payload_type)
         ]
 
-    def wait_for(
-        self, stream_id: str, payload_type: type[Message], count: int = 1
-    ) -> list[Envelope]:
+    def wait_for(self, stream_id: str, payload_type: type[M], count: int = 1) -> list[Envelope[M]]:
         """The ``payload_type`` events of ``stream_id`` on ledger-events, once there are at
         least ``count`` (AssertionError after EVENT_TIMEOUT_S)."""
         return wait_for_count(
@@ -432,7 +432,7 @@ def test_a_grant_retried_with_the_same_key_and_body_returns_the_first_result_and
             timeout=10,
         )
     assert conflict.value.code() == grpc.StatusCode.ALREADY_EXISTS
-    assert key in conflict.value.details()
+    assert key in (conflict.value.details() or "")
     assert balance(ledger, account) == (1500, 0, 1500)
     [granted] = stack.wait_for(account, ledger_events.TokensGranted)  # keyed by account id
     assert (granted.payload.amount_hundredths, granted.payload.idempotency_key) == (1500, key)
@@ -454,7 +454,7 @@ def test_a_grant_of_zero_or_a_negative_amount_is_invalid_and_moves_nothing(
                 timeout=10,
             )
         assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "positive amount" in invalid.value.details()
+        assert "positive amount" in (invalid.value.details() or "")
     assert balance(ledger, account) == (100, 0, 100)
     assert balance(ledger, ISSUANCE) == issuance_before
 
@@ -522,7 +522,7 @@ def test_a_nul_character_in_an_account_id_or_key_is_invalid_argument_and_moves_n
     operator = ledger_stub(ledger, "operator-1", Role.OPERATOR)
     [account] = funded(ledger, 100)
     issuance_before = balance(ledger, ISSUANCE)
-    calls = [
+    calls: list[tuple[Callable[..., object], Message]] = [
         (operator.GetBalance, pb.GetBalanceRequest(account_id=account + "\x00")),
         (operator.GetStatement, pb.GetStatementRequest(account_id="\x00")),
         (operator.Grant, pb.GrantRequest(account_id=f"{account}\x00x", amount_hundredths=5,
@@ -534,7 +534,7 @@ def test_a_nul_character_in_an_account_id_or_key_is_invalid_argument_and_moves_n
         with pytest.raises(grpc.RpcError) as invalid:
             method(request, timeout=10)
         assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT, invalid.value.details()
-        assert "NUL character" in invalid.value.details()
+        assert "NUL character" in (invalid.value.details() or "")
     assert balance(ledger, account) == (100, 0, 100)
     assert balance(ledger, ISSUANCE) == issuance_before
 

@@ -35,6 +35,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from importlib import import_module
+from typing import TypeVar
 
 import grpc
 import psycopg
@@ -51,9 +52,9 @@ from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game import stream_codec as codec
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.envelope import Envelope
+from rummy_platform.config import PLUGINS_VARIABLE
+from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered
-from rummy_platform.plugins import PLUGINS_VARIABLE
 from rummy_platform.topics import (
     CLOCK_EVENTS,
     DEALER_EVENTS,
@@ -64,6 +65,7 @@ from rummy_platform.topics import (
 )
 from rummy_rules import events as ev
 from rummy_rules.commands import (
+    Command,
     ContributeClientSeed,
     Deal,
     Discard,
@@ -86,6 +88,7 @@ from toy_variant.game import SHOE, card_value
 #: slow and integration: every service as a process, with and without the plug-in (README.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
+M = TypeVar("M", bound=Message)  # the payload type a helper waits for
 SECRET = "variant-plugins-test-secret-0123456789abcdef"
 EVENT_TIMEOUT_S = 60.0
 CLOCK_SPEED = 10.0
@@ -111,17 +114,17 @@ SERVICES = ("rummy_table", "rummy_dealer", "rummy_ledger", "rummy_fairness", "ru
 class Stack(IsolatedRun):
     """This module's run: topics under its prefix, its own database."""
 
-    def events(self, topic: str, stream_id: str, payload_type: type[Message]) -> list[Envelope]:
+    def events(self, topic: str, stream_id: str, payload_type: type[M]) -> list[Envelope[M]]:
         read = self.log.read_stream(self.prefix + topic, stream_id)
         return [
             envelope
             for envelope in drop_redelivered([r.envelope for r in read])
-            if isinstance(envelope.payload, payload_type)
+            if has_payload(envelope, payload_type)
         ]
 
     def wait_for(
-        self, topic: str, stream_id: str, payload_type: type[Message], count: int = 1
-    ) -> list[Envelope]:
+        self, topic: str, stream_id: str, payload_type: type[M], count: int = 1
+    ) -> list[Envelope[M]]:
         """The ``payload_type`` events of ``stream_id`` on ``topic`` (repeats dropped), once
         there are at least ``count``."""
         return wait_for_count(
@@ -228,7 +231,7 @@ class ToyTable:
         self.appended.append(envelope)
         return envelope
 
-    def play(self, command: object, at_ms: int) -> tuple[ev.Event, ...]:
+    def play(self, command: Command, at_ms: int) -> tuple[ev.Event, ...]:
         """Decide ``command`` with the toy's rules, fold and append what it caused."""
         events = toy_variant.TOY.decide(self.state, command)
         self.record(events, at_ms)
@@ -278,10 +281,12 @@ def record_commitment(table: ToyTable, commitment: bytes) -> None:
     table.play(RecordSeedCommitment(commitment=commitment.hex(), at_ms=at_ms), at_ms)
 
 
-def lock_seeds(table: ToyTable, at_ms: int) -> Envelope:
+def lock_seeds(table: ToyTable, at_ms: int) -> Envelope[table_events.SeedsLocked]:
     """The window's timeout: the toy's SeedsLocked, carrying the commitment it recorded."""
     table.play(TurnTimeout(turn_no=0, at_ms=at_ms), at_ms)
-    return table.appended[-1]
+    locked = table.appended[-1]
+    assert has_payload(locked, table_events.SeedsLocked)
+    return locked
 
 
 def shared_pot_line(table: ToyTable) -> list[int]:
@@ -290,6 +295,7 @@ def shared_pot_line(table: ToyTable) -> list[int]:
     above it (the toy's tie). Each turn draws the top of the stock; a depth-first search over
     the values kept. Raises AssertionError when the deal allows none (not seen in 2000 deals)."""
     state = table.state
+    assert state.turn_seat is not None
     order = [(state.turn_seat + k) % 3 for k in range(3)]
     stock = [card_value(c) for c in state.stock]
 
@@ -388,7 +394,7 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
     assert [balance(ledger, a) for a in accounts] == [(5000, 25 * POINT_VALUE)] * 3
 
     # The clock closes the toy's 3 s seed window (0.3 s at its speed).
-    [window] = [e for e in table.appended if isinstance(e.payload, table_events.SeedWindowOpened)]
+    [window] = [e for e in table.appended if has_payload(e, table_events.SeedWindowOpened)]
     [closed] = stack.wait_for(CLOCK_EVENTS, table.table_id, clock_events.SeedWindowClosed)
     assert closed.payload.hand_id == table.hand_id
     assert closed.payload.deadline == window.payload.deadline
@@ -423,7 +429,7 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
     )
 
     # The clock times the toy's 20 s turn (2 s at its speed); its timeout passes the turn.
-    [turn] = [e for e in table.appended if isinstance(e.payload, table_events.TurnStarted)]
+    [turn] = [e for e in table.appended if has_payload(e, table_events.TurnStarted)]
     assert codec.timestamp_to_ms(turn.payload.deadline) - dealt_at == 20_000
     [passed] = stack.wait_for(CLOCK_EVENTS, table.table_id, clock_events.TurnDeadlinePassed)
     assert (passed.payload.seat, passed.payload.turn_no) == (turn.payload.seat, 1)
@@ -449,7 +455,7 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
         (HOUSE, "commission"): commission,
     }
     assert ended.settlement.winner_seats == tuple(winners)
-    [end] = [e for e in table.appended if isinstance(e.payload, table_events.HandEnded)]
+    [end] = [e for e in table.appended if has_payload(e, table_events.HandEnded)]
     assert list(end.payload.co_winner_seats) == winners[1:]
 
     # Fairness reveals the seed; it hashes to the commitment and deals exactly what was dealt.

@@ -6,11 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rummy.match.v1 import match_pb2 as mpb
 from rummy_game import match_wire as mw
+from rummy_game.wire import StreamCodecError
 from rummy_platform.envelope import Envelope, decode, encode, event_payloads
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import Event, SeatAccount
@@ -22,10 +24,10 @@ T0 = 1_700_000_000_123
 REGISTRY = event_payloads()
 
 
-def _through_envelope(payload: object, at_ms: int) -> Event:
+def _through_envelope(payload: Message, at_ms: int) -> Event:
     """``payload`` appended and read back (bytes, the registry), decoded at its occurred-at."""
     envelope = Envelope.new(
-        payload,  # type: ignore[arg-type]
+        payload,
         stream_id="t-1",
         stream_version=1,
         occurred_at=datetime.fromtimestamp(at_ms / 1000, tz=UTC),
@@ -273,7 +275,7 @@ def test_match_commands_are_the_seats_own_and_a_rejoin_answers_its_total() -> No
     assert mw.command_from_pb(mpb.RequestSplit(), 0, T0) == fm.RequestSplit(seat=0, at_ms=T0)
     assert mw.is_match_command("rummy.match.v1.RequestSplit")
     assert not mw.is_match_command("rummy.indian.v1.Drop")
-    with pytest.raises(mw.StreamCodecError):
+    with pytest.raises(StreamCodecError):
         mw.command_from_pb(mpb.MatchStarted(), 0, T0)
     assert mw.answer([mpb.Rejoined(seat=1, total=77), mpb.MoneyReserved()]).total == 77
     assert mw.answer([mpb.RejoinDeclined(seat=1)]).total == 0

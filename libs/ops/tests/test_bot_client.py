@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent import futures
 from contextlib import contextmanager
+from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.indian.v1 import events_pb2 as indian_pb
@@ -36,11 +38,11 @@ class FakeTable:
     """Records the bot's calls; answers a draw with ``next_draw``."""
 
     def __init__(self, next_draw: str = "KS") -> None:
-        self.calls: list[tuple[str, object]] = []
+        self.calls: list[tuple[str, Any]] = []  # (method, its request message)
         self.next_draw = next_draw
 
-    def __getattr__(self, name: str):
-        def call(request, metadata=None, timeout=None):
+    def __getattr__(self, name: str) -> Callable[..., Message | None]:
+        def call(request: Any, metadata: object = None, timeout: object = None) -> Message | None:
             self.calls.append((name, request))
             if name == "DrawCard":
                 return api.DrawCardResponse(card=wire(self.next_draw))
@@ -73,7 +75,14 @@ class _Routed:
         return getattr(self._fake, name)(request, **kwargs)
 
 
-def view(phase: int, *, turn_seat: int = 0, turn_no: int = 1, cards: str = "", pile: str = "2C"):
+def view(
+    phase: api.HandPhase.ValueType,
+    *,
+    turn_seat: int = 0,
+    turn_no: int = 1,
+    cards: str = "",
+    pile: str = "2C",
+) -> api.PlayerView:
     v = api.PlayerView(
         table_id="t1",
         hand_id="h1",
@@ -92,7 +101,7 @@ def view(phase: int, *, turn_seat: int = 0, turn_no: int = 1, cards: str = "", p
 HAND = "2H 3H 4H 5S 6S 7S 9C 9D 9H JD QD KD 4C"
 
 
-def test_it_contributes_one_seed_per_hand_in_the_seed_window():
+def test_it_contributes_one_seed_per_hand_in_the_seed_window() -> None:
     fake = FakeTable()
     b = bot(fake)
     b.on_view(view(api.HAND_PHASE_SEEDING))
@@ -102,7 +111,7 @@ def test_it_contributes_one_seed_per_hand_in_the_seed_window():
     assert request.hand_id == "h1" and len(request.client_seed) == 32
 
 
-def test_a_seat_not_dealt_into_the_hand_sends_no_seed_and_plays_no_turn():
+def test_a_seat_not_dealt_into_the_hand_sends_no_seed_and_plays_no_turn() -> None:
     fake = FakeTable()
     b = bot(fake)
     for phase in (api.HAND_PHASE_SEEDING, api.HAND_PHASE_PLAYING):
@@ -112,13 +121,13 @@ def test_a_seat_not_dealt_into_the_hand_sends_no_seed_and_plays_no_turn():
     assert fake.calls == []
 
 
-def test_it_does_nothing_when_it_is_another_seats_turn():
+def test_it_does_nothing_when_it_is_another_seats_turn() -> None:
     fake = FakeTable()
     bot(fake).on_view(view(api.HAND_PHASE_PLAYING, turn_seat=1, cards=HAND))
     assert fake.calls == []
 
 
-def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn():
+def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn() -> None:
     fake = FakeTable(next_draw="8C")
     b = bot(fake)
     b.on_view(view(api.HAND_PHASE_PLAYING, turn_no=7, cards=HAND, pile="KC"))
@@ -130,7 +139,7 @@ def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn():
     assert draw.client_request_id != discard.client_request_id
 
 
-def test_it_declares_when_the_drawn_card_completes_a_valid_show():
+def test_it_declares_when_the_drawn_card_completes_a_valid_show() -> None:
     fake = FakeTable(next_draw="AD")  # AD joins JD QD KD: four melds and a loose 4C
     bot(fake).on_view(view(api.HAND_PHASE_PLAYING, cards=HAND, pile="8S"))
     assert fake.names() == ["DrawCard", "Play"]
@@ -139,7 +148,7 @@ def test_it_declares_when_the_drawn_card_completes_a_valid_show():
     assert SHOE.index_to_card(declare.face_down.index) == parse_card("4C")
 
 
-def test_it_takes_the_pile_card_that_completes_a_set_and_keeps_it():
+def test_it_takes_the_pile_card_that_completes_a_set_and_keeps_it() -> None:
     fake = FakeTable(next_draw="9H")  # the pile's top card, as the table hands it over
     hand = "2H 3H 4H 5S 6S 7S 9C 9D JD QD KD 4C 2S"
     bot(fake).on_view(view(api.HAND_PHASE_PLAYING, cards=hand, pile="9H"))
@@ -152,7 +161,9 @@ def test_it_takes_the_pile_card_that_completes_a_set_and_keeps_it():
 class ScriptedTable(api_grpc.TableServiceServicer):
     """A real gRPC table service whose n-th WatchTable stream follows ``scripts[n]``: a list of
     views to send, or a status code to end the stream with at once; past the scripts (and after
-    its views) a stream stays open until ``done``. Records every ContributeSeed."""
+    its views) a stream stays open until ``done``. Records every ContributeSeed. It serves only
+    these two methods: the generated base answers UNIMPLEMENTED for the others (which its stub
+    declares abstract, hence the narrow ignores where one is made)."""
 
     def __init__(self, scripts: list[list[api.PlayerView] | grpc.StatusCode]) -> None:
         self.scripts = scripts
@@ -160,16 +171,21 @@ class ScriptedTable(api_grpc.TableServiceServicer):
         self.seeds: list[str] = []
         self.done = threading.Event()
 
-    def WatchTable(self, request, context):  # noqa: N802
+    def WatchTable(  # noqa: N802
+        self, request: api.WatchTableRequest, context: grpc.ServicerContext
+    ) -> Iterator[api.WatchTableResponse]:
         n, self.watches = self.watches, self.watches + 1
         script = self.scripts[n] if n < len(self.scripts) else []
         if isinstance(script, grpc.StatusCode):
             context.abort(script, "the stream was reset by the server")
+            return
         for v in script:
             yield api.WatchTableResponse(view=v)
         self.done.wait(10)
 
-    def ContributeSeed(self, request, context):  # noqa: N802
+    def ContributeSeed(  # noqa: N802
+        self, request: api.ContributeSeedRequest, context: grpc.ServicerContext
+    ) -> api.ContributeSeedResponse:
         self.seeds.append(request.hand_id)
         return api.ContributeSeedResponse()
 
@@ -192,7 +208,7 @@ def live_bot(table: ScriptedTable) -> Iterator[Bot]:
         server.stop(0)
 
 
-def until(condition, timeout_s: float = 10.0) -> bool:
+def until(condition: Callable[[], object], timeout_s: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while not condition():
         if time.monotonic() > deadline:
@@ -201,19 +217,23 @@ def until(condition, timeout_s: float = 10.0) -> bool:
     return True
 
 
-def test_a_watch_the_server_cancels_is_opened_again_and_the_bot_plays_on():
-    table = ScriptedTable([grpc.StatusCode.CANCELLED, [view(api.HAND_PHASE_SEEDING)]])
+def test_a_watch_the_server_cancels_is_opened_again_and_the_bot_plays_on() -> None:
+    scripts: list[list[api.PlayerView] | grpc.StatusCode] = [
+        grpc.StatusCode.CANCELLED,
+        [view(api.HAND_PHASE_SEEDING)],
+    ]
+    table = ScriptedTable(scripts)  # type: ignore[abstract]  # serves two methods (its docstring)
     with live_bot(table) as b:
         assert until(lambda: table.seeds == ["h1"]), (table.watches, b.stats.errors)
         assert b.alive and table.watches == 2
 
 
-def test_a_view_the_bot_cannot_react_to_is_noted_and_the_next_view_is_played():
+def test_a_view_the_bot_cannot_react_to_is_noted_and_the_next_view_is_played() -> None:
     unreadable = view(api.HAND_PHASE_PLAYING, cards=HAND)
     unreadable.my_cards[0].index = 999  # no card of this shoe
     next_hand = view(api.HAND_PHASE_SEEDING)
     next_hand.hand_id = "h2"
-    table = ScriptedTable([[unreadable, next_hand]])
+    table = ScriptedTable([[unreadable, next_hand]])  # type: ignore[abstract]  # (its docstring)
     with live_bot(table) as b:
         assert until(lambda: table.seeds == ["h2"]), b.stats.errors
         assert b.alive

@@ -47,15 +47,15 @@ def ended(winner_declared: bool, *outcomes: str) -> ev.HandEnded:
     )
 
 
-def test_a_declared_win_over_counted_hands_is_a_valid_declare():
+def test_a_declared_win_over_counted_hands_is_a_valid_declare() -> None:
     assert endings_of(ended(True, "counted", "counted")) == [VALID_DECLARE]
 
 
-def test_a_win_without_melds_shown_is_the_last_seat_standing():
+def test_a_win_without_melds_shown_is_the_last_seat_standing() -> None:
     assert endings_of(ended(False, "first_drop", "middle_drop")) == [LAST_SEAT]
 
 
-def test_wrong_declares_and_timeout_drops_are_counted_beside_the_ending():
+def test_wrong_declares_and_timeout_drops_are_counted_beside_the_ending() -> None:
     assert endings_of(ended(True, "wrong_declare", "timed_out", "counted")) == [
         VALID_DECLARE,
         WRONG_DECLARE,
@@ -63,14 +63,14 @@ def test_wrong_declares_and_timeout_drops_are_counted_beside_the_ending():
     ]
 
 
-def test_hundredths_print_as_tokens_with_two_decimals():
+def test_hundredths_print_as_tokens_with_two_decimals() -> None:
     assert tokens(0) == "0.00"
     assert tokens(1205) == "12.05"
     assert tokens(-7) == "-0.07"
     assert tokens(340, signed=True) == "+3.40"
 
 
-def test_a_hand_line_names_the_table_winner_points_commission_and_net_movement():
+def test_a_hand_line_names_the_table_winner_points_commission_and_net_movement() -> None:
     line = hand_line(HandRecord("gold-8", "t", 3, "h1", ended(True, "counted", "wrong_declare")))
     assert line.startswith("gold-8")
     assert "hand   3" in line and "winner s0" in line
@@ -79,7 +79,7 @@ def test_a_hand_line_names_the_table_winner_points_commission_and_net_movement()
     assert "s0:+7.70" in line and "s1:-4.00" in line
 
 
-def test_a_hand_line_names_every_winner_of_a_shared_pot():
+def test_a_hand_line_names_every_winner_of_a_shared_pot() -> None:
     result = ended(False, "counted", "counted")
     result.results[1].outcome = "won"
     result.co_winner_seats.append(1)
@@ -87,7 +87,7 @@ def test_a_hand_line_names_every_winner_of_a_shared_pot():
     assert "winners s0+s1  points [" in line and "winner s0 " not in line
 
 
-def test_hands_are_shared_among_tables_with_the_remainder_first():
+def test_hands_are_shared_among_tables_with_the_remainder_first() -> None:
     assert share(30, 3) == [10, 10, 10]
     assert share(10, 3) == [4, 3, 3]
     assert sum(share(7, 3)) == 7
@@ -100,19 +100,19 @@ def report(balances: dict[str, int], commission: int, granted: int) -> DemoRepor
     return r
 
 
-def test_the_books_balance_when_balances_plus_commission_equal_the_grants():
+def test_the_books_balance_when_balances_plus_commission_equal_the_grants() -> None:
     assert report({"a": 900, "b": 1070}, 30, 2000).conserved
     assert not report({"a": 900, "b": 1071}, 30, 2000).conserved
 
 
-def test_the_summary_says_mismatch_and_the_demo_fails_when_tokens_are_not_conserved():
+def test_the_summary_says_mismatch_and_the_demo_fails_when_tokens_are_not_conserved() -> None:
     bad = report({"a": 900, "b": 1071}, 30, 2000)
     assert any("MISMATCH" in line for line in summary(bad, (None, "replay: n/a")))
     assert not succeeded(bad, (None, "replay: n/a"))
     assert succeeded(report({"a": 970, "b": 1000}, 30, 2000), (None, "replay: n/a"))
 
 
-def test_a_failed_replay_fails_the_demo():
+def test_a_failed_replay_fails_the_demo() -> None:
     good = report({"a": 970, "b": 1000}, 30, 2000)
     verdict = replay_verdict(good, check=lambda r: (False, "hand h1: deal differs"))
     assert verdict[0] is False and verdict[1].startswith("hand h1: deal differs")

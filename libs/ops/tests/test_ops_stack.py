@@ -48,7 +48,9 @@ def config(tmp_path: Path, *services: str, **overrides: object) -> StackConfig:
     return StackConfig(**(fields | overrides))  # type: ignore[arg-type]
 
 
-def test_a_service_gets_the_brokers_ports_secret_speed_and_every_services_address(tmp_path):
+def test_a_service_gets_the_brokers_ports_secret_speed_and_every_services_address(
+    tmp_path: Path,
+) -> None:
     cfg = config(tmp_path, "fakehealthy", "fakecrash")
     env = cfg.service_env("fakehealthy", "k:1", "postgresql://x", {"PATH": "/bin"})
     grpc_port, metrics_port = cfg.ports["fakehealthy"]
@@ -61,13 +63,15 @@ def test_a_service_gets_the_brokers_ports_secret_speed_and_every_services_addres
     assert env["RUMMY_TOPIC_PREFIX"] == "t1-" and env["PATH"] == "/bin"
 
 
-def test_a_short_secret_is_refused_before_anything_starts(tmp_path):
+def test_a_short_secret_is_refused_before_anything_starts(tmp_path: Path) -> None:
     cfg = config(tmp_path, "fakehealthy", jwt_secret="short")
     with pytest.raises(StackError, match="at least 32 bytes"):
         cfg.service_env("fakehealthy", "k:1", "postgresql://x", {})
 
 
-def test_a_supervised_stack_gives_each_service_its_own_pid_and_an_unsupervised_one_none(tmp_path):
+def test_a_supervised_stack_gives_each_service_its_own_pid_and_an_unsupervised_one_none(
+    tmp_path: Path,
+) -> None:
     supervised = config(tmp_path, "fakehealthy")
     env = supervised.service_env("fakehealthy", "k:1", "postgresql://x", {})
     assert env["RUMMY_SUPERVISOR_PID"] == str(os.getpid())
@@ -78,7 +82,7 @@ def test_a_supervised_stack_gives_each_service_its_own_pid_and_an_unsupervised_o
 
 
 @pytest.mark.integration
-def test_a_supervised_stack_refuses_to_be_left_running(tmp_path):
+def test_a_supervised_stack_refuses_to_be_left_running(tmp_path: Path) -> None:
     with (
         Stack(config(tmp_path, "fakehealthy")) as stack,
         pytest.raises(StackError, match="supervised=False"),
@@ -86,7 +90,7 @@ def test_a_supervised_stack_refuses_to_be_left_running(tmp_path):
         stack.detach()
 
 
-def test_stack_sh_env_output_is_read_with_its_shell_quoting():
+def test_stack_sh_env_output_is_read_with_its_shell_quoting() -> None:
     text = (
         "export KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:19092\nexport DATABASE_URL='postgresql://a b'\n"
     )
@@ -97,7 +101,7 @@ def test_stack_sh_env_output_is_read_with_its_shell_quoting():
 
 
 @pytest.mark.integration
-def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path):
+def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path: Path) -> None:
     stack = Stack(config(tmp_path, "fakehealthy"))
     with stack:
         assert stack.health() == {"fakehealthy": "SERVING"}
@@ -111,8 +115,8 @@ def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path):
 
 @pytest.mark.integration
 def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_stops_the_rest(
-    tmp_path,
-):
+    tmp_path: Path,
+) -> None:
     stack = Stack(config(tmp_path, "fakehealthy", "fakecrash"))
     with pytest.raises(StackError, match="fakecrash exited with status 3") as failure:
         stack.start()
@@ -122,7 +126,7 @@ def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_st
 
 
 @pytest.mark.integration
-def test_a_port_already_taken_is_refused_with_a_hint(tmp_path):
+def test_a_port_already_taken_is_refused_with_a_hint(tmp_path: Path) -> None:
     cfg = config(tmp_path, "fakehealthy")
     with Stack(cfg), pytest.raises(StackError, match="already in use"):
         Stack(cfg).start()
@@ -153,7 +157,7 @@ with interrupt_on_sigterm():
 
 
 @pytest.mark.integration
-def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path):
+def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path: Path) -> None:
     grpc_port = free_port()
     process = subprocess.Popen(
         [
@@ -183,7 +187,7 @@ def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path):
 
 
 @pytest.mark.integration
-def test_a_service_that_dies_later_is_named_by_broken(tmp_path):
+def test_a_service_that_dies_later_is_named_by_broken(tmp_path: Path) -> None:
     with Stack(config(tmp_path, "fakehealthy")) as stack:
         assert stack.broken() is None
         os.kill(stack.pids["fakehealthy"], signal.SIGKILL)
@@ -194,7 +198,9 @@ def test_a_service_that_dies_later_is_named_by_broken(tmp_path):
         assert stack.health() == {"fakehealthy": "exited (-9)"}
 
 
-def test_brokers_named_in_the_environment_are_used_and_never_started(monkeypatch):
+def test_brokers_named_in_the_environment_are_used_and_never_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka-1.example:9092")
     monkeypatch.setenv("DATABASE_URL", "postgresql://u:p@db.example/rummy")
     monkeypatch.setenv("RUMMY_JWT_SECRET", "x" * 32)
@@ -205,7 +211,9 @@ def test_brokers_named_in_the_environment_are_used_and_never_started(monkeypatch
     assert cfg.log_dir == repository_root() / ".local" / "logs"
 
 
-def test_with_only_one_broker_named_the_local_brokers_are_used(monkeypatch):
+def test_with_only_one_broker_named_the_local_brokers_are_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka-1.example:9092")
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.setenv("RUMMY_JWT_SECRET", "x" * 32)
@@ -237,8 +245,8 @@ def _gone(pid: int) -> bool:
 
 
 def test_real_services_stop_on_their_own_when_their_supervisor_is_sigkilled(
-    tmp_path, kafka_bootstrap, database_url
-):
+    tmp_path: Path, kafka_bootstrap: str, database_url: str
+) -> None:
     supervisor = subprocess.Popen(
         [
             sys.executable,

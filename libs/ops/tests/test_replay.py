@@ -11,7 +11,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -95,6 +95,7 @@ class SyntheticTable:
                 at_ms=self.at_ms,
             ),
         )
+        assert isinstance(started, ev.HandStarted)
         self.record(codec.hand_started_to_pb(started, self.hand_no), hand_id)
         ctx = codec.hand_context(self.envelopes[-1].payload)  # type: ignore[arg-type]
         state = INDIAN_POINTS.apply(state, started)
@@ -102,6 +103,7 @@ class SyntheticTable:
         def run(command: cmd.Command) -> tuple[ev.Event, ...]:
             nonlocal state
             self.at_ms += 1000
+            assert is_dataclass(command) and not isinstance(command, type)
             events = INDIAN_POINTS.decide(state, replace(command, at_ms=self.at_ms))
             automatic = False
             for event in events:
@@ -132,6 +134,7 @@ class SyntheticTable:
         client[sorted(seats)[-1]] = b""
         inputs = ShuffleInputs.of(seed, hand_id, client)
         dealt = deal(inputs, rules.shoe, seats, dealer, rules.hand_size)
+        assert dealt.wild_cut is not None and dealt.first_open is not None
         run(
             cmd.Deal(
                 hands=dealt.hands,
@@ -143,14 +146,17 @@ class SyntheticTable:
         )
         if script == "drop":  # every seat on turn first-drops until one is left
             while INDIAN_POINTS.result(state) is None:
+                assert state.turn_seat is not None
                 run(Drop(seat=state.turn_seat, turn_no=state.turn_no, at_ms=0))
         else:
             for _ in range(len(dealt.stock) + 6):
+                assert state.turn_seat is not None
                 seat, turn = state.turn_seat, state.turn_no
                 if turn == 3:
                     events = run(cmd.TurnTimeout(turn_no=turn, at_ms=0))
                 else:
                     (drawn, *more) = run(cmd.DrawFromStock(seat=seat, turn_no=turn, at_ms=0))
+                    assert isinstance(drawn, ev.CardDrawn) and drawn.card is not None
                     events = tuple(more) + run(
                         cmd.Discard(seat=seat, turn_no=turn, card=drawn.card, at_ms=0)
                     )
@@ -163,10 +169,13 @@ class SyntheticTable:
                             )
                         )
             assert state.reshuffles >= 1
+            assert state.turn_seat is not None
             seat, turn = state.turn_seat, state.turn_no
             (drawn, *_) = run(cmd.DrawFromStock(seat=seat, turn_no=turn, at_ms=0))
+            assert isinstance(drawn, ev.CardDrawn) and drawn.card is not None
             declared = run(Declare(seat=seat, turn_no=turn, face_down=drawn.card, at_ms=0))
             assert isinstance(declared[0], DeclarationRejected)
+            assert state.turn_seat is not None
             run(Drop(seat=state.turn_seat, turn_no=state.turn_no, at_ms=0))
         result = INDIAN_POINTS.result(state)
         assert isinstance(result, ev.HandEnded)
@@ -347,6 +356,7 @@ def assert_first_mismatch(
     assert first["type"] == line["type"].rsplit(".", 1)[1]
     if check is not None:
         assert first["check"] == check, first
+    assert isinstance(first, dict)
     return first
 
 
@@ -487,9 +497,9 @@ def ledger_url(database_url: str) -> Iterator[str]:
 
 def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str, Any]) -> None:
     """Grant, reserve and settle each hand with the ledger service's own application code."""
-    from rummy_ledger import application as app
-    from rummy_ledger import domain
     from rummy_ledger.adapters.postgres import PostgresUnitOfWork
+    from rummy_ledger.application import accounts as app
+    from rummy_ledger.domain import accounts as domain
 
     with psycopg.connect(url, options="-c search_path=ledger") as conn:
         uow = PostgresUnitOfWork.joining(conn)
@@ -699,7 +709,7 @@ def _recorded_before_variant_options(table: SyntheticTable) -> list[Envelope]:
         if "rule_set" in type(e.payload).DESCRIPTOR.fields_by_name:
             old = type(e.payload)()
             old.CopyFrom(e.payload)
-            old.rule_set.ClearField("variant_options")
+            old.rule_set.ClearField("variant_options")  # type: ignore[attr-defined]  # checked above
             e = replace(e, payload=old)
         out.append(e)
     return out
@@ -842,9 +852,9 @@ def test_the_timeline_names_every_winner_of_a_shared_pot_and_one_winner_as_befor
 
 
 def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_url: str) -> None:
-    from rummy_ledger import application as app
-    from rummy_ledger import domain
     from rummy_ledger.adapters.postgres import PostgresUnitOfWork
+    from rummy_ledger.application import accounts as app
+    from rummy_ledger.domain import accounts as domain
     from rummy_ops.replay.checks.settlement import journal_difference
     from rummy_ops.replay.ledger import JournalReader
     from rummy_rules.settlement import settle_shared

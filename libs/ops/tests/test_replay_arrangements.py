@@ -7,12 +7,14 @@ from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_rules import events as ev
 from rummy_rules.cards import parse_cards
 from rummy_rules.indian.arrangement import best_arrangement
-from rummy_rules.indian.rules import bombay_baazi
+from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 from rummy_rules.settlement import settle
 from rummy_rules.wild import hand_points
 
 RULES = bombay_baazi(4, point_value_cents=50, commission_bps=1000)
-OPTIONS = RULES.options.meld_options
+_INDIAN_OPTIONS = RULES.options
+assert isinstance(_INDIAN_OPTIONS, IndianPointsRules)
+OPTIONS = _INDIAN_OPTIONS.meld_options
 WILD = None  # the cut card was a printed joker: only printed jokers are wild
 HAND = parse_cards("2H 3H 4H 9C 10C JC 6S 8S JK 7D 7C KS QD")
 

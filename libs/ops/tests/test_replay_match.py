@@ -27,7 +27,8 @@ from rummy_ops.replay.checks import LedgerRows
 from rummy_ops.replay.checks.match import match_journal_difference
 from rummy_ops.replay.jsonl import write_jsonl
 from rummy_platform.envelope import Envelope
-from rummy_rules.events import SeatAccount
+from rummy_rules.commands import Command
+from rummy_rules.events import Event, SeatAccount
 from rummy_rules.formats import MatchState, deal_result
 from rummy_rules.formats import messages as fm
 from rummy_rules.formats.money import MatchSettlement
@@ -62,7 +63,7 @@ def match_table(
     )
     state: MatchState = fmt.initial_state()
 
-    def do(make: Callable[[int], fm.Command], hand_id: str = "") -> tuple[fm.Event, ...]:
+    def do(make: Callable[[int], Command], hand_id: str = "") -> tuple[Event, ...]:
         nonlocal state
         t.at_ms += 1000
         events = fmt.decide(state, make(t.at_ms))
@@ -162,7 +163,9 @@ def tampered(envelopes: list[Envelope], kind: type[Message], change: Callable[[M
     return out, version
 
 
-def test_the_hand_worked_pool_settles_as_the_rulebook_says(pool) -> None:
+def test_the_hand_worked_pool_settles_as_the_rulebook_says(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     _, s = pool
     # 4 entries of 10.00 = 40.00; 10% = 4.00; seat 0 held 10.00 and receives 36.00: +26.00
     assert (s.pool_cents, s.commission_cents) == (40_00, 4_00)
@@ -174,7 +177,9 @@ def test_the_hand_worked_pool_settles_as_the_rulebook_says(pool) -> None:
     ]
 
 
-def test_a_clean_match_replays_with_one_verdict_beside_its_hands(pool) -> None:
+def test_a_clean_match_replays_with_one_verdict_beside_its_hands(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
     run = replay(t.envelopes)
     assert run.ok and len(run.hands) == 6 and all(h.ok for h in run.hands)
@@ -185,7 +190,9 @@ def test_a_clean_match_replays_with_one_verdict_beside_its_hands(pool) -> None:
     assert match.settlement is not None and match.settlement.commission_cents == 4_00
 
 
-def test_a_tampered_running_total_is_caught_at_its_deal(pool) -> None:
+def test_a_tampered_running_total_is_caught_at_its_deal(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
 
     def change(p: Message) -> None:
@@ -198,7 +205,9 @@ def test_a_tampered_running_total_is_caught_at_its_deal(pool) -> None:
     assert "totals" in match.first.message and "35" in match.first.message
 
 
-def test_a_tampered_prize_is_caught_at_the_match_end(pool) -> None:
+def test_a_tampered_prize_is_caught_at_the_match_end(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
 
     def change(p: Message) -> None:
@@ -212,7 +221,9 @@ def test_a_tampered_prize_is_caught_at_the_match_end(pool) -> None:
     assert match.first.type == "MatchEnded" and "settlement" in match.first.message
 
 
-def test_a_ledger_answer_moving_other_amounts_is_caught(pool) -> None:
+def test_a_ledger_answer_moving_other_amounts_is_caught(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
 
     def change(p: Message) -> None:
@@ -224,7 +235,9 @@ def test_a_ledger_answer_moving_other_amounts_is_caught(pool) -> None:
     assert match.first.version == version and "acct-ana moved 2599" in match.first.message
 
 
-def test_a_deal_whose_hand_was_tampered_fails_the_match_too(pool) -> None:
+def test_a_deal_whose_hand_was_tampered_fails_the_match_too(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
 
     def change(p: Message) -> None:
@@ -238,7 +251,9 @@ def test_a_deal_whose_hand_was_tampered_fails_the_match_too(pool) -> None:
     assert match.first.check in ("match-rules", "match-deal")
 
 
-def test_a_dealscored_without_its_hand_is_a_finding_not_a_crash(pool) -> None:
+def test_a_dealscored_without_its_hand_is_a_finding_not_a_crash(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
     envelopes = [e for e in t.envelopes if not (
         isinstance(e.payload, table_pb.HandEnded) and e.payload.hand_id == "deal-3")]  # fmt: skip
@@ -246,14 +261,18 @@ def test_a_dealscored_without_its_hand_is_a_finding_not_a_crash(pool) -> None:
     assert match.first is not None and "deal 3" in match.first.message
 
 
-def test_a_stream_without_the_tables_format_cannot_be_replayed_as_a_match(pool) -> None:
+def test_a_stream_without_the_tables_format_cannot_be_replayed_as_a_match(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
     envelopes = [e for e in t.envelopes if not isinstance(e.payload, table_pb.TableOpened)]
     (match,) = replay(envelopes).matches
     assert match.first is not None and "format is unknown" in match.first.message
 
 
-def test_the_journal_of_a_match_is_compared_to_the_hundredth(pool) -> None:
+def test_the_journal_of_a_match_is_compared_to_the_hundredth(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     _, s = pool
     lost = {1: -10_00, 2: -10_00, 3: -10_00}
     right = LedgerRows("settlement:match", {0: 26_00, **lost}, {}, 4_00)
@@ -269,7 +288,7 @@ def test_the_journal_of_a_match_is_compared_to_the_hundredth(pool) -> None:
 
 
 def test_rummy_replay_prints_the_match_verdict_and_fails_on_a_tampered_match(
-    pool, tmp_path: Path
+    pool: tuple[SyntheticTable, MatchSettlement], tmp_path: Path
 ) -> None:
     t, _ = pool
     clean = tmp_path / "clean.jsonl"
@@ -298,7 +317,9 @@ def rejoin() -> tuple[SyntheticTable, MatchSettlement]:
     return rejoin_table()
 
 
-def test_a_match_with_a_rejoin_replays_clean_and_counts_the_second_entry(rejoin) -> None:
+def test_a_match_with_a_rejoin_replays_clean_and_counts_the_second_entry(
+    rejoin: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, s = rejoin
     rejoined = [e.payload for e in t.envelopes if isinstance(e.payload, mpb.Rejoined)]
     assert [(r.seat, r.total) for r in rejoined] == [(3, 151)]
@@ -309,7 +330,9 @@ def test_a_match_with_a_rejoin_replays_clean_and_counts_the_second_entry(rejoin)
     assert match.settlement == s and (s.pool_cents, s.commission_cents) == (50_00, 5_00)
 
 
-def test_a_rejoin_at_a_tampered_total_is_caught(rejoin) -> None:
+def test_a_rejoin_at_a_tampered_total_is_caught(
+    rejoin: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = rejoin
 
     def change(p: Message) -> None:
@@ -321,7 +344,9 @@ def test_a_rejoin_at_a_tampered_total_is_caught(rejoin) -> None:
     assert match.first.type == "Rejoined" and "total" in match.first.message
 
 
-def test_a_match_whose_ledger_settlement_is_not_in_the_stream_says_so(pool) -> None:
+def test_a_match_whose_ledger_settlement_is_not_in_the_stream_says_so(
+    pool: tuple[SyntheticTable, MatchSettlement],
+) -> None:
     t, _ = pool
     without = [e for e in t.envelopes if not isinstance(e.payload, ledger_pb.MatchSettled)]
     (match,) = replay(without).matches

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import grpc
 
@@ -64,6 +64,12 @@ class InMemoryLedger(ledger_grpc.LedgerServiceServicer):
             journal_transaction_id=request.idempotency_key, balance_hundredths=balance
         )
 
+    def GetStatement(  # noqa: N802 (generated name)
+        self, request: ledger_pb2.GetStatementRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.GetStatementResponse:
+        """Not served by the probe (as the generated base answers: UNIMPLEMENTED)."""
+        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no statements")
+
 
 def _sleep(request: bytes, context: grpc.ServicerContext) -> bytes:
     time.sleep(float(request.decode()))
@@ -90,7 +96,7 @@ def _crash(request: bytes, context: grpc.ServicerContext) -> bytes:
 
 def add_probe_service(servicer: object, server: grpc.Server) -> None:
     """Register the generic probe methods (no serializers: bytes in, bytes out)."""
-    handlers = {
+    handlers: dict[str, grpc.RpcMethodHandler[bytes, Any]] = {
         "Sleep": grpc.unary_unary_rpc_method_handler(_sleep),
         "Count": grpc.unary_stream_rpc_method_handler(_count),
         "LogSeat": grpc.unary_unary_rpc_method_handler(_log_seat),

@@ -11,18 +11,23 @@ from rummy_platform.rpc_scope import AioHandlerInterceptor
 
 
 class _Details:
+    """The call details a server hands an interceptor (grpc.HandlerCallDetails)."""
+
     def __init__(self, method: str) -> None:
         self.method = method
+        self.invocation_metadata: tuple[tuple[str, str | bytes], ...] = ()
 
 
-def _handler() -> grpc.RpcMethodHandler:
+def _handler() -> grpc.RpcMethodHandler[Any, Any]:
     return grpc.unary_unary_rpc_method_handler(lambda request, context: request)
 
 
 def _recording(seen: list[tuple[Any, str]]) -> AioHandlerInterceptor:
     """An interceptor whose wrap notes each (inner handler, method) it is asked to wrap."""
 
-    def wrap(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+    def wrap(
+        handler: grpc.RpcMethodHandler[Any, Any], method: str
+    ) -> grpc.RpcMethodHandler[Any, Any]:
         seen.append((handler, method))
         return _handler()
 
@@ -36,7 +41,7 @@ def _intercept(interceptor: AioHandlerInterceptor, handler: Any, method: str) ->
     return asyncio.run(interceptor.intercept_service(continuation, _Details(method)))
 
 
-def test_a_method_called_again_gets_the_handler_wrapped_the_first_time_and_wrap_runs_once():
+def test_a_method_called_again_gets_the_handler_wrapped_the_first_time_and_wrap_runs_once() -> None:
     wraps: list[tuple[Any, str]] = []
     interceptor = _recording(wraps)
     inner = _handler()
@@ -48,7 +53,7 @@ def test_a_method_called_again_gets_the_handler_wrapped_the_first_time_and_wrap_
     assert [method for _, method in wraps] == ["/pkg.Service/Draw", "/pkg.Service/Discard"]
 
 
-def test_another_inner_handler_for_the_same_method_is_wrapped_anew_and_unknown_methods_stay_none():
+def test_another_inner_handler_for_the_same_method_is_wrapped_anew_and_unknown_methods_stay_none() -> None:  # noqa: E501  # fmt: skip
     wraps: list[tuple[Any, str]] = []
     interceptor = _recording(wraps)
     old, new = _handler(), _handler()

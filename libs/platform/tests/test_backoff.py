@@ -65,7 +65,7 @@ class ScriptedConsumer:
     """Stands in for KafkaConsumer.poll only: each call plays the next step of a script
     (an exception to raise, seconds of CPU to burn and return nothing, or records)."""
 
-    def __init__(self, *steps: Any) -> None:
+    def __init__(self, *steps: BaseException | float | dict[Any, list[Any]]) -> None:
         self.steps = list(steps)
 
     def poll(self, timeout_ms: int, max_records: int | None = None) -> dict[Any, list[Any]]:
@@ -86,7 +86,7 @@ def test_a_retriable_kafka_error_from_poll_is_waited_out_with_growing_delays() -
     refused = kafka_errors.KafkaConnectionError("111 ECONNREFUSED")
     consumer = ScriptedConsumer(refused, refused, refused, {"tp": ["record"]})
     with capture_logs() as logs:
-        results = [guard.poll(consumer, 200) for _ in range(4)]  # type: ignore[arg-type]
+        results = [guard.poll(consumer, 200) for _ in range(4)]
     assert results == [{}, {}, {}, {"tp": ["record"]}]
     assert slept == pytest.approx([0.2, 0.4, 0.8])
     assert [line["event"] for line in logs] == [
@@ -99,7 +99,7 @@ def test_a_kafka_error_that_is_not_retriable_is_raised() -> None:
     guard = PollGuard("table", sleep=lambda _s: None)
     consumer = ScriptedConsumer(kafka_errors.IllegalStateError("KafkaConsumer is closed"))
     with pytest.raises(kafka_errors.IllegalStateError):
-        guard.poll(consumer, 200)  # type: ignore[arg-type]
+        guard.poll(consumer, 200)
 
 
 def test_an_empty_poll_that_kept_the_thread_busy_is_followed_by_a_wait() -> None:
@@ -107,7 +107,7 @@ def test_an_empty_poll_that_kept_the_thread_busy_is_followed_by_a_wait() -> None
     guard = PollGuard("table", sleep=slept.append)
     consumer = ScriptedConsumer(0.08, 0.08, 0.08)
     for _ in range(3):
-        assert guard.poll(consumer, 100) == {}  # type: ignore[arg-type]
+        assert guard.poll(consumer, 100) == {}
     assert slept == pytest.approx([0.2, 0.4, 0.8])
 
 
@@ -121,7 +121,7 @@ def test_an_empty_poll_that_only_waited_is_not_a_failure() -> None:
             return {}
 
     for _ in range(3):
-        assert guard.poll(Waiting(), 100) == {}  # type: ignore[arg-type]
+        assert guard.poll(Waiting(), 100) == {}
     assert slept == [] and not guard.backoff.failing
 
 
@@ -129,10 +129,10 @@ def test_quiet_empty_polls_end_a_failing_period_only_after_the_settling_time() -
     clock = FakeClock()
     guard = PollGuard("table", sleep=lambda _s: None, clock=clock, thread_clock=lambda: 0.0)
     consumer = ScriptedConsumer(kafka_errors.NodeNotReadyError("1"), {}, {})
-    guard.poll(consumer, 200)  # type: ignore[arg-type]
+    guard.poll(consumer, 200)
     clock.now += SETTLE_S / 2
-    guard.poll(consumer, 200)  # type: ignore[arg-type]
+    guard.poll(consumer, 200)
     assert guard.backoff.failing
     clock.now += SETTLE_S / 2
-    guard.poll(consumer, 200)  # type: ignore[arg-type]
+    guard.poll(consumer, 200)
     assert not guard.backoff.failing

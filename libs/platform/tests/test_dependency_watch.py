@@ -32,7 +32,7 @@ class Switch:
 
 def health_of(host: ServiceHost, service: str = "") -> int:
     with grpc.insecure_channel(host.address) as channel:
-        reply = health_pb2_grpc.HealthStub(channel).Check(
+        reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
             health_pb2.HealthCheckRequest(service=service), timeout=5
         )
     return int(reply.status)

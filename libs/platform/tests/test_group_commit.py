@@ -7,8 +7,9 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
 
@@ -51,7 +52,7 @@ def behind_one_in_flight(
     gate: CommitGate,
     writer: GroupCommitWriter,
     first: Callable[[], object],
-    others: list[Callable[[], object]],
+    others: Sequence[Callable[[], object]],
 ) -> list[threading.Thread]:
     """Start ``first`` (its transaction waits at the log's gate), then ``others``, and return
     once all of those queued behind it."""
@@ -107,7 +108,7 @@ def test_a_failed_transaction_fails_exactly_its_callers_and_appends_nothing_of_t
             outcome[table] = exc
 
     threads = behind_one_in_flight(
-        gate, writer, lambda: append("first"), [lambda i=i: append(f"f{i}") for i in range(5)]
+        gate, writer, lambda: append("first"), [partial(append, f"f{i}") for i in range(5)]
     )
     gate.open()
     for t in threads:

@@ -21,7 +21,7 @@ def limiter(rate: float = 4.0, burst: int = 3) -> tuple[RateLimiter, Clock]:
     return RateLimiter(BucketSpec(rate, burst), clock=clock), clock
 
 
-def test_a_burst_passes_at_once_and_the_next_call_waits_for_one_token():
+def test_a_burst_passes_at_once_and_the_next_call_waits_for_one_token() -> None:
     bucket, _clock = limiter(rate=4.0, burst=3)
     assert [bucket.take("alice") for _ in range(3)] == [(0.0, False)] * 3
     wait, first = bucket.take("alice")
@@ -30,7 +30,7 @@ def test_a_burst_passes_at_once_and_the_next_call_waits_for_one_token():
     assert wait == pytest.approx(0.25) and not first  # a refused call costs nothing
 
 
-def test_tokens_come_back_at_the_rate_and_never_beyond_the_burst():
+def test_tokens_come_back_at_the_rate_and_never_beyond_the_burst() -> None:
     bucket, clock = limiter(rate=4.0, burst=3)
     for _ in range(3):
         bucket.take("alice")
@@ -40,7 +40,7 @@ def test_tokens_come_back_at_the_rate_and_never_beyond_the_burst():
     assert [bucket.take("alice")[0] == 0.0 for _ in range(4)] == [True, True, True, False]
 
 
-def test_the_delay_given_is_exactly_when_the_next_call_passes():
+def test_the_delay_given_is_exactly_when_the_next_call_passes() -> None:
     bucket, clock = limiter(rate=3.0, burst=2)
     bucket.take("alice"), bucket.take("alice")
     wait, _ = bucket.take("alice")
@@ -50,14 +50,14 @@ def test_the_delay_given_is_exactly_when_the_next_call_passes():
     assert bucket.take("alice") == (0.0, False)
 
 
-def test_each_key_has_its_own_bucket():
+def test_each_key_has_its_own_bucket() -> None:
     bucket, _clock = limiter(rate=1.0, burst=1)
     assert bucket.take("alice") == (0.0, False)
     assert bucket.take("alice")[0] > 0
     assert bucket.take("bob") == (0.0, False)
 
 
-def test_a_refusal_after_a_call_passed_is_a_first_refusal_again():
+def test_a_refusal_after_a_call_passed_is_a_first_refusal_again() -> None:
     bucket, clock = limiter(rate=1.0, burst=1)
     bucket.take("alice")
     assert bucket.take("alice")[1] is True
@@ -67,7 +67,7 @@ def test_a_refusal_after_a_call_passed_is_a_first_refusal_again():
     assert bucket.take("alice")[1] is True
 
 
-def test_buckets_of_callers_gone_quiet_are_forgotten_when_the_table_grows():
+def test_buckets_of_callers_gone_quiet_are_forgotten_when_the_table_grows() -> None:
     bucket, clock = limiter(rate=10.0, burst=5)
     for number in range(SWEEP_AT_LEAST):
         bucket.take(f"caller-{number}")
@@ -89,5 +89,5 @@ def test_buckets_of_callers_gone_quiet_are_forgotten_when_the_table_grows():
         ("ipv4:10.0.0.7", "ipv4:10.0.0.7"),
     ],
 )
-def test_a_peer_is_limited_by_its_host_whatever_port_it_calls_from(peer, host):
+def test_a_peer_is_limited_by_its_host_whatever_port_it_calls_from(peer: str, host: str) -> None:
     assert peer_host(peer) == host

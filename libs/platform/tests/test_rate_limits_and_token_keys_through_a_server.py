@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 import jwt
@@ -56,7 +56,8 @@ def balance(channel: grpc.Channel, token: str) -> grpc.RpcError | None:
     """None when a call answers (the probe's Sleep of 0 s, which any role may make), else the
     error it ended with."""
     try:
-        channel.unary_unary(f"/{PROBE}/Sleep")(b"0", metadata=bearer_metadata(token), timeout=10)
+        sleep: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(f"/{PROBE}/Sleep")
+        sleep(b"0", metadata=bearer_metadata(token), timeout=10)
     except grpc.RpcError as error:
         return error
     return None
@@ -70,7 +71,9 @@ def player(account: str, secret: str = SECRET) -> str:
     return TokenAuthority(secret).issue(account, Role.PLAYER)
 
 
-def until_refused(call, limit: int) -> tuple[int, grpc.RpcError]:
+def until_refused(
+    call: Callable[[], grpc.RpcError | None], limit: int
+) -> tuple[int, grpc.RpcError]:
     """Call until an answer is RESOURCE_EXHAUSTED: (calls that passed before it, that error)."""
     for passed in range(limit):
         error = call()
@@ -79,43 +82,49 @@ def until_refused(call, limit: int) -> tuple[int, grpc.RpcError]:
     raise AssertionError(f"{limit} calls and no RESOURCE_EXHAUSTED")
 
 
-def test_a_player_over_its_bucket_is_resource_exhausted_with_the_retry_delay(channel):
+def test_a_player_over_its_bucket_is_resource_exhausted_with_the_retry_delay(
+    channel: grpc.Channel,
+) -> None:
     passed, error = until_refused(lambda: balance(channel, player("alice")), 20)
     # a burst, plus the tokens refilled while the calls ran (0.5 a second)
     assert PLAYER_BURST <= passed <= PLAYER_BURST + 2
     delay = retry_delay_seconds(error)
     assert delay is not None and 0 < delay <= 1 / PLAYER_RATE
-    assert "account 'alice' (player)" in error.details()
-    assert "RUMMY_RATE_LIMIT_PLAYER" in error.details()
+    assert "account 'alice' (player)" in (error.details() or "")
+    assert "RUMMY_RATE_LIMIT_PLAYER" in (error.details() or "")
     assert balance(channel, player("bob")) is None  # another account has its own bucket
     time.sleep(delay + 0.05)
     assert balance(channel, player("alice")) is None  # the delay said is when it passes again
 
 
-def test_a_response_stream_costs_one_call_when_it_opens(channel):
+def test_a_response_stream_costs_one_call_when_it_opens(channel: grpc.Channel) -> None:
     token = bearer_metadata(player("carol"))
-    count = channel.unary_stream(f"/{PROBE}/Count")
+    count: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(f"/{PROBE}/Count")
     assert len(list(count(b"20", metadata=token, timeout=10))) == 20
     passed, _error = until_refused(lambda: balance(channel, player("carol")), 20)
     assert PLAYER_BURST - 1 <= passed <= PLAYER_BURST + 1
 
 
-def test_operators_have_their_own_larger_bucket(channel):
+def test_operators_have_their_own_larger_bucket(channel: grpc.Channel) -> None:
     results = [balance(channel, operator("ops-1")) for _ in range(3 * PLAYER_BURST)]
     assert results == [None] * (3 * PLAYER_BURST)
 
 
-def test_health_and_reflection_are_never_limited_nor_need_a_token(channel):
+def test_health_and_reflection_are_never_limited_nor_need_a_token(channel: grpc.Channel) -> None:
     health = health_pb2_grpc.HealthStub(channel)
     for _ in range(10 * PLAYER_BURST):
-        reply = health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+        reply = health.Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
+            health_pb2.HealthCheckRequest(), timeout=5
+        )
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
     for _ in range(3 * REFUSED_BURST):
         database = ProtoReflectionDescriptorDatabase(channel)
         assert DescriptorPool(database).FindServiceByName("rummy.ledger.v1.LedgerService")
 
 
-def test_refused_calls_are_counted_by_kind_of_caller(channel, limited):
+def test_refused_calls_are_counted_by_kind_of_caller(
+    channel: grpc.Channel, limited: ProbeProcess
+) -> None:
     until_refused(lambda: balance(channel, player("dora")), 20)
     url = f"http://127.0.0.1:{limited.metrics_port}/metrics"
     with urllib.request.urlopen(url, timeout=5) as response:
@@ -132,7 +141,9 @@ def test_refused_calls_are_counted_by_kind_of_caller(channel, limited):
     assert samples[exhausted] >= 1
 
 
-def test_a_validly_signed_player_token_with_a_thirty_year_expiry_is_unauthenticated(channel):
+def test_a_validly_signed_player_token_with_a_thirty_year_expiry_is_unauthenticated(
+    channel: grpc.Channel,
+) -> None:
     # repro 6 of issue 12: it was accepted, as long as its signer said
     now = int(time.time())
     claims = {"sub": "eve", "role": "player", "iat": now, "exp": now + 30 * 365 * 86400,
@@ -141,28 +152,34 @@ def test_a_validly_signed_player_token_with_a_thirty_year_expiry_is_unauthentica
     token = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": kid})
     error = balance(channel, token)
     assert error is not None and error.code() is grpc.StatusCode.UNAUTHENTICATED
-    assert "longer than the 43200 s a player token may" in error.details()
+    assert "longer than the 43200 s a player token may" in (error.details() or "")
 
 
-def test_during_a_rotation_tokens_of_the_current_and_the_previous_secret_both_pass(channel):
+def test_during_a_rotation_tokens_of_the_current_and_the_previous_secret_both_pass(
+    channel: grpc.Channel,
+) -> None:
     assert balance(channel, operator("ops-old", secret=PREVIOUS_SECRET)) is None
     assert balance(channel, operator("ops-new", secret=SECRET)) is None
 
 
-def test_a_token_whose_kid_names_no_key_of_the_service_is_unauthenticated(channel):
+def test_a_token_whose_kid_names_no_key_of_the_service_is_unauthenticated(
+    channel: grpc.Channel,
+) -> None:
     error = balance(channel, operator("ops-x", secret="a-retired-secret-0123456789abcdefgh"))
     assert error is not None and error.code() is grpc.StatusCode.UNAUTHENTICATED
-    assert "key this service does not know" in error.details()
+    assert "key this service does not know" in (error.details() or "")
 
 
 # Last: it empties this host's bucket of refused calls, which the tests above also draw on.
-def test_refused_tokens_from_one_host_are_limited_but_never_its_valid_ones(limited):
+def test_refused_tokens_from_one_host_are_limited_but_never_its_valid_ones(
+    limited: ProbeProcess,
+) -> None:
     time.sleep(REFUSED_BURST / REFUSED_RATE)  # the bucket is full again
     with grpc.insecure_channel(limited.target) as fresh:
         wrong = player("mallory", secret="a-secret-nobody-here-has-0123456789")
         passed, error = until_refused(lambda: balance(fresh, wrong), 20)
         assert REFUSED_BURST <= passed <= REFUSED_BURST + 2
-        assert "calls with a refused token" in error.details()
-        assert "RUMMY_RATE_LIMIT_UNAUTHENTICATED" in error.details()
+        assert "calls with a refused token" in (error.details() or "")
+        assert "RUMMY_RATE_LIMIT_UNAUTHENTICATED" in (error.details() or "")
         assert 0 < (retry_delay_seconds(error) or 0) <= 1 / REFUSED_RATE
         assert balance(fresh, operator("ops-2")) is None  # same host, a valid token: passes

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
 
 from rummy.clock.v1 import clock_service_pb2
 from rummy.common.v1 import cards_pb2
@@ -155,7 +156,9 @@ def test_an_id_page_token_is_a_canonical_uuid() -> None:
     ],
     ids=["account_id", "idempotency_key", "hand_id", "name"],
 )
-def test_a_nul_character_in_any_string_field_is_invalid_and_never_echoed(request_) -> None:
+def test_a_nul_character_in_any_string_field_is_invalid_and_never_echoed(
+    request_: Message,
+) -> None:
     # PostgreSQL text cannot hold U+0000: such an id reached the database and answered INTERNAL.
     with pytest.raises(InvalidArgument, match=r"contains a NUL character \(U\+0000\)") as error:
         check_request(request_)

@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 
 import grpc
 import pytest
@@ -17,20 +18,20 @@ from prometheus_client import CollectorRegistry
 from rummy_platform.server import ServiceHost
 
 
-def test_two_hosts_in_one_process_serve_on_their_own_free_ports_and_stop_cleanly():
+def test_two_hosts_in_one_process_serve_on_their_own_free_ports_and_stop_cleanly() -> None:
     ran: list[str] = []
     hosts = [
         ServiceHost("probe", in_process_settings(), registry=CollectorRegistry()) for _ in range(2)
     ]
     for number, host in enumerate(hosts):
-        host.on_stopping(lambda n=number: ran.append(f"stopping {n}"))
-        host.on_shutdown(lambda n=number: ran.append(f"first added {n}"))
-        host.on_shutdown(lambda n=number: ran.append(f"last added {n}"))
+        host.on_stopping(partial(ran.append, f"stopping {number}"))
+        host.on_shutdown(partial(ran.append, f"first added {number}"))
+        host.on_shutdown(partial(ran.append, f"last added {number}"))
         host.start()
     assert hosts[0].grpc_port != hosts[1].grpc_port
     for host in hosts:
         with grpc.insecure_channel(host.address) as channel:
-            reply = health_pb2_grpc.HealthStub(channel).Check(
+            reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                 health_pb2.HealthCheckRequest(), timeout=5
             )
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
@@ -57,7 +58,8 @@ def test_a_cancelled_reflection_stream_is_counted_once_not_internal_and_logged_w
 
     try:
         with grpc.insecure_channel(host.address) as channel:
-            stream = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+            # types-grpcio-reflection's stub gives ServerReflectionInfo a type that does not exist
+            stream = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(  # type: ignore[operator]
                 requests()
             )
             assert next(stream).list_services_response.service

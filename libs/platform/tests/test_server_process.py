@@ -16,9 +16,10 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -50,7 +51,7 @@ class ProbeProcess:
     process: subprocess.Popen[str]
     grpc_port: int = 0
     metrics_port: int = 0
-    log_lines: list[dict] = field(default_factory=list)
+    log_lines: list[dict[str, Any]] = field(default_factory=list)
     other_stderr: list[str] = field(default_factory=list)  # e.g. gRPC core's own warnings
     stdout_lines: list[str] = field(default_factory=list)
     readers: list[threading.Thread] = field(default_factory=list)
@@ -59,7 +60,7 @@ class ProbeProcess:
     def target(self) -> str:
         return f"127.0.0.1:{self.grpc_port}"
 
-    def logs_where(self, **expected: object) -> list[dict]:
+    def logs_where(self, **expected: object) -> list[dict[str, Any]]:
         return [
             line
             for line in list(self.log_lines)
@@ -151,11 +152,12 @@ def token(role: Role, account: str, secret: str = SECRET) -> str:
     return TokenAuthority(secret).issue(account, role)
 
 
-def call_probe(channel: grpc.Channel, method: str, request: bytes, **kwargs: object) -> bytes:
-    return channel.unary_unary(f"/{PROBE}/{method}")(request, timeout=10, **kwargs)
+def call_probe(channel: grpc.Channel, method: str, request: bytes, **kwargs: Any) -> bytes:
+    probe: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(f"/{PROBE}/{method}")
+    return probe(request, timeout=10, **kwargs)
 
 
-def wait_for_logs(probe: ProbeProcess, **expected: object) -> list[dict]:
+def wait_for_logs(probe: ProbeProcess, **expected: object) -> list[dict[str, Any]]:
     """The log lines matching ``expected``, waiting up to 5 s for at least one."""
     deadline = time.monotonic() + 5
     while not probe.logs_where(**expected) and time.monotonic() < deadline:
@@ -163,20 +165,26 @@ def wait_for_logs(probe: ProbeProcess, **expected: object) -> list[dict]:
     return probe.logs_where(**expected)
 
 
-def rpc_error(call: object) -> grpc.RpcError:
+def rpc_error(call: Callable[[], object]) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as raised:
-        call()  # type: ignore[operator]
+        call()
     return raised.value
 
 
-def test_health_reports_serving_for_the_server_and_each_service_without_a_token(channel):
+def test_health_reports_serving_for_the_server_and_each_service_without_a_token(
+    channel: grpc.Channel,
+) -> None:
     health = health_pb2_grpc.HealthStub(channel)
     for service in ("", LEDGER, PROBE):
-        response = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        response = health.Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
+            health_pb2.HealthCheckRequest(service=service), timeout=5
+        )
         assert response.status == health_pb2.HealthCheckResponse.SERVING, service
 
 
-def test_reflection_lists_every_service_and_describes_generated_ones_without_a_token(channel):
+def test_reflection_lists_every_service_and_describes_generated_ones_without_a_token(
+    channel: grpc.Channel,
+) -> None:
     database = ProtoReflectionDescriptorDatabase(channel)
     services = set(database.get_services())
     assert {LEDGER, PROBE, "grpc.health.v1.Health"} <= services
@@ -185,14 +193,14 @@ def test_reflection_lists_every_service_and_describes_generated_ones_without_a_t
     assert {method.name for method in ledger.methods} >= {"GetBalance", "Grant"}
 
 
-def test_a_call_without_a_token_is_unauthenticated(channel):
+def test_a_call_without_a_token_is_unauthenticated(channel: grpc.Channel) -> None:
     stub = ledger_grpc.LedgerServiceStub(channel)
     error = rpc_error(lambda: stub.GetBalance(ledger_pb2.GetBalanceRequest(), timeout=5))
     assert error.code() is grpc.StatusCode.UNAUTHENTICATED
-    assert "authorization" in error.details()
+    assert "authorization" in (error.details() or "")
 
 
-def test_a_token_signed_with_another_secret_is_unauthenticated(channel):
+def test_a_token_signed_with_another_secret_is_unauthenticated(channel: grpc.Channel) -> None:
     forged = token(Role.OPERATOR, "mallory", secret="some-other-secret-0123456789abcdef")
     stub = ledger_grpc.LedgerServiceStub(channel)
     error = rpc_error(
@@ -201,10 +209,10 @@ def test_a_token_signed_with_another_secret_is_unauthenticated(channel):
         )
     )
     assert error.code() is grpc.StatusCode.UNAUTHENTICATED
-    assert "key this service does not know" in error.details()
+    assert "key this service does not know" in (error.details() or "")
 
 
-def test_an_expired_token_is_unauthenticated(channel):
+def test_an_expired_token_is_unauthenticated(channel: grpc.Channel) -> None:
     expired = TokenAuthority(SECRET).issue("alice", Role.PLAYER, 60, now=time.time() - 3600)
     stub = ledger_grpc.LedgerServiceStub(channel)
     error = rpc_error(
@@ -213,10 +221,10 @@ def test_an_expired_token_is_unauthenticated(channel):
         )
     )
     assert error.code() is grpc.StatusCode.UNAUTHENTICATED
-    assert "expired" in error.details()
+    assert "expired" in (error.details() or "")
 
 
-def test_a_player_token_reaches_the_handler_as_that_players_account(probe):
+def test_a_player_token_reaches_the_handler_as_that_players_account(probe: ProbeProcess) -> None:
     with authorized_channel(grpc.insecure_channel(probe.target), token(Role.PLAYER, "alice")) as ch:
         response = ledger_grpc.LedgerServiceStub(ch).GetBalance(
             ledger_pb2.GetBalanceRequest(), timeout=5
@@ -224,7 +232,7 @@ def test_a_player_token_reaches_the_handler_as_that_players_account(probe):
     assert (response.account_id, response.balance_hundredths) == ("alice", 100_00)
 
 
-def test_a_player_calling_an_operator_only_method_is_permission_denied(probe):
+def test_a_player_calling_an_operator_only_method_is_permission_denied(probe: ProbeProcess) -> None:
     with authorized_channel(grpc.insecure_channel(probe.target), token(Role.PLAYER, "alice")) as ch:
         stub = ledger_grpc.LedgerServiceStub(ch)
         error = rpc_error(
@@ -233,10 +241,10 @@ def test_a_player_calling_an_operator_only_method_is_permission_denied(probe):
             )
         )
     assert error.code() is grpc.StatusCode.PERMISSION_DENIED
-    assert "operator" in error.details()
+    assert "operator" in (error.details() or "")
 
 
-def test_an_operator_token_may_call_the_operator_only_method(probe):
+def test_an_operator_token_may_call_the_operator_only_method(probe: ProbeProcess) -> None:
     with authorized_channel(grpc.insecure_channel(probe.target), token(Role.OPERATOR, "ops")) as ch:
         response = ledger_grpc.LedgerServiceStub(ch).Grant(
             ledger_pb2.GrantRequest(account_id="bob", amount_hundredths=5_00, idempotency_key="g1"),
@@ -245,7 +253,9 @@ def test_an_operator_token_may_call_the_operator_only_method(probe):
     assert response.balance_hundredths == 5_00
 
 
-def test_a_domain_error_raised_by_a_handler_ends_the_call_with_its_mapped_code(channel):
+def test_a_domain_error_raised_by_a_handler_ends_the_call_with_its_mapped_code(
+    channel: grpc.Channel,
+) -> None:
     stub = ledger_grpc.LedgerServiceStub(channel)
     metadata = bearer_metadata(token(Role.OPERATOR, "ops"))
     error = rpc_error(
@@ -257,15 +267,19 @@ def test_a_domain_error_raised_by_a_handler_ends_the_call_with_its_mapped_code(c
     assert error.details() == "no account nobody"
 
 
-def test_a_response_stream_needs_a_token_and_sees_the_callers_principal(channel):
-    count = channel.unary_stream(f"/{PROBE}/Count")
+def test_a_response_stream_needs_a_token_and_sees_the_callers_principal(
+    channel: grpc.Channel,
+) -> None:
+    count: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(f"/{PROBE}/Count")
     error = rpc_error(lambda: list(count(b"3", timeout=5)))
     assert error.code() is grpc.StatusCode.UNAUTHENTICATED
     messages = list(count(b"3", timeout=5, metadata=bearer_metadata(token(Role.PLAYER, "bo"))))
     assert messages == [b"bo:0", b"bo:1", b"bo:2"]
 
 
-def test_log_lines_are_json_carrying_table_hand_seat_and_the_callers_account(channel, probe):
+def test_log_lines_are_json_carrying_table_hand_seat_and_the_callers_account(
+    channel: grpc.Channel, probe: ProbeProcess
+) -> None:
     metadata = bearer_metadata(token(Role.PLAYER, "carol"))
     assert call_probe(channel, "LogSeat", b"t-7,h-42,3", metadata=metadata) == b"logged"
     [line] = wait_for_logs(probe, event="probe seat logged")
@@ -280,12 +294,12 @@ def test_log_lines_are_json_carrying_table_hand_seat_and_the_callers_account(cha
 
 
 def test_an_unexpected_exception_is_internal_to_the_caller_and_logged_with_its_traceback(
-    channel, probe
-):
+    channel: grpc.Channel, probe: ProbeProcess
+) -> None:
     metadata = bearer_metadata(token(Role.PLAYER, "dave"))
     error = rpc_error(lambda: call_probe(channel, "Crash", b"", metadata=metadata))
     assert error.code() is grpc.StatusCode.INTERNAL
-    assert "probe bug" not in error.details()  # internals stay in the server log
+    assert "probe bug" not in (error.details() or "")  # internals stay in the server log
     [logged] = wait_for_logs(probe, event="unexpected error in handler", rpc=f"/{PROBE}/Crash")
     assert "RuntimeError: probe bug" in logged["exception"]
     assert logged["account_id"] == "dave"
@@ -293,7 +307,9 @@ def test_an_unexpected_exception_is_internal_to_the_caller_and_logged_with_its_t
     assert (finished["code"], finished["level"]) == ("INTERNAL", "warning")
 
 
-def test_metrics_endpoint_counts_calls_by_code_and_times_them(channel, probe):
+def test_metrics_endpoint_counts_calls_by_code_and_times_them(
+    channel: grpc.Channel, probe: ProbeProcess
+) -> None:
     stub = ledger_grpc.LedgerServiceStub(channel)
     rpc_error(lambda: stub.GetBalance(ledger_pb2.GetBalanceRequest(), timeout=5))
     with urllib.request.urlopen(f"http://127.0.0.1:{probe.metrics_port}/metrics", timeout=5) as r:
@@ -319,7 +335,9 @@ def test_metrics_endpoint_counts_calls_by_code_and_times_them(channel, probe):
 
 
 @pytest.mark.parametrize("server", SERVERS)
-def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero(server):
+def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero(
+    server: str,
+) -> None:
     grace_seconds = 5.0
     probe = start_probe(server, RUMMY_SHUTDOWN_GRACE_SECONDS=str(grace_seconds))
     try:
@@ -328,7 +346,7 @@ def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero(
         watched: list[int] = []
         with grpc.insecure_channel(probe.target) as ch:
             grpc.channel_ready_future(ch).result(timeout=10)
-            watch = health_pb2_grpc.HealthStub(ch).Watch(
+            watch = health_pb2_grpc.HealthStub(ch).Watch(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                 health_pb2.HealthCheckRequest(service=LEDGER), timeout=30
             )
 
@@ -366,7 +384,9 @@ def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero(
 @pytest.mark.parametrize(
     ("secret", "expected"), [("", "RUMMY_JWT_SECRET is not set"), ("short", "at least 32")]
 )
-def test_a_service_refuses_to_start_without_a_long_enough_secret(secret, expected):
+def test_a_service_refuses_to_start_without_a_long_enough_secret(
+    secret: str, expected: str
+) -> None:
     env = {**os.environ, "PYTHONPATH": str(TESTS_DIR), "RUMMY_JWT_SECRET": secret,
            "RUMMY_GRPC_PORT": "0", "RUMMY_METRICS_PORT": "0"}  # fmt: skip
     finished = subprocess.run(

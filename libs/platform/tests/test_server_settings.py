@@ -51,7 +51,7 @@ def from_env(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Settings]:
     return load
 
 
-def test_each_service_defaults_to_its_conventional_ports(from_env):
+def test_each_service_defaults_to_its_conventional_ports(from_env: Callable[..., Settings]) -> None:
     expected = {"table": (50051, 9101), "dealer": (50052, 9102), "ledger": (50053, 9103),
                 "fairness": (50054, 9104), "clock": (50055, 9105)}  # fmt: skip
     assert dict(DEFAULT_PORTS) == expected
@@ -61,7 +61,7 @@ def test_each_service_defaults_to_its_conventional_ports(from_env):
         assert settings.bind_host == "127.0.0.1"
 
 
-def test_environment_variables_override_the_defaults(from_env):
+def test_environment_variables_override_the_defaults(from_env: Callable[..., Settings]) -> None:
     settings = from_env(
         {
             "RUMMY_JWT_SECRET": SECRET,
@@ -111,12 +111,16 @@ def test_environment_variables_override_the_defaults(from_env):
          "KAFKA_BOOTSTRAP_SERVERS=.*ports 1..65535"),
     ],
 )  # fmt: skip
-def test_a_missing_or_malformed_variable_is_named_in_the_error(from_env, env, message):
+def test_a_missing_or_malformed_variable_is_named_in_the_error(
+    from_env: Callable[..., Settings], env: dict[str, str], message: str
+) -> None:
     with pytest.raises(ConfigError, match=message):
         from_env(env)
 
 
-def test_ip_addresses_resolvable_names_and_broker_lists_are_accepted(from_env):
+def test_ip_addresses_resolvable_names_and_broker_lists_are_accepted(
+    from_env: Callable[..., Settings],
+) -> None:
     settings = from_env(
         {
             "RUMMY_JWT_SECRET": SECRET,
@@ -129,7 +133,7 @@ def test_ip_addresses_resolvable_names_and_broker_lists_are_accepted(from_env):
     assert from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_BIND_HOST": "::"}).bind_host == "::"
 
 
-def test_a_secret_is_never_shown_in_the_error(from_env):
+def test_a_secret_is_never_shown_in_the_error(from_env: Callable[..., Settings]) -> None:
     with pytest.raises(ConfigError) as refused:
         from_env({"RUMMY_JWT_SECRET": "short-secret-but-private"})
     assert "short-secret-but-private" not in str(refused.value)
@@ -142,7 +146,9 @@ def test_a_secret_is_never_shown_in_the_error(from_env):
     assert "DATABASE_URL and KAFKA_BOOTSTRAP_SERVERS must be set" in str(refused.value)
 
 
-def test_every_problem_is_named_at_once_the_missing_variables_first(from_env):
+def test_every_problem_is_named_at_once_the_missing_variables_first(
+    from_env: Callable[..., Settings],
+) -> None:
     env = {"RUMMY_JWT_SECRET": SECRET, "RUMMY_LOG_LEVEL": "loud", "RUMMY_GRPC_PORT": "-1",
            "DATABASE_URL": "postgresql://x"}  # fmt: skip
     with pytest.raises(ConfigError) as refused:
@@ -152,22 +158,27 @@ def test_every_problem_is_named_at_once_the_missing_variables_first(from_env):
     assert "RUMMY_LOG_LEVEL='loud'" in message and "RUMMY_GRPC_PORT='-1'" in message
 
 
-def test_a_service_that_needs_kafka_or_postgresql_cannot_start_without_them(from_env):
+def test_a_service_that_needs_kafka_or_postgresql_cannot_start_without_them(
+    from_env: Callable[..., Settings],
+) -> None:
     with pytest.raises(ConfigError, match="^KAFKA_BOOTSTRAP_SERVERS must be set$"):
         from_env({"RUMMY_JWT_SECRET": SECRET}, settings_of("clock", KafkaServiceSettings))
     settings = from_env(
         {"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "k:1", "DATABASE_URL": "pg://x"},
         settings_of("ledger", PostgresServiceSettings),
     )
+    assert isinstance(settings, PostgresServiceSettings)
     assert (settings.kafka_bootstrap_servers, settings.database_url) == ("k:1", "pg://x")
 
 
-def test_empty_variables_count_as_unset(from_env):
+def test_empty_variables_count_as_unset(from_env: Callable[..., Settings]) -> None:
     settings = from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "", "RUMMY_LOG_LEVEL": ""})
     assert (settings.grpc_port, settings.log_level) == (50051, "info")
 
 
-def test_the_topic_prefix_plug_ins_and_fault_point_are_settings_too(from_env):
+def test_the_topic_prefix_plug_ins_and_fault_point_are_settings_too(
+    from_env: Callable[..., Settings],
+) -> None:
     settings = from_env(
         {"RUMMY_JWT_SECRET": SECRET, "RUMMY_TOPIC_PREFIX": "t1-",
          "RUMMY_VARIANT_PLUGINS": " toy_variant.plugin, acme.gin ,,toy_variant.plugin",
@@ -180,25 +191,29 @@ def test_the_topic_prefix_plug_ins_and_fault_point_are_settings_too(from_env):
         from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_VARIANT_PLUGINS": "acme gin"})
 
 
-def test_keyword_arguments_win_over_the_environment(from_env, monkeypatch):
+def test_keyword_arguments_win_over_the_environment(
+    from_env: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
     use_settings_environment(monkeypatch, {"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "7"})
     assert TableLike.load(grpc_port=0).grpc_port == 0
     assert TableLike(grpc_port=0).jwt_secret == SECRET
 
 
-def test_settings_are_frozen(from_env):
+def test_settings_are_frozen(from_env: Callable[..., Settings]) -> None:
     settings = from_env({"RUMMY_JWT_SECRET": SECRET})
     with pytest.raises(ValueError, match="frozen"):
-        settings.grpc_port = 1  # type: ignore[misc]
+        settings.grpc_port = 1
 
 
-def test_a_supervisor_pid_is_read_only_when_set(from_env):
+def test_a_supervisor_pid_is_read_only_when_set(from_env: Callable[..., Settings]) -> None:
     assert from_env({"RUMMY_JWT_SECRET": SECRET}).supervisor_pid is None
     supervised = from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_SUPERVISOR_PID": " 4321 "})
     assert supervised.supervisor_pid == 4321
 
 
-def test_token_lifetimes_rate_limits_and_the_previous_secret_have_defaults(from_env):
+def test_token_lifetimes_rate_limits_and_the_previous_secret_have_defaults(
+    from_env: Callable[..., Settings],
+) -> None:
     settings = from_env({"RUMMY_JWT_SECRET": SECRET})
     assert settings.jwt_previous_secret is None
     assert settings.token_max_lifetime_seconds == DEFAULT_TOKEN_MAX_LIFETIME_SECONDS
@@ -208,8 +223,8 @@ def test_token_lifetimes_rate_limits_and_the_previous_secret_have_defaults(from_
 
 
 def test_token_lifetimes_rate_limits_and_the_previous_secret_are_read_from_the_environment(
-    from_env,
-):
+    from_env: Callable[..., Settings],
+) -> None:
     previous = "previous-secret-0123456789abcdefghij"
     settings = from_env(
         {
@@ -228,12 +243,12 @@ def test_token_lifetimes_rate_limits_and_the_previous_secret_are_read_from_the_e
     assert settings.rate_limits["operator"] == DEFAULT_RATE_LIMITS["operator"]
 
 
-def test_a_service_without_default_ports_must_set_them(from_env):
+def test_a_service_without_default_ports_must_set_them(from_env: Callable[..., Settings]) -> None:
     with pytest.raises(ConfigError, match="^RUMMY_GRPC_PORT and RUMMY_METRICS_PORT must be set$"):
         from_env({"RUMMY_JWT_SECRET": SECRET}, settings_of("probe"))
 
 
-def test_each_service_error_maps_to_its_status_and_subclasses_inherit_it():
+def test_each_service_error_maps_to_its_status_and_subclasses_inherit_it() -> None:
     class NotYourTurn(FailedPrecondition):
         pass
 

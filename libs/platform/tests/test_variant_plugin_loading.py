@@ -16,9 +16,8 @@ from typing import ClassVar
 import pytest
 from prometheus_client import CollectorRegistry
 
-from rummy_platform.config import Settings
+from rummy_platform.config import PLUGINS_VARIABLE, Settings
 from rummy_platform.plugins import (
-    PLUGINS_VARIABLE,
     PluginError,
     import_plugins,
     load_variant_plugins,
@@ -37,7 +36,7 @@ class FakeRegistry:
         self.name = name
 
     def names(self) -> tuple[str, ...]:
-        return tuple(sorted(sys.modules[self.name].NAMES))  # type: ignore[attr-defined]
+        return tuple(sorted(sys.modules[self.name].NAMES))
 
 
 @pytest.fixture
@@ -163,7 +162,7 @@ def test_a_service_whose_plug_in_fails_exits_2_with_the_reason_on_stderr(
 ) -> None:
     registry, prefix = plugins
     settings = LedgerLike(
-        jwt_secret="x" * 32, grpc_port=0, metrics_port=0, variant_plugins=f"{prefix}_absent"
+        jwt_secret="x" * 32, grpc_port=0, metrics_port=0, variant_plugins=(f"{prefix}_absent",)
     )
     with pytest.raises(SystemExit) as exit_:
         load_variant_plugins(settings, registry.names, registry=CollectorRegistry())

@@ -91,6 +91,7 @@ class Table:
         d = deal(self.inputs(), self.rule_set.shoe, seats, dealer, self.rule_set.hand_size)
         if rig is not None:
             d = rig(d)
+        assert d.first_open is not None, "an Indian deal turns up the first open card"
         self.run(
             Deal(
                 hands=d.hands,
@@ -158,6 +159,7 @@ def fixed_deal(
     given = [c for cards in hands.values() for c in cards] + [wild_cut, first_open, *stock_top]
     if len(set(given)) != len(given):
         raise ValueError("a card is placed twice")
+    assert shuffled.wild_cut is not None and shuffled.first_open is not None, "an Indian deal"
     everything = [c for h in shuffled.hands for c in h.cards]
     everything += [shuffled.wild_cut, shuffled.first_open, *shuffled.stock]
     taken = set(given)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypeVar
 
 from rummy_rules.commands import Command
 from rummy_rules.events import Event, SeatAccount
@@ -16,6 +17,7 @@ from rummy_rules.formats.messages import (
 )
 
 T0 = 1_700_000_000_000
+E = TypeVar("E", bound=Event)
 
 
 class Match:
@@ -73,5 +75,5 @@ class Match:
         assert isinstance(self.state.result, MatchEnded)
         return self.state.result
 
-    def of(self, kind: type) -> list[Event]:
+    def of(self, kind: type[E]) -> list[E]:
         return [e for e in self.events if isinstance(e, kind)]

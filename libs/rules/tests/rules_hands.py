@@ -6,7 +6,7 @@ from collections import Counter
 
 from hypothesis import strategies as st
 
-from rummy_rules.cards import RANKS, SUITS, Card, Rank
+from rummy_rules.cards import RANKS, SUITS, Card, Rank, Suit
 
 WILD_RANKS = st.sampled_from([*RANKS, None])
 
@@ -36,7 +36,7 @@ def dense_hands(draw: st.DrawFn, size: int = 13) -> tuple[list[Card], Rank | Non
     """Hands built from runs and sets plus printed jokers and wild-rank cards, then topped up."""
     decks = draw(st.sampled_from([2, 2, 3]))
     wild = draw(WILD_RANKS)
-    wanted: list[tuple[Rank | None, object]] = []
+    wanted: list[tuple[Rank | None, Suit | None]] = []
     for _ in range(draw(st.integers(2, 5))):
         if draw(st.booleans()):
             suit = draw(st.sampled_from(SUITS))
@@ -54,13 +54,13 @@ def dense_hands(draw: st.DrawFn, size: int = 13) -> tuple[list[Card], Rank | Non
         for _ in range(draw(st.integers(0, 3))):
             wanted.append((wild, draw(st.sampled_from(SUITS))))
     wanted = draw(st.permutations(wanted))
-    taken: Counter[tuple[Rank | None, object]] = Counter()
+    taken: Counter[tuple[Rank | None, Suit | None]] = Counter()
     hand: list[Card] = []
-    for rank, suit in wanted:
-        if len(hand) == size or taken[rank, suit] >= decks:
+    for face in wanted:
+        if len(hand) == size or taken[face] >= decks:
             continue
-        hand.append(Card(rank, suit, taken[rank, suit]))  # type: ignore[arg-type]
-        taken[rank, suit] += 1
+        hand.append(Card(*face, taken[face]))
+        taken[face] += 1
     rest = [c for c in SHOES[decks] if c.copy >= taken[c.rank, c.suit]]
     if len(hand) < size:
         picks = draw(

@@ -64,10 +64,12 @@ def oracle_group_kind(
                 window = range(start, start + n)
                 spots = []
                 for c in naturals:
+                    rank = c.rank
+                    assert rank is not None  # a natural card has a rank
                     places = [
                         p
                         for p in window
-                        if p == int(c.rank) or (ace_high and c.rank == Rank.ACE and p == 14)
+                        if p == int(rank) or (ace_high and rank == Rank.ACE and p == 14)
                     ]
                     if not places:
                         break

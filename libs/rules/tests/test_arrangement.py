@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from rummy_rules.cards import Rank, parse_cards
-from rummy_rules.indian.arrangement import best_arrangement, valid_discards
+from rummy_rules.indian.arrangement import Arrangement, best_arrangement, valid_discards
 from rummy_rules.melds import MeldKind, MeldOptions
 from rummy_rules.wild import card_points, hand_points
 
 
-def best(cards: str, wild: Rank | None):
+def best(cards: str, wild: Rank | None) -> Arrangement:
     return best_arrangement(parse_cards(cards), wild)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from rules_cases import cases_path, load_cases
@@ -15,9 +16,11 @@ from rummy_rules.melds import MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import card_points
 
 GAMES = ("indian13", "indian14", "indian-group")
+#: The CLI's exit status and its answer to each case, by case id.
+Results = tuple[int, dict[str, dict[str, Any]]]
 
 
-def run_cli(stdin: str, *args: str) -> tuple[int, list[dict]]:
+def run_cli(stdin: str, *args: str) -> tuple[int, list[dict[str, Any]]]:
     done = subprocess.run(
         [sys.executable, "-m", "rummy_rules", "evaluate", *args],
         input=stdin,
@@ -30,7 +33,7 @@ def run_cli(stdin: str, *args: str) -> tuple[int, list[dict]]:
 
 
 @pytest.fixture(scope="module")
-def cli_results() -> tuple[int, dict[str, dict]]:
+def cli_results() -> Results:
     status, out = run_cli(cases_path().read_text(encoding="utf-8"))
     return status, {o["id"]: o for o in out}
 
@@ -40,7 +43,7 @@ def test_the_cases_file_has_cases_of_every_game_this_cli_judges() -> None:
         assert load_cases(game), game
 
 
-def test_the_whole_cases_file_parses_so_the_cli_exits_zero(cli_results) -> None:
+def test_the_whole_cases_file_parses_so_the_cli_exits_zero(cli_results: Results) -> None:
     status, results = cli_results
     assert status == 0
     assert not [
@@ -49,7 +52,9 @@ def test_the_whole_cases_file_parses_so_the_cli_exits_zero(cli_results) -> None:
 
 
 @pytest.mark.parametrize("case", load_cases("indian13"), ids=lambda c: c["id"])
-def test_indian13_case_gives_the_expected_validity_and_points(cli_results, case) -> None:
+def test_indian13_case_gives_the_expected_validity_and_points(
+    cli_results: Results, case: dict[str, Any]
+) -> None:
     out = cli_results[1][case["id"]]
     assert set(out) == {"id", "valid", "points", "melds", "deadwood"}
     assert (out["valid"], out["points"]) == (case["expected"]["valid"], case["expected"]["points"])
@@ -63,7 +68,9 @@ def test_indian13_case_gives_the_expected_validity_and_points(cli_results, case)
 
 
 @pytest.mark.parametrize("case", load_cases("indian14"), ids=lambda c: c["id"])
-def test_indian14_case_gives_the_expected_discards(cli_results, case) -> None:
+def test_indian14_case_gives_the_expected_discards(
+    cli_results: Results, case: dict[str, Any]
+) -> None:
     out = cli_results[1][case["id"]]
     assert out == {
         "id": case["id"],
@@ -73,11 +80,13 @@ def test_indian14_case_gives_the_expected_discards(cli_results, case) -> None:
 
 
 @pytest.mark.parametrize("case", load_cases("indian-group"), ids=lambda c: c["id"])
-def test_indian_group_case_gives_the_expected_type(cli_results, case) -> None:
+def test_indian_group_case_gives_the_expected_type(
+    cli_results: Results, case: dict[str, Any]
+) -> None:
     assert cli_results[1][case["id"]] == {"id": case["id"], "type": case["expected"]["type"]}
 
 
-def _option_cases(key: str) -> list[dict]:
+def _option_cases(key: str) -> list[dict[str, Any]]:
     return [c for c in load_cases(*GAMES) if key in c]
 
 
@@ -91,7 +100,9 @@ def _kind_name(kind: MeldKind | None) -> str:
 
 
 @pytest.mark.parametrize("case", _option_cases("if_lenient_duplicate_rule"), ids=lambda c: c["id"])
-def test_lenient_duplicate_option_gives_the_case_outcome_through_the_api(case) -> None:
+def test_lenient_duplicate_option_gives_the_case_outcome_through_the_api(
+    case: dict[str, Any],
+) -> None:
     wild = None if case["wild_rank"] is None else parse_rank(case["wild_rank"])
     kind = classify_group(
         parse_cards(case["cards"]), wild, MeldOptions(strict_duplicate_faces=False)
@@ -102,7 +113,9 @@ def test_lenient_duplicate_option_gives_the_case_outcome_through_the_api(case) -
 @pytest.mark.parametrize(
     "case", _option_cases("if_jokers_only_groups_invalid"), ids=lambda c: c["id"]
 )
-def test_jokers_only_invalid_option_gives_the_case_outcome_through_the_api(case) -> None:
+def test_jokers_only_invalid_option_gives_the_case_outcome_through_the_api(
+    case: dict[str, Any],
+) -> None:
     wild = None if case["wild_rank"] is None else parse_rank(case["wild_rank"])
     options = MeldOptions(jokers_only_group_is_sequence=False)
     kind = classify_group(parse_cards(case["cards"]), wild, options)

@@ -161,6 +161,7 @@ def test_a_deal_that_does_not_use_each_card_of_the_shoe_once_is_refused() -> Non
     # rebuild the state just before the deal: fold everything but HandDealt and TurnStarted
     before_deal = INDIAN_POINTS.fold(t.events[:-2])
     d = deal(t.inputs(), RULES.shoe, [0, 1], 1, 13)
+    assert d.first_open is not None
     duplicated = d.stock[:-1] + (d.stock[0],)
     bad = Deal(
         hands=d.hands, wild_cut=d.wild_cut, first_open=d.first_open, stock=duplicated, at_ms=T0
@@ -216,6 +217,7 @@ def test_a_card_outside_the_shoe_cannot_be_dealt() -> None:
     t.start([0, 1], 1, {})
     before_deal = INDIAN_POINTS.fold(t.events[:-2])
     d = deal(t.inputs(), RULES.shoe, [0, 1], 1, 13)
+    assert d.first_open is not None
     third_deck = parse_card("AS", copy=2)
     stock = (third_deck, *d.stock[1:])
     bad = Deal(hands=d.hands, wild_cut=d.wild_cut, first_open=d.first_open, stock=stock, at_ms=T0)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from rules_hands import dense_hands, shoe_hands
 from rules_oracle import oracle_group_kind, oracle_score
 
+from rummy_rules.cards import Card, Rank
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import card_points
@@ -21,6 +22,8 @@ from rummy_testing.profiles import examples
 #: slow: long property runs under CI (about 100 s here); the dev profile runs a tenth of the
 #: examples (rummy_testing.profiles, README.md#tests).
 pytestmark = pytest.mark.slow
+#: A hand drawn by rules_hands and its wild rank (None: printed jokers only).
+HandAndWild = tuple[list[Card], Rank | None]
 
 KIND_NAMES = {
     MeldKind.PURE_SEQUENCE: "pure",
@@ -43,7 +46,9 @@ def _oracle_options(options: MeldOptions) -> dict[str, bool]:
     }
 
 
-def _check(hand, wild, options: MeldOptions = DEFAULT_MELD_OPTIONS) -> None:
+def _check(
+    hand: list[Card], wild: Rank | None, options: MeldOptions = DEFAULT_MELD_OPTIONS
+) -> None:
     arrangement = best_arrangement(hand, wild, options)
     assert (arrangement.points, arrangement.valid) == oracle_score(
         hand, wild, **_oracle_options(options)
@@ -60,25 +65,29 @@ def _check(hand, wild, options: MeldOptions = DEFAULT_MELD_OPTIONS) -> None:
 
 @settings(max_examples=examples(ci=2000, dev=200))
 @given(shoe_hands())
-def test_solver_matches_the_oracle_on_hands_drawn_from_the_shoe(hand_and_wild) -> None:
+def test_solver_matches_the_oracle_on_hands_drawn_from_the_shoe(hand_and_wild: HandAndWild) -> None:
     _check(*hand_and_wild)
 
 
 @settings(max_examples=examples(ci=150, dev=30))
 @given(dense_hands())
-def test_solver_matches_the_oracle_on_meld_dense_hands(hand_and_wild) -> None:
+def test_solver_matches_the_oracle_on_meld_dense_hands(hand_and_wild: HandAndWild) -> None:
     _check(*hand_and_wild)
 
 
 @settings(max_examples=examples(ci=150, dev=30))
 @given(shoe_hands(), OPTIONS)
-def test_solver_matches_the_oracle_under_every_meld_option(hand_and_wild, options) -> None:
+def test_solver_matches_the_oracle_under_every_meld_option(
+    hand_and_wild: HandAndWild, options: MeldOptions
+) -> None:
     _check(*hand_and_wild, options)
 
 
 @settings(max_examples=examples(ci=1500, dev=150))
 @given(st.integers(6, 9).flatmap(lambda size: dense_hands(size=size)), OPTIONS)
-def test_solver_matches_the_oracle_on_small_meld_dense_hands(hand_and_wild, options) -> None:
+def test_solver_matches_the_oracle_on_small_meld_dense_hands(
+    hand_and_wild: HandAndWild, options: MeldOptions
+) -> None:
     # Few cards and many jokers: a spare wild card must find a group without repeating a face
     # (strict rule) and without spoiling the only pure sequence, or stay loose; a wild card in
     # its place may be the only natural card of a run (no jokers-only sequence).
@@ -87,7 +96,9 @@ def test_solver_matches_the_oracle_on_small_meld_dense_hands(hand_and_wild, opti
 
 @settings(max_examples=examples(ci=300, dev=60))
 @given(dense_hands(size=5), OPTIONS)
-def test_group_kinds_match_the_oracle_classifier(hand_and_wild, options) -> None:
+def test_group_kinds_match_the_oracle_classifier(
+    hand_and_wild: HandAndWild, options: MeldOptions
+) -> None:
     hand, wild = hand_and_wild
     for size in range(1, len(hand) + 1):
         group = hand[:size]
@@ -99,7 +110,7 @@ def test_group_kinds_match_the_oracle_classifier(hand_and_wild, options) -> None
 @settings(max_examples=examples(ci=60, dev=10))
 @given(dense_hands(size=14))
 def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(
-    hand_and_wild,
+    hand_and_wild: HandAndWild,
 ) -> None:
     hand, wild = hand_and_wild
     expected = [
@@ -110,7 +121,7 @@ def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(
 
 @settings(max_examples=examples(ci=3, dev=1))
 @given(dense_hands(size=14))
-def test_valid_discards_match_the_oracle(hand_and_wild) -> None:
+def test_valid_discards_match_the_oracle(hand_and_wild: HandAndWild) -> None:
     hand, wild = hand_and_wild
     expected = [c for i, c in enumerate(hand) if oracle_score(hand[:i] + hand[i + 1 :], wild)[1]]
     assert list(valid_discards(hand, wild)) == expected

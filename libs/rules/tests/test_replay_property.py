@@ -29,7 +29,7 @@ from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandEnded
 from rummy_rules.indian import INDIAN_POINTS, Declare, Drop, HandState, Phase
 from rummy_rules.indian.arrangement import valid_discards
-from rummy_rules.indian.rules import bombay_baazi
+from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 from rummy_rules.settlement import reservation_cents
 from rummy_testing.profiles import examples
 
@@ -80,6 +80,7 @@ def legal_commands(state: HandState, at_ms: int, rng: random.Random) -> list[tup
             (0.02, Declare(seat=seat, turn_no=turn, face_down=rng.choice(allowed), at_ms=at_ms))
         )
         assert state.rule_set is not None
+        assert isinstance(state.rule_set.options, IndianPointsRules)
         options = state.rule_set.options.meld_options
         shows = [c for c in valid_discards(me.cards, state.wild_rank, options) if c in allowed]
         if shows:

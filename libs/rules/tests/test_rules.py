@@ -2,6 +2,7 @@
 
 import dataclasses
 import re
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ def test_bombay_baazi_carries_the_table_rules() -> None:
     )
     assert (rs.point_value_cents, rs.commission_bps, rs.max_missed_turns) == (250, 1000, 3)
     ind = rs.options
+    assert isinstance(ind, IndianPointsRules)
     assert (ind.first_drop_points, ind.middle_drop_points, ind.wrong_declare_points) == (20, 40, 80)
     assert ind.leave_points == 40
     assert ind.points_cap is None
@@ -36,6 +38,7 @@ def test_an_uncapped_loser_can_be_charged_every_card_at_ten_points() -> None:
 
 def test_the_80_cap_option_caps_the_counted_cards_and_the_maximum() -> None:
     rs = bombay_baazi(4, 100, 0, points_cap=80)
+    assert isinstance(rs.options, IndianPointsRules)
     assert rs.options.capped(113) == 80
     assert rs.options.capped(57) == 57
     assert rs.max_loss_points == 80
@@ -77,7 +80,7 @@ def test_rule_sets_are_immutable_values() -> None:
     ],
 )
 def test_out_of_range_rule_sets_are_refused_with_a_clear_message(
-    kwargs: dict, message: str
+    kwargs: dict[str, Any], message: str
 ) -> None:
     args = {"seats": 6, "point_value_cents": 100, "commission_bps": 500} | kwargs
     with pytest.raises(RuleSetError, match=re.escape(message)):
@@ -112,14 +115,19 @@ def test_negative_penalties_are_refused() -> None:
 @pytest.mark.parametrize("option", PENALTY_OPTIONS)
 def test_no_penalty_may_exceed_what_the_reservation_is_made_for(option: str) -> None:
     uncapped = bombay_baazi(8, 100, 0)
-    dataclasses.replace(uncapped, options=IndianPointsRules(**{option: 130}))
+
+    def penalty(points: int) -> dict[str, Any]:
+        return {option: points}
+
+    dataclasses.replace(uncapped, options=IndianPointsRules(**penalty(130)))
     with pytest.raises(RuleSetError, match=rf"{option} must be 0\.\.130 .*got 150") as caught:
-        dataclasses.replace(uncapped, options=IndianPointsRules(**{option: 150}))
+        dataclasses.replace(uncapped, options=IndianPointsRules(**penalty(150)))
     assert (caught.value.option, caught.value.bounds, caught.value.value) == (option, "0..130", 150)
-    capped = IndianPointsRules(points_cap=50, **dict.fromkeys(PENALTY_OPTIONS, 10))
-    dataclasses.replace(uncapped, options=dataclasses.replace(capped, **{option: 50}))
+    all_ten: dict[str, Any] = dict.fromkeys(PENALTY_OPTIONS, 10)
+    capped = IndianPointsRules(points_cap=50, **all_ten)
+    dataclasses.replace(uncapped, options=dataclasses.replace(capped, **penalty(50)))
     with pytest.raises(RuleSetError, match=rf"{option} must be 0\.\.50 \(.*cap"):
-        dataclasses.replace(uncapped, options=dataclasses.replace(capped, **{option: 51}))
+        dataclasses.replace(uncapped, options=dataclasses.replace(capped, **penalty(51)))
 
 
 @pytest.mark.parametrize("seats", [4, 6, 8])

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rummy_rules.indian.rules import bombay_baazi
+from rummy_rules.rules import RuleSet
 from rummy_rules.settlement import commission_for, reservation_cents, settle, settle_shared
 
 
@@ -70,7 +71,7 @@ hands = st.builds(
 
 
 @given(hands)
-def test_settlement_properties(hand: tuple) -> None:
+def test_settlement_properties(hand: tuple[int, int, int, int | None, st.DataObject]) -> None:
     seats, pv, bps, cap, data = hand
     rs = bombay_baazi(seats, pv, bps, points_cap=cap)
     n = data.draw(st.integers(2, seats))
@@ -130,7 +131,7 @@ def test_a_shared_pot_refuses_a_winner_listed_twice_or_charged_and_needs_a_loser
 
 
 @st.composite
-def shared_pots(draw: st.DrawFn) -> tuple:
+def shared_pots(draw: st.DrawFn) -> tuple[RuleSet, tuple[int, ...], dict[int, int]]:
     seats = draw(st.sampled_from([4, 6, 8]))
     rs = bombay_baazi(
         seats,
@@ -147,7 +148,7 @@ def shared_pots(draw: st.DrawFn) -> tuple:
 
 
 @given(shared_pots())
-def test_shared_pot_properties(pot: tuple) -> None:
+def test_shared_pot_properties(pot: tuple[RuleSet, tuple[int, ...], dict[int, int]]) -> None:
     rs, winners, points = pot
     s = settle_shared(rs, winners, points)
     pv = rs.point_value_cents

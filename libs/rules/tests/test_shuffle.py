@@ -4,6 +4,7 @@ every input, the deal layout, reshuffles, and the absence of bias."""
 import hashlib
 from collections import Counter
 from itertools import permutations
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ SEEDS = {0: b"alice", 2: b"", 5: b"carol"}
 
 
 def inputs(
-    server_seed: bytes = SEED, hand_id: str = "h-1", seeds: dict | None = None
+    server_seed: bytes = SEED, hand_id: str = "h-1", seeds: dict[int, bytes] | None = None
 ) -> ShuffleInputs:
     return ShuffleInputs.of(server_seed, hand_id, SEEDS if seeds is None else seeds)
 
@@ -111,6 +112,7 @@ def test_a_printed_joker_cut_makes_no_rank_wild() -> None:
     d = deal(inputs(), SHOE, SEEDS.keys(), 2, 13)
     jk = Deal(d.order, d.hands, printed_joker(1), d.first_open, d.stock)
     assert jk.wild_rank is None
+    assert d.wild_cut is not None
     assert d.wild_rank == d.wild_cut.rank
 
 
@@ -162,7 +164,7 @@ def test_commitment_is_the_sha256_of_the_server_seed() -> None:
         ({"seeds": {-1: b"", 1: b""}}, "seat numbers"),
     ],
 )
-def test_malformed_shuffle_inputs_are_refused(kwargs: dict, message: str) -> None:
+def test_malformed_shuffle_inputs_are_refused(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         inputs(**kwargs)
 

@@ -68,7 +68,7 @@ def start(
     ]
     commands.append(RecordSeedCommitment(commitment=COMMITMENT, at_ms=T0 + 1))
     commands.append(TurnTimeout(turn_no=0, at_ms=T0 + 2))
-    state, events = v.initial_state(), []
+    state, events = v.initial_state(), list[Event]()
     for command in commands:
         state, new = run(v, state, command)
         events += new
@@ -340,7 +340,7 @@ def test_a_toy_seat_never_sees_another_seats_cards_before_the_end(case: dict[str
             view = v.view(state, seat)
             others = {c for s in case["seated"] if s != seat for c in v.view(state, s).cards}
             assert not others & set(view.cards)
-            assert all(c.suit in Suit for c in view.cards)
+            assert all(isinstance(c.suit, Suit) for c in view.cards)
 
 
 def test_a_toy_settlement_with_two_winners_is_a_plain_value_the_codec_keeps() -> None:

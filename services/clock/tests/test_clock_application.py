@@ -9,8 +9,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_clock.application import ClockApplication, ClockMetrics
-from rummy_clock.clock import ManualClock
+from rummy_clock.adapters.clock import ManualClock
+from rummy_clock.application.deadlines import ClockApplication
+from rummy_clock.application.ports import ClockMetrics
 from rummy_platform.envelope import Envelope
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -88,9 +89,9 @@ def test_a_fast_clock_fires_a_thirty_second_turn_after_three_seconds() -> None:
     clock.advance(0.1)
     (due,) = app.due(clock.now())
     # The event still carries the table's own deadline.
-    assert app.publication(due).payload.deadline.ToDatetime(tzinfo=UTC) == T0 + timedelta(
-        seconds=30
-    )
+    passed = app.publication(due).payload
+    assert isinstance(passed, clock_events.TurnDeadlinePassed)
+    assert passed.deadline.ToDatetime(tzinfo=UTC) == T0 + timedelta(seconds=30)
 
 
 def test_metrics_count_scheduled_fired_pending_and_lag() -> None:

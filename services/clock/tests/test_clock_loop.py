@@ -15,11 +15,16 @@ from structlog.testing import capture_logs
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_clock.adapters.events import ClockLoop
-from rummy_clock.application import ClockApplication
-from rummy_clock.clock import ManualClock
+from rummy_clock.adapters.clock import ManualClock
+from rummy_clock.application.deadlines import ClockApplication
+from rummy_clock.entrypoints.events import ClockLoop
 from rummy_platform.envelope import Envelope, type_name
-from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog, TransactionalWriter
+from rummy_platform.eventlog import (
+    EVENT_TYPE_HEADER,
+    KafkaEventLog,
+    Record,
+    TransactionalWriter,
+)
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 
 
@@ -87,7 +92,7 @@ def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
         assert log.read_stream(prefix + CLOCK_EVENTS, "table-hour") == []
 
         clock.advance(0.001)
-        fired_events: list = []
+        fired_events: list[Record] = []
 
         def fired_now() -> bool:
             fired_events[:] = log.read_stream(prefix + CLOCK_EVENTS, "table-hour")

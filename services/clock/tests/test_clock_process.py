@@ -213,7 +213,7 @@ def test_turn_and_seed_deadlines_fire_once_keyed_by_table_and_never_for_an_ended
         assert pending(clock) == []
 
         with grpc.insecure_channel(clock.target) as channel:
-            health = health_pb2_grpc.HealthStub(channel).Check(
+            health = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                 health_pb2.HealthCheckRequest(service="rummy.clock.v1.ClockService"), timeout=5
             )
         assert health.status == health_pb2.HealthCheckResponse.SERVING

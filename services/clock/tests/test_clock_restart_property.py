@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rummy_clock.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TABLES = ("a", "b", "c")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from rummy_clock.clock import ManualClock
-from rummy_clock.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.adapters.clock import ManualClock
+from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

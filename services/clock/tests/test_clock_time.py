@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from rummy_clock.clock import ManualClock, SystemClock, due_time
+from rummy_clock.adapters.clock import ManualClock, SystemClock
 from rummy_clock.config import ClockSettings
+from rummy_clock.domain.speed import due_time
 from rummy_platform.config import ConfigError
 from rummy_testing.settings_env import use_settings_environment
 

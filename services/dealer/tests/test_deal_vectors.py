@@ -12,7 +12,7 @@ import pytest
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_dealer.application import deal_from_lock, deck_digest, reshuffle_from_exhausted
+from rummy_dealer.domain.deal import deal_from_lock, deck_digest, reshuffle_from_exhausted
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[3] / "libs/rules/vectors/shuffle-v1.json").read_text()

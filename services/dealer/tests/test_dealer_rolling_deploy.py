@@ -19,11 +19,12 @@ from structlog.testing import capture_logs
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_dealer.adapters.events import LogStreamVersions, table_reactor
-from rummy_dealer.application import Dealer
+from rummy_dealer.adapters.stream_versions import LogStreamVersions
+from rummy_dealer.application.dealing import Dealer
+from rummy_dealer.entrypoints.events import table_reactor
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import KafkaEventLog, TopicPartition
-from rummy_platform.skips import SKIPPED
+from rummy_platform.skips import SKIPPED, Reason
 from rummy_platform.topics import DEALER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
 
@@ -70,7 +71,7 @@ def test_an_old_dealer_skips_a_hand_of_a_variant_it_does_not_know_and_deals_the_
     assert NEW_VARIANT not in registry.names()
     prefix = f"deal{uuid.uuid4().hex[:8]}-"
     table_id = "table-roll"
-    series = ("unknown_variant", "rummy.table.v1.SeedsLocked", NEW_VARIANT)
+    series: tuple[Reason, str, str] = ("unknown_variant", "rummy.table.v1.SeedsLocked", NEW_VARIANT)
     assert SKIPPED.count(*series) == 0
     with KafkaEventLog(kafka_bootstrap) as log:
         log.ensure_topics(event_topic_specs(prefix=prefix))
@@ -99,7 +100,12 @@ def test_an_old_dealer_skips_a_hand_of_a_variant_it_does_not_know_and_deals_the_
         dealer = Dealer(seeds, versions, topic=prefix + DEALER_EVENTS)
         writer = log.transactional_writer(prefix + "dealer-writer")
         reactor = table_reactor(
-            log, writer, dealer, versions, topic=prefix + TABLE_EVENTS, group_id=prefix + "dealer"
+            log,
+            writer,
+            dealer,
+            versions.forget,
+            topic=prefix + TABLE_EVENTS,
+            group_id=prefix + "dealer",
         )
         try:
             with capture_logs() as logs:

@@ -10,7 +10,7 @@ from fairness_support import FIXED_SEED, VECTOR, table_event
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.adapters.memory import InMemoryUnitOfWork
-from rummy_fairness.application import Fairness, os_seed
+from rummy_fairness.application.seeds import Fairness, os_seed
 from rummy_platform.errors import InvalidArgument, NotFound
 from rummy_platform.topics import FAIRNESS_EVENTS
 

@@ -15,11 +15,12 @@ from psycopg_pool import ConnectionPool
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.adapters import db
-from rummy_fairness.adapters.events import outbox_relay, table_reactor
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
-from rummy_fairness.application import Fairness
+from rummy_fairness.application.seeds import Fairness
+from rummy_fairness.entrypoints.events import table_reactor
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import InMemoryEventLog
+from rummy_platform.outbox import OutboxRelay
 from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
@@ -39,7 +40,7 @@ def run(log: InMemoryEventLog, pool: ConnectionPool, fairness: Fairness) -> list
     while reactor.run_once():
         pass
     reactor.close()
-    while outbox_relay(log, pool).publish_pending():
+    while OutboxRelay(pool, log).publish_pending():
         pass
     return [r.envelope for r in log.read_stream(FAIRNESS_EVENTS, "table-1")]
 

@@ -12,7 +12,7 @@ from fairness_support import FIXED_SEED
 
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy_fairness.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
-from rummy_fairness.unit_of_work import FairnessUnitOfWork
+from rummy_fairness.application.ports import FairnessUnitOfWork
 from rummy_platform.envelope import Envelope
 from rummy_testing.storage import IMPLEMENTATIONS, Storage
 

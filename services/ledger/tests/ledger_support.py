@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from google.protobuf.message import Message
 from psycopg_pool import ConnectionPool
 
-from rummy_ledger.adapters import events
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
-from rummy_ledger.application import get_balance, grant
-from rummy_ledger.domain import Grant
-from rummy_ledger.handlers import Counters, Ledger
-from rummy_ledger.unit_of_work import LedgerUnitOfWork
+from rummy_ledger.application.accounts import get_balance, grant
+from rummy_ledger.application.ports import Counters, LedgerUnitOfWork
+from rummy_ledger.application.reactions import Ledger
+from rummy_ledger.domain.accounts import Grant
+from rummy_ledger.entrypoints import events
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.outbox import OutboxRelay
@@ -89,7 +89,7 @@ class Wired:
                 topic=self.prefix + TABLE_EVENTS,
                 group_id=self.prefix + "ledger",
             )
-            self.relay: OutboxRelay = events.outbox_relay(self.log, where)
+            self.relay: OutboxRelay = OutboxRelay(where, self.log)
         else:
             self.uow = where
             self.handled: dict[str, int] = {}  # table id -> records handled

@@ -10,8 +10,8 @@ import pytest
 from ledger_support import balance_of, funded_player, house_rule_set, new_id, storage
 from psycopg_pool import ConnectionPool
 
-from rummy_ledger.application import reserve_stakes, settle_hand
-from rummy_ledger.domain import ReserveStakes, SeatStake, SettleHand
+from rummy_ledger.application.accounts import reserve_stakes, settle_hand
+from rummy_ledger.domain.accounts import ReserveStakes, SeatStake, SettleHand
 from rummy_platform import ledger_invariants
 from rummy_rules.settlement import settle
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rummy_ledger.domain import (
+from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
     Grant,
     HeldReservation,

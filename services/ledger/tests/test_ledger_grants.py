@@ -6,8 +6,15 @@ import pytest
 from ledger_support import balance_of, new_id
 
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
-from rummy_ledger.application import ConsumedPosition, OutgoingEvent, grant
-from rummy_ledger.domain import AccountNotFound, Conflict, Grant, InvalidCommand
+from rummy_ledger.application.accounts import (
+    Balance,
+    ConsumedPosition,
+    OutgoingEvent,
+    get_balance,
+    get_statement,
+    grant,
+)
+from rummy_ledger.domain.accounts import AccountNotFound, Conflict, Grant, InvalidCommand
 
 
 def test_a_retried_grant_with_the_same_key_and_body_returns_the_first_result(
@@ -75,3 +82,20 @@ def test_a_handler_inside_the_callers_transaction_commits_only_with_the_caller(
     assert balance_of(uow, kept) == (700, 0, 700)
     with pytest.raises(AccountNotFound):
         balance_of(uow, dropped)
+
+
+def test_an_account_never_posted_to_reads_as_zero_to_its_owner_and_is_unknown_to_anyone_else(
+    uow: InMemoryUnitOfWork,
+) -> None:
+    # every player has a wallet, opened at 0 (services/ledger/README.md, gRPC): its owner reads
+    # zeros and an empty statement; an operator naming it gets AccountNotFound (NOT_FOUND)
+    account = new_id("player")
+    assert get_balance(uow, account, opened_at_zero=True) == Balance(account, 0, 0, 0)
+    assert get_statement(uow, account, opened_at_zero=True) == ()
+    with pytest.raises(AccountNotFound):
+        get_balance(uow, account)
+    with pytest.raises(AccountNotFound):
+        get_statement(uow, account)
+    grant(uow, Grant("op", account, 700, new_id("grant")))
+    assert get_balance(uow, account, opened_at_zero=True) == Balance(account, 700, 0, 700)
+    assert [item.kind for item in get_statement(uow, account, opened_at_zero=True)] == ["grant"]

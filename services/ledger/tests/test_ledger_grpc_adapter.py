@@ -8,13 +8,15 @@ from datetime import UTC, datetime
 import grpc
 import pytest
 
-from rummy_ledger.adapters.grpc import (
-    ledger_errors,
-    readable_account,
-    statement_entry,
+from rummy_ledger.application.accounts import StatementItem, StatementLine
+from rummy_ledger.domain.accounts import (
+    AccountNotFound,
+    Conflict,
+    InvalidCommand,
+    SettlementRefused,
 )
-from rummy_ledger.application import StatementItem, StatementLine
-from rummy_ledger.domain import AccountNotFound, Conflict, InvalidCommand, SettlementRefused
+from rummy_ledger.entrypoints.codec import statement_entry
+from rummy_ledger.entrypoints.grpc import ledger_errors, readable_account
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role
 

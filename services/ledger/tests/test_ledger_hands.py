@@ -8,7 +8,7 @@ import pytest
 from ledger_support import balance_of, funded_player, house_rule_set, new_id
 
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
-from rummy_ledger.application import (
+from rummy_ledger.application.accounts import (
     ConsumedPosition,
     OutgoingEvent,
     ReserveResult,
@@ -19,7 +19,7 @@ from rummy_ledger.application import (
     reserve_stakes,
     settle_hand,
 )
-from rummy_ledger.domain import (
+from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
     ISSUANCE_ACCOUNT,
     AbortHand,

@@ -21,8 +21,8 @@ from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game.match_wire import settlement_to_pb
-from rummy_ledger.application import get_statement
-from rummy_ledger.domain import HOUSE_COMMISSION_ACCOUNT
+from rummy_ledger.application.accounts import get_statement
+from rummy_ledger.domain.accounts import HOUSE_COMMISSION_ACCOUNT
 from rummy_platform.envelope import Envelope
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.formats.money import (

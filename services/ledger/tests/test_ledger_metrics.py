@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry
 
-from rummy_ledger.metrics import counters
+from rummy_ledger.adapters.metrics import counters
 
 
 def test_every_refusable_table_event_and_reservation_outcome_is_exported_at_zero() -> None:

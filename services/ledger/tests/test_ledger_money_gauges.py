@@ -13,9 +13,9 @@ from prometheus_client import CollectorRegistry
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
-from rummy_ledger.application import abort_hand, reserve_stakes, settle_hand
-from rummy_ledger.domain import AbortHand, ReserveStakes, SeatStake, SettleHand
-from rummy_ledger.metrics import LedgerGaugeCollector
+from rummy_ledger.adapters.metrics import LedgerGaugeCollector
+from rummy_ledger.application.accounts import abort_hand, reserve_stakes, settle_hand
+from rummy_ledger.domain.accounts import AbortHand, ReserveStakes, SeatStake, SettleHand
 from rummy_rules.settlement import settle
 from rummy_testing.service_process import fresh_database
 

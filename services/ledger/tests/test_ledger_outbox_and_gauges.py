@@ -10,13 +10,13 @@ from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2
 from rummy_ledger.adapters import db
-from rummy_ledger.application import (
+from rummy_ledger.application.accounts import (
     OutgoingEvent,
     SettleResult,
     reserve_stakes,
     settle_hand,
 )
-from rummy_ledger.domain import ReserveStakes, SeatStake, SettleHand
+from rummy_ledger.domain.accounts import ReserveStakes, SeatStake, SettleHand
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_rules.settlement import settle
 

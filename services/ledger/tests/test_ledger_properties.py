@@ -10,8 +10,14 @@ from hypothesis import strategies as st
 from ledger_support import house_rule_set, new_id
 
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
-from rummy_ledger.application import abort_hand, get_balance, grant, reserve_stakes, settle_hand
-from rummy_ledger.domain import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
+from rummy_ledger.application.accounts import (
+    abort_hand,
+    get_balance,
+    grant,
+    reserve_stakes,
+    settle_hand,
+)
+from rummy_ledger.domain.accounts import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
 from rummy_rules.settlement import reservation_cents, settle
 
 PLAYERS = 4

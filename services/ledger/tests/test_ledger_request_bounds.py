@@ -14,11 +14,11 @@ from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
-from rummy_ledger.adapters import grpc as grpc_adapter
-from rummy_ledger.application import grant
+from rummy_ledger.application.accounts import grant
+from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.config import LedgerSettings
-from rummy_ledger.domain import Grant, GrantLimits, InvalidCommand
-from rummy_ledger.handlers import Ledger
+from rummy_ledger.domain.accounts import Grant, GrantLimits, InvalidCommand
+from rummy_ledger.entrypoints import grpc as grpc_adapter
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.config import ConfigError, Settings
 from rummy_platform.limits import open_channel

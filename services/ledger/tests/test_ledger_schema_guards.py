@@ -8,8 +8,8 @@ from ledger_support import funded_player, new_id, storage
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
-from rummy_ledger.application import reserve_stakes
-from rummy_ledger.domain import ReserveStakes, SeatStake
+from rummy_ledger.application.accounts import reserve_stakes
+from rummy_ledger.domain.accounts import ReserveStakes, SeatStake
 from rummy_platform import ledger_invariants
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,8 @@ import pytest
 from ledger_support import new_id
 
 from rummy_ledger.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
-from rummy_ledger.domain import (
+from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
+from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
     ISSUANCE_ACCOUNT,
     Conflict,
@@ -26,8 +27,7 @@ from rummy_ledger.domain import (
     Posting,
     TransactionKind,
 )
-from rummy_ledger.matches import HoldBatch, MatchBook, SeatHold
-from rummy_ledger.unit_of_work import LedgerUnitOfWork, OutgoingEvent
+from rummy_ledger.domain.matches import HoldBatch, MatchBook, SeatHold
 from rummy_platform.journal_keys import match_settlement_key
 from rummy_testing.storage import IMPLEMENTATIONS, Storage
 

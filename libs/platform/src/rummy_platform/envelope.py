@@ -19,9 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import ModuleType
+from typing import Generic
 
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.timestamp_pb2 import Timestamp
+from typing_extensions import TypeIs, TypeVar
 
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.common.v1 import envelope_pb2
@@ -54,8 +56,15 @@ class UnknownEventType(EnvelopeError):
         self.correlation_id = correlation_id
 
 
+#: The payload type of an Envelope: ``Envelope`` alone is ``Envelope[Message]`` (any payload);
+#: ``Envelope[SeedCommitted]`` is one whose payload is known to be that message (and is an
+#: ``Envelope[Message]`` too: an envelope is immutable).
+P = TypeVar("P", bound=Message, default=Message, covariant=True)
+M = TypeVar("M", bound=Message)
+
+
 @dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(Generic[P]):
     """One event of one stream, with its payload as a typed protobuf message.
 
     ``stream_version`` is 1-based; ``occurred_at`` must be timezone-aware (it is stored as UTC,
@@ -67,7 +76,7 @@ class Envelope:
     stream_id: str
     stream_version: int
     occurred_at: datetime
-    payload: Message
+    payload: P
     correlation_id: str = ""
     causation_id: str = ""
     rules_version: str = ""
@@ -87,7 +96,7 @@ class Envelope:
     @classmethod
     def new(
         cls,
-        payload: Message,
+        payload: M,
         *,
         stream_id: str,
         stream_version: int,
@@ -98,9 +107,9 @@ class Envelope:
         shuffle_version: str = "",
         request_digest: str = "",
         event_id: str | None = None,
-    ) -> Envelope:
+    ) -> Envelope[M]:
         """An envelope for ``payload``, with a fresh random UUID as event id unless one is given."""
-        return cls(
+        return Envelope(
             event_id=event_id or str(uuid.uuid4()),
             stream_id=stream_id,
             stream_version=stream_version,
@@ -122,6 +131,11 @@ class Envelope:
     def key(self) -> bytes:
         """The Kafka message key: the stream id in UTF-8."""
         return self.stream_id.encode()
+
+
+def has_payload(envelope: Envelope, kind: type[M]) -> TypeIs[Envelope[M]]:
+    """Whether ``envelope``'s payload is a ``kind`` (to a type checker: an ``Envelope[kind]``)."""
+    return isinstance(envelope.payload, kind)
 
 
 def type_name(message: Message | type[Message]) -> str:

@@ -1,8 +1,8 @@
 """The keys the ledger's journal names a match's money by (``journal_transactions.hand_id``).
 
 One home for the journal's contract: the ledger writes under these keys
-(``rummy_ledger.matches``), the replay reads the journal by them (``rummy_ops.replay``), so the
-tools import no service.
+(``rummy_ledger.domain.matches``), the replay reads the journal by them
+(``rummy_ops.replay``), so the tools import no service.
 """
 
 from __future__ import annotations

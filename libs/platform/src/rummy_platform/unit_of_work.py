@@ -1,7 +1,7 @@
 """Transactions of a unit of work (the ledger's and fairness's): on PostgreSQL and in memory.
 
-A service's unit of work (``rummy_ledger.unit_of_work``, ``rummy_fairness.unit_of_work``) gives
-its application repositories and ``transaction()``; the concrete ones delegate the transaction
+A service's unit of work (``rummy_ledger.application.ports``, ``rummy_fairness.application.ports``)
+gives its application repositories and ``transaction()``; the concrete ones delegate the transaction
 to one of these two:
 
 - :class:`PostgresTransactions`: on a pool, the outermost ``transaction()`` takes a connection

@@ -6,14 +6,14 @@ variables are in README.md's table) and :func:`build` wires everything from it.
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
-
-from rummy_clock.adapters import events
-from rummy_clock.adapters import grpc as grpc_adapter
-from rummy_clock.application import ClockApplication, ClockMetrics
-from rummy_clock.clock import SystemClock
+from rummy_clock.adapters.clock import SystemClock
+from rummy_clock.adapters.metrics import metrics
+from rummy_clock.application.deadlines import ClockApplication
 from rummy_clock.config import ClockSettings
+from rummy_clock.entrypoints import events
+from rummy_clock.entrypoints import grpc as grpc_entrypoint
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
+from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops
@@ -21,28 +21,6 @@ from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
 
 SERVICE = "clock"
-#: Seconds between a deadline's due time and its publication.
-LAG_BUCKETS_SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
-
-
-def metrics() -> ClockMetrics:
-    """The clock's Prometheus series in the default registry."""
-    scheduled = Counter(
-        "rummy_clock_deadlines_scheduled", "Deadlines scheduled, by kind.", ["kind"]
-    )
-    fired = Counter("rummy_clock_deadlines_fired", "Deadlines published, by kind.", ["kind"])
-    pending = Gauge("rummy_clock_deadlines_pending", "Deadlines scheduled and not yet fired.")
-    lag = Histogram(
-        "rummy_clock_firing_lag_seconds",
-        "Seconds from a deadline's due time to its publication.",
-        buckets=LAG_BUCKETS_SECONDS,
-    )
-    return ClockMetrics(
-        scheduled=lambda kind: scheduled.labels(kind=kind).inc(),
-        fired=lambda kind: fired.labels(kind=kind).inc(),
-        pending=pending.set,
-        lag_seconds=lag.observe,
-    )
 
 
 def build(settings: ClockSettings) -> ServiceHost:
@@ -51,7 +29,9 @@ def build(settings: ClockSettings) -> ServiceHost:
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    # The platform's event log (topics, writer, stream reads, the group consumer; it waits up
+    # to 30 s to see the topics' partitions before joining).
+    log = KafkaEventLog(settings.kafka_bootstrap_servers, client_id=SERVICE)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     # Created before the consumer: fences a previous clock and aborts what it left open, so
@@ -83,7 +63,9 @@ def build(settings: ClockSettings) -> ServiceHost:
     loops.start("clock-loop", loop.run)
 
     host.add_servicer(
-        grpc_adapter.add_to_server, grpc_adapter.ClockServicer(app), grpc_adapter.SERVICE_NAME
+        grpc_entrypoint.add_to_server,
+        grpc_entrypoint.ClockServicer(app),
+        grpc_entrypoint.SERVICE_NAME,
     )
     return host
 

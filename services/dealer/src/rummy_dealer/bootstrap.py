@@ -7,15 +7,16 @@ token for fairness) and :func:`build` wires everything from it.
 
 from __future__ import annotations
 
-from prometheus_client import Counter
-
-from rummy_dealer.adapters import events
-from rummy_dealer.adapters import grpc as grpc_adapter
+from rummy_dealer.adapters import metrics
 from rummy_dealer.adapters.fairness_client import FairnessClient
-from rummy_dealer.application import Counters, Dealer
+from rummy_dealer.adapters.stream_versions import LogStreamVersions
+from rummy_dealer.application.dealing import Dealer
 from rummy_dealer.config import DealerSettings
+from rummy_dealer.entrypoints import events
+from rummy_dealer.entrypoints import grpc as grpc_entrypoint
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
+from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops
@@ -39,25 +40,18 @@ def build(settings: DealerSettings) -> ServiceHost:
     )
     host.on_shutdown(fairness.close)
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = KafkaEventLog(settings.kafka_bootstrap_servers, client_id=SERVICE)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     writer = log.transactional_writer(prefix + settings.transactional_id)
     host.on_shutdown(writer.close)
-    versions = events.LogStreamVersions(log, prefix + DEALER_EVENTS)
-    deals = Counter("rummy_dealer_deals", "Hands dealt")
-    reshuffles = Counter("rummy_dealer_reshuffles", "Stocks reshuffled from the discard pile")
-    dealer = Dealer(
-        fairness,
-        versions,
-        topic=prefix + DEALER_EVENTS,
-        counters=Counters(dealt=deals.inc, reshuffled=reshuffles.inc),
-    )
+    versions = LogStreamVersions(log, prefix + DEALER_EVENTS)
+    dealer = Dealer(fairness, versions, topic=prefix + DEALER_EVENTS, counters=metrics.counters())
     reactor = events.table_reactor(
         log,
         writer,
         dealer,
-        versions,
+        versions.forget,
         topic=prefix + TABLE_EVENTS,
         group_id=prefix + events.CONSUMER_GROUP,
     )
@@ -76,7 +70,9 @@ def build(settings: DealerSettings) -> ServiceHost:
     loops.start("dealer-reactor", reactor.run)
 
     host.add_servicer(
-        grpc_adapter.add_to_server, grpc_adapter.DealerServicer(), grpc_adapter.SERVICE_NAME
+        grpc_entrypoint.add_to_server,
+        grpc_entrypoint.DealerServicer(),
+        grpc_entrypoint.SERVICE_NAME,
     )
     return host
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge
 
-from rummy_fairness.adapters import db, events
-from rummy_fairness.adapters import grpc as grpc_adapter
+from rummy_fairness.adapters import db
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
-from rummy_fairness.application import Counters, Fairness
+from rummy_fairness.application.seeds import Counters, Fairness
 from rummy_fairness.config import FairnessSettings
+from rummy_fairness.entrypoints import events
+from rummy_fairness.entrypoints import grpc as grpc_adapter
 from rummy_platform.db import apply_migrations, open_pool
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
+from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.outbox import OutboxRelay
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, fault_hook
@@ -41,15 +44,15 @@ def build(settings: FairnessSettings) -> ServiceHost:
         counters=Counters(seed_committed=committed.inc, seed_revealed=revealed.inc),
     )
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = KafkaEventLog(settings.kafka_bootstrap_servers, client_id=SERVICE)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     reactor = events.table_reactor(
         log, pool, fairness, topic=prefix + TABLE_EVENTS, group_id=prefix + events.CONSUMER_GROUP
     )
-    relay = events.outbox_relay(
-        log,
+    relay = OutboxRelay(
         pool,
+        log,
         before_append=fault_hook("outbox-before-append", settings.fault_point),
         after_append=fault_hook("outbox-after-append", settings.fault_point),
     )

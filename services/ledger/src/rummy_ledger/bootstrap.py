@@ -15,15 +15,17 @@ from __future__ import annotations
 from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
-from rummy_ledger import metrics
-from rummy_ledger.adapters import db, events
-from rummy_ledger.adapters import grpc as grpc_adapter
+from rummy_ledger.adapters import db, metrics
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
+from rummy_ledger.application.ports import utc_now
+from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.config import LedgerSettings
-from rummy_ledger.handlers import Ledger, utc_now
+from rummy_ledger.entrypoints import events
+from rummy_ledger.entrypoints import grpc as grpc_adapter
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.envelope import type_name
-from rummy_platform.outbox import RelayHook
+from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.outbox import OutboxRelay, RelayHook
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops, fault_hook
@@ -70,15 +72,15 @@ def build(settings: LedgerSettings) -> ServiceHost:
     # A scrape tries no query while the watch knows PostgreSQL is down (it would only hang).
     metrics.register_gauges(pool, clock=clock, reachable=lambda: "postgresql" not in watch.failing)
 
-    log = events.kafka_log(settings.kafka_bootstrap_servers)
+    log = KafkaEventLog(settings.kafka_bootstrap_servers, client_id=SERVICE)
     host.on_shutdown(log.close)
     log.ensure_topics(event_topic_specs(prefix=prefix))
     reactor = events.table_reactor(
         log, pool, ledger, topic=prefix + TABLE_EVENTS, group_id=prefix + events.CONSUMER_GROUP
     )
-    relay = events.outbox_relay(
-        log,
+    relay = OutboxRelay(
         pool,
+        log,
         before_append=settlement_fault(pool, SETTLEMENT_BEFORE_PUBLISH, settings.fault_point),
         after_append=settlement_fault(pool, SETTLEMENT_AFTER_PUBLISH, settings.fault_point),
     )

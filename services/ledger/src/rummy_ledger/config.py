@@ -7,7 +7,7 @@ from typing import ClassVar, Self
 
 from pydantic import model_validator
 
-from rummy_ledger.domain import GrantLimits
+from rummy_ledger.domain.accounts import GrantLimits
 from rummy_platform.config import PostgresServiceSettings, setting
 from rummy_rules.rules import INT64_MAX
 

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Unpack
+from typing import Self, Unpack
 
 from rummy_platform.envelope import (
     Envelope,
@@ -250,7 +250,7 @@ class TransactionalWriter(ABC):
     def close(self) -> None:
         """Release the producer (an open transaction is aborted by the broker)."""
 
-    def __enter__(self) -> TransactionalWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -314,7 +314,7 @@ class GroupConsumer(ABC):
     def close(self) -> None:
         """Leave the group (without committing)."""
 
-    def __enter__(self) -> GroupConsumer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -402,7 +402,7 @@ class EventLog(ABC):
     def close(self) -> None:
         """Release every client this log opened."""
 
-    def __enter__(self) -> EventLog:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

@@ -10,8 +10,12 @@ and skips repeats.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from rummy_platform.envelope import Envelope
+
+#: Any envelope (``Envelope[SeedCommitted]`` ...): what is kept is what was given.
+E = TypeVar("E", bound=Envelope)
 
 DedupeKey = Callable[[Envelope], str]
 
@@ -50,7 +54,7 @@ class Deduplicator:
         return len(self._seen)
 
 
-def drop_redelivered(envelopes: Iterable[Envelope], key: DedupeKey = by_event_id) -> list[Envelope]:
+def drop_redelivered(envelopes: Iterable[E], key: DedupeKey = by_event_id) -> list[E]:
     """The envelopes without repeats of an earlier key, in their order."""
     dedupe = Deduplicator(key)
     return [envelope for envelope in envelopes if dedupe.first_time(envelope)]

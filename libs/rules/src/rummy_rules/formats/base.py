@@ -50,8 +50,15 @@ INDIAN_FORMAT_SEATS = (2, 6)
 class MatchFormat(Protocol):
     """One match format behind the interface a host uses."""
 
-    min_seats: int
-    max_seats: int
+    @property
+    def min_seats(self) -> int:
+        """The fewest seats a match of this format starts with."""
+        ...
+
+    @property
+    def max_seats(self) -> int:
+        """The most seats a match of this format takes."""
+        ...
 
     @property
     def name(self) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 
-from rummy_fairness.unit_of_work import SeedRow
+from rummy_fairness.application.ports import SeedRow
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 SCHEMA = "fairness"

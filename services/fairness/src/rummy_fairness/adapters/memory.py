@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from rummy_fairness.unit_of_work import FairnessUnitOfWork, Outbox, SeedRow, Seeds
+from rummy_fairness.application.ports import FairnessUnitOfWork, Outbox, SeedRow, Seeds
 from rummy_platform.envelope import Envelope
 from rummy_platform.unit_of_work import SnapshotTransactions
 

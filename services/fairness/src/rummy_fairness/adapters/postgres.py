@@ -17,7 +17,7 @@ from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from rummy_fairness.adapters import db
-from rummy_fairness.unit_of_work import FairnessUnitOfWork, Outbox, SeedRow, Seeds
+from rummy_fairness.application.ports import FairnessUnitOfWork, Outbox, SeedRow, Seeds
 from rummy_platform.envelope import Envelope
 from rummy_platform.outbox import DEFAULT_TABLE, next_stream_version, write_outbox
 from rummy_platform.unit_of_work import PostgresTransactions

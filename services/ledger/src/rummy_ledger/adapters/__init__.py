@@ -1,1 +1,4 @@
-"""Adapters of the ledger: PostgreSQL (db)."""
+"""The ledger's outbound adapters: PostgreSQL (:mod:`.db`, the unit of work of
+:mod:`.postgres`), the in-memory fake (:mod:`.memory`) and the Prometheus series
+(:mod:`.metrics`). The event log and the outbox relay are the platform's
+(``rummy_platform.eventlog``, ``rummy_platform.outbox``), built by bootstrap."""

@@ -20,20 +20,20 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from rummy_ledger.domain import (
-    AccountKind,
-    Conflict,
-    HeldReservation,
-    JournalTransaction,
-)
-from rummy_ledger.matches import MatchBook
-from rummy_ledger.unit_of_work import (
+from rummy_ledger.application.ports import (
     BalanceRow,
     OutboxRow,
     ReservationRow,
     StatementRow,
     StoredCommand,
 )
+from rummy_ledger.domain.accounts import (
+    AccountKind,
+    Conflict,
+    HeldReservation,
+    JournalTransaction,
+)
+from rummy_ledger.domain.matches import MatchBook
 from rummy_platform import db as platform_db
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"

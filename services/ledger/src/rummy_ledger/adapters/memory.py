@@ -35,26 +35,16 @@ serialises whole transactions under one lock.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from rummy_ledger.domain import (
-    HOUSE_COMMISSION_ACCOUNT,
-    ISSUANCE_ACCOUNT,
-    AccountKind,
-    Conflict,
-    HeldReservation,
-    JournalTransaction,
-    LineKind,
-    TransactionKind,
-)
-from rummy_ledger.matches import MatchBook
-from rummy_ledger.unit_of_work import (
+from rummy_ledger.application.ports import (
     Accounts,
     BalanceRow,
+    Clock,
     Commands,
     Journal,
     LedgerUnitOfWork,
@@ -67,10 +57,20 @@ from rummy_ledger.unit_of_work import (
     Reservations,
     StatementRow,
     StoredCommand,
+    utc_now,
 )
+from rummy_ledger.domain.accounts import (
+    HOUSE_COMMISSION_ACCOUNT,
+    ISSUANCE_ACCOUNT,
+    AccountKind,
+    Conflict,
+    HeldReservation,
+    JournalTransaction,
+    LineKind,
+    TransactionKind,
+)
+from rummy_ledger.domain.matches import MatchBook
 from rummy_platform.unit_of_work import SnapshotTransactions
-
-Clock = Callable[[], datetime]
 
 
 class ConstraintViolation(Exception):
@@ -427,16 +427,12 @@ class _Offsets(_Repository, Offsets):
         return {(t, p): n for (g, t, p), n in self._state.offsets.items() if g == consumer_group}
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class InMemoryUnitOfWork(LedgerUnitOfWork):
     """The ledger's storage in one :class:`LedgerState`; ``clock`` stamps journal transactions
     (``posted_at``) and outbox rows. Repositories may also be used outside a transaction (each
     call then stands alone, as on an autocommit connection)."""
 
-    def __init__(self, *, clock: Clock = _utc_now) -> None:
+    def __init__(self, *, clock: Clock = utc_now) -> None:
         self._transactions = SnapshotTransactions(LedgerState())
         self.clock = clock
         self.commands = _Commands(self)

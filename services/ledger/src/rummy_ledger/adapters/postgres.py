@@ -1,5 +1,5 @@
 """The ledger's unit of work on PostgreSQL (psycopg 3): the repositories of
-:mod:`rummy_ledger.unit_of_work` over the SQL of :mod:`rummy_ledger.adapters.db`.
+:mod:`rummy_ledger.application.ports` over the SQL of :mod:`rummy_ledger.adapters.db`.
 
 ``PostgresUnitOfWork(pool)`` is the service's (gRPC threads share it: one connection per thread,
 ``rummy_platform.unit_of_work.PostgresTransactions``); ``PostgresUnitOfWork.joining(conn)`` runs
@@ -19,9 +19,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
-from rummy_ledger.domain import HeldReservation, JournalTransaction
-from rummy_ledger.matches import MatchBook
-from rummy_ledger.unit_of_work import (
+from rummy_ledger.application.ports import (
     Accounts,
     BalanceRow,
     Commands,
@@ -37,6 +35,8 @@ from rummy_ledger.unit_of_work import (
     StatementRow,
     StoredCommand,
 )
+from rummy_ledger.domain.accounts import HeldReservation, JournalTransaction
+from rummy_ledger.domain.matches import MatchBook
 from rummy_platform import ledger_invariants
 from rummy_platform.outbox import next_stream_version
 from rummy_platform.unit_of_work import PostgresTransactions

@@ -1,0 +1,1 @@
+"""The clock's use cases: one module per group, taking and returning domain types."""

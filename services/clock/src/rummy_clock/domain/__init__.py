@@ -1,0 +1,1 @@
+"""The clock's pure domain: deadlines, the schedule, the speed factor (no I/O, no clock)."""

@@ -1,0 +1,2 @@
+"""Inbound adapters of the clock: the gRPC servicer and the event loop (wired by
+``rummy_clock.bootstrap`` only)."""

@@ -1,0 +1,262 @@
+"""The clock's event log (through :mod:`rummy_platform.eventlog`, the only home of the Kafka
+client).
+
+The clock cannot use :class:`rummy_platform.reactor.TransactionalReactor`: that reactor commits
+an input's offset together with the outputs *that input* causes, right away, but a deadline's
+output comes later, at the deadline. Committing the ``TurnStarted`` offset on receipt would lose
+the pending deadline in a crash. So the clock runs its own loop, on the same parts (the
+platform's envelope codec and transactional writer):
+
+- It joins group ``clock`` on ``table-events`` *and* its own ``clock-events`` (same partition
+  count, same key: partition p of one holds the same tables as partition p of the other; the
+  range assignor gives both to the same member).
+- Each publication is one Kafka transaction: the firings, plus the group's offsets of both
+  topics. Those offsets are not "what was read" but "where a restart must re-read from"
+  (:meth:`~rummy_clock.domain.schedule.Schedule.resume_offsets`): table-events from the oldest
+  source of a pending deadline, clock-events from the oldest firing whose source is re-read.
+- After an assignment it reads both topics up to their end offsets before it fires anything,
+  so a deadline that already fired (its firing is read back) never fires again, and one that
+  passed while the clock was down fires right after.
+- The writer's transactional id is stable across restarts: a restarted clock fences its
+  predecessor and the broker aborts whatever that one left open.
+- A table event whose handling raises parks that table alone
+  (:class:`rummy_platform.isolation.StreamIsolation`): its events are held in order and retried
+  after a backoff, the other tables' deadlines go on, and the table-events resume offset never
+  passes a held event.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+
+from rummy_clock.application.deadlines import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
+from rummy_clock.application.ports import Clock
+from rummy_platform.eventlog import (
+    EventLog,
+    EventLogError,
+    GroupConsumer,
+    Record,
+    TopicPartition,
+    TransactionalWriter,
+    WriterFenced,
+)
+from rummy_platform.isolation import StreamIsolation
+from rummy_platform.logging import get_logger
+
+_log = get_logger(__name__)
+
+CONSUMER_GROUP = "clock"
+
+
+class ClockLoop:
+    """Consumes table-events and clock-events, fires due deadlines, commits resume offsets.
+
+    ``max_wait_s`` bounds one poll (seconds); ``checkpoint_s`` is how often resume offsets are
+    committed when nothing fires (so a restart re-reads little). One thread only.
+
+    The group member is the event log's (:meth:`EventLog.consumer`): it backs off while the
+    broker is lost or hung, rejoins when stuck without partitions, and reports its lag.
+    """
+
+    def __init__(
+        self,
+        log: EventLog,
+        app: ClockApplication,
+        writer: TransactionalWriter,
+        clock: Clock,
+        *,
+        table_topic: str,
+        clock_topic: str,
+        group_id: str = CONSUMER_GROUP,
+        max_wait_s: float = 0.5,
+        checkpoint_s: float = 5.0,
+    ) -> None:
+        self._log = log
+        self._app = app
+        self._writer = writer
+        self._clock = clock
+        self._table_topic = table_topic
+        self._clock_topic = clock_topic
+        self.group_id = group_id
+        self._max_wait_s = max_wait_s
+        self._checkpoint_s = checkpoint_s
+        self._consumer: GroupConsumer | None = None
+        self._owned: set[int] = set()
+        self._catching_up: dict[TopicPartition, int] | None = None
+        self._newly_assigned: set[TopicPartition] = set()
+        self._reread: set[TopicPartition] = set()
+        self._committed: dict[TopicPartition, int] = {}
+        self._last_checkpoint = time.monotonic()
+        #: Tables whose events raised: held and retried, the others go on.
+        self.isolation = StreamIsolation(group_id, first_s=max_wait_s)
+
+    # -- rebalance ---------------------------------------------------------------------------
+
+    def _assigned(self, assigned: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
+        tps = set(assigned)
+        self._newly_assigned |= tps
+        self._owned = {tp.partition for tp in tps if tp.topic == self._table_topic}
+        self._committed.clear()
+        self.isolation.reset()
+        self._reread |= tps  # in the loop: no blocking call in a rebalance callback
+        _log.info("partitions assigned", partitions=sorted(self._owned))
+        return {}  # positions are set by _reread_from_committed
+
+    def _reread_from_committed(self, consumer: GroupConsumer) -> bool:
+        """Read each partition assigned since the last round again from the group's committed
+        resume offset (from the beginning without one); True if any was. kafka-python keeps the
+        position of a partition a member keeps across a rebalance, but :meth:`_revoked` forgot
+        its deadlines and held events: without this they would never be read again."""
+        if not self._reread:
+            return False
+        tps, self._reread = self._reread, set()
+        for tp in tps:
+            offset = consumer.committed(tp)
+            consumer.seek(tp, 0 if offset is None else offset)  # 0: the beginning
+        return True
+
+    def _revoked(self, revoked: frozenset[TopicPartition]) -> None:
+        self._reread -= revoked
+        gone = {tp.partition for tp in revoked}
+        self._app.drop_partitions(gone)
+        self._owned -= gone
+        self._catching_up = None
+        self._committed.clear()
+        self.isolation.reset()
+
+    @property
+    def live(self) -> bool:
+        """True once every owned partition was read to its end after the last assignment."""
+        return self._catching_up is not None and not self._catching_up
+
+    # -- loop --------------------------------------------------------------------------------
+
+    def open(self) -> GroupConsumer:
+        """Join the consumer group (idempotent)."""
+        if self._consumer is None:
+            self._consumer = self._log.consumer(
+                self.group_id,
+                [self._table_topic, self._clock_topic],
+                self._assigned,
+                on_revoked=self._revoked,
+                # Per topic, only the types it uses are handled (see run_once).
+                types=TABLE_EVENTS_USED | CLOCK_EVENTS_USED,
+                skip_undecodable=True,  # bytes that are no envelope: nothing to schedule
+            )
+        return self._consumer
+
+    def close(self) -> None:
+        """Leave the group without committing."""
+        if self._consumer is not None:
+            self._consumer.close()
+            self._consumer = None
+
+    def run(self, stop: threading.Event) -> None:
+        """Run until ``stop`` is set. Raises WriterFenced if another clock took the writer."""
+        self.open()
+        try:
+            while not stop.is_set():
+                try:
+                    self.run_once()
+                except WriterFenced:
+                    _log.error("clock writer fenced by another clock; stopping")
+                    raise
+                except EventLogError:
+                    # Nothing of the failed publication is visible and the deadlines are still
+                    # pending: the next round publishes them again under the same ids. (Or the
+                    # broker went away under a position or offset lookup, a restart: nothing
+                    # was published; the next round asks again once it answers.)
+                    _log.exception("publication failed; will retry")
+                    stop.wait(self._max_wait_s)
+        finally:
+            self.close()
+
+    def run_once(self) -> None:
+        """Poll once, apply what came, then fire what is due (once caught up)."""
+        consumer = self.open()
+        records = consumer.poll(self._wait_seconds())
+        if self._reread_from_committed(consumer):
+            return  # what this poll returned is read again from the committed offsets
+        live = self.live
+        self.isolation.retry_due(self._on_table_record)
+        # Table events first, then firings; each partition in offset order.
+        for record in sorted(records, key=lambda r: r.topic != self._table_topic):
+            table = record.topic == self._table_topic
+            if record.envelope.type not in (TABLE_EVENTS_USED if table else CLOCK_EVENTS_USED):
+                continue  # a type the clock does not use on this topic
+            if table:
+                if self.isolation.admit(record):
+                    try:
+                        self._on_table_record(record)
+                    except Exception as exc:
+                        self.isolation.failed(record, exc)
+            else:
+                self._app.on_clock_event(
+                    record.envelope, record.partition, record.offset, live=live
+                )
+        self._track_catch_up(consumer)
+        if self.live:
+            self._fire_due(consumer)
+
+    def _on_table_record(self, record: Record, _resume: int = 0) -> None:
+        self._app.on_table_event(record.envelope, record.partition, record.offset)
+
+    def _wait_seconds(self) -> float:
+        if not self.live:
+            return self._max_wait_s
+        next_due = self._app.next_due()
+        if next_due is None:
+            return self._max_wait_s
+        until = (next_due - self._clock.now()).total_seconds()
+        return min(self._max_wait_s, max(0.0, until))
+
+    def _track_catch_up(self, consumer: GroupConsumer) -> None:
+        if self._newly_assigned:
+            ends = self._log.end_offsets(self._newly_assigned)
+            self._catching_up = {**(self._catching_up or {}), **ends}
+            self._newly_assigned = set()
+        if not self._catching_up:
+            return
+        done = [tp for tp, end in self._catching_up.items() if consumer.position(tp) >= end]
+        for tp in done:
+            del self._catching_up[tp]
+        if not self._catching_up:
+            # Both topics read to their end: a firing whose cause was not re-read by now
+            # never will be (see Schedule.forget_unmatched_firings).
+            self._app.caught_up(self._owned)
+            _log.info("caught up; firing deadlines", partitions=sorted(self._owned))
+
+    def _positions(self, consumer: GroupConsumer) -> tuple[dict[int, int], dict[int, int]]:
+        sources = {
+            p: self.isolation.resume(
+                TopicPartition(self._table_topic, p),
+                consumer.position(TopicPartition(self._table_topic, p)),
+            )
+            for p in self._owned
+        }
+        fired = {p: consumer.position(TopicPartition(self._clock_topic, p)) for p in self._owned}
+        return sources, fired
+
+    def _fire_due(self, consumer: GroupConsumer) -> None:
+        now = self._clock.now()
+        due = self._app.due(now)
+        if not due and time.monotonic() - self._last_checkpoint < self._checkpoint_s:
+            return
+        sources, fired = self._positions(consumer)
+        resume_sources, resume_fired = self._app.resume_offsets(
+            self._owned, sources, fired, firing=due
+        )
+        offsets: dict[TopicPartition, int] = {
+            **{TopicPartition(self._table_topic, p): o for p, o in resume_sources.items()},
+            **{TopicPartition(self._clock_topic, p): o for p, o in resume_fired.items()},
+        }
+        self._last_checkpoint = time.monotonic()
+        if not due and offsets == self._committed:
+            return
+        outputs = [(self._clock_topic, self._app.publication(d)) for d in due]
+        positions = self._writer.append_batch(outputs, consumed=offsets, group_id=self.group_id)
+        self._committed = dict(offsets)
+        if due:
+            self._app.published(due, [p.offset for p in positions], self._clock.now())
