@@ -62,6 +62,7 @@ from kafka import KafkaAdminClient, KafkaProducer
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "services" / "table" / "tests"))
 
+import table_calls  # noqa: E402
 from world import SERVER_SEED, World  # noqa: E402
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb  # noqa: E402
@@ -77,8 +78,8 @@ from rummy_platform.topics import (  # noqa: E402
     TABLE_EVENTS,
     event_topic_specs,  # noqa: E402
 )
-from rummy_table import snapshot  # noqa: E402
-from rummy_table.adapters.events import read_snapshots  # noqa: E402
+from rummy_table.adapters import snapshot  # noqa: E402
+from rummy_table.adapters.table_log import read_snapshots  # noqa: E402
 
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -123,16 +124,20 @@ def record_table(hands: int, rng: random.Random) -> list[bytes]:
             mine = world.view(table_id, account)
             where: _Turn = {"table_id": table_id, "hand_id": hand_id, "turn_no": mine.turn_no}
             if turn >= turns:
-                world.app.drop(account, api.DropRequest(**where, client_request_id=_new_id()))
+                table_calls.drop(
+                    world.app, account, api.DropRequest(**where, client_request_id=_new_id())
+                )
                 continue
-            world.app.draw(
+            table_calls.draw(
+                world.app,
                 account,
                 api.DrawCardRequest(
                     **where, client_request_id=_new_id(), source=pb.DRAW_SOURCE_STOCK
                 ),
             )
             held = world.view(table_id, account).my_cards
-            world.app.discard(
+            table_calls.discard(
+                world.app,
                 account,
                 api.DiscardCardRequest(
                     **where, client_request_id=_new_id(), card=rng.choice(list(held))
@@ -143,8 +148,8 @@ def record_table(hands: int, rng: random.Random) -> list[bytes]:
         world.feed(FAIRNESS_EVENTS, table_id, reveal)
         settled = ledger_pb.HandSettled(hand_id=ended.hand_id, journal_transaction_id=_new_id())
         world.feed(LEDGER_EVENTS, table_id, settled)
-    world.app.close_table(
-        "operator", api.CloseTableRequest(table_id=table_id, client_request_id=_new_id())
+    table_calls.close_table(
+        world.app, "operator", api.CloseTableRequest(table_id=table_id, client_request_id=_new_id())
     )
     return [encode(r.envelope) for r in world.log.read_stream(TABLE_EVENTS, table_id)]
 

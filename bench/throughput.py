@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
-        [--watchers 10000] [--instances 2]
+        [--watchers 10000] [--instances 2] [--driver aio|threads] [--strategy quick|variant]
 
 Brokers: ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are set (never started or
 stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if this run started them).
@@ -21,7 +21,13 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 3. Each step opens ``tables`` new tables of ``--seats`` seats (point value 0.10, so every hand is
    reserved and settled by the ledger), grants every bot and seats one bot per seat
    (``rummy_ops.bots``: its own token, its own ``WatchTable``, acting as soon as its view lets it;
-   no stalls, no wrong declares). The bots of up to ``--tables-per-driver`` tables (64) run in
+   no stalls, no wrong declares). ``--driver aio`` (the default): the bots are tasks of one
+   event loop per driver process (``rummy_ops.bots.aio.AsyncBot`` through ``AioTableRouter``,
+   ``grpc.aio``); ``--driver threads``: a thread each (``rummy_ops.bots.client.Bot``, grpc's
+   synchronous client, whose waiting streams wake their threads every 0.1 s). ``--strategy
+   quick`` (the default): ``quick_bot.QuickIndianBot`` (beside this script), legal complete
+   hands with the solver once a turn; ``variant``: the variant's own strategy, the demo's (4-6
+   solver calls a turn). The bots of up to ``--tables-per-driver`` tables (64) run in
    this process; a step of more tables runs them in driver processes of that many tables each
    (this script with ``--drive``: the same bots, commanded over their standard input), whose
    CPU is counted as the driver's. After ``--warmup`` seconds it measures for ``--seconds``:
@@ -47,7 +53,10 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
 ``tables``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``, ``resource_exhausted``,
-``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``, ``produce_p99_ms``, ``cpu_percent``,
+``other_errors`` and ``errors_by_rpc`` (calls not OK, by status and by "RPC status"),
+``seed_p50_ms`` / ``seed_p99_ms`` (ContributeSeed calls, answered OK or not), ``driver``
+and ``strategy``, ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``,
+``produce_p99_ms``, ``cpu_percent``,
 ``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), ``driver_processes``,
 and for the watcher step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
 
@@ -74,7 +83,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import psycopg
@@ -87,9 +96,11 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 sys.path.insert(0, str(ROOT / "libs" / "platform" / "bench"))
 
 from produce_latency import small_event  # noqa: E402
+from quick_bot import QuickIndianBot  # noqa: E402
 
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
+from rummy_ops.bots.aio import AioTableRouter, AsyncBot  # noqa: E402
 from rummy_ops.bots.client import Bot  # noqa: E402
 from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
 from rummy_ops.stack import Stack, StackConfig, stack_for_tests  # noqa: E402
@@ -103,6 +114,7 @@ from rummy_rules.melds import MeldOptions  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
 from rummy_testing.processes import ExtraService  # noqa: E402
 
+BotT = TypeVar("BotT", bound=Bot)
 ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
 COUNTED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
 SERVICES = ("table", "dealer", "ledger", "fairness", "clock")
@@ -193,26 +205,48 @@ class Call:
 
 
 class CallRecorder(grpc.UnaryUnaryClientInterceptor):
-    """Records every unary call made through the channels it intercepts (thread-safe)."""
+    """Records every unary call made through the channels it intercepts (thread-safe); its
+    :attr:`aio` intercepts ``grpc.aio`` channels into the same record."""
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self._lock = threading.Lock()
+        self.aio = _AioCallRecorder(self)
 
     def intercept_unary_unary(
         self, continuation: Callable[[Any, Any], Any], client_call_details: Any, request: Any
     ) -> Any:
         started = time.monotonic()
         outcome = continuation(client_call_details, request)
-        ended = time.monotonic()
-        method = client_call_details.method.rsplit("/", 1)[-1]
-        with self._lock:
-            self.calls.append(Call(ended, method, ended - started, outcome.code()))
+        self.note(client_call_details.method, started, outcome.code())
         return outcome
+
+    def note(self, method: str | bytes, started: float, code: grpc.StatusCode) -> None:
+        """One call of ``method`` (its full path) that began at ``started`` (``time.monotonic()``)
+        ended now with ``code``."""
+        ended = time.monotonic()
+        name = (method.decode() if isinstance(method, bytes) else method).rsplit("/", 1)[-1]
+        with self._lock:
+            self.calls.append(Call(ended, name, ended - started, code))
 
     def window(self, since: float, until: float) -> list[Call]:
         with self._lock:
             return [c for c in self.calls if since <= c.at < until]
+
+
+class _AioCallRecorder(grpc.aio.UnaryUnaryClientInterceptor):
+    """:class:`CallRecorder` for ``grpc.aio`` channels: each call noted once it has ended."""
+
+    def __init__(self, into: CallRecorder) -> None:
+        self._into = into
+
+    async def intercept_unary_unary(
+        self, continuation: Callable[[Any, Any], Any], client_call_details: Any, request: Any
+    ) -> Any:
+        started = time.monotonic()
+        call = await continuation(client_call_details, request)
+        self._into.note(client_call_details.method, started, await call.code())
+        return call
 
 
 # -- the services' processes -----------------------------------------------------------------
@@ -314,6 +348,11 @@ class Options:
     warmup: float
     turn_seconds: int
     floor: Floor
+    #: How each driver process runs its bots: ``aio`` (one event loop, a task per bot) or
+    #: ``threads`` (a thread per bot, grpc's synchronous client).
+    driver: str = "aio"
+    #: The bots' strategy: ``quick`` (:class:`QuickIndianBot`) or ``variant`` (the variant's own).
+    strategy: str = "quick"
 
 
 @dataclass(frozen=True)
@@ -327,41 +366,97 @@ class Seat:
 
 
 class Bots:
-    """Bots of some tables driven by this process: one :class:`TableRouter` (own channels) per
-    table, one :class:`Bot` (own thread and ``WatchTable`` stream) per seat, every unary call
-    recorded. ``addresses``: the table-service instances."""
+    """Bots of some tables driven by this process: one table router (own channels) per table,
+    one bot (own ``WatchTable`` stream) per seat, every unary call recorded. ``addresses``: the
+    table-service instances. ``driver`` ``aio``: :class:`AsyncBot` tasks on one event loop (in a
+    thread of its own) through :class:`AioTableRouter`; ``threads``: a :class:`Bot` thread per
+    seat through :class:`TableRouter`. ``strategy``: see :class:`Options`."""
 
-    def __init__(self, addresses: Sequence[str], seats: int) -> None:
+    def __init__(
+        self, addresses: Sequence[str], seats: int, driver: str = "aio", strategy: str = "quick"
+    ) -> None:
         self.addresses = list(addresses)
         self.shoe = SHOES[seats]
+        self.strategy = strategy
         self.recorder = CallRecorder()
         self.bots: list[Bot] = []
         self.routers: dict[str, TableRouter] = {}
         self._noted: list[int] = []
         self._cpu_mark = 0.0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        if driver == "aio":
+            self.loop = asyncio.new_event_loop()
+            threading.Thread(target=self.loop.run_forever, name="bots", daemon=True).start()
 
-    def seat(self, plan: Sequence[Seat]) -> None:
-        """Make the bots of ``plan``, take their seats (16 at a time) and start them."""
-        for entry in plan:
-            router = self.routers.get(entry.table_id)
-            if router is None:
-                router = self.routers[entry.table_id] = TableRouter(
+    def _brain(self, seed: int) -> BotBrain:
+        return BotBrain(
+            seed=seed,
+            temperament=Temperament(),
+            options=MeldOptions(jokers_only_group_is_sequence=True),
+            strategy=QuickIndianBot() if self.strategy == "quick" else None,
+        )
+
+    def _router(self, table_id: str) -> TableRouter:
+        router = self.routers.get(table_id)
+        if router is None:
+            if self.loop is not None:
+                router = AioTableRouter(
+                    self.addresses,
+                    channel=lambda a: grpc.aio.insecure_channel(
+                        a, interceptors=[self.recorder.aio]
+                    ),
+                )
+            else:
+                router = TableRouter(
                     self.addresses,
                     channel=lambda a: grpc.intercept_channel(
                         grpc.insecure_channel(a), self.recorder
                     ),
                 )
-            brain = BotBrain(
-                seed=entry.seed,
-                temperament=Temperament(),
-                options=MeldOptions(jokers_only_group_is_sequence=True),
-            )
-            self.bots.append(
-                Bot(entry.account, entry.token, router, entry.table_id, self.shoe, brain)
-            )
+            self.routers[table_id] = router
+        return router
+
+    def _on_loop(self, work: Any) -> Any:
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+
+    def seat(self, plan: Sequence[Seat]) -> None:
+        """Make the bots of ``plan``, take their seats (16 at a time) and start them."""
+        if self.loop is not None:
+            self._on_loop(self._seat_on_loop(plan))
+            return
+        bots = self._make(Bot, plan)
         with ThreadPoolExecutor(16) as pool:
-            list(pool.map(lambda bot: bot.take_seat(), self.bots))
-        for bot in self.bots:
+            list(pool.map(lambda bot: bot.take_seat(), bots))
+        for bot in bots:
+            bot.start()
+
+    def _make(self, kind: type[BotT], plan: Sequence[Seat]) -> list[BotT]:
+        """A bot of class ``kind`` for each seat of ``plan``, kept in :attr:`bots`."""
+        bots = [
+            kind(
+                e.account,
+                e.token,
+                self._router(e.table_id),
+                e.table_id,
+                self.shoe,
+                self._brain(e.seed),
+            )
+            for e in plan
+        ]
+        self.bots.extend(bots)
+        return bots
+
+    async def _seat_on_loop(self, plan: Sequence[Seat]) -> None:
+        bots = self._make(AsyncBot, plan)
+        gate = asyncio.Semaphore(16)
+
+        async def sit(bot: AsyncBot) -> None:
+            async with gate:
+                await bot.take_seat()
+
+        await asyncio.gather(*(sit(bot) for bot in bots))
+        for bot in bots:
             bot.start()
 
     def mark(self) -> None:
@@ -390,7 +485,11 @@ class Bots:
                 for c in calls
                 if c.method in ACTIONS and c.code == grpc.StatusCode.OK
             ],
+            "seed_latencies_ms": [c.seconds * 1000 for c in calls if c.method == "ContributeSeed"],
             "codes": dict(Counter(c.code.name for c in calls)),
+            "errors_by_rpc": dict(
+                Counter(f"{c.method} {c.code.name}" for c in calls if c.code != grpc.StatusCode.OK)
+            ),
             "watch_errors": dict(watch_errors),
             "cpu_s": cpu_s,
             "owners": {t: r.address_for(t) for t, r in self.routers.items()},
@@ -398,24 +497,44 @@ class Bots:
 
     def close(self) -> None:
         """Every bot leaves its table; the channels close."""
+        if self.loop is not None:
+            self._on_loop(self._close_on_loop())
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            return
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(lambda bot: bot.stop(leave=True), self.bots))
         for router in self.routers.values():
             router.close()
+
+    async def _close_on_loop(self) -> None:
+        gate = asyncio.Semaphore(16)
+
+        async def leave(bot: AsyncBot) -> None:
+            async with gate:
+                await bot.stop(leave=True)
+
+        await asyncio.gather(*(leave(bot) for bot in self.bots if isinstance(bot, AsyncBot)))
+        for router in self.routers.values():
+            if isinstance(router, AioTableRouter):
+                await router.close()
 
 
 class DriverProcess:
     """:class:`Bots` in a process of their own (this script with ``--drive``), commanded by
     JSON lines on its standard input and answering on its standard output: the same methods."""
 
-    def __init__(self, addresses: Sequence[str], seats: int) -> None:
+    def __init__(
+        self, addresses: Sequence[str], seats: int, driver: str = "aio", strategy: str = "quick"
+    ) -> None:
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--drive"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
-        self._send({"addresses": list(addresses), "seats": seats})
+        self._send(
+            {"addresses": list(addresses), "seats": seats, "driver": driver, "strategy": strategy}
+        )
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -465,7 +584,7 @@ def drive() -> None:
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     setup = json.loads(sys.stdin.readline())
-    bots = Bots(setup["addresses"], setup["seats"])
+    bots = Bots(setup["addresses"], setup["seats"], setup["driver"], setup["strategy"])
 
     def answer(message: Any) -> None:
         answers.write(json.dumps(message) + "\n")
@@ -493,8 +612,9 @@ class Step:
 
     The bots run in this process up to ``tables_per_driver`` tables; beyond, in processes of
     ``tables_per_driver`` tables each (:class:`DriverProcess`), so that no Python process
-    carries more than that many tables' threads and streams (at 256 tables in one process, the
-    1,024 bot threads cost 13.9 ms of CPU per action against 2.4-2.8 at 64)."""
+    carries more than that many tables' bots and streams (with ``--driver threads``, at 256
+    tables in one process, the 1,024 bot threads cost 13.9 ms of CPU per action against 2.4-2.8
+    at 64)."""
 
     stack: Stack
     operator: Operator
@@ -538,11 +658,18 @@ class Step:
         per_group = max(1, self.tables_per_driver) * self.options.seats
         chunks = [plan[i : i + per_group] for i in range(0, len(plan), per_group)]
         if len(chunks) == 1:
-            local = Bots(self._addresses(), self.options.seats)
+            local = Bots(
+                self._addresses(), self.options.seats, self.options.driver, self.options.strategy
+            )
             self.groups.append(local)
             local.seat(chunks[0])
             return
-        remote = [DriverProcess(self._addresses(), self.options.seats) for _ in chunks]
+        remote = [
+            DriverProcess(
+                self._addresses(), self.options.seats, self.options.driver, self.options.strategy
+            )
+            for _ in chunks
+        ]
         self.groups.extend(remote)
         for process, chunk in zip(remote, chunks, strict=True):
             process.seat(chunk)
@@ -571,10 +698,13 @@ class Step:
         metrics_after = _scrape_all([port for _, port in tables.values()], counters)
         wall = until - since
         latencies = [ms for g in seen for ms in g["latencies_ms"]]
+        seeds = [ms for g in seen for ms in g["seed_latencies_ms"]]
         codes: Counter[str] = Counter()
+        by_rpc: Counter[str] = Counter()
         watch_errors: Counter[str] = Counter()
         for g in seen:
             codes.update(g["codes"])
+            by_rpc.update(g["errors_by_rpc"])
             watch_errors.update(g["watch_errors"])
             self.owners.update(g["owners"])
         cpu = {s: after[s].cpu_s - before[s].cpu_s for s in names}
@@ -590,11 +720,15 @@ class Step:
         return {
             "tables": self.tables,
             "seats": self.options.seats,
+            "driver": self.options.driver,
+            "strategy": self.options.strategy,
             "seconds": round(wall, 2),
             "actions": len(latencies),
             "actions_per_s": round(len(latencies) / wall, 1),
             "p50_ms": round(percentile(latencies, 0.5), 1),
             "p99_ms": round(percentile(latencies, 0.99), 1),
+            "seed_p50_ms": round(percentile(seeds, 0.5), 1),
+            "seed_p99_ms": round(percentile(seeds, 0.99), 1),
             "hands_per_s": round(
                 (metrics_after[counters[0]] - metrics_before[counters[0]]) / wall, 2
             ),
@@ -602,6 +736,7 @@ class Step:
             "unavailable": codes["UNAVAILABLE"] + watch_errors["UNAVAILABLE"],
             "resource_exhausted": codes["RESOURCE_EXHAUSTED"] + watch_errors["RESOURCE_EXHAUSTED"],
             "other_errors": {k: v for k, v in codes.items() if k not in counted},
+            "errors_by_rpc": dict(by_rpc),
             "cpu_percent": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
             "cpu_ms_per_action": {k: round(1000 * v / n, 2) for k, v in cpu.items()},
             "rss_mib": {s: round(after[s].rss_mib, 1) for s in names},
@@ -646,6 +781,8 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         if "watchers" in row
         else ""
     )
+    by_rpc = ", ".join(f"{k} {v}" for k, v in row["errors_by_rpc"].items())
+    by_rpc = f" ({by_rpc})" if by_rpc else ""
     split = (
         "  tables by instance " + " ".join(f"{k} {v}" for k, v in row["tables_by_instance"].items())
         if row.get("instances", 1) > 1
@@ -654,9 +791,12 @@ def report(row: dict[str, Any], as_json: bool) -> None:
     say(
         f"tables {row['tables']:>4}: {row['actions_per_s']:7.1f} actions/s"
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
+        f"  seed p50 {row['seed_p50_ms']:g} ms p99 {row['seed_p99_ms']:g} ms"
         f"  hands/s {row['hands_per_s']:g}  deadlines fired "
         f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
-        f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}{watchers}"
+        f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}"
+        f"{by_rpc}"
+        f"{watchers}"
         f"{split}\n"
         f"             CPU {cpu}\n             CPU ms/action {per_action}\n"
         f"             memory {memory}"
@@ -810,6 +950,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=7, help="the bots' randomness")
     parser.add_argument(
+        "--driver",
+        default="aio",
+        choices=("aio", "threads"),
+        help="bots as tasks of one event loop (grpc.aio) or a thread each (sync grpc)",
+    )
+    parser.add_argument(
+        "--strategy",
+        default="quick",
+        choices=("quick", "variant"),
+        help="the bots' play: QuickIndianBot (the solver once a turn) or the variant's own",
+    )
+    parser.add_argument(
         "--instances", type=int, default=1, choices=(1, 2), help="table-service instances"
     )
     parser.add_argument(
@@ -839,7 +991,15 @@ def main(argv: list[str] | None = None) -> int:
             f"p50 {floor.produce_p50_ms:.2f} ms, p99 {floor.produce_p99_ms:.2f} ms "
             f"(send-to-ack p99 {floor.produce_ack_p99_ms:.2f} ms)"
         )
-        options = Options(opts.seats, opts.seconds, opts.warmup, opts.turn_seconds, floor)
+        options = Options(
+            opts.seats,
+            opts.seconds,
+            opts.warmup,
+            opts.turn_seconds,
+            floor,
+            driver=opts.driver,
+            strategy=opts.strategy,
+        )
         rng = random.Random(opts.seed)
         with services(kafka, database, run, opts.clock_speed) as stack:
             authority = TokenAuthority(stack.config.jwt_secret)

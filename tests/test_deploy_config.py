@@ -81,7 +81,7 @@ def test_the_series_reader_agrees_with_what_prometheus_client_exposes() -> None:
 
     from rummy_ledger.adapters.metrics import counters
     from rummy_platform.metrics import GrpcMetrics
-    from rummy_table.metrics import TableMetrics
+    from rummy_table.adapters.metrics import TableMetrics
 
     registry = CollectorRegistry()
     grpc = GrpcMetrics(registry)

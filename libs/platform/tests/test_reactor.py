@@ -14,10 +14,10 @@ from psycopg_pool import ConnectionPool
 
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.eventlog import InMemoryEventLog, TopicPartition
 from rummy_platform.eventlog.memory import StoredRecord
-from rummy_platform.reactor import PostgresReactor, TransactionalReactor, reaction_event_id
+from rummy_platform.reactor import PostgresReactor, TransactionalReactor
 from rummy_platform.topics import TopicSpec
 from rummy_testing.events import FIXED_TIME, table_event
 

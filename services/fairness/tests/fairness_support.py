@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.envelope import Envelope
 from rummy_rules.shuffle import SHUFFLE_VERSION
 
@@ -16,14 +17,23 @@ VECTOR = json.loads(
 FIXED_SEED = bytes.fromhex(VECTOR["server_seed_hex"])
 
 
-def table_event(table_id: str, version: int, payload: object) -> Envelope:
-    """A table-events envelope carrying ``payload`` (which names its hand)."""
+#: The table events fairness reads (each names its hand).
+HandEvent = (
+    table_events.HandStarted
+    | table_events.SeedsLocked
+    | table_events.HandEnded
+    | table_events.HandAborted
+)
+
+
+def table_event(table_id: str, version: int, payload: HandEvent) -> Envelope:
+    """A table-events envelope carrying ``payload`` (its hand's id is the correlation id)."""
     return Envelope.new(
-        payload,  # type: ignore[arg-type]
+        payload,
         stream_id=table_id,
         stream_version=version,
         occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        correlation_id=payload.hand_id,  # type: ignore[attr-defined]
+        correlation_id=payload.hand_id,
         rules_version="indian13-points/1",
         shuffle_version=SHUFFLE_VERSION,
     )

@@ -18,7 +18,7 @@ from rummy_fairness.adapters import db
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
 from rummy_fairness.application.seeds import Fairness
 from rummy_fairness.entrypoints.events import table_reactor
-from rummy_platform.envelope import Envelope
+from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.outbox import OutboxRelay
 from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_specs
@@ -65,7 +65,7 @@ def test_a_fixed_seed_is_committed_by_its_sha256_and_revealed_once_after_the_han
             TABLE_EVENTS, table_event("table-1", version, table_events.HandEnded(hand_id="hand-1"))
         )
     published = run(log, pool, fairness)
-    revealed = [e for e in published if isinstance(e.payload, fairness_events.SeedRevealed)]
+    revealed = [e for e in published if has_payload(e, fairness_events.SeedRevealed)]
     assert [e.payload.server_seed for e in revealed] == [FIXED_SEED]
     assert fairness.get_proof(PostgresUnitOfWork(pool), "hand-1").server_seed == FIXED_SEED
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -74,8 +75,8 @@ def test_a_settlement_and_a_reservation_on_the_same_account_at_once_never_overdr
         )
         settle_command = SettleHand.from_settlement(hand, table, settlement)
         settled, reserved = _at_once(
-            lambda c=settle_command: settle_hand(storage(pool), c),
-            lambda c=other_hand: reserve_stakes(storage(pool), c),
+            partial(settle_hand, storage(pool), settle_command),
+            partial(reserve_stakes, storage(pool), other_hand),
         )
 
         assert not isinstance(settled, Exception) and not isinstance(reserved, Exception)

@@ -4,6 +4,7 @@ property that every table the rules' validation accepts settles within the ledge
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -171,7 +172,8 @@ def valid_rule_sets(draw: st.DrawFn) -> RuleSet:
     seats = draw(st.sampled_from([s for s, _ in BOMBAY_BAAZI_SHOES]))
     cap = draw(st.one_of(st.none(), st.integers(1, 13 * MAX_CARD_POINTS)))
     counted = 13 * MAX_CARD_POINTS if cap is None else cap
-    penalties = {name: draw(st.integers(0, counted)) for name in PENALTY_OPTIONS}
+    # Any: the keys are the option names, which a type checker cannot match to the fields
+    penalties: dict[str, Any] = {name: draw(st.integers(0, counted)) for name in PENALTY_OPTIONS}
     base = bombay_baazi(
         seats,
         0,
@@ -197,10 +199,12 @@ def test_every_settlement_the_rules_compute_for_a_valid_table_passes_the_ledgers
         data.draw(st.sets(st.integers(0, rules.seats - 1), min_size=dealt, max_size=dealt))
     )
     winner = data.draw(st.sampled_from(seats))
+    options = rules.options
+    assert isinstance(options, IndianPointsRules)  # what valid_rule_sets draws
     # Any charge a hand can make: counted cards (capped), a drop or a wrong declare.
     charges = st.one_of(
-        st.integers(0, 13 * MAX_CARD_POINTS).map(rules.options.capped),
-        st.sampled_from([getattr(rules.options, name) for name in PENALTY_OPTIONS]),
+        st.integers(0, 13 * MAX_CARD_POINTS).map(options.capped),
+        st.sampled_from([getattr(options, name) for name in PENALTY_OPTIONS]),
     )
     points = {seat: data.draw(charges) for seat in seats if seat != winner}
     settlement = settle(rules, winner, points)

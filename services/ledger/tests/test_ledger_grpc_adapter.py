@@ -3,7 +3,9 @@ and the one table from ledger errors to status codes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 import grpc
 import pytest
@@ -58,24 +60,27 @@ def test_each_ledger_error_ends_the_call_with_its_status_and_message(
     assert str(caught.value) == str(raised)
 
 
-def _item(**fields: object) -> StatementItem:
-    base: dict[str, object] = {
-        "seq": 7,
-        "transaction_id": "settlement:h1",
-        "kind": "settlement",
-        "hand_id": "h1",
-        "table_id": "t1",
-        "posted_at": datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
-        "amount_hundredths": -1000,
-        "balance_after_hundredths": 9000,
-        "points": 40,
-        "cost_hundredths": 1000,
-        "winnings_hundredths": 0,
-        "commission_hundredths": 437,
-        "lines": (StatementLine("loss", -1000, 1, 40),),
-    }
-    base.update(fields)
-    return StatementItem(**base)  # type: ignore[arg-type]
+#: A hand's statement item (a loss of 10.00 at 40 points); tests change what they look at.
+_ITEM = StatementItem(
+    seq=7,
+    transaction_id="settlement:h1",
+    kind="settlement",
+    hand_id="h1",
+    table_id="t1",
+    posted_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+    amount_hundredths=-1000,
+    balance_after_hundredths=9000,
+    points=40,
+    cost_hundredths=1000,
+    winnings_hundredths=0,
+    commission_hundredths=437,
+    lines=(StatementLine("loss", -1000, 1, 40),),
+)
+
+
+def _item(**changes: Any) -> StatementItem:
+    """:data:`_ITEM` with ``changes`` (field name -> value)."""
+    return replace(_ITEM, **changes)
 
 
 def test_a_loser_statement_entry_shows_points_cost_and_the_hand_commission() -> None:

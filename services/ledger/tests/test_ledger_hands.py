@@ -10,6 +10,7 @@ from ledger_support import balance_of, funded_player, house_rule_set, new_id
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
 from rummy_ledger.application.accounts import (
     ConsumedPosition,
+    Outbox,
     OutgoingEvent,
     ReserveResult,
     abort_hand,
@@ -37,10 +38,16 @@ from toy_variant import toy_rule_set
 
 
 def _reserve(
-    uow: InMemoryUnitOfWork, hand: str, table: str, accounts: list[str], amount: int, **kw
-):
+    uow: InMemoryUnitOfWork,
+    hand: str,
+    table: str,
+    accounts: list[str],
+    amount: int,
+    *,
+    outbox: Outbox = (),
+) -> ReserveResult:
     seats = tuple(SeatStake(seat, account, amount) for seat, account in enumerate(accounts))
-    return reserve_stakes(uow, ReserveStakes(hand, table, seats), **kw)
+    return reserve_stakes(uow, ReserveStakes(hand, table, seats), outbox=outbox)
 
 
 def _house(uow: InMemoryUnitOfWork) -> int:

@@ -10,7 +10,9 @@ process: tests/integration/test_ledger_service.py.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 import pytest
 from google.protobuf.message import Message
@@ -35,6 +37,7 @@ from rummy_rules.formats.money import (
 )
 
 GRANT = 5000
+M = TypeVar("M", bound=Message)
 
 
 class Match:
@@ -84,12 +87,16 @@ class Match:
         return [e.payload for e in self.wired.run() if e.stream_id == self.table_id]
 
 
-def payloads(events: list[Message], kind: type[Message]) -> list[Message]:
+def payloads(events: list[Message], kind: type[M]) -> list[M]:
+    """The ``kind`` messages among ``events``, in order."""
     return [e for e in events if isinstance(e, kind)]
 
 
-def held(message: Message) -> list[tuple[int, int]]:
-    return [(r.seat, r.amount_hundredths) for r in message.reservations]  # type: ignore[attr-defined]
+def held(
+    message: ledger_events.MatchMoneyHeld | ledger_events.StakesReserved,
+) -> list[tuple[int, int]]:
+    """(seat, hundredths) of each hold the answer reports."""
+    return [(r.seat, r.amount_hundredths) for r in message.reservations]
 
 
 def test_a_pool_of_three_entries_pays_the_winner_the_pool_less_a_commission_rounded_down(
@@ -278,8 +285,11 @@ def test_game_stakes_hold_cap_times_point_value_and_each_loser_pays_its_capped_d
     assert storage(where).invariant_violations() == []
 
 
-def held_released(message: Message) -> list[tuple[int, int]]:
-    return [(r.seat, r.amount_hundredths) for r in message.released]  # type: ignore[attr-defined]
+def held_released(
+    message: ledger_events.MatchHoldsReleased | ledger_events.MatchSettlementRefused,
+) -> list[tuple[int, int]]:
+    """(seat, hundredths) of each hold the answer releases."""
+    return [(r.seat, r.amount_hundredths) for r in message.released]
 
 
 def test_a_seat_short_of_its_entry_is_rejected_and_the_others_stay_held_until_the_match_aborts(
@@ -292,6 +302,8 @@ def test_a_seat_short_of_its_entry_is_rejected_and_the_others_stay_held_until_th
     events = match.published()
     assert [type(e).__name__ for e in events] == ["MatchMoneyRejected", "MatchMoneyHeld"]
     rejected, answer = events
+    assert isinstance(rejected, ledger_events.MatchMoneyRejected)
+    assert isinstance(answer, ledger_events.MatchMoneyHeld)
     assert (rejected.seat, rejected.account_id, rejected.reason) == (
         1,
         accounts[1],
@@ -322,6 +334,7 @@ def test_a_seat_whose_account_the_ledger_does_not_know_is_rejected_as_an_unknown
     rejected, answer = match.published()
     assert isinstance(rejected, ledger_events.MatchMoneyRejected)
     assert rejected.reason == ledger_events.STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT
+    assert isinstance(answer, ledger_events.MatchMoneyHeld)
     assert held(answer) == [(0, 1001)]
 
 
@@ -343,7 +356,7 @@ def _lines(s: MatchSettlement, *amounts: int) -> MatchSettlement:
     )
 
 
-BAD_SETTLEMENTS = {
+BAD_SETTLEMENTS: dict[str, Callable[[MatchSettlement], MatchSettlement]] = {
     # the commission is not floor(3003 x 10%) = 300 (a commission taken twice; one above the rate)
     "commission": lambda s: replace(_lines(s, -1001, 1701, -1001), commission_cents=301),
     # the lines do not sum to zero with the commission

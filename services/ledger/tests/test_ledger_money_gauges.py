@@ -32,11 +32,8 @@ def own_url(database_url: str) -> Iterator[str]:
 
 @pytest.fixture()
 def own_pool(own_url: str) -> Iterator[ConnectionPool]:
-    pool = open_pool(own_url, min_size=1, max_size=2)
-    try:
+    with open_pool(own_url, min_size=1, max_size=2) as pool:  # closed on exit
         yield pool
-    finally:
-        pool.close()
 
 
 def raw(url: str) -> psycopg.Connection:
@@ -76,8 +73,11 @@ class Scraper:
 
 def database_now(url: str) -> datetime:
     with raw(url) as conn:
-        (now,) = conn.execute("SELECT now()").fetchone()  # type: ignore[misc]
-    return now  # type: ignore[no-any-return]
+        row = conn.execute("SELECT now()").fetchone()
+    assert row is not None
+    (now,) = row
+    assert isinstance(now, datetime)
+    return now
 
 
 def two_seat_hand(pool: ConnectionPool, stake: int) -> tuple[str, str]:

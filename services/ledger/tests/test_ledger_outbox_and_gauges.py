@@ -17,7 +17,7 @@ from rummy_ledger.application.accounts import (
     settle_hand,
 )
 from rummy_ledger.domain.accounts import ReserveStakes, SeatStake, SettleHand
-from rummy_platform.envelope import Envelope, decode, event_payloads
+from rummy_platform.envelope import Envelope, decode, event_payloads, has_payload
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration
@@ -61,6 +61,7 @@ def test_a_settlement_writes_an_envelope_the_relay_can_decode_with_its_id_and_ke
         table,
         "rummy.ledger.v1.HandSettled",
     )
+    assert has_payload(envelope, events_pb2.HandSettled)
     assert envelope.payload.journal_transaction_id == f"settlement:{hand}"
     assert envelope.payload.commission_hundredths == 50
 

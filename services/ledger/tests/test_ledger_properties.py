@@ -4,6 +4,7 @@ ledger invariant, and leave each player exactly where a simple in-memory model s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,7 @@ from rummy_ledger.application.accounts import (
     settle_hand,
 )
 from rummy_ledger.domain.accounts import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
+from rummy_rules.rules import RuleSet
 from rummy_rules.settlement import reservation_cents, settle
 
 PLAYERS = 4
@@ -45,12 +47,12 @@ class Model:
     balance: list[int] = field(default_factory=lambda: [0] * PLAYERS)
     reserved: list[int] = field(default_factory=lambda: [0] * PLAYERS)
     # hand id -> (table id, rule set, {seat: player index} of the seats reserved, amount)
-    open_hands: dict[str, tuple] = field(default_factory=dict)
+    open_hands: dict[str, tuple[str, RuleSet, dict[int, int], int]] = field(default_factory=dict)
 
 
 @settings(max_examples=25)
 @given(ops=operations)
-def test_random_hands_conserve_tokens_and_never_overdraw(ops: list[tuple]) -> None:
+def test_random_hands_conserve_tokens_and_never_overdraw(ops: list[tuple[Any, ...]]) -> None:
     uow = InMemoryUnitOfWork()
     players = [new_id("player") for _ in range(PLAYERS)]
     model = Model()

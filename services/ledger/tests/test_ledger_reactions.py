@@ -14,6 +14,7 @@ from ledger_support import RULES, SHUFFLE, Where, Wired, balance_of, funded_play
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_platform.envelope import has_payload
 from rummy_platform.topics import TABLE_EVENTS
 
 
@@ -78,6 +79,7 @@ def test_a_hand_reserved_then_settled_publishes_stakes_reserved_and_hand_settled
     published = wired.run()
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "HandSettled"]
     settled = published[1]
+    assert has_payload(settled, ledger_events.HandSettled)
     assert (settled.stream_id, settled.stream_version, settled.causation_id) == (
         table_id,
         2,
@@ -141,6 +143,7 @@ def test_a_settlement_failing_an_invariant_is_recorded_as_refused_and_its_holds_
 
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
     refused = published[1]
+    assert has_payload(refused, ledger_events.SettlementRefused)
     assert (refused.correlation_id, refused.causation_id) == (hand_id, end.event_id)
     assert reason in refused.payload.reason
     assert [(r.seat, r.account_id, r.amount_hundredths) for r in refused.payload.released] == [
@@ -172,6 +175,7 @@ def test_an_aborted_hand_releases_its_reservations_and_says_so(where: Where) -> 
     first = wired.run()
     assert [type(e.payload).__name__ for e in first] == ["StakeRejected", "StakesReserved"]
     rejected = first[0].payload
+    assert isinstance(rejected, ledger_events.StakeRejected)
     assert (rejected.seat, rejected.available_hundredths, rejected.required_hundredths) == (
         1,
         500,
@@ -199,7 +203,9 @@ def test_a_settlement_line_naming_another_account_than_the_reserved_seat_is_refu
     published = wired.run()
 
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
-    assert "its reservation is held for" in published[1].payload.reason
+    refused = published[1].payload
+    assert isinstance(refused, ledger_events.SettlementRefused)
+    assert "its reservation is held for" in refused.reason
     assert balance_of(where, stranger) == (5000, 0, 5000)
     assert balance_of(where, b) == (5000, 0, 5000)
     assert wired.counted[-1] == "settlement refused"
@@ -242,6 +248,7 @@ def test_a_hand_ended_with_two_winners_pays_each_its_share_once_and_says_so(
     published = wired.run()
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "HandSettled"]
     settled = published[1].payload
+    assert isinstance(settled, ledger_events.HandSettled)
     assert settled.commission_hundredths == 37
     assert sorted((ln.account_id, ln.amount_hundredths, ln.memo) for ln in settled.lines) == sorted(
         [
@@ -281,8 +288,10 @@ def test_a_shared_pot_failing_an_invariant_is_recorded_as_refused_and_its_holds_
     )
     published = wired.run()
     assert [type(e.payload).__name__ for e in published] == ["StakesReserved", "SettlementRefused"]
-    assert reason in published[1].payload.reason
-    assert len(published[1].payload.released) == 3
+    refused = published[1].payload
+    assert isinstance(refused, ledger_events.SettlementRefused)
+    assert reason in refused.reason
+    assert len(refused.released) == 3
     assert balance_of(where, a) == balance_of(where, b) == balance_of(where, c) == (5000, 0, 5000)
     assert wired.counted[-1] == "settlement refused"
     assert storage(where).invariant_violations() == []

@@ -4,7 +4,7 @@ and per balance. The real ServiceHost in-process, on a real PostgreSQL database.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
@@ -52,10 +52,12 @@ def operator(host: ServiceHost) -> pb_grpc.LedgerServiceStub:
     return pb_grpc.LedgerServiceStub(authorized_channel(open_channel(host.address), token))
 
 
-def status_of(call: object) -> tuple[grpc.StatusCode, str]:
+def status_of(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
+    """The status code and details of the ``grpc.RpcError`` that ``call`` raises (details
+    ``""`` when the server sent none)."""
     with pytest.raises(grpc.RpcError) as error:
-        call()  # type: ignore[operator]
-    return error.value.code(), error.value.details()
+        call()
+    return error.value.code(), error.value.details() or ""
 
 
 def command_rows(pool: ConnectionPool, key_like: str) -> int:

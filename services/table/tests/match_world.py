@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import table_calls
 from test_table_service import table_events
 from world import World
 
@@ -31,7 +32,7 @@ def open_match_table(
         commission_bps=commission_bps,
         match=match,
     )
-    return world.app.open_table("op", request)
+    return table_calls.open_table(world.app, "op", request)
 
 
 def seat_all(world: World, table_id: str, accounts: tuple[str, ...]) -> None:
@@ -95,13 +96,13 @@ class _Handlers:
         self.world, self.account = world, account
 
     def Play(self, request: api.PlayRequest) -> api.PlayResponse:  # noqa: N802 - the RPC's name
-        return self.world.app.play(self.account, request)
+        return table_calls.play(self.world.app, self.account, request)
 
     def DrawCard(self, request: api.DrawCardRequest) -> api.DrawCardResponse:  # noqa: N802
-        return self.world.app.draw(self.account, request)
+        return table_calls.draw(self.world.app, self.account, request)
 
     def DiscardCard(self, request: api.DiscardCardRequest) -> object:  # noqa: N802
-        return self.world.app.discard(self.account, request)
+        return table_calls.discard(self.world.app, self.account, request)
 
 
 def play_deal(

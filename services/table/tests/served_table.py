@@ -15,7 +15,7 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel
 from rummy_platform.config import Settings
 from rummy_platform.server import ServiceHost
-from rummy_table.adapters import grpc as grpc_adapter
+from rummy_table.entrypoints import grpc as grpc_adapter
 
 SECRET = "grpc-api-test-secret-0123456789abcdef0123"
 

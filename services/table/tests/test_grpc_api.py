@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 import grpc
 import pytest
+import table_calls
 from prometheus_client.parser import text_string_to_metric_families
 from served_table import SECRET, code_of, served_table, served_table_and_servicer, stub
 from world import SERVER_SEED, World
@@ -33,7 +34,7 @@ from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.indian.rules import bombay_baazi
-from rummy_table.adapters import grpc as grpc_adapter
+from rummy_table.entrypoints import grpc as grpc_adapter
 
 SERVICE = grpc_adapter.SERVICE_NAME
 
@@ -410,8 +411,10 @@ def test_a_watch_abandoned_by_a_client_that_exits_is_counted_cancelled_not_inter
     deadline = time.monotonic() + 10
     while metric_samples(host, "grpc_requests_total").get(labels) != 1.0:
         world.sit(table_id, "bob")  # a change wakes the stream, which finds its client gone
-        world.app.leave_table(
-            "bob", api.LeaveTableRequest(table_id=table_id, client_request_id=world.request_id())
+        table_calls.leave_table(
+            world.app,
+            "bob",
+            api.LeaveTableRequest(table_id=table_id, client_request_id=world.request_id()),
         )
         assert time.monotonic() < deadline, metric_samples(host, "grpc_requests_total")
         time.sleep(0.3)

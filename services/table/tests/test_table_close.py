@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import pytest
+import table_calls
 from served_table import code_of, served_table, stub
 from world import World
 
@@ -18,10 +19,12 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role
+from rummy_platform.envelope import request_digest
 from rummy_platform.errors import AlreadyExists
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_table.application import TableApp
+from rummy_table.application.app import TableApp
+from rummy_table.application.commands import ClientCommand
 
 
 @pytest.fixture
@@ -132,7 +135,7 @@ def test_closing_a_table_mid_hand_lets_the_hand_play_out_then_stands_the_players
     # A restarted service rebuilds the same closed table from the stream.
     again = world.new_app("table-writer-2")
     assert again.projection.tables[table_id].closed
-    assert again.list_tables() == []
+    assert table_calls.list_tables(again) == []
 
 
 def test_a_player_leaving_the_last_hand_of_a_closing_table_is_stood_up_once(
@@ -155,10 +158,11 @@ def race_one_request_id(app: TableApp, act: Callable[[Any], Any], late: Any, ear
     """``act(late)`` in a thread that stalls 0.3 s right after its request id is checked, and
     ``act(early)`` meanwhile; each outcome (the answer, or the AlreadyExists raised) by name."""
     checked, real_request = threading.Event(), app._request
+    late_digest = request_digest(late)  # the late request's command, as the edge decodes it
 
-    def slow_request(account_id: str, request: Any) -> tuple[str, str]:
-        answer = real_request(account_id, request)
-        if request is late:
+    def slow_request(command: ClientCommand) -> tuple[str, str]:
+        answer = real_request(command)
+        if command.request_digest == late_digest:
             checked.set()
             time.sleep(0.3)  # the other call gets its chance to commit here
         return answer
@@ -192,7 +196,7 @@ def test_two_racing_closes_with_one_request_id_and_different_reasons_do_not_both
         for reason in ("late", "early")
     )
     outcomes = race_one_request_id(
-        world.app, lambda r: world.app.close_table("ops", r), late, early
+        world.app, lambda r: table_calls.close_table(world.app, "ops", r), late, early
     )
     assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
     [closing] = [p for p in stream(world, table_id) if isinstance(p, pb.TableClosing)]
@@ -207,7 +211,7 @@ def test_two_racing_seat_requests_with_one_id_and_different_seats_do_not_both_an
         api.TakeSeatRequest(table_id=table_id, client_request_id="s", seat=seat) for seat in (1, 0)
     )
     outcomes = race_one_request_id(
-        world.app, lambda r: world.app.take_seat("alice", r), late, early
+        world.app, lambda r: table_calls.take_seat(world.app, "alice", r), late, early
     )
     assert sorted(type(o).__name__ for o in outcomes.values()) == ["AlreadyExists", "int"]
     [seated] = [p for p in stream(world, table_id) if isinstance(p, pb.TablePlayerSeated)]

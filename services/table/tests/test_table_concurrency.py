@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+import table_calls
 from world import World
 
 from rummy.table.v1 import events_pb2 as pb
@@ -103,7 +104,7 @@ def test_reads_answer_while_a_write_is_in_flight() -> None:
     reads: dict[str, object] = {}
 
     def read() -> None:
-        reads["tables"] = [t.seats_taken for t in world.app.list_tables()]
+        reads["tables"] = [t.seats_taken for t in table_calls.list_tables(world.app)]
         reads["view"] = [s.account_id for s in world.view(table_id, None).seats]
         try:
             world.app.get_hand_result(None, table_id, "no-such-hand")
@@ -154,9 +155,9 @@ def test_a_failed_transaction_fails_only_its_callers_with_unavailable_and_record
     outcome = behind_table_zero(
         world,
         gate,
-        lambda: world.app.take_seat("p0", requests[tables[0]]),
+        lambda: table_calls.take_seat(world.app, "p0", requests[tables[0]]),
         {
-            t: lambda t=t, i=i: world.app.take_seat(f"p{i}", requests[t])
+            t: lambda t=t, i=i: table_calls.take_seat(world.app, f"p{i}", requests[t])
             for i, t in enumerate(tables[1:], 1)
         },
     )
@@ -167,7 +168,9 @@ def test_a_failed_transaction_fails_only_its_callers_with_unavailable_and_record
         assert isinstance(outcome[t], Unavailable)
         assert seated_accounts(world, t) == []
         assert world.app.projection.tables[t].seats == {}
-        assert world.app.take_seat(f"p{i}", requests[t]) == 0  # the retry is decided anew
+        assert (
+            table_calls.take_seat(world.app, f"p{i}", requests[t]) == 0
+        )  # the retry is decided anew
         assert seated_accounts(world, t) == [f"p{i}"]
 
 
@@ -180,11 +183,13 @@ def test_an_unconfirmed_commit_is_resolved_from_the_log_before_the_tables_next_c
     request = sit_request(table_id, "sit-1")
     world.log.fail_next_commit(CommitOutcomeUnknown("no answer to EndTxn"), written=landed)
     with pytest.raises(Unavailable, match="same client_request_id"):
-        world.app.take_seat("alice", request)
+        table_calls.take_seat(world.app, "alice", request)
     assert table_id in world.app.unsure
 
-    assert world.app.take_seat("alice", request) == 0  # the retry: the first answer, or anew
-    assert world.app.take_seat("bob", sit_request(table_id, "sit-2")) == 1
+    assert (
+        table_calls.take_seat(world.app, "alice", request) == 0
+    )  # the retry: the first answer, or anew
+    assert table_calls.take_seat(world.app, "bob", sit_request(table_id, "sit-2")) == 1
     assert table_id not in world.app.unsure
     assert seated_accounts(world, table_id) == ["alice", "bob"]
     versions = [r.envelope.stream_version for r in world.log.read_stream(TABLE_EVENTS, table_id)]

@@ -21,8 +21,8 @@ from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition, partition_for
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS
-from rummy_table import application
-from rummy_table.adapters.events import InputLoop
+from rummy_table.application import starts
+from rummy_table.entrypoints.inputs import InputLoop
 
 
 class ErrorLines:
@@ -83,7 +83,7 @@ def test_a_table_whose_hand_start_raises_waits_while_every_other_table_starts_it
     assert list(world.app.projection.tables)[0] == bad  # tried first: before the others
     break_start(world.app.projection.tables[bad])
     world.now += 5_000
-    with error_logs(application) as logs:
+    with error_logs(starts) as logs:
         started = world.app.tick()
     assert len(started) == 2
     assert all(world.app.projection.tables[t].hand_running for t in good)

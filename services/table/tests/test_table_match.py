@@ -6,6 +6,7 @@ refused with nothing appended; the table rebuilt from its stream shows the same 
 from __future__ import annotations
 
 import pytest
+import table_calls
 from match_world import (
     hold_money,
     last,
@@ -26,8 +27,8 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from rummy_platform.eventlog.partitioner import partition_for
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
-from rummy_table import snapshot
-from rummy_table.projection import Projection
+from rummy_table.adapters import snapshot
+from rummy_table.application.projection import Projection
 
 POOL_101 = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=500, rejoin=True))
 
@@ -39,7 +40,7 @@ def _names(payloads: list[object]) -> list[str]:
 def _command(world: World, table_id: str, account: str, message: object) -> api.PlayResponse:
     request = api.PlayRequest(table_id=table_id, client_request_id=world.request_id())
     request.command.Pack(message)  # type: ignore[arg-type]
-    return world.app.play(account, request)
+    return table_calls.play(world.app, account, request)
 
 
 def _started_match(
@@ -178,7 +179,9 @@ def test_a_seat_that_leaves_mid_deal_is_scored_its_middle_drop_and_is_out() -> N
     options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=500))
     table_id = _started_match(world, options, ("ann", "bob", "cat"))
     world.prepare(table_id, world.view(table_id, None).hand_id)
-    world.app.leave_table("cat", api.LeaveTableRequest(table_id=table_id, client_request_id="x1"))
+    table_calls.leave_table(
+        world.app, "cat", api.LeaveTableRequest(table_id=table_id, client_request_id="x1")
+    )
     left = last(world, table_id, mpb.SeatLeft)
     assert (left.seat, left.mid_deal) == (2, True)  # type: ignore[attr-defined]
     ended = play_deal(world, table_id, {0: "win", 1: "first"})
@@ -188,7 +191,9 @@ def test_a_seat_that_leaves_mid_deal_is_scored_its_middle_drop_and_is_out() -> N
     next_step(world, table_id)
     assert _deal_seats(world, table_id) == [0, 1]
     play_deal(world, table_id, {0: "first", 1: "win"})
-    world.app.leave_table("bob", api.LeaveTableRequest(table_id=table_id, client_request_id="x2"))
+    table_calls.leave_table(
+        world.app, "bob", api.LeaveTableRequest(table_id=table_id, client_request_id="x2")
+    )
     ended_match = last(world, table_id, mpb.MatchEnded)
     assert list(ended_match.winners) == [0]  # type: ignore[attr-defined]
     # Pool 1500, 10% = 150: ann 1500 - 150 - 500 = 850; the others forfeit their entries.
@@ -223,8 +228,10 @@ def test_closing_a_table_mid_deal_aborts_the_match_once_the_deal_ends() -> None:
     options = mpb.MatchOptions(pool=mpb.PoolOptions(target=201, entry_fee_hundredths=250))
     table_id = _started_match(world, options, ("ann", "bob", "cat"))
     world.prepare(table_id, world.view(table_id, None).hand_id)
-    world.app.close_table(
-        "op", api.CloseTableRequest(table_id=table_id, client_request_id="c1", reason="maint")
+    table_calls.close_table(
+        world.app,
+        "op",
+        api.CloseTableRequest(table_id=table_id, client_request_id="c1", reason="maint"),
     )
     assert not any(isinstance(p, mpb.MatchAborted) for p in table_events(world, table_id))
     play_deal(world, table_id, {0: "win", 1: "first", 2: "first"})
@@ -241,7 +248,9 @@ def test_closing_a_table_between_deals_aborts_the_match_at_once() -> None:
     options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=100))
     table_id = _started_match(world, options, ("ann", "bob"))
     play_deal(world, table_id, {0: "win", 1: "first"})
-    world.app.close_table("op", api.CloseTableRequest(table_id=table_id, client_request_id="c1"))
+    table_calls.close_table(
+        world.app, "op", api.CloseTableRequest(table_id=table_id, client_request_id="c1")
+    )
     assert _names(table_events(world, table_id))[-5:] == [
         "TableClosing",
         "MatchAborted",
@@ -286,10 +295,14 @@ def test_an_entry_the_ledger_cannot_hold_aborts_the_match_and_that_seat_sits_out
     assert "seat 1" in aborted.reason  # type: ignore[attr-defined]
     view = world.view(table_id, None)
     assert ["could not cover" in s.sitting_out_reason for s in view.seats] == [True, True]
-    world.app.leave_table("ann", api.LeaveTableRequest(table_id=table_id, client_request_id="l0"))
+    table_calls.leave_table(
+        world.app, "ann", api.LeaveTableRequest(table_id=table_id, client_request_id="l0")
+    )
     world.sit(table_id, "ann", seat=0)
     assert next_step(world, table_id) == []  # no match until the seat is taken again
-    world.app.leave_table("bob", api.LeaveTableRequest(table_id=table_id, client_request_id="l"))
+    table_calls.leave_table(
+        world.app, "bob", api.LeaveTableRequest(table_id=table_id, client_request_id="l")
+    )
     world.sit(table_id, "dan", seat=1)
     next_step(world, table_id)
     assert world.view(table_id, None).match.match_id == f"{table_id}/2"
@@ -331,7 +344,7 @@ def test_bad_format_options_are_refused_and_open_nothing(
     world = World()
     with pytest.raises(InvalidArgument, match=says):
         open_match_table(world, options, seats=seats, point_value=point_value)
-    assert world.app.list_tables() == []
+    assert table_calls.list_tables(world.app) == []
 
 
 def test_a_points_table_is_single_and_writes_no_match_event() -> None:
@@ -339,7 +352,7 @@ def test_a_points_table_is_single_and_writes_no_match_event() -> None:
     table_id = world.open_table()
     opened = table_events(world, table_id)[0]
     assert not opened.HasField("match")  # type: ignore[attr-defined]
-    (summary,) = world.app.list_tables()
+    (summary,) = table_calls.list_tables(world.app)
     assert summary.match_format == "single"
     world.sit(table_id, "ann")
     with pytest.raises(FailedPrecondition, match="hosts no match"):
@@ -350,7 +363,7 @@ def test_bad_match_commands_are_refused_and_append_nothing() -> None:
     world = World()
     options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, rejoin=True))
     table_id = _started_match(world, options, ("ann", "bob", "cat"))
-    (summary,) = world.app.list_tables()
+    (summary,) = table_calls.list_tables(world.app)
     assert summary.match_format == "pool-101"
     before = len(table_events(world, table_id))
     with pytest.raises(FailedPrecondition, match="cannot rejoin while a deal is being played"):
@@ -367,7 +380,7 @@ def test_bad_match_commands_are_refused_and_append_nothing() -> None:
     request.command.type_url = "type.googleapis.com/rummy.match.v1.AcceptRejoin"
     request.command.value = b"\xff\xff"
     with pytest.raises(InvalidArgument, match="not a valid"):
-        world.app.play("ann", request)
+        table_calls.play(world.app, "ann", request)
     assert len(table_events(world, table_id)) == before
 
 
@@ -474,14 +487,14 @@ def test_a_variant_without_a_formats_deal_rules_refuses_it_and_plays_game_to_on_
         match=mpb.MatchOptions(pool=mpb.PoolOptions(target=101)),
     )
     with pytest.raises(InvalidArgument, match=f"variant '{TOY_NAME}' does not play the deals"):
-        world.app.open_table("op", request)
-    assert world.app.list_tables() == []
+        table_calls.open_table(world.app, "op", request)
+    assert table_calls.list_tables(world.app) == []
     request.client_request_id = "toy-game-to"
     request.match.CopyFrom(
         mpb.MatchOptions(game_to=mpb.GameToOptions(target=100, games=1, max_game_points=50))
     )
-    table_id = world.app.open_table("op", request)
-    (summary,) = world.app.list_tables()
+    table_id = table_calls.open_table(world.app, "op", request)
+    (summary,) = table_calls.list_tables(world.app)
     assert (summary.table_id, summary.match_format) == (table_id, "game-to-100")
 
 

@@ -12,8 +12,10 @@ from world import World, replay_all
 from rummy.match.v1 import match_pb2 as mpb
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
-from rummy_table import snapshot
-from rummy_table.application import TableApp
+from rummy_table.adapters import snapshot
+from rummy_table.adapters.metrics import TableMetrics
+from rummy_table.application.app import TableApp
+from rummy_table.entrypoints.views import player_view
 
 
 def test_a_match_table_restarted_from_its_kafka_topic_shows_the_same_match(
@@ -46,6 +48,8 @@ def test_a_match_table_restarted_from_its_kafka_topic_shows_the_same_match(
         restarted = TableApp(
             GroupCommitWriter(log.transactional_writer(prefix + "w")),
             topic=prefix + TABLE_EVENTS,
+            metrics=TableMetrics.unregistered(),
+            render_view=player_view,
         )
         restarted.replay(records)
         live = world.app.projection.tables[table_id]

@@ -6,11 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from prometheus_client import CollectorRegistry
+from world import World
 
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
-from rummy_table.metrics import ACTIONS, DROP_KINDS, TableMetrics, drop_kind_label
+from rummy_table.adapters.metrics import ACTIONS, DROP_KINDS, TableMetrics, drop_kind_label
 
 
 def samples(registry: CollectorRegistry, name: str) -> dict[tuple[tuple[str, str], ...], float]:
@@ -53,3 +54,16 @@ def test_a_drop_is_counted_under_the_label_its_kind_was_exported_with() -> None:
     drops = samples(registry, "rummy_table_drops_total")
     assert drops[(("kind", "timeout"),)] == 1.0
     assert len(drops) == len(DROP_KINDS)  # no new series: the same label
+
+
+def test_a_rebuilt_instance_gauges_the_tables_open_and_the_seats_taken_it_replayed() -> None:
+    world = World()
+    first, second = world.open_table(seats=4), world.open_table(seats=4)
+    world.sit(first, "ann")
+    world.sit(first, "bob")
+    world.sit(second, "cat")
+    rebuilt = world.new_app("table-writer-2")
+    metrics = rebuilt.metrics
+    assert isinstance(metrics, TableMetrics)
+    assert metrics.tables_open._value.get() == 2
+    assert metrics.seats_taken._value.get() == 3

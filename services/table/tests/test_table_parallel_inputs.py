@@ -22,7 +22,7 @@ from rummy_platform.eventlog import (
     partition_for,
 )
 from rummy_platform.topics import LEDGER_EVENTS
-from rummy_table.adapters.events import InputLoop
+from rummy_table.entrypoints.inputs import InputLoop
 
 PARTITIONS = 2
 

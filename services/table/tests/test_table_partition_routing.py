@@ -22,8 +22,8 @@ from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.server import ServiceHost
 from rummy_platform.table_routing import OWNER_METADATA_KEY, TableRouter
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_table.adapters import grpc as grpc_adapter
-from rummy_table.ownership import Ownership, PartitionOwner
+from rummy_table.adapters.peers import PeerTables
+from rummy_table.application.ownership import Ownership, PartitionOwner
 
 AUTHORITY = TokenAuthority(SECRET)
 
@@ -44,7 +44,7 @@ class Instances:
             ownership = Ownership(2, host.address, f"writer-{partition}")
             ownership.grant(frozenset({partition}), None, {})
             world.app.ownership = ownership
-            world.app.peer_tables = grpc_adapter.PeerTables(
+            world.app.peer_tables = PeerTables(
                 ownership, lambda: AUTHORITY.issue("table", Role.SERVICE)
             )
             self.owners.append(ownership)

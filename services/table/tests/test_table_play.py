@@ -4,6 +4,7 @@ older Drop/Declare RPCs go the same way, and bad commands change nothing."""
 from __future__ import annotations
 
 import pytest
+import table_calls
 from test_table_service import on_turn, playing_table, table_events
 from world import World
 
@@ -29,12 +30,12 @@ def test_a_drop_sent_through_play_is_a_first_drop_answered_with_the_variants_ans
     account, view = on_turn(world, table_id)
     request = _play(world, table_id, hand_id, view)
     request.command.Pack(indian_pb.Drop())
-    reply = world.app.play(account, request)
+    reply = table_calls.play(world.app, account, request)
     answer = indian_pb.DropAnswer()
     assert reply.answer.Unpack(answer)
     assert (answer.kind, answer.points) == (indian_pb.DROP_KIND_FIRST, 20)
     assert any(isinstance(p, indian_pb.PlayerDropped) for p in table_events(world, table_id))
-    again = world.app.play(account, request)  # a retry gets the first answer
+    again = table_calls.play(world.app, account, request)  # a retry gets the first answer
     assert again == reply
 
 
@@ -69,7 +70,7 @@ def test_a_bad_command_is_invalid_argument_and_appends_nothing(pack: object, say
     request = _play(world, table_id, hand_id, view)
     pack(request.command)  # type: ignore[operator]
     with pytest.raises(InvalidArgument, match=says):
-        world.app.play(account, request)
+        table_calls.play(world.app, account, request)
     assert len(table_events(world, table_id)) == before
 
 
@@ -96,5 +97,5 @@ def test_a_commands_own_fields_are_held_to_the_request_limits_once_unpacked() ->
     request = _play(world, table_id, hand_id, view)
     request.command.Pack(_declare("x" * 9))
     with pytest.raises(InvalidArgument, match=r"command\.face_down\.face is 9 bytes long"):
-        world.app.play(account, request)
+        table_calls.play(world.app, account, request)
     assert len(table_events(world, table_id)) == before

@@ -38,7 +38,7 @@ from rummy_platform.topics import (
     TABLE_EVENTS,
     event_topic_specs,
 )
-from rummy_table.application import INPUT_GROUP
+from rummy_table.application.app import INPUT_GROUP
 from rummy_testing.prometheus import wait_until
 from rummy_testing.service_process import ServiceProcess, start_service
 

@@ -4,6 +4,7 @@ by the test (see world.py)."""
 from __future__ import annotations
 
 import pytest
+import table_calls
 from world import SERVER_SEED, World, replay_all
 
 from rummy.clock.v1 import events_pb2 as clock_pb
@@ -24,7 +25,7 @@ from rummy_platform.topics import CLOCK_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS, 
 from rummy_rules import registry
 from rummy_rules.events import HandEnded, SeatResult
 from rummy_rules.settlement import settle_shared
-from rummy_table.projection import player_view
+from rummy_table.entrypoints.views import player_view
 
 
 def table_events(world: World, table_id: str) -> list[object]:
@@ -47,7 +48,8 @@ def on_turn(world: World, table_id: str) -> tuple[str, api.PlayerView]:
 
 
 def draw(world: World, table_id: str, account: str, view: api.PlayerView, rid: str = "") -> object:
-    return world.app.draw(
+    return table_calls.draw(
+        world.app,
         account,
         api.DrawCardRequest(
             table_id=table_id,
@@ -55,6 +57,22 @@ def draw(world: World, table_id: str, account: str, view: api.PlayerView, rid: s
             turn_no=view.turn_no,
             client_request_id=rid or world.request_id(),
             source=pb.DRAW_SOURCE_STOCK,
+        ),
+    )
+
+
+def discard_last(world: World, table_id: str, account: str) -> None:
+    """``account`` (on turn, having drawn) discards the last card of its hand."""
+    held = world.view(table_id, account)
+    table_calls.discard(
+        world.app,
+        account,
+        api.DiscardCardRequest(
+            table_id=table_id,
+            hand_id=held.hand_id,
+            turn_no=held.turn_no,
+            client_request_id=world.request_id(),
+            card=held.my_cards[-1],
         ),
     )
 
@@ -100,8 +118,10 @@ def test_a_table_opens_only_with_a_seat_count_its_shoes_have_a_shoe_for() -> Non
 def test_retrying_open_table_with_the_same_request_id_opens_one_table() -> None:
     world = World()
     request = api.OpenTableRequest(client_request_id="open-1", seat_count=6)
-    assert world.app.open_table("op", request) == world.app.open_table("op", request)
-    assert len(world.app.list_tables()) == 1
+    assert table_calls.open_table(world.app, "op", request) == table_calls.open_table(
+        world.app, "op", request
+    )
+    assert len(table_calls.list_tables(world.app)) == 1
 
 
 # -- starting hands ------------------------------------------------------------------------
@@ -204,14 +224,14 @@ def test_a_discard_sent_with_the_request_id_of_an_earlier_draw_is_already_exists
         card=held.my_cards[0],
     )
     with pytest.raises(AlreadyExists, match="request id 'move-1' was used for a different request"):
-        world.app.discard(account, discard)
+        table_calls.discard(world.app, account, discard)
     assert len(table_events(world, table_id)) == count
     assert len(world.view(table_id, account).my_cards) == 14
     world.app = world.new_app()  # the digest is rebuilt from the log
     with pytest.raises(AlreadyExists):
-        world.app.discard(account, discard)
+        table_calls.discard(world.app, account, discard)
     discard.client_request_id = "move-2"
-    world.app.discard(account, discard)
+    table_calls.discard(world.app, account, discard)
     assert len(world.view(table_id, account).my_cards) == 13
 
 
@@ -228,29 +248,31 @@ def test_a_request_id_reused_with_another_body_or_at_another_table_is_already_ex
         source=pb.DRAW_SOURCE_DISCARD_PILE,
     )
     with pytest.raises(AlreadyExists):
-        world.app.draw(account, other)
+        table_calls.draw(world.app, account, other)
     second = world.open_table()
     with pytest.raises(AlreadyExists):
-        world.app.take_seat(account, api.TakeSeatRequest(table_id=second, client_request_id="d-1"))
+        table_calls.take_seat(
+            world.app, account, api.TakeSeatRequest(table_id=second, client_request_id="d-1")
+        )
     assert world.view(second, account).seats == []
 
 
 def test_open_table_retried_with_another_name_is_already_exists_and_opens_nothing() -> None:
     world = World()
     request = api.OpenTableRequest(client_request_id="open-1", seat_count=4, name="first")
-    table_id = world.app.open_table("op", request)
-    assert world.app.open_table("op", request) == table_id
+    table_id = table_calls.open_table(world.app, "op", request)
+    assert table_calls.open_table(world.app, "op", request) == table_id
     renamed = api.OpenTableRequest(client_request_id="open-1", seat_count=4, name="second")
     with pytest.raises(AlreadyExists, match="was used for a different request"):
-        world.app.open_table("op", renamed)
-    assert [t.name for t in world.app.list_tables()] == ["first"]
+        table_calls.open_table(world.app, "op", renamed)
+    assert [t.name for t in table_calls.list_tables(world.app)] == ["first"]
 
 
 def test_list_tables_lists_in_table_id_order_from_a_position_on() -> None:
     world = World()
     opened = sorted(world.open_table() for _ in range(5))
-    assert [t.table_id for t in world.app.list_tables(2)] == opened[:2]
-    assert [t.table_id for t in world.app.list_tables(after=opened[1])] == opened[2:]
+    assert [t.table_id for t in table_calls.list_tables(world.app, 2)] == opened[:2]
+    assert [t.table_id for t in table_calls.list_tables(world.app, after=opened[1])] == opened[2:]
 
 
 def test_a_player_cannot_act_on_another_seats_turn_or_at_a_table_where_it_does_not_sit() -> None:
@@ -295,7 +317,8 @@ def test_a_first_drop_ends_a_two_seat_hand_and_the_result_shows_the_money() -> N
     world = World()
     table_id, hand_id = playing_table(world)
     account, view = on_turn(world, table_id)
-    answer = world.app.drop(
+    answer = table_calls.drop(
+        world.app,
         account,
         api.DropRequest(
             table_id=table_id,
@@ -360,7 +383,8 @@ def test_a_redelivered_input_is_dropped_by_its_event_id() -> None:
 
 def first_drop(world: World, table_id: str, hand_id: str) -> None:
     account, view = on_turn(world, table_id)
-    world.app.drop(
+    table_calls.drop(
+        world.app,
         account,
         api.DropRequest(
             table_id=table_id,
@@ -507,7 +531,9 @@ def test_a_fenced_instance_answers_unavailable_and_appends_nothing() -> None:
     old = world.app
     world.app = world.new_app()  # same writer id: fences the old one
     with pytest.raises(Unavailable):
-        old.take_seat("alice", api.TakeSeatRequest(table_id=table_id, client_request_id="r1"))
+        table_calls.take_seat(
+            old, "alice", api.TakeSeatRequest(table_id=table_id, client_request_id="r1")
+        )
     assert old.fenced
     assert world.sit(table_id, "alice") == 0
     assert len(replay_all(world.log)) == 2
@@ -535,7 +561,8 @@ def test_a_valid_declare_ends_the_hand_with_the_counted_loser_paying_the_winner(
     drawn = draw(world, table_id, "bob", view)
     assert drawn.card.face == "KC"
     face_down = next(c for c in world.view(table_id, "bob").my_cards if c.face == "5D")
-    answer = world.app.declare(
+    answer = table_calls.declare(
+        world.app,
         "bob",
         api.DeclareRequest(
             table_id=table_id,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import table_calls
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_table_service import first_drop
@@ -25,8 +26,9 @@ from rummy_platform.topics import (
     LEDGER_EVENTS,
     TABLE_EVENTS,
 )
-from rummy_table import snapshot
-from rummy_table.projection import Projection, player_view
+from rummy_table.adapters import snapshot
+from rummy_table.application.projection import Projection
+from rummy_table.entrypoints.views import player_view
 from rummy_testing.profiles import examples
 
 PARTITIONS = 2  # World's topics
@@ -82,12 +84,14 @@ def act(world: World, data: st.DataObject, table_id: str) -> None:  # noqa: C901
                 world.sit(table_id, f"p{data.draw(st.integers(0, 5))}")
             elif move == "leave" and view.seats:
                 account = data.draw(st.sampled_from([s.account_id for s in view.seats]))
-                world.app.leave_table(
-                    account, api.LeaveTableRequest(table_id=table_id, client_request_id=rid)
+                table_calls.leave_table(
+                    world.app,
+                    account,
+                    api.LeaveTableRequest(table_id=table_id, client_request_id=rid),
                 )
             elif move == "close":
-                world.app.close_table(
-                    "op", api.CloseTableRequest(table_id=table_id, client_request_id=rid)
+                table_calls.close_table(
+                    world.app, "op", api.CloseTableRequest(table_id=table_id, client_request_id=rid)
                 )
             for hand_id, ended in list(table.results.items()):
                 if hand_id not in table.settled and data.draw(st.booleans()):
@@ -109,18 +113,18 @@ def act(world: World, data: st.DataObject, table_id: str) -> None:  # noqa: C901
         }
         if move == "draw":
             source = data.draw(st.sampled_from([pb.DRAW_SOURCE_STOCK, pb.DRAW_SOURCE_DISCARD_PILE]))
-            world.app.draw(account, api.DrawCardRequest(**where, source=source))
+            table_calls.draw(world.app, account, api.DrawCardRequest(**where, source=source))
         elif move == "discard":
             card = data.draw(st.sampled_from(list(mine.my_cards)))
-            world.app.discard(account, api.DiscardCardRequest(**where, card=card))
+            table_calls.discard(world.app, account, api.DiscardCardRequest(**where, card=card))
         elif move == "drop":
-            world.app.drop(account, api.DropRequest(**where))
+            table_calls.drop(world.app, account, api.DropRequest(**where))
         elif move == "timeout":
             deadline = clock_pb.TurnDeadlinePassed(hand_id=mine.hand_id, turn_no=mine.turn_no)
             world.feed(CLOCK_EVENTS, table_id, deadline)
         else:
-            world.app.leave_table(
-                account, api.LeaveTableRequest(table_id=table_id, client_request_id=rid)
+            table_calls.leave_table(
+                world.app, account, api.LeaveTableRequest(table_id=table_id, client_request_id=rid)
             )
     except ServiceError:
         pass  # refused: nothing appended
@@ -192,8 +196,10 @@ def test_the_answer_window_keeps_the_last_answers_and_their_digests_only() -> No
     for i in range(ANSWER_WINDOW + 10):
         account = f"p{i % 2}"
         world.sit(table_id, account)
-        world.app.leave_table(
-            account, api.LeaveTableRequest(table_id=table_id, client_request_id=f"leave-{i}")
+        table_calls.leave_table(
+            world.app,
+            account,
+            api.LeaveTableRequest(table_id=table_id, client_request_id=f"leave-{i}"),
         )
     table = world.app.projection.tables[table_id]
     assert len(table.answers) == ANSWER_WINDOW
@@ -202,7 +208,8 @@ def test_the_answer_window_keeps_the_last_answers_and_their_digests_only() -> No
     assert last in table.answers and last in world.app.projection.requests
     # a retry within the window gets the first answer and appends nothing
     count = len(table_records(world))
-    world.app.leave_table(
+    table_calls.leave_table(
+        world.app,
         last.split("/")[0],
         api.LeaveTableRequest(table_id=table_id, client_request_id=last.split("/")[1]),
     )
@@ -241,8 +248,11 @@ def test_a_closed_table_keeps_a_stub_and_still_answers_for_its_hands() -> None:
     world.prepare(table_id, hand_id)
     view = world.view(table_id, None)
     account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
-    world.app.close_table("op", api.CloseTableRequest(table_id=table_id, client_request_id="c"))
-    world.app.drop(
+    table_calls.close_table(
+        world.app, "op", api.CloseTableRequest(table_id=table_id, client_request_id="c")
+    )
+    table_calls.drop(
+        world.app,
         account,
         api.DropRequest(
             table_id=table_id, hand_id=hand_id, turn_no=view.turn_no, client_request_id="d"

@@ -10,15 +10,18 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+import table_calls
 from kafka import KafkaProducer
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog, partition_for
 from rummy_platform.topics import TABLE_EVENTS, event_topic_specs
-from rummy_table import snapshot
-from rummy_table.adapters import events
-from rummy_table.application import TableApp
-from rummy_table.projection import Projection
+from rummy_table.adapters import snapshot
+from rummy_table.adapters import table_log as events
+from rummy_table.adapters.metrics import TableMetrics
+from rummy_table.application.app import TableApp
+from rummy_table.application.projection import Projection
+from rummy_table.entrypoints.views import player_view
 
 PARTITIONS = 8
 
@@ -35,18 +38,23 @@ def prefix(kafka_bootstrap: str) -> Iterator[str]:
 def new_app(kafka_bootstrap: str, prefix: str, writer: str = "w") -> tuple[TableApp, KafkaEventLog]:
     log = KafkaEventLog(kafka_bootstrap)
     app = TableApp(
-        GroupCommitWriter(log.transactional_writer(prefix + writer)), topic=prefix + TABLE_EVENTS
+        GroupCommitWriter(log.transactional_writer(prefix + writer)),
+        topic=prefix + TABLE_EVENTS,
+        metrics=TableMetrics.unregistered(),
+        render_view=player_view,
     )
     return app, log
 
 
 def open_and_seat(app: TableApp, name: str, players: int) -> str:
-    table_id = app.open_table(
-        "op", api.OpenTableRequest(client_request_id=f"open-{name}", seat_count=6, name=name)
+    table_id = table_calls.open_table(
+        app, "op", api.OpenTableRequest(client_request_id=f"open-{name}", seat_count=6, name=name)
     )
     for i in range(players):
-        app.take_seat(
-            f"{name}-p{i}", api.TakeSeatRequest(table_id=table_id, client_request_id=f"sit-{i}")
+        table_calls.take_seat(
+            app,
+            f"{name}-p{i}",
+            api.TakeSeatRequest(table_id=table_id, client_request_id=f"sit-{i}"),
         )
     return table_id
 
@@ -66,12 +74,20 @@ def test_a_start_loads_each_partitions_snapshot_and_its_tail_as_a_full_replay_wo
         assert loop.write(p)
     # the tail: tables opened and seats taken after the snapshots
     after = [open_and_seat(app, f"u{i}", 3) for i in range(4)]
-    app.leave_table("t0-p0", api.LeaveTableRequest(table_id=before[0], client_request_id="bye"))
+    table_calls.leave_table(
+        app, "t0-p0", api.LeaveTableRequest(table_id=before[0], client_request_id="bye")
+    )
     stored = events.read_snapshots(kafka_bootstrap, snapshots_topic)
     assert set(stored) == set(range(PARTITIONS))
 
     full = Projection()
-    replayed = TableApp(app.writer, projection=full, topic=app.topic)
+    replayed = TableApp(
+        app.writer,
+        projection=full,
+        topic=app.topic,
+        metrics=TableMetrics.unregistered(),
+        render_view=player_view,
+    )
     replayed.replay(events.read_partitions(kafka_bootstrap, app.topic, None)[0])
 
     restarted, other = new_app(kafka_bootstrap, prefix, "w2")
@@ -112,7 +128,9 @@ def test_a_snapshot_of_another_shape_or_undecodable_is_ignored_and_the_partition
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap.split(","))
     producer.send(snapshots_topic, key=str(p).encode(), value=bad(taken.data)).get(timeout=30)
     producer.close()
-    app.take_seat("late", api.TakeSeatRequest(table_id=table_id, client_request_id="late"))
+    table_calls.take_seat(
+        app, "late", api.TakeSeatRequest(table_id=table_id, client_request_id="late")
+    )
 
     restarted, other = new_app(kafka_bootstrap, prefix, "w2")
     events.rebuild(kafka_bootstrap, restarted, snapshots_topic)

@@ -43,8 +43,10 @@ from rummy_platform.topics import (
     event_topic_specs,
 )
 from rummy_rules.cards import parse_card
-from rummy_table.adapters import grpc as grpc_adapter
-from rummy_table.application import TableApp
+from rummy_table.adapters.metrics import TableMetrics
+from rummy_table.application.app import TableApp
+from rummy_table.entrypoints import grpc as grpc_adapter
+from rummy_table.entrypoints.views import player_view
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.wire import register_toy
 
@@ -100,6 +102,8 @@ def toy_world(kafka_bootstrap: str) -> Iterator[ToyWorld]:
         topic=prefix + TABLE_EVENTS,
         now_ms=lambda: clock[0],
         new_hand_id=lambda: f"toy-hand-{next(ids)}",
+        metrics=TableMetrics.unregistered(),
+        render_view=player_view,
     )
     settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
     host = ServiceHost("table", settings, registry=CollectorRegistry(), aio=True)

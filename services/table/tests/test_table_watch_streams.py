@@ -9,13 +9,14 @@ import time
 
 import grpc
 from served_table import SECRET, served_table_and_servicer
-from test_table_service import draw, on_turn, playing_table
+from test_table_service import discard_last, draw, first_drop, on_turn, playing_table
 from world import World
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
-from rummy_table.adapters.watches import TableWatches
+from rummy_table.entrypoints.views import player_view
+from rummy_table.entrypoints.watches import TableWatches
 
 STREAMS_PER_TABLE = 150
 
@@ -97,18 +98,8 @@ def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once():
         draw(world, table_id, account, view)
         drained()
         before = watches.wakeups[table_id]
-        held = world.view(table_id, account)
         events_before = version()
-        world.app.discard(
-            account,
-            api.DiscardCardRequest(
-                table_id=table_id,
-                hand_id=view.hand_id,
-                turn_no=view.turn_no,
-                client_request_id=world.request_id(),
-                card=held.my_cards[-1],
-            ),
-        )
+        discard_last(world, table_id, account)
         assert version() == events_before + 2  # CardDiscarded and TurnStarted
         drained()
         _until(lambda: all(seen[a][-1] == version() for a in players), "views after discard")
@@ -120,3 +111,49 @@ def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once():
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         loop.close()
+
+
+def test_every_watchers_view_is_the_view_built_for_it_at_every_version_of_a_played_hand():
+    # The streams build a seat's view from the version's shared public part plus the seat's own
+    # cards: it must be exactly player_view's for each seated account (dealt in or seated after
+    # the deal), a spectator and an account with no seat, from the waiting table to the end.
+    world = World()
+    dealt = ("alice", "bob", "carol")
+    table_id = world.open_table()
+    watches = TableWatches(world.app)
+    accounts: tuple[str | None, ...] = (*dealt, "dave", "erin", None)
+
+    def views_match() -> int:
+        table = world.app.projection.tables[table_id]
+        for account in accounts:
+
+            async def first(account: str | None = account) -> api.PlayerView:
+                async for view in watches.follow(account, table_id, table.version - 1):
+                    return view
+                raise AssertionError("the stream ended")
+
+            got = asyncio.run(first())
+            assert got == player_view(table, account), (account, table.version)
+        return table.version
+
+    checked = {views_match()}
+    for account in dealt:
+        world.sit(table_id, account)
+        checked.add(views_match())
+    hand_id = world.start_hand(table_id)
+    world.prepare(table_id, hand_id)
+    checked.add(views_match())
+    world.sit(table_id, "dave")  # seated, not dealt in
+    checked.add(views_match())
+    for _ in range(4):
+        account, view = on_turn(world, table_id)
+        draw(world, table_id, account, view)
+        checked.add(views_match())
+        assert len(world.view(table_id, account).my_cards) == 14
+        discard_last(world, table_id, account)
+        checked.add(views_match())
+    for _ in range(2):  # two drops end the hand of three: the result is revealed
+        first_drop(world, table_id, hand_id)
+        checked.add(views_match())
+    assert world.view(table_id, None).HasField("result")
+    assert len(checked) >= 15

@@ -10,13 +10,16 @@ import time
 import uuid
 
 import pytest
+import table_calls
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import Unavailable
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
-from rummy_table.application import TableApp
-from rummy_table.ownership import Ownership
+from rummy_table.adapters.metrics import TableMetrics
+from rummy_table.application.app import TableApp
+from rummy_table.application.ownership import Ownership
+from rummy_table.entrypoints.views import player_view
 
 
 def _joined(log: KafkaEventLog, group: str, topics: list[str]):
@@ -41,12 +44,19 @@ def test_a_zombie_instance_whose_generation_was_replaced_appends_nothing(
         member = _joined(log, group, inputs)
         ownership = Ownership(8, "127.0.0.1:1", prefix + "writer-zombie")
         ownership.grant(frozenset(range(8)), member.group_metadata(), {})
-        app = TableApp(writer, topic=topic, input_group=group, ownership=ownership)
-        table_id = app.open_table(
-            "op", api.OpenTableRequest(client_request_id="open-1", seat_count=4)
+        app = TableApp(
+            writer,
+            topic=topic,
+            input_group=group,
+            ownership=ownership,
+            metrics=TableMetrics.unregistered(),
+            render_view=player_view,
         )
-        assert app.take_seat(
-            "alice", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-alice")
+        table_id = table_calls.open_table(
+            app, "op", api.OpenTableRequest(client_request_id="open-1", seat_count=4)
+        )
+        assert table_calls.take_seat(
+            app, "alice", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-alice")
         ) in range(4)
 
         # Its membership ends and another member's generation owns the partitions now; the
@@ -56,11 +66,13 @@ def test_a_zombie_instance_whose_generation_was_replaced_appends_nothing(
         appended = len(log.read_stream(topic, table_id))
 
         with pytest.raises(Unavailable):
-            app.take_seat(
-                "bob", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-bob")
+            table_calls.take_seat(
+                app, "bob", api.TakeSeatRequest(table_id=table_id, client_request_id="sit-bob")
             )
         with pytest.raises(Unavailable):
-            app.open_table("op", api.OpenTableRequest(client_request_id="open-2", seat_count=4))
+            table_calls.open_table(
+                app, "op", api.OpenTableRequest(client_request_id="open-2", seat_count=4)
+            )
         assert len(log.read_stream(topic, table_id)) == appended
         successor.close()
     finally:

@@ -8,6 +8,7 @@ import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import table_calls
 from google.protobuf.message import Message
 
 from rummy.clock.v1 import events_pb2 as clock_pb
@@ -31,7 +32,9 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import Deal as ShuffleDeal
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
-from rummy_table.application import TableApp
+from rummy_table.adapters.metrics import TableMetrics
+from rummy_table.application.app import TableApp
+from rummy_table.entrypoints.views import player_view
 
 T0 = 1_800_000_000_000
 SERVER_SEED = b"\x05" * 32
@@ -69,6 +72,8 @@ class World:
             read_stream=lambda table_id: [
                 e for e in replay_all(self.log) if e.stream_id == table_id
             ],
+            metrics=TableMetrics.unregistered(),
+            render_view=player_view,
         )
         app.replay(replay_all(self.log))
         return app
@@ -94,13 +99,13 @@ class World:
         )
         if rules is not None:
             request.rule_set.CopyFrom(rules)
-        return self.app.open_table("op", request)
+        return table_calls.open_table(self.app, "op", request)
 
     def sit(self, table_id: str, account: str, seat: int | None = None) -> int:
         request = api.TakeSeatRequest(table_id=table_id, client_request_id=self.request_id())
         if seat is not None:
             request.seat = seat
-        return self.app.take_seat(account, request)
+        return table_calls.take_seat(self.app, account, request)
 
     def view(self, table_id: str, account: str | None) -> api.PlayerView:
         return self.app.view(account, table_id)

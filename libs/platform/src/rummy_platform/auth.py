@@ -26,7 +26,6 @@ from typing import Any
 
 import grpc
 import jwt
-from structlog.contextvars import bound_contextvars
 
 from rummy_platform.config import (
     DEFAULT_TOKEN_MAX_LIFETIME_SECONDS,
@@ -36,6 +35,7 @@ from rummy_platform.config import (
     token_max_lifetime_variable,
 )
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
+from rummy_platform.logging import log_context
 from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, split_method
 
 ISSUER = "rummy"
@@ -355,7 +355,7 @@ class AuthInterceptor(ScopeInterceptor):
             context.abort(grpc.StatusCode.UNAUTHENTICATED, str(error))
         token = _principal.set(principal)
         try:
-            with bound_contextvars(account_id=principal.account_id, role=principal.role.value):
+            with log_context(account_id=principal.account_id, role=principal.role.value):
                 yield
         finally:
             _principal.reset(token)

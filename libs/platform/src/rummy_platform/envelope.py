@@ -9,6 +9,7 @@ caused it. On the wire the payload travels as bytes next to its full protobuf na
 
 Nothing here reads a clock or draws ids on its own except :meth:`Envelope.new`, which draws a
 random UUID for ``event_id`` when none is given; ``occurred_at`` always comes from the caller.
+:func:`reaction_event_id` derives the ids of the events an input causes from the input's.
 """
 
 from __future__ import annotations
@@ -154,6 +155,16 @@ def request_digest(request: Message, id_field: str = "client_request_id") -> str
     digest.update(b"\0")
     digest.update(body.SerializeToString(deterministic=True))
     return digest.hexdigest()
+
+
+_REACTION_NAMESPACE = uuid.UUID("6f1d3b0e-8c55-4d0b-9a57-2f3c5e1d7a90")
+
+
+def reaction_event_id(source: Envelope, payload_type: str, index: int = 0) -> str:
+    """A stable UUID (text) for the ``index``-th event of type ``payload_type`` (a full protobuf
+    name, :func:`type_name`) caused by ``source``: the same input always yields the same id, so a
+    consumer drops a repeated reaction (the reactors', :mod:`rummy_platform.reactor`)."""
+    return str(uuid.uuid5(_REACTION_NAMESPACE, f"{source.event_id}/{payload_type}/{index}"))
 
 
 class PayloadRegistry:

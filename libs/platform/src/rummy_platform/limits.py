@@ -199,6 +199,18 @@ class RequestLimitsInterceptor(grpc.ServerInterceptor):
     def aio(self) -> grpc.aio.ServerInterceptor:
         return AioHandlerInterceptor(lambda handler, _method: _checking(handler, aio=True))
 
+    @staticmethod
+    def deserializer(strict: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+        """``strict`` that hands an unparsable request on to :meth:`check` instead of failing
+        in gRPC (which would answer INTERNAL)."""
+        return _tolerant(strict)
+
+    @staticmethod
+    def check(request: Any) -> Any:
+        """``request``, once :func:`check_request` passed it; raises InvalidArgument (also for a
+        request :meth:`deserializer` could not parse)."""
+        return _checked(request)
+
 
 def _checking(handler: Handler, *, aio: bool = False) -> Handler:
     """``handler`` checking its request first (a request-streaming one as it is)."""

@@ -18,7 +18,12 @@ from typing import IO, Any
 
 import grpc
 import structlog
-from structlog.contextvars import bound_contextvars, clear_contextvars, merge_contextvars
+from structlog.contextvars import (
+    bind_contextvars,
+    clear_contextvars,
+    merge_contextvars,
+    reset_contextvars,
+)
 
 from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, final_code
 
@@ -96,8 +101,13 @@ def log_context(
     """Bind the given keys (those not None) to every log line written inside the block, in
     this thread or task only; the previous values come back when it ends."""
     keys = {"table_id": table_id, "hand_id": hand_id, "seat": seat, **extra}
-    with bound_contextvars(**{key: value for key, value in keys.items() if value is not None}):
+    # bind + reset by token: what structlog's bound_contextvars does, without the copy of the
+    # whole context it takes first (get_contextvars) on every block (every call's scopes).
+    tokens = bind_contextvars(**{key: value for key, value in keys.items() if value is not None})
+    try:
         yield
+    finally:
+        reset_contextvars(**tokens)
 
 
 class LoggingContextInterceptor(ScopeInterceptor):
@@ -115,7 +125,7 @@ class LoggingContextInterceptor(ScopeInterceptor):
         clear_contextvars()  # a worker thread must not carry the last call's context
         started = time.perf_counter()
         error: BaseException | None = None
-        with bound_contextvars(service=self._service_name, rpc=method):
+        with log_context(service=self._service_name, rpc=method):
             try:
                 yield
             except BaseException as raised:

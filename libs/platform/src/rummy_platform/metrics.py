@@ -17,9 +17,10 @@ import functools
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from wsgiref.simple_server import WSGIServer
 
+import grpc
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -73,11 +74,14 @@ class MetricsInterceptor(ScopeInterceptor):
 
     def __init__(self, metrics: GrpcMetrics) -> None:
         self._metrics = metrics
+        # Each method's series, looked up once: ``labels()`` takes a lock and joins the label
+        # values on every call. Bounded by the services' methods and the status codes.
+        self._latency: dict[str, Any] = {}
+        self._requests: dict[tuple[str, grpc.StatusCode], Any] = {}
         super().__init__(self._scope)
 
     @contextmanager
     def _scope(self, method: str, context: CallContext) -> Iterator[None]:
-        service, rpc = split_method(method)
         started = time.perf_counter()
         error: BaseException | None = None
         try:
@@ -86,9 +90,19 @@ class MetricsInterceptor(ScopeInterceptor):
             error = raised
             raise
         finally:
-            self._metrics.latency.labels(service, rpc).observe(time.perf_counter() - started)
+            latency = self._latency.get(method)
+            if latency is None:
+                latency = self._latency[method] = self._metrics.latency.labels(
+                    *split_method(method)
+                )
+            latency.observe(time.perf_counter() - started)
             code = final_code(context, error)
-            self._metrics.requests.labels(service, rpc, code.name).inc()
+            requests = self._requests.get((method, code))
+            if requests is None:
+                requests = self._requests[method, code] = self._metrics.requests.labels(
+                    *split_method(method), code.name
+                )
+            requests.inc()
 
 
 def start_metrics_server(

@@ -15,7 +15,8 @@ handled record, lies past them. Two kinds, by where the effects land:
 - :class:`TransactionalReactor` (dealer, clock): the handler returns the events to append; they
   are appended with the record offsets in one Kafka transaction (consume-transform-produce), so
   each input's outputs become visible exactly once. Outputs get event ids derived from the
-  input's (:func:`reaction_event_id`), so even an input seen twice yields the same event ids.
+  input's (:func:`rummy_platform.envelope.reaction_event_id`), so even an input seen twice
+  yields the same event ids.
 
 A handler that raises parks its record's stream (a table) and only that one
 (:class:`rummy_platform.isolation.StreamIsolation`): the record and the later records of the same
@@ -35,7 +36,6 @@ by ``rummy_platform/migrations/platform_0001_event_plumbing.sql`` (applied by
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -65,14 +65,6 @@ EmitHandler = Callable[[Envelope], Sequence[tuple[str, Envelope]]]
 
 #: Failures that are no table's fault: the whole round is rewound and retried.
 OUTAGES: tuple[type[BaseException], ...] = (EventLogError, psycopg.OperationalError)
-
-_REACTION_NAMESPACE = uuid.UUID("6f1d3b0e-8c55-4d0b-9a57-2f3c5e1d7a90")
-
-
-def reaction_event_id(source: Envelope, payload_type: str, index: int = 0) -> str:
-    """A stable UUID for the ``index``-th event of type ``payload_type`` caused by ``source``:
-    the same input always yields the same id, so a consumer drops a repeated reaction."""
-    return str(uuid.uuid5(_REACTION_NAMESPACE, f"{source.event_id}/{payload_type}/{index}"))
 
 
 class _ReactorLoop:

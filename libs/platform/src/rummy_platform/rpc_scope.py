@@ -13,6 +13,9 @@ call through :class:`AioCallView`, the synchronous face of an aio context (its `
 :class:`ScopeAbort`, which the aio wrapper turns into the real ``await context.abort``), so
 each scope is written once. :class:`Offload` (innermost) runs the synchronous handlers of an aio
 server in a bounded thread pool, with the call's context variables (principal, log context).
+:class:`AioScopes` is all of that in one ``grpc.aio`` interceptor (what an aio host installs):
+every scope, the request check and the offload around one coroutine per call (and one async
+generator per response stream) instead of one per interceptor.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any, Never, Protocol, TypeAlias
 
 import grpc
@@ -68,6 +71,11 @@ class ScopeInterceptor(grpc.ServerInterceptor):
 
     def __init__(self, scope: Scope) -> None:
         self._scope = scope
+
+    @property
+    def scope(self) -> Scope:
+        """The scope each call runs in."""
+        return self._scope
 
     def intercept_service(
         self,
@@ -230,15 +238,63 @@ class AioScopeInterceptor(AioHandlerInterceptor):
     Install :class:`Offload` innermost so that every handler it wraps is asynchronous."""
 
     def __init__(self, scope: Scope) -> None:
-        super().__init__(lambda handler, method: _scoped_aio(handler, method, scope))
+        super().__init__(lambda handler, method: _scoped_all(handler, method, (scope,), None))
 
 
-def _scoped_aio(handler: Handler, method: str, scope: Scope) -> Handler:
+class RequestCheck(Protocol):
+    """What :class:`AioScopes` runs on a unary request before its handler (the request limits,
+    :class:`rummy_platform.limits.RequestLimitsInterceptor`): ``deserializer(strict)`` is the
+    deserializer gRPC calls instead of ``strict``, ``check(request)`` returns the request the
+    handler gets or raises (inside every scope, so the error mapping answers for it)."""
+
+    def deserializer(
+        self, strict: Callable[[bytes], Any] | None
+    ) -> Callable[[bytes], Any] | None: ...
+    def check(self, request: Any) -> Any: ...
+
+
+class AioScopes(AioHandlerInterceptor):
+    """The one interceptor of an aio server: every RPC runs inside each of ``scopes``
+    (outermost first, as separate interceptors would nest them), a unary request passes
+    ``request_check`` inside them, and a synchronous handler runs in ``executor`` like
+    :class:`Offload` does.
+
+    Why one: ``grpc.aio`` awaits each interceptor's ``intercept_service`` on every call, and
+    each interceptor's wrapper is one more coroutine per call and one more async generator each
+    message of a response stream passes through (a table watch sends every view of the table
+    through all of them). Measured with ``libs/platform/bench/interceptors.py``: see README's
+    Benchmarks, issue 19.
+    """
+
+    def __init__(
+        self,
+        scopes: Sequence[Scope],
+        executor: Executor,
+        *,
+        request_check: RequestCheck | None = None,
+    ) -> None:
+        kept = tuple(scopes)
+        super().__init__(
+            lambda handler, method: _scoped_all(
+                _offloaded(handler, executor), method, kept, request_check
+            )
+        )
+
+
+def _scoped_all(
+    handler: Handler, method: str, scopes: tuple[Scope, ...], request_check: RequestCheck | None
+) -> Handler:
+    check: Callable[[Any], Any] = (
+        request_check.check
+        if request_check is not None and not handler.request_streaming
+        else _as_is
+    )
+
     def unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def call(request: Any, context: AioContext) -> Any:
             try:
-                with scope(method, AioCallView(context)):
-                    return await behavior(request, context)
+                with _entered(scopes, method, context):
+                    return await behavior(check(request), context)
             except ScopeAbort as abort:
                 await _abort(context, abort)
 
@@ -250,15 +306,39 @@ def _scoped_aio(handler: Handler, method: str, scope: Scope) -> Handler:
 
         async def responses(request: Any, context: AioContext) -> Any:
             try:
-                with scope(method, AioCallView(context)):
-                    async for response in behavior(request, context):
+                with _entered(scopes, method, context):
+                    async for response in behavior(check(request), context):
                         yield response
             except ScopeAbort as abort:
                 await _abort(context, abort)
 
         return responses
 
-    return rebuild(handler, unary, stream)
+    deserializer = (
+        request_check.deserializer(handler.request_deserializer)
+        if request_check is not None and not handler.request_streaming
+        else None
+    )
+    return rebuild(handler, unary, stream, deserializer)
+
+
+@contextmanager
+def _entered(scopes: tuple[Scope, ...], method: str, context: AioContext) -> Iterator[None]:
+    """Inside every scope, outermost first (an exception, raised entering a scope or inside,
+    passes out through each scope entered so far, as nested ``with`` blocks would do)."""
+    view = AioCallView(context)
+    if len(scopes) == 1:  # one interceptor per scope (AioScopeInterceptor): no stack needed
+        with scopes[0](method, view):
+            yield
+        return
+    with ExitStack() as stack:
+        for scope in scopes:
+            stack.enter_context(scope(method, view))
+        yield
+
+
+def _as_is(request: Any) -> Any:
+    return request
 
 
 _END = object()

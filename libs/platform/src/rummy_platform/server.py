@@ -51,7 +51,7 @@ from rummy_platform.limits import SERVER_OPTIONS, RequestLimitsInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
 from rummy_platform.rate_limit import RateLimits
-from rummy_platform.rpc_scope import Offload, ScopeInterceptor
+from rummy_platform.rpc_scope import AioScopes, ScopeInterceptor
 from rummy_platform.service_main import SupervisorWatch
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
@@ -99,28 +99,21 @@ class ServiceHost:
         self._executor = ThreadPoolExecutor(
             max_workers=settings.grpc_max_workers, thread_name_prefix=f"{name}-grpc"
         )
-        rate_limits = RateLimits(settings.rate_limits, registry=registry)
-        interceptors: list[ScopeInterceptor | RequestLimitsInterceptor] = [
-            MetricsInterceptor(grpc_metrics(registry)),
-            LoggingContextInterceptor(name),
-            AuthInterceptor(
-                TokenAuthority.from_settings(settings),
-                on_refused=rate_limits.refuse_unauthenticated,
-            ),
-            rate_limits.interceptor(),
-            ErrorMappingInterceptor(),
-            RequestLimitsInterceptor(),
-        ]
+        scopes, request_limits = service_interceptors(name, settings, registry)
         self._aio = _AioServer(name) if aio else None
         self._health: _HealthServicer | _AioHealthServicer
         if self._aio is not None:
-            self._server: Any = self._aio.create(
-                [*(i.aio() for i in interceptors), Offload(self._executor)], SERVER_OPTIONS
+            # One aio interceptor doing the work of all of them (rpc_scope.AioScopes).
+            fused = AioScopes(
+                [s.scope for s in scopes], self._executor, request_check=request_limits
             )
+            self._server: Any = self._aio.create([fused], SERVER_OPTIONS)
             self._health = _AioHealthServicer()
         else:
             self._server = grpc.server(
-                self._executor, interceptors=[*interceptors], options=list(SERVER_OPTIONS)
+                self._executor,
+                interceptors=[*scopes, request_limits],
+                options=list(SERVER_OPTIONS),
             )
             self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
@@ -325,6 +318,25 @@ class ServiceHost:
             stop_requested.set,
             exit_after_s=self.settings.shutdown_grace_seconds + 30.0,
         )
+
+
+def service_interceptors(
+    name: str, settings: Settings, registry: CollectorRegistry = REGISTRY
+) -> tuple[list[ScopeInterceptor], RequestLimitsInterceptor]:
+    """The scopes of every call of a host, outermost first (metrics, logging context, auth,
+    rate limits, error mapping), and the request limits checked inside them."""
+    rate_limits = RateLimits(settings.rate_limits, registry=registry)
+    scopes: list[ScopeInterceptor] = [
+        MetricsInterceptor(grpc_metrics(registry)),
+        LoggingContextInterceptor(name),
+        AuthInterceptor(
+            TokenAuthority.from_settings(settings),
+            on_refused=rate_limits.refuse_unauthenticated,
+        ),
+        rate_limits.interceptor(),
+        ErrorMappingInterceptor(),
+    ]
+    return scopes, RequestLimitsInterceptor()
 
 
 class _HealthServicer(health.HealthServicer):

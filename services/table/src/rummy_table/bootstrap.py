@@ -15,13 +15,14 @@ from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_rules import registry
-from rummy_table import snapshot
-from rummy_table.adapters import directory, events
-from rummy_table.adapters import grpc as grpc_adapter
-from rummy_table.application import INPUT_GROUP, TableApp
+from rummy_table.adapters import directory, snapshot, table_log
+from rummy_table.adapters.metrics import TableMetrics
+from rummy_table.adapters.peers import PeerTables
+from rummy_table.application.app import INPUT_GROUP, TableApp
+from rummy_table.application.ownership import Ownership
 from rummy_table.config import TableSettings
-from rummy_table.metrics import TableMetrics
-from rummy_table.ownership import Ownership
+from rummy_table.entrypoints import grpc as grpc_entrypoint
+from rummy_table.entrypoints import inputs, views
 
 SERVICE = "table"
 #: How long a new owner waits for a partition's open transaction to end by itself before it
@@ -37,9 +38,9 @@ def rebuild_partitions(
 ) -> dict[int, int]:
     """Rebuild the tables of ``partitions`` of table-events (``app.topic``) into ``app`` (the
     one place a set of partitions is rebuilt: each partition's latest snapshot on
-    ``snapshot_topic`` and the tail after it, see :func:`events.rebuild`); returns the offset
+    ``snapshot_topic`` and the tail after it, see :func:`table_log.rebuild`); returns the offset
     each was read up to."""
-    return events.rebuild(bootstrap, app, snapshot_topic, partitions)
+    return table_log.rebuild(bootstrap, app, snapshot_topic, partitions)
 
 
 class Handover:
@@ -84,7 +85,7 @@ class Handover:
             if kept:
                 self._directory.announce(kept, generation)
             return
-        unstable = events.unstable_partitions(
+        unstable = table_log.unstable_partitions(
             self._bootstrap, self._topic, partitions, SETTLE_WAIT_S
         )
         writers = {
@@ -95,9 +96,11 @@ class Handover:
         }
         for writer_id in sorted(writers):
             _log.warning("aborting the open transaction of a previous owner", writer_id=writer_id)
-            events.abort_transactions_of(self._log, writer_id)
+            table_log.abort_transactions_of(self._log, writer_id)
         if unstable:
-            left = events.unstable_partitions(self._bootstrap, self._topic, unstable, ABORT_WAIT_S)
+            left = table_log.unstable_partitions(
+                self._bootstrap, self._topic, unstable, ABORT_WAIT_S
+            )
             if left:
                 _log.error("rebuilding past an open transaction", partitions=sorted(left))
         ends = rebuild_partitions(self._app, self._bootstrap, self._snapshot_topic, partitions)
@@ -116,7 +119,7 @@ def build(settings: TableSettings) -> ServiceHost:
     rebuilt from table-events (or after FIRST_ASSIGNMENT_WAIT_S: it serves what it gets)."""
     load_variant_plugins(settings, registry.names)
     bootstrap, prefix = settings.kafka_bootstrap_servers, settings.topic_prefix
-    log = events.kafka_log(bootstrap)
+    log = table_log.kafka_log(bootstrap)
     table_topic = prefix + TABLE_EVENTS
     owners_spec = directory.directory_spec(prefix)
     snapshot_topic = prefix + snapshot.SNAPSHOT_TOPIC
@@ -144,6 +147,7 @@ def build(settings: TableSettings) -> ServiceHost:
         topic=table_topic,
         input_group=prefix + INPUT_GROUP,
         metrics=TableMetrics.create(),
+        render_view=views.player_view,
         read_stream=lambda table_id: [
             r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id)
         ],
@@ -151,15 +155,17 @@ def build(settings: TableSettings) -> ServiceHost:
             r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, table_id, offset)
         ],
         ownership=ownership,
-        peer_tables=grpc_adapter.PeerTables(
-            ownership, lambda: authority.issue(SERVICE, Role.SERVICE, 600)
+        peer_tables=PeerTables(
+            ownership,
+            lambda: authority.issue(SERVICE, Role.SERVICE, 600),
+            max_page_size=grpc_entrypoint.MAX_PAGE_SIZE,
         ),
     )
     owners = directory.Directory(bootstrap, owners_spec.name, ownership)
     handover = Handover(app, ownership, log, bootstrap, table_topic, owners, snapshot_topic)
 
     host = ServiceHost(SERVICE, settings, aio=True)
-    servicer = grpc_adapter.TableServicer(app, settings.max_watches_per_account)
+    servicer = grpc_entrypoint.TableServicer(app, settings.max_watches_per_account)
     host.on_stopping(servicer.watches.close_all)
     host.on_shutdown(log.close)
     host.on_shutdown(writer.close)
@@ -177,14 +183,14 @@ def build(settings: TableSettings) -> ServiceHost:
     # A graceful stop leaves the group first (its partitions go to the others at once, after
     # the commands in flight committed), then drains the calls.
     host.on_stopping(loops.stop)
-    inputs = [prefix + t for t in TABLE_INPUT_TOPICS]
+    input_topics = [prefix + t for t in TABLE_INPUT_TOPICS]
     loops.start("table-directory", owners.run)
     loops.start(
         "table-inputs",
-        events.InputLoop(
+        inputs.InputLoop(
             log,
             app,
-            inputs,
+            input_topics,
             on_owned=handover.granted,
             on_disowned=handover.revoked,
             session_timeout_s=settings.session_seconds,
@@ -192,9 +198,9 @@ def build(settings: TableSettings) -> ServiceHost:
     )
     if not ownership.ready.wait(FIRST_ASSIGNMENT_WAIT_S):
         _log.warning("no partitions granted yet; serving anyway", waited_s=FIRST_ASSIGNMENT_WAIT_S)
-    loops.start("table-hand-starter", events.hand_starter(app))
+    loops.start("table-hand-starter", inputs.hand_starter(app))
     # Snapshots of the partitions this instance serves (never of one handed over).
-    snapshots = events.SnapshotLoop(
+    snapshots = table_log.SnapshotLoop(
         bootstrap,
         app,
         snapshot_topic,
@@ -204,7 +210,7 @@ def build(settings: TableSettings) -> ServiceHost:
         every_s=settings.snapshot_seconds,
     )
     loops.start("table-snapshots", snapshots.run)
-    host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
+    host.add_servicer(grpc_entrypoint.add_to_server, servicer, grpc_entrypoint.SERVICE_NAME)
     return host
 
 

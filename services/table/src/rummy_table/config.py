@@ -7,11 +7,12 @@ from typing import ClassVar
 
 from rummy_platform.config import KafkaServiceSettings, clock_speed_setting, setting
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
-from rummy_table.adapters.grpc import DEFAULT_MAX_WATCHES_PER_ACCOUNT
-from rummy_table.application import DEFAULT_SERVICE_DEADLINE_SECONDS
+from rummy_table.application.app import DEFAULT_SERVICE_DEADLINE_SECONDS
 
 #: The prefix of the default transactional id (``table-writer-<advertised address>``).
 DEFAULT_WRITER_ID = "table-writer"
+#: WatchTable streams one account may hold at once, by default.
+DEFAULT_MAX_WATCHES_PER_ACCOUNT = 8
 
 
 class TableSettings(KafkaServiceSettings):

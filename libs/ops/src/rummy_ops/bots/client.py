@@ -19,13 +19,19 @@ same request, same ``client_request_id``), and the watch follows the table there
 The bot's thread ends only with :meth:`Bot.stop`: a watch stream that breaks or ends (with any
 status, CANCELLED by the server included) is opened again, and a view the bot fails to react to
 is noted in ``stats.errors`` (``alive`` says the thread runs).
+
+What the bot does on a view is :meth:`Bot.reactions`, a generator of the calls to make, sent
+their replies; :meth:`Bot.on_view` makes them with blocking calls, ``rummy_ops.bots.aio``'s
+``AsyncBot`` (the same play on an asyncio event loop, for benchmarks) with awaited ones.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +82,11 @@ RETRIES = 4
 TURN_COMMANDS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
 #: Every command a bot sends while a hand is in play.
 HAND_COMMANDS = TURN_COMMANDS | {"ContributeSeed"}
+
+#: One call a bot makes: the RPC's name and its request.
+Call = tuple[str, Message]
+#: A bot's reaction to a view (:meth:`Bot.reactions`): yields calls, is sent their replies.
+Reactions = Generator[Call, Any, None]
 
 
 @dataclass
@@ -165,11 +176,18 @@ class Bot:
     def stop(self, leave: bool = True) -> None:
         """Stop playing; with ``leave``, leave the table first if seated (between hands: no
         penalty; during a hand it is a leave drop). Idempotent."""
+        self._drive(self._stopping(leave))
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def _stopping(self, leave: bool) -> Reactions:
+        """:meth:`stop`'s calls: the bot stops, leaves the table (``leave``, if seated; a
+        refusal noted) and its watch is cancelled."""
         self._stop.set()
         if leave and self.seat is not None:
             self.seat = None
             try:
-                self._rpc(
+                yield (
                     "LeaveTable",
                     api.LeaveTableRequest(table_id=self.table_id, client_request_id=_request_id()),
                 )
@@ -177,8 +195,6 @@ class Bot:
                 self._note(f"leave: {_describe(error)}")
         if self._call is not None:
             self._call.cancel()
-        if self._thread is not None:
-            self._thread.join(10)
 
     # -- the loop ------------------------------------------------------------------------------
 
@@ -199,12 +215,19 @@ class Bot:
                 # reset the stream, e.g. while shutting down) is followed like any other break.
                 if self._stop.is_set():
                     return
-                self._router.follow(error, self.table_id, address)
-                if self._router.address_for(self.table_id) != address:
-                    continue  # the table is served elsewhere now: watch it there at once
-                self._note(f"watch: {_describe(error)}")
+                if self._moved(error, address):
+                    continue
             # The stream broke or ended (a restart, the table handed over): follow it again.
             self._stop.wait(0.5)
+
+    def _moved(self, error: grpc.RpcError, address: str) -> bool:
+        """After the watch at ``address`` broke with ``error``: True when the table is served
+        elsewhere now (watch it there at once); else the break is noted and False."""
+        self._router.follow(error, self.table_id, address)
+        if self._router.address_for(self.table_id) != address:
+            return True
+        self._note(f"watch: {_describe(error)}")
+        return False
 
     def _react(self, view: api.PlayerView) -> None:
         """:meth:`on_view`, noting in ``stats.errors`` what it raised (a bug of the bot's own, a
@@ -220,9 +243,32 @@ class Bot:
         return self._thread is not None and self._thread.is_alive()
 
     def on_view(self, view: api.PlayerView) -> None:
-        """React to the latest view of the table (public for tests)."""
+        """React to the latest view of the table (public for tests): the calls of
+        :meth:`reactions`, each made through this bot's router."""
+        self._drive(self.reactions(view))
+
+    def _drive(self, steps: Reactions) -> None:
+        """Make the calls ``steps`` yields, blocking, sending it each reply (or its error)."""
+        try:
+            call = next(steps)
+            while True:
+                try:
+                    reply = self._rpc(*call)
+                except grpc.RpcError as error:
+                    call = steps.throw(error)
+                else:
+                    call = steps.send(reply)
+        except StopIteration:
+            pass
+
+    def reactions(self, view: api.PlayerView) -> Reactions:
+        """What the bot does on seeing ``view``, without doing it: a generator that yields each
+        call to make, ``(rpc name, request)``, and is sent its reply (or thrown the call's
+        ``grpc.RpcError``: it handles the errors a call may end with, as the bot's notes and
+        counts say, and ends). Shared by the threaded :meth:`on_view` and an asyncio driver
+        (``rummy_ops.bots.aio``); no call is made when it yields nothing."""
         if view.HasField("match") and view.HasField("my_seat"):
-            self._play_match(view)
+            yield from self._play_match(view)
         if view.phase in (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED, api.HAND_PHASE_WAITING):
             return
         if not view.HasField("my_seat") or not _dealt_in(view):
@@ -233,7 +279,7 @@ class Bot:
             self.brain.new_hand()
         if view.phase == api.HAND_PHASE_SEEDING and view.hand_id not in self._seeded:
             self._seeded.add(view.hand_id)
-            self._contribute_seed(view)
+            yield from self._contribute_seed(view)
             return
         if (
             view.phase == api.HAND_PHASE_PLAYING
@@ -242,14 +288,14 @@ class Bot:
         ):
             self._acted = (view.hand_id, view.turn_no)
             try:
-                self._play_turn(view)
+                yield from self._play_turn(view)
             except grpc.RpcError as error:
                 if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
                     self.stats.refused += 1  # the turn moved on (a timeout raced us)
                 else:
                     self._note(f"hand {view.hand_id} turn {view.turn_no}: {_describe(error)}")
 
-    def _contribute_seed(self, view: api.PlayerView) -> None:
+    def _contribute_seed(self, view: api.PlayerView) -> Reactions:
         seat = view.my_seat
         if self.record is not None and view.server_commitment_sha256:
             self.record.commitment_seen(
@@ -257,7 +303,7 @@ class Bot:
             )
         seed = self.brain.client_seed()
         try:
-            self._rpc(
+            yield (
                 "ContributeSeed",
                 api.ContributeSeedRequest(
                     table_id=self.table_id,
@@ -273,7 +319,7 @@ class Bot:
         if self.record is not None:
             self.record.seed_sent(self.table_id, view.hand_id, seat, seed)
 
-    def _play_turn(self, view: api.PlayerView) -> None:
+    def _play_turn(self, view: api.PlayerView) -> Reactions:
         wild = self._wild_rank(view)
         hand = [self._card(c) for c in view.my_cards]
         taken: Card | None = None
@@ -286,16 +332,16 @@ class Bot:
                 return
             hand_id, turn_no = view.hand_id, view.turn_no
             if move.kind is Kind.DROP:
-                self._play(hand_id, turn_no, Kind.DROP.value, None)
+                yield from self._play(hand_id, turn_no, Kind.DROP.value, None)
                 self.stats.drops += 1
                 return
             if move.kind is Kind.PLAY:
                 assert move.command is not None
-                self._play(hand_id, turn_no, move.command, None)
+                yield from self._play(hand_id, turn_no, move.command, None)
                 self.stats.commands += 1
                 return
             assert move.source is not None
-            drawn = self._rpc(
+            drawn = yield (
                 "DrawCard",
                 api.DrawCardRequest(
                     table_id=self.table_id,
@@ -312,12 +358,12 @@ class Bot:
         assert move.card is not None
         wire = self._wire(move.card)
         if move.kind is Kind.DECLARE:
-            answer = self._play(view.hand_id, view.turn_no, Kind.DECLARE.value, wire)
+            answer = yield from self._play(view.hand_id, view.turn_no, Kind.DECLARE.value, wire)
             self.stats.declares += 1
             if answer is not None and not self._wire_of_variant.accepted(answer):
                 self.stats.wrong_declares += 1
         else:
-            self._rpc(
+            yield (
                 "DiscardCard",
                 api.DiscardCardRequest(
                     table_id=self.table_id,
@@ -328,7 +374,7 @@ class Bot:
                 ),
             )
 
-    def _play_match(self, view: api.PlayerView) -> None:
+    def _play_match(self, view: api.PlayerView) -> Reactions:
         """Send the match commands the brain makes of the view (a rejoin answer, a split
         request), each once per match and deal count; a refusal is noted, never raised."""
         match = view.match
@@ -342,7 +388,7 @@ class Bot:
             )
             request.command.Pack(getattr(match_pb, name)())
             try:
-                self._rpc("Play", request)
+                yield ("Play", request)
                 self.stats.match_commands += 1
             except grpc.RpcError as error:
                 self._note(f"match {match.match_id} {name}: {_describe(error)}")
@@ -351,10 +397,10 @@ class Bot:
 
     def _play(
         self, hand_id: str, turn_no: int, move: str, card: cards_pb2.Card | None
-    ) -> Message | None:
+    ) -> Generator[Call, Any, Message | None]:
         """Send the variant's command for the strategy's ``move`` (``Play``, the command made
         by the variant's wire, ``VariantWire.bot_command``); the variant's answer (None: none).
-        Raises grpc.RpcError."""
+        The call's grpc.RpcError is raised on."""
         wire = self._wire_of_variant
         command = wire.bot_command(move, card)
         if command is None:
@@ -366,7 +412,7 @@ class Bot:
             client_request_id=_request_id(),
         )
         request.command.Pack(command)
-        reply = self._rpc("Play", request)
+        reply = yield ("Play", request)
         return wire.unpack_answer(reply.answer) if reply.HasField("answer") else None
 
     def _card(self, card: cards_pb2.Card) -> Card:
@@ -394,14 +440,20 @@ class Bot:
         raise AssertionError("unreachable")
 
     def _rpc(self, name: str, request: object) -> Any:
+        with self._counted(name, request):
+            return self._send(name, request)
+
+    @contextlib.contextmanager
+    def _counted(self, name: str, request: object) -> Iterator[None]:
+        """Around one RPC (with its retries): ``in_flight``, the counts and times of ``stats``,
+        and a refusal noted in ``stats.refusals``."""
         started = time.perf_counter()
         self.in_flight = name
         try:
-            reply = self._send(name, request)
+            yield
             self.stats.last_ok = time.monotonic()
             if name in TURN_COMMANDS:
                 self.stats.last_turn_ok = self.stats.last_ok
-            return reply
         except grpc.RpcError as error:
             request_id = getattr(request, "client_request_id", "")
             if error.code() in REFUSALS and len(self.stats.refusals) < 10_000:

@@ -112,6 +112,10 @@ class BotBrain:
     variant: str = ""
     #: How it plays a match (rejoin offers, split requests) at a match table.
     match: MatchTemperament = field(default_factory=MatchTemperament)
+    #: The strategy to play instead of the variant's own (same shape: ``choose_draw``,
+    #: ``choose_discard``, ``declaration``, ``is_hopeless``; e.g. the benchmarks'
+    #: ``QuickIndianBot`` of ``bench/quick_bot.py``); None: the variant's.
+    strategy: Any = None
     _rng: random.Random = field(init=False, repr=False)
     _play: Any = field(init=False, repr=False)
     _stalling_hand: bool = field(init=False, default=False)
@@ -119,7 +123,7 @@ class BotBrain:
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
-        self._play = registry.lookup(self.variant).bot
+        self._play = self.strategy or registry.lookup(self.variant).bot
         if self._play is None:
             raise ValueError(f"variant {self.variant!r} has no bot strategy")
 

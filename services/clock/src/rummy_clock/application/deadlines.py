@@ -19,9 +19,8 @@ from rummy.table.v1 import events_pb2 as table_events
 from rummy_clock.application.ports import ClockMetrics
 from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
 from rummy_clock.domain.speed import due_time
-from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.logging import get_logger, log_context
-from rummy_platform.reactor import reaction_event_id
 
 _log = get_logger(__name__)
 

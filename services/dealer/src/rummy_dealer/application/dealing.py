@@ -15,9 +15,8 @@ from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_dealer.application.ports import Counters, SeedSource, StreamVersions
 from rummy_dealer.domain.deal import deal_from_lock, reshuffle_from_exhausted
-from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.logging import get_logger
-from rummy_platform.reactor import reaction_event_id
 from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import DEALER_EVENTS
 from rummy_rules import registry

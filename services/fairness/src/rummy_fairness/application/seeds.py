@@ -20,10 +20,9 @@ from datetime import UTC, datetime
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.application.ports import FairnessUnitOfWork, SeedRow
-from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.errors import InvalidArgument, NotFound
 from rummy_platform.logging import get_logger
-from rummy_platform.reactor import reaction_event_id
 from rummy_platform.topics import FAIRNESS_EVENTS
 from rummy_rules.shuffle import SERVER_SEED_BYTES, SHUFFLE_VERSION
 

@@ -74,9 +74,8 @@ from rummy_ledger.domain.accounts import (
     SettleHand,
     SettlementRefused,
 )
-from rummy_platform.envelope import Envelope, type_name
+from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.logging import get_logger, log_context
-from rummy_platform.reactor import reaction_event_id
 from rummy_platform.topics import LEDGER_EVENTS
 
 _log = get_logger(__name__)

@@ -3,12 +3,12 @@
 A small compacted Kafka topic (``table-owners``, one partition, one record per table partition,
 key = the partition number): an instance that was granted partitions and rebuilt their tables
 announces ``partition -> address, generation, writer id`` there, and every instance tails it
-from the start into its :class:`~rummy_table.ownership.Ownership`. Why a topic: the instances
-already share Kafka and nothing else; compaction keeps it one record per partition whatever its
-age, a new instance learns every owner by reading it once, and an entry is never older than the
-owner's last rebalance. It only routes: a stale entry sends a client to an instance that answers
-with its own (newer) entry or "being handed over", and writes stay fenced by the group whatever
-the directory says.
+from the start into its :class:`~rummy_table.application.ownership.Ownership`. Why a topic: the
+instances already share Kafka and nothing else; compaction keeps it one record per partition
+whatever its age, a new instance learns every owner by reading it once, and an entry is never
+older than the owner's last rebalance. It only routes: a stale entry sends a client to an
+instance that answers with its own (newer) entry or "being handed over", and writes stay fenced
+by the group whatever the directory says.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import threading
 from rummy_platform.eventlog import PartitionReader, RecordProducer
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
-from rummy_table.ownership import Ownership, PartitionOwner
+from rummy_table.application.ownership import Ownership, PartitionOwner
 
 _log = get_logger(__name__)
 #: The directory topic (under the services' topic prefix).

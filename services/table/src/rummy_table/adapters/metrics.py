@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 from google.protobuf.message import Message
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
@@ -19,14 +18,9 @@ from rummy_game import wires
 from rummy_platform.envelope import Envelope
 from rummy_platform.metrics import LATENCY_BUCKETS_SECONDS
 from rummy_rules.commands import Command
+from rummy_table.application.ports import ACTIONS, OVERDUE_KINDS, Action, OverdueKind
 
-#: ``action`` label of ``rummy_table_action_latency_seconds``: the player calls that are timed.
-Action = Literal[
-    "take_seat", "leave_table", "contribute_seed", "draw", "discard", "declare", "drop", "play"
-]
-ACTIONS: tuple[Action, ...] = get_args(Action)
-#: ``kind`` label of ``rummy_table_overdue_aborts_total``.
-OVERDUE_KINDS = ("hand", "match")
+__all__ = ["ACTIONS", "DECLARE_RESULTS", "DROP_KINDS", "TableMetrics", "drop_kind_label"]
 #: ``result`` label of ``rummy_table_declares_total``.
 DECLARE_RESULTS = ("valid", "wrong")
 
@@ -45,6 +39,8 @@ DROP_KINDS = tuple(
 
 @dataclass(frozen=True)
 class TableMetrics:
+    """The Prometheus series of :class:`rummy_table.application.ports.Metrics`."""
+
     hands_started: Counter
     hands_ended: Counter
     hands_aborted: Counter
@@ -65,7 +61,7 @@ class TableMetrics:
     #: refusal's ``ErrorCode`` in lower case, e.g. ``not_your_turn``). A request refused before
     #: the rules (unknown table, wrong hand, bad card index, bad token) is not counted.
     decisions: Counter
-    #: Snapshots of a partition's tables written (``rummy_table.snapshot``).
+    #: Snapshots of a partition's tables written (``rummy_table.adapters.snapshot``).
     snapshots_written: Counter
     #: Snapshots ignored at start (the partition replayed in full), by reason: ``shape`` (another
     #: shape version) or ``undecodable``.
@@ -126,8 +122,8 @@ class TableMetrics:
                 registry=registry,
             ),
         )
-        for kind in OVERDUE_KINDS:
-            metrics.overdue_aborts.labels(kind)
+        for overdue in OVERDUE_KINDS:
+            metrics.overdue_aborts.labels(overdue)
         for reason in ("shape", "undecodable"):
             metrics.snapshots_ignored.labels(reason)
         for result in DECLARE_RESULTS:
@@ -146,6 +142,29 @@ class TableMetrics:
     def count_decision(self, command: Command, outcome: str) -> None:
         """Count one call of the rules' ``decide`` (see :attr:`decisions`)."""
         self.decisions.labels(type(command).__name__, outcome).inc()
+
+    def tables_now(self, open_tables: int, seats_taken: int) -> None:
+        self.tables_open.set(open_tables)
+        self.seats_taken.set(seats_taken)
+
+    def table_opened(self) -> None:
+        self.tables_open.inc()
+
+    def action_answered(self, action: Action, seconds: float) -> None:
+        self.action_latency.labels(action).observe(seconds)
+
+    def overdue_aborted(self, kind: OverdueKind) -> None:
+        self.overdue_aborts.labels(kind).inc()
+
+    def hand_start_failed(self) -> None:
+        self.hand_start_failures.inc()
+
+    def snapshot_ignored(self, reason: str) -> None:
+        self.snapshots_ignored.labels(reason).inc()
+
+    def snapshot_written(self, size_bytes: int) -> None:
+        self.snapshots_written.inc()
+        self.snapshot_bytes.set(size_bytes)
 
     def _count_variant_event(self, payload: Message) -> None:
         """Count a variant's own event as its wire says (``VariantWire.metric``): a declare

@@ -1,11 +1,12 @@
-"""The thin gRPC servicer of ``rummy.table.v1.TableService``: check the caller's role, call the
-handler with the caller's account (never an account from the request), encode the answer.
+"""The thin gRPC servicer of ``rummy.table.v1.TableService``: check the caller's role, decode the
+request into its command with the caller's account (never an account from the request) and the
+request's digest (:mod:`rummy_table.entrypoints.codec`), call the one handler, encode the answer.
 Errors are ``rummy_platform.errors`` classes, mapped to status codes by the host's interceptor."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 
 import grpc
@@ -13,14 +14,15 @@ import grpc.aio
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_platform.auth import Principal, Role, authorized_channel, current_principal
+from rummy_platform.auth import Principal, Role, current_principal
 from rummy_platform.errors import PermissionDenied, ResourceExhausted
-from rummy_platform.limits import open_channel, parse_id_token
+from rummy_platform.limits import parse_id_token
 from rummy_platform.logging import get_logger
 from rummy_platform.table_routing import LIST_SCOPE_METADATA_KEY
-from rummy_table.adapters.watches import TableWatches
-from rummy_table.application import TableApp
-from rummy_table.ownership import Ownership
+from rummy_table.application.app import TableApp
+from rummy_table.config import DEFAULT_MAX_WATCHES_PER_ACCOUNT
+from rummy_table.entrypoints import codec
+from rummy_table.entrypoints.watches import TableWatches
 
 _log = get_logger(__name__)
 SERVICE_NAME = "rummy.table.v1.TableService"
@@ -41,10 +43,6 @@ def _player() -> str:
 
 def _reader() -> Principal:
     return current_principal()
-
-
-#: WatchTable streams one account may hold at once, by default.
-DEFAULT_MAX_WATCHES_PER_ACCOUNT = 8
 
 
 class TableServicer(api_grpc.TableServiceServicer):
@@ -97,7 +95,8 @@ class TableServicer(api_grpc.TableServiceServicer):
         principal = current_principal()
         if principal.role is not Role.OPERATOR:
             raise PermissionDenied("only an operator opens tables")
-        return api.OpenTableResponse(table_id=self._app.open_table(principal.account_id, request))
+        table_id = self._app.open_table(codec.open_table(principal.account_id, request))
+        return api.OpenTableResponse(table_id=table_id)
 
     def CloseTable(  # noqa: N802
         self, request: api.CloseTableRequest, context: grpc.ServicerContext
@@ -105,8 +104,8 @@ class TableServicer(api_grpc.TableServiceServicer):
         principal = current_principal()
         if principal.role is not Role.OPERATOR:
             raise PermissionDenied("only an operator closes tables")
-        state = self._app.close_table(principal.account_id, request)
-        return api.CloseTableResponse(state=api.TableState.ValueType(state))
+        state = self._app.close_table(codec.close_table(principal.account_id, request))
+        return codec.close_table_response(state)
 
     def ListTables(  # noqa: N802
         self, request: api.ListTablesRequest, context: grpc.ServicerContext
@@ -119,51 +118,54 @@ class TableServicer(api_grpc.TableServiceServicer):
         page = found[:size]
         more = len(found) > size
         return api.ListTablesResponse(
-            tables=page, next_page_token=page[-1].table_id if more else ""
+            tables=[codec.table_summary(t) for t in page],
+            next_page_token=page[-1].table_id if more else "",
         )
 
     def TakeSeat(  # noqa: N802
         self, request: api.TakeSeatRequest, context: grpc.ServicerContext
     ) -> api.TakeSeatResponse:
-        return api.TakeSeatResponse(seat=self._app.take_seat(_player(), request))
+        return api.TakeSeatResponse(seat=self._app.take_seat(codec.take_seat(_player(), request)))
 
     def LeaveTable(  # noqa: N802
         self, request: api.LeaveTableRequest, context: grpc.ServicerContext
     ) -> api.LeaveTableResponse:
-        self._app.leave_table(_player(), request)
+        self._app.leave_table(codec.leave_table(_player(), request))
         return api.LeaveTableResponse()
 
     def ContributeSeed(  # noqa: N802
         self, request: api.ContributeSeedRequest, context: grpc.ServicerContext
     ) -> api.ContributeSeedResponse:
-        self._app.contribute_seed(_player(), request)
+        self._app.contribute_seed(codec.contribute_seed(_player(), request))
         return api.ContributeSeedResponse()
 
     def DrawCard(  # noqa: N802
         self, request: api.DrawCardRequest, context: grpc.ServicerContext
     ) -> api.DrawCardResponse:
-        return self._app.draw(_player(), request)
+        return api.DrawCardResponse(card=self._app.draw(codec.draw(_player(), request)))
 
     def DiscardCard(  # noqa: N802
         self, request: api.DiscardCardRequest, context: grpc.ServicerContext
     ) -> api.DiscardCardResponse:
-        self._app.discard(_player(), request)
+        self._app.discard(codec.discard(_player(), request))
         return api.DiscardCardResponse()
 
     def Declare(  # noqa: N802
         self, request: api.DeclareRequest, context: grpc.ServicerContext
     ) -> api.DeclareResponse:
-        return self._app.declare(_player(), request)
+        answer = self._app.play_older_rpc(codec.older_rpc(_player(), request))
+        return codec.declare_response(answer)
 
     def Drop(  # noqa: N802
         self, request: api.DropRequest, context: grpc.ServicerContext
     ) -> api.DropResponse:
-        return self._app.drop(_player(), request)
+        answer = self._app.play_older_rpc(codec.older_rpc(_player(), request))
+        return codec.drop_response(answer)
 
     def Play(  # noqa: N802
         self, request: api.PlayRequest, context: grpc.ServicerContext
     ) -> api.PlayResponse:
-        return self._app.play(_player(), request)
+        return codec.play_response(self._app.play(codec.play(_player(), request)))
 
     async def WatchTable(  # noqa: N802
         self,
@@ -194,50 +196,3 @@ class TableServicer(api_grpc.TableServiceServicer):
         account = principal.account_id if principal.role is Role.PLAYER else None
         bundle = self._app.get_hand_proof(account, request.table_id, request.hand_id)
         return api.GetHandProofResponse(bundle_json=bundle)
-
-
-class PeerTables:
-    """ListTables of the other instances (:attr:`TableApp.peer_tables`): each instance the
-    directory names as an owner is asked for its own tables (request metadata
-    ``rummy-list-scope: local``) with a service token from ``token``. An instance that does not
-    answer within ``timeout_s`` seconds is left out of the page (logged): the lobby shows the
-    tables that can be reached."""
-
-    def __init__(
-        self, ownership: Ownership, token: Callable[[], str], timeout_s: float = 3.0
-    ) -> None:
-        self._ownership = ownership
-        self._token = token
-        self._timeout_s = timeout_s
-        self._stubs: dict[str, api_grpc.TableServiceStub] = {}
-        self._lock = threading.Lock()
-
-    def _stub(self, address: str) -> api_grpc.TableServiceStub:
-        with self._lock:
-            found = self._stubs.get(address)
-            if found is None:
-                channel = authorized_channel(open_channel(address), self._token)
-                found = self._stubs[address] = api_grpc.TableServiceStub(channel)
-            return found
-
-    def __call__(self, limit: int | None, after: str | None) -> list[api.TableSummary]:
-        request = api.ListTablesRequest(
-            page_size=min(limit or MAX_PAGE_SIZE, MAX_PAGE_SIZE), page_token=after or ""
-        )
-        found: list[api.TableSummary] = []
-        for address in self._ownership.peers():
-            try:
-                reply = self._stub(address).ListTables(
-                    request,
-                    metadata=((LIST_SCOPE_METADATA_KEY, "local"),),
-                    timeout=self._timeout_s,
-                )
-            except grpc.RpcError as error:
-                _log.warning(
-                    "ListTables: an instance did not answer; its tables are left out",
-                    address=address,
-                    code=error.code().name,
-                )
-                continue
-            found.extend(reply.tables)
-        return found

@@ -1,4 +1,6 @@
-"""Fixtures of the ledger tests: the in-memory unit of work (``uow``, the application tests'),
+"""Fixtures of the ledger tests (services/ledger/tests; this file sits one folder up so that mypy
+names it ``services.ledger.conftest``: the root pyproject's ``[tool.mypy]`` says why): the
+in-memory unit of work (``uow``, the application tests'),
 and a fresh, migrated PostgreSQL database per test module (``pool``, ``pg_uow``, ``conn``).
 
 The server comes from the repository plugin's ``database_url`` fixture (``rummy_testing``:
@@ -49,11 +51,8 @@ def ledger_database_url(database_url: str, request: pytest.FixtureRequest) -> It
 
 @pytest.fixture(scope="module")
 def pool(ledger_database_url: str) -> Iterator[ConnectionPool]:
-    pool = open_pool(ledger_database_url, min_size=1, max_size=4)
-    try:
+    with open_pool(ledger_database_url, min_size=1, max_size=4) as pool:  # closed on exit
         yield pool
-    finally:
-        pool.close()
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ and per hand played its HandStarted offset and whether its reveal and settlement
 Taking a snapshot (:func:`take`) never holds a lock across I/O and never stops another table:
 each table is encoded under its own command lock (so no command of it is in flight: every event
 of it in the log is in its state), waiting for a command in flight to finish. The bytes are then
-produced off the command path (``rummy_table.adapters.events.SnapshotLoop``).
+produced off the command path (``rummy_table.adapters.table_log.SnapshotLoop``).
 """
 
 from __future__ import annotations
@@ -45,8 +45,7 @@ from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
 from rummy_rules import codec as rules_codec
-
-from .projection import Projection
+from rummy_table.application.projection import Projection
 
 _log = get_logger(__name__)
 

@@ -1,4 +1,6 @@
-"""Fixtures of the fairness tests: the in-memory unit of work (``uow``, the application tests'),
+"""Fixtures of the fairness tests (services/fairness/tests; this file sits one folder up so that
+mypy names it ``services.fairness.conftest``: the root pyproject's ``[tool.mypy]`` says why): the
+in-memory unit of work (``uow``, the application tests'),
 and a pool on a fresh PostgreSQL schema (``pool``, ``pg_uow``) for what needs the database."""
 
 from __future__ import annotations
