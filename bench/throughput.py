@@ -56,8 +56,10 @@ stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if thi
 ``other_errors`` and ``errors_by_rpc`` (calls not OK, by status and by "RPC status"),
 ``seed_p50_ms`` / ``seed_p99_ms`` (ContributeSeed calls, answered OK or not), ``driver``
 and ``strategy``, ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``,
-``produce_p99_ms``, ``cpu_percent``,
-``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``), ``driver_processes``,
+``produce_p99_ms``, ``transactions_per_s``, ``commands_per_transaction`` and
+``events_per_transaction`` (the table service's group-commit transactions), ``cpu_percent``,
+``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``, and ``broker`` when
+``--broker-pid`` names the Kafka broker's process), ``driver_processes``,
 and for the watcher step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
 
 The machine is shared: absolute figures drift from run to run; compare ratios within one run.
@@ -79,7 +81,7 @@ import time
 import urllib.request
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -275,13 +277,17 @@ def sample_process(pid: int) -> ProcessSample:
 
 
 def scrape(port: int, names: Sequence[str]) -> dict[str, float]:
-    """The sum over labels of each counter ``names`` on ``127.0.0.1:<port>/metrics``."""
+    """The sum over labels of each counter ``names`` on ``127.0.0.1:<port>/metrics`` (a name
+    ending in ``_count`` or ``_sum``: that sample of a histogram)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
         text = reply.read().decode()
     out = dict.fromkeys(names, 0.0)
     for family in text_string_to_metric_families(text):
         if family.name in out:
             out[family.name] += sum(s.value for s in family.samples if s.name.endswith("_total"))
+        for sample in family.samples:
+            if sample.name in out and sample.name != family.name:
+                out[sample.name] += sample.value
     return out
 
 
@@ -353,6 +359,8 @@ class Options:
     driver: str = "aio"
     #: The bots' strategy: ``quick`` (:class:`QuickIndianBot`) or ``variant`` (the variant's own).
     strategy: str = "quick"
+    #: The Kafka broker's process, when given: its CPU is reported as ``broker``.
+    broker_pid: int | None = None
 
 
 @dataclass(frozen=True)
@@ -681,7 +689,16 @@ class Step:
         tables = self._tables()
         pids = {**self.stack.pids, **{name: pid for name, (pid, _) in tables.items()}}
         names = [*SERVICES, *(n for n in tables if n != "table")]
-        counters = ("rummy_table_hands_ended", "rummy_table_turn_timeouts")
+        if self.options.broker_pid is not None:
+            pids["broker"] = self.options.broker_pid
+            names.append("broker")
+        counters = (
+            "rummy_table_hands_ended",
+            "rummy_table_turn_timeouts",
+            "rummy_eventlog_transaction_appends_count",
+            "rummy_eventlog_transaction_appends_sum",
+            "rummy_eventlog_transaction_events_sum",
+        )
         before = {s: sample_process(pids[s]) for s in names}
         for group in self.groups:
             group.mark()
@@ -733,6 +750,7 @@ class Step:
                 (metrics_after[counters[0]] - metrics_before[counters[0]]) / wall, 2
             ),
             "deadlines_fired": int(metrics_after[counters[1]] - metrics_before[counters[1]]),
+            **_per_transaction(metrics_before, metrics_after, counters[2:], wall),
             "unavailable": codes["UNAVAILABLE"] + watch_errors["UNAVAILABLE"],
             "resource_exhausted": codes["RESOURCE_EXHAUSTED"] + watch_errors["RESOURCE_EXHAUSTED"],
             "other_errors": {k: v for k, v in codes.items() if k not in counted},
@@ -759,6 +777,21 @@ class Step:
         names.update({e.address: f"table-{n}" for n, e in enumerate(self.extra, start=2)})
         owners = Counter(names.get(self.owners.get(t, ""), "?") for t in self.table_ids)
         return dict(sorted(owners.items()))
+
+
+def _per_transaction(
+    before: Mapping[str, float], after: Mapping[str, float], names: Sequence[str], wall: float
+) -> dict[str, float]:
+    """Group-commit transactions/s and the commands and events one carried on average, from
+    the table service's ``rummy_eventlog_transaction_*`` histograms (``names``: the count of
+    transactions, the sum of commands, the sum of events)."""
+    transactions, commands, events = (after[n] - before[n] for n in names)
+    carried = max(1.0, transactions)
+    return {
+        "transactions_per_s": round(transactions / wall, 1),
+        "commands_per_transaction": round(commands / carried, 2),
+        "events_per_transaction": round(events / carried, 2),
+    }
 
 
 def _scrape_all(ports: Sequence[int], names: Sequence[str]) -> dict[str, float]:
@@ -792,7 +825,9 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         f"tables {row['tables']:>4}: {row['actions_per_s']:7.1f} actions/s"
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
         f"  seed p50 {row['seed_p50_ms']:g} ms p99 {row['seed_p99_ms']:g} ms"
-        f"  hands/s {row['hands_per_s']:g}  deadlines fired "
+        f"  hands/s {row['hands_per_s']:g}  transactions/s {row['transactions_per_s']:g} "
+        f"({row['commands_per_transaction']:g} commands, {row['events_per_transaction']:g} "
+        f"events each)  deadlines fired "
         f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
         f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}"
         f"{by_rpc}"
@@ -973,6 +1008,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--open-watches", nargs=3, metavar=("ADDRESS", "TABLE_IDS", "COUNT"), help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--broker-pid", type=int, help="the Kafka broker's pid: its CPU is reported as broker"
+    )
     parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args(argv)
     if opts.drive:
@@ -999,6 +1037,7 @@ def main(argv: list[str] | None = None) -> int:
             floor,
             driver=opts.driver,
             strategy=opts.strategy,
+            broker_pid=opts.broker_pid,
         )
         rng = random.Random(opts.seed)
         with services(kafka, database, run, opts.clock_speed) as stack:

@@ -16,7 +16,9 @@ def main() -> int:
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
-            answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=3.0)
+            answer = stub.Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
+                health_pb2.HealthCheckRequest(service=""), timeout=3.0
+            )
         except grpc.RpcError as error:
             print(f"health check failed: {error.code().name}", file=sys.stderr)
             return 1

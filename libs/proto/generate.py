@@ -154,8 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(committed)
         shutil.copytree(fresh, committed)
         for root, proto in TEST_PROTOS:
-            for name in test_outputs(proto):
-                shutil.copyfile(Path(tests_tmp) / name, root / name)
+            for output in test_outputs(proto):
+                shutil.copyfile(Path(tests_tmp) / output, root / output)
         print(f"generated {len(_tree(committed))} files from {len(proto_files())} .proto files")
         return 0
 

@@ -12,11 +12,13 @@ from datetime import UTC, datetime
 from functools import partial
 
 import pytest
+from prometheus_client import CollectorRegistry
 
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import (
     EventLogError,
+    GroupCommitMetrics,
     GroupCommitWriter,
     InMemoryEventLog,
     TopicPartition,
@@ -79,6 +81,34 @@ def test_callers_arriving_during_a_transaction_share_the_next_one(log: InMemoryE
     assert gate.sizes == [1, 10]
     for i in range(11):
         assert [r.envelope for r in log.read_stream(TABLE_EVENTS, f"t{i}")] == [sent[i]]
+
+
+def test_the_histograms_count_the_commands_and_events_each_transaction_carried(
+    log: InMemoryEventLog,
+) -> None:
+    registry = CollectorRegistry()
+    gate = log.hold_commits()
+    writer = GroupCommitWriter(
+        log.transactional_writer("w"), metrics=GroupCommitMetrics.create(registry)
+    )
+    calls = [lambda: writer.append(TABLE_EVENTS, seated("t0"))] + [
+        lambda i=i: writer.append_batch([(TABLE_EVENTS, seated(f"t{i}"))] * 2) for i in range(1, 4)
+    ]
+    threads = behind_one_in_flight(gate, writer, calls[0], calls[1:])
+    gate.open()
+    for t in threads:
+        t.join(10)
+
+    def sample(name: str, **labels: str) -> float | None:
+        return registry.get_sample_value(name, labels)
+
+    assert gate.sizes == [1, 6]
+    assert sample("rummy_eventlog_transaction_appends_count") == 2
+    assert sample("rummy_eventlog_transaction_appends_sum") == 1 + 3
+    assert sample("rummy_eventlog_transaction_events_sum") == 1 + 6
+    assert sample("rummy_eventlog_transaction_appends_bucket", le="1.0") == 1
+    assert sample("rummy_eventlog_transaction_appends_bucket", le="2.0") == 1
+    assert sample("rummy_eventlog_transaction_appends_bucket", le="4.0") == 2
 
 
 def test_a_transaction_carries_at_most_max_events(log: InMemoryEventLog) -> None:

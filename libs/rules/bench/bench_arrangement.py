@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from rummy_rules.cards import RANKS, SUITS, Card, Rank
+from rummy_rules.cards import RANKS, SUITS, Card, Rank, Suit
 from rummy_rules.indian.arrangement import best_arrangement, clear_caches
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -39,7 +39,7 @@ SHOE = [Card(r, s, d) for d in range(2) for s in SUITS for r in RANKS] + [
 
 def random_hands(rng: random.Random, n: int) -> list[Hand]:
     """Hands as dealt: 13 cards of the shuffled 106-card shoe, wild rank from a cut card."""
-    out = []
+    out: list[Hand] = []
     for _ in range(n):
         cards = rng.sample(SHOE, 14)
         cut = cards.pop()
@@ -49,11 +49,11 @@ def random_hands(rng: random.Random, n: int) -> list[Hand]:
 
 def dense_hands(rng: random.Random, n: int) -> list[Hand]:
     """Worst cases: 3-4 overlapping runs and sets in few suits, 2 printed jokers, 2-3 wild cards."""
-    out = []
+    out: list[Hand] = []
     for _ in range(n):
         wild = rng.choice(RANKS)
         suits = rng.sample(SUITS, 2)
-        wanted: list[tuple[Rank | None, object]] = [(None, None), (None, None)]
+        wanted: list[tuple[Rank | None, Suit | None]] = [(None, None), (None, None)]
         wanted += [(wild, rng.choice(SUITS)) for _ in range(rng.randint(2, 3))]
         base = rng.randint(2, 9)
         for s in suits:
@@ -62,11 +62,11 @@ def dense_hands(rng: random.Random, n: int) -> list[Hand]:
         for r in rng.sample(range(base, min(base + 5, 14)), 2):
             wanted += [(Rank(r), s) for s in rng.sample(SUITS, 3)]
         rng.shuffle(wanted)
-        taken: Counter[tuple[Rank | None, object]] = Counter()
+        taken: Counter[tuple[Rank | None, Suit | None]] = Counter()
         hand: list[Card] = []
         for rank, suit in wanted:
             if len(hand) < 13 and taken[rank, suit] < 2:
-                hand.append(Card(rank, suit, taken[rank, suit]))  # type: ignore[arg-type]
+                hand.append(Card(rank, suit, taken[rank, suit]))
                 taken[rank, suit] += 1
         rest = [c for c in SHOE if c.copy >= taken[c.rank, c.suit]]
         hand += rng.sample(rest, 13 - len(hand))

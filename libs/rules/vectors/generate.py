@@ -85,7 +85,11 @@ def _deal_case(
                 for h in result.hands
             ],
             "wild_cut": _card(shoe, result.order[dealt]),
-            "wild_rank": None if result.wild_rank is None else result.wild_cut.face[:-1],
+            "wild_rank": (
+                None
+                if result.wild_rank is None or result.wild_cut is None
+                else result.wild_cut.face[:-1]
+            ),
             "first_open": _card(shoe, result.order[dealt + 1]),
             "stock_top": _card(shoe, result.order[dealt + 2]),
             "stock_size": len(result.stock),
@@ -99,7 +103,8 @@ def _first_hand_id_with_printed_joker_cut(shoe: Shoe, seeds: dict[int, bytes], d
     for k in range(10_000):
         hand_id = f"joker-cut-{k}"
         inputs = ShuffleInputs.of(_server_seed(name), hand_id, seeds)
-        if deal(inputs, shoe, seeds.keys(), dealer, 13).wild_cut.is_printed_joker:
+        cut = deal(inputs, shoe, seeds.keys(), dealer, 13).wild_cut
+        if cut is not None and cut.is_printed_joker:
             return hand_id
     raise RuntimeError("no printed-joker cut found")  # pragma: no cover
 

@@ -21,16 +21,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "support"))  # rummy_testing
 
-from test_table_process import SECRET, start  # noqa: E402
+from google.protobuf.message import Message  # noqa: E402
+from test_table_process import SECRET, start, table_stub  # noqa: E402
+from world import hand_dealt  # noqa: E402
 
 from rummy.clock.v1 import events_pb2 as clock_pb  # noqa: E402
-from rummy.dealer.v1 import events_pb2 as dealer_pb  # noqa: E402
 from rummy.fairness.v1 import events_pb2 as fairness_pb  # noqa: E402
 from rummy.ledger.v1 import events_pb2 as ledger_pb  # noqa: E402
 from rummy.table.v1 import events_pb2 as pb  # noqa: E402
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
-from rummy_game import stream_codec as codec  # noqa: E402
 from rummy_platform.auth import Role  # noqa: E402
 from rummy_platform.envelope import Envelope  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
@@ -77,11 +78,11 @@ def main(turns: int) -> None:
     proc = start(env)
     log = KafkaEventLog(bootstrap)
     try:
-        op = proc.stub("op", Role.OPERATOR)
+        op = table_stub(proc, "op", Role.OPERATOR)
         table_id = op.OpenTable(
             api.OpenTableRequest(client_request_id="o", seat_count=4, point_value_hundredths=0)
         ).table_id
-        stubs = {a: proc.stub(a, Role.PLAYER) for a in ("alice", "bob")}
+        stubs = {a: table_stub(proc, a, Role.PLAYER) for a in ("alice", "bob")}
         for a, stub in stubs.items():
             stub.TakeSeat(api.TakeSeatRequest(table_id=table_id, client_request_id=a))
         started = None
@@ -94,7 +95,7 @@ def main(turns: int) -> None:
         print("hand started", flush=True)
         seed = b"\x09" * 32
 
-        def feed(topic: str, payload: object) -> None:
+        def feed(topic: str, payload: Message) -> None:
             log.append(
                 prefix + topic,
                 Envelope.new(
@@ -127,21 +128,7 @@ def main(turns: int) -> None:
             started.dealer_seat,
             13,
         )
-        feed(
-            DEALER_EVENTS,
-            dealer_pb.HandDealt(
-                hand_id=hand_id,
-                hands=[
-                    dealer_pb.SeatHand(
-                        seat=h.seat, cards=[codec.card_to_pb(c, shoe) for c in h.cards]
-                    )
-                    for h in dealt.hands
-                ],
-                wild_cut=codec.card_to_pb(dealt.wild_cut, shoe),
-                first_open=codec.card_to_pb(dealt.first_open, shoe),
-                stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
-            ),
-        )
+        feed(DEALER_EVENTS, hand_dealt(hand_id, dealt, shoe))
         watcher = stubs["alice"].WatchTable(api.WatchTableRequest(table_id=table_id))
         for response in watcher:
             if response.view.phase == api.HAND_PHASE_PLAYING:

@@ -4,9 +4,10 @@ scripted seats through the public API (not a test module)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import table_calls
+from google.protobuf.message import Message
 from test_table_service import table_events
 from world import World
 
@@ -16,6 +17,8 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.topics import LEDGER_EVENTS
+
+M = TypeVar("M", bound=Message)
 
 
 def open_match_table(
@@ -40,11 +43,12 @@ def seat_all(world: World, table_id: str, accounts: tuple[str, ...]) -> None:
         world.sit(table_id, account, seat=seat)
 
 
-def match_payloads(world: World, table_id: str) -> list[object]:
+def match_payloads(world: World, table_id: str) -> list[Message]:
     return [p for p in table_events(world, table_id) if type(p).__module__ == mpb.__name__]
 
 
-def last(world: World, table_id: str, cls: type) -> object:
+def last(world: World, table_id: str, cls: type[M]) -> M:
+    """The table's last event of type ``cls``."""
     return [p for p in table_events(world, table_id) if isinstance(p, cls)][-1]
 
 
@@ -101,8 +105,8 @@ class _Handlers:
     def DrawCard(self, request: api.DrawCardRequest) -> api.DrawCardResponse:  # noqa: N802
         return table_calls.draw(self.world.app, self.account, request)
 
-    def DiscardCard(self, request: api.DiscardCardRequest) -> object:  # noqa: N802
-        return table_calls.discard(self.world.app, self.account, request)
+    def DiscardCard(self, request: api.DiscardCardRequest) -> None:  # noqa: N802
+        table_calls.discard(self.world.app, self.account, request)
 
 
 def play_deal(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from test_table_service import draw, on_turn, playing_table
-from world import World
+from world import World, metrics_of
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import FailedPrecondition, NotFound, PermissionDenied
@@ -13,7 +13,7 @@ from rummy_platform.errors import FailedPrecondition, NotFound, PermissionDenied
 def decisions(world: World) -> dict[tuple[str, str], float]:
     """(command, outcome) -> count, from the app's counter."""
     found: dict[tuple[str, str], float] = {}
-    for metric in world.app.metrics.decisions.collect():
+    for metric in metrics_of(world.app).decisions.collect():
         for sample in metric.samples:
             if sample.name.endswith("_total"):
                 key = (sample.labels["command"], sample.labels["outcome"])

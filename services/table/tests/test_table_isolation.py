@@ -9,9 +9,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from types import ModuleType
 
+import pytest
 from google.protobuf.message import Message
-from world import INPUT_TOPICS, World
+from world import INPUT_TOPICS, World, metrics_of
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
@@ -39,17 +41,13 @@ class ErrorLines:
 
 
 @contextmanager
-def error_logs(*modules: object) -> Iterator[list[dict[str, object]]]:
+def error_logs(*modules: ModuleType) -> Iterator[list[dict[str, object]]]:
     """The error lines ``modules`` log meanwhile (their ``_log`` replaced for the block)."""
     recorder = ErrorLines()
-    saved = [(m, m._log) for m in modules]  # type: ignore[attr-defined]
-    for m, _ in saved:
-        m._log = recorder  # type: ignore[attr-defined]
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        for m in modules:
+            patch.setattr(m, "_log", recorder)
         yield recorder.lines
-    finally:
-        for m, log in saved:
-            m._log = log  # type: ignore[attr-defined]
 
 
 class ManualSeconds:
@@ -71,7 +69,7 @@ def break_start(table: Table) -> None:
     def refuse(hand_id: str, at_ms: int) -> list[Message]:
         raise ValueError("reservation does not fit in int64")
 
-    table.start_hand = refuse  # type: ignore[method-assign]
+    table.start_hand = refuse  # type: ignore[method-assign]  # this table's start breaks
 
 
 def test_a_table_whose_hand_start_raises_waits_while_every_other_table_starts_its_hands() -> None:
@@ -90,10 +88,10 @@ def test_a_table_whose_hand_start_raises_waits_while_every_other_table_starts_it
     assert not world.app.projection.tables[bad].hand_running
     (failure,) = logs
     assert failure["table_id"] == bad and failure["hand_id"]
-    assert world.app.metrics.hand_start_failures._value.get() == 1
+    assert metrics_of(world.app).hand_start_failures._value.get() == 1
     # Within its backoff the broken table is not tried again (nothing counted, nothing logged).
     assert world.app.tick() == []
-    assert world.app.metrics.hand_start_failures._value.get() == 1
+    assert metrics_of(world.app).hand_start_failures._value.get() == 1
     # Repaired, it starts once its delay has passed, and the others play on meanwhile.
     del world.app.projection.tables[bad].start_hand
     seconds.now += 1.0
@@ -154,7 +152,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
             raise KeyError("a bug that only this table's state meets")
         return react(table, payload, hand_id, at)
 
-    world.app._react = flaky  # type: ignore[method-assign]
+    world.app._react = flaky  # type: ignore[method-assign]  # one table's reaction raises
     commitment = fairness_pb.SeedCommitted(
         hand_id="", commitment_sha256=hashlib.sha256(b"s").digest()
     )
@@ -180,7 +178,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
             probe = world.log.consumer("table-isolated", INPUT_TOPICS)
             assert probe.committed(ledger) == 0
             probe.close()
-            world.app._react = react  # type: ignore[method-assign]
+            world.app._react = react  # type: ignore[method-assign]  # the reaction mended
             assert eventually(lambda: tables[bad].hand.phase.value == "seed_window")
         finally:
             stop.set()

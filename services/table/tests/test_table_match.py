@@ -5,8 +5,11 @@ refused with nothing appended; the table rebuilt from its stream shows the same 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 import table_calls
+from google.protobuf.message import Message
 from match_world import (
     hold_money,
     last,
@@ -33,13 +36,13 @@ from rummy_table.application.projection import Projection
 POOL_101 = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=500, rejoin=True))
 
 
-def _names(payloads: list[object]) -> list[str]:
+def _names(payloads: Iterable[Message]) -> list[str]:
     return [type(p).__name__ for p in payloads]
 
 
-def _command(world: World, table_id: str, account: str, message: object) -> api.PlayResponse:
+def _command(world: World, table_id: str, account: str, message: Message) -> api.PlayResponse:
     request = api.PlayRequest(table_id=table_id, client_request_id=world.request_id())
-    request.command.Pack(message)  # type: ignore[arg-type]
+    request.command.Pack(message)
     return table_calls.play(world.app, account, request)
 
 
@@ -56,7 +59,7 @@ def _started_match(
 
 
 def _deal_seats(world: World, table_id: str) -> list[int]:
-    return sorted(s.seat for s in last(world, table_id, pb.HandStarted).seats)  # type: ignore[attr-defined]
+    return sorted(s.seat for s in last(world, table_id, pb.HandStarted).seats)
 
 
 def test_a_pool_101_match_plays_to_its_end_with_an_elimination_and_a_rejoin() -> None:
@@ -69,9 +72,9 @@ def test_a_pool_101_match_plays_to_its_end_with_an_elimination_and_a_rejoin() ->
     hold_money(world, table_id)
     next_step(world, table_id)
     started = last(world, table_id, pb.HandStarted)
-    assert started.point_value_hundredths == 0  # type: ignore[attr-defined]
-    assert started.shoe.decks == 2 and started.shoe.printed_jokers == 4  # type: ignore[attr-defined]
-    assert last(world, table_id, mpb.DealStarted).hand_id == started.hand_id  # type: ignore[attr-defined]
+    assert started.point_value_hundredths == 0
+    assert started.shoe.decks == 2 and started.shoe.printed_jokers == 4
+    assert last(world, table_id, mpb.DealStarted).hand_id == started.hand_id
 
     for _ in range(2):  # totals 0 / 80 / 40
         play_deal(world, table_id, {0: "win", 1: "middle", 2: "first"})
@@ -83,7 +86,7 @@ def test_a_pool_101_match_plays_to_its_end_with_an_elimination_and_a_rejoin() ->
     answer = mpb.MatchCommandAnswer()
     assert _command(world, table_id, "bob", mpb.AcceptRejoin()).answer.Unpack(answer)
     assert answer.total == 61
-    assert last(world, table_id, mpb.MoneyReserved).purpose == "rejoin"  # type: ignore[attr-defined]
+    assert last(world, table_id, mpb.MoneyReserved).purpose == "rejoin"
     assert next_step(world, table_id) == []  # the rejoin's entry is held first
     hold_money(world, table_id, "rejoin")
     next_step(world, table_id)
@@ -97,9 +100,9 @@ def test_a_pool_101_match_plays_to_its_end_with_an_elimination_and_a_rejoin() ->
     assert world.view(table_id, "bob").my_seat == 1
     play_deal(world, table_id, {0: "win", 2: "middle"})  # cat 120: ann is the last left
     ended = last(world, table_id, mpb.MatchEnded)
-    assert list(ended.winners) == [0] and ended.reason == "last_left"  # type: ignore[attr-defined]
+    assert list(ended.winners) == [0] and ended.reason == "last_left"
     # Pool 4 x 500 = 2000, 10% = 200; ann 2000 - 200 - 500.
-    money = ended.settlement  # type: ignore[attr-defined]
+    money = ended.settlement
     assert (money.pool_hundredths, money.commission_hundredths) == (2000, 200)
     assert [(ln.seat, ln.held_hundredths, ln.amount_hundredths) for ln in money.lines] == [
         (0, 500, 1300),
@@ -140,12 +143,12 @@ def test_a_deals_match_tied_after_its_deals_plays_a_tie_break_deal() -> None:
     assert view.deals_left == 0 and view.next_seats_limited
     assert isinstance(last(world, table_id, mpb.TieBreakDue), mpb.TieBreakDue)
     next_step(world, table_id)
-    assert last(world, table_id, mpb.DealStarted).tie_break  # type: ignore[attr-defined]
+    assert last(world, table_id, mpb.DealStarted).tie_break
     play_deal(world, table_id, {0: "win", 1: "middle"})
     ended = last(world, table_id, mpb.MatchEnded)
-    assert list(ended.winners) == [0] and ended.reason == "most_chips"  # type: ignore[attr-defined]
+    assert list(ended.winners) == [0] and ended.reason == "most_chips"
     # Pool 2000, 15% = 300: ann 2000 - 300 - 1000.
-    assert [ln.amount_hundredths for ln in ended.settlement.lines] == [700, -1000]  # type: ignore[attr-defined]
+    assert [ln.amount_hundredths for ln in ended.settlement.lines] == [700, -1000]
 
 
 def _play_best_of_3(world: World, table_id: str) -> None:
@@ -169,9 +172,9 @@ def test_a_best_of_3_goes_to_the_lowest_total() -> None:
     _play_best_of_3(world, table_id)
     assert [s.total for s in world.view(table_id, None).match.seats] == [20, 60, 80]
     ended = last(world, table_id, mpb.MatchEnded)
-    assert list(ended.winners) == [0] and ended.reason == "lowest_total"  # type: ignore[attr-defined]
+    assert list(ended.winners) == [0] and ended.reason == "lowest_total"
     # Pool 900, 5% = 45: ann 900 - 45 - 300 = 555.
-    assert [ln.amount_hundredths for ln in ended.settlement.lines] == [555, -300, -300]  # type: ignore[attr-defined]
+    assert [ln.amount_hundredths for ln in ended.settlement.lines] == [555, -300, -300]
 
 
 def test_a_seat_that_leaves_mid_deal_is_scored_its_middle_drop_and_is_out() -> None:
@@ -183,7 +186,7 @@ def test_a_seat_that_leaves_mid_deal_is_scored_its_middle_drop_and_is_out() -> N
         world.app, "cat", api.LeaveTableRequest(table_id=table_id, client_request_id="x1")
     )
     left = last(world, table_id, mpb.SeatLeft)
-    assert (left.seat, left.mid_deal) == (2, True)  # type: ignore[attr-defined]
+    assert (left.seat, left.mid_deal) == (2, True)
     ended = play_deal(world, table_id, {0: "win", 1: "first"})
     assert {r.seat: r.points for r in ended.results}[2] == 40
     assert _names(match_payloads(world, table_id)).count("SeatLeft") == 1
@@ -195,9 +198,9 @@ def test_a_seat_that_leaves_mid_deal_is_scored_its_middle_drop_and_is_out() -> N
         world.app, "bob", api.LeaveTableRequest(table_id=table_id, client_request_id="x2")
     )
     ended_match = last(world, table_id, mpb.MatchEnded)
-    assert list(ended_match.winners) == [0]  # type: ignore[attr-defined]
+    assert list(ended_match.winners) == [0]
     # Pool 1500, 10% = 150: ann 1500 - 150 - 500 = 850; the others forfeit their entries.
-    assert [ln.amount_hundredths for ln in ended_match.settlement.lines] == [850, -500, -500]  # type: ignore[attr-defined]
+    assert [ln.amount_hundredths for ln in ended_match.settlement.lines] == [850, -500, -500]
 
 
 def test_a_hand_aborted_mid_match_voids_the_deal_and_deals_it_again_to_the_same_seats() -> None:
@@ -213,12 +216,12 @@ def test_a_hand_aborted_mid_match_voids_the_deal_and_deals_it_again_to_the_same_
         ledger_pb.StakeRejected(hand_id=hand_id, seat=1, account_id="bob"),
     )
     voided = last(world, table_id, mpb.DealVoided)
-    assert (voided.deal_no, voided.hand_id) == (2, hand_id)  # type: ignore[attr-defined]
+    assert (voided.deal_no, voided.hand_id) == (2, hand_id)
     assert [s.held_hundredths for s in world.view(table_id, None).match.seats] == [500] * 3
     next_step(world, table_id)
     again = last(world, table_id, mpb.DealStarted)
-    assert (again.deal_no, list(again.seats)) == (2, [0, 1, 2])  # type: ignore[attr-defined]
-    assert again.hand_id != hand_id  # type: ignore[attr-defined]
+    assert (again.deal_no, list(again.seats)) == (2, [0, 1, 2])
+    assert again.hand_id != hand_id
     play_deal(world, table_id, {0: "first", 1: "win", 2: "first"})
     assert world.view(table_id, None).match.deals_scored == 2
 
@@ -239,8 +242,8 @@ def test_closing_a_table_mid_deal_aborts_the_match_once_the_deal_ends() -> None:
     at = tail.index("MatchAborted")
     assert tail[at - 1] == "DealScored" and tail[-1] == "TableClosed"
     aborted = last(world, table_id, mpb.MatchAborted)
-    assert [(p.seat, p.points) for p in aborted.released] == [(0, 250), (1, 250), (2, 250)]  # type: ignore[attr-defined]
-    assert "closed by an operator" in aborted.reason  # type: ignore[attr-defined]
+    assert [(p.seat, p.points) for p in aborted.released] == [(0, 250), (1, 250), (2, 250)]
+    assert "closed by an operator" in aborted.reason
 
 
 def test_closing_a_table_between_deals_aborts_the_match_at_once() -> None:
@@ -292,7 +295,7 @@ def test_an_entry_the_ledger_cannot_hold_aborts_the_match_and_that_seat_sits_out
         ledger_pb.MatchMoneyHeld(match_id=match_id, purpose="entry"),  # nobody's held
     )
     (aborted,) = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
-    assert "seat 1" in aborted.reason  # type: ignore[attr-defined]
+    assert "seat 1" in aborted.reason
     view = world.view(table_id, None)
     assert ["could not cover" in s.sitting_out_reason for s in view.seats] == [True, True]
     table_calls.leave_table(
@@ -351,7 +354,7 @@ def test_a_points_table_is_single_and_writes_no_match_event() -> None:
     world = World()
     table_id = world.open_table()
     opened = table_events(world, table_id)[0]
-    assert not opened.HasField("match")  # type: ignore[attr-defined]
+    assert not opened.HasField("match")
     (summary,) = table_calls.list_tables(world.app)
     assert summary.match_format == "single"
     world.sit(table_id, "ann")
@@ -396,9 +399,9 @@ def test_a_split_asked_by_every_seat_left_ends_a_pool_201_match() -> None:
     assert world.view(table_id, None).match.seats[1].asked_split
     _command(world, table_id, "cat", mpb.RequestSplit())
     ended = last(world, table_id, mpb.MatchEnded)
-    assert ended.reason == "split" and list(ended.winners) == [0, 1, 2]  # type: ignore[attr-defined]
+    assert ended.reason == "split" and list(ended.winners) == [0, 1, 2]
     # Pool 999, 10% = 99: 900 shared, 300 each; each line 300 - 333.
-    assert [ln.amount_hundredths for ln in ended.settlement.lines] == [-33, -33, -33]  # type: ignore[attr-defined]
+    assert [ln.amount_hundredths for ln in ended.settlement.lines] == [-33, -33, -33]
 
 
 def test_a_table_rebuilt_from_its_stream_shows_the_same_match() -> None:
@@ -452,24 +455,22 @@ def test_a_game_to_match_holds_each_games_stakes_before_its_first_hand() -> None
         "DealStarted",
     ]
     stake = last(world, table_id, mpb.MoneyReserved)
-    assert (stake.purpose, stake.game_no, stake.amount_hundredths) == ("stake", 1, 600)  # type: ignore[attr-defined]
+    assert (stake.purpose, stake.game_no, stake.amount_hundredths) == ("stake", 1, 600)
     assert not any(isinstance(p, pb.HandStarted) for p in table_events(world, table_id))
     hold_money(world, table_id, "stake", 1)
     next_step(world, table_id)
     assert (
         last(world, table_id, pb.HandStarted).hand_id
-        == last(  # type: ignore[attr-defined]
-            world, table_id, mpb.DealStarted
-        ).hand_id
-    )  # type: ignore[attr-defined]
+        == last(world, table_id, mpb.DealStarted).hand_id
+    )
     play_deal(world, table_id, {0: "win", 1: "middle"})  # ann 40
     next_step(world, table_id)
     play_deal(world, table_id, {0: "win", 1: "first"})  # ann 60: the game and the match
     game = last(world, table_id, mpb.GameEnded)
     # bob pays min(60 - 0, 60) x 10 = 600, 10% = 60: ann receives 540.
-    assert [ln.amount_hundredths for ln in game.settlement.lines] == [540, -600]  # type: ignore[attr-defined]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [540, -600]
     ended = last(world, table_id, mpb.MatchEnded)
-    assert ended.reason == "games_played" and not ended.HasField("settlement")  # type: ignore[attr-defined]
+    assert ended.reason == "games_played" and not ended.HasField("settlement")
 
 
 def test_a_variant_without_a_formats_deal_rules_refuses_it_and_plays_game_to_on_its_own() -> None:
@@ -525,7 +526,7 @@ def test_a_rejoin_the_ledger_cannot_hold_is_undone_and_the_match_plays_on() -> N
     )
     assert not any(isinstance(p, mpb.MatchAborted) for p in table_events(world, table_id))
     refused = last(world, table_id, mpb.RejoinRefused)
-    assert (refused.seat, refused.total, refused.entry_fee_hundredths) == (1, 120, 500)  # type: ignore[attr-defined]
+    assert (refused.seat, refused.total, refused.entry_fee_hundredths) == (1, 120, 500)
     view = world.view(table_id, None).match
     assert [(s.status, s.total, s.held_hundredths) for s in view.seats] == [
         ("in", 0, 500),
@@ -539,7 +540,7 @@ def test_a_rejoin_the_ledger_cannot_hold_is_undone_and_the_match_plays_on() -> N
     play_deal(world, table_id, {0: "win", 2: "first"})  # cat 120: ann is the last left
     ended = last(world, table_id, mpb.MatchEnded)
     # Pool 3 x 500 = 1500 (bob's one entry), 10% = 150; ann 1500 - 150 - 500 = +850.
-    lines = [(ln.held_hundredths, ln.amount_hundredths) for ln in ended.settlement.lines]  # type: ignore[attr-defined]
+    lines = [(ln.held_hundredths, ln.amount_hundredths) for ln in ended.settlement.lines]
     assert lines == [(500, 850), (500, -500), (500, -500)]
     # Rebuilt from its stream, the table shows the same match.
     rebuilt = fold(table_records(world)).tables[table_id]

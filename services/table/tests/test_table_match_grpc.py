@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 from match_world import hold_money, next_step, play_deal
 from served_table import code_of, served_table, stub
 from test_table_service import table_events
@@ -27,14 +28,18 @@ def served() -> Iterator[tuple[World, ServiceHost]]:
         yield served
 
 
-def _open(host: ServiceHost, match: mpb.MatchOptions, seats: int = 3, **kw: int) -> str:
-    request = api.OpenTableRequest(client_request_id="open-1", seat_count=seats, match=match, **kw)
+def _open(
+    host: ServiceHost, match: mpb.MatchOptions, seats: int = 3, commission_bps: int = 0
+) -> str:
+    request = api.OpenTableRequest(
+        client_request_id="open-1", seat_count=seats, match=match, commission_bps=commission_bps
+    )
     return stub(host, "ops", Role.OPERATOR).OpenTable(request).table_id
 
 
-def _play(host: ServiceHost, account: str, table_id: str, command: object) -> api.PlayResponse:
+def _play(host: ServiceHost, account: str, table_id: str, command: Message) -> api.PlayResponse:
     request = api.PlayRequest(table_id=table_id, client_request_id=f"{account}-{id(command)}")
-    request.command.Pack(command)  # type: ignore[arg-type]
+    request.command.Pack(command)
     return stub(host, account, Role.PLAYER).Play(request)
 
 

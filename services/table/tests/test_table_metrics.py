@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from prometheus_client import CollectorRegistry
-from world import World
+from world import World, metrics_of
 
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
@@ -63,7 +63,6 @@ def test_a_rebuilt_instance_gauges_the_tables_open_and_the_seats_taken_it_replay
     world.sit(first, "bob")
     world.sit(second, "cat")
     rebuilt = world.new_app("table-writer-2")
-    metrics = rebuilt.metrics
-    assert isinstance(metrics, TableMetrics)
+    metrics = metrics_of(rebuilt)
     assert metrics.tables_open._value.get() == 2
     assert metrics.seats_taken._value.get() == 3

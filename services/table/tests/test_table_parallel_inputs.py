@@ -61,7 +61,7 @@ def committed(world: World, group: str) -> dict[TopicPartition, int | None]:
         probe.close()
 
 
-def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earlier_input():
+def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earlier_input() -> None:
     world = World()
     world.app.input_group = "table-parallel"
     tables = tables_in_hands(world, 6)
@@ -72,13 +72,14 @@ def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earli
     react = world.app._react
 
     def recording(table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
-        seen[table.table_id].append(payload.reservations[0].amount_hundredths)  # type: ignore[attr-defined]
+        assert isinstance(payload, ledger_pb.StakesReserved)  # the only input fed here
+        seen[table.table_id].append(payload.reservations[0].amount_hundredths)
         if table.table_id == slow and not slow_entered.is_set():
             slow_entered.set()
             assert slow_release.wait(10)
         return react(table, payload, hand_id, at)
 
-    world.app._react = recording  # type: ignore[method-assign]
+    world.app._react = recording  # type: ignore[method-assign]  # the test wraps the reaction
     for table_id in tables:  # every table: its reservations, then a repeat the rules refuse
         other_service_event(world, LEDGER_EVENTS, table_id, reservations(world, table_id, 13_000))
     for table_id in tables:
@@ -92,7 +93,12 @@ def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earli
     loop = InputLoop(world.log, world.app, INPUT_TOPICS, poll_timeout_s=0.05)
     loop.open()
     done = threading.Event()
-    thread = threading.Thread(target=lambda: (loop.run_once(), done.set()), daemon=True)
+
+    def run_once() -> None:
+        loop.run_once()
+        done.set()
+
+    thread = threading.Thread(target=run_once, daemon=True)
     thread.start()
     try:
         assert slow_entered.wait(10)
@@ -123,11 +129,13 @@ def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earli
     ("error", "written"),
     [(EventLogError("broker went away"), False), (CommitOutcomeUnknown("no answer"), True)],
 )
-def test_an_input_is_recorded_exactly_once_when_a_transaction_of_its_batch_fails(error, written):
+def test_an_input_is_recorded_exactly_once_when_a_transaction_of_its_batch_fails(
+    error: EventLogError, written: bool
+) -> None:
     world = World()
     world.app.input_group = "table-once"
     tables = tables_in_hands(world, 5)
-    inputs = {}
+    inputs: dict[str, str] = {}
     for table_id in tables:
         other_service_event(world, LEDGER_EVENTS, table_id, reservations(world, table_id, 13_000))
     for record in world.log.consumer("peek", [LEDGER_EVENTS], lambda ps: {p: 0 for p in ps}).poll():

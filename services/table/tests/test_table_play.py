@@ -3,8 +3,11 @@ older Drop/Declare RPCs go the same way, and bad commands change nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import table_calls
+from google.protobuf import any_pb2
 from test_table_service import on_turn, playing_table, table_events
 from world import World
 
@@ -39,6 +42,11 @@ def test_a_drop_sent_through_play_is_a_first_drop_answered_with_the_variants_ans
     assert again == reply
 
 
+def _declare_bytes_that_do_not_parse(command: any_pb2.Any) -> None:
+    command.type_url = "type.googleapis.com/rummy.indian.v1.Declare"
+    command.value = b"\x0a\xff"
+
+
 @pytest.mark.parametrize(
     ("pack", "says"),
     [
@@ -46,13 +54,7 @@ def test_a_drop_sent_through_play_is_a_first_drop_answered_with_the_variants_ans
         (lambda a: a.Pack(cards_pb2.Card(index=3)), "unknown command type"),
         (lambda a: a.Pack(indian_pb.Declare()), "face_down"),
         (lambda a: a.Pack(indian_pb.Declare(face_down=cards_pb2.Card(index=999))), "not in the"),
-        (
-            lambda a: (
-                setattr(a, "type_url", "type.googleapis.com/rummy.indian.v1.Declare"),
-                setattr(a, "value", b"\x0a\xff"),
-            ),
-            "not a valid rummy.indian.v1.Declare",
-        ),
+        (_declare_bytes_that_do_not_parse, "not a valid rummy.indian.v1.Declare"),
     ],
     ids=[
         "no command",
@@ -62,13 +64,15 @@ def test_a_drop_sent_through_play_is_a_first_drop_answered_with_the_variants_ans
         "bytes that do not parse",
     ],
 )
-def test_a_bad_command_is_invalid_argument_and_appends_nothing(pack: object, says: str) -> None:
+def test_a_bad_command_is_invalid_argument_and_appends_nothing(
+    pack: Callable[[any_pb2.Any], object], says: str
+) -> None:
     world = World()
     table_id, hand_id = playing_table(world)
     account, view = on_turn(world, table_id)
     before = len(table_events(world, table_id))
     request = _play(world, table_id, hand_id, view)
-    pack(request.command)  # type: ignore[operator]
+    pack(request.command)
     with pytest.raises(InvalidArgument, match=says):
         table_calls.play(world.app, account, request)
     assert len(table_events(world, table_id)) == before

@@ -7,7 +7,7 @@ from __future__ import annotations
 import signal
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
@@ -41,10 +41,10 @@ def start(env: dict[str, str]) -> ServiceProcess:
     return start_service("rummy_table", env, timeout_s=TIMEOUT_S)
 
 
-def wait_for(predicate: object, what: str) -> None:
+def wait_for(predicate: Callable[[], object], what: str) -> None:
     deadline = time.monotonic() + TIMEOUT_S
     while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
+        if predicate():
             return
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
@@ -71,7 +71,9 @@ def test_the_service_starts_hands_and_a_restart_after_sigkill_rebuilds_the_table
     topic = env["RUMMY_TOPIC_PREFIX"] + TABLE_EVENTS
     try:
         with grpc.insecure_channel(first.target) as channel:
-            health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+            health = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
+                health_pb2.HealthCheckRequest()
+            )
             assert health.status == health_pb2.HealthCheckResponse.SERVING  # no token needed
 
         operator = table_stub(first, "op-1", Role.OPERATOR)

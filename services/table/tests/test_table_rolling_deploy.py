@@ -39,8 +39,8 @@ from rummy_platform.topics import (
     event_topic_specs,
 )
 from rummy_table.application.app import INPUT_GROUP
-from rummy_testing.prometheus import wait_until
 from rummy_testing.service_process import ServiceProcess, start_service
+from rummy_testing.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # starts service processes (README: test runs)
 

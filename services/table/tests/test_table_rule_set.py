@@ -17,7 +17,7 @@ from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_rules.indian.rules import bombay_baazi
+from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 
 
 def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() -> None:
@@ -37,6 +37,7 @@ def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() 
         25,
         500,
     )
+    assert isinstance(given.options, IndianPointsRules)
     assert given.options.first_drop_points == 0 and given.options.points_cap == 80
     assert not given.options.meld_options.jokers_only_group_is_sequence
     assert not given.options.no_discard_of_card_taken_from_pile
@@ -62,6 +63,7 @@ def test_indian_options_given_in_the_variant_oneof_are_taken_as_the_flat_fields_
     )
     given = codec.rule_set_from_pb(in_oneof, 8, 25, 500)
     assert given == codec.rule_set_from_pb(flat, 8, 25, 500)
+    assert isinstance(given.options, IndianPointsRules)
     assert given.options.first_drop_points == 0 and given.options.points_cap == 80
     both = cards_pb2.RuleSet()
     both.CopyFrom(flat)
@@ -150,6 +152,7 @@ def test_a_table_recorded_before_presence_with_switches_off_replays_with_them_of
     )
     world.app = world.new_app()
     rules = world.app.projection.tables["t-old"].rule_set
+    assert isinstance(rules.options, IndianPointsRules)
     assert not rules.options.meld_options.jokers_only_group_is_sequence
     assert not rules.options.no_discard_of_card_taken_from_pile
     assert rules.options.first_drop_points == 20 and rules.turn_seconds == 30

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import table_calls
+from google.protobuf.message import Message
 from world import SERVER_SEED, World, replay_all
 
 from rummy.clock.v1 import events_pb2 as clock_pb
@@ -23,12 +24,12 @@ from rummy_platform.errors import (
 )
 from rummy_platform.topics import CLOCK_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules import registry
-from rummy_rules.events import HandEnded, SeatResult
+from rummy_rules.events import Event, HandEnded, SeatResult
 from rummy_rules.settlement import settle_shared
 from rummy_table.entrypoints.views import player_view
 
 
-def table_events(world: World, table_id: str) -> list[object]:
+def table_events(world: World, table_id: str) -> list[Message]:
     return [r.envelope.payload for r in world.log.read_stream(TABLE_EVENTS, table_id)]
 
 
@@ -47,7 +48,9 @@ def on_turn(world: World, table_id: str) -> tuple[str, api.PlayerView]:
     return account, world.view(table_id, account)
 
 
-def draw(world: World, table_id: str, account: str, view: api.PlayerView, rid: str = "") -> object:
+def draw(
+    world: World, table_id: str, account: str, view: api.PlayerView, rid: str = ""
+) -> api.DrawCardResponse:
     return table_calls.draw(
         world.app,
         account,
@@ -162,7 +165,9 @@ def test_the_dealer_button_moves_one_seat_each_hand() -> None:
     dealers = []
     for _ in range(3):
         hand_id = world.start_hand(table_id)
-        dealers.append(world.app.projection.tables[table_id].ctx.dealer_seat)
+        ctx = world.app.projection.tables[table_id].ctx
+        assert ctx is not None
+        dealers.append(ctx.dealer_seat)
         world.feed(
             LEDGER_EVENTS,
             table_id,
@@ -501,8 +506,9 @@ def test_a_rejected_stake_aborts_the_hand_and_the_seat_sits_out_until_it_sits_ag
     assert carol.phase == api.HAND_PHASE_ABORTED
     assert "13000" in next(s for s in carol.seats if s.seat == 2).sitting_out_reason
     world.start_hand(table_id)
-    table = world.app.projection.tables[table_id]
-    assert sorted(table.ctx.accounts) == [0, 1]
+    ctx = world.app.projection.tables[table_id].ctx
+    assert ctx is not None
+    assert sorted(ctx.accounts) == [0, 1]
 
 
 def test_a_replayed_projection_equals_the_live_one() -> None:
@@ -593,9 +599,9 @@ def test_a_players_command_is_folded_with_the_state_decide_produced_not_decoded_
     decoded: list[object] = []
     real = codec.from_payload
 
-    def counting(payload: object, *args: object, **kwargs: object) -> object:
+    def counting(payload: Message, ctx: codec.HandContext, at_ms: int) -> tuple[Event, ...]:
         decoded.append(payload)
-        return real(payload, *args, **kwargs)  # type: ignore[arg-type]
+        return real(payload, ctx, at_ms)
 
     monkeypatch.setattr(codec, "from_payload", counting)
     draw(world, table_id, account, view)

@@ -10,7 +10,7 @@ import hashlib
 import pytest
 from match_world import hold_money, last, next_step, open_match_table, seat_all
 from test_table_service import table_events
-from world import SERVER_SEED, World, replay_all
+from world import SERVER_SEED, World, metrics_of, replay_all
 
 from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
@@ -79,7 +79,7 @@ def test_a_hand_the_dealer_never_deals_is_aborted_after_the_deadline_and_the_nex
     assert aborted.hand_id == hand_id
     assert aborted.reason == "the dealer did not deal within 60 s"
     assert world.view(table_id, "alice").phase == api.HAND_PHASE_ABORTED
-    assert world.app.metrics.overdue_aborts.labels("hand")._value.get() == 1
+    assert metrics_of(world.app).overdue_aborts.labels("hand")._value.get() == 1
     # the deal arriving late changes nothing, and no tick aborts the hand a second time
     count = len(table_events(world, table_id))
     world.deal(table_id, hand_id)
@@ -147,15 +147,15 @@ def test_a_pool_deal_no_dealer_deals_is_voided_and_replayed_then_the_match_is_ab
     world.now += DEADLINE_MS
     world.app.tick()
     voided = last(world, table_id, mpb.DealVoided)
-    assert (voided.deal_no, voided.hand_id) == (1, first)  # type: ignore[attr-defined]
-    assert "within 60 s" in voided.reason  # type: ignore[attr-defined]
+    assert (voided.deal_no, voided.hand_id) == (1, first)
+    assert "within 60 s" in voided.reason
     view = world.view(table_id, None)
     assert view.match.phase == "between_deals"
     assert [s.held_hundredths for s in view.match.seats] == [500] * 3  # the entries stay held
     assert not [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
     next_step(world, table_id)  # the deal replayed with the same seats
     again = last(world, table_id, mpb.DealStarted)
-    assert (again.deal_no, list(again.seats)) == (1, [0, 1, 2])  # type: ignore[attr-defined]
+    assert (again.deal_no, list(again.seats)) == (1, [0, 1, 2])
     second = world.view(table_id, None).hand_id
     assert second != first
     world.now += DEADLINE_MS
@@ -163,7 +163,7 @@ def test_a_pool_deal_no_dealer_deals_is_voided_and_replayed_then_the_match_is_ab
     (aborted,) = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
     assert [(p.seat, p.points) for p in aborted.released] == [(0, 500), (1, 500), (2, 500)]
     assert "no redeal" in aborted.reason
-    assert last(world, table_id, mpb.DealVoided).hand_id == second  # type: ignore[attr-defined]
+    assert last(world, table_id, mpb.DealVoided).hand_id == second
     assert len(_aborted(world, table_id)) == 2
     _assert_replays_clean(world)
 
@@ -182,7 +182,7 @@ def test_a_match_whose_entries_the_ledger_never_holds_is_aborted_after_the_deadl
     (aborted,) = [p for p in table_events(world, table_id) if isinstance(p, mpb.MatchAborted)]
     assert aborted.reason == "no deal could start: the ledger did not hold the entry within 60 s"
     assert not [p for p in table_events(world, table_id) if isinstance(p, pb.HandStarted)]
-    assert world.app.metrics.overdue_aborts.labels("match")._value.get() == 1
+    assert metrics_of(world.app).overdue_aborts.labels("match")._value.get() == 1
     # the hold arriving late changes nothing; a new match starts when the start delay passed
     count = len(table_events(world, table_id))
     hold_money(world, table_id)

@@ -4,6 +4,8 @@ exactly the state the whole partition folds to; a snapshot that cannot be used i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 import pytest
 import table_calls
@@ -33,6 +35,15 @@ from rummy_testing.profiles import examples
 
 PARTITIONS = 2  # World's topics
 _PREPARING = (api.HAND_PHASE_RESERVING, api.HAND_PHASE_SEEDING, api.HAND_PHASE_DEALING)
+
+
+class _Where(TypedDict):
+    """The fields every turn's request carries (the hand, the turn, the request id)."""
+
+    table_id: str
+    hand_id: str
+    turn_no: int
+    client_request_id: str
 
 
 def table_records(world: World) -> list[Record]:
@@ -105,7 +116,7 @@ def act(world: World, data: st.DataObject, table_id: str) -> None:  # noqa: C901
         move = data.draw(
             st.sampled_from(["draw", "draw", "discard", "discard", "drop", "timeout", "leave"])
         )
-        where = {
+        where: _Where = {
             "table_id": table_id,
             "hand_id": mine.hand_id,
             "turn_no": mine.turn_no,
@@ -179,13 +190,13 @@ def test_a_snapshot_at_any_point_plus_the_tail_folds_to_exactly_the_full_fold(
         for p in range(PARTITIONS)
     }
     before = fold([r for r in records if r.offset < cuts[r.partition]])
-    snapshots: dict[int, snapshot.PartitionSnapshot | None] = {}
+    snapshots: dict[int, snapshot.PartitionSnapshot] = {}
     for p in range(PARTITIONS):
         taken = snapshot.take(before, TABLE_EVENTS, p, lambda t: partition_for(t, PARTITIONS))
         assert taken is not None
         snapshots[p] = snapshot.decode(taken.data, TABLE_EVENTS, p)
     loaded = Projection()
-    tail = [r for r in records if r.offset >= snapshots[r.partition].tail_from]  # type: ignore[union-attr]
+    tail = [r for r in records if r.offset >= snapshots[r.partition].tail_from]
     snapshot.load(loaded, snapshots, tail)
     assert_same(loaded, full)
 
@@ -283,7 +294,9 @@ def test_a_closed_table_keeps_a_stub_and_still_answers_for_its_hands() -> None:
         (lambda d: [d], snapshot.SnapshotError),
     ],
 )
-def test_a_snapshot_of_another_shape_or_that_does_not_decode_is_refused(mangle, error) -> None:
+def test_a_snapshot_of_another_shape_or_that_does_not_decode_is_refused(
+    mangle: Callable[[dict[str, Any]], object], error: type[Exception]
+) -> None:
     world = World()
     table_id = world.open_table()
     world.sit(table_id, "alice")

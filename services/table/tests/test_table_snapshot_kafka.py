@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import table_calls
 from kafka import KafkaProducer
+from world import metrics_of
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog, partition_for
@@ -59,7 +60,7 @@ def open_and_seat(app: TableApp, name: str, players: int) -> str:
     return table_id
 
 
-def encoded(projection: Projection) -> dict[str, dict]:
+def encoded(projection: Projection) -> dict[str, dict[str, object]]:
     return {t: snapshot.encode_table(table) for t, table in projection.tables.items()}
 
 
@@ -100,7 +101,7 @@ def test_a_start_loads_each_partitions_snapshot_and_its_tail_as_a_full_replay_wo
     assert tail == 4 * 4 + 1
     assert (
         sum(
-            restarted.metrics.snapshots_ignored.labels(r)._value.get()
+            metrics_of(restarted).snapshots_ignored.labels(r)._value.get()
             for r in ("shape", "undecodable")
         )
         == 0
@@ -117,7 +118,7 @@ def test_a_start_loads_each_partitions_snapshot_and_its_tail_as_a_full_replay_wo
     ],
 )
 def test_a_snapshot_of_another_shape_or_undecodable_is_ignored_and_the_partition_replayed(
-    kafka_bootstrap: str, prefix: str, bad, reason: str
+    kafka_bootstrap: str, prefix: str, bad: Callable[[bytes], bytes], reason: str
 ) -> None:
     app, log = new_app(kafka_bootstrap, prefix)
     snapshots_topic = prefix + snapshot.SNAPSHOT_TOPIC
@@ -137,7 +138,7 @@ def test_a_snapshot_of_another_shape_or_undecodable_is_ignored_and_the_partition
     # the whole partition was folded: opened, two seats, the late seat
     assert restarted.projection.since_snapshot[p] == 4
     assert encoded(restarted.projection) == encoded(app.projection)
-    assert restarted.metrics.snapshots_ignored.labels(reason)._value.get() == 1
+    assert metrics_of(restarted).snapshots_ignored.labels(reason)._value.get() == 1
     for closing in (log, other):
         closing.close()
 
@@ -163,14 +164,14 @@ def test_the_snapshot_loop_writes_a_partition_once_enough_events_were_folded_and
         busy = open_and_seat(app, "busy", 2)  # three events: due
         p = partition_for(busy, PARTITIONS)
         for _ in range(200):
-            if app.metrics.snapshots_written._value.get() >= 1:
+            if metrics_of(app).snapshots_written._value.get() >= 1:
                 break
             threading.Event().wait(0.05)
-        assert app.metrics.snapshots_written._value.get() == 1
+        assert metrics_of(app).snapshots_written._value.get() == 1
         assert app.projection.since_snapshot[p] == 0
         quiet = open_and_seat(app, "quiet", 0)  # one event: not due until the stop
         threading.Event().wait(0.3)
-        assert app.metrics.snapshots_written._value.get() == 1
+        assert metrics_of(app).snapshots_written._value.get() == 1
     finally:
         stop.set()
         thread.join(10)

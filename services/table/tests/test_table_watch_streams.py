@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
+from typing import Protocol
 
 import grpc
 from served_table import SECRET, served_table_and_servicer
@@ -21,14 +23,24 @@ from rummy_table.entrypoints.watches import TableWatches
 STREAMS_PER_TABLE = 150
 
 
-def _until(condition, what: str, timeout_s: float = 10.0) -> None:
+class _Watch(Protocol):
+    """A WatchTable call as the client holds it: its responses, and cancel."""
+
+    def __next__(self) -> api.WatchTableResponse: ...
+
+    def cancel(self) -> bool: ...
+
+
+def _until(condition: Callable[[], bool], what: str, timeout_s: float = 10.0) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, what
         time.sleep(0.02)
 
 
-def test_hundreds_of_watches_take_no_thread_each_and_a_change_wakes_only_its_tables_streams():
+def test_hundreds_of_watches_take_no_thread_each_and_a_change_wakes_only_its_tables_streams() -> (
+    None
+):
     world = World()
     with served_table_and_servicer(world) as (_, host, servicer):
         busy, quiet = world.open_table(), world.open_table()
@@ -37,7 +49,7 @@ def test_hundreds_of_watches_take_no_thread_each_and_a_change_wakes_only_its_tab
         table_stub = api_grpc.TableServiceStub(channel)
         threads_before = threading.active_count()
 
-        def watch(table_id: str, i: int):
+        def watch(table_id: str, i: int) -> _Watch:
             token = authority.issue(f"watcher-{table_id[:6]}-{i}", Role.PLAYER)
             return table_stub.WatchTable(
                 api.WatchTableRequest(table_id=table_id), metadata=bearer_metadata(token)
@@ -69,7 +81,7 @@ def test_hundreds_of_watches_take_no_thread_each_and_a_change_wakes_only_its_tab
         channel.close()
 
 
-def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once():
+def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once() -> None:
     # A discard appends two events (CardDiscarded, TurnStarted) in one commit: the streams are
     # woken once for the change, not once per event (each wake costs every stream a look).
     world = World()
@@ -113,7 +125,7 @@ def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once():
         loop.close()
 
 
-def test_every_watchers_view_is_the_view_built_for_it_at_every_version_of_a_played_hand():
+def test_every_watchers_view_is_the_view_built_for_it_at_every_version_of_a_played_hand() -> None:
     # The streams build a seat's view from the version's shared public part plus the seat's own
     # cards: it must be exactly player_view's for each seated account (dealt in or seated after
     # the deal), a spectator and an account with no seat, from the waiting table to the end.

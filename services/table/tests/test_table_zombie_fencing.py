@@ -14,7 +14,7 @@ import table_calls
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.errors import Unavailable
-from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog
+from rummy_platform.eventlog import GroupCommitWriter, GroupConsumer, KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
@@ -22,10 +22,11 @@ from rummy_table.application.ownership import Ownership
 from rummy_table.entrypoints.views import player_view
 
 
-def _joined(log: KafkaEventLog, group: str, topics: list[str]):
+def _joined(log: KafkaEventLog, group: str, topics: list[str]) -> GroupConsumer:
     consumer = log.consumer(group, topics, session_timeout_s=6)
     deadline = time.monotonic() + 60
-    while not consumer.assignment() or consumer.group_metadata().generation_id < 1:
+    # kafka-python's group metadata (untyped): a generation below 1 has not joined yet
+    while not consumer.assignment() or getattr(consumer.group_metadata(), "generation_id", -1) < 1:
         assert time.monotonic() < deadline, "no assignment within 60 s"
         consumer.poll(0.2)
     return consumer

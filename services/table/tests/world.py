@@ -39,6 +39,9 @@ from rummy_table.entrypoints.views import player_view
 T0 = 1_800_000_000_000
 SERVER_SEED = b"\x05" * 32
 INPUT_TOPICS = [LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS]
+#: A fixed deal (:meth:`World.prepare_fixed`): the hands by seat, the cut, the open card, the top
+#: of the stock, each as card faces ("AH 2H").
+FixedDeal = tuple[dict[int, str], str, str, str]
 
 
 def replay_all(log: InMemoryEventLog, topic: str = TABLE_EVENTS) -> list[Envelope]:
@@ -49,12 +52,18 @@ def replay_all(log: InMemoryEventLog, topic: str = TABLE_EVENTS) -> list[Envelop
     return out
 
 
+def metrics_of(app: TableApp) -> TableMetrics:
+    """``app``'s metrics as the service and :class:`World` give them (the Prometheus series)."""
+    assert isinstance(app.metrics, TableMetrics)
+    return app.metrics
+
+
 @dataclass
 class World:
     log: InMemoryEventLog = field(default_factory=InMemoryEventLog)
     now: int = T0
     app: TableApp = field(init=False)
-    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
         self.log.ensure_topics(event_topic_specs(partitions=2))
@@ -108,7 +117,8 @@ class World:
         return table_calls.take_seat(self.app, account, request)
 
     def view(self, table_id: str, account: str | None) -> api.PlayerView:
-        return self.app.view(account, table_id)
+        view: api.PlayerView = self.app.view(account, table_id)  # as render_view renders it
+        return view
 
     def start_hand(self, table_id: str) -> str:
         self.now += 5_000
@@ -136,7 +146,7 @@ class World:
         for r in self._inputs.poll(max_records=10_000):
             self.app.on_input(r.envelope, TopicPartition(r.topic, r.partition), r.next_offset)
 
-    def prepare(self, table_id: str, hand_id: str, fixed: tuple | None = None) -> None:
+    def prepare(self, table_id: str, hand_id: str, fixed: FixedDeal | None = None) -> None:
         """Stakes reserved for every seat, the commitment, client seeds, the window closed and
         the deal made from SERVER_SEED."""
         table = self.app.projection.tables[table_id]
@@ -175,7 +185,7 @@ class World:
         the cut, the open card and the top of the stock; the rest of the shoe follows."""
         self.prepare(table_id, hand_id, fixed=(hands, cut, first_open, stock_top))
 
-    def deal(self, table_id: str, hand_id: str, fixed: tuple | None = None) -> None:
+    def deal(self, table_id: str, hand_id: str, fixed: FixedDeal | None = None) -> None:
         table = self.app.projection.tables[table_id]
         assert table.ctx is not None
         state = table.hand
@@ -191,22 +201,22 @@ class World:
             )
         else:
             dealt = _fixed_deal(shoe, *fixed)
-        self.feed(
-            DEALER_EVENTS,
-            table_id,
-            dealer_pb.HandDealt(
-                hand_id=hand_id,
-                hands=[
-                    dealer_pb.SeatHand(
-                        seat=h.seat, cards=[codec.card_to_pb(c, shoe) for c in h.cards]
-                    )
-                    for h in dealt.hands
-                ],
-                wild_cut=codec.card_to_pb(dealt.wild_cut, shoe),
-                first_open=codec.card_to_pb(dealt.first_open, shoe),
-                stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
-            ),
-        )
+        self.feed(DEALER_EVENTS, table_id, hand_dealt(hand_id, dealt, shoe))
+
+
+def hand_dealt(hand_id: str, dealt: ShuffleDeal, shoe: Shoe) -> dealer_pb.HandDealt:
+    """The dealer's HandDealt of ``dealt`` (no wild cut or open card where the deal has none)."""
+    wild_cut, first_open = dealt.wild_cut, dealt.first_open
+    return dealer_pb.HandDealt(
+        hand_id=hand_id,
+        hands=[
+            dealer_pb.SeatHand(seat=h.seat, cards=[codec.card_to_pb(c, shoe) for c in h.cards])
+            for h in dealt.hands
+        ],
+        wild_cut=None if wild_cut is None else codec.card_to_pb(wild_cut, shoe),
+        first_open=None if first_open is None else codec.card_to_pb(first_open, shoe),
+        stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
+    )
 
 
 def _fixed_deal(

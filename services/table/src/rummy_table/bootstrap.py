@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
-from rummy_platform.eventlog import EventLog, GroupCommitWriter, Record
+from rummy_platform.eventlog import EventLog, GroupCommitMetrics, GroupCommitWriter, Record
 from rummy_platform.logging import get_logger
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
@@ -128,7 +128,9 @@ def build(settings: TableSettings) -> ServiceHost:
     )
     address, writer_id = settings.address, settings.transactional_id
     # One producer per instance: every table's commands share its transactions.
-    writer = GroupCommitWriter(log.transactional_writer(writer_id))
+    writer = GroupCommitWriter(
+        log.transactional_writer(writer_id), metrics=GroupCommitMetrics.create()
+    )
     ownership = Ownership(log.describe_topic(table_topic).partitions, address, writer_id)
     authority = TokenAuthority(settings.jwt_secret)
 

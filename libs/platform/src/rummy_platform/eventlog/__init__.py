@@ -37,7 +37,7 @@ from .base import (
     decode_known,
 )
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
-from .group_commit import GroupCommitWriter
+from .group_commit import GroupCommitMetrics, GroupCommitWriter
 from .kafka_admin import cluster_probe
 from .kafka_log import KafkaEventLog
 from .kafka_records import PartitionReader, RawRecord, RecordProducer, unstable_partitions
@@ -50,6 +50,7 @@ __all__ = [
     "Deduplicator",
     "EventLog",
     "EventLogError",
+    "GroupCommitMetrics",
     "GroupCommitWriter",
     "GroupConsumer",
     "InMemoryEventLog",

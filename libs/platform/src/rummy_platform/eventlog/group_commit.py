@@ -12,6 +12,11 @@ A failed transaction fails exactly the callers whose events it held, each with t
 error (WriterFenced, CommitOutcomeUnknown, EventLogError); later callers go into the next
 transaction. Throughput therefore grows with the number of concurrent callers instead of being
 capped by one broker round trip per caller.
+
+:class:`GroupCommitMetrics` (optional) counts what each transaction carried:
+``rummy_eventlog_transaction_appends`` (callers, i.e. commands, per transaction) and
+``rummy_eventlog_transaction_events`` (events per transaction), two histograms whose ``_count``
+is the transactions tried.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from prometheus_client import REGISTRY, CollectorRegistry, Histogram
+
 from rummy_platform.envelope import Envelope
 
 from .base import Position, TopicPartition, TransactionalWriter
@@ -28,6 +35,35 @@ from .base import Position, TopicPartition, TransactionalWriter
 #: The most events one transaction carries (a caller's own batch is never split, so one larger
 #: batch still goes alone).
 DEFAULT_MAX_EVENTS = 1000
+
+#: Buckets of the per-transaction histograms (callers or events per transaction).
+PER_TRANSACTION_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000)
+
+
+@dataclass(frozen=True)
+class GroupCommitMetrics:
+    """What each transaction of a :class:`GroupCommitWriter` carried (failed ones included)."""
+
+    appends: Histogram
+    events: Histogram
+
+    @classmethod
+    def create(cls, registry: CollectorRegistry = REGISTRY) -> GroupCommitMetrics:
+        """The two histograms, registered in ``registry``."""
+        return cls(
+            Histogram(
+                "rummy_eventlog_transaction_appends",
+                "Callers (commands) whose events one group-commit transaction carried.",
+                buckets=PER_TRANSACTION_BUCKETS,
+                registry=registry,
+            ),
+            Histogram(
+                "rummy_eventlog_transaction_events",
+                "Events one group-commit transaction carried.",
+                buckets=PER_TRANSACTION_BUCKETS,
+                registry=registry,
+            ),
+        )
 
 
 @dataclass(eq=False)
@@ -47,7 +83,8 @@ class GroupCommitWriter(TransactionalWriter):
     ``linger_s``: how long a leader waits for more callers before it commits (seconds; 0 commits
     at once: callers that arrive during a transaction already share the next one);
     ``max_events``: the most events per transaction. ``transactions`` counts the transactions
-    committed or tried (for tests and benchmarks).
+    committed or tried (for tests and benchmarks); ``metrics``, when given, records what each
+    carried.
     """
 
     def __init__(
@@ -56,6 +93,7 @@ class GroupCommitWriter(TransactionalWriter):
         *,
         linger_s: float = 0.0,
         max_events: int = DEFAULT_MAX_EVENTS,
+        metrics: GroupCommitMetrics | None = None,
     ) -> None:
         self.inner = inner
         self.transactional_id = inner.transactional_id
@@ -65,6 +103,7 @@ class GroupCommitWriter(TransactionalWriter):
         self._queue: list[_Pending] = []
         self._leading = False
         self.transactions = 0
+        self._metrics = metrics
 
     def append_batch(
         self,
@@ -139,6 +178,9 @@ class GroupCommitWriter(TransactionalWriter):
                 metadata = p.group_metadata if p.group_metadata is not None else metadata
         error: BaseException | None = None
         positions: list[Position] = []
+        if self._metrics is not None:
+            self._metrics.appends.observe(len(batch))
+            self._metrics.events.observe(len(events))
         try:
             self.transactions += 1
             positions = self.inner.append_batch(

@@ -122,7 +122,9 @@ class Fairness:
 
     def on_hand_over(self, uow: FairnessUnitOfWork, source: Envelope) -> None:
         """On HandEnded or HandAborted: reveal the seed through the outbox (once)."""
-        hand_id = source.payload.hand_id  # type: ignore[attr-defined]
+        over = source.payload
+        assert isinstance(over, table_events.HandEnded | table_events.HandAborted)
+        hand_id = over.hand_id
         row = uow.seeds.mark_revealed(hand_id)
         if row is None:
             _log.info("no unrevealed seed for the hand; nothing to reveal", hand_id=hand_id)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent, StatementRow
 from rummy_ledger.domain.accounts import (
@@ -49,6 +49,9 @@ from rummy_ledger.domain.accounts import (
 )
 from rummy_rules.rules import INT64_MAX
 
+if TYPE_CHECKING:  # the stdlib stubs' protocol of a dataclass instance
+    from _typeshed import DataclassInstance
+
 __all__ = ["OutgoingEvent"]  # the outbox row, defined beside the storage interface
 
 #: The consumer group whose offsets the ledger stores when a position names none.
@@ -65,7 +68,7 @@ class ConsumedPosition:
     consumer_group: str = DEFAULT_CONSUMER_GROUP
 
 
-R = TypeVar("R")
+R = TypeVar("R", bound="DataclassInstance")  # a result: stored as its fields' JSON
 Outbox = Sequence[OutgoingEvent] | Callable[[Any], Sequence[OutgoingEvent]]
 
 
@@ -451,7 +454,7 @@ def _statement_item(row: StatementRow) -> StatementItem:
 def _run(
     uow: LedgerUnitOfWork,
     key: str,
-    command: object,
+    command: DataclassInstance,
     work: Callable[[], R],
     from_json: Callable[[Any], R],
     consumed: ConsumedPosition | None,
@@ -474,8 +477,8 @@ def _run(
     return result
 
 
-def _to_json(result: object) -> dict[str, Any]:
-    body: dict[str, Any] = asdict(result)  # type: ignore[call-overload]
+def _to_json(result: DataclassInstance) -> dict[str, Any]:
+    body = asdict(result)
     body.pop("replayed", None)
     return body
 

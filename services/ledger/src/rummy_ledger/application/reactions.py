@@ -135,9 +135,7 @@ class Ledger:
         self._counters = counters or Counters()
         self._grant_limits = grant_limits
         self.matches = MatchReactions(
-            lambda uow, source, payload, match_id: self._event(
-                uow, source, payload, correlation_id=match_id
-            ),
+            lambda uow, source, payload, match_id: self._event(uow, source, payload, match_id),
             self._refusing,
             self._counters,
         )
@@ -174,8 +172,9 @@ class Ledger:
                 reservations=reservation_messages(result.reserved),
             )
             return [
-                self._event(uow, source, payload, index) for index, payload in enumerate(rejected)
-            ] + [self._event(uow, source, reserved)]
+                self._event(uow, source, payload, started.hand_id, index)
+                for index, payload in enumerate(rejected)
+            ] + [self._event(uow, source, reserved, started.hand_id)]
 
         with log_context(table_id=source.stream_id, hand_id=started.hand_id):
             result = self._refusing(
@@ -208,7 +207,7 @@ class Ledger:
                 ],
                 commission_hundredths=result.commission_hundredths,
             )
-            return [self._event(uow, source, settled)]
+            return [self._event(uow, source, settled, ended.hand_id)]
 
         def settle() -> SettleResult | RefusalResult:
             try:
@@ -242,7 +241,7 @@ class Ledger:
                 reason=result.reason,
                 released=reservation_messages(result.released),
             )
-            return [self._event(uow, source, refused)]
+            return [self._event(uow, source, refused, hand_id)]
 
         command = RefuseSettlement(hand_id, source.stream_id)
         result = application.refuse_settlement(uow, command, reason, outbox=outbox)
@@ -263,7 +262,7 @@ class Ledger:
 
         def outbox(_result: AbortResult) -> list[OutgoingEvent]:
             released = ledger_events.ReservationsReleased(hand_id=aborted.hand_id)
-            return [self._event(uow, source, released)]
+            return [self._event(uow, source, released, aborted.hand_id)]
 
         with log_context(table_id=source.stream_id, hand_id=aborted.hand_id):
             result = self._refusing(
@@ -314,12 +313,12 @@ class Ledger:
         uow: LedgerUnitOfWork,
         source: Envelope,
         payload: Message,
+        correlation_id: str,
         index: int = 0,
-        *,
-        correlation_id: str | None = None,
     ) -> OutgoingEvent:
-        """The outgoing envelope of ``payload`` caused by ``source`` (correlation id: the hand
-        id the payload names, unless given)."""
+        """The outgoing envelope of ``payload`` caused by ``source``; ``correlation_id``: the
+        hand id (or the match id) the payload names; ``index``: the payload's place among the
+        reaction's payloads of its type (its event id)."""
         table_id = source.stream_id
         envelope = Envelope.new(
             payload,
@@ -327,11 +326,7 @@ class Ledger:
             stream_id=table_id,
             stream_version=uow.outbox.next_stream_version(table_id),
             occurred_at=self._clock(),
-            correlation_id=(
-                payload.hand_id  # type: ignore[attr-defined]
-                if correlation_id is None
-                else correlation_id
-            ),
+            correlation_id=correlation_id,
             causation_id=source.event_id,
             rules_version=source.rules_version,
             shuffle_version=source.shuffle_version,

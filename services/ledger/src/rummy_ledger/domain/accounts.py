@@ -19,11 +19,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from dataclasses import fields as dataclass_fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES, MAX_IDEMPOTENCY_KEY_BYTES
 from rummy_rules.rules import BASIS_POINTS_PER_UNIT, INT64_MAX, RuleSetError, check_bounds
 from rummy_rules.settlement import Settlement, commission_for
+
+if TYPE_CHECKING:  # the stdlib stubs' protocol of a dataclass instance
+    from _typeshed import DataclassInstance
 
 #: The account every grant debits: the only account allowed below zero.
 ISSUANCE_ACCOUNT = "house:issuance"
@@ -194,12 +197,12 @@ class AbortHand:
     hand_id: str
 
 
-def request_hash(command: object) -> str:
+def request_hash(command: DataclassInstance) -> str:
     """SHA-256 (hex) of the command's type and fields as canonical JSON: the body a key binds.
     A field added later (``_LATER_FIELD``) is left out while it holds its default, so the hash of
     a command that does not use it is the one stored before the field existed."""
-    fields = asdict(command)  # type: ignore[call-overload]
-    for f in dataclass_fields(command):  # type: ignore[arg-type]
+    fields = asdict(command)
+    for f in dataclass_fields(command):
         if f.metadata.get("hashed_unless_default") and getattr(command, f.name) == f.default:
             del fields[f.name]
     body = json.dumps(fields, sort_keys=True, separators=(",", ":"))

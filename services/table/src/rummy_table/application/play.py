@@ -21,6 +21,7 @@ from rummy_platform.errors import (
 )
 from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_request, check_size
 from rummy_rules import commands as rc
+from rummy_rules.cards import Card
 
 from . import commands as c
 from .commit import TableCore, first_of
@@ -56,7 +57,7 @@ class HandPlay(TableCore):
         drawn: pb.CardDrawn = first_of(payloads, pb.CardDrawn)
         return drawn.card
 
-    def _card(self, table_id: str, card: cards_pb2.Card) -> object:
+    def _card(self, table_id: str, card: cards_pb2.Card) -> Card:
         with self.projection.lock:
             table = self._table(table_id)
             if table.ctx is None:
@@ -69,7 +70,7 @@ class HandPlay(TableCore):
     def discard(self, request: c.DiscardCard) -> None:
         def make(seat: int, at: int) -> rc.Command:
             card = self._card(request.table_id, request.card)
-            return rc.Discard(seat=seat, turn_no=request.turn_no, card=card, at_ms=at)  # type: ignore[arg-type]
+            return rc.Discard(seat=seat, turn_no=request.turn_no, card=card, at_ms=at)
 
         self._hand_action(request, make, "discard")
 

@@ -1,1 +1,0 @@
-"""Hypothesis profiles are registered by the repository plugin (rummy_testing.plugin)."""
