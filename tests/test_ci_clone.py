@@ -10,7 +10,13 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+
+#: slow and integration: a git clone, and pytest run in it as a process (README.md#tests).
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
 SCRIPT = ROOT / ".ci" / "test-in-clone"
 
 

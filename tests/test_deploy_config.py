@@ -189,6 +189,7 @@ def test_the_dockerfile_installs_exactly_the_locked_environment() -> None:
     assert re.search(r"^RUN uv sync --locked\b", dockerfile, re.MULTILINE)
 
 
+@pytest.mark.integration
 def test_the_container_health_check_passes_only_while_grpc_health_says_serving() -> None:
     from concurrent import futures
 
@@ -260,6 +261,7 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret
         ]["ports"]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     "command",
     [

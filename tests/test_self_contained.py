@@ -65,7 +65,11 @@ def run_time_text(path: Path) -> str | None:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         return None
-    return python_code(text) if path.suffix == ".py" else text
+    # Leaving out docstrings and comments only removes text: a file that never spells the folder's
+    # name cannot name it in its code either, so only such files are tokenized (most are not).
+    if path.suffix == ".py" and SHARED in text:
+        return python_code(text)
+    return text
 
 
 def outside_references(text: str) -> list[str]:

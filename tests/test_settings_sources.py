@@ -129,6 +129,7 @@ BAD_STARTS = [
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 @pytest.mark.parametrize(("service", "bad", "expected"), BAD_STARTS)
 def test_a_service_with_a_malformed_variable_exits_2_naming_it_before_it_binds(
     service: str, bad: dict[str, str], expected: str, tmp_path: Path

@@ -13,12 +13,17 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rummy_rules.cards import RANKS, SUITS, Card, parse_cards, parse_rank
 from rummy_rules.indian.arrangement import best_arrangement
 from rummy_rules.melds import MeldOptions
 from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: integration: the verifier's scorer runs under Node, as a process (README.md#tests).
+pytestmark = pytest.mark.integration
 CLI = ROOT / "web" / "verify" / "cli.mjs"
 CASES = ROOT / "libs" / "rules" / "tests" / "data" / "rules-cases.jsonl"
 HANDS_PER_KIND = 140  # x 3 kinds x 8 option sets: 3,360 hands

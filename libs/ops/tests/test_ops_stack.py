@@ -81,6 +81,7 @@ def test_a_supervised_stack_gives_each_service_its_own_pid_and_an_unsupervised_o
     assert "RUMMY_SUPERVISOR_PID" not in env
 
 
+@pytest.mark.integration
 def test_a_supervised_stack_refuses_to_be_left_running(tmp_path: Path) -> None:
     with (
         Stack(config(tmp_path, "fakehealthy")) as stack,
@@ -99,6 +100,7 @@ def test_stack_sh_env_output_is_read_with_its_shell_quoting() -> None:
     }
 
 
+@pytest.mark.integration
 def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path: Path) -> None:
     stack = Stack(config(tmp_path, "fakehealthy"))
     with stack:
@@ -111,6 +113,7 @@ def test_start_returns_with_the_service_serving_and_stop_ends_it(tmp_path: Path)
     assert "stopped on SIGTERM" in log
 
 
+@pytest.mark.integration
 def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_stops_the_rest(
     tmp_path: Path,
 ) -> None:
@@ -122,6 +125,7 @@ def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_st
     assert stack.health() == {}
 
 
+@pytest.mark.integration
 def test_a_port_already_taken_is_refused_with_a_hint(tmp_path: Path) -> None:
     cfg = config(tmp_path, "fakehealthy")
     with Stack(cfg), pytest.raises(StackError, match="already in use"):
@@ -152,6 +156,7 @@ with interrupt_on_sigterm():
 """
 
 
+@pytest.mark.integration
 def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path: Path) -> None:
     grpc_port = free_port()
     process = subprocess.Popen(
@@ -181,6 +186,7 @@ def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path: Path)
     assert "stopped on SIGTERM" in (tmp_path / "fakehealthy.log").read_text()
 
 
+@pytest.mark.integration
 def test_a_service_that_dies_later_is_named_by_broken(tmp_path: Path) -> None:
     with Stack(config(tmp_path, "fakehealthy")) as stack:
         assert stack.broken() is None

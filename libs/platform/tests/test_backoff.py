@@ -63,20 +63,15 @@ def test_a_first_delay_above_the_cap_is_refused() -> None:
 
 class ScriptedConsumer:
     """Stands in for KafkaConsumer.poll only: each call plays the next step of a script
-    (an exception to raise, seconds of CPU to burn and return nothing, or records)."""
+    (an exception to raise, or records)."""
 
-    def __init__(self, *steps: BaseException | float | dict[Any, list[Any]]) -> None:
+    def __init__(self, *steps: BaseException | dict[Any, list[Any]]) -> None:
         self.steps = list(steps)
 
     def poll(self, timeout_ms: int, max_records: int | None = None) -> dict[Any, list[Any]]:
         step = self.steps.pop(0)
         if isinstance(step, BaseException):
             raise step
-        if isinstance(step, float):
-            deadline = time.thread_time() + step
-            while time.thread_time() < deadline:  # a client spinning inside poll
-                pass
-            return {}
         return step
 
 
@@ -103,11 +98,20 @@ def test_a_kafka_error_that_is_not_retriable_is_raised() -> None:
 
 
 def test_an_empty_poll_that_kept_the_thread_busy_is_followed_by_a_wait() -> None:
+    # The clocks are fakes: on a loaded machine a real spin of 0.08 s of CPU can take a second of
+    # wall time, under the share that makes it a spin. Each poll lasts 0.1 s, 0.08 s of it busy.
+    wall, cpu = FakeClock(), FakeClock()
+
+    class Spinning:
+        def poll(self, timeout_ms: int, max_records: int | None = None) -> dict[Any, Any]:
+            wall.now += timeout_ms / 1000
+            cpu.now += 0.08
+            return {}
+
     slept: list[float] = []
-    guard = PollGuard("table", sleep=slept.append)
-    consumer = ScriptedConsumer(0.08, 0.08, 0.08)
+    guard = PollGuard("table", sleep=slept.append, clock=wall, thread_clock=cpu)
     for _ in range(3):
-        assert guard.poll(consumer, 100) == {}
+        assert guard.poll(Spinning(), 100) == {}
     assert slept == pytest.approx([0.2, 0.4, 0.8])
 
 

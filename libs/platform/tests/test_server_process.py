@@ -34,8 +34,8 @@ from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb2
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel, bearer_metadata
 
-#: slow: a server process, stopped by signals (README.md#tests).
-pytestmark = pytest.mark.slow
+#: slow and integration: a server process, stopped by signals (README.md#tests).
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 TESTS_DIR = Path(__file__).resolve().parent
 SECRET = "process-test-secret-0123456789abcdef"

@@ -110,6 +110,7 @@ def children() -> Iterator[list[int]]:
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.integration
 def test_a_supervised_service_shuts_down_gracefully_when_its_supervisor_is_killed(
     tmp_path: Path, children: list[int]
 ) -> None:
@@ -125,6 +126,7 @@ def test_a_supervised_service_shuts_down_gracefully_when_its_supervisor_is_kille
     assert "probe shutdown hook ran" in events
 
 
+@pytest.mark.integration
 def test_a_service_started_without_a_supervisor_pid_outlives_its_parent(
     tmp_path: Path, children: list[int]
 ) -> None:

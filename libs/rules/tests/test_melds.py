@@ -16,6 +16,7 @@ from rummy_rules.melds import (
     run_clusters,
 )
 from rummy_rules.wild import card_points
+from rummy_testing.profiles import examples
 
 PURE, IMPURE, SET = MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE, MeldKind.SET
 
@@ -147,7 +148,7 @@ def test_court_cards_ten_and_ace_are_worth_ten_and_the_rest_their_face() -> None
     assert card_points(parse_cards("2H")[0], None) == 2
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(ci=400, dev=80))
 @given(
     st.sets(st.integers(1, 13), min_size=1, max_size=13),
     st.integers(0, 5),

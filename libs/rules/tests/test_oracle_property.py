@@ -17,8 +17,10 @@ from rummy_rules.cards import Card, Rank
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import card_points
+from rummy_testing.profiles import examples
 
-#: slow: long property runs (about 100 s here) (README.md#tests).
+#: slow: long property runs under CI (about 100 s here); the dev profile runs a tenth of the
+#: examples (rummy_testing.profiles, README.md#tests).
 pytestmark = pytest.mark.slow
 #: A hand drawn by rules_hands and its wild rank (None: printed jokers only).
 HandAndWild = tuple[list[Card], Rank | None]
@@ -61,19 +63,19 @@ def _check(
     assert sum(card_points(c, wild) for c in arrangement.deadwood) == arrangement.points
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(ci=2000, dev=200))
 @given(shoe_hands())
 def test_solver_matches_the_oracle_on_hands_drawn_from_the_shoe(hand_and_wild: HandAndWild) -> None:
     _check(*hand_and_wild)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(ci=150, dev=30))
 @given(dense_hands())
 def test_solver_matches_the_oracle_on_meld_dense_hands(hand_and_wild: HandAndWild) -> None:
     _check(*hand_and_wild)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(ci=150, dev=30))
 @given(shoe_hands(), OPTIONS)
 def test_solver_matches_the_oracle_under_every_meld_option(
     hand_and_wild: HandAndWild, options: MeldOptions
@@ -81,7 +83,7 @@ def test_solver_matches_the_oracle_under_every_meld_option(
     _check(*hand_and_wild, options)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=examples(ci=1500, dev=150))
 @given(st.integers(6, 9).flatmap(lambda size: dense_hands(size=size)), OPTIONS)
 def test_solver_matches_the_oracle_on_small_meld_dense_hands(
     hand_and_wild: HandAndWild, options: MeldOptions
@@ -92,7 +94,7 @@ def test_solver_matches_the_oracle_on_small_meld_dense_hands(
     _check(*hand_and_wild, options)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(ci=300, dev=60))
 @given(dense_hands(size=5), OPTIONS)
 def test_group_kinds_match_the_oracle_classifier(
     hand_and_wild: HandAndWild, options: MeldOptions
@@ -105,7 +107,7 @@ def test_group_kinds_match_the_oracle_classifier(
         assert (None if kind is None else KIND_NAMES[kind]) == expected
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(ci=60, dev=10))
 @given(dense_hands(size=14))
 def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(
     hand_and_wild: HandAndWild,
@@ -117,7 +119,7 @@ def test_valid_discards_are_exactly_the_cards_whose_discard_leaves_a_valid_show(
     assert list(valid_discards(hand, wild)) == expected
 
 
-@settings(max_examples=3)
+@settings(max_examples=examples(ci=3, dev=1))
 @given(dense_hands(size=14))
 def test_valid_discards_match_the_oracle(hand_and_wild: HandAndWild) -> None:
     hand, wild = hand_and_wild

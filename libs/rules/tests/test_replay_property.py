@@ -31,6 +31,7 @@ from rummy_rules.indian import INDIAN_POINTS, Declare, Drop, HandState, Phase
 from rummy_rules.indian.arrangement import valid_discards
 from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 from rummy_rules.settlement import reservation_cents
+from rummy_testing.profiles import examples
 
 
 def ready_hand(rng: random.Random) -> list[Card]:
@@ -188,7 +189,7 @@ def check_hand(t: Table) -> None:
         assert winner[0].points == 0
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(ci=25, dev=8))
 @given(
     seed=st.integers(0, 2**32 - 1),
     table_and_seats=st.sampled_from([(4, 2), (4, 3), (4, 4), (6, 2), (6, 6), (8, 8), (8, 3)]),

@@ -90,6 +90,7 @@ def test_python_reshuffle_matches_the_vector(v: dict[str, Any]) -> None:
     assert [shoe.card_to_index(c) for c in new_stock] == v["expected"]["order_indices"]
 
 
+@pytest.mark.integration
 def test_node_recomputes_every_vector() -> None:
     result = subprocess.run(
         [node(), str(VERIFY_JS), "--vectors", str(VECTORS)],
@@ -101,6 +102,7 @@ def test_node_recomputes_every_vector() -> None:
     assert "8 vectors, 0 mismatches" in result.stdout
 
 
+@pytest.mark.integration
 def test_node_reports_a_tampered_vector(tmp_path: Path) -> None:
     data = vectors()
     order = data["deals"][0]["expected"]["order_indices"]

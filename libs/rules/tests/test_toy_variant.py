@@ -31,6 +31,7 @@ from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.settlement import settle_shared
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
 from rummy_rules.variant import DeadlineKind, Variant
+from rummy_testing.profiles import examples
 from toy_variant import TOY_NAME, Knock, toy_rule_set
 
 T0 = 1_700_000_000_000
@@ -289,7 +290,7 @@ def _play(case: dict[str, Any]) -> tuple[Any, list[Event]]:
     return state, events
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(ci=150, dev=40))
 @given(hands())
 def test_every_toy_hand_settles_to_zero_within_each_losers_max_loss_and_replays_exactly(
     case: dict[str, Any],

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from rummy_ledger.bootstrap import SETTLEMENT_BEFORE_PUBLISH, settlement_fault
 
 SECRET = "ledger-bootstrap-test-secret-0123456789abcdef"
@@ -26,12 +28,14 @@ def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.integration
 def test_the_ledger_without_a_token_secret_exits_2_naming_the_variable() -> None:
     done = _start({})
     assert done.returncode == 2
     assert "RUMMY_JWT_SECRET" in done.stderr
 
 
+@pytest.mark.integration
 def test_the_ledger_without_its_brokers_exits_2_naming_them() -> None:
     done = _start({"RUMMY_JWT_SECRET": SECRET})
     assert done.returncode == 2

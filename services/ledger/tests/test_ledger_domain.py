@@ -43,6 +43,7 @@ from rummy_rules.rules import (
 )
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.wild import MAX_CARD_POINTS
+from rummy_testing.profiles import examples
 
 HELD = (
     HeldReservation(0, "alice", 3250),
@@ -188,7 +189,7 @@ def valid_rule_sets(draw: st.DrawFn) -> RuleSet:
     return dataclasses.replace(rules, point_value_cents=pv)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(ci=300, dev=60))
 @given(rules=valid_rule_sets(), data=st.data())
 def test_every_settlement_the_rules_compute_for_a_valid_table_passes_the_ledgers_checks(
     rules: RuleSet, data: st.DataObject

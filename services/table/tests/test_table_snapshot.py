@@ -31,6 +31,7 @@ from rummy_platform.topics import (
 from rummy_table.adapters import snapshot
 from rummy_table.application.projection import Projection
 from rummy_table.entrypoints.views import player_view
+from rummy_testing.profiles import examples
 
 PARTITIONS = 2  # World's topics
 _PREPARING = (api.HAND_PHASE_RESERVING, api.HAND_PHASE_SEEDING, api.HAND_PHASE_DEALING)
@@ -165,7 +166,7 @@ def assert_same(loaded: Projection, full: Projection) -> None:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(ci=60, dev=15),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

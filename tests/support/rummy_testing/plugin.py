@@ -14,40 +14,23 @@ See ``rummy_testing.brokers`` for where they come from. A test that uses either 
 ``integration`` automatically. When no broker can be had the test is skipped locally, but under
 CI (``CI=true``) it fails: a missing broker is never a silent skip there.
 
-Hypothesis: profile ``ci`` (derandomized, no deadline) is loaded when ``CI`` is true, ``dev``
-otherwise; ``HYPOTHESIS_PROFILE`` picks another registered profile.
+Hypothesis: the profiles ``ci`` and ``dev`` and ``examples`` (how many examples a long property
+runs in each) live in ``rummy_testing.profiles``, which this plugin loads before collection.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from rummy_ops.own_brokers import OwnBrokers, OwnServer
 from rummy_ops.stack import StackError
 from rummy_testing.brokers import BrokerUnavailable, kafka_bootstrap_servers, postgres_database_url
+from rummy_testing.profiles import in_ci
 
 BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url", "own_kafka"})
-
-
-def in_ci() -> bool:
-    """True when the ``CI`` environment variable says so (``true``, ``1`` or ``yes``)."""
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
-
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

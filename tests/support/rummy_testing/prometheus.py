@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from rummy_ops.stack import free_port
-from rummy_testing.plugin import in_ci
+from rummy_testing.profiles import in_ci
 from rummy_testing.waiting import wait_until  # noqa: F401 - re-exported: older imports name it here
 
 START_TIMEOUT_S = 60.0
