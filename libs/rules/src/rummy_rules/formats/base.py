@@ -315,7 +315,7 @@ class MatchRules:
 
     def _void(self, state: MatchState, command: RecordDealAborted) -> tuple[Event, ...]:
         voided = DealVoided(deal_no=state.deals_scored + 1, reason=command.reason)
-        now = after(state, (voided,))
+        now = self.fold((voided,), state)
         # Seats left mid-deal and the deal is void: no result decides what follows them.
         if not now.active:  # nobody left to win: as an aborted match, every hold released
             released = tuple((seat, cents) for seat, cents in now.held if cents > 0)
@@ -342,7 +342,7 @@ class MatchRules:
             # Mid-deal the variant scores the seat's deal; what follows is decided with the
             # deal's result (also for a seat sitting out a tie-break being played).
             return (left,)
-        return (left, *self._after_leave(after(state, (left,)), command.at_ms))
+        return (left, *self._after_leave(self.fold((left,), state), command.at_ms))
 
     def _after_leave(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
         return ()
