@@ -10,9 +10,8 @@ until it is broken), or when one seat is left in it. Then the variant's game-end
 bonuses: gin's game bonus 100 (shutout 200) and 25 a box, so a gin table is
 ``GameTo(target=100, scoring=GameScoring(100, 200, 25), missed_turns_lose_game=True)`` at two
 seats. The game's result is the difference of the totals after those bonuses. Money per game:
-``max_game_points x
-point_value_cents`` reserved from each seat at the game's start; at its end each loser pays
-``min(winner - loser, cap) x point value`` to the winner less the commission
+``max_game_points x point_value_cents`` reserved from each seat at the game's start; at its end
+each loser pays ``min(winner - loser, cap) x point value`` to the winner less the commission
 (``rummy_rules.formats.money.settle_game``). A seat that leaves loses the game at the cap and
 is out of the match; with ``missed_turns_lose_game`` (Gin), a seat dropped on missed turns loses
 the game at the cap too (it plays the next game). The match is ``games`` games (or ends when

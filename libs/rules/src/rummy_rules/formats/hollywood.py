@@ -2,8 +2,8 @@
 
 House plan "Gin family" (rulebook "Hollywood Gin": "Three simultaneous games are played, scored
 on three columns. A player's first win is recorded in Game 1. The second win in both Games 1
-and 2. The third in all three. Each game ends when one player reaches 100."), as DESIGN rules
-it: "a player's n-th hand win is scored in the first min(n, 3) columns that are still running
+and 2. The third in all three. Each game ends when one player reaches 100."), as the house plan
+rules it: "a player's n-th hand win is scored in the first min(n, 3) columns that are still running
 (a first win in column 1; a second in columns 1 and 2; a third and later in all three; a column
 that has ended takes no more scores); each column ends when a player reaches the target in it,
 with its own game bonus, boxes and shutout; the match ends when the third column ends."
