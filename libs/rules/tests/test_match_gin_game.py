@@ -292,6 +292,7 @@ def test_a_gin_game_settles_to_zero_with_commission_and_no_loser_pays_beyond_its
         assert all(-ln.amount_cents <= ln.held_cents == cap * value for ln in s.lines)
         assert s.winners == (game.winner,)
         assert s.commission_cents == s.pool_cents * bps // 10_000
+    assert fmt.fold(m.events) == m.state  # replay gives the same state, sheets included
     if m.state.is_over:
         assert isinstance(m.state.result, MatchEnded)
         assert len(m.of(GameEnded)) == (1 if m.of(GameStarted) else 0)

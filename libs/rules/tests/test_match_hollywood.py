@@ -294,3 +294,5 @@ def test_hollywood_never_scores_into_an_ended_column_and_settles_to_zero(
         assert all(abs(n) <= 3 * cap for _, n in game.totals)
     deals = m.of(DealScored)
     assert len(deals) == m.state.deals_scored
+    # The columns are a projection of the events: folding them again gives the same state.
+    assert fmt.fold(m.events) == m.state
