@@ -9,10 +9,13 @@ from hypothesis import strategies as st
 
 from rummy_rules.formats.money import (
     MatchSettlement,
+    add_nets,
     entry_reservations,
+    game_nets,
     game_stake_cents,
     release_all,
     settle_game,
+    settle_nets,
     settle_split,
     settle_winner,
 )
@@ -102,9 +105,36 @@ def test_a_loser_level_with_or_above_the_winner_pays_nothing() -> None:
     assert [ln.amount_cents for ln in s.lines] == [200, 0, -200]
 
 
+def test_game_nets_cap_each_loser_and_the_winner_takes_their_sum() -> None:
+    # Winner 300; seat 1 at 120 loses min(180, 100) = 100; seat 2 at 250 loses 50; seat 3
+    # forfeited loses the cap 100: the winner +250.
+    nets = game_nets({0: 300, 1: 120, 2: 250, 3: 299}, 0, max_game_points=100, forfeited={3})
+    assert nets == {0: 250, 1: -100, 2: -50, 3: -100}
+
+
+def test_hollywood_money_is_the_sum_of_the_columns_capped_nets_less_the_commission() -> None:
+    # Columns: A +265, A +270, B +105 -> A +430, B -430. At 10 hundredths a point, B pays 4,300;
+    # 7.5% = 322.5 -> 322 (rounded down); A receives 3,978. Each holds 3 x 300 x 10 = 9,000.
+    nets = add_nets({0: 265, 1: -265}, {0: 270, 1: -270}, {0: -105, 1: 105})
+    assert nets == {0: 430, 1: -430}
+    s = settle_nets(nets, 0, held_cents=9_000, point_value_cents=10, commission_bps=750)
+    assert (s.pool_cents, s.commission_cents, s.winners) == (4_300, 322, (0,))
+    assert [(ln.seat, ln.held_cents, ln.amount_cents) for ln in s.lines] == [
+        (0, 9_000, 3_978),
+        (1, 9_000, -4_300),
+    ]
+    assert balanced(s)
+
+
 @pytest.mark.parametrize(
     "call",
     [
+        lambda: settle_nets({0: 5, 1: -4}, 0, held_cents=10, point_value_cents=1, commission_bps=0),
+        lambda: settle_nets({0: -5, 1: 5}, 0, held_cents=10, point_value_cents=1, commission_bps=0),
+        lambda: settle_nets(
+            {0: 50, 1: -50}, 0, held_cents=10, point_value_cents=1, commission_bps=0
+        ),
+        lambda: settle_nets({0: 0}, 1, held_cents=10, point_value_cents=1, commission_bps=0),
         lambda: settle_winner({0: 10}, winner=1, commission_bps=0),
         lambda: settle_winner({0: -1, 1: 10}, winner=1, commission_bps=0),
         lambda: settle_winner({0: 10, 1: 10}, winner=1, commission_bps=10_001),

@@ -1,7 +1,8 @@
 """Match formats: the layer above variants that wraps a variant's hands ("deals") into a match.
 
 ``single`` (a points table: one hand), ``pool-101`` / ``pool-201``, ``deals-2/3/6``,
-``best-of-N`` and ``game-to-N``: each a state machine over one
+``best-of-N``, ``game-to-N`` (with the variant's game-end scoring: gin's game) and
+``hollywood-N`` (three columns at once): each a state machine over one
 :class:`~rummy_rules.formats.state.MatchState` (``rummy_rules.formats.base.MatchFormat``), fed
 each deal's generic result, owning the match's money (``rummy_rules.formats.money``). A host
 builds one with :func:`make_format` from a table's options. Nothing here imports a variant's
@@ -17,11 +18,13 @@ from .base import MatchFormat, MatchRules
 from .best_of import BestOf
 from .deals import Deals
 from .game_to import GameTo
+from .hollywood import Hollywood
 from .messages import DealResult, DealRules, deal_result
 from .pool import Pool
+from .scoring import GameScoring
 from .single import Single
-from .state import MatchPhase, MatchState
-from .view import MatchSeatView, MatchView, match_view
+from .state import GameSheet, MatchPhase, MatchState
+from .view import MatchSeatView, MatchView, SheetSeatView, SheetView, match_view
 
 #: Format kind -> its class (options are the class's fields).
 FORMAT_KINDS: dict[str, type[MatchRules]] = {
@@ -30,6 +33,7 @@ FORMAT_KINDS: dict[str, type[MatchRules]] = {
     "deals": Deals,
     "best-of": BestOf,
     "game-to": GameTo,
+    "hollywood": Hollywood,
 }
 
 
@@ -53,13 +57,18 @@ __all__ = [
     "DealResult",
     "DealRules",
     "Deals",
+    "GameScoring",
+    "GameSheet",
     "GameTo",
+    "Hollywood",
     "MatchFormat",
     "MatchPhase",
     "MatchRules",
     "MatchSeatView",
     "MatchState",
     "MatchView",
+    "SheetSeatView",
+    "SheetView",
     "Pool",
     "Single",
     "deal_result",

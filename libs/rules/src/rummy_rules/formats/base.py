@@ -94,6 +94,11 @@ class MatchFormat(Protocol):
         """Each seat's chips (deals), None for a format without chips."""
         ...
 
+    def keeps_dealer(self, state: MatchState) -> bool:
+        """Whether the next deal is dealt by the last deal's dealer (the last deal counted was
+        drawn: gin's wall, "same dealer redeals"); otherwise the host moves the button."""
+        ...
+
 
 def refuse(code: ErrorCode, message: str) -> RuleViolation:
     return RuleViolation(code, message)
@@ -160,6 +165,14 @@ class MatchRules:
 
     def chips(self, state: MatchState) -> dict[int, int] | None:
         return None
+
+    def keeps_dealer(self, state: MatchState) -> bool:
+        return state.last_deal_drawn
+
+    @property
+    def takes_drawn_deals(self) -> bool:
+        """Whether a deal may end drawn (no winner, nothing charged): game to N, Hollywood."""
+        return False
 
     # ---------------------------------------------------------------------------------- decide
 
@@ -268,6 +281,10 @@ class MatchRules:
         if list(seats) != sorted(set(seats)) or set(seats) != set(state.deal_seats):
             raise refuse(bad, f"the deal was dealt to {list(state.deal_seats)}, not {list(seats)}")
         winners = result.winners
+        if result.drawn and self.takes_drawn_deals:
+            if any(p != 0 for _, p in result.points) or result.left or result.timed_out:
+                raise refuse(bad, "a drawn deal charges nobody, and nobody leaves or times out")
+            return
         if not winners or len(set(winners)) != len(winners) or not set(winners) <= set(seats):
             raise refuse(bad, "a deal's winners must be distinct seats dealt in")
         if len(winners) == len(seats):
@@ -298,7 +315,7 @@ class MatchRules:
 
     def _void(self, state: MatchState, command: RecordDealAborted) -> tuple[Event, ...]:
         voided = DealVoided(deal_no=state.deals_scored + 1, reason=command.reason)
-        now = after(state, (voided,))
+        now = self.fold((voided,), state)
         # Seats left mid-deal and the deal is void: no result decides what follows them.
         if not now.active:  # nobody left to win: as an aborted match, every hold released
             released = tuple((seat, cents) for seat, cents in now.held if cents > 0)
@@ -325,7 +342,7 @@ class MatchRules:
             # Mid-deal the variant scores the seat's deal; what follows is decided with the
             # deal's result (also for a seat sitting out a tie-break being played).
             return (left,)
-        return (left, *self._after_leave(after(state, (left,)), command.at_ms))
+        return (left, *self._after_leave(self.fold((left,), state), command.at_ms))
 
     def _after_leave(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
         return ()

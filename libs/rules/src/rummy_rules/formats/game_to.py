@@ -1,17 +1,34 @@
-"""Game to N: one or more games, each played in deals to a target score (the Gin family and
-Rummy 500 will use it; ``docs/rules/formats.md#money``, column "game stakes").
+"""Game to N: one or more games, each played in deals to a target score (the gin family's game,
+Rummy 500 later; ``docs/rules/formats.md#money``, column "game stakes").
 
 A deal's winner scores the points the deal charged its losers (several winners share them, the
-remainder one each to the earliest seats). A game ends when a seat still in it reaches the
+remainder one each to the earliest seats); a drawn deal (gin's wall) scores nothing and its
+dealer deals again (:meth:`keeps_dealer`). A game ends when a seat still in it reaches the
 ``target``: the highest total wins (a tie at the top plays one more deal among the tied seats,
-until it is broken), or when one seat is left in it. Money per game: ``max_game_points x
-point_value_cents`` reserved from each seat at the game's start; at its end each loser pays
-``min(winner - loser, cap) x point value`` to the winner less the commission
+until it is broken), or when one seat is left in it. Then the variant's game-end scoring
+(``scoring``, a :class:`~rummy_rules.formats.scoring.GameScoring`; none by default) adds its
+bonuses: gin's game bonus 100 (shutout 200) and 25 a box, so a gin table is
+``GameTo(target=100, scoring=GameScoring(100, 200, 25), missed_turns_lose_game=True)`` at two
+seats. The game's result is the difference of the totals after those bonuses. Money per game:
+``max_game_points x point_value_cents`` reserved from each seat at the game's start; at its end
+each loser pays ``min(winner - loser, cap) x point value`` to the winner less the commission
 (``rummy_rules.formats.money.settle_game``). A seat that leaves loses the game at the cap and
 is out of the match; with ``missed_turns_lose_game`` (Gin), a seat dropped on missed turns loses
 the game at the cap too (it plays the next game). The match is ``games`` games (or ends when
 fewer than two seats are left); its winners are the seats still in with the most games won.
 ``docs/rules/formats.md#game-to``.
+
+**Why gin extends GameTo rather than sitting beside it** (issue 27): a gin hand's result already
+has the shape GameTo reads — the hand's scorer is the deal's winner, the other player is charged
+the hand's score (knock difference, undercut, gin and big-gin bonuses, Oklahoma's doubling are
+the variant's), and "the winner scores what its losers were charged" adds exactly that score to
+the scorer's total. What GameTo lacked is data, not another machine: a drawn deal (the wall),
+the game-end bonuses and the dealer kept after a wall. Those are generic (a ``GameScoring`` of
+plain integers that a table's options carry, a drawn ``DealResult``, ``keeps_dealer``), so the
+wire, the ledger (one game, its stakes held at its start and settled by ``GameEnded``) and
+replay host gin as they host every game to N, and no format names a variant. Hollywood's three
+columns are a different state (``rummy_rules.formats.hollywood``), built on the same game
+stakes.
 """
 
 from __future__ import annotations
@@ -19,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..events import Event
-from ..rules import BASIS_POINTS_PER_UNIT, check_bounds
+from ..rules import BASIS_POINTS_PER_UNIT, RuleSetError, check_bounds
 from .base import MatchRules, after, check_money_option
 from .messages import (
     DealResult,
@@ -32,6 +49,7 @@ from .messages import (
     TieBreakDue,
 )
 from .money import game_stake_cents, settle_game
+from .scoring import GameScoring, game_end_totals
 from .state import MatchState, OutReason, pairs
 
 MAX_GAMES = 10
@@ -40,8 +58,11 @@ MAX_TARGET = 100_000
 
 @dataclass(frozen=True)
 class GameTo(MatchRules):
-    """Games to ``target`` points for ``point_value_cents`` a point, each loser's loss capped at
-    ``max_game_points``. Raises RuleSetError for an option out of bounds."""
+    """Games to ``target`` points for ``point_value_cents`` (hundredths of a House Token) a
+    point, each loser's loss capped at ``max_game_points``; ``scoring``: the points added at
+    each game's end (the variant's; none by default); ``missed_turns_lose_game``: a seat dropped
+    on missed turns loses the game at the cap (gin). Raises RuleSetError for an option out of
+    bounds."""
 
     target: int = 100
     games: int = 1
@@ -49,10 +70,13 @@ class GameTo(MatchRules):
     max_game_points: int = 100
     commission_bps: int = 0
     missed_turns_lose_game: bool = False
+    scoring: GameScoring = GameScoring()
     min_seats: int = 2
     max_seats: int = 8
 
     def __post_init__(self) -> None:
+        if not isinstance(self.scoring, GameScoring):
+            raise RuleSetError("scoring", "a GameScoring", repr(self.scoring))
         check_bounds("target", self.target, 1, MAX_TARGET)
         check_bounds("games", self.games, 1, MAX_GAMES)
         check_bounds("max_game_points", self.max_game_points, 1, MAX_TARGET)
@@ -77,6 +101,10 @@ class GameTo(MatchRules):
     @property
     def hold_cents(self) -> int:
         return self.stake_cents
+
+    @property
+    def takes_drawn_deals(self) -> bool:
+        return True
 
     def in_game(self, state: MatchState) -> tuple[int, ...]:
         """Seats still playing the open game."""
@@ -110,9 +138,10 @@ class GameTo(MatchRules):
     def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
         totals = dict(state.totals)
         paid = sum(p for seat, p in result.points if seat not in result.winners)
-        share, remainder = divmod(paid, len(result.winners))
-        for i, seat in enumerate(sorted(result.winners)):
-            totals[seat] += share + (1 if i < remainder else 0)
+        if result.winners:  # a drawn deal scores nothing
+            share, remainder = divmod(paid, len(result.winners))
+            for i, seat in enumerate(sorted(result.winners)):
+                totals[seat] += share + (1 if i < remainder else 0)
         events: tuple[Event, ...] = (
             self._scored(state, result, totals=pairs(totals)),
             *self._left_mid_deal(state, result),
@@ -146,8 +175,14 @@ class GameTo(MatchRules):
         lost_at_cap = state.forfeited | {
             seat for seat in state.game_seats if gone.get(seat) is OutReason.LEFT
         }
-        settlement = settle_game(
+        totals = game_end_totals(
+            self.scoring,
             {seat: state.total(seat) for seat in state.game_seats},
+            dict(state.hands_won),
+            winner,
+        )
+        settlement = settle_game(
+            totals,
             winner,
             max_game_points=self.max_game_points,
             point_value_cents=self.point_value_cents,
@@ -157,7 +192,7 @@ class GameTo(MatchRules):
         ended = GameEnded(
             game_no=state.game_no,
             winner=winner,
-            totals=state.totals,
+            totals=pairs(totals),
             settlement=settlement,
         )
         return (ended, *self._match_over(after(state, (ended,)), at_ms))

@@ -15,9 +15,11 @@ from ..events import Event, HandEnded, SeatAccount
 from .money import MatchSettlement
 
 #: The outcome words a variant's ``SeatResult`` uses for a seat that left mid-deal and for a seat
-#: dropped on missed turns (Indian points and the toy variant use these).
+#: dropped on missed turns (Indian points and the toy variant use these), and the word every
+#: seat of a drawn deal has (no winner, no points: gin's wall).
 LEFT_OUTCOME = "left"
 TIMED_OUT_OUTCOME = "timed_out"
+DRAWN_OUTCOME = "drawn"
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,9 @@ class DealResult:
     - ``winners``: the deal's winner(s), ascending (charged 0);
     - ``left``: seats that left mid-deal (scored by the variant as its middle drop);
     - ``timed_out``: seats dropped on missed turns.
+
+    A **drawn** deal (gin's wall: no score, the same dealer deals again) has no winners and
+    charges every seat 0; only a format that takes drawn deals (game to N, Hollywood) accepts it.
     """
 
     points: tuple[tuple[int, int], ...]
@@ -52,17 +57,26 @@ class DealResult:
     def seats(self) -> tuple[int, ...]:
         return tuple(seat for seat, _ in self.points)
 
+    @property
+    def drawn(self) -> bool:
+        """No winner: a drawn deal (every seat must then be charged 0)."""
+        return not self.winners
+
 
 def deal_result(
     hand: HandEnded,
     *,
     left_outcome: str = LEFT_OUTCOME,
     timed_out_outcome: str = TIMED_OUT_OUTCOME,
+    drawn_outcome: str = DRAWN_OUTCOME,
 ) -> DealResult:
     """The :class:`DealResult` of a variant's ``HandEnded``: each seat's points, the winners
     (``winner_seat`` and the settlement's co-winners) and the seats whose outcome word is
-    ``left_outcome`` / ``timed_out_outcome``."""
+    ``left_outcome`` / ``timed_out_outcome``. When every seat's outcome is ``drawn_outcome``
+    the deal is drawn: no winners (whatever seat the hand's all-zero settlement names)."""
     results = sorted(hand.results, key=lambda r: r.seat)
+    if results and all(r.outcome == drawn_outcome for r in results):
+        return DealResult(points=tuple((r.seat, r.points) for r in results), winners=())
     return DealResult(
         points=tuple((r.seat, r.points) for r in results),
         winners=hand.settlement.winner_seats,

@@ -22,6 +22,9 @@ it holds (``docs/rules/formats.md#money``).
   ``min(winner's total - loser's total, cap) x point value`` (a seat that forfeited the game:
   ``cap x point value``), the commission is ``floor(paid x commission_bps / 10000)`` and the
   winner receives the rest.
+- **Hollywood** (:func:`settle_nets` of :func:`add_nets` of each column's :func:`game_nets`):
+  ``3 x cap x point value`` reserved at the match start; the result is the sum of the three
+  columns' capped nets, paid by the seat below 0 to the one above, less the same commission.
 - A free table (entry 0, point value 0) moves nothing and plays the same.
 """
 
@@ -181,13 +184,80 @@ def settle_game(
     if winner in out:
         raise ValueError(f"the winner (seat {winner}) forfeited this game")
     stake = game_stake_cents(max_game_points, point_value_cents)
+    nets = game_nets(totals, winner, max_game_points=max_game_points, forfeited=out)
+    return settle_nets(
+        nets,
+        winner,
+        held_cents=stake,
+        point_value_cents=point_value_cents,
+        commission_bps=commission_bps,
+    )
+
+
+def game_nets(
+    totals: Mapping[int, int],
+    winner: int,
+    *,
+    max_game_points: int,
+    forfeited: Iterable[int] = (),
+) -> dict[int, int]:
+    """One game's capped nets (points, summing to 0): each other seat loses
+    ``min(max(winner's total - its total, 0), cap)`` (a ``forfeited`` seat: the cap) and the
+    winner wins their sum. Raises ValueError if the winner has no total."""
+    if winner not in totals:
+        raise ValueError(f"the winner (seat {winner}) played no part in this game")
+    out = frozenset(forfeited)
     top = totals[winner]
-    pays = {
-        seat: (max_game_points if seat in out else min(max(top - total, 0), max_game_points))
-        * point_value_cents
+    nets = {
+        seat: -(max_game_points if seat in out else min(max(top - total, 0), max_game_points))
         for seat, total in totals.items()
         if seat != winner
     }
+    nets[winner] = -sum(nets.values())
+    return dict(sorted(nets.items()))
+
+
+def add_nets(*games: Mapping[int, int]) -> dict[int, int]:
+    """The sum of several games' nets, seat by seat (Hollywood: the three columns')."""
+    out: dict[int, int] = {}
+    for nets in games:
+        for seat, points in nets.items():
+            out[seat] = out.get(seat, 0) + points
+    return dict(sorted(out.items()))
+
+
+def settle_nets(
+    nets: Mapping[int, int],
+    winner: int,
+    *,
+    held_cents: int,
+    point_value_cents: int,
+    commission_bps: int,
+) -> MatchSettlement:
+    """Game stakes paid on net points (``docs/rules/formats.md#money``): ``nets`` maps every
+    seat that holds ``held_cents`` to its net (points, signed, summing to 0); each seat below 0
+    pays ``-net x point_value_cents``; the commission ``floor(paid x commission_bps / 10000)``
+    (:func:`rummy_rules.settlement.commission_for`, rounded down in the players' favour) is taken
+    once from what is paid and ``winner`` receives the rest. ``winner`` is the one seat that
+    may be above 0 (it is named even when every net is 0: the settlement's receiving seat).
+
+    Used for one game (:func:`settle_game`: one winner, each loser's net capped) and for a
+    Hollywood match (the three columns' capped nets added). Raises ValueError if the nets do
+    not sum to 0, a seat other than ``winner`` is above 0, ``winner`` has no net, or a seat
+    would pay more than it holds."""
+    if winner not in nets:
+        raise ValueError(f"the winner (seat {winner}) has no net in this settlement")
+    if sum(nets.values()) != 0:
+        raise ValueError(f"the nets must sum to 0, got {dict(nets)}")
+    above = sorted(seat for seat, net in nets.items() if net > 0 and seat != winner)
+    if above:
+        raise ValueError(f"only the winner (seat {winner}) may receive; seats {above} are above 0")
+    if held_cents < 0 or point_value_cents < 0:
+        raise ValueError("holds and the point value are >= 0 hundredths")
+    pays = {seat: -net * point_value_cents for seat, net in nets.items() if net < 0}
+    over = sorted(seat for seat, cents in pays.items() if cents > held_cents)
+    if over:
+        raise ValueError(f"seats {over} would pay more than the {held_cents} they hold")
     paid = sum(pays.values())
     house = commission_for(paid, commission_bps)
     return MatchSettlement(
@@ -195,8 +265,8 @@ def settle_game(
         commission_bps=commission_bps,
         commission_cents=house,
         lines=tuple(
-            MoneyLine(seat, stake, paid - house if seat == winner else -pays[seat])
-            for seat in sorted(totals)
+            MoneyLine(seat, held_cents, paid - house if seat == winner else -pays.get(seat, 0))
+            for seat in sorted(nets)
         ),
         winners=(winner,),
     )

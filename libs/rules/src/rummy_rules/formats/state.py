@@ -59,6 +59,43 @@ class OutReason(Enum):
 
 
 @dataclass(frozen=True)
+class GameSheet:
+    """One game's score sheet (game to N: one per game started; Hollywood: its three columns).
+
+    ``number``: the game (1, 2, ...) or the column (1..3); ``points``: the points each seat
+    scored from hands in it; ``boxes``: the hands each seat won in it (Hollywood: the wins
+    entered in this column); ``winner``: None while it runs; ``totals``: once ended, each seat's
+    total after the game-end scoring (game bonus, boxes: ``rummy_rules.formats.scoring``),
+    while it runs the same as ``points``; ``forfeited``: seats that lost it at the cap."""
+
+    number: int
+    points: Pairs
+    boxes: Pairs
+    winner: int | None = None
+    totals: Pairs = ()
+    forfeited: frozenset[int] = frozenset()
+
+    @property
+    def running(self) -> bool:
+        return self.winner is None
+
+    def boxes_of(self, seat: int) -> int:
+        return dict(self.boxes).get(seat, 0)
+
+    def points_of(self, seat: int) -> int:
+        return dict(self.points).get(seat, 0)
+
+    def total_of(self, seat: int) -> int:
+        return dict(self.totals or self.points).get(seat, 0)
+
+
+def new_sheet(number: int, seats: Iterable[int]) -> GameSheet:
+    """A game (or column) just started: every seat at 0 points and 0 boxes."""
+    zero = pairs({seat: 0 for seat in seats})
+    return GameSheet(number=number, points=zero, boxes=zero)
+
+
+@dataclass(frozen=True)
 class MatchState:
     """Everything a format decides from.
 
@@ -74,6 +111,10 @@ class MatchState:
       ``split_requests``: seats that asked to split since the last deal;
     - ``game_no``, ``game_open``, ``game_seats``, ``forfeited`` (lost the open game at the cap),
       ``games_won``: game to N;
+    - ``hands_won``: deals each seat won in the open game (boxes; the whole match for a format
+      without games); ``last_deal_drawn``: the last deal counted was drawn (no winner: gin's
+      wall), so its dealer deals again; ``sheets``: the score sheet of every game started
+      (game to N, the last one the open game) or of Hollywood's columns;
     - ``result``: the MatchEnded or MatchAborted that closed it.
     """
 
@@ -99,6 +140,9 @@ class MatchState:
     game_seats: tuple[int, ...] = ()
     forfeited: frozenset[int] = frozenset()
     games_won: Pairs = ()
+    hands_won: Pairs = ()
+    last_deal_drawn: bool = False
+    sheets: tuple[GameSheet, ...] = ()
     result: MatchEnded | MatchAborted | None = field(default=None)
 
     @property
@@ -152,6 +196,8 @@ def apply(state: MatchState, event: Event) -> MatchState:  # noqa: C901 - one br
             game_seats=event.seats,
             totals=pairs({seat: 0 for seat in event.seats}),
             forfeited=frozenset(),
+            hands_won=pairs({seat: 0 for seat in event.seats}),
+            sheets=(*state.sheets, new_sheet(event.game_no, event.seats)),
         )
     if isinstance(event, DealStarted):
         return replace(
@@ -165,14 +211,23 @@ def apply(state: MatchState, event: Event) -> MatchState:  # noqa: C901 - one br
             split_requests=frozenset(),
         )
     if isinstance(event, DealScored):
-        return replace(
+        won = dict(state.hands_won)
+        for seat in event.winners:
+            won[seat] = won.get(seat, 0) + 1
+        now = replace(
             state,
             phase=MatchPhase.BETWEEN_DEALS,
             deals_scored=state.deals_scored + 1,
             deal_seats=(),
             totals=event.totals or state.totals,
             chips=event.chips or state.chips,
+            hands_won=pairs(won),
+            last_deal_drawn=not event.winners,
         )
+        if state.game_open and state.sheets and state.sheets[-1].running:
+            sheet = replace(state.sheets[-1], points=now.totals, boxes=now.hands_won)
+            now = replace(now, sheets=(*state.sheets[:-1], sheet))
+        return now
     if isinstance(event, TieBreakDue):
         return replace(state, next_seats=event.seats, next_tie_break=True)
     if isinstance(event, DealVoided):
@@ -223,8 +278,17 @@ def apply(state: MatchState, event: Event) -> MatchState:  # noqa: C901 - one br
         return replace(state, split_requests=state.split_requests | {event.seat})
     if isinstance(event, GameEnded):
         won = dict(state.games_won)
+        sheets = state.sheets
+        if sheets and sheets[-1].number == event.game_no and sheets[-1].running:
+            gone = state.out_seats
+            lost = state.forfeited | {
+                seat for seat in state.game_seats if gone.get(seat) is OutReason.LEFT
+            }
+            sheet = replace(sheets[-1], winner=event.winner, totals=event.totals, forfeited=lost)
+            sheets = (*sheets[:-1], sheet)
         return replace(
             state,
+            sheets=sheets,
             game_open=False,
             game_seats=(),
             held=pairs({seat: 0 for seat, _ in state.held}),

@@ -1,7 +1,9 @@
 """What a player sees of a match: every seat's standing, the deal count, the open offers.
 
 A match holds no secret (the cards are the hands' business and their views'), so every seat and
-a spectator see the same :class:`MatchView` (``docs/rules/formats.md#view``).
+a spectator see the same :class:`MatchView` (``docs/rules/formats.md#view``). Game to N and
+Hollywood add their score sheets (:class:`SheetView`: each game's, or each column's, points,
+boxes, end-of-game bonus and totals).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 
 from .base import MatchFormat
 from .messages import MatchAborted, MatchEnded
-from .state import MatchState
+from .state import GameSheet, MatchState
 
 
 @dataclass(frozen=True)
@@ -32,10 +34,59 @@ class MatchSeatView:
 
 
 @dataclass(frozen=True)
+class SheetSeatView:
+    """One seat on a score sheet: ``points`` scored from hands in that game (column),
+    ``boxes`` (hands won in it), ``bonus`` (points added at its end: game bonus and boxes; 0
+    while it runs), ``total`` (``points + bonus``), ``lost_at_cap`` (it left or was dropped on
+    missed turns: it lost this game at the cap)."""
+
+    seat: int
+    points: int
+    boxes: int
+    bonus: int
+    total: int
+    lost_at_cap: bool
+
+
+@dataclass(frozen=True)
+class SheetView:
+    """One game of a game-to-N match (``number`` 1, 2, ...; every game started, the open one
+    last) or one Hollywood column (1..3): ``running`` until a seat reaches the target in it,
+    then its ``winner``; ``seats`` ascending."""
+
+    number: int
+    running: bool
+    winner: int | None
+    seats: tuple[SheetSeatView, ...]
+
+
+def sheet_view(sheet: GameSheet) -> SheetView:
+    """The view of one score sheet."""
+    boxes = dict(sheet.boxes)
+    return SheetView(
+        number=sheet.number,
+        running=sheet.running,
+        winner=sheet.winner,
+        seats=tuple(
+            SheetSeatView(
+                seat=seat,
+                points=points,
+                boxes=boxes.get(seat, 0),
+                bonus=sheet.total_of(seat) - points,
+                total=sheet.total_of(seat),
+                lost_at_cap=seat in sheet.forfeited,
+            )
+            for seat, points in sheet.points
+        ),
+    )
+
+
+@dataclass(frozen=True)
 class MatchView:
     """The match: its format, phase, deals counted and still to play by the count (None: no
     count; 0 once only tie-breaks are left), the deal being played (its seats, a tie-break or
-    not), the next deal's seats when only some play it, every seat, and the result once over."""
+    not), the next deal's seats when only some play it, every seat, the result once over, and
+    the score sheets (game to N: every game started; Hollywood: its columns; else empty)."""
 
     match_id: str
     match_format: str
@@ -48,6 +99,7 @@ class MatchView:
     game_no: int
     seats: tuple[MatchSeatView, ...]
     result: MatchEnded | MatchAborted | None
+    sheets: tuple[SheetView, ...] = ()
 
 
 def match_view(fmt: MatchFormat, state: MatchState) -> MatchView:
@@ -82,4 +134,5 @@ def match_view(fmt: MatchFormat, state: MatchState) -> MatchView:
             for s in state.seats
         ),
         result=state.result,
+        sheets=tuple(sheet_view(sheet) for sheet in state.sheets),
     )
