@@ -580,8 +580,9 @@ def brokers(root: Path | None = None) -> Iterator[tuple[str, str]]:
     set (only used: never started or stopped); otherwise the local brokers of the checkout
     ``root`` (default: this one), through a :class:`Stack` of no service: ``deploy/local/stack.sh
     up`` (running ones are reused), and ``stack.sh down`` when the block ends (normally, on an
-    error or on Ctrl-C) only if they were not running before. Raises StackError when they cannot
-    be started."""
+    error or on Ctrl-C) only if they were not running before. The scripts' progress goes to
+    stderr, so that stdout stays the harness's own (e.g. a ``--json`` report). Raises StackError
+    when they cannot be started."""
     root = root or repository_root()
     kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
     database = os.environ.get("DATABASE_URL") or None
@@ -596,5 +597,24 @@ def brokers(root: Path | None = None) -> Iterator[tuple[str, str]]:
             services=(),
         )
     )
-    with infrastructure:
+    with _stdout_to_stderr():
+        infrastructure.start()  # stops what it started when it fails
+    try:
         yield infrastructure.kafka_bootstrap_servers, infrastructure.database_url
+    finally:
+        with _stdout_to_stderr():
+            infrastructure.stop()
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """File descriptor 1 is 2 inside the block (for child processes too), then restored."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
