@@ -4,8 +4,10 @@ Usage::
 
     .venv/bin/python bench/startup.py --hands 20000 [--hands-per-table 50] [--json]
 
-Brokers: ``KAFKA_BOOTSTRAP_SERVERS`` (default ``127.0.0.1:19092``); nothing else is needed. Every
-run uses topics of its own (``RUMMY_TOPIC_PREFIX``), removed at the end, and free ports.
+Brokers: ``KAFKA_BOOTSTRAP_SERVERS`` when set (never started or stopped); otherwise the local
+brokers, as ``bench/throughput.py`` gets them (``rummy_ops.stack.brokers``: ``deploy/local/stack.sh
+up``, and ``down`` at the end, on an error or Ctrl-C too, if this run started them). Only Kafka is
+used. Every run uses topics of its own (``RUMMY_TOPIC_PREFIX``), removed at the end, and free ports.
 
 1. **Empty**: a topic prefix whose topics exist and hold no events.
 2. **History**: real hands are recorded once, in this process, through the table service's own
@@ -69,7 +71,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb  # noqa: E402
 from rummy.ledger.v1 import events_pb2 as ledger_pb  # noqa: E402
 from rummy.table.v1 import events_pb2 as pb  # noqa: E402
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
-from rummy_ops.stack import free_port  # noqa: E402
+from rummy_ops.stack import brokers, free_port  # noqa: E402
 from rummy_platform.envelope import decode, encode, event_payloads  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
 from rummy_platform.topics import (  # noqa: E402
@@ -282,6 +284,18 @@ def drop_topics(bootstrap: str, prefixes: list[str]) -> None:
         admin.close()
 
 
+@contextmanager
+def kafka_broker() -> Iterator[str]:
+    """Bootstrap servers: ``KAFKA_BOOTSTRAP_SERVERS`` when set, else the local brokers'
+    (``rummy_ops.stack.brokers``: started if need be, and then stopped at the end)."""
+    given = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
+    if given:
+        yield given
+        return
+    with brokers(ROOT) as (bootstrap, _database):
+        yield bootstrap
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=20_000)
@@ -290,7 +304,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="starts of each kind measured")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
+    with kafka_broker() as bootstrap:
+        return measure_all(args, bootstrap)
+
+
+def measure_all(args: argparse.Namespace, bootstrap: str) -> int:
+    """The whole benchmark (the module doc) on the broker at ``bootstrap``."""
     run = uuid.uuid4().hex[:8]
     empty, history = f"startup-{run}-empty-", f"startup-{run}-history-"
     log_dir = Path(tempfile.mkdtemp(prefix="rummy-startup-"))

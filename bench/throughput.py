@@ -5,8 +5,9 @@ Usage::
     .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
         [--watchers 10000] [--instances 2] [--driver aio|threads] [--strategy quick|variant]
 
-Brokers: ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are set (never started or
-stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if this run started them).
+Brokers (``rummy_ops.stack.brokers``): ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are
+set (never started or stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if
+this run started them).
 
 1. The floor, before any service starts: on the same broker, a producer of its own (kafka-python's
    defaults, ``linger_ms`` pinned to 0) commits one-record transactions one after the other for a
@@ -73,7 +74,6 @@ import contextlib
 import json
 import os
 import random
-import secrets
 import subprocess
 import sys
 import threading
@@ -105,7 +105,7 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
 from rummy_ops.bots.aio import AioTableRouter, AsyncBot  # noqa: E402
 from rummy_ops.bots.client import Bot  # noqa: E402
 from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
-from rummy_ops.stack import Stack, StackConfig, stack_for_tests  # noqa: E402
+from rummy_ops.stack import Stack, brokers, stack_for_tests  # noqa: E402
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E402
 from rummy_platform.config import rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
@@ -289,26 +289,6 @@ def scrape(port: int, names: Sequence[str]) -> dict[str, float]:
             if sample.name in out and sample.name != family.name:
                 out[sample.name] += sample.value
     return out
-
-
-@contextlib.contextmanager
-def brokers() -> Iterator[tuple[str, str]]:
-    """(Kafka bootstrap, PostgreSQL URL): the environment's when both are set, else the local
-    brokers of ``deploy/local/stack.sh`` (stopped at the end only if started here)."""
-    kafka, database = os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), os.environ.get("DATABASE_URL")
-    if kafka and database:
-        yield kafka, database
-        return
-    infrastructure = Stack(
-        StackConfig(
-            root=ROOT,
-            jwt_secret=secrets.token_hex(32),
-            log_dir=ROOT / ".local" / "logs",
-            services=(),
-        )
-    )
-    with infrastructure:
-        yield infrastructure.kafka_bootstrap_servers, infrastructure.database_url
 
 
 @contextlib.contextmanager

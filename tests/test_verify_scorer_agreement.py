@@ -31,7 +31,7 @@ JOKER = Card(None, None, 0)
 
 
 def node() -> str:
-    return required_executable("node", "to check the verifier page's scorer")
+    return required_executable("node", "bash deploy/local/node.sh install")
 
 
 def js_scores(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

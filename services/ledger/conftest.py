@@ -5,7 +5,7 @@ and a fresh, migrated PostgreSQL database per test module (``pool``, ``pg_uow``,
 
 The server comes from the repository plugin's ``database_url`` fixture (``rummy_testing``:
 ``DATABASE_URL``, else ``deploy/local/postgres.sh``); its role may create databases. The same
-plugin loads the hypothesis profiles (derandomized when CI=true).
+plugin loads the hypothesis profiles (derandomized in the whole suite, ``rummy_testing.profiles``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """One player action's latency through the whole backend: gRPC call to answer, median and p99.
 
-Usage (brokers up: `bash deploy/local/stack.sh up`, or KAFKA_BOOTSTRAP_SERVERS / DATABASE_URL set):
+Usage (brokers: KAFKA_BOOTSTRAP_SERVERS + DATABASE_URL when set, else the local ones, started and
+then stopped if not running: rummy_ops.stack.brokers):
     .venv/bin/python tests/e2e/bench_action_latency.py [actions]   # default 400
 
 Starts the five services as processes (rummy_ops.stack, own database and topic prefix), opens a
@@ -12,7 +13,6 @@ producer, applies, then answers). Prints the median and p99 in ms, per call and 
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy_ops.demo import Endpoints  # noqa: E402
+from rummy_ops.stack import brokers  # noqa: E402
 from rummy_testing.players import (  # noqa: E402
     STOCK,
     Operator,
@@ -34,9 +35,6 @@ from rummy_testing.players import (  # noqa: E402
     seed_and_wait_for_play,
 )
 from rummy_testing.stacks import running_stack  # noqa: E402
-
-KAFKA = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
-DATABASE = os.environ.get("DATABASE_URL", "postgresql://rummy:rummy@127.0.0.1:15432/rummy")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -76,9 +74,12 @@ def measure(operator: Operator, table_address: str, actions: int) -> dict[str, l
 
 @contextmanager
 def bench_stack() -> Iterator[Endpoints]:
-    """The five services on the brokers above (rummy_testing.stacks: own database and topic
-    prefix, the clock ten times faster), stopped and their database dropped on exit."""
-    with running_stack(KAFKA, DATABASE, "bench", clock_speed=10.0) as running:
+    """The five services on the brokers (``rummy_ops.stack.brokers``) (rummy_testing.stacks: own
+    database and topic prefix, the clock ten times faster), stopped and their database dropped on
+    exit, then the brokers if this run started them."""
+    with brokers() as (kafka, database), running_stack(
+        kafka, database, "bench", clock_speed=10.0
+    ) as running:
         yield running.endpoints
 
 

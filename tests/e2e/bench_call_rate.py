@@ -1,6 +1,7 @@
 """How fast one account calls the services: the demo's bots, and a player driven flat out.
 
-Usage (brokers up: `bash deploy/local/stack.sh up`, or KAFKA_BOOTSTRAP_SERVERS / DATABASE_URL set):
+Usage (brokers: KAFKA_BOOTSTRAP_SERVERS + DATABASE_URL when set, else the local ones, started and
+then stopped if not running, as bench_action_latency.bench_stack gets them):
     .venv/bin/python tests/e2e/bench_call_rate.py [hands] [actions]   # default 12 hands, 400
 
 Starts the five services as processes (rummy_ops.stack, own database and topic prefix, clock 10x

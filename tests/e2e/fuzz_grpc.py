@@ -1,6 +1,7 @@
 """The gRPC fuzz at full size: every RPC of the five services, fuzzed from live hand states.
 
-Usage (brokers up: `bash deploy/local/stack.sh up`, or KAFKA_BOOTSTRAP_SERVERS / DATABASE_URL set):
+Usage (brokers: KAFKA_BOOTSTRAP_SERVERS + DATABASE_URL when set, else the local ones, started and
+then stopped if not running: rummy_ops.stack.brokers):
     .venv/bin/python tests/e2e/fuzz_grpc.py [--requests 10000] [--seed N]
 
 Starts the five services as processes (own database and topic prefix, the clock at real speed),
@@ -15,17 +16,14 @@ INTERNAL/UNKNOWN count and every finding with its repro. Exit status 1 when anyt
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
+from rummy_ops.stack import brokers  # noqa: E402
 from rummy_testing.grpc_fuzz import FuzzWorld, run  # noqa: E402
 from rummy_testing.stacks import running_stack  # noqa: E402
-
-KAFKA = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
-DATABASE = os.environ.get("DATABASE_URL", "postgresql://rummy:rummy@127.0.0.1:15432/rummy")
 
 
 def main() -> None:
@@ -36,7 +34,9 @@ def main() -> None:
         "--samples", action="store_true", help="also print the first refusal of each RPC/status"
     )
     args = parser.parse_args()
-    with running_stack(KAFKA, DATABASE, "fuzz", clock_speed=1.0) as running:
+    with brokers() as (kafka, database), running_stack(
+        kafka, database, "fuzz", clock_speed=1.0
+    ) as running:
         tally = run(FuzzWorld(running), args.requests, seed=args.seed)
     print(tally.report(samples=args.samples))
     sys.exit(1 if tally.findings or tally.changed or tally.stalls else 0)

@@ -267,8 +267,9 @@ def record_of(records: Path, bundle: Bundle) -> str:
 
 @pytest.fixture(scope="module")
 def browser_page() -> Iterator[Any]:
-    executable = required_executable(CHROMIUM, "(bash deploy/local/chromium.sh install)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = required_executable(CHROMIUM, "bash deploy/local/chromium.sh install")
+    from playwright import sync_api  # a dev dependency (uv.lock): always there
+
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1200, "height": 900})
@@ -311,7 +312,7 @@ def in_browser(page: Any, bundle: Bundle | str, record: str | None = None) -> di
 
 
 def in_node(bundle: Bundle, tmp_path: Path, record: str | None = None) -> tuple[int, Any]:
-    node = required_executable("node", "to run web/verify/cli.mjs")
+    node = required_executable("node", "bash deploy/local/node.sh install")
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(bundle))
     args = [node, str(CLI), str(path), "--json"]

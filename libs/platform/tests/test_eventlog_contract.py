@@ -1,8 +1,8 @@
 """The event log contract: one suite that the in-memory fake and the Kafka adapter both pass.
 
 The Kafka half runs on a real broker from the shared ``kafka_bootstrap`` fixture
-(tests/support/rummy_testing: ``KAFKA_BOOTSTRAP_SERVERS`` wins, else deploy/local; skipped locally
-without a broker, a failure under CI=true). Every test uses topics, groups and transactional ids of
+(tests/support/rummy_testing: ``KAFKA_BOOTSTRAP_SERVERS`` wins, else deploy/local; without a
+broker, a failure). Every test uses topics, groups and transactional ids of
 its own.
 """
 

@@ -42,7 +42,7 @@ def shuffle_inputs(v: dict[str, Any]) -> ShuffleInputs:
 
 
 def node() -> str:
-    return required_executable("node", "to check the shuffle vectors independently")
+    return required_executable("node", "bash deploy/local/node.sh install")
 
 
 def test_checked_in_vectors_are_exactly_what_the_code_generates() -> None:

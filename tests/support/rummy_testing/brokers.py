@@ -5,8 +5,9 @@ Order of preference, for each broker separately:
 1. ``KAFKA_BOOTSTRAP_SERVERS`` / ``DATABASE_URL`` from the environment (checked, never started);
 2. testcontainers, only when a Docker engine really answers (``docker info`` within a few seconds);
 3. the repository's own scripts, ``deploy/local/kafka.sh start`` and
-   ``deploy/local/postgres.sh start`` (idempotent: brokers already running are reused, and they
-   are left running afterwards).
+   ``deploy/local/postgres.sh start`` (idempotent: brokers already running are reused). This
+   process leaves them running for the next tests; README's test command
+   (``deploy/local/test.sh``) stops them when its run ends if they were not running when it began.
 
 Every path ends with the same readiness probe as the scripts (``deploy/local/readiness.py``): a
 metadata round trip for Kafka, ``SELECT 1`` for PostgreSQL. Failures raise ``BrokerUnavailable``.

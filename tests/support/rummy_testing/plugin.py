@@ -11,8 +11,8 @@ broker of the test's own (free ports, its own data folder, started with ``deploy
 that the test may stall (``pause``/``resume``) or restart; stopped afterwards. Never the shared one.
 
 See ``rummy_testing.brokers`` for where they come from. A test that uses either fixture is marked
-``integration`` automatically. When no broker can be had the test is skipped locally, but under
-CI (``CI=true``) it fails: a missing broker is never a silent skip there.
+``integration`` automatically. When no broker can be had the test fails (setup error), saying
+what was tried: a missing broker is never a skip, and no variable (such as ``CI``) changes that.
 
 Hypothesis: the profiles ``ci`` and ``dev`` and ``examples`` (how many examples a long property
 runs in each) live in ``rummy_testing.profiles``, which this plugin loads before collection.
@@ -25,10 +25,10 @@ from contextlib import ExitStack
 
 import pytest
 
+import rummy_testing.profiles  # noqa: F401 - registers and loads the hypothesis profiles
 from rummy_ops.own_brokers import OwnBrokers, OwnServer
 from rummy_ops.stack import StackError
 from rummy_testing.brokers import BrokerUnavailable, kafka_bootstrap_servers, postgres_database_url
-from rummy_testing.profiles import in_ci
 
 BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url", "own_kafka"})
 
@@ -40,10 +40,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _unavailable(what: str, error: BrokerUnavailable | StackError) -> None:
-    message = f"no {what}: {error}"
-    if in_ci():
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
+    pytest.fail(f"no {what}: {error}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,17 @@
 """The hypothesis profiles of the repository, and how many examples a property runs in each.
 
-Profile ``ci`` (derandomized, no deadline) is loaded when ``CI`` is true, ``dev`` otherwise;
-``HYPOTHESIS_PROFILE`` picks another registered profile. The plugin imports this module, so the
-profiles are registered and loaded before any test module is collected.
+``HYPOTHESIS_PROFILE`` names the profile to load, ``dev`` when unset. README's test command sets
+``ci`` (derandomized, no deadline) for the whole suite, ``bash deploy/local/test.sh`` with no
+arguments, which is what CI runs; any other run (a selection, the unit tier, plain ``pytest``)
+gets ``dev``. No other variable (``CI`` included) is read: the same command runs the same examples
+on every machine. The plugin imports this module, so the profiles are registered and loaded
+before any test module is collected.
 
 A long property search states both counts: ``@settings(max_examples=examples(ci=2000, dev=100))``
-runs 2,000 examples under CI (the full search, every run) and 100 in the developer's run, which
-draws new random examples each time (profile ``dev`` is not derandomized), so the local runs add
-up to more than one CI run while each stays short (README.md#tests).
+runs 2,000 examples in the whole suite, as CI runs it (the full search, every run), and 100 in a
+developer's selection, which draws new random examples each time (profile ``dev`` is not
+derandomized), so those runs add up to more than one whole-suite run while each stays short
+(README.md#tests).
 """
 
 from __future__ import annotations
@@ -15,12 +19,6 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, settings
-
-
-def in_ci() -> bool:
-    """True when the ``CI`` environment variable says so (``true``, ``1`` or ``yes``)."""
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
 
 settings.register_profile(
     "ci",
@@ -32,7 +30,7 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: The loaded profile's name.
-PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev")
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or "dev"
 settings.load_profile(PROFILE)
 
 

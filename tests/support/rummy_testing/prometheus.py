@@ -2,8 +2,8 @@
 ``deploy/local/prometheus.sh install``) on loopback, with its configuration and TSDB in a folder
 the test gives, and a small client of its HTTP API.
 
-``require_tool("prometheus")`` finds a binary on PATH; when it is missing the test is skipped
-locally and fails under ``CI=true`` (CI installs the package, so there a missing one is a bug).
+``require_tool("prometheus")`` finds a binary on PATH; when it is missing the test fails (README's
+test command installs the package first, so a missing one is a broken install, never a skip).
 """
 
 from __future__ import annotations
@@ -21,25 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from rummy_ops.stack import free_port
-from rummy_testing.profiles import in_ci
+from rummy_testing.tools import required_executable
 from rummy_testing.waiting import wait_until  # noqa: F401 - re-exported: older imports name it here
 
 START_TIMEOUT_S = 60.0
 
 
 def require_tool(name: str) -> str:
-    """The path of ``name`` (``prometheus``, ``promtool``) on PATH; skips the test when it is
-    missing, or fails it under CI."""
-    path = shutil.which(name)
-    if path is None:
-        message = f"{name} is not installed (as root: bash deploy/local/prometheus.sh install)"
-        if in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return path
+    """The path of ``name`` (``prometheus``, ``promtool``) on PATH; fails the test when it is
+    missing (:func:`rummy_testing.tools.required_executable`)."""
+    return required_executable(name, "bash deploy/local/prometheus.sh install")
 
 
 @dataclass

@@ -1,20 +1,28 @@
-"""Executables some tests need beside Python (node, chromium): found, or the test is skipped
-locally and failed under ``CI=true`` (CI installs them)."""
+"""Executables some tests need beside Python (node, chromium, prometheus, promtool): found, or
+the test fails saying how to install it.
+
+README's test command (``bash deploy/local/test.sh``) installs them from Debian's packages before
+any test that may need one runs (``deploy/local/{node,chromium,prometheus}.sh install``), so a
+missing one is a broken install, never a reason to skip: the test fails, the same everywhere (no
+variable such as ``CI`` changes that).
+"""
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
 
 
-def required_executable(name: str, why: str) -> str:
+def required_executable(name: str, install: str) -> str:
     """The path of executable ``name`` (``PATH`` lookup, or an absolute path that exists); when
-    missing, skips the test, or fails it under ``CI=true``, saying ``why`` it is needed."""
+    missing, fails the test with ``name is not installed`` and ``install``, the command that
+    installs it (e.g. ``bash deploy/local/node.sh install``)."""
     found = shutil.which(name)
     if found is None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"{name} is required in CI {why}")
-        pytest.skip(f"{name} is not installed")
+        pytest.fail(
+            f"{name} is not installed: as root, {install} (bash deploy/local/test.sh installs it "
+            "before the tests that need it)",
+            pytrace=False,
+        )
     return found

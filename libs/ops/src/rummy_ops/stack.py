@@ -571,3 +571,50 @@ def stack_for_tests(
             create_topics=True,
         )
     )
+
+
+@contextlib.contextmanager
+def brokers(root: Path | None = None) -> Iterator[tuple[str, str]]:
+    """``(Kafka bootstrap servers, PostgreSQL URL)`` for a harness that brings its own brokers
+    (the benchmarks, ``bench/``): ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are
+    set (only used: never started or stopped); otherwise the local brokers of the checkout
+    ``root`` (default: this one), through a :class:`Stack` of no service: ``deploy/local/stack.sh
+    up`` (running ones are reused), and ``stack.sh down`` when the block ends (normally, on an
+    error or on Ctrl-C) only if they were not running before. The scripts' progress goes to
+    stderr, so that stdout stays the harness's own (e.g. a ``--json`` report). Raises StackError
+    when they cannot be started."""
+    root = root or repository_root()
+    kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
+    database = os.environ.get("DATABASE_URL") or None
+    if kafka is not None and database is not None:
+        yield kafka, database
+        return
+    infrastructure = Stack(
+        StackConfig(
+            root=root,
+            jwt_secret=secrets.token_hex(32),  # no service is started: never used
+            log_dir=root / ".local" / "logs",
+            services=(),
+        )
+    )
+    with _stdout_to_stderr():
+        infrastructure.start()  # stops what it started when it fails
+    try:
+        yield infrastructure.kafka_bootstrap_servers, infrastructure.database_url
+    finally:
+        with _stdout_to_stderr():
+            infrastructure.stop()
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """File descriptor 1 is 2 inside the block (for child processes too), then restored."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
