@@ -7,15 +7,15 @@ import pytest
 
 from rummy_rules.cards import parse_cards
 from rummy_rules.gin.arrangement import GinCardError, GinMeld, best_arrangements, make_meld
-from rummy_rules.gin.layoffs import best_layoffs, knocker_arrangement
+from rummy_rules.gin.layoffs import Layoff, best_layoffs, knocker_arrangement
 
 
 def melds(*groups: str) -> tuple[GinMeld, ...]:
     return tuple(make_meld(parse_cards(g)) for g in groups)
 
 
-def laid(result_layoffs: tuple[object, ...]) -> list[tuple[str, int]]:
-    return [(lay.card.face, lay.meld) for lay in result_layoffs]  # type: ignore[attr-defined]
+def laid(layoffs: tuple[Layoff, ...]) -> list[tuple[str, int]]:
+    return [(lay.card.face, lay.meld) for lay in layoffs]
 
 
 def test_a_run_takes_a_chain_of_cards_at_one_end() -> None:
