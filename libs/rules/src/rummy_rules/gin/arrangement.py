@@ -59,15 +59,23 @@ def card_value(card: Card) -> int:
     return solver.RANK_VALUES[card_index(card) % 13]
 
 
+_SUIT_BASE = {s.value: k * 13 - 1 for k, s in enumerate(SUITS)}  # by letter: a str hashes
+# faster than an Enum member
+
+
 def hand_mask(cards: Iterable[Card]) -> int:
     """The cards as a 52-bit mask (bit = canonical index). Raises GinCardError for a bad or a
     repeated card."""
     mask = 0
-    for card in cards:
-        bit = 1 << card_index(card)
-        if mask & bit:
-            raise GinCardError(f"{card.face} appears twice")
-        mask |= bit
+    try:
+        for card in cards:
+            bit = 1 << (_SUIT_BASE[card.suit._value_] + card.rank._value_)  # type: ignore[union-attr]
+            if mask & bit or card.copy:
+                card_index(card)  # raises for a second copy
+                raise GinCardError(f"{card.face} appears twice")
+            mask |= bit
+    except AttributeError:  # a printed joker has no rank and no suit
+        raise GinCardError("a printed joker is not a card of the gin deck") from None
     return mask
 
 
@@ -136,20 +144,42 @@ class Arrangement:
         return tuple(sorted(tuple(card_index(c) for c in m.cards) for m in self.melds))
 
 
-def _arrangement(sets: tuple[int, ...], rest: int) -> Arrangement:
-    melds = [GinMeld(MeldShape.SET, cards_of(m)) for m in sets]
-    melds += [GinMeld(MeldShape.RUN, cards_of(m)) for m in solver.runs_of(rest)]
-    melds.sort(key=lambda m: tuple(card_index(c) for c in m.cards))
-    loose = solver.loose_of(rest)
-    return Arrangement(tuple(melds), cards_of(loose), solver.points_of(loose))
+def _mask_indices(mask: int) -> tuple[int, ...]:
+    out = []
+    while mask:
+        b = mask & -mask
+        out.append(b.bit_length() - 1)
+        mask ^= b
+    return tuple(out)
+
+
+def _arrangement(
+    set_masks: tuple[int, ...], run_masks: tuple[int, ...], loose: int, points: int
+) -> Arrangement:
+    melds = [(m & -m, MeldShape.SET, m) for m in set_masks]
+    melds += [(m & -m, MeldShape.RUN, m) for m in run_masks]
+    melds.sort()  # disjoint melds: by the lowest card is by the tie-break key
+    return Arrangement(
+        tuple(GinMeld(shape, cards_of(m)) for _, shape, m in melds),
+        cards_of(loose),
+        points,
+    )
 
 
 def best_arrangements_of_mask(mask: int) -> tuple[Arrangement, ...]:
     """Every minimum-deadwood arrangement of a mask's cards, first in tie-break order (runs
-    whole; ``docs/rules/gin.md#deadwood``)."""
-    found = [_arrangement(sets, rest) for sets, rest in solver.set_choices(mask)]
-    least = min(a.deadwood for a in found)
-    return tuple(sorted((a for a in found if a.deadwood == least), key=lambda a: a.order_key))
+    whole; ``docs/rules/gin.md#deadwood``, ``docs/rules/gin.md#tie-break``)."""
+    least, best = 1 << 30, []
+    for sets, rest in solver.set_choices(mask):
+        dw = solver.loose_points(rest)
+        if dw < least:
+            least, best = dw, [(sets, rest)]
+        elif dw == least:
+            best.append((sets, rest))
+    found = [(sets, solver.runs_of(rest), solver.loose_of(rest), least) for sets, rest in best]
+    if len(found) > 1:
+        found.sort(key=lambda f: sorted(_mask_indices(m) for m in (*f[0], *f[1])))
+    return tuple(_arrangement(*f) for f in found)
 
 
 def best_arrangements(cards: Iterable[Card]) -> tuple[Arrangement, ...]:

@@ -61,6 +61,11 @@ def _tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
 #: For a 13-bit suit mask: the points of its cards in no run, the highest of those values, and
 #: those cards as a mask.
 LOOSE_POINTS, LOOSE_MAX, LOOSE_MASK = _tables()
+#: For a 13-bit suit mask: its runs (maximal blocks of three or more), as masks, lowest first.
+RUN_MASKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(((1 << (hi - lo + 1)) - 1) << lo for lo, hi in _blocks(m) if hi - lo >= 2)
+    for m in range(1 << SUIT_BITS)
+)
 
 
 def run_blocks(suit_mask: int) -> list[tuple[int, int]]:
@@ -193,11 +198,12 @@ def _choices(rest: int, t: int, sets: tuple[int, ...]) -> Iterator[tuple[tuple[i
 def runs_of(rest: int) -> tuple[int, ...]:
     """The runs the best arrangement makes of ``rest`` (after the sets): card masks, one per
     maximal block of three or more consecutive ranks of a suit, clubs first, lowest first."""
-    out = []
-    for k in range(4):
-        for lo, hi in run_blocks((rest >> (k * 13)) & SUIT_MASK):
-            out.append(((1 << (hi - lo + 1)) - 1) << (k * 13 + lo))
-    return tuple(out)
+    return (
+        RUN_MASKS[rest & SUIT_MASK]
+        + tuple(m << 13 for m in RUN_MASKS[(rest >> 13) & SUIT_MASK])
+        + tuple(m << 26 for m in RUN_MASKS[(rest >> 26) & SUIT_MASK])
+        + tuple(m << 39 for m in RUN_MASKS[rest >> 39])
+    )
 
 
 def loose_of(rest: int) -> int:
@@ -206,6 +212,16 @@ def loose_of(rest: int) -> int:
     for k in range(4):
         out |= LOOSE_MASK[(rest >> (k * 13)) & SUIT_MASK] << (k * 13)
     return out
+
+
+def loose_points(rest: int) -> int:
+    """The deadwood (points) of ``rest`` (the cards no set takes) under its best runs."""
+    return (
+        LOOSE_POINTS[rest & SUIT_MASK]
+        + LOOSE_POINTS[(rest >> 13) & SUIT_MASK]
+        + LOOSE_POINTS[(rest >> 26) & SUIT_MASK]
+        + LOOSE_POINTS[rest >> 39]
+    )
 
 
 def points_of(cards: int) -> int:
