@@ -15,19 +15,19 @@ from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFrom
 from rummy_rules.errors import ErrorCode, RuleViolation
 from rummy_rules.events import CardDiscarded, CardDrawn, DrawSource, Event, TurnTimedOut
 from rummy_rules.gin.hand import (
-    BigGin,
-    Gin,
+    DeclareBigGin,
+    DeclareGin,
     GinHand,
+    GinHandScored,
     GinHandStarted,
-    HandScored,
-    Knock,
-    Knocked,
-    PassUpcard,
+    GinKnock,
+    GinKnocked,
+    GinPassUpcard,
+    GinSeatForfeited,
+    GinUpcardPassed,
+    GinWallReached,
     Phase,
-    SeatForfeited,
     StartGinHand,
-    UpcardPassed,
-    WallReached,
     apply,
     decide,
     fold,
@@ -124,7 +124,7 @@ def test_the_non_dealer_is_offered_the_upcard_first_and_may_not_discard_it_at_on
     assert refused(state, Discard(seat=NON_DEALER, turn_no=1, card=kd, at_ms=2)) is (
         ErrorCode.INVALID_CARD
     )
-    assert refused(state, Knock(seat=NON_DEALER, turn_no=1, face_down=kd, at_ms=2)) is (
+    assert refused(state, GinKnock(seat=NON_DEALER, turn_no=1, face_down=kd, at_ms=2)) is (
         ErrorCode.INVALID_CARD
     )
     state = play(state, log, Discard(seat=NON_DEALER, turn_no=1, card=parse_card("10C"), at_ms=2))
@@ -134,14 +134,14 @@ def test_the_non_dealer_is_offered_the_upcard_first_and_may_not_discard_it_at_on
 
 def test_both_pass_then_the_non_dealer_draws_from_the_stock() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD")
-    state = play(state, log, PassUpcard(seat=NON_DEALER, turn_no=1, at_ms=1))
+    state = play(state, log, GinPassUpcard(seat=NON_DEALER, turn_no=1, at_ms=1))
     assert (state.phase, state.turn_seat, state.turn_no) == (Phase.OFFER, DEALER, 2)
-    state = play(state, log, PassUpcard(seat=DEALER, turn_no=2, at_ms=2))
+    state = play(state, log, GinPassUpcard(seat=DEALER, turn_no=2, at_ms=2))
     assert (state.phase, state.turn_seat, state.turn_no) == (Phase.DRAW, NON_DEALER, 3)
     assert refused(state, DrawFromDiscardPile(seat=NON_DEALER, turn_no=3, at_ms=3)) is (
         ErrorCode.INVALID_COMMAND
     )
-    assert refused(state, PassUpcard(seat=NON_DEALER, turn_no=3, at_ms=3)) is ErrorCode.NOT_DRAWN
+    assert refused(state, GinPassUpcard(seat=NON_DEALER, turn_no=3, at_ms=3)) is ErrorCode.NOT_DRAWN
     top = state.stock[0]
     state = play(state, log, DrawFromStock(seat=NON_DEALER, turn_no=3, at_ms=3))
     assert top in state.hand_of(NON_DEALER) and len(state.stock) == 30
@@ -149,7 +149,7 @@ def test_both_pass_then_the_non_dealer_draws_from_the_stock() -> None:
 
 def test_the_dealer_may_take_the_upcard_the_non_dealer_passed() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD")
-    state = play(state, log, PassUpcard(seat=NON_DEALER, turn_no=1, at_ms=1))
+    state = play(state, log, GinPassUpcard(seat=NON_DEALER, turn_no=1, at_ms=1))
     state = play(state, log, DrawFromDiscardPile(seat=DEALER, turn_no=2, at_ms=2))
     assert parse_card("KD") in state.hand_of(DEALER) and state.pile == ()
 
@@ -158,28 +158,28 @@ def test_a_knock_is_scored_with_the_defenders_lay_offs_and_both_hands_become_pub
     state, log = start(KNOCKER, DEFENDER, "KD")
     state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))
     ten_c = parse_card("10C")
-    state = play(state, log, Knock(seat=NON_DEALER, turn_no=1, face_down=ten_c, at_ms=2))
+    state = play(state, log, GinKnock(seat=NON_DEALER, turn_no=1, face_down=ten_c, at_ms=2))
     knocked, scored = log[-2], log[-1]
-    assert isinstance(knocked, Knocked) and isinstance(scored, HandScored)
+    assert isinstance(knocked, GinKnocked) and isinstance(scored, GinHandScored)
     assert knocked.deadwood == 10 and knocked.outcome == "knock"
     # 8 after laying off 6D 7D 7H 8H against the knocker's 10 (KD): undercut, 2 + 25.
     assert (scored.outcome, scored.winner_seat, scored.points) == ("undercut", DEALER, 27)
     assert state.phase is Phase.ENDED and state.ending == scored
     assert view(state, DEALER).ending == scored
-    assert redact(knocked, DEALER) == Knocked(**{**knocked.__dict__, "face_down": None})
+    assert redact(knocked, DEALER) == GinKnocked(**{**knocked.__dict__, "face_down": None})
 
 
 def test_a_knock_over_the_limit_and_a_false_gin_are_refused() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD", rules=HandRules(knock_limit=9))
     state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))
     ten_c = parse_card("10C")
-    assert refused(state, Knock(seat=NON_DEALER, turn_no=1, face_down=ten_c, at_ms=2)) is (
+    assert refused(state, GinKnock(seat=NON_DEALER, turn_no=1, face_down=ten_c, at_ms=2)) is (
         ErrorCode.INVALID_COMMAND
     )
-    assert refused(state, Gin(seat=NON_DEALER, turn_no=1, face_down=ten_c, at_ms=2)) is (
+    assert refused(state, DeclareGin(seat=NON_DEALER, turn_no=1, face_down=ten_c, at_ms=2)) is (
         ErrorCode.INVALID_COMMAND
     )
-    assert refused(state, BigGin(seat=NON_DEALER, turn_no=1, at_ms=2)) is (
+    assert refused(state, DeclareBigGin(seat=NON_DEALER, turn_no=1, at_ms=2)) is (
         ErrorCode.INVALID_COMMAND
     )
 
@@ -188,24 +188,26 @@ def test_gin_and_big_gin_end_the_hand_with_no_lay_off() -> None:
     gin_hand = "4H 5H 6H 8D 9D 10D QS QC QH KC"
     state, log = start(gin_hand, DEFENDER, "JD")
     state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))
-    state = play(state, log, Gin(seat=NON_DEALER, turn_no=1, face_down=parse_card("KC"), at_ms=2))
+    state = play(
+        state, log, DeclareGin(seat=NON_DEALER, turn_no=1, face_down=parse_card("KC"), at_ms=2)
+    )
     scored = log[-1]
-    assert isinstance(scored, HandScored)
+    assert isinstance(scored, GinHandScored)
     assert (scored.outcome, scored.points, scored.layoffs) == ("gin", 15 + 25, ())
 
     state, log = start("4H 5H 6H 8D 9D 10D QS QC QH 7H", DEFENDER.replace("7H", "JD"), "QD")
     state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))
-    assert any(isinstance(c, BigGin) for c in legal_commands(state, NON_DEALER))
-    state = play(state, log, BigGin(seat=NON_DEALER, turn_no=1, at_ms=2))
+    assert any(isinstance(c, DeclareBigGin) for c in legal_commands(state, NON_DEALER))
+    state = play(state, log, DeclareBigGin(seat=NON_DEALER, turn_no=1, at_ms=2))
     scored = log[-1]
-    assert isinstance(scored, HandScored) and scored.outcome == "big_gin"
+    assert isinstance(scored, GinHandScored) and scored.outcome == "big_gin"
     assert scored.points == scored.defender_deadwood + 31
 
 
 def test_the_wall_two_stock_cards_left_and_no_knock_is_a_draw() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD")
-    state = play(state, log, PassUpcard(seat=NON_DEALER, turn_no=1, at_ms=1))
-    state = play(state, log, PassUpcard(seat=DEALER, turn_no=2, at_ms=2))
+    state = play(state, log, GinPassUpcard(seat=NON_DEALER, turn_no=1, at_ms=1))
+    state = play(state, log, GinPassUpcard(seat=DEALER, turn_no=2, at_ms=2))
     while state.phase is not Phase.ENDED:
         seat, n = state.turn_seat, state.turn_no
         assert seat is not None
@@ -213,16 +215,16 @@ def test_the_wall_two_stock_cards_left_and_no_knock_is_a_draw() -> None:
         state = play(state, log, DrawFromStock(seat=seat, turn_no=n, at_ms=n))
         drawn = state.hand_of(seat)[-1]
         state = play(state, log, Discard(seat=seat, turn_no=n, card=drawn, at_ms=n))
-    assert isinstance(log[-1], WallReached) and len(state.stock) == 2
+    assert isinstance(log[-1], GinWallReached) and len(state.stock) == 2
     assert log[-1].hands == state.hands
 
 
 def test_a_timeout_at_the_offer_is_a_pass_and_later_draws_and_throws_the_highest_deadwood() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD", stock_first="2S")
     state = play(state, log, TurnTimeout(turn_no=1, at_ms=1))
-    assert isinstance(log[-1], UpcardPassed) and state.turn_seat == DEALER
+    assert isinstance(log[-1], GinUpcardPassed) and state.turn_seat == DEALER
     assert decide(state, TurnTimeout(turn_no=1, at_ms=2)) == ()  # stale
-    state = play(state, log, PassUpcard(seat=DEALER, turn_no=2, at_ms=2))
+    state = play(state, log, GinPassUpcard(seat=DEALER, turn_no=2, at_ms=2))
     state = play(state, log, TurnTimeout(turn_no=3, at_ms=3))
     timed, drawn, thrown = log[-3:]
     assert isinstance(timed, TurnTimedOut) and timed.misses_in_a_row == 2
@@ -241,7 +243,7 @@ def test_a_timed_out_turn_never_throws_the_card_it_took_from_the_pile() -> None:
 def test_missed_turns_in_a_row_forfeit_and_a_seats_own_play_resets_its_count() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD", max_missed_turns=2)
     state = play(state, log, TurnTimeout(turn_no=1, at_ms=1))  # non-dealer: 1
-    state = play(state, log, PassUpcard(seat=DEALER, turn_no=2, at_ms=2))
+    state = play(state, log, GinPassUpcard(seat=DEALER, turn_no=2, at_ms=2))
     state = play(state, log, DrawFromStock(seat=NON_DEALER, turn_no=3, at_ms=3))  # own play
     drawn = state.hand_of(NON_DEALER)[-1]
     state = play(state, log, Discard(seat=NON_DEALER, turn_no=3, card=drawn, at_ms=3))
@@ -250,7 +252,7 @@ def test_missed_turns_in_a_row_forfeit_and_a_seats_own_play_resets_its_count() -
     state = play(state, log, TurnTimeout(turn_no=5, at_ms=5))  # non-dealer: 1
     assert state.phase is not Phase.ENDED
     state = play(state, log, TurnTimeout(turn_no=6, at_ms=6))  # dealer: 2, forfeits
-    assert isinstance(log[-1], SeatForfeited) and log[-1].seat == DEALER
+    assert isinstance(log[-1], GinSeatForfeited) and log[-1].seat == DEALER
     assert state.phase is Phase.ENDED
 
 
@@ -272,7 +274,7 @@ def test_redaction_hides_the_other_hand_the_stock_and_stock_draws() -> None:
 def test_gin_messages_round_trip_through_the_codec() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD")
     state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))
-    play(state, log, Knock(seat=NON_DEALER, turn_no=1, face_down=parse_card("10C"), at_ms=2))
+    play(state, log, GinKnock(seat=NON_DEALER, turn_no=1, face_down=parse_card("10C"), at_ms=2))
     for event in log:
         assert codec.from_dict(codec.to_dict(event)) == event
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from rummy_rules.cards import CardParseError, format_cards, parse_cards, parse_rank
+from rummy_rules.gin.cases import GAMES as GIN_GAMES
 from rummy_rules.gin.cases import GinCaseError, evaluate_gin_case
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import MeldKind, MeldOptions, classify_group
@@ -53,7 +54,7 @@ def evaluate_case(case: Any, options: MeldOptions) -> dict[str, Any]:
     game = case.get("game")
     if not isinstance(game, str):
         raise CaseError("missing or non-string field 'game'")
-    if game.startswith("gin-"):  # the gin family: rummy_rules.gin.cases (docs/rules/gin.md)
+    if game in GIN_GAMES:  # the gin family: rummy_rules.gin.cases (docs/rules/gin.md)
         try:
             return evaluate_gin_case(case)
         except GinCaseError as exc:

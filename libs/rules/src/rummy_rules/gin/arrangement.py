@@ -41,8 +41,10 @@ _CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
 
 def card_index(card: Card) -> int:
     """The card's canonical index 0..51 (``docs/rules/gin.md#deck``). Raises GinCardError."""
-    if card.rank is None or card.suit is None or card.copy != 0:
-        raise GinCardError(f"not a card of one 52-card deck: {card.face} (copy {card.copy})")
+    if card.rank is None or card.suit is None:
+        raise GinCardError("a printed joker is not a card of the gin deck")
+    if card.copy != 0:
+        raise GinCardError(f"{card.face} appears twice (the gin deck has one of each card)")
     return _INDEX[card.suit] * 13 + int(card.rank) - 1
 
 

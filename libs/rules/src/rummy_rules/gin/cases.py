@@ -7,19 +7,22 @@ notation of ``docs/rules/cards.md#notation``; points everywhere):
 - ``gin-deadwood`` (``cards``): ``{"id", "deadwood", "melds": [[cards]...], "loose": [cards]}``
   (``docs/rules/gin.md#deadwood``).
 - ``gin-11`` (eleven ``cards``; optional ``knock_limit`` or ``oklahoma_upcard``):
-  ``{"id", "best_after_discard", "discards", "big_gin", "gin", "knock_legal_at_10"}``, plus
-  ``"knock_limit"``, ``"knock_legal"`` and ``"knock_legal_at_<limit>"`` when the case sets a limit
+  ``{"id", "best_after_discard", "discards", "big_gin", "gin", "knock_legal_at_10"}`` and
+  ``"knock_legal_at_<n>"`` for every limit 1..9 an Oklahoma upcard can set, plus ``"knock_limit"``,
+  ``"knock_legal"`` and ``"knock_legal_at_<limit>"`` when the case sets a limit
   (``docs/rules/gin.md#eleven-cards``).
 - ``gin-score`` (``knocker_hand`` of ten, or eleven for big gin or with a ``discard``;
   ``defender_hand``; optional ``knocker_melds``, ``oklahoma_upcard``, ``knock_limit``):
   ``{"id", "outcome", "winner", "points", "knocker_deadwood", "defender_deadwood_after_layoffs",
-  "knocker_melds", "layoffs": [[card, meld index]...], "defender_melds", "defender_loose"}``;
+  "knocker_melds", "layoffs": [[card, meld index]...], "laid_off": [cards], "defender_melds",
+  "defender_loose", "undercut", "gin", "big_gin"}``;
   a knock over the limit: ``winner`` ``"illegal"``, ``points`` null
   (``docs/rules/gin.md#hand-score``, ``docs/rules/gin.md#layoffs``).
 - ``gin-rule`` (``input``): ``{"id", "result", "points"}``. A hand: ``knocker_deadwood``,
   ``defender_deadwood``, ``gin`` / ``big_gin``, ``knock_limit`` / ``oklahoma_upcard``; ``result``
   ``"knocker"``, ``"defender"``, ``"illegal"`` (points null) or ``"legal"`` (a legality question,
-  no defender given). A game (``hands_won_A``, ``hands_won_B``, ``target``): the winner's name and
+  no defender given). A game (``hands_won_A``, ``hands_won_B`` or ``hands_won: {A, B}``,
+  ``target``): the winner's name and
   the game's net with the game bonus, shutout and boxes (``docs/rules/formats.md#game-to``).
   Hollywood (``hollywood_sequence`` of ``[player, points]``, ``target``): ``"columns"`` and each
   player's hand points per column (``docs/rules/formats.md#game-to``).
@@ -105,6 +108,8 @@ def _deadwood(cards: tuple[Card, ...]) -> dict[str, Any]:
 
 def _rules(fields: dict[str, Any]) -> HandRules:
     upcard = fields.get("oklahoma_upcard")
+    if upcard is None and (fields.get("oklahoma") is True or fields.get("variant") == "oklahoma"):
+        upcard = fields.get("upcard")
     big_gin = fields.get("big_gin_allowed", True)
     if not isinstance(big_gin, bool):
         raise GinCaseError("field 'big_gin_allowed' must be a boolean")
@@ -130,6 +135,8 @@ def _eleven(case: dict[str, Any]) -> dict[str, Any]:
         "gin": value.gin,
         "knock_legal_at_10": value.knock_legal(KNOCK_LIMIT),
     }
+    # every limit an Oklahoma upcard can set (ace 1 .. face cards 10)
+    out |= {f"knock_legal_at_{n}": value.knock_legal(n) for n in range(1, KNOCK_LIMIT)}
     if "knock_limit" in case or "oklahoma_upcard" in case:
         limit = _rules(case).knock_limit
         out |= {
@@ -190,8 +197,12 @@ def _scored(score: Any) -> dict[str, Any]:
         "defender_deadwood_after_layoffs": score.defender_deadwood,
         "knocker_melds": [format_cards(m.cards) for m in score.knocker.melds],
         "layoffs": [[lay.card.face, lay.meld] for lay in score.layoffs],
+        "laid_off": [lay.card.face for lay in score.layoffs],
         "defender_melds": [format_cards(m.cards) for m in score.defender.melds],
         "defender_loose": format_cards(score.defender.loose),
+        "undercut": score.outcome is Outcome.UNDERCUT,
+        "gin": score.outcome is Outcome.GIN,
+        "big_gin": score.outcome is Outcome.BIG_GIN,
     }
 
 
@@ -208,6 +219,8 @@ def _points(fields: dict[str, Any], *keys: str) -> int | None:
 def _rule(fields: dict[str, Any]) -> dict[str, Any]:
     if "hollywood_sequence" in fields:
         return _hollywood(fields)
+    if isinstance(fields.get("hands_won"), dict):
+        return _game({**fields, **{f"hands_won_{k}": v for k, v in fields["hands_won"].items()}})
     if any(k.startswith("hands_won_") for k in fields):
         return _game(fields)
     rules = _rules(fields)
@@ -246,7 +259,7 @@ def _game(fields: dict[str, Any]) -> dict[str, Any]:
     each player adds a box per hand won; the result is the difference of the totals."""
     won: dict[str, list[int]] = {}
     for key, value in fields.items():
-        if key.startswith("hands_won_"):
+        if key.startswith("hands_won_") and key != "hands_won":
             if not isinstance(value, list) or not all(
                 isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value
             ):

@@ -81,7 +81,7 @@ class StartGinHand(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PassUpcard(Command):
+class GinPassUpcard(Command):
     """Refuse the upcard at the first-turn offer (``docs/rules/gin.md#first-turn``)."""
 
     seat: int
@@ -90,7 +90,7 @@ class PassUpcard(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Knock(Command):
+class GinKnock(Command):
     """With eleven cards, lay ``face_down`` aside and knock; ``melds`` the knocker's named melds
     (None: the server arranges; ``docs/rules/gin.md#knocker-melds``). Gin when 0 is left."""
 
@@ -102,7 +102,7 @@ class Knock(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Gin(Command):
+class DeclareGin(Command):
     """Knock with ``face_down`` aside and 0 deadwood left (``docs/rules/gin.md#gin``)."""
 
     seat: int
@@ -112,7 +112,7 @@ class Gin(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class BigGin(Command):
+class DeclareBigGin(Command):
     """Show all eleven cards melded, no discard (``docs/rules/gin.md#gin``)."""
 
     seat: int
@@ -141,7 +141,7 @@ class GinHandStarted(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class UpcardPassed(Event):
+class GinUpcardPassed(Event):
     """``seat`` refused the upcard at the first-turn offer."""
 
     seat: int
@@ -149,7 +149,7 @@ class UpcardPassed(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Knocked(Event):
+class GinKnocked(Event):
     """``seat`` knocked (``outcome`` knock, gin or big gin): its melds and deadwood are public.
     ``face_down`` (None for big gin) is hidden from the other seat until the score."""
 
@@ -171,9 +171,9 @@ class GinLayoff:
 
 
 @dataclass(frozen=True, kw_only=True)
-class HandScored(Event):
+class GinHandScored(Event):
     """The hand's score (``docs/rules/gin.md#hand-score``): ``points`` to ``winner_seat``;
-    both hands are public now (``defender_cards``, the knocker's in its Knocked)."""
+    both hands are public now (``defender_cards``, the knocker's in its GinKnocked)."""
 
     outcome: str
     winner_seat: int
@@ -190,7 +190,7 @@ class HandScored(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class WallReached(Event):
+class GinWallReached(Event):
     """Two stock cards left and no knock: the hand is a draw, no score, the same dealer redeals
     (``docs/rules/gin.md#wall``). Both hands are public."""
 
@@ -200,7 +200,7 @@ class WallReached(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SeatForfeited(Event):
+class GinSeatForfeited(Event):
     """``seat`` missed ``misses`` turns in a row, the option's limit: it loses the game at the
     cap (the match format settles it; ``docs/rules/gin.md#timeouts``)."""
 
@@ -212,17 +212,17 @@ class SeatForfeited(Event):
 
 codec.register(
     StartGinHand,
-    PassUpcard,
-    Knock,
-    Gin,
-    BigGin,
+    GinPassUpcard,
+    GinKnock,
+    DeclareGin,
+    DeclareBigGin,
     GinHandStarted,
-    UpcardPassed,
-    Knocked,
+    GinUpcardPassed,
+    GinKnocked,
     GinLayoff,
-    HandScored,
-    WallReached,
-    SeatForfeited,
+    GinHandScored,
+    GinWallReached,
+    GinSeatForfeited,
 )
 
 
@@ -248,8 +248,8 @@ class GinHand:
     pile_taken: Card | None = None
     offers: int = 0
     misses: tuple[int, int] = (0, 0)
-    knocked: Knocked | None = None
-    ending: HandScored | WallReached | SeatForfeited | None = None
+    knocked: GinKnocked | None = None
+    ending: GinHandScored | GinWallReached | GinSeatForfeited | None = None
     timed_out_turn: int = 0
 
     def position(self, seat: int) -> int:
@@ -352,7 +352,7 @@ def _knock(
         raise _refuse(ErrorCode.INVALID_COMMAND, str(exc)) from None
     except GinCardError as exc:
         raise _refuse(ErrorCode.INVALID_CARD, str(exc)) from None
-    knocked = Knocked(
+    knocked = GinKnocked(
         seat=seat,
         turn_no=state.turn_no,
         outcome=score.outcome.value if score.outcome is not Outcome.UNDERCUT else "knock",
@@ -362,7 +362,7 @@ def _knock(
         deadwood=score.knocker_deadwood,
     )
     winner = seat if score.winner.value == "knocker" else defender_seat
-    scored = HandScored(
+    scored = GinHandScored(
         outcome=score.outcome.value,
         winner_seat=winner,
         points=score.points,
@@ -394,7 +394,7 @@ def _after_discard(state: GinHand, events: list[Event], at_ms: int) -> None:
     cards (``docs/rules/gin.md#wall``)."""
     after = fold(events, state)
     if len(after.stock) <= WALL_STOCK:
-        events.append(WallReached(turn_no=state.turn_no, hands=after.hands, at_ms=at_ms))
+        events.append(GinWallReached(turn_no=state.turn_no, hands=after.hands, at_ms=at_ms))
 
 
 def _timeout(state: GinHand, command: TurnTimeout) -> tuple[Event, ...]:
@@ -406,11 +406,11 @@ def _timeout(state: GinHand, command: TurnTimeout) -> tuple[Event, ...]:
     events: list[Event] = [TurnTimedOut(seat=seat, turn_no=state.turn_no, misses_in_a_row=misses)]
     if state.max_missed_turns and misses >= state.max_missed_turns:
         events.append(
-            SeatForfeited(seat=seat, turn_no=state.turn_no, misses=misses, at_ms=command.at_ms)
+            GinSeatForfeited(seat=seat, turn_no=state.turn_no, misses=misses, at_ms=command.at_ms)
         )
         return tuple(events)
     if state.phase is Phase.OFFER:
-        events.append(UpcardPassed(seat=seat, turn_no=state.turn_no))
+        events.append(GinUpcardPassed(seat=seat, turn_no=state.turn_no))
         return tuple(events)
     hand, taken = state.hand_of(seat), state.pile_taken
     if state.phase is Phase.DRAW:
@@ -433,9 +433,9 @@ def decide(state: GinHand, command: Command) -> tuple[Event, ...]:
         return _start(command)
     if isinstance(command, TurnTimeout):
         return _timeout(state, command)
-    if isinstance(command, PassUpcard):
+    if isinstance(command, GinPassUpcard):
         _check_turn(state, command.seat, command.turn_no, (Phase.OFFER,))
-        return (UpcardPassed(seat=command.seat, turn_no=command.turn_no),)
+        return (GinUpcardPassed(seat=command.seat, turn_no=command.turn_no),)
     if isinstance(command, DrawFromDiscardPile):
         _check_turn(state, command.seat, command.turn_no, (Phase.OFFER, Phase.DRAW))
         if state.phase is Phase.DRAW and state.offers == 2 and state.turn_no == 3:
@@ -476,13 +476,13 @@ def decide(state: GinHand, command: Command) -> tuple[Event, ...]:
         ]
         _after_discard(state, events, command.at_ms)
         return tuple(events)
-    if isinstance(command, Knock):
+    if isinstance(command, GinKnock):
         _check_turn(state, command.seat, command.turn_no, (Phase.DISCARD,))
         return _knock(state, command.seat, command.face_down, command.melds, None, command.at_ms)
-    if isinstance(command, Gin):
+    if isinstance(command, DeclareGin):
         _check_turn(state, command.seat, command.turn_no, (Phase.DISCARD,))
         return _knock(state, command.seat, command.face_down, None, Outcome.GIN, command.at_ms)
-    if isinstance(command, BigGin):
+    if isinstance(command, DeclareBigGin):
         _check_turn(state, command.seat, command.turn_no, (Phase.DISCARD,))
         return _knock(state, command.seat, None, None, Outcome.BIG_GIN, command.at_ms)
     raise _refuse(ErrorCode.INVALID_COMMAND, f"not a gin command: {type(command).__name__}")
@@ -535,7 +535,7 @@ def apply(state: GinHand, event: Event) -> GinHand:
             turn_seat=non_dealer,
             turn_no=1,
         )
-    if isinstance(event, UpcardPassed):
+    if isinstance(event, GinUpcardPassed):
         offers = state.offers + 1
         nxt = state.other(event.seat)
         phase = Phase.OFFER if offers < 2 else Phase.DRAW
@@ -561,9 +561,9 @@ def apply(state: GinHand, event: Event) -> GinHand:
         return replace(
             _with_miss(state, event.seat, event.misses_in_a_row), timed_out_turn=event.turn_no
         )
-    if isinstance(event, Knocked):
+    if isinstance(event, GinKnocked):
         return replace(state, knocked=event)
-    if isinstance(event, HandScored | WallReached | SeatForfeited):
+    if isinstance(event, GinHandScored | GinWallReached | GinSeatForfeited):
         return replace(state, phase=Phase.ENDED, ending=event, turn_seat=None)
     return state
 
@@ -594,8 +594,8 @@ class GinView:
     turn_seat: int | None
     turn_no: int
     may_take_upcard: bool
-    knocked: Knocked | None
-    ending: HandScored | WallReached | SeatForfeited | None
+    knocked: GinKnocked | None
+    ending: GinHandScored | GinWallReached | GinSeatForfeited | None
 
 
 def view(state: GinHand, seat: int) -> GinView:
@@ -633,7 +633,7 @@ def redact(event: Event, seat: int) -> Event:
         return replace(event, hands=(hands[0], hands[1]), stock=())
     if isinstance(event, CardDrawn) and event.source is DrawSource.STOCK and event.seat != seat:
         return replace(event, card=None)
-    if isinstance(event, Knocked) and event.seat != seat:
+    if isinstance(event, GinKnocked) and event.seat != seat:
         return replace(event, face_down=None)
     return event
 
@@ -647,7 +647,7 @@ def legal_commands(state: GinHand, seat: int, at_ms: int = 0) -> tuple[Command, 
     if state.phase is Phase.OFFER:
         return (
             DrawFromDiscardPile(seat=seat, turn_no=n, at_ms=at_ms),
-            PassUpcard(seat=seat, turn_no=n, at_ms=at_ms),
+            GinPassUpcard(seat=seat, turn_no=n, at_ms=at_ms),
         )
     if state.phase is Phase.DRAW:
         out: list[Command] = [DrawFromStock(seat=seat, turn_no=n, at_ms=at_ms)]
@@ -662,9 +662,9 @@ def legal_commands(state: GinHand, seat: int, at_ms: int = 0) -> tuple[Command, 
         out.append(Discard(seat=seat, turn_no=n, card=card, at_ms=at_ms))
         left = best_arrangement(tuple(c for c in hand if c != card)).deadwood
         if left == 0:
-            out.append(Gin(seat=seat, turn_no=n, face_down=card, at_ms=at_ms))
+            out.append(DeclareGin(seat=seat, turn_no=n, face_down=card, at_ms=at_ms))
         if left <= state.rules.knock_limit:
-            out.append(Knock(seat=seat, turn_no=n, face_down=card, at_ms=at_ms))
+            out.append(GinKnock(seat=seat, turn_no=n, face_down=card, at_ms=at_ms))
     if state.rules.big_gin and after_discard(hand_mask(hand))[1] == 0:
-        out.append(BigGin(seat=seat, turn_no=n, at_ms=at_ms))
+        out.append(DeclareBigGin(seat=seat, turn_no=n, at_ms=at_ms))
     return tuple(out)

@@ -159,9 +159,7 @@ def _assign(
             for bit in _set_missing(meld):
                 if laid & set_spots & bit:
                     onto.setdefault(bit, i)
-    return tuple(
-        Layoff(card_at(b.bit_length() - 1), onto[b]) for b in sorted(onto, key=lambda x: x)
-    )
+    return tuple(Layoff(card_at(b.bit_length() - 1), onto[b]) for b in sorted(onto))
 
 
 def _set_missing(meld: GinMeld) -> list[int]:
