@@ -113,17 +113,28 @@ def _related(card: OCard, meld: Group) -> bool:
 
 
 def score(
-    knocker: Sequence[OCard], defender: Sequence[OCard], limit: int, doubled: bool
+    knocker: Sequence[OCard],
+    defender: Sequence[OCard],
+    limit: int,
+    doubled: bool,
+    named: Sequence[Group] | None = None,
 ) -> tuple[str, int] | None:
-    """(winner, points) of a knock by ``knocker`` (ten cards), None when it is illegal. Without
-    named melds the knocker's arrangement is the best one that leaves the defender most."""
+    """(winner, points) of a knock by ``knocker`` (ten cards), None when it is illegal. With
+    ``named`` melds the knocker's deadwood is what they leave and the defender lays off onto
+    them; without, the knocker's arrangement is the best one that leaves the defender most."""
     factor = 2 if doubled else 1
-    kd = deadwood(knocker)
+    if named is None:
+        kd = deadwood(knocker)
+    else:
+        kd = sum(value(c) for c in knocker if not any(c in m for m in named))
     if kd == 0:
         return "knocker", factor * (deadwood(defender) + 25)
     if kd > limit:
         return None
-    dd = max(after_layoffs(defender, melds) for melds in best_partitions(knocker))
+    if named is None:
+        dd = max(after_layoffs(defender, melds) for melds in best_partitions(knocker))
+    else:
+        dd = after_layoffs(defender, named)
     if kd < dd:
         return "knocker", factor * (dd - kd)
     return "defender", factor * (kd - dd + 25)

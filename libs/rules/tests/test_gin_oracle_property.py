@@ -161,3 +161,22 @@ def test_hand_scores_match_the_oracle(
     if score.knocker_deadwood:
         choice = knocker_arrangement(knocker, defender)
         assert choice.knocker == score.knocker
+
+
+@settings(max_examples=examples(ci=200, dev=20))
+@given(two_hands(), st.integers(0, 12), st.data())
+def test_hand_scores_with_the_knockers_named_melds_match_the_oracle(
+    pair: tuple[list[Card], list[Card]], limit: int, data: st.DataObject
+) -> None:
+    knocker, defender = pair
+    partitions = [melds for melds, _ in oracle.arrangements(o(knocker))]
+    named = data.draw(st.sampled_from(partitions))
+    expected = oracle.score(o(knocker), o(defender), limit, False, named)
+    by_face = {(int(c.rank), c.suit.value): c for c in knocker if c.rank and c.suit}
+    melds = [[by_face[x] for x in m] for m in named]
+    try:
+        score = score_knock(knocker, defender, HandRules(knock_limit=limit), named_melds=melds)
+    except IllegalKnock:
+        assert expected is None
+        return
+    assert (score.winner.value, score.points) == expected
