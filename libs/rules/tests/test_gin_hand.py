@@ -277,6 +277,15 @@ def test_gin_messages_round_trip_through_the_codec() -> None:
     play(state, log, GinKnock(seat=NON_DEALER, turn_no=1, face_down=parse_card("10C"), at_ms=2))
     for event in log:
         assert codec.from_dict(codec.to_dict(event)) == event
+    named = GinKnock(
+        seat=NON_DEALER,
+        turn_no=1,
+        face_down=parse_card("10C"),
+        melds=(parse_cards("4H 5H 6H"), parse_cards("QS QC QH")),
+        at_ms=2,
+    )
+    for command in (named, GinPassUpcard(seat=1, turn_no=1, at_ms=1)):
+        assert codec.from_dict(codec.to_dict(command)) == command
 
 
 @settings(max_examples=examples(ci=200, dev=30))
