@@ -151,7 +151,7 @@ def test_other_games_are_reported_unsupported_and_malformed_lines_get_an_error()
     import io
 
     source = io.StringIO(
-        '{"id": "g", "game": "gin-11", "cards": []}\n'
+        '{"id": "g", "game": "rummy500", "cards": []}\n'
         "this is not json\n"
         '{"id": "c", "game": "indian13", "cards": ["ZZ"], "wild_rank": "7"}\n'
         '{"id": "n", "game": "indian13", "cards": ["AH"], "wild_rank": "7"}\n'
@@ -163,7 +163,7 @@ def test_other_games_are_reported_unsupported_and_malformed_lines_get_an_error()
     status = evaluate_stream(source, sink, MeldOptions())
     out = [json.loads(line) for line in sink.getvalue().splitlines()]
     assert status == 2
-    assert out[0] == {"id": "g", "error": "unsupported game: gin-11"}
+    assert out[0] == {"id": "g", "error": "unsupported game: rummy500"}
     assert out[1]["id"] is None and out[1]["error"].startswith("invalid JSON")
     assert [o["id"] for o in out[2:5]] == ["c", "n", "d"] and all("error" in o for o in out[2:5])
     assert out[5] == {"id": "ok", "type": "pure"}

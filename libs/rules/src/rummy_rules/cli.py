@@ -10,6 +10,8 @@ Output, one object a line:
 - ``indian14`` (14 cards): ``{"id", "can_declare", "valid_discards": [cards]}`` (faces, hand order,
   each face once)
 - ``indian-group`` (any cards): ``{"id", "type": "pure" | "impure" | "set" | "invalid"}``
+- ``gin-deadwood``, ``gin-11``, ``gin-score``, ``gin-rule``: the answers of
+  ``rummy_rules.gin.cases`` (their own fields; ``wild_rank`` not needed)
 - another game: ``{"id", "error": "unsupported game: ..."}``; a malformed line:
   ``{"id", "error": "..."}`` (``id`` null when unknown), and the run goes on.
 
@@ -26,6 +28,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from rummy_rules.cards import CardParseError, format_cards, parse_cards, parse_rank
+from rummy_rules.gin.cases import GAMES as GIN_GAMES
+from rummy_rules.gin.cases import GinCaseError, evaluate_gin_case
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
 from rummy_rules.melds import MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import WildRank
@@ -50,6 +54,11 @@ def evaluate_case(case: Any, options: MeldOptions) -> dict[str, Any]:
     game = case.get("game")
     if not isinstance(game, str):
         raise CaseError("missing or non-string field 'game'")
+    if game in GIN_GAMES:  # the gin family: rummy_rules.gin.cases (docs/rules/gin.md)
+        try:
+            return evaluate_gin_case(case)
+        except GinCaseError as exc:
+            raise CaseError(str(exc)) from None
     if game not in (*_HAND_SIZES, "indian-group"):
         return {"id": case_id, "error": f"unsupported game: {game}"}
     cards_field = case.get("cards")
