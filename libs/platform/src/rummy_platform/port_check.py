@@ -24,7 +24,9 @@ from rummy_platform.ports import ListeningPort
 #: Exit status of a start refused for a port in use (as for a bad setting: click's usage status).
 PORT_IN_USE_STATUS = 2
 _PROC = Path("/proc")
-_LISTEN = "0A"  # the TCP state column of /proc/net/tcp: LISTEN
+_LISTEN, _TIME_WAIT = "0A", "06"  # the TCP state column of /proc/net/tcp
+#: The holder of a port that no process holds, only a closed connection's TIME-WAIT.
+TIME_WAIT_HOLDER = "a closed connection in TIME-WAIT"
 _COMMAND_CHARS = 120
 
 
@@ -35,18 +37,24 @@ class PortInUse(Exception):
     def __init__(self, wanted: ListeningPort, holder: str | None) -> None:
         self.wanted = wanted
         self.holder = holder
-        by, stop = (f" by {holder}", "that process") if holder else ("", "what holds it")
+        if holder == TIME_WAIT_HOLDER:
+            by, fix = f" by {holder}", "wait a minute for the kernel to free it"
+        elif holder:
+            by, fix = f" by {holder}", "stop that process"
+        else:
+            by, fix = "", "stop what holds it"
         move = f"set {wanted.variable} to a free port" if wanted.variable else "move it"
         super().__init__(
-            f"port {wanted.port}, wanted by {wanted.listener}, is in use{by}: stop {stop} or {move}"
+            f"port {wanted.port}, wanted by {wanted.listener}, is in use{by}: {fix} or {move}"
         )
 
 
 def in_use(host: str, port: int) -> bool:
     """True when ``host:port`` cannot be bound for listening because something holds it (a
-    listener, or a connection without ``SO_REUSEADDR`` using it as its source port); binds as
-    the servers do, with ``SO_REUSEADDR``, so a closed connection in TIME-WAIT does not count.
-    Port 0 (any free one) is never in use; other bind errors are not this one's to report."""
+    listener, or a connection using it as its source port, or such a connection closed moments
+    ago whose TIME-WAIT was not opened with ``SO_REUSEADDR``); binds as the servers do, with
+    ``SO_REUSEADDR``, so what this says is what their bind will meet. Port 0 (any free one) is
+    never in use; other bind errors are not this one's to report."""
     if port == 0:
         return False
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -61,17 +69,16 @@ def in_use(host: str, port: int) -> bool:
 
 def holder(port: int) -> str | None:
     """``pid <pid> (<command line>)`` of a process with a TCP socket on local port ``port`` (a
-    listener first), from ``/proc/net/tcp[6]`` and the socket inodes of ``/proc/*/fd``; None
-    when ``/proc`` does not tell (another user's process, no ``/proc``)."""
-    inodes = _socket_inodes(port)
-    if not inodes:
-        return None
-    pids = _pids_holding(set(inodes))
+    listener first), from ``/proc/net/tcp[6]`` and the socket inodes of ``/proc/*/fd``;
+    :data:`TIME_WAIT_HOLDER` when only closed connections hold it; None when ``/proc`` does not
+    tell (another user's process, no ``/proc``)."""
+    inodes, time_wait = _sockets_on(port)
+    pids = _pids_holding(set(inodes)) if inodes else {}
     for inode in inodes:
         if inode in pids:
             pid = pids[inode]
             return f"pid {pid} ({_command(pid)})"
-    return None
+    return TIME_WAIT_HOLDER if time_wait and not inodes else None
 
 
 def ensure_free(wanted: Iterable[ListeningPort], host: str = "127.0.0.1") -> None:
@@ -92,11 +99,12 @@ def exit_port_in_use(error: PortInUse) -> NoReturn:
     raise SystemExit(PORT_IN_USE_STATUS)
 
 
-def _socket_inodes(port: int) -> list[int]:
-    """Inodes of the TCP sockets on local port ``port``, listeners first (0s, sockets in
-    TIME-WAIT that no process holds, left out)."""
+def _sockets_on(port: int) -> tuple[list[int], bool]:
+    """Inodes of the TCP sockets on local port ``port``, listeners first (sockets that no
+    process holds have inode 0 and are left out), and whether one of those is in TIME-WAIT."""
     listening: list[int] = []
     others: list[int] = []
+    time_wait = False
     for table in ("tcp", "tcp6"):
         try:
             lines = (_PROC / "net" / table).read_text().splitlines()[1:]
@@ -109,7 +117,8 @@ def _socket_inodes(port: int) -> list[int]:
             inode = int(fields[9])
             if inode:
                 (listening if fields[3] == _LISTEN else others).append(inode)
-    return listening + others
+            time_wait = time_wait or fields[3] == _TIME_WAIT
+    return listening + others, time_wait
 
 
 def _pids_holding(inodes: set[int]) -> dict[int, int]:
