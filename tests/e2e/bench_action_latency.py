@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy_ops.demo import Endpoints  # noqa: E402
+from rummy_platform.ports import LOCAL_DATABASE_URL, LOCAL_KAFKA_BOOTSTRAP  # noqa: E402
 from rummy_testing.players import (  # noqa: E402
     STOCK,
     Operator,
@@ -35,8 +36,8 @@ from rummy_testing.players import (  # noqa: E402
 )
 from rummy_testing.stacks import running_stack  # noqa: E402
 
-KAFKA = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
-DATABASE = os.environ.get("DATABASE_URL", "postgresql://rummy:rummy@127.0.0.1:15432/rummy")
+KAFKA = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", LOCAL_KAFKA_BOOTSTRAP)
+DATABASE = os.environ.get("DATABASE_URL", LOCAL_DATABASE_URL)
 
 
 def percentile(values: list[float], q: float) -> float:
