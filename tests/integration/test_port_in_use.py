@@ -1,5 +1,6 @@
 """A port in use is a sentence, not a traceback (issue 26): ``rummy demo``, ``rummy up`` and a
-service started alone, each as its own process, with a port it wants already taken by this test.
+service started alone, each as its own process, with a port it wants already taken by this test
+(in one process: libs/platform/tests/test_port_check.py).
 
 Each ends within seconds with status 2 and one line on stderr, ``Error: port N, wanted by ..., is
 in use by pid <this test's pid> (...): stop that process or set <VARIABLE> to a free port``; the
