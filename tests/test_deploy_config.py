@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rummy_platform.config import DEFAULT_PORTS
+from rummy_platform.ports import DEFAULT_PORTS
 from rummy_platform.topics import event_topic_specs
 from rummy_table.adapters.directory import directory_spec
 from rummy_testing.deploy_files import (

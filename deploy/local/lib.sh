@@ -7,8 +7,9 @@ LOCAL_DIR="$ROOT/deploy/local"
 # broker pair beside the first, e.g. `rummy soak`'s own); the jars stay in $ROOT/.local/kafka/libs.
 STATE="${RUMMY_STATE_DIR:-$ROOT/.local}"
 
-# Loopback ports (CONVENTIONS: Kafka 19092/19093, PostgreSQL 15432). The RUMMY_* overrides exist
-# only to run a second checkout beside the first; the defaults are the contract.
+# Loopback ports: the defaults are libs/platform/src/rummy_platform/ports.py's table (Kafka 19092,
+# its controller 19093, PostgreSQL 15432; tests/test_default_ports.py holds these lines to it). The
+# RUMMY_* overrides exist only to run a second checkout beside the first; the defaults are the contract.
 KAFKA_PORT="${RUMMY_KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${RUMMY_KAFKA_CONTROLLER_PORT:-19093}"
 PG_PORT="${RUMMY_PG_PORT:-15432}"

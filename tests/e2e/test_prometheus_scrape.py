@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from rummy_platform.config import DEFAULT_PORTS
+from rummy_platform.ports import DEFAULT_PORTS
 from rummy_testing.deploy_files import (
     ALERTS,
     LOCAL_PROMETHEUS_CONFIG,

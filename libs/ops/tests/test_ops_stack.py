@@ -24,6 +24,7 @@ from rummy_ops.stack import (
     free_port,
     repository_root,
 )
+from rummy_platform.port_check import PortInUse
 
 #: slow: the five services as processes, their supervisor killed (README.md#tests).
 pytestmark = pytest.mark.slow
@@ -126,10 +127,20 @@ def test_a_service_that_exits_while_starting_fails_the_start_with_its_log_and_st
 
 
 @pytest.mark.integration
-def test_a_port_already_taken_is_refused_with_a_hint(tmp_path: Path) -> None:
+def test_a_port_already_taken_is_refused_naming_it_its_holder_and_its_variable(
+    tmp_path: Path,
+) -> None:
     cfg = config(tmp_path, "fakehealthy")
-    with Stack(cfg), pytest.raises(StackError, match="already in use"):
-        Stack(cfg).start()
+    grpc_port = cfg.ports["fakehealthy"][0]
+    with Stack(cfg) as first:
+        holder = first.pids["fakehealthy"]
+        with pytest.raises(PortInUse) as refused:
+            Stack(cfg).start()
+    assert str(refused.value) == (
+        f"port {grpc_port}, wanted by the fakehealthy service's gRPC server, is in use by pid "
+        f"{holder} ({sys.executable} -m rummy_fakehealthy): stop that process or set "
+        "RUMMY_FAKEHEALTHY_GRPC_PORT to a free port"
+    )
 
 
 SUPERVISOR = """

@@ -33,6 +33,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.envelope import Envelope, encode
 from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
 from rummy_platform.topics import TopicSpec
 
 
@@ -103,7 +104,7 @@ def setting(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
+        "--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS", LOCAL_KAFKA_BOOTSTRAP)
     )
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=50)

@@ -9,7 +9,6 @@ import grpc
 import pytest
 
 from rummy_platform.config import (
-    DEFAULT_PORTS,
     DEFAULT_RATE_LIMITS,
     DEFAULT_TOKEN_MAX_LIFETIME_SECONDS,
     BucketSpec,
@@ -26,6 +25,7 @@ from rummy_platform.errors import (
     ServiceError,
     status_for,
 )
+from rummy_platform.ports import DEFAULT_PORTS
 from rummy_testing.settings_env import use_settings_environment
 
 SECRET = "settings-test-secret-0123456789abcdef"
@@ -52,8 +52,8 @@ def from_env(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Settings]:
 
 
 def test_each_service_defaults_to_its_conventional_ports(from_env: Callable[..., Settings]) -> None:
-    expected = {"table": (50051, 9101), "dealer": (50052, 9102), "ledger": (50053, 9103),
-                "fairness": (50054, 9104), "clock": (50055, 9105)}  # fmt: skip
+    expected = {"table": (15051, 15101), "dealer": (15052, 15102), "ledger": (15053, 15103),
+                "fairness": (15054, 15104), "clock": (15055, 15105)}  # fmt: skip
     assert dict(DEFAULT_PORTS) == expected
     for service, ports in expected.items():
         settings = from_env({"RUMMY_JWT_SECRET": SECRET}, settings_of(service))
@@ -173,7 +173,7 @@ def test_a_service_that_needs_kafka_or_postgresql_cannot_start_without_them(
 
 def test_empty_variables_count_as_unset(from_env: Callable[..., Settings]) -> None:
     settings = from_env({"RUMMY_JWT_SECRET": SECRET, "RUMMY_GRPC_PORT": "", "RUMMY_LOG_LEVEL": ""})
-    assert (settings.grpc_port, settings.log_level) == (50051, "info")
+    assert (settings.grpc_port, settings.log_level) == (15051, "info")
 
 
 def test_the_topic_prefix_plug_ins_and_fault_point_are_settings_too(

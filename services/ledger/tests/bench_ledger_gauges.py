@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "support"
 
 from rummy_ledger.adapters import db  # noqa: E402
 from rummy_platform import ledger_invariants  # noqa: E402
+from rummy_platform.ports import LOCAL_DATABASE_URL  # noqa: E402
 from rummy_testing.service_process import fresh_database  # noqa: E402
 
 PLAYERS = 1000
@@ -101,7 +102,7 @@ def timed(query: Callable[[], object]) -> tuple[float, float]:
 def main() -> None:
     grants = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     hands = int(sys.argv[2]) if len(sys.argv) > 2 else 50_000
-    url = os.environ.get("DATABASE_URL", "postgresql://rummy:rummy@127.0.0.1:15432/rummy")
+    url = os.environ.get("DATABASE_URL", LOCAL_DATABASE_URL)
     with fresh_database(url, "ledger_bench_gauges") as bench_url:
         db.apply_migrations(bench_url)
         with psycopg.connect(bench_url, options=f"-c search_path={db.SCHEMA}") as conn:

@@ -35,6 +35,7 @@ from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy_platform.auth import Role  # noqa: E402
 from rummy_platform.envelope import Envelope  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
+from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP  # noqa: E402
 from rummy_platform.topics import (  # noqa: E402
     CLOCK_EVENTS,
     DEALER_EVENTS,
@@ -65,7 +66,7 @@ def wait_for_fact(log: KafkaEventLog, prefix: str, table_id: str, cls: type) -> 
 
 
 def main(turns: int) -> None:
-    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:19092")
+    bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", LOCAL_KAFKA_BOOTSTRAP)
     prefix = f"bench{uuid.uuid4().hex[:6]}-"
     env = {
         "KAFKA_BOOTSTRAP_SERVERS": bootstrap,

@@ -26,6 +26,7 @@ from rummy.table.v1 import events_pb2 as table_pb
 from rummy_ops.replay.sources import SourceError, read_topic
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import EventLogError
+from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 
 #: The topics the trail is read from (under the services' topic prefix).
@@ -109,7 +110,7 @@ def read_trail(bootstrap: str, topic_prefix: str = "") -> list[AuditEntry]:
 @click.option(
     "--bootstrap",
     envvar="KAFKA_BOOTSTRAP_SERVERS",
-    default="127.0.0.1:19092",
+    default=LOCAL_KAFKA_BOOTSTRAP,
     show_default=True,
     help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
 )

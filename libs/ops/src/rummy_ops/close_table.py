@@ -16,6 +16,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.token import token_secret
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.config import ConfigError
+from rummy_platform.ports import DEFAULT_PORTS
 from rummy_platform.table_routing import TableRouter
 
 #: Seconds a token minted by this command lives.
@@ -42,7 +43,7 @@ def _refused(error: grpc.RpcError) -> click.ClickException:
 @click.option(
     "--address",
     envvar="RUMMY_TABLE_ADDRESS",
-    default="127.0.0.1:50051",
+    default=f"127.0.0.1:{DEFAULT_PORTS['table'][0]}",
     show_default=True,
     help="The table service (RUMMY_TABLE_ADDRESS).",
 )

@@ -52,9 +52,24 @@ from types import FrameType, TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rummy_platform.config import DEFAULT_PORTS, MIN_JWT_SECRET_BYTES, SUPERVISOR_PID_VARIABLE
+from rummy_platform.config import MIN_JWT_SECRET_BYTES, SUPERVISOR_PID_VARIABLE
 from rummy_platform.eventlog import EventLogError, KafkaEventLog
 from rummy_platform.limits import open_channel
+from rummy_platform.port_check import ensure_free
+from rummy_platform.ports import (
+    DEFAULT_PORTS,
+    GRPC,
+    KAFKA_CONTROLLER_PORT,
+    KAFKA_CONTROLLER_PORT_VARIABLE,
+    KAFKA_PORT,
+    KAFKA_PORT_VARIABLE,
+    METRICS,
+    POSTGRES_PORT,
+    POSTGRES_PORT_VARIABLE,
+    ListeningPort,
+    service_listener,
+    stack_port_variable,
+)
 from rummy_platform.topics import event_topic_specs
 
 #: The five services, in the order they are started (stopped in reverse).
@@ -113,11 +128,49 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def port_in_use(port: int) -> bool:
-    """True when something accepts TCP connections on 127.0.0.1:``port``."""
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex((HOST, port)) == 0
+def port_setting(environ: Mapping[str, str], variable: str, default: int) -> int:
+    """The port ``variable`` of ``environ`` names (``default`` when unset or empty). Raises
+    StackError naming the variable for anything but 1..65535."""
+    raw = environ.get(variable, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        raise StackError(f"{variable}={raw[:40]!r}: a TCP port 1..65535")
+    return int(raw)
+
+
+def stack_ports(environ: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """Service -> (gRPC port, metrics port) of ``rummy demo``/``rummy up``: the table's
+    (``rummy_platform.ports.DEFAULT_PORTS``), each moved by ``RUMMY_<SERVICE>_GRPC_PORT`` /
+    ``RUMMY_<SERVICE>_METRICS_PORT`` of ``environ``. Raises StackError for a malformed one."""
+    return {
+        service: (
+            port_setting(environ, stack_port_variable(service, GRPC), grpc_port),
+            port_setting(environ, stack_port_variable(service, METRICS), metrics_port),
+        )
+        for service, (grpc_port, metrics_port) in DEFAULT_PORTS.items()
+    }
+
+
+def broker_ports(environ: Mapping[str, str]) -> dict[str, tuple[ListeningPort, ...]]:
+    """``kafka`` / ``postgres`` -> the ports ``deploy/local`` starts that broker on, as
+    ``deploy/local/lib.sh`` reads them (``RUMMY_KAFKA_PORT``, ``RUMMY_KAFKA_CONTROLLER_PORT``,
+    ``RUMMY_PG_PORT``, else the table's). Raises StackError for a malformed one."""
+
+    def port(variable: str, default: int, listener: str) -> ListeningPort:
+        return ListeningPort(port_setting(environ, variable, default), listener, variable)
+
+    return {
+        "kafka": (
+            port(KAFKA_PORT_VARIABLE, KAFKA_PORT, "the local Kafka broker"),
+            port(
+                KAFKA_CONTROLLER_PORT_VARIABLE,
+                KAFKA_CONTROLLER_PORT,
+                "the local Kafka broker's controller",
+            ),
+        ),
+        "postgres": (port(POSTGRES_PORT_VARIABLE, POSTGRES_PORT, "the local PostgreSQL server"),),
+    }
 
 
 def local_jwt_secret(root: Path) -> str:
@@ -135,7 +188,9 @@ def local_jwt_secret(root: Path) -> str:
 class StackConfig:
     """What to start and how.
 
-    ``ports``: service -> (gRPC port, metrics port); default the CONVENTIONS ports.
+    ``ports``: service -> (gRPC port, metrics port); default the table's
+    (``rummy_platform.ports``), moved by ``RUMMY_<SERVICE>_GRPC_PORT`` / ``_METRICS_PORT``
+    in :meth:`from_env`.
     ``clock_speed``: how many times faster than real time turn deadlines pass
     (``RUMMY_CLOCK_SPEED``).
     ``kafka_bootstrap_servers`` / ``database_url``: external infrastructure; both None = the local
@@ -166,8 +221,9 @@ class StackConfig:
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
         """A config for the checkout ``root`` (default: this one) from the environment:
         ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` (external when both are set),
-        ``RUMMY_JWT_SECRET`` (else ``.local/jwt-secret``), logs in ``.local/logs``.
-        ``overrides`` replace any field."""
+        ``RUMMY_JWT_SECRET`` (else ``.local/jwt-secret``), the services' ports
+        (:func:`stack_ports`), logs in ``.local/logs``. ``overrides`` replace any field.
+        Raises StackError for a malformed port variable."""
         root = root or repository_root()
         kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
         database = os.environ.get("DATABASE_URL") or None
@@ -177,6 +233,7 @@ class StackConfig:
             root=root,
             jwt_secret=secret,
             log_dir=root / ".local" / "logs",
+            ports=stack_ports(os.environ),
             kafka_bootstrap_servers=kafka if external else None,
             database_url=database if external else None,
             create_topics=True,
@@ -235,9 +292,11 @@ class Stack:
     """Starts the infrastructure and the services of a :class:`StackConfig`; stops them again.
 
     Use as a context manager, or call :meth:`start` and :meth:`stop` (idempotent; also safe after
-    a failed start). Raises :class:`StackError` from :meth:`start` when a port is taken, the local
-    brokers fail to start, or a service exits or is not SERVING within the timeout (what it did
-    start is stopped first).
+    a failed start). :meth:`start` raises :class:`~rummy_platform.port_check.PortInUse`, before
+    it starts anything, when a port it would listen on is taken (a service's; a local broker's
+    when it would start that broker rather than reuse one that answers), and :class:`StackError`
+    when the local brokers fail to start or a service exits or is not SERVING within the timeout
+    (what it did start is stopped first).
     """
 
     def __init__(self, config: StackConfig) -> None:
@@ -260,8 +319,8 @@ class Stack:
     def start(self) -> None:
         """Infrastructure, then every service; returns when all answer SERVING."""
         try:
+            ensure_free(self.listening_ports())
             self._start_infrastructure()
-            self._check_ports_free()
             if self.config.create_topics:
                 self._create_topics()
             self.config.log_dir.mkdir(parents=True, exist_ok=True)
@@ -381,10 +440,22 @@ class Stack:
 
     # -- parts ---------------------------------------------------------------------------------
 
-    def _stack_sh(self, command: str, *, capture: bool = False) -> subprocess.CompletedProcess[str]:
-        """Run ``deploy/local/stack.sh <command>`` for the local brokers (never with external
-        servers in its environment); raise StackError when ``up``/``down`` fail."""
-        script = self.config.root / "deploy" / "local" / "stack.sh"
+    def listening_ports(self) -> list[ListeningPort]:
+        """Every service's gRPC and metrics port, with who listens and the variable that moves
+        it (``RUMMY_<SERVICE>_GRPC_PORT``, ``..._METRICS_PORT``)."""
+        return [
+            ListeningPort(port, service_listener(service, kind), stack_port_variable(service, kind))
+            for service in self.config.services
+            for kind, port in zip((GRPC, METRICS), self.config.ports[service], strict=True)
+        ]
+
+    def _stack_sh(
+        self, command: str, *, capture: bool = False, script_name: str = "stack"
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``deploy/local/<script_name>.sh <command>`` for the local brokers (never with
+        external servers in its environment); raise StackError when a command other than
+        ``status`` fails."""
+        script = self.config.root / "deploy" / "local" / f"{script_name}.sh"
         env = {
             k: v
             for k, v in os.environ.items()
@@ -401,7 +472,8 @@ class Stack:
         )
         if result.returncode != 0 and command != "status":
             raise StackError(
-                f"`bash deploy/local/stack.sh {command}` failed (status {result.returncode}); "
+                f"`bash deploy/local/{script_name}.sh {command}` failed (status "
+                f"{result.returncode}); "
                 "see .local/kafka/broker.log and .local/pg/postgres.log"
             )
         return result
@@ -409,9 +481,15 @@ class Stack:
     def _start_infrastructure(self) -> None:
         if self.config.external_infrastructure:
             return
-        already_up = self._stack_sh("status", capture=True).returncode == 0
+        ports = broker_ports(os.environ)
+        answering = {
+            kind: self._stack_sh("status", capture=True, script_name=kind).returncode == 0
+            for kind in ports
+        }
+        # A broker that answers is reused; one that does not is started, on ports that are free.
+        ensure_free(port for kind, up in answering.items() if not up for port in ports[kind])
+        self._started_infrastructure = not all(answering.values())  # stopped even if `up` fails
         self._stack_sh("up")
-        self._started_infrastructure = not already_up
         exports = _parse_exports(self._stack_sh("env", capture=True).stdout)
         self.kafka_bootstrap_servers = exports["KAFKA_BOOTSTRAP_SERVERS"]
         self.database_url = exports["DATABASE_URL"]
@@ -428,15 +506,6 @@ class Stack:
             raise StackError(
                 f"could not create the event topics on {self.kafka_bootstrap_servers}: {exc}"
             ) from exc
-
-    def _check_ports_free(self) -> None:
-        for service in self.config.services:
-            for port in self.config.ports[service]:
-                if port_in_use(port):
-                    raise StackError(
-                        f"port {port} ({service}) is already in use: is a stack already running? "
-                        "(stop the `rummy up` or `rummy demo --keep-running` that holds it)"
-                    )
 
     def _spawn(self, service: str) -> None:
         log_path = self.log_path(service)

@@ -18,6 +18,15 @@ from rummy_ops.stack import (
     interrupt_on_sigterm,
     shielded_from_interrupts,
 )
+from rummy_platform.port_check import PORT_IN_USE_STATUS, PortInUse
+
+
+class StartRefused(click.ClickException):
+    """A start refused before anything ran (a port in use, a malformed port variable):
+    ``Error: ...`` and exit status 2, click's status for a bad invocation (1 is a command's own
+    failure)."""
+
+    exit_code = PORT_IN_USE_STATUS
 
 
 def clock_speed_option(default: float) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -46,15 +55,24 @@ def running_stack(
 
     ``starting(stack)`` is the line printed before the start. ``interrupted`` is (the line
     printed on Ctrl-C, the exit status then; None: the command ends normally). A StackError
-    becomes a click error (exit status 1, its message)."""
-    # --keep-running: the services must outlive this process, so they are not tied to it.
-    stack = Stack(StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running))
+    becomes a click error (exit status 1, its message); a port variable that is not a port,
+    or a port in use (checked before anything starts), one of status 2 (:class:`StartRefused`:
+    ``Error: port 15051, wanted by the table service's gRPC server, is in use by pid ...``)."""
+    try:
+        # --keep-running: the services must outlive this process, so they are not tied to it.
+        config = StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running)
+    except StackError as error:
+        raise StartRefused(str(error)) from None
+    stack = Stack(config)
     click.echo(starting(stack))
     message, status = interrupted
     with interrupt_on_sigterm():
         try:
             stack.start()
             yield stack
+        except PortInUse as error:
+            keep_running, status = False, None  # nothing was started: nothing to stop or say
+            raise StartRefused(str(error)) from None
         except StackError as error:
             raise click.ClickException(str(error)) from None
         except KeyboardInterrupt:

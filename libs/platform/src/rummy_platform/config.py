@@ -10,7 +10,9 @@ field not given: that is pydantic-settings' own behaviour, kept so a test's brok
 Each field names its variable (``validation_alias``), its unit and its meaning: README.md's table
 of variables is generated from them (``deploy/settings_table.py``; a test fails when the two
 differ). A bad value ends the start with status 2 and one line naming the variable, what it holds
-and what it expects (:meth:`EnvSettings.load_or_exit`), before any port is bound. Empty
+and what it expects (:meth:`EnvSettings.load_or_exit`), before any port is bound; so does a
+service's port that another process holds (:meth:`Settings.load_or_exit`). The default ports
+are :mod:`rummy_platform.ports`' table. Empty
 variables count as unset. Secrets are never printed.
 """
 
@@ -32,14 +34,16 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-#: The local (gRPC port, metrics port) of each service, as CONVENTIONS.md fixes them.
-DEFAULT_PORTS: Mapping[str, tuple[int, int]] = {
-    "table": (50051, 9101),
-    "dealer": (50052, 9102),
-    "ledger": (50053, 9103),
-    "fairness": (50054, 9104),
-    "clock": (50055, 9105),
-}
+from rummy_platform.port_check import PortInUse, ensure_free, exit_port_in_use
+from rummy_platform.ports import (
+    DEFAULT_PORTS,
+    GRPC,
+    LOCAL_DATABASE_URL,
+    LOCAL_KAFKA_BOOTSTRAP,
+    METRICS,
+    ListeningPort,
+    service_listener,
+)
 
 #: The shortest shared secret accepted for HS256 (the hash output size, RFC 7518 section 3.2).
 MIN_JWT_SECRET_BYTES = 32
@@ -391,7 +395,7 @@ class Settings(TokenLifetimeSettings, SecretSettings):
     kafka_bootstrap_servers: str | None = setting(
         "KAFKA_BOOTSTRAP_SERVERS",
         None,
-        "Kafka brokers, `host:port[,host:port]` (local: `127.0.0.1:19092`)",
+        f"Kafka brokers, `host:port[,host:port]` (local: `{LOCAL_KAFKA_BOOTSTRAP}`)",
     )
     topic_prefix: str = setting(
         TOPIC_PREFIX_VARIABLE,
@@ -432,6 +436,31 @@ class Settings(TokenLifetimeSettings, SecretSettings):
         "unauthenticated",
         "the token bucket of each peer host, counting calls whose token is refused",
     )
+
+    @classmethod
+    def load_or_exit(cls) -> Self:
+        """As :meth:`EnvSettings.load_or_exit`; then, before anything is bound or connected, a
+        port of :meth:`listening_ports` that another process holds ends the start the same way:
+        ``Error: port ..., wanted by ..., is in use by pid ...`` on stderr, status 2
+        (:mod:`rummy_platform.port_check`)."""
+        settings = super().load_or_exit()
+        try:
+            ensure_free(settings.listening_ports(), settings.bind_host)
+        except PortInUse as error:
+            exit_port_in_use(error)
+        return settings
+
+    def listening_port(self, kind: str) -> ListeningPort | None:
+        """The ``kind`` (``grpc`` or ``metrics``) port this process listens on, with who
+        listens and the variable that moves it; None for port 0 (any free one)."""
+        name = f"{kind}_port"
+        port = int(getattr(self, name))
+        listener = service_listener(self.service or "rummy", kind)
+        return ListeningPort(port, listener, self.variable(name)) if port else None
+
+    def listening_ports(self) -> tuple[ListeningPort, ...]:
+        """The gRPC and metrics ports of :meth:`listening_port` that are not 0."""
+        return tuple(p for kind in (GRPC, METRICS) if (p := self.listening_port(kind)) is not None)
 
     @model_validator(mode="before")
     @classmethod
@@ -492,7 +521,7 @@ class KafkaServiceSettings(Settings):
 
     kafka_bootstrap_servers: str = setting(
         "KAFKA_BOOTSTRAP_SERVERS",
-        meaning="Kafka brokers, `host:port[,host:port]` (local: `127.0.0.1:19092`)",
+        meaning=f"Kafka brokers, `host:port[,host:port]` (local: `{LOCAL_KAFKA_BOOTSTRAP}`)",
         shown_default="required",
     )
 
@@ -503,7 +532,7 @@ class PostgresServiceSettings(KafkaServiceSettings):
 
     database_url: str = setting(
         "DATABASE_URL",
-        meaning="PostgreSQL URL (local: `postgresql://rummy:rummy@127.0.0.1:15432/rummy`)",
+        meaning=f"PostgreSQL URL (local: `{LOCAL_DATABASE_URL}`)",
         shown_default="required",
         secret=True,
     )

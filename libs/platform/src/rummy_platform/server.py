@@ -30,6 +30,7 @@ runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finis
 from __future__ import annotations
 
 import asyncio
+import errno
 import signal
 import threading
 import time
@@ -50,6 +51,8 @@ from rummy_platform.errors import ErrorMappingInterceptor
 from rummy_platform.limits import SERVER_OPTIONS, RequestLimitsInterceptor
 from rummy_platform.logging import LoggingContextInterceptor, configure_logging, get_logger
 from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metrics_server
+from rummy_platform.port_check import PortInUse, exit_port_in_use, in_use, taken
+from rummy_platform.ports import GRPC, METRICS
 from rummy_platform.rate_limit import RateLimits
 from rummy_platform.rpc_scope import AioScopes, ScopeInterceptor
 from rummy_platform.service_main import SupervisorWatch
@@ -61,6 +64,10 @@ AddServicerFn = Callable[[Any, grpc.Server], None]
 #: take them; the aio server takes them one at a time on its loop, so a burst of streams (10,000
 #: spectators reconnecting at once: measured with ``bench/throughput.py --watchers 10000``, where
 #: two thirds were CANCELLED) overflows it. The queue stays bounded, only deeper.
+#: Options of every host: a port another process listens on is never shared (gRPC's default
+#: ``SO_REUSEPORT`` would let a second service on the same port take half its calls, silently).
+BIND_OPTIONS: tuple[tuple[str, int], ...] = (("grpc.so_reuseport", 0),)
+
 AIO_SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.server.max_pending_requests", 20_000),
     ("grpc.server.max_pending_requests_hard_limit", 40_000),
@@ -107,13 +114,13 @@ class ServiceHost:
             fused = AioScopes(
                 [s.scope for s in scopes], self._executor, request_check=request_limits
             )
-            self._server: Any = self._aio.create([fused], SERVER_OPTIONS)
+            self._server: Any = self._aio.create([fused], (*SERVER_OPTIONS, *BIND_OPTIONS))
             self._health = _AioHealthServicer()
         else:
             self._server = grpc.server(
                 self._executor,
                 interceptors=[*scopes, request_limits],
-                options=list(SERVER_OPTIONS),
+                options=[*SERVER_OPTIONS, *BIND_OPTIONS],
             )
             self._health = _HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
@@ -162,22 +169,20 @@ class ServiceHost:
 
     def start(self) -> None:
         """Bind both ports (0 = a free one; read :attr:`grpc_port`, :attr:`metrics_port`),
-        start serving and report SERVING. Raises RuntimeError/OSError if a port is taken."""
+        start serving and report SERVING. Raises :class:`~rummy_platform.port_check.PortInUse`
+        when another process holds a port (the host is then stopped: it never serves), and
+        RuntimeError/OSError when a port cannot be bound for another reason."""
         if self._started:
             raise RuntimeError("the host has already started")
         self._started = True
         reflection.enable_server_reflection(
             (*self._service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
         )
-        host = _host_for_url(self.settings.bind_host)
-        port = self._server.add_insecure_port(f"{host}:{self.settings.grpc_port}")
-        if port == 0:
-            raise RuntimeError(f"could not bind gRPC to {host}:{self.settings.grpc_port}")
-        self.grpc_port = port
-        self._metrics_server = start_metrics_server(
-            self.settings.metrics_port, self.settings.bind_host, self._registry
-        )
-        self.metrics_port = int(self._metrics_server.server_port)
+        try:
+            self._bind()
+        except PortInUse:
+            self._release()
+            raise
         if self._aio is not None:
             self._aio.run(self._server.start())
         else:
@@ -191,6 +196,42 @@ class ServiceHost:
             metrics_port=self.metrics_port,
             services=self._service_names,
         )
+
+    def _bind(self) -> None:
+        """Bind the gRPC port, then the metrics port; one another process holds (taken since
+        the settings checked it) raises :class:`PortInUse` naming it and its holder."""
+        grpc_wanted, metrics_wanted = map(self.settings.listening_port, (GRPC, METRICS))
+        host = _host_for_url(self.settings.bind_host)
+        failure: RuntimeError | None = None
+        try:
+            port = self._server.add_insecure_port(f"{host}:{self.settings.grpc_port}")
+        except RuntimeError as error:  # grpc's "Failed to bind to address"
+            port, failure = 0, error
+        if port == 0:
+            if grpc_wanted is not None and in_use(self.settings.bind_host, grpc_wanted.port):
+                raise taken(grpc_wanted) from None
+            address = f"{host}:{self.settings.grpc_port}"
+            raise failure or RuntimeError(f"could not bind gRPC to {address}")
+        self.grpc_port = port
+        try:
+            self._metrics_server = start_metrics_server(
+                self.settings.metrics_port, self.settings.bind_host, self._registry
+            )
+        except OSError as error:
+            if metrics_wanted is not None and error.errno == errno.EADDRINUSE:
+                raise taken(metrics_wanted) from None
+            raise
+        self.metrics_port = int(self._metrics_server.server_port)
+
+    def _release(self) -> None:
+        """After a failed bind: never serve, run the ``on_shutdown`` hooks (the consumers and
+        loops that ``build`` started), end the aio loop; :meth:`stop` does nothing after it."""
+        with self._stop_lock:
+            self._stopped = True
+        if self._aio is not None:
+            self._aio.close()
+        self._executor.shutdown(wait=False)
+        _run_hooks(reversed(self._shutdown_hooks))
 
     def set_serving(self, serving: bool, reason: str = "") -> None:
         """Report gRPC health SERVING (``serving``) or NOT_SERVING for ``""`` and every added
@@ -276,8 +317,10 @@ class ServiceHost:
     def serve_forever(self) -> None:
         """Start, serve until SIGTERM or SIGINT (or, with ``settings.supervisor_pid``, until
         this process's parent is no longer that supervisor), then :meth:`stop` and return (so
-        the process exits 0). A second signal during the drain cancels in-flight calls. Must
-        run in the main thread (Python delivers signals there)."""
+        the process exits 0). A second signal during the drain cancels in-flight calls. A port
+        in use ends it with ``Error: port ... is in use ...`` on stderr and status 2
+        (:func:`rummy_platform.port_check.exit_port_in_use`), never a traceback. Must run in
+        the main thread (Python delivers signals there)."""
         if threading.current_thread() is not threading.main_thread():
             raise RuntimeError("serve_forever must run in the main thread to receive signals")
         stop_requested = threading.Event()
@@ -292,12 +335,15 @@ class ServiceHost:
 
         watch = self._supervisor_watch(stop_requested)
         previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+        refused: PortInUse | None = None
         try:
             if watch is not None:
                 watch.start()
             self.start()
             while not stop_requested.wait(0.5):
                 pass
+        except PortInUse as error:
+            refused = error
         finally:
             try:
                 self.stop(hurry=hurry)
@@ -306,6 +352,8 @@ class ServiceHost:
                     watch.stop()
                 for sig, handler in previous.items():
                     signal.signal(sig, handler)
+        if refused is not None:
+            exit_port_in_use(refused)
 
     def _supervisor_watch(self, stop_requested: threading.Event) -> SupervisorWatch | None:
         """With ``settings.supervisor_pid``: a watch that requests the shutdown when the

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rummy_platform.config import DEFAULT_PORTS, KafkaServiceSettings, setting
+from rummy_platform.config import KafkaServiceSettings, setting
+from rummy_platform.ports import DEFAULT_PORTS
 
 
 class DealerSettings(KafkaServiceSettings):

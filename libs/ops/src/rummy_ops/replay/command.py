@@ -16,6 +16,7 @@ from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
 from rummy_ops.replay.render import hand_json, hand_lines, match_json
 from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_kafka, select
 from rummy_platform.envelope import Envelope
+from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
 from rummy_platform.skips import SKIPPED
 
 
@@ -74,7 +75,7 @@ _kafka_options = [
     click.option(
         "--bootstrap",
         envvar="KAFKA_BOOTSTRAP_SERVERS",
-        default="127.0.0.1:19092",
+        default=LOCAL_KAFKA_BOOTSTRAP,
         show_default=True,
         help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
     ),

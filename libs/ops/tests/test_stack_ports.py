@@ -1,0 +1,58 @@
+"""The ports ``rummy demo``/``rummy up`` listen on: the table's (``rummy_platform.ports``), each
+moved by its own variable; a malformed one refuses the start with status 2 before anything
+runs, naming it. (A taken port, through real processes: tests/integration/test_port_in_use.py.)"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from rummy_ops.cli import main
+from rummy_ops.stack import Stack, StackConfig, StackError, broker_ports, stack_ports
+from rummy_platform.ports import DEFAULT_PORTS, KAFKA_CONTROLLER_PORT, KAFKA_PORT, POSTGRES_PORT
+
+SECRET = "stack-ports-test-secret-0123456789abcdef"
+
+
+def test_the_stack_listens_on_the_tables_ports_unless_a_variable_moves_one() -> None:
+    assert stack_ports({}) == dict(DEFAULT_PORTS)
+    moved = stack_ports({"RUMMY_LEDGER_METRICS_PORT": "21103", "RUMMY_TABLE_GRPC_PORT": ""})
+    assert moved == {**DEFAULT_PORTS, "ledger": (DEFAULT_PORTS["ledger"][0], 21103)}
+
+
+def test_the_stack_names_each_port_with_its_listener_and_variable() -> None:
+    config = StackConfig.from_env(jwt_secret=SECRET, ports=stack_ports({}))
+    listed = {(p.port, p.listener, p.variable) for p in Stack(config).listening_ports()}
+    table_grpc, clock_metrics = DEFAULT_PORTS["table"][0], DEFAULT_PORTS["clock"][1]
+    assert (table_grpc, "the table service's gRPC server", "RUMMY_TABLE_GRPC_PORT") in listed
+    clock = "the clock service's metrics (/metrics) server"
+    assert (clock_metrics, clock, "RUMMY_CLOCK_METRICS_PORT") in listed
+    assert len(listed) == 2 * len(DEFAULT_PORTS)
+
+
+def test_the_brokers_ports_are_the_tables_unless_deploy_locals_variables_move_them() -> None:
+    ports = {kind: [p.port for p in listed] for kind, listed in broker_ports({}).items()}
+    assert ports == {"kafka": [KAFKA_PORT, KAFKA_CONTROLLER_PORT], "postgres": [POSTGRES_PORT]}
+    (postgres,) = broker_ports({"RUMMY_PG_PORT": "21432"})["postgres"]
+    assert (postgres.port, postgres.variable) == (21432, "RUMMY_PG_PORT")
+
+
+@pytest.mark.parametrize("raw", ["http", "0", "65536", "-1", "15051.5"])
+def test_a_port_variable_that_is_no_port_is_refused_naming_it(raw: str) -> None:
+    with pytest.raises(
+        StackError, match=rf"^RUMMY_TABLE_GRPC_PORT='{raw}': a TCP port 1\.\.65535$"
+    ):
+        stack_ports({"RUMMY_TABLE_GRPC_PORT": raw})
+    with pytest.raises(StackError, match="^RUMMY_KAFKA_PORT="):
+        broker_ports({"RUMMY_KAFKA_PORT": raw})
+
+
+@pytest.mark.parametrize("command", ["up", "demo"])
+def test_rummy_refuses_a_malformed_port_variable_with_status_2_before_starting(
+    command: str,
+) -> None:
+    result = CliRunner().invoke(
+        main, [command], env={"RUMMY_JWT_SECRET": SECRET, "RUMMY_DEALER_GRPC_PORT": "x"}
+    )
+    assert result.exit_code == 2
+    assert result.output == "Error: RUMMY_DEALER_GRPC_PORT='x': a TCP port 1..65535\n"
