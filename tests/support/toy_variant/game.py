@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import ClassVar
 
-from rummy_rules import codec, registry
+from rummy_rules import codec
 from rummy_rules.cards import Card
 from rummy_rules.commands import (
     Command,
@@ -514,4 +514,3 @@ class ToyKnock(VariantRules):
 
 
 TOY: Variant[ToyState] = ToyKnock()
-registry.register(TOY)

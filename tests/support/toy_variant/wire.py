@@ -13,16 +13,14 @@ from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import wires
+from rummy_game.bundle import VariantBundle
 from rummy_game.wire import HandContext, StreamCodecError
-from rummy_platform import variant_payloads
-from rummy_rules import registry
 from rummy_rules.commands import Command
 from rummy_rules.events import Event
 from rummy_rules.rules import RuleSet, RuleSetError
 
 from . import toy_pb2
-from .game import TOY, TOY_NAME, Knock, Knocked, ToyOptions
+from .game import TOY, TOY_NAME, Knock, Knocked, ToyOptions, ToyState
 
 
 class ToyWire:
@@ -113,10 +111,16 @@ class ToyWire:
 TOY_WIRE = ToyWire()
 
 
+#: The toy as one plug-in: its rules, wire, payloads and codec classes.
+TOY_BUNDLE = VariantBundle(
+    variant=TOY,
+    wire=TOY_WIRE,
+    payload_modules=(toy_pb2,),
+    codec_classes=(ToyOptions, Knock, Knocked, ToyState),
+)
+
+
 def register_toy() -> None:
-    """Make the toy playable by the hosts in this process: its rules (``rummy_rules.registry``),
-    its wire (``rummy_game.wires``) and its event payloads (``rummy_platform.variant_payloads``).
-    Registering twice is harmless."""
-    registry.register(TOY)
-    wires.register(TOY_WIRE)
-    variant_payloads.register_module(toy_pb2)
+    """Make the toy playable by the hosts in this process: its bundle's one call
+    (``VariantBundle.install``). Registering twice is harmless."""
+    TOY_BUNDLE.install()

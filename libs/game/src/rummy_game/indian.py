@@ -1,7 +1,9 @@
 """The Indian points variant's wire (``indian-points``, Bombay Baazi): its options, events,
 commands and answers (protobuf package ``rummy.indian.v1``) <-> ``rummy_rules.indian``.
 
-Registered in :mod:`rummy_game.wires`; no host imports this module.
+Its bundle, :data:`INDIAN_BUNDLE` (rules, wire, payloads, codec classes, verifier script,
+docs), is the entry point ``indian-points`` of the group ``rummy.variants`` (``libs/game``'s
+``pyproject.toml``): hosts find it there (``rummy_game.bundle``); no host imports this module.
 
 - Options: ``rummy.indian.v1.IndianPointsOptions`` in ``RuleSet.variant_options.indian_points``,
   and the same options in the flat fields 2-5, 7 and 8 of ``rummy.common.v1.RuleSet`` that a
@@ -10,7 +12,7 @@ Registered in :mod:`rummy_game.wires`; no host imports this module.
   table deals from, ``rummy_rules.indian.rules.IndianShoes``) is in the oneof only; left out, a
   table keeps the house shoes (Bombay Baazi's at 4, 6, 8 seats, else the rulebook's).
 - Events: ``Declared``, ``DeclarationRejected``, ``PlayerDropped`` (records of the old types
-  ``rummy.table.v1.*`` decode as these: ``rummy_platform.variant_payloads.ALIASES``).
+  ``rummy.table.v1.*`` decode as these: the bundle's ``payload_aliases``).
 - Commands (``PlayRequest.command``): ``Declare`` (answer ``DeclareAnswer``), ``Drop`` (answer
   ``DropAnswer``); the older RPCs ``Declare`` / ``Drop`` of ``rummy.table.v1.TableService``
   send the same commands (:meth:`IndianWire.request_command`).
@@ -33,11 +35,19 @@ from rummy.table.v1 import events_pb2 as table_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_rules.commands import Command, LeaveHand
 from rummy_rules.events import Event
+from rummy_rules.indian import INDIAN_POINTS
 from rummy_rules.indian import events as indian
 from rummy_rules.indian.commands import Declare, Drop
-from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT, IndianShoes, indian_rules
+from rummy_rules.indian.rules import (
+    INDIAN_POINTS_VARIANT,
+    IndianPointsRules,
+    IndianShoes,
+    indian_rules,
+)
+from rummy_rules.indian.state import HandState
 from rummy_rules.rules import RuleSet, RuleSetError
 
+from .bundle import VariantBundle
 from .wire import (
     HandContext,
     StreamCodecError,
@@ -394,3 +404,26 @@ def _winner_result(ended: table_pb.HandEnded) -> table_pb.SeatResult | None:
 
 #: The Indian wire (``rummy_game.wires`` registers it).
 INDIAN_WIRE = IndianWire()
+
+
+INDIAN_BUNDLE = VariantBundle(
+    variant=INDIAN_POINTS,
+    wire=INDIAN_WIRE,
+    payload_modules=(ipb,),
+    payload_aliases=tuple(
+        (f"rummy.table.v1.{name}", f"rummy.indian.v1.{name}")
+        for name in ("Declared", "DeclarationRejected", "PlayerDropped")
+    ),
+    codec_classes=(
+        IndianPointsRules,
+        Declare,
+        Drop,
+        HandState,
+        indian.PlayerDropped,
+        indian.Declared,
+        indian.DeclarationRejected,
+    ),
+    verifier_script="indian-score.js",
+    docs=("docs/rules/declaration.md", "docs/rules/scoring.md", "docs/rules/formats.md"),
+)
+"""Indian points as one plug-in (entry point ``rummy.variants:indian-points``)."""

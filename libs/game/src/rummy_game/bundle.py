@@ -1,0 +1,81 @@
+"""A variant as one plug-in: :class:`VariantBundle`, everything a host needs of one game, installed
+by one call (:meth:`VariantBundle.install`).
+
+A package that ships a variant builds one bundle and declares it in the entry-point group
+``rummy.variants`` of its ``pyproject.toml``::
+
+    [project.entry-points."rummy.variants"]
+    gin-rummy = "acme_gin.bundle:GIN_BUNDLE"
+
+Every host finds it by itself (``rummy_rules.registry.discover``, on the first lookup of a
+variant, a wire, an event payload or a codec class), so installing the package adds the game with
+no edit to this tree; the product's Indian points is found that way
+(``rummy_game.indian:INDIAN_BUNDLE``, declared by ``rummy-game``). A module that is not installed
+(a test suite's toy, named by ``RUMMY_VARIANT_PLUGINS``) calls its bundle's ``install()`` when it
+is imported.
+
+What a bundle holds (the variant's own code, in its own packages):
+
+- ``variant``: its rules behind ``rummy_rules.variant.Variant`` (state machine, views, rule sets,
+  its bot strategy as ``variant.bot``, its ``legal_commands``);
+- ``wire``: its ``rummy_game.wire.VariantWire`` (options, events, commands and answers on the
+  wire);
+- ``payload_modules``: its generated ``*_pb2`` modules of event payloads (every stream reader
+  decodes them), and ``payload_aliases``: old type names its events were recorded under;
+- ``codec_classes``: its dataclass messages for ``rummy_rules.codec`` (commands, events, options,
+  state);
+- ``verifier_script``: the browser verifier's scorer of its hands (a file of ``web/verify``), or
+  None; ``docs``: its rules documents (paths from the repository root).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from rummy_platform import variant_payloads
+from rummy_rules import codec, registry
+from rummy_rules.variant import Variant
+
+from . import wires
+from .wire import VariantWire
+
+
+@dataclass(frozen=True)
+class VariantBundle:
+    """One variant's plug-in (see the module's text)."""
+
+    variant: Variant[Any]
+    wire: VariantWire
+    payload_modules: tuple[ModuleType, ...] = ()
+    #: (old full type name, the full name of the message it is read as), e.g.
+    #: ``("rummy.table.v1.Declared", "rummy.indian.v1.Declared")``.
+    payload_aliases: tuple[tuple[str, str], ...] = ()
+    codec_classes: tuple[type, ...] = ()
+    verifier_script: str | None = None
+    docs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.wire.variant != self.variant.name:
+            raise ValueError(
+                f"the wire of {self.wire.variant!r} is not the variant {self.variant.name!r}'s"
+            )
+
+    @property
+    def name(self) -> str:
+        """The variant's name (``RuleSet.variant``)."""
+        return self.variant.name
+
+    def install(self) -> None:
+        """Make the variant playable by every host in this process: its rules
+        (``rummy_rules.registry``), its wire (``rummy_game.wires``), its event payloads and their
+        old names (``rummy_platform.variant_payloads``) and its codec classes
+        (``rummy_rules.codec``). Installing twice is harmless; raises ValueError if another
+        variant holds its name."""
+        registry.register(self.variant)
+        wires.register(self.wire)
+        for module in self.payload_modules:
+            variant_payloads.register_module(module)
+        variant_payloads.register_aliases(dict(self.payload_aliases))
+        codec.register(*self.codec_classes)
