@@ -459,6 +459,18 @@ class ToyKnock(VariantRules):
         except RuleSetError as exc:
             raise _fail(ErrorCode.INVALID_COMMAND, str(exc)) from None
 
+    def legal_commands(self, state: ToyState, seat: int) -> tuple[Command, ...]:
+        """On its turn: draw (while the stock holds cards) or knock; after drawing, discard
+        any card."""
+        own = state.seat(seat)
+        if state.phase is not ToyPhase.PLAYING or seat != state.turn_seat or own is None:
+            return ()
+        turn = state.turn_no
+        if state.drawn:
+            return tuple(Discard(seat=seat, turn_no=turn, card=c, at_ms=0) for c in own.cards)
+        draw = (DrawFromStock(seat=seat, turn_no=turn, at_ms=0),) if state.stock else ()
+        return (*draw, Knock(seat=seat, turn_no=turn, at_ms=0))
+
     def apply(self, state: ToyState, event: Event) -> ToyState:
         return apply(state, event)
 

@@ -107,6 +107,16 @@ class Variant(Protocol, Generic[S]):
         Raises RuleViolation (with an ErrorCode) for a command the rules refuse."""
         ...
 
+    def legal_commands(self, state: S, seat: int) -> tuple[Command, ...]:
+        """The moves ``seat`` may make now (OpenSpiel's ``legal_actions``): a finite tuple of
+        commands, each one ``decide`` accepts in ``state``, in the variant's order; ``()`` when
+        the seat has none (not its turn, no hand in play). Their ``at_ms`` is 0: a host stamps
+        its own time (``dataclasses.replace``). Moves are the commands of play (draws,
+        discards, the variant's own: a declare, a knock); leaving, seeds, timeouts and the
+        services' records are not. A bot, a fuzzer, the clock's automatic play and a view take
+        legality from here, never working it out again."""
+        ...
+
     def apply(self, state: S, event: Event) -> S:
         """The state after ``event``. Never raises on a history that ``decide`` produced."""
         ...

@@ -11,7 +11,7 @@ from ..rules import RuleSet, RuleSetError, VariantOptions
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
 from .bot import INDIAN_BOT
-from .decide import decide
+from .decide import decide, legal_commands
 from .rules import (
     BOMBAY_BAAZI_NAME,
     BOMBAY_BAAZI_VERSION,
@@ -108,6 +108,9 @@ class IndianPoints(VariantRules):
 
     def decide(self, state: HandState, command: Command) -> tuple[Event, ...]:
         return decide(state, command)
+
+    def legal_commands(self, state: HandState, seat: int) -> tuple[Command, ...]:
+        return legal_commands(state, seat)
 
     def apply(self, state: HandState, event: Event) -> HandState:
         return apply(state, event)
