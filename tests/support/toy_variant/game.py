@@ -27,6 +27,7 @@ from enum import Enum
 from typing import ClassVar
 
 from rummy_rules import codec
+from rummy_rules.bot import VariantBot
 from rummy_rules.cards import Card
 from rummy_rules.commands import (
     Command,
@@ -442,7 +443,7 @@ class ToyKnock(VariantRules):
     deal_shape = ToyOptions.deal_shape
 
     @property
-    def bot(self) -> object:
+    def bot(self) -> VariantBot:
         from .bot import TOY_BOT  # the strategy imports this module
 
         return TOY_BOT

@@ -16,6 +16,7 @@ from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game.bundle import VariantBundle
 from rummy_game.wire import HandContext, StreamCodecError
 from rummy_rules.commands import Command
+from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.rules import RuleSet, RuleSetError
 
@@ -68,12 +69,13 @@ class ToyWire:
             return (Knocked(seat=payload.seat, turn_no=payload.turn_no),)
         raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a toy event")
 
-    def command(
-        self, message: Message, seat: int, turn_no: int, at_ms: int, ctx: HandContext
-    ) -> Command:
+    def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         if isinstance(message, toy_pb2.Knock):
             return Knock(seat=seat, turn_no=turn_no, at_ms=at_ms)
         raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not a toy command")
+
+    def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
+        return toy_pb2.Knock() if isinstance(command, Knock) else None
 
     def replay_command(self, event: Event, at_ms: int) -> Command | None:
         if isinstance(event, Knocked):
@@ -93,9 +95,6 @@ class ToyWire:
 
     def request_answer(self, request: Message, answer: Message | None) -> Message | None:
         return None
-
-    def bot_command(self, move: str, card: cards_pb2.Card | None) -> Message | None:
-        return toy_pb2.Knock() if move == "knock" else None
 
     def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
         answer = toy_pb2.KnockAnswer()

@@ -34,6 +34,7 @@ from rummy.indian.v1 import rules_pb2 as indian_pb2
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_rules.commands import Command, LeaveHand
+from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.indian import INDIAN_POINTS
 from rummy_rules.indian import events as indian
@@ -308,17 +309,22 @@ class IndianWire:
 
     # -- commands ------------------------------------------------------------------------------
 
-    def command(
-        self, message: Message, seat: int, turn_no: int, at_ms: int, ctx: HandContext
-    ) -> Command:
+    def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         if isinstance(message, ipb.Declare):
             if not message.HasField("face_down"):
                 raise StreamCodecError("a Declare names the card laid face down (face_down)")
-            card = card_from_pb(message.face_down, ctx.shoe)
+            card = card_from_pb(message.face_down, shoe)
             return Declare(seat=seat, turn_no=turn_no, face_down=card, at_ms=at_ms)
         if isinstance(message, ipb.Drop):
             return Drop(seat=seat, turn_no=turn_no, at_ms=at_ms)
         raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not an Indian command")
+
+    def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
+        if isinstance(command, Declare):
+            return ipb.Declare(face_down=card_to_pb(command.face_down, shoe))
+        if isinstance(command, Drop):
+            return ipb.Drop()
+        return None
 
     def replay_command(self, event: Event, at_ms: int) -> Command | None:
         if isinstance(event, indian.Declared | indian.DeclarationRejected):
@@ -351,13 +357,6 @@ class IndianWire:
         return None
 
     # -- bots ----------------------------------------------------------------------------------
-
-    def bot_command(self, move: str, card: cards_pb2.Card | None) -> Message | None:
-        if move == "declare" and card is not None:
-            return ipb.Declare(face_down=card)
-        if move == "drop":
-            return ipb.Drop()
-        return None
 
     def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
         for cls in (ipb.DeclareAnswer, ipb.DropAnswer):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
+from .bot import VariantBot
 from .commands import Command
 from .events import Event, HandAborted, HandEnded
 from .formats.messages import DealRules
@@ -66,9 +67,9 @@ class Variant(Protocol, Generic[S]):
     deal_shape: DealShape
 
     @property
-    def bot(self) -> object | None:
-        """The variant's bot strategy: pure choices from a seat's own cards, in the variant's
-        own terms (a bot host of the variant knows its shape), or None if it has none."""
+    def bot(self) -> VariantBot | None:
+        """The variant's bot strategy (``rummy_rules.bot.VariantBot``: one of the legal moves,
+        chosen from what the seat knows), or None if it has none."""
         ...
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:

@@ -38,7 +38,6 @@ from rummy_platform.limits import open_channel
 from rummy_platform.table_routing import TableRouter
 from rummy_rules import registry
 from rummy_rules.deck import Shoe
-from rummy_rules.melds import MeldOptions
 from rummy_rules.variant import Variant
 
 OPERATOR_ACCOUNT = "ops-demo"
@@ -46,17 +45,18 @@ _TOKEN_SECONDS = 6 * 3600
 
 
 def temperament(index: int, rng: random.Random, mischief: float) -> Temperament:
-    """Seat 0 of each table sometimes stalls a whole hand, seat 1 sometimes declares wrongly,
+    """Seat 0 of each table sometimes stalls a whole hand, seat 1 sometimes blunders (plays a
+    move of the variant's own its strategy did not choose: a wrong declare at Indian points),
     everyone stalls a turn now and then; ``mischief`` scales all of it (0 = well behaved)."""
     m = max(0.0, mischief)
     if index == 0:
         return Temperament(stall_hand=min(1.0, 0.15 * m), stall_turn=min(1.0, 0.05 * m))
     if index == 1:
-        return Temperament(wrong_declare=min(1.0, 0.03 * m), stall_turn=min(1.0, 0.01 * m))
+        return Temperament(blunder=min(1.0, 0.03 * m), stall_turn=min(1.0, 0.01 * m))
     return Temperament(
         stall_turn=min(1.0, 0.01 * m),
-        wrong_declare=min(1.0, 0.003 * m),
-        drop_hopeless=rng.choice([0.3, 0.5, 0.8]),
+        blunder=min(1.0, 0.003 * m),
+        give_up=rng.choice([0.3, 0.5, 0.8]),
     )
 
 
@@ -165,7 +165,6 @@ class _Demo:
         return BotBrain(
             seed=self.rng.getrandbits(64),
             temperament=temperament(index, self.rng, self.options.mischief),
-            options=MeldOptions(jokers_only_group_is_sequence=True),
             variant=self.variant.name,
             match=plan.bots_match,
         )

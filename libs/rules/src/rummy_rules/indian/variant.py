@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..bot import VariantBot
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
 from ..formats.messages import DealRules
@@ -70,7 +71,7 @@ class IndianPoints(VariantRules):
     rules_versions = frozenset({f"{BOMBAY_BAAZI_NAME}/{BOMBAY_BAAZI_VERSION}"})
     options_type: type[VariantOptions] = IndianPointsRules
     deal_shape = IndianPointsRules.deal_shape
-    bot: object | None = INDIAN_BOT
+    bot: VariantBot | None = INDIAN_BOT
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
         """Bombay Baazi; on the rulebook's shoes at a seat count Bombay Baazi's have no shoe
