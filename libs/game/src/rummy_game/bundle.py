@@ -25,11 +25,16 @@ What a bundle holds (the variant's own code, in its own packages):
 - ``codec_classes``: its dataclass messages for ``rummy_rules.codec`` (commands, events, options,
   state);
 - ``verifier_script``: the browser verifier's scorer of its hands (a file of ``web/verify``), or
-  None; ``docs``: its rules documents (paths from the repository root).
+  None; ``docs``: its rules documents (paths from the repository root);
+- what hosts show and count of its hands, which they know no other way: ``outcomes`` (each
+  seat's ``SeatResult.outcome`` word with its label and mark: the table's
+  ``rummy_table_seat_outcomes_total``, the demo's report) and ``counters`` (the table's series of
+  its own events, ``VariantWire.metric``: ``rummy_table_declares_total{result}``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -40,6 +45,31 @@ from rummy_rules.variant import Variant
 
 from . import wires
 from .wire import VariantWire
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a seat's part of a hand ended, as the variant's ``SeatResult.outcome`` names it:
+    ``name`` (``"wrong_declare"``), ``label`` (a phrase for people: ``"wrong declare"``),
+    ``short`` (a mark of at most 3 characters for one-line summaries: ``"wd"``; ``""``: none);
+    ``notable``: the demo's report lists the hands it ended (a wrong declare, a timeout)."""
+
+    name: str
+    label: str
+    short: str = ""
+    notable: bool = False
+
+
+@dataclass(frozen=True)
+class CounterSeries:
+    """A Prometheus counter the table keeps of the variant's own events (the pairs its wire's
+    ``metric`` gives): ``rummy_table_<name>_total`` with one label ``label`` whose values are
+    ``values`` (every one exported at 0 from the start); ``help`` its description."""
+
+    name: str
+    help: str
+    label: str
+    values: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -55,6 +85,8 @@ class VariantBundle:
     codec_classes: tuple[type, ...] = ()
     verifier_script: str | None = None
     docs: tuple[str, ...] = ()
+    outcomes: tuple[Outcome, ...] = ()
+    counters: tuple[CounterSeries, ...] = ()
 
     def __post_init__(self) -> None:
         if self.wire.variant != self.variant.name:
@@ -75,7 +107,22 @@ class VariantBundle:
         variant holds its name."""
         registry.register(self.variant)
         wires.register(self.wire)
+        _BUNDLES[self.name] = self
         for module in self.payload_modules:
             variant_payloads.register_module(module)
         variant_payloads.register_aliases(dict(self.payload_aliases))
         codec.register(*self.codec_classes)
+
+
+_BUNDLES: dict[str, VariantBundle] = {}
+
+
+def bundles() -> Iterator[VariantBundle]:
+    """Every installed bundle (the entry points discovered first), by variant name."""
+    registry.discover()
+    return iter([_BUNDLES[name] for name in sorted(_BUNDLES)])
+
+
+def outcome(name: str) -> Outcome | None:
+    """The outcome ``name`` as the first installed bundle that declares it describes it."""
+    return next((o for b in bundles() for o in b.outcomes if o.name == name), None)

@@ -48,7 +48,7 @@ from rummy_rules.indian.rules import (
 from rummy_rules.indian.state import HandState
 from rummy_rules.rules import RuleSet, RuleSetError
 
-from .bundle import VariantBundle
+from .bundle import CounterSeries, Outcome, VariantBundle
 from .wire import (
     HandContext,
     StreamCodecError,
@@ -424,5 +424,18 @@ INDIAN_BUNDLE = VariantBundle(
     ),
     verifier_script="indian-score.js",
     docs=("docs/rules/declaration.md", "docs/rules/scoring.md", "docs/rules/formats.md"),
+    outcomes=(
+        Outcome("won", "won", "W"),
+        Outcome("counted", "counted", ""),
+        Outcome("first_drop", "first drop", "fd"),
+        Outcome("middle_drop", "middle drop", "md"),
+        Outcome("timed_out", "timeout auto-drop", "to", notable=True),
+        Outcome("wrong_declare", "wrong declare", "wd", notable=True),
+        Outcome("left", "left", "lv"),
+    ),
+    counters=(
+        CounterSeries("declares", "Declares", "result", ("valid", "wrong")),
+        CounterSeries("drops", "Drops", "kind", tuple(kind.value for kind in DROP_KIND_TO_PB)),
+    ),
 )
 """Indian points as one plug-in (entry point ``rummy.variants:indian-points``)."""
