@@ -29,22 +29,27 @@ What a bundle holds (the variant's own code, in its own packages):
 - what hosts show and count of its hands, which they know no other way: ``outcomes`` (each
   seat's ``SeatResult.outcome`` word with its label and mark: the table's
   ``rummy_table_seat_outcomes_total``, the demo's report) and ``counters`` (the table's series of
-  its own events, ``VariantWire.metric``: ``rummy_table_declares_total{result}``).
+  its own events, ``VariantWire.metric``: ``rummy_table_declares_total{result}``), and for
+  replay ``equivalent_results`` (a recorded grouping equally good as today's solver's).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from rummy_platform import variant_payloads
 from rummy_rules import codec, registry
+from rummy_rules.events import HandEnded
 from rummy_rules.variant import Variant
 
 from . import wires
 from .wire import VariantWire
+
+#: ``(state, recorded HandEnded, derived HandEnded) -> (equivalent seats, why not)``.
+EquivalentResults = Callable[[object, HandEnded, HandEnded], tuple[list[int], str]]
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,11 @@ class VariantBundle:
     docs: tuple[str, ...] = ()
     outcomes: tuple[Outcome, ...] = ()
     counters: tuple[CounterSeries, ...] = ()
+    #: For replay: given the hand's state before a recorded HandEnded that differs from the
+    #: re-derived one, the seats whose recorded arrangement is an equally good alternative
+    #: (``([], why)`` when it is not; ``why`` ``""`` for a difference elsewhere); None: a
+    #: difference is always a finding.
+    equivalent_results: EquivalentResults | None = None
 
     def __post_init__(self) -> None:
         if self.wire.variant != self.variant.name:
@@ -121,6 +131,12 @@ def bundles() -> Iterator[VariantBundle]:
     """Every installed bundle (the entry points discovered first), by variant name."""
     registry.discover()
     return iter([_BUNDLES[name] for name in sorted(_BUNDLES)])
+
+
+def bundle_of(variant: str) -> VariantBundle | None:
+    """The installed bundle of ``variant`` (``""``: the legacy variant), or None."""
+    registry.discover()
+    return _BUNDLES.get(variant or registry.LEGACY_VARIANT)
 
 
 def outcome(name: str) -> Outcome | None:
