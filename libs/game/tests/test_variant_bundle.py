@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from rummy_game import wires
-from rummy_game.bundle import VariantBundle
+from rummy_game.bundle import VariantBundle, bundle_of
 from rummy_platform import variant_payloads
 from rummy_platform.envelope import event_payloads
+from rummy_platform.limits import field_limits
 from rummy_rules import codec, registry
+from rummy_rules.indian.equivalence import equivalent_results
 
 SUPPORT = Path(__file__).resolve().parents[3] / "tests" / "support"
 
@@ -35,6 +37,10 @@ def test_the_indian_variant_is_an_installed_bundle_found_by_its_entry_point() ->
         assert codec.registered(cls.__name__) is cls
     assert bundle.variant.bot is not None
     assert bundle.verifier_script == "indian-score.js"
+    # what the hosts read of it: replay's judge of equivalent groupings, its request limits
+    assert bundle_of("indian-points") is bundle and bundle_of("") is bundle
+    assert bundle.equivalent_results is equivalent_results
+    assert field_limits()["groups"] == 13 and field_limits()["cards"] == 14
 
 
 def test_old_type_names_of_a_bundle_are_read_as_its_messages() -> None:
@@ -67,7 +73,7 @@ _PACKAGE = '''
 from dataclasses import dataclass
 from toy_variant.game import ToyKnock
 from toy_variant.wire import ToyWire, toy_pb2
-from rummy_game.bundle import VariantBundle
+from rummy_game.bundle import VariantBundle, bundle_of
 
 class AcmeKnock(ToyKnock):
     name = "acme-knock"

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from rummy_platform import variant_payloads
+from rummy_platform import limits, variant_payloads
 from rummy_rules import codec, registry
 from rummy_rules.events import HandEnded
 from rummy_rules.variant import Variant
@@ -97,6 +97,10 @@ class VariantBundle:
     #: (``([], why)`` when it is not; ``why`` ``""`` for a difference elsewhere); None: a
     #: difference is always a finding.
     equivalent_results: EquivalentResults | None = None
+    #: The limits of the variant's own request fields (its commands', its older RPCs'), by
+    #: field name: bytes for strings and bytes, items for repeated fields
+    #: (``rummy_platform.limits``; the field's ``.proto`` comment states the same number).
+    field_limits: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.wire.variant != self.variant.name:
@@ -121,6 +125,7 @@ class VariantBundle:
         for module in self.payload_modules:
             variant_payloads.register_module(module)
         variant_payloads.register_aliases(dict(self.payload_aliases))
+        limits.register_field_limits(dict(self.field_limits))
         codec.register(*self.codec_classes)
 
 

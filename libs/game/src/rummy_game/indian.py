@@ -39,6 +39,7 @@ from rummy_rules.events import Event
 from rummy_rules.indian import INDIAN_POINTS
 from rummy_rules.indian import events as indian
 from rummy_rules.indian.commands import Declare, Drop
+from rummy_rules.indian.equivalence import equivalent_results
 from rummy_rules.indian.rules import (
     INDIAN_POINTS_VARIANT,
     IndianPointsRules,
@@ -437,5 +438,8 @@ INDIAN_BUNDLE = VariantBundle(
         CounterSeries("declares", "Declares", "result", ("valid", "wrong")),
         CounterSeries("drops", "Drops", "kind", tuple(kind.value for kind in DROP_KIND_TO_PB)),
     ),
+    equivalent_results=equivalent_results,
+    # a declare's grouping (Declare, DeclareRequest): at most 13 groups of at most 14 cards
+    field_limits=(("groups", 13), ("cards", 14)),
 )
 """Indian points as one plug-in (entry point ``rummy.variants:indian-points``)."""
