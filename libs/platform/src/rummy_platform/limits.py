@@ -5,11 +5,11 @@ name, in :func:`field_limits` (the hosts' :data:`FIELD_LIMITS` and the installed
 for strings, UTF-8 encoded, and for bytes; items for repeated fields); the ``.proto`` comment of
 each field states the same number. The :class:`RequestLimitsInterceptor` that every
 :class:`~rummy_platform.server.ServiceHost` installs checks each request of a unary-request RPC
-against them, nested messages included, before the servicer runs: a field over its limit ends the call INVALID_ARGUMENT with a message
-naming the field, its size and the limit (never the value). No string field may hold a NUL
-character (U+0000: PostgreSQL text cannot store it; no id, name or token needs it): one that
-does is INVALID_ARGUMENT naming the field. A request the server cannot parse (invalid UTF-8 in
-a string) is INVALID_ARGUMENT too, not gRPC's INTERNAL.
+against them, nested messages included, before the servicer runs: a field over its limit ends the
+call INVALID_ARGUMENT with a message naming the field, its size and the limit (never the value). No
+string field may hold a NUL character (U+0000: PostgreSQL text cannot store it; no id, name or token
+needs it): one that does is INVALID_ARGUMENT naming the field. A request the server cannot parse
+(invalid UTF-8 in a string) is INVALID_ARGUMENT too, not gRPC's INTERNAL.
 
 Whole messages are bounded by gRPC itself: servers take requests up to
 :data:`MAX_REQUEST_BYTES` and send responses up to :data:`MAX_RESPONSE_BYTES`
