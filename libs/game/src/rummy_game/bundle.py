@@ -41,7 +41,8 @@ from types import ModuleType
 from typing import Any
 
 from rummy_platform import limits, variant_payloads
-from rummy_rules import codec, registry
+from rummy_rules import cases, codec, registry
+from rummy_rules.cases import CaseGames
 from rummy_rules.events import HandEnded
 from rummy_rules.variant import Variant
 
@@ -101,6 +102,8 @@ class VariantBundle:
     #: field name: bytes for strings and bytes, items for repeated fields
     #: (``rummy_platform.limits``; the field's ``.proto`` comment states the same number).
     field_limits: tuple[tuple[str, int], ...] = ()
+    #: The rules cases it judges for ``rummy-rules evaluate`` (``rummy_rules.cases``), or None.
+    cli_cases: CaseGames | None = None
 
     def __post_init__(self) -> None:
         if self.wire.variant != self.variant.name:
@@ -127,6 +130,8 @@ class VariantBundle:
         variant_payloads.register_aliases(dict(self.payload_aliases))
         limits.register_field_limits(dict(self.field_limits))
         codec.register(*self.codec_classes)
+        if self.cli_cases is not None:
+            cases.register(self.cli_cases)
 
 
 _BUNDLES: dict[str, VariantBundle] = {}

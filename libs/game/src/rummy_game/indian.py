@@ -38,6 +38,7 @@ from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.indian import INDIAN_POINTS
 from rummy_rules.indian import events as indian
+from rummy_rules.indian.cases import INDIAN_CASES
 from rummy_rules.indian.commands import Declare, Drop
 from rummy_rules.indian.equivalence import equivalent_results
 from rummy_rules.indian.rules import (
@@ -441,5 +442,6 @@ INDIAN_BUNDLE = VariantBundle(
     equivalent_results=equivalent_results,
     # a declare's grouping (Declare, DeclareRequest): at most 13 groups of at most 14 cards
     field_limits=(("groups", 13), ("cards", 14)),
+    cli_cases=INDIAN_CASES,
 )
 """Indian points as one plug-in (entry point ``rummy.variants:indian-points``)."""
