@@ -36,10 +36,11 @@ What a bundle holds (the variant's own code, in its own packages):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy_platform import limits, variant_payloads
 from rummy_rules import cases, codec, registry
 from rummy_rules.cases import CaseGames
@@ -79,6 +80,30 @@ class CounterSeries:
 
 
 @dataclass(frozen=True)
+class DemoTable:
+    """A table ``rummy demo`` opens for the variant: ``seats``, ``point_value_hundredths`` per
+    point (0: free or a format table), ``commission_bps``, ``players`` bots (None: every seat),
+    ``match`` its format (``OpenTableRequest.match``; None: a points table) and
+    ``split_at_seats`` (at a pool with split, its bots ask once this many seats are in)."""
+
+    name: str
+    seats: int
+    point_value_hundredths: int
+    commission_bps: int
+    players: int | None = None
+    match: match_pb.MatchOptions | None = field(default=None, compare=False)
+    split_at_seats: int = 0
+
+
+@dataclass(frozen=True)
+class DemoGame:
+    """A game of ``rummy demo --game NAME``: the tables it opens, all of the variant."""
+
+    name: str
+    tables: tuple[DemoTable, ...]
+
+
+@dataclass(frozen=True)
 class VariantBundle:
     """One variant's plug-in (see the module's text)."""
 
@@ -104,6 +129,8 @@ class VariantBundle:
     field_limits: tuple[tuple[str, int], ...] = ()
     #: The rules cases it judges for ``rummy-rules evaluate`` (``rummy_rules.cases``), or None.
     cli_cases: CaseGames | None = None
+    #: The games ``rummy demo --game`` plays of it (its match formats' tables).
+    demo_games: tuple[DemoGame, ...] = ()
 
     def __post_init__(self) -> None:
         if self.wire.variant != self.variant.name:

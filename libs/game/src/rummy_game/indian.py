@@ -31,6 +31,7 @@ from google.protobuf.message import Message
 from rummy.common.v1 import cards_pb2
 from rummy.indian.v1 import events_pb2 as ipb
 from rummy.indian.v1 import rules_pb2 as indian_pb2
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_rules.commands import Command, LeaveHand
@@ -50,7 +51,7 @@ from rummy_rules.indian.rules import (
 from rummy_rules.indian.state import HandState
 from rummy_rules.rules import RuleSet, RuleSetError
 
-from .bundle import CounterSeries, Outcome, VariantBundle
+from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
 from .wire import (
     HandContext,
     StreamCodecError,
@@ -407,6 +408,61 @@ def _winner_result(ended: table_pb.HandEnded) -> table_pb.SeatResult | None:
 INDIAN_WIRE = IndianWire()
 
 
+def _pool(
+    target: int, entry: int, *, rejoin: bool = False, split: bool = False
+) -> match_pb.MatchOptions:
+    pool = match_pb.PoolOptions(
+        target=target, entry_fee_hundredths=entry, rejoin=rejoin, split=split
+    )
+    return match_pb.MatchOptions(pool=pool)
+
+
+#: ``rummy demo --game``: one table of each Indian match format with modest entry fees
+#: (``docs/rules/formats.md``): a 101 pool with rejoin (3 seats: a rejoin needs two others still
+#: in), a 201 pool with split (its bots ask to split once two are left), a 2-deal deals table and
+#: a best of 3.
+DEMO_GAMES = (
+    DemoGame(
+        "pool101", (DemoTable("pool101-3", 3, 0, 1000, match=_pool(101, 10_00, rejoin=True)),)
+    ),
+    DemoGame(
+        "pool201",
+        (
+            DemoTable(
+                "pool201-3", 3, 0, 1000, match=_pool(201, 10_00, split=True), split_at_seats=2
+            ),
+        ),
+    ),
+    DemoGame(
+        "deals",
+        (
+            DemoTable(
+                "deals2-3",
+                3,
+                0,
+                500,
+                match=match_pb.MatchOptions(
+                    deals=match_pb.DealsOptions(deals=2, entry_fee_hundredths=5_00)
+                ),
+            ),
+        ),
+    ),
+    DemoGame(
+        "best-of",
+        (
+            DemoTable(
+                "bestof3-2",
+                2,
+                0,
+                500,
+                match=match_pb.MatchOptions(
+                    best_of=match_pb.BestOfOptions(deals=3, entry_fee_hundredths=5_00)
+                ),
+            ),
+        ),
+    ),
+)
+
 INDIAN_BUNDLE = VariantBundle(
     variant=INDIAN_POINTS,
     wire=INDIAN_WIRE,
@@ -443,5 +499,6 @@ INDIAN_BUNDLE = VariantBundle(
     # a declare's grouping (Declare, DeclareRequest): at most 13 groups of at most 14 cards
     field_limits=(("groups", 13), ("cards", 14)),
     cli_cases=INDIAN_CASES,
+    demo_games=DEMO_GAMES,
 )
 """Indian points as one plug-in (entry point ``rummy.variants:indian-points``)."""
