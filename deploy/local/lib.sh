@@ -55,11 +55,13 @@ ensure_uv() {
   command -v uv >/dev/null || die "uv $UV_VERSION installed but not on PATH"
 }
 
-# ensure_venv: .venv at the repository root, exactly as uv.lock pins it (created when missing).
+# ensure_venv: .venv at the repository root, exactly as uv.lock and the workspace's pyproject
+# files say, on every run: created when missing, and synced when a pull changed them (a variant's
+# entry point in a pyproject.toml, say, is seen only after a sync). Under a second when nothing
+# changed.
 ensure_venv() {
-  [ -x "$ROOT/.venv/bin/pytest" ] && [ -x "$ROOT/.venv/bin/rummy" ] && return 0
   ensure_uv
-  (cd "$ROOT" && UV_PYTHON_DOWNLOADS=never uv sync --locked)
+  (cd "$ROOT" && UV_PYTHON_DOWNLOADS=never uv sync --locked --quiet)
 }
 
 # ready KIND ADDRESS TIMEOUT_SECONDS: a real protocol round trip (see readiness.py).
