@@ -339,6 +339,11 @@ def play_out(table: ToyTable, values: list[int]) -> ev.HandEnded:
     return ended
 
 
+#: Broker addresses nothing answers on (port 9, discard, is closed on loopback).
+UNREACHABLE_KAFKA = "127.0.0.1:9"
+UNREACHABLE_DATABASE = "postgresql://rummy:rummy@127.0.0.1:9/rummy"
+
+
 # -- tests ----------------------------------------------------------------------------------------
 
 
@@ -346,8 +351,13 @@ def play_out(table: ToyTable, values: list[int]) -> ev.HandEnded:
 def test_a_service_whose_plug_in_cannot_be_imported_exits_2_before_serving_naming_it(
     module: str,
 ) -> None:
+    # A whole configuration, whatever the environment holds (CI exports the brokers' addresses,
+    # a user's shell does not), with brokers where nothing listens: the service must stop on the
+    # plug-in before it connects to anything.
     env = {
         **variant_plugin_env(),
+        "KAFKA_BOOTSTRAP_SERVERS": UNREACHABLE_KAFKA,
+        "DATABASE_URL": UNREACHABLE_DATABASE,
         "RUMMY_JWT_SECRET": SECRET,
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
