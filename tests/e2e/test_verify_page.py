@@ -47,6 +47,7 @@ from rummy_testing.players import (
     on_turn,
     operator_for,
     play_turn_with_solver,
+    rule_set,
     seed_and_wait_for_play,
 )
 from rummy_testing.tools import required_executable
@@ -203,6 +204,35 @@ def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
+def timed_out(rummy_stack: RunningStack, operator: Operator) -> Bundle:
+    """A hand at a 4-seat table of two, turns of 30 s (3 s at the stack's clock speed), where the
+    first seat on turn never acts: the clock ends each of its turns, the other draws and discards
+    on its own, and the third missed turn drops the sleeper (a timeout drop: the other wins)."""
+    table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=30))
+    try:
+        players = [table.player(f"sleep{i}", grant=5000) for i in range(2)]
+        for p in players:
+            p.take_seat()
+        view = seed_and_wait_for_play(players)
+        sleeper = on_turn(players, view)
+        awake = next(p for p in players if p is not sleeper)
+        turn: api.PlayerView | None = view
+        while turn is not None:
+            if on_turn(players, turn) is awake:
+                awake.draw_and_discard_drawn()
+            turn = next_turn(players, turn.turn_no, timeout=30)
+        awake.wait_phase(api.HAND_PHASE_ENDED)
+        bundle: dict[str, Any] = json.loads(
+            fetch_when_revealed(awake, table.table_id, view.hand_id)
+        )
+        drops = [(d["seat"], d["kind"]) for d in events_of(bundle, "PlayerDropped")]
+        assert drops == [(view.turn_seat, "timeout")], drops
+        return bundle
+    finally:
+        table.close()
+
+
+@pytest.fixture(scope="module")
 def demo_bundles(
     rummy_stack: RunningStack, short_demo: DemoReport, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Bundle]:
@@ -235,12 +265,18 @@ def ending_of(bundle: Bundle) -> set[str]:
 
 @pytest.fixture(scope="module")
 def real(
-    demo_bundles: dict[str, Bundle], reshuffled: dict[str, Any], wrong_then_declared: Bundle
+    demo_bundles: dict[str, Bundle],
+    reshuffled: dict[str, Any],
+    wrong_then_declared: Bundle,
+    timed_out: Bundle,
 ) -> dict[str, Bundle]:
-    """One real bundle of each ending the demo and the hands played here produced."""
+    """One real bundle of each ending the demo and the hands played here produced (the hands
+    played here bring a reshuffle, a drop, a wrong declare and a timeout drop of their own, so
+    none of those depends on what the demo's bots happened to do)."""
     out: dict[str, Bundle] = {
         "reshuffled stock": reshuffled["bundle"],
         "wrong declare then a declare": wrong_then_declared,
+        "timeout drop": timed_out,
     }
     for bundle in [*demo_bundles.values(), reshuffled["bundle"], wrong_then_declared]:
         for ending in sorted(ending_of(bundle)):

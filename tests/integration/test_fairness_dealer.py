@@ -338,6 +338,15 @@ def test_a_fairness_process_killed_between_commit_and_publish_publishes_the_comm
     assert commitment.payload.hand_id == hand_id  # published once, for the hand it commits to
 
 
+def unpublished(database_url: str) -> int:
+    """How many rows of fairness's outbox are not marked published yet."""
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM fairness.outbox WHERE published_at IS NULL"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def crash_and_restart(
     own: Stack, fault_point: str
 ) -> tuple[str, Envelope[fairness_events.SeedCommitted]]:
@@ -358,8 +367,14 @@ def crash_and_restart(
 
     restarted = start_service("rummy_fairness", own.env())
     try:
-        wait_for(own, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
-        time.sleep(1.0)
+        # Done once the restarted process marked the outbox row published: it appended its copy
+        # first, so every copy there will ever be is in the log then.
+        wait_for_count(
+            "the outbox row marked published",
+            lambda: [] if unpublished(schema_db) else ["marked"],
+            1,
+            EVENT_TIMEOUT_S,
+        )
         published = wait_for(own, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
     finally:
         restarted.stop()

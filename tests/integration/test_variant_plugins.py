@@ -80,6 +80,7 @@ from rummy_testing.service_process import (
     ServiceProcess,
     isolated_run,
     start_service,
+    variant_plugin_env,
 )
 from rummy_testing.waiting import wait_for_count, wait_until
 from toy_variant.game import SHOE, card_value
@@ -338,18 +339,30 @@ def play_out(table: ToyTable, values: list[int]) -> ev.HandEnded:
     return ended
 
 
+#: Broker addresses nothing answers on (port 9, discard, is closed on loopback).
+UNREACHABLE_KAFKA = "127.0.0.1:9"
+UNREACHABLE_DATABASE = "postgresql://rummy:rummy@127.0.0.1:9/rummy"
+
+
 # -- tests ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("module", SERVICES)
 def test_a_service_whose_plug_in_cannot_be_imported_exits_2_before_serving_naming_it(
-    module: str, stack: Stack
+    module: str,
 ) -> None:
-    # Everything else the service needs is given (the run's brokers, database, secret, ports), so
-    # that the plug-in is the only thing wrong: a service validates its settings first (the
-    # plug-in list is one of them) and imports the plug-ins second, so without the brokers it
-    # would stop on those instead, whatever the plug-ins (the test would then hold nothing).
-    env = stack.env(**{PLUGINS_VARIABLE: "toy_variant.plugin, no_such_variant_plugin"})
+    # A whole configuration, whatever the environment holds (CI exports the brokers' addresses,
+    # a user's shell does not), with brokers where nothing listens: the service must stop on the
+    # plug-in before it connects to anything.
+    env = {
+        **variant_plugin_env(),
+        "KAFKA_BOOTSTRAP_SERVERS": UNREACHABLE_KAFKA,
+        "DATABASE_URL": UNREACHABLE_DATABASE,
+        "RUMMY_JWT_SECRET": SECRET,
+        "RUMMY_GRPC_PORT": "0",
+        "RUMMY_METRICS_PORT": "0",
+        PLUGINS_VARIABLE: "toy_variant.plugin, no_such_variant_plugin",
+    }
     process = start_service(module, env, wait=False)
     assert process.process.wait(60) == 2
     time.sleep(0.2)  # the reader thread collects the last lines

@@ -32,6 +32,7 @@ from rummy.clock.v1 import clock_service_pb2 as clock_pb
 from rummy.clock.v1 import clock_service_pb2_grpc as clock_grpc
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_clock.domain.speed import due_time
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import KafkaEventLog, Record, partition_for
@@ -46,6 +47,7 @@ SECRET = "clock-process-test-secret-0123456789"
 SPEED = 10.0
 START_TIMEOUT_S = 30.0
 CATCH_UP_TIMEOUT_S = 40.0  # a SIGKILLed member's session (6 s) must lapse first
+LISTED_WITHIN_S = 15.0  # a running clock lists a deadline appended to table-events within this
 
 
 @dataclass
@@ -263,8 +265,17 @@ def test_a_deadline_that_passes_while_the_clock_is_killed_fires_once_after_resta
     log, prefix = topics
     table_topic, clock_topic = prefix + TABLE_EVENTS, prefix + CLOCK_EVENTS
     clock = start_clock(kafka_bootstrap, prefix)
-    # 60 s at speed 10: due 6 s from now.
-    started = turn_started("table-k", "hand-k", 1, seat=5, turn_no=3, seconds=60)
+    # Due LISTED_WITHIN_S + 5 s from now (200 s at speed 10): the clock lists it and is killed
+    # before it is due however long that takes within the wait below; then the test waits out
+    # the rest, so it falls due while no clock runs.
+    started = turn_started(
+        "table-k", "hand-k", 1, seat=5, turn_no=3, seconds=(LISTED_WITHIN_S + 5) * SPEED
+    )
+    due = due_time(
+        started.occurred_at,
+        started.payload.deadline.ToDatetime(UTC),  # type: ignore[attr-defined]
+        SPEED,
+    )
     # A later deadline on another table keeps the table-events resume offset behind the first
     # one after it fired, so the second restart re-reads table-k's turn and must not fire it.
     later = turn_started("table-8", "hand-l", 1, seat=1, turn_no=1, seconds=900)
@@ -272,14 +283,17 @@ def test_a_deadline_that_passes_while_the_clock_is_killed_fires_once_after_resta
     try:
         log.append(table_topic, later)
         started_at = log.append(table_topic, started)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + LISTED_WITHIN_S
         while len(pending(clock)) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert {d.table_id for d in pending(clock)} == {"table-k", "table-8"}
     finally:
         kill(clock)  # SIGKILL before the deadline
+    left_s = (due - datetime.now(UTC)).total_seconds()
+    print(f"killed {left_s:.1f} s before table-k's turn was due")
+    assert left_s > 0, f"the clock was killed {-left_s:.1f} s after table-k's turn was due"
     assert log.read_stream(clock_topic, "table-k") == []
-    time.sleep(6.5)  # the deadline passes while no clock runs
+    time.sleep(left_s + 0.5)  # the deadline passes while no clock runs
 
     clock = start_clock(kafka_bootstrap, prefix)
     try:

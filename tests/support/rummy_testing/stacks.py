@@ -11,7 +11,7 @@ database dropped (the topics stay on the broker, as the event log never expires)
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -69,9 +69,12 @@ def running_stack(
     database_url: str,
     label: str = "e2e",
     clock_speed: float = E2E_CLOCK_SPEED,
+    extra_env: Mapping[str, str] | None = None,
 ) -> Iterator[RunningStack]:
     """The five services started and SERVING; stopped (and their database dropped) on exit.
-    ``label`` names the database (``rummy_<label>_<run>``), topic prefix and log folder."""
+    ``label`` names the database (``rummy_<label>_<run>``), topic prefix and log folder;
+    ``extra_env``: more variables for every service (and every extra process of it,
+    ``rummy_testing.processes``), e.g. a setting a test needs other than its default."""
     run = uuid.uuid4().hex[:8]
     name = f"rummy_{label}_{run}"
     with psycopg.connect(database_url, autocommit=True) as admin:
@@ -86,7 +89,7 @@ def running_stack(
         topic_prefix=prefix,
         clock_speed=clock_speed,
         log_dir=root / ".local" / "logs" / f"{label}-{run}",
-        extra_env=variant_plugin_env(),
+        extra_env={**variant_plugin_env(), **(extra_env or {})},
     )
     try:
         with stack:
