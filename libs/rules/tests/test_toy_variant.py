@@ -100,7 +100,7 @@ def test_the_toy_deal_layout_is_five_cards_from_one_deck_with_no_cut_and_its_own
 
 def test_the_registry_refuses_a_name_or_rules_label_nobody_plays() -> None:
     with pytest.raises(registry.UnknownVariant):
-        registry.lookup("gin")
+        registry.lookup("no-such-game")
     with pytest.raises(registry.UnknownVariant):
         registry.lookup(TOY_NAME, "bombay-baazi/1")
     assert registry.lookup("").name == registry.LEGACY_VARIANT

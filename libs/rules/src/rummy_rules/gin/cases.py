@@ -32,9 +32,14 @@ Raises ``GinCaseError`` (a ``ValueError``) for a malformed case.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rummy_rules.cards import Card, CardParseError, format_cards, parse_card, parse_cards
+from rummy_rules.cases import CaseError, CaseGames
+from rummy_rules.formats.hollywood import COLUMNS, enter_win
+from rummy_rules.formats.scoring import game_end_totals
+from rummy_rules.formats.state import new_sheet
 
 from .arrangement import (
     KNOCK_LIMIT,
@@ -46,6 +51,7 @@ from .arrangement import (
     evaluate_eleven,
     hand_mask,
 )
+from .match import GIN_GAME_SCORING
 from .scoring import (
     HandRules,
     IllegalKnock,
@@ -58,12 +64,10 @@ from .scoring import (
 from .solver import deadwood as mask_deadwood
 
 GAMES = ("gin-deadwood", "gin-11", "gin-score", "gin-rule")
-GAME_BONUS = 100
-BOX_BONUS = 25
 DEFAULT_TARGET = 100
 
 
-class GinCaseError(ValueError):
+class GinCaseError(CaseError):
     """A gin case that cannot be judged (missing or malformed fields, bad cards)."""
 
 
@@ -254,9 +258,11 @@ def _target(fields: dict[str, Any]) -> int:
 
 
 def _game(fields: dict[str, Any]) -> dict[str, Any]:
-    """A game to the target from each player's won hands (``docs/rules/formats.md#game-to``): the
-    player who reached the target wins the game bonus (doubled when the other scored nothing);
-    each player adds a box per hand won; the result is the difference of the totals."""
+    """A game to the target from each player's won hands (``docs/rules/formats.md#game-to``), by
+    the formats' game-end scoring (:data:`~rummy_rules.gin.match.GIN_GAME_SCORING` through
+    ``rummy_rules.formats.scoring.game_end_totals``): the player who reached the target wins the
+    game bonus (the shutout bonus when the other scored nothing); each adds its boxes; the result
+    is the difference of the totals (uncapped: a case asks for points, not money)."""
     won: dict[str, list[int]] = {}
     for key, value in fields.items():
         if key.startswith("hands_won_") and key != "hands_won":
@@ -266,29 +272,28 @@ def _game(fields: dict[str, Any]) -> dict[str, Any]:
                 raise GinCaseError(f"field {key!r} must be a list of non-negative integers")
             won[key.removeprefix("hands_won_")] = value
     target = _target(fields)
-    totals = {p: sum(v) for p, v in won.items()}
-    reached = [p for p in won if totals[p] >= target]
+    names = list(won)
+    points = {seat: sum(won[name]) for seat, name in enumerate(names)}
+    reached = [seat for seat in points if points[seat] >= target]
     if not reached or len(won) != 2:
         return {"result": "unfinished", "points": None}
-    winner = max(reached, key=lambda p: totals[p])
-    (loser,) = [p for p in won if p != winner]
-    bonus = GAME_BONUS * (2 if totals[loser] == 0 else 1)
-    high = totals[winner] + bonus + BOX_BONUS * len(won[winner])
-    low = totals[loser] + BOX_BONUS * len(won[loser])
-    return {"result": winner, "points": high - low}
+    winner = max(reached, key=lambda seat: points[seat])
+    boxes = {seat: len(won[name]) for seat, name in enumerate(names)}
+    totals = game_end_totals(GIN_GAME_SCORING, points, boxes, winner)
+    (loser,) = [seat for seat in totals if seat != winner]
+    return {"result": names[winner], "points": totals[winner] - totals[loser]}
 
 
 def _hollywood(fields: dict[str, Any]) -> dict[str, Any]:
-    """Hollywood's three columns from the hands won in order: a player's n-th win scores in the
-    first min(n, 3) columns still running; a column ends when a player reaches the target in it
-    (``docs/rules/formats.md#game-to``). Hand points only, no bonus."""
+    """Hollywood's three columns from the hands won in order, entered as the format enters them
+    (``rummy_rules.formats.hollywood.enter_win``: a player's n-th win in the first min(n, 3)
+    columns still running; a column ends when a player reaches the target in it;
+    ``docs/rules/formats.md#hollywood``): each player's hand points per column, no bonus."""
     sequence = fields["hollywood_sequence"]
     if not isinstance(sequence, list):
         raise GinCaseError("field 'hollywood_sequence' must be a list of [player, points]")
     target = _target(fields)
-    columns: dict[str, list[int]] = {"A": [0, 0, 0], "B": [0, 0, 0]}
-    wins: dict[str, int] = {}
-    ended = [False, False, False]
+    entries: list[tuple[str, int]] = []
     for item in sequence:
         if (
             not isinstance(item, list)
@@ -299,12 +304,25 @@ def _hollywood(fields: dict[str, Any]) -> dict[str, Any]:
             or item[1] < 0
         ):
             raise GinCaseError("each hollywood_sequence item must be [player, points]")
-        player, points = item
-        columns.setdefault(player, [0, 0, 0])
-        wins[player] = wins.get(player, 0) + 1
-        for col in range(min(wins[player], 3)):
-            if not ended[col]:
-                columns[player][col] += points
-                if columns[player][col] >= target:
-                    ended[col] = True
+        entries.append((item[0], item[1]))
+    names = list(dict.fromkeys(["A", "B", *(name for name, _ in entries)]))
+    seat_of = {name: seat for seat, name in enumerate(names)}
+    sheets = tuple(new_sheet(column, seat_of.values()) for column in range(1, COLUMNS + 1))
+    wins: dict[str, int] = {}
+    for name, points in entries:
+        wins[name] = wins.get(name, 0) + 1
+        sheets = enter_win(
+            sheets, seat_of[name], points, wins[name], target=target, scoring=GIN_GAME_SCORING
+        )
+    columns = {name: [dict(sheet.points)[seat_of[name]] for sheet in sheets] for name in names}
     return {"result": "columns", "points": columns}
+
+
+def judge(game: str, case: Mapping[str, Any], flags: frozenset[str]) -> dict[str, Any]:
+    """``rummy_rules.cases``' judge: :func:`evaluate_gin_case` (no switches). Raises
+    CaseError (a :class:`GinCaseError`)."""
+    return evaluate_gin_case(dict(case))
+
+
+GIN_CASES = CaseGames(games=GAMES, judge=judge)
+"""The gin family's rules cases (its bundle's ``cli_cases``)."""

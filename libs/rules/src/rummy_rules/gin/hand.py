@@ -186,7 +186,6 @@ class GinHandScored(Event):
     defender_melds: tuple[ScoredGroup, ...]
     defender_deadwood_cards: tuple[Card, ...]
     defender_deadwood: int
-    at_ms: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,7 +195,6 @@ class GinWallReached(Event):
 
     turn_no: int
     hands: tuple[tuple[Card, ...], tuple[Card, ...]]
-    at_ms: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,7 +205,6 @@ class GinSeatForfeited(Event):
     seat: int
     turn_no: int
     misses: int
-    at_ms: int
 
 
 codec.register(
@@ -321,7 +318,6 @@ def _knock(
     face_down: Card | None,
     melds: tuple[tuple[Card, ...], ...] | None,
     want: Outcome | None,
-    at_ms: int,
 ) -> tuple[Event, ...]:
     hand = state.hand_of(seat)
     defender_seat = state.other(seat)
@@ -374,7 +370,6 @@ def _knock(
         defender_melds=_groups(score.defender.melds),
         defender_deadwood_cards=score.defender.loose,
         defender_deadwood=score.defender_deadwood,
-        at_ms=at_ms,
     )
     return knocked, scored
 
@@ -389,12 +384,12 @@ def timeout_discard(hand: tuple[Card, ...], pile_taken: Card | None) -> Card:
     return max(pool, key=lambda c: (card_value(c), card_index(c) % 13, card_index(c) // 13))
 
 
-def _after_discard(state: GinHand, events: list[Event], at_ms: int) -> None:
+def _after_discard(state: GinHand, events: list[Event]) -> None:
     """Append the wall when the turn's ``events`` (from ``state``, a discard last) leave two stock
     cards (``docs/rules/gin.md#wall``)."""
     after = fold(events, state)
     if len(after.stock) <= WALL_STOCK:
-        events.append(GinWallReached(turn_no=state.turn_no, hands=after.hands, at_ms=at_ms))
+        events.append(GinWallReached(turn_no=state.turn_no, hands=after.hands))
 
 
 def _timeout(state: GinHand, command: TurnTimeout) -> tuple[Event, ...]:
@@ -405,9 +400,7 @@ def _timeout(state: GinHand, command: TurnTimeout) -> tuple[Event, ...]:
     misses = state.misses[state.position(seat)] + 1
     events: list[Event] = [TurnTimedOut(seat=seat, turn_no=state.turn_no, misses_in_a_row=misses)]
     if state.max_missed_turns and misses >= state.max_missed_turns:
-        events.append(
-            GinSeatForfeited(seat=seat, turn_no=state.turn_no, misses=misses, at_ms=command.at_ms)
-        )
+        events.append(GinSeatForfeited(seat=seat, turn_no=state.turn_no, misses=misses))
         return tuple(events)
     if state.phase is Phase.OFFER:
         events.append(GinUpcardPassed(seat=seat, turn_no=state.turn_no))
@@ -421,7 +414,7 @@ def _timeout(state: GinHand, command: TurnTimeout) -> tuple[Event, ...]:
         hand = (*hand, card)
     discard = timeout_discard(hand, taken)
     events.append(CardDiscarded(seat=seat, turn_no=state.turn_no, card=discard))
-    _after_discard(state, events, command.at_ms)
+    _after_discard(state, events)
     return tuple(events)
 
 
@@ -474,17 +467,17 @@ def decide(state: GinHand, command: Command) -> tuple[Event, ...]:
         events: list[Event] = [
             CardDiscarded(seat=command.seat, turn_no=command.turn_no, card=command.card)
         ]
-        _after_discard(state, events, command.at_ms)
+        _after_discard(state, events)
         return tuple(events)
     if isinstance(command, GinKnock):
         _check_turn(state, command.seat, command.turn_no, (Phase.DISCARD,))
-        return _knock(state, command.seat, command.face_down, command.melds, None, command.at_ms)
+        return _knock(state, command.seat, command.face_down, command.melds, None)
     if isinstance(command, DeclareGin):
         _check_turn(state, command.seat, command.turn_no, (Phase.DISCARD,))
-        return _knock(state, command.seat, command.face_down, None, Outcome.GIN, command.at_ms)
+        return _knock(state, command.seat, command.face_down, None, Outcome.GIN)
     if isinstance(command, DeclareBigGin):
         _check_turn(state, command.seat, command.turn_no, (Phase.DISCARD,))
-        return _knock(state, command.seat, None, None, Outcome.BIG_GIN, command.at_ms)
+        return _knock(state, command.seat, None, None, Outcome.BIG_GIN)
     raise _refuse(ErrorCode.INVALID_COMMAND, f"not a gin command: {type(command).__name__}")
 
 

@@ -1,0 +1,343 @@
+"""The gin family's wire (variant ``gin``: Gin Rummy, Oklahoma Gin, Hollywood Gin): its options,
+events, commands and answers (protobuf package ``rummy.gin.v1``) <-> ``rummy_rules.gin``.
+
+Its bundle, :data:`GIN_BUNDLE` (rules, wire, payloads, codec classes, rules cases, docs), is the
+entry point ``gin`` of the group ``rummy.variants`` (``libs/game``'s ``pyproject.toml``): hosts
+find it there (``rummy_game.bundle``); no host imports this module.
+
+- Options: ``rummy.gin.v1.GinOptions`` packed in ``RuleSet.variant_options.other_variant`` (an
+  option left out keeps the house rule: Gin Rummy, big gin on, the missed-turns forfeit on). A
+  rule set with ``oklahoma`` is ``oklahoma-gin/1``, else ``gin-rummy/1``.
+- Events: ``GinUpcardPassed``, ``GinKnocked``, ``GinHandScored``, ``GinWallReached``,
+  ``GinSeatForfeited`` (draws, discards, timeouts, turns and the hand's end are the generic
+  ``rummy.table.v1`` events).
+- Commands (``PlayRequest.command``): ``PassUpcard``, ``Knock`` (face-down card, optional named
+  melds), ``Gin``, ``BigGin``; each answered by ``GinAnswer``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+
+from rummy.common.v1 import cards_pb2
+from rummy.gin.v1 import events_pb2 as gpb
+from rummy.gin.v1 import rules_pb2 as gin_rules_pb
+from rummy_rules.commands import Command
+from rummy_rules.deck import Shoe
+from rummy_rules.events import Event, ScoredGroup
+from rummy_rules.gin import hand
+from rummy_rules.gin.cases import GIN_CASES
+from rummy_rules.gin.rules import GIN_VARIANT, GinOptions, gin_options, gin_rule_set
+from rummy_rules.gin.variant import GIN, GinState
+from rummy_rules.rules import RuleSet, RuleSetError
+
+from .bundle import CounterSeries, Outcome, VariantBundle
+from .wire import (
+    HandContext,
+    StreamCodecError,
+    card_from_pb,
+    card_to_pb,
+    cards_from_pb,
+    cards_to_pb,
+    given,
+)
+
+
+def _melds_to_pb(groups: Sequence[ScoredGroup], shoe: Shoe) -> list[cards_pb2.Meld]:
+    return [cards_pb2.Meld(kind=g.kind, cards=cards_to_pb(g.cards, shoe)) for g in groups]
+
+
+def _melds_from_pb(melds: object, shoe: Shoe) -> tuple[ScoredGroup, ...]:
+    return tuple(
+        ScoredGroup(m.kind, cards_from_pb(m.cards, shoe))
+        for m in melds  # type: ignore[attr-defined]
+    )
+
+
+class GinWire:
+    """The gin wire (see the module)."""
+
+    variant = GIN_VARIANT
+    event_types: tuple[type[Message], ...] = (
+        gpb.GinUpcardPassed,
+        gpb.GinKnocked,
+        gpb.GinHandScored,
+        gpb.GinWallReached,
+        gpb.GinSeatForfeited,
+    )
+    command_types: tuple[type[Message], ...] = (gpb.PassUpcard, gpb.Knock, gpb.Gin, gpb.BigGin)
+    option_names: Mapping[str, str] = {
+        "oklahoma": "rule_set.other_variant.oklahoma",
+        "big_gin": "rule_set.other_variant.big_gin",
+        "missed_turns_forfeit": "rule_set.other_variant.missed_turns_forfeit",
+        "seats": "seats",
+    }
+
+    # -- options -------------------------------------------------------------------------------
+
+    def options_from_pb(
+        self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
+    ) -> RuleSet:
+        default = gin_options(house)
+        arm = options.WhichOneof("variant_options")
+        if arm is None:
+            return house
+        sent = gin_rules_pb.GinOptions()
+        if arm != "other_variant" or not options.other_variant.Unpack(sent):
+            raise RuleSetError("rule_set.variant_options", "a rummy.gin.v1.GinOptions", arm)
+        chosen = GinOptions(
+            oklahoma=given(sent, "oklahoma", default.oklahoma),
+            big_gin=given(sent, "big_gin", default.big_gin),
+            missed_turns_forfeit=given(sent, "missed_turns_forfeit", default.missed_turns_forfeit),
+        )
+        named = gin_rule_set(oklahoma=chosen.oklahoma)
+        return replace(house, name=named.name, options=chosen)
+
+    def options_to_pb(self, rules: RuleSet, out: cards_pb2.RuleSet) -> None:
+        played = gin_options(rules)
+        out.other_variant.Pack(
+            gin_rules_pb.GinOptions(
+                oklahoma=played.oklahoma,
+                big_gin=played.big_gin,
+                missed_turns_forfeit=played.missed_turns_forfeit,
+            )
+        )
+
+    # -- events --------------------------------------------------------------------------------
+
+    def event_to_pb(self, event: Event, ctx: HandContext) -> Message | None:
+        shoe, hand_id = ctx.shoe, ctx.hand_id
+        if isinstance(event, hand.GinUpcardPassed):
+            return gpb.GinUpcardPassed(hand_id=hand_id, seat=event.seat, turn_no=event.turn_no)
+        if isinstance(event, hand.GinKnocked):
+            out = gpb.GinKnocked(
+                hand_id=hand_id,
+                seat=event.seat,
+                turn_no=event.turn_no,
+                outcome=event.outcome,
+                melds=_melds_to_pb(event.melds, shoe),
+                deadwood_cards=cards_to_pb(event.deadwood_cards, shoe),
+                deadwood=event.deadwood,
+            )
+            if event.face_down is not None:
+                out.face_down.CopyFrom(card_to_pb(event.face_down, shoe))
+            return out
+        if isinstance(event, hand.GinHandScored):
+            return gpb.GinHandScored(
+                hand_id=hand_id,
+                outcome=event.outcome,
+                winner_seat=event.winner_seat,
+                points=event.points,
+                knocker_seat=event.knocker_seat,
+                knocker_deadwood=event.knocker_deadwood,
+                defender_seat=event.defender_seat,
+                defender_cards=cards_to_pb(event.defender_cards, shoe),
+                layoffs=[
+                    gpb.GinLayoff(card=card_to_pb(lay.card, shoe), meld=lay.meld)
+                    for lay in event.layoffs
+                ],
+                defender_melds=_melds_to_pb(event.defender_melds, shoe),
+                defender_deadwood_cards=cards_to_pb(event.defender_deadwood_cards, shoe),
+                defender_deadwood=event.defender_deadwood,
+            )
+        if isinstance(event, hand.GinWallReached):
+            return gpb.GinWallReached(
+                hand_id=hand_id,
+                turn_no=event.turn_no,
+                first_hand=cards_to_pb(event.hands[0], shoe),
+                second_hand=cards_to_pb(event.hands[1], shoe),
+            )
+        if isinstance(event, hand.GinSeatForfeited):
+            return gpb.GinSeatForfeited(
+                hand_id=hand_id, seat=event.seat, turn_no=event.turn_no, misses=event.misses
+            )
+        return None
+
+    def event_from_pb(self, payload: Message, ctx: HandContext) -> tuple[Event, ...]:
+        """The rules event of a gin payload. Raises StreamCodecError."""
+        shoe = ctx.shoe
+        if isinstance(payload, gpb.GinUpcardPassed):
+            return (hand.GinUpcardPassed(seat=payload.seat, turn_no=payload.turn_no),)
+        if isinstance(payload, gpb.GinKnocked):
+            face_down = (
+                card_from_pb(payload.face_down, shoe) if payload.HasField("face_down") else None
+            )
+            return (
+                hand.GinKnocked(
+                    seat=payload.seat,
+                    turn_no=payload.turn_no,
+                    outcome=payload.outcome,
+                    face_down=face_down,
+                    melds=_melds_from_pb(payload.melds, shoe),
+                    deadwood_cards=cards_from_pb(payload.deadwood_cards, shoe),
+                    deadwood=payload.deadwood,
+                ),
+            )
+        if isinstance(payload, gpb.GinHandScored):
+            return (
+                hand.GinHandScored(
+                    outcome=payload.outcome,
+                    winner_seat=payload.winner_seat,
+                    points=payload.points,
+                    knocker_seat=payload.knocker_seat,
+                    knocker_deadwood=payload.knocker_deadwood,
+                    defender_seat=payload.defender_seat,
+                    defender_cards=cards_from_pb(payload.defender_cards, shoe),
+                    layoffs=tuple(
+                        hand.GinLayoff(card=card_from_pb(lay.card, shoe), meld=lay.meld)
+                        for lay in payload.layoffs
+                    ),
+                    defender_melds=_melds_from_pb(payload.defender_melds, shoe),
+                    defender_deadwood_cards=cards_from_pb(payload.defender_deadwood_cards, shoe),
+                    defender_deadwood=payload.defender_deadwood,
+                ),
+            )
+        if isinstance(payload, gpb.GinWallReached):
+            hands = (
+                cards_from_pb(payload.first_hand, shoe),
+                cards_from_pb(payload.second_hand, shoe),
+            )
+            return (hand.GinWallReached(turn_no=payload.turn_no, hands=hands),)
+        if isinstance(payload, gpb.GinSeatForfeited):
+            return (
+                hand.GinSeatForfeited(
+                    seat=payload.seat, turn_no=payload.turn_no, misses=payload.misses
+                ),
+            )
+        raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a gin event")
+
+    def metric(self, payload: Message) -> tuple[str, str] | None:
+        if isinstance(payload, gpb.GinHandScored):
+            return ("gin_hands", payload.outcome)
+        if isinstance(payload, gpb.GinWallReached):
+            return ("gin_hands", "wall")
+        return None
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
+        if isinstance(message, gpb.PassUpcard):
+            return hand.GinPassUpcard(seat=seat, turn_no=turn_no, at_ms=at_ms)
+        if isinstance(message, gpb.BigGin):
+            return hand.DeclareBigGin(seat=seat, turn_no=turn_no, at_ms=at_ms)
+        if isinstance(message, gpb.Knock | gpb.Gin):
+            if not message.HasField("face_down"):
+                raise StreamCodecError("a knock names the card laid face down (face_down)")
+            card = card_from_pb(message.face_down, shoe)
+            if isinstance(message, gpb.Gin):
+                return hand.DeclareGin(seat=seat, turn_no=turn_no, face_down=card, at_ms=at_ms)
+            melds = tuple(cards_from_pb(g.cards, shoe) for g in message.melds) or None
+            return hand.GinKnock(
+                seat=seat, turn_no=turn_no, face_down=card, melds=melds, at_ms=at_ms
+            )
+        raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not a gin command")
+
+    def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
+        if isinstance(command, hand.GinPassUpcard):
+            return gpb.PassUpcard()
+        if isinstance(command, hand.DeclareBigGin):
+            return gpb.BigGin()
+        if isinstance(command, hand.DeclareGin):
+            return gpb.Gin(face_down=card_to_pb(command.face_down, shoe))
+        if isinstance(command, hand.GinKnock):
+            return gpb.Knock(
+                face_down=card_to_pb(command.face_down, shoe),
+                melds=[
+                    cards_pb2.CardGroup(cards=cards_to_pb(m, shoe)) for m in command.melds or ()
+                ],
+            )
+        return None
+
+    def replay_command(self, event: Event, at_ms: int) -> Command | None:
+        """A pass answers ``GinUpcardPassed`` (unless a timeout made it: replay gives it by the
+        TurnTimedOut before it); big gin ``DeclareBigGin``; any other knock ``GinKnock`` with
+        its recorded melds named (the server's own choice, named, scores the same)."""
+        if isinstance(event, hand.GinUpcardPassed):
+            return hand.GinPassUpcard(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
+        if isinstance(event, hand.GinKnocked):
+            if event.face_down is None:
+                return hand.DeclareBigGin(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
+            return hand.GinKnock(
+                seat=event.seat,
+                turn_no=event.turn_no,
+                face_down=event.face_down,
+                melds=tuple(m.cards for m in event.melds),
+                at_ms=at_ms,
+            )
+        return None
+
+    def answer(self, message: Message, payloads: Sequence[Message]) -> Message | None:
+        if isinstance(message, gpb.PassUpcard):
+            return gpb.GinAnswer(outcome="pass")
+        if isinstance(message, gpb.Knock | gpb.Gin | gpb.BigGin):
+            scored = next((p for p in payloads if isinstance(p, gpb.GinHandScored)), None)
+            if scored is None:
+                return gpb.GinAnswer()
+            return gpb.GinAnswer(
+                outcome=scored.outcome, winner_seat=scored.winner_seat, points=scored.points
+            )
+        return None
+
+    def request_command(self, request: Message) -> Message | None:
+        return None  # gin plays no older per-command RPC
+
+    def request_answer(self, request: Message, answer: Message | None) -> Message | None:
+        return None
+
+    def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
+        answer = gpb.GinAnswer()
+        return answer if packed.Unpack(answer) else None
+
+    def accepted(self, answer: Message) -> bool:
+        return True
+
+
+#: The gin wire (its bundle registers it).
+GIN_WIRE = GinWire()
+
+GIN_BUNDLE = VariantBundle(
+    variant=GIN,
+    wire=GIN_WIRE,
+    payload_modules=(gpb,),
+    codec_classes=(
+        GinOptions,
+        GinState,
+        hand.GinPassUpcard,
+        hand.GinKnock,
+        hand.DeclareGin,
+        hand.DeclareBigGin,
+        hand.GinUpcardPassed,
+        hand.GinKnocked,
+        hand.GinLayoff,
+        hand.GinHandScored,
+        hand.GinWallReached,
+        hand.GinSeatForfeited,
+    ),
+    docs=("docs/rules/gin.md", "docs/rules/formats.md"),
+    outcomes=(
+        Outcome("knock", "won by a knock", "K"),
+        Outcome("undercut", "undercut", "U", notable=True),
+        Outcome("gin", "gin", "G", notable=True),
+        Outcome("big_gin", "big gin", "BG", notable=True),
+        Outcome("lost", "lost", ""),
+        Outcome("drawn", "drawn (the wall)", "="),
+        Outcome("won", "won", "W"),
+        Outcome("timed_out", "forfeited on missed turns", "to", notable=True),
+        Outcome("left", "left", "lft", notable=True),
+    ),
+    counters=(
+        CounterSeries(
+            "gin_hands",
+            "Gin hands by how they ended",
+            "outcome",
+            ("knock", "undercut", "gin", "big_gin", "wall"),
+        ),
+    ),
+    field_limits=(("melds", 3),),
+    cli_cases=GIN_CASES,
+)
+"""The gin family as one plug-in (entry point ``rummy.variants:gin``)."""

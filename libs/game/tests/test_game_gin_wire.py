@@ -1,0 +1,142 @@
+"""The gin bundle's wire: whole random gin hands written to the table stream's payloads and read
+back give the same rules events (the rule set's gin options in ``other_variant`` too); each
+recorded knock's replay command decides the same events again; every move a hand lists is a
+message of the wire and back (``rummy_game.gin``)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import replace
+
+import pytest
+
+from rummy.gin.v1 import events_pb2 as gpb
+from rummy_game import bundle, stream_codec
+from rummy_game.gin import GIN_BUNDLE, GIN_WIRE
+from rummy_rules.commands import (
+    ContributeClientSeed,
+    Deal,
+    Discard,
+    DrawFromDiscardPile,
+    DrawFromStock,
+    RecordSeedCommitment,
+    RecordStakeReserved,
+    StartHand,
+    TurnTimeout,
+)
+from rummy_rules.events import Event, HandStarted, SeatAccount
+from rummy_rules.gin.hand import GinKnocked
+from rummy_rules.gin.rules import GIN_SHOE, GinOptions, gin_rule_set
+from rummy_rules.gin.variant import GIN, GinState
+from rummy_rules.rules import RuleSet
+from rummy_rules.shuffle import ShuffleInputs, deal
+
+T0 = 1_700_000_000_000
+
+
+def _hand(rule_set: RuleSet, seed: int) -> tuple[list[Event], list[GinState]]:
+    """A whole hand from the seeded deal, random legal moves and a few timeouts: its events and
+    the state before each."""
+    rng = random.Random(seed)
+    state, events, before = GIN.initial_state(), [], []
+    server_seed = hashlib.sha256(str(seed).encode()).digest()
+
+    def run(command: object) -> None:
+        nonlocal state
+        for event in GIN.decide(state, command):  # type: ignore[arg-type]
+            before.append(state)
+            events.append(event)
+            state = GIN.apply(state, event)
+
+    seats = (SeatAccount(0, "acct-0"), SeatAccount(1, "acct-1"))
+    run(
+        StartHand(
+            hand_id=f"h{seed}", seats=seats, dealer_seat=seed % 2, rule_set=rule_set, at_ms=T0
+        )
+    )
+    run(RecordStakeReserved(seat=0, amount_cents=0, at_ms=T0))
+    run(RecordStakeReserved(seat=1, amount_cents=0, at_ms=T0))
+    run(RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0))
+    run(ContributeClientSeed(seat=0, seed_hex="0a", at_ms=T0))
+    run(ContributeClientSeed(seat=1, seed_hex="", at_ms=T0))
+    inputs = ShuffleInputs.of(server_seed, f"h{seed}", {0: b"\x0a", 1: b""})
+    dealt = deal(inputs, GIN_SHOE, (0, 1), seed % 2, 10, GinOptions.deal_shape)
+    assert dealt.first_open is not None
+    run(
+        Deal(
+            hands=dealt.hands,
+            wild_cut=None,
+            first_open=dealt.first_open,
+            stock=dealt.stock,
+            at_ms=T0,
+        )
+    )
+    now = T0
+    while not GIN.is_over(state):
+        now += 700
+        seat = state.play.turn_seat
+        assert seat is not None
+        legal = GIN.legal_commands(state, seat)
+        if rng.random() < 0.05:
+            run(TurnTimeout(turn_no=state.play.turn_no, at_ms=now))
+        else:
+            run(replace(rng.choice(legal), at_ms=now))  # type: ignore[type-var]
+    return events, before
+
+
+def test_the_gin_bundle_is_installed_by_its_entry_point() -> None:
+    assert bundle.bundle_of("gin") is GIN_BUNDLE
+    assert GIN_BUNDLE.cli_cases is not None and "gin-score" in GIN_BUNDLE.cli_cases.games
+
+
+@pytest.mark.parametrize("oklahoma", [False, True])
+@pytest.mark.parametrize("seed", range(12))
+def test_a_whole_gin_hand_round_trips_through_the_table_stream(oklahoma: bool, seed: int) -> None:
+    rule_set = gin_rule_set(oklahoma=oklahoma, big_gin=seed % 3 != 0)
+    events, _ = _hand(rule_set, seed)
+    started = events[0]
+    assert isinstance(started, HandStarted)
+    started_pb = stream_codec.hand_started_to_pb(started, 1)
+    assert stream_codec.hand_started_from_pb(started_pb, started.at_ms) == started
+    ctx = stream_codec.hand_context(started_pb)
+    for event in events[1:]:
+        payload = stream_codec.to_payload(event, ctx)
+        at_ms = getattr(event, "at_ms", 0)
+        assert stream_codec.from_payload(payload, ctx, at_ms) == (event,), type(event).__name__
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_recorded_knock_replays_to_the_same_events(seed: int) -> None:
+    events, before = _hand(gin_rule_set(oklahoma=seed % 2 == 1), 100 + seed)
+    for i, event in enumerate(events):
+        if isinstance(event, GinKnocked):
+            command = GIN_WIRE.replay_command(event, 5)
+            assert command is not None
+            redone = GIN.decide(before[i], command)
+            assert redone[:2] == tuple(events[i : i + 2])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_listed_move_is_a_wire_message_and_back(seed: int) -> None:
+    events, before = _hand(gin_rule_set(), 200 + seed)
+    generic = (DrawFromStock, DrawFromDiscardPile, Discard)
+    for state in before:
+        seat = state.play.turn_seat
+        if seat is None:
+            continue
+        for move in GIN.legal_commands(state, seat):
+            message = GIN_WIRE.command_to_pb(move, GIN_SHOE)
+            if isinstance(move, generic):
+                assert message is None
+                continue
+            assert message is not None
+            back = GIN_WIRE.command(message, seat, move.turn_no, 0, GIN_SHOE)  # type: ignore[attr-defined]
+            assert back == move
+
+
+def test_a_knock_is_answered_with_the_score() -> None:
+    scored = gpb.GinHandScored(outcome="undercut", winner_seat=1, points=27)
+    answer = GIN_WIRE.answer(gpb.Knock(), [gpb.GinKnocked(), scored])
+    assert answer == gpb.GinAnswer(outcome="undercut", winner_seat=1, points=27)
+    assert GIN_WIRE.answer(gpb.PassUpcard(), []) == gpb.GinAnswer(outcome="pass")
