@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,17 +21,25 @@ from pathlib import Path
 
 import pytest
 
-from rummy_ops.stack import free_port, port_in_use
+from rummy_ops.stack import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_SH = ROOT / "deploy" / "local" / "test.sh"
 KAFKA_SH = ROOT / "deploy" / "local" / "kafka.sh"
 
+
+def answering(port: int) -> bool:
+    """True when something accepts TCP connections on 127.0.0.1:``port``."""
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
 #: slow and integration: the test command run as a process, and a Kafka broker of its own
 #: (README.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
-SUITE = '''
+SUITE = """
 import os, pathlib, time
 
 def test_has_a_broker(kafka_bootstrap):
@@ -40,7 +49,7 @@ def test_has_a_broker(kafka_bootstrap):
 
 def test_fails():
     assert os.environ.get("FAIL") != "1"
-'''
+"""
 
 
 @dataclass
@@ -86,7 +95,7 @@ class Checkout:
     def broker_running(self) -> bool:
         """True when a broker started from this state folder runs (``kafka.sh pid``), or
         anything answers on its port."""
-        return self.kafka("pid").returncode == 0 or port_in_use(self.kafka_port)
+        return self.kafka("pid").returncode == 0 or answering(self.kafka_port)
 
 
 @pytest.fixture
