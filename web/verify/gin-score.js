@@ -426,7 +426,7 @@
     };
   }
 
-  // --- money (formats.md#money, DESIGN "Money by format") -----------------------------------
+  // --- money (docs/rules/formats.md#money) --------------------------------------------------
 
   const big = (x) => BigInt(x);
   const out = (x) => (x >= BigInt(Number.MIN_SAFE_INTEGER) && x <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(x) : x);
