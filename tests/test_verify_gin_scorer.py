@@ -3,7 +3,8 @@ rules library's CLI.
 
 - ``node --test tests/js``: every ``gin-*`` case of ``rules-cases.jsonl`` through gin-score.js,
   compared with its ``expected``, and the worked examples of ``docs/rules/gin.md`` and
-  ``docs/rules/formats.md`` (game bonus, shutout, boxes, Hollywood's columns, game-stakes money).
+  ``docs/rules/formats.md`` (game bonus, shutout, boxes, Hollywood's columns, game-stakes money);
+  web/verify/gin.js's checks of a knock and its result on genuine and tampered inputs.
 - A differential test: a few thousand seeded random and meld-dense hands of 10 and 11 cards, and
   knock/defender pairs, judged by ``node web/verify/cli.mjs --score`` and by ``rummy-rules
   evaluate`` (the rules library): deadwood of ten, the best discard of eleven, big gin, gin and
