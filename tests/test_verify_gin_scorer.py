@@ -89,7 +89,7 @@ def test_js_gin_scorer_agrees_with_the_rules_cli_on_random_and_meld_dense_hands(
             cases.append({"id": f"r{size}-{i}", "game": game, "cards": rng.sample(DECK, size)})
             cases.append({"id": f"d{size}-{i}", "game": game, "cards": meld_dense(rng, size)})
     for i in range(KNOCKS):
-        knocker = meld_dense(rng, 10)
+        knocker = meld_dense(rng, 11 if i % 4 == 3 else 10)  # eleven: big gin or its best discard
         defender = (
             meld_dense(rng, 10, frozenset(knocker))
             if i % 2
@@ -104,8 +104,14 @@ def test_js_gin_scorer_agrees_with_the_rules_cli_on_random_and_meld_dense_hands(
         if i % 5 == 0:
             case["oklahoma_upcard"] = rng.choice([c for c in DECK if c not in knocker + defender])
         cases.append(case)
-    js = answers([node(), str(CLI), "--score"], cases)
     py = answers([str(RULES_CLI), "evaluate"], cases)
+    # the same legal knocks again with the knocker naming the melds the rules library chose
+    for c in [c for c in cases if c["game"] == "gin-score"]:
+        if len(c["knocker_hand"]) == 10 and py[c["id"]]["winner"] != "illegal":
+            named = {**c, "id": c["id"] + "-named", "knocker_melds": py[c["id"]]["knocker_melds"]}
+            cases.append(named)
+    py |= answers([str(RULES_CLI), "evaluate"], [c for c in cases if "knocker_melds" in c])
+    js = answers([node(), str(CLI), "--score"], cases)
     fields = {
         "gin-deadwood": ("deadwood",),
         "gin-11": ("best_after_discard", "discards", "big_gin", "gin")
@@ -115,17 +121,22 @@ def test_js_gin_scorer_agrees_with_the_rules_cli_on_random_and_meld_dense_hands(
             "points",
             "knocker_deadwood",
             "defender_deadwood_after_layoffs",
+            "laid_off",
+            "big_gin",
         ),
     }
     differ = []
     for c in cases:
-        want = {f: py[c["id"]].get(f) for f in fields[c["game"]]}
-        got = {f: js[c["id"]].get(f) for f in fields[c["game"]]}
-        if want != got:
+        # an illegal knock has no lay-offs to compare (the rules CLI leaves them out)
+        compared = [f for f in fields[c["game"]] if f in py[c["id"]]]
+        want = {f: py[c["id"]][f] for f in compared}
+        got = {f: js[c["id"]].get(f) for f in compared}
+        if want != got or not compared:
             differ.append((c, want, got))
     hands = sum(1 for c in cases if c["game"] != "gin-score")
-    print(f"gin differential: {hands} hands and {KNOCKS} knocks compared, {len(differ)} differ")
-    assert not differ, f"{len(differ)} of {len(cases)} cases differ, first: {differ[0]}"
+    knocks = len(cases) - hands
+    print(f"gin differential: {hands} hands and {knocks} knocks compared, {len(differ)} differ")
+    assert not differ, f"{len(differ)} of {len(cases)} cases differ, first: {differ[:3]}"
     # the hands mean something: some gin, some legal knocks, some scored knocks of each kind
     legal = [c for c in cases if c["game"] == "gin-11" and py[c["id"]]["knock_legal_at_10"]]
     gins = [c for c in cases if c["game"] == "gin-deadwood" and py[c["id"]]["deadwood"] == 0]
@@ -133,3 +144,140 @@ def test_js_gin_scorer_agrees_with_the_rules_cli_on_random_and_meld_dense_hands(
     assert len(legal) > 200 and len(gins) > 20, (len(legal), len(gins))
     for kind in ("knocker", "defender", "illegal"):
         assert sum(1 for s in scored if s["winner"] == kind) > 10, kind
+    assert sum(1 for s in scored if s.get("laid_off")) > 20
+    assert sum(1 for c in cases if "knocker_melds" in c) > 100
+
+
+# The page's game sheets and money, fed JSON lines on stdin: {"id", "kind": "game" | "hollywood",
+# "deals": [[player, points] | [null, 0]...], "target", "cap", "pv", "bps"}.
+SHEETS_JS = """
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+const file = process.argv[1];
+vm.runInThisContext(readFileSync(file, "utf8"), { filename: file });
+const G = globalThis.BBVerify.gin;
+for (const line of readFileSync(0, "utf8").split("\\n")) {
+  if (!line.trim()) continue;
+  const c = JSON.parse(line);
+  const money = { cap: c.cap, pointValueCents: c.pv, commissionBps: c.bps };
+  if (c.kind === "game") {
+    const g = G.gameSheet(["A", "B"], c.deals, { target: c.target });
+    const out = { id: c.id, winner: g.winner, totals: [g.players.A.total, g.players.B.total] };
+    if (g.ended) {
+      const loser = g.winner === "A" ? "B" : "A";
+      const s = G.gameStakes({ losers: [{ id: loser, diff: g.net[loser] }], ...money });
+      out.money = [s.pays[loser], s.commission, s.winner_receives];
+    }
+    console.log(JSON.stringify(out));
+  } else {
+    const h = G.hollywood(["A", "B"], c.deals, { target: c.target, cap: c.cap });
+    const out = {
+      id: c.id,
+      winners: h.columns.map((col) => col.winner),
+      points: h.columns.map((col) => [col.players.A.hands, col.players.B.hands]),
+      totals: h.columns.map((col) => [col.players.A.total, col.players.B.total]),
+      winner: h.result && h.result.winner,
+    };
+    if (h.ended) {
+      const s = G.hollywoodStakes({ net: h.result.net, ...money });
+      out.money = [s.paid, s.commission, s.winner_receives];
+    }
+    console.log(JSON.stringify(out));
+  }
+}
+"""
+
+
+def python_sheet(c: dict[str, Any]) -> dict[str, Any]:
+    """The same answers from the formats library (rummy_rules.formats)."""
+    from rummy_rules.formats.hollywood import column_nets, enter_win
+    from rummy_rules.formats.money import settle_game, settle_nets
+    from rummy_rules.formats.scoring import GameScoring, game_end_totals
+    from rummy_rules.formats.state import new_sheet
+
+    scoring = GameScoring(100, 200, 25)
+    seat = {"A": 0, "B": 1}
+    name = {0: "A", 1: "B"}
+    money = {"point_value_cents": c["pv"], "commission_bps": c["bps"]}
+    if c["kind"] == "game":
+        points, boxes = {0: 0, 1: 0}, {0: 0, 1: 0}
+        for who, pts in c["deals"]:
+            if who is None:
+                continue
+            points[seat[who]] += pts
+            boxes[seat[who]] += 1
+            if points[seat[who]] >= c["target"]:
+                won = seat[who]
+                totals = game_end_totals(scoring, points, boxes, won)
+                s = settle_game(totals, won, max_game_points=c["cap"], **money)
+                loser = 1 - won
+                pay = -next(line.amount_cents for line in s.lines if line.seat == loser)
+                return {
+                    "id": c["id"],
+                    "winner": who,
+                    "totals": [totals[0], totals[1]],
+                    "money": [pay, s.commission_cents, pay - s.commission_cents],
+                }
+        return {"id": c["id"], "winner": None, "totals": [points[0], points[1]]}
+    sheets = tuple(new_sheet(n, (0, 1)) for n in (1, 2, 3))
+    wins = {0: 0, 1: 0}
+    for who, pts in c["deals"]:
+        if all(not s.running for s in sheets):
+            break
+        if who is None:
+            continue
+        wins[seat[who]] += 1
+        sheets = enter_win(
+            sheets, seat[who], pts, wins[seat[who]], target=c["target"], scoring=scoring
+        )
+    out: dict[str, Any] = {
+        "id": c["id"],
+        "winners": [None if s.winner is None else name[s.winner] for s in sheets],
+        "points": [[s.points_of(0), s.points_of(1)] for s in sheets],
+        "totals": [[s.total_of(0), s.total_of(1)] for s in sheets],
+        "winner": None,
+    }
+    if all(not s.running for s in sheets):
+        nets = column_nets(sheets, c["cap"])
+        columns_won = sum(1 for s in sheets if s.winner == 0)
+        top = 0 if nets[0] > 0 or (nets[0] == 0 and columns_won >= 2) else 1
+        s = settle_nets(nets, top, held_cents=3 * c["cap"] * c["pv"], **money)
+        out["winner"] = name[top]
+        out["money"] = [s.pool_cents, s.commission_cents, s.pool_cents - s.commission_cents]
+    return out
+
+
+def test_js_game_sheets_and_money_agree_with_the_formats_library() -> None:
+    rng = random.Random(2027)
+    cases: list[dict[str, Any]] = []
+    for i in range(600):
+        kind = "game" if i % 2 else "hollywood"
+        strong = rng.random()  # how often A wins: shutouts and close games both occur
+        deals: list[list[Any]] = []
+        for _ in range(rng.randint(3, 40)):
+            r = rng.random()
+            who = None if r < 0.05 else "A" if r < 0.05 + 0.95 * strong else "B"
+            deals.append([who, 0 if who is None else rng.choice([rng.randint(1, 40), 25, 52])])
+        cases.append(
+            {
+                "id": f"{kind}-{i}",
+                "kind": kind,
+                "deals": deals,
+                "target": rng.choice([100, 100, 150, 250]),
+                "cap": rng.choice([50, 150, 300, 1000]),
+                "pv": rng.choice([1, 7, 10, 125]),
+                "bps": rng.choice([0, 333, 500, 1000]),
+            }
+        )
+    text = "".join(json.dumps(c) + "\n" for c in cases)
+    script = [node(), "--input-type=module", "-e", SHEETS_JS, str(ROOT / "web/verify/gin-score.js")]
+    done = subprocess.run(script, input=text, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    js = {o["id"]: o for o in map(json.loads, done.stdout.splitlines())}
+    differ = [(c, python_sheet(c), js[c["id"]]) for c in cases if python_sheet(c) != js[c["id"]]]
+    print(f"gin sheets differential: {len(cases)} games and matches compared, {len(differ)} differ")
+    assert not differ, f"{len(differ)} of {len(cases)} differ, first: {differ[0]}"
+    ended = [c for c in cases if "money" in js[c["id"]]]
+    assert len(ended) > 300, len(ended)
+    shutouts = [c for c in ended if c["kind"] == "game" and 0 in js[c["id"]]["totals"]]
+    assert len(shutouts) > 10, len(shutouts)

@@ -155,4 +155,6 @@ if (args[0] === "--vectors") {
 } else {
   status = await bundle(args);
 }
-process.exit(status);
+// not process.exit(): output still queued on a full pipe would be cut off (a reader slower than
+// --score's thousands of lines got part of them, with status 0)
+process.exitCode = status;

@@ -417,11 +417,14 @@
       return { winner: c.winner, net };
     });
     const ended = columns.every((c) => c.ended);
+    // the winner: ahead on the columns' nets; level, the one who won more columns
+    const won = columns.filter((c) => c.winner === players[0]).length;
+    const first = total > 0 || (total === 0 && won >= 2);
     return {
       columns,
       ended,
       nets,
-      result: ended ? { winner: total >= 0 ? players[0] : players[1], net: Math.abs(total) } : null,
+      result: ended ? { winner: first ? players[0] : players[1], net: Math.abs(total) } : null,
       deals_used: used,
     };
   }
