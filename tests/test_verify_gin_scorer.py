@@ -281,3 +281,48 @@ def test_js_game_sheets_and_money_agree_with_the_formats_library() -> None:
     assert len(ended) > 300, len(ended)
     shutouts = [c for c in ended if c["kind"] == "game" and 0 in js[c["id"]]["totals"]]
     assert len(shutouts) > 10, len(shutouts)
+
+
+def test_js_gin_rule_answers_agree_with_the_rules_cli() -> None:
+    """The ``gin-rule`` shapes but Hollywood's (see the sheets test above): hand scores from
+    deadwoods (limits, Oklahoma upcards, gin, big gin, legality questions) and games to N."""
+    rng = random.Random(5)
+    cases: list[dict[str, Any]] = []
+    for i in range(900):
+        fields: dict[str, Any]
+        if i % 3 == 0:
+            fields = {
+                "hands_won_A": [rng.randint(1, 60) for _ in range(rng.randint(0, 5))],
+                "hands_won_B": [rng.randint(1, 60) for _ in range(rng.randint(0, 5))],
+                "target": rng.choice([100, 150, 250]),
+            }
+        elif i % 3 == 1:
+            fields = {
+                "knocker_deadwood": rng.randint(0, 14),
+                "defender_deadwood": rng.randint(0, 60),
+            }
+            if rng.random() < 0.5:
+                fields["oklahoma_upcard"] = rng.choice(["AS", "5H", "9S", "KD", "10S", "3C"])
+            elif rng.random() < 0.5:
+                fields["knock_limit"] = rng.randint(0, 10)
+            if rng.random() < 0.1:
+                del fields["defender_deadwood"]
+        else:
+            fields = {rng.choice(["gin", "big_gin"]): True, "defender_deadwood": rng.randint(0, 60)}
+            if rng.random() < 0.5:
+                fields["oklahoma_upcard"] = rng.choice(["AS", "5H", "9S", "KD"])
+            if rng.random() < 0.2:
+                fields["big_gin_allowed"] = False
+        cases.append({"id": f"rule-{i}", "game": "gin-rule", "input": fields})
+    js = answers([node(), str(CLI), "--score"], cases)
+    py = answers([str(RULES_CLI), "evaluate"], cases)
+    key = ("result", "points")
+    differ = [
+        (c, py[c["id"]], js[c["id"]])
+        for c in cases
+        if [py[c["id"]][k] for k in key] != [js[c["id"]].get(k) for k in key]
+    ]
+    print(f"gin rule differential: {len(cases)} cases compared, {len(differ)} differ")
+    assert not differ, f"{len(differ)} of {len(cases)} differ, first: {differ[:3]}"
+    results = {py[c["id"]]["result"] for c in cases}
+    assert {"A", "B", "unfinished", "knocker", "defender", "illegal", "legal"} <= results

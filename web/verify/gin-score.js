@@ -349,7 +349,8 @@
   /** A game to `target` between players (names or seats): deals [[winner, points], ...] (a drawn
    * deal: winner null). -> {ended, winner, players: {p: {hands, boxes, bonus, total}}, net,
    * deals_used}. The game ends on the deal where a player reaches the target; later deals are not
-   * counted (deals_used says how many were). */
+   * counted (deals_used says how many were). With opts.whole every deal counts and the winner is
+   * the highest total at or past the target (none when level at the top). */
   function gameSheet(players, deals, opts) {
     const o = { ...GAME, ...(opts || {}) };
     const sheet = {};
@@ -363,7 +364,12 @@
       if (!(who in sheet)) throw new GinError(`deal ${used} is won by ${who}, who is not in the game`);
       sheet[who].hands += points;
       sheet[who].wins += 1;
-      if (sheet[who].hands >= o.target) winner = who;
+      if (sheet[who].hands >= o.target && !o.whole) winner = who;
+    }
+    if (o.whole) {
+      const top = Math.max(...players.map((p) => sheet[p].hands));
+      const at = players.filter((p) => sheet[p].hands === top);
+      if (top >= o.target && at.length === 1) winner = at[0];
     }
     return endGame(sheet, winner, o, used);
   }
@@ -497,13 +503,11 @@
     }
     const won = f.hands_won || { A: f.hands_won_A, B: f.hands_won_B };
     if (won.A !== undefined || won.B !== undefined) {
-      // every hand listed is of the game: the player with more points won last (it crossed)
-      const a = (won.A || []).map((p) => ["A", p]);
-      const b = (won.B || []).map((p) => ["B", p]);
-      const sum = (xs) => xs.reduce((t, [, p]) => t + p, 0);
-      const deals = sum(a) >= sum(b) ? [...b, ...a] : [...a, ...b];
-      const g = gameSheet(["A", "B"], deals, { target });
-      if (!g.ended) return { result: null, points: null };
+      // every hand listed is of the game, in no particular order: the highest total at or past
+      // the target wins (formats.md#game-to; level at the top: the game plays on)
+      const deals = [...(won.A || []).map((p) => ["A", p]), ...(won.B || []).map((p) => ["B", p])];
+      const g = gameSheet(["A", "B"], deals, { target, whole: true });
+      if (!g.ended) return { result: "unfinished", points: null };
       const loser = g.winner === "A" ? "B" : "A";
       return { result: g.winner, points: g.net[loser] };
     }
