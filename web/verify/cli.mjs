@@ -11,7 +11,9 @@
 //       exit 1 on a mismatch.
 //   node web/verify/cli.mjs --score < cases.jsonl
 //       score 13-card hands, one JSON object a line: {"id", "cards": ["AH", "JK", ...],
-//       "wild_rank": "7" | null, "meld_options": {...}} -> {"id", "valid", "points"} a line.
+//       "wild_rank": "7" | null, "meld_options": {...}} -> {"id", "valid", "points"} a line; a case
+//       whose "game" a scorer file registered in BBVerify.caseScorers (gin-score.js: gin-deadwood,
+//       gin-11, gin-score, gin-rule) gets that scorer's answer, in the rules CLI's field names.
 
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -97,6 +99,11 @@ function score() {
     let c;
     try {
       c = JSON.parse(line);
+      const byGame = V.caseScorers && V.caseScorers[c.game]; // another variant's cases (gin-score.js)
+      if (byGame) {
+        console.log(JSON.stringify(byGame(c)));
+        continue;
+      }
       const faces = c.cards.map(V.parseFace);
       const wild = c.wild_rank === null ? null : V.parseRank(c.wild_rank);
       const a = V.bestArrangement(faces, wild, c.meld_options || {});
@@ -148,4 +155,6 @@ if (args[0] === "--vectors") {
 } else {
   status = await bundle(args);
 }
-process.exit(status);
+// not process.exit(): output still queued on a full pipe would be cut off (a reader slower than
+// --score's thousands of lines got part of them, with status 0)
+process.exitCode = status;
