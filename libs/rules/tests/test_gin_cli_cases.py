@@ -15,7 +15,6 @@ from rules_cases import cases_path, load_cases
 from rummy_rules.cards import parse_cards
 from rummy_rules.cli import evaluate_stream
 from rummy_rules.gin.arrangement import card_value, classify_meld, deadwood_of
-from rummy_rules.melds import MeldOptions
 
 GAMES = ("gin-deadwood", "gin-11", "gin-score", "gin-rule")
 
@@ -158,7 +157,7 @@ def test_gin_cases_in_other_shapes_are_answered(
     line: dict[str, Any], answer: dict[str, Any]
 ) -> None:
     sink = io.StringIO()
-    assert evaluate_stream(io.StringIO(json.dumps(line) + "\n"), sink, MeldOptions()) == 0
+    assert evaluate_stream(io.StringIO(json.dumps(line) + "\n"), sink) == 0
     out = json.loads(sink.getvalue())
     assert {k: out.get(k) for k in answer} == answer
 
