@@ -140,3 +140,11 @@ def test_a_knock_is_answered_with_the_score() -> None:
     answer = GIN_WIRE.answer(gpb.Knock(), [gpb.GinKnocked(), scored])
     assert answer == gpb.GinAnswer(outcome="undercut", winner_seat=1, points=27)
     assert GIN_WIRE.answer(gpb.PassUpcard(), []) == gpb.GinAnswer(outcome="pass")
+
+
+def test_an_outcome_word_gin_shares_with_another_variant_is_described_alike() -> None:
+    # hosts read outcome words as one namespace (rummy_game.bundle.outcome: the first bundle)
+    for other in bundle.bundles():
+        theirs = {o.name: o for o in other.outcomes}
+        for mine in GIN_BUNDLE.outcomes:
+            assert theirs.get(mine.name, mine) == mine, (other.name, mine.name)

@@ -214,7 +214,7 @@ def test_a_bot_plays_the_strategy_its_tables_variant_carries(
     discards = [Discard(seat=0, turn_no=1, card=c, at_ms=0) for c in five]
     assert toy.choose(seat(five, drawn=True), discards, 1) == discards[0]  # KS, the costliest
     with pytest.raises(UnknownVariant):
-        BotBrain(seed=1, variant="gin")
+        BotBrain(seed=1, variant="no-such-game")
     monkeypatch.setattr(type(toy_variant.TOY), "bot", property(lambda _self: None))
     with pytest.raises(ValueError, match="has no bot strategy"):
         BotBrain(seed=1, variant=toy_variant.TOY_NAME)

@@ -19,10 +19,12 @@ from hypothesis import strategies as st
 
 from rummy_rules import codec
 from rummy_rules.bot import Situation
-from rummy_rules.cards import Card
+from rummy_rules.cards import Card, parse_card
 from rummy_rules.commands import (
     ContributeClientSeed,
     Deal,
+    DrawFromDiscardPile,
+    DrawFromStock,
     LeaveHand,
     RecordSeedCommitment,
     RecordStakeReserved,
@@ -30,9 +32,17 @@ from rummy_rules.commands import (
     TurnTimeout,
 )
 from rummy_rules.errors import RuleViolation
-from rummy_rules.events import CardDrawn, DrawSource, Event, HandDealt, HandEnded, SeatAccount
+from rummy_rules.events import (
+    CardDrawn,
+    DrawSource,
+    Event,
+    HandDealt,
+    HandEnded,
+    SeatAccount,
+    TurnStarted,
+)
 from rummy_rules.formats.messages import deal_result
-from rummy_rules.gin.hand import GinHandScored, GinKnocked, GinWallReached
+from rummy_rules.gin.hand import GinHandScored, GinKnocked, GinPassUpcard, GinWallReached
 from rummy_rules.gin.rules import GIN_SHOE, GinOptions, gin_rule_set
 from rummy_rules.gin.variant import GIN, GinPhase, GinState
 from rummy_rules.rules import RuleSet, RuleSetError
@@ -280,3 +290,66 @@ def test_rule_sets_are_validated() -> None:
     with pytest.raises(RuleViolation):
         hand.deal(b"\x04" * 32)
     assert GIN.deal_layout(gin_rule_set()).shape.wild_cut is False
+
+
+def _dealt_with_upcard(rule_set: RuleSet, upcard: str) -> Hand:
+    """A hand dealt from a fixed shuffle with ``upcard`` swapped in as the first open card."""
+    hand = Hand(rule_set, dealer=1)
+    start = GIN.initial_state()
+    hand.state, hand.events = start, []
+    server_seed = b"\x05" * 32
+    dealt = deal(
+        ShuffleInputs.of(server_seed, "gin-1", {0: b"", 1: b""}),
+        GIN_SHOE,
+        (0, 1),
+        1,
+        10,
+        GinOptions.deal_shape,
+    )
+    card = parse_card(upcard)
+    assert dealt.first_open is not None
+    hands = tuple(
+        replace(h, cards=tuple(dealt.first_open if c == card else c for c in h.cards))
+        for h in dealt.hands
+    )
+    stock = tuple(dealt.first_open if c == card else c for c in dealt.stock)
+    for command in (
+        StartHand(
+            hand_id="gin-1",
+            seats=(SeatAccount(0, "a"), SeatAccount(1, "b")),
+            dealer_seat=1,
+            rule_set=rule_set,
+            at_ms=T0,
+        ),
+        RecordStakeReserved(seat=0, amount_cents=0, at_ms=T0),
+        RecordStakeReserved(seat=1, amount_cents=0, at_ms=T0),
+        RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0),
+        ContributeClientSeed(seat=0, seed_hex="", at_ms=T0),
+        ContributeClientSeed(seat=1, seed_hex="", at_ms=T0),
+        Deal(hands=hands, wild_cut=None, first_open=card, stock=stock, at_ms=T0),
+    ):
+        hand.run(command)
+    return hand
+
+
+def test_an_oklahoma_spade_upcard_sets_the_limit_and_doubles() -> None:
+    hand = _dealt_with_upcard(gin_rule_set(oklahoma=True), "4S")
+    assert (hand.state.play.rules.knock_limit, hand.state.play.rules.doubled) == (4, True)
+    plain = _dealt_with_upcard(gin_rule_set(), "4S")
+    assert (plain.state.play.rules.knock_limit, plain.state.play.rules.doubled) == (10, False)
+    ace = _dealt_with_upcard(gin_rule_set(oklahoma=True), "AH")
+    assert (ace.state.play.rules.knock_limit, ace.state.play.rules.doubled) == (1, False)
+
+
+def test_the_first_turn_offer_is_timed_and_both_passing_leaves_the_non_dealer_the_stock() -> None:
+    hand = _dealt_with_upcard(gin_rule_set(), "7H")
+    first = hand.events[-1]
+    assert isinstance(first, TurnStarted) and (first.seat, first.turn_no) == (0, 1)
+    assert first.deadline_ms == T0 + 30_000
+    passed = hand.run(GinPassUpcard(seat=0, turn_no=1, at_ms=T0 + 1000))
+    assert passed[-1] == TurnStarted(seat=1, turn_no=2, deadline_ms=T0 + 31_000)
+    hand.run(GinPassUpcard(seat=1, turn_no=2, at_ms=T0 + 2000))
+    legal = GIN.legal_commands(hand.state, 0)
+    assert legal == (DrawFromStock(seat=0, turn_no=3, at_ms=0),)
+    with pytest.raises(RuleViolation):
+        hand.run(DrawFromDiscardPile(seat=0, turn_no=3, at_ms=T0 + 3000))

@@ -48,5 +48,15 @@ def test_an_indian_hand_or_a_lock_naming_no_variant_gets_the_wild_cut(variant: s
 
 
 def test_a_hand_of_a_variant_nobody_registered_is_not_dealt() -> None:
-    with pytest.raises(ValueError, match="no variant 'gin' is registered"):
-        deal_from_lock(lock("gin", 1, 0, 10), SERVER_SEED)
+    with pytest.raises(ValueError, match="no variant 'no-such-game' is registered"):
+        deal_from_lock(lock("no-such-game", 1, 0, 10), SERVER_SEED)
+
+
+def test_a_gin_hand_is_dealt_ten_each_from_the_non_dealer_then_the_upcard_with_no_cut() -> None:
+    locked = lock("gin", 1, 0, 10)
+    del locked.client_seeds[2:]  # two seats, 0 and 1; the dealer is seat 1
+    locked.dealer_seat = 1
+    dealt = deal_from_lock(locked, SERVER_SEED)
+    assert not dealt.HasField("wild_cut") and dealt.HasField("first_open")
+    assert [(h.seat, len(h.cards)) for h in dealt.hands] == [(0, 10), (1, 10)]
+    assert len(dealt.stock) == 52 - 20 - 1

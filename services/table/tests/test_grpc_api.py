@@ -450,7 +450,10 @@ def test_a_watch_abandoned_by_a_client_that_exits_is_counted_cancelled_not_inter
         ({"seed_window_seconds": 601}, "rule_set.seed_window_seconds must be 1..600"),
         ({"start_delay_seconds": 86_400}, "rule_set.start_delay_seconds must be 0..3600"),
         ({"max_missed_turns": 11}, "rule_set.max_missed_turns must be 1..10"),
-        ({"variant": "gin"}, "rule_set.variant must be a variant played here ('indian-points'"),
+        (
+            {"variant": "no-such-game"},
+            "rule_set.variant must be a variant played here ('gin', 'indian-points'",
+        ),
     ],
 )
 def test_an_option_out_of_its_bounds_is_invalid_argument_naming_it_and_appends_nothing(

@@ -98,7 +98,7 @@ def test_a_penalty_out_of_bounds_in_the_oneof_is_refused_naming_its_bounds() -> 
         cards_pb2.RuleSet(turn_seconds=0),
         cards_pb2.RuleSet(max_missed_turns=0),
         cards_pb2.RuleSet(variant=""),
-        cards_pb2.RuleSet(variant="gin"),
+        cards_pb2.RuleSet(variant="no-such-game"),
     ],
     ids=["a 0 s turn", "no missed turn allowed", "an empty variant", "an unknown variant"],
 )

@@ -325,9 +325,11 @@ GIN_BUNDLE = VariantBundle(
         Outcome("big_gin", "big gin", "BG", notable=True),
         Outcome("lost", "lost", ""),
         Outcome("drawn", "drawn (the wall)", "="),
+        # The words Indian points declares too are described as it describes them: the hosts
+        # read outcome words as one namespace (rummy_game.bundle.outcome: the first bundle).
         Outcome("won", "won", "W"),
-        Outcome("timed_out", "forfeited on missed turns", "to", notable=True),
-        Outcome("left", "left", "lft", notable=True),
+        Outcome("timed_out", "timeout auto-drop", "to", notable=True),
+        Outcome("left", "left", "lv"),
     ),
     counters=(
         CounterSeries(
