@@ -12,10 +12,15 @@ from pathlib import Path
 import pytest
 from google.protobuf.descriptor import FileDescriptor
 
+from rummy_game.bundle import bundles
+
 REPO = Path(__file__).resolve().parents[3]
 SERVICE_AREAS = ("common", "table", "ledger", "fairness", "dealer", "clock")
-#: A variant's own messages (its options, later its events): a package per variant, no service.
-VARIANT_AREAS = ("indian",)
+#: A variant's own messages (its options, commands and events): a package per installed variant
+#: bundle (the area of its payload modules, ``rummy.<area>.v1``), no service.
+VARIANT_AREAS = tuple(
+    sorted({m.__name__.split(".")[1] for b in bundles() for m in b.payload_modules})
+)
 #: The layer above variants: match formats (docs/rules/formats.md), a package without a service.
 FORMAT_AREAS = ("match",)
 
