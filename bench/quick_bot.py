@@ -6,8 +6,10 @@ about 6 ms of CPU on the benchmark's machine, more than the table service spends
 two actions. A benchmark's bots must still play legal, complete hands (draw, discard, declare a
 valid show as soon as they hold one, drop hopeless first hands now and then) so that reveals and
 settlements happen, but need not play well. :class:`QuickIndianBot` has the shape of the
-variant's strategy (``choose_draw``, ``choose_discard``, ``declaration``, ``is_hopeless``; give
-it to :class:`~rummy_ops.bots.strategy.BotBrain` as ``strategy``; it lives beside the benchmark
+variant's judgements (``rummy_rules.indian.bot.IndianJudgement``: ``choose_draw``,
+``choose_discard``, ``declaration``, ``is_hopeless``; give it to
+:class:`~rummy_ops.bots.strategy.BotBrain` as ``strategy=IndianBot(QuickIndianBot())``, which plays
+it over the variant's legal moves; it lives beside the benchmark
 because it is the Indian variant's, and hosts such as ``rummy_ops`` import no variant's
 package) and plays like this:
 

@@ -112,7 +112,7 @@ from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
 from rummy_platform.table_routing import TableRouter  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
-from rummy_rules.melds import MeldOptions  # noqa: E402
+from rummy_rules.indian.bot import IndianBot  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
 from rummy_testing.processes import ExtraService  # noqa: E402
 
@@ -380,8 +380,7 @@ class Bots:
         return BotBrain(
             seed=seed,
             temperament=Temperament(),
-            options=MeldOptions(jokers_only_group_is_sequence=True),
-            strategy=QuickIndianBot() if self.strategy == "quick" else None,
+            strategy=IndianBot(QuickIndianBot()) if self.strategy == "quick" else None,
         )
 
     def _router(self, table_id: str) -> TableRouter:

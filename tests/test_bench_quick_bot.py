@@ -9,14 +9,17 @@ import random
 import sys
 from pathlib import Path
 
-from rummy_ops.bots.strategy import BotBrain, Kind
+from rummy_ops.bots.strategy import BotBrain
 from rummy_rules.cards import Card, Rank, parse_card, parse_cards
 from rummy_rules.deck import Shoe
 from rummy_rules.events import DrawSource
+from rummy_rules.indian import INDIAN_POINTS, Declared, PlayerDropped
 from rummy_rules.indian import bot as indian_bot
 from rummy_rules.indian.arrangement import best_arrangement, valid_discards
+from rummy_rules.indian.bot import IndianBot
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldOptions
 from rummy_rules.wild import WildRank
+from rummy_testing.bot_hands import play_hand
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
@@ -103,43 +106,26 @@ def test_a_first_hand_is_hopeless_as_the_variant_s_bot_judges_it_without_the_sol
 
 
 def _deal_and_play(seed: int) -> tuple[str, list[Card], WildRank]:
-    """Four quick bots play one hand on a shuffled shoe: ("declare", 13 cards melded, wild),
-    ("drops", ...) when all but one dropped, or ("stock", ...) when the stock ran out."""
-    rng = random.Random(seed)
-    stock = list(SHOE.cards)
-    rng.shuffle(stock)
-    wild = stock.pop().rank
-    brains = [BotBrain(seed=seed * 10 + s, strategy=QuickIndianBot()) for s in range(4)]
-    hands = [[stock.pop() for _ in range(13)] for _ in range(4)]
-    pile = [stock.pop()]
-    playing = [True] * 4
-    for brain in brains:
-        brain.new_hand()
-    seat = 0
-    while stock:
-        if playing[seat]:
-            hand = hands[seat]
-            move = brains[seat].before_draw(hand, pile[-1] if pile else None, wild)
-            if move.kind is Kind.DROP:
-                playing[seat] = False
-                if sum(playing) == 1:
-                    return "drops", [], wild
-            else:
-                taken = pile.pop() if move.source is DrawSource.DISCARD_PILE else None
-                hand.append(taken if taken is not None else stock.pop())
-                move = brains[seat].after_draw(hand, wild, taken)
-                assert move.card is not None and move.card != taken
-                hand.remove(move.card)
-                if move.kind is Kind.DECLARE:
-                    return "declare", hand, wild
-                pile.append(move.card)
-        seat = (seat + 1) % 4
-    return "stock", [], wild
+    """Four quick bots play one hand through the rules (their moves among the variant's
+    ``legal_commands``): ("declare", the 13 cards shown, wild) for a valid declare, ("drops",
+    ...) when all but one dropped, ("other", ...) otherwise."""
+    rules = INDIAN_POINTS.house_rule_set(4, 100, 1000)
+    brains = {
+        s: BotBrain(seed=seed * 10 + s, strategy=IndianBot(QuickIndianBot())) for s in range(4)
+    }
+    hand = play_hand(INDIAN_POINTS, rules, brains, random.Random(seed).randbytes(32))
+    assert INDIAN_POINTS.is_over(hand.state)
+    declared = [e for e in hand.events if isinstance(e, Declared)]
+    if declared:
+        return "declare", list(declared[0].shown), hand.state.wild_rank
+    if sum(isinstance(e, PlayerDropped) for e in hand.events) == 3:
+        return "drops", [], hand.state.wild_rank
+    return "other", [], hand.state.wild_rank
 
 
 def test_a_table_of_quick_bots_ends_its_hands_with_valid_declares() -> None:
     endings = [_deal_and_play(seed) for seed in range(12)]
-    assert all(how != "stock" for how, _, _ in endings)
+    assert all(how != "other" for how, _, _ in endings)
     declares = [(hand, wild) for how, hand, wild in endings if how == "declare"]
     assert len(declares) >= 10
     for hand, wild in declares:

@@ -55,7 +55,8 @@ _CONSTRUCTOR = re.compile(
 
 
 def exported_series() -> set[str]:
-    """Every series name the services' and libraries' source (tests excluded) constructs."""
+    """Every series name the services' and libraries' source (tests excluded) constructs, and
+    the table's series the installed variants declare (``VariantBundle.counters``)."""
     names: set[str] = set()
     for source_dir in SOURCE_DIRS:
         for path in source_dir.rglob("*.py"):
@@ -64,6 +65,10 @@ def exported_series() -> set[str]:
             for kind, name in _CONSTRUCTOR.findall(path.read_text()):
                 base = name.removesuffix("_total") if "Counter" in kind else name
                 names.update(base + suffix for suffix in _SUFFIXES[kind])
+    # the table's series of the installed variants' own events (rummy_table.adapters.metrics)
+    from rummy_game.bundle import bundles
+
+    names.update(f"rummy_table_{c.name}_total" for b in bundles() for c in b.counters)
     return names
 
 
@@ -88,8 +93,9 @@ def test_the_series_reader_agrees_with_what_prometheus_client_exposes() -> None:
     grpc.requests.labels("s", "m", "OK").inc()
     grpc.latency.labels("s", "m").observe(0.01)
     table = TableMetrics.create(registry)
-    table.declares.labels("valid").inc()
-    table.drops.labels("first").inc()
+    table.variant_series["declares"].labels("valid").inc()
+    table.variant_series["drops"].labels("first").inc()
+    table.seat_outcomes.labels("won").inc()
     table.action_latency.labels("discard").observe(0.01)
     counters(registry)
     exposed = {

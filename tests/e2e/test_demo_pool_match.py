@@ -7,7 +7,7 @@ every bot's balance moved by exactly its line of the settlement."""
 from __future__ import annotations
 
 from rummy_ops.demo import DemoOptions, play
-from rummy_ops.demo.plans import GAMES, tables_of
+from rummy_ops.demo.plans import games, tables_of
 from rummy_ops.demo.verify import replay_verdict
 from rummy_testing.stacks import RunningStack
 
@@ -17,7 +17,7 @@ GRANT = 500_00
 def test_the_demos_pool_101_table_plays_its_match_to_the_end_and_replays_clean(
     rummy_stack: RunningStack,
 ) -> None:
-    (plan,) = GAMES["pool101"]
+    (plan,) = games()["pool101"]
     assert plan.match is not None
     entry, commission_bps = plan.match.pool.entry_fee_hundredths, plan.commission_bps
     options = DemoOptions(

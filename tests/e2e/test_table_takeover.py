@@ -35,7 +35,6 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.table_routing import TableRouter
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_rules.melds import MeldOptions
 from rummy_testing.players import SHOES, Operator, rule_set
 from rummy_testing.processes import ExtraService, kill_stack_service, stop_stack_service
 from rummy_testing.stacks import RunningStack, running_stack
@@ -90,7 +89,6 @@ class Room:
                 brain = BotBrain(
                     seed=rng.getrandbits(64),
                     temperament=Temperament(),
-                    options=MeldOptions(jokers_only_group_is_sequence=True),
                 )
                 bot = Bot(account, token, router, table_id, SHOES[4], brain)
                 bot.take_seat()

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from test_bot_client import view as turn_view
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as ev
@@ -116,11 +117,14 @@ def bot(service: FakeService) -> AsyncBot:
 def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn() -> None:
     service = FakeService()
     b = bot(service)
-    turn = view(api.HAND_PHASE_PLAYING, turn_no=7, cards=HAND)
+    turn = turn_view(api.HAND_PHASE_PLAYING, turn_no=7, cards=HAND, pile="KC")
+    after = turn_view(api.HAND_PHASE_PLAYING, turn_no=7, cards=HAND, pile="KC", drawn="8C")
 
     async def play() -> None:
         await b._react_async(turn)
         await b._react_async(turn)
+        await b._react_async(after)  # the view after the draw lists the discards
+        await b._react_async(after)
 
     asyncio.run(play())
     assert service.names() == ["DrawCard", "DiscardCard"]

@@ -20,11 +20,15 @@ from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as ev
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_game import wires
+from rummy_game.moves import moves_to_pb
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.strategy import BotBrain
 from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import parse_card, parse_cards
+from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
 from rummy_rules.deck import Shoe
+from rummy_rules.indian import Declare, Drop
 
 SHOE = Shoe(decks=2, printed_jokers=2)
 
@@ -82,7 +86,11 @@ def view(
     turn_no: int = 1,
     cards: str = "",
     pile: str = "2C",
+    drawn: str = "",
+    taken: str = "",
 ) -> api.PlayerView:
+    """Seat 0's view; on its turn with cards, the legal moves the table lists (the Indian
+    variant's: before drawing, or after drawing ``drawn``, never discarding ``taken``)."""
     v = api.PlayerView(
         table_id="t1",
         hand_id="h1",
@@ -91,10 +99,25 @@ def view(
         turn_no=turn_no,
         my_seat=0,
         wild_cut=wire("JK"),
+        has_drawn=bool(drawn),
     )
     v.seats.extend(api.SeatView(seat=s, dealt_in=True) for s in (0, 1))
-    v.my_cards.extend(wire(c) for c in cards.split())
+    held = parse_cards(f"{cards} {drawn}") if cards else ()
+    v.my_cards.extend(wire(c.face) for c in held)
     v.discard_pile.extend(wire(c) for c in pile.split())
+    if phase == api.HAND_PHASE_PLAYING and turn_seat == 0 and held:
+        commands: list[Command]
+        if not drawn:
+            commands = [
+                DrawFromStock(seat=0, turn_no=turn_no, at_ms=0),
+                DrawFromDiscardPile(seat=0, turn_no=turn_no, at_ms=0),
+                Drop(seat=0, turn_no=turn_no, at_ms=0),
+            ]
+        else:
+            leaving = [c for c in held if not taken or c != parse_card(taken)]
+            commands = [Discard(seat=0, turn_no=turn_no, card=c, at_ms=0) for c in leaving]
+            commands += [Declare(seat=0, turn_no=turn_no, face_down=c, at_ms=0) for c in leaving]
+        v.legal_moves.extend(moves_to_pb(commands, wires.lookup("indian-points"), SHOE))
     return v
 
 
@@ -132,6 +155,10 @@ def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn() -> N
     b = bot(fake)
     b.on_view(view(api.HAND_PHASE_PLAYING, turn_no=7, cards=HAND, pile="KC"))
     b.on_view(view(api.HAND_PHASE_PLAYING, turn_no=7, cards=HAND, pile="KC"))
+    assert fake.names() == ["DrawCard"]  # the discard is chosen from the view after the draw
+    after = view(api.HAND_PHASE_PLAYING, turn_no=7, cards=HAND, pile="KC", drawn="8C")
+    b.on_view(after)
+    b.on_view(after)
     assert fake.names() == ["DrawCard", "DiscardCard"]
     draw, discard = (request for _, request in fake.calls)
     assert draw.source == ev.DRAW_SOURCE_STOCK
@@ -141,7 +168,9 @@ def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn() -> N
 
 def test_it_declares_when_the_drawn_card_completes_a_valid_show() -> None:
     fake = FakeTable(next_draw="AD")  # AD joins JD QD KD: four melds and a loose 4C
-    bot(fake).on_view(view(api.HAND_PHASE_PLAYING, cards=HAND, pile="8S"))
+    b = bot(fake)
+    b.on_view(view(api.HAND_PHASE_PLAYING, cards=HAND, pile="8S"))
+    b.on_view(view(api.HAND_PHASE_PLAYING, cards=HAND, pile="8S", drawn="AD"))
     assert fake.names() == ["DrawCard", "Play"]
     declare = indian_pb.Declare()
     assert fake.calls[1][1].command.Unpack(declare)  # the Indian variant's own command
@@ -151,7 +180,9 @@ def test_it_declares_when_the_drawn_card_completes_a_valid_show() -> None:
 def test_it_takes_the_pile_card_that_completes_a_set_and_keeps_it() -> None:
     fake = FakeTable(next_draw="9H")  # the pile's top card, as the table hands it over
     hand = "2H 3H 4H 5S 6S 7S 9C 9D JD QD KD 4C 2S"
-    bot(fake).on_view(view(api.HAND_PHASE_PLAYING, cards=hand, pile="9H"))
+    b = bot(fake)
+    b.on_view(view(api.HAND_PHASE_PLAYING, cards=hand, pile="9H"))
+    b.on_view(view(api.HAND_PHASE_PLAYING, cards=hand, pile="2C", drawn="9H", taken="9H"))
     draw, discard = (request for _, request in fake.calls)
     assert draw.source == ev.DRAW_SOURCE_DISCARD_PILE
     assert SHOE.index_to_card(discard.card.index) != parse_card("9H")

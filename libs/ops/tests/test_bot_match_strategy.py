@@ -13,7 +13,6 @@ from rummy_ops.bots.strategy import (
     DECLINE_REJOIN,
     REQUEST_SPLIT,
     BotBrain,
-    Kind,
     MatchTemperament,
     Temperament,
     asks_split,
@@ -23,12 +22,27 @@ from rummy_ops.bots.strategy import (
     rejoin_answer,
 )
 from rummy_platform.table_routing import TableRouter
+from rummy_rules.bot import Situation
 from rummy_rules.cards import parse_card, parse_cards
+from rummy_rules.commands import Command, DrawFromDiscardPile, DrawFromStock
 from rummy_rules.deck import Shoe
+from rummy_rules.indian import Drop
 
 NO_WILD = None
 HOPELESS = parse_cards("AC 3C 6C 9C QC 2D 5D 8D JD 4H 7H KS 10S")
 TOP = parse_card("2S")
+#: The Indian moves of seat 0's first turn, before drawing.
+FIRST_TURN: list[Command] = [
+    DrawFromStock(seat=0, turn_no=1, at_ms=0),
+    DrawFromDiscardPile(seat=0, turn_no=1, at_ms=0),
+    Drop(seat=0, turn_no=1, at_ms=0),
+]
+
+
+def first_move(brain: BotBrain, match: mpb.MatchView) -> Command | None:
+    """What ``brain`` plays on seat 0's first turn of a hopeless hand at ``match``."""
+    situation = Situation(seat=0, cards=HOPELESS, discard_top=TOP)
+    return brain.choose(situation, FIRST_TURN, 1, match=match)
 
 
 def view(
@@ -91,23 +105,23 @@ def test_the_drop_room_is_what_a_seat_can_still_take_and_stay_in() -> None:
 
 def test_the_pool_rule_overrides_the_temperament_coin_both_ways() -> None:
     near = view("pool-101", {0: 85, 1: 0})
-    always = BotBrain(seed=3, temperament=Temperament(drop_hopeless=1.0))
+    always = BotBrain(seed=3, temperament=Temperament(give_up=1.0))
     always.new_hand()
-    assert always.before_draw(HOPELESS, TOP, NO_WILD, match=near, seat=0).kind is Kind.DRAW
+    assert not isinstance(first_move(always, near), Drop)
     roomy = view("pool-101", {0: 60, 1: 0})
-    never = BotBrain(seed=3, temperament=Temperament(drop_hopeless=0.0))
+    never = BotBrain(seed=3, temperament=Temperament(give_up=0.0))
     never.new_hand()
-    assert never.before_draw(HOPELESS, TOP, NO_WILD, match=roomy, seat=0).kind is Kind.DROP
+    assert isinstance(first_move(never, roomy), Drop)
 
 
 def test_at_a_deals_table_the_temperament_coin_still_decides() -> None:
     deals = view("deals-2", {0: 0, 1: 0})
-    never = BotBrain(seed=3, temperament=Temperament(drop_hopeless=0.0))
+    never = BotBrain(seed=3, temperament=Temperament(give_up=0.0))
     never.new_hand()
-    assert never.before_draw(HOPELESS, TOP, NO_WILD, match=deals, seat=0).kind is Kind.DRAW
-    always = BotBrain(seed=3, temperament=Temperament(drop_hopeless=1.0))
+    assert not isinstance(first_move(never, deals), Drop)
+    always = BotBrain(seed=3, temperament=Temperament(give_up=1.0))
     always.new_hand()
-    assert always.before_draw(HOPELESS, TOP, NO_WILD, match=deals, seat=0).kind is Kind.DROP
+    assert isinstance(first_move(always, deals), Drop)
 
 
 def test_a_rejoin_offer_is_accepted_when_the_bot_can_pay_the_entry() -> None:

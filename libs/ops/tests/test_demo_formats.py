@@ -7,7 +7,7 @@ from __future__ import annotations
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import match_wire
-from rummy_ops.demo.plans import DEFAULT_GAMES, DEFAULT_TABLES, GAMES, TablePlan, tables_of
+from rummy_ops.demo.plans import DEFAULT_TABLES, TablePlan, default_games, games, tables_of
 from rummy_ops.demo.report import DemoReport, MatchRecord, match_line, summary
 from rummy_ops.demo.watch import TableRun
 from rummy_rules.events import SeatAccount
@@ -19,7 +19,7 @@ T0 = 1_780_000_000_000
 
 def test_every_format_table_opens_with_options_the_rules_accept() -> None:
     kinds = {}
-    for game, plans in GAMES.items():
+    for game, plans in games().items():
         for plan in plans:
             if not plan.plays_match:
                 continue
@@ -36,16 +36,16 @@ def test_every_format_table_opens_with_options_the_rules_accept() -> None:
 
 
 def test_the_101_pool_has_rejoin_and_the_201_pool_has_split_with_bots_that_ask() -> None:
-    (pool101,) = GAMES["pool101"]
-    (pool201,) = GAMES["pool201"]
+    (pool101,) = games()["pool101"]
+    (pool201,) = games()["pool201"]
     assert pool101.match is not None and pool101.match.pool.rejoin and pool101.seats >= 3
     assert pool201.match is not None and pool201.match.pool.split
     assert pool201.bots_match.split_at_seats >= 2
 
 
 def test_the_default_demo_plays_the_points_tables_and_one_table_of_every_format() -> None:
-    assert DEFAULT_GAMES == ("points", "pool101", "pool201", "deals", "best-of")
-    plans = tables_of(DEFAULT_GAMES)
+    assert default_games() == ("points", "pool101", "pool201", "deals", "best-of")
+    plans = tables_of(default_games())
     assert plans[:3] == DEFAULT_TABLES and not any(plan.plays_match for plan in DEFAULT_TABLES)
     assert [p.name for p in plans[3:]] == ["pool101-3", "pool201-3", "deals2-3", "bestof3-2"]
     assert all(plan.plays_match for plan in plans[3:])
@@ -104,7 +104,7 @@ class _Bot:
 
 
 def test_a_format_tables_watch_ends_its_play_at_the_matchs_end_not_a_hand_count() -> None:
-    (plan,) = GAMES["pool101"]
+    (plan,) = games()["pool101"]
     seen: list[MatchRecord] = []
     run = TableRun(plan, "t1", 0, None, (), lambda _r: None, seen.append)  # type: ignore[arg-type]
     bot = _Bot()
@@ -131,7 +131,7 @@ def test_a_points_tables_watch_still_ends_at_its_share_of_hands() -> None:
 
 
 def test_a_format_table_dealt_points_hands_stops_with_the_reason() -> None:
-    (plan,) = GAMES["deals"]
+    (plan,) = games()["deals"]
     run = TableRun(plan, "t1", 0, None, (), lambda _r: None)  # type: ignore[arg-type]
     bot = _Bot()
     run.bots.append(bot)  # type: ignore[arg-type]

@@ -7,12 +7,11 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as ev
 from rummy_ops.demo.plans import share
 from rummy_ops.demo.report import (
-    LAST_SEAT,
-    TIMEOUT_DROP,
-    VALID_DECLARE,
-    WRONG_DECLARE,
+    WON_SHOWING_MELDS,
+    WON_WITHOUT_MELDS,
     DemoReport,
     HandRecord,
+    endings,
     endings_of,
     hand_line,
     succeeded,
@@ -47,20 +46,25 @@ def ended(winner_declared: bool, *outcomes: str) -> ev.HandEnded:
     )
 
 
-def test_a_declared_win_over_counted_hands_is_a_valid_declare() -> None:
-    assert endings_of(ended(True, "counted", "counted")) == [VALID_DECLARE]
+WRONG_DECLARE, TIMEOUT_DROP = "with a wrong declare", "with a timeout auto-drop"
 
 
-def test_a_win_without_melds_shown_is_the_last_seat_standing() -> None:
-    assert endings_of(ended(False, "first_drop", "middle_drop")) == [LAST_SEAT]
+def test_a_declared_win_over_counted_hands_is_a_win_showing_melds() -> None:
+    assert endings_of(ended(True, "counted", "counted")) == [WON_SHOWING_MELDS]
 
 
-def test_wrong_declares_and_timeout_drops_are_counted_beside_the_ending() -> None:
+def test_a_win_without_melds_shown_is_told_apart() -> None:
+    assert endings_of(ended(False, "first_drop", "middle_drop")) == [WON_WITHOUT_MELDS]
+
+
+def test_the_notable_outcomes_the_variant_declares_are_counted_beside_the_ending() -> None:
     assert endings_of(ended(True, "wrong_declare", "timed_out", "counted")) == [
-        VALID_DECLARE,
+        WON_SHOWING_MELDS,
         WRONG_DECLARE,
         TIMEOUT_DROP,
     ]
+    # every one the report lists: the ways of winning and the installed variants' notables
+    assert {WRONG_DECLARE, TIMEOUT_DROP} <= set(endings())
 
 
 def test_hundredths_print_as_tokens_with_two_decimals() -> None:

@@ -160,7 +160,7 @@ def test_other_games_are_reported_unsupported_and_malformed_lines_get_an_error()
         '{"id": "ok", "game": "indian-group", "cards": ["QH", "KH", "AH"], "wild_rank": null}\n'
     )
     sink = io.StringIO()
-    status = evaluate_stream(source, sink, MeldOptions())
+    status = evaluate_stream(source, sink)
     out = [json.loads(line) for line in sink.getvalue().splitlines()]
     assert status == 2
     assert out[0] == {"id": "g", "error": "unsupported game: rummy500"}
@@ -189,7 +189,7 @@ def test_json_too_deep_or_a_number_too_long_is_an_error_line_and_the_run_goes_on
         + '{"id": "ok", "game": "indian-group", "cards": ["QH", "KH", "AH"], "wild_rank": null}\n'
     )
     sink = io.StringIO()
-    assert evaluate_stream(source, sink, MeldOptions()) == 2
+    assert evaluate_stream(source, sink) == 2
     out = [json.loads(line) for line in sink.getvalue().splitlines()]
     assert out[0] == {"id": "bom", "type": "pure"}
     assert [o["id"] for o in out[1:3]] == [None, None]

@@ -11,7 +11,7 @@ from world import World, metrics_of
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.envelope import Envelope
-from rummy_table.adapters.metrics import ACTIONS, DROP_KINDS, TableMetrics, drop_kind_label
+from rummy_table.adapters.metrics import ACTIONS, TableMetrics
 
 
 def samples(registry: CollectorRegistry, name: str) -> dict[tuple[tuple[str, str], ...], float]:
@@ -23,7 +23,7 @@ def samples(registry: CollectorRegistry, name: str) -> dict[tuple[tuple[str, str
     }
 
 
-def test_every_declare_result_drop_kind_and_action_is_exported_at_zero_from_the_start() -> None:
+def test_every_series_the_variants_declare_and_every_action_is_exported_at_zero() -> None:
     registry = CollectorRegistry()
     TableMetrics.create(registry)
     assert samples(registry, "rummy_table_declares_total") == {
@@ -33,6 +33,11 @@ def test_every_declare_result_drop_kind_and_action_is_exported_at_zero_from_the_
     assert samples(registry, "rummy_table_drops_total") == {
         (("kind", kind),): 0.0 for kind in ("first", "middle", "timeout", "leave")
     }
+    outcomes = samples(registry, "rummy_table_seat_outcomes_total")
+    assert {"won", "counted", "first_drop", "wrong_declare", "timed_out"} <= {
+        dict(labels)["outcome"] for labels in outcomes
+    }
+    assert set(outcomes.values()) == {0.0}
     counts = samples(registry, "rummy_table_action_latency_seconds_count")
     assert counts == {(("action", action),): 0.0 for action in ACTIONS}
     assert {"draw", "discard", "declare", "drop", "take_seat"} <= set(ACTIONS)
@@ -41,8 +46,10 @@ def test_every_declare_result_drop_kind_and_action_is_exported_at_zero_from_the_
 def test_a_drop_is_counted_under_the_label_its_kind_was_exported_with() -> None:
     registry = CollectorRegistry()
     metrics = TableMetrics.create(registry)
-    assert set(DROP_KINDS) == {
-        drop_kind_label(kind) for kind in pb.DropKind.values() if kind != pb.DROP_KIND_UNSPECIFIED
+    kinds = {
+        pb.DropKind.Name(kind).removeprefix("DROP_KIND_").lower()
+        for kind in pb.DropKind.values()
+        if kind != pb.DROP_KIND_UNSPECIFIED
     }
     dropped = Envelope.new(
         indian_pb.PlayerDropped(kind=indian_pb.DROP_KIND_TIMEOUT),
@@ -53,7 +60,7 @@ def test_a_drop_is_counted_under_the_label_its_kind_was_exported_with() -> None:
     metrics.count([dropped])
     drops = samples(registry, "rummy_table_drops_total")
     assert drops[(("kind", "timeout"),)] == 1.0
-    assert len(drops) == len(DROP_KINDS)  # no new series: the same label
+    assert {dict(labels)["kind"] for labels in drops} == kinds  # no new series: the same label
 
 
 def test_a_rebuilt_instance_gauges_the_tables_open_and_the_seats_taken_it_replayed() -> None:

@@ -168,7 +168,7 @@ class Live:
     """The state requests are built from, read from the players' own views after the world
     settled. ``hands``: account -> its cards (card indices) in the current hand; ``seats``:
     account -> seat at the main table; ``dealt``: accounts dealt into the current hand;
-    ``turn_account``: the account on turn (or None)."""
+    ``turn_account``: the account on turn (or None); ``legal_moves``: its view's legal moves."""
 
     table_id: str
     other_table_id: str
@@ -185,6 +185,9 @@ class Live:
     past_hands: tuple[str, ...]
     shoe_size: int
     face_of: Callable[[int], str]
+    #: The moves the account on turn may make now, as its view lists them (the variant's
+    #: ``legal_commands``).
+    legal_moves: tuple[api.LegalMove, ...] = ()
 
 
 @dataclass
@@ -557,9 +560,12 @@ class Builder:
                     face_down=cards_pb2.Card(index=face_down, face=_face(live, face_down)),
                     groups=groups,
                 )
-            elif rpc == "Play":  # the Indian variant's own command, packed
+            elif rpc == "Play":  # the variant's own command, packed
                 request = api.PlayRequest(**fields)
-                if d.flag():
+                own = [m.command for m in live.legal_moves if m.HasField("command")]
+                if own and d.flag():  # one the view lists: the variant's legal_commands
+                    request.command.CopyFrom(d.choice(own))
+                elif d.flag():
                     face_down = d.choice(mine) if mine else 0
                     hidden = cards_pb2.Card(index=face_down, face=_face(live, face_down))
                     request.command.Pack(indian_events.Declare(face_down=hidden))

@@ -423,6 +423,11 @@ class FuzzWorld:
             past_hands=tuple(self.past_hands[-5:]),
             shoe_size=len(shoe.cards),
             face_of=lambda i: shoe.index_to_card(i).face,
+            legal_moves=(
+                tuple(self.by_account[turn_account].view.legal_moves)
+                if turn_account is not None and turn_account in self.by_account
+                else ()
+            ),
         )
 
     def _quiet(self) -> float | None:

@@ -1,24 +1,25 @@
 """The toy's bot strategy (``ToyKnock.bot``): pure choices from a seat's own five cards, in the
-shape a bot host asks (``rummy_ops.bots.strategy.BotBrain``).
+shape a bot host asks (``rummy_rules.bot.VariantBot``, over the toy's ``legal_commands``).
 
-- before drawing: knock (the toy's own command, :data:`KNOCK_MOVE`, sent through ``Play``) when
+- before drawing: knock (the toy's own command, sent through ``Play``) when
   the hand's total is at most :data:`KNOCK_AT` points; otherwise draw;
 - draw: always from the stock (the toy draws nothing else);
 - discard: the costliest card (ace 1, faces 10), the card just drawn when it ties;
-- no declare, and no hand is hopeless (the toy has no drop).
+- it never gives a hand up (the toy has no drop).
 """
 
 from __future__ import annotations
 
-from rummy_rules.cards import Card
-from rummy_rules.events import DrawSource
+from collections.abc import Sequence
 
-from .game import card_value
+from rummy_rules.bot import Situation
+from rummy_rules.cards import Card
+from rummy_rules.commands import Command, Discard, DrawFromStock
+
+from .game import Knock, card_value
 
 #: A total (points) at or under which the bot knocks instead of drawing.
 KNOCK_AT = 14
-#: The bot's name for the toy's Knock (``ToyWire.bot_command`` makes the command of it).
-KNOCK_MOVE = "knock"
 
 
 def total(hand: list[Card] | tuple[Card, ...]) -> int:
@@ -27,37 +28,26 @@ def total(hand: list[Card] | tuple[Card, ...]) -> int:
 
 
 class ToyBot:
-    """The toy strategy as one value (stateless; ``wild`` and ``options`` are ignored: the toy
-    has no wild card and no meld options)."""
+    """The toy strategy as a ``rummy_rules.bot.VariantBot`` (stateless)."""
 
     @staticmethod
-    def move_before_draw(
-        hand: list[Card] | tuple[Card, ...], top_discard: Card | None, wild: object
-    ) -> str | None:
-        return KNOCK_MOVE if total(hand) <= KNOCK_AT else None
-
-    @staticmethod
-    def choose_draw(
-        hand: list[Card] | tuple[Card, ...], top: Card | None, wild: object, options: object
-    ) -> DrawSource:
-        return DrawSource.STOCK
-
-    @staticmethod
-    def choose_discard(
-        hand: list[Card] | tuple[Card, ...], wild: object, taken: Card | None, options: object
-    ) -> Card:
+    def choose(situation: Situation, legal: Sequence[Command]) -> Command:
+        """Knock at :data:`KNOCK_AT` points or under, else draw; then discard the costliest
+        card (the card just drawn when it ties); always a listed move."""
+        if not situation.has_drawn:
+            knock = next((c for c in legal if isinstance(c, Knock)), None)
+            draw = next((c for c in legal if isinstance(c, DrawFromStock)), None)
+            if knock is not None and (total(situation.cards) <= KNOCK_AT or draw is None):
+                return knock
+            return draw if draw is not None else legal[0]
+        hand = situation.cards
         costliest = max(card_value(c) for c in hand)
-        return next(c for c in reversed(hand) if card_value(c) == costliest)
+        card = next(c for c in reversed(hand) if card_value(c) == costliest)
+        return next((c for c in legal if isinstance(c, Discard) and c.card == card), legal[0])
 
     @staticmethod
-    def declaration(
-        hand: list[Card] | tuple[Card, ...], wild: object, taken: Card | None, options: object
-    ) -> Card | None:
-        return None
-
-    @staticmethod
-    def is_hopeless(hand: list[Card] | tuple[Card, ...], wild: object, options: object) -> bool:
-        return False
+    def give_up(situation: Situation, legal: Sequence[Command]) -> Command | None:
+        return None  # the toy has no drop
 
 
 TOY_BOT = ToyBot()

@@ -26,7 +26,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import ClassVar
 
-from rummy_rules import codec, registry
+from rummy_rules import codec
+from rummy_rules.bot import VariantBot
 from rummy_rules.cards import Card
 from rummy_rules.commands import (
     Command,
@@ -442,7 +443,7 @@ class ToyKnock(VariantRules):
     deal_shape = ToyOptions.deal_shape
 
     @property
-    def bot(self) -> object:
+    def bot(self) -> VariantBot:
         from .bot import TOY_BOT  # the strategy imports this module
 
         return TOY_BOT
@@ -458,6 +459,18 @@ class ToyKnock(VariantRules):
             return decide(state, command)
         except RuleSetError as exc:
             raise _fail(ErrorCode.INVALID_COMMAND, str(exc)) from None
+
+    def legal_commands(self, state: ToyState, seat: int) -> tuple[Command, ...]:
+        """On its turn: draw (while the stock holds cards) or knock; after drawing, discard
+        any card."""
+        own = state.seat(seat)
+        if state.phase is not ToyPhase.PLAYING or seat != state.turn_seat or own is None:
+            return ()
+        turn = state.turn_no
+        if state.drawn:
+            return tuple(Discard(seat=seat, turn_no=turn, card=c, at_ms=0) for c in own.cards)
+        draw = (DrawFromStock(seat=seat, turn_no=turn, at_ms=0),) if state.stock else ()
+        return (*draw, Knock(seat=seat, turn_no=turn, at_ms=0))
 
     def apply(self, state: ToyState, event: Event) -> ToyState:
         return apply(state, event)
@@ -514,4 +527,3 @@ class ToyKnock(VariantRules):
 
 
 TOY: Variant[ToyState] = ToyKnock()
-registry.register(TOY)

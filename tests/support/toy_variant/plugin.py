@@ -1,8 +1,7 @@
 """The toy variant as a plug-in: ``RUMMY_VARIANT_PLUGINS=toy_variant.plugin`` makes a service
 process, ``rummy`` or a test harness load it (``rummy_platform.plugins``). Importing this module
-registers the toy with every registry a host looks a variant up in: the rules'
-(``rummy_rules.registry``), the wires' (``rummy_game.wires``: its options, its ``Knocked`` and
-its ``Knock`` on the wire) and the event payloads' (``rummy_platform.variant_payloads``)."""
+installs the toy's bundle (``toy_variant.wire.TOY_BUNDLE``, one call): its rules, its wire (its
+options, its ``Knocked`` and its ``Knock``), its event payloads and codec classes."""
 
 from __future__ import annotations
 

@@ -13,16 +13,15 @@ from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import wires
+from rummy_game.bundle import VariantBundle
 from rummy_game.wire import HandContext, StreamCodecError
-from rummy_platform import variant_payloads
-from rummy_rules import registry
 from rummy_rules.commands import Command
+from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.rules import RuleSet, RuleSetError
 
 from . import toy_pb2
-from .game import TOY, TOY_NAME, Knock, Knocked, ToyOptions
+from .game import TOY, TOY_NAME, Knock, Knocked, ToyOptions, ToyState
 
 
 class ToyWire:
@@ -70,12 +69,13 @@ class ToyWire:
             return (Knocked(seat=payload.seat, turn_no=payload.turn_no),)
         raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a toy event")
 
-    def command(
-        self, message: Message, seat: int, turn_no: int, at_ms: int, ctx: HandContext
-    ) -> Command:
+    def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         if isinstance(message, toy_pb2.Knock):
             return Knock(seat=seat, turn_no=turn_no, at_ms=at_ms)
         raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not a toy command")
+
+    def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
+        return toy_pb2.Knock() if isinstance(command, Knock) else None
 
     def replay_command(self, event: Event, at_ms: int) -> Command | None:
         if isinstance(event, Knocked):
@@ -96,9 +96,6 @@ class ToyWire:
     def request_answer(self, request: Message, answer: Message | None) -> Message | None:
         return None
 
-    def bot_command(self, move: str, card: cards_pb2.Card | None) -> Message | None:
-        return toy_pb2.Knock() if move == "knock" else None
-
     def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
         answer = toy_pb2.KnockAnswer()
         return answer if packed.Unpack(answer) else None
@@ -113,10 +110,16 @@ class ToyWire:
 TOY_WIRE = ToyWire()
 
 
+#: The toy as one plug-in: its rules, wire, payloads and codec classes.
+TOY_BUNDLE = VariantBundle(
+    variant=TOY,
+    wire=TOY_WIRE,
+    payload_modules=(toy_pb2,),
+    codec_classes=(ToyOptions, Knock, Knocked, ToyState),
+)
+
+
 def register_toy() -> None:
-    """Make the toy playable by the hosts in this process: its rules (``rummy_rules.registry``),
-    its wire (``rummy_game.wires``) and its event payloads (``rummy_platform.variant_payloads``).
-    Registering twice is harmless."""
-    registry.register(TOY)
-    wires.register(TOY_WIRE)
-    variant_payloads.register_module(toy_pb2)
+    """Make the toy playable by the hosts in this process: its bundle's one call
+    (``VariantBundle.install``). Registering twice is harmless."""
+    TOY_BUNDLE.install()

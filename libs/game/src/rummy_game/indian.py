@@ -1,7 +1,9 @@
 """The Indian points variant's wire (``indian-points``, Bombay Baazi): its options, events,
 commands and answers (protobuf package ``rummy.indian.v1``) <-> ``rummy_rules.indian``.
 
-Registered in :mod:`rummy_game.wires`; no host imports this module.
+Its bundle, :data:`INDIAN_BUNDLE` (rules, wire, payloads, codec classes, verifier script,
+docs), is the entry point ``indian-points`` of the group ``rummy.variants`` (``libs/game``'s
+``pyproject.toml``): hosts find it there (``rummy_game.bundle``); no host imports this module.
 
 - Options: ``rummy.indian.v1.IndianPointsOptions`` in ``RuleSet.variant_options.indian_points``,
   and the same options in the flat fields 2-5, 7 and 8 of ``rummy.common.v1.RuleSet`` that a
@@ -10,7 +12,7 @@ Registered in :mod:`rummy_game.wires`; no host imports this module.
   table deals from, ``rummy_rules.indian.rules.IndianShoes``) is in the oneof only; left out, a
   table keeps the house shoes (Bombay Baazi's at 4, 6, 8 seats, else the rulebook's).
 - Events: ``Declared``, ``DeclarationRejected``, ``PlayerDropped`` (records of the old types
-  ``rummy.table.v1.*`` decode as these: ``rummy_platform.variant_payloads.ALIASES``).
+  ``rummy.table.v1.*`` decode as these: the bundle's ``payload_aliases``).
 - Commands (``PlayRequest.command``): ``Declare`` (answer ``DeclareAnswer``), ``Drop`` (answer
   ``DropAnswer``); the older RPCs ``Declare`` / ``Drop`` of ``rummy.table.v1.TableService``
   send the same commands (:meth:`IndianWire.request_command`).
@@ -29,15 +31,27 @@ from google.protobuf.message import Message
 from rummy.common.v1 import cards_pb2
 from rummy.indian.v1 import events_pb2 as ipb
 from rummy.indian.v1 import rules_pb2 as indian_pb2
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_rules.commands import Command, LeaveHand
+from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
+from rummy_rules.indian import INDIAN_POINTS
 from rummy_rules.indian import events as indian
+from rummy_rules.indian.cases import INDIAN_CASES
 from rummy_rules.indian.commands import Declare, Drop
-from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT, IndianShoes, indian_rules
+from rummy_rules.indian.equivalence import equivalent_results
+from rummy_rules.indian.rules import (
+    INDIAN_POINTS_VARIANT,
+    IndianPointsRules,
+    IndianShoes,
+    indian_rules,
+)
+from rummy_rules.indian.state import HandState
 from rummy_rules.rules import RuleSet, RuleSetError
 
+from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
 from .wire import (
     HandContext,
     StreamCodecError,
@@ -298,17 +312,22 @@ class IndianWire:
 
     # -- commands ------------------------------------------------------------------------------
 
-    def command(
-        self, message: Message, seat: int, turn_no: int, at_ms: int, ctx: HandContext
-    ) -> Command:
+    def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         if isinstance(message, ipb.Declare):
             if not message.HasField("face_down"):
                 raise StreamCodecError("a Declare names the card laid face down (face_down)")
-            card = card_from_pb(message.face_down, ctx.shoe)
+            card = card_from_pb(message.face_down, shoe)
             return Declare(seat=seat, turn_no=turn_no, face_down=card, at_ms=at_ms)
         if isinstance(message, ipb.Drop):
             return Drop(seat=seat, turn_no=turn_no, at_ms=at_ms)
         raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not an Indian command")
+
+    def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
+        if isinstance(command, Declare):
+            return ipb.Declare(face_down=card_to_pb(command.face_down, shoe))
+        if isinstance(command, Drop):
+            return ipb.Drop()
+        return None
 
     def replay_command(self, event: Event, at_ms: int) -> Command | None:
         if isinstance(event, indian.Declared | indian.DeclarationRejected):
@@ -341,13 +360,6 @@ class IndianWire:
         return None
 
     # -- bots ----------------------------------------------------------------------------------
-
-    def bot_command(self, move: str, card: cards_pb2.Card | None) -> Message | None:
-        if move == "declare" and card is not None:
-            return ipb.Declare(face_down=card)
-        if move == "drop":
-            return ipb.Drop()
-        return None
 
     def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
         for cls in (ipb.DeclareAnswer, ipb.DropAnswer):
@@ -394,3 +406,99 @@ def _winner_result(ended: table_pb.HandEnded) -> table_pb.SeatResult | None:
 
 #: The Indian wire (``rummy_game.wires`` registers it).
 INDIAN_WIRE = IndianWire()
+
+
+def _pool(
+    target: int, entry: int, *, rejoin: bool = False, split: bool = False
+) -> match_pb.MatchOptions:
+    pool = match_pb.PoolOptions(
+        target=target, entry_fee_hundredths=entry, rejoin=rejoin, split=split
+    )
+    return match_pb.MatchOptions(pool=pool)
+
+
+#: ``rummy demo --game``: one table of each Indian match format with modest entry fees
+#: (``docs/rules/formats.md``): a 101 pool with rejoin (3 seats: a rejoin needs two others still
+#: in), a 201 pool with split (its bots ask to split once two are left), a 2-deal deals table and
+#: a best of 3.
+DEMO_GAMES = (
+    DemoGame(
+        "pool101", (DemoTable("pool101-3", 3, 0, 1000, match=_pool(101, 10_00, rejoin=True)),)
+    ),
+    DemoGame(
+        "pool201",
+        (
+            DemoTable(
+                "pool201-3", 3, 0, 1000, match=_pool(201, 10_00, split=True), split_at_seats=2
+            ),
+        ),
+    ),
+    DemoGame(
+        "deals",
+        (
+            DemoTable(
+                "deals2-3",
+                3,
+                0,
+                500,
+                match=match_pb.MatchOptions(
+                    deals=match_pb.DealsOptions(deals=2, entry_fee_hundredths=5_00)
+                ),
+            ),
+        ),
+    ),
+    DemoGame(
+        "best-of",
+        (
+            DemoTable(
+                "bestof3-2",
+                2,
+                0,
+                500,
+                match=match_pb.MatchOptions(
+                    best_of=match_pb.BestOfOptions(deals=3, entry_fee_hundredths=5_00)
+                ),
+            ),
+        ),
+    ),
+)
+
+INDIAN_BUNDLE = VariantBundle(
+    variant=INDIAN_POINTS,
+    wire=INDIAN_WIRE,
+    payload_modules=(ipb,),
+    payload_aliases=tuple(
+        (f"rummy.table.v1.{name}", f"rummy.indian.v1.{name}")
+        for name in ("Declared", "DeclarationRejected", "PlayerDropped")
+    ),
+    codec_classes=(
+        IndianPointsRules,
+        Declare,
+        Drop,
+        HandState,
+        indian.PlayerDropped,
+        indian.Declared,
+        indian.DeclarationRejected,
+    ),
+    verifier_script="indian-score.js",
+    docs=("docs/rules/declaration.md", "docs/rules/scoring.md", "docs/rules/formats.md"),
+    outcomes=(
+        Outcome("won", "won", "W"),
+        Outcome("counted", "counted", ""),
+        Outcome("first_drop", "first drop", "fd"),
+        Outcome("middle_drop", "middle drop", "md"),
+        Outcome("timed_out", "timeout auto-drop", "to", notable=True),
+        Outcome("wrong_declare", "wrong declare", "wd", notable=True),
+        Outcome("left", "left", "lv"),
+    ),
+    counters=(
+        CounterSeries("declares", "Declares", "result", ("valid", "wrong")),
+        CounterSeries("drops", "Drops", "kind", tuple(kind.value for kind in DROP_KIND_TO_PB)),
+    ),
+    equivalent_results=equivalent_results,
+    # a declare's grouping (Declare, DeclareRequest): at most 13 groups of at most 14 cards
+    field_limits=(("groups", 13), ("cards", 14)),
+    cli_cases=INDIAN_CASES,
+    demo_games=DEMO_GAMES,
+)
+"""Indian points as one plug-in (entry point ``rummy.variants:indian-points``)."""

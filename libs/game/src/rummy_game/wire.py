@@ -85,11 +85,16 @@ class VariantWire(Protocol):
         """The rules events a payload of ``event_types`` stands for. Raises StreamCodecError."""
         ...
 
-    def command(
-        self, message: Message, seat: int, turn_no: int, at_ms: int, ctx: HandContext
-    ) -> Command:
+    def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         """The rules command ``message`` (one of ``command_types``) is for ``seat`` at turn
-        ``turn_no``. Raises StreamCodecError for a malformed message (a card outside the shoe)."""
+        ``turn_no``, its cards of the hand's ``shoe``. Raises StreamCodecError for a malformed
+        message (a card outside the shoe)."""
+        ...
+
+    def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
+        """The message of one of the variant's own commands (inverse of :meth:`command`: what a
+        client packs in ``PlayRequest.command``, e.g. a legal move of the view); None for a
+        command it does not own (draws and discards are the generic RPCs')."""
         ...
 
     def replay_command(self, event: Event, at_ms: int) -> Command | None:
@@ -108,13 +113,6 @@ class VariantWire(Protocol):
 
     def request_answer(self, request: Message, answer: Message | None) -> Message | None:
         """That older RPC's response for :meth:`answer`'s ``answer``; None as above."""
-        ...
-
-    def bot_command(self, move: str, card: cards_pb2.Card | None) -> Message | None:
-        """The command message of a bot strategy's move (its ``Kind`` value: the Indian
-        strategy's ``"declare"`` with the face-down card, ``"drop"``; a name the strategy's
-        ``move_before_draw`` gives, with no card); None for a move the
-        variant plays by the generic RPCs (draw, discard) or does not know."""
         ...
 
     def unpack_answer(self, packed: any_pb2.Any) -> Message | None:

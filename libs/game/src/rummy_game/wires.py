@@ -1,9 +1,10 @@
-"""The variants' wires, found by the variant name a hand pinned: one line per variant.
+"""The variants' wires, found by the variant name a hand pinned.
 
 A host (the table service, replay, the bots) finds a hand's :class:`rummy_game.wire.VariantWire`
 with :func:`lookup` (``""``: ``rummy_rules.registry.LEGACY_VARIANT``) and maps the variant's
-events, options and commands through it without knowing them. A variant outside this library
-(a plug-in, the test suite's toy) adds its wire with :func:`register`.
+events, options and commands through it without knowing them. No variant is named here: a
+variant's bundle (``rummy_game.bundle.VariantBundle``) adds its wire with :func:`register` when it
+is installed (found by entry point, ``rummy_rules.registry.discover``, or by a plug-in's import).
 """
 
 from __future__ import annotations
@@ -15,12 +16,9 @@ from google.protobuf.message import Message
 from rummy_rules import registry
 from rummy_rules.registry import LEGACY_VARIANT
 
-from .indian import INDIAN_WIRE
 from .wire import VariantWire
 
-_WIRES: dict[str, VariantWire] = {
-    INDIAN_WIRE.variant: INDIAN_WIRE,
-}
+_WIRES: dict[str, VariantWire] = {}
 
 
 class UnknownWire(LookupError):
@@ -38,6 +36,7 @@ def register(wire: VariantWire) -> None:
 
 def lookup(variant: str) -> VariantWire:
     """The wire of ``variant`` (``""``: the legacy variant). Raises UnknownWire."""
+    registry.discover()
     wire = _WIRES.get(variant or LEGACY_VARIANT)
     if wire is None:
         raise UnknownWire(f"no wire is registered for variant {variant!r}")
@@ -46,6 +45,7 @@ def lookup(variant: str) -> VariantWire:
 
 def all_wires() -> Iterator[VariantWire]:
     """Every registered wire."""
+    registry.discover()
     return iter(tuple(_WIRES.values()))
 
 

@@ -217,7 +217,7 @@ def event_payloads() -> PayloadRegistry:
     match (``rummy.match.v1``, on the table stream) and of
     every variant (``rummy_platform.variant_payloads``), with the type names a variant's events
     were recorded under before they had their own package read as their new messages
-    (``variant_payloads.ALIASES``)."""
+    (``variant_payloads.aliases``)."""
     registry = PayloadRegistry()
     for module in (
         table_events,
@@ -230,7 +230,7 @@ def event_payloads() -> PayloadRegistry:
         registry.register_module(module)
     for module in variant_payloads.modules():
         registry.register_module(module)
-    for old, new in variant_payloads.ALIASES.items():
+    for old, new in variant_payloads.aliases().items():
         registry.alias(old, new)
     return registry
 

@@ -1,15 +1,15 @@
 """The one home of the size limits of every request: strings, bytes, repeated fields, messages.
 
 Every string and bytes field of every request, and every repeated field, has a maximum, by field
-name, in :data:`FIELD_LIMITS` (bytes for strings, UTF-8 encoded, and for bytes; items for
-repeated fields); the ``.proto`` comment of each field states the same number. The
-:class:`RequestLimitsInterceptor` that every :class:`~rummy_platform.server.ServiceHost`
-installs checks each request of a unary-request RPC against them, nested messages included,
-before the servicer runs: a field over its limit ends the call INVALID_ARGUMENT with a message
-naming the field, its size and the limit (never the value). No string field may hold a NUL
-character (U+0000: PostgreSQL text cannot store it; no id, name or token needs it): one that
-does is INVALID_ARGUMENT naming the field. A request the server cannot parse (invalid UTF-8 in
-a string) is INVALID_ARGUMENT too, not gRPC's INTERNAL.
+name, in :func:`field_limits` (the hosts' :data:`FIELD_LIMITS` and the installed variants'; bytes
+for strings, UTF-8 encoded, and for bytes; items for repeated fields); the ``.proto`` comment of
+each field states the same number. The :class:`RequestLimitsInterceptor` that every
+:class:`~rummy_platform.server.ServiceHost` installs checks each request of a unary-request RPC
+against them, nested messages included, before the servicer runs: a field over its limit ends the
+call INVALID_ARGUMENT with a message naming the field, its size and the limit (never the value). No
+string field may hold a NUL character (U+0000: PostgreSQL text cannot store it; no id, name or token
+needs it): one that does is INVALID_ARGUMENT naming the field. A request the server cannot parse
+(invalid UTF-8 in a string) is INVALID_ARGUMENT too, not gRPC's INTERNAL.
 
 Whole messages are bounded by gRPC itself: servers take requests up to
 :data:`MAX_REQUEST_BYTES` and send responses up to :data:`MAX_RESPONSE_BYTES`
@@ -34,6 +34,7 @@ import grpc.aio
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from rummy_platform import variant_payloads
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.rpc_scope import AioHandlerInterceptor, Handler, rebuild
 
@@ -70,15 +71,14 @@ MAX_VARIANT_BYTES = 32
 #: A card's display label ("10S", "JK"); readers go by its index.
 MAX_CARD_FACE_BYTES = 8
 #: The packed command of ``PlayRequest.command`` (a ``google.protobuf.Any``'s ``value``): a
-#: variant's command message, whose own fields are then held to these limits once unpacked. The
-#: largest a rule allows, an Indian Declare of 13 groups of 14 cards with 8-byte faces, is about
-#: 2.8 KiB.
+#: variant's command message, whose own fields are then held to these limits once unpacked (4 KiB:
+#: the largest a rule allows today, an Indian Declare of 13 groups of 14 cards with 8-byte faces,
+#: is about 2.8 KiB).
 MAX_COMMAND_BYTES = 4096
-#: A declare's grouping: at most 13 groups, each at most 14 cards.
-MAX_GROUPS = 13
-MAX_CARDS_IN_GROUP = 14
 
-#: The limit of every string, bytes and repeated field of the requests, by field name.
+#: The limit of every string, bytes and repeated field of the requests the hosts own, by field
+#: name; a variant's own fields (its commands', its older RPCs') are its bundle's
+#: (:func:`register_field_limits`), and :func:`field_limits` is the whole table.
 FIELD_LIMITS: Mapping[str, int] = {
     "table_id": MAX_TABLE_ID_BYTES,
     "hand_id": MAX_HAND_ID_BYTES,
@@ -92,11 +92,28 @@ FIELD_LIMITS: Mapping[str, int] = {
     "client_seed": MAX_CLIENT_SEED_BYTES,
     "variant": MAX_VARIANT_BYTES,
     "face": MAX_CARD_FACE_BYTES,
-    "groups": MAX_GROUPS,
-    "cards": MAX_CARDS_IN_GROUP,
     "value": MAX_COMMAND_BYTES,
 }
-#: The limit of a field not in :data:`FIELD_LIMITS` (requests of gRPC's own services, such as
+_VARIANT_LIMITS: dict[str, int] = {}
+
+
+def register_field_limits(limits: Mapping[str, int]) -> None:
+    """Add a variant's field limits (bytes or items, by field name; a variant bundle's
+    ``install()`` calls it). Raises ValueError for a name the hosts own or that another variant
+    limits differently."""
+    for name, limit in limits.items():
+        if name in FIELD_LIMITS or _VARIANT_LIMITS.get(name, limit) != limit:
+            raise ValueError(f"the field limit of {name!r} is set already")
+        _VARIANT_LIMITS[name] = limit
+
+
+def field_limits() -> Mapping[str, int]:
+    """Every field limit: the hosts' (:data:`FIELD_LIMITS`) and the installed variants'."""
+    variant_payloads.discover()
+    return {**FIELD_LIMITS, **_VARIANT_LIMITS}
+
+
+#: The limit of a field not in :func:`field_limits` (requests of gRPC's own services, such as
 #: health's ``service``); every field of the rummy requests is listed (a test holds it).
 DEFAULT_STRING_BYTES = 128
 DEFAULT_REPEATED_ITEMS = 64
@@ -107,12 +124,15 @@ _SIZED_TYPES = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
 def field_limit(name: str, descriptor: FieldDescriptor) -> int:
     """The limit of the field ``name`` (bytes, or items when ``descriptor`` is repeated)."""
     default = DEFAULT_REPEATED_ITEMS if _is_repeated(descriptor) else DEFAULT_STRING_BYTES
-    return FIELD_LIMITS.get(name, default)
+    found = FIELD_LIMITS.get(name)
+    if found is None:
+        found = field_limits().get(name, default)
+    return found
 
 
 def check_request(message: Message, path: str = "") -> None:
     """Raise InvalidArgument naming the first field of ``message`` (nested messages included)
-    over its limit in :data:`FIELD_LIMITS`, with its size and the limit."""
+    over its limit (:func:`field_limits`), with its size and the limit."""
     for descriptor, value in message.ListFields():
         name = f"{path}{descriptor.name}"
         if _is_repeated(descriptor):

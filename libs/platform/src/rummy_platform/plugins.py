@@ -1,9 +1,12 @@
 """Variant plug-ins: rule sets that are not in the product, loaded once when a process starts.
 
 ``RUMMY_VARIANT_PLUGINS`` names importable modules, comma-separated
-(``RUMMY_VARIANT_PLUGINS=toy_variant,acme_gin``). Each one registers its variant(s) with
-``rummy_rules.registry.register`` when imported; this module only imports them, in order, and
-reports what the registry holds afterwards. It knows no variant and does not import the rules
+(``RUMMY_VARIANT_PLUGINS=toy_variant,acme_gin``). Each one installs its variant bundle(s)
+(``rummy_game.bundle.VariantBundle.install``: one call) when imported; this module only imports
+them, in order, and reports what the registry holds afterwards. An *installed* package needs no
+setting: its bundle is an entry point of the group ``rummy.variants``, which every host discovers
+(``rummy_rules.registry.discover``); the variable is for modules that are not installed.
+It knows no variant and does not import the rules
 library: the caller passes the registry's ``names`` (``rummy_rules.registry.names``).
 
 Every service's bootstrap calls :func:`load_variant_plugins` first (a module that fails to import,
@@ -13,7 +16,7 @@ What was loaded is logged once (``variants loaded``, JSON) and exported as
 ``rummy_variants_loaded{variant, plugin}`` (1 per variant the process can play; ``plugin`` is the
 module that registered it, ``""`` for the product's own).
 
-A plain setting rather than Python entry points: the same variable works for a service, the CLI
+A plain setting beside the entry points: the same variable works for a service, the CLI
 and a test harness without installing a distribution (a test suite's toy is a folder on
 ``PYTHONPATH``, not a package), an operator sees and chooses exactly which plug-ins a process runs
 (an installed package cannot add a game to a running deployment behind its back), and the order of

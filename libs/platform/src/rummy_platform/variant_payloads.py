@@ -1,29 +1,46 @@
-"""The event payload modules of the variants (one line per variant), and the old type names
-their events were recorded under.
+"""The event payload modules of the variants, and the old type names their events were
+recorded under.
 
 Every reader of an event stream (:func:`rummy_platform.envelope.event_payloads`) knows these
 payloads, so a service that hosts no rules of a variant (the ledger reading ``table-events``)
-still decodes a stream holding that variant's events. A variant outside this repository's protos
-(a plug-in, the test suite's toy) adds its module with :func:`register_module`.
+still decodes a stream holding that variant's events. No variant is named here: a variant's
+bundle (``rummy_game.bundle.VariantBundle``) adds its modules with :func:`register_module` and its
+old names with :func:`register_aliases` when it is installed, by its entry point in the group
+:data:`ENTRY_POINT_GROUP` (discovered on first use, as ``rummy_rules.registry.discover`` does) or
+by a plug-in's import.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from importlib.metadata import entry_points
 from types import ModuleType
 
-from rummy.indian.v1 import events_pb2 as indian_events
+#: The entry-point group of the variant bundles (``rummy_rules.registry.ENTRY_POINT_GROUP``).
+ENTRY_POINT_GROUP = "rummy.variants"
 
-_MODULES: list[ModuleType] = [
-    indian_events,
-]
+_MODULES: list[ModuleType] = []
 
 #: Type names written before a variant's events had their own package -> the message they are
-#: read as (same field numbers). Indian hands recorded before the move wrote ``rummy.table.v1``.
-ALIASES: dict[str, str] = {
-    "rummy.table.v1.Declared": "rummy.indian.v1.Declared",
-    "rummy.table.v1.DeclarationRejected": "rummy.indian.v1.DeclarationRejected",
-    "rummy.table.v1.PlayerDropped": "rummy.indian.v1.PlayerDropped",
-}
+#: read as (same field numbers), as the variants' bundles declare them.
+_ALIASES: dict[str, str] = {}
+
+_discovered = False
+
+
+def discover() -> None:
+    """Install every variant bundle of :data:`ENTRY_POINT_GROUP` once per process (each bundle's
+    ``install()`` registers its modules here). Raises TypeError for an entry point that is no
+    bundle."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        install = getattr(point.load(), "install", None)
+        if not callable(install):
+            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a variant bundle")
+        install()
 
 
 def register_module(module: ModuleType) -> None:
@@ -33,6 +50,22 @@ def register_module(module: ModuleType) -> None:
         _MODULES.append(module)
 
 
+def register_aliases(aliases: Mapping[str, str]) -> None:
+    """Read the old type names of ``aliases`` (old full name -> the message's full name) as
+    their messages. Raises ValueError if an old name is already read as another message."""
+    for old, new in aliases.items():
+        if _ALIASES.get(old, new) != new:
+            raise ValueError(f"{old!r} is already read as {_ALIASES[old]!r}")
+        _ALIASES[old] = new
+
+
 def modules() -> tuple[ModuleType, ...]:
     """Every variant's event payload module, in the order registered."""
+    discover()
     return tuple(_MODULES)
+
+
+def aliases() -> dict[str, str]:
+    """Every old type name -> the message it is read as."""
+    discover()
+    return dict(_ALIASES)

@@ -48,7 +48,20 @@ def register(*classes: type[T]) -> None:
 
 def registered(name: str) -> type | None:
     """The message class registered under ``name``, or None."""
-    return _REGISTRY.get(name)
+    return _known(name)
+
+
+def _known(name: str) -> type | None:
+    """The class registered under ``name``; on a miss, the installed variant bundles are
+    discovered first (``rummy_rules.registry.discover``: a variant's classes register when its
+    package is imported) and the name looked up again."""
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        from . import registry  # the registry imports the variant interface, which imports this
+
+        registry.discover()
+        cls = _REGISTRY.get(name)
+    return cls
 
 
 def card_to_str(card: Card) -> str:
@@ -70,7 +83,7 @@ def card_from_str(text: str) -> Card:
 def to_dict(message: Any) -> dict[str, Any]:
     """A registered message (event or command) as a JSON-able dict with a ``type`` tag."""
     cls = type(message)
-    if _REGISTRY.get(cls.__name__) is not cls:
+    if _known(cls.__name__) is not cls:
         raise CodecError(f"{cls.__name__} is not a registered message type")
     out: dict[str, Any] = {"type": cls.__name__}
     out.update(_encode_fields(message))
@@ -81,7 +94,7 @@ def from_dict(data: dict[str, Any]) -> Any:
     """The message a ``to_dict`` dict stands for. Raises CodecError."""
     if not isinstance(data, dict) or "type" not in data:
         raise CodecError("a message is a dict with a 'type' field")
-    cls = _REGISTRY.get(data["type"])
+    cls = _known(data["type"]) if isinstance(data["type"], str) else None
     if cls is None:
         raise CodecError(f"unknown message type {data['type']!r} (is its variant imported?)")
     body = {k: v for k, v in data.items() if k != "type"}
@@ -223,7 +236,7 @@ def _decode(hint: Any, value: Any, where: str) -> Any:  # noqa: C901 - one branc
         return _decode_dataclass(hint, value)
     if _is_open(hint):
         kind = value.get("type") if isinstance(value, dict) else None
-        cls = _REGISTRY.get(kind) if isinstance(kind, str) else None
+        cls = _known(kind) if isinstance(kind, str) else None
         if cls is None or not issubclass(cls, hint):
             raise CodecError(f"{where}: expected a registered {hint.__name__}, got {kind!r}")
         return _decode_dataclass(cls, {k: v for k, v in value.items() if k != "type"})

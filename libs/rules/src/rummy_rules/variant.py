@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
+from .bot import VariantBot
 from .commands import Command
 from .events import Event, HandAborted, HandEnded
 from .formats.messages import DealRules
@@ -66,9 +67,9 @@ class Variant(Protocol, Generic[S]):
     deal_shape: DealShape
 
     @property
-    def bot(self) -> object | None:
-        """The variant's bot strategy: pure choices from a seat's own cards, in the variant's
-        own terms (a bot host of the variant knows its shape), or None if it has none."""
+    def bot(self) -> VariantBot | None:
+        """The variant's bot strategy (``rummy_rules.bot.VariantBot``: one of the legal moves,
+        chosen from what the seat knows), or None if it has none."""
         ...
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
@@ -105,6 +106,16 @@ class Variant(Protocol, Generic[S]):
     def decide(self, state: S, command: Command) -> tuple[Event, ...]:
         """The events ``command`` causes in ``state``; ``()`` for an ignorable stale timeout.
         Raises RuleViolation (with an ErrorCode) for a command the rules refuse."""
+        ...
+
+    def legal_commands(self, state: S, seat: int) -> tuple[Command, ...]:
+        """The moves ``seat`` may make now (OpenSpiel's ``legal_actions``): a finite tuple of
+        commands, each one ``decide`` accepts in ``state``, in the variant's order; ``()`` when
+        the seat has none (not its turn, no hand in play). Their ``at_ms`` is 0: a host stamps
+        its own time (``dataclasses.replace``). Moves are the commands of play (draws,
+        discards, the variant's own: a declare, a knock); leaving, seeds, timeouts and the
+        services' records are not. A bot, a fuzzer, the clock's automatic play and a view take
+        legality from here, never working it out again."""
         ...
 
     def apply(self, state: S, event: Event) -> S:

@@ -2,9 +2,10 @@
 
 The bot takes a seat, then follows ``WatchTable`` (its own :class:`PlayerView`: its cards, the
 discard pile, counts). When the client-seed window is open it contributes a seed; when the turn is
-its own it asks its :class:`~rummy_ops.bots.strategy.BotBrain` what to do and does it through the
-public API (``DrawCard``, ``DiscardCard``, and ``Play`` with the variant's own commands, made by
-its wire: ``rummy_game.wires``), each call naming the hand, the
+its own it asks its :class:`~rummy_ops.bots.strategy.BotBrain` which of the view's legal moves to
+make (``PlayerView.legal_moves``: the variant's ``legal_commands``, read back as rules commands by
+``rummy_game.moves``) and makes it through the public API (``DrawCard``, ``DiscardCard``, and
+``Play`` with the variant's own command as the view packed it), each call naming the hand, the
 turn number and a fresh client request id. A stalled turn is simply not played: the clock's
 deadline makes the table play it (and drop the seat after too many in a row).
 
@@ -43,19 +44,14 @@ from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import wires
+from rummy_game.moves import move_from_pb
 from rummy_ops.bots.record import PlayerRecord
-from rummy_ops.bots.strategy import BotBrain, Kind, Source, match_moves
+from rummy_ops.bots.strategy import BotBrain, match_moves
 from rummy_platform.auth import bearer_metadata
 from rummy_platform.table_routing import TableRouter
+from rummy_rules.bot import Situation
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
-from rummy_rules.wild import WildRank
-
-_SOURCES = {
-    Source.STOCK: table_events.DRAW_SOURCE_STOCK,
-    Source.DISCARD_PILE: table_events.DRAW_SOURCE_DISCARD_PILE,
-}
-
 
 #: Answers that say a command was refused and nothing of it recorded (UNAVAILABLE, DEADLINE
 #: EXCEEDED and the like leave the outcome open: the command may have been recorded).
@@ -78,7 +74,8 @@ UNCONFIRMED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_E
 #: How often a bot retries a command answered :data:`UNCONFIRMED`.
 RETRIES = 4
 
-#: The commands of a turn (a hand is dealt and in play while one is answered).
+#: The commands of a turn (a hand is dealt and in play while one is answered; ``Declare`` and
+#: ``Drop`` are the older per-command RPCs of the Indian variant, which other clients send).
 TURN_COMMANDS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
 #: Every command a bot sends while a hand is in play.
 HAND_COMMANDS = TURN_COMMANDS | {"ContributeSeed"}
@@ -100,13 +97,12 @@ class BotStats:
     actions: int = 0
     seeds: int = 0
     stalls: int = 0
-    drops: int = 0
-    #: Commands of the variant's own sent before drawing (``Kind.PLAY``, e.g. a knock).
+    #: Moves of the variant's own sent (through ``Play``: a declare, a drop, a knock).
     commands: int = 0
+    #: Of those, the ones its answer says did not do what they asked (the Indian wrong declare).
+    rejected: int = 0
     #: Match commands sent (a rejoin answer, a split request: ``rummy.match.v1``).
     match_commands: int = 0
-    declares: int = 0
-    wrong_declares: int = 0
     refused: int = 0
     slowest_action_seconds: float = 0.0
     slowest_action: str = ""
@@ -149,7 +145,9 @@ class Bot:
         self._call: grpc.Call | None = None  # the WatchTable stream, to cancel it
         self._hand_id = ""
         self._seeded: set[str] = set()
-        self._acted: tuple[str, int] = ("", 0)
+        self._acted: tuple[str, int, bool] = ("", 0, False)
+        #: (hand, turn) and the card the bot took from the discard pile on it.
+        self._taken: tuple[tuple[str, int], Card | None] = (("", 0), None)
         self._match_sent: set[tuple[str, int, str]] = set()  # (match, deals scored, command)
         self._thread: threading.Thread | None = None
         #: The name of the RPC in flight (None between calls).
@@ -284,9 +282,10 @@ class Bot:
         if (
             view.phase == api.HAND_PHASE_PLAYING
             and view.turn_seat == view.my_seat
-            and self._acted != (view.hand_id, view.turn_no)
+            and view.legal_moves
+            and self._acted != (view.hand_id, view.turn_no, view.has_drawn)
         ):
-            self._acted = (view.hand_id, view.turn_no)
+            self._acted = (view.hand_id, view.turn_no, view.has_drawn)
             try:
                 yield from self._play_turn(view)
             except grpc.RpcError as error:
@@ -320,27 +319,32 @@ class Bot:
             self.record.seed_sent(self.table_id, view.hand_id, seat, seed)
 
     def _play_turn(self, view: api.PlayerView) -> Reactions:
-        wild = self._wild_rank(view)
-        hand = [self._card(c) for c in view.my_cards]
-        taken: Card | None = None
-        if not view.has_drawn:
-            top = self._card(view.discard_pile[-1]) if view.discard_pile else None
-            match = view.match if view.HasField("match") else None
-            move = self.brain.before_draw(hand, top, wild, match=match, seat=view.my_seat)
-            if move.kind is Kind.STALL:
+        """One step of the bot's turn: the move its brain chooses among the view's legal moves
+        (the variant's ``legal_commands``), sent as the RPC the move names; nothing when the
+        brain stalls. A turn of a draw-and-discard game takes two views: the draw, then (on the
+        view after it) the discard or the variant's own move."""
+        wire, shoe = self._wire_of_variant, self.shoe
+        seat, turn_no, hand_id = view.my_seat, view.turn_no, view.hand_id
+        moves = list(view.legal_moves)
+        legal = [move_from_pb(m, seat, turn_no, wire, shoe) for m in moves]
+        taken = self._taken[1] if self._taken[0] == (hand_id, turn_no) else None
+        situation = Situation(
+            seat=seat,
+            cards=tuple(self._card(c) for c in view.my_cards),
+            discard_top=self._card(view.discard_pile[-1]) if view.discard_pile else None,
+            wild_cut=self._card(view.wild_cut) if view.HasField("wild_cut") else None,
+            has_drawn=view.has_drawn,
+            taken_from_pile=taken,
+        )
+        match = view.match if view.HasField("match") else None
+        command = self.brain.choose(situation, legal, turn_no, match=match)
+        if command is None:
+            if not view.has_drawn:
                 self.stats.stalls += 1
-                return
-            hand_id, turn_no = view.hand_id, view.turn_no
-            if move.kind is Kind.DROP:
-                yield from self._play(hand_id, turn_no, Kind.DROP.value, None)
-                self.stats.drops += 1
-                return
-            if move.kind is Kind.PLAY:
-                assert move.command is not None
-                yield from self._play(hand_id, turn_no, move.command, None)
-                self.stats.commands += 1
-                return
-            assert move.source is not None
+            return
+        move = moves[legal.index(command)]
+        arm = move.WhichOneof("move")
+        if arm == "draw":
             drawn = yield (
                 "DrawCard",
                 api.DrawCardRequest(
@@ -348,31 +352,27 @@ class Bot:
                     hand_id=hand_id,
                     turn_no=turn_no,
                     client_request_id=_request_id(),
-                    source=_SOURCES[move.source],
+                    source=move.draw,
                 ),
             )
-            card = self._card(drawn.card)
-            hand.append(card)
-            taken = card if move.source is Source.DISCARD_PILE else None
-        move = self.brain.after_draw(hand, wild, taken)
-        assert move.card is not None
-        wire = self._wire(move.card)
-        if move.kind is Kind.DECLARE:
-            answer = yield from self._play(view.hand_id, view.turn_no, Kind.DECLARE.value, wire)
-            self.stats.declares += 1
-            if answer is not None and not self._wire_of_variant.accepted(answer):
-                self.stats.wrong_declares += 1
-        else:
+            if move.draw == table_events.DRAW_SOURCE_DISCARD_PILE:
+                self._taken = ((hand_id, turn_no), self._card(drawn.card))
+        elif arm == "discard":
             yield (
                 "DiscardCard",
                 api.DiscardCardRequest(
                     table_id=self.table_id,
-                    hand_id=view.hand_id,
-                    turn_no=view.turn_no,
+                    hand_id=hand_id,
+                    turn_no=turn_no,
                     client_request_id=_request_id(),
-                    card=wire,
+                    card=move.discard,
                 ),
             )
+        else:
+            answer = yield from self._play(hand_id, turn_no, move)
+            self.stats.commands += 1
+            if answer is not None and not wire.accepted(answer):
+                self.stats.rejected += 1
 
     def _play_match(self, view: api.PlayerView) -> Reactions:
         """Send the match commands the brain makes of the view (a rejoin answer, a split
@@ -396,35 +396,23 @@ class Bot:
     # -- helpers -------------------------------------------------------------------------------
 
     def _play(
-        self, hand_id: str, turn_no: int, move: str, card: cards_pb2.Card | None
+        self, hand_id: str, turn_no: int, move: api.LegalMove
     ) -> Generator[Call, Any, Message | None]:
-        """Send the variant's command for the strategy's ``move`` (``Play``, the command made
-        by the variant's wire, ``VariantWire.bot_command``); the variant's answer (None: none).
-        The call's grpc.RpcError is raised on."""
-        wire = self._wire_of_variant
-        command = wire.bot_command(move, card)
-        if command is None:
-            raise ValueError(f"variant {wire.variant!r} has no command for the move {move!r}")
+        """Send a legal move of the variant's own (``Play`` with its packed command); the
+        variant's answer (None: none). The call's grpc.RpcError is raised on."""
         request = api.PlayRequest(
             table_id=self.table_id,
             hand_id=hand_id,
             turn_no=turn_no,
             client_request_id=_request_id(),
         )
-        request.command.Pack(command)
+        request.command.CopyFrom(move.command)
         reply = yield ("Play", request)
+        wire = self._wire_of_variant
         return wire.unpack_answer(reply.answer) if reply.HasField("answer") else None
 
     def _card(self, card: cards_pb2.Card) -> Card:
         return self.shoe.index_to_card(card.index)
-
-    def _wire(self, card: Card) -> cards_pb2.Card:
-        return cards_pb2.Card(index=self.shoe.card_to_index(card), face=card.face)
-
-    def _wild_rank(self, view: api.PlayerView) -> WildRank:
-        if not view.HasField("wild_cut"):
-            return None
-        return self._card(view.wild_cut).rank
 
     def _send(self, name: str, request: object) -> Any:
         """One RPC; an answer that leaves the outcome open (:data:`UNCONFIRMED`) is retried with

@@ -1,25 +1,24 @@
 """A bot's play: its temperament and randomness around the strategy of the table's variant.
 
-The choices themselves (what to draw, discard, whether to declare or drop) are the variant's own
-bot strategy, a pure value of its package found through ``rummy_rules.registry`` by the variant's
-name (Indian points: the ``bot`` module of its package). A strategy may also have a
-``move_before_draw(hand, top_discard, wild) -> str | None``: the name of a command of the
-variant's own to send instead of drawing (made by the variant's wire, ``bot_command``; e.g. a
-knock), or None to draw. :class:`BotBrain` wraps it with a seeded
-``random.Random`` and a :class:`Temperament` that makes a bot stall (so the clock's automatic play
-and the timeout drop run) or declare wrongly once in a while.
+The choices themselves are the variant's own bot strategy (``rummy_rules.bot.VariantBot``, found
+through ``rummy_rules.registry`` by the variant's name: ``Variant.bot``), a pure value that picks
+one of the moves the table lists for the seat (its view's legal moves: the variant's
+``legal_commands``) from what the seat knows (``rummy_rules.bot.Situation``). Nothing here knows
+a game's commands, its hand size or how a hand ends. :class:`BotBrain` wraps the strategy with a
+seeded ``random.Random`` and a :class:`Temperament` that makes a bot stall (so the clock's
+automatic play and the timeouts run) or blunder once in a while.
 
 At a match table (pool, deals, best of N: the table's ``PlayerView.match``, a
 ``rummy.match.v1.MatchView``) the bot also plays the match, by pure functions of that view:
 
-- **When to drop in a pool** (:func:`pool_drop`; the rulebook's "Pool Rummy" and "Dropping",
-  ``docs/rules/formats.md#pool``): a seat's *drop room* is how many more points it can take and
-  stay in (target - 1 - its total). On its first turn a bot drops a hopeless hand (the variant
-  strategy's ``is_hopeless``) exactly when the first drop (20 at 101, 25 at 201) fits in its drop
-  room: the drop keeps it in for a cheaper price than a hopeless hand's count (up to 80). A seat
-  whose room is smaller than the drop never drops: the drop would eliminate it, while playing on
-  keeps a chance of winning the deal (adding 0). At a pool this replaces the temperament's
-  ``drop_hopeless`` coin; elsewhere the coin decides as at a points table.
+- **When to give a hand up in a pool** (:func:`pool_drop`; the rulebook's "Pool Rummy" and
+  "Dropping", ``docs/rules/formats.md#pool``): a seat's *drop room* is how many more points it can
+  take and stay in (target - 1 - its total). When the strategy offers to give a hand up
+  (``VariantBot.give_up``: a hopeless hand's first drop), the bot takes it exactly when the first
+  drop (20 at 101, 25 at 201) fits in its drop room: the drop keeps it in for a cheaper price than
+  a hopeless hand's count (up to 80). A seat whose room is smaller never drops: the drop would
+  eliminate it, while playing on keeps a chance of winning the deal (adding 0). At a pool this
+  replaces the temperament's ``give_up`` coin; elsewhere the coin decides as at a points table.
 - **Rejoin offers** (:func:`rejoin_answer`): accepted when the bot's :class:`MatchTemperament`
   says so and it can pay the entry (when it knows its balance), declined otherwise.
 - **Split** (:func:`asks_split`): at a pool with the split option, the bot asks once (between
@@ -29,20 +28,14 @@ At a match table (pool, deals, best of N: the table's ``PlayerView.match``, a
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any
 
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy_rules import registry
-from rummy_rules.cards import Card
-from rummy_rules.events import DrawSource
+from rummy_rules.bot import Situation, VariantBot
+from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
 from rummy_rules.formats.pool import POOL_TARGETS
-from rummy_rules.melds import DEFAULT_MELD_OPTIONS, MeldOptions
-from rummy_rules.wild import WildRank
-
-#: Where a bot draws from (the rules' draw source).
-Source = DrawSource
 
 
 @dataclass(frozen=True)
@@ -50,15 +43,17 @@ class Temperament:
     """How a bot misbehaves, as probabilities (0..1).
 
     ``stall_hand``: per hand, never act at all that hand (the clock plays for it and, after the
-    rule set's missed turns, drops it); ``stall_turn``: per turn, let that one turn time out;
-    ``wrong_declare``: per turn from the seat's fifth turn on, declare a hand that is not valid;
-    ``drop_hopeless``: on a hopeless first hand, drop.
+    rule set's missed turns, the rules' timeout ruling applies); ``stall_turn``: per turn, let
+    that one turn time out; ``blunder``: per turn from the seat's fifth turn on, after drawing,
+    play one of the variant's own listed moves that the strategy did not choose (Indian points:
+    a declare of a hand that is not valid, a wrong declare); ``give_up``: take the strategy's
+    offer to give a hand up (a hopeless hand's drop).
     """
 
     stall_hand: float = 0.0
     stall_turn: float = 0.0
-    wrong_declare: float = 0.0
-    drop_hopeless: float = 0.5
+    blunder: float = 0.0
+    give_up: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -71,61 +66,43 @@ class MatchTemperament:
     split_at_seats: int = 0
 
 
-class Kind(Enum):
-    """What a bot does on its turn."""
-
-    STALL = "stall"
-    DROP = "drop"
-    DRAW = "draw"
-    DISCARD = "discard"
-    DECLARE = "declare"
-    #: A command of the variant's own (``Move.command`` names it), sent through ``Play``.
-    PLAY = "play"
-
-
-@dataclass(frozen=True)
-class Move:
-    """One step of a turn: ``source`` for a draw, ``card`` for a discard or the face-down card of
-    a declare, ``command`` the strategy's name of the variant's own command for PLAY; ``valid``
-    is False for a declare the bot knows is wrong."""
-
-    kind: Kind
-    source: Source | None = None
-    card: Card | None = None
-    valid: bool = True
-    command: str | None = None
+def is_generic(command: Command) -> bool:
+    """Whether ``command`` is one of the generic moves (a draw, a discard), sent by their own
+    RPCs; any other is the variant's own, sent through ``Play``."""
+    return isinstance(command, DrawFromStock | DrawFromDiscardPile | Discard)
 
 
 @dataclass
 class BotBrain:
     """A bot's decisions across hands, reproducible from ``seed``.
 
-    Call :meth:`new_hand` when a hand is dealt, :meth:`before_draw` at the start of the bot's turn
-    and :meth:`after_draw` with its 14 cards once it has drawn. Stateful only in the randomness and
-    the per-hand flags; everything it judges comes from the arguments.
+    Call :meth:`new_hand` when a hand is dealt and :meth:`choose` on each of its views that lists
+    moves for it. Stateful only in the randomness and the per-hand flags; everything it judges
+    comes from the arguments.
     """
 
     seed: int
     temperament: Temperament = field(default_factory=Temperament)
-    options: MeldOptions = DEFAULT_MELD_OPTIONS
     #: The table's variant (``""``: ``rummy_rules.registry.LEGACY_VARIANT``).
     variant: str = ""
     #: How it plays a match (rejoin offers, split requests) at a match table.
     match: MatchTemperament = field(default_factory=MatchTemperament)
-    #: The strategy to play instead of the variant's own (same shape: ``choose_draw``,
-    #: ``choose_discard``, ``declaration``, ``is_hopeless``; e.g. the benchmarks'
-    #: ``QuickIndianBot`` of ``bench/quick_bot.py``); None: the variant's.
-    strategy: Any = None
+    #: The strategy to play instead of the variant's own (e.g. the benchmarks' quicker one of
+    #: ``bench/quick_bot.py``); None: the variant's.
+    strategy: VariantBot | None = None
     _rng: random.Random = field(init=False, repr=False)
-    _play: Any = field(init=False, repr=False)
+    _play: VariantBot = field(init=False, repr=False)
     _stalling_hand: bool = field(init=False, default=False)
+    _stalled_turn: int = field(init=False, default=0)
     _turns: int = field(init=False, default=0)
+    _turn_no: int = field(init=False, default=-1)
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
-        self._play = self.strategy or registry.lookup(self.variant).bot
-        if self._play is None:
+        play = self.strategy or registry.lookup(self.variant).bot
+        if play is None:
             raise ValueError(f"variant {self.variant!r} has no bot strategy")
+        self._play = play
 
     def client_seed(self) -> bytes:
         """32 bytes to contribute to a hand's deal (from the bot's seeded randomness)."""
@@ -134,45 +111,60 @@ class BotBrain:
     def new_hand(self) -> None:
         """Forget the last hand; decide whether this whole hand is stalled."""
         self._turns = 0
+        self._turn_no = -1
         self._stalling_hand = self._rng.random() < self.temperament.stall_hand
 
-    def before_draw(
-        self,
-        hand: list[Card] | tuple[Card, ...],
-        top_discard: Card | None,
-        wild: WildRank,
-        match: match_pb.MatchView | None = None,
-        seat: int | None = None,
-    ) -> Move:
-        """The first step of a turn: STALL, DROP, PLAY (the variant's own command, when its
-        strategy has ``move_before_draw`` and names one) or DRAW (with its source). ``match``
-        (the table's match view) and ``seat`` (the bot's): at a pool the drop is
-        :func:`pool_drop`'s."""
-        self._turns += 1
-        if self._stalling_hand or self._rng.random() < self.temperament.stall_turn:
-            return Move(Kind.STALL)
-        own_move = getattr(self._play, "move_before_draw", None)
-        command = own_move(hand, top_discard, wild) if own_move is not None else None
-        if command is not None:
-            return Move(Kind.PLAY, command=command)
-        if self._turns == 1 and self._play.is_hopeless(hand, wild, self.options):
-            ruling = pool_drop(match, seat, hopeless=True) if seat is not None else None
-            coin = self._rng.random() < self.temperament.drop_hopeless
-            if ruling if ruling is not None else coin:
-                return Move(Kind.DROP)
-        return Move(Kind.DRAW, source=self._play.choose_draw(hand, top_discard, wild, self.options))
+    def turns(self, turn_no: int) -> int:
+        """The seat's turns in this hand so far, counting the turn ``turn_no`` once."""
+        if turn_no != self._turn_no:
+            self._turn_no = turn_no
+            self._turns += 1
+        return self._turns
 
-    def after_draw(
-        self, hand: list[Card] | tuple[Card, ...], wild: WildRank, taken_from_pile: Card | None
-    ) -> Move:
-        """The second step with 14 cards: DECLARE (valid, or wrong once in a while) or DISCARD."""
-        face_down = self._play.declaration(hand, wild, taken_from_pile, self.options)
-        if face_down is not None:
-            return Move(Kind.DECLARE, card=face_down)
-        discard = self._play.choose_discard(hand, wild, taken_from_pile, self.options)
-        if self._turns >= 5 and self._rng.random() < self.temperament.wrong_declare:
-            return Move(Kind.DECLARE, card=discard, valid=False)
-        return Move(Kind.DISCARD, card=discard)
+    def choose(
+        self,
+        situation: Situation,
+        legal: Sequence[Command],
+        turn_no: int,
+        match: match_pb.MatchView | None = None,
+    ) -> Command | None:
+        """One of ``legal`` (the moves the table lists for the seat at turn ``turn_no``), or
+        None to stall (let the turn time out). ``situation.turns`` is replaced by the bot's own
+        count. ``match`` (the table's match view): at a pool, whether to take the strategy's
+        offer to give the hand up is :func:`pool_drop`'s."""
+        if not legal:
+            return None
+        first_look = turn_no != self._turn_no
+        turns = self.turns(turn_no)
+        situation = Situation(
+            seat=situation.seat,
+            cards=situation.cards,
+            discard_top=situation.discard_top,
+            wild_cut=situation.wild_cut,
+            has_drawn=situation.has_drawn,
+            taken_from_pile=situation.taken_from_pile,
+            turns=turns,
+        )
+        if first_look and (self._stalling_hand or self._rng.random() < self.temperament.stall_turn):
+            self._stalled_turn = turn_no
+            return None
+        if self._stalling_hand or self._stalled_turn == turn_no:
+            return None
+        if not situation.has_drawn:
+            offer = self._play.give_up(situation, legal)
+            if offer is not None and offer in legal:
+                ruling = pool_drop(match, situation.seat, hopeless=True)
+                coin = self._rng.random() < self.temperament.give_up
+                if ruling if ruling is not None else coin:
+                    return offer
+        chosen = self._play.choose(situation, legal)
+        if chosen not in legal:
+            raise ValueError(f"the strategy chose {chosen!r}, which is not a legal move")
+        if situation.has_drawn and turns >= 5 and self._rng.random() < self.temperament.blunder:
+            others = [c for c in legal if not is_generic(c) and c != chosen]
+            if others:
+                return self._rng.choice(others)
+        return chosen
 
 
 # -- the match -----------------------------------------------------------------------------------

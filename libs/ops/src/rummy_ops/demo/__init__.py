@@ -5,8 +5,8 @@ the ``demo`` command (:mod:`.command`) starts the stack (:mod:`rummy_ops.stack_c
 
 1. Grants House Tokens to every bot account through the ledger's operator API (``Grant``, with an
    idempotency key per account and run).
-2. Opens the tables of its games (:data:`~rummy_ops.demo.plans.GAMES`; the command's default,
-   :data:`~rummy_ops.demo.plans.DEFAULT_GAMES`, is every game: the points tables of
+2. Opens the tables of its games (:func:`~rummy_ops.demo.plans.games`; the command's default,
+   :func:`~rummy_ops.demo.plans.default_games`, is every game: the points tables of
    :data:`DEFAULT_TABLES`, 4, 6 and 8 seats, one free, the others at different point values and
    commission rates, and one table of each match format, which plays one match to its end;
    :class:`DemoOptions` alone holds the points tables) and seats one bot per seat, each with its

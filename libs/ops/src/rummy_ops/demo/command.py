@@ -7,7 +7,7 @@ import click
 import grpc
 
 from rummy_ops.demo.endpoints import stack_endpoints
-from rummy_ops.demo.plans import DEFAULT_GAMES, GAMES, DemoOptions, tables_of
+from rummy_ops.demo.plans import DemoOptions, default_games, games, tables_of
 from rummy_ops.demo.report import succeeded, summary
 from rummy_ops.demo.run import play
 from rummy_ops.demo.verify import replay_verdict, write_demo_proofs
@@ -26,11 +26,11 @@ from rummy_ops.stack_command import clock_speed_option, running_stack
 @click.option(
     "--game",
     "game",
-    type=click.Choice(list(GAMES)),
     default=None,
     help=(
-        "Play only this game's tables: points (the three points tables) or one table of a "
-        f"match format, played to the match's end. Default: {', '.join(DEFAULT_GAMES)}."
+        "Play only this game's tables: points (the three points tables) or a game an installed "
+        "variant declares (Indian points: pool101, pool201, deals, best-of: one table of the "
+        "match format, played to the match's end). Default: every game."
     ),
 )
 @click.option(
@@ -90,9 +90,14 @@ def demo(
     table's match to its end), print every hand and match and check the books. Stops what it
     started on exit (also on Ctrl-C) unless --keep-running. Exit status 1 when a check fails or
     a table is refused."""
+    known = games()
+    if game is not None and game not in known:
+        raise click.BadParameter(
+            f"{game!r} is not one of {', '.join(known)}", param_hint="'--game'"
+        )
     options = DemoOptions(
         hands=hands,
-        tables=tables_of([game] if game else DEFAULT_GAMES),
+        tables=tables_of([game] if game else default_games()),
         seed=seed,
         turn_seconds=turn_seconds,
         grant_hundredths=grant_tokens * 100,

@@ -1,5 +1,5 @@
 """What the demo plays: the tables (:class:`TablePlan`, :data:`DEFAULT_TABLES`), the tables of
-each game (:data:`GAMES`: points and the match formats) and the run's options
+each game (:func:`games`: points and the games the installed variants declare) and the run's options
 (:class:`DemoOptions`). Money in hundredths of a House Token, times in rule-set seconds."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rummy.common.v1 import cards_pb2
 from rummy.match.v1 import match_pb2 as match_pb
+from rummy_game.bundle import DemoTable, bundles
 from rummy_ops.bots.strategy import MatchTemperament
 
 
@@ -31,6 +32,8 @@ class TablePlan:
     players: int | None = None
     match: match_pb.MatchOptions | None = field(default=None, compare=False)
     bots_match: MatchTemperament = MatchTemperament()
+    #: The table's variant (``""``: the demo's rule set's, ``DemoOptions.rule_set``).
+    variant: str = ""
 
     @property
     def bots(self) -> int:
@@ -42,71 +45,52 @@ class TablePlan:
         return self.match is not None and self.match.WhichOneof("format") not in (None, "single")
 
 
+#: The points tables of the house variant (``rummy demo --game points``).
 DEFAULT_TABLES: tuple[TablePlan, ...] = (
-    TablePlan("free-4", 4, 0, 0, players=2),  # heads-up: a drop or a wrong declare ends it
+    TablePlan("free-4", 4, 0, 0, players=2),  # heads-up
     TablePlan("silver-6", 6, 10, 1000),
     TablePlan("gold-8", 8, 25, 500),
 )
 
 
-def _pool(
-    target: int, entry: int, *, rejoin: bool = False, split: bool = False
-) -> match_pb.MatchOptions:
-    pool = match_pb.PoolOptions(
-        target=target, entry_fee_hundredths=entry, rejoin=rejoin, split=split
+def _plan(table: DemoTable, variant: str) -> TablePlan:
+    return TablePlan(
+        table.name,
+        table.seats,
+        table.point_value_hundredths,
+        table.commission_bps,
+        players=table.players,
+        match=table.match,
+        bots_match=MatchTemperament(split_at_seats=table.split_at_seats),
+        variant=variant,
     )
-    return match_pb.MatchOptions(pool=pool)
 
 
-#: The tables of each game of ``rummy demo --game``: ``points`` the three points tables; one
-#: table of each match format with modest entry fees (``docs/rules/formats.md``): a 101 pool
-#: with rejoin (3 seats: a rejoin needs two others still in), a 201 pool with split (its bots
-#: ask to split once two are left), a 2-deal deals table and a best of 3.
-GAMES: dict[str, tuple[TablePlan, ...]] = {
-    "points": DEFAULT_TABLES,
-    "pool101": (TablePlan("pool101-3", 3, 0, 1000, match=_pool(101, 10_00, rejoin=True)),),
-    "pool201": (
-        TablePlan(
-            "pool201-3",
-            3,
-            0,
-            1000,
-            match=_pool(201, 10_00, split=True),
-            bots_match=MatchTemperament(split_at_seats=2),
-        ),
-    ),
-    "deals": (
-        TablePlan(
-            "deals2-3",
-            3,
-            0,
-            500,
-            match=match_pb.MatchOptions(
-                deals=match_pb.DealsOptions(deals=2, entry_fee_hundredths=5_00)
-            ),
-        ),
-    ),
-    "best-of": (
-        TablePlan(
-            "bestof3-2",
-            2,
-            0,
-            500,
-            match=match_pb.MatchOptions(
-                best_of=match_pb.BestOfOptions(deals=3, entry_fee_hundredths=5_00)
-            ),
-        ),
-    ),
-}
-#: What ``rummy demo`` plays without ``--game``: every game (the points tables' share of the
-#: hands and each format table's match, side by side).
-DEFAULT_GAMES: tuple[str, ...] = tuple(GAMES)
+def games() -> dict[str, tuple[TablePlan, ...]]:
+    """The tables of each game of ``rummy demo --game``: ``points`` the three points tables
+    (:data:`DEFAULT_TABLES`), then every game the installed variants declare
+    (``VariantBundle.demo_games``: Indian points' pool 101, pool 201, deals and best of 3).
+    Raises ValueError for a game two variants declare."""
+    out: dict[str, tuple[TablePlan, ...]] = {"points": DEFAULT_TABLES}
+    for bundle in bundles():
+        for game in bundle.demo_games:
+            if game.name in out:
+                raise ValueError(f"two demo games are named {game.name!r}")
+            out[game.name] = tuple(_plan(t, bundle.name) for t in game.tables)
+    return out
 
 
-def tables_of(games: Iterable[str]) -> tuple[TablePlan, ...]:
-    """The tables of ``games`` (names of :data:`GAMES`), in that order. Raises KeyError for a
-    game it does not know."""
-    return tuple(plan for game in games for plan in GAMES[game])
+def default_games() -> tuple[str, ...]:
+    """What ``rummy demo`` plays without ``--game``: every game (the points tables' share of the
+    hands and each format table's match, side by side)."""
+    return tuple(games())
+
+
+def tables_of(names: Iterable[str]) -> tuple[TablePlan, ...]:
+    """The tables of the games ``names`` (of :func:`games`), in that order. Raises KeyError for
+    a game it does not know."""
+    known = games()
+    return tuple(plan for name in names for plan in known[name])
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_game.bundle import bundles, outcome
 from rummy_ops.demo.endpoints import Endpoints
 from rummy_ops.replay.render import winners
 
@@ -81,24 +82,37 @@ class DemoReport:
 
 # -- how a hand ended ----------------------------------------------------------------------------
 
-VALID_DECLARE = "valid declare"
-LAST_SEAT = "last seat standing after drops"
-WRONG_DECLARE = "with a wrong declare"
-TIMEOUT_DROP = "with a timeout auto-drop"
-ENDINGS = (VALID_DECLARE, LAST_SEAT, WRONG_DECLARE, TIMEOUT_DROP)
+#: The winner's way of winning: it showed melds (a declare, a knock) or not (every other seat
+#: went out first, or the variant scores unmelded hands).
+WON_SHOWING_MELDS = "won showing melds"
+WON_WITHOUT_MELDS = "won without showing melds"
+
+
+def notable(name: str) -> str:
+    """The report's phrase for a hand in which some seat's outcome was ``name`` (a notable
+    outcome an installed variant declares, ``rummy_game.bundle.Outcome``)."""
+    described = outcome(name)
+    return f"with a {described.label if described is not None else name}"
+
+
+def endings() -> tuple[str, ...]:
+    """Every way a hand can end that the report counts: the two ways of winning, then a
+    phrase for each notable outcome the installed variants declare (Indian points: a wrong
+    declare, a timeout auto-drop)."""
+    names = dict.fromkeys(o.name for b in bundles() for o in b.outcomes if o.notable)
+    return (WON_SHOWING_MELDS, WON_WITHOUT_MELDS, *(notable(n) for n in names))
 
 
 def endings_of(result: table_events.HandEnded) -> list[str]:
-    """The ways a hand ended (:data:`ENDINGS`): exactly one of a valid declare (the winner shows
-    melds) or the last seat standing, plus any of a wrong declare and a timeout auto-drop."""
+    """The ways a hand ended (:func:`endings`): exactly one way of winning (the winner showed
+    melds or not), plus one phrase per notable outcome some seat had, in seat order."""
     winner = next((r for r in result.results if r.seat == result.winner_seat), None)
-    declared = winner is not None and len(winner.arrangement.melds) > 0
-    out = [VALID_DECLARE if declared else LAST_SEAT]
-    outcomes = {r.outcome for r in result.results}
-    if "wrong_declare" in outcomes:
-        out.append(WRONG_DECLARE)
-    if "timed_out" in outcomes:
-        out.append(TIMEOUT_DROP)
+    shown = winner is not None and len(winner.arrangement.melds) > 0
+    out = [WON_SHOWING_MELDS if shown else WON_WITHOUT_MELDS]
+    for r in result.results:
+        described = outcome(r.outcome)
+        if described is not None and described.notable and notable(r.outcome) not in out:
+            out.append(notable(r.outcome))
     return out
 
 
@@ -109,15 +123,11 @@ def tokens(hundredths: int, signed: bool = False) -> str:
     return f"{sign}{whole}.{cents:02d}"
 
 
-_SHORT = {
-    "won": "W",
-    "counted": "",
-    "first_drop": "fd",
-    "middle_drop": "md",
-    "timed_out": "to",
-    "wrong_declare": "wd",
-    "left": "lv",
-}
+def _short(name: str) -> str:
+    """A seat outcome's mark in a hand line (the variant's ``Outcome.short``; the word itself
+    for one no installed variant declares)."""
+    described = outcome(name)
+    return described.short if described is not None else name
 
 
 def hand_line(record: HandRecord) -> str:
@@ -126,7 +136,7 @@ def hand_line(record: HandRecord) -> str:
     if record.result is None:
         return f"{record.table:<9} hand {record.hand_no:>3}  aborted: {record.aborted_reason}"
     r = record.result
-    points = " ".join(f"s{x.seat}:{x.points}{_SHORT.get(x.outcome, x.outcome)}" for x in r.results)
+    points = " ".join(f"s{x.seat}:{x.points}{_short(x.outcome)}" for x in r.results)
     net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in r.settlement)
     how = ", ".join(endings_of(r))
     return (
@@ -198,7 +208,7 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
     ended = report.ended
     aborted = len(report.hands) - len(ended)
     lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))
-    for ending in ENDINGS:
+    for ending in endings():
         lines.append(f"  {ending:<32} {report.endings.get(ending, 0)}")
     rate = len(ended) / report.wall_seconds if report.wall_seconds else 0.0
     lines.append(

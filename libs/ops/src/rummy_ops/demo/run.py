@@ -13,6 +13,7 @@ from typing import Any, Never
 
 from tqdm import tqdm
 
+from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import table_service_pb2 as table_api
@@ -38,7 +39,6 @@ from rummy_platform.limits import open_channel
 from rummy_platform.table_routing import TableRouter
 from rummy_rules import registry
 from rummy_rules.deck import Shoe
-from rummy_rules.melds import MeldOptions
 from rummy_rules.variant import Variant
 
 OPERATOR_ACCOUNT = "ops-demo"
@@ -46,17 +46,18 @@ _TOKEN_SECONDS = 6 * 3600
 
 
 def temperament(index: int, rng: random.Random, mischief: float) -> Temperament:
-    """Seat 0 of each table sometimes stalls a whole hand, seat 1 sometimes declares wrongly,
+    """Seat 0 of each table sometimes stalls a whole hand, seat 1 sometimes blunders (plays a
+    move of the variant's own its strategy did not choose: a wrong declare at Indian points),
     everyone stalls a turn now and then; ``mischief`` scales all of it (0 = well behaved)."""
     m = max(0.0, mischief)
     if index == 0:
         return Temperament(stall_hand=min(1.0, 0.15 * m), stall_turn=min(1.0, 0.05 * m))
     if index == 1:
-        return Temperament(wrong_declare=min(1.0, 0.03 * m), stall_turn=min(1.0, 0.01 * m))
+        return Temperament(blunder=min(1.0, 0.03 * m), stall_turn=min(1.0, 0.01 * m))
     return Temperament(
         stall_turn=min(1.0, 0.01 * m),
-        wrong_declare=min(1.0, 0.003 * m),
-        drop_hopeless=rng.choice([0.3, 0.5, 0.8]),
+        blunder=min(1.0, 0.003 * m),
+        give_up=rng.choice([0.3, 0.5, 0.8]),
     )
 
 
@@ -109,7 +110,7 @@ class _Demo:
             seat_count=plan.seats,
             point_value_hundredths=plan.point_value_hundredths,
             commission_bps=plan.commission_bps,
-            rule_set=self.rule_set,
+            rule_set=self._rules_of(plan),
         )
         if plan.match is not None:
             request.match.CopyFrom(plan.match)
@@ -124,7 +125,7 @@ class _Demo:
             on_hand,
             on_match,
         )
-        shoe = bot_shoe(self.variant, plan)
+        shoe = bot_shoe(self._variant_of(plan), plan)
         for index in range(plan.bots):
             account = f"bot-{run_id}-{plan.name}-{index + 1}"
             self._grant(account)
@@ -148,6 +149,21 @@ class _Demo:
         )
         return run
 
+    def _variant_of(self, plan: TablePlan) -> Variant[Any]:
+        """The variant ``plan``'s table plays: its own, else the demo's rule set's."""
+        return registry.lookup(plan.variant) if plan.variant else self.variant
+
+    def _rules_of(self, plan: TablePlan) -> cards_pb2.RuleSet:
+        """``plan``'s table options: the demo's rule set, for another variant without the
+        demo's variant options (that variant's house rules, the demo's seconds)."""
+        if not plan.variant or plan.variant == self.variant.name:
+            return self.rule_set
+        out = cards_pb2.RuleSet()
+        out.CopyFrom(self.rule_set)
+        out.ClearField("variant_options")
+        out.variant = plan.variant
+        return out
+
     def _grant(self, account: str) -> None:
         self.ledger.Grant(
             ledger_api.GrantRequest(
@@ -165,8 +181,7 @@ class _Demo:
         return BotBrain(
             seed=self.rng.getrandbits(64),
             temperament=temperament(index, self.rng, self.options.mischief),
-            options=MeldOptions(jokers_only_group_is_sequence=True),
-            variant=self.variant.name,
+            variant=self._variant_of(plan).name,
             match=plan.bots_match,
         )
 

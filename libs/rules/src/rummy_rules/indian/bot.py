@@ -19,21 +19,31 @@ Decisions:
 - drop: on the seat's first turn, before drawing, a hopeless hand (no pure sequence, no run of two
   same-suit neighbours and deadwood of at least ``HOPELESS_POINTS``) may be dropped.
 
-:data:`INDIAN_BOT` bundles them; the variant carries it (``IndianPoints.bot``) so that a bot host
+:data:`INDIAN_BOT` (:class:`IndianBot`, a ``rummy_rules.bot.VariantBot``) plays them over the moves
+the variant lists; the variant carries it (``IndianPoints.bot``) so that a bot host
 (``rummy_ops.bots.strategy``) finds it through ``rummy_rules.registry``. No randomness here: the
 host adds a bot's temperament.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Protocol
 
+from ..bot import Situation
 from ..cards import Card
+from ..commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
 from ..events import DrawSource
 from ..melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
 from ..wild import WildRank, card_points, is_joker
 from .arrangement import Arrangement, best_arrangement, valid_discards
+from .commands import Declare, Drop
 from .decide import fixed_card_order
+
+#: A seat's cards as a strategy is given them.
+Hand = list[Card] | tuple[Card, ...]
 
 #: A first hand whose best arrangement counts at least this many points, with no pure sequence and
 #: no two same-suit neighbours, is hopeless (130 is the most a hand can count).
@@ -186,14 +196,77 @@ def is_hopeless(
     return arr.points >= HOPELESS_POINTS
 
 
-class IndianBot:
-    """The Indian points strategy as one value (stateless; each method is the function of the
-    same name in this module)."""
+class IndianJudgement(Protocol):
+    """The four judgements an Indian strategy makes (this module's functions of the same
+    names; the benchmarks' quicker ``QuickIndianBot`` has the same shape)."""
 
+    def choose_draw(
+        self, hand: Hand, top_discard: Card | None, wild: WildRank, options: MeldOptions
+    ) -> DrawSource: ...
+
+    def choose_discard(
+        self, hand: Hand, wild: WildRank, taken_from_pile: Card | None, options: MeldOptions
+    ) -> Card: ...
+
+    def declaration(
+        self, hand: Hand, wild: WildRank, taken_from_pile: Card | None, options: MeldOptions
+    ) -> Card | None: ...
+
+    def is_hopeless(self, hand: Hand, wild: WildRank, options: MeldOptions) -> bool: ...
+
+
+class _Functions:
     choose_draw = staticmethod(choose_draw)
     choose_discard = staticmethod(choose_discard)
     declaration = staticmethod(declaration)
     is_hopeless = staticmethod(is_hopeless)
+
+
+@dataclass(frozen=True)
+class IndianBot:
+    """The Indian points strategy as a ``rummy_rules.bot.VariantBot``: it picks among the moves
+    the variant lists (``legal_commands``) by ``judgement`` (this module's functions by default)
+    under ``options`` (the house rules' meld options by default). Stateless."""
+
+    judgement: IndianJudgement = field(default_factory=_Functions)
+    options: MeldOptions = DEFAULT_MELD_OPTIONS
+
+    def choose(self, situation: Situation, legal: Sequence[Command]) -> Command:
+        """Before drawing: the pile or the stock as ``choose_draw`` says (the other when only
+        it is listed); after: a valid declare when ``declaration`` finds one, else the discard
+        ``choose_discard`` picks (the first listed discard if it is not listed)."""
+        wild = situation.wild_cut.rank if situation.wild_cut is not None else None
+        hand, taken = situation.cards, situation.taken_from_pile
+        if not situation.has_drawn:
+            draws = [c for c in legal if isinstance(c, DrawFromStock | DrawFromDiscardPile)]
+            if not draws:
+                return legal[0]
+            source = self.judgement.choose_draw(hand, situation.discard_top, wild, self.options)
+            wanted = DrawFromStock if source is DrawSource.STOCK else DrawFromDiscardPile
+            return next((c for c in draws if isinstance(c, wanted)), draws[0])
+        face_down = self.judgement.declaration(hand, wild, taken, self.options)
+        if face_down is not None:
+            declare = next(
+                (c for c in legal if isinstance(c, Declare) and c.face_down == face_down), None
+            )
+            if declare is not None:
+                return declare
+        discards = [c for c in legal if isinstance(c, Discard)]
+        if not discards:
+            return legal[0]
+        card = self.judgement.choose_discard(hand, wild, taken, self.options)
+        return next((c for c in discards if c.card == card), discards[0])
+
+    def give_up(self, situation: Situation, legal: Sequence[Command]) -> Command | None:
+        """A drop on the seat's first turn, before drawing, of a hopeless hand
+        (:func:`is_hopeless`); None otherwise."""
+        if situation.has_drawn or situation.turns != 1:
+            return None
+        drop = next((c for c in legal if isinstance(c, Drop)), None)
+        wild = situation.wild_cut.rank if situation.wild_cut is not None else None
+        if drop is None or not self.judgement.is_hopeless(situation.cards, wild, self.options):
+            return None
+        return drop
 
 
 #: The Indian points bot strategy (``IndianPoints.bot``).

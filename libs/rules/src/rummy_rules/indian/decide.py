@@ -309,17 +309,23 @@ def _draw_from_pile(state: HandState, c: DrawFromDiscardPile) -> list[Event]:
     return batch.events
 
 
+def _kept_from_pile(state: HandState, card: Card) -> bool:
+    """Whether ``card`` was taken from the discard pile this turn and the rule set forbids it to
+    leave the hand the same turn."""
+    assert state.rule_set is not None
+    return (
+        indian_rules(state.rule_set).no_discard_of_card_taken_from_pile
+        and state.drawn_source is DrawSource.DISCARD_PILE
+        and card == state.drawn_card
+    )
+
+
 def _check_card_leaves(state: HandState, seat: SeatState, card: Card, what: str) -> None:
     if state.drawn_card is None:
         raise _fail(ErrorCode.NOT_DRAWN, f"draw a card before you {what}")
     if card not in seat.cards:
         raise _fail(ErrorCode.INVALID_CARD, f"{card.face} (copy {card.copy}) is not in your hand")
-    assert state.rule_set is not None
-    if (
-        indian_rules(state.rule_set).no_discard_of_card_taken_from_pile
-        and state.drawn_source is DrawSource.DISCARD_PILE
-        and card == state.drawn_card
-    ):
+    if _kept_from_pile(state, card):
         raise _fail(
             ErrorCode.INVALID_CARD,
             f"{card.face} was taken from the discard pile this turn and cannot leave your hand",
@@ -476,6 +482,36 @@ _DECIDERS: dict[type, Callable[[HandState, Any], list[Event]]] = {
     RecordStockReshuffled: _record_reshuffle,
     AbortHand: _abort,
 }
+
+
+def legal_commands(state: HandState, seat: int) -> tuple[Command, ...]:
+    """The moves ``seat`` may make now, each one ``decide`` accepts (``at_ms`` 0: a host stamps
+    its own time): on its turn before drawing, draw from the stock (when it holds cards), from
+    the discard pile (when it holds one), drop; after drawing, discard each card it may let go
+    and declare laying each such card face down (a declare the shown cards do not make valid is
+    accepted as a wrong declare). ``()`` when it is not the seat's turn or no hand is in play.
+    Leaving (``LeaveHand``), seeds and timeouts are not moves. Rules:
+    ``docs/rules/hand-flow.md#turns``, ``docs/rules/declaration.md#declaring``,
+    ``docs/rules/scoring.md#drops``; the checks are ``decide``'s own."""
+    if state.phase is not Phase.PLAYING or seat != state.turn_seat:
+        return ()
+    me = state.seat_state(seat)
+    if me is None or not me.is_active:
+        return ()
+    turn = state.turn_no
+    if state.drawn_card is None:
+        moves: list[Command] = []
+        if state.stock:
+            moves.append(DrawFromStock(seat=seat, turn_no=turn, at_ms=0))
+        if state.discard_pile:
+            moves.append(DrawFromDiscardPile(seat=seat, turn_no=turn, at_ms=0))
+        moves.append(Drop(seat=seat, turn_no=turn, at_ms=0))
+        return tuple(moves)
+    leaving = [card for card in me.cards if not _kept_from_pile(state, card)]
+    return (
+        *(Discard(seat=seat, turn_no=turn, card=card, at_ms=0) for card in leaving),
+        *(Declare(seat=seat, turn_no=turn, face_down=card, at_ms=0) for card in leaving),
+    )
 
 
 def decide(state: HandState, command: Command) -> tuple[Event, ...]:

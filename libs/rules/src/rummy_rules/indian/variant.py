@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..bot import VariantBot
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
 from ..formats.messages import DealRules
@@ -11,7 +12,7 @@ from ..rules import RuleSet, RuleSetError, VariantOptions
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
 from .bot import INDIAN_BOT
-from .decide import decide
+from .decide import decide, legal_commands
 from .rules import (
     BOMBAY_BAAZI_NAME,
     BOMBAY_BAAZI_VERSION,
@@ -70,7 +71,7 @@ class IndianPoints(VariantRules):
     rules_versions = frozenset({f"{BOMBAY_BAAZI_NAME}/{BOMBAY_BAAZI_VERSION}"})
     options_type: type[VariantOptions] = IndianPointsRules
     deal_shape = IndianPointsRules.deal_shape
-    bot: object | None = INDIAN_BOT
+    bot: VariantBot | None = INDIAN_BOT
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
         """Bombay Baazi; on the rulebook's shoes at a seat count Bombay Baazi's have no shoe
@@ -108,6 +109,9 @@ class IndianPoints(VariantRules):
 
     def decide(self, state: HandState, command: Command) -> tuple[Event, ...]:
         return decide(state, command)
+
+    def legal_commands(self, state: HandState, seat: int) -> tuple[Command, ...]:
+        return legal_commands(state, seat)
 
     def apply(self, state: HandState, event: Event) -> HandState:
         return apply(state, event)

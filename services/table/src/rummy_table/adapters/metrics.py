@@ -1,40 +1,50 @@
 """The table service's Prometheus metrics, counted from the events it appends (never on replay).
 
-Every labelled series whose label values are known in advance (declare results, drop kinds,
-player actions) is exported at 0 from the start, as Prometheus advises: a series that appears
-only once something happens leaves the dashboard's rates and any alert on it empty until then.
+Every labelled series whose label values are known in advance (player actions, and what the
+installed variants declare: their seats' outcomes and the series of their own events, e.g.
+Indian points' declares and drops; ``rummy_game.bundle``) is exported at 0 from the start, as
+Prometheus advises: a series that appears only once something happens leaves the dashboard's
+rates and any alert on it empty until then. No variant is named here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from google.protobuf.message import Message
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from rummy.table.v1 import events_pb2 as pb
 from rummy_game import wires
+from rummy_game.bundle import CounterSeries, bundles
 from rummy_platform.envelope import Envelope
 from rummy_platform.metrics import LATENCY_BUCKETS_SECONDS
 from rummy_rules.commands import Command
 from rummy_table.application.ports import ACTIONS, OVERDUE_KINDS, Action, OverdueKind
 
-__all__ = ["ACTIONS", "DECLARE_RESULTS", "DROP_KINDS", "TableMetrics", "drop_kind_label"]
-#: ``result`` label of ``rummy_table_declares_total``.
-DECLARE_RESULTS = ("valid", "wrong")
+__all__ = ["ACTIONS", "TableMetrics", "variant_counters"]
 
 
-def drop_kind_label(kind: pb.DropKind.ValueType) -> str:
-    """The ``kind`` label of ``rummy_table_drops_total`` for a ``DropKind`` (``first``,
-    ``middle``, ``timeout``, ``leave``)."""
-    return pb.DropKind.Name(kind).removeprefix("DROP_KIND_").lower()
-
-
-#: ``kind`` label values of ``rummy_table_drops_total``: every DropKind but UNSPECIFIED.
-DROP_KINDS = tuple(
-    drop_kind_label(kind) for kind in pb.DropKind.values() if kind != pb.DROP_KIND_UNSPECIFIED
-)
+def variant_counters(registry: CollectorRegistry) -> dict[str, Counter]:
+    """``rummy_table_<name>_total`` for every counter series an installed variant declares
+    (``VariantBundle.counters``), each label value at 0. Raises ValueError for two variants
+    declaring one name with different labels."""
+    declared: dict[str, CounterSeries] = {}
+    for bundle in bundles():
+        for series in bundle.counters:
+            known = declared.get(series.name)
+            if known is not None and known.label != series.label:
+                raise ValueError(f"two variants declare rummy_table_{series.name} differently")
+            values = (*known.values, *series.values) if known is not None else series.values
+            declared[series.name] = replace(series, values=tuple(dict.fromkeys(values)))
+    counters: dict[str, Counter] = {}
+    for name, series in declared.items():
+        counter = Counter(f"rummy_table_{name}", series.help, [series.label], registry=registry)
+        for value in series.values:
+            counter.labels(value)
+        counters[name] = counter
+    return counters
 
 
 @dataclass(frozen=True)
@@ -44,8 +54,9 @@ class TableMetrics:
     hands_started: Counter
     hands_ended: Counter
     hands_aborted: Counter
-    declares: Counter  # label result: valid / wrong
-    drops: Counter  # label kind: first / middle / timeout / leave
+    #: How each seat's part of an ended hand went, by ``outcome`` (the variants'
+    #: ``SeatResult.outcome`` words, ``VariantBundle.outcomes``: every declared one at 0).
+    seat_outcomes: Counter
     timeouts: Counter
     action_latency: Histogram  # label action; seconds from request to answer
     tables_open: Gauge
@@ -68,6 +79,9 @@ class TableMetrics:
     snapshots_ignored: Counter
     #: The size of the last snapshot written, bytes (before the producer's compression).
     snapshot_bytes: Gauge
+    #: The series of the variants' own events by name (:func:`variant_counters`: Indian points'
+    #: ``declares`` by result, ``drops`` by kind), counted as their wires say.
+    variant_series: dict[str, Counter]
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> TableMetrics:
@@ -76,8 +90,12 @@ class TableMetrics:
             Counter("rummy_table_hands_started", "Hands started", registry=registry),
             Counter("rummy_table_hands_ended", "Hands ended with a winner", registry=registry),
             Counter("rummy_table_hands_aborted", "Hands aborted", registry=registry),
-            Counter("rummy_table_declares", "Declares", ["result"], registry=registry),
-            Counter("rummy_table_drops", "Drops", ["kind"], registry=registry),
+            Counter(
+                "rummy_table_seat_outcomes",
+                "Seats' outcomes of ended hands, by outcome (the variants' words)",
+                ["outcome"],
+                registry=registry,
+            ),
             Counter("rummy_table_turn_timeouts", "Turns that timed out", registry=registry),
             Histogram(
                 "rummy_table_action_latency_seconds",
@@ -121,15 +139,15 @@ class TableMetrics:
                 "Size of the last snapshot written, bytes",
                 registry=registry,
             ),
+            variant_counters(registry),
         )
         for overdue in OVERDUE_KINDS:
             metrics.overdue_aborts.labels(overdue)
         for reason in ("shape", "undecodable"):
             metrics.snapshots_ignored.labels(reason)
-        for result in DECLARE_RESULTS:
-            metrics.declares.labels(result)
-        for kind in DROP_KINDS:
-            metrics.drops.labels(kind)
+        for bundle in bundles():
+            for outcome in bundle.outcomes:
+                metrics.seat_outcomes.labels(outcome.name)
         for action in ACTIONS:
             metrics.action_latency.labels(action)
         return metrics
@@ -167,16 +185,19 @@ class TableMetrics:
         self.snapshot_bytes.set(size_bytes)
 
     def _count_variant_event(self, payload: Message) -> None:
-        """Count a variant's own event as its wire says (``VariantWire.metric``): a declare
-        (``declares``) or a drop (``drops``)."""
+        """Count a variant's own event as its wire says (``VariantWire.metric``: a series it
+        declared and one of its label values; anything else is not counted)."""
         counted = wires.metric_of(payload)
         if counted is None:
             return
         metric, label = counted
-        if metric == "declares" and label in DECLARE_RESULTS:
-            self.declares.labels(label).inc()
-        elif metric == "drops" and label in DROP_KINDS:
-            self.drops.labels(label).inc()
+        counter = self.variant_series.get(metric)
+        if counter is not None:
+            counter.labels(label).inc()
+
+    def _count_outcomes(self, ended: pb.HandEnded) -> None:
+        for result in ended.results:
+            self.seat_outcomes.labels(result.outcome).inc()
 
     def count(self, envelopes: Iterable[Envelope]) -> None:
         """Count what freshly appended envelopes say happened."""
@@ -186,6 +207,7 @@ class TableMetrics:
                 self.hands_started.inc()
             elif isinstance(p, pb.HandEnded):
                 self.hands_ended.inc()
+                self._count_outcomes(p)
             elif isinstance(p, pb.HandAborted):
                 self.hands_aborted.inc()
             elif wires.is_variant_event(p):

@@ -147,7 +147,7 @@ class HandPlay(TableCore):
                 message = resolve(wire)
                 chosen.append((wire, message))
                 try:
-                    return wire.command(message, seat, request.turn_no, at, table.ctx)
+                    return wire.command(message, seat, request.turn_no, at, table.ctx.shoe)
                 except codec.StreamCodecError as exc:
                     raise InvalidArgument(f"command: {exc}") from None
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import stream_codec as codec
+from rummy_game import wires
+from rummy_game.moves import moves_to_pb
 from rummy_game.table import Table
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
@@ -64,8 +66,21 @@ def _wire_in(
     return found
 
 
+def legal_moves(table: Table, seat: int) -> list[api.LegalMove]:
+    """The moves ``seat`` may make now in the table's hand (the variant's ``legal_commands``,
+    on the wire); ``[]`` when it has none or no hand is dealt."""
+    if table.hand is None or table.ctx is None:
+        return []
+    commands = table.variant.legal_commands(table.hand, seat)
+    if not commands:
+        return []
+    wire = wires.lookup(table.ctx.rule_set.variant)
+    return moves_to_pb(commands, wire, table.ctx.shoe)
+
+
 def player_view(table: Table, account_id: str | None) -> api.PlayerView:
-    """What ``account_id`` (None: a spectator) may see of ``table`` now."""
+    """What ``account_id`` (None: a spectator) may see of ``table`` now, with the moves its
+    seat may make (:func:`legal_moves`)."""
     seat = table.seat_of(account_id) if account_id is not None else None
     view = api.PlayerView(
         table_id=table.table_id,
@@ -111,6 +126,8 @@ def player_view(table: Table, account_id: str | None) -> api.PlayerView:
     if deadline is not None and deadline.kind is DeadlineKind.SEED_WINDOW:
         view.seed_deadline.CopyFrom(codec.ms_to_timestamp(deadline.due_ms))
     view.has_drawn = hand.has_drawn
+    if in_hand != SPECTATOR:
+        view.legal_moves.extend(legal_moves(table, in_hand))
     if hand.commitment:
         view.server_commitment_sha256 = bytes.fromhex(hand.commitment)
     for s in hand.seats:

@@ -35,7 +35,13 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.view import PlayerView as RulesView
 from rummy_table.application.app import TableApp
-from rummy_table.entrypoints.views import SPECTATOR, _wire_cards, _wire_in, player_view
+from rummy_table.entrypoints.views import (
+    SPECTATOR,
+    _wire_cards,
+    _wire_in,
+    legal_moves,
+    player_view,
+)
 
 
 class _Public(NamedTuple):
@@ -168,6 +174,10 @@ def _seat_view(table: Table, account_id: str | None, seat: int, public: _Public)
         shoe = ctx.shoe  # a property that looks the shoe up: once, not per card
         entries = _card_entries(shoe)
         private += b"".join([_card_entry(c, entries, shoe) for c in own_cards])
+    if dealt_in:
+        moves = legal_moves(table, seat)
+        if moves:
+            private += api.PlayerView(legal_moves=moves).SerializeToString()
     return api.PlayerView.FromString(public.serialized + private)
 
 

@@ -12,8 +12,8 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import stream_codec as codec
 from rummy_game import wires
+from rummy_game.bundle import bundle_of
 from rummy_game.table import Table
-from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_ops.replay.checks.mismatch import difference, pb_diff
 from rummy_ops.replay.checks.record import (
     HandReplay,
@@ -115,7 +115,7 @@ def rederive(
             got = recorded[i + k]
             equivalent: list[int] = []
             if got.event != event:
-                equivalent, problem = _equivalent(state, got.event, event)
+                equivalent, problem = _equivalent(variant, state, got.event, event)
                 if not equivalent:
                     message = problem or difference(got.event, event)
                     report.findings.append(finding(got.envelope, "rules", message))
@@ -138,17 +138,19 @@ def rederive(
     return state
 
 
-def _equivalent(state: Any, got: ev.Event, want: ev.Event) -> tuple[list[int], str]:
+def _equivalent(
+    variant: Variant[Any], state: Any, got: ev.Event, want: ev.Event
+) -> tuple[list[int], str]:
     """For a recorded HandEnded that differs from the derived one: the seats whose arrangement is
-    an equally good alternative (see :mod:`.arrangements`: for a variant whose hand state has a
-    wild rank and whose options have meld options), or ``([], why)``."""
+    an equally good alternative, as the variant's bundle judges it
+    (``VariantBundle.equivalent_results``, from the hand's state), or ``([], why)``; a variant
+    with no such judge accepts no difference."""
     if not isinstance(got, ev.HandEnded) or not isinstance(want, ev.HandEnded):
         return [], ""
-    rule_set = getattr(state, "rule_set", None)
-    options = getattr(getattr(rule_set, "options", None), "meld_options", None)
-    if options is None or not hasattr(state, "wild_rank"):
+    bundle = bundle_of(variant.name)
+    if bundle is None or bundle.equivalent_results is None:
         return [], ""
-    return equivalent_seats(got, want, state.wild_rank, options)
+    return bundle.equivalent_results(state, got, want)
 
 
 def _comparable(payload: Message, ignore_groupings: bool) -> Message:

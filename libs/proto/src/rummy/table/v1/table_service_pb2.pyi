@@ -798,6 +798,7 @@ class PlayerView(_message.Message):
     VOIDED_REASON_FIELD_NUMBER: _builtins.int
     TABLE_STATE_FIELD_NUMBER: _builtins.int
     MATCH_FIELD_NUMBER: _builtins.int
+    LEGAL_MOVES_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     stream_version: _builtins.int
     """the table-stream version this view reflects"""
@@ -844,6 +845,13 @@ class PlayerView(_message.Message):
         CLOSING after CloseTable, CLOSED once every seat was stood up
         """
 
+    @_builtins.property
+    def legal_moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalMove]:
+        """The moves the viewing seat may make now, as the hand's variant lists them
+        (rummy_rules.variant.Variant.legal_commands); empty when it has none (not its turn, a
+        spectator). A client sends one as the RPC its arm names.
+        """
+
     def __init__(
         self,
         *,
@@ -870,16 +878,53 @@ class PlayerView(_message.Message):
         voided_reason: _builtins.str = ...,
         table_state: Global___TableState.ValueType = ...,
         match: _match_pb2.MatchView | None = ...,
+        legal_moves: _abc.Iterable[Global___LegalMove] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "match", b"match", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "match", b"match", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "legal_moves", b"legal_moves", "match", b"match", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__my_seat: _TypeAlias = _typing.Literal["my_seat"]  # noqa: Y015
     _WhichOneofArgType__my_seat: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__my_seat) -> _WhichOneofReturnType__my_seat | None: ...
 
 Global___PlayerView: _TypeAlias = PlayerView  # noqa: Y015
+
+@_typing.final
+class LegalMove(_message.Message):
+    """One move a seat may make now."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DRAW_FIELD_NUMBER: _builtins.int
+    DISCARD_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    draw: _events_pb2.DrawSource.ValueType
+    """DrawCard from this source"""
+    @_builtins.property
+    def discard(self) -> _cards_pb2.Card:
+        """DiscardCard of this card"""
+
+    @_builtins.property
+    def command(self) -> _any_pb2.Any:
+        """Play with this command (the variant's own, e.g. a declare)"""
+
+    def __init__(
+        self,
+        *,
+        draw: _events_pb2.DrawSource.ValueType = ...,
+        discard: _cards_pb2.Card | None = ...,
+        command: _any_pb2.Any | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "discard", b"discard", "draw", b"draw", "move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "discard", b"discard", "draw", b"draw", "move", b"move"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["draw", "discard", "command"]  # noqa: Y015
+    _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
+
+Global___LegalMove: _TypeAlias = LegalMove  # noqa: Y015
 
 @_typing.final
 class WatchTableResponse(_message.Message):

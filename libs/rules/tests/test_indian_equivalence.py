@@ -3,10 +3,10 @@ it is an equally good, legitimate arrangement of the same cards, caught otherwis
 
 from __future__ import annotations
 
-from rummy_ops.replay.arrangements import equivalent_seats
 from rummy_rules import events as ev
 from rummy_rules.cards import parse_cards
 from rummy_rules.indian.arrangement import best_arrangement
+from rummy_rules.indian.equivalence import equivalent_seats
 from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 from rummy_rules.settlement import settle
 from rummy_rules.wild import hand_points

@@ -1,4 +1,5 @@
-"""Whether a recorded HandEnded's arrangements are legitimate alternatives to the re-derived ones.
+"""Whether a recorded HandEnded's arrangements are legitimate alternatives to the re-derived ones
+(Indian points; replay asks through the variant's bundle, ``VariantBundle.equivalent_results``).
 
 The solver picks one of several equally good arrangements of a hand; which one may change between
 versions of the rules library. A dispute tool must stay valid across such changes, so a recorded
@@ -19,9 +20,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rummy_rules import events as ev
-from rummy_rules.melds import MeldKind, MeldOptions, classify_group
-from rummy_rules.wild import WildRank, hand_points
+from .. import events as ev
+from ..melds import MeldKind, MeldOptions, classify_group
+from ..wild import WildRank, hand_points
+from .rules import indian_rules
+from .state import HandState
 
 _KINDS = {k.name.lower(): k for k in MeldKind}
 
@@ -114,3 +117,14 @@ def equivalent_seats(
             return [], problem
         seats.append(a.seat)
     return seats, ""
+
+
+def equivalent_results(
+    state: object, recorded: ev.HandEnded, derived: ev.HandEnded
+) -> tuple[list[int], str]:
+    """:func:`equivalent_seats` under the hand's wild rank and meld options (``state``: the
+    Indian hand's state before the HandEnded); ``([], "")`` for a state that is not one."""
+    if not isinstance(state, HandState) or state.rule_set is None:
+        return [], ""
+    options = indian_rules(state.rule_set).meld_options
+    return equivalent_seats(recorded, derived, state.wild_rank, options)

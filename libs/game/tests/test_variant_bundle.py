@@ -1,0 +1,112 @@
+"""A variant is one bundle installed by one call (``rummy_game.bundle``), found by the entry-point
+group ``rummy.variants``: the product's Indian points so, and a package installed beside the
+product adds its game with no edit to this tree."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from rummy_game import wires
+from rummy_game.bundle import VariantBundle, bundle_of
+from rummy_platform import variant_payloads
+from rummy_platform.envelope import event_payloads
+from rummy_platform.limits import field_limits
+from rummy_rules import codec, registry
+from rummy_rules.indian.equivalence import equivalent_results
+
+SUPPORT = Path(__file__).resolve().parents[3] / "tests" / "support"
+
+
+def test_the_indian_variant_is_an_installed_bundle_found_by_its_entry_point() -> None:
+    (point,) = [p for p in entry_points(group="rummy.variants") if p.name == "indian-points"]
+    bundle = point.load()
+    assert isinstance(bundle, VariantBundle)
+    assert bundle.name == "indian-points"
+    # every host registry holds what the bundle brought, and only by that bundle
+    assert registry.lookup("indian-points") is bundle.variant
+    assert registry.lookup("") is bundle.variant  # the legacy variant of old records
+    assert wires.lookup("indian-points") is bundle.wire
+    assert set(bundle.payload_modules) <= set(variant_payloads.modules())
+    for cls in bundle.codec_classes:
+        assert codec.registered(cls.__name__) is cls
+    assert bundle.variant.bot is not None
+    assert bundle.verifier_script == "indian-score.js"
+    # what the hosts read of it: replay's judge of equivalent groupings, its request limits
+    assert bundle_of("indian-points") is bundle and bundle_of("") is bundle
+    assert bundle.equivalent_results is equivalent_results
+    assert field_limits()["groups"] == 13 and field_limits()["cards"] == 14
+
+
+def test_old_type_names_of_a_bundle_are_read_as_its_messages() -> None:
+    payloads = event_payloads()
+    assert payloads.class_for("rummy.table.v1.Declared").DESCRIPTOR.full_name == (
+        "rummy.indian.v1.Declared"
+    )
+
+
+def test_a_bundle_whose_wire_is_another_variants_is_refused() -> None:
+    from toy_variant.wire import TOY_WIRE
+
+    with pytest.raises(ValueError, match="is not the variant 'indian-points'"):
+        VariantBundle(variant=registry.lookup("indian-points"), wire=TOY_WIRE)
+
+
+def test_installing_a_bundle_twice_is_harmless_and_another_under_its_name_is_refused() -> None:
+    from toy_variant.wire import TOY_BUNDLE
+
+    TOY_BUNDLE.install()
+    TOY_BUNDLE.install()
+    assert registry.lookup(TOY_BUNDLE.name) is TOY_BUNDLE.variant
+    copy = VariantBundle(variant=type(TOY_BUNDLE.variant)(), wire=TOY_BUNDLE.wire)
+    with pytest.raises(ValueError, match="another variant is registered as 'toy-knock'"):
+        copy.install()
+
+
+_PACKAGE = '''
+"""A variant shipped by a package of its own (here: the toy, under another name)."""
+from dataclasses import dataclass
+from toy_variant.game import ToyKnock
+from toy_variant.wire import ToyWire, toy_pb2
+from rummy_game.bundle import VariantBundle, bundle_of
+
+class AcmeKnock(ToyKnock):
+    name = "acme-knock"
+
+class AcmeWire(ToyWire):
+    variant = "acme-knock"
+
+ACME_BUNDLE = VariantBundle(variant=AcmeKnock(), wire=AcmeWire())
+'''
+
+_CHECK = """
+import sys
+from rummy_rules import registry
+from rummy_game import wires
+print(",".join(registry.names()), wires.lookup("acme-knock").variant,
+      "acme_gin" in sys.modules)
+"""
+
+
+@pytest.mark.integration
+def test_an_installed_package_adds_its_variant_with_no_edit_to_the_tree(tmp_path: Path) -> None:
+    """A distribution on the path (its ``*.dist-info`` declares the entry point, as ``pip
+    install`` writes it) is found by every host: nobody names or imports it."""
+    (tmp_path / "acme_gin.py").write_text(_PACKAGE)
+    info = tmp_path / "acme_gin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-gin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[rummy.variants]\nacme-knock = acme_gin:ACME_BUNDLE\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(SUPPORT)])}
+    env.pop("RUMMY_VARIANT_PLUGINS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHECK], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    # (the toy, which the package builds on, is installed by its import, as a plug-in is)
+    assert done.stdout.split() == ["acme-knock,indian-points,toy-knock", "acme-knock", "True"]
