@@ -22,6 +22,7 @@ from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import match_wire
 from rummy_ops.replay.checks import LedgerRows
 from rummy_ops.replay.checks.match import match_journal_difference, replay_match
+from rummy_ops.replay.render import match_json
 from rummy_platform.journal_keys import match_settlement_key
 from rummy_rules.commands import Command
 from rummy_rules.events import Event, SeatAccount
@@ -173,6 +174,13 @@ def test_a_clean_game_to_match_replays_and_checks_each_games_ledger_answer(
     assert match.winners == (0, 1) and match.settlement is None  # one game each
     assert {"match-rules", "match-deal", "match-ledger-event"} <= set(match.checked)
     assert not any("MatchSettled" in note for note in match.notes)
+    assert [(g.game_no, g.winner, g.totals) for g in match.games] == [
+        (1, 0, ((0, 235), (1, 45))),
+        (2, 1, ((0, 0), (1, 335))),
+    ]
+    games = match_json(match)["games"]
+    assert [(g["game_no"], g["winner"]) for g in games] == [(1, 0), (2, 1)]
+    assert [ln["amount_hundredths"] for ln in games[1]["settlement"]["lines"]] == [-2000, 1800]
 
 
 def _total(game_no: int, seat: int, points: int) -> Callable[[Message], None]:

@@ -62,7 +62,9 @@ from rummy_rules.rules import RuleSetError
 @dataclass
 class MatchReplay:
     """The replay of one match: its format, its deals (deal number, hand id), what failed
-    (``findings``), what could not be checked yet (``notes``) and which checks passed."""
+    (``findings``), what could not be checked yet (``notes``) and which checks passed;
+    ``games``: each game's end re-derived (a game to N's games, Hollywood's one: its winner,
+    totals after the game-end scoring and its settlement); ``settlement``: MatchEnded's."""
 
     table_id: str
     match_id: str
@@ -74,6 +76,7 @@ class MatchReplay:
     checked: list[str] = field(default_factory=list)
     winners: tuple[int, ...] = ()
     settlement: MatchSettlement | None = None
+    games: list[fm.GameEnded] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -154,6 +157,7 @@ def replay_match(
     elif isinstance(result, fm.MatchEnded):
         report.outcome = "ended"
         report.winners, report.settlement = result.winners, result.settlement
+    report.games = [r.event for r in recorded if isinstance(r.event, fm.GameEnded)]
     accounts = {s.seat: s.account_id for s in state.seats}
     settled = _settlements(recorded)
     for game_no, settlement, _ in settled:
