@@ -14,9 +14,18 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy_game import match_wire as mw
 from rummy_game.wire import StreamCodecError
 from rummy_platform.envelope import Envelope, decode, encode, event_payloads
+from rummy_rules.commands import Command
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import Event, SeatAccount
-from rummy_rules.formats import DealResult, MatchFormat, MatchState, make_format, match_view
+from rummy_rules.formats import (
+    DealResult,
+    GameScoring,
+    GameTo,
+    MatchFormat,
+    MatchState,
+    make_format,
+    match_view,
+)
 from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSetError
 
@@ -51,13 +60,35 @@ FORMATS = [
         commission_bps=800,
         missed_turns_lose_game=True,
     ),
+    make_format(
+        "game-to",
+        target=100,
+        games=2,
+        point_value_cents=5,
+        max_game_points=500,
+        commission_bps=250,
+        missed_turns_lose_game=True,
+        scoring=GameScoring(game_bonus=100, shutout_game_bonus=200, box_points=25),
+    ),
+    make_format(
+        "hollywood",
+        target=100,
+        point_value_cents=10,
+        max_game_points=400,
+        commission_bps=500,
+        missed_turns_lose_game=True,
+        scoring=GameScoring(game_bonus=100, shutout_game_bonus=200, box_points=25),
+    ),
 ]
 
 
 def _play(fmt: MatchFormat, data: st.DataObject) -> tuple[list[tuple[Event, MatchState]], str]:
     """A match of ``fmt`` played with drawn deal results, rejoins, splits, leaves and voided
     deals: every event with the state before it."""
-    seats = data.draw(st.integers(2, 4), label="seats")
+    seats = data.draw(st.integers(fmt.min_seats, min(fmt.max_seats, 4)), label="seats")
+    moves = ["score", "score", "score", "void", "leave", "abort"]
+    if getattr(fmt, "takes_drawn_deals", False):
+        moves.append("drawn")  # gin's wall: no winner, nobody charged
     state = fmt.initial_state()
     out: list[tuple[Event, MatchState]] = []
 
@@ -83,12 +114,16 @@ def _play(fmt: MatchFormat, data: st.DataObject) -> tuple[list[tuple[Event, Matc
             break
         at = T0 + step * 1000
         if state.deal_seats:
-            move = data.draw(st.sampled_from(["score", "score", "score", "void", "leave", "abort"]))
+            move = data.draw(st.sampled_from(moves))
             if move == "abort" and data.draw(st.integers(0, 3)) == 0:
                 do(fm.AbortMatch(reason="closed by an operator", at_ms=at))
                 continue
             if move == "void":
                 do(fm.RecordDealAborted(reason="dealer gone", at_ms=at))
+                continue
+            if move == "drawn":
+                nobody = tuple((s, 0) for s in state.deal_seats)
+                do(fm.RecordDeal(result=DealResult(points=nobody, winners=()), at_ms=at))
                 continue
             if move == "leave":
                 do(fm.LeaveMatch(seat=data.draw(st.sampled_from(state.deal_seats)), at_ms=at))
@@ -160,7 +195,7 @@ def test_each_rarer_match_event_reads_back_as_itself(event: Event) -> None:
 
 
 def test_a_games_stakes_carry_the_game_they_are_for() -> None:
-    fmt = FORMATS[-1]
+    fmt = FORMATS[4]  # game to 50, 60 x 0.10 a game
     state = fmt.fold(
         fmt.decide(
             fmt.initial_state(),
@@ -180,15 +215,27 @@ def test_a_games_stakes_carry_the_game_they_are_for() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    arm=st.sampled_from(["pool", "deals", "best_of", "game_to"]),
+    arm=st.sampled_from(["pool", "deals", "best_of", "game_to", "hollywood"]),
     entry=st.integers(0, 10**9),
     commission=st.integers(0, 10_000),
     flags=st.tuples(st.booleans(), st.booleans()),
     number=st.integers(0, 3),
+    bonuses=st.none() | st.tuples(*[st.integers(0, 100_000)] * 3).filter(any),
 )
 def test_format_options_read_back_as_the_options_given(
-    arm: str, entry: int, commission: int, flags: tuple[bool, bool], number: int
+    arm: str,
+    entry: int,
+    commission: int,
+    flags: tuple[bool, bool],
+    number: int,
+    bonuses: tuple[int, int, int] | None,
 ) -> None:
+    scoring = None
+    if bonuses is not None:
+        game, shutout, box = bonuses
+        scoring = mpb.GameScoring(
+            game_bonus_points=game, shutout_bonus_points=shutout, box_points=box
+        )
     if arm == "pool":
         options = mpb.MatchOptions(
             pool=mpb.PoolOptions(
@@ -206,7 +253,7 @@ def test_format_options_read_back_as_the_options_given(
         options = mpb.MatchOptions(
             best_of=mpb.BestOfOptions(deals=2 + number, entry_fee_hundredths=entry)
         )
-    else:
+    elif arm == "game_to":
         options = mpb.MatchOptions(
             game_to=mpb.GameToOptions(
                 target=100 + number,
@@ -214,6 +261,17 @@ def test_format_options_read_back_as_the_options_given(
                 point_value_hundredths=entry % 1000,
                 max_game_points=50 + number,
                 missed_turns_lose_game=flags[0],
+                scoring=scoring,
+            )
+        )
+    else:
+        options = mpb.MatchOptions(
+            hollywood=mpb.HollywoodOptions(
+                target=(100, 150, 250)[number % 3],
+                point_value_hundredths=entry % 1000,
+                max_game_points=100 + number,
+                missed_turns_lose_game=flags[0],
+                scoring=scoring,
             )
         )
     fmt = mw.format_from_pb(options, commission)
@@ -258,6 +316,41 @@ def test_no_options_or_single_is_a_points_table() -> None:
             mpb.MatchOptions(deals=mpb.DealsOptions(deals=2)),
             10_001,
             "commission_bps must be",
+        ),
+        (
+            mpb.MatchOptions(
+                game_to=mpb.GameToOptions(
+                    target=100,
+                    games=1,
+                    max_game_points=100,
+                    scoring=mpb.GameScoring(game_bonus_points=100_001),
+                )
+            ),
+            0,
+            "match.game_to.scoring.game_bonus_points must be 0..100000",
+        ),
+        (
+            mpb.MatchOptions(
+                hollywood=mpb.HollywoodOptions(
+                    target=100, max_game_points=100, scoring=mpb.GameScoring(box_points=200_000)
+                )
+            ),
+            0,
+            "match.hollywood.scoring.box_points must be 0..100000",
+        ),
+        (
+            mpb.MatchOptions(hollywood=mpb.HollywoodOptions(target=0, max_game_points=100)),
+            0,
+            "match.hollywood.target must be",
+        ),
+        (
+            mpb.MatchOptions(
+                hollywood=mpb.HollywoodOptions(
+                    target=100, max_game_points=0, point_value_hundredths=10
+                )
+            ),
+            0,
+            "match.hollywood.max_game_points must be",
         ),
     ],
 )
@@ -310,3 +403,135 @@ def test_the_view_of_a_deals_match_shows_chips_deals_left_and_the_result() -> No
     assert list(view.ended.winners) == [0]
     assert view.ended.settlement.pool_hundredths == 2000
     assert view.ended.settlement.commission_hundredths == 300
+
+
+def test_game_to_options_recorded_before_the_game_end_scoring_decode_as_they_were() -> None:
+    # GameToOptions as written before field 6 (scoring) existed: fields 1-5 only.
+    old = mpb.GameToOptions(
+        target=100, games=2, point_value_hundredths=10, max_game_points=150
+    ).SerializeToString()
+    options = mpb.MatchOptions()
+    options.game_to.ParseFromString(old)
+    fmt = mw.format_from_pb(options, 500)
+    assert fmt == make_format(
+        "game-to",
+        target=100,
+        games=2,
+        point_value_cents=10,
+        max_game_points=150,
+        commission_bps=500,
+    )
+    assert isinstance(fmt, GameTo) and fmt.scoring == GameScoring()
+    # ... and written back as they were, byte for byte (no empty scoring recorded).
+    assert mw.format_to_pb(fmt).game_to.SerializeToString() == old
+
+
+def _played(
+    fmt: MatchFormat, deals: list[tuple[int | None, int]]
+) -> tuple[MatchState, list[Message]]:
+    """A two-seat match of ``fmt`` (seats 0 and 1) whose deals are won by ``(winner, points
+    charged to the other)``; a winner None is a drawn deal (the wall). Returns its state and
+    its payloads as the table writes them."""
+    seats = (SeatAccount(0, "ann"), SeatAccount(1, "bob"))
+    state, out = fmt.initial_state(), []
+
+    def do(command: Command) -> None:
+        nonlocal state
+        events = fmt.decide(state, command)
+        out.extend(mw.events_to_pb(events, state))
+        state = fmt.fold(events, state)
+
+    do(fm.StartMatch(match_id="m", seats=seats, at_ms=T0))
+    for winner, charged in deals:
+        do(fm.BeginDeal(at_ms=T0))
+        if winner is None:
+            result = DealResult(points=((0, 0), (1, 0)), winners=())
+        else:
+            points = ((0, 0 if winner == 0 else charged), (1, 0 if winner == 1 else charged))
+            result = DealResult(points=points, winners=(winner,))
+        do(fm.RecordDeal(result=result, at_ms=T0))
+    return state, out
+
+
+def _sheet(sheet: mpb.ScoreSheet) -> tuple[object, ...]:
+    winner = sheet.winner if sheet.HasField("winner") else None
+    seats = [(s.seat, s.points, s.boxes, s.bonus, s.total, s.lost_at_cap) for s in sheet.seats]
+    return sheet.number, sheet.running, winner, seats
+
+
+GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
+
+
+def test_the_view_of_a_gin_game_shows_its_score_sheet_with_boxes_and_the_game_bonus() -> None:
+    options = mpb.MatchOptions(
+        game_to=mpb.GameToOptions(
+            target=100,
+            games=1,
+            point_value_hundredths=10,
+            max_game_points=300,
+            missed_turns_lose_game=True,
+            scoring=GIN_SCORING,
+        )
+    )
+    fmt = mw.format_from_pb(options, 500)
+    # ann 30, a wall, ann 40, bob 20, ann 35: ann 105 from 3 hands, bob 20 from 1.
+    running, _ = _played(fmt, [(0, 30), (None, 0), (0, 40), (1, 20)])
+    view = mw.view_to_pb(match_view(fmt, running))
+    assert [_sheet(s) for s in view.sheets] == [
+        (1, True, None, [(0, 70, 2, 0, 70, False), (1, 20, 1, 0, 20, False)])
+    ]
+    ended, payloads = _played(fmt, [(0, 30), (None, 0), (0, 40), (1, 20), (0, 35)])
+    view = mw.view_to_pb(match_view(fmt, ended))
+    # ann 105 + 100 (bob scored) + 3 x 25 = 280; bob 20 + 25 = 45.
+    assert [_sheet(s) for s in view.sheets] == [
+        (1, False, 0, [(0, 105, 3, 175, 280, False), (1, 20, 1, 25, 45, False)])
+    ]
+    # bob pays min(280 - 45, 300) x 0.10 = 23.50; 5% = 1.17 (rounded down): ann receives 22.33.
+    (game,) = [p for p in payloads if isinstance(p, mpb.GameEnded)]
+    assert [(t.seat, t.points) for t in game.totals] == [(0, 280), (1, 45)]
+    assert [(ln.held_hundredths, ln.amount_hundredths) for ln in game.settlement.lines] == [
+        (3000, 2233),
+        (3000, -2350),
+    ]
+    assert game.settlement.commission_hundredths == 117
+
+
+def test_the_view_of_a_hollywood_match_shows_its_three_columns() -> None:
+    options = mpb.MatchOptions(
+        hollywood=mpb.HollywoodOptions(
+            target=50, point_value_hundredths=10, max_game_points=200, scoring=GIN_SCORING
+        )
+    )
+    fmt = mw.format_from_pb(options, 0)
+    assert fmt.name == "hollywood-50" and fmt.hold_cents == 3 * 200 * 10
+    # ann's 1st win (30): column 1; her 2nd (25): columns 1 and 2, column 1 ends at 55 (bob
+    # scored nothing in it: shutout 200, 2 boxes). bob's 1st (40): column 2; his 2nd (20):
+    # columns 2 and 3, column 2 ends at 60. ann's 3rd (50): column 3 (the only one running),
+    # which ends at 50.
+    state, _ = _played(fmt, [(0, 30), (0, 25), (1, 40), (None, 0), (1, 20)])
+    view = mw.view_to_pb(match_view(fmt, state))
+    assert [_sheet(s) for s in view.sheets] == [
+        (1, False, 0, [(0, 55, 2, 250, 305, False), (1, 0, 0, 0, 0, False)]),
+        (2, False, 1, [(0, 25, 1, 25, 50, False), (1, 60, 2, 150, 210, False)]),
+        (3, True, None, [(0, 0, 0, 0, 0, False), (1, 20, 1, 0, 20, False)]),
+    ]
+    state, payloads = _played(fmt, [(0, 30), (0, 25), (1, 40), (None, 0), (1, 20), (0, 50)])
+    view = mw.view_to_pb(match_view(fmt, state))
+    assert _sheet(view.sheets[2]) == (
+        3,
+        False,
+        0,
+        [(0, 50, 1, 125, 175, False), (1, 20, 1, 25, 45, False)],
+    )
+    # Nets: column 1 +200 (305 capped), column 2 -160, column 3 +130: ann +170 points, bob
+    # pays 170 x 0.10 = 17.00 of the 60.00 he holds.
+    assert view.WhichOneof("result") == "ended" and list(view.ended.winners) == [0]
+    (game,) = [p for p in payloads if isinstance(p, mpb.GameEnded)]
+    assert (game.game_no, game.winner) == (1, 0)
+    assert [(t.seat, t.points) for t in game.totals] == [(0, 170), (1, -170)]
+    assert [(ln.held_hundredths, ln.amount_hundredths) for ln in game.settlement.lines] == [
+        (6000, 1700),
+        (6000, -1700),
+    ]
+    stakes = [p for p in payloads if isinstance(p, mpb.MoneyReserved)]
+    assert [(p.purpose, p.game_no, p.amount_hundredths) for p in stakes] == [("stake", 1, 6000)] * 2

@@ -22,11 +22,16 @@ from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_game.match_wire import settlement_to_pb
+from rummy_game.match_wire import events_to_pb, format_to_pb, settlement_to_pb
 from rummy_ledger.application.accounts import get_statement
 from rummy_ledger.domain.accounts import HOUSE_COMMISSION_ACCOUNT
 from rummy_platform.envelope import Envelope
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_rules.commands import Command
+from rummy_rules.events import SeatAccount
+from rummy_rules.formats import DealResult, GameScoring, MatchFormat, make_format
+from rummy_rules.formats.messages import BeginDeal, RecordDeal
+from rummy_rules.formats.messages import StartMatch as StartMatchCommand
 from rummy_rules.formats.money import (
     MatchSettlement,
     MoneyLine,
@@ -470,3 +475,183 @@ def test_a_hold_asked_again_with_another_amount_or_of_an_unknown_match_is_refuse
     refused = [c.removeprefix("refused rummy.match.v1.") for c in wired.counted if "refused" in c]
     assert refused == ["MoneyReserved"] * 5 + ["MatchStarted"] * 2 + ["MoneyReserved", "GameEnded"]
     assert balance_of(where, accounts[0]) == (5000, 1001, 3999)
+
+
+# -- the gin family's money: a game with game bonus, boxes and a wall; Hollywood's one hold -----
+
+#: Gin's game-end scoring (DESIGN "Gin family"): game bonus 100, shutout 200, 25 a box.
+GIN_SCORING = GameScoring(game_bonus=100, shutout_game_bonus=200, box_points=25)
+
+
+def play_format(
+    match: Match,
+    fmt: MatchFormat,
+    games: list[list[tuple[int | None, int]]],
+    hold_back: bool = False,
+) -> list[Message]:
+    """Play a two-seat match of ``fmt`` as the table does (its events through the match wire,
+    on ``match``'s table stream; MatchStarted is already there): each game's deals won by
+    ``(winner, points charged to the other)``, a winner None a drawn deal (the wall). The
+    ledger is run after each game's holds, as the table waits for them. ``hold_back``: the
+    settlements (GameEnded, MatchEnded) are not written. Returns the payloads."""
+    seats = tuple(SeatAccount(s, a) for s, a in enumerate(match.accounts))
+    state = fmt.initial_state()
+    written: list[Message] = []
+
+    def do(command: Command) -> None:
+        nonlocal state
+        events = fmt.decide(state, command)
+        for payload in events_to_pb(events, state, hand_id=new_id("hand")):
+            if isinstance(payload, match_pb2.MatchStarted):
+                continue
+            written.append(payload)
+            if not (hold_back and isinstance(payload, match_pb2.GameEnded | match_pb2.MatchEnded)):
+                match.write(payload)
+        state = fmt.fold(events, state)
+
+    do(StartMatchCommand(match_id=match.match_id, seats=seats, at_ms=1))
+    for deals in games:
+        for winner, charged in deals:
+            do(BeginDeal(at_ms=1))
+            if any(isinstance(p, match_pb2.MoneyReserved) for p in written[-3:]):
+                match.published()  # the stakes held before the deal's hand
+            points = tuple((s, 0 if s == winner or winner is None else charged) for s in (0, 1))
+            winners = () if winner is None else (winner,)
+            do(RecordDeal(result=DealResult(points=points, winners=winners), at_ms=1))
+    assert state.is_over, "the deals given do not end the match"
+    return written
+
+
+def test_a_gin_game_with_bonus_boxes_and_a_wall_and_a_shutout_game_settle_each_on_its_stakes(
+    where: Where,
+) -> None:
+    wired = Wired(where)
+    accounts = [funded_player(where, 10_000) for _ in range(2)]
+    fmt = make_format(
+        "game-to",
+        target=100,
+        games=2,
+        point_value_cents=10,
+        max_game_points=300,
+        commission_bps=500,
+        missed_turns_lose_game=True,
+        scoring=GIN_SCORING,
+        max_seats=2,
+    )
+    match = Match(wired, accounts, bps=500, options=format_to_pb(fmt), match_format=fmt.name)
+    written = play_format(
+        match,
+        fmt,
+        [
+            # Game 1: ann 30, a wall, ann 40, bob 20, ann 35: ann 105 + 100 + 3 x 25 = 280,
+            # bob 20 + 25 = 45; bob pays min(235, 300) x 0.10 = 23.50; 5% = 1.17 (rounded
+            # down); ann receives 22.33.
+            [(0, 30), (None, 0), (0, 40), (1, 20), (0, 35)],
+            # Game 2: bob 60, bob 50: bob 110 + shutout 200 + 2 x 25 = 360, ann 0; ann pays the
+            # cap, 300 x 0.10 = 30.00 (all she holds); 5% = 1.50; bob receives 28.50.
+            [(1, 60), (1, 50)],
+        ],
+    )
+    events = match.published()
+    holds = payloads(events, ledger_events.MatchMoneyHeld)
+    assert [(h.purpose, h.game_no, held(h)) for h in holds] == [
+        ("stake", 1, [(0, 3000), (1, 3000)]),
+        ("stake", 2, [(0, 3000), (1, 3000)]),
+    ]
+    games = [p for p in written if isinstance(p, match_pb2.GameEnded)]
+    assert [[(t.seat, t.points) for t in g.totals] for g in games] == [
+        [(0, 280), (1, 45)],
+        [(0, 0), (1, 360)],
+    ]
+    settled = payloads(events, ledger_events.MatchSettled)
+    assert [(s.game_no, s.commission_hundredths) for s in settled] == [(1, 117), (2, 150)]
+    assert [sorted((ln.account_id, ln.amount_hundredths) for ln in s.lines) for s in settled] == [
+        sorted([(accounts[0], 2233), (accounts[1], -2350), (HOUSE_COMMISSION_ACCOUNT, 117)]),
+        sorted([(accounts[0], -3000), (accounts[1], 2850), (HOUSE_COMMISSION_ACCOUNT, 150)]),
+    ]
+    # ann 100.00 + 22.33 - 30.00 = 92.33; bob 100.00 - 23.50 + 28.50 = 105.00; the house 2.67:
+    # 200.00 in all, nothing held.
+    assert [balance_of(where, a) for a in accounts] == [(9233, 0, 9233), (10500, 0, 10500)]
+    assert not payloads(events, ledger_events.MatchSettlementRefused)
+    assert storage(where).invariant_violations() == []
+
+
+def _hollywood(where: Where) -> tuple[Wired, Match, list[str], MatchFormat]:
+    wired = Wired(where)
+    accounts = [funded_player(where, 10_000) for _ in range(2)]
+    fmt = make_format(
+        "hollywood",
+        target=50,
+        point_value_cents=10,
+        max_game_points=200,
+        commission_bps=1000,
+        missed_turns_lose_game=True,
+        scoring=GIN_SCORING,
+    )
+    match = Match(wired, accounts, bps=1000, options=format_to_pb(fmt), match_format=fmt.name)
+    return wired, match, accounts, fmt
+
+
+#: ann 30 (column 1), ann 25 (columns 1 and 2: column 1 ends 55 - 0, a shutout: 305 - 0),
+#: bob 40 (column 2), a wall, bob 20 (columns 2 and 3: column 2 ends 25 - 60: 50 - 210),
+#: ann 50 (column 3, the only one running: it ends 50 - 20: 175 - 45).
+HOLLYWOOD_DEALS: list[tuple[int | None, int]] = [
+    (0, 30), (0, 25), (1, 40), (None, 0), (1, 20), (0, 50)
+]  # fmt: skip
+
+
+def test_a_hollywood_match_holds_three_caps_once_and_settles_the_sum_of_its_columns_nets(
+    where: Where,
+) -> None:
+    wired, match, accounts, fmt = _hollywood(where)
+    assert fmt.hold_cents == 3 * 200 * 10
+    written = play_format(match, fmt, [HOLLYWOOD_DEALS])
+    events = match.published()
+    [answer] = payloads(events, ledger_events.MatchMoneyHeld)
+    assert (answer.purpose, answer.game_no, held(answer)) == ("stake", 1, [(0, 6000), (1, 6000)])
+    [game] = [p for p in written if isinstance(p, match_pb2.GameEnded)]
+    # Capped nets (cap 200): column 1 ann +200, column 2 bob +160, column 3 ann +130: ann +170;
+    # bob pays 170 x 0.10 = 17.00 of the 60.00 he holds; 10% = 1.70; ann receives 15.30.
+    assert [(t.seat, t.points) for t in game.totals] == [(0, 170), (1, -170)]
+    [settled] = payloads(events, ledger_events.MatchSettled)
+    assert (settled.game_no, settled.commission_hundredths) == (1, 170)
+    assert sorted((ln.account_id, ln.amount_hundredths) for ln in settled.lines) == sorted(
+        [(accounts[0], 1530), (accounts[1], -1700), (HOUSE_COMMISSION_ACCOUNT, 170)]
+    )
+    assert [balance_of(where, a) for a in accounts] == [(11530, 0, 11530), (8300, 0, 8300)]
+    assert storage(where).invariant_violations() == []
+
+
+def _one_columns_hold(s: match_pb2.MatchSettlement) -> None:
+    for line in s.lines:
+        line.held_hundredths = 2000  # 200 x 0.10: one column's cap, not three
+
+
+def _more_than_held(s: match_pb2.MatchSettlement) -> None:
+    # bob pays 60.01, more than the 3 x 200 x 0.10 he holds; the rest still adds up.
+    s.pool_hundredths, s.commission_hundredths = 6001, 600
+    s.lines[0].amount_hundredths, s.lines[1].amount_hundredths = 6001 - 600, -6001
+
+
+@pytest.mark.parametrize(
+    ("tamper", "says"),
+    [
+        (_one_columns_hold, "seat 0's line says it held 2000 hundredths, the ledger holds 6000"),
+        (_more_than_held, "seat 1 would pay 6001 hundredths, more than the 6000 it holds"),
+    ],
+    ids=["one-columns-hold", "more-than-held"],
+)
+def test_a_hollywood_settlement_not_matching_its_one_hold_is_refused_and_releases_it(
+    where: Where, tamper: Callable[[match_pb2.MatchSettlement], None], says: str
+) -> None:
+    wired, match, accounts, fmt = _hollywood(where)
+    written = play_format(match, fmt, [HOLLYWOOD_DEALS], hold_back=True)
+    [game] = [p for p in written if isinstance(p, match_pb2.GameEnded)]
+    tamper(game.settlement)
+    match.write(game)
+    [refused] = payloads(match.published(), ledger_events.MatchSettlementRefused)
+    assert says in refused.reason
+    assert sorted(held_released(refused)) == [(0, 6000), (1, 6000)]
+    assert not payloads(match.published(), ledger_events.MatchSettled)
+    assert [balance_of(where, a) for a in accounts] == [(10_000, 0, 10_000)] * 2
+    assert storage(where).invariant_violations() == []

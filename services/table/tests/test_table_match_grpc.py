@@ -158,3 +158,84 @@ def test_a_configured_maximum_reservation_bounds_entry_fees_and_game_stakes(
         match=mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=13_000)),
     )
     operator.OpenTable(within)  # an entry fee of exactly the most is fine
+
+
+GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
+HOLLYWOOD = mpb.MatchOptions(
+    hollywood=mpb.HollywoodOptions(
+        target=100, point_value_hundredths=1, max_game_points=100, scoring=GIN_SCORING
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("match", "seats", "says"),
+    [
+        (HOLLYWOOD, 3, "seat_count must be 2..2 at a hollywood-100 table, got 3"),
+        (
+            mpb.MatchOptions(
+                hollywood=mpb.HollywoodOptions(
+                    target=100, max_game_points=100, scoring=mpb.GameScoring(box_points=100_001)
+                )
+            ),
+            2,
+            "match.hollywood.scoring.box_points must be 0..100000",
+        ),
+        (
+            mpb.MatchOptions(
+                game_to=mpb.GameToOptions(
+                    target=100,
+                    games=1,
+                    max_game_points=100,
+                    scoring=mpb.GameScoring(shutout_bonus_points=4_000_000_000),
+                )
+            ),
+            2,
+            "match.game_to.scoring.shutout_bonus_points must be 0..100000",
+        ),
+    ],
+)
+def test_bad_game_end_scoring_or_a_hollywood_of_three_is_invalid_argument_and_opens_nothing(
+    served: tuple[World, ServiceHost], match: mpb.MatchOptions, seats: int, says: str
+) -> None:
+    _, host = served
+    operator = stub(host, "ops", Role.OPERATOR)
+    request = api.OpenTableRequest(client_request_id="bad", seat_count=seats, match=match)
+    with pytest.raises(grpc.RpcError) as error:
+        operator.OpenTable(request)
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert says in (error.value.details() or "")
+    assert list(operator.ListTables(api.ListTablesRequest()).tables) == []
+
+
+def test_a_hollywood_table_opened_through_grpc_shows_its_three_columns_in_a_watch(
+    served: tuple[World, ServiceHost],
+) -> None:
+    world, host = served
+    table_id = _open(host, HOLLYWOOD, seats=2, commission_bps=500)
+    for seat, account in enumerate(("ann", "bob")):
+        stub(host, account, Role.PLAYER).TakeSeat(
+            api.TakeSeatRequest(table_id=table_id, client_request_id="sit", seat=seat)
+        )
+    (summary,) = stub(host, "ann", Role.PLAYER).ListTables(api.ListTablesRequest()).tables
+    assert summary.match_format == "hollywood-100"
+    next_step(world, table_id)  # the match's one hold: 3 x 100 x 0.01
+    hold_money(world, table_id, "stake", 1)
+    next_step(world, table_id)
+    players = {a: stub(host, a, Role.PLAYER) for a in ("ann", "bob")}.__getitem__
+    play_deal(world, table_id, {0: "win", 1: "first"}, players)  # ann's 1st win: column 1
+    charged = world.view(table_id, None).match.seats[0].total
+    assert charged > 0
+    watch = stub(host, "bob", Role.PLAYER).WatchTable(api.WatchTableRequest(table_id=table_id))
+    view = next(iter(watch)).view.match
+    watch.cancel()
+    assert view.match_format == "hollywood-100"
+    assert [(s.seat, s.held_hundredths) for s in view.seats] == [(0, 300), (1, 300)]
+    assert [
+        (s.number, s.running, s.HasField("winner"), [(x.points, x.boxes) for x in s.seats])
+        for s in view.sheets
+    ] == [
+        (1, True, False, [(charged, 1), (0, 0)]),
+        (2, True, False, [(0, 0), (0, 0)]),
+        (3, True, False, [(0, 0), (0, 0)]),
+    ]

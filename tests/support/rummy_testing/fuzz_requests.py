@@ -30,6 +30,7 @@ from rummy.dealer.v1 import dealer_service_pb2 as dealer_api
 from rummy.fairness.v1 import fairness_service_pb2 as fairness_api
 from rummy.indian.v1 import events_pb2 as indian_events
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.auth import ALGORITHM, AUDIENCE, ISSUER, Role, TokenAuthority
@@ -522,6 +523,40 @@ class Builder:
             "client_request_id": self.fresh_id(),
         }
 
+    def _match_options(self, d: Draws) -> match_pb.MatchOptions:
+        """A format's options: a pool, a game to N or a Hollywood with some game-end scoring
+        (its bonuses drawn within and past the rules' bound of 100000 points)."""
+        arm = d.choice(("pool", "game_to", "hollywood"))
+        if arm == "pool":
+            return match_pb.MatchOptions(
+                pool=match_pb.PoolOptions(target=d.choice((101, 201)), entry_fee_hundredths=100)
+            )
+        scoring = match_pb.GameScoring(
+            game_bonus_points=d.choice((0, 100, d.uint32())),
+            shutout_bonus_points=d.choice((0, 200)),
+            box_points=d.choice((0, 25, d.uint32())),
+        )
+        if arm == "game_to":
+            return match_pb.MatchOptions(
+                game_to=match_pb.GameToOptions(
+                    target=d.choice((100, 150, 250)),
+                    games=d.integer(0, 3),
+                    point_value_hundredths=d.integer(0, 10),
+                    max_game_points=d.integer(0, 500),
+                    missed_turns_lose_game=d.flag(),
+                    scoring=scoring,
+                )
+            )
+        return match_pb.MatchOptions(
+            hollywood=match_pb.HollywoodOptions(
+                target=d.choice((100, 150, 250)),
+                point_value_hundredths=d.integer(0, 10),
+                max_game_points=d.integer(0, 500),
+                missed_turns_lose_game=d.flag(),
+                scoring=scoring,
+            )
+        )
+
     def build(self, d: Draws, rpc: str, live: Live) -> tuple[str, Message, str]:
         accounts = sorted(self.tokens.players)
         if rpc in ("DrawCard", "DiscardCard", "Declare", "Drop", "Play"):
@@ -627,6 +662,11 @@ class Builder:
                 commission_bps=d.integer(0, 2000),
                 rule_set=rule_set(turn_seconds=60, seed_window_seconds=10, start_delay_seconds=20),
             )
+            if d.flag():  # a match table (the format owns the money: no point value)
+                request.point_value_hundredths = 0
+                request.match.CopyFrom(self._match_options(d))
+                if request.match.WhichOneof("format") == "hollywood" and d.flag():
+                    request.seat_count = 2
             return "operator", request, self.tokens.operator
         if rpc == "ListTables":
             actor = d.choice([*accounts, "operator"])

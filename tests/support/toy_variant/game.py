@@ -17,6 +17,9 @@ with the lowest total win and share the pot, listed by seat number (the earliest
 is the hand's ``winner_seat`` and the first to get a remainder hundredth); when every seat ties,
 the lowest seat number wins alone and nobody pays; every other seat is charged
 ``min(its total - the lowest total, max_points)`` points (its maximum loss, not Indian 130).
+With the ``wall`` option, ``max_turns`` turns played without a knock end the hand **drawn**
+instead (gin's wall): every seat's outcome is ``drawn`` and nobody is charged, a deal a game to
+N or Hollywood counts for nobody (and whose dealer deals again).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from rummy_rules.events import (
     TurnTimedOut,
     redact,
 )
+from rummy_rules.formats.messages import DRAWN_OUTCOME
 from rummy_rules.rules import (
     DealShape,
     RuleSet,
@@ -81,12 +85,14 @@ SHOE = Shoe(decks=1, printed_jokers=0)
 @dataclass(frozen=True)
 class ToyOptions(VariantOptions):
     """The toy's options: ``max_points`` (1..50, 25) the most a loser is charged;
-    ``max_turns`` (1..the stock's size, 6) turns before the hand ends on its own."""
+    ``max_turns`` (1..the stock's size, 6) turns before the hand ends on its own; ``wall``
+    (False): a hand that ends on its own is drawn (``drawn`` outcomes, nobody charged)."""
 
     deal_shape: ClassVar[DealShape] = DealShape(wild_cut=False, upcard=True)
 
     max_points: int = 25
     max_turns: int = 6
+    wall: bool = False
 
     def check(self, rule_set: RuleSet) -> None:
         check_bounds("max_points", self.max_points, 1, rule_set.hand_size * 10)
@@ -107,6 +113,7 @@ def toy_rule_set(
     *,
     max_points: int = 25,
     max_turns: int = 6,
+    wall: bool = False,
 ) -> RuleSet:
     """The toy's rule set for 2 or 3 seats. Raises RuleSetError."""
     return RuleSet(
@@ -122,7 +129,7 @@ def toy_rule_set(
         seed_window_seconds=3,
         point_value_cents=point_value_cents,
         commission_bps=commission_bps,
-        options=ToyOptions(max_points=max_points, max_turns=max_turns),
+        options=ToyOptions(max_points=max_points, max_turns=max_turns, wall=wall),
     )
 
 
@@ -235,11 +242,24 @@ def _showdown(state: ToyState, at_ms: int) -> HandEnded:
     return HandEnded(winner_seat=winners[0], results=results, settlement=settlement, at_ms=at_ms)
 
 
+def _wall(state: ToyState, at_ms: int) -> HandEnded:
+    """The hand drawn (the ``wall`` option): every seat ``drawn``, nobody charged; the
+    settlement names the lowest seat and moves nothing."""
+    results = tuple(
+        SeatResult(s.seat, s.account_id, DRAWN_OUTCOME, 0, s.cards, (), s.cards)
+        for s in state.seats
+    )
+    first = min(s.seat for s in state.seats)
+    settlement = settle_shared(_rules(state), (first,), {s.seat: 0 for s in state.seats})
+    return HandEnded(winner_seat=first, results=results, settlement=settlement, at_ms=at_ms)
+
+
 def _after_turn(state: ToyState, at_ms: int) -> list[Event]:
-    """The next TurnStarted, or the showdown once ``max_turns`` turns were played."""
+    """The next TurnStarted, or the showdown (the wall) once ``max_turns`` turns were
+    played."""
     assert state.turn_seat is not None
     if state.turn_no >= _options(state).max_turns:
-        return [_showdown(state, at_ms)]
+        return [_wall(state, at_ms) if _options(state).wall else _showdown(state, at_ms)]
     deadline = at_ms + _rules(state).turn_seconds * 1000
     return [
         TurnStarted(

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15toy_variant/toy.proto\x12\x0crummy.toy.v1\"3\n\nToyOptions\x12\x12\n\nmax_points\x18\x01 \x01(\r\x12\x11\n\tmax_turns\x18\x02 \x01(\r\"\x07\n\x05Knock\"2\n\x0bKnockAnswer\x12\x13\n\x0bwinner_seat\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x01(\r\"9\n\x07Knocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15toy_variant/toy.proto\x12\x0crummy.toy.v1\"A\n\nToyOptions\x12\x12\n\nmax_points\x18\x01 \x01(\r\x12\x11\n\tmax_turns\x18\x02 \x01(\r\x12\x0c\n\x04wall\x18\x03 \x01(\x08\"\x07\n\x05Knock\"2\n\x0bKnockAnswer\x12\x13\n\x0bwinner_seat\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x01(\r\"9\n\x07Knocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,11 +32,11 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toy_variant.toy_pb2', _glob
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TOYOPTIONS']._serialized_start=39
-  _globals['_TOYOPTIONS']._serialized_end=90
-  _globals['_KNOCK']._serialized_start=92
-  _globals['_KNOCK']._serialized_end=99
-  _globals['_KNOCKANSWER']._serialized_start=101
-  _globals['_KNOCKANSWER']._serialized_end=151
-  _globals['_KNOCKED']._serialized_start=153
-  _globals['_KNOCKED']._serialized_end=210
+  _globals['_TOYOPTIONS']._serialized_end=104
+  _globals['_KNOCK']._serialized_start=106
+  _globals['_KNOCK']._serialized_end=113
+  _globals['_KNOCKANSWER']._serialized_start=115
+  _globals['_KNOCKANSWER']._serialized_end=165
+  _globals['_KNOCKED']._serialized_start=167
+  _globals['_KNOCKED']._serialized_end=224
 # @@protoc_insertion_point(module_scope)

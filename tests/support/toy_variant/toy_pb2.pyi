@@ -29,19 +29,23 @@ class ToyOptions(_message.Message):
 
     MAX_POINTS_FIELD_NUMBER: _builtins.int
     MAX_TURNS_FIELD_NUMBER: _builtins.int
+    WALL_FIELD_NUMBER: _builtins.int
     max_points: _builtins.int
     """the most a loser is charged (1..50)"""
     max_turns: _builtins.int
     """turns before the hand ends on its own"""
+    wall: _builtins.bool
+    """a hand that ends on its own is drawn (gin's wall), not a showdown"""
     def __init__(
         self,
         *,
         max_points: _builtins.int = ...,
         max_turns: _builtins.int = ...,
+        wall: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_points", b"max_points", "max_turns", b"max_turns"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_points", b"max_points", "max_turns", b"max_turns", "wall", b"wall"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -31,6 +31,7 @@ class ToyWire:
     option_names: Mapping[str, str] = {
         "max_points": "rule_set.other_variant.max_points",
         "max_turns": "rule_set.other_variant.max_turns",
+        "wall": "rule_set.other_variant.wall",
     }
 
     def options_from_pb(
@@ -49,6 +50,7 @@ class ToyWire:
             options=ToyOptions(
                 max_points=given.max_points or default.max_points,
                 max_turns=given.max_turns or default.max_turns,
+                wall=given.wall,
             ),
         )
 
@@ -56,7 +58,9 @@ class ToyWire:
         played = rules.options
         assert isinstance(played, ToyOptions)
         out.other_variant.Pack(
-            toy_pb2.ToyOptions(max_points=played.max_points, max_turns=played.max_turns)
+            toy_pb2.ToyOptions(
+                max_points=played.max_points, max_turns=played.max_turns, wall=played.wall
+            )
         )
 
     def event_to_pb(self, event: Event, ctx: HandContext) -> Message | None:

@@ -4,6 +4,9 @@ the table stream, the players' match commands and the match view.
 - Options: ``rummy.match.v1.MatchOptions`` (``OpenTableRequest.match``, ``TableOpened.match``)
   <-> :func:`rummy_rules.formats.make_format`; the table's ``commission_bps`` is the format's
   commission (absent options or ``single``: :class:`~rummy_rules.formats.Single`, a points table).
+  A game to N's and a Hollywood table's game-end scoring is ``rummy.match.v1.GameScoring``
+  (:func:`scoring_from_pb`): left out, nothing is added (the games of records written before it),
+  and a scoring that adds nothing is recorded left out.
 - Events: one payload per event of ``rummy_rules.formats.messages``, exactly:
   ``event_from_pb(event_to_pb(e, state, hand_id), at_ms) == e`` where ``at_ms`` is the event's
   own (the envelope's ``occurred_at``: the table stamps every envelope with the command's time).
@@ -13,7 +16,8 @@ the table stream, the players' match commands and the match view.
   the wire's ``stake``.
 - Commands (``PlayRequest.command``): ``AcceptRejoin``, ``DeclineRejoin``, ``RequestSplit``,
   answered with ``MatchCommandAnswer``.
-- The view: :func:`view_to_pb` of :func:`rummy_rules.formats.match_view`.
+- The view: :func:`view_to_pb` of :func:`rummy_rules.formats.match_view`, with the score sheets
+  (:func:`sheet_to_pb`: game to N's games, Hollywood's columns).
 
 Ops' replay imports this module; it knows no variant.
 """
@@ -29,11 +33,19 @@ from rummy.common.v1 import cards_pb2
 from rummy.match.v1 import match_pb2 as mpb
 from rummy_rules.commands import Command
 from rummy_rules.events import Event, SeatAccount
-from rummy_rules.formats import MatchFormat, MatchState, MatchView, make_format
+from rummy_rules.formats import (
+    GameScoring,
+    MatchFormat,
+    MatchState,
+    MatchView,
+    SheetView,
+    make_format,
+)
 from rummy_rules.formats import messages as fm
 from rummy_rules.formats.best_of import BestOf
 from rummy_rules.formats.deals import Deals
 from rummy_rules.formats.game_to import GameTo
+from rummy_rules.formats.hollywood import Hollywood
 from rummy_rules.formats.money import MatchSettlement, MoneyLine
 from rummy_rules.formats.pool import Pool
 from rummy_rules.formats.single import Single
@@ -51,6 +63,7 @@ ARM_KINDS = {
     "deals": "deals",
     "best_of": "best-of",
     "game_to": "game-to",
+    "hollywood": "hollywood",
 }
 
 #: A format option's name in the rules -> its request field (``{arm}``: the oneof arm).
@@ -63,6 +76,9 @@ _OPTION_FIELDS = {
     "games": "match.{arm}.games",
     "point_value_cents": "match.{arm}.point_value_hundredths",
     "max_game_points": "match.{arm}.max_game_points",
+    "game_bonus": "match.{arm}.scoring.game_bonus_points",
+    "shutout_game_bonus": "match.{arm}.scoring.shutout_bonus_points",
+    "box_points": "match.{arm}.scoring.box_points",
     "commission_bps": "commission_bps",
     "seats": "seat_count",
 }
@@ -106,15 +122,36 @@ def format_from_pb(options: mpb.MatchOptions | None, commission_bps: int) -> Mat
         )
     elif arm in ("deals", "best_of"):
         kwargs.update(deals=given.deals, entry_cents=given.entry_fee_hundredths)
-    else:
+    else:  # game_to, hollywood: game stakes, the variant's game-end scoring
         kwargs.update(
             target=given.target,
-            games=given.games,
             point_value_cents=given.point_value_hundredths,
             max_game_points=given.max_game_points,
             missed_turns_lose_game=given.missed_turns_lose_game,
+            scoring=scoring_from_pb(given.scoring),
         )
+        if arm == "game_to":
+            kwargs["games"] = given.games
     return make_format(ARM_KINDS[arm], **kwargs)
+
+
+def scoring_from_pb(scoring: mpb.GameScoring) -> GameScoring:
+    """The game-end scoring ``scoring`` carries (absent or all 0: nothing added, the games of
+    records written before it). Raises RuleSetError for an amount above the rules' bound."""
+    return GameScoring(
+        game_bonus=scoring.game_bonus_points,
+        shutout_game_bonus=scoring.shutout_bonus_points,
+        box_points=scoring.box_points,
+    )
+
+
+def scoring_to_pb(scoring: GameScoring) -> mpb.GameScoring:
+    """The wire form of a game-end scoring (the inverse of :func:`scoring_from_pb`)."""
+    return mpb.GameScoring(
+        game_bonus_points=scoring.game_bonus,
+        shutout_bonus_points=scoring.shutout_game_bonus,
+        box_points=scoring.box_points,
+    )
 
 
 def format_to_pb(fmt: MatchFormat) -> mpb.MatchOptions:
@@ -147,9 +184,26 @@ def format_to_pb(fmt: MatchFormat) -> mpb.MatchOptions:
                 point_value_hundredths=fmt.point_value_cents,
                 max_game_points=fmt.max_game_points,
                 missed_turns_lose_game=fmt.missed_turns_lose_game,
+                scoring=_scoring_or_none(fmt.scoring),
+            )
+        )
+    if isinstance(fmt, Hollywood):
+        return mpb.MatchOptions(
+            hollywood=mpb.HollywoodOptions(
+                target=fmt.target,
+                point_value_hundredths=fmt.point_value_cents,
+                max_game_points=fmt.max_game_points,
+                missed_turns_lose_game=fmt.missed_turns_lose_game,
+                scoring=_scoring_or_none(fmt.scoring),
             )
         )
     raise ValueError(f"no wire options for format {type(fmt).__name__}")
+
+
+def _scoring_or_none(scoring: GameScoring) -> mpb.GameScoring | None:
+    """The scoring to record: none when it adds nothing, so a table without one records the
+    options it always did."""
+    return None if scoring.adds_nothing else scoring_to_pb(scoring)
 
 
 def commission_of(fmt: MatchFormat) -> int:
@@ -475,6 +529,7 @@ def view_to_pb(view: MatchView) -> mpb.MatchView:
             seat.chips = s.chips
         if s.rejoin_total is not None:
             seat.rejoin_total = s.rejoin_total
+    out.sheets.extend(sheet_to_pb(sheet) for sheet in view.sheets)
     result = view.result
     if isinstance(result, fm.MatchEnded):
         ended = event_to_pb(result, MatchState())
@@ -484,6 +539,28 @@ def view_to_pb(view: MatchView) -> mpb.MatchView:
         aborted = event_to_pb(result, MatchState())
         assert isinstance(aborted, mpb.MatchAborted)
         out.aborted.CopyFrom(aborted)
+    return out
+
+
+def sheet_to_pb(sheet: SheetView) -> mpb.ScoreSheet:
+    """The wire form of one score sheet (a game of a game to N, a Hollywood column)."""
+    out = mpb.ScoreSheet(
+        number=sheet.number,
+        running=sheet.running,
+        seats=[
+            mpb.SheetSeat(
+                seat=s.seat,
+                points=s.points,
+                boxes=s.boxes,
+                bonus=s.bonus,
+                total=s.total,
+                lost_at_cap=s.lost_at_cap,
+            )
+            for s in sheet.seats
+        ],
+    )
+    if sheet.winner is not None:
+        out.winner = sheet.winner
     return out
 
 
@@ -504,5 +581,8 @@ __all__ = [
     "is_match_command",
     "is_match_payload",
     "option_message",
+    "scoring_from_pb",
+    "scoring_to_pb",
+    "sheet_to_pb",
     "view_to_pb",
 ]

@@ -29,7 +29,8 @@ the start delay after a deal (the next deal is dealt then, and they lapse).
 Seat rules: one seat per account per table; a seat that could not cover the reservation sits out
 of later hands (``sitting_out_reason``) until its player leaves and takes a seat again. A hand
 starts when at least ``min_players`` seats are eligible and the start delay has passed since the
-last seat change or hand end; the dealer button moves to the next eligible seat each hand.
+last seat change or hand end; the dealer button moves to the next eligible seat each hand (at a
+match table, unless the format keeps the dealer after a drawn deal: ``MatchFormat.keeps_dealer``).
 """
 
 from __future__ import annotations
@@ -563,14 +564,20 @@ class Table:
         return out + self._deal_hand(hand_id, state, at_ms)
 
     def _deal_hand(self, hand_id: str, state: MatchState, at_ms: int) -> list[Message]:
-        """The HandStarted of the deal ``state`` is in (its seats; the format's rule set)."""
+        """The HandStarted of the deal ``state`` is in (its seats; the format's rule set). Its
+        dealer is the last hand's when the format keeps it (the last deal counted was drawn:
+        gin's wall, "same dealer redeals") and that seat is dealt in; otherwise the button
+        moves (:meth:`next_dealer`)."""
         assert self.match is not None
         accounts = {s.seat: s.account_id for s in state.seats}
         seats = state.deal_seats
+        dealer = self.dealer_seat
+        if dealer is None or dealer not in seats or not self.match.fmt.keeps_dealer(state):
+            dealer = self.next_dealer(seats)
         command = StartHand(
             hand_id=hand_id,
             seats=tuple(ev.SeatAccount(s, accounts[s]) for s in seats),
-            dealer_seat=self.next_dealer(seats),
+            dealer_seat=dealer,
             rule_set=self.match.deal_rules,
             at_ms=at_ms,
         )

@@ -12,6 +12,7 @@ from rummy.table.v1 import events_pb2 as table_pb
 from rummy_ops.replay.checks import HandReplay, short_type
 from rummy_ops.replay.checks.match import MatchReplay
 from rummy_platform.envelope import Envelope
+from rummy_rules.formats.money import MatchSettlement
 
 
 def _faces(cards: Any) -> str:
@@ -150,11 +151,25 @@ def hand_json(hand: HandReplay) -> dict[str, Any]:
     }
 
 
+def _settlement_json(s: MatchSettlement | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {
+        "pool_hundredths": s.pool_cents,
+        "commission_hundredths": s.commission_cents,
+        "lines": [
+            {"seat": x.seat, "held_hundredths": x.held_cents, "amount_hundredths": x.amount_cents}
+            for x in s.lines
+        ],
+    }
+
+
 def match_json(match: MatchReplay) -> dict[str, Any]:
-    """A match's replay as JSON: its format, deals (number, hand id), outcome, winners and the
-    settlement it re-derived (hundredths), its checks, notes and findings."""
+    """A match's replay as JSON: its format, deals (number, hand id), outcome, winners, each
+    game's end (game to N, Hollywood: winner, totals in points after the game-end scoring, its
+    settlement) and the match's settlement it re-derived (hundredths), its checks, notes and
+    findings."""
     first = match.first
-    s = match.settlement
     return {
         "table_id": match.table_id,
         "match_id": match.match_id,
@@ -163,20 +178,16 @@ def match_json(match: MatchReplay) -> dict[str, Any]:
         "ok": match.ok,
         "deals": [{"deal_no": n, "hand_id": h} for n, h in match.deals],
         "winners": list(match.winners),
-        "settlement": None
-        if s is None
-        else {
-            "pool_hundredths": s.pool_cents,
-            "commission_hundredths": s.commission_cents,
-            "lines": [
-                {
-                    "seat": x.seat,
-                    "held_hundredths": x.held_cents,
-                    "amount_hundredths": x.amount_cents,
-                }
-                for x in s.lines
-            ],
-        },
+        "games": [
+            {
+                "game_no": g.game_no,
+                "winner": g.winner,
+                "totals": [{"seat": seat, "points": points} for seat, points in g.totals],
+                "settlement": _settlement_json(g.settlement),
+            }
+            for g in match.games
+        ],
+        "settlement": _settlement_json(match.settlement),
         "checked": match.checked,
         "notes": match.notes,
         "first_mismatch": None if first is None else _finding_json(first),

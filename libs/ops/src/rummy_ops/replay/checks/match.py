@@ -1,5 +1,5 @@
-"""Replaying a whole match (pool, deals, best of N, game to N) from the table stream: its
-events folded through the table's format (``rummy_rules.formats``, decoded by
+"""Replaying a whole match (pool, deals, best of N, game to N, Hollywood) from the table stream:
+its events folded through the table's format (``rummy_rules.formats``, decoded by
 ``rummy_game.match_wire``), each re-decided from the input it records, as the table does.
 
 Checks (a :class:`~.record.Finding` names the match event's stream version, id and type):
@@ -9,14 +9,19 @@ Checks (a :class:`~.record.Finding` names the match event's stream version, id a
   DeclineRejoin, RequestSplit, AbortMatch): a DealScored is re-derived from the HandEnded of its
   hand (``rummy_rules.formats.deal_result``), so the deal's points and winners, the totals or
   chips, eliminations, rejoin offers, tie-breaks, the end and its settlement (prize, commission,
-  every seat's line) all follow from the hands.
+  every seat's line) all follow from the hands. A game's end (``GameEnded``) is re-derived the
+  same way under the table's options: its totals after the game-end scoring (game bonus or
+  shutout, boxes; Hollywood: the sum of its columns' capped nets, each column re-scored from the
+  deals), its winner and its settlement of the game's stakes; a drawn deal (gin's wall) is a
+  deal scored for nobody.
 - ``match-deal``: the hand that played each scored deal replays clean by the hand checks
   (:mod:`.hand`); a hand with a finding or one this build cannot verify fails its deal.
 - ``match-ledger-event``: the ledger's MatchSettled (re-recorded in the stream by the table) moves
-  what MatchEnded's settlement says, account by account, and its commission; not there (yet) is
+  what each settlement says, account by account, and its commission: MatchEnded's (game 0) and
+  every GameEnded's (its game number: a game to N's games, Hollywood's one); not there (yet) is
   a note.
-- ``match-ledger``: the journal rows of the match's settlement in PostgreSQL (the ledger's key,
-  ``rummy_platform.journal_keys.match_settlement_key``) equal MatchEnded's settlement to the
+- ``match-ledger``: the journal rows of each settlement in PostgreSQL (the ledger's key,
+  ``rummy_platform.journal_keys.match_settlement_key`` with the game number) equal it to the
   hundredth, seat by seat and the commission; missing after the grace (``settle_grace_s``) is a
   failure, before it a note.
 """
@@ -57,7 +62,9 @@ from rummy_rules.rules import RuleSetError
 @dataclass
 class MatchReplay:
     """The replay of one match: its format, its deals (deal number, hand id), what failed
-    (``findings``), what could not be checked yet (``notes``) and which checks passed."""
+    (``findings``), what could not be checked yet (``notes``) and which checks passed;
+    ``games``: each game's end re-derived (a game to N's games, Hollywood's one: its winner,
+    totals after the game-end scoring and its settlement); ``settlement``: MatchEnded's."""
 
     table_id: str
     match_id: str
@@ -69,6 +76,7 @@ class MatchReplay:
     checked: list[str] = field(default_factory=list)
     winners: tuple[int, ...] = ()
     settlement: MatchSettlement | None = None
+    games: list[fm.GameEnded] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -149,18 +157,43 @@ def replay_match(
     elif isinstance(result, fm.MatchEnded):
         report.outcome = "ended"
         report.winners, report.settlement = result.winners, result.settlement
-        ended = next(r.envelope for r in recorded if isinstance(r.event, fm.MatchEnded))
-        accounts = {s.seat: s.account_id for s in state.seats}
-        if result.settlement is not None:
-            _check_ledger_event(report, stream, result.settlement, accounts)
-            if ledger is None:
-                report.notes.append("ledger not checked: no database given")
-            else:
-                waited = ((now or datetime.now(UTC)) - ended.occurred_at).total_seconds()
-                rows = ledger(match_settlement_key(table_id, match_id))
-                _check_journal(report, rows, result.settlement, ended, waited, settle_grace_s)
+    report.games = [r.event for r in recorded if isinstance(r.event, fm.GameEnded)]
+    accounts = {s.seat: s.account_id for s in state.seats}
+    settled = _settlements(recorded)
+    for game_no, settlement, _ in settled:
+        _check_ledger_event(report, stream, settlement, accounts, game_no)
+    if settled and ledger is None:
+        report.notes.append("ledger not checked: no database given")
+    elif ledger is not None:
+        for game_no, settlement, ended in settled:
+            waited = ((now or datetime.now(UTC)) - ended.occurred_at).total_seconds()
+            rows = ledger(match_settlement_key(table_id, match_id, game_no))
+            _check_journal(report, rows, settlement, ended, waited, settle_grace_s, game_no)
     report.findings.sort(key=lambda f: f.version)
     return report
+
+
+def _settlements(recorded: Sequence[_Recorded]) -> list[tuple[int, MatchSettlement, Envelope]]:
+    """Every settlement the (re-derived) match recorded: each GameEnded's (its game number) and
+    MatchEnded's (game 0, when it moves money), with the envelope that carries it."""
+    out: list[tuple[int, MatchSettlement, Envelope]] = []
+    for item in recorded:
+        event = item.event
+        if isinstance(event, fm.GameEnded):
+            out.append((event.game_no, event.settlement, item.envelope))
+        elif isinstance(event, fm.MatchEnded) and event.settlement is not None:
+            out.append((0, event.settlement, item.envelope))
+    return out
+
+
+def _what(game_no: int) -> str:
+    """What a settlement of ``game_no`` is called in a finding."""
+    return "MatchEnded" if game_no == 0 else f"GameEnded (game {game_no})"
+
+
+def _passed(report: MatchReplay, check: str) -> None:
+    if check not in report.checked:
+        report.checked.append(check)
 
 
 def _format(report: MatchReplay, stream: Sequence[Envelope], first: Envelope) -> MatchFormat | None:
@@ -345,9 +378,11 @@ def _check_ledger_event(
     stream: Sequence[Envelope],
     settlement: MatchSettlement,
     accounts: Mapping[int, str],
+    game_no: int = 0,
 ) -> None:
-    """The ledger's MatchSettled of the match (game 0), re-recorded in the stream, against the
-    settlement: net per account and the commission."""
+    """The ledger's MatchSettled of the match's end (``game_no`` 0) or of one game,
+    re-recorded in the stream, against the settlement: net per account and the commission."""
+    says = _what(game_no)
     want: dict[str, int] = {}
     for line in settlement.lines:
         account = accounts.get(line.seat, f"seat {line.seat}")
@@ -356,7 +391,7 @@ def _check_ledger_event(
         payload = settled.payload
         if not isinstance(payload, ledger_pb.MatchSettled):
             continue
-        if payload.match_id != report.match_id or payload.game_no != 0:
+        if payload.match_id != report.match_id or payload.game_no != game_no:
             continue
         got: dict[str, int] = {}
         for posted in payload.lines:
@@ -365,36 +400,39 @@ def _check_ledger_event(
             if got.get(account, 0) != amount:
                 message = (
                     f"{account} moved {got.get(account, 0)} in the ledger's MatchSettled, "
-                    f"MatchEnded says {amount}"
+                    f"{says} says {amount}"
                 )
                 report.findings.append(finding(settled, "match-ledger-event", message))
                 return
         if payload.commission_hundredths != settlement.commission_cents:
             message = (
-                f"commission {payload.commission_hundredths} in MatchSettled, MatchEnded says "
+                f"commission {payload.commission_hundredths} in MatchSettled, {says} says "
                 f"{settlement.commission_cents}"
             )
             report.findings.append(finding(settled, "match-ledger-event", message))
             return
-        report.checked.append("match-ledger-event")
+        _passed(report, "match-ledger-event")
         return
-    report.notes.append("the ledger's MatchSettled is not in the table's stream (yet)")
+    of = "" if game_no == 0 else f" of game {game_no}"
+    report.notes.append(f"the ledger's MatchSettled{of} is not in the table's stream (yet)")
 
 
-def match_journal_difference(rows: LedgerRows, settlement: MatchSettlement) -> str:
-    """What the journal rows of a match's settlement say differently from it ("" if nothing):
-    each seat's net (hundredths) and the commission."""
-    tx = f"journal {rows.transaction_id}"
+def match_journal_difference(
+    rows: LedgerRows, settlement: MatchSettlement, game_no: int = 0
+) -> str:
+    """What the journal rows of a match's settlement (``game_no`` 0) or of one game's say
+    differently from it ("" if nothing): each seat's net (hundredths) and the commission."""
+    tx, says = f"journal {rows.transaction_id}", _what(game_no)
     for line in settlement.lines:
         net = rows.net_by_seat.get(line.seat, 0)
         if net != line.amount_cents:
-            return f"{tx}: seat {line.seat} moved {net}, MatchEnded says {line.amount_cents}"
+            return f"{tx}: seat {line.seat} moved {net}, {says} says {line.amount_cents}"
     extra = set(rows.net_by_seat) - {line.seat for line in settlement.lines}
     if extra:
-        return f"{tx} moves seats {sorted(extra)} that MatchEnded does not settle"
+        return f"{tx} moves seats {sorted(extra)} that {says} does not settle"
     if rows.commission_hundredths != settlement.commission_cents:
         return (
-            f"{tx}: commission {rows.commission_hundredths}, MatchEnded says "
+            f"{tx}: commission {rows.commission_hundredths}, {says} says "
             f"{settlement.commission_cents}"
         )
     return ""
@@ -407,21 +445,23 @@ def _check_journal(
     ended: Envelope,
     waited_s: float,
     grace_s: float,
+    game_no: int = 0,
 ) -> None:
+    what = "the match" if game_no == 0 else f"game {game_no}"
     if rows is None:
         if waited_s > grace_s:
             message = (
-                f"the match ended {waited_s:.0f} s ago and the journal has no settlement for it "
+                f"{what} ended {waited_s:.0f} s ago and the journal has no settlement for it "
                 f"(grace {grace_s:g} s)"
             )
             report.findings.append(finding(ended, "match-ledger", message))
         else:
             report.notes.append(
-                f"ledger: no match settlement in the journal yet (ended {waited_s:.0f} s ago)"
+                f"ledger: no settlement of {what} in the journal yet (ended {waited_s:.0f} s ago)"
             )
         return
-    problem = match_journal_difference(rows, settlement)
+    problem = match_journal_difference(rows, settlement, game_no)
     if problem:
         report.findings.append(finding(ended, "match-ledger", problem))
     else:
-        report.checked.append("match-ledger")
+        _passed(report, "match-ledger")

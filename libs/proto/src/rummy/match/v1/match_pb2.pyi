@@ -43,6 +43,7 @@ class MatchOptions(_message.Message):
     DEALS_FIELD_NUMBER: _builtins.int
     BEST_OF_FIELD_NUMBER: _builtins.int
     GAME_TO_FIELD_NUMBER: _builtins.int
+    HOLLYWOOD_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def single(self) -> Global___SingleOptions: ...
     @_builtins.property
@@ -53,6 +54,8 @@ class MatchOptions(_message.Message):
     def best_of(self) -> Global___BestOfOptions: ...
     @_builtins.property
     def game_to(self) -> Global___GameToOptions: ...
+    @_builtins.property
+    def hollywood(self) -> Global___HollywoodOptions: ...
     def __init__(
         self,
         *,
@@ -61,12 +64,13 @@ class MatchOptions(_message.Message):
         deals: Global___DealsOptions | None = ...,
         best_of: Global___BestOfOptions | None = ...,
         game_to: Global___GameToOptions | None = ...,
+        hollywood: Global___HollywoodOptions | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "pool", b"pool", "single", b"single"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "hollywood", b"hollywood", "pool", b"pool", "single", b"single"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "pool", b"pool", "single", b"single"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "hollywood", b"hollywood", "pool", b"pool", "single", b"single"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_format: _TypeAlias = _typing.Literal["single", "pool", "deals", "best_of", "game_to"]  # noqa: Y015
+    _WhichOneofReturnType_format: _TypeAlias = _typing.Literal["single", "pool", "deals", "best_of", "game_to", "hollywood"]  # noqa: Y015
     _WhichOneofArgType_format: _TypeAlias = _typing.Literal["format", b"format"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_format) -> _WhichOneofReturnType_format | None: ...
 
@@ -172,6 +176,7 @@ class GameToOptions(_message.Message):
     POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     MAX_GAME_POINTS_FIELD_NUMBER: _builtins.int
     MISSED_TURNS_LOSE_GAME_FIELD_NUMBER: _builtins.int
+    SCORING_FIELD_NUMBER: _builtins.int
     target: _builtins.int
     """e.g. 100"""
     games: _builtins.int
@@ -182,6 +187,10 @@ class GameToOptions(_message.Message):
     """the cap one seat can lose in one game"""
     missed_turns_lose_game: _builtins.bool
     """Gin: true; Rummy 500: false"""
+    @_builtins.property
+    def scoring(self) -> Global___GameScoring:
+        """absent: nothing added at a game's end (as before)"""
+
     def __init__(
         self,
         *,
@@ -190,14 +199,92 @@ class GameToOptions(_message.Message):
         point_value_hundredths: _builtins.int = ...,
         max_game_points: _builtins.int = ...,
         missed_turns_lose_game: _builtins.bool = ...,
+        scoring: Global___GameScoring | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scoring", b"scoring"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "max_game_points", b"max_game_points", "missed_turns_lose_game", b"missed_turns_lose_game", "point_value_hundredths", b"point_value_hundredths", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "max_game_points", b"max_game_points", "missed_turns_lose_game", b"missed_turns_lose_game", "point_value_hundredths", b"point_value_hundredths", "scoring", b"scoring", "target", b"target"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameToOptions: _TypeAlias = GameToOptions  # noqa: Y015
+
+@_typing.final
+class GameScoring(_message.Message):
+    """What a game's winner and every seat add once a game (or a Hollywood column) ends
+    (rummy_rules.formats.GameScoring; the variant's game-end scoring: gin 100 / 200 / 25). Each
+    0..100000 points; a field left out (0) adds nothing, so records written before it decode as the
+    games they were.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_BONUS_POINTS_FIELD_NUMBER: _builtins.int
+    SHUTOUT_BONUS_POINTS_FIELD_NUMBER: _builtins.int
+    BOX_POINTS_FIELD_NUMBER: _builtins.int
+    game_bonus_points: _builtins.int
+    """to the game's winner"""
+    shutout_bonus_points: _builtins.int
+    """to the winner instead, when no other seat scored (0: none)"""
+    box_points: _builtins.int
+    """to every seat, per hand it won in that game"""
+    def __init__(
+        self,
+        *,
+        game_bonus_points: _builtins.int = ...,
+        shutout_bonus_points: _builtins.int = ...,
+        box_points: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["box_points", b"box_points", "game_bonus_points", b"game_bonus_points", "shutout_bonus_points", b"shutout_bonus_points"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameScoring: _TypeAlias = GameScoring  # noqa: Y015
+
+@_typing.final
+class HollywoodOptions(_message.Message):
+    """Hollywood (rummy_rules.formats.Hollywood): three columns of a two-seat game to `target` scored
+    at once; 3 x max_game_points x point value reserved from each seat at the first deal, settled
+    once (GameEnded game 1) on the sum of the columns' capped nets.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TARGET_FIELD_NUMBER: _builtins.int
+    POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    MAX_GAME_POINTS_FIELD_NUMBER: _builtins.int
+    MISSED_TURNS_LOSE_GAME_FIELD_NUMBER: _builtins.int
+    SCORING_FIELD_NUMBER: _builtins.int
+    target: _builtins.int
+    """each column's target, e.g. 100"""
+    point_value_hundredths: _builtins.int
+    """per game point"""
+    max_game_points: _builtins.int
+    """the cap one seat can lose in one column"""
+    missed_turns_lose_game: _builtins.bool
+    """a seat dropped on missed turns loses every running column"""
+    @_builtins.property
+    def scoring(self) -> Global___GameScoring:
+        """each column's game-end scoring"""
+
+    def __init__(
+        self,
+        *,
+        target: _builtins.int = ...,
+        point_value_hundredths: _builtins.int = ...,
+        max_game_points: _builtins.int = ...,
+        missed_turns_lose_game: _builtins.bool = ...,
+        scoring: Global___GameScoring | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scoring", b"scoring"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_game_points", b"max_game_points", "missed_turns_lose_game", b"missed_turns_lose_game", "point_value_hundredths", b"point_value_hundredths", "scoring", b"scoring", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HollywoodOptions: _TypeAlias = HollywoodOptions  # noqa: Y015
 
 @_typing.final
 class MatchStarted(_message.Message):
@@ -919,6 +1006,7 @@ class MatchView(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     ENDED_FIELD_NUMBER: _builtins.int
     ABORTED_FIELD_NUMBER: _builtins.int
+    SHEETS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     match_format: _builtins.str
     phase: _builtins.str
@@ -941,6 +1029,12 @@ class MatchView(_message.Message):
     def ended(self) -> Global___MatchEnded: ...
     @_builtins.property
     def aborted(self) -> Global___MatchAborted: ...
+    @_builtins.property
+    def sheets(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoreSheet]:
+        """Game to N: the sheet of every game started (the open one last); Hollywood: its three columns
+        (from the first deal); other formats: none.
+        """
+
     def __init__(
         self,
         *,
@@ -957,10 +1051,11 @@ class MatchView(_message.Message):
         seats: _abc.Iterable[Global___MatchSeatView] | None = ...,
         ended: Global___MatchEnded | None = ...,
         aborted: Global___MatchAborted | None = ...,
+        sheets: _abc.Iterable[Global___ScoreSheet] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_deals_left", b"_deals_left", "aborted", b"aborted", "deals_left", b"deals_left", "ended", b"ended", "result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deals_left", b"_deals_left", "aborted", b"aborted", "deal_seats", b"deal_seats", "deals_left", b"deals_left", "deals_scored", b"deals_scored", "ended", b"ended", "game_no", b"game_no", "match_format", b"match_format", "match_id", b"match_id", "next_seats", b"next_seats", "next_seats_limited", b"next_seats_limited", "phase", b"phase", "result", b"result", "seats", b"seats", "tie_break", b"tie_break"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deals_left", b"_deals_left", "aborted", b"aborted", "deal_seats", b"deal_seats", "deals_left", b"deals_left", "deals_scored", b"deals_scored", "ended", b"ended", "game_no", b"game_no", "match_format", b"match_format", "match_id", b"match_id", "next_seats", b"next_seats", "next_seats_limited", b"next_seats_limited", "phase", b"phase", "result", b"result", "seats", b"seats", "sheets", b"sheets", "tie_break", b"tie_break"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deals_left: _TypeAlias = _typing.Literal["deals_left"]  # noqa: Y015
     _WhichOneofArgType__deals_left: _TypeAlias = _typing.Literal["_deals_left", b"_deals_left"]  # noqa: Y015
@@ -972,3 +1067,81 @@ class MatchView(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
 
 Global___MatchView: _TypeAlias = MatchView  # noqa: Y015
+
+@_typing.final
+class SheetSeat(_message.Message):
+    """One seat on a score sheet (rummy_rules.formats.SheetSeatView)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    BOXES_FIELD_NUMBER: _builtins.int
+    BONUS_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    LOST_AT_CAP_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    points: _builtins.int
+    """scored from hands in this game (column)"""
+    boxes: _builtins.int
+    """hands won in it (Hollywood: the wins entered in this column)"""
+    bonus: _builtins.int
+    """added at its end: game bonus (or shutout) and boxes; 0 while it runs"""
+    total: _builtins.int
+    """points + bonus"""
+    lost_at_cap: _builtins.bool
+    """it left or was dropped on missed turns: lost this game at the cap"""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        points: _builtins.int = ...,
+        boxes: _builtins.int = ...,
+        bonus: _builtins.int = ...,
+        total: _builtins.int = ...,
+        lost_at_cap: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bonus", b"bonus", "boxes", b"boxes", "lost_at_cap", b"lost_at_cap", "points", b"points", "seat", b"seat", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SheetSeat: _TypeAlias = SheetSeat  # noqa: Y015
+
+@_typing.final
+class ScoreSheet(_message.Message):
+    """One game of a game-to-N match (number 1, 2, ...) or one Hollywood column (1..3)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_FIELD_NUMBER: _builtins.int
+    RUNNING_FIELD_NUMBER: _builtins.int
+    WINNER_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    number: _builtins.int
+    running: _builtins.bool
+    """until a seat reaches the target in it"""
+    winner: _builtins.int
+    """once ended"""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SheetSeat]:
+        """ascending seats"""
+
+    def __init__(
+        self,
+        *,
+        number: _builtins.int = ...,
+        running: _builtins.bool = ...,
+        winner: _builtins.int | None = ...,
+        seats: _abc.Iterable[Global___SheetSeat] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "number", b"number", "running", b"running", "seats", b"seats", "winner", b"winner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
+    _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__winner) -> _WhichOneofReturnType__winner | None: ...
+
+Global___ScoreSheet: _TypeAlias = ScoreSheet  # noqa: Y015
