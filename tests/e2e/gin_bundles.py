@@ -79,7 +79,10 @@ def gin_hand(
     assert dealt.first_open is not None and dealt.wild_cut is None
     run(
         cmd.Deal(
-            hands=dealt.hands, wild_cut=None, first_open=dealt.first_open, stock=dealt.stock,
+            hands=dealt.hands,
+            wild_cut=None,
+            first_open=dealt.first_open,
+            stock=dealt.stock,
             at_ms=at(),
         )
     )
@@ -89,15 +92,12 @@ def gin_hand(
         legal = variant.legal_commands(state, seat)
         mine = play.hand_of(seat)
         top = play.pile[-1] if play.pile else None
-
-        def pile_helps() -> bool:
-            return top is not None and _after_best_discard((*mine, top)) < _deadwood(mine)
-
+        helps = top is not None and _after_best_discard((*mine, top)) < _deadwood(mine)
         kinds = {type(c): c for c in legal}
         if GinPassUpcard in kinds:
-            chosen = kinds[cmd.DrawFromDiscardPile] if pile_helps() else kinds[GinPassUpcard]
+            chosen = kinds[cmd.DrawFromDiscardPile] if helps else kinds[GinPassUpcard]
         elif cmd.DrawFromStock in kinds:
-            take = cmd.DrawFromDiscardPile in kinds and pile_helps()
+            take = cmd.DrawFromDiscardPile in kinds and helps
             chosen = kinds[cmd.DrawFromDiscardPile] if take else kinds[cmd.DrawFromStock]
         elif knock and (DeclareBigGin in kinds):
             chosen = kinds[DeclareBigGin]
@@ -106,9 +106,7 @@ def gin_hand(
             chosen = gins[0] if gins else next(c for c in legal if isinstance(c, GinKnock))
         else:
             discards = [c for c in legal if isinstance(c, cmd.Discard)]
-            chosen = min(
-                discards, key=lambda c: _deadwood(tuple(x for x in mine if x != c.card))
-            )
+            chosen = min(discards, key=lambda c: _deadwood(tuple(x for x in mine if x != c.card)))
         run(chosen.__class__(**{**chosen.__dict__, "at_ms": at()}))
     bundle = proof.bundle(
         "table-gin",

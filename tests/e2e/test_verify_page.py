@@ -846,14 +846,19 @@ GIN_HANDS = [
 ]
 
 
-@pytest.mark.parametrize(("what", "name", "knock", "outcome"), GIN_HANDS, ids=[h[0] for h in GIN_HANDS])
+@pytest.mark.parametrize(
+    ("what", "name", "knock", "outcome"), GIN_HANDS, ids=[h[0] for h in GIN_HANDS]
+)
 def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     browser_page: Any, what: str, name: str, knock: bool, outcome: str | None, tmp_path: Path
 ) -> None:
     from rummy_game.proof import canonical_json
 
     bundle = _gin(name, knock=knock)
-    assert bundle["variant"] == "gin" and bundle["deal_shape"] == {"wild_cut": False, "upcard": True}
+    assert bundle["variant"] == "gin" and bundle["deal_shape"] == {
+        "wild_cut": False,
+        "upcard": True,
+    }
     dealt = events_of(bundle, "HandDealt")[0]
     assert [len(h["cards"]) for h in dealt["hands"]] == [10, 10] and len(dealt["stock"]) == 31
     if outcome is None:
@@ -867,7 +872,11 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     deck = next(s for s in shown["steps"] if s["id"] == "deck")["text"]
     assert "2 hands of 10, no wild-card cut, first open card" in deck
     scores = next(s for s in shown["steps"] if s["id"] == "scores")["text"]
-    assert ("the wall: a drawn deal" in scores) if outcome is None else (f"{outcome} by seat" in scores)
+    assert (
+        ("the wall: a drawn deal" in scores)
+        if outcome is None
+        else (f"{outcome} by seat" in scores)
+    )
     assert shown["cards"] >= 2 * 10 + 1, "the deal is drawn as cards"
     code, result = in_node(bundle, tmp_path)
     assert code == 0 and result["ok"] and result["known"] and result["verdict"] == "passed"
@@ -912,8 +921,18 @@ def _gin_face_down_taken(b: Bundle) -> None:
 GIN_TAMPERS: list[tuple[str, Callable[[Bundle], None], str, str]] = [
     ("the knocker's card", _gin_knocker_card, "moves", "which is not in its hand"),
     ("a lay-off", _gin_layoff_elsewhere, "moves", "not a meld"),
-    ("the hand's points", _gin_points, "moves", "the hand is scored 23 points; the rules make it 22"),
-    ("the loser's charge", _gin_charge, "scores", "seat 0 is charged 27 points; the score makes it 22"),
+    (
+        "the hand's points",
+        _gin_points,
+        "moves",
+        "the hand is scored 23 points; the rules make it 22",
+    ),
+    (
+        "the loser's charge",
+        _gin_charge,
+        "scores",
+        "seat 0 is charged 27 points; the score makes it 22",
+    ),
     ("the face-down card", _gin_face_down_taken, "moves", "face down, which is not in its hand"),
 ]
 
