@@ -35,10 +35,16 @@ def _after_best_discard(cards: tuple[Any, ...]) -> int:
 
 
 def gin_hand(
-    name: str, *, point_value_cents: int = 10, commission_bps: int = 500, knock: bool = True
+    name: str,
+    *,
+    point_value_cents: int = 10,
+    commission_bps: int = 500,
+    knock: bool = True,
+    sleeper: int | None = None,
 ) -> tuple[Bundle, Any]:
     """The bundle of one gin hand dealt from the server seed SHA-256(``name``) (and the variant's
-    final state). ``knock`` False plays on to the wall (never knocks)."""
+    final state). ``knock`` False plays on to the wall (never knocks); ``sleeper`` a seat whose
+    every turn times out (the clock's TurnTimeout), so it forfeits at the rule set's limit."""
     variant = registry.lookup(GIN_VARIANT)
     rules = gin_rule_set(point_value_cents, commission_bps)
     server_seed = hashlib.sha256(name.encode()).digest()
@@ -94,6 +100,9 @@ def gin_hand(
         top = play.pile[-1] if play.pile else None
         helps = top is not None and _after_best_discard((*mine, top)) < _deadwood(mine)
         kinds = {type(c): c for c in legal}
+        if seat == sleeper:
+            run(cmd.TurnTimeout(turn_no=play.turn_no, at_ms=at()))
+            continue
         if GinPassUpcard in kinds:
             chosen = kinds[cmd.DrawFromDiscardPile] if helps else kinds[GinPassUpcard]
         elif cmd.DrawFromStock in kinds:

@@ -828,10 +828,10 @@ def test_the_schema_in_the_repository_describes_the_bundle(reshuffled: dict[str,
 # -- gin: the page's own rules and scorer (gin.js, gin-score.js) on in-process gin hands ----------
 
 
-def _gin(name: str, *, knock: bool = True) -> Bundle:
+def _gin(name: str, *, knock: bool = True, sleeper: int | None = None) -> Bundle:
     from gin_bundles import gin_hand
 
-    return gin_hand(name, knock=knock)[0]
+    return gin_hand(name, knock=knock, sleeper=sleeper)[0]
 
 
 def _gin_scored(bundle: Bundle) -> dict[str, Any]:
@@ -843,6 +843,7 @@ GIN_HANDS = [
     ("a knock with two lay-offs", "h3", True, "knock"),
     ("an undercut", "h25", True, "undercut"),
     ("the wall", "h0", False, None),
+    ("a forfeit on missed turns", "h5", True, "forfeit"),
 ]
 
 
@@ -854,7 +855,7 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
 ) -> None:
     from rummy_game.proof import canonical_json
 
-    bundle = _gin(name, knock=knock)
+    bundle = _gin(name, knock=knock, sleeper=0 if outcome == "forfeit" else None)
     assert bundle["variant"] == "gin" and bundle["deal_shape"] == {
         "wild_cut": False,
         "upcard": True,
@@ -863,6 +864,9 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     assert [len(h["cards"]) for h in dealt["hands"]] == [10, 10] and len(dealt["stock"]) == 31
     if outcome is None:
         assert events_of(bundle, "GinWallReached") and not events_of(bundle, "GinKnocked")
+    elif outcome == "forfeit":  # seat 0 times out: the offer passed for it, then 3 in a row
+        assert events_of(bundle, "GinSeatForfeited")[0]["misses"] == 3
+        assert len(events_of(bundle, "GinUpcardPassed")) == 2
     else:
         assert _gin_scored(bundle)["outcome"] == outcome
     shown = in_browser(browser_page, canonical_json(bundle))
@@ -872,11 +876,8 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     deck = next(s for s in shown["steps"] if s["id"] == "deck")["text"]
     assert "2 hands of 10, no wild-card cut, first open card" in deck
     scores = next(s for s in shown["steps"] if s["id"] == "scores")["text"]
-    assert (
-        ("the wall: a drawn deal" in scores)
-        if outcome is None
-        else (f"{outcome} by seat" in scores)
-    )
+    said = {None: "the wall: a drawn deal", "forfeit": "seat 0 forfeited after 3 missed turns"}
+    assert said.get(outcome, f"{outcome} by seat") in scores
     assert shown["cards"] >= 2 * 10 + 1, "the deal is drawn as cards"
     code, result = in_node(bundle, tmp_path)
     assert code == 0 and result["ok"] and result["known"] and result["verdict"] == "passed"
@@ -916,6 +917,26 @@ def _gin_face_down_taken(b: Bundle) -> None:
     """The knocker lays down a card it does not hold."""
     knocked = events_of(b, "GinKnocked")[0]
     knocked["face_down"] = _gin_scored(b)["defender_cards"][1]
+
+
+def _gin_forfeit_early(b: Bundle) -> None:
+    """A forfeit claimed after two missed turns: the last timeout before it removed."""
+    timed = [e for e in b["events"] if e["event"]["type"] == "TurnTimedOut"]
+    b["events"].remove(timed[-1])
+    events_of(b, "GinSeatForfeited")[0]["misses"] = 2
+
+
+def test_a_forfeit_before_the_rule_sets_missed_turns_fails(
+    browser_page: Any, tmp_path: Path
+) -> None:
+    bundle = _gin("h5", sleeper=0)
+    _gin_forfeit_early(bundle)
+    named = "seat 0 forfeited after 2 missed turns in a row (shown 2); the rule set's limit is 3"
+    shown = in_browser(browser_page, bundle)
+    assert shown["verdict"] == "failed" and first_failing(shown["steps"]) == "moves", shown
+    assert named in next(s for s in shown["steps"] if not s["ok"])["text"]
+    code, result = in_node(bundle, tmp_path)
+    assert code == 1 and first_failing(result["steps"]) == "moves"
 
 
 GIN_TAMPERS: list[tuple[str, Callable[[Bundle], None], str, str]] = [

@@ -354,7 +354,11 @@
       step.notes.push(
         r
           ? `${e.outcome} by seat ${e.knocker_seat}: deadwood ${r.knocker_deadwood} v ${r.defender_deadwood} after ${e.layoffs.length} lay-off${e.layoffs.length === 1 ? "" : "s"}, ${r.points} points to seat ${winner}`
-          : `${outcomes.get(winner) === "drawn" ? "the wall: a drawn deal, no score" : `seat ${winner} ${outcomes.get(winner)}`}`,
+          : !e
+            ? `seat ${seats.find((s) => s !== winner)} left; seat ${winner} won, no score`
+            : e.type === "GinWallReached"
+              ? "the wall: a drawn deal, no score"
+              : `seat ${e.seat} forfeited after ${e.misses} missed turns in a row; seat ${winner} won, no score`,
         `commission ${st.commission_cents} hundredths`,
       );
     },
