@@ -1,6 +1,7 @@
 // The checks of a hand's proof bundle (schema: proof-bundle.schema.json), run by the page and by
-// cli.mjs alike. Classic script; needs cards.js, shuffle.js, then each variant's file (indian.js)
-// which registers itself in BBVerify.variants. verifyBundle(bundle, record) resolves to
+// cli.mjs alike. Classic script; needs cards.js, shuffle.js, then each variant's file (indian.js, gin.js)
+// which registers itself in BBVerify.variants ({dealShape, checkLeaves, moves, also?, checkScores,
+// picture}; `also` holds a variant's own checks run after verify.js's of a generic event). verifyBundle(bundle, record) resolves to
 // {variant, known, ok, verdict, steps: [{id, title, ok, problem, notes}], unchecked: [{id,
 // title, why}], picture}.
 //
