@@ -823,3 +823,162 @@ def test_the_schema_in_the_repository_describes_the_bundle(reshuffled: dict[str,
     pattern = schema["$defs"]["card"]["pattern"]
     dealt = events_of(bundle, "HandDealt")[0]
     assert all(re.fullmatch(pattern, c) for c in dealt["stock"])
+
+
+# -- gin: the page's own rules and scorer (gin.js, gin-score.js) on in-process gin hands ----------
+
+
+def _gin(name: str, *, knock: bool = True, sleeper: int | None = None) -> Bundle:
+    from gin_bundles import gin_hand
+
+    return gin_hand(name, knock=knock, sleeper=sleeper)[0]
+
+
+def _gin_scored(bundle: Bundle) -> dict[str, Any]:
+    return events_of(bundle, "GinHandScored")[0]
+
+
+GIN_HANDS = [
+    ("a knock with a lay-off", "h0", True, "knock"),
+    ("a knock with two lay-offs", "h3", True, "knock"),
+    ("an undercut", "h25", True, "undercut"),
+    ("the wall", "h0", False, None),
+    ("a forfeit on missed turns", "h5", True, "forfeit"),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "name", "knock", "outcome"), GIN_HANDS, ids=[h[0] for h in GIN_HANDS]
+)
+def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
+    browser_page: Any, what: str, name: str, knock: bool, outcome: str | None, tmp_path: Path
+) -> None:
+    from rummy_game.proof import canonical_json
+
+    bundle = _gin(name, knock=knock, sleeper=0 if outcome == "forfeit" else None)
+    assert bundle["variant"] == "gin" and bundle["deal_shape"] == {
+        "wild_cut": False,
+        "upcard": True,
+    }
+    dealt = events_of(bundle, "HandDealt")[0]
+    assert [len(h["cards"]) for h in dealt["hands"]] == [10, 10] and len(dealt["stock"]) == 31
+    if outcome is None:
+        assert events_of(bundle, "GinWallReached") and not events_of(bundle, "GinKnocked")
+    elif outcome == "forfeit":  # seat 0 times out: the offer passed for it, then 3 in a row
+        assert events_of(bundle, "GinSeatForfeited")[0]["misses"] == 3
+        assert len(events_of(bundle, "GinUpcardPassed")) == 2
+    else:
+        assert _gin_scored(bundle)["outcome"] == outcome
+    shown = in_browser(browser_page, canonical_json(bundle))
+    assert shown["verdict"] == "passed", shown
+    assert [s["id"] for s in shown["steps"]] == ["bundle", "seeds", "deck", "moves", "scores"]
+    assert all(s["ok"] for s in shown["steps"]), shown["steps"]
+    deck = next(s for s in shown["steps"] if s["id"] == "deck")["text"]
+    assert "2 hands of 10, no wild-card cut, first open card" in deck
+    scores = next(s for s in shown["steps"] if s["id"] == "scores")["text"]
+    said = {None: "the wall: a drawn deal", "forfeit": "seat 0 forfeited after 3 missed turns"}
+    assert said.get(outcome, f"{outcome} by seat") in scores
+    assert shown["cards"] >= 2 * 10 + 1, "the deal is drawn as cards"
+    code, result = in_node(bundle, tmp_path)
+    assert code == 0 and result["ok"] and result["known"] and result["verdict"] == "passed"
+    schema = json.loads((ROOT / "web" / "verify" / "proof-bundle.schema.json").read_text())
+    pattern = schema["$defs"]["event"]["allOf"][-1]["then"]["properties"]["results"]["items"]
+    assert all(
+        re.fullmatch(pattern["properties"]["outcome"]["pattern"], r["outcome"])
+        for r in events_of(bundle, "HandEnded")[0]["results"]
+    )
+
+
+def _gin_knocker_card(b: Bundle) -> None:
+    """The knocker's first meld (the set of twos) shows the defender's 2S instead of its 2C: still a
+    meld, but not of the knocker's cards."""
+    knocked = events_of(b, "GinKnocked")[0]
+    assert knocked["melds"][0]["cards"][0] == "2C:0" and "2S:0" in _gin_scored(b)["defender_cards"]
+    knocked["melds"][0]["cards"][0] = "2S:0"
+
+
+def _gin_layoff_elsewhere(b: Bundle) -> None:
+    """The defender's lay-off is put onto another of the knocker's melds, where it fits not."""
+    _gin_scored(b)["layoffs"][0]["meld"] = 1
+
+
+def _gin_points(b: Bundle) -> None:
+    _gin_scored(b)["points"] += 1
+
+
+def _gin_charge(b: Bundle) -> None:
+    """The result charges the loser more than the score (its settlement made to agree)."""
+    ended = events_of(b, "HandEnded")[0]
+    loser = next(r for r in ended["results"] if r["outcome"] == "lost")
+    loser["points"] += 5
+
+
+def _gin_face_down_taken(b: Bundle) -> None:
+    """The knocker lays down a card it does not hold."""
+    knocked = events_of(b, "GinKnocked")[0]
+    knocked["face_down"] = _gin_scored(b)["defender_cards"][1]
+
+
+def _gin_forfeit_early(b: Bundle) -> None:
+    """A forfeit claimed after two missed turns: the last timeout before it removed."""
+    timed = [e for e in b["events"] if e["event"]["type"] == "TurnTimedOut"]
+    b["events"].remove(timed[-1])
+    events_of(b, "GinSeatForfeited")[0]["misses"] = 2
+
+
+def test_a_forfeit_before_the_rule_sets_missed_turns_fails(
+    browser_page: Any, tmp_path: Path
+) -> None:
+    bundle = _gin("h5", sleeper=0)
+    _gin_forfeit_early(bundle)
+    named = "seat 0 forfeited after 2 missed turns in a row (shown 2); the rule set's limit is 3"
+    shown = in_browser(browser_page, bundle)
+    assert shown["verdict"] == "failed" and first_failing(shown["steps"]) == "moves", shown
+    assert named in next(s for s in shown["steps"] if not s["ok"])["text"]
+    code, result = in_node(bundle, tmp_path)
+    assert code == 1 and first_failing(result["steps"]) == "moves"
+
+
+GIN_TAMPERS: list[tuple[str, Callable[[Bundle], None], str, str]] = [
+    ("the knocker's card", _gin_knocker_card, "moves", "which is not in its hand"),
+    ("a lay-off", _gin_layoff_elsewhere, "moves", "not a meld"),
+    (
+        "the hand's points",
+        _gin_points,
+        "moves",
+        "the hand is scored 23 points; the rules make it 22",
+    ),
+    (
+        "the loser's charge",
+        _gin_charge,
+        "scores",
+        "seat 0 is charged 27 points; the score makes it 22",
+    ),
+    ("the face-down card", _gin_face_down_taken, "moves", "face down, which is not in its hand"),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "tamper", "step", "named"), GIN_TAMPERS, ids=[t[0] for t in GIN_TAMPERS]
+)
+def test_a_tampered_gin_hand_fails_naming_what_differs(
+    browser_page: Any,
+    what: str,
+    tamper: Callable[[Bundle], None],
+    step: str,
+    named: str,
+    tmp_path: Path,
+) -> None:
+    bundle = _gin("h0")  # seat 1 knocks with 7; seat 0 lays 2S off onto 2C 2D 2H: 22 points
+    assert _gin_scored(bundle)["points"] == 22
+    tamper(bundle)
+    shown = in_browser(browser_page, bundle)
+    assert shown["verdict"] == "failed", shown
+    assert first_failing(shown["steps"]) == step, shown["steps"]
+    failing = next(s for s in shown["steps"] if not s["ok"])
+    assert named in failing["text"], failing
+    assert "Not verified" in shown["text"]
+    code, result = in_node(bundle, tmp_path)
+    assert code == 1 and result["verdict"] == "failed"
+    assert first_failing(result["steps"]) == step
+    assert named in next(s for s in result["steps"] if not s["ok"])["problem"]

@@ -1,6 +1,7 @@
 // The checks of a hand's proof bundle (schema: proof-bundle.schema.json), run by the page and by
-// cli.mjs alike. Classic script; needs cards.js, shuffle.js, then each variant's file (indian.js)
-// which registers itself in BBVerify.variants. verifyBundle(bundle, record) resolves to
+// cli.mjs alike. Classic script; needs cards.js, shuffle.js, then each variant's file (indian.js, gin.js)
+// which registers itself in BBVerify.variants ({dealShape, checkLeaves, moves, also?, checkScores,
+// picture}; `also` holds a variant's own checks run after verify.js's of a generic event). verifyBundle(bundle, record) resolves to
 // {variant, known, ok, verdict, steps: [{id, title, ok, problem, notes}], unchecked: [{id,
 // title, why}], picture}.
 //
@@ -231,10 +232,12 @@
       }
     }
     const play = {
+      started,
       ruleSet: started.rule_set,
       hands: new Map(d.hands.map((h) => [h.seat, [...h.cards]])),
       stock: [...d.stock],
       pile: d.first_open ? [d.first_open] : [],
+      firstOpen: d.first_open ?? null,
       turnSeat: null,
       turnNo: 0,
       drawn: null, // {card, source} of the turn
@@ -300,6 +303,9 @@
       if (play.ended) fail(`an event (${event.type}) follows the end of the hand`);
       const handler = generic[event.type] || variant.moves[event.type];
       if (handler) handler(event, { play, take, onTurn });
+      // a variant's own checks of a generic event, after verify.js's (gin: the first-turn offer)
+      const also = generic[event.type] && variant.also && variant.also[event.type];
+      if (also) also(event, { play, take, onTurn });
     }
     if (!play.ended) fail("the hand has no end");
     step.notes.push(`${n} events replayed`);

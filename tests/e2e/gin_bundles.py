@@ -1,0 +1,129 @@
+"""Proof bundles of gin hands played in-process, for the verifier page's tests.
+
+A gin hand is played through the rules library as a host plays it (the variant found by name in
+the registry, ``decide`` and ``apply``, ``legal_commands`` for the moves), dealt by the shuffle as
+the variant's deal layout asks, and assembled by the table service's own bundle code
+(``rummy_game.proof.bundle``). The moves are a fixed, simple policy: take the upcard or a pile
+card only when it lowers the deadwood, knock (or go gin) as soon as it is legal, else discard the
+card that leaves the least deadwood.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from rummy_game import proof
+from rummy_rules import commands as cmd
+from rummy_rules import registry
+from rummy_rules.events import SeatAccount
+from rummy_rules.gin.arrangement import best_arrangement
+from rummy_rules.gin.hand import DeclareBigGin, DeclareGin, GinKnock, GinPassUpcard
+from rummy_rules.gin.rules import GIN_VARIANT, gin_rule_set
+from rummy_rules.shuffle import ShuffleInputs, deal
+
+Bundle = dict[str, Any]
+T0 = 1_800_000_000_000
+
+
+def _deadwood(cards: tuple[Any, ...]) -> int:
+    return best_arrangement(cards).deadwood
+
+
+def _after_best_discard(cards: tuple[Any, ...]) -> int:
+    return min(_deadwood(tuple(c for c in cards if c != d)) for d in cards)
+
+
+def gin_hand(
+    name: str,
+    *,
+    point_value_cents: int = 10,
+    commission_bps: int = 500,
+    knock: bool = True,
+    sleeper: int | None = None,
+) -> tuple[Bundle, Any]:
+    """The bundle of one gin hand dealt from the server seed SHA-256(``name``) (and the variant's
+    final state). ``knock`` False plays on to the wall (never knocks); ``sleeper`` a seat whose
+    every turn times out (the clock's TurnTimeout), so it forfeits at the rule set's limit."""
+    variant = registry.lookup(GIN_VARIANT)
+    rules = gin_rule_set(point_value_cents, commission_bps)
+    server_seed = hashlib.sha256(name.encode()).digest()
+    hand_id = f"gin-{name}"
+    seats, dealer = (0, 1), 1
+    seeds = {0: hashlib.sha256(b"c0" + name.encode()).digest()[:8], 1: b"\x33" * 4}
+    state = variant.initial_state()
+    events: list[tuple[int, Any]] = []
+    clock = [T0]
+
+    def run(command: Any) -> None:
+        nonlocal state
+        for event in variant.decide(state, command):
+            state = variant.apply(state, event)
+            events.append((len(events) + 1, event))
+
+    def at() -> int:
+        clock[0] += 1
+        return clock[0]
+
+    run(
+        cmd.StartHand(
+            hand_id=hand_id,
+            seats=tuple(SeatAccount(s, f"acct-gin-{s}") for s in seats),
+            dealer_seat=dealer,
+            rule_set=rules,
+            at_ms=at(),
+        )
+    )
+    for s in seats:
+        run(cmd.RecordStakeReserved(seat=s, amount_cents=1000, at_ms=at()))
+    run(cmd.RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=at()))
+    for seat, seed in seeds.items():
+        run(cmd.ContributeClientSeed(seat=seat, seed_hex=seed.hex(), at_ms=at()))
+    layout = variant.deal_layout(rules)
+    inputs = ShuffleInputs(server_seed, hand_id, tuple((s, seeds[s]) for s in seats))
+    dealt = deal(inputs, layout.shoe, seats, dealer, layout.hand_size, layout.shape)
+    assert dealt.first_open is not None and dealt.wild_cut is None
+    run(
+        cmd.Deal(
+            hands=dealt.hands,
+            wild_cut=None,
+            first_open=dealt.first_open,
+            stock=dealt.stock,
+            at_ms=at(),
+        )
+    )
+    while not variant.is_over(state):
+        play = state.play
+        seat = play.turn_seat
+        legal = variant.legal_commands(state, seat)
+        mine = play.hand_of(seat)
+        top = play.pile[-1] if play.pile else None
+        helps = top is not None and _after_best_discard((*mine, top)) < _deadwood(mine)
+        kinds = {type(c): c for c in legal}
+        if seat == sleeper:
+            run(cmd.TurnTimeout(turn_no=play.turn_no, at_ms=at()))
+            continue
+        if GinPassUpcard in kinds:
+            chosen = kinds[cmd.DrawFromDiscardPile] if helps else kinds[GinPassUpcard]
+        elif cmd.DrawFromStock in kinds:
+            take = cmd.DrawFromDiscardPile in kinds and helps
+            chosen = kinds[cmd.DrawFromDiscardPile] if take else kinds[cmd.DrawFromStock]
+        elif knock and (DeclareBigGin in kinds):
+            chosen = kinds[DeclareBigGin]
+        elif knock and any(isinstance(c, DeclareGin | GinKnock) for c in legal):
+            gins = [c for c in legal if isinstance(c, DeclareGin)]
+            chosen = gins[0] if gins else next(c for c in legal if isinstance(c, GinKnock))
+        else:
+            discards = [c for c in legal if isinstance(c, cmd.Discard)]
+            chosen = min(discards, key=lambda c: _deadwood(tuple(x for x in mine if x != c.card)))
+        run(chosen.__class__(**{**chosen.__dict__, "at_ms": at()}))
+    bundle = proof.bundle(
+        "table-gin",
+        hand_id,
+        variant=variant,
+        shuffle_version="bb-shuffle-v1",
+        rules_version=f"{rules.name}/{rules.version}",
+        server_seed=server_seed,
+        events=events,
+    )
+    return bundle, state
