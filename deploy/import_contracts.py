@@ -17,6 +17,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from importlinter.contracts.forbidden import ForbiddenContract
+from importlinter.contracts.independence import IndependenceContract
 
 #: The entry-point group of the variant bundles (``rummy_rules.registry.ENTRY_POINT_GROUP``).
 GROUP = "rummy.variants"
@@ -30,19 +31,32 @@ def _package(module: str, roots: frozenset[str]) -> str:
     return module if parent in roots or not parent else parent
 
 
+def _bundles() -> list[tuple[str, Any]]:
+    """``(entry point name, bundle)`` of every installed variant. Raises TypeError for an entry
+    point that is no bundle."""
+    found = []
+    for point in entry_points(group=GROUP):
+        bundle = point.load()
+        if getattr(bundle, "variant", None) is None or getattr(bundle, "wire", None) is None:
+            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a variant bundle")
+        found.append((point.name, bundle))
+    return found
+
+
 def variant_packages(roots: frozenset[str]) -> list[str]:
     """Every installed variant's packages, sorted. Raises TypeError for an entry point that is
     no bundle."""
     found: set[str] = set()
-    for point in entry_points(group=GROUP):
-        bundle = point.load()
-        variant, wire = getattr(bundle, "variant", None), getattr(bundle, "wire", None)
-        if variant is None or wire is None:
-            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a variant bundle")
-        modules = [type(variant).__module__, type(wire).__module__]
+    for _, bundle in _bundles():
+        modules = [type(bundle.variant).__module__, type(bundle.wire).__module__]
         modules += [m.__name__ for m in getattr(bundle, "payload_modules", ())]
         found.update(_package(m, roots) for m in modules)
     return sorted(found)
+
+
+def variant_rules_packages(roots: frozenset[str]) -> list[str]:
+    """The package of every installed variant's rules class (``rummy_rules.indian``), sorted."""
+    return sorted({_package(type(b.variant).__module__, roots) for _, b in _bundles()})
 
 
 class VariantFreeContract(ForbiddenContract):
@@ -55,4 +69,18 @@ class VariantFreeContract(ForbiddenContract):
     ) -> None:
         roots = frozenset(session_options.get("root_packages", ()))
         options = {**contract_options, "forbidden_modules": variant_packages(roots)}
+        super().__init__(name, session_options, options)
+
+
+class VariantsIndependentContract(IndependenceContract):
+    """``independence`` over :func:`variant_rules_packages`: no variant's rules import another's
+    (what two variants share lives in the generic modules)."""
+
+    type_name = "variants_independent"
+
+    def __init__(
+        self, name: str, session_options: dict[str, Any], contract_options: dict[str, Any]
+    ) -> None:
+        roots = frozenset(session_options.get("root_packages", ()))
+        options = {**contract_options, "modules": variant_rules_packages(roots)}
         super().__init__(name, session_options, options)

@@ -479,7 +479,8 @@ def test_a_hold_asked_again_with_another_amount_or_of_an_unknown_match_is_refuse
 
 # -- the gin family's money: a game with game bonus, boxes and a wall; Hollywood's one hold -----
 
-#: Gin's game-end scoring (DESIGN "Gin family"): game bonus 100, shutout 200, 25 a box.
+#: Gin's game-end scoring (docs/rules/formats.md#game-end-scoring): game bonus 100, shutout 200,
+#: 25 a box.
 GIN_SCORING = GameScoring(game_bonus=100, shutout_game_bonus=200, box_points=25)
 
 

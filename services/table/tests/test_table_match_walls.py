@@ -28,7 +28,7 @@ from rummy_table.adapters import snapshot
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.wire import register_toy
 
-#: Gin's game-end scoring (DESIGN "Gin family"), as the gin bundle declares it.
+#: Gin's game-end scoring (docs/rules/formats.md#game-end-scoring), as the gin bundle declares it.
 GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
 
 
