@@ -353,12 +353,19 @@ def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero(
             def slow_call() -> None:
                 result["reply"] = call_probe(ch, "Sleep", b"1.5", metadata=metadata)
 
+            first_status = threading.Event()
+
             def watch_health() -> None:
-                watched.extend(response.status for response in watch)  # ends when closed
+                for response in watch:  # ends when closed
+                    watched.append(response.status)
+                    first_status.set()
 
             threads = [threading.Thread(target=slow_call), threading.Thread(target=watch_health)]
             for thread in threads:
                 thread.start()
+            # The watch's first answer (SERVING) must be out before the signal: a status that
+            # changes before a watcher was first answered reaches it only as the new status.
+            assert first_status.wait(30), "the health watch was never answered"
             time.sleep(0.5)  # the slow call is now in the servicer
             signalled = time.monotonic()
             probe.process.send_signal(signal.SIGTERM)

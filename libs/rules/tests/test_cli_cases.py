@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -195,3 +196,25 @@ def test_json_too_deep_or_a_number_too_long_is_an_error_line_and_the_run_goes_on
     assert [o["id"] for o in out[1:3]] == [None, None]
     assert all(o["error"].startswith("invalid JSON") for o in out[1:3])
     assert out[3] == {"id": "ok", "type": "pure"}
+
+
+@pytest.mark.integration
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
+    # `rummy-rules evaluate < cases | head -1`: the pipe closes while answers are still written
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(cases_path().read_text(encoding="utf-8") * 200)  # more than a pipe holds
+    with cases.open() as stdin:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "rummy_rules", "evaluate"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith("{")
+        process.stdout.close()  # the reader goes away
+        stderr = process.stderr.read()
+        process.wait(timeout=120)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert process.returncode == 0

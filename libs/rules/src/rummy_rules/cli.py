@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -76,4 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 evaluate.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
     args = vars(parser.parse_args(argv))
     flags = frozenset(name for name in declared if args.get(name.replace("-", "_")))
-    return evaluate_stream(sys.stdin, sys.stdout, flags)
+    try:
+        status = evaluate_stream(sys.stdin, sys.stdout, flags)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say, and no traceback. Python's
+        # documented way: point stdout at devnull so the interpreter's own flush at exit is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return status
