@@ -61,7 +61,7 @@ class Checkout:
     mark: Path
     kafka_port: int
 
-    def test_sh(self, *args: str, **extra: str) -> subprocess.Popen[str]:
+    def run_test_sh(self, *args: str, **extra: str) -> subprocess.Popen[str]:
         """``bash deploy/local/test.sh`` on the one-file suite, in a process group of its own
         (as a terminal runs a foreground command), output to ``out.log`` beside the suite."""
         command = ["bash", str(TEST_SH), "-c", str(ROOT / "pyproject.toml")]
@@ -134,7 +134,7 @@ def finished(process: subprocess.Popen[str], checkout: Checkout) -> int:
 
 def test_a_failed_run_stops_the_broker_it_started(checkout: Checkout) -> None:
     assert not checkout.broker_running()
-    status = finished(checkout.test_sh(FAIL="1"), checkout)
+    status = finished(checkout.run_test_sh(FAIL="1"), checkout)
     output = checkout.output()
     assert status == 1, output
     assert "1 failed, 1 passed" in output, output
@@ -144,7 +144,7 @@ def test_a_failed_run_stops_the_broker_it_started(checkout: Checkout) -> None:
 
 
 def test_an_interrupted_run_stops_the_broker_it_started(checkout: Checkout) -> None:
-    process = checkout.test_sh(HOLD_S="120")
+    process = checkout.run_test_sh(HOLD_S="120")
     deadline = time.monotonic() + 180
     while not checkout.mark.exists():
         assert process.poll() is None, checkout.output()
@@ -163,7 +163,7 @@ def test_a_broker_running_before_the_run_is_reused_and_left_running(checkout: Ch
     started = checkout.kafka("start")
     assert started.returncode == 0, started.stdout + started.stderr
     pid = checkout.kafka("pid").stdout.strip()
-    status = finished(checkout.test_sh(), checkout)
+    status = finished(checkout.run_test_sh(), checkout)
     output = checkout.output()
     assert status == 0, output
     assert "2 passed" in output and "stopping kafka" not in output, output
@@ -171,7 +171,7 @@ def test_a_broker_running_before_the_run_is_reused_and_left_running(checkout: Ch
 
 
 def test_the_unit_tier_installs_nothing_and_starts_no_broker(checkout: Checkout) -> None:
-    status = finished(checkout.test_sh("-m", "not integration", "-n", "0"), checkout)
+    status = finished(checkout.run_test_sh("-m", "not integration", "-n", "0"), checkout)
     output = checkout.output()
     assert status == 0, output  # test_fails passes (FAIL unset); the broker test is deselected
     assert "1 passed, 1 deselected" in output, output
