@@ -172,6 +172,7 @@ def test_the_knockers_named_melds_flag_round_trips_and_an_older_knock_reads_as_a
         knocked,
     )
     # replay names the melds only when the knocker did; else the server must arrange them again
+    assert knocked.face_down is not None
     assert GIN_WIRE.replay_command(knocked, 5) == GinKnock(
         seat=knocked.seat, turn_no=knocked.turn_no, face_down=knocked.face_down, at_ms=5
     )

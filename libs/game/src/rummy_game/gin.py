@@ -342,7 +342,7 @@ GIN_BUNDLE = VariantBundle(
             ("knock", "undercut", "gin", "big_gin", "wall"),
         ),
     ),
-    field_limits=(("melds", 3),),
+    field_limits=(("melds", 3), ("cards", 10)),
     cli_cases=GIN_CASES,
 )
 """The gin family as one plug-in (entry point ``rummy.variants:gin``)."""
