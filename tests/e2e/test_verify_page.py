@@ -882,7 +882,12 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     code, result = in_node(bundle, tmp_path)
     assert code == 0 and result["ok"] and result["known"] and result["verdict"] == "passed"
     schema = json.loads((ROOT / "web" / "verify" / "proof-bundle.schema.json").read_text())
-    pattern = schema["$defs"]["event"]["allOf"][-1]["then"]["properties"]["results"]["items"]
+    ended = next(
+        e
+        for e in schema["$defs"]["event"]["allOf"]
+        if e["if"]["properties"]["type"]["const"] == "HandEnded"
+    )
+    pattern = ended["then"]["properties"]["results"]["items"]
     assert all(
         re.fullmatch(pattern["properties"]["outcome"]["pattern"], r["outcome"])
         for r in events_of(bundle, "HandEnded")[0]["results"]
