@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rummy_game.bundle import bundles
-from rummy_game.proof_schema import SCHEMA_PATH, main, render, schema
+from rummy_game.proof_schema import SCHEMA_PATH, installed, main, render, schema
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
@@ -33,7 +32,7 @@ def test_every_installed_variants_events_and_outcomes_are_in_the_schema() -> Non
     event = _schema()["$defs"]["event"]
     named = set(event["properties"]["type"]["anyOf"][0]["enum"])
     required = {e["if"]["properties"]["type"]["const"] for e in event["allOf"]}
-    for bundle in bundles():
+    for bundle in installed():
         own = {c.__name__ for c in bundle.codec_classes if c.__name__ in required}
         assert own, f"no event of {bundle.name} is described"
         assert own <= named

@@ -1,7 +1,7 @@
 """The proof bundle's JSON Schema (``web/verify/proof-bundle.schema.json``) from the installed
 variants: the host's own parts are written by hand in the file; the list of event types and the
 fields each variant's own event requires are generated from every installed bundle
-(``rummy_game.bundle.bundles``: its codec classes that are events), so the schema names no
+(:func:`installed`: its codec classes that are events), so the schema names no
 variant and a newly installed variant's events are in it once it is regenerated::
 
     .venv/bin/python -m rummy_game.proof_schema          # rewrite the file
@@ -17,16 +17,26 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from rummy_rules import events as ev
+from rummy_rules import registry
 
-from .bundle import bundles
+from .bundle import VariantBundle
 
 SCHEMA_PATH = Path(__file__).resolve().parents[4] / "web" / "verify" / "proof-bundle.schema.json"
 #: The marker of a generated ``allOf`` entry (a variant's own event), so regeneration replaces it.
 GENERATED = "generated from the installed variant bundles (rummy_game.proof_schema)"
+
+
+def installed() -> list[VariantBundle]:
+    """The bundles of the entry points (``rummy.variants``), by name: what a checkout installs,
+    not a test suite's toy registered in this process."""
+    points = entry_points(group=registry.ENTRY_POINT_GROUP)
+    found = [p.load() for p in sorted(points, key=lambda p: p.name)]
+    return [b for b in found if isinstance(b, VariantBundle)]
 
 
 def _is_event(cls: object) -> bool:
@@ -42,7 +52,7 @@ def variant_events() -> dict[str, list[str]]:
     """Each installed variant's own event -> the fields a bundle must carry (those without a
     default: an older record may lack a field added with one)."""
     out: dict[str, list[str]] = {}
-    for bundle in bundles():
+    for bundle in installed():
         for cls in bundle.codec_classes:
             if _is_event(cls) and dataclasses.is_dataclass(cls):
                 out[cls.__name__] = [
@@ -70,7 +80,7 @@ def schema(current: dict[str, Any]) -> dict[str, Any]:
         for name, fields in own.items()
     ]
     event["allOf"] = kept + made
-    outcomes = sorted({o.name for b in bundles() for o in b.outcomes})
+    outcomes = sorted({o.name for b in installed() for o in b.outcomes})
     results = next(e for e in kept if e["if"]["properties"]["type"]["const"] == "HandEnded")
     outcome = results["then"]["properties"]["results"]["items"]["properties"]["outcome"]
     outcome["examples"] = outcomes
