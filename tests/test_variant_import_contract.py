@@ -4,13 +4,16 @@ rule names no variant and exempts none."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deploy.import_contracts import variant_packages  # noqa: E402
+from deploy.import_contracts import variant_packages, variant_rules_packages  # noqa: E402
 
 ROOTS = frozenset({"rummy", "rummy_rules", "rummy_game", "rummy_platform", "rummy_ops"})
 
@@ -32,3 +35,26 @@ def test_the_contracts_name_no_variant_package() -> None:
     contracts = config[config.index("[tool.importlinter]") :]
     for package in variant_packages(ROOTS):
         assert f'"{package}' not in contracts, package
+
+
+def _words(name: str) -> set[str]:
+    """The lower-case words of an identifier (``INDIAN_DEAL_RULES``, ``BeginDeal``)."""
+    return {
+        w.lower() for part in name.split("_") for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+", part)
+    }
+
+
+def test_no_name_in_the_match_formats_names_a_variant() -> None:
+    """Beyond imports: a generic module may not hold a variant's rules under its name either
+    (the formats once held ``INDIAN_FORMAT_SEATS`` and ``INDIAN_DEAL_RULES``; a format asks its
+    variant, ``Variant.deal_rule_set``). The variants are the installed ones' rules packages."""
+    variants = {p.rpartition(".")[2] for p in variant_rules_packages(ROOTS)}
+    assert {"indian", "gin"} <= variants
+    package = importlib.import_module("rummy_rules.formats")
+    for info in pkgutil.iter_modules(package.__path__, "rummy_rules.formats."):
+        module = importlib.import_module(info.name)
+        own = [
+            n for n, v in vars(module).items() if getattr(v, "__module__", info.name) == info.name
+        ]
+        for name in own:
+            assert not _words(name) & variants, f"{info.name}.{name} names a variant"

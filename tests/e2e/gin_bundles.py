@@ -5,7 +5,9 @@ the registry, ``decide`` and ``apply``, ``legal_commands`` for the moves), dealt
 the variant's deal layout asks, and assembled by the table service's own bundle code
 (``rummy_game.proof.bundle``). The moves are a fixed, simple policy: take the upcard or a pile
 card only when it lowers the deadwood, knock (or go gin) as soon as it is legal, else discard the
-card that leaves the least deadwood.
+card that leaves the least deadwood. With ``name_melds`` a knocker names its melds: among its
+best arrangements the one that leaves the defender the least deadwood after its lay-offs (the
+server, arranging, shows the one that leaves the most).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from rummy_game import proof
 from rummy_rules import commands as cmd
 from rummy_rules import registry
 from rummy_rules.events import SeatAccount
-from rummy_rules.gin.arrangement import best_arrangement
+from rummy_rules.gin.arrangement import best_arrangement, best_arrangements
 from rummy_rules.gin.hand import DeclareBigGin, DeclareGin, GinKnock, GinPassUpcard
+from rummy_rules.gin.layoffs import best_layoffs
 from rummy_rules.gin.rules import GIN_VARIANT, gin_rule_set
 from rummy_rules.shuffle import ShuffleInputs, deal
 
@@ -41,10 +44,12 @@ def gin_hand(
     commission_bps: int = 500,
     knock: bool = True,
     sleeper: int | None = None,
+    name_melds: bool = False,
 ) -> tuple[Bundle, Any]:
     """The bundle of one gin hand dealt from the server seed SHA-256(``name``) (and the variant's
     final state). ``knock`` False plays on to the wall (never knocks); ``sleeper`` a seat whose
-    every turn times out (the clock's TurnTimeout), so it forfeits at the rule set's limit."""
+    every turn times out (the clock's TurnTimeout), so it forfeits at the rule set's limit;
+    ``name_melds``: a knocker names its melds (the module's text)."""
     variant = registry.lookup(GIN_VARIANT)
     rules = gin_rule_set(point_value_cents, commission_bps)
     server_seed = hashlib.sha256(name.encode()).digest()
@@ -113,6 +118,15 @@ def gin_hand(
         elif knock and any(isinstance(c, DeclareGin | GinKnock) for c in legal):
             gins = [c for c in legal if isinstance(c, DeclareGin)]
             chosen = gins[0] if gins else next(c for c in legal if isinstance(c, GinKnock))
+            if name_melds and isinstance(chosen, GinKnock):
+                ten = tuple(c for c in mine if c != chosen.face_down)
+                other = play.hand_of(next(s for s in seats if s != seat))
+                fewest = min(
+                    best_arrangements(ten),
+                    key=lambda a: best_layoffs(other, a.melds).deadwood,
+                )
+                melds = tuple(m.cards for m in fewest.melds)
+                chosen = GinKnock(**{**chosen.__dict__, "melds": melds})
         else:
             discards = [c for c in legal if isinstance(c, cmd.Discard)]
             chosen = min(discards, key=lambda c: _deadwood(tuple(x for x in mine if x != c.card)))

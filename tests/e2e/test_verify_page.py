@@ -882,11 +882,41 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     code, result = in_node(bundle, tmp_path)
     assert code == 0 and result["ok"] and result["known"] and result["verdict"] == "passed"
     schema = json.loads((ROOT / "web" / "verify" / "proof-bundle.schema.json").read_text())
-    pattern = schema["$defs"]["event"]["allOf"][-1]["then"]["properties"]["results"]["items"]
+    ended = next(
+        e
+        for e in schema["$defs"]["event"]["allOf"]
+        if e["if"]["properties"]["type"]["const"] == "HandEnded"
+    )
+    pattern = ended["then"]["properties"]["results"]["items"]
     assert all(
         re.fullmatch(pattern["properties"]["outcome"]["pattern"], r["outcome"])
         for r in events_of(bundle, "HandEnded")[0]["results"]
     )
+
+
+def test_a_knocker_that_named_an_equally_low_grouping_verifies_by_the_knocks_flag(
+    tmp_path: Path,
+) -> None:
+    """House plan "Gin family": the knocker may name its melds; then the defender lays off onto
+    those, even when the server would have shown another of its best groupings. The knock says
+    so (GinKnocked.melds_named), and the verifier reads it: with the same deadwood as the best,
+    the melds alone cannot tell a named grouping from the server's."""
+    from gin_bundles import gin_hand
+
+    named = gin_hand("named-14", name_melds=True)[0]
+    arranged = gin_hand("named-14")[0]
+    knock, server = events_of(named, "GinKnocked")[0], events_of(arranged, "GinKnocked")[0]
+    assert knock["melds_named"] is True and server["melds_named"] is False
+    assert knock["deadwood"] == server["deadwood"] and knock["melds"] != server["melds"]
+    assert _gin_scored(named)["defender_deadwood"] < _gin_scored(arranged)["defender_deadwood"]
+    for bundle in (named, arranged):
+        code, result = in_node(bundle, tmp_path)
+        assert code == 0 and result["verdict"] == "passed", result
+    # flagged as the server's arrangement, the same melds are not the server's choice
+    events_of(named, "GinKnocked")[0]["melds_named"] = False
+    code, result = in_node(named, tmp_path)
+    assert code == 1 and first_failing(result["steps"]) == "moves", result
+    assert "the server must show the one that leaves the most" in json.dumps(result)
 
 
 def _gin_knocker_card(b: Bundle) -> None:

@@ -242,9 +242,12 @@
         const held = play.hands.get(e.seat);
         const melds = cardsOf(e.melds);
         const ten = e.outcome === "big_gin" ? held : held.filter((c) => c !== e.face_down);
-        // the knocker may name its melds (gin.md#knocker-melds): melds shown leaving more than its
-        // best deadwood are taken as named, and then the defender lays off onto those
-        const named = ten.length === 10 && G.deadwood(ten) !== e.deadwood;
+        // the knocker may name its melds (gin.md#knocker-melds), and then the defender lays off
+        // onto those: the knock says so (melds_named); in bundles written before the flag, melds
+        // shown leaving more than its best deadwood are taken as named
+        if ("melds_named" in e && typeof e.melds_named !== "boolean") fail("the knock's melds_named is not true or false");
+        if (e.melds_named && ten.length !== 10) fail("a big gin names no melds");
+        const named = "melds_named" in e ? e.melds_named : ten.length === 10 && G.deadwood(ten) !== e.deadwood;
         const knock = checkKnock({
           held,
           faceDown: e.face_down,

@@ -26,7 +26,7 @@ from rummy_rules.commands import (
     TurnTimeout,
 )
 from rummy_rules.events import Event, HandStarted, SeatAccount
-from rummy_rules.gin.hand import GinKnocked
+from rummy_rules.gin.hand import GinKnock, GinKnocked
 from rummy_rules.gin.rules import GIN_SHOE, GinOptions, gin_rule_set
 from rummy_rules.gin.variant import GIN, GinState
 from rummy_rules.rules import RuleSet
@@ -148,3 +148,35 @@ def test_an_outcome_word_gin_shares_with_another_variant_is_described_alike() ->
         theirs = {o.name: o for o in other.outcomes}
         for mine in GIN_BUNDLE.outcomes:
             assert theirs.get(mine.name, mine) == mine, (other.name, mine.name)
+
+
+def test_the_knockers_named_melds_flag_round_trips_and_an_older_knock_reads_as_arranged() -> None:
+    for seed in range(40):
+        events, before = _hand(gin_rule_set(), 300 + seed)
+        knocks = [(i, e) for i, e in enumerate(events) if isinstance(e, GinKnocked)]
+        if knocks and knocks[0][1].face_down is not None:
+            break
+    else:
+        raise AssertionError("no knock in 40 hands")
+    i, knocked = knocks[0]
+    assert not knocked.melds_named  # the random legal moves name no melds
+    started = events[0]
+    assert isinstance(started, HandStarted)
+    ctx = stream_codec.hand_context(stream_codec.hand_started_to_pb(started, 1))
+    named = replace(knocked, melds_named=True)
+    payload = GIN_WIRE.event_to_pb(named, ctx)
+    assert isinstance(payload, gpb.GinKnocked) and payload.melds_named
+    assert GIN_WIRE.event_from_pb(payload, ctx) == (named,)
+    payload.ClearField("melds_named")  # as a knock recorded before the field reads
+    assert GIN_WIRE.event_from_pb(gpb.GinKnocked.FromString(payload.SerializeToString()), ctx) == (
+        knocked,
+    )
+    # replay names the melds only when the knocker did; else the server must arrange them again
+    assert knocked.face_down is not None
+    assert GIN_WIRE.replay_command(knocked, 5) == GinKnock(
+        seat=knocked.seat, turn_no=knocked.turn_no, face_down=knocked.face_down, at_ms=5
+    )
+    again = GIN_WIRE.replay_command(named, 5)
+    assert isinstance(again, GinKnock) and again.melds == tuple(m.cards for m in knocked.melds)
+    redone = GIN.decide(before[i], again)
+    assert redone[0] == named and redone[1] == events[i + 1]

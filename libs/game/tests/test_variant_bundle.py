@@ -12,11 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from rummy.common.v1 import cards_pb2
+from rummy.gin.v1 import events_pb2 as gin_pb
+from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy_game import wires
 from rummy_game.bundle import VariantBundle, bundle_of, bundles
 from rummy_platform import variant_payloads
 from rummy_platform.envelope import event_payloads
-from rummy_platform.limits import field_limits
+from rummy_platform.errors import InvalidArgument
+from rummy_platform.limits import check_request, field_limits, register_field_limits
 from rummy_rules import codec, registry
 from rummy_rules.indian.equivalence import equivalent_results
 
@@ -40,7 +44,8 @@ def test_the_indian_variant_is_an_installed_bundle_found_by_its_entry_point() ->
     # what the hosts read of it: replay's judge of equivalent groupings, its request limits
     assert bundle_of("indian-points") is bundle and bundle_of("") is bundle
     assert bundle.equivalent_results is equivalent_results
-    assert field_limits()["groups"] == 13 and field_limits()["cards"] == 14
+    own = field_limits("indian-points")
+    assert own["groups"] == 13 and own["cards"] == 14
 
 
 def test_old_type_names_of_a_bundle_are_read_as_its_messages() -> None:
@@ -113,3 +118,33 @@ def test_an_installed_package_adds_its_variant_with_no_edit_to_the_tree(tmp_path
     installed = {bundle.variant.name for bundle in bundles()}  # the product's, found alike
     assert set(names.split(",")) == installed | {"acme-knock", "toy-knock"}
     assert (wire_of, imported) == ("acme-knock", "True")
+
+
+def test_two_variants_limit_a_field_of_the_same_name_each_its_own_way() -> None:
+    """Indian points' declared group holds at most 14 cards, gin's named meld at most 10 (their
+    .proto comments): one ``cards`` field name, each variant's command held to its own limit."""
+    card = cards_pb2.Card(index=3, face="4C")
+    assert field_limits("indian-points")["cards"] == 14 and field_limits("gin")["cards"] == 10
+    assert field_limits()["cards"] == 14  # before the variant is known: the loosest
+    declare = indian_pb.Declare(groups=[cards_pb2.CardGroup(cards=[card] * 14)])
+    check_request(declare, "command.", "indian-points")
+    knock = gin_pb.Knock(melds=[cards_pb2.CardGroup(cards=[card] * 11)])
+    with pytest.raises(
+        InvalidArgument, match=r"command\.melds\[0\]\.cards has 11 items; at most 10"
+    ):
+        check_request(knock, "command.", "gin")
+    check_request(gin_pb.Knock(melds=[cards_pb2.CardGroup(cards=[card] * 10)]), "", "gin")
+    with pytest.raises(InvalidArgument, match=r"groups\[0\]\.cards has 15 items; at most 14"):
+        check_request(
+            indian_pb.Declare(groups=[cards_pb2.CardGroup(cards=[card] * 15)]), "", "indian-points"
+        )
+
+
+def test_a_variant_may_not_limit_a_hosts_field_nor_change_its_own_limit() -> None:
+    register_field_limits("limits-test", {"cards": 5})
+    register_field_limits("limits-test", {"cards": 5})  # installing twice is harmless
+    assert field_limits("limits-test")["cards"] == 5 and field_limits("gin")["cards"] == 10
+    with pytest.raises(ValueError, match="'cards' is set already"):
+        register_field_limits("limits-test", {"cards": 6})
+    with pytest.raises(ValueError, match="'table_id' is set already"):
+        register_field_limits("limits-test", {"table_id": 10})

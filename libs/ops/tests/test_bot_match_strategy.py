@@ -26,7 +26,10 @@ from rummy_rules.bot import Situation
 from rummy_rules.cards import parse_card, parse_cards
 from rummy_rules.commands import Command, DrawFromDiscardPile, DrawFromStock
 from rummy_rules.deck import Shoe
+from rummy_rules.formats.messages import DealRules
+from rummy_rules.gin.bot import GIN_BOT
 from rummy_rules.indian import Drop
+from rummy_rules.indian.bot import INDIAN_BOT
 
 NO_WILD = None
 HOPELESS = parse_cards("AC 3C 6C 9C QC 2D 5D 8D JD 4H 7H KS 10S")
@@ -83,16 +86,23 @@ def view(
 def test_a_pool_seat_drops_a_hopeless_hand_only_when_the_first_drop_leaves_it_in(
     match_format: str, total: int, drops: bool
 ) -> None:
-    assert pool_drop(view(match_format, {0: total, 1: 10}), 0, hopeless=True) is drops
+    assert (
+        pool_drop(view(match_format, {0: total, 1: 10}), 0, hopeless=True, bot=INDIAN_BOT) is drops
+    )
 
 
 def test_a_pool_seat_never_drops_a_hand_that_is_not_hopeless() -> None:
-    assert pool_drop(view("pool-101", {0: 0, 1: 0}), 0, hopeless=False) is False
+    assert pool_drop(view("pool-101", {0: 0, 1: 0}), 0, hopeless=False, bot=INDIAN_BOT) is False
+
+
+def test_a_strategy_that_names_no_price_for_giving_up_leaves_it_to_the_temperament() -> None:
+    assert GIN_BOT.give_up_points(DealRules(kind="pool", target=101)) is None
+    assert pool_drop(view("pool-101", {0: 0, 1: 0}), 0, hopeless=True, bot=GIN_BOT) is None
 
 
 def test_outside_a_pool_the_drop_is_left_to_the_temperament() -> None:
-    assert pool_drop(view("deals-2", {0: 0, 1: 0}), 0, hopeless=True) is None
-    assert pool_drop(None, 0, hopeless=True) is None
+    assert pool_drop(view("deals-2", {0: 0, 1: 0}), 0, hopeless=True, bot=INDIAN_BOT) is None
+    assert pool_drop(None, 0, hopeless=True, bot=INDIAN_BOT) is None
     assert drop_room(view("best-of-3", {0: 10, 1: 0}), 0) is None
 
 

@@ -169,6 +169,25 @@ def test_a_knock_is_scored_with_the_defenders_lay_offs_and_both_hands_become_pub
     assert redact(knocked, DEALER) == GinKnocked(**{**knocked.__dict__, "face_down": None})
 
 
+def test_a_knock_says_whether_the_knocker_named_its_melds() -> None:
+    # house plan "Gin family": the knocker may name its melds, else the server arranges them
+    ten_c = parse_card("10C")
+    melds = (parse_cards("4H 5H 6H"), parse_cards("8D 9D 10D"), parse_cards("QS QC QH"))
+    for named, want in ((None, False), (melds, True)):
+        state, log = start(KNOCKER, DEFENDER, "KD")
+        state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))
+        command = GinKnock(seat=NON_DEALER, turn_no=1, face_down=ten_c, melds=named, at_ms=2)
+        state = play(state, log, command)
+        knocked = log[-2]
+        assert isinstance(knocked, GinKnocked) and knocked.melds_named is want
+        assert {frozenset(m.cards) for m in knocked.melds} == {frozenset(m) for m in melds}
+        assert codec.from_dict(codec.to_dict(knocked)) == knocked
+    # a record written before the flag reads as the server's arrangement
+    old = codec.to_dict(knocked)
+    del old["melds_named"]
+    assert codec.from_dict(old) == GinKnocked(**{**knocked.__dict__, "melds_named": False})
+
+
 def test_a_knock_over_the_limit_and_a_false_gin_are_refused() -> None:
     state, log = start(KNOCKER, DEFENDER, "KD", rules=HandRules(knock_limit=9))
     state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))

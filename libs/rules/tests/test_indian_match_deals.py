@@ -11,11 +11,12 @@ from match_play import T0, Match
 
 from rummy_rules.commands import DrawFromStock, LeaveHand
 from rummy_rules.events import HandEnded
-from rummy_rules.formats import Pool, deal_result
-from rummy_rules.formats.messages import BeginDeal, LeaveMatch, RecordDeal
+from rummy_rules.formats import BestOf, Deals, MatchFormat, Pool, deal_result
+from rummy_rules.formats.messages import BeginDeal, DealRules, LeaveMatch, RecordDeal
 from rummy_rules.indian import Drop
 from rummy_rules.indian.rules import (
     RULEBOOK_POINTS_CAP,
+    IndianPointsRules,
     IndianShoes,
     bombay_baazi,
     match_deal_rule_set,
@@ -63,6 +64,35 @@ def test_a_format_deal_rule_set_carries_the_formats_drops_and_cap_and_moves_no_m
     assert options.wrong_declare_points == 80 and options.points_cap == 80  # type: ignore[attr-defined]
     assert rules.max_loss_points == 80 and rules.point_value_cents == 0
     assert rules.commission_bps == 0 and rules.shoe.size == 108
+
+
+@pytest.mark.parametrize(
+    ("fmt", "drops"),
+    [(Pool(target=101), (20, 40)), (Pool(target=201), (25, 50)), (Deals(deals=3), (20, 40))]
+    + [(BestOf(deals=4), (20, 40))],
+)
+def test_the_indian_package_holds_each_formats_drops_wrong_declare_and_cap(
+    fmt: MatchFormat, drops: tuple[int, int]
+) -> None:
+    # house plan "Indian formats": the format asks by its kind; the Indian rules answer
+    assert fmt.deal_rules is not None
+    options = match_deal_rule_set(4, fmt.deal_rules).options
+    assert isinstance(options, IndianPointsRules)
+    assert (options.first_drop_points, options.middle_drop_points) == drops
+    assert (options.wrong_declare_points, options.points_cap) == (80, 80)
+
+
+def test_an_indian_format_seats_two_to_six_and_another_format_is_refused() -> None:
+    # the rulebook's 2-6 players: the Indian deal refuses the table, whatever the format seats
+    deal = Pool().deal_rules
+    assert deal is not None
+    for seats in (1, 7, 8):
+        with pytest.raises(RuleSetError) as refused:
+            match_deal_rule_set(seats, deal)
+        assert refused.value.option == "seats"
+    with pytest.raises(RuleSetError) as refused:
+        match_deal_rule_set(4, DealRules(kind="pool", target=150))
+    assert refused.value.option == "format"
 
 
 def _played(table: Table) -> HandEnded:

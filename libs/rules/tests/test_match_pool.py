@@ -132,7 +132,7 @@ def test_each_seat_out_in_a_deal_is_offered_a_rejoin_and_none_when_the_option_is
 
 def test_a_pool_201_match_ends_in_a_split_with_the_remainder_from_the_lowest_total() -> None:
     fmt = Pool(target=201, entry_cents=555, commission_bps=750, split=True)
-    assert fmt.deal_rules == DealRules(25, 50, 80, 80)
+    assert fmt.deal_rules == DealRules(kind="pool", target=201)
     m = Match(fmt, 3)
     m.deal({0: 0, 1: 50, 2: 25})  # middle drop 50, first drop 25: totals 0, 50, 25
     m.deal({0: 80, 1: 0, 2: 80})  # totals 80, 50, 105
@@ -267,8 +267,8 @@ def test_a_deal_result_that_does_not_fit_the_deal_is_refused_and_changes_nothing
         ({0: 0, 1: -1, 2: 10}, (0,)),
     ]:
         result = DealResult(points=tuple(sorted(points.items())), winners=winners)
-        with pytest.raises(RuleViolation) as refused:
-            m.do(RecordDeal(result=result, at_ms=T0))
+        with pytest.raises(RuleViolation) as refused:  # the variant's most, as the host says
+            m.do(RecordDeal(result=result, at_ms=T0, most_points=80))
         assert refused.value.code is ErrorCode.INVALID_DEAL
     assert m.state == before
 
@@ -288,12 +288,15 @@ def test_pool_options_are_validated() -> None:
     assert make_format("pool", target=201).name == "pool-201"
 
 
-def test_a_pool_seats_two_to_six() -> None:
+def test_a_pool_seats_what_a_table_seats_and_asks_its_variant_for_fewer() -> None:
+    # the format names no variant: 2 to 8 seats (a table's); Indian points' pools seat 2 to 6,
+    # its deal rule set's own bound (test_indian_match_deals)
     with pytest.raises(RuleViolation):
-        Match(Pool(), 7)
+        Match(Pool(), 9)
     with pytest.raises(RuleViolation):
         Match(Pool(), 1)
-    assert Match(Pool(), 6).state.active == (0, 1, 2, 3, 4, 5)
+    assert (Pool().min_seats, Pool().max_seats) == (2, 8)
+    assert Match(Pool(), 8).state.active == (0, 1, 2, 3, 4, 5, 6, 7)
 
 
 @pytest.mark.parametrize(

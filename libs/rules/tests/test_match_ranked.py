@@ -11,6 +11,7 @@ from rummy_rules.formats import BestOf, Deals, make_format, match_view
 from rummy_rules.formats.messages import (
     BeginDeal,
     DealResult,
+    DealRules,
     DealStarted,
     DealVoided,
     MatchEnded,
@@ -142,14 +143,10 @@ def test_deal_counts_and_entries_are_validated(kind: str, options: dict[str, int
         make_format(kind, **options)
 
 
-def test_deals_and_best_of_ask_the_variant_for_drops_20_40_wrong_declare_80_and_the_80_cap() -> (
-    None
-):
-    for fmt in (Deals(deals=3), BestOf(deals=5)):
-        rules = fmt.deal_rules
-        assert rules is not None
-        assert (rules.first_drop_points, rules.middle_drop_points) == (20, 40)
-        assert (rules.wrong_declare_points, rules.points_cap) == (80, 80)
+def test_deals_and_best_of_ask_the_variant_for_deals_by_their_kind() -> None:
+    # in the format's terms only; Indian points answers drops 20/40, wrong declare 80, cap 80
+    assert Deals(deals=3).deal_rules == DealRules(kind="deals")
+    assert BestOf(deals=5).deal_rules == DealRules(kind="best-of")
     assert Deals(deals=6).name == "deals-6" and BestOf(deals=5).name == "best-of-5"
 
 

@@ -105,7 +105,7 @@ def _random_match(fmt: MatchFormat, seed: int) -> Match:
         points = {s: rng.choice([20, 25, 40, 50, 80, rng.randint(0, 80)]) for s in losers}
         left = frozenset(s for s in losers if rng.random() < 0.05)
         timed_out = frozenset(s for s in losers if s not in left and rng.random() < 0.05)
-        cap = fmt.deal_rules.points_cap if fmt.deal_rules else 80
+        cap = 80  # what an Indian deal of these formats charges at most
         result = DealResult(
             points=tuple(
                 sorted({winner: 0, **{s: min(p, cap) for s, p in points.items()}}.items())

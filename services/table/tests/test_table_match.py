@@ -337,7 +337,12 @@ def test_a_money_answer_for_another_match_is_ignored() -> None:
             "match.pool.entry_fee_hundredths",
         ),
         (mpb.MatchOptions(pool=mpb.PoolOptions(target=101)), 3, 10, "point_value_hundredths must"),
-        (mpb.MatchOptions(pool=mpb.PoolOptions(target=101)), 8, 0, "seat_count must be 2..6"),
+        (  # the Indian pool's 2-6 seats are the variant's (its deal rule set refuses 8)
+            mpb.MatchOptions(pool=mpb.PoolOptions(target=101)),
+            8,
+            0,
+            r"does not play the deals of a pool-101 match \(seat_count must be 2\.\.6",
+        ),
         (mpb.MatchOptions(best_of=mpb.BestOfOptions(deals=1)), 3, 0, "match.best_of.deals must"),
     ],
 )

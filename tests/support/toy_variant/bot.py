@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from rummy_rules.bot import Situation
 from rummy_rules.cards import Card
 from rummy_rules.commands import Command, Discard, DrawFromStock
+from rummy_rules.formats.messages import DealRules
 
 from .game import Knock, card_value
 
@@ -48,6 +49,10 @@ class ToyBot:
     @staticmethod
     def give_up(situation: Situation, legal: Sequence[Command]) -> Command | None:
         return None  # the toy has no drop
+
+    @staticmethod
+    def give_up_points(deal_rules: DealRules) -> int | None:
+        return None
 
 
 TOY_BOT = ToyBot()

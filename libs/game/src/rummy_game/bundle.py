@@ -125,7 +125,8 @@ class VariantBundle:
     equivalent_results: EquivalentResults | None = None
     #: The limits of the variant's own request fields (its commands', its older RPCs'), by
     #: field name: bytes for strings and bytes, items for repeated fields
-    #: (``rummy_platform.limits``; the field's ``.proto`` comment states the same number).
+    #: (``rummy_platform.limits``, this variant's alone: another may limit a field of the same
+    #: name differently; the field's ``.proto`` comment states the same number).
     field_limits: tuple[tuple[str, int], ...] = ()
     #: The rules cases it judges for ``rummy-rules evaluate`` (``rummy_rules.cases``), or None.
     cli_cases: CaseGames | None = None
@@ -155,7 +156,7 @@ class VariantBundle:
         for module in self.payload_modules:
             variant_payloads.register_module(module)
         variant_payloads.register_aliases(dict(self.payload_aliases))
-        limits.register_field_limits(dict(self.field_limits))
+        limits.register_field_limits(self.name, dict(self.field_limits))
         codec.register(*self.codec_classes)
         if self.cli_cases is not None:
             cases.register(self.cli_cases)

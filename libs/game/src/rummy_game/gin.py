@@ -122,6 +122,7 @@ class GinWire:
                 melds=_melds_to_pb(event.melds, shoe),
                 deadwood_cards=cards_to_pb(event.deadwood_cards, shoe),
                 deadwood=event.deadwood,
+                melds_named=event.melds_named,
             )
             if event.face_down is not None:
                 out.face_down.CopyFrom(card_to_pb(event.face_down, shoe))
@@ -175,6 +176,7 @@ class GinWire:
                     melds=_melds_from_pb(payload.melds, shoe),
                     deadwood_cards=cards_from_pb(payload.deadwood_cards, shoe),
                     deadwood=payload.deadwood,
+                    melds_named=payload.melds_named,
                 ),
             )
         if isinstance(payload, gpb.GinHandScored):
@@ -254,8 +256,9 @@ class GinWire:
 
     def replay_command(self, event: Event, at_ms: int) -> Command | None:
         """A pass answers ``GinUpcardPassed`` (unless a timeout made it: replay gives it by the
-        TurnTimedOut before it); big gin ``DeclareBigGin``; any other knock ``GinKnock`` with
-        its recorded melds named (the server's own choice, named, scores the same)."""
+        TurnTimedOut before it); big gin ``DeclareBigGin``; any other knock ``GinKnock``, with
+        its recorded melds named when the knocker named them (``melds_named``), else none (the
+        server arranges again, and must arrive at the recorded melds)."""
         if isinstance(event, hand.GinUpcardPassed):
             return hand.GinPassUpcard(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
         if isinstance(event, hand.GinKnocked):
@@ -265,7 +268,7 @@ class GinWire:
                 seat=event.seat,
                 turn_no=event.turn_no,
                 face_down=event.face_down,
-                melds=tuple(m.cards for m in event.melds),
+                melds=tuple(m.cards for m in event.melds) if event.melds_named else None,
                 at_ms=at_ms,
             )
         return None
@@ -339,7 +342,7 @@ GIN_BUNDLE = VariantBundle(
             ("knock", "undercut", "gin", "big_gin", "wall"),
         ),
     ),
-    field_limits=(("melds", 3),),
+    field_limits=(("melds", 3), ("cards", 10)),
     cli_cases=GIN_CASES,
 )
 """The gin family as one plug-in (entry point ``rummy.variants:gin``)."""

@@ -484,7 +484,11 @@ class Table:
         else:
             (hand_ended,) = codec.from_payload(ended, self.ctx, at_ms)
             assert isinstance(hand_ended, ev.HandEnded)
-            command = fm.RecordDeal(result=deal_result(hand_ended), at_ms=at_ms)
+            command = fm.RecordDeal(
+                result=deal_result(hand_ended),
+                at_ms=at_ms,
+                most_points=self.variant.max_loss_points(match.deal_rules),
+            )
         return match.decide([command], state)[0]
 
     def _abort_match(self, before: Sequence[Message], reason: str, at_ms: int) -> list[Message]:

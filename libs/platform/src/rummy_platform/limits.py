@@ -1,9 +1,10 @@
 """The one home of the size limits of every request: strings, bytes, repeated fields, messages.
 
 Every string and bytes field of every request, and every repeated field, has a maximum, by field
-name, in :func:`field_limits` (the hosts' :data:`FIELD_LIMITS` and the installed variants'; bytes
-for strings, UTF-8 encoded, and for bytes; items for repeated fields); the ``.proto`` comment of
-each field states the same number. The :class:`RequestLimitsInterceptor` that every
+name, in :func:`field_limits` (the hosts' :data:`FIELD_LIMITS` and each installed variant's own,
+per variant: a variant's command is held to its own variant's; bytes for strings, UTF-8 encoded,
+and for bytes; items for repeated fields); the ``.proto`` comment of each field states the same
+number. The :class:`RequestLimitsInterceptor` that every
 :class:`~rummy_platform.server.ServiceHost` installs checks each request of a unary-request RPC
 against them, nested messages included, before the servicer runs: a field over its limit ends the
 call INVALID_ARGUMENT with a message naming the field, its size and the limit (never the value). No
@@ -77,8 +78,9 @@ MAX_CARD_FACE_BYTES = 8
 MAX_COMMAND_BYTES = 4096
 
 #: The limit of every string, bytes and repeated field of the requests the hosts own, by field
-#: name; a variant's own fields (its commands', its older RPCs') are its bundle's
-#: (:func:`register_field_limits`), and :func:`field_limits` is the whole table.
+#: name; a variant's own fields (its commands', its older RPCs') are its bundle's, per variant
+#: (:func:`register_field_limits`): two variants may limit a field of the same name differently
+#: (Indian points' ``cards`` of a declared group: 14; gin's of a named meld: 10).
 FIELD_LIMITS: Mapping[str, int] = {
     "table_id": MAX_TABLE_ID_BYTES,
     "hand_id": MAX_HAND_ID_BYTES,
@@ -94,23 +96,35 @@ FIELD_LIMITS: Mapping[str, int] = {
     "face": MAX_CARD_FACE_BYTES,
     "value": MAX_COMMAND_BYTES,
 }
-_VARIANT_LIMITS: dict[str, int] = {}
+#: variant name -> its own field limits (by field name).
+_VARIANT_LIMITS: dict[str, dict[str, int]] = {}
 
 
-def register_field_limits(limits: Mapping[str, int]) -> None:
-    """Add a variant's field limits (bytes or items, by field name; a variant bundle's
-    ``install()`` calls it). Raises ValueError for a name the hosts own or that another variant
-    limits differently."""
+def register_field_limits(variant: str, limits: Mapping[str, int]) -> None:
+    """Add ``variant``'s own field limits (bytes or items, by field name; a variant bundle's
+    ``install()`` calls it). Another variant may limit a field of the same name differently.
+    Raises ValueError for a name the hosts own, or one this variant limited differently
+    before."""
+    own = _VARIANT_LIMITS.setdefault(variant, {})
     for name, limit in limits.items():
-        if name in FIELD_LIMITS or _VARIANT_LIMITS.get(name, limit) != limit:
+        if name in FIELD_LIMITS or own.get(name, limit) != limit:
             raise ValueError(f"the field limit of {name!r} is set already")
-        _VARIANT_LIMITS[name] = limit
+        own[name] = limit
 
 
-def field_limits() -> Mapping[str, int]:
-    """Every field limit: the hosts' (:data:`FIELD_LIMITS`) and the installed variants'."""
+def field_limits(variant: str | None = None) -> Mapping[str, int]:
+    """The field limits a request is held to: the hosts' (:data:`FIELD_LIMITS`) and
+    ``variant``'s own (a command of that variant's, once unpacked); with no variant (a request
+    checked before its variant is known: the interceptor), each variant field's loosest limit
+    among the installed variants, which the variant's own check then narrows."""
     variant_payloads.discover()
-    return {**FIELD_LIMITS, **_VARIANT_LIMITS}
+    if variant is not None:
+        return {**_VARIANT_LIMITS.get(variant, {}), **FIELD_LIMITS}
+    loosest: dict[str, int] = {}
+    for own in _VARIANT_LIMITS.values():
+        for name, limit in own.items():
+            loosest[name] = max(limit, loosest.get(name, 0))
+    return {**loosest, **FIELD_LIMITS}
 
 
 #: The limit of a field not in :func:`field_limits` (requests of gRPC's own services, such as
@@ -121,35 +135,37 @@ DEFAULT_REPEATED_ITEMS = 64
 _SIZED_TYPES = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
 
 
-def field_limit(name: str, descriptor: FieldDescriptor) -> int:
-    """The limit of the field ``name`` (bytes, or items when ``descriptor`` is repeated)."""
+def field_limit(name: str, descriptor: FieldDescriptor, variant: str | None = None) -> int:
+    """The limit of the field ``name`` (bytes, or items when ``descriptor`` is repeated) in a
+    request of ``variant`` (None: any, :func:`field_limits`)."""
     default = DEFAULT_REPEATED_ITEMS if _is_repeated(descriptor) else DEFAULT_STRING_BYTES
     found = FIELD_LIMITS.get(name)
     if found is None:
-        found = field_limits().get(name, default)
+        found = field_limits(variant).get(name, default)
     return found
 
 
-def check_request(message: Message, path: str = "") -> None:
+def check_request(message: Message, path: str = "", variant: str | None = None) -> None:
     """Raise InvalidArgument naming the first field of ``message`` (nested messages included)
-    over its limit (:func:`field_limits`), with its size and the limit."""
+    over its limit (:func:`field_limits` of ``variant``: a variant's command is held to that
+    variant's own limits), with its size and the limit."""
     for descriptor, value in message.ListFields():
         name = f"{path}{descriptor.name}"
+        limit = field_limit(descriptor.name, descriptor, variant)
         if _is_repeated(descriptor):
-            limit = field_limit(descriptor.name, descriptor)
             if len(value) > limit:
                 raise InvalidArgument(f"{name} has {len(value)} items; at most {limit} are allowed")
             if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
                 for i, item in enumerate(value):
-                    check_request(item, f"{name}[{i}].")
+                    check_request(item, f"{name}[{i}].", variant)
             elif descriptor.type in _SIZED_TYPES:
                 for i, item in enumerate(value):
-                    check_size(f"{name}[{i}]", item, field_limit(descriptor.name, descriptor))
+                    check_size(f"{name}[{i}]", item, limit)
                     check_no_nul(f"{name}[{i}]", item)
         elif descriptor.type == FieldDescriptor.TYPE_MESSAGE:
-            check_request(value, f"{name}.")
+            check_request(value, f"{name}.", variant)
         elif descriptor.type in _SIZED_TYPES:
-            check_size(name, value, field_limit(descriptor.name, descriptor))
+            check_size(name, value, limit)
             check_no_nul(name, value)
 
 

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from .cards import Card
 from .commands import Command
+from .formats.messages import DealRules
 
 
 @dataclass(frozen=True)
@@ -44,4 +45,11 @@ class VariantBot(Protocol):
         """One of ``legal`` that gives the hand up for a fixed price (Indian points: a drop)
         when the strategy judges the hand not worth playing; None otherwise. The host decides
         whether to take it (its temperament, a match's standing)."""
+        ...
+
+    def give_up_points(self, deal_rules: DealRules) -> int | None:
+        """What giving a hand up (:meth:`give_up`) costs, in points, in a deal of the match
+        format asking ``deal_rules`` (Indian points: the format's first drop), or None when the
+        strategy never gives a hand up there. A host weighs it against the match's standing
+        (a pool seat stays in only while its total plus this is below the target)."""
         ...

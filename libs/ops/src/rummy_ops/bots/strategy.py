@@ -14,8 +14,9 @@ At a match table (pool, deals, best of N: the table's ``PlayerView.match``, a
 - **When to give a hand up in a pool** (:func:`pool_drop`; the rulebook's "Pool Rummy" and
   "Dropping", ``docs/rules/formats.md#pool``): a seat's *drop room* is how many more points it can
   take and stay in (target - 1 - its total). When the strategy offers to give a hand up
-  (``VariantBot.give_up``: a hopeless hand's first drop), the bot takes it exactly when the first
-  drop (20 at 101, 25 at 201) fits in its drop room: the drop keeps it in for a cheaper price than
+  (``VariantBot.give_up``: a hopeless hand's first drop), the bot takes it exactly when its price
+  (``VariantBot.give_up_points`` for the pool's deals: Indian points' 20 at 101, 25 at 201) fits
+  in its drop room: the drop keeps it in for a cheaper price than
   a hopeless hand's count (up to 80). A seat whose room is smaller never drops: the drop would
   eliminate it, while playing on keeps a chance of winning the deal (adding 0). At a pool this
   replaces the temperament's ``give_up`` coin; elsewhere the coin decides as at a points table.
@@ -35,6 +36,7 @@ from rummy.match.v1 import match_pb2 as match_pb
 from rummy_rules import registry
 from rummy_rules.bot import Situation, VariantBot
 from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
+from rummy_rules.formats.messages import DealRules
 from rummy_rules.formats.pool import POOL_TARGETS
 
 
@@ -153,7 +155,7 @@ class BotBrain:
         if not situation.has_drawn:
             offer = self._play.give_up(situation, legal)
             if offer is not None and offer in legal:
-                ruling = pool_drop(match, situation.seat, hopeless=True)
+                ruling = pool_drop(match, situation.seat, hopeless=True, bot=self._play)
                 coin = self._rng.random() < self.temperament.give_up
                 if ruling if ruling is not None else coin:
                     return offer
@@ -199,10 +201,13 @@ def drop_room(view: match_pb.MatchView | None, seat: int) -> int | None:
     return max(0, target - 1 - mine.total)
 
 
-def pool_drop(view: match_pb.MatchView | None, seat: int, hopeless: bool) -> bool | None:
+def pool_drop(
+    view: match_pb.MatchView | None, seat: int, hopeless: bool, bot: VariantBot
+) -> bool | None:
     """Whether ``seat`` first-drops a hand at this pool: True for a ``hopeless`` hand when the
-    first drop (20 at 101, 25 at 201) fits in its :func:`drop_room` (it stays in after it),
-    False otherwise; None when the match is not a pool (the bot's temperament decides).
+    price of giving it up (``bot.give_up_points`` for the pool's deals; Indian points: 20 at 101,
+    25 at 201) fits in its :func:`drop_room` (it stays in after it), False otherwise; None when
+    the match is not a pool or the strategy names no price (the bot's temperament decides).
 
     E.g. pool 101: at 60 (room 40) a hopeless hand is dropped (to 80); at 81 (room 19) it is
     played on, since the drop would eliminate the seat."""
@@ -210,7 +215,9 @@ def pool_drop(view: match_pb.MatchView | None, seat: int, hopeless: bool) -> boo
     target = pool_target(view)
     if room is None or target is None:
         return None
-    first_drop = POOL_TARGETS[target][0]
+    first_drop = bot.give_up_points(DealRules(kind="pool", target=target))
+    if first_drop is None:
+        return None
     return hopeless and room >= first_drop
 
 

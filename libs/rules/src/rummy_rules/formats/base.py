@@ -5,8 +5,9 @@ machine ``decide(state, command) -> events`` (raises ``RuleViolation``, changes 
 ``apply(state, event) -> state``, ``fold(events) -> state`` over one
 :class:`~rummy_rules.formats.state.MatchState`. It consumes each deal's generic result
 (:class:`~rummy_rules.formats.messages.DealResult`: points, winners, who left, who timed out) or
-its abort, and owns the money (``rummy_rules.formats.money``). ``deal_rules`` is the per-deal rule
-set it asks of its variant (None: the variant's own). ``docs/rules/formats.md``.
+its abort, and owns the money (``rummy_rules.formats.money``). ``deal_rules`` is what it asks of
+each deal, in its own terms (its kind and target; None: the variant's own rule set): the variant
+turns it into its rule set. Nothing here names a variant. ``docs/rules/formats.md``.
 
 :class:`MatchRules` is the shared half: starting, the phase checks, a deal's validation, a voided
 deal, an abort, a leave; each format adds its scoring and its end.
@@ -43,8 +44,9 @@ from .messages import (
 )
 from .state import MatchPhase, MatchState, OutReason, Pairs, fold, pairs
 
-#: The seats of an Indian pool, deals or best-of table (the rulebook's 2-6 players).
-INDIAN_FORMAT_SEATS = (2, 6)
+#: The seats a match of any format may have (a table's 2 to 8). A format or its variant may take
+#: fewer: the variant refuses a seat count it deals no such deals for (``Variant.deal_rule_set``).
+MATCH_SEATS = (2, 8)
 
 
 class MatchFormat(Protocol):
@@ -67,7 +69,8 @@ class MatchFormat(Protocol):
 
     @property
     def deal_rules(self) -> DealRules | None:
-        """The per-deal rule set this format asks of its variant, or None (the variant's own)."""
+        """What this format asks of each deal's rule set (its kind and target), or None (the
+        table's own rule set); ``Variant.deal_rule_set`` answers."""
         ...
 
     @property
@@ -133,8 +136,8 @@ class MatchRules:
     """The shared half of a format; a subclass sets ``name``, the seat bounds and implements
     :meth:`_score` (a deal's result) and, where it has them, rejoins and splits."""
 
-    min_seats: int = 2
-    max_seats: int = 6
+    min_seats: int = MATCH_SEATS[0]
+    max_seats: int = MATCH_SEATS[1]
 
     @property
     def name(self) -> str:
@@ -191,7 +194,7 @@ class MatchRules:
             return self._begin(state, command.at_ms)
         if isinstance(command, RecordDeal):
             self._in_deal(state, "record a deal's result")
-            self._check_result(state, command.result)
+            self._check_result(state, command.result, command.most_points)
             return self._score(state, command.result, command.at_ms)
         if isinstance(command, RecordDealAborted):
             self._in_deal(state, "void a deal")
@@ -264,18 +267,7 @@ class MatchRules:
             ),
         )
 
-    def _max_deal_points(self) -> int | None:
-        rules = self.deal_rules
-        if rules is None:
-            return None
-        return max(
-            rules.points_cap,
-            rules.wrong_declare_points,
-            rules.middle_drop_points,
-            rules.first_drop_points,
-        )
-
-    def _check_result(self, state: MatchState, result: DealResult) -> None:
+    def _check_result(self, state: MatchState, result: DealResult, most: int | None) -> None:
         seats = result.seats
         bad = ErrorCode.INVALID_DEAL
         if list(seats) != sorted(set(seats)) or set(seats) != set(state.deal_seats):
@@ -290,7 +282,6 @@ class MatchRules:
         if len(winners) == len(seats):
             raise refuse(bad, "a deal needs at least one loser")
         points = dict(result.points)
-        most = self._max_deal_points()
         for seat, p in points.items():
             if p < 0 or (most is not None and p > most):
                 bounds = f"0..{most}" if most is not None else ">= 0"

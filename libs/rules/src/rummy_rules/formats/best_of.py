@@ -1,8 +1,9 @@
 """Best of N (the rulebook's "Scoring Across Games"; ``docs/rules/formats.md#best-of``).
 
 N deals with running point totals; the lowest total wins the pool less the commission; a tie at
-the top plays one more deal among the tied seats, until it is broken. Drops 20/40, wrong declare
-80, cap 80. ``docs/rules/formats.md#best-of``.
+the top plays one more deal among the tied seats, until it is broken. Each deal is on the
+variant's rule set for best of N (Indian points: drops 20/40, wrong declare 80, cap 80).
+``docs/rules/formats.md#best-of``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class BestOf(RankedFormat):
     entry_cents: int = 0
     commission_bps: int = 0
     ranked_reason: ClassVar[str] = "lowest_total"
+    kind: ClassVar[str] = "best-of"
 
     def __post_init__(self) -> None:
         check_bounds("deals", self.deals, *BEST_OF_DEALS)

@@ -4,8 +4,9 @@ Each seat starts with ``80 x deals`` chips (match-internal, not tokens: a count 
 tie-break deals, nobody runs out). After each deal every loser pays its points, capped at 80, in
 chips to the deal's winner (several winners share them, the remainder one each to the earliest
 seats). After the last deal the most chips wins the pool less the commission; a tie at the top
-plays one more deal among the tied seats, until it is broken. Drops 20/40, wrong declare 80, cap
-80. ``docs/rules/formats.md#deals``.
+plays one more deal among the tied seats, until it is broken. Each deal is on the variant's rule
+set for deals (Indian points: drops 20/40, wrong declare 80, cap 80).
+``docs/rules/formats.md#deals``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from .messages import DealResult, DealScored
 from .state import MatchState, pairs
 
 CHIPS_PER_DEAL = 80
+#: The most chips a loser pays for one deal.
+CHIPS_CAP = 80
 DEALS_ALLOWED = (2, 3, 6)
 
 
@@ -46,6 +49,7 @@ class Deals(RankedFormat):
     entry_cents: int = 0
     commission_bps: int = 0
     ranked_reason: ClassVar[str] = "most_chips"
+    kind: ClassVar[str] = "deals"
 
     def __post_init__(self) -> None:
         if self.deals not in DEALS_ALLOWED:
@@ -69,6 +73,5 @@ class Deals(RankedFormat):
         return {seat: CHIPS_PER_DEAL * self.deals for seat in state.seat_numbers}
 
     def _deal_scored(self, state: MatchState, result: DealResult) -> DealScored:
-        cap = self.deal_rules.points_cap if self.deal_rules else CHIPS_PER_DEAL
-        chips = pairs(chips_after(self._chips(state), result, cap))
+        chips = pairs(chips_after(self._chips(state), result, CHIPS_CAP))
         return self._scored(state, result, chips=chips)

@@ -1,7 +1,7 @@
 """What the entry-fee formats (pool, deals, best of N) share: the entries reserved at the start,
-the winner paid the pool less the commission, the Indian per-deal rule set, and the end of a
-match decided by standings with tie-break deals (deals, best of N).
-``docs/rules/formats.md#money``."""
+the winner paid the pool less the commission, each deal asked of the variant by the format's kind
+(its rule set is the variant's: ``Variant.deal_rule_set``), and the end of a match decided by
+standings with tie-break deals (deals, best of N). ``docs/rules/formats.md#money``."""
 
 from __future__ import annotations
 
@@ -10,22 +10,18 @@ from typing import ClassVar
 
 from ..events import Event
 from ..rules import BASIS_POINTS_PER_UNIT, check_bounds
-from .base import INDIAN_FORMAT_SEATS, MatchRules, after, check_money_option
+from .base import MatchRules, after, check_money_option
 from .messages import DealResult, DealRules, DealScored, MatchEnded, MoneyReserved, TieBreakDue
 from .money import entry_reservations, settle_winner
 from .state import MatchState
 
-#: Drops 20/40, wrong declare 80, counted cards capped at 80 (pool 101, deals, best of N).
-INDIAN_DEAL_RULES = DealRules(
-    first_drop_points=20, middle_drop_points=40, wrong_declare_points=80, points_cap=80
-)
-
 
 class EntryFeeFormat(MatchRules):
-    """An Indian format played for an entry fee: ``entry_cents`` per seat (0: a free table) and
-    ``commission_bps`` on the prize pool."""
+    """A format played for an entry fee: ``entry_cents`` per seat (0: a free table) and
+    ``commission_bps`` on the prize pool; each deal asked of the variant as ``kind``."""
 
-    min_seats, max_seats = INDIAN_FORMAT_SEATS
+    #: The format's kind (``rummy_rules.formats.FORMAT_KINDS``), what its deals are asked as.
+    kind: ClassVar[str]
     entry_cents: int
     commission_bps: int
 
@@ -46,7 +42,7 @@ class EntryFeeFormat(MatchRules):
 
     @property
     def deal_rules(self) -> DealRules | None:
-        return INDIAN_DEAL_RULES
+        return DealRules(kind=self.kind)
 
     def _start_money(self, seats: Sequence[int]) -> tuple[Event, ...]:
         if self.entry_cents == 0:

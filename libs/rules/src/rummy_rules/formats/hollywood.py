@@ -230,8 +230,8 @@ class Hollywood(MatchRules):
             ]
         return (*events, deal)
 
-    def _check_result(self, state: MatchState, result: DealResult) -> None:
-        super()._check_result(state, result)
+    def _check_result(self, state: MatchState, result: DealResult, most: int | None) -> None:
+        super()._check_result(state, result, most)
         if len(result.winners) > 1:
             raise refuse(ErrorCode.INVALID_DEAL, "a Hollywood deal has one winner at most")
 

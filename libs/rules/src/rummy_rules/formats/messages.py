@@ -24,15 +24,15 @@ DRAWN_OUTCOME = "drawn"
 
 @dataclass(frozen=True)
 class DealRules:
-    """The per-deal rule set a format asks of its variant (points): the first and middle drops
-    (leaving mid-deal and missed turns count as the middle drop), the wrong declare and the cap
-    on counted cards. Pool 101: 20/40/80/80; pool 201: 25/50/80/80; deals and best of N:
-    20/40/80/80."""
+    """What a format asks of each deal, in the format's own terms (no variant's): its ``kind``
+    (a key of ``rummy_rules.formats.FORMAT_KINDS``: ``pool``, ``deals``, ``best-of``) and its
+    ``target`` (a pool's 101 or 201; 0 for a format without one). The variant answers with its
+    rule set for such a deal (``Variant.deal_rule_set``: Indian points' drops, wrong declare and
+    cap for that format, ``rummy_rules.indian.rules``), or refuses a format, or a seat count, it
+    plays no deals of (RuleSetError). ``docs/rules/formats.md#deal-rules``."""
 
-    first_drop_points: int
-    middle_drop_points: int
-    wrong_declare_points: int
-    points_cap: int
+    kind: str
+    target: int = 0
 
 
 @dataclass(frozen=True)
@@ -108,10 +108,13 @@ class BeginDeal(Command):
 
 @dataclass(frozen=True, kw_only=True)
 class RecordDeal(Command):
-    """The deal being played ended with ``result``."""
+    """The deal being played ended with ``result``. ``most_points``: the most one seat can be
+    charged in the deal (points: its rule set's ``Variant.max_loss_points``, which the host
+    knows); a result charging more is refused. None: no bound given."""
 
     result: DealResult
     at_ms: int
+    most_points: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,9 +1,10 @@
 """Pool 101 / 201 (the rulebook's "Pool Rummy"; ``docs/rules/formats.md#pool``).
 
-Each deal is an Indian hand; losers add their points to a running total (a deal's winner adds
-0); a seat whose total reaches the target (101 or 201) is eliminated; the last seat left wins the
-pool less the commission. Per deal: 101: drops 20/40; 201: drops 25/50; wrong declare 80; cards
-capped at 80. Options (off by default): ``rejoin`` (an eliminated seat may buy in once more for a
+Each deal is a hand of the variant, on its rule set for a pool of this target (Indian points:
+drops 20/40 at 101, 25/50 at 201, wrong declare 80, cards capped at 80; ``Variant.deal_rule_set``);
+losers add their points to a running total (a deal's winner adds 0); a seat whose total reaches
+the target (101 or 201) is eliminated; the last seat left wins the pool less the commission.
+Options (off by default): ``rejoin`` (an eliminated seat may buy in once more for a
 new entry, at the highest remaining total + 1, while at least two others remain and that total is
 at most 79 / 174; offered between deals, lapsing when the next deal is dealt) and ``split``
 (when every seat left asks between deals, the pool less the commission is shared:
@@ -13,6 +14,7 @@ at most 79 / 174; offered between deals, lapsing when the next deal is dealt) an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..errors import ErrorCode
 from ..events import Event
@@ -38,8 +40,8 @@ from .messages import (
 from .money import settle_split
 from .state import MatchState, OutReason
 
-#: target -> (first drop, middle drop, the highest total a rejoin may come back at).
-POOL_TARGETS = {101: (20, 40, 79), 201: (25, 50, 174)}
+#: target -> the highest total a rejoin may come back at.
+POOL_TARGETS = {101: 79, 201: 174}
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Pool(EntryFeeFormat):
     commission_bps: int = 0
     rejoin: bool = False
     split: bool = False
+    kind: ClassVar[str] = "pool"
 
     def __post_init__(self) -> None:
         if self.target not in POOL_TARGETS:
@@ -68,18 +71,14 @@ class Pool(EntryFeeFormat):
 
     @property
     def deal_rules(self) -> DealRules | None:
-        first, middle, _ = POOL_TARGETS[self.target]
-        return DealRules(
-            first_drop_points=first,
-            middle_drop_points=middle,
-            wrong_declare_points=80,
-            points_cap=80,
-        )
+        """A pool's deals are asked of the variant with the pool's target (Indian points: drops
+        20/40 at 101, 25/50 at 201)."""
+        return DealRules(kind=self.kind, target=self.target)
 
     @property
     def rejoin_limit(self) -> int:
         """The highest total a rejoining seat may come back at (79 or 174)."""
-        return POOL_TARGETS[self.target][2]
+        return POOL_TARGETS[self.target]
 
     def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
         scored = self._scored(state, result, totals=added_totals(state, result))

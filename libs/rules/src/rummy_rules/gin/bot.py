@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from ..bot import Situation
 from ..cards import Card
 from ..commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
+from ..formats.messages import DealRules
 from .arrangement import card_index, card_value, deadwood_of
 from .hand import DeclareBigGin, DeclareGin, GinKnock, GinPassUpcard
 
@@ -76,6 +77,10 @@ class GinBot:
     @staticmethod
     def give_up(situation: Situation, legal: Sequence[Command]) -> Command | None:
         return None  # gin has no drop
+
+    @staticmethod
+    def give_up_points(deal_rules: DealRules) -> int | None:
+        return None
 
 
 GIN_BOT = GinBot()

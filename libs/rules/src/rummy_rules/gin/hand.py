@@ -151,7 +151,11 @@ class GinUpcardPassed(Event):
 @dataclass(frozen=True, kw_only=True)
 class GinKnocked(Event):
     """``seat`` knocked (``outcome`` knock, gin or big gin): its melds and deadwood are public.
-    ``face_down`` (None for big gin) is hidden from the other seat until the score."""
+    ``face_down`` (None for big gin) is hidden from the other seat until the score.
+    ``melds_named``: the knocker named ``melds`` itself (``GinKnock.melds``; its deadwood is
+    then theirs, maybe above its best); False: the server arranged them, among the knocker's best
+    arrangements the one leaving the defender the fewest points to lay off (house plan "Gin
+    family"; ``docs/rules/gin.md#knocker-melds``). False in records written before the flag."""
 
     seat: int
     turn_no: int
@@ -160,6 +164,7 @@ class GinKnocked(Event):
     melds: tuple[ScoredGroup, ...]
     deadwood_cards: tuple[Card, ...]
     deadwood: int
+    melds_named: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -356,6 +361,7 @@ def _knock(
         melds=_groups(score.knocker.melds),
         deadwood_cards=score.knocker.loose,
         deadwood=score.knocker_deadwood,
+        melds_named=melds is not None,
     )
     winner = seat if score.winner.value == "knocker" else defender_seat
     scored = GinHandScored(

@@ -36,11 +36,14 @@ from ..bot import Situation
 from ..cards import Card
 from ..commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
 from ..events import DrawSource
+from ..formats.messages import DealRules
 from ..melds import DEFAULT_MELD_OPTIONS, MeldKind, MeldOptions, classify_group
+from ..rules import RuleSetError
 from ..wild import WildRank, card_points, is_joker
 from .arrangement import Arrangement, best_arrangement, valid_discards
 from .commands import Declare, Drop
 from .decide import fixed_card_order
+from .rules import format_deal_options
 
 #: A seat's cards as a strategy is given them.
 Hand = list[Card] | tuple[Card, ...]
@@ -267,6 +270,15 @@ class IndianBot:
         if drop is None or not self.judgement.is_hopeless(situation.cards, wild, self.options):
             return None
         return drop
+
+    @staticmethod
+    def give_up_points(deal_rules: DealRules) -> int | None:
+        """The format's first drop (``rules.format_deal_options``; 20 at a pool 101, 25 at a
+        201), None for a format Indian points plays no deals of."""
+        try:
+            return format_deal_options(deal_rules).first_drop_points
+        except RuleSetError:
+            return None
 
 
 #: The Indian points bot strategy (``IndianPoints.bot``).

@@ -200,6 +200,37 @@ def bombay_baazi(
     )
 
 
+#: The Indian rules of one deal of each match format (house plan "Indian formats";
+#: ``docs/rules/formats.md#deal-rules``): (format kind, target) -> (first drop, middle drop
+#: (also leaving mid-deal and missed turns), wrong declare, counted cards capped at), points.
+FORMAT_DEAL_POINTS: dict[tuple[str, int], tuple[int, int, int, int]] = {
+    ("pool", 101): (20, 40, 80, 80),
+    ("pool", 201): (25, 50, 80, 80),
+    ("deals", 0): (20, 40, 80, 80),
+    ("best-of", 0): (20, 40, 80, 80),
+}
+#: The seats of an Indian pool, deals or best-of table (the rulebook's 2-6 players; house plan
+#: "Indian formats"), whatever the format itself would seat.
+FORMAT_SEATS = (2, 6)
+
+
+def format_deal_options(deal_rules: DealRules) -> IndianPointsRules:
+    """The Indian options of one deal of the format ``deal_rules`` asks for
+    (:data:`FORMAT_DEAL_POINTS`). Raises RuleSetError (option ``format``) for a format Indian
+    points deals no such deals of."""
+    points = FORMAT_DEAL_POINTS.get((deal_rules.kind, deal_rules.target))
+    if points is None:
+        asked = f"{deal_rules.kind}" + (f" {deal_rules.target}" if deal_rules.target else "")
+        raise RuleSetError("format", "a pool 101 or 201, deals or best of N", repr(asked))
+    first, middle, wrong, cap = points
+    return IndianPointsRules(
+        first_drop_points=first,
+        middle_drop_points=middle,
+        wrong_declare_points=wrong,
+        points_cap=cap,
+    )
+
+
 def match_deal_rule_set(
     seats: int,
     deal_rules: DealRules,
@@ -210,16 +241,14 @@ def match_deal_rule_set(
     max_missed_turns: int = 3,
 ) -> RuleSet:
     """The rule set of one deal of an Indian match format (pool, deals, best of N) at a table of
-    ``seats`` (2 to 6) seats: the format's ``deal_rules`` (drops, wrong declare, the cap; e.g.
+    ``seats`` (:data:`FORMAT_SEATS`: 2 to 6) seats: the drops, wrong declare and cap of the
+    format ``deal_rules`` asks for (:func:`format_deal_options`; e.g.
     ``rummy_rules.formats.Pool(target=201).deal_rules``) on the rulebook's shoes, played free
     (point value 0, no commission): the format owns the match's money
-    (``docs/rules/formats.md#deal-rules``). Raises RuleSetError for any value out of range."""
-    options = IndianPointsRules(
-        first_drop_points=deal_rules.first_drop_points,
-        middle_drop_points=deal_rules.middle_drop_points,
-        wrong_declare_points=deal_rules.wrong_declare_points,
-        points_cap=deal_rules.points_cap,
-    )
+    (``docs/rules/formats.md#deal-rules``). Raises RuleSetError for another format, a seat count
+    outside 2 to 6 or any value out of range."""
+    options = format_deal_options(deal_rules)
+    check_bounds("seats", seats, *FORMAT_SEATS, "the seats of an Indian pool, deals or best of N")
     return _indian_rule_set(
         seats,
         0,

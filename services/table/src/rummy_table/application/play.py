@@ -122,6 +122,7 @@ class HandPlay(TableCore):
                 raise InvalidArgument(
                     f"variant {wire.variant!r} has no {rpc}; send its commands with Play"
                 )
+            check_request(message, "", wire.variant)  # the variant's own limits, not the loosest
             return message
 
         wire, message, payloads = self._play(command, resolve, command.action)
@@ -170,7 +171,7 @@ class HandPlay(TableCore):
 def _unpack_command(wire: VariantWire, packed: any_pb2.Any) -> Message:
     """The command message ``packed`` holds, of one of ``wire``'s command types. Raises
     InvalidArgument for an unknown type, another variant's command, bytes that do not parse, or a
-    field of the command over its request limit (``rummy_platform.limits``)."""
+    field of the command over its variant's request limit (``rummy_platform.limits``)."""
     if not packed.type_url:
         raise InvalidArgument(
             "command is missing: PlayRequest.command holds the variant's command message packed "
@@ -198,5 +199,5 @@ def _unpack_command(wire: VariantWire, packed: any_pb2.Any) -> Message:
             raise DecodeError("type mismatch")
     except DecodeError:
         raise InvalidArgument(f"command: the bytes are not a valid {type_name}") from None
-    check_request(message, "command.")
+    check_request(message, "command.", wire.variant)
     return message

@@ -51,6 +51,7 @@ from rummy_ops.replay.sources import hands_of
 from rummy_platform.envelope import Envelope
 from rummy_platform.journal_keys import match_settlement_key
 from rummy_rules import events as ev
+from rummy_rules import registry
 from rummy_rules.commands import Command
 from rummy_rules.errors import RuleViolation
 from rummy_rules.formats import MatchFormat, deal_result
@@ -234,8 +235,10 @@ def _hands(stream: Sequence[Envelope]) -> dict[str, _Hand]:
     return out
 
 
-def _hand_ended(hand: _Hand | None) -> ev.HandEnded | str:
-    """The rules HandEnded of ``hand`` (decoded as the table writes it), or why there is none."""
+def _hand_ended(hand: _Hand | None) -> tuple[ev.HandEnded, int] | str:
+    """The rules HandEnded of ``hand`` (decoded as the table writes it) and the most its rule
+    set charges one seat (its variant's ``max_loss_points``, what the table bounded the deal's
+    result by), or why there is none."""
     if hand is None or hand.started is None:
         return "its hand is not in the stream"
     if hand.ended is None:
@@ -244,10 +247,11 @@ def _hand_ended(hand: _Hand | None) -> ev.HandEnded | str:
         ctx = codec.hand_context(hand.started.payload)  # type: ignore[arg-type]
         at_ms = codec.datetime_to_ms(hand.ended.occurred_at)
         decoded = codec.from_payload(hand.ended.payload, ctx, at_ms)
-    except (codec.StreamCodecError, RuleSetError, ValueError, KeyError) as exc:
+        most = registry.lookup(ctx.rule_set.variant).max_loss_points(ctx.rule_set)
+    except (codec.StreamCodecError, RuleSetError, ValueError, LookupError) as exc:
         return f"its hand's HandEnded cannot be decoded: {exc}"
     ended = next((e for e in decoded if isinstance(e, ev.HandEnded)), None)
-    return ended if ended is not None else "its hand's HandEnded holds no result"
+    return (ended, most) if ended is not None else "its hand's HandEnded holds no result"
 
 
 def _rejoins_not_held(stream: Sequence[Envelope], match_id: str) -> frozenset[int]:
@@ -278,7 +282,8 @@ def _command_for(
         ended = _hand_ended(by_hand.get(hand_id))
         if isinstance(ended, str):
             return f"deal {event.deal_no} (hand {hand_id or '?'}): {ended}"
-        return fm.RecordDeal(result=deal_result(ended), at_ms=at_ms)
+        hand_ended, most = ended
+        return fm.RecordDeal(result=deal_result(hand_ended), at_ms=at_ms, most_points=most)
     if isinstance(event, fm.DealVoided):
         return fm.RecordDealAborted(reason=event.reason, at_ms=at_ms)
     if isinstance(event, fm.SeatLeft):

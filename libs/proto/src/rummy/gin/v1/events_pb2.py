@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from rummy.common.v1 import cards_pb2 as rummy_dot_common_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19rummy/gin/v1/events.proto\x12\x0crummy.gin.v1\x1a\x1brummy/common/v1/cards.proto\"A\n\x0fGinUpcardPassed\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\"\xde\x01\n\nGinKnocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x0f\n\x07outcome\x18\x04 \x01(\t\x12(\n\tface_down\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05melds\x18\x06 \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12-\n\x0e\x64\x65\x61\x64wood_cards\x18\x07 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x10\n\x08\x64\x65\x61\x64wood\x18\x08 \x01(\r\">\n\tGinLayoff\x12#\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0c\n\x04meld\x18\x02 \x01(\r\"\xf8\x02\n\rGinHandScored\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x13\n\x0bwinner_seat\x18\x03 \x01(\r\x12\x0e\n\x06points\x18\x04 \x01(\r\x12\x14\n\x0cknocker_seat\x18\x05 \x01(\r\x12\x18\n\x10knocker_deadwood\x18\x06 \x01(\r\x12\x15\n\rdefender_seat\x18\x07 \x01(\r\x12-\n\x0e\x64\x65\x66\x65nder_cards\x18\x08 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12(\n\x07layoffs\x18\t \x03(\x0b\x32\x17.rummy.gin.v1.GinLayoff\x12-\n\x0e\x64\x65\x66\x65nder_melds\x18\n \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12\x36\n\x17\x64\x65\x66\x65nder_deadwood_cards\x18\x0b \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x19\n\x11\x64\x65\x66\x65nder_deadwood\x18\x0c \x01(\r\"\x89\x01\n\x0eGinWallReached\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12)\n\nfirst_hand\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12*\n\x0bsecond_hand\x18\x04 \x03(\x0b\x32\x15.rummy.common.v1.Card\"R\n\x10GinSeatForfeited\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x0e\n\x06misses\x18\x04 \x01(\r\"\x0c\n\nPassUpcard\"\\\n\x05Knock\x12(\n\tface_down\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12)\n\x05melds\x18\x02 \x03(\x0b\x32\x1a.rummy.common.v1.CardGroup\"/\n\x03Gin\x12(\n\tface_down\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\"\x08\n\x06\x42igGin\"A\n\tGinAnswer\x12\x0f\n\x07outcome\x18\x01 \x01(\t\x12\x13\n\x0bwinner_seat\x18\x02 \x01(\r\x12\x0e\n\x06points\x18\x03 \x01(\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19rummy/gin/v1/events.proto\x12\x0crummy.gin.v1\x1a\x1brummy/common/v1/cards.proto\"A\n\x0fGinUpcardPassed\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\"\xf3\x01\n\nGinKnocked\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x0f\n\x07outcome\x18\x04 \x01(\t\x12(\n\tface_down\x18\x05 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12$\n\x05melds\x18\x06 \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12-\n\x0e\x64\x65\x61\x64wood_cards\x18\x07 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x10\n\x08\x64\x65\x61\x64wood\x18\x08 \x01(\r\x12\x13\n\x0bmelds_named\x18\t \x01(\x08\">\n\tGinLayoff\x12#\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0c\n\x04meld\x18\x02 \x01(\r\"\xf8\x02\n\rGinHandScored\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x13\n\x0bwinner_seat\x18\x03 \x01(\r\x12\x0e\n\x06points\x18\x04 \x01(\r\x12\x14\n\x0cknocker_seat\x18\x05 \x01(\r\x12\x18\n\x10knocker_deadwood\x18\x06 \x01(\r\x12\x15\n\rdefender_seat\x18\x07 \x01(\r\x12-\n\x0e\x64\x65\x66\x65nder_cards\x18\x08 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12(\n\x07layoffs\x18\t \x03(\x0b\x32\x17.rummy.gin.v1.GinLayoff\x12-\n\x0e\x64\x65\x66\x65nder_melds\x18\n \x03(\x0b\x32\x15.rummy.common.v1.Meld\x12\x36\n\x17\x64\x65\x66\x65nder_deadwood_cards\x18\x0b \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x19\n\x11\x64\x65\x66\x65nder_deadwood\x18\x0c \x01(\r\"\x89\x01\n\x0eGinWallReached\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12)\n\nfirst_hand\x18\x03 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12*\n\x0bsecond_hand\x18\x04 \x03(\x0b\x32\x15.rummy.common.v1.Card\"R\n\x10GinSeatForfeited\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x0e\n\x06misses\x18\x04 \x01(\r\"\x0c\n\nPassUpcard\"\\\n\x05Knock\x12(\n\tface_down\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12)\n\x05melds\x18\x02 \x03(\x0b\x32\x1a.rummy.common.v1.CardGroup\"/\n\x03Gin\x12(\n\tface_down\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\"\x08\n\x06\x42igGin\"A\n\tGinAnswer\x12\x0f\n\x07outcome\x18\x01 \x01(\t\x12\x13\n\x0bwinner_seat\x18\x02 \x01(\r\x12\x0e\n\x06points\x18\x03 \x01(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,23 +35,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GINUPCARDPASSED']._serialized_start=72
   _globals['_GINUPCARDPASSED']._serialized_end=137
   _globals['_GINKNOCKED']._serialized_start=140
-  _globals['_GINKNOCKED']._serialized_end=362
-  _globals['_GINLAYOFF']._serialized_start=364
-  _globals['_GINLAYOFF']._serialized_end=426
-  _globals['_GINHANDSCORED']._serialized_start=429
-  _globals['_GINHANDSCORED']._serialized_end=805
-  _globals['_GINWALLREACHED']._serialized_start=808
-  _globals['_GINWALLREACHED']._serialized_end=945
-  _globals['_GINSEATFORFEITED']._serialized_start=947
-  _globals['_GINSEATFORFEITED']._serialized_end=1029
-  _globals['_PASSUPCARD']._serialized_start=1031
-  _globals['_PASSUPCARD']._serialized_end=1043
-  _globals['_KNOCK']._serialized_start=1045
-  _globals['_KNOCK']._serialized_end=1137
-  _globals['_GIN']._serialized_start=1139
-  _globals['_GIN']._serialized_end=1186
-  _globals['_BIGGIN']._serialized_start=1188
-  _globals['_BIGGIN']._serialized_end=1196
-  _globals['_GINANSWER']._serialized_start=1198
-  _globals['_GINANSWER']._serialized_end=1263
+  _globals['_GINKNOCKED']._serialized_end=383
+  _globals['_GINLAYOFF']._serialized_start=385
+  _globals['_GINLAYOFF']._serialized_end=447
+  _globals['_GINHANDSCORED']._serialized_start=450
+  _globals['_GINHANDSCORED']._serialized_end=826
+  _globals['_GINWALLREACHED']._serialized_start=829
+  _globals['_GINWALLREACHED']._serialized_end=966
+  _globals['_GINSEATFORFEITED']._serialized_start=968
+  _globals['_GINSEATFORFEITED']._serialized_end=1050
+  _globals['_PASSUPCARD']._serialized_start=1052
+  _globals['_PASSUPCARD']._serialized_end=1064
+  _globals['_KNOCK']._serialized_start=1066
+  _globals['_KNOCK']._serialized_end=1158
+  _globals['_GIN']._serialized_start=1160
+  _globals['_GIN']._serialized_end=1207
+  _globals['_BIGGIN']._serialized_start=1209
+  _globals['_BIGGIN']._serialized_end=1217
+  _globals['_GINANSWER']._serialized_start=1219
+  _globals['_GINANSWER']._serialized_end=1284
 # @@protoc_insertion_point(module_scope)

@@ -52,6 +52,8 @@ Global___GinUpcardPassed: _TypeAlias = GinUpcardPassed  # noqa: Y015
 class GinKnocked(_message.Message):
     """`seat` knocked (`outcome` "knock", "gin" or "big_gin"): its melds and deadwood are public.
     `face_down` (absent for big gin) is hidden from the other seat until the score.
+    `melds_named`: the knocker named `melds` itself (Knock.melds); false: the server arranged them
+    (docs/rules/gin.md#knocker-melds); false in records written before the field.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -64,12 +66,14 @@ class GinKnocked(_message.Message):
     MELDS_FIELD_NUMBER: _builtins.int
     DEADWOOD_CARDS_FIELD_NUMBER: _builtins.int
     DEADWOOD_FIELD_NUMBER: _builtins.int
+    MELDS_NAMED_FIELD_NUMBER: _builtins.int
     hand_id: _builtins.str
     seat: _builtins.int
     turn_no: _builtins.int
     outcome: _builtins.str
     deadwood: _builtins.int
     """points"""
+    melds_named: _builtins.bool
     @_builtins.property
     def face_down(self) -> _cards_pb2.Card: ...
     @_builtins.property
@@ -87,10 +91,11 @@ class GinKnocked(_message.Message):
         melds: _abc.Iterable[_cards_pb2.Meld] | None = ...,
         deadwood_cards: _abc.Iterable[_cards_pb2.Card] | None = ...,
         deadwood: _builtins.int = ...,
+        melds_named: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadwood", b"deadwood", "deadwood_cards", b"deadwood_cards", "face_down", b"face_down", "hand_id", b"hand_id", "melds", b"melds", "outcome", b"outcome", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadwood", b"deadwood", "deadwood_cards", b"deadwood_cards", "face_down", b"face_down", "hand_id", b"hand_id", "melds", b"melds", "melds_named", b"melds_named", "outcome", b"outcome", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
