@@ -15,6 +15,7 @@ stops acting (house plan "Gin family": Views, Timeouts; docs/rules/gin.md#views,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rummy.common.v1 import cards_pb2
@@ -33,6 +34,31 @@ RunningStack = Any
 
 ENDED = (api.HAND_PHASE_ENDED, api.HAND_PHASE_ABORTED)
 PLAYING = api.HAND_PHASE_PLAYING
+
+
+Predicate = Callable[[api.PlayerView], bool]
+
+
+def in_hand(hand_id: str, *phases: int) -> Predicate:
+    """A view of hand ``hand_id`` in one of ``phases``."""
+    return lambda v: v.hand_id == hand_id and v.phase in phases
+
+
+def caught_up(seen: api.PlayerView) -> Predicate:
+    """A view at least as recent as ``seen`` (the stream's version)."""
+    return lambda v: v.stream_version >= seen.stream_version
+
+
+def moved_on(old: api.PlayerView) -> Predicate:
+    """A view after ``old``'s move: the hand over, a draw made or the turn passed."""
+    return lambda v: v.phase in ENDED or (v.turn_no, v.has_drawn) != (old.turn_no, old.has_drawn)
+
+
+def turn_after(hand_id: str, turn_no: int) -> Predicate:
+    """A view of hand ``hand_id`` over, or at a turn after ``turn_no``."""
+    return lambda v: (
+        v.hand_id == hand_id and (v.phase in ENDED or (v.phase == PLAYING and v.turn_no > turn_no))
+    )
 
 
 def gin_rules(turn_seconds: int) -> cards_pb2.RuleSet:
@@ -128,7 +154,7 @@ def test_a_gin_seat_never_sees_the_other_hand_or_the_face_down_card_before_the_r
             done.add(hand_id)
             while True:
                 view = a.wait(
-                    lambda v, h=hand_id: v.hand_id == h and v.phase in (*ENDED, PLAYING),
+                    in_hand(hand_id, *ENDED, PLAYING),
                     timeout=60,
                     what=f"hand {hand_id} played",
                 )
@@ -136,27 +162,25 @@ def test_a_gin_seat_never_sees_the_other_hand_or_the_face_down_card_before_the_r
                     break
                 player = next(p for p in (a, b) if p.view.my_seat == view.turn_seat)
                 before = player.wait(
-                    lambda v, w=view: v.stream_version >= w.stream_version,
+                    caught_up(view),
                     timeout=60,
                     what="the on-turn seat's view",
                 )
                 play_one_move(player, before)
                 moved = player.wait(
-                    lambda v, old=before: (
-                        v.phase in ENDED or (v.turn_no, v.has_drawn) != (old.turn_no, old.has_drawn)
-                    ),
+                    moved_on(before),
                     timeout=60,
                     what="the move applied",
                 )
                 for p in (a, b):  # both streams caught up before the next move is chosen
-                    p.wait(lambda v, m=moved: v.stream_version >= m.stream_version, timeout=60)
+                    p.wait(caught_up(moved), timeout=60)
             if gin_part(view).HasField("score"):
                 knocked = view
                 break
         assert knocked is not None, "no hand of six ended with a knock"
         hand_id = knocked.hand_id
         for p in (a, b, outsider):  # every stream reaches the result
-            p.wait(lambda v, h=hand_id: v.hand_id == h and v.phase == api.HAND_PHASE_ENDED)
+            p.wait(in_hand(hand_id, api.HAND_PHASE_ENDED))
 
         result = knocked.result
         hands = {r.seat: {c.index for c in r.cards} for r in result.results}
@@ -194,7 +218,7 @@ def test_a_gin_seat_never_sees_the_other_hand_or_the_face_down_card_before_the_r
         assert checked > 10  # the streams carried the hand's turns (a stream may skip some)
         # with the result: both hands, the face-down card and the lay-offs, to every seat
         for p in (a, b, outsider):
-            last = p.wait(lambda v, h=hand_id: v.hand_id == h and v.phase == api.HAND_PHASE_ENDED)
+            last = p.wait(in_hand(hand_id, api.HAND_PHASE_ENDED))
             final = gin_part(last)
             assert final.knock.face_down.index == face_down
             assert list(final.score.layoffs) == list(score.layoffs)
@@ -247,13 +271,7 @@ def test_a_gin_seat_that_stops_acting_is_played_by_the_clock_and_loses_the_game_
         after = 0
         while True:
             view = active.wait(
-                lambda v, after=after: (
-                    v.hand_id == hand_id
-                    and (
-                        v.phase in ENDED
-                        or (v.phase == api.HAND_PHASE_PLAYING and v.turn_no > after)
-                    )
-                ),
+                turn_after(hand_id, after),
                 timeout=60,
                 what=f"the turn after {after}",
             )
@@ -265,9 +283,7 @@ def test_a_gin_seat_that_stops_acting_is_played_by_the_clock_and_loses_the_game_
                 offer = gin_part(view).first_turn_offer
                 pile = len(view.discard_pile)
                 nxt = active.wait(
-                    lambda v, n=view.turn_no: (
-                        v.hand_id != hand_id or v.turn_no > n or v.phase in ENDED
-                    ),
+                    turn_after(hand_id, view.turn_no),
                     timeout=60,
                     what="the sleeper's turn timed out",
                 )
