@@ -107,6 +107,9 @@ class ToyWire:
     def accepted(self, answer: Message) -> bool:
         return True
 
+    def view_to_pb(self, view: object, shoe: Shoe) -> Message | None:
+        return None  # no variant part in its view
+
     def metric(self, payload: Message) -> tuple[str, str] | None:
         return None
 

@@ -11,6 +11,8 @@ find it there (``rummy_game.bundle``); no host imports this module.
 - Events: ``GinUpcardPassed``, ``GinKnocked``, ``GinHandScored``, ``GinWallReached``,
   ``GinSeatForfeited`` (draws, discards, timeouts, turns and the hand's end are the generic
   ``rummy.table.v1`` events).
+- The view: ``rummy.gin.v1.GinView`` in ``PlayerView.variant_view`` (the knock limit, the
+  doubling, the knock's public melds and deadwood, the score with the lay-offs).
 - Commands (``PlayRequest.command``): ``PassUpcard``, ``Knock`` (face-down card, optional named
   melds), ``Gin``, ``BigGin``; each answered by ``GinAnswer``.
 """
@@ -26,6 +28,7 @@ from google.protobuf.message import Message
 from rummy.common.v1 import cards_pb2
 from rummy.gin.v1 import events_pb2 as gpb
 from rummy.gin.v1 import rules_pb2 as gin_rules_pb
+from rummy.gin.v1 import view_pb2 as gin_view_pb
 from rummy_rules.commands import Command
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event, ScoredGroup
@@ -56,6 +59,61 @@ def _melds_from_pb(melds: object, shoe: Shoe) -> tuple[ScoredGroup, ...]:
         ScoredGroup(m.kind, cards_from_pb(m.cards, shoe))
         for m in melds  # type: ignore[attr-defined]
     )
+
+
+def _knocked_to_pb(event: hand.GinKnocked, hand_id: str, shoe: Shoe) -> gpb.GinKnocked:
+    out = gpb.GinKnocked(
+        hand_id=hand_id,
+        seat=event.seat,
+        turn_no=event.turn_no,
+        outcome=event.outcome,
+        melds=_melds_to_pb(event.melds, shoe),
+        deadwood_cards=cards_to_pb(event.deadwood_cards, shoe),
+        deadwood=event.deadwood,
+        melds_named=event.melds_named,
+    )
+    if event.face_down is not None:
+        out.face_down.CopyFrom(card_to_pb(event.face_down, shoe))
+    return out
+
+
+def _scored_to_pb(event: hand.GinHandScored, hand_id: str, shoe: Shoe) -> gpb.GinHandScored:
+    return gpb.GinHandScored(
+        hand_id=hand_id,
+        outcome=event.outcome,
+        winner_seat=event.winner_seat,
+        points=event.points,
+        knocker_seat=event.knocker_seat,
+        knocker_deadwood=event.knocker_deadwood,
+        defender_seat=event.defender_seat,
+        defender_cards=cards_to_pb(event.defender_cards, shoe),
+        layoffs=[
+            gpb.GinLayoff(card=card_to_pb(lay.card, shoe), meld=lay.meld) for lay in event.layoffs
+        ],
+        defender_melds=_melds_to_pb(event.defender_melds, shoe),
+        defender_deadwood_cards=cards_to_pb(event.defender_deadwood_cards, shoe),
+        defender_deadwood=event.defender_deadwood,
+    )
+
+
+def gin_view_to_pb(view: hand.GinView, shoe: Shoe) -> gin_view_pb.GinView:
+    """``rummy.gin.v1.GinView`` of a seat's gin view (``rummy_rules.gin.hand.view``, already
+    held to the seat's privacy: the face-down knock card only the knocker's until the score)."""
+    out = gin_view_pb.GinView(
+        knock_limit=view.knock_limit,
+        doubled=view.doubled,
+        first_turn_offer=view.may_take_upcard,
+        other_card_count=view.other_card_count,
+        walled=isinstance(view.ending, hand.GinWallReached),
+        forfeited=isinstance(view.ending, hand.GinSeatForfeited),
+    )
+    if view.pile_taken is not None:
+        out.pile_taken.CopyFrom(card_to_pb(view.pile_taken, shoe))
+    if view.knocked is not None:
+        out.knock.CopyFrom(_knocked_to_pb(view.knocked, view.hand_id, shoe))
+    if isinstance(view.ending, hand.GinHandScored):
+        out.score.CopyFrom(_scored_to_pb(view.ending, view.hand_id, shoe))
+    return out
 
 
 class GinWire:
@@ -114,37 +172,9 @@ class GinWire:
         if isinstance(event, hand.GinUpcardPassed):
             return gpb.GinUpcardPassed(hand_id=hand_id, seat=event.seat, turn_no=event.turn_no)
         if isinstance(event, hand.GinKnocked):
-            out = gpb.GinKnocked(
-                hand_id=hand_id,
-                seat=event.seat,
-                turn_no=event.turn_no,
-                outcome=event.outcome,
-                melds=_melds_to_pb(event.melds, shoe),
-                deadwood_cards=cards_to_pb(event.deadwood_cards, shoe),
-                deadwood=event.deadwood,
-                melds_named=event.melds_named,
-            )
-            if event.face_down is not None:
-                out.face_down.CopyFrom(card_to_pb(event.face_down, shoe))
-            return out
+            return _knocked_to_pb(event, hand_id, shoe)
         if isinstance(event, hand.GinHandScored):
-            return gpb.GinHandScored(
-                hand_id=hand_id,
-                outcome=event.outcome,
-                winner_seat=event.winner_seat,
-                points=event.points,
-                knocker_seat=event.knocker_seat,
-                knocker_deadwood=event.knocker_deadwood,
-                defender_seat=event.defender_seat,
-                defender_cards=cards_to_pb(event.defender_cards, shoe),
-                layoffs=[
-                    gpb.GinLayoff(card=card_to_pb(lay.card, shoe), meld=lay.meld)
-                    for lay in event.layoffs
-                ],
-                defender_melds=_melds_to_pb(event.defender_melds, shoe),
-                defender_deadwood_cards=cards_to_pb(event.defender_deadwood_cards, shoe),
-                defender_deadwood=event.defender_deadwood,
-            )
+            return _scored_to_pb(event, hand_id, shoe)
         if isinstance(event, hand.GinWallReached):
             return gpb.GinWallReached(
                 hand_id=hand_id,
@@ -211,6 +241,10 @@ class GinWire:
                 ),
             )
         raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a gin event")
+
+    def view_to_pb(self, view: object, shoe: Shoe) -> Message | None:
+        """``rummy.gin.v1.GinView`` of the gin part of a seat's view (:func:`gin_view_to_pb`)."""
+        return gin_view_to_pb(view, shoe) if isinstance(view, hand.GinView) else None
 
     def metric(self, payload: Message) -> tuple[str, str] | None:
         if isinstance(payload, gpb.GinHandScored):

@@ -301,6 +301,9 @@ class IndianWire:
             )
         raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not an Indian event")
 
+    def view_to_pb(self, view: object, shoe: Shoe) -> Message | None:
+        return None  # no variant part in its view
+
     def metric(self, payload: Message) -> tuple[str, str] | None:
         if isinstance(payload, ipb.Declared):
             return ("declares", "valid")

@@ -125,6 +125,12 @@ class VariantWire(Protocol):
         declare)."""
         ...
 
+    def view_to_pb(self, view: object, shoe: Shoe) -> Message | None:
+        """The message of the variant's own part of a seat's view (``PlayerView.variant_view``
+        of ``rummy_rules.view``, which the variant has already held to the seat's privacy), its
+        cards of ``shoe``; None when the variant puts none on the wire."""
+        ...
+
     def metric(self, payload: Message) -> tuple[str, str] | None:
         """The table metric a payload of ``event_types`` counts, as (metric, label): e.g.
         ``("declares", "valid")``, ``("drops", "first")``; None when it counts none."""

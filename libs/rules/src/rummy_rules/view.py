@@ -34,7 +34,10 @@ class PlayerView:
     None/0 outside play; ``has_drawn`` says whether the seat on turn has drawn this turn;
     ``result`` is the HandEnded (every seat's cards and arrangement) or HandAborted at the end;
     ``commitment`` is the server seed's commitment (SHA-256, hex) once published, for the
-    player's own record of what it was shown before the deal."""
+    player's own record of what it was shown before the deal. ``variant_view`` is the
+    variant's own public part for ``seat`` (gin: ``rummy_rules.gin.hand.GinView``, the knock
+    limit, the knock's melds and deadwood), held to the same privacy, or None; a host puts it on
+    the wire through the variant's wire (``VariantWire.view_to_pb``), never reading it."""
 
     hand_id: str
     seat: int
@@ -51,3 +54,4 @@ class PlayerView:
     has_drawn: bool
     result: HandEnded | HandAborted | None
     commitment: str | None = None
+    variant_view: object | None = None

@@ -579,7 +579,9 @@ def fold(events: Iterable[Event], state: GinHand | None = None) -> GinHand:
 class GinView:
     """What one seat sees (``docs/rules/gin.md#views``): its own cards, the pile's top, the stock
     count, the other hand's size, the hand's knock limit and doubling, whose turn it is; after a
-    knock the knocker's melds and deadwood; at the end the result (both hands public)."""
+    knock the knocker's melds and deadwood; at the end the result (both hands public).
+    ``pile_taken``: the card this seat took from the pile this turn (not discardable), else None;
+    ``knocked``'s ``face_down`` is None for the other seat (and a spectator) until ``ending``."""
 
     hand_id: str
     seat: int
@@ -593,6 +595,7 @@ class GinView:
     turn_seat: int | None
     turn_no: int
     may_take_upcard: bool
+    pile_taken: Card | None
     knocked: GinKnocked | None
     ending: GinHandScored | GinWallReached | GinSeatForfeited | None
 
@@ -618,6 +621,7 @@ def view(state: GinHand, seat: int) -> GinView:
         turn_seat=state.turn_seat,
         turn_no=state.turn_no,
         may_take_upcard=state.phase is Phase.OFFER,
+        pile_taken=state.pile_taken if seat == state.turn_seat else None,
         knocked=knocked,
         ending=state.ending,
     )

@@ -483,9 +483,9 @@ def player_view(state: GinState, seat: int) -> PlayerView:
     """What ``seat`` may see (any other number: a spectator's, with no cards of its own): its own
     cards, the discard pile, each seat's card count, the stock's size, the turn; once the hand
     has ended, ``result`` holds both hands and their arrangements. Never the other hand or the
-    stock order before that (``docs/rules/gin.md#views``). The gin hand's own view (the knock
-    limit, the doubling, the knocker's melds and deadwood once it has knocked) is
-    :func:`gin_view`."""
+    stock order before that (``docs/rules/gin.md#views``). Once dealt, ``variant_view`` is the
+    gin hand's own view (:func:`gin_view`: the knock limit, the doubling, the knocker's melds
+    and deadwood once it has knocked, the score with the lay-offs at the end)."""
     play = state.play
     dealt = (
         state.phase in (GinPhase.PLAYING, GinPhase.ENDED, GinPhase.ABORTED)
@@ -518,6 +518,7 @@ def player_view(state: GinState, seat: int) -> PlayerView:
         has_drawn=play.phase is hand.Phase.DISCARD,
         result=state.result,
         commitment=state.commitment,
+        variant_view=gin_view(state, seat) if dealt else None,
     )
 
 

@@ -3,7 +3,8 @@ tables (under its lock: a table is mutable).
 
 :func:`player_view` is the one place a caller's view is built: the variant's view of the hand
 for the caller's seat (rules ``view()``; a spectator gets the public view) plus the table's
-seats. Never another seat's cards or the stock order while the hand runs.
+seats, and the variant's own part of it (``variant_view``) as the variant's wire packs it.
+Never another seat's cards or the stock order while the hand runs.
 """
 
 from __future__ import annotations
@@ -128,6 +129,10 @@ def player_view(table: Table, account_id: str | None) -> api.PlayerView:
     view.has_drawn = hand.has_drawn
     if in_hand != SPECTATOR:
         view.legal_moves.extend(legal_moves(table, in_hand))
+    if hand.variant_view is not None:
+        own = wires.lookup(ctx.rule_set.variant).view_to_pb(hand.variant_view, shoe)
+        if own is not None:
+            view.variant_view.Pack(own)
     if hand.commitment:
         view.server_commitment_sha256 = bytes.fromhex(hand.commitment)
     for s in hand.seats:

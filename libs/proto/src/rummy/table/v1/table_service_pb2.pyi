@@ -799,6 +799,7 @@ class PlayerView(_message.Message):
     TABLE_STATE_FIELD_NUMBER: _builtins.int
     MATCH_FIELD_NUMBER: _builtins.int
     LEGAL_MOVES_FIELD_NUMBER: _builtins.int
+    VARIANT_VIEW_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     stream_version: _builtins.int
     """the table-stream version this view reflects"""
@@ -852,6 +853,13 @@ class PlayerView(_message.Message):
         spectator). A client sends one as the RPC its arm names.
         """
 
+    @_builtins.property
+    def variant_view(self) -> _any_pb2.Any:
+        """The hand's variant's own public part of this view (e.g. rummy.gin.v1.GinView: the knock
+        limit, the knock's melds and deadwood), held to the same privacy; absent when the variant
+        has none. Packed by the variant's wire (rummy_game.wire.VariantWire.view_to_pb).
+        """
+
     def __init__(
         self,
         *,
@@ -879,10 +887,11 @@ class PlayerView(_message.Message):
         table_state: Global___TableState.ValueType = ...,
         match: _match_pb2.MatchView | None = ...,
         legal_moves: _abc.Iterable[Global___LegalMove] | None = ...,
+        variant_view: _any_pb2.Any | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "match", b"match", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "match", b"match", "my_seat", b"my_seat", "result", b"result", "seed_deadline", b"seed_deadline", "turn_deadline", b"turn_deadline", "variant_view", b"variant_view", "wild_cut", b"wild_cut"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "legal_moves", b"legal_moves", "match", b"match", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat", "aborted_reason", b"aborted_reason", "dealer_seat", b"dealer_seat", "discard_pile", b"discard_pile", "hand_id", b"hand_id", "hand_no", b"hand_no", "has_drawn", b"has_drawn", "legal_moves", b"legal_moves", "match", b"match", "my_cards", b"my_cards", "my_seat", b"my_seat", "phase", b"phase", "result", b"result", "seats", b"seats", "seed_deadline", b"seed_deadline", "server_commitment_sha256", b"server_commitment_sha256", "stock_count", b"stock_count", "stream_version", b"stream_version", "table_id", b"table_id", "table_state", b"table_state", "turn_deadline", b"turn_deadline", "turn_no", b"turn_no", "turn_seat", b"turn_seat", "variant_view", b"variant_view", "voided_reason", b"voided_reason", "wild_cut", b"wild_cut"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__my_seat: _TypeAlias = _typing.Literal["my_seat"]  # noqa: Y015
     _WhichOneofArgType__my_seat: _TypeAlias = _typing.Literal["_my_seat", b"_my_seat"]  # noqa: Y015
