@@ -14,7 +14,7 @@ from rummy_rules.cards import Card, parse_card
 from rummy_rules.commands import Deal, RecordSeedCommitment, StartHand, TurnTimeout
 from rummy_rules.deck import Shoe
 from rummy_rules.events import HandEnded, SeatAccount
-from rummy_rules.formats import GameTo, deal_result, make_format
+from rummy_rules.formats import DealResult, GameTo, deal_result, make_format
 from rummy_rules.formats.messages import (
     AbortMatch,
     BeginDeal,
@@ -185,3 +185,21 @@ def test_the_toy_hand_helper_scores_as_the_toy_does() -> None:
     hand = toy_hand({0: LOW, 1: HIGH}, first=1)
     assert hand.winner_seat == 0 and [r.points for r in hand.results] == [0, 35]
     assert isinstance(parse_card("AC"), Card)
+
+
+def test_every_seat_leaving_mid_deal_aborts_the_match_and_releases_the_game_stakes() -> None:
+    # Found by the match-wire property test: both seats left a deal that then came back drawn
+    # (the wall); nobody was left to win the game and deciding it raised IndexError. As when
+    # every seat left a voided deal, the match is aborted and each 50 x 10 = 500 hold released.
+    for drawn in (True, False):
+        m = Match(GameTo(target=100, point_value_cents=10, max_game_points=50), 2)
+        m.do(BeginDeal(at_ms=T0))
+        m.leave(0)
+        m.leave(1)
+        winners, left = ((), frozenset()) if drawn else ((0,), frozenset({1}))
+        result = DealResult(points=((0, 0), (1, 0 if drawn else 20)), winners=winners, left=left)
+        new = m.do(RecordDeal(result=result, at_ms=T0))
+        assert new[-1] == MatchAborted(
+            reason="every seat left the game", released=((0, 500), (1, 500)), at_ms=T0
+        )
+        assert m.state.is_over and not m.of(GameEnded)

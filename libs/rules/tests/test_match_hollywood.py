@@ -296,3 +296,19 @@ def test_hollywood_never_scores_into_an_ended_column_and_settles_to_zero(
     assert len(deals) == m.state.deals_scored
     # The columns are a projection of the events: folding them again gives the same state.
     assert fmt.fold(m.events) == m.state
+
+
+def test_both_players_leaving_mid_deal_abort_the_match_and_release_the_holds() -> None:
+    # Nobody is left to win a column: as after a voided deal every seat left, the match is
+    # aborted and each 3 x 100 x 10 = 3,000 hold released (before, no event ended the match).
+    m = Match(hollywood(point_value_cents=10, max_game_points=100), 2)
+    hand(m, 0, 20)
+    m.do(BeginDeal(at_ms=T0))
+    m.leave(0)
+    m.leave(1)
+    wall = DealResult(points=((0, 0), (1, 0)), winners=())
+    new = m.do(RecordDeal(result=wall, at_ms=T0))
+    assert new[-1] == MatchAborted(
+        reason="every seat left the match", released=((0, 3_000), (1, 3_000)), at_ms=T0
+    )
+    assert m.state.is_over and not m.of(MatchEnded)

@@ -309,14 +309,16 @@ class MatchRules:
         now = self.fold((voided,), state)
         # Seats left mid-deal and the deal is void: no result decides what follows them.
         if not now.active:  # nobody left to win: as an aborted match, every hold released
-            released = tuple((seat, cents) for seat, cents in now.held if cents > 0)
-            aborted = MatchAborted(
-                reason="every seat left a voided deal", released=released, at_ms=command.at_ms
-            )
-            return (voided, aborted)
+            return (voided, self._abandoned(now, "every seat left a voided deal", command.at_ms))
         if len(now.active) == 1:  # the match ends as after a leave between deals
             return (voided, *self._after_leave(now, command.at_ms))
         return (voided,)
+
+    def _abandoned(self, state: MatchState, reason: str, at_ms: int) -> MatchAborted:
+        """The match's end when no seat is left to win it (every seat left): as an aborted
+        match, every hold released, no winner paid."""
+        released = tuple((seat, cents) for seat, cents in state.held if cents > 0)
+        return MatchAborted(reason=reason, released=released, at_ms=at_ms)
 
     def _left_mid_deal(self, state: MatchState, result: DealResult) -> tuple[Event, ...]:
         gone = state.out_seats

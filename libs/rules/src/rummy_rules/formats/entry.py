@@ -93,6 +93,8 @@ class RankedFormat(EntryFeeFormat):
     def _decided(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
         """The match's end or a tie-break once the deals are played (or one seat is left)."""
         active = state.active
+        if not active:  # every seat left mid-deal
+            return (self._abandoned(state, "every seat left the match", at_ms),)
         if len(active) == 1:
             return (self._won(state, active[0], "last_left", at_ms),)
         if state.deals_scored < self.deals:

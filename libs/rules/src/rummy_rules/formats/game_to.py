@@ -162,6 +162,8 @@ class GameTo(MatchRules):
     def _decided(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
         """The open game's end (and perhaps the match's), a tie-break, or nothing yet."""
         playing = self.in_game(state)
+        if not playing:  # no seat is left in the game (each left or forfeited it mid-deal)
+            return (self._abandoned(state, "every seat left the game", at_ms),)
         if len(playing) > 1:
             top = max(state.total(seat) for seat in playing)
             if top < self.target:

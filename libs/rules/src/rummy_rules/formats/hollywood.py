@@ -259,6 +259,8 @@ class Hollywood(MatchRules):
 
     def _decided(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
         """The match's end once every column has ended, else nothing."""
+        if not state.active:  # every seat left mid-deal
+            return (self._abandoned(state, "every seat left the match", at_ms),)
         sheets = state.sheets
         if any(sheet.running for sheet in sheets):
             return ()
