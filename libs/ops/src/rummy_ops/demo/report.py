@@ -48,6 +48,27 @@ class MatchRecord:
         return int(self.view.ended.settlement.commission_hundredths)
 
 
+@dataclass(frozen=True)
+class GameMoney:
+    """One game's settlement of a match that settles each game (game to N; Hollywood: game 1,
+    its one settlement), as the table's match events recorded it (``GameEnded``): ``pool`` what
+    the losers paid, ``commission`` the house's, ``lines`` (seat, net hundredths)."""
+
+    game_no: int
+    winner: int
+    pool_hundredths: int
+    commission_hundredths: int
+    lines: tuple[tuple[int, int], ...]
+
+    def line(self) -> str:
+        net = " ".join(f"s{seat}:{tokens(amount, True)}" for seat, amount in self.lines)
+        return (
+            f"game {self.game_no} settled: s{self.winner} paid by the others "
+            f"{tokens(self.pool_hundredths)}, commission {tokens(self.commission_hundredths)}  "
+            f"net [{net}]"
+        )
+
+
 @dataclass
 class DemoReport:
     """Everything :func:`play` measured. Money in hundredths of a House Token."""
@@ -63,6 +84,9 @@ class DemoReport:
     commission_hundredths: int = 0  # the hands' and the matches'
     house_commission_delta: int | None = None  # the ledger's house account, before vs after
     endings: Counter[str] = field(default_factory=Counter)
+    #: Table id -> the settlements of its match's games (read from its events at the replay
+    #: step: a match view carries none), their commission counted in ``commission_hundredths``.
+    game_money: dict[str, list[GameMoney]] = field(default_factory=dict)
     wall_seconds: float = 0.0
     slowest_action_seconds: float = 0.0
     slowest_action: str = ""
@@ -246,6 +270,7 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
         for m in report.matches:
             lines.append(f"  {match_line(m)}")
             lines += [f"    {line}" for line in sheet_lines(m.view)]
+            lines += [f"    {g.line()}" for g in report.game_money.get(m.table_id, [])]
     ended = report.ended
     aborted = len(report.hands) - len(ended)
     lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))
