@@ -90,13 +90,13 @@ def test_a_gin_demo_table_plays_its_match_to_the_end_settles_by_its_format_and_r
             )
             for s in (0, 1)
         }
-        for seat in sheet.seats:
-            assert (seat.points, seat.boxes, seat.bonus) == (
-                points[c][seat.seat],
-                boxes[c][seat.seat],
-                bonus[seat.seat],
+        for row in sheet.seats:
+            assert (row.points, row.boxes, row.bonus) == (
+                points[c][row.seat],
+                boxes[c][row.seat],
+                bonus[row.seat],
             ), (c, sheet)
-            assert seat.total == seat.points + seat.bonus
+            assert row.total == row.points + row.bonus
         totals = {s.seat: s.total for s in sheet.seats}
         capped = min(totals[top] - totals[other], cap) * value
         net[top] += capped
