@@ -32,6 +32,9 @@ def test_every_format_table_opens_with_options_the_rules_accept() -> None:
         "pool201": "pool-201",
         "deals": "deals-2",
         "best-of": "best-of-3",
+        "gin": "game-to-100",
+        "oklahoma": "game-to-100",
+        "hollywood": "hollywood-100",
     }
 
 
@@ -44,10 +47,27 @@ def test_the_101_pool_has_rejoin_and_the_201_pool_has_split_with_bots_that_ask()
 
 
 def test_the_default_demo_plays_the_points_tables_and_one_table_of_every_format() -> None:
-    assert default_games() == ("points", "pool101", "pool201", "deals", "best-of")
+    assert default_games() == (
+        "points",
+        "gin",
+        "oklahoma",
+        "hollywood",
+        "pool101",
+        "pool201",
+        "deals",
+        "best-of",
+    )
     plans = tables_of(default_games())
     assert plans[:3] == DEFAULT_TABLES and not any(plan.plays_match for plan in DEFAULT_TABLES)
-    assert [p.name for p in plans[3:]] == ["pool101-3", "pool201-3", "deals2-3", "bestof3-2"]
+    assert [p.name for p in plans[3:]] == [
+        "gin-2",
+        "oklahoma-2",
+        "hollywood-2",
+        "pool101-3",
+        "pool201-3",
+        "deals2-3",
+        "bestof3-2",
+    ]
     assert all(plan.plays_match for plan in plans[3:])
     assert [p.name for p in tables_of(["pool101", "deals"])] == ["pool101-3", "deals2-3"]
 
@@ -138,3 +158,14 @@ def test_a_format_table_dealt_points_hands_stops_with_the_reason() -> None:
     run._on_view(api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_PLAYING))
     assert run.done.is_set() and bot.left
     assert "does not host match formats" in run.refused
+
+
+def test_the_oklahoma_table_carries_gins_oklahoma_option_packed_for_the_variant() -> None:
+    from rummy.gin.v1 import rules_pb2 as gin_rules_pb
+
+    (plan,) = games()["oklahoma"]
+    assert plan.variant == "gin" and plan.variant_options is not None
+    sent = gin_rules_pb.GinOptions()
+    assert plan.variant_options.Unpack(sent) and sent.oklahoma
+    (gin,) = games()["gin"]
+    assert gin.variant == "gin" and gin.variant_options is None

@@ -122,3 +122,24 @@ def test_a_failed_replay_fails_the_demo() -> None:
     assert verdict[0] is False and verdict[1].startswith("hand h1: deal differs")
     assert not succeeded(good, verdict)
     assert any("replay: MISMATCH" in line for line in summary(good, verdict))
+
+
+def test_an_indian_only_summary_lists_only_the_indian_endings() -> None:
+    # Before outcome words were per variant, gin's endings were listed at 0 beside Indian ones
+    # ("with a undercut 0").
+    played = report({"a": 970, "b": 1000}, 30, 2000)
+    played.hands.append(HandRecord("t", "t1", 1, "h1", ended(True, "wrong_declare")))
+    lines = summary(played, (None, "replay: n/a"))
+    assert any(line.strip().startswith(WRONG_DECLARE) for line in lines)
+    assert not any("undercut" in line or "big gin" in line for line in lines)
+
+
+def test_a_gin_hand_is_described_in_gin_words_with_the_right_article() -> None:
+    hand = ended(True, "undercut")
+    assert endings_of(hand, "gin") == [WON_SHOWING_MELDS, "with an undercut"]
+    assert "with an undercut" in endings(["gin"])
+    assert WRONG_DECLARE not in endings(["gin"])
+    # An outcome word gin does not declare is not a notable gin ending.
+    assert endings_of(ended(True, "wrong_declare"), "gin") == [WON_SHOWING_MELDS]
+    line = hand_line(HandRecord("gin-2", "t1", 1, "h1", hand, variant="gin"))
+    assert "s1:40U" in line and "with an undercut" in line

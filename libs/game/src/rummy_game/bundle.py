@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from google.protobuf import any_pb2
+
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy_platform import limits, variant_payloads
 from rummy_rules import cases, codec, registry
@@ -84,7 +86,10 @@ class DemoTable:
     """A table ``rummy demo`` opens for the variant: ``seats``, ``point_value_hundredths`` per
     point (0: free or a format table), ``commission_bps``, ``players`` bots (None: every seat),
     ``match`` its format (``OpenTableRequest.match``; None: a points table) and
-    ``split_at_seats`` (at a pool with split, its bots ask once this many seats are in)."""
+    ``split_at_seats`` (at a pool with split, its bots ask once this many seats are in) and
+    ``variant_options`` the variant's own options, packed as ``RuleSet.variant_options.
+    other_variant`` takes them (None: the variant's house rules; e.g. a packed
+    ``rummy.gin.v1.GinOptions`` with ``oklahoma``)."""
 
     name: str
     seats: int
@@ -93,6 +98,7 @@ class DemoTable:
     players: int | None = None
     match: match_pb.MatchOptions | None = field(default=None, compare=False)
     split_at_seats: int = 0
+    variant_options: any_pb2.Any | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -177,6 +183,12 @@ def bundle_of(variant: str) -> VariantBundle | None:
     return _BUNDLES.get(variant or registry.LEGACY_VARIANT)
 
 
-def outcome(name: str) -> Outcome | None:
-    """The outcome ``name`` as the first installed bundle that declares it describes it."""
+def outcome(name: str, variant: str | None = None) -> Outcome | None:
+    """The outcome ``name`` as ``variant``'s bundle describes it (``""``: the legacy variant's;
+    None if that bundle is not installed or does not declare it); ``variant`` None: as the first
+    installed bundle that declares it describes it."""
+    if variant is not None:
+        bundle = bundle_of(variant)
+        found = bundle.outcomes if bundle is not None else ()
+        return next((o for o in found if o.name == name), None)
     return next((o for b in bundles() for o in b.outcomes if o.name == name), None)

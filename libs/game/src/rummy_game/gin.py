@@ -29,6 +29,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.gin.v1 import events_pb2 as gpb
 from rummy.gin.v1 import rules_pb2 as gin_rules_pb
 from rummy.gin.v1 import view_pb2 as gin_view_pb
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy_rules.commands import Command
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event, ScoredGroup
@@ -38,7 +39,7 @@ from rummy_rules.gin.rules import GIN_VARIANT, GinOptions, gin_options, gin_rule
 from rummy_rules.gin.variant import GIN, GinState
 from rummy_rules.rules import RuleSet, RuleSetError
 
-from .bundle import CounterSeries, Outcome, VariantBundle
+from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
 from .wire import (
     HandContext,
     StreamCodecError,
@@ -336,6 +337,73 @@ class GinWire:
 #: The gin wire (its bundle registers it).
 GIN_WIRE = GinWire()
 
+
+# --- demo games (``rummy demo --game gin|oklahoma|hollywood``) -------------------------------
+
+#: The gin family's game-end scoring (DESIGN "Gin family"): game bonus 100, shutout 200, box 25.
+_GIN_SCORING = match_pb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
+
+
+def _game_to(target: int) -> match_pb.MatchOptions:
+    """One game to ``target`` at 0.05 a point, a loss capped at 300 points (15.00 reserved)."""
+    return match_pb.MatchOptions(
+        game_to=match_pb.GameToOptions(
+            target=target,
+            games=1,
+            point_value_hundredths=5,
+            max_game_points=300,
+            missed_turns_lose_game=True,
+            scoring=_GIN_SCORING,
+        )
+    )
+
+
+def _packed(options: Message) -> any_pb2.Any:
+    out = any_pb2.Any()
+    out.Pack(options)
+    return out
+
+
+#: ``rummy demo --game``: a two-seat Gin Rummy game to 100, an Oklahoma Gin game to 100 and a
+#: Hollywood match (three columns to 100), each with game bonus, boxes and shutout (DESIGN "Gin
+#: family", "Money by format": game stakes, commission 5% of the winner's take).
+DEMO_GAMES = (
+    DemoGame("gin", (DemoTable("gin-2", 2, 0, 500, match=_game_to(100)),)),
+    DemoGame(
+        "oklahoma",
+        (
+            DemoTable(
+                "oklahoma-2",
+                2,
+                0,
+                500,
+                match=_game_to(100),
+                variant_options=_packed(gin_rules_pb.GinOptions(oklahoma=True)),
+            ),
+        ),
+    ),
+    DemoGame(
+        "hollywood",
+        (
+            DemoTable(
+                "hollywood-2",
+                2,
+                0,
+                500,
+                match=match_pb.MatchOptions(
+                    hollywood=match_pb.HollywoodOptions(
+                        target=100,
+                        point_value_hundredths=5,
+                        max_game_points=300,
+                        missed_turns_lose_game=True,
+                        scoring=_GIN_SCORING,
+                    )
+                ),
+            ),
+        ),
+    ),
+)
+
 GIN_BUNDLE = VariantBundle(
     variant=GIN,
     wire=GIN_WIRE,
@@ -378,5 +446,6 @@ GIN_BUNDLE = VariantBundle(
     ),
     field_limits=(("melds", 3), ("cards", 10)),
     cli_cases=GIN_CASES,
+    demo_games=DEMO_GAMES,
 )
 """The gin family as one plug-in (entry point ``rummy.variants:gin``)."""

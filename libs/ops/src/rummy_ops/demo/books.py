@@ -34,13 +34,16 @@ def settle_wait(
     timeout_seconds: float = 60.0,
 ) -> None:
     """Read the bots' balances once the ledger has settled every hand (no reservation left and
-    the books balance), or after ``timeout_seconds``."""
+    the books balance; a match that settles each game, with score sheets, balances once its
+    games' commission is counted at the replay step: no reservation left is enough), or after
+    ``timeout_seconds``."""
+    games_settle_later = any(m.view.sheets for m in report.matches)
     deadline = time.monotonic() + timeout_seconds
     while True:
         got = _balances(stub, metadata, accounts)
         report.balances = {a: b.balance_hundredths for a, b in got.items()}
         report.reserved = {a: b.reserved_hundredths for a, b in got.items()}
-        settled = not any(report.reserved.values()) and report.conserved
+        settled = not any(report.reserved.values()) and (report.conserved or games_settle_later)
         if settled or time.monotonic() > deadline:
             return
         time.sleep(0.5)

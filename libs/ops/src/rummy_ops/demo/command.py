@@ -29,8 +29,9 @@ from rummy_ops.stack_command import clock_speed_option, running_stack
     default=None,
     help=(
         "Play only this game's tables: points (the three points tables) or a game an installed "
-        "variant declares (Indian points: pool101, pool201, deals, best-of: one table of the "
-        "match format, played to the match's end). Default: every game."
+        "variant declares (Indian points: pool101, pool201, deals, best-of; gin: gin, "
+        "oklahoma, hollywood: one table of the match format, played to the match's end). "
+        "Default: every game."
     ),
 )
 @click.option(

@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from google.protobuf import any_pb2
+
 from rummy.common.v1 import cards_pb2
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy_game.bundle import DemoTable, bundles
@@ -34,6 +36,10 @@ class TablePlan:
     bots_match: MatchTemperament = MatchTemperament()
     #: The table's variant (``""``: the demo's rule set's, ``DemoOptions.rule_set``).
     variant: str = ""
+    #: The variant's own options for this table, packed as ``RuleSet.variant_options.
+    #: other_variant`` takes them (None: the variant's house rules; the demo host never reads
+    #: inside: only the variant does, at OpenTable).
+    variant_options: any_pb2.Any | None = field(default=None, compare=False)
 
     @property
     def bots(self) -> int:
@@ -63,6 +69,7 @@ def _plan(table: DemoTable, variant: str) -> TablePlan:
         match=table.match,
         bots_match=MatchTemperament(split_at_seats=table.split_at_seats),
         variant=variant,
+        variant_options=table.variant_options,
     )
 
 

@@ -7,11 +7,12 @@ with two decimals (:func:`tokens`)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_game.bundle import bundles, outcome
+from rummy_game.bundle import bundle_of, bundles, outcome
 from rummy_ops.demo.endpoints import Endpoints
 from rummy_ops.replay.render import winners
 
@@ -26,6 +27,8 @@ class HandRecord:
     hand_id: str
     result: table_events.HandEnded | None = None
     aborted_reason: str = ""
+    #: The table's variant (``""``: the legacy variant): its bundle names the seats' outcomes.
+    variant: str = ""
 
 
 @dataclass
@@ -45,6 +48,27 @@ class MatchRecord:
         return int(self.view.ended.settlement.commission_hundredths)
 
 
+@dataclass(frozen=True)
+class GameMoney:
+    """One game's settlement of a match that settles each game (game to N; Hollywood: game 1,
+    its one settlement), as the table's match events recorded it (``GameEnded``): ``pool`` what
+    the losers paid, ``commission`` the house's, ``lines`` (seat, net hundredths)."""
+
+    game_no: int
+    winner: int
+    pool_hundredths: int
+    commission_hundredths: int
+    lines: tuple[tuple[int, int], ...]
+
+    def line(self) -> str:
+        net = " ".join(f"s{seat}:{tokens(amount, True)}" for seat, amount in self.lines)
+        return (
+            f"game {self.game_no} settled: s{self.winner} paid by the others "
+            f"{tokens(self.pool_hundredths)}, commission {tokens(self.commission_hundredths)}  "
+            f"net [{net}]"
+        )
+
+
 @dataclass
 class DemoReport:
     """Everything :func:`play` measured. Money in hundredths of a House Token."""
@@ -60,6 +84,9 @@ class DemoReport:
     commission_hundredths: int = 0  # the hands' and the matches'
     house_commission_delta: int | None = None  # the ledger's house account, before vs after
     endings: Counter[str] = field(default_factory=Counter)
+    #: Table id -> the settlements of its match's games (read from its events at the replay
+    #: step: a match view carries none), their commission counted in ``commission_hundredths``.
+    game_money: dict[str, list[GameMoney]] = field(default_factory=dict)
     wall_seconds: float = 0.0
     slowest_action_seconds: float = 0.0
     slowest_action: str = ""
@@ -88,31 +115,48 @@ WON_SHOWING_MELDS = "won showing melds"
 WON_WITHOUT_MELDS = "won without showing melds"
 
 
-def notable(name: str) -> str:
+def _article(word: str) -> str:
+    """``a`` or ``an`` before ``word`` (by its first letter: ``an undercut``, ``a gin``)."""
+    return "an" if word[:1].lower() in "aeiou" and word[:1] != "" else "a"
+
+
+def notable(name: str, variant: str | None = None) -> str:
     """The report's phrase for a hand in which some seat's outcome was ``name`` (a notable
-    outcome an installed variant declares, ``rummy_game.bundle.Outcome``)."""
-    described = outcome(name)
-    return f"with a {described.label if described is not None else name}"
+    outcome of ``variant``'s bundle, ``rummy_game.bundle.Outcome``; None: the first installed
+    bundle's): ``with a wrong declare``, ``with an undercut``."""
+    described = outcome(name, variant)
+    label = described.label if described is not None else name
+    return f"with {_article(label)} {label}"
 
 
-def endings() -> tuple[str, ...]:
+def endings(variants: Iterable[str] | None = None) -> tuple[str, ...]:
     """Every way a hand can end that the report counts: the two ways of winning, then a
-    phrase for each notable outcome the installed variants declare (Indian points: a wrong
-    declare, a timeout auto-drop)."""
-    names = dict.fromkeys(o.name for b in bundles() for o in b.outcomes if o.notable)
-    return (WON_SHOWING_MELDS, WON_WITHOUT_MELDS, *(notable(n) for n in names))
+    phrase for each notable outcome the ``variants`` played declare (None: every installed
+    variant; Indian points: a wrong declare, a timeout auto-drop; gin: an undercut, gin, big
+    gin), each phrase once."""
+    chosen = (
+        list(bundles())
+        if variants is None
+        else [b for b in (bundle_of(v) for v in dict.fromkeys(variants)) if b is not None]
+    )
+    phrases = dict.fromkeys(
+        notable(o.name, b.name) for b in chosen for o in b.outcomes if o.notable
+    )
+    return (WON_SHOWING_MELDS, WON_WITHOUT_MELDS, *phrases)
 
 
-def endings_of(result: table_events.HandEnded) -> list[str]:
-    """The ways a hand ended (:func:`endings`): exactly one way of winning (the winner showed
-    melds or not), plus one phrase per notable outcome some seat had, in seat order."""
+def endings_of(result: table_events.HandEnded, variant: str = "") -> list[str]:
+    """The ways a hand of ``variant`` ended (:func:`endings`): exactly one way of winning (the
+    winner showed melds or not), plus one phrase per notable outcome (of ``variant``'s bundle)
+    some seat had, in seat order."""
     winner = next((r for r in result.results if r.seat == result.winner_seat), None)
     shown = winner is not None and len(winner.arrangement.melds) > 0
     out = [WON_SHOWING_MELDS if shown else WON_WITHOUT_MELDS]
     for r in result.results:
-        described = outcome(r.outcome)
-        if described is not None and described.notable and notable(r.outcome) not in out:
-            out.append(notable(r.outcome))
+        described = outcome(r.outcome, variant)
+        phrase = notable(r.outcome, variant)
+        if described is not None and described.notable and phrase not in out:
+            out.append(phrase)
     return out
 
 
@@ -123,10 +167,10 @@ def tokens(hundredths: int, signed: bool = False) -> str:
     return f"{sign}{whole}.{cents:02d}"
 
 
-def _short(name: str) -> str:
-    """A seat outcome's mark in a hand line (the variant's ``Outcome.short``; the word itself
-    for one no installed variant declares)."""
-    described = outcome(name)
+def _short(name: str, variant: str = "") -> str:
+    """A seat outcome's mark in a hand line (``variant``'s ``Outcome.short``; the word itself
+    for one that variant does not declare)."""
+    described = outcome(name, variant)
     return described.short if described is not None else name
 
 
@@ -136,9 +180,9 @@ def hand_line(record: HandRecord) -> str:
     if record.result is None:
         return f"{record.table:<9} hand {record.hand_no:>3}  aborted: {record.aborted_reason}"
     r = record.result
-    points = " ".join(f"s{x.seat}:{x.points}{_short(x.outcome)}" for x in r.results)
+    points = " ".join(f"s{x.seat}:{x.points}{_short(x.outcome, record.variant)}" for x in r.results)
     net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in r.settlement)
-    how = ", ".join(endings_of(r))
+    how = ", ".join(endings_of(r, record.variant))
     return (
         f"{record.table:<9} hand {record.hand_no:>3}  {winners(r)}  points [{points}]  "
         f"commission {tokens(r.commission_hundredths)}  net [{net}]  ({how})"
@@ -171,6 +215,8 @@ def match_line(record: MatchRecord) -> str:
         f"{'chips' if chips else 'totals'} [{standing}]"
     )
     if not ended.HasField("settlement"):
+        if v.sheets:
+            return text + "  (no match-end settlement: the format settles each game)"
         return text + "  (a free table: nothing moves)"
     st = ended.settlement
     net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in st.lines)
@@ -179,6 +225,23 @@ def match_line(record: MatchRecord) -> str:
         f"{tokens(st.commission_hundredths)} prize "
         f"{tokens(st.pool_hundredths - st.commission_hundredths)}  net [{net}]"
     )
+
+
+def sheet_lines(view: match_pb.MatchView) -> list[str]:
+    """The match's score sheets as the format keeps them (``MatchView.sheets``: game to N one
+    per game, Hollywood its three columns; none for other formats), one line each: the sheet's
+    number, running or its winner, then each seat's hand points, boxes (hands won in it), bonus
+    added at its end (game bonus or shutout, and the boxes) and total (``cap``: lost at the cap)."""
+    out = []
+    for sheet in view.sheets:
+        state = "running" if sheet.running else f"won by s{sheet.winner}"
+        seats = "  ".join(
+            f"s{x.seat}: {x.points} pts, {x.boxes} boxes, bonus {x.bonus}, total {x.total}"
+            + (" (lost at the cap)" if x.lost_at_cap else "")
+            for x in sheet.seats
+        )
+        out.append(f"sheet {sheet.number} ({state}): {seats}")
+    return out
 
 
 def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
@@ -204,11 +267,14 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
     )
     if report.matches:
         lines.append(f"matches over: {len(report.matches)}")
-        lines += [f"  {match_line(m)}" for m in report.matches]
+        for m in report.matches:
+            lines.append(f"  {match_line(m)}")
+            lines += [f"    {line}" for line in sheet_lines(m.view)]
+            lines += [f"    {g.line()}" for g in report.game_money.get(m.table_id, [])]
     ended = report.ended
     aborted = len(report.hands) - len(ended)
     lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))
-    for ending in endings():
+    for ending in endings(h.variant for h in report.hands):
         lines.append(f"  {ending:<32} {report.endings.get(ending, 0)}")
     rate = len(ended) / report.wall_seconds if report.wall_seconds else 0.0
     lines.append(

@@ -155,13 +155,19 @@ class _Demo:
 
     def _rules_of(self, plan: TablePlan) -> cards_pb2.RuleSet:
         """``plan``'s table options: the demo's rule set, for another variant without the
-        demo's variant options (that variant's house rules, the demo's seconds)."""
-        if not plan.variant or plan.variant == self.variant.name:
+        demo's variant options (that variant's house rules, the demo's seconds); the plan's own
+        packed ``variant_options`` (if any) in ``other_variant``."""
+        if (not plan.variant or plan.variant == self.variant.name) and (
+            plan.variant_options is None
+        ):
             return self.rule_set
         out = cards_pb2.RuleSet()
         out.CopyFrom(self.rule_set)
-        out.ClearField("variant_options")
-        out.variant = plan.variant
+        if plan.variant and plan.variant != self.variant.name:
+            out.ClearField("variant_options")
+            out.variant = plan.variant
+        if plan.variant_options is not None:
+            out.other_variant.CopyFrom(plan.variant_options)
         return out
 
     def _grant(self, account: str) -> None:
@@ -274,7 +280,7 @@ def play(
                 echo(hand_line(record))
             if record.result is not None:
                 report.commission_hundredths += record.result.commission_hundredths
-                for ending in endings_of(record.result):
+                for ending in endings_of(record.result, record.variant):
                     report.endings[ending] += 1
                 if bar is not None and record.table not in match_tables:
                     bar.update(1)

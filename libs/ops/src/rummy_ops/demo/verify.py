@@ -5,12 +5,13 @@ replay and proof tools; they know nothing of the demo."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rummy_ops.demo.report import DemoReport
+from rummy_ops.demo.report import DemoReport, GameMoney
 from rummy_ops.proof import OPEN_HINT, write_proofs
 from rummy_ops.replay import Selection, replay_events
+from rummy_ops.replay.checks.match import MatchReplay
 from rummy_ops.replay.ledger import JournalReader
 from rummy_ops.replay.sources import SourceError, read_kafka
 from rummy_platform.envelope import Envelope
@@ -55,6 +56,7 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
             time.sleep(pause_s)
     finally:
         reader.close()
+    _count_game_money(report, run.matches)
     proven = sum(1 for h in run.hands if h.ok and not h.notes)
     text = (
         f"{len(run.hands)} hands replayed ({run.events} events, "
@@ -77,6 +79,27 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
         unproven = next(h for h in run.hands if h.notes)
         return False, text + f"; not all proven, e.g. hand {unproven.hand_id}: {unproven.notes[0]}"
     return True, text
+
+
+def _count_game_money(report: DemoReport, matches: Sequence[MatchReplay]) -> None:
+    """Record each replayed match's game settlements (``GameEnded``: a format that settles each
+    game) in ``report.game_money`` and add their commission to the report's (once per table)."""
+    for match in matches:
+        if match.table_id in report.game_money or not match.games:
+            continue
+        report.game_money[match.table_id] = [
+            GameMoney(
+                g.game_no,
+                g.winner,
+                g.settlement.pool_cents,
+                g.settlement.commission_cents,
+                tuple((x.seat, x.amount_cents) for x in g.settlement.lines),
+            )
+            for g in match.games
+        ]
+        report.commission_hundredths += sum(
+            g.commission_hundredths for g in report.game_money[match.table_id]
+        )
 
 
 def replay_verdict(report: DemoReport, check: ReplayCheck | None = None) -> tuple[bool, str]:

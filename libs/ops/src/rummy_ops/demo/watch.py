@@ -80,7 +80,12 @@ class TableRun:
         if view.phase == table_api.HAND_PHASE_ENDED and view.HasField("result"):
             self._record(
                 HandRecord(
-                    self.plan.name, self.table_id, view.hand_no, view.hand_id, result=view.result
+                    self.plan.name,
+                    self.table_id,
+                    view.hand_no,
+                    view.hand_id,
+                    result=view.result,
+                    variant=self.plan.variant,
                 )
             )
         elif view.phase == table_api.HAND_PHASE_ABORTED:
@@ -91,6 +96,7 @@ class TableRun:
                     view.hand_no,
                     view.hand_id,
                     aborted_reason=view.aborted_reason or "aborted",
+                    variant=self.plan.variant,
                 )
             )
         if self.plan.plays_match and view.HasField("match") and view.match.WhichOneof("result"):
@@ -113,7 +119,14 @@ class TableRun:
                 metadata=self._metadata,
                 timeout=10,
             )
-            record = HandRecord(self.plan.name, self.table_id, hand_no, hand_id, reply.result)
+            record = HandRecord(
+                self.plan.name,
+                self.table_id,
+                hand_no,
+                hand_id,
+                reply.result,
+                variant=self.plan.variant,
+            )
         except grpc.RpcError as error:
             record = HandRecord(
                 self.plan.name,
@@ -121,6 +134,7 @@ class TableRun:
                 hand_no,
                 hand_id,
                 aborted_reason=f"no result ({error.code().name})",
+                variant=self.plan.variant,
             )
         self._record(record)
 
