@@ -340,7 +340,8 @@ GIN_WIRE = GinWire()
 
 # --- demo games (``rummy demo --game gin|oklahoma|hollywood``) -------------------------------
 
-#: The gin family's game-end scoring (DESIGN "Gin family"): game bonus 100, shutout 200, box 25.
+#: The gin family's game-end scoring (docs/rules/formats.md#game-end-scoring): game bonus 100,
+#: shutout 200, box 25.
 _GIN_SCORING = match_pb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
 
 
@@ -365,8 +366,9 @@ def _packed(options: Message) -> any_pb2.Any:
 
 
 #: ``rummy demo --game``: a two-seat Gin Rummy game to 100, an Oklahoma Gin game to 100 and a
-#: Hollywood match (three columns to 100), each with game bonus, boxes and shutout (DESIGN "Gin
-#: family", "Money by format": game stakes, commission 5% of the winner's take).
+#: Hollywood match (three columns to 100), each with game bonus, boxes and shutout
+#: (docs/rules/formats.md#game-end-scoring, #money-by-format: game stakes, commission 5% of the
+#: winner's take).
 DEMO_GAMES = (
     DemoGame("gin", (DemoTable("gin-2", 2, 0, 500, match=_game_to(100)),)),
     DemoGame(
