@@ -100,7 +100,7 @@ def test_production_seeds_are_32_fresh_bytes_even_for_the_same_hand() -> None:
     # the service's default source, as the bootstrap wires it without RUMMY_FAIRNESS_SEED_KEY
     fairness = Fairness()
     drawn = []
-    for n in range(2):
+    for _ in range(2):
         uow = InMemoryUnitOfWork()
         fairness.on_hand_started(
             uow, table_event("table-1", 1, table_events.HandStarted(hand_id="hand-1"))
