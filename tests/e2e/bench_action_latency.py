@@ -77,9 +77,10 @@ def bench_stack() -> Iterator[Endpoints]:
     """The five services on the brokers (``rummy_ops.stack.brokers``) (rummy_testing.stacks: own
     database and topic prefix, the clock ten times faster), stopped and their database dropped on
     exit, then the brokers if this run started them."""
-    with brokers() as (kafka, database), running_stack(
-        kafka, database, "bench", clock_speed=10.0
-    ) as running:
+    with (
+        brokers() as (kafka, database),
+        running_stack(kafka, database, "bench", clock_speed=10.0) as running,
+    ):
         yield running.endpoints
 
 

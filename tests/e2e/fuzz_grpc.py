@@ -34,9 +34,10 @@ def main() -> None:
         "--samples", action="store_true", help="also print the first refusal of each RPC/status"
     )
     args = parser.parse_args()
-    with brokers() as (kafka, database), running_stack(
-        kafka, database, "fuzz", clock_speed=1.0
-    ) as running:
+    with (
+        brokers() as (kafka, database),
+        running_stack(kafka, database, "fuzz", clock_speed=1.0) as running,
+    ):
         tally = run(FuzzWorld(running), args.requests, seed=args.seed)
     print(tally.report(samples=args.samples))
     sys.exit(1 if tally.findings or tally.changed or tally.stalls else 0)
