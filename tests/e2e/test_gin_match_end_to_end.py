@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -129,6 +129,10 @@ def journal(settled: ledger_pb.MatchSettled) -> dict[str, int]:
     return net
 
 
+def ended(hand_id: str) -> Callable[[api.PlayerView], bool]:
+    return lambda v: v.hand_id == hand_id and v.phase == api.HAND_PHASE_ENDED
+
+
 def play_hands(
     players: dict[int, Player], outcomes: list[Outcome], **plan_options: Any
 ) -> list[tuple[api.PlayerView, Plan, gpb.GinAnswer | None]]:
@@ -148,11 +152,7 @@ def play_hands(
         if reply is not None:
             answer = gpb.GinAnswer()
             assert reply.answer.Unpack(answer)
-        players[A].wait(
-            lambda v, h=hand_id: v.hand_id == h and v.phase == api.HAND_PHASE_ENDED,
-            60,
-            f"hand {hand_id} ended",
-        )
+        players[A].wait(ended(hand_id), 60, f"hand {hand_id} ended")
         out.append((view, plan, answer))
     return out
 
