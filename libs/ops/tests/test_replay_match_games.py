@@ -9,6 +9,7 @@ journal of each game is compared to the hundredth."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -333,3 +334,46 @@ def test_a_clean_hollywood_match_replays_and_a_tampered_column_net_or_deal_is_ca
     (match,) = replay(envelopes).matches
     assert match.first is not None
     assert (match.first.version, match.first.check) == (version, "match-rules")
+
+
+def test_a_next_match_whose_first_deal_never_got_its_stakes_is_no_hand_to_replay(
+    game_to: tuple[SyntheticTable, dict[int, MatchSettlement]],
+) -> None:
+    # After a match ends with both seats still taken the next one starts: its first deal's
+    # DealStarted names a hand that starts only once the game's stakes are held. When the
+    # ledger refuses them (a loser left with less than the stake) the match is aborted and that
+    # hand never starts: the replay must not report a hand without a HandStarted (it did), and
+    # the aborted match replays clean.
+    t, _ = game_to
+    fmt = match_wire.format_from_pb(GAME_TO, COMMISSION_BPS)
+    seats = tuple(SeatAccount(s, a) for s, a in sorted(SEATS.items()))
+    state: MatchState = fmt.initial_state()
+    envelopes = list(t.envelopes)
+    version = envelopes[-1].stream_version
+    at = t.at_ms
+    for command, hand_id in (
+        (fm.StartMatch(match_id="match-h", seats=seats, at_ms=at + 1000), ""),
+        (fm.BeginDeal(at_ms=at + 2000), "never-dealt"),
+        (fm.AbortMatch(reason="the ledger refused seat 1's stake", at_ms=at + 3000), ""),
+    ):
+        events = fmt.decide(state, command)
+        for payload in match_wire.events_to_pb(events, state, hand_id):
+            version += 1
+            envelopes.append(
+                replace(
+                    envelopes[-1],
+                    payload=payload,
+                    stream_version=version,
+                    correlation_id="match-h",
+                    event_id=f"next-{version}",
+                )
+            )
+        state = fmt.fold(events, state)
+    assert any(
+        isinstance(e.payload, mpb.DealStarted) and e.payload.hand_id == "never-dealt"
+        for e in envelopes
+    )
+    run = replay(envelopes)
+    assert "never-dealt" not in {h.hand_id for h in run.hands}
+    assert run.ok and len(run.hands) == len(GAME_TO_WINNERS)
+    assert [m.outcome for m in run.matches] == ["ended", "aborted"]

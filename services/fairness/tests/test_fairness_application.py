@@ -4,13 +4,18 @@ fixed seed source stands in for the OS CSPRNG (the production default, ``os_seed
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import pytest
 from fairness_support import FIXED_SEED, VECTOR, table_event
 
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.adapters.memory import InMemoryUnitOfWork
-from rummy_fairness.application.seeds import Fairness, os_seed
+from rummy_fairness.application.seeds import Fairness, keyed_seed, os_seed
+from rummy_fairness.bootstrap import seed_source
+from rummy_fairness.config import FairnessSettings
 from rummy_platform.errors import InvalidArgument, NotFound
 from rummy_platform.topics import FAIRNESS_EVENTS
 
@@ -22,7 +27,7 @@ def _outbox(uow: InMemoryUnitOfWork) -> list[object]:
 def test_a_fixed_seed_is_committed_by_its_sha256_and_revealed_once_after_the_hand(
     uow: InMemoryUnitOfWork,
 ) -> None:
-    fairness = Fairness(seed_source=lambda: FIXED_SEED)
+    fairness = Fairness(seed_source=lambda _hand: FIXED_SEED)
     started = table_event("table-1", 1, table_events.HandStarted(hand_id="hand-1"))
     fairness.on_hand_started(uow, started)
     fairness.on_hand_started(uow, started)  # redelivered: no second seed, no second event
@@ -50,7 +55,7 @@ def test_a_fixed_seed_is_committed_by_its_sha256_and_revealed_once_after_the_han
 
 
 def test_the_proof_lists_the_client_seeds_exactly_as_locked(uow: InMemoryUnitOfWork) -> None:
-    fairness = Fairness(seed_source=lambda: FIXED_SEED)
+    fairness = Fairness(seed_source=lambda _hand: FIXED_SEED)
     fairness.on_hand_started(
         uow, table_event("table-1", 1, table_events.HandStarted(hand_id="hand-2"))
     )
@@ -85,10 +90,48 @@ def test_an_unknown_hand_has_no_proof_and_no_seed(uow: InMemoryUnitOfWork) -> No
 def test_a_seed_source_giving_the_wrong_length_stores_nothing(uow: InMemoryUnitOfWork) -> None:
     started = table_event("table-1", 1, table_events.HandStarted(hand_id="hand-3"))
     with pytest.raises(ValueError, match="31 bytes"):
-        Fairness(seed_source=lambda: b"\x00" * 31).on_hand_started(uow, started)
+        Fairness(seed_source=lambda _hand: b"\x00" * 31).on_hand_started(uow, started)
     assert uow.state.seeds == {} and uow.state.outbox == []
 
 
-def test_production_seeds_are_32_fresh_bytes() -> None:
-    seeds = {os_seed() for _ in range(8)}
+def test_production_seeds_are_32_fresh_bytes_even_for_the_same_hand() -> None:
+    seeds = {os_seed("hand-1") for _ in range(8)}
     assert len(seeds) == 8 and all(len(s) == 32 for s in seeds)
+    # the service's default source, as the bootstrap wires it without RUMMY_FAIRNESS_SEED_KEY
+    fairness = Fairness()
+    drawn = []
+    for _ in range(2):
+        uow = InMemoryUnitOfWork()
+        fairness.on_hand_started(
+            uow, table_event("table-1", 1, table_events.HandStarted(hand_id="hand-1"))
+        )
+        row = uow.seeds.get("hand-1")
+        assert row is not None
+        drawn.append(row.server_seed)
+    assert drawn[0] != drawn[1]
+
+
+def test_a_keyed_seed_source_is_hmac_sha256_of_the_hand_id_under_the_key(
+    uow: InMemoryUnitOfWork,
+) -> None:
+    key = b"gin-e2e-key"
+    source = keyed_seed(key)
+    assert source("hand-9") == hmac.new(key, b"hand-9", hashlib.sha256).digest()
+    assert source("hand-9") == source("hand-9") != source("hand-10")
+    assert keyed_seed(b"other")("hand-9") != source("hand-9")
+    fairness = Fairness(seed_source=source)
+    fairness.on_hand_started(
+        uow, table_event("table-1", 1, table_events.HandStarted(hand_id="hand-9"))
+    )
+    commitment = hashlib.sha256(source("hand-9")).digest()
+    assert _outbox(uow) == [
+        fairness_events.SeedCommitted(hand_id="hand-9", commitment_sha256=commitment)
+    ]
+    with pytest.raises(ValueError, match="empty"):
+        keyed_seed(b"")
+
+
+def test_the_service_draws_from_the_os_unless_the_seed_key_is_set() -> None:
+    assert seed_source(FairnessSettings.model_construct(seed_key=None)) is os_seed
+    keyed = seed_source(FairnessSettings.model_construct(seed_key="k"))
+    assert keyed("h") == hmac.new(b"k", b"h", hashlib.sha256).digest()

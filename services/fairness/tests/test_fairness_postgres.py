@@ -48,7 +48,7 @@ def run(log: InMemoryEventLog, pool: ConnectionPool, fairness: Fairness) -> list
 def test_a_fixed_seed_is_committed_by_its_sha256_and_revealed_once_after_the_hand(
     log: InMemoryEventLog, pool: ConnectionPool
 ) -> None:
-    fairness = Fairness(seed_source=lambda: FIXED_SEED)
+    fairness = Fairness(seed_source=lambda _hand: FIXED_SEED)
     started = table_event("table-1", 1, table_events.HandStarted(hand_id="hand-1"))
     log.append(TABLE_EVENTS, started)
     [committed] = run(log, pool, fairness)

@@ -10,13 +10,14 @@ from prometheus_client import Counter, Gauge
 
 from rummy_fairness.adapters import db
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
-from rummy_fairness.application.seeds import Counters, Fairness
+from rummy_fairness.application.seeds import Counters, Fairness, SeedSource, keyed_seed, os_seed
 from rummy_fairness.config import FairnessSettings
 from rummy_fairness.entrypoints import events
 from rummy_fairness.entrypoints import grpc as grpc_adapter
 from rummy_platform.db import apply_migrations, open_pool
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.logging import get_logger
 from rummy_platform.outbox import OutboxRelay
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
@@ -25,6 +26,21 @@ from rummy_platform.topics import FAIRNESS_EVENTS, TABLE_EVENTS, event_topic_spe
 from rummy_rules import registry
 
 SERVICE = "fairness"
+_log = get_logger(__name__)
+
+
+def seed_source(settings: FairnessSettings) -> SeedSource:
+    """The server seeds' source: the OS CSPRNG (``os_seed``), or, with ``RUMMY_FAIRNESS_SEED_KEY``
+    set, HMAC-SHA256(key, hand id) (``keyed_seed``; tests and a simulator only), announced by a
+    warning in the log (never the key)."""
+    if settings.seed_key is None:
+        return os_seed
+    _log.warning(
+        "RUMMY_FAIRNESS_SEED_KEY is set: server seeds are HMAC-SHA256(key, hand id), known in "
+        "advance to whoever holds the key; deals are NOT secret (tests and simulation only, never "
+        "real money)"
+    )
+    return keyed_seed(settings.seed_key.encode())
 
 
 def build(settings: FairnessSettings) -> ServiceHost:
@@ -40,6 +56,7 @@ def build(settings: FairnessSettings) -> ServiceHost:
     committed = Counter("rummy_fairness_seeds_committed", "Server seeds drawn and committed")
     revealed = Counter("rummy_fairness_seeds_revealed", "Server seeds revealed after a hand")
     fairness = Fairness(
+        seed_source=seed_source(settings),
         topic=prefix + FAIRNESS_EVENTS,
         counters=Counters(seed_committed=committed.inc, seed_revealed=revealed.inc),
     )

@@ -5,10 +5,22 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rummy_platform.config import PostgresServiceSettings
+from rummy_platform.config import PostgresServiceSettings, setting
 
 
 class FairnessSettings(PostgresServiceSettings):
     """Everything the fairness service reads from its environment (README.md, Configuration)."""
 
     service: ClassVar[str] = "fairness"
+
+    seed_key: str | None = setting(
+        "RUMMY_FAIRNESS_SEED_KEY",
+        None,
+        "TEST ONLY, never with real money: when set, each hand's server seed is "
+        "HMAC-SHA256(this key, the hand id) instead of 32 fresh bytes of the OS CSPRNG, so "
+        "whoever holds the key knows every deal in advance (for the end-to-end tests that plan "
+        "a deal and a deterministic simulator); the service logs a warning at start while it "
+        "is set",
+        shown_default="unset (fresh random seeds)",
+        secret=True,
+    )

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rummy_game import match_wire
 from rummy_platform.envelope import Envelope, event_payloads
 from rummy_platform.eventlog import EventLogError, KafkaEventLog, PartitionReader, decode_known
 from rummy_platform.topics import TABLE_EVENTS
@@ -100,13 +101,22 @@ def streams(envelopes: Iterable[Envelope]) -> dict[str, list[Envelope]]:
 
 
 def hands_of(stream: list[Envelope]) -> dict[str, list[Envelope]]:
-    """A table stream's hand events by hand id, in stream order (hands in order of first event)."""
+    """A table stream's hand events by hand id, in stream order (hands in order of first event).
+
+    A hand id that only match events name (a ``DealStarted`` whose hand never started: its game's
+    stakes not held yet, or refused so that the match was aborted) is no hand: the match's
+    replay checks that deal. A hand with any event of its own is one, with or without its
+    ``HandStarted`` (whose absence the hand's replay reports)."""
     hands: dict[str, list[Envelope]] = {}
     for envelope in stream:
         hand = hand_id_of(envelope)
         if hand:
             hands.setdefault(hand, []).append(envelope)
-    return hands
+    return {
+        hand: events
+        for hand, events in hands.items()
+        if not all(match_wire.is_match_payload(e.payload) for e in events)
+    }
 
 
 def select(

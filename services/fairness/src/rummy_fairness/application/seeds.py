@@ -12,6 +12,7 @@ a seed.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,13 +29,30 @@ from rummy_rules.shuffle import SERVER_SEED_BYTES, SHUFFLE_VERSION
 
 _log = get_logger(__name__)
 
-SeedSource = Callable[[], bytes]
+#: The seed-source port: hand id -> that hand's 32-byte server seed, drawn once per hand.
+SeedSource = Callable[[str], bytes]
 Clock = Callable[[], datetime]
 
 
-def os_seed() -> bytes:
-    """A fresh server seed: 32 bytes from the operating system's CSPRNG."""
+def os_seed(hand_id: str) -> bytes:
+    """A fresh server seed: 32 bytes from the operating system's CSPRNG (the production source;
+    ``hand_id`` is not used, so nobody can predict a hand's seed)."""
+    del hand_id
     return secrets.token_bytes(SERVER_SEED_BYTES)
+
+
+def keyed_seed(key: bytes) -> SeedSource:
+    """A deterministic seed source for tests and a simulator, NEVER for real money: the server
+    seed of hand ``h`` is HMAC-SHA256(``key``, UTF-8 ``h``) (32 bytes), so whoever holds the key
+    knows every deal in advance (``RUMMY_FAIRNESS_SEED_KEY``). Raises ValueError for an empty
+    key."""
+    if not key:
+        raise ValueError("a seed key must not be empty")
+
+    def seed(hand_id: str) -> bytes:
+        return hmac.new(key, hand_id.encode(), hashlib.sha256).digest()
+
+    return seed
 
 
 def utc_now() -> datetime:
@@ -85,7 +103,7 @@ class Fairness:
         that already has a seed (a redelivered HandStarted) gets no second one."""
         started = source.payload
         assert isinstance(started, table_events.HandStarted)
-        seed = self._seed_source()
+        seed = self._seed_source(started.hand_id)
         if len(seed) != SERVER_SEED_BYTES:
             raise ValueError(f"the seed source gave {len(seed)} bytes, not {SERVER_SEED_BYTES}")
         commitment = hashlib.sha256(seed).digest()
