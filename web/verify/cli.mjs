@@ -61,9 +61,11 @@ async function vectors(path) {
       seats: v.seats,
       dealer: v.dealer,
       handSize: v.hand_size,
+      shape: v.deal_shape, // {wild_cut, upcard}: gin's deal cuts no wild card
     });
     const face = (i) => V.indexCard(i, v.decks, v.printed_jokers).split(":")[0];
-    const cut = face(d.wildCut);
+    const cut = d.wildCut === null ? null : face(d.wildCut);
+    const turned = (i) => (i === null ? null : { index: i, card: face(i) });
     check("deal", v, {
       commitment_hex: await V.sha256Hex(seed),
       material_hex: V.bytesToHex(mat),
@@ -72,9 +74,9 @@ async function vectors(path) {
       order_indices: d.order,
       order_cards: d.order.map(face),
       hands: d.hands.map((h) => ({ seat: h.seat, indices: h.indices, cards: h.indices.map(face) })),
-      wild_cut: { index: d.wildCut, card: cut },
-      wild_rank: cut === "JK" ? null : cut.slice(0, -1),
-      first_open: { index: d.firstOpen, card: face(d.firstOpen) },
+      wild_cut: turned(d.wildCut),
+      wild_rank: cut === null || cut === "JK" ? null : cut.slice(0, -1),
+      first_open: turned(d.firstOpen),
       stock_top: { index: d.stock[0], card: face(d.stock[0]) },
       stock_size: d.stock.length,
     });

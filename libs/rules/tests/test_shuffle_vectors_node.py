@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from rummy_rules.deck import Shoe
-from rummy_rules.indian.rules import IndianShoes
+from rummy_rules.gin.rules import GIN_HAND_SIZE, GIN_SHOE, GinOptions
+from rummy_rules.indian.rules import IndianPointsRules, IndianShoes
+from rummy_rules.rules import DealShape
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 from rummy_testing.tools import required_executable
 
@@ -52,21 +54,44 @@ def test_checked_in_vectors_are_exactly_what_the_code_generates() -> None:
     )
 
 
+def deal_shape(v: dict[str, Any]) -> DealShape:
+    return DealShape(wild_cut=v["deal_shape"]["wild_cut"], upcard=v["deal_shape"]["upcard"])
+
+
 def test_vectors_cover_every_shoe_a_table_deals_from_a_joker_cut_and_reshuffles() -> None:
     data = vectors()
     shoes = {(shoe.decks, shoe.printed_jokers) for o in IndianShoes for _, shoe in o.shoes}
     assert shoes == {(2, 2), (3, 3), (2, 4), (1, 2)}  # Bombay Baazi's, the rulebook's
+    shoes.add((GIN_SHOE.decks, GIN_SHOE.printed_jokers))
     assert {(v["decks"], v["printed_jokers"]) for v in data["deals"]} == shoes
     assert any(v["expected"]["wild_rank"] is None for v in data["deals"])
     assert any(c["seed_hex"] == "" for v in data["deals"] for c in v["client_seeds"])
     assert [v["number"] for v in data["reshuffles"]] == [1, 2]
 
 
+def test_vectors_cover_each_variants_deal_shape_with_either_seat_dealing() -> None:
+    data = vectors()
+    indian = [v for v in data["deals"] if deal_shape(v) == IndianPointsRules.deal_shape]
+    gin = [v for v in data["deals"] if deal_shape(v) == GinOptions.deal_shape]
+    assert len(indian) + len(gin) == len(data["deals"])
+    assert {(v["decks"], v["printed_jokers"], v["hand_size"]) for v in gin} == {
+        (GIN_SHOE.decks, GIN_SHOE.printed_jokers, GIN_HAND_SIZE)
+    }
+    assert {v["dealer"] for v in gin} == {0, 1}
+    for v in gin:  # no cut: the upcard is the card after the hands, the stock the rest
+        exp = v["expected"]
+        assert exp["wild_cut"] is None and exp["wild_rank"] is None
+        assert exp["first_open"]["index"] == exp["order_indices"][2 * GIN_HAND_SIZE]
+        assert exp["stock_top"]["index"] == exp["order_indices"][2 * GIN_HAND_SIZE + 1]
+        assert exp["stock_size"] == GIN_SHOE.size - 2 * GIN_HAND_SIZE - 1
+        assert exp["hands"][0]["seat"] != v["dealer"]  # the non-dealer is dealt first
+
+
 @pytest.mark.parametrize("v", vectors()["deals"], ids=lambda v: v["name"])
 def test_python_deal_matches_the_vector(v: dict[str, Any]) -> None:
     shoe = Shoe(v["decks"], v["printed_jokers"])
     inp = shuffle_inputs(v)
-    d = deal(inp, shoe, v["seats"], v["dealer"], v["hand_size"])
+    d = deal(inp, shoe, v["seats"], v["dealer"], v["hand_size"], deal_shape(v))
     exp = v["expected"]
     assert commitment(inp.server_seed) == exp["commitment_hex"]
     assert inp.hand_key.hex() == exp["hand_key_hex"]
@@ -75,9 +100,12 @@ def test_python_deal_matches_the_vector(v: dict[str, Any]) -> None:
     assert [(h.seat, [shoe.card_to_index(c) for c in h.cards]) for h in d.hands] == [
         (h["seat"], h["indices"]) for h in exp["hands"]
     ]
-    assert d.wild_cut is not None and d.first_open is not None  # every vector's shoe turns both
-    assert shoe.card_to_index(d.wild_cut) == exp["wild_cut"]["index"]
-    assert shoe.card_to_index(d.first_open) == exp["first_open"]["index"]
+    cut, upcard = exp["wild_cut"], exp["first_open"]
+    assert (d.wild_cut is None) == (cut is None) and (d.first_open is None) == (upcard is None)
+    if d.wild_cut is not None:
+        assert shoe.card_to_index(d.wild_cut) == cut["index"]
+    if d.first_open is not None:
+        assert shoe.card_to_index(d.first_open) == upcard["index"]
     assert shoe.card_to_index(d.stock[0]) == exp["stock_top"]["index"]
     assert len(d.stock) == exp["stock_size"]
 
@@ -99,7 +127,7 @@ def test_node_recomputes_every_vector() -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "8 vectors, 0 mismatches" in result.stdout
+    assert "10 vectors, 0 mismatches" in result.stdout
 
 
 @pytest.mark.integration
@@ -117,3 +145,20 @@ def test_node_reports_a_tampered_vector(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "MISMATCH deal six-seats-all-seeds: order_indices differs" in result.stderr
+
+
+@pytest.mark.integration
+def test_node_reports_a_tampered_gin_upcard(tmp_path: Path) -> None:
+    data = vectors()
+    gin = next(v for v in data["deals"] if not v["deal_shape"]["wild_cut"])
+    gin["expected"]["first_open"] = gin["expected"]["stock_top"]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data), encoding="utf-8")
+    result = subprocess.run(
+        [node(), str(VERIFY_JS), "--vectors", str(tampered)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert f"MISMATCH deal {gin['name']}: first_open differs" in result.stderr

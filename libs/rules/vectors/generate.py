@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rummy_rules.deck import Shoe
+from rummy_rules.rules import CUT_AND_UPCARD, DealShape
 from rummy_rules.shuffle import (
     DEAL_LABEL,
     SHUFFLE_VERSION,
@@ -57,16 +58,21 @@ def _deal_case(
     client_seeds: dict[int, bytes],
     dealer: int,
     hand_size: int = 13,
+    shape: DealShape = CUT_AND_UPCARD,
 ) -> dict[str, Any]:
     inputs = ShuffleInputs.of(_server_seed(name), hand_id, client_seeds)
-    result = deal(inputs, shoe, client_seeds.keys(), dealer, hand_size)
-    dealt = len(client_seeds) * hand_size
+    result = deal(inputs, shoe, client_seeds.keys(), dealer, hand_size, shape)
+    # What the deal turns up after the hands, in order (shuffle spec section 7, steps 4-6).
+    rest = iter(result.order[len(client_seeds) * hand_size :])
+    cut = next(rest) if shape.wild_cut else None
+    upcard = next(rest) if shape.upcard else None
     return {
         "name": name,
         **_inputs_json(inputs, shoe),
         "seats": sorted(client_seeds),
         "dealer": dealer,
         "hand_size": hand_size,
+        "deal_shape": {"wild_cut": shape.wild_cut, "upcard": shape.upcard},
         "expected": {
             "commitment_hex": commitment(inputs.server_seed),
             "material_hex": inputs.material.hex(),
@@ -84,14 +90,14 @@ def _deal_case(
                 }
                 for h in result.hands
             ],
-            "wild_cut": _card(shoe, result.order[dealt]),
+            "wild_cut": None if cut is None else _card(shoe, cut),
             "wild_rank": (
                 None
                 if result.wild_rank is None or result.wild_cut is None
                 else result.wild_cut.face[:-1]
             ),
-            "first_open": _card(shoe, result.order[dealt + 1]),
-            "stock_top": _card(shoe, result.order[dealt + 2]),
+            "first_open": None if upcard is None else _card(shoe, upcard),
+            "stock_top": _card(shoe, next(rest)),
             "stock_size": len(result.stock),
         },
     }
@@ -139,6 +145,8 @@ def build_vectors() -> dict[str, Any]:
     three = Shoe(decks=3, printed_jokers=3)
     rulebook = Shoe(decks=2, printed_jokers=4)  # the rulebook's Indian shoe, 108 cards
     heads_up = Shoe(decks=1, printed_jokers=2)  # its one-deck option for two players, 54 cards
+    gin = Shoe(decks=1, printed_jokers=0)  # the gin family's one deck, 52 cards
+    no_cut = DealShape(wild_cut=False, upcard=True)  # gin's deal: no wild cut, an upcard
     six_seeds = {s: f"seat {s} says hello".encode() for s in range(6)}
     joker_seeds = {0: b"", 1: b"\x00\x01", 2: b"abc"}
     # A pile in table order (not sorted) so implementations must sort by canonical index first.
@@ -183,6 +191,24 @@ def build_vectors() -> dict[str, Any]:
                 _first_hand_id_with_printed_joker_cut(two, joker_seeds, dealer=1),
                 joker_seeds,
                 dealer=1,
+            ),
+            _deal_case(
+                "gin-dealer-seat-0",
+                gin,
+                "gin-7/deal-1",
+                {0: b"gin seat 0", 1: b"gin seat 1"},
+                dealer=0,
+                hand_size=10,
+                shape=no_cut,
+            ),
+            _deal_case(
+                "gin-dealer-seat-1-empty-seed",
+                gin,
+                "gin-7/deal-2",
+                {0: b"", 1: bytes.fromhex("c0ffee")},
+                dealer=1,
+                hand_size=10,
+                shape=no_cut,
             ),
         ],
         "reshuffles": [

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from enum import Enum
 
-from .. import codec
+from .. import codec, lifecycle
 from ..bot import VariantBot
 from ..commands import (
     AbortHand,
@@ -36,7 +35,7 @@ from ..commands import (
     StartHand,
     TurnTimeout,
 )
-from ..errors import ErrorCode, RuleViolation
+from ..errors import ErrorCode
 from ..events import (
     CardDrawn,
     ClientSeedContributed,
@@ -48,16 +47,17 @@ from ..events import (
     SeatAccount,
     SeatResult,
     SeatSeed,
-    SeedCommitted,
     SeedsLocked,
-    SeedWindowOpened,
     StakeReserved,
     TurnStarted,
 )
 from ..formats.messages import DRAWN_OUTCOME, LEFT_OUTCOME, TIMED_OUT_OUTCOME, DealRules
+from ..lifecycle import HandPhase
+from ..lifecycle import fail as _fail
+from ..lifecycle import require_phase as _require
 from ..rules import RuleSet, RuleSetError, VariantOptions
 from ..settlement import settle
-from ..shuffle import MAX_CLIENT_SEED_BYTES, deal_order
+from ..shuffle import deal_order
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
 from . import hand
@@ -72,7 +72,6 @@ from .hand import (
 from .rules import (
     GIN_RULES_VERSION,
     GIN_RUMMY_NAME,
-    GIN_SHOE,
     GIN_VARIANT,
     OKLAHOMA_GIN_NAME,
     GinOptions,
@@ -81,19 +80,11 @@ from .rules import (
 )
 from .scoring import HandRules
 
-_MS_PER_SECOND = 1000
 WON_OUTCOME = "won"
 LOST_OUTCOME = "lost"
 
 
-class GinPhase(Enum):
-    NOT_STARTED = "not_started"
-    PREPARING = "preparing"  # waiting for the stakes and the seed commitment
-    SEED_WINDOW = "seed_window"
-    AWAITING_DEAL = "awaiting_deal"
-    PLAYING = "playing"
-    ENDED = "ended"
-    ABORTED = "aborted"
+GinPhase = HandPhase  # the hand's phases are every variant's (``rummy_rules.lifecycle``)
 
 
 @dataclass(frozen=True)
@@ -119,6 +110,16 @@ class GinState:
     def account(self, seat: int) -> SeatAccount | None:
         return next((s for s in self.seats if s.seat == seat), None)
 
+    def seat_numbers(self) -> tuple[int, ...]:
+        """The seats dealt in, ascending."""
+        return tuple(s.seat for s in self.seats)
+
+    def stake_recorded(self, seat: int) -> bool:
+        return seat in self.staked
+
+    def client_seed(self, seat: int) -> str | None:
+        return next((s.seed_hex for s in self.seeds if s.seat == seat), None)
+
     @property
     def options(self) -> GinOptions:
         assert self.rule_set is not None
@@ -128,126 +129,25 @@ class GinState:
 codec.register(GinState, GinHand, HandRules)
 
 
-def _fail(code: ErrorCode, message: str) -> RuleViolation:
-    return RuleViolation(code, message)
-
-
-def _require(state: GinState, *phases: GinPhase) -> None:
-    if state.phase not in phases:
-        wanted = " or ".join(p.value for p in phases)
-        raise _fail(
-            ErrorCode.WRONG_PHASE, f"the hand is {state.phase.value}; this needs it {wanted}"
-        )
-
-
 def _seated(state: GinState, seat: int) -> SeatAccount:
+    lifecycle.require_seated(state, seat)
     found = state.account(seat)
-    if found is None:
-        raise _fail(ErrorCode.NOT_IN_HAND, f"seat {seat} is not dealt into this hand")
+    assert found is not None
     return found
-
-
-def _is_hex(text: str) -> bool:
-    try:
-        bytes.fromhex(text)
-    except ValueError:
-        return False
-    return True
 
 
 # --- before the deal ----------------------------------------------------------------------------
 
 
-def _start(state: GinState, c: StartHand) -> list[Event]:
-    _require(state, GinPhase.NOT_STARTED)
+def _check_rule_set(rule_set: RuleSet) -> None:
     try:
-        GIN.check_rule_set(c.rule_set)
+        GIN.check_rule_set(rule_set)
     except RuleSetError as exc:
         raise _fail(ErrorCode.INVALID_COMMAND, str(exc)) from None
-    if not c.hand_id:
-        raise _fail(ErrorCode.INVALID_COMMAND, "a hand needs an id")
-    seats = [s.seat for s in c.seats]
-    accounts = [s.account_id for s in c.seats]
-    if len(seats) != 2 or len(set(seats)) != 2 or len(set(accounts)) != 2:
-        raise _fail(ErrorCode.INVALID_COMMAND, "a gin hand is two seats of two accounts")
-    if any(not 0 <= s < c.rule_set.seats for s in seats):
-        raise _fail(ErrorCode.INVALID_COMMAND, f"seats are numbered 0..{c.rule_set.seats - 1}")
-    if c.dealer_seat not in seats:
-        raise _fail(ErrorCode.INVALID_COMMAND, f"the dealer (seat {c.dealer_seat}) is not seated")
-    return [
-        HandStarted(
-            hand_id=c.hand_id,
-            seats=tuple(sorted(c.seats, key=lambda s: s.seat)),
-            dealer_seat=c.dealer_seat,
-            rule_set=c.rule_set,
-            at_ms=c.at_ms,
-        )
-    ]
-
-
-def _window_if_ready(state: GinState, events: list[Event], at_ms: int) -> list[Event]:
-    after = _fold(events, state)
-    if after.commitment is not None and len(after.staked) == len(after.seats):
-        assert after.rule_set is not None
-        deadline = at_ms + after.rule_set.seed_window_seconds * _MS_PER_SECOND
-        events.append(SeedWindowOpened(deadline_ms=deadline))
-    return events
-
-
-def _stake(state: GinState, c: RecordStakeReserved) -> list[Event]:
-    _require(state, GinPhase.PREPARING)
-    _seated(state, c.seat)
-    if c.seat in state.staked:
-        raise _fail(ErrorCode.DUPLICATE, f"seat {c.seat}'s stake is already recorded")
-    return _window_if_ready(
-        state, [StakeReserved(seat=c.seat, amount_cents=c.amount_cents)], c.at_ms
-    )
-
-
-def _commitment(state: GinState, c: RecordSeedCommitment) -> list[Event]:
-    _require(state, GinPhase.PREPARING)
-    if state.commitment is not None:
-        raise _fail(ErrorCode.DUPLICATE, "the seed commitment is already recorded")
-    if len(c.commitment) != 64 or not _is_hex(c.commitment):
-        raise _fail(ErrorCode.INVALID_COMMAND, "a commitment is a SHA-256 as 64 hex digits")
-    return _window_if_ready(state, [SeedCommitted(commitment=c.commitment.lower())], c.at_ms)
-
-
-def _locked(state: GinState) -> SeedsLocked:
-    assert state.commitment is not None
-    sent = {s.seat: s.seed_hex for s in state.seeds}
-    return SeedsLocked(
-        commitment=state.commitment,
-        client_seeds=tuple(SeatSeed(s.seat, sent.get(s.seat, "")) for s in state.seats),
-    )
-
-
-def _seed(state: GinState, c: ContributeClientSeed) -> list[Event]:
-    _require(state, GinPhase.SEED_WINDOW)
-    _seated(state, c.seat)
-    if any(s.seat == c.seat for s in state.seeds):
-        raise _fail(ErrorCode.DUPLICATE, f"seat {c.seat} already contributed its seed")
-    if not _is_hex(c.seed_hex) or len(c.seed_hex) > 2 * MAX_CLIENT_SEED_BYTES:
-        raise _fail(
-            ErrorCode.INVALID_COMMAND,
-            f"a client seed is hex, at most {MAX_CLIENT_SEED_BYTES} bytes",
-        )
-    events: list[Event] = [ClientSeedContributed(seat=c.seat, seed_hex=c.seed_hex.lower())]
-    after = _fold(events, state)
-    if len(after.seeds) == len(after.seats):
-        events.append(_locked(after))
-    return events
 
 
 def _deal(state: GinState, c: Deal) -> list[Event]:
-    _require(state, GinPhase.AWAITING_DEAL)
-    if c.wild_cut is not None:
-        raise _fail(ErrorCode.INVALID_DEAL, "gin cuts no wild card")
-    if sorted(h.seat for h in c.hands) != [s.seat for s in state.seats]:
-        raise _fail(ErrorCode.INVALID_DEAL, "the deal must give one hand to each seat in the hand")
-    every = [card for h in c.hands for card in h.cards] + [c.first_open, *c.stock]
-    if len(every) != GIN_SHOE.size or set(every) != set(GIN_SHOE.cards):
-        raise _fail(ErrorCode.INVALID_DEAL, "the deal must use every card of the deck once")
+    lifecycle.check_deal(state, c, GinOptions.deal_shape)
     hands = tuple(sorted(c.hands, key=lambda h: h.seat))
     dealt = HandDealt(
         hands=hands, wild_cut=None, first_open=c.first_open, stock=c.stock, stock_count=len(c.stock)
@@ -314,14 +214,13 @@ def _next(state: GinState, at_ms: int) -> list[Event]:
     if play.ending is not None:
         return [_ended(state, at_ms)]
     assert state.rule_set is not None and play.turn_seat is not None
-    deadline = at_ms + state.rule_set.turn_seconds * _MS_PER_SECOND
-    return [TurnStarted(seat=play.turn_seat, turn_no=play.turn_no, deadline_ms=deadline)]
+    return [lifecycle.turn_started(state.rule_set, play.turn_seat, play.turn_no, at_ms)]
 
 
 def _play(state: GinState, c: Command) -> list[Event]:
     if isinstance(c, TurnTimeout) and state.phase is not GinPhase.PLAYING:
-        if state.phase is GinPhase.SEED_WINDOW and c.turn_no == 0:
-            return [_locked(state)]
+        if lifecycle.closes_seed_window(state, c):
+            return [lifecycle.seeds_locked(state)]
         return []  # stale
     _require(state, GinPhase.PLAYING)
     events = list(hand.decide(state.play, c))
@@ -334,9 +233,9 @@ def _play(state: GinState, c: Command) -> list[Event]:
 
 
 def _leave(state: GinState, c: LeaveHand) -> list[Event]:
-    _seated(state, c.seat)
-    if state.phase in (GinPhase.PREPARING, GinPhase.SEED_WINDOW, GinPhase.AWAITING_DEAL):
-        return [HandAborted(reason=f"seat {c.seat} left before the deal", at_ms=c.at_ms)]
+    aborted = lifecycle.leave_before_deal(state, c)
+    if aborted is not None:
+        return aborted
     _require(state, GinPhase.PLAYING)
     assert state.rule_set is not None
     winner = next(s.seat for s in state.seats if s.seat != c.seat)
@@ -363,30 +262,23 @@ def _leave(state: GinState, c: LeaveHand) -> list[Event]:
     ]
 
 
-def _abort(state: GinState, c: AbortHand) -> list[Event]:
-    _require(
-        state, GinPhase.PREPARING, GinPhase.SEED_WINDOW, GinPhase.AWAITING_DEAL, GinPhase.PLAYING
-    )
-    return [HandAborted(reason=c.reason, at_ms=c.at_ms)]
-
-
 def decide(state: GinState, command: Command) -> tuple[Event, ...]:
     """The events ``command`` causes in ``state``; ``()`` for a stale timeout. Raises
     RuleViolation."""
     if isinstance(command, StartHand):
-        return tuple(_start(state, command))
+        return (lifecycle.start_hand(state, command, _check_rule_set),)
     if isinstance(command, RecordStakeReserved):
-        return tuple(_stake(state, command))
+        return tuple(lifecycle.record_stake(state, command, apply))
     if isinstance(command, RecordSeedCommitment):
-        return tuple(_commitment(state, command))
+        return tuple(lifecycle.record_commitment(state, command, apply))
     if isinstance(command, ContributeClientSeed):
-        return tuple(_seed(state, command))
+        return tuple(lifecycle.contribute_seed(state, command, apply))
     if isinstance(command, Deal):
         return tuple(_deal(state, command))
     if isinstance(command, LeaveHand):
         return tuple(_leave(state, command))
     if isinstance(command, AbortHand):
-        return tuple(_abort(state, command))
+        return tuple(lifecycle.abort(state, command))
     return tuple(_play(state, command))
 
 
@@ -410,12 +302,11 @@ def apply(state: GinState, event: Event) -> GinState:
             dealer_seat=event.dealer_seat,
             seats=tuple(sorted(event.seats, key=lambda s: s.seat)),
         )
+    lived = lifecycle.apply_lifecycle(state, event)
+    if lived is not None:
+        return lived
     if isinstance(event, StakeReserved):
         return replace(state, staked=(*state.staked, event.seat))
-    if isinstance(event, SeedCommitted):
-        return replace(state, commitment=event.commitment)
-    if isinstance(event, SeedWindowOpened):
-        return replace(state, phase=GinPhase.SEED_WINDOW, seed_deadline_ms=event.deadline_ms)
     if isinstance(event, ClientSeedContributed):
         return replace(state, seeds=(*state.seeds, SeatSeed(event.seat, event.seed_hex)))
     if isinstance(event, SeedsLocked):
@@ -444,16 +335,6 @@ def apply(state: GinState, event: Event) -> GinState:
         return replace(state, phase=GinPhase.PLAYING, play=hand.apply(state.play, started))
     if isinstance(event, TurnStarted):
         return replace(state, turn_deadline_ms=event.deadline_ms)
-    if isinstance(event, HandEnded):
-        return replace(state, phase=GinPhase.ENDED, result=event, turn_deadline_ms=None)
-    if isinstance(event, HandAborted):
-        return replace(
-            state,
-            phase=GinPhase.ABORTED,
-            result=event,
-            turn_deadline_ms=None,
-            seed_deadline_ms=None,
-        )
     return replace(state, play=hand.apply(state.play, event))
 
 
@@ -600,13 +481,13 @@ class Gin(VariantRules):
 
     def deadline(self, state: GinState) -> Deadline | None:
         return clock_deadline(
-            state.seed_deadline_ms if state.phase is GinPhase.SEED_WINDOW else None,
+            lifecycle.seed_window_deadline(state),
             state.play.turn_no,
-            state.turn_deadline_ms if state.phase is GinPhase.PLAYING else None,
+            lifecycle.turn_deadline(state),
         )
 
     def is_over(self, state: GinState) -> bool:
-        return state.phase in (GinPhase.ENDED, GinPhase.ABORTED)
+        return lifecycle.is_over(state)
 
     def result(self, state: GinState) -> HandEnded | HandAborted | None:
         return state.result

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from .. import lifecycle
 from ..cards import SUITS, Card
 from ..commands import (
     AbortHand,
@@ -27,36 +28,26 @@ from ..commands import (
     StartHand,
     TurnTimeout,
 )
-from ..errors import ErrorCode, RuleViolation
+from ..errors import ErrorCode
 from ..events import (
     CardDiscarded,
     CardDrawn,
-    ClientSeedContributed,
     DrawSource,
     Event,
-    HandAborted,
     HandDealt,
-    HandStarted,
-    SeatSeed,
-    SeedCommitted,
-    SeedsLocked,
-    SeedWindowOpened,
-    StakeReserved,
     StockExhausted,
     StockReshuffled,
-    TurnStarted,
     TurnTimedOut,
 )
+from ..lifecycle import fail as _fail
+from ..lifecycle import require_phase as _require_phase
 from ..rules import RuleSet
-from ..shuffle import MAX_CLIENT_SEED_BYTES
 from ..wild import card_points
 from .commands import Declare, Drop
 from .events import DeclarationRejected, Declared, DropKind, PlayerDropped
 from .rules import INDIAN_POINTS_VARIANT, IndianPointsRules, indian_rules
 from .scoring import arrangement_of, hand_ended
 from .state import HandState, Phase, SeatState, apply
-
-_MS_PER_SECOND = 1000
 
 
 class _Batch:
@@ -76,22 +67,10 @@ class _Batch:
         return self.state.rule_set
 
 
-def _fail(code: ErrorCode, message: str) -> RuleViolation:
-    return RuleViolation(code, message)
-
-
-def _require_phase(state: HandState, *phases: Phase) -> None:
-    if state.phase not in phases:
-        wanted = " or ".join(p.value for p in phases)
-        raise _fail(
-            ErrorCode.WRONG_PHASE, f"the hand is {state.phase.value}; this needs it {wanted}"
-        )
-
-
 def _seated(state: HandState, seat: int) -> SeatState:
+    lifecycle.require_seated(state, seat)
     found = state.seat_state(seat)
-    if found is None:
-        raise _fail(ErrorCode.NOT_IN_HAND, f"seat {seat} is not dealt into this hand")
+    assert found is not None
     return found
 
 
@@ -114,116 +93,29 @@ def _on_turn(state: HandState, seat: int, turn_no: int) -> SeatState:
 # --- before the deal --------------------------------------------------------------------------
 
 
-def _start_hand(state: HandState, c: StartHand) -> list[Event]:
-    _require_phase(state, Phase.NOT_STARTED)
-    rules = c.rule_set
+def _check_rule_set(rules: RuleSet) -> None:
     if rules.variant != INDIAN_POINTS_VARIANT or not isinstance(rules.options, IndianPointsRules):
         raise _fail(ErrorCode.INVALID_COMMAND, f"rule set is for variant {rules.variant!r}")
-    if not c.hand_id:
-        raise _fail(ErrorCode.INVALID_COMMAND, "a hand needs an id")
-    seats = [s.seat for s in c.seats]
-    accounts = [s.account_id for s in c.seats]
-    if len(set(seats)) != len(seats) or len(set(accounts)) != len(accounts):
-        raise _fail(ErrorCode.INVALID_COMMAND, "a seat or an account is listed twice")
-    if not rules.min_players <= len(seats) <= rules.seats:
-        raise _fail(
-            ErrorCode.INVALID_COMMAND,
-            f"a hand needs {rules.min_players}..{rules.seats} seats, got {len(seats)}",
-        )
-    if any(not 0 <= s < rules.seats for s in seats):
-        raise _fail(ErrorCode.INVALID_COMMAND, f"seats are numbered 0..{rules.seats - 1}")
-    if c.dealer_seat not in seats:
-        raise _fail(ErrorCode.INVALID_COMMAND, f"the dealer (seat {c.dealer_seat}) is not seated")
-    return [
-        HandStarted(
-            hand_id=c.hand_id,
-            seats=tuple(sorted(c.seats, key=lambda s: s.seat)),
-            dealer_seat=c.dealer_seat,
-            rule_set=rules,
-            at_ms=c.at_ms,
-        )
-    ]
 
 
-def _open_window_if_ready(batch: _Batch, at_ms: int) -> None:
-    s = batch.state
-    if s.commitment is not None and all(seat.stake_reserved for seat in s.seats):
-        deadline = at_ms + batch.rules.seed_window_seconds * _MS_PER_SECOND
-        batch.add(SeedWindowOpened(deadline_ms=deadline))
+def _start_hand(state: HandState, c: StartHand) -> list[Event]:
+    return [lifecycle.start_hand(state, c, _check_rule_set)]
 
 
 def _record_stake(state: HandState, c: RecordStakeReserved) -> list[Event]:
-    _require_phase(state, Phase.PREPARING)
-    if _seated(state, c.seat).stake_reserved:
-        raise _fail(ErrorCode.DUPLICATE, f"seat {c.seat}'s stake is already recorded")
-    batch = _Batch(state)
-    batch.add(StakeReserved(seat=c.seat, amount_cents=c.amount_cents))
-    _open_window_if_ready(batch, c.at_ms)
-    return batch.events
-
-
-def _is_hex(text: str) -> bool:
-    try:
-        bytes.fromhex(text)
-    except ValueError:
-        return False
-    return True
+    return lifecycle.record_stake(state, c, apply)
 
 
 def _record_commitment(state: HandState, c: RecordSeedCommitment) -> list[Event]:
-    _require_phase(state, Phase.PREPARING)
-    if state.commitment is not None:
-        raise _fail(ErrorCode.DUPLICATE, "the seed commitment is already recorded")
-    if len(c.commitment) != 64 or not _is_hex(c.commitment):
-        raise _fail(ErrorCode.INVALID_COMMAND, "a commitment is a SHA-256 as 64 hex digits")
-    batch = _Batch(state)
-    batch.add(SeedCommitted(commitment=c.commitment.lower()))
-    _open_window_if_ready(batch, c.at_ms)
-    return batch.events
-
-
-def _lock(batch: _Batch) -> None:
-    s = batch.state
-    assert s.commitment is not None
-    seeds = tuple(SeatSeed(seat.seat, seat.seed_hex or "") for seat in s.seats)
-    batch.add(SeedsLocked(commitment=s.commitment, client_seeds=seeds))
+    return lifecycle.record_commitment(state, c, apply)
 
 
 def _contribute_seed(state: HandState, c: ContributeClientSeed) -> list[Event]:
-    _require_phase(state, Phase.SEED_WINDOW)
-    if _seated(state, c.seat).seed_hex is not None:
-        raise _fail(ErrorCode.DUPLICATE, f"seat {c.seat} already contributed its seed")
-    if not _is_hex(c.seed_hex) or len(c.seed_hex) > 2 * MAX_CLIENT_SEED_BYTES:
-        raise _fail(
-            ErrorCode.INVALID_COMMAND,
-            f"a client seed is hex, at most {MAX_CLIENT_SEED_BYTES} bytes",
-        )
-    batch = _Batch(state)
-    batch.add(ClientSeedContributed(seat=c.seat, seed_hex=c.seed_hex.lower()))
-    if all(seat.seed_hex is not None for seat in batch.state.seats):
-        _lock(batch)
-    return batch.events
+    return lifecycle.contribute_seed(state, c, apply)
 
 
 def _deal(state: HandState, c: Deal) -> list[Event]:
-    _require_phase(state, Phase.AWAITING_DEAL)
-    rules = state.rule_set
-    assert rules is not None
-    shoe = rules.shoe
-    if sorted(h.seat for h in c.hands) != [s.seat for s in state.seats]:
-        raise _fail(ErrorCode.INVALID_DEAL, "the deal must give one hand to each seat in the hand")
-    if any(len(h.cards) != rules.hand_size for h in c.hands):
-        raise _fail(ErrorCode.INVALID_DEAL, f"each seat is dealt {rules.hand_size} cards")
-    if c.wild_cut is None:
-        raise _fail(ErrorCode.INVALID_DEAL, "Indian rummy cuts a card for the wild rank")
-    everything = [card for h in c.hands for card in h.cards] + [c.wild_cut, c.first_open]
-    everything += list(c.stock)
-    if len(set(everything)) != len(everything) or len(everything) != shoe.size:
-        raise _fail(ErrorCode.INVALID_DEAL, "the deal must use every card of the shoe once")
-    if any(card not in shoe for card in everything):
-        raise _fail(ErrorCode.INVALID_DEAL, "the deal holds a card that is not in the shoe")
-    if not c.stock:
-        raise _fail(ErrorCode.INVALID_DEAL, "the stock must not be empty")
+    lifecycle.check_deal(state, c, IndianPointsRules.deal_shape)
     batch = _Batch(state)
     hands = tuple(sorted(c.hands, key=lambda h: h.seat))
     batch.add(
@@ -243,8 +135,7 @@ def _deal(state: HandState, c: Deal) -> list[Event]:
 
 
 def _start_turn(batch: _Batch, seat: int, at_ms: int) -> None:
-    deadline = at_ms + batch.rules.turn_seconds * _MS_PER_SECOND
-    batch.add(TurnStarted(seat=seat, turn_no=batch.state.turn_no + 1, deadline_ms=deadline))
+    batch.add(lifecycle.turn_started(batch.rules, seat, batch.state.turn_no + 1, at_ms))
 
 
 def _next_seat(state: HandState, after: int) -> int:
@@ -378,10 +269,11 @@ def _drop(state: HandState, c: Drop) -> list[Event]:
 
 
 def _leave(state: HandState, c: LeaveHand) -> list[Event]:
-    seat = _seated(state, c.seat)
-    if state.phase in (Phase.PREPARING, Phase.SEED_WINDOW, Phase.AWAITING_DEAL):
-        return [HandAborted(reason=f"seat {c.seat} left before the deal", at_ms=c.at_ms)]
+    aborted = lifecycle.leave_before_deal(state, c)
+    if aborted is not None:
+        return aborted
     _require_phase(state, Phase.PLAYING)
+    seat = _seated(state, c.seat)
     if not seat.is_active:
         raise _fail(ErrorCode.WRONG_PHASE, f"seat {c.seat} is already out of this hand")
     batch = _Batch(state)
@@ -416,10 +308,8 @@ def auto_discard(state: HandState) -> Card:
 
 
 def _timeout(state: HandState, c: TurnTimeout) -> list[Event]:
-    if state.phase is Phase.SEED_WINDOW and c.turn_no == 0:
-        batch = _Batch(state)
-        _lock(batch)
-        return batch.events
+    if lifecycle.closes_seed_window(state, c):
+        return [lifecycle.seeds_locked(state)]
     if state.phase is not Phase.PLAYING or c.turn_no != state.turn_no:
         return []  # stale: its turn has moved on (or the window has closed)
     seat_no = state.turn_seat
@@ -461,11 +351,6 @@ def _record_reshuffle(state: HandState, c: RecordStockReshuffled) -> list[Event]
     return [StockReshuffled(reshuffle_no=c.reshuffle_no, stock=c.stock, stock_count=len(c.stock))]
 
 
-def _abort(state: HandState, c: AbortHand) -> list[Event]:
-    _require_phase(state, Phase.PREPARING, Phase.SEED_WINDOW, Phase.AWAITING_DEAL, Phase.PLAYING)
-    return [HandAborted(reason=c.reason, at_ms=c.at_ms)]
-
-
 _DECIDERS: dict[type, Callable[[HandState, Any], list[Event]]] = {
     StartHand: _start_hand,
     RecordStakeReserved: _record_stake,
@@ -480,7 +365,7 @@ _DECIDERS: dict[type, Callable[[HandState, Any], list[Event]]] = {
     LeaveHand: _leave,
     TurnTimeout: _timeout,
     RecordStockReshuffled: _record_reshuffle,
-    AbortHand: _abort,
+    AbortHand: lifecycle.abort,
 }
 
 

@@ -33,19 +33,12 @@ from ..events import (
     TurnStarted,
     TurnTimedOut,
 )
+from ..lifecycle import HandPhase, apply_lifecycle
 from ..rules import RuleSet
 from ..shuffle import deal_order
 from .events import DeclarationRejected, Declared, DropKind, PlayerDropped
 
-
-class Phase(Enum):
-    NOT_STARTED = "not_started"
-    PREPARING = "preparing"  # waiting for the stakes and the seed commitment
-    SEED_WINDOW = "seed_window"
-    AWAITING_DEAL = "awaiting_deal"
-    PLAYING = "playing"
-    ENDED = "ended"
-    ABORTED = "aborted"
+Phase = HandPhase  # the hand's phases are every variant's (``rummy_rules.lifecycle``)
 
 
 class SeatStatus(Enum):
@@ -125,6 +118,18 @@ class HandState:
         """The wild rank from the cut card; None before the deal or when a printed joker was cut."""
         return None if self.wild_cut is None else self.wild_cut.rank
 
+    def seat_numbers(self) -> tuple[int, ...]:
+        """The seats dealt in, ascending."""
+        return tuple(s.seat for s in self.seats)
+
+    def stake_recorded(self, seat: int) -> bool:
+        found = self.seat_state(seat)
+        return found is not None and found.stake_reserved
+
+    def client_seed(self, seat: int) -> str | None:
+        found = self.seat_state(seat)
+        return None if found is None else found.seed_hex
+
     def seat_state(self, seat: int) -> SeatState | None:
         for s in self.seats:
             if s.seat == seat:
@@ -173,12 +178,10 @@ def _stake_reserved(state: HandState, e: StakeReserved) -> HandState:
     return state.with_seat(e.seat, stake_reserved=True)
 
 
-def _seed_committed(state: HandState, e: SeedCommitted) -> HandState:
-    return replace(state, commitment=e.commitment)
-
-
-def _seed_window_opened(state: HandState, e: SeedWindowOpened) -> HandState:
-    return replace(state, phase=Phase.SEED_WINDOW, seed_deadline_ms=e.deadline_ms)
+def _lifecycle(state: HandState, e: Event) -> HandState:
+    after = apply_lifecycle(state, e)
+    assert after is not None
+    return after
 
 
 def _client_seed(state: HandState, e: ClientSeedContributed) -> HandState:
@@ -269,26 +272,15 @@ def _declaration_rejected(state: HandState, e: DeclarationRejected) -> HandState
     return replace(state, set_aside=state.set_aside + (e.face_down,))
 
 
-def _hand_ended(state: HandState, e: HandEnded) -> HandState:
-    return replace(state, phase=Phase.ENDED, result=e, turn_seat=None, turn_deadline_ms=None)
-
-
-def _hand_aborted(state: HandState, e: HandAborted) -> HandState:
-    return replace(
-        state,
-        phase=Phase.ABORTED,
-        result=e,
-        turn_seat=None,
-        turn_deadline_ms=None,
-        seed_deadline_ms=None,
-    )
+def _closed(state: HandState, e: HandEnded | HandAborted) -> HandState:
+    return replace(_lifecycle(state, e), turn_seat=None)
 
 
 _APPLIERS: dict[type, Callable[[HandState, Any], HandState]] = {
     HandStarted: _hand_started,
     StakeReserved: _stake_reserved,
-    SeedCommitted: _seed_committed,
-    SeedWindowOpened: _seed_window_opened,
+    SeedCommitted: _lifecycle,
+    SeedWindowOpened: _lifecycle,
     ClientSeedContributed: _client_seed,
     SeedsLocked: _seeds_locked,
     HandDealt: _hand_dealt,
@@ -301,8 +293,8 @@ _APPLIERS: dict[type, Callable[[HandState, Any], HandState]] = {
     PlayerDropped: _player_dropped,
     Declared: _declared,
     DeclarationRejected: _declaration_rejected,
-    HandEnded: _hand_ended,
-    HandAborted: _hand_aborted,
+    HandEnded: _closed,
+    HandAborted: _closed,
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .. import lifecycle
 from ..bot import VariantBot
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
@@ -127,13 +128,11 @@ class IndianPoints(VariantRules):
 
     def deadline(self, state: HandState) -> Deadline | None:
         return clock_deadline(
-            state.seed_deadline_ms if state.phase is Phase.SEED_WINDOW else None,
-            state.turn_no,
-            state.turn_deadline_ms if state.phase is Phase.PLAYING else None,
+            lifecycle.seed_window_deadline(state), state.turn_no, lifecycle.turn_deadline(state)
         )
 
     def is_over(self, state: HandState) -> bool:
-        return state.phase in (Phase.ENDED, Phase.ABORTED)
+        return lifecycle.is_over(state)
 
     def result(self, state: HandState) -> HandEnded | HandAborted | None:
         return state.result
