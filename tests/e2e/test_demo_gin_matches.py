@@ -1,11 +1,12 @@
 """``rummy demo --game gin|oklahoma|hollywood`` against the whole backend: each gin demo table's
 bots play its match to its end through the public API; the match's winner is the one the format's
-rules name (the seat that reached the target, docs/rules/formats.md#game-to-n), the score sheets the demo prints
-are the match view's, every sheet's points, boxes and bonus follow from the recorded hands, the
-money moved is the game stakes' settlement (docs/rules/formats.md#money-by-format: each loser pays min(winner's
-total - loser's total, cap) x point value, the house takes the commission, rounded down, off the
-winner's take; Hollywood: the sum of the three columns' capped nets, settled once), and the demo's
-replay proves every hand and the match clean."""
+rules name (the seat that reached the target, docs/rules/formats.md#game-to-n), the score sheets
+the demo prints are the match view's, every sheet's points, boxes and bonus follow from the
+recorded hands, the money moved is the game stakes' settlement
+(docs/rules/formats.md#money-by-format: each loser pays min(winner's total - loser's total, cap) x
+point value, the house takes the commission, rounded down, off the winner's take; Hollywood: the
+sum of the three columns' capped nets, settled once), and the demo's replay proves every hand and
+the match clean."""
 
 from __future__ import annotations
 
