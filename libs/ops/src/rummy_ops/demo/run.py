@@ -116,12 +116,17 @@ class _Demo:
             request.match.CopyFrom(plan.match)
         reply = self.router.call("OpenTable", request, metadata=self.operator, timeout=30)
         self.report.tables[plan.name] = reply.table_id
+        # One watcher account per table: the table service bounds the watches one account
+        # holds at once (RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT, 8), and the demo opens more tables.
+        watcher = bearer_metadata(
+            self.authority.issue(f"{OPERATOR_ACCOUNT}-{plan.name}", Role.OPERATOR, _TOKEN_SECONDS)
+        )
         run = TableRun(
             plan,
             reply.table_id,
             target,
             self.router.stub_for(reply.table_id),
-            self.operator,
+            watcher,
             on_hand,
             on_match,
         )

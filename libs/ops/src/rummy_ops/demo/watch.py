@@ -63,6 +63,11 @@ class TableRun:
                 if self._leaving or error.code() == grpc.StatusCode.CANCELLED:
                     return
                 time.sleep(0.5)
+            finally:
+                # Leaving the loop does not end the stream: cancel it, so the table service
+                # frees the watch (it bounds the watches an account holds at once).
+                if self._call is not None:
+                    self._call.cancel()
 
     def _on_view(self, view: table_api.PlayerView) -> None:
         if self.plan.plays_match and view.hand_id and not view.HasField("match"):
