@@ -135,36 +135,39 @@ DEFAULT_REPEATED_ITEMS = 64
 _SIZED_TYPES = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
 
 
-def field_limit(name: str, descriptor: FieldDescriptor, variant: str | None = None) -> int:
-    """The limit of the field ``name`` (bytes, or items when ``descriptor`` is repeated) in a
-    request of ``variant`` (None: any, :func:`field_limits`)."""
+def _limit(name: str, descriptor: FieldDescriptor, table: Mapping[str, int]) -> int:
+    """The limit of the field ``name`` in ``table`` (:func:`field_limits`), else the default of
+    its kind (bytes, or items when ``descriptor`` is repeated)."""
     default = DEFAULT_REPEATED_ITEMS if _is_repeated(descriptor) else DEFAULT_STRING_BYTES
-    found = FIELD_LIMITS.get(name)
-    if found is None:
-        found = field_limits(variant).get(name, default)
-    return found
+    return table.get(name, default)
 
 
 def check_request(message: Message, path: str = "", variant: str | None = None) -> None:
     """Raise InvalidArgument naming the first field of ``message`` (nested messages included)
     over its limit (:func:`field_limits` of ``variant``: a variant's command is held to that
     variant's own limits), with its size and the limit."""
+    _check(message, path, field_limits(variant))
+
+
+def _check(message: Message, path: str, table: Mapping[str, int]) -> None:
+    """:func:`check_request` against the limits ``table``, made once per request."""
     for descriptor, value in message.ListFields():
         name = f"{path}{descriptor.name}"
-        limit = field_limit(descriptor.name, descriptor, variant)
         if _is_repeated(descriptor):
+            limit = _limit(descriptor.name, descriptor, table)
             if len(value) > limit:
                 raise InvalidArgument(f"{name} has {len(value)} items; at most {limit} are allowed")
             if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
                 for i, item in enumerate(value):
-                    check_request(item, f"{name}[{i}].", variant)
+                    _check(item, f"{name}[{i}].", table)
             elif descriptor.type in _SIZED_TYPES:
                 for i, item in enumerate(value):
                     check_size(f"{name}[{i}]", item, limit)
                     check_no_nul(f"{name}[{i}]", item)
         elif descriptor.type == FieldDescriptor.TYPE_MESSAGE:
-            check_request(value, f"{name}.", variant)
+            _check(value, f"{name}.", table)
         elif descriptor.type in _SIZED_TYPES:
+            limit = _limit(descriptor.name, descriptor, table)
             check_size(name, value, limit)
             check_no_nul(name, value)
 
