@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import grpc
 
+from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as table_api
 from rummy.table.v1 import table_service_pb2_grpc as table_grpc
 from rummy_ops.bots.client import Bot
@@ -83,27 +84,10 @@ class TableRun:
                 self._finish_from_service(previous_id, previous_no)  # its end view was skipped
             self._last = (view.hand_id, view.hand_no)
         if view.phase == table_api.HAND_PHASE_ENDED and view.HasField("result"):
-            self._record(
-                HandRecord(
-                    self.plan.name,
-                    self.table_id,
-                    view.hand_no,
-                    view.hand_id,
-                    result=view.result,
-                    variant=self.plan.variant,
-                )
-            )
+            self._record(self._hand(view.hand_no, view.hand_id, result=view.result))
         elif view.phase == table_api.HAND_PHASE_ABORTED:
-            self._record(
-                HandRecord(
-                    self.plan.name,
-                    self.table_id,
-                    view.hand_no,
-                    view.hand_id,
-                    aborted_reason=view.aborted_reason or "aborted",
-                    variant=self.plan.variant,
-                )
-            )
+            reason = view.aborted_reason or "aborted"
+            self._record(self._hand(view.hand_no, view.hand_id, aborted_reason=reason))
         if self.plan.plays_match and view.HasField("match") and view.match.WhichOneof("result"):
             self._match_over(view)
 
@@ -124,24 +108,28 @@ class TableRun:
                 metadata=self._metadata,
                 timeout=10,
             )
-            record = HandRecord(
-                self.plan.name,
-                self.table_id,
-                hand_no,
-                hand_id,
-                reply.result,
-                variant=self.plan.variant,
-            )
+            record = self._hand(hand_no, hand_id, result=reply.result)
         except grpc.RpcError as error:
-            record = HandRecord(
-                self.plan.name,
-                self.table_id,
-                hand_no,
-                hand_id,
-                aborted_reason=f"no result ({error.code().name})",
-                variant=self.plan.variant,
-            )
+            record = self._hand(hand_no, hand_id, aborted_reason=f"no result ({error.code().name})")
         self._record(record)
+
+    def _hand(
+        self,
+        hand_no: int,
+        hand_id: str,
+        result: table_events.HandEnded | None = None,
+        aborted_reason: str = "",
+    ) -> HandRecord:
+        """A hand of this table: its ``result``, or why it has none."""
+        return HandRecord(
+            self.plan.name,
+            self.table_id,
+            hand_no,
+            hand_id,
+            result=result,
+            aborted_reason=aborted_reason,
+            variant=self.plan.variant,
+        )
 
     def _record(self, record: HandRecord) -> None:
         with self._lock:
