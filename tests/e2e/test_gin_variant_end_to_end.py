@@ -94,6 +94,9 @@ def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(
 ) -> None:
     assert gin_run.finished, gin_run.stopped_because
     assert gin_run.bot_errors == [] and gin_run.refused_actions == 0
+    # the table's plan names no variant: its hands are the demo rule set's, gin's (their
+    # outcome words are gin's in the report)
+    assert {h.variant for h in gin_run.hands} == {"gin"}
     results = ended(gin_run)
     assert len(results) >= HANDS
     scored = scores(rummy_stack, gin_run.tables["gin-2"])

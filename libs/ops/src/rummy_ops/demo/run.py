@@ -9,6 +9,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Never
 
 from tqdm import tqdm
@@ -103,6 +104,9 @@ class _Demo:
     ) -> TableRun:
         """Open ``plan``'s table (of its match format, if any) and grant and seat (not yet
         start) its bots."""
+        # The variant named (the demo's rule set's when the plan names none): the table's hands
+        # are recorded and described as that variant's.
+        plan = replace(plan, variant=self._variant_of(plan).name)
         run_id = self.report.run_id
         request = table_api.OpenTableRequest(
             client_request_id=f"demo-{run_id}-{plan.name}",
