@@ -115,6 +115,7 @@ from rummy_platform.topics import TopicSpec  # noqa: E402
 from rummy_rules.indian.bot import IndianBot  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
 from rummy_testing.processes import ExtraService  # noqa: E402
+from rummy_testing.service_process import drop_database  # noqa: E402
 
 BotT = TypeVar("BotT", bound=Bot)
 ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
@@ -311,10 +312,7 @@ def services(kafka: str, database: str, run: str, clock_speed: float) -> Iterato
         with stack:
             yield stack
     finally:
-        with psycopg.connect(database, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+        drop_database(database, name)
         admin_client = KafkaAdminClient(bootstrap_servers=kafka.split(","))
         try:
             mine = [t for t in admin_client.list_topics() if t.startswith(prefix)]

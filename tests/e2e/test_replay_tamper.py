@@ -20,6 +20,7 @@ from psycopg import sql
 
 from rummy_ops.cli import main
 from rummy_ops.demo import DemoReport, verify_demo
+from rummy_testing.service_process import drop_database
 from rummy_testing.stacks import RunningStack
 
 
@@ -215,10 +216,7 @@ def scratch_journal(rummy_stack: RunningStack, database_url: str) -> Iterator[st
             scratch.commit()
         yield url
     finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+        drop_database(database_url, name)
 
 
 def test_a_journal_row_that_disagrees_with_the_log_is_caught(

@@ -37,6 +37,7 @@ from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.rules import RuleSet
 from rummy_rules.settlement import reservation_cents, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
+from rummy_testing.service_process import drop_database
 
 SEED = bytes(range(32))
 START_MS = 1_780_000_000_000
@@ -489,10 +490,7 @@ def ledger_url(database_url: str) -> Iterator[str]:
         apply_migrations(url)
         yield url
     finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+        drop_database(database_url, name)
 
 
 def post_with_the_ledger(url: str, table: SyntheticTable, settlements: dict[str, Any]) -> None:

@@ -158,10 +158,27 @@ def fresh_database(database_url: str, stem: str) -> Iterator[str]:
     try:
         yield urlsplit(database_url)._replace(path=f"/{name}").geturl()
     finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+        drop_database(database_url, name)
+
+
+def drop_database(database_url: str, name: str, timeout_s: float = 30.0) -> None:
+    """Drop the database ``name`` (if it exists) on the server of ``database_url``, connected as
+    that URL's role: first end that role's sessions on it, then ``DROP DATABASE`` (which stops
+    an autovacuum worker running there by itself). Not ``WITH (FORCE)``: on PostgreSQL 15 that
+    also tries to end the autovacuum worker as this role and fails, "must be a member of the
+    role whose process is being terminated", when one happens to run on the fresh database.
+    Raises TimeoutError if a session of the role is still there after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        while admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+            " AND usename = current_user AND pid <> pg_backend_pid()",
+            (name,),
+        ).fetchall():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"sessions still open on database {name} after {timeout_s} s")
+            time.sleep(0.1)
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
 @dataclass

@@ -21,7 +21,7 @@ from psycopg import sql
 
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
-from rummy_testing.service_process import variant_plugin_env
+from rummy_testing.service_process import drop_database, variant_plugin_env
 
 #: Deadlines pass this many times faster than real time (a 20 s turn lasts 2 s).
 E2E_CLOCK_SPEED = 10.0
@@ -101,7 +101,4 @@ def running_stack(
                 topic_prefix=prefix,
             )
     finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+        drop_database(database_url, name)
