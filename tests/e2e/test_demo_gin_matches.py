@@ -66,12 +66,14 @@ def test_a_gin_demo_table_plays_its_match_to_the_end_settles_by_its_format_and_r
     wins = {0: 0, 1: 0}
     for seat, scored in won:
         wins[seat] += 1
-        for c in range(min(wins[seat], columns)):
-            if running[c]:
-                points[c][seat] += scored
-                boxes[c][seat] += 1
-                if points[c][seat] >= target:
-                    running[c] = False
+        # a player's n-th win is entered in the first min(n, 3) columns still running
+        # (docs/rules/formats.md#hollywood: with column 1 ended, a first win goes to column 2)
+        entered = [c for c in range(columns) if running[c]][: min(wins[seat], columns)]
+        for c in entered:
+            points[c][seat] += scored
+            boxes[c][seat] += 1
+            if points[c][seat] >= target:
+                running[c] = False
     assert not any(running)
     sheets = list(view.sheets)
     assert len(sheets) == columns
