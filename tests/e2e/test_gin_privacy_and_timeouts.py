@@ -255,7 +255,10 @@ def test_a_gin_seat_that_stops_acting_is_played_by_the_clock_and_loses_the_game_
         )
     )
     table = Table(operator, rummy_stack.endpoints.table, 2, 0, bps, gin_rules(40), options)
-    grant = 10_000
+    # Each seat holds exactly one game's stake (cap x point value): the next match, which the
+    # table starts while both still sit, cannot hold the sleeper's stake once it has paid, so it
+    # is aborted and moves nothing; the balances read below are this match's alone.
+    grant = cap * point_value
     try:
         active, sleeper = seated(table, "ginawake", "ginasleep", grant=grant)
         view = active.wait(
