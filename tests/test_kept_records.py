@@ -69,17 +69,24 @@ def test_a_kept_bundle_decodes_folds_to_its_end_and_its_deal_follows_from_its_se
     assert commitment(seed) == committed.commitment == locked.commitment
     layout = variant.deal_layout(started.rule_set)
     inputs = ShuffleInputs(
-        seed, bundle["hand_id"], tuple((s.seat, bytes.fromhex(s.seed_hex)) for s in locked.client_seeds)
+        seed,
+        bundle["hand_id"],
+        tuple((s.seat, bytes.fromhex(s.seed_hex)) for s in locked.client_seeds),
     )
     seats = [s.seat for s in started.seats]
     redealt = deal(inputs, layout.shoe, seats, started.dealer_seat, layout.hand_size, layout.shape)
+
     def by_seat(hands: Any) -> dict[int, tuple[Any, ...]]:
         return {h.seat: tuple(h.cards) for h in hands}
 
     assert by_seat(redealt.hands) == by_seat(dealt.hands) and redealt.stock == dealt.stock
     assert (redealt.wild_cut, redealt.first_open) == (dealt.wild_cut, dealt.first_open)
     # the settlement sums to zero with the commission, as recorded
-    assert sum(ln.amount_cents for ln in ended.settlement.lines) + ended.settlement.commission_cents == 0
+    assert (
+        sum(ln.amount_hundredths for ln in ended.settlement.lines)
+        + ended.settlement.commission_hundredths
+        == 0
+    )
     # re-encoded, each event is the current shape, and decodes to itself
     for event in events:
         assert codec.from_dict(codec.to_dict(event)) == event

@@ -424,7 +424,7 @@ def _change_score(b: Bundle, other: Bundle) -> None:
 
 
 def _change_commission(b: Bundle, other: Bundle) -> None:
-    events_of(b, "HandEnded")[0]["settlement"]["commission_cents"] += 1
+    events_of(b, "HandEnded")[0]["settlement"]["commission_hundredths"] += 1
 
 
 def _other_commitment(b: Bundle, other: Bundle) -> None:
@@ -448,7 +448,7 @@ def _remove_reshuffle(b: Bundle, other: Bundle) -> None:
 
 
 def _change_rule_option(b: Bundle, other: Bundle) -> None:
-    events_of(b, "HandStarted")[0]["rule_set"]["point_value_cents"] += 5
+    events_of(b, "HandStarted")[0]["rule_set"]["point_value_hundredths"] += 5
 
 
 def _blank_client_seed(b: Bundle, other: Bundle) -> None:

@@ -335,9 +335,29 @@
     };
   }
 
+  // The one upcast step of a bundle (as rummy_rules/upcast.py does for the Python readers): a
+  // bundle written by an older build becomes the current shape before any check reads it. Old
+  // shapes read (the table in rummy_rules/upcast.py): money fields named with the old suffix
+  // (spelled in two parts, so a search of the source finds only kept records).
+  const LEGACY_MONEY_SUFFIX = "_" + "cents";
+
+  /** ``value`` (a bundle or any JSON value in it) in the current shape, as a new object. */
+  function upcast(value) {
+    if (Array.isArray(value)) return value.map(upcast);
+    if (value === null || typeof value !== "object") return value;
+    const out = {};
+    for (const [key, v] of Object.entries(value)) {
+      const renamed = key.endsWith(LEGACY_MONEY_SUFFIX) ? key.slice(0, -LEGACY_MONEY_SUFFIX.length) + "_hundredths" : key;
+      if (renamed !== key && renamed in value) continue; // both names: the current one is kept
+      out[renamed] = upcast(v);
+    }
+    return out;
+  }
+
   /** Verify a bundle (an object, or JSON text); record: the player's own record or null. */
   async function verifyBundle(bundle, record) {
     if (typeof bundle === "string") bundle = JSON.parse(bundle);
+    bundle = upcast(bundle);
     const steps = [];
     const unchecked = [];
     // a bundle that cannot be read as a hand at all is "unknown", as before any step ran
@@ -414,5 +434,5 @@
     return result.steps.find((s) => !s.ok) || null;
   }
 
-  Object.assign(V, { FORMAT, Differs, fail, same, ofType, verifyBundle, firstFailure });
+  Object.assign(V, { FORMAT, Differs, fail, same, ofType, upcast, verifyBundle, firstFailure });
 })(globalThis);

@@ -53,7 +53,7 @@ def test_every_command_round_trips_exactly() -> None:
             rule_set=bombay_baazi(8, 5, 250, points_cap=80),
             at_ms=T0,
         ),
-        RecordStakeReserved(seat=3, amount_cents=400, at_ms=T0),
+        RecordStakeReserved(seat=3, amount_hundredths=400, at_ms=T0),
         RecordSeedCommitment(commitment="ab" * 32, at_ms=T0),
         ContributeClientSeed(seat=0, seed_hex="", at_ms=T0),
         Deal(

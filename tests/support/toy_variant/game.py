@@ -108,7 +108,7 @@ codec.register(ToyOptions)
 
 def toy_rule_set(
     seats: int,
-    point_value_cents: int,
+    point_value_hundredths: int,
     commission_bps: int,
     *,
     max_points: int = 25,
@@ -127,7 +127,7 @@ def toy_rule_set(
         max_missed_turns=3,
         turn_seconds=20,
         seed_window_seconds=3,
-        point_value_cents=point_value_cents,
+        point_value_hundredths=point_value_hundredths,
         commission_bps=commission_bps,
         options=ToyOptions(max_points=max_points, max_turns=max_turns, wall=wall),
     )
@@ -468,8 +468,10 @@ class ToyKnock(VariantRules):
 
         return TOY_BOT
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
-        return toy_rule_set(seats, point_value_cents, commission_bps)
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
+        return toy_rule_set(seats, point_value_hundredths, commission_bps)
 
     def initial_state(self) -> ToyState:
         return ToyState()

@@ -25,6 +25,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from .cards import Card, CardParseError, parse_card
+from .upcast import upcast
 
 T = TypeVar("T")
 _REGISTRY: dict[str, type] = {}
@@ -91,7 +92,9 @@ def to_dict(message: Any) -> dict[str, Any]:
 
 
 def from_dict(data: dict[str, Any]) -> Any:
-    """The message a ``to_dict`` dict stands for. Raises CodecError."""
+    """The message a ``to_dict`` dict stands for, in today's shape (a record of an older shape
+    is upcast first: :mod:`rummy_rules.upcast`). Raises CodecError."""
+    data = upcast(data)
     if not isinstance(data, dict) or "type" not in data:
         raise CodecError("a message is a dict with a 'type' field")
     cls = _known(data["type"]) if isinstance(data["type"], str) else None

@@ -41,7 +41,7 @@ class RecordStakeReserved(Command):
     """The ledger's StakesReserved for one seat. (A StakeRejected is answered with AbortHand.)"""
 
     seat: int
-    amount_cents: int
+    amount_hundredths: int
     at_ms: int
 
 

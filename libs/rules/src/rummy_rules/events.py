@@ -61,10 +61,11 @@ class HandStarted(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class StakeReserved(Event):
-    """The ledger reserved a seat's maximum loss (``amount_cents`` hundredths of a House Token)."""
+    """The ledger reserved a seat's maximum loss (``amount_hundredths`` hundredths of a House
+    Token)."""
 
     seat: int
-    amount_cents: int
+    amount_hundredths: int
 
 
 @dataclass(frozen=True, kw_only=True)

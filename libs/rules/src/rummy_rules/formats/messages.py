@@ -196,10 +196,11 @@ class MatchStarted(MatchEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class MoneyReserved(MatchEvent):
-    """``amount_cents`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or ``game``."""
+    """``amount_hundredths`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or
+    ``game``."""
 
     seat: int
-    amount_cents: int
+    amount_hundredths: int
     purpose: str
 
 
@@ -276,11 +277,11 @@ class SeatForfeitedGame(MatchEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class RejoinOffered(MatchEvent):
-    """Eliminated ``seat`` may buy in again for ``entry_cents`` and come back at ``total``."""
+    """Eliminated ``seat`` may buy in again for ``entry_hundredths`` and come back at ``total``."""
 
     seat: int
     total: int
-    entry_cents: int
+    entry_hundredths: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -299,11 +300,11 @@ class RejoinDeclined(MatchEvent):
 @dataclass(frozen=True, kw_only=True)
 class RejoinRefused(MatchEvent):
     """``seat``'s rejoin is undone (its entry could not be held): eliminated again at ``total``
-    (its total before the rejoin), holding ``entry_cents`` less."""
+    (its total before the rejoin), holding ``entry_hundredths`` less."""
 
     seat: int
     total: int
-    entry_cents: int
+    entry_hundredths: int
 
 
 @dataclass(frozen=True, kw_only=True)

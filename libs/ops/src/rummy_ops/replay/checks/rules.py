@@ -41,7 +41,7 @@ def command_for(event: ev.Event, at_ms: int, variant: str = "") -> cmd.Command |
         )
     if isinstance(event, ev.StakeReserved):
         return cmd.RecordStakeReserved(
-            seat=event.seat, amount_cents=event.amount_cents, at_ms=at_ms
+            seat=event.seat, amount_hundredths=event.amount_hundredths, at_ms=at_ms
         )
     if isinstance(event, ev.SeedCommitted):
         return cmd.RecordSeedCommitment(commitment=event.commitment, at_ms=at_ms)
