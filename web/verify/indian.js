@@ -18,7 +18,7 @@
     return cards.map((c) => V.parseCard(c).face);
   }
 
-  // The Indian options of a rule set: `options` (tagged "IndianPointsRules"), or `indian` in a
+  // The Indian options of a rule set: `options` (tagged "indian.PointsRules"), or `indian` in a
   // bundle written before rule sets carried each variant's options under one name.
   function optionsOf(ruleSet) {
     return ruleSet.options || ruleSet.indian;
@@ -50,7 +50,7 @@
       }
     },
     moves: {
-      PlayerDropped(e, { play }) {
+      "indian.PlayerDropped"(e, { play }) {
         if (play.out.has(e.seat)) fail(`seat ${e.seat} left the hand twice`);
         const rules = optionsOf(play.ruleSet);
         const drew = play.drawsBy.get(e.seat) > 0;
@@ -64,11 +64,11 @@
         if (e.points !== want) fail(`seat ${e.seat}'s ${e.kind} drop is charged ${e.points} points; the rule set says ${want}`);
         play.out.set(e.seat, { outcome: DROP_OUTCOME[e.kind], points: e.points });
       },
-      Declared(e, helpers) {
+      "indian.Declared"(e, helpers) {
         showHand(e, helpers, "declared");
         helpers.play.declared = e;
       },
-      DeclarationRejected(e, helpers) {
+      "indian.DeclarationRejected"(e, helpers) {
         showHand(e, helpers, "declared wrongly");
         const rules = optionsOf(helpers.play.ruleSet);
         if (e.points !== rules.wrong_declare_points) {
@@ -152,7 +152,7 @@
 
     /** What the page draws: the deal and each seat's final hand (cards as texts). */
     picture(ctx) {
-      const d = ctx.deal || (ctx.events.find((e) => e.event.type === "HandDealt") || {}).event;
+      const d = ctx.deal || (ctx.events.find((e) => e.event.type === "table.HandDealt") || {}).event;
       if (!d) return null;
       const finals = ctx.play ? [...ctx.play.hands.entries()] : [];
       const results = ctx.play && ctx.play.ended ? ctx.play.ended.results : [];

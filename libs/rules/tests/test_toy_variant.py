@@ -147,7 +147,7 @@ def test_a_toy_rule_set_survives_the_codec_with_its_options_tagged() -> None:
         hand_id="h", seats=(SeatAccount(0, "a"),), dealer_seat=0, rule_set=rules, at_ms=T0
     )
     data = codec.to_dict(started)
-    assert data["rule_set"]["options"]["type"] == "ToyOptions"
+    assert data["rule_set"]["options"]["type"] == "toy.Options"
     assert codec.from_dict(data) == started
 
 

@@ -82,6 +82,7 @@ HAND_SIZE = 5
 SHOE = Shoe(decks=1, printed_jokers=0)
 
 
+@codec.tag("toy.Options")
 @dataclass(frozen=True)
 class ToyOptions(VariantOptions):
     """The toy's options: ``max_points`` (1..50, 25) the most a loser is charged;
@@ -133,6 +134,7 @@ def toy_rule_set(
     )
 
 
+@codec.tag("toy.Knock")
 @dataclass(frozen=True, kw_only=True)
 class Knock(Command):
     """The seat on turn ends the hand instead of drawing."""
@@ -142,6 +144,7 @@ class Knock(Command):
     at_ms: int
 
 
+@codec.tag("toy.Knocked")
 @dataclass(frozen=True, kw_only=True)
 class Knocked(Event):
     seat: int
@@ -167,6 +170,7 @@ class ToySeat:
     misses_in_a_row: int = 0
 
 
+@codec.tag("toy.State")
 @dataclass(frozen=True)
 class ToyState:
     phase: ToyPhase = ToyPhase.NOT_STARTED

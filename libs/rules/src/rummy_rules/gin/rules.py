@@ -37,6 +37,7 @@ GIN_SEED_WINDOW_SECONDS = 3
 GIN_MAX_MISSED_TURNS = 3
 
 
+@codec.tag("gin.Options")
 @dataclass(frozen=True)
 class GinOptions(VariantOptions):
     """A gin hand's options: ``oklahoma`` (the upcard's value is the knock limit, ace 1, and a

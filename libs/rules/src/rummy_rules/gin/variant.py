@@ -87,6 +87,7 @@ LOST_OUTCOME = "lost"
 GinPhase = HandPhase  # the hand's phases are every variant's (``rummy_rules.lifecycle``)
 
 
+@codec.tag("gin.State")
 @dataclass(frozen=True)
 class GinState:
     """One gin hand around its play: the seats (ascending) and their accounts, the seats whose

@@ -22,6 +22,7 @@ from ..rules import CUT_AND_UPCARD, DealShape, RuleSet, RuleSetError, VariantOpt
 from ..wild import MAX_CARD_POINTS
 
 
+@codec.tag("indian.PointsRules")
 @dataclass(frozen=True)
 class IndianPointsRules(VariantOptions):
     """Scoring numbers of Indian points rummy, in points (``docs/rules/scoring.md#outcomes``).
