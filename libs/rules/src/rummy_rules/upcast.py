@@ -19,10 +19,10 @@ depth of the record
 ============================================  ====================================  ===========
 
 The old shapes of the other layers are upcast in one module each: the table stream's protobuf
-payloads in ``rummy_game.upcast`` (old payload type names, the flat Indian options of the common
-``RuleSet``, a rule set that names no variant); the browser verifier's bundles in
-``web/verify/verify.js`` (``upcast``, the same two shapes as here). ``docs/rules/event-tags.md``
-lists every tag and every deprecated path in one place.
+payloads in ``rummy_game.upcast`` (a SeedsLocked that names no variant); the browser verifier's
+bundles in ``web/verify/verify.js`` (``upcast``, the same two shapes as here).
+``docs/rules/event-tags.md`` lists every tag, every deprecated path and those not moved into an
+upcast module yet (``#not-yet-moved``) in one place.
 
 The old money suffix is spelled in two parts below so that a search of the source for it finds
 only kept records.
