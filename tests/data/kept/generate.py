@@ -21,10 +21,9 @@ ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT / "services/table/tests"), str(ROOT / "tests/e2e")]
 
-import table_calls  # noqa: E402
 from gin_bundles import gin_hand  # noqa: E402
 from match_world import hold_money, next_step, open_match_table, play_deal, seat_all  # noqa: E402
-from test_table_service import settled_for  # noqa: E402
+from test_table_service import draw, on_turn, settled_for  # noqa: E402
 from world import SERVER_SEED, World, replay_all  # noqa: E402
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb  # noqa: E402
@@ -86,21 +85,8 @@ def points(world: World) -> None:
     # a second hand, stopped after a few turns: the snapshot holds a hand in play
     hand_id = world.start_hand(table_id)
     world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
-    from rummy.table.v1 import table_service_pb2 as api
-
-    table_calls.draw(
-        world.app,
-        account,
-        api.DrawCardRequest(
-            table_id=table_id,
-            hand_id=hand_id,
-            turn_no=view.turn_no,
-            client_request_id=world.request_id(),
-            source=pb.DRAW_SOURCE_STOCK,
-        ),
-    )
+    account, view = on_turn(world, table_id)
+    draw(world, table_id, account, view)
     data = take_snapshot(world, table_id)
     write("table.snapshot.json", data.decode())
     export(world, table_id, "indian-points.export.jsonl")
