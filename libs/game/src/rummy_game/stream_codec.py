@@ -47,7 +47,7 @@ from rummy_rules.settlement import Settlement, SettlementLine, reservation_hundr
 from rummy_rules.shuffle import SeatHand
 from rummy_rules.wild import card_points
 
-from . import wires
+from . import upcast, wires
 from .wire import (
     HandContext,
     StreamCodecError,
@@ -102,8 +102,6 @@ def rule_set_from_pb(
     seats: int,
     point_value_hundredths: int,
     commission_bps: int,
-    *,
-    recorded: bool = False,
 ) -> RuleSet:
     """The rules library's rule set for a table's options (``rummy.common.v1.RuleSet``).
 
@@ -114,7 +112,7 @@ def rule_set_from_pb(
     variant's own (its wire reads its arm of ``variant_options``) replace the house rules they
     give, an option set is taken as it is, zero included; the variant checks the result
     (``Variant.check_rule_set``). ``point_value_hundredths`` in hundredths of a House Token a point,
-    ``commission_bps`` in basis points; ``recorded``: read from a record (see
+    ``commission_bps`` in basis points (a rule set read from a record:
     :func:`recorded_rule_set_from_pb`). Raises RuleSetError (a ValueError) for an unknown variant
     or any value the rules' validation refuses (a seat count the variant does not play, a turn
     of 0 s, a penalty above the most a hand can cost); :func:`wire_message` names the request
@@ -137,7 +135,7 @@ def rule_set_from_pb(
         turn_seconds=given(options, "turn_seconds", house.turn_seconds),
         seed_window_seconds=given(options, "seed_window_seconds", house.seed_window_seconds),
     )
-    rules = wire.options_from_pb(options, house, recorded=recorded)
+    rules = wire.options_from_pb(options, house)
     variant.check_rule_set(rules)
     return rules
 
@@ -147,11 +145,13 @@ def recorded_rule_set_from_pb(
 ) -> RuleSet:
     """The rule set a recorded ``TableOpened`` or ``HandStarted`` carries, as it was played.
 
-    Every writer since explicit presence sets every option; a variant's wire reads an option a
-    record of an older writer left out as that writer meant it (Indian points: a switch missing
-    there was off). Raises RuleSetError as :func:`rule_set_from_pb`.
+    Every writer since explicit presence sets every option; the record is upcast first
+    (:func:`rummy_game.upcast.rule_set`: an option a record of an older writer left out is read
+    as that writer meant it, Indian points: a switch missing there was off). Raises RuleSetError
+    as :func:`rule_set_from_pb`.
     """
-    return rule_set_from_pb(options, seats, point_value_hundredths, commission_bps, recorded=True)
+    current = upcast.rule_set(options)
+    return rule_set_from_pb(current, seats, point_value_hundredths, commission_bps)
 
 
 def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:

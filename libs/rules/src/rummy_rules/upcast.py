@@ -19,7 +19,8 @@ depth of the record
 ============================================  ====================================  ===========
 
 The old shapes of the other layers are upcast in one module each: the table stream's protobuf
-payloads in ``rummy_game.upcast`` (a SeedsLocked that names no variant); the browser verifier's
+payloads in ``rummy_game.upcast`` (a SeedsLocked that names no variant, a recorded rule set
+that left proto3 zeros out); the browser verifier's
 bundles in ``web/verify/verify.js`` (``upcast``, the same two shapes as here).
 ``docs/rules/event-tags.md`` lists every tag, every deprecated path and those not moved into an
 upcast module yet (``#not-yet-moved``) in one place.
