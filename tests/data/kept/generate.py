@@ -118,7 +118,7 @@ def deals(world: World) -> None:
 
 
 def gin() -> None:
-    bundle, state = gin_hand("kept", point_value_cents=10, commission_bps=500)
+    bundle, state = gin_hand("kept", point_value_hundredths=10, commission_bps=500)
     from rummy_game.proof import canonical_json
 
     write("gin.bundle.json", canonical_json(bundle))
