@@ -38,8 +38,8 @@ from rummy_ops.cli import main
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.eventlog.kafka_client import group_consumer_config
-from rummy_platform.table_routing import TableRouter
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_table.contract import TableRouter
 from rummy_testing.players import SHOES, Operator, rule_set
 from rummy_testing.processes import ExtraService, kill_stack_service, stop_stack_service
 from rummy_testing.stacks import RunningStack, running_stack

@@ -31,7 +31,6 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
-from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.events import DrawSource as Source
@@ -39,6 +38,7 @@ from rummy_rules.indian.bot import choose_discard, choose_draw, declaration
 from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
 from rummy_rules.wild import WildRank
+from rummy_table.contract import TableRouter
 
 STOCK = table_events.DRAW_SOURCE_STOCK
 DISCARD_PILE = table_events.DRAW_SOURCE_DISCARD_PILE

@@ -17,7 +17,7 @@ from rummy_ops.token import token_secret
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.config import ConfigError
 from rummy_platform.ports import DEFAULT_PORTS
-from rummy_platform.table_routing import TableRouter
+from rummy_table.contract import TableRouter
 
 #: Seconds a token minted by this command lives.
 MINTED_TOKEN_SECONDS = 900
