@@ -28,10 +28,9 @@ import pytest
 from rummy.common.v1 import cards_pb2
 from rummy.gin.v1 import events_pb2 as gpb
 from rummy.gin.v1 import rules_pb2 as gin_rules_pb
-from rummy.table.v1 import events_pb2 as table_events
 from rummy_ops.demo import DemoOptions, DemoReport, TablePlan, play
-from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_testing.stacks import hands_ended
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
 RunningStack = Any
@@ -64,29 +63,20 @@ def gin_run(rummy_stack: RunningStack) -> DemoReport:
     )
     report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
     print(
-        f"{len(ended(report))} gin hands in {report.wall_seconds:.1f} s;"
-        f" outcomes: {Counter(r.outcome for h in ended(report) for r in h.results)}"
+        f"{len(hands_ended(report))} gin hands in {report.wall_seconds:.1f} s;"
+        f" outcomes: {Counter(r.outcome for h in hands_ended(report) for r in h.results)}"
     )
     return report
 
 
-def ended(report: DemoReport) -> list[table_events.HandEnded]:
-    return [h.result for h in report.hands if h.result is not None]
-
-
 def scores(rummy_stack: RunningStack, table_id: str) -> dict[str, gpb.GinHandScored]:
     """Gin's GinHandScored events of the table stream, by hand."""
-    log = KafkaEventLog(rummy_stack.kafka_bootstrap)
-    try:
-        found: dict[str, gpb.GinHandScored] = {}
-        for record in log.read_stream(rummy_stack.topic_prefix + TABLE_EVENTS, table_id):
-            payload = record.envelope.payload
-            if isinstance(payload, gpb.GinHandScored):
-                assert payload.hand_id not in found, f"hand {payload.hand_id} scored twice"
-                found[payload.hand_id] = payload
-        return found
-    finally:
-        log.close()
+    found: dict[str, gpb.GinHandScored] = {}
+    for payload in rummy_stack.payloads(TABLE_EVENTS, table_id):
+        if isinstance(payload, gpb.GinHandScored):
+            assert payload.hand_id not in found, f"hand {payload.hand_id} scored twice"
+            found[payload.hand_id] = payload
+    return found
 
 
 def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(
@@ -97,7 +87,7 @@ def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(
     # the table's plan names no variant: its hands are the demo rule set's, gin's (their
     # outcome words are gin's in the report)
     assert {h.variant for h in gin_run.hands} == {"gin"}
-    results = ended(gin_run)
+    results = hands_ended(gin_run)
     assert len(results) >= HANDS
     scored = scores(rummy_stack, gin_run.tables["gin-2"])
     for result in results:
@@ -119,7 +109,7 @@ def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(
 
 
 def test_the_ledger_balances_move_by_the_settlements(gin_run: DemoReport) -> None:
-    results = ended(gin_run)
+    results = hands_ended(gin_run)
     moved: Counter[str] = Counter()
     for result in results:
         for line in result.settlement:
@@ -134,7 +124,7 @@ def test_the_ledger_journals_each_scored_gin_hand_once(
     rummy_stack: RunningStack, gin_run: DemoReport
 ) -> None:
     with psycopg.connect(rummy_stack.database_url) as conn:
-        for result in ended(gin_run):
+        for result in hands_ended(gin_run):
             if all(r.outcome == "drawn" for r in result.results):
                 continue
             rows = conn.execute(

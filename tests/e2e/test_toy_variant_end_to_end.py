@@ -37,10 +37,10 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoOptions, DemoReport, TablePlan, play
 from rummy_platform.config import PLUGINS_VARIABLE
-from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.cards import parse_card
 from rummy_testing.service_process import variant_plugin_env
+from rummy_testing.stacks import hands_ended
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.bot import KNOCK_AT, total
 
@@ -79,7 +79,7 @@ def toy_run(rummy_stack: RunningStack) -> DemoReport:
         rule_set=toy_rule_set(),
     )
     report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
-    winners = Counter(1 + len(r.co_winner_seats) for r in ended(report))
+    winners = Counter(1 + len(r.co_winner_seats) for r in hands_ended(report))
     print(
         f"{sum(winners.values())} toy hands in {report.wall_seconds:.1f} s;"
         f" hands by number of winners: {dict(winners)}"
@@ -87,24 +87,14 @@ def toy_run(rummy_stack: RunningStack) -> DemoReport:
     return report
 
 
-def ended(report: DemoReport) -> list[table_events.HandEnded]:
-    return [h.result for h in report.hands if h.result is not None]
-
-
 def knocks(rummy_stack: RunningStack, table_id: str) -> dict[str, toy_pb2.Knocked]:
     """The toy's Knocked events of the table stream, by hand."""
-    log = KafkaEventLog(rummy_stack.kafka_bootstrap)
-    try:
-        read = log.read_stream(rummy_stack.topic_prefix + TABLE_EVENTS, table_id)
-        found: dict[str, toy_pb2.Knocked] = {}
-        for record in read:
-            payload = record.envelope.payload
-            if isinstance(payload, toy_pb2.Knocked):
-                assert payload.hand_id not in found, f"hand {payload.hand_id} knocked twice"
-                found[payload.hand_id] = payload
-        return found
-    finally:
-        log.close()
+    found: dict[str, toy_pb2.Knocked] = {}
+    for payload in rummy_stack.payloads(TABLE_EVENTS, table_id):
+        if isinstance(payload, toy_pb2.Knocked):
+            assert payload.hand_id not in found, f"hand {payload.hand_id} knocked twice"
+            found[payload.hand_id] = payload
+    return found
 
 
 def expected_money(result: table_events.HandEnded) -> tuple[list[int], dict[int, int], int]:
@@ -136,7 +126,7 @@ def test_bots_play_every_toy_hand_to_a_knock_or_the_showdown_through_the_public_
     assert toy_run.finished, toy_run.stopped_because
     assert toy_run.bot_errors == [] and toy_run.refused_actions == 0
     assert [h.aborted_reason for h in toy_run.hands if h.result is None] == []
-    results = ended(toy_run)
+    results = hands_ended(toy_run)
     assert len(results) >= HANDS
     knocked = knocks(rummy_stack, toy_run.tables["toy-3"])
     assert set(knocked) <= {r.hand_id for r in results}
@@ -155,7 +145,7 @@ def test_bots_play_every_toy_hand_to_a_knock_or_the_showdown_through_the_public_
 def test_each_hand_s_settlement_is_the_toy_s_shared_pot_rule_to_the_hundredth(
     toy_run: DemoReport,
 ) -> None:
-    for result in ended(toy_run):
+    for result in hands_ended(toy_run):
         winners, amounts, commission = expected_money(result)
         assert [result.winner_seat, *result.co_winner_seats] == winners
         assert {line.seat: line.amount_hundredths for line in result.settlement} == amounts
@@ -190,7 +180,7 @@ def journal_lines(result: table_events.HandEnded) -> list[tuple[str, str, int]]:
 def test_the_ledger_settles_each_toy_hand_once_as_its_hand_ended_says(
     rummy_stack: RunningStack, toy_run: DemoReport
 ) -> None:
-    results = ended(toy_run)
+    results = hands_ended(toy_run)
     with psycopg.connect(rummy_stack.database_url) as conn:
         for result in results:
             transactions = conn.execute(
@@ -249,7 +239,7 @@ def test_rummy_replay_verifies_every_toy_hand_against_the_stream_and_the_journal
     rummy_stack: RunningStack, toy_run: DemoReport
 ) -> None:
     table_id = toy_run.tables["toy-3"]
-    wanted = {r.hand_id for r in ended(toy_run)}
+    wanted = {r.hand_id for r in hands_ended(toy_run)}
     deadline = time.monotonic() + 30
     while True:  # the last hand's seed is revealed and its settlement journaled just after it
         done = rummy_replay(rummy_stack, table_id)
@@ -272,6 +262,6 @@ def test_rummy_replay_without_the_plug_in_calls_every_toy_hand_unverifiable(
     done = rummy_replay(rummy_stack, toy_run.tables["toy-3"], plugins=False)
     doc = json.loads(done.stdout)
     assert done.returncode == 1 and not doc["ok"]
-    assert {r.hand_id for r in ended(toy_run)} <= set(doc["unverifiable"])
+    assert {r.hand_id for r in hands_ended(toy_run)} <= set(doc["unverifiable"])
     for hand in doc["hands"]:
         assert f"no variant {TOY_NAME!r} is registered" in hand["unverifiable"]

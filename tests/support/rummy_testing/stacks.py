@@ -10,17 +10,23 @@ database dropped (the topics stay on the broker, as the event log never expires)
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import sql
 
-from rummy_ops.demo import Endpoints, stack_endpoints
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_ops.demo import DemoReport, Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
+from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.topics import LEDGER_EVENTS
 from rummy_testing.service_process import drop_database, variant_plugin_env
 
 #: Deadlines pass this many times faster than real time (a 20 s turn lasts 2 s).
@@ -41,6 +47,35 @@ class RunningStack:
         """``http://127.0.0.1:<port>/metrics`` of ``service``."""
         return f"http://127.0.0.1:{self.stack.config.ports[service][1]}/metrics"
 
+    def payloads(self, topic: str, stream_id: str) -> list[Any]:
+        """The payloads of stream ``stream_id`` (a table id) in ``topic`` (unprefixed:
+        ``TABLE_EVENTS``, the table's own; ``LEDGER_EVENTS``, the ledger's about it), in order."""
+        log = KafkaEventLog(self.kafka_bootstrap)
+        try:
+            return [
+                r.envelope.payload for r in log.read_stream(self.topic_prefix + topic, stream_id)
+            ]
+        finally:
+            log.close()
+
+    def match_settlements(
+        self, table_id: str, count: int = 1, timeout: float = 60.0
+    ) -> list[ledger_pb.MatchSettled]:
+        """Every MatchSettled of the table (each a journal transaction's lines) once the ledger
+        published at least ``count``, from its events on Kafka. Raises AssertionError on a
+        refused settlement, TimeoutError if fewer come within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            payloads = self.payloads(LEDGER_EVENTS, table_id)
+            refused = [p for p in payloads if isinstance(p, ledger_pb.MatchSettlementRefused)]
+            assert not refused, f"the ledger refused a settlement: {refused}"
+            settled = [p for p in payloads if isinstance(p, ledger_pb.MatchSettled)]
+            if len(settled) >= count:
+                return settled
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(settled)} of {count} MatchSettled for table {table_id}")
+            time.sleep(0.5)
+
     def log_tails(self, lines: int = 12, width: int = 400, naming: Sequence[str] = ()) -> str:
         """For a failure message: the last ``lines`` lines of every service log of this stack
         (the five services' and any extra process's, ``rummy_testing.processes``), each cut to
@@ -56,6 +91,11 @@ class RunningStack:
                 parts.append(f"--- {path.name}: last {lines} of {len(named)} naming {naming}")
                 parts.extend(line[:width] for line in named[-lines:])
         return "\n".join(parts)
+
+
+def hands_ended(report: DemoReport) -> list[table_events.HandEnded]:
+    """The HandEnded of every hand of a demo run that ended, in the order they were played."""
+    return [h.result for h in report.hands if h.result is not None]
 
 
 def database_url_named(database_url: str, name: str) -> str:

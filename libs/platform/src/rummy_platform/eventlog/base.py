@@ -18,7 +18,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Self, Unpack
 
 from rummy_platform.envelope import (
@@ -129,6 +128,20 @@ def decode_consumed(
         return None
 
 
+class ClosedOnExit(ABC):
+    """A client closed when the ``with`` block using it ends."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release what the client holds."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
 class EventLogError(Exception):
     """The event log could not do what was asked (broker unreachable, timeout, bad state)."""
 
@@ -204,7 +217,7 @@ OnAssigned = Callable[[frozenset[TopicPartition]], Mapping[TopicPartition, int]]
 OnRevoked = Callable[[frozenset[TopicPartition]], None]
 
 
-class TransactionalWriter(ABC):
+class TransactionalWriter(ClosedOnExit):
     """A producer with a stable ``transactional_id``: the single writer of the streams it owns.
 
     Creating a writer fences every earlier writer with the same id. Each :meth:`append_batch` is
@@ -250,19 +263,8 @@ class TransactionalWriter(ABC):
     def close(self) -> None:
         """Release the producer (an open transaction is aborted by the broker)."""
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class GroupConsumer(ABC):
+class GroupConsumer(ClosedOnExit):
     """A member of a consumer group whose offsets the caller controls.
 
     Nothing is committed automatically: the caller stores ``record.next_offset`` with the effects
@@ -314,19 +316,8 @@ class GroupConsumer(ABC):
     def close(self) -> None:
         """Leave the group (without committing)."""
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class EventLog(ABC):
+class EventLog(ClosedOnExit):
     """Append to, and read from, the event topics."""
 
     @abstractmethod
@@ -407,14 +398,3 @@ class EventLog(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release every client this log opened."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
