@@ -16,6 +16,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.adapters import db
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
+from rummy_fairness.application.ports import SeedRow
 from rummy_fairness.application.seeds import Fairness
 from rummy_fairness.entrypoints.events import table_reactor
 from rummy_platform.envelope import Envelope, has_payload
@@ -76,10 +77,12 @@ def test_the_database_refuses_a_commitment_that_is_not_the_seeds_sha256(
     with pytest.raises(psycopg.errors.CheckViolation), pool.connection() as conn:
         db.insert_seed(
             conn,
-            hand_id="hand-x",
-            table_id="table-x",
-            server_seed=FIXED_SEED,
-            commitment_sha256=hashlib.sha256(b"another seed").digest(),
-            rules_version="",
-            shuffle_version=SHUFFLE_VERSION,
+            SeedRow(
+                hand_id="hand-x",
+                table_id="table-x",
+                server_seed=FIXED_SEED,
+                commitment_sha256=hashlib.sha256(b"another seed").digest(),
+                rules_version="",
+                shuffle_version=SHUFFLE_VERSION,
+            ),
         )
