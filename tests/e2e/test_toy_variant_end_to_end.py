@@ -23,11 +23,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import time
 from collections import Counter
 from importlib import import_module
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -35,12 +32,18 @@ import pytest
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoOptions, DemoReport, TablePlan, play
+from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoReport, TablePlan
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.cards import parse_card
+from rummy_testing.demo_runs import (
+    assert_books_follow_the_settlements,
+    hands_ended,
+    replay_once_settled,
+    variant_demo,
+)
+from rummy_testing.demo_runs import rummy_replay as replay_table
 from rummy_testing.service_process import variant_plugin_env
-from rummy_testing.stacks import hands_ended
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.bot import KNOCK_AT, total
 
@@ -55,7 +58,6 @@ MAX_POINTS, MAX_TURNS = 25, 18
 #: A knock ends about half the hands, so 12 hands hold one but for 1 run in ~4,000 (0.5**12).
 HANDS = 12
 GRANT = 12_000  # covers a seat losing every hand at the cap (12 x 25 x 37 = 11,100)
-RUMMY = Path(sys.executable).parent / "rummy"
 
 
 def toy_rule_set() -> cards_pb2.RuleSet:
@@ -66,19 +68,15 @@ def toy_rule_set() -> cards_pb2.RuleSet:
 
 @pytest.fixture(scope="module")
 def toy_run(rummy_stack: RunningStack) -> DemoReport:
-    options = DemoOptions(
+    report = variant_demo(
+        rummy_stack,
+        TablePlan("toy-3", SEATS, POINT_VALUE, COMMISSION_BPS),
+        toy_rule_set(),
         hands=HANDS,
         seed=15,
-        tables=(TablePlan("toy-3", SEATS, POINT_VALUE, COMMISSION_BPS),),
-        turn_seconds=20,
-        seed_window_seconds=3,
-        start_delay_seconds=1,
-        grant_hundredths=GRANT,
-        mischief=0.0,
+        grant=GRANT,
         timeout_seconds=90,
-        rule_set=toy_rule_set(),
     )
-    report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
     winners = Counter(1 + len(r.co_winner_seats) for r in hands_ended(report))
     print(
         f"{sum(winners.values())} toy hands in {report.wall_seconds:.1f} s;"
@@ -195,14 +193,7 @@ def test_the_ledger_settles_each_toy_hand_once_as_its_hand_ended_says(
                 (transactions[0][0],),
             ).fetchall()
             assert sorted(rows) == journal_lines(result)
-    moved: Counter[str] = Counter()
-    for result in results:
-        for line in result.settlement:
-            moved[line.account_id] += line.amount_hundredths
-    assert toy_run.balances == {a: GRANT + moved[a] for a in toy_run.balances}
-    assert not any(toy_run.reserved.values())
-    assert toy_run.conserved
-    assert toy_run.house_commission_delta == sum(r.commission_hundredths for r in results)
+    assert_books_follow_the_settlements(toy_run, GRANT)
 
 
 def rummy_replay(
@@ -213,26 +204,7 @@ def rummy_replay(
     env = {**os.environ, **variant_plugin_env()}
     if not plugins:
         env[PLUGINS_VARIABLE] = ""
-    return subprocess.run(
-        [
-            str(RUMMY),
-            "replay",
-            "--table",
-            table_id,
-            "--bootstrap",
-            rummy_stack.kafka_bootstrap,
-            "--topic-prefix",
-            rummy_stack.topic_prefix,
-            "--database-url",
-            rummy_stack.database_url,
-            "--json",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return replay_table(rummy_stack, table_id, env)
 
 
 def test_rummy_replay_verifies_every_toy_hand_against_the_stream_and_the_journal(
@@ -240,15 +212,9 @@ def test_rummy_replay_verifies_every_toy_hand_against_the_stream_and_the_journal
 ) -> None:
     table_id = toy_run.tables["toy-3"]
     wanted = {r.hand_id for r in hands_ended(toy_run)}
-    deadline = time.monotonic() + 30
-    while True:  # the last hand's seed is revealed and its settlement journaled just after it
-        done = rummy_replay(rummy_stack, table_id)
-        assert done.stdout, done.stderr
-        code, doc = done.returncode, json.loads(done.stdout)
-        ended_hands = [h for h in doc["hands"] if h["outcome"] != "running"]
-        if all(not h["notes"] for h in ended_hands) or time.monotonic() > deadline:
-            break
-        time.sleep(1)
+    code, doc, ended_hands = replay_once_settled(
+        rummy_stack, table_id, {**os.environ, **variant_plugin_env()}
+    )
     assert code == 0 and doc["ok"], doc["first_mismatch"]
     assert doc["unverifiable"] == [] and doc["skipped_unknown_types"] == {}
     assert wanted <= {h["hand_id"] for h in ended_hands}

@@ -22,8 +22,7 @@ import psycopg
 from psycopg import sql
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy.table.v1 import events_pb2 as table_events
-from rummy_ops.demo import DemoReport, Endpoints, stack_endpoints
+from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS
@@ -91,11 +90,6 @@ class RunningStack:
                 parts.append(f"--- {path.name}: last {lines} of {len(named)} naming {naming}")
                 parts.extend(line[:width] for line in named[-lines:])
         return "\n".join(parts)
-
-
-def hands_ended(report: DemoReport) -> list[table_events.HandEnded]:
-    """The HandEnded of every hand of a demo run that ended, in the order they were played."""
-    return [h.result for h in report.hands if h.result is not None]
 
 
 def database_url_named(database_url: str, name: str) -> str:
