@@ -17,11 +17,6 @@ Money is in hundredths of a House Token; the commission is floor(paid x bps / 10
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -50,12 +45,12 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_testing.demo_runs import replay_once_settled
 from rummy_testing.players import Operator, Player, Table, next_hand, operator_for
 from rummy_testing.stacks import RunningStack, running_stack
 
 KEY = b"gin-e2e-planned-deals"
 HOUSE = "house:commission"
-RUMMY = os.path.join(os.path.dirname(sys.executable), "rummy")
 #: Table seconds (the e2e clock runs 10x): a 60 s turn and seed window, so a loaded machine
 #: never times a planned turn out; 1 s between hands.
 TURN_SECONDS, SEED_WINDOW_SECONDS, START_DELAY_SECONDS = 600, 600, 10
@@ -161,37 +156,8 @@ def sheet(view: api.PlayerView, number: int) -> dict[int, tuple[int, int, int, i
 def assert_replay_clean(stack: RunningStack, table_id: str) -> None:
     """``rummy replay`` of the table (hands, match, money against the ledger's journal) is
     clean; the last hand's reveal and settlement come just after it, so notes are waited out."""
-    deadline = time.monotonic() + 60
-    while True:
-        done = subprocess.run(
-            [
-                RUMMY,
-                "replay",
-                "--table",
-                table_id,
-                "--bootstrap",
-                stack.kafka_bootstrap,
-                "--topic-prefix",
-                stack.topic_prefix,
-                "--database-url",
-                stack.database_url,
-                "--json",
-            ],
-            env=dict(os.environ),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.stdout, done.stderr
-        doc = json.loads(done.stdout)
-        hands = [h for h in doc["hands"] if h["outcome"] != "running"]
-        if (done.returncode == 0 and all(not h["notes"] for h in hands)) or (
-            time.monotonic() > deadline
-        ):
-            break
-        time.sleep(1)
-    assert done.returncode == 0 and doc["ok"], doc.get("first_mismatch")
+    code, doc, hands = replay_once_settled(stack, table_id, wait_s=60, until_clean=True)
+    assert code == 0 and doc["ok"], doc.get("first_mismatch")
     assert doc["unverifiable"] == [] and doc["skipped_unknown_types"] == {}
     assert all(h["ok"] and h["findings"] == [] for h in hands), hands
 

@@ -94,23 +94,30 @@ def rummy_replay(
         env=dict(os.environ if env is None else env),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
     )
 
 
 def replay_once_settled(
-    stack: RunningStack, table_id: str, env: Mapping[str, str] | None = None, wait_s: float = 30
+    stack: RunningStack,
+    table_id: str,
+    env: Mapping[str, str] | None = None,
+    wait_s: float = 30,
+    *,
+    until_clean: bool = False,
 ) -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
     """:func:`rummy_replay`, again each second for up to ``wait_s`` seconds while an ended hand
-    has notes (its seed is revealed and its settlement journaled just after the hand): its exit
-    status, its JSON document and the document's hands that are not running."""
+    has notes (its seed is revealed and its settlement journaled just after the hand), or, with
+    ``until_clean``, while the replay fails: its exit status, its JSON document and the
+    document's hands that are not running."""
     deadline = time.monotonic() + wait_s
     while True:
         done = rummy_replay(stack, table_id, env)
         assert done.stdout, done.stderr
         code, doc = done.returncode, json.loads(done.stdout)
         ended = [h for h in doc["hands"] if h["outcome"] != "running"]
-        if all(not h["notes"] for h in ended) or time.monotonic() > deadline:
+        settled = all(not h["notes"] for h in ended) and (code == 0 or not until_clean)
+        if settled or time.monotonic() > deadline:
             return code, doc, ended
         time.sleep(1)
