@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import psycopg
 import pytest
-from ledger_support import new_id
+from ledger_support import new_id, wall_clock
 
 from rummy_ledger.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
@@ -35,7 +35,7 @@ from rummy_testing.storage import IMPLEMENTATIONS, Storage
 @pytest.fixture(params=IMPLEMENTATIONS)
 def storage(request: pytest.FixtureRequest) -> Storage[LedgerUnitOfWork]:
     if request.param == "memory":
-        return Storage(InMemoryUnitOfWork(), ConstraintViolation)
+        return Storage(InMemoryUnitOfWork(clock=wall_clock), ConstraintViolation)
     return Storage(request.getfixturevalue("pg_uow"), psycopg.IntegrityError)
 
 

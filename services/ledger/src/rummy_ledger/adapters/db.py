@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from rummy_ledger.domain.accounts import (
     HeldReservation,
     JournalTransaction,
 )
+from rummy_ledger.domain.limits import PlayerLimits
 from rummy_ledger.domain.matches import MatchBook
 from rummy_platform import db as platform_db
 
@@ -280,6 +281,51 @@ def save_match(conn: psycopg.Connection, book: MatchBook) -> None:
         "ON CONFLICT (table_id, match_id) DO UPDATE SET book = EXCLUDED.book, updated_at = now()",
         (book.table_id, book.match_id, Jsonb(book.to_json())),
     )
+
+
+# --------------------------------------------------------------------------- responsible play
+
+
+def player_limits(conn: psycopg.Connection, account_id: str) -> PlayerLimits | None:
+    row = conn.execute(
+        "SELECT limits FROM player_limits WHERE account_id = %s", (account_id,)
+    ).fetchone()
+    return None if row is None else PlayerLimits.from_json(row[0])
+
+
+def save_player_limits(conn: psycopg.Connection, limits: PlayerLimits) -> None:
+    conn.execute(
+        "INSERT INTO player_limits (account_id, limits) VALUES (%s, %s) "
+        "ON CONFLICT (account_id) DO UPDATE SET limits = EXCLUDED.limits, updated_at = now()",
+        (limits.account_id, Jsonb(limits.to_json())),
+    )
+
+
+def add_period_loss(
+    conn: psycopg.Connection, account_id: str, period: str, start: date, amount: int
+) -> None:
+    conn.execute(
+        "INSERT INTO period_losses (account_id, period, period_start, net_loss_hundredths) "
+        "VALUES (%s, %s, %s, %s) ON CONFLICT (account_id, period, period_start) "
+        "DO UPDATE SET net_loss_hundredths = "
+        "period_losses.net_loss_hundredths + EXCLUDED.net_loss_hundredths",
+        (account_id, period, start, amount),
+    )
+
+
+def period_losses(
+    conn: psycopg.Connection, account_id: str, periods: Sequence[tuple[str, date]]
+) -> dict[str, int]:
+    found = {p: 0 for p, _ in periods}
+    for period, start in periods:
+        row = conn.execute(
+            "SELECT net_loss_hundredths FROM period_losses "
+            "WHERE account_id = %s AND period = %s AND period_start = %s",
+            (account_id, period, start),
+        ).fetchone()
+        if row is not None:
+            found[period] = int(row[0])
+    return found
 
 
 def release_reservation(conn: psycopg.Connection, hand_id: str, seat: int) -> None:

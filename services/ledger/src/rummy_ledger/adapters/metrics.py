@@ -62,7 +62,7 @@ from prometheus_client.registry import Collector
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
-from rummy_ledger.application.ports import REFUSABLE_EVENTS, Clock, Counters, utc_now
+from rummy_ledger.application.ports import REFUSABLE_EVENTS, Clock, Counters
 from rummy_ledger.domain.matches import ENTRY, PURPOSES, STAKE
 from rummy_platform import ledger_invariants
 from rummy_platform.envelope import type_name
@@ -179,7 +179,7 @@ class LedgerGaugeCollector(Collector):
         pool: ConnectionPool,
         *,
         invariants_every_s: float = 60.0,
-        clock: Clock = utc_now,
+        clock: Clock,
         monotonic: Callable[[], float] = time.monotonic,
         reachable: Callable[[], bool] = lambda: True,
         connect_timeout_s: float = 2.0,
@@ -277,8 +277,8 @@ def register_gauges(
     pool: ConnectionPool,
     registry: CollectorRegistry = REGISTRY,
     *,
+    clock: Clock,
     invariants_every_s: float = 60.0,
-    clock: Clock = utc_now,
     reachable: Callable[[], bool] = lambda: True,
 ) -> LedgerGaugeCollector:
     """Register a :class:`LedgerGaugeCollector` over ``pool`` in ``registry`` (``reachable``:

@@ -59,7 +59,14 @@ R = TypeVar("R")
 
 _REASONS = {
     INSUFFICIENT_BALANCE: ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
+    # the player's own limits (``domain.limits.Reason`` values)
+    "loss_limit": ledger_events.STAKE_REJECTION_REASON_LOSS_LIMIT,
+    "stake_limit": ledger_events.STAKE_REJECTION_REASON_STAKE_LIMIT,
+    "break": ledger_events.STAKE_REJECTION_REASON_BREAK,
+    "self_exclusion": ledger_events.STAKE_REJECTION_REASON_SELF_EXCLUSION,
 }
+
+_LIMITS = ("loss_limit", "stake_limit", "break", "self_exclusion")
 
 
 def settle_command(
@@ -221,7 +228,7 @@ class MatchReactions:
                 purpose=purpose_of(asked.purpose),
                 game_no=asked.game_no,
             )
-            return match_application.hold_money(uow, command, outbox=outbox)
+            return match_application.hold_money(uow, command, outbox=outbox, at=source.occurred_at)
 
         with log_context(table_id=table_id, match_id=match_id, seat=asked.seat):
             result = self._refusing(source, hold)
@@ -229,6 +236,8 @@ class MatchReactions:
                 return
             outcome = "held" if result.hold.held else "rejected"
             self._counters.match_hold(result.batch.purpose, outcome)
+            if result.hold.reason in _LIMITS:
+                self._counters.limit_refusal(result.hold.reason or "")
             _log.info(
                 f"match money {outcome}",
                 purpose=result.batch.purpose,
@@ -292,6 +301,7 @@ class MatchReactions:
                     settle_command(table_id, match_id, game_no, ended),
                     settled=settled,
                     refused=refused,
+                    at=source.occurred_at,
                 ),
             )
             if isinstance(result, MatchRefusal):
