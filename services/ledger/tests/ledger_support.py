@@ -97,6 +97,7 @@ class Wired:
             match_settlement=lambda p, c: self.counted.append(f"{p} settled {c}"),
             match_settlement_refused=lambda p: self.counted.append(f"{p} settlement refused"),
             match_aborted=lambda: self.counted.append("match aborted"),
+            limit_refusal=lambda reason: self.counted.append(f"limit {reason}"),
         )
         self.ledger = Ledger(clock=self.clock, topic=self.prefix + LEDGER_EVENTS, counters=counters)
         self.versions: dict[str, int] = {}
@@ -123,7 +124,7 @@ class Wired:
             payload,
             stream_id=table_id,
             stream_version=self.versions[table_id],
-            occurred_at=datetime.now(UTC),
+            occurred_at=self.clock(),
             correlation_id=hand_id,
             rules_version=RULES,
             shuffle_version=SHUFFLE,
