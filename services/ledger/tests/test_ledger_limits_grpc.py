@@ -104,7 +104,9 @@ def test_a_player_cannot_read_or_change_another_players_limits(served: Served) -
             pb.SetLossLimitRequest(period=pb.LIMIT_PERIOD_WEEK, amount_hundredths=-1)
         ),
         lambda s: s.SetLossLimit(pb.SetLossLimitRequest(amount_hundredths=100)),
-        lambda s: s.SetLossLimit(pb.SetLossLimitRequest(period=17, amount_hundredths=100)),
+        lambda s: s.SetLossLimit(
+            pb.SetLossLimitRequest(period=pb.LimitPeriod.ValueType(17), amount_hundredths=100)
+        ),
         lambda s: s.SetStakeLimit(pb.SetStakeLimitRequest(amount_hundredths=-5)),
         lambda s: s.StartBreak(pb.StartBreakRequest(duration_seconds=0)),
         lambda s: s.StartBreak(pb.StartBreakRequest(duration_seconds=100 * 7 * 86_400)),
