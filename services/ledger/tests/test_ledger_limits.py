@@ -69,7 +69,20 @@ def deal(wired: Wired, table_id: str, accounts: list[str], reservation: int = 13
 
 
 def rejected_reasons(answers: list[object]) -> list[tuple[int, int]]:
+    """(seat, reason) of each StakeRejected the table hears."""
     return [(a.seat, a.reason) for a in answers if isinstance(a, ledger_events.StakeRejected)]
+
+
+def told(wired: Wired, account: str) -> list[int]:
+    """The limit of each ReservationRefusedByLimit on the player's own key."""
+    return [
+        r.envelope.payload.reason
+        for r in wired.log.read_stream(wired.prefix + LEDGER_EVENTS, account)
+        if isinstance(r.envelope.payload, ledger_events.ReservationRefusedByLimit)
+    ]
+
+
+NOT_DEALT_IN = ledger_events.STAKE_REJECTION_REASON_NOT_DEALT_IN
 
 
 def test_a_loss_limit_reached_mid_session_keeps_the_seat_out_of_the_next_hand(
@@ -91,7 +104,10 @@ def test_a_loss_limit_reached_mid_session_keeps_the_seat_out_of_the_next_hand(
     assert read_limits(storage(where), a, wired.clock()).losses[0].net_loss_hundredths == -1000
 
     answers = deal(wired, table_id, [a, b])  # 1000 lost + 1300 held would pass 2000
-    assert rejected_reasons(answers) == [(1, ledger_events.STAKE_REJECTION_REASON_LOSS_LIMIT)]
+    assert rejected_reasons(answers) == [(1, NOT_DEALT_IN)]  # "not dealt in", nothing else
+    [rejected] = [a for a in answers if isinstance(a, ledger_events.StakeRejected)]
+    assert rejected.available_hundredths == 0
+    assert told(wired, b) == [ledger_events.LIMIT_REASON_LOSS_LIMIT]  # to the player's key
     assert balance_of(where, b) == (49_000, 0, 49_000)
     assert wired.counted.count("limit loss_limit") == 1
 
@@ -105,9 +121,8 @@ def test_a_raise_takes_effect_only_24_hours_after_it_was_asked(where: Where) -> 
     report = wired.ledger.change_limits(storage(where), b, SetStakeLimit(1_000))
     assert report.limits.stake_limit_hundredths == 1_000
     table_id = new_id("table")
-    assert rejected_reasons(deal(wired, table_id, [a, b])) == [
-        (1, ledger_events.STAKE_REJECTION_REASON_STAKE_LIMIT)
-    ]
+    assert rejected_reasons(deal(wired, table_id, [a, b])) == [(1, NOT_DEALT_IN)]
+    assert told(wired, b) == [ledger_events.LIMIT_REASON_STAKE_LIMIT]
     raised = wired.ledger.change_limits(storage(where), b, SetStakeLimit(2_000))
     [fact] = raised.facts
     assert fact.effective_at == NOON + timedelta(hours=24)
@@ -146,15 +161,18 @@ def test_a_break_refuses_a_match_entry_and_an_exclusion_never_ends_early(where: 
         )
     answers = [e.payload for e in wired.run()]
     [refused] = [a for a in answers if isinstance(a, ledger_events.MatchMoneyRejected)]
-    assert (refused.seat, refused.reason) == (1, ledger_events.STAKE_REJECTION_REASON_BREAK)
+    assert (refused.seat, refused.reason) == (1, NOT_DEALT_IN)
+    assert told(wired, accounts[1]) == [ledger_events.LIMIT_REASON_BREAK]
 
     wired.ledger.change_limits(storage(where), accounts[0], SelfExclude(6))
     with pytest.raises(LimitRefused):
         wired.ledger.change_limits(storage(where), accounts[0], AskToReturn())
     assert rejected_reasons(deal(wired, new_id("table"), accounts)) == [
-        (0, ledger_events.STAKE_REJECTION_REASON_SELF_EXCLUSION),
-        (1, ledger_events.STAKE_REJECTION_REASON_BREAK),
+        (0, NOT_DEALT_IN),
+        (1, NOT_DEALT_IN),
     ]
+    assert told(wired, accounts[0]) == [ledger_events.LIMIT_REASON_SELF_EXCLUSION]
+    assert told(wired, accounts[1]) == [ledger_events.LIMIT_REASON_BREAK] * 2
 
 
 @pytest.mark.integration

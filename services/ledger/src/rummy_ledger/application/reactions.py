@@ -92,12 +92,12 @@ R = TypeVar("R")
 _GRANT_NAMESPACE = uuid.UUID("0b6f4a53-1d2e-4c8b-9f4e-6a2d7c1e5b38")
 
 
-#: The StakeRejected / MatchMoneyRejected reason of each limit (``domain.limits.Reason``).
+#: The ``ReservationRefusedByLimit`` reason of each limit (``domain.limits.Reason`` values).
 LIMIT_REASONS = {
-    Reason.LOSS_LIMIT.value: ledger_events.STAKE_REJECTION_REASON_LOSS_LIMIT,
-    Reason.STAKE_LIMIT.value: ledger_events.STAKE_REJECTION_REASON_STAKE_LIMIT,
-    Reason.BREAK.value: ledger_events.STAKE_REJECTION_REASON_BREAK,
-    Reason.SELF_EXCLUSION.value: ledger_events.STAKE_REJECTION_REASON_SELF_EXCLUSION,
+    Reason.LOSS_LIMIT.value: ledger_events.LIMIT_REASON_LOSS_LIMIT,
+    Reason.STAKE_LIMIT.value: ledger_events.LIMIT_REASON_STAKE_LIMIT,
+    Reason.BREAK.value: ledger_events.LIMIT_REASON_BREAK,
+    Reason.SELF_EXCLUSION.value: ledger_events.LIMIT_REASON_SELF_EXCLUSION,
 }
 
 
@@ -155,6 +155,7 @@ class Ledger:
             lambda uow, source, payload, match_id: self._event(uow, source, payload, match_id),
             self._refusing,
             self._counters,
+            self.limit_refusal_event,
         )
 
     # -- reactions to table-events (inside the reactor's transaction) ---------------------------
@@ -173,28 +174,50 @@ class Ledger:
         )
 
         def outbox(result: ReserveResult) -> list[OutgoingEvent]:
+            # A seat held back by its own limits is "not dealt in" on the table's answer; which
+            # limit goes to the player's own key (ReservationRefusedByLimit).
             rejected = [
                 ledger_events.StakeRejected(
                     hand_id=started.hand_id,
                     seat=s.seat,
                     account_id=s.account_id,
-                    reason=LIMIT_REASONS.get(
-                        s.refused_by or "",
-                        ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
-                    ),
-                    available_hundredths=s.available_hundredths,
+                    reason=ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE
+                    if s.refused_by is None
+                    else ledger_events.STAKE_REJECTION_REASON_NOT_DEALT_IN,
+                    available_hundredths=s.available_hundredths if s.refused_by is None else 0,
                     required_hundredths=s.amount_hundredths,
                 )
                 for s in result.rejected
+            ]
+            private = [
+                self.limit_refusal_event(
+                    uow,
+                    source,
+                    started.hand_id,
+                    index,
+                    ledger_events.ReservationRefusedByLimit(
+                        account_id=s.account_id,
+                        table_id=source.stream_id,
+                        purpose="hand",
+                        reason=LIMIT_REASONS[s.refused_by or ""],
+                        detail=s.reason or "",
+                        required_hundredths=s.amount_hundredths,
+                    ),
+                )
+                for index, s in enumerate(r for r in result.rejected if r.refused_by is not None)
             ]
             reserved = ledger_events.StakesReserved(
                 hand_id=started.hand_id,
                 reservations=reservation_messages(result.reserved),
             )
-            return [
-                self._event(uow, source, payload, started.hand_id, index)
-                for index, payload in enumerate(rejected)
-            ] + [self._event(uow, source, reserved, started.hand_id)]
+            return (
+                private
+                + [
+                    self._event(uow, source, payload, started.hand_id, index)
+                    for index, payload in enumerate(rejected)
+                ]
+                + [self._event(uow, source, reserved, started.hand_id)]
+            )
 
         with log_context(table_id=source.stream_id, hand_id=started.hand_id):
             result = self._refusing(
@@ -365,6 +388,27 @@ class Ledger:
     ) -> Refusal | None:
         """Why the account's limits would refuse a seat reserving ``amount_hundredths`` now."""
         return seat_refusal(uow, account_id, amount_hundredths, self._clock())
+
+    def limit_refusal_event(
+        self,
+        uow: LedgerUnitOfWork,
+        source: Envelope,
+        correlation_id: str,
+        index: int,
+        payload: ledger_events.ReservationRefusedByLimit,
+    ) -> OutgoingEvent:
+        """``payload`` keyed by the player's account (private to it and operators), caused by
+        the table event ``source``; its event id derived from the source's, as ``_event``'s."""
+        envelope = Envelope.new(
+            payload,
+            event_id=reaction_event_id(source, type_name(payload), index),
+            stream_id=payload.account_id,
+            stream_version=uow.outbox.next_stream_version(payload.account_id),
+            occurred_at=self._clock(),
+            correlation_id=correlation_id,
+            causation_id=source.event_id,
+        )
+        return OutgoingEvent.from_envelope(self._topic, envelope)
 
     def _limit_event(self, uow: LedgerUnitOfWork, fact: LimitFact) -> OutgoingEvent:
         payload = ledger_events.LimitChanged(

@@ -32,27 +32,44 @@ class _StakeRejectionReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_
     STAKE_REJECTION_REASON_UNSPECIFIED: _StakeRejectionReason.ValueType  # 0
     STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE: _StakeRejectionReason.ValueType  # 1
     STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT: _StakeRejectionReason.ValueType  # 2
-    STAKE_REJECTION_REASON_LOSS_LIMIT: _StakeRejectionReason.ValueType  # 3
-    """The player's own limits (DESIGN.md "Responsible play"): the seat is not dealt in. Told to
-    that player and operators only; other seats and the table stream say "not dealt in".
+    STAKE_REJECTION_REASON_NOT_DEALT_IN: _StakeRejectionReason.ValueType  # 3
+    """The player's own limits held the seat back (DESIGN.md "Responsible play"): "not dealt in" and
+    nothing else (available_hundredths 0). Which limit, and until when, is in the
+    ReservationRefusedByLimit keyed by the player's account, told to that player and operators.
     """
-    STAKE_REJECTION_REASON_STAKE_LIMIT: _StakeRejectionReason.ValueType  # 4
-    STAKE_REJECTION_REASON_BREAK: _StakeRejectionReason.ValueType  # 5
-    STAKE_REJECTION_REASON_SELF_EXCLUSION: _StakeRejectionReason.ValueType  # 6
 
 class StakeRejectionReason(_StakeRejectionReason, metaclass=_StakeRejectionReasonEnumTypeWrapper): ...
 
 STAKE_REJECTION_REASON_UNSPECIFIED: StakeRejectionReason.ValueType  # 0
 STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE: StakeRejectionReason.ValueType  # 1
 STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT: StakeRejectionReason.ValueType  # 2
-STAKE_REJECTION_REASON_LOSS_LIMIT: StakeRejectionReason.ValueType  # 3
-"""The player's own limits (DESIGN.md "Responsible play"): the seat is not dealt in. Told to
-that player and operators only; other seats and the table stream say "not dealt in".
+STAKE_REJECTION_REASON_NOT_DEALT_IN: StakeRejectionReason.ValueType  # 3
+"""The player's own limits held the seat back (DESIGN.md "Responsible play"): "not dealt in" and
+nothing else (available_hundredths 0). Which limit, and until when, is in the
+ReservationRefusedByLimit keyed by the player's account, told to that player and operators.
 """
-STAKE_REJECTION_REASON_STAKE_LIMIT: StakeRejectionReason.ValueType  # 4
-STAKE_REJECTION_REASON_BREAK: StakeRejectionReason.ValueType  # 5
-STAKE_REJECTION_REASON_SELF_EXCLUSION: StakeRejectionReason.ValueType  # 6
 Global___StakeRejectionReason: _TypeAlias = StakeRejectionReason  # noqa: Y015
+
+class _LimitReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LimitReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LimitReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIMIT_REASON_UNSPECIFIED: _LimitReason.ValueType  # 0
+    LIMIT_REASON_LOSS_LIMIT: _LimitReason.ValueType  # 1
+    LIMIT_REASON_STAKE_LIMIT: _LimitReason.ValueType  # 2
+    LIMIT_REASON_BREAK: _LimitReason.ValueType  # 3
+    LIMIT_REASON_SELF_EXCLUSION: _LimitReason.ValueType  # 4
+
+class LimitReason(_LimitReason, metaclass=_LimitReasonEnumTypeWrapper): ...
+
+LIMIT_REASON_UNSPECIFIED: LimitReason.ValueType  # 0
+LIMIT_REASON_LOSS_LIMIT: LimitReason.ValueType  # 1
+LIMIT_REASON_STAKE_LIMIT: LimitReason.ValueType  # 2
+LIMIT_REASON_BREAK: LimitReason.ValueType  # 3
+LIMIT_REASON_SELF_EXCLUSION: LimitReason.ValueType  # 4
+Global___LimitReason: _TypeAlias = LimitReason  # noqa: Y015
 
 @_typing.final
 class Reservation(_message.Message):
@@ -528,3 +545,44 @@ class LimitChanged(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__months) -> _WhichOneofReturnType__months | None: ...
 
 Global___LimitChanged: _TypeAlias = LimitChanged  # noqa: Y015
+
+@_typing.final
+class ReservationRefusedByLimit(_message.Message):
+    """A reservation the player's own limits refused (the table was told only "not dealt in", by the
+    StakeRejected / MatchMoneyRejected of the same cause). Keyed by the account id; correlation_id =
+    the hand id or the match id, causation_id = the table event that asked for the reservation.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    PURPOSE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    REQUIRED_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    table_id: _builtins.str
+    purpose: _builtins.str
+    """"hand", "entry", "rejoin", "stake" """
+    reason: Global___LimitReason.ValueType
+    detail: _builtins.str
+    """e.g. "the day loss limit of 2000 hundredths until 2026-03-05T00:00:00+00:00" """
+    required_hundredths: _builtins.int
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        table_id: _builtins.str = ...,
+        purpose: _builtins.str = ...,
+        reason: Global___LimitReason.ValueType = ...,
+        detail: _builtins.str = ...,
+        required_hundredths: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "detail", b"detail", "purpose", b"purpose", "reason", b"reason", "required_hundredths", b"required_hundredths", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReservationRefusedByLimit: _TypeAlias = ReservationRefusedByLimit  # noqa: Y015
