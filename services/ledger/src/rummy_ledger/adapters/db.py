@@ -407,6 +407,33 @@ class LedgerGauges:
     outbox_oldest_age_seconds: float  # 0.0 when nothing waits
 
 
+@dataclass(frozen=True)
+class LimitsGauges:
+    """How many players have limits of their own, are on a break, are excluded."""
+
+    with_limits: int
+    on_break: int
+    excluded: int
+
+
+def limits_gauges(conn: psycopg.Connection, now: datetime) -> LimitsGauges:
+    """Count the stored limits (one row per player who ever set one; a pending early end of a
+    break is counted as on a break until the break's stored end)."""
+    row = conn.execute(
+        """
+        SELECT
+            count(*) FILTER (WHERE limits->'loss_limits' <> '[]'::jsonb
+                             OR limits->'stake_limit_hundredths' <> 'null'::jsonb),
+            count(*) FILTER (WHERE (limits->>'break_until')::timestamptz > %s),
+            count(*) FILTER (WHERE limits->>'excluded_at' IS NOT NULL)
+        FROM player_limits
+        """,
+        (now,),
+    ).fetchone()
+    assert row is not None
+    return LimitsGauges(int(row[0]), int(row[1]), int(row[2]))
+
+
 def gauges(conn: psycopg.Connection) -> LedgerGauges:
     """Read the ledger's gauges in one snapshot query (one statement, so ``reserved`` and the
     held reservations are read at the same instant and their difference is exact).
