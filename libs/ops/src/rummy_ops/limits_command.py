@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 import grpc
 from google.protobuf.json_format import MessageToJson
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
@@ -20,8 +21,8 @@ from rummy_platform.limits import open_channel
 from rummy_platform.ports import DEFAULT_PORTS
 
 
-def _stamp(message: pb.Limits, name: str) -> str:
-    return getattr(message, name).ToJsonString() if message.HasField(name) else ""
+def _stamp(present: bool, stamp: Timestamp) -> str:
+    return stamp.ToJsonString() if present else ""
 
 
 def describe(limits: pb.Limits) -> list[str]:
@@ -39,13 +40,14 @@ def describe(limits: pb.Limits) -> list[str]:
     )
     lines.append(f"  stake limit {stake}")
     if limits.HasField("break_until"):
-        lines.append(f"  on a break until {_stamp(limits, 'break_until')}")
+        lines.append(f"  on a break until {_stamp(True, limits.break_until)}")
     if limits.excluded:
-        until = _stamp(limits, "excluded_until") or "indefinite"
+        until = _stamp(limits.HasField("excluded_until"), limits.excluded_until) or "indefinite"
         lines.append(f"  self-excluded until {until} (then closed until the player returns)")
     if limits.closed_reason:
         reason = pb.PlayClosedReason.Name(limits.closed_reason).removeprefix("PLAY_CLOSED_REASON_")
-        lines.append(f"  play closed: {reason.lower()} {_stamp(limits, 'closed_until')}".rstrip())
+        until = _stamp(limits.HasField("closed_until"), limits.closed_until)
+        lines.append(f"  play closed: {reason.lower()} {until}".rstrip())
     for change in limits.pending:
         value = change.time_zone or (
             str(change.amount_hundredths) if change.HasField("amount_hundredths") else "none"
