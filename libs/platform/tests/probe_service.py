@@ -70,59 +70,12 @@ class InMemoryLedger(ledger_grpc.LedgerServiceServicer):
         """Not served by the probe (as the generated base answers: UNIMPLEMENTED)."""
         context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no statements")
 
-    def GetLimits(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.GetLimitsRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.GetLimitsResponse:
+    def _keeps_no_limits(self, request: Any, context: grpc.ServicerContext) -> Any:
         """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
         context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
 
-    def SetLossLimit(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.SetLossLimitRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.SetLossLimitResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
-
-    def SetStakeLimit(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.SetStakeLimitRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.SetStakeLimitResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
-
-    def SetLimitsTimeZone(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.SetLimitsTimeZoneRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.SetLimitsTimeZoneResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
-
-    def StartBreak(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.StartBreakRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.StartBreakResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
-
-    def EndBreak(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.EndBreakRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.EndBreakResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
-
-    def SelfExclude(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.SelfExcludeRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.SelfExcludeResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
-
-    def AskToReturn(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.AskToReturnRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.AskToReturnResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
-
-    def CheckSeat(  # noqa: N802 (generated name)
-        self, request: ledger_pb2.CheckSeatRequest, context: grpc.ServicerContext
-    ) -> ledger_pb2.CheckSeatResponse:
-        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
+    GetLimits = SetLossLimit = SetStakeLimit = SetLimitsTimeZone = _keeps_no_limits
+    StartBreak = EndBreak = SelfExclude = AskToReturn = CheckSeat = _keeps_no_limits
 
 
 def _sleep(request: bytes, context: grpc.ServicerContext) -> bytes:

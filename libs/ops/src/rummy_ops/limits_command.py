@@ -15,7 +15,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
-from rummy_ops.close_table import _operator_token
+from rummy_ops.operator_auth import operator_options, operator_token
 from rummy_platform.auth import bearer_metadata
 from rummy_platform.limits import open_channel
 from rummy_platform.ports import DEFAULT_PORTS
@@ -67,20 +67,12 @@ def describe(limits: pb.Limits) -> list[str]:
     show_default=True,
     help="The ledger service (RUMMY_LEDGER_ADDRESS).",
 )
-@click.option(
-    "--token",
-    envvar="RUMMY_TOKEN",
-    help="An operator's bearer token (RUMMY_TOKEN); default: one minted for --operator with "
-    "the secret `rummy token` uses.",
-)
-@click.option(
-    "--operator", default="ops", show_default=True, help="The operator account of a minted token."
-)
+@operator_options
 @click.option("--json", "as_json", is_flag=True, help="Print the response as JSON.")
 def limits(account_id: str, address: str, token: str | None, operator: str, as_json: bool) -> None:
     """Show ACCOUNT_ID's own limits, pending changes and period losses (read only). Exit status
     1 when the ledger refuses (the status and its message are printed)."""
-    metadata = bearer_metadata(_operator_token(token, operator))
+    metadata = bearer_metadata(operator_token(token, operator))
     with open_channel(address) as channel:
         stub = pb_grpc.LedgerServiceStub(channel)
         try:
