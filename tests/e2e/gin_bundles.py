@@ -40,7 +40,7 @@ def _after_best_discard(cards: tuple[Any, ...]) -> int:
 def gin_hand(
     name: str,
     *,
-    point_value_cents: int = 10,
+    point_value_hundredths: int = 10,
     commission_bps: int = 500,
     knock: bool = True,
     sleeper: int | None = None,
@@ -51,7 +51,7 @@ def gin_hand(
     every turn times out (the clock's TurnTimeout), so it forfeits at the rule set's limit;
     ``name_melds``: a knocker names its melds (the module's text)."""
     variant = registry.lookup(GIN_VARIANT)
-    rules = gin_rule_set(point_value_cents, commission_bps)
+    rules = gin_rule_set(point_value_hundredths, commission_bps)
     server_seed = hashlib.sha256(name.encode()).digest()
     hand_id = f"gin-{name}"
     seats, dealer = (0, 1), 1
@@ -80,7 +80,7 @@ def gin_hand(
         )
     )
     for s in seats:
-        run(cmd.RecordStakeReserved(seat=s, amount_cents=1000, at_ms=at()))
+        run(cmd.RecordStakeReserved(seat=s, amount_hundredths=1000, at_ms=at()))
     run(cmd.RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=at()))
     for seat, seed in seeds.items():
         run(cmd.ContributeClientSeed(seat=seat, seed_hex=seed.hex(), at_ms=at()))

@@ -28,9 +28,9 @@ RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
 VARIANT = "indian-points"
 
 
-def house_rule_set(seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+def house_rule_set(seats: int, point_value_hundredths: int, commission_bps: int) -> RuleSet:
     """The house rule set of :data:`VARIANT` for ``seats`` seats, found as a host finds it."""
-    return lookup(VARIANT).house_rule_set(seats, point_value_cents, commission_bps)
+    return lookup(VARIANT).house_rule_set(seats, point_value_hundredths, commission_bps)
 
 
 def new_id(prefix: str) -> str:

@@ -20,7 +20,7 @@ from rummy_ledger.application.accounts import (
 )
 from rummy_ledger.domain.accounts import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
 from rummy_rules.rules import RuleSet
-from rummy_rules.settlement import reservation_cents, settle
+from rummy_rules.settlement import reservation_hundredths, settle
 
 PLAYERS = 4
 
@@ -64,7 +64,7 @@ def test_random_hands_conserve_tokens_and_never_overdraw(ops: list[tuple[Any, ..
         elif op[0] == "start":
             _, who, point_value, bps = op
             rules = house_rule_set(4, point_value, bps)
-            amount = reservation_cents(rules)
+            amount = reservation_hundredths(rules)
             hand, table = new_id("hand"), new_id("table")
             stakes = tuple(SeatStake(seat, players[p], amount) for seat, p in enumerate(who))
             result = reserve_stakes(uow, ReserveStakes(hand, table, stakes))

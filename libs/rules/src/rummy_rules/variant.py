@@ -72,8 +72,11 @@ class Variant(Protocol, Generic[S]):
         chosen from what the seat knows), or None if it has none."""
         ...
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
-        """The variant's house rule set for a table of ``seats`` seats (``point_value_cents`` in
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
+        """The variant's house rule set for a table of ``seats`` seats (``point_value_hundredths``
+        in
         hundredths of a House Token a point, ``commission_bps`` in basis points). Raises
         RuleSetError for values out of bounds."""
         ...

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rummy_platform.config import KafkaServiceSettings, clock_speed_setting, setting
-from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
+from rummy_rules.rules import DEFAULT_MAX_RESERVATION_HUNDREDTHS, INT64_MAX
 from rummy_table.application.app import DEFAULT_SERVICE_DEADLINE_SECONDS
 
 #: The prefix of the default transactional id (``table-writer-<advertised address>``).
@@ -43,7 +43,7 @@ class TableSettings(KafkaServiceSettings):
     )
     max_reservation_hundredths: int = setting(
         "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS",
-        DEFAULT_MAX_RESERVATION_CENTS,
+        DEFAULT_MAX_RESERVATION_HUNDREDTHS,
         "the most a table opened here may reserve per seat and hand (max loss x point value; "
         "100,000,000 = 1,000,000 House Tokens); `OpenTable` refuses a point value, an entry fee or "
         "a game's stake (max game points x point value) above it",

@@ -35,6 +35,7 @@ class DealRules:
     target: int = 0
 
 
+@codec.tag("match.DealResult")
 @dataclass(frozen=True)
 class DealResult:
     """What a format reads of one deal's ``HandEnded`` (generic fields only).
@@ -90,6 +91,7 @@ def deal_result(
 # --------------------------------------------------------------------------------------------------
 
 
+@codec.tag("match.StartMatch")
 @dataclass(frozen=True, kw_only=True)
 class StartMatch(Command):
     """Start match ``match_id`` with every seat taken (ascending seats, one account each)."""
@@ -99,6 +101,7 @@ class StartMatch(Command):
     at_ms: int
 
 
+@codec.tag("match.BeginDeal")
 @dataclass(frozen=True, kw_only=True)
 class BeginDeal(Command):
     """Deal the next deal (between deals): open rejoin offers and split requests lapse."""
@@ -106,6 +109,7 @@ class BeginDeal(Command):
     at_ms: int
 
 
+@codec.tag("match.RecordDeal")
 @dataclass(frozen=True, kw_only=True)
 class RecordDeal(Command):
     """The deal being played ended with ``result``. ``most_points``: the most one seat can be
@@ -117,6 +121,7 @@ class RecordDeal(Command):
     most_points: int | None = None
 
 
+@codec.tag("match.RecordDealAborted")
 @dataclass(frozen=True, kw_only=True)
 class RecordDealAborted(Command):
     """The deal being played was aborted (a service gone past a deadline): it is void."""
@@ -125,6 +130,7 @@ class RecordDealAborted(Command):
     at_ms: int
 
 
+@codec.tag("match.LeaveMatch")
 @dataclass(frozen=True, kw_only=True)
 class LeaveMatch(Command):
     """``seat`` leaves the match (between deals, or mid-deal: the variant scores that deal)."""
@@ -133,6 +139,7 @@ class LeaveMatch(Command):
     at_ms: int
 
 
+@codec.tag("match.AcceptRejoin")
 @dataclass(frozen=True, kw_only=True)
 class AcceptRejoin(Command):
     """``seat`` takes its rejoin offer (pool option): one more entry, back in the match."""
@@ -141,12 +148,14 @@ class AcceptRejoin(Command):
     at_ms: int
 
 
+@codec.tag("match.DeclineRejoin")
 @dataclass(frozen=True, kw_only=True)
 class DeclineRejoin(Command):
     seat: int
     at_ms: int
 
 
+@codec.tag("match.RejoinNotHeld")
 @dataclass(frozen=True, kw_only=True)
 class RejoinNotHeld(Command):
     """The ledger could not hold ``seat``'s rejoin entry: the rejoin is undone (the seat stays
@@ -156,6 +165,7 @@ class RejoinNotHeld(Command):
     at_ms: int
 
 
+@codec.tag("match.RequestSplit")
 @dataclass(frozen=True, kw_only=True)
 class RequestSplit(Command):
     """``seat`` asks to split the pool (pool option, between deals)."""
@@ -164,6 +174,7 @@ class RequestSplit(Command):
     at_ms: int
 
 
+@codec.tag("match.AbortMatch")
 @dataclass(frozen=True, kw_only=True)
 class AbortMatch(Command):
     """The match cannot go on (no redeal within the abort deadline, or an operator closed the
@@ -184,6 +195,7 @@ class MatchEvent(Event):
     __slots__ = ()
 
 
+@codec.tag("match.MatchStarted")
 @dataclass(frozen=True, kw_only=True)
 class MatchStarted(MatchEvent):
     """The match began with these seats, under ``match_format`` (its name, e.g. ``pool-101``)."""
@@ -194,15 +206,18 @@ class MatchStarted(MatchEvent):
     at_ms: int
 
 
+@codec.tag("match.MoneyReserved")
 @dataclass(frozen=True, kw_only=True)
 class MoneyReserved(MatchEvent):
-    """``amount_cents`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or ``game``."""
+    """``amount_hundredths`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or
+    ``game``."""
 
     seat: int
-    amount_cents: int
+    amount_hundredths: int
     purpose: str
 
 
+@codec.tag("match.GameStarted")
 @dataclass(frozen=True, kw_only=True)
 class GameStarted(MatchEvent):
     """Game ``game_no`` (1, 2, ...) of a game-to-N match began with these seats."""
@@ -211,6 +226,7 @@ class GameStarted(MatchEvent):
     seats: tuple[int, ...]
 
 
+@codec.tag("match.DealStarted")
 @dataclass(frozen=True, kw_only=True)
 class DealStarted(MatchEvent):
     """Deal ``deal_no`` (1, 2, ...; a voided deal is replayed under its number) is dealt to
@@ -222,6 +238,7 @@ class DealStarted(MatchEvent):
     at_ms: int
 
 
+@codec.tag("match.DealScored")
 @dataclass(frozen=True, kw_only=True)
 class DealScored(MatchEvent):
     """Deal ``deal_no`` counted: the points it charged, its winners, and the standings after it
@@ -235,6 +252,7 @@ class DealScored(MatchEvent):
     timed_out: tuple[int, ...]
 
 
+@codec.tag("match.TieBreakDue")
 @dataclass(frozen=True, kw_only=True)
 class TieBreakDue(MatchEvent):
     """The top of the standings is tied: the next deal is played among ``seats`` only."""
@@ -242,6 +260,7 @@ class TieBreakDue(MatchEvent):
     seats: tuple[int, ...]
 
 
+@codec.tag("match.DealVoided")
 @dataclass(frozen=True, kw_only=True)
 class DealVoided(MatchEvent):
     """Deal ``deal_no`` was aborted: void, replayed with the same seats; holds stay."""
@@ -250,6 +269,7 @@ class DealVoided(MatchEvent):
     reason: str
 
 
+@codec.tag("match.SeatEliminated")
 @dataclass(frozen=True, kw_only=True)
 class SeatEliminated(MatchEvent):
     """``seat``'s total reached the pool's target: out of the match."""
@@ -258,6 +278,7 @@ class SeatEliminated(MatchEvent):
     total: int
 
 
+@codec.tag("match.SeatLeft")
 @dataclass(frozen=True, kw_only=True)
 class SeatLeft(MatchEvent):
     """``seat`` left the match (``mid_deal``: during a deal, which still scores it); it forfeits
@@ -267,6 +288,7 @@ class SeatLeft(MatchEvent):
     mid_deal: bool
 
 
+@codec.tag("match.SeatForfeitedGame")
 @dataclass(frozen=True, kw_only=True)
 class SeatForfeitedGame(MatchEvent):
     """``seat`` lost the current game at the cap (missed turns, game to N option)."""
@@ -274,15 +296,17 @@ class SeatForfeitedGame(MatchEvent):
     seat: int
 
 
+@codec.tag("match.RejoinOffered")
 @dataclass(frozen=True, kw_only=True)
 class RejoinOffered(MatchEvent):
-    """Eliminated ``seat`` may buy in again for ``entry_cents`` and come back at ``total``."""
+    """Eliminated ``seat`` may buy in again for ``entry_hundredths`` and come back at ``total``."""
 
     seat: int
     total: int
-    entry_cents: int
+    entry_hundredths: int
 
 
+@codec.tag("match.Rejoined")
 @dataclass(frozen=True, kw_only=True)
 class Rejoined(MatchEvent):
     """``seat`` is back in at ``total`` (its new entry follows as MoneyReserved)."""
@@ -291,26 +315,30 @@ class Rejoined(MatchEvent):
     total: int
 
 
+@codec.tag("match.RejoinDeclined")
 @dataclass(frozen=True, kw_only=True)
 class RejoinDeclined(MatchEvent):
     seat: int
 
 
+@codec.tag("match.RejoinRefused")
 @dataclass(frozen=True, kw_only=True)
 class RejoinRefused(MatchEvent):
     """``seat``'s rejoin is undone (its entry could not be held): eliminated again at ``total``
-    (its total before the rejoin), holding ``entry_cents`` less."""
+    (its total before the rejoin), holding ``entry_hundredths`` less."""
 
     seat: int
     total: int
-    entry_cents: int
+    entry_hundredths: int
 
 
+@codec.tag("match.SplitRequested")
 @dataclass(frozen=True, kw_only=True)
 class SplitRequested(MatchEvent):
     seat: int
 
 
+@codec.tag("match.GameEnded")
 @dataclass(frozen=True, kw_only=True)
 class GameEnded(MatchEvent):
     """Game ``game_no`` ended, won by ``winner`` with these game totals; its stakes settled."""
@@ -321,6 +349,7 @@ class GameEnded(MatchEvent):
     settlement: MatchSettlement
 
 
+@codec.tag("match.MatchEnded")
 @dataclass(frozen=True, kw_only=True)
 class MatchEnded(MatchEvent):
     """The match is over: ``winners`` (one, or every seat of a split), ``reason`` (``last_left``,
@@ -333,6 +362,7 @@ class MatchEnded(MatchEvent):
     at_ms: int
 
 
+@codec.tag("match.MatchAborted")
 @dataclass(frozen=True, kw_only=True)
 class MatchAborted(MatchEvent):
     """The match was aborted or closed: every hold in ``released`` (seat, cents) goes back."""

@@ -87,6 +87,7 @@ LOST_OUTCOME = "lost"
 GinPhase = HandPhase  # the hand's phases are every variant's (``rummy_rules.lifecycle``)
 
 
+@codec.tag("gin.State")
 @dataclass(frozen=True)
 class GinState:
     """One gin hand around its play: the seats (ascending) and their accounts, the seats whose
@@ -445,18 +446,20 @@ class Gin(VariantRules):
                 "oklahoma", f"{oklahoma} under rule set {rule_set.name!r}", not oklahoma
             )
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
         """Gin Rummy (``gin-rummy/1``) at two seats. Raises RuleSetError for another seat
         count."""
         if seats != 2:
             raise RuleSetError("seats", "2", seats, "gin is for two players")
-        return gin_rule_set(point_value_cents, commission_bps)
+        return gin_rule_set(point_value_hundredths, commission_bps)
 
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """A gin table's rule set, free (the format holds the money): a gin hand has no drops,
         wrong declares or cap, so ``deal_rules`` changes nothing of it."""
         self.check_rule_set(table_rule_set)
-        return replace(table_rule_set, point_value_cents=0, commission_bps=0)
+        return replace(table_rule_set, point_value_hundredths=0, commission_bps=0)
 
     def initial_state(self) -> GinState:
         return GinState()
