@@ -19,7 +19,7 @@ from typing import Protocol
 
 from rummy_game.table import Table
 from rummy_platform.errors import FailedPrecondition, Unavailable
-from rummy_rules.settlement import reservation_cents
+from rummy_rules.settlement import reservation_hundredths
 
 
 class LimitsUnavailable(Exception):
@@ -53,7 +53,7 @@ def seat_stake_hundredths(table: Table) -> int:
     match = table.opened.match if table.opened.HasField("match") else None
     chosen = None if match is None else match.WhichOneof("format")
     if match is None or chosen in (None, "single"):
-        return reservation_cents(table.rule_set)
+        return reservation_hundredths(table.rule_set)
     if chosen == "pool":
         return match.pool.entry_fee_hundredths
     if chosen == "deals":
