@@ -1,4 +1,4 @@
-"""Responsible play through the ledger's reactions (DESIGN.md "Responsible play"): a player's own
+"""Responsible play through the ledger's reactions (docs/rules/responsible-play.md): a player's own
 limits, set through ``Ledger.change_limits`` on the ledger's (test) clock, refuse reservations
 at the deal (``StakeRejected``) and at a match's holds (``MatchMoneyRejected``), with the
 period's net losses kept as settlements post; each test on the in-memory unit of work and on

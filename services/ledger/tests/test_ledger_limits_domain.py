@@ -1,4 +1,5 @@
-"""Responsible play's rules, pure (``rummy_ledger.domain.limits``; DESIGN.md "Responsible play")."""
+"""Responsible play's rules, pure (``rummy_ledger.domain.limits``): the limits, periods and
+cooling-off of docs/rules/responsible-play.md#limits."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """TakeSeat asks the ledger about the player's own limits through the table's port
-(``rummy_table.application.seat_limits``; DESIGN.md "Responsible play"): a seat above the stake
+(``rummy_table.application.seat_limits``; docs/rules/responsible-play.md): a seat above the stake
 limit, on a break or excluded is FAILED_PRECONDITION naming the reason, at free tables too; the
 ledger not answering is UNAVAILABLE; either way nothing is appended."""
 

@@ -1,5 +1,5 @@
 """``rummy limits ACCOUNT``: an operator reads a player's own limits through the ledger's
-``GetLimits`` (DESIGN.md "Responsible play": only the player sets them; operators read them).
+``GetLimits`` (docs/rules/responsible-play.md: only the player sets them; operators read them).
 
 Prints the limits in force (each period's loss limit, its net losses so far and when the period
 ends; the stake limit; the time zone), a break or a self-exclusion, why play is closed now, and

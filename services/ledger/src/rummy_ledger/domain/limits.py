@@ -1,6 +1,6 @@
 """Responsible play: the limits a player sets for itself, pure (no I/O, no clock of its own).
 
-DESIGN.md "Responsible play". A player's :class:`PlayerLimits` holds its loss limits per
+docs/rules/responsible-play.md. A player's :class:`PlayerLimits` holds its loss limits per
 :data:`PERIODS` (net losses in hundredths of a House Token over the period), its stake limit
 (the most one table may reserve from it, hundredths), its limits' time zone (an IANA name,
 ``UTC`` by default), a break and a self-exclusion, and the changes waiting their 24 hours.

@@ -1,4 +1,4 @@
--- Responsible play (DESIGN.md "Responsible play"; rummy_ledger.domain.limits): the limits each
+-- Responsible play (docs/rules/responsible-play.md; rummy_ledger.domain.limits): the limits each
 -- player set for itself, and its net losses per period kept up to date as settlements post (the
 -- reservation check reads one row per period, never the journal).
 -- depends: 0006_match_money

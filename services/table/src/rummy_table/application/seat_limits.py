@@ -1,4 +1,4 @@
-"""TakeSeat asks the ledger about the player's own limits (DESIGN.md "Responsible play"): the
+"""TakeSeat asks the ledger about the player's own limits (docs/rules/responsible-play.md): the
 table's port to the ledger's ``CheckSeat`` (a service-role call; the adapter is
 ``rummy_table.adapters.ledger_limits.LedgerSeatLimits``), never the ledger's tables.
 

@@ -33,7 +33,7 @@ class _StakeRejectionReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_
     STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE: _StakeRejectionReason.ValueType  # 1
     STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT: _StakeRejectionReason.ValueType  # 2
     STAKE_REJECTION_REASON_NOT_DEALT_IN: _StakeRejectionReason.ValueType  # 3
-    """The player's own limits held the seat back (DESIGN.md "Responsible play"): "not dealt in" and
+    """The player's own limits held the seat back (docs/rules/responsible-play.md): "not dealt in" and
     nothing else (available_hundredths 0). Which limit, and until when, is in the
     ReservationRefusedByLimit keyed by the player's account, told to that player and operators.
     """
@@ -44,7 +44,7 @@ STAKE_REJECTION_REASON_UNSPECIFIED: StakeRejectionReason.ValueType  # 0
 STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE: StakeRejectionReason.ValueType  # 1
 STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT: StakeRejectionReason.ValueType  # 2
 STAKE_REJECTION_REASON_NOT_DEALT_IN: StakeRejectionReason.ValueType  # 3
-"""The player's own limits held the seat back (DESIGN.md "Responsible play"): "not dealt in" and
+"""The player's own limits held the seat back (docs/rules/responsible-play.md): "not dealt in" and
 nothing else (available_hundredths 0). Which limit, and until when, is in the
 ReservationRefusedByLimit keyed by the player's account, told to that player and operators.
 """
@@ -481,7 +481,7 @@ Global___MatchHoldsReleased: _TypeAlias = MatchHoldsReleased  # noqa: Y015
 @_typing.final
 class LimitChanged(_message.Message):
     """---------------------------------------------------------------------------------------------
-    Responsible play (DESIGN.md "Responsible play"): what a player changed of its own limits. Keyed
+    Responsible play (docs/rules/responsible-play.md): what a player changed of its own limits. Keyed
     by account id; occurred_at is when it was asked. Replay folds these (rummy_ledger.domain.limits)
     to re-check every refusal against the limits in force at the reservation's time.
     ---------------------------------------------------------------------------------------------

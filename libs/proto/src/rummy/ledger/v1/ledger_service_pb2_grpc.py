@@ -120,7 +120,7 @@ class LedgerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetLimits(self, request, context):
-        """Responsible play (DESIGN.md "Responsible play"). A player acts and reads only for its own
+        """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
         account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
         may read any account's limits and change none. Lowering or starting a limit, a break or a
         self-exclusion applies at once and cancels a pending raise; raising or removing a limit,

@@ -39,7 +39,7 @@ class LedgerServiceStub:
     Grant: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GrantRequest, _ledger_service_pb2.GrantResponse]
     """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
     GetLimits: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GetLimitsRequest, _ledger_service_pb2.GetLimitsResponse]
-    """Responsible play (DESIGN.md "Responsible play"). A player acts and reads only for its own
+    """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
     account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
     may read any account's limits and change none. Lowering or starting a limit, a break or a
     self-exclusion applies at once and cancels a pending raise; raising or removing a limit,
@@ -68,7 +68,7 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     Grant: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GrantRequest, _ledger_service_pb2.GrantResponse]  # type: ignore[assignment]
     """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
     GetLimits: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GetLimitsRequest, _ledger_service_pb2.GetLimitsResponse]  # type: ignore[assignment]
-    """Responsible play (DESIGN.md "Responsible play"). A player acts and reads only for its own
+    """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
     account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
     may read any account's limits and change none. Lowering or starting a limit, a break or a
     self-exclusion applies at once and cancels a pending raise; raising or removing a limit,
@@ -118,7 +118,7 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_service_pb2.GetLimitsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_service_pb2.GetLimitsResponse, _abc.Awaitable[_ledger_service_pb2.GetLimitsResponse]]:
-        """Responsible play (DESIGN.md "Responsible play"). A player acts and reads only for its own
+        """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
         account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
         may read any account's limits and change none. Lowering or starting a limit, a break or a
         self-exclusion applies at once and cancels a pending raise; raising or removing a limit,
