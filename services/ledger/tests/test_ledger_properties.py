@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ledger_support import house_rule_set, new_id
+from ledger_support import house_rule_set, new_id, wall_clock
 
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
 from rummy_ledger.application.accounts import (
@@ -53,7 +53,7 @@ class Model:
 @settings(max_examples=25)
 @given(ops=operations)
 def test_random_hands_conserve_tokens_and_never_overdraw(ops: list[tuple[Any, ...]]) -> None:
-    uow = InMemoryUnitOfWork()
+    uow = InMemoryUnitOfWork(clock=wall_clock)
     players = [new_id("player") for _ in range(PLAYERS)]
     model = Model()
     for op in ops:

@@ -51,6 +51,14 @@ class TableSettings(KafkaServiceSettings):
         ge=1,
         le=INT64_MAX,
     )
+    ledger_address: str = setting(
+        "RUMMY_LEDGER_ADDRESS",
+        "",
+        "the ledger's `host:port`: `TakeSeat` asks it whether the player's own limits allow the "
+        "seat (a break, a self-exclusion, the stake limit: FAILED_PRECONDITION; the ledger not "
+        "answering: UNAVAILABLE); empty: not asked (`rummy up`, `rummy demo` and the "
+        "manifests set it)",
+    )
     max_watches_per_account: int = setting(
         "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT",
         DEFAULT_MAX_WATCHES_PER_ACCOUNT,
