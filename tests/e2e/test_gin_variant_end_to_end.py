@@ -23,13 +23,13 @@ from rummy.common.v1 import cards_pb2
 from rummy.gin.v1 import events_pb2 as gpb
 from rummy.gin.v1 import rules_pb2 as gin_rules_pb
 from rummy_ops.demo import DemoReport, TablePlan
-from rummy_platform.topics import TABLE_EVENTS
 from rummy_testing.demo_runs import (
     assert_books_follow_the_settlements,
     hands_ended,
     replay_once_settled,
     variant_demo,
 )
+from rummy_testing.stacks import once_per_hand
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
 RunningStack = Any
@@ -65,12 +65,7 @@ def gin_run(rummy_stack: RunningStack) -> DemoReport:
 
 def scores(rummy_stack: RunningStack, table_id: str) -> dict[str, gpb.GinHandScored]:
     """Gin's GinHandScored events of the table stream, by hand."""
-    found: dict[str, gpb.GinHandScored] = {}
-    for payload in rummy_stack.payloads(TABLE_EVENTS, table_id):
-        if isinstance(payload, gpb.GinHandScored):
-            assert payload.hand_id not in found, f"hand {payload.hand_id} scored twice"
-            found[payload.hand_id] = payload
-    return found
+    return once_per_hand(rummy_stack, table_id, gpb.GinHandScored)
 
 
 def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(

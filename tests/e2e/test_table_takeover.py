@@ -266,17 +266,7 @@ def served_by(address: str, table_id: str, stack: RunningStack, timeout_s: float
 def replay_verifies(stack: RunningStack) -> str:
     result = CliRunner().invoke(
         main,
-        [
-            "replay",
-            "--all",
-            "--bootstrap",
-            stack.kafka_bootstrap,
-            "--topic-prefix",
-            stack.topic_prefix,
-            "--database-url",
-            stack.database_url,
-            "--quiet",
-        ],
+        ["replay", "--all", *stack.replay_options(), "--quiet"],
     )
     assert result.exit_code == 0, result.output
     assert "MISMATCH" not in result.output and "replay: OK" in result.output

@@ -34,7 +34,6 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoReport, TablePlan
 from rummy_platform.config import PLUGINS_VARIABLE
-from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.cards import parse_card
 from rummy_testing.demo_runs import (
     assert_books_follow_the_settlements,
@@ -44,6 +43,7 @@ from rummy_testing.demo_runs import (
 )
 from rummy_testing.demo_runs import rummy_replay as replay_table
 from rummy_testing.service_process import variant_plugin_env
+from rummy_testing.stacks import once_per_hand
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.bot import KNOCK_AT, total
 
@@ -87,12 +87,7 @@ def toy_run(rummy_stack: RunningStack) -> DemoReport:
 
 def knocks(rummy_stack: RunningStack, table_id: str) -> dict[str, toy_pb2.Knocked]:
     """The toy's Knocked events of the table stream, by hand."""
-    found: dict[str, toy_pb2.Knocked] = {}
-    for payload in rummy_stack.payloads(TABLE_EVENTS, table_id):
-        if isinstance(payload, toy_pb2.Knocked):
-            assert payload.hand_id not in found, f"hand {payload.hand_id} knocked twice"
-            found[payload.hand_id] = payload
-    return found
+    return once_per_hand(rummy_stack, table_id, toy_pb2.Knocked)
 
 
 def expected_money(result: table_events.HandEnded) -> tuple[list[int], dict[int, int], int]:

@@ -6,6 +6,7 @@ test_fairness_application.py; the storage contract in test_fairness_storage_cont
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import psycopg
 import pytest
@@ -71,18 +72,18 @@ def test_a_fixed_seed_is_committed_by_its_sha256_and_revealed_once_after_the_han
     assert fairness.get_proof(PostgresUnitOfWork(pool), "hand-1").server_seed == FIXED_SEED
 
 
+def unrevealed(hand_id: str) -> SeedRow:
+    """A new seed of ``hand_id`` (the fixed seed, its commitment its SHA-256)."""
+    return SeedRow(
+        hand_id, "table-x", FIXED_SEED, hashlib.sha256(FIXED_SEED).digest(), "", SHUFFLE_VERSION
+    )
+
+
 def test_the_database_refuses_a_commitment_that_is_not_the_seeds_sha256(
     pool: ConnectionPool,
 ) -> None:
     with pytest.raises(psycopg.errors.CheckViolation), pool.connection() as conn:
         db.insert_seed(
             conn,
-            SeedRow(
-                hand_id="hand-x",
-                table_id="table-x",
-                server_seed=FIXED_SEED,
-                commitment_sha256=hashlib.sha256(b"another seed").digest(),
-                rules_version="",
-                shuffle_version=SHUFFLE_VERSION,
-            ),
+            replace(unrevealed("hand-x"), commitment_sha256=hashlib.sha256(b"another").digest()),
         )

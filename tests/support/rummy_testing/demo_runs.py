@@ -78,19 +78,7 @@ def rummy_replay(
     """``rummy replay --table <table_id> --json`` over the stack's log and ledger, as a process
     with ``env`` (this process's environment when None)."""
     return subprocess.run(
-        [
-            str(RUMMY),
-            "replay",
-            "--table",
-            table_id,
-            "--bootstrap",
-            stack.kafka_bootstrap,
-            "--topic-prefix",
-            stack.topic_prefix,
-            "--database-url",
-            stack.database_url,
-            "--json",
-        ],
+        [str(RUMMY), "replay", "--table", table_id, *stack.replay_options(), "--json"],
         env=dict(os.environ if env is None else env),
         capture_output=True,
         text=True,

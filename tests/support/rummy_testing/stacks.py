@@ -15,18 +15,21 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import psycopg
+from google.protobuf.message import Message
 from psycopg import sql
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
 from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.topics import LEDGER_EVENTS
+from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.service_process import drop_database, variant_plugin_env
+
+M = TypeVar("M", bound=Message)
 
 #: Deadlines pass this many times faster than real time (a 20 s turn lasts 2 s).
 E2E_CLOCK_SPEED = 10.0
@@ -56,6 +59,17 @@ class RunningStack:
             ]
         finally:
             log.close()
+
+    def replay_options(self) -> list[str]:
+        """The options that point ``rummy replay`` at this stack's log and ledger."""
+        return [
+            "--bootstrap",
+            self.kafka_bootstrap,
+            "--topic-prefix",
+            self.topic_prefix,
+            "--database-url",
+            self.database_url,
+        ]
 
     def match_settlements(
         self, table_id: str, count: int = 1, timeout: float = 60.0
@@ -90,6 +104,18 @@ class RunningStack:
                 parts.append(f"--- {path.name}: last {lines} of {len(named)} naming {naming}")
                 parts.extend(line[:width] for line in named[-lines:])
         return "\n".join(parts)
+
+
+def once_per_hand(stack: RunningStack, table_id: str, payload_type: type[M]) -> dict[str, M]:
+    """The ``payload_type`` events (a message with a ``hand_id``) of the table's stream in
+    ``stack``, by hand. Raises AssertionError for a hand that has two."""
+    found: dict[str, M] = {}
+    for payload in stack.payloads(TABLE_EVENTS, table_id):
+        if isinstance(payload, payload_type):
+            hand_id = getattr(payload, "hand_id")  # noqa: B009 - any message type
+            assert hand_id not in found, f"hand {hand_id}: two {type(payload).__name__}"
+            found[hand_id] = payload
+    return found
 
 
 def database_url_named(database_url: str, name: str) -> str:
