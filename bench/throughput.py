@@ -40,7 +40,7 @@ this run started them).
    and how many calls failed UNAVAILABLE or RESOURCE_EXHAUSTED. Then the bots leave.
 4. ``--instances 2``: a second table-service instance (on free ports) joins the first's consumer
    group before the steps, so the two share the table partitions; the bots and the operator go
-   through :class:`rummy_platform.table_routing.TableRouter` (any instance, redirected to the
+   through :class:`rummy_table.contract.TableRouter` (any instance, redirected to the
    table's owner). Each step's line also says how its tables split between the instances
    (``tables_by_instance``), and the table figures (hands, deadlines, CPU, RSS) cover both
    (``table-2`` is the second instance).
@@ -110,9 +110,9 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E
 from rummy_platform.config import rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
-from rummy_platform.table_routing import TableRouter  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
 from rummy_rules.indian.bot import IndianBot  # noqa: E402
+from rummy_table.contract import TableRouter  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
 from rummy_testing.processes import ExtraService  # noqa: E402
 from rummy_testing.service_process import drop_database  # noqa: E402

@@ -48,9 +48,7 @@ def measure(operator: Operator, table_address: str, actions: int) -> dict[str, l
     table = Table(operator, table_address, 4, 10, 500, rule_set(turn_seconds=3000))
     timings: dict[str, list[float]] = {"DrawCard": [], "DiscardCard": []}
     try:
-        players = [table.player(f"bench{i}", grant=100_000) for i in range(2)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("bench", 2, grant=100_000)
         seed_and_wait_for_play(players)
         while sum(map(len, timings.values())) < actions:
             view = players[0].wait(lambda v: not v.has_drawn and v.turn_no > 0)

@@ -17,11 +17,6 @@ Money is in hundredths of a House Token; the commission is floor(paid x bps / 10
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -49,14 +44,13 @@ from rummy.gin.v1 import rules_pb2 as gin_rules_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
+from rummy_platform.topics import TABLE_EVENTS
+from rummy_testing.demo_runs import replay_once_settled
 from rummy_testing.players import Operator, Player, Table, next_hand, operator_for
 from rummy_testing.stacks import RunningStack, running_stack
 
 KEY = b"gin-e2e-planned-deals"
 HOUSE = "house:commission"
-RUMMY = os.path.join(os.path.dirname(sys.executable), "rummy")
 #: Table seconds (the e2e clock runs 10x): a 60 s turn and seed window, so a loaded machine
 #: never times a planned turn out; 1 s between hands.
 TURN_SECONDS, SEED_WINDOW_SECONDS, START_DELAY_SECONDS = 600, 600, 10
@@ -100,28 +94,6 @@ def seated(table: Table, grant: int) -> dict[int, Player]:
     return {A: a, B: b}
 
 
-def stream(stack: RunningStack, topic: str, table_id: str) -> list[Any]:
-    log = KafkaEventLog(stack.kafka_bootstrap)
-    try:
-        return [r.envelope.payload for r in log.read_stream(stack.topic_prefix + topic, table_id)]
-    finally:
-        log.close()
-
-
-def match_settlements(
-    stack: RunningStack, table_id: str, count: int, timeout: float = 60.0
-) -> list[ledger_pb.MatchSettled]:
-    deadline = time.monotonic() + timeout
-    while True:
-        payloads = stream(stack, LEDGER_EVENTS, table_id)
-        assert not [p for p in payloads if isinstance(p, ledger_pb.MatchSettlementRefused)]
-        settled = [p for p in payloads if isinstance(p, ledger_pb.MatchSettled)]
-        if len(settled) >= count:
-            return settled
-        assert time.monotonic() < deadline, f"{len(settled)} of {count} MatchSettled"
-        time.sleep(0.5)
-
-
 def journal(settled: ledger_pb.MatchSettled) -> dict[str, int]:
     net: dict[str, int] = {}
     for line in settled.lines:
@@ -159,7 +131,7 @@ def play_hands(
 
 def scored(stack: RunningStack, table_id: str) -> dict[str, gpb.GinHandScored]:
     found: dict[str, gpb.GinHandScored] = {}
-    for p in stream(stack, TABLE_EVENTS, table_id):
+    for p in stack.payloads(TABLE_EVENTS, table_id):
         if isinstance(p, gpb.GinHandScored):
             assert p.hand_id not in found
             found[p.hand_id] = p
@@ -184,37 +156,8 @@ def sheet(view: api.PlayerView, number: int) -> dict[int, tuple[int, int, int, i
 def assert_replay_clean(stack: RunningStack, table_id: str) -> None:
     """``rummy replay`` of the table (hands, match, money against the ledger's journal) is
     clean; the last hand's reveal and settlement come just after it, so notes are waited out."""
-    deadline = time.monotonic() + 60
-    while True:
-        done = subprocess.run(
-            [
-                RUMMY,
-                "replay",
-                "--table",
-                table_id,
-                "--bootstrap",
-                stack.kafka_bootstrap,
-                "--topic-prefix",
-                stack.topic_prefix,
-                "--database-url",
-                stack.database_url,
-                "--json",
-            ],
-            env=dict(os.environ),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.stdout, done.stderr
-        doc = json.loads(done.stdout)
-        hands = [h for h in doc["hands"] if h["outcome"] != "running"]
-        if (done.returncode == 0 and all(not h["notes"] for h in hands)) or (
-            time.monotonic() > deadline
-        ):
-            break
-        time.sleep(1)
-    assert done.returncode == 0 and doc["ok"], doc.get("first_mismatch")
+    code, doc, hands = replay_once_settled(stack, table_id, wait_s=60, until_clean=True)
+    assert code == 0 and doc["ok"], doc.get("first_mismatch")
     assert doc["unverifiable"] == [] and doc["skipped_unknown_types"] == {}
     assert all(h["ok"] and h["findings"] == [] for h in hands), hands
 
@@ -286,7 +229,7 @@ def test_a_gin_match_of_two_games_to_100_with_every_ending_its_boxes_and_a_shuto
         # Game 1: B pays min(256 - 122, 200) = 134 points x 10 = 1,340; commission 134; A
         # receives 1,206. Game 2: min(325 - 0, 200) = 200 (the cap) x 10 = 2,000; commission
         # 200; A receives 1,800.
-        games = [p for p in stream(keyed_stack, TABLE_EVENTS, table.table_id)]
+        games = [p for p in keyed_stack.payloads(TABLE_EVENTS, table.table_id)]
         ended = [p for p in games if isinstance(p, mpb.GameEnded)]
         assert [(g.game_no, g.winner) for g in ended] == [(1, A), (2, A)]
         assert [{t.seat: t.points for t in g.totals} for g in ended] == [
@@ -296,7 +239,7 @@ def test_a_gin_match_of_two_games_to_100_with_every_ending_its_boxes_and_a_shuto
         lines = [{x.seat: x.amount_hundredths for x in g.settlement.lines} for g in ended]
         assert lines == [{A: 1206, B: -1340}, {A: 1800, B: -2000}]
         assert [g.settlement.commission_hundredths for g in ended] == [134, 200]
-        settled = match_settlements(keyed_stack, table.table_id, 2)
+        settled = keyed_stack.match_settlements(table.table_id, 2)
         assert [journal(s) for s in settled] == [
             {a.account_id: 1206, b.account_id: -1340, HOUSE: 134},
             {a.account_id: 1800, b.account_id: -2000, HOUSE: 200},
@@ -366,7 +309,7 @@ def test_an_oklahoma_hand_with_a_spade_upcard_has_its_knock_limit_and_doubles(
         # A reached 100 in one hand, B scored nothing: A 100 + 200 (shutout) + 25 = 325.
         # B pays min(325, 400) x 10 = 3,250; commission 325; A receives 2,925.
         assert sheet(view, 1) == {A: (100, 1, 225, 325), B: (0, 0, 0, 0)}
-        (settled,) = match_settlements(keyed_stack, table.table_id, 1)
+        (settled,) = keyed_stack.match_settlements(table.table_id, 1)
         assert journal(settled) == {a.account_id: 2925, b.account_id: -3250, HOUSE: 325}
         balances = ops.settled_balances([a.account_id, b.account_id])
         assert balances == {a.account_id: 7925, b.account_id: 1750}
@@ -429,11 +372,11 @@ def test_a_hollywood_match_fills_three_columns_and_settles_their_capped_nets(
         # 8,360; commission 836; A receives 7,524. One GameEnded (game 1) settles the match.
         ended = [
             p
-            for p in stream(keyed_stack, TABLE_EVENTS, table.table_id)
+            for p in keyed_stack.payloads(TABLE_EVENTS, table.table_id)
             if isinstance(p, mpb.GameEnded)
         ]
         assert [(g.game_no, g.winner) for g in ended] == [(1, A)]
-        (settled,) = match_settlements(keyed_stack, table.table_id, 1)
+        (settled,) = keyed_stack.match_settlements(table.table_id, 1)
         assert journal(settled) == {a.account_id: 7524, b.account_id: -8360, HOUSE: 836}
         balances = ops.settled_balances([a.account_id, b.account_id])
         assert balances == {a.account_id: 17_524, b.account_id: 1_640}

@@ -13,13 +13,7 @@ settle, so it is what this test can hold while the gin match formats go on the w
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -28,17 +22,20 @@ import pytest
 from rummy.common.v1 import cards_pb2
 from rummy.gin.v1 import events_pb2 as gpb
 from rummy.gin.v1 import rules_pb2 as gin_rules_pb
-from rummy.table.v1 import events_pb2 as table_events
-from rummy_ops.demo import DemoOptions, DemoReport, TablePlan, play
-from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.topics import TABLE_EVENTS
+from rummy_ops.demo import DemoReport, TablePlan
+from rummy_testing.demo_runs import (
+    assert_books_follow_the_settlements,
+    hands_ended,
+    replay_once_settled,
+    variant_demo,
+)
+from rummy_testing.stacks import once_per_hand
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
 RunningStack = Any
 
 POINT_VALUE, COMMISSION_BPS, HANDS = 10, 1000, 3
 GRANT = 10_000  # covers a seat losing every hand at the most a gin hand can cost (129 x 10 x 3)
-RUMMY = Path(sys.executable).parent / "rummy"
 OUTCOMES = {"knock", "undercut", "gin", "big_gin", "lost", "drawn", "won", "timed_out", "left"}
 
 
@@ -50,43 +47,25 @@ def gin_rule_set() -> cards_pb2.RuleSet:
 
 @pytest.fixture(scope="module")
 def gin_run(rummy_stack: RunningStack) -> DemoReport:
-    options = DemoOptions(
+    report = variant_demo(
+        rummy_stack,
+        TablePlan("gin-2", 2, POINT_VALUE, COMMISSION_BPS),
+        gin_rule_set(),
         hands=HANDS,
         seed=27,
-        tables=(TablePlan("gin-2", 2, POINT_VALUE, COMMISSION_BPS),),
-        turn_seconds=20,
-        seed_window_seconds=3,
-        start_delay_seconds=1,
-        grant_hundredths=GRANT,
-        mischief=0.0,
+        grant=GRANT,
         timeout_seconds=240,
-        rule_set=gin_rule_set(),
     )
-    report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
     print(
-        f"{len(ended(report))} gin hands in {report.wall_seconds:.1f} s;"
-        f" outcomes: {Counter(r.outcome for h in ended(report) for r in h.results)}"
+        f"{len(hands_ended(report))} gin hands in {report.wall_seconds:.1f} s;"
+        f" outcomes: {Counter(r.outcome for h in hands_ended(report) for r in h.results)}"
     )
     return report
 
 
-def ended(report: DemoReport) -> list[table_events.HandEnded]:
-    return [h.result for h in report.hands if h.result is not None]
-
-
 def scores(rummy_stack: RunningStack, table_id: str) -> dict[str, gpb.GinHandScored]:
     """Gin's GinHandScored events of the table stream, by hand."""
-    log = KafkaEventLog(rummy_stack.kafka_bootstrap)
-    try:
-        found: dict[str, gpb.GinHandScored] = {}
-        for record in log.read_stream(rummy_stack.topic_prefix + TABLE_EVENTS, table_id):
-            payload = record.envelope.payload
-            if isinstance(payload, gpb.GinHandScored):
-                assert payload.hand_id not in found, f"hand {payload.hand_id} scored twice"
-                found[payload.hand_id] = payload
-        return found
-    finally:
-        log.close()
+    return once_per_hand(rummy_stack, table_id, gpb.GinHandScored)
 
 
 def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(
@@ -97,7 +76,7 @@ def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(
     # the table's plan names no variant: its hands are the demo rule set's, gin's (their
     # outcome words are gin's in the report)
     assert {h.variant for h in gin_run.hands} == {"gin"}
-    results = ended(gin_run)
+    results = hands_ended(gin_run)
     assert len(results) >= HANDS
     scored = scores(rummy_stack, gin_run.tables["gin-2"])
     for result in results:
@@ -119,22 +98,14 @@ def test_bots_play_gin_hands_to_their_end_and_each_loser_pays_the_score(
 
 
 def test_the_ledger_balances_move_by_the_settlements(gin_run: DemoReport) -> None:
-    results = ended(gin_run)
-    moved: Counter[str] = Counter()
-    for result in results:
-        for line in result.settlement:
-            moved[line.account_id] += line.amount_hundredths
-    assert gin_run.balances == {a: GRANT + moved[a] for a in gin_run.balances}
-    assert not any(gin_run.reserved.values())
-    assert gin_run.conserved
-    assert gin_run.house_commission_delta == sum(r.commission_hundredths for r in results)
+    assert_books_follow_the_settlements(gin_run, GRANT)
 
 
 def test_the_ledger_journals_each_scored_gin_hand_once(
     rummy_stack: RunningStack, gin_run: DemoReport
 ) -> None:
     with psycopg.connect(rummy_stack.database_url) as conn:
-        for result in ended(gin_run):
+        for result in hands_ended(gin_run):
             if all(r.outcome == "drawn" for r in result.results):
                 continue
             rows = conn.execute(
@@ -149,34 +120,7 @@ def test_rummy_replay_verifies_every_gin_hand(
     rummy_stack: RunningStack, gin_run: DemoReport
 ) -> None:
     table_id = gin_run.tables["gin-2"]
-    deadline = time.monotonic() + 30
-    while True:  # the last hand's seed is revealed and its settlement journaled just after it
-        done = subprocess.run(
-            [
-                str(RUMMY),
-                "replay",
-                "--table",
-                table_id,
-                "--bootstrap",
-                rummy_stack.kafka_bootstrap,
-                "--topic-prefix",
-                rummy_stack.topic_prefix,
-                "--database-url",
-                rummy_stack.database_url,
-                "--json",
-            ],
-            env=dict(os.environ),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.stdout, done.stderr
-        code, doc = done.returncode, json.loads(done.stdout)
-        hands = [h for h in doc["hands"] if h["outcome"] != "running"]
-        if all(not h["notes"] for h in hands) or time.monotonic() > deadline:
-            break
-        time.sleep(1)
+    code, doc, hands = replay_once_settled(rummy_stack, table_id)
     assert code == 0 and doc["ok"], doc["first_mismatch"]
     assert doc["unverifiable"] == [] and doc["skipped_unknown_types"] == {}
     for hand in hands:

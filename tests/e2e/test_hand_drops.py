@@ -17,9 +17,7 @@ def test_first_drop_middle_drop_and_leaving_pay_the_last_seat_standing(
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
-        players = [table.player(f"drop{i}", grant=5000) for i in range(4)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("drop", 4, grant=5000)
         view = seed_and_wait_for_play(players)
         assert sum(s.dealt_in for s in view.seats) == 4
 

@@ -38,9 +38,7 @@ def test_three_missed_turns_drop_the_seat_for_40_points(
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=30))
     try:
-        players = [table.player(f"clock{i}", grant=5000) for i in range(2)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("clock", 2, grant=5000)
         view = seed_and_wait_for_play(players)
         sleeper = on_turn(players, view)  # never acts: each of its turns times out
         awake = _others(players, sleeper)[0]
@@ -85,9 +83,7 @@ def test_a_wrong_declare_costs_80_and_play_goes_on_to_the_last_seat(
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
-        players = [table.player(f"wrong{i}", grant=5000) for i in range(3)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("wrong", 3, grant=5000)
         view = seed_and_wait_for_play(players)
         wrong = on_turn(players, view)
         answer = _wrong_declare(wrong)
@@ -123,9 +119,7 @@ def test_a_wrong_declare_then_a_valid_declare_by_another_seat(
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
-        players = [table.player(f"show{i}", grant=5000) for i in range(3)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("show", 3, grant=5000)
         view = seed_and_wait_for_play(players)
         wrong = on_turn(players, view)
         assert _wrong_declare(wrong).points == 80

@@ -79,9 +79,7 @@ def _seated_hand(
     operator: Operator, rummy_stack: RunningStack
 ) -> tuple[Table, Player, Player, api.PlayerView]:
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=600))
-    players = [table.player(f"restart{i}", grant=5000) for i in range(2)]
-    for p in players:
-        p.take_seat()
+    players = table.seated("restart", 2, grant=5000)
     view = seed_and_wait_for_play(players)
     first = on_turn(players, view)
     second = next(p for p in players if p is not first)

@@ -48,9 +48,7 @@ def test_a_player_who_cannot_cover_the_reservation_is_not_dealt_in_and_is_told_w
 def test_a_free_table_moves_no_tokens(operator: Operator, rummy_stack: RunningStack) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 4, 0, 500)
     try:
-        players = [table.player(f"free{i}", grant=700) for i in range(2)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("free", 2, grant=700)
         view = seed_and_wait_for_play(players)
         loser = on_turn(players, view)
         winner = next(p for p in players if p is not loser)

@@ -14,14 +14,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
 
 import grpc
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.players import (
     ABSENT,
@@ -82,38 +80,9 @@ def match_over(player: Player, timeout: float = 60.0) -> api.PlayerView:
     return player.wait(lambda v: v.match.HasField("ended"), timeout, "the match ended")
 
 
-def stream(stack: RunningStack, topic: str, table_id: str) -> list[Any]:
-    """The payloads of the table's stream in ``topic`` (``TABLE_EVENTS``: the table's own,
-    ``LEDGER_EVENTS``: the ledger's about it), in order."""
-    log = KafkaEventLog(stack.kafka_bootstrap)
-    try:
-        return [r.envelope.payload for r in log.read_stream(stack.topic_prefix + topic, table_id)]
-    finally:
-        log.close()
-
-
-def match_settlements(
-    stack: RunningStack, table_id: str, count: int = 1, timeout: float = 30.0
-) -> list[ledger_pb.MatchSettled]:
-    """The ledger's first ``count`` MatchSettled of the table (each a journal transaction's
-    lines), from its events on Kafka. Raises AssertionError on a refused settlement,
-    TimeoutError if fewer come."""
-    deadline = time.monotonic() + timeout
-    while True:
-        payloads = stream(stack, LEDGER_EVENTS, table_id)
-        refused = [p for p in payloads if isinstance(p, ledger_pb.MatchSettlementRefused)]
-        assert not refused, f"the ledger refused a settlement: {refused}"
-        settled = [p for p in payloads if isinstance(p, ledger_pb.MatchSettled)]
-        if len(settled) >= count:
-            return settled[:count]
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{len(settled)} of {count} MatchSettled for table {table_id}")
-        time.sleep(0.5)
-
-
 def match_settled(stack: RunningStack, table_id: str) -> ledger_pb.MatchSettled:
     """The ledger's MatchSettled of the table's (only) match."""
-    return match_settlements(stack, table_id)[0]
+    return stack.match_settlements(table_id, timeout=30.0)[0]
 
 
 def journal(settled: ledger_pb.MatchSettled) -> dict[str, int]:
@@ -404,11 +373,13 @@ def test_a_game_to_match_of_the_toy_variant_settles_each_game_at_the_capped_diff
         account = {s: x for x, s in seat.items()}
         ended_games = [
             p
-            for p in stream(rummy_stack, TABLE_EVENTS, table.table_id)
+            for p in rummy_stack.payloads(TABLE_EVENTS, table.table_id)
             if isinstance(p, mpb.GameEnded)
         ]
         assert [g.game_no for g in ended_games] == [1, 2]
-        settled = {s.game_no: s for s in match_settlements(rummy_stack, table.table_id, games)}
+        settled = {
+            s.game_no: s for s in rummy_stack.match_settlements(table.table_id, games, timeout=30.0)
+        }
         net = {a.account_id: 0, b.account_id: 0}
         commission = 0
         for game in ended_games:
@@ -437,7 +408,7 @@ def released_holds(stack: RunningStack, table_id: str, timeout: float = 30.0) ->
     """The ledger's MatchHoldsReleased of the table: hundredths released by account."""
     deadline = time.monotonic() + timeout
     while True:
-        payloads = stream(stack, LEDGER_EVENTS, table_id)
+        payloads = stack.payloads(LEDGER_EVENTS, table_id)
         assert not [p for p in payloads if isinstance(p, ledger_pb.MatchSettled)]
         found = [p for p in payloads if isinstance(p, ledger_pb.MatchHoldsReleased)]
         if found:

@@ -54,9 +54,7 @@ def test_a_table_closed_mid_hand_plays_the_hand_out_stands_everyone_up_and_is_au
     close = ("close-table", table.table_id, "--address", address, "--token", token,
              "--request-id", close_id, "--reason", "end of the e2e session")  # fmt: skip
     try:
-        players = [table.player(f"close{i}", grant=5000) for i in range(2)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("close", 2, grant=5000)
         view = seed_and_wait_for_play(players)
         hand_id = view.hand_id
 

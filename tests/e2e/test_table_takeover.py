@@ -38,8 +38,8 @@ from rummy_ops.cli import main
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.eventlog.kafka_client import group_consumer_config
-from rummy_platform.table_routing import TableRouter
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_table.contract import TableRouter
 from rummy_testing.players import SHOES, Operator, rule_set
 from rummy_testing.processes import ExtraService, kill_stack_service, stop_stack_service
 from rummy_testing.stacks import RunningStack, running_stack
@@ -266,17 +266,7 @@ def served_by(address: str, table_id: str, stack: RunningStack, timeout_s: float
 def replay_verifies(stack: RunningStack) -> str:
     result = CliRunner().invoke(
         main,
-        [
-            "replay",
-            "--all",
-            "--bootstrap",
-            stack.kafka_bootstrap,
-            "--topic-prefix",
-            stack.topic_prefix,
-            "--database-url",
-            stack.database_url,
-            "--quiet",
-        ],
+        ["replay", "--all", *stack.replay_options(), "--quiet"],
     )
     assert result.exit_code == 0, result.output
     assert "MISMATCH" not in result.output and "replay: OK" in result.output

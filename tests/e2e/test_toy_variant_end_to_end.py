@@ -23,11 +23,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import time
 from collections import Counter
 from importlib import import_module
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -35,12 +32,18 @@ import pytest
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoOptions, DemoReport, TablePlan, play
+from rummy_ops.demo import HOUSE_COMMISSION_ACCOUNT, DemoReport, TablePlan
 from rummy_platform.config import PLUGINS_VARIABLE
-from rummy_platform.eventlog import KafkaEventLog
-from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.cards import parse_card
+from rummy_testing.demo_runs import (
+    assert_books_follow_the_settlements,
+    hands_ended,
+    replay_once_settled,
+    variant_demo,
+)
+from rummy_testing.demo_runs import rummy_replay as replay_table
 from rummy_testing.service_process import variant_plugin_env
+from rummy_testing.stacks import once_per_hand
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.bot import KNOCK_AT, total
 
@@ -55,7 +58,6 @@ MAX_POINTS, MAX_TURNS = 25, 18
 #: A knock ends about half the hands, so 12 hands hold one but for 1 run in ~4,000 (0.5**12).
 HANDS = 12
 GRANT = 12_000  # covers a seat losing every hand at the cap (12 x 25 x 37 = 11,100)
-RUMMY = Path(sys.executable).parent / "rummy"
 
 
 def toy_rule_set() -> cards_pb2.RuleSet:
@@ -66,20 +68,16 @@ def toy_rule_set() -> cards_pb2.RuleSet:
 
 @pytest.fixture(scope="module")
 def toy_run(rummy_stack: RunningStack) -> DemoReport:
-    options = DemoOptions(
+    report = variant_demo(
+        rummy_stack,
+        TablePlan("toy-3", SEATS, POINT_VALUE, COMMISSION_BPS),
+        toy_rule_set(),
         hands=HANDS,
         seed=15,
-        tables=(TablePlan("toy-3", SEATS, POINT_VALUE, COMMISSION_BPS),),
-        turn_seconds=20,
-        seed_window_seconds=3,
-        start_delay_seconds=1,
-        grant_hundredths=GRANT,
-        mischief=0.0,
+        grant=GRANT,
         timeout_seconds=90,
-        rule_set=toy_rule_set(),
     )
-    report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
-    winners = Counter(1 + len(r.co_winner_seats) for r in ended(report))
+    winners = Counter(1 + len(r.co_winner_seats) for r in hands_ended(report))
     print(
         f"{sum(winners.values())} toy hands in {report.wall_seconds:.1f} s;"
         f" hands by number of winners: {dict(winners)}"
@@ -87,24 +85,9 @@ def toy_run(rummy_stack: RunningStack) -> DemoReport:
     return report
 
 
-def ended(report: DemoReport) -> list[table_events.HandEnded]:
-    return [h.result for h in report.hands if h.result is not None]
-
-
 def knocks(rummy_stack: RunningStack, table_id: str) -> dict[str, toy_pb2.Knocked]:
     """The toy's Knocked events of the table stream, by hand."""
-    log = KafkaEventLog(rummy_stack.kafka_bootstrap)
-    try:
-        read = log.read_stream(rummy_stack.topic_prefix + TABLE_EVENTS, table_id)
-        found: dict[str, toy_pb2.Knocked] = {}
-        for record in read:
-            payload = record.envelope.payload
-            if isinstance(payload, toy_pb2.Knocked):
-                assert payload.hand_id not in found, f"hand {payload.hand_id} knocked twice"
-                found[payload.hand_id] = payload
-        return found
-    finally:
-        log.close()
+    return once_per_hand(rummy_stack, table_id, toy_pb2.Knocked)
 
 
 def expected_money(result: table_events.HandEnded) -> tuple[list[int], dict[int, int], int]:
@@ -136,7 +119,7 @@ def test_bots_play_every_toy_hand_to_a_knock_or_the_showdown_through_the_public_
     assert toy_run.finished, toy_run.stopped_because
     assert toy_run.bot_errors == [] and toy_run.refused_actions == 0
     assert [h.aborted_reason for h in toy_run.hands if h.result is None] == []
-    results = ended(toy_run)
+    results = hands_ended(toy_run)
     assert len(results) >= HANDS
     knocked = knocks(rummy_stack, toy_run.tables["toy-3"])
     assert set(knocked) <= {r.hand_id for r in results}
@@ -155,7 +138,7 @@ def test_bots_play_every_toy_hand_to_a_knock_or_the_showdown_through_the_public_
 def test_each_hand_s_settlement_is_the_toy_s_shared_pot_rule_to_the_hundredth(
     toy_run: DemoReport,
 ) -> None:
-    for result in ended(toy_run):
+    for result in hands_ended(toy_run):
         winners, amounts, commission = expected_money(result)
         assert [result.winner_seat, *result.co_winner_seats] == winners
         assert {line.seat: line.amount_hundredths for line in result.settlement} == amounts
@@ -190,7 +173,7 @@ def journal_lines(result: table_events.HandEnded) -> list[tuple[str, str, int]]:
 def test_the_ledger_settles_each_toy_hand_once_as_its_hand_ended_says(
     rummy_stack: RunningStack, toy_run: DemoReport
 ) -> None:
-    results = ended(toy_run)
+    results = hands_ended(toy_run)
     with psycopg.connect(rummy_stack.database_url) as conn:
         for result in results:
             transactions = conn.execute(
@@ -205,14 +188,7 @@ def test_the_ledger_settles_each_toy_hand_once_as_its_hand_ended_says(
                 (transactions[0][0],),
             ).fetchall()
             assert sorted(rows) == journal_lines(result)
-    moved: Counter[str] = Counter()
-    for result in results:
-        for line in result.settlement:
-            moved[line.account_id] += line.amount_hundredths
-    assert toy_run.balances == {a: GRANT + moved[a] for a in toy_run.balances}
-    assert not any(toy_run.reserved.values())
-    assert toy_run.conserved
-    assert toy_run.house_commission_delta == sum(r.commission_hundredths for r in results)
+    assert_books_follow_the_settlements(toy_run, GRANT)
 
 
 def rummy_replay(
@@ -223,42 +199,17 @@ def rummy_replay(
     env = {**os.environ, **variant_plugin_env()}
     if not plugins:
         env[PLUGINS_VARIABLE] = ""
-    return subprocess.run(
-        [
-            str(RUMMY),
-            "replay",
-            "--table",
-            table_id,
-            "--bootstrap",
-            rummy_stack.kafka_bootstrap,
-            "--topic-prefix",
-            rummy_stack.topic_prefix,
-            "--database-url",
-            rummy_stack.database_url,
-            "--json",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return replay_table(rummy_stack, table_id, env)
 
 
 def test_rummy_replay_verifies_every_toy_hand_against_the_stream_and_the_journal(
     rummy_stack: RunningStack, toy_run: DemoReport
 ) -> None:
     table_id = toy_run.tables["toy-3"]
-    wanted = {r.hand_id for r in ended(toy_run)}
-    deadline = time.monotonic() + 30
-    while True:  # the last hand's seed is revealed and its settlement journaled just after it
-        done = rummy_replay(rummy_stack, table_id)
-        assert done.stdout, done.stderr
-        code, doc = done.returncode, json.loads(done.stdout)
-        ended_hands = [h for h in doc["hands"] if h["outcome"] != "running"]
-        if all(not h["notes"] for h in ended_hands) or time.monotonic() > deadline:
-            break
-        time.sleep(1)
+    wanted = {r.hand_id for r in hands_ended(toy_run)}
+    code, doc, ended_hands = replay_once_settled(
+        rummy_stack, table_id, {**os.environ, **variant_plugin_env()}
+    )
     assert code == 0 and doc["ok"], doc["first_mismatch"]
     assert doc["unverifiable"] == [] and doc["skipped_unknown_types"] == {}
     assert wanted <= {h["hand_id"] for h in ended_hands}
@@ -272,6 +223,6 @@ def test_rummy_replay_without_the_plug_in_calls_every_toy_hand_unverifiable(
     done = rummy_replay(rummy_stack, toy_run.tables["toy-3"], plugins=False)
     doc = json.loads(done.stdout)
     assert done.returncode == 1 and not doc["ok"]
-    assert {r.hand_id for r in ended(toy_run)} <= set(doc["unverifiable"])
+    assert {r.hand_id for r in hands_ended(toy_run)} <= set(doc["unverifiable"])
     for hand in doc["hands"]:
         assert f"no variant {TOY_NAME!r} is registered" in hand["unverifiable"]

@@ -145,9 +145,7 @@ def wrong_then_declared(rummy_stack: RunningStack, operator: Operator) -> Bundle
     discards."""
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
-        players = [table.player(f"show{i}", grant=5000) for i in range(3)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("show", 3, grant=5000)
         view = seed_and_wait_for_play(players)
         wrong = on_turn(players, view)
         view = wrong.wait_to_draw()  # its own view: its own cards
@@ -183,9 +181,7 @@ def reshuffled(rummy_stack: RunningStack, operator: Operator) -> dict[str, Any]:
     operator."""
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
     try:
-        players = [table.player(f"verify{i}", grant=5000) for i in range(2)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("verify", 2, grant=5000)
         hand_id, running = play_until_reshuffled(players)
         text = fetch_when_revealed(players[1], table.table_id, hand_id)
         ops_token = operator.authority.issue("ops-verify", Role.OPERATOR, 600)
@@ -210,9 +206,7 @@ def timed_out(rummy_stack: RunningStack, operator: Operator) -> Bundle:
     on its own, and the third missed turn drops the sleeper (a timeout drop: the other wins)."""
     table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500, rule_set(turn_seconds=30))
     try:
-        players = [table.player(f"sleep{i}", grant=5000) for i in range(2)]
-        for p in players:
-            p.take_seat()
+        players = table.seated("sleep", 2, grant=5000)
         view = seed_and_wait_for_play(players)
         sleeper = on_turn(players, view)
         awake = next(p for p in players if p is not sleeper)

@@ -16,9 +16,9 @@ from rummy.table.v1 import events_pb2 as ev
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.bots.aio import AioTableRouter, AsyncBot
 from rummy_ops.bots.strategy import BotBrain
-from rummy_platform.table_routing import OWNER_METADATA_KEY
 from rummy_rules.cards import parse_card
 from rummy_rules.deck import Shoe
+from rummy_table.contract import OWNER_METADATA_KEY
 
 SHOE = Shoe(decks=2, printed_jokers=2)
 HOME, OWNER = "10.0.0.1:1", "10.0.0.2:1"

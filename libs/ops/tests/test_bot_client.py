@@ -24,11 +24,11 @@ from rummy_game import wires
 from rummy_game.moves import moves_to_pb
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.strategy import BotBrain
-from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import parse_card, parse_cards
 from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
 from rummy_rules.deck import Shoe
 from rummy_rules.indian import Declare, Drop
+from rummy_table.contract import TableRouter
 
 SHOE = Shoe(decks=2, printed_jokers=2)
 

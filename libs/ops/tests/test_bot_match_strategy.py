@@ -21,7 +21,6 @@ from rummy_ops.bots.strategy import (
     pool_drop,
     rejoin_answer,
 )
-from rummy_platform.table_routing import TableRouter
 from rummy_rules.bot import Situation
 from rummy_rules.cards import parse_card, parse_cards
 from rummy_rules.commands import Command, DrawFromDiscardPile, DrawFromStock
@@ -30,6 +29,7 @@ from rummy_rules.formats.messages import DealRules
 from rummy_rules.gin.bot import GIN_BOT
 from rummy_rules.indian import Drop
 from rummy_rules.indian.bot import INDIAN_BOT
+from rummy_table.contract import TableRouter
 
 NO_WILD = None
 HOPELESS = parse_cards("AC 3C 6C 9C QC 2D 5D 8D JD 4H 7H KS 10S")

@@ -21,10 +21,10 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import match_wire
+from rummy_ledger.contract import match_settlement_key
 from rummy_ops.replay.checks import LedgerRows
 from rummy_ops.replay.checks.match import match_journal_difference, replay_match
 from rummy_ops.replay.render import match_json
-from rummy_platform.journal_keys import match_settlement_key
 from rummy_rules.commands import Command
 from rummy_rules.events import Event, SeatAccount
 from rummy_rules.formats import MatchState, deal_result

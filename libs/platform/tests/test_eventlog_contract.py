@@ -78,6 +78,20 @@ def card_drawn(table_id: str, version: int, *, hand_id: str = "hand-1") -> Envel
     )
 
 
+def append_all(log: EventLog, topic: str, events: list[Envelope]) -> list[Envelope]:
+    """Append ``events`` to ``topic`` one by one, in order; returns them."""
+    for envelope in events:
+        log.append(topic, envelope)
+    return events
+
+
+def drawn_stream(log: EventLog, topic: str, count: int) -> tuple[str, list[Envelope]]:
+    """A new table's stream of ``count`` CardDrawn events (versions 1 to ``count``), appended
+    to ``topic``: the table's id and the events."""
+    table = f"table-{uuid.uuid4()}"
+    return table, append_all(log, topic, [card_drawn(table, v) for v in range(1, count + 1)])
+
+
 CARD_DRAWN = type_name(table_events.CardDrawn)
 STAKES = {type_name(ledger_events.StakesReserved)}
 
@@ -164,8 +178,7 @@ class EventLogContract:
         table = f"table-{uuid.uuid4()}"
         sent = [card_drawn(table, 1), stakes_reserved(table, 2), card_drawn(table, 3)]
         sent.append(stakes_reserved(table, 4))
-        for envelope in sent:
-            log.append(topics.table, envelope)
+        append_all(log, topics.table, sent)
 
         assert consume(log, topics.table, 2, STAKES) == [sent[1], sent[3]]
         assert consume(log, topics.table, 4) == sent
@@ -238,8 +251,7 @@ class EventLogContract:
     ) -> None:
         table = f"table-{uuid.uuid4()}"
         sent = [stakes_reserved(table, 1), card_drawn(table, 2), card_drawn(table, 3)]
-        for envelope in sent:
-            log.append(topics.table, envelope)
+        append_all(log, topics.table, sent)
         group = f"group-{uuid.uuid4()}"
         stored: dict[TopicPartition, int] = {}
 
@@ -278,10 +290,7 @@ class EventLogContract:
     def test_reading_from_a_stored_offset_returns_only_the_later_events(
         self, log: EventLog, topics: Topics
     ) -> None:
-        table = f"table-{uuid.uuid4()}"
-        sent = [card_drawn(table, v) for v in range(1, 6)]
-        for envelope in sent:
-            log.append(topics.table, envelope)
+        table, sent = drawn_stream(log, topics.table, 5)
         first = log.read_stream(topics.table, table)
 
         later = log.read_stream(topics.table, table, from_offset=first[2].next_offset)
@@ -339,8 +348,7 @@ class EventLogContract:
     ) -> None:
         tables = [f"table-{uuid.uuid4()}" for _ in range(2)]
         sent = [card_drawn(t, v) for v in range(1, 4) for t in tables]
-        for envelope in sent:
-            log.append(topics.table, envelope)
+        append_all(log, topics.table, sent)
         group = f"group-{uuid.uuid4()}"
         stored: dict[TopicPartition, int] = {}  # what a service keeps in Postgres
 
@@ -360,10 +368,7 @@ class EventLogContract:
     def test_a_new_group_member_resumes_from_explicitly_committed_offsets(
         self, log: EventLog, topics: Topics
     ) -> None:
-        table = f"table-{uuid.uuid4()}"
-        sent = [card_drawn(table, v) for v in range(1, 5)]
-        for envelope in sent:
-            log.append(topics.table, envelope)
+        table, sent = drawn_stream(log, topics.table, 4)
         group = f"group-{uuid.uuid4()}"
 
         with log.consumer(group, [topics.table]) as first:
@@ -627,10 +632,7 @@ class TestKafkaEventLog(EventLogContract):
             clients.append(consumer)
             return consumer
 
-        table = f"table-{uuid.uuid4()}"
-        sent = [card_drawn(table, v) for v in range(1, 4)]
-        for envelope in sent:
-            log.append(topics.table, envelope)
+        table, sent = drawn_stream(log, topics.table, 3)
         consumer = KafkaGroupConsumer(
             client, event_payloads(), "g", [topics.table], None, rejoin_after_s=2.0
         )

@@ -110,15 +110,22 @@ def children() -> Iterator[list[int]]:
             os.kill(pid, signal.SIGKILL)
 
 
+def orphaned(log: Path, mode: str, children: list[int]) -> int:
+    """The pid of a service started by a supervisor (``start_supervisor(log, mode)``) that was
+    then killed; the pid is added to ``children``."""
+    supervisor, child = start_supervisor(log, mode)
+    children.append(child)
+    supervisor.kill()
+    supervisor.wait(5)
+    return child
+
+
 @pytest.mark.integration
 def test_a_supervised_service_shuts_down_gracefully_when_its_supervisor_is_killed(
     tmp_path: Path, children: list[int]
 ) -> None:
     log = tmp_path / "probe.log"
-    supervisor, child = start_supervisor(log, "supervised")
-    children.append(child)
-    supervisor.kill()
-    supervisor.wait(5)
+    child = orphaned(log, "supervised", children)
     assert wait_gone(child, EXIT_WITHIN_SECONDS), "the service outlived its supervisor"
     events = log_events(log)
     assert "supervisor gone; shutting down" in events
@@ -131,10 +138,7 @@ def test_a_service_started_without_a_supervisor_pid_outlives_its_parent(
     tmp_path: Path, children: list[int]
 ) -> None:
     log = tmp_path / "probe.log"
-    supervisor, child = start_supervisor(log, "by hand")
-    children.append(child)
-    supervisor.kill()
-    supervisor.wait(5)
+    child = orphaned(log, "by hand", children)
     time.sleep(2.0)  # four watch periods: a supervised service would be stopping by now
     assert not gone(child)
     assert "service stopping" not in log_events(log)

@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.domain.schedule import PendingDeadline, Schedule
+from rummy_rules.variant import DeadlineKind
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TABLES = ("a", "b", "c")
@@ -23,7 +24,7 @@ class World:
 
     live: Schedule = field(default_factory=Schedule)
     table_log: list[tuple[str, object]] = field(default_factory=list)
-    clock_log: list[Deadline] = field(default_factory=list)
+    clock_log: list[PendingDeadline] = field(default_factory=list)
     read_back: int = 0
     now: datetime = T0
     hand_no: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLES, 1))
@@ -34,11 +35,11 @@ class World:
     def hand(self, table: str) -> str:
         return f"{table}-h{self.hand_no[table]}"
 
-    def deadline(self, table: str, kind: DeadlineKind, seconds: int) -> Deadline:
+    def deadline(self, table: str, kind: DeadlineKind, seconds: int) -> PendingDeadline:
         offset = len(self.table_log)
         turn = self.turn_no[table] if kind is DeadlineKind.TURN else 0
         at = self.now + timedelta(seconds=seconds)
-        return Deadline(
+        return PendingDeadline(
             table_id=table,
             hand_id=self.hand(table),
             kind=kind,
@@ -53,7 +54,7 @@ class World:
             source_offset=offset,
         )
 
-    def commit(self, firing: list[Deadline]) -> None:
+    def commit(self, firing: list[PendingDeadline]) -> None:
         sources, firings = self.live.resume_offsets(
             [0], {0: len(self.table_log)}, {0: self.read_back}, firing=firing
         )
@@ -126,7 +127,7 @@ def rebuild(world: World, table_first: list[bool]) -> Schedule:
         if take_table:
             kind, value = world.table_log[table_at]
             if kind == "deadline":
-                assert isinstance(value, Deadline)
+                assert isinstance(value, PendingDeadline)
                 rebuilt.schedule(value)
             else:
                 assert isinstance(value, tuple)

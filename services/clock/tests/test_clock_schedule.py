@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from rummy_clock.adapters.clock import ManualClock
-from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.domain.schedule import PendingDeadline, Schedule
+from rummy_rules.variant import Deadline, DeadlineKind, clock_deadline
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -19,10 +20,10 @@ def turn(
     seat: int = 1,
     offset: int | None = None,
     partition: int = 0,
-) -> Deadline:
+) -> PendingDeadline:
     at = T0 + timedelta(seconds=seconds)
     cause = f"{table}/{hand}/turn-{turn_no}"
-    return Deadline(
+    return PendingDeadline(
         table_id=table,
         hand_id=hand,
         kind=DeadlineKind.TURN,
@@ -40,10 +41,10 @@ def turn(
 
 def seed_window(
     seconds: float, *, table: str = "t1", hand: str = "h1", offset: int = 5
-) -> Deadline:
+) -> PendingDeadline:
     at = T0 + timedelta(seconds=seconds)
     cause = f"{table}/{hand}/seeds"
-    return Deadline(
+    return PendingDeadline(
         table_id=table,
         hand_id=hand,
         kind=DeadlineKind.SEED_WINDOW,
@@ -57,6 +58,13 @@ def seed_window(
         partition=0,
         source_offset=offset,
     )
+
+
+def test_a_pending_deadline_waits_for_what_the_variant_asked_for() -> None:
+    due_ms = round((T0 + timedelta(seconds=30)).timestamp() * 1000)
+    assert turn(3, 30).target == clock_deadline(None, 3, due_ms)
+    assert seed_window(30).target == clock_deadline(due_ms, 3, None)
+    assert seed_window(30).target == Deadline(DeadlineKind.SEED_WINDOW, 0, due_ms)
 
 
 def test_a_deadline_is_due_only_once_its_time_has_come() -> None:

@@ -6,6 +6,7 @@ test_fairness_application.py; the storage contract in test_fairness_storage_cont
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import psycopg
 import pytest
@@ -16,6 +17,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_fairness.adapters import db
 from rummy_fairness.adapters.postgres import PostgresUnitOfWork
+from rummy_fairness.application.ports import SeedRow
 from rummy_fairness.application.seeds import Fairness
 from rummy_fairness.entrypoints.events import table_reactor
 from rummy_platform.envelope import Envelope, has_payload
@@ -70,16 +72,18 @@ def test_a_fixed_seed_is_committed_by_its_sha256_and_revealed_once_after_the_han
     assert fairness.get_proof(PostgresUnitOfWork(pool), "hand-1").server_seed == FIXED_SEED
 
 
+def unrevealed(hand_id: str) -> SeedRow:
+    """A new seed of ``hand_id`` (the fixed seed, its commitment its SHA-256)."""
+    return SeedRow(
+        hand_id, "table-x", FIXED_SEED, hashlib.sha256(FIXED_SEED).digest(), "", SHUFFLE_VERSION
+    )
+
+
 def test_the_database_refuses_a_commitment_that_is_not_the_seeds_sha256(
     pool: ConnectionPool,
 ) -> None:
     with pytest.raises(psycopg.errors.CheckViolation), pool.connection() as conn:
         db.insert_seed(
             conn,
-            hand_id="hand-x",
-            table_id="table-x",
-            server_seed=FIXED_SEED,
-            commitment_sha256=hashlib.sha256(b"another seed").digest(),
-            rules_version="",
-            shuffle_version=SHUFFLE_VERSION,
+            replace(unrevealed("hand-x"), commitment_sha256=hashlib.sha256(b"another").digest()),
         )

@@ -12,7 +12,7 @@ from fairness_support import FIXED_SEED
 
 from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy_fairness.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
-from rummy_fairness.application.ports import FairnessUnitOfWork
+from rummy_fairness.application.ports import FairnessUnitOfWork, SeedRow
 from rummy_platform.envelope import Envelope
 from rummy_testing.storage import IMPLEMENTATIONS, Storage
 
@@ -26,12 +26,14 @@ def storage(request: pytest.FixtureRequest) -> Storage[FairnessUnitOfWork]:
 
 def _insert(uow: FairnessUnitOfWork, hand_id: str, seed: bytes = FIXED_SEED) -> bool:
     return uow.seeds.insert(
-        hand_id=hand_id,
-        table_id="table-1",
-        server_seed=seed,
-        commitment_sha256=hashlib.sha256(seed).digest(),
-        rules_version="r/1",
-        shuffle_version="s/1",
+        SeedRow(
+            hand_id=hand_id,
+            table_id="table-1",
+            server_seed=seed,
+            commitment_sha256=hashlib.sha256(seed).digest(),
+            rules_version="r/1",
+            shuffle_version="s/1",
+        )
     )
 
 
@@ -59,12 +61,14 @@ def test_a_seed_whose_commitment_is_not_its_sha256_or_not_32_bytes_is_refused(
     uow = storage.uow
     with pytest.raises(storage.violation), uow.transaction():
         uow.seeds.insert(
-            hand_id="h2",
-            table_id="t",
-            server_seed=FIXED_SEED,
-            commitment_sha256=hashlib.sha256(b"another").digest(),
-            rules_version="",
-            shuffle_version="",
+            SeedRow(
+                hand_id="h2",
+                table_id="t",
+                server_seed=FIXED_SEED,
+                commitment_sha256=hashlib.sha256(b"another").digest(),
+                rules_version="",
+                shuffle_version="",
+            )
         )
     with pytest.raises(storage.violation), uow.transaction():
         _insert(uow, "h3", b"short")

@@ -8,7 +8,7 @@ Creates a database of its own (dropped at the end), applies the ledger's migrati
 through the ledger's own triggers with ``grants`` grants to 1,000 players and ``hands`` finished
 hands of 4 seats (their reservations made and released, the history a busy ledger keeps), plus
 one hand in play (4 reservations held). Then prints, for the queries behind ``/metrics``, the
-median and worst of 20 runs: ``db.gauges`` (every scrape), ``ledger_invariants.journal_sum`` and
+median and worst of 20 runs: ``db.gauges`` (every scrape), ``ledger_contract.journal_sum`` and
 ``.invariant_violations`` (the full scans, at most every 60 s).
 """
 
@@ -25,8 +25,8 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "support"))
 
+from rummy_ledger import contract as ledger_contract  # noqa: E402
 from rummy_ledger.adapters import db  # noqa: E402
-from rummy_platform import ledger_invariants  # noqa: E402
 from rummy_platform.ports import LOCAL_DATABASE_URL  # noqa: E402
 from rummy_testing.service_process import fresh_database  # noqa: E402
 
@@ -116,19 +116,19 @@ def main() -> None:
                 ("db.gauges (every scrape)", lambda: db.gauges(conn)),
                 (
                     "journal_sum (at most every 60 s)",
-                    lambda: ledger_invariants.journal_sum(conn),
+                    lambda: ledger_contract.journal_sum(conn),
                 ),
                 (
                     "invariant_violations (at most every 60 s)",
-                    lambda: ledger_invariants.invariant_violations(conn),
+                    lambda: ledger_contract.invariant_violations(conn),
                 ),
             ):
                 median, worst = timed(query)
                 conn.rollback()
                 print(f"{name:48} median {median:8.2f} ms   worst {worst:8.2f} ms")
             assert (
-                ledger_invariants.journal_sum(conn) == 0
-                and ledger_invariants.invariant_violations(conn) == []
+                ledger_contract.journal_sum(conn) == 0
+                and ledger_contract.invariant_violations(conn) == []
             )
 
 

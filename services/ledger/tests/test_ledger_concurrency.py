@@ -11,9 +11,9 @@ import pytest
 from ledger_support import balance_of, funded_player, house_rule_set, new_id, storage
 from psycopg_pool import ConnectionPool
 
+from rummy_ledger import contract as ledger_contract
 from rummy_ledger.application.accounts import reserve_stakes, settle_hand
 from rummy_ledger.domain.accounts import ReserveStakes, SeatStake, SettleHand
-from rummy_platform import ledger_invariants
 from rummy_rules.settlement import settle
 
 pytestmark = pytest.mark.integration
@@ -86,7 +86,7 @@ def test_a_settlement_and_a_reservation_on_the_same_account_at_once_never_overdr
         # the second table's 1000 fits, and exactly once.
         assert reserved.seats[0].reserved and (held, available) == (1000, 0)
         with pool.connection() as conn:
-            assert ledger_invariants.invariant_violations(conn) == []
+            assert ledger_contract.invariant_violations(conn) == []
 
 
 def test_the_same_settlement_from_two_consumers_at_once_posts_once(pool: ConnectionPool) -> None:

@@ -8,9 +8,9 @@ from ledger_support import funded_player, new_id, storage
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
+from rummy_ledger import contract as ledger_contract
 from rummy_ledger.application.accounts import reserve_stakes
 from rummy_ledger.domain.accounts import ReserveStakes, SeatStake
-from rummy_platform import ledger_invariants
 
 pytestmark = pytest.mark.integration
 
@@ -185,7 +185,7 @@ def test_a_hand_has_one_settlement_transaction_whatever_its_id(conn: psycopg.Con
         )
     with pytest.raises(errors.UniqueViolation, match="journal_one_settlement_per_hand"):
         conn.execute(insert_settlement, ("second", hand))
-    assert ledger_invariants.invariant_violations(conn) == []
+    assert ledger_contract.invariant_violations(conn) == []
 
 
 def test_a_raw_loss_line_beyond_the_seats_reservation_is_rejected_at_commit(

@@ -19,6 +19,7 @@ from ledger_support import new_id, wall_clock
 
 from rummy_ledger.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
+from rummy_ledger.contract import match_settlement_key
 from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
     ISSUANCE_ACCOUNT,
@@ -30,7 +31,6 @@ from rummy_ledger.domain.accounts import (
 )
 from rummy_ledger.domain.limits import Pending, PlayerLimits
 from rummy_ledger.domain.matches import HoldBatch, MatchBook, SeatHold
-from rummy_platform.journal_keys import match_settlement_key
 from rummy_testing.storage import IMPLEMENTATIONS, Storage
 
 

@@ -20,10 +20,10 @@ from rummy_ops.cli import main as rummy
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.server import ServiceHost
-from rummy_platform.table_routing import TableRouter, owner_named_by
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_table.adapters.peers import PeerTables
 from rummy_table.application.ownership import Ownership, PartitionOwner
+from rummy_table.contract import TableRouter, owner_named_by
 
 AUTHORITY = TokenAuthority(SECRET)
 

@@ -31,7 +31,6 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
-from rummy_platform.table_routing import TableRouter
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.events import DrawSource as Source
@@ -39,6 +38,7 @@ from rummy_rules.indian.bot import choose_discard, choose_draw, declaration
 from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
 from rummy_rules.wild import WildRank
+from rummy_table.contract import TableRouter
 
 STOCK = table_events.DRAW_SOURCE_STOCK
 DISCARD_PILE = table_events.DRAW_SOURCE_DISCARD_PILE
@@ -342,79 +342,64 @@ class Player:
         v = self.view
         return v.hand_id, v.turn_no if turn_no is None else turn_no
 
+    def _in_hand(
+        self,
+        rpc: grpc.UnaryUnaryMultiCallable[Request, Response],
+        request_type: Callable[..., Request],
+        hand_id: str,
+        turn_no: int,
+        rid: str | None = None,
+        **fields: Any,
+    ) -> Response:
+        """Call ``rpc`` with a ``request_type`` naming this table, ``hand_id``, ``turn_no`` and
+        ``rid`` (a fresh client request id when None), plus ``fields``."""
+        request = request_type(
+            table_id=self.table_id,
+            hand_id=hand_id,
+            turn_no=turn_no,
+            client_request_id=rid or request_id(),
+            **fields,
+        )
+        return self.unary(rpc, request)
+
+    def _on_turn(
+        self,
+        rpc: grpc.UnaryUnaryMultiCallable[Request, Response],
+        request_type: Callable[..., Request],
+        turn_no: int | None,
+        rid: str | None = None,
+        **fields: Any,
+    ) -> Response:
+        """As :meth:`_in_hand`, in the hand being played, on turn ``turn_no`` (None: the turn
+        the view shows)."""
+        hand_id, turn = self._turn(turn_no)
+        return self._in_hand(rpc, request_type, hand_id, turn, rid, **fields)
+
     def draw(
         self,
         source: table_events.DrawSource.ValueType = STOCK,
         turn_no: int | None = None,
         rid: str | None = None,
     ) -> api.DrawCardResponse:
-        hand_id, turn = self._turn(turn_no)
-        return self.unary(
-            self.stub.DrawCard,
-            api.DrawCardRequest(
-                table_id=self.table_id,
-                hand_id=hand_id,
-                turn_no=turn,
-                client_request_id=rid or request_id(),
-                source=source,
-            ),
-        )
+        return self._on_turn(self.stub.DrawCard, api.DrawCardRequest, turn_no, rid, source=source)
 
     def discard(
         self, card: cards_pb2.Card, turn_no: int | None = None, rid: str | None = None
     ) -> api.DiscardCardResponse:
-        hand_id, turn = self._turn(turn_no)
-        return self.unary(
-            self.stub.DiscardCard,
-            api.DiscardCardRequest(
-                table_id=self.table_id,
-                hand_id=hand_id,
-                turn_no=turn,
-                client_request_id=rid or request_id(),
-                card=card,
-            ),
-        )
+        return self._on_turn(self.stub.DiscardCard, api.DiscardCardRequest, turn_no, rid, card=card)
 
     def declare(self, face_down: cards_pb2.Card, turn_no: int | None = None) -> api.DeclareResponse:
-        hand_id, turn = self._turn(turn_no)
-        return self.unary(
-            self.stub.Declare,
-            api.DeclareRequest(
-                table_id=self.table_id,
-                hand_id=hand_id,
-                turn_no=turn,
-                client_request_id=request_id(),
-                face_down=face_down,
-            ),
-        )
+        return self._on_turn(self.stub.Declare, api.DeclareRequest, turn_no, face_down=face_down)
 
     def drop(self, turn_no: int | None = None) -> api.DropResponse:
-        hand_id, turn = self._turn(turn_no)
-        return self.unary(
-            self.stub.Drop,
-            api.DropRequest(
-                table_id=self.table_id,
-                hand_id=hand_id,
-                turn_no=turn,
-                client_request_id=request_id(),
-            ),
-        )
+        return self._on_turn(self.stub.Drop, api.DropRequest, turn_no)
 
     def play(self, command: Message, hand_id: str = "", turn_no: int = 0) -> api.PlayResponse:
         """``Play`` with ``command`` (a variant's or a match's command message) packed in an
         Any; the match's commands name no hand or turn."""
         packed = AnyMessage()
         packed.Pack(command)
-        return self.unary(
-            self.stub.Play,
-            api.PlayRequest(
-                table_id=self.table_id,
-                hand_id=hand_id,
-                turn_no=turn_no,
-                client_request_id=request_id(),
-                command=packed,
-            ),
-        )
+        return self._in_hand(self.stub.Play, api.PlayRequest, hand_id, turn_no, command=packed)
 
     def match_command(self, command: Message) -> match_pb2.MatchCommandAnswer:
         """A match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin, RequestSplit);
@@ -465,6 +450,14 @@ class Table:
         p = Player(account, token, self._channel, self.table_id, self.seats).watch()
         self.players.append(p)
         return p
+
+    def seated(self, name: str, count: int, grant: int = 0) -> list[Player]:
+        """``count`` new players (``<name>0``, ``<name>1``, ..., as :meth:`player`, each granted
+        ``grant`` hundredths), seated in that order at the first free seats."""
+        players = [self.player(f"{name}{i}", grant=grant) for i in range(count)]
+        for p in players:
+            p.take_seat()
+        return players
 
     def close(self) -> None:
         """Every player still seated leaves (so the table deals no more hands to seats nobody

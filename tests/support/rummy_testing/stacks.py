@@ -10,18 +10,26 @@ database dropped (the topics stay on the broker, as the event log never expires)
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import psycopg
+from google.protobuf.message import Message
 from psycopg import sql
 
+from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
+from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.service_process import drop_database, variant_plugin_env
+
+M = TypeVar("M", bound=Message)
 
 #: Deadlines pass this many times faster than real time (a 20 s turn lasts 2 s).
 E2E_CLOCK_SPEED = 10.0
@@ -41,6 +49,46 @@ class RunningStack:
         """``http://127.0.0.1:<port>/metrics`` of ``service``."""
         return f"http://127.0.0.1:{self.stack.config.ports[service][1]}/metrics"
 
+    def payloads(self, topic: str, stream_id: str) -> list[Any]:
+        """The payloads of stream ``stream_id`` (a table id) in ``topic`` (unprefixed:
+        ``TABLE_EVENTS``, the table's own; ``LEDGER_EVENTS``, the ledger's about it), in order."""
+        log = KafkaEventLog(self.kafka_bootstrap)
+        try:
+            return [
+                r.envelope.payload for r in log.read_stream(self.topic_prefix + topic, stream_id)
+            ]
+        finally:
+            log.close()
+
+    def replay_options(self) -> list[str]:
+        """The options that point ``rummy replay`` at this stack's log and ledger."""
+        return [
+            "--bootstrap",
+            self.kafka_bootstrap,
+            "--topic-prefix",
+            self.topic_prefix,
+            "--database-url",
+            self.database_url,
+        ]
+
+    def match_settlements(
+        self, table_id: str, count: int = 1, timeout: float = 60.0
+    ) -> list[ledger_pb.MatchSettled]:
+        """Every MatchSettled of the table (each a journal transaction's lines) once the ledger
+        published at least ``count``, from its events on Kafka. Raises AssertionError on a
+        refused settlement, TimeoutError if fewer come within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            payloads = self.payloads(LEDGER_EVENTS, table_id)
+            refused = [p for p in payloads if isinstance(p, ledger_pb.MatchSettlementRefused)]
+            assert not refused, f"the ledger refused a settlement: {refused}"
+            settled = [p for p in payloads if isinstance(p, ledger_pb.MatchSettled)]
+            if len(settled) >= count:
+                return settled
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(settled)} of {count} MatchSettled for table {table_id}")
+            time.sleep(0.5)
+
     def log_tails(self, lines: int = 12, width: int = 400, naming: Sequence[str] = ()) -> str:
         """For a failure message: the last ``lines`` lines of every service log of this stack
         (the five services' and any extra process's, ``rummy_testing.processes``), each cut to
@@ -56,6 +104,18 @@ class RunningStack:
                 parts.append(f"--- {path.name}: last {lines} of {len(named)} naming {naming}")
                 parts.extend(line[:width] for line in named[-lines:])
         return "\n".join(parts)
+
+
+def once_per_hand(stack: RunningStack, table_id: str, payload_type: type[M]) -> dict[str, M]:
+    """The ``payload_type`` events (a message with a ``hand_id``) of the table's stream in
+    ``stack``, by hand. Raises AssertionError for a hand that has two."""
+    found: dict[str, M] = {}
+    for payload in stack.payloads(TABLE_EVENTS, table_id):
+        if isinstance(payload, payload_type):
+            hand_id = getattr(payload, "hand_id")  # noqa: B009 - any message type
+            assert hand_id not in found, f"hand {hand_id}: two {type(payload).__name__}"
+            found[hand_id] = payload
+    return found
 
 
 def database_url_named(database_url: str, name: str) -> str:

@@ -16,7 +16,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.operator_auth import operator_options, operator_token
 from rummy_platform.auth import bearer_metadata
 from rummy_platform.ports import DEFAULT_PORTS
-from rummy_platform.table_routing import TableRouter
+from rummy_table.contract import TableRouter
 
 
 def _refused(error: grpc.RpcError) -> click.ClickException:

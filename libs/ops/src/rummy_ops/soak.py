@@ -15,7 +15,7 @@ checked.
    answered OK (the ledger reserved its stakes, fairness committed, the dealer dealt). A service
    that exits meanwhile is a violation (and is restarted, so the soak goes on).
 4. Checks (:func:`check`): balances + commission = grants; the ledger's invariants
-   (``rummy_platform.ledger_invariants.invariant_violations``) and a journal summing to zero;
+   (``rummy_ledger.contract.invariant_violations``) and a journal summing to zero;
    every ended hand settled exactly once; no reservation held once its hand ended (after a
    grace); every hand's replay (``rummy_ops.demo.verify_demo``) clean and its result in the
    log equal to the result the operator's watch was told over gRPC, and the balances the bots'
@@ -40,6 +40,7 @@ import click
 import psycopg
 
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_ledger.contract import invariant_violations, journal_sum
 from rummy_ops.bots.client import HAND_COMMANDS, Bot
 from rummy_ops.causation import caused_by
 from rummy_ops.demo import DemoOptions, DemoReport, Endpoints, play, stack_endpoints, verify_demo
@@ -49,7 +50,6 @@ from rummy_ops.replay.sources import read_kafka
 from rummy_ops.stack import Stack, StackError, repository_root, stack_for_tests
 from rummy_ops.stack_command import clock_speed_option
 from rummy_platform.envelope import Envelope
-from rummy_platform.ledger_invariants import invariant_violations, journal_sum
 
 #: The faults, in the order they are injected.
 FAULTS: tuple[str, ...] = (

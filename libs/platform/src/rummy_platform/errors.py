@@ -29,7 +29,7 @@ class ServiceError(Exception):
 
     ``trailing_metadata``: ``(key, value)`` pairs the call ends with besides the message, for
     clients that act on the error (e.g. ``rummy-table-owner``: the address of the instance that
-    serves a table, see :mod:`rummy_platform.table_routing`)."""
+    serves a table, see :mod:`rummy_table.contract`)."""
 
     def __init__(self, *args: object, trailing_metadata: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__(*args)

@@ -23,7 +23,7 @@ import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.bots.client import RETRIES, UNCONFIRMED, Bot, Reactions, _request_id
-from rummy_platform.table_routing import TableRouter, owner_named_by
+from rummy_table.contract import TableRouter, owner_named_by
 
 
 class _Metadatum(NamedTuple):

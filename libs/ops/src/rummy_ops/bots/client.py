@@ -13,7 +13,7 @@ A refused command (FAILED_PRECONDITION: the turn moved on, e.g. a timeout raced 
 counted and the bot waits for the next view; nothing is retried blindly. A command whose outcome
 is open (UNAVAILABLE, DEADLINE_EXCEEDED: a service restarting, the event log not confirming) is
 sent again as it was, same client_request_id, a few times: recorded once at most, answered alike.
-Calls go through a :class:`~rummy_platform.table_routing.TableRouter`: to the table-service
+Calls go through a :class:`~rummy_table.contract.TableRouter`: to the table-service
 instance serving the table, following its redirect when the table moved to another instance (the
 same request, same ``client_request_id``), and the watch follows the table there too.
 
@@ -48,10 +48,10 @@ from rummy_game.moves import move_from_pb
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, match_moves
 from rummy_platform.auth import bearer_metadata
-from rummy_platform.table_routing import TableRouter
 from rummy_rules.bot import Situation
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
+from rummy_table.contract import TableRouter
 
 #: Answers that say a command was refused and nothing of it recorded (UNAVAILABLE, DEADLINE
 #: EXCEEDED and the like leave the outcome open: the command may have been recorded).

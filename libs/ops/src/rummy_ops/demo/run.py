@@ -37,10 +37,10 @@ from rummy_ops.demo.report import (
 from rummy_ops.demo.watch import TableRun
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
-from rummy_platform.table_routing import TableRouter
 from rummy_rules import registry
 from rummy_rules.deck import Shoe
 from rummy_rules.variant import Variant
+from rummy_table.contract import TableRouter
 
 OPERATOR_ACCOUNT = "ops-demo"
 _TOKEN_SECONDS = 6 * 3600

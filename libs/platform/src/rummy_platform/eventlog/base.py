@@ -18,8 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Self, Unpack
+from typing import Self, TypedDict, Unpack
 
 from rummy_platform.envelope import (
     Envelope,
@@ -129,6 +128,20 @@ def decode_consumed(
         return None
 
 
+class ClosedOnExit(ABC):
+    """A client closed when the ``with`` block using it ends."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release what the client holds."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
 class EventLogError(Exception):
     """The event log could not do what was asked (broker unreachable, timeout, bad state)."""
 
@@ -204,7 +217,40 @@ OnAssigned = Callable[[frozenset[TopicPartition]], Mapping[TopicPartition, int]]
 OnRevoked = Callable[[frozenset[TopicPartition]], None]
 
 
-class TransactionalWriter(ABC):
+class OffsetCommit(TypedDict, total=False):
+    """The consumed offsets a :meth:`TransactionalWriter.append_batch` commits with its events
+    (each key optional, None when absent)."""
+
+    #: The next offsets to resume from.
+    consumed: Mapping[TopicPartition, int] | None
+    #: The group they are committed for (required with ``consumed``).
+    group_id: str | None
+    #: :meth:`GroupConsumer.group_metadata` of the member that read them.
+    group_metadata: object | None
+
+
+def offsets_to_commit(
+    commit: OffsetCommit,
+) -> tuple[dict[TopicPartition, int], str | None, object | None]:
+    """``commit``'s consumed offsets (``{}`` for none), group id and group metadata. Raises
+    ValueError for offsets without a group id."""
+    consumed, group_id = dict(commit.get("consumed") or {}), commit.get("group_id")
+    if consumed and not group_id:
+        raise ValueError("consumed offsets need a group_id")
+    return consumed, group_id, commit.get("group_metadata")
+
+
+class ConsumerOptions(TypedDict, total=False):
+    """The options of :meth:`EventLog.consumer` (each optional; see there)."""
+
+    types: Collection[str] | None
+    on_revoked: OnRevoked | None
+    session_timeout_s: float | None
+    skip_undecodable: bool
+    batch_wait_s: float | None
+
+
+class TransactionalWriter(ClosedOnExit):
     """A producer with a stable ``transactional_id``: the single writer of the streams it owns.
 
     Creating a writer fences every earlier writer with the same id. Each :meth:`append_batch` is
@@ -215,19 +261,15 @@ class TransactionalWriter(ABC):
 
     @abstractmethod
     def append_batch(
-        self,
-        events: Sequence[tuple[str, Envelope]],
-        *,
-        consumed: Mapping[TopicPartition, int] | None = None,
-        group_id: str | None = None,
-        group_metadata: object | None = None,
+        self, events: Sequence[tuple[str, Envelope]], **commit: Unpack[OffsetCommit]
     ) -> list[Position]:
         """Append ``(topic, envelope)`` pairs atomically, each keyed by its stream id.
 
-        ``consumed`` (next offsets to resume from) are committed for ``group_id`` in the same
-        transaction (consume-transform-produce). ``group_metadata`` (from
-        :meth:`GroupConsumer.group_metadata` of the member that read them) lets the broker refuse
-        offsets of a member whose generation is stale (KIP-447). Returns the positions, in order.
+        ``commit`` (:class:`OffsetCommit`): ``consumed`` (next offsets to resume from) are
+        committed for ``group_id`` in the same transaction (consume-transform-produce).
+        ``group_metadata`` (from :meth:`GroupConsumer.group_metadata` of the member that read
+        them) lets the broker refuse offsets of a member whose generation is stale (KIP-447).
+        Returns the positions, in order. Raises ValueError for offsets without a group id.
         Raises WriterFenced if another writer took the id (nothing is written),
         CommitOutcomeUnknown if the commit was sent but not confirmed, EventLogError otherwise
         (nothing is written).
@@ -250,19 +292,8 @@ class TransactionalWriter(ABC):
     def close(self) -> None:
         """Release the producer (an open transaction is aborted by the broker)."""
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class GroupConsumer(ABC):
+class GroupConsumer(ClosedOnExit):
     """A member of a consumer group whose offsets the caller controls.
 
     Nothing is committed automatically: the caller stores ``record.next_offset`` with the effects
@@ -314,19 +345,8 @@ class GroupConsumer(ABC):
     def close(self) -> None:
         """Leave the group (without committing)."""
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class EventLog(ABC):
+class EventLog(ClosedOnExit):
     """Append to, and read from, the event topics."""
 
     @abstractmethod
@@ -373,14 +393,10 @@ class EventLog(ABC):
         group_id: str,
         topics: Sequence[str],
         on_assigned: OnAssigned | None = None,
-        *,
-        types: Collection[str] | None = None,
-        on_revoked: OnRevoked | None = None,
-        session_timeout_s: float | None = None,
-        skip_undecodable: bool = False,
-        batch_wait_s: float | None = None,
+        **options: Unpack[ConsumerOptions],
     ) -> GroupConsumer:
-        """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`).
+        """Join consumer group ``group_id`` on ``topics`` (see :class:`GroupConsumer`), with
+        ``options`` (:class:`ConsumerOptions`, below; none given: defaults).
 
         ``on_revoked`` is called (on the polling thread) with the partitions the member loses,
         before the group hands them to another member. ``session_timeout_s``: how long the
@@ -407,14 +423,3 @@ class EventLog(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release every client this log opened."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

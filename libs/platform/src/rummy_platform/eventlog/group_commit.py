@@ -25,12 +25,13 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from prometheus_client import REGISTRY, CollectorRegistry, Histogram
 
 from rummy_platform.envelope import Envelope
 
-from .base import Position, TopicPartition, TransactionalWriter
+from .base import OffsetCommit, Position, TopicPartition, TransactionalWriter, offsets_to_commit
 
 #: The most events one transaction carries (a caller's own batch is never split, so one larger
 #: batch still goes alone).
@@ -106,18 +107,11 @@ class GroupCommitWriter(TransactionalWriter):
         self._metrics = metrics
 
     def append_batch(
-        self,
-        events: Sequence[tuple[str, Envelope]],
-        *,
-        consumed: Mapping[TopicPartition, int] | None = None,
-        group_id: str | None = None,
-        group_metadata: object | None = None,
+        self, events: Sequence[tuple[str, Envelope]], **commit: Unpack[OffsetCommit]
     ) -> list[Position]:
         """As :meth:`TransactionalWriter.append_batch`; returns once a transaction holding these
         events (and offsets) committed, raises what that transaction raised."""
-        if consumed and not group_id:
-            raise ValueError("consumed offsets need a group_id")
-        mine = _Pending(list(events), dict(consumed or {}), group_id, group_metadata)
+        mine = _Pending(list(events), *offsets_to_commit(commit))
         with self._cond:
             self._queue.append(mine)
             while self._leading and not mine.done:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Unpack
 
 import kafka.errors as kafka_errors
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
@@ -39,11 +39,11 @@ from rummy_platform.envelope import Envelope, PayloadRegistry, encode, event_pay
 from rummy_platform.topics import TopicSpec
 
 from .base import (
+    ConsumerOptions,
     EventLog,
     EventLogError,
     GroupConsumer,
     OnAssigned,
-    OnRevoked,
     Position,
     Record,
     TopicDescription,
@@ -210,14 +210,11 @@ class KafkaEventLog(EventLog):
         group_id: str,
         topics: Sequence[str],
         on_assigned: OnAssigned | None = None,
-        *,
-        types: Collection[str] | None = None,
-        on_revoked: OnRevoked | None = None,
-        session_timeout_s: float | None = None,
-        skip_undecodable: bool = False,
-        batch_wait_s: float | None = None,
+        **options: Unpack[ConsumerOptions],
     ) -> GroupConsumer:
-        config = group_consumer_config(self._common(), session_timeout_s, batch_wait_s)
+        config = group_consumer_config(
+            self._common(), options.get("session_timeout_s"), options.get("batch_wait_s")
+        )
         return KafkaGroupConsumer(
             lambda: KafkaConsumer(group_id=group_id, **config),
             self._registry,
@@ -225,9 +222,9 @@ class KafkaEventLog(EventLog):
             topics,
             on_assigned,
             metadata_wait_s=self._timeout_s,
-            types=types,
-            on_revoked=on_revoked,
-            skip_undecodable=skip_undecodable,
+            types=options.get("types"),
+            on_revoked=options.get("on_revoked"),
+            skip_undecodable=options.get("skip_undecodable", False),
             busy_fetch={k: config[k] for k in GROUP_FETCH},
         )
 

@@ -16,30 +16,17 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 import kafka.errors as kafka_errors
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
 
-from .base import EventLogError, Position
+from .base import ClosedOnExit, EventLogError, Position
 from .kafka_client import header_type
 
 #: What a :class:`PartitionReader` fetches from one partition at a time by default (bytes).
 FETCH_BYTES = 1024 * 1024
-
-
-class _ClosedOnExit:
-    """A client closed when the ``with`` block using it ends."""
-
-    def close(self) -> None:
-        raise NotImplementedError
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +42,7 @@ class RawRecord:
     event_type: str | None = None
 
 
-class PartitionReader(_ClosedOnExit):
+class PartitionReader(ClosedOnExit):
     """Reads partitions of a topic on the brokers ``bootstrap_servers`` (``"host:port[,...]"``)
     outside any consumer group: nothing is committed, no rebalance happens.
 
@@ -187,7 +174,7 @@ class PartitionReader(_ClosedOnExit):
                 self._consumer = None
 
 
-class RecordProducer(_ClosedOnExit):
+class RecordProducer(ClosedOnExit):
     """Writes records whose key and value the caller encodes (no envelope, no event-type
     header), acknowledged by every in-sync replica (``acks=all``), each sent at once.
 

@@ -7,7 +7,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import kafka.errors as kafka_errors
 from kafka import KafkaProducer, OffsetAndMetadata
@@ -20,10 +20,12 @@ from rummy_platform.logging import get_logger
 from .base import (
     CommitOutcomeUnknown,
     EventLogError,
+    OffsetCommit,
     Position,
     TopicPartition,
     TransactionalWriter,
     WriterFenced,
+    offsets_to_commit,
 )
 from .kafka_client import PRODUCER_REQUEST_TIMEOUT_MS, is_fencing, record_headers
 
@@ -157,15 +159,9 @@ class KafkaTransactionalWriter(TransactionalWriter):
         return self._broken
 
     def append_batch(
-        self,
-        events: Sequence[tuple[str, Envelope]],
-        *,
-        consumed: Mapping[TopicPartition, int] | None = None,
-        group_id: str | None = None,
-        group_metadata: object | None = None,
+        self, events: Sequence[tuple[str, Envelope]], **commit: Unpack[OffsetCommit]
     ) -> list[Position]:
-        if consumed and not group_id:
-            raise ValueError("consumed offsets need a group_id")
+        consumed, group_id, group_metadata = offsets_to_commit(commit)
         with self._lock:
             producer = self._usable()
             return self._transaction(producer, events, consumed, group_id, group_metadata)

@@ -14,16 +14,19 @@ the test lets them go.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from rummy_platform.envelope import Envelope, PayloadRegistry, encode, event_payloads
 from rummy_platform.topics import TopicSpec
 
 from .base import (
+    ConsumerOptions,
     EventLog,
     EventLogError,
     GroupConsumer,
+    OffsetCommit,
     OnAssigned,
     OnRevoked,
     Position,
@@ -36,6 +39,7 @@ from .base import (
     WriterFenced,
     decode_consumed,
     decode_known,
+    offsets_to_commit,
 )
 from .partitioner import partition_for
 
@@ -195,12 +199,7 @@ class InMemoryEventLog(EventLog):
         group_id: str,
         topics: Sequence[str],
         on_assigned: OnAssigned | None = None,
-        *,
-        types: Collection[str] | None = None,
-        on_revoked: OnRevoked | None = None,
-        session_timeout_s: float | None = None,
-        skip_undecodable: bool = False,
-        batch_wait_s: float | None = None,
+        **options: Unpack[ConsumerOptions],
     ) -> GroupConsumer:
         # One member per group here: it owns every partition until it closes (on_revoked is
         # called then); there are no sessions to time out.
@@ -212,9 +211,9 @@ class InMemoryEventLog(EventLog):
             group_id,
             tuple(topics),
             on_assigned,
-            None if types is None else frozenset(types),
-            on_revoked,
-            skip_undecodable=skip_undecodable,
+            None if (types := options.get("types")) is None else frozenset(types),
+            options.get("on_revoked"),
+            skip_undecodable=options.get("skip_undecodable", False),
         )
 
     def close(self) -> None:
@@ -228,12 +227,7 @@ class _InMemoryWriter(TransactionalWriter):
         self._epoch = epoch
 
     def append_batch(
-        self,
-        events: Sequence[tuple[str, Envelope]],
-        *,
-        consumed: Mapping[TopicPartition, int] | None = None,
-        group_id: str | None = None,
-        group_metadata: object | None = None,
+        self, events: Sequence[tuple[str, Envelope]], **commit: Unpack[OffsetCommit]
     ) -> list[Position]:
         gate = self._state.gate
         gated_error = gate._pass(len(events)) if gate is not None else None
@@ -245,15 +239,14 @@ class _InMemoryWriter(TransactionalWriter):
                     f"writer {self.transactional_id!r} was fenced by a newer writer with the "
                     "same id"
                 )
-            if consumed and not group_id:
-                raise ValueError("consumed offsets need a group_id")
+            consumed, group_id, _generation = offsets_to_commit(commit)
             for topic, _ in events:
                 self._state.topic(topic)
             failure = self._state.failures.pop(0) if self._state.failures else None
             if failure is not None and not failure[1]:
                 raise failure[0]
             positions = [self._state.write(topic, envelope) for topic, envelope in events]
-            for partition, offset in (consumed or {}).items():
+            for partition, offset in consumed.items():
                 self._state.group_offsets[(group_id or "", partition)] = offset
             if failure is not None:
                 raise failure[0]

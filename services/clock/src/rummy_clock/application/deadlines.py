@@ -17,10 +17,11 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_clock.application.ports import ClockMetrics
-from rummy_clock.domain.schedule import Deadline, DeadlineKind, Schedule
+from rummy_clock.domain.schedule import PendingDeadline, Schedule
 from rummy_clock.domain.speed import due_time
 from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.logging import get_logger, log_context
+from rummy_rules.variant import DeadlineKind
 
 _log = get_logger(__name__)
 
@@ -110,7 +111,7 @@ class ClockApplication:
 
     # -- firing ------------------------------------------------------------------------------
 
-    def due(self, now: datetime) -> list[Deadline]:
+    def due(self, now: datetime) -> list[PendingDeadline]:
         """Deadlines to fire at ``now``, soonest first."""
         with self._lock:
             return self._schedule.due(now)
@@ -120,7 +121,7 @@ class ClockApplication:
         with self._lock:
             return self._schedule.next_due()
 
-    def publication(self, deadline: Deadline) -> Envelope:
+    def publication(self, deadline: PendingDeadline) -> Envelope:
         """The clock event announcing ``deadline``: keyed by table id, correlated to the hand,
         caused by the deadline's event, under the deadline's derived event id.
 
@@ -152,7 +153,7 @@ class ClockApplication:
         )
 
     def published(
-        self, deadlines: Sequence[Deadline], offsets: Sequence[int], now: datetime
+        self, deadlines: Sequence[PendingDeadline], offsets: Sequence[int], now: datetime
     ) -> None:
         """Record that ``deadlines`` were published at ``offsets`` (same order) at ``now``."""
         with self._lock:
@@ -188,7 +189,7 @@ class ClockApplication:
         partitions: Iterable[int],
         source_positions: Mapping[int, int],
         fired_positions: Mapping[int, int],
-        firing: Iterable[Deadline] = (),
+        firing: Iterable[PendingDeadline] = (),
     ) -> tuple[dict[int, int], dict[int, int]]:
         """See :meth:`rummy_clock.domain.schedule.Schedule.resume_offsets`."""
         with self._lock:
@@ -210,7 +211,7 @@ class ClockApplication:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def pending(self, table_id: str | None = None, limit: int = 0) -> list[Deadline]:
+    def pending(self, table_id: str | None = None, limit: int = 0) -> list[PendingDeadline]:
         """Pending deadlines (of one table, or all), soonest first; at most ``limit`` if > 0."""
         with self._lock:
             found = self._schedule.pending(table_id)
@@ -218,7 +219,9 @@ class ClockApplication:
 
     # -- decoding ----------------------------------------------------------------------------
 
-    def _deadline_of(self, envelope: Envelope, partition: int, offset: int) -> Deadline | None:
+    def _deadline_of(
+        self, envelope: Envelope, partition: int, offset: int
+    ) -> PendingDeadline | None:
         payload = envelope.payload
         if isinstance(payload, table_events.TurnStarted):
             kind, seat, turn_no, out_type = (
@@ -232,7 +235,7 @@ class ClockApplication:
         else:
             return None
         deadline = payload.deadline.ToDatetime(tzinfo=UTC)
-        return Deadline(
+        return PendingDeadline(
             table_id=envelope.stream_id,
             hand_id=payload.hand_id,
             kind=kind,
@@ -248,5 +251,5 @@ class ClockApplication:
         )
 
 
-def _seat(deadline: Deadline) -> int | None:
+def _seat(deadline: PendingDeadline) -> int | None:
     return deadline.seat if deadline.kind is DeadlineKind.TURN else None

@@ -20,19 +20,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
+
+from rummy_rules.variant import Deadline, DeadlineKind
 
 HandKey = tuple[str, str]  # (table_id, hand_id)
 
 
-class DeadlineKind(Enum):
-    TURN = "turn"
-    SEED_WINDOW = "seed_window"
-
-
 @dataclass(frozen=True, slots=True)
-class Deadline:
-    """One deadline to fire.
+class PendingDeadline:
+    """One deadline to fire: a variant's :class:`rummy_rules.variant.Deadline` (what the clock
+    waits for, :attr:`target`) as the clock schedules it, with where it came from in the log.
 
     ``deadline`` is the table's timestamp; ``due`` is when the clock fires it (the same unless a
     speed factor applies). ``cause_event_id`` is the ``TurnStarted`` / ``SeedWindowOpened`` event;
@@ -53,6 +50,12 @@ class Deadline:
     event_id: str
     partition: int
     source_offset: int
+
+    @property
+    def target(self) -> Deadline:
+        """What is waited for, in the rules library's terms (``due_ms``: the table's
+        ``deadline`` in ms since the Unix epoch)."""
+        return Deadline(self.kind, self.turn_no, round(self.deadline.timestamp() * 1000))
 
     @property
     def key(self) -> tuple[str, str, DeadlineKind, int]:
@@ -77,13 +80,13 @@ class Schedule:
     """Pending deadlines and recent firings. Not thread-safe: the caller serialises access."""
 
     def __init__(self) -> None:
-        self._pending: dict[tuple[str, str, DeadlineKind, int], Deadline] = {}
+        self._pending: dict[tuple[str, str, DeadlineKind, int], PendingDeadline] = {}
         self._last_turn: dict[HandKey, int] = {}
         self._fired: dict[str, _Fired] = {}  # by cause event id
 
     # -- inputs ----------------------------------------------------------------------------
 
-    def schedule(self, deadline: Deadline) -> bool:
+    def schedule(self, deadline: PendingDeadline) -> bool:
         """Add ``deadline`` unless it already fired, is stale, or is already pending.
 
         A turn deadline supersedes the earlier ones of its hand even when it fired itself
@@ -176,12 +179,12 @@ class Schedule:
 
     # -- queries ---------------------------------------------------------------------------
 
-    def due(self, now: datetime) -> list[Deadline]:
+    def due(self, now: datetime) -> list[PendingDeadline]:
         """Pending deadlines whose ``due`` is at or before ``now``, soonest first (ties by
         table, hand, kind, turn). They stay pending until :meth:`record_fired`."""
         return sorted((d for d in self._pending.values() if d.due <= now), key=_firing_order)
 
-    def pending(self, table_id: str | None = None) -> list[Deadline]:
+    def pending(self, table_id: str | None = None) -> list[PendingDeadline]:
         """Pending deadlines (of one table, or all), soonest first."""
         return sorted(
             (d for d in self._pending.values() if table_id is None or d.table_id == table_id),
@@ -201,7 +204,7 @@ class Schedule:
         source_positions: Mapping[int, int],
         fired_positions: Mapping[int, int],
         *,
-        firing: Iterable[Deadline] = (),
+        firing: Iterable[PendingDeadline] = (),
     ) -> tuple[dict[int, int], dict[int, int]]:
         """Where to resume reading after a restart, per partition: ``(sources, firings)``.
 
@@ -242,5 +245,5 @@ class Schedule:
         return sources, firings
 
 
-def _firing_order(d: Deadline) -> tuple[datetime, str, str, str, int]:
+def _firing_order(d: PendingDeadline) -> tuple[datetime, str, str, str, int]:
     return (d.due, d.table_id, d.hand_id, d.kind.value, d.turn_no)

@@ -8,8 +8,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from rummy.clock.v1 import clock_service_pb2 as pb
 from rummy.clock.v1 import clock_service_pb2_grpc as pb_grpc
 from rummy_clock.application.deadlines import ClockApplication
-from rummy_clock.domain.schedule import Deadline, DeadlineKind
+from rummy_clock.domain.schedule import PendingDeadline
 from rummy_platform.auth import Role, require_role
+from rummy_rules.variant import DeadlineKind
 
 SERVICE_NAME = "rummy.clock.v1.ClockService"
 add_to_server = pb_grpc.add_ClockServiceServicer_to_server
@@ -38,7 +39,7 @@ class ClockServicer(pb_grpc.ClockServiceServicer):
         return pb.ListPendingDeadlinesResponse(deadlines=[to_proto(d) for d in found])
 
 
-def to_proto(deadline: Deadline) -> pb.PendingDeadline:
+def to_proto(deadline: PendingDeadline) -> pb.PendingDeadline:
     """The wire form of a pending deadline (the table's deadline, not the sped-up due time)."""
     stamp = Timestamp()
     stamp.FromDatetime(deadline.deadline)

@@ -21,22 +21,21 @@ SCHEMA = "fairness"
 Conn = psycopg.Connection[Any]
 
 
-def insert_seed(
-    conn: Conn,
-    *,
-    hand_id: str,
-    table_id: str,
-    server_seed: bytes,
-    commitment_sha256: bytes,
-    rules_version: str,
-    shuffle_version: str,
-) -> bool:
-    """Store a hand's seed; False (and nothing changes) if the hand already has one."""
+def insert_seed(conn: Conn, seed: SeedRow) -> bool:
+    """Store a hand's new seed (its ``revealed_at`` is not stored); False (and nothing changes)
+    if the hand already has one."""
     row = conn.execute(
         "INSERT INTO server_seeds (hand_id, table_id, server_seed, commitment_sha256, "
         "rules_version, shuffle_version) VALUES (%s, %s, %s, %s, %s, %s) "
         "ON CONFLICT (hand_id) DO NOTHING RETURNING hand_id",
-        (hand_id, table_id, server_seed, commitment_sha256, rules_version, shuffle_version),
+        (
+            seed.hand_id,
+            seed.table_id,
+            seed.server_seed,
+            seed.commitment_sha256,
+            seed.rules_version,
+            seed.shuffle_version,
+        ),
     ).fetchone()
     return row is not None
 

@@ -43,24 +43,14 @@ class _Seeds(Seeds):
     def __init__(self, uow: InMemoryUnitOfWork) -> None:
         self._uow = uow
 
-    def insert(
-        self,
-        *,
-        hand_id: str,
-        table_id: str,
-        server_seed: bytes,
-        commitment_sha256: bytes,
-        rules_version: str,
-        shuffle_version: str,
-    ) -> bool:
-        if len(server_seed) != 32 or hashlib.sha256(server_seed).digest() != commitment_sha256:
+    def insert(self, seed: SeedRow) -> bool:
+        server_seed = seed.server_seed
+        if len(server_seed) != 32 or hashlib.sha256(server_seed).digest() != seed.commitment_sha256:
             raise ConstraintViolation("a seed is 32 bytes and its commitment is its SHA-256")
         seeds = self._uow.state.seeds
-        if hand_id in seeds:
+        if seed.hand_id in seeds:
             return False
-        seeds[hand_id] = SeedRow(
-            hand_id, table_id, server_seed, commitment_sha256, rules_version, shuffle_version, None
-        )
+        seeds[seed.hand_id] = replace(seed, revealed_at=None)
         return True
 
     def get(self, hand_id: str) -> SeedRow | None:

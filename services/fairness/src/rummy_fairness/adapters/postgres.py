@@ -29,25 +29,8 @@ class _Seeds(Seeds):
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def insert(
-        self,
-        *,
-        hand_id: str,
-        table_id: str,
-        server_seed: bytes,
-        commitment_sha256: bytes,
-        rules_version: str,
-        shuffle_version: str,
-    ) -> bool:
-        return db.insert_seed(
-            self._conn(),
-            hand_id=hand_id,
-            table_id=table_id,
-            server_seed=server_seed,
-            commitment_sha256=commitment_sha256,
-            rules_version=rules_version,
-            shuffle_version=shuffle_version,
-        )
+    def insert(self, seed: SeedRow) -> bool:
+        return db.insert_seed(self._conn(), seed)
 
     def get(self, hand_id: str) -> SeedRow | None:
         return db.seed_row(self._conn(), hand_id)

@@ -20,7 +20,8 @@ from rummy_platform.envelope import Envelope
 
 @dataclass(frozen=True)
 class SeedRow:
-    """A hand's seed record. ``server_seed`` is secret while ``revealed_at`` is None."""
+    """A hand's seed record. ``server_seed`` is secret while ``revealed_at`` is None (a new
+    seed's)."""
 
     hand_id: str
     table_id: str
@@ -28,25 +29,17 @@ class SeedRow:
     commitment_sha256: bytes
     rules_version: str
     shuffle_version: str
-    revealed_at: datetime | None
+    revealed_at: datetime | None = None
 
 
 class Seeds(abc.ABC):
     """One secret server seed per hand, and the client seeds as locked."""
 
     @abc.abstractmethod
-    def insert(
-        self,
-        *,
-        hand_id: str,
-        table_id: str,
-        server_seed: bytes,
-        commitment_sha256: bytes,
-        rules_version: str,
-        shuffle_version: str,
-    ) -> bool:
-        """Store a hand's seed (32 bytes, ``commitment_sha256`` its SHA-256, else refused as
-        the schema's CHECKs refuse it); False (and nothing changes) if the hand has one."""
+    def insert(self, seed: SeedRow) -> bool:
+        """Store a hand's new seed (``server_seed`` 32 bytes, ``commitment_sha256`` its SHA-256,
+        else refused as the schema's CHECKs refuse it; ``revealed_at`` is not stored: a new seed
+        is secret); False (and nothing changes) if the hand has one."""
 
     @abc.abstractmethod
     def get(self, hand_id: str) -> SeedRow | None:

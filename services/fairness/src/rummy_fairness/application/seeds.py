@@ -109,12 +109,14 @@ class Fairness:
         commitment = hashlib.sha256(seed).digest()
         shuffle_version = source.shuffle_version or SHUFFLE_VERSION
         created = uow.seeds.insert(
-            hand_id=started.hand_id,
-            table_id=source.stream_id,
-            server_seed=seed,
-            commitment_sha256=commitment,
-            rules_version=source.rules_version,
-            shuffle_version=shuffle_version,
+            SeedRow(
+                hand_id=started.hand_id,
+                table_id=source.stream_id,
+                server_seed=seed,
+                commitment_sha256=commitment,
+                rules_version=source.rules_version,
+                shuffle_version=shuffle_version,
+            )
         )
         del seed
         if not created:

@@ -34,12 +34,12 @@ now (partial indexes), nothing that grows with the journal:
 - ``rummy_ledger_commission_collected_hundredths`` (the house commission account's balance);
 - ``rummy_ledger_tokens_issued_hundredths``;
 - ``rummy_ledger_outbox_unpublished``, ``rummy_ledger_outbox_age_seconds`` (oldest waiting row);
-- ``rummy_ledger_invariant_violations``: ``rummy_platform.ledger_invariants.invariant_violations``
+- ``rummy_ledger_invariant_violations``: ``rummy_ledger.contract.invariant_violations``
   (tokens conserved, balances equal their entries, reserved equals held reservations,
   transactions sum to zero, nobody but issuance below zero); a full scan, so recomputed at most
   every ``invariants_every_s`` seconds. Anything but 0 is a page.
 - ``rummy_ledger_journal_sum_hundredths``: every journal entry ever posted, summed
-  (``ledger_invariants.journal_sum``, a full scan of the journal: recomputed with the invariants,
+  (``ledger_contract.journal_sum``, a full scan of the journal: recomputed with the invariants,
   at most every ``invariants_every_s`` seconds); 0 in a sound ledger, anything else is a page
   (RummyLedgerJournalUnbalanced).
 
@@ -61,11 +61,11 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 from psycopg_pool import ConnectionPool
 
+from rummy_ledger import contract as ledger_contract
 from rummy_ledger.adapters import db
 from rummy_ledger.application.ports import REFUSABLE_EVENTS, Clock, Counters
 from rummy_ledger.domain.limits import FactKind, Reason
 from rummy_ledger.domain.matches import ENTRY, PURPOSES, STAKE
-from rummy_platform import ledger_invariants
 from rummy_platform.envelope import type_name
 from rummy_platform.logging import get_logger
 
@@ -175,7 +175,7 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
 
 @dataclass(frozen=True)
 class FullScan:
-    """The figures of the scans over the whole journal (``ledger_invariants``:
+    """The figures of the scans over the whole journal (``ledger_contract``:
     ``invariant_violations``, ``journal_sum``), taken together at most every
     ``invariants_every_s`` seconds."""
 
@@ -288,10 +288,10 @@ class LedgerGaugeCollector(Collector):
         with self._lock:
             now = self._monotonic()
             if self._full_scan is None or now - self._checked_at >= self._invariants_every_s:
-                problems = ledger_invariants.invariant_violations(conn)
+                problems = ledger_contract.invariant_violations(conn)
                 for problem in problems:
                     _log.error("ledger invariant broken", problem=problem)
-                journal_sum = ledger_invariants.journal_sum(conn)
+                journal_sum = ledger_contract.journal_sum(conn)
                 if journal_sum != 0:
                     _log.error("ledger journal unbalanced", journal_sum_hundredths=journal_sum)
                 self._full_scan = FullScan(len(problems), journal_sum)

@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from rummy_ledger import contract as ledger_contract
 from rummy_ledger.adapters import db
 from rummy_ledger.application.ports import (
     Accounts,
@@ -40,7 +41,6 @@ from rummy_ledger.application.ports import (
 from rummy_ledger.domain.accounts import HeldReservation, JournalTransaction
 from rummy_ledger.domain.limits import PlayerLimits
 from rummy_ledger.domain.matches import MatchBook
-from rummy_platform import ledger_invariants
 from rummy_platform.outbox import next_stream_version
 from rummy_platform.unit_of_work import PostgresTransactions
 
@@ -195,4 +195,4 @@ class PostgresUnitOfWork(LedgerUnitOfWork):
 
     def invariant_violations(self) -> list[str]:
         with self.transaction():
-            return ledger_invariants.invariant_violations(self._transactions.connection)
+            return ledger_contract.invariant_violations(self._transactions.connection)

@@ -11,7 +11,7 @@ seats' accounts (``MatchStarted``), each game's seats (``GameStarted``), the hol
 the outcome of each seat asked for, and each settlement's outcome. The money itself is held as
 reservations (the ``reservations`` rows every hand uses, so balances' ``reserved``, the gauges
 and the invariant scans see match holds as they see a hand's), one group per batch:
-:func:`hold_group` names it, and ``rummy_platform.journal_keys.match_settlement_key`` names the
+:func:`hold_group` names it, and ``rummy_ledger.domain.journal_keys.match_settlement_key`` names the
 settlement that covers it (the group's name starts with the key and a colon, which the schema's
 ``forfeit`` trigger reads).
 """
@@ -33,7 +33,7 @@ from rummy_ledger.domain.accounts import (
     TransactionKind,
     validate_player_account_id,
 )
-from rummy_platform.journal_keys import match_settlement_key
+from rummy_ledger.domain.journal_keys import match_settlement_key
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
 from rummy_rules.rules import BASIS_POINTS_PER_UNIT, INT64_MAX
 from rummy_rules.settlement import commission_for

@@ -13,9 +13,9 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_platform.auth import authorized_channel
 from rummy_platform.limits import open_channel
 from rummy_platform.logging import get_logger
-from rummy_platform.table_routing import LIST_SCOPE_METADATA_KEY
 from rummy_table.application.ownership import Ownership
 from rummy_table.application.results import TableSummary
+from rummy_table.contract import LIST_SCOPE_METADATA_KEY
 
 _log = get_logger(__name__)
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from rummy_platform.errors import Unavailable
 from rummy_platform.eventlog import partition_for
 from rummy_platform.logging import get_logger
-from rummy_platform.table_routing import OWNER_METADATA_KEY
+from rummy_table.contract import OWNER_METADATA_KEY
 
 _log = get_logger(__name__)
 

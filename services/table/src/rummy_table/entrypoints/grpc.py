@@ -18,9 +18,9 @@ from rummy_platform.auth import Principal, Role, current_principal
 from rummy_platform.errors import PermissionDenied, ResourceExhausted
 from rummy_platform.limits import parse_id_token
 from rummy_platform.logging import get_logger
-from rummy_platform.table_routing import LIST_SCOPE_METADATA_KEY
 from rummy_table.application.app import TableApp
 from rummy_table.config import DEFAULT_MAX_WATCHES_PER_ACCOUNT
+from rummy_table.contract import LIST_SCOPE_METADATA_KEY
 from rummy_table.entrypoints import codec
 from rummy_table.entrypoints.watches import TableWatches
 

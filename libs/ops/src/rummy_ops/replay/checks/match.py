@@ -21,7 +21,7 @@ Checks (a :class:`~.record.Finding` names the match event's stream version, id a
   every GameEnded's (its game number: a game to N's games, Hollywood's one); not there (yet) is
   a note.
 - ``match-ledger``: the journal rows of each settlement in PostgreSQL (the ledger's key,
-  ``rummy_platform.journal_keys.match_settlement_key`` with the game number) equal it to the
+  ``rummy_ledger.contract.match_settlement_key`` with the game number) equal it to the
   hundredth, seat by seat and the commission; missing after the grace (``settle_grace_s``) is a
   failure, before it a note.
 """
@@ -37,6 +37,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import match_wire
 from rummy_game import stream_codec as codec
+from rummy_ledger.contract import match_settlement_key
 from rummy_ops.replay.checks.hand import replay_hand
 from rummy_ops.replay.checks.mismatch import difference
 from rummy_ops.replay.checks.record import (
@@ -49,7 +50,6 @@ from rummy_ops.replay.checks.record import (
 )
 from rummy_ops.replay.sources import hands_of
 from rummy_platform.envelope import Envelope
-from rummy_platform.journal_keys import match_settlement_key
 from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.commands import Command

@@ -3,7 +3,7 @@ reads, distinct for every (table, match, game) whatever the ids hold."""
 
 from __future__ import annotations
 
-from rummy_platform.journal_keys import match_settlement_key
+from rummy_ledger.contract import match_settlement_key
 
 
 def test_a_matchs_settlement_key_names_the_table_the_match_and_the_game() -> None:

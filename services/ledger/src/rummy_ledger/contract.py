@@ -1,15 +1,24 @@
-"""The ledger's invariants over its PostgreSQL tables (schema ``ledger``: ``balances``,
-``journal_entries``, ``reservations``), as plain SQL over a connection whose ``search_path`` is
-that schema.
+"""The ledger's contract: what the ops tools may know of the ledger without importing its
+internals (the import contracts let ``rummy_ops`` import this module and no other of the ledger).
 
-One home for the checks the ledger runs on itself (its full-scan gauges, its storage's
-``invariant_violations``) and the ops tools run from outside (``rummy soak``), so the tools
-import no service. Amounts are hundredths of a House Token.
+- :func:`match_settlement_key`: the key the journal names a match's money by
+  (``journal_transactions.hand_id``); the ledger writes under it, the replay reads by it.
+- :func:`journal_sum`, :func:`invariant_violations`: the ledger's invariants over its PostgreSQL
+  tables (schema ``ledger``: ``balances``, ``journal_entries``, ``reservations``), as plain SQL
+  over a connection whose ``search_path`` is that schema: the checks the ledger runs on itself
+  (its full-scan gauges, its storage's ``invariant_violations``) and ``rummy soak`` runs from
+  outside.
+
+Amounts are hundredths of a House Token.
 """
 
 from __future__ import annotations
 
 import psycopg
+
+from rummy_ledger.domain.journal_keys import match_settlement_key
+
+__all__ = ["invariant_violations", "journal_sum", "match_settlement_key"]
 
 
 def journal_sum(conn: psycopg.Connection) -> int:

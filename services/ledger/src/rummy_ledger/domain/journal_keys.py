@@ -1,8 +1,7 @@
 """The keys the ledger's journal names a match's money by (``journal_transactions.hand_id``).
 
-One home for the journal's contract: the ledger writes under these keys
-(``rummy_ledger.domain.matches``), the replay reads the journal by them
-(``rummy_ops.replay``), so the tools import no service.
+The ledger writes under these keys (``rummy_ledger.domain.matches``); the replay reads the
+journal by them (``rummy_ops.replay``) through the ledger's contract (``rummy_ledger.contract``).
 """
 
 from __future__ import annotations

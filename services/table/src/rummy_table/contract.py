@@ -1,4 +1,5 @@
-"""Reaching the table-service instance that serves a table.
+"""The table's contract: reaching the table-service instance that serves a table (the ops tools
+and test players import this module and no other of the table service).
 
 Table-service instances share the tables by partition (``docs/rules/promises.md#scales-out``). An
 instance asked about a table it does not serve ends the call UNAVAILABLE, with the owner's gRPC
