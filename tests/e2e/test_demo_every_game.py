@@ -14,6 +14,7 @@ from typing import Any
 
 from rummy_ops.demo import DemoOptions, play
 from rummy_ops.demo.plans import default_games, tables_of
+from rummy_ops.demo.report import summary
 from rummy_ops.demo.verify import replay_verdict
 from rummy_table.config import DEFAULT_MAX_WATCHES_PER_ACCOUNT
 
@@ -44,7 +45,7 @@ def test_the_default_demo_plays_every_table_to_its_end(rummy_stack: RunningStack
     assert not any(report.reserved.values())
     ok, text = replay_verdict(report)  # the demo's replay step (it also reads the games' money)
     assert ok, text
-    assert report.conserved
+    assert report.conserved, "\n".join(summary(report, (ok, text)))
     # The limited bots: each held back at most once (it sits out from then on), at least one
     # was, and each refusal is the day's loss limit, re-checked from the log.
     assert len(report.loss_limits) == sum(plan.loss_limited for plan in tables) == 2

@@ -82,7 +82,7 @@ def test_yesterdays_losses_do_not_count_so_the_refusal_is_not_proven() -> None:
     # The loss was on 4 March, the refusal on 5 March: the day's losses are 0, 0 + 1300 <= 1400.
     table, ledger = _scenario([_day_limit(1400, T0)], lost=200, refused_at=T0 + timedelta(days=1))
     (check,) = recheck_refusals(table, ledger)
-    assert not check.ok and not check.problem and "other tables" in check.note
+    assert not check.ok and not check.problem and "held then" in check.note
 
 
 def test_a_raise_still_waiting_its_24_hours_is_not_in_force() -> None:

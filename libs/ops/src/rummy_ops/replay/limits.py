@@ -13,8 +13,8 @@ with the other and re-checks the limit from the log alone, written apart from th
   time zone then).
 
 A loss limit refuses when losses + the amount pass it; the ledger also counts what the player
-held at other tables then, which the log does not carry: a refusal only those holds explain is
-a note (not proven), never a pass. Amounts in hundredths of a House Token.
+held then (its entry at a pool, holds at other tables), which this check does not re-count: a
+refusal only those holds explain is a note (not proven), never a pass. Amounts in hundredths of a House Token.
 """
 
 from __future__ import annotations
@@ -213,5 +213,5 @@ def _verdict(
             return "no loss limit in force", ""
         if any(losses[p] + required > limit for p, limit in state.loss.items()):
             return "", ""
-        return "", "explained only by holds at other tables (not in the log)"
+        return "", "explained only by what the player held then (not re-counted from the log)"
     return f"unknown limit reason {reason!r}", ""
