@@ -49,8 +49,8 @@ from rummy.gin.v1 import rules_pb2 as gin_rules_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
+from rummy_testing.events import stream_payloads as stream
 from rummy_testing.players import Operator, Player, Table, next_hand, operator_for
 from rummy_testing.stacks import RunningStack, running_stack
 
@@ -98,14 +98,6 @@ def seated(table: Table, grant: int) -> dict[int, Player]:
     a, b = table.player("gina", grant=grant), table.player("ginb", grant=grant)
     assert a.take_seat(A) == A and b.take_seat(B) == B
     return {A: a, B: b}
-
-
-def stream(stack: RunningStack, topic: str, table_id: str) -> list[Any]:
-    log = KafkaEventLog(stack.kafka_bootstrap)
-    try:
-        return [r.envelope.payload for r in log.read_stream(stack.topic_prefix + topic, table_id)]
-    finally:
-        log.close()
 
 
 def match_settlements(

@@ -14,15 +14,14 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
 
 import grpc
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
+from rummy_testing.events import stream_payloads as stream
 from rummy_testing.players import (
     ABSENT,
     FIRST_DROP,
@@ -80,16 +79,6 @@ def totals(view: api.PlayerView) -> dict[str, int]:
 
 def match_over(player: Player, timeout: float = 60.0) -> api.PlayerView:
     return player.wait(lambda v: v.match.HasField("ended"), timeout, "the match ended")
-
-
-def stream(stack: RunningStack, topic: str, table_id: str) -> list[Any]:
-    """The payloads of the table's stream in ``topic`` (``TABLE_EVENTS``: the table's own,
-    ``LEDGER_EVENTS``: the ledger's about it), in order."""
-    log = KafkaEventLog(stack.kafka_bootstrap)
-    try:
-        return [r.envelope.payload for r in log.read_stream(stack.topic_prefix + topic, table_id)]
-    finally:
-        log.close()
 
 
 def match_settlements(

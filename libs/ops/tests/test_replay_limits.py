@@ -38,7 +38,10 @@ def _day_limit(amount: int, at: datetime, change: str = "set") -> Envelope:
 
 
 def _scenario(
-    limits: list[Envelope], lost: int, refused_at: datetime, reason: int = LOSS
+    limits: list[Envelope],
+    lost: int,
+    refused_at: datetime,
+    reason: ledger_pb.LimitReason.ValueType = LOSS,
 ) -> tuple[list[Envelope], list[Envelope]]:
     """A hand ended and settled (BOT lost ``lost``), then a HandStarted at ``refused_at`` whose
     reservation of 1300 the ledger refused by ``reason``."""

@@ -14,7 +14,8 @@ with the other and re-checks the limit from the log alone, written apart from th
 
 A loss limit refuses when losses + the amount pass it; the ledger also counts what the player
 held then (its entry at a pool, holds at other tables), which this check does not re-count: a
-refusal only those holds explain is a note (not proven), never a pass. Amounts in hundredths of a House Token.
+refusal only those holds explain is a note (not proven), never a pass. Amounts in hundredths
+of a House Token.
 """
 
 from __future__ import annotations
