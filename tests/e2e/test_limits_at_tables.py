@@ -29,6 +29,7 @@ from rummy_testing.players import (
     Player,
     Table,
     play_deal,
+    rejoin_after_elimination,
     rule_set,
 )
 from rummy_testing.stacks import RunningStack
@@ -56,6 +57,18 @@ def limit_day_losses(ledger: ledger_grpc.LedgerServiceStub, player: Player, amou
         metadata=bearer_metadata(player.token),
         timeout=10,
     )
+
+
+def seated_with_a_limit(
+    table: Table, ledger: ledger_grpc.LedgerServiceStub, name: str, limit: int
+) -> tuple[Player, Player, Player]:
+    """Players A, B, C (``<name>a`` ...), each granted ``GRANT``; C sets a daily loss limit of
+    ``limit`` first; all three seated."""
+    a, b, c = (table.player(f"{name}{x}", grant=GRANT) for x in "abc")
+    limit_day_losses(ledger, c, limit)
+    for p in (a, b, c):
+        p.take_seat()
+    return a, b, c
 
 
 def told_others(players: list[Player], held_back: Player) -> list[str]:
@@ -111,11 +124,8 @@ def test_a_loss_limit_reached_keeps_the_seat_out_of_the_next_hand_and_others_hea
 ) -> None:
     table = Table(operator, rummy_stack.endpoints.table, 3, 10, 1000, RULES)
     try:
-        a, b, c = (table.player(name, grant=GRANT) for name in ("lima", "limb", "limc"))
         # One reservation (1300) plus 10 points: any lost hand brings C past it.
-        limit_day_losses(ledger, c, 1400)
-        for p in (a, b, c):
-            p.take_seat()
+        a, b, c = seated_with_a_limit(table, ledger, "lim", 1400)
         done: set[str] = set()
         play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)  # C loses 40 x 10 = 400
         # 400 lost + 1300 > 1400: the next hand's reservation is refused, that hand aborted
@@ -159,28 +169,10 @@ def test_a_pool_whose_player_hit_its_limit_at_a_rejoin_plays_on_with_those_left(
     )
     table = Table(operator, rummy_stack.endpoints.table, 3, 0, 1000, RULES, options)
     try:
-        a, b, c = (table.player(name, grant=GRANT) for name in ("lpoola", "lpoolb", "lpoolc"))
-        limit_day_losses(ledger, c, 1500)
-        for p in (a, b, c):
-            p.take_seat()
+        a, b, c = seated_with_a_limit(table, ledger, "lpool", 1500)
         done: set[str] = set()
-        # A 20, B 40, C 120 after three deals: C is out and offered a rejoin at 41.
-        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
-        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
-        play_deal({b: WIN, a: FIRST_DROP, c: MIDDLE_DROP}, done)
-        c.wait(
-            lambda v: any(
-                s.account_id == c.account_id and s.HasField("rejoin_total") for s in v.match.seats
-            )
-        )
-        c.match_command(mpb.AcceptRejoin())
-        view = a.wait(
-            lambda v: (
-                v.match.HasField("aborted")
-                or (v.match.deals_scored == 3 and bool(v.match.deal_seats))
-            ),
-            what="the next deal or an abort",
-        )
+        # A 20, B 40, C 120 after three deals: C is out, offered a rejoin at 41, accepts.
+        view = rejoin_after_elimination(a, b, c, done)
         assert not view.match.HasField("aborted"), view.match.aborted.reason
         seat_c = next(s for s in view.match.seats if s.account_id == c.account_id)
         assert (seat_c.status, seat_c.total) == ("eliminated", 120)
