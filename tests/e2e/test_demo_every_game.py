@@ -3,7 +3,10 @@ tables than one account may watch at once (the table service's
 RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT, 8). Every table must play its part to the end by itself: each
 points table its share of hands, each format table one match, and the books balance. (Ten tables
 with one operator account for every watch hung here: two tables were never watched, and a
-finished table's watch was never cancelled.)"""
+finished table's watch was never cancelled.) A bot at each paid points table sets itself a daily
+loss limit (plans.DEFAULT_TABLES): its seat is held back once a lost hand brings it within a
+reservation of the limit, the others play on, and the replay re-checks every such refusal
+against the limits in force then."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any
 
 from rummy_ops.demo import DemoOptions, play
 from rummy_ops.demo.plans import default_games, tables_of
+from rummy_ops.demo.report import summary
 from rummy_ops.demo.verify import replay_verdict
 from rummy_table.config import DEFAULT_MAX_WATCHES_PER_ACCOUNT
 
@@ -41,4 +45,13 @@ def test_the_default_demo_plays_every_table_to_its_end(rummy_stack: RunningStack
     assert not any(report.reserved.values())
     ok, text = replay_verdict(report)  # the demo's replay step (it also reads the games' money)
     assert ok, text
-    assert report.conserved
+    assert report.conserved, "\n".join(summary(report, (ok, text)))
+    # The limited bots: each held back at most once (it sits out from then on), at least one
+    # was, and each refusal is the day's loss limit, re-checked from the log.
+    assert len(report.loss_limits) == sum(plan.loss_limited for plan in tables) == 2
+    rechecks = report.limit_rechecks
+    assert rechecks is not None and len(rechecks) > 0, text
+    assert {c.account_id for c in rechecks} <= set(report.loss_limits)
+    assert len({c.account_id for c in rechecks}) == len(rechecks)
+    assert all(c.ok and c.reason == "loss_limit" for c in rechecks), [c.line() for c in rechecks]
+    assert f"{len(rechecks)} limit refusals re-checked, {len(rechecks)} clean" in text

@@ -32,6 +32,7 @@ from rummy_testing.players import (
     Table,
     next_hand,
     play_deal,
+    rejoin_after_elimination,
     rule_set,
 )
 from rummy_testing.stacks import RunningStack
@@ -495,20 +496,9 @@ def test_a_rejoin_the_ledger_cannot_hold_leaves_the_seat_eliminated_and_the_matc
         for p in (a, b, c):
             p.take_seat()
         done: set[str] = set()
-        # As in the first test: A 20, B 40, C 120 after three deals; C offered 41.
-        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
-        play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
-        play_deal({b: WIN, a: FIRST_DROP, c: MIDDLE_DROP}, done)
-        c.wait(lambda v: seats_of(v)[c.account_id].HasField("rejoin_total"))
-        c.match_command(mpb.AcceptRejoin())
+        # As in the first test: A 20, B 40, C 120 after three deals; C offered 41, accepts.
+        view = rejoin_after_elimination(a, b, c, done)
         # The ledger cannot hold C's second entry: C stays out at 120, A and B play on.
-        view = a.wait(
-            lambda v: (
-                v.match.HasField("aborted")
-                or (v.match.deals_scored == 3 and bool(v.match.deal_seats))
-            ),
-            what="the next deal or an abort",
-        )
         assert not view.match.HasField("aborted"), view.match.aborted.reason
         seat_c = seats_of(view)[c.account_id]
         assert (seat_c.status, seat_c.total) == ("eliminated", 120)

@@ -2,15 +2,21 @@
 
 :func:`table_event` -> an ``Envelope`` on a table's stream (``table-events``), correlated with the
 hand its payload names, as the table service writes it.
+:func:`stream_payloads` -> the payloads of one stream of a running stack's topic, in order.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 
 from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import KafkaEventLog
+
+if TYPE_CHECKING:
+    from rummy_testing.stacks import RunningStack
 
 #: The time of a test event whose time does not matter (2026-01-01 00:00 UTC).
 FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
@@ -37,3 +43,14 @@ def table_event(
         rules_version=rules_version,
         shuffle_version=shuffle_version,
     )
+
+
+def stream_payloads(stack: RunningStack, topic: str, stream_id: str) -> list[Any]:
+    """The payloads of stream ``stream_id`` (a table id, an account id) in ``topic`` (e.g.
+    ``TABLE_EVENTS``, ``LEDGER_EVENTS``) of ``stack``'s brokers, under its topic prefix, in
+    order."""
+    log = KafkaEventLog(stack.kafka_bootstrap)
+    try:
+        return [r.envelope.payload for r in log.read_stream(stack.topic_prefix + topic, stream_id)]
+    finally:
+        log.close()

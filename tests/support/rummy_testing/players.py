@@ -631,3 +631,25 @@ def play_deal(plan: dict[Player, str], done: set[str], timeout: float = 60.0) ->
             player.discard(drawn.card, turn_no=view.turn_no)
             played.add(player)
         after = view.turn_no
+
+
+def rejoin_after_elimination(a: Player, b: Player, c: Player, done: set[str]) -> api.PlayerView:
+    """At a 3-seat pool 101 with rejoin: three deals leave A at 20, B at 40 and C eliminated at
+    120 (offered a rejoin at 41), C accepts; returns A's view of the next deal, or of the match
+    aborted (what the ledger answered about the rejoin's entry decides which)."""
+    play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+    play_deal({a: WIN, b: FIRST_DROP, c: MIDDLE_DROP}, done)
+    play_deal({b: WIN, a: FIRST_DROP, c: MIDDLE_DROP}, done)
+    c.wait(
+        lambda v: any(
+            s.account_id == c.account_id and s.HasField("rejoin_total") for s in v.match.seats
+        ),
+        what="C's rejoin offer",
+    )
+    c.match_command(match_pb2.AcceptRejoin())
+    return a.wait(
+        lambda v: (
+            v.match.HasField("aborted") or (v.match.deals_scored == 3 and bool(v.match.deal_seats))
+        ),
+        what="the next deal or an abort",
+    )

@@ -10,7 +10,10 @@ the ``demo`` command (:mod:`.command`) starts the stack (:mod:`rummy_ops.stack_c
    :data:`DEFAULT_TABLES`, 4, 6 and 8 seats, one free, the others at different point values and
    commission rates, and one table of each match format, which plays one match to its end;
    :class:`DemoOptions` alone holds the points tables) and seats one bot per seat, each with its
-   own player token.
+   own player token. One bot at each paid points table first sets itself a daily loss limit
+   (``SetLossLimit``, as a player does; ``TablePlan.loss_limited``): once a lost hand brings it
+   within a reservation of it, the ledger holds its seat back ("not dealt in") and the others
+   play on.
 3. Bots play until every points table has finished its share of the hands and every format
    table its match (one line per match too); an operator watch on each
    table (:mod:`.watch`) records every hand's ``HandEnded`` and prints one line per hand (table,
@@ -18,7 +21,8 @@ the ``demo`` command (:mod:`.command`) starts the stack (:mod:`rummy_ops.stack_c
 4. At the end: every account's balance, the house's commission total, the conservation check
    (the sum of the bots' balances plus the commission equals the tokens granted), how many hands
    ended each way, the slowest player action (:mod:`.report`, :mod:`.books`), and the replay
-   verdict (:func:`replay_verdict`, :mod:`.verify`).
+   verdict (:func:`replay_verdict`, :mod:`.verify`), with how many seats a limit held back, each
+   re-checked against the limits in force then (:mod:`rummy_ops.replay.limits`).
 
 Its modules by job: :mod:`.plans` (the tables and options), :mod:`.endpoints`, :mod:`.run`,
 :mod:`.watch`, :mod:`.books` (the ledger's side), :mod:`.report`, :mod:`.verify` (replay and

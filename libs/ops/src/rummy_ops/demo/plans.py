@@ -40,6 +40,12 @@ class TablePlan:
     #: other_variant`` takes them (None: the variant's house rules; the demo host never reads
     #: inside: only the variant does, at OpenTable).
     variant_options: any_pb2.Any | None = field(default=None, compare=False)
+    #: How many of its bots (the last seats) set themselves a daily loss limit of
+    #: ``daily_loss_limit_hundredths`` before they sit down (``SetLossLimit``, as a player does):
+    #: once a hand's losses bring them within one reservation of it, the ledger holds their seat
+    #: back ("not dealt in") and the table goes on with the others.
+    loss_limited: int = 0
+    daily_loss_limit_hundredths: int = 0
 
     @property
     def bots(self) -> int:
@@ -51,11 +57,13 @@ class TablePlan:
         return self.match is not None and self.match.WhichOneof("format") not in (None, "single")
 
 
-#: The points tables of the house variant (``rummy demo --game points``).
+#: The points tables of the house variant (``rummy demo --game points``). One bot at each paid
+#: table sets a daily loss limit of one reservation (130 points) plus 10 points: after any lost
+#: hand (a first drop costs 20) the ledger holds its seat back for the rest of the day.
 DEFAULT_TABLES: tuple[TablePlan, ...] = (
     TablePlan("free-4", 4, 0, 0, players=2),  # heads-up
-    TablePlan("silver-6", 6, 10, 1000),
-    TablePlan("gold-8", 8, 25, 500),
+    TablePlan("silver-6", 6, 10, 1000, loss_limited=1, daily_loss_limit_hundredths=14_00),
+    TablePlan("gold-8", 8, 25, 500, loss_limited=1, daily_loss_limit_hundredths=35_00),
 )
 
 

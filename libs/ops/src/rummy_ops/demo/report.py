@@ -14,6 +14,7 @@ from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game.bundle import bundle_of, bundles, outcome
 from rummy_ops.demo.endpoints import Endpoints
+from rummy_ops.replay.limits import LimitRecheck
 from rummy_ops.replay.render import winners
 
 
@@ -96,6 +97,11 @@ class DemoReport:
     refused_actions: int = 0  # the turn had moved on (a deadline raced the bot)
     finished: bool = False
     stopped_because: str = ""
+    #: Bots that set themselves a daily loss limit: account -> the limit (hundredths).
+    loss_limits: dict[str, int] = field(default_factory=dict)
+    #: The seats their own limits held back ("not dealt in"), each re-checked by the replay
+    #: step against the limits in force then (None: not replayed).
+    limit_rechecks: list[LimitRecheck] | None = None
 
     @property
     def ended(self) -> list[HandRecord]:
@@ -290,9 +296,27 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
     if not report.finished:
         why = report.stopped_because or "stopped early"
         lines.append(f"NOT FINISHED: {why} before every table played its hands")
+    if report.loss_limits:
+        lines.append(limits_line(report))
     ok, text = replay
     lines.append(text if ok is None else f"replay: {'OK' if ok else 'MISMATCH'}: {text}")
     return lines
+
+
+def limits_line(report: DemoReport) -> str:
+    """``seats held back by a loss limit: 2 (of 2 bots with a daily loss limit); every one
+    re-checked against the limits in force then``."""
+    checks = report.limit_rechecks
+    head = (
+        f"seats held back by a loss limit: {'?' if checks is None else len(checks)} "
+        f"(of {len(report.loss_limits)} bots with a daily loss limit)"
+    )
+    if checks is None:
+        return head + "; not re-checked (no replay)"
+    bad = [c for c in checks if not c.ok]
+    if bad:
+        return head + f"; {len(bad)} not re-checked clean, first: {bad[0].line()}"
+    return head + "; every one re-checked against the limits in force then"
 
 
 def succeeded(report: DemoReport, replay: tuple[bool | None, str]) -> bool:

@@ -138,10 +138,13 @@ class _Demo:
         for index in range(plan.bots):
             account = f"bot-{run_id}-{plan.name}-{index + 1}"
             self._grant(account)
+            token = self.authority.issue(account, Role.PLAYER, _TOKEN_SECONDS)
+            if index >= plan.bots - plan.loss_limited:
+                self._limit_losses(account, token, plan.daily_loss_limit_hundredths)
             run.bots.append(
                 Bot(
                     account,
-                    self.authority.issue(account, Role.PLAYER, _TOKEN_SECONDS),
+                    token,
                     self.router,
                     reply.table_id,
                     shoe,
@@ -156,6 +159,11 @@ class _Demo:
             f"granted {tokens(self.options.grant_hundredths)} each; "
             + ("one match to play" if plan.plays_match else f"{target} hands to play")
         )
+        if plan.loss_limited:
+            self.echo(
+                f"  {plan.loss_limited} of {plan.name}'s bots set a daily loss limit of "
+                f"{tokens(plan.daily_loss_limit_hundredths)} (SetLossLimit, their own)"
+            )
         return run
 
     def _variant_of(self, plan: TablePlan) -> Variant[Any]:
@@ -191,6 +199,18 @@ class _Demo:
             timeout=30,
         )
         self.report.granted_hundredths += self.options.grant_hundredths
+
+    def _limit_losses(self, account: str, token: str, amount_hundredths: int) -> None:
+        """The bot sets itself a daily loss limit of ``amount_hundredths`` with its own token
+        (the player's ``SetLossLimit``; a first limit applies at once)."""
+        self.ledger.SetLossLimit(
+            ledger_api.SetLossLimitRequest(
+                period=ledger_api.LIMIT_PERIOD_DAY, amount_hundredths=amount_hundredths
+            ),
+            metadata=bearer_metadata(token),
+            timeout=30,
+        )
+        self.report.loss_limits[account] = amount_hundredths
 
     def _brain(self, index: int, plan: TablePlan) -> BotBrain:
         return BotBrain(

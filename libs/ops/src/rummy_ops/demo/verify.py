@@ -13,8 +13,10 @@ from rummy_ops.proof import OPEN_HINT, write_proofs
 from rummy_ops.replay import Selection, replay_events
 from rummy_ops.replay.checks.match import MatchReplay
 from rummy_ops.replay.ledger import JournalReader
-from rummy_ops.replay.sources import SourceError, read_kafka
+from rummy_ops.replay.limits import recheck_refusals
+from rummy_ops.replay.sources import SourceError, read_kafka, read_topic
 from rummy_platform.envelope import Envelope
+from rummy_platform.topics import LEDGER_EVENTS
 
 #: ``verify(report) -> (ok, summary)``: replays the report's hands (``report.hands``: table id,
 #: hand id) from the event log at ``report.endpoints`` (Kafka, topic prefix, PostgreSQL) and checks
@@ -46,7 +48,8 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
     reader = JournalReader(endpoints.database_url)
     try:
         for attempt in range(attempts):
-            run = replay_events(_table_events(report), Selection(), reader)
+            events = _table_events(report)
+            run = replay_events(events, Selection(), reader)
             run.hands = [h for h in run.hands if h.hand_id in wanted]
             pending = any(h.ok and h.notes and h.outcome != "running" for h in run.hands) or any(
                 m.ok and m.notes for m in run.matches
@@ -57,6 +60,8 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
     finally:
         reader.close()
     _count_game_money(report, run.matches)
+    ledger = read_topic(endpoints.kafka_bootstrap_servers, endpoints.topic_prefix + LEDGER_EVENTS)
+    report.limit_rechecks = recheck_refusals(events, ledger)
     proven = sum(1 for h in run.hands if h.ok and not h.notes)
     text = (
         f"{len(run.hands)} hands replayed ({run.events} events, "
@@ -65,6 +70,12 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
     if run.matches:
         settled = sum(1 for m in run.matches if m.ok and not m.notes)
         text += f"; {len(run.matches)} matches replayed, {settled} fully proven"
+    if report.limit_rechecks:
+        clean = sum(1 for c in report.limit_rechecks if c.ok)
+        text += f"; {len(report.limit_rechecks)} limit refusals re-checked, {clean} clean"
+        bad = next((c for c in report.limit_rechecks if not c.ok), None)
+        if bad is not None:
+            return False, text + f"; first limit refusal not re-checked clean: {bad.line()}"
     missing = wanted - {h.hand_id for h in run.hands}
     if missing:
         return False, text + f"; {len(missing)} hands missing from the log"

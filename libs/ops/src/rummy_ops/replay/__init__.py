@@ -5,6 +5,7 @@
 - :mod:`.checks`: the replay of one hand and its checks (rules, commitment, deal, reshuffles,
   settlement, ledger);
 - :mod:`.ledger`: the hand's journal rows in PostgreSQL;
+- :mod:`.limits`: the seats a player's own limits held back, re-checked from the ledger's topic;
 - :mod:`.render`: timeline and JSON;
 - :mod:`.command`: the click commands.
 

@@ -13,11 +13,21 @@ import click
 from rummy_ops.replay import ReplayRun, replay_events
 from rummy_ops.replay.checks import DEFAULT_SETTLE_GRACE_S
 from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
+from rummy_ops.replay.limits import LimitRecheck, recheck_refusals
 from rummy_ops.replay.render import hand_json, hand_lines, match_json
-from rummy_ops.replay.sources import Selection, SourceError, hand_id_of, read_kafka, select
+from rummy_ops.replay.sources import (
+    Selection,
+    SourceError,
+    hand_id_of,
+    read_kafka,
+    read_topic,
+    select,
+)
 from rummy_platform.envelope import Envelope
+from rummy_platform.eventlog import EventLogError
 from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
 from rummy_platform.skips import SKIPPED
+from rummy_platform.topics import LEDGER_EVENTS
 
 
 def _selection(
@@ -142,7 +152,9 @@ def replay(
     Exits 1 on any mismatch, naming the first event where replay and record differ, on a
     settlement the ledger refused (the hand void), on an ended hand with no settlement in the
     journal after --settle-grace seconds, and when no hand is found. With --from-file and no
-    --hand/--table/--all, every hand in the file."""
+    --hand/--table/--all, every hand in the file. Reading Kafka, every seat a player's own limits
+    held back ("not dealt in") is re-checked against the limits in force then, from the ledger's
+    topic (rummy_ops.replay.limits); a refusal they contradict exits 1 too."""
     selection = _selection(hand, table, all_hands, from_file=from_file is not None)
     skipped: dict[str, int] = {}
     envelopes = load_envelopes(from_file, bootstrap, topic_prefix, selection, skipped)
@@ -169,12 +181,19 @@ def replay(
         for line in _skipped_lines(run):
             click.echo(line, err=True)
         raise click.ClickException(f"no hands found in {where}")
-    _report(run, as_json, quiet)
-    if not run.ok:
+    rechecks: list[LimitRecheck] = []
+    if from_file is None:
+        try:
+            ledger = read_topic(bootstrap, topic_prefix + LEDGER_EVENTS)
+        except (SourceError, EventLogError):  # no ledger topic here: nothing to re-check
+            ledger = []
+        rechecks = recheck_refusals(envelopes, ledger)
+    _report(run, as_json, quiet, rechecks)
+    if not run.ok or any(c.problem for c in rechecks):
         sys.exit(1)
 
 
-def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
+def _report(run: ReplayRun, as_json: bool, quiet: bool, rechecks: list[LimitRecheck]) -> None:
     first = run.first
     if as_json:
         doc = {
@@ -189,6 +208,10 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
             "first_mismatch": None
             if first is None
             else {"hand_id": first[0].hand_id, **hand_json(first[0])["first_mismatch"]},
+            "limit_refusals": [
+                {"line": c.line(), "ok": c.ok, "problem": c.problem, "note": c.note}
+                for c in rechecks
+            ],
         }
         click.echo(json.dumps(doc, indent=2))
         return
@@ -224,6 +247,12 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool) -> None:
     if first is not None:
         hand, finding = first
         click.echo(f"first mismatch: hand {hand.hand_id}: {finding.line()}")
+    if rechecks:
+        for check in rechecks:
+            if not quiet or not check.ok:
+                click.echo(f"limit refusal {check.line()}")
+        clean = sum(1 for c in rechecks if c.ok)
+        click.echo(f"limit refusals: {len(rechecks)} re-checked, {clean} clean")
 
 
 def _skipped_lines(run: ReplayRun) -> list[str]:

@@ -209,7 +209,7 @@ class MatchReactions:
                         table_id=table_id,
                         purpose=batch.purpose,
                         reason=limit,
-                        detail=hold.reason or "",
+                        detail=hold.detail or hold.reason or "",
                         required_hundredths=hold.amount_hundredths,
                     )
                     events.append(self._emit_private(uow, source, match_id, 0, private))

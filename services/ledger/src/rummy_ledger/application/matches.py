@@ -203,7 +203,9 @@ def hold_money(
         if outcome.held and row is not None:
             limit = reservation_refusal(uow, row, command.amount_hundredths, at)
             if limit is not None:
-                outcome = replace(outcome, held=False, reason=limit.reason.value)
+                outcome = replace(
+                    outcome, held=False, reason=limit.reason.value, detail=limit.describe()
+                )
         if outcome.held:
             group = hold_group(command.table_id, command.match_id, command.purpose, command.game_no)
             uow.reservations.insert(

@@ -104,8 +104,9 @@ def check_text(what: str, value: str) -> None:
 @dataclass(frozen=True)
 class SeatHold:
     """One seat asked for in a batch: ``held`` (its ``amount_hundredths`` now reserved) or
-    rejected with ``reason`` (:data:`INSUFFICIENT_BALANCE` or :data:`UNKNOWN_ACCOUNT`);
-    ``available_hundredths`` is what the account had free when asked."""
+    rejected with ``reason`` (:data:`INSUFFICIENT_BALANCE` or :data:`UNKNOWN_ACCOUNT`, or the
+    player's own limit: a ``domain.limits.Reason`` value, with ``detail`` the sentence for that
+    player and operators); ``available_hundredths`` is what the account had free when asked."""
 
     seat: int
     account_id: str
@@ -113,6 +114,7 @@ class SeatHold:
     held: bool
     available_hundredths: int
     reason: str | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True)
