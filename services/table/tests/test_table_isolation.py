@@ -17,13 +17,13 @@ from world import INPUT_TOPICS, World, metrics_of
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_game.table import Table
 from rummy_platform import isolation
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition, partition_for
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS
 from rummy_table.application import starts
+from rummy_table.domain.table import Table
 from rummy_table.entrypoints.inputs import InputLoop
 
 

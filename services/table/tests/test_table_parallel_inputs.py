@@ -14,7 +14,6 @@ from test_table_isolation import other_service_event, table_with_players
 from world import INPUT_TOPICS, World, replay_all
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_game.table import Table
 from rummy_platform.eventlog import (
     CommitOutcomeUnknown,
     EventLogError,
@@ -22,6 +21,7 @@ from rummy_platform.eventlog import (
     partition_for,
 )
 from rummy_platform.topics import LEDGER_EVENTS
+from rummy_table.domain.table import Table
 from rummy_table.entrypoints.inputs import InputLoop
 
 PARTITIONS = 2

@@ -21,7 +21,8 @@ Idempotency: a player's or operator's command is recorded with
 and carried by the command) on every event it produced; a retried id with the
 same digest is answered from those events (the maps are rebuilt on replay and kept in the
 snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
-table's window of its last :data:`~rummy_game.table.ANSWER_WINDOW` commands and inputs. An input
+table's window of its last :data:`~rummy_table.domain.table.ANSWER_WINDOW` commands and inputs.
+An input
 from another service is recorded with ``causation_id`` = its event id and is dropped when seen
 again (within that window; an older one is refused by the rules or by the recorded reveal and
 settlement).
@@ -40,7 +41,6 @@ from typing import Any
 from google.protobuf.message import Message
 
 from rummy_game import stream_codec as codec
-from rummy_game.table import Table
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
@@ -70,6 +70,9 @@ from rummy_rules.rules import (
     RuleSetError,
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION
+from rummy_table.domain import closing
+from rummy_table.domain.errors import BadRequest, NotPermitted, TableRefused, WrongState
+from rummy_table.domain.table import Table
 
 from . import commands as c
 from .ownership import Ownership
@@ -248,7 +251,7 @@ class TableCore:
         """Append ``payloads`` (and, at a closing table whose hand they end, the seats' exits
         and TableClosed) as the next envelopes of ``table`` (its command lock held) and fold
         them. Raises as :meth:`_append`."""
-        payloads = [*payloads, *table.follow_up(payloads, at_ms)]
+        payloads = [*payloads, *closing.follow_up(table, payloads, at_ms)]
         correlation = table.correlation_ids(payloads)
         occurred = codec.ms_to_datetime(at_ms)
         envelopes = [
@@ -286,12 +289,16 @@ class TableCore:
         from the log first when its last commit's outcome was unknown. No lock is made for an
         unknown id unless ``opening`` (ids from requests cost nothing). Raises EventLogError if
         the re-read fails (the table stays to be re-read)."""
-        if self.ownership is not None:
-            with self.ownership.serving(table_id), self._owned_command(table_id, opening) as table:
-                yield table
-        else:
-            with self._owned_command(table_id, opening) as table:
-                yield table
+        with refusals_as_statuses():
+            if self.ownership is not None:
+                with (
+                    self.ownership.serving(table_id),
+                    self._owned_command(table_id, opening) as table,
+                ):
+                    yield table
+            else:
+                with self._owned_command(table_id, opening) as table:
+                    yield table
 
     @contextmanager
     def _owned_command(self, table_id: str, opening: bool) -> Iterator[Table | None]:
@@ -438,6 +445,24 @@ def unavailable_on_log_errors() -> Iterator[None]:
         ) from None
     except EventLogError:
         raise Unavailable("the event log refused this command (nothing recorded); retry") from None
+
+
+#: The caller's status of each refusal of the table's domain (its message is the details).
+STATUS_OF_REFUSAL: dict[type[TableRefused], type[ServiceError]] = {
+    BadRequest: InvalidArgument,
+    WrongState: FailedPrecondition,
+    NotPermitted: PermissionDenied,
+}
+
+
+@contextmanager
+def refusals_as_statuses() -> Iterator[None]:
+    """A refusal of the table's domain (:mod:`rummy_table.domain.errors`) raised inside ends the
+    call with its status (:data:`STATUS_OF_REFUSAL`), the message unchanged."""
+    try:
+        yield
+    except TableRefused as exc:
+        raise STATUS_OF_REFUSAL[type(exc)](str(exc)) from None
 
 
 _RULE_ERRORS: dict[str, type[ServiceError]] = {

@@ -14,7 +14,6 @@ from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_game import stream_codec as codec
-from rummy_game.table import Table
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     FailedPrecondition,
@@ -30,6 +29,9 @@ from rummy_platform.logging import get_logger, log_context
 from rummy_rules import commands as rc
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
+from rummy_table.domain import closing, match_hosting
+from rummy_table.domain.errors import WrongState
+from rummy_table.domain.table import Table
 
 from .commit import TableCore
 
@@ -133,7 +135,7 @@ class Inputs(TableCore):
                         payloads = self._react(table, envelope.payload, hand_id, at)
                     except RuleViolation as exc:
                         _log.info("input refused by the rules", reason=exc.code.value)
-                    except (FailedPrecondition, codec.StreamCodecError) as exc:
+                    except (WrongState, FailedPrecondition, codec.StreamCodecError) as exc:
                         _log.info("input ignored", reason=str(exc))
             if table is None or not payloads:
                 offsets = consumed() if alone else {}
@@ -152,14 +154,14 @@ class Inputs(TableCore):
         ):
             return table.close_proof(payload)
         if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
-            return table.match_money(payload, at)
+            return match_hosting.match_money(table, payload, at)
         if isinstance(payload, ledger_pb.MatchSettled):
-            return table.match_settled(payload)
+            return match_hosting.match_settled(table, payload)
         ctx = table.ctx
         if ctx is None or hand_id != ctx.hand_id:
             return []
         if isinstance(payload, ledger_pb.StakeRejected):
-            return table.stake_rejected(payload, at)
+            return closing.stake_rejected(table, payload, at)
         if isinstance(payload, ledger_pb.StakesReserved):
             cmds: list[rc.Command] = [
                 rc.RecordStakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths, at_ms=at)

@@ -13,7 +13,6 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy_game import match_wire, wires
 from rummy_game import stream_codec as codec
-from rummy_game.table import Table
 from rummy_game.wire import VariantWire
 from rummy_platform.errors import (
     FailedPrecondition,
@@ -22,6 +21,8 @@ from rummy_platform.errors import (
 from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_request, check_size
 from rummy_rules import commands as rc
 from rummy_rules.cards import Card
+from rummy_table.domain import match_hosting
+from rummy_table.domain.table import Table
 
 from . import commands as c
 from .commit import TableCore, first_of
@@ -104,7 +105,7 @@ class HandPlay(TableCore):
             raise InvalidArgument(f"command: the bytes are not a valid {type_name}") from None
         payloads = self._act(
             request,
-            lambda t, at: t.match_command(account_id, message, at),
+            lambda t, at: match_hosting.match_command(t, account_id, message, at),
             action="play",
         )
         return match_wire.answer(payloads)

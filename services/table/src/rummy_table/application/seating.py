@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rummy.table.v1 import events_pb2 as pb
+from rummy_table.domain import seating
 
 from . import commands as c
 from .commit import TableCore, first_of
@@ -25,7 +26,7 @@ class Seating(TableCore):
         )
         payloads = self._act(
             request,
-            lambda t, _at: t.take_seat(account_id, wanted),
+            lambda t, _at: seating.take_seat(t, account_id, wanted),
             action="take_seat",
         )
         seated: pb.TablePlayerSeated = first_of(payloads, pb.TablePlayerSeated)
@@ -35,6 +36,6 @@ class Seating(TableCore):
         account_id = request.account_id
         self._act(
             request,
-            lambda t, at: t.leave(account_id, at),
+            lambda t, at: seating.leave(t, account_id, at),
             action="leave_table",
         )

@@ -8,6 +8,7 @@ from rummy_platform.errors import (
     Unavailable,
 )
 from rummy_platform.logging import get_logger, log_context
+from rummy_table.domain import closing
 
 from .commit import TableCore
 from .ownership import NotOwner
@@ -72,7 +73,7 @@ class HandStarts(TableCore):
             overdue = [
                 t.table_id
                 for t in self.projection.tables.values()
-                if t.overdue_reason(now, wait_ms, wait_text) is not None
+                if closing.overdue_reason(t, now, wait_ms, wait_text) is not None
                 and self.start_retries.ready(t.table_id)
                 and self._owns(t.table_id)
             ]
@@ -90,13 +91,13 @@ class HandStarts(TableCore):
         with self._command(table_id) as table:
             if table is None:
                 return None
-            reason = table.overdue_reason(now, wait_ms, wait_text)
+            reason = closing.overdue_reason(table, now, wait_ms, wait_text)
             if reason is None:  # an answer arrived meanwhile
                 return None
             hand_id = table.hand_id if table.hand_running else ""
             with log_context(table_id=table_id, hand_id=hand_id or None):
                 try:
-                    self._commit(table, table.abort_overdue(reason, now), now)
+                    self._commit(table, closing.abort_overdue(table, reason, now), now)
                 except Unavailable:
                     raise
                 except Exception as exc:  # logged, counted, retried after the backoff

@@ -21,6 +21,7 @@ from rummy_rules.rules import (
     RuleSetError,
     validate_table_options,
 )
+from rummy_table.domain import closing
 
 from . import commands as c
 from .commit import TableCore, service_error, unavailable_on_log_errors
@@ -139,7 +140,7 @@ class TableOperations(TableCore):
             if key not in table.answers:
                 at = self.now_ms()
                 with log_context(table_id=table.table_id, hand_id=table.hand_id or None):
-                    payloads = table.close(operator, request.reason, at)
+                    payloads = closing.close(table, operator, request.reason, at)
                     self._commit(table, payloads, at, causation_id=key, request_digest=digest)
                     _log.info("table closing", operator=operator, state=table.state_name)
             with self.projection.lock:
