@@ -1,8 +1,11 @@
 """The one commit path of the table service's handlers, and the state they share (the
-projection, the writer, the settings: :class:`TableCore`; the handlers are in the modules beside
-it, one per group of use cases, mixed into :class:`~rummy_table.application.app.TableApp`).
+projection, the writer, the settings: :class:`TableCore`). The handlers are plain functions in the
+modules beside it, one per group of use cases, each taking the core; every write of theirs goes
+through :meth:`TableCore.act` (a client's command), :meth:`TableCore.hand_action` (a command on
+the current hand) or, for the tick and the inputs, :meth:`TableCore.commit` under the table's
+lock; :class:`~rummy_table.application.app.TableApp` names each RPC's handler.
 
-Every write follows one path (:meth:`TableCore._commit`), under the table's command lock (one
+Every write follows one path (:meth:`TableCore.commit`), under the table's command lock (one
 lock per table, :meth:`Projection.command_lock`): decide (pure, on the table), append the
 payloads as envelopes through the instance's one fenced writer (with the consumed offset, for an
 input from another service), fold them into the projection, then answer. The writer is a
@@ -79,6 +82,7 @@ from .ownership import Ownership
 from .ports import Action, Metrics, ViewRenderer
 from .projection import Projection
 from .results import TableSummary
+from .seat_limits import SeatLimits
 
 _log = get_logger(__name__)
 #: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
@@ -137,6 +141,9 @@ class TableCore:
     #: The tables the other instances serve, for ListTables (``limit``, ``after`` as
     #: :meth:`list_tables`); None: only this instance's.
     peer_tables: Callable[[int | None, str | None], list[TableSummary]] | None = None
+    #: The ledger's check of a player's own limits before a seat is taken
+    #: (:mod:`.seat_limits`; bootstrap sets it when the ledger's address is configured).
+    seat_limits: SeatLimits | None = None
     #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
     start_retries: KeyedBackoff = field(
         default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
@@ -239,7 +246,7 @@ class TableCore:
             self.ownership.wrote(last.partition, last.offset + 1)
         return positions
 
-    def _commit(
+    def commit(
         self,
         table: Table,
         payloads: Sequence[Message],
@@ -363,7 +370,7 @@ class TableCore:
             )
         return key, digest
 
-    def _act(
+    def act(
         self,
         request: c.TableCommand,
         decide: Callable[[Table, int], list[Message]],
@@ -388,7 +395,7 @@ class TableCore:
                     payloads = decide(table, at)
                 except RuleViolation as exc:
                     raise service_error(exc) from None
-                self._commit(table, payloads, at, causation_id=key, request_digest=digest)
+                self.commit(table, payloads, at, causation_id=key, request_digest=digest)
         self.metrics.action_answered(action, time.perf_counter() - started)
         return payloads
 
@@ -402,13 +409,13 @@ class TableCore:
             raise FailedPrecondition(f"hand {hand_id} is not the current hand of this table")
         return seat
 
-    def _hand_action(
+    def hand_action(
         self,
         request: c.HandCommand,
         make: Callable[[int, int], rc.Command],
         action: Action,
     ) -> list[Message]:
-        """:meth:`_act` for a command on the current hand (``request.hand_id``)."""
+        """:meth:`act` for a command on the current hand (``request.hand_id``)."""
         account_id, hand_id = request.account_id, request.hand_id
 
         def decide(table: Table, at: int) -> list[Message]:
@@ -416,7 +423,7 @@ class TableCore:
             with log_context(seat=seat):
                 return table.hand_commands([make(seat, at)])
 
-        return self._act(request, decide, action=action)
+        return self.act(request, decide, action=action)
 
     def close(self) -> None:
         """Stop the hand-start workers (at shutdown, after the loops stopped)."""
