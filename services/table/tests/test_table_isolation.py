@@ -17,13 +17,15 @@ from world import INPUT_TOPICS, World, metrics_of
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_game.table import Table
 from rummy_platform import isolation
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition, partition_for
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS
+from rummy_table.application import inputs as table_inputs
 from rummy_table.application import starts
+from rummy_table.application.commit import TableCore
+from rummy_table.domain.table import Table
 from rummy_table.entrypoints.inputs import InputLoop
 
 
@@ -136,23 +138,25 @@ def two_tables_on_one_partition(world: World) -> tuple[str, str]:
         opened[partition] = table_id
 
 
-def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_partition_play_on() -> (
-    None
-):
+def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_partition_play_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     world = World()
     world.app.input_group = "table-isolated"
     bad, good = two_tables_on_one_partition(world)
     world.now += 5_000
     world.app.tick()
     tables = world.app.projection.tables
-    react = world.app._react
+    react = table_inputs.react
 
-    def flaky(table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
+    def flaky(
+        core: TableCore, table: Table, payload: Message, hand_id: str, at: int
+    ) -> list[Message]:
         if table.table_id == bad:
             raise KeyError("a bug that only this table's state meets")
-        return react(table, payload, hand_id, at)
+        return react(core, table, payload, hand_id, at)
 
-    world.app._react = flaky  # type: ignore[method-assign]  # one table's reaction raises
+    monkeypatch.setattr(table_inputs, "react", flaky)  # one table's reaction raises
     commitment = fairness_pb.SeedCommitted(
         hand_id="", commitment_sha256=hashlib.sha256(b"s").digest()
     )
@@ -178,7 +182,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
             probe = world.log.consumer("table-isolated", INPUT_TOPICS)
             assert probe.committed(ledger) == 0
             probe.close()
-            world.app._react = react  # type: ignore[method-assign]  # the reaction mended
+            monkeypatch.setattr(table_inputs, "react", react)  # the reaction mended
             assert eventually(lambda: tables[bad].hand.phase.value == "seed_window")
         finally:
             stop.set()

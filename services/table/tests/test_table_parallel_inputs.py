@@ -14,7 +14,6 @@ from test_table_isolation import other_service_event, table_with_players
 from world import INPUT_TOPICS, World, replay_all
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_game.table import Table
 from rummy_platform.eventlog import (
     CommitOutcomeUnknown,
     EventLogError,
@@ -22,6 +21,9 @@ from rummy_platform.eventlog import (
     partition_for,
 )
 from rummy_platform.topics import LEDGER_EVENTS
+from rummy_table.application import inputs as table_inputs
+from rummy_table.application.commit import TableCore
+from rummy_table.domain.table import Table
 from rummy_table.entrypoints.inputs import InputLoop
 
 PARTITIONS = 2
@@ -61,7 +63,9 @@ def committed(world: World, group: str) -> dict[TopicPartition, int | None]:
         probe.close()
 
 
-def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earlier_input() -> None:
+def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earlier_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     world = World()
     world.app.input_group = "table-parallel"
     tables = tables_in_hands(world, 6)
@@ -69,17 +73,19 @@ def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earli
     slow_tp = TopicPartition(LEDGER_EVENTS, partition_for(slow, PARTITIONS))
     seen: dict[str, list[int]] = {t: [] for t in tables}
     slow_entered, slow_release = threading.Event(), threading.Event()
-    react = world.app._react
+    react = table_inputs.react
 
-    def recording(table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
+    def recording(
+        core: TableCore, table: Table, payload: Message, hand_id: str, at: int
+    ) -> list[Message]:
         assert isinstance(payload, ledger_pb.StakesReserved)  # the only input fed here
         seen[table.table_id].append(payload.reservations[0].amount_hundredths)
         if table.table_id == slow and not slow_entered.is_set():
             slow_entered.set()
             assert slow_release.wait(10)
-        return react(table, payload, hand_id, at)
+        return react(core, table, payload, hand_id, at)
 
-    world.app._react = recording  # type: ignore[method-assign]  # the test wraps the reaction
+    monkeypatch.setattr(table_inputs, "react", recording)  # the test wraps the reaction
     for table_id in tables:  # every table: its reservations, then a repeat the rules refuse
         other_service_event(world, LEDGER_EVENTS, table_id, reservations(world, table_id, 13_000))
     for table_id in tables:

@@ -19,7 +19,6 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game.table import ANSWER_WINDOW, RESULT_WINDOW
 from rummy_platform.errors import ServiceError
 from rummy_platform.eventlog import Record, partition_for
 from rummy_platform.topics import (
@@ -30,6 +29,7 @@ from rummy_platform.topics import (
 )
 from rummy_table.adapters import snapshot
 from rummy_table.application.projection import Projection
+from rummy_table.domain.table import ANSWER_WINDOW, RESULT_WINDOW
 from rummy_table.entrypoints.views import player_view
 from rummy_testing.profiles import examples
 

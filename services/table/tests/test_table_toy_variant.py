@@ -31,7 +31,6 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_game import stream_codec as codec
-from rummy_game.table import Table
 from rummy_platform.auth import Role
 from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope
@@ -47,6 +46,7 @@ from rummy_platform.topics import (
 from rummy_rules.cards import parse_card
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
+from rummy_table.domain.table import Table
 from rummy_table.entrypoints import grpc as grpc_adapter
 from rummy_table.entrypoints.views import player_view
 from toy_variant import TOY_NAME, toy_pb2

@@ -2,13 +2,13 @@
 stream (live and on replay alike), and the match payloads its decisions write.
 
 A table of a format other than ``single`` (``TableOpened.match``) holds one :class:`MatchHost`
-(``rummy_game.table.Table.match``). The host only records and decides; the table says when
-(``rummy_game.table``): a match starts when every seat is taken (StartMatch: MatchStarted and
-the entries' MoneyReserved), its first deal waits for the ledger's MatchMoneyHeld (a
-MatchMoneyRejected aborts the match), each deal is one hand of the variant whose rule set is the
-format's (``Variant.deal_rule_set``), the hand's end is the deal's result (RecordDeal; an aborted
-hand voids the deal: RecordDealAborted), a game's stakes (game to N) are held before its first
-hand is dealt. ``docs/rules/formats.md``.
+(``rummy_table.domain.table.Table.match``). The host only records and decides; the table says
+when (``rummy_table.domain.match_hosting``): a match starts when every seat is taken
+(StartMatch: MatchStarted and the entries' MoneyReserved), its first deal waits for the
+ledger's MatchMoneyHeld (a MatchMoneyRejected aborts the match), each deal is one hand of the
+variant whose rule set is the format's (``Variant.deal_rule_set``), the hand's end is the deal's
+result (RecordDeal; an aborted hand voids the deal: RecordDealAborted), a game's stakes (game
+to N) are held before its first hand is dealt. ``docs/rules/formats.md``.
 """
 
 from __future__ import annotations

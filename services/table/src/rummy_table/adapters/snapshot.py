@@ -8,7 +8,8 @@ so the broker keeps the latest of each)::
      "tail_from": 1234, "tables": [{"table_id": ..., "covered": 1240, ...}, ...]}
 
 ``shape`` is :data:`SHAPE_VERSION`: the shape of a table's state as written here. It must be
-bumped whenever :class:`~rummy_game.table.Table`'s fields or this encoding change; a snapshot of
+bumped whenever :class:`~rummy_table.domain.table.Table`'s
+fields or this encoding change; a snapshot of
 another shape, or one that does not decode (its hand state included: a rules library whose
 ``HandState`` changed shape fails to decode it), is ignored, logged and counted, and its partition
 replayed in full. ``tail_from``: the tail of the partition to fold after loading starts there
@@ -18,8 +19,9 @@ it are skipped. Each table is one object: its options (TableOpened, protobuf byt
 seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), when
 its last fact was folded and which other services' answers it recorded, at a
 match table the current match's payloads (folded again on load), the
-last results and answers (protobuf payloads in base64, :data:`rummy_game.table.ANSWER_WINDOW`),
-and per hand played its HandStarted offset and whether its reveal and settlement are recorded.
+last results and answers (protobuf payloads in base64,
+:data:`rummy_table.domain.table.ANSWER_WINDOW`), and per hand played its HandStarted offset and
+whether its reveal and settlement are recorded.
 
 Taking a snapshot (:func:`take`) never holds a lock across I/O and never stops another table:
 each table is encoded under its own command lock (so no command of it is in flight: every event
@@ -39,13 +41,14 @@ from google.protobuf.message import Message
 
 from rummy.table.v1 import events_pb2 as pb
 from rummy_game import stream_codec as codec
-from rummy_game.table import DecisionObserver, SeatInfo, Table
 from rummy_platform.envelope import PayloadRegistry, event_payloads, type_name
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
 from rummy_rules import codec as rules_codec
 from rummy_table.application.projection import Projection
+from rummy_table.domain.seating import SeatInfo
+from rummy_table.domain.table import DecisionObserver, Table
 
 _log = get_logger(__name__)
 

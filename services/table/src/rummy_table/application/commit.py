@@ -1,8 +1,11 @@
 """The one commit path of the table service's handlers, and the state they share (the
-projection, the writer, the settings: :class:`TableCore`; the handlers are in the modules beside
-it, one per group of use cases, mixed into :class:`~rummy_table.application.app.TableApp`).
+projection, the writer, the settings: :class:`TableCore`). The handlers are plain functions in the
+modules beside it, one per group of use cases, each taking the core; every write of theirs goes
+through :meth:`TableCore.act` (a client's command), :meth:`TableCore.hand_action` (a command on
+the current hand) or, for the tick and the inputs, :meth:`TableCore.commit` under the table's
+lock; :class:`~rummy_table.application.app.TableApp` names each RPC's handler.
 
-Every write follows one path (:meth:`TableCore._commit`), under the table's command lock (one
+Every write follows one path (:meth:`TableCore.commit`), under the table's command lock (one
 lock per table, :meth:`Projection.command_lock`): decide (pure, on the table), append the
 payloads as envelopes through the instance's one fenced writer (with the consumed offset, for an
 input from another service), fold them into the projection, then answer. The writer is a
@@ -21,7 +24,8 @@ Idempotency: a player's or operator's command is recorded with
 and carried by the command) on every event it produced; a retried id with the
 same digest is answered from those events (the maps are rebuilt on replay and kept in the
 snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
-table's window of its last :data:`~rummy_game.table.ANSWER_WINDOW` commands and inputs. An input
+table's window of its last :data:`~rummy_table.domain.table.ANSWER_WINDOW` commands and inputs.
+An input
 from another service is recorded with ``causation_id`` = its event id and is dropped when seen
 again (within that window; an older one is refused by the rules or by the recorded reveal and
 settlement).
@@ -40,7 +44,6 @@ from typing import Any
 from google.protobuf.message import Message
 
 from rummy_game import stream_codec as codec
-from rummy_game.table import Table
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
@@ -70,12 +73,16 @@ from rummy_rules.rules import (
     RuleSetError,
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION
+from rummy_table.domain import closing
+from rummy_table.domain.errors import BadRequest, NotPermitted, TableRefused, WrongState
+from rummy_table.domain.table import Table
 
 from . import commands as c
 from .ownership import Ownership
 from .ports import Action, Metrics, ViewRenderer
 from .projection import Projection
 from .results import TableSummary
+from .seat_limits import SeatLimits
 
 _log = get_logger(__name__)
 #: The consumer group of the table's inputs (ledger, fairness, dealer, clock events).
@@ -134,6 +141,9 @@ class TableCore:
     #: The tables the other instances serve, for ListTables (``limit``, ``after`` as
     #: :meth:`list_tables`); None: only this instance's.
     peer_tables: Callable[[int | None, str | None], list[TableSummary]] | None = None
+    #: The ledger's check of a player's own limits before a seat is taken
+    #: (:mod:`.seat_limits`; bootstrap sets it when the ledger's address is configured).
+    seat_limits: SeatLimits | None = None
     #: When a table whose hand start failed is tried again (0.5 s, doubling, at most 30 s).
     start_retries: KeyedBackoff = field(
         default_factory=lambda: KeyedBackoff("starting a table's hand", first_s=0.5, cap_s=30.0)
@@ -236,7 +246,7 @@ class TableCore:
             self.ownership.wrote(last.partition, last.offset + 1)
         return positions
 
-    def _commit(
+    def commit(
         self,
         table: Table,
         payloads: Sequence[Message],
@@ -248,7 +258,7 @@ class TableCore:
         """Append ``payloads`` (and, at a closing table whose hand they end, the seats' exits
         and TableClosed) as the next envelopes of ``table`` (its command lock held) and fold
         them. Raises as :meth:`_append`."""
-        payloads = [*payloads, *table.follow_up(payloads, at_ms)]
+        payloads = [*payloads, *closing.follow_up(table, payloads, at_ms)]
         correlation = table.correlation_ids(payloads)
         occurred = codec.ms_to_datetime(at_ms)
         envelopes = [
@@ -286,12 +296,16 @@ class TableCore:
         from the log first when its last commit's outcome was unknown. No lock is made for an
         unknown id unless ``opening`` (ids from requests cost nothing). Raises EventLogError if
         the re-read fails (the table stays to be re-read)."""
-        if self.ownership is not None:
-            with self.ownership.serving(table_id), self._owned_command(table_id, opening) as table:
-                yield table
-        else:
-            with self._owned_command(table_id, opening) as table:
-                yield table
+        with refusals_as_statuses():
+            if self.ownership is not None:
+                with (
+                    self.ownership.serving(table_id),
+                    self._owned_command(table_id, opening) as table,
+                ):
+                    yield table
+            else:
+                with self._owned_command(table_id, opening) as table:
+                    yield table
 
     @contextmanager
     def _owned_command(self, table_id: str, opening: bool) -> Iterator[Table | None]:
@@ -356,7 +370,7 @@ class TableCore:
             )
         return key, digest
 
-    def _act(
+    def act(
         self,
         request: c.TableCommand,
         decide: Callable[[Table, int], list[Message]],
@@ -381,7 +395,7 @@ class TableCore:
                     payloads = decide(table, at)
                 except RuleViolation as exc:
                     raise service_error(exc) from None
-                self._commit(table, payloads, at, causation_id=key, request_digest=digest)
+                self.commit(table, payloads, at, causation_id=key, request_digest=digest)
         self.metrics.action_answered(action, time.perf_counter() - started)
         return payloads
 
@@ -395,13 +409,13 @@ class TableCore:
             raise FailedPrecondition(f"hand {hand_id} is not the current hand of this table")
         return seat
 
-    def _hand_action(
+    def hand_action(
         self,
         request: c.HandCommand,
         make: Callable[[int, int], rc.Command],
         action: Action,
     ) -> list[Message]:
-        """:meth:`_act` for a command on the current hand (``request.hand_id``)."""
+        """:meth:`act` for a command on the current hand (``request.hand_id``)."""
         account_id, hand_id = request.account_id, request.hand_id
 
         def decide(table: Table, at: int) -> list[Message]:
@@ -409,7 +423,7 @@ class TableCore:
             with log_context(seat=seat):
                 return table.hand_commands([make(seat, at)])
 
-        return self._act(request, decide, action=action)
+        return self.act(request, decide, action=action)
 
     def close(self) -> None:
         """Stop the hand-start workers (at shutdown, after the loops stopped)."""
@@ -438,6 +452,24 @@ def unavailable_on_log_errors() -> Iterator[None]:
         ) from None
     except EventLogError:
         raise Unavailable("the event log refused this command (nothing recorded); retry") from None
+
+
+#: The caller's status of each refusal of the table's domain (its message is the details).
+STATUS_OF_REFUSAL: dict[type[TableRefused], type[ServiceError]] = {
+    BadRequest: InvalidArgument,
+    WrongState: FailedPrecondition,
+    NotPermitted: PermissionDenied,
+}
+
+
+@contextmanager
+def refusals_as_statuses() -> Iterator[None]:
+    """A refusal of the table's domain (:mod:`rummy_table.domain.errors`) raised inside ends the
+    call with its status (:data:`STATUS_OF_REFUSAL`), the message unchanged."""
+    try:
+        yield
+    except TableRefused as exc:
+        raise STATUS_OF_REFUSAL[type(exc)](str(exc)) from None
 
 
 _RULE_ERRORS: dict[str, type[ServiceError]] = {

@@ -14,7 +14,6 @@ from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_game import stream_codec as codec
-from rummy_game.table import Table
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     FailedPrecondition,
@@ -30,167 +29,170 @@ from rummy_platform.logging import get_logger, log_context
 from rummy_rules import commands as rc
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
+from rummy_table.domain import closing, match_hosting
+from rummy_table.domain.errors import WrongState
+from rummy_table.domain.table import Table
 
 from .commit import TableCore
 
 _log = get_logger(__name__)
 
 
-class Inputs(TableCore):
-    """Record the other services' events."""
+def on_input(
+    core: TableCore, envelope: Envelope, position: TopicPartition, next_offset: int
+) -> bool:
+    """Turn another service's event into the table's facts, appended with the consumed
+    offset in one transaction. Returns True if facts were appended. A seed reveal or settlement
+    is recorded for any hand of the table (it closes that hand's proof, even after the next
+    hand started); other inputs act on the current hand only. Inputs of unknown tables, of
+    other hands, already recorded (by causation id), or refused by the rules are consumed
+    without effect. Raises Unavailable once fenced, EventLogError when the transaction
+    failed (nothing recorded: retry the input)."""
+    return _record_input(core, envelope, lambda: {position: next_offset})
 
-    def on_input(self, envelope: Envelope, position: TopicPartition, next_offset: int) -> bool:
-        """Turn another service's event into the table's facts, appended with the consumed
-        offset in one transaction. Returns True if facts were appended. A seed reveal or settlement
-        is recorded for any hand of the table (it closes that hand's proof, even after the next
-        hand started); other inputs act on the current hand only. Inputs of unknown tables, of
-        other hands, already recorded (by causation id), or refused by the rules are consumed
-        without effect. Raises Unavailable once fenced, EventLogError when the transaction
-        failed (nothing recorded: retry the input)."""
-        return self._record_input(envelope, lambda: {position: next_offset})
 
-    def on_inputs(
-        self, records: Sequence[Record], caps: Mapping[TopicPartition, int] | None = None
-    ) -> InputsOutcome:
-        """:meth:`on_input` for one poll's records: grouped by table, the tables in parallel
-        (their transactions shared with every other table's, see ``GroupCommitWriter``), each
-        table's records in order. A record's transaction carries its partition's consumed
-        offset only as far as every earlier record of the batch in that partition is committed
-        (:class:`ConsumedProgress`), and never past ``caps[tp]`` (the first input held for a
-        retry); what is left is committed by one offsets-only transaction at the end.
+def on_inputs(
+    core: TableCore, records: Sequence[Record], caps: Mapping[TopicPartition, int] | None = None
+) -> InputsOutcome:
+    """:meth:`on_input` for one poll's records: grouped by table, the tables in parallel
+    (their transactions shared with every other table's, see ``GroupCommitWriter``), each
+    table's records in order. A record's transaction carries its partition's consumed
+    offset only as far as every earlier record of the batch in that partition is committed
+    (:class:`ConsumedProgress`), and never past ``caps[tp]`` (the first input held for a
+    retry); what is left is committed by one offsets-only transaction at the end.
 
-        A table whose record raises stops there: the record and the table's later ones are in
-        the outcome (``failed``, ``held``); the other tables go on. WriterFenced/Unavailable
-        and EventLogError are reported (``fenced``, ``log_error``) with the records not
-        committed (``not_done``), after every other table's work finished."""
-        progress = ConsumedProgress(records, caps or {})
-        by_table: dict[str, list[Record]] = {}
-        for record in records:
-            by_table.setdefault(record.envelope.stream_id, []).append(record)
-        outcome = InputsOutcome()
+    A table whose record raises stops there: the record and the table's later ones are in
+    the outcome (``failed``, ``held``); the other tables go on. WriterFenced/Unavailable
+    and EventLogError are reported (``fenced``, ``log_error``) with the records not
+    committed (``not_done``), after every other table's work finished."""
+    progress = ConsumedProgress(records, caps or {})
+    by_table: dict[str, list[Record]] = {}
+    for record in records:
+        by_table.setdefault(record.envelope.stream_id, []).append(record)
+    outcome = InputsOutcome()
 
-        def run(table_records: list[Record]) -> None:
-            if not self._owns(table_records[0].envelope.stream_id):
-                return  # handed over: the new owner consumes them (no offset of ours moves)
-            for i, record in enumerate(table_records):
-                tp = TopicPartition(record.topic, record.partition)
-                try:
-                    self._record_input(
-                        record.envelope, progress.for_record(tp, record.offset), alone=False
-                    )
-                except (WriterFenced, Unavailable) as exc:
-                    outcome.fail_all(exc, table_records[i:], fenced=True)
-                    return
-                except EventLogError as exc:
-                    outcome.fail_all(exc, table_records[i:], fenced=False)
-                    return
-                except Exception as exc:
-                    progress.block(tp, record.offset)
-                    outcome.park(record, exc, table_records[i + 1 :])
-                    return
-                progress.done(tp, record.offset)
-
-        groups = list(by_table.values())
-        if len(groups) == 1:
-            run(groups[0])
-        else:
-            for future in [self._workers().submit(run, group) for group in groups]:
-                future.result()
-        # What is committed but not handed out yet (inputs without effect, or whose offsets
-        # waited for an earlier input): never past a record not committed, so also after a
-        # failed transaction of the batch.
-        rest = progress.unsent() if outcome.fenced is None else {}
-        if rest:
-            try:  # offsets only: an unknown outcome re-reads that table, harmlessly
-                self._append([], records[-1].envelope.stream_id, rest)
+    def run(table_records: list[Record]) -> None:
+        if not core._owns(table_records[0].envelope.stream_id):
+            return  # handed over: the new owner consumes them (no offset of ours moves)
+        for i, record in enumerate(table_records):
+            tp = TopicPartition(record.topic, record.partition)
+            try:
+                _record_input(
+                    core, record.envelope, progress.for_record(tp, record.offset), alone=False
+                )
             except (WriterFenced, Unavailable) as exc:
-                outcome.fenced = exc
+                outcome.fail_all(exc, table_records[i:], fenced=True)
+                return
             except EventLogError as exc:
-                outcome.log_error = outcome.log_error or exc
-        return outcome
+                outcome.fail_all(exc, table_records[i:], fenced=False)
+                return
+            except Exception as exc:
+                progress.block(tp, record.offset)
+                outcome.park(record, exc, table_records[i + 1 :])
+                return
+            progress.done(tp, record.offset)
 
-    def _record_input(
-        self,
-        envelope: Envelope,
-        consumed: Callable[[], dict[TopicPartition, int]],
-        *,
-        alone: bool = True,
-    ) -> bool:
-        """:meth:`on_input` with the consumed offsets asked of ``consumed()`` right before the
-        append (an empty answer: none this time). An input without effect commits its offsets
-        alone when ``alone``; otherwise (in a batch) nothing is appended for it and a later
-        transaction of the batch carries its offset. An input of a table this instance no
-        longer owns is left alone (False): the new owner consumes it."""
-        if not self._owns(envelope.stream_id):
+    groups = list(by_table.values())
+    if len(groups) == 1:
+        run(groups[0])
+    else:
+        for future in [core._workers().submit(run, group) for group in groups]:
+            future.result()
+    # What is committed but not handed out yet (inputs without effect, or whose offsets
+    # waited for an earlier input): never past a record not committed, so also after a
+    # failed transaction of the batch.
+    rest = progress.unsent() if outcome.fenced is None else {}
+    if rest:
+        try:  # offsets only: an unknown outcome re-reads that table, harmlessly
+            core._append([], records[-1].envelope.stream_id, rest)
+        except (WriterFenced, Unavailable) as exc:
+            outcome.fenced = exc
+        except EventLogError as exc:
+            outcome.log_error = outcome.log_error or exc
+    return outcome
+
+
+def _record_input(
+    core: TableCore,
+    envelope: Envelope,
+    consumed: Callable[[], dict[TopicPartition, int]],
+    *,
+    alone: bool = True,
+) -> bool:
+    """:meth:`on_input` with the consumed offsets asked of ``consumed()`` right before the
+    append (an empty answer: none this time). An input without effect commits its offsets
+    alone when ``alone``; otherwise (in a batch) nothing is appended for it and a later
+    transaction of the batch carries its offset. An input of a table this instance no
+    longer owns is left alone (False): the new owner consumes it."""
+    if not core._owns(envelope.stream_id):
+        return False
+    with core._command(envelope.stream_id) as table:
+        payloads: list[Message] = []
+        at = core.now_ms()
+        if table is not None and envelope.event_id not in table.answers:
+            hand_id = getattr(envelope.payload, "hand_id", "")
+            with log_context(table_id=table.table_id, hand_id=hand_id or None):
+                try:
+                    payloads = react(core, table, envelope.payload, hand_id, at)
+                except RuleViolation as exc:
+                    _log.info("input refused by the rules", reason=exc.code.value)
+                except (WrongState, FailedPrecondition, codec.StreamCodecError) as exc:
+                    _log.info("input ignored", reason=str(exc))
+        if table is None or not payloads:
+            offsets = consumed() if alone else {}
+            if offsets:
+                core._append([], envelope.stream_id, offsets)
             return False
-        with self._command(envelope.stream_id) as table:
-            payloads: list[Message] = []
-            at = self.now_ms()
-            if table is not None and envelope.event_id not in table.answers:
-                hand_id = getattr(envelope.payload, "hand_id", "")
-                with log_context(table_id=table.table_id, hand_id=hand_id or None):
-                    try:
-                        payloads = self._react(table, envelope.payload, hand_id, at)
-                    except RuleViolation as exc:
-                        _log.info("input refused by the rules", reason=exc.code.value)
-                    except (FailedPrecondition, codec.StreamCodecError) as exc:
-                        _log.info("input ignored", reason=str(exc))
-            if table is None or not payloads:
-                offsets = consumed() if alone else {}
-                if offsets:
-                    self._append([], envelope.stream_id, offsets)
-                return False
-            offsets = consumed()
-            self._commit(
-                table, payloads, at, causation_id=envelope.event_id, consumed=offsets or None
-            )
-            return True
+        offsets = consumed()
+        core.commit(table, payloads, at, causation_id=envelope.event_id, consumed=offsets or None)
+        return True
 
-    def _react(self, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
-        if isinstance(
-            payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
-        ):
-            return table.close_proof(payload)
-        if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
-            return table.match_money(payload, at)
-        if isinstance(payload, ledger_pb.MatchSettled):
-            return table.match_settled(payload)
-        ctx = table.ctx
-        if ctx is None or hand_id != ctx.hand_id:
-            return []
-        if isinstance(payload, ledger_pb.StakeRejected):
-            return table.stake_rejected(payload, at)
-        if isinstance(payload, ledger_pb.StakesReserved):
-            cmds: list[rc.Command] = [
-                rc.RecordStakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths, at_ms=at)
-                for r in payload.reservations
-            ]
-            return table.hand_commands(cmds)
-        if isinstance(payload, fairness_pb.SeedCommitted):
-            return table.hand_commands(
-                [rc.RecordSeedCommitment(commitment=payload.commitment_sha256.hex(), at_ms=at)]
-            )
-        if isinstance(payload, dealer_pb.HandDealt):
-            (dealt,) = codec.from_payload(payload, ctx, at)
-            assert isinstance(dealt, HandDealt)
-            deal = rc.Deal(
-                hands=dealt.hands,
-                wild_cut=dealt.wild_cut,
-                first_open=dealt.first_open,
-                stock=dealt.stock,
-                at_ms=at,
-            )
-            return table.hand_commands([deal])
-        if isinstance(payload, dealer_pb.StockReshuffled):
-            stock = tuple(codec.card_from_pb(c, ctx.shoe) for c in payload.stock)
-            return table.hand_commands(
-                [rc.RecordStockReshuffled(reshuffle_no=payload.reshuffle_no, stock=stock, at_ms=at)]
-            )
-        if isinstance(payload, clock_pb.TurnDeadlinePassed):
-            return table.hand_commands([rc.TurnTimeout(turn_no=payload.turn_no, at_ms=at)])
-        if isinstance(payload, clock_pb.SeedWindowClosed):
-            return table.hand_commands([rc.TurnTimeout(turn_no=0, at_ms=at)])
+
+def react(core: TableCore, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
+    if isinstance(
+        payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
+    ):
+        return table.close_proof(payload)
+    if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
+        return match_hosting.match_money(table, payload, at)
+    if isinstance(payload, ledger_pb.MatchSettled):
+        return match_hosting.match_settled(table, payload)
+    ctx = table.ctx
+    if ctx is None or hand_id != ctx.hand_id:
         return []
+    if isinstance(payload, ledger_pb.StakeRejected):
+        return closing.stake_rejected(table, payload, at)
+    if isinstance(payload, ledger_pb.StakesReserved):
+        cmds: list[rc.Command] = [
+            rc.RecordStakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths, at_ms=at)
+            for r in payload.reservations
+        ]
+        return table.hand_commands(cmds)
+    if isinstance(payload, fairness_pb.SeedCommitted):
+        return table.hand_commands(
+            [rc.RecordSeedCommitment(commitment=payload.commitment_sha256.hex(), at_ms=at)]
+        )
+    if isinstance(payload, dealer_pb.HandDealt):
+        (dealt,) = codec.from_payload(payload, ctx, at)
+        assert isinstance(dealt, HandDealt)
+        deal = rc.Deal(
+            hands=dealt.hands,
+            wild_cut=dealt.wild_cut,
+            first_open=dealt.first_open,
+            stock=dealt.stock,
+            at_ms=at,
+        )
+        return table.hand_commands([deal])
+    if isinstance(payload, dealer_pb.StockReshuffled):
+        stock = tuple(codec.card_from_pb(c, ctx.shoe) for c in payload.stock)
+        return table.hand_commands(
+            [rc.RecordStockReshuffled(reshuffle_no=payload.reshuffle_no, stock=stock, at_ms=at)]
+        )
+    if isinstance(payload, clock_pb.TurnDeadlinePassed):
+        return table.hand_commands([rc.TurnTimeout(turn_no=payload.turn_no, at_ms=at)])
+    if isinstance(payload, clock_pb.SeedWindowClosed):
+        return table.hand_commands([rc.TurnTimeout(turn_no=0, at_ms=at)])
+    return []
 
 
 @dataclass

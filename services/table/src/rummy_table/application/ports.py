@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 from typing import Any, Literal, Protocol, get_args
 
-from rummy_game.table import Table
 from rummy_platform.envelope import Envelope
 from rummy_rules.commands import Command
 from rummy_table.application.projection import Projection
+from rummy_table.domain.table import Table
 
 #: ``action`` label of ``rummy_table_action_latency_seconds``: the player calls that are timed.
 Action = Literal[

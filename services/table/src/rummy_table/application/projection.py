@@ -1,7 +1,7 @@
 """Every table in memory, rebuilt by replaying the table stream.
 
-:class:`Projection` holds the :class:`~rummy_game.table.Table` of each table id and folds each
-envelope into it (live after an append, or on replay at start). Two kinds of locks:
+:class:`Projection` holds the :class:`~rummy_table.domain.table.Table` of each table id and folds
+each envelope into it (live after an append, or on replay at start). Two kinds of locks:
 
 - ``lock`` guards the in-memory state of every table (folding an envelope, reading a view). It is
   held for microseconds and never across I/O, so a read never waits for a Kafka write.
@@ -26,12 +26,12 @@ from collections.abc import Callable, Iterable
 from rummy.table.v1 import events_pb2 as pb
 from rummy_game import stream_codec as codec
 from rummy_game import wires
-from rummy_game.table import DecisionObserver, Table
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.skips import SKIPPED
 from rummy_rules.rules import RuleSetError
+from rummy_table.domain.table import DecisionObserver, Table
 
 _log = get_logger(__name__)
 

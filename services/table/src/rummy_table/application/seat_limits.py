@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from rummy_game.table import Table
 from rummy_platform.errors import FailedPrecondition, Unavailable
 from rummy_rules.settlement import reservation_hundredths
+from rummy_table.domain.table import Table
 
 
 class LimitsUnavailable(Exception):

@@ -14,10 +14,10 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import stream_codec as codec
 from rummy_game import wires
 from rummy_game.moves import moves_to_pb
-from rummy_game.table import Table
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.variant import DeadlineKind
+from rummy_table.domain.table import Table
 
 #: The spectator's seat number for the rules' view (holds no cards).
 SPECTATOR = -1

@@ -29,12 +29,12 @@ from collections.abc import AsyncIterator
 from typing import NamedTuple, cast
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game.table import Table
 from rummy_platform.errors import NotFound
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.view import PlayerView as RulesView
 from rummy_table.application.app import TableApp
+from rummy_table.domain.table import Table
 from rummy_table.entrypoints.views import (
     SPECTATOR,
     _wire_cards,

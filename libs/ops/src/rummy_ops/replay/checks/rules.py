@@ -1,5 +1,6 @@
-"""The ``rules`` check: re-decide each recorded input as the table does (the table's own
-``Table.hand_commands``) and compare every derived event and its payload with the record."""
+"""The ``rules`` check: re-decide each recorded input as the table does (the step the table
+service shares: :func:`rummy_game.hand_payloads.hand_payloads`) and compare every derived
+event and its payload with the record."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import stream_codec as codec
 from rummy_game import upcast, wires
 from rummy_game.bundle import bundle_of
-from rummy_game.table import Table
+from rummy_game.hand_payloads import hand_payloads
 from rummy_ops.replay.checks.mismatch import difference, pb_diff
 from rummy_ops.replay.checks.record import (
     HandReplay,
@@ -81,7 +82,6 @@ def rederive(
     """Fold the hand by re-deciding each recorded input as the table does, under the variant the
     hand pinned; stops at the first difference, in an event or in its payload."""
     state = variant.initial_state()
-    table = Table(ctx.hand_id, table_pb.TableOpened(), ctx.rule_set, variant)
     i = 0
     while i < len(recorded):
         item = recorded[i]
@@ -98,7 +98,7 @@ def rederive(
             )
             return state
         try:
-            derived, payloads = _decide(table, ctx, variant, state, command, at_ms)
+            derived, payloads = _decide(ctx, variant, state, command, at_ms)
         except RuleViolation as exc:
             report.findings.append(finding(item.envelope, "rules", f"the rules refuse it: {exc}"))
             return state
@@ -196,7 +196,6 @@ def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
 
 
 def _decide(
-    table: Table,
     ctx: codec.HandContext,
     variant: Variant[Any],
     state: Any,
@@ -204,13 +203,13 @@ def _decide(
     at_ms: int,
 ) -> tuple[list[ev.Event], list[Message]]:
     """The events ``command`` causes in ``state`` and their payloads, one payload per event, as
-    the table service writes them (``Table.hand_commands``: the automatic flag of a timed-out
-    seat's draw and discard, deadwood points, accounts, reasons). Raises RuleViolation."""
+    the table service writes them (:func:`~rummy_game.hand_payloads.hand_payloads`: the
+    automatic flag of a timed-out seat's draw and discard, deadwood points, accounts, reasons).
+    Raises RuleViolation."""
     if isinstance(command, cmd.StartHand):
         (started,) = variant.decide(state, command)
         assert isinstance(started, ev.HandStarted)
         return [started], [codec.hand_started_to_pb(started, ctx.hand_no)]
-    table.hand, table.ctx = state, ctx
-    payloads = table.hand_commands([command])
+    payloads = [p for p, _ in hand_payloads(variant, state, ctx, [command])]
     events = [e for p in payloads for e in codec.from_payload(p, ctx, at_ms)]
     return events, payloads

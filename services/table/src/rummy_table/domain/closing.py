@@ -1,0 +1,156 @@
+"""Closing and aborts: an operator's CloseTable, and a hand (or match) aborted because another
+service did not answer in time, or because the ledger could not hold a seat's stake.
+
+Closing: from TableClosing on no hand starts and no seat is taken; a hand being played plays
+out, and the facts that end it are followed (in the same transaction) by a TablePlayerLeft for
+every seat still taken and TableClosed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+
+from rummy.dealer.v1 import events_pb2 as dealer_pb
+from rummy.fairness.v1 import events_pb2 as fairness_pb
+from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.match.v1 import match_pb2 as mpb
+from rummy.table.v1 import events_pb2 as pb
+from rummy_rules.commands import AbortHand
+
+from . import match_hosting
+from .errors import WrongState
+
+if TYPE_CHECKING:
+    from .table import Table
+
+#: The reason of a match aborted by an operator's CloseTable.
+_CLOSED_MID_MATCH = "the table was closed by an operator mid-match"
+#: A match whose deals were voided this many times in a row (the last one by a service gone past
+#: its deadline) is aborted: no redeal is possible within the deadline.
+MAX_DEALS_VOIDED_IN_A_ROW = 2
+
+
+def _name(cls: type[Message]) -> str:
+    return cls.DESCRIPTOR.full_name
+
+
+def close(table: Table, operator_account_id: str, reason: str, at_ms: int = 0) -> list[Message]:
+    """TableClosing by ``operator_account_id``; when no hand is being played, also every
+    seat's TablePlayerLeft and TableClosed. Raises WrongState if the table is
+    already closing or closed."""
+    if table.closing:
+        raise WrongState(f"table {table.table_id} is already {table.state_name}")
+    out: list[Message] = [pb.TableClosing(operator_account_id=operator_account_id, reason=reason)]
+    if not table.hand_running:
+        out += match_hosting.abort_match(table, out, _CLOSED_MID_MATCH, at_ms)
+        out += stand_up_and_close(table, out)
+    return out
+
+
+def follow_up(table: Table, payloads: Sequence[Message], at_ms: int) -> list[Message]:
+    """What follows ``payloads`` (about to be appended) in the same transaction: at a match
+    table, the deal's result when they end its hand (RecordDeal; an aborted hand voids the
+    deal); at a closing table whose hand they end, the match aborted (when it is not over),
+    every seat still taken stood up and the table closed; else nothing."""
+    ended = next((p for p in payloads if isinstance(p, pb.HandEnded | pb.HandAborted)), None)
+    if ended is None:
+        return []
+    out = match_hosting.record_deal(table, payloads, ended, at_ms)
+    if table.closing and not table.closed:
+        before = [*payloads, *out]
+        out += match_hosting.abort_match(table, before, _CLOSED_MID_MATCH, at_ms)
+        out += stand_up_and_close(table, [*before, *out])
+    return out
+
+
+def stand_up_and_close(table: Table, before: Sequence[Message]) -> list[Message]:
+    left = {p.seat for p in before if isinstance(p, pb.TablePlayerLeft)}
+    out: list[Message] = [
+        pb.TablePlayerLeft(seat=seat, account_id=info.account_id, during_hand=False)
+        for seat, info in sorted(table.seats.items())
+        if seat not in left
+    ]
+    return [*out, pb.TableClosed()]
+
+
+def overdue_reason(table: Table, now_ms: int, wait_ms: int, wait_text: str) -> str | None:
+    """Why the current hand (or match) is to be aborted at ``now_ms``: the hand runs,
+    nothing in it is timed by the clock (the variant's ``deadline`` is None: it waits for
+    another service's answer, the ledger's stakes, fairness's commitment or the dealer's
+    deal) and its last fact is ``wait_ms`` (ms) old or older. The reason names what is
+    missing and ends "within ``wait_text``" (e.g. "the dealer did not deal within 60 s").
+    At a match table with no hand running: the money the match awaits (entries, a rejoin,
+    a game's stake) was asked for ``wait_ms`` ago or more. None when nothing is overdue."""
+    if not table.hand_running:
+        return money_overdue(table, now_ms, wait_ms, wait_text)
+    if table.variant.deadline(table.hand) is not None:
+        return None
+    if now_ms - table.hand_since_ms < wait_ms:
+        return None
+    return f"{missing_answer(table)} within {wait_text}"
+
+
+def money_overdue(table: Table, now_ms: int, wait_ms: int, wait_text: str) -> str | None:
+    match = table.match
+    since = match.awaiting_since_ms() if match is not None and match.running else None
+    if match is None or since is None or now_ms - since < wait_ms:
+        return None
+    asked = " and ".join(sorted({purpose for purpose, _ in match.awaiting}))
+    return f"no deal could start: the ledger did not hold the {asked} within {wait_text}"
+
+
+def missing_answer(table: Table) -> str:
+    got = table.hand_inputs
+    if _name(pb.SeedsLocked) in got and _name(dealer_pb.HandDealt) not in got:
+        return "the dealer did not deal"
+    missing = [
+        text
+        for cls, text in (
+            (ledger_pb.StakesReserved, "the ledger did not reserve the stakes"),
+            (fairness_pb.SeedCommitted, "fairness did not commit the seed"),
+        )
+        if _name(cls) not in got
+    ]
+    if missing:
+        return " and ".join(missing)
+    phase = table.variant.view(table.hand, -1).phase
+    return f"no service answered the hand waiting in phase {phase}"
+
+
+def abort_overdue(table: Table, reason: str, at_ms: int) -> list[Message]:
+    """The current hand aborted for ``reason`` (a service gone past its deadline, see
+    :meth:`overdue_reason`): every reservation is released, the seed revealed, nothing else
+    moves. At a match table the deal is voided (replayed with the same seats); when that
+    makes :data:`MAX_DEALS_VOIDED_IN_A_ROW` voided deals in a row, no redeal is possible
+    within the deadline and the match is aborted too (every entry released). Raises
+    WrongState if no hand runs, RuleViolation if the variant refuses the abort.
+
+    With no hand running, the match whose money the ledger did not hold in time is
+    aborted (no deal can start: every entry released)."""
+    if not table.hand_running:
+        return match_hosting.abort_match(table, [], reason, at_ms)
+    out = table.hand_commands([AbortHand(reason=reason, at_ms=at_ms)])
+    ended = next((p for p in out if isinstance(p, pb.HandAborted)), None)
+    match = table.match
+    if ended is None or match is None:
+        return out
+    out += match_hosting.record_deal(table, out, ended, at_ms)
+    voided = sum(isinstance(p, mpb.DealVoided) for p in out)
+    if voided and match.deals_voided_in_a_row() + voided >= MAX_DEALS_VOIDED_IN_A_ROW:
+        why = f"no redeal was possible within the deadline ({reason})"
+        out += match_hosting.abort_match(table, out, why, at_ms)
+    return out
+
+
+def stake_rejected(table: Table, rejected: ledger_pb.StakeRejected, at_ms: int) -> list[Message]:
+    """The ledger could not hold a seat's reservation: record it (the seat sits out of later
+    hands) and abort the hand before the deal (every reservation is released, nothing else
+    moves); the next hand starts without that seat."""
+    out: list[Message] = [rejected]
+    if table.hand_running:
+        reason = f"seat {rejected.seat} could not cover the reservation"
+        out += table.hand_commands([AbortHand(reason=reason, at_ms=at_ms)])
+    return out
