@@ -19,6 +19,7 @@ from rummy_table.application.seat_limits import (
     SeatCheck,
     seat_stake_hundredths,
 )
+from rummy_table.domain.table import Table
 
 
 @dataclass
@@ -95,17 +96,29 @@ def test_a_seated_player_retrying_is_not_asked_again() -> None:
 @pytest.mark.parametrize(
     ("options", "stake"),
     [
-        (match_pb2.MatchOptions(pool=match_pb2.PoolOptions(entry_fee_hundredths=1001)), 1001),
-        (match_pb2.MatchOptions(deals=match_pb2.DealsOptions(entry_fee_hundredths=500)), 500),
         (
             match_pb2.MatchOptions(
-                game_to=match_pb2.GameToOptions(point_value_hundredths=5, max_game_points=200)
+                pool=match_pb2.PoolOptions(target=101, entry_fee_hundredths=1001)
+            ),
+            1001,
+        ),
+        (
+            match_pb2.MatchOptions(deals=match_pb2.DealsOptions(deals=2, entry_fee_hundredths=500)),
+            500,
+        ),
+        (
+            match_pb2.MatchOptions(
+                game_to=match_pb2.GameToOptions(
+                    target=100, games=1, point_value_hundredths=5, max_game_points=200
+                )
             ),
             1000,
         ),
         (
             match_pb2.MatchOptions(
-                hollywood=match_pb2.HollywoodOptions(point_value_hundredths=5, max_game_points=200)
+                hollywood=match_pb2.HollywoodOptions(
+                    target=100, point_value_hundredths=5, max_game_points=200
+                )
             ),
             3000,
         ),
@@ -115,6 +128,8 @@ def test_a_match_tables_one_reservation_is_its_entry_or_its_games_cap(
     options: match_pb2.MatchOptions, stake: int
 ) -> None:
     world = World()
-    table = world.app.projection.tables[world.open_table()]
-    table.opened = pb.TableOpened(table_id=table.table_id, match=options)
+    opened = pb.TableOpened()
+    opened.CopyFrom(world.app.projection.tables[world.open_table()].opened)
+    opened.match.CopyFrom(options)
+    table = Table.for_opened(opened, None)
     assert seat_stake_hundredths(table) == stake

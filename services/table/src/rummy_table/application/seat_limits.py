@@ -47,24 +47,13 @@ class SeatLimits(Protocol):
 
 
 def seat_stake_hundredths(table: Table) -> int:
-    """The most one reservation at ``table`` holds from a seat (hundredths): a points hand's
-    (max loss x point value), a match's entry fee, a game's cap x point value (Hollywood: three
-    columns' caps, reserved at once); 0 at a free table."""
-    match = table.opened.match if table.opened.HasField("match") else None
-    chosen = None if match is None else match.WhichOneof("format")
-    if match is None or chosen in (None, "single"):
-        return reservation_hundredths(table.rule_set)
-    if chosen == "pool":
-        return match.pool.entry_fee_hundredths
-    if chosen == "deals":
-        return match.deals.entry_fee_hundredths
-    if chosen == "best_of":
-        return match.best_of.entry_fee_hundredths
-    if chosen == "game_to":
-        return match.game_to.point_value_hundredths * match.game_to.max_game_points
-    if chosen == "hollywood":
-        return 3 * match.hollywood.point_value_hundredths * match.hollywood.max_game_points
-    return 0
+    """The most one reservation at ``table`` holds from a seat (hundredths of a House Token):
+    a match format's own hold (``MatchFormat.hold_hundredths``: an entry fee, a game's cap x
+    point value, Hollywood's three columns), else a points hand's reservation (max loss x point
+    value; 0 at a free table)."""
+    if table.match is not None:
+        return table.match.fmt.hold_hundredths
+    return reservation_hundredths(table.rule_set)
 
 
 def ask_before_seating(limits: SeatLimits | None, table: Table | None, account_id: str) -> None:
