@@ -172,7 +172,11 @@ class GameTo(MatchRules):
             if len(tied) > 1:
                 return (TieBreakDue(seats=tied),)
             playing = tied
-        winner = playing[0]
+        return self._won(state, playing[0], at_ms)
+
+    def _won(self, state: MatchState, winner: int, at_ms: int) -> tuple[Event, ...]:
+        """The open game's end won by ``winner``: the game-end scoring, the game's settlement
+        (each seat that left or forfeited loses at the cap), and the match's end if it is."""
         gone = state.out_seats
         lost_at_cap = state.forfeited | {
             seat for seat in state.game_seats if gone.get(seat) is OutReason.LEFT
