@@ -29,7 +29,7 @@ from typing import Any
 from ..cards import Card, CardParseError, format_cards, parse_card, parse_cards
 from ..cases import CaseError, CaseGames, check_decks
 from . import play
-from .melds import TableMeld, card_points, group_kind, hand_points, laid_out
+from .melds import Rummy500Layoff, TableMeld, card_points, group_kind, hand_points, laid_out
 
 GAMES = ("rummy500",)
 TARGET = 500
@@ -90,9 +90,7 @@ def _score(given: Mapping[str, Any]) -> dict[str, Any]:
             if not 0 <= item[1] < len(melds) or not melds[item[1]].takes(card):
                 raise CaseError(f"laid_off[{k}]: {card.face} does not extend meld {item[1]}")
             meld = melds[item[1]]
-            laid_points += replace(meld, layoffs=(play.Rummy500Layoff(card, 0),)).points_of(
-                card, low
-            )
+            laid_points += replace(meld, layoffs=(Rummy500Layoff(card, 0),)).points_of(card, low)
         elif isinstance(item, str):
             laid_points += card_points(_group([item], f"laid_off[{k}]")[0])
         else:
