@@ -1,10 +1,12 @@
-"""Every rummy500 case of the rules cases through the rules CLI, in the shape each is written
+"""Every rummy500 case of the rules cases through the real rules CLI, in the shape each is written
 (docs/rules/rummy500.md#rules-cases), and more digs, melds and scores than the file holds."""
 
 from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -14,7 +16,7 @@ from rummy_rules import cases
 from rummy_rules.cli import evaluate_stream
 from rummy_rules.rummy500.cases import RUMMY500_CASES
 
-cases.register(RUMMY500_CASES)  # as the Rummy 500 bundle's install() does
+cases.register(RUMMY500_CASES)  # in this process, as the Rummy 500 bundle's install() does
 
 
 def answer(*lines: dict[str, Any]) -> list[dict[str, Any]]:
@@ -25,10 +27,18 @@ def answer(*lines: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def answers() -> dict[str, dict[str, Any]]:
-    sink = io.StringIO()
-    with cases_path().open(encoding="utf-8") as source:
-        evaluate_stream(source, sink)
-    return {o["id"]: o for o in map(json.loads, sink.getvalue().splitlines())}
+    """The whole cases file through the real CLI (``python -m rummy_rules evaluate``: the
+    Rummy 500 bundle is found by its entry point)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "rummy_rules", "evaluate"],
+        input=cases_path().read_text(encoding="utf-8"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0
+    return {o["id"]: o for o in map(json.loads, done.stdout.splitlines())}
 
 
 def test_the_cases_file_has_rummy500_cases() -> None:

@@ -113,32 +113,40 @@ class Rummy500GoOut(Command):
 
 @dataclass(frozen=True, kw_only=True)
 class Rummy500PileTaken(Event):
-    """``seat`` took ``cards`` (bottom first; ``cards[0]`` the deepest) off the discard pile."""
+    """``seat`` took ``cards`` (bottom first; ``cards[0]`` the deepest) off the discard pile,
+    to meld the deepest in ``meld`` or lay it off on meld ``lay_off_on`` (the command's input;
+    the Melded or LaidOff with ``from_pile`` that follows does it)."""
 
     seat: int
     turn_no: int
     cards: tuple[Card, ...]
+    meld: tuple[Card, ...] = ()
+    lay_off_on: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Rummy500Melded(Event):
-    """``seat`` laid meld ``meld_id`` (``set`` or ``run``) of ``cards`` face up."""
+    """``seat`` laid meld ``meld_id`` (``set`` or ``run``) of ``cards`` face up; ``from_pile``:
+    the meld of a dig's deepest card."""
 
     seat: int
     turn_no: int
     meld_id: int
     kind: str
     cards: tuple[Card, ...]
+    from_pile: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
 class Rummy500LaidOff(Event):
-    """``seat`` laid ``card`` off on meld ``meld_id``; it scores for ``seat``."""
+    """``seat`` laid ``card`` off on meld ``meld_id``; it scores for ``seat``. ``from_pile``: the
+    lay-off of a dig's deepest card."""
 
     seat: int
     turn_no: int
     card: Card
     meld_id: int
+    from_pile: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -296,10 +304,10 @@ def _meld_events(
     hand: tuple[Card, ...],
     groups: Sequence[tuple[Card, ...]],
     first_id: int,
-) -> tuple[list[Event], tuple[Card, ...]]:
+) -> tuple[list[Rummy500Melded], tuple[Card, ...]]:
     """The Melded events of ``groups`` from ``hand`` (ids from ``first_id``) and the hand left.
     Raises RuleViolation for a group that is no meld or a card not in the hand."""
-    events: list[Event] = []
+    events: list[Rummy500Melded] = []
     for k, group in enumerate(groups):
         if len(set(group)) != len(group):
             raise _refuse(ErrorCode.INVALID_CARD, "a group names the same card twice")
@@ -373,7 +381,11 @@ def _dig(state: Rummy500Play, c: Rummy500TakeFromPile) -> list[Event]:
         )
     taken = state.pile[-c.depth :]
     deepest = taken[0]
-    events: list[Event] = [Rummy500PileTaken(seat=c.seat, turn_no=c.turn_no, cards=taken)]
+    events: list[Event] = [
+        Rummy500PileTaken(
+            seat=c.seat, turn_no=c.turn_no, cards=taken, meld=c.meld, lay_off_on=c.lay_off_on
+        )
+    ]
     hand = (*state.hand_of(c.seat), *taken)
     if c.meld:
         if deepest not in c.meld:
@@ -381,10 +393,11 @@ def _dig(state: Rummy500Play, c: Rummy500TakeFromPile) -> list[Event]:
                 ErrorCode.INVALID_COMMAND, f"the meld must hold the deepest card taken, {deepest}"
             )
         melded, _ = _meld_events(state, c.seat, hand, (c.meld,), len(state.melds) + 1)
-        events += melded
+        events += [replace(e, from_pile=True) for e in melded]
     else:
         assert c.lay_off_on is not None
-        events.append(_layoff_event(state.melds, c.seat, c.turn_no, deepest, c.lay_off_on))
+        laid = _layoff_event(state.melds, c.seat, c.turn_no, deepest, c.lay_off_on)
+        events.append(replace(laid, from_pile=True))
     return _close(state, c.seat, events)
 
 
@@ -396,9 +409,10 @@ def _draw(state: Rummy500Play, seat: int, turn_no: int) -> list[Event]:
 
 def _go_out(state: Rummy500Play, c: Rummy500GoOut) -> list[Event]:
     _check_turn(state, c.seat, c.turn_no, Phase.PLAY)
-    events, hand = _meld_events(
+    melded, hand = _meld_events(
         state, c.seat, state.hand_of(c.seat), c.groups, len(state.melds) + 1
     )
+    events: list[Event] = list(melded)
     melds = fold(events, state).melds
     for lay in c.layoffs:
         hand = _take_out(hand, (lay.card,), "lay-off")
@@ -466,10 +480,10 @@ def decide(state: Rummy500Play, command: Command) -> tuple[Event, ...]:
         _check_turn(state, command.seat, command.turn_no, Phase.PLAY)
         if not command.groups:
             raise _refuse(ErrorCode.INVALID_COMMAND, "a meld names at least one group")
-        events, _ = _meld_events(
+        melded, _ = _meld_events(
             state, command.seat, state.hand_of(command.seat), command.groups, len(state.melds) + 1
         )
-        return tuple(_close(state, command.seat, events))
+        return tuple(_close(state, command.seat, list(melded)))
     if isinstance(command, Rummy500LayOff):
         _check_turn(state, command.seat, command.turn_no, Phase.PLAY)
         _take_out(state.hand_of(command.seat), (command.card,), "lay-off")
