@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from google.protobuf import any_pb2
 from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
@@ -33,7 +32,7 @@ from rummy.rummy500.v1 import view_pb2 as view_pb
 from rummy_rules.commands import Command
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
-from rummy_rules.rules import RuleSet, RuleSetError
+from rummy_rules.rules import RuleSet
 from rummy_rules.rummy500 import play
 from rummy_rules.rummy500.cases import RUMMY500_CASES
 from rummy_rules.rummy500.melds import Rummy500Layoff, TableMeld
@@ -43,12 +42,14 @@ from rummy_rules.rummy500.variant import RUMMY500, Rummy500State
 from .bundle import CounterSeries, Outcome, VariantBundle
 from .wire import (
     HandContext,
+    OwnAnswers,
     StreamCodecError,
     card_from_pb,
     card_to_pb,
     cards_from_pb,
     cards_to_pb,
     given,
+    packed_options,
 )
 
 
@@ -117,10 +118,11 @@ def rummy500_view_to_pb(view: play.Rummy500View, shoe: Shoe) -> view_pb.Rummy500
     return out
 
 
-class Rummy500Wire:
+class Rummy500Wire(OwnAnswers):
     """The Rummy 500 wire (see the module)."""
 
     variant = RUMMY500_VARIANT
+    answer_type: type[Message] = rpb.Rummy500Answer
     event_types: tuple[type[Message], ...] = (
         rpb.Rummy500PileTaken,
         rpb.Rummy500Melded,
@@ -139,14 +141,9 @@ class Rummy500Wire:
         self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
     ) -> RuleSet:
         default = rummy500_options(house)
-        arm = options.WhichOneof("variant_options")
-        if arm is None:
+        sent = packed_options(options, rules_pb.Rummy500Options())
+        if sent is None:
             return house
-        sent = rules_pb.Rummy500Options()
-        if arm != "other_variant" or not options.other_variant.Unpack(sent):
-            raise RuleSetError(
-                "rule_set.variant_options", "a rummy.rummy500.v1.Rummy500Options", arm
-            )
         chosen = Rummy500Options(low_ace_one=given(sent, "low_ace_one", default.low_ace_one))
         return replace(house, options=chosen)
 
@@ -340,19 +337,6 @@ class Rummy500Wire:
                 round_ended=any(isinstance(p, rpb.Rummy500RoundEnded) for p in payloads),
             )
         return None
-
-    def request_command(self, request: Message) -> Message | None:
-        return None
-
-    def request_answer(self, request: Message, answer: Message | None) -> Message | None:
-        return None
-
-    def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
-        answer = rpb.Rummy500Answer()
-        return answer if packed.Unpack(answer) else None
-
-    def accepted(self, answer: Message) -> bool:
-        return True
 
 
 #: The Rummy 500 wire (its bundle registers it).

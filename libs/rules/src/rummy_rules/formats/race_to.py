@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 from ..errors import ErrorCode
 from ..events import Event
-from .base import after, refuse
+from .base import refuse
 from .game_to import GameTo
-from .messages import DealResult, SeatForfeitedGame, TieBreakDue
-from .state import MatchState, pairs
+from .messages import DealResult, TieBreakDue
+from .state import MatchState
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,9 @@ class RaceTo(GameTo):
     def takes_drawn_deals(self) -> bool:
         return False
 
-    def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
+    def _deal_totals(self, state: MatchState, result: DealResult) -> dict[int, int]:
+        """Each seat dealt in adds its own signed score (``result.scores``; none given: 0).
+        Raises RuleViolation(INVALID_DEAL) for scores of other seats than those dealt in."""
         scores = dict(result.scores)
         if result.scores and sorted(scores) != sorted(state.deal_seats):
             raise refuse(
@@ -57,18 +59,11 @@ class RaceTo(GameTo):
         totals = dict(state.totals)
         for seat in state.deal_seats:
             totals[seat] = totals.get(seat, 0) + scores.get(seat, 0)
-        events: tuple[Event, ...] = (
-            self._scored(state, result, totals=pairs(totals)),
-            *self._left_mid_deal(state, result),
-        )
-        if self.missed_turns_lose_game:
-            events += tuple(
-                SeatForfeitedGame(seat=seat)
-                for seat in sorted(result.timed_out - result.left)
-                if seat not in state.forfeited
-            )
-        contenders = state.deal_seats if state.tie_break else ()
-        return events + self._race_decided(after(state, events), contenders, at_ms)
+        return totals
+
+    def _after_deal(self, played: MatchState, state: MatchState, at_ms: int) -> tuple[Event, ...]:
+        contenders = played.deal_seats if played.tie_break else ()
+        return self._race_decided(state, contenders, at_ms)
 
     def _race_decided(
         self, state: MatchState, contenders: Collection[int], at_ms: int

@@ -22,38 +22,24 @@ from dataclasses import dataclass, replace
 from .. import codec, lifecycle
 from ..bot import VariantBot
 from ..commands import (
-    AbortHand,
     Command,
-    ContributeClientSeed,
     Deal,
     LeaveHand,
-    RecordSeedCommitment,
-    RecordStakeReserved,
-    StartHand,
     TurnTimeout,
 )
-from ..errors import ErrorCode
 from ..events import (
-    ClientSeedContributed,
     Event,
     HandAborted,
     HandDealt,
     HandEnded,
-    HandStarted,
     ScoredGroup,
-    SeatAccount,
     SeatResult,
-    SeatSeed,
-    SeedsLocked,
-    StakeReserved,
-    TurnStarted,
 )
 from ..events import redact as generic_redact
 from ..formats.messages import LEFT_OUTCOME, DealRules
 from ..lifecycle import HandPhase
-from ..lifecycle import fail as _fail
 from ..lifecycle import require_phase as _require
-from ..rules import RuleSet, RuleSetError, VariantOptions
+from ..rules import RuleSet, VariantOptions
 from ..settlement import settle
 from ..shuffle import deal_order
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
@@ -74,45 +60,14 @@ SCORED_OUTCOME = "scored"
 
 
 @dataclass(frozen=True)
-class Rummy500State:
-    """One round around its play: the seats (ascending) and their accounts, the seats whose
-    stake is recorded, the seed commitment and window, the client seeds, the play itself (from
-    the deal), the clock's deadline of the turn on and the closing event."""
+class Rummy500State(lifecycle.SeatedHand):
+    """One round around its play: the hand's life (``lifecycle.SeatedHand``: seats, stakes,
+    seeds, the turn's deadline, the closing event) and the play itself (from the deal)."""
 
-    phase: HandPhase = HandPhase.NOT_STARTED
-    hand_id: str = ""
-    rule_set: RuleSet | None = None
-    dealer_seat: int = -1
-    seats: tuple[SeatAccount, ...] = ()
-    staked: tuple[int, ...] = ()
-    commitment: str | None = None
-    seed_deadline_ms: int | None = None
-    seeds: tuple[SeatSeed, ...] = ()
     play: Rummy500Play = Rummy500Play()
-    turn_deadline_ms: int | None = None
-    result: HandEnded | HandAborted | None = None
-
-    def account(self, seat: int) -> SeatAccount | None:
-        return next((s for s in self.seats if s.seat == seat), None)
-
-    def seat_numbers(self) -> tuple[int, ...]:
-        return tuple(s.seat for s in self.seats)
-
-    def stake_recorded(self, seat: int) -> bool:
-        return seat in self.staked
-
-    def client_seed(self, seat: int) -> str | None:
-        return next((s.seed_hex for s in self.seeds if s.seat == seat), None)
 
 
 codec.register(Rummy500State, Rummy500Play)
-
-
-def _check_rule_set(rule_set: RuleSet) -> None:
-    try:
-        RUMMY500.check_rule_set(rule_set)
-    except RuleSetError as exc:
-        raise _fail(ErrorCode.INVALID_COMMAND, str(exc)) from None
 
 
 def _deal(state: Rummy500State, c: Deal) -> list[Event]:
@@ -205,44 +160,21 @@ def _leave(state: Rummy500State, c: LeaveHand) -> list[Event]:
 def decide(state: Rummy500State, command: Command) -> tuple[Event, ...]:
     """The events ``command`` causes in ``state``; ``()`` for a stale timeout. Raises
     RuleViolation."""
-    if isinstance(command, StartHand):
-        return (lifecycle.start_hand(state, command, _check_rule_set),)
-    if isinstance(command, RecordStakeReserved):
-        return tuple(lifecycle.record_stake(state, command, apply))
-    if isinstance(command, RecordSeedCommitment):
-        return tuple(lifecycle.record_commitment(state, command, apply))
-    if isinstance(command, ContributeClientSeed):
-        return tuple(lifecycle.contribute_seed(state, command, apply))
+    lived = lifecycle.decide_before_play(state, command, RUMMY500.check_rule_set, apply)
+    if lived is not None:
+        return lived
     if isinstance(command, Deal):
         return tuple(_deal(state, command))
     if isinstance(command, LeaveHand):
         return tuple(_leave(state, command))
-    if isinstance(command, AbortHand):
-        return tuple(lifecycle.abort(state, command))
     return tuple(_play(state, command))
 
 
 def apply(state: Rummy500State, event: Event) -> Rummy500State:
     """The state after ``event`` (never raises on a history ``decide`` produced)."""
-    if isinstance(event, HandStarted):
-        return Rummy500State(
-            phase=HandPhase.PREPARING,
-            hand_id=event.hand_id,
-            rule_set=event.rule_set,
-            dealer_seat=event.dealer_seat,
-            seats=tuple(sorted(event.seats, key=lambda s: s.seat)),
-        )
-    lived = lifecycle.apply_lifecycle(state, event)
+    lived = lifecycle.apply_seated(state, event)
     if lived is not None:
         return lived
-    if isinstance(event, StakeReserved):
-        return replace(state, staked=(*state.staked, event.seat))
-    if isinstance(event, ClientSeedContributed):
-        return replace(state, seeds=(*state.seeds, SeatSeed(event.seat, event.seed_hex)))
-    if isinstance(event, SeedsLocked):
-        return replace(
-            state, phase=HandPhase.AWAITING_DEAL, seed_deadline_ms=None, seeds=event.client_seeds
-        )
     if isinstance(event, HandDealt):
         assert state.rule_set is not None
         order = deal_order(state.seat_numbers(), state.dealer_seat)
@@ -256,8 +188,6 @@ def apply(state: Rummy500State, event: Event) -> Rummy500State:
             rummy500_options(state.rule_set).low_ace_one,
         )
         return replace(state, phase=HandPhase.PLAYING, play=started)
-    if isinstance(event, TurnStarted):
-        return replace(state, turn_deadline_ms=event.deadline_ms)
     return replace(state, play=play.apply(state.play, event))
 
 
@@ -344,8 +274,7 @@ class Rummy500(VariantRules):
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """A round of the match to 500: the table's rule set, free (the format holds the
         money); ``deal_rules`` changes nothing of a round."""
-        self.check_rule_set(table_rule_set)
-        return replace(table_rule_set, point_value_cents=0, commission_bps=0)
+        return self.free_rule_set(table_rule_set)
 
     def initial_state(self) -> Rummy500State:
         return Rummy500State()
