@@ -588,7 +588,7 @@ def fold(events: Iterable[Event], state: Rummy500Play) -> Rummy500Play:
 # -- legal moves -----------------------------------------------------------------------------------
 
 
-def _groups_with(cards: Sequence[Card], card: Card | None) -> list[tuple[Card, ...]]:
+def groups_with(cards: Sequence[Card], card: Card | None) -> list[tuple[Card, ...]]:
     """Every set (3 or 4, one card per suit) and every run window of ``cards`` (one copy of a
     face: the first), holding ``card`` when it is given; a finite list, no duplicates."""
     firsts: dict[str, Card] = {}
@@ -650,12 +650,12 @@ def legal_commands(state: Rummy500Play, seat: int, at_ms: int = 0) -> tuple[Comm
                             seat=seat, turn_no=n, depth=depth, lay_off_on=meld.meld_id, at_ms=at_ms
                         )
                     )
-            for group in _groups_with((*hand, *taken), deepest):
+            for group in groups_with((*hand, *taken), deepest):
                 out.append(
                     Rummy500TakeFromPile(seat=seat, turn_no=n, depth=depth, meld=group, at_ms=at_ms)
                 )
         return tuple(out)
-    for group in _groups_with(hand, None):
+    for group in groups_with(hand, None):
         out.append(Rummy500Meld(seat=seat, turn_no=n, groups=(group,), at_ms=at_ms))
     for card in dict.fromkeys(hand):
         for meld in state.melds:

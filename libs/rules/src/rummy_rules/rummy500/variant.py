@@ -263,7 +263,9 @@ class Rummy500(VariantRules):
 
     @property
     def bot(self) -> VariantBot | None:
-        return None
+        from .bot import RUMMY500_BOT  # the strategy reads this package's play
+
+        return RUMMY500_BOT
 
     def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
         """``rummy-500/1`` at ``seats`` (2-8). Its rounds are free: the money is the match's
