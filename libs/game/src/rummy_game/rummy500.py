@@ -364,6 +364,7 @@ RUMMY500_BUNDLE = VariantBundle(
         play.Rummy500SeatScore,
         play.Rummy500RoundEnded,
     ),
+    verifier_script="rummy500.js",
     docs=("docs/rules/rummy500.md", "docs/rules/formats.md"),
     outcomes=(
         Outcome("went_out", "went out", "O"),
