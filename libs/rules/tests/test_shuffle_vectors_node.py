@@ -13,9 +13,9 @@ import pytest
 
 from rummy_rules.deck import Shoe
 from rummy_rules.gin.rules import GIN_HAND_SIZE, GIN_SHOE, GinOptions
-from rummy_rules.rummy500.rules import ONE_DECK, TWO_DECKS, Rummy500Options
 from rummy_rules.indian.rules import IndianPointsRules, IndianShoes
 from rummy_rules.rules import DealShape
+from rummy_rules.rummy500.rules import ONE_DECK, TWO_DECKS, Rummy500Options
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 from rummy_testing.tools import required_executable
 
