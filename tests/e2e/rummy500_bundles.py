@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from dealt_in_process import start_and_deal
+
 from rummy_game import proof
 from rummy_rules import commands as cmd
 from rummy_rules import registry
 from rummy_rules.bot import Situation
-from rummy_rules.events import SeatAccount
 from rummy_rules.rummy500.rules import RUMMY500_VARIANT, rummy500_rule_set
-from rummy_rules.shuffle import ShuffleInputs, deal
 
 Bundle = dict[str, Any]
 T0 = 1_800_000_000_000
@@ -46,32 +46,18 @@ def rummy500_round(name: str, seats: int = 3, *, sleeper: int | None = None) -> 
         clock[0] += 1
         return clock[0]
 
-    run(
-        cmd.StartHand(
-            hand_id=hand_id,
-            seats=tuple(SeatAccount(s, f"acct-500-{s}") for s in numbers),
-            dealer_seat=dealer,
-            rule_set=rules,
-            at_ms=at(),
-        )
-    )
-    for s in numbers:
-        run(cmd.RecordStakeReserved(seat=s, amount_cents=0, at_ms=at()))
-    run(cmd.RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=at()))
-    for seat, seed in seeds.items():
-        run(cmd.ContributeClientSeed(seat=seat, seed_hex=seed.hex(), at_ms=at()))
-    layout = variant.deal_layout(rules)
-    inputs = ShuffleInputs(server_seed, hand_id, tuple((s, seeds[s]) for s in numbers))
-    dealt = deal(inputs, layout.shoe, numbers, dealer, layout.hand_size, layout.shape)
-    assert dealt.first_open is not None
-    run(
-        cmd.Deal(
-            hands=dealt.hands,
-            wild_cut=None,
-            first_open=dealt.first_open,
-            stock=dealt.stock,
-            at_ms=at(),
-        )
+    start_and_deal(
+        variant,
+        rules,
+        run,
+        at,
+        hand_id=hand_id,
+        seats=numbers,
+        dealer=dealer,
+        seeds=seeds,
+        server_seed=server_seed,
+        account_prefix="acct-500",
+        stake_cents=0,
     )
     bot = variant.bot
     assert bot is not None
