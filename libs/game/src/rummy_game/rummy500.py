@@ -26,6 +26,7 @@ from dataclasses import replace
 from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.rummy500.v1 import events_pb2 as rpb
 from rummy.rummy500.v1 import rules_pb2 as rules_pb
 from rummy.rummy500.v1 import view_pb2 as view_pb
@@ -39,7 +40,7 @@ from rummy_rules.rummy500.melds import Rummy500Layoff, TableMeld
 from rummy_rules.rummy500.rules import RUMMY500_VARIANT, Rummy500Options, rummy500_options
 from rummy_rules.rummy500.variant import RUMMY500, Rummy500State
 
-from .bundle import CounterSeries, Outcome, VariantBundle
+from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
 from .wire import (
     HandContext,
     OwnAnswers,
@@ -342,6 +343,21 @@ class Rummy500Wire(OwnAnswers):
 #: The Rummy 500 wire (its bundle registers it).
 RUMMY500_WIRE = Rummy500Wire()
 
+#: ``rummy demo --game 500``: a 4-seat and a 6-seat match to 500 (one deck, two decks) at 0.05 a
+#: point, a loss capped at 500 points (25.00 reserved), commission 5% of the winner's take.
+_RACE_TO_500 = match_pb.MatchOptions(
+    race_to=match_pb.RaceToOptions(target=500, point_value_hundredths=5, max_game_points=500)
+)
+DEMO_GAMES = (
+    DemoGame(
+        "500",
+        (
+            DemoTable("r500-4", 4, 0, 500, match=_RACE_TO_500),
+            DemoTable("r500-6", 6, 0, 500, match=_RACE_TO_500),
+        ),
+    ),
+)
+
 RUMMY500_BUNDLE = VariantBundle(
     variant=RUMMY500,
     wire=RUMMY500_WIRE,
@@ -381,5 +397,6 @@ RUMMY500_BUNDLE = VariantBundle(
     ),
     field_limits=(("groups", 8), ("meld", 13), ("cards", 13), ("layoffs", 13)),
     cli_cases=RUMMY500_CASES,
+    demo_games=DEMO_GAMES,
 )
 """Rummy 500 as one plug-in (entry point ``rummy.variants:rummy500``)."""
