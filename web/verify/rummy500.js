@@ -162,6 +162,12 @@
         take(e.seat, e.card, "laid off");
         m.layoffs.push({ card: e.card, seat: e.seat });
       },
+      Rummy500TookNothing(e, { play, onTurn }) {
+        onTurn(e, "took nothing");
+        if (play.drawn) fail(`seat ${e.seat} is said to have taken nothing after drawing in turn ${e.turn_no}`);
+        if (play.stock.length) fail(`seat ${e.seat} took nothing in turn ${e.turn_no} with ${play.stock.length} stock cards left`);
+        stateOf(play).tookNothing = true;
+      },
       Rummy500SeatLeft(e, { play }) {
         stateOf(play).left.add(e.seat);
       },
@@ -173,6 +179,7 @@
           if (play.hands.get(e.out_seat)?.length !== 0) fail(`seat ${e.out_seat} is said to have gone out holding cards`);
         } else if (e.reason === "stock_empty") {
           if (play.stock.length) fail(`the round ended on an empty stock with ${play.stock.length} stock cards left`);
+          if (!r.tookNothing) fail("the round ended on the empty stock, but no seat took nothing from it");
         } else if (e.reason === "players_left") {
           if (playing.length >= 2) fail("the round ended for lack of players with two or more still in it");
         } else fail(`the round ended for an unknown reason "${e.reason}"`);

@@ -28,6 +28,7 @@ from rummy_rules.rummy500.play import (
     Rummy500PileTaken,
     Rummy500RoundEnded,
     Rummy500TakeFromPile,
+    Rummy500TookNothing,
 )
 from rummy_rules.rummy500.rules import ONE_DECK, TWO_DECKS, rummy500_rule_set
 from rummy_rules.rummy500.variant import RUMMY500
@@ -263,8 +264,9 @@ def test_go_out_melds_and_lays_off_every_card_or_is_refused() -> None:
 def test_an_empty_stock_and_nothing_taken_ends_the_round_as_it_stands() -> None:
     s = table(["9S 2C", "3C 4D 5S"], pile="KD")
     _, events = run(s, DrawFromStock(seat=0, turn_no=1, at_ms=0))
-    assert isinstance(events[0], Rummy500RoundEnded) and events[0].reason == "stock_empty"
-    assert [x.score for x in events[0].scores] == [-11, -12]
+    assert [type(e) for e in events] == [Rummy500TookNothing, Rummy500RoundEnded]
+    assert events[0].seat == 0 and events[1].reason == "stock_empty"
+    assert [x.score for x in events[1].scores] == [-11, -12]
 
 
 # -- scores ----------------------------------------------------------------------------------------
@@ -280,7 +282,7 @@ def test_a_round_scores_melded_and_laid_off_cards_minus_cards_in_hand_aces_fifte
         ),
     )
     _, events = run(s, DrawFromStock(seat=0, turn_no=1, at_ms=0))
-    assert events[0].scores[0].score == 56  # FR01: 45 + 24 - 13
+    assert events[-1].scores[0].score == 56  # FR01: 45 + 24 - 13
 
 
 def test_public_report_the_low_ace_option_scores_the_ace_of_a_2_3_as_one() -> None:
@@ -294,7 +296,7 @@ def test_public_report_the_low_ace_option_scores_the_ace_of_a_2_3_as_one() -> No
 def test_a_round_score_can_be_negative() -> None:
     s = replace(table(["KS QS JH", "2C"]), melds=(TableMeld(1, 0, "run", cards("3D 4D 5D")),))
     _, events = run(s, DrawFromStock(seat=0, turn_no=1, at_ms=0))
-    assert events[0].scores[0].score == -18  # FR07
+    assert events[-1].scores[0].score == -18  # FR07
 
 
 # -- timeouts and leavers --------------------------------------------------------------------------

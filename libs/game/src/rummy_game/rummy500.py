@@ -30,7 +30,7 @@ from rummy.match.v1 import match_pb2 as match_pb
 from rummy.rummy500.v1 import events_pb2 as rpb
 from rummy.rummy500.v1 import rules_pb2 as rules_pb
 from rummy.rummy500.v1 import view_pb2 as view_pb
-from rummy_rules.commands import Command
+from rummy_rules.commands import Command, DrawFromStock
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.rules import RuleSet
@@ -128,6 +128,7 @@ class Rummy500Wire(OwnAnswers):
         rpb.Rummy500PileTaken,
         rpb.Rummy500Melded,
         rpb.Rummy500LaidOff,
+        rpb.Rummy500TookNothing,
         rpb.Rummy500SeatLeft,
         rpb.Rummy500RoundEnded,
     )
@@ -185,6 +186,8 @@ class Rummy500Wire(OwnAnswers):
                 meld_id=event.meld_id,
                 from_pile=event.from_pile,
             )
+        if isinstance(event, play.Rummy500TookNothing):
+            return rpb.Rummy500TookNothing(hand_id=hand_id, seat=event.seat, turn_no=event.turn_no)
         if isinstance(event, play.Rummy500SeatLeft):
             return rpb.Rummy500SeatLeft(hand_id=hand_id, seat=event.seat, turn_no=event.turn_no)
         if isinstance(event, play.Rummy500RoundEnded):
@@ -225,6 +228,8 @@ class Rummy500Wire(OwnAnswers):
                     from_pile=payload.from_pile,
                 ),
             )
+        if isinstance(payload, rpb.Rummy500TookNothing):
+            return (play.Rummy500TookNothing(seat=payload.seat, turn_no=payload.turn_no),)
         if isinstance(payload, rpb.Rummy500SeatLeft):
             return (play.Rummy500SeatLeft(seat=payload.seat, turn_no=payload.turn_no),)
         if isinstance(payload, rpb.Rummy500RoundEnded):
@@ -304,10 +309,14 @@ class Rummy500Wire(OwnAnswers):
         return None
 
     def replay_command(self, event: Event, at_ms: int) -> Command | None:
-        """A dig answers ``Rummy500PileTaken`` (its meld or lay-off recorded with it; the
-        Melded / LaidOff ``from_pile`` after it is derived); any other meld ``Rummy500Meld`` of
-        its one group and lay-off ``Rummy500LayOff`` (a GoOut or a several-group Meld replays
-        as those, to the same events)."""
+        """A draw from the empty stock answers ``Rummy500TookNothing`` (unless a timeout made
+        it: replay gives it by the TurnTimedOut before it); a dig answers
+        ``Rummy500PileTaken`` (its meld or lay-off recorded with it; the Melded / LaidOff
+        ``from_pile`` after it is derived); any other meld ``Rummy500Meld`` of its one group and
+        lay-off ``Rummy500LayOff`` (a GoOut or a several-group Meld replays as those, to the
+        same events)."""
+        if isinstance(event, play.Rummy500TookNothing):
+            return DrawFromStock(seat=event.seat, turn_no=event.turn_no, at_ms=at_ms)
         if isinstance(event, play.Rummy500PileTaken):
             return play.Rummy500TakeFromPile(
                 seat=event.seat,
@@ -376,6 +385,7 @@ RUMMY500_BUNDLE = VariantBundle(
         play.Rummy500PileTaken,
         play.Rummy500Melded,
         play.Rummy500LaidOff,
+        play.Rummy500TookNothing,
         play.Rummy500SeatLeft,
         play.Rummy500SeatScore,
         play.Rummy500RoundEnded,

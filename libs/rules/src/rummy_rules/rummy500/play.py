@@ -150,6 +150,15 @@ class Rummy500LaidOff(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Rummy500TookNothing(Event):
+    """The stock is empty and ``seat`` took nothing from the pile (a draw from the empty stock,
+    or its turn timed out): the round ends as it stands (``docs/rules/rummy500.md#empty-stock``)."""
+
+    seat: int
+    turn_no: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class Rummy500SeatLeft(Event):
     """``seat`` left the round: out of the turns; its melds stay and count for it."""
 
@@ -189,6 +198,7 @@ codec.register(
     Rummy500PileTaken,
     Rummy500Melded,
     Rummy500LaidOff,
+    Rummy500TookNothing,
     Rummy500SeatLeft,
     Rummy500SeatScore,
     Rummy500RoundEnded,
@@ -403,7 +413,7 @@ def _dig(state: Rummy500Play, c: Rummy500TakeFromPile) -> list[Event]:
 
 def _draw(state: Rummy500Play, seat: int, turn_no: int) -> list[Event]:
     if not state.stock:  # the seat takes nothing from the pile: the round ends as it stands
-        return [_ended(state, STOCK_EMPTY, None)]
+        return [Rummy500TookNothing(seat=seat, turn_no=turn_no), _ended(state, STOCK_EMPTY, None)]
     return [CardDrawn(seat=seat, turn_no=turn_no, source=DrawSource.STOCK, card=state.stock[0])]
 
 
@@ -444,7 +454,7 @@ def _timeout(state: Rummy500Play, c: TurnTimeout) -> list[Event]:
     if state.phase is Phase.DRAW:
         drawn = _draw(state, seat, state.turn_no)
         events += drawn
-        if isinstance(drawn[0], Rummy500RoundEnded):
+        if isinstance(drawn[0], Rummy500TookNothing):
             return events
         card = drawn[0].card if isinstance(drawn[0], CardDrawn) else None
         assert card is not None

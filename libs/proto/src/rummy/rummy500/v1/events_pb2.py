@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from rummy.common.v1 import cards_pb2 as rummy_dot_common_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1erummy/rummy500/v1/events.proto\x12\x11rummy.rummy500.v1\x1a\x1brummy/common/v1/cards.proto\"\xb6\x01\n\x11Rummy500PileTaken\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12$\n\x05\x63\x61rds\x18\x04 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12#\n\x04meld\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\nlay_off_on\x18\x06 \x01(\rH\x00\x88\x01\x01\x42\r\n\x0b_lay_off_on\"\x98\x01\n\x0eRummy500Melded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x0f\n\x07meld_id\x18\x04 \x01(\r\x12\x0c\n\x04kind\x18\x05 \x01(\t\x12$\n\x05\x63\x61rds\x18\x06 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tfrom_pile\x18\x07 \x01(\x08\"\x8a\x01\n\x0fRummy500LaidOff\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12#\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0f\n\x07meld_id\x18\x05 \x01(\r\x12\x11\n\tfrom_pile\x18\x06 \x01(\x08\"B\n\x10Rummy500SeatLeft\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\"\x81\x01\n\x11Rummy500SeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x14\n\x0ctable_points\x18\x02 \x01(\r\x12\x13\n\x0bhand_points\x18\x03 \x01(\r\x12\r\n\x05score\x18\x04 \x01(\x12\x12$\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\"\xa0\x01\n\x12Rummy500RoundEnded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x15\n\x08out_seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x12\x34\n\x06scores\x18\x05 \x03(\x0b\x32$.rummy.rummy500.v1.Rummy500SeatScoreB\x0b\n\t_out_seat\"j\n\x0cTakeFromPile\x12\r\n\x05\x64\x65pth\x18\x01 \x01(\r\x12#\n\x04meld\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\nlay_off_on\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\r\n\x0b_lay_off_on\"2\n\x04Meld\x12*\n\x06groups\x18\x01 \x03(\x0b\x32\x1a.rummy.common.v1.CardGroup\">\n\x06LayOff\x12#\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0f\n\x07meld_id\x18\x02 \x01(\r\"D\n\x0cLayoffTarget\x12#\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0f\n\x07meld_id\x18\x02 \x01(\r\"e\n\x05GoOut\x12*\n\x06groups\x18\x01 \x03(\x0b\x32\x1a.rummy.common.v1.CardGroup\x12\x30\n\x07layoffs\x18\x02 \x03(\x0b\x32\x1f.rummy.rummy500.v1.LayoffTarget\"7\n\x0eRummy500Answer\x12\x10\n\x08meld_ids\x18\x01 \x03(\r\x12\x13\n\x0bround_ended\x18\x02 \x01(\x08\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1erummy/rummy500/v1/events.proto\x12\x11rummy.rummy500.v1\x1a\x1brummy/common/v1/cards.proto\"\xb6\x01\n\x11Rummy500PileTaken\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12$\n\x05\x63\x61rds\x18\x04 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12#\n\x04meld\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\nlay_off_on\x18\x06 \x01(\rH\x00\x88\x01\x01\x42\r\n\x0b_lay_off_on\"\x98\x01\n\x0eRummy500Melded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12\x0f\n\x07meld_id\x18\x04 \x01(\r\x12\x0c\n\x04kind\x18\x05 \x01(\t\x12$\n\x05\x63\x61rds\x18\x06 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x11\n\tfrom_pile\x18\x07 \x01(\x08\"\x8a\x01\n\x0fRummy500LaidOff\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\x12#\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0f\n\x07meld_id\x18\x05 \x01(\r\x12\x11\n\tfrom_pile\x18\x06 \x01(\x08\"E\n\x13Rummy500TookNothing\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\"B\n\x10Rummy500SeatLeft\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07turn_no\x18\x03 \x01(\r\"\x81\x01\n\x11Rummy500SeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x14\n\x0ctable_points\x18\x02 \x01(\r\x12\x13\n\x0bhand_points\x18\x03 \x01(\r\x12\r\n\x05score\x18\x04 \x01(\x12\x12$\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x15.rummy.common.v1.Card\"\xa0\x01\n\x12Rummy500RoundEnded\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_no\x18\x02 \x01(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x15\n\x08out_seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x12\x34\n\x06scores\x18\x05 \x03(\x0b\x32$.rummy.rummy500.v1.Rummy500SeatScoreB\x0b\n\t_out_seat\"j\n\x0cTakeFromPile\x12\r\n\x05\x64\x65pth\x18\x01 \x01(\r\x12#\n\x04meld\x18\x02 \x03(\x0b\x32\x15.rummy.common.v1.Card\x12\x17\n\nlay_off_on\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\r\n\x0b_lay_off_on\"2\n\x04Meld\x12*\n\x06groups\x18\x01 \x03(\x0b\x32\x1a.rummy.common.v1.CardGroup\">\n\x06LayOff\x12#\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0f\n\x07meld_id\x18\x02 \x01(\r\"D\n\x0cLayoffTarget\x12#\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x15.rummy.common.v1.Card\x12\x0f\n\x07meld_id\x18\x02 \x01(\r\"e\n\x05GoOut\x12*\n\x06groups\x18\x01 \x03(\x0b\x32\x1a.rummy.common.v1.CardGroup\x12\x30\n\x07layoffs\x18\x02 \x03(\x0b\x32\x1f.rummy.rummy500.v1.LayoffTarget\"7\n\x0eRummy500Answer\x12\x10\n\x08meld_ids\x18\x01 \x03(\r\x12\x13\n\x0bround_ended\x18\x02 \x01(\x08\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,22 +38,24 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUMMY500MELDED']._serialized_end=420
   _globals['_RUMMY500LAIDOFF']._serialized_start=423
   _globals['_RUMMY500LAIDOFF']._serialized_end=561
-  _globals['_RUMMY500SEATLEFT']._serialized_start=563
-  _globals['_RUMMY500SEATLEFT']._serialized_end=629
-  _globals['_RUMMY500SEATSCORE']._serialized_start=632
-  _globals['_RUMMY500SEATSCORE']._serialized_end=761
-  _globals['_RUMMY500ROUNDENDED']._serialized_start=764
-  _globals['_RUMMY500ROUNDENDED']._serialized_end=924
-  _globals['_TAKEFROMPILE']._serialized_start=926
-  _globals['_TAKEFROMPILE']._serialized_end=1032
-  _globals['_MELD']._serialized_start=1034
-  _globals['_MELD']._serialized_end=1084
-  _globals['_LAYOFF']._serialized_start=1086
-  _globals['_LAYOFF']._serialized_end=1148
-  _globals['_LAYOFFTARGET']._serialized_start=1150
-  _globals['_LAYOFFTARGET']._serialized_end=1218
-  _globals['_GOOUT']._serialized_start=1220
-  _globals['_GOOUT']._serialized_end=1321
-  _globals['_RUMMY500ANSWER']._serialized_start=1323
-  _globals['_RUMMY500ANSWER']._serialized_end=1378
+  _globals['_RUMMY500TOOKNOTHING']._serialized_start=563
+  _globals['_RUMMY500TOOKNOTHING']._serialized_end=632
+  _globals['_RUMMY500SEATLEFT']._serialized_start=634
+  _globals['_RUMMY500SEATLEFT']._serialized_end=700
+  _globals['_RUMMY500SEATSCORE']._serialized_start=703
+  _globals['_RUMMY500SEATSCORE']._serialized_end=832
+  _globals['_RUMMY500ROUNDENDED']._serialized_start=835
+  _globals['_RUMMY500ROUNDENDED']._serialized_end=995
+  _globals['_TAKEFROMPILE']._serialized_start=997
+  _globals['_TAKEFROMPILE']._serialized_end=1103
+  _globals['_MELD']._serialized_start=1105
+  _globals['_MELD']._serialized_end=1155
+  _globals['_LAYOFF']._serialized_start=1157
+  _globals['_LAYOFF']._serialized_end=1219
+  _globals['_LAYOFFTARGET']._serialized_start=1221
+  _globals['_LAYOFFTARGET']._serialized_end=1289
+  _globals['_GOOUT']._serialized_start=1291
+  _globals['_GOOUT']._serialized_end=1392
+  _globals['_RUMMY500ANSWER']._serialized_start=1394
+  _globals['_RUMMY500ANSWER']._serialized_end=1449
 # @@protoc_insertion_point(module_scope)

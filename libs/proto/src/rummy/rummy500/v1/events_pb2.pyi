@@ -148,6 +148,33 @@ class Rummy500LaidOff(_message.Message):
 Global___Rummy500LaidOff: _TypeAlias = Rummy500LaidOff  # noqa: Y015
 
 @_typing.final
+class Rummy500TookNothing(_message.Message):
+    """The stock is empty and `seat` took nothing from the pile: the round ends as it stands."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    TURN_NO_FIELD_NUMBER: _builtins.int
+    hand_id: _builtins.str
+    seat: _builtins.int
+    turn_no: _builtins.int
+    def __init__(
+        self,
+        *,
+        hand_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        turn_no: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "seat", b"seat", "turn_no", b"turn_no"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Rummy500TookNothing: _TypeAlias = Rummy500TookNothing  # noqa: Y015
+
+@_typing.final
 class Rummy500SeatLeft(_message.Message):
     """`seat` left mid-round: out of the turns; its melds stay and count for it."""
 
