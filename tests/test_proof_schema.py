@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rummy_game.proof_schema import SCHEMA_PATH, installed, main, render, schema
+from rummy_rules import codec
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
@@ -33,10 +34,17 @@ def test_every_installed_variants_events_and_outcomes_are_in_the_schema() -> Non
     named = set(event["properties"]["type"]["anyOf"][0]["enum"])
     required = {e["if"]["properties"]["type"]["const"] for e in event["allOf"]}
     for bundle in installed():
-        own = {c.__name__ for c in bundle.codec_classes if c.__name__ in required}
+        own = {
+            codec.tag_of(c) for c in bundle.codec_classes if vars(c).get("codec_tag") in required
+        }
         assert own, f"no event of {bundle.name} is described"
         assert own <= named
-    assert {"GinKnocked", "GinHandScored", "Declared", "PlayerDropped"} <= named & required
+    assert {
+        "gin.Knocked",
+        "gin.HandScored",
+        "indian.Declared",
+        "indian.PlayerDropped",
+    } <= named & required
 
 
 def _check(bundle: dict[str, Any], data: dict[str, Any]) -> None:
@@ -72,11 +80,11 @@ def test_gin_bundles_satisfy_the_schema() -> None:
         )
         assert not own, f"gin events the schema does not list: {own}"
     tampered, _ = gin_hand("h0")
-    knock = next(e["event"] for e in tampered["events"] if e["event"]["type"] == "GinKnocked")
+    knock = next(e["event"] for e in tampered["events"] if e["event"]["type"] == "gin.Knocked")
     del knock["deadwood"]
     try:
         _check(tampered, data)
     except AssertionError as exc:
-        assert "GinKnocked lacks {'deadwood'}" in str(exc)
+        assert "gin.Knocked lacks {'deadwood'}" in str(exc)
     else:
         raise AssertionError("a GinKnocked without its deadwood passed the schema")

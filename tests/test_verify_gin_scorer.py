@@ -159,7 +159,7 @@ const G = globalThis.BBVerify.gin;
 for (const line of readFileSync(0, "utf8").split("\\n")) {
   if (!line.trim()) continue;
   const c = JSON.parse(line);
-  const money = { cap: c.cap, pointValueCents: c.pv, commissionBps: c.bps };
+  const money = { cap: c.cap, pointValueHundredths: c.pv, commissionBps: c.bps };
   if (c.kind === "game") {
     const g = G.gameSheet(["A", "B"], c.deals, { target: c.target });
     const out = { id: c.id, winner: g.winner, totals: [g.players.A.total, g.players.B.total] };
@@ -198,7 +198,7 @@ def python_sheet(c: dict[str, Any]) -> dict[str, Any]:
     scoring = GameScoring(100, 200, 25)
     seat = {"A": 0, "B": 1}
     name = {0: "A", 1: "B"}
-    money = {"point_value_cents": c["pv"], "commission_bps": c["bps"]}
+    money = {"point_value_hundredths": c["pv"], "commission_bps": c["bps"]}
     if c["kind"] == "game":
         points, boxes = {0: 0, 1: 0}, {0: 0, 1: 0}
         for who, pts in c["deals"]:
@@ -211,12 +211,12 @@ def python_sheet(c: dict[str, Any]) -> dict[str, Any]:
                 totals = game_end_totals(scoring, points, boxes, won)
                 s = settle_game(totals, won, max_game_points=c["cap"], **money)
                 loser = 1 - won
-                pay = -next(line.amount_cents for line in s.lines if line.seat == loser)
+                pay = -next(line.amount_hundredths for line in s.lines if line.seat == loser)
                 return {
                     "id": c["id"],
                     "winner": who,
                     "totals": [totals[0], totals[1]],
-                    "money": [pay, s.commission_cents, pay - s.commission_cents],
+                    "money": [pay, s.commission_hundredths, pay - s.commission_hundredths],
                 }
         return {"id": c["id"], "winner": None, "totals": [points[0], points[1]]}
     sheets = tuple(new_sheet(n, (0, 1)) for n in (1, 2, 3))
@@ -241,9 +241,13 @@ def python_sheet(c: dict[str, Any]) -> dict[str, Any]:
         nets = column_nets(sheets, c["cap"])
         columns_won = sum(1 for s in sheets if s.winner == 0)
         top = 0 if nets[0] > 0 or (nets[0] == 0 and columns_won >= 2) else 1
-        s = settle_nets(nets, top, held_cents=3 * c["cap"] * c["pv"], **money)
+        s = settle_nets(nets, top, held_hundredths=3 * c["cap"] * c["pv"], **money)
         out["winner"] = name[top]
-        out["money"] = [s.pool_cents, s.commission_cents, s.pool_cents - s.commission_cents]
+        out["money"] = [
+            s.pool_hundredths,
+            s.commission_hundredths,
+            s.pool_hundredths - s.commission_hundredths,
+        ]
     return out
 
 

@@ -11,6 +11,7 @@ plugin loads the hypothesis profiles (derandomized in the whole suite, ``rummy_t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import psycopg
 import pytest
@@ -23,10 +24,15 @@ from rummy_testing.service_process import fresh_database
 from rummy_testing.storage import IMPLEMENTATIONS
 
 
+def wall_clock() -> datetime:
+    """The system clock in UTC, for the tests that do not move time."""
+    return datetime.now(UTC)
+
+
 @pytest.fixture()
 def uow() -> InMemoryUnitOfWork:
     """A new, empty ledger in memory (no database): what the application tests run on."""
-    return InMemoryUnitOfWork()
+    return InMemoryUnitOfWork(clock=wall_clock)
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -34,7 +40,7 @@ def where(request: pytest.FixtureRequest) -> InMemoryUnitOfWork | ConnectionPool
     """The in-memory unit of work, or the module's PostgreSQL pool (``[memory]``,
     ``[postgresql]``): what ``ledger_support.Wired`` runs the reactions on."""
     if request.param == "memory":
-        return InMemoryUnitOfWork()
+        return InMemoryUnitOfWork(clock=wall_clock)
     pool: ConnectionPool = request.getfixturevalue("pool")
     return pool
 

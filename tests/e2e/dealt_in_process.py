@@ -26,7 +26,7 @@ def start_and_deal(
     seeds: Mapping[int, bytes],
     server_seed: bytes,
     account_prefix: str,
-    stake_cents: int,
+    stake_hundredths: int,
 ) -> None:
     """Run the hand's life up to its play through ``run`` (a command decided and applied),
     stamping each command with ``at()``."""
@@ -40,7 +40,7 @@ def start_and_deal(
         )
     )
     for s in seats:
-        run(cmd.RecordStakeReserved(seat=s, amount_cents=stake_cents, at_ms=at()))
+        run(cmd.RecordStakeReserved(seat=s, amount_hundredths=stake_hundredths, at_ms=at()))
     run(cmd.RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=at()))
     for seat, seed in seeds.items():
         run(cmd.ContributeClientSeed(seat=seat, seed_hex=seed.hex(), at_ms=at()))

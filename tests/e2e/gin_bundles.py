@@ -40,7 +40,7 @@ def _after_best_discard(cards: tuple[Any, ...]) -> int:
 def gin_hand(
     name: str,
     *,
-    point_value_cents: int = 10,
+    point_value_hundredths: int = 10,
     commission_bps: int = 500,
     knock: bool = True,
     sleeper: int | None = None,
@@ -51,7 +51,7 @@ def gin_hand(
     every turn times out (the clock's TurnTimeout), so it forfeits at the rule set's limit;
     ``name_melds``: a knocker names its melds (the module's text)."""
     variant = registry.lookup(GIN_VARIANT)
-    rules = gin_rule_set(point_value_cents, commission_bps)
+    rules = gin_rule_set(point_value_hundredths, commission_bps)
     server_seed = hashlib.sha256(name.encode()).digest()
     hand_id = f"gin-{name}"
     seats, dealer = (0, 1), 1
@@ -81,7 +81,7 @@ def gin_hand(
         seeds=seeds,
         server_seed=server_seed,
         account_prefix="acct-gin",
-        stake_cents=1000,
+        stake_hundredths=1000,
     )
     while not variant.is_over(state):
         play = state.play

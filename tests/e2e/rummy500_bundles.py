@@ -57,7 +57,7 @@ def rummy500_round(name: str, seats: int = 3, *, sleeper: int | None = None) -> 
         seeds=seeds,
         server_seed=server_seed,
         account_prefix="acct-500",
-        stake_cents=0,
+        stake_hundredths=0,
     )
     bot = variant.bot
     assert bot is not None

@@ -225,7 +225,7 @@ def timed_out(rummy_stack: RunningStack, operator: Operator) -> Bundle:
         bundle: dict[str, Any] = json.loads(
             fetch_when_revealed(awake, table.table_id, view.hand_id)
         )
-        drops = [(d["seat"], d["kind"]) for d in events_of(bundle, "PlayerDropped")]
+        drops = [(d["seat"], d["kind"]) for d in events_of(bundle, "indian.PlayerDropped")]
         assert drops == [(view.turn_seat, "timeout")], drops
         return bundle
     finally:
@@ -250,15 +250,17 @@ def demo_bundles(
 
 def ending_of(bundle: Bundle) -> set[str]:
     kinds = {e["event"]["type"] for e in bundle["events"]}
-    drops = {d["kind"] for d in events_of(bundle, "PlayerDropped")}
+    drops = {d["kind"] for d in events_of(bundle, "indian.PlayerDropped")}
     out = set()
-    if "Declared" in kinds:
-        out.add("wrong declare then a declare" if "DeclarationRejected" in kinds else "declare")
+    if "indian.Declared" in kinds:
+        out.add(
+            "wrong declare then a declare" if "indian.DeclarationRejected" in kinds else "declare"
+        )
     if drops & {"first", "middle", "leave"}:
         out.add("drop")
     if "timeout" in drops:
         out.add("timeout drop")
-    if "StockReshuffled" in kinds:
+    if "table.StockReshuffled" in kinds:
         out.add("reshuffled stock")
     return out
 
@@ -293,7 +295,7 @@ def records(short_demo: DemoReport, demo_records_dir: Path) -> Path:
 
 def record_of(records: Path, bundle: Bundle) -> str:
     """The own record of the first seated bot of the bundle's hand."""
-    started = events_of(bundle, "HandStarted")[0]
+    started = events_of(bundle, "table.HandStarted")[0]
     account = started["seats"][0]["account_id"]
     return (records / f"{account}.jsonl").read_text()
 
@@ -407,52 +409,52 @@ def _flip_seed_byte(b: Bundle, other: Bundle) -> None:
 
 
 def _swap_dealt_cards(b: Bundle, other: Bundle) -> None:
-    hands = events_of(b, "HandDealt")[0]["hands"]
+    hands = events_of(b, "table.HandDealt")[0]["hands"]
     hands[0]["cards"][3], hands[1]["cards"][7] = hands[1]["cards"][7], hands[0]["cards"][3]
 
 
 def _draw_not_on_top(b: Bundle, other: Bundle) -> None:
-    draw = next(e for e in events_of(b, "CardDrawn") if e["source"] == "stock")
-    dealt = events_of(b, "HandDealt")[0]
+    draw = next(e for e in events_of(b, "table.CardDrawn") if e["source"] == "stock")
+    dealt = events_of(b, "table.HandDealt")[0]
     draw["card"] = next(c for c in dealt["stock"][5:] if c != draw["card"])
 
 
 def _change_score(b: Bundle, other: Bundle) -> None:
-    ended = events_of(b, "HandEnded")[0]
+    ended = events_of(b, "table.HandEnded")[0]
     loser = next(r for r in ended["results"] if r["seat"] != ended["winner_seat"])
     loser["points"] += 1
 
 
 def _change_commission(b: Bundle, other: Bundle) -> None:
-    events_of(b, "HandEnded")[0]["settlement"]["commission_cents"] += 1
+    events_of(b, "table.HandEnded")[0]["settlement"]["commission_hundredths"] += 1
 
 
 def _other_commitment(b: Bundle, other: Bundle) -> None:
-    theirs = events_of(other, "SeedCommitted")[0]["commitment"]
-    events_of(b, "SeedCommitted")[0]["commitment"] = theirs
-    events_of(b, "SeedsLocked")[0]["commitment"] = theirs
+    theirs = events_of(other, "table.SeedCommitted")[0]["commitment"]
+    events_of(b, "table.SeedCommitted")[0]["commitment"] = theirs
+    events_of(b, "table.SeedsLocked")[0]["commitment"] = theirs
 
 
 def _reorder_events(b: Bundle, other: Bundle) -> None:
     at = next(
         i
         for i, e in enumerate(b["events"])
-        if e["event"]["type"] == "CardDrawn"
-        and b["events"][i + 1]["event"]["type"] == "CardDiscarded"
+        if e["event"]["type"] == "table.CardDrawn"
+        and b["events"][i + 1]["event"]["type"] == "table.CardDiscarded"
     )
     b["events"][at], b["events"][at + 1] = b["events"][at + 1], b["events"][at]
 
 
 def _remove_reshuffle(b: Bundle, other: Bundle) -> None:
-    b["events"] = [e for e in b["events"] if e["event"]["type"] != "StockReshuffled"]
+    b["events"] = [e for e in b["events"] if e["event"]["type"] != "table.StockReshuffled"]
 
 
 def _change_rule_option(b: Bundle, other: Bundle) -> None:
-    events_of(b, "HandStarted")[0]["rule_set"]["point_value_cents"] += 5
+    events_of(b, "table.HandStarted")[0]["rule_set"]["point_value_hundredths"] += 5
 
 
 def _blank_client_seed(b: Bundle, other: Bundle) -> None:
-    locked = events_of(b, "SeedsLocked")[0]["client_seeds"]
+    locked = events_of(b, "table.SeedsLocked")[0]["client_seeds"]
     seat = next(s for s in locked if s["seed_hex"])
     seat["seed_hex"] = ""
 
@@ -499,9 +501,9 @@ def forged(real_bundle: Bundle) -> Bundle:
     b = copy.deepcopy(real_bundle)
     seed = hashlib.sha256(b"forger").digest()
     commitment = hashlib.sha256(seed).hexdigest()
-    started = codec.from_dict(events_of(b, "HandStarted")[0])
+    started = codec.from_dict(events_of(b, "table.HandStarted")[0])
     rules = started.rule_set
-    seeds = events_of(b, "SeedsLocked")[0]
+    seeds = events_of(b, "table.SeedsLocked")[0]
     inputs = ShuffleInputs.of(
         seed,
         started.hand_id,
@@ -511,14 +513,14 @@ def forged(real_bundle: Bundle) -> Bundle:
     shoe: Shoe = rules.shoe
     d = deal(inputs, shoe, seats, started.dealer_seat, rules.hand_size)
     assert d.wild_cut is not None and d.first_open is not None  # an Indian deal turns up both
-    cut = [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "HandDealt"][0]
+    cut = [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "table.HandDealt"][0]
     version = b["events"][cut]["stream_version"]
     kept = b["events"][:cut]
     for e in kept:
-        if e["event"]["type"] in ("SeedCommitted", "SeedsLocked"):
+        if e["event"]["type"] in ("table.SeedCommitted", "table.SeedsLocked"):
             e["event"]["commitment"] = commitment
     dealt = {
-        "type": "HandDealt",
+        "type": "table.HandDealt",
         "hands": [
             {"seat": h.seat, "cards": [codec.card_to_str(c) for c in h.cards]} for h in d.hands
         ],
@@ -530,10 +532,10 @@ def forged(real_bundle: Bundle) -> Bundle:
     tail: list[dict[str, Any]] = [dealt]
     order = [h.seat for h in d.hands]
     for turn, seat in enumerate(order[:-1], start=1):
-        tail.append({"type": "TurnStarted", "seat": seat, "turn_no": turn, "deadline_ms": 1})
+        tail.append({"type": "table.TurnStarted", "seat": seat, "turn_no": turn, "deadline_ms": 1})
         tail.append(
             {
-                "type": "PlayerDropped",
+                "type": "indian.PlayerDropped",
                 "seat": seat,
                 "turn_no": turn,
                 "kind": "first",
@@ -581,12 +583,14 @@ def test_a_seat_recorded_with_an_empty_seed_is_named(
     late = [
         b
         for b in [*demo_bundles.values(), reshuffled["bundle"]]
-        if any(s["seed_hex"] == "" for s in events_of(b, "SeedsLocked")[0]["client_seeds"])
+        if any(s["seed_hex"] == "" for s in events_of(b, "table.SeedsLocked")[0]["client_seeds"])
     ]
     assert late, "the reshuffled hand has a seat that sent no seed"
     bundle = late[0]
     seats = [
-        s["seat"] for s in events_of(bundle, "SeedsLocked")[0]["client_seeds"] if not s["seed_hex"]
+        s["seat"]
+        for s in events_of(bundle, "table.SeedsLocked")[0]["client_seeds"]
+        if not s["seed_hex"]
     ]
     shown = in_browser(browser_page, bundle)
     seeds = next(s for s in shown["steps"] if s["id"] == "seeds")
@@ -600,7 +604,7 @@ def test_an_unknown_variant_is_reported_as_such_never_as_passed(
 ) -> None:
     bundle = copy.deepcopy(reshuffled["bundle"])
     bundle["variant"] = "gin-rummy"
-    events_of(bundle, "HandStarted")[0]["rule_set"]["variant"] = "gin-rummy"
+    events_of(bundle, "table.HandStarted")[0]["rule_set"]["variant"] = "gin-rummy"
     shown = in_browser(browser_page, bundle)
     assert shown["verdict"] == "unknown"
     assert 'unknown variant "gin-rummy"' in shown["text"]
@@ -696,7 +700,7 @@ def test_a_deal_without_a_cut_verifies_its_commitment_shuffle_and_deal_and_names
     assert bundle["deal_shape"] == {"wild_cut": False, "upcard": True}
     from rummy_game.proof import canonical_json
 
-    dealt = events_of(bundle, "HandDealt")[0]
+    dealt = events_of(bundle, "table.HandDealt")[0]
     assert dealt["wild_cut"] is None and len(dealt["stock"]) == 52 - 3 * 5 - 1
     shown = in_browser(browser_page, canonical_json(bundle))  # as a player gets it
     # what was checked passed; what was not is said plainly, never "verified"
@@ -715,7 +719,7 @@ def test_a_deal_without_a_cut_verifies_its_commitment_shuffle_and_deal_and_names
     assert set(schema["required"]) <= set(bundle) <= set(schema["properties"])
     own = {e["event"]["type"] for e in bundle["events"]}
     own -= set(schema["$defs"]["event"]["properties"]["type"]["anyOf"][0]["enum"])
-    assert own == {"Knocked"}  # the toy's own event, allowed by the schema's second form
+    assert own == {"toy.Knocked"}  # the toy's own event, allowed by the schema's second form
     code, result = in_node(bundle, tmp_path)
     assert code == 2 and result["verdict"] == "unknown" and not result["ok"]
     assert [s["id"] for s in result["steps"]] == ["bundle", "seeds", "deck"]
@@ -724,13 +728,13 @@ def test_a_deal_without_a_cut_verifies_its_commitment_shuffle_and_deal_and_names
 
 
 def _toy_swap_stock(b: Bundle) -> None:
-    stock = events_of(b, "HandDealt")[0]["stock"]
+    stock = events_of(b, "table.HandDealt")[0]["stock"]
     stock[0], stock[1] = stock[1], stock[0]
 
 
 def _toy_cut_claimed(b: Bundle) -> None:
     """A cut made up from the top of the stock, as if the variant cut a wild card."""
-    dealt = events_of(b, "HandDealt")[0]
+    dealt = events_of(b, "table.HandDealt")[0]
     dealt["wild_cut"] = dealt["stock"].pop(0)
 
 
@@ -740,7 +744,7 @@ def _toy_shape_claims_a_cut(b: Bundle) -> None:
 
 
 def _toy_other_seed(b: Bundle) -> None:
-    events_of(b, "SeedsLocked")[0]["client_seeds"][0]["seed_hex"] = "00"
+    events_of(b, "table.SeedsLocked")[0]["client_seeds"][0]["seed_hex"] = "00"
 
 
 TOY_TAMPERS: list[tuple[str, Callable[[Bundle], None], str]] = [
@@ -799,7 +803,7 @@ def test_get_hand_proof_serves_the_seated_players_and_operators_the_bundle_rummy
     assert bundle["format"] == "bb-hand-proof/1"
     assert (
         hashlib.sha256(bytes.fromhex(bundle["server_seed_hex"])).hexdigest()
-        == events_of(bundle, "SeedCommitted")[0]["commitment"]
+        == events_of(bundle, "table.SeedCommitted")[0]["commitment"]
     )
     channel = open_channel(rummy_stack.endpoints.table)
     stub = api_grpc.TableServiceStub(channel)
@@ -821,7 +825,7 @@ def test_the_schema_in_the_repository_describes_the_bundle(reshuffled: dict[str,
     event_types = {e["event"]["type"] for e in bundle["events"]}
     assert event_types <= set(schema["$defs"]["event"]["properties"]["type"]["anyOf"][0]["enum"])
     pattern = schema["$defs"]["card"]["pattern"]
-    dealt = events_of(bundle, "HandDealt")[0]
+    dealt = events_of(bundle, "table.HandDealt")[0]
     assert all(re.fullmatch(pattern, c) for c in dealt["stock"])
 
 
@@ -835,7 +839,7 @@ def _gin(name: str, *, knock: bool = True, sleeper: int | None = None) -> Bundle
 
 
 def _gin_scored(bundle: Bundle) -> dict[str, Any]:
-    return events_of(bundle, "GinHandScored")[0]
+    return events_of(bundle, "gin.HandScored")[0]
 
 
 GIN_HANDS = [
@@ -860,13 +864,13 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
         "wild_cut": False,
         "upcard": True,
     }
-    dealt = events_of(bundle, "HandDealt")[0]
+    dealt = events_of(bundle, "table.HandDealt")[0]
     assert [len(h["cards"]) for h in dealt["hands"]] == [10, 10] and len(dealt["stock"]) == 31
     if outcome is None:
-        assert events_of(bundle, "GinWallReached") and not events_of(bundle, "GinKnocked")
+        assert events_of(bundle, "gin.WallReached") and not events_of(bundle, "gin.Knocked")
     elif outcome == "forfeit":  # seat 0 times out: the offer passed for it, then 3 in a row
-        assert events_of(bundle, "GinSeatForfeited")[0]["misses"] == 3
-        assert len(events_of(bundle, "GinUpcardPassed")) == 2
+        assert events_of(bundle, "gin.SeatForfeited")[0]["misses"] == 3
+        assert len(events_of(bundle, "gin.UpcardPassed")) == 2
     else:
         assert _gin_scored(bundle)["outcome"] == outcome
     shown = in_browser(browser_page, canonical_json(bundle))
@@ -885,12 +889,12 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     ended = next(
         e
         for e in schema["$defs"]["event"]["allOf"]
-        if e["if"]["properties"]["type"]["const"] == "HandEnded"
+        if e["if"]["properties"]["type"]["const"] == "table.HandEnded"
     )
     pattern = ended["then"]["properties"]["results"]["items"]
     assert all(
         re.fullmatch(pattern["properties"]["outcome"]["pattern"], r["outcome"])
-        for r in events_of(bundle, "HandEnded")[0]["results"]
+        for r in events_of(bundle, "table.HandEnded")[0]["results"]
     )
 
 
@@ -905,7 +909,7 @@ def test_a_knocker_that_named_an_equally_low_grouping_verifies_by_the_knocks_fla
 
     named = gin_hand("named-14", name_melds=True)[0]
     arranged = gin_hand("named-14")[0]
-    knock, server = events_of(named, "GinKnocked")[0], events_of(arranged, "GinKnocked")[0]
+    knock, server = events_of(named, "gin.Knocked")[0], events_of(arranged, "gin.Knocked")[0]
     assert knock["melds_named"] is True and server["melds_named"] is False
     assert knock["deadwood"] == server["deadwood"] and knock["melds"] != server["melds"]
     assert _gin_scored(named)["defender_deadwood"] < _gin_scored(arranged)["defender_deadwood"]
@@ -913,7 +917,7 @@ def test_a_knocker_that_named_an_equally_low_grouping_verifies_by_the_knocks_fla
         code, result = in_node(bundle, tmp_path)
         assert code == 0 and result["verdict"] == "passed", result
     # flagged as the server's arrangement, the same melds are not the server's choice
-    events_of(named, "GinKnocked")[0]["melds_named"] = False
+    events_of(named, "gin.Knocked")[0]["melds_named"] = False
     code, result = in_node(named, tmp_path)
     assert code == 1 and first_failing(result["steps"]) == "moves", result
     assert "the server must show the one that leaves the most" in json.dumps(result)
@@ -922,7 +926,7 @@ def test_a_knocker_that_named_an_equally_low_grouping_verifies_by_the_knocks_fla
 def _gin_knocker_card(b: Bundle) -> None:
     """The knocker's first meld (the set of twos) shows the defender's 2S instead of its 2C: still a
     meld, but not of the knocker's cards."""
-    knocked = events_of(b, "GinKnocked")[0]
+    knocked = events_of(b, "gin.Knocked")[0]
     assert knocked["melds"][0]["cards"][0] == "2C:0" and "2S:0" in _gin_scored(b)["defender_cards"]
     knocked["melds"][0]["cards"][0] = "2S:0"
 
@@ -938,22 +942,22 @@ def _gin_points(b: Bundle) -> None:
 
 def _gin_charge(b: Bundle) -> None:
     """The result charges the loser more than the score (its settlement made to agree)."""
-    ended = events_of(b, "HandEnded")[0]
+    ended = events_of(b, "table.HandEnded")[0]
     loser = next(r for r in ended["results"] if r["outcome"] == "lost")
     loser["points"] += 5
 
 
 def _gin_face_down_taken(b: Bundle) -> None:
     """The knocker lays down a card it does not hold."""
-    knocked = events_of(b, "GinKnocked")[0]
+    knocked = events_of(b, "gin.Knocked")[0]
     knocked["face_down"] = _gin_scored(b)["defender_cards"][1]
 
 
 def _gin_forfeit_early(b: Bundle) -> None:
     """A forfeit claimed after two missed turns: the last timeout before it removed."""
-    timed = [e for e in b["events"] if e["event"]["type"] == "TurnTimedOut"]
+    timed = [e for e in b["events"] if e["event"]["type"] == "table.TurnTimedOut"]
     b["events"].remove(timed[-1])
-    events_of(b, "GinSeatForfeited")[0]["misses"] = 2
+    events_of(b, "gin.SeatForfeited")[0]["misses"] = 2
 
 
 def test_a_forfeit_before_the_rule_sets_missed_turns_fails(

@@ -31,7 +31,7 @@ def test_a_genuine_round_verifies_every_step_in_chromium_and_under_node(
 ) -> None:
     bundle, _ = rummy500_round(name, seats, sleeper=sleeper)
     assert bundle["variant"] == "rummy500"
-    assert events_of(bundle, "Rummy500PileTaken") and events_of(bundle, "Rummy500LaidOff")
+    assert events_of(bundle, "rummy500.PileTaken") and events_of(bundle, "rummy500.LaidOff")
     shown = in_browser(browser_page, canonical_json(bundle))
     assert shown["verdict"] == "passed", shown
     assert all(s["ok"] for s in shown["steps"]), shown["steps"]
@@ -42,32 +42,32 @@ def test_a_genuine_round_verifies_every_step_in_chromium_and_under_node(
 
 
 def _dig_not_the_top(b: Bundle) -> None:
-    taken = events_of(b, "Rummy500PileTaken")[0]
+    taken = events_of(b, "rummy500.PileTaken")[0]
     taken["cards"] = list(reversed(taken["cards"])) if len(taken["cards"]) > 1 else ["KS:1"]
 
 
 def _no_meld(b: Bundle) -> None:
-    melded = events_of(b, "Rummy500Melded")[0]
+    melded = events_of(b, "rummy500.Melded")[0]
     melded["cards"][-1], held = "2C:0", melded["cards"][-1]
     assert held != "2C:0"
 
 
 def _wrong_meld_id(b: Bundle) -> None:
-    events_of(b, "Rummy500Melded")[-1]["meld_id"] += 1
+    events_of(b, "rummy500.Melded")[-1]["meld_id"] += 1
 
 
 def _lay_off_elsewhere(b: Bundle) -> None:
-    laid = events_of(b, "Rummy500LaidOff")[0]
-    melds = events_of(b, "Rummy500Melded")
+    laid = events_of(b, "rummy500.LaidOff")[0]
+    melds = events_of(b, "rummy500.Melded")
     laid["meld_id"] = len(melds) + 5
 
 
 def _score(b: Bundle) -> None:
-    events_of(b, "Rummy500RoundEnded")[0]["scores"][0]["score"] += 1
+    events_of(b, "rummy500.RoundEnded")[0]["scores"][0]["score"] += 1
 
 
 def _result_score(b: Bundle) -> None:
-    events_of(b, "HandEnded")[0]["results"][0]["score"] += 15
+    events_of(b, "table.HandEnded")[0]["results"][0]["score"] += 15
 
 
 TAMPERS: list[tuple[str, Callable[[Bundle], None], str]] = [
@@ -97,11 +97,11 @@ def test_a_tampered_round_is_refused_at_the_step_that_first_differs(
 def test_a_timed_out_discard_that_is_not_the_highest_card_is_refused(tmp_path: Path) -> None:
     bundle, _ = rummy500_round("d", 4, sleeper=1)
     rows = bundle["events"]
-    timed = {e["turn_no"] for e in events_of(bundle, "TurnTimedOut")}
+    timed = {e["turn_no"] for e in events_of(bundle, "table.TurnTimedOut")}
     k = next(
         i
         for i, row in enumerate(rows)
-        if row["event"]["type"] == "CardDiscarded" and row["event"]["turn_no"] in timed
+        if row["event"]["type"] == "table.CardDiscarded" and row["event"]["turn_no"] in timed
     )
     discard = rows[k]["event"]
     before = RUMMY500.fold(codec.from_dict(row["event"]) for row in rows[:k])

@@ -46,7 +46,7 @@ from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.formats.money import (
-    game_stake_cents,
+    game_stake_hundredths,
     settle_game,
     settle_split,
     settle_winner,
@@ -680,7 +680,7 @@ def test_game_stakes_settle_each_game_and_an_aborted_match_releases_the_open_gam
         )
     )
     table_id, match_id = open_match(stack, [a, b], options, "game-to-100", 500)
-    stake = game_stake_cents(100, 10)  # 100 points x 0.10 = 10.00 from each seat
+    stake = game_stake_hundredths(100, 10)  # 100 points x 0.10 = 10.00 from each seat
     stack.table(table_id, match_id, match_pb2.GameStarted(game_no=1, seats=[0, 1]))
     hold(stack, table_id, match_id, "stake", {0: stake, 1: stake}, game_no=1)
     stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
@@ -689,7 +689,7 @@ def test_game_stakes_settle_each_game_and_an_aborted_match_releases_the_open_gam
     # Seat 1 wins at 100 against 37: seat 0 pays min(63, 100) x 10 = 630; commission
     # floor(630 x 5%) = floor(31.5) = 31; seat 1 receives 599. 599 - 630 + 31 = 0.
     settlement = settle_game(
-        {0: 37, 1: 100}, 1, max_game_points=100, point_value_cents=10, commission_bps=500
+        {0: 37, 1: 100}, 1, max_game_points=100, point_value_hundredths=10, commission_bps=500
     )
     game = match_pb2.GameEnded(game_no=1, winner=1, settlement=settlement_to_pb(settlement))
     stack.table(table_id, match_id, game)
@@ -725,8 +725,8 @@ def test_a_match_settlement_failing_an_invariant_is_refused_and_a_short_seat_rej
     good = settle_winner({0: 1001, 1: 1001, 2: 1001}, 0, 1000)
     bad = replace(
         good,
-        commission_cents=301,
-        lines=(replace(good.lines[0], amount_cents=1701), *good.lines[1:]),
+        commission_hundredths=301,
+        lines=(replace(good.lines[0], amount_hundredths=1701), *good.lines[1:]),
     )
     stack.table(
         table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=settlement_to_pb(bad))

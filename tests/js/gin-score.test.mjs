@@ -146,13 +146,13 @@ test("Hollywood: the n-th win in the first min(n, 3) running columns, each its o
 });
 
 test("game stakes: min(diff, cap) x point value, commission rounded down (formats.md#money)", () => {
-  const s = G.gameStakes({ losers: [{ id: "B", diff: 230 }], cap: 300, pointValueCents: 10, commissionBps: 1000 });
+  const s = G.gameStakes({ losers: [{ id: "B", diff: 230 }], cap: 300, pointValueHundredths: 10, commissionBps: 1000 });
   assert.deepEqual(s, { pays: { B: 2300 }, paid: 2300, commission: 230, winner_receives: 2070 });
-  const capped = G.gameStakes({ losers: [{ id: "B", diff: 383 }], cap: 300, pointValueCents: 7, commissionBps: 333 });
+  const capped = G.gameStakes({ losers: [{ id: "B", diff: 383 }], cap: 300, pointValueHundredths: 7, commissionBps: 333 });
   assert.deepEqual(capped, { pays: { B: 2100 }, paid: 2100, commission: 69, winner_receives: 2031 });
-  const atCap = G.gameStakes({ losers: [{ id: "B", diff: -40, at_cap: true }], cap: 250, pointValueCents: 1, commissionBps: 0 });
+  const atCap = G.gameStakes({ losers: [{ id: "B", diff: -40, at_cap: true }], cap: 250, pointValueHundredths: 1, commissionBps: 0 });
   assert.equal(atCap.pays.B, 250);
   // Hollywood: nets A +265, A +270, B +105 -> A +430; B pays 4,300, commission 430, A 3,870
-  const h = G.hollywoodStakes({ net: 265 + 270 - 105, cap: 300, pointValueCents: 10, commissionBps: 1000 });
+  const h = G.hollywoodStakes({ net: 265 + 270 - 105, cap: 300, pointValueHundredths: 10, commissionBps: 1000 });
   assert.deepEqual([h.paid, h.commission, h.winner_receives], [4300, 430, 3870]);
 });

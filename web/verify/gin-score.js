@@ -443,12 +443,12 @@
   /** Game stakes: each loser pays min(diff, cap) x point value (a loser at the cap: the cap), the
    * commission floor(paid x bps / 10000), the winner receives the rest. losers: [{id, diff,
    * at_cap}] -> {pays: {id: hundredths}, paid, commission, winner_receives}. */
-  function gameStakes({ losers, cap, pointValueCents, commissionBps }) {
+  function gameStakes({ losers, cap, pointValueHundredths, commissionBps }) {
     const pays = {};
     let paid = 0n;
     for (const l of losers) {
       const pts = l.at_cap ? cap : Math.max(0, Math.min(l.diff, cap));
-      const amount = big(pts) * big(pointValueCents);
+      const amount = big(pts) * big(pointValueHundredths);
       pays[l.id] = out(amount);
       paid += amount;
     }
@@ -457,9 +457,9 @@
   }
 
   /** Hollywood's money: the sum of the three columns' capped nets, paid by the player below 0. */
-  function hollywoodStakes({ net, cap, pointValueCents, commissionBps }) {
+  function hollywoodStakes({ net, cap, pointValueHundredths, commissionBps }) {
     void cap; // the cap is already in each column's net (hollywood(..., {cap}))
-    return gameStakes({ losers: [{ id: "loser", diff: net, at_cap: false }], cap: Number.MAX_SAFE_INTEGER, pointValueCents, commissionBps });
+    return gameStakes({ losers: [{ id: "loser", diff: net, at_cap: false }], cap: Number.MAX_SAFE_INTEGER, pointValueHundredths, commissionBps });
   }
 
   // --- the rules cases (libs/rules/tests/data/rules-cases.jsonl): the same answers ------------

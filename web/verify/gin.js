@@ -172,7 +172,7 @@
     },
 
     also: {
-      TurnStarted(e, { play }) {
+      "table.TurnStarted"(e, { play }) {
         notAfterKnock(play, "new turn");
         const g = ginOf(play);
         if (g.prevSeat !== null && !g.timedOut) g.misses.set(g.prevSeat, 0);
@@ -184,7 +184,7 @@
         g.prevSeat = e.seat;
         g.timedOut = false;
       },
-      CardDrawn(e, { play }) {
+      "table.CardDrawn"(e, { play }) {
         notAfterKnock(play, "draw");
         const g = ginOf(play);
         if (inOffer(g, e.turn_no) && e.source === "stock") {
@@ -194,19 +194,19 @@
           fail(`both seats passed the upcard, but seat ${e.seat} took it in turn 3 instead of drawing from the stock`);
         }
       },
-      CardDiscarded(e, { play }) {
+      "table.CardDiscarded"(e, { play }) {
         if (play.stock.length <= 2) play.gin.wallDue = e.turn_no;
       },
     },
 
     moves: {
-      GinUpcardPassed(e, { play, onTurn }) {
+      "gin.UpcardPassed"(e, { play, onTurn }) {
         onTurn(e, "passed the upcard");
         const g = ginOf(play);
         if (!inOffer(g, e.turn_no) || play.drawn) fail(`seat ${e.seat} passed the upcard in turn ${e.turn_no}, which is not the first-turn offer`);
         g.offers += 1;
       },
-      TurnTimedOut(e, { play, onTurn }) {
+      "table.TurnTimedOut"(e, { play, onTurn }) {
         onTurn(e, "timed out");
         const g = ginOf(play);
         const want = (g.misses.get(e.seat) || 0) + 1;
@@ -214,7 +214,7 @@
         g.misses.set(e.seat, want);
         g.timedOut = true;
       },
-      GinSeatForfeited(e, { play, onTurn }) {
+      "gin.SeatForfeited"(e, { play, onTurn }) {
         onTurn(e, "forfeited");
         const g = ginOf(play);
         notAfterKnock(play, "forfeit");
@@ -225,7 +225,7 @@
         }
         g.ending = e;
       },
-      GinWallReached(e, { play }) {
+      "gin.WallReached"(e, { play }) {
         const g = ginOf(play);
         notAfterKnock(play, "wall");
         if (g.wallDue !== e.turn_no) fail(`the wall is called in turn ${e.turn_no}, but no discard of that turn left two stock cards`);
@@ -235,7 +235,7 @@
         });
         g.ending = e;
       },
-      GinKnocked(e, { play, onTurn }) {
+      "gin.Knocked"(e, { play, onTurn }) {
         onTurn(e, "knocked");
         notAfterKnock(play, "knock");
         if (!play.drawn) fail(`seat ${e.seat} knocked before drawing in turn ${e.turn_no}`);
@@ -263,7 +263,7 @@
         }
         ginOf(play).knocked = { event: e, knock, named };
       },
-      GinHandScored(e, { play }) {
+      "gin.HandScored"(e, { play }) {
         const g = ginOf(play);
         if (!g.knocked) fail("the hand is scored without a knock");
         if (g.ending) fail(`the hand was over (${g.ending.type}), but it is scored again`);
@@ -314,12 +314,12 @@
         const left = ended.results.find((r) => r.outcome === "left").seat;
         winner = seats.find((s) => s !== left);
         outcomes.set(left, "left").set(winner, "won");
-      } else if (e.type === "GinHandScored") {
+      } else if (e.type === "gin.HandScored") {
         winner = e.winner_seat;
         const loser = seats.find((s) => s !== winner);
         outcomes.set(winner, e.outcome).set(loser, "lost");
         points.set(loser, e.points);
-      } else if (e.type === "GinWallReached") {
+      } else if (e.type === "gin.WallReached") {
         winner = g.dealer;
         seats.forEach((s) => outcomes.set(s, "drawn"));
       } else {
@@ -339,19 +339,19 @@
       // money): the loser's points x the point value, commission rounded down, the rest to the winner
       const st = ended.settlement;
       const rules = play.ruleSet;
-      const pv = rules.point_value_cents;
-      if (st.point_value_cents !== pv) fail(`the settlement uses a point value of ${st.point_value_cents}; the rule set says ${pv}`);
+      const pv = rules.point_value_hundredths;
+      if (st.point_value_hundredths !== pv) fail(`the settlement uses a point value of ${st.point_value_hundredths}; the rule set says ${pv}`);
       if (st.commission_bps !== rules.commission_bps) fail(`the settlement uses ${st.commission_bps} bps commission; the rule set says ${rules.commission_bps}`);
       if (st.winner_seat !== winner) fail(`the settlement pays seat ${st.winner_seat}, not the winner ${winner}`);
       let total = 0n;
       for (const [s, p] of points) if (s !== winner) total += BigInt(p) * BigInt(pv);
       const commission = (total * BigInt(rules.commission_bps)) / 10000n;
-      if (BigInt(st.commission_cents) !== commission) fail(`the commission is ${st.commission_cents} hundredths; ${rules.commission_bps} bps of ${total} rounded down is ${commission}`);
+      if (BigInt(st.commission_hundredths) !== commission) fail(`the commission is ${st.commission_hundredths} hundredths; ${rules.commission_bps} bps of ${total} rounded down is ${commission}`);
       if (JSON.stringify(st.lines.map((l) => l.seat)) !== JSON.stringify([...seats].sort((a, b) => a - b))) fail("the settlement's lines are not one per seat dealt in");
       for (const line of st.lines) {
         const want = line.seat === winner ? total - commission : -BigInt(points.get(line.seat)) * BigInt(pv);
         if (line.points !== points.get(line.seat)) fail(`the settlement charges seat ${line.seat} ${line.points} points, the score ${points.get(line.seat)}`);
-        if (BigInt(line.amount_cents) !== want) fail(`seat ${line.seat}'s amount is ${line.amount_cents} hundredths; the points make it ${want}`);
+        if (BigInt(line.amount_hundredths) !== want) fail(`seat ${line.seat}'s amount is ${line.amount_hundredths} hundredths; the points make it ${want}`);
       }
       const r = g.result;
       step.notes.push(
@@ -359,10 +359,10 @@
           ? `${e.outcome} by seat ${e.knocker_seat}: deadwood ${r.knocker_deadwood} v ${r.defender_deadwood} after ${e.layoffs.length} lay-off${e.layoffs.length === 1 ? "" : "s"}, ${r.points} points to seat ${winner}`
           : !e
             ? `seat ${seats.find((s) => s !== winner)} left; seat ${winner} won, no score`
-            : e.type === "GinWallReached"
+            : e.type === "gin.WallReached"
               ? "the wall: a drawn deal, no score"
               : `seat ${e.seat} forfeited after ${e.misses} missed turns in a row; seat ${winner} won, no score`,
-        `commission ${st.commission_cents} hundredths`,
+        `commission ${st.commission_hundredths} hundredths`,
       );
     },
 

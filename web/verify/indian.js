@@ -18,7 +18,7 @@
     return cards.map((c) => V.parseCard(c).face);
   }
 
-  // The Indian options of a rule set: `options` (tagged "IndianPointsRules"), or `indian` in a
+  // The Indian options of a rule set: `options` (tagged "indian.PointsRules"), or `indian` in a
   // bundle written before rule sets carried each variant's options under one name.
   function optionsOf(ruleSet) {
     return ruleSet.options || ruleSet.indian;
@@ -50,7 +50,7 @@
       }
     },
     moves: {
-      PlayerDropped(e, { play }) {
+      "indian.PlayerDropped"(e, { play }) {
         if (play.out.has(e.seat)) fail(`seat ${e.seat} left the hand twice`);
         const rules = optionsOf(play.ruleSet);
         const drew = play.drawsBy.get(e.seat) > 0;
@@ -64,11 +64,11 @@
         if (e.points !== want) fail(`seat ${e.seat}'s ${e.kind} drop is charged ${e.points} points; the rule set says ${want}`);
         play.out.set(e.seat, { outcome: DROP_OUTCOME[e.kind], points: e.points });
       },
-      Declared(e, helpers) {
+      "indian.Declared"(e, helpers) {
         showHand(e, helpers, "declared");
         helpers.play.declared = e;
       },
-      DeclarationRejected(e, helpers) {
+      "indian.DeclarationRejected"(e, helpers) {
         showHand(e, helpers, "declared wrongly");
         const rules = optionsOf(helpers.play.ruleSet);
         if (e.points !== rules.wrong_declare_points) {
@@ -124,35 +124,35 @@
       }
       // money: points x point value for each loser, commission rounded down, the rest to the winner
       const st = ended.settlement;
-      const pv = rules.point_value_cents;
-      if (st.point_value_cents !== pv) fail(`the settlement uses a point value of ${st.point_value_cents}; the rule set says ${pv}`);
+      const pv = rules.point_value_hundredths;
+      if (st.point_value_hundredths !== pv) fail(`the settlement uses a point value of ${st.point_value_hundredths}; the rule set says ${pv}`);
       if (st.commission_bps !== rules.commission_bps) fail(`the settlement uses ${st.commission_bps} bps commission; the rule set says ${rules.commission_bps}`);
       if (st.winner_seat !== winner) fail(`the settlement pays seat ${st.winner_seat}, not the winner ${winner}`);
       const points = new Map(ended.results.map((r) => [r.seat, r.points]));
       let total = 0n;
       for (const [seat, p] of points) if (seat !== winner) total += BigInt(p) * BigInt(pv);
       const commission = (total * BigInt(rules.commission_bps)) / 10000n;
-      if (BigInt(st.commission_cents) !== commission) {
-        fail(`the commission is ${st.commission_cents} hundredths; ${rules.commission_bps} bps of ${total} rounded down is ${commission}`);
+      if (BigInt(st.commission_hundredths) !== commission) {
+        fail(`the commission is ${st.commission_hundredths} hundredths; ${rules.commission_bps} bps of ${total} rounded down is ${commission}`);
       }
       const seats = [...points.keys()].sort((a, b) => a - b);
       if (!same(st.lines.map((l) => l.seat), seats)) fail("the settlement's lines are not one per seat dealt in");
       for (const line of st.lines) {
         const want = line.seat === winner ? total - commission : -BigInt(points.get(line.seat)) * BigInt(pv);
         if (line.points !== points.get(line.seat)) fail(`the settlement charges seat ${line.seat} ${line.points} points, the result ${points.get(line.seat)}`);
-        if (BigInt(line.amount_cents) !== want) fail(`seat ${line.seat}'s amount is ${line.amount_cents} hundredths; the points make it ${want}`);
+        if (BigInt(line.amount_hundredths) !== want) fail(`seat ${line.seat}'s amount is ${line.amount_hundredths} hundredths; the points make it ${want}`);
       }
       step.notes.push(
         `winner seat ${winner}; ` +
           ended.results.map((r) => `seat ${r.seat} ${r.outcome} ${r.points}`).join(", ") +
-          `; commission ${st.commission_cents} hundredths`,
+          `; commission ${st.commission_hundredths} hundredths`,
       );
       ctx.scored = scored;
     },
 
     /** What the page draws: the deal and each seat's final hand (cards as texts). */
     picture(ctx) {
-      const d = ctx.deal || (ctx.events.find((e) => e.event.type === "HandDealt") || {}).event;
+      const d = ctx.deal || (ctx.events.find((e) => e.event.type === "table.HandDealt") || {}).event;
       if (!d) return null;
       const finals = ctx.play ? [...ctx.play.hands.entries()] : [];
       const results = ctx.play && ctx.play.ended ? ctx.play.ended.results : [];

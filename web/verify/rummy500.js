@@ -103,12 +103,12 @@
     checkLeaves() {}, // any card may be discarded
 
     also: {
-      TurnStarted(e, { play }) {
+      "table.TurnStarted"(e, { play }) {
         const r = stateOf(play);
         if (r.dig) fail(`seat ${r.dig.seat} took ${r.dig.deepest} from the pile and never used it`);
         if (r.left.has(e.seat)) fail(`seat ${e.seat} left the round but is given turn ${e.turn_no}`);
       },
-      CardDiscarded(e, { play }) {
+      "table.CardDiscarded"(e, { play }) {
         const r = stateOf(play);
         if (r.dig) fail(`seat ${e.seat} discarded before melding the card it took from the pile`);
         if (r.timedOut === e.turn_no) {
@@ -123,10 +123,10 @@
     },
 
     moves: {
-      TurnTimedOut(e, { play }) {
+      "table.TurnTimedOut"(e, { play }) {
         stateOf(play).timedOut = e.turn_no;
       },
-      Rummy500PileTaken(e, { play, onTurn }) {
+      "rummy500.PileTaken"(e, { play, onTurn }) {
         onTurn(e, "dug the pile");
         if (play.drawn) fail(`seat ${e.seat} took from the pile after drawing in turn ${e.turn_no}`);
         const n = e.cards.length;
@@ -139,7 +139,7 @@
         play.drawn = { card: e.cards[0], source: "discard_pile" };
         stateOf(play).dig = { seat: e.seat, deepest: e.cards[0] };
       },
-      Rummy500Melded(e, { play, take, onTurn }) {
+      "rummy500.Melded"(e, { play, take, onTurn }) {
         const r = stateOf(play);
         onTurn(e, "melded");
         if (!play.drawn) fail(`seat ${e.seat} melded before drawing in turn ${e.turn_no}`);
@@ -151,7 +151,7 @@
         for (const c of e.cards) take(e.seat, c, "melded");
         r.melds.push({ id: e.meld_id, owner: e.seat, kind, cards: [...e.cards], layoffs: [] });
       },
-      Rummy500LaidOff(e, { play, take, onTurn }) {
+      "rummy500.LaidOff"(e, { play, take, onTurn }) {
         const r = stateOf(play);
         onTurn(e, "laid off");
         if (!play.drawn) fail(`seat ${e.seat} laid off before drawing in turn ${e.turn_no}`);
@@ -162,16 +162,16 @@
         take(e.seat, e.card, "laid off");
         m.layoffs.push({ card: e.card, seat: e.seat });
       },
-      Rummy500TookNothing(e, { play, onTurn }) {
+      "rummy500.TookNothing"(e, { play, onTurn }) {
         onTurn(e, "took nothing");
         if (play.drawn) fail(`seat ${e.seat} is said to have taken nothing after drawing in turn ${e.turn_no}`);
         if (play.stock.length) fail(`seat ${e.seat} took nothing in turn ${e.turn_no} with ${play.stock.length} stock cards left`);
         stateOf(play).tookNothing = true;
       },
-      Rummy500SeatLeft(e, { play }) {
+      "rummy500.SeatLeft"(e, { play }) {
         stateOf(play).left.add(e.seat);
       },
-      Rummy500RoundEnded(e, { play }) {
+      "rummy500.RoundEnded"(e, { play }) {
         const r = stateOf(play);
         if (r.dig) fail(`the round ended with ${r.dig.deepest} taken from the pile and not used`);
         const playing = play.started.seats.filter((s) => !r.left.has(s.seat));
@@ -221,7 +221,7 @@
         if (!sameCards(line.cards, play.hands.get(s.seat))) fail(`the result shows other cards for seat ${s.seat} than it held at the end`);
       }
       const st = ended.settlement;
-      if (st.commission_cents !== 0 || st.lines.some((l) => l.amount_cents !== 0)) fail("a round's settlement moves money; the match to 500 holds it");
+      if (st.commission_hundredths !== 0 || st.lines.some((l) => l.amount_hundredths !== 0)) fail("a round's settlement moves money; the match to 500 holds it");
       step.notes.push(
         `${e.reason.replace("_", " ")}${e.out_seat !== null && e.out_seat !== undefined ? ` by seat ${e.out_seat}` : ""}: ` +
           e.scores.map((s) => `seat ${s.seat} ${s.score}`).join(", "),

@@ -66,18 +66,18 @@
     if (typeof seedHex !== "string" || seedHex.length !== 64) {
       fail("the revealed server seed is not 32 bytes of hex");
     }
-    const committed = ofType(events, "SeedCommitted");
+    const committed = ofType(events, "table.SeedCommitted");
     if (committed.length !== 1) fail(`the hand has ${committed.length} seed commitments, not one`);
     const commitment = committed[0].event.commitment;
     const digest = await V.sha256Hex(V.hexToBytes(seedHex));
     if (digest !== commitment) {
       fail(`SHA-256 of the revealed server seed is ${digest}, but the commitment published before the deal is ${commitment}`);
     }
-    const dealtAt = events.findIndex((e) => e.event.type === "HandDealt");
+    const dealtAt = events.findIndex((e) => e.event.type === "table.HandDealt");
     if (dealtAt >= 0 && events.indexOf(committed[0]) > dealtAt) {
       fail("the commitment was published after the deal");
     }
-    const locked = ofType(events, "SeedsLocked");
+    const locked = ofType(events, "table.SeedsLocked");
     if (locked.length !== 1) fail(`the hand has ${locked.length} seed locks, not one`);
     if (locked[0].event.commitment !== commitment) {
       fail("the seeds were locked under another commitment than the one published");
@@ -88,7 +88,7 @@
       fail(`client seeds are locked for seats ${seeds.map((s) => s.seat)}, but seats ${seats} were dealt in`);
     }
     for (const s of seeds) {
-      const sent = ofType(events, "ClientSeedContributed").filter((e) => e.event.seat === s.seat);
+      const sent = ofType(events, "table.ClientSeedContributed").filter((e) => e.event.seat === s.seat);
       const expected = sent.length ? sent[sent.length - 1].event.seed_hex : "";
       if (s.seed_hex !== expected) {
         fail(`seat ${s.seat}'s client seed in the deal is "${s.seed_hex}", but it sent "${expected}"`);
@@ -129,9 +129,9 @@
     const ruleSet = started.rule_set;
     const { decks, printedJokers } = shoeOf(ruleSet);
     const card = (i) => V.indexCard(i, decks, printedJokers);
-    const seeds = ofType(events, "SeedsLocked")[0];
+    const seeds = ofType(events, "table.SeedsLocked")[0];
     if (!seeds) fail("no seed lock to deal from");
-    const dealt = ofType(events, "HandDealt");
+    const dealt = ofType(events, "table.HandDealt");
     if (dealt.length !== 1) fail(`the hand has ${dealt.length} deals, not one`);
     const d = dealt[0].event;
     const shape = ctx.shape;
@@ -181,8 +181,8 @@
     }
     if (d.stock.length !== stock.length) fail(`the stock has ${d.stock.length} cards, not ${stock.length}`);
     // every reshuffle: the set-aside cards of StockExhausted number r -> StockReshuffled number r
-    const exhausted = ofType(events, "StockExhausted");
-    const reshuffled = ofType(events, "StockReshuffled");
+    const exhausted = ofType(events, "table.StockExhausted");
+    const reshuffled = ofType(events, "table.StockReshuffled");
     exhausted.forEach((x, n) => {
       if (x.event.reshuffle_no !== n + 1) fail(`stock exhaustion ${n + 1} is numbered ${x.event.reshuffle_no}`);
     });
@@ -192,7 +192,7 @@
       if (made.length === 0) {
         // only a hand that ended before the next draw from the stock needs no new stock
         const after = events.slice(events.indexOf(x) + 1);
-        if (after.some((e) => e.event.type === "CardDrawn" && e.event.source === "stock")) {
+        if (after.some((e) => e.event.type === "table.CardDrawn" && e.event.source === "stock")) {
           fail(`the stock ran out (reshuffle ${r}) but no reshuffled stock follows`);
         }
         continue;
@@ -224,7 +224,7 @@
   // --- step 3: moves --------------------------------------------------------------------------
   function checkMoves(step, ctx) {
     const { events, started, variant } = ctx;
-    const d = ctx.deal || (ofType(events, "HandDealt")[0] || { event: null }).event;
+    const d = ctx.deal || (ofType(events, "table.HandDealt")[0] || { event: null }).event;
     if (!d) fail("no deal to replay from");
     for (let i = 1; i < events.length; i++) {
       if (events[i].stream_version < events[i - 1].stream_version) {
@@ -257,12 +257,12 @@
       }
     };
     const generic = {
-      TurnStarted(e) {
+      "table.TurnStarted"(e) {
         play.turnSeat = e.seat;
         play.turnNo = e.turn_no;
         play.drawn = null;
       },
-      CardDrawn(e) {
+      "table.CardDrawn"(e) {
         onTurn(e, "drew");
         if (play.drawn) fail(`seat ${e.seat} drew twice in turn ${e.turn_no}`);
         const from = e.source === "stock" ? play.stock : play.pile;
@@ -277,23 +277,23 @@
         play.drawn = { card: e.card, source: e.source };
         play.drawsBy.set(e.seat, play.drawsBy.get(e.seat) + 1);
       },
-      CardDiscarded(e) {
+      "table.CardDiscarded"(e) {
         onTurn(e, "discarded");
         if (!play.drawn) fail(`seat ${e.seat} discarded before drawing in turn ${e.turn_no}`);
         variant.checkLeaves(play, e.card, e.seat);
         take(e.seat, e.card, "discarded");
         play.pile.push(e.card);
       },
-      StockExhausted(e) {
+      "table.StockExhausted"(e) {
         if (play.stock.length) fail(`the stock was declared exhausted with ${play.stock.length} cards left`);
         const below = play.pile.slice(0, -1);
         if (!same(below, e.cards)) fail(`reshuffle ${e.reshuffle_no} sets aside other cards than the discard pile under its top`);
         play.pile = play.pile.slice(-1);
       },
-      StockReshuffled(e) {
+      "table.StockReshuffled"(e) {
         play.stock = [...e.stock];
       },
-      HandEnded(e) {
+      "table.HandEnded"(e) {
         play.ended = e;
       },
     };
@@ -335,9 +335,133 @@
     };
   }
 
+  // The one upcast step of a bundle (as rummy_rules/upcast.py does for the Python readers): a
+  // bundle written by an older build becomes the current shape before any check reads it. Old
+  // shapes read (docs/rules/event-tags.md#old-shapes): a message tagged with its class name (the
+  // table below, the same as rummy_rules.upcast.LEGACY_TAGS: a test holds them equal), and money
+  // fields named with the old suffix (spelled in two parts, so a search of the source finds only
+  // kept records).
+  const LEGACY_TAGS = Object.freeze({
+    DeclareBigGin: "gin.DeclareBigGin",
+    DeclareGin: "gin.DeclareGin",
+    GinHand: "gin.Hand",
+    HandRules: "gin.HandRules",
+    GinHandScored: "gin.HandScored",
+    GinHandStarted: "gin.HandStarted",
+    GinKnock: "gin.Knock",
+    GinKnocked: "gin.Knocked",
+    GinLayoff: "gin.Layoff",
+    GinOptions: "gin.Options",
+    GinPassUpcard: "gin.PassUpcard",
+    GinSeatForfeited: "gin.SeatForfeited",
+    StartGinHand: "gin.StartHand",
+    GinState: "gin.State",
+    GinUpcardPassed: "gin.UpcardPassed",
+    GinWallReached: "gin.WallReached",
+    DeclarationRejected: "indian.DeclarationRejected",
+    Declare: "indian.Declare",
+    Declared: "indian.Declared",
+    Drop: "indian.Drop",
+    HandState: "indian.HandState",
+    PlayerDropped: "indian.PlayerDropped",
+    IndianPointsRules: "indian.PointsRules",
+    AbortMatch: "match.AbortMatch",
+    AcceptRejoin: "match.AcceptRejoin",
+    BeginDeal: "match.BeginDeal",
+    DealResult: "match.DealResult",
+    DealScored: "match.DealScored",
+    DealStarted: "match.DealStarted",
+    DealVoided: "match.DealVoided",
+    DeclineRejoin: "match.DeclineRejoin",
+    GameEnded: "match.GameEnded",
+    GameStarted: "match.GameStarted",
+    LeaveMatch: "match.LeaveMatch",
+    MatchAborted: "match.MatchAborted",
+    MatchEnded: "match.MatchEnded",
+    MatchStarted: "match.MatchStarted",
+    MoneyReserved: "match.MoneyReserved",
+    RecordDeal: "match.RecordDeal",
+    RecordDealAborted: "match.RecordDealAborted",
+    RejoinDeclined: "match.RejoinDeclined",
+    RejoinNotHeld: "match.RejoinNotHeld",
+    RejoinOffered: "match.RejoinOffered",
+    RejoinRefused: "match.RejoinRefused",
+    Rejoined: "match.Rejoined",
+    RequestSplit: "match.RequestSplit",
+    SeatEliminated: "match.SeatEliminated",
+    SeatForfeitedGame: "match.SeatForfeitedGame",
+    SeatLeft: "match.SeatLeft",
+    SplitRequested: "match.SplitRequested",
+    StartMatch: "match.StartMatch",
+    TieBreakDue: "match.TieBreakDue",
+    AbortHand: "table.AbortHand",
+    CardDiscarded: "table.CardDiscarded",
+    CardDrawn: "table.CardDrawn",
+    ClientSeedContributed: "table.ClientSeedContributed",
+    ContributeClientSeed: "table.ContributeClientSeed",
+    Deal: "table.Deal",
+    Discard: "table.Discard",
+    DrawFromDiscardPile: "table.DrawFromDiscardPile",
+    DrawFromStock: "table.DrawFromStock",
+    HandAborted: "table.HandAborted",
+    HandDealt: "table.HandDealt",
+    HandEnded: "table.HandEnded",
+    HandStarted: "table.HandStarted",
+    LeaveHand: "table.LeaveHand",
+    RecordSeedCommitment: "table.RecordSeedCommitment",
+    RecordStakeReserved: "table.RecordStakeReserved",
+    RecordStockReshuffled: "table.RecordStockReshuffled",
+    SeedCommitted: "table.SeedCommitted",
+    SeedWindowOpened: "table.SeedWindowOpened",
+    SeedsLocked: "table.SeedsLocked",
+    StakeReserved: "table.StakeReserved",
+    StartHand: "table.StartHand",
+    StockExhausted: "table.StockExhausted",
+    StockReshuffled: "table.StockReshuffled",
+    TurnStarted: "table.TurnStarted",
+    TurnTimedOut: "table.TurnTimedOut",
+    TurnTimeout: "table.TurnTimeout",
+    Rummy500GoOut: "rummy500.GoOut",
+    Rummy500LaidOff: "rummy500.LaidOff",
+    Rummy500LayOff: "rummy500.LayOff",
+    Rummy500Layoff: "rummy500.Layoff",
+    Rummy500LayoffTarget: "rummy500.LayoffTarget",
+    Rummy500Meld: "rummy500.Meld",
+    Rummy500Melded: "rummy500.Melded",
+    Rummy500Options: "rummy500.Options",
+    Rummy500PileTaken: "rummy500.PileTaken",
+    Rummy500Play: "rummy500.Play",
+    Rummy500RoundEnded: "rummy500.RoundEnded",
+    Rummy500SeatLeft: "rummy500.SeatLeft",
+    Rummy500SeatScore: "rummy500.SeatScore",
+    Rummy500State: "rummy500.State",
+    Rummy500TakeFromPile: "rummy500.TakeFromPile",
+    Rummy500TookNothing: "rummy500.TookNothing",
+    TableMeld: "rummy500.TableMeld",
+  });
+  const LEGACY_MONEY_SUFFIX = "_" + "cents";
+
+  /** ``value`` (a bundle or any JSON value in it) in the current shape, as a new object. */
+  function upcast(value) {
+    if (Array.isArray(value)) return value.map(upcast);
+    if (value === null || typeof value !== "object") return value;
+    const out = {};
+    for (const [key, v] of Object.entries(value)) {
+      if (key === "type" && typeof v === "string" && Object.hasOwn(LEGACY_TAGS, v)) {
+        out.type = LEGACY_TAGS[v];
+        continue;
+      }
+      const renamed = key.endsWith(LEGACY_MONEY_SUFFIX) ? key.slice(0, -LEGACY_MONEY_SUFFIX.length) + "_hundredths" : key;
+      if (renamed !== key && renamed in value) continue; // both names: the current one is kept
+      out[renamed] = upcast(v);
+    }
+    return out;
+  }
+
   /** Verify a bundle (an object, or JSON text); record: the player's own record or null. */
   async function verifyBundle(bundle, record) {
     if (typeof bundle === "string") bundle = JSON.parse(bundle);
+    bundle = upcast(bundle);
     const steps = [];
     const unchecked = [];
     // a bundle that cannot be read as a hand at all is "unknown", as before any step ran
@@ -351,7 +475,7 @@
     });
     if (!header.ok) return out;
     const events = bundle.events;
-    const started = (events.find((e) => e.event.type === "HandStarted") || {}).event;
+    const started = (events.find((e) => e.event.type === "table.HandStarted") || {}).event;
     const ctx = { bundle, events, started, record: null };
     out.variant = started ? started.rule_set.variant : bundle.variant;
     const variant = variants[out.variant];
@@ -414,5 +538,5 @@
     return result.steps.find((s) => !s.ok) || null;
   }
 
-  Object.assign(V, { FORMAT, Differs, fail, same, ofType, verifyBundle, firstFailure });
+  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, verifyBundle, firstFailure });
 })(globalThis);

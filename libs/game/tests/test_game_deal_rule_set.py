@@ -58,7 +58,7 @@ def test_an_indian_formats_deal_is_its_drops_and_the_80_cap_on_the_rulebook_shoe
     assert options.wrong_declare_points == 80  # type: ignore[attr-defined]
     assert options.points_cap == 80  # type: ignore[attr-defined]
     assert deal.shoe == Shoe(decks=2, printed_jokers=4)
-    assert (deal.point_value_cents, deal.commission_bps, deal.seats) == (0, 0, seats)
+    assert (deal.point_value_hundredths, deal.commission_bps, deal.seats) == (0, 0, seats)
     assert deal.turn_seconds == table.turn_seconds
     assert _read_back(deal) == deal
 

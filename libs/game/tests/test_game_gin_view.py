@@ -72,7 +72,7 @@ class Hand:
             )
         )
         for seat in (0, 1):
-            self.run(RecordStakeReserved(seat=seat, amount_cents=0, at_ms=T0))
+            self.run(RecordStakeReserved(seat=seat, amount_hundredths=0, at_ms=T0))
         self.run(RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0))
         for seat in (0, 1):
             self.run(ContributeClientSeed(seat=seat, seed_hex="", at_ms=T0))

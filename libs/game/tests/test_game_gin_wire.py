@@ -55,8 +55,8 @@ def _hand(rule_set: RuleSet, seed: int) -> tuple[list[Event], list[GinState]]:
             hand_id=f"h{seed}", seats=seats, dealer_seat=seed % 2, rule_set=rule_set, at_ms=T0
         )
     )
-    run(RecordStakeReserved(seat=0, amount_cents=0, at_ms=T0))
-    run(RecordStakeReserved(seat=1, amount_cents=0, at_ms=T0))
+    run(RecordStakeReserved(seat=0, amount_hundredths=0, at_ms=T0))
+    run(RecordStakeReserved(seat=1, amount_hundredths=0, at_ms=T0))
     run(RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0))
     run(ContributeClientSeed(seat=0, seed_hex="0a", at_ms=T0))
     run(ContributeClientSeed(seat=1, seed_hex="", at_ms=T0))

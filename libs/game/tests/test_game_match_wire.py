@@ -47,15 +47,15 @@ def _through_envelope(payload: Message, at_ms: int) -> Event:
 
 
 FORMATS = [
-    make_format("pool", target=101, entry_cents=500, commission_bps=1000, rejoin=True),
-    make_format("pool", target=201, entry_cents=250, commission_bps=500, split=True),
-    make_format("deals", deals=2, entry_cents=1000, commission_bps=1500),
-    make_format("best-of", deals=3, entry_cents=100, commission_bps=0),
+    make_format("pool", target=101, entry_hundredths=500, commission_bps=1000, rejoin=True),
+    make_format("pool", target=201, entry_hundredths=250, commission_bps=500, split=True),
+    make_format("deals", deals=2, entry_hundredths=1000, commission_bps=1500),
+    make_format("best-of", deals=3, entry_hundredths=100, commission_bps=0),
     make_format(
         "game-to",
         target=50,
         games=2,
-        point_value_cents=10,
+        point_value_hundredths=10,
         max_game_points=60,
         commission_bps=800,
         missed_turns_lose_game=True,
@@ -64,7 +64,7 @@ FORMATS = [
         "game-to",
         target=100,
         games=2,
-        point_value_cents=5,
+        point_value_hundredths=5,
         max_game_points=500,
         commission_bps=250,
         missed_turns_lose_game=True,
@@ -73,7 +73,7 @@ FORMATS = [
     make_format(
         "hollywood",
         target=100,
-        point_value_cents=10,
+        point_value_hundredths=10,
         max_game_points=400,
         commission_bps=500,
         missed_turns_lose_game=True,
@@ -180,12 +180,12 @@ ONE_OF_EACH: list[Event] = [
     fm.TieBreakDue(seats=(0, 2)),
     fm.SeatForfeitedGame(seat=1),
     fm.RejoinDeclined(seat=3),
-    fm.RejoinOffered(seat=3, total=77, entry_cents=500),
+    fm.RejoinOffered(seat=3, total=77, entry_hundredths=500),
     fm.Rejoined(seat=3, total=77),
     fm.SeatEliminated(seat=2, total=101),
     fm.MatchAborted(reason="closed", released=((0, 500), (1, 500)), at_ms=T0),
     fm.MatchEnded(winners=(0, 1), reason="split", settlement=None, at_ms=T0),
-    fm.MoneyReserved(seat=1, amount_cents=500, purpose="rejoin"),
+    fm.MoneyReserved(seat=1, amount_hundredths=500, purpose="rejoin"),
 ]
 
 
@@ -417,7 +417,7 @@ def test_game_to_options_recorded_before_the_game_end_scoring_decode_as_they_wer
         "game-to",
         target=100,
         games=2,
-        point_value_cents=10,
+        point_value_hundredths=10,
         max_game_points=150,
         commission_bps=500,
     )
@@ -503,7 +503,7 @@ def test_the_view_of_a_hollywood_match_shows_its_three_columns() -> None:
         )
     )
     fmt = mw.format_from_pb(options, 0)
-    assert fmt.name == "hollywood-50" and fmt.hold_cents == 3 * 200 * 10
+    assert fmt.name == "hollywood-50" and fmt.hold_hundredths == 3 * 200 * 10
     # ann's 1st win (30): column 1; her 2nd (25): columns 1 and 2, column 1 ends at 55 (bob
     # scored nothing in it: shutout 200, 2 boxes). bob's 1st (40): column 2; his 2nd (20):
     # columns 2 and 3, column 2 ends at 60. ann's 3rd (50): column 3 (the only one running),

@@ -27,7 +27,7 @@ FORMATS = [
         "game-to",
         target=100,
         games=2,
-        point_value_cents=10,
+        point_value_hundredths=10,
         max_game_points=200,
         commission_bps=500,
         missed_turns_lose_game=True,
@@ -37,7 +37,7 @@ FORMATS = [
     make_format(
         "hollywood",
         target=100,
-        point_value_cents=5,
+        point_value_hundredths=5,
         max_game_points=150,
         commission_bps=1_000,
         missed_turns_lose_game=True,

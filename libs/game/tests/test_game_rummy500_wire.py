@@ -63,7 +63,7 @@ def _round(rule_set: RuleSet, seed: int) -> tuple[list[Event], list[Rummy500Stat
         )
     )
     for s in seats:
-        run(RecordStakeReserved(seat=s, amount_cents=0, at_ms=T0))
+        run(RecordStakeReserved(seat=s, amount_hundredths=0, at_ms=T0))
     run(RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0))
     for s in seats:
         run(ContributeClientSeed(seat=s, seed_hex="", at_ms=T0))
@@ -169,7 +169,7 @@ def test_the_view_puts_every_meld_with_its_owner_and_lay_offs_on_the_wire() -> N
 
 def test_the_match_to_500_options_round_trip_with_the_commission() -> None:
     fmt = make_format(
-        "race-to", target=500, point_value_cents=5, max_game_points=400, commission_bps=500
+        "race-to", target=500, point_value_hundredths=5, max_game_points=400, commission_bps=500
     )
     options = match_wire.format_to_pb(fmt)
     assert options.WhichOneof("format") == "race_to"

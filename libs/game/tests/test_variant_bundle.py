@@ -38,7 +38,7 @@ def test_the_indian_variant_is_an_installed_bundle_found_by_its_entry_point() ->
     assert wires.lookup("indian-points") is bundle.wire
     assert set(bundle.payload_modules) <= set(variant_payloads.modules())
     for cls in bundle.codec_classes:
-        assert codec.registered(cls.__name__) is cls
+        assert codec.registered(codec.tag_of(cls)) is cls
     assert bundle.variant.bot is not None
     assert bundle.verifier_script == "indian-score.js"
     # what the hosts read of it: replay's judge of equivalent groupings, its request limits

@@ -65,3 +65,25 @@ def test_a_table_opened_before_events_named_the_operator_takes_it_from_the_reque
         [event(table_pb.TableOpened(table_id="t0", seat_count=4), "t0", 0, "ops-old/req-9")]
     )
     assert entry.operator == "ops-old"
+
+
+def test_a_players_change_of_its_own_limits_is_in_the_trail_beside_the_operators() -> None:
+    changed = ledger_pb.LimitChanged(
+        account_id="alice", change="raise_pending", what="day", amount_hundredths=9_000
+    )
+    changed.effective_at.FromDatetime(T0 + timedelta(hours=24))
+    excluded = ledger_pb.LimitChanged(
+        account_id="bob", change="excluded", what="self_exclusion", months=6
+    )
+    excluded.effective_at.FromDatetime(T0)
+    trail = audit_trail([event(changed, "alice", 0), event(excluded, "bob", 1)])
+    assert [(e.operator, e.action, e.target) for e in trail] == [
+        ("alice", "limits-raise_pending", "alice"),
+        ("bob", "limits-excluded", "bob"),
+    ]
+    assert trail[0].details == {
+        "what": "day",
+        "amount_hundredths": 9_000,
+        "effective_at": "2026-12-02T09:00:00+00:00",
+    }
+    assert trail[1].details["months"] == 6

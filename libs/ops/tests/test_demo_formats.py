@@ -79,7 +79,7 @@ def test_the_default_demo_plays_the_points_tables_and_the_tables_of_every_format
 def _pool_match() -> mpb.MatchView:
     """A 101 pool of 3 seats, entry 10.00, 10% commission, rejoin: seat 1 is eliminated,
     rejoins at 41 and is the last seat left (docs/rules/formats.md#pool)."""
-    fmt = Pool(target=101, entry_cents=1_000, commission_bps=1_000, rejoin=True)
+    fmt = Pool(target=101, entry_hundredths=1_000, commission_bps=1_000, rejoin=True)
     state = fmt.initial_state()
 
     def do(command: object) -> None:

@@ -35,13 +35,13 @@ from rummy_rules import events as ev
 from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
 from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.rules import RuleSet
-from rummy_rules.settlement import reservation_cents, settle
+from rummy_rules.settlement import reservation_hundredths, settle
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 from rummy_testing.service_process import drop_database
 
 SEED = bytes(range(32))
 START_MS = 1_780_000_000_000
-RULES = bombay_baazi(4, point_value_cents=50, commission_bps=1000)
+RULES = bombay_baazi(4, point_value_hundredths=50, commission_bps=1000)
 
 
 @dataclass
@@ -126,7 +126,11 @@ class SyntheticTable:
             return events
 
         for seat in sorted(seats):
-            run(cmd.RecordStakeReserved(seat=seat, amount_cents=reservation_cents(rules), at_ms=0))
+            run(
+                cmd.RecordStakeReserved(
+                    seat=seat, amount_hundredths=reservation_hundredths(rules), at_ms=0
+                )
+            )
         run(cmd.RecordSeedCommitment(commitment=commitment(seed), at_ms=0))
         client = {s: hashlib.sha256(f"client {s}".encode()).digest()[:16] for s in sorted(seats)}
         for seat in sorted(seats)[:-1]:
@@ -192,11 +196,11 @@ class SyntheticTable:
         )
         s = result.settlement
         lines = [
-            ledger_pb.JournalLine(account_id=seats[x.seat], amount_hundredths=x.amount_cents)
+            ledger_pb.JournalLine(account_id=seats[x.seat], amount_hundredths=x.amount_hundredths)
             for x in s.lines
         ] + [
             ledger_pb.JournalLine(
-                account_id="house:commission", amount_hundredths=s.commission_cents
+                account_id="house:commission", amount_hundredths=s.commission_hundredths
             )
         ]
         self.record(
@@ -204,7 +208,7 @@ class SyntheticTable:
                 hand_id=hand_id,
                 journal_transaction_id=f"settlement:{hand_id}",
                 lines=lines,
-                commission_hundredths=s.commission_cents,
+                commission_hundredths=s.commission_hundredths,
             ),
             hand_id,
             causation=ended.event_id,
@@ -857,7 +861,7 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
     from rummy_ops.replay.ledger import JournalReader
     from rummy_rules.settlement import settle_shared
 
-    rules = bombay_baazi(4, point_value_cents=10, commission_bps=1000)
+    rules = bombay_baazi(4, point_value_hundredths=10, commission_bps=1000)
     accounts = [f"shared-{s}" for s in range(4)]
     posted = settle_shared(rules, (2, 0), {1: 25, 3: 10})
     with psycopg.connect(ledger_url, options="-c search_path=ledger") as conn:

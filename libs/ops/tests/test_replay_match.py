@@ -103,11 +103,13 @@ def match_table(
             match_id=MATCH_ID,
             journal_transaction_id="settlement:match-1",
             lines=[
-                ledger_pb.JournalLine(account_id=SEATS[x.seat], amount_hundredths=x.amount_cents)
+                ledger_pb.JournalLine(
+                    account_id=SEATS[x.seat], amount_hundredths=x.amount_hundredths
+                )
                 for x in s.lines
             ]
-            + [ledger_pb.JournalLine(account_id=HOUSE, amount_hundredths=s.commission_cents)],
-            commission_hundredths=s.commission_cents,
+            + [ledger_pb.JournalLine(account_id=HOUSE, amount_hundredths=s.commission_hundredths)],
+            commission_hundredths=s.commission_hundredths,
         ),
         MATCH_ID,
     )
@@ -168,8 +170,8 @@ def test_the_hand_worked_pool_settles_as_the_rulebook_says(
 ) -> None:
     _, s = pool
     # 4 entries of 10.00 = 40.00; 10% = 4.00; seat 0 held 10.00 and receives 36.00: +26.00
-    assert (s.pool_cents, s.commission_cents) == (40_00, 4_00)
-    assert [(x.seat, x.held_cents, x.amount_cents) for x in s.lines] == [
+    assert (s.pool_hundredths, s.commission_hundredths) == (40_00, 4_00)
+    assert [(x.seat, x.held_hundredths, x.amount_hundredths) for x in s.lines] == [
         (0, 10_00, 26_00),
         (1, 10_00, -10_00),
         (2, 10_00, -10_00),
@@ -187,7 +189,7 @@ def test_a_clean_match_replays_with_one_verdict_beside_its_hands(
     assert match.ok and match.outcome == "ended" and match.match_format == "pool-101"
     assert [n for n, _ in match.deals] == [1, 2, 3, 4, 5, 6] and match.winners == (0,)
     assert {"match-rules", "match-deal", "match-ledger-event"} <= set(match.checked)
-    assert match.settlement is not None and match.settlement.commission_cents == 4_00
+    assert match.settlement is not None and match.settlement.commission_hundredths == 4_00
 
 
 def test_a_tampered_running_total_is_caught_at_its_deal(
@@ -327,7 +329,7 @@ def test_a_match_with_a_rejoin_replays_clean_and_counts_the_second_entry(
     (match,) = run.matches
     assert run.ok and match.ok and match.match_format == "pool-201"
     # 4 entries and 1 rejoin of 10.00 = 50.00; 10% = 5.00 to the house
-    assert match.settlement == s and (s.pool_cents, s.commission_cents) == (50_00, 5_00)
+    assert match.settlement == s and (s.pool_hundredths, s.commission_hundredths) == (50_00, 5_00)
 
 
 def test_a_rejoin_at_a_tampered_total_is_caught(
@@ -362,7 +364,7 @@ def test_a_rejoin_the_ledger_could_not_hold_replays_clean_and_the_seat_stays_out
     (match,) = run.matches
     assert run.ok and match.ok, match.findings
     # 4 entries of 10.00, no second entry for seat 3 = 40.00; 10% = 4.00 to the house
-    assert (s.pool_cents, s.commission_cents) == (40_00, 4_00)
+    assert (s.pool_hundredths, s.commission_hundredths) == (40_00, 4_00)
 
 
 def test_a_rejoin_undone_without_the_ledgers_refusal_is_caught() -> None:

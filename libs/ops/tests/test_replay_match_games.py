@@ -89,16 +89,16 @@ def games_table(
                     journal_transaction_id=f"settlement:g{game.game_no}",
                     lines=[
                         ledger_pb.JournalLine(
-                            account_id=SEATS[x.seat], amount_hundredths=x.amount_cents
+                            account_id=SEATS[x.seat], amount_hundredths=x.amount_hundredths
                         )
                         for x in s.lines
                     ]
                     + [
                         ledger_pb.JournalLine(
-                            account_id=HOUSE, amount_hundredths=s.commission_cents
+                            account_id=HOUSE, amount_hundredths=s.commission_hundredths
                         )
                     ],
-                    commission_hundredths=s.commission_cents,
+                    commission_hundredths=s.commission_hundredths,
                 ),
                 MATCH_ID,
             )
@@ -152,13 +152,13 @@ def test_the_hand_worked_gin_games_score_their_bonuses_and_settle_their_stakes(
     # Game 1: ann 60 + 100 + 3 boxes x 25 = 235, bob 20 + 25 = 45; bob pays min(190, 200) x
     # 0.10 = 19.00; 10% = 1.90; ann receives 17.10.
     assert [(p.seat, p.points) for p in _game_ended(t, 1).totals] == [(0, 235), (1, 45)]
-    assert [(x.held_cents, x.amount_cents) for x in settled[1].lines] == [
+    assert [(x.held_hundredths, x.amount_hundredths) for x in settled[1].lines] == [
         (2000, 1710),
         (2000, -1900),
     ]
     # Game 2: bob 60 + shutout 200 + 75 = 335 to 0: ann pays the cap, 200 x 0.10 = 20.00.
     assert [(p.seat, p.points) for p in _game_ended(t, 2).totals] == [(0, 0), (1, 335)]
-    assert [(x.held_cents, x.amount_cents) for x in settled[2].lines] == [
+    assert [(x.held_hundredths, x.amount_hundredths) for x in settled[2].lines] == [
         (2000, -2000),
         (2000, 1800),
     ]
@@ -256,9 +256,9 @@ def test_each_games_journal_is_fetched_by_its_key_and_compared_to_the_hundredth(
 
     def rows_of(game_no: int, shift: int = 0) -> LedgerRows:
         s = settled[game_no]
-        nets = {x.seat: x.amount_cents for x in s.lines}
+        nets = {x.seat: x.amount_hundredths for x in s.lines}
         nets[0] += shift
-        return LedgerRows(f"settlement:g{game_no}", nets, {}, s.commission_cents)
+        return LedgerRows(f"settlement:g{game_no}", nets, {}, s.commission_hundredths)
 
     asked: list[str] = []
 
@@ -299,7 +299,7 @@ def test_the_hand_worked_hollywood_match_settles_the_sum_of_its_columns_nets(
     # ann +100 in all: bob pays 10.00 of the 30.00 he holds; 10% = 1.00.
     game = _game_ended(t, 1)
     assert [(p.seat, p.points) for p in game.totals] == [(0, 100), (1, -100)]
-    assert [(x.held_cents, x.amount_cents) for x in settled[1].lines] == [
+    assert [(x.held_hundredths, x.amount_hundredths) for x in settled[1].lines] == [
         (3000, 900),
         (3000, -1000),
     ]

@@ -70,6 +70,13 @@ class InMemoryLedger(ledger_grpc.LedgerServiceServicer):
         """Not served by the probe (as the generated base answers: UNIMPLEMENTED)."""
         context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no statements")
 
+    def _keeps_no_limits(self, request: Any, context: grpc.ServicerContext) -> Any:
+        """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
+        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")
+
+    GetLimits = SetLossLimit = SetStakeLimit = SetLimitsTimeZone = _keeps_no_limits
+    StartBreak = EndBreak = SelfExclude = AskToReturn = CheckSeat = _keeps_no_limits
+
 
 def _sleep(request: bytes, context: grpc.ServicerContext) -> bytes:
     time.sleep(float(request.decode()))

@@ -23,7 +23,7 @@ from rummy_rules.events import Event, SeatAccount, StockExhausted
 from rummy_rules.indian import INDIAN_POINTS, HandState
 from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.rules import RuleSet
-from rummy_rules.settlement import reservation_cents
+from rummy_rules.settlement import reservation_hundredths
 from rummy_rules.shuffle import Deal as ShuffleDeal
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal, reshuffle
 
@@ -77,7 +77,9 @@ class Table:
         for s in seats:
             self.run(
                 RecordStakeReserved(
-                    seat=s, amount_cents=reservation_cents(self.rule_set), at_ms=self.tick()
+                    seat=s,
+                    amount_hundredths=reservation_hundredths(self.rule_set),
+                    at_ms=self.tick(),
                 )
             )
         commitment = hashlib.sha256(self.server_seed).hexdigest()
@@ -114,8 +116,8 @@ class Table:
                 )
 
 
-def table(seats: int = 4, point_value_cents: int = 100, commission_bps: int = 1000) -> Table:
-    return Table(bombay_baazi(seats, point_value_cents, commission_bps))
+def table(seats: int = 4, point_value_hundredths: int = 100, commission_bps: int = 1000) -> Table:
+    return Table(bombay_baazi(seats, point_value_hundredths, commission_bps))
 
 
 def give(d: ShuffleDeal, seat: int, wanted: list[Card]) -> ShuffleDeal:

@@ -53,7 +53,7 @@ class Round:
             )
         )
         for s in self.seat_nos:
-            self.run(RecordStakeReserved(seat=s, amount_cents=0, at_ms=self.now))
+            self.run(RecordStakeReserved(seat=s, amount_hundredths=0, at_ms=self.now))
         self.run(RecordSeedCommitment(commitment="ab" * 32, at_ms=self.now))
         for s in self.seat_nos:
             self.run(ContributeClientSeed(seat=s, seed_hex="", at_ms=self.now))

@@ -76,8 +76,8 @@ class Hand:
                 at_ms=self.now,
             )
         )
-        self.run(RecordStakeReserved(seat=a, amount_cents=0, at_ms=self.now))
-        self.run(RecordStakeReserved(seat=b, amount_cents=0, at_ms=self.now))
+        self.run(RecordStakeReserved(seat=a, amount_hundredths=0, at_ms=self.now))
+        self.run(RecordStakeReserved(seat=b, amount_hundredths=0, at_ms=self.now))
         commitment = hashlib.sha256(server_seed).hexdigest()
         self.run(RecordSeedCommitment(commitment=commitment, at_ms=self.now))
         assert GIN.deadline(self.state) is not None
@@ -321,8 +321,8 @@ def _dealt_with_upcard(rule_set: RuleSet, upcard: str) -> Hand:
             rule_set=rule_set,
             at_ms=T0,
         ),
-        RecordStakeReserved(seat=0, amount_cents=0, at_ms=T0),
-        RecordStakeReserved(seat=1, amount_cents=0, at_ms=T0),
+        RecordStakeReserved(seat=0, amount_hundredths=0, at_ms=T0),
+        RecordStakeReserved(seat=1, amount_hundredths=0, at_ms=T0),
         RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0),
         ContributeClientSeed(seat=0, seed_hex="", at_ms=T0),
         ContributeClientSeed(seat=1, seed_hex="", at_ms=T0),

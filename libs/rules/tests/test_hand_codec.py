@@ -53,7 +53,7 @@ def test_every_command_round_trips_exactly() -> None:
             rule_set=bombay_baazi(8, 5, 250, points_cap=80),
             at_ms=T0,
         ),
-        RecordStakeReserved(seat=3, amount_cents=400, at_ms=T0),
+        RecordStakeReserved(seat=3, amount_hundredths=400, at_ms=T0),
         RecordSeedCommitment(commitment="ab" * 32, at_ms=T0),
         ContributeClientSeed(seat=0, seed_hex="", at_ms=T0),
         Deal(
@@ -98,11 +98,14 @@ def test_a_redacted_event_round_trips_too() -> None:
 @pytest.mark.parametrize(
     ("data", "complaint"),
     [
-        ({"type": "Teleport"}, "unknown message type"),
-        ({"type": "DrawFromStock", "seat": 0, "turn_no": 1}, "missing field 'at_ms'"),
-        ({"type": "LeaveHand", "seat": 0, "at_ms": 1, "card": "AS:0"}, "unknown fields"),
-        ({"type": "LeaveHand", "seat": "0", "at_ms": 1}, "expected an integer"),
-        ({"type": "Discard", "seat": 0, "turn_no": 1, "card": "ZZ:0", "at_ms": 1}, "not a card"),
+        ({"type": "table.Teleport"}, "unknown message type"),
+        ({"type": "table.DrawFromStock", "seat": 0, "turn_no": 1}, "missing field 'at_ms'"),
+        ({"type": "table.LeaveHand", "seat": 0, "at_ms": 1, "card": "AS:0"}, "unknown fields"),
+        ({"type": "table.LeaveHand", "seat": "0", "at_ms": 1}, "expected an integer"),
+        (
+            {"type": "table.Discard", "seat": 0, "turn_no": 1, "card": "ZZ:0", "at_ms": 1},
+            "not a card",
+        ),
         ({"seat": 0}, "'type'"),
     ],
 )

@@ -58,7 +58,7 @@ def refused(state: HandState, command: object) -> ErrorCode:
 def window_open(seats: tuple[int, ...] = (0, 1, 2)) -> HandState:
     state = started(seats)
     for s in seats:
-        state, _ = run(state, RecordStakeReserved(seat=s, amount_cents=13000, at_ms=T0))
+        state, _ = run(state, RecordStakeReserved(seat=s, amount_hundredths=13000, at_ms=T0))
     state, _ = run(state, RecordSeedCommitment(commitment=COMMITMENT, at_ms=T0 + 500))
     return state
 
@@ -66,16 +66,16 @@ def window_open(seats: tuple[int, ...] = (0, 1, 2)) -> HandState:
 def test_the_seed_window_opens_only_once_every_stake_is_reserved_and_the_seed_committed() -> None:
     state = started()
     state, events = run(state, RecordSeedCommitment(commitment=COMMITMENT, at_ms=T0))
-    state, events = run(state, RecordStakeReserved(seat=0, amount_cents=13000, at_ms=T0))
-    state, events = run(state, RecordStakeReserved(seat=1, amount_cents=13000, at_ms=T0))
+    state, events = run(state, RecordStakeReserved(seat=0, amount_hundredths=13000, at_ms=T0))
+    state, events = run(state, RecordStakeReserved(seat=1, amount_hundredths=13000, at_ms=T0))
     assert not any(isinstance(e, SeedWindowOpened) for e in events)
     assert INDIAN_POINTS.deadline(state) is None
-    state, events = run(state, RecordStakeReserved(seat=2, amount_cents=13000, at_ms=T0 + 10))
+    state, events = run(state, RecordStakeReserved(seat=2, amount_hundredths=13000, at_ms=T0 + 10))
     assert events[-1] == SeedWindowOpened(deadline_ms=T0 + 10 + RULES.seed_window_seconds * 1000)
     assert INDIAN_POINTS.deadline(state) == Deadline(
         DeadlineKind.SEED_WINDOW, 0, T0 + 10 + RULES.seed_window_seconds * 1000
     )
-    assert refused(state, RecordStakeReserved(seat=2, amount_cents=1, at_ms=T0)) is (
+    assert refused(state, RecordStakeReserved(seat=2, amount_hundredths=1, at_ms=T0)) is (
         ErrorCode.WRONG_PHASE
     )
 

@@ -11,7 +11,7 @@ from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 from rummy_rules.settlement import settle
 from rummy_rules.wild import hand_points
 
-RULES = bombay_baazi(4, point_value_cents=50, commission_bps=1000)
+RULES = bombay_baazi(4, point_value_hundredths=50, commission_bps=1000)
 _INDIAN_OPTIONS = RULES.options
 assert isinstance(_INDIAN_OPTIONS, IndianPointsRules)
 OPTIONS = _INDIAN_OPTIONS.meld_options

@@ -22,7 +22,7 @@ from rummy_rules.indian.rules import (
     match_deal_rule_set,
 )
 from rummy_rules.rules import RuleSetError
-from rummy_rules.settlement import reservation_cents
+from rummy_rules.settlement import reservation_hundredths
 
 
 def test_the_rulebook_shoe_is_108_cards_and_heads_up_one_deck_is_54() -> None:
@@ -50,7 +50,7 @@ def test_a_seat_count_a_shoe_option_has_no_shoe_for_is_refused() -> None:
 
 def test_the_80_cap_is_a_points_table_option_and_bounds_the_reservation() -> None:
     capped = bombay_baazi(4, 25, 0, points_cap=RULEBOOK_POINTS_CAP, shoes=IndianShoes.RULEBOOK)
-    assert capped.max_loss_points == 80 and reservation_cents(capped) == 80 * 25
+    assert capped.max_loss_points == 80 and reservation_hundredths(capped) == 80 * 25
     for cap in (0, 131):
         with pytest.raises(RuleSetError) as refused:
             bombay_baazi(4, 25, 0, points_cap=cap)
@@ -62,7 +62,7 @@ def test_a_format_deal_rule_set_carries_the_formats_drops_and_cap_and_moves_no_m
     options = rules.options
     assert (options.first_drop_points, options.middle_drop_points) == (25, 50)  # type: ignore[attr-defined]
     assert options.wrong_declare_points == 80 and options.points_cap == 80  # type: ignore[attr-defined]
-    assert rules.max_loss_points == 80 and rules.point_value_cents == 0
+    assert rules.max_loss_points == 80 and rules.point_value_hundredths == 0
     assert rules.commission_bps == 0 and rules.shoe.size == 108
 
 
@@ -102,7 +102,7 @@ def _played(table: Table) -> HandEnded:
 
 
 def test_a_real_pool_201_deal_charges_the_formats_drops_and_feeds_the_pool() -> None:
-    fmt = Pool(target=201, entry_cents=100)
+    fmt = Pool(target=201, entry_hundredths=100)
     assert fmt.deal_rules is not None
     m = Match(fmt, 3)
     m.do(BeginDeal(at_ms=T0))

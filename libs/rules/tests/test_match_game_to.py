@@ -81,7 +81,9 @@ MID = "AD 2D 3D 4D 3S"  # 13
 
 
 def test_a_toy_match_of_two_games_to_30_settles_each_game_at_capped_stakes() -> None:
-    fmt = GameTo(target=30, games=2, point_value_cents=10, max_game_points=40, commission_bps=1_000)
+    fmt = GameTo(
+        target=30, games=2, point_value_hundredths=10, max_game_points=40, commission_bps=1_000
+    )
     m = Match(fmt, 2)
     # Game 1: seat 0 holds 15, seat 1 50: the toy charges seat 1 50 - 15 = 35 points, which
     # seat 0 scores: 35 >= 30 ends the game.
@@ -90,9 +92,9 @@ def test_a_toy_match_of_two_games_to_30_settles_each_game_at_capped_stakes() -> 
     assert isinstance(game1, GameEnded) and game1.winner == 0 and game1.totals == ((0, 35), (1, 0))
     # 40 x 10 = 400 reserved each; seat 1 pays min(35 - 0, 40) x 10 = 350; 10% = 35;
     # seat 0 receives 315.
-    assert [(e.seat, e.amount_cents) for e in m.of(MoneyReserved)] == [(0, 400), (1, 400)]
-    assert [ln.amount_cents for ln in game1.settlement.lines] == [315, -350]
-    assert game1.settlement.commission_cents == 35
+    assert [(e.seat, e.amount_hundredths) for e in m.of(MoneyReserved)] == [(0, 400), (1, 400)]
+    assert [ln.amount_hundredths for ln in game1.settlement.lines] == [315, -350]
+    assert game1.settlement.commission_hundredths == 35
     # Game 2 reserves again. Deal 1: seat 0 holds 15, seat 1 13: seat 1 scores 2 (0, 2).
     # Deal 2: seat 0 holds 13, seat 1 49: seat 0 scores 36 (36, 2) and wins the game.
     play(m, toy_hand({0: LOW, 1: MID}, first=0))
@@ -101,7 +103,7 @@ def test_a_toy_match_of_two_games_to_30_settles_each_game_at_capped_stakes() -> 
     game2 = m.of(GameEnded)[1]
     assert isinstance(game2, GameEnded) and game2.winner == 0
     # Seat 1 pays min(36 - 2, 40) = 34 x 10 = 340; 10% = 34; seat 0 receives 306.
-    assert [ln.amount_cents for ln in game2.settlement.lines] == [306, -340]
+    assert [ln.amount_hundredths for ln in game2.settlement.lines] == [306, -340]
     assert len(m.of(MoneyReserved)) == 4 and len(m.of(GameStarted)) == 2
     result = m.state.result
     assert isinstance(result, MatchEnded) and result.winners == (0,)
@@ -109,15 +111,15 @@ def test_a_toy_match_of_two_games_to_30_settles_each_game_at_capped_stakes() -> 
 
 
 def test_a_loser_pays_at_most_the_cap() -> None:
-    m = Match(GameTo(target=10, point_value_cents=5, max_game_points=20), 2)
+    m = Match(GameTo(target=10, point_value_hundredths=5, max_game_points=20), 2)
     play(m, toy_hand({0: LOW, 1: HIGH}, first=0))  # seat 0 scores 35; seat 1 pays min(35, 20)
     (game,) = m.of(GameEnded)
     assert isinstance(game, GameEnded)
-    assert [ln.amount_cents for ln in game.settlement.lines] == [100, -100]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [100, -100]
 
 
 def test_a_tie_at_the_top_plays_on_among_the_tied_seats() -> None:
-    m = Match(GameTo(target=30, point_value_cents=1, max_game_points=100), 3)
+    m = Match(GameTo(target=30, point_value_hundredths=1, max_game_points=100), 3)
     m.deal({0: 0, 1: 0, 2: 60})  # two winners share seat 2's 60: 30, 30, 0
     assert m.state.next_seats == (0, 1) and not m.of(GameEnded)
     assert m.do(BeginDeal(at_ms=T0))[0].seats == (0, 1)  # type: ignore[attr-defined]
@@ -125,11 +127,11 @@ def test_a_tie_at_the_top_plays_on_among_the_tied_seats() -> None:
     (game,) = m.of(GameEnded)
     assert isinstance(game, GameEnded) and game.winner == 1
     # Seat 0 pays min(35 - 30, 100) = 5; seat 2 min(35 - 0, 100) = 35; seat 1 receives 40.
-    assert [ln.amount_cents for ln in game.settlement.lines] == [-5, 40, -35]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [-5, 40, -35]
 
 
 def test_leaving_mid_game_loses_that_game_at_the_cap_and_the_match_goes_on() -> None:
-    m = Match(GameTo(target=100, games=2, point_value_cents=10, max_game_points=50), 3)
+    m = Match(GameTo(target=100, games=2, point_value_hundredths=10, max_game_points=50), 3)
     m.deal({0: 0, 1: 20, 2: 10})  # 30, 0, 0
     m.leave(2)
     m.deal({0: 30, 1: 0})  # 30, 30
@@ -137,28 +139,31 @@ def test_leaving_mid_game_loses_that_game_at_the_cap_and_the_match_goes_on() -> 
     (game,) = m.of(GameEnded)
     assert isinstance(game, GameEnded)
     # Seat 1 pays min(110 - 30, 50) = 50 x 10 = 500; seat 2 (left) pays the cap 500.
-    assert [ln.amount_cents for ln in game.settlement.lines] == [1_000, -500, -500]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [1_000, -500, -500]
     started = m.do(BeginDeal(at_ms=T0))
     assert started[0] == GameStarted(game_no=2, seats=(0, 1))
 
 
 def test_missed_turns_lose_the_game_at_the_cap_when_the_option_says_so() -> None:
     m = Match(
-        GameTo(target=100, point_value_cents=1, max_game_points=30, missed_turns_lose_game=True), 2
+        GameTo(
+            target=100, point_value_hundredths=1, max_game_points=30, missed_turns_lose_game=True
+        ),
+        2,
     )
     new = m.deal({0: 0, 1: 40}, timed_out=frozenset({1}))
     assert SeatForfeitedGame(seat=1) in new
     (game,) = m.of(GameEnded)
     assert isinstance(game, GameEnded) and game.winner == 0
-    assert [ln.amount_cents for ln in game.settlement.lines] == [30, -30]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [30, -30]
     # Without the option (Rummy 500) the seat's turns are played for and it plays on.
-    plays_on = Match(GameTo(target=100, point_value_cents=1, max_game_points=30), 2)
+    plays_on = Match(GameTo(target=100, point_value_hundredths=1, max_game_points=30), 2)
     plays_on.deal({0: 0, 1: 40}, timed_out=frozenset({1}))
     assert not plays_on.of(GameEnded)
 
 
 def test_a_voided_hand_is_redealt_and_an_aborted_match_releases_the_game_stakes() -> None:
-    m = Match(GameTo(target=100, point_value_cents=10, max_game_points=50), 2)
+    m = Match(GameTo(target=100, point_value_hundredths=10, max_game_points=50), 2)
     m.deal({0: 0, 1: 20})
     m.do(BeginDeal(at_ms=T0))
     m.do(RecordDealAborted(reason="dealer gone", at_ms=T0))
@@ -173,9 +178,9 @@ def test_game_to_options_are_validated() -> None:
         {"target": 0},
         {"games": 11},
         {"max_game_points": 0},
-        {"point_value_cents": -1},
+        {"point_value_hundredths": -1},
         {"commission_bps": -1},
-        {"point_value_cents": 2**62},
+        {"point_value_hundredths": 2**62},
     ]:
         with pytest.raises(RuleSetError):
             make_format("game-to", **options)
@@ -192,7 +197,7 @@ def test_every_seat_leaving_mid_deal_aborts_the_match_and_releases_the_game_stak
     # (the wall); nobody was left to win the game and deciding it raised IndexError. As when
     # every seat left a voided deal, the match is aborted and each 50 x 10 = 500 hold released.
     for drawn in (True, False):
-        m = Match(GameTo(target=100, point_value_cents=10, max_game_points=50), 2)
+        m = Match(GameTo(target=100, point_value_hundredths=10, max_game_points=50), 2)
         m.do(BeginDeal(at_ms=T0))
         m.leave(0)
         m.leave(1)

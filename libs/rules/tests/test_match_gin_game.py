@@ -79,11 +79,11 @@ def only_game(m: Match) -> GameEnded:
 def test_a_gin_game_to_100_adds_the_game_bonus_and_boxes_and_settles_the_capped_difference() -> (
     None
 ):
-    m = Match(gin_game(point_value_cents=10, max_game_points=400, commission_bps=500), 2)
+    m = Match(gin_game(point_value_hundredths=10, max_game_points=400, commission_bps=500), 2)
     # The game's stake is reserved at its first deal: 400 x 10 = 4,000 hundredths a seat.
-    assert [(e.seat, e.amount_cents) for e in m.of(MoneyReserved)] == []
+    assert [(e.seat, e.amount_hundredths) for e in m.of(MoneyReserved)] == []
     hand(m, 0, 12)  # seat 0 knocks and scores 12: 12 - 0
-    assert [(e.seat, e.amount_cents) for e in m.of(MoneyReserved)] == [(0, 4_000), (1, 4_000)]
+    assert [(e.seat, e.amount_hundredths) for e in m.of(MoneyReserved)] == [(0, 4_000), (1, 4_000)]
     hand(m, 1, 28)  # seat 1 undercuts: difference 3 + 25 = 28: 12 - 28
     wall(m)  # no score: 12 - 28
     hand(m, 0, 56)  # seat 0 gins: 31 deadwood + 25 = 56: 68 - 28
@@ -95,8 +95,8 @@ def test_a_gin_game_to_100_adds_the_game_bonus_and_boxes_and_settles_the_capped_
     assert game.winner == 0 and game.totals == ((0, 283), (1, 53))
     # Seat 1 pays min(283 - 53, 400) = 230 x 10 = 2,300; 5% = 115; seat 0 receives 2,185.
     s = game.settlement
-    assert s.pool_cents == 2_300 and s.commission_cents == 115
-    assert [(ln.seat, ln.held_cents, ln.amount_cents) for ln in s.lines] == [
+    assert s.pool_hundredths == 2_300 and s.commission_hundredths == 115
+    assert [(ln.seat, ln.held_hundredths, ln.amount_hundredths) for ln in s.lines] == [
         (0, 4_000, 2_185),
         (1, 4_000, -2_300),
     ]
@@ -105,7 +105,7 @@ def test_a_gin_game_to_100_adds_the_game_bonus_and_boxes_and_settles_the_capped_
 
 
 def test_a_shutout_doubles_the_game_bonus_and_the_loser_pays_at_most_the_cap() -> None:
-    m = Match(gin_game(point_value_cents=4, max_game_points=250), 2)
+    m = Match(gin_game(point_value_hundredths=4, max_game_points=250), 2)
     hand(m, 0, 60)
     wall(m)
     hand(m, 0, 45)  # 105 - 0
@@ -113,7 +113,7 @@ def test_a_shutout_doubles_the_game_bonus_and_the_loser_pays_at_most_the_cap() -
     game = only_game(m)
     assert game.totals == ((0, 355), (1, 0))
     # Seat 1 pays min(355 - 0, 250) = 250 x 4 = 1,000 (its whole reservation).
-    assert [ln.amount_cents for ln in game.settlement.lines] == [1_000, -1_000]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [1_000, -1_000]
 
 
 def test_a_wall_scores_nothing_and_the_same_dealer_deals_again() -> None:
@@ -164,7 +164,7 @@ def test_deal_result_reads_a_hand_whose_every_seat_is_drawn_as_a_drawn_deal() ->
 
 
 def test_missed_turns_lose_the_gin_game_at_the_cap() -> None:
-    m = Match(gin_game(point_value_cents=10, max_game_points=150), 2)
+    m = Match(gin_game(point_value_hundredths=10, max_game_points=150), 2)
     hand(m, 1, 30)  # 0 - 30
     hand(m, 0, 10, timed_out=frozenset({1}))  # seat 1 dropped on missed turns: 10 - 30
     assert SeatForfeitedGame(seat=1) in m.events
@@ -172,21 +172,21 @@ def test_missed_turns_lose_the_gin_game_at_the_cap() -> None:
     # The sheet still adds the bonuses (10 + 100 + 25 = 135; 30 + 25 = 55), but a seat that
     # lost at the cap pays the cap: 150 x 10 = 1,500.
     assert game.winner == 0 and game.totals == ((0, 135), (1, 55))
-    assert [ln.amount_cents for ln in game.settlement.lines] == [1_500, -1_500]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [1_500, -1_500]
 
 
 def test_leaving_between_deals_loses_the_gin_game_at_the_cap() -> None:
-    m = Match(gin_game(point_value_cents=10, max_game_points=150), 2)
+    m = Match(gin_game(point_value_hundredths=10, max_game_points=150), 2)
     hand(m, 1, 90)  # seat 1 leads 90 - 0
     m.leave(1)
     game = only_game(m)
     assert game.winner == 0
-    assert [ln.amount_cents for ln in game.settlement.lines] == [1_500, -1_500]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [1_500, -1_500]
     assert m.ended().winners == (0,)
 
 
 def test_leaving_mid_deal_loses_the_gin_game_at_the_cap() -> None:
-    m = Match(gin_game(point_value_cents=1, max_game_points=100), 2)
+    m = Match(gin_game(point_value_hundredths=1, max_game_points=100), 2)
     m.do(BeginDeal(at_ms=T0))
     m.leave(0)
     assert not m.of(GameEnded)  # the hand is scored first
@@ -197,11 +197,14 @@ def test_leaving_mid_deal_loses_the_gin_game_at_the_cap() -> None:
         )
     )
     game = only_game(m)
-    assert game.winner == 1 and [ln.amount_cents for ln in game.settlement.lines] == [-100, 100]
+    assert game.winner == 1 and [ln.amount_hundredths for ln in game.settlement.lines] == [
+        -100,
+        100,
+    ]
 
 
 def test_a_second_game_starts_with_fresh_totals_boxes_and_stakes() -> None:
-    m = Match(gin_game(games=2, point_value_cents=1, max_game_points=500), 2)
+    m = Match(gin_game(games=2, point_value_hundredths=1, max_game_points=500), 2)
     hand(m, 0, 100)  # game 1: shutout, 100 + 200 + 25 = 325
     assert only_game(m).totals == ((0, 325), (1, 0))
     hand(m, 1, 30)  # game 2
@@ -277,7 +280,9 @@ def gin_deals(draw: st.DrawFn) -> list[tuple[str, int, int]]:
 def test_a_gin_game_settles_to_zero_with_commission_and_no_loser_pays_beyond_its_hold(
     steps: list[tuple[str, int, int]], target: int, cap: int, value: int, bps: int
 ) -> None:
-    fmt = gin_game(target=target, max_game_points=cap, point_value_cents=value, commission_bps=bps)
+    fmt = gin_game(
+        target=target, max_game_points=cap, point_value_hundredths=value, commission_bps=bps
+    )
     m = Match(fmt, 2)
     for kind, seat, score in steps:
         if m.state.is_over:
@@ -292,10 +297,10 @@ def test_a_gin_game_settles_to_zero_with_commission_and_no_loser_pays_beyond_its
             m.leave(seat)
     for game in m.of(GameEnded):
         s = game.settlement
-        assert sum(ln.amount_cents for ln in s.lines) + s.commission_cents == 0
-        assert all(-ln.amount_cents <= ln.held_cents == cap * value for ln in s.lines)
+        assert sum(ln.amount_hundredths for ln in s.lines) + s.commission_hundredths == 0
+        assert all(-ln.amount_hundredths <= ln.held_hundredths == cap * value for ln in s.lines)
         assert s.winners == (game.winner,)
-        assert s.commission_cents == s.pool_cents * bps // 10_000
+        assert s.commission_hundredths == s.pool_hundredths * bps // 10_000
     assert fmt.fold(m.events) == m.state  # replay gives the same state, sheets included
     if m.state.is_over:
         assert isinstance(m.state.result, MatchEnded)

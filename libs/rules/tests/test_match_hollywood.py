@@ -57,11 +57,11 @@ def column_points(m: Match) -> list[dict[int, int]]:
 
 
 def test_a_hollywood_match_across_three_columns_by_hand() -> None:
-    m = Match(hollywood(point_value_cents=10, max_game_points=300, commission_bps=1_000), 2)
+    m = Match(hollywood(point_value_hundredths=10, max_game_points=300, commission_bps=1_000), 2)
     hand(m, 0, 20)  # A's 1st win: column 1
     # 3 x 300 x 10 = 9,000 hundredths reserved from each player when the match's game opens.
     assert m.of(GameStarted) == [GameStarted(game_no=1, seats=(0, 1))]
-    assert [(e.seat, e.amount_cents, e.purpose) for e in m.of(MoneyReserved)] == [
+    assert [(e.seat, e.amount_hundredths, e.purpose) for e in m.of(MoneyReserved)] == [
         (0, 9_000, "game"),
         (1, 9_000, "game"),
     ]
@@ -91,8 +91,8 @@ def test_a_hollywood_match_across_three_columns_by_hand() -> None:
     assert game.winner == 0 and game.totals == ((0, 430), (1, -430))
     # B pays 430 x 10 = 4,300; 10% = 430; A receives 3,870.
     s = game.settlement
-    assert (s.pool_cents, s.commission_cents) == (4_300, 430)
-    assert [(ln.seat, ln.held_cents, ln.amount_cents) for ln in s.lines] == [
+    assert (s.pool_hundredths, s.commission_hundredths) == (4_300, 430)
+    assert [(ln.seat, ln.held_hundredths, ln.amount_hundredths) for ln in s.lines] == [
         (0, 9_000, 3_870),
         (1, 9_000, -4_300),
     ]
@@ -100,7 +100,7 @@ def test_a_hollywood_match_across_three_columns_by_hand() -> None:
 
 
 def test_a_first_win_after_column_1_ended_goes_to_column_2() -> None:
-    m = Match(hollywood(point_value_cents=1, max_game_points=300), 2)
+    m = Match(hollywood(point_value_hundredths=1, max_game_points=300), 2)
     hand(m, 0, 110)  # A's 1st: column 1 ends at once, a shutout: 110 + 200 + 25 = 335
     assert dict(m.state.sheets[0].totals) == {0: 335, 1: 0}
     hand(m, 1, 20)  # B's 1st: the first running column is column 2
@@ -123,7 +123,7 @@ def test_columns_for_takes_the_first_min_n_3_running_columns() -> None:
 
 
 def test_leaving_loses_every_running_column_at_the_cap_and_ended_columns_stand() -> None:
-    m = Match(hollywood(point_value_cents=2, max_game_points=100), 2)
+    m = Match(hollywood(point_value_hundredths=2, max_game_points=100), 2)
     hand(m, 1, 120)  # B's 1st ends column 1: shutout, 120 + 200 + 25 = 345: B +100 (the cap)
     hand(m, 0, 30)  # A's 1st: column 2
     m.leave(0)  # columns 2 and 3 go to B at the cap, 100 each
@@ -132,11 +132,13 @@ def test_leaving_loses_every_running_column_at_the_cap_and_ended_columns_stand()
     assert m.state.sheets[1].forfeited == frozenset({0})
     # B +300: A pays 300 x 2 = 600 of its 3 x 100 x 2 = 600.
     assert game.winner == 1 and game.totals == ((0, -300), (1, 300))
-    assert [ln.amount_cents for ln in game.settlement.lines] == [-600, 600]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [-600, 600]
 
 
 def test_a_player_who_forfeits_may_still_be_ahead_on_the_columns_that_ended() -> None:
-    m = Match(hollywood(point_value_cents=1, max_game_points=50, missed_turns_lose_game=True), 2)
+    m = Match(
+        hollywood(point_value_hundredths=1, max_game_points=50, missed_turns_lose_game=True), 2
+    )
     hand(m, 0, 5)  # A's 1st: column 1 (5)
     hand(m, 0, 95)  # A's 2nd: columns 1 (100: ends, A +50 at the cap) and 2 (95)
     hand(m, 0, 5)  # A's 3rd: the running columns 2 (100: ends, A +50) and 3 (5)
@@ -146,24 +148,28 @@ def test_a_player_who_forfeits_may_still_be_ahead_on_the_columns_that_ended() ->
     assert m.state.sheets[2].winner == 1 and m.state.sheets[2].forfeited == frozenset({0})
     # A +50 +50 -50 = +50: the columns that ended stand, so A still receives 50.
     assert game.winner == 0 and game.totals == ((0, 50), (1, -50))
-    assert [ln.amount_cents for ln in game.settlement.lines] == [50, -50]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [50, -50]
 
 
 def test_missed_turns_lose_the_running_columns_at_the_cap() -> None:
-    m = Match(hollywood(point_value_cents=1, max_game_points=40, missed_turns_lose_game=True), 2)
+    m = Match(
+        hollywood(point_value_hundredths=1, max_game_points=40, missed_turns_lose_game=True), 2
+    )
     hand(m, 1, 100)  # B's 1st ends column 1: B +40 (capped)
     hand(m, 1, 100)  # B's 2nd: columns 2 and 3 both end: B +40, +40
     assert m.of(GameEnded)[0].totals == ((0, -120), (1, 120))
-    m2 = Match(hollywood(point_value_cents=1, max_game_points=40, missed_turns_lose_game=True), 2)
+    m2 = Match(
+        hollywood(point_value_hundredths=1, max_game_points=40, missed_turns_lose_game=True), 2
+    )
     hand(m2, 1, 100)  # B +40 in column 1
     hand(m2, 1, 10, timed_out=frozenset({0}))  # A dropped: columns 2 (B 10) and 3 at the cap
     (game,) = m2.of(GameEnded)
     assert game.totals == ((0, -120), (1, 120))
-    assert [ln.amount_cents for ln in game.settlement.lines] == [-120, 120]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [-120, 120]
 
 
 def test_level_nets_name_the_player_who_won_more_columns() -> None:
-    m = Match(Hollywood(point_value_cents=1, max_game_points=1_000), 2)  # no bonuses
+    m = Match(Hollywood(point_value_hundredths=1, max_game_points=1_000), 2)  # no bonuses
     hand(m, 0, 100)  # A's 1st: column 1 ends, A +100
     hand(m, 1, 10)  # B's 1st: column 2 (B 10)
     hand(m, 0, 40)  # A's 2nd: columns 2 (A 40) and 3 (A 40)
@@ -173,12 +179,12 @@ def test_level_nets_name_the_player_who_won_more_columns() -> None:
     (game,) = m.of(GameEnded)
     # A +100 - 60 - 40 = 0: level; B won two columns, so B is named; nothing moves.
     assert game.totals == ((0, 0), (1, 0)) and game.winner == 1
-    assert [ln.amount_cents for ln in game.settlement.lines] == [0, 0]
+    assert [ln.amount_hundredths for ln in game.settlement.lines] == [0, 0]
     assert game.settlement.winners == (1,) and m.ended().winners == (1,)
 
 
 def test_a_voided_deal_keeps_the_holds_and_an_aborted_match_releases_them() -> None:
-    m = Match(hollywood(point_value_cents=10, max_game_points=100), 2)
+    m = Match(hollywood(point_value_hundredths=10, max_game_points=100), 2)
     hand(m, 0, 20)
     m.do(BeginDeal(at_ms=T0))
     m.do(RecordDealAborted(reason="dealer gone", at_ms=T0))
@@ -195,7 +201,7 @@ def test_a_hollywood_deal_has_one_winner_and_two_seats() -> None:
         m.do(RecordDeal(result=DealResult(((0, 0), (1, 0)), (0, 1)), at_ms=T0))
     with pytest.raises(RuleViolation):
         Match(hollywood(), 3)
-    for options in [{"target": 0}, {"max_game_points": 0}, {"point_value_cents": 2**61}]:
+    for options in [{"target": 0}, {"max_game_points": 0}, {"point_value_hundredths": 2**61}]:
         with pytest.raises(RuleSetError):
             make_format("hollywood", **options)
 
@@ -243,7 +249,7 @@ def test_hollywood_never_scores_into_an_ended_column_and_settles_to_zero(
     fmt = hollywood(
         target=target,
         max_game_points=cap,
-        point_value_cents=value,
+        point_value_hundredths=value,
         commission_bps=bps,
         missed_turns_lose_game=missed,
     )
@@ -290,10 +296,10 @@ def test_hollywood_never_scores_into_an_ended_column_and_settles_to_zero(
         (game,) = games
         assert all(not sheet.running for sheet in m.state.sheets)
         s = game.settlement
-        assert sum(ln.amount_cents for ln in s.lines) + s.commission_cents == 0
-        assert all(ln.held_cents == 3 * cap * value for ln in s.lines)
-        assert all(-ln.amount_cents <= ln.held_cents for ln in s.lines)
-        assert s.commission_cents == s.pool_cents * bps // 10_000
+        assert sum(ln.amount_hundredths for ln in s.lines) + s.commission_hundredths == 0
+        assert all(ln.held_hundredths == 3 * cap * value for ln in s.lines)
+        assert all(-ln.amount_hundredths <= ln.held_hundredths for ln in s.lines)
+        assert s.commission_hundredths == s.pool_hundredths * bps // 10_000
         assert sum(n for _, n in game.totals) == 0
         assert all(abs(n) <= 3 * cap for _, n in game.totals)
     deals = m.of(DealScored)
@@ -305,7 +311,7 @@ def test_hollywood_never_scores_into_an_ended_column_and_settles_to_zero(
 def test_both_players_leaving_mid_deal_abort_the_match_and_release_the_holds() -> None:
     # Nobody is left to win a column: as after a voided deal every seat left, the match is
     # aborted and each 3 x 100 x 10 = 3,000 hold released (before, no event ended the match).
-    m = Match(hollywood(point_value_cents=10, max_game_points=100), 2)
+    m = Match(hollywood(point_value_hundredths=10, max_game_points=100), 2)
     hand(m, 0, 20)
     m.do(BeginDeal(at_ms=T0))
     m.leave(0)

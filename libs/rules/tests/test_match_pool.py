@@ -32,8 +32,8 @@ from rummy_rules.rules import RuleSetError
 
 
 def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_left() -> None:
-    m = Match(Pool(target=101, entry_cents=1_000, commission_bps=1_000, rejoin=True), 3)
-    assert [(e.seat, e.amount_cents) for e in m.of(MoneyReserved)] == [
+    m = Match(Pool(target=101, entry_hundredths=1_000, commission_bps=1_000, rejoin=True), 3)
+    assert [(e.seat, e.amount_hundredths) for e in m.of(MoneyReserved)] == [
         (0, 1_000),
         (1, 1_000),
         (2, 1_000),
@@ -42,11 +42,11 @@ def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_le
     new = m.deal({0: 20, 1: 25, 2: 0})  # totals 20, 105, 40: seat 1 is out at 105
     assert SeatEliminated(seat=1, total=105) in new
     # Rejoin at the highest remaining total + 1 = 40 + 1 = 41 (<= 79, two others remain).
-    assert RejoinOffered(seat=1, total=41, entry_cents=1_000) in new
+    assert RejoinOffered(seat=1, total=41, entry_hundredths=1_000) in new
     rejoined = m.do(AcceptRejoin(seat=1, at_ms=T0))
     assert rejoined == (
         Rejoined(seat=1, total=41),
-        MoneyReserved(seat=1, amount_cents=1_000, purpose="rejoin"),
+        MoneyReserved(seat=1, amount_hundredths=1_000, purpose="rejoin"),
     )
     assert m.state.total(1) == 41 and 1 in m.state.active
     new = m.deal({0: 80, 1: 0, 2: 61})  # totals 100, 41, 101: seat 2 is out
@@ -62,15 +62,15 @@ def test_a_pool_101_match_with_an_elimination_and_a_rejoin_pays_the_last_seat_le
     # Pool 1,000 x 3 entries + 1,000 rejoin = 4,000; 10% = 400; seat 1 held 2,000:
     # 4,000 - 400 - 2,000 = +1,600; seats 0 and 2 forfeit 1,000 each; 1,600 - 2,000 + 400 = 0.
     s = result.settlement
-    assert s is not None and s.pool_cents == 4_000 and s.commission_cents == 400
-    assert [ln.amount_cents for ln in s.lines] == [-1_000, 1_600, -1_000]
+    assert s is not None and s.pool_hundredths == 4_000 and s.commission_hundredths == 400
+    assert [ln.amount_hundredths for ln in s.lines] == [-1_000, 1_600, -1_000]
 
 
 def test_a_rejoin_is_once_only_and_lapses_when_the_next_deal_is_dealt() -> None:
-    m = Match(Pool(target=101, entry_cents=100, rejoin=True), 4)
+    m = Match(Pool(target=101, entry_hundredths=100, rejoin=True), 4)
     m.deal({0: 0, 1: 80, 2: 10, 3: 10})
     new = m.deal({0: 0, 1: 30, 2: 10, 3: 10})  # seat 1 at 110: offered 20 + 1 = 21
-    assert RejoinOffered(seat=1, total=21, entry_cents=100) in new
+    assert RejoinOffered(seat=1, total=21, entry_hundredths=100) in new
     m.do(BeginDeal(at_ms=T0))
     with pytest.raises(RuleViolation):
         m.do(AcceptRejoin(seat=1, at_ms=T0))
@@ -80,12 +80,12 @@ def test_a_rejoin_is_once_only_and_lapses_when_the_next_deal_is_dealt() -> None:
 
 
 def test_a_rejoin_whose_entry_cannot_be_held_is_undone_and_the_match_goes_on() -> None:
-    m = Match(Pool(target=101, entry_cents=1_000, commission_bps=1_000, rejoin=True), 3)
+    m = Match(Pool(target=101, entry_hundredths=1_000, commission_bps=1_000, rejoin=True), 3)
     m.deal({0: 0, 1: 80, 2: 40})
     m.deal({0: 20, 1: 25, 2: 0})  # seat 1 out at 105, offered 41
     m.do(AcceptRejoin(seat=1, at_ms=T0))
     undone = m.do(RejoinNotHeld(seat=1, at_ms=T0))
-    assert undone == (RejoinRefused(seat=1, total=105, entry_cents=1_000),)
+    assert undone == (RejoinRefused(seat=1, total=105, entry_hundredths=1_000),)
     assert m.state.out_seats[1] is OutReason.ELIMINATED and m.state.total(1) == 105
     assert dict(m.state.held) == {0: 1_000, 1: 1_000, 2: 1_000}
     with pytest.raises(RuleViolation):  # nothing is waiting any more
@@ -95,8 +95,8 @@ def test_a_rejoin_whose_entry_cannot_be_held_is_undone_and_the_match_goes_on() -
     assert result.winners == (0,)
     # Pool 3 x 1,000 (seat 1's one entry) = 3,000; 10% = 300; seat 0: 3,000 - 300 - 1,000.
     s = result.settlement
-    assert s is not None and (s.pool_cents, s.commission_cents) == (3_000, 300)
-    assert [(ln.held_cents, ln.amount_cents) for ln in s.lines] == [
+    assert s is not None and (s.pool_hundredths, s.commission_hundredths) == (3_000, 300)
+    assert [(ln.held_hundredths, ln.amount_hundredths) for ln in s.lines] == [
         (1_000, 1_700),
         (1_000, -1_000),
         (1_000, -1_000),
@@ -106,7 +106,7 @@ def test_a_rejoin_whose_entry_cannot_be_held_is_undone_and_the_match_goes_on() -
 def test_a_declined_rejoin_closes_the_offer() -> None:
     m = Match(Pool(target=101, rejoin=True), 3)
     new = m.deal({0: 0, 1: 80, 2: 30}) + m.deal({0: 0, 1: 30, 2: 10})
-    assert RejoinOffered(seat=1, total=41, entry_cents=0) in new
+    assert RejoinOffered(seat=1, total=41, entry_hundredths=0) in new
     m.do(DeclineRejoin(seat=1, at_ms=T0))
     with pytest.raises(RuleViolation):
         m.do(AcceptRejoin(seat=1, at_ms=T0))
@@ -131,7 +131,7 @@ def test_each_seat_out_in_a_deal_is_offered_a_rejoin_and_none_when_the_option_is
 
 
 def test_a_pool_201_match_ends_in_a_split_with_the_remainder_from_the_lowest_total() -> None:
-    fmt = Pool(target=201, entry_cents=555, commission_bps=750, split=True)
+    fmt = Pool(target=201, entry_hundredths=555, commission_bps=750, split=True)
     assert fmt.deal_rules == DealRules(kind="pool", target=201)
     m = Match(fmt, 3)
     m.deal({0: 0, 1: 50, 2: 25})  # middle drop 50, first drop 25: totals 0, 50, 25
@@ -149,8 +149,8 @@ def test_a_pool_201_match_ends_in_a_split_with_the_remainder_from_the_lowest_tot
     # the lowest total: seat 1 (50), then seat 0 (80); seat 2 (105) none. Lines 514 - 555 = -41,
     # -41, 513 - 555 = -42; -124 + 124 = 0.
     s = result.settlement
-    assert s is not None and s.commission_cents == 124
-    assert [ln.amount_cents for ln in s.lines] == [-41, -41, -42]
+    assert s is not None and s.commission_hundredths == 124
+    assert [ln.amount_hundredths for ln in s.lines] == [-41, -41, -42]
 
 
 def test_split_requests_lapse_when_the_next_deal_is_dealt_and_need_the_option() -> None:
@@ -166,7 +166,7 @@ def test_split_requests_lapse_when_the_next_deal_is_dealt_and_need_the_option() 
 
 
 def test_leaving_between_deals_and_mid_deal_forfeits_the_entry() -> None:
-    m = Match(Pool(target=101, entry_cents=1_000, commission_bps=1_000), 4)
+    m = Match(Pool(target=101, entry_hundredths=1_000, commission_bps=1_000), 4)
     m.deal({0: 0, 1: 20, 2: 40, 3: 80})
     assert m.leave(3) == (SeatLeft(seat=3, mid_deal=False),)
     started = m.do(BeginDeal(at_ms=T0))
@@ -181,16 +181,21 @@ def test_leaving_between_deals_and_mid_deal_forfeits_the_entry() -> None:
     # Pool 4,000; 10% = 400; seat 1: 4,000 - 400 - 1,000 = +2,600; the three others -1,000.
     assert result.winners == (1,)
     assert result.settlement is not None
-    assert [ln.amount_cents for ln in result.settlement.lines] == [-1_000, 2_600, -1_000, -1_000]
+    assert [ln.amount_hundredths for ln in result.settlement.lines] == [
+        -1_000,
+        2_600,
+        -1_000,
+        -1_000,
+    ]
 
 
 def test_the_last_seat_left_after_a_leave_wins_at_once() -> None:
-    m = Match(Pool(target=101, entry_cents=300, commission_bps=500), 2)
+    m = Match(Pool(target=101, entry_hundredths=300, commission_bps=500), 2)
     new = m.leave(0)
     assert isinstance(new[-1], MatchEnded) and new[-1].winners == (1,)
     # Pool 600, 5% = 30; seat 1: 600 - 30 - 300 = +270.
     assert new[-1].settlement is not None
-    assert [ln.amount_cents for ln in new[-1].settlement.lines] == [-300, 270]
+    assert [ln.amount_hundredths for ln in new[-1].settlement.lines] == [-300, 270]
 
 
 def test_missed_turns_drop_the_seat_for_the_deal_and_it_stays_in_the_match() -> None:
@@ -203,7 +208,7 @@ def test_missed_turns_drop_the_seat_for_the_deal_and_it_stays_in_the_match() -> 
 def test_a_voided_deal_is_replayed_with_the_same_seats_and_the_entries_stay_held() -> None:
     from rummy_rules.formats.messages import DealStarted, DealVoided, RecordDealAborted
 
-    m = Match(Pool(target=101, entry_cents=500), 3)
+    m = Match(Pool(target=101, entry_hundredths=500), 3)
     m.deal({0: 0, 1: 10, 2: 10})
     m.do(BeginDeal(at_ms=T0))
     assert m.do(RecordDealAborted(reason="dealer gone", at_ms=T0)) == (
@@ -217,7 +222,7 @@ def test_a_voided_deal_is_replayed_with_the_same_seats_and_the_entries_stay_held
 def test_a_voided_deal_after_every_other_seat_left_it_ends_the_match_for_the_seat_left() -> None:
     from rummy_rules.formats.messages import DealVoided, RecordDealAborted
 
-    m = Match(Pool(target=201, entry_cents=250, commission_bps=500, split=True), 2)
+    m = Match(Pool(target=201, entry_hundredths=250, commission_bps=500, split=True), 2)
     m.do(BeginDeal(at_ms=T0))
     m.leave(0)  # mid-deal: the deal's result would decide what follows, but it is void
     new = m.do(RecordDealAborted(reason="dealer gone", at_ms=T0))
@@ -230,7 +235,7 @@ def test_a_voided_deal_after_every_other_seat_left_it_ends_the_match_for_the_sea
 def test_a_voided_deal_every_seat_left_aborts_the_match_and_releases_every_entry() -> None:
     from rummy_rules.formats.messages import RecordDealAborted
 
-    m = Match(Pool(target=101, entry_cents=300), 2)
+    m = Match(Pool(target=101, entry_hundredths=300), 2)
     m.do(BeginDeal(at_ms=T0))
     m.leave(0)
     m.leave(1)
@@ -240,7 +245,7 @@ def test_a_voided_deal_every_seat_left_aborts_the_match_and_releases_every_entry
 
 
 def test_an_aborted_or_closed_match_releases_every_entry_and_moves_nothing() -> None:
-    m = Match(Pool(target=101, entry_cents=700, rejoin=True), 3)
+    m = Match(Pool(target=101, entry_hundredths=700, rejoin=True), 3)
     m.deal({0: 0, 1: 80, 2: 10})
     m.deal({0: 0, 1: 30, 2: 10})
     m.do(AcceptRejoin(seat=1, at_ms=T0))
@@ -276,9 +281,9 @@ def test_a_deal_result_that_does_not_fit_the_deal_is_refused_and_changes_nothing
 def test_pool_options_are_validated() -> None:
     for options in [
         {"target": 150},
-        {"entry_cents": -1},
+        {"entry_hundredths": -1},
         {"commission_bps": 10_001},
-        {"entry_cents": 2**62},
+        {"entry_hundredths": 2**62},
         {"bogus": 1},
     ]:
         with pytest.raises(RuleSetError):
@@ -320,7 +325,7 @@ def test_a_rejoin_comes_back_at_most_at_79_or_174(
 
 
 def test_a_player_sees_the_totals_eliminations_offers_and_split_requests() -> None:
-    fmt = Pool(target=101, entry_cents=100, rejoin=True, split=True)
+    fmt = Pool(target=101, entry_hundredths=100, rejoin=True, split=True)
     m = Match(fmt, 3)
     m.deal({0: 0, 1: 80, 2: 30})
     m.deal({0: 0, 1: 30, 2: 10})  # seat 1 out at 110, offered 41
@@ -332,7 +337,7 @@ def test_a_player_sees_the_totals_eliminations_offers_and_split_requests() -> No
         2,
         None,
     )
-    assert [(s.seat, s.status, s.total, s.held_cents) for s in view.seats] == [
+    assert [(s.seat, s.status, s.total, s.held_hundredths) for s in view.seats] == [
         (0, "in", 0, 100),
         (1, "eliminated", 110, 100),
         (2, "in", 40, 100),

@@ -42,7 +42,7 @@ def round_of(m: Match, scores: Mapping[int, int], *, left: frozenset[int] = froz
 
 
 def fmt(**options: int) -> RaceTo:
-    made = make_format("race-to", point_value_cents=10, max_game_points=200, **options)
+    made = make_format("race-to", point_value_hundredths=10, max_game_points=200, **options)
     assert isinstance(made, RaceTo)
     return made
 
@@ -59,7 +59,7 @@ def test_each_seat_adds_its_own_signed_score_and_totals_may_go_negative() -> Non
 def test_each_seat_reserves_the_cap_times_the_point_value_at_the_game_start() -> None:
     m = Match(fmt(), 3)
     m.do(BeginDeal(at_ms=T0))
-    assert [(e.seat, e.amount_cents) for e in m.of(MoneyReserved)] == [
+    assert [(e.seat, e.amount_hundredths) for e in m.of(MoneyReserved)] == [
         (0, 2000),
         (1, 2000),
         (2, 2000),
@@ -74,10 +74,10 @@ def test_several_over_five_hundred_the_highest_wins_and_each_loser_pays_its_capp
     assert ended.winner == 1
     # seat 0 pays min(560 - 530, 200) = 30 points, seat 2 min(510, 200) = 200: 300 + 2000 = 2300
     # hundredths; the commission floor(2300 x 5%) = 115; seat 1 receives 2185.
-    lines = {line.seat: line.amount_cents for line in ended.settlement.lines}
+    lines = {line.seat: line.amount_hundredths for line in ended.settlement.lines}
     assert lines == {0: -300, 1: 2185, 2: -2000}
-    assert ended.settlement.commission_cents == 115
-    assert sum(lines.values()) + ended.settlement.commission_cents == 0
+    assert ended.settlement.commission_hundredths == 115
+    assert sum(lines.values()) + ended.settlement.commission_hundredths == 0
 
 
 def test_a_tie_at_the_top_plays_one_more_round_among_the_tied_and_its_highest_wins() -> None:
@@ -93,9 +93,9 @@ def test_a_tie_at_the_top_plays_one_more_round_among_the_tied_and_its_highest_wi
     (ended,) = m.of(GameEnded)
     assert ended.winner == 1
     # seat 0 pays 55 x 10 = 550, seat 2 min(520, 200) x 10 = 2000; commission floor(127.5) = 127
-    lines = {line.seat: line.amount_cents for line in ended.settlement.lines}
+    lines = {line.seat: line.amount_hundredths for line in ended.settlement.lines}
     assert lines == {0: -550, 1: 2423, 2: -2000}
-    assert ended.settlement.commission_cents == 127
+    assert ended.settlement.commission_hundredths == 127
 
 
 def test_a_tie_broken_below_the_target_still_decides_among_the_tied() -> None:
@@ -127,7 +127,7 @@ def test_a_seat_that_leaves_mid_round_loses_the_game_at_the_cap() -> None:
     m.do(RecordDeal(result=result, at_ms=T0))  # 130, 510, 50
     (ended,) = m.of(GameEnded)
     assert ended.winner == 1
-    lines = {line.seat: line.amount_cents for line in ended.settlement.lines}
+    lines = {line.seat: line.amount_hundredths for line in ended.settlement.lines}
     assert lines == {0: -2000, 1: 4000, 2: -2000}
 
 

@@ -23,7 +23,7 @@ from rummy_rules.rules import RuleSetError
 
 
 def test_a_two_deal_match_with_a_tie_break_deal_pays_the_most_chips() -> None:
-    fmt = Deals(deals=2, entry_cents=1_000, commission_bps=1_000)
+    fmt = Deals(deals=2, entry_hundredths=1_000, commission_bps=1_000)
     m = Match(fmt, 3)
     assert fmt.chips(m.state) == {0: 160, 1: 160, 2: 160}  # 80 x 2 deals each
     assert fmt.deals_left(m.state) == 2
@@ -43,7 +43,7 @@ def test_a_two_deal_match_with_a_tie_break_deal_pays_the_most_chips() -> None:
     assert result.winners == (2,) and result.reason == "most_chips"
     # Pool 3,000; 10% = 300; seat 2: 3,000 - 300 - 1,000 = +1,700.
     assert result.settlement is not None
-    assert [ln.amount_cents for ln in result.settlement.lines] == [-1_000, -1_000, 1_700]
+    assert [ln.amount_hundredths for ln in result.settlement.lines] == [-1_000, -1_000, 1_700]
 
 
 def test_a_tie_that_persists_plays_another_tie_break_deal() -> None:
@@ -59,7 +59,7 @@ def test_a_tie_that_persists_plays_another_tie_break_deal() -> None:
 
 
 def test_a_best_of_three_with_a_tie_break_pays_the_lowest_total() -> None:
-    fmt = BestOf(deals=3, entry_cents=250, commission_bps=200)
+    fmt = BestOf(deals=3, entry_hundredths=250, commission_bps=200)
     m = Match(fmt, 2)
     m.deal({0: 0, 1: 30})
     m.deal({0: 10, 1: 0})
@@ -70,7 +70,7 @@ def test_a_best_of_three_with_a_tie_break_pays_the_lowest_total() -> None:
     assert result.winners == (0,) and result.reason == "lowest_total"
     # Pool 500; 2% = 10; seat 0: 500 - 10 - 250 = +240; seat 1 -250.
     assert result.settlement is not None
-    assert [ln.amount_cents for ln in result.settlement.lines] == [240, -250]
+    assert [ln.amount_hundredths for ln in result.settlement.lines] == [240, -250]
 
 
 def test_best_of_three_without_a_tie_ends_after_the_third_deal() -> None:
@@ -83,7 +83,7 @@ def test_best_of_three_without_a_tie_ends_after_the_third_deal() -> None:
 
 
 def test_a_player_leaving_mid_match_forfeits_and_the_tie_break_goes_on_without_it() -> None:
-    m = Match(Deals(deals=2, entry_cents=400, commission_bps=0), 3)
+    m = Match(Deals(deals=2, entry_hundredths=400, commission_bps=0), 3)
     m.deal({0: 0, 1: 40, 2: 40})  # 240, 120, 120
     m.leave(1)
     assert m.do(BeginDeal(at_ms=T0))[0].seats == (0, 2)  # type: ignore[attr-defined]
@@ -92,11 +92,11 @@ def test_a_player_leaving_mid_match_forfeits_and_the_tie_break_goes_on_without_i
     # Pool 1,200, no commission: seat 0 gets 1,200 - 400 = +800; seat 1 (left) forfeits 400.
     assert result.winners == (0,)
     assert result.settlement is not None
-    assert [ln.amount_cents for ln in result.settlement.lines] == [800, -400, -400]
+    assert [ln.amount_hundredths for ln in result.settlement.lines] == [800, -400, -400]
 
 
 def test_a_tied_seat_leaving_before_the_tie_break_decides_the_match() -> None:
-    m = Match(BestOf(deals=2, entry_cents=100), 3)
+    m = Match(BestOf(deals=2, entry_hundredths=100), 3)
     m.deal({0: 0, 1: 30, 2: 40})
     assert m.deal({0: 30, 1: 0, 2: 40})[-1] == TieBreakDue(seats=(0, 1))
     new = m.leave(0)
@@ -106,7 +106,7 @@ def test_a_tied_seat_leaving_before_the_tie_break_decides_the_match() -> None:
 def test_a_seat_sitting_out_a_tie_break_may_leave_while_it_is_played() -> None:
     from rummy_rules.formats.messages import SeatLeft
 
-    m = Match(Deals(deals=2, entry_cents=100), 3)
+    m = Match(Deals(deals=2, entry_hundredths=100), 3)
     m.deal({0: 0, 1: 40, 2: 20})
     m.deal({0: 20, 1: 40, 2: 0})  # seats 0 and 2 tie
     m.do(BeginDeal(at_ms=T0))
@@ -116,7 +116,7 @@ def test_a_seat_sitting_out_a_tie_break_may_leave_while_it_is_played() -> None:
 
 
 def test_a_voided_tie_break_deal_is_replayed_among_the_same_seats() -> None:
-    m = Match(Deals(deals=2, entry_cents=100), 3)
+    m = Match(Deals(deals=2, entry_hundredths=100), 3)
     m.deal({0: 0, 1: 40, 2: 20})
     m.deal({0: 20, 1: 40, 2: 0})
     m.do(BeginDeal(at_ms=T0))
@@ -135,7 +135,7 @@ def test_a_voided_tie_break_deal_is_replayed_among_the_same_seats() -> None:
         ("deals", {"deals": 1}),
         ("best-of", {"deals": 1}),
         ("best-of", {"deals": 11}),
-        ("deals", {"entry_cents": -5}),
+        ("deals", {"entry_hundredths": -5}),
     ],
 )
 def test_deal_counts_and_entries_are_validated(kind: str, options: dict[str, int]) -> None:

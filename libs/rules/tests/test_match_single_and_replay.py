@@ -119,12 +119,12 @@ def _random_match(fmt: MatchFormat, seed: int) -> Match:
 
 
 FORMATS = [
-    Pool(target=101, entry_cents=1_001, commission_bps=1_000, rejoin=True, split=True),
-    Pool(target=201, entry_cents=333, commission_bps=250, rejoin=True),
-    Deals(deals=2, entry_cents=700, commission_bps=1_500),
-    Deals(deals=6, entry_cents=0, commission_bps=1_000),
-    BestOf(deals=3, entry_cents=999, commission_bps=999),
-    GameTo(target=150, games=2, point_value_cents=7, max_game_points=60, commission_bps=500),
+    Pool(target=101, entry_hundredths=1_001, commission_bps=1_000, rejoin=True, split=True),
+    Pool(target=201, entry_hundredths=333, commission_bps=250, rejoin=True),
+    Deals(deals=2, entry_hundredths=700, commission_bps=1_500),
+    Deals(deals=6, entry_hundredths=0, commission_bps=1_000),
+    BestOf(deals=3, entry_hundredths=999, commission_bps=999),
+    GameTo(target=150, games=2, point_value_hundredths=7, max_game_points=60, commission_bps=500),
     Single(),
 ]
 
@@ -143,11 +143,11 @@ def test_any_match_replays_to_the_same_state_and_its_money_balances(
     if isinstance(m.state.result, MatchEnded) and m.state.result.settlement is not None:
         settlements.append(m.state.result.settlement)
     for s in settlements:
-        assert sum(ln.amount_cents for ln in s.lines) + s.commission_cents == 0
-        assert all(-ln.amount_cents <= ln.held_cents for ln in s.lines)
+        assert sum(ln.amount_hundredths for ln in s.lines) + s.commission_hundredths == 0
+        assert all(-ln.amount_hundredths <= ln.held_hundredths for ln in s.lines)
     if isinstance(m.state.result, MatchEnded) and m.state.result.settlement is not None:
         held = dict(m.state.held)
-        assert {ln.seat: ln.held_cents for ln in m.state.result.settlement.lines} == held
+        assert {ln.seat: ln.held_hundredths for ln in m.state.result.settlement.lines} == held
         assert m.state.result.winners and set(m.state.result.winners) <= set(m.state.active)
     # Deterministic: the same commands again give the same events.
     assert _random_match(fmt, seed).events == m.events

@@ -30,7 +30,7 @@ from rummy_rules.events import HandEnded
 from rummy_rules.indian import INDIAN_POINTS, Declare, Drop, HandState, Phase
 from rummy_rules.indian.arrangement import valid_discards
 from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
-from rummy_rules.settlement import reservation_cents
+from rummy_rules.settlement import reservation_hundredths
 from rummy_testing.profiles import examples
 
 
@@ -181,10 +181,10 @@ def check_hand(t: Table) -> None:
     assert replayed == t.state
     if isinstance(t.state.result, HandEnded):
         s = t.state.result.settlement
-        assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
-        cap = reservation_cents(t.rule_set)
+        assert sum(line.amount_hundredths for line in s.lines) + s.commission_hundredths == 0
+        cap = reservation_hundredths(t.rule_set)
         for line in s.lines:
-            assert -line.amount_cents <= cap or line.seat == s.winner_seat
+            assert -line.amount_hundredths <= cap or line.seat == s.winner_seat
         winner = [r for r in t.state.result.results if r.seat == s.winner_seat]
         assert winner[0].points == 0
 

@@ -12,7 +12,7 @@ from rummy_rules.rules import INT64_MAX, RuleSet, RuleSetError, validate_table_o
 
 
 def test_bombay_baazi_carries_the_table_rules() -> None:
-    rs = bombay_baazi(6, point_value_cents=250, commission_bps=1000)
+    rs = bombay_baazi(6, point_value_hundredths=250, commission_bps=1000)
     assert (rs.name, rs.version, rs.seats, rs.hand_size, rs.min_players) == (
         "bombay-baazi",
         1,
@@ -20,7 +20,7 @@ def test_bombay_baazi_carries_the_table_rules() -> None:
         13,
         2,
     )
-    assert (rs.point_value_cents, rs.commission_bps, rs.max_missed_turns) == (250, 1000, 3)
+    assert (rs.point_value_hundredths, rs.commission_bps, rs.max_missed_turns) == (250, 1000, 3)
     ind = rs.options
     assert isinstance(ind, IndianPointsRules)
     assert (ind.first_drop_points, ind.middle_drop_points, ind.wrong_declare_points) == (20, 40, 80)
@@ -57,7 +57,7 @@ def test_rule_sets_are_immutable_values() -> None:
     rs = bombay_baazi(6, 100, 500)
     assert rs == bombay_baazi(6, 100, 500) and hash(rs) == hash(bombay_baazi(6, 100, 500))
     with pytest.raises(dataclasses.FrozenInstanceError):
-        rs.point_value_cents = 1  # type: ignore[misc]
+        rs.point_value_hundredths = 1  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(
@@ -65,8 +65,14 @@ def test_rule_sets_are_immutable_values() -> None:
     [
         ({"seats": 5}, "seats must be one of 4/6/8, got 5"),
         ({"seats": 2}, "seats must be one of 4/6/8"),
-        ({"point_value_cents": -1}, f"point_value_cents must be 0..{INT64_MAX // (5 * 130)} "),
-        ({"point_value_cents": 2**62}, f"point_value_cents must be 0..{INT64_MAX // (5 * 130)} "),
+        (
+            {"point_value_hundredths": -1},
+            f"point_value_hundredths must be 0..{INT64_MAX // (5 * 130)} ",
+        ),
+        (
+            {"point_value_hundredths": 2**62},
+            f"point_value_hundredths must be 0..{INT64_MAX // (5 * 130)} ",
+        ),
         ({"commission_bps": -1}, "commission_bps must be 0..10000"),
         ({"commission_bps": 10001}, "commission_bps must be 0..10000"),
         ({"points_cap": 0}, "points_cap must be None or >= 1"),
@@ -82,7 +88,7 @@ def test_rule_sets_are_immutable_values() -> None:
 def test_out_of_range_rule_sets_are_refused_with_a_clear_message(
     kwargs: dict[str, Any], message: str
 ) -> None:
-    args = {"seats": 6, "point_value_cents": 100, "commission_bps": 500} | kwargs
+    args = {"seats": 6, "point_value_hundredths": 100, "commission_bps": 500} | kwargs
     with pytest.raises(RuleSetError, match=re.escape(message)):
         bombay_baazi(**args)
 
@@ -135,24 +141,24 @@ def test_the_largest_hand_of_the_largest_point_value_fits_a_signed_64_bit_amount
     seats: int,
 ) -> None:
     rs = bombay_baazi(seats, 0, 0)
-    most = rs.max_point_value_cents
+    most = rs.max_point_value_hundredths
     assert (seats - 1) * 130 * most <= INT64_MAX < (seats - 1) * 130 * (most + 1)
-    assert dataclasses.replace(rs, point_value_cents=most).point_value_cents == most
+    assert dataclasses.replace(rs, point_value_hundredths=most).point_value_hundredths == most
     for too_much in (most + 1, 2**62, INT64_MAX):
-        with pytest.raises(RuleSetError, match="point_value_cents must be 0.."):
-            dataclasses.replace(rs, point_value_cents=too_much)
+        with pytest.raises(RuleSetError, match="point_value_hundredths must be 0.."):
+            dataclasses.replace(rs, point_value_hundredths=too_much)
 
 
 def test_a_host_bounds_the_start_delay_and_the_reservation_by_its_maximum() -> None:
     rs = bombay_baazi(6, 1_000, 0)  # 130 x 1,000 = 130,000 hundredths reserved per seat
-    validate_table_options(rs, 0, max_reservation_cents=130_000)
-    validate_table_options(rs, 3600, max_reservation_cents=130_000)
-    too_big = r"point_value_cents must be 0\.\.999 .*maximum of 129999"
+    validate_table_options(rs, 0, max_reservation_hundredths=130_000)
+    validate_table_options(rs, 3600, max_reservation_hundredths=130_000)
+    too_big = r"point_value_hundredths must be 0\.\.999 .*maximum of 129999"
     with pytest.raises(RuleSetError, match=too_big):
-        validate_table_options(rs, 5, max_reservation_cents=129_999)
+        validate_table_options(rs, 5, max_reservation_hundredths=129_999)
     for delay in (-1, 3601):
         with pytest.raises(RuleSetError, match=r"start_delay_seconds must be 0\.\.3600"):
             validate_table_options(rs, delay)
     # the default maximum (1,000,000 House Tokens a seat) refuses what 2^62 would reserve
-    with pytest.raises(RuleSetError, match="point_value_cents"):
-        validate_table_options(dataclasses.replace(rs, point_value_cents=10**7), 5)
+    with pytest.raises(RuleSetError, match="point_value_hundredths"):
+        validate_table_options(dataclasses.replace(rs, point_value_hundredths=10**7), 5)

@@ -64,9 +64,9 @@ def money(t: Table) -> dict[str, int]:
     result = t.state.result
     assert isinstance(result, HandEnded)
     s = result.settlement
-    assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
-    out = {f"seat{line.seat}": line.amount_cents for line in s.lines}
-    out["house"] = s.commission_cents
+    assert sum(line.amount_hundredths for line in s.lines) + s.commission_hundredths == 0
+    out = {f"seat{line.seat}": line.amount_hundredths for line in s.lines}
+    out["house"] = s.commission_hundredths
     return out
 
 
@@ -184,7 +184,7 @@ def test_a_seat_that_misses_three_turns_in_a_row_is_played_for_then_dropped_at_4
 
 
 def test_an_exhausted_stock_is_the_discard_pile_but_its_top_reshuffled_from_the_seed() -> None:
-    t = table(point_value_cents=25, commission_bps=1500)
+    t = table(point_value_hundredths=25, commission_bps=1500)
     t.start([0, 1], 0, {0: "01", 1: "02"})
     stock_size = 106 - 2 * 13 - 2  # two decks + two jokers, less the hands, cut and open card
     assert len(t.state.stock) == stock_size

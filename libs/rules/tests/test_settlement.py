@@ -7,41 +7,41 @@ from hypothesis import strategies as st
 
 from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.rules import RuleSet
-from rummy_rules.settlement import commission_for, reservation_cents, settle, settle_shared
+from rummy_rules.settlement import commission_for, reservation_hundredths, settle, settle_shared
 
 
 def test_a_loser_pays_points_times_point_value_and_the_winner_takes_the_rest_less_commission() -> (
     None
 ):
-    rs = bombay_baazi(6, point_value_cents=200, commission_bps=1000)  # 2 HT a point, 10 %
+    rs = bombay_baazi(6, point_value_hundredths=200, commission_bps=1000)  # 2 HT a point, 10 %
     s = settle(rs, winner_seat=3, points_by_seat={0: 20, 2: 57, 5: 80})
     assert s.amount_for(0) == -4000  # a 20-point loss at 2 HT is 40 HT
     assert s.amount_for(2) == -11400
     assert s.amount_for(5) == -16000
-    assert s.total_cents == 31400
-    assert s.commission_cents == 3140
+    assert s.total_hundredths == 31400
+    assert s.commission_hundredths == 3140
     assert s.amount_for(3) == 31400 - 3140
     assert [line.seat for line in s.lines] == [0, 2, 3, 5]
 
 
 def test_commission_is_rounded_down_in_the_players_favour() -> None:
-    rs = bombay_baazi(4, point_value_cents=1, commission_bps=1500)
+    rs = bombay_baazi(4, point_value_hundredths=1, commission_bps=1500)
     s = settle(rs, 0, {1: 7, 2: 2})  # total 9 cents, 15 % = 1.35 -> 1
-    assert s.commission_cents == 1
+    assert s.commission_hundredths == 1
     assert s.amount_for(0) == 8
     assert commission_for(9999, 1) == 0
 
 
 def test_a_free_table_settles_to_all_zeros() -> None:
     s = settle(bombay_baazi(4, 0, 1000), 1, {0: 130, 2: 40, 3: 20})
-    assert all(line.amount_cents == 0 for line in s.lines) and s.commission_cents == 0
+    assert all(line.amount_hundredths == 0 for line in s.lines) and s.commission_hundredths == 0
     assert [line.points for line in s.lines] == [130, 0, 40, 20]
 
 
 def test_the_reservation_is_the_most_a_hand_can_cost() -> None:
-    assert reservation_cents(bombay_baazi(6, 250, 0)) == 130 * 250
-    assert reservation_cents(bombay_baazi(6, 250, 0, points_cap=80)) == 80 * 250
-    assert reservation_cents(bombay_baazi(6, 0, 0)) == 0
+    assert reservation_hundredths(bombay_baazi(6, 250, 0)) == 130 * 250
+    assert reservation_hundredths(bombay_baazi(6, 250, 0, points_cap=80)) == 80 * 250
+    assert reservation_hundredths(bombay_baazi(6, 0, 0)) == 0
 
 
 def test_points_above_the_maximum_are_refused() -> None:
@@ -79,13 +79,13 @@ def test_settlement_properties(hand: tuple[int, int, int, int | None, st.DataObj
     points = {s: data.draw(st.integers(0, rs.max_loss_points)) for s in range(n) if s != winner}
     s = settle(rs, winner, points)
     # every settlement sums to zero (losers, winner and the house line)
-    assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
+    assert sum(line.amount_hundredths for line in s.lines) + s.commission_hundredths == 0
     # no loser pays more than the reservation
-    assert all(-s.amount_for(seat) <= reservation_cents(rs) for seat in points)
+    assert all(-s.amount_for(seat) <= reservation_hundredths(rs) for seat in points)
     assert all(s.amount_for(seat) == -p * pv for seat, p in points.items())
     # the commission never exceeds the stated rate, and is short of it by less than one cent
-    assert 0 <= s.commission_cents * 10_000 <= s.total_cents * bps
-    assert s.total_cents * bps - s.commission_cents * 10_000 < 10_000
+    assert 0 <= s.commission_hundredths * 10_000 <= s.total_hundredths * bps
+    assert s.total_hundredths * bps - s.commission_hundredths * 10_000 < 10_000
     # the winner's net is never negative
     assert s.amount_for(winner) >= 0
 
@@ -97,13 +97,13 @@ def test_three_winners_share_the_pot_less_one_commission_the_remainder_going_fir
     # seat 1 pays 33 x 10 = 330; the commission is floor(330 x 5%) = 16; 314 shared by three is
     # 104 each and 2 hundredths over: one each to seats 2 and 0, the first two listed
     s = settle_shared(rs, (2, 0, 3), {1: 33})
-    assert [(line.seat, line.points, line.amount_cents) for line in s.lines] == [
+    assert [(line.seat, line.points, line.amount_hundredths) for line in s.lines] == [
         (0, 0, 105),
         (1, 33, -330),
         (2, 0, 105),
         (3, 0, 104),
     ]
-    assert s.commission_cents == 16 and s.total_cents == 330
+    assert s.commission_hundredths == 16 and s.total_hundredths == 330
     assert s.winner_seat == 2 and s.co_winner_seats == (0, 3) and s.winner_seats == (0, 2, 3)
 
 
@@ -151,18 +151,20 @@ def shared_pots(draw: st.DrawFn) -> tuple[RuleSet, tuple[int, ...], dict[int, in
 def test_shared_pot_properties(pot: tuple[RuleSet, tuple[int, ...], dict[int, int]]) -> None:
     rs, winners, points = pot
     s = settle_shared(rs, winners, points)
-    pv = rs.point_value_cents
+    pv = rs.point_value_hundredths
     # it sums to zero with the commission line
-    assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
+    assert sum(line.amount_hundredths for line in s.lines) + s.commission_hundredths == 0
     # no loser pays beyond its reservation, and each pays exactly its points' cost
-    assert all(0 <= -s.amount_for(seat) <= reservation_cents(rs) for seat in points)
+    assert all(0 <= -s.amount_for(seat) <= reservation_hundredths(rs) for seat in points)
     assert all(s.amount_for(seat) == -p * pv for seat, p in points.items())
     # one commission on the losers' total, rounded down, whatever the number of winners
     total = sum(p * pv for p in points.values())
-    assert s.total_cents == total and s.commission_cents == commission_for(total, rs.commission_bps)
+    assert s.total_hundredths == total and s.commission_hundredths == commission_for(
+        total, rs.commission_bps
+    )
     # equal shares; the remainder hundredths go to the first winners in the order listed
     takings = [s.amount_for(seat) for seat in winners]
-    share, remainder = divmod(total - s.commission_cents, len(winners))
+    share, remainder = divmod(total - s.commission_hundredths, len(winners))
     assert takings == [share + 1] * remainder + [share] * (len(winners) - remainder)
     assert (s.winner_seat, *s.co_winner_seats) == winners
     assert [line.seat for line in s.lines] == sorted([*winners, *points])

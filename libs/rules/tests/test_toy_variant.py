@@ -132,7 +132,7 @@ def test_each_variant_refuses_the_other_variants_rule_set() -> None:
         (lambda: toy_rule_set(3, 10, 0, max_points=51), "max_points"),
         (lambda: toy_rule_set(3, 10, 0, max_points=0), "max_points"),
         (lambda: toy_rule_set(3, 10, 0, max_turns=37), "max_turns"),
-        (lambda: toy_rule_set(3, 2**62, 0), "point_value_cents"),
+        (lambda: toy_rule_set(3, 2**62, 0), "point_value_hundredths"),
     ],
 )
 def test_a_toy_rule_set_out_of_bounds_names_the_option(build: Any, option: str) -> None:
@@ -147,7 +147,7 @@ def test_a_toy_rule_set_survives_the_codec_with_its_options_tagged() -> None:
         hand_id="h", seats=(SeatAccount(0, "a"),), dealer_seat=0, rule_set=rules, at_ms=T0
     )
     data = codec.to_dict(started)
-    assert data["rule_set"]["options"]["type"] == "ToyOptions"
+    assert data["rule_set"]["options"]["type"] == "toy.Options"
     assert codec.from_dict(data) == started
 
 
@@ -176,9 +176,9 @@ def test_two_seats_with_the_lowest_total_share_the_pot_less_the_commission() -> 
     assert isinstance(ended, HandEnded)
     s = ended.settlement
     assert s.winner_seats == (0, 1)
-    assert s.amount_for(2) == -250 and s.commission_cents == 25
+    assert s.amount_for(2) == -250 and s.commission_hundredths == 25
     assert (s.amount_for(0), s.amount_for(1)) == (113, 112)
-    assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
+    assert sum(line.amount_hundredths for line in s.lines) + s.commission_hundredths == 0
     assert [v.view(state, 2).seats[k].status for k in range(3)] == ["won", "won", "playing"]
     assert v.deadline(state) is None and v.is_over(state)
 
@@ -301,14 +301,14 @@ def test_every_toy_hand_settles_to_zero_within_each_losers_max_loss_and_replays_
     ended = v.result(state)
     assert isinstance(ended, HandEnded)
     s = ended.settlement
-    assert sum(line.amount_cents for line in s.lines) + s.commission_cents == 0
-    most = v.max_loss_points(rules) * rules.point_value_cents
+    assert sum(line.amount_hundredths for line in s.lines) + s.commission_hundredths == 0
+    most = v.max_loss_points(rules) * rules.point_value_hundredths
     for line in s.lines:
         if line.seat in s.winner_seats:
-            assert line.points == 0 and line.amount_cents >= 0
+            assert line.points == 0 and line.amount_hundredths >= 0
         else:
             assert 0 <= line.points <= v.max_loss_points(rules)
-            assert -most <= line.amount_cents <= 0
+            assert -most <= line.amount_hundredths <= 0
     takings = [s.amount_for(seat) for seat in s.winner_seats]
     assert max(takings) - min(takings) <= 1
     # what settle_shared gives for these points is what the hand recorded
@@ -347,7 +347,7 @@ def test_a_toy_settlement_with_two_winners_is_a_plain_value_the_codec_keeps() ->
     rules = toy_rule_set(3, 7, 333)
     shared = settle_shared(rules, (2, 0), {0: 0, 1: 25, 2: 0})
     assert shared.winner_seat == 2 and shared.co_winner_seats == (0,)
-    assert shared.total_cents == 175
+    assert shared.total_hundredths == 175
     assert dataclasses.replace(shared) == shared
 
 
@@ -381,7 +381,7 @@ def test_the_last_two_seats_tying_low_share_the_pot_the_earliest_first() -> None
     assert ended.settlement.co_winner_seats == (2,)
     assert [r.outcome for r in ended.results] == ["counted", "won", "won"]
     # 25 x 10 = 250 paid, no commission: 125 each
-    assert [line.amount_cents for line in ended.settlement.lines] == [-250, 125, 125]
+    assert [line.amount_hundredths for line in ended.settlement.lines] == [-250, 125, 125]
 
 
 def test_when_every_seat_ties_the_earliest_seat_wins_alone_and_nobody_pays() -> None:
@@ -395,5 +395,5 @@ def test_when_every_seat_ties_the_earliest_seat_wins_alone_and_nobody_pays() -> 
         rules,
     )
     assert ended.winner_seats == (0,) and ended.settlement.co_winner_seats == ()
-    assert [line.amount_cents for line in ended.settlement.lines] == [0, 0, 0]
-    assert ended.settlement.commission_cents == 0
+    assert [line.amount_hundredths for line in ended.settlement.lines] == [0, 0, 0]
+    assert ended.settlement.commission_hundredths == 0

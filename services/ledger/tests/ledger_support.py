@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import Message
 from psycopg_pool import ConnectionPool
@@ -28,9 +28,9 @@ RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
 VARIANT = "indian-points"
 
 
-def house_rule_set(seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+def house_rule_set(seats: int, point_value_hundredths: int, commission_bps: int) -> RuleSet:
     """The house rule set of :data:`VARIANT` for ``seats`` seats, found as a host finds it."""
-    return lookup(VARIANT).house_rule_set(seats, point_value_cents, commission_bps)
+    return lookup(VARIANT).house_rule_set(seats, point_value_hundredths, commission_bps)
 
 
 def new_id(prefix: str) -> str:
@@ -59,10 +59,31 @@ def balance_of(where: LedgerUnitOfWork | ConnectionPool, account: str) -> tuple[
 Where = LedgerUnitOfWork | ConnectionPool
 
 
+class TestClock:
+    """An advanceable clock (UTC) for the ledger: starts at ``at`` or now."""
+
+    __test__ = False
+
+    def __init__(self, at: datetime | None = None) -> None:
+        self.at = at or datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def advance(self, by: timedelta) -> None:
+        self.at += by
+
+
+def wall_clock() -> datetime:
+    """The system clock in UTC (the tests' clock when they do not move time)."""
+    return datetime.now(UTC)
+
+
 class Wired:
     """The ledger's reactions and outbox over an in-memory log; the test plays the table."""
 
-    def __init__(self, where: Where) -> None:
+    def __init__(self, where: Where, clock: TestClock | None = None) -> None:
+        self.clock = clock or TestClock()
         self.prefix = new_id("t") + "-"
         self.log = InMemoryEventLog()
         self.log.ensure_topics(event_topic_specs(partitions=1, prefix=self.prefix))
@@ -76,8 +97,9 @@ class Wired:
             match_settlement=lambda p, c: self.counted.append(f"{p} settled {c}"),
             match_settlement_refused=lambda p: self.counted.append(f"{p} settlement refused"),
             match_aborted=lambda: self.counted.append("match aborted"),
+            limit_refusal=lambda reason: self.counted.append(f"limit {reason}"),
         )
-        self.ledger = Ledger(topic=self.prefix + LEDGER_EVENTS, counters=counters)
+        self.ledger = Ledger(clock=self.clock, topic=self.prefix + LEDGER_EVENTS, counters=counters)
         self.versions: dict[str, int] = {}
         self.pool: ConnectionPool | None = None
         if isinstance(where, ConnectionPool):
@@ -102,7 +124,7 @@ class Wired:
             payload,
             stream_id=table_id,
             stream_version=self.versions[table_id],
-            occurred_at=datetime.now(UTC),
+            occurred_at=self.clock(),
             correlation_id=hand_id,
             rules_version=RULES,
             shuffle_version=SHUFFLE,

@@ -41,7 +41,7 @@ from rummy_rules.rules import (
     MAX_TURN_SECONDS,
     RuleSet,
 )
-from rummy_rules.settlement import reservation_cents, settle
+from rummy_rules.settlement import reservation_hundredths, settle
 from rummy_rules.wild import MAX_CARD_POINTS
 from rummy_testing.profiles import examples
 
@@ -184,9 +184,9 @@ def valid_rule_sets(draw: st.DrawFn) -> RuleSet:
     )
     indian = IndianPointsRules(points_cap=cap, **penalties)
     rules = dataclasses.replace(base, options=indian)
-    most = rules.max_point_value_cents
+    most = rules.max_point_value_hundredths
     pv = draw(st.one_of(st.integers(0, 10_000), st.integers(0, most), st.just(most)))
-    return dataclasses.replace(rules, point_value_cents=pv)
+    return dataclasses.replace(rules, point_value_hundredths=pv)
 
 
 @settings(max_examples=examples(ci=300, dev=60))
@@ -208,7 +208,7 @@ def test_every_settlement_the_rules_compute_for_a_valid_table_passes_the_ledgers
     )
     points = {seat: data.draw(charges) for seat in seats if seat != winner}
     settlement = settle(rules, winner, points)
-    reserved = reservation_cents(rules)
+    reserved = reservation_hundredths(rules)
     held = tuple(HeldReservation(seat, f"player-{seat}", reserved) for seat in seats)
     command = SettleHand.from_settlement("hand", "table", settlement)
 

@@ -33,7 +33,7 @@ from rummy_ledger.domain.accounts import (
     SettleHand,
     SettlementRefused,
 )
-from rummy_rules.settlement import reservation_cents, settle, settle_shared
+from rummy_rules.settlement import reservation_hundredths, settle, settle_shared
 from toy_variant import toy_rule_set
 
 
@@ -67,7 +67,7 @@ def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_rounded_d
     assert [s.reserved for s in reserved.seats] == [True, True, True, True]
     assert balance_of(uow, b) == (5000, 3250, 1750)
 
-    rules = house_rule_set(4, point_value_cents=25, commission_bps=1250)
+    rules = house_rule_set(4, point_value_hundredths=25, commission_bps=1250)
     settlement = settle(rules, winner_seat=0, points_by_seat={1: 40, 2: 20, 3: 80})
     result = settle_hand(uow, SettleHand.from_settlement(hand, table, settlement))
 
@@ -295,7 +295,7 @@ def test_a_shared_pot_worked_by_hand_pays_each_winner_its_share_once(
     hand, table = new_id("hand"), new_id("table")
     house_before = _house(uow)
     rules = toy_rule_set(3, 25, 1250, max_points=25)
-    _reserve(uow, hand, table, [a, b, c], reservation_cents(rules))
+    _reserve(uow, hand, table, [a, b, c], reservation_hundredths(rules))
     assert balance_of(uow, c) == (5000, 625, 4375)
 
     settlement = settle_shared(rules, (0, 1), {2: 25})
@@ -340,8 +340,8 @@ def test_a_shared_pot_with_two_losers_gives_the_remainder_along_the_variants_ord
     accounts = [funded_player(uow, 2000) for _ in range(5)]
     hand, table = new_id("hand"), new_id("table")
     house_before = _house(uow)
-    rules = house_rule_set(6, point_value_cents=10, commission_bps=500)
-    _reserve(uow, hand, table, accounts, reservation_cents(rules))
+    rules = house_rule_set(6, point_value_hundredths=10, commission_bps=500)
+    _reserve(uow, hand, table, accounts, reservation_hundredths(rules))
     settlement = settle_shared(rules, (3, 1, 2), {0: 33, 4: 10})
     settle_hand(uow, SettleHand.from_settlement(hand, table, settlement))
     assert [balance_of(uow, x)[0] for x in accounts] == [1670, 2136, 2136, 2137, 1900]

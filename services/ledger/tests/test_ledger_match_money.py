@@ -35,7 +35,7 @@ from rummy_rules.formats.messages import StartMatch as StartMatchCommand
 from rummy_rules.formats.money import (
     MatchSettlement,
     MoneyLine,
-    game_stake_cents,
+    game_stake_hundredths,
     settle_game,
     settle_split,
     settle_winner,
@@ -124,7 +124,7 @@ def test_a_pool_of_three_entries_pays_the_winner_the_pool_less_a_commission_roun
     # Pool 3 x 10.01 = 30.03; commission floor(3003 x 1000 / 10000) = floor(300.3) = 300 (3.00);
     # the winner (seat 1) receives 30.03 - 3.00 = 27.03: a net of 27.03 - 10.01 = +17.02.
     settlement = settle_winner({0: 1001, 1: 1001, 2: 1001}, winner=1, commission_bps=1000)
-    assert (settlement.commission_cents, settlement.amount_for(1)) == (300, 1702)
+    assert (settlement.commission_hundredths, settlement.amount_for(1)) == (300, 1702)
     end = match.write(
         match_pb2.MatchEnded(
             winners=[1], reason="last_seat", settlement=settlement_to_pb(settlement)
@@ -201,7 +201,7 @@ def test_a_split_of_three_shares_the_pool_less_commission_with_the_remainder_to_
     settlement = settle_split(
         {s: 1001 for s in range(4)}, totals_left={0: 70, 1: 55, 2: 40}, commission_bps=1000
     )
-    assert [line.amount_cents for line in settlement.lines] == [200, 200, 201, -1001]
+    assert [line.amount_hundredths for line in settlement.lines] == [200, 200, 201, -1001]
     match.write(
         match_pb2.MatchEnded(
             winners=[0, 1, 2], reason="split", settlement=settlement_to_pb(settlement)
@@ -224,7 +224,7 @@ def test_a_split_with_nobody_eliminated_has_every_seat_pay_its_share_of_the_comm
     # Pool 20.02; commission floor(200.2) = 200; 1802 shared by 2 = 901 each: each line is
     # 901 - 1001 = -100, taken from its entry (settled at 100, the rest released).
     settlement = settle_split({0: 1001, 1: 1001}, {0: 30, 1: 50}, commission_bps=1000)
-    assert [line.amount_cents for line in settlement.lines] == [-100, -100]
+    assert [line.amount_hundredths for line in settlement.lines] == [-100, -100]
     ended = match_pb2.MatchEnded(
         winners=[0, 1], reason="split", settlement=settlement_to_pb(settlement)
     )
@@ -246,7 +246,7 @@ def test_game_stakes_hold_cap_times_point_value_and_each_loser_pays_its_capped_d
         )
     )
     match = Match(wired, accounts, bps=500, options=options, match_format="game-to-100")
-    stake = game_stake_cents(150, 10)  # 150 x 0.10 = 15.00 from each seat
+    stake = game_stake_hundredths(150, 10)  # 150 x 0.10 = 15.00 from each seat
     match.write(match_pb2.GameStarted(game_no=1, seats=[0, 1, 2]))
     match.hold("stake", {0: stake, 1: stake, 2: stake}, game_no=1)
     [answer] = payloads(match.published(), ledger_events.MatchMoneyHeld)
@@ -260,9 +260,13 @@ def test_game_stakes_hold_cap_times_point_value_and_each_loser_pays_its_capped_d
     # min(180, 150) x 10 = 1500 (the cap). Paid 2000; commission floor(2000 x 5%) = 100;
     # the winner receives 1900.
     settlement = settle_game(
-        {0: 120, 1: 70, 2: -60}, 0, max_game_points=150, point_value_cents=10, commission_bps=500
+        {0: 120, 1: 70, 2: -60},
+        0,
+        max_game_points=150,
+        point_value_hundredths=10,
+        commission_bps=500,
     )
-    assert [line.amount_cents for line in settlement.lines] == [1900, -500, -1500]
+    assert [line.amount_hundredths for line in settlement.lines] == [1900, -500, -1500]
     match.write(match_pb2.GameEnded(game_no=1, winner=0, settlement=settlement_to_pb(settlement)))
     [settled] = payloads(match.published(), ledger_events.MatchSettled)
     assert (settled.game_no, settled.commission_hundredths) == (1, 100)
@@ -356,14 +360,14 @@ def _lines(s: MatchSettlement, *amounts: int) -> MatchSettlement:
     return replace(
         s,
         lines=tuple(
-            replace(line, amount_cents=a) for line, a in zip(s.lines, amounts, strict=True)
+            replace(line, amount_hundredths=a) for line, a in zip(s.lines, amounts, strict=True)
         ),
     )
 
 
 BAD_SETTLEMENTS: dict[str, Callable[[MatchSettlement], MatchSettlement]] = {
     # the commission is not floor(3003 x 10%) = 300 (a commission taken twice; one above the rate)
-    "commission": lambda s: replace(_lines(s, -1001, 1701, -1001), commission_cents=301),
+    "commission": lambda s: replace(_lines(s, -1001, 1701, -1001), commission_hundredths=301),
     # the lines do not sum to zero with the commission
     "sum": lambda s: _lines(s, -1001, 1703, -1001),
     # seat 0 would pay more than the 1001 it holds
@@ -371,7 +375,7 @@ BAD_SETTLEMENTS: dict[str, Callable[[MatchSettlement], MatchSettlement]] = {
     # a line says seat 2 held less than the ledger holds (and pays more than that)
     "held": lambda s: replace(s, lines=(*s.lines[:2], MoneyLine(2, 900, -1001))),
     # the pool is not every hold
-    "pool": lambda s: replace(s, pool_cents=4004),
+    "pool": lambda s: replace(s, pool_hundredths=4004),
     # the rate is not the table's 10% (10.01% gives the same commission: only the rate differs)
     "rate": lambda s: replace(s, commission_bps=1001),
     # a seat that is not a winner receives
@@ -532,7 +536,7 @@ def test_a_gin_game_with_bonus_boxes_and_a_wall_and_a_shutout_game_settle_each_o
         "game-to",
         target=100,
         games=2,
-        point_value_cents=10,
+        point_value_hundredths=10,
         max_game_points=300,
         commission_bps=500,
         missed_turns_lose_game=True,
@@ -583,7 +587,7 @@ def _hollywood(where: Where) -> tuple[Wired, Match, list[str], MatchFormat]:
     fmt = make_format(
         "hollywood",
         target=50,
-        point_value_cents=10,
+        point_value_hundredths=10,
         max_game_points=200,
         commission_bps=1000,
         missed_turns_lose_game=True,
@@ -605,7 +609,7 @@ def test_a_hollywood_match_holds_three_caps_once_and_settles_the_sum_of_its_colu
     where: Where,
 ) -> None:
     wired, match, accounts, fmt = _hollywood(where)
-    assert fmt.hold_cents == 3 * 200 * 10
+    assert fmt.hold_hundredths == 3 * 200 * 10
     written = play_format(match, fmt, [HOLLYWOOD_DEALS])
     events = match.published()
     [answer] = payloads(events, ledger_events.MatchMoneyHeld)

@@ -4,7 +4,7 @@ in a database of its own, and reads what ``/metrics`` would say (``LedgerGaugeCo
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
@@ -16,6 +16,7 @@ from rummy_ledger.adapters.db import SCHEMA, apply_migrations, open_pool
 from rummy_ledger.adapters.metrics import LedgerGaugeCollector
 from rummy_ledger.application.accounts import abort_hand, reserve_stakes, settle_hand
 from rummy_ledger.domain.accounts import AbortHand, ReserveStakes, SeatStake, SettleHand
+from rummy_ledger.domain.limits import PlayerLimits
 from rummy_rules.settlement import settle
 from rummy_testing.service_process import fresh_database
 
@@ -59,8 +60,8 @@ class Scraper:
         )
 
     def _clock(self) -> datetime:
-        assert self.clock_at is not None, "this test reads no ages"
-        return self.clock_at
+        # a test that reads no ages gives no clock (the players' breaks are counted at now)
+        return self.clock_at or datetime.now(UTC)
 
     def scrape(self) -> dict[str, float]:
         return {
@@ -179,3 +180,23 @@ def test_a_reservation_held_past_its_hand_ages_on_the_ledgers_clock_until_the_ha
     figures = scraper.scrape()
     assert figures["rummy_ledger_oldest_held_reservation_age_seconds"] == 0
     assert figures["rummy_ledger_reservations_held"] == 0
+
+
+def test_players_with_limits_on_a_break_and_excluded_are_counted_on_the_ledgers_clock(
+    own_pool: ConnectionPool, own_url: str
+) -> None:
+    now = database_now(own_url)
+    uow = storage(own_pool)
+    with uow.transaction():
+        uow.limits.save(PlayerLimits(new_id("player"), loss_limits=(("day", 100),)))
+        uow.limits.save(PlayerLimits(new_id("player"), break_until=now + timedelta(hours=2)))
+        uow.limits.save(PlayerLimits(new_id("player"), excluded_at=now))
+        uow.limits.save(PlayerLimits(new_id("player"), stake_limit_hundredths=0))
+    first = Scraper(own_pool, clock_at=now).scrape()
+    assert (
+        first["rummy_ledger_players_with_limits"],
+        first["rummy_ledger_players_on_break"],
+        first["rummy_ledger_players_excluded"],
+    ) == (2, 1, 1)
+    later = Scraper(own_pool, clock_at=now + timedelta(hours=3)).scrape()
+    assert later["rummy_ledger_players_on_break"] == 0  # the break is over by then

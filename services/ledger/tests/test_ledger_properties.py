@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ledger_support import house_rule_set, new_id
+from ledger_support import house_rule_set, new_id, wall_clock
 
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
 from rummy_ledger.application.accounts import (
@@ -20,7 +20,7 @@ from rummy_ledger.application.accounts import (
 )
 from rummy_ledger.domain.accounts import AbortHand, Grant, ReserveStakes, SeatStake, SettleHand
 from rummy_rules.rules import RuleSet
-from rummy_rules.settlement import reservation_cents, settle
+from rummy_rules.settlement import reservation_hundredths, settle
 
 PLAYERS = 4
 
@@ -53,7 +53,7 @@ class Model:
 @settings(max_examples=25)
 @given(ops=operations)
 def test_random_hands_conserve_tokens_and_never_overdraw(ops: list[tuple[Any, ...]]) -> None:
-    uow = InMemoryUnitOfWork()
+    uow = InMemoryUnitOfWork(clock=wall_clock)
     players = [new_id("player") for _ in range(PLAYERS)]
     model = Model()
     for op in ops:
@@ -64,7 +64,7 @@ def test_random_hands_conserve_tokens_and_never_overdraw(ops: list[tuple[Any, ..
         elif op[0] == "start":
             _, who, point_value, bps = op
             rules = house_rule_set(4, point_value, bps)
-            amount = reservation_cents(rules)
+            amount = reservation_hundredths(rules)
             hand, table = new_id("hand"), new_id("table")
             stakes = tuple(SeatStake(seat, players[p], amount) for seat, p in enumerate(who))
             result = reserve_stakes(uow, ReserveStakes(hand, table, stakes))

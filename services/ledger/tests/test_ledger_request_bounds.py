@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
-from ledger_support import balance_of, new_id, storage
+from ledger_support import balance_of, new_id, storage, wall_clock
 from prometheus_client import CollectorRegistry
 from psycopg_pool import ConnectionPool
 
@@ -37,7 +37,7 @@ def host(pool: ConnectionPool) -> Iterator[ServiceHost]:
     served = ServiceHost("ledger", settings, registry=CollectorRegistry())
     served.add_servicer(
         grpc_adapter.add_to_server,
-        grpc_adapter.LedgerServicer(Ledger(grant_limits=LIMITS), storage(pool)),
+        grpc_adapter.LedgerServicer(Ledger(clock=wall_clock, grant_limits=LIMITS), storage(pool)),
         grpc_adapter.SERVICE_NAME,
     )
     served.start()

@@ -11,10 +11,11 @@ test_ledger_concurrency.py.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, date, datetime
 
 import psycopg
 import pytest
-from ledger_support import new_id
+from ledger_support import new_id, wall_clock
 
 from rummy_ledger.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
@@ -27,6 +28,7 @@ from rummy_ledger.domain.accounts import (
     Posting,
     TransactionKind,
 )
+from rummy_ledger.domain.limits import Pending, PlayerLimits
 from rummy_ledger.domain.matches import HoldBatch, MatchBook, SeatHold
 from rummy_platform.journal_keys import match_settlement_key
 from rummy_testing.storage import IMPLEMENTATIONS, Storage
@@ -35,7 +37,7 @@ from rummy_testing.storage import IMPLEMENTATIONS, Storage
 @pytest.fixture(params=IMPLEMENTATIONS)
 def storage(request: pytest.FixtureRequest) -> Storage[LedgerUnitOfWork]:
     if request.param == "memory":
-        return Storage(InMemoryUnitOfWork(), ConstraintViolation)
+        return Storage(InMemoryUnitOfWork(clock=wall_clock), ConstraintViolation)
     return Storage(request.getfixturevalue("pg_uow"), psycopg.IntegrityError)
 
 
@@ -319,3 +321,33 @@ def test_a_statement_is_newest_first_with_the_running_balance_and_pages_by_seq(
     assert [r.lines for r in rows] == [(("grant", a, None, None),) for a in (50, 250, 100)]
     assert [r.kind for r in rows] == ["grant"] * 3
     assert [r.seq for r in older] == [rows[1].seq]
+
+
+def test_a_players_limits_are_stored_whole_and_period_losses_add_up_per_period(
+    storage: Storage[LedgerUnitOfWork],
+) -> None:
+    uow, account = storage.uow, new_id("player")
+    at = datetime(2026, 3, 29, 0, 30, tzinfo=UTC)
+    limits = PlayerLimits(
+        account,
+        loss_limits=(("day", 500), ("month", 9_000)),
+        time_zone="Europe/Berlin",
+        break_until=at,
+        pending=(Pending("day", None, at, at),),
+    )
+    with uow.transaction():
+        assert uow.limits.of(account) is None
+        uow.limits.save(limits)
+        uow.limits.save(replace(limits, stake_limit_hundredths=100))
+    with uow.transaction():
+        assert uow.limits.of(account) == replace(limits, stake_limit_hundredths=100)
+    day, other = date(2026, 3, 29), date(2026, 3, 30)
+    with uow.transaction():
+        uow.limits.add_loss(account, "day", day, 300)
+        uow.limits.add_loss(account, "day", day, -120)
+        uow.limits.add_loss(account, "day", other, 999)
+        uow.limits.add_loss(account, "month", date(2026, 3, 1), 300)
+    with uow.transaction():
+        assert uow.limits.losses(account, [("day", day), ("week", day)]) == {"day": 180, "week": 0}
+    with pytest.raises(storage.violation), uow.transaction():
+        uow.limits.add_loss(account, "fortnight", day, 1)

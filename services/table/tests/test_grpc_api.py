@@ -625,7 +625,7 @@ def test_get_hand_proof_waits_for_the_reveal_and_serves_only_the_hands_players_a
     assert (bundle["format"], bundle["hand_id"]) == ("bb-hand-proof/1", hand_id)
     assert bundle["server_seed_hex"] == SERVER_SEED.hex()
     types = [e["event"]["type"] for e in bundle["events"]]
-    assert (types[0], types[-1]) == ("HandStarted", "HandEnded")
+    assert (types[0], types[-1]) == ("table.HandStarted", "table.HandEnded")
     operator = stub(host, "ops", Role.OPERATOR).GetHandProof(ask).bundle_json
     assert json.loads(operator) == bundle
     for account, role, wanted, code in (

@@ -47,7 +47,7 @@ def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() 
 def test_the_wire_options_of_a_rule_set_decode_to_the_same_rule_set() -> None:
     for rules in (bombay_baazi(4, 0, 0), bombay_baazi(6, 10, 1000, points_cap=80, turn_seconds=9)):
         options = codec.rule_set_to_pb(rules, 5)
-        money = (rules.point_value_cents, rules.commission_bps)
+        money = (rules.point_value_hundredths, rules.commission_bps)
         assert codec.rule_set_from_pb(options, rules.seats, *money) == rules
         assert codec.recorded_rule_set_from_pb(options, rules.seats, *money) == rules
 

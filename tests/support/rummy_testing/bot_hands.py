@@ -88,7 +88,7 @@ def play_hand(
     )
     for seat in seats:  # a variant that holds no stakes refuses these: nothing to record
         try:
-            hand.run(RecordStakeReserved(seat=seat, amount_cents=0, at_ms=hand.now))
+            hand.run(RecordStakeReserved(seat=seat, amount_hundredths=0, at_ms=hand.now))
         except RuleViolation:
             break
     commitment = hashlib.sha256(server_seed).hexdigest()

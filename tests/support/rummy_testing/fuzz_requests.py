@@ -76,6 +76,18 @@ UINT32_EDGES = (0, 1, 2, 3, 7, 8, 13, 14, 52, 53, 105, 106, 107, 108, 2**16, 2**
 INT64_EDGES = (0, 1, -1, 100, 2**31, 2**53, 2**62, 2**63 - 1, -(2**63), 9 * 10**18)
 #: Hand RPCs: the requests that carry a table, a hand, a turn and a seat's cards.
 HAND_RPCS = ("DrawCard", "DiscardCard", "Declare", "Drop", "Play", "ContributeSeed")
+#: The ledger's responsible-play RPCs that change a player's own limits. Their valid requests name
+#: the player never granted anything and never seated (a break or an exclusion of a seated player
+#: would keep the fuzz's hands from being dealt).
+LIMIT_RPCS = (
+    "SetLossLimit",
+    "SetStakeLimit",
+    "SetLimitsTimeZone",
+    "StartBreak",
+    "EndBreak",
+    "SelfExclude",
+    "AskToReturn",
+)
 #: RPCs that only read: an OK answer must leave every topic and balance as it was too.
 READ_ONLY = frozenset(
     {
@@ -84,6 +96,8 @@ READ_ONLY = frozenset(
         "GetHandResult",
         "GetBalance",
         "GetStatement",
+        "GetLimits",
+        "CheckSeat",
         "GetProof",
         "GetServerSeed",
         "GetShuffleSpec",
@@ -109,7 +123,14 @@ RPCS: dict[str, tuple[str, ...]] = {
         "GetHandProof",
         "CloseTable",
     ),
-    "ledger": ("GetBalance", "GetStatement", "Grant"),
+    "ledger": (
+        "GetBalance",
+        "GetStatement",
+        "Grant",
+        *LIMIT_RPCS,
+        "GetLimits",
+        "CheckSeat",
+    ),
     "fairness": ("GetProof", "GetServerSeed"),
     "dealer": ("GetShuffleSpec",),
     "clock": ("ListPendingDeadlines",),
@@ -149,6 +170,15 @@ RPC_WEIGHTS: dict[str, int] = {
     "GetBalance": 2,
     "GetStatement": 3,
     "Grant": 3,
+    "GetLimits": 1,
+    "SetLossLimit": 1,
+    "SetStakeLimit": 1,
+    "SetLimitsTimeZone": 1,
+    "StartBreak": 1,
+    "EndBreak": 1,
+    "SelfExclude": 1,
+    "AskToReturn": 1,
+    "CheckSeat": 1,
     "GetProof": 2,
     "GetServerSeed": 2,
     "GetShuffleSpec": 1,
@@ -491,9 +521,13 @@ def random_scalar(d: Draws, fd: Field) -> object:
 class Builder:
     """Builds the valid request of each RPC from a :class:`Live` state, and mutates it."""
 
-    def __init__(self, tokens: Tokens, grantees: Sequence[str]) -> None:
+    def __init__(
+        self, tokens: Tokens, grantees: Sequence[str], limits_account: str | None = None
+    ) -> None:
         self.tokens = tokens
         self.grantees = list(grantees)
+        #: The account whose own limits the limit RPCs change (see :data:`LIMIT_RPCS`).
+        self.limits_account = limits_account or sorted(tokens.players)[-1]
         self.accepted_ids: list[tuple[str, str]] = []  # (account, client_request_id) answered OK
         self.page_tokens: list[str] = []
         self.opened_tables: list[str] = []  # tables OpenTable opened for the fuzz (to close)
@@ -695,6 +729,8 @@ class Builder:
                 memo="fuzz",
             )
             return "operator", request, self.tokens.operator
+        if rpc in LIMIT_RPCS or rpc in ("GetLimits", "CheckSeat"):
+            return self._limits_request(d, rpc, accounts)
         if rpc in ("GetProof", "GetServerSeed"):
             hand = d.choice([*live.past_hands, live.hand_id])
             if rpc == "GetServerSeed":
@@ -714,6 +750,52 @@ class Builder:
             request = clock_api.ListPendingDeadlinesRequest(table_id=table, limit=d.integer(0, 10))
             return "operator", request, self.tokens.operator
         raise ValueError(rpc)
+
+    def _limits_request(self, d: Draws, rpc: str, accounts: list[str]) -> tuple[str, Message, str]:
+        """A valid responsible-play request: a change by :attr:`limits_account` of its own
+        limits, a read by a player of its own (or by the operator, naming one), the service's
+        CheckSeat."""
+        own = self.limits_account
+        if rpc == "GetLimits":
+            actor = d.choice([*accounts, "operator"])
+            if actor == "operator":
+                request = ledger_api.GetLimitsRequest(account_id=d.choice(accounts))
+                return actor, request, self.tokens.operator
+            return actor, ledger_api.GetLimitsRequest(), self.player(actor)
+        if rpc == "CheckSeat":
+            check = ledger_api.CheckSeatRequest(
+                account_id=d.choice(accounts), amount_hundredths=d.integer(0, 10_000)
+            )
+            return "service", check, self.tokens.service
+        amount = d.integer(0, 100_000)
+        requests: dict[str, Message] = {
+            "SetLossLimit": ledger_api.SetLossLimitRequest(
+                account_id=own,
+                period=d.choice(
+                    (
+                        ledger_api.LIMIT_PERIOD_DAY,
+                        ledger_api.LIMIT_PERIOD_WEEK,
+                        ledger_api.LIMIT_PERIOD_MONTH,
+                    )
+                ),
+                amount_hundredths=amount,
+            ),
+            "SetStakeLimit": ledger_api.SetStakeLimitRequest(
+                account_id=own, amount_hundredths=amount
+            ),
+            "SetLimitsTimeZone": ledger_api.SetLimitsTimeZoneRequest(
+                account_id=own, time_zone=d.choice(("UTC", "Asia/Kolkata", "Europe/Berlin"))
+            ),
+            "StartBreak": ledger_api.StartBreakRequest(
+                account_id=own, duration_seconds=d.integer(86_400, 6 * 7 * 86_400)
+            ),
+            "EndBreak": ledger_api.EndBreakRequest(account_id=own),
+            "SelfExclude": ledger_api.SelfExcludeRequest(
+                account_id=own, months=d.integer(6, 60), indefinite=d.flag()
+            ),
+            "AskToReturn": ledger_api.AskToReturnRequest(account_id=own),
+        }
+        return own, requests[rpc], self.player(own)
 
     # -- mutations ------------------------------------------------------------------------------
 

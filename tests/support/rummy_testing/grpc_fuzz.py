@@ -292,7 +292,7 @@ class FuzzWorld:
             service=self.authority.issue(f"fuzz-service-{run}", Role.SERVICE, TOKEN_TTL_SECONDS),
         )
         grantees = [*self.by_account, *(f"fuzz-grantee{i}-{run}" for i in range(3))]
-        self.builder = Builder(self.tokens, grantees)
+        self.builder = Builder(self.tokens, grantees, limits_account=self.stranger.account_id)
         self.past_hands: list[str] = []
         self._drawn: dict[tuple[str, int], int] = {}  # (hand, turn) -> card index drawn
         self._idle = 0

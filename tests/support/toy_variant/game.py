@@ -82,6 +82,7 @@ HAND_SIZE = 5
 SHOE = Shoe(decks=1, printed_jokers=0)
 
 
+@codec.tag("toy.Options")
 @dataclass(frozen=True)
 class ToyOptions(VariantOptions):
     """The toy's options: ``max_points`` (1..50, 25) the most a loser is charged;
@@ -108,7 +109,7 @@ codec.register(ToyOptions)
 
 def toy_rule_set(
     seats: int,
-    point_value_cents: int,
+    point_value_hundredths: int,
     commission_bps: int,
     *,
     max_points: int = 25,
@@ -127,12 +128,13 @@ def toy_rule_set(
         max_missed_turns=3,
         turn_seconds=20,
         seed_window_seconds=3,
-        point_value_cents=point_value_cents,
+        point_value_hundredths=point_value_hundredths,
         commission_bps=commission_bps,
         options=ToyOptions(max_points=max_points, max_turns=max_turns, wall=wall),
     )
 
 
+@codec.tag("toy.Knock")
 @dataclass(frozen=True, kw_only=True)
 class Knock(Command):
     """The seat on turn ends the hand instead of drawing."""
@@ -142,6 +144,7 @@ class Knock(Command):
     at_ms: int
 
 
+@codec.tag("toy.Knocked")
 @dataclass(frozen=True, kw_only=True)
 class Knocked(Event):
     seat: int
@@ -167,6 +170,7 @@ class ToySeat:
     misses_in_a_row: int = 0
 
 
+@codec.tag("toy.State")
 @dataclass(frozen=True)
 class ToyState:
     phase: ToyPhase = ToyPhase.NOT_STARTED
@@ -468,8 +472,10 @@ class ToyKnock(VariantRules):
 
         return TOY_BOT
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
-        return toy_rule_set(seats, point_value_cents, commission_bps)
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
+        return toy_rule_set(seats, point_value_hundredths, commission_bps)
 
     def initial_state(self) -> ToyState:
         return ToyState()

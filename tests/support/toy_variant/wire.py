@@ -34,9 +34,10 @@ class ToyWire:
         "wall": "rule_set.other_variant.wall",
     }
 
-    def options_from_pb(
-        self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
-    ) -> RuleSet:
+    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+        return options  # the toy has no older records
+
+    def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:
         default = house.options
         assert isinstance(default, ToyOptions)
         if options.WhichOneof("variant_options") is None:

@@ -141,9 +141,10 @@ class GinWire(OwnAnswers):
 
     # -- options -------------------------------------------------------------------------------
 
-    def options_from_pb(
-        self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
-    ) -> RuleSet:
+    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+        return options  # every gin record is of today's shape
+
+    def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:
         default = gin_options(house)
         sent = packed_options(options, gin_rules_pb.GinOptions())
         if sent is None:

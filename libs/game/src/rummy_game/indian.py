@@ -173,18 +173,23 @@ class IndianWire:
 
     # -- options -------------------------------------------------------------------------------
 
-    def options_from_pb(
-        self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
-    ) -> RuleSet:
+    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+        """A recorded rule set with each switch (:data:`SWITCHES`) a writer before explicit
+        presence left out set off, as that writer meant it (in the flat field, when neither it
+        nor the ``indian_points`` arm sets it: ``_with_variant_options``)."""
+        merged, _conflict = _with_variant_options(options)
+        missing = [n for n in SWITCHES if not merged.HasField(n)]
+        if not missing:
+            return options
+        as_written = cards_pb2.RuleSet()
+        as_written.CopyFrom(options)
+        for name in missing:
+            setattr(as_written, name, False)
+        return as_written
+
+    def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:
         given_options = options
         options, conflict = _with_variant_options(options)
-        if recorded:
-            as_written = cards_pb2.RuleSet()
-            as_written.CopyFrom(options)
-            for name in SWITCHES:
-                if not as_written.HasField(name):
-                    setattr(as_written, name, False)
-            options = as_written
         default = indian_rules(house)
 
         played = replace(

@@ -73,10 +73,10 @@ _OPTION_FIELDS = {
     "format": "match",
     "format options": "match",
     "target": "match.{arm}.target",
-    "entry_cents": "match.{arm}.entry_fee_hundredths",
+    "entry_hundredths": "match.{arm}.entry_fee_hundredths",
     "deals": "match.{arm}.deals",
     "games": "match.{arm}.games",
-    "point_value_cents": "match.{arm}.point_value_hundredths",
+    "point_value_hundredths": "match.{arm}.point_value_hundredths",
     "max_game_points": "match.{arm}.max_game_points",
     "game_bonus": "match.{arm}.scoring.game_bonus_points",
     "shutout_game_bonus": "match.{arm}.scoring.shutout_bonus_points",
@@ -118,22 +118,22 @@ def format_from_pb(options: mpb.MatchOptions | None, commission_bps: int) -> Mat
     if arm == "pool":
         kwargs.update(
             target=given.target,
-            entry_cents=given.entry_fee_hundredths,
+            entry_hundredths=given.entry_fee_hundredths,
             rejoin=given.rejoin,
             split=given.split,
         )
     elif arm in ("deals", "best_of"):
-        kwargs.update(deals=given.deals, entry_cents=given.entry_fee_hundredths)
+        kwargs.update(deals=given.deals, entry_hundredths=given.entry_fee_hundredths)
     elif arm == "race_to":  # game stakes; every seat scores every deal
         kwargs.update(
             target=given.target,
-            point_value_cents=given.point_value_hundredths,
+            point_value_hundredths=given.point_value_hundredths,
             max_game_points=given.max_game_points,
         )
     else:  # game_to, hollywood: game stakes, the variant's game-end scoring
         kwargs.update(
             target=given.target,
-            point_value_cents=given.point_value_hundredths,
+            point_value_hundredths=given.point_value_hundredths,
             max_game_points=given.max_game_points,
             missed_turns_lose_game=given.missed_turns_lose_game,
             scoring=scoring_from_pb(given.scoring),
@@ -171,24 +171,24 @@ def format_to_pb(fmt: MatchFormat) -> mpb.MatchOptions:
         return mpb.MatchOptions(
             pool=mpb.PoolOptions(
                 target=fmt.target,
-                entry_fee_hundredths=fmt.entry_cents,
+                entry_fee_hundredths=fmt.entry_hundredths,
                 rejoin=fmt.rejoin,
                 split=fmt.split,
             )
         )
     if isinstance(fmt, Deals):
         return mpb.MatchOptions(
-            deals=mpb.DealsOptions(deals=fmt.deals, entry_fee_hundredths=fmt.entry_cents)
+            deals=mpb.DealsOptions(deals=fmt.deals, entry_fee_hundredths=fmt.entry_hundredths)
         )
     if isinstance(fmt, BestOf):
         return mpb.MatchOptions(
-            best_of=mpb.BestOfOptions(deals=fmt.deals, entry_fee_hundredths=fmt.entry_cents)
+            best_of=mpb.BestOfOptions(deals=fmt.deals, entry_fee_hundredths=fmt.entry_hundredths)
         )
     if isinstance(fmt, RaceTo):  # before GameTo, which it extends
         return mpb.MatchOptions(
             race_to=mpb.RaceToOptions(
                 target=fmt.target,
-                point_value_hundredths=fmt.point_value_cents,
+                point_value_hundredths=fmt.point_value_hundredths,
                 max_game_points=fmt.max_game_points,
             )
         )
@@ -197,7 +197,7 @@ def format_to_pb(fmt: MatchFormat) -> mpb.MatchOptions:
             game_to=mpb.GameToOptions(
                 target=fmt.target,
                 games=fmt.games,
-                point_value_hundredths=fmt.point_value_cents,
+                point_value_hundredths=fmt.point_value_hundredths,
                 max_game_points=fmt.max_game_points,
                 missed_turns_lose_game=fmt.missed_turns_lose_game,
                 scoring=_scoring_or_none(fmt.scoring),
@@ -207,7 +207,7 @@ def format_to_pb(fmt: MatchFormat) -> mpb.MatchOptions:
         return mpb.MatchOptions(
             hollywood=mpb.HollywoodOptions(
                 target=fmt.target,
-                point_value_hundredths=fmt.point_value_cents,
+                point_value_hundredths=fmt.point_value_hundredths,
                 max_game_points=fmt.max_game_points,
                 missed_turns_lose_game=fmt.missed_turns_lose_game,
                 scoring=_scoring_or_none(fmt.scoring),
@@ -275,14 +275,14 @@ def _points_back(items: Iterable[mpb.SeatPoints]) -> tuple[tuple[int, int], ...]
 
 def settlement_to_pb(s: MatchSettlement) -> mpb.MatchSettlement:
     return mpb.MatchSettlement(
-        pool_hundredths=s.pool_cents,
+        pool_hundredths=s.pool_hundredths,
         commission_bps=s.commission_bps,
-        commission_hundredths=s.commission_cents,
+        commission_hundredths=s.commission_hundredths,
         lines=[
             mpb.MoneyLine(
                 seat=line.seat,
-                held_hundredths=line.held_cents,
-                amount_hundredths=line.amount_cents,
+                held_hundredths=line.held_hundredths,
+                amount_hundredths=line.amount_hundredths,
             )
             for line in s.lines
         ],
@@ -292,9 +292,9 @@ def settlement_to_pb(s: MatchSettlement) -> mpb.MatchSettlement:
 
 def settlement_from_pb(s: mpb.MatchSettlement) -> MatchSettlement:
     return MatchSettlement(
-        pool_cents=s.pool_hundredths,
+        pool_hundredths=s.pool_hundredths,
         commission_bps=s.commission_bps,
-        commission_cents=s.commission_hundredths,
+        commission_hundredths=s.commission_hundredths,
         lines=tuple(
             MoneyLine(line.seat, line.held_hundredths, line.amount_hundredths) for line in s.lines
         ),
@@ -319,7 +319,7 @@ def event_to_pb(  # noqa: C901 - one branch per event type
             raise StreamCodecError(f"money purpose {event.purpose!r} is not known")
         return mpb.MoneyReserved(
             seat=event.seat,
-            amount_hundredths=event.amount_cents,
+            amount_hundredths=event.amount_hundredths,
             purpose=_PURPOSE_TO_PB[event.purpose],
             game_no=state.game_no if event.purpose == "game" else 0,
         )
@@ -354,7 +354,7 @@ def event_to_pb(  # noqa: C901 - one branch per event type
         return mpb.SeatForfeitedGame(seat=event.seat)
     if isinstance(event, fm.RejoinOffered):
         return mpb.RejoinOffered(
-            seat=event.seat, total=event.total, entry_fee_hundredths=event.entry_cents
+            seat=event.seat, total=event.total, entry_fee_hundredths=event.entry_hundredths
         )
     if isinstance(event, fm.Rejoined):
         return mpb.Rejoined(seat=event.seat, total=event.total)
@@ -362,7 +362,7 @@ def event_to_pb(  # noqa: C901 - one branch per event type
         return mpb.RejoinDeclined(seat=event.seat)
     if isinstance(event, fm.RejoinRefused):
         return mpb.RejoinRefused(
-            seat=event.seat, total=event.total, entry_fee_hundredths=event.entry_cents
+            seat=event.seat, total=event.total, entry_fee_hundredths=event.entry_hundredths
         )
     if isinstance(event, fm.SplitRequested):
         return mpb.SplitRequested(seat=event.seat)
@@ -408,7 +408,7 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
             raise StreamCodecError(f"money purpose {payload.purpose[:40]!r} is not known")
         return fm.MoneyReserved(
             seat=payload.seat,
-            amount_cents=payload.amount_hundredths,
+            amount_hundredths=payload.amount_hundredths,
             purpose=_PURPOSE_BACK[payload.purpose],
         )
     if isinstance(payload, mpb.GameStarted):
@@ -441,7 +441,7 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
         return fm.SeatForfeitedGame(seat=payload.seat)
     if isinstance(payload, mpb.RejoinOffered):
         return fm.RejoinOffered(
-            seat=payload.seat, total=payload.total, entry_cents=payload.entry_fee_hundredths
+            seat=payload.seat, total=payload.total, entry_hundredths=payload.entry_fee_hundredths
         )
     if isinstance(payload, mpb.Rejoined):
         return fm.Rejoined(seat=payload.seat, total=payload.total)
@@ -449,7 +449,7 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
         return fm.RejoinDeclined(seat=payload.seat)
     if isinstance(payload, mpb.RejoinRefused):
         return fm.RejoinRefused(
-            seat=payload.seat, total=payload.total, entry_cents=payload.entry_fee_hundredths
+            seat=payload.seat, total=payload.total, entry_hundredths=payload.entry_fee_hundredths
         )
     if isinstance(payload, mpb.SplitRequested):
         return fm.SplitRequested(seat=payload.seat)
@@ -537,7 +537,7 @@ def view_to_pb(view: MatchView) -> mpb.MatchView:
             account_id=s.account_id,
             status=s.status,
             total=s.total,
-            held_hundredths=s.held_cents,
+            held_hundredths=s.held_hundredths,
             games_won=s.games_won,
             asked_split=s.asked_split,
         )

@@ -7,7 +7,7 @@ Format ``bb-hand-proof/1``, documented by ``web/verify/proof-bundle.schema.json`
      "deal_shape": {"wild_cut": true, "upcard": true},
      "shuffle_version": "bb-shuffle-v1", "rules_version": "bombay-baazi/1",
      "server_seed_hex": "<the revealed server seed, 64 hex digits>",
-     "events": [{"stream_version": 12, "event": {"type": "HandStarted", ...}}, ...]}
+     "events": [{"stream_version": 12, "event": {"type": "table.HandStarted", ...}}, ...]}
 
 ``deal_shape`` is the variant's (``rummy_rules.rules.DealShape``): whether its deal cuts a wild
 card and turns up a first open card (a verifier that has no plug-in for the variant lays the deal

@@ -21,8 +21,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from rummy_rules import codec, registry
 from rummy_rules import events as ev
-from rummy_rules import registry
 
 from .bundle import VariantBundle
 
@@ -44,8 +44,10 @@ def _is_event(cls: object) -> bool:
 
 
 def host_events() -> list[str]:
-    """The events every variant shares (``rummy_rules.events``), by rules-codec name."""
-    return sorted(n for n, c in vars(ev).items() if _is_event(c) and c.__module__ == ev.__name__)
+    """The events every variant shares (``rummy_rules.events``), by rules-codec tag."""
+    return sorted(
+        codec.tag_of(c) for c in vars(ev).values() if _is_event(c) and c.__module__ == ev.__name__
+    )
 
 
 def variant_events() -> dict[str, list[str]]:
@@ -55,7 +57,7 @@ def variant_events() -> dict[str, list[str]]:
     for bundle in installed():
         for cls in bundle.codec_classes:
             if _is_event(cls) and dataclasses.is_dataclass(cls):
-                out[cls.__name__] = [
+                out[codec.tag_of(cls)] = [
                     f.name
                     for f in dataclasses.fields(cls)
                     if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
@@ -81,7 +83,7 @@ def schema(current: dict[str, Any]) -> dict[str, Any]:
     ]
     event["allOf"] = kept + made
     outcomes = sorted({o.name for b in installed() for o in b.outcomes})
-    results = next(e for e in kept if e["if"]["properties"]["type"]["const"] == "HandEnded")
+    results = next(e for e in kept if e["if"]["properties"]["type"]["const"] == "table.HandEnded")
     outcome = results["then"]["properties"]["results"]["items"]["properties"]["outcome"]
     outcome["examples"] = outcomes
     return out

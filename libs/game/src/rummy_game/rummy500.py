@@ -139,9 +139,10 @@ class Rummy500Wire(OwnAnswers):
         "hand_size": "rule_set.hand_size",
     }
 
-    def options_from_pb(
-        self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
-    ) -> RuleSet:
+    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+        return options  # every Rummy 500 record is of today's shape
+
+    def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:
         default = rummy500_options(house)
         sent = packed_options(options, rules_pb.Rummy500Options())
         if sent is None:

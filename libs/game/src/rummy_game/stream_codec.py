@@ -43,11 +43,11 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
 from rummy_rules.rules import RuleSet, RuleSetError
-from rummy_rules.settlement import Settlement, SettlementLine, reservation_cents
+from rummy_rules.settlement import Settlement, SettlementLine, reservation_hundredths
 from rummy_rules.shuffle import SeatHand
 from rummy_rules.wild import card_points
 
-from . import wires
+from . import upcast, wires
 from .wire import (
     HandContext,
     StreamCodecError,
@@ -72,7 +72,7 @@ DEFAULT_START_DELAY_SECONDS = 5
 #: a variant's own options are named by its wire (``VariantWire.option_names``).
 WIRE_OPTION_NAMES = {
     "seats": "seat_count",
-    "point_value_cents": "point_value_hundredths",
+    "point_value_hundredths": "point_value_hundredths",
     "commission_bps": "commission_bps",
     "max_missed_turns": "rule_set.max_missed_turns",
     "turn_seconds": "rule_set.turn_seconds",
@@ -100,10 +100,8 @@ def variant_of(options: cards_pb2.RuleSet) -> str:
 def rule_set_from_pb(
     options: cards_pb2.RuleSet,
     seats: int,
-    point_value_cents: int,
+    point_value_hundredths: int,
     commission_bps: int,
-    *,
-    recorded: bool = False,
 ) -> RuleSet:
     """The rules library's rule set for a table's options (``rummy.common.v1.RuleSet``).
 
@@ -113,8 +111,8 @@ def rule_set_from_pb(
     generic options (``max_missed_turns``, ``turn_seconds``, ``seed_window_seconds``) and the
     variant's own (its wire reads its arm of ``variant_options``) replace the house rules they
     give, an option set is taken as it is, zero included; the variant checks the result
-    (``Variant.check_rule_set``). ``point_value_cents`` in hundredths of a House Token a point,
-    ``commission_bps`` in basis points; ``recorded``: read from a record (see
+    (``Variant.check_rule_set``). ``point_value_hundredths`` in hundredths of a House Token a point,
+    ``commission_bps`` in basis points (a rule set read from a record:
     :func:`recorded_rule_set_from_pb`). Raises RuleSetError (a ValueError) for an unknown variant
     or any value the rules' validation refuses (a seat count the variant does not play, a turn
     of 0 s, a penalty above the most a hand can cost); :func:`wire_message` names the request
@@ -129,7 +127,7 @@ def rule_set_from_pb(
     except (registry.UnknownVariant, wires.UnknownWire):
         known = ", ".join(repr(n) for n in registry.names())
         raise RuleSetError("variant", f"a variant played here ({known})", repr(name)) from None
-    house = variant.house_rule_set(seats, point_value_cents, commission_bps)
+    house = variant.house_rule_set(seats, point_value_hundredths, commission_bps)
 
     house = replace(
         house,
@@ -137,21 +135,23 @@ def rule_set_from_pb(
         turn_seconds=given(options, "turn_seconds", house.turn_seconds),
         seed_window_seconds=given(options, "seed_window_seconds", house.seed_window_seconds),
     )
-    rules = wire.options_from_pb(options, house, recorded=recorded)
+    rules = wire.options_from_pb(options, house)
     variant.check_rule_set(rules)
     return rules
 
 
 def recorded_rule_set_from_pb(
-    options: cards_pb2.RuleSet, seats: int, point_value_cents: int, commission_bps: int
+    options: cards_pb2.RuleSet, seats: int, point_value_hundredths: int, commission_bps: int
 ) -> RuleSet:
     """The rule set a recorded ``TableOpened`` or ``HandStarted`` carries, as it was played.
 
-    Every writer since explicit presence sets every option; a variant's wire reads an option a
-    record of an older writer left out as that writer meant it (Indian points: a switch missing
-    there was off). Raises RuleSetError as :func:`rule_set_from_pb`.
+    Every writer since explicit presence sets every option; the record is upcast first
+    (:func:`rummy_game.upcast.rule_set`: an option a record of an older writer left out is read
+    as that writer meant it, Indian points: a switch missing there was off). Raises RuleSetError
+    as :func:`rule_set_from_pb`.
     """
-    return rule_set_from_pb(options, seats, point_value_cents, commission_bps, recorded=True)
+    current = upcast.rule_set(options)
+    return rule_set_from_pb(current, seats, point_value_hundredths, commission_bps)
 
 
 def start_delay_seconds_from_pb(options: cards_pb2.RuleSet) -> int:
@@ -250,10 +250,10 @@ def hand_started_to_pb(e: ev.HandStarted, hand_no: int) -> pb.HandStarted:
         seats=[cards_pb2.Seat(seat=s.seat, account_id=s.account_id) for s in e.seats],
         dealer_seat=e.dealer_seat,
         rule_set=rule_set_to_pb(rules, None),
-        point_value_hundredths=rules.point_value_cents,
+        point_value_hundredths=rules.point_value_hundredths,
         commission_bps=rules.commission_bps,
         shoe=shoe_pb(rules.shoe),
-        reservation_hundredths=reservation_cents(rules),
+        reservation_hundredths=reservation_hundredths(rules),
         seat_count=rules.seats,
     )
 
@@ -278,7 +278,7 @@ def to_payload(  # noqa: C901 - one branch per event type
                 ledger_pb.Reservation(
                     seat=event.seat,
                     account_id=ctx.accounts.get(event.seat, ""),
-                    amount_hundredths=event.amount_cents,
+                    amount_hundredths=event.amount_hundredths,
                 )
             ],
         )
@@ -406,12 +406,12 @@ def hand_ended_to_pb(
                 seat=line.seat,
                 account_id=ctx.accounts.get(line.seat, ""),
                 points=line.points,
-                amount_hundredths=line.amount_cents,
+                amount_hundredths=line.amount_hundredths,
             )
             for line in s.lines
         ],
-        commission_hundredths=s.commission_cents,
-        point_value_hundredths=s.point_value_cents,
+        commission_hundredths=s.commission_hundredths,
+        point_value_hundredths=s.point_value_hundredths,
         commission_bps=s.commission_bps,
         co_winner_seats=s.co_winner_seats,
     )
@@ -472,7 +472,7 @@ def from_payload(payload: Message, ctx: HandContext, at_ms: int) -> tuple[Event,
     shoe = ctx.shoe
     if isinstance(payload, ledger_pb.StakesReserved):
         return tuple(
-            ev.StakeReserved(seat=r.seat, amount_cents=r.amount_hundredths)
+            ev.StakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths)
             for r in payload.reservations
         )
     if isinstance(payload, fairness_pb.SeedCommitted):
@@ -581,13 +581,13 @@ def hand_ended_from_pb(payload: pb.HandEnded, ctx: HandContext, at_ms: int) -> e
         ),
         settlement=Settlement(
             winner_seat=payload.winner_seat,
-            point_value_cents=payload.point_value_hundredths,
+            point_value_hundredths=payload.point_value_hundredths,
             commission_bps=payload.commission_bps,
             lines=tuple(
                 SettlementLine(line.seat, line.points, line.amount_hundredths)
                 for line in payload.settlement
             ),
-            commission_cents=payload.commission_hundredths,
+            commission_hundredths=payload.commission_hundredths,
             co_winner_seats=tuple(payload.co_winner_seats),
         ),
         at_ms=at_ms,

@@ -63,13 +63,16 @@ class VariantWire(Protocol):
     command_types: tuple[type[Message], ...]
     option_names: Mapping[str, str]
 
-    def options_from_pb(
-        self, options: cards_pb2.RuleSet, house: RuleSet, *, recorded: bool
-    ) -> RuleSet:
+    def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:
         """``house`` (the variant's house rule set, the generic options already applied) with
         the variant's own options as ``options`` gives them (an option left out keeps the house
-        rule). ``recorded``: ``options`` comes from a record (a writer of an older version may
-        have left proto3 zeros out). Raises RuleSetError naming the option."""
+        rule). Raises RuleSetError naming the option."""
+        ...
+
+    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+        """A recorded rule set of this variant in today's shape (a writer of an older version
+        may have left proto3 zeros out): a copy when something changed, else ``options``
+        itself; called by :func:`rummy_game.upcast.rule_set` only. Never raises."""
         ...
 
     def options_to_pb(self, rules: RuleSet, out: cards_pb2.RuleSet) -> None:

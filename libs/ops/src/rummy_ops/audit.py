@@ -6,7 +6,10 @@ Every operator action is an event naming the operator account (its token's subje
   before that field existed, the account of its request key ``<operator>/<client_request_id>``);
 - ``close-table``: ``TableClosing`` on table-events;
 - ``grant``: ``TokensGranted`` on ledger-events (written through the ledger's outbox in the
-  grant's transaction; ``?`` for a grant recorded before the field existed).
+  grant's transaction; ``?`` for a grant recorded before the field existed);
+- ``limits-<change>``: ``LimitChanged`` on ledger-events, a player's change of its own limits
+  (the player is the one who acted: ``limits-set``, ``limits-raise_pending``,
+  ``limits-break_started``, ``limits-excluded`` ...).
 
 One line per action, oldest first: time (UTC), operator, action, target (table or account id),
 then the details; ``--json`` prints one JSON object a line instead.
@@ -75,6 +78,19 @@ def entry_of(envelope: Envelope) -> AuditEntry | None:
             "idempotency_key": p.idempotency_key,
             "journal_transaction_id": p.journal_transaction_id,
         }
+    elif isinstance(p, ledger_pb.LimitChanged):
+        # A player's change of its own limits, beside the operators' actions (the player acts).
+        operator, action, target = p.account_id, f"limits-{p.change}", p.account_id
+        details = {"what": p.what}
+        if p.HasField("amount_hundredths"):
+            details["amount_hundredths"] = p.amount_hundredths
+        if p.time_zone:
+            details["time_zone"] = p.time_zone
+        if p.HasField("months"):
+            details["months"] = p.months
+        details["effective_at"] = p.effective_at.ToDatetime(UTC).isoformat()
+        if p.HasField("until"):
+            details["until"] = p.until.ToDatetime(UTC).isoformat()
     else:
         return None
     return AuditEntry(_at(envelope), operator, action, target, details, envelope.event_id)

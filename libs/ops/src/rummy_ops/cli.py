@@ -9,6 +9,7 @@ import click
 from rummy_ops.audit import audit
 from rummy_ops.close_table import close_table
 from rummy_ops.demo.command import demo
+from rummy_ops.limits_command import limits
 from rummy_ops.proof import proof
 from rummy_ops.replay.command import export, replay
 from rummy_ops.soak import soak_command
@@ -48,3 +49,4 @@ main.add_command(export)
 main.add_command(proof)
 main.add_command(audit)
 main.add_command(close_table)
+main.add_command(limits)

@@ -13,24 +13,10 @@ import click
 import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_ops.token import token_secret
-from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
-from rummy_platform.config import ConfigError
+from rummy_ops.operator_auth import operator_options, operator_token
+from rummy_platform.auth import bearer_metadata
 from rummy_platform.ports import DEFAULT_PORTS
 from rummy_platform.table_routing import TableRouter
-
-#: Seconds a token minted by this command lives.
-MINTED_TOKEN_SECONDS = 900
-
-
-def _operator_token(token: str | None, operator: str) -> str:
-    if token:
-        return token
-    try:
-        secret, _source = token_secret()
-    except ConfigError as error:
-        raise click.ClickException(f"{error}; or pass an operator's token with --token") from None
-    return TokenAuthority(secret).issue(operator, Role.OPERATOR, MINTED_TOKEN_SECONDS)
 
 
 def _refused(error: grpc.RpcError) -> click.ClickException:
@@ -47,15 +33,7 @@ def _refused(error: grpc.RpcError) -> click.ClickException:
     show_default=True,
     help="The table service (RUMMY_TABLE_ADDRESS).",
 )
-@click.option(
-    "--token",
-    envvar="RUMMY_TOKEN",
-    help="An operator's bearer token (RUMMY_TOKEN); default: one minted for --operator with "
-    "the secret `rummy token` uses.",
-)
-@click.option(
-    "--operator", default="ops", show_default=True, help="The operator account of a minted token."
-)
+@operator_options
 @click.option(
     "--request-id",
     help="The client request id (default: a fresh UUID); the same id again answers as the first.",
@@ -82,7 +60,7 @@ def close_table(
 ) -> None:
     """Close TABLE_ID: no new hands, the current hand plays out, then every player is stood up.
     Exit status 1 when the table service refuses (the status and its message are printed)."""
-    metadata = bearer_metadata(_operator_token(token, operator))
+    metadata = bearer_metadata(operator_token(token, operator))
     # Any table-service instance will do: a call to one that does not serve the table is
     # redirected to the one that does (UNAVAILABLE naming it), which the router follows.
     router = TableRouter(address, wait_s=10.0)

@@ -57,6 +57,8 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 
 #: Ids: table and hand ids are UUIDs (36 bytes), request ids a UUID or similar token.
 MAX_TABLE_ID_BYTES = 64
+#: An IANA time zone name (the longest the standard library knows is 32 bytes).
+MAX_TIME_ZONE_BYTES = 64
 MAX_HAND_ID_BYTES = 64
 MAX_CLIENT_REQUEST_ID_BYTES = 64
 #: Account ids and grant idempotency keys are chosen by operators: more room, still bounded.
@@ -95,6 +97,7 @@ FIELD_LIMITS: Mapping[str, int] = {
     "variant": MAX_VARIANT_BYTES,
     "face": MAX_CARD_FACE_BYTES,
     "value": MAX_COMMAND_BYTES,
+    "time_zone": MAX_TIME_ZONE_BYTES,
 }
 #: variant name -> its own field limits (by field name).
 _VARIANT_LIMITS: dict[str, dict[str, int]] = {}

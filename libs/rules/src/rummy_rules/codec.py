@@ -1,6 +1,10 @@
 """Events and commands to and from plain JSON-able dicts, exactly (``from_dict(to_dict(x)) == x``).
 
-Format: a message is ``{"type": <class name>, <field>: <value>, ...}``. Values:
+Format: a message is ``{"type": <tag>, <field>: <value>, ...}``. Its tag is stable and namespaced
+(``table.HandStarted``, ``indian.Declared``, ``gin.Knocked``, ``match.DealScored``: the namespace
+says whose message it is, so two variants may both have a ``Declared``), declared beside its class
+(``@codec.tag("indian.Declared")``) and independent of the class's Python name; the list of every
+tag is ``docs/rules/event-tags.md``. Values:
 
 - a card is its face and copy joined by a colon: ``"7H:0"``, ``"10S:1"``, ``"JK:1"``;
 - an enum is its value; a tuple is a list; ``None`` is ``null``;
@@ -11,44 +15,86 @@ Format: a message is ``{"type": <class name>, <field>: <value>, ...}``. Values:
   to the default;
 - a ``dict`` field is a list of ``[key, value]`` pairs (JSON keys could only be strings).
 
-Message classes register themselves (``register``) in the module that defines them; a variant's
-own messages are known once its package is imported. ``from_dict`` raises ``CodecError`` for an
-unknown type, a missing or extra field, or a value of the wrong shape.
+Message classes register themselves (``register``, under their tag) in the module that defines
+them; a variant's own messages are known once its package is imported. ``from_dict`` first upcasts
+a record of an older shape (bare class-name tags, old field names: :mod:`rummy_rules.upcast`),
+then raises ``CodecError`` for an unknown type, a missing or extra field, or a value of the wrong
+shape.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
+from collections.abc import Callable
 from enum import Enum
 from typing import Any, TypeVar
 
 from .cards import Card, CardParseError, parse_card
+from .upcast import upcast
 
 T = TypeVar("T")
+#: The one registry: tag -> message class (``register``).
 _REGISTRY: dict[str, type] = {}
 _HINTS: dict[type, dict[str, Any]] = {}
+#: The class attribute a tag is declared in (by :func:`tag`).
+TAG_ATTRIBUTE = "codec_tag"
+#: A tag: ``<namespace>.<Name>``, the namespace lower case (``table``, ``match``, a variant's).
+TAG_SHAPE = re.compile(r"[a-z][a-z0-9_-]*\.[A-Z][A-Za-z0-9]*")
 
 
 class CodecError(ValueError):
     """A dict that does not decode to a registered message."""
 
 
+def tag(name: str) -> Callable[[type[T]], type[T]]:
+    """Class decorator: the stable tag ``name`` (``<namespace>.<Name>``, :data:`TAG_SHAPE`) a
+    message class is stored under. Raises ValueError for a tag of another shape."""
+    if not TAG_SHAPE.fullmatch(name):
+        raise ValueError(f"a tag is <namespace>.<Name> (such as indian.Declared), not {name!r}")
+
+    def declare(cls: type[T]) -> type[T]:
+        setattr(cls, TAG_ATTRIBUTE, name)
+        return cls
+
+    return declare
+
+
+def tag_of(cls: type) -> str:
+    """The tag declared on ``cls`` itself (not inherited). Raises TypeError when it has none."""
+    name = vars(cls).get(TAG_ATTRIBUTE)
+    if not isinstance(name, str):
+        raise TypeError(f'{cls.__name__} declares no tag (@codec.tag("<namespace>.<Name>"))')
+    return name
+
+
 def register(*classes: type[T]) -> None:
-    """Make dataclass message types decodable by their class name. Names must be unique."""
+    """Make dataclass message types decodable by their tag (:func:`tag`). Tags must be unique.
+    Raises TypeError for a class that is not a dataclass, has no tag, or whose tag another
+    class holds."""
     for cls in classes:
         if not dataclasses.is_dataclass(cls):
             raise TypeError(f"{cls.__name__} is not a dataclass")
-        known = _REGISTRY.get(cls.__name__)
+        name = tag_of(cls)
+        known = _REGISTRY.get(name)
         if known is not None and known is not cls:
-            raise TypeError(f"two message types named {cls.__name__}")
-        _REGISTRY[cls.__name__] = cls
+            raise TypeError(f"two message types tagged {name}: {known.__name__}, {cls.__name__}")
+        _REGISTRY[name] = cls
 
 
 def registered(name: str) -> type | None:
-    """The message class registered under ``name``, or None."""
+    """The message class registered under the tag ``name``, or None."""
     return _known(name)
+
+
+def tags() -> dict[str, type]:
+    """Every tag registered so far -> its class (after discovering the installed variants)."""
+    from . import registry
+
+    registry.discover()
+    return dict(sorted(_REGISTRY.items()))
 
 
 def _known(name: str) -> type | None:
@@ -81,17 +127,20 @@ def card_from_str(text: str) -> Card:
 
 
 def to_dict(message: Any) -> dict[str, Any]:
-    """A registered message (event or command) as a JSON-able dict with a ``type`` tag."""
+    """A registered message (event or command) as a JSON-able dict with its ``type`` tag."""
     cls = type(message)
-    if _known(cls.__name__) is not cls:
+    name = vars(cls).get(TAG_ATTRIBUTE)
+    if not isinstance(name, str) or _known(name) is not cls:
         raise CodecError(f"{cls.__name__} is not a registered message type")
-    out: dict[str, Any] = {"type": cls.__name__}
+    out: dict[str, Any] = {"type": name}
     out.update(_encode_fields(message))
     return out
 
 
 def from_dict(data: dict[str, Any]) -> Any:
-    """The message a ``to_dict`` dict stands for. Raises CodecError."""
+    """The message a ``to_dict`` dict stands for, in today's shape (a record of an older shape
+    is upcast first: :mod:`rummy_rules.upcast`). Raises CodecError."""
+    data = upcast(data)
     if not isinstance(data, dict) or "type" not in data:
         raise CodecError("a message is a dict with a 'type' field")
     cls = _known(data["type"]) if isinstance(data["type"], str) else None

@@ -25,6 +25,7 @@ class Command:
     __slots__ = ()
 
 
+@codec.tag("table.StartHand")
 @dataclass(frozen=True, kw_only=True)
 class StartHand(Command):
     """Start hand ``hand_id`` with these seats (at least the rule set's ``min_players``)."""
@@ -36,15 +37,17 @@ class StartHand(Command):
     at_ms: int
 
 
+@codec.tag("table.RecordStakeReserved")
 @dataclass(frozen=True, kw_only=True)
 class RecordStakeReserved(Command):
     """The ledger's StakesReserved for one seat. (A StakeRejected is answered with AbortHand.)"""
 
     seat: int
-    amount_cents: int
+    amount_hundredths: int
     at_ms: int
 
 
+@codec.tag("table.RecordSeedCommitment")
 @dataclass(frozen=True, kw_only=True)
 class RecordSeedCommitment(Command):
     """The fairness service's SeedCommitted: the SHA-256 of the server seed, as hex."""
@@ -53,6 +56,7 @@ class RecordSeedCommitment(Command):
     at_ms: int
 
 
+@codec.tag("table.ContributeClientSeed")
 @dataclass(frozen=True, kw_only=True)
 class ContributeClientSeed(Command):
     """A seat's client seed (hex, at most 256 bytes), accepted while the seed window is open
@@ -63,6 +67,7 @@ class ContributeClientSeed(Command):
     at_ms: int
 
 
+@codec.tag("table.Deal")
 @dataclass(frozen=True, kw_only=True)
 class Deal(Command):
     """Record the dealer's HandDealt: each seat's cards, the cut, the first open card, the stock
@@ -75,6 +80,7 @@ class Deal(Command):
     at_ms: int
 
 
+@codec.tag("table.DrawFromStock")
 @dataclass(frozen=True, kw_only=True)
 class DrawFromStock(Command):
     seat: int
@@ -82,6 +88,7 @@ class DrawFromStock(Command):
     at_ms: int
 
 
+@codec.tag("table.DrawFromDiscardPile")
 @dataclass(frozen=True, kw_only=True)
 class DrawFromDiscardPile(Command):
     seat: int
@@ -89,6 +96,7 @@ class DrawFromDiscardPile(Command):
     at_ms: int
 
 
+@codec.tag("table.Discard")
 @dataclass(frozen=True, kw_only=True)
 class Discard(Command):
     seat: int
@@ -97,6 +105,7 @@ class Discard(Command):
     at_ms: int
 
 
+@codec.tag("table.LeaveHand")
 @dataclass(frozen=True, kw_only=True)
 class LeaveHand(Command):
     """The seat leaves mid-hand, on its turn or not (no turn number: it acts on no turn;
@@ -106,6 +115,7 @@ class LeaveHand(Command):
     at_ms: int
 
 
+@codec.tag("table.TurnTimeout")
 @dataclass(frozen=True, kw_only=True)
 class TurnTimeout(Command):
     """The clock's TurnDeadlinePassed for ``turn_no`` (0 = the client-seed window). A timeout
@@ -115,6 +125,7 @@ class TurnTimeout(Command):
     at_ms: int
 
 
+@codec.tag("table.RecordStockReshuffled")
 @dataclass(frozen=True, kw_only=True)
 class RecordStockReshuffled(Command):
     """The dealer's StockReshuffled: the set-aside cards reshuffled into stock ``reshuffle_no``."""
@@ -124,6 +135,7 @@ class RecordStockReshuffled(Command):
     at_ms: int
 
 
+@codec.tag("table.AbortHand")
 @dataclass(frozen=True, kw_only=True)
 class AbortHand(Command):
     """Abort a hand that cannot proceed (a stake rejected, a service gone past a deadline)."""

@@ -48,6 +48,7 @@ class DrawSource(Enum):
     DISCARD_PILE = "discard_pile"
 
 
+@codec.tag("table.HandStarted")
 @dataclass(frozen=True, kw_only=True)
 class HandStarted(Event):
     """A hand began: its seats (ascending), the dealer's seat and the rule set it is played by."""
@@ -59,14 +60,17 @@ class HandStarted(Event):
     at_ms: int
 
 
+@codec.tag("table.StakeReserved")
 @dataclass(frozen=True, kw_only=True)
 class StakeReserved(Event):
-    """The ledger reserved a seat's maximum loss (``amount_cents`` hundredths of a House Token)."""
+    """The ledger reserved a seat's maximum loss (``amount_hundredths`` hundredths of a House
+    Token)."""
 
     seat: int
-    amount_cents: int
+    amount_hundredths: int
 
 
+@codec.tag("table.SeedCommitted")
 @dataclass(frozen=True, kw_only=True)
 class SeedCommitted(Event):
     """The fairness service committed to its server seed: ``commitment`` is its SHA-256 (hex)."""
@@ -74,6 +78,7 @@ class SeedCommitted(Event):
     commitment: str
 
 
+@codec.tag("table.SeedWindowOpened")
 @dataclass(frozen=True, kw_only=True)
 class SeedWindowOpened(Event):
     """Client seeds are accepted until ``deadline_ms`` (the clock's turn number 0)."""
@@ -81,12 +86,14 @@ class SeedWindowOpened(Event):
     deadline_ms: int
 
 
+@codec.tag("table.ClientSeedContributed")
 @dataclass(frozen=True, kw_only=True)
 class ClientSeedContributed(Event):
     seat: int
     seed_hex: str
 
 
+@codec.tag("table.SeedsLocked")
 @dataclass(frozen=True, kw_only=True)
 class SeedsLocked(Event):
     """The seeds the deal uses: the commitment and one client seed per seat (empty if none sent)."""
@@ -95,6 +102,7 @@ class SeedsLocked(Event):
     client_seeds: tuple[SeatSeed, ...]
 
 
+@codec.tag("table.HandDealt")
 @dataclass(frozen=True, kw_only=True)
 class HandDealt(Event):
     """The dealer's deal: each seat's cards, the cut card (``None`` if the variant cuts none),
@@ -111,6 +119,7 @@ class HandDealt(Event):
     stock_count: int
 
 
+@codec.tag("table.TurnStarted")
 @dataclass(frozen=True, kw_only=True)
 class TurnStarted(Event):
     """``seat`` is to play turn ``turn_no`` (1, 2, ...) before ``deadline_ms``."""
@@ -120,6 +129,7 @@ class TurnStarted(Event):
     deadline_ms: int
 
 
+@codec.tag("table.CardDrawn")
 @dataclass(frozen=True, kw_only=True)
 class CardDrawn(Event):
     """``seat`` drew ``card`` from ``source``. A card from the stock is private: in the copy other
@@ -131,6 +141,7 @@ class CardDrawn(Event):
     card: Card | None
 
 
+@codec.tag("table.CardDiscarded")
 @dataclass(frozen=True, kw_only=True)
 class CardDiscarded(Event):
     seat: int
@@ -138,6 +149,7 @@ class CardDiscarded(Event):
     card: Card
 
 
+@codec.tag("table.TurnTimedOut")
 @dataclass(frozen=True, kw_only=True)
 class TurnTimedOut(Event):
     """``seat`` let turn ``turn_no`` pass; ``misses_in_a_row`` counts this one. What is played
@@ -148,6 +160,7 @@ class TurnTimedOut(Event):
     misses_in_a_row: int
 
 
+@codec.tag("table.StockExhausted")
 @dataclass(frozen=True, kw_only=True)
 class StockExhausted(Event):
     """The stock ran out during ``turn_no``. ``cards`` (the discard pile but its top, bottom
@@ -158,6 +171,7 @@ class StockExhausted(Event):
     cards: tuple[Card, ...]
 
 
+@codec.tag("table.StockReshuffled")
 @dataclass(frozen=True, kw_only=True)
 class StockReshuffled(Event):
     """The dealer's new stock from the set-aside cards (``stock[0]`` drawn first). Redacted:
@@ -202,6 +216,7 @@ class SeatResult:
     score: int = 0
 
 
+@codec.tag("table.HandEnded")
 @dataclass(frozen=True, kw_only=True)
 class HandEnded(Event):
     """The hand is over: ``winner_seat``, every seat's result (ascending seats) and the money.
@@ -222,6 +237,7 @@ class HandEnded(Event):
         return self.settlement.winner_seats
 
 
+@codec.tag("table.HandAborted")
 @dataclass(frozen=True, kw_only=True)
 class HandAborted(Event):
     """The hand cannot proceed; every reservation is released and nothing else moves."""

@@ -286,7 +286,7 @@ def record_stake(state: S, c: RecordStakeReserved, apply: Apply[S]) -> list[Even
     require_seated(state, c.seat)
     if state.stake_recorded(c.seat):
         raise fail(ErrorCode.DUPLICATE, f"seat {c.seat}'s stake is already recorded")
-    events: list[Event] = [StakeReserved(seat=c.seat, amount_cents=c.amount_cents)]
+    events: list[Event] = [StakeReserved(seat=c.seat, amount_hundredths=c.amount_hundredths)]
     return _window_if_ready(state, events, c.at_ms, apply)
 
 

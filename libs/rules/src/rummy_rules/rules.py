@@ -25,7 +25,8 @@ and its configured maximum reservation). Bounds, inclusive:
 - the variant's options: as its ``VariantOptions.check`` says (Indian points: ``points_cap`` None or
   1..``hand_size`` x 10, every penalty within the most counted cards can cost);
 - ``commission_bps`` 0..10000 (100%);
-- ``point_value_cents`` >= 0 with (seats - 1) x max loss x point value <= 2^63 - 1 (what a winner
+- ``point_value_hundredths`` >= 0 with (seats - 1) x max loss x point value <= 2^63 - 1 (what a
+winner
   can receive fits an int64), and, at a host, max loss x point value <= its maximum reservation.
 
 Rules: ``docs/rules/rule-set.md`` (the house rule set, its options and their bounds,
@@ -53,7 +54,8 @@ MAX_MISSED_TURNS = 10
 class RuleSetError(ValueError):
     """A rule-set option out of its bounds (a host answers INVALID_ARGUMENT).
 
-    ``option`` is the option's name in this library (``first_drop_points``, ``point_value_cents``,
+    ``option`` is the option's name in this library (``first_drop_points``,
+    ``point_value_hundredths``,
     ``seats`` ...); ``bounds`` says what is allowed (``"0..130"``); ``value`` is what was given;
     ``why`` (may be empty) says where the bound comes from. The message never echoes more than
     the number given.
@@ -157,7 +159,8 @@ class RuleSet:
     - ``max_missed_turns``: turns in a row a seat may miss before it is dropped (3).
     - ``turn_seconds``: seconds a seat has for one turn.
     - ``seed_window_seconds``: seconds the client-seed window stays open.
-    - ``point_value_cents``: what one point costs, in hundredths of a House Token (0 = free table).
+    - ``point_value_hundredths``: what one point costs, in hundredths of a House Token (0 = free
+    table).
     - ``commission_bps``: the house commission on the winners' takings, in basis points (1/10000).
     - ``options``: the variant's own options (Indian points: drops, wrong declare, cap, melds).
 
@@ -175,7 +178,7 @@ class RuleSet:
     max_missed_turns: int
     turn_seconds: int
     seed_window_seconds: int
-    point_value_cents: int
+    point_value_hundredths: int
     commission_bps: int
     options: VariantOptions
 
@@ -215,10 +218,10 @@ class RuleSet:
             "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
         )
         self.options.check(self)
-        most = self.max_point_value_cents
+        most = self.max_point_value_hundredths
         check_bounds(
-            "point_value_cents",
-            self.point_value_cents,
+            "point_value_hundredths",
+            self.point_value_hundredths,
             0,
             most,
             f"hundredths of a House Token; {self.seats - 1} losers x {self.max_loss_points} "
@@ -226,7 +229,7 @@ class RuleSet:
         )
 
     @property
-    def max_point_value_cents(self) -> int:
+    def max_point_value_hundredths(self) -> int:
         """The largest point value whose biggest hand (every other seat losing the most a hand
         can cost) is an amount a signed 64-bit field holds."""
         return INT64_MAX // (max(self.seats - 1, 1) * max(self.max_loss_points, 1))
@@ -254,26 +257,28 @@ class RuleSet:
 
 
 #: The default of a host's maximum reservation per seat and hand: 1,000,000 House Tokens.
-DEFAULT_MAX_RESERVATION_CENTS = 100_000_000
+DEFAULT_MAX_RESERVATION_HUNDREDTHS = 100_000_000
 
 
 def validate_table_options(
     rule_set: RuleSet,
     start_delay_seconds: int,
-    max_reservation_cents: int = DEFAULT_MAX_RESERVATION_CENTS,
+    max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_HUNDREDTHS,
 ) -> None:
     """Check what a host adds to a valid ``rule_set`` before it opens a table: the start delay
     (seconds after the last seat change or hand end before a hand may start, 0..3600) and the
     host's maximum reservation per seat and hand (hundredths of a House Token): the max loss x the
     point value may not exceed it. Raises RuleSetError (``start_delay_seconds`` or
-    ``point_value_cents``)."""
+    ``point_value_hundredths``)."""
     check_bounds("start_delay_seconds", start_delay_seconds, 0, MAX_START_DELAY_SECONDS)
-    most = min(rule_set.max_point_value_cents, max_reservation_cents // rule_set.max_loss_points)
+    most = min(
+        rule_set.max_point_value_hundredths, max_reservation_hundredths // rule_set.max_loss_points
+    )
     check_bounds(
-        "point_value_cents",
-        rule_set.point_value_cents,
+        "point_value_hundredths",
+        rule_set.point_value_hundredths,
         0,
         most,
         f"hundredths of a House Token; {rule_set.max_loss_points} points x the point value, the "
-        f"reservation, may not exceed this table service's maximum of {max_reservation_cents}",
+        f"reservation, may not exceed this table service's maximum of {max_reservation_hundredths}",
     )

@@ -1,8 +1,8 @@
 """Money at the end of a hand: who pays what, the winner's takings and the house commission.
 
-All amounts are ints in hundredths of a House Token ("cents"). Points are ints.
+All amounts are ints in hundredths of a House Token. Points are ints.
 
-- A loser's cost is ``points x point_value_cents``.
+- A loser's cost is ``points x point_value_hundredths``.
 - The total is the sum of the losers' costs.
 - The commission is ``floor(total x commission_bps / 10000)``: rounded down, in the players' favour,
   so it never exceeds the stated rate.
@@ -27,32 +27,33 @@ from .rules import BASIS_POINTS_PER_UNIT, RuleSet
 
 @dataclass(frozen=True)
 class SettlementLine:
-    """One seat's result: ``points`` charged (0 for the winner) and ``amount_cents`` moved.
+    """One seat's result: ``points`` charged (0 for the winner) and ``amount_hundredths`` moved.
 
-    ``amount_cents`` is negative for a loser who pays, positive for the winner who receives.
+    ``amount_hundredths`` is negative for a loser who pays, positive for the winner who receives.
     """
 
     seat: int
     points: int
-    amount_cents: int
+    amount_hundredths: int
 
 
 @dataclass(frozen=True)
 class Settlement:
     """The money of one hand.
 
-    ``lines`` holds one line per seat dealt in, in ascending seat order; ``commission_cents``
-    is the house commission line. ``sum(line.amount_cents) + commission_cents == 0`` always.
+    ``lines`` holds one line per seat dealt in, in ascending seat order; ``commission_hundredths``
+    is the house commission line. ``sum(line.amount_hundredths) + commission_hundredths == 0``
+    always.
     ``winner_seat`` is the hand's winner (the declarer; first in the variant's order of
     precedence); ``co_winner_seats`` (empty in a one-winner hand) are the other seats that share
     the pot with it, in that order (the remainder hundredths went one each along it).
     """
 
     winner_seat: int
-    point_value_cents: int
+    point_value_hundredths: int
     commission_bps: int
     lines: tuple[SettlementLine, ...]
-    commission_cents: int
+    commission_hundredths: int
     co_winner_seats: tuple[int, ...] = ()
 
     @property
@@ -61,37 +62,38 @@ class Settlement:
         return tuple(sorted((self.winner_seat, *self.co_winner_seats)))
 
     @property
-    def total_cents(self) -> int:
+    def total_hundredths(self) -> int:
         """What the losers pay altogether (a positive number)."""
         winners = self.winner_seats
-        return -sum(line.amount_cents for line in self.lines if line.seat not in winners)
+        return -sum(line.amount_hundredths for line in self.lines if line.seat not in winners)
 
     def amount_for(self, seat: int) -> int:
         """The amount moved for ``seat``. Raises KeyError if the seat was not dealt in."""
         for line in self.lines:
             if line.seat == seat:
-                return line.amount_cents
+                return line.amount_hundredths
         raise KeyError(seat)
 
 
-def reservation_cents(rule_set: RuleSet) -> int:
+def reservation_hundredths(rule_set: RuleSet) -> int:
     """What to reserve per seat at the deal, in hundredths of a House Token
     (``docs/rules/money.md#reservation``).
 
-    ``rule_set.max_loss_points x rule_set.point_value_cents``: 130 x point value at Bombay Baazi
+    ``rule_set.max_loss_points x rule_set.point_value_hundredths``: 130 x point value at Bombay
+    Baazi
     (13 cards x 10 points, uncapped), cap x point value when capped, 0 at a free table.
     """
-    return rule_set.max_loss_points * rule_set.point_value_cents
+    return rule_set.max_loss_points * rule_set.point_value_hundredths
 
 
-def commission_for(total_cents: int, commission_bps: int) -> int:
-    """``floor(total_cents x commission_bps / 10000)`` (``docs/rules/money.md#commission``).
+def commission_for(total_hundredths: int, commission_bps: int) -> int:
+    """``floor(total_hundredths x commission_bps / 10000)`` (``docs/rules/money.md#commission``).
     Raises ValueError on negative input or ``commission_bps`` above 10000."""
-    if total_cents < 0:
-        raise ValueError(f"total must be >= 0, got {total_cents}")
+    if total_hundredths < 0:
+        raise ValueError(f"total must be >= 0, got {total_hundredths}")
     if not 0 <= commission_bps <= BASIS_POINTS_PER_UNIT:
         raise ValueError(f"commission must be 0..{BASIS_POINTS_PER_UNIT} bps, got {commission_bps}")
-    return total_cents * commission_bps // BASIS_POINTS_PER_UNIT
+    return total_hundredths * commission_bps // BASIS_POINTS_PER_UNIT
 
 
 def settle(rule_set: RuleSet, winner_seat: int, points_by_seat: Mapping[int, int]) -> Settlement:
@@ -108,7 +110,7 @@ def settle_shared(
 
     ``points_by_seat`` maps every seat dealt in to the points it is charged (a winner's entry, if
     present, must be 0; it is added if missing). Points are already final (capped, penalties
-    applied). Each loser pays ``points x rule_set.point_value_cents``; the commission is taken
+    applied). Each loser pays ``points x rule_set.point_value_hundredths``; the commission is taken
     once from the pot (:func:`commission_for`); each winner receives
     ``(total - commission) // len(winner_seats)``, and the remainder hundredths go one each to
     the first winners in the order listed (a variant that follows the pool split lists the
@@ -134,21 +136,21 @@ def settle_shared(
                 f"seat {seat} is charged {p} points, more than the most a hand can cost "
                 f"({rule_set.max_loss_points}); its reservation would not cover it"
             )
-    pv = rule_set.point_value_cents
+    pv = rule_set.point_value_hundredths
     winners = tuple(winner_seats)
     total = sum(p * pv for seat, p in points.items() if seat not in winners)
     house = commission_for(total, rule_set.commission_bps)
     share, remainder = divmod(total - house, len(winners))
     takings = {seat: share + (1 if i < remainder else 0) for i, seat in enumerate(winners)}
     lines = tuple(
-        SettlementLine(seat=seat, points=p, amount_cents=takings.get(seat, -p * pv))
+        SettlementLine(seat=seat, points=p, amount_hundredths=takings.get(seat, -p * pv))
         for seat, p in sorted(points.items())
     )
     return Settlement(
         winner_seat=winner_seats[0],
-        point_value_cents=pv,
+        point_value_hundredths=pv,
         commission_bps=rule_set.commission_bps,
         lines=lines,
-        commission_cents=house,
+        commission_hundredths=house,
         co_winner_seats=winners[1:],
     )

@@ -72,8 +72,11 @@ class Variant(Protocol, Generic[S]):
         chosen from what the seat knows), or None if it has none."""
         ...
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
-        """The variant's house rule set for a table of ``seats`` seats (``point_value_cents`` in
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
+        """The variant's house rule set for a table of ``seats`` seats (``point_value_hundredths``
+        in
         hundredths of a House Token a point, ``commission_bps`` in basis points). Raises
         RuleSetError for values out of bounds."""
         ...
@@ -182,7 +185,7 @@ class VariantRules:
         of a deal whose money the match format holds (gin's games, Rummy 500's match). Raises
         RuleSetError."""
         self.check_rule_set(table_rule_set)
-        return replace(table_rule_set, point_value_cents=0, commission_bps=0)
+        return replace(table_rule_set, point_value_hundredths=0, commission_bps=0)
 
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """A variant that plays no format's deals (the default): refused."""

@@ -12,12 +12,13 @@ published (so it is published again after a restart, under the same event id).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from psycopg_pool import ConnectionPool
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy_ledger.adapters import db, metrics
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
-from rummy_ledger.application.ports import utc_now
 from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.config import LedgerSettings
 from rummy_ledger.entrypoints import events
@@ -36,6 +37,11 @@ SERVICE = "ledger"
 #: ``RUMMY_FAULT_POINT`` values the ledger knows (test-only; see the module docstring).
 SETTLEMENT_BEFORE_PUBLISH = "settlement-before-publish"
 SETTLEMENT_AFTER_PUBLISH = "settlement-after-publish"
+
+
+def utc_now() -> datetime:
+    """The system clock in UTC: the ledger's one clock, given to everything that needs time."""
+    return datetime.now(UTC)
 
 
 def build(settings: LedgerSettings) -> ServiceHost:

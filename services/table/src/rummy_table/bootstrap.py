@@ -16,6 +16,7 @@ from rummy_platform.service_main import BackgroundLoops
 from rummy_platform.topics import TABLE_EVENTS, TABLE_INPUT_TOPICS, event_topic_specs
 from rummy_rules import registry
 from rummy_table.adapters import directory, snapshot, table_log
+from rummy_table.adapters.ledger_limits import LedgerSeatLimits
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.adapters.peers import PeerTables
 from rummy_table.application.app import INPUT_GROUP, TableApp
@@ -163,12 +164,20 @@ def build(settings: TableSettings) -> ServiceHost:
             max_page_size=grpc_entrypoint.MAX_PAGE_SIZE,
         ),
     )
+    seat_limits: LedgerSeatLimits | None = None
+    if settings.ledger_address:  # TakeSeat asks the ledger about the player's own limits
+        seat_limits = LedgerSeatLimits(
+            settings.ledger_address, lambda: authority.issue(SERVICE, Role.SERVICE, 600)
+        )
+        app.seat_limits = seat_limits
     owners = directory.Directory(bootstrap, owners_spec.name, ownership)
     handover = Handover(app, ownership, log, bootstrap, table_topic, owners, snapshot_topic)
 
     host = ServiceHost(SERVICE, settings, aio=True)
     servicer = grpc_entrypoint.TableServicer(app, settings.max_watches_per_account)
     host.on_stopping(servicer.watches.close_all)
+    if seat_limits is not None:
+        host.on_shutdown(seat_limits.close)
     host.on_shutdown(log.close)
     host.on_shutdown(writer.close)
     host.on_shutdown(owners.close)

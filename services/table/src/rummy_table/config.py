@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rummy_platform.config import KafkaServiceSettings, clock_speed_setting, setting
-from rummy_rules.rules import DEFAULT_MAX_RESERVATION_CENTS, INT64_MAX
+from rummy_rules.rules import DEFAULT_MAX_RESERVATION_HUNDREDTHS, INT64_MAX
 from rummy_table.application.app import DEFAULT_SERVICE_DEADLINE_SECONDS
 
 #: The prefix of the default transactional id (``table-writer-<advertised address>``).
@@ -43,13 +43,21 @@ class TableSettings(KafkaServiceSettings):
     )
     max_reservation_hundredths: int = setting(
         "RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS",
-        DEFAULT_MAX_RESERVATION_CENTS,
+        DEFAULT_MAX_RESERVATION_HUNDREDTHS,
         "the most a table opened here may reserve per seat and hand (max loss x point value; "
         "100,000,000 = 1,000,000 House Tokens); `OpenTable` refuses a point value, an entry fee or "
         "a game's stake (max game points x point value) above it",
         unit="hundredths of a House Token",
         ge=1,
         le=INT64_MAX,
+    )
+    ledger_address: str = setting(
+        "RUMMY_LEDGER_ADDRESS",
+        "",
+        "the ledger's `host:port`: `TakeSeat` asks it whether the player's own limits allow the "
+        "seat (a break, a self-exclusion, the stake limit: FAILED_PRECONDITION; the ledger not "
+        "answering: UNAVAILABLE); empty: not asked (`rummy up`, `rummy demo` and the "
+        "manifests set it)",
     )
     max_watches_per_account: int = setting(
         "RUMMY_TABLE_MAX_WATCHES_PER_ACCOUNT",

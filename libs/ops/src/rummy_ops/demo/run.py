@@ -250,7 +250,7 @@ def _stakes(plan: TablePlan) -> str:
     if not plan.plays_match or plan.match is None:
         return f"point value {tokens(plan.point_value_hundredths)}"
     fmt = match_wire.format_from_pb(plan.match, plan.commission_bps)
-    entry = getattr(fmt, "entry_cents", None)
+    entry = getattr(fmt, "entry_hundredths", None)
     return fmt.name + ("" if entry is None else f", entry {tokens(entry)}")
 
 

@@ -91,9 +91,9 @@ def _count_game_money(report: DemoReport, matches: Sequence[MatchReplay]) -> Non
             GameMoney(
                 g.game_no,
                 g.winner,
-                g.settlement.pool_cents,
-                g.settlement.commission_cents,
-                tuple((x.seat, x.amount_cents) for x in g.settlement.lines),
+                g.settlement.pool_hundredths,
+                g.settlement.commission_hundredths,
+                tuple((x.seat, x.amount_hundredths) for x in g.settlement.lines),
             )
             for g in match.games
         ]

@@ -155,10 +155,14 @@ def _settlement_json(s: MatchSettlement | None) -> dict[str, Any] | None:
     if s is None:
         return None
     return {
-        "pool_hundredths": s.pool_cents,
-        "commission_hundredths": s.commission_cents,
+        "pool_hundredths": s.pool_hundredths,
+        "commission_hundredths": s.commission_hundredths,
         "lines": [
-            {"seat": x.seat, "held_hundredths": x.held_cents, "amount_hundredths": x.amount_cents}
+            {
+                "seat": x.seat,
+                "held_hundredths": x.held_hundredths,
+                "amount_hundredths": x.amount_hundredths,
+            }
             for x in s.lines
         ],
     }

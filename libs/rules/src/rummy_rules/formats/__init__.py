@@ -42,7 +42,7 @@ FORMAT_KINDS: dict[str, type[MatchRules]] = {
 
 def make_format(kind: str, **options: Any) -> MatchFormat:
     """The format of ``kind`` (a key of :data:`FORMAT_KINDS`) with ``options`` (its fields:
-    ``make_format("pool", target=201, entry_cents=500, commission_bps=1000, split=True)``).
+    ``make_format("pool", target=201, entry_hundredths=500, commission_bps=1000, split=True)``).
     Raises RuleSetError for an unknown kind or option, or an option out of bounds."""
     cls = FORMAT_KINDS.get(kind)
     if cls is None:

@@ -74,7 +74,7 @@ class MatchFormat(Protocol):
         ...
 
     @property
-    def hold_cents(self) -> int:
+    def hold_hundredths(self) -> int:
         """The most one reservation of this format holds for one seat, in hundredths (an entry,
         a game's stake; 0: the format reserves nothing of its own)."""
         ...
@@ -148,7 +148,7 @@ class MatchRules:
         return None
 
     @property
-    def hold_cents(self) -> int:
+    def hold_hundredths(self) -> int:
         """The most one reservation of this format holds for one seat (hundredths of a House
         Token): an entry (pool, deals, best of N), a game's stake (game to N); 0 when the
         format reserves nothing of its own (single: the hand reserves)."""

@@ -24,10 +24,10 @@ BEST_OF_DEALS = (2, 10)
 
 @dataclass(frozen=True)
 class BestOf(RankedFormat):
-    """``deals`` (2..10) deals for ``entry_cents`` a seat. Raises RuleSetError."""
+    """``deals`` (2..10) deals for ``entry_hundredths`` a seat. Raises RuleSetError."""
 
     deals: int = 3
-    entry_cents: int = 0
+    entry_hundredths: int = 0
     commission_bps: int = 0
     ranked_reason: ClassVar[str] = "lowest_total"
     kind: ClassVar[str] = "best-of"

@@ -43,10 +43,10 @@ def chips_after(chips: Mapping[int, int], result: DealResult, cap: int) -> dict[
 
 @dataclass(frozen=True)
 class Deals(RankedFormat):
-    """``deals`` (2, 3 or 6) deals for ``entry_cents`` a seat. Raises RuleSetError."""
+    """``deals`` (2, 3 or 6) deals for ``entry_hundredths`` a seat. Raises RuleSetError."""
 
     deals: int = 2
-    entry_cents: int = 0
+    entry_hundredths: int = 0
     commission_bps: int = 0
     ranked_reason: ClassVar[str] = "most_chips"
     kind: ClassVar[str] = "deals"

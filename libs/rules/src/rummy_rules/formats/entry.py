@@ -17,17 +17,17 @@ from .state import MatchState
 
 
 class EntryFeeFormat(MatchRules):
-    """A format played for an entry fee: ``entry_cents`` per seat (0: a free table) and
+    """A format played for an entry fee: ``entry_hundredths`` per seat (0: a free table) and
     ``commission_bps`` on the prize pool; each deal asked of the variant as ``kind``."""
 
     #: The format's kind (``rummy_rules.formats.FORMAT_KINDS``), what its deals are asked as.
     kind: ClassVar[str]
-    entry_cents: int
+    entry_hundredths: int
     commission_bps: int
 
     @property
-    def hold_cents(self) -> int:
-        return self.entry_cents
+    def hold_hundredths(self) -> int:
+        return self.entry_hundredths
 
     @property
     def entry_copies(self) -> int:
@@ -35,7 +35,9 @@ class EntryFeeFormat(MatchRules):
         return 1
 
     def _check_money(self) -> None:
-        check_money_option("entry_cents", self.entry_cents, self.max_seats, self.entry_copies)
+        check_money_option(
+            "entry_hundredths", self.entry_hundredths, self.max_seats, self.entry_copies
+        )
         check_bounds(
             "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
         )
@@ -45,11 +47,11 @@ class EntryFeeFormat(MatchRules):
         return DealRules(kind=self.kind)
 
     def _start_money(self, seats: Sequence[int]) -> tuple[Event, ...]:
-        if self.entry_cents == 0:
+        if self.entry_hundredths == 0:
             return ()
         return tuple(
-            MoneyReserved(seat=seat, amount_cents=cents, purpose="entry")
-            for seat, cents in entry_reservations(seats, self.entry_cents)
+            MoneyReserved(seat=seat, amount_hundredths=cents, purpose="entry")
+            for seat, cents in entry_reservations(seats, self.entry_hundredths)
         )
 
     def _won(self, state: MatchState, winner: int, reason: str, at_ms: int) -> MatchEnded:

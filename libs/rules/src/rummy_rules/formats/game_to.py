@@ -10,7 +10,7 @@ until it is broken), or when one seat is left in it. Then the variant's game-end
 bonuses: gin's game bonus 100 (shutout 200) and 25 a box, so a gin table is
 ``GameTo(target=100, scoring=GameScoring(100, 200, 25), missed_turns_lose_game=True)`` at two
 seats. The game's result is the difference of the totals after those bonuses. Money per game:
-``max_game_points x point_value_cents`` reserved from each seat at the game's start; at its end
+``max_game_points x point_value_hundredths`` reserved from each seat at the game's start; at its end
 each loser pays ``min(winner - loser, cap) x point value`` to the winner less the commission
 (``rummy_rules.formats.money.settle_game``). A seat that leaves loses the game at the cap and
 is out of the match; with ``missed_turns_lose_game`` (Gin), a seat dropped on missed turns loses
@@ -48,7 +48,7 @@ from .messages import (
     SeatForfeitedGame,
     TieBreakDue,
 )
-from .money import game_stake_cents, settle_game
+from .money import game_stake_hundredths, settle_game
 from .scoring import GameScoring, game_end_totals
 from .state import MatchState, OutReason, pairs
 
@@ -58,7 +58,7 @@ MAX_TARGET = 100_000
 
 @dataclass(frozen=True)
 class GameTo(MatchRules):
-    """Games to ``target`` points for ``point_value_cents`` (hundredths of a House Token) a
+    """Games to ``target`` points for ``point_value_hundredths`` (hundredths of a House Token) a
     point, each loser's loss capped at ``max_game_points``; ``scoring``: the points added at
     each game's end (the variant's; none by default); ``missed_turns_lose_game``: a seat dropped
     on missed turns loses the game at the cap (gin). Raises RuleSetError for an option out of
@@ -66,7 +66,7 @@ class GameTo(MatchRules):
 
     target: int = 100
     games: int = 1
-    point_value_cents: int = 0
+    point_value_hundredths: int = 0
     max_game_points: int = 100
     commission_bps: int = 0
     missed_turns_lose_game: bool = False
@@ -83,7 +83,10 @@ class GameTo(MatchRules):
         check_bounds("seats", self.max_seats, 2, 8)
         check_bounds("seats", self.min_seats, 2, self.max_seats)
         check_money_option(
-            "point_value_cents", self.point_value_cents, self.max_seats, self.max_game_points
+            "point_value_hundredths",
+            self.point_value_hundredths,
+            self.max_seats,
+            self.max_game_points,
         )
         check_bounds(
             "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
@@ -94,13 +97,13 @@ class GameTo(MatchRules):
         return f"game-to-{self.target}"
 
     @property
-    def stake_cents(self) -> int:
+    def stake_hundredths(self) -> int:
         """What each seat reserves at a game's start."""
-        return game_stake_cents(self.max_game_points, self.point_value_cents)
+        return game_stake_hundredths(self.max_game_points, self.point_value_hundredths)
 
     @property
-    def hold_cents(self) -> int:
-        return self.stake_cents
+    def hold_hundredths(self) -> int:
+        return self.stake_hundredths
 
     @property
     def takes_drawn_deals(self) -> bool:
@@ -125,9 +128,9 @@ class GameTo(MatchRules):
             )
         seats = state.active
         events: list[Event] = [GameStarted(game_no=state.game_no + 1, seats=seats)]
-        if self.stake_cents:
+        if self.stake_hundredths:
             events += [
-                MoneyReserved(seat=seat, amount_cents=self.stake_cents, purpose="game")
+                MoneyReserved(seat=seat, amount_hundredths=self.stake_hundredths, purpose="game")
                 for seat in seats
             ]
         events.append(
@@ -202,7 +205,7 @@ class GameTo(MatchRules):
             totals,
             winner,
             max_game_points=self.max_game_points,
-            point_value_cents=self.point_value_cents,
+            point_value_hundredths=self.point_value_hundredths,
             commission_bps=self.commission_bps,
             forfeited=lost_at_cap,
         )

@@ -19,7 +19,7 @@ A column ends on the deal whose entry brings a player to the ``target`` in it (s
 on one deal); its totals then get the game-end scoring (``scoring``: gin's game bonus 100,
 shutout 200, 25 a box) and its result is the capped difference (``money.game_nets``).
 
-Money (house plan "Money by format", game stakes): ``3 x max_game_points x point_value_cents``
+Money (house plan "Money by format", game stakes): ``3 x max_game_points x point_value_hundredths``
 is reserved from each player when the match's one game opens (``GameStarted`` game 1 at the first
 deal, before its first hand); when the third column ends, the result is the sum of the three
 columns' capped nets (``money.add_nets``), paid by the player below 0 to the other less the
@@ -56,7 +56,7 @@ from .messages import (
     SeatForfeitedGame,
     SeatLeft,
 )
-from .money import add_nets, game_nets, game_stake_cents, settle_nets
+from .money import add_nets, game_nets, game_stake_hundredths, settle_nets
 from .scoring import GameScoring, game_end_totals
 from .state import GameSheet, MatchState, new_sheet, pairs
 from .state import fold as fold_events
@@ -137,14 +137,14 @@ def column_nets(sheets: Sequence[GameSheet], max_game_points: int) -> dict[int, 
 
 @dataclass(frozen=True)
 class Hollywood(MatchRules):
-    """A Hollywood match: three columns to ``target`` points for ``point_value_cents``
+    """A Hollywood match: three columns to ``target`` points for ``point_value_hundredths``
     (hundredths of a House Token) a point, each column's loss capped at ``max_game_points``;
     ``scoring``: each column's game-end scoring (the variant's); ``missed_turns_lose_game``: a
     player dropped on missed turns loses every running column at the cap. Two seats. Raises
     RuleSetError for an option out of bounds."""
 
     target: int = 100
-    point_value_cents: int = 0
+    point_value_hundredths: int = 0
     max_game_points: int = 100
     commission_bps: int = 0
     missed_turns_lose_game: bool = False
@@ -158,8 +158,8 @@ class Hollywood(MatchRules):
         check_bounds("target", self.target, 1, MAX_TARGET)
         check_bounds("max_game_points", self.max_game_points, 1, MAX_TARGET)
         check_money_option(
-            "point_value_cents",
-            self.point_value_cents,
+            "point_value_hundredths",
+            self.point_value_hundredths,
             self.max_seats,
             COLUMNS * self.max_game_points,
         )
@@ -172,13 +172,13 @@ class Hollywood(MatchRules):
         return f"hollywood-{self.target}"
 
     @property
-    def stake_cents(self) -> int:
+    def stake_hundredths(self) -> int:
         """What each player reserves for the match: ``3 x cap x point value``."""
-        return COLUMNS * game_stake_cents(self.max_game_points, self.point_value_cents)
+        return COLUMNS * game_stake_hundredths(self.max_game_points, self.point_value_hundredths)
 
     @property
-    def hold_cents(self) -> int:
-        return self.stake_cents
+    def hold_hundredths(self) -> int:
+        return self.stake_hundredths
 
     @property
     def takes_drawn_deals(self) -> bool:
@@ -223,9 +223,9 @@ class Hollywood(MatchRules):
         if state.game_open:
             return (deal,)
         events: list[Event] = [GameStarted(game_no=1, seats=state.active)]
-        if self.stake_cents:
+        if self.stake_hundredths:
             events += [
-                MoneyReserved(seat=seat, amount_cents=self.stake_cents, purpose="game")
+                MoneyReserved(seat=seat, amount_hundredths=self.stake_hundredths, purpose="game")
                 for seat in state.active
             ]
         return (*events, deal)
@@ -273,8 +273,8 @@ class Hollywood(MatchRules):
         settlement = settle_nets(
             nets,
             winner,
-            held_cents=self.stake_cents,
-            point_value_cents=self.point_value_cents,
+            held_hundredths=self.stake_hundredths,
+            point_value_hundredths=self.point_value_hundredths,
             commission_bps=self.commission_bps,
         )
         ended = GameEnded(game_no=1, winner=winner, totals=pairs(nets), settlement=settlement)

@@ -35,6 +35,7 @@ class DealRules:
     target: int = 0
 
 
+@codec.tag("match.DealResult")
 @dataclass(frozen=True)
 class DealResult:
     """What a format reads of one deal's ``HandEnded`` (generic fields only).
@@ -97,6 +98,7 @@ def deal_result(
 # --------------------------------------------------------------------------------------------------
 
 
+@codec.tag("match.StartMatch")
 @dataclass(frozen=True, kw_only=True)
 class StartMatch(Command):
     """Start match ``match_id`` with every seat taken (ascending seats, one account each)."""
@@ -106,6 +108,7 @@ class StartMatch(Command):
     at_ms: int
 
 
+@codec.tag("match.BeginDeal")
 @dataclass(frozen=True, kw_only=True)
 class BeginDeal(Command):
     """Deal the next deal (between deals): open rejoin offers and split requests lapse."""
@@ -113,6 +116,7 @@ class BeginDeal(Command):
     at_ms: int
 
 
+@codec.tag("match.RecordDeal")
 @dataclass(frozen=True, kw_only=True)
 class RecordDeal(Command):
     """The deal being played ended with ``result``. ``most_points``: the most one seat can be
@@ -124,6 +128,7 @@ class RecordDeal(Command):
     most_points: int | None = None
 
 
+@codec.tag("match.RecordDealAborted")
 @dataclass(frozen=True, kw_only=True)
 class RecordDealAborted(Command):
     """The deal being played was aborted (a service gone past a deadline): it is void."""
@@ -132,6 +137,7 @@ class RecordDealAborted(Command):
     at_ms: int
 
 
+@codec.tag("match.LeaveMatch")
 @dataclass(frozen=True, kw_only=True)
 class LeaveMatch(Command):
     """``seat`` leaves the match (between deals, or mid-deal: the variant scores that deal)."""
@@ -140,6 +146,7 @@ class LeaveMatch(Command):
     at_ms: int
 
 
+@codec.tag("match.AcceptRejoin")
 @dataclass(frozen=True, kw_only=True)
 class AcceptRejoin(Command):
     """``seat`` takes its rejoin offer (pool option): one more entry, back in the match."""
@@ -148,12 +155,14 @@ class AcceptRejoin(Command):
     at_ms: int
 
 
+@codec.tag("match.DeclineRejoin")
 @dataclass(frozen=True, kw_only=True)
 class DeclineRejoin(Command):
     seat: int
     at_ms: int
 
 
+@codec.tag("match.RejoinNotHeld")
 @dataclass(frozen=True, kw_only=True)
 class RejoinNotHeld(Command):
     """The ledger could not hold ``seat``'s rejoin entry: the rejoin is undone (the seat stays
@@ -163,6 +172,7 @@ class RejoinNotHeld(Command):
     at_ms: int
 
 
+@codec.tag("match.RequestSplit")
 @dataclass(frozen=True, kw_only=True)
 class RequestSplit(Command):
     """``seat`` asks to split the pool (pool option, between deals)."""
@@ -171,6 +181,7 @@ class RequestSplit(Command):
     at_ms: int
 
 
+@codec.tag("match.AbortMatch")
 @dataclass(frozen=True, kw_only=True)
 class AbortMatch(Command):
     """The match cannot go on (no redeal within the abort deadline, or an operator closed the
@@ -191,6 +202,7 @@ class MatchEvent(Event):
     __slots__ = ()
 
 
+@codec.tag("match.MatchStarted")
 @dataclass(frozen=True, kw_only=True)
 class MatchStarted(MatchEvent):
     """The match began with these seats, under ``match_format`` (its name, e.g. ``pool-101``)."""
@@ -201,15 +213,18 @@ class MatchStarted(MatchEvent):
     at_ms: int
 
 
+@codec.tag("match.MoneyReserved")
 @dataclass(frozen=True, kw_only=True)
 class MoneyReserved(MatchEvent):
-    """``amount_cents`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or ``game``."""
+    """``amount_hundredths`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or
+    ``game``."""
 
     seat: int
-    amount_cents: int
+    amount_hundredths: int
     purpose: str
 
 
+@codec.tag("match.GameStarted")
 @dataclass(frozen=True, kw_only=True)
 class GameStarted(MatchEvent):
     """Game ``game_no`` (1, 2, ...) of a game-to-N match began with these seats."""
@@ -218,6 +233,7 @@ class GameStarted(MatchEvent):
     seats: tuple[int, ...]
 
 
+@codec.tag("match.DealStarted")
 @dataclass(frozen=True, kw_only=True)
 class DealStarted(MatchEvent):
     """Deal ``deal_no`` (1, 2, ...; a voided deal is replayed under its number) is dealt to
@@ -229,6 +245,7 @@ class DealStarted(MatchEvent):
     at_ms: int
 
 
+@codec.tag("match.DealScored")
 @dataclass(frozen=True, kw_only=True)
 class DealScored(MatchEvent):
     """Deal ``deal_no`` counted: the points it charged, its winners, and the standings after it
@@ -242,6 +259,7 @@ class DealScored(MatchEvent):
     timed_out: tuple[int, ...]
 
 
+@codec.tag("match.TieBreakDue")
 @dataclass(frozen=True, kw_only=True)
 class TieBreakDue(MatchEvent):
     """The top of the standings is tied: the next deal is played among ``seats`` only."""
@@ -249,6 +267,7 @@ class TieBreakDue(MatchEvent):
     seats: tuple[int, ...]
 
 
+@codec.tag("match.DealVoided")
 @dataclass(frozen=True, kw_only=True)
 class DealVoided(MatchEvent):
     """Deal ``deal_no`` was aborted: void, replayed with the same seats; holds stay."""
@@ -257,6 +276,7 @@ class DealVoided(MatchEvent):
     reason: str
 
 
+@codec.tag("match.SeatEliminated")
 @dataclass(frozen=True, kw_only=True)
 class SeatEliminated(MatchEvent):
     """``seat``'s total reached the pool's target: out of the match."""
@@ -265,6 +285,7 @@ class SeatEliminated(MatchEvent):
     total: int
 
 
+@codec.tag("match.SeatLeft")
 @dataclass(frozen=True, kw_only=True)
 class SeatLeft(MatchEvent):
     """``seat`` left the match (``mid_deal``: during a deal, which still scores it); it forfeits
@@ -274,6 +295,7 @@ class SeatLeft(MatchEvent):
     mid_deal: bool
 
 
+@codec.tag("match.SeatForfeitedGame")
 @dataclass(frozen=True, kw_only=True)
 class SeatForfeitedGame(MatchEvent):
     """``seat`` lost the current game at the cap (missed turns, game to N option)."""
@@ -281,15 +303,17 @@ class SeatForfeitedGame(MatchEvent):
     seat: int
 
 
+@codec.tag("match.RejoinOffered")
 @dataclass(frozen=True, kw_only=True)
 class RejoinOffered(MatchEvent):
-    """Eliminated ``seat`` may buy in again for ``entry_cents`` and come back at ``total``."""
+    """Eliminated ``seat`` may buy in again for ``entry_hundredths`` and come back at ``total``."""
 
     seat: int
     total: int
-    entry_cents: int
+    entry_hundredths: int
 
 
+@codec.tag("match.Rejoined")
 @dataclass(frozen=True, kw_only=True)
 class Rejoined(MatchEvent):
     """``seat`` is back in at ``total`` (its new entry follows as MoneyReserved)."""
@@ -298,26 +322,30 @@ class Rejoined(MatchEvent):
     total: int
 
 
+@codec.tag("match.RejoinDeclined")
 @dataclass(frozen=True, kw_only=True)
 class RejoinDeclined(MatchEvent):
     seat: int
 
 
+@codec.tag("match.RejoinRefused")
 @dataclass(frozen=True, kw_only=True)
 class RejoinRefused(MatchEvent):
     """``seat``'s rejoin is undone (its entry could not be held): eliminated again at ``total``
-    (its total before the rejoin), holding ``entry_cents`` less."""
+    (its total before the rejoin), holding ``entry_hundredths`` less."""
 
     seat: int
     total: int
-    entry_cents: int
+    entry_hundredths: int
 
 
+@codec.tag("match.SplitRequested")
 @dataclass(frozen=True, kw_only=True)
 class SplitRequested(MatchEvent):
     seat: int
 
 
+@codec.tag("match.GameEnded")
 @dataclass(frozen=True, kw_only=True)
 class GameEnded(MatchEvent):
     """Game ``game_no`` ended, won by ``winner`` with these game totals; its stakes settled."""
@@ -328,6 +356,7 @@ class GameEnded(MatchEvent):
     settlement: MatchSettlement
 
 
+@codec.tag("match.MatchEnded")
 @dataclass(frozen=True, kw_only=True)
 class MatchEnded(MatchEvent):
     """The match is over: ``winners`` (one, or every seat of a split), ``reason`` (``last_left``,
@@ -340,6 +369,7 @@ class MatchEnded(MatchEvent):
     at_ms: int
 
 
+@codec.tag("match.MatchAborted")
 @dataclass(frozen=True, kw_only=True)
 class MatchAborted(MatchEvent):
     """The match was aborted or closed: every hold in ``released`` (seat, cents) goes back."""

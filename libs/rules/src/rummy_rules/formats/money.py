@@ -1,6 +1,6 @@
 """Money by match format: what is reserved, and who pays whom at the end of a match or a game.
 
-Every amount is an int of hundredths of a House Token ("cents"). Pure functions of their inputs;
+Every amount is an int of hundredths of a House Token. Pure functions of their inputs;
 every settlement they return sums to zero with its commission line, and no seat pays more than
 it holds (``docs/rules/formats.md#money``).
 
@@ -17,7 +17,7 @@ it holds (``docs/rules/formats.md#money``).
   Each line is that share less the seat's own entries.
 - **Aborted or closed match** (:func:`release_all`): every hold released, nothing moves (all
   lines 0, commission 0).
-- **Game stakes** (game to N, :func:`game_stake_cents`, :func:`settle_game`): ``cap x point
+- **Game stakes** (game to N, :func:`game_stake_hundredths`, :func:`settle_game`): ``cap x point
   value`` is reserved from each seat at the game start; at the game end each loser pays
   ``min(winner's total - loser's total, cap) x point value`` (a seat that forfeited the game:
   ``cap x point value``), the commission is ``floor(paid x commission_bps / 10000)`` and the
@@ -38,28 +38,30 @@ from ..settlement import commission_for
 
 @dataclass(frozen=True)
 class MoneyLine:
-    """One seat's money at a settlement: ``held_cents`` it had reserved, ``amount_cents`` moved
+    """One seat's money at a settlement: ``held_hundredths`` it had reserved, ``amount_hundredths``
+    moved
     (negative: it pays, at most what it holds; positive: it receives). What it holds and does
     not pay is released."""
 
     seat: int
-    held_cents: int
-    amount_cents: int
+    held_hundredths: int
+    amount_hundredths: int
 
 
 @dataclass(frozen=True)
 class MatchSettlement:
     """The money of a match (entry fees) or of one game (game stakes).
 
-    ``pool_cents``: what was at stake (the prize pool; for a game, what the losers pay);
-    ``commission_cents``: the house line; ``lines``: one per seat that held money, ascending
+    ``pool_hundredths``: what was at stake (the prize pool; for a game, what the losers pay);
+    ``commission_hundredths``: the house line; ``lines``: one per seat that held money, ascending
     seats; ``winners``: the seats that receive (several for a split). Always
-    ``sum(amount_cents) + commission_cents == 0`` and ``-amount_cents <= held_cents``.
+    ``sum(amount_hundredths) + commission_hundredths == 0`` and ``-amount_hundredths <=
+    held_hundredths``.
     """
 
-    pool_cents: int
+    pool_hundredths: int
     commission_bps: int
-    commission_cents: int
+    commission_hundredths: int
     lines: tuple[MoneyLine, ...]
     winners: tuple[int, ...]
 
@@ -67,16 +69,16 @@ class MatchSettlement:
         """The amount moved for ``seat``. Raises KeyError if it held nothing here."""
         for line in self.lines:
             if line.seat == seat:
-                return line.amount_cents
+                return line.amount_hundredths
         raise KeyError(seat)
 
 
-def entry_reservations(seats: Iterable[int], entry_cents: int) -> tuple[tuple[int, int], ...]:
-    """``(seat, entry_cents)`` for every seat, ascending: what is reserved at the match start.
+def entry_reservations(seats: Iterable[int], entry_hundredths: int) -> tuple[tuple[int, int], ...]:
+    """``(seat, entry_hundredths)`` for every seat, ascending: what is reserved at the match start.
     Raises ValueError for a negative entry."""
-    if entry_cents < 0:
-        raise ValueError(f"an entry fee must be >= 0 cents, got {entry_cents}")
-    return tuple((seat, entry_cents) for seat in sorted(set(seats)))
+    if entry_hundredths < 0:
+        raise ValueError(f"an entry fee must be >= 0 cents, got {entry_hundredths}")
+    return tuple((seat, entry_hundredths) for seat in sorted(set(seats)))
 
 
 def _held(held: Mapping[int, int]) -> dict[int, int]:
@@ -99,9 +101,9 @@ def settle_winner(held: Mapping[int, int], winner: int, commission_bps: int) -> 
     pool = sum(lines.values())
     house = commission_for(pool, commission_bps)
     return MatchSettlement(
-        pool_cents=pool,
+        pool_hundredths=pool,
         commission_bps=commission_bps,
-        commission_cents=house,
+        commission_hundredths=house,
         lines=tuple(
             MoneyLine(seat, cents, pool - house - cents if seat == winner else -cents)
             for seat, cents in lines.items()
@@ -130,9 +132,9 @@ def settle_split(
     order = sorted(totals_left, key=lambda seat: (totals_left[seat], seat))
     takings = {seat: share + (1 if i < remainder else 0) for i, seat in enumerate(order)}
     return MatchSettlement(
-        pool_cents=pool,
+        pool_hundredths=pool,
         commission_bps=commission_bps,
-        commission_cents=house,
+        commission_hundredths=house,
         lines=tuple(
             MoneyLine(seat, cents, takings.get(seat, 0) - cents) for seat, cents in lines.items()
         ),
@@ -144,22 +146,22 @@ def release_all(held: Mapping[int, int], commission_bps: int = 0) -> MatchSettle
     """An aborted or closed match (or game): every hold released, nothing moves."""
     lines = _held(held)
     return MatchSettlement(
-        pool_cents=sum(lines.values()),
+        pool_hundredths=sum(lines.values()),
         commission_bps=commission_bps,
-        commission_cents=0,
+        commission_hundredths=0,
         lines=tuple(MoneyLine(seat, cents, 0) for seat, cents in lines.items()),
         winners=(),
     )
 
 
-def game_stake_cents(max_game_points: int, point_value_cents: int) -> int:
-    """What each seat reserves at a game's start: ``max_game_points x point_value_cents``.
+def game_stake_hundredths(max_game_points: int, point_value_hundredths: int) -> int:
+    """What each seat reserves at a game's start: ``max_game_points x point_value_hundredths``.
     Raises ValueError for a cap below 1 or a negative point value."""
     if max_game_points < 1:
         raise ValueError(f"max_game_points must be >= 1, got {max_game_points}")
-    if point_value_cents < 0:
-        raise ValueError(f"point_value_cents must be >= 0, got {point_value_cents}")
-    return max_game_points * point_value_cents
+    if point_value_hundredths < 0:
+        raise ValueError(f"point_value_hundredths must be >= 0, got {point_value_hundredths}")
+    return max_game_points * point_value_hundredths
 
 
 def settle_game(
@@ -167,7 +169,7 @@ def settle_game(
     winner: int,
     *,
     max_game_points: int,
-    point_value_cents: int,
+    point_value_hundredths: int,
     commission_bps: int,
     forfeited: Iterable[int] = (),
 ) -> MatchSettlement:
@@ -183,13 +185,13 @@ def settle_game(
         raise ValueError(f"the winner (seat {winner}) played no part in this game")
     if winner in out:
         raise ValueError(f"the winner (seat {winner}) forfeited this game")
-    stake = game_stake_cents(max_game_points, point_value_cents)
+    stake = game_stake_hundredths(max_game_points, point_value_hundredths)
     nets = game_nets(totals, winner, max_game_points=max_game_points, forfeited=out)
     return settle_nets(
         nets,
         winner,
-        held_cents=stake,
-        point_value_cents=point_value_cents,
+        held_hundredths=stake,
+        point_value_hundredths=point_value_hundredths,
         commission_bps=commission_bps,
     )
 
@@ -230,13 +232,13 @@ def settle_nets(
     nets: Mapping[int, int],
     winner: int,
     *,
-    held_cents: int,
-    point_value_cents: int,
+    held_hundredths: int,
+    point_value_hundredths: int,
     commission_bps: int,
 ) -> MatchSettlement:
     """Game stakes paid on net points (``docs/rules/formats.md#money``): ``nets`` maps every
-    seat that holds ``held_cents`` to its net (points, signed, summing to 0); each seat below 0
-    pays ``-net x point_value_cents``; the commission ``floor(paid x commission_bps / 10000)``
+    seat that holds ``held_hundredths`` to its net (points, signed, summing to 0); each seat below 0
+    pays ``-net x point_value_hundredths``; the commission ``floor(paid x commission_bps / 10000)``
     (:func:`rummy_rules.settlement.commission_for`, rounded down in the players' favour) is taken
     once from what is paid and ``winner`` receives the rest. ``winner`` is the one seat that
     may be above 0 (it is named even when every net is 0: the settlement's receiving seat).
@@ -252,20 +254,20 @@ def settle_nets(
     above = sorted(seat for seat, net in nets.items() if net > 0 and seat != winner)
     if above:
         raise ValueError(f"only the winner (seat {winner}) may receive; seats {above} are above 0")
-    if held_cents < 0 or point_value_cents < 0:
+    if held_hundredths < 0 or point_value_hundredths < 0:
         raise ValueError("holds and the point value are >= 0 hundredths")
-    pays = {seat: -net * point_value_cents for seat, net in nets.items() if net < 0}
-    over = sorted(seat for seat, cents in pays.items() if cents > held_cents)
+    pays = {seat: -net * point_value_hundredths for seat, net in nets.items() if net < 0}
+    over = sorted(seat for seat, cents in pays.items() if cents > held_hundredths)
     if over:
-        raise ValueError(f"seats {over} would pay more than the {held_cents} they hold")
+        raise ValueError(f"seats {over} would pay more than the {held_hundredths} they hold")
     paid = sum(pays.values())
     house = commission_for(paid, commission_bps)
     return MatchSettlement(
-        pool_cents=paid,
+        pool_hundredths=paid,
         commission_bps=commission_bps,
-        commission_cents=house,
+        commission_hundredths=house,
         lines=tuple(
-            MoneyLine(seat, held_cents, paid - house if seat == winner else -pays.get(seat, 0))
+            MoneyLine(seat, held_hundredths, paid - house if seat == winner else -pays.get(seat, 0))
             for seat in sorted(nets)
         ),
         winners=(winner,),

@@ -46,11 +46,11 @@ POOL_TARGETS = {101: 79, 201: 174}
 
 @dataclass(frozen=True)
 class Pool(EntryFeeFormat):
-    """A pool to ``target`` (101 or 201) for ``entry_cents`` a seat. Raises RuleSetError for an
+    """A pool to ``target`` (101 or 201) for ``entry_hundredths`` a seat. Raises RuleSetError for an
     option out of bounds."""
 
     target: int = 101
-    entry_cents: int = 0
+    entry_hundredths: int = 0
     commission_bps: int = 0
     rejoin: bool = False
     split: bool = False
@@ -96,7 +96,7 @@ class Pool(EntryFeeFormat):
             winner = now.active[0] if now.active else min(result.winners)
             return (*events, self._won(now, winner, "last_left", at_ms))
         offers = tuple(
-            RejoinOffered(seat=e.seat, total=total, entry_cents=self.entry_cents)
+            RejoinOffered(seat=e.seat, total=total, entry_hundredths=self.entry_hundredths)
             for e in eliminated
             if (total := self._rejoin_total(now, e.seat)) is not None
         )
@@ -133,8 +133,10 @@ class Pool(EntryFeeFormat):
                 f"have to be at most {self.rejoin_limit})",
             )
         events: tuple[Event, ...] = (Rejoined(seat=seat, total=total),)
-        if self.entry_cents:
-            events += (MoneyReserved(seat=seat, amount_cents=self.entry_cents, purpose="rejoin"),)
+        if self.entry_hundredths:
+            events += (
+                MoneyReserved(seat=seat, amount_hundredths=self.entry_hundredths, purpose="rejoin"),
+            )
         return events
 
     def _rejoin_not_held(self, state: MatchState, command: RejoinNotHeld) -> tuple[Event, ...]:
@@ -145,7 +147,9 @@ class Pool(EntryFeeFormat):
         before = dict(state.rejoined_from)
         if seat not in state.rejoined or seat not in before:
             raise refuse(ErrorCode.WRONG_PHASE, f"seat {seat} has no rejoin waiting for its entry")
-        return (RejoinRefused(seat=seat, total=before[seat], entry_cents=self.entry_cents),)
+        return (
+            RejoinRefused(seat=seat, total=before[seat], entry_hundredths=self.entry_hundredths),
+        )
 
     def _split(self, state: MatchState, command: RequestSplit) -> tuple[Event, ...]:
         if not self.split:

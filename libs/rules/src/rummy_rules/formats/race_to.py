@@ -10,7 +10,7 @@ a tie-break deal is decided among the seats that played it (the highest of them 
 the others' totals). One seat left in the game wins it.
 
 Money is game stakes, as a game to N's (this class extends ``GameTo`` for them):
-``max_game_points x point_value_cents`` reserved from each seat at the game start; at its end
+``max_game_points x point_value_hundredths`` reserved from each seat at the game start; at its end
 each loser pays ``min(winner's total - its total, cap) x point value`` to the winner (a seat that
 left: the cap), less the commission (``rummy_rules.formats.money.settle_game``). A seat that
 misses turns stays in (its turns are played for). A deal's winner (the seat that went out, or
@@ -33,7 +33,7 @@ from .state import MatchState
 @dataclass(frozen=True)
 class RaceTo(GameTo):
     """Games to ``target`` (500) points where every seat scores every deal; the options are a
-    game to N's (``point_value_cents`` hundredths of a House Token a point, each loser's loss
+    game to N's (``point_value_hundredths`` hundredths of a House Token a point, each loser's loss
     capped at ``max_game_points``). Raises RuleSetError for an option out of bounds."""
 
     target: int = 500

@@ -186,7 +186,9 @@ def apply(state: MatchState, event: Event) -> MatchState:  # noqa: C901 - one br
         held = dict(state.held)
         return replace(
             state,
-            held=with_value(state.held, event.seat, held.get(event.seat, 0) + event.amount_cents),
+            held=with_value(
+                state.held, event.seat, held.get(event.seat, 0) + event.amount_hundredths
+            ),
         )
     if isinstance(event, GameStarted):
         return replace(
@@ -265,7 +267,7 @@ def apply(state: MatchState, event: Event) -> MatchState:  # noqa: C901 - one br
             out=_out(state, event.seat, OutReason.ELIMINATED),
             totals=with_value(state.totals, event.seat, event.total),
             held=with_value(
-                state.held, event.seat, dict(state.held).get(event.seat, 0) - event.entry_cents
+                state.held, event.seat, dict(state.held).get(event.seat, 0) - event.entry_hundredths
             ),
             rejoined=state.rejoined - {event.seat},
             rejoined_from=tuple(r for r in state.rejoined_from if r[0] != event.seat),

@@ -18,7 +18,7 @@ from .state import GameSheet, MatchState
 @dataclass(frozen=True)
 class MatchSeatView:
     """One seat: ``status`` ``in``, ``eliminated`` or ``left``; ``total`` (points: pool, best of
-    N; the open game's total: game to N); ``chips`` (deals, else None); ``held_cents`` reserved
+    N; the open game's total: game to N); ``chips`` (deals, else None); ``held_hundredths`` reserved
     now; ``games_won``; ``rejoin_total`` (the total an open rejoin offer brings it back at, else
     None); ``asked_split``."""
 
@@ -27,7 +27,7 @@ class MatchSeatView:
     status: str
     total: int
     chips: int | None
-    held_cents: int
+    held_hundredths: int
     games_won: int
     rejoin_total: int | None
     asked_split: bool
@@ -126,7 +126,7 @@ def match_view(fmt: MatchFormat, state: MatchState) -> MatchView:
                 status=out[s.seat].value if s.seat in out else "in",
                 total=state.total(s.seat),
                 chips=None if chips is None else chips.get(s.seat),
-                held_cents=held.get(s.seat, 0),
+                held_hundredths=held.get(s.seat, 0),
                 games_won=won.get(s.seat, 0),
                 rejoin_total=offers.get(s.seat),
                 asked_split=s.seat in state.split_requests,

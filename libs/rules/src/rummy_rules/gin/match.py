@@ -32,7 +32,7 @@ def gin_game(
     target: int = 100,
     *,
     games: int = 1,
-    point_value_cents: int = 0,
+    point_value_hundredths: int = 0,
     max_game_points: int = 100,
     commission_bps: int = 0,
 ) -> GameTo:
@@ -43,7 +43,7 @@ def gin_game(
     return GameTo(
         target=target,
         games=games,
-        point_value_cents=point_value_cents,
+        point_value_hundredths=point_value_hundredths,
         max_game_points=max_game_points,
         commission_bps=commission_bps,
         missed_turns_lose_game=True,
@@ -56,7 +56,7 @@ def gin_game(
 def hollywood_game(
     target: int = 100,
     *,
-    point_value_cents: int = 0,
+    point_value_hundredths: int = 0,
     max_game_points: int = 100,
     commission_bps: int = 0,
 ) -> Hollywood:
@@ -65,7 +65,7 @@ def hollywood_game(
     check_target(target)
     return Hollywood(
         target=target,
-        point_value_cents=point_value_cents,
+        point_value_hundredths=point_value_hundredths,
         max_game_points=max_game_points,
         commission_bps=commission_bps,
         missed_turns_lose_game=True,

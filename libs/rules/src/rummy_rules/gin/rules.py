@@ -37,6 +37,7 @@ GIN_SEED_WINDOW_SECONDS = 3
 GIN_MAX_MISSED_TURNS = 3
 
 
+@codec.tag("gin.Options")
 @dataclass(frozen=True)
 class GinOptions(VariantOptions):
     """A gin hand's options: ``oklahoma`` (the upcard's value is the knock limit, ace 1, and a
@@ -77,7 +78,7 @@ codec.register(GinOptions)
 
 
 def gin_rule_set(
-    point_value_cents: int = 0,
+    point_value_hundredths: int = 0,
     commission_bps: int = 0,
     *,
     oklahoma: bool = False,
@@ -101,7 +102,7 @@ def gin_rule_set(
         max_missed_turns=max_missed_turns,
         turn_seconds=turn_seconds,
         seed_window_seconds=seed_window_seconds,
-        point_value_cents=point_value_cents,
+        point_value_hundredths=point_value_hundredths,
         commission_bps=commission_bps,
         options=GinOptions(
             oklahoma=oklahoma, big_gin=big_gin, missed_turns_forfeit=missed_turns_forfeit

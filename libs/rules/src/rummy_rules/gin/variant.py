@@ -74,6 +74,7 @@ LOST_OUTCOME = "lost"
 GinPhase = HandPhase  # the hand's phases are every variant's (``rummy_rules.lifecycle``)
 
 
+@codec.tag("gin.State")
 @dataclass(frozen=True)
 class GinState(lifecycle.SeatedHand):
     """One gin hand around its play: the hand's life (``lifecycle.SeatedHand``: the seats and
@@ -376,12 +377,14 @@ class Gin(VariantRules):
                 "oklahoma", f"{oklahoma} under rule set {rule_set.name!r}", not oklahoma
             )
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
         """Gin Rummy (``gin-rummy/1``) at two seats. Raises RuleSetError for another seat
         count."""
         if seats != 2:
             raise RuleSetError("seats", "2", seats, "gin is for two players")
-        return gin_rule_set(point_value_cents, commission_bps)
+        return gin_rule_set(point_value_hundredths, commission_bps)
 
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """A gin table's rule set, free (the format holds the money): a gin hand has no drops,

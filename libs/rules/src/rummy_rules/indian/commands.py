@@ -9,6 +9,7 @@ from ..cards import Card
 from ..commands import Command
 
 
+@codec.tag("indian.Declare")
 @dataclass(frozen=True, kw_only=True)
 class Declare(Command):
     """Holding one card more than a hand (14 at 13-card rummy), lay ``face_down`` aside and show
@@ -23,6 +24,7 @@ class Declare(Command):
     at_ms: int
 
 
+@codec.tag("indian.Drop")
 @dataclass(frozen=True, kw_only=True)
 class Drop(Command):
     """Leave the hand on one's turn, before drawing: a first drop if the seat has not drawn yet in

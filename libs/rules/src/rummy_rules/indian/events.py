@@ -22,6 +22,7 @@ class DropKind(Enum):
     TIMEOUT = "timeout"
 
 
+@codec.tag("indian.PlayerDropped")
 @dataclass(frozen=True, kw_only=True)
 class PlayerDropped(Event):
     """``seat`` is out of the hand during turn ``turn_no`` and is charged ``points``."""
@@ -32,6 +33,7 @@ class PlayerDropped(Event):
     points: int
 
 
+@codec.tag("indian.Declared")
 @dataclass(frozen=True, kw_only=True)
 class Declared(Event):
     """``seat`` laid ``face_down`` aside and showed ``shown`` (13 cards), a valid declaration.
@@ -43,6 +45,7 @@ class Declared(Event):
     shown: tuple[Card, ...]
 
 
+@codec.tag("indian.DeclarationRejected")
 @dataclass(frozen=True, kw_only=True)
 class DeclarationRejected(Event):
     """``seat`` showed ``shown`` but it is not a valid declaration under its best arrangement:

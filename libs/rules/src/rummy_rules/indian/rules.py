@@ -22,6 +22,7 @@ from ..rules import CUT_AND_UPCARD, DealShape, RuleSet, RuleSetError, VariantOpt
 from ..wild import MAX_CARD_POINTS
 
 
+@codec.tag("indian.PointsRules")
 @dataclass(frozen=True)
 class IndianPointsRules(VariantOptions):
     """Scoring numbers of Indian points rummy, in points (``docs/rules/scoring.md#outcomes``).
@@ -170,7 +171,7 @@ INDIAN_POINTS_VARIANT = "indian-points"
 
 def bombay_baazi(
     seats: int,
-    point_value_cents: int,
+    point_value_hundredths: int,
     commission_bps: int,
     *,
     points_cap: int | None = None,
@@ -182,7 +183,7 @@ def bombay_baazi(
     """The Bombay Baazi 13-card points rule set for a table of ``seats`` seats (4, 6 or 8; with
     the rulebook's ``shoes``, 2 to 6) (``docs/rules/rule-set.md#house-rule-set``).
 
-    ``point_value_cents`` is in hundredths of a House Token per point (0 for a free table);
+    ``point_value_hundredths`` is in hundredths of a House Token per point (0 for a free table);
     ``commission_bps`` in basis points (0..10000); ``points_cap`` None (the house rule) or the
     rulebook's :data:`RULEBOOK_POINTS_CAP` (80; any cap 1..130 is accepted), which makes the
     reservation cap x point value. Raises RuleSetError for any value out of range (a seat count
@@ -190,7 +191,7 @@ def bombay_baazi(
     """
     return _indian_rule_set(
         seats,
-        point_value_cents,
+        point_value_hundredths,
         commission_bps,
         IndianPointsRules(points_cap=points_cap),
         shoes,
@@ -263,7 +264,7 @@ def match_deal_rule_set(
 
 def _indian_rule_set(
     seats: int,
-    point_value_cents: int,
+    point_value_hundredths: int,
     commission_bps: int,
     options: IndianPointsRules,
     shoes: IndianShoes,
@@ -283,7 +284,7 @@ def _indian_rule_set(
         max_missed_turns=max_missed_turns,
         turn_seconds=turn_seconds,
         seed_window_seconds=seed_window_seconds,
-        point_value_cents=point_value_cents,
+        point_value_hundredths=point_value_hundredths,
         commission_bps=commission_bps,
         options=options,
     )

@@ -84,6 +84,7 @@ class SeatState:
         return self.status is SeatStatus.PLAYING
 
 
+@codec.tag("indian.HandState")
 @dataclass(frozen=True)
 class HandState:
     """Everything about one hand. ``stock[0]`` is the next card drawn; ``discard_pile[-1]`` is

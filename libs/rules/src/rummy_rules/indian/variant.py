@@ -74,7 +74,9 @@ class IndianPoints(VariantRules):
     deal_shape = IndianPointsRules.deal_shape
     bot: VariantBot | None = INDIAN_BOT
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
         """Bombay Baazi; on the rulebook's shoes at a seat count Bombay Baazi's have no shoe
         for (2, 3 or 5 seats)."""
         shoes = IndianShoes.BOMBAY_BAAZI
@@ -88,7 +90,7 @@ class IndianPoints(VariantRules):
                     seats,
                     "4, 6 or 8 on Bombay Baazi's shoes, 2 to 6 on the rulebook's",
                 )
-        return bombay_baazi(seats, point_value_cents, commission_bps, shoes=shoes)
+        return bombay_baazi(seats, point_value_hundredths, commission_bps, shoes=shoes)
 
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """:func:`~rummy_rules.indian.rules.match_deal_rule_set` at the table's seat count and

@@ -43,6 +43,7 @@ def shoe_for(seats: int) -> Shoe:
     return ONE_DECK if seats <= ONE_DECK_SEATS else TWO_DECKS
 
 
+@codec.tag("rummy500.Options")
 @dataclass(frozen=True)
 class Rummy500Options(VariantOptions):
     """A Rummy 500 round's options: ``low_ace_one`` (an ace melded low, in A-2-3..., counts 1
@@ -112,7 +113,7 @@ def rummy500_rule_set(
         max_missed_turns=max_missed_turns,
         turn_seconds=turn_seconds,
         seed_window_seconds=seed_window_seconds,
-        point_value_cents=0,
+        point_value_hundredths=0,
         commission_bps=0,
         options=Rummy500Options(low_ace_one=low_ace_one),
     )

@@ -59,6 +59,7 @@ WENT_OUT_OUTCOME = "went_out"
 SCORED_OUTCOME = "scored"
 
 
+@codec.tag("rummy500.State")
 @dataclass(frozen=True)
 class Rummy500State(lifecycle.SeatedHand):
     """One round around its play: the hand's life (``lifecycle.SeatedHand``: seats, stakes,
@@ -267,7 +268,9 @@ class Rummy500(VariantRules):
 
         return RUMMY500_BOT
 
-    def house_rule_set(self, seats: int, point_value_cents: int, commission_bps: int) -> RuleSet:
+    def house_rule_set(
+        self, seats: int, point_value_hundredths: int, commission_bps: int
+    ) -> RuleSet:
         """``rummy-500/1`` at ``seats`` (2-8). Its rounds are free: the money is the match's
         (game stakes), so the point value and commission given are not a round's. Raises
         RuleSetError for a seat count out of 2..8."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from rummy_ledger.domain.accounts import (
     HeldReservation,
     JournalTransaction,
 )
+from rummy_ledger.domain.limits import PlayerLimits
 from rummy_ledger.domain.matches import MatchBook
 from rummy_platform import db as platform_db
 
@@ -282,6 +283,51 @@ def save_match(conn: psycopg.Connection, book: MatchBook) -> None:
     )
 
 
+# --------------------------------------------------------------------------- responsible play
+
+
+def player_limits(conn: psycopg.Connection, account_id: str) -> PlayerLimits | None:
+    row = conn.execute(
+        "SELECT limits FROM player_limits WHERE account_id = %s", (account_id,)
+    ).fetchone()
+    return None if row is None else PlayerLimits.from_json(row[0])
+
+
+def save_player_limits(conn: psycopg.Connection, limits: PlayerLimits) -> None:
+    conn.execute(
+        "INSERT INTO player_limits (account_id, limits) VALUES (%s, %s) "
+        "ON CONFLICT (account_id) DO UPDATE SET limits = EXCLUDED.limits, updated_at = now()",
+        (limits.account_id, Jsonb(limits.to_json())),
+    )
+
+
+def add_period_loss(
+    conn: psycopg.Connection, account_id: str, period: str, start: date, amount: int
+) -> None:
+    conn.execute(
+        "INSERT INTO period_losses (account_id, period, period_start, net_loss_hundredths) "
+        "VALUES (%s, %s, %s, %s) ON CONFLICT (account_id, period, period_start) "
+        "DO UPDATE SET net_loss_hundredths = "
+        "period_losses.net_loss_hundredths + EXCLUDED.net_loss_hundredths",
+        (account_id, period, start, amount),
+    )
+
+
+def period_losses(
+    conn: psycopg.Connection, account_id: str, periods: Sequence[tuple[str, date]]
+) -> dict[str, int]:
+    found = {p: 0 for p, _ in periods}
+    for period, start in periods:
+        row = conn.execute(
+            "SELECT net_loss_hundredths FROM period_losses "
+            "WHERE account_id = %s AND period = %s AND period_start = %s",
+            (account_id, period, start),
+        ).fetchone()
+        if row is not None:
+            found[period] = int(row[0])
+    return found
+
+
 def release_reservation(conn: psycopg.Connection, hand_id: str, seat: int) -> None:
     conn.execute(
         "UPDATE reservations SET state = 'released', resolved_at = now() "
@@ -359,6 +405,33 @@ class LedgerGauges:
     commission_hundredths: int  # the house commission account's balance
     outbox_unpublished: int
     outbox_oldest_age_seconds: float  # 0.0 when nothing waits
+
+
+@dataclass(frozen=True)
+class LimitsGauges:
+    """How many players have limits of their own, are on a break, are excluded."""
+
+    with_limits: int
+    on_break: int
+    excluded: int
+
+
+def limits_gauges(conn: psycopg.Connection, now: datetime) -> LimitsGauges:
+    """Count the stored limits (one row per player who ever set one; a pending early end of a
+    break is counted as on a break until the break's stored end)."""
+    row = conn.execute(
+        """
+        SELECT
+            count(*) FILTER (WHERE limits->'loss_limits' <> '[]'::jsonb
+                             OR limits->'stake_limit_hundredths' <> 'null'::jsonb),
+            count(*) FILTER (WHERE (limits->>'break_until')::timestamptz > %s),
+            count(*) FILTER (WHERE limits->>'excluded_at' IS NOT NULL)
+        FROM player_limits
+        """,
+        (now,),
+    ).fetchone()
+    assert row is not None
+    return LimitsGauges(int(row[0]), int(row[1]), int(row[2]))
 
 
 def gauges(conn: psycopg.Connection) -> LedgerGauges:

@@ -38,7 +38,7 @@ import json
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from rummy_ledger.application.ports import (
@@ -48,6 +48,7 @@ from rummy_ledger.application.ports import (
     Commands,
     Journal,
     LedgerUnitOfWork,
+    Limits,
     Matches,
     Offsets,
     Outbox,
@@ -57,7 +58,6 @@ from rummy_ledger.application.ports import (
     Reservations,
     StatementRow,
     StoredCommand,
-    utc_now,
 )
 from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
@@ -69,6 +69,7 @@ from rummy_ledger.domain.accounts import (
     LineKind,
     TransactionKind,
 )
+from rummy_ledger.domain.limits import PlayerLimits
 from rummy_ledger.domain.matches import MatchBook
 from rummy_platform.unit_of_work import SnapshotTransactions
 
@@ -130,6 +131,8 @@ class LedgerState:
     offsets: dict[tuple[str, str, int], int] = field(default_factory=dict)
     match_tables: dict[str, int] = field(default_factory=dict)
     matches: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, match) -> JSON
+    player_limits: dict[str, str] = field(default_factory=dict)  # account -> JSON
+    period_losses: dict[tuple[str, str, date], int] = field(default_factory=dict)
 
 
 class _Repository:
@@ -418,6 +421,24 @@ class _Outbox(_Repository, Outbox):
         ]
 
 
+class _Limits(_Repository, Limits):
+    def of(self, account_id: str) -> PlayerLimits | None:
+        body = self._state.player_limits.get(account_id)
+        return None if body is None else PlayerLimits.from_json(json.loads(body))
+
+    def save(self, limits: PlayerLimits) -> None:
+        self._state.player_limits[limits.account_id] = json.dumps(limits.to_json())
+
+    def add_loss(self, account_id: str, period: str, start: date, net_loss_hundredths: int) -> None:
+        if period not in ("day", "week", "month"):
+            raise ConstraintViolation(f"period {period!r}")
+        key = (account_id, period, start)
+        self._state.period_losses[key] = self._state.period_losses.get(key, 0) + net_loss_hundredths
+
+    def losses(self, account_id: str, periods: Sequence[tuple[str, date]]) -> dict[str, int]:
+        return {p: self._state.period_losses.get((account_id, p, s), 0) for p, s in periods}
+
+
 class _Offsets(_Repository, Offsets):
     def store(self, consumer_group: str, topic: str, partition: int, offset: int) -> None:
         key = (consumer_group, topic, partition)
@@ -432,7 +453,7 @@ class InMemoryUnitOfWork(LedgerUnitOfWork):
     (``posted_at``) and outbox rows. Repositories may also be used outside a transaction (each
     call then stands alone, as on an autocommit connection)."""
 
-    def __init__(self, *, clock: Clock = utc_now) -> None:
+    def __init__(self, *, clock: Clock) -> None:
         self._transactions = SnapshotTransactions(LedgerState())
         self.clock = clock
         self.commands = _Commands(self)
@@ -440,6 +461,7 @@ class InMemoryUnitOfWork(LedgerUnitOfWork):
         self.journal = _Journal(self)
         self.reservations = _Reservations(self)
         self.matches = _Matches(self)
+        self.limits = _Limits(self)
         self.outbox = _Outbox(self)
         self.offsets = _Offsets(self)
 

@@ -62,7 +62,8 @@ from prometheus_client.registry import Collector
 from psycopg_pool import ConnectionPool
 
 from rummy_ledger.adapters import db
-from rummy_ledger.application.ports import REFUSABLE_EVENTS, Clock, Counters, utc_now
+from rummy_ledger.application.ports import REFUSABLE_EVENTS, Clock, Counters
+from rummy_ledger.domain.limits import FactKind, Reason
 from rummy_ledger.domain.matches import ENTRY, PURPOSES, STAKE
 from rummy_platform import ledger_invariants
 from rummy_platform.envelope import type_name
@@ -113,6 +114,17 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         "rummy_ledger_matches_aborted", "Matches aborted (every hold released)", registry=registry
     )
 
+    limit_refusals = Counter(
+        "rummy_ledger_limit_refusals",
+        "Reservations refused by the player's own limits, by reason",
+        ["reason"], registry=registry,
+    )  # fmt: skip
+    limit_changes = Counter(
+        "rummy_ledger_limit_changes",
+        "Changes players made to their own limits, by change",
+        ["change"], registry=registry,
+    )  # fmt: skip
+
     def match_settled(purpose: str, commission_hundredths: int) -> None:
         match_settlements.labels(purpose).inc()
         commission.inc(commission_hundredths)
@@ -141,6 +153,10 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
     for purpose in (ENTRY, STAKE):
         match_settlements.labels(purpose)
         match_refused.labels(purpose)
+    for reason in Reason:
+        limit_refusals.labels(reason.value)
+    for change in FactKind:
+        limit_changes.labels(change.value)
     return Counters(
         reservation=lambda outcome: reservations.labels(outcome).inc(),
         settlement=settled,
@@ -152,6 +168,8 @@ def counters(registry: CollectorRegistry = REGISTRY) -> Counters:
         match_settlement=match_settled,
         match_settlement_refused=match_settlement_refused,
         match_aborted=matches_aborted.inc,
+        limit_refusal=lambda reason: limit_refusals.labels(reason).inc(),
+        limit_change=lambda change: limit_changes.labels(change).inc(),
     )
 
 
@@ -179,7 +197,7 @@ class LedgerGaugeCollector(Collector):
         pool: ConnectionPool,
         *,
         invariants_every_s: float = 60.0,
-        clock: Clock = utc_now,
+        clock: Clock,
         monotonic: Callable[[], float] = time.monotonic,
         reachable: Callable[[], bool] = lambda: True,
         connect_timeout_s: float = 2.0,
@@ -200,6 +218,7 @@ class LedgerGaugeCollector(Collector):
         try:
             with self._pool.connection(timeout=self._connect_timeout_s) as conn:
                 figures = db.gauges(conn)
+                players = db.limits_gauges(conn, self._clock())
                 full_scan = self._scan(conn)
         except Exception:
             _log.exception("could not read the ledger gauges")
@@ -244,6 +263,17 @@ class LedgerGaugeCollector(Collector):
             figures.outbox_oldest_age_seconds,
         )
         yield _gauge(
+            "rummy_ledger_players_with_limits",
+            "Players with a loss or stake limit of their own set",
+            players.with_limits,
+        )
+        yield _gauge("rummy_ledger_players_on_break", "Players on a break now", players.on_break)
+        yield _gauge(
+            "rummy_ledger_players_excluded",
+            "Players self-excluded (until their exclusion ends and they return)",
+            players.excluded,
+        )
+        yield _gauge(
             "rummy_ledger_invariant_violations",
             "Ledger invariants broken (tokens conserved, entries match balances...); 0 expected",
             full_scan.invariant_violations,
@@ -277,8 +307,8 @@ def register_gauges(
     pool: ConnectionPool,
     registry: CollectorRegistry = REGISTRY,
     *,
+    clock: Clock,
     invariants_every_s: float = 60.0,
-    clock: Clock = utc_now,
     reachable: Callable[[], bool] = lambda: True,
 ) -> LedgerGaugeCollector:
     """Register a :class:`LedgerGaugeCollector` over ``pool`` in ``registry`` (``reachable``:

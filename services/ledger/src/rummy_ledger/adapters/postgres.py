@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from datetime import date
 from typing import Any
 
 import psycopg
@@ -25,6 +26,7 @@ from rummy_ledger.application.ports import (
     Commands,
     Journal,
     LedgerUnitOfWork,
+    Limits,
     Matches,
     Offsets,
     Outbox,
@@ -36,6 +38,7 @@ from rummy_ledger.application.ports import (
     StoredCommand,
 )
 from rummy_ledger.domain.accounts import HeldReservation, JournalTransaction
+from rummy_ledger.domain.limits import PlayerLimits
 from rummy_ledger.domain.matches import MatchBook
 from rummy_platform import ledger_invariants
 from rummy_platform.outbox import next_stream_version
@@ -117,6 +120,23 @@ class _Matches(Matches):
         db.save_match(self._conn(), book)
 
 
+class _Limits(Limits):
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def of(self, account_id: str) -> PlayerLimits | None:
+        return db.player_limits(self._conn(), account_id)
+
+    def save(self, limits: PlayerLimits) -> None:
+        db.save_player_limits(self._conn(), limits)
+
+    def add_loss(self, account_id: str, period: str, start: date, net_loss_hundredths: int) -> None:
+        db.add_period_loss(self._conn(), account_id, period, start, net_loss_hundredths)
+
+    def losses(self, account_id: str, periods: Sequence[tuple[str, date]]) -> dict[str, int]:
+        return db.period_losses(self._conn(), account_id, periods)
+
+
 class _Outbox(Outbox):
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
@@ -161,6 +181,7 @@ class PostgresUnitOfWork(LedgerUnitOfWork):
         self.journal = _Journal(conn)
         self.reservations = _Reservations(conn)
         self.matches = _Matches(conn)
+        self.limits = _Limits(conn)
         self.outbox = _Outbox(conn)
         self.offsets = _Offsets(conn)
 

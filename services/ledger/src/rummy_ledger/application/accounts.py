@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rummy_ledger.application.limits import record_losses, reservation_refusal
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent, StatementRow
 from rummy_ledger.domain.accounts import (
     DEFAULT_GRANT_LIMITS,
@@ -94,6 +95,8 @@ class SeatReservation:
     reserved: bool
     available_hundredths: int  # the account's available balance before this reservation
     reason: str | None = None
+    # The player's own limit that refused it (``domain.limits.Reason`` value), or None.
+    refused_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -247,11 +250,14 @@ def reserve_stakes(
     *,
     consumed: ConsumedPosition | None = None,
     outbox: Outbox = (),
+    at: datetime | None = None,
 ) -> ReserveResult:
     """Hold each seat's amount, all-or-nothing per seat: a seat whose available balance is short
     is rejected with a reason such as ``"balance 1200 < reservation 2600 hundredths"`` and holds
-    nothing. Unknown player accounts are opened with balance 0. Idempotent on the hand id.
-    Raises InvalidCommand or Conflict."""
+    nothing; so is a seat whose own limits refuse it at ``at`` (the HandStarted's time;
+    ``refused_by`` says which, ``application.limits.reservation_refusal``). Unknown player
+    accounts are opened with balance 0. Idempotent on the hand id. Raises InvalidCommand or
+    Conflict."""
     validate_reserve(command)
 
     def work() -> ReserveResult:
@@ -265,6 +271,10 @@ def reserve_stakes(
             reason = rejection_reason(
                 row.balance_hundredths, row.reserved_hundredths, stake.amount_hundredths
             )
+            limit = None
+            if reason is None:
+                limit = reservation_refusal(uow, row, stake.amount_hundredths, at)
+                reason = None if limit is None else limit.describe()
             if reason is None:
                 uow.reservations.insert(
                     command.hand_id,
@@ -281,6 +291,7 @@ def reserve_stakes(
                     reason is None,
                     available,
                     reason,
+                    None if limit is None else limit.reason.value,
                 )
             )
         return ReserveResult(command.hand_id, tuple(outcomes))
@@ -296,13 +307,15 @@ def settle_hand(
     *,
     consumed: ConsumedPosition | None = None,
     outbox: Outbox = (),
+    at: datetime | None = None,
 ) -> SettleResult:
     """Post the hand's settlement exactly once, as the table computed it, after checking its
     invariants (``domain.accounts.check_settlement``), and settle every reservation of the hand (a
     loser's at its cost, each winner's at 0). A second call returns the first result. Raises
     InvalidCommand (no hand or table named), SettlementRefused (an invariant fails: nothing
     moved; the caller records the refusal with :func:`refuse_settlement`) or Conflict (the hand
-    was settled with other results)."""
+    was settled with other results). ``at``: the HandEnded's time, the period its net losses
+    count in (``application.limits.record_losses``; None: not counted)."""
 
     def work() -> SettleResult:
         held = uow.reservations.lock_held(command.hand_id)
@@ -311,6 +324,8 @@ def settle_hand(
         for reservation in held:
             uow.reservations.settle(command.hand_id, reservation.seat, settled[reservation.seat])
         uow.journal.insert(transaction)
+        if at is not None:
+            record_losses(uow, transaction, at)
         return SettleResult(
             command.hand_id,
             transaction.id,

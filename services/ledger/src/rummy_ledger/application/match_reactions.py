@@ -60,6 +60,14 @@ R = TypeVar("R")
 _REASONS = {
     INSUFFICIENT_BALANCE: ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
 }
+#: The player's own limits (``domain.limits.Reason`` values): the table is told "not dealt in",
+#: the player's key which limit (``ReservationRefusedByLimit``).
+_LIMIT_REASONS = {
+    "loss_limit": ledger_events.LIMIT_REASON_LOSS_LIMIT,
+    "stake_limit": ledger_events.LIMIT_REASON_STAKE_LIMIT,
+    "break": ledger_events.LIMIT_REASON_BREAK,
+    "self_exclusion": ledger_events.LIMIT_REASON_SELF_EXCLUSION,
+}
 
 
 def settle_command(
@@ -117,6 +125,10 @@ class Refusing(Protocol):
 #: ``Ledger``'s outgoing envelope of a payload caused by a table event, with the match id as
 #: its correlation id.
 Emit = Callable[[LedgerUnitOfWork, Envelope, Message, str], OutgoingEvent]
+#: ``Ledger.limit_refusal_event``: a ``ReservationRefusedByLimit`` keyed by the player's account.
+EmitPrivate = Callable[
+    [LedgerUnitOfWork, Envelope, str, int, ledger_events.ReservationRefusedByLimit], OutgoingEvent
+]
 
 
 class MatchReactions:
@@ -124,8 +136,11 @@ class MatchReactions:
     ``matches``): ``emit`` builds an outgoing event, ``refusing`` runs a command and turns a
     refusal into None, ``counters`` are the ledger's metric callbacks."""
 
-    def __init__(self, emit: Emit, refusing: Refusing, counters: Counters) -> None:
+    def __init__(
+        self, emit: Emit, refusing: Refusing, counters: Counters, emit_private: EmitPrivate
+    ) -> None:
         self._emit = emit
+        self._emit_private = emit_private
         self._refusing = refusing
         self._counters = counters
 
@@ -187,16 +202,29 @@ class MatchReactions:
             hold, batch = result.hold, result.batch
             events = []
             if not hold.held:
+                limit = _LIMIT_REASONS.get(hold.reason or "")
+                if limit is not None:
+                    private = ledger_events.ReservationRefusedByLimit(
+                        account_id=hold.account_id,
+                        table_id=table_id,
+                        purpose=batch.purpose,
+                        reason=limit,
+                        detail=hold.reason or "",
+                        required_hundredths=hold.amount_hundredths,
+                    )
+                    events.append(self._emit_private(uow, source, match_id, 0, private))
                 rejected = ledger_events.MatchMoneyRejected(
                     match_id=match_id,
                     purpose=batch.purpose,
                     game_no=batch.game_no,
                     seat=hold.seat,
                     account_id=hold.account_id,
-                    reason=_REASONS.get(
+                    reason=ledger_events.STAKE_REJECTION_REASON_NOT_DEALT_IN
+                    if limit is not None
+                    else _REASONS.get(
                         hold.reason or "", ledger_events.STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT
                     ),
-                    available_hundredths=hold.available_hundredths,
+                    available_hundredths=0 if limit is not None else hold.available_hundredths,
                     required_hundredths=hold.amount_hundredths,
                 )
                 events.append(self._event(uow, source, rejected, match_id))
@@ -221,7 +249,7 @@ class MatchReactions:
                 purpose=purpose_of(asked.purpose),
                 game_no=asked.game_no,
             )
-            return match_application.hold_money(uow, command, outbox=outbox)
+            return match_application.hold_money(uow, command, outbox=outbox, at=source.occurred_at)
 
         with log_context(table_id=table_id, match_id=match_id, seat=asked.seat):
             result = self._refusing(source, hold)
@@ -229,6 +257,8 @@ class MatchReactions:
                 return
             outcome = "held" if result.hold.held else "rejected"
             self._counters.match_hold(result.batch.purpose, outcome)
+            if result.hold.reason in _LIMIT_REASONS:
+                self._counters.limit_refusal(result.hold.reason or "")
             _log.info(
                 f"match money {outcome}",
                 purpose=result.batch.purpose,
@@ -292,6 +322,7 @@ class MatchReactions:
                     settle_command(table_id, match_id, game_no, ended),
                     settled=settled,
                     refused=refused,
+                    at=source.occurred_at,
                 ),
             )
             if isinstance(result, MatchRefusal):

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TypeVar
 
 from rummy_ledger.application.accounts import JournalLine, ReleasedReservation
+from rummy_ledger.application.limits import record_losses, reservation_refusal
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
 from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
@@ -155,12 +157,18 @@ def start_game(
 
 
 def hold_money(
-    uow: LedgerUnitOfWork, command: HoldMoney, *, outbox: MatchOutbox[HoldResult]
+    uow: LedgerUnitOfWork,
+    command: HoldMoney,
+    *,
+    outbox: MatchOutbox[HoldResult],
+    at: datetime | None = None,
 ) -> HoldResult:
     """Hold ``command.amount_hundredths`` of the seat's account (all or nothing): held when its
-    available balance covers it, else rejected (``insufficient_balance``, or
-    ``unknown_account`` when the ledger has no such account). The other holds of the batch stay
-    as they are either way (the table aborts the match; its MatchAborted releases them).
+    available balance covers it and the player's own limits allow it at ``at`` (the
+    MoneyReserved's time), else rejected (``insufficient_balance``, ``unknown_account`` when
+    the ledger has no such account, or the limit's ``domain.limits.Reason`` value). The other
+    holds of the batch stay as they are either way (the table aborts the match; its
+    MatchAborted releases them).
     Raises InvalidCommand (an unknown, aborted or already settled match; a seat outside the
     match or the game) or Conflict (the same key with another amount)."""
     validate_hold(command)
@@ -192,6 +200,10 @@ def hold_money(
             command,
             None if row is None else (row.balance_hundredths, row.reserved_hundredths),
         )
+        if outcome.held and row is not None:
+            limit = reservation_refusal(uow, row, command.amount_hundredths, at)
+            if limit is not None:
+                outcome = replace(outcome, held=False, reason=limit.reason.value)
         if outcome.held:
             group = hold_group(command.table_id, command.match_id, command.purpose, command.game_no)
             uow.reservations.insert(
@@ -212,13 +224,15 @@ def settle_match(
     *,
     settled: MatchOutbox[MatchSettleResult],
     refused: MatchOutbox[MatchRefusal],
+    at: datetime | None = None,
 ) -> MatchSettleResult | MatchRefusal | None:
     """Post the settlement of the match (``game_no`` 0) or of one game exactly once, after
     checking its invariants against what is held for it (``domain.matches.check_match_settlement``),
     settling each covered hold at what its seat pays (released at 0 for what it does not); or
     refuse it: nothing posted, every covered hold released. None when nothing is due: a repeat,
     or a free match (nothing held, nothing to move). Raises InvalidCommand (an unknown match)
-    or Conflict (a second, different settlement of the same game)."""
+    or Conflict (a second, different settlement of the same game). ``at``: the event's time,
+    the period the net losses (forfeits less prizes) count in (None: not counted)."""
     check_ids(command.table_id, command.match_id)
     with uow.transaction():
         book = uow.matches.lock(command.table_id, command.match_id)
@@ -261,6 +275,8 @@ def settle_match(
             uow.reservations.settle(group, seat, amount)
         transaction = match_settlement_transaction(book, command)
         uow.journal.insert(transaction)
+        if at is not None:
+            record_losses(uow, transaction, at)
         uow.matches.save(_ended(book, command.game_no, "settled", body))
         result = MatchSettleResult(
             command.match_id,

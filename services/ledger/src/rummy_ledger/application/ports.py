@@ -24,7 +24,7 @@ import abc
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import date, datetime
 from typing import Any
 
 from google.protobuf.message import Message
@@ -32,6 +32,7 @@ from google.protobuf.message import Message
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.domain.accounts import AccountKind, HeldReservation, JournalTransaction
+from rummy_ledger.domain.limits import PlayerLimits
 from rummy_ledger.domain.matches import MatchBook
 from rummy_platform.envelope import Envelope, encode
 
@@ -225,6 +226,28 @@ class Matches(abc.ABC):
         """Store the book (insert or replace)."""
 
 
+class Limits(abc.ABC):
+    """Responsible play (``rummy_ledger.domain.limits``): each player's limits and its net losses
+    per period, kept up to date as settlements post. Called under the lock of the account's
+    balance row (``Accounts.lock_balances``), which serialises everything about one account."""
+
+    @abc.abstractmethod
+    def of(self, account_id: str) -> PlayerLimits | None:
+        """The player's stored limits, or None when it never set any."""
+
+    @abc.abstractmethod
+    def save(self, limits: PlayerLimits) -> None:
+        """Store the player's limits (insert or replace)."""
+
+    @abc.abstractmethod
+    def add_loss(self, account_id: str, period: str, start: date, net_loss_hundredths: int) -> None:
+        """Add ``net_loss_hundredths`` (signed: a gain is negative) to the period's total."""
+
+    @abc.abstractmethod
+    def losses(self, account_id: str, periods: Sequence[tuple[str, date]]) -> dict[str, int]:
+        """``{period: net loss}`` of the given ``(period, start)`` keys (0 when none posted)."""
+
+
 class LedgerUnitOfWork(abc.ABC):
     """The ledger's repositories and the transaction they run in."""
 
@@ -233,6 +256,7 @@ class LedgerUnitOfWork(abc.ABC):
     journal: Journal
     reservations: Reservations
     matches: Matches
+    limits: Limits
     outbox: Outbox
     offsets: Offsets
 
@@ -251,13 +275,9 @@ class LedgerUnitOfWork(abc.ABC):
 
 # ------------------------------------------------------------------------- clock and metrics
 
-#: The ledger's clock (its events' ``occurred_at``, the gauges' ages).
+#: The ledger's clock (its events' ``occurred_at``, the gauges' ages, a player's limits): the
+#: system clock at the composition root (``bootstrap``), an advanceable one in tests.
 Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The system clock, in UTC (the service's clock; tests give their own)."""
-    return datetime.now(UTC)
 
 
 def _noop(*_args: object) -> None:
@@ -291,7 +311,9 @@ class Counters:
     Match money: ``match_hold(purpose, outcome)`` per seat asked for (``"held"`` or
     ``"rejected"``), ``match_settlement(purpose, commission_hundredths)`` per settlement posted
     (purpose ``"entry"`` for a match's end, ``"stake"`` for a game's),
-    ``match_settlement_refused(purpose)``, ``match_aborted()``.
+    ``match_settlement_refused(purpose)``, ``match_aborted()``. Responsible play:
+    ``limit_refusal(reason)`` per reservation a player's own limit refused (``loss_limit``,
+    ``stake_limit``, ``break``, ``self_exclusion``), ``limit_change(change)`` per limit fact.
     """
 
     reservation: Callable[[str], None] = _noop
@@ -304,3 +326,5 @@ class Counters:
     match_settlement: Callable[[str, int], None] = _noop
     match_settlement_refused: Callable[[str], None] = _noop
     match_aborted: Callable[[], None] = _noop
+    limit_refusal: Callable[[str], None] = _noop
+    limit_change: Callable[[str], None] = _noop

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from datetime import UTC
 from typing import TypeVar
 
 from google.protobuf.message import Message
@@ -59,8 +60,14 @@ from rummy_ledger.application.accounts import (
     SettleResult,
     line_memo,
 )
+from rummy_ledger.application.limits import (
+    LimitsReport,
+    change_limits,
+    read_limits,
+    seat_refusal,
+)
 from rummy_ledger.application.match_reactions import MatchReactions, reservation_messages
-from rummy_ledger.application.ports import Clock, Counters, LedgerUnitOfWork, utc_now
+from rummy_ledger.application.ports import Clock, Counters, LedgerUnitOfWork
 from rummy_ledger.domain.accounts import (
     DEFAULT_GRANT_LIMITS,
     AbortHand,
@@ -74,6 +81,7 @@ from rummy_ledger.domain.accounts import (
     SettleHand,
     SettlementRefused,
 )
+from rummy_ledger.domain.limits import LimitCommand, LimitFact, Reason, Refusal
 from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.logging import get_logger, log_context
 from rummy_platform.topics import LEDGER_EVENTS
@@ -82,6 +90,15 @@ _log = get_logger(__name__)
 
 R = TypeVar("R")
 _GRANT_NAMESPACE = uuid.UUID("0b6f4a53-1d2e-4c8b-9f4e-6a2d7c1e5b38")
+
+
+#: The ``ReservationRefusedByLimit`` reason of each limit (``domain.limits.Reason`` values).
+LIMIT_REASONS = {
+    Reason.LOSS_LIMIT.value: ledger_events.LIMIT_REASON_LOSS_LIMIT,
+    Reason.STAKE_LIMIT.value: ledger_events.LIMIT_REASON_STAKE_LIMIT,
+    Reason.BREAK.value: ledger_events.LIMIT_REASON_BREAK,
+    Reason.SELF_EXCLUSION.value: ledger_events.LIMIT_REASON_SELF_EXCLUSION,
+}
 
 
 def settle_command(table_id: str, ended: table_events.HandEnded) -> SettleHand:
@@ -125,8 +142,8 @@ class Ledger:
     def __init__(
         self,
         *,
+        clock: Clock,
         topic: str = LEDGER_EVENTS,
-        clock: Clock = utc_now,
         counters: Counters | None = None,
         grant_limits: GrantLimits = DEFAULT_GRANT_LIMITS,
     ) -> None:
@@ -138,6 +155,7 @@ class Ledger:
             lambda uow, source, payload, match_id: self._event(uow, source, payload, match_id),
             self._refusing,
             self._counters,
+            self.limit_refusal_event,
         )
 
     # -- reactions to table-events (inside the reactor's transaction) ---------------------------
@@ -156,29 +174,57 @@ class Ledger:
         )
 
         def outbox(result: ReserveResult) -> list[OutgoingEvent]:
+            # A seat held back by its own limits is "not dealt in" on the table's answer; which
+            # limit goes to the player's own key (ReservationRefusedByLimit).
             rejected = [
                 ledger_events.StakeRejected(
                     hand_id=started.hand_id,
                     seat=s.seat,
                     account_id=s.account_id,
-                    reason=ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
-                    available_hundredths=s.available_hundredths,
+                    reason=ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE
+                    if s.refused_by is None
+                    else ledger_events.STAKE_REJECTION_REASON_NOT_DEALT_IN,
+                    available_hundredths=s.available_hundredths if s.refused_by is None else 0,
                     required_hundredths=s.amount_hundredths,
                 )
                 for s in result.rejected
+            ]
+            private = [
+                self.limit_refusal_event(
+                    uow,
+                    source,
+                    started.hand_id,
+                    index,
+                    ledger_events.ReservationRefusedByLimit(
+                        account_id=s.account_id,
+                        table_id=source.stream_id,
+                        purpose="hand",
+                        reason=LIMIT_REASONS[s.refused_by or ""],
+                        detail=s.reason or "",
+                        required_hundredths=s.amount_hundredths,
+                    ),
+                )
+                for index, s in enumerate(r for r in result.rejected if r.refused_by is not None)
             ]
             reserved = ledger_events.StakesReserved(
                 hand_id=started.hand_id,
                 reservations=reservation_messages(result.reserved),
             )
-            return [
-                self._event(uow, source, payload, started.hand_id, index)
-                for index, payload in enumerate(rejected)
-            ] + [self._event(uow, source, reserved, started.hand_id)]
+            return (
+                private
+                + [
+                    self._event(uow, source, payload, started.hand_id, index)
+                    for index, payload in enumerate(rejected)
+                ]
+                + [self._event(uow, source, reserved, started.hand_id)]
+            )
 
         with log_context(table_id=source.stream_id, hand_id=started.hand_id):
             result = self._refusing(
-                source, lambda: application.reserve_stakes(uow, command, outbox=outbox)
+                source,
+                lambda: application.reserve_stakes(
+                    uow, command, outbox=outbox, at=source.occurred_at
+                ),
             )
             if result is None or result.replayed:
                 return
@@ -186,6 +232,8 @@ class Ledger:
                 self._counters.reservation("reserved" if seat.reserved else "rejected")
                 if not seat.reserved:
                     _log.info("stake rejected", seat=seat.seat, reason=seat.reason)
+                    if seat.refused_by is not None:
+                        self._counters.limit_refusal(seat.refused_by)
             _log.info("stakes reserved", seats=[s.seat for s in result.reserved])
 
     def on_hand_ended(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
@@ -213,7 +261,7 @@ class Ledger:
             try:
                 check_seat_accounts(uow, ended)
                 command = settle_command(source.stream_id, ended)
-                return application.settle_hand(uow, command, outbox=outbox)
+                return application.settle_hand(uow, command, outbox=outbox, at=source.occurred_at)
             except SettlementRefused as error:
                 return self._refuse_settlement(uow, source, ended.hand_id, str(error))
 
@@ -305,6 +353,85 @@ class Ledger:
         if not result.replayed:
             self._counters.granted(result.amount_hundredths)
         return result
+
+    # -- responsible play (a player's own limits; the ledger's clock) --------------------------
+
+    def change_limits(
+        self, uow: LedgerUnitOfWork, account_id: str, command: LimitCommand
+    ) -> LimitsReport:
+        """``application.limits.change_limits`` now, each fact a ``LimitChanged`` (keyed by the
+        account id) in the outbox of the same transaction. Raises InvalidCommand or
+        LimitRefused (nothing changed)."""
+        now = self._clock()
+
+        def outbox(facts: tuple[LimitFact, ...]) -> list[OutgoingEvent]:
+            return [self._limit_event(uow, fact) for fact in facts]
+
+        report = change_limits(uow, account_id, command, now, outbox=outbox)
+        for fact in report.facts:
+            self._counters.limit_change(fact.kind.value)
+            _log.info(
+                "limits changed",
+                account_id=account_id,
+                change=fact.kind.value,
+                what=fact.what,
+                effective_at=fact.effective_at.isoformat(),
+            )
+        return report
+
+    def read_limits(self, uow: LedgerUnitOfWork, account_id: str) -> LimitsReport:
+        """The account's limits in force now, pending changes, period losses."""
+        return read_limits(uow, account_id, self._clock())
+
+    def check_seat(
+        self, uow: LedgerUnitOfWork, account_id: str, amount_hundredths: int
+    ) -> Refusal | None:
+        """Why the account's limits would refuse a seat reserving ``amount_hundredths`` now."""
+        return seat_refusal(uow, account_id, amount_hundredths, self._clock())
+
+    def limit_refusal_event(
+        self,
+        uow: LedgerUnitOfWork,
+        source: Envelope,
+        correlation_id: str,
+        index: int,
+        payload: ledger_events.ReservationRefusedByLimit,
+    ) -> OutgoingEvent:
+        """``payload`` keyed by the player's account (private to it and operators), caused by
+        the table event ``source``; its event id derived from the source's, as ``_event``'s."""
+        envelope = Envelope.new(
+            payload,
+            event_id=reaction_event_id(source, type_name(payload), index),
+            stream_id=payload.account_id,
+            stream_version=uow.outbox.next_stream_version(payload.account_id),
+            occurred_at=self._clock(),
+            correlation_id=correlation_id,
+            causation_id=source.event_id,
+        )
+        return OutgoingEvent.from_envelope(self._topic, envelope)
+
+    def _limit_event(self, uow: LedgerUnitOfWork, fact: LimitFact) -> OutgoingEvent:
+        payload = ledger_events.LimitChanged(
+            account_id=fact.account_id,
+            change=fact.kind.value,
+            what=fact.what,
+        )
+        if isinstance(fact.value, int) and fact.what == "self_exclusion":
+            payload.months = fact.value
+        elif isinstance(fact.value, int):
+            payload.amount_hundredths = fact.value
+        elif isinstance(fact.value, str):
+            payload.time_zone = fact.value
+        payload.effective_at.FromDatetime(fact.effective_at.astimezone(UTC))
+        if fact.until is not None:
+            payload.until.FromDatetime(fact.until.astimezone(UTC))
+        envelope = Envelope.new(
+            payload,
+            stream_id=fact.account_id,
+            stream_version=uow.outbox.next_stream_version(fact.account_id),
+            occurred_at=fact.asked_at,
+        )
+        return OutgoingEvent.from_envelope(self._topic, envelope)
 
     # -- plumbing -----------------------------------------------------------------------------
 

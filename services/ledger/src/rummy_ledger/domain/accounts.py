@@ -171,11 +171,13 @@ class SettleHand:
             table_id=table_id,
             winner_seat=settlement.winner_seat,
             seats=tuple(
-                SeatResult(seat=line.seat, points=line.points, amount_hundredths=line.amount_cents)
+                SeatResult(
+                    seat=line.seat, points=line.points, amount_hundredths=line.amount_hundredths
+                )
                 for line in settlement.lines
             ),
-            commission_hundredths=settlement.commission_cents,
-            point_value_hundredths=settlement.point_value_cents,
+            commission_hundredths=settlement.commission_hundredths,
+            point_value_hundredths=settlement.point_value_hundredths,
             commission_bps=settlement.commission_bps,
             co_winner_seats=settlement.co_winner_seats,
         )

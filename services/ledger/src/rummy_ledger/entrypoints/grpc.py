@@ -15,6 +15,8 @@ Who may do what (``docs/rules/promises.md#identity``):
   (``rummy_ledger.domain.accounts.GrantLimits``; INVALID_ARGUMENT, nothing moves). A retry with the
   same key and body returns the first result (the balance right after the first grant); the same key
   with another account or amount is ALREADY_EXISTS. ``memo`` is not stored.
+- Responsible play (``GetLimits``, ``SetLossLimit`` ... ``CheckSeat``): see
+  :mod:`rummy_ledger.entrypoints.limits_grpc`.
 - Every string field is bounded and ``page_token`` parsed strictly (``rummy_platform.limits``):
   INVALID_ARGUMENT before any query.
 """
@@ -39,6 +41,7 @@ from rummy_ledger.domain.accounts import (
     SettlementRefused,
 )
 from rummy_ledger.entrypoints import codec
+from rummy_ledger.entrypoints.limits_grpc import LimitsRpcs
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role, current_principal, require_role
 from rummy_platform.limits import parse_position_token
@@ -70,7 +73,10 @@ def ledger_errors() -> Iterator[None]:
         raise
 
 
-class LedgerServicer(pb_grpc.LedgerServiceServicer):
+class LedgerServicer(LimitsRpcs, pb_grpc.LedgerServiceServicer):
+    """The ledger's RPCs; the responsible-play ones are :class:`LimitsRpcs`'
+    (``entrypoints/limits_grpc.py``)."""
+
     def __init__(self, ledger: Ledger, uow: LedgerUnitOfWork) -> None:
         self._ledger = ledger
         self._uow = uow

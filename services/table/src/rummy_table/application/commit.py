@@ -66,7 +66,7 @@ from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules import commands as rc
 from rummy_rules.errors import RuleViolation
 from rummy_rules.rules import (
-    DEFAULT_MAX_RESERVATION_CENTS,
+    DEFAULT_MAX_RESERVATION_HUNDREDTHS,
     RuleSetError,
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION
@@ -101,7 +101,7 @@ class TableCore:
     now_ms: Callable[[], int] = field(default=lambda: int(time.time() * 1000))
     new_hand_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     speed: float = 1.0
-    max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_CENTS
+    max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_HUNDREDTHS
     service_deadline_seconds: int = DEFAULT_SERVICE_DEADLINE_SECONDS
     topic: str = TABLE_EVENTS
     input_group: str = INPUT_GROUP

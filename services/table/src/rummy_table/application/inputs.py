@@ -162,7 +162,7 @@ class Inputs(TableCore):
             return table.stake_rejected(payload, at)
         if isinstance(payload, ledger_pb.StakesReserved):
             cmds: list[rc.Command] = [
-                rc.RecordStakeReserved(seat=r.seat, amount_cents=r.amount_hundredths, at_ms=at)
+                rc.RecordStakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths, at_ms=at)
                 for r in payload.reservations
             ]
             return table.hand_commands(cmds)

@@ -86,7 +86,7 @@ class Reads(TableCore):
         except proof.ProofNotReady as exc:
             raise FailedPrecondition(str(exc)) from None
         if account_id is not None:
-            started = next(e for e in bundle["events"] if e["event"]["type"] == "HandStarted")
+            started = next(e for e in bundle["events"] if e["event"]["type"] == "table.HandStarted")
             if account_id not in {s["account_id"] for s in started["event"]["seats"]}:
                 raise PermissionDenied(
                     f"only the players of hand {hand_id} and operators get its proof"

@@ -108,10 +108,10 @@ class TableOperations(TableCore):
                 f"seat_count must be {fmt.min_seats}..{fmt.max_seats} at a {fmt.name} table, "
                 f"got {request.seat_count}"
             )
-        if fmt.hold_cents > self.max_reservation_hundredths:
+        if fmt.hold_hundredths > self.max_reservation_hundredths:
             raise InvalidArgument(
                 f"match.{match_wire.arm_of(given)}: a {fmt.name} table reserves "
-                f"{fmt.hold_cents} hundredths per seat at once (an entry fee, or a game's "
+                f"{fmt.hold_hundredths} hundredths per seat at once (an entry fee, or a game's "
                 f"max_game_points x point value), above this service's most, "
                 f"{self.max_reservation_hundredths} (RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS)"
             )

@@ -391,7 +391,7 @@ def _check_ledger_event(
     want: dict[str, int] = {}
     for line in settlement.lines:
         account = accounts.get(line.seat, f"seat {line.seat}")
-        want[account] = want.get(account, 0) + line.amount_cents
+        want[account] = want.get(account, 0) + line.amount_hundredths
     for settled in stream:
         payload = settled.payload
         if not isinstance(payload, ledger_pb.MatchSettled):
@@ -409,10 +409,10 @@ def _check_ledger_event(
                 )
                 report.findings.append(finding(settled, "match-ledger-event", message))
                 return
-        if payload.commission_hundredths != settlement.commission_cents:
+        if payload.commission_hundredths != settlement.commission_hundredths:
             message = (
                 f"commission {payload.commission_hundredths} in MatchSettled, {says} says "
-                f"{settlement.commission_cents}"
+                f"{settlement.commission_hundredths}"
             )
             report.findings.append(finding(settled, "match-ledger-event", message))
             return
@@ -430,15 +430,15 @@ def match_journal_difference(
     tx, says = f"journal {rows.transaction_id}", _what(game_no)
     for line in settlement.lines:
         net = rows.net_by_seat.get(line.seat, 0)
-        if net != line.amount_cents:
-            return f"{tx}: seat {line.seat} moved {net}, {says} says {line.amount_cents}"
+        if net != line.amount_hundredths:
+            return f"{tx}: seat {line.seat} moved {net}, {says} says {line.amount_hundredths}"
     extra = set(rows.net_by_seat) - {line.seat for line in settlement.lines}
     if extra:
         return f"{tx} moves seats {sorted(extra)} that {says} does not settle"
-    if rows.commission_hundredths != settlement.commission_cents:
+    if rows.commission_hundredths != settlement.commission_hundredths:
         return (
             f"{tx}: commission {rows.commission_hundredths}, {says} says "
-            f"{settlement.commission_cents}"
+            f"{settlement.commission_hundredths}"
         )
     return ""
 

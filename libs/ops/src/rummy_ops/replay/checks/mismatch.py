@@ -80,8 +80,8 @@ def difference(recorded: ev.Event, derived: ev.Event) -> str:
 
 
 def settlement_text(s: Settlement) -> str:
-    body = " ".join(f"s{x.seat}:{x.points}pt/{x.amount_cents}" for x in s.lines)
-    return clip(f"[{body}] commission {s.commission_cents}")
+    body = " ".join(f"s{x.seat}:{x.points}pt/{x.amount_hundredths}" for x in s.lines)
+    return clip(f"[{body}] commission {s.commission_hundredths}")
 
 
 def pb_diff(got: Message, want: Message) -> str:

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import stream_codec as codec
-from rummy_game import wires
+from rummy_game import upcast, wires
 from rummy_game.bundle import bundle_of
 from rummy_game.table import Table
 from rummy_ops.replay.checks.mismatch import difference, pb_diff
@@ -22,7 +22,6 @@ from rummy_ops.replay.checks.record import (
 )
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
-from rummy_rules import registry
 from rummy_rules.errors import RuleViolation
 from rummy_rules.variant import Variant
 
@@ -41,7 +40,7 @@ def command_for(event: ev.Event, at_ms: int, variant: str = "") -> cmd.Command |
         )
     if isinstance(event, ev.StakeReserved):
         return cmd.RecordStakeReserved(
-            seat=event.seat, amount_cents=event.amount_cents, at_ms=at_ms
+            seat=event.seat, amount_hundredths=event.amount_hundredths, at_ms=at_ms
         )
     if isinstance(event, ev.SeedCommitted):
         return cmd.RecordSeedCommitment(commitment=event.commitment, at_ms=at_ms)
@@ -125,7 +124,7 @@ def rederive(
                     f"v{got.envelope.stream_version} HandEnded, {seats} "
                     "(a grouping of equal points other than the one the solver picks today)"
                 )
-            mine = _comparable(got.envelope.payload, bool(equivalent))
+            mine = _comparable(upcast.payload(got.envelope.payload), bool(equivalent))
             theirs = _in_recorded_shape(mine, _comparable(payload, bool(equivalent)))
             if type(mine) is type(theirs) and mine != theirs:
                 message = f"payload differs from the table's encoding: {pb_diff(mine, theirs)}"
@@ -168,22 +167,12 @@ def _comparable(payload: Message, ignore_groupings: bool) -> Message:
 
 
 def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
-    """``derived`` in the shape of a record written before a field existed: without its rule
-    set's per-variant options when ``recorded``'s rule set has none (a hand recorded before
-    ``RuleSet.variant_options`` carries only the flat fields, which are still compared: today's
-    writer sets both, equal); a SeedsLocked without its variant when the record names none and
-    the hand plays the legacy variant (written before ``SeedsLocked.variant``: every such hand
-    was Indian points)."""
-    if (
-        isinstance(recorded, table_pb.SeedsLocked)
-        and isinstance(derived, table_pb.SeedsLocked)
-        and not recorded.variant
-        and derived.variant == registry.LEGACY_VARIANT
-    ):
-        copy = table_pb.SeedsLocked()
-        copy.CopyFrom(derived)
-        copy.ClearField("variant")
-        return copy
+    """``derived`` in the shape of a record written before ``RuleSet.variant_options``: without
+    its rule set's per-variant options when ``recorded``'s rule set has none (such a hand carries
+    only the flat fields, which are still compared: today's writer sets both, equal). The other
+    old shapes are upcast on the recorded side (``rummy_game.upcast``); this one is not yet, as
+    a record of it does not say which shoes the arm would name
+    (docs/rules/event-tags.md#not-yet-moved)."""
     field = "rule_set"
     if (
         type(recorded) is not type(derived)

@@ -37,7 +37,7 @@ def check_ledger_event(
         want: dict[str, int] = {}
         for line in s.lines:
             account = ctx.accounts.get(line.seat, f"seat {line.seat}")
-            want[account] = want.get(account, 0) + line.amount_cents
+            want[account] = want.get(account, 0) + line.amount_hundredths
         got: dict[str, int] = {}
         for line in settled.payload.lines:  # type: ignore[attr-defined]
             got[line.account_id] = got.get(line.account_id, 0) + line.amount_hundredths
@@ -53,12 +53,13 @@ def check_ledger_event(
                 )
                 return
         commission = settled.payload.commission_hundredths  # type: ignore[attr-defined]
-        if commission != s.commission_cents:
+        if commission != s.commission_hundredths:
             report.findings.append(
                 finding(
                     settled,
                     "ledger-event",
-                    f"commission {commission} in HandSettled, HandEnded says {s.commission_cents}",
+                    f"commission {commission} in HandSettled, "
+                    f"HandEnded says {s.commission_hundredths}",
                 )
             )
             return
@@ -80,16 +81,18 @@ def journal_difference(rows: LedgerRows, s: Settlement) -> str:
     tx = f"journal {rows.transaction_id}"
     for line in s.lines:
         net = rows.net_by_seat.get(line.seat, 0)
-        if net != line.amount_cents:
-            return f"{tx}: seat {line.seat} moved {net}, the log says {line.amount_cents}"
+        if net != line.amount_hundredths:
+            return f"{tx}: seat {line.seat} moved {net}, the log says {line.amount_hundredths}"
         charged = rows.points_by_seat.get(line.seat, 0)
         if line.seat not in s.winner_seats and charged != line.points:
             return f"{tx}: seat {line.seat} charged {charged} points, the log says {line.points}"
     extra = set(rows.net_by_seat) - {line.seat for line in s.lines}
     if extra:
         return f"{tx} moves seats {sorted(extra)} that the log does not settle"
-    if rows.commission_hundredths != s.commission_cents:
-        return f"{tx}: commission {rows.commission_hundredths}, the log says {s.commission_cents}"
+    if rows.commission_hundredths != s.commission_hundredths:
+        return (
+            f"{tx}: commission {rows.commission_hundredths}, the log says {s.commission_hundredths}"
+        )
     return ""
 
 

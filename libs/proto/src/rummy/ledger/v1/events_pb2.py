@@ -22,41 +22,48 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1crummy/ledger/v1/events.proto\x12\x0frummy.ledger.v1\"J\n\x0bReservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\"U\n\x0eStakesReserved\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x32\n\x0creservations\x18\x02 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"\xb4\x01\n\rStakeRejected\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\naccount_id\x18\x03 \x01(\t\x12\x35\n\x06reason\x18\x04 \x01(\x0e\x32%.rummy.ledger.v1.StakeRejectionReason\x12\x1c\n\x14\x61vailable_hundredths\x18\x05 \x01(\x03\x12\x1b\n\x13required_hundredths\x18\x06 \x01(\x03\"J\n\x0bJournalLine\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x0c\n\x04memo\x18\x03 \x01(\t\"\x8a\x01\n\x0bHandSettled\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x1e\n\x16journal_transaction_id\x18\x02 \x01(\t\x12+\n\x05lines\x18\x03 \x03(\x0b\x32\x1c.rummy.ledger.v1.JournalLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x04 \x01(\x03\"d\n\x11SettlementRefused\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12.\n\x08released\x18\x03 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"\'\n\x14ReservationsReleased\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"\x94\x01\n\rTokensGranted\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12\x1e\n\x16journal_transaction_id\x18\x04 \x01(\t\x12\x1b\n\x13operator_account_id\x18\x05 \x01(\t\"x\n\x0eMatchMoneyHeld\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\x0f\n\x07game_no\x18\x03 \x01(\r\x12\x32\n\x0creservations\x18\x04 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"\xdc\x01\n\x12MatchMoneyRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\x0f\n\x07game_no\x18\x03 \x01(\r\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x12\n\naccount_id\x18\x05 \x01(\t\x12\x35\n\x06reason\x18\x06 \x01(\x0e\x32%.rummy.ledger.v1.StakeRejectionReason\x12\x1c\n\x14\x61vailable_hundredths\x18\x07 \x01(\x03\x12\x1b\n\x13required_hundredths\x18\x08 \x01(\x03\"\x9d\x01\n\x0cMatchSettled\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07game_no\x18\x02 \x01(\r\x12\x1e\n\x16journal_transaction_id\x18\x03 \x01(\t\x12+\n\x05lines\x18\x04 \x03(\x0b\x32\x1c.rummy.ledger.v1.JournalLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x05 \x01(\x03\"{\n\x16MatchSettlementRefused\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07game_no\x18\x02 \x01(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12.\n\x08released\x18\x04 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"V\n\x12MatchHoldsReleased\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12.\n\x08released\x18\x02 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation*\x9b\x01\n\x14StakeRejectionReason\x12&\n\"STAKE_REJECTION_REASON_UNSPECIFIED\x10\x00\x12/\n+STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE\x10\x01\x12*\n&STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1crummy/ledger/v1/events.proto\x12\x0frummy.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n\x0bReservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\naccount_id\x18\x02 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\"U\n\x0eStakesReserved\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x32\n\x0creservations\x18\x02 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"\xb4\x01\n\rStakeRejected\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\naccount_id\x18\x03 \x01(\t\x12\x35\n\x06reason\x18\x04 \x01(\x0e\x32%.rummy.ledger.v1.StakeRejectionReason\x12\x1c\n\x14\x61vailable_hundredths\x18\x05 \x01(\x03\x12\x1b\n\x13required_hundredths\x18\x06 \x01(\x03\"J\n\x0bJournalLine\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x0c\n\x04memo\x18\x03 \x01(\t\"\x8a\x01\n\x0bHandSettled\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x1e\n\x16journal_transaction_id\x18\x02 \x01(\t\x12+\n\x05lines\x18\x03 \x03(\x0b\x32\x1c.rummy.ledger.v1.JournalLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x04 \x01(\x03\"d\n\x11SettlementRefused\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12.\n\x08released\x18\x03 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"\'\n\x14ReservationsReleased\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"\x94\x01\n\rTokensGranted\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12\x1e\n\x16journal_transaction_id\x18\x04 \x01(\t\x12\x1b\n\x13operator_account_id\x18\x05 \x01(\t\"x\n\x0eMatchMoneyHeld\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\x0f\n\x07game_no\x18\x03 \x01(\r\x12\x32\n\x0creservations\x18\x04 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"\xdc\x01\n\x12MatchMoneyRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\x0f\n\x07game_no\x18\x03 \x01(\r\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x12\n\naccount_id\x18\x05 \x01(\t\x12\x35\n\x06reason\x18\x06 \x01(\x0e\x32%.rummy.ledger.v1.StakeRejectionReason\x12\x1c\n\x14\x61vailable_hundredths\x18\x07 \x01(\x03\x12\x1b\n\x13required_hundredths\x18\x08 \x01(\x03\"\x9d\x01\n\x0cMatchSettled\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07game_no\x18\x02 \x01(\r\x12\x1e\n\x16journal_transaction_id\x18\x03 \x01(\t\x12+\n\x05lines\x18\x04 \x03(\x0b\x32\x1c.rummy.ledger.v1.JournalLine\x12\x1d\n\x15\x63ommission_hundredths\x18\x05 \x01(\x03\"{\n\x16MatchSettlementRefused\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07game_no\x18\x02 \x01(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12.\n\x08released\x18\x04 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"V\n\x12MatchHoldsReleased\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12.\n\x08released\x18\x02 \x03(\x0b\x32\x1c.rummy.ledger.v1.Reservation\"\x86\x02\n\x0cLimitChanged\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x0e\n\x06\x63hange\x18\x02 \x01(\t\x12\x0c\n\x04what\x18\x03 \x01(\t\x12\x1e\n\x11\x61mount_hundredths\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x11\n\ttime_zone\x18\x05 \x01(\t\x12\x13\n\x06months\x18\x06 \x01(\rH\x01\x88\x01\x01\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05until\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x14\n\x12_amount_hundredthsB\t\n\x07_months\"\xad\x01\n\x19ReservationRefusedByLimit\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0f\n\x07purpose\x18\x03 \x01(\t\x12,\n\x06reason\x18\x04 \x01(\x0e\x32\x1c.rummy.ledger.v1.LimitReason\x12\x0e\n\x06\x64\x65tail\x18\x05 \x01(\t\x12\x1b\n\x13required_hundredths\x18\x06 \x01(\x03*\xc4\x01\n\x14StakeRejectionReason\x12&\n\"STAKE_REJECTION_REASON_UNSPECIFIED\x10\x00\x12/\n+STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE\x10\x01\x12*\n&STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT\x10\x02\x12\'\n#STAKE_REJECTION_REASON_NOT_DEALT_IN\x10\x03*\x9f\x01\n\x0bLimitReason\x12\x1c\n\x18LIMIT_REASON_UNSPECIFIED\x10\x00\x12\x1b\n\x17LIMIT_REASON_LOSS_LIMIT\x10\x01\x12\x1c\n\x18LIMIT_REASON_STAKE_LIMIT\x10\x02\x12\x16\n\x12LIMIT_REASON_BREAK\x10\x03\x12\x1f\n\x1bLIMIT_REASON_SELF_EXCLUSION\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.ledger.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_STAKEREJECTIONREASON']._serialized_start=1625
-  _globals['_STAKEREJECTIONREASON']._serialized_end=1780
-  _globals['_RESERVATION']._serialized_start=49
-  _globals['_RESERVATION']._serialized_end=123
-  _globals['_STAKESRESERVED']._serialized_start=125
-  _globals['_STAKESRESERVED']._serialized_end=210
-  _globals['_STAKEREJECTED']._serialized_start=213
-  _globals['_STAKEREJECTED']._serialized_end=393
-  _globals['_JOURNALLINE']._serialized_start=395
-  _globals['_JOURNALLINE']._serialized_end=469
-  _globals['_HANDSETTLED']._serialized_start=472
-  _globals['_HANDSETTLED']._serialized_end=610
-  _globals['_SETTLEMENTREFUSED']._serialized_start=612
-  _globals['_SETTLEMENTREFUSED']._serialized_end=712
-  _globals['_RESERVATIONSRELEASED']._serialized_start=714
-  _globals['_RESERVATIONSRELEASED']._serialized_end=753
-  _globals['_TOKENSGRANTED']._serialized_start=756
-  _globals['_TOKENSGRANTED']._serialized_end=904
-  _globals['_MATCHMONEYHELD']._serialized_start=906
-  _globals['_MATCHMONEYHELD']._serialized_end=1026
-  _globals['_MATCHMONEYREJECTED']._serialized_start=1029
-  _globals['_MATCHMONEYREJECTED']._serialized_end=1249
-  _globals['_MATCHSETTLED']._serialized_start=1252
-  _globals['_MATCHSETTLED']._serialized_end=1409
-  _globals['_MATCHSETTLEMENTREFUSED']._serialized_start=1411
-  _globals['_MATCHSETTLEMENTREFUSED']._serialized_end=1534
-  _globals['_MATCHHOLDSRELEASED']._serialized_start=1536
-  _globals['_MATCHHOLDSRELEASED']._serialized_end=1622
+  _globals['_STAKEREJECTIONREASON']._serialized_start=2099
+  _globals['_STAKEREJECTIONREASON']._serialized_end=2295
+  _globals['_LIMITREASON']._serialized_start=2298
+  _globals['_LIMITREASON']._serialized_end=2457
+  _globals['_RESERVATION']._serialized_start=82
+  _globals['_RESERVATION']._serialized_end=156
+  _globals['_STAKESRESERVED']._serialized_start=158
+  _globals['_STAKESRESERVED']._serialized_end=243
+  _globals['_STAKEREJECTED']._serialized_start=246
+  _globals['_STAKEREJECTED']._serialized_end=426
+  _globals['_JOURNALLINE']._serialized_start=428
+  _globals['_JOURNALLINE']._serialized_end=502
+  _globals['_HANDSETTLED']._serialized_start=505
+  _globals['_HANDSETTLED']._serialized_end=643
+  _globals['_SETTLEMENTREFUSED']._serialized_start=645
+  _globals['_SETTLEMENTREFUSED']._serialized_end=745
+  _globals['_RESERVATIONSRELEASED']._serialized_start=747
+  _globals['_RESERVATIONSRELEASED']._serialized_end=786
+  _globals['_TOKENSGRANTED']._serialized_start=789
+  _globals['_TOKENSGRANTED']._serialized_end=937
+  _globals['_MATCHMONEYHELD']._serialized_start=939
+  _globals['_MATCHMONEYHELD']._serialized_end=1059
+  _globals['_MATCHMONEYREJECTED']._serialized_start=1062
+  _globals['_MATCHMONEYREJECTED']._serialized_end=1282
+  _globals['_MATCHSETTLED']._serialized_start=1285
+  _globals['_MATCHSETTLED']._serialized_end=1442
+  _globals['_MATCHSETTLEMENTREFUSED']._serialized_start=1444
+  _globals['_MATCHSETTLEMENTREFUSED']._serialized_end=1567
+  _globals['_MATCHHOLDSRELEASED']._serialized_start=1569
+  _globals['_MATCHHOLDSRELEASED']._serialized_end=1655
+  _globals['_LIMITCHANGED']._serialized_start=1658
+  _globals['_LIMITCHANGED']._serialized_end=1920
+  _globals['_RESERVATIONREFUSEDBYLIMIT']._serialized_start=1923
+  _globals['_RESERVATIONREFUSEDBYLIMIT']._serialized_end=2096
 # @@protoc_insertion_point(module_scope)

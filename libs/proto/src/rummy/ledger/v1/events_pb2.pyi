@@ -9,6 +9,7 @@ about an account alone are keyed by account id.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
@@ -31,13 +32,44 @@ class _StakeRejectionReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_
     STAKE_REJECTION_REASON_UNSPECIFIED: _StakeRejectionReason.ValueType  # 0
     STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE: _StakeRejectionReason.ValueType  # 1
     STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT: _StakeRejectionReason.ValueType  # 2
+    STAKE_REJECTION_REASON_NOT_DEALT_IN: _StakeRejectionReason.ValueType  # 3
+    """The player's own limits held the seat back (docs/rules/responsible-play.md): "not dealt in" and
+    nothing else (available_hundredths 0). Which limit, and until when, is in the
+    ReservationRefusedByLimit keyed by the player's account, told to that player and operators.
+    """
 
 class StakeRejectionReason(_StakeRejectionReason, metaclass=_StakeRejectionReasonEnumTypeWrapper): ...
 
 STAKE_REJECTION_REASON_UNSPECIFIED: StakeRejectionReason.ValueType  # 0
 STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE: StakeRejectionReason.ValueType  # 1
 STAKE_REJECTION_REASON_UNKNOWN_ACCOUNT: StakeRejectionReason.ValueType  # 2
+STAKE_REJECTION_REASON_NOT_DEALT_IN: StakeRejectionReason.ValueType  # 3
+"""The player's own limits held the seat back (docs/rules/responsible-play.md): "not dealt in" and
+nothing else (available_hundredths 0). Which limit, and until when, is in the
+ReservationRefusedByLimit keyed by the player's account, told to that player and operators.
+"""
 Global___StakeRejectionReason: _TypeAlias = StakeRejectionReason  # noqa: Y015
+
+class _LimitReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LimitReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LimitReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIMIT_REASON_UNSPECIFIED: _LimitReason.ValueType  # 0
+    LIMIT_REASON_LOSS_LIMIT: _LimitReason.ValueType  # 1
+    LIMIT_REASON_STAKE_LIMIT: _LimitReason.ValueType  # 2
+    LIMIT_REASON_BREAK: _LimitReason.ValueType  # 3
+    LIMIT_REASON_SELF_EXCLUSION: _LimitReason.ValueType  # 4
+
+class LimitReason(_LimitReason, metaclass=_LimitReasonEnumTypeWrapper): ...
+
+LIMIT_REASON_UNSPECIFIED: LimitReason.ValueType  # 0
+LIMIT_REASON_LOSS_LIMIT: LimitReason.ValueType  # 1
+LIMIT_REASON_STAKE_LIMIT: LimitReason.ValueType  # 2
+LIMIT_REASON_BREAK: LimitReason.ValueType  # 3
+LIMIT_REASON_SELF_EXCLUSION: LimitReason.ValueType  # 4
+Global___LimitReason: _TypeAlias = LimitReason  # noqa: Y015
 
 @_typing.final
 class Reservation(_message.Message):
@@ -445,3 +477,112 @@ class MatchHoldsReleased(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchHoldsReleased: _TypeAlias = MatchHoldsReleased  # noqa: Y015
+
+@_typing.final
+class LimitChanged(_message.Message):
+    """---------------------------------------------------------------------------------------------
+    Responsible play (docs/rules/responsible-play.md): what a player changed of its own limits. Keyed
+    by account id; occurred_at is when it was asked. Replay folds these (rummy_ledger.domain.limits)
+    to re-check every refusal against the limits in force at the reservation's time.
+    ---------------------------------------------------------------------------------------------
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    CHANGE_FIELD_NUMBER: _builtins.int
+    WHAT_FIELD_NUMBER: _builtins.int
+    AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    TIME_ZONE_FIELD_NUMBER: _builtins.int
+    MONTHS_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_AT_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    change: _builtins.str
+    """"set" (applies at once), "raise_pending" (a raise or removal, at effective_at),
+    "raise_cancelled", "time_zone_pending", "break_started", "break_end_pending", "excluded",
+    "return_pending" (rummy_ledger.domain.limits.FactKind)
+    """
+    what: _builtins.str
+    """"day", "week", "month", "stake", "time_zone", "break", "break_end", "self_exclusion", "return" """
+    amount_hundredths: _builtins.int
+    """a limit's amount; unset: no limit (a removal)"""
+    time_zone: _builtins.str
+    """a time-zone change's zone"""
+    months: _builtins.int
+    """a self-exclusion's length; unset: indefinite"""
+    @_builtins.property
+    def effective_at(self) -> _timestamp_pb2.Timestamp:
+        """when it applies"""
+
+    @_builtins.property
+    def until(self) -> _timestamp_pb2.Timestamp:
+        """a break's or exclusion's end; unset: indefinite"""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        change: _builtins.str = ...,
+        what: _builtins.str = ...,
+        amount_hundredths: _builtins.int | None = ...,
+        time_zone: _builtins.str = ...,
+        months: _builtins.int | None = ...,
+        effective_at: _timestamp_pb2.Timestamp | None = ...,
+        until: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "_months", b"_months", "amount_hundredths", b"amount_hundredths", "effective_at", b"effective_at", "months", b"months", "until", b"until"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "_months", b"_months", "account_id", b"account_id", "amount_hundredths", b"amount_hundredths", "change", b"change", "effective_at", b"effective_at", "months", b"months", "time_zone", b"time_zone", "until", b"until", "what", b"what"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__amount_hundredths: _TypeAlias = _typing.Literal["amount_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__amount_hundredths: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths"]  # noqa: Y015
+    _WhichOneofReturnType__months: _TypeAlias = _typing.Literal["months"]  # noqa: Y015
+    _WhichOneofArgType__months: _TypeAlias = _typing.Literal["_months", b"_months"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__amount_hundredths) -> _WhichOneofReturnType__amount_hundredths | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__months) -> _WhichOneofReturnType__months | None: ...
+
+Global___LimitChanged: _TypeAlias = LimitChanged  # noqa: Y015
+
+@_typing.final
+class ReservationRefusedByLimit(_message.Message):
+    """A reservation the player's own limits refused (the table was told only "not dealt in", by the
+    StakeRejected / MatchMoneyRejected of the same cause). Keyed by the account id; correlation_id =
+    the hand id or the match id, causation_id = the table event that asked for the reservation.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    PURPOSE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    REQUIRED_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    table_id: _builtins.str
+    purpose: _builtins.str
+    """"hand", "entry", "rejoin", "stake" """
+    reason: Global___LimitReason.ValueType
+    detail: _builtins.str
+    """e.g. "the day loss limit of 2000 hundredths until 2026-03-05T00:00:00+00:00" """
+    required_hundredths: _builtins.int
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        table_id: _builtins.str = ...,
+        purpose: _builtins.str = ...,
+        reason: Global___LimitReason.ValueType = ...,
+        detail: _builtins.str = ...,
+        required_hundredths: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "detail", b"detail", "purpose", b"purpose", "reason", b"reason", "required_hundredths", b"required_hundredths", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReservationRefusedByLimit: _TypeAlias = ReservationRefusedByLimit  # noqa: Y015

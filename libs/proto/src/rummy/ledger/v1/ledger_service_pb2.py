@@ -25,13 +25,17 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rummy/ledger/v1/ledger_service.proto\x12\x0frummy.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\'\n\x11GetBalanceRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\"\x7f\n\x12GetBalanceResponse\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\x12\x1b\n\x13reserved_hundredths\x18\x03 \x01(\x03\x12\x1c\n\x14\x61vailable_hundredths\x18\x04 \x01(\x03\"\xd0\x02\n\x0eStatementEntry\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12-\n\tposted_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\x12 \n\x18\x62\x61lance_after_hundredths\x18\x04 \x01(\x03\x12\x0c\n\x04memo\x18\x05 \x01(\t\x12\x0f\n\x07hand_id\x18\x06 \x01(\t\x12\x0c\n\x04kind\x18\x07 \x01(\t\x12\x10\n\x08table_id\x18\x08 \x01(\t\x12\x13\n\x06points\x18\t \x01(\rH\x00\x88\x01\x01\x12\x17\n\x0f\x63ost_hundredths\x18\n \x01(\x03\x12\x1b\n\x13winnings_hundredths\x18\x0b \x01(\x03\x12\x1d\n\x15\x63ommission_hundredths\x18\x0c \x01(\x03\x42\t\n\x07_points\"P\n\x13GetStatementRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"a\n\x14GetStatementResponse\x12\x30\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1f.rummy.ledger.v1.StatementEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"d\n\x0cGrantRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12\x0c\n\x04memo\x18\x04 \x01(\t\"K\n\rGrantResponse\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\x32\x8b\x02\n\rLedgerService\x12U\n\nGetBalance\x12\".rummy.ledger.v1.GetBalanceRequest\x1a#.rummy.ledger.v1.GetBalanceResponse\x12[\n\x0cGetStatement\x12$.rummy.ledger.v1.GetStatementRequest\x1a%.rummy.ledger.v1.GetStatementResponse\x12\x46\n\x05Grant\x12\x1d.rummy.ledger.v1.GrantRequest\x1a\x1e.rummy.ledger.v1.GrantResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rummy/ledger/v1/ledger_service.proto\x12\x0frummy.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\'\n\x11GetBalanceRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\"\x7f\n\x12GetBalanceResponse\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\x12\x1b\n\x13reserved_hundredths\x18\x03 \x01(\x03\x12\x1c\n\x14\x61vailable_hundredths\x18\x04 \x01(\x03\"\xd0\x02\n\x0eStatementEntry\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12-\n\tposted_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x61mount_hundredths\x18\x03 \x01(\x03\x12 \n\x18\x62\x61lance_after_hundredths\x18\x04 \x01(\x03\x12\x0c\n\x04memo\x18\x05 \x01(\t\x12\x0f\n\x07hand_id\x18\x06 \x01(\t\x12\x0c\n\x04kind\x18\x07 \x01(\t\x12\x10\n\x08table_id\x18\x08 \x01(\t\x12\x13\n\x06points\x18\t \x01(\rH\x00\x88\x01\x01\x12\x17\n\x0f\x63ost_hundredths\x18\n \x01(\x03\x12\x1b\n\x13winnings_hundredths\x18\x0b \x01(\x03\x12\x1d\n\x15\x63ommission_hundredths\x18\x0c \x01(\x03\x42\t\n\x07_points\"P\n\x13GetStatementRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"a\n\x14GetStatementResponse\x12\x30\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1f.rummy.ledger.v1.StatementEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"d\n\x0cGrantRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12\x0c\n\x04memo\x18\x04 \x01(\t\"K\n\rGrantResponse\x12\x1e\n\x16journal_transaction_id\x18\x01 \x01(\t\x12\x1a\n\x12\x62\x61lance_hundredths\x18\x02 \x01(\x03\"\xc0\x01\n\x0bPeriodLimit\x12,\n\x06period\x18\x01 \x01(\x0e\x32\x1c.rummy.ledger.v1.LimitPeriod\x12\x1d\n\x10limit_hundredths\x18\x02 \x01(\x03H\x00\x88\x01\x01\x12\x1b\n\x13net_loss_hundredths\x18\x03 \x01(\x03\x12\x32\n\x0eperiod_ends_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x13\n\x11_limit_hundredths\"\xcb\x01\n\x12PendingLimitChange\x12\x0c\n\x04what\x18\x01 \x01(\t\x12\x1e\n\x11\x61mount_hundredths\x18\x02 \x01(\x03H\x00\x88\x01\x01\x12\x11\n\ttime_zone\x18\x03 \x01(\t\x12,\n\x08\x61sked_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x14\n\x12_amount_hundredths\"\xb7\x03\n\x06Limits\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12-\n\x07periods\x18\x02 \x03(\x0b\x32\x1c.rummy.ledger.v1.PeriodLimit\x12#\n\x16stake_limit_hundredths\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x11\n\ttime_zone\x18\x04 \x01(\t\x12/\n\x0b\x62reak_until\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x65xcluded\x18\x06 \x01(\x08\x12\x32\n\x0e\x65xcluded_until\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x07pending\x18\x08 \x03(\x0b\x32#.rummy.ledger.v1.PendingLimitChange\x12\x38\n\rclosed_reason\x18\t \x01(\x0e\x32!.rummy.ledger.v1.PlayClosedReason\x12\x30\n\x0c\x63losed_until\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x19\n\x17_stake_limit_hundredths\"&\n\x10GetLimitsRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\"<\n\x11GetLimitsResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\"\x8d\x01\n\x13SetLossLimitRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12,\n\x06period\x18\x02 \x01(\x0e\x32\x1c.rummy.ledger.v1.LimitPeriod\x12\x1e\n\x11\x61mount_hundredths\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x14\n\x12_amount_hundredths\"q\n\x14SetLossLimitResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"`\n\x14SetStakeLimitRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x1e\n\x11\x61mount_hundredths\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x14\n\x12_amount_hundredths\"r\n\x15SetStakeLimitResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"A\n\x18SetLimitsTimeZoneRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x11\n\ttime_zone\x18\x02 \x01(\t\"v\n\x19SetLimitsTimeZoneResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"A\n\x11StartBreakRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x18\n\x10\x64uration_seconds\x18\x02 \x01(\r\"h\n\x12StartBreakResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\x12)\n\x05until\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"%\n\x0f\x45ndBreakRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\"m\n\x10\x45ndBreakResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"L\n\x12SelfExcludeRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x0e\n\x06months\x18\x02 \x01(\r\x12\x12\n\nindefinite\x18\x03 \x01(\x08\"i\n\x13SelfExcludeResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\x12)\n\x05until\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"(\n\x12\x41skToReturnRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\"p\n\x13\x41skToReturnResponse\x12\'\n\x06limits\x18\x01 \x01(\x0b\x32\x17.rummy.ledger.v1.Limits\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"A\n\x10\x43heckSeatRequest\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x19\n\x11\x61mount_hundredths\x18\x02 \x01(\x03\"\x92\x01\n\x11\x43heckSeatResponse\x12\x0f\n\x07\x61llowed\x18\x01 \x01(\x08\x12\x31\n\x06reason\x18\x02 \x01(\x0e\x32!.rummy.ledger.v1.PlayClosedReason\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12)\n\x05until\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*p\n\x0bLimitPeriod\x12\x1c\n\x18LIMIT_PERIOD_UNSPECIFIED\x10\x00\x12\x14\n\x10LIMIT_PERIOD_DAY\x10\x01\x12\x15\n\x11LIMIT_PERIOD_WEEK\x10\x02\x12\x16\n\x12LIMIT_PERIOD_MONTH\x10\x03*\xc2\x01\n\x10PlayClosedReason\x12\"\n\x1ePLAY_CLOSED_REASON_UNSPECIFIED\x10\x00\x12\x1c\n\x18PLAY_CLOSED_REASON_BREAK\x10\x01\x12%\n!PLAY_CLOSED_REASON_SELF_EXCLUSION\x10\x02\x12!\n\x1dPLAY_CLOSED_REASON_LOSS_LIMIT\x10\x03\x12\"\n\x1ePLAY_CLOSED_REASON_STAKE_LIMIT\x10\x04\x32\xb8\x08\n\rLedgerService\x12U\n\nGetBalance\x12\".rummy.ledger.v1.GetBalanceRequest\x1a#.rummy.ledger.v1.GetBalanceResponse\x12[\n\x0cGetStatement\x12$.rummy.ledger.v1.GetStatementRequest\x1a%.rummy.ledger.v1.GetStatementResponse\x12\x46\n\x05Grant\x12\x1d.rummy.ledger.v1.GrantRequest\x1a\x1e.rummy.ledger.v1.GrantResponse\x12R\n\tGetLimits\x12!.rummy.ledger.v1.GetLimitsRequest\x1a\".rummy.ledger.v1.GetLimitsResponse\x12[\n\x0cSetLossLimit\x12$.rummy.ledger.v1.SetLossLimitRequest\x1a%.rummy.ledger.v1.SetLossLimitResponse\x12^\n\rSetStakeLimit\x12%.rummy.ledger.v1.SetStakeLimitRequest\x1a&.rummy.ledger.v1.SetStakeLimitResponse\x12j\n\x11SetLimitsTimeZone\x12).rummy.ledger.v1.SetLimitsTimeZoneRequest\x1a*.rummy.ledger.v1.SetLimitsTimeZoneResponse\x12U\n\nStartBreak\x12\".rummy.ledger.v1.StartBreakRequest\x1a#.rummy.ledger.v1.StartBreakResponse\x12O\n\x08\x45ndBreak\x12 .rummy.ledger.v1.EndBreakRequest\x1a!.rummy.ledger.v1.EndBreakResponse\x12X\n\x0bSelfExclude\x12#.rummy.ledger.v1.SelfExcludeRequest\x1a$.rummy.ledger.v1.SelfExcludeResponse\x12X\n\x0b\x41skToReturn\x12#.rummy.ledger.v1.AskToReturnRequest\x1a$.rummy.ledger.v1.AskToReturnResponse\x12R\n\tCheckSeat\x12!.rummy.ledger.v1.CheckSeatRequest\x1a\".rummy.ledger.v1.CheckSeatResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummy.ledger.v1.ledger_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_LIMITPERIOD']._serialized_start=3444
+  _globals['_LIMITPERIOD']._serialized_end=3556
+  _globals['_PLAYCLOSEDREASON']._serialized_start=3559
+  _globals['_PLAYCLOSEDREASON']._serialized_end=3753
   _globals['_GETBALANCEREQUEST']._serialized_start=90
   _globals['_GETBALANCEREQUEST']._serialized_end=129
   _globals['_GETBALANCERESPONSE']._serialized_start=131
@@ -46,6 +50,48 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GRANTREQUEST']._serialized_end=880
   _globals['_GRANTRESPONSE']._serialized_start=882
   _globals['_GRANTRESPONSE']._serialized_end=957
-  _globals['_LEDGERSERVICE']._serialized_start=960
-  _globals['_LEDGERSERVICE']._serialized_end=1227
+  _globals['_PERIODLIMIT']._serialized_start=960
+  _globals['_PERIODLIMIT']._serialized_end=1152
+  _globals['_PENDINGLIMITCHANGE']._serialized_start=1155
+  _globals['_PENDINGLIMITCHANGE']._serialized_end=1358
+  _globals['_LIMITS']._serialized_start=1361
+  _globals['_LIMITS']._serialized_end=1800
+  _globals['_GETLIMITSREQUEST']._serialized_start=1802
+  _globals['_GETLIMITSREQUEST']._serialized_end=1840
+  _globals['_GETLIMITSRESPONSE']._serialized_start=1842
+  _globals['_GETLIMITSRESPONSE']._serialized_end=1902
+  _globals['_SETLOSSLIMITREQUEST']._serialized_start=1905
+  _globals['_SETLOSSLIMITREQUEST']._serialized_end=2046
+  _globals['_SETLOSSLIMITRESPONSE']._serialized_start=2048
+  _globals['_SETLOSSLIMITRESPONSE']._serialized_end=2161
+  _globals['_SETSTAKELIMITREQUEST']._serialized_start=2163
+  _globals['_SETSTAKELIMITREQUEST']._serialized_end=2259
+  _globals['_SETSTAKELIMITRESPONSE']._serialized_start=2261
+  _globals['_SETSTAKELIMITRESPONSE']._serialized_end=2375
+  _globals['_SETLIMITSTIMEZONEREQUEST']._serialized_start=2377
+  _globals['_SETLIMITSTIMEZONEREQUEST']._serialized_end=2442
+  _globals['_SETLIMITSTIMEZONERESPONSE']._serialized_start=2444
+  _globals['_SETLIMITSTIMEZONERESPONSE']._serialized_end=2562
+  _globals['_STARTBREAKREQUEST']._serialized_start=2564
+  _globals['_STARTBREAKREQUEST']._serialized_end=2629
+  _globals['_STARTBREAKRESPONSE']._serialized_start=2631
+  _globals['_STARTBREAKRESPONSE']._serialized_end=2735
+  _globals['_ENDBREAKREQUEST']._serialized_start=2737
+  _globals['_ENDBREAKREQUEST']._serialized_end=2774
+  _globals['_ENDBREAKRESPONSE']._serialized_start=2776
+  _globals['_ENDBREAKRESPONSE']._serialized_end=2885
+  _globals['_SELFEXCLUDEREQUEST']._serialized_start=2887
+  _globals['_SELFEXCLUDEREQUEST']._serialized_end=2963
+  _globals['_SELFEXCLUDERESPONSE']._serialized_start=2965
+  _globals['_SELFEXCLUDERESPONSE']._serialized_end=3070
+  _globals['_ASKTORETURNREQUEST']._serialized_start=3072
+  _globals['_ASKTORETURNREQUEST']._serialized_end=3112
+  _globals['_ASKTORETURNRESPONSE']._serialized_start=3114
+  _globals['_ASKTORETURNRESPONSE']._serialized_end=3226
+  _globals['_CHECKSEATREQUEST']._serialized_start=3228
+  _globals['_CHECKSEATREQUEST']._serialized_end=3293
+  _globals['_CHECKSEATRESPONSE']._serialized_start=3296
+  _globals['_CHECKSEATRESPONSE']._serialized_end=3442
+  _globals['_LEDGERSERVICE']._serialized_start=3756
+  _globals['_LEDGERSERVICE']._serialized_end=4836
 # @@protoc_insertion_point(module_scope)

@@ -10,6 +10,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -20,6 +21,62 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _LimitPeriod:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LimitPeriodEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LimitPeriod.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIMIT_PERIOD_UNSPECIFIED: _LimitPeriod.ValueType  # 0
+    LIMIT_PERIOD_DAY: _LimitPeriod.ValueType  # 1
+    """a calendar day in the limits' time zone"""
+    LIMIT_PERIOD_WEEK: _LimitPeriod.ValueType  # 2
+    """an ISO week, Monday to Sunday"""
+    LIMIT_PERIOD_MONTH: _LimitPeriod.ValueType  # 3
+    """a calendar month"""
+
+class LimitPeriod(_LimitPeriod, metaclass=_LimitPeriodEnumTypeWrapper):
+    """---------------------------------------------------------------------------------------------
+    Responsible play
+    ---------------------------------------------------------------------------------------------
+    """
+
+LIMIT_PERIOD_UNSPECIFIED: LimitPeriod.ValueType  # 0
+LIMIT_PERIOD_DAY: LimitPeriod.ValueType  # 1
+"""a calendar day in the limits' time zone"""
+LIMIT_PERIOD_WEEK: LimitPeriod.ValueType  # 2
+"""an ISO week, Monday to Sunday"""
+LIMIT_PERIOD_MONTH: LimitPeriod.ValueType  # 3
+"""a calendar month"""
+Global___LimitPeriod: _TypeAlias = LimitPeriod  # noqa: Y015
+
+class _PlayClosedReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PlayClosedReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PlayClosedReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PLAY_CLOSED_REASON_UNSPECIFIED: _PlayClosedReason.ValueType  # 0
+    """play is open"""
+    PLAY_CLOSED_REASON_BREAK: _PlayClosedReason.ValueType  # 1
+    PLAY_CLOSED_REASON_SELF_EXCLUSION: _PlayClosedReason.ValueType  # 2
+    PLAY_CLOSED_REASON_LOSS_LIMIT: _PlayClosedReason.ValueType  # 3
+    """CheckSeat only"""
+    PLAY_CLOSED_REASON_STAKE_LIMIT: _PlayClosedReason.ValueType  # 4
+    """CheckSeat only"""
+
+class PlayClosedReason(_PlayClosedReason, metaclass=_PlayClosedReasonEnumTypeWrapper): ...
+
+PLAY_CLOSED_REASON_UNSPECIFIED: PlayClosedReason.ValueType  # 0
+"""play is open"""
+PLAY_CLOSED_REASON_BREAK: PlayClosedReason.ValueType  # 1
+PLAY_CLOSED_REASON_SELF_EXCLUSION: PlayClosedReason.ValueType  # 2
+PLAY_CLOSED_REASON_LOSS_LIMIT: PlayClosedReason.ValueType  # 3
+"""CheckSeat only"""
+PLAY_CLOSED_REASON_STAKE_LIMIT: PlayClosedReason.ValueType  # 4
+"""CheckSeat only"""
+Global___PlayClosedReason: _TypeAlias = PlayClosedReason  # noqa: Y015
 
 @_typing.final
 class GetBalanceRequest(_message.Message):
@@ -248,3 +305,580 @@ class GrantResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GrantResponse: _TypeAlias = GrantResponse  # noqa: Y015
+
+@_typing.final
+class PeriodLimit(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PERIOD_FIELD_NUMBER: _builtins.int
+    LIMIT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    NET_LOSS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    PERIOD_ENDS_AT_FIELD_NUMBER: _builtins.int
+    period: Global___LimitPeriod.ValueType
+    limit_hundredths: _builtins.int
+    """unset: no loss limit for this period"""
+    net_loss_hundredths: _builtins.int
+    """paid minus received in the period so far; negative when up"""
+    @_builtins.property
+    def period_ends_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        period: Global___LimitPeriod.ValueType = ...,
+        limit_hundredths: _builtins.int | None = ...,
+        net_loss_hundredths: _builtins.int = ...,
+        period_ends_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_limit_hundredths", b"_limit_hundredths", "limit_hundredths", b"limit_hundredths", "period_ends_at", b"period_ends_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_limit_hundredths", b"_limit_hundredths", "limit_hundredths", b"limit_hundredths", "net_loss_hundredths", b"net_loss_hundredths", "period", b"period", "period_ends_at", b"period_ends_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__limit_hundredths: _TypeAlias = _typing.Literal["limit_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__limit_hundredths: _TypeAlias = _typing.Literal["_limit_hundredths", b"_limit_hundredths"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__limit_hundredths) -> _WhichOneofReturnType__limit_hundredths | None: ...
+
+Global___PeriodLimit: _TypeAlias = PeriodLimit  # noqa: Y015
+
+@_typing.final
+class PendingLimitChange(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WHAT_FIELD_NUMBER: _builtins.int
+    AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    TIME_ZONE_FIELD_NUMBER: _builtins.int
+    ASKED_AT_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_AT_FIELD_NUMBER: _builtins.int
+    what: _builtins.str
+    """"day", "week", "month", "stake", "time_zone", "break_end", "return" """
+    amount_hundredths: _builtins.int
+    """a raise's amount; unset for a removal"""
+    time_zone: _builtins.str
+    """a time-zone change's zone"""
+    @_builtins.property
+    def asked_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def effective_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        what: _builtins.str = ...,
+        amount_hundredths: _builtins.int | None = ...,
+        time_zone: _builtins.str = ...,
+        asked_at: _timestamp_pb2.Timestamp | None = ...,
+        effective_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "amount_hundredths", b"amount_hundredths", "asked_at", b"asked_at", "effective_at", b"effective_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "amount_hundredths", b"amount_hundredths", "asked_at", b"asked_at", "effective_at", b"effective_at", "time_zone", b"time_zone", "what", b"what"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__amount_hundredths: _TypeAlias = _typing.Literal["amount_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__amount_hundredths: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__amount_hundredths) -> _WhichOneofReturnType__amount_hundredths | None: ...
+
+Global___PendingLimitChange: _TypeAlias = PendingLimitChange  # noqa: Y015
+
+@_typing.final
+class Limits(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    PERIODS_FIELD_NUMBER: _builtins.int
+    STAKE_LIMIT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    TIME_ZONE_FIELD_NUMBER: _builtins.int
+    BREAK_UNTIL_FIELD_NUMBER: _builtins.int
+    EXCLUDED_FIELD_NUMBER: _builtins.int
+    EXCLUDED_UNTIL_FIELD_NUMBER: _builtins.int
+    PENDING_FIELD_NUMBER: _builtins.int
+    CLOSED_REASON_FIELD_NUMBER: _builtins.int
+    CLOSED_UNTIL_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    stake_limit_hundredths: _builtins.int
+    """the most one table may reserve; unset: none"""
+    time_zone: _builtins.str
+    """IANA name; "UTC" by default"""
+    excluded: _builtins.bool
+    closed_reason: Global___PlayClosedReason.ValueType
+    """unspecified: play is open"""
+    @_builtins.property
+    def periods(self) -> _containers.RepeatedCompositeFieldContainer[Global___PeriodLimit]:
+        """day, week, month"""
+
+    @_builtins.property
+    def break_until(self) -> _timestamp_pb2.Timestamp:
+        """unset: no break"""
+
+    @_builtins.property
+    def excluded_until(self) -> _timestamp_pb2.Timestamp:
+        """unset while excluded: indefinite"""
+
+    @_builtins.property
+    def pending(self) -> _containers.RepeatedCompositeFieldContainer[Global___PendingLimitChange]: ...
+    @_builtins.property
+    def closed_until(self) -> _timestamp_pb2.Timestamp:
+        """unset: until the player acts (or indefinite)"""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        periods: _abc.Iterable[Global___PeriodLimit] | None = ...,
+        stake_limit_hundredths: _builtins.int | None = ...,
+        time_zone: _builtins.str = ...,
+        break_until: _timestamp_pb2.Timestamp | None = ...,
+        excluded: _builtins.bool = ...,
+        excluded_until: _timestamp_pb2.Timestamp | None = ...,
+        pending: _abc.Iterable[Global___PendingLimitChange] | None = ...,
+        closed_reason: Global___PlayClosedReason.ValueType = ...,
+        closed_until: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_stake_limit_hundredths", b"_stake_limit_hundredths", "break_until", b"break_until", "closed_until", b"closed_until", "excluded_until", b"excluded_until", "stake_limit_hundredths", b"stake_limit_hundredths"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_stake_limit_hundredths", b"_stake_limit_hundredths", "account_id", b"account_id", "break_until", b"break_until", "closed_reason", b"closed_reason", "closed_until", b"closed_until", "excluded", b"excluded", "excluded_until", b"excluded_until", "pending", b"pending", "periods", b"periods", "stake_limit_hundredths", b"stake_limit_hundredths", "time_zone", b"time_zone"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__stake_limit_hundredths: _TypeAlias = _typing.Literal["stake_limit_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__stake_limit_hundredths: _TypeAlias = _typing.Literal["_stake_limit_hundredths", b"_stake_limit_hundredths"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__stake_limit_hundredths) -> _WhichOneofReturnType__stake_limit_hundredths | None: ...
+
+Global___Limits: _TypeAlias = Limits  # noqa: Y015
+
+@_typing.final
+class GetLimitsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLimitsRequest: _TypeAlias = GetLimitsRequest  # noqa: Y015
+
+@_typing.final
+class GetLimitsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLimitsResponse: _TypeAlias = GetLimitsResponse  # noqa: Y015
+
+@_typing.final
+class SetLossLimitRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    PERIOD_FIELD_NUMBER: _builtins.int
+    AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    period: Global___LimitPeriod.ValueType
+    """required"""
+    amount_hundredths: _builtins.int
+    """>= 0; unset removes the limit (in 24 hours)"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        period: Global___LimitPeriod.ValueType = ...,
+        amount_hundredths: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "amount_hundredths", b"amount_hundredths"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "account_id", b"account_id", "amount_hundredths", b"amount_hundredths", "period", b"period"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__amount_hundredths: _TypeAlias = _typing.Literal["amount_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__amount_hundredths: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__amount_hundredths) -> _WhichOneofReturnType__amount_hundredths | None: ...
+
+Global___SetLossLimitRequest: _TypeAlias = SetLossLimitRequest  # noqa: Y015
+
+@_typing.final
+class SetLossLimitResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_AT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    @_builtins.property
+    def effective_at(self) -> _timestamp_pb2.Timestamp:
+        """when the change applies"""
+
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+        effective_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetLossLimitResponse: _TypeAlias = SetLossLimitResponse  # noqa: Y015
+
+@_typing.final
+class SetStakeLimitRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    amount_hundredths: _builtins.int
+    """>= 0; unset removes the limit (in 24 hours)"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        amount_hundredths: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "amount_hundredths", b"amount_hundredths"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths", "account_id", b"account_id", "amount_hundredths", b"amount_hundredths"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__amount_hundredths: _TypeAlias = _typing.Literal["amount_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__amount_hundredths: _TypeAlias = _typing.Literal["_amount_hundredths", b"_amount_hundredths"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__amount_hundredths) -> _WhichOneofReturnType__amount_hundredths | None: ...
+
+Global___SetStakeLimitRequest: _TypeAlias = SetStakeLimitRequest  # noqa: Y015
+
+@_typing.final
+class SetStakeLimitResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_AT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    @_builtins.property
+    def effective_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+        effective_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetStakeLimitResponse: _TypeAlias = SetStakeLimitResponse  # noqa: Y015
+
+@_typing.final
+class SetLimitsTimeZoneRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    TIME_ZONE_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    time_zone: _builtins.str
+    """an IANA name such as "Asia/Kolkata"; at most 64 bytes"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        time_zone: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "time_zone", b"time_zone"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetLimitsTimeZoneRequest: _TypeAlias = SetLimitsTimeZoneRequest  # noqa: Y015
+
+@_typing.final
+class SetLimitsTimeZoneResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_AT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    @_builtins.property
+    def effective_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+        effective_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetLimitsTimeZoneResponse: _TypeAlias = SetLimitsTimeZoneResponse  # noqa: Y015
+
+@_typing.final
+class StartBreakRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    DURATION_SECONDS_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    duration_seconds: _builtins.int
+    """86400 (24 hours) .. 3628800 (6 weeks)"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        duration_seconds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "duration_seconds", b"duration_seconds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartBreakRequest: _TypeAlias = StartBreakRequest  # noqa: Y015
+
+@_typing.final
+class StartBreakResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    @_builtins.property
+    def until(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+        until: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits", "until", b"until"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits", "until", b"until"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartBreakResponse: _TypeAlias = StartBreakResponse  # noqa: Y015
+
+@_typing.final
+class EndBreakRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndBreakRequest: _TypeAlias = EndBreakRequest  # noqa: Y015
+
+@_typing.final
+class EndBreakResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_AT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    @_builtins.property
+    def effective_at(self) -> _timestamp_pb2.Timestamp:
+        """24 hours from now, or the break's end if sooner"""
+
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+        effective_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndBreakResponse: _TypeAlias = EndBreakResponse  # noqa: Y015
+
+@_typing.final
+class SelfExcludeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    MONTHS_FIELD_NUMBER: _builtins.int
+    INDEFINITE_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    months: _builtins.int
+    """6 .. 60; ignored when indefinite"""
+    indefinite: _builtins.bool
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        months: _builtins.int = ...,
+        indefinite: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "indefinite", b"indefinite", "months", b"months"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SelfExcludeRequest: _TypeAlias = SelfExcludeRequest  # noqa: Y015
+
+@_typing.final
+class SelfExcludeResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    @_builtins.property
+    def until(self) -> _timestamp_pb2.Timestamp:
+        """unset: indefinite"""
+
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+        until: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits", "until", b"until"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits", "until", b"until"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SelfExcludeResponse: _TypeAlias = SelfExcludeResponse  # noqa: Y015
+
+@_typing.final
+class AskToReturnRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AskToReturnRequest: _TypeAlias = AskToReturnRequest  # noqa: Y015
+
+@_typing.final
+class AskToReturnResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_AT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> Global___Limits: ...
+    @_builtins.property
+    def effective_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        limits: Global___Limits | None = ...,
+        effective_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["effective_at", b"effective_at", "limits", b"limits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AskToReturnResponse: _TypeAlias = AskToReturnResponse  # noqa: Y015
+
+@_typing.final
+class CheckSeatRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    AMOUNT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """required; at most 128 bytes"""
+    amount_hundredths: _builtins.int
+    """what one reservation at the table holds (0 for a free table)"""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        amount_hundredths: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "amount_hundredths", b"amount_hundredths"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CheckSeatRequest: _TypeAlias = CheckSeatRequest  # noqa: Y015
+
+@_typing.final
+class CheckSeatResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ALLOWED_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
+    allowed: _builtins.bool
+    reason: Global___PlayClosedReason.ValueType
+    """why not (unspecified when allowed)"""
+    detail: _builtins.str
+    """a sentence for that player only"""
+    @_builtins.property
+    def until(self) -> _timestamp_pb2.Timestamp:
+        """unset: until the player acts, or indefinite"""
+
+    def __init__(
+        self,
+        *,
+        allowed: _builtins.bool = ...,
+        reason: Global___PlayClosedReason.ValueType = ...,
+        detail: _builtins.str = ...,
+        until: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["until", b"until"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allowed", b"allowed", "detail", b"detail", "reason", b"reason", "until", b"until"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CheckSeatResponse: _TypeAlias = CheckSeatResponse  # noqa: Y015

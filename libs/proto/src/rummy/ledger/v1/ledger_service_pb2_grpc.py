@@ -49,6 +49,51 @@ class LedgerServiceStub:
                 request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantRequest.SerializeToString,
                 response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantResponse.FromString,
                 _registered_method=True)
+        self.GetLimits = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/GetLimits',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GetLimitsRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GetLimitsResponse.FromString,
+                _registered_method=True)
+        self.SetLossLimit = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/SetLossLimit',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLossLimitRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLossLimitResponse.FromString,
+                _registered_method=True)
+        self.SetStakeLimit = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/SetStakeLimit',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetStakeLimitRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetStakeLimitResponse.FromString,
+                _registered_method=True)
+        self.SetLimitsTimeZone = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/SetLimitsTimeZone',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLimitsTimeZoneRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLimitsTimeZoneResponse.FromString,
+                _registered_method=True)
+        self.StartBreak = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/StartBreak',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.StartBreakRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.StartBreakResponse.FromString,
+                _registered_method=True)
+        self.EndBreak = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/EndBreak',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.EndBreakRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.EndBreakResponse.FromString,
+                _registered_method=True)
+        self.SelfExclude = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/SelfExclude',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SelfExcludeRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SelfExcludeResponse.FromString,
+                _registered_method=True)
+        self.AskToReturn = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/AskToReturn',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.AskToReturnRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.AskToReturnResponse.FromString,
+                _registered_method=True)
+        self.CheckSeat = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/CheckSeat',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.CheckSeatRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.CheckSeatResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -74,6 +119,69 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLimits(self, request, context):
+        """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
+        account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
+        may read any account's limits and change none. Lowering or starting a limit, a break or a
+        self-exclusion applies at once and cancels a pending raise; raising or removing a limit,
+        changing the time zone, ending a break early or returning after an exclusion applies 24 hours
+        after it was asked (effective_at says when). Bad input is INVALID_ARGUMENT, a change the
+        account's state does not allow now FAILED_PRECONDITION; nothing changes either way.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetLossLimit(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetStakeLimit(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetLimitsTimeZone(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartBreak(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndBreak(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SelfExclude(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AskToReturn(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckSeat(self, request, context):
+        """Service role only (the table's TakeSeat): may this account sit at a table reserving
+        amount_hundredths at a time? The reservation check at the deal stays the authority.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -91,6 +199,51 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.Grant,
                     request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantRequest.FromString,
                     response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantResponse.SerializeToString,
+            ),
+            'GetLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLimits,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GetLimitsRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GetLimitsResponse.SerializeToString,
+            ),
+            'SetLossLimit': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLossLimit,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLossLimitRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLossLimitResponse.SerializeToString,
+            ),
+            'SetStakeLimit': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetStakeLimit,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetStakeLimitRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetStakeLimitResponse.SerializeToString,
+            ),
+            'SetLimitsTimeZone': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLimitsTimeZone,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLimitsTimeZoneRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLimitsTimeZoneResponse.SerializeToString,
+            ),
+            'StartBreak': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartBreak,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.StartBreakRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.StartBreakResponse.SerializeToString,
+            ),
+            'EndBreak': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndBreak,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.EndBreakRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.EndBreakResponse.SerializeToString,
+            ),
+            'SelfExclude': grpc.unary_unary_rpc_method_handler(
+                    servicer.SelfExclude,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SelfExcludeRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SelfExcludeResponse.SerializeToString,
+            ),
+            'AskToReturn': grpc.unary_unary_rpc_method_handler(
+                    servicer.AskToReturn,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.AskToReturnRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.AskToReturnResponse.SerializeToString,
+            ),
+            'CheckSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckSeat,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.CheckSeatRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.CheckSeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -174,6 +327,249 @@ class LedgerService:
             '/rummy.ledger.v1.LedgerService/Grant',
             rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantRequest.SerializeToString,
             rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/GetLimits',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GetLimitsRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GetLimitsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetLossLimit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/SetLossLimit',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLossLimitRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLossLimitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetStakeLimit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/SetStakeLimit',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetStakeLimitRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetStakeLimitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetLimitsTimeZone(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/SetLimitsTimeZone',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLimitsTimeZoneRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SetLimitsTimeZoneResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartBreak(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/StartBreak',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.StartBreakRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.StartBreakResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndBreak(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/EndBreak',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.EndBreakRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.EndBreakResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SelfExclude(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/SelfExclude',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SelfExcludeRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.SelfExcludeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AskToReturn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/AskToReturn',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.AskToReturnRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.AskToReturnResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/CheckSeat',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.CheckSeatRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.CheckSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

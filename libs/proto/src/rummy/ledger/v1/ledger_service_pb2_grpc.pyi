@@ -38,6 +38,26 @@ class LedgerServiceStub:
     GetStatement: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GetStatementRequest, _ledger_service_pb2.GetStatementResponse]
     Grant: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GrantRequest, _ledger_service_pb2.GrantResponse]
     """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
+    GetLimits: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GetLimitsRequest, _ledger_service_pb2.GetLimitsResponse]
+    """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
+    account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
+    may read any account's limits and change none. Lowering or starting a limit, a break or a
+    self-exclusion applies at once and cancels a pending raise; raising or removing a limit,
+    changing the time zone, ending a break early or returning after an exclusion applies 24 hours
+    after it was asked (effective_at says when). Bad input is INVALID_ARGUMENT, a change the
+    account's state does not allow now FAILED_PRECONDITION; nothing changes either way.
+    """
+    SetLossLimit: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.SetLossLimitRequest, _ledger_service_pb2.SetLossLimitResponse]
+    SetStakeLimit: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.SetStakeLimitRequest, _ledger_service_pb2.SetStakeLimitResponse]
+    SetLimitsTimeZone: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.SetLimitsTimeZoneRequest, _ledger_service_pb2.SetLimitsTimeZoneResponse]
+    StartBreak: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.StartBreakRequest, _ledger_service_pb2.StartBreakResponse]
+    EndBreak: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.EndBreakRequest, _ledger_service_pb2.EndBreakResponse]
+    SelfExclude: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.SelfExcludeRequest, _ledger_service_pb2.SelfExcludeResponse]
+    AskToReturn: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.AskToReturnRequest, _ledger_service_pb2.AskToReturnResponse]
+    CheckSeat: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.CheckSeatRequest, _ledger_service_pb2.CheckSeatResponse]
+    """Service role only (the table's TakeSeat): may this account sit at a table reserving
+    amount_hundredths at a time? The reservation check at the deal stays the authority.
+    """
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -47,6 +67,26 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     GetStatement: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GetStatementRequest, _ledger_service_pb2.GetStatementResponse]  # type: ignore[assignment]
     Grant: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GrantRequest, _ledger_service_pb2.GrantResponse]  # type: ignore[assignment]
     """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
+    GetLimits: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GetLimitsRequest, _ledger_service_pb2.GetLimitsResponse]  # type: ignore[assignment]
+    """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
+    account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
+    may read any account's limits and change none. Lowering or starting a limit, a break or a
+    self-exclusion applies at once and cancels a pending raise; raising or removing a limit,
+    changing the time zone, ending a break early or returning after an exclusion applies 24 hours
+    after it was asked (effective_at says when). Bad input is INVALID_ARGUMENT, a change the
+    account's state does not allow now FAILED_PRECONDITION; nothing changes either way.
+    """
+    SetLossLimit: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.SetLossLimitRequest, _ledger_service_pb2.SetLossLimitResponse]  # type: ignore[assignment]
+    SetStakeLimit: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.SetStakeLimitRequest, _ledger_service_pb2.SetStakeLimitResponse]  # type: ignore[assignment]
+    SetLimitsTimeZone: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.SetLimitsTimeZoneRequest, _ledger_service_pb2.SetLimitsTimeZoneResponse]  # type: ignore[assignment]
+    StartBreak: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.StartBreakRequest, _ledger_service_pb2.StartBreakResponse]  # type: ignore[assignment]
+    EndBreak: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.EndBreakRequest, _ledger_service_pb2.EndBreakResponse]  # type: ignore[assignment]
+    SelfExclude: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.SelfExcludeRequest, _ledger_service_pb2.SelfExcludeResponse]  # type: ignore[assignment]
+    AskToReturn: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.AskToReturnRequest, _ledger_service_pb2.AskToReturnResponse]  # type: ignore[assignment]
+    CheckSeat: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.CheckSeatRequest, _ledger_service_pb2.CheckSeatResponse]  # type: ignore[assignment]
+    """Service role only (the table's TakeSeat): may this account sit at a table reserving
+    amount_hundredths at a time? The reservation check at the deal stays the authority.
+    """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -71,5 +111,79 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_service_pb2.GrantResponse, _abc.Awaitable[_ledger_service_pb2.GrantResponse]]:
         """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
+
+    @_abc_1.abstractmethod
+    def GetLimits(
+        self,
+        request: _ledger_service_pb2.GetLimitsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.GetLimitsResponse, _abc.Awaitable[_ledger_service_pb2.GetLimitsResponse]]:
+        """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
+        account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
+        may read any account's limits and change none. Lowering or starting a limit, a break or a
+        self-exclusion applies at once and cancels a pending raise; raising or removing a limit,
+        changing the time zone, ending a break early or returning after an exclusion applies 24 hours
+        after it was asked (effective_at says when). Bad input is INVALID_ARGUMENT, a change the
+        account's state does not allow now FAILED_PRECONDITION; nothing changes either way.
+        """
+
+    @_abc_1.abstractmethod
+    def SetLossLimit(
+        self,
+        request: _ledger_service_pb2.SetLossLimitRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.SetLossLimitResponse, _abc.Awaitable[_ledger_service_pb2.SetLossLimitResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SetStakeLimit(
+        self,
+        request: _ledger_service_pb2.SetStakeLimitRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.SetStakeLimitResponse, _abc.Awaitable[_ledger_service_pb2.SetStakeLimitResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SetLimitsTimeZone(
+        self,
+        request: _ledger_service_pb2.SetLimitsTimeZoneRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.SetLimitsTimeZoneResponse, _abc.Awaitable[_ledger_service_pb2.SetLimitsTimeZoneResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def StartBreak(
+        self,
+        request: _ledger_service_pb2.StartBreakRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.StartBreakResponse, _abc.Awaitable[_ledger_service_pb2.StartBreakResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def EndBreak(
+        self,
+        request: _ledger_service_pb2.EndBreakRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.EndBreakResponse, _abc.Awaitable[_ledger_service_pb2.EndBreakResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SelfExclude(
+        self,
+        request: _ledger_service_pb2.SelfExcludeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.SelfExcludeResponse, _abc.Awaitable[_ledger_service_pb2.SelfExcludeResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def AskToReturn(
+        self,
+        request: _ledger_service_pb2.AskToReturnRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.AskToReturnResponse, _abc.Awaitable[_ledger_service_pb2.AskToReturnResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CheckSeat(
+        self,
+        request: _ledger_service_pb2.CheckSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.CheckSeatResponse, _abc.Awaitable[_ledger_service_pb2.CheckSeatResponse]]:
+        """Service role only (the table's TakeSeat): may this account sit at a table reserving
+        amount_hundredths at a time? The reservation check at the deal stays the authority.
+        """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

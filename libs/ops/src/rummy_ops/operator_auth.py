@@ -1,0 +1,47 @@
+"""The operator's token of the ops commands that call a service (``rummy close-table``,
+``rummy limits``): ``--token`` (``RUMMY_TOKEN``) or one minted for ``--operator`` with the secret
+``rummy token`` uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import click
+
+from rummy_ops.token import token_secret
+from rummy_platform.auth import Role, TokenAuthority
+from rummy_platform.config import ConfigError
+
+#: Seconds a token minted by these commands lives.
+MINTED_TOKEN_SECONDS = 900
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def operator_token(token: str | None, operator: str) -> str:
+    """``token``, or a fresh operator token for ``operator``. Raises click.ClickException when
+    no secret can be found."""
+    if token:
+        return token
+    try:
+        secret, _source = token_secret()
+    except ConfigError as error:
+        raise click.ClickException(f"{error}; or pass an operator's token with --token") from None
+    return TokenAuthority(secret).issue(operator, Role.OPERATOR, MINTED_TOKEN_SECONDS)
+
+
+def operator_options(command: F) -> F:
+    """The ``--token`` and ``--operator`` options of a command."""
+    command = click.option(
+        "--operator",
+        default="ops",
+        show_default=True,
+        help="The operator account of a minted token.",
+    )(command)
+    return click.option(
+        "--token",
+        envvar="RUMMY_TOKEN",
+        help="An operator's bearer token (RUMMY_TOKEN); default: one minted for --operator with "
+        "the secret `rummy token` uses.",
+    )(command)

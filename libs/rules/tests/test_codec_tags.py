@@ -1,0 +1,93 @@
+"""Every stored message has a stable, namespaced tag declared beside its class and listed in one
+registry; two namespaces may both have a ``Declared``; a record tagged the old way (its class
+name) or with the old money names decodes to today's message (rummy_rules.upcast)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from rummy_rules import codec, registry
+from rummy_rules.events import StakeReserved
+from rummy_rules.indian.events import Declared
+from rummy_rules.upcast import LEGACY_MONEY_SUFFIX, LEGACY_TAGS, upcast
+
+NAMESPACES = {"table", "match", "indian", "gin"}
+
+
+def test_every_registered_message_carries_a_namespaced_tag_declared_on_its_own_class() -> None:
+    tags = codec.tags()
+    assert len(tags) >= len(LEGACY_TAGS)
+    for tag, cls in tags.items():
+        assert codec.TAG_SHAPE.fullmatch(tag), tag
+        assert codec.tag_of(cls) == tag
+
+
+def test_the_old_tags_table_maps_each_class_name_of_before_to_the_class_of_that_name() -> None:
+    tags = codec.tags()
+    assert len(set(LEGACY_TAGS.values())) == len(LEGACY_TAGS)
+    for old, new in LEGACY_TAGS.items():
+        assert tags[new].__name__ == old
+    in_tree = {t for t, c in tags.items() if c.__module__.startswith("rummy_rules.")}
+    assert in_tree == set(LEGACY_TAGS.values()), "a message added since has no old tag"
+
+
+def test_two_namespaces_may_both_have_a_declared() -> None:
+    @codec.tag("testns.Declared")
+    @dataclass(frozen=True, kw_only=True)
+    class Declared2:  # its own Declared, in another namespace than indian.Declared
+        seat: int
+
+    Declared2.__name__ = "Declared"
+    codec.register(Declared2)
+    mine = codec.from_dict({"type": "testns.Declared", "seat": 3})
+    assert isinstance(mine, Declared2) and codec.registered("indian.Declared") is Declared
+    assert codec.to_dict(mine) == {"type": "testns.Declared", "seat": 3}
+
+
+def test_a_class_without_a_tag_or_with_a_taken_tag_is_refused() -> None:
+    @dataclass(frozen=True)
+    class Untagged:
+        seat: int
+
+    with pytest.raises(TypeError, match="declares no tag"):
+        codec.register(Untagged)
+
+    @codec.tag("indian.Declared")
+    @dataclass(frozen=True)
+    class Impostor:
+        seat: int
+
+    with pytest.raises(TypeError, match="two message types tagged indian.Declared"):
+        codec.register(Impostor)
+    with pytest.raises(ValueError, match="<namespace>.<Name>"):
+        codec.tag("Declared")
+
+
+def test_a_record_of_the_old_shape_decodes_to_the_message_of_today() -> None:
+    old = {"type": "StakeReserved", "seat": 2, "amount" + LEGACY_MONEY_SUFFIX: 1300}
+    assert codec.from_dict(old) == StakeReserved(seat=2, amount_hundredths=1300)
+    assert codec.to_dict(codec.from_dict(old)) == {
+        "type": "table.StakeReserved",
+        "seat": 2,
+        "amount_hundredths": 1300,
+    }
+
+
+def test_the_upcast_keeps_the_current_name_of_a_record_holding_both_and_leaves_today_alone() -> (
+    None
+):
+    both = {"type": "table.StakeReserved", "seat": 1, "amount_hundredths": 5}
+    both["amount" + LEGACY_MONEY_SUFFIX] = 9
+    assert upcast(both) == {"type": "table.StakeReserved", "seat": 1, "amount_hundredths": 5}
+    today = {"type": "table.StakeReserved", "seat": 1, "amount_hundredths": 5, "x": [{"a": 1}]}
+    assert upcast(today) is today
+    nested = {"type": "HandStarted", "rule_set": {"options": {"type": "IndianPointsRules"}}}
+    assert upcast(nested)["rule_set"]["options"]["type"] == "indian.PointsRules"
+
+
+def test_an_unknown_tag_is_refused_after_the_installed_variants_are_discovered() -> None:
+    registry.discover()
+    with pytest.raises(codec.CodecError, match="unknown message type 'nobody.Teleport'"):
+        codec.from_dict({"type": "nobody.Teleport"})

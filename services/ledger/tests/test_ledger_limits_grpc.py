@@ -1,0 +1,155 @@
+"""The responsible-play RPCs through a real ServiceHost in-process, on the in-memory unit of work
+and an advanceable ledger clock: a player acts only for its own account, bad input is
+INVALID_ARGUMENT and changes nothing, the answers say when a change applies, and the table's
+CheckSeat is the service role's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+
+import grpc
+import pytest
+from ledger_support import TestClock
+from prometheus_client import CollectorRegistry
+
+from rummy.ledger.v1 import ledger_service_pb2 as pb
+from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
+from rummy_ledger.adapters.memory import InMemoryUnitOfWork
+from rummy_ledger.application.reactions import Ledger
+from rummy_ledger.entrypoints import grpc as grpc_adapter
+from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.config import Settings
+from rummy_platform.limits import open_channel
+from rummy_platform.server import ServiceHost
+
+SECRET = "ledger-limits-test-secret-0123456789abcdef"
+NOON = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
+
+
+class Served:
+    def __init__(self) -> None:
+        self.clock = TestClock(NOON)
+        self.uow = InMemoryUnitOfWork(clock=self.clock)
+        settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+        self.host = ServiceHost("ledger", settings, registry=CollectorRegistry())
+        self.host.add_servicer(
+            grpc_adapter.add_to_server,
+            grpc_adapter.LedgerServicer(Ledger(clock=self.clock), self.uow),
+            grpc_adapter.SERVICE_NAME,
+        )
+
+    def stub(self, subject: str, role: Role = Role.PLAYER) -> pb_grpc.LedgerServiceStub:
+        token = TokenAuthority(SECRET).issue(subject, role)
+        return pb_grpc.LedgerServiceStub(authorized_channel(open_channel(self.host.address), token))
+
+    def outbox_size(self) -> int:
+        return len(self.uow.state.outbox)
+
+
+@pytest.fixture()
+def served() -> Iterator[Served]:
+    s = Served()
+    s.host.start()
+    try:
+        yield s
+    finally:
+        s.host.stop(grace_seconds=1)
+
+
+def status_of(call: Callable[[], object]) -> grpc.StatusCode:
+    with pytest.raises(grpc.RpcError) as error:
+        call()
+    return error.value.code()
+
+
+def test_a_player_sets_reads_and_raises_its_own_limits_and_is_told_when_each_applies(
+    served: Served,
+) -> None:
+    alice = served.stub("alice")
+    day = pb.LIMIT_PERIOD_DAY
+    alice.SetLossLimit(pb.SetLossLimitRequest(period=day, amount_hundredths=5_000))
+    raised = alice.SetLossLimit(pb.SetLossLimitRequest(period=day, amount_hundredths=9_000))
+    assert raised.effective_at.ToDatetime(UTC) == NOON + timedelta(hours=24)
+    limits = alice.GetLimits(pb.GetLimitsRequest()).limits
+    [today, _week, _month] = limits.periods
+    assert (today.period, today.limit_hundredths, today.net_loss_hundredths) == (day, 5_000, 0)
+    assert today.period_ends_at.ToDatetime(UTC) == datetime(2026, 3, 5, tzinfo=UTC)
+    [pending] = limits.pending
+    assert (pending.what, pending.amount_hundredths) == ("day", 9_000)
+    assert limits.time_zone == "UTC"
+    served.clock.advance(timedelta(hours=24))
+    limits = alice.GetLimits(pb.GetLimitsRequest(account_id="alice")).limits
+    assert (limits.periods[0].limit_hundredths, len(limits.pending)) == (9_000, 0)
+
+
+def test_a_player_cannot_read_or_change_another_players_limits(served: Served) -> None:
+    bob = served.stub("bob")
+    before = served.outbox_size()
+    assert status_of(lambda: bob.GetLimits(pb.GetLimitsRequest(account_id="alice"))) == (
+        grpc.StatusCode.PERMISSION_DENIED
+    )
+    request = pb.StartBreakRequest(account_id="alice", duration_seconds=86_400)
+    assert status_of(lambda: bob.StartBreak(request)) == grpc.StatusCode.PERMISSION_DENIED
+    ops = served.stub("ops", Role.OPERATOR)
+    assert status_of(lambda: ops.StartBreak(request)) == grpc.StatusCode.PERMISSION_DENIED
+    assert ops.GetLimits(pb.GetLimitsRequest(account_id="alice")).limits.account_id == "alice"
+    assert served.outbox_size() == before
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.SetLossLimit(
+            pb.SetLossLimitRequest(period=pb.LIMIT_PERIOD_WEEK, amount_hundredths=-1)
+        ),
+        lambda s: s.SetLossLimit(pb.SetLossLimitRequest(amount_hundredths=100)),
+        lambda s: s.SetLossLimit(
+            pb.SetLossLimitRequest(period=pb.LimitPeriod.ValueType(17), amount_hundredths=100)
+        ),
+        lambda s: s.SetStakeLimit(pb.SetStakeLimitRequest(amount_hundredths=-5)),
+        lambda s: s.StartBreak(pb.StartBreakRequest(duration_seconds=0)),
+        lambda s: s.StartBreak(pb.StartBreakRequest(duration_seconds=100 * 7 * 86_400)),
+        lambda s: s.SelfExclude(pb.SelfExcludeRequest(months=5)),
+        lambda s: s.SetLimitsTimeZone(pb.SetLimitsTimeZoneRequest(time_zone="Mars/Olympus")),
+    ],
+    ids=[
+        "negative",
+        "no-period",
+        "unknown-period",
+        "negative-stake",
+        "break-0",
+        "break-100-weeks",
+        "exclusion-5-months",
+        "zone",
+    ],
+)
+def test_bad_input_is_invalid_argument_and_changes_nothing(
+    served: Served, call: Callable[[pb_grpc.LedgerServiceStub], object]
+) -> None:
+    alice = served.stub("alice")
+    before = (alice.GetLimits(pb.GetLimitsRequest()), served.outbox_size())
+    assert status_of(lambda: call(alice)) == grpc.StatusCode.INVALID_ARGUMENT
+    assert (alice.GetLimits(pb.GetLimitsRequest()), served.outbox_size()) == before
+
+
+def test_an_exclusion_cannot_be_ended_early_and_check_seat_names_it_to_the_service_only(
+    served: Served,
+) -> None:
+    alice = served.stub("alice")
+    excluded = alice.SelfExclude(pb.SelfExcludeRequest(months=6))
+    assert excluded.until.ToDatetime(UTC) == datetime(2026, 9, 4, 12, tzinfo=UTC)
+    assert status_of(lambda: alice.AskToReturn(pb.AskToReturnRequest())) == (
+        grpc.StatusCode.FAILED_PRECONDITION
+    )
+    check = pb.CheckSeatRequest(account_id="alice", amount_hundredths=0)
+    assert status_of(lambda: alice.CheckSeat(check)) == grpc.StatusCode.PERMISSION_DENIED
+    table = served.stub("table", Role.SERVICE)
+    answer = table.CheckSeat(check)
+    assert (answer.allowed, answer.reason) == (False, pb.PLAY_CLOSED_REASON_SELF_EXCLUSION)
+    assert table.CheckSeat(pb.CheckSeatRequest(account_id="bob")).allowed
+    alice.SetStakeLimit(pb.SetStakeLimitRequest(amount_hundredths=100))  # allowed while excluded
+    bob = served.stub("bob")
+    bob.SetStakeLimit(pb.SetStakeLimitRequest(amount_hundredths=100))
+    over = table.CheckSeat(pb.CheckSeatRequest(account_id="bob", amount_hundredths=101))
+    assert (over.allowed, over.reason) == (False, pb.PLAY_CLOSED_REASON_STAKE_LIMIT)
