@@ -18,11 +18,12 @@ from deploy.import_contracts import variant_packages, variant_rules_packages  # 
 ROOTS = frozenset({"rummy", "rummy_rules", "rummy_game", "rummy_platform", "rummy_ops"})
 
 
-#: The product's own variants' pieces (Indian points, the gin family): their rules package, their
-#: wire's module and their payload package.
+#: The product's own variants' pieces (Indian points, the gin family, Rummy 500): their rules
+#: package, their wire's module and their payload package.
 PRODUCT_PIECES = {
     "rummy.indian.v1", "rummy_game.indian", "rummy_rules.indian",
     "rummy.gin.v1", "rummy_game.gin", "rummy_rules.gin",
+    "rummy.rummy500.v1", "rummy_game.rummy500", "rummy_rules.rummy500",
 }  # fmt: skip
 
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from dealt_in_process import start_and_deal
+
 from rummy_game import proof
 from rummy_rules import commands as cmd
 from rummy_rules import registry
-from rummy_rules.events import SeatAccount
 from rummy_rules.gin.arrangement import best_arrangement, best_arrangements
 from rummy_rules.gin.hand import DeclareBigGin, DeclareGin, GinKnock, GinPassUpcard
 from rummy_rules.gin.layoffs import best_layoffs
 from rummy_rules.gin.rules import GIN_VARIANT, gin_rule_set
-from rummy_rules.shuffle import ShuffleInputs, deal
 
 Bundle = dict[str, Any]
 T0 = 1_800_000_000_000
@@ -70,32 +70,18 @@ def gin_hand(
         clock[0] += 1
         return clock[0]
 
-    run(
-        cmd.StartHand(
-            hand_id=hand_id,
-            seats=tuple(SeatAccount(s, f"acct-gin-{s}") for s in seats),
-            dealer_seat=dealer,
-            rule_set=rules,
-            at_ms=at(),
-        )
-    )
-    for s in seats:
-        run(cmd.RecordStakeReserved(seat=s, amount_hundredths=1000, at_ms=at()))
-    run(cmd.RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=at()))
-    for seat, seed in seeds.items():
-        run(cmd.ContributeClientSeed(seat=seat, seed_hex=seed.hex(), at_ms=at()))
-    layout = variant.deal_layout(rules)
-    inputs = ShuffleInputs(server_seed, hand_id, tuple((s, seeds[s]) for s in seats))
-    dealt = deal(inputs, layout.shoe, seats, dealer, layout.hand_size, layout.shape)
-    assert dealt.first_open is not None and dealt.wild_cut is None
-    run(
-        cmd.Deal(
-            hands=dealt.hands,
-            wild_cut=None,
-            first_open=dealt.first_open,
-            stock=dealt.stock,
-            at_ms=at(),
-        )
+    start_and_deal(
+        variant,
+        rules,
+        run,
+        at,
+        hand_id=hand_id,
+        seats=seats,
+        dealer=dealer,
+        seeds=seeds,
+        server_seed=server_seed,
+        account_prefix="acct-gin",
+        stake_hundredths=1000,
     )
     while not variant.is_over(state):
         play = state.play

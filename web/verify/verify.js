@@ -421,6 +421,23 @@
     TurnStarted: "table.TurnStarted",
     TurnTimedOut: "table.TurnTimedOut",
     TurnTimeout: "table.TurnTimeout",
+    Rummy500GoOut: "rummy500.GoOut",
+    Rummy500LaidOff: "rummy500.LaidOff",
+    Rummy500LayOff: "rummy500.LayOff",
+    Rummy500Layoff: "rummy500.Layoff",
+    Rummy500LayoffTarget: "rummy500.LayoffTarget",
+    Rummy500Meld: "rummy500.Meld",
+    Rummy500Melded: "rummy500.Melded",
+    Rummy500Options: "rummy500.Options",
+    Rummy500PileTaken: "rummy500.PileTaken",
+    Rummy500Play: "rummy500.Play",
+    Rummy500RoundEnded: "rummy500.RoundEnded",
+    Rummy500SeatLeft: "rummy500.SeatLeft",
+    Rummy500SeatScore: "rummy500.SeatScore",
+    Rummy500State: "rummy500.State",
+    Rummy500TakeFromPile: "rummy500.TakeFromPile",
+    Rummy500TookNothing: "rummy500.TookNothing",
+    TableMeld: "rummy500.TableMeld",
   });
   const LEGACY_MONEY_SUFFIX = "_" + "cents";
 

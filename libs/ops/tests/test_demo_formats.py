@@ -35,6 +35,7 @@ def test_every_format_table_opens_with_options_the_rules_accept() -> None:
         "gin": "game-to-100",
         "oklahoma": "game-to-100",
         "hollywood": "hollywood-100",
+        "500": "race-to-500",
     }
 
 
@@ -46,7 +47,7 @@ def test_the_101_pool_has_rejoin_and_the_201_pool_has_split_with_bots_that_ask()
     assert pool201.bots_match.split_at_seats >= 2
 
 
-def test_the_default_demo_plays_the_points_tables_and_one_table_of_every_format() -> None:
+def test_the_default_demo_plays_the_points_tables_and_the_tables_of_every_format() -> None:
     assert default_games() == (
         "points",
         "gin",
@@ -56,6 +57,7 @@ def test_the_default_demo_plays_the_points_tables_and_one_table_of_every_format(
         "pool201",
         "deals",
         "best-of",
+        "500",
     )
     plans = tables_of(default_games())
     assert plans[:3] == DEFAULT_TABLES and not any(plan.plays_match for plan in DEFAULT_TABLES)
@@ -67,6 +69,8 @@ def test_the_default_demo_plays_the_points_tables_and_one_table_of_every_format(
         "pool201-3",
         "deals2-3",
         "bestof3-2",
+        "r500-4",
+        "r500-6",
     ]
     assert all(plan.plays_match for plan in plans[3:])
     assert [p.name for p in tables_of(["pool101", "deals"])] == ["pool101-3", "deals2-3"]

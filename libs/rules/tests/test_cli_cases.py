@@ -152,7 +152,7 @@ def test_other_games_are_reported_unsupported_and_malformed_lines_get_an_error()
     import io
 
     source = io.StringIO(
-        '{"id": "g", "game": "rummy500", "cards": []}\n'
+        '{"id": "g", "game": "canasta", "cards": []}\n'
         "this is not json\n"
         '{"id": "c", "game": "indian13", "cards": ["ZZ"], "wild_rank": "7"}\n'
         '{"id": "n", "game": "indian13", "cards": ["AH"], "wild_rank": "7"}\n'
@@ -164,15 +164,15 @@ def test_other_games_are_reported_unsupported_and_malformed_lines_get_an_error()
     status = evaluate_stream(source, sink)
     out = [json.loads(line) for line in sink.getvalue().splitlines()]
     assert status == 2
-    assert out[0] == {"id": "g", "error": "unsupported game: rummy500"}
+    assert out[0] == {"id": "g", "error": "unsupported game: canasta"}
     assert out[1]["id"] is None and out[1]["error"].startswith("invalid JSON")
     assert [o["id"] for o in out[2:5]] == ["c", "n", "d"] and all("error" in o for o in out[2:5])
     assert out[5] == {"id": "ok", "type": "pure"}
 
 
 def test_unsupported_games_alone_still_exit_zero() -> None:
-    status, out = run_cli('{"id": "r", "game": "rummy500", "cards": ["AH"]}\n')
-    assert status == 0 and out == [{"id": "r", "error": "unsupported game: rummy500"}]
+    status, out = run_cli('{"id": "r", "game": "canasta", "cards": ["AH"]}\n')
+    assert status == 0 and out == [{"id": "r", "error": "unsupported game: canasta"}]
 
 
 def test_json_too_deep_or_a_number_too_long_is_an_error_line_and_the_run_goes_on() -> None:

@@ -54,12 +54,16 @@ def gin_game(**options: object) -> GameTo:
     return fmt
 
 
-def hand(m: Match, scorer: int, score: int, **kw: frozenset[int]) -> None:
+def hand(m: Match, scorer: int, score: int, *, timed_out: frozenset[int] = frozenset()) -> None:
     """One gin hand: ``scorer`` scores ``score`` (the other seat is charged it)."""
     m.do(BeginDeal(at_ms=T0))
     other = 1 - scorer
     points = tuple(sorted({scorer: 0, other: score}.items()))
-    m.do(RecordDeal(result=DealResult(points=points, winners=(scorer,), **kw), at_ms=T0))
+    m.do(
+        RecordDeal(
+            result=DealResult(points=points, winners=(scorer,), timed_out=timed_out), at_ms=T0
+        )
+    )
 
 
 def wall(m: Match) -> None:

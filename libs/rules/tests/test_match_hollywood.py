@@ -37,10 +37,14 @@ def hollywood(**options: object) -> Hollywood:
     return fmt
 
 
-def hand(m: Match, scorer: int, score: int, **kw: frozenset[int]) -> None:
+def hand(m: Match, scorer: int, score: int, *, timed_out: frozenset[int] = frozenset()) -> None:
     m.do(BeginDeal(at_ms=T0))
     points = tuple(sorted({scorer: 0, 1 - scorer: score}.items()))
-    m.do(RecordDeal(result=DealResult(points=points, winners=(scorer,), **kw), at_ms=T0))
+    m.do(
+        RecordDeal(
+            result=DealResult(points=points, winners=(scorer,), timed_out=timed_out), at_ms=T0
+        )
+    )
 
 
 def wall(m: Match) -> None:

@@ -15,6 +15,7 @@ from rummy_rules.deck import Shoe
 from rummy_rules.gin.rules import GIN_HAND_SIZE, GIN_SHOE, GinOptions
 from rummy_rules.indian.rules import IndianPointsRules, IndianShoes
 from rummy_rules.rules import DealShape
+from rummy_rules.rummy500.rules import ONE_DECK, TWO_DECKS, Rummy500Options
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal, reshuffle
 from rummy_testing.tools import required_executable
 
@@ -63,6 +64,7 @@ def test_vectors_cover_every_shoe_a_table_deals_from_a_joker_cut_and_reshuffles(
     shoes = {(shoe.decks, shoe.printed_jokers) for o in IndianShoes for _, shoe in o.shoes}
     assert shoes == {(2, 2), (3, 3), (2, 4), (1, 2)}  # Bombay Baazi's, the rulebook's
     shoes.add((GIN_SHOE.decks, GIN_SHOE.printed_jokers))
+    shoes |= {(shoe.decks, shoe.printed_jokers) for shoe in (ONE_DECK, TWO_DECKS)}  # Rummy 500
     assert {(v["decks"], v["printed_jokers"]) for v in data["deals"]} == shoes
     assert any(v["expected"]["wild_rank"] is None for v in data["deals"])
     assert any(c["seed_hex"] == "" for v in data["deals"] for c in v["client_seeds"])
@@ -72,8 +74,27 @@ def test_vectors_cover_every_shoe_a_table_deals_from_a_joker_cut_and_reshuffles(
 def test_vectors_cover_each_variants_deal_shape_with_either_seat_dealing() -> None:
     data = vectors()
     indian = [v for v in data["deals"] if deal_shape(v) == IndianPointsRules.deal_shape]
-    gin = [v for v in data["deals"] if deal_shape(v) == GinOptions.deal_shape]
-    assert len(indian) + len(gin) == len(data["deals"])
+    no_cut = [v for v in data["deals"] if deal_shape(v) == GinOptions.deal_shape]
+    assert len(indian) + len(no_cut) == len(data["deals"])
+    assert Rummy500Options.deal_shape == GinOptions.deal_shape  # the same deal, other sizes
+    gin = [v for v in no_cut if v["hand_size"] == GIN_HAND_SIZE]
+    r500 = [v for v in no_cut if v["hand_size"] != GIN_HAND_SIZE]
+    assert {(len(v["seats"]), v["decks"], v["hand_size"]) for v in r500} == {
+        (4, 1, 7),
+        (6, 2, 7),
+        (3, 1, 13),
+    }
+    for v in r500:  # the seat after the dealer first, one card at a time; the upcard; the stock
+        exp, n, size = v["expected"], len(v["seats"]), v["hand_size"]
+        assert (
+            exp["wild_cut"] is None and exp["first_open"]["index"] == exp["order_indices"][n * size]
+        )
+        assert exp["stock_top"]["index"] == exp["order_indices"][n * size + 1]
+        assert exp["stock_size"] == 52 * v["decks"] - n * size - 1 >= 12
+        assert (
+            exp["hands"][0]["seat"]
+            == sorted(v["seats"])[(sorted(v["seats"]).index(v["dealer"]) + 1) % n]
+        )
     assert {(v["decks"], v["printed_jokers"], v["hand_size"]) for v in gin} == {
         (GIN_SHOE.decks, GIN_SHOE.printed_jokers, GIN_HAND_SIZE)
     }
@@ -127,7 +148,7 @@ def test_node_recomputes_every_vector() -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "10 vectors, 0 mismatches" in result.stdout
+    assert "13 vectors, 0 mismatches" in result.stdout
 
 
 @pytest.mark.integration

@@ -146,7 +146,8 @@ def build_vectors() -> dict[str, Any]:
     rulebook = Shoe(decks=2, printed_jokers=4)  # the rulebook's Indian shoe, 108 cards
     heads_up = Shoe(decks=1, printed_jokers=2)  # its one-deck option for two players, 54 cards
     gin = Shoe(decks=1, printed_jokers=0)  # the gin family's one deck, 52 cards
-    no_cut = DealShape(wild_cut=False, upcard=True)  # gin's deal: no wild cut, an upcard
+    two_plain = Shoe(decks=2, printed_jokers=0)  # Rummy 500's two decks (5-8 seats), 104 cards
+    no_cut = DealShape(wild_cut=False, upcard=True)  # gin's and Rummy 500's: no cut, an upcard
     six_seeds = {s: f"seat {s} says hello".encode() for s in range(6)}
     joker_seeds = {0: b"", 1: b"\x00\x01", 2: b"abc"}
     # A pile in table order (not sorted) so implementations must sort by canonical index first.
@@ -208,6 +209,33 @@ def build_vectors() -> dict[str, Any]:
                 {0: b"", 1: bytes.fromhex("c0ffee")},
                 dealer=1,
                 hand_size=10,
+                shape=no_cut,
+            ),
+            _deal_case(
+                "rummy500-four-seats-one-deck",
+                gin,
+                "r500-3/round-1",
+                {s: f"500 seat {s}".encode() for s in range(4)},
+                dealer=2,
+                hand_size=7,
+                shape=no_cut,
+            ),
+            _deal_case(
+                "rummy500-six-seats-two-decks",
+                two_plain,
+                "r500-9/round-4",
+                {0: b"", 1: b"\x05", 2: b"six", 3: b"", 4: b"seats", 5: b"\xff\x00"},
+                dealer=5,
+                hand_size=7,
+                shape=no_cut,
+            ),
+            _deal_case(
+                "rummy500-three-seats-thirteen-cards",
+                gin,
+                "r500-2/round-2",
+                {0: b"a", 1: b"b", 2: b"c"},
+                dealer=0,
+                hand_size=13,
                 shape=no_cut,
             ),
         ],

@@ -126,6 +126,7 @@ def play_hand(
             wild_cut=own.wild_cut,
             has_drawn=own.has_drawn,
             taken_from_pile=taken.get((seat, own.turn_no)),
+            discard_pile=own.discard_pile,
         )
         chosen = brains[seat].choose(situation, legal, own.turn_no)
         if chosen is None:

@@ -37,17 +37,19 @@ from rummy_rules.gin import hand
 from rummy_rules.gin.cases import GIN_CASES
 from rummy_rules.gin.rules import GIN_VARIANT, GinOptions, gin_options, gin_rule_set
 from rummy_rules.gin.variant import GIN, GinState
-from rummy_rules.rules import RuleSet, RuleSetError
+from rummy_rules.rules import RuleSet
 
 from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
 from .wire import (
     HandContext,
+    OwnAnswers,
     StreamCodecError,
     card_from_pb,
     card_to_pb,
     cards_from_pb,
     cards_to_pb,
     given,
+    packed_options,
 )
 
 
@@ -117,10 +119,11 @@ def gin_view_to_pb(view: hand.GinView, shoe: Shoe) -> gin_view_pb.GinView:
     return out
 
 
-class GinWire:
+class GinWire(OwnAnswers):
     """The gin wire (see the module)."""
 
     variant = GIN_VARIANT
+    answer_type: type[Message] = gpb.GinAnswer
     event_types: tuple[type[Message], ...] = (
         gpb.GinUpcardPassed,
         gpb.GinKnocked,
@@ -143,12 +146,9 @@ class GinWire:
 
     def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:
         default = gin_options(house)
-        arm = options.WhichOneof("variant_options")
-        if arm is None:
+        sent = packed_options(options, gin_rules_pb.GinOptions())
+        if sent is None:
             return house
-        sent = gin_rules_pb.GinOptions()
-        if arm != "other_variant" or not options.other_variant.Unpack(sent):
-            raise RuleSetError("rule_set.variant_options", "a rummy.gin.v1.GinOptions", arm)
         chosen = GinOptions(
             oklahoma=given(sent, "oklahoma", default.oklahoma),
             big_gin=given(sent, "big_gin", default.big_gin),
@@ -320,19 +320,6 @@ class GinWire:
                 outcome=scored.outcome, winner_seat=scored.winner_seat, points=scored.points
             )
         return None
-
-    def request_command(self, request: Message) -> Message | None:
-        return None  # gin plays no older per-command RPC
-
-    def request_answer(self, request: Message, answer: Message | None) -> Message | None:
-        return None
-
-    def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
-        answer = gpb.GinAnswer()
-        return answer if packed.Unpack(answer) else None
-
-    def accepted(self, answer: Message) -> bool:
-        return True
 
 
 #: The gin wire (its bundle registers it).

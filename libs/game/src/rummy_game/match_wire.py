@@ -48,6 +48,7 @@ from rummy_rules.formats.game_to import GameTo
 from rummy_rules.formats.hollywood import Hollywood
 from rummy_rules.formats.money import MatchSettlement, MoneyLine
 from rummy_rules.formats.pool import Pool
+from rummy_rules.formats.race_to import RaceTo
 from rummy_rules.formats.single import Single
 from rummy_rules.formats.state import apply
 from rummy_rules.rules import RuleSetError
@@ -64,6 +65,7 @@ ARM_KINDS = {
     "best_of": "best-of",
     "game_to": "game-to",
     "hollywood": "hollywood",
+    "race_to": "race-to",
 }
 
 #: A format option's name in the rules -> its request field (``{arm}``: the oneof arm).
@@ -122,6 +124,12 @@ def format_from_pb(options: mpb.MatchOptions | None, commission_bps: int) -> Mat
         )
     elif arm in ("deals", "best_of"):
         kwargs.update(deals=given.deals, entry_hundredths=given.entry_fee_hundredths)
+    elif arm == "race_to":  # game stakes; every seat scores every deal
+        kwargs.update(
+            target=given.target,
+            point_value_hundredths=given.point_value_hundredths,
+            max_game_points=given.max_game_points,
+        )
     else:  # game_to, hollywood: game stakes, the variant's game-end scoring
         kwargs.update(
             target=given.target,
@@ -175,6 +183,14 @@ def format_to_pb(fmt: MatchFormat) -> mpb.MatchOptions:
     if isinstance(fmt, BestOf):
         return mpb.MatchOptions(
             best_of=mpb.BestOfOptions(deals=fmt.deals, entry_fee_hundredths=fmt.entry_hundredths)
+        )
+    if isinstance(fmt, RaceTo):  # before GameTo, which it extends
+        return mpb.MatchOptions(
+            race_to=mpb.RaceToOptions(
+                target=fmt.target,
+                point_value_hundredths=fmt.point_value_hundredths,
+                max_game_points=fmt.max_game_points,
+            )
         )
     if isinstance(fmt, GameTo):
         return mpb.MatchOptions(

@@ -397,6 +397,7 @@ def hand_ended_to_pb(
                     deadwood=_cards(r.deadwood, shoe),
                     deadwood_points=sum(card_points(c, wild_rank) for c in r.deadwood),
                 ),
+                score=r.score,
             )
             for r in e.results
         ],
@@ -574,6 +575,7 @@ def hand_ended_from_pb(payload: pb.HandEnded, ctx: HandContext, at_ms: int) -> e
                     ev.ScoredGroup(m.kind, _uncards(m.cards, shoe)) for m in r.arrangement.melds
                 ),
                 deadwood=_uncards(r.arrangement.deadwood, shoe),
+                score=r.score,
             )
             for r in payload.results
         ),

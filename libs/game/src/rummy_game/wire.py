@@ -24,7 +24,7 @@ from rummy_rules.cards import Card
 from rummy_rules.commands import Command
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
-from rummy_rules.rules import RuleSet
+from rummy_rules.rules import RuleSet, RuleSetError
 
 
 class StreamCodecError(ValueError):
@@ -143,6 +143,20 @@ class VariantWire(Protocol):
 # -- options -------------------------------------------------------------------------------------
 
 _T = TypeVar("_T")
+_M = TypeVar("_M", bound=Message)
+
+
+def packed_options(options: cards_pb2.RuleSet, message: _M) -> _M | None:
+    """The variant's own options a rule set packs in ``variant_options.other_variant``, read
+    into ``message`` (an empty message of the variant's options type); None when the rule set
+    sends no variant options (the house rules). Raises RuleSetError for another arm or type."""
+    arm = options.WhichOneof("variant_options")
+    if arm is None:
+        return None
+    if arm != "other_variant" or not options.other_variant.Unpack(message):
+        name = type(message).DESCRIPTOR.full_name
+        raise RuleSetError("rule_set.variant_options", f"a {name}", arm)
+    return message
 
 
 def given(options: Message, name: str, default: _T) -> _T:
@@ -174,3 +188,24 @@ def cards_to_pb(cards: Sequence[Card], shoe: Shoe) -> list[cards_pb2.Card]:
 def cards_from_pb(cards: object, shoe: Shoe) -> tuple[Card, ...]:
     """The cards of a repeated ``rummy.common.v1.Card`` field. Raises StreamCodecError."""
     return tuple(card_from_pb(c, shoe) for c in cards)  # type: ignore[attr-defined]
+
+
+class OwnAnswers:
+    """The part of a :class:`VariantWire` of a variant whose commands all come packed in
+    ``PlayRequest.command`` and are always carried out as asked: no older per-command RPC, and
+    its answers of one message type (``answer_type``)."""
+
+    answer_type: type[Message]
+
+    def request_command(self, request: Message) -> Message | None:
+        return None
+
+    def request_answer(self, request: Message, answer: Message | None) -> Message | None:
+        return None
+
+    def unpack_answer(self, packed: any_pb2.Any) -> Message | None:
+        answer = self.answer_type()
+        return answer if packed.Unpack(answer) else None
+
+    def accepted(self, answer: Message) -> bool:
+        return True

@@ -22,8 +22,10 @@ class Situation:
     """What ``seat`` knows on its turn, from its own view: its ``cards`` (drawn card included),
     the discard pile's top (``discard_top``), the ``wild_cut`` (None: the variant cuts none),
     whether it has drawn this turn, the card it took from the discard pile this turn
-    (``taken_from_pile``; None if it drew from the stock or has not drawn) and how many turns it
-    has started in this hand, this one included (``turns``, from 1)."""
+    (``taken_from_pile``; None if it drew from the stock or has not drawn), how many turns it
+    has started in this hand, this one included (``turns``, from 1), and the whole discard pile
+    as its view shows it (``discard_pile``, bottom first; a game that digs the pile weighs the
+    cards above a card it would take)."""
 
     seat: int
     cards: tuple[Card, ...]
@@ -32,6 +34,7 @@ class Situation:
     has_drawn: bool = False
     taken_from_pile: Card | None = None
     turns: int = 1
+    discard_pile: tuple[Card, ...] = ()
 
 
 class VariantBot(Protocol):

@@ -201,6 +201,9 @@ class SeatResult:
     - ``cards``: the cards it held at the end or when it went out (public now).
     - ``melds`` and ``deadwood``: the scored arrangement of those cards (empty when a fixed
       penalty was charged instead).
+    - ``score``: the seat's own signed score of the hand, in points, for a game where every
+      seat scores every hand (Rummy 500: its melds and lay-offs minus its cards in hand; may be
+      negative); 0 in a game where a hand's winner scores what its losers are charged.
     """
 
     seat: int
@@ -210,6 +213,7 @@ class SeatResult:
     cards: tuple[Card, ...]
     melds: tuple[ScoredGroup, ...]
     deadwood: tuple[Card, ...]
+    score: int = 0
 
 
 @codec.tag("table.HandEnded")

@@ -12,12 +12,13 @@ with the variant's own ``apply``. Pure; names no variant.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Protocol, TypeVar
 
 from .commands import (
     AbortHand,
+    Command,
     ContributeClientSeed,
     Deal,
     LeaveHand,
@@ -33,6 +34,7 @@ from .events import (
     HandAborted,
     HandEnded,
     HandStarted,
+    SeatAccount,
     SeatSeed,
     SeedCommitted,
     SeedsLocked,
@@ -40,7 +42,7 @@ from .events import (
     StakeReserved,
     TurnStarted,
 )
-from .rules import DealShape, RuleSet
+from .rules import DealShape, RuleSet, RuleSetError
 from .shuffle import MAX_CLIENT_SEED_BYTES
 
 MS_PER_SECOND = 1000
@@ -98,6 +100,99 @@ class HandLife(Protocol):
 
 S = TypeVar("S", bound=HandLife)
 Apply = Callable[[S, Event], S]
+
+
+@dataclass(frozen=True)
+class SeatedHand:
+    """The hand's life as a variant's state holds it (its base class: gin's, Rummy 500's): the
+    seats (ascending) and their accounts, the seats whose stake is recorded (``staked``), the seed
+    commitment and window (``seed_deadline_ms``), the client seeds (``seeds``), the clock's
+    deadline of the turn on (``turn_deadline_ms``) and the closing event. A subclass adds its
+    play (a field with a default); :func:`apply_seated` folds every event of the life into it."""
+
+    phase: HandPhase = HandPhase.NOT_STARTED
+    hand_id: str = ""
+    rule_set: RuleSet | None = None
+    dealer_seat: int = -1
+    seats: tuple[SeatAccount, ...] = ()
+    staked: tuple[int, ...] = ()
+    commitment: str | None = None
+    seed_deadline_ms: int | None = None
+    seeds: tuple[SeatSeed, ...] = ()
+    turn_deadline_ms: int | None = None
+    result: HandEnded | HandAborted | None = None
+
+    def account(self, seat: int) -> SeatAccount | None:
+        return next((s for s in self.seats if s.seat == seat), None)
+
+    def seat_numbers(self) -> tuple[int, ...]:
+        """The seats dealt in, ascending."""
+        return tuple(s.seat for s in self.seats)
+
+    def stake_recorded(self, seat: int) -> bool:
+        return seat in self.staked
+
+    def client_seed(self, seat: int) -> str | None:
+        return next((s.seed_hex for s in self.seeds if s.seat == seat), None)
+
+
+H = TypeVar("H", bound=SeatedHand)
+
+
+def apply_seated(state: H, event: Event) -> H | None:
+    """The state after an event of the hand's life (HandStarted: a fresh state of ``state``'s
+    class; the stakes, the commitment, the seed window, the client seeds, the lock, a turn's
+    deadline, the end); None for any other event (the variant's play folds it)."""
+    if isinstance(event, HandStarted):
+        return replace(
+            type(state)(),
+            phase=HandPhase.PREPARING,
+            hand_id=event.hand_id,
+            rule_set=event.rule_set,
+            dealer_seat=event.dealer_seat,
+            seats=tuple(sorted(event.seats, key=lambda s: s.seat)),
+        )
+    lived = apply_lifecycle(state, event)
+    if lived is not None:
+        return lived
+    if isinstance(event, StakeReserved):
+        return replace(state, staked=(*state.staked, event.seat))
+    if isinstance(event, ClientSeedContributed):
+        return replace(state, seeds=(*state.seeds, SeatSeed(event.seat, event.seed_hex)))
+    if isinstance(event, SeedsLocked):
+        return replace(
+            state, phase=HandPhase.AWAITING_DEAL, seed_deadline_ms=None, seeds=event.client_seeds
+        )
+    if isinstance(event, TurnStarted):
+        return replace(state, turn_deadline_ms=event.deadline_ms)
+    return None
+
+
+def decide_before_play(
+    state: S, command: Command, check_rule_set: Callable[[RuleSet], None], apply: Apply[S]
+) -> tuple[Event, ...] | None:
+    """The events of a command of the hand's life that every variant decides alike (start, a
+    stake, the commitment, a client seed, an abort); None for any other command (a deal, a
+    leave, play: the variant's). ``check_rule_set`` raises RuleSetError (or RuleViolation) for a
+    rule set the variant does not play. Raises RuleViolation."""
+    if isinstance(command, StartHand):
+
+        def check(rule_set: RuleSet) -> None:
+            try:
+                check_rule_set(rule_set)
+            except RuleSetError as exc:
+                raise fail(ErrorCode.INVALID_COMMAND, str(exc)) from None
+
+        return (start_hand(state, command, check),)
+    if isinstance(command, RecordStakeReserved):
+        return tuple(record_stake(state, command, apply))
+    if isinstance(command, RecordSeedCommitment):
+        return tuple(record_commitment(state, command, apply))
+    if isinstance(command, ContributeClientSeed):
+        return tuple(contribute_seed(state, command, apply))
+    if isinstance(command, AbortHand):
+        return tuple(abort(state, command))
+    return None
 
 
 def fail(code: ErrorCode, message: str) -> RuleViolation:

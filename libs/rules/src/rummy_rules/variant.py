@@ -13,7 +13,7 @@ a match format (one deal, pool, deals, game to N) wraps hands and is not part of
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
@@ -179,6 +179,13 @@ class VariantRules:
     def max_loss_points(self, rule_set: RuleSet) -> int:
         self.check_rule_set(rule_set)
         return rule_set.max_loss_points
+
+    def free_rule_set(self, table_rule_set: RuleSet) -> RuleSet:
+        """``table_rule_set`` (checked) played free, point value and commission 0: the rule set
+        of a deal whose money the match format holds (gin's games, Rummy 500's match). Raises
+        RuleSetError."""
+        self.check_rule_set(table_rule_set)
+        return replace(table_rule_set, point_value_hundredths=0, commission_bps=0)
 
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """A variant that plays no format's deals (the default): refused."""

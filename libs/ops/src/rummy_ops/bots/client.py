@@ -335,6 +335,7 @@ class Bot:
             wild_cut=self._card(view.wild_cut) if view.HasField("wild_cut") else None,
             has_drawn=view.has_drawn,
             taken_from_pile=taken,
+            discard_pile=tuple(self._card(c) for c in view.discard_pile),
         )
         match = view.match if view.HasField("match") else None
         command = self.brain.choose(situation, legal, turn_no, match=match)

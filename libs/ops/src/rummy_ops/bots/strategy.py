@@ -146,6 +146,7 @@ class BotBrain:
             has_drawn=situation.has_drawn,
             taken_from_pile=situation.taken_from_pile,
             turns=turns,
+            discard_pile=situation.discard_pile,
         )
         if first_look and (self._stalling_hand or self._rng.random() < self.temperament.stall_turn):
             self._stalled_turn = turn_no

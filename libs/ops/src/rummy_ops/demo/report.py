@@ -181,16 +181,22 @@ def _short(name: str, variant: str = "") -> str:
 
 
 def hand_line(record: HandRecord) -> str:
-    """One line for a hand: table, hand, winner, each seat's points (with how it went out),
-    the commission and each seat's net token movement."""
+    """One line for a hand: table, hand, winner, each seat's points (with how it went out; in a
+    game where every seat scores every hand, its signed score, ``SeatResult.score``), the
+    commission and each seat's net token movement."""
     if record.result is None:
         return f"{record.table:<9} hand {record.hand_no:>3}  aborted: {record.aborted_reason}"
     r = record.result
-    points = " ".join(f"s{x.seat}:{x.points}{_short(x.outcome, record.variant)}" for x in r.results)
+    scored = any(x.score for x in r.results)
+    points = " ".join(
+        f"s{x.seat}:{x.score if scored else x.points}{_short(x.outcome, record.variant)}"
+        for x in r.results
+    )
     net = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in r.settlement)
     how = ", ".join(endings_of(r, record.variant))
     return (
-        f"{record.table:<9} hand {record.hand_no:>3}  {winners(r)}  points [{points}]  "
+        f"{record.table:<9} hand {record.hand_no:>3}  {winners(r)}  "
+        f"{'scores' if scored else 'points'} [{points}]  "
         f"commission {tokens(r.commission_hundredths)}  net [{net}]  ({how})"
     )
 

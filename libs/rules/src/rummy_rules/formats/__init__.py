@@ -1,8 +1,9 @@
 """Match formats: the layer above variants that wraps a variant's hands ("deals") into a match.
 
 ``single`` (a points table: one hand), ``pool-101`` / ``pool-201``, ``deals-2/3/6``,
-``best-of-N``, ``game-to-N`` (with the variant's game-end scoring: gin's game) and
-``hollywood-N`` (three columns at once): each a state machine over one
+``best-of-N``, ``game-to-N`` (with the variant's game-end scoring: gin's game),
+``hollywood-N`` (three columns at once) and ``race-to-N`` (every seat scores every deal, signed:
+Rummy 500): each a state machine over one
 :class:`~rummy_rules.formats.state.MatchState` (``rummy_rules.formats.base.MatchFormat``), fed
 each deal's generic result, owning the match's money (``rummy_rules.formats.money``). A host
 builds one with :func:`make_format` from a table's options. Nothing here imports a variant's
@@ -21,6 +22,7 @@ from .game_to import GameTo
 from .hollywood import Hollywood
 from .messages import DealResult, DealRules, deal_result
 from .pool import Pool
+from .race_to import RaceTo
 from .scoring import GameScoring
 from .single import Single
 from .state import GameSheet, MatchPhase, MatchState
@@ -34,6 +36,7 @@ FORMAT_KINDS: dict[str, type[MatchRules]] = {
     "best-of": BestOf,
     "game-to": GameTo,
     "hollywood": Hollywood,
+    "race-to": RaceTo,
 }
 
 
@@ -70,6 +73,7 @@ __all__ = [
     "SheetSeatView",
     "SheetView",
     "Pool",
+    "RaceTo",
     "Single",
     "deal_result",
     "make_format",

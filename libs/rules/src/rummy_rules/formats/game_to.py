@@ -138,13 +138,24 @@ class GameTo(MatchRules):
         )
         return tuple(events)
 
-    def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
+    def _deal_totals(self, state: MatchState, result: DealResult) -> dict[int, int]:
+        """The game's totals once ``result`` is counted: its winners share what its losers
+        were charged."""
         totals = dict(state.totals)
         paid = sum(p for seat, p in result.points if seat not in result.winners)
         if result.winners:  # a drawn deal scores nothing
             share, remainder = divmod(paid, len(result.winners))
             for i, seat in enumerate(sorted(result.winners)):
                 totals[seat] += share + (1 if i < remainder else 0)
+        return totals
+
+    def _after_deal(self, played: MatchState, state: MatchState, at_ms: int) -> tuple[Event, ...]:
+        """What follows a deal counted (``played``: the state it was played in; ``state``: after
+        it): the game's end, a tie-break or nothing yet."""
+        return self._decided(state, at_ms)
+
+    def _score(self, state: MatchState, result: DealResult, at_ms: int) -> tuple[Event, ...]:
+        totals = self._deal_totals(state, result)
         events: tuple[Event, ...] = (
             self._scored(state, result, totals=pairs(totals)),
             *self._left_mid_deal(state, result),
@@ -155,7 +166,7 @@ class GameTo(MatchRules):
                 for seat in sorted(result.timed_out - result.left)
                 if seat not in state.forfeited
             )
-        return events + self._decided(after(state, events), at_ms)
+        return events + self._after_deal(state, after(state, events), at_ms)
 
     def _after_leave(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
         if state.game_open:
@@ -175,7 +186,11 @@ class GameTo(MatchRules):
             if len(tied) > 1:
                 return (TieBreakDue(seats=tied),)
             playing = tied
-        winner = playing[0]
+        return self._won(state, playing[0], at_ms)
+
+    def _won(self, state: MatchState, winner: int, at_ms: int) -> tuple[Event, ...]:
+        """The open game's end won by ``winner``: the game-end scoring, the game's settlement
+        (each seat that left or forfeited loses at the cap), and the match's end if it is."""
         gone = state.out_seats
         lost_at_cap = state.forfeited | {
             seat for seat in state.game_seats if gone.get(seat) is OutReason.LEFT

@@ -43,7 +43,10 @@ class DealResult:
     - ``points``: ``(seat, points charged)`` for every seat dealt in, ascending seats;
     - ``winners``: the deal's winner(s), ascending (charged 0);
     - ``left``: seats that left mid-deal (scored by the variant as its middle drop);
-    - ``timed_out``: seats dropped on missed turns.
+    - ``timed_out``: seats dropped on missed turns;
+    - ``scores``: ``(seat, signed score)`` for every seat dealt in, ascending seats, in a game
+      where every seat scores every deal (``SeatResult.score``: Rummy 500); what a format whose
+      seats each add their own score reads (``rummy_rules.formats.race_to``); empty otherwise.
 
     A **drawn** deal (gin's wall: no score, the same dealer deals again) has no winners and
     charges every seat 0; only a format that takes drawn deals (game to N, Hollywood) accepts it.
@@ -53,6 +56,7 @@ class DealResult:
     winners: tuple[int, ...]
     left: frozenset[int] = frozenset()
     timed_out: frozenset[int] = frozenset()
+    scores: tuple[tuple[int, int], ...] = ()
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -73,8 +77,10 @@ def deal_result(
 ) -> DealResult:
     """The :class:`DealResult` of a variant's ``HandEnded``: each seat's points, the winners
     (``winner_seat`` and the settlement's co-winners) and the seats whose outcome word is
-    ``left_outcome`` / ``timed_out_outcome``. When every seat's outcome is ``drawn_outcome``
-    the deal is drawn: no winners (whatever seat the hand's all-zero settlement names)."""
+    ``left_outcome`` / ``timed_out_outcome``, and each seat's signed ``score`` when any is
+    non-zero (none: ``scores`` empty, every seat's score read as 0). When every seat's outcome
+    is ``drawn_outcome`` the deal is drawn: no winners (whatever seat the hand's all-zero
+    settlement names)."""
     results = sorted(hand.results, key=lambda r: r.seat)
     if results and all(r.outcome == drawn_outcome for r in results):
         return DealResult(points=tuple((r.seat, r.points) for r in results), winners=())
@@ -83,6 +89,7 @@ def deal_result(
         winners=hand.settlement.winner_seats,
         left=frozenset(r.seat for r in results if r.outcome == left_outcome),
         timed_out=frozenset(r.seat for r in results if r.outcome == timed_out_outcome),
+        scores=tuple((r.seat, r.score) for r in results) if any(r.score for r in results) else (),
     )
 
 

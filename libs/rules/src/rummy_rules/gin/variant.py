@@ -25,35 +25,22 @@ from dataclasses import dataclass, replace
 from .. import codec, lifecycle
 from ..bot import VariantBot
 from ..commands import (
-    AbortHand,
     Command,
-    ContributeClientSeed,
     Deal,
     LeaveHand,
-    RecordSeedCommitment,
-    RecordStakeReserved,
-    StartHand,
     TurnTimeout,
 )
-from ..errors import ErrorCode
 from ..events import (
     CardDrawn,
-    ClientSeedContributed,
     Event,
     HandAborted,
     HandDealt,
     HandEnded,
-    HandStarted,
     SeatAccount,
     SeatResult,
-    SeatSeed,
-    SeedsLocked,
-    StakeReserved,
-    TurnStarted,
 )
 from ..formats.messages import DRAWN_OUTCOME, LEFT_OUTCOME, TIMED_OUT_OUTCOME, DealRules
 from ..lifecycle import HandPhase
-from ..lifecycle import fail as _fail
 from ..lifecycle import require_phase as _require
 from ..rules import RuleSet, RuleSetError, VariantOptions
 from ..settlement import settle
@@ -89,37 +76,13 @@ GinPhase = HandPhase  # the hand's phases are every variant's (``rummy_rules.lif
 
 @codec.tag("gin.State")
 @dataclass(frozen=True)
-class GinState:
-    """One gin hand around its play: the seats (ascending) and their accounts, the seats whose
-    stake is recorded (``staked``), the seed commitment and window (``seed_deadline_ms``), the
-    client seeds (``seeds``), the play itself (``play``, the gin hand's state machine, from the
-    deal), the clock's deadline of the turn on (``turn_deadline_ms``) and the closing event."""
+class GinState(lifecycle.SeatedHand):
+    """One gin hand around its play: the hand's life (``lifecycle.SeatedHand``: the seats and
+    their accounts, the stakes recorded, the seed commitment, window and client seeds, the
+    clock's deadline of the turn on, the closing event) and the play itself (``play``, the gin
+    hand's state machine, from the deal)."""
 
-    phase: GinPhase = GinPhase.NOT_STARTED
-    hand_id: str = ""
-    rule_set: RuleSet | None = None
-    dealer_seat: int = -1
-    seats: tuple[SeatAccount, ...] = ()
-    staked: tuple[int, ...] = ()
-    commitment: str | None = None
-    seed_deadline_ms: int | None = None
-    seeds: tuple[SeatSeed, ...] = ()
     play: GinHand = GinHand()
-    turn_deadline_ms: int | None = None
-    result: HandEnded | HandAborted | None = None
-
-    def account(self, seat: int) -> SeatAccount | None:
-        return next((s for s in self.seats if s.seat == seat), None)
-
-    def seat_numbers(self) -> tuple[int, ...]:
-        """The seats dealt in, ascending."""
-        return tuple(s.seat for s in self.seats)
-
-    def stake_recorded(self, seat: int) -> bool:
-        return seat in self.staked
-
-    def client_seed(self, seat: int) -> str | None:
-        return next((s.seed_hex for s in self.seeds if s.seat == seat), None)
 
     @property
     def options(self) -> GinOptions:
@@ -138,13 +101,6 @@ def _seated(state: GinState, seat: int) -> SeatAccount:
 
 
 # --- before the deal ----------------------------------------------------------------------------
-
-
-def _check_rule_set(rule_set: RuleSet) -> None:
-    try:
-        GIN.check_rule_set(rule_set)
-    except RuleSetError as exc:
-        raise _fail(ErrorCode.INVALID_COMMAND, str(exc)) from None
 
 
 def _deal(state: GinState, c: Deal) -> list[Event]:
@@ -266,20 +222,13 @@ def _leave(state: GinState, c: LeaveHand) -> list[Event]:
 def decide(state: GinState, command: Command) -> tuple[Event, ...]:
     """The events ``command`` causes in ``state``; ``()`` for a stale timeout. Raises
     RuleViolation."""
-    if isinstance(command, StartHand):
-        return (lifecycle.start_hand(state, command, _check_rule_set),)
-    if isinstance(command, RecordStakeReserved):
-        return tuple(lifecycle.record_stake(state, command, apply))
-    if isinstance(command, RecordSeedCommitment):
-        return tuple(lifecycle.record_commitment(state, command, apply))
-    if isinstance(command, ContributeClientSeed):
-        return tuple(lifecycle.contribute_seed(state, command, apply))
+    lived = lifecycle.decide_before_play(state, command, GIN.check_rule_set, apply)
+    if lived is not None:
+        return lived
     if isinstance(command, Deal):
         return tuple(_deal(state, command))
     if isinstance(command, LeaveHand):
         return tuple(_leave(state, command))
-    if isinstance(command, AbortHand):
-        return tuple(lifecycle.abort(state, command))
     return tuple(_play(state, command))
 
 
@@ -295,25 +244,9 @@ def legal_commands(state: GinState, seat: int) -> tuple[Command, ...]:
 
 def apply(state: GinState, event: Event) -> GinState:
     """The state after ``event`` (never raises on a history ``decide`` produced)."""
-    if isinstance(event, HandStarted):
-        return GinState(
-            phase=GinPhase.PREPARING,
-            hand_id=event.hand_id,
-            rule_set=event.rule_set,
-            dealer_seat=event.dealer_seat,
-            seats=tuple(sorted(event.seats, key=lambda s: s.seat)),
-        )
-    lived = lifecycle.apply_lifecycle(state, event)
+    lived = lifecycle.apply_seated(state, event)
     if lived is not None:
         return lived
-    if isinstance(event, StakeReserved):
-        return replace(state, staked=(*state.staked, event.seat))
-    if isinstance(event, ClientSeedContributed):
-        return replace(state, seeds=(*state.seeds, SeatSeed(event.seat, event.seed_hex)))
-    if isinstance(event, SeedsLocked):
-        return replace(
-            state, phase=GinPhase.AWAITING_DEAL, seed_deadline_ms=None, seeds=event.client_seeds
-        )
     if isinstance(event, HandDealt):
         assert state.rule_set is not None
         order = deal_order([s.seat for s in state.seats], state.dealer_seat)
@@ -334,8 +267,6 @@ def apply(state: GinState, event: Event) -> GinState:
             at_ms=0,
         )
         return replace(state, phase=GinPhase.PLAYING, play=hand.apply(state.play, started))
-    if isinstance(event, TurnStarted):
-        return replace(state, turn_deadline_ms=event.deadline_ms)
     return replace(state, play=hand.apply(state.play, event))
 
 
@@ -458,8 +389,7 @@ class Gin(VariantRules):
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:
         """A gin table's rule set, free (the format holds the money): a gin hand has no drops,
         wrong declares or cap, so ``deal_rules`` changes nothing of it."""
-        self.check_rule_set(table_rule_set)
-        return replace(table_rule_set, point_value_hundredths=0, commission_bps=0)
+        return self.free_rule_set(table_rule_set)
 
     def initial_state(self) -> GinState:
         return GinState()

@@ -44,6 +44,7 @@ class MatchOptions(_message.Message):
     BEST_OF_FIELD_NUMBER: _builtins.int
     GAME_TO_FIELD_NUMBER: _builtins.int
     HOLLYWOOD_FIELD_NUMBER: _builtins.int
+    RACE_TO_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def single(self) -> Global___SingleOptions: ...
     @_builtins.property
@@ -56,6 +57,8 @@ class MatchOptions(_message.Message):
     def game_to(self) -> Global___GameToOptions: ...
     @_builtins.property
     def hollywood(self) -> Global___HollywoodOptions: ...
+    @_builtins.property
+    def race_to(self) -> Global___RaceToOptions: ...
     def __init__(
         self,
         *,
@@ -65,12 +68,13 @@ class MatchOptions(_message.Message):
         best_of: Global___BestOfOptions | None = ...,
         game_to: Global___GameToOptions | None = ...,
         hollywood: Global___HollywoodOptions | None = ...,
+        race_to: Global___RaceToOptions | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "hollywood", b"hollywood", "pool", b"pool", "single", b"single"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "hollywood", b"hollywood", "pool", b"pool", "race_to", b"race_to", "single", b"single"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "hollywood", b"hollywood", "pool", b"pool", "single", b"single"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_of", b"best_of", "deals", b"deals", "format", b"format", "game_to", b"game_to", "hollywood", b"hollywood", "pool", b"pool", "race_to", b"race_to", "single", b"single"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_format: _TypeAlias = _typing.Literal["single", "pool", "deals", "best_of", "game_to", "hollywood"]  # noqa: Y015
+    _WhichOneofReturnType_format: _TypeAlias = _typing.Literal["single", "pool", "deals", "best_of", "game_to", "hollywood", "race_to"]  # noqa: Y015
     _WhichOneofArgType_format: _TypeAlias = _typing.Literal["format", b"format"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_format) -> _WhichOneofReturnType_format | None: ...
 
@@ -208,6 +212,41 @@ class GameToOptions(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameToOptions: _TypeAlias = GameToOptions  # noqa: Y015
+
+@_typing.final
+class RaceToOptions(_message.Message):
+    """A race to `target` (rummy_rules.formats.RaceTo: Rummy 500's match to 500): every seat adds its
+    own signed score of every deal (totals may go negative); the first to the target wins, several
+    over it the highest, a tie at the top plays one more deal among the tied. Game stakes as a game
+    to N's: max_game_points x point value reserved from each seat at the start; each loser pays
+    min(winner's total - its total, max_game_points) x point value, less the commission.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TARGET_FIELD_NUMBER: _builtins.int
+    POINT_VALUE_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    MAX_GAME_POINTS_FIELD_NUMBER: _builtins.int
+    target: _builtins.int
+    """e.g. 500"""
+    point_value_hundredths: _builtins.int
+    """per game point"""
+    max_game_points: _builtins.int
+    """the cap one seat can lose in the game"""
+    def __init__(
+        self,
+        *,
+        target: _builtins.int = ...,
+        point_value_hundredths: _builtins.int = ...,
+        max_game_points: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_game_points", b"max_game_points", "point_value_hundredths", b"point_value_hundredths", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RaceToOptions: _TypeAlias = RaceToOptions  # noqa: Y015
 
 @_typing.final
 class GameScoring(_message.Message):

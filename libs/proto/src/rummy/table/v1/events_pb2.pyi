@@ -727,6 +727,7 @@ class SeatResult(_message.Message):
     POINTS_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     ARRANGEMENT_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     account_id: _builtins.str
     outcome: _builtins.str
@@ -735,6 +736,11 @@ class SeatResult(_message.Message):
     """
     points: _builtins.int
     """charged (0 for the winner)"""
+    score: _builtins.int
+    """The seat's own signed score of the hand (points) in a game where every seat scores every
+    hand (Rummy 500: its melds and lay-offs minus its cards in hand, may be negative); 0 where a
+    hand's winner scores what its losers are charged (rummy_rules.events.SeatResult.score).
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """held at the end or when it went out; public now"""
@@ -752,10 +758,11 @@ class SeatResult(_message.Message):
         points: _builtins.int = ...,
         cards: _abc.Iterable[_cards_pb2.Card] | None = ...,
         arrangement: _cards_pb2.Arrangement | None = ...,
+        score: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "arrangement", b"arrangement", "cards", b"cards", "outcome", b"outcome", "points", b"points", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "arrangement", b"arrangement", "cards", b"cards", "outcome", b"outcome", "points", b"points", "score", b"score", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
