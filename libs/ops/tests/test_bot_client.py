@@ -269,3 +269,41 @@ def test_a_view_the_bot_cannot_react_to_is_noted_and_the_next_view_is_played() -
         assert until(lambda: table.seeds == ["h2"]), b.stats.errors
         assert b.alive
         assert any("card index 999 is outside this shoe" in note for note in b.stats.errors)
+
+
+class _Refused(grpc.RpcError):
+    def __init__(self, code: grpc.StatusCode) -> None:
+        self._code = code
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return "the hand is awaiting_deal; this needs it seed_window"
+
+
+class _SeedRefusingTable(FakeTable):
+    def __init__(self, code: grpc.StatusCode) -> None:
+        super().__init__()
+        self.code = code
+
+    def __getattr__(self, name: str) -> Callable[..., Message | None]:
+        if name != "ContributeSeed":
+            return super().__getattr__(name)
+
+        def refuse(request: Any, metadata: object = None, timeout: object = None) -> None:
+            self.calls.append((name, request))
+            raise _Refused(self.code)
+
+        return refuse
+
+
+def test_a_seed_the_closed_window_refuses_is_a_late_seed_not_an_error() -> None:
+    """The seed window closing before the bot's seed (a loaded machine) leaves the hand to go on
+    with no seed of this seat: a refusal counted, not a bot error; any other failure is noted."""
+    late = bot(_SeedRefusingTable(grpc.StatusCode.FAILED_PRECONDITION))
+    late.on_view(view(api.HAND_PHASE_SEEDING))
+    assert late.stats.errors == [] and late.stats.refused == 1
+    broken = bot(_SeedRefusingTable(grpc.StatusCode.PERMISSION_DENIED))
+    broken.on_view(view(api.HAND_PHASE_SEEDING))
+    assert len(broken.stats.errors) == 1 and broken.stats.refused == 0

@@ -312,8 +312,13 @@ class Bot:
                 ),
             )
             self.stats.seeds += 1
-        except grpc.RpcError as error:  # the window closed first: the empty seed is used
-            self._note(f"seed for hand {view.hand_id}: {_describe(error)}")
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                # the seed window closed first (a loaded machine): the hand goes on with the
+                # empty seed recorded for this seat, as for a player who sent none
+                self.stats.refused += 1
+            else:
+                self._note(f"seed for hand {view.hand_id}: {_describe(error)}")
             seed = b""
         if self.record is not None:
             self.record.seed_sent(self.table_id, view.hand_id, seat, seed)
