@@ -92,7 +92,8 @@ def _round_with(seats: int, seed: int, bots: set[int]) -> HandEnded:
 @pytest.mark.parametrize("seats", [2, 4, 6])
 def test_bots_finish_whole_rounds_with_listed_moves(seats: int) -> None:
     for seed in range(6):
-        _round_with(seats, seed, set(range(seats)))
+        ended = _round_with(seats, seed, set(range(seats)))
+        assert sorted(r.seat for r in ended.results) == list(range(seats))  # every seat scored
 
 
 def test_the_bot_outscores_random_play() -> None:
