@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 #: slow and integration: pytest run as a process, waiting for a broker that never answers
-#: (README.md#tests).
+#: (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 NOTHING_LISTENS = "127.0.0.1:9"
 

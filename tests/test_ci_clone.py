@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: slow and integration: a git clone, and pytest run in it as a process (README.md#tests).
+#: slow and integration: a git clone, and pytest run in it as a process (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 SCRIPT = ROOT / ".ci" / "test-in-clone"

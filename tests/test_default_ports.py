@@ -142,8 +142,8 @@ def test_the_dashboards_and_the_grafana_datasource_name_no_other_port() -> None:
             assert int(port) in TABLE, (path, port)
 
 
-def test_readme_lists_the_tables_ports_where_it_says_what_runs_where() -> None:
-    readme = (REPO_ROOT / "README.md").read_text()
+def test_the_operations_page_lists_the_tables_ports_where_it_says_what_runs_where() -> None:
+    readme = (REPO_ROOT / "docs" / "operations.md").read_text()
     rows = {
         service: tuple(map(int, ports))
         for service, *ports in re.findall(

@@ -11,11 +11,12 @@ notes), which a user's clone does not have.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from rummy_testing.checkout import checkout_files
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_DOCS = ROOT / "docs" / "rules"
@@ -39,19 +40,6 @@ SHARED_CITATION = re.compile(
     rf"\.\./{SHARED}\b|\b{SHARED}/(?:notes|seeds|{DESIGN})"
     rf"|\b{DESIGN}(?:\.md\b|\s+(?:[\"(]|rulings?\b|promises?\b))"
 )
-
-
-def checkout_files() -> list[Path]:
-    """Every file of the checkout: tracked, plus new files git does not ignore."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-        timeout=60,
-    ).stdout
-    names = sorted({name for name in listed.decode().split("\0") if name})
-    return [ROOT / name for name in names if (ROOT / name).is_file()]
 
 
 def text_files() -> Iterator[tuple[Path, str]]:

@@ -3,8 +3,8 @@
 No library or service module reads the environment except the settings modules (pydantic-settings
 does it for them) and the ``rummy`` command's own documented inputs (it reads the brokers, the
 token secret and the plug-ins for itself, and builds the environment of the processes it
-starts). README's table of variables is generated from the classes and must match them; a bad
-value stops each service at start, before it binds a port, naming the variable."""
+starts). docs/configuration.md's table of variables is generated from the classes and must
+match them; a bad value stops each service at start, before it binds a port, naming the variable."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from rummy_testing.service_process import SUPPORT_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 READS_ENVIRONMENT = re.compile(r"\bos\.environ\b|\bgetenv\b|\bfrom os import\b.*\benviron\b")
-#: The ``rummy`` command's documented environment passing (README.md, Environment variables).
+#: The ``rummy`` command's documented environment passing (docs/configuration.md).
 CLI_ENVIRONMENT = {
     "libs/ops/src/rummy_ops/cli.py",
     "libs/ops/src/rummy_ops/stack.py",

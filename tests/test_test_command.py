@@ -36,7 +36,7 @@ def answering(port: int) -> bool:
 
 
 #: slow and integration: the test command run as a process, and a Kafka broker of its own
-#: (README.md#tests).
+#: (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 SUITE = """

@@ -26,7 +26,7 @@ from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: integration: runs node and the rules CLI as processes (README.md#tests).
+#: integration: runs node and the rules CLI as processes (docs/testing.md#tests).
 pytestmark = pytest.mark.integration
 CLI = ROOT / "web" / "verify" / "cli.mjs"
 JS_TESTS = ROOT / "tests" / "js"

@@ -22,7 +22,7 @@ from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: integration: the verifier's scorer runs under Node, as a process (README.md#tests).
+#: integration: the verifier's scorer runs under Node, as a process (docs/testing.md#tests).
 pytestmark = pytest.mark.integration
 CLI = ROOT / "web" / "verify" / "cli.mjs"
 CASES = ROOT / "libs" / "rules" / "tests" / "data" / "rules-cases.jsonl"

@@ -3,11 +3,11 @@
 # with nothing exported): the whole suite, or pytest arguments.
 #
 #   bash deploy/local/test.sh                      everything under libs/, services/ and tests/: what CI runs
-#   bash deploy/local/test.sh -m "not slow"        the fast run: no service processes (README.md)
+#   bash deploy/local/test.sh -m "not slow"        the fast run: no service processes (docs/testing.md)
 #   bash deploy/local/test.sh -m "not integration" the unit tier: in-process tests only, on every core
 #   bash deploy/local/test.sh libs/rules -x        any pytest arguments
 #
-# What a run gets, by what it selects (README.md#tests):
+# What a run gets, by what it selects (docs/testing.md#tests):
 # - The unit tier (`-m "not integration"`, or `-m "not slow and not integration"`): nothing but
 #   .venv. No broker can start (every test that asks for one is marked `integration`, so none is
 #   selected) and nothing is installed. It runs on every core (pytest-xdist's `-n auto`) unless the

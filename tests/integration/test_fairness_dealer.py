@@ -56,7 +56,7 @@ from rummy_testing.service_process import (
 )
 from rummy_testing.waiting import wait_for_count
 
-#: slow: fairness and dealer processes (README.md#tests).
+#: slow: fairness and dealer processes (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 M = TypeVar("M", bound=Message)  # the payload type a helper waits for

@@ -22,7 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rummy_testing.service_process import IsolatedRun, ServiceProcess, isolated_run, start_service
 from rummy_testing.waiting import wait_until
 
-#: slow: a ledger process behind a relay that cuts PostgreSQL (README.md#tests).
+#: slow: a ledger process behind a relay that cuts PostgreSQL (docs/testing.md#tests).
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SECRET = "ledger-health-test-secret-0123456789abcdef"

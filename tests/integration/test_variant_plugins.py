@@ -86,7 +86,8 @@ from rummy_testing.service_process import (
 from rummy_testing.waiting import wait_for_count, wait_until
 from toy_variant.game import SHOE, card_value
 
-#: slow and integration: every service as a process, with and without the plug-in (README.md#tests).
+#: slow and integration: every service as a process, with and without the plug-in
+#: (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 M = TypeVar("M", bound=Message)  # the payload type a helper waits for

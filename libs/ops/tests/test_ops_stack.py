@@ -26,7 +26,7 @@ from rummy_ops.stack import (
 )
 from rummy_platform.port_check import PortInUse
 
-#: slow: the five services as processes, their supervisor killed (README.md#tests).
+#: slow: the five services as processes, their supervisor killed (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 FAKES = Path(__file__).parent / "fake_services"

@@ -25,7 +25,7 @@ from test_server_process import PROBE, SECRET, SERVERS, ProbeProcess, start_prob
 from rummy_platform.auth import AUDIENCE, ISSUER, Role, TokenAuthority, bearer_metadata
 from rummy_platform.rate_limit import retry_delay_seconds
 
-#: slow and integration: a probe server process of its own (README.md#tests).
+#: slow and integration: a probe server process of its own (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 PREVIOUS_SECRET = "the-secret-before-rotation-0123456789"

@@ -34,7 +34,7 @@ from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb2
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel, bearer_metadata
 
-#: slow and integration: a server process, stopped by signals (README.md#tests).
+#: slow and integration: a server process, stopped by signals (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 TESTS_DIR = Path(__file__).resolve().parent

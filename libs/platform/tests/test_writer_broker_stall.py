@@ -25,7 +25,7 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.topics import TopicSpec
 
-#: slow: a Kafka broker of its own, stalled for 40 s (README.md#tests).
+#: slow: a Kafka broker of its own, stalled for 40 s (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 #: Longer than the producer's request timeout and the append's ack wait (10 s each).

@@ -24,7 +24,7 @@ from rummy_rules.gin.scoring import HandRules, IllegalKnock, score_knock
 from rummy_testing.profiles import examples
 
 #: slow: the lay-off and score oracles search every subset (about a minute under CI's counts);
-#: the dev profile runs a fraction (rummy_testing.profiles, README.md#tests).
+#: the dev profile runs a fraction (rummy_testing.profiles, docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 #: An arrangement as (its sets, the cards its runs cover).

@@ -20,7 +20,7 @@ from rummy_rules.wild import card_points
 from rummy_testing.profiles import examples
 
 #: slow: long property runs under CI (about 100 s here); the dev profile runs a tenth of the
-#: examples (rummy_testing.profiles, README.md#tests).
+#: examples (rummy_testing.profiles, docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 #: A hand drawn by rules_hands and its wild rank (None: printed jokers only).
 HandAndWild = tuple[list[Card], Rank | None]

@@ -40,7 +40,7 @@ from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_testing.events import table_event
 from rummy_testing.waiting import wait_for_count
 
-#: slow: clock processes, one killed and restarted (README.md#tests).
+#: slow: clock processes, one killed and restarted (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 SECRET = "clock-process-test-secret-0123456789"

@@ -28,7 +28,7 @@ from rummy_platform.skips import SKIPPED, Reason
 from rummy_platform.topics import DEALER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules import registry
 
-#: slow: dealer processes of two builds (README.md#tests).
+#: slow: dealer processes of two builds (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 SERVER_SEED = bytes(range(32))

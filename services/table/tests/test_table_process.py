@@ -24,7 +24,7 @@ from rummy_table.config import TableSettings
 from rummy_testing.service_process import ServiceProcess, start_service
 from rummy_testing.settings_env import use_settings_environment
 
-pytestmark = pytest.mark.slow  # starts service processes (README: test runs)
+pytestmark = pytest.mark.slow  # starts service processes (docs/testing.md)
 
 SECRET = "table-process-test-secret-0123456789abcdef"
 TIMEOUT_S = 60.0

@@ -42,7 +42,7 @@ from rummy_table.application.app import INPUT_GROUP
 from rummy_testing.service_process import ServiceProcess, start_service
 from rummy_testing.waiting import wait_until
 
-pytestmark = pytest.mark.slow  # starts service processes (README: test runs)
+pytestmark = pytest.mark.slow  # starts service processes (docs/testing.md)
 
 SECRET = "table-rolling-deploy-secret-0123456789abcdef"
 TIMEOUT_S = 60.0

@@ -11,7 +11,7 @@ A long property search states both counts: ``@settings(max_examples=examples(ci=
 runs 2,000 examples in the whole suite, as CI runs it (the full search, every run), and 100 in a
 developer's selection, which draws new random examples each time (profile ``dev`` is not
 derandomized), so those runs add up to more than one whole-suite run while each stays short
-(README.md#tests).
+(docs/testing.md#tests).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A token is a JWT signed with the shared secret (``RUMMY_JWT_SECRET``) carrying `
 account id), ``role`` (``player``/``operator``/``service``), ``iat``, ``exp`` and the fixed
 ``iss``/``aud`` below, and a ``kid`` header naming the key that signed it (a fingerprint of the
 secret, :func:`key_id`). Verifiers also accept the secret before the last rotation
-(``RUMMY_JWT_PREVIOUS_SECRET``), so the secret can be rotated without downtime (README.md,
+(``RUMMY_JWT_PREVIOUS_SECRET``), so the secret can be rotated without downtime (docs/operations.md,
 "Rotating the token secret"). Whatever its ``exp`` says, a token may live no longer than its
 role's maximum (``RUMMY_<ROLE>_TOKEN_MAX_SECONDS``): a player token hours, an operator token a
 day. Every RPC except gRPC health and reflection must carry ``authorization: Bearer <token>``

@@ -4,7 +4,7 @@ Each authenticated call takes one token from its account's bucket (one bucket pe
 account id, sized by the role: ``RUMMY_RATE_LIMIT_PLAYER`` / ``_OPERATOR`` / ``_SERVICE``); each
 call whose token is refused takes one from its peer host's bucket
 (``RUMMY_RATE_LIMIT_UNAUTHENTICATED``; a host's valid tokens are never slowed by its refused
-ones). Sizes and the bot rates they were chosen against: README.md, "Rate limits".
+ones). Sizes and the bot rates they were chosen against: docs/operations.md#rate-limits.
 A call that finds its bucket empty ends RESOURCE_EXHAUSTED, the servicer never entered, with
 the delay after which one call would pass in the status details as a ``google.rpc.RetryInfo``
 (read it with :func:`retry_delay_seconds`). gRPC health and reflection are never limited. A long

@@ -262,8 +262,8 @@ class AioScopes(AioHandlerInterceptor):
     Why one: ``grpc.aio`` awaits each interceptor's ``intercept_service`` on every call, and
     each interceptor's wrapper is one more coroutine per call and one more async generator each
     message of a response stream passes through (a table watch sends every view of the table
-    through all of them). Measured with ``libs/platform/bench/interceptors.py``: see README's
-    Benchmarks, issue 19.
+    through all of them). Measured with ``libs/platform/bench/interceptors.py``: see
+    docs/benchmarks.md, issue 19.
     """
 
     def __init__(

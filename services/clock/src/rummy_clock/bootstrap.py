@@ -1,7 +1,7 @@
 """Wires the clock from its settings (the only place adapters are built).
 
 :func:`main` reads :class:`rummy_clock.config.ClockSettings` from the environment once (the
-variables are in README.md's table) and :func:`build` wires everything from it.
+variables are in docs/configuration.md's table) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations

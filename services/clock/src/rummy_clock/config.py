@@ -9,7 +9,7 @@ from rummy_platform.config import KafkaServiceSettings, clock_speed_setting, set
 
 
 class ClockSettings(KafkaServiceSettings):
-    """Everything the clock service reads from its environment (see README.md, Configuration)."""
+    """Everything the clock service reads from its environment (see docs/configuration.md)."""
 
     service: ClassVar[str] = "clock"
 

@@ -1,8 +1,8 @@
 """Wires the dealer from its settings (the only place adapters are built).
 
 :func:`main` reads :class:`rummy_dealer.config.DealerSettings` from the environment once (the
-variables are in README.md's table; ``RUMMY_JWT_SECRET`` also mints the dealer's service-role
-token for fairness) and :func:`build` wires everything from it.
+variables are in docs/configuration.md's table; ``RUMMY_JWT_SECRET`` also mints the dealer's
+service-role token for fairness) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations

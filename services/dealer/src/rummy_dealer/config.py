@@ -10,7 +10,7 @@ from rummy_platform.ports import DEFAULT_PORTS
 
 
 class DealerSettings(KafkaServiceSettings):
-    """Everything the dealer reads from its environment (see README.md, Configuration)."""
+    """Everything the dealer reads from its environment (see docs/configuration.md)."""
 
     service: ClassVar[str] = "dealer"
 

@@ -1,7 +1,7 @@
 """Wires the fairness service from its settings (the only place adapters are built).
 
 :func:`main` reads :class:`rummy_fairness.config.FairnessSettings` from the environment once
-(the variables are in README.md's table) and :func:`build` wires everything from it.
+(the variables are in docs/configuration.md's table) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations

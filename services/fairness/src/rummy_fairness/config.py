@@ -9,7 +9,7 @@ from rummy_platform.config import PostgresServiceSettings, setting
 
 
 class FairnessSettings(PostgresServiceSettings):
-    """Everything the fairness service reads from its environment (README.md, Configuration)."""
+    """Everything the fairness service reads from its environment (docs/configuration.md)."""
 
     service: ClassVar[str] = "fairness"
 

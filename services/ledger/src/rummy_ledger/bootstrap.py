@@ -1,8 +1,9 @@
 """Wires the ledger service from its settings (the only place adapters are built).
 
 :func:`main` reads :class:`rummy_ledger.config.LedgerSettings` from the environment once (the
-variables are in README.md's table: ``DATABASE_URL`` and ``KAFKA_BOOTSTRAP_SERVERS`` required,
-the ledger's tables in the schema ``ledger``, migrations applied at start; the grant limits) and
+variables are in docs/configuration.md's table: ``DATABASE_URL`` and
+``KAFKA_BOOTSTRAP_SERVERS`` required, the ledger's tables in the schema ``ledger``, migrations
+applied at start; the grant limits) and
 :func:`build` wires everything from it. ``RUMMY_FAULT_POINT`` (TEST ONLY, never set in
 production): ``settlement-before-publish`` SIGKILLs the process when the outbox relay is about to
 publish a committed ``HandSettled`` (after the settlement's database commit, before the

@@ -15,7 +15,7 @@ _DEFAULTS = GrantLimits()
 
 
 class LedgerSettings(PostgresServiceSettings):
-    """Everything the ledger reads from its environment (see README.md, Configuration)."""
+    """Everything the ledger reads from its environment (see docs/configuration.md)."""
 
     service: ClassVar[str] = "ledger"
 

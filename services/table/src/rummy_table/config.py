@@ -16,7 +16,7 @@ DEFAULT_MAX_WATCHES_PER_ACCOUNT = 8
 
 
 class TableSettings(KafkaServiceSettings):
-    """Everything the table service reads from its environment (see README.md, Configuration)."""
+    """Everything the table service reads from its environment (see docs/configuration.md)."""
 
     service: ClassVar[str] = "table"
 

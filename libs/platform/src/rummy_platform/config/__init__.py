@@ -7,13 +7,13 @@ checks the tree). Constructing a settings class from keyword arguments (``Settin
 ..., grpc_port=0, metrics_port=0)``, as in-process tests do) reads the environment too, for every
 field not given: that is pydantic-settings' own behaviour, kept so a test's brokers reach it.
 
-Each field names its variable (``validation_alias``), its unit and its meaning: README.md's table
-of variables is generated from them (``deploy/settings_table.py``; a test fails when the two
-differ). A bad value ends the start with status 2 and one line naming the variable, what it holds
-and what it expects (:meth:`EnvSettings.load_or_exit`), before any port is bound; so does a
-service's port that another process holds (:meth:`Settings.load_or_exit`). The default ports
-are :mod:`rummy_platform.ports`' table. Empty
-variables count as unset. Secrets are never printed.
+Each field names its variable (``validation_alias``), its unit and its meaning: the table of
+variables in docs/configuration.md is generated from them (``deploy/settings_table.py``; a test
+fails when the two differ). A bad value ends the start with status 2 and one line naming the
+variable, what it holds and what it expects (:meth:`EnvSettings.load_or_exit`), before any port is
+bound; so does a service's port that another process holds (:meth:`Settings.load_or_exit`). The
+default ports are :mod:`rummy_platform.ports`' table. Empty variables count as unset. Secrets are
+never printed.
 
 One module per family of settings, all importable from here:
 

@@ -1,6 +1,6 @@
 """What every settings class shares: :class:`EnvSettings` (read once from keyword arguments and
 the environment, a bad value reported as one line naming the variable), :func:`setting` (a field
-named by its variable and documented for README.md's table) and :class:`ConfigError`."""
+named by its variable and documented for docs/configuration.md's table) and :class:`ConfigError`."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ def setting(
     **constraints: Any,
 ) -> Any:
     """A settings field read from ``variable`` (no ``default``: required), documented by
-    ``meaning`` and ``unit`` in README.md's table (``shown_default`` replaces the default there);
-    a ``secret`` is never printed. ``constraints`` are pydantic's (``ge``, ``le``, ...)."""
+    ``meaning`` and ``unit`` in docs/configuration.md's table (``shown_default`` replaces the
+    default there); a ``secret`` is never printed. ``constraints`` are pydantic's (``ge``,
+    ``le``, ...)."""
     extra: dict[str, str | bool] = {"unit": unit, "secret": secret}
     if shown_default is not None:
         extra["default"] = shown_default

@@ -27,7 +27,7 @@ class BucketSpec:
         return f"{self.rate_per_second:g} calls a second (bursts of {self.burst})"
 
 
-#: The default bucket of each rate-limited kind of caller (README.md, "Rate limits": a bot's
+#: The default bucket of each rate-limited kind of caller (docs/operations.md#rate-limits: a bot's
 #: measured peak is far below the player bucket; ``None`` would mean unlimited).
 DEFAULT_RATE_LIMITS: Mapping[str, BucketSpec | None] = {
     "player": BucketSpec(50.0, 200),
@@ -70,7 +70,8 @@ def rate_limit_setting(who: str, meaning: str) -> Any:
     return setting(
         rate_limit_variable(who),
         spec,
-        f"{meaning}: `<calls per second>,<burst>` or `off` (see [Rate limits](#rate-limits))",
+        f"{meaning}: `<calls per second>,<burst>` or `off` "
+        "(see [Rate limits](operations.md#rate-limits))",
         unit="calls/s, calls",
         shown_default=shown,
     )

@@ -87,7 +87,8 @@ class Settings(TokenLifetimeSettings, SecretSettings):
         "registering its variant(s) with `rummy_rules.registry.register` when imported; one "
         "that fails to import, or registers no variant, ends the process with status 2 before "
         "it serves. Give every "
-        "service of a deployment the same list (see [Variant plug-ins](#variant-plug-ins))",
+        "service of a deployment the same list "
+        "(see [Variant plug-ins](development.md#variant-plug-ins))",
         shown_default="unset (Indian points only)",
     )
     supervisor_pid: int | None = setting(

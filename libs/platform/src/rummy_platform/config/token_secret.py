@@ -32,7 +32,7 @@ class SecretSettings(EnvSettings):
         None,
         "the secret before the last rotation: still verifies tokens whose `kid` names it, never "
         "signs; unset outside a rotation (see [Rotating the token secret]"
-        "(#rotating-the-token-secret))",
+        "(operations.md#rotating-the-token-secret))",
         secret=True,
     )
 

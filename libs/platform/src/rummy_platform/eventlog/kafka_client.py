@@ -46,7 +46,7 @@ GROUP_FETCH: dict[str, Any] = {"fetch_min_bytes": 64 * 1024, "fetch_max_wait_ms"
 #: services idle on a fresh stack, per-thread CPU from /proc over 25 s): with GROUP_FETCH
 #: always, each group member's kafka-io thread took 16-19 ms of CPU a second and the thread
 #: polling it 5-8 ms, 22-29 ms/s per service in all, doing nothing; figures with this in
-#: README's Benchmarks section.
+#: docs/benchmarks.md.
 GROUP_FETCH_IDLE: dict[str, Any] = {"fetch_min_bytes": 1, "fetch_max_wait_ms": 500}
 #: Seconds without a fetched record after which a group consumer fetches as GROUP_FETCH_IDLE.
 GROUP_IDLE_AFTER_S = 1.0

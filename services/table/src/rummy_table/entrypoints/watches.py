@@ -15,7 +15,7 @@ part of every seat's view: a seat's view is that message's bytes (serialised onc
 followed by the seat's own part's, ``my_seat`` and ``my_cards`` (the rules' view for that seat;
 each card's bytes made once), parsed, instead of a view built field by field for each seat
 (:func:`rummy_table.entrypoints.views.player_view`; measured with
-``services/table/bench/seat_views.py``, README's Benchmarks). It is the same message (a test
+``services/table/bench/seat_views.py``, docs/benchmarks.md). It is the same message (a test
 compares the two for every account at every version of a played hand); a variant whose view of a
 seat differs from the spectator's in more than the seat's cards gets the full build.
 """
