@@ -8,7 +8,7 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import match_wire
 from rummy_ops.demo.plans import DEFAULT_TABLES, TablePlan, default_games, games, tables_of
-from rummy_ops.demo.report import DemoReport, MatchRecord, match_line, summary
+from rummy_ops.demo.report import DemoReport, HandRecord, MatchRecord, match_line, summary
 from rummy_ops.demo.watch import TableRun
 from rummy_rules.events import SeatAccount
 from rummy_rules.formats import Pool, match_view
@@ -160,8 +160,36 @@ def test_a_format_table_dealt_points_hands_stops_with_the_reason() -> None:
     bot = _Bot()
     run.bots.append(bot)  # type: ignore[arg-type]
     run._on_view(api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_PLAYING))
-    assert run.done.is_set() and bot.left
-    assert "does not host match formats" in run.refused
+    assert bot.left and "does not host match formats" in run.refused
+    assert not run.done.is_set()  # the hand dealt is still in play
+    run._on_view(api.PlayerView(table_id="t1", hand_id="h1", phase=api.HAND_PHASE_ABORTED))
+    assert run.done.is_set()
+
+
+def test_a_hand_dealt_before_the_bots_left_is_recorded_when_their_leaves_end_it() -> None:
+    plan = TablePlan("free-4", 4, 0, 0, players=2)
+    recorded: list[HandRecord] = []
+    run = TableRun(plan, "t1", 1, None, (), recorded.append)  # type: ignore[arg-type]
+    bots = [_Bot(), _Bot()]
+    run.bots.extend(bots)  # type: ignore[arg-type]
+
+    def view(hand: str, no: int, phase: int, seated: tuple[str, ...]) -> api.PlayerView:
+        v = api.PlayerView(table_id="t1", hand_id=hand, hand_no=no, phase=phase)  # type: ignore[arg-type]
+        v.seats.extend(api.SeatView(seat=i, account_id=a) for i, a in enumerate(seated))
+        if phase == api.HAND_PHASE_ENDED:
+            v.result.winner_seat = 0
+            v.result.commission_hundredths = 375
+        return v
+
+    run._on_view(view("h1", 1, api.HAND_PHASE_ENDED, ("a0", "a1")))  # its share: the bots leave
+    assert all(b.left for b in bots) and not run.done.is_set()
+    run._on_view(view("h2", 2, api.HAND_PHASE_PLAYING, ("a0", "a1")))  # dealt before the leaves
+    run._on_view(view("h2", 2, api.HAND_PHASE_ENDED, ("a0", "")))  # a leave ended it
+    assert not run.done.is_set()  # a seat is still taken
+    run._on_view(view("h2", 2, api.HAND_PHASE_ENDED, ("", "")))
+    assert run.done.is_set()
+    assert [r.hand_id for r in recorded] == ["h1", "h2"]
+    assert sum(r.result.commission_hundredths for r in recorded if r.result) == 750
 
 
 def test_the_oklahoma_table_carries_gins_oklahoma_option_packed_for_the_variant() -> None:

@@ -966,12 +966,14 @@ MUTATION_WEIGHTS = {"valid": 28, "field": 50, "seat": 12, "token": 5, "reuse-id"
 _FIELD_WEIGHTS = {"turn_no": 6, "card": 5, "face_down": 4, "groups": 3, "source": 2}
 
 
-def draw_attempt(d: Draws, builder: Builder, live: Live) -> Attempt:
-    """One request to send, drawn from the live state (see the module doc)."""
-    weights = dict(RPC_WEIGHTS)
-    if live.phase == api.HAND_PHASE_SEEDING:
-        weights["ContributeSeed"] = 40
-    rpc = weighted(d, weights)
+def draw_attempt(d: Draws, builder: Builder, live: Live, rpc: str | None = None) -> Attempt:
+    """One request to send, drawn from the live state (see the module doc); of ``rpc`` when
+    given (the fuzz's first pass sends every RPC once), else of an RPC drawn by weight."""
+    if rpc is None:
+        weights = dict(RPC_WEIGHTS)
+        if live.phase == api.HAND_PHASE_SEEDING:
+            weights["ContributeSeed"] = 40
+        rpc = weighted(d, weights)
     actor, request, token = builder.build(d, rpc, live)
     attempt = Attempt(SERVICE_OF[rpc], rpc, request, token, actor)
     how = weighted(d, MUTATION_WEIGHTS)

@@ -58,6 +58,7 @@ from rummy_platform.topics import EVENT_TOPICS
 from rummy_testing.fuzz_requests import (
     HAND_RPCS,
     READ_ONLY,
+    RPC_WEIGHTS,
     RPCS,
     Account,
     Attempt,
@@ -525,11 +526,17 @@ class FuzzWorld:
             return error.code(), error.details() or "", None
         return grpc.StatusCode.OK, "", answer
 
+    def _first_pass(self) -> str | None:
+        """The next RPC not sent yet, in :data:`RPC_WEIGHTS`' order, until each was sent once:
+        a run of any size reaches every RPC, whatever the weighted draws would have left out."""
+        sent = {rpc for rpc, _ in self.tally.by_rpc}
+        return next((rpc for rpc in RPC_WEIGHTS if rpc not in sent), None)
+
     def step(self, choices: Draws) -> None:
         """Draw one request from the live state, send it and check the answer."""
         self.drive()
         live = self.live()
-        attempt = draw_attempt(choices, self.builder, live)
+        attempt = draw_attempt(choices, self.builder, live, self._first_pass())
         before = self._snapshot
         code, details, answer = self.send(attempt)
         self.tally.note(attempt, code, details)

@@ -76,6 +76,11 @@ def bot_shoe(variant: Variant[Any], plan: TablePlan) -> Shoe:
     return variant.deal_rule_set(house, deal_rules).shoe
 
 
+#: How long a table may take to empty after its bots were told to leave (a hand dealt
+#: meanwhile ends by their leaves within a few turns' time).
+LEAVE_GRACE_SECONDS = 60.0
+
+
 class _Demo:
     """One run's clients, operator token, bots' randomness and report."""
 
@@ -229,6 +234,10 @@ class _Demo:
         says why the play must stop (then ``report.stopped_because``)."""
         report = self.report
         while not all(run.done.is_set() for run in runs):
+            for run in runs:  # a table still not empty this long after its bots left: go on
+                since = run.leaving_since
+                if since is not None and time.monotonic() - since > LEAVE_GRACE_SECONDS:
+                    run.done.set()
             if time.monotonic() > deadline:
                 timeout = self.options.timeout_seconds
                 report.stopped_because = f"the timeout of {timeout:.0f} s passed"

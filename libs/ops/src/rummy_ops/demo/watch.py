@@ -37,8 +37,11 @@ class TableRun:
         self.bots: list[Bot] = []
         self.records: dict[str, HandRecord] = {}
         self.ended = 0
-        self.done = threading.Event()  # set once the bots have left (or were stopped)
+        #: Set once the bots have left and the table holds no hand in play (so every hand that
+        #: ended, also one a leave ended, is recorded), or when the run was stopped.
+        self.done = threading.Event()
         self._leaving = False
+        self.leaving_since: float | None = None  # monotonic seconds the bots were told to leave
         self._stub, self._metadata, self._on_hand = stub, metadata, on_hand
         self._on_match = on_match
         self.match: MatchRecord | None = None
@@ -51,17 +54,17 @@ class TableRun:
         self.thread = threading.Thread(target=self._watch, name=f"watch-{plan.name}", daemon=True)
 
     def _watch(self) -> None:
-        while not self._leaving:
+        while not self.done.is_set():
             try:
                 self._call = self._stub.WatchTable(
                     table_api.WatchTableRequest(table_id=self.table_id), metadata=self._metadata
                 )
                 for response in self._call:
                     self._on_view(response.view)
-                    if self._leaving:
+                    if self.done.is_set():
                         return
             except grpc.RpcError as error:
-                if self._leaving or error.code() == grpc.StatusCode.CANCELLED:
+                if self.done.is_set() or error.code() == grpc.StatusCode.CANCELLED:
                     return
                 time.sleep(0.5)
             finally:
@@ -77,6 +80,8 @@ class TableRun:
                 "view): it does not host match formats yet"
             )
             self._finish()
+            if _idle(view):
+                self.done.set()
             return
         previous_id, previous_no = self._last
         if view.hand_id and view.hand_id != previous_id:
@@ -90,6 +95,8 @@ class TableRun:
             self._record(self._hand(view.hand_no, view.hand_id, aborted_reason=reason))
         if self.plan.plays_match and view.HasField("match") and view.match.WhichOneof("result"):
             self._match_over(view)
+        if self._leaving and _idle(view):
+            self.done.set()
 
     def _match_over(self, view: table_api.PlayerView) -> None:
         with self._lock:
@@ -143,13 +150,15 @@ class TableRun:
             self._finish()
 
     def _finish(self) -> None:
-        """The table has played its part: its bots leave (between hands: it costs nothing)."""
+        """The table has played its part: its bots leave (between hands it costs nothing; a hand
+        dealt meanwhile ends by their leaves, and the watch goes on to record it: the run is
+        :attr:`done` once the table is empty with no hand in play)."""
         if self._leaving:
             return
         self._leaving = True
+        self.leaving_since = time.monotonic()
         for bot in self.bots:
             bot.stop(leave=True)
-        self.done.set()
 
     def stop(self) -> None:
         """Stop the bots and the watch; wait for the watch thread. Bots still seated leave (a
@@ -163,3 +172,18 @@ class TableRun:
             self._call.cancel()
         if self.thread.is_alive() and self.thread is not threading.current_thread():
             self.thread.join(15)
+
+
+_IN_PLAY = frozenset(
+    {
+        table_api.HAND_PHASE_RESERVING,
+        table_api.HAND_PHASE_SEEDING,
+        table_api.HAND_PHASE_DEALING,
+        table_api.HAND_PHASE_PLAYING,
+    }
+)
+
+
+def _idle(view: table_api.PlayerView) -> bool:
+    """No hand in play and no seat taken: nothing more can end at the table."""
+    return view.phase not in _IN_PLAY and not any(s.account_id for s in view.seats)
