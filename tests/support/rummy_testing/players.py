@@ -38,13 +38,16 @@ from rummy_rules.indian.bot import choose_discard, choose_draw, declaration
 from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
 from rummy_rules.wild import WildRank
-from rummy_table.contract import TableRouter
+from rummy_table.contract import TableRouter, owner_named_by
 
 STOCK = table_events.DRAW_SOURCE_STOCK
 DISCARD_PILE = table_events.DRAW_SOURCE_DISCARD_PILE
 SHOES: dict[int, Shoe] = dict(BOMBAY_BAAZI_SHOES)
 TOKEN_TTL_SECONDS = 3600
 CALL_TIMEOUT_SECONDS = 30.0
+#: How long :meth:`Player.unary` keeps sending a command again while its table is being
+#: handed over between table-service instances (seconds).
+HANDOVER_RETRY_SECONDS = 30.0
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 
@@ -311,8 +314,26 @@ class Player:
     def unary(
         self, rpc: grpc.UnaryUnaryMultiCallable[Request, Response], request: Request
     ) -> Response:
-        """Call ``rpc`` (a method of :attr:`stub`) with this player's token."""
-        return rpc(request, metadata=self.metadata, timeout=CALL_TIMEOUT_SECONDS)
+        """Call ``rpc`` (a method of :attr:`stub`) with this player's token, as the table's
+        contract asks of a client (``rummy_table.contract``): an UNAVAILABLE that names no
+        other owner (the table's partition is being handed over, e.g. after the instance's
+        group membership lapsed on a loaded machine, or a commit was not confirmed) is sent
+        again, the same request with the same ``client_request_id``, after a short backoff for
+        up to :data:`HANDOVER_RETRY_SECONDS`. Raises grpc.RpcError: any other status at once."""
+        deadline = time.monotonic() + HANDOVER_RETRY_SECONDS
+        pause = 0.05
+        while True:
+            try:
+                return rpc(request, metadata=self.metadata, timeout=CALL_TIMEOUT_SECONDS)
+            except grpc.RpcError as error:
+                if (
+                    error.code() != grpc.StatusCode.UNAVAILABLE
+                    or owner_named_by(error) is not None
+                    or time.monotonic() >= deadline
+                ):
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 1.0)
 
     def take_seat(self, seat: int | None = None) -> int:
         reply = self.unary(
