@@ -117,7 +117,7 @@ def test_a_gin_demo_table_plays_its_match_to_the_end_settles_by_its_format_and_r
     ok, text = replay_verdict(report)
     assert ok, text
     assert "1 matches replayed, 1 fully proven" in text, text
-    (money,) = report.game_money[table_id]
+    (money,) = report.game_money[view.match_id]
     assert money.commission_hundredths == commission
     accounts = {seat.seat: seat.account_id for seat in view.seats}
     for seat in (0, 1):

@@ -9,10 +9,20 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import match_wire
 from rummy_ops.demo.plans import DEFAULT_TABLES, TablePlan, default_games, games, tables_of
 from rummy_ops.demo.report import DemoReport, HandRecord, MatchRecord, match_line, summary
+from rummy_ops.demo.verify import _count_game_money
 from rummy_ops.demo.watch import TableRun
+from rummy_ops.replay.checks.match import MatchReplay
 from rummy_rules.events import SeatAccount
 from rummy_rules.formats import Pool, match_view
-from rummy_rules.formats.messages import AcceptRejoin, BeginDeal, DealResult, RecordDeal, StartMatch
+from rummy_rules.formats.messages import (
+    AcceptRejoin,
+    BeginDeal,
+    DealResult,
+    GameEnded,
+    RecordDeal,
+    StartMatch,
+)
+from rummy_rules.formats.money import MatchSettlement, MoneyLine
 
 T0 = 1_780_000_000_000
 
@@ -201,3 +211,30 @@ def test_the_oklahoma_table_carries_gins_oklahoma_option_packed_for_the_variant(
     assert plan.variant_options.Unpack(sent) and sent.oklahoma
     (gin,) = games()["gin"]
     assert gin.variant == "gin" and gin.variant_options is None
+
+
+def _game(game_no: int, winner: int, paid: int, commission: int) -> GameEnded:
+    """A game to N's end: the loser (the other of seats 0 and 1) pays ``paid``."""
+    loser = 1 - winner
+    lines = tuple(
+        sorted(
+            (MoneyLine(loser, paid, -paid), MoneyLine(winner, 0, paid - commission)),
+            key=lambda line: line.seat,
+        )
+    )
+    money = MatchSettlement(paid, 500, commission, lines, (winner,))
+    return GameEnded(game_no=game_no, winner=winner, totals=(), settlement=money)
+
+
+def test_every_match_of_a_table_has_its_game_commission_counted_once() -> None:
+    # A game-to-N table's first match ended; a second one settled a game and was aborted when
+    # the bots left. Both games' commission reached the house account (docs/rules/formats.md
+    # #money), so the books check counts both, and a second replay step counts nothing again.
+    first = MatchReplay("t1", "m1", games=[_game(1, 1, 1500, 75)])
+    second = MatchReplay("t1", "m2", outcome="aborted", games=[_game(1, 0, 1500, 75)])
+    report = DemoReport("r")
+    _count_game_money(report, [first, second])
+    _count_game_money(report, [first, second])
+    assert report.commission_hundredths == 150
+    assert [g.winner for g in report.game_money["m1"]] == [1]
+    assert [g.winner for g in report.game_money["m2"]] == [0]

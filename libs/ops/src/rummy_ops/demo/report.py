@@ -85,8 +85,9 @@ class DemoReport:
     commission_hundredths: int = 0  # the hands' and the matches'
     house_commission_delta: int | None = None  # the ledger's house account, before vs after
     endings: Counter[str] = field(default_factory=Counter)
-    #: Table id -> the settlements of its match's games (read from its events at the replay
-    #: step: a match view carries none), their commission counted in ``commission_hundredths``.
+    #: Match id -> the settlements of its games (read from its events at the replay step: a
+    #: match view carries none), their commission counted in ``commission_hundredths``. Every
+    #: match the log holds, also one no watch saw end (aborted when its table's bots left).
     game_money: dict[str, list[GameMoney]] = field(default_factory=dict)
     wall_seconds: float = 0.0
     slowest_action_seconds: float = 0.0
@@ -282,7 +283,7 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
         for m in report.matches:
             lines.append(f"  {match_line(m)}")
             lines += [f"    {line}" for line in sheet_lines(m.view)]
-            lines += [f"    {g.line()}" for g in report.game_money.get(m.table_id, [])]
+            lines += [f"    {g.line()}" for g in report.game_money.get(m.view.match_id, [])]
     ended = report.ended
     aborted = len(report.hands) - len(ended)
     lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))

@@ -94,11 +94,13 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
 
 def _count_game_money(report: DemoReport, matches: Sequence[MatchReplay]) -> None:
     """Record each replayed match's game settlements (``GameEnded``: a format that settles each
-    game) in ``report.game_money`` and add their commission to the report's (once per table)."""
+    game) in ``report.game_money`` and add their commission to the report's, once per match:
+    every match of a table counts, also one started after the first ended and aborted when the
+    bots left after a game of it settled (its commission is in the house account too)."""
     for match in matches:
-        if match.table_id in report.game_money or not match.games:
+        if match.match_id in report.game_money or not match.games:
             continue
-        report.game_money[match.table_id] = [
+        money = [
             GameMoney(
                 g.game_no,
                 g.winner,
@@ -108,9 +110,8 @@ def _count_game_money(report: DemoReport, matches: Sequence[MatchReplay]) -> Non
             )
             for g in match.games
         ]
-        report.commission_hundredths += sum(
-            g.commission_hundredths for g in report.game_money[match.table_id]
-        )
+        report.game_money[match.match_id] = money
+        report.commission_hundredths += sum(g.commission_hundredths for g in money)
 
 
 def replay_verdict(report: DemoReport, check: ReplayCheck | None = None) -> tuple[bool, str]:
