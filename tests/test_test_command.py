@@ -76,6 +76,10 @@ class Checkout:
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
+            # A terminal's foreground command gets SIGINT's default action, even when this suite
+            # itself was started in the background (where SIGINT is ignored, and an ignored
+            # signal stays ignored across exec).
+            preexec_fn=_default_sigint,
         )
 
     def output(self) -> str:
@@ -122,6 +126,10 @@ def checkout(tmp_path: Path) -> Iterator[Checkout]:
         yield made
     finally:
         made.kafka("stop")
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def finished(process: subprocess.Popen[str], checkout: Checkout) -> int:
