@@ -32,7 +32,7 @@ def test_the_default_demo_plays_every_table_to_its_end(rummy_stack: RunningStack
         turn_seconds=10,
         seed_window_seconds=2,
         start_delay_seconds=1,
-        timeout_seconds=240,
+        timeout_seconds=480,  # bots gone, a hand in play ends by turn timeouts
     )
     report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
     logs = rummy_stack.log_tails(naming=list(report.tables.values()))
