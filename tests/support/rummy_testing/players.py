@@ -38,7 +38,7 @@ from rummy_rules.indian.bot import choose_discard, choose_draw, declaration
 from rummy_rules.indian.rules import BOMBAY_BAAZI_SHOES
 from rummy_rules.melds import MeldOptions
 from rummy_rules.wild import WildRank
-from rummy_table.contract import TableRouter, owner_named_by
+from rummy_table.contract import TableRouter, handed_over, resend
 
 STOCK = table_events.DRAW_SOURCE_STOCK
 DISCARD_PILE = table_events.DRAW_SOURCE_DISCARD_PILE
@@ -320,20 +320,11 @@ class Player:
         group membership lapsed on a loaded machine, or a commit was not confirmed) is sent
         again, the same request with the same ``client_request_id``, after a short backoff for
         up to :data:`HANDOVER_RETRY_SECONDS`. Raises grpc.RpcError: any other status at once."""
-        deadline = time.monotonic() + HANDOVER_RETRY_SECONDS
-        pause = 0.05
-        while True:
-            try:
-                return rpc(request, metadata=self.metadata, timeout=CALL_TIMEOUT_SECONDS)
-            except grpc.RpcError as error:
-                if (
-                    error.code() != grpc.StatusCode.UNAVAILABLE
-                    or owner_named_by(error) is not None
-                    or time.monotonic() >= deadline
-                ):
-                    raise
-                time.sleep(pause)
-                pause = min(pause * 2, 1.0)
+        return resend(
+            lambda: rpc(request, metadata=self.metadata, timeout=CALL_TIMEOUT_SECONDS),
+            handed_over,
+            HANDOVER_RETRY_SECONDS,
+        )
 
     def take_seat(self, seat: int | None = None) -> int:
         reply = self.unary(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -30,6 +30,8 @@ OWNER_METADATA_KEY = "rummy-table-owner"
 #: instances' fan-out of ListTables to each other).
 LIST_SCOPE_METADATA_KEY = "rummy-list-scope"
 
+Reply = TypeVar("Reply")
+
 
 def owner_named_by(error: grpc.RpcError) -> str | None:
     """The owner's address an UNAVAILABLE ``error`` names, or None."""
@@ -39,6 +41,36 @@ def owner_named_by(error: grpc.RpcError) -> str | None:
     for entry in trailing or ():  # grpc's _Metadatum: a (key, value) named tuple
         if entry.key == OWNER_METADATA_KEY and isinstance(entry.value, str) and entry.value:
             return entry.value
+    return None
+
+
+def resend(
+    send: Callable[[], Reply], learn: Callable[[grpc.RpcError], bool | None], wait_s: float
+) -> Reply:
+    """``send()`` until it answers, as the contract asks of a client: on a grpc.RpcError,
+    ``learn(error)`` says what to do: True, send again at once (a redirect to the owner was
+    learned); False, send again after a backoff (0.05 s, doubling to 1 s); None, raise it.
+    Raises the last error once ``wait_s`` seconds passed."""
+    deadline = time.monotonic() + wait_s
+    pause = 0.05
+    while True:
+        try:
+            return send()
+        except grpc.RpcError as error:
+            verdict = learn(error)
+            if verdict is None or time.monotonic() >= deadline:
+                raise
+            if not verdict:
+                time.sleep(pause)
+                pause = min(pause * 2, 1.0)
+
+
+def handed_over(error: grpc.RpcError) -> bool | None:
+    """:func:`resend`'s ``learn`` for a client bound to one instance: an UNAVAILABLE that names
+    no owner (the partition is being handed over) is sent again after a backoff; anything else
+    (also a redirect to another owner) is raised."""
+    if error.code() == grpc.StatusCode.UNAVAILABLE and owner_named_by(error) is None:
+        return False
     return None
 
 
@@ -117,19 +149,22 @@ class TableRouter:
         that call). Raises grpc.RpcError: any status but UNAVAILABLE at once, UNAVAILABLE once
         ``wait_s`` seconds of retries passed."""
         table_id: str = getattr(request, "table_id", "")
-        deadline = time.monotonic() + self._wait_s
-        pause, target = 0.05, None
-        while True:
-            address = target or self.address_for(table_id)
-            try:
-                return getattr(self.stub(address), method)(request, **kwargs)
-            except grpc.RpcError as error:
-                if not self.follow(error, table_id, address) or time.monotonic() >= deadline:
-                    raise
-                target = owner_named_by(error)
-                if target is None:
-                    time.sleep(pause)
-                    pause = min(pause * 2, 1.0)
+        target: str | None = None  # the owner the last refusal named
+        sent = ""
+
+        def send() -> Any:
+            nonlocal sent
+            sent = target or self.address_for(table_id)
+            return getattr(self.stub(sent), method)(request, **kwargs)
+
+        def learn(error: grpc.RpcError) -> bool | None:
+            nonlocal target
+            if not self.follow(error, table_id, sent):
+                return None
+            target = owner_named_by(error)
+            return target is not None
+
+        return resend(send, learn, self._wait_s)
 
     def close(self) -> None:
         with self._lock:
