@@ -183,21 +183,26 @@ def test_a_hand_dealt_before_the_bots_left_is_recorded_when_their_leaves_end_it(
     bots = [_Bot(), _Bot()]
     run.bots.extend(bots)  # type: ignore[arg-type]
 
-    def view(hand: str, no: int, phase: int, seated: tuple[str, ...]) -> api.PlayerView:
+    def view(hand: str, no: int, phase: int, seated: tuple[bool, ...]) -> api.PlayerView:
+        """As the table renders it: every seat of the hand with its player's account, seated
+        only while that player still sits at the table."""
         v = api.PlayerView(table_id="t1", hand_id=hand, hand_no=no, phase=phase)  # type: ignore[arg-type]
-        v.seats.extend(api.SeatView(seat=i, account_id=a) for i, a in enumerate(seated))
+        v.seats.extend(
+            api.SeatView(seat=i, account_id=f"a{i}", dealt_in=True, seated=taken)
+            for i, taken in enumerate(seated)
+        )
         if phase == api.HAND_PHASE_ENDED:
             v.result.winner_seat = 0
             v.result.commission_hundredths = 375
         return v
 
-    run._on_view(view("h1", 1, api.HAND_PHASE_ENDED, ("a0", "a1")))  # its share: the bots leave
+    run._on_view(view("h1", 1, api.HAND_PHASE_ENDED, (True, True)))  # its share: the bots leave
     assert all(b.left for b in bots) and not run.done.is_set()
-    run._on_view(view("h2", 2, api.HAND_PHASE_PLAYING, ("a0", "a1")))  # dealt before the leaves
-    run._on_view(view("h2", 2, api.HAND_PHASE_ENDED, ("a0", "")))  # a leave ended it
+    run._on_view(view("h2", 2, api.HAND_PHASE_PLAYING, (True, True)))  # dealt before the leaves
+    run._on_view(view("h2", 2, api.HAND_PHASE_ENDED, (True, False)))  # a leave ended it
     assert not run.done.is_set()  # a seat is still taken
-    run._on_view(view("h2", 2, api.HAND_PHASE_ENDED, ("", "")))
-    assert run.done.is_set()
+    run._on_view(view("h2", 2, api.HAND_PHASE_ENDED, (False, False)))  # the last hand's players
+    assert run.done.is_set()  # are still shown, none seated: the table is empty
     assert [r.hand_id for r in recorded] == ["h1", "h2"]
     assert sum(r.result.commission_hundredths for r in recorded if r.result) == 750
 

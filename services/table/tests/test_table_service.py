@@ -342,6 +342,34 @@ def test_a_first_drop_ends_a_two_seat_hand_and_the_result_shows_the_money() -> N
     assert world.view(table_id, None).phase == api.HAND_PHASE_ENDED
 
 
+def test_a_view_says_which_seats_of_the_last_hand_are_still_taken() -> None:
+    # The seats of the hand shown keep its players' accounts after the hand; ``seated`` says
+    # who still sits at the table (a watcher waits for an empty table by it).
+    world = World()
+    table_id, _hand_id = playing_table(world)
+    account, view = on_turn(world, table_id)
+    table_calls.drop(
+        world.app,
+        account,
+        api.DropRequest(
+            table_id=table_id,
+            hand_id=view.hand_id,
+            turn_no=view.turn_no,
+            client_request_id=world.request_id(),
+        ),
+    )
+    ended = world.view(table_id, None)
+    assert ended.phase == api.HAND_PHASE_ENDED
+    assert [(s.account_id, s.seated) for s in ended.seats] == [("alice", True), ("bob", True)]
+    request = api.LeaveTableRequest(table_id=table_id, client_request_id=world.request_id())
+    table_calls.leave_table(world.app, account, request)
+    after = world.view(table_id, None)
+    assert after.phase == api.HAND_PHASE_ENDED
+    shown = {s.account_id: s.seated for s in after.seats}
+    other = ({"alice", "bob"} - {account}).pop()
+    assert shown == {account: False, other: True}
+
+
 def test_the_result_of_a_hand_still_running_is_not_given() -> None:
     world = World()
     table_id, hand_id = playing_table(world)

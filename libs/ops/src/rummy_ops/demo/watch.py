@@ -185,5 +185,6 @@ _IN_PLAY = frozenset(
 
 
 def _idle(view: table_api.PlayerView) -> bool:
-    """No hand in play and no seat taken: nothing more can end at the table."""
-    return view.phase not in _IN_PLAY and not any(s.account_id for s in view.seats)
+    """No hand in play and no seat taken at the table now (a seat of the last hand whose player
+    left is not ``seated``): nothing more can end at the table."""
+    return view.phase not in _IN_PLAY and not any(s.seated for s in view.seats)

@@ -98,6 +98,7 @@ def player_view(table: Table, account_id: str | None) -> api.PlayerView:
             account_id=info.account_id,
             status="seated",
             sitting_out_reason=info.sitting_out_reason,
+            seated=True,
         )
         for s, info in table.seats.items()
     }

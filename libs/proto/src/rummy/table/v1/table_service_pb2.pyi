@@ -734,6 +734,7 @@ class SeatView(_message.Message):
     MISSED_TURNS_IN_A_ROW_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
     SITTING_OUT_REASON_FIELD_NUMBER: _builtins.int
+    SEATED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     account_id: _builtins.str
     card_count: _builtins.int
@@ -749,6 +750,10 @@ class SeatView(_message.Message):
     """Not empty when the seat sits out of hands (e.g. it could not cover the reservation); it
     sits out until its player leaves and takes a seat again.
     """
+    seated: _builtins.bool
+    """An account sits in this seat at the table now; false for a seat dealt into the hand shown
+    whose player has left the table since (its account_id is the hand's player).
+    """
     def __init__(
         self,
         *,
@@ -760,10 +765,11 @@ class SeatView(_message.Message):
         missed_turns_in_a_row: _builtins.int = ...,
         status: _builtins.str = ...,
         sitting_out_reason: _builtins.str = ...,
+        seated: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "card_count", b"card_count", "dealt_in", b"dealt_in", "missed_turns_in_a_row", b"missed_turns_in_a_row", "out", b"out", "seat", b"seat", "sitting_out_reason", b"sitting_out_reason", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "card_count", b"card_count", "dealt_in", b"dealt_in", "missed_turns_in_a_row", b"missed_turns_in_a_row", "out", b"out", "seat", b"seat", "seated", b"seated", "sitting_out_reason", b"sitting_out_reason", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
