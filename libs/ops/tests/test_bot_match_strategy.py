@@ -3,6 +3,7 @@ rejoin offers and split requests, as pure functions of the table's match view.""
 
 from __future__ import annotations
 
+import grpc
 import pytest
 
 from rummy.match.v1 import match_pb2 as mpb
@@ -189,27 +190,66 @@ def test_the_match_moves_answer_the_offer_and_ask_to_split_from_the_tables_optio
 class _Plays:
     """A router recording the bot's calls (it answers every Play with an empty answer)."""
 
-    def __init__(self) -> None:
+    def __init__(self, refusal: grpc.StatusCode | None = None) -> None:
         self.calls: list[tuple[str, object]] = []
+        self.refusal = refusal
 
     def call(self, name: str, request: object, **_: object) -> object:
         self.calls.append((name, request))
+        if self.refusal is not None:
+            raise _Refused(self.refusal)
         return api.PlayResponse()
 
 
-def test_a_bot_answers_its_rejoin_offer_once_through_play() -> None:
-    options = mpb.MatchOptions(
-        pool=mpb.PoolOptions(target=101, entry_fee_hundredths=5_00, rejoin=True)
-    )
-    router = _Plays()
-    b = Bot("alice", "token", TableRouter("127.0.0.1:9"), "t1", Shoe(decks=2, printed_jokers=2),
-            BotBrain(seed=5), match_options=options)  # fmt: skip
-    b._router = router  # type: ignore[assignment]  # the wire is replaced, not the logic
+class _Refused(grpc.RpcError):
+    def __init__(self, code: grpc.StatusCode) -> None:
+        super().__init__(code.name)
+        self._code = code
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return "cannot rejoin while a deal is being played"
+
+
+def _rejoin_offer() -> api.PlayerView:
     table_view = api.PlayerView(table_id="t1", hand_id="h3", phase=api.HAND_PHASE_ENDED, my_seat=0)
     table_view.match.CopyFrom(
         view("pool-101", {0: 104, 1: 40, 2: 60}, phase="between_deals",
              status={0: "eliminated"}, offers={0: 61})
     )  # fmt: skip
+    return table_view
+
+
+def _pool_bot(router: _Plays) -> Bot:
+    options = mpb.MatchOptions(
+        pool=mpb.PoolOptions(target=101, entry_fee_hundredths=5_00, rejoin=True)
+    )
+    b = Bot("alice", "token", TableRouter("127.0.0.1:9"), "t1", Shoe(decks=2, printed_jokers=2),
+            BotBrain(seed=5), match_options=options)  # fmt: skip
+    b._router = router  # type: ignore[assignment]  # the wire is replaced, not the logic
+    return b
+
+
+@pytest.mark.parametrize(
+    ("refusal", "refused", "noted"),
+    [(grpc.StatusCode.FAILED_PRECONDITION, 1, 0), (grpc.StatusCode.PERMISSION_DENIED, 0, 1)],
+)
+def test_a_rejoin_answer_the_next_deal_overtook_is_refused_not_an_error(
+    refusal: grpc.StatusCode, refused: int, noted: int
+) -> None:
+    # On a loaded machine the next deal can start (closing the offer) before the answer
+    # arrives: FAILED_PRECONDITION, the match moved on, as a turn's command a deadline raced.
+    b = _pool_bot(_Plays(refusal))
+    b.on_view(_rejoin_offer())
+    assert (b.stats.refused, len(b.stats.errors), b.stats.match_commands) == (refused, noted, 0)
+
+
+def test_a_bot_answers_its_rejoin_offer_once_through_play() -> None:
+    router = _Plays()
+    b = _pool_bot(router)
+    table_view = _rejoin_offer()
     b.on_view(table_view)
     b.on_view(table_view)  # the same offer seen again: answered once
     assert [name for name, _ in router.calls] == ["Play"]

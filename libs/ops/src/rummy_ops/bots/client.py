@@ -9,10 +9,11 @@ make (``PlayerView.legal_moves``: the variant's ``legal_commands``, read back as
 turn number and a fresh client request id. A stalled turn is simply not played: the clock's
 deadline makes the table play it (and drop the seat after too many in a row).
 
-A refused command (FAILED_PRECONDITION: the turn moved on, e.g. a timeout raced the bot) is
-counted and the bot waits for the next view; nothing is retried blindly. A command whose outcome
-is open (UNAVAILABLE, DEADLINE_EXCEEDED: a service restarting, the event log not confirming) is
-sent again as it was, same client_request_id, a few times: recorded once at most, answered alike.
+A refused command (FAILED_PRECONDITION: the turn or the match moved on, e.g. a timeout raced the
+bot, or the next deal started before its rejoin answer arrived) is counted and the bot waits for
+the next view; nothing is retried blindly. A command whose outcome is open (UNAVAILABLE,
+DEADLINE_EXCEEDED: a service restarting, the event log not confirming) is sent again as it was,
+same client_request_id, a few times: recorded once at most, answered alike.
 Calls go through a :class:`~rummy_table.contract.TableRouter`: to the table-service
 instance serving the table, following its redirect when the table moved to another instance (the
 same request, same ``client_request_id``), and the watch follows the table there too.
@@ -103,6 +104,7 @@ class BotStats:
     rejected: int = 0
     #: Match commands sent (a rejoin answer, a split request: ``rummy.match.v1``).
     match_commands: int = 0
+    #: Commands refused because the hand or match moved on first (FAILED_PRECONDITION).
     refused: int = 0
     slowest_action_seconds: float = 0.0
     slowest_action: str = ""
@@ -382,7 +384,9 @@ class Bot:
 
     def _play_match(self, view: api.PlayerView) -> Reactions:
         """Send the match commands the brain makes of the view (a rejoin answer, a split
-        request), each once per match and deal count; a refusal is noted, never raised."""
+        request), each once per match and deal count; never raised: FAILED_PRECONDITION (the
+        match moved on, e.g. the next deal started before a rejoin answer arrived on a loaded
+        machine, which closes the offer) is counted as refused, any other refusal noted."""
         match = view.match
         for name in match_moves(match, view.my_seat, self.match_options, self.brain.match):
             key = (match.match_id, match.deals_scored, name)
@@ -397,7 +401,10 @@ class Bot:
                 yield ("Play", request)
                 self.stats.match_commands += 1
             except grpc.RpcError as error:
-                self._note(f"match {match.match_id} {name}: {_describe(error)}")
+                if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                    self.stats.refused += 1
+                else:
+                    self._note(f"match {match.match_id} {name}: {_describe(error)}")
 
     # -- helpers -------------------------------------------------------------------------------
 

@@ -95,7 +95,7 @@ class DemoReport:
     bot_errors: list[str] = field(default_factory=list)
     bot_actions: int = 0
     stalled_turns: int = 0
-    refused_actions: int = 0  # the turn had moved on (a deadline raced the bot)
+    refused_actions: int = 0  # the turn or match had moved on (a deadline raced the bot)
     finished: bool = False
     stopped_because: str = ""
     #: Bots that set themselves a daily loss limit: account -> the limit (hundredths).
@@ -296,7 +296,7 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
     )
     lines.append(
         f"bot calls {report.bot_actions}, turns stalled on purpose {report.stalled_turns}, "
-        f"refused because the turn had moved on {report.refused_actions}"
+        f"refused because the turn or match had moved on {report.refused_actions}"
     )
     if report.bot_errors:
         lines.append(f"bot errors ({len(report.bot_errors)}), first: {report.bot_errors[0]}")
