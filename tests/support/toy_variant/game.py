@@ -24,7 +24,7 @@ N or Hollywood counts for nobody (and whose dealer deals again).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import ClassVar
@@ -476,6 +476,12 @@ class ToyKnock(VariantRules):
         self, seats: int, point_value_hundredths: int, commission_bps: int
     ) -> RuleSet:
         return toy_rule_set(seats, point_value_hundredths, commission_bps)
+
+    def deadwood_points(
+        self, rule_set: RuleSet, wild_cut: Card | None, deadwood: Sequence[Card]
+    ) -> int:
+        """The toy's card values (:func:`card_value`: ace 1, faces 10), uncapped."""
+        return sum(map(card_value, deadwood))
 
     def initial_state(self) -> ToyState:
         return ToyState()

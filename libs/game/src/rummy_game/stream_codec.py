@@ -45,7 +45,6 @@ from rummy_rules.events import Event
 from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.settlement import Settlement, SettlementLine, reservation_hundredths
 from rummy_rules.shuffle import SeatHand
-from rummy_rules.wild import card_points
 
 from . import upcast, wires
 from .wire import (
@@ -376,9 +375,12 @@ def to_payload(  # noqa: C901 - one branch per event type
 def hand_ended_to_pb(
     e: ev.HandEnded, ctx: HandContext, wild_cut: Card | None = None
 ) -> pb.HandEnded:
-    """Every seat's result and the money, as GetHandResult and the ledger see them."""
+    """Every seat's result and the money, as GetHandResult and the ledger see them; each seat's
+    ``Arrangement.deadwood_points`` is what its deadwood counts by the hand's variant
+    (``Variant.deadwood_points``, under ``wild_cut``: the hand's cut card, None if it cut none).
+    Raises ``rummy_rules.registry.UnknownVariant`` for a hand whose variant is not installed."""
     shoe = ctx.shoe
-    wild_rank = None if wild_cut is None else wild_cut.rank
+    variant = registry.lookup(ctx.rule_set.variant)
     s = e.settlement
     return pb.HandEnded(
         hand_id=ctx.hand_id,
@@ -395,7 +397,7 @@ def hand_ended_to_pb(
                         cards_pb2.Meld(kind=m.kind, cards=_cards(m.cards, shoe)) for m in r.melds
                     ],
                     deadwood=_cards(r.deadwood, shoe),
-                    deadwood_points=sum(card_points(c, wild_rank) for c in r.deadwood),
+                    deadwood_points=variant.deadwood_points(ctx.rule_set, wild_cut, r.deadwood),
                 ),
                 score=r.score,
             )

@@ -5,19 +5,21 @@ A **variant** is a rule set plus a state machine: ``decide(state, command) -> ev
 ``RuleViolation``, never changes anything), ``apply(state, event) -> state`` (never raises on a
 history ``decide`` produced), ``fold(events) -> state``. Around them, the host asks
 ``deadline(state)`` what the clock should wait for, ``is_over(state)``, ``result(state)`` (the
-HandEnded or HandAborted event) and ``view(state, seat)``, and sends each seat ``redact(event,
-seat)``. Nothing here fixes the number of cards, decks or seats, or assumes one hand per match:
-a match format (one deal, pool, deals, game to N) wraps hands and is not part of this interface.
+HandEnded or HandAborted event), ``deadwood_points`` (what a seat's deadwood of that HandEnded
+is worth) and ``view(state, seat)``, and sends each seat ``redact(event, seat)``. Nothing here
+fixes the number of cards, decks or seats, or assumes one hand per match: a match format (one
+deal, pool, deals, game to N) wraps hands and is not part of this interface.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
 from .bot import VariantBot
+from .cards import Card
 from .commands import Command
 from .events import Event, HandAborted, HandEnded
 from .formats.messages import DealRules
@@ -93,6 +95,20 @@ class Variant(Protocol, Generic[S]):
     def max_loss_points(self, rule_set: RuleSet) -> int:
         """The most points one seat can be charged in a hand of ``rule_set`` (what is reserved,
         times the point value)."""
+        ...
+
+    def deadwood_points(
+        self, rule_set: RuleSet, wild_cut: Card | None, deadwood: Sequence[Card]
+    ) -> int:
+        """What ``deadwood`` counts against the seat that holds it, in points, by this variant's
+        card values, uncapped: ``deadwood`` is a ``SeatResult.deadwood`` of a hand of
+        ``rule_set`` (the cards the variant left out of the seat's melds; ``()``: 0) and
+        ``wild_cut`` the hand's cut card (``HandDealt.wild_cut``; None when its deal cuts none or
+        it ended before the deal). The table writes it into every seat's ``Arrangement.
+        deadwood_points`` of a HandEnded, so that a host shows what a seat's deadwood is worth
+        without knowing what a card is worth; it is not what the seat was charged
+        (``SeatResult.points``: a cap or a penalty may differ). Raises RuleSetError for a rule
+        set this variant does not play."""
         ...
 
     def deal_rule_set(self, table_rule_set: RuleSet, deal_rules: DealRules) -> RuleSet:

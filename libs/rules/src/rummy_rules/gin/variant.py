@@ -19,11 +19,12 @@ other seat ``won``. ``docs/rules/gin.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from .. import codec, lifecycle
 from ..bot import VariantBot
+from ..cards import Card
 from ..commands import (
     Command,
     Deal,
@@ -48,6 +49,7 @@ from ..shuffle import deal_order
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
 from . import hand
+from .arrangement import card_value
 from .hand import (
     GinHand,
     GinHandScored,
@@ -390,6 +392,15 @@ class Gin(VariantRules):
         """A gin table's rule set, free (the format holds the money): a gin hand has no drops,
         wrong declares or cap, so ``deal_rules`` changes nothing of it."""
         return self.free_rule_set(table_rule_set)
+
+    def deadwood_points(
+        self, rule_set: RuleSet, wild_cut: Card | None, deadwood: Sequence[Card]
+    ) -> int:
+        """The cards' values (``docs/rules/gin.md#deck``, Oklahoma's
+        alike): ace 1, jack, queen and king 10, others their face value; ``wild_cut`` is
+        None (gin cuts none)."""
+        self.check_rule_set(rule_set)
+        return sum(map(card_value, deadwood))
 
     def initial_state(self) -> GinState:
         return GinState()

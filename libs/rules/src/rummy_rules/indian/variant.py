@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .. import lifecycle
 from ..bot import VariantBot
+from ..cards import Card
 from ..commands import Command
 from ..events import Event, HandAborted, HandEnded, redact
 from ..formats.messages import DealRules
 from ..rules import RuleSet, RuleSetError, VariantOptions
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
+from ..wild import hand_points
 from .bot import INDIAN_BOT
 from .decide import decide, legal_commands
 from .rules import (
@@ -106,6 +108,15 @@ class IndianPoints(VariantRules):
             seed_window_seconds=table_rule_set.seed_window_seconds,
             max_missed_turns=table_rule_set.max_missed_turns,
         )
+
+    def deadwood_points(
+        self, rule_set: RuleSet, wild_cut: Card | None, deadwood: Sequence[Card]
+    ) -> int:
+        """Every card's points (``docs/rules/cards.md#card-points``): 0 for a printed joker or a
+        card of the wild rank (the cut card's rank; a printed joker cut: none), A/K/Q/J/10 10,
+        others their face value; uncapped (the seat is charged the capped sum)."""
+        self.check_rule_set(rule_set)
+        return hand_points(deadwood, None if wild_cut is None else wild_cut.rank)
 
     def initial_state(self) -> HandState:
         return HandState()

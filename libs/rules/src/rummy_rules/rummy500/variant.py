@@ -16,11 +16,12 @@ went out, else the highest score among the seats still in (ties: the first in tu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from .. import codec, lifecycle
 from ..bot import VariantBot
+from ..cards import Card
 from ..commands import (
     Command,
     Deal,
@@ -45,6 +46,7 @@ from ..shuffle import deal_order
 from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
 from ..view import PlayerView, SeatView
 from . import play
+from .melds import hand_points
 from .play import Rummy500Play, Rummy500RoundEnded
 from .rules import (
     RUMMY500_NAME,
@@ -280,6 +282,15 @@ class Rummy500(VariantRules):
         """A round of the match to 500: the table's rule set, free (the format holds the
         money); ``deal_rules`` changes nothing of a round."""
         return self.free_rule_set(table_rule_set)
+
+    def deadwood_points(
+        self, rule_set: RuleSet, wild_cut: Card | None, deadwood: Sequence[Card]
+    ) -> int:
+        """What the cards left in hand count against the seat (``docs/rules/rummy500.md#scores``):
+        ace 15 (``low_ace_one`` counts only a melded ace), jack, queen and king 10, others their
+        face value; ``wild_cut`` is None (Rummy 500 cuts none)."""
+        self.check_rule_set(rule_set)
+        return hand_points(deadwood)
 
     def initial_state(self) -> Rummy500State:
         return Rummy500State()

@@ -124,7 +124,7 @@ def rederive(
                     f"v{got.envelope.stream_version} HandEnded, {seats} "
                     "(a grouping of equal points other than the one the solver picks today)"
                 )
-            mine = _comparable(upcast.payload(got.envelope.payload), bool(equivalent))
+            mine = _comparable(_recorded(got, ctx, variant, state), bool(equivalent))
             theirs = _in_recorded_shape(mine, _comparable(payload, bool(equivalent)))
             if type(mine) is type(theirs) and mine != theirs:
                 message = f"payload differs from the table's encoding: {pb_diff(mine, theirs)}"
@@ -135,6 +135,14 @@ def rederive(
         i += len(derived)
     report.checked.append("rules")
     return state
+
+
+def _recorded(got: Recorded, ctx: codec.HandContext, variant: Variant[Any], state: Any) -> Message:
+    """``got``'s payload in the current shape (``rummy_game.upcast.hand_payload``; a HandEnded's
+    under the hand's cut card, from ``state``, the hand before it)."""
+    recorded = got.envelope.payload
+    cut = variant.view(state, -1).wild_cut if isinstance(recorded, table_pb.HandEnded) else None
+    return upcast.hand_payload(recorded, ctx, cut)
 
 
 def _equivalent(

@@ -113,6 +113,11 @@ class Arrangement(_message.Message):
     DEADWOOD_FIELD_NUMBER: _builtins.int
     DEADWOOD_POINTS_FIELD_NUMBER: _builtins.int
     deadwood_points: _builtins.int
+    """What the deadwood counts by the hand's variant's card values (rummy_rules Variant.
+    deadwood_points: Indian points' A/K/Q/J/10 10, gin's ace 1, Rummy 500's ace 15), uncapped;
+    not what the seat was charged (SeatResult.points). Records of table streams written before
+    issue 29 counted Indian values for every variant (rummy_game.upcast reads them).
+    """
     @_builtins.property
     def melds(self) -> _containers.RepeatedCompositeFieldContainer[Global___Meld]: ...
     @_builtins.property
