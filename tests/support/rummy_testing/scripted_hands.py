@@ -17,18 +17,9 @@ from rummy_game import stream_codec
 from rummy_game.hand_payloads import hand_payloads
 from rummy_game.wire import HandContext
 from rummy_platform.envelope import Envelope
+from rummy_rules import commands as cmd
 from rummy_rules import registry
 from rummy_rules.cards import parse_card, parse_cards
-from rummy_rules.commands import (
-    Command,
-    ContributeClientSeed,
-    Deal,
-    Discard,
-    DrawFromStock,
-    RecordSeedCommitment,
-    RecordStakeReserved,
-    StartHand,
-)
 from rummy_rules.events import HandStarted, SeatAccount
 from rummy_rules.gin.hand import GinKnock, GinPassUpcard
 from rummy_rules.gin.rules import gin_rule_set
@@ -42,7 +33,7 @@ from .events import table_event
 
 T0 = 1_700_000_000_000
 #: A move of a script: (the hand's state, its seat on turn, the turn number) -> the command.
-Move = Callable[[Any, int, int], Command]
+Move = Callable[[Any, int, int], cmd.Command]
 
 
 @dataclass(frozen=True)
@@ -88,7 +79,7 @@ def played(
     seats = tuple(sorted(hands))
     (started,) = variant.decide(
         variant.initial_state(),
-        StartHand(
+        cmd.StartHand(
             hand_id="h-scripted",
             seats=tuple(SeatAccount(s, f"acct-{s}") for s in seats),
             dealer_seat=dealer,
@@ -102,11 +93,11 @@ def played(
     dealt = {s: parse_cards(c) for s, c in hands.items()}
     top = [parse_card(upcard), *parse_cards(stock)]
     used = {c for cards in dealt.values() for c in cards} | set(top)
-    setup: list[Command] = [
-        *(RecordStakeReserved(seat=s, amount_hundredths=0, at_ms=T0) for s in seats),
-        RecordSeedCommitment(commitment="ab" * 32, at_ms=T0),
-        *(ContributeClientSeed(seat=s, seed_hex="", at_ms=T0) for s in seats),
-        Deal(
+    setup: list[cmd.Command] = [
+        *(cmd.RecordStakeReserved(seat=s, amount_hundredths=0, at_ms=T0) for s in seats),
+        cmd.RecordSeedCommitment(commitment="ab" * 32, at_ms=T0),
+        *(cmd.ContributeClientSeed(seat=s, seed_hex="", at_ms=T0) for s in seats),
+        cmd.Deal(
             hands=tuple(SeatHand(s, dealt[s]) for s in seats),
             wild_cut=None,
             first_open=top[0],
@@ -141,7 +132,7 @@ def gin_knock(oklahoma: bool = False) -> Recorded:
         moves=[
             lambda state, seat, turn_no: GinPassUpcard(seat=seat, turn_no=turn_no, at_ms=T0),
             lambda state, seat, turn_no: GinPassUpcard(seat=seat, turn_no=turn_no, at_ms=T0),
-            lambda state, seat, turn_no: DrawFromStock(seat=seat, turn_no=turn_no, at_ms=T0),
+            lambda state, seat, turn_no: cmd.DrawFromStock(seat=seat, turn_no=turn_no, at_ms=T0),
             lambda state, seat, turn_no: GinKnock(
                 seat=seat, turn_no=turn_no, face_down=parse_card("5H"), at_ms=T0
             ),
@@ -163,14 +154,14 @@ def rummy500_round(low_ace_one: bool = False) -> Recorded:
         upcard="3D",
         stock="10C",
         moves=[
-            lambda state, seat, turn_no: DrawFromStock(seat=seat, turn_no=turn_no, at_ms=T0),
+            lambda state, seat, turn_no: cmd.DrawFromStock(seat=seat, turn_no=turn_no, at_ms=T0),
             lambda state, seat, turn_no: Rummy500Meld(
                 seat=seat,
                 turn_no=turn_no,
                 groups=(parse_cards("7C 8C 9C 10C"), parse_cards("4D 4H 4S")),
                 at_ms=T0,
             ),
-            lambda state, seat, turn_no: Discard(
+            lambda state, seat, turn_no: cmd.Discard(
                 seat=seat, turn_no=turn_no, card=parse_card("KH"), at_ms=T0
             ),
         ],
