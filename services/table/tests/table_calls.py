@@ -19,9 +19,15 @@ def close_table(app: TableApp, operator: str, request: api.CloseTableRequest) ->
 
 
 def list_tables(
-    app: TableApp, limit: int | None = None, after: str | None = None, *, everywhere: bool = True
+    app: TableApp,
+    limit: int | None = None,
+    after: str | None = None,
+    *,
+    everywhere: bool = True,
+    include_closed: bool = False,
 ) -> list[api.TableSummary]:
-    return [codec.table_summary(t) for t in app.list_tables(limit, after, everywhere=everywhere)]
+    found = app.list_tables(limit, after, everywhere=everywhere, include_closed=include_closed)
+    return [codec.table_summary(t) for t in found]
 
 
 def take_seat(app: TableApp, account_id: str, request: api.TakeSeatRequest) -> int:

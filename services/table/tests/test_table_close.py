@@ -1,6 +1,7 @@
 """An operator's CloseTable through the gRPC API (the real ServiceHost with its auth and error
 interceptors, over the in-memory event log): no new hands or seats, the current hand plays out,
-then every seated player is stood up, the table leaves ListTables, and the stream says so."""
+then every seated player is stood up, the table leaves ListTables (listed again, CLOSED, when closed
+tables are asked for), and the stream says so."""
 
 from __future__ import annotations
 
@@ -69,6 +70,9 @@ def test_closing_a_table_between_hands_stands_every_player_up_and_unlists_it(
     assert left_seats == [(0, "alice"), (1, "bob")]
     assert isinstance(closed, pb.TableClosed)
     assert alice.ListTables(api.ListTablesRequest()).tables == []
+    (listed,) = alice.ListTables(api.ListTablesRequest(include_closed=True)).tables
+    assert (listed.table_id, listed.state) == (table_id, api.TABLE_STATE_CLOSED)
+    assert (listed.seats_taken, listed.hands_played) == (0, 0)
     view = next(iter(alice.WatchTable(api.WatchTableRequest(table_id=table_id)))).view
     assert view.table_state == api.TABLE_STATE_CLOSED and list(view.seats) == []
 
@@ -134,6 +138,8 @@ def test_closing_a_table_mid_hand_lets_the_hand_play_out_then_stands_the_players
     again = world.new_app("table-writer-2")
     assert again.projection.tables[table_id].closed
     assert table_calls.list_tables(again) == []
+    (listed,) = table_calls.list_tables(again, include_closed=True)
+    assert (listed.state, listed.hands_played) == (api.TABLE_STATE_CLOSED, 1)
 
 
 def test_a_player_leaving_the_last_hand_of_a_closing_table_is_stood_up_once(

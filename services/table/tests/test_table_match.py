@@ -361,7 +361,7 @@ def test_a_points_table_is_single_and_writes_no_match_event() -> None:
     opened = table_events(world, table_id)[0]
     assert not opened.HasField("match")
     (summary,) = table_calls.list_tables(world.app)
-    assert summary.match_format == "single"
+    assert summary.match_format == "single" and not summary.HasField("match")
     world.sit(table_id, "ann")
     with pytest.raises(FailedPrecondition, match="hosts no match"):
         _command(world, table_id, "ann", mpb.RequestSplit())
@@ -372,7 +372,7 @@ def test_bad_match_commands_are_refused_and_append_nothing() -> None:
     options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, rejoin=True))
     table_id = _started_match(world, options, ("ann", "bob", "cat"))
     (summary,) = table_calls.list_tables(world.app)
-    assert summary.match_format == "pool-101"
+    assert summary.match_format == "pool-101" and summary.match == options
     before = len(table_events(world, table_id))
     with pytest.raises(FailedPrecondition, match="cannot rejoin while a deal is being played"):
         _command(world, table_id, "ann", mpb.AcceptRejoin())

@@ -1,7 +1,7 @@
 """Two table-service instances sharing the tables by partition (in-memory log, real gRPC):
 each serves only its partitions' tables, a call for another's table is UNAVAILABLE naming the
 owner (``rummy-table-owner``), the client router follows it, ListTables answers for every table
-on either instance, and a request id's answer survives a takeover of its partition
+on either instance (closed ones when asked), and a request id's answer survives a takeover of its partition
 (``docs/rules/promises.md#scales-out``)."""
 
 from __future__ import annotations
@@ -143,6 +143,25 @@ def test_list_tables_answers_for_every_table_whichever_instance_is_asked(
             if not token:
                 break
         assert paged == sorted(opened)
+    router.close()
+
+
+def test_list_tables_lists_a_closed_table_of_another_instance_only_when_asked(
+    instances: Instances,
+) -> None:
+    router = TableRouter(instances.addresses[0])
+    opened: list[str] = []
+    tables = _open_one_per_partition(router, instances.owners, opened)
+    close = api.CloseTableRequest(table_id=tables[1], client_request_id="close-1")
+    assert router.call("CloseTable", close, metadata=_operator()).state == api.TABLE_STATE_CLOSED
+    reader = stub(instances.hosts[0], "alice", Role.PLAYER)
+    lobby = reader.ListTables(api.ListTablesRequest()).tables
+    assert [t.table_id for t in lobby] == sorted(set(opened) - {tables[1]})
+    everything = reader.ListTables(api.ListTablesRequest(include_closed=True)).tables
+    assert [t.table_id for t in everything] == sorted(opened)
+    states = {t.table_id: t.state for t in everything}
+    assert states[tables[1]] == api.TABLE_STATE_CLOSED
+    assert states[tables[0]] == api.TABLE_STATE_OPEN
     router.close()
 
 

@@ -50,9 +50,13 @@ class PeerTables:
                 found = self._stubs[address] = api_grpc.TableServiceStub(channel)
             return found
 
-    def __call__(self, limit: int | None, after: str | None) -> list[TableSummary]:
+    def __call__(
+        self, limit: int | None, after: str | None, include_closed: bool = False
+    ) -> list[TableSummary]:
         request = api.ListTablesRequest(
-            page_size=min(limit or self._max_page_size, self._max_page_size), page_token=after or ""
+            page_size=min(limit or self._max_page_size, self._max_page_size),
+            page_token=after or "",
+            include_closed=include_closed,
         )
         found: list[TableSummary] = []
         for address in self._ownership.peers():
@@ -77,4 +81,5 @@ def _summary(table: api.TableSummary) -> TableSummary:
     """A table of another instance's ListTables page (the fields by their names)."""
     given = {f.name: getattr(table, f.name) for f in fields(TableSummary)}
     state = api.TableState.Name(table.state).removeprefix("TABLE_STATE_").lower()
-    return TableSummary(**{**given, "state": state})
+    match = table.match if table.HasField("match") else None
+    return TableSummary(**{**given, "state": state, "match": match})

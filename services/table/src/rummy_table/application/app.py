@@ -56,9 +56,16 @@ class TableApp(TableCore):
         return tables.close_table(self, request)
 
     def list_tables(
-        self, limit: int | None = None, after: str | None = None, *, everywhere: bool = True
+        self,
+        limit: int | None = None,
+        after: str | None = None,
+        *,
+        everywhere: bool = True,
+        include_closed: bool = False,
     ) -> list[TableSummary]:
-        return tables.list_tables(self, limit, after, everywhere=everywhere)
+        return tables.list_tables(
+            self, limit, after, everywhere=everywhere, include_closed=include_closed
+        )
 
     # -- seating -----------------------------------------------------------------------------
 

@@ -138,9 +138,9 @@ class TableCore:
     #: partition is refused (NotOwner, naming the owner) and every transaction carries the group
     #: metadata of the generation that granted the table's partition.
     ownership: Ownership | None = None
-    #: The tables the other instances serve, for ListTables (``limit``, ``after`` as
-    #: :meth:`list_tables`); None: only this instance's.
-    peer_tables: Callable[[int | None, str | None], list[TableSummary]] | None = None
+    #: The tables the other instances serve, for ListTables (``limit``, ``after``,
+    #: ``include_closed`` as :meth:`list_tables`); None: only this instance's.
+    peer_tables: Callable[[int | None, str | None, bool], list[TableSummary]] | None = None
     #: The ledger's check of a player's own limits before a seat is taken
     #: (:mod:`.seat_limits`; bootstrap sets it when the ledger's address is configured).
     seat_limits: SeatLimits | None = None

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rummy.match.v1 import match_pb2 as mpb
+
 
 @dataclass(frozen=True)
 class TableSummary:
-    """One table of the lobby (ListTables): its options, the seats taken, ``state`` (``open`` or
-    ``closing``: a closed table is not listed) and ``match_format`` (``single``: a points
-    table; else the format's name, e.g. ``pool101``). Money in hundredths of a House Token, the
-    commission in basis points, times in seconds."""
+    """One table of the lobby (ListTables): its options, the seats taken, ``state`` (``open``,
+    ``closing``, or ``closed`` when closed tables are asked for), ``match_format`` (``single``: a
+    points table; else the format's name, e.g. ``pool-101``), ``hands_played`` (hands started
+    here, the one being played included) and ``match`` (the format options it was opened with;
+    None: a points table). Money in hundredths of a House Token, the commission in basis
+    points, times in seconds."""
 
     table_id: str
     name: str
@@ -24,3 +28,5 @@ class TableSummary:
     start_delay_seconds: int
     state: str
     match_format: str
+    hands_played: int = 0
+    match: mpb.MatchOptions | None = None

@@ -149,25 +149,34 @@ def close_table(core: TableCore, request: c.CloseTable) -> str:
 
 
 def list_tables(
-    core: TableCore, limit: int | None = None, after: str | None = None, *, everywhere: bool = True
+    core: TableCore,
+    limit: int | None = None,
+    after: str | None = None,
+    *,
+    everywhere: bool = True,
+    include_closed: bool = False,
 ) -> list[TableSummary]:
-    """The tables not closed (open or closing) in table-id order: those whose id sorts
-    after ``after`` (all when None), at most ``limit`` of them (all when None). With
-    ``everywhere``, those every other instance serves too (:attr:`peer_tables`: each asked
-    for the same page, the pages merged); else this instance's only."""
-    mine = _local_tables(core, limit, after)
+    """The tables not closed (open or closing; closed ones too with ``include_closed``) in
+    table-id order: those whose id sorts after ``after`` (all when None), at most ``limit`` of
+    them (all when None). With ``everywhere``, those every other instance serves too
+    (:attr:`peer_tables`: each asked for the same page, the pages merged); else this
+    instance's only."""
+    mine = _local_tables(core, limit, after, include_closed)
     if not everywhere or core.peer_tables is None:
         return mine
-    merged = {t.table_id: t for t in [*core.peer_tables(limit, after), *mine]}
+    theirs = core.peer_tables(limit, after, include_closed)
+    merged = {t.table_id: t for t in [*theirs, *mine]}
     return [merged[t] for t in sorted(merged)][:limit]
 
 
-def _local_tables(core: TableCore, limit: int | None, after: str | None) -> list[TableSummary]:
+def _local_tables(
+    core: TableCore, limit: int | None, after: str | None, include_closed: bool
+) -> list[TableSummary]:
     with core.projection.lock:
         ids = sorted(
             t
             for t, table in core.projection.tables.items()
-            if not table.closed and (after is None or t > after)
+            if (include_closed or not table.closed) and (after is None or t > after)
         )
         page = [core.projection.tables[t] for t in ids[:limit]]
         return [
@@ -183,6 +192,8 @@ def _local_tables(core: TableCore, limit: int | None, after: str | None) -> list
                 start_delay_seconds=t.start_delay_ms // 1000,
                 state=t.state_name,
                 match_format=t.match.fmt.name if t.match is not None else "single",
+                hands_played=t.hand_no,
+                match=t.opened.match if t.opened.HasField("match") else None,
             )
             for t in page
         ]

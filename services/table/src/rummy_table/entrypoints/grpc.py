@@ -114,7 +114,9 @@ class TableServicer(api_grpc.TableServiceServicer):
         after = parse_id_token(request.page_token)
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         local = (LIST_SCOPE_METADATA_KEY, "local") in tuple(context.invocation_metadata() or ())
-        found = self._app.list_tables(size + 1, after, everywhere=not local)
+        found = self._app.list_tables(
+            size + 1, after, everywhere=not local, include_closed=request.include_closed
+        )
         page = found[:size]
         more = len(found) > size
         return api.ListTablesResponse(

@@ -109,6 +109,8 @@ class TableSummary(_message.Message):
     START_DELAY_SECONDS_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
     MATCH_FORMAT_FIELD_NUMBER: _builtins.int
+    HANDS_PLAYED_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     seat_count: _builtins.int
@@ -119,9 +121,21 @@ class TableSummary(_message.Message):
     turn_seconds: _builtins.int
     start_delay_seconds: _builtins.int
     state: Global___TableState.ValueType
-    """OPEN or CLOSING: ListTables omits closed tables."""
+    """OPEN or CLOSING; CLOSED only when the request asked for closed tables (include_closed)."""
     match_format: _builtins.str
     """"single", "pool-101", "deals-3", "best-of-3", "game-to-100", ..."""
+    hands_played: _builtins.int
+    """The hands started at this table so far: the number of its last hand (the one being played
+    and hands aborted included); 0 before the first.
+    """
+    @_builtins.property
+    def match(self) -> _match_pb2.MatchOptions:
+        """The match format options the table was opened with (OpenTableRequest.match; absent: a
+        points table). A client reads the format's money (an entry fee, a game's point value) from
+        them through the format's own code (rummy_game.match_wire.format_from_pb with
+        commission_bps), never by knowing one format.
+        """
+
     def __init__(
         self,
         *,
@@ -136,10 +150,12 @@ class TableSummary(_message.Message):
         start_delay_seconds: _builtins.int = ...,
         state: Global___TableState.ValueType = ...,
         match_format: _builtins.str = ...,
+        hands_played: _builtins.int = ...,
+        match: _match_pb2.MatchOptions | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["match", b"match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "match_format", b"match_format", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "start_delay_seconds", b"start_delay_seconds", "state", b"state", "table_id", b"table_id", "turn_seconds", b"turn_seconds", "variant", b"variant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commission_bps", b"commission_bps", "hands_played", b"hands_played", "match", b"match", "match_format", b"match_format", "name", b"name", "point_value_hundredths", b"point_value_hundredths", "seat_count", b"seat_count", "seats_taken", b"seats_taken", "start_delay_seconds", b"start_delay_seconds", "state", b"state", "table_id", b"table_id", "turn_seconds", b"turn_seconds", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -215,19 +231,25 @@ class ListTablesRequest(_message.Message):
 
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    INCLUDE_CLOSED_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
     """0 = 100; at most 500 (larger values are read as 500)"""
     page_token: _builtins.str
     """at most 64 bytes: a next_page_token of an earlier page"""
+    include_closed: _builtins.bool
+    """Closed tables too (state CLOSED, in the same table-id order); false: open and closing
+    tables only (the lobby).
+    """
     def __init__(
         self,
         *,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
+        include_closed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["include_closed", b"include_closed", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
