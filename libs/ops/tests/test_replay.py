@@ -42,6 +42,8 @@ from rummy_testing.service_process import drop_database
 SEED = bytes(range(32))
 START_MS = 1_780_000_000_000
 RULES = bombay_baazi(4, point_value_hundredths=50, commission_bps=1000)
+#: A table id as the table service makes them (a UUID: `--table` takes it as an id, not a name).
+SYNTHETIC_TABLE_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "table-synthetic"))
 
 
 @dataclass
@@ -49,7 +51,7 @@ class SyntheticTable:
     """Records hands the way the table service does: decide each command, apply, encode each
     event through stream_codec into an envelope stamped with the command's time."""
 
-    table_id: str = "table-synthetic"
+    table_id: str = SYNTHETIC_TABLE_ID
     envelopes: list[Envelope] = field(default_factory=list)
     at_ms: int = START_MS
     hand_no: int = 0
@@ -296,7 +298,7 @@ def test_each_exported_line_carries_the_envelope_fields_and_the_typed_payload_as
 ) -> None:
     first = lines_of(exported)[0]
     assert first["type"] == "rummy.table.v1.HandStarted"
-    assert first["stream_version"] == 1 and first["stream_id"] == "table-synthetic"
+    assert first["stream_version"] == 1 and first["stream_id"] == SYNTHETIC_TABLE_ID
     assert int(first["payload"]["hand_no"]) == 1  # 64-bit integers are JSON strings
     assert {"event_id", "occurred_at", "correlation_id", "causation_id"} <= set(first)
 

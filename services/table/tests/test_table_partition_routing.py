@@ -1,11 +1,12 @@
 """Two table-service instances sharing the tables by partition (in-memory log, real gRPC):
 each serves only its partitions' tables, a call for another's table is UNAVAILABLE naming the
 owner (``rummy-table-owner``), the client router follows it, ListTables answers for every table
-on either instance (closed ones when asked), and a request id's answer survives a takeover of its partition
-(``docs/rules/promises.md#scales-out``)."""
+on either instance (closed ones when asked), and a request id's answer survives a takeover of
+its partition (``docs/rules/promises.md#scales-out``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 
@@ -208,3 +209,51 @@ def test_rummy_close_table_sent_to_the_wrong_instance_follows_the_redirect_to_th
     assert f"table {tables[1]}" in result.output
     owner_tables = instances.worlds[1].app.projection.tables
     assert owner_tables[tables[1]].closing or owner_tables[tables[1]].closed
+
+
+def test_rummy_tables_lists_every_instances_tables_and_a_name_is_resolved_on_any_instance(
+    instances: Instances,
+) -> None:
+    router = TableRouter(instances.addresses[0])
+    tables: dict[int, str] = {}
+    for n in range(40):  # until each partition holds a table named after it
+        request = api.OpenTableRequest(
+            client_request_id=f"named-{n}", seat_count=4, point_value_hundredths=25, name=f"t{n}"
+        )
+        table_id = router.call("OpenTable", request, metadata=_operator()).table_id
+        if tables.setdefault(instances.owners[0].partition_of(table_id), table_id) != table_id:
+            continue
+        if len(tables) == 2:
+            break
+    router.close()
+    token = AUTHORITY.issue("op-lister", Role.OPERATOR)
+    cli = ["--address", instances.addresses[0], "--token", token]
+    listed = CliRunner().invoke(rummy, ["tables", "--json", *cli])
+    assert listed.exit_code == 0, listed.output
+    by_id = {t["table_id"]: t for t in json.loads(listed.output)}
+    assert set(tables.values()) <= set(by_id)
+    far = by_id[tables[1]]  # served by instance b, listed through a
+    name = str(far["name"])
+    assert (far["point_value_hundredths"], far["state"], far["seat_count"]) == (25, "open", 4)
+
+    closed = CliRunner().invoke(rummy, ["close-table", name, *cli, "--no-wait"])
+    assert closed.exit_code == 0, closed.output
+    assert f"table {tables[1]} closed" in closed.output
+    line = CliRunner().invoke(rummy, ["tables", name, *cli])
+    assert line.exit_code == 0, line.output
+    header, row = line.output.splitlines()
+    assert header.split()[0] == "ID" and row.split()[:2] == [tables[1], name]
+    assert row.split()[-2:] == ["closed", "0"]
+    missing = CliRunner().invoke(rummy, ["close-table", "no-such-name", *cli, "--no-wait"])
+    assert missing.exit_code == 1
+    assert "Error: no table named 'no-such-name'" in missing.output
+    again = api.OpenTableRequest(client_request_id="same-name", seat_count=4, name=name)
+    other = TableRouter(instances.addresses[1])
+    twin = other.call("OpenTable", again, metadata=_operator()).table_id
+    other.close()
+    refused = CliRunner().invoke(rummy, ["close-table", name, *cli, "--no-wait"])
+    assert refused.exit_code == 1
+    assert f"2 tables are named {name!r}" in refused.output
+    assert f"{tables[1]} (closed)" in refused.output and f"{twin} (open)" in refused.output
+    both = CliRunner().invoke(rummy, ["tables", name, *cli])
+    assert len(both.output.splitlines()) == 3

@@ -14,6 +14,7 @@ from rummy_ops.proof import proof
 from rummy_ops.replay.command import export, replay
 from rummy_ops.soak import soak_command
 from rummy_ops.stack_command import up
+from rummy_ops.tables_command import tables
 from rummy_ops.token import token
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.plugins import PluginError, import_plugins, plugin_names
@@ -48,5 +49,6 @@ main.add_command(replay)
 main.add_command(export)
 main.add_command(proof)
 main.add_command(audit)
+main.add_command(tables)
 main.add_command(close_table)
 main.add_command(limits)

@@ -13,9 +13,9 @@ import click
 import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_ops.operator_auth import operator_options, operator_token
+from rummy_ops.operator_auth import operator_token
+from rummy_ops.table_names import table_id_of, table_service_options
 from rummy_platform.auth import bearer_metadata
-from rummy_platform.ports import DEFAULT_PORTS
 from rummy_table.contract import TableRouter
 
 
@@ -24,16 +24,9 @@ def _refused(error: grpc.RpcError) -> click.ClickException:
 
 
 @click.command("close-table")
-@click.argument("table_id")
+@click.argument("table")
 @click.option("--reason", default="", help="Why (at most 200 bytes; in the audit trail).")
-@click.option(
-    "--address",
-    envvar="RUMMY_TABLE_ADDRESS",
-    default=f"127.0.0.1:{DEFAULT_PORTS['table'][0]}",
-    show_default=True,
-    help="The table service (RUMMY_TABLE_ADDRESS).",
-)
-@operator_options
+@table_service_options()
 @click.option(
     "--request-id",
     help="The client request id (default: a fresh UUID); the same id again answers as the first.",
@@ -49,7 +42,7 @@ def _refused(error: grpc.RpcError) -> click.ClickException:
     help="Seconds to wait for the table to close.",
 )
 def close_table(
-    table_id: str,
+    table: str,
     reason: str,
     address: str,
     token: str | None,
@@ -58,13 +51,15 @@ def close_table(
     wait: bool,
     timeout: float,
 ) -> None:
-    """Close TABLE_ID: no new hands, the current hand plays out, then every player is stood up.
-    Exit status 1 when the table service refuses (the status and its message are printed)."""
+    """Close TABLE (its id, or its name when one table has it): no new hands, the current hand
+    plays out, then every player is stood up. Exit status 1 when the table service refuses
+    (the status and its message are printed) or TABLE names no table or several."""
     metadata = bearer_metadata(operator_token(token, operator))
     # Any table-service instance will do: a call to one that does not serve the table is
     # redirected to the one that does (UNAVAILABLE naming it), which the router follows.
     router = TableRouter(address, wait_s=10.0)
     try:
+        table_id = table_id_of(table, router, metadata)
         request = api.CloseTableRequest(
             table_id=table_id, client_request_id=request_id or str(uuid.uuid4()), reason=reason
         )

@@ -23,6 +23,7 @@ from rummy_ops.replay.sources import (
     read_topic,
     select,
 )
+from rummy_ops.table_names import resolve_option, table_service_options
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import EventLogError
 from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
@@ -31,14 +32,23 @@ from rummy_platform.topics import LEDGER_EVENTS
 
 
 def _selection(
-    hand: str | None, table: str | None, all_hands: bool, from_file: bool = False
+    hand: str | None,
+    table: str | None,
+    all_hands: bool,
+    from_file: bool = False,
+    table_id_of: Callable[[str], str] = lambda table: table,
 ) -> Selection:
     """The hands asked for: exactly one of --hand, --table, --all; none means every hand when
-    reading a file (``from_file``)."""
+    reading a file (``from_file``). ``table_id_of``: the id of the table --table names (its id
+    or its name)."""
     chosen = [x for x in (hand, table) if x] + (["all"] if all_hands else [])
     if len(chosen) > 1 or (not chosen and not from_file):
         raise click.UsageError("give exactly one of --hand, --table, --all")
-    return Selection(hand_id=hand or "", table_id=table or "")
+    return Selection(hand_id=hand or "", table_id=table_id_of(table) if table else "")
+
+
+def _table_lookup(address: str, token: str | None, operator: str) -> Callable[[str], str]:
+    return lambda table: resolve_option(table, address, token, operator)
 
 
 def load_envelopes(
@@ -78,8 +88,13 @@ def _load(
 
 _selectors = [
     click.option("--hand", help="One hand, by hand id."),
-    click.option("--table", help="Every hand of one table, by table id."),
+    click.option(
+        "--table",
+        help="Every hand of one table, by table id or name (a name is looked up with the table "
+        "service, --table-address).",
+    ),
     click.option("--all", "all_hands", is_flag=True, help="Every hand in the log."),
+    table_service_options("--table-address"),
 ]
 _kafka_options = [
     click.option(
@@ -138,6 +153,9 @@ def replay(
     hand: str | None,
     table: str | None,
     all_hands: bool,
+    address: str,
+    token: str | None,
+    operator: str,
     bootstrap: str,
     topic_prefix: str,
     from_file: Path | None,
@@ -155,7 +173,9 @@ def replay(
     --hand/--table/--all, every hand in the file. Reading Kafka, every seat a player's own limits
     held back ("not dealt in") is re-checked against the limits in force then, from the ledger's
     topic (rummy_ops.replay.limits); a refusal they contradict exits 1 too."""
-    selection = _selection(hand, table, all_hands, from_file=from_file is not None)
+    selection = _selection(
+        hand, table, all_hands, from_file is not None, _table_lookup(address, token, operator)
+    )
     skipped: dict[str, int] = {}
     envelopes = load_envelopes(from_file, bootstrap, topic_prefix, selection, skipped)
     if database_url is None and from_file is None:
@@ -276,6 +296,9 @@ def export(
     hand: str | None,
     table: str | None,
     all_hands: bool,
+    address: str,
+    token: str | None,
+    operator: str,
     bootstrap: str,
     topic_prefix: str,
     output: Path,
@@ -283,7 +306,9 @@ def export(
     """Write table-stream events as JSON lines (envelope fields + payload as protobuf JSON with
     its type), for `rummy replay --from-file`. --table and --all write whole streams (seating
     included); --hand writes that hand's events."""
-    selection = _selection(hand, table, all_hands)
+    selection = _selection(
+        hand, table, all_hands, table_id_of=_table_lookup(address, token, operator)
+    )
     if str(output) != "-" and not output.parent.is_dir():
         raise click.ClickException(f"cannot write {output}: no directory {output.parent}")
     envelopes = load_envelopes(None, bootstrap, topic_prefix, selection)

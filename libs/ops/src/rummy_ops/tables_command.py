@@ -1,0 +1,185 @@
+"""``rummy tables``: every table the table service lists, closed ones included.
+
+One line per table in aligned columns: its id, name, variant, format, seats taken of the seats,
+what it plays for (a points table's point value, a format's entry fee or its point value a game
+point, in House Tokens: ``13.00``), the commission (percent), its state and the hands played.
+``--json`` prints the same as a JSON array, money in integer hundredths of a House Token and the
+commission in basis points. The format and its money come from the table's match options
+through the format's own code (``rummy_game.match_wire.format_from_pb``), the variant is the
+table's variant's name: nothing here knows one game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import click
+
+from rummy.match.v1 import match_pb2 as mpb
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import match_wire
+from rummy_ops.demo.report import tokens
+from rummy_ops.operator_auth import operator_token
+from rummy_ops.table_names import (
+    LIST_WAIT_S,
+    list_tables,
+    matching,
+    no_such_table,
+    state_name,
+    table_service_options,
+)
+from rummy_platform.auth import bearer_metadata
+from rummy_table.contract import TableRouter
+
+#: The columns of the human listing, and whether each is right-aligned (a number).
+COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("ID", False),
+    ("NAME", False),
+    ("VARIANT", False),
+    ("FORMAT", False),
+    ("SEATS", True),
+    ("STAKES", False),
+    ("COMMISSION", True),
+    ("STATE", False),
+    ("HANDS", True),
+)
+
+
+@dataclass(frozen=True)
+class Stakes:
+    """What a table plays for, as its format says: ``format_name`` (``single``, ``pool-101``,
+    ``game-to-100``, ...), ``point_value_hundredths`` (hundredths of a House Token a point: a
+    points table's, or a game format's a game point; None when the format has none) and
+    ``entry_fee_hundredths`` (hundredths a seat; None when the format takes no entry)."""
+
+    format_name: str
+    point_value_hundredths: int | None
+    entry_fee_hundredths: int | None
+
+    def text(self) -> str:
+        """``point 0.10``, ``entry 10.00`` (both, comma-separated, for a format with both;
+        ``-`` for one with neither), in House Tokens."""
+        parts = []
+        if self.point_value_hundredths is not None:
+            parts.append(f"point {tokens(self.point_value_hundredths)}")
+        if self.entry_fee_hundredths is not None:
+            parts.append(f"entry {tokens(self.entry_fee_hundredths)}")
+        return ", ".join(parts) or "-"
+
+
+def stakes_of(
+    match: mpb.MatchOptions | None, commission_bps: int, point_value_hundredths: int
+) -> Stakes:
+    """The stakes of a table opened with ``match`` (None or ``single``: a points table of
+    ``point_value_hundredths`` a point), read from its format (the money fields it declares).
+    Raises rummy_rules.rules.RuleSetError for options out of the format's bounds."""
+    fmt = match_wire.format_from_pb(match, commission_bps)
+    if not match_wire.is_match(match):
+        return Stakes(fmt.name, point_value_hundredths, None)
+    point: int | None = getattr(fmt, "point_value_hundredths", None)
+    entry: int | None = getattr(fmt, "entry_hundredths", None)
+    return Stakes(fmt.name, point, entry)
+
+
+def _stakes(table: api.TableSummary) -> Stakes:
+    options = table.match if table.HasField("match") else None
+    return stakes_of(options, table.commission_bps, table.point_value_hundredths)
+
+
+def commission_text(bps: int) -> str:
+    """Basis points as a percent with two decimals (``500`` -> ``5.00%``)."""
+    whole, part = divmod(bps, 100)
+    return f"{whole}.{part:02d}%"
+
+
+def table_json(table: api.TableSummary) -> dict[str, object]:
+    """One table of ``--json``: money in hundredths (None when the format has no such money),
+    the commission in basis points, the state's name."""
+    stakes = _stakes(table)
+    return {
+        "table_id": table.table_id,
+        "name": table.name,
+        "variant": table.variant,
+        "format": stakes.format_name,
+        "seats_taken": table.seats_taken,
+        "seat_count": table.seat_count,
+        "point_value_hundredths": stakes.point_value_hundredths,
+        "entry_fee_hundredths": stakes.entry_fee_hundredths,
+        "commission_bps": table.commission_bps,
+        "state": state_name(table.state),
+        "hands_played": table.hands_played,
+    }
+
+
+def table_row(table: api.TableSummary) -> list[str]:
+    """One table's cells, in :data:`COLUMNS` order."""
+    stakes = _stakes(table)
+    return [
+        table.table_id,
+        table.name or "-",
+        table.variant,
+        stakes.format_name,
+        f"{table.seats_taken}/{table.seat_count}",
+        stakes.text(),
+        commission_text(table.commission_bps),
+        state_name(table.state),
+        str(table.hands_played),
+    ]
+
+
+def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    """The header and ``rows`` in columns as wide as their widest cell, two spaces apart
+    (numbers right-aligned), trailing spaces trimmed."""
+    table = [[name for name, _right in COLUMNS], *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
+    return [
+        "  ".join(
+            cell.rjust(width) if right else cell.ljust(width)
+            for cell, width, (_name, right) in zip(row, widths, COLUMNS, strict=True)
+        ).rstrip()
+        for row in table
+    ]
+
+
+@click.command("tables")
+@click.argument("table", required=False)
+@table_service_options()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array (money in hundredths).")
+def tables(
+    table: str | None, address: str, token: str | None, operator: str, as_json: bool
+) -> None:
+    """List every table (closed ones too, with their state); TABLE (an id or a name) lists
+    only the tables it names.
+
+    \b
+    Columns:
+      ID          the table id (what a name resolves to)
+      NAME        the name it was opened with (-: none)
+      VARIANT     the variant its hands are played by
+      FORMAT      single (a points table) or the match format (pool-101, deals-3, ...)
+      SEATS       seats taken/seats
+      STAKES      point: House Tokens a point (a game point in a game format);
+                  entry: the entry fee a seat
+      COMMISSION  the house's share, percent
+      STATE       open; closing (the current hand plays out); closed
+      HANDS       hands started (the one being played included)
+
+    Exit status 1 when the table service refuses or is not reached, or when TABLE names no
+    table."""
+    metadata = bearer_metadata(operator_token(token, operator))
+    router = TableRouter(address, wait_s=LIST_WAIT_S)
+    try:
+        listed = list_tables(router, metadata)
+    finally:
+        router.close()
+    if table is not None:
+        listed = matching(table, listed)
+        if not listed:
+            raise no_such_table(table)
+    if as_json:
+        click.echo(json.dumps([table_json(t) for t in listed], indent=2))
+        return
+    for line in aligned([table_row(t) for t in listed]):
+        click.echo(line)
