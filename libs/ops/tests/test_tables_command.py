@@ -23,7 +23,7 @@ def points_table(table_id: str = GOLD, name: str = "gold-8", **fields: object) -
     given: dict[str, object] = {
         "table_id": table_id,
         "name": name,
-        "variant": "indian",
+        "variant": "indian-points",
         "seat_count": 6,
         "seats_taken": 3,
         "point_value_hundredths": 1300,
@@ -73,7 +73,7 @@ def test_a_game_format_plays_for_its_point_value_a_game_point_not_the_tables() -
 
 def test_a_tables_line_shows_money_in_tokens_the_commission_in_percent_and_its_state() -> None:
     assert table_row(points_table()) == [
-        GOLD, "gold-8", "indian", "single", "3/6", "point 13.00", "5.00%", "open", "12",
+        GOLD, "gold-8", "indian-points", "single", "3/6", "point 13.00", "5.00%", "open", "12",
     ]  # fmt: skip
     pool = ["pool-101", "3/6", "entry 10.00", "12.50%", "closed", "7"]
     assert table_row(pool_table())[3:] == pool
@@ -99,7 +99,7 @@ def test_json_keeps_integer_hundredths_and_basis_points() -> None:
     assert table_json(pool_table()) == {
         "table_id": POOL,
         "name": "pool",
-        "variant": "indian",
+        "variant": "indian-points",
         "format": "pool-101",
         "seats_taken": 3,
         "seat_count": 6,
