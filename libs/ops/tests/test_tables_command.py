@@ -19,34 +19,31 @@ POOL = str(uuid.uuid5(uuid.NAMESPACE_URL, "pool"))
 OLD_GOLD = str(uuid.uuid5(uuid.NAMESPACE_URL, "old-gold"))
 
 
-def points_table(table_id: str = GOLD, name: str = "gold-8", **fields: object) -> api.TableSummary:
-    given: dict[str, object] = {
-        "table_id": table_id,
-        "name": name,
-        "variant": "indian-points",
-        "seat_count": 6,
-        "seats_taken": 3,
-        "point_value_hundredths": 1300,
-        "commission_bps": 500,
-        "state": api.TABLE_STATE_OPEN,
-        "match_format": "single",
-        "hands_played": 12,
-    }
-    return api.TableSummary(**{**given, **fields})
+def points_table(
+    table_id: str = GOLD,
+    name: str = "gold-8",
+    state: api.TableState.ValueType = api.TABLE_STATE_OPEN,
+) -> api.TableSummary:
+    return api.TableSummary(
+        table_id=table_id,
+        name=name,
+        variant="indian-points",
+        seat_count=6,
+        seats_taken=3,
+        point_value_hundredths=1300,
+        commission_bps=500,
+        state=state,
+        match_format="single",
+        hands_played=12,
+    )
 
 
 def pool_table() -> api.TableSummary:
-    options = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=1000))
-    return points_table(
-        POOL,
-        "pool",
-        point_value_hundredths=0,
-        commission_bps=1250,
-        match_format="pool-101",
-        match=options,
-        state=api.TABLE_STATE_CLOSED,
-        hands_played=7,
-    )
+    table = points_table(POOL, "pool", api.TABLE_STATE_CLOSED)
+    table.point_value_hundredths, table.commission_bps, table.hands_played = 0, 1250, 7
+    table.match_format = "pool-101"
+    table.match.pool.CopyFrom(mpb.PoolOptions(target=101, entry_fee_hundredths=1000))
+    return table
 
 
 def test_a_points_table_plays_for_its_point_value_and_an_entry_format_for_its_entry() -> None:
