@@ -9,7 +9,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import match_wire
 from rummy_ops.demo.plans import DEFAULT_TABLES, TablePlan, default_games, games, tables_of
 from rummy_ops.demo.report import DemoReport, HandRecord, MatchRecord, match_line, summary
-from rummy_ops.demo.verify import _count_game_money
+from rummy_ops.demo.verify import _count_match_money
 from rummy_ops.demo.watch import TableRun
 from rummy_ops.replay.checks.match import MatchReplay
 from rummy_rules.events import SeatAccount
@@ -238,8 +238,30 @@ def test_every_match_of_a_table_has_its_game_commission_counted_once() -> None:
     first = MatchReplay("t1", "m1", games=[_game(1, 1, 1500, 75)])
     second = MatchReplay("t1", "m2", outcome="aborted", games=[_game(1, 0, 1500, 75)])
     report = DemoReport("r")
-    _count_game_money(report, [first, second])
-    _count_game_money(report, [first, second])
+    _count_match_money(report, [first, second])
+    _count_match_money(report, [first, second])
     assert report.commission_hundredths == 150
     assert [g.winner for g in report.game_money["m1"]] == [1]
     assert [g.winner for g in report.game_money["m2"]] == [0]
+
+
+def test_a_match_no_watch_recorded_has_its_end_settlement_counted_once() -> None:
+    # The watched pool match's commission came from its view (on_match); the next match began
+    # before the bots' leaves reached the table, and their leaves ended it (the last seat left
+    # won its pool): its end settlement is in the house account, so the books count it, once.
+    watched = MatchRecord("pool101-3", "t1", _pool_match())
+    report = DemoReport("r", tables={"pool101-3": "t1"})
+    report.matches.append(watched)
+    report.commission_hundredths += watched.commission_hundredths
+    lines = (MoneyLine(0, 1000, -1000), MoneyLine(1, 1000, -1000), MoneyLine(2, 1000, 1700))
+    second = MatchReplay(
+        "t1", "m2", outcome="ended", settlement=MatchSettlement(3000, 1000, 300, lines, (2,))
+    )
+    first = MatchReplay("t1", "m1", outcome="ended", settlement=second.settlement)
+    _count_match_money(report, [first, second])
+    _count_match_money(report, [first, second])
+    assert report.commission_hundredths == watched.commission_hundredths + 300
+    assert report.unwatched == {"m2": "t1"} and "m1" not in report.game_money
+    text = "\n".join(summary(report, (True, "ok")))
+    assert "pool101-3: match m2 begun as the bots left" in text
+    assert "match settled: prize pool 30.00, commission 3.00" in text

@@ -53,7 +53,9 @@ class MatchRecord:
 class GameMoney:
     """One game's settlement of a match that settles each game (game to N; Hollywood: game 1,
     its one settlement), as the table's match events recorded it (``GameEnded``): ``pool`` what
-    the losers paid, ``commission`` the house's, ``lines`` (seat, net hundredths)."""
+    the losers paid, ``commission`` the house's, ``lines`` (seat, net hundredths); or, as game
+    0, a match's end settlement (``MatchEnded``: ``pool`` the prize pool, ``winner`` the first
+    seat paid)."""
 
     game_no: int
     winner: int
@@ -63,6 +65,11 @@ class GameMoney:
 
     def line(self) -> str:
         net = " ".join(f"s{seat}:{tokens(amount, True)}" for seat, amount in self.lines)
+        if self.game_no == 0:  # the match-end settlement (MatchEnded) of the prize pool
+            return (
+                f"match settled: prize pool {tokens(self.pool_hundredths)}, commission "
+                f"{tokens(self.commission_hundredths)}  net [{net}]"
+            )
         return (
             f"game {self.game_no} settled: s{self.winner} paid by the others "
             f"{tokens(self.pool_hundredths)}, commission {tokens(self.commission_hundredths)}  "
@@ -89,6 +96,9 @@ class DemoReport:
     #: match view carries none), their commission counted in ``commission_hundredths``. Every
     #: match the log holds, also one no watch saw end (aborted when its table's bots left).
     game_money: dict[str, list[GameMoney]] = field(default_factory=dict)
+    #: Matches the replay found settled that no watch recorded (match id -> table id): one
+    #: begun before the bots' leaves reached the table, which their leaves ended.
+    unwatched: dict[str, str] = field(default_factory=dict)
     wall_seconds: float = 0.0
     slowest_action_seconds: float = 0.0
     slowest_action: str = ""
@@ -284,6 +294,13 @@ def summary(report: DemoReport, replay: tuple[bool | None, str]) -> list[str]:
             lines.append(f"  {match_line(m)}")
             lines += [f"    {line}" for line in sheet_lines(m.view)]
             lines += [f"    {g.line()}" for g in report.game_money.get(m.view.match_id, [])]
+    names = {table_id: name for name, table_id in report.tables.items()}
+    for match_id, table_id in report.unwatched.items():
+        lines.append(
+            f"  {names.get(table_id, table_id)}: match {match_id} begun as the bots left, "
+            "ended by their leaves"
+        )
+        lines += [f"    {g.line()}" for g in report.game_money[match_id]]
     ended = report.ended
     aborted = len(report.hands) - len(ended)
     lines.append(f"hands ended: {len(ended)}" + (f" (and {aborted} aborted)" if aborted else ""))

@@ -59,7 +59,7 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
             time.sleep(pause_s)
     finally:
         reader.close()
-    _count_game_money(report, run.matches)
+    _count_match_money(report, run.matches)
     ledger = read_topic(endpoints.kafka_bootstrap_servers, endpoints.topic_prefix + LEDGER_EVENTS)
     report.limit_rechecks = recheck_refusals(events, ledger)
     proven = sum(1 for h in run.hands if h.ok and not h.notes)
@@ -92,13 +92,18 @@ def verify_demo(report: DemoReport, attempts: int = 10, pause_s: float = 1.0) ->
     return True, text
 
 
-def _count_game_money(report: DemoReport, matches: Sequence[MatchReplay]) -> None:
-    """Record each replayed match's game settlements (``GameEnded``: a format that settles each
-    game) in ``report.game_money`` and add their commission to the report's, once per match:
-    every match of a table counts, also one started after the first ended and aborted when the
-    bots left after a game of it settled (its commission is in the house account too)."""
+def _count_match_money(report: DemoReport, matches: Sequence[MatchReplay]) -> None:
+    """Record in ``report.game_money`` (by match id) the replayed matches' money the watches did
+    not count, and add its commission to the report's, once per match: each game's settlement
+    of a format that settles each game (``GameEnded``), and the match-end settlement
+    (``MatchEnded``, game 0) of a match no watch recorded (``report.matches``). Every match of a
+    table counts: after a match ends, the next starts once the start delay has passed with every
+    seat taken (docs/rules/formats.md#table), so one can begin before the bots' leaves reach the
+    table; their leaves end it (the last seat left wins a pool; a game of it may have settled),
+    and its money is in the house account too."""
+    watched = {m.view.match_id for m in report.matches}
     for match in matches:
-        if match.match_id in report.game_money or not match.games:
+        if match.match_id in report.game_money:
             continue
         money = [
             GameMoney(
@@ -110,7 +115,22 @@ def _count_game_money(report: DemoReport, matches: Sequence[MatchReplay]) -> Non
             )
             for g in match.games
         ]
+        ended = match.settlement
+        if ended is not None and match.match_id not in watched:
+            money.append(
+                GameMoney(
+                    0,
+                    ended.winners[0] if ended.winners else -1,
+                    ended.pool_hundredths,
+                    ended.commission_hundredths,
+                    tuple((x.seat, x.amount_hundredths) for x in ended.lines),
+                )
+            )
+        if not money:
+            continue
         report.game_money[match.match_id] = money
+        if match.match_id not in watched:
+            report.unwatched[match.match_id] = match.table_id
         report.commission_hundredths += sum(g.commission_hundredths for g in money)
 
 
