@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import NoReturn
 
 import click
 
@@ -19,6 +20,7 @@ from rummy_ops.token import token
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.plugins import PluginError, import_plugins, plugin_names
 from rummy_rules import registry
+from rummy_rules.console import run_console
 
 
 class PluginFailure(click.ClickException):
@@ -52,3 +54,9 @@ main.add_command(audit)
 main.add_command(tables)
 main.add_command(close_table)
 main.add_command(limits)
+
+
+def script() -> NoReturn:
+    """The ``rummy`` console script: :func:`main` inside :func:`~rummy_rules.console.run_console`
+    (a closed pipe, ``rummy ... | head -1``, ends it quietly)."""
+    run_console(main)

@@ -1,5 +1,5 @@
 """``python -m rummy_rules evaluate``: see ``rummy_rules.cli``."""
 
-from rummy_rules.cli import main
+from rummy_rules.cli import script
 
-raise SystemExit(main())
+script()

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from rummy_rules.cases import CaseError, judge_of, judges
+from rummy_rules.console import run_console
 
 
 def evaluate_case(case: Any, flags: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -77,12 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 evaluate.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
     args = vars(parser.parse_args(argv))
     flags = frozenset(name for name in declared if args.get(name.replace("-", "_")))
-    try:
-        status = evaluate_stream(sys.stdin, sys.stdout, flags)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader went away (`| head`): nothing more to say, and no traceback. Python's
-        # documented way: point stdout at devnull so the interpreter's own flush at exit is quiet.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    return status
+    # a reader that goes away (`| head`) is the console wrapper's (script, rummy_rules.console)
+    return evaluate_stream(sys.stdin, sys.stdout, flags)
+
+
+def script() -> NoReturn:
+    """The ``rummy-rules`` console script: :func:`main` inside
+    :func:`~rummy_rules.console.run_console` (a closed pipe ends it quietly)."""
+    run_console(main)
