@@ -43,8 +43,11 @@ fetch() {
   say "kafka: fetching the broker's jars from Maven Central (mvn dependency:copy-dependencies)"
   local tmp="$KAFKA_DIR/libs.tmp"
   rm -rf "$tmp"; mkdir -p "$KAFKA_DIR"
-  mvn -B -q -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp" \
-    || die "mvn could not fetch the Kafka jars (see its output above)"
+  # -B and style.color=never turn Maven's colours off, yet Maven 3.8's jansi still writes a reset
+  # (ESC[0m) before its messages unless jansi.noreset; plain_text strips whatever escape is left.
+  MAVEN_OPTS="-Djansi.noreset=true ${MAVEN_OPTS:-}" \
+    mvn -B -q -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp" 2>&1 \
+    | plain_text || die "mvn could not fetch the Kafka jars (see its output above)"
   rm -rf "$LIBS"; mkdir -p "$(dirname "$LIBS")"; mv "$tmp" "$LIBS"; touch "$stamp"
   say "kafka: $(ls "$LIBS"/*.jar | wc -l) jars in ${LIBS#"$ROOT"/}"
 }

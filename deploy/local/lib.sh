@@ -21,6 +21,9 @@ PYTHON="$ROOT/.venv/bin/python"
 UV_VERSION="0.13.8"
 
 say() { printf '%s\n' "$*"; }
+# plain_text: copy stdin to stdout without terminal escape sequences (colours, cursor moves), so
+# that a tool's output forwarded by `rummy up` / `rummy demo` reads the same in a file or a pipe.
+plain_text() { sed -u 's/\x1b\[[0-9;?]*[A-Za-z]//g'; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # port_open PORT: true when something accepts TCP connections on 127.0.0.1:PORT.

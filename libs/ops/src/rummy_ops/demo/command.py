@@ -3,6 +3,8 @@ summary, replay, write the proofs, stop."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 import grpc
 
@@ -11,11 +13,12 @@ from rummy_ops.demo.plans import DemoOptions, default_games, games, tables_of
 from rummy_ops.demo.report import succeeded, summary
 from rummy_ops.demo.run import play
 from rummy_ops.demo.verify import replay_verdict, write_demo_proofs
+from rummy_ops.legend import LegendCommand, demo_legend
 from rummy_ops.stack import repository_root
 from rummy_ops.stack_command import clock_speed_option, running_stack
 
 
-@click.command()
+@click.command(cls=LegendCommand, legend=demo_legend)
 @click.option(
     "--hands",
     default=30,
@@ -90,7 +93,7 @@ def demo(
     (--game; points: HANDS hands at three tables of 4, 6 and 8 seats; a match format: one
     table's match to its end), print every hand and match and check the books. Stops what it
     started on exit (also on Ctrl-C) unless --keep-running. Exit status 1 when a check fails or
-    a table is refused."""
+    a table is refused. A progress bar only when stdout and stderr are a terminal."""
     known = games()
     if game is not None and game not in known:
         raise click.BadParameter(
@@ -117,7 +120,16 @@ def demo(
         for service, status in stack.health().items():
             click.echo(f"  {service:<9} {stack.address(service):<16} {status}")
         try:
-            report = play(stack_endpoints(stack), options, echo=click.echo, broken=stack.broken)
+            # the progress bar (redrawn in place) only on a terminal: piped or in a file, hand
+            # lines only
+            progress = sys.stdout.isatty() and sys.stderr.isatty()
+            report = play(
+                stack_endpoints(stack),
+                options,
+                echo=click.echo,
+                progress=progress,
+                broken=stack.broken,
+            )
         except grpc.RpcError as error:  # a grant, an OpenTable or a TakeSeat refused
             raise click.ClickException(
                 f"the services refused the demo: {error.code().name}: {error.details()}"
