@@ -26,6 +26,7 @@ import click
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_ops.reach import require_kafka
 from rummy_ops.replay.sources import SourceError, read_topic
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import EventLogError
@@ -142,6 +143,7 @@ def audit(bootstrap: str, topic_prefix: str, operator: str | None, as_json: bool
     """Print every operator action (open-table, close-table, grant), oldest first: time,
     operator, action, target (table or account id) and details, read from table-events and
     ledger-events."""
+    require_kafka(bootstrap)
     try:
         trail = read_trail(bootstrap, topic_prefix)
     except SourceError as error:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from rummy_ops.legend import LegendCommand, replay_legend
+from rummy_ops.reach import Unreachable, redact, require_kafka
 from rummy_ops.replay import ReplayRun, replay_events
 from rummy_ops.replay.checks import DEFAULT_SETTLE_GRACE_S
 from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
@@ -81,6 +83,7 @@ def _load(
             return list(read_jsonl(from_file))
         if not bootstrap:
             raise click.UsageError("give --bootstrap (or KAFKA_BOOTSTRAP_SERVERS) or --from-file")
+        require_kafka(bootstrap)
         return read_kafka(bootstrap, topic_prefix, selection.table_id or None)
     except (SourceError, ExportFormatError) as error:
         raise click.ClickException(str(error)) from None
@@ -126,7 +129,7 @@ def _with_selectors(f: Callable[..., None]) -> Callable[..., None]:
     return with_kafka_options(f)
 
 
-@click.command()
+@click.command(cls=LegendCommand, legend=replay_legend)
 @_with_selectors
 @click.option(
     "--from-file",
@@ -186,8 +189,12 @@ def replay(
 
         try:
             reader = JournalReader(database_url)
-        except Exception as error:  # psycopg.OperationalError and kin
-            raise click.ClickException(f"cannot reach the ledger database: {error}") from None
+        except Unreachable:
+            raise
+        except Exception as error:  # psycopg.Error: reached, but refused
+            where = redact(database_url)
+            message = f"cannot read the ledger database at {where}: {error}"
+            raise click.ClickException(message) from None
     try:
         run = replay_events(envelopes, selection, reader, settle_grace)
     except SourceError as error:
@@ -305,7 +312,8 @@ def export(
 ) -> None:
     """Write table-stream events as JSON lines (envelope fields + payload as protobuf JSON with
     its type), for `rummy replay --from-file`. --table and --all write whole streams (seating
-    included); --hand writes that hand's events."""
+    included); --hand writes that hand's events. Says on stderr what it wrote: "exported 31
+    events of 2 hands (1 table) to PATH"."""
     selection = _selection(
         hand, table, all_hands, table_id_of=_table_lookup(address, token, operator)
     )
@@ -326,12 +334,23 @@ def export(
     except SourceError as error:
         raise click.ClickException(str(error)) from None
     if str(output) == "-":
-        count = write_jsonl(chosen, sys.stdout)
+        count, where = write_jsonl(chosen, sys.stdout), "standard output"
+        sys.stdout.flush()  # the file's lines before the summary line on a shared terminal
     else:
         try:
             with open(output, "w", encoding="utf-8") as out:
-                count = write_jsonl(chosen, out)
+                count, where = write_jsonl(chosen, out), str(output)
         except OSError as error:
             raise click.ClickException(f"cannot write {output}: {error.strerror}") from None
-        hands = len({hand_id_of(e) for e in chosen} - {""})
-        click.echo(f"exported {count} events of {hands} hands to {output}", err=True)
+    click.echo(export_summary(chosen, count, where), err=True)
+
+
+def export_summary(events: list[Envelope], count: int, where: str) -> str:
+    """What ``rummy export`` wrote, on standard error (standard output may be the file):
+    ``exported 31 events of 2 hands (1 table) to table.jsonl``."""
+    hands = len({hand_id_of(e) for e in events} - {""})
+    tables = len({e.stream_id for e in events})
+    return (
+        f"exported {count} event{'s' * (count != 1)} of {hands} hand{'s' * (hands != 1)} "
+        f"({tables} table{'s' * (tables != 1)}) to {where}"
+    )

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 
+from rummy_ops.reach import connect_postgres
 from rummy_ops.replay.checks import LedgerRows
 
 #: The ledger service's schema (rummy_ledger's migrations create it).
@@ -14,10 +14,11 @@ LEDGER_SCHEMA = "ledger"
 
 class JournalReader:
     """Reads settlements from the journal at ``database_url``; use as a context manager or call
-    :meth:`close`. Raises psycopg.Error if the database cannot be reached."""
+    :meth:`close`. Raises :class:`~rummy_ops.reach.Unreachable` if the database does not answer
+    within :data:`~rummy_ops.reach.REACH_TIMEOUT_S` seconds, psycopg.Error if it refuses."""
 
     def __init__(self, database_url: str, schema: str = LEDGER_SCHEMA) -> None:
-        self._conn = psycopg.connect(database_url, autocommit=True)
+        self._conn = connect_postgres(database_url, autocommit=True)
         self._query = sql.SQL(
             "SELECT t.id, e.account_id, e.amount, e.line_kind, e.seat, e.points "
             "FROM {s}.journal_transactions t JOIN {s}.journal_entries e ON e.transaction_id = t.id "

@@ -1,0 +1,99 @@
+"""An unreachable Kafka or PostgreSQL given to a ``rummy`` command is one ``Error:`` line within
+:data:`REACH_TIMEOUT_S` seconds, naming the address, exit status 1: the commands check the
+brokers they are given before they read (:func:`require_kafka`) or connect through
+:func:`connect_postgres`. kafka-python's own waits (30 s to bootstrap, then as long again for a
+first record) are right for the services, which ride out an outage; a person at a prompt wants
+to know at once that the address is wrong. Nothing here is used by the services.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from typing import Any
+
+import click
+import psycopg
+from kafka import KafkaAdminClient
+
+from rummy_platform.eventlog.kafka_client import CLIENT_RECONNECT
+
+#: Seconds a command waits for a broker it is given before it says it cannot reach it.
+REACH_TIMEOUT_S = 5.0
+
+
+class Unreachable(click.ClickException):
+    """A broker given to a command does not answer: ``Error: cannot reach <what> at <address>:
+    <why>``, exit status 1."""
+
+
+def redact(address: str) -> str:
+    """``address`` with a URL's password replaced by ``***`` (``postgresql://u:***@h/db``)."""
+    return re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", address)
+
+
+def _host_port(server: str) -> tuple[str, int]:
+    host, sep, port = server.strip().rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"{server!r} is not host:port")
+    return host.strip("[]"), int(port)
+
+
+def _tcp_reason(server: str, timeout_s: float) -> str | None:
+    """None when ``server`` (``host:port``) accepts a TCP connection within ``timeout_s``
+    seconds, else why not (``connection refused``, ``no answer within 5 s``, ...)."""
+    try:
+        host, port = _host_port(server)
+    except ValueError as error:
+        return str(error)
+    try:
+        socket.create_connection((host, port), timeout=max(timeout_s, 0.1)).close()
+    except TimeoutError:
+        return f"no answer within {timeout_s:g} s"
+    except socket.gaierror as error:
+        return f"unknown host {host!r} ({error.strerror})"
+    except OSError as error:
+        return (error.strerror or str(error)).lower()
+    return None
+
+
+def require_kafka(bootstrap: str, timeout_s: float = REACH_TIMEOUT_S) -> None:
+    """Check that a Kafka broker of ``bootstrap`` (``"host:port[,host:port]"``) answers a
+    metadata round trip within ``timeout_s`` seconds. Raises :class:`Unreachable` naming the
+    address and why (each server's TCP error, or no Kafka answer on an open port)."""
+    deadline = time.monotonic() + timeout_s
+    servers = [s for s in bootstrap.split(",") if s.strip()]
+    reasons = {s: _tcp_reason(s, timeout_s) for s in servers}
+    if not servers or all(reasons.values()):
+        why = "; ".join(f"{s}: {r}" for s, r in reasons.items()) or "no server given"
+        raise Unreachable(f"cannot reach Kafka at {bootstrap}: {why}")
+    left_ms = max(int((deadline - time.monotonic()) * 1000), 500)
+    try:
+        KafkaAdminClient(
+            bootstrap_servers=servers,
+            client_id="rummy-cli-reach",
+            bootstrap_timeout_ms=left_ms,
+            request_timeout_ms=left_ms,
+            **CLIENT_RECONNECT,
+        ).close()
+    except Exception as error:  # KafkaTimeoutError, NoBrokersAvailable and kin
+        raise Unreachable(
+            f"cannot reach Kafka at {bootstrap}: the port is open but no Kafka broker answered "
+            f"within {timeout_s:g} s ({type(error).__name__})"
+        ) from None
+
+
+def connect_postgres(
+    database_url: str, timeout_s: float = REACH_TIMEOUT_S, **options: Any
+) -> psycopg.Connection[Any]:
+    """A psycopg connection to ``database_url`` (``options`` as :func:`psycopg.connect` takes
+    them), given up after ``timeout_s`` seconds (rounded up to whole seconds, libpq's unit).
+    Raises :class:`Unreachable` naming the address (its password hidden) and libpq's reason."""
+    try:
+        return psycopg.connect(database_url, connect_timeout=max(1, round(timeout_s)), **options)
+    except psycopg.OperationalError as error:
+        # libpq's first line says what failed ("... port 1 failed: Connection refused"); the
+        # hint lines after it ("Is the server running ...?") add nothing to the address
+        why = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise Unreachable(f"cannot reach PostgreSQL at {redact(database_url)}: {why}") from None
