@@ -8,6 +8,7 @@ to know at once that the address is wrong. Nothing here is used by the services.
 
 from __future__ import annotations
 
+import math
 import re
 import socket
 import time
@@ -15,9 +16,8 @@ from typing import Any
 
 import click
 import psycopg
-from kafka import KafkaAdminClient
 
-from rummy_platform.eventlog.kafka_client import CLIENT_RECONNECT
+from rummy_platform.eventlog import cluster_probe
 
 #: Seconds a command waits for a broker it is given before it says it cannot reach it.
 REACH_TIMEOUT_S = 5.0
@@ -60,23 +60,18 @@ def _tcp_reason(server: str, timeout_s: float) -> str | None:
 
 def require_kafka(bootstrap: str, timeout_s: float = REACH_TIMEOUT_S) -> None:
     """Check that a Kafka broker of ``bootstrap`` (``"host:port[,host:port]"``) answers a
-    metadata round trip within ``timeout_s`` seconds. Raises :class:`Unreachable` naming the
-    address and why (each server's TCP error, or no Kafka answer on an open port)."""
+    metadata round trip (the event log's :func:`~rummy_platform.eventlog.cluster_probe`)
+    within ``timeout_s`` seconds. Raises :class:`Unreachable` naming the address and why (each
+    server's TCP error, or no Kafka answer on an open port)."""
     deadline = time.monotonic() + timeout_s
     servers = [s for s in bootstrap.split(",") if s.strip()]
     reasons = {s: _tcp_reason(s, timeout_s) for s in servers}
     if not servers or all(reasons.values()):
         why = "; ".join(f"{s}: {r}" for s, r in reasons.items()) or "no server given"
         raise Unreachable(f"cannot reach Kafka at {bootstrap}: {why}")
-    left_ms = max(int((deadline - time.monotonic()) * 1000), 500)
+    left_s = max(deadline - time.monotonic(), 0.5)
     try:
-        KafkaAdminClient(
-            bootstrap_servers=servers,
-            client_id="rummy-cli-reach",
-            bootstrap_timeout_ms=left_ms,
-            request_timeout_ms=left_ms,
-            **CLIENT_RECONNECT,
-        ).close()
+        cluster_probe(",".join(servers), client_id="rummy-cli-reach", timeout_s=left_s)()
     except Exception as error:  # KafkaTimeoutError, NoBrokersAvailable and kin
         raise Unreachable(
             f"cannot reach Kafka at {bootstrap}: the port is open but no Kafka broker answered "
@@ -90,8 +85,9 @@ def connect_postgres(
     """A psycopg connection to ``database_url`` (``options`` as :func:`psycopg.connect` takes
     them), given up after ``timeout_s`` seconds (rounded up to whole seconds, libpq's unit).
     Raises :class:`Unreachable` naming the address (its password hidden) and libpq's reason."""
+    seconds = max(1, math.ceil(timeout_s))
     try:
-        return psycopg.connect(database_url, connect_timeout=max(1, round(timeout_s)), **options)
+        return psycopg.connect(database_url, connect_timeout=seconds, **options)
     except psycopg.OperationalError as error:
         # libpq's first line says what failed ("... port 1 failed: Connection refused"); the
         # hint lines after it ("Is the server running ...?") add nothing to the address
