@@ -26,6 +26,7 @@ from rummy_game.bundle import bundles
 from rummy_ops.cli import main
 from rummy_ops.reach import Unreachable, connect_postgres, require_kafka
 from rummy_ops.replay.jsonl import read_jsonl
+from rummy_ops.stack import Stack, StackError
 from rummy_rules.console import CLOSED_PIPE_STATUS
 
 KEPT = Path(__file__).resolve().parents[3] / "tests" / "data" / "kept"
@@ -65,6 +66,28 @@ def test_a_command_given_an_unreachable_kafka_says_so_at_once(
     assert f"Error: cannot reach Kafka at {CLOSED}: {CLOSED}: connection refused" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert took < 15, took  # 5 s is the goal; kafka-python alone gave up after 30 s
+
+
+@pytest.mark.parametrize("command", [["up"], ["demo", "--hands", "1"]], ids=lambda c: c[0])
+def test_up_and_demo_given_brokers_that_do_not_answer_say_so_before_starting_anything(
+    command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[str] = []
+
+    def start(self: Stack) -> None:  # the stack would start here: record it, start nothing
+        started.append("start")
+        raise StackError("the stack was started")
+
+    monkeypatch.setattr(Stack, "start", start)
+    env = {
+        "KAFKA_BOOTSTRAP_SERVERS": CLOSED,
+        "DATABASE_URL": "postgresql://rummy:rummy@127.0.0.1:1/rummy",
+        "RUMMY_JWT_SECRET": "x" * 40,
+    }
+    result = CliRunner(env=env).invoke(main, command)
+    assert result.exit_code == 1, result.output
+    assert f"Error: cannot reach Kafka at {CLOSED}: {CLOSED}: connection refused" in result.output
+    assert started == []
 
 
 def test_the_console_script_prints_the_error_line_and_no_traceback() -> None:

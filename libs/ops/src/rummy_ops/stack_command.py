@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from rummy_ops.reach import connect_postgres, require_kafka
 from rummy_ops.stack import (
     Stack,
     StackConfig,
@@ -57,12 +58,20 @@ def running_stack(
     printed on Ctrl-C, the exit status then; None: the command ends normally). A StackError
     becomes a click error (exit status 1, its message); a port variable that is not a port,
     or a port in use (checked before anything starts), one of status 2 (:class:`StartRefused`:
-    ``Error: port 15051, wanted by the table service's gRPC server, is in use by pid ...``)."""
+    ``Error: port 15051, wanted by the table service's gRPC server, is in use by pid ...``).
+    External brokers (``KAFKA_BOOTSTRAP_SERVERS`` and ``DATABASE_URL``) that do not answer
+    within :data:`~rummy_ops.reach.REACH_TIMEOUT_S` seconds end it first, exit status 1
+    (:class:`~rummy_ops.reach.Unreachable`), nothing started."""
     try:
         # --keep-running: the services must outlive this process, so they are not tied to it.
         config = StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running)
     except StackError as error:
         raise StartRefused(str(error)) from None
+    if config.external_infrastructure:
+        # brokers given (KAFKA_BOOTSTRAP_SERVERS and DATABASE_URL) that do not answer: one line
+        # within seconds, before anything starts, not the topic creation's 30 s wait
+        require_kafka(config.kafka_bootstrap_servers or "")
+        connect_postgres(config.database_url or "").close()
     stack = Stack(config)
     click.echo(starting(stack))
     message, status = interrupted
