@@ -27,11 +27,13 @@ def plain(text: str) -> str:
     return run.stdout
 
 
+@pytest.mark.integration  # starts a process
 def test_plain_text_strips_colours_resets_and_cursor_moves() -> None:
     coloured = "\x1b[0m\x1b[0m[\x1b[1;31mERROR\x1b[m] no POM\n\x1b[2K\x1b[?25lhands 3/30\n"
     assert plain(coloured) == "[ERROR] no POM\nhands 3/30\n"
 
 
+@pytest.mark.integration  # starts a process
 def test_plain_text_keeps_plain_lines_as_they_are() -> None:
     text = "kafka: 112 jars in .local/kafka/libs\n[INFO] a [bracketed] line; 10% done\n"
     assert plain(text) == text
@@ -42,7 +44,7 @@ def test_the_jar_fetch_forwards_maven_through_plain_text() -> None:
     assert "-Djansi.noreset=true" in fetch and "| plain_text" in fetch
 
 
-@pytest.mark.integration
+@pytest.mark.integration  # starts a process
 @pytest.mark.skipif(shutil.which("mvn") is None, reason="Maven is not installed")
 def test_maven_as_kafka_sh_runs_it_prints_no_escape_sequence(tmp_path: object) -> None:
     run = subprocess.run(

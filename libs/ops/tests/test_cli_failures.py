@@ -90,6 +90,7 @@ def test_up_and_demo_given_brokers_that_do_not_answer_say_so_before_starting_any
     assert started == []
 
 
+@pytest.mark.integration  # starts a process
 def test_the_console_script_prints_the_error_line_and_no_traceback() -> None:
     run = subprocess.run(
         [str(RUMMY), "replay", "--all", "--bootstrap", CLOSED],
@@ -171,6 +172,7 @@ def test_export_to_standard_output_says_so_on_standard_error(kept_stream: list[A
 # -- a closed pipe ---------------------------------------------------------------------------------
 
 
+@pytest.mark.integration  # starts a process
 def test_a_reader_that_goes_away_ends_rummy_quietly() -> None:
     # `rummy replay --from-file ... | head -1`, made certain: the reader is gone before the
     # first line is written
@@ -191,6 +193,7 @@ def test_a_reader_that_goes_away_ends_rummy_quietly() -> None:
     assert run.returncode == CLOSED_PIPE_STATUS
 
 
+@pytest.mark.integration  # starts a process
 def test_rummy_piped_into_head_prints_no_traceback() -> None:
     run = subprocess.run(
         f"'{RUMMY}' replay --from-file '{EXPORT}' | head -1",

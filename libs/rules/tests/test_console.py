@@ -53,6 +53,7 @@ def test_an_entry_that_exits_keeps_its_status(monkeypatch: pytest.MonkeyPatch) -
     assert exited.value.code == 2
 
 
+@pytest.mark.integration  # starts a process
 def test_a_thread_that_meets_the_closed_pipe_ends_the_run_quietly() -> None:
     # `rummy demo | head -1`: the demo's tables print their hands from their own threads
     process = subprocess.Popen(
