@@ -8,8 +8,8 @@ from the interpreter's last flush at exit.
 
 from __future__ import annotations
 
-import _thread
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -34,6 +34,17 @@ def _silence_stdout() -> None:
         pass
 
 
+def _interrupt_main() -> None:
+    """Ctrl-C for the main thread, so that the command's own path for it stops what it started:
+    SIGINT sent to that thread itself, which also cuts short a sleep or a wait it is in
+    (``_thread.interrupt_main`` only sets a flag that a sleeping thread sees when it wakes). A
+    process that ignores SIGINT (started in the background by a shell) is left to end by
+    itself, its output going nowhere."""
+    main = threading.main_thread().ident
+    if main is not None and callable(signal.getsignal(signal.SIGINT)):
+        signal.pthread_kill(main, signal.SIGINT)
+
+
 def _closed_pipe_hook(
     previous: Callable[[threading.ExceptHookArgs], object],
 ) -> Callable[[threading.ExceptHookArgs], object]:
@@ -41,7 +52,7 @@ def _closed_pipe_hook(
         if not issubclass(args.exc_type, BrokenPipeError):
             return previous(args)
         _silence_stdout()
-        _thread.interrupt_main()  # the command's Ctrl-C path stops what it started
+        _interrupt_main()
         return None
 
     return hook
@@ -51,8 +62,8 @@ def run_console(entry: Callable[[], int | None]) -> NoReturn:
     """Run ``entry`` (a console script's body: returns its exit status, or raises SystemExit)
     and exit with its status; a closed standard output ends the run with
     :data:`CLOSED_PIPE_STATUS` and nothing on standard error, a ``BrokenPipeError`` in another
-    thread is silenced the same way and interrupts the main thread (KeyboardInterrupt), whose
-    status is then :data:`CLOSED_PIPE_STATUS` too."""
+    thread is silenced the same way and interrupts the main thread (KeyboardInterrupt, see
+    :func:`_interrupt_main`), whose status is then :data:`CLOSED_PIPE_STATUS` too."""
     threading.excepthook = _closed_pipe_hook(threading.excepthook)
     try:
         status: object = CLOSED_PIPE_STATUS
