@@ -25,7 +25,7 @@ from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS
 from rummy_table.application import inputs as table_inputs
 from rummy_table.application import starts
 from rummy_table.application.commit import TableCore
-from rummy_table.domain.table import Table
+from rummy_table.application.held_table import HeldTable
 from rummy_table.entrypoints.inputs import InputLoop
 
 
@@ -67,7 +67,7 @@ def table_with_players(world: World, *accounts: str) -> str:
     return table_id
 
 
-def break_start(table: Table) -> None:
+def break_start(table: HeldTable) -> None:
     def refuse(hand_id: str, at_ms: int) -> list[Message]:
         raise ValueError("reservation does not fit in int64")
 
@@ -150,7 +150,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
     react = table_inputs.react
 
     def flaky(
-        core: TableCore, table: Table, payload: Message, hand_id: str, at: int
+        core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int
     ) -> list[Message]:
         if table.table_id == bad:
             raise KeyError("a bug that only this table's state meets")

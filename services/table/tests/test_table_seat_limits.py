@@ -14,12 +14,12 @@ from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.errors import FailedPrecondition, Unavailable
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_table.application.held_table import HeldTable
 from rummy_table.application.seat_limits import (
     LimitsUnavailable,
     SeatCheck,
     seat_stake_hundredths,
 )
-from rummy_table.domain.table import Table
 
 
 @dataclass
@@ -131,5 +131,5 @@ def test_a_match_tables_one_reservation_is_its_entry_or_its_games_cap(
     opened = pb.TableOpened()
     opened.CopyFrom(world.app.projection.tables[world.open_table()].opened)
     opened.match.CopyFrom(options)
-    table = Table.for_opened(opened, None)
+    table = HeldTable.for_opened(opened, None)
     assert seat_stake_hundredths(table) == stake

@@ -28,8 +28,9 @@ from rummy_platform.topics import (
     TABLE_EVENTS,
 )
 from rummy_table.adapters import snapshot
+from rummy_table.application.answers import ANSWER_WINDOW
 from rummy_table.application.projection import Projection
-from rummy_table.domain.table import ANSWER_WINDOW, RESULT_WINDOW
+from rummy_table.domain.table import RESULT_WINDOW
 from rummy_table.entrypoints.views import player_view
 from rummy_testing.profiles import examples
 
@@ -213,7 +214,7 @@ def test_the_answer_window_keeps_the_last_answers_and_their_digests_only() -> No
             api.LeaveTableRequest(table_id=table_id, client_request_id=f"leave-{i}"),
         )
     table = world.app.projection.tables[table_id]
-    assert len(table.answers) == ANSWER_WINDOW
+    assert len(table.answers.payloads) == ANSWER_WINDOW
     assert "p0/leave-0" not in table.answers and "p0/leave-0" not in world.app.projection.requests
     last = f"p{(ANSWER_WINDOW + 9) % 2}/leave-{ANSWER_WINDOW + 9}"
     assert last in table.answers and last in world.app.projection.requests

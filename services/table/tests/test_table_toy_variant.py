@@ -46,7 +46,7 @@ from rummy_platform.topics import (
 from rummy_rules.cards import parse_card
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
-from rummy_table.domain.table import Table
+from rummy_table.application.held_table import HeldTable
 from rummy_table.entrypoints import grpc as grpc_adapter
 from rummy_table.entrypoints.views import player_view
 from toy_variant import TOY_NAME, toy_pb2
@@ -279,7 +279,7 @@ def test_a_toy_table_plays_a_hand_through_play_to_its_end_and_replays_to_the_sam
     # gives the table's state.
     recorded = world.recorded(table_id)
     assert "rummy.toy.v1.Knocked" in [e.type for e in recorded]
-    replayed = Table.opened_from(recorded[0])
+    replayed = HeldTable.opened_from(recorded[0])
     for envelope in recorded[1:]:
         replayed.apply(envelope)
     live = world.app.projection.tables[table_id]

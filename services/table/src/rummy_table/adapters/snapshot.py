@@ -8,8 +8,8 @@ so the broker keeps the latest of each)::
      "tail_from": 1234, "tables": [{"table_id": ..., "covered": 1240, ...}, ...]}
 
 ``shape`` is :data:`SHAPE_VERSION`: the shape of a table's state as written here. It must be
-bumped whenever :class:`~rummy_table.domain.table.Table`'s
-fields or this encoding change; a snapshot of
+bumped whenever the fields of :class:`~rummy_table.application.held_table.HeldTable` (the
+domain's table and its answer window) or this encoding change; a snapshot of
 another shape, or one that does not decode (its hand state included: a rules library whose
 ``HandState`` changed shape fails to decode it), is ignored, logged and counted, and its partition
 replayed in full. ``tail_from``: the tail of the partition to fold after loading starts there
@@ -18,10 +18,9 @@ event of that table before this offset is in its state, so the tail's events of 
 it are skipped. Each table is one object: its options (TableOpened, protobuf bytes in base64), its
 seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), when
 its last fact was folded and which other services' answers it recorded, at a
-match table the current match's payloads (folded again on load), the
-last results and answers (protobuf payloads in base64,
-:data:`rummy_table.domain.table.ANSWER_WINDOW`), and per hand played its HandStarted offset and
-whether its reveal and settlement are recorded.
+match table the current match's payloads (folded again on load), the last results and answers
+(protobuf payloads in base64, :data:`rummy_table.application.answers.ANSWER_WINDOW`), and per
+hand played its HandStarted offset and whether its reveal and settlement are recorded.
 
 Taking a snapshot (:func:`take`) never holds a lock across I/O and never stops another table:
 each table is encoded under its own command lock (so no command of it is in flight: every event
@@ -46,9 +45,10 @@ from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
 from rummy_rules import codec as rules_codec
+from rummy_table.application.held_table import HeldTable
 from rummy_table.application.projection import Projection
 from rummy_table.domain.seating import SeatInfo
-from rummy_table.domain.table import DecisionObserver, Table
+from rummy_table.domain.table import DecisionObserver
 
 _log = get_logger(__name__)
 
@@ -92,7 +92,7 @@ class PartitionSnapshot:
     topic: str
     partition: int
     tail_from: int
-    tables: tuple[tuple[Table, int], ...]
+    tables: tuple[tuple[HeldTable, int], ...]
 
 
 # -- encoding ------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def _payload(message: Message) -> list[str]:
     return [type_name(message), _b64(message)]
 
 
-def encode_table(table: Table) -> dict[str, Any]:
+def encode_table(table: HeldTable) -> dict[str, Any]:
     """``table``'s state as a JSON-able dict (see the module doc)."""
     return {
         "table_id": table.table_id,
@@ -123,8 +123,8 @@ def encode_table(table: Table) -> dict[str, Any]:
         "hand_inputs": sorted(table.hand_inputs),
         "results": [_b64(r) for r in table.results.values()],
         "answers": [
-            [key, table.digests.get(key, ""), [_payload(p) for p in payloads]]
-            for key, payloads in table.answers.items()
+            [key, table.answers.digests.get(key, ""), [_payload(p) for p in payloads]]
+            for key, payloads in table.answers.payloads.items()
         ],
         "hands": [[h, offset] for h, offset in table.hands.items()],
         "revealed": sorted(table.revealed),
@@ -136,7 +136,7 @@ def encode_table(table: Table) -> dict[str, Any]:
     }
 
 
-def _encode_match(table: Table) -> dict[str, Any] | None:
+def _encode_match(table: HeldTable) -> dict[str, Any] | None:
     """A match table's match: the current match's payloads (with their times), folded again on
     load, how many matches started, and whether the current deal's hand started."""
     match = table.match
@@ -172,10 +172,10 @@ def _parse(message: Message, text: str) -> Any:
 
 def decode_table(
     data: dict[str, Any], on_decision: DecisionObserver | None, registry: PayloadRegistry
-) -> Table:
+) -> HeldTable:
     """The table a :func:`encode_table` dict stands for. Raises (KeyError, ValueError, ...)
     on anything malformed; :func:`decode` turns that into SnapshotError."""
-    table = Table.for_opened(_parse(pb.TableOpened(), data["opened"]), on_decision)
+    table = HeldTable.for_opened(_parse(pb.TableOpened(), data["opened"]), on_decision)
     if table.table_id != data["table_id"]:
         raise ValueError(f"table {data['table_id']!r} holds the options of {table.table_id!r}")
     table.opened_by = str(data["opened_by"])
@@ -196,11 +196,11 @@ def decode_table(
         ended = _parse(pb.HandEnded(), text)
         table.results[ended.hand_id] = ended
     for key, digest, payloads in data["answers"]:
-        table.answers[str(key)] = [
+        table.answers.payloads[str(key)] = [
             registry.unpack(name, base64.b64decode(b)) for name, b in payloads
         ]
         if digest:
-            table.digests[str(key)] = str(digest)
+            table.answers.digests[str(key)] = str(digest)
     table.hands = {str(h): int(offset) for h, offset in data["hands"]}
     table.revealed = {str(h) for h in data["revealed"]}
     table.settled = {str(h) for h in data["settled"]}

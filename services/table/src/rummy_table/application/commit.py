@@ -24,11 +24,10 @@ Idempotency: a player's or operator's command is recorded with
 and carried by the command) on every event it produced; a retried id with the
 same digest is answered from those events (the maps are rebuilt on replay and kept in the
 snapshots), one with another digest (another RPC, table or body) is ALREADY_EXISTS; both within the
-table's window of its last :data:`~rummy_table.domain.table.ANSWER_WINDOW` commands and inputs.
-An input
-from another service is recorded with ``causation_id`` = its event id and is dropped when seen
-again (within that window; an older one is refused by the rules or by the recorded reveal and
-settlement).
+table's window of its last :data:`~rummy_table.application.answers.ANSWER_WINDOW` commands and
+inputs (:mod:`.answers`). An input from another service is recorded with ``causation_id`` = its
+event id and is dropped when seen again (within that window; an older one is refused by the
+rules or by the recorded reveal and settlement).
 """
 
 from __future__ import annotations
@@ -75,9 +74,9 @@ from rummy_rules.rules import (
 from rummy_rules.shuffle import SHUFFLE_VERSION
 from rummy_table.domain import closing
 from rummy_table.domain.errors import BadRequest, NotPermitted, TableRefused, WrongState
-from rummy_table.domain.table import Table
 
 from . import commands as c
+from .held_table import HeldTable
 from .ownership import Ownership
 from .ports import Action, Metrics, ViewRenderer
 from .projection import Projection
@@ -248,7 +247,7 @@ class TableCore:
 
     def commit(
         self,
-        table: Table,
+        table: HeldTable,
         payloads: Sequence[Message],
         at_ms: int,
         causation_id: str = "",
@@ -291,7 +290,7 @@ class TableCore:
         )
 
     @contextmanager
-    def _command(self, table_id: str, *, opening: bool = False) -> Iterator[Table | None]:
+    def _command(self, table_id: str, *, opening: bool = False) -> Iterator[HeldTable | None]:
         """Hold ``table_id``'s command lock; yields its table (None if there is none), re-read
         from the log first when its last commit's outcome was unknown. No lock is made for an
         unknown id unless ``opening`` (ids from requests cost nothing). Raises EventLogError if
@@ -308,7 +307,7 @@ class TableCore:
                     yield table
 
     @contextmanager
-    def _owned_command(self, table_id: str, opening: bool) -> Iterator[Table | None]:
+    def _owned_command(self, table_id: str, opening: bool) -> Iterator[HeldTable | None]:
         with self.projection.lock:
             known = table_id in self.projection.tables or table_id in self.unsure
         if not known and not opening:
@@ -337,7 +336,7 @@ class TableCore:
             version_after=table.version if table is not None else 0,
         )
 
-    def _table(self, table_id: str) -> Table:
+    def _table(self, table_id: str) -> HeldTable:
         table = self.projection.tables.get(table_id)
         if table is None:
             raise self._missing(table_id)
@@ -373,7 +372,7 @@ class TableCore:
     def act(
         self,
         request: c.TableCommand,
-        decide: Callable[[Table, int], list[Message]],
+        decide: Callable[[HeldTable, int], list[Message]],
         *,
         action: Action,
     ) -> list[Message]:
@@ -387,8 +386,9 @@ class TableCore:
             key, digest = self._request(request)
             if table is None:
                 raise self._missing(table_id)
-            if key in table.answers:
-                return table.answers[key]
+            answered = table.answers.answer(key)
+            if answered is not None:
+                return answered
             at = self.now_ms()
             with log_context(table_id=table_id, hand_id=table.hand_id or None):
                 try:
@@ -399,7 +399,7 @@ class TableCore:
         self.metrics.action_answered(action, time.perf_counter() - started)
         return payloads
 
-    def _seat_in_hand(self, table: Table, account_id: str, hand_id: str) -> int:
+    def _seat_in_hand(self, table: HeldTable, account_id: str, hand_id: str) -> int:
         seat = table.seat_of(account_id)
         if seat is None or table.ctx is None or seat not in table.ctx.accounts:
             raise PermissionDenied("you are not dealt into a hand at this table")
@@ -418,7 +418,7 @@ class TableCore:
         """:meth:`act` for a command on the current hand (``request.hand_id``)."""
         account_id, hand_id = request.account_id, request.hand_id
 
-        def decide(table: Table, at: int) -> list[Message]:
+        def decide(table: HeldTable, at: int) -> list[Message]:
             seat = self._seat_in_hand(table, account_id, hand_id)
             with log_context(seat=seat):
                 return table.hand_commands([make(seat, at)])

@@ -31,9 +31,9 @@ from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
 from rummy_table.domain import closing, match_hosting
 from rummy_table.domain.errors import WrongState
-from rummy_table.domain.table import Table
 
 from .commit import TableCore
+from .held_table import HeldTable
 
 _log = get_logger(__name__)
 
@@ -148,7 +148,9 @@ def _record_input(
         return True
 
 
-def react(core: TableCore, table: Table, payload: Message, hand_id: str, at: int) -> list[Message]:
+def react(
+    core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int
+) -> list[Message]:
     if isinstance(
         payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
     ):

@@ -22,10 +22,10 @@ from rummy_platform.limits import MAX_CLIENT_SEED_BYTES, check_request, check_si
 from rummy_rules import commands as rc
 from rummy_rules.cards import Card
 from rummy_table.domain import match_hosting
-from rummy_table.domain.table import Table
 
 from . import commands as c
 from .commit import TableCore, first_of
+from .held_table import HeldTable
 from .ports import Action
 
 
@@ -166,7 +166,7 @@ def _play(
     return wire, message, payloads
 
 
-def _wire(table: Table) -> VariantWire:
+def _wire(table: HeldTable) -> VariantWire:
     try:
         return wires.lookup(table.rule_set.variant)
     except wires.UnknownWire as exc:

@@ -14,8 +14,8 @@ from typing import Any, Literal, Protocol, get_args
 
 from rummy_platform.envelope import Envelope
 from rummy_rules.commands import Command
+from rummy_table.application.held_table import HeldTable
 from rummy_table.application.projection import Projection
-from rummy_table.domain.table import Table
 
 #: ``action`` label of ``rummy_table_action_latency_seconds``: the player calls that are timed.
 Action = Literal[
@@ -32,7 +32,7 @@ OVERDUE_KINDS: tuple[OverdueKind, ...] = get_args(OverdueKind)
 #: The caller's view of a table (its account, None: a spectator), rendered by the edge from the
 #: table as it is (called under the projection's lock: the table is mutable); the application
 #: hands it on as it comes.
-ViewRenderer = Callable[[Table, str | None], Any]
+ViewRenderer = Callable[[HeldTable, str | None], Any]
 
 
 class Metrics(Protocol):

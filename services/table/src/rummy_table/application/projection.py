@@ -1,7 +1,8 @@
 """Every table in memory, rebuilt by replaying the table stream.
 
-:class:`Projection` holds the :class:`~rummy_table.domain.table.Table` of each table id and folds
-each envelope into it (live after an append, or on replay at start). Two kinds of locks:
+:class:`Projection` holds the :class:`~.held_table.HeldTable` of each table id (the domain's table
+and its answer window) and folds each envelope into it (live after an append, or on replay at
+start). Two kinds of locks:
 
 - ``lock`` guards the in-memory state of every table (folding an envelope, reading a view). It is
   held for microseconds and never across I/O, so a read never waits for a Kafka write.
@@ -31,7 +32,9 @@ from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.skips import SKIPPED
 from rummy_rules.rules import RuleSetError
-from rummy_table.domain.table import DecisionObserver, Table
+from rummy_table.domain.table import DecisionObserver
+
+from .held_table import HeldTable
 
 _log = get_logger(__name__)
 
@@ -42,7 +45,7 @@ class Projection:
 
     def __init__(self, on_decision: DecisionObserver | None = None) -> None:
         self.lock = threading.RLock()
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, HeldTable] = {}
         self._command_locks: dict[str, threading.Lock] = {}
         #: Called with a table's id after each change of it, under :attr:`lock` (it must be
         #: quick and never block: the watch streams only schedule a wake-up on their loop).
@@ -79,11 +82,11 @@ class Projection:
         if self.on_change is not None:
             self.on_change(table_id)
 
-    def rebuild(self, table_id: str, envelopes: Iterable[Envelope | Record]) -> Table | None:
+    def rebuild(self, table_id: str, envelopes: Iterable[Envelope | Record]) -> HeldTable | None:
         """Replace ``table_id``'s state by the fold of ``envelopes`` (its whole stream, as read
         back from the log; Records also say where each lies, which a snapshot of the table
         needs); returns the new table (None if the stream holds no table)."""
-        table: Table | None = None
+        table: HeldTable | None = None
         where: list[tuple[int, int]] = []
         for item in envelopes:
             envelope = item.envelope if isinstance(item, Record) else item
@@ -106,7 +109,7 @@ class Projection:
             self._changed(table_id)
         return table
 
-    def _opened(self, envelope: Envelope) -> Table | None:
+    def _opened(self, envelope: Envelope) -> HeldTable | None:
         """The table a TableOpened creates, or None when it cannot be loaded (its later events
         are then those of an unknown table): a variant this instance does not host (recorded in
         :attr:`unservable`, counted as a skip), or options the rules refuse (a table opened
@@ -130,7 +133,7 @@ class Projection:
             )
             return None
         try:
-            return Table.opened_from(envelope, self.on_decision)
+            return HeldTable.opened_from(envelope, self.on_decision)
         except RuleSetError as exc:
             _log.error(
                 "table not loaded: the rules refuse its options",
@@ -146,20 +149,20 @@ class Projection:
             for table_id in table_ids:
                 table = self.tables.pop(table_id, None)
                 if table is not None:
-                    for key in table.answers:
+                    for key in table.answers.payloads:
                         self.requests.pop(key, None)
                 self._command_locks.pop(table_id, None)
                 self.unservable.pop(table_id, None)
                 self._changed(table_id)
 
-    def install(self, table: Table) -> None:
+    def install(self, table: HeldTable) -> None:
         """Hold ``table`` (rebuilt, or loaded from a snapshot) with its request digests."""
         with self.lock:
             table.on_decision = self.on_decision
             self.tables[table.table_id] = table
-            for key, digest in table.digests.items():
+            for key, digest in table.answers.digests.items():
                 self.requests.setdefault(key, digest)
-            table.evicted.clear()
+            table.answers.evicted.clear()
 
     def _folded_at(self, partition: int, offset: int) -> None:
         if partition >= 0:
@@ -167,13 +170,14 @@ class Projection:
             if offset > self.folded.get(partition, -1):
                 self.folded[partition] = offset
 
-    def _forget_evicted(self, table: Table) -> None:
-        for key in table.evicted:
-            if self.requests.get(key) is not None and key not in table.digests:
+    def _forget_evicted(self, table: HeldTable) -> None:
+        window = table.answers
+        for key in window.evicted:
+            if self.requests.get(key) is not None and key not in window.digests:
                 del self.requests[key]
-        table.evicted.clear()
+        window.evicted.clear()
 
-    def apply(self, envelope: Envelope, partition: int = -1, offset: int = -1) -> Table | None:
+    def apply(self, envelope: Envelope, partition: int = -1, offset: int = -1) -> HeldTable | None:
         """Fold one table-stream envelope (``offset`` in ``partition`` of the table stream; -1
         when not known); returns its table (None for an event of an unknown table, or for a
         TableOpened whose options the rules refuse: a table opened before a bound was added is
@@ -198,7 +202,7 @@ class Projection:
             for table_id in changed:
                 self._changed(table_id)
 
-    def _fold(self, envelope: Envelope, partition: int, offset: int) -> Table | None:
+    def _fold(self, envelope: Envelope, partition: int, offset: int) -> HeldTable | None:
         self._folded_at(partition, offset)
         if envelope.causation_id and envelope.request_digest:
             self.requests.setdefault(envelope.causation_id, envelope.request_digest)
@@ -212,6 +216,6 @@ class Projection:
         if table is None:
             return None
         table.apply(envelope, offset)
-        if table.evicted:
+        if table.answers.evicted:
             self._forget_evicted(table)
         return table

@@ -19,7 +19,8 @@ from typing import Protocol
 
 from rummy_platform.errors import FailedPrecondition, Unavailable
 from rummy_rules.settlement import reservation_hundredths
-from rummy_table.domain.table import Table
+
+from .held_table import HeldTable
 
 
 class LimitsUnavailable(Exception):
@@ -46,7 +47,7 @@ class SeatLimits(Protocol):
         LimitsUnavailable when the ledger does not answer."""
 
 
-def seat_stake_hundredths(table: Table) -> int:
+def seat_stake_hundredths(table: HeldTable) -> int:
     """The most one reservation at ``table`` holds from a seat (hundredths of a House Token):
     a match format's own hold (``MatchFormat.hold_hundredths``: an entry fee, a game's cap x
     point value, Hollywood's three columns), else a points hand's reservation (max loss x point
@@ -56,7 +57,7 @@ def seat_stake_hundredths(table: Table) -> int:
     return reservation_hundredths(table.rule_set)
 
 
-def ask_before_seating(limits: SeatLimits | None, table: Table | None, account_id: str) -> None:
+def ask_before_seating(limits: SeatLimits | None, table: HeldTable | None, account_id: str) -> None:
     """Refuse a seat the player's own limits do not allow (FailedPrecondition naming the limit)
     or fail closed when the ledger does not answer (Unavailable). Nothing is asked without a
     port (``limits`` None: the ledger's address not configured), for a table this instance does

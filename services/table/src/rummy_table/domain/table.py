@@ -7,11 +7,12 @@ variant's (``rummy_rules`` ``decide``/``apply``), reached only through the Varia
 table knows seats, accounts and the order of hands.
 
 Memory (flat in the number of hands played): a table keeps the HandEnded of its last
-:data:`RESULT_WINDOW` ended hands and the answers of its last :data:`ANSWER_WINDOW` commands and
-inputs (by causation id); of every other hand only its entry in :attr:`Table.hands` (hand id ->
-offset of its HandStarted in the table's partition) and whether its seed reveal and settlement are
-recorded. Older results and proofs are read back from the log from that offset. A closed table
-is a stub: no hand state, no results, its last :data:`CLOSED_ANSWER_WINDOW` answers.
+:data:`RESULT_WINDOW` ended hands; of every other hand only its entry in :attr:`Table.hands` (hand
+id -> offset of its HandStarted in the table's partition) and whether its seed reveal and
+settlement are recorded. Older results and proofs are read back from the log from that offset. A
+closed table is a stub: no hand state, no results. (The answers to its last commands, which make
+a retried request idempotent, are the application's:
+:class:`rummy_table.application.answers.AnswerWindow`.)
 
 Its jobs' modules: :mod:`.seating` (seats, the button), :mod:`.match_hosting` (a match
 table's match), :mod:`.closing` (closing, overdue and stake aborts); a refusal raises one of
@@ -24,7 +25,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from google.protobuf.message import Message
 
@@ -58,11 +59,6 @@ _SERVICE_ANSWERS = (
 )
 #: Ended hands whose HandEnded a table keeps in memory (older ones are read from the log).
 RESULT_WINDOW = 4
-#: Commands and inputs (by causation id) whose answers a table keeps: a client retrying a
-#: request id within its table's last 256 commands and inputs gets the first answer.
-ANSWER_WINDOW = 256
-#: The answers a closed table keeps.
-CLOSED_ANSWER_WINDOW = 8
 
 #: Told of every call of the variant's ``decide``: the command and its outcome (``accepted``, or
 #: the RuleViolation's code in lower case).
@@ -89,11 +85,6 @@ class Table:
     started: pb.HandStarted | None = None
     #: The HandEnded of the last RESULT_WINDOW ended hands, oldest first.
     results: dict[str, pb.HandEnded] = field(default_factory=dict)
-    #: The last ANSWER_WINDOW causation ids, oldest first -> the payloads they caused (kept for
-    #: a client's request only; an input's event id maps to [] : it is only ever looked up).
-    answers: dict[str, list[Message]] = field(default_factory=dict)
-    #: The request digest of each client request in ``answers``.
-    digests: dict[str, str] = field(default_factory=dict)
     #: Every hand started here -> the offset of its HandStarted in the table's partition (-1
     #: when not known: read from the partition's start).
     hands: dict[str, int] = field(default_factory=dict)
@@ -108,8 +99,6 @@ class Table:
     closing: bool = False
     closed: bool = False
     on_decision: DecisionObserver | None = None
-    #: Client request keys dropped from ``answers`` since the projection last looked.
-    evicted: list[str] = field(default_factory=list, repr=False, compare=False)
     #: The match of a match table (None at a points table).
     match: MatchHost | None = None
     #: When the current hand's last fact was folded (ms since the epoch): what a hand waiting
@@ -122,7 +111,7 @@ class Table:
     # -- building --------------------------------------------------------------------------
 
     @classmethod
-    def opened_from(cls, envelope: Envelope, on_decision: DecisionObserver | None = None) -> Table:
+    def opened_from(cls, envelope: Envelope, on_decision: DecisionObserver | None = None) -> Self:
         """The table an envelope carrying TableOpened creates (``on_decision`` is told of each
         decision it asks of the rules). Raises ValueError for bad options."""
         opened = envelope.payload
@@ -132,7 +121,7 @@ class Table:
         return table
 
     @classmethod
-    def for_opened(cls, opened: pb.TableOpened, on_decision: DecisionObserver | None) -> Table:
+    def for_opened(cls, opened: pb.TableOpened, on_decision: DecisionObserver | None) -> Self:
         """A table of ``opened``'s options with nothing folded yet. Raises ValueError for bad
         options."""
         rules = codec.recorded_rule_set_from_pb(
@@ -171,34 +160,12 @@ class Table:
 
     # -- apply -----------------------------------------------------------------------------
 
-    def _remember(self, envelope: Envelope) -> None:
-        """Record the envelope's causation id (and, for a client's request, its payload and
-        digest) in the answer window, dropping the oldest beyond ANSWER_WINDOW."""
-        key = envelope.causation_id
-        found = self.answers.get(key)
-        if found is None:
-            found = self.answers[key] = []
-            if envelope.request_digest:
-                self.digests[key] = envelope.request_digest
-            self._trim_answers(ANSWER_WINDOW)
-        if envelope.request_digest:
-            found.append(envelope.payload)
-
-    def _trim_answers(self, keep: int) -> None:
-        while len(self.answers) > keep:
-            oldest = next(iter(self.answers))
-            del self.answers[oldest]
-            if self.digests.pop(oldest, None) is not None:
-                self.evicted.append(oldest)
-
     def apply(self, envelope: Envelope, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
         """Fold one envelope of this table's stream into the state; ``offset``: where it lies in
         the table's partition (-1: not known)."""
         payload = envelope.payload
         at_ms = codec.datetime_to_ms(envelope.occurred_at)
         self.version = envelope.stream_version
-        if envelope.causation_id:
-            self._remember(envelope)
         if isinstance(payload, pb.TableOpened):
             self.last_change_ms = at_ms
         elif isinstance(payload, pb.TablePlayerSeated):
@@ -288,13 +255,12 @@ class Table:
         return out
 
     def _to_stub(self) -> None:
-        """A closed table keeps no hand state, no results and few answers (its hands' results
-        and proofs are read from the log)."""
+        """A closed table keeps no hand state and no results (its hands' results and proofs are
+        read from the log)."""
         if not self.hand_running:
             self.hand, self.ctx, self.started = None, None, None
         self.results.clear()
         self._decided.clear()
-        self._trim_answers(CLOSED_ANSWER_WINDOW)
 
     # -- decisions -------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from rummy_game.moves import moves_to_pb
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.variant import DeadlineKind
-from rummy_table.domain.table import Table
+from rummy_table.application.held_table import HeldTable
 
 #: The spectator's seat number for the rules' view (holds no cards).
 SPECTATOR = -1
@@ -67,7 +67,7 @@ def _wire_in(
     return found
 
 
-def legal_moves(table: Table, seat: int) -> list[api.LegalMove]:
+def legal_moves(table: HeldTable, seat: int) -> list[api.LegalMove]:
     """The moves ``seat`` may make now in the table's hand (the variant's ``legal_commands``,
     on the wire); ``[]`` when it has none or no hand is dealt."""
     if table.hand is None or table.ctx is None:
@@ -79,7 +79,7 @@ def legal_moves(table: Table, seat: int) -> list[api.LegalMove]:
     return moves_to_pb(commands, wire, table.ctx.shoe)
 
 
-def player_view(table: Table, account_id: str | None) -> api.PlayerView:
+def player_view(table: HeldTable, account_id: str | None) -> api.PlayerView:
     """What ``account_id`` (None: a spectator) may see of ``table`` now, with the moves its
     seat may make (:func:`legal_moves`)."""
     seat = table.seat_of(account_id) if account_id is not None else None

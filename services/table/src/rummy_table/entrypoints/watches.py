@@ -34,7 +34,7 @@ from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.view import PlayerView as RulesView
 from rummy_table.application.app import TableApp
-from rummy_table.domain.table import Table
+from rummy_table.application.held_table import HeldTable
 from rummy_table.entrypoints.views import (
     SPECTATOR,
     _wire_cards,
@@ -110,7 +110,7 @@ class TableWatches:
             seat = table.seat_of(account_id) if account_id is not None else None
             return public.view if seat is None else _seat_view(table, account_id, seat, public)
 
-    def _public_of(self, table: Table) -> _Public:
+    def _public_of(self, table: HeldTable) -> _Public:
         """The public part of the table's current version (built at most once per version)."""
         cached = self._public.get(table.table_id)
         if cached is None or cached.version != table.version:
@@ -155,7 +155,9 @@ class TableWatches:
                 self._public.pop(table_id, None)
 
 
-def _seat_view(table: Table, account_id: str | None, seat: int, public: _Public) -> api.PlayerView:
+def _seat_view(
+    table: HeldTable, account_id: str | None, seat: int, public: _Public
+) -> api.PlayerView:
     """``player_view(table, account_id)`` for the account seated at ``seat``: the public part's
     bytes followed by the seat's own part's, parsed (a message serialised after another is
     parsed as the two merged: ``my_seat`` and ``my_cards`` are empty in the public part), under
