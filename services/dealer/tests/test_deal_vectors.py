@@ -12,7 +12,8 @@ import pytest
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_dealer.domain.deal import deal_from_lock, deck_digest, reshuffle_from_exhausted
+from rummy_dealer.application.deal_messages import deal_from_lock, reshuffle_from_exhausted
+from rummy_dealer.domain.deal import deck_digest
 from rummy_rules import registry
 from rummy_rules.rules import DealShape
 

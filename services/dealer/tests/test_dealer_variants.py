@@ -11,7 +11,7 @@ import pytest
 import toy_variant
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_dealer.domain.deal import deal_from_lock
+from rummy_dealer.application.deal_messages import deal_from_lock
 
 SERVER_SEED = bytes(range(32))
 

@@ -1,5 +1,5 @@
 """The dealer's use cases: deal a hand from its locked seeds, reshuffle the discard pile into a
-new stock (the deal itself: ``rummy_dealer.domain.deal``).
+new stock (the deal itself: ``rummy_dealer.domain.deal``; its messages: :mod:`.deal_messages`).
 
 Handlers take the input envelope and return the ``(topic, envelope)`` pairs to append; the
 reactor appends them in the Kafka transaction that commits the input's offset. The server seed is
@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_dealer.application.deal_messages import deal_from_lock, reshuffle_from_exhausted
 from rummy_dealer.application.ports import Counters, SeedSource, StreamVersions
-from rummy_dealer.domain.deal import deal_from_lock, reshuffle_from_exhausted
 from rummy_platform.envelope import Envelope, reaction_event_id, type_name
 from rummy_platform.logging import get_logger
 from rummy_platform.skips import SKIPPED
