@@ -367,6 +367,24 @@ class Stack:
         _signal_group(running.process, signal.SIGKILL)
         running.process.wait()
 
+    def exit_code(self, service: str) -> int | None:
+        """The exit status of ``service``'s process (negative: the signal that ended it), None
+        while it runs. Raises KeyError when it was not started."""
+        return self._find(service).process.poll()
+
+    def respawn(self, service: str) -> int:
+        """Start ``service`` again, on the same ports, once its process has exited (as
+        :meth:`exit_code` says); returns the new pid at once, without waiting for SERVING
+        (:meth:`health` tells). Raises KeyError when it was not started, StackError while it
+        still runs."""
+        running = self._find(service)
+        if running.process.poll() is None:
+            raise StackError(f"{service} is still running (pid {running.process.pid})")
+        index = self._running.index(running)
+        self._spawn(service)
+        self._running[index] = self._running.pop()
+        return self._running[index].process.pid
+
     def restart(self, service: str) -> None:
         """Start ``service`` again (after :meth:`kill`, or SIGTERM and wait first if it still
         runs) on the same ports; returns once it answers SERVING. Raises StackError as
@@ -379,11 +397,9 @@ class Stack:
             except subprocess.TimeoutExpired:
                 _signal_group(running.process, signal.SIGKILL)
                 running.process.wait()
-        index = self._running.index(running)
-        self._spawn(service)
-        self._running[index] = self._running.pop()
+        self.respawn(service)
         deadline = time.monotonic() + self.config.health_timeout_seconds
-        self._wait_serving(self._running[index], deadline)
+        self._wait_serving(self._find(service), deadline)
 
     def _find(self, service: str) -> _Running:
         for running in self._running:
@@ -498,7 +514,10 @@ class Stack:
         """Create the event topics (under ``RUMMY_TOPIC_PREFIX``) once, before any service
         starts: the services then find them in place instead of racing to create them while
         their consumers join their groups."""
-        prefix = self.config.extra_env.get("RUMMY_TOPIC_PREFIX", "")
+        # the services' prefix: extra_env's, else the one they inherit from this process
+        prefix = self.config.extra_env.get(
+            "RUMMY_TOPIC_PREFIX", os.environ.get("RUMMY_TOPIC_PREFIX", "")
+        )
         try:
             with KafkaEventLog(self.kafka_bootstrap_servers, client_id="rummy-stack") as log:
                 log.ensure_topics(event_topic_specs(prefix=prefix))

@@ -4,6 +4,7 @@ shared ``--clock-speed`` option and the start / interrupt / stop around their wo
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,15 +12,19 @@ from typing import Any
 
 import click
 
+from rummy_ops.local_prometheus import PROMETHEUS_PORT_VARIABLE, LocalPrometheus, listening_port
 from rummy_ops.reach import connect_postgres, require_kafka
 from rummy_ops.stack import (
     Stack,
     StackConfig,
     StackError,
     interrupt_on_sigterm,
+    port_setting,
     shielded_from_interrupts,
 )
-from rummy_platform.port_check import PORT_IN_USE_STATUS, PortInUse
+from rummy_ops.supervisor import Supervisor
+from rummy_platform.port_check import PORT_IN_USE_STATUS, PortInUse, ensure_free
+from rummy_platform.ports import PROMETHEUS_PORT
 
 
 class StartRefused(click.ClickException):
@@ -114,6 +119,22 @@ def _still_running(stack: Stack) -> str:
     )
 
 
+def _say(line: str) -> None:
+    click.echo(f"{time.strftime('%H:%M:%S')}  {line}")
+
+
+def _prometheus_port(wanted: bool) -> int | None:
+    """The port of ``--prometheus`` (None without it), checked free before anything starts."""
+    if not wanted:
+        return None
+    try:
+        port = port_setting(os.environ, PROMETHEUS_PORT_VARIABLE, PROMETHEUS_PORT)
+        ensure_free([listening_port(port)])
+    except (StackError, PortInUse) as error:
+        raise StartRefused(str(error)) from None
+    return port
+
+
 @click.command()
 @clock_speed_option(1.0)
 @click.option(
@@ -123,17 +144,55 @@ def _still_running(stack: Stack) -> str:
     type=click.FloatRange(min=0.5),
     help="Seconds between health reports.",
 )
-def up(clock_speed: float, interval: float) -> None:
+@click.option(
+    "--prometheus",
+    is_flag=True,
+    help=(
+        f"Also start a Prometheus on 127.0.0.1:{PROMETHEUS_PORT} ({PROMETHEUS_PORT_VARIABLE}) "
+        "scraping every service's metrics (deploy/prometheus/prometheus.yml); stopped with "
+        "the stack."
+    ),
+)
+def up(clock_speed: float, interval: float, prometheus: bool) -> None:
     """Start Kafka, PostgreSQL and the five services; print their health until Ctrl-C, then stop
-    everything this command started."""
+    everything this command started.
+
+    A service that exits is started again after 1 s, doubling to 30 s with each restart; its
+    status line shows its restarts and last exit status. When one exits a sixth time within ten
+    minutes (five restarts), `rummy up` says which and with what statuses, stops the rest and
+    exits 1. Ten minutes up and a service starts afresh."""
+    prometheus_port = _prometheus_port(prometheus)
     with running_stack(
         clock_speed,
         starting=lambda s: f"starting (logs in {s.config.log_dir}); Ctrl-C stops everything",
         interrupted=("stopping", None),
     ) as stack:
-        while True:
-            line = "  ".join(
-                f"{name} {stack.address(name)} {status}" for name, status in stack.health().items()
-            )
-            click.echo(f"{time.strftime('%H:%M:%S')}  {line}")
-            time.sleep(interval)
+        _say("started " + ", ".join(f"{name} pid {pid}" for name, pid in stack.pids.items()))
+        server = None
+        try:
+            if prometheus_port is not None:
+                metrics = {name: ports[1] for name, ports in stack.config.ports.items()}
+                server = LocalPrometheus(stack.config.root, metrics, prometheus_port)
+                server.start()
+                click.echo(f"prometheus {server.url} (scraping the services; {server.folder})")
+            _supervise(stack, interval)
+        except StackError:
+            click.echo("stopping the services", err=True)
+            raise
+        finally:
+            if server is not None:
+                with shielded_from_interrupts():
+                    server.stop()
+
+
+def _supervise(stack: Stack, interval: float) -> None:
+    """Restart what exits (:class:`~rummy_ops.supervisor.Supervisor`) and print the status
+    line every ``interval`` seconds, until interrupted or the supervisor gives up."""
+    supervisor = Supervisor(stack, _say)
+    next_status = time.monotonic()
+    while True:
+        supervisor.tick()
+        if time.monotonic() >= next_status:
+            _say(supervisor.status())
+            next_status = time.monotonic() + interval
+        time.sleep(min(0.5, interval))
