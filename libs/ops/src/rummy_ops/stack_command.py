@@ -157,8 +157,8 @@ def up(clock_speed: float, interval: float, prometheus: bool) -> None:
     """Start Kafka, PostgreSQL and the five services; print their health until Ctrl-C, then stop
     everything this command started.
 
-    A service that exits is started again after 1 s, doubling to 30 s with each restart; its
-    status line shows its restarts and last exit status. When one exits a sixth time within ten
+    A service that exits is started again after 1 s, the delay doubling with each restart
+    (1, 2, 4, 8, 16 s); its status line shows its restarts and last exit status. When one exits a sixth time within ten
     minutes (five restarts), `rummy up` says which and with what statuses, stops the rest and
     exits 1. Ten minutes up and a service starts afresh."""
     prometheus_port = _prometheus_port(prometheus)
