@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -103,11 +104,12 @@ def rummy_up(kafka_bootstrap: str, database_url: str) -> Iterator[Up]:
         drop_database(database_url, name)
 
 
-def prometheus_api(url: str, path: str) -> dict:  # type: ignore[type-arg]
+def prometheus_api(url: str, path: str) -> dict[str, Any]:
     with urllib.request.urlopen(f"{url}/api/v1/{path}", timeout=10) as reply:
         body = json.load(reply)
     assert body["status"] == "success", body
-    return body["data"]  # type: ignore[no-any-return]
+    data: dict[str, Any] = body["data"]
+    return data
 
 
 def ready(url: str) -> bool:
@@ -123,9 +125,7 @@ def test_rummy_up_restarts_a_killed_service_and_runs_a_prometheus_scraping_them(
     rummy_up: Up,
 ) -> None:
     started = rummy_up.wait_for(r"started (.*)", START_TIMEOUT_S)
-    pids = dict(
-        (name, int(pid)) for name, pid in re.findall(r"(\w+) pid (\d+)", started.group(1))
-    )
+    pids = dict((name, int(pid)) for name, pid in re.findall(r"(\w+) pid (\d+)", started.group(1)))
     assert set(pids) == set(SERVICES), started.group(0)
     rummy_up.wait_for(rf"prometheus {re.escape(rummy_up.prometheus_url)} ", START_TIMEOUT_S)
     assert ready(rummy_up.prometheus_url)

@@ -43,11 +43,13 @@ def test_the_delay_stops_at_its_maximum() -> None:
 def test_ten_minutes_up_resets_the_count_and_the_delay() -> None:
     policy = RestartPolicy()
     history = ServiceHistory(started_at=0.0)
+    attempts = []
     for at in (10.0, 20.0, 40.0, 80.0):
         decision = policy.on_exit(history, exited_at=at, code=1)
         assert isinstance(decision, Restart)
+        attempts.append(decision.attempt)
         history = policy.restarted(decision.history, at=at + decision.delay_s)
-    assert decision.attempt == 4
+    assert attempts == [1, 2, 3, 4]
     started = history.started_at  # 88 s: four restarts counted
     late = policy.on_exit(history, exited_at=started + 600.0, code=-9)
     assert isinstance(late, Restart)

@@ -48,7 +48,7 @@ class Clock:
 
 
 def supervised() -> tuple[FakeStack, Clock, list[str], Supervisor]:
-    stack, clock, said = FakeStack(), Clock(), []
+    stack, clock, said = FakeStack(), Clock(), list[str]()
     return stack, clock, said, Supervisor(cast(Stack, stack), said.append, clock=clock)
 
 

@@ -158,9 +158,9 @@ def up(clock_speed: float, interval: float, prometheus: bool) -> None:
     everything this command started.
 
     A service that exits is started again after 1 s, the delay doubling with each restart
-    (1, 2, 4, 8, 16 s); its status line shows its restarts and last exit status. When one exits a sixth time within ten
-    minutes (five restarts), `rummy up` says which and with what statuses, stops the rest and
-    exits 1. Ten minutes up and a service starts afresh."""
+    (1, 2, 4, 8, 16 s); its status line shows its restarts and last exit status. When one
+    exits a sixth time within ten minutes (five restarts), `rummy up` says which and with what
+    statuses, stops the rest and exits 1. Ten minutes up and a service starts afresh."""
     prometheus_port = _prometheus_port(prometheus)
     with running_stack(
         clock_speed,
