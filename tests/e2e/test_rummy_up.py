@@ -26,8 +26,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from rummy_ops.local_prometheus import PROMETHEUS_PORT_VARIABLE
-from rummy_ops.stack import SERVICES, check_health, free_port
+from rummy_ops.local_prometheus import PROMETHEUS_PORT_VARIABLE, prometheus_ready
+from rummy_ops.stack import SERVICES, check_health, free_port, stop_process
 from rummy_platform.ports import GRPC, METRICS, stack_port_variable
 from rummy_testing.service_process import drop_database
 from rummy_testing.stacks import database_url_named
@@ -94,13 +94,7 @@ def rummy_up(kafka_bootstrap: str, database_url: str) -> Iterator[Up]:
     try:
         yield up
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_process(process, signal.SIGINT, grace_s=60.0)
         drop_database(database_url, name)
 
 
@@ -112,14 +106,6 @@ def prometheus_api(url: str, path: str) -> dict[str, Any]:
     return data
 
 
-def ready(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/-/ready", timeout=2) as reply:
-            return bool(reply.status == 200)
-    except OSError:
-        return False
-
-
 @pytest.mark.timeout(600)
 def test_rummy_up_restarts_a_killed_service_and_runs_a_prometheus_scraping_them(
     rummy_up: Up,
@@ -128,7 +114,7 @@ def test_rummy_up_restarts_a_killed_service_and_runs_a_prometheus_scraping_them(
     pids = dict((name, int(pid)) for name, pid in re.findall(r"(\w+) pid (\d+)", started.group(1)))
     assert set(pids) == set(SERVICES), started.group(0)
     rummy_up.wait_for(rf"prometheus {re.escape(rummy_up.prometheus_url)} ", START_TIMEOUT_S)
-    assert ready(rummy_up.prometheus_url)
+    assert prometheus_ready(rummy_up.prometheus_url)
 
     # every service a target of the Prometheus, each scraped and up (15 s scrape interval)
     def health() -> dict[str, str]:
@@ -158,5 +144,5 @@ def test_rummy_up_restarts_a_killed_service_and_runs_a_prometheus_scraping_them(
     # Ctrl-C: everything stops, Prometheus with it, and rummy up exits 0
     rummy_up.process.send_signal(signal.SIGINT)
     assert rummy_up.process.wait(120) == 0, "\n".join(rummy_up.lines)
-    assert not ready(rummy_up.prometheus_url)
+    assert not prometheus_ready(rummy_up.prometheus_url)
     assert check_health(address, timeout=1.0) == "no answer"

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rummy_ops.stack import free_port
+from rummy_ops.local_prometheus import prometheus_ready
+from rummy_ops.stack import free_port, stop_process
 from rummy_testing.tools import required_executable
 from rummy_testing.waiting import wait_until  # noqa: F401 - re-exported: older imports name it here
 
@@ -99,23 +100,10 @@ def running_prometheus(
     prometheus = Prometheus(f"http://127.0.0.1:{port}", process, log_path)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
-        while not _ready(prometheus.url):
+        while not prometheus_ready(prometheus.url):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"Prometheus did not start:\n{prometheus.log_tail()}")
             time.sleep(0.2)
         yield prometheus
     finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _ready(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/-/ready", timeout=2) as reply:
-            return bool(reply.status == 200)
-    except (OSError, urllib.error.URLError):
-        return False
+        stop_process(process)

@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
-from rummy_ops.stack import HOST, StackError
+from rummy_ops.stack import HOST, StackError, stop_process
 from rummy_platform.ports import DEFAULT_PORTS, PROMETHEUS_PORT, ListeningPort
 
 #: The variable that moves the port (default :data:`~rummy_platform.ports.PROMETHEUS_PORT`).
@@ -108,20 +108,20 @@ class LocalPrometheus:
 
     def ready(self) -> bool:
         """True when ``/-/ready`` answers 200 within 2 s."""
-        try:
-            with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as reply:
-                return bool(reply.status == 200)
-        except (OSError, urllib.error.URLError):
-            return False
+        return prometheus_ready(self.url)
 
     def stop(self) -> None:
         """SIGTERM, SIGKILL after 20 s; idempotent."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            stop_process(process)
+
+
+def prometheus_ready(url: str) -> bool:
+    """True when the Prometheus at ``url`` (``http://host:port``) answers ``/-/ready`` with 200
+    within 2 s."""
+    try:
+        with urllib.request.urlopen(f"{url}/-/ready", timeout=2) as reply:
+            return bool(reply.status == 200)
+    except (OSError, urllib.error.URLError):
+        return False

@@ -605,6 +605,23 @@ def check_health(address: str, timeout: float = 2.0) -> str:
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
 
+def stop_process(
+    process: subprocess.Popen[bytes] | subprocess.Popen[str],
+    sig: signal.Signals = signal.SIGTERM,
+    grace_s: float = 20.0,
+) -> None:
+    """Send ``sig`` to ``process`` (only it, not its group) unless it has exited; SIGKILL it
+    when it is still running ``grace_s`` seconds later; return once it is gone."""
+    if process.poll() is not None:
+        return
+    process.send_signal(sig)
+    try:
+        process.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
     if process.poll() is not None:
         return
