@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from rummy_ops.restart_policy import RestartPolicy
 from rummy_ops.stack import (
     Stack,
     StackConfig,
@@ -24,6 +25,7 @@ from rummy_ops.stack import (
     free_port,
     repository_root,
 )
+from rummy_ops.supervisor import Supervisor
 from rummy_platform.port_check import PortInUse
 
 #: slow: the five services as processes, their supervisor killed (docs/testing.md#tests).
@@ -207,6 +209,36 @@ def test_a_service_that_dies_later_is_named_by_broken(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert "fakehealthy exited with status -9" in (stack.broken() or "")
         assert stack.health() == {"fakehealthy": "exited (-9)"}
+
+
+@pytest.mark.integration
+def test_a_supervised_service_killed_is_respawned_serving_and_killed_once_too_often_given_up(
+    tmp_path: Path,
+) -> None:
+    said: list[str] = []
+    policy = RestartPolicy(first_delay_s=0.1, max_delay_s=0.2, max_restarts=2)
+    with Stack(config(tmp_path, "fakehealthy")) as stack:
+        supervisor = Supervisor(stack, said.append, policy=policy)
+        address = stack.address("fakehealthy")
+        for restart in (1, 2):
+            old = stack.pids["fakehealthy"]
+            os.kill(old, signal.SIGKILL)
+            deadline = time.monotonic() + 30
+            while not (stack.pids["fakehealthy"] != old and check_health(address) == "SERVING"):
+                assert time.monotonic() < deadline, said
+                supervisor.tick()
+                time.sleep(0.05)
+            assert (
+                said[-1]
+                == f"restarted fakehealthy (pid {stack.pids['fakehealthy']}, restart {restart})"
+            )
+        assert "(restarts 2, last exit -9 (SIGKILL))" in supervisor.status()
+        os.kill(stack.pids["fakehealthy"], signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        with pytest.raises(StackError, match=r"fakehealthy exited 3 times within 10 minutes"):
+            while time.monotonic() < deadline:
+                supervisor.tick()
+                time.sleep(0.05)
 
 
 def test_brokers_named_in_the_environment_are_used_and_never_started(
