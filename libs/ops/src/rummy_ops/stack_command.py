@@ -174,7 +174,7 @@ def up(clock_speed: float, interval: float, prometheus: bool) -> None:
                 metrics = {name: ports[1] for name, ports in stack.config.ports.items()}
                 server = LocalPrometheus(stack.config.root, metrics, prometheus_port)
                 server.start()
-                click.echo(f"prometheus {server.url} (scraping the services; {server.folder})")
+                _say(f"prometheus {server.url} (scraping the services; {server.folder})")
             _supervise(stack, interval)
         except StackError:
             click.echo("stopping the services", err=True)
