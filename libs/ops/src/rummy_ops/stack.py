@@ -139,6 +139,12 @@ def port_setting(environ: Mapping[str, str], variable: str, default: int) -> int
     return int(raw)
 
 
+def environment_port(variable: str, default: int) -> int:
+    """:func:`port_setting` of this process's environment (``rummy up``'s
+    ``RUMMY_PROMETHEUS_PORT``)."""
+    return port_setting(os.environ, variable, default)
+
+
 def stack_ports(environ: Mapping[str, str]) -> dict[str, tuple[int, int]]:
     """Service -> (gRPC port, metrics port) of ``rummy demo``/``rummy up``: the table's
     (``rummy_platform.ports.DEFAULT_PORTS``), each moved by ``RUMMY_<SERVICE>_GRPC_PORT`` /

@@ -4,7 +4,6 @@ shared ``--clock-speed`` option and the start / interrupt / stop around their wo
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,8 +17,8 @@ from rummy_ops.stack import (
     Stack,
     StackConfig,
     StackError,
+    environment_port,
     interrupt_on_sigterm,
-    port_setting,
     shielded_from_interrupts,
 )
 from rummy_ops.supervisor import Supervisor
@@ -128,7 +127,7 @@ def _prometheus_port(wanted: bool) -> int | None:
     if not wanted:
         return None
     try:
-        port = port_setting(os.environ, PROMETHEUS_PORT_VARIABLE, PROMETHEUS_PORT)
+        port = environment_port(PROMETHEUS_PORT_VARIABLE, PROMETHEUS_PORT)
         ensure_free([listening_port(port)])
     except (StackError, PortInUse) as error:
         raise StartRefused(str(error)) from None
