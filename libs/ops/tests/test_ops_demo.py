@@ -4,8 +4,9 @@ shares, the conservation check and the replay seam."""
 from __future__ import annotations
 
 from rummy.common.v1 import cards_pb2
+from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as ev
-from rummy_ops.demo.plans import share
+from rummy_ops.demo.plans import TablePlan, share
 from rummy_ops.demo.report import (
     WON_SHOWING_MELDS,
     WON_WITHOUT_MELDS,
@@ -16,9 +17,10 @@ from rummy_ops.demo.report import (
     hand_line,
     succeeded,
     summary,
-    tokens,
 )
+from rummy_ops.demo.run import _stakes
 from rummy_ops.demo.verify import replay_verdict
+from rummy_ops.money import tokens
 
 MELD = cards_pb2.Meld(kind="pure_sequence", cards=[cards_pb2.Card(index=i) for i in (0, 1, 2)])
 
@@ -143,3 +145,9 @@ def test_a_gin_hand_is_described_in_gin_words_with_the_right_article() -> None:
     assert endings_of(ended(True, "wrong_declare"), "gin") == [WON_SHOWING_MELDS]
     line = hand_line(HandRecord("gin-2", "t1", 1, "h1", hand, variant="gin"))
     assert "s1:40U" in line and "with an undercut" in line
+
+
+def test_the_demo_tells_a_points_tables_point_value_and_a_formats_name_and_entry_fee() -> None:
+    pool = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=1000))
+    assert _stakes(TablePlan("gold-8", 8, 25, 500)) == "point value 0.25"
+    assert _stakes(TablePlan("pool101-3", 3, 0, 1000, match=pool)) == "pool-101, entry 10.00"

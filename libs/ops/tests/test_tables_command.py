@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_ops.money import stakes_of
 from rummy_ops.table_names import TableNameError, is_table_id, matching, resolve
-from rummy_ops.tables_command import aligned, stakes_of, table_json, table_row, tables
+from rummy_ops.tables_command import aligned, table_json, table_row, tables
 
 GOLD = str(uuid.uuid5(uuid.NAMESPACE_URL, "gold"))
 POOL = str(uuid.uuid5(uuid.NAMESPACE_URL, "pool"))

@@ -5,7 +5,7 @@ what it plays for (a points table's point value, a format's entry fee or its poi
 point, in House Tokens: ``13.00``), the commission (percent), its state and the hands played.
 ``--json`` prints the same as a JSON array, money in integer hundredths of a House Token and the
 commission in basis points. The format and its money come from the table's match options
-through the format's own code (``rummy_game.match_wire.format_from_pb``), the variant is the
+through the format's own code (:func:`rummy_ops.money.stakes_of`), the variant is the
 table's variant's name: nothing here knows one game.
 """
 
@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import click
 
-from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import match_wire
-from rummy_ops.demo.report import tokens
+from rummy_ops.money import Stakes, commission_text, stakes_of
 from rummy_ops.operator_auth import operator_token
 from rummy_ops.table_names import (
     LIST_WAIT_S,
@@ -47,51 +44,9 @@ COLUMNS: tuple[tuple[str, bool], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Stakes:
-    """What a table plays for, as its format says: ``format_name`` (``single``, ``pool-101``,
-    ``game-to-100``, ...), ``point_value_hundredths`` (hundredths of a House Token a point: a
-    points table's, or a game format's a game point; None when the format has none) and
-    ``entry_fee_hundredths`` (hundredths a seat; None when the format takes no entry)."""
-
-    format_name: str
-    point_value_hundredths: int | None
-    entry_fee_hundredths: int | None
-
-    def text(self) -> str:
-        """``point 0.10``, ``entry 10.00`` (both, comma-separated, for a format with both;
-        ``-`` for one with neither), in House Tokens."""
-        parts = []
-        if self.point_value_hundredths is not None:
-            parts.append(f"point {tokens(self.point_value_hundredths)}")
-        if self.entry_fee_hundredths is not None:
-            parts.append(f"entry {tokens(self.entry_fee_hundredths)}")
-        return ", ".join(parts) or "-"
-
-
-def stakes_of(
-    match: mpb.MatchOptions | None, commission_bps: int, point_value_hundredths: int
-) -> Stakes:
-    """The stakes of a table opened with ``match`` (None or ``single``: a points table of
-    ``point_value_hundredths`` a point), read from its format (the money fields it declares).
-    Raises rummy_rules.rules.RuleSetError for options out of the format's bounds."""
-    fmt = match_wire.format_from_pb(match, commission_bps)
-    if not match_wire.is_match(match):
-        return Stakes(fmt.name, point_value_hundredths, None)
-    point: int | None = getattr(fmt, "point_value_hundredths", None)
-    entry: int | None = getattr(fmt, "entry_hundredths", None)
-    return Stakes(fmt.name, point, entry)
-
-
 def _stakes(table: api.TableSummary) -> Stakes:
     options = table.match if table.HasField("match") else None
     return stakes_of(options, table.commission_bps, table.point_value_hundredths)
-
-
-def commission_text(bps: int) -> str:
-    """Basis points as a percent with two decimals (``500`` -> ``5.00%``)."""
-    whole, part = divmod(bps, 100)
-    return f"{whole}.{part:02d}%"
 
 
 def table_json(table: api.TableSummary) -> dict[str, object]:

@@ -2,7 +2,7 @@
 :class:`MatchRecord` per match played to its end) and how it is told: one line per hand
 (:func:`hand_line`) and per match (:func:`match_line`), the closing lines (:func:`summary`) and
 the exit verdict (:func:`succeeded`). Money in hundredths of a House Token, printed as tokens
-with two decimals (:func:`tokens`)."""
+with two decimals (:func:`rummy_ops.money.tokens`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game.bundle import bundle_of, bundles, outcome
 from rummy_ops.demo.endpoints import Endpoints
+from rummy_ops.money import tokens
 from rummy_ops.replay.limits import LimitRecheck
 from rummy_ops.replay.render import winners
 
@@ -175,13 +176,6 @@ def endings_of(result: table_events.HandEnded, variant: str = "") -> list[str]:
         if described is not None and described.notable and phrase not in out:
             out.append(phrase)
     return out
-
-
-def tokens(hundredths: int, signed: bool = False) -> str:
-    """Hundredths of a House Token as tokens with two decimals (``-12.05``, ``+3.40``)."""
-    sign = "-" if hundredths < 0 else ("+" if signed else "")
-    whole, cents = divmod(abs(hundredths), 100)
-    return f"{sign}{whole}.{cents:02d}"
 
 
 def _short(name: str, variant: str = "") -> str:

@@ -32,9 +32,9 @@ from rummy_ops.demo.report import (
     endings_of,
     hand_line,
     match_line,
-    tokens,
 )
 from rummy_ops.demo.watch import TableRun
+from rummy_ops.money import stakes_of, tokens
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
 from rummy_rules import registry
@@ -275,12 +275,13 @@ class _Demo:
 
 
 def _stakes(plan: TablePlan) -> str:
-    """``point value 0.10`` at a points table; ``pool-101, entry 10.00`` at a format table."""
-    if not plan.plays_match or plan.match is None:
+    """``point value 0.10`` at a points table; ``pool-101, entry 10.00`` at a format table
+    (its stakes as :func:`rummy_ops.money.stakes_of` reads them from the format)."""
+    stakes = stakes_of(plan.match, plan.commission_bps, plan.point_value_hundredths)
+    if not stakes.is_match:
         return f"point value {tokens(plan.point_value_hundredths)}"
-    fmt = match_wire.format_from_pb(plan.match, plan.commission_bps)
-    entry = getattr(fmt, "entry_hundredths", None)
-    return fmt.name + ("" if entry is None else f", entry {tokens(entry)}")
+    entry = stakes.entry_fee_hundredths
+    return stakes.format_name + ("" if entry is None else f", entry {tokens(entry)}")
 
 
 def play(
