@@ -1,8 +1,9 @@
-"""Fast, clear failures in the ``rummy`` command (issue 31): an unreachable Kafka or PostgreSQL
-is one ``Error:`` line naming the address within seconds (rummy_ops.reach: 5 s at most; kafka-python
-alone waited 30 s and more), exit status 1, no traceback; ``rummy export`` says what it wrote; a
-closed pipe ends the run quietly; no progress bar off a terminal; every abbreviation the lines
-print is explained in ``--help``."""
+"""Fast, clear failures in the ``rummy`` command (issue 31): an unreachable Kafka, PostgreSQL or
+table service is one ``Error:`` line naming the address within seconds (rummy_ops.reach: 5 s at
+most; kafka-python alone waited 30 s and more, the table router retried UNAVAILABLE for its
+wait), exit status 1, no traceback; ``rummy export`` says what it wrote; a closed pipe ends the
+run quietly; no progress bar off a terminal; every abbreviation the lines print is explained in
+``--help``."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import grpc
 import pytest
 from click.testing import CliRunner
 
@@ -24,7 +26,7 @@ import rummy_ops.demo.command as demo_command
 import rummy_ops.replay.command as replay_command
 from rummy_game.bundle import bundles
 from rummy_ops.cli import main
-from rummy_ops.reach import Unreachable, connect_postgres, require_kafka
+from rummy_ops.reach import Unreachable, connect_postgres, require_grpc, require_kafka
 from rummy_ops.replay.jsonl import read_jsonl
 from rummy_ops.stack import Stack, StackError
 from rummy_rules.console import CLOSED_PIPE_STATUS
@@ -66,6 +68,53 @@ def test_a_command_given_an_unreachable_kafka_says_so_at_once(
     assert f"Error: cannot reach Kafka at {CLOSED}: {CLOSED}: connection refused" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert took < 15, took  # 5 s is the goal; kafka-python alone gave up after 30 s
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["close-table", "gold-8", "--address", CLOSED],
+        ["close-table", "00000000-0000-4000-8000-000000000001", "--address", CLOSED],
+        ["tables", "--address", CLOSED],
+        ["replay", "--table", "gold-8", "--table-address", CLOSED, "--bootstrap", CLOSED],
+    ],
+    ids=["close-table-name", "close-table-id", "tables", "replay-table-name"],
+)
+def test_a_command_given_a_table_service_address_where_nothing_listens_says_so_at_once(
+    command: list[str],
+) -> None:
+    started = time.monotonic()
+    result = CliRunner(env={"DATABASE_URL": ""}).invoke(main, [*command, "--token", "t"])
+    took = time.monotonic() - started
+    assert result.exit_code == 1, result.output
+    assert f"Error: cannot reach the table service at {CLOSED}: connection refused" in (
+        result.output
+    ), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert took < 15, took  # 5 s is the goal; the router alone retried UNAVAILABLE 10-30 s
+
+
+def test_a_port_that_answers_no_grpc_fails_within_the_timeout() -> None:
+    with silent_listener() as port:
+        started = time.monotonic()
+        with pytest.raises(Unreachable) as raised:
+            require_grpc("the table service", f"127.0.0.1:{port}", timeout_s=1.0)
+        took = time.monotonic() - started
+    assert f"cannot reach the table service at 127.0.0.1:{port}: " in raised.value.message
+    assert "no gRPC server answered within 1 s" in raised.value.message
+    assert took < 30, took
+
+
+def test_a_listening_grpc_server_passes_the_check() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = grpc.server(ThreadPoolExecutor(max_workers=1))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        require_grpc("the table service", f"127.0.0.1:{port}", timeout_s=30.0)
+    finally:
+        server.stop(None)
 
 
 @pytest.mark.parametrize("command", [["up"], ["demo", "--hands", "1"]], ids=lambda c: c[0])

@@ -159,4 +159,6 @@ def test_a_table_service_that_does_not_answer_is_an_error_naming_its_address() -
         tables, ["--address", "127.0.0.1:1", "--token", "t"], catch_exceptions=False
     )
     assert result.exit_code == 1
-    assert "Error: cannot list the tables at 127.0.0.1:1: UNAVAILABLE" in result.output
+    assert "Error: cannot reach the table service at 127.0.0.1:1: connection refused" in (
+        result.output
+    )

@@ -14,9 +14,8 @@ import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.operator_auth import operator_token
-from rummy_ops.table_names import table_id_of, table_service_options
+from rummy_ops.table_names import table_id_of, table_router, table_service_options
 from rummy_platform.auth import bearer_metadata
-from rummy_table.contract import TableRouter
 
 
 def _refused(error: grpc.RpcError) -> click.ClickException:
@@ -53,11 +52,13 @@ def close_table(
 ) -> None:
     """Close TABLE (its id, or its name when one table has it): no new hands, the current hand
     plays out, then every player is stood up. Exit status 1 when the table service refuses
-    (the status and its message are printed) or TABLE names no table or several."""
+    (the status and its message are printed), when nothing answers at the address, or when
+    TABLE names no table or several."""
     metadata = bearer_metadata(operator_token(token, operator))
     # Any table-service instance will do: a call to one that does not serve the table is
-    # redirected to the one that does (UNAVAILABLE naming it), which the router follows.
-    router = TableRouter(address, wait_s=10.0)
+    # redirected to the one that does (UNAVAILABLE naming it), which the router follows; an
+    # address where nothing answers is an error at once (table_router).
+    router = table_router(address, wait_s=10.0)
     try:
         table_id = table_id_of(table, router, metadata)
         request = api.CloseTableRequest(

@@ -1,9 +1,11 @@
-"""An unreachable Kafka or PostgreSQL given to a ``rummy`` command is one ``Error:`` line within
-:data:`REACH_TIMEOUT_S` seconds, naming the address, exit status 1: the commands check the
-brokers they are given before they read (:func:`require_kafka`) or connect through
-:func:`connect_postgres`. kafka-python's own waits (30 s to bootstrap, then as long again for a
-first record) are right for the services, which ride out an outage; a person at a prompt wants
-to know at once that the address is wrong. Nothing here is used by the services.
+"""An unreachable Kafka, PostgreSQL or gRPC service given to a ``rummy`` command is one ``Error:``
+line within :data:`REACH_TIMEOUT_S` seconds, naming the address, exit status 1: the commands check
+the brokers they are given before they read (:func:`require_kafka`), connect through
+:func:`connect_postgres`, and check that a service's address answers before they call it
+(:func:`require_grpc`). kafka-python's own waits (30 s to bootstrap, then as long again for a
+first record) and a client's retries of UNAVAILABLE (the table service's contract: an instance
+hands a table over) are right for the services, which ride out an outage; a person at a prompt
+wants to know at once that the address is wrong. Nothing here is used by the services.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import time
 from typing import Any
 
 import click
+import grpc
 import psycopg
 
 from rummy_platform.eventlog import cluster_probe
+from rummy_platform.limits import open_channel
 
 #: Seconds a command waits for a broker it is given before it says it cannot reach it.
 REACH_TIMEOUT_S = 5.0
@@ -93,3 +97,26 @@ def connect_postgres(
         # hint lines after it ("Is the server running ...?") add nothing to the address
         why = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise Unreachable(f"cannot reach PostgreSQL at {redact(database_url)}: {why}") from None
+
+
+def require_grpc(what: str, address: str, timeout_s: float = REACH_TIMEOUT_S) -> None:
+    """Check that a gRPC server listens at ``address`` (``host:port``): a TCP connection, then a
+    channel that becomes ready (gRPC's HTTP/2 handshake) within ``timeout_s`` seconds in all.
+    ``what`` names the service in the error (``the table service``). Raises
+    :class:`Unreachable` (``cannot reach the table service at 127.0.0.1:1: connection
+    refused``). A live instance that answers UNAVAILABLE (a table being handed over) passes:
+    its callers go on retrying that as its contract says."""
+    deadline = time.monotonic() + timeout_s
+    reason = _tcp_reason(address, timeout_s)
+    if reason is not None:
+        raise Unreachable(f"cannot reach {what} at {address}: {reason}")
+    channel = open_channel(address)
+    try:
+        grpc.channel_ready_future(channel).result(timeout=max(deadline - time.monotonic(), 0.5))
+    except grpc.FutureTimeoutError:
+        raise Unreachable(
+            f"cannot reach {what} at {address}: the port is open but no gRPC server answered "
+            f"within {timeout_s:g} s"
+        ) from None
+    finally:
+        channel.close()

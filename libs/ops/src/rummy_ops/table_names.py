@@ -19,6 +19,7 @@ import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.operator_auth import operator_options, operator_token
+from rummy_ops.reach import require_grpc
 from rummy_platform.auth import bearer_metadata
 from rummy_platform.ports import DEFAULT_PORTS
 from rummy_table.contract import TableRouter
@@ -107,6 +108,16 @@ def list_tables(
             return found
 
 
+def table_router(address: str, wait_s: float = LIST_WAIT_S) -> TableRouter:
+    """A :class:`~rummy_table.contract.TableRouter` from the table-service instance at
+    ``address`` (retrying UNAVAILABLE for ``wait_s`` seconds, as the service's contract asks),
+    once something there answers gRPC (:func:`rummy_ops.reach.require_grpc`, 5 s at most).
+    Raises rummy_ops.reach.Unreachable (``Error: cannot reach the table service at ...``)
+    when nothing does: a wrong address fails at once instead of being retried."""
+    require_grpc("the table service", address)
+    return TableRouter(address, wait_s=wait_s)
+
+
 def table_id_of(text: str, router: TableRouter, metadata: tuple[tuple[str, str], ...]) -> str:
     """:func:`resolve` with the tables of the service ``router`` reaches (asked only for a
     name). Raises TableNameError or click.ClickException."""
@@ -116,10 +127,11 @@ def table_id_of(text: str, router: TableRouter, metadata: tuple[tuple[str, str],
 def resolve_option(text: str, address: str, token: str | None, operator: str) -> str:
     """:func:`table_id_of` for a command that has no router of its own: an id at once, a name
     through the table service at ``address`` with ``token`` (or one minted for ``operator``).
-    Raises TableNameError or click.ClickException."""
+    Raises TableNameError or click.ClickException (rummy_ops.reach.Unreachable when nothing
+    answers at ``address``)."""
     if is_table_id(text):
         return text
-    router = TableRouter(address, wait_s=LIST_WAIT_S)
+    router = table_router(address)
     try:
         return table_id_of(text, router, bearer_metadata(operator_token(token, operator)))
     finally:

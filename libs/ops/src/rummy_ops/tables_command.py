@@ -20,15 +20,14 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.money import Stakes, commission_text, stakes_of
 from rummy_ops.operator_auth import operator_token
 from rummy_ops.table_names import (
-    LIST_WAIT_S,
     list_tables,
     matching,
     no_such_table,
     state_name,
+    table_router,
     table_service_options,
 )
 from rummy_platform.auth import bearer_metadata
-from rummy_table.contract import TableRouter
 
 #: The columns of the human listing, and whether each is right-aligned (a number).
 COLUMNS: tuple[tuple[str, bool], ...] = (
@@ -124,7 +123,7 @@ def tables(
     Exit status 1 when the table service refuses or is not reached, or when TABLE names no
     table."""
     metadata = bearer_metadata(operator_token(token, operator))
-    router = TableRouter(address, wait_s=LIST_WAIT_S)
+    router = table_router(address)
     try:
         listed = list_tables(router, metadata)
     finally:
