@@ -55,6 +55,7 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger, log_context
+from rummy_platform.rounds import run_rounds
 
 _log = get_logger(__name__)
 
@@ -161,18 +162,17 @@ class _ReactorLoop:
         ``retry_pause_s`` (a failing table alone is parked, see the module docstring);
         WriterFenced ends the loop (another instance owns the writer)."""
         self.open()
-        try:
-            while not stop.is_set():
-                try:
-                    self.run_once()
-                except WriterFenced:
-                    _log.error("reactor writer fenced; stopping", group_id=self.group_id)
-                    raise
-                except Exception:
-                    _log.exception("reactor round failed; will retry", group_id=self.group_id)
-                    stop.wait(self._retry_pause_s)
-        finally:
-            self.close()
+        run_rounds(
+            stop,
+            self.run_once,
+            close=self.close,
+            retried=Exception,
+            pause_s=self._retry_pause_s,
+            log=_log,
+            failed="reactor round failed; will retry",
+            fenced="reactor writer fenced; stopping",
+            group_id=self.group_id,
+        )
 
 
 class PostgresReactor(_ReactorLoop):

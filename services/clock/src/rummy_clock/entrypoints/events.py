@@ -40,10 +40,10 @@ from rummy_platform.eventlog import (
     Record,
     TopicPartition,
     TransactionalWriter,
-    WriterFenced,
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
+from rummy_platform.rounds import run_rounds
 
 _log = get_logger(__name__)
 
@@ -170,22 +170,20 @@ class ClockLoop:
     def run(self, stop: threading.Event) -> None:
         """Run until ``stop`` is set. Raises WriterFenced if another clock took the writer."""
         self.open()
-        try:
-            while not stop.is_set():
-                try:
-                    self.run_once()
-                except WriterFenced:
-                    _log.error("clock writer fenced by another clock; stopping")
-                    raise
-                except EventLogError:
-                    # Nothing of the failed publication is visible and the deadlines are still
-                    # pending: the next round publishes them again under the same ids. (Or the
-                    # broker went away under a position or offset lookup, a restart: nothing
-                    # was published; the next round asks again once it answers.)
-                    _log.exception("publication failed; will retry")
-                    stop.wait(self._max_wait_s)
-        finally:
-            self.close()
+        # A failed publication (EventLogError) leaves nothing visible and the deadlines still
+        # pending: the next round publishes them again under the same ids. (Or the broker went
+        # away under a position or offset lookup, a restart: nothing was published; the next
+        # round asks again once it answers.)
+        run_rounds(
+            stop,
+            self.run_once,
+            close=self.close,
+            retried=EventLogError,
+            pause_s=self._max_wait_s,
+            log=_log,
+            failed="publication failed; will retry",
+            fenced="clock writer fenced by another clock; stopping",
+        )
 
     def run_once(self) -> None:
         """Poll once, apply what came, then fire what is due (once caught up)."""

@@ -21,6 +21,7 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
+from rummy_platform.rounds import run_rounds
 from rummy_table.application.app import TableApp
 
 _log = get_logger(__name__)
@@ -101,17 +102,15 @@ class InputLoop:
 
     def run(self, stop: threading.Event) -> None:
         self.open()
-        try:
-            while not stop.is_set():
-                try:
-                    self.run_once()
-                except WriterFenced:
-                    raise
-                except EventLogError:
-                    _log.exception("input round failed; will retry")
-                    stop.wait(self._retry_pause_s)
-        finally:
-            self.close()
+        run_rounds(
+            stop,
+            self.run_once,
+            close=self.close,
+            retried=EventLogError,
+            pause_s=self._retry_pause_s,
+            log=_log,
+            failed="input round failed; will retry",
+        )
 
     def run_once(self) -> int:
         """Retry the parked tables that are due, poll once and handle what came; returns how
