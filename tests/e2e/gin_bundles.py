@@ -15,18 +15,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from dealt_in_process import start_and_deal
+from dealt_in_process import Bundle, InProcessHand
 
-from rummy_game import proof
 from rummy_rules import commands as cmd
 from rummy_rules import registry
 from rummy_rules.gin.arrangement import best_arrangement, best_arrangements
 from rummy_rules.gin.hand import DeclareBigGin, DeclareGin, GinKnock, GinPassUpcard
 from rummy_rules.gin.layoffs import best_layoffs
 from rummy_rules.gin.rules import GIN_VARIANT, gin_rule_set
-
-Bundle = dict[str, Any]
-T0 = 1_800_000_000_000
 
 
 def _deadwood(cards: tuple[Any, ...]) -> int:
@@ -52,47 +48,29 @@ def gin_hand(
     ``name_melds``: a knocker names its melds (the module's text)."""
     variant = registry.lookup(GIN_VARIANT)
     rules = gin_rule_set(point_value_hundredths, commission_bps)
-    server_seed = hashlib.sha256(name.encode()).digest()
-    hand_id = f"gin-{name}"
     seats, dealer = (0, 1), 1
     seeds = {0: hashlib.sha256(b"c0" + name.encode()).digest()[:8], 1: b"\x33" * 4}
-    state = variant.initial_state()
-    events: list[tuple[int, Any]] = []
-    clock = [T0]
-
-    def run(command: Any) -> None:
-        nonlocal state
-        for event in variant.decide(state, command):
-            state = variant.apply(state, event)
-            events.append((len(events) + 1, event))
-
-    def at() -> int:
-        clock[0] += 1
-        return clock[0]
-
-    start_and_deal(
+    hand = InProcessHand(
         variant,
         rules,
-        run,
-        at,
-        hand_id=hand_id,
+        hand_id=f"gin-{name}",
+        server_seed=hashlib.sha256(name.encode()).digest(),
         seats=seats,
         dealer=dealer,
         seeds=seeds,
-        server_seed=server_seed,
         account_prefix="acct-gin",
         stake_hundredths=1000,
     )
-    while not variant.is_over(state):
-        play = state.play
+    while not variant.is_over(hand.state):
+        play = hand.state.play
         seat = play.turn_seat
-        legal = variant.legal_commands(state, seat)
+        legal = variant.legal_commands(hand.state, seat)
         mine = play.hand_of(seat)
         top = play.pile[-1] if play.pile else None
         helps = top is not None and _after_best_discard((*mine, top)) < _deadwood(mine)
         kinds = {type(c): c for c in legal}
         if seat == sleeper:
-            run(cmd.TurnTimeout(turn_no=play.turn_no, at_ms=at()))
+            hand.run(cmd.TurnTimeout(turn_no=play.turn_no, at_ms=hand.at()))
             continue
         if GinPassUpcard in kinds:
             chosen = kinds[cmd.DrawFromDiscardPile] if helps else kinds[GinPassUpcard]
@@ -116,14 +94,5 @@ def gin_hand(
         else:
             discards = [c for c in legal if isinstance(c, cmd.Discard)]
             chosen = min(discards, key=lambda c: _deadwood(tuple(x for x in mine if x != c.card)))
-        run(chosen.__class__(**{**chosen.__dict__, "at_ms": at()}))
-    bundle = proof.bundle(
-        "table-gin",
-        hand_id,
-        variant=variant,
-        shuffle_version="bb-shuffle-v1",
-        rules_version=f"{rules.name}/{rules.version}",
-        server_seed=server_seed,
-        events=events,
-    )
-    return bundle, state
+        hand.play(chosen)
+    return hand.bundle("table-gin"), hand.state
