@@ -85,12 +85,7 @@ def next_step(world: World, table_id: str) -> list[str]:
 
 
 def _request(world: World, table_id: str, view: api.PlayerView) -> api.PlayRequest:
-    return api.PlayRequest(
-        table_id=table_id,
-        hand_id=view.hand_id,
-        turn_no=view.turn_no,
-        client_request_id=world.request_id(),
-    )
+    return world.turn_request(api.PlayRequest, table_id, view)
 
 
 class _Handlers:

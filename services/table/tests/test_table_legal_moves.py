@@ -43,13 +43,7 @@ def test_after_a_draw_from_the_pile_every_card_but_the_taken_one_may_leave() -> 
     drawn = table_calls.draw(
         world.app,
         account,
-        api.DrawCardRequest(
-            table_id=table_id,
-            hand_id=view.hand_id,
-            turn_no=view.turn_no,
-            client_request_id=world.request_id(),
-            source=pile.draw,
-        ),
+        world.turn_request(api.DrawCardRequest, table_id, view, source=pile.draw),
     )
     after = world.view(table_id, account)
     discards = [m.discard.index for m in after.legal_moves if m.HasField("discard")]
@@ -62,12 +56,6 @@ def test_after_a_draw_from_the_pile_every_card_but_the_taken_one_may_leave() -> 
     table_calls.discard(
         world.app,
         account,
-        api.DiscardCardRequest(
-            table_id=table_id,
-            hand_id=after.hand_id,
-            turn_no=after.turn_no,
-            client_request_id=world.request_id(),
-            card=move.discard,
-        ),
+        world.turn_request(api.DiscardCardRequest, table_id, after, card=move.discard),
     )
     assert not world.view(table_id, account).legal_moves  # the turn has passed

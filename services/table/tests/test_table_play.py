@@ -19,12 +19,7 @@ from rummy_platform.limits import check_request
 
 
 def _play(world: World, table_id: str, hand_id: str, view: api.PlayerView) -> api.PlayRequest:
-    return api.PlayRequest(
-        table_id=table_id,
-        hand_id=hand_id,
-        turn_no=view.turn_no,
-        client_request_id=world.request_id(),
-    )
+    return world.turn_request(api.PlayRequest, table_id, view, hand_id=hand_id)
 
 
 def test_a_drop_sent_through_play_is_a_first_drop_answered_with_the_variants_answer() -> None:

@@ -70,13 +70,7 @@ def discard_last(world: World, table_id: str, account: str) -> None:
     table_calls.discard(
         world.app,
         account,
-        api.DiscardCardRequest(
-            table_id=table_id,
-            hand_id=held.hand_id,
-            turn_no=held.turn_no,
-            client_request_id=world.request_id(),
-            card=held.my_cards[-1],
-        ),
+        world.turn_request(api.DiscardCardRequest, table_id, held, card=held.my_cards[-1]),
     )
 
 
@@ -325,12 +319,7 @@ def test_a_first_drop_ends_a_two_seat_hand_and_the_result_shows_the_money() -> N
     answer = table_calls.drop(
         world.app,
         account,
-        api.DropRequest(
-            table_id=table_id,
-            hand_id=hand_id,
-            turn_no=view.turn_no,
-            client_request_id=world.request_id(),
-        ),
+        world.turn_request(api.DropRequest, table_id, view, hand_id=hand_id),
     )
     assert (answer.kind, answer.points) == (pb.DROP_KIND_FIRST, 20)
     result = world.app.get_hand_result(None, table_id, hand_id)
@@ -351,12 +340,7 @@ def test_a_view_says_which_seats_of_the_last_hand_are_still_taken() -> None:
     table_calls.drop(
         world.app,
         account,
-        api.DropRequest(
-            table_id=table_id,
-            hand_id=view.hand_id,
-            turn_no=view.turn_no,
-            client_request_id=world.request_id(),
-        ),
+        world.turn_request(api.DropRequest, table_id, view),
     )
     ended = world.view(table_id, None)
     assert ended.phase == api.HAND_PHASE_ENDED
@@ -419,12 +403,7 @@ def first_drop(world: World, table_id: str, hand_id: str) -> None:
     table_calls.drop(
         world.app,
         account,
-        api.DropRequest(
-            table_id=table_id,
-            hand_id=hand_id,
-            turn_no=view.turn_no,
-            client_request_id=world.request_id(),
-        ),
+        world.turn_request(api.DropRequest, table_id, view, hand_id=hand_id),
     )
 
 
@@ -601,12 +580,8 @@ def test_a_valid_declare_ends_the_hand_with_the_counted_loser_paying_the_winner(
     answer = table_calls.declare(
         world.app,
         "bob",
-        api.DeclareRequest(
-            table_id=table_id,
-            hand_id=hand_id,
-            turn_no=view.turn_no,
-            client_request_id=world.request_id(),
-            face_down=face_down,
+        world.turn_request(
+            api.DeclareRequest, table_id, view, hand_id=hand_id, face_down=face_down
         ),
     )
     assert answer.valid and len(answer.arrangement.melds) == 4

@@ -7,6 +7,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import table_calls
 from google.protobuf.message import Message
@@ -42,6 +43,10 @@ INPUT_TOPICS = [LEDGER_EVENTS, FAIRNESS_EVENTS, DEALER_EVENTS, CLOCK_EVENTS]
 #: A fixed deal (:meth:`World.prepare_fixed`): the hands by seat, the cut, the open card, the top
 #: of the stock, each as card faces ("AH 2H").
 FixedDeal = tuple[dict[int, str], str, str, str]
+
+
+#: A request message of one turn (DrawCardRequest, DiscardCardRequest, DropRequest, ...).
+TurnRequest = TypeVar("TurnRequest", bound=Message)
 
 
 def replay_all(log: InMemoryEventLog, topic: str = TABLE_EVENTS) -> list[Envelope]:
@@ -89,6 +94,20 @@ class World:
 
     def request_id(self) -> str:
         return f"req-{next(self._ids)}"
+
+    def turn_request(
+        self, kind: type[TurnRequest], table_id: str, view: api.PlayerView, **fields: Any
+    ) -> TurnRequest:
+        """A ``kind`` request (``api.DiscardCardRequest``, ``api.DropRequest``, ...) for the turn
+        ``view`` shows at ``table_id``: its hand id and turn number, a fresh client request id,
+        and ``fields`` (which may name another ``hand_id``)."""
+        given = {
+            "table_id": table_id,
+            "hand_id": view.hand_id,
+            "turn_no": view.turn_no,
+            "client_request_id": self.request_id(),
+        }
+        return kind(**{**given, **fields})
 
     # -- operators and players -----------------------------------------------------------
     def open_table(
