@@ -81,6 +81,12 @@ def check_bounds(option: str, value: int, low: int, high: int, why: str = "") ->
         raise RuleSetError(option, f"{low}..{high}", value, why)
 
 
+def check_commission(bps: int, option: str = "commission_bps") -> None:
+    """Raise :class:`RuleSetError` (for ``option``) unless ``bps`` is a commission in basis
+    points: ``0..10000`` (10000 = 100% of what it is taken on)."""
+    check_bounds(option, bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%")
+
+
 # --------------------------------------------------------------------------------------------------
 # What a variant adds: its deal's shape and its options
 # --------------------------------------------------------------------------------------------------
@@ -214,9 +220,7 @@ class RuleSet:
         check_bounds("max_missed_turns", self.max_missed_turns, 1, MAX_MISSED_TURNS)
         check_bounds("turn_seconds", self.turn_seconds, 1, MAX_TURN_SECONDS)
         check_bounds("seed_window_seconds", self.seed_window_seconds, 1, MAX_SEED_WINDOW_SECONDS)
-        check_bounds(
-            "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
-        )
+        check_commission(self.commission_bps)
         self.options.check(self)
         most = self.max_point_value_hundredths
         check_bounds(

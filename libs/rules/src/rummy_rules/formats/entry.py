@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ..events import Event
-from ..rules import BASIS_POINTS_PER_UNIT, check_bounds
+from ..rules import check_commission
 from .base import MatchRules, after, check_money_option
 from .messages import DealResult, DealRules, DealScored, MatchEnded, MoneyReserved, TieBreakDue
 from .money import entry_reservations, settle_winner
@@ -38,9 +38,7 @@ class EntryFeeFormat(MatchRules):
         check_money_option(
             "entry_hundredths", self.entry_hundredths, self.max_seats, self.entry_copies
         )
-        check_bounds(
-            "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
-        )
+        check_commission(self.commission_bps)
 
     @property
     def deal_rules(self) -> DealRules | None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..events import Event
-from ..rules import BASIS_POINTS_PER_UNIT, RuleSetError, check_bounds
+from ..rules import RuleSetError, check_bounds, check_commission
 from .base import MatchRules, after, check_money_option
 from .messages import (
     DealResult,
@@ -88,9 +88,7 @@ class GameTo(MatchRules):
             self.max_seats,
             self.max_game_points,
         )
-        check_bounds(
-            "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
-        )
+        check_commission(self.commission_bps)
 
     @property
     def name(self) -> str:

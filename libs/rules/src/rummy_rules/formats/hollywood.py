@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import ErrorCode
 from ..events import Event
-from ..rules import BASIS_POINTS_PER_UNIT, RuleSetError, check_bounds
+from ..rules import RuleSetError, check_bounds, check_commission
 from .base import MatchRules, check_money_option, refuse
 from .game_to import MAX_TARGET
 from .messages import (
@@ -163,9 +163,7 @@ class Hollywood(MatchRules):
             self.max_seats,
             COLUMNS * self.max_game_points,
         )
-        check_bounds(
-            "commission_bps", self.commission_bps, 0, BASIS_POINTS_PER_UNIT, "basis points, 100%"
-        )
+        check_commission(self.commission_bps)
 
     @property
     def name(self) -> str:
