@@ -39,6 +39,7 @@ from .messages import (
     RecordDealAborted,
     RejoinNotHeld,
     RequestSplit,
+    SeatForfeitedGame,
     SeatLeft,
     StartMatch,
 )
@@ -326,6 +327,17 @@ class MatchRules:
             SeatLeft(seat=seat, mid_deal=True)
             for seat in sorted(result.left)
             if gone.get(seat) is not OutReason.LEFT
+        )
+
+    def _forfeits_for_missed_turns(
+        self, state: MatchState, result: DealResult
+    ) -> tuple[SeatForfeitedGame, ...]:
+        """A game format's ``missed_turns_lose_game``: a SeatForfeitedGame for each seat the deal
+        ``result`` timed out (and that did not leave it) that has not forfeited the game yet."""
+        return tuple(
+            SeatForfeitedGame(seat=seat)
+            for seat in sorted(result.timed_out - result.left)
+            if seat not in state.forfeited
         )
 
     def _leave(self, state: MatchState, command: LeaveMatch) -> tuple[Event, ...]:

@@ -45,7 +45,6 @@ from .messages import (
     GameStarted,
     MatchEnded,
     MoneyReserved,
-    SeatForfeitedGame,
     TieBreakDue,
 )
 from .money import game_stake_hundredths, settle_game
@@ -159,11 +158,7 @@ class GameTo(MatchRules):
             *self._left_mid_deal(state, result),
         )
         if self.missed_turns_lose_game:
-            events += tuple(
-                SeatForfeitedGame(seat=seat)
-                for seat in sorted(result.timed_out - result.left)
-                if seat not in state.forfeited
-            )
+            events += self._forfeits_for_missed_turns(state, result)
         return events + self._after_deal(state, after(state, events), at_ms)
 
     def _after_leave(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:

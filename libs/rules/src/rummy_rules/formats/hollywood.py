@@ -242,11 +242,7 @@ class Hollywood(MatchRules):
             *self._left_mid_deal(state, result),
         )
         if self.missed_turns_lose_game:
-            events += tuple(
-                SeatForfeitedGame(seat=seat)
-                for seat in sorted(result.timed_out - result.left)
-                if seat not in state.forfeited
-            )
+            events += self._forfeits_for_missed_turns(state, result)
         return events + self._decided(self.fold(events, state), at_ms)
 
     def _after_leave(self, state: MatchState, at_ms: int) -> tuple[Event, ...]:
