@@ -5,7 +5,6 @@ message of the wire and back (``rummy_game.gin``)."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 from dataclasses import replace
 
@@ -15,74 +14,35 @@ from rummy.gin.v1 import events_pb2 as gpb
 from rummy_game import bundle, stream_codec
 from rummy_game.gin import GIN_BUNDLE, GIN_WIRE
 from rummy_rules.commands import (
-    ContributeClientSeed,
-    Deal,
     Discard,
     DrawFromDiscardPile,
     DrawFromStock,
-    RecordSeedCommitment,
-    RecordStakeReserved,
-    StartHand,
     TurnTimeout,
 )
-from rummy_rules.events import Event, HandStarted, SeatAccount
+from rummy_rules.events import Event, HandStarted
 from rummy_rules.gin.hand import GinKnock, GinKnocked
-from rummy_rules.gin.rules import GIN_SHOE, GinOptions, gin_rule_set
+from rummy_rules.gin.rules import GIN_SHOE, gin_rule_set
 from rummy_rules.gin.variant import GIN, GinState
 from rummy_rules.rules import RuleSet
-from rummy_rules.shuffle import ShuffleInputs, deal
-
-T0 = 1_700_000_000_000
+from rummy_testing.random_hands import T0, RandomHand, assert_round_trips
 
 
 def _hand(rule_set: RuleSet, seed: int) -> tuple[list[Event], list[GinState]]:
     """A whole hand from the seeded deal, random legal moves and a few timeouts: its events and
     the state before each."""
     rng = random.Random(seed)
-    state, events, before = GIN.initial_state(), [], []
-    server_seed = hashlib.sha256(str(seed).encode()).digest()
-
-    def run(command: object) -> None:
-        nonlocal state
-        for event in GIN.decide(state, command):  # type: ignore[arg-type]
-            before.append(state)
-            events.append(event)
-            state = GIN.apply(state, event)
-
-    seats = (SeatAccount(0, "acct-0"), SeatAccount(1, "acct-1"))
-    run(
-        StartHand(
-            hand_id=f"h{seed}", seats=seats, dealer_seat=seed % 2, rule_set=rule_set, at_ms=T0
-        )
-    )
-    run(RecordStakeReserved(seat=0, amount_hundredths=0, at_ms=T0))
-    run(RecordStakeReserved(seat=1, amount_hundredths=0, at_ms=T0))
-    run(RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0))
-    run(ContributeClientSeed(seat=0, seed_hex="0a", at_ms=T0))
-    run(ContributeClientSeed(seat=1, seed_hex="", at_ms=T0))
-    inputs = ShuffleInputs.of(server_seed, f"h{seed}", {0: b"\x0a", 1: b""})
-    dealt = deal(inputs, GIN_SHOE, (0, 1), seed % 2, 10, GinOptions.deal_shape)
-    assert dealt.first_open is not None
-    run(
-        Deal(
-            hands=dealt.hands,
-            wild_cut=None,
-            first_open=dealt.first_open,
-            stock=dealt.stock,
-            at_ms=T0,
-        )
-    )
+    hand = RandomHand(GIN, rule_set, seed, client_seeds={0: b"\x0a"})
     now = T0
-    while not GIN.is_over(state):
+    while not GIN.is_over(hand.state):
         now += 700
-        seat = state.play.turn_seat
+        seat = hand.state.play.turn_seat
         assert seat is not None
-        legal = GIN.legal_commands(state, seat)
+        legal = GIN.legal_commands(hand.state, seat)
         if rng.random() < 0.05:
-            run(TurnTimeout(turn_no=state.play.turn_no, at_ms=now))
+            hand.run(TurnTimeout(turn_no=hand.state.play.turn_no, at_ms=now))
         else:
-            run(replace(rng.choice(legal), at_ms=now))  # type: ignore[type-var]
-    return events, before
+            hand.run(replace(rng.choice(legal), at_ms=now))  # type: ignore[type-var]
+    return hand.events, hand.before
 
 
 def test_the_gin_bundle_is_installed_by_its_entry_point() -> None:
@@ -95,15 +55,7 @@ def test_the_gin_bundle_is_installed_by_its_entry_point() -> None:
 def test_a_whole_gin_hand_round_trips_through_the_table_stream(oklahoma: bool, seed: int) -> None:
     rule_set = gin_rule_set(oklahoma=oklahoma, big_gin=seed % 3 != 0)
     events, _ = _hand(rule_set, seed)
-    started = events[0]
-    assert isinstance(started, HandStarted)
-    started_pb = stream_codec.hand_started_to_pb(started, 1)
-    assert stream_codec.hand_started_from_pb(started_pb, started.at_ms) == started
-    ctx = stream_codec.hand_context(started_pb)
-    for event in events[1:]:
-        payload = stream_codec.to_payload(event, ctx)
-        at_ms = getattr(event, "at_ms", 0)
-        assert stream_codec.from_payload(payload, ctx, at_ms) == (event,), type(event).__name__
+    assert_round_trips(events)
 
 
 @pytest.mark.parametrize("seed", range(30))

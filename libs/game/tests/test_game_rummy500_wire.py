@@ -6,92 +6,48 @@ message of the wire and back; the view goes on the wire; the match to 500's opti
 
 from __future__ import annotations
 
-import hashlib
 import random
 from dataclasses import replace
 
 import pytest
 
 from rummy.rummy500.v1 import view_pb2 as view_pb
-from rummy_game import bundle, match_wire, stream_codec
+from rummy_game import bundle, match_wire
 from rummy_game.rummy500 import RUMMY500_BUNDLE, RUMMY500_WIRE
 from rummy_rules.commands import (
-    ContributeClientSeed,
-    Deal,
     Discard,
     DrawFromStock,
     LeaveHand,
-    RecordSeedCommitment,
-    RecordStakeReserved,
-    StartHand,
     TurnTimeout,
 )
-from rummy_rules.events import Event, HandEnded, HandStarted, SeatAccount
+from rummy_rules.events import Event, HandEnded
 from rummy_rules.formats import RaceTo, make_format
 from rummy_rules.rules import RuleSet
 from rummy_rules.rummy500.play import Rummy500LaidOff, Rummy500Melded, Rummy500PileTaken
 from rummy_rules.rummy500.rules import rummy500_rule_set
 from rummy_rules.rummy500.variant import RUMMY500, Rummy500State
-from rummy_rules.shuffle import ShuffleInputs, deal
-
-T0 = 1_700_000_000_000
+from rummy_testing.random_hands import T0, RandomHand, assert_round_trips
 
 
 def _round(rule_set: RuleSet, seed: int) -> tuple[list[Event], list[Rummy500State]]:
     """A whole round from the seeded deal, random legal moves, a few timeouts and a leaver:
     its events and the state before each."""
     rng = random.Random(seed)
-    state, events, before = RUMMY500.initial_state(), [], []
-    server_seed = hashlib.sha256(str(seed).encode()).digest()
-    seats = tuple(range(rule_set.seats))
-    dealer = seed % len(seats)
-
-    def run(command: object) -> None:
-        nonlocal state
-        for event in RUMMY500.decide(state, command):  # type: ignore[arg-type]
-            before.append(state)
-            events.append(event)
-            state = RUMMY500.apply(state, event)
-
-    run(
-        StartHand(
-            hand_id=f"h{seed}",
-            seats=tuple(SeatAccount(s, f"acct-{s}") for s in seats),
-            dealer_seat=dealer,
-            rule_set=rule_set,
-            at_ms=T0,
-        )
-    )
-    for s in seats:
-        run(RecordStakeReserved(seat=s, amount_hundredths=0, at_ms=T0))
-    run(RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=T0))
-    for s in seats:
-        run(ContributeClientSeed(seat=s, seed_hex="", at_ms=T0))
-    inputs = ShuffleInputs.of(server_seed, f"h{seed}", {s: b"" for s in seats})
-    dealt = deal(inputs, rule_set.shoe, seats, dealer, rule_set.hand_size, rule_set.layout.shape)
-    assert dealt.first_open is not None
-    run(
-        Deal(
-            hands=dealt.hands,
-            wild_cut=None,
-            first_open=dealt.first_open,
-            stock=dealt.stock,
-            at_ms=T0,
-        )
-    )
+    hand = RandomHand(RUMMY500, rule_set, seed)
     now = T0
-    while not RUMMY500.is_over(state):
+    while not RUMMY500.is_over(hand.state):
         now += 700
+        state = hand.state
         seat = state.play.turn_seat
         assert seat is not None
         roll = rng.random()
         if roll < 0.04:
-            run(TurnTimeout(turn_no=state.play.turn_no, at_ms=now))
+            hand.run(TurnTimeout(turn_no=state.play.turn_no, at_ms=now))
         elif roll < 0.05:
-            run(LeaveHand(seat=rng.choice(state.play.playing()), at_ms=now))
+            hand.run(LeaveHand(seat=rng.choice(state.play.playing()), at_ms=now))
         else:
-            run(replace(rng.choice(RUMMY500.legal_commands(state, seat)), at_ms=now))  # type: ignore[type-var]
-    return events, before
+            hand.run(replace(rng.choice(RUMMY500.legal_commands(state, seat)), at_ms=now))  # type: ignore[type-var]
+    return hand.events, hand.before
 
 
 def test_the_rummy500_bundle_is_installed_by_its_entry_point() -> None:
@@ -104,15 +60,7 @@ def test_the_rummy500_bundle_is_installed_by_its_entry_point() -> None:
 def test_a_whole_round_round_trips_through_the_table_stream(seats: int, seed: int) -> None:
     rule_set = rummy500_rule_set(seats, low_ace_one=seed % 2 == 1)
     events, _ = _round(rule_set, seed)
-    started = events[0]
-    assert isinstance(started, HandStarted)
-    started_pb = stream_codec.hand_started_to_pb(started, 1)
-    assert stream_codec.hand_started_from_pb(started_pb, started.at_ms) == started
-    ctx = stream_codec.hand_context(started_pb)
-    for event in events[1:]:
-        payload = stream_codec.to_payload(event, ctx)
-        at_ms = getattr(event, "at_ms", 0)
-        assert stream_codec.from_payload(payload, ctx, at_ms) == (event,), type(event).__name__
+    assert_round_trips(events)
     ended = events[-1]
     assert isinstance(ended, HandEnded) and any(r.score for r in ended.results)
 
