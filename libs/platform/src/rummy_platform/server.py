@@ -17,14 +17,14 @@ logging context, auth, rate limits, error mapping, request limits, outermost fir
 size limits from
 :mod:`rummy_platform.limits`); ``grpc.health.v1.Health`` (SERVING for ``""`` and every
 added service once started, NOT_SERVING while :meth:`ServiceHost.set_serving` says a dependency
-is unreachable and from the moment shutdown begins); server reflection
-listing every service (``grpcurl -plaintext host:port list``); Prometheus ``/metrics`` on its
-own port; JSON logs. On SIGTERM or SIGINT it reports NOT_SERVING, ends health Watch streams,
-runs the ``on_stopping`` hooks, stops accepting calls, lets in-flight ones finish for
-``settings.shutdown_grace_seconds`` (a second signal cancels them at once), runs the
-``on_shutdown`` hooks newest first, and returns. With ``RUMMY_SUPERVISOR_PID`` set (by
-``rummy demo``/``rummy up``) the same shutdown starts when that supervisor is gone
-(:class:`rummy_platform.service_main.SupervisorWatch`).
+is unreachable and from the moment shutdown begins); server reflection v1 and v1alpha
+listing every service (``grpcurl -plaintext host:port list``; :mod:`rummy_platform.reflection`);
+Prometheus ``/metrics`` on its own port; JSON logs. On SIGTERM or SIGINT it reports
+NOT_SERVING, ends health Watch streams, runs the ``on_stopping`` hooks, stops accepting calls,
+lets in-flight ones finish for ``settings.shutdown_grace_seconds`` (a second signal cancels
+them at once), runs the ``on_shutdown`` hooks newest first, and returns. With
+``RUMMY_SUPERVISOR_PID`` set (by ``rummy demo``/``rummy up``) the same shutdown starts when that
+supervisor is gone (:class:`rummy_platform.service_main.SupervisorWatch`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from typing import Any
 import grpc
 import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from rummy_platform.auth import AuthInterceptor, TokenAuthority
@@ -54,6 +53,7 @@ from rummy_platform.metrics import MetricsInterceptor, grpc_metrics, start_metri
 from rummy_platform.port_check import PortInUse, exit_port_in_use, in_use, taken
 from rummy_platform.ports import GRPC, METRICS
 from rummy_platform.rate_limit import RateLimits
+from rummy_platform.reflection import enable_server_reflection
 from rummy_platform.rpc_scope import AioScopes, ScopeInterceptor
 from rummy_platform.service_main import SupervisorWatch
 
@@ -175,9 +175,7 @@ class ServiceHost:
         if self._started:
             raise RuntimeError("the host has already started")
         self._started = True
-        reflection.enable_server_reflection(
-            (*self._service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
-        )
+        enable_server_reflection((*self._service_names, health.SERVICE_NAME), self._server)
         try:
             self._bind()
         except PortInUse:
