@@ -95,3 +95,57 @@ def test_comments_come_from_the_protos_and_types_link_across_pages(
     assert "Operator only." in table
     assert "[`rummy.common.v1.RuleSet`](rummy.common.v1.md#ruleset)" in table
     assert "stream [`WatchTableResponse`](#watchtableresponse)" in table
+
+
+def test_nested_messages_maps_optionals_and_streams_render_with_their_comments(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "demo.proto").write_text(
+        "// The demo file.\n"
+        'syntax = "proto3";\n'
+        "package rummy.demo.v1;\n"
+        "service DemoService {\n"
+        "  // Both ways.\n"
+        "  rpc Chat(stream Outer) returns (stream Outer);\n"
+        "}\n"
+        "// The outer one: a <b> & c.\n"
+        "message Outer {\n"
+        "  // Nested, with a value.\n"
+        "  message Inner {\n"
+        "    uint32 points = 1;  // points won\n"
+        "  }\n"
+        "  map<string, Inner> by_seat = 1;  // keyed by seat\n"
+        "  optional int64 net_hundredths = 2;\n"
+        "  repeated Inner inners = 3;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "set.binpb"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            f"--proto_path={tmp_path}",
+            "--include_source_info",
+            f"--descriptor_set_out={out}",
+            "demo.proto",
+        ],
+        check=True,
+    )
+    page = _script().render(descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()))[
+        "rummy.demo.v1.md"
+    ]
+    assert "The demo file." in page
+    assert "| `Chat` | stream [`Outer`](#outer) | stream [`Outer`](#outer) | Both ways. |" in page
+    assert "The outer one: a &lt;b> &amp; c." in page
+    assert "### `Outer.Inner`" in page and "Nested, with a value." in page
+    assert "### `Outer.ByseatEntry`" not in page and "### `Outer.BySeatEntry`" not in page
+    assert (
+        "| `by_seat` | 1 | map&lt;`string`, [`Outer.Inner`](#outerinner)&gt; | keyed by seat |"
+        in page
+    )
+    assert "| `net_hundredths` | 2 | optional `int64` |  |" in page
+    assert "| `inners` | 3 | repeated [`Outer.Inner`](#outerinner) |  |" in page
+    assert "One of" not in page  # proto3 optional's synthetic oneof is not shown
+    assert "| `points` | 1 | `uint32` | points won |" in page
