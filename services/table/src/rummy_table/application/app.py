@@ -80,7 +80,7 @@ class TableApp(TableCore):
     def contribute_seed(self, request: c.ContributeSeed) -> None:
         play.contribute_seed(self, request)
 
-    def draw(self, request: c.DrawCard) -> cards_pb2.Card:
+    def draw(self, request: c.DrawCard) -> cards_pb2.Card | None:
         return play.draw(self, request)
 
     def discard(self, request: c.DiscardCard) -> None:

@@ -24,7 +24,7 @@ from rummy_rules.cards import Card
 from rummy_table.domain import match_hosting
 
 from . import commands as c
-from .commit import TableCore, first_of
+from .commit import TableCore
 from .held_table import HeldTable
 from .ports import Action
 
@@ -40,8 +40,10 @@ def contribute_seed(core: TableCore, request: c.ContributeSeed) -> None:
     )
 
 
-def draw(core: TableCore, request: c.DrawCard) -> cards_pb2.Card:
-    """Draw from ``request.source``; returns the card drawn (a retry: the first draw's)."""
+def draw(core: TableCore, request: c.DrawCard) -> cards_pb2.Card | None:
+    """Draw from ``request.source``; returns the card drawn (a retry: the first draw's), or None
+    when the draw took nothing and the variant ended the hand instead (Rummy 500's empty stock:
+    ``docs/rules/rummy500.md#empty-stock``): the command was recorded all the same."""
     if request.source == pb.DRAW_SOURCE_STOCK:
         cls: type[rc.DrawFromStock] | type[rc.DrawFromDiscardPile] = rc.DrawFromStock
     elif request.source == pb.DRAW_SOURCE_DISCARD_PILE:
@@ -53,8 +55,8 @@ def draw(core: TableCore, request: c.DrawCard) -> cards_pb2.Card:
         lambda seat, at: cls(seat=seat, turn_no=request.turn_no, at_ms=at),
         "draw",
     )
-    drawn: pb.CardDrawn = first_of(payloads, pb.CardDrawn)
-    return drawn.card
+    drawn = next((p for p in payloads if isinstance(p, pb.CardDrawn)), None)
+    return None if drawn is None else drawn.card
 
 
 def _card(core: TableCore, table_id: str, card: cards_pb2.Card) -> Card:

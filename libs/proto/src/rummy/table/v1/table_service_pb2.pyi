@@ -456,7 +456,11 @@ class DrawCardResponse(_message.Message):
 
     CARD_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card drawn; unset when the draw took nothing and the hand ended instead (a variant whose
+        empty stock ends the round: Rummy 500). The draw was recorded either way.
+        """
+
     def __init__(
         self,
         *,
