@@ -30,9 +30,8 @@ def _deal_as_the_variant_does(world: World, table_id: str, hand_id: str) -> None
         ledger_pb.Reservation(seat=s, account_id=a, amount_hundredths=20_000)
         for s, a in sorted(ctx.accounts.items())
     ]
-    world.feed(
-        LEDGER_EVENTS, table_id, ledger_pb.StakesReserved(hand_id=hand_id, reservations=reservations)
-    )
+    reserved = ledger_pb.StakesReserved(hand_id=hand_id, reservations=reservations)
+    world.feed(LEDGER_EVENTS, table_id, reserved)
     commitment = hashlib.sha256(SERVER_SEED).digest()
     world.feed(
         FAIRNESS_EVENTS,
