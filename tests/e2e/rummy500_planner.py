@@ -34,6 +34,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from gin_planner import face, rank, server_seed, suit, wire
+from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.rummy500.v1 import events_pb2 as rpb
@@ -435,6 +436,7 @@ def send(player: Player, move: Move, hand_id: str) -> api.PlayResponse | None:
         assert move.card is not None
         player.discard(wire(move.card), turn_no=t)
         return None
+    command: Message
     if move.kind == "dig":
         command = rpb.TakeFromPile(depth=move.depth, meld=[wire(c) for c in move.meld])
     elif move.kind == "meld":

@@ -29,10 +29,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any, TypeVar
 
 import grpc
 import pytest
 from gin_planner import face, refused, wire
+from google.protobuf.message import Message
 from rummy500_planner import (
     DIG_DEPTH,
     RUN,
@@ -61,6 +64,7 @@ HOUSE = "house:commission"
 TURN_SECONDS, SEED_WINDOW_SECONDS, START_DELAY_SECONDS = 600, 600, 10
 TARGET, POINT, CAP, BPS, GRANT = 500, 10, 200, 500, 5000
 SEATS = (0, 1, 2)
+M = TypeVar("M", bound=Message)
 
 
 @pytest.fixture(scope="module")
@@ -91,11 +95,12 @@ def rummy500_rules() -> cards_pb2.RuleSet:
     )
 
 
-def by_hand(payloads: list[object], kind: type) -> dict[str, list[object]]:
-    found: dict[str, list[object]] = {}
+def by_hand(payloads: list[Any], kind: type[M]) -> dict[str, list[M]]:
+    """The payloads of type ``kind`` by their ``hand_id``, in stream order."""
+    found: dict[str, list[M]] = {}
     for p in payloads:
         if isinstance(p, kind):
-            found.setdefault(p.hand_id, []).append(p)  # type: ignore[attr-defined]
+            found.setdefault(getattr(p, "hand_id", ""), []).append(p)
     return found
 
 
@@ -131,7 +136,7 @@ def refusing_digs(
             (rpb.TakeFromPile(depth=1), "one of the two"),
         ]
         for command, words in tries:
-            error = refused(lambda c=command: p.play(c, hand_id, t))
+            error = refused(partial(p.play, command, hand_id, t))
             assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (command, error)
             assert words in (error.details() or ""), (face(deepest), error.details())
             refusals.append(words)
