@@ -433,9 +433,11 @@ def plan_hand(
 # -- playing a plan through the public API -------------------------------------------------
 
 
-def _turn(
+def turn_view(
     player: Player, hand_id: str, turn_no: int, drawn: bool, timeout: float
 ) -> api.PlayerView:
+    """``player``'s view of its turn ``turn_no`` in ``hand_id``, drawn or not as ``drawn``
+    says. Raises TimeoutError after ``timeout`` seconds."""
     return player.wait(
         lambda v: (
             v.hand_id == hand_id
@@ -453,8 +455,21 @@ def seed_and_deal(
     players: dict[int, Player], plan: Plan, hand_id: str, timeout: float = 60.0
 ) -> None:
     """Send both client seeds and check the deal each seat sees is the plan's."""
+    seeds_and_deal(players, plan.seeds, plan.deal.hands, plan.deal.upcard, hand_id, timeout)
+
+
+def seeds_and_deal(
+    players: dict[int, Player],
+    seeds: dict[int, bytes],
+    hands: dict[int, Cards],
+    upcard: int,
+    hand_id: str,
+    timeout: float = 60.0,
+) -> None:
+    """Send each of ``players``' client seed (by seat) and check each is dealt ``hands[seat]``
+    and sees ``upcard`` alone on the discard pile."""
     for s, p in players.items():
-        p.contribute_seed(hand_id, plan.seeds[s])
+        p.contribute_seed(hand_id, seeds[s])
     for s, p in players.items():
         view = p.wait(
             lambda v: v.hand_id == hand_id and v.phase == api.HAND_PHASE_PLAYING,
@@ -462,11 +477,11 @@ def seed_and_deal(
             f"hand {hand_id} dealt",
         )
         got = frozenset(c.index for c in view.my_cards)
-        assert got == plan.deal.hands[s], (
+        assert got == hands[s], (
             f"seat {s} was dealt {sorted(map(face, got))}, the plan says "
-            f"{sorted(map(face, plan.deal.hands[s]))}: is RUMMY_FAIRNESS_SEED_KEY the test's?"
+            f"{sorted(map(face, hands[s]))}: is RUMMY_FAIRNESS_SEED_KEY the test's?"
         )
-        assert [c.index for c in view.discard_pile] == [plan.deal.upcard]
+        assert [c.index for c in view.discard_pile] == [upcard]
 
 
 def play_plan(
@@ -478,7 +493,7 @@ def play_plan(
     for move in plan.moves:
         p = players[move.seat]
         drawn = move.kind == "discard" or move.kind in ("knock", "gin", "big_gin")
-        _turn(p, hand_id, move.turn_no, drawn, timeout)
+        turn_view(p, hand_id, move.turn_no, drawn, timeout)
         if move.kind == "pass":
             p.play(gpb.PassUpcard(), hand_id=hand_id, turn_no=move.turn_no)
         elif move.kind in ("draw_stock", "draw_pile"):

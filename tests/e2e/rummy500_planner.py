@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
 
-from gin_planner import face, rank, server_seed, suit, wire
+from gin_planner import face, rank, seeds_and_deal, server_seed, suit, turn_view, wire
 from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
@@ -388,38 +388,12 @@ def group(cards: Iterable[int]) -> cards_pb2.CardGroup:
     return cards_pb2.CardGroup(cards=[wire(c) for c in cards])
 
 
-def wait_turn(player: Player, hand_id: str, turn_no: int, timeout: float = 60.0) -> api.PlayerView:
-    return player.wait(
-        lambda v: (
-            v.hand_id == hand_id
-            and v.phase == api.HAND_PHASE_PLAYING
-            and v.turn_no == turn_no
-            and v.turn_seat == v.my_seat
-            and not v.has_drawn
-        ),
-        timeout,
-        f"hand {hand_id} turn {turn_no}",
-    )
-
-
 def seed_and_deal(
     players: dict[int, Player], r: Round, hand_id: str, timeout: float = 60.0
 ) -> None:
     """Send every dealt seat's client seed and check the deal each sees is the plan's."""
-    for s in r.deal.order:
-        players[s].contribute_seed(hand_id, r.seeds[s])
-    for s in r.deal.order:
-        view = players[s].wait(
-            lambda v: v.hand_id == hand_id and v.phase == api.HAND_PHASE_PLAYING,
-            timeout,
-            f"hand {hand_id} dealt",
-        )
-        got = frozenset(c.index for c in view.my_cards)
-        assert got == r.deal.hands[s], (
-            f"seat {s} was dealt {sorted(map(face, got))}, the plan says "
-            f"{sorted(map(face, r.deal.hands[s]))}: is RUMMY_FAIRNESS_SEED_KEY the test's?"
-        )
-        assert [c.index for c in view.discard_pile] == [r.deal.upcard]
+    dealt_in = {s: players[s] for s in r.deal.order}
+    seeds_and_deal(dealt_in, r.seeds, r.deal.hands, r.deal.upcard, hand_id, timeout)
 
 
 def send(player: Player, move: Move, hand_id: str) -> api.PlayResponse | None:
@@ -464,7 +438,7 @@ def play_round(
     for move in r.moves:
         p = players[move.seat]
         if move.turn_no != turn:
-            wait_turn(p, hand_id, move.turn_no)
+            turn_view(p, hand_id, move.turn_no, False, 60.0)
             turn = move.turn_no
         before(move)
         send(p, move, hand_id)

@@ -47,7 +47,7 @@ from rummy500_planner import (
     seed_and_deal,
     tied_at_top,
 )
-from test_gin_match_end_to_end import assert_replay_clean, ended, journal
+from test_gin_match_end_to_end import assert_replay_clean, ended, journal, ops
 
 from rummy.common.v1 import cards_pb2
 from rummy.match.v1 import match_pb2 as mpb
@@ -55,7 +55,7 @@ from rummy.rummy500.v1 import events_pb2 as rpb
 from rummy.table.v1 import events_pb2 as tpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_testing.players import Operator, Player, Table, next_hand, operator_for
+from rummy_testing.players import Operator, Player, Table, next_hand
 from rummy_testing.stacks import RunningStack, running_stack
 
 KEY = b"rummy500-e2e-planned-deals"
@@ -65,25 +65,16 @@ TURN_SECONDS, SEED_WINDOW_SECONDS, START_DELAY_SECONDS = 600, 600, 10
 TARGET, POINT, CAP, BPS, GRANT = 500, 10, 200, 500, 5000
 SEATS = (0, 1, 2)
 M = TypeVar("M", bound=Message)
+__all__ = ["ops"]  # the operator fixture, shared with the gin match test
 
 
 @pytest.fixture(scope="module")
 def keyed_stack(kafka_bootstrap: str, database_url: str) -> Iterator[RunningStack]:
-    """The five services with the fairness seed key set (for this module only)."""
-    with running_stack(
-        kafka_bootstrap,
-        database_url,
-        "r500match",
-        extra_env={"RUMMY_FAIRNESS_SEED_KEY": KEY.decode()},
-    ) as running:
+    """The five services with this module's fairness seed key (``ops``, the gin test's
+    fixture, is this stack's operator)."""
+    env = {"RUMMY_FAIRNESS_SEED_KEY": KEY.decode()}
+    with running_stack(kafka_bootstrap, database_url, "r500match", extra_env=env) as running:
         yield running
-
-
-@pytest.fixture
-def ops(keyed_stack: RunningStack) -> Iterator[Operator]:
-    op = operator_for(keyed_stack)
-    yield op
-    op.close()
 
 
 def rummy500_rules() -> cards_pb2.RuleSet:
