@@ -44,8 +44,10 @@ from rummy500_planner import (
     after,
     plan_match_round,
     play_round,
+    points,
     seed_and_deal,
     tied_at_top,
+    value,
 )
 from test_gin_match_end_to_end import assert_replay_clean, ended, journal, ops
 
@@ -233,8 +235,19 @@ def test_a_three_seat_match_to_500_digs_lays_off_goes_out_ties_and_settles(
             p for p in laid if melded[p.meld_id].seat != p.seat and melded[p.meld_id].kind == RUN
         ]
         assert [(p.seat, p.card.index, p.meld_id) for p in foreign] == first.foreign_run_layoffs
-        # Going out without a discard: the seat out discarded nothing in its last turn.
+        # Each seat's table points from the services' own events: the cards of its melds and
+        # the cards it laid off, wherever (ace 15): a lay-off counts for who laid it.
         (end,) = round_ends[first_id]
+        worked = dict.fromkeys(first.deal.order, 0)
+        for meld in melded.values():
+            worked[meld.seat] += points(c.index for c in meld.cards)
+        for lay in laid:
+            worked[lay.seat] += value(lay.card.index)
+        assert {s.seat: s.table_points for s in end.scores} == worked
+        assert {s.seat: s.hand_points for s in end.scores} == {
+            s.seat: points(c.index for c in s.cards) for s in end.scores
+        }
+        # Going out without a discard: the seat out discarded nothing in its last turn.
         assert end.reason == "went_out" and not first.discarded_out
         assert not [
             p for p in in_first if isinstance(p, tpb.CardDiscarded) and p.turn_no == end.turn_no
