@@ -4,6 +4,7 @@ ends the run quietly, whichever thread met it."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import threading
@@ -54,13 +55,18 @@ def test_an_entry_that_exits_keeps_its_status(monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.integration  # starts a process
-def test_a_thread_that_meets_the_closed_pipe_ends_the_run_quietly() -> None:
-    # `rummy demo | head -1`: the demo's tables print their hands from their own threads
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["sigint", "no-sigint"])
+def test_a_thread_that_meets_the_closed_pipe_ends_the_run_quietly(
+    sigint: signal.Handlers,
+) -> None:
+    # `rummy demo | head -1`: the demo's tables print their hands from their own threads; also
+    # where SIGINT is ignored (a command a non-interactive shell started in the background)
     process = subprocess.Popen(
         [sys.executable, "-c", _THREAD_WRITER],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),  # noqa: PLW1509
     )
     assert process.stdout is not None and process.stderr is not None
     started = time.monotonic()

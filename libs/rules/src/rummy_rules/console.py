@@ -34,15 +34,25 @@ def _silence_stdout() -> None:
         pass
 
 
+#: The signal another thread sends the main thread when it met the closed pipe: one of the
+#: wrapper's own, so that it reaches the main thread also where SIGINT is ignored (a command
+#: started in the background by a non-interactive shell inherits SIGINT ignored).
+WAKE_SIGNAL = signal.SIGUSR1
+
+
+def _woken(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _interrupt_main() -> None:
     """Ctrl-C for the main thread, so that the command's own path for it stops what it started:
-    SIGINT sent to that thread itself, which also cuts short a sleep or a wait it is in
-    (``_thread.interrupt_main`` only sets a flag that a sleeping thread sees when it wakes). A
-    process that ignores SIGINT (started in the background by a shell) is left to end by
-    itself, its output going nowhere."""
+    :data:`WAKE_SIGNAL` sent to that thread itself, whose handler (installed by
+    :func:`run_console`) raises KeyboardInterrupt there; the signal also cuts short a sleep or
+    a wait it is in (``_thread.interrupt_main`` only sets a flag that a sleeping thread sees
+    when it wakes)."""
     main = threading.main_thread().ident
-    if main is not None and callable(signal.getsignal(signal.SIGINT)):
-        signal.pthread_kill(main, signal.SIGINT)
+    if main is not None and signal.getsignal(WAKE_SIGNAL) is _woken:
+        signal.pthread_kill(main, WAKE_SIGNAL)
 
 
 def _closed_pipe_hook(
@@ -65,6 +75,7 @@ def run_console(entry: Callable[[], int | None]) -> NoReturn:
     thread is silenced the same way and interrupts the main thread (KeyboardInterrupt, see
     :func:`_interrupt_main`), whose status is then :data:`CLOSED_PIPE_STATUS` too."""
     threading.excepthook = _closed_pipe_hook(threading.excepthook)
+    signal.signal(WAKE_SIGNAL, _woken)
     try:
         status: object = CLOSED_PIPE_STATUS
         try:
