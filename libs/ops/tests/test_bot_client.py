@@ -29,6 +29,7 @@ from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFrom
 from rummy_rules.deck import Shoe
 from rummy_rules.indian import Declare, Drop
 from rummy_table.contract import TableRouter
+from rummy_testing.refusals import Refused
 
 SHOE = Shoe(decks=2, printed_jokers=2)
 
@@ -271,17 +272,6 @@ def test_a_view_the_bot_cannot_react_to_is_noted_and_the_next_view_is_played() -
         assert any("card index 999 is outside this shoe" in note for note in b.stats.errors)
 
 
-class _Refused(grpc.RpcError):
-    def __init__(self, code: grpc.StatusCode) -> None:
-        self._code = code
-
-    def code(self) -> grpc.StatusCode:
-        return self._code
-
-    def details(self) -> str:
-        return "the hand is awaiting_deal; this needs it seed_window"
-
-
 class _SeedRefusingTable(FakeTable):
     def __init__(self, code: grpc.StatusCode) -> None:
         super().__init__()
@@ -293,7 +283,7 @@ class _SeedRefusingTable(FakeTable):
 
         def refuse(request: Any, metadata: object = None, timeout: object = None) -> None:
             self.calls.append((name, request))
-            raise _Refused(self.code)
+            raise Refused(self.code, "the hand is awaiting_deal; this needs it seed_window")
 
         return refuse
 

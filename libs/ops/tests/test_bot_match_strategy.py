@@ -31,6 +31,7 @@ from rummy_rules.gin.bot import GIN_BOT
 from rummy_rules.indian import Drop
 from rummy_rules.indian.bot import INDIAN_BOT
 from rummy_table.contract import TableRouter
+from rummy_testing.refusals import Refused
 
 NO_WILD = None
 HOPELESS = parse_cards("AC 3C 6C 9C QC 2D 5D 8D JD 4H 7H KS 10S")
@@ -197,20 +198,8 @@ class _Plays:
     def call(self, name: str, request: object, **_: object) -> object:
         self.calls.append((name, request))
         if self.refusal is not None:
-            raise _Refused(self.refusal)
+            raise Refused(self.refusal, "cannot rejoin while a deal is being played")
         return api.PlayResponse()
-
-
-class _Refused(grpc.RpcError):
-    def __init__(self, code: grpc.StatusCode) -> None:
-        super().__init__(code.name)
-        self._code = code
-
-    def code(self) -> grpc.StatusCode:
-        return self._code
-
-    def details(self) -> str:
-        return "cannot rejoin while a deal is being played"
 
 
 def _rejoin_offer() -> api.PlayerView:

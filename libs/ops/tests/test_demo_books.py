@@ -9,15 +9,7 @@ import pytest
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy_ops.demo import books
 from rummy_ops.demo.report import DemoReport
-
-
-class _Refused(grpc.RpcError):
-    def __init__(self, code: grpc.StatusCode) -> None:
-        super().__init__(code.name)
-        self._code = code
-
-    def code(self) -> grpc.StatusCode:
-        return self._code
+from rummy_testing.refusals import Refused
 
 
 class _Ledger:
@@ -32,7 +24,7 @@ class _Ledger:
         self.calls += 1
         if self.refusals > 0:
             self.refusals -= 1
-            raise _Refused(self.code)
+            raise Refused(self.code)
         return ledger_api.GetBalanceResponse(balance_hundredths=500_00)
 
 

@@ -3,34 +3,16 @@ what is raised at once."""
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Callable
-from typing import Any
 
 import grpc
 import pytest
 
-from rummy_table.contract import OWNER_METADATA_KEY, handed_over, resend
-
-_Metadatum = namedtuple("_Metadatum", "key value")
-
-
-class _Refused(grpc.RpcError):
-    """A refusal as a grpc call raises it: a status code and trailing metadata."""
-
-    def __init__(self, code: grpc.StatusCode, owner: str = "") -> None:
-        super().__init__(code.name)
-        self._code = code
-        self._trailing = (_Metadatum(OWNER_METADATA_KEY, owner),) if owner else ()
-
-    def code(self) -> grpc.StatusCode:
-        return self._code
-
-    def trailing_metadata(self) -> Any:
-        return self._trailing
+from rummy_table.contract import handed_over, resend
+from rummy_testing.refusals import Refused
 
 
-def _sender(*refusals: _Refused) -> tuple[list[int], Callable[[], str]]:
+def _sender(*refusals: Refused) -> tuple[list[int], Callable[[], str]]:
     calls: list[int] = []
 
     def send() -> str:
@@ -43,7 +25,7 @@ def _sender(*refusals: _Refused) -> tuple[list[int], Callable[[], str]]:
 
 
 def test_an_unavailable_naming_no_owner_is_sent_again_until_it_is_answered() -> None:
-    handover = _Refused(grpc.StatusCode.UNAVAILABLE)
+    handover = Refused(grpc.StatusCode.UNAVAILABLE)
     calls, send = _sender(handover, handover, handover)
     assert resend(send, handed_over, wait_s=30) == "answered"
     assert len(calls) == 4
@@ -52,12 +34,12 @@ def test_an_unavailable_naming_no_owner_is_sent_again_until_it_is_answered() -> 
 @pytest.mark.parametrize(
     "refusal",
     [
-        _Refused(grpc.StatusCode.UNAVAILABLE, owner="10.0.0.2:50061"),  # a redirect: the caller's
-        _Refused(grpc.StatusCode.FAILED_PRECONDITION),
-        _Refused(grpc.StatusCode.INVALID_ARGUMENT),
+        Refused(grpc.StatusCode.UNAVAILABLE, owner="10.0.0.2:50061"),  # a redirect: the caller's
+        Refused(grpc.StatusCode.FAILED_PRECONDITION),
+        Refused(grpc.StatusCode.INVALID_ARGUMENT),
     ],
 )
-def test_a_bound_client_raises_any_other_refusal_at_once(refusal: _Refused) -> None:
+def test_a_bound_client_raises_any_other_refusal_at_once(refusal: Refused) -> None:
     calls, send = _sender(refusal)
     with pytest.raises(grpc.RpcError) as raised:
         resend(send, handed_over, wait_s=30)
@@ -65,7 +47,7 @@ def test_a_bound_client_raises_any_other_refusal_at_once(refusal: _Refused) -> N
 
 
 def test_the_last_refusal_is_raised_once_the_wait_has_passed() -> None:
-    handover = _Refused(grpc.StatusCode.UNAVAILABLE)
+    handover = Refused(grpc.StatusCode.UNAVAILABLE)
     calls, send = _sender(*([handover] * 1000))
     with pytest.raises(grpc.RpcError) as raised:
         resend(send, handed_over, wait_s=0.3)
@@ -73,7 +55,7 @@ def test_the_last_refusal_is_raised_once_the_wait_has_passed() -> None:
 
 
 def test_a_learned_redirect_is_sent_again_without_a_pause() -> None:
-    redirect = _Refused(grpc.StatusCode.UNAVAILABLE, owner="10.0.0.2:50061")
+    redirect = Refused(grpc.StatusCode.UNAVAILABLE, owner="10.0.0.2:50061")
     calls, send = _sender(*([redirect] * 20))
     assert resend(send, lambda _error: True, wait_s=30) == "answered"
     assert len(calls) == 21  # 20 backoffs would take seconds; at once they take none
