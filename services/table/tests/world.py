@@ -17,7 +17,9 @@ from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_dealer.application.deal_messages import deal_from_lock
 from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import GroupCommitWriter, InMemoryEventLog, TopicPartition
@@ -32,7 +34,7 @@ from rummy_platform.topics import (
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import Deal as ShuffleDeal
-from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
+from rummy_rules.shuffle import SeatHand
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
 from rummy_table.entrypoints.views import player_view
@@ -205,22 +207,22 @@ class World:
         self.prepare(table_id, hand_id, fixed=(hands, cut, first_open, stock_top))
 
     def deal(self, table_id: str, hand_id: str, fixed: FixedDeal | None = None) -> None:
+        """The dealer's HandDealt: a ``fixed`` one, else the dealer's own deal of the hand's
+        SeedsLocked (the table recorded it when the seed window closed) with SERVER_SEED, in
+        the layout of the hand's variant."""
         table = self.app.projection.tables[table_id]
         assert table.ctx is not None
-        state = table.hand
-        seeds = {s.seat: bytes.fromhex(s.seed_hex or "") for s in state.seats}
-        shoe = table.ctx.shoe
-        if fixed is None:
-            dealt = deal(
-                ShuffleInputs.of(SERVER_SEED, hand_id, seeds),
-                shoe,
-                sorted(seeds),
-                table.ctx.dealer_seat,
-                13,
-            )
+        if fixed is not None:
+            dealt = hand_dealt(hand_id, _fixed_deal(table.ctx.shoe, *fixed), table.ctx.shoe)
         else:
-            dealt = _fixed_deal(shoe, *fixed)
-        self.feed(DEALER_EVENTS, table_id, hand_dealt(hand_id, dealt, shoe))
+            locks = [
+                r.envelope.payload
+                for r in self.log.read_stream(TABLE_EVENTS, table_id)
+                if isinstance(r.envelope.payload, pb.SeedsLocked)
+                and r.envelope.payload.hand_id == hand_id
+            ]
+            dealt = deal_from_lock(locks[-1], SERVER_SEED)
+        self.feed(DEALER_EVENTS, table_id, dealt)
 
 
 def hand_dealt(hand_id: str, dealt: ShuffleDeal, shoe: Shoe) -> dealer_pb.HandDealt:
