@@ -150,8 +150,8 @@ class Client:
     def keep(self, view: api.PlayerView, **fact: str) -> None:
         """Append one fact of this hand to ``record.jsonl``, in the verifier's record format."""
         account = next(s.account_id for s in view.seats if s.seat == view.my_seat)
-        line = {"account_id": account, "table_id": self.table_id, "hand_id": view.hand_id}
-        line.update(seat=view.my_seat, **fact)
+        line: dict[str, str | int] = {"account_id": account, "table_id": self.table_id}
+        line.update(hand_id=view.hand_id, seat=view.my_seat, **fact)
         with open(self.out / "record.jsonl", "a", encoding="utf-8") as record:
             record.write(json.dumps(line, sort_keys=True) + "\n")
 
