@@ -27,7 +27,8 @@ vm.runInThisContext(readFileSync(process.argv[1], "utf8"));
 const V = globalThis.BBVerify;
 const amounts = JSON.parse(readFileSync(0, "utf8"));
 console.log(JSON.stringify(amounts.map((a) => [
-  V.tokens(BigInt(a)), V.tokens(BigInt(a), true), V.tokens(a), BigInt(a) >= 0n ? V.percent(a) : null,
+  V.tokens(BigInt(a)), V.tokens(BigInt(a), true), V.tokens(a),
+  BigInt(a) >= 0n ? V.percent(a) : null,
 ])));
 """
 
