@@ -299,7 +299,7 @@ def test_the_demos_help_explains_every_outcome_mark_of_every_installed_variant()
     for short, label, variant in marks:
         assert short in rows, short
         assert label in rows[short] and variant in rows[short], rows[short]
-    for term in ("sN", "net", "x:", "lv:"):
+    for term in ("sN", "net", "x:", "lv:", "pts", "released", "13.00"):
         assert term in legend, term
 
 

@@ -80,7 +80,10 @@ def replay_legend() -> list[tuple[str, str]]:
             "seat 0; HandEnded [s0:+7.20 ...]: each seat's net, + won, - lost); --json keeps "
             "integer hundredths of a token (1300 = 13.00)",
         ),
-        ("commission N.NN%", "the table's commission, a percent of what the losers pay"),
+        (
+            "commission N.NN%",
+            "the table's commission: a percent of what the losers pay (a match: of its pool)",
+        ),
         ("cut / open / stock N", "the wild-card cut, the first open card, N cards in the stock"),
         ("(auto)", "a move the table made for a seat whose turn timed out"),
         ("sN:P outcome", "in HandEnded: seat N's points P and how its hand ended (the words)"),
