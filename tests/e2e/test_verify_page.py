@@ -28,6 +28,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_ops.cli import main
 from rummy_ops.demo import DemoReport, verify_demo
+from rummy_ops.money import commission_text, tokens
 from rummy_ops.proof import write_proofs
 from rummy_ops.replay.sources import read_kafka
 from rummy_platform.auth import Role, bearer_metadata
@@ -338,9 +339,55 @@ def in_browser(page: Any, bundle: Bundle | str, record: str | None = None) -> di
                 id: e.dataset.step, ok: e.dataset.ok === 'true',
                 text: e.textContent})),
             cards: document.querySelectorAll('#picture .card').length,
+            money: [...document.querySelectorAll('#money tr')].map(
+                tr => [tr.querySelector('th').textContent, tr.querySelector('td').textContent]),
         })"""
     )
     return verdict
+
+
+def money_in_tokens(bundle: Bundle) -> list[list[str]]:
+    """The rows the page shows of the bundle's own settlement (HandEnded): each seat's net, signed,
+    then the commission, in tokens with two decimals."""
+    st = events_of(bundle, "table.HandEnded")[0]["settlement"]
+    rows = [
+        [f"Seat {line['seat']}'s net", tokens(line["amount_hundredths"], signed=True)]
+        for line in st["lines"]
+    ]
+    return [*rows, ["Commission to the house", tokens(st["commission_hundredths"])]]
+
+
+def assert_money_shown(shown: dict[str, Any], result: dict[str, Any], bundle: Bundle) -> None:
+    """The page (``shown``) shows each seat's net and the commission in tokens as the bundle's
+    settlement says; cli.mjs's --json (``result``) keeps them in integer hundredths; the nets and
+    the commission add up to nothing (the losers pay the winner and the house)."""
+    st = events_of(bundle, "table.HandEnded")[0]["settlement"]
+    assert shown["money"] == money_in_tokens(bundle), shown["money"]
+    assert {line["seat"] for line in st["lines"]} == {
+        s["seat"] for s in events_of(bundle, "table.HandStarted")[0]["seats"]
+    }
+    assert result["money"] == {
+        "lines": [
+            {"seat": x["seat"], "amount_hundredths": x["amount_hundredths"]} for x in st["lines"]
+        ],
+        "commission_hundredths": st["commission_hundredths"],
+    }
+    assert sum(x["amount_hundredths"] for x in st["lines"]) + st["commission_hundredths"] == 0
+    scores = next(s for s in shown["steps"] if s["id"] == "scores")["text"]
+    nets = ", ".join(
+        f"seat {x['seat']} {tokens(x['amount_hundredths'], signed=True)}" for x in st["lines"]
+    )
+    assert f"net {nets} tokens; commission {tokens(st['commission_hundredths'])} tokens" in scores
+    assert "hundredths" not in scores
+
+
+def in_node_text(bundle: Bundle, tmp_path: Path) -> str:
+    """What cli.mjs prints for people (no --json)."""
+    node = required_executable("node", "bash deploy/local/node.sh install")
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(bundle))
+    done = subprocess.run([node, str(CLI), str(path)], capture_output=True, text=True, timeout=60)
+    return done.stdout
 
 
 def in_node(bundle: Bundle, tmp_path: Path, record: str | None = None) -> tuple[int, Any]:
@@ -375,6 +422,9 @@ def test_real_hands_of_every_ending_verify_in_chromium_and_under_node(
         assert shown["cards"] > 13 * 2, "the deal and the final hands are drawn as cards"
         code, result = in_node(bundle, tmp_path)
         assert (code, result["ok"]) == (0, True), (ending, result["steps"])
+        assert_money_shown(shown, result, bundle)
+    paid = events_of(real["reshuffled stock"], "table.HandEnded")[0]["settlement"]
+    assert paid["commission_hundredths"] > 0, "the reshuffled hand (0.10 a point, 5%) pays"
     screenshot = tmp_path / "verified-hand.png"
     in_browser(browser_page, real["declare"], record_of(records, real["declare"]))
     browser_page.screenshot(path=str(screenshot), full_page=True)
@@ -879,6 +929,9 @@ def test_a_genuine_gin_hand_verifies_every_step_in_chromium_and_under_node(
     assert shown["cards"] >= 2 * 10 + 1, "the deal is drawn as cards"
     code, result = in_node(bundle, tmp_path)
     assert code == 0 and result["ok"] and result["known"] and result["verdict"] == "passed"
+    assert_money_shown(shown, result, bundle)
+    printed = in_node_text(bundle, tmp_path)
+    assert money_in_tokens(bundle)[-1][1] + " tokens" in printed and "hundredths" not in printed
     schema = json.loads((ROOT / "web" / "verify" / "proof-bundle.schema.json").read_text())
     ended = next(
         e
@@ -1010,3 +1063,47 @@ def test_a_tampered_gin_hand_fails_naming_what_differs(
     assert code == 1 and result["verdict"] == "failed"
     assert first_failing(result["steps"]) == step
     assert named in next(s for s in result["steps"] if not s["ok"])["problem"]
+
+
+def test_a_gin_hands_changed_money_is_named_in_tokens(browser_page: Any, tmp_path: Path) -> None:
+    """A commission or a seat's net changed by one hundredth: the page and cli.mjs name both
+    amounts in tokens (the bundle's, and the one its points make), and show no money table."""
+    genuine = _gin("h0")  # 22 points at 0.10 a point and 5%: the loser pays 2.20
+    st = events_of(genuine, "table.HandEnded")[0]["settlement"]
+    rules = events_of(genuine, "table.HandStarted")[0]["rule_set"]
+    loser = next(x for x in st["lines"] if x["amount_hundredths"] < 0)
+    paid = -loser["amount_hundredths"]
+    commission = paid * rules["commission_bps"] // 10_000
+    assert commission == st["commission_hundredths"] > 0
+    percent = commission_text(rules["commission_bps"])
+
+    def more_commission(b: Bundle) -> None:
+        events_of(b, "table.HandEnded")[0]["settlement"]["commission_hundredths"] += 1
+
+    def more_loss(b: Bundle) -> None:
+        events_of(b, "table.HandEnded")[0]["settlement"]["lines"][0]["amount_hundredths"] -= 1
+
+    first = st["lines"][0]["amount_hundredths"]
+    cases = [
+        (
+            more_commission,
+            f"the commission is {tokens(commission + 1)} tokens; {percent} of the losers' "
+            f"{tokens(paid)} tokens, rounded down to the hundredth, is {tokens(commission)} tokens",
+        ),
+        (
+            more_loss,
+            f"seat {st['lines'][0]['seat']}'s net is {tokens(first - 1, signed=True)} tokens; "
+            f"the points make it {tokens(first, signed=True)} tokens",
+        ),
+    ]
+    for tamper, named in cases:
+        bundle = copy.deepcopy(genuine)
+        tamper(bundle)
+        shown = in_browser(browser_page, bundle)
+        assert shown["verdict"] == "failed" and first_failing(shown["steps"]) == "scores", shown
+        assert named in next(s for s in shown["steps"] if not s["ok"])["text"], shown["steps"]
+        assert shown["money"] == [], "money that differs is not shown as the hand's"
+        code, result = in_node(bundle, tmp_path)
+        assert code == 1 and result["money"] is None
+        assert named in next(s for s in result["steps"] if not s["ok"])["problem"]
+        assert named in in_node_text(bundle, tmp_path)

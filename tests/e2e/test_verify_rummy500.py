@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 from rummy500_bundles import rummy500_round
-from test_verify_page import browser_page, events_of, first_failing, in_browser, in_node
+from test_verify_page import (
+    assert_money_shown,
+    browser_page,
+    events_of,
+    first_failing,
+    in_browser,
+    in_node,
+)
 
 from rummy_game.proof import canonical_json
 from rummy_rules import codec
@@ -39,6 +46,8 @@ def test_a_genuine_round_verifies_every_step_in_chromium_and_under_node(
     assert "went out by seat" in scores or "stock empty" in scores
     code, result = in_node(bundle, tmp_path)
     assert code == 0 and result["known"] and result["verdict"] == "passed"
+    assert_money_shown(shown, result, bundle)  # a round moves no money: every net +0.00
+    assert all(amount == "+0.00" for _, amount in shown["money"][:-1]), shown["money"]
 
 
 def _dig_not_the_top(b: Bundle) -> None:

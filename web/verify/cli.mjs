@@ -3,7 +3,9 @@
 // data-core, in page order) and runs them with Node's Web Crypto (globalThis.crypto.subtle).
 //
 //   node web/verify/cli.mjs BUNDLE.json [--record RECORD.jsonl] [--json]
-//       verify a hand's proof bundle (and the player's own record); prints each step's verdict.
+//       verify a hand's proof bundle (and the player's own record); prints each step's verdict,
+//       the money in House Tokens (each seat's net and the commission: "+1.67", "0.08"); --json
+//       prints the result (verify.js's shape) with the money in integer hundredths.
 //       Exit 0 when every step passed, 1 when one failed, 2 when what ran passed but not all could
 //       be checked here (a variant without a file here: its moves and scores), or bad usage.
 //   node web/verify/cli.mjs --vectors [shuffle-v1.json]
@@ -32,6 +34,8 @@ function usage(message) {
   console.error("usage: node web/verify/cli.mjs BUNDLE.json [--record RECORD.jsonl] [--json]");
   console.error("       node web/verify/cli.mjs --vectors [VECTORS.json]");
   console.error("       node web/verify/cli.mjs --score < CASES.jsonl");
+  console.error("In its lines: money in House Tokens with two decimals (13.00 = thirteen tokens, +1.67 a seat's");
+  console.error("net gain, -1.00 its loss); --json keeps integer hundredths of a token (1300 = 13.00).");
   process.exit(2);
 }
 

@@ -337,22 +337,7 @@
       }
       // money (a hand's own stake; a gin table's hands are free and its game format holds the
       // money): the loser's points x the point value, commission rounded down, the rest to the winner
-      const st = ended.settlement;
-      const rules = play.ruleSet;
-      const pv = rules.point_value_hundredths;
-      if (st.point_value_hundredths !== pv) fail(`the settlement uses a point value of ${st.point_value_hundredths}; the rule set says ${pv}`);
-      if (st.commission_bps !== rules.commission_bps) fail(`the settlement uses ${st.commission_bps} bps commission; the rule set says ${rules.commission_bps}`);
-      if (st.winner_seat !== winner) fail(`the settlement pays seat ${st.winner_seat}, not the winner ${winner}`);
-      let total = 0n;
-      for (const [s, p] of points) if (s !== winner) total += BigInt(p) * BigInt(pv);
-      const commission = (total * BigInt(rules.commission_bps)) / 10000n;
-      if (BigInt(st.commission_hundredths) !== commission) fail(`the commission is ${st.commission_hundredths} hundredths; ${rules.commission_bps} bps of ${total} rounded down is ${commission}`);
-      if (JSON.stringify(st.lines.map((l) => l.seat)) !== JSON.stringify([...seats].sort((a, b) => a - b))) fail("the settlement's lines are not one per seat dealt in");
-      for (const line of st.lines) {
-        const want = line.seat === winner ? total - commission : -BigInt(points.get(line.seat)) * BigInt(pv);
-        if (line.points !== points.get(line.seat)) fail(`the settlement charges seat ${line.seat} ${line.points} points, the score ${points.get(line.seat)}`);
-        if (BigInt(line.amount_hundredths) !== want) fail(`seat ${line.seat}'s amount is ${line.amount_hundredths} hundredths; the points make it ${want}`);
-      }
+      V.checkPointsSettlement(ended, play.ruleSet, winner, points, "the score");
       const r = g.result;
       step.notes.push(
         r
@@ -362,7 +347,6 @@
             : e.type === "gin.WallReached"
               ? "the wall: a drawn deal, no score"
               : `seat ${e.seat} forfeited after ${e.misses} missed turns in a row; seat ${winner} won, no score`,
-        `commission ${st.commission_hundredths} hundredths`,
       );
     },
 

@@ -123,29 +123,10 @@
         if (r.account_id !== s.account_id) fail(`seat ${seat}'s result names another account`);
       }
       // money: points x point value for each loser, commission rounded down, the rest to the winner
-      const st = ended.settlement;
-      const pv = rules.point_value_hundredths;
-      if (st.point_value_hundredths !== pv) fail(`the settlement uses a point value of ${st.point_value_hundredths}; the rule set says ${pv}`);
-      if (st.commission_bps !== rules.commission_bps) fail(`the settlement uses ${st.commission_bps} bps commission; the rule set says ${rules.commission_bps}`);
-      if (st.winner_seat !== winner) fail(`the settlement pays seat ${st.winner_seat}, not the winner ${winner}`);
-      const points = new Map(ended.results.map((r) => [r.seat, r.points]));
-      let total = 0n;
-      for (const [seat, p] of points) if (seat !== winner) total += BigInt(p) * BigInt(pv);
-      const commission = (total * BigInt(rules.commission_bps)) / 10000n;
-      if (BigInt(st.commission_hundredths) !== commission) {
-        fail(`the commission is ${st.commission_hundredths} hundredths; ${rules.commission_bps} bps of ${total} rounded down is ${commission}`);
-      }
-      const seats = [...points.keys()].sort((a, b) => a - b);
-      if (!same(st.lines.map((l) => l.seat), seats)) fail("the settlement's lines are not one per seat dealt in");
-      for (const line of st.lines) {
-        const want = line.seat === winner ? total - commission : -BigInt(points.get(line.seat)) * BigInt(pv);
-        if (line.points !== points.get(line.seat)) fail(`the settlement charges seat ${line.seat} ${line.points} points, the result ${points.get(line.seat)}`);
-        if (BigInt(line.amount_hundredths) !== want) fail(`seat ${line.seat}'s amount is ${line.amount_hundredths} hundredths; the points make it ${want}`);
-      }
+      V.checkPointsSettlement(ended, rules, winner, new Map(ended.results.map((r) => [r.seat, r.points])), "the result");
       step.notes.push(
         `winner seat ${winner}; ` +
-          ended.results.map((r) => `seat ${r.seat} ${r.outcome} ${r.points}`).join(", ") +
-          `; commission ${st.commission_hundredths} hundredths`,
+          ended.results.map((r) => `seat ${r.seat} ${r.outcome} ${r.points}`).join(", "),
       );
       ctx.scored = scored;
     },

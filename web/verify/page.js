@@ -86,6 +86,7 @@
       box.appendChild(el("div", "problem", u.why));
       steps.appendChild(box);
     }
+    showMoney(result.money);
     const pic = $("picture");
     pic.replaceChildren();
     const p = result.picture;
@@ -125,6 +126,25 @@
       }
       pic.appendChild(box);
     }
+  }
+
+  /** The hand's money once step 4 passed: each seat's net and the commission, in tokens. */
+  function showMoney(money) {
+    const box = $("money");
+    box.replaceChildren();
+    if (!money) return;
+    box.appendChild(el("h2", "", "The money (House Tokens)"));
+    const table = el("table");
+    const row = (cls, label, amount, signed) => {
+      const tr = el("tr", cls);
+      tr.appendChild(el("th", "", label));
+      tr.appendChild(el("td", "amount", V.tokens(amount, signed)));
+      table.appendChild(tr);
+      return tr;
+    };
+    for (const l of money.lines) row("net", `Seat ${l.seat}'s net`, l.amount_hundredths, true).dataset.seat = String(l.seat);
+    row("commission", "Commission to the house", money.commission_hundredths, false);
+    box.appendChild(table);
   }
 
   async function run() {

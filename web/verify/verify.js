@@ -3,7 +3,9 @@
 // which registers itself in BBVerify.variants ({dealShape, checkLeaves, moves, also?, checkScores,
 // picture}; `also` holds a variant's own checks run after verify.js's of a generic event). verifyBundle(bundle, record) resolves to
 // {variant, known, ok, verdict, steps: [{id, title, ok, problem, notes}], unchecked: [{id,
-// title, why}], picture}.
+// title, why}], picture, money}; money: the settlement once step 4 passed ({lines: [{seat,
+// amount_hundredths}], commission_hundredths}, integer hundredths as the bundle has them; a
+// person reads them in tokens, money.js), else null.
 //
 // Steps: 1 seeds (commitment, client seeds, the player's own record), 2 deck (deal, wild-card
 // cut or none as the variant deals, every reshuffle), 3 moves (every draw, discard, declare and
@@ -312,6 +314,59 @@
     ctx.play = play;
   }
 
+  // --- step 4: the money of a hand's own stake (every variant's file calls these) ------------
+  const T = (amount) => `${V.tokens(amount)} tokens`;
+  const net = (amount) => `${V.tokens(amount, true)} tokens`;
+
+  /** The settlement of a hand that pays by points (ended: HandEnded, rules: the rule set, winner:
+   * its seat, points: Map seat -> the points charged, says: whose points, for a failure): each
+   * loser pays points x point value, the commission is that total x commission_bps / 10000
+   * rounded down, the winner receives the rest. Amounts BigInt inside; failures in tokens. */
+  function checkPointsSettlement(ended, rules, winner, points, says) {
+    const st = ended.settlement;
+    const pv = rules.point_value_hundredths;
+    if (st.point_value_hundredths !== pv) {
+      fail(`the settlement uses a point value of ${T(st.point_value_hundredths)}; the rule set says ${T(pv)}`);
+    }
+    if (st.commission_bps !== rules.commission_bps) {
+      fail(`the settlement takes a commission of ${V.percent(st.commission_bps)}; the rule set says ${V.percent(rules.commission_bps)}`);
+    }
+    if (st.winner_seat !== winner) fail(`the settlement pays seat ${st.winner_seat}, not the winner ${winner}`);
+    let total = 0n;
+    for (const [seat, p] of points) if (seat !== winner) total += BigInt(p) * BigInt(pv);
+    const commission = (total * BigInt(rules.commission_bps)) / 10000n;
+    if (V.hundredthsOf(st.commission_hundredths) !== commission) {
+      fail(`the commission is ${T(st.commission_hundredths)}; ${V.percent(rules.commission_bps)} of the losers' ${T(total)}, rounded down to the hundredth, is ${T(commission)}`);
+    }
+    const seats = [...points.keys()].sort((a, b) => a - b);
+    if (!same(st.lines.map((l) => l.seat), seats)) fail("the settlement's lines are not one per seat dealt in");
+    for (const line of st.lines) {
+      const want = line.seat === winner ? total - commission : -BigInt(points.get(line.seat)) * BigInt(pv);
+      if (line.points !== points.get(line.seat)) fail(`the settlement charges seat ${line.seat} ${line.points} points, ${says} ${points.get(line.seat)}`);
+      if (V.hundredthsOf(line.amount_hundredths) !== want) {
+        fail(`seat ${line.seat}'s net is ${net(line.amount_hundredths)}; the points make it ${net(want)}`);
+      }
+    }
+  }
+
+  /** The money of the hand as the bundle's settlement says (integer hundredths, as written):
+   * {lines: [{seat, amount_hundredths}], commission_hundredths}, or null without a settlement. */
+  function moneyOf(ctx) {
+    const ended = ctx.play && ctx.play.ended;
+    const st = ended && ended.settlement;
+    if (!st || !Array.isArray(st.lines)) return null;
+    return {
+      lines: st.lines.map((l) => ({ seat: l.seat, amount_hundredths: l.amount_hundredths })),
+      commission_hundredths: st.commission_hundredths,
+    };
+  }
+
+  /** A person's line of the money: "net seat 0 +1.67, seat 1 -1.00 tokens; commission 0.08 tokens". */
+  function moneyText(money) {
+    const nets = money.lines.map((l) => `seat ${l.seat} ${V.tokens(l.amount_hundredths, true)}`).join(", ");
+    return `net ${nets} tokens; commission ${T(money.commission_hundredths)}`;
+  }
+
   const BOTH = { wild_cut: true, upcard: true };
 
   /** The deal shape of the bundle (bundles written before it: a cut and an upcard). */
@@ -465,7 +520,7 @@
     const steps = [];
     const unchecked = [];
     // a bundle that cannot be read as a hand at all is "unknown", as before any step ran
-    const out = { variant: null, known: false, ok: false, verdict: "unknown", steps, unchecked, picture: null };
+    const out = { variant: null, known: false, ok: false, verdict: "unknown", steps, unchecked, picture: null, money: null };
     const header = await runStep(steps, "bundle", "The bundle", () => {
       if (!bundle || bundle.format !== FORMAT) fail(`not a proof bundle of format ${FORMAT}`);
       if (bundle.shuffle_version !== V.SHUFFLE_VERSION) {
@@ -524,6 +579,8 @@
       await runStep(steps, "scores", "4. Scores and money", (s) => {
         if (!ctx.play) fail("the moves could not be replayed, so there is nothing to score");
         variant.checkScores(s, ctx);
+        out.money = moneyOf(ctx);
+        if (out.money) s.notes.push(moneyText(out.money));
       });
     }
     const passed = steps.every((s) => s.ok);
@@ -538,5 +595,5 @@
     return result.steps.find((s) => !s.ok) || null;
   }
 
-  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, verifyBundle, firstFailure });
+  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, checkPointsSettlement, moneyText, verifyBundle, firstFailure });
 })(globalThis);

@@ -58,6 +58,11 @@ def test_each_operator_action_is_one_entry_oldest_first_and_other_events_none() 
         .startswith("2026-12-01T09:00:00.000+00:00  ops-1  open-table  t1  name=gold")
     )
     assert trail[2].details == {"reason": "late"}
+    # a person reads the money in tokens and the commission as a percent; --json (the details)
+    # keeps integer hundredths and basis points
+    assert "point_value=0.00 commission=0.00%" in trail[0].line()
+    assert " amount=50.00 " in trail[1].line() and "hundredths" not in trail[1].line()
+    assert trail[1].details["amount_hundredths"] == 5000
 
 
 def test_a_table_opened_before_events_named_the_operator_takes_it_from_the_request_key() -> None:

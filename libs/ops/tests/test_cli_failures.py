@@ -299,7 +299,7 @@ def test_the_demos_help_explains_every_outcome_mark_of_every_installed_variant()
     for short, label, variant in marks:
         assert short in rows, short
         assert label in rows[short] and variant in rows[short], rows[short]
-    for term in ("sN", "net", "x:", "lv:"):
+    for term in ("sN", "net", "x:", "lv:", "pts", "released", "13.00"):
         assert term in legend, term
 
 
@@ -307,5 +307,5 @@ def test_the_replay_help_explains_the_timelines_abbreviations() -> None:
     result = CliRunner().invoke(main, ["replay", "--help"], terminal_width=200)
     assert result.exit_code == 0
     legend = result.output.split("In its output:", 1)[1]
-    for term in ("sN", "bps", "hundredths of a House Token", "(auto)", "cut", "stock", "!"):
+    for term in ("sN", "%", "House Tokens", "--json", "(auto)", "cut", "stock", "!", "pt"):
         assert term in legend, term

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field, is_dataclass, replace
@@ -27,6 +28,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import stream_codec as codec
 from rummy_ops.cli import main
+from rummy_ops.money import tokens
 from rummy_ops.replay import Selection, replay_events
 from rummy_ops.replay.jsonl import read_jsonl, write_jsonl
 from rummy_platform.envelope import Envelope
@@ -332,6 +334,50 @@ def test_the_timeline_shows_private_cards_to_ops(exported: Path, table: Syntheti
     assert first_card.payload.hands[0].cards[0].face in dealt  # type: ignore[attr-defined]
 
 
+def test_the_timeline_shows_money_in_tokens(exported: Path, table: SyntheticTable) -> None:
+    """Every amount of the human timeline in House Tokens with two decimals (a net signed, the
+    commission a percent), each as the recorded hand says; none in hundredths or basis points."""
+    hand = next(iter(table.settlements))
+    result = CliRunner().invoke(main, ["replay", "--from-file", str(exported), "--hand", hand])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+
+    def line_of(event: str) -> str:
+        return next(line for line in lines if f" {event} " in line)
+
+    # RULES: 0.50 a point, 10% commission
+    assert "point value 0.50 commission 10.00% [" in line_of("HandStarted")
+    held = tokens(reservation_hundredths(RULES))
+    reserved = [line for line in lines if " StakesReserved " in line]
+    assert [line.split()[-2:] for line in reserved] == [
+        [f"s{seat}", held] for seat in sorted(SEATS)
+    ]
+    s = table.settlements[hand].settlement
+    nets = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in s.lines)
+    assert line_of("HandEnded").endswith(f"[{nets}] commission {tokens(s.commission_hundredths)}")
+    assert s.commission_hundredths > 0 and any(x.amount_hundredths < 0 for x in s.lines)
+    assert f"{SEATS[s.lines[0].seat]}:{tokens(s.lines[0].amount_hundredths, True)}" in line_of(
+        "HandSettled"
+    )
+    for line in lines:
+        assert "bps" not in line and "hundredths" not in line, line
+        assert not re.search(r"commission -?\d+(\s|$)", line), line
+
+
+def test_a_match_event_in_the_timeline_shows_its_money_fields_in_tokens() -> None:
+    from rummy.match.v1 import match_pb2 as match_pb
+    from rummy_ops.replay.render import describe
+
+    text = describe(match_pb.MoneyReserved(seat=2, amount_hundredths=1300, purpose="entry"))
+    assert text == 'seat: 2 amount: 13.00 purpose: "entry"'
+    settled = describe(
+        match_pb.MatchSettlement(
+            pool_hundredths=4000, commission_bps=1000, commission_hundredths=400
+        )
+    )
+    assert settled == "pool: 40.00 commission: 10.00% commission: 4.00"
+
+
 def test_an_unknown_hand_is_an_error_not_a_clean_verdict(exported: Path) -> None:
     result = CliRunner().invoke(main, ["replay", "--from-file", str(exported), "--hand", "nope"])
     assert result.exit_code != 0 and "no events of hand nope" in result.output
@@ -430,6 +476,10 @@ def test_a_changed_settlement_amount_is_caught_at_hand_ended(exported: Path) -> 
     line = tamper(exported, ".HandEnded", change)
     first = assert_first_mismatch(exported, line, check="rules")
     assert "settlement" in first["message"]
+    # the amounts named in tokens: the recorded (changed) and the replayed net of that seat
+    amount = int(line["payload"]["settlement"][0].get("amount_hundredths", "0"))
+    assert f"pt/{tokens(amount, True)} " in first["message"], first["message"]
+    assert f"pt/{tokens(amount + 100, True)} " in first["message"], first["message"]
 
 
 def test_a_changed_revealed_seed_fails_its_commitment(exported: Path) -> None:
@@ -850,9 +900,11 @@ def test_the_timeline_names_every_winner_of_a_shared_pot_and_one_winner_as_befor
     from rummy_ops.replay.render import describe
 
     shared = _shared_pot_ended()
-    assert describe(shared) == ("winners s2+s0 [] [s0:+157 s1:-250 s2:+158 s3:-100] commission 35")
+    assert describe(shared) == (
+        "winners s2+s0 [] [s0:+1.57 s1:-2.50 s2:+1.58 s3:-1.00] commission 0.35"
+    )
     shared.ClearField("co_winner_seats")
-    assert describe(shared).startswith("winner s2 [] [s0:+157")
+    assert describe(shared).startswith("winner s2 [] [s0:+1.57")
 
 
 def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_url: str) -> None:
@@ -884,5 +936,5 @@ def test_the_journal_check_compares_every_winners_share_of_a_shared_pot(ledger_u
     assert right.net_by_seat == {0: 157, 1: -250, 2: 158, 3: -100}
     assert journal_difference(right, posted) == ""
     assert journal_difference(wrong, posted) == (
-        f"journal {wrong.transaction_id}: seat 0 moved 158, the log says 157"
+        f"journal {wrong.transaction_id}: seat 0 moved +1.58, the log says +1.57"
     )

@@ -118,6 +118,26 @@ def test_a_limit_reason_with_nothing_in_force_is_a_problem() -> None:
     assert check.problem == "no break running"
 
 
+def test_a_stake_limit_refusal_the_limit_does_not_explain_names_both_amounts_in_tokens() -> None:
+    stake = ledger_pb.LimitChanged(
+        account_id=BOT, change="set", what="stake", amount_hundredths=5000
+    )
+    stake.effective_at.FromDatetime(T0)
+    table, ledger = _scenario(
+        [_env(stake, BOT, T0)],
+        lost=0,
+        refused_at=T0 + timedelta(hours=1),
+        reason=ledger_pb.LIMIT_REASON_STAKE_LIMIT,
+    )
+    (check,) = recheck_refusals(table, ledger)
+    assert check.problem == "13.00 is within the stake limit 50.00"
+    table, ledger = _scenario(
+        [], lost=0, refused_at=T0 + timedelta(hours=1), reason=ledger_pb.LIMIT_REASON_STAKE_LIMIT
+    )
+    (check,) = recheck_refusals(table, ledger)
+    assert check.problem == "13.00 is within the stake limit none"
+
+
 def test_a_seat_not_dealt_in_without_a_refusal_on_its_key_is_a_problem() -> None:
     table, ledger = _scenario([_day_limit(1400, T0)], lost=200, refused_at=T0 + timedelta(hours=1))
     ledger = [e for e in ledger if not isinstance(e.payload, ledger_pb.ReservationRefusedByLimit)]

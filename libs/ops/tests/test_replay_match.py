@@ -234,7 +234,7 @@ def test_a_ledger_answer_moving_other_amounts_is_caught(
     envelopes, version = tampered(t.envelopes, ledger_pb.MatchSettled, change)
     (match,) = replay(envelopes).matches
     assert match.first is not None and match.first.check == "match-ledger-event"
-    assert match.first.version == version and "acct-ana moved 2599" in match.first.message
+    assert match.first.version == version and "acct-ana moved +25.99" in match.first.message
 
 
 def test_a_deal_whose_hand_was_tampered_fails_the_match_too(
@@ -281,10 +281,10 @@ def test_the_journal_of_a_match_is_compared_to_the_hundredth(
     assert match_journal_difference(right, s) == ""
     off = LedgerRows("settlement:match", {0: 25_99, **lost}, {}, 4_01)
     assert match_journal_difference(off, s) == (
-        "journal settlement:match: seat 0 moved 2599, MatchEnded says 2600"
+        "journal settlement:match: seat 0 moved +25.99, MatchEnded says +26.00"
     )
     commission = LedgerRows("settlement:match", {0: 26_00, **lost}, {}, 4_01)
-    assert "commission 401, MatchEnded says 400" in match_journal_difference(commission, s)
+    assert "commission 4.01, MatchEnded says 4.00" in match_journal_difference(commission, s)
     extra = LedgerRows("settlement:match", {0: 26_00, **lost, 4: 0}, {}, 4_00)
     assert "seats [4]" in match_journal_difference(extra, s)
 

@@ -246,7 +246,9 @@ def test_a_games_ledger_answer_moving_other_amounts_is_caught(
     (match,) = replay(envelopes).matches
     assert match.first is not None
     assert (match.first.version, match.first.check) == (version, "match-ledger-event")
-    assert "GameEnded (game 2) says -2000" in match.first.message
+    assert "moved -20.01 in the ledger's MatchSettled, GameEnded (game 2) says -20.00" in (
+        match.first.message
+    )
 
 
 def test_each_games_journal_is_fetched_by_its_key_and_compared_to_the_hundredth(
@@ -278,7 +280,7 @@ def test_each_games_journal_is_fetched_by_its_key_and_compared_to_the_hundredth(
     assert match.first is not None and match.first.check == "match-ledger"
     assert match.first.type == "GameEnded"
     assert match.first.message == (
-        "journal settlement:g2: seat 0 moved -2005, GameEnded (game 2) says -2000"
+        "journal settlement:g2: seat 0 moved -20.05, GameEnded (game 2) says -20.00"
     )
     assert match_journal_difference(rows_of(1), settled[1], 1) == ""
     # A game's settlement missing from the journal past the grace is a failure naming it.

@@ -12,7 +12,8 @@ Every operator action is an event naming the operator account (its token's subje
   ``limits-break_started``, ``limits-excluded`` ...).
 
 One line per action, oldest first: time (UTC), operator, action, target (table or account id),
-then the details; ``--json`` prints one JSON object a line instead.
+then the details (money in House Tokens: ``amount=50.00``, ``commission=5.00%``); ``--json`` prints
+one JSON object a line instead (its details as recorded: ``amount_hundredths``, ``commission_bps``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import click
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_ops.money import money_field
 from rummy_ops.reach import require_kafka
 from rummy_ops.replay.sources import SourceError, read_topic
 from rummy_platform.envelope import Envelope
@@ -49,7 +51,7 @@ class AuditEntry:
     event_id: str = ""
 
     def line(self) -> str:
-        extra = " ".join(f"{k}={v}" for k, v in self.details.items())
+        extra = " ".join("=".join(money_field(k, v)) for k, v in self.details.items())
         return f"{self.at}  {self.operator}  {self.action}  {self.target}  {extra}".rstrip()
 
 

@@ -57,8 +57,10 @@ def demo_legend() -> list[tuple[str, str]]:
             "them, how its hand ended (no mark: it counted its cards):",
         ),
         *[(f"  {mark}", meaning) for mark, meaning in outcome_marks()],
-        ("net [sN:+T]", "each seat's net House Tokens for the hand or match"),
+        ("net [sN:+T]", "each seat's net House Tokens for the hand or match (+ won, - lost)"),
+        ("released [sN:T]", "an aborted match: the House Tokens each seat's hold gave back"),
         ("totals/chips [sN:Px]", "x: eliminated from the match; lv: left it"),
+        ("pts", "points (a score sheet's hand points)"),
         ("commission, pool, prize", "in House Tokens (13.00 = thirteen tokens)"),
     ]
 
@@ -74,12 +76,17 @@ def replay_legend() -> list[tuple[str, str]]:
         ("sN", "seat N; sN=ACCOUNT: the account seated there"),
         (
             "amounts",
-            "hundredths of a House Token (StakesReserved s0 1300: 13.00 tokens held for seat 0; "
-            "HandEnded [s0:+720 ...]: each seat's net)",
+            "in House Tokens, two decimals (StakesReserved s0 13.00: thirteen tokens held for "
+            "seat 0; HandEnded [s0:+7.20 ...]: each seat's net, + won, - lost); --json keeps "
+            "integer hundredths of a token (1300 = 13.00)",
         ),
-        ("NNNbps", "basis points: hundredths of a percent (1000bps = 10%)"),
+        (
+            "commission N.NN%",
+            "the table's commission: a percent of what the losers pay (a match: of its pool)",
+        ),
         ("cut / open / stock N", "the wild-card cut, the first open card, N cards in the stock"),
         ("(auto)", "a move the table made for a seat whose turn timed out"),
         ("sN:P outcome", "in HandEnded: seat N's points P and how its hand ended (the words)"),
+        ("sN:Ppt/+T", "a settlement in a mismatch line: seat N's points P and net T tokens"),
         ("...", "a commitment or seed shown by its first 16 hex digits"),
     ]

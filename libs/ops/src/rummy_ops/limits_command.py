@@ -3,7 +3,8 @@
 
 Prints the limits in force (each period's loss limit, its net losses so far and when the period
 ends; the stake limit; the time zone), a break or a self-exclusion, why play is closed now, and
-every pending change with when it applies; ``--json`` prints the response as JSON.
+every pending change with when it applies, amounts in House Tokens (``13.00``); ``--json`` prints
+the response as JSON (amounts in integer hundredths).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
+from rummy_ops.money import tokens
 from rummy_ops.operator_auth import operator_options, operator_token
 from rummy_platform.auth import bearer_metadata
 from rummy_platform.limits import open_channel
@@ -26,17 +28,19 @@ def _stamp(present: bool, stamp: Timestamp) -> str:
 
 
 def describe(limits: pb.Limits) -> list[str]:
-    """The lines ``rummy limits`` prints for ``limits`` (amounts in hundredths)."""
+    """The lines ``rummy limits`` prints for ``limits`` (amounts in House Tokens, ``13.00``)."""
     lines = [f"account {limits.account_id}  time zone {limits.time_zone}"]
     for period in limits.periods:
         name = pb.LimitPeriod.Name(period.period).removeprefix("LIMIT_PERIOD_").lower()
-        limit = str(period.limit_hundredths) if period.HasField("limit_hundredths") else "none"
+        limit = tokens(period.limit_hundredths) if period.HasField("limit_hundredths") else "none"
         lines.append(
-            f"  {name:5}  limit {limit}  net losses {period.net_loss_hundredths}  "
+            f"  {name:5}  limit {limit}  net losses {tokens(period.net_loss_hundredths)}  "
             f"ends {period.period_ends_at.ToJsonString()}"
         )
     stake = (
-        str(limits.stake_limit_hundredths) if limits.HasField("stake_limit_hundredths") else "none"
+        tokens(limits.stake_limit_hundredths)
+        if limits.HasField("stake_limit_hundredths")
+        else "none"
     )
     lines.append(f"  stake limit {stake}")
     if limits.HasField("break_until"):
@@ -50,7 +54,7 @@ def describe(limits: pb.Limits) -> list[str]:
         lines.append(f"  play closed: {reason.lower()} {until}".rstrip())
     for change in limits.pending:
         value = change.time_zone or (
-            str(change.amount_hundredths) if change.HasField("amount_hundredths") else "none"
+            tokens(change.amount_hundredths) if change.HasField("amount_hundredths") else "none"
         )
         lines.append(
             f"  pending {change.what} -> {value}  applies {change.effective_at.ToJsonString()}"

@@ -1,5 +1,6 @@
 """Money as a person reads it: hundredths of a House Token as tokens with two decimals
 (:func:`tokens`: ``13.00``), a commission's basis points as a percent (:func:`commission_text`),
+a wire field of either as a person reads it (:func:`money_field`),
 and what a table plays for, read from its format (:func:`stakes_of`: the money fields the format
 declares; nothing here knows one game). The demo's lines, ``rummy tables`` and the reports print
 money through here; ``--json`` keeps integer hundredths."""
@@ -23,6 +24,18 @@ def commission_text(bps: int) -> str:
     """Basis points as a percent with two decimals (``500`` -> ``5.00%``)."""
     whole, part = divmod(bps, 100)
     return f"{whole}.{part:02d}%"
+
+
+def money_field(name: str, value: object) -> tuple[str, str]:
+    """A wire field as a person reads it: ``("stake_hundredths", 1300)`` -> ``("stake",
+    "13.00")`` (House Tokens), ``("commission_bps", 500)`` -> ``("commission", "5.00%")``;
+    any other field as it is (``str(value)``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if name.endswith("_hundredths"):
+            return name.removesuffix("_hundredths"), tokens(value)
+        if name.endswith("_bps"):
+            return name.removesuffix("_bps"), commission_text(value)
+    return name, str(value)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from rummy_ledger.contract import invariant_violations, journal_sum
 from rummy_ops.bots.client import HAND_COMMANDS, Bot
 from rummy_ops.causation import caused_by
 from rummy_ops.demo import DemoOptions, DemoReport, Endpoints, play, stack_endpoints, verify_demo
+from rummy_ops.money import tokens
 from rummy_ops.own_brokers import OwnBrokers
 from rummy_ops.replay.ledger import LEDGER_SCHEMA
 from rummy_ops.replay.sources import read_kafka
@@ -294,7 +295,10 @@ def check(
         if commission is None
         else []
         if total + commission == report.granted_hundredths
-        else [f"balances {total} + commission {commission} != granted {report.granted_hundredths}"],
+        else [
+            f"balances {tokens(total)} + commission {tokens(commission)} != granted "
+            f"{tokens(report.granted_hundredths)}"
+        ],
     )
     ended = {h.hand_id for h in report.ended}
     accounts = sorted(report.balances)

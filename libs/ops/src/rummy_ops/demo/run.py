@@ -34,7 +34,7 @@ from rummy_ops.demo.report import (
     match_line,
 )
 from rummy_ops.demo.watch import TableRun
-from rummy_ops.money import stakes_of, tokens
+from rummy_ops.money import commission_text, stakes_of, tokens
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.limits import open_channel
 from rummy_rules import registry
@@ -160,8 +160,8 @@ class _Demo:
             )
         self.echo(
             f"opened {plan.name} ({plan.seats} seats, {_stakes(plan)}, commission "
-            f"{plan.commission_bps / 100:g}%) as {reply.table_id}; {plan.bots} bots seated, "
-            f"granted {tokens(self.options.grant_hundredths)} each; "
+            f"{commission_text(plan.commission_bps)}) as {reply.table_id}; {plan.bots} bots "
+            f"seated, granted {tokens(self.options.grant_hundredths)} each; "
             + ("one match to play" if plan.plays_match else f"{target} hands to play")
         )
         if plan.loss_limited:

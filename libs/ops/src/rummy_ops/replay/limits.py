@@ -15,7 +15,7 @@ with the other and re-checks the limit from the log alone, written apart from th
 A loss limit refuses when losses + the amount pass it; the ledger also counts what the player
 held then (its entry at a pool, holds at other tables), which this check does not re-count: a
 refusal only those holds explain is a note (not proven), never a pass. Amounts in hundredths
-of a House Token.
+of a House Token (a problem's text in House Tokens, ``13.00``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy_ops.money import tokens
 from rummy_platform.envelope import Envelope
 
 LimitChange = ledger_pb.LimitChanged
@@ -208,7 +209,10 @@ def _verdict(
         return ("", "") if running else ("no break running", "")
     if reason == "stake_limit":
         over = state.stake is not None and required > state.stake
-        return ("", "") if over else (f"{required} is within the stake limit {state.stake}", "")
+        if over:
+            return "", ""
+        limit = "none" if state.stake is None else tokens(state.stake)
+        return f"{tokens(required)} is within the stake limit {limit}", ""
     if reason == "loss_limit":
         if not state.loss:
             return "no loss limit in force", ""

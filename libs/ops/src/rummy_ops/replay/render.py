@@ -1,14 +1,17 @@
 """How a replay is shown: a timeline for people (one line per event, cards included: ops see
-everything) and a JSON document for machines."""
+everything; money in House Tokens, ``13.00``, and a commission as a percent, through
+:mod:`rummy_ops.money`) and a JSON document for machines (money in integer hundredths)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_ops.money import commission_text, money_field, tokens
 from rummy_ops.replay.checks import HandReplay, short_type
 from rummy_ops.replay.checks.match import MatchReplay
 from rummy_platform.envelope import Envelope
@@ -44,11 +47,12 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
     if name == "HandStarted":
         seats = " ".join(f"s{s.seat}={s.account_id}" for s in p.seats)
         return (
-            f"hand {p.hand_no} dealer s{p.dealer_seat} point value {p.point_value_hundredths} "
-            f"commission {p.commission_bps}bps [{seats}]"
+            f"hand {p.hand_no} dealer s{p.dealer_seat} point value "
+            f"{tokens(p.point_value_hundredths)} commission {commission_text(p.commission_bps)} "
+            f"[{seats}]"
         )
     if name == "StakesReserved":
-        return " ".join(f"s{r.seat} {r.amount_hundredths}" for r in p.reservations)
+        return " ".join(f"s{r.seat} {tokens(r.amount_hundredths)}" for r in p.reservations)
     if name in ("SeedCommitted", "SeedsLocked"):
         field = p.commitment_sha256 if name == "SeedCommitted" else p.server_commitment_sha256
         extra = f" {len(p.client_seeds)} client seeds" if name == "SeedsLocked" else ""
@@ -65,7 +69,10 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
     if name == "SeedWindowOpened":
         return f"client seeds until {_clock(p.deadline)}"
     if name == "StakeRejected":
-        return f"s{p.seat} {p.account_id} has {p.available_hundredths} of {p.required_hundredths}"
+        return (
+            f"s{p.seat} {p.account_id} has {tokens(p.available_hundredths)} of "
+            f"{tokens(p.required_hundredths)}"
+        )
     if name == "CardDrawn":
         source = "pile" if p.source == 2 else "stock"
         return (
@@ -88,15 +95,25 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
         return f"reshuffle {p.reshuffle_no}: new stock of {len(p.stock)}"
     if name == "HandEnded":
         points = " ".join(f"s{r.seat}:{r.points} {r.outcome}" for r in p.results)
-        money = " ".join(f"s{x.seat}:{x.amount_hundredths:+d}" for x in p.settlement)
-        return f"{winners(p)} [{points}] [{money}] commission {p.commission_hundredths}"
+        money = " ".join(f"s{x.seat}:{tokens(x.amount_hundredths, True)}" for x in p.settlement)
+        return f"{winners(p)} [{points}] [{money}] commission {tokens(p.commission_hundredths)}"
     if name == "HandSettled":
         return f"{p.journal_transaction_id}: " + " ".join(
-            f"{x.account_id}:{x.amount_hundredths:+d}" for x in p.lines
+            f"{x.account_id}:{tokens(x.amount_hundredths, True)}" for x in p.lines
         )
     if name == "HandAborted":
         return str(p.reason)
-    return text_format.MessageToString(payload, as_one_line=True)[:160]
+    return money_in_tokens(text_format.MessageToString(payload, as_one_line=True))[:160]
+
+
+_MONEY_FIELD = re.compile(r"\b(\w+_(?:hundredths|bps)): (-?\d+)\b")
+
+
+def money_in_tokens(text: str) -> str:
+    """A message's one-line text with its money as a person reads it: ``stake_hundredths: 1300``
+    -> ``stake: 13.00`` (House Tokens), ``commission_bps: 500`` -> ``commission: 5.00%``
+    (:func:`rummy_ops.money.money_field`)."""
+    return _MONEY_FIELD.sub(lambda m: ": ".join(money_field(m[1], int(m[2]))), text)
 
 
 def timeline_line(envelope: Envelope) -> str:

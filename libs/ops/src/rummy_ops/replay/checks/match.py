@@ -38,6 +38,7 @@ from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import match_wire
 from rummy_game import stream_codec as codec
 from rummy_ledger.contract import match_settlement_key
+from rummy_ops.money import tokens
 from rummy_ops.replay.checks.hand import replay_hand
 from rummy_ops.replay.checks.mismatch import difference
 from rummy_ops.replay.checks.record import (
@@ -404,15 +405,15 @@ def _check_ledger_event(
         for account, amount in sorted(want.items()):
             if got.get(account, 0) != amount:
                 message = (
-                    f"{account} moved {got.get(account, 0)} in the ledger's MatchSettled, "
-                    f"{says} says {amount}"
+                    f"{account} moved {tokens(got.get(account, 0), True)} in the ledger's "
+                    f"MatchSettled, {says} says {tokens(amount, True)}"
                 )
                 report.findings.append(finding(settled, "match-ledger-event", message))
                 return
         if payload.commission_hundredths != settlement.commission_hundredths:
             message = (
-                f"commission {payload.commission_hundredths} in MatchSettled, {says} says "
-                f"{settlement.commission_hundredths}"
+                f"commission {tokens(payload.commission_hundredths)} in MatchSettled, {says} "
+                f"says {tokens(settlement.commission_hundredths)}"
             )
             report.findings.append(finding(settled, "match-ledger-event", message))
             return
@@ -426,19 +427,22 @@ def match_journal_difference(
     rows: LedgerRows, settlement: MatchSettlement, game_no: int = 0
 ) -> str:
     """What the journal rows of a match's settlement (``game_no`` 0) or of one game's say
-    differently from it ("" if nothing): each seat's net (hundredths) and the commission."""
+    differently from it ("" if nothing): each seat's net and the commission (in House Tokens)."""
     tx, says = f"journal {rows.transaction_id}", _what(game_no)
     for line in settlement.lines:
         net = rows.net_by_seat.get(line.seat, 0)
         if net != line.amount_hundredths:
-            return f"{tx}: seat {line.seat} moved {net}, {says} says {line.amount_hundredths}"
+            return (
+                f"{tx}: seat {line.seat} moved {tokens(net, True)}, {says} says "
+                f"{tokens(line.amount_hundredths, True)}"
+            )
     extra = set(rows.net_by_seat) - {line.seat for line in settlement.lines}
     if extra:
         return f"{tx} moves seats {sorted(extra)} that {says} does not settle"
     if rows.commission_hundredths != settlement.commission_hundredths:
         return (
-            f"{tx}: commission {rows.commission_hundredths}, {says} says "
-            f"{settlement.commission_hundredths}"
+            f"{tx}: commission {tokens(rows.commission_hundredths)}, {says} says "
+            f"{tokens(settlement.commission_hundredths)}"
         )
     return ""
 

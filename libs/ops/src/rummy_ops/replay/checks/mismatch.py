@@ -1,5 +1,6 @@
 """How a mismatch is told: the first place two rules events or two protobuf messages differ,
-cards in the notation, long values cut short."""
+cards in the notation, money (a field named ``*_hundredths``, a settlement) in House Tokens
+(``13.00``), long values cut short."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from enum import Enum
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
+from rummy_ops.money import tokens
 from rummy_rules import events as ev
 from rummy_rules.cards import Card
 from rummy_rules.settlement import Settlement
@@ -62,7 +64,18 @@ def _first_difference(name: str, a: object, b: object) -> str:
             x, y = getattr(a, f.name), getattr(b, f.name)
             if x != y:
                 return _first_difference(f"{name}.{f.name}", x, y)
+    if _is_money(name, a, b):
+        return f"{name}: recorded {tokens(a)} tokens, replay {tokens(b)} tokens"  # type: ignore[arg-type]
     return f"{name}: recorded {show(a)}, replay {show(b)}"
+
+
+def _is_money(name: str, *values: object) -> bool:
+    """A field of money (``amount_hundredths``, ``commission_hundredths``, ``[2]`` of one): shown
+    in tokens."""
+    field_name = name.rsplit(".", 1)[-1].split("[", 1)[0]
+    return field_name.endswith("_hundredths") and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    )
 
 
 def difference(recorded: ev.Event, derived: ev.Event) -> str:
@@ -80,8 +93,10 @@ def difference(recorded: ev.Event, derived: ev.Event) -> str:
 
 
 def settlement_text(s: Settlement) -> str:
-    body = " ".join(f"s{x.seat}:{x.points}pt/{x.amount_hundredths}" for x in s.lines)
-    return clip(f"[{body}] commission {s.commission_hundredths}")
+    """``[s0:0pt/+1.90 s1:20pt/-2.00] commission 0.10``: each seat's points and net, the
+    commission (House Tokens)."""
+    body = " ".join(f"s{x.seat}:{x.points}pt/{tokens(x.amount_hundredths, True)}" for x in s.lines)
+    return clip(f"[{body}] commission {tokens(s.commission_hundredths)}")
 
 
 def pb_diff(got: Message, want: Message) -> str:
@@ -98,10 +113,10 @@ def pb_diff(got: Message, want: Message) -> str:
             a, b, name = a[k], b[k], f"{fd.name}[{k}]"
             if isinstance(a, Message) and not _is_card(a):
                 return f"{name}.{pb_diff(a, b)}"
-            return f"{name}: recorded {_pb_text(a)}, replay {_pb_text(b)}"
+            return f"{name}: recorded {_pb_text(a, name)}, replay {_pb_text(b, name)}"
         if isinstance(a, Message) and not fd.is_repeated and not _is_card(a):
             return f"{fd.name}.{pb_diff(a, b)}"
-        return f"{fd.name}: recorded {_pb_text(a)}, replay {_pb_text(b)}"
+        return f"{fd.name}: recorded {_pb_text(a, fd.name)}, replay {_pb_text(b, fd.name)}"
     return "differs"
 
 
@@ -109,10 +124,13 @@ def _is_card(value: object) -> bool:
     return isinstance(value, Message) and value.DESCRIPTOR.full_name == "rummy.common.v1.Card"
 
 
-def _pb_text(value: object) -> str:
+def _pb_text(value: object, name: str = "") -> str:
     """A protobuf field value in a mismatch line: a card by face, a repeated field item by item,
-    a message on one line, bytes in hex; at most 40 characters."""
-    if _is_card(value):
+    a message on one line, bytes in hex, money (field ``name`` ``*_hundredths``) in tokens; at
+    most 40 characters."""
+    if _is_money(name, value):
+        text = f"{tokens(value)} tokens"  # type: ignore[arg-type]
+    elif _is_card(value):
         text = value.face or f"#{value.index}"  # type: ignore[attr-defined]
     elif isinstance(value, bytes):
         text = value.hex()

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_game import stream_codec as codec
+from rummy_ops.money import tokens
 from rummy_ops.replay.checks.mismatch import clip
 from rummy_ops.replay.checks.record import (
     HandReplay,
@@ -47,8 +48,8 @@ def check_ledger_event(
                     finding(
                         settled,
                         "ledger-event",
-                        f"{account} moved {got.get(account, 0)} in the ledger's HandSettled, "
-                        f"HandEnded says {amount}",
+                        f"{account} moved {tokens(got.get(account, 0), True)} in the "
+                        f"ledger's HandSettled, HandEnded says {tokens(amount, True)}",
                     )
                 )
                 return
@@ -58,8 +59,8 @@ def check_ledger_event(
                 finding(
                     settled,
                     "ledger-event",
-                    f"commission {commission} in HandSettled, "
-                    f"HandEnded says {s.commission_hundredths}",
+                    f"commission {tokens(commission)} in HandSettled, "
+                    f"HandEnded says {tokens(s.commission_hundredths)}",
                 )
             )
             return
@@ -77,12 +78,16 @@ def check_refusal(report: HandReplay) -> None:
 
 
 def journal_difference(rows: LedgerRows, s: Settlement) -> str:
-    """What the journal rows of a hand say differently from its settlement ("" if nothing)."""
+    """What the journal rows of a hand say differently from its settlement ("" if nothing;
+    amounts in House Tokens)."""
     tx = f"journal {rows.transaction_id}"
     for line in s.lines:
         net = rows.net_by_seat.get(line.seat, 0)
         if net != line.amount_hundredths:
-            return f"{tx}: seat {line.seat} moved {net}, the log says {line.amount_hundredths}"
+            return (
+                f"{tx}: seat {line.seat} moved {tokens(net, True)}, the log says "
+                f"{tokens(line.amount_hundredths, True)}"
+            )
         charged = rows.points_by_seat.get(line.seat, 0)
         if line.seat not in s.winner_seats and charged != line.points:
             return f"{tx}: seat {line.seat} charged {charged} points, the log says {line.points}"
@@ -91,7 +96,8 @@ def journal_difference(rows: LedgerRows, s: Settlement) -> str:
         return f"{tx} moves seats {sorted(extra)} that the log does not settle"
     if rows.commission_hundredths != s.commission_hundredths:
         return (
-            f"{tx}: commission {rows.commission_hundredths}, the log says {s.commission_hundredths}"
+            f"{tx}: commission {tokens(rows.commission_hundredths)}, the log says "
+            f"{tokens(s.commission_hundredths)}"
         )
     return ""
 
