@@ -9,6 +9,7 @@ Amounts worked by hand in the comments (hundredths of a House Token).
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
@@ -410,12 +411,12 @@ def test_a_player_lists_only_its_own_hands_and_an_operator_any_named_account(
     assert denied == grpc.StatusCode.PERMISSION_DENIED
     unnamed = status_of(lambda: operator.ListMyHands(pb.ListMyHandsRequest()))
     assert unnamed == grpc.StatusCode.INVALID_ARGUMENT
+    player = stub(host, a)
     for bad in (
         pb.ListMyHandsRequest(page_size=101),
         pb.ListMyHandsRequest(page_token="12"),
         pb.ListMyHandsRequest(page_token="x" * 65),
     ):
-        assert status_of(lambda bad=bad: stub(host, a).ListMyHands(bad)) == (
-            grpc.StatusCode.INVALID_ARGUMENT
-        )
+        code = status_of(functools.partial(player.ListMyHands, bad))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert parse_page_token(own.next_page_token) is not None
