@@ -10,30 +10,34 @@ from __future__ import annotations
 
 import base64
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 
 import grpc
 import pytest
-from ledger_support import Where, Wired, balance_of, funded_player, new_id, storage
-from prometheus_client import CollectorRegistry
+from ledger_support import (
+    ServedLedger,
+    TestClock,
+    Where,
+    Wired,
+    balance_of,
+    funded_player,
+    new_id,
+    serving,
+    status_of,
+    storage,
+)
 from psycopg_pool import ConnectionPool
 
 from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import ledger_service_pb2 as pb
-from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.application.history import list_played, parse_page_token
 from rummy_ledger.application.ports import PlayedRow
-from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.domain.accounts import InvalidCommand
-from rummy_ledger.entrypoints import grpc as grpc_adapter
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.config import Settings
-from rummy_platform.limits import open_channel
-from rummy_platform.server import ServiceHost
+from rummy_platform.auth import Role
 from rummy_rules.registry import LEGACY_VARIANT
 
 GRANT = 5000
@@ -217,17 +221,52 @@ def match_table(
     return table_id, match_id
 
 
+GAME_TO = match_pb2.MatchOptions(
+    game_to=match_pb2.GameToOptions(
+        target=100, games=2, point_value_hundredths=10, max_game_points=150
+    )
+)
+
+
+def play_game(
+    wired: Wired, table: str, match: str, game_no: int, payer: int, paid: int, commission: int
+) -> None:
+    """A game of a two-seat game-to match: 1500 held from each seat, ``payer`` pays ``paid``,
+    the other seat receives it less ``commission``."""
+    wired.table(table, match, match_pb2.GameStarted(game_no=game_no, seats=[0, 1]))
+    for seat in (0, 1):
+        wired.table(
+            table,
+            match,
+            match_pb2.MoneyReserved(
+                seat=seat, amount_hundredths=1500, purpose="stake", game_no=game_no
+            ),
+        )
+    lines = [
+        match_pb2.MoneyLine(
+            seat=seat,
+            held_hundredths=1500,
+            amount_hundredths=-paid if seat == payer else paid - commission,
+        )
+        for seat in (0, 1)
+    ]
+    settlement = match_pb2.MatchSettlement(
+        pool_hundredths=paid,
+        commission_bps=500,
+        commission_hundredths=commission,
+        lines=lines,
+        winners=[1 - payer],
+    )
+    ended = match_pb2.GameEnded(game_no=game_no, winner=1 - payer, settlement=settlement)
+    wired.table(table, match, ended)
+
+
 def test_a_match_lists_once_at_its_end_with_every_games_stakes_and_its_entries_in_its_net(
     where: Where,
 ) -> None:
     wired = Wired(where)
     a, b = funded_player(where, GRANT), funded_player(where, GRANT)
-    options = match_pb2.MatchOptions(
-        game_to=match_pb2.GameToOptions(
-            target=100, games=2, point_value_hundredths=10, max_game_points=150
-        )
-    )
-    table, match = match_table(wired, [a, b], options, "game-to-100")
+    table, match = match_table(wired, [a, b], GAME_TO, "game-to-100")
     # A deal of the match: a hand at point value 0 of its table, not listed on its own.
     deal = new_id("hand")
     seats = [cards_pb2.Seat(seat=0, account_id=a), cards_pb2.Seat(seat=1, account_id=b)]
@@ -248,35 +287,7 @@ def test_a_match_lists_once_at_its_end_with_every_games_stakes_and_its_entries_i
     # (5% commission 0.25); game 2: a pays 3.00, b gets 2.85 (0.15). a: +475 - 300 = +175,
     # b: -500 + 285 = -215.
     for game_no, (payer, paid, commission) in enumerate([(1, 500, 25), (0, 300, 15)], start=1):
-        wired.table(table, match, match_pb2.GameStarted(game_no=game_no, seats=[0, 1]))
-        for seat in (0, 1):
-            wired.table(
-                table,
-                match,
-                match_pb2.MoneyReserved(
-                    seat=seat, amount_hundredths=1500, purpose="stake", game_no=game_no
-                ),
-            )
-        lines = [
-            match_pb2.MoneyLine(
-                seat=seat,
-                held_hundredths=1500,
-                amount_hundredths=-paid if seat == payer else paid - commission,
-            )
-            for seat in (0, 1)
-        ]
-        settlement = match_pb2.MatchSettlement(
-            pool_hundredths=paid,
-            commission_bps=500,
-            commission_hundredths=commission,
-            lines=lines,
-            winners=[1 - payer],
-        )
-        wired.table(
-            table,
-            match,
-            match_pb2.GameEnded(game_no=game_no, winner=1 - payer, settlement=settlement),
-        )
+        play_game(wired, table, match, game_no, payer, paid, commission)
         wired.run()
         assert listed(where, a) == []  # running: not listed yet
     wired.table(table, match, match_pb2.MatchEnded(winners=[0], reason="most_games"))
@@ -290,7 +301,9 @@ def test_a_match_lists_once_at_its_end_with_every_games_stakes_and_its_entries_i
     ]
 
 
-def test_a_pool_match_lists_its_entry_settlement_and_an_aborted_one_says_so(where: Where) -> None:
+def test_a_pool_match_lists_its_entry_settlement_and_an_aborted_match_what_its_games_moved(
+    where: Where,
+) -> None:
     wired = Wired(where)
     a, b = funded_player(where, GRANT), funded_player(where, GRANT)
     pool = match_pb2.MatchOptions(pool=match_pb2.PoolOptions(target=101, entry_fee_hundredths=1000))
@@ -314,17 +327,22 @@ def test_a_pool_match_lists_its_entry_settlement_and_an_aborted_one_says_so(wher
     )
     wired.table(table, match, match_pb2.MatchEnded(winners=[1], settlement=settlement))
     wired.clock.advance(timedelta(seconds=1))
-    aborted_table, aborted = match_table(wired, [a, b], pool, "pool-101")
-    wired.table(aborted_table, aborted, match_pb2.MatchAborted(reason="closed"))
+    # Aborted before any money moved: not listed. Aborted after its first game settled (a pays
+    # 3.00): listed, at what that game moved.
+    never_table, never = match_table(wired, [a, b], pool, "pool-101")
+    wired.table(never_table, never, match_pb2.MatchAborted(reason="closed"))
+    games_table, games = match_table(wired, [a, b], GAME_TO, "game-to-100")
+    play_game(wired, games_table, games, 1, 0, 300, 15)
+    wired.table(games_table, games, match_pb2.MatchAborted(reason="closed"))
     wired.run()
     assert [summary(r) for r in listed(where, a)] == [
-        ("match", aborted, "gin", "pool-101", "aborted", 0),
+        ("match", games, "gin", "game-to-100", "aborted", -300),
         ("match", match, "gin", "pool-101", "lost", -1000),
     ]
     assert summary(listed(where, b)[1]) == ("match", match, "gin", "pool-101", "won", 900)
 
 
-def test_a_refused_settlement_and_an_aborted_hand_are_listed_void_and_aborted_at_zero(
+def test_a_refused_settlement_is_listed_void_at_zero_and_an_aborted_hand_not_at_all(
     where: Where,
 ) -> None:
     wired = Wired(where)
@@ -344,74 +362,49 @@ def test_a_refused_settlement_and_an_aborted_hand_are_listed_void_and_aborted_at
     wired.clock.advance(timedelta(seconds=1))
     wired.table(table, aborted, table_events.HandAborted(hand_id=aborted, reason="dealer"))
     wired.run()
-    assert [summary(r) for r in listed(where, b)] == [
-        ("hand", aborted, "gin", "single", "aborted", 0),
-        ("hand", void, "gin", "single", "void", 0),
-    ]
+    assert [summary(r) for r in listed(where, b)] == [("hand", void, "gin", "single", "void", 0)]
 
 
 # ------------------------------------------------------------------------------- the RPC
 
-SECRET = "ledger-history-test-secret-0123456789abcdef"
-
 
 @pytest.fixture()
-def host(pool: ConnectionPool) -> Iterator[ServiceHost]:
-    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
-    served = ServiceHost("ledger", settings, registry=CollectorRegistry())
-    servicer = grpc_adapter.LedgerServicer(
-        Ledger(clock=Wired(pool).clock), PostgresUnitOfWork(pool)
-    )
-    served.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
-    served.start()
-    try:
-        yield served
-    finally:
-        served.stop(grace_seconds=1)
-
-
-def stub(host: ServiceHost, subject: str, role: Role = Role.PLAYER) -> pb_grpc.LedgerServiceStub:
-    token = TokenAuthority(SECRET).issue(subject, role)
-    return pb_grpc.LedgerServiceStub(authorized_channel(open_channel(host.address), token))
-
-
-def status_of(call: Callable[[], object]) -> grpc.StatusCode:
-    with pytest.raises(grpc.RpcError) as error:
-        call()
-    return error.value.code()
+def served(pool: ConnectionPool) -> Iterator[ServedLedger]:
+    with serving(ServedLedger(PostgresUnitOfWork(pool), TestClock())) as s:
+        yield s
 
 
 def test_a_player_lists_only_its_own_hands_and_an_operator_any_named_account(
-    pool: ConnectionPool, host: ServiceHost
+    pool: ConnectionPool, served: ServedLedger
 ) -> None:
     wired = Wired(pool)
     a, b = funded_player(pool, GRANT), funded_player(pool, GRANT)
     table = points_table(wired)
     hands = [play_hand(wired, table, a, b, 10 + i) for i in range(3)]
     wired.run()
-    own = stub(host, a).ListMyHands(pb.ListMyHandsRequest(page_size=2))
+    own = served.stub(a).ListMyHands(pb.ListMyHandsRequest(page_size=2))
     assert [(e.hand_id, e.match_id, e.kind, e.result) for e in own.entries] == [
         (hands[2], "", "hand", "won"),
         (hands[1], "", "hand", "won"),
     ]
     assert own.entries[0].net_hundredths == 120 - 12  # 12 points x 0.10 less 10%
     assert own.entries[0].ended_at.ToDatetime() > own.entries[1].ended_at.ToDatetime()
-    rest = stub(host, a).ListMyHands(
+    rest = served.stub(a).ListMyHands(
         pb.ListMyHandsRequest(account_id=a, page_token=own.next_page_token)
     )
     assert [e.hand_id for e in rest.entries] == [hands[0]]
     assert rest.next_page_token == ""
-    operator = stub(host, "ops", Role.OPERATOR)
+    operator = served.stub("ops", Role.OPERATOR)
     theirs = operator.ListMyHands(pb.ListMyHandsRequest(account_id=b))
     assert [(e.hand_id, e.net_hundredths) for e in theirs.entries][0] == (hands[2], -120)
-    service = stub(host, "table", Role.SERVICE)
+    service = served.stub("table", Role.SERVICE)
     assert len(service.ListMyHands(pb.ListMyHandsRequest(account_id=b)).entries) == 3
 
-    denied = status_of(lambda: stub(host, a).ListMyHands(pb.ListMyHandsRequest(account_id=b)))
+    denied = status_of(lambda: served.stub(a).ListMyHands(pb.ListMyHandsRequest(account_id=b)))
     assert denied == grpc.StatusCode.PERMISSION_DENIED
     unnamed = status_of(lambda: operator.ListMyHands(pb.ListMyHandsRequest()))
     assert unnamed == grpc.StatusCode.INVALID_ARGUMENT
-    player = stub(host, a)
+    player = served.stub(a)
     for bad in (
         pb.ListMyHandsRequest(page_size=101),
         pb.ListMyHandsRequest(page_token="12"),

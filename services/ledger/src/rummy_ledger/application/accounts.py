@@ -363,19 +363,14 @@ def abort_hand(
     *,
     consumed: ConsumedPosition | None = None,
     outbox: Outbox = (),
-    at: datetime | None = None,
-    table_id: str = "",
 ) -> AbortResult:
     """Release every held reservation of the hand (none, if it was already settled); nothing
-    else moves. Idempotent on the hand id. ``at`` and ``table_id`` given: the hand ends
-    ``aborted`` (net 0) in the history of each account it released."""
+    else moves (the hand is not in anyone's history). Idempotent on the hand id."""
     if not command.hand_id:
         raise InvalidCommand("an abort names its hand")
 
     def work() -> AbortResult:
-        released = _release_held(uow, command.hand_id)
-        _void_in_history(uow, table_id, command.hand_id, released, history.ABORTED, at)
-        return AbortResult(command.hand_id, released)
+        return AbortResult(command.hand_id, _release_held(uow, command.hand_id))
 
     return _run(uow, f"abort:{command.hand_id}", command, work, _abort_from_json, consumed, outbox)
 
@@ -398,28 +393,17 @@ def refuse_settlement(
 
     def work() -> RefusalResult:
         released = _release_held(uow, command.hand_id)
-        _void_in_history(uow, command.table_id, command.hand_id, released, history.VOID, at)
+        if at is not None and released:
+            void = {r.account_id: history.VOID for r in released}
+            uow.history.add(
+                history.hand_entries(
+                    uow, command.table_id, command.hand_id, dict.fromkeys(void, 0), void, at
+                )
+            )
         return RefusalResult(command.hand_id, reason, released)
 
     return _run(
         uow, f"refuse:{command.hand_id}", command, work, _refusal_from_json, consumed, outbox
-    )
-
-
-def _void_in_history(
-    uow: LedgerUnitOfWork,
-    table_id: str,
-    hand_id: str,
-    released: Sequence[ReleasedReservation],
-    result: str,
-    at: datetime | None,
-) -> None:
-    """The hand's row (net 0, ``result``) for each account ``released``, when ``at`` is given."""
-    if at is None or not table_id or not released:
-        return
-    accounts = {r.account_id: result for r in released}
-    uow.history.add(
-        history.hand_entries(uow, table_id, hand_id, dict.fromkeys(accounts, 0), accounts, at)
     )
 
 

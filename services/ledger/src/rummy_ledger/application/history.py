@@ -12,14 +12,14 @@ consumed offset; a repeat writes nothing again):
 
 - ``accounts.settle_hand``: a hand's row per account, ``result`` its ``SeatResult.outcome`` as
   the table wrote it (``won``, ``counted``, ``first_drop``, ...), net = what the settlement posted
-  to the account (its win or its loss); ``refuse_settlement``: ``void``, net 0; ``abort_hand``:
-  ``aborted``, net 0. A hand at a table hosting a match format is one of its deals: not listed
-  (the match is).
+  to the account (its win or its loss); ``refuse_settlement``: ``void``, net 0. An aborted hand
+  moved nothing and is not listed. A hand at a table hosting a match format is one of its deals:
+  not listed (the match is).
 - ``matches.settle_match``: each game's settlement (game to N) adds the account's net to the
   match's row, which is not listed until the match ends; ``MatchEnded`` (game 0) adds the
   entries' settlement and ends it (``won`` for a seat of ``MatchEnded.winners``, else ``lost``;
   ``void`` when refused), a free match at net 0; ``abort_match`` ends it ``aborted`` with what its
-  settled games moved.
+  settled games moved (a match aborted before any game settled is not listed).
 
 Read with :func:`list_played`, newest first by (``ended_at``, row id); a page token is that
 position of a page's last row, opaque to the caller and stable under new rows.
@@ -39,7 +39,7 @@ from rummy_ledger.domain.matches import MatchBook
 HAND, MATCH = "hand", "match"
 #: The format of a points hand (``rummy_rules.formats.single``'s name: no match around it).
 SINGLE_FORMAT = "single"
-#: Results the ledger writes itself: a settlement refused, a hand or match aborted; a match's
+#: Results the ledger writes itself: a settlement refused, a match aborted; a match's
 #: seat among ``MatchEnded.winners`` or not.
 VOID, ABORTED, WON, LOST = "void", "aborted", "won", "lost"
 

@@ -313,9 +313,10 @@ def abort_match(
 ) -> MatchRelease:
     """Release every hold of the match still held (the open game's stakes, the entries; what
     settled games paid stands); nothing else moves. Exactly once: a repeat returns
-    ``replayed`` with nothing released again. ``at`` given: each seat's match row ends
-    ``aborted`` then (with what its settled games moved). Raises InvalidCommand for an unknown
-    match."""
+    ``replayed`` with nothing released again. ``at`` given and a game of the match settled:
+    each seat's match row ends ``aborted`` then, with what its settled games moved (a match
+    aborted before any money moved is in nobody's history). Raises InvalidCommand for an
+    unknown match."""
     check_ids(table_id, match_id)
     with uow.transaction():
         book = _book(uow, table_id, match_id)
@@ -324,12 +325,17 @@ def abort_match(
         holds = holds_by_seat([(g, uow.reservations.lock_held(g)) for g in book.every_group()])
         released = _release(uow, holds)
         uow.matches.save(replace(book, aborted=True))
-        if at is not None and book.settlement(0) is None:
+        if at is not None and book.settlement(0) is None and _games_settled(book):
             results = {seat: history.ABORTED for seat, _ in book.seats}
             uow.history.add(history.match_entries(uow, book, {}, results=results, ended_at=at))
         result = MatchRelease(match_id, released)
         uow.outbox.write(outbox(result))
     return result
+
+
+def _games_settled(book: MatchBook) -> bool:
+    """Whether a game of the match was settled (money moved before its end)."""
+    return any(s.game_no > 0 and s.outcome == "settled" for s in book.settlements)
 
 
 def _in_history(

@@ -334,13 +334,7 @@ class Ledger:
         with log_context(table_id=source.stream_id, hand_id=aborted.hand_id):
             result = self._refusing(
                 source,
-                lambda: application.abort_hand(
-                    uow,
-                    AbortHand(aborted.hand_id),
-                    outbox=outbox,
-                    at=source.occurred_at,
-                    table_id=source.stream_id,
-                ),
+                lambda: application.abort_hand(uow, AbortHand(aborted.hand_id), outbox=outbox),
             )
             if result is None or result.replayed:
                 return

@@ -311,8 +311,9 @@ class PlayedEntry(_message.Message):
     result: _builtins.str
     """In the settlement's words: a hand's seat outcome as its variant names it ("won", "counted",
     "first_drop", "middle_drop", "wrong_declare", ...); a match: "won" (a seat among its
-    winners) or "lost". "void": the settlement was refused (nothing moved); "aborted": the hand
-    or match was aborted (a match keeps what its settled games moved).
+    winners) or "lost". "void": the settlement was refused (nothing moved); "aborted": a match
+    aborted after some of its games settled (its net is what they moved). A hand aborted before
+    its end, or a match aborted before any game settled, moved nothing and is not listed.
     """
     net_hundredths: _builtins.int
     """What the ledger settled to the account, hundredths of a House Token, signed: a points hand's
