@@ -313,6 +313,21 @@ def test_an_oklahoma_hand_with_a_spade_upcard_has_its_knock_limit_and_doubles(
         assert journal(settled) == {a.account_id: 2925, b.account_id: -3250, HOUSE: 325}
         balances = ops.settled_balances([a.account_id, b.account_id])
         assert balances == {a.account_id: 7925, b.account_id: 1750}
+        # ListMyHands lists the match once, at its end, with what the ledger settled (its
+        # hands, deals of the match, are not listed on their own).
+        listed = {
+            p.account_id: [
+                (e.kind, e.match_id, e.table_id, e.variant, e.format, e.result, e.net_hundredths)
+                for e in ops.hands(p.account_id)
+            ]
+            for p in (a, b)
+        }
+        match_id = view.match.match_id
+        match = ("match", match_id, table.table_id, "gin", "game-to-100")
+        assert listed == {
+            a.account_id: [(*match, "won", 2925)],
+            b.account_id: [(*match, "lost", -3250)],
+        }
         assert ops.balance(HOUSE).balance_hundredths - house_before == 325
         assert_replay_clean(keyed_stack, table.table_id)
     finally:

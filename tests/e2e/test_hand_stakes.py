@@ -41,6 +41,21 @@ def test_a_player_who_cannot_cover_the_reservation_is_not_dealt_in_and_is_told_w
         assert result.commission_hundredths == 10
         balances = operator.settled_balances([loser.account_id, winner.account_id, poor.account_id])
         assert balances == {loser.account_id: 4800, winner.account_id: 5190, poor.account_id: 1000}
+        # Each player's own ListMyHands lists the hand as the ledger settled it; the seat not
+        # dealt in lists nothing.
+        listed = {
+            p.account_id: [
+                (e.kind, e.hand_id, e.table_id, e.variant, e.format, e.result, e.net_hundredths)
+                for e in operator.hands(p.account_id, p.token)
+            ]
+            for p in (loser, winner, poor)
+        }
+        hand = ("hand", view.hand_id, table.table_id, "indian-points", "single")
+        assert listed == {
+            loser.account_id: [(*hand, "first_drop", -200)],
+            winner.account_id: [(*hand, "won", 190)],
+            poor.account_id: [],
+        }
     finally:
         table.close()
 

@@ -70,6 +70,12 @@ class InMemoryLedger(ledger_grpc.LedgerServiceServicer):
         """Not served by the probe (as the generated base answers: UNIMPLEMENTED)."""
         context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no statements")
 
+    def ListMyHands(  # noqa: N802 (generated name)
+        self, request: ledger_pb2.ListMyHandsRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.ListMyHandsResponse:
+        """Not served by the probe (UNIMPLEMENTED): it keeps no history."""
+        context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no history")
+
     def _keeps_no_limits(self, request: Any, context: grpc.ServicerContext) -> Any:
         """Not served by the probe (UNIMPLEMENTED): it keeps no limits."""
         context.abort(grpc.StatusCode.UNIMPLEMENTED, "the probe keeps no limits")

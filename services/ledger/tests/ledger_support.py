@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
+import grpc
+import pytest
 from google.protobuf.message import Message
+from prometheus_client import CollectorRegistry
 from psycopg_pool import ConnectionPool
 
+from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ledger.adapters.postgres import PostgresUnitOfWork
 from rummy_ledger.application.accounts import get_balance, grant
 from rummy_ledger.application.ports import Counters, LedgerUnitOfWork
 from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.domain.accounts import Grant
 from rummy_ledger.entrypoints import events
+from rummy_ledger.entrypoints import grpc as grpc_adapter
+from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.eventlog import InMemoryEventLog
+from rummy_platform.limits import open_channel
 from rummy_platform.outbox import OutboxRelay
 from rummy_platform.reactor import PostgresReactor
+from rummy_platform.server import ServiceHost
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.registry import lookup
 from rummy_rules.rules import RuleSet
@@ -168,3 +180,45 @@ class Wired:
         uow = PostgresUnitOfWork(self.pool)
         with uow.transaction():
             return uow.offsets.next_offsets(self.prefix + "ledger")
+
+
+SECRET = "ledger-test-secret-0123456789abcdef-0123"
+
+
+class ServedLedger:
+    """The ledger's servicer in a real ServiceHost in-process (not started), on ``uow`` with
+    ``clock``; :meth:`stub` calls it with a token of ``subject`` and ``role``."""
+
+    def __init__(self, uow: LedgerUnitOfWork, clock: TestClock) -> None:
+        self.clock, self.uow = clock, uow
+        settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+        self.host = ServiceHost("ledger", settings, registry=CollectorRegistry())
+        self.host.add_servicer(
+            grpc_adapter.add_to_server,
+            grpc_adapter.LedgerServicer(Ledger(clock=clock), uow),
+            grpc_adapter.SERVICE_NAME,
+        )
+
+    def stub(self, subject: str, role: Role = Role.PLAYER) -> pb_grpc.LedgerServiceStub:
+        token = TokenAuthority(SECRET).issue(subject, role)
+        return pb_grpc.LedgerServiceStub(authorized_channel(open_channel(self.host.address), token))
+
+
+S = TypeVar("S", bound=ServedLedger)
+
+
+@contextmanager
+def serving(served: S) -> Iterator[S]:
+    """``served`` started, stopped at the end."""
+    served.host.start()
+    try:
+        yield served
+    finally:
+        served.host.stop(grace_seconds=1)
+
+
+def status_of(call: Callable[[], object]) -> grpc.StatusCode:
+    """The status code of the ``grpc.RpcError`` that ``call`` raises."""
+    with pytest.raises(grpc.RpcError) as error:
+        call()
+    return error.value.code()

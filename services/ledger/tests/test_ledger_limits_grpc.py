@@ -10,57 +10,30 @@ from datetime import UTC, datetime, timedelta
 
 import grpc
 import pytest
-from ledger_support import TestClock
-from prometheus_client import CollectorRegistry
+from ledger_support import ServedLedger, TestClock, serving, status_of
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork
-from rummy_ledger.application.reactions import Ledger
-from rummy_ledger.entrypoints import grpc as grpc_adapter
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
-from rummy_platform.config import Settings
-from rummy_platform.limits import open_channel
-from rummy_platform.server import ServiceHost
+from rummy_platform.auth import Role
 
-SECRET = "ledger-limits-test-secret-0123456789abcdef"
 NOON = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 
 
-class Served:
+class Served(ServedLedger):
     def __init__(self) -> None:
-        self.clock = TestClock(NOON)
-        self.uow = InMemoryUnitOfWork(clock=self.clock)
-        settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
-        self.host = ServiceHost("ledger", settings, registry=CollectorRegistry())
-        self.host.add_servicer(
-            grpc_adapter.add_to_server,
-            grpc_adapter.LedgerServicer(Ledger(clock=self.clock), self.uow),
-            grpc_adapter.SERVICE_NAME,
-        )
-
-    def stub(self, subject: str, role: Role = Role.PLAYER) -> pb_grpc.LedgerServiceStub:
-        token = TokenAuthority(SECRET).issue(subject, role)
-        return pb_grpc.LedgerServiceStub(authorized_channel(open_channel(self.host.address), token))
+        clock = TestClock(NOON)
+        self.memory = InMemoryUnitOfWork(clock=clock)
+        super().__init__(self.memory, clock)
 
     def outbox_size(self) -> int:
-        return len(self.uow.state.outbox)
+        return len(self.memory.state.outbox)
 
 
 @pytest.fixture()
 def served() -> Iterator[Served]:
-    s = Served()
-    s.host.start()
-    try:
+    with serving(Served()) as s:
         yield s
-    finally:
-        s.host.stop(grace_seconds=1)
-
-
-def status_of(call: Callable[[], object]) -> grpc.StatusCode:
-    with pytest.raises(grpc.RpcError) as error:
-        call()
-    return error.value.code()
 
 
 def test_a_player_sets_reads_and_raises_its_own_limits_and_is_told_when_each_applies(

@@ -18,7 +18,7 @@ import pytest
 from ledger_support import new_id, wall_clock
 
 from rummy_ledger.adapters.memory import ConstraintViolation, InMemoryUnitOfWork
-from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
+from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent, PlayedEntry
 from rummy_ledger.contract import match_settlement_key
 from rummy_ledger.domain.accounts import (
     HOUSE_COMMISSION_ACCOUNT,
@@ -269,6 +269,38 @@ def test_a_match_book_is_stored_and_locked_and_a_tables_first_rate_stays(
         assert uow.matches.lock(table, match) == book.with_batch(batch)
     with pytest.raises(storage.violation), uow.transaction():
         uow.matches.record_table(new_id("table"), 10001)
+
+
+def test_played_rows_add_their_nets_end_once_and_page_newest_first_by_end_then_id(
+    storage: Storage[LedgerUnitOfWork],
+) -> None:
+    uow, table, account = storage.uow, new_id("table"), new_id("player")
+    noon, one = datetime(2026, 5, 1, 12, tzinfo=UTC), datetime(2026, 5, 1, 13, tzinfo=UTC)
+
+    def entry(ref: str, net: int, result: str | None, at: datetime | None) -> PlayedEntry:
+        return PlayedEntry(account, "match", ref, table, "gin", "game-to-100", net, result, at)
+
+    with uow.transaction():
+        uow.history.record_table_variant(table, "gin")
+        uow.history.record_table_variant(table, "rummy-500")  # the first stays
+        assert uow.history.table_variant(table) == "gin"
+        uow.history.add([entry("m1", 300, None, None)])  # a game settled: not listed yet
+        assert uow.history.page(account, 10, None) == []
+        uow.history.add([entry("m1", -100, "won", noon), entry("m2", 0, "lost", noon)])
+        uow.history.add([entry("m1", 0, "lost", one)])  # ended already: stays as it ended
+        uow.history.add([entry("m3", 5, "won", one)])
+    with uow.transaction():
+        rows = uow.history.page(account, 10, None)
+        assert [(r.ref_id, r.result, r.net_hundredths) for r in rows] == [
+            ("m3", "won", 5),
+            ("m2", "lost", 0),
+            ("m1", "won", 200),
+        ]
+        assert rows[1].ended_at == noon and rows[1].id > rows[2].id
+        after = uow.history.page(account, 1, (rows[1].ended_at, rows[1].id))
+        assert [r.ref_id for r in after] == ["m1"]
+    with pytest.raises(storage.violation), uow.transaction():
+        uow.history.add([replace(entry("m4", 0, "won", noon), kind="game")])
 
 
 def test_the_outbox_keeps_its_order_refuses_a_repeated_id_and_versions_stay_dense(

@@ -96,6 +96,7 @@ READ_ONLY = frozenset(
         "GetHandResult",
         "GetBalance",
         "GetStatement",
+        "ListMyHands",
         "GetLimits",
         "CheckSeat",
         "GetProof",
@@ -126,6 +127,7 @@ RPCS: dict[str, tuple[str, ...]] = {
     "ledger": (
         "GetBalance",
         "GetStatement",
+        "ListMyHands",
         "Grant",
         *LIMIT_RPCS,
         "GetLimits",
@@ -169,6 +171,7 @@ RPC_WEIGHTS: dict[str, int] = {
     "ListTables": 1,
     "GetBalance": 2,
     "GetStatement": 3,
+    "ListMyHands": 2,
     "Grant": 3,
     "GetLimits": 3,
     "SetLossLimit": 3,
@@ -706,7 +709,7 @@ class Builder:
             actor = d.choice([*accounts, "operator"])
             token = self.tokens.operator if actor == "operator" else self.player(actor)
             return actor, api.ListTablesRequest(page_size=d.integer(0, 20)), token
-        if rpc in ("GetBalance", "GetStatement"):
+        if rpc in ("GetBalance", "GetStatement", "ListMyHands"):
             actor = d.choice([*accounts, "operator"])
             named = d.choice(accounts) if actor == "operator" else ""
             if actor != "operator" and d.flag():
@@ -717,6 +720,11 @@ class Builder:
             page = ""
             if self.page_tokens and d.flag():
                 page = d.choice(self.page_tokens)
+            if rpc == "ListMyHands":  # tokens of both RPCs are drawn: the other's is refused
+                hands = ledger_api.ListMyHandsRequest(
+                    account_id=named, page_size=d.integer(0, 5), page_token=page
+                )
+                return actor, hands, token
             request = ledger_api.GetStatementRequest(
                 account_id=named, page_size=d.integer(0, 5), page_token=page
             )

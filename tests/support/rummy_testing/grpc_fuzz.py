@@ -561,7 +561,9 @@ class FuzzWorld:
             return
         if code == grpc.StatusCode.OK and attempt.rpc not in READ_ONLY:
             self._accepted(attempt, answer, live)
-        elif code == grpc.StatusCode.OK and isinstance(answer, ledger_api.GetStatementResponse):
+        elif code == grpc.StatusCode.OK and isinstance(
+            answer, ledger_api.GetStatementResponse | ledger_api.ListMyHandsResponse
+        ):
             if answer.next_page_token:
                 self.builder.page_tokens.append(answer.next_page_token)
             self._snapshot = after

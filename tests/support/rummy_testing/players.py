@@ -143,6 +143,27 @@ class Operator:
             timeout=CALL_TIMEOUT_SECONDS,
         )
 
+    def hands(
+        self, account_id: str, player_token: str | None = None
+    ) -> list[ledger_api.PlayedEntry]:
+        """The account's hands and matches (ListMyHands, newest first, every page): asked by
+        the operator, or by the player itself with its own ``player_token`` (naming no
+        account)."""
+        metadata = self._metadata if player_token is None else bearer_metadata(player_token)
+        named = account_id if player_token is None else ""
+        entries: list[ledger_api.PlayedEntry] = []
+        token = ""
+        while True:
+            page = self.ledger.ListMyHands(
+                ledger_api.ListMyHandsRequest(account_id=named, page_token=token),
+                metadata=metadata,
+                timeout=CALL_TIMEOUT_SECONDS,
+            )
+            entries.extend(page.entries)
+            token = page.next_page_token
+            if not token:
+                return entries
+
     def settled_balances(self, accounts: list[str], timeout: float = 30.0) -> dict[str, int]:
         """Posted balances once no account holds a reservation (every hand settled or
         released). Raises TimeoutError when a reservation is still held after ``timeout``."""

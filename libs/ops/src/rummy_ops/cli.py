@@ -10,6 +10,7 @@ import click
 from rummy_ops.audit import audit
 from rummy_ops.close_table import close_table
 from rummy_ops.demo.command import demo
+from rummy_ops.hands_command import hands
 from rummy_ops.limits_command import limits
 from rummy_ops.proof import proof
 from rummy_ops.replay.command import export, replay
@@ -54,6 +55,7 @@ main.add_command(audit)
 main.add_command(tables)
 main.add_command(close_table)
 main.add_command(limits)
+main.add_command(hands)
 
 
 def script() -> NoReturn:

@@ -23,6 +23,8 @@ from psycopg_pool import ConnectionPool
 from rummy_ledger.application.ports import (
     BalanceRow,
     OutboxRow,
+    PlayedEntry,
+    PlayedRow,
     ReservationRow,
     StatementRow,
     StoredCommand,
@@ -281,6 +283,75 @@ def save_match(conn: psycopg.Connection, book: MatchBook) -> None:
         "ON CONFLICT (table_id, match_id) DO UPDATE SET book = EXCLUDED.book, updated_at = now()",
         (book.table_id, book.match_id, Jsonb(book.to_json())),
     )
+
+
+# ---------------------------------------------------------------------------- played history
+
+
+def record_table_variant(conn: psycopg.Connection, table_id: str, variant: str) -> None:
+    conn.execute(
+        "INSERT INTO table_variants (table_id, variant) VALUES (%s, %s) "
+        "ON CONFLICT (table_id) DO NOTHING",
+        (table_id, variant),
+    )
+
+
+def table_variant(conn: psycopg.Connection, table_id: str) -> str | None:
+    row = conn.execute(
+        "SELECT variant FROM table_variants WHERE table_id = %s", (table_id,)
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def add_played(conn: psycopg.Connection, entries: Sequence[PlayedEntry]) -> None:
+    """Upsert each entry's row: its net added; its result and end set unless already ended."""
+    for e in entries:
+        conn.execute(
+            """
+            INSERT INTO played (account_id, kind, ref_id, table_id, variant, format, result,
+                                net_hundredths, ended_at)
+            VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+            ON CONFLICT (kind, table_id, ref_id, account_id) DO UPDATE SET
+                net_hundredths = played.net_hundredths + EXCLUDED.net_hundredths,
+                result = coalesce(played.result, EXCLUDED.result),
+                ended_at = coalesce(played.ended_at, EXCLUDED.ended_at)
+            """,
+            (
+                e.account_id,
+                e.kind,
+                e.ref_id,
+                e.table_id,
+                e.variant,
+                e.format,
+                e.result,
+                e.net_hundredths,
+                e.ended_at,
+            ),
+        )
+
+
+def played_page(
+    conn: psycopg.Connection, account_id: str, limit: int, before: tuple[datetime, int] | None
+) -> list[PlayedRow]:
+    """The account's ended rows, newest first by (ended_at, id), before ``before`` if given."""
+    rows = conn.execute(
+        """
+        SELECT id, account_id, kind, ref_id, table_id, variant, format, result, net_hundredths,
+               ended_at
+        FROM played
+        WHERE account_id = %(account)s AND ended_at IS NOT NULL
+          AND (%(at)s::timestamptz IS NULL OR (ended_at, id) < (%(at)s, %(id)s::bigint))
+        ORDER BY ended_at DESC, id DESC
+        LIMIT %(limit)s
+        """,
+        {
+            "account": account_id,
+            "at": None if before is None else before[0],
+            "id": None if before is None else before[1],
+            "limit": limit,
+        },
+    ).fetchall()
+    return [PlayedRow(*r) for r in rows]
 
 
 # --------------------------------------------------------------------------- responsible play

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -46,6 +46,7 @@ from rummy_ledger.application.ports import (
     BalanceRow,
     Clock,
     Commands,
+    History,
     Journal,
     LedgerUnitOfWork,
     Limits,
@@ -54,6 +55,8 @@ from rummy_ledger.application.ports import (
     Outbox,
     OutboxRow,
     OutgoingEvent,
+    PlayedEntry,
+    PlayedRow,
     ReservationRow,
     Reservations,
     StatementRow,
@@ -133,6 +136,10 @@ class LedgerState:
     matches: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, match) -> JSON
     player_limits: dict[str, str] = field(default_factory=dict)  # account -> JSON
     period_losses: dict[tuple[str, str, date], int] = field(default_factory=dict)
+    table_variants: dict[str, str] = field(default_factory=dict)
+    #: (kind, table, ref id, account) -> the row (``played``; its id in insertion order).
+    played: dict[tuple[str, str, str, str], PlayedEntry] = field(default_factory=dict)
+    played_ids: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
 
 
 class _Repository:
@@ -439,6 +446,56 @@ class _Limits(_Repository, Limits):
         return {p: self._state.period_losses.get((account_id, p, s), 0) for p, s in periods}
 
 
+class _History(_Repository, History):
+    def record_table_variant(self, table_id: str, variant: str) -> None:
+        self._state.table_variants.setdefault(table_id, variant)
+
+    def table_variant(self, table_id: str) -> str | None:
+        return self._state.table_variants.get(table_id)
+
+    def add(self, entries: Sequence[PlayedEntry]) -> None:
+        for e in entries:
+            key = (e.kind, e.table_id, e.ref_id, e.account_id)
+            if e.kind not in ("hand", "match"):
+                raise ConstraintViolation(f"played kind {e.kind!r}")
+            row = self._state.played.get(key)
+            if row is None:
+                self._state.played_ids[key] = len(self._state.played_ids) + 1
+                row = replace(e, net_hundredths=0, result=None, ended_at=None)
+            if (e.result is None) != (e.ended_at is None):
+                raise ConstraintViolation("a played row ends with both a result and a time")
+            self._state.played[key] = replace(
+                row,
+                net_hundredths=row.net_hundredths + e.net_hundredths,
+                result=row.result if row.result is not None else e.result,
+                ended_at=row.ended_at if row.ended_at is not None else e.ended_at,
+            )
+
+    def page(
+        self, account_id: str, limit: int, before: tuple[datetime, int] | None
+    ) -> list[PlayedRow]:
+        rows = [
+            PlayedRow(
+                self._state.played_ids[key],
+                e.account_id,
+                e.kind,
+                e.ref_id,
+                e.table_id,
+                e.variant,
+                e.format,
+                e.result or "",
+                e.net_hundredths,
+                e.ended_at,
+            )
+            for key, e in self._state.played.items()
+            if e.account_id == account_id and e.ended_at is not None
+        ]
+        rows.sort(key=lambda r: (r.ended_at, r.id), reverse=True)
+        if before is not None:
+            rows = [r for r in rows if (r.ended_at, r.id) < before]
+        return rows[:limit]
+
+
 class _Offsets(_Repository, Offsets):
     def store(self, consumer_group: str, topic: str, partition: int, offset: int) -> None:
         key = (consumer_group, topic, partition)
@@ -462,6 +519,7 @@ class InMemoryUnitOfWork(LedgerUnitOfWork):
         self.reservations = _Reservations(self)
         self.matches = _Matches(self)
         self.limits = _Limits(self)
+        self.history = _History(self)
         self.outbox = _Outbox(self)
         self.offsets = _Offsets(self)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import psycopg
@@ -25,6 +25,7 @@ from rummy_ledger.application.ports import (
     Accounts,
     BalanceRow,
     Commands,
+    History,
     Journal,
     LedgerUnitOfWork,
     Limits,
@@ -33,6 +34,8 @@ from rummy_ledger.application.ports import (
     Outbox,
     OutboxRow,
     OutgoingEvent,
+    PlayedEntry,
+    PlayedRow,
     ReservationRow,
     Reservations,
     StatementRow,
@@ -137,6 +140,25 @@ class _Limits(Limits):
         return db.period_losses(self._conn(), account_id, periods)
 
 
+class _History(History):
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def record_table_variant(self, table_id: str, variant: str) -> None:
+        db.record_table_variant(self._conn(), table_id, variant)
+
+    def table_variant(self, table_id: str) -> str | None:
+        return db.table_variant(self._conn(), table_id)
+
+    def add(self, entries: Sequence[PlayedEntry]) -> None:
+        db.add_played(self._conn(), entries)
+
+    def page(
+        self, account_id: str, limit: int, before: tuple[datetime, int] | None
+    ) -> list[PlayedRow]:
+        return db.played_page(self._conn(), account_id, limit, before)
+
+
 class _Outbox(Outbox):
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
@@ -182,6 +204,7 @@ class PostgresUnitOfWork(LedgerUnitOfWork):
         self.reservations = _Reservations(conn)
         self.matches = _Matches(conn)
         self.limits = _Limits(conn)
+        self.history = _History(conn)
         self.outbox = _Outbox(conn)
         self.offsets = _Offsets(conn)
 

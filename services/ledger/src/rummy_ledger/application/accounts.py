@@ -21,11 +21,12 @@ with a hash of the command's body. A retry with the same body returns the first 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rummy_ledger.application import history
 from rummy_ledger.application.limits import record_losses, reservation_refusal
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent, StatementRow
 from rummy_ledger.domain.accounts import (
@@ -308,6 +309,7 @@ def settle_hand(
     consumed: ConsumedPosition | None = None,
     outbox: Outbox = (),
     at: datetime | None = None,
+    outcomes: Mapping[int, str] | None = None,
 ) -> SettleResult:
     """Post the hand's settlement exactly once, as the table computed it, after checking its
     invariants (``domain.accounts.check_settlement``), and settle every reservation of the hand (a
@@ -315,7 +317,9 @@ def settle_hand(
     InvalidCommand (no hand or table named), SettlementRefused (an invariant fails: nothing
     moved; the caller records the refusal with :func:`refuse_settlement`) or Conflict (the hand
     was settled with other results). ``at``: the HandEnded's time, the period its net losses
-    count in (``application.limits.record_losses``; None: not counted)."""
+    count in (``application.limits.record_losses``) and the hand's end in each player's history
+    (``application.history``, with ``outcomes``: each seat's ``SeatResult.outcome``); None:
+    neither is written."""
 
     def work() -> SettleResult:
         held = uow.reservations.lock_held(command.hand_id)
@@ -326,6 +330,17 @@ def settle_hand(
         uow.journal.insert(transaction)
         if at is not None:
             record_losses(uow, transaction, at)
+            seats = {r.account_id: r.seat for r in held}
+            uow.history.add(
+                history.hand_entries(
+                    uow,
+                    command.table_id,
+                    command.hand_id,
+                    history.net_by_account(transaction, seats),
+                    {a: (outcomes or {}).get(s, "") for a, s in seats.items()},
+                    at,
+                )
+            )
         return SettleResult(
             command.hand_id,
             transaction.id,
@@ -350,7 +365,7 @@ def abort_hand(
     outbox: Outbox = (),
 ) -> AbortResult:
     """Release every held reservation of the hand (none, if it was already settled); nothing
-    else moves. Idempotent on the hand id."""
+    else moves (the hand is not in anyone's history). Idempotent on the hand id."""
     if not command.hand_id:
         raise InvalidCommand("an abort names its hand")
 
@@ -367,15 +382,25 @@ def refuse_settlement(
     *,
     consumed: ConsumedPosition | None = None,
     outbox: Outbox = (),
+    at: datetime | None = None,
 ) -> RefusalResult:
     """Record that the hand's settlement was refused (``reason``: the invariant it failed) and
     release every held reservation of the hand; nothing else moves. Idempotent on the hand id:
-    a second refusal returns the first result (and its reason). Raises InvalidCommand."""
+    a second refusal returns the first result (and its reason). ``at`` given: the hand ends
+    ``void`` (net 0) in the history of each account it released. Raises InvalidCommand."""
     if not command.hand_id:
         raise InvalidCommand("a refusal names its hand")
 
     def work() -> RefusalResult:
-        return RefusalResult(command.hand_id, reason, _release_held(uow, command.hand_id))
+        released = _release_held(uow, command.hand_id)
+        if at is not None and released:
+            void = {r.account_id: history.VOID for r in released}
+            uow.history.add(
+                history.hand_entries(
+                    uow, command.table_id, command.hand_id, dict.fromkeys(void, 0), void, at
+                )
+            )
+        return RefusalResult(command.hand_id, reason, released)
 
     return _run(
         uow, f"refuse:{command.hand_id}", command, work, _refusal_from_json, consumed, outbox

@@ -29,9 +29,11 @@ from typing import Protocol, TypeVar
 
 from google.protobuf.message import Message
 
+from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_ledger.application import history
 from rummy_ledger.application import matches as match_application
 from rummy_ledger.application.accounts import OutgoingEvent, line_memo
 from rummy_ledger.application.matches import (
@@ -53,6 +55,7 @@ from rummy_ledger.domain.matches import (
 )
 from rummy_platform.envelope import Envelope
 from rummy_platform.logging import get_logger, log_context
+from rummy_rules.registry import LEGACY_VARIANT
 
 _log = get_logger(__name__)
 R = TypeVar("R")
@@ -68,6 +71,12 @@ _LIMIT_REASONS = {
     "break": ledger_events.LIMIT_REASON_BREAK,
     "self_exclusion": ledger_events.LIMIT_REASON_SELF_EXCLUSION,
 }
+
+
+def variant_name(rule_set: cards_pb2.RuleSet) -> str:
+    """The variant a table event's rule set names, as a name only (left out:
+    ``rummy_rules.registry.LEGACY_VARIANT``); the ledger looks no variant up."""
+    return rule_set.variant if rule_set.HasField("variant") else LEGACY_VARIANT
 
 
 def settle_command(
@@ -152,9 +161,17 @@ class MatchReactions:
     # -- facts the ledger remembers -------------------------------------------------------------
 
     def on_table_opened(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
-        """Remember the rate of a table hosting a match format (any format but ``single``)."""
+        """Remember the variant every table plays (its players' history) and the rate of a
+        table hosting a match format (any format but ``single``)."""
         opened = source.payload
         assert isinstance(opened, table_events.TableOpened)
+        with log_context(table_id=source.stream_id):
+            self._refusing(
+                source,
+                lambda: history.record_variant(
+                    uow, source.stream_id, variant_name(opened.rule_set)
+                ),
+            )
         if not opened.HasField("match") or opened.match.WhichOneof("format") in (None, "single"):
             return
         with log_context(table_id=source.stream_id):
@@ -323,6 +340,7 @@ class MatchReactions:
                     settled=settled,
                     refused=refused,
                     at=source.occurred_at,
+                    winners=tuple(ended.winners) if isinstance(ended, match_pb2.MatchEnded) else (),
                 ),
             )
             if isinstance(result, MatchRefusal):
@@ -355,7 +373,9 @@ class MatchReactions:
         with log_context(table_id=table_id, match_id=match_id):
             result = self._refusing(
                 source,
-                lambda: match_application.abort_match(uow, table_id, match_id, outbox=outbox),
+                lambda: match_application.abort_match(
+                    uow, table_id, match_id, outbox=outbox, at=source.occurred_at
+                ),
             )
             if result is None or result.replayed:
                 return

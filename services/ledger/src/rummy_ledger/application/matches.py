@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
 
+from rummy_ledger.application import history
 from rummy_ledger.application.accounts import JournalLine, ReleasedReservation
 from rummy_ledger.application.limits import record_losses, reservation_refusal
 from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
@@ -227,6 +228,7 @@ def settle_match(
     settled: MatchOutbox[MatchSettleResult],
     refused: MatchOutbox[MatchRefusal],
     at: datetime | None = None,
+    winners: Sequence[int] = (),
 ) -> MatchSettleResult | MatchRefusal | None:
     """Post the settlement of the match (``game_no`` 0) or of one game exactly once, after
     checking its invariants against what is held for it (``domain.matches.check_match_settlement``),
@@ -234,7 +236,10 @@ def settle_match(
     refuse it: nothing posted, every covered hold released. None when nothing is due: a repeat,
     or a free match (nothing held, nothing to move). Raises InvalidCommand (an unknown match)
     or Conflict (a second, different settlement of the same game). ``at``: the event's time,
-    the period the net losses (forfeits less prizes) count in (None: not counted)."""
+    the period the net losses (forfeits less prizes) count in, and in each seat's history
+    (``application.history``) when the match's row gains what this settlement moved and, for
+    game 0, ends (won for a seat of ``winners``: ``MatchEnded.winners``; void when refused);
+    None: neither is written."""
     check_ids(command.table_id, command.match_id)
     with uow.transaction():
         book = uow.matches.lock(command.table_id, command.match_id)
@@ -255,6 +260,7 @@ def settle_match(
         holds = holds_by_seat([(g, uow.reservations.lock_held(g)) for g in groups])
         if not holds.by_seat and (not command.present or command.moves_nothing):
             uow.matches.save(_ended(book, command.game_no, "free", body))
+            _in_history(uow, book, command.game_no, {}, winners, at)
             return None
         try:
             if not command.present:
@@ -266,6 +272,7 @@ def settle_match(
         except SettlementRefused as error:
             released = _release(uow, holds)
             uow.matches.save(_ended(book, command.game_no, "refused", body))
+            _in_history(uow, book, command.game_no, {}, None, at)
             refusal = MatchRefusal(command.match_id, command.game_no, str(error), released)
             uow.outbox.write(refused(refusal))
             return refusal
@@ -279,6 +286,8 @@ def settle_match(
         uow.journal.insert(transaction)
         if at is not None:
             record_losses(uow, transaction, at)
+        nets = history.net_by_account(transaction, (account for _, account in book.seats))
+        _in_history(uow, book, command.game_no, nets, winners, at)
         uow.matches.save(_ended(book, command.game_no, "settled", body))
         result = MatchSettleResult(
             command.match_id,
@@ -295,11 +304,19 @@ def settle_match(
 
 
 def abort_match(
-    uow: LedgerUnitOfWork, table_id: str, match_id: str, *, outbox: MatchOutbox[MatchRelease]
+    uow: LedgerUnitOfWork,
+    table_id: str,
+    match_id: str,
+    *,
+    outbox: MatchOutbox[MatchRelease],
+    at: datetime | None = None,
 ) -> MatchRelease:
     """Release every hold of the match still held (the open game's stakes, the entries; what
     settled games paid stands); nothing else moves. Exactly once: a repeat returns
-    ``replayed`` with nothing released again. Raises InvalidCommand for an unknown match."""
+    ``replayed`` with nothing released again. ``at`` given and a game of the match settled:
+    each seat's match row ends ``aborted`` then, with what its settled games moved (a match
+    aborted before any money moved is in nobody's history). Raises InvalidCommand for an
+    unknown match."""
     check_ids(table_id, match_id)
     with uow.transaction():
         book = _book(uow, table_id, match_id)
@@ -308,9 +325,37 @@ def abort_match(
         holds = holds_by_seat([(g, uow.reservations.lock_held(g)) for g in book.every_group()])
         released = _release(uow, holds)
         uow.matches.save(replace(book, aborted=True))
+        if at is not None and book.settlement(0) is None and _games_settled(book):
+            results = {seat: history.ABORTED for seat, _ in book.seats}
+            uow.history.add(history.match_entries(uow, book, {}, results=results, ended_at=at))
         result = MatchRelease(match_id, released)
         uow.outbox.write(outbox(result))
     return result
+
+
+def _games_settled(book: MatchBook) -> bool:
+    """Whether a game of the match was settled (money moved before its end)."""
+    return any(s.game_no > 0 and s.outcome == "settled" for s in book.settlements)
+
+
+def _in_history(
+    uow: LedgerUnitOfWork,
+    book: MatchBook,
+    game_no: int,
+    nets: dict[str, int],
+    winners: Sequence[int] | None,
+    at: datetime | None,
+) -> None:
+    """Add a settlement's ``nets`` (by account) to each seat's match row; game 0 ends it at
+    ``at`` (``history.match_results`` of ``winners``; None: void). Nothing when ``at`` is None."""
+    if at is None:
+        return
+    if game_no != 0:
+        if nets:
+            uow.history.add(history.match_entries(uow, book, nets))
+        return
+    results = history.match_results(book, winners)
+    uow.history.add(history.match_entries(uow, book, nets, results=results, ended_at=at))
 
 
 def _book(uow: LedgerUnitOfWork, table_id: str, match_id: str) -> MatchBook:

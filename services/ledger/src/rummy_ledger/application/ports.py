@@ -111,6 +111,41 @@ class OutboxRow:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class PlayedEntry:
+    """What a settlement (or an abort) adds to one account's row of a hand or a match
+    (``History.add``): ``kind`` ``"hand"`` (``ref_id`` the hand id) or ``"match"`` (the match
+    id); ``net_hundredths`` is added to the row's net; ``result`` and ``ended_at`` end the row
+    (None: a match still running, one of its games settled)."""
+
+    account_id: str
+    kind: str
+    ref_id: str
+    table_id: str
+    variant: str
+    format: str
+    net_hundredths: int
+    result: str | None = None
+    ended_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class PlayedRow:
+    """One ended hand or match of an account, as listed (``History.page``); ``id`` with
+    ``ended_at`` is its place in the listing (the page token's keyset)."""
+
+    id: int
+    account_id: str
+    kind: str
+    ref_id: str
+    table_id: str
+    variant: str
+    format: str
+    result: str
+    net_hundredths: int
+    ended_at: datetime
+
+
 # ---------------------------------------------------------------------------- repositories
 
 
@@ -248,6 +283,31 @@ class Limits(abc.ABC):
         """``{period: net loss}`` of the given ``(period, start)`` keys (0 when none posted)."""
 
 
+class History(abc.ABC):
+    """A player's hands and matches (``application.history``; ListMyHands): a read model keyed
+    by account, written in the transaction of the settlement it reflects."""
+
+    @abc.abstractmethod
+    def record_table_variant(self, table_id: str, variant: str) -> None:
+        """Remember the variant name the table plays; the first record stays."""
+
+    @abc.abstractmethod
+    def table_variant(self, table_id: str) -> str | None:
+        """The variant recorded for the table, or None."""
+
+    @abc.abstractmethod
+    def add(self, entries: Sequence[PlayedEntry]) -> None:
+        """Add each entry to its row (account, kind, table, ref id), creating it: the net is
+        added, ``result`` and ``ended_at`` set when given (a row already ended stays ended)."""
+
+    @abc.abstractmethod
+    def page(
+        self, account_id: str, limit: int, before: tuple[datetime, int] | None
+    ) -> list[PlayedRow]:
+        """The account's ended rows, newest first by (``ended_at``, ``id``), at most ``limit``,
+        only those before the position ``before`` when given."""
+
+
 class LedgerUnitOfWork(abc.ABC):
     """The ledger's repositories and the transaction they run in."""
 
@@ -257,6 +317,7 @@ class LedgerUnitOfWork(abc.ABC):
     reservations: Reservations
     matches: Matches
     limits: Limits
+    history: History
     outbox: Outbox
     offsets: Offsets
 

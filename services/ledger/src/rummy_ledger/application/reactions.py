@@ -51,6 +51,7 @@ from google.protobuf.message import Message
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.application import accounts as application
+from rummy_ledger.application import history
 from rummy_ledger.application.accounts import (
     AbortResult,
     GrantResult,
@@ -66,7 +67,11 @@ from rummy_ledger.application.limits import (
     read_limits,
     seat_refusal,
 )
-from rummy_ledger.application.match_reactions import MatchReactions, reservation_messages
+from rummy_ledger.application.match_reactions import (
+    MatchReactions,
+    reservation_messages,
+    variant_name,
+)
 from rummy_ledger.application.ports import Clock, Counters, LedgerUnitOfWork
 from rummy_ledger.domain.accounts import (
     DEFAULT_GRANT_LIMITS,
@@ -220,6 +225,12 @@ class Ledger:
             )
 
         with log_context(table_id=source.stream_id, hand_id=started.hand_id):
+            self._refusing(
+                source,
+                lambda: history.record_variant(
+                    uow, source.stream_id, variant_name(started.rule_set)
+                ),
+            )
             result = self._refusing(
                 source,
                 lambda: application.reserve_stakes(
@@ -261,7 +272,13 @@ class Ledger:
             try:
                 check_seat_accounts(uow, ended)
                 command = settle_command(source.stream_id, ended)
-                return application.settle_hand(uow, command, outbox=outbox, at=source.occurred_at)
+                return application.settle_hand(
+                    uow,
+                    command,
+                    outbox=outbox,
+                    at=source.occurred_at,
+                    outcomes={r.seat: r.outcome for r in ended.results},
+                )
             except SettlementRefused as error:
                 return self._refuse_settlement(uow, source, ended.hand_id, str(error))
 
@@ -292,7 +309,9 @@ class Ledger:
             return [self._event(uow, source, refused, hand_id)]
 
         command = RefuseSettlement(hand_id, source.stream_id)
-        result = application.refuse_settlement(uow, command, reason, outbox=outbox)
+        result = application.refuse_settlement(
+            uow, command, reason, outbox=outbox, at=source.occurred_at
+        )
         if not result.replayed:
             self._counters.settlement_refused()
             _log.error(

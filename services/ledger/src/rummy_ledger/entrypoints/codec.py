@@ -13,6 +13,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy_ledger.application.accounts import Balance, GrantResult, StatementItem
+from rummy_ledger.application.history import HAND
+from rummy_ledger.application.ports import PlayedRow
 from rummy_ledger.domain.accounts import Grant
 
 
@@ -91,3 +93,27 @@ def statement_memo(item: StatementItem) -> str:
             f"commission {item.commission_hundredths}"
         )
     return f"hand {item.hand_id}: lost, {item.points} points, cost {item.cost_hundredths}"
+
+
+def played_response(rows: Sequence[PlayedRow], next_page_token: str) -> pb.ListMyHandsResponse:
+    """A page of ``ListMyHands``: each row as a ``PlayedEntry`` (its id in ``hand_id`` for a
+    hand, ``match_id`` for a match), and the next page's token (``""`` on the last page)."""
+    return pb.ListMyHandsResponse(
+        entries=[played_entry(row) for row in rows], next_page_token=next_page_token
+    )
+
+
+def played_entry(row: PlayedRow) -> pb.PlayedEntry:
+    ended_at = Timestamp()
+    ended_at.FromDatetime(row.ended_at)
+    return pb.PlayedEntry(
+        kind=row.kind,
+        hand_id=row.ref_id if row.kind == HAND else "",
+        match_id="" if row.kind == HAND else row.ref_id,
+        table_id=row.table_id,
+        variant=row.variant,
+        format=row.format,
+        result=row.result,
+        net_hundredths=row.net_hundredths,
+        ended_at=ended_at,
+    )

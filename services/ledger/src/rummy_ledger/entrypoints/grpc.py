@@ -15,6 +15,10 @@ Who may do what (``docs/rules/promises.md#identity``):
   (``rummy_ledger.domain.accounts.GrantLimits``; INVALID_ARGUMENT, nothing moves). A retry with the
   same key and body returns the first result (the balance right after the first grant); the same key
   with another account or amount is ALREADY_EXISTS. ``memo`` is not stored.
+- ``ListMyHands``: who may read as for ``GetStatement`` (a player its own account, operator
+  and service any, naming it); an account with nothing played lists nothing (never NOT_FOUND).
+  ``page_size`` 0..100 (0 = 20) and a ``page_token`` it returned, else INVALID_ARGUMENT
+  (``rummy_ledger.application.history``).
 - Responsible play (``GetLimits``, ``SetLossLimit`` ... ``CheckSeat``): see
   :mod:`rummy_ledger.entrypoints.limits_grpc`.
 - Every string field is bounded and ``page_token`` parsed strictly (``rummy_platform.limits``):
@@ -31,6 +35,7 @@ import grpc
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ledger.application import accounts as application
+from rummy_ledger.application import history
 from rummy_ledger.application.ports import LedgerUnitOfWork
 from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.domain.accounts import (
@@ -108,6 +113,19 @@ class LedgerServicer(LimitsRpcs, pb_grpc.LedgerServiceServicer):
                 opened_at_zero=account_id == principal.account_id,
             )
         return codec.statement_response(items, page_size)
+
+    def ListMyHands(  # noqa: N802 - generated name
+        self, request: pb.ListMyHandsRequest, context: grpc.ServicerContext
+    ) -> pb.ListMyHandsResponse:
+        account_id = readable_account(current_principal(), request.account_id)
+        with ledger_errors():
+            rows, next_token = history.list_played(
+                self._uow,
+                account_id,
+                page_size=request.page_size,
+                page_token_in=request.page_token,
+            )
+        return codec.played_response(rows, next_token)
 
     def Grant(  # noqa: N802 - generated name
         self, request: pb.GrantRequest, context: grpc.ServicerContext

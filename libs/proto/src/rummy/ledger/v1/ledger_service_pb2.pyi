@@ -250,6 +250,127 @@ class GetStatementResponse(_message.Message):
 Global___GetStatementResponse: _TypeAlias = GetStatementResponse  # noqa: Y015
 
 @_typing.final
+class ListMyHandsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """empty = the caller's account; at most 128 bytes"""
+    page_size: _builtins.int
+    """0 = 20; at most 100 (more is INVALID_ARGUMENT)"""
+    page_token: _builtins.str
+    """next_page_token of the previous page (opaque; anything else is INVALID_ARGUMENT); empty =
+    the newest; at most 64 bytes. A page continues after the previous page's last entry: hands
+    and matches ended since do not shift it (they come first on a new first page).
+    """
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMyHandsRequest: _TypeAlias = ListMyHandsRequest  # noqa: Y015
+
+@_typing.final
+class PlayedEntry(_message.Message):
+    """One points hand or one match of the account."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    HAND_ID_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    VARIANT_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    NET_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    ENDED_AT_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """"hand" (a points hand) or "match" (a match format's whole match)"""
+    hand_id: _builtins.str
+    """a points hand's id; empty for a match"""
+    match_id: _builtins.str
+    """a match's id; empty for a hand"""
+    table_id: _builtins.str
+    variant: _builtins.str
+    """The variant's registry name as the table wrote it ("indian-points", "gin", ...)."""
+    format: _builtins.str
+    """The format: "single" for a points hand, the match's format name ("pool-101", "deals-3",
+    "best-of-3", "game-to-100", ...).
+    """
+    result: _builtins.str
+    """In the settlement's words: a hand's seat outcome as its variant names it ("won", "counted",
+    "first_drop", "middle_drop", "wrong_declare", ...); a match: "won" (a seat among its
+    winners) or "lost". "void": the settlement was refused (nothing moved); "aborted": a match
+    aborted after some of its games settled (its net is what they moved). A hand aborted before
+    its end, or a match aborted before any game settled, moved nothing and is not listed.
+    """
+    net_hundredths: _builtins.int
+    """What the ledger settled to the account, hundredths of a House Token, signed: a points hand's
+    win or loss; a match's total at its end (its entry settlement plus every game's stakes).
+    """
+    @_builtins.property
+    def ended_at(self) -> _timestamp_pb2.Timestamp:
+        """the settling table event's time"""
+
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        hand_id: _builtins.str = ...,
+        match_id: _builtins.str = ...,
+        table_id: _builtins.str = ...,
+        variant: _builtins.str = ...,
+        format: _builtins.str = ...,
+        result: _builtins.str = ...,
+        net_hundredths: _builtins.int = ...,
+        ended_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ended_at", b"ended_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended_at", b"ended_at", "format", b"format", "hand_id", b"hand_id", "kind", b"kind", "match_id", b"match_id", "net_hundredths", b"net_hundredths", "result", b"result", "table_id", b"table_id", "variant", b"variant"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayedEntry: _TypeAlias = PlayedEntry  # noqa: Y015
+
+@_typing.final
+class ListMyHandsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """empty on the last page"""
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayedEntry]:
+        """newest first (by ended_at, then the ledger's order)"""
+
+    def __init__(
+        self,
+        *,
+        entries: _abc.Iterable[Global___PlayedEntry] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMyHandsResponse: _TypeAlias = ListMyHandsResponse  # noqa: Y015
+
+@_typing.final
 class GrantRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

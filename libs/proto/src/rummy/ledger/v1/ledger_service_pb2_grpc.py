@@ -49,6 +49,11 @@ class LedgerServiceStub:
                 request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantRequest.SerializeToString,
                 response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantResponse.FromString,
                 _registered_method=True)
+        self.ListMyHands = channel.unary_unary(
+                '/rummy.ledger.v1.LedgerService/ListMyHands',
+                request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.ListMyHandsRequest.SerializeToString,
+                response_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.ListMyHandsResponse.FromString,
+                _registered_method=True)
         self.GetLimits = channel.unary_unary(
                 '/rummy.ledger.v1.LedgerService/GetLimits',
                 request_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GetLimitsRequest.SerializeToString,
@@ -114,6 +119,19 @@ class LedgerServiceServicer:
 
     def Grant(self, request, context):
         """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMyHands(self, request, context):
+        """A player's hands and matches, newest first: each points hand and each match it played to
+        its end, with its table, variant, format, result and net. A player lists only its own
+        account (empty account_id or its own; another's is PERMISSION_DENIED); operator and service
+        list any account and must name it (INVALID_ARGUMENT otherwise). An account with nothing
+        played (or unknown) lists nothing. A page_size over 100 or a page_token this RPC did not
+        return is INVALID_ARGUMENT. Written by the ledger in the transaction of each settlement, so
+        it lists exactly what the ledger settled.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -199,6 +217,11 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.Grant,
                     request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantRequest.FromString,
                     response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantResponse.SerializeToString,
+            ),
+            'ListMyHands': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyHands,
+                    request_deserializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.ListMyHandsRequest.FromString,
+                    response_serializer=rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.ListMyHandsResponse.SerializeToString,
             ),
             'GetLimits': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLimits,
@@ -327,6 +350,33 @@ class LedgerService:
             '/rummy.ledger.v1.LedgerService/Grant',
             rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantRequest.SerializeToString,
             rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.GrantResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyHands(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.ledger.v1.LedgerService/ListMyHands',
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.ListMyHandsRequest.SerializeToString,
+            rummy_dot_ledger_dot_v1_dot_ledger__service__pb2.ListMyHandsResponse.FromString,
             options,
             channel_credentials,
             insecure,

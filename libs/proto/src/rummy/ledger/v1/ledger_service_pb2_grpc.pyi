@@ -38,6 +38,15 @@ class LedgerServiceStub:
     GetStatement: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GetStatementRequest, _ledger_service_pb2.GetStatementResponse]
     Grant: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GrantRequest, _ledger_service_pb2.GrantResponse]
     """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
+    ListMyHands: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.ListMyHandsRequest, _ledger_service_pb2.ListMyHandsResponse]
+    """A player's hands and matches, newest first: each points hand and each match it played to
+    its end, with its table, variant, format, result and net. A player lists only its own
+    account (empty account_id or its own; another's is PERMISSION_DENIED); operator and service
+    list any account and must name it (INVALID_ARGUMENT otherwise). An account with nothing
+    played (or unknown) lists nothing. A page_size over 100 or a page_token this RPC did not
+    return is INVALID_ARGUMENT. Written by the ledger in the transaction of each settlement, so
+    it lists exactly what the ledger settled.
+    """
     GetLimits: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GetLimitsRequest, _ledger_service_pb2.GetLimitsResponse]
     """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
     account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
@@ -67,6 +76,15 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     GetStatement: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GetStatementRequest, _ledger_service_pb2.GetStatementResponse]  # type: ignore[assignment]
     Grant: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GrantRequest, _ledger_service_pb2.GrantResponse]  # type: ignore[assignment]
     """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
+    ListMyHands: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.ListMyHandsRequest, _ledger_service_pb2.ListMyHandsResponse]  # type: ignore[assignment]
+    """A player's hands and matches, newest first: each points hand and each match it played to
+    its end, with its table, variant, format, result and net. A player lists only its own
+    account (empty account_id or its own; another's is PERMISSION_DENIED); operator and service
+    list any account and must name it (INVALID_ARGUMENT otherwise). An account with nothing
+    played (or unknown) lists nothing. A page_size over 100 or a page_token this RPC did not
+    return is INVALID_ARGUMENT. Written by the ledger in the transaction of each settlement, so
+    it lists exactly what the ledger settled.
+    """
     GetLimits: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GetLimitsRequest, _ledger_service_pb2.GetLimitsResponse]  # type: ignore[assignment]
     """Responsible play (docs/rules/responsible-play.md). A player acts and reads only for its own
     account (empty account_id or its own; another's is PERMISSION_DENIED); operators and services
@@ -111,6 +129,21 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_service_pb2.GrantResponse, _abc.Awaitable[_ledger_service_pb2.GrantResponse]]:
         """Operator only. Idempotent on idempotency_key; a retry with different fields is ALREADY_EXISTS."""
+
+    @_abc_1.abstractmethod
+    def ListMyHands(
+        self,
+        request: _ledger_service_pb2.ListMyHandsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.ListMyHandsResponse, _abc.Awaitable[_ledger_service_pb2.ListMyHandsResponse]]:
+        """A player's hands and matches, newest first: each points hand and each match it played to
+        its end, with its table, variant, format, result and net. A player lists only its own
+        account (empty account_id or its own; another's is PERMISSION_DENIED); operator and service
+        list any account and must name it (INVALID_ARGUMENT otherwise). An account with nothing
+        played (or unknown) lists nothing. A page_size over 100 or a page_token this RPC did not
+        return is INVALID_ARGUMENT. Written by the ledger in the transaction of each settlement, so
+        it lists exactly what the ledger settled.
+        """
 
     @_abc_1.abstractmethod
     def GetLimits(
