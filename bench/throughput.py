@@ -406,6 +406,7 @@ class Bots:
         self.shoe = game_shoe(game, seats)
         plan = game_plan(game, seats)
         self.variant = "" if plan is None else plan.variant
+        self.match = None if plan is None else plan.match
         self.strategy = strategy
         self.recorder = CallRecorder()
         self.bots: list[Bot] = []
@@ -470,6 +471,7 @@ class Bots:
                 e.table_id,
                 self.shoe,
                 self._brain(e.seed),
+                match_options=self.match,
             )
             for e in plan
         ]
@@ -520,6 +522,11 @@ class Bots:
                 Counter(f"{c.method} {c.code.name}" for c in calls if c.code != grpc.StatusCode.OK)
             ),
             "watch_errors": dict(watch_errors),
+            "bot_notes": [
+                note
+                for bot, start in zip(self.bots, self._noted, strict=True)
+                for note in bot.stats.errors[start:]
+            ][:5],
             "cpu_s": cpu_s,
             "owners": {t: r.address_for(t) for t, r in self.routers.items()},
         }
@@ -811,6 +818,7 @@ class Step:
             "resource_exhausted": codes["RESOURCE_EXHAUSTED"] + watch_errors["RESOURCE_EXHAUSTED"],
             "other_errors": {k: v for k, v in codes.items() if k not in counted},
             "errors_by_rpc": dict(by_rpc),
+            "bot_notes": [note for g in seen for note in g["bot_notes"]][:5],
             "cpu_percent": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
             "cpu_ms_per_action": {k: round(1000 * v / n, 2) for k, v in cpu.items()},
             "rss_mib": {s: round(after[s].rss_mib, 1) for s in names},
@@ -872,6 +880,7 @@ def report(row: dict[str, Any], as_json: bool) -> None:
     )
     by_rpc = ", ".join(f"{k} {v}" for k, v in row["errors_by_rpc"].items())
     by_rpc = f" ({by_rpc})" if by_rpc else ""
+    notes = "".join(f"\n             a bot noted: {n}" for n in row.get("bot_notes", ()))
     split = (
         "  tables by instance " + " ".join(f"{k} {v}" for k, v in row["tables_by_instance"].items())
         if row.get("instances", 1) > 1
@@ -887,6 +896,7 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
         f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}"
         f"{by_rpc}"
+        f"{notes}"
         f"{watchers}"
         f"{split}\n"
         f"             CPU {cpu}\n             CPU ms/action {per_action}\n"
