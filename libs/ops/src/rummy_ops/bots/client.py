@@ -148,7 +148,7 @@ class Bot:
         self._hand_id = ""
         self._seeded: set[str] = set()
         #: The turn step last played: (hand, turn, has drawn, cards held) of its view. A turn may
-        #: hold several steps after the draw (Rummy 500: melds, lay-offs, then a discard), each
+        #: hold several steps after the draw (melds, lay-offs, then a discard), each
         #: changing the cards held; a view of the same step again is not played twice.
         self._acted: tuple[str, int, bool, int] = ("", 0, False, 0)
         #: (hand, turn) and the card the bot took from the discard pile on it.

@@ -16,14 +16,14 @@ followed by the seat's own part's, ``my_seat`` and ``my_cards`` (the rules' view
 each card's bytes made once), parsed, instead of a view built field by field for each seat
 (:func:`rummy_table.entrypoints.views.player_view`; measured with
 ``services/table/bench/seat_views.py``, docs/benchmarks.md). The variant's own part
-(``variant_view``: Rummy 500's melds, which can be large) is the spectator's too when the
-seat's equals it; where it differs (gin: the seat's knock card, the card it took), the seat's
-own part is packed for it and follows (a message field given twice is merged: an ``Any``'s
-fields are the last one's). So every variant's public part is built and serialised once per
-change, not once per watcher (a test counts the builds with several watchers of every
-variant). It is the same message (a test compares the two for every account at every version
-of a played hand); a variant whose view of a seat differs from the spectator's in more than the
-seat's cards and variant part gets the full build.
+(``variant_view``: e.g. every meld on the table, which can be large) is the spectator's too
+when the seat's equals it; where it differs (e.g. a card only that seat took), the seat's own
+part is packed for it and follows (a message field given twice is merged: an ``Any``'s fields
+are the last one's). So every variant's public part is built and serialised once per change,
+not once per watcher (a test counts the builds with several watchers of every variant). It is
+the same message (a test compares the two for every account at every version of a played
+hand); a variant whose view of a seat differs from the spectator's in more than the seat's
+cards and variant part gets the full build.
 """
 
 from __future__ import annotations
