@@ -14,7 +14,7 @@ from world import World, replay_all
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_codec as codec
+from rummy_game.wire import cards_from_pb
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.wild import hand_points
 
@@ -48,7 +48,7 @@ def test_an_old_rummy500_record_reads_with_its_aces_in_hand_counted_15() -> None
     old = pb.HandEnded()
     old.CopyFrom(today)
     for r in old.results:  # what the writer before counted: Indian values (an ace 10)
-        deadwood = codec.cards_from_pb(r.arrangement.deadwood, table.ctx.shoe)
+        deadwood = cards_from_pb(r.arrangement.deadwood, table.ctx.shoe)
         r.arrangement.deadwood_points = hand_points(deadwood, None)
     assert old != today, "the seeded round leaves an ace in a hand (else this proves nothing)"
 

@@ -17,77 +17,29 @@ capped at 200 points, commission 5% (500 bps) of what the losers pay.
 
 from __future__ import annotations
 
-import hashlib
-
 import table_calls
 from match_world import hold_money, last, match_payloads, next_step, seat_all
 from test_table_service import table_events
 from world import World
 
-from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.common.v1 import cards_pb2
-from rummy.dealer.v1 import events_pb2 as dealer_pb
-from rummy.fairness.v1 import events_pb2 as fairness_pb
-from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.rummy500.v1 import events_pb2 as rpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_codec as codec
-from rummy_platform.topics import CLOCK_EVENTS, DEALER_EVENTS, FAIRNESS_EVENTS, LEDGER_EVENTS
-from rummy_rules.cards import parse_cards
-from rummy_rules.deck import Shoe
 
 ACCOUNTS = ("ann", "bob", "cat")
 TARGET, POINT, CAP, BPS = 90, 10, 200, 500
 
 
 def _deal(world: World, table_id: str, hands: tuple[str, str, str], upcard: str, stock: str) -> int:
-    """Fairness's commitment, the seed window closed and the dealer's deal of the current hand:
-    ``hands`` in playing order (the seat after the dealer first), the pile's first card, the top
-    of the stock (the rest of the deck follows). Returns the first seat to play."""
-    hand_id = world.view(table_id, None).hand_id
-    table = world.app.projection.tables[table_id]
-    assert table.ctx is not None
-    world.feed(  # the ledger's answer to the hand's start (the match's stakes are held)
-        LEDGER_EVENTS,
-        table_id,
-        ledger_pb.StakesReserved(
-            hand_id=hand_id,
-            reservations=[
-                ledger_pb.Reservation(seat=s, account_id=a, amount_hundredths=0)
-                for s, a in sorted(table.ctx.accounts.items())
-            ],
-        ),
-    )
-    commitment = hashlib.sha256(b"rummy500 hand-worked").digest()
-    world.feed(
-        FAIRNESS_EVENTS,
-        table_id,
-        fairness_pb.SeedCommitted(hand_id=hand_id, commitment_sha256=commitment),
-    )
-    world.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
-    shoe: Shoe = table.ctx.shoe
-    dealer = table.ctx.dealer_seat
-    order = [(dealer + 1 + k) % 3 for k in range(3)]
-    given = {seat: parse_cards(cards) for seat, cards in zip(order, hands, strict=True)}
-    (first_open,) = parse_cards(upcard)
-    top = parse_cards(stock)
-    dealt = {c for cards in given.values() for c in cards} | {first_open, *top}
-    rest = [c for c in shoe.cards if c not in dealt]
-    world.feed(
-        DEALER_EVENTS,
-        table_id,
-        dealer_pb.HandDealt(
-            hand_id=hand_id,
-            hands=[
-                dealer_pb.SeatHand(seat=s, cards=[codec.card_to_pb(c, shoe) for c in cards])
-                for s, cards in sorted(given.items())
-            ],
-            first_open=codec.card_to_pb(first_open, shoe),
-            stock=[codec.card_to_pb(c, shoe) for c in (*top, *rest)],
-        ),
-    )
+    """The current hand's money, seeds and the dealer's deal (``World.prepare_fixed``): ``hands``
+    in playing order (the seat after the dealer first), the pile's first card, the top of the
+    stock (the rest of the deck follows). Returns the first seat to play."""
+    view = world.view(table_id, None)
+    order = [(view.dealer_seat + 1 + k) % 3 for k in range(3)]
+    given = dict(zip(order, hands, strict=True))
+    world.prepare_fixed(table_id, view.hand_id, given, "", upcard, stock)
     return order[0]
 
 

@@ -5,7 +5,7 @@ the projection's short lock only, never a table's command lock."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, cast
 
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.table.v1 import events_pb2 as pb
@@ -60,7 +60,11 @@ def get_hand_result(
             with contextlib.suppress(codec.StreamCodecError):  # no cut: the upcast reads none
                 cut = None if ctx is None else codec.card_from_pb(payload.wild_cut, ctx.shoe)
         elif isinstance(payload, pb.HandEnded):
-            return payload if ctx is None else upcast.hand_payload(payload, ctx, cut)
+            return (
+                payload
+                if ctx is None
+                else cast(pb.HandEnded, upcast.hand_payload(payload, ctx, cut))
+            )
     raise NotFound(f"no ended hand {hand_id!r}")
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from google.protobuf.message import Message
 
@@ -220,7 +220,9 @@ class Table:
                 # a record of an older writer reads in today's shape (its deadwood points as
                 # the variant counts them, under the hand's cut card)
                 cut = self.variant.view(self.hand, -1).wild_cut
-                self.results[payload.hand_id] = upcast.hand_payload(payload, self.ctx, cut)
+                self.results[payload.hand_id] = cast(
+                    pb.HandEnded, upcast.hand_payload(payload, self.ctx, cut)
+                )
                 while len(self.results) > RESULT_WINDOW:
                     del self.results[next(iter(self.results))]
             if isinstance(payload, pb.HandEnded | pb.HandAborted):
