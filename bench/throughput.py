@@ -3,7 +3,8 @@
 Usage::
 
     .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
-        [--watchers 10000] [--instances 2] [--driver aio|threads] [--strategy quick|variant]
+        [--watchers 10000] [--instances 2] [--driver aio|threads] [--strategy quick|variant] \
+        [--game indian,500]
 
 Brokers (``rummy_ops.stack.brokers``): ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are
 set (never started or stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if
@@ -52,11 +53,18 @@ this run started them).
    holding them costs); ``--watch-played`` makes them spectators of the played tables instead
    (every change of a table is then sent to each of its spectators: what the fan-out costs).
 
+6. ``--game``: the games each step plays, one after the other at each table count (comma
+   separated, so one run compares them): ``indian`` (the default) the house variant's points
+   tables as above; any other name a game of ``rummy demo --game``
+   (``rummy_ops.demo.plans.games``, e.g. ``500``): its first table's variant, format (a match to
+   500 plays one match after another) and options at ``--seats`` seats, its bots the variant's
+   own strategy (``--strategy quick`` is Indian's alone), their shoe the format's deals'.
+
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
-``tables``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``, ``resource_exhausted``,
-``other_errors`` and ``errors_by_rpc`` (calls not OK, by status and by "RPC status"),
-``seed_p50_ms`` / ``seed_p99_ms`` (ContributeSeed calls, answered OK or not), ``driver``
-and ``strategy``, ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``,
+``tables``, ``game``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``,
+``resource_exhausted``, ``other_errors`` and ``errors_by_rpc`` (calls not OK, by status and by
+"RPC status"), ``seed_p50_ms`` / ``seed_p99_ms`` (ContributeSeed calls, answered OK or not),
+``driver`` and ``strategy``, ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``,
 ``produce_p99_ms``, ``transactions_per_s``, ``commands_per_transaction`` and
 ``events_per_transaction`` (the table service's group-commit transactions), ``cpu_percent``,
 ``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``, and ``broker`` when
@@ -83,7 +91,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -105,12 +113,16 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
 from rummy_ops.bots.aio import AioTableRouter, AsyncBot  # noqa: E402
 from rummy_ops.bots.client import Bot  # noqa: E402
 from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
+from rummy_ops.demo.plans import TablePlan, games  # noqa: E402
+from rummy_ops.demo.run import bot_shoe  # noqa: E402
 from rummy_ops.stack import Stack, brokers, stack_for_tests  # noqa: E402
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E402
 from rummy_platform.config import rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
+from rummy_rules import registry  # noqa: E402
+from rummy_rules.deck import Shoe  # noqa: E402
 from rummy_rules.indian.bot import IndianBot  # noqa: E402
 from rummy_table.contract import TableRouter  # noqa: E402
 from rummy_testing.players import SHOES, Operator, rule_set  # noqa: E402
@@ -122,6 +134,28 @@ ACTIONS = frozenset({"DrawCard", "DiscardCard", "Declare", "Drop", "Play"})
 COUNTED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
 SERVICES = ("table", "dealer", "ledger", "fairness", "clock")
 TICKS = os.sysconf("SC_CLK_TCK")
+#: ``--game``'s name for the house variant's points tables (the benchmark's first game).
+POINTS_GAME = "indian"
+
+
+def game_plan(game: str, seats: int) -> TablePlan | None:
+    """The table a step of ``game`` opens (``--game``): None for :data:`POINTS_GAME`; else the
+    first table of that ``rummy demo`` game at ``seats`` seats, every seat a bot. Raises
+    SystemExit for a game no installed variant declares."""
+    if game == POINTS_GAME:
+        return None
+    known = games()
+    if game not in known:
+        raise SystemExit(f"--game {game!r}: not {POINTS_GAME} or one of {', '.join(known)}")
+    return replace(known[game][0], seats=seats, players=None)
+
+
+def game_shoe(game: str, seats: int) -> Shoe:
+    """The shoe the bots of ``game`` at ``seats`` seats read card indices with."""
+    plan = game_plan(game, seats)
+    if plan is None:
+        return SHOES[seats]
+    return bot_shoe(registry.lookup(plan.variant or registry.LEGACY_VARIANT), plan)
 
 
 def say(text: str) -> None:
@@ -339,6 +373,8 @@ class Options:
     strategy: str = "quick"
     #: The Kafka broker's process, when given: its CPU is reported as ``broker``.
     broker_pid: int | None = None
+    #: The game the step's tables play (``--game``: :data:`POINTS_GAME` or a demo game's name).
+    game: str = POINTS_GAME
 
 
 @dataclass(frozen=True)
@@ -356,13 +392,21 @@ class Bots:
     one bot (own ``WatchTable`` stream) per seat, every unary call recorded. ``addresses``: the
     table-service instances. ``driver`` ``aio``: :class:`AsyncBot` tasks on one event loop (in a
     thread of its own) through :class:`AioTableRouter`; ``threads``: a :class:`Bot` thread per
-    seat through :class:`TableRouter`. ``strategy``: see :class:`Options`."""
+    seat through :class:`TableRouter`. ``strategy``, ``game``: see :class:`Options`."""
 
     def __init__(
-        self, addresses: Sequence[str], seats: int, driver: str = "aio", strategy: str = "quick"
+        self,
+        addresses: Sequence[str],
+        seats: int,
+        driver: str = "aio",
+        strategy: str = "quick",
+        game: str = POINTS_GAME,
     ) -> None:
         self.addresses = list(addresses)
-        self.shoe = SHOES[seats]
+        self.shoe = game_shoe(game, seats)
+        plan = game_plan(game, seats)
+        self.variant = "" if plan is None else plan.variant
+        self.match = None if plan is None else plan.match
         self.strategy = strategy
         self.recorder = CallRecorder()
         self.bots: list[Bot] = []
@@ -378,6 +422,7 @@ class Bots:
         return BotBrain(
             seed=seed,
             temperament=Temperament(),
+            variant=self.variant,
             strategy=IndianBot(QuickIndianBot()) if self.strategy == "quick" else None,
         )
 
@@ -426,6 +471,7 @@ class Bots:
                 e.table_id,
                 self.shoe,
                 self._brain(e.seed),
+                match_options=self.match,
             )
             for e in plan
         ]
@@ -476,6 +522,11 @@ class Bots:
                 Counter(f"{c.method} {c.code.name}" for c in calls if c.code != grpc.StatusCode.OK)
             ),
             "watch_errors": dict(watch_errors),
+            "bot_notes": [
+                note
+                for bot, start in zip(self.bots, self._noted, strict=True)
+                for note in bot.stats.errors[start:]
+            ][:5],
             "cpu_s": cpu_s,
             "owners": {t: r.address_for(t) for t, r in self.routers.items()},
         }
@@ -509,7 +560,12 @@ class DriverProcess:
     JSON lines on its standard input and answering on its standard output: the same methods."""
 
     def __init__(
-        self, addresses: Sequence[str], seats: int, driver: str = "aio", strategy: str = "quick"
+        self,
+        addresses: Sequence[str],
+        seats: int,
+        driver: str = "aio",
+        strategy: str = "quick",
+        game: str = POINTS_GAME,
     ) -> None:
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--drive"],
@@ -518,7 +574,13 @@ class DriverProcess:
             text=True,
         )
         self._send(
-            {"addresses": list(addresses), "seats": seats, "driver": driver, "strategy": strategy}
+            {
+                "addresses": list(addresses),
+                "seats": seats,
+                "driver": driver,
+                "strategy": strategy,
+                "game": game,
+            }
         )
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -569,7 +631,9 @@ def drive() -> None:
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     setup = json.loads(sys.stdin.readline())
-    bots = Bots(setup["addresses"], setup["seats"], setup["driver"], setup["strategy"])
+    bots = Bots(
+        setup["addresses"], setup["seats"], setup["driver"], setup["strategy"], setup["game"]
+    )
 
     def answer(message: Any) -> None:
         answers.write(json.dumps(message) + "\n")
@@ -631,9 +695,22 @@ class Step:
         rules = rule_set(
             turn_seconds=self.options.turn_seconds, seed_window_seconds=1, start_delay_seconds=1
         )
+        point_value, commission, match = 10, 500, None
+        game = game_plan(self.options.game, self.options.seats)
+        if game is not None:  # a demo game's table: its variant, options and format
+            rules.variant = game.variant
+            if game.variant_options is not None:
+                rules.other_variant.CopyFrom(game.variant_options)
+            point_value, commission, match = (
+                game.point_value_hundredths,
+                game.commission_bps,
+                game.match,
+            )
         plan: list[Seat] = []
         for t in range(self.tables):
-            table_id = self.operator.open_table(self.options.seats, 10, 500, rules)
+            table_id = self.operator.open_table(
+                self.options.seats, point_value, commission, rules, match
+            )
             self.table_ids.append(table_id)
             for s in range(self.options.seats):
                 account = f"bench-{run}-{t}-{s}"
@@ -644,14 +721,22 @@ class Step:
         chunks = [plan[i : i + per_group] for i in range(0, len(plan), per_group)]
         if len(chunks) == 1:
             local = Bots(
-                self._addresses(), self.options.seats, self.options.driver, self.options.strategy
+                self._addresses(),
+                self.options.seats,
+                self.options.driver,
+                self.options.strategy,
+                self.options.game,
             )
             self.groups.append(local)
             local.seat(chunks[0])
             return
         remote = [
             DriverProcess(
-                self._addresses(), self.options.seats, self.options.driver, self.options.strategy
+                self._addresses(),
+                self.options.seats,
+                self.options.driver,
+                self.options.strategy,
+                self.options.game,
             )
             for _ in chunks
         ]
@@ -713,6 +798,7 @@ class Step:
         counted = {code.name for code in (grpc.StatusCode.OK, *COUNTED_CODES)}
         return {
             "tables": self.tables,
+            "game": self.options.game,
             "seats": self.options.seats,
             "driver": self.options.driver,
             "strategy": self.options.strategy,
@@ -732,6 +818,7 @@ class Step:
             "resource_exhausted": codes["RESOURCE_EXHAUSTED"] + watch_errors["RESOURCE_EXHAUSTED"],
             "other_errors": {k: v for k, v in codes.items() if k not in counted},
             "errors_by_rpc": dict(by_rpc),
+            "bot_notes": [note for g in seen for note in g["bot_notes"]][:5],
             "cpu_percent": {k: round(100 * v / wall, 1) for k, v in cpu.items()},
             "cpu_ms_per_action": {k: round(1000 * v / n, 2) for k, v in cpu.items()},
             "rss_mib": {s: round(after[s].rss_mib, 1) for s in names},
@@ -793,13 +880,14 @@ def report(row: dict[str, Any], as_json: bool) -> None:
     )
     by_rpc = ", ".join(f"{k} {v}" for k, v in row["errors_by_rpc"].items())
     by_rpc = f" ({by_rpc})" if by_rpc else ""
+    notes = "".join(f"\n             a bot noted: {n}" for n in row.get("bot_notes", ()))
     split = (
         "  tables by instance " + " ".join(f"{k} {v}" for k, v in row["tables_by_instance"].items())
         if row.get("instances", 1) > 1
         else ""
     )
     say(
-        f"tables {row['tables']:>4}: {row['actions_per_s']:7.1f} actions/s"
+        f"tables {row['tables']:>4} {row['game']}: {row['actions_per_s']:7.1f} actions/s"
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
         f"  seed p50 {row['seed_p50_ms']:g} ms p99 {row['seed_p99_ms']:g} ms"
         f"  hands/s {row['hands_per_s']:g}  transactions/s {row['transactions_per_s']:g} "
@@ -808,6 +896,7 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         f"{row['deadlines_fired']}  UNAVAILABLE {row['unavailable']}  RESOURCE_EXHAUSTED "
         f"{row['resource_exhausted']}  other errors {row['other_errors'] or 0}"
         f"{by_rpc}"
+        f"{notes}"
         f"{watchers}"
         f"{split}\n"
         f"             CPU {cpu}\n             CPU ms/action {per_action}\n"
@@ -988,6 +1077,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--broker-pid", type=int, help="the Kafka broker's pid: its CPU is reported as broker"
     )
+    parser.add_argument(
+        "--game",
+        default=POINTS_GAME,
+        help=f"comma-separated games each step plays: {POINTS_GAME} (the house points tables) "
+        "or a game of rummy demo --game (e.g. 500)",
+    )
     parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args(argv)
     if opts.drive:
@@ -998,6 +1093,9 @@ def main(argv: list[str] | None = None) -> int:
         open_watches(address, ids.split(","), int(count))
         return 0
     counts = [int(n) for n in opts.tables.split(",") if n.strip()]
+    played = [g.strip() for g in opts.game.split(",") if g.strip()]
+    for game in played:
+        game_plan(game, opts.seats)  # an unknown game stops the run before any broker work
     run = uuid.uuid4().hex[:8]
     with brokers() as (kafka, database):
         floor = measure_floor(kafka, opts.floor_seconds)
@@ -1027,13 +1125,15 @@ def main(argv: list[str] | None = None) -> int:
             if extra:
                 time.sleep(3)  # the group's rebalance: each instance rebuilds its partitions
 
-            def make_step(tables: int) -> Step:
+            def make_step(tables: int, game: str = played[0]) -> Step:
+                # Quick is Indian's strategy: another game's bots play the variant's own.
+                strategy = options.strategy if game_plan(game, opts.seats) is None else "variant"
                 return Step(
                     stack,
                     operator,
                     authority,
                     tables,
-                    options,
+                    replace(options, game=game, strategy=strategy),
                     rng,
                     extra=extra,
                     tables_per_driver=opts.tables_per_driver,
@@ -1041,14 +1141,15 @@ def main(argv: list[str] | None = None) -> int:
 
             try:
                 for tables in counts:
-                    step = make_step(tables)
-                    say(f"step: {tables} tables of {opts.seats} bots")
-                    step.open()
-                    try:
-                        time.sleep(opts.warmup)
-                        report(step.measure(opts.seconds), opts.json)
-                    finally:
-                        step.close()
+                    for game in played:
+                        step = make_step(tables, game)
+                        say(f"step: {tables} tables of {opts.seats} bots, {game}")
+                        step.open()
+                        try:
+                            time.sleep(opts.warmup)
+                            report(step.measure(opts.seconds), opts.json)
+                        finally:
+                            step.close()
                 if opts.watchers:
                     say(f"step: {opts.watch_tables} tables, then {opts.watchers} idle watches")
                     row = watcher_step(

@@ -9,8 +9,10 @@ reservation of the limit, the others play on, and the replay re-checks every suc
 against the limits in force then.
 
 The run lasts as long as its longest match: the 6-seat race to 500 played 6 to 10 deals in
-146-205 s of a 2-core machine shared with other test runs (2026-12-03, this test's own runs);
-the timeouts below are hang guards at about three times that."""
+146-205 s of a 2-core machine shared with other test runs (2026-12-03, this test's own runs),
+while the bots left every 500 turn with a meld to the clock; since they play each step of a
+turn, the whole test took 72 s in one run (load average about 10). The timeouts below are hang
+guards at about three times the slower figure."""
 
 from __future__ import annotations
 

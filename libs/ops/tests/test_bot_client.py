@@ -167,6 +167,22 @@ def test_on_its_turn_it_draws_then_discards_once_naming_the_hand_and_turn() -> N
     assert draw.client_request_id != discard.client_request_id
 
 
+def test_each_step_of_a_turn_after_the_draw_is_played_once() -> None:
+    # A turn may hold several moves after the draw (Rummy 500: melds and lay-offs, then the
+    # discard): a view of the same turn, drawn, with fewer cards held is the next step.
+    fake = FakeTable(next_draw="8C")
+    b = bot(fake)
+    b.on_view(view(api.HAND_PHASE_PLAYING, turn_no=3, cards=HAND, pile="KC"))
+    drawn = view(api.HAND_PHASE_PLAYING, turn_no=3, cards=HAND, pile="KC", drawn="8C")
+    b.on_view(drawn)
+    b.on_view(drawn)
+    assert fake.names() == ["DrawCard", "DiscardCard"]
+    melded = view(api.HAND_PHASE_PLAYING, turn_no=3, cards=HAND[9:], pile="KC", drawn="8C")
+    b.on_view(melded)  # 2H 3H 4H melded: three cards fewer, the same turn: the next step
+    b.on_view(melded)
+    assert fake.names() == ["DrawCard", "DiscardCard", "DiscardCard"]
+
+
 def test_it_declares_when_the_drawn_card_completes_a_valid_show() -> None:
     fake = FakeTable(next_draw="AD")  # AD joins JD QD KD: four melds and a loose 4C
     b = bot(fake)

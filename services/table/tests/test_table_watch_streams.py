@@ -10,14 +10,25 @@ from collections.abc import Callable
 from typing import Protocol
 
 import grpc
+import pytest
+import table_calls
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from served_table import SECRET, served_table_and_servicer
 from test_table_service import discard_last, draw, first_drop, on_turn, playing_table
 from world import World
 
+from rummy.common.v1 import cards_pb2
+from rummy.gin.v1 import events_pb2 as gin_pb
+from rummy.gin.v1 import view_pb2 as gin_view_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
+from rummy_game import wires
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
-from rummy_table.entrypoints.views import player_view
+from rummy_rules.deck import Shoe
+from rummy_table.application.held_table import HeldTable
+from rummy_table.entrypoints import watches as watches_module
+from rummy_table.entrypoints.views import SPECTATOR, player_view
 from rummy_table.entrypoints.watches import TableWatches
 
 STREAMS_PER_TABLE = 150
@@ -169,3 +180,115 @@ def test_every_watchers_view_is_the_view_built_for_it_at_every_version_of_a_play
         checked.add(views_match())
     assert world.view(table_id, None).HasField("result")
     assert len(checked) >= 15
+
+
+def _turn_steps(world: World, table_id: str, variant: str) -> list[Callable[[], object]]:
+    """The commands of one turn, each a change of its own: a gin seat offered the upcard passes
+    it; otherwise the seat draws and then discards."""
+    account, view = on_turn(world, table_id)
+    offer = gin_view_pb.GinView()
+    if variant == "gin" and view.variant_view.Unpack(offer) and offer.first_turn_offer:
+        command = any_pb2.Any()
+        command.Pack(gin_pb.PassUpcard())
+        request = world.turn_request(api.PlayRequest, table_id, view, command=command)
+        return [lambda: table_calls.play(world.app, account, request)]
+    return [
+        lambda: draw(world, table_id, account, view),
+        lambda: discard_last(world, table_id, account),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("variant", "seats", "dealt_in"),
+    [("indian-points", 4, 3), ("rummy500", 4, 3), ("rummy500", 8, 8), ("gin", 2, 2)],
+)
+def test_each_change_builds_and_serialises_the_public_part_once_however_many_watch(
+    variant: str, seats: int, dealt_in: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 29: the public part of a view (Rummy 500's melds and pile can be large) is built
+    # and serialised once per change, not once per watcher, for every variant. Counted through
+    # the streams' own code: the view builds (player_view) and the variant part's packings
+    # (the wire's view_to_pb) per change, with every seat and three more accounts watching.
+    world = World()
+    table_id = world.open_table(seats=seats, rules=cards_pb2.RuleSet(variant=variant))
+    dealt = tuple(f"p{i}" for i in range(dealt_in))
+    for account in dealt:
+        world.sit(table_id, account)
+    watchers: tuple[str | None, ...] = (*dealt, "watcher-1", "watcher-2", None)
+    builds = {"view": 0, "part": 0}
+    built = player_view
+
+    def on_streams() -> bool:  # the streams' loop, not the test's own reads of a view
+        return threading.current_thread() is thread
+
+    def counted_view(table: HeldTable, account: str | None) -> api.PlayerView:
+        builds["view"] += on_streams()
+        return built(table, account)
+
+    wire = wires.lookup(variant)
+    packed = wire.view_to_pb
+
+    def counted_part(view: object, shoe: Shoe) -> Message | None:
+        builds["part"] += on_streams()
+        return packed(view, shoe)
+
+    monkeypatch.setattr(watches_module, "player_view", counted_view)
+    monkeypatch.setattr(wire, "view_to_pb", counted_part)
+    watches = TableWatches(world.app)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    seen: dict[str | None, list[api.PlayerView]] = {account: [] for account in watchers}
+
+    async def follow(account: str | None) -> None:
+        async for view in watches.follow(account, table_id):
+            seen[account].append(view)
+
+    def version() -> int:
+        return world.app.projection.tables[table_id].version
+
+    def after(change: Callable[[], object]) -> tuple[int, int]:
+        """The view builds and part packings one change cost, once every watcher saw it."""
+        before = dict(builds)
+        change()
+        _until(lambda: all(v and v[-1].stream_version == version() for v in seen.values()), "seen")
+        return builds["view"] - before["view"], builds["part"] - before["part"]
+
+    def parts() -> int:
+        """The variant parts a change should pack: the spectator's (none for Indian rummy),
+        and one for each seat whose part differs from it (gin's: the card it may take; none in
+        Rummy 500, whose melds and pile are everybody's)."""
+        table = world.app.projection.tables[table_id]
+        assert table.hand is not None
+        spectator = table.variant.view(table.hand, SPECTATOR).variant_view
+        own = sum(table.variant.view(table.hand, s).variant_view != spectator for s in range(seats))
+        if variant == "rummy500":
+            assert own == 0
+        return (spectator is not None) + own
+
+    tasks = [asyncio.run_coroutine_threadsafe(follow(a), loop) for a in watchers]
+    try:
+        _until(lambda: all(seen.values()), "first views")
+        hand_id = ""
+
+        def start() -> None:
+            nonlocal hand_id
+            hand_id = world.start_hand(table_id)
+
+        assert after(start) == (1, 0)
+        after(lambda: world.prepare(table_id, hand_id))  # several changes: each built once
+        if dealt_in < seats:  # seated after the deal: not dealt in
+            assert after(lambda: world.sit(table_id, "watcher-1")) == (1, parts())
+        for _ in range(3):
+            for step in _turn_steps(world, table_id, variant):
+                assert after(step) == (1, parts())
+        table = world.app.projection.tables[table_id]
+        for watcher, views in seen.items():
+            assert views[-1] == player_view(table, watcher), watcher
+    finally:
+        watches.close_all()
+        for task in tasks:
+            task.result(5)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()

@@ -203,7 +203,8 @@ class World:
         stock_top: str,
     ) -> None:
         """As :meth:`prepare`, with a fixed deal: ``hands`` (seat -> cards such as "AH 2H"),
-        the cut, the open card and the top of the stock; the rest of the shoe follows."""
+        the cut ("": none, for a variant that cuts no card), the open card and the top of the
+        stock; the rest of the shoe follows."""
         self.prepare(table_id, hand_id, fixed=(hands, cut, first_open, stock_top))
 
     def deal(self, table_id: str, hand_id: str, fixed: FixedDeal | None = None) -> None:
@@ -254,7 +255,7 @@ def _fixed_deal(
         return tuple(out)
 
     given = {seat: take(cards) for seat, cards in hands.items()}
-    (wild,) = take(cut)
+    wild = take(cut)[0] if cut else None
     (open_card,) = take(first_open)
     top = take(stock_top)
     return ShuffleDeal(

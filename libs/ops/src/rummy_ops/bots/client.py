@@ -147,7 +147,10 @@ class Bot:
         self._call: grpc.Call | None = None  # the WatchTable stream, to cancel it
         self._hand_id = ""
         self._seeded: set[str] = set()
-        self._acted: tuple[str, int, bool] = ("", 0, False)
+        #: The turn step last played: (hand, turn, has drawn, cards held) of its view. A turn may
+        #: hold several steps after the draw (melds, lay-offs, then a discard), each
+        #: changing the cards held; a view of the same step again is not played twice.
+        self._acted: tuple[str, int, bool, int] = ("", 0, False, 0)
         #: (hand, turn) and the card the bot took from the discard pile on it.
         self._taken: tuple[tuple[str, int], Card | None] = (("", 0), None)
         self._match_sent: set[tuple[str, int, str]] = set()  # (match, deals scored, command)
@@ -285,9 +288,9 @@ class Bot:
             view.phase == api.HAND_PHASE_PLAYING
             and view.turn_seat == view.my_seat
             and view.legal_moves
-            and self._acted != (view.hand_id, view.turn_no, view.has_drawn)
+            and self._acted != _turn_step(view)
         ):
-            self._acted = (view.hand_id, view.turn_no, view.has_drawn)
+            self._acted = _turn_step(view)
             try:
                 yield from self._play_turn(view)
             except grpc.RpcError as error:
@@ -475,6 +478,12 @@ class Bot:
 
 def _request_id() -> str:
     return str(uuid.uuid4())
+
+
+def _turn_step(view: api.PlayerView) -> tuple[str, int, bool, int]:
+    """Which step of a turn ``view`` shows: its hand, turn, whether the seat has drawn and how
+    many cards it holds (each move of the seat's own after the draw changes that count)."""
+    return (view.hand_id, view.turn_no, view.has_drawn, len(view.my_cards))
 
 
 def _dealt_in(view: api.PlayerView) -> bool:

@@ -709,15 +709,14 @@ class Rummy500SeatCount:
 
 @dataclass(frozen=True)
 class Rummy500View:
-    """What one seat sees of the round (``docs/rules/rummy500.md#views``): its own ``cards``,
-    every meld on the table with its owner and lay-offs, the whole discard pile (bottom first),
-    the stock's size, each seat's card count and table points, whose turn, the low-ace option,
-    and at the end every seat's score (every hand public then). Never another seat's hand
-    before the end."""
+    """The round's public part (``docs/rules/rummy500.md#views``), the same for every seat and
+    a spectator: every meld on the table with its owner and lay-offs, the whole discard pile
+    (bottom first), the stock's size, each seat's card count and table points, whose turn, the
+    low-ace option, and at the end every seat's score (every hand public then). A seat's own
+    cards are the generic view's (``rummy_rules.view.PlayerView.cards``), so a host may build
+    and serialise this part once per change for all its watchers."""
 
-    seat: int
     phase: str
-    cards: tuple[Card, ...]
     melds: tuple[TableMeld, ...]
     pile: tuple[Card, ...]
     stock_count: int
@@ -728,12 +727,10 @@ class Rummy500View:
     ending: Rummy500RoundEnded | None
 
 
-def view(state: Rummy500Play, seat: int) -> Rummy500View:
-    """``seat``'s view of the round (a seat not in it: a spectator's, no cards of its own)."""
+def view(state: Rummy500Play) -> Rummy500View:
+    """The round's public part (every seat's and a spectator's alike)."""
     return Rummy500View(
-        seat=seat,
         phase="none" if state.phase is None else state.phase.value,
-        cards=state.hand_of(seat),
         melds=state.melds,
         pile=state.pile,
         stock_count=len(state.stock),

@@ -252,7 +252,7 @@ def player_view(state: Rummy500State, seat: int) -> PlayerView:
         has_drawn=p.phase is play.Phase.PLAY,
         result=state.result,
         commitment=state.commitment,
-        variant_view=play.view(p, seat) if dealt else None,
+        variant_view=play.view(p) if dealt else None,
     )
 
 

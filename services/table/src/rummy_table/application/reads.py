@@ -4,10 +4,13 @@ the projection's short lock only, never a table's command lock."""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, cast
 
+from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import proof
+from rummy_game import proof, upcast
+from rummy_game import stream_codec as codec
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     FailedPrecondition,
@@ -19,6 +22,7 @@ from rummy_platform.errors import (
 from rummy_platform.eventlog import (
     EventLogError,
 )
+from rummy_rules.cards import Card
 
 from .commit import TableCore
 
@@ -42,11 +46,25 @@ def get_hand_result(
         if table.hand_id == hand_id:  # the current hand, not ended (running or aborted)
             raise FailedPrecondition(f"hand {hand_id} has not ended")
         found_table, offset = table.table_id, table.hands[hand_id]
-    # An older hand: its HandEnded is read back from the log, from the hand's start on.
+    # An older hand: its HandEnded is read back from the log, from the hand's start on, in
+    # today's shape (rummy_game.upcast.hand_payload, under the hand's context and cut card).
+    ctx: codec.HandContext | None = None
+    cut: Card | None = None
     for envelope in _hand_envelopes(core, found_table, offset):
         payload = envelope.payload
-        if isinstance(payload, pb.HandEnded) and payload.hand_id == hand_id:
-            return payload
+        if getattr(payload, "hand_id", None) != hand_id:
+            continue
+        if isinstance(payload, pb.HandStarted):
+            ctx = codec.hand_context(payload)
+        elif isinstance(payload, dealer_pb.HandDealt) and payload.HasField("wild_cut"):
+            with contextlib.suppress(codec.StreamCodecError):  # no cut: the upcast reads none
+                cut = None if ctx is None else codec.card_from_pb(payload.wild_cut, ctx.shoe)
+        elif isinstance(payload, pb.HandEnded):
+            return (
+                payload
+                if ctx is None
+                else cast(pb.HandEnded, upcast.hand_payload(payload, ctx, cut))
+            )
     raise NotFound(f"no ended hand {hand_id!r}")
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from google.protobuf.message import Message
 
@@ -35,6 +35,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_game import stream_codec as codec
+from rummy_game import upcast
 from rummy_game.hand_payloads import hand_payloads
 from rummy_game.match_host import MatchHost, format_of
 from rummy_platform.envelope import Envelope
@@ -216,7 +217,12 @@ class Table:
             if isinstance(payload, _SERVICE_ANSWERS):
                 self.hand_inputs.add(payload.DESCRIPTOR.full_name)
             if isinstance(payload, pb.HandEnded):
-                self.results[payload.hand_id] = payload
+                # a record of an older writer reads in today's shape (its deadwood points as
+                # the variant counts them, under the hand's cut card)
+                cut = self.variant.view(self.hand, -1).wild_cut
+                self.results[payload.hand_id] = cast(
+                    pb.HandEnded, upcast.hand_payload(payload, self.ctx, cut)
+                )
                 while len(self.results) > RESULT_WINDOW:
                     del self.results[next(iter(self.results))]
             if isinstance(payload, pb.HandEnded | pb.HandAborted):

@@ -15,9 +15,15 @@ part of every seat's view: a seat's view is that message's bytes (serialised onc
 followed by the seat's own part's, ``my_seat`` and ``my_cards`` (the rules' view for that seat;
 each card's bytes made once), parsed, instead of a view built field by field for each seat
 (:func:`rummy_table.entrypoints.views.player_view`; measured with
-``services/table/bench/seat_views.py``, docs/benchmarks.md). It is the same message (a test
-compares the two for every account at every version of a played hand); a variant whose view of a
-seat differs from the spectator's in more than the seat's cards gets the full build.
+``services/table/bench/seat_views.py``, docs/benchmarks.md). The variant's own part
+(``variant_view``: e.g. every meld on the table, which can be large) is the spectator's too
+when the seat's equals it; where it differs (e.g. a card only that seat took), the seat's own
+part is packed for it and follows (a message field given twice is merged: an ``Any``'s fields
+are the last one's). So every variant's public part is built and serialised once per change,
+not once per watcher (a test counts the builds with several watchers of every variant). It is
+the same message (a test compares the two for every account at every version of a played
+hand); a variant whose view of a seat differs from the spectator's in more than the seat's
+cards and variant part gets the full build.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from collections.abc import AsyncIterator
 from typing import NamedTuple, cast
 
 from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import wires
 from rummy_platform.errors import NotFound
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
@@ -165,12 +172,22 @@ def _seat_view(
     ctx = table.ctx
     own_cards: tuple[Card, ...] = ()
     dealt_in = ctx is not None and seat in ctx.accounts
+    own_part = b""
     if dealt_in and public.hand is not None and table.hand is not None:
         own = table.variant.view(table.hand, seat)
         if not _same_public(own, public.hand):
             return player_view(table, account_id)  # this variant shows a seat more
         own_cards = own.cards
+        if own.variant_view != public.hand.variant_view:
+            assert ctx is not None
+            packed = wires.lookup(ctx.rule_set.variant).view_to_pb(own.variant_view, ctx.shoe)
+            if packed is None:  # nothing of its own to put over the spectator's part
+                return player_view(table, account_id)
+            mine = api.PlayerView()
+            mine.variant_view.Pack(packed)
+            own_part = mine.SerializeToString()
     private = _MY_SEAT[seat] if seat < len(_MY_SEAT) else _my_seat(seat)
+    private += own_part
     if own_cards:
         assert ctx is not None
         shoe = ctx.shoe  # a property that looks the shoe up: once, not per card
@@ -183,10 +200,10 @@ def _seat_view(
     return api.PlayerView.FromString(public.serialized + private)
 
 
-#: The fields of the rules' view other than the seat and its cards: a seat's view shares the
-#: public part only where these equal the spectator's.
+#: The fields of the rules' view other than the seat, its cards and the variant's part: a
+#: seat's view shares the public part only where these equal the spectator's.
 _PUBLIC_FIELDS = tuple(
-    f.name for f in dataclasses.fields(RulesView) if f.name not in ("seat", "cards")
+    f.name for f in dataclasses.fields(RulesView) if f.name not in ("seat", "cards", "variant_view")
 )
 
 
