@@ -272,29 +272,47 @@ def set_group_offsets(
     offsets: Mapping[TopicPartition, int],
     *,
     client_id: str = "rummy-restore",
+    timeout_s: float = 60.0,
 ) -> None:
-    """Commit ``offsets`` (next offsets to read) for ``group``, which must have no member.
-    Raises EventLogError when the broker refuses any."""
+    """Commit ``offsets`` (next offsets to read) for ``group``, which must have no member,
+    retrying what the broker calls retriable (a fresh broker's coordinator not yet there) for up
+    to ``timeout_s`` seconds. Raises EventLogError when the broker refuses any."""
+    wanted = {
+        KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset, "", -1)
+        for tp, offset in offsets.items()
+    }
     admin = _admin(bootstrap_servers, client_id)
+    deadline = time.monotonic() + timeout_s
     try:
-        errors = admin.alter_group_offsets(
-            group,
-            {
-                KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset, "", -1)
-                for tp, offset in offsets.items()
-            },
-        )
-    except kafka_errors.KafkaError as exc:
-        raise EventLogError(f"committing offsets of group {group!r}: {exc}") from exc
+        while True:
+            try:
+                errors = admin.alter_group_offsets(group, wanted) or {}
+            except kafka_errors.KafkaError as exc:
+                # A fresh broker creates its offsets topic on the first group's request: the
+                # coordinator is "not available" until then.
+                if not getattr(exc, "retriable", False) or time.monotonic() > deadline:
+                    raise EventLogError(f"committing offsets of group {group!r}: {exc}") from exc
+                time.sleep(0.5)
+                continue
+            failed = {
+                tp: err
+                for tp, err in errors.items()
+                if err is not None and getattr(err, "errno", 0) != 0
+            }
+            if not failed:
+                return
+            if all(getattr(e, "retriable", False) for e in failed.values()) and (
+                time.monotonic() < deadline
+            ):
+                time.sleep(0.5)
+                continue
+            named = {
+                f"{tp.topic}[{tp.partition}]": getattr(e, "__name__", str(e))
+                for tp, e in failed.items()
+            }
+            raise EventLogError(f"group {group!r} refused offsets: {named}")
     finally:
         admin.close()
-    failed = {
-        f"{tp.topic}[{tp.partition}]": getattr(err, "__name__", str(err))
-        for tp, err in (errors or {}).items()
-        if err is not None and getattr(err, "errno", 0) != 0
-    }
-    if failed:
-        raise EventLogError(f"group {group!r} refused offsets: {failed}")
 
 
 def group_offsets(
