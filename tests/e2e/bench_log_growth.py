@@ -29,6 +29,7 @@ from rummy_ops.demo import DemoOptions, play  # noqa: E402
 from rummy_ops.stack import brokers  # noqa: E402
 from rummy_platform.eventlog import (  # noqa: E402
     TopicPartition,
+    cut_log,
     export_partition,
     partition_counts,
 )
@@ -41,16 +42,15 @@ def topic_bytes(bootstrap: str, prefix: str) -> tuple[Counter[str], Counter[str]
     records: Counter[str] = Counter()
     size: Counter[str] = Counter()
     names = [prefix + t for t in EVENT_TOPICS]
-    for name, count in partition_counts(bootstrap, names).items():
-        for p in range(count):
-            for r in export_partition(bootstrap, TopicPartition(name, p), 2**62, idle_timeout_s=3):
-                short = name[len(prefix) :]
-                records[short] += 1
-                size[short] += (
-                    len(r.key or b"")
-                    + len(r.value or b"")
-                    + sum(len(k) + len(v) for k, v in r.headers)
-                )
+    counts = partition_counts(bootstrap, names)
+    ends = cut_log(bootstrap, [TopicPartition(n, p) for n, c in counts.items() for p in range(c)])
+    for tp, end in ends.ends.items():
+        short = tp.topic[len(prefix) :]
+        for r in export_partition(bootstrap, tp, end):
+            records[short] += 1
+            size[short] += (
+                len(r.key or b"") + len(r.value or b"") + sum(len(k) + len(v) for k, v in r.headers)
+            )
     return records, size
 
 
