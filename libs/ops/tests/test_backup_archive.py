@@ -125,3 +125,28 @@ def test_a_stored_next_offset_moves_to_its_next_records_new_place() -> None:
         offsets.next_offset(-1)
     with pytest.raises(ValueError, match="old offsets"):
         OffsetMap(old=[0], new=[0, 1], new_end=2)
+
+
+def test_a_backup_given_an_unreachable_kafka_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    write_new_key(tmp_path / "k")
+    done = CliRunner().invoke(
+        main,
+        [
+            "backup",
+            "--key-file",
+            str(tmp_path / "k"),
+            "-o",
+            str(tmp_path / "a.backup"),
+            "--bootstrap",
+            "127.0.0.1:1",
+        ],
+    )
+    assert done.exit_code == 1
+    assert "cannot reach Kafka at 127.0.0.1:1" in done.output
+    assert not (tmp_path / "a.backup").exists()
+
+
+def test_a_backup_without_a_key_file_is_a_usage_error(tmp_path: Path) -> None:
+    done = CliRunner().invoke(main, ["backup", "-o", str(tmp_path / "a.backup")])
+    assert done.exit_code == 2
+    assert "--new-key FILE" in done.output
