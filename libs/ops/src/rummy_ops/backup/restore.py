@@ -180,7 +180,7 @@ def _load_log(
     return maps
 
 
-def _fix_schema(
+def fix_schema(
     conn: psycopg.Connection[Any],
     schema: str,
     maps: dict[TopicPartition, OffsetMap],
@@ -240,7 +240,7 @@ def _fix_schema(
     return moved, len(publish) + len(unpublish)
 
 
-def _merge_seeds(
+def merge_seeds(
     conn: psycopg.Connection[Any], schema: str, rows: dict[str, Any], facts: LogFacts
 ) -> tuple[int, int]:
     """Add the seeds taken after the cut whose commitment is in the copied log and the database
@@ -351,10 +351,10 @@ def restore_backup(
         moved = fixed = added = reveals = 0
         with connect_postgres(database_url) as conn:
             for schema in manifest["schemas"]:
-                m, f = _fix_schema(conn, schema, maps, facts)
+                m, f = fix_schema(conn, schema, maps, facts)
                 moved, fixed = moved + m, fixed + f
             for schema in manifest["seed_schemas"]:
-                a, r = _merge_seeds(conn, schema, seeds.get(schema, {}), facts)
+                a, r = merge_seeds(conn, schema, seeds.get(schema, {}), facts)
                 added, reveals = added + a, reveals + r
             conn.commit()
         echo(f"database: schemas {', '.join(manifest['schemas'])} restored")
