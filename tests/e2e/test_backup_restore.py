@@ -3,7 +3,7 @@ the test's own, ``rummy replay`` clean against the restored log, then the five s
 restored pair: the hands in flight at the backup end and reveal their seeds, new hands play, and
 the ledger's invariants hold (``docs/operations.md#backups``).
 
-It prints the never-expiring topics' growth per 1,000 hands (``docs/benchmarks.md#backups``):
+It prints the never-expiring topics' growth per 1,000 hands (``docs/benchmarks.md#how-fast-the-log-grows``):
 the records' bytes (key, value and headers) and the restored broker's bytes on disk.
 """
 
