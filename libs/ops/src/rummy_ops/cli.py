@@ -8,6 +8,7 @@ from typing import NoReturn
 import click
 
 from rummy_ops.audit import audit
+from rummy_ops.backup.command import backup, restore
 from rummy_ops.close_table import close_table
 from rummy_ops.demo.command import demo
 from rummy_ops.hands_command import hands
@@ -56,6 +57,8 @@ main.add_command(tables)
 main.add_command(close_table)
 main.add_command(limits)
 main.add_command(hands)
+main.add_command(backup)
+main.add_command(restore)
 
 
 def script() -> NoReturn:

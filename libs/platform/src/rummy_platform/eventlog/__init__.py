@@ -10,6 +10,8 @@ holds every other module to it). Its Kafka modules, one job each:
 - ``kafka_writer``: the transactional writer; ``kafka_group``: the consumer-group member;
 - ``kafka_records``: whole partitions read outside a group (:class:`PartitionReader`), records
   that are not envelopes (:class:`RecordProducer`), :func:`unstable_partitions`;
+- ``kafka_backup``: topics copied out whole and written back into an empty broker (``rummy
+  backup`` / ``restore``);
 - ``kafka_admin``: topics and the brokers' probe (:func:`cluster_probe`);
 - ``kafka_client``: the clients' settings (each departure from kafka-python's defaults,
   measured) and record headers; ``kafka_poll``: the workarounds of group polling;
@@ -39,6 +41,16 @@ from .base import (
 from .dedupe import Deduplicator, by_causation_id, by_event_id, drop_redelivered
 from .group_commit import GroupCommitMetrics, GroupCommitWriter
 from .kafka_admin import cluster_probe
+from .kafka_backup import (
+    Cut,
+    PartitionLoader,
+    StoredRecord,
+    cut_log,
+    export_partition,
+    group_offsets,
+    partition_counts,
+    set_group_offsets,
+)
 from .kafka_log import KafkaEventLog
 from .kafka_records import PartitionReader, RawRecord, RecordProducer, unstable_partitions
 from .memory import InMemoryEventLog
@@ -46,6 +58,7 @@ from .partitioner import partition_for
 
 __all__ = [
     "CommitOutcomeUnknown",
+    "Cut",
     "EVENT_TYPE_HEADER",
     "Deduplicator",
     "EventLog",
@@ -57,11 +70,13 @@ __all__ = [
     "KafkaEventLog",
     "OnAssigned",
     "OnRevoked",
+    "PartitionLoader",
     "PartitionReader",
     "Position",
     "RawRecord",
     "Record",
     "RecordProducer",
+    "StoredRecord",
     "TopicDescription",
     "TopicMismatch",
     "TopicPartition",
@@ -71,10 +86,15 @@ __all__ = [
     "by_causation_id",
     "by_event_id",
     "cluster_probe",
+    "cut_log",
     "decode_consumed",
     "decode_if_used",
     "decode_known",
     "drop_redelivered",
+    "export_partition",
+    "group_offsets",
     "partition_for",
+    "partition_counts",
+    "set_group_offsets",
     "unstable_partitions",
 ]
