@@ -18,6 +18,7 @@ from rummy_ops.soak import soak_command
 from rummy_ops.stack_command import up
 from rummy_ops.tables_command import tables
 from rummy_ops.token import token
+from rummy_ops.watch_command import watch
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.plugins import PluginError, import_plugins, plugin_names
 from rummy_rules import registry
@@ -56,6 +57,7 @@ main.add_command(tables)
 main.add_command(close_table)
 main.add_command(limits)
 main.add_command(hands)
+main.add_command(watch)
 
 
 def script() -> NoReturn:
