@@ -111,14 +111,14 @@ def play(
         view = world.view(table_id, account)
         move = _move(view, commands_after_draw, drop_at)
         if move.HasField("draw"):
-            request = world.turn_request(api.DrawCardRequest, table_id, view, source=move.draw)
-            table_calls.draw(world.app, account, request)
+            draw = world.turn_request(api.DrawCardRequest, table_id, view, source=move.draw)
+            table_calls.draw(world.app, account, draw)
         elif move.HasField("discard"):
-            request = world.turn_request(api.DiscardCardRequest, table_id, view, card=move.discard)
-            table_calls.discard(world.app, account, request)
+            discard = world.turn_request(api.DiscardCardRequest, table_id, view, card=move.discard)
+            table_calls.discard(world.app, account, discard)
         else:
-            request = world.turn_request(api.PlayRequest, table_id, view, command=move.command)
-            table_calls.play(world.app, account, request)
+            command = world.turn_request(api.PlayRequest, table_id, view, command=move.command)
+            table_calls.play(world.app, account, command)
         yield _step(world, table_id, accounts, public)
     raise AssertionError("the hand did not end in 400 moves")
 

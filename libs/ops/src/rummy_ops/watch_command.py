@@ -110,7 +110,7 @@ def show(
             if previous is not None:
                 recent.extend(f"{stamp} {line}" for line in event_lines(table, previous, view))
             screen = [*state_lines(table, view), "", "events (latest last):", *recent]
-            click.echo(_REDRAW + "\n".join(screen), nl=True)
+            click.echo(_REDRAW + "\n".join(screen), color=True)  # the codes kept as given
         else:
             for line in event_lines(table, previous, view):
                 click.echo(f"{stamp} v{view.stream_version} {line}")
@@ -158,7 +158,7 @@ def watch(table: str, address: str, token: str | None, operator: str, hands: int
         summary = next((t for t in listed if t.table_id == table_id), None)
         if summary is None:
             raise no_such_table(table)
-        live = click.get_text_stream("stdout").isatty()
+        live = sys.stdout.isatty()
         try:
             show(Watched(summary), views(router, table_id, metadata), live, hands)
         except KeyboardInterrupt:
