@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -23,14 +24,15 @@ import pytest
 
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.table.v1 import events_pb2 as pb
-from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.strategy import BotBrain, Temperament
 from rummy_ops.stack import stop_process
+from rummy_ops.table_names import list_tables
 from rummy_platform.auth import Role, bearer_metadata
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_rules.console import CLOSED_PIPE_STATUS
 from rummy_table.contract import TableRouter
-from rummy_testing.players import SHOES, Operator, request_id, rule_set
+from rummy_testing.players import SHOES, Operator, Table, rule_set
 from rummy_testing.stacks import RunningStack
 
 RUMMY = Path(sys.executable).with_name("rummy")
@@ -39,6 +41,8 @@ FACE = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\w*")
 
 
 def _bots(operator: Operator, stack: RunningStack, table_id: str) -> Iterator[Bot]:
+    """Two bots seated at the table, each a fresh account granted 10,000.00; they never give a
+    hand up (a first drop before any draw would end it at once)."""
     rng = random.Random(7)
     router = TableRouter(stack.endpoints.table)
     run = uuid.uuid4().hex[:6]
@@ -46,7 +50,7 @@ def _bots(operator: Operator, stack: RunningStack, table_id: str) -> Iterator[Bo
         account = f"watch-{run}-{seat}"
         operator.grant(account, 1_000_000)
         token = operator.authority.issue(account, Role.PLAYER, 3600)
-        brain = BotBrain(seed=rng.getrandbits(64), temperament=Temperament())
+        brain = BotBrain(seed=rng.getrandbits(64), temperament=Temperament(give_up=0.0))
         bot = Bot(account, token, router, table_id, SHOES[4], brain)
         bot.take_seat()
         yield bot
@@ -68,23 +72,14 @@ def test_rummy_watch_follows_a_table_by_its_name_while_bots_play_a_hand(
     operator: Operator, rummy_stack: RunningStack
 ) -> None:
     address = rummy_stack.endpoints.table
-    name = f"watch-{uuid.uuid4().hex[:6]}"
     token = operator.authority.issue("ops-watch", Role.OPERATOR, 600)
-    metadata = bearer_metadata(token)
     rules = rule_set(turn_seconds=300, seed_window_seconds=2, start_delay_seconds=2)
-    opened = operator.table.OpenTable(
-        api.OpenTableRequest(
-            client_request_id=request_id(),
-            name=name,
-            seat_count=2,
-            point_value_hundredths=10,
-            commission_bps=500,
-            rule_set=rules,
-        ),
-        metadata=metadata,
-        timeout=10,
-    )
-    table_id = opened.table_id
+    table_id = operator.open_table(2, 10, 500, rules)
+    router = TableRouter(address)
+    (name,) = [
+        t.name for t in list_tables(router, bearer_metadata(token)) if t.table_id == table_id
+    ]
+    router.close()
     service = ["--address", address, "--token", token]
     process = subprocess.Popen(
         [str(RUMMY), "watch", name, "--hands", "1", *service],
@@ -155,3 +150,44 @@ def test_rummy_watch_of_a_name_no_table_has_is_an_error(
     )
     assert (done.returncode, done.stdout) == (1, ""), done
     assert done.stderr == f"Error: no table named {name!r} (`rummy tables` lists every table)\n"
+
+
+def _started(args: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """``rummy watch ARGS`` piped, and its first line (once it has printed one)."""
+    process = subprocess.Popen(
+        [str(RUMMY), "watch", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline()
+
+
+def test_rummy_watch_ends_quietly_on_ctrl_c_and_a_closed_pipe_and_refuses_a_closed_table(
+    operator: Operator, rummy_stack: RunningStack
+) -> None:
+    table = Table(operator, rummy_stack.endpoints.table, 4, 10, 500)
+    token = operator.authority.issue("ops-watch", Role.OPERATOR, 600)
+    service = [table.table_id, "--address", rummy_stack.endpoints.table, "--token", token]
+    try:
+        # Ctrl-C: status 0, nothing on standard error
+        process, first = _started(service)
+        assert f"({table.table_id})" in first, first
+        process.send_signal(signal.SIGINT)
+        _out, errors = process.communicate(timeout=30)
+        assert (process.returncode, errors) == (0, "")
+        # the reader goes away: the next event's line meets the closed pipe and ends the watch
+        process, first = _started(service)
+        assert f"({table.table_id})" in first
+        assert process.stdout is not None
+        process.stdout.close()
+        table.seated("piped", 1)
+        process.wait(timeout=30)
+        errors = process.stderr.read() if process.stderr is not None else ""
+        assert (process.returncode, errors) == (CLOSED_PIPE_STATUS, "")
+    finally:
+        table.close()
+    operator.close_table(table.table_id)
+    done = subprocess.run(
+        [str(RUMMY), "watch", *service], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1 and "  closed  " in done.stdout.splitlines()[0], done
+    assert done.stderr.startswith("Error: table ") and " is closed: nothing more" in done.stderr
