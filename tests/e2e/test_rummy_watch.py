@@ -30,9 +30,10 @@ from rummy_ops.stack import stop_process
 from rummy_ops.table_names import list_tables
 from rummy_platform.auth import Role, bearer_metadata
 from rummy_platform.topics import TABLE_EVENTS
+from rummy_rules import registry
 from rummy_rules.console import CLOSED_PIPE_STATUS
 from rummy_table.contract import TableRouter
-from rummy_testing.players import SHOES, Operator, Table, rule_set
+from rummy_testing.players import Operator, Table, rule_set
 from rummy_testing.stacks import RunningStack
 
 RUMMY = Path(sys.executable).with_name("rummy")
@@ -44,6 +45,7 @@ def _bots(operator: Operator, stack: RunningStack, table_id: str) -> Iterator[Bo
     """Two bots seated at the table, each a fresh account granted 10,000.00; they never give a
     hand up (a first drop before any draw would end it at once)."""
     rng = random.Random(7)
+    shoe = registry.lookup("indian-points").house_rule_set(2, 10, 500).shoe  # the table's
     router = TableRouter(stack.endpoints.table)
     run = uuid.uuid4().hex[:6]
     for seat in range(2):
@@ -51,7 +53,7 @@ def _bots(operator: Operator, stack: RunningStack, table_id: str) -> Iterator[Bo
         operator.grant(account, 1_000_000)
         token = operator.authority.issue(account, Role.PLAYER, 3600)
         brain = BotBrain(seed=rng.getrandbits(64), temperament=Temperament(give_up=0.0))
-        bot = Bot(account, token, router, table_id, SHOES[4], brain)
+        bot = Bot(account, token, router, table_id, shoe, brain)
         bot.take_seat()
         yield bot
 
@@ -116,6 +118,7 @@ def test_rummy_watch_follows_a_table_by_its_name_while_bots_play_a_hand(
     output = "".join(lines)
     notes = [(b.account_id, b.stats.actions, b.stats.stalls, b.stats.errors[:5]) for b in bots]
     assert status == 0, (status, errors, output, notes)
+    assert not any(said for _account, _actions, _stalls, said in notes), notes
     assert "\x1b" not in output  # piped: no escape codes
     stamped = re.compile(r"\d\d:\d\d:\d\d v\d+ ")
     assert all(stamped.match(line) for line in lines), output
