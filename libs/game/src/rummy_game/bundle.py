@@ -30,7 +30,9 @@ What a bundle holds (the variant's own code, in its own packages):
   seat's ``SeatResult.outcome`` word with its label and mark: the table's
   ``rummy_table_seat_outcomes_total``, the demo's report) and ``counters`` (the table's series of
   its own events, ``VariantWire.metric``: ``rummy_table_declares_total{result}``), and for
-  replay ``equivalent_results`` (a recorded grouping equally good as today's solver's).
+  replay ``equivalent_results`` (a recorded grouping equally good as today's solver's), and for
+  ``rummy watch`` ``view_lines`` (its own public part of a view, ``PlayerView.variant_view``, in
+  short lines for people: :func:`variant_view_lines`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from .wire import VariantWire
 
 #: ``(state, recorded HandEnded, derived HandEnded) -> (equivalent seats, why not)``.
 EquivalentResults = Callable[[object, HandEnded, HandEnded], tuple[list[int], str]]
+#: ``PlayerView.variant_view`` (packed) -> its lines for people (``[]``: nothing to show).
+ViewLines = Callable[[any_pb2.Any], list[str]]
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,11 @@ class VariantBundle:
     cli_cases: CaseGames | None = None
     #: The games ``rummy demo --game`` plays of it (its match formats' tables).
     demo_games: tuple[DemoGame, ...] = ()
+    #: What a watcher reads of its own public part of a spectator's view (``rummy watch``): the
+    #: packed ``PlayerView.variant_view`` -> short lines (cards by face; never a card the view
+    #: holds back, and no hand's cards even once the result shows them: the result's lines are
+    #: the host's); None: the variant puts nothing of its own on the view.
+    view_lines: ViewLines | None = None
 
     def __post_init__(self) -> None:
         if self.wire.variant != self.variant.name:
@@ -181,6 +190,16 @@ def bundle_of(variant: str) -> VariantBundle | None:
     """The installed bundle of ``variant`` (``""``: the legacy variant), or None."""
     registry.discover()
     return _BUNDLES.get(variant or registry.LEGACY_VARIANT)
+
+
+def variant_view_lines(variant: str, packed: any_pb2.Any) -> list[str]:
+    """The lines ``variant``'s bundle shows of ``packed``, a view's ``variant_view`` (``""``:
+    the legacy variant); ``[]`` when the view carries none, the bundle is not installed or shows
+    nothing of its own."""
+    bundle = bundle_of(variant)
+    if bundle is None or bundle.view_lines is None or not packed.type_url:
+        return []
+    return bundle.view_lines(packed)
 
 
 def outcome(name: str, variant: str | None = None) -> Outcome | None:

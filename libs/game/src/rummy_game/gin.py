@@ -48,6 +48,7 @@ from .wire import (
     card_to_pb,
     cards_from_pb,
     cards_to_pb,
+    faces,
     given,
     packed_options,
 )
@@ -117,6 +118,42 @@ def gin_view_to_pb(view: hand.GinView, shoe: Shoe) -> gin_view_pb.GinView:
     if isinstance(view.ending, hand.GinHandScored):
         out.score.CopyFrom(_scored_to_pb(view.ending, view.hand_id, shoe))
     return out
+
+
+def gin_view_lines(packed: any_pb2.Any) -> list[str]:
+    """``rummy watch``'s lines of a packed ``rummy.gin.v1.GinView`` (a spectator's: the knock
+    limit, the upcard offer, a card taken from the pile, the knock's melds and deadwood as laid on
+    the table, the score or the wall); no hand's cards, not even the scored defender's.
+    ``[]`` for another message."""
+    view = gin_view_pb.GinView()
+    if not packed.Unpack(view):
+        return []
+    lines = [
+        f"knock limit {view.knock_limit}" + (", doubled (a spade upcard)" if view.doubled else "")
+    ]
+    if view.first_turn_offer:
+        lines.append("the upcard is on offer")
+    if view.HasField("pile_taken"):
+        lines.append(f"taken from the pile this turn: {view.pile_taken.face}")
+    if view.HasField("knock"):
+        k = view.knock
+        melds = " ".join(f"[{faces(m.cards)}]" for m in k.melds) or "-"
+        lines.append(
+            f"s{k.seat} knocked ({k.outcome}): melds {melds}, deadwood {k.deadwood}"
+            f" [{faces(k.deadwood_cards)}]"
+        )
+    if view.HasField("score"):
+        sc = view.score
+        lines.append(
+            f"scored: {sc.outcome}, s{sc.winner_seat} +{sc.points} (knocker s{sc.knocker_seat} "
+            f"deadwood {sc.knocker_deadwood}, defender s{sc.defender_seat} deadwood "
+            f"{sc.defender_deadwood}, {len(sc.layoffs)} laid off)"
+        )
+    if view.walled:
+        lines.append("the wall: a draw (the same dealer deals again)")
+    if view.forfeited:
+        lines.append("forfeited on missed turns")
+    return lines
 
 
 class GinWire(OwnAnswers):
@@ -437,5 +474,6 @@ GIN_BUNDLE = VariantBundle(
     field_limits=(("melds", 3), ("cards", 10)),
     cli_cases=GIN_CASES,
     demo_games=DEMO_GAMES,
+    view_lines=gin_view_lines,
 )
 """The gin family as one plug-in (entry point ``rummy.variants:gin``)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from google.protobuf import any_pb2
 from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
@@ -49,6 +50,7 @@ from .wire import (
     card_to_pb,
     cards_from_pb,
     cards_to_pb,
+    faces,
     given,
     packed_options,
 )
@@ -117,6 +119,31 @@ def rummy500_view_to_pb(view: play.Rummy500View, shoe: Shoe) -> view_pb.Rummy500
     if view.ending is not None:
         out.ending.CopyFrom(_ended_to_pb(view.ending, "", shoe))
     return out
+
+
+def rummy500_view_lines(packed: any_pb2.Any) -> list[str]:
+    """``rummy watch``'s lines of a packed ``rummy.rummy500.v1.Rummy500View``: each meld on the
+    table (its id, owner, kind, cards and lay-offs with who laid them), each seat's table points
+    (``lv``: it left), the round's end (why, who went out, each seat's score); no hand's cards.
+    ``[]`` for another message."""
+    view = view_pb.Rummy500View()
+    if not packed.Unpack(view):
+        return []
+    lines = []
+    for m in view.melds:
+        laid = " ".join(f"{x.card.face}(s{x.seat})" for x in m.layoffs)
+        lines.append(
+            f"meld {m.meld_id} s{m.owner} {m.kind} [{faces(m.cards)}]"
+            + (f" laid off: {laid}" if laid else "")
+        )
+    points = " ".join(f"s{x.seat}:{x.table_points}{'lv' if x.left else ''}" for x in view.seats)
+    lines.append(f"table points [{points}]")
+    if view.HasField("ending"):
+        e = view.ending
+        who = f" by s{e.out_seat}" if e.HasField("out_seat") else ""
+        scores = " ".join(f"s{x.seat}:{x.score:+d}" for x in e.scores)
+        lines.append(f"round over ({e.reason}{who}): scores [{scores}]")
+    return lines
 
 
 class Rummy500Wire(OwnAnswers):
@@ -409,5 +436,6 @@ RUMMY500_BUNDLE = VariantBundle(
     field_limits=(("groups", 8), ("meld", 13), ("cards", 13), ("layoffs", 13)),
     cli_cases=RUMMY500_CASES,
     demo_games=DEMO_GAMES,
+    view_lines=rummy500_view_lines,
 )
 """Rummy 500 as one plug-in (entry point ``rummy.variants:rummy500``)."""

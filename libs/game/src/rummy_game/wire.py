@@ -185,6 +185,11 @@ def cards_to_pb(cards: Sequence[Card], shoe: Shoe) -> list[cards_pb2.Card]:
     return [card_to_pb(c, shoe) for c in cards]
 
 
+def faces(cards: Sequence[cards_pb2.Card]) -> str:
+    """Wire cards by face, space-separated (``"7H 8H 9H"``; ``""`` for none)."""
+    return " ".join(c.face for c in cards)
+
+
 def cards_from_pb(cards: object, shoe: Shoe) -> tuple[Card, ...]:
     """The cards of a repeated ``rummy.common.v1.Card`` field. Raises StreamCodecError."""
     return tuple(card_from_pb(c, shoe) for c in cards)  # type: ignore[attr-defined]

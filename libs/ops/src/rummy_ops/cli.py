@@ -19,6 +19,7 @@ from rummy_ops.soak import soak_command
 from rummy_ops.stack_command import up
 from rummy_ops.tables_command import tables
 from rummy_ops.token import token
+from rummy_ops.watch_command import watch
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.plugins import PluginError, import_plugins, plugin_names
 from rummy_rules import registry
@@ -59,6 +60,7 @@ main.add_command(limits)
 main.add_command(hands)
 main.add_command(backup)
 main.add_command(restore)
+main.add_command(watch)
 
 
 def script() -> NoReturn:

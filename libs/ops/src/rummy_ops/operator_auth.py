@@ -1,6 +1,6 @@
 """The operator's token of the ops commands that call a service (``rummy close-table``,
-``rummy limits``): ``--token`` (``RUMMY_TOKEN``) or one minted for ``--operator`` with the secret
-``rummy token`` uses."""
+``rummy limits``, ``rummy watch``): ``--token`` (``RUMMY_TOKEN``) or one minted for
+``--operator`` with the secret ``rummy token`` uses."""
 
 from __future__ import annotations
 

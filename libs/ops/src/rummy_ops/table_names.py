@@ -1,5 +1,5 @@
 """A table by its name or its id, wherever an ops command takes a table (``rummy tables``,
-``rummy close-table``, ``rummy replay --table``, ``rummy export --table``).
+``rummy close-table``, ``rummy watch``, ``rummy replay --table``, ``rummy export --table``).
 
 A table id (a UUID, as OpenTable answers it) passes through as given, without a call. Anything
 else is a name, looked up among every table the table service lists (ListTables with closed
