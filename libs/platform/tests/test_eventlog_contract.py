@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -46,6 +46,8 @@ from rummy_platform.eventlog.memory import StoredRecord
 from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs
 
 PARTITIONS = 3
+#: A group member's session in the grant tests (seconds): the broker's minimum.
+GRANT_SESSION_S = 6.0
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
@@ -643,6 +645,96 @@ class TestKafkaEventLog(EventLogContract):
 
         assert len(clients) == 2
         assert [r.envelope for r in records] == sent
+
+    def test_a_grant_outlasting_the_session_keeps_the_member_and_runs_once_on_the_polling_thread(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        # kafka-python 3.0.12 called the rebalance listener on its IO thread, where a long
+        # on_assigned (a table instance rebuilding its partitions) blocked the heartbeats: the
+        # member was dropped and granted again (issue 34, the 45.9 s start). Now on_assigned runs
+        # on the polling thread while the IO thread heartbeats.
+        topic = topics.table
+        table = f"table-{uuid.uuid4()}"
+        for version in range(1, 5):
+            log.append(topic, card_drawn(table, version))
+        used = TopicPartition(topic, partition_for(table, PARTITIONS))
+        grants: list[tuple[frozenset[TopicPartition], threading.Thread]] = []
+        revocations: list[frozenset[TopicPartition]] = []
+
+        def rebuild(partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
+            grants.append((partitions, threading.current_thread()))
+            time.sleep(GRANT_SESSION_S * 1.5)  # a rebuild longer than the session
+            return {used: 1}  # resume after the first event: the seek is applied
+
+        consumer = log.consumer(
+            f"g-{uuid.uuid4().hex[:8]}",
+            [topic],
+            rebuild,
+            on_revoked=revocations.append,
+            session_timeout_s=GRANT_SESSION_S,
+        )
+        try:
+            records = poll_until(consumer, 3, timeout_s=60.0)
+            # a few more polls: a member dropped during the grant would be granted again here
+            for _ in range(6):
+                records.extend(consumer.poll(timeout_s=0.5))
+            owned = consumer.assignment()
+        finally:
+            consumer.close()
+
+        everything = frozenset(TopicPartition(topic, p) for p in range(PARTITIONS))
+        assert [(partitions, thread) for partitions, thread in grants] == [
+            (everything, threading.current_thread())
+        ]
+        # at close only (kafka-python also reports empty revocations): never dropped
+        assert [r for r in revocations if r] == [everything]
+        assert owned == everything
+        assert [r.envelope.stream_version for r in records] == [2, 3, 4]
+
+    def test_a_member_that_closes_leaves_so_the_other_gets_its_partitions_before_its_session_ends(
+        self, log: EventLog, topics: Topics
+    ) -> None:
+        topic = topics.table
+        group = f"g-{uuid.uuid4().hex[:8]}"
+        # Longer than the wait for the takeover below: only a LeaveGroup can hand over in time (a
+        # member learns of a rebalance at its next heartbeat, every sixth of the session).
+        session_s = 30.0
+        everything = frozenset(TopicPartition(topic, p) for p in range(PARTITIONS))
+        first = log.consumer(group, [topic], session_timeout_s=session_s)
+        stop = threading.Event()
+
+        def keep_polling() -> None:  # the first member rejoins when the second one joins
+            while not stop.is_set():
+                first.poll(timeout_s=0.2)
+
+        try:
+            deadline = time.monotonic() + 60
+            while first.assignment() != everything and time.monotonic() < deadline:
+                first.poll(timeout_s=0.2)
+            assert first.assignment() == everything
+            poller = threading.Thread(target=keep_polling)
+            poller.start()
+            second = log.consumer(group, [topic], session_timeout_s=session_s)
+            try:
+                deadline = time.monotonic() + 60
+                while not second.assignment() and time.monotonic() < deadline:
+                    second.poll(timeout_s=0.2)
+                shared = second.assignment()
+                stop.set()
+                poller.join()
+                first.close()
+                deadline = time.monotonic() + session_s * 2 / 3
+                while second.assignment() != everything and time.monotonic() < deadline:
+                    second.poll(timeout_s=0.2)
+                taken_over = second.assignment()
+            finally:
+                second.close()
+        finally:
+            stop.set()
+            first.close()
+
+        assert shared and shared != everything
+        assert taken_over == everything
 
     def test_a_member_exports_its_lag_per_partition_as_a_gauge(
         self, log: EventLog, topics: Topics

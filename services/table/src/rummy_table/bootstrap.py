@@ -31,6 +31,12 @@ SERVICE = "table"
 SETTLE_WAIT_S, ABORT_WAIT_S = 1.0, 30.0
 #: How long the start waits for the first partitions to be granted and rebuilt (seconds).
 FIRST_ASSIGNMENT_WAIT_S = 120.0
+#: The longest the input loop may go between two polls (seconds): a grant (the takeover waits
+#: above and the rebuild) runs inside a poll while the member keeps heartbeating, and a member
+#: polling later than this leaves the group. A full replay of a partition without a snapshot
+#: took up to 418 s here (20,000 hands, docs/benchmarks.md), so kafka-python's 300 s is too
+#: short; a rebalance waits this long at most for a member still rebuilding to rejoin.
+MAX_POLL_INTERVAL_S = 1800.0
 _log = get_logger(__name__)
 
 
@@ -205,6 +211,7 @@ def build(settings: TableSettings) -> ServiceHost:
             on_owned=handover.granted,
             on_disowned=handover.revoked,
             session_timeout_s=settings.session_seconds,
+            max_poll_interval_s=MAX_POLL_INTERVAL_S,
         ).run,
     )
     if not ownership.ready.wait(FIRST_ASSIGNMENT_WAIT_S):

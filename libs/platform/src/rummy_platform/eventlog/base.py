@@ -248,6 +248,7 @@ class ConsumerOptions(TypedDict, total=False):
     session_timeout_s: float | None
     skip_undecodable: bool
     batch_wait_s: float | None
+    max_poll_interval_s: float | None
 
 
 class TransactionalWriter(ClosedOnExit):
@@ -418,7 +419,14 @@ class EventLog(ClosedOnExit):
         ``batch_wait_s``: while records come, how long the broker may hold a fetch to batch
         them (seconds; None: the client's, 0.1 s on Kafka), i.e. how late a record may reach
         this member; a consumer that can take records late fetches less often. (Idle members
-        get the first record at once whatever it is; an adapter without fetches ignores it.)"""
+        get the first record at once whatever it is; an adapter without fetches ignores it.)
+
+        ``on_assigned`` runs on the polling thread, inside the :meth:`GroupConsumer.poll` that
+        got the partitions (their records come from later polls), while the member keeps its
+        membership; ``max_poll_interval_s``: the longest a poll (such a grant included) and
+        the time between two polls may take before the member leaves the group, which is also
+        how long a rebalance waits for a live member to rejoin (seconds; None: the client's,
+        300 s on Kafka; an adapter without sessions ignores it)."""
 
     @abstractmethod
     def close(self) -> None:

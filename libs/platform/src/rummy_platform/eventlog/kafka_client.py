@@ -162,10 +162,12 @@ def group_consumer_config(
     common: dict[str, Any],
     session_timeout_s: float | None = None,
     batch_wait_s: float | None = None,
+    max_poll_interval_s: float | None = None,
 ) -> dict[str, Any]:
     """A group member's configuration (``session_timeout_s`` None: :data:`GROUP_MEMBERSHIP`'s,
     else that, with heartbeats every sixth of it; ``batch_wait_s`` None: :data:`GROUP_FETCH`'s
-    wait, else that, in seconds)."""
+    wait, else that; ``max_poll_interval_s`` None: kafka-python's 300 s, else that; all in
+    seconds)."""
     # Group members (the services' reactors) batch their fetches; the stream reader does not
     # (it reads to the end at once and would wait GROUP_FETCH's wait at the tail). Range
     # assignment: a member gets the same partition numbers of co-partitioned topics.
@@ -177,6 +179,8 @@ def group_consumer_config(
     }
     if batch_wait_s is not None:
         config["fetch_max_wait_ms"] = int(batch_wait_s * 1000)
+    if max_poll_interval_s is not None:
+        config["max_poll_interval_ms"] = int(max_poll_interval_s * 1000)
     if session_timeout_s is not None:
         config["session_timeout_ms"] = int(session_timeout_s * 1000)
         config["heartbeat_interval_ms"] = max(100, int(session_timeout_s * 1000 / 6))

@@ -45,6 +45,23 @@ class KafkaGroupConsumer(GroupConsumer):
     ``metadata_wait_s`` seconds): a member that joins while a topic it subscribes to is still
     being created gets an empty assignment.
 
+    Granting: ``on_assigned`` runs on the polling thread, in the :meth:`poll` that got the
+    assignment, after kafka-python's own poll returned, never inside kafka-python's rebalance
+    listener. kafka-python 3.0.12 calls a (synchronous) listener on its IO thread, where it
+    blocks the member's heartbeats: a table instance rebuilding its partitions there for more
+    than the session (6 s) was dropped from the group in the middle of it, rejoined two
+    generations later, so the rebuilt tables were thrown away and rebuilt again, and again while
+    each rebuild outlasted the session (the 45.9 s start of issue 34). So the listener only
+    pauses the assigned partitions (no record of theirs is fetched or returned) and notes them;
+    :meth:`poll` then calls ``on_assigned``, seeks and resumes them, while the IO thread keeps
+    heartbeating. A rebalance cannot come in between: kafka-python joins and calls the listener
+    only inside a poll. ``on_assigned`` raising leaves the partitions paused and noted, and the
+    next :meth:`poll` calls it again. ``on_revoked`` stays in the listener (the partitions must
+    be let go before the group hands them over) and is not called for partitions whose
+    ``on_assigned`` has not run. A poll that grants may therefore take as long as
+    ``on_assigned`` does: the member's ``max_poll_interval_s`` (kafka-python's
+    ``max_poll_interval_ms``) must exceed that, or the member leaves the group after it.
+
     Rejoining: kafka-python 3.0 can get stuck in a rebalance for good (seen on fresh stacks, in
     the first join or in the rebalance right after it: the leader logs "performing partition
     assignments" and then never gets an assignment, no heartbeat, the broker drops the member;
@@ -102,6 +119,8 @@ class KafkaGroupConsumer(GroupConsumer):
         #: True from an assignment of at least one partition until the next revocation: during
         #: a rebalance kafka-python still reports the old assignment, so that is not a sign.
         self._owns_partitions = False
+        #: Partitions assigned whose ``on_assigned`` has not run yet (paused meanwhile).
+        self._pending: frozenset[KafkaTopicPartition] | None = None
         self._guard = PollGuard(group_id)
         self._lag_reporter = ConsumerLagReporter(group_id, interval_s=lag_interval_s)
         self.pacing = FetchPacing(busy_fetch, GROUP_FETCH_IDLE, GROUP_IDLE_AFTER_S)
@@ -110,6 +129,7 @@ class KafkaGroupConsumer(GroupConsumer):
     def _join(self) -> KafkaConsumer:
         consumer = self._factory()
         self._owns_partitions = False
+        self._pending = None
         self.pacing.joined()
         wait_for_partitions(consumer, self._topics, self._metadata_wait_s, self.group_id)
         consumer.subscribe(self._topics, listener=_Listener(self))
@@ -155,8 +175,31 @@ class KafkaGroupConsumer(GroupConsumer):
                 self._client().seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
 
     def _revoked(self, revoked: Iterable[KafkaTopicPartition]) -> None:
+        # Partitions whose on_assigned never ran were never granted to the caller.
+        pending, self._pending = self._pending or frozenset(), None
+        granted = frozenset(revoked) - pending
         if self._on_revoked is not None:
-            self._on_revoked(frozenset(TopicPartition(tp.topic, tp.partition) for tp in revoked))
+            self._on_revoked(frozenset(TopicPartition(tp.topic, tp.partition) for tp in granted))
+
+    def _assigned(self, assigned: Iterable[KafkaTopicPartition]) -> None:
+        """In kafka-python's listener (its IO thread): pause ``assigned`` and note them for
+        :meth:`_grant_pending` (see the class doc)."""
+        partitions = frozenset(assigned)
+        if partitions and self._consumer is not None:
+            self._consumer.pause(*partitions)
+        self._pending = partitions
+
+    def _grant_pending(self) -> None:
+        """On the polling thread: ``on_assigned`` of the partitions noted by :meth:`_assigned`,
+        its seeks, then the partitions resumed. Raising keeps them noted (and paused)."""
+        if self._pending is None or self._consumer is None:
+            return
+        pending = self._pending
+        self._resume(pending)
+        if self._pending is pending:  # not revoked meanwhile
+            self._pending = None
+            if pending:
+                self._consumer.resume(*pending)
 
     def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
         if self._consumer is None:
@@ -164,6 +207,7 @@ class KafkaGroupConsumer(GroupConsumer):
             if self._consumer is None:
                 return []
         batches = self._guard.poll(self._consumer, int(timeout_s * 1000), max_records)
+        self._grant_pending()
         self.pacing.polled(self._consumer, bool(batches))
         if not self._guard.backoff.failing:
             self._lag_reporter.maybe_report(self.lag)
@@ -263,7 +307,7 @@ class _Listener:
             partitions=_names(assigned),
         )
         self._owner._owns_partitions = bool(assigned)
-        self._owner._resume(assigned)
+        self._owner._assigned(assigned)
 
     def on_partitions_lost(self, lost: Any) -> None:
         self._owner._owns_partitions = False

@@ -213,7 +213,10 @@ class KafkaEventLog(EventLog):
         **options: Unpack[ConsumerOptions],
     ) -> GroupConsumer:
         config = group_consumer_config(
-            self._common(), options.get("session_timeout_s"), options.get("batch_wait_s")
+            self._common(),
+            options.get("session_timeout_s"),
+            options.get("batch_wait_s"),
+            options.get("max_poll_interval_s"),
         )
         return KafkaGroupConsumer(
             lambda: KafkaConsumer(group_id=group_id, **config),

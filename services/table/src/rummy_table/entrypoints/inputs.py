@@ -51,8 +51,10 @@ class InputLoop:
         on_owned: Callable[[frozenset[int], object], None] | None = None,
         on_disowned: Callable[[frozenset[int]], None] | None = None,
         session_timeout_s: float | None = None,
+        max_poll_interval_s: float | None = None,
     ) -> None:
         self._on_owned = on_owned
+        self._max_poll_interval_s = max_poll_interval_s
         self._on_disowned = on_disowned
         self._session_timeout_s = session_timeout_s
         self._log = log
@@ -90,6 +92,7 @@ class InputLoop:
                 self._assigned,
                 on_revoked=self._revoked,
                 session_timeout_s=self._session_timeout_s,
+                max_poll_interval_s=self._max_poll_interval_s,
             )
             # The offsets this loop's inputs commit carry the member's generation (KIP-447).
             self._app.input_group_metadata = self._consumer.group_metadata
