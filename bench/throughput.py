@@ -1116,7 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         rng = random.Random(opts.seed)
         with services(kafka, database, run, opts.clock_speed) as stack:
-            authority = TokenAuthority(stack.config.jwt_secret)
+            authority = TokenAuthority.of_issuer(stack.config.keys)
             operator = Operator(stack.address("table"), stack.address("ledger"), authority)
             extra = [
                 ExtraService(stack, "table", f"instance-{n}", same_ports=False).start()

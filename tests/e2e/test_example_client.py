@@ -82,7 +82,7 @@ def operator(stack: RunningStack) -> Iterator[Operator]:
 
 
 def authority(stack: RunningStack) -> TokenAuthority:
-    return TokenAuthority(stack.endpoints.jwt_secret)
+    return TokenAuthority.of_issuer(stack.endpoints.token_keys)
 
 
 def owner_of(table_id: str, start: str, metadata: tuple[tuple[str, str], ...]) -> str:

@@ -1,0 +1,88 @@
+"""The token keys' files: the public keys every service verifies with, and the private key the
+dealer and the table sign their service-role tokens with (``rummy_platform.token_keys``). Each
+setting names a file; no key is ever the value of a variable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import field_validator
+
+from rummy_platform.config.base import EnvSettings, setting
+
+PUBLIC_KEYS_VARIABLE = "RUMMY_TOKEN_PUBLIC_KEYS_FILE"
+SERVICE_PUBLIC_KEYS_VARIABLE = "RUMMY_SERVICE_TOKEN_PUBLIC_KEYS_FILE"
+SERVICE_KEY_VARIABLE = "RUMMY_SERVICE_TOKEN_KEY_FILE"
+#: The issuer's private key: read by `rummy token` (and the ops commands minting an operator's
+#: token) only, never by a service.
+SIGNING_KEY_VARIABLE = "RUMMY_TOKEN_SIGNING_KEY_FILE"
+
+
+class TokenKeySettings(EnvSettings):
+    """The public keys that verify tokens: the issuer's (any role) and the services' (only
+    service-role tokens)."""
+
+    token_public_keys_file: Path = setting(
+        PUBLIC_KEYS_VARIABLE,
+        None,
+        "a PEM file of the issuer's Ed25519 public keys, the newest first: verify tokens of any "
+        "role (EdDSA; a token's `kid` names its key; see [Rotating the token keys]"
+        "(operations.md#rotating-the-token-keys)); `rummy demo`/`rummy up` make "
+        "`.local/token-keys/` when it is unset",
+        shown_default="required",
+        validate_default=True,
+    )
+    service_token_public_keys_file: Path | None = setting(
+        SERVICE_PUBLIC_KEYS_VARIABLE,
+        None,
+        "a PEM file of the services' Ed25519 public keys: verify service-role tokens only "
+        "(those the dealer and the table mint); unset: no service-role token of theirs verifies",
+    )
+
+    @field_validator("token_public_keys_file")
+    @classmethod
+    def _public_keys_readable(cls, path: Path | None) -> Path:
+        if path is None:
+            raise ValueError(
+                f"{PUBLIC_KEYS_VARIABLE} is not set: every service needs the file of the token "
+                "issuer's public keys (`rummy token --new-key` makes a key pair)"
+            )
+        return _checked_public_keys(path, PUBLIC_KEYS_VARIABLE)
+
+    @field_validator("service_token_public_keys_file")
+    @classmethod
+    def _service_keys_readable(cls, path: Path | None) -> Path | None:
+        return None if path is None else _checked_public_keys(path, SERVICE_PUBLIC_KEYS_VARIABLE)
+
+
+class ServiceTokenSigningSettings(EnvSettings):
+    """The private key of a service that calls other services (the dealer, the table)."""
+
+    service_token_key_file: Path = setting(
+        SERVICE_KEY_VARIABLE,
+        None,
+        "a PEM file of the services' Ed25519 private key: signs the service-role tokens this "
+        "service sends to the others (verified by `RUMMY_SERVICE_TOKEN_PUBLIC_KEYS_FILE`)",
+        shown_default="required",
+        validate_default=True,
+    )
+
+    @field_validator("service_token_key_file")
+    @classmethod
+    def _signing_key_readable(cls, path: Path | None) -> Path:
+        if path is None:
+            raise ValueError(
+                f"{SERVICE_KEY_VARIABLE} is not set: this service signs the service-role tokens "
+                "it sends with the services' private key"
+            )
+        from rummy_platform.token_keys import read_signing_key
+
+        read_signing_key(path, SERVICE_KEY_VARIABLE)
+        return path
+
+
+def _checked_public_keys(path: Path, variable: str) -> Path:
+    from rummy_platform.token_keys import read_public_keys  # it imports this package
+
+    read_public_keys(path, variable)  # raises ConfigError (a ValueError) saying why not
+    return path

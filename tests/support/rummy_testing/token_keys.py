@@ -1,0 +1,42 @@
+"""The tests' token keys: one key set per test process, made on first use in a temporary
+directory (``rummy_platform.token_keys``), and the issuer that mints the tests' tokens (it
+stands for ``rummy token``, the only holder of the issuer's private key)."""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rummy_platform.auth import TokenAuthority
+from rummy_platform.token_keys import KeyFiles, ensure_key_files
+
+
+@functools.cache
+def test_key_files() -> KeyFiles:
+    """This process's key files (made once, removed with the temporary directory's cleanup)."""
+    directory = Path(tempfile.mkdtemp(prefix="rummy-test-token-keys-"))
+    return ensure_key_files(directory)
+
+
+def token_settings() -> dict[str, Any]:
+    """Keyword arguments of a service's settings naming the test keys' public key files:
+    ``Settings(**token_settings(), grpc_port=0, metrics_port=0)``."""
+    files = test_key_files()
+    return {
+        "token_public_keys_file": files.issuer_public_keys,
+        "service_token_public_keys_file": files.service_public_keys,
+    }
+
+
+def token_environment() -> dict[str, str]:
+    """The variables a service process of the tests reads for its token keys (the issuer's
+    private key is not among them)."""
+    return test_key_files().service_environment()
+
+
+def issuer_authority(files: KeyFiles | None = None, **options: Any) -> TokenAuthority:
+    """The issuer of ``files`` (default: the test keys): mints tokens of any role and verifies
+    them as a service does. ``options`` go to :meth:`TokenAuthority.of_issuer`."""
+    return TokenAuthority.of_issuer(files or test_key_files(), **options)
