@@ -44,7 +44,6 @@ import json
 import os
 import random
 import re
-import secrets
 import signal
 import statistics
 import subprocess
@@ -82,6 +81,7 @@ from rummy_platform.topics import (  # noqa: E402
 )
 from rummy_table.adapters import snapshot  # noqa: E402
 from rummy_table.adapters.table_log import read_snapshots  # noqa: E402
+from rummy_testing.token_keys import token_environment  # noqa: E402
 
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -220,7 +220,7 @@ def table_service(
     env = {
         **os.environ,
         "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
-        "RUMMY_JWT_SECRET": secrets.token_hex(32),
+        **token_environment(),
         "RUMMY_GRPC_PORT": str(port),
         "RUMMY_METRICS_PORT": str(free_port()),
         "RUMMY_TOPIC_PREFIX": prefix,

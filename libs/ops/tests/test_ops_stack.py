@@ -150,7 +150,7 @@ import sys, time
 from pathlib import Path
 from rummy_ops.stack import Stack, StackConfig, interrupt_on_sigterm, shielded_from_interrupts
 config = StackConfig(
-    root=Path(sys.argv[1]), jwt_secret="s" * 32, log_dir=Path(sys.argv[2]),
+    root=Path(sys.argv[1]), **token_settings(), log_dir=Path(sys.argv[2]),
     services=("fakehealthy",), ports={"fakehealthy": (int(sys.argv[3]), int(sys.argv[4]))},
     kafka_bootstrap_servers="k:1", database_url="postgresql://x",
     extra_env={"PYTHONPATH": sys.argv[5]}, stop_grace_seconds=5,
@@ -267,6 +267,7 @@ REAL_SUPERVISOR = """
 import json, sys, time
 from pathlib import Path
 from rummy_ops.stack import stack_for_tests
+from rummy_testing.token_keys import token_settings
 stack = stack_for_tests(
     Path(sys.argv[1]), sys.argv[2], sys.argv[3], topic_prefix=sys.argv[4], clock_speed=10.0,
     log_dir=Path(sys.argv[5]), services=("dealer", "clock"),

@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from rummy_ops.cli import main
-from rummy_platform.auth import Principal, Role, TokenAuthority
+from rummy_platform.auth import Principal, Role
+from rummy_testing.token_keys import issuer_authority
 
 SECRET = "cli-test-secret-0123456789abcdefghij"
 
@@ -23,7 +24,7 @@ def test_the_printed_token_verifies_as_the_requested_account_and_role() -> None:
     result = run("--role", "operator", "--account", "ops-1")
     assert result.exit_code == 0, result.output
     token = result.stdout.strip()
-    assert TokenAuthority(SECRET).verify(token) == Principal("ops-1", Role.OPERATOR)
+    assert issuer_authority().verify(token) == Principal("ops-1", Role.OPERATOR)
 
 
 def test_ttl_sets_the_lifetime_in_seconds() -> None:
@@ -50,7 +51,7 @@ def test_without_a_secret_it_falls_back_to_the_local_secret_of_rummy_up(checkout
     (checkout / ".local" / "jwt-secret").write_text(SECRET + "\n")
     result = run("--role", "operator", "--account", "ops-1", secret=None)
     assert result.exit_code == 0, result.output
-    assert TokenAuthority(SECRET).verify(result.stdout.strip()) == Principal("ops-1", Role.OPERATOR)
+    assert issuer_authority().verify(result.stdout.strip()) == Principal("ops-1", Role.OPERATOR)
     assert f"secret from {checkout / '.local' / 'jwt-secret'}" in result.stderr
 
 
@@ -58,7 +59,7 @@ def test_the_environment_secret_wins_over_the_local_file_and_says_so(checkout: P
     (checkout / ".local").mkdir()
     (checkout / ".local" / "jwt-secret").write_text("another-secret-0123456789abcdefghijkl\n")
     result = run("--role", "player", "--account", "alice")
-    assert TokenAuthority(SECRET).verify(result.stdout.strip()) == Principal("alice", Role.PLAYER)
+    assert issuer_authority().verify(result.stdout.strip()) == Principal("alice", Role.PLAYER)
     assert "secret from RUMMY_JWT_SECRET" in result.stderr
 
 
@@ -90,7 +91,7 @@ def test_each_role_mints_up_to_its_maximum_lifetime_which_the_services_accept() 
     for role, longest in (("player", 43200), ("operator", 86400), ("service", 3600)):
         result = run("--role", role, "--account", "a1", "--ttl", str(longest))
         assert result.exit_code == 0, result.output
-        assert TokenAuthority(SECRET).verify(result.stdout.strip()).role == role
+        assert issuer_authority().verify(result.stdout.strip()).role == role
 
 
 def test_a_configured_shorter_maximum_bounds_the_ttl_and_the_default() -> None:
@@ -105,7 +106,7 @@ def test_a_configured_shorter_maximum_bounds_the_ttl_and_the_default() -> None:
 def test_the_key_id_of_the_signing_secret_is_said_on_stderr_and_is_the_tokens_kid() -> None:
     result = run("--role", "player", "--account", "alice")
     kid = jwt.get_unverified_header(result.stdout.strip())["kid"]
-    assert kid == TokenAuthority(SECRET).key_id
+    assert kid == issuer_authority().key_id
     assert f"(kid {kid})" in result.stderr
 
 

@@ -23,6 +23,7 @@ from rummy_platform.auth import (
     key_id,
 )
 from rummy_platform.config import ConfigError
+from rummy_testing.token_keys import issuer_authority
 
 SECRET = "unit-test-secret-0123456789abcdefgh"
 OTHER_SECRET = "another-secret-0123456789abcdefghij"
@@ -31,7 +32,7 @@ THIRTY_YEARS = 30 * 365 * 24 * 3600
 
 @pytest.fixture
 def authority() -> TokenAuthority:
-    return TokenAuthority(SECRET)
+    return issuer_authority()
 
 
 def claims(**overrides: object) -> dict[str, object]:
@@ -128,7 +129,7 @@ def test_an_issued_token_names_the_current_key_in_its_kid_header(authority: Toke
 
 
 def test_after_a_rotation_tokens_of_the_previous_and_the_current_secret_both_verify() -> None:
-    before = TokenAuthority(SECRET)
+    before = issuer_authority()
     rotated = TokenAuthority(OTHER_SECRET, previous_secret=SECRET)
     old_token, new_token = before.issue("alice", Role.PLAYER), rotated.issue("bob", Role.OPERATOR)
     assert rotated.verify(old_token) == Principal("alice", Role.PLAYER)
@@ -140,7 +141,7 @@ def test_after_a_rotation_tokens_of_the_previous_and_the_current_secret_both_ver
 
 
 def test_once_the_previous_secret_is_dropped_its_tokens_are_refused() -> None:
-    old_token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+    old_token = issuer_authority().issue("alice", Role.PLAYER)
     with pytest.raises(InvalidToken, match="rotated out"):
         TokenAuthority(OTHER_SECRET).verify(old_token)
 

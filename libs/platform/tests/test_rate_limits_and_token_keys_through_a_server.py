@@ -24,6 +24,7 @@ from test_server_process import PROBE, SECRET, SERVERS, ProbeProcess, start_prob
 
 from rummy_platform.auth import AUDIENCE, ISSUER, Role, TokenAuthority, bearer_metadata
 from rummy_platform.rate_limit import retry_delay_seconds
+from rummy_testing.token_keys import issuer_authority
 
 #: slow and integration: a probe server process of its own (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -148,7 +149,7 @@ def test_a_validly_signed_player_token_with_a_thirty_year_expiry_is_unauthentica
     now = int(time.time())
     claims = {"sub": "eve", "role": "player", "iat": now, "exp": now + 30 * 365 * 86400,
               "iss": ISSUER, "aud": AUDIENCE}  # fmt: skip
-    kid = TokenAuthority(SECRET).key_id
+    kid = issuer_authority().key_id
     token = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": kid})
     error = balance(channel, token)
     assert error is not None and error.code() is grpc.StatusCode.UNAUTHENTICATED

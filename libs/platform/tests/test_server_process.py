@@ -33,6 +33,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb2
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel, bearer_metadata
+from rummy_testing.token_keys import issuer_authority, token_environment
 
 #: slow and integration: a server process, stopped by signals (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -76,7 +77,7 @@ def start_probe(server: str = "sync", **extra_env: str) -> ProbeProcess:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]),
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         "RUMMY_LOG_LEVEL": "debug",
@@ -216,7 +217,7 @@ def test_a_token_signed_with_another_secret_is_unauthenticated(channel: grpc.Cha
 
 
 def test_an_expired_token_is_unauthenticated(channel: grpc.Channel) -> None:
-    expired = TokenAuthority(SECRET).issue("alice", Role.PLAYER, 60, now=time.time() - 3600)
+    expired = issuer_authority().issue("alice", Role.PLAYER, 60, now=time.time() - 3600)
     stub = ledger_grpc.LedgerServiceStub(channel)
     error = rpc_error(
         lambda: stub.GetBalance(

@@ -4,7 +4,11 @@ stands for ``rummy token``, the only holder of the issuer's private key)."""
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
+import hmac
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -40,3 +44,18 @@ def issuer_authority(files: KeyFiles | None = None, **options: Any) -> TokenAuth
     """The issuer of ``files`` (default: the test keys): mints tokens of any role and verifies
     them as a service does. ``options`` go to :meth:`TokenAuthority.of_issuer`."""
     return TokenAuthority.of_issuer(files or test_key_files(), **options)
+
+
+def hs256_token(
+    claims: dict[str, Any], secret: bytes, headers: dict[str, Any] | None = None
+) -> str:
+    """An HS256 JWT of ``claims`` keyed with ``secret``, built by hand: PyJWT refuses to take a
+    PEM public key as an HMAC secret, and taking one is the alg-confusion attack a verifier
+    must refuse (a token "signed" with a public key anyone has)."""
+
+    def part(value: object) -> bytes:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=")
+
+    signed = part({"alg": "HS256", "typ": "JWT", **(headers or {})}) + b"." + part(claims)
+    mac = hmac.new(secret, signed, hashlib.sha256).digest()
+    return (signed + b"." + base64.urlsafe_b64encode(mac).rstrip(b"=")).decode()
