@@ -39,20 +39,20 @@ class TokenKeySettings(EnvSettings):
         "(those the dealer and the table mint); unset: no service-role token of theirs verifies",
     )
 
-    @field_validator("token_public_keys_file")
+    @field_validator("token_public_keys_file", mode="before")
     @classmethod
-    def _public_keys_readable(cls, path: Path | None) -> Path:
-        if path is None:
+    def _public_keys_readable(cls, path: str | Path | None) -> Path:
+        if not path:
             raise ValueError(
                 f"{PUBLIC_KEYS_VARIABLE} is not set: every service needs the file of the token "
                 "issuer's public keys (`rummy token --new-key` makes a key pair)"
             )
-        return _checked_public_keys(path, PUBLIC_KEYS_VARIABLE)
+        return _checked_public_keys(Path(path), PUBLIC_KEYS_VARIABLE)
 
-    @field_validator("service_token_public_keys_file")
+    @field_validator("service_token_public_keys_file", mode="before")
     @classmethod
-    def _service_keys_readable(cls, path: Path | None) -> Path | None:
-        return None if path is None else _checked_public_keys(path, SERVICE_PUBLIC_KEYS_VARIABLE)
+    def _service_keys_readable(cls, path: str | Path | None) -> Path | None:
+        return _checked_public_keys(Path(path), SERVICE_PUBLIC_KEYS_VARIABLE) if path else None
 
 
 class ServiceTokenSigningSettings(EnvSettings):
@@ -67,18 +67,18 @@ class ServiceTokenSigningSettings(EnvSettings):
         validate_default=True,
     )
 
-    @field_validator("service_token_key_file")
+    @field_validator("service_token_key_file", mode="before")
     @classmethod
-    def _signing_key_readable(cls, path: Path | None) -> Path:
-        if path is None:
+    def _signing_key_readable(cls, path: str | Path | None) -> Path:
+        if not path:
             raise ValueError(
                 f"{SERVICE_KEY_VARIABLE} is not set: this service signs the service-role tokens "
                 "it sends with the services' private key"
             )
         from rummy_platform.token_keys import read_signing_key
 
-        read_signing_key(path, SERVICE_KEY_VARIABLE)
-        return path
+        read_signing_key(Path(path), SERVICE_KEY_VARIABLE)
+        return Path(path)
 
 
 def _checked_public_keys(path: Path, variable: str) -> Path:
