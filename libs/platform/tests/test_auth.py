@@ -190,7 +190,7 @@ def test_an_hs256_token_keyed_with_the_public_key_is_refused(
 
 
 def test_an_unsigned_token_naming_a_known_key_is_refused(authority: TokenAuthority) -> None:
-    unsigned = jwt.encode(claims(role="operator"), None, algorithm="none",
+    unsigned = jwt.encode(claims(role="operator"), "", algorithm="none",
                           headers={"kid": kid(KEY)})  # fmt: skip
     with pytest.raises(InvalidToken, match="'none'; only EdDSA"):
         authority.verify(unsigned)
@@ -360,7 +360,7 @@ def test_a_player_token_edited_to_say_operator_is_refused(authority: TokenAuthor
 
 
 def test_an_unsigned_token_is_refused(authority: TokenAuthority) -> None:
-    unsigned = jwt.encode(claims(role="operator"), key=None, algorithm="none")
+    unsigned = jwt.encode(claims(role="operator"), key="", algorithm="none")
     with pytest.raises(InvalidToken):
         authority.verify(unsigned)
 

@@ -239,9 +239,7 @@ def test_an_unsigned_token_is_unauthenticated(channel: grpc.Channel) -> None:
     now = int(time.time())
     claims = {"sub": "mallory", "role": "operator", "iat": now, "exp": now + 600,
               "iss": ISSUER, "aud": AUDIENCE}  # fmt: skip
-    unsigned = jwt.encode(
-        claims, None, algorithm="none", headers={"kid": issuer_authority().key_id}
-    )
+    unsigned = jwt.encode(claims, "", algorithm="none", headers={"kid": issuer_authority().key_id})
     error = rpc_error(
         lambda: call_probe(channel, "Sleep", b"0", metadata=bearer_metadata(unsigned))
     )
