@@ -27,8 +27,8 @@ class TokenKeySettings(EnvSettings):
         None,
         "a PEM file of the issuer's Ed25519 public keys, the newest first: verify tokens of any "
         "role (EdDSA; a token's `kid` names its key; see [Rotating the token keys]"
-        "(operations.md#rotating-the-token-keys)); `rummy demo`/`rummy up` make "
-        "`.local/token-keys/` when it is unset",
+        "(operations.md#rotating-the-token-keys)); `rummy demo`/`rummy up` give their services "
+        "the keys of `.local/token-keys/`, made on first use",
         shown_default="required",
         validate_default=True,
     )
