@@ -14,7 +14,6 @@ from rummy_ledger.bootstrap import SETTLEMENT_BEFORE_PUBLISH, settlement_fault
 from rummy_testing.token_keys import token_environment
 
 
-
 def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("RUMMY_", "DATABASE_URL"))}
     base.pop("KAFKA_BOOTSTRAP_SERVERS", None)
