@@ -42,17 +42,18 @@ class TokenKeySettings(EnvSettings):
     @field_validator("token_public_keys_file", mode="before")
     @classmethod
     def _public_keys_readable(cls, path: str | Path | None) -> Path:
-        if not path:
-            raise ValueError(
-                f"{PUBLIC_KEYS_VARIABLE} is not set: every service needs the file of the token "
-                "issuer's public keys (`rummy token --new-key` makes a key pair)"
-            )
-        return _checked_public_keys(Path(path), PUBLIC_KEYS_VARIABLE)
+        required = _required(
+            path,
+            PUBLIC_KEYS_VARIABLE,
+            "every service needs the file of the token issuer's public keys (`rummy token "
+            "--new-key` makes a key pair)",
+        )
+        return _checked(required, PUBLIC_KEYS_VARIABLE, private=False)
 
     @field_validator("service_token_public_keys_file", mode="before")
     @classmethod
     def _service_keys_readable(cls, path: str | Path | None) -> Path | None:
-        return _checked_public_keys(Path(path), SERVICE_PUBLIC_KEYS_VARIABLE) if path else None
+        return _checked(Path(path), SERVICE_PUBLIC_KEYS_VARIABLE, private=False) if path else None
 
 
 class ServiceTokenSigningSettings(EnvSettings):
@@ -70,19 +71,27 @@ class ServiceTokenSigningSettings(EnvSettings):
     @field_validator("service_token_key_file", mode="before")
     @classmethod
     def _signing_key_readable(cls, path: str | Path | None) -> Path:
-        if not path:
-            raise ValueError(
-                f"{SERVICE_KEY_VARIABLE} is not set: this service signs the service-role tokens "
-                "it sends with the services' private key"
-            )
-        from rummy_platform.token_keys import read_signing_key
-
-        read_signing_key(Path(path), SERVICE_KEY_VARIABLE)
-        return Path(path)
+        required = _required(
+            path,
+            SERVICE_KEY_VARIABLE,
+            "this service signs the service-role tokens it sends with the services' private key",
+        )
+        return _checked(required, SERVICE_KEY_VARIABLE, private=True)
 
 
-def _checked_public_keys(path: Path, variable: str) -> Path:
-    from rummy_platform.token_keys import read_public_keys  # it imports this package
+def _required(path: str | Path | None, variable: str, why: str) -> Path:
+    """``path`` as a Path; raises ValueError saying ``variable`` is not set, and ``why``."""
+    if not path:
+        raise ValueError(f"{variable} is not set: {why}")
+    return Path(path)
 
-    read_public_keys(path, variable)  # raises ConfigError (a ValueError) saying why not
+
+def _checked(path: Path, variable: str, *, private: bool) -> Path:
+    """``path`` once its key(s) read; raises ConfigError (a ValueError) saying why not."""
+    from rummy_platform.token_keys import read_public_keys, read_signing_key  # imports us
+
+    if private:
+        read_signing_key(path, variable)
+    else:
+        read_public_keys(path, variable)
     return path
