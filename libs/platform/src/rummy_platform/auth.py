@@ -116,8 +116,8 @@ class TokenAuthority:
     others). ``signing_key`` signs :meth:`issue`'s tokens; ``signing_roles`` limits the roles it
     may sign (a service's key: only ``service``). ``max_lifetime_seconds`` maps a role value to
     seconds (default :data:`~rummy_platform.config.DEFAULT_TOKEN_MAX_LIFETIME_SECONDS`; a role it
-    leaves out keeps its default). Raises :class:`~rummy_platform.config.ConfigError` if one kid
-    names two different keys.
+    leaves out keeps its default). Raises :class:`~rummy_platform.config.ConfigError` if a key
+    is both the issuer's and a service's (the services need a key pair of their own).
     """
 
     def __init__(
