@@ -154,9 +154,9 @@ SUPERVISOR = """
 import sys, time
 from pathlib import Path
 from rummy_ops.stack import Stack, StackConfig, interrupt_on_sigterm, shielded_from_interrupts
-from rummy_testing.token_keys import suite_key_files
+from rummy_platform.token_keys import key_files
 config = StackConfig(
-    root=Path(sys.argv[1]), token_keys=suite_key_files(), log_dir=Path(sys.argv[2]),
+    root=Path(sys.argv[1]), token_keys=key_files(Path(sys.argv[6])), log_dir=Path(sys.argv[2]),
     services=("fakehealthy",), ports={"fakehealthy": (int(sys.argv[3]), int(sys.argv[4]))},
     kafka_bootstrap_servers="k:1", database_url="postgresql://x",
     extra_env={"PYTHONPATH": sys.argv[5]}, stop_grace_seconds=5,
@@ -188,6 +188,7 @@ def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path: Path)
             str(grpc_port),
             str(free_port()),
             str(FAKES),
+            str(suite_key_files().issuer_key.parent),
         ],
         stdout=subprocess.PIPE,
         text=True,
