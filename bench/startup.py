@@ -57,7 +57,6 @@ import json
 import os
 import random
 import re
-import secrets
 import signal
 import statistics
 import subprocess
@@ -88,7 +87,7 @@ from rummy.table.v1 import events_pb2 as pb  # noqa: E402
 from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
 from rummy_ops.stack import brokers, free_port  # noqa: E402
-from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E402
+from rummy_platform.auth import Role, bearer_metadata  # noqa: E402
 from rummy_platform.envelope import decode, encode, event_payloads  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
 from rummy_platform.topics import (  # noqa: E402
@@ -99,6 +98,7 @@ from rummy_platform.topics import (  # noqa: E402
 )
 from rummy_table.adapters import snapshot  # noqa: E402
 from rummy_table.adapters.table_log import read_snapshots  # noqa: E402
+from rummy_testing.token_keys import issuer_authority, token_environment  # noqa: E402
 
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -228,14 +228,14 @@ def rss_mib(pid: int) -> float:
 
 
 def service_env(
-    bootstrap: str, prefix: str, port: int, secret: str, metrics_port: int | None = None
+    bootstrap: str, prefix: str, port: int, metrics_port: int | None = None
 ) -> dict[str, str]:
     """The table service's environment for one start on ``port`` (its address, hence its
     transactional id)."""
     env = {
         **os.environ,
         "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
-        "RUMMY_JWT_SECRET": secret,
+        **token_environment(),
         "RUMMY_GRPC_PORT": str(port),
         "RUMMY_METRICS_PORT": str(metrics_port or free_port()),
         "RUMMY_TOPIC_PREFIX": prefix,
@@ -306,13 +306,12 @@ def table_service(
     end (and waits for its exit: its last snapshots are written then)."""
     port = free_port()
     log_path = log_dir / f"{name}.log"
-    secret = secrets.token_hex(32)
     began = time.monotonic()
-    process = spawn(service_env(bootstrap, prefix, port, secret), log_path)
+    process = spawn(service_env(bootstrap, prefix, port), log_path)
     try:
         wait_serving(process, port, log_path)
         if answered:
-            token = TokenAuthority(secret).issue("startup-bench", Role.OPERATOR, 3600)
+            token = issuer_authority().issue("startup-bench", Role.OPERATOR, 3600)
             open_table_once(port, token, timeout_s=1800)
         yield process, time.monotonic() - began
     finally:
@@ -394,9 +393,8 @@ def restarts(bootstrap: str, prefix: str, log_dir: Path, count: int) -> list[Res
     topics ``count`` times, alternately after a graceful stop (SIGTERM, its exit awaited) and
     after a SIGKILL; the new process is spawned as soon as the old one is gone."""
     port, metrics_port = free_port(), free_port()
-    secret = secrets.token_hex(32)
-    token = TokenAuthority(secret).issue("startup-bench", Role.OPERATOR, 3600)
-    env = service_env(bootstrap, prefix, port, secret, metrics_port)
+    token = issuer_authority().issue("startup-bench", Role.OPERATOR, 3600)
+    env = service_env(bootstrap, prefix, port, metrics_port)
     log_path = log_dir / "restarts.log"
     process = spawn(env, log_path)
     done: list[Restart] = []

@@ -117,9 +117,10 @@ from rummy_ops.demo.plans import TablePlan, games  # noqa: E402
 from rummy_ops.demo.run import bot_shoe  # noqa: E402
 from rummy_ops.stack import Stack, brokers, stack_for_tests  # noqa: E402
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E402
-from rummy_platform.config import rate_limit_variable  # noqa: E402
+from rummy_platform.config import SIGNING_KEY_VARIABLE, rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
+from rummy_platform.token_keys import read_signing_key  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
 from rummy_rules import registry  # noqa: E402
 from rummy_rules.deck import Shoe  # noqa: E402
@@ -911,14 +912,17 @@ def report(row: dict[str, Any], as_json: bool) -> None:
 
 def open_watches(address: str, table_ids: list[str], count: int) -> None:
     """(The ``--open-watches`` process.) Open ``count`` WatchTable streams round-robin over
-    ``table_ids``, one player account each (token secret from ``RUMMY_JWT_SECRET``), reading
-    every view and doing nothing else; print ``{"open": n, "errors": {...}}`` once every stream
-    got its first view or failed (or after 120 s), then hold them until standard input closes."""
+    ``table_ids``, one player account each (tokens signed with the issuer key
+    ``RUMMY_TOKEN_SIGNING_KEY_FILE`` names), reading every view and doing nothing else; print
+    ``{"open": n, "errors": {...}}`` once every stream got its first view or failed (or after
+    120 s), then hold them until standard input closes."""
     asyncio.run(_open_watches(address, table_ids, count))
 
 
 async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
-    authority = TokenAuthority(os.environ["RUMMY_JWT_SECRET"])
+    authority = TokenAuthority(
+        signing_key=read_signing_key(Path(os.environ[SIGNING_KEY_VARIABLE]), SIGNING_KEY_VARIABLE)
+    )
     channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, count // 500))]
     run = uuid.uuid4().hex[:6]
     opened = 0
@@ -997,7 +1001,7 @@ def watcher_step(
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env={**os.environ, "RUMMY_JWT_SECRET": step.stack.config.jwt_secret},
+            env={**os.environ, **step.stack.config.keys.issuer_environment()},
             text=True,
         )
         try:
@@ -1116,7 +1120,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         rng = random.Random(opts.seed)
         with services(kafka, database, run, opts.clock_speed) as stack:
-            authority = TokenAuthority(stack.config.jwt_secret)
+            authority = TokenAuthority.of_issuer(stack.config.keys)
             operator = Operator(stack.address("table"), stack.address("ledger"), authority)
             extra = [
                 ExtraService(stack, "table", f"instance-{n}", same_ports=False).start()

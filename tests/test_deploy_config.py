@@ -238,7 +238,8 @@ def test_k8s_topics_match_the_topics_the_services_create() -> None:
             assert str(config[key]) == value, f"{spec.name} {key}"
 
 
-def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret() -> None:
+def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_token_keys() -> None:
+    PUBLIC_KEYS = "/etc/rummy/token-keys/public"  # noqa: N806
     manifests = DEPLOY / "k8s" / "services.yaml"
     for service, (grpc_port, metrics_port) in DEFAULT_PORTS.items():
         deployment = k8s_document(manifests, "Deployment", f"rummy-{service}")
@@ -251,15 +252,20 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_jwt_secret
         assert {"name": "metrics", "containerPort": metrics_port} in container["ports"]
         env = {variable["name"]: variable for variable in container["env"]}
         assert env["RUMMY_BIND_HOST"]["value"] == "0.0.0.0"
-        assert env["RUMMY_JWT_SECRET"]["valueFrom"]["secretKeyRef"] == {
-            "name": "rummy-jwt",
-            "key": "RUMMY_JWT_SECRET",
-        }
-        assert env["RUMMY_JWT_PREVIOUS_SECRET"]["valueFrom"]["secretKeyRef"] == {
-            "name": "rummy-jwt",
-            "key": "RUMMY_JWT_PREVIOUS_SECRET",
-            "optional": True,
-        }
+        assert env["RUMMY_TOKEN_PUBLIC_KEYS_FILE"]["value"] == f"{PUBLIC_KEYS}/issuer.pub.pem"
+        assert (
+            env["RUMMY_SERVICE_TOKEN_PUBLIC_KEYS_FILE"]["value"] == f"{PUBLIC_KEYS}/service.pub.pem"
+        )
+        mounts = {mount["name"]: mount for mount in container["volumeMounts"]}
+        volumes = {volume["name"]: volume for volume in pod["spec"]["volumes"]}
+        assert mounts["token-public-keys"]["mountPath"] == PUBLIC_KEYS
+        assert volumes["token-public-keys"]["secret"]["secretName"] == "rummy-token-public-keys"
+        # Only the services that call others hold the services' private key; none the issuer's.
+        signs = service in ("table", "dealer")
+        assert ("RUMMY_SERVICE_TOKEN_KEY_FILE" in env) is signs
+        assert ("service-token-key" in volumes) is signs
+        assert "RUMMY_TOKEN_SIGNING_KEY_FILE" not in env
+        assert not any(name.startswith("RUMMY_JWT") for name in env)
         assert pod["metadata"]["annotations"]["prometheus.io/port"] == str(metrics_port)
         k8s_service = k8s_document(manifests, "Service", f"rummy-{service}")
         assert {"name": "metrics", "port": metrics_port, "targetPort": "metrics"} in k8s_service[

@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings
 
 from rummy_testing.deploy_files import DEPLOY, k8s_document, load_yaml
 from rummy_testing.service_process import SUPPORT_DIR
+from rummy_testing.token_keys import token_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 READS_ENVIRONMENT = re.compile(r"\bos\.environ\b|\bgetenv\b|\bfrom os import\b.*\benviron\b")
@@ -140,7 +141,7 @@ def test_a_service_with_a_malformed_variable_exits_2_naming_it_before_it_binds(
         env = {
             "PATH": "/usr/bin:/bin",
             "PYTHONPATH": str(SUPPORT_DIR),
-            "RUMMY_JWT_SECRET": "settings-start-test-secret-0123456789abcdef",
+            **token_environment(),
             "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1",
             "DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
             "RUMMY_GRPC_PORT": str(port),

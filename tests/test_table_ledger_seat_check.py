@@ -13,13 +13,13 @@ from rummy_ledger.adapters.memory import InMemoryUnitOfWork
 from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.domain.limits import StartBreak
 from rummy_ledger.entrypoints import grpc as ledger_grpc
-from rummy_platform.auth import Role, TokenAuthority
+from rummy_platform.auth import Role
 from rummy_platform.config import Settings
 from rummy_platform.server import ServiceHost
 from rummy_table.adapters.ledger_limits import LedgerSeatLimits
 from rummy_table.application.seat_limits import LimitsUnavailable
+from rummy_testing.token_keys import issuer_authority, token_settings
 
-SECRET = "table-ledger-seat-check-secret-0123456789"
 NOON = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 
 
@@ -29,7 +29,7 @@ def test_the_table_hears_the_ledgers_answer_and_fails_closed_when_it_is_gone() -
     ledger.change_limits(uow, "bob", StartBreak(86_400))
     host = ServiceHost(
         "ledger",
-        Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0),
+        Settings(**token_settings(), grpc_port=0, metrics_port=0),
         registry=CollectorRegistry(),
     )
     host.add_servicer(
@@ -38,7 +38,7 @@ def test_the_table_hears_the_ledgers_answer_and_fails_closed_when_it_is_gone() -
         ledger_grpc.SERVICE_NAME,
     )
     host.start()
-    authority = TokenAuthority(SECRET)
+    authority = issuer_authority()
     limits = LedgerSeatLimits(host.address, lambda: authority.issue("table", Role.SERVICE, 600))
     try:
         assert limits.check("alice", 13_000).allowed

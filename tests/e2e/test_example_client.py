@@ -82,7 +82,7 @@ def operator(stack: RunningStack) -> Iterator[Operator]:
 
 
 def authority(stack: RunningStack) -> TokenAuthority:
-    return TokenAuthority(stack.endpoints.jwt_secret)
+    return TokenAuthority.of_issuer(stack.endpoints.token_keys)
 
 
 def owner_of(table_id: str, start: str, metadata: tuple[tuple[str, str], ...]) -> str:
@@ -110,11 +110,11 @@ def owner_of(table_id: str, start: str, metadata: tuple[tuple[str, str], ...]) -
 
 
 def mint(stack: RunningStack, account: str) -> str:
-    """``rummy token --role player --account <account>`` with the stack's secret."""
+    """``rummy token --role player --account <account>`` with the stack's issuer key."""
     result = CliRunner().invoke(
         main,
         ["token", "--role", "player", "--account", account],
-        env={"RUMMY_JWT_SECRET": stack.endpoints.jwt_secret},
+        env=stack.endpoints.token_keys.issuer_environment(),
     )
     assert result.exit_code == 0, result.output
     return result.stdout.strip().splitlines()[-1]

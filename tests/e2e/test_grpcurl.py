@@ -73,7 +73,7 @@ def test_the_pages_grpcurl_calls_work_against_a_running_stack(rummy_stack: Runni
     env = {
         **os.environ,
         "PATH": f"{Path(grpcurl).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        "RUMMY_JWT_SECRET": rummy_stack.endpoints.jwt_secret,
+        **rummy_stack.endpoints.token_keys.issuer_environment(),
     }
 
     def run(line: str) -> subprocess.CompletedProcess[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import signal
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from rummy_ops.stack import SERVICES, check_health, free_port, stop_process
 from rummy_platform.ports import GRPC, METRICS, stack_port_variable
 from rummy_testing.service_process import drop_database
 from rummy_testing.stacks import database_url_named
+from rummy_testing.token_keys import token_environment
 
 RUMMY = Path(sys.executable).with_name("rummy")
 #: Seconds `rummy up` gets to start the brokers' topics, the five services and Prometheus.
@@ -74,7 +74,7 @@ def rummy_up(kafka_bootstrap: str, database_url: str) -> Iterator[Up]:
         "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
         "DATABASE_URL": database_url_named(database_url, name),
         "RUMMY_TOPIC_PREFIX": f"up-{run}-",
-        "RUMMY_JWT_SECRET": secrets.token_hex(32),
+        **token_environment(),
         PROMETHEUS_PORT_VARIABLE: str(prometheus_port := free_port()),
     }
     for service in SERVICES:

@@ -65,7 +65,7 @@ def session_lapse_s(session_s: float) -> float:
 
 
 def authority(stack: RunningStack) -> TokenAuthority:
-    return TokenAuthority(stack.endpoints.jwt_secret)
+    return TokenAuthority.of_issuer(stack.endpoints.token_keys)
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_events
 from rummy.fairness.v1 import fairness_service_pb2 as fairness_pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as fairness_grpc
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import (
@@ -54,13 +54,13 @@ from rummy_testing.service_process import (
     isolated_run,
     start_service,
 )
+from rummy_testing.token_keys import issuer_authority
 from rummy_testing.waiting import wait_for_count
 
 #: slow: fairness and dealer processes (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 M = TypeVar("M", bound=Message)  # the payload type a helper waits for
-SECRET = "fairness-dealer-test-secret-0123456789"
 RULES_VERSION = "indian13-points/1"
 EVENT_TIMEOUT_S = 60.0
 
@@ -75,7 +75,7 @@ class Stack(IsolatedRun):
 
 @pytest.fixture(scope="module")
 def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
-    with isolated_run(kafka_bootstrap, database_url, "fairness_dealer", SECRET, Stack) as run:
+    with isolated_run(kafka_bootstrap, database_url, "fairness_dealer", Stack) as run:
         yield run
 
 
@@ -98,7 +98,7 @@ def dealer(stack: Stack, fairness: ServiceProcess) -> Iterator[ServiceProcess]:
 
 
 def fairness_stub(service: ServiceProcess, role: Role) -> fairness_grpc.FairnessServiceStub:
-    token = TokenAuthority(SECRET).issue(f"{role.value}-1", role)
+    token = issuer_authority().issue(f"{role.value}-1", role)
     channel = authorized_channel(grpc.insecure_channel(service.target), token)
     return fairness_grpc.FairnessServiceStub(channel)
 

@@ -25,7 +25,6 @@ from rummy_testing.waiting import wait_until
 #: slow: a ledger process behind a relay that cuts PostgreSQL (docs/testing.md#tests).
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-SECRET = "ledger-health-test-secret-0123456789abcdef"
 LEDGER = "rummy.ledger.v1.LedgerService"
 TIMEOUT_S = 40.0
 
@@ -99,7 +98,7 @@ def through(relay: Relay, database_url: str) -> str:
 
 @pytest.fixture()
 def run(kafka_bootstrap: str, database_url: str) -> Iterator[IsolatedRun]:
-    with isolated_run(kafka_bootstrap, database_url, "ledger_health", SECRET, IsolatedRun) as r:
+    with isolated_run(kafka_bootstrap, database_url, "ledger_health", IsolatedRun) as r:
         yield r
 
 

@@ -41,7 +41,7 @@ from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game.match_wire import settlement_to_pb
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
@@ -59,13 +59,13 @@ from rummy_testing.service_process import (
     isolated_run,
     start_service,
 )
+from rummy_testing.token_keys import issuer_authority
 from rummy_testing.waiting import wait_for_count
 
 #: slow: ledger processes (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
 M = TypeVar("M", bound=Message)  # the payload type a helper waits for
-SECRET = "ledger-service-test-secret-0123456789abcdef"
 RULES_VERSION = "indian13-points/1"
 SHUFFLE_VERSION = "bb-shuffle-v1"
 EVENT_TIMEOUT_S = 60.0
@@ -78,7 +78,7 @@ ISSUANCE = "house:issuance"
 
 def ledger_stub(ledger: ServiceProcess, account_id: str, role: Role) -> pb_grpc.LedgerServiceStub:
     """A LedgerService stub calling as ``account_id`` with ``role``."""
-    token = TokenAuthority(SECRET).issue(account_id, role)
+    token = issuer_authority().issue(account_id, role)
     channel = authorized_channel(grpc.insecure_channel(ledger.target), token)
     return pb_grpc.LedgerServiceStub(channel)
 
@@ -131,7 +131,7 @@ class Stack(IsolatedRun):
 
 @pytest.fixture(scope="module")
 def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
-    with isolated_run(kafka_bootstrap, database_url, "ledger_service", SECRET, Stack) as run:
+    with isolated_run(kafka_bootstrap, database_url, "ledger_service", Stack) as run:
         yield run
 
 

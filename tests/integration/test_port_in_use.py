@@ -39,6 +39,7 @@ from rummy_platform.ports import (
     stack_port_variable,
 )
 from rummy_testing.service_process import start_service
+from rummy_testing.token_keys import token_environment
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -182,7 +183,7 @@ def test_a_service_started_alone_on_a_taken_port_exits_2_with_the_sentence_befor
     nobody = free_port()  # brokers that are not there: the check comes before any connection
     with listening_on(free_port()) as port:
         env = {
-            "RUMMY_JWT_SECRET": uuid.uuid4().hex,
+            **token_environment(),
             "KAFKA_BOOTSTRAP_SERVERS": f"127.0.0.1:{nobody}",
             "DATABASE_URL": f"postgresql://rummy:rummy@127.0.0.1:{nobody}/rummy",
             "RUMMY_VARIANT_PLUGINS": "",

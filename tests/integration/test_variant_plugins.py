@@ -52,7 +52,7 @@ from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game import stream_codec as codec
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered
@@ -83,6 +83,7 @@ from rummy_testing.service_process import (
     start_service,
     variant_plugin_env,
 )
+from rummy_testing.token_keys import issuer_authority, token_environment
 from rummy_testing.waiting import wait_for_count, wait_until
 from toy_variant.game import SHOE, card_value
 
@@ -91,7 +92,6 @@ from toy_variant.game import SHOE, card_value
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 M = TypeVar("M", bound=Message)  # the payload type a helper waits for
-SECRET = "variant-plugins-test-secret-0123456789abcdef"
 EVENT_TIMEOUT_S = 60.0
 CLOCK_SPEED = 10.0
 #: Hundredths of a House Token a point, and the commission: odd enough that shares and the
@@ -139,7 +139,7 @@ class Stack(IsolatedRun):
 
 @pytest.fixture(scope="module")
 def stack(kafka_bootstrap: str, database_url: str) -> Iterator[Stack]:
-    with isolated_run(kafka_bootstrap, database_url, "variant_plugins", SECRET, Stack) as run:
+    with isolated_run(kafka_bootstrap, database_url, "variant_plugins", Stack) as run:
         yield run
 
 
@@ -163,7 +163,7 @@ def services(stack: Stack) -> Iterator[dict[str, ServiceProcess]]:
 
 
 def ledger_stub(ledger: ServiceProcess) -> ledger_grpc.LedgerServiceStub:
-    token = TokenAuthority(SECRET).issue("operator-1", Role.OPERATOR)
+    token = issuer_authority().issue("operator-1", Role.OPERATOR)
     return ledger_grpc.LedgerServiceStub(
         authorized_channel(grpc.insecure_channel(ledger.target), token)
     )
@@ -366,7 +366,7 @@ def test_a_service_whose_plug_in_cannot_be_imported_exits_2_before_serving_namin
         **variant_plugin_env(),
         "KAFKA_BOOTSTRAP_SERVERS": UNREACHABLE_KAFKA,
         "DATABASE_URL": UNREACHABLE_DATABASE,
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         PLUGINS_VARIABLE: "toy_variant.plugin, no_such_variant_plugin",

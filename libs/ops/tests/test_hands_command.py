@@ -17,9 +17,10 @@ from rummy_ledger.application.ports import PlayedEntry
 from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.entrypoints import grpc as grpc_adapter
 from rummy_ops.hands_command import as_json, describe, hands
-from rummy_platform.auth import Role, TokenAuthority
+from rummy_platform.auth import Role
 from rummy_platform.config import Settings
 from rummy_platform.server import ServiceHost
+from rummy_testing.token_keys import issuer_authority, token_settings
 
 NOON = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 
@@ -50,9 +51,6 @@ def test_each_entry_is_one_line_with_its_table_by_name_and_its_net_in_tokens() -
     assert as_json([match], "next")["entries"][0]["net_hundredths"] == -1005
 
 
-SECRET = "ops-hands-test-secret-0123456789abcdef"
-
-
 @pytest.fixture()
 def served() -> Iterator[str]:
     """The ledger's servicer in-process (in-memory storage) holding seven ended hands of alice,
@@ -75,7 +73,7 @@ def served() -> Iterator[str]:
                 for n in range(3, 10)
             ]
         )
-    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    settings = Settings(**token_settings(), grpc_port=0, metrics_port=0)
     host = ServiceHost("ledger", settings, registry=CollectorRegistry())
     servicer = grpc_adapter.LedgerServicer(Ledger(clock=lambda: NOON), uow)
     host.add_servicer(grpc_adapter.add_to_server, servicer, grpc_adapter.SERVICE_NAME)
@@ -87,7 +85,7 @@ def served() -> Iterator[str]:
 
 
 def test_it_pages_to_its_limit_and_says_where_to_go_on(served: str) -> None:
-    token = TokenAuthority(SECRET).issue("ops", Role.OPERATOR)
+    token = issuer_authority().issue("ops", Role.OPERATOR)
     given = ["alice", "--address", served, "--token", token]
     result = CliRunner().invoke(hands, [*given, "--limit", "5"])
     assert result.exit_code == 0, result.output

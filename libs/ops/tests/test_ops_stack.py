@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from rummy_ops.stack import (
 )
 from rummy_ops.supervisor import Supervisor
 from rummy_platform.port_check import PortInUse
+from rummy_testing.token_keys import suite_key_files
 
 #: slow: the five services as processes, their supervisor killed (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
@@ -37,7 +37,7 @@ FAKES = Path(__file__).parent / "fake_services"
 def config(tmp_path: Path, *services: str, **overrides: object) -> StackConfig:
     fields: dict[str, object] = dict(
         root=repository_root(),
-        jwt_secret=secrets.token_hex(32),
+        token_keys=suite_key_files(),
         log_dir=tmp_path / "logs",
         services=services,
         ports={name: (free_port(), free_port()) for name in services},
@@ -51,24 +51,29 @@ def config(tmp_path: Path, *services: str, **overrides: object) -> StackConfig:
     return StackConfig(**(fields | overrides))  # type: ignore[arg-type]
 
 
-def test_a_service_gets_the_brokers_ports_secret_speed_and_every_services_address(
+def test_a_service_gets_the_brokers_ports_key_files_speed_and_every_services_address(
     tmp_path: Path,
 ) -> None:
     cfg = config(tmp_path, "fakehealthy", "fakecrash")
-    env = cfg.service_env("fakehealthy", "k:1", "postgresql://x", {"PATH": "/bin"})
+    base = {"PATH": "/bin", "RUMMY_TOKEN_SIGNING_KEY_FILE": "/the/issuers/key.pem"}
+    env = cfg.service_env("fakehealthy", "k:1", "postgresql://x", base)
     grpc_port, metrics_port = cfg.ports["fakehealthy"]
     assert env["KAFKA_BOOTSTRAP_SERVERS"] == "k:1" and env["DATABASE_URL"] == "postgresql://x"
     assert env["RUMMY_GRPC_PORT"] == str(grpc_port)
     assert env["RUMMY_METRICS_PORT"] == str(metrics_port)
-    assert env["RUMMY_JWT_SECRET"] == cfg.jwt_secret
+    keys = suite_key_files()
+    assert env["RUMMY_TOKEN_PUBLIC_KEYS_FILE"] == str(keys.issuer_public_keys)
+    assert env["RUMMY_SERVICE_TOKEN_PUBLIC_KEYS_FILE"] == str(keys.service_public_keys)
+    assert env["RUMMY_SERVICE_TOKEN_KEY_FILE"] == str(keys.service_key)
+    assert "RUMMY_TOKEN_SIGNING_KEY_FILE" not in env  # the issuer's private key: never a service's
     assert float(env["RUMMY_CLOCK_SPEED"]) == 20.0
     assert env["RUMMY_FAKECRASH_ADDRESS"] == f"127.0.0.1:{cfg.ports['fakecrash'][0]}"
     assert env["RUMMY_TOPIC_PREFIX"] == "t1-" and env["PATH"] == "/bin"
 
 
-def test_a_short_secret_is_refused_before_anything_starts(tmp_path: Path) -> None:
-    cfg = config(tmp_path, "fakehealthy", jwt_secret="short")
-    with pytest.raises(StackError, match="at least 32 bytes"):
+def test_a_stack_without_token_keys_starts_no_service(tmp_path: Path) -> None:
+    cfg = config(tmp_path, "fakehealthy", token_keys=None)
+    with pytest.raises(StackError, match="no token keys"):
         cfg.service_env("fakehealthy", "k:1", "postgresql://x", {})
 
 
@@ -149,8 +154,9 @@ SUPERVISOR = """
 import sys, time
 from pathlib import Path
 from rummy_ops.stack import Stack, StackConfig, interrupt_on_sigterm, shielded_from_interrupts
+from rummy_platform.token_keys import key_files
 config = StackConfig(
-    root=Path(sys.argv[1]), jwt_secret="s" * 32, log_dir=Path(sys.argv[2]),
+    root=Path(sys.argv[1]), token_keys=key_files(Path(sys.argv[6])), log_dir=Path(sys.argv[2]),
     services=("fakehealthy",), ports={"fakehealthy": (int(sys.argv[3]), int(sys.argv[4]))},
     kafka_bootstrap_servers="k:1", database_url="postgresql://x",
     extra_env={"PYTHONPATH": sys.argv[5]}, stop_grace_seconds=5,
@@ -182,6 +188,7 @@ def test_sigterm_to_the_supervisor_stops_the_services_it_started(tmp_path: Path)
             str(grpc_port),
             str(free_port()),
             str(FAKES),
+            str(suite_key_files().issuer_key.parent),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -246,11 +253,11 @@ def test_brokers_named_in_the_environment_are_used_and_never_started(
 ) -> None:
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka-1.example:9092")
     monkeypatch.setenv("DATABASE_URL", "postgresql://u:p@db.example/rummy")
-    monkeypatch.setenv("RUMMY_JWT_SECRET", "x" * 32)
     cfg = StackConfig.from_env(clock_speed=4.0)
     assert cfg.external_infrastructure
     assert cfg.kafka_bootstrap_servers == "kafka-1.example:9092"
-    assert cfg.jwt_secret == "x" * 32 and cfg.clock_speed == 4.0
+    assert cfg.clock_speed == 4.0
+    assert cfg.keys.issuer_key == repository_root() / ".local" / "token-keys" / "issuer.key.pem"
     assert cfg.log_dir == repository_root() / ".local" / "logs"
 
 
@@ -259,7 +266,6 @@ def test_with_only_one_broker_named_the_local_brokers_are_used(
 ) -> None:
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka-1.example:9092")
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setenv("RUMMY_JWT_SECRET", "x" * 32)
     assert not StackConfig.from_env().external_infrastructure
 
 

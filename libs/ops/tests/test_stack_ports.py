@@ -10,8 +10,7 @@ from click.testing import CliRunner
 from rummy_ops.cli import main
 from rummy_ops.stack import Stack, StackConfig, StackError, broker_ports, stack_ports
 from rummy_platform.ports import DEFAULT_PORTS, KAFKA_CONTROLLER_PORT, KAFKA_PORT, POSTGRES_PORT
-
-SECRET = "stack-ports-test-secret-0123456789abcdef"
+from rummy_testing.token_keys import suite_key_files
 
 
 def test_the_stack_listens_on_the_tables_ports_unless_a_variable_moves_one() -> None:
@@ -21,7 +20,7 @@ def test_the_stack_listens_on_the_tables_ports_unless_a_variable_moves_one() -> 
 
 
 def test_the_stack_names_each_port_with_its_listener_and_variable() -> None:
-    config = StackConfig.from_env(jwt_secret=SECRET, ports=stack_ports({}))
+    config = StackConfig.from_env(token_keys=suite_key_files(), ports=stack_ports({}))
     listed = {(p.port, p.listener, p.variable) for p in Stack(config).listening_ports()}
     table_grpc, clock_metrics = DEFAULT_PORTS["table"][0], DEFAULT_PORTS["clock"][1]
     assert (table_grpc, "the table service's gRPC server", "RUMMY_TABLE_GRPC_PORT") in listed
@@ -51,8 +50,6 @@ def test_a_port_variable_that_is_no_port_is_refused_naming_it(raw: str) -> None:
 def test_rummy_refuses_a_malformed_port_variable_with_status_2_before_starting(
     command: str,
 ) -> None:
-    result = CliRunner().invoke(
-        main, [command], env={"RUMMY_JWT_SECRET": SECRET, "RUMMY_DEALER_GRPC_PORT": "x"}
-    )
+    result = CliRunner().invoke(main, [command], env={"RUMMY_DEALER_GRPC_PORT": "x"})
     assert result.exit_code == 2
     assert result.output == "Error: RUMMY_DEALER_GRPC_PORT='x': a TCP port 1..65535\n"

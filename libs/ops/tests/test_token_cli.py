@@ -1,4 +1,5 @@
-"""`rummy token`: mints a token the services accept, and refuses to run without a secret."""
+"""`rummy token`: mints an EdDSA token the services accept with the issuer's private key, refuses
+to run without one, and `--new-key` rotates the local key (the previous public key kept)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from click.testing import CliRunner, Result
 
 from rummy_ops.cli import main
 from rummy_platform.auth import Principal, Role, TokenAuthority
+from rummy_platform.token_keys import ensure_key_files, read_public_keys
+from rummy_testing.token_keys import issuer_authority, suite_key_files
 
-SECRET = "cli-test-secret-0123456789abcdefghij"
 
-
-def run(*args: str, secret: str | None = SECRET, **env: str) -> Result:
-    env["RUMMY_JWT_SECRET"] = secret if secret is not None else ""
+def run(*args: str, key: str | None = None, **env: str) -> Result:
+    """``rummy token ARGS`` with ``RUMMY_TOKEN_SIGNING_KEY_FILE`` the test issuer's (or ``key``;
+    "" leaves it unset)."""
+    env["RUMMY_TOKEN_SIGNING_KEY_FILE"] = str(suite_key_files().issuer_key) if key is None else key
     return CliRunner().invoke(main, ["token", *args], env=env)
 
 
@@ -23,7 +26,8 @@ def test_the_printed_token_verifies_as_the_requested_account_and_role() -> None:
     result = run("--role", "operator", "--account", "ops-1")
     assert result.exit_code == 0, result.output
     token = result.stdout.strip()
-    assert TokenAuthority(SECRET).verify(token) == Principal("ops-1", Role.OPERATOR)
+    assert issuer_authority().verify(token) == Principal("ops-1", Role.OPERATOR)
+    assert jwt.get_unverified_header(token)["alg"] == "EdDSA"
 
 
 def test_ttl_sets_the_lifetime_in_seconds() -> None:
@@ -40,33 +44,65 @@ def test_the_default_lifetime_is_one_hour() -> None:
 
 @pytest.fixture()
 def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A checkout root of its own (so the real .local/jwt-secret is not read)."""
+    """A checkout root of its own (so the real .local/token-keys is not read)."""
     monkeypatch.setattr("rummy_ops.token.repository_root", lambda: tmp_path)
     return tmp_path
 
 
-def test_without_a_secret_it_falls_back_to_the_local_secret_of_rummy_up(checkout: Path) -> None:
-    (checkout / ".local").mkdir()
-    (checkout / ".local" / "jwt-secret").write_text(SECRET + "\n")
-    result = run("--role", "operator", "--account", "ops-1", secret=None)
+def test_without_the_variable_it_falls_back_to_the_local_key_of_rummy_up(checkout: Path) -> None:
+    files = ensure_key_files(checkout / ".local" / "token-keys")
+    result = run("--role", "operator", "--account", "ops-1", key="")
     assert result.exit_code == 0, result.output
-    assert TokenAuthority(SECRET).verify(result.stdout.strip()) == Principal("ops-1", Role.OPERATOR)
-    assert f"secret from {checkout / '.local' / 'jwt-secret'}" in result.stderr
+    verified = TokenAuthority.of_issuer(files).verify(result.stdout.strip())
+    assert verified == Principal("ops-1", Role.OPERATOR)
+    assert f"key from {files.issuer_key}" in result.stderr
 
 
-def test_the_environment_secret_wins_over_the_local_file_and_says_so(checkout: Path) -> None:
-    (checkout / ".local").mkdir()
-    (checkout / ".local" / "jwt-secret").write_text("another-secret-0123456789abcdefghijkl\n")
+def test_the_variable_wins_over_the_local_key_and_says_so(checkout: Path) -> None:
+    ensure_key_files(checkout / ".local" / "token-keys")
     result = run("--role", "player", "--account", "alice")
-    assert TokenAuthority(SECRET).verify(result.stdout.strip()) == Principal("alice", Role.PLAYER)
-    assert "secret from RUMMY_JWT_SECRET" in result.stderr
+    assert issuer_authority().verify(result.stdout.strip()) == Principal("alice", Role.PLAYER)
+    assert f"key from {suite_key_files().issuer_key}" in result.stderr
 
 
-def test_without_a_secret_it_fails_with_a_clear_message_and_prints_no_token(checkout: Path) -> None:
-    result = run("--role", "player", "--account", "alice", secret=None)
+def test_without_a_key_it_fails_with_a_clear_message_and_prints_no_token(checkout: Path) -> None:
+    result = run("--role", "player", "--account", "alice", key="")
     assert result.exit_code == 1
-    assert "RUMMY_JWT_SECRET is not set" in result.output
+    assert "RUMMY_TOKEN_SIGNING_KEY_FILE is not set" in result.output
+    assert "rummy token --new-key" in result.output
     assert result.stdout == ""
+
+
+def test_a_key_file_that_is_no_private_key_is_a_clear_error(tmp_path: Path) -> None:
+    result = run("--role", "player", "--account", "alice",
+                 key=str(suite_key_files().issuer_public_keys))  # fmt: skip
+    assert result.exit_code == 1
+    assert (
+        "RUMMY_TOKEN_SIGNING_KEY_FILE: " in result.output and "no unencrypted PEM" in result.output
+    )
+
+
+def test_new_key_rotates_the_local_issuer_key_keeping_the_previous_public_key(
+    checkout: Path,
+) -> None:
+    files = ensure_key_files(checkout / ".local" / "token-keys")
+    before = TokenAuthority.of_issuer(files)
+    old_token = before.issue("alice", Role.PLAYER)
+    result = run("--new-key", key="")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""  # no token asked for
+    listed = list(read_public_keys(files.issuer_public_keys, "keys"))
+    assert listed[1] == before.key_id and f"new issuer key {listed[0]}" in result.stderr
+    rotated = TokenAuthority.of_issuer(files)
+    new_token = run("--role", "player", "--account", "bob", key="").stdout.strip()
+    assert jwt.get_unverified_header(new_token)["kid"] == listed[0]
+    assert rotated.verify(new_token) == Principal("bob", Role.PLAYER)
+    assert rotated.verify(old_token) == Principal("alice", Role.PLAYER)
+
+
+def test_without_new_key_role_and_account_are_required() -> None:
+    result = run("--role", "player")
+    assert result.exit_code == 2 and "--role and --account are required" in result.output
 
 
 def test_an_unknown_role_is_a_usage_error() -> None:
@@ -90,7 +126,7 @@ def test_each_role_mints_up_to_its_maximum_lifetime_which_the_services_accept() 
     for role, longest in (("player", 43200), ("operator", 86400), ("service", 3600)):
         result = run("--role", role, "--account", "a1", "--ttl", str(longest))
         assert result.exit_code == 0, result.output
-        assert TokenAuthority(SECRET).verify(result.stdout.strip()).role == role
+        assert issuer_authority().verify(result.stdout.strip()).role == role
 
 
 def test_a_configured_shorter_maximum_bounds_the_ttl_and_the_default() -> None:
@@ -102,10 +138,10 @@ def test_a_configured_shorter_maximum_bounds_the_ttl_and_the_default() -> None:
     assert payload["exp"] - payload["iat"] == 600
 
 
-def test_the_key_id_of_the_signing_secret_is_said_on_stderr_and_is_the_tokens_kid() -> None:
+def test_the_key_id_of_the_signing_key_is_said_on_stderr_and_is_the_tokens_kid() -> None:
     result = run("--role", "player", "--account", "alice")
     kid = jwt.get_unverified_header(result.stdout.strip())["kid"]
-    assert kid == TokenAuthority(SECRET).key_id
+    assert kid == issuer_authority().key_id
     assert f"(kid {kid})" in result.stderr
 
 

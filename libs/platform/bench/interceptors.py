@@ -41,14 +41,14 @@ import grpc.aio
 from prometheus_client import CollectorRegistry
 
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb2
-from rummy_platform.auth import TokenAuthority, bearer_metadata, current_principal
+from rummy_platform.auth import bearer_metadata, current_principal
 from rummy_platform.config import BucketSpec, Settings
 from rummy_platform.logging import configure_logging
 from rummy_platform.rpc_scope import AioScopes, Offload
 from rummy_platform.server import service_interceptors
+from rummy_testing.token_keys import issuer_authority, token_settings
 
 SERVICE = "rummy.ledger.v1.LedgerService"
-SECRET = "bench-interceptors-secret-0123456789abcdef"
 
 
 def _balance(request: ledger_pb2.GetBalanceRequest, context: Any) -> Any:
@@ -144,7 +144,7 @@ class _Details:
 
 
 def _direct(args: argparse.Namespace, settings: Settings, executor: ThreadPoolExecutor) -> None:
-    token = TokenAuthority(SECRET).issue("bench-player", "player")
+    token = issuer_authority().issue("bench-player", "player")
     metadata = bearer_metadata(token)
     request = ledger_pb2.GetBalanceRequest(account_id="bench-player")
 
@@ -237,7 +237,7 @@ def main() -> None:
     args = parser.parse_args()
     configure_logging("info")
     settings = Settings(
-        jwt_secret=SECRET,
+        **token_settings(),
         grpc_port=0,
         metrics_port=0,
         rate_limit_player=BucketSpec(rate_per_second=1e9, burst=1_000_000_000),
@@ -266,7 +266,7 @@ def main() -> None:
         await server.start()
         return server, port
 
-    token = TokenAuthority(SECRET).issue("bench-player", "player")
+    token = issuer_authority().issue("bench-player", "player")
     servers = {kind: run(start(kind)) for kind in ("chain", "fused")}
 
     context = multiprocessing.get_context("spawn")  # no fork of a process running gRPC

@@ -1,15 +1,20 @@
-"""Bearer tokens: what verifies, and each way a token is refused (a wrong key, a rotated-out
-key, a lifetime longer than the role may have, ...)."""
+"""Bearer tokens: what verifies, and each way a token is refused (another algorithm, a wrong
+key, a rotated-out key, a service's key signing a player's token, a lifetime longer than the
+role may have, ...)."""
 
 from __future__ import annotations
 
 import base64
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import jwt
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from rummy_platform.auth import (
     AUDIENCE,
@@ -20,18 +25,41 @@ from rummy_platform.auth import (
     TokenAuthority,
     bearer_metadata,
     bearer_token,
-    key_id,
 )
 from rummy_platform.config import ConfigError
+from rummy_platform.token_keys import (
+    ensure_key_files,
+    key_id,
+    public_pem,
+    read_public_keys,
+    read_signing_key,
+    rotate_key,
+)
+from rummy_testing.token_keys import hs256_token
 
-SECRET = "unit-test-secret-0123456789abcdefgh"
-OTHER_SECRET = "another-secret-0123456789abcdefghij"
+KEY = Ed25519PrivateKey.generate()
+OTHER_KEY = Ed25519PrivateKey.generate()
+SERVICE_KEY = Ed25519PrivateKey.generate()
 THIRTY_YEARS = 30 * 365 * 24 * 3600
+
+
+def kid(key: Ed25519PrivateKey) -> str:
+    return key_id(key.public_key())
+
+
+def verifier(*keys: Ed25519PrivateKey, **options: Any) -> TokenAuthority:
+    """An authority verifying with the public keys of ``keys`` and signing with the first."""
+    return TokenAuthority(
+        {kid(key): key.public_key() for key in keys},
+        service_public_keys={kid(SERVICE_KEY): SERVICE_KEY.public_key()},
+        signing_key=keys[0],
+        **options,
+    )
 
 
 @pytest.fixture
 def authority() -> TokenAuthority:
-    return TokenAuthority(SECRET)
+    return verifier(KEY)
 
 
 def claims(**overrides: object) -> dict[str, object]:
@@ -42,9 +70,11 @@ def claims(**overrides: object) -> dict[str, object]:
     return {key: value for key, value in base.items() if value is not None}
 
 
-def signed(payload: dict[str, object], secret: str = SECRET, kid: str | None = None) -> str:
-    """``payload`` signed with ``secret`` under the ``kid`` of ``secret`` (or the one given)."""
-    return jwt.encode(payload, secret, algorithm="HS256", headers={"kid": kid or key_id(secret)})
+def signed(
+    payload: dict[str, object], key: Ed25519PrivateKey = KEY, kid_header: str | None = None
+) -> str:
+    """``payload`` signed (EdDSA) with ``key`` under its ``kid`` (or the one given)."""
+    return jwt.encode(payload, key, algorithm="EdDSA", headers={"kid": kid_header or kid(key)})
 
 
 def test_an_issued_token_verifies_as_its_account_and_role(authority: TokenAuthority) -> None:
@@ -97,65 +127,170 @@ def test_a_token_is_checked_in_full_once_and_then_recognised_until_it_expires(
         authority.verify(tampered)
 
 
-def test_a_token_signed_with_another_secret_is_refused_as_an_unknown_key(
+def test_an_issued_token_is_an_eddsa_jwt() -> None:
+    assert jwt.get_unverified_header(verifier(KEY).issue("alice", Role.PLAYER))["alg"] == "EdDSA"
+
+
+def test_a_token_signed_with_an_unknown_key_is_refused_as_an_unknown_key(
     authority: TokenAuthority,
 ) -> None:
-    token = TokenAuthority(OTHER_SECRET).issue("alice", Role.OPERATOR)
+    token = verifier(OTHER_KEY).issue("alice", Role.OPERATOR)
     with pytest.raises(InvalidToken, match="key this service does not know"):
         authority.verify(token)
 
 
-def test_a_token_naming_this_services_key_but_signed_with_another_secret_is_refused(
+def test_a_token_naming_this_services_key_but_signed_with_another_key_is_refused(
     authority: TokenAuthority,
 ) -> None:
-    token = signed(claims(role="operator"), OTHER_SECRET, kid=key_id(SECRET))
+    token = signed(claims(role="operator"), OTHER_KEY, kid_header=kid(KEY))
     with pytest.raises(InvalidToken, match="signature"):
         authority.verify(token)
 
 
-def test_a_token_without_a_kid_header_is_refused_even_when_signed_with_the_secret(
+def test_a_token_without_a_kid_header_is_refused_even_when_signed_with_the_key(
     authority: TokenAuthority,
 ) -> None:
-    token = jwt.encode(claims(), SECRET, algorithm="HS256")
+    token = jwt.encode(claims(), KEY, algorithm="EdDSA")
     with pytest.raises(InvalidToken, match="no 'kid' header"):
         authority.verify(token)
 
 
-def test_an_issued_token_names_the_current_key_in_its_kid_header(authority: TokenAuthority) -> None:
-    assert jwt.get_unverified_header(authority.issue("alice", Role.PLAYER))["kid"] == key_id(SECRET)
-    assert key_id(SECRET) != key_id(OTHER_SECRET) and len(key_id(SECRET)) == 16
-    assert SECRET[:8] not in key_id(SECRET)
+def test_an_issued_token_names_the_signing_key_in_its_kid_header(
+    authority: TokenAuthority,
+) -> None:
+    assert jwt.get_unverified_header(authority.issue("alice", Role.PLAYER))["kid"] == kid(KEY)
+    assert kid(KEY) != kid(OTHER_KEY) and len(kid(KEY)) == 16
 
 
-def test_after_a_rotation_tokens_of_the_previous_and_the_current_secret_both_verify() -> None:
-    before = TokenAuthority(SECRET)
-    rotated = TokenAuthority(OTHER_SECRET, previous_secret=SECRET)
+# -- the algorithm: EdDSA only --------------------------------------------------------------
+
+
+def test_an_hs256_token_is_refused_whatever_its_secret(authority: TokenAuthority) -> None:
+    token = jwt.encode(claims(role="operator"), "s" * 64, algorithm="HS256",
+                       headers={"kid": kid(KEY)})  # fmt: skip
+    with pytest.raises(InvalidToken, match="only EdDSA tokens are accepted"):
+        authority.verify(token)
+
+
+@pytest.mark.parametrize("encoding", ["pem", "raw"])
+def test_an_hs256_token_keyed_with_the_public_key_is_refused(
+    authority: TokenAuthority, encoding: str
+) -> None:
+    # The alg-confusion attack: the public key is public, so an HMAC "signed" with its bytes
+    # would verify as the issuer's if the verifier let the token choose the algorithm.
+    public = KEY.public_key()
+    secret = (
+        public_pem(KEY)
+        if encoding == "pem"
+        else public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    )
+    token = hs256_token(claims(role="operator"), secret, {"kid": kid(KEY)})
+    with pytest.raises(InvalidToken, match="'HS256'; only EdDSA"):
+        authority.verify(token)
+
+
+def test_an_unsigned_token_naming_a_known_key_is_refused(authority: TokenAuthority) -> None:
+    unsigned = jwt.encode(claims(role="operator"), "", algorithm="none",
+                          headers={"kid": kid(KEY)})  # fmt: skip
+    with pytest.raises(InvalidToken, match="'none'; only EdDSA"):
+        authority.verify(unsigned)
+
+
+def test_a_token_of_another_asymmetric_algorithm_is_refused(authority: TokenAuthority) -> None:
+    token = jwt.encode(claims(), ec.generate_private_key(ec.SECP256R1()), algorithm="ES256",
+                       headers={"kid": kid(KEY)})  # fmt: skip
+    with pytest.raises(InvalidToken, match="'ES256'"):
+        authority.verify(token)
+
+
+# -- whose key: the issuer's signs any role, a service's only service tokens ------------------
+
+
+def test_a_services_key_signs_service_tokens_that_verify() -> None:
+    service = TokenAuthority(signing_key=SERVICE_KEY, signing_roles=frozenset({Role.SERVICE}))
+    token = service.issue("dealer", Role.SERVICE, 60)
+    assert verifier(KEY).verify(token) == Principal("dealer", Role.SERVICE)
+    with pytest.raises(PermissionError):
+        service.issue("dealer", Role.OPERATOR, 60)
+
+
+@pytest.mark.parametrize("role", ["player", "operator"])
+def test_a_player_or_operator_token_signed_with_a_services_key_is_refused(
+    authority: TokenAuthority, role: str
+) -> None:
+    # What a taken-over dealer or table could sign: never more than a service's token.
+    with pytest.raises(InvalidToken, match="may sign only service-role tokens"):
+        authority.verify(signed(claims(role=role), SERVICE_KEY))
+
+
+def test_one_key_both_the_issuers_and_a_services_is_refused() -> None:
+    with pytest.raises(ConfigError, match="both"):
+        TokenAuthority(
+            {kid(KEY): KEY.public_key()}, service_public_keys={kid(KEY): KEY.public_key()}
+        )
+
+
+def test_an_authority_without_a_private_key_only_verifies() -> None:
+    with pytest.raises(RuntimeError, match="no private key"):
+        TokenAuthority({kid(KEY): KEY.public_key()}).issue("alice", Role.PLAYER)
+
+
+# -- rotation: every listed key verifies, the newest signs ----------------------------------
+
+
+def test_after_a_rotation_tokens_of_the_previous_and_the_new_key_both_verify() -> None:
+    before = verifier(KEY)
+    rotated = verifier(OTHER_KEY, KEY)  # the new key first, the old still listed
     old_token, new_token = before.issue("alice", Role.PLAYER), rotated.issue("bob", Role.OPERATOR)
     assert rotated.verify(old_token) == Principal("alice", Role.PLAYER)
     assert rotated.verify(new_token) == Principal("bob", Role.OPERATOR)
-    assert jwt.get_unverified_header(new_token)["kid"] == key_id(OTHER_SECRET)  # mints new
-    assert rotated.key_ids == (key_id(OTHER_SECRET), key_id(SECRET))
+    assert jwt.get_unverified_header(new_token)["kid"] == kid(OTHER_KEY)  # mints new
+    assert rotated.key_ids == (kid(OTHER_KEY), kid(KEY), kid(SERVICE_KEY))
     with pytest.raises(InvalidToken, match="key this service does not know"):
         before.verify(new_token)  # a service not yet rotated refuses the new key's tokens
 
 
-def test_once_the_previous_secret_is_dropped_its_tokens_are_refused() -> None:
-    old_token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+def test_once_the_previous_key_is_dropped_its_tokens_are_refused() -> None:
+    old_token = verifier(KEY).issue("alice", Role.PLAYER)
     with pytest.raises(InvalidToken, match="rotated out"):
-        TokenAuthority(OTHER_SECRET).verify(old_token)
+        verifier(OTHER_KEY).verify(old_token)
+
+
+def test_rotating_a_key_file_keeps_the_previous_public_key_listed_after_the_new(
+    tmp_path: Path,
+) -> None:
+    files = ensure_key_files(tmp_path / "keys")
+    first = read_signing_key(files.issuer_key, "issuer key")
+    new_kid = rotate_key(files.issuer_key, files.issuer_public_keys)
+    second = read_signing_key(files.issuer_key, "issuer key")
+    listed = read_public_keys(files.issuer_public_keys, "issuer keys")
+    assert list(listed) == [new_kid, kid(first)] and new_kid == kid(second)
+    assert files.issuer_key.stat().st_mode & 0o777 == 0o600
+    rotate_key(files.issuer_key, files.issuer_public_keys)  # keeps two: the first drops out
+    assert kid(first) not in read_public_keys(files.issuer_public_keys, "issuer keys")
+    old = TokenAuthority(signing_key=first).issue("alice", Role.PLAYER)
+    with pytest.raises(InvalidToken, match="rotated out"):
+        TokenAuthority.of_issuer(files).verify(old)
+
+
+def test_a_key_file_that_is_missing_or_holds_no_ed25519_key_is_a_config_error(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ConfigError, match="RUMMY_X: cannot read"):
+        read_public_keys(tmp_path / "absent.pem", "RUMMY_X")
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_text("not a key\n")
+    with pytest.raises(ConfigError, match="holds no PEM public key"):
+        read_public_keys(garbage, "RUMMY_X")
+    with pytest.raises(ConfigError, match="no unencrypted PEM private key"):
+        read_signing_key(garbage, "RUMMY_X")
 
 
 def test_an_unknown_kid_is_refused_and_quoted_back_only_in_part(authority: TokenAuthority) -> None:
-    token = signed(claims(), kid="k" * 5000)
+    token = signed(claims(), kid_header="k" * 5000)
     with pytest.raises(InvalidToken, match="unknown|not know") as refused:
         authority.verify(token)
     assert len(str(refused.value)) < 200
-
-
-@pytest.mark.parametrize("previous", [SECRET, "x" * 31])
-def test_a_previous_secret_equal_to_the_current_one_or_too_short_is_refused(previous: str) -> None:
-    with pytest.raises(ConfigError):
-        TokenAuthority(SECRET, previous_secret=previous)
 
 
 def test_a_validly_signed_player_token_expiring_in_thirty_years_is_refused(
@@ -195,7 +330,7 @@ def test_a_token_issued_in_the_future_is_refused(authority: TokenAuthority) -> N
 
 
 def test_configured_lifetimes_bound_what_is_issued_and_what_verifies() -> None:
-    short = TokenAuthority(SECRET, max_lifetime_seconds={"player": 600})
+    short = verifier(KEY, max_lifetime_seconds={"player": 600})
     assert short.max_lifetime_seconds(Role.PLAYER) == 600
     assert short.max_lifetime_seconds(Role.OPERATOR) == 86400  # the others keep the default
     with pytest.raises(ValueError, match="at most 600 s"):
@@ -258,11 +393,6 @@ def test_garbage_is_refused(authority: TokenAuthority) -> None:
         authority.verify("not.a.jwt")
 
 
-def test_a_secret_shorter_than_32_bytes_is_refused() -> None:
-    with pytest.raises(ConfigError, match="32 bytes"):
-        TokenAuthority("x" * 31)
-
-
 @pytest.mark.parametrize(("account", "ttl"), [("", 60), ("alice", 0), ("alice", -5),
                                               ("alice", 43201)])  # fmt: skip
 def test_issuing_needs_an_account_and_a_positive_ttl_within_the_roles_maximum(
@@ -302,7 +432,7 @@ def test_a_signed_token_naming_an_account_id_no_request_may_carry_is_refused(
     now = int(time.time())
     claims = {"sub": account_id, "role": "player", "iat": now, "exp": now + 60,
               "iss": ISSUER, "aud": AUDIENCE}  # fmt: skip
-    token = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": key_id(SECRET)})
+    token = jwt.encode(claims, KEY, algorithm="EdDSA", headers={"kid": kid(KEY)})
     with pytest.raises(InvalidToken, match="account id"):
         authority.verify(token)
     with pytest.raises(ValueError, match="account id"):

@@ -1,4 +1,5 @@
-"""Rate limits, token lifetimes and secret rotation, against a real service process (the probe).
+"""Rate limits, token lifetimes, algorithms and key rotation, against a real service process (the
+probe).
 
 The probe runs with tiny buckets (players 0.5 calls a second in bursts of 4, refused tokens 2 a
 second in bursts of 3 per host) so the limits are met within a few calls; the delays asserted
@@ -12,7 +13,6 @@ import urllib.request
 from collections.abc import Callable, Iterator
 
 import grpc
-import jwt
 import pytest
 from google.protobuf.descriptor_pool import DescriptorPool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -20,26 +20,48 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 from prometheus_client.parser import text_string_to_metric_families
-from test_server_process import PROBE, SECRET, SERVERS, ProbeProcess, start_probe, stop_probe
+from test_server_process import PROBE, SERVERS, ProbeProcess, start_probe, stop_probe
 
 from rummy_platform.auth import AUDIENCE, ISSUER, Role, TokenAuthority, bearer_metadata
 from rummy_platform.rate_limit import retry_delay_seconds
+from rummy_platform.token_keys import KeyFiles, ensure_key_files
+from rummy_testing.token_keys import (
+    issuer_authority,
+    issuer_signed,
+    stranger_authority,
+    suite_key_files,
+)
 
 #: slow and integration: a probe server process of its own (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
-PREVIOUS_SECRET = "the-secret-before-rotation-0123456789"
 PLAYER_RATE, PLAYER_BURST = 0.5, 4
 REFUSED_RATE, REFUSED_BURST = 2.0, 3
 
 
+@pytest.fixture(scope="module")
+def previous_keys(tmp_path_factory: pytest.TempPathFactory) -> KeyFiles:
+    """The issuer's key pair before a rotation (its public key listed after the current one)."""
+    return ensure_key_files(tmp_path_factory.mktemp("previous-token-keys"))
+
+
 @pytest.fixture(scope="module", params=SERVERS)
-def limited(request: pytest.FixtureRequest) -> Iterator[ProbeProcess]:
+def limited(
+    request: pytest.FixtureRequest,
+    previous_keys: KeyFiles,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[ProbeProcess]:
+    # Mid-rotation: the current issuer's public key first, the previous one still listed.
+    listed = tmp_path_factory.mktemp("rotation") / "issuer.pub.pem"
+    listed.write_bytes(
+        suite_key_files().issuer_public_keys.read_bytes()
+        + previous_keys.issuer_public_keys.read_bytes()
+    )
     running = start_probe(
         request.param,
         RUMMY_RATE_LIMIT_PLAYER=f"{PLAYER_RATE},{PLAYER_BURST}",
         RUMMY_RATE_LIMIT_UNAUTHENTICATED=f"{REFUSED_RATE},{REFUSED_BURST}",
-        RUMMY_JWT_PREVIOUS_SECRET=PREVIOUS_SECRET,
+        RUMMY_TOKEN_PUBLIC_KEYS_FILE=str(listed),
     )
     yield running
     stop_probe(running)
@@ -63,12 +85,12 @@ def balance(channel: grpc.Channel, token: str) -> grpc.RpcError | None:
     return None
 
 
-def operator(account: str, secret: str = SECRET) -> str:
-    return TokenAuthority(secret).issue(account, Role.OPERATOR)
+def operator(account: str, authority: TokenAuthority | None = None) -> str:
+    return (authority or issuer_authority()).issue(account, Role.OPERATOR)
 
 
-def player(account: str, secret: str = SECRET) -> str:
-    return TokenAuthority(secret).issue(account, Role.PLAYER)
+def player(account: str, authority: TokenAuthority | None = None) -> str:
+    return (authority or issuer_authority()).issue(account, Role.PLAYER)
 
 
 def until_refused(
@@ -148,24 +170,22 @@ def test_a_validly_signed_player_token_with_a_thirty_year_expiry_is_unauthentica
     now = int(time.time())
     claims = {"sub": "eve", "role": "player", "iat": now, "exp": now + 30 * 365 * 86400,
               "iss": ISSUER, "aud": AUDIENCE}  # fmt: skip
-    kid = TokenAuthority(SECRET).key_id
-    token = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": kid})
-    error = balance(channel, token)
+    error = balance(channel, issuer_signed(claims))
     assert error is not None and error.code() is grpc.StatusCode.UNAUTHENTICATED
     assert "longer than the 43200 s a player token may" in (error.details() or "")
 
 
-def test_during_a_rotation_tokens_of_the_current_and_the_previous_secret_both_pass(
-    channel: grpc.Channel,
+def test_during_a_rotation_tokens_of_the_current_and_the_previous_key_both_pass(
+    channel: grpc.Channel, previous_keys: KeyFiles
 ) -> None:
-    assert balance(channel, operator("ops-old", secret=PREVIOUS_SECRET)) is None
-    assert balance(channel, operator("ops-new", secret=SECRET)) is None
+    assert balance(channel, operator("ops-old", TokenAuthority.of_issuer(previous_keys))) is None
+    assert balance(channel, operator("ops-new")) is None
 
 
-def test_a_token_whose_kid_names_no_key_of_the_service_is_unauthenticated(
+def test_a_token_signed_by_a_key_the_service_does_not_list_is_unauthenticated(
     channel: grpc.Channel,
 ) -> None:
-    error = balance(channel, operator("ops-x", secret="a-retired-secret-0123456789abcdefgh"))
+    error = balance(channel, operator("ops-x", stranger_authority()))
     assert error is not None and error.code() is grpc.StatusCode.UNAUTHENTICATED
     assert "key this service does not know" in (error.details() or "")
 
@@ -176,7 +196,7 @@ def test_refused_tokens_from_one_host_are_limited_but_never_its_valid_ones(
 ) -> None:
     time.sleep(REFUSED_BURST / REFUSED_RATE)  # the bucket is full again
     with grpc.insecure_channel(limited.target) as fresh:
-        wrong = player("mallory", secret="a-secret-nobody-here-has-0123456789")
+        wrong = player("mallory", stranger_authority())
         passed, error = until_refused(lambda: balance(fresh, wrong), 20)
         assert REFUSED_BURST <= passed <= REFUSED_BURST + 2
         assert "calls with a refused token" in (error.details() or "")

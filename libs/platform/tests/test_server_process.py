@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import jwt
 import pytest
 from google.protobuf.descriptor_pool import DescriptorPool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -32,13 +33,27 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb2
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel, bearer_metadata
+from rummy_platform.auth import (
+    AUDIENCE,
+    ISSUER,
+    Role,
+    TokenAuthority,
+    authorized_channel,
+    bearer_metadata,
+)
+from rummy_platform.token_keys import public_pem, read_signing_key
+from rummy_testing.token_keys import (
+    hs256_token,
+    issuer_authority,
+    stranger_authority,
+    suite_key_files,
+    token_environment,
+)
 
 #: slow and integration: a server process, stopped by signals (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 TESTS_DIR = Path(__file__).resolve().parent
-SECRET = "process-test-secret-0123456789abcdef"
 LEDGER = "rummy.ledger.v1.LedgerService"
 PROBE = "rummy.probe.v1.ProbeService"
 START_TIMEOUT_SECONDS = 20
@@ -76,7 +91,7 @@ def start_probe(server: str = "sync", **extra_env: str) -> ProbeProcess:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]),
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         "RUMMY_LOG_LEVEL": "debug",
@@ -148,8 +163,9 @@ def channel(probe: ProbeProcess) -> Iterator[grpc.Channel]:
         yield opened
 
 
-def token(role: Role, account: str, secret: str = SECRET) -> str:
-    return TokenAuthority(secret).issue(account, role)
+def token(role: Role, account: str, authority: TokenAuthority | None = None) -> str:
+    """A token of ``authority`` (default: the test issuer, whose public keys the probe has)."""
+    return (authority or issuer_authority()).issue(account, role)
 
 
 def call_probe(channel: grpc.Channel, method: str, request: bytes, **kwargs: Any) -> bytes:
@@ -203,8 +219,36 @@ def test_a_call_without_a_token_is_unauthenticated(channel: grpc.Channel) -> Non
     assert "authorization" in (error.details() or "")
 
 
-def test_a_token_signed_with_another_secret_is_unauthenticated(channel: grpc.Channel) -> None:
-    forged = token(Role.OPERATOR, "mallory", secret="some-other-secret-0123456789abcdef")
+@pytest.mark.parametrize("secret", ["public-key", "any-secret"])
+def test_an_hs256_token_is_unauthenticated_even_keyed_with_the_issuers_public_key(
+    channel: grpc.Channel, secret: str
+) -> None:
+    # HS256 was the old scheme; keyed with the public key's PEM it is the alg-confusion attack.
+    now = int(time.time())
+    claims = {"sub": "mallory", "role": "operator", "iat": now, "exp": now + 600,
+              "iss": ISSUER, "aud": AUDIENCE}  # fmt: skip
+    issuer_key = read_signing_key(suite_key_files().issuer_key, "issuer key")
+    key = public_pem(issuer_key) if secret == "public-key" else b"s" * 64
+    forged = hs256_token(claims, key, {"kid": issuer_authority().key_id})
+    error = rpc_error(lambda: call_probe(channel, "Sleep", b"0", metadata=bearer_metadata(forged)))
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+    assert "signed with 'HS256'; only EdDSA tokens are accepted" in (error.details() or "")
+
+
+def test_an_unsigned_token_is_unauthenticated(channel: grpc.Channel) -> None:
+    now = int(time.time())
+    claims = {"sub": "mallory", "role": "operator", "iat": now, "exp": now + 600,
+              "iss": ISSUER, "aud": AUDIENCE}  # fmt: skip
+    unsigned = jwt.encode(claims, "", algorithm="none", headers={"kid": issuer_authority().key_id})
+    error = rpc_error(
+        lambda: call_probe(channel, "Sleep", b"0", metadata=bearer_metadata(unsigned))
+    )
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+    assert "'none'; only EdDSA" in (error.details() or "")
+
+
+def test_a_token_signed_by_an_unknown_key_is_unauthenticated(channel: grpc.Channel) -> None:
+    forged = token(Role.OPERATOR, "mallory", stranger_authority())
     stub = ledger_grpc.LedgerServiceStub(channel)
     error = rpc_error(
         lambda: stub.GetBalance(
@@ -216,7 +260,7 @@ def test_a_token_signed_with_another_secret_is_unauthenticated(channel: grpc.Cha
 
 
 def test_an_expired_token_is_unauthenticated(channel: grpc.Channel) -> None:
-    expired = TokenAuthority(SECRET).issue("alice", Role.PLAYER, 60, now=time.time() - 3600)
+    expired = issuer_authority().issue("alice", Role.PLAYER, 60, now=time.time() - 3600)
     stub = ledger_grpc.LedgerServiceStub(channel)
     error = rpc_error(
         lambda: stub.GetBalance(
@@ -392,12 +436,17 @@ def test_sigterm_reports_not_serving_finishes_the_call_in_flight_and_exits_zero(
 
 
 @pytest.mark.parametrize(
-    ("secret", "expected"), [("", "RUMMY_JWT_SECRET is not set"), ("short", "at least 32")]
+    ("keys_file", "expected"),
+    [
+        ("", "RUMMY_TOKEN_PUBLIC_KEYS_FILE is not set"),
+        ("/nonexistent/keys.pem", "RUMMY_TOKEN_PUBLIC_KEYS_FILE: cannot read /nonexistent"),
+        (__file__, "holds no PEM public key"),
+    ],
 )
-def test_a_service_refuses_to_start_without_a_long_enough_secret(
-    secret: str, expected: str
+def test_a_service_refuses_to_start_without_a_readable_public_keys_file(
+    keys_file: str, expected: str
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": str(TESTS_DIR), "RUMMY_JWT_SECRET": secret,
+    env = {**os.environ, "PYTHONPATH": str(TESTS_DIR), "RUMMY_TOKEN_PUBLIC_KEYS_FILE": keys_file,
            "RUMMY_GRPC_PORT": "0", "RUMMY_METRICS_PORT": "0"}  # fmt: skip
     finished = subprocess.run(
         [sys.executable, "-m", "probe_service"],

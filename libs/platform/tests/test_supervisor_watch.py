@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from rummy_platform.service_main import SupervisorWatch
+from rummy_testing.token_keys import token_environment
 
 TESTS_DIR = Path(__file__).resolve().parent
-SECRET = "supervisor-test-secret-0123456789abcdef"
 #: The watch looks every 0.5 s; the probe's drain and hooks take well under a second.
 EXIT_WITHIN_SECONDS = 10.0
 
@@ -80,7 +80,7 @@ def start_supervisor(log: Path, mode: str) -> tuple[subprocess.Popen[str], int]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]),
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
     }

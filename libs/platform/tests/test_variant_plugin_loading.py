@@ -23,6 +23,7 @@ from rummy_platform.plugins import (
     load_variant_plugins,
     plugin_names,
 )
+from rummy_testing.token_keys import token_settings
 
 
 class LedgerLike(Settings):
@@ -138,7 +139,7 @@ def test_a_service_start_logs_and_exports_what_it_loaded(
     __import__(f"{prefix}_early")  # imported before the loader: what it registered is unknown
     metrics = CollectorRegistry()
     settings = Settings(
-        jwt_secret="x" * 32,
+        **token_settings(),
         grpc_port=0,
         metrics_port=0,
         variant_plugins=(f"{prefix}_gin", f"{prefix}_early"),
@@ -162,7 +163,7 @@ def test_a_service_whose_plug_in_fails_exits_2_with_the_reason_on_stderr(
 ) -> None:
     registry, prefix = plugins
     settings = LedgerLike(
-        jwt_secret="x" * 32, grpc_port=0, metrics_port=0, variant_plugins=(f"{prefix}_absent",)
+        **token_settings(), grpc_port=0, metrics_port=0, variant_plugins=(f"{prefix}_absent",)
     )
     with pytest.raises(SystemExit) as exit_:
         load_variant_plugins(settings, registry.names, registry=CollectorRegistry())

@@ -33,17 +33,17 @@ from rummy.clock.v1 import clock_service_pb2_grpc as clock_grpc
 from rummy.clock.v1 import events_pb2 as clock_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_clock.domain.speed import due_time
-from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.auth import Role, bearer_metadata
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import KafkaEventLog, Record, partition_for
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_testing.events import table_event
+from rummy_testing.token_keys import issuer_authority, token_environment
 from rummy_testing.waiting import wait_for_count
 
 #: slow: clock processes, one killed and restarted (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
-SECRET = "clock-process-test-secret-0123456789"
 SPEED = 10.0
 START_TIMEOUT_S = 30.0
 CATCH_UP_TIMEOUT_S = 40.0  # a SIGKILLed member's session (6 s) must lapse first
@@ -68,7 +68,7 @@ def start_clock(bootstrap: str, prefix: str) -> ClockProcess:
     env = {
         **os.environ,
         "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         "RUMMY_TOPIC_PREFIX": prefix,
@@ -153,7 +153,7 @@ def resume_offset(bootstrap: str, group: str, topic: str, partition: int) -> int
 
 
 def pending(clock: ClockProcess, role: Role = Role.OPERATOR) -> list[clock_pb.PendingDeadline]:
-    token = TokenAuthority(SECRET).issue("ops-1", role, 60)
+    token = issuer_authority().issue("ops-1", role, 60)
     with grpc.insecure_channel(clock.target) as channel:
         stub = clock_grpc.ClockServiceStub(channel)
         answer = stub.ListPendingDeadlines(

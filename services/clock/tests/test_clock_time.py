@@ -11,6 +11,7 @@ from rummy_clock.config import ClockSettings
 from rummy_clock.domain.speed import due_time
 from rummy_platform.config import ConfigError
 from rummy_testing.settings_env import use_settings_environment
+from rummy_testing.token_keys import token_environment
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -40,7 +41,7 @@ def test_a_deadline_before_its_event_fires_at_the_deadline() -> None:
     assert due_time(T0, T0 - timedelta(seconds=1), 10) == T0 - timedelta(seconds=1)
 
 
-CLOCK_ENV = {"RUMMY_JWT_SECRET": "clock-time-test-secret-0123456789abcdef",
+CLOCK_ENV = {**token_environment(),
              "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"}  # fmt: skip
 
 

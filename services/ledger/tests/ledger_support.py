@@ -22,7 +22,7 @@ from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.domain.accounts import Grant
 from rummy_ledger.entrypoints import events
 from rummy_ledger.entrypoints import grpc as grpc_adapter
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.eventlog import InMemoryEventLog
@@ -33,6 +33,7 @@ from rummy_platform.server import ServiceHost
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.registry import lookup
 from rummy_rules.rules import RuleSet
+from rummy_testing.token_keys import issuer_authority, token_settings
 
 RULES, SHUFFLE = "indian13-points/1", "bb-shuffle-v1"
 
@@ -182,16 +183,13 @@ class Wired:
             return uow.offsets.next_offsets(self.prefix + "ledger")
 
 
-SECRET = "ledger-test-secret-0123456789abcdef-0123"
-
-
 class ServedLedger:
     """The ledger's servicer in a real ServiceHost in-process (not started), on ``uow`` with
     ``clock``; :meth:`stub` calls it with a token of ``subject`` and ``role``."""
 
     def __init__(self, uow: LedgerUnitOfWork, clock: TestClock) -> None:
         self.clock, self.uow = clock, uow
-        settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+        settings = Settings(**token_settings(), grpc_port=0, metrics_port=0)
         self.host = ServiceHost("ledger", settings, registry=CollectorRegistry())
         self.host.add_servicer(
             grpc_adapter.add_to_server,
@@ -200,7 +198,7 @@ class ServedLedger:
         )
 
     def stub(self, subject: str, role: Role = Role.PLAYER) -> pb_grpc.LedgerServiceStub:
-        token = TokenAuthority(SECRET).issue(subject, role)
+        token = issuer_authority().issue(subject, role)
         return pb_grpc.LedgerServiceStub(authorized_channel(open_channel(self.host.address), token))
 
 

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from rummy_ledger.bootstrap import SETTLEMENT_BEFORE_PUBLISH, settlement_fault
-
-SECRET = "ledger-bootstrap-test-secret-0123456789abcdef"
+from rummy_testing.token_keys import token_environment
 
 
 def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -29,15 +28,15 @@ def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.integration
-def test_the_ledger_without_a_token_secret_exits_2_naming_the_variable() -> None:
+def test_the_ledger_without_the_token_public_keys_exits_2_naming_the_variable() -> None:
     done = _start({})
     assert done.returncode == 2
-    assert "RUMMY_JWT_SECRET" in done.stderr
+    assert "RUMMY_TOKEN_PUBLIC_KEYS_FILE is not set" in done.stderr
 
 
 @pytest.mark.integration
 def test_the_ledger_without_its_brokers_exits_2_naming_them() -> None:
-    done = _start({"RUMMY_JWT_SECRET": SECRET})
+    done = _start(token_environment())
     assert done.returncode == 2
     assert done.stderr == (
         "rummy ledger: configuration error: DATABASE_URL and KAFKA_BOOTSTRAP_SERVERS must be set\n"

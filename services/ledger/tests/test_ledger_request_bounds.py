@@ -19,21 +19,21 @@ from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.config import LedgerSettings
 from rummy_ledger.domain.accounts import Grant, GrantLimits, InvalidCommand
 from rummy_ledger.entrypoints import grpc as grpc_adapter
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.config import ConfigError, Settings
 from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
 from rummy_testing.settings_env import use_settings_environment
+from rummy_testing.token_keys import issuer_authority, token_environment, token_settings
 
 pytestmark = pytest.mark.integration
 
-SECRET = "ledger-bounds-test-secret-0123456789abcdef"
 LIMITS = GrantLimits(max_grant_hundredths=10_000, max_balance_hundredths=25_000)
 
 
 @pytest.fixture(scope="module")
 def host(pool: ConnectionPool) -> Iterator[ServiceHost]:
-    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    settings = Settings(**token_settings(), grpc_port=0, metrics_port=0)
     served = ServiceHost("ledger", settings, registry=CollectorRegistry())
     served.add_servicer(
         grpc_adapter.add_to_server,
@@ -48,7 +48,7 @@ def host(pool: ConnectionPool) -> Iterator[ServiceHost]:
 
 
 def operator(host: ServiceHost) -> pb_grpc.LedgerServiceStub:
-    token = TokenAuthority(SECRET).issue("ops", Role.OPERATOR)
+    token = issuer_authority().issue("ops", Role.OPERATOR)
     return pb_grpc.LedgerServiceStub(authorized_channel(open_channel(host.address), token))
 
 
@@ -148,7 +148,7 @@ def test_the_grant_handler_checks_lengths_before_any_query(pool: ConnectionPool)
 def test_grant_limits_come_from_the_ledger_settings_with_sane_defaults(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    required = {"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "k:1",
+    required = {**token_environment(), "KAFKA_BOOTSTRAP_SERVERS": "k:1",
                 "DATABASE_URL": "postgresql://x"}  # fmt: skip
     use_settings_environment(monkeypatch, required)
     assert LedgerSettings.load().grant_limits == GrantLimits()

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "support"))  # rummy_testing
 
 from google.protobuf.message import Message  # noqa: E402
-from test_table_process import SECRET, start, table_stub  # noqa: E402
+from test_table_process import start, table_stub  # noqa: E402
 from world import hand_dealt  # noqa: E402
 
 from rummy.clock.v1 import events_pb2 as clock_pb  # noqa: E402
@@ -45,6 +45,7 @@ from rummy_platform.topics import (  # noqa: E402
 )
 from rummy_rules.deck import Shoe  # noqa: E402
 from rummy_rules.shuffle import ShuffleInputs, deal  # noqa: E402
+from rummy_testing.token_keys import token_environment
 
 
 def pct(values: list[float], p: float) -> float:
@@ -70,7 +71,7 @@ def main(turns: int) -> None:
     prefix = f"bench{uuid.uuid4().hex[:6]}-"
     env = {
         "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         "RUMMY_TOPIC_PREFIX": prefix,

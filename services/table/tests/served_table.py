@@ -12,12 +12,11 @@ from prometheus_client import CollectorRegistry
 from world import World
 
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.config import Settings
 from rummy_platform.server import ServiceHost
 from rummy_table.entrypoints import grpc as grpc_adapter
-
-SECRET = "grpc-api-test-secret-0123456789abcdef0123"
+from rummy_testing.token_keys import issuer_authority, token_settings
 
 
 @contextmanager
@@ -32,7 +31,7 @@ def served_table_and_servicer(
     world: World,
 ) -> Iterator[tuple[World, ServiceHost, grpc_adapter.TableServicer]]:
     """:func:`served_table`, with the servicer (its ``watches``) too."""
-    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    settings = Settings(**token_settings(), grpc_port=0, metrics_port=0)
     host = ServiceHost("table", settings, registry=CollectorRegistry(), aio=True)
     servicer = grpc_adapter.TableServicer(world.app, max_watches_per_account=2)
     host.on_stopping(servicer.watches.close_all)
@@ -46,7 +45,7 @@ def served_table_and_servicer(
 
 def stub(host: ServiceHost, account: str, role: Role) -> api_grpc.TableServiceStub:
     """A client of ``host`` with a token for ``account`` in ``role``."""
-    token = TokenAuthority(SECRET).issue(account, role)
+    token = issuer_authority().issue(account, role)
     return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(host.address), token))
 
 

@@ -20,7 +20,7 @@ import pytest
 import table_calls
 from google.protobuf.message import Message
 from prometheus_client.parser import text_string_to_metric_families
-from served_table import SECRET, code_of, served_table, served_table_and_servicer, stub
+from served_table import code_of, served_table, served_table_and_servicer, stub
 from world import SERVER_SEED, World
 
 from rummy.common.v1 import cards_pb2
@@ -30,7 +30,7 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_game import stream_codec as codec
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
 from rummy_platform.limits import open_channel
@@ -38,6 +38,7 @@ from rummy_platform.server import ServiceHost
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
 from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 from rummy_table.entrypoints import grpc as grpc_adapter
+from rummy_testing.token_keys import issuer_authority
 
 SERVICE = grpc_adapter.SERVICE_NAME
 
@@ -315,7 +316,7 @@ def test_a_request_over_the_message_limit_is_resource_exhausted_never_internal(
     world, host = served
     table_id = world.open_table()
     before = appended(world)
-    token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+    token = issuer_authority().issue("alice", Role.PLAYER)
     huge = api.TakeSeatRequest(table_id=table_id, client_request_id="x" * 1_100_000)
     for channel in (grpc.insecure_channel(host.address), open_channel(host.address)):
         player = api_grpc.TableServiceStub(authorized_channel(channel, token))
@@ -329,7 +330,7 @@ def test_a_request_that_cannot_be_parsed_is_invalid_argument(
     served: tuple[World, ServiceHost],
 ) -> None:
     _, host = served
-    token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+    token = issuer_authority().issue("alice", Role.PLAYER)
     channel = authorized_channel(grpc.insecure_channel(host.address), token)
     take_seat: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
         "/rummy.table.v1.TableService/TakeSeat"
@@ -403,7 +404,7 @@ def test_a_watch_abandoned_by_a_client_that_exits_is_counted_cancelled_not_inter
 ) -> None:
     world, host = served
     table_id = world.open_table()
-    token = TokenAuthority(SECRET).issue("alice", Role.PLAYER)
+    token = issuer_authority().issue("alice", Role.PLAYER)
     client = (
         "import os, grpc\n"
         "from rummy.table.v1 import table_service_pb2 as api\n"

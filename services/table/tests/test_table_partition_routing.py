@@ -13,20 +13,21 @@ from contextlib import ExitStack
 import grpc
 import pytest
 from click.testing import CliRunner
-from served_table import SECRET, served_table, stub
+from served_table import served_table, stub
 from world import World, replay_all
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.cli import main as rummy
-from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.auth import Role, bearer_metadata
 from rummy_platform.eventlog import InMemoryEventLog
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_table.adapters.peers import PeerTables
 from rummy_table.application.ownership import Ownership, PartitionOwner
 from rummy_table.contract import TableRouter, owner_named_by
+from rummy_testing.token_keys import issuer_authority
 
-AUTHORITY = TokenAuthority(SECRET)
+AUTHORITY = issuer_authority()
 
 
 class Instances:

@@ -17,22 +17,22 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_table.config import TableSettings
 from rummy_testing.service_process import ServiceProcess, start_service
 from rummy_testing.settings_env import use_settings_environment
+from rummy_testing.token_keys import issuer_authority, token_environment
 
 pytestmark = pytest.mark.slow  # starts service processes (docs/testing.md)
 
-SECRET = "table-process-test-secret-0123456789abcdef"
 TIMEOUT_S = 60.0
 
 
 def table_stub(table: ServiceProcess, account: str, role: Role) -> api_grpc.TableServiceStub:
     """A TableService stub calling as ``account`` with ``role``."""
-    token = TokenAuthority(SECRET).issue(account, role)
+    token = issuer_authority().issue(account, role)
     channel = authorized_channel(grpc.insecure_channel(table.target), token)
     return api_grpc.TableServiceStub(channel)
 
@@ -54,7 +54,7 @@ def wait_for(predicate: Callable[[], object], what: str) -> None:
 def env(kafka_bootstrap: str) -> Iterator[dict[str, str]]:
     yield {
         "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         "RUMMY_TOPIC_PREFIX": f"tbl{uuid.uuid4().hex[:8]}-",
@@ -133,7 +133,7 @@ def test_the_service_starts_hands_and_a_restart_after_sigkill_rebuilds_the_table
         log.close()
 
 
-TABLE_ENV = {"RUMMY_JWT_SECRET": SECRET, "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"}
+TABLE_ENV = {**token_environment(), "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"}
 
 
 @pytest.mark.parametrize("raw", ["0", "-1", "10001", "eight", "1e3", "٣"])

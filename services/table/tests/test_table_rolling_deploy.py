@@ -28,7 +28,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_platform.auth import Role, TokenAuthority, authorized_channel
+from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.envelope import Envelope, event_payloads
 from rummy_platform.eventlog import EVENT_TYPE_HEADER, KafkaEventLog, partition_for
 from rummy_platform.topics import (
@@ -40,11 +40,11 @@ from rummy_platform.topics import (
 )
 from rummy_table.application.app import INPUT_GROUP
 from rummy_testing.service_process import ServiceProcess, start_service
+from rummy_testing.token_keys import issuer_authority, token_environment
 from rummy_testing.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # starts service processes (docs/testing.md)
 
-SECRET = "table-rolling-deploy-secret-0123456789abcdef"
 TIMEOUT_S = 60.0
 NEW_LEDGER_TYPE = "rummy.ledger.v1.StakesToppedUp"
 NEW_TABLE_TYPE = "rummy.table.v1.TableRenamed"
@@ -55,7 +55,7 @@ def skipped_series(reason: str, type_name: str, variant: str = "") -> str:
 
 
 def stub(table: ServiceProcess, account: str, role: Role) -> api_grpc.TableServiceStub:
-    token = TokenAuthority(SECRET).issue(account, role)
+    token = issuer_authority().issue(account, role)
     return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(table.target), token))
 
 
@@ -115,7 +115,7 @@ def prefix() -> str:
 def table_service(kafka_bootstrap: str, prefix: str) -> Iterator[ServiceProcess]:
     env = {
         "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
-        "RUMMY_JWT_SECRET": SECRET,
+        **token_environment(),
         "RUMMY_GRPC_PORT": "0",
         "RUMMY_METRICS_PORT": "0",
         "RUMMY_TOPIC_PREFIX": prefix,

@@ -20,7 +20,7 @@ import pytest
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
 from prometheus_client import CollectorRegistry
-from served_table import SECRET, stub
+from served_table import stub
 
 from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.common.v1 import cards_pb2
@@ -49,6 +49,7 @@ from rummy_table.application.app import TableApp
 from rummy_table.application.held_table import HeldTable
 from rummy_table.entrypoints import grpc as grpc_adapter
 from rummy_table.entrypoints.views import player_view
+from rummy_testing.token_keys import token_settings
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.wire import register_toy
 
@@ -107,7 +108,7 @@ def toy_world(kafka_bootstrap: str) -> Iterator[ToyWorld]:
         metrics=TableMetrics.unregistered(),
         render_view=player_view,
     )
-    settings = Settings(jwt_secret=SECRET, grpc_port=0, metrics_port=0)
+    settings = Settings(**token_settings(), grpc_port=0, metrics_port=0)
     host = ServiceHost("table", settings, registry=CollectorRegistry(), aio=True)
     servicer = grpc_adapter.TableServicer(app, max_watches_per_account=2)
     host.on_stopping(servicer.watches.close_all)

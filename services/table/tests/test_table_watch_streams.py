@@ -14,7 +14,7 @@ import pytest
 import table_calls
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
-from served_table import SECRET, served_table_and_servicer
+from served_table import served_table_and_servicer
 from test_table_service import discard_last, draw, first_drop, on_turn, playing_table
 from world import World
 
@@ -24,12 +24,13 @@ from rummy.gin.v1 import view_pb2 as gin_view_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_game import wires
-from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
+from rummy_platform.auth import Role, bearer_metadata
 from rummy_rules.deck import Shoe
 from rummy_table.application.held_table import HeldTable
 from rummy_table.entrypoints import watches as watches_module
 from rummy_table.entrypoints.views import SPECTATOR, player_view
 from rummy_table.entrypoints.watches import TableWatches
+from rummy_testing.token_keys import issuer_authority
 
 STREAMS_PER_TABLE = 150
 
@@ -55,7 +56,7 @@ def test_hundreds_of_watches_take_no_thread_each_and_a_change_wakes_only_its_tab
     world = World()
     with served_table_and_servicer(world) as (_, host, servicer):
         busy, quiet = world.open_table(), world.open_table()
-        authority = TokenAuthority(SECRET)
+        authority = issuer_authority()
         channel = grpc.insecure_channel(host.address)
         table_stub = api_grpc.TableServiceStub(channel)
         threads_before = threading.active_count()

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, TypeVar
 
 import jwt
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import strategies as st
@@ -34,7 +35,9 @@ from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.auth import ALGORITHM, AUDIENCE, ISSUER, Role, TokenAuthority
+from rummy_platform.token_keys import public_pem
 from rummy_testing.players import rule_set
+from rummy_testing.token_keys import hs256_token
 
 if TYPE_CHECKING:
     from google._upb._message import FieldDescriptor as UpbFieldDescriptor
@@ -233,7 +236,8 @@ class Tokens:
     players: dict[str, Account]
     operator: str
     service: str
-    wrong_secret: TokenAuthority = field(default_factory=lambda: TokenAuthority("w" * 40))
+    #: A key no service knows: signs the "wrong-signature" tokens under the issuer's kid.
+    stranger: Ed25519PrivateKey = field(default_factory=Ed25519PrivateKey.generate)
 
     def bad(self, kind: str, account_id: str) -> str | None:
         """A token of ``kind`` for ``account_id`` (None: no authorization metadata at all)."""
@@ -243,7 +247,7 @@ class Tokens:
         if kind == "garbage":
             return "not-a-jwt"
         if kind == "wrong-signature":
-            return self.wrong_secret.issue(account_id, Role.PLAYER, 600)
+            return self._sign({"sub": account_id, "role": "player"}, now, key=self.stranger)
         if kind == "expired":
             return self.authority.issue(account_id, Role.PLAYER, 60, now=now - 7200)
         if kind == "unknown-role":
@@ -262,29 +266,45 @@ class Tokens:
             return self._sign({"sub": account_id, "role": "player"}, now, kid=None)
         if kind == "unknown-kid":
             return self._sign({"sub": account_id, "role": "player"}, now, kid="0123456789abcdef")
+        if kind == "hs256":  # the alg confusion: HMAC keyed with the issuer's public key
+            return self._sign({"sub": account_id, "role": "operator"}, now, algorithm="HS256")
         if kind == "none-algorithm":
             claims = {"sub": account_id, "role": "operator", "iat": int(now), "exp": int(now) + 600}
             claims.update(iss=ISSUER, aud=AUDIENCE)
             return jwt.encode(claims, "", algorithm="none")
         raise ValueError(kind)
 
-    def _sign(self, claims: dict[str, object], now: float, kid: str | None = "") -> str:
+    def _sign(
+        self,
+        claims: dict[str, object],
+        now: float,
+        kid: str | None = "",
+        *,
+        key: Ed25519PrivateKey | None = None,
+        algorithm: str = ALGORITHM,
+    ) -> str:
         """``claims`` (over iat/exp/iss/aud of a ten-minute token; a claim None is left out)
-        signed with the services' secret, under the ``kid`` header of the authority unless
-        ``kid`` is given (None: no header)."""
+        signed with ``key`` (default: the issuer's), under the ``kid`` header of the authority
+        unless ``kid`` is given (None: no header). ``algorithm`` "HS256" signs with the
+        issuer's public key's PEM bytes as the HMAC secret (what an alg-confusion attacker
+        would)."""
         full = {"iat": int(now), "exp": int(now) + 600, "iss": ISSUER, "aud": AUDIENCE, **claims}
         full = {
             k: (int(v) if isinstance(v, float) else v) for k, v in full.items() if v is not None
         }
         headers = {"kid": self.authority.key_id if kid == "" else kid} if kid is not None else None
-        secret = self.authority._secret  # noqa: SLF001 - the test signs malformed claims itself
-        return jwt.encode(full, secret, algorithm=ALGORITHM, headers=headers)
+        signing = key or self.authority._signing_key  # noqa: SLF001 - signs malformed claims
+        assert signing is not None, "the fuzz's authority must hold the issuer's key"
+        if algorithm != ALGORITHM:
+            return hs256_token(full, public_pem(signing), headers)
+        return jwt.encode(full, signing, algorithm=algorithm, headers=headers)
 
 
 BAD_TOKENS = (
     "none",
     "garbage",
     "wrong-signature",
+    "hs256",
     "expired",
     "unknown-role",
     "empty-account",

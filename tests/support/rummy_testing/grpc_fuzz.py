@@ -253,7 +253,7 @@ class FuzzWorld:
     def __init__(self, running: RunningStack) -> None:
         self.running = running
         stack = running.stack
-        self.authority = TokenAuthority(running.endpoints.jwt_secret)
+        self.authority = TokenAuthority.of_issuer(running.endpoints.token_keys)
         self.operator = Operator(stack.address("table"), stack.address("ledger"), self.authority)
         self.tally = Tally()
         self._channels = {name: grpc.insecure_channel(stack.address(name)) for name in _STUBS}

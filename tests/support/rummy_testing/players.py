@@ -545,7 +545,9 @@ def cards_in(message: Any) -> set[int]:
 def operator_for(stack: Any) -> Operator:
     """The operator of a running e2e stack (``tests/e2e/conftest.py``'s ``RunningStack``)."""
     return Operator(
-        stack.endpoints.table, stack.endpoints.ledger, TokenAuthority(stack.endpoints.jwt_secret)
+        stack.endpoints.table,
+        stack.endpoints.ledger,
+        TokenAuthority.of_issuer(stack.endpoints.token_keys),
     )
 
 

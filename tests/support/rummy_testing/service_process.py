@@ -38,6 +38,7 @@ from psycopg import sql
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import event_topic_specs
+from rummy_testing.token_keys import token_environment
 
 START_TIMEOUT_S = 60.0
 #: Where the test suite's importable support packages live (``toy_variant``, ``rummy_testing``).
@@ -184,22 +185,22 @@ def drop_database(database_url: str, name: str, timeout_s: float = 30.0) -> None
 @dataclass
 class IsolatedRun:
     """Where one test module's service processes run: topics under ``prefix`` on the brokers
-    ``kafka`` (read and written through ``log``), the database ``database_url``, tokens signed
-    with ``jwt_secret``. ``dataclasses.replace(run, prefix=..., database_url=...)`` gives a run
-    of its own to a test (create its topics with ``run.log.ensure_topics``)."""
+    ``kafka`` (read and written through ``log``), the database ``database_url``,
+    tokens verified with the test keys (:mod:`rummy_testing.token_keys`).
+    ``dataclasses.replace(run, prefix=..., database_url=...)`` gives a run of its own to a
+    test (create its topics with ``run.log.ensure_topics``)."""
 
     prefix: str
     database_url: str
     kafka: str
     log: KafkaEventLog
-    jwt_secret: str
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of a service process of this run (free ports, info logs, the test
         suite's variant plug-ins), with ``extra`` variables added or overriding."""
         return {
             **variant_plugin_env(),
-            "RUMMY_JWT_SECRET": self.jwt_secret,
+            **token_environment(),
             "RUMMY_GRPC_PORT": "0",
             "RUMMY_METRICS_PORT": "0",
             "RUMMY_LOG_LEVEL": "info",
@@ -214,9 +215,7 @@ Run = TypeVar("Run", bound=IsolatedRun)
 
 
 @contextmanager
-def isolated_run(
-    kafka: str, database_url: str, stem: str, jwt_secret: str, kind: type[Run]
-) -> Iterator[Run]:
+def isolated_run(kafka: str, database_url: str, stem: str, kind: type[Run]) -> Iterator[Run]:
     """A ``kind`` run with a new random topic prefix (its event topics created) and a fresh
     database named after ``stem``; the database is dropped and the log closed afterwards."""
     prefix = f"t{uuid.uuid4().hex[:8]}-"
@@ -224,6 +223,6 @@ def isolated_run(
     log.ensure_topics(event_topic_specs(prefix=prefix))
     try:
         with fresh_database(database_url, stem) as url:
-            yield kind(prefix, url, kafka, log, jwt_secret)
+            yield kind(prefix, url, kafka, log)
     finally:
         log.close()

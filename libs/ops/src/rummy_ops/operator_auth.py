@@ -1,6 +1,6 @@
 """The operator's token of the ops commands that call a service (``rummy close-table``,
 ``rummy limits``, ``rummy watch``): ``--token`` (``RUMMY_TOKEN``) or one minted for
-``--operator`` with the secret ``rummy token`` uses."""
+``--operator`` with the issuer's private key ``rummy token`` uses."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import click
 
-from rummy_ops.token import token_secret
+from rummy_ops.token import issuer_signing_key
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.config import ConfigError
 
@@ -21,14 +21,14 @@ F = TypeVar("F", bound=Callable[..., object])
 
 def operator_token(token: str | None, operator: str) -> str:
     """``token``, or a fresh operator token for ``operator``. Raises click.ClickException when
-    no secret can be found."""
+    issuer's private key can be read."""
     if token:
         return token
     try:
-        secret, _source = token_secret()
+        key, _source = issuer_signing_key()
     except ConfigError as error:
         raise click.ClickException(f"{error}; or pass an operator's token with --token") from None
-    return TokenAuthority(secret).issue(operator, Role.OPERATOR, MINTED_TOKEN_SECONDS)
+    return TokenAuthority(signing_key=key).issue(operator, Role.OPERATOR, MINTED_TOKEN_SECONDS)
 
 
 def operator_options(command: F) -> F:
@@ -43,5 +43,5 @@ def operator_options(command: F) -> F:
         "--token",
         envvar="RUMMY_TOKEN",
         help="An operator's bearer token (RUMMY_TOKEN); default: one minted for --operator with "
-        "the secret `rummy token` uses.",
+        "the issuer's private key `rummy token` uses.",
     )(command)

@@ -18,11 +18,13 @@ Topics: with ``create_topics`` the five event topics (under ``RUMMY_TOPIC_PREFIX
 create them.
 
 Services: each runs as ``python -m rummy_<name>`` in its own process group with the environment
-``KAFKA_BOOTSTRAP_SERVERS``, ``DATABASE_URL``, ``RUMMY_JWT_SECRET``, ``RUMMY_GRPC_PORT``,
-``RUMMY_METRICS_PORT``, ``RUMMY_CLOCK_SPEED`` and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every
-service, for the ones that call each other), plus ``StackConfig.extra_env`` (e.g.
-``RUMMY_TOPIC_PREFIX`` in tests). Their output goes to ``<log_dir>/<service>.log``. A service is
-up when its gRPC health check answers SERVING for the whole server (service name ``""``).
+``KAFKA_BOOTSTRAP_SERVERS``, ``DATABASE_URL``, the token keys' files (the public keys and the
+services' private key, :meth:`~rummy_platform.token_keys.KeyFiles.service_environment`; never
+the issuer's private key), ``RUMMY_GRPC_PORT``, ``RUMMY_METRICS_PORT``, ``RUMMY_CLOCK_SPEED``
+and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every service, for the ones that call each other),
+plus ``StackConfig.extra_env`` (e.g. ``RUMMY_TOPIC_PREFIX`` in tests). Their output goes to
+``<log_dir>/<service>.log``. A service is up when its gRPC health check answers SERVING for the
+whole server (service name ``""``).
 
 Supervision: unless ``StackConfig.supervised`` is off, every service also gets
 ``RUMMY_SUPERVISOR_PID``, the pid of the process running this stack. A service shuts down
@@ -37,12 +39,12 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import secrets
 import shlex
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,7 +54,7 @@ from types import FrameType, TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rummy_platform.config import MIN_JWT_SECRET_BYTES, SUPERVISOR_PID_VARIABLE
+from rummy_platform.config import SIGNING_KEY_VARIABLE, SUPERVISOR_PID_VARIABLE
 from rummy_platform.eventlog import EventLogError, KafkaEventLog
 from rummy_platform.limits import open_channel
 from rummy_platform.port_check import ensure_free
@@ -70,6 +72,7 @@ from rummy_platform.ports import (
     service_listener,
     stack_port_variable,
 )
+from rummy_platform.token_keys import KeyFiles, ensure_key_files
 from rummy_platform.topics import event_topic_specs
 
 #: The five services, in the order they are started (stopped in reverse).
@@ -179,15 +182,10 @@ def broker_ports(environ: Mapping[str, str]) -> dict[str, tuple[ListeningPort, .
     }
 
 
-def local_jwt_secret(root: Path) -> str:
-    """The secret in ``<root>/.local/jwt-secret``, created (64 hex digits, mode 600) if missing;
-    shared by every ``rummy demo`` / ``rummy up`` run and ``rummy token`` users."""
-    path = root / ".local" / "jwt-secret"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_hex(32) + "\n")
-        path.chmod(0o600)
-    return path.read_text().strip()
+def local_token_keys(root: Path) -> KeyFiles:
+    """The token keys in ``<root>/.local/token-keys/``, each key pair made (private key mode
+    600) if missing; shared by every ``rummy demo`` / ``rummy up`` run and ``rummy token``."""
+    return ensure_key_files(root / ".local" / "token-keys")
 
 
 @dataclass(frozen=True)
@@ -204,12 +202,13 @@ class StackConfig:
     answer SERVING. ``stop_grace_seconds``: how long a service gets to exit after SIGTERM before
     SIGKILL. ``create_topics``: create the event topics once before starting the services (set
     by :meth:`from_env` and :func:`stack_for_tests`; off for supervisor tests without brokers).
+    ``token_keys``: the token key files (None: for a stack that starts no service).
     ``supervised``: give the services ``RUMMY_SUPERVISOR_PID`` (this process's pid) so they end
     when this process is gone; off only for a stack to be detached and left running.
     """
 
     root: Path
-    jwt_secret: str
+    token_keys: KeyFiles | None
     log_dir: Path
     services: tuple[str, ...] = SERVICES
     ports: Mapping[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_PORTS))
@@ -227,17 +226,16 @@ class StackConfig:
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
         """A config for the checkout ``root`` (default: this one) from the environment:
         ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` (external when both are set),
-        ``RUMMY_JWT_SECRET`` (else ``.local/jwt-secret``), the services' ports
+        the token keys of ``.local/token-keys/`` (made on first use), the services' ports
         (:func:`stack_ports`), logs in ``.local/logs``. ``overrides`` replace any field.
         Raises StackError for a malformed port variable."""
         root = root or repository_root()
         kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
         database = os.environ.get("DATABASE_URL") or None
         external = kafka is not None and database is not None
-        secret = os.environ.get("RUMMY_JWT_SECRET") or local_jwt_secret(root)
         config = cls(
             root=root,
-            jwt_secret=secret,
+            token_keys=local_token_keys(root),
             log_dir=root / ".local" / "logs",
             ports=stack_ports(os.environ),
             kafka_bootstrap_servers=kafka if external else None,
@@ -245,6 +243,13 @@ class StackConfig:
             create_topics=True,
         )
         return replace(config, **overrides)  # type: ignore[arg-type]
+
+    @property
+    def keys(self) -> KeyFiles:
+        """:attr:`token_keys`; raises StackError if the config has none."""
+        if self.token_keys is None:
+            raise StackError("this stack has no token keys: it can start no service")
+        return self.token_keys
 
     @property
     def external_infrastructure(self) -> bool:
@@ -260,17 +265,16 @@ class StackConfig:
     ) -> dict[str, str]:
         """The environment ``service`` runs with: ``base`` plus the variables of the module doc
         (``RUMMY_SUPERVISOR_PID`` is the pid of the calling process when ``supervised``, and
-        removed otherwise)."""
-        if len(self.jwt_secret.encode()) < MIN_JWT_SECRET_BYTES:
-            raise StackError(
-                f"RUMMY_JWT_SECRET (the token secret) must be at least {MIN_JWT_SECRET_BYTES} bytes"
-            )
+        removed otherwise). The issuer's private key is never among them, even if ``base``
+        names it. Raises StackError if the config has no token keys."""
+        keys = self.keys
         grpc_port, metrics_port = self.ports[service]
         env = dict(base)
+        env.pop(SIGNING_KEY_VARIABLE, None)
+        env.update(keys.service_environment())
         env.update(
             KAFKA_BOOTSTRAP_SERVERS=kafka,
             DATABASE_URL=database_url,
-            RUMMY_JWT_SECRET=self.jwt_secret,
             RUMMY_GRPC_PORT=str(grpc_port),
             RUMMY_METRICS_PORT=str(metrics_port),
             RUMMY_CLOCK_SPEED=repr(float(self.clock_speed)),
@@ -665,13 +669,13 @@ def stack_for_tests(
     extra_env: Mapping[str, str] | None = None,
 ) -> Stack:
     """A stack on free ports over the given brokers, with topics under ``topic_prefix`` (so it
-    never meets another run's streams) and a fresh token secret; ``extra_env``: more variables
-    of every service (the test suite's variant plug-ins)."""
+    never meets another run's streams) and fresh token keys (in a temporary directory);
+    ``extra_env``: more variables of every service (the test suite's variant plug-ins)."""
     ports = {name: (free_port(), free_port()) for name in services}
     return Stack(
         StackConfig(
             root=root,
-            jwt_secret=secrets.token_hex(32),
+            token_keys=ensure_key_files(Path(tempfile.mkdtemp(prefix="rummy-token-keys-"))),
             log_dir=log_dir,
             services=tuple(services),
             ports=ports,
@@ -703,7 +707,7 @@ def brokers(root: Path | None = None) -> Iterator[tuple[str, str]]:
     infrastructure = Stack(
         StackConfig(
             root=root,
-            jwt_secret=secrets.token_hex(32),  # no service is started: never used
+            token_keys=None,  # no service is started
             log_dir=root / ".local" / "logs",
             services=(),
         )

@@ -1,35 +1,42 @@
-"""Identity: HS256 bearer tokens, the three roles, the server interceptor and client helpers.
+"""Identity: EdDSA bearer tokens, the three roles, the server interceptor and client helpers.
 
-A token is a JWT signed with the shared secret (``RUMMY_JWT_SECRET``) carrying ``sub`` (the
+A token is a JWT signed with an Ed25519 private key (EdDSA, RFC 8037) carrying ``sub`` (the
 account id), ``role`` (``player``/``operator``/``service``), ``iat``, ``exp`` and the fixed
-``iss``/``aud`` below, and a ``kid`` header naming the key that signed it (a fingerprint of the
-secret, :func:`key_id`). Verifiers also accept the secret before the last rotation
-(``RUMMY_JWT_PREVIOUS_SECRET``), so the secret can be rotated without downtime (docs/operations.md,
-"Rotating the token secret"). Whatever its ``exp`` says, a token may live no longer than its
-role's maximum (``RUMMY_<ROLE>_TOKEN_MAX_SECONDS``): a player token hours, an operator token a
-day. Every RPC except gRPC health and reflection must carry ``authorization: Bearer <token>``
+``iss``/``aud`` below, and a ``kid`` header naming the key pair that signed it
+(:func:`rummy_platform.token_keys.key_id`). Services hold only public keys
+(:mod:`rummy_platform.token_keys`): the issuer's (``RUMMY_TOKEN_PUBLIC_KEYS_FILE``, any role)
+and the services' (``RUMMY_SERVICE_TOKEN_PUBLIC_KEYS_FILE``, service-role tokens only); the
+issuer's private key is ``rummy token``'s alone. A file may list several public keys, so a key
+can be rotated without downtime (docs/operations.md, "Rotating the token keys"). Any other
+algorithm (HS256, even keyed with a public key's bytes, or ``none``), an unknown ``kid`` or a
+bad signature is refused. Whatever its ``exp`` says, a token may live no longer than its role's
+maximum (``RUMMY_<ROLE>_TOKEN_MAX_SECONDS``): a player token hours, an operator token a day.
+Every RPC except gRPC health and reflection must carry ``authorization: Bearer <token>``
 metadata; the verified :class:`Principal` is then available to the servicer through
 :func:`current_principal` or :func:`require_role`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import grpc
 import jwt
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from rummy_platform.config import (
     DEFAULT_TOKEN_MAX_LIFETIME_SECONDS,
-    MIN_JWT_SECRET_BYTES,
+    PUBLIC_KEYS_VARIABLE,
+    SERVICE_KEY_VARIABLE,
+    SERVICE_PUBLIC_KEYS_VARIABLE,
+    SIGNING_KEY_VARIABLE,
     ConfigError,
     Settings,
     token_max_lifetime_variable,
@@ -37,10 +44,12 @@ from rummy_platform.config import (
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
 from rummy_platform.logging import log_context
 from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, split_method
+from rummy_platform.token_keys import KeyFiles, key_id, read_public_keys, read_signing_key
 
 ISSUER = "rummy"
 AUDIENCE = "rummy-backend"
-ALGORITHM = "HS256"
+#: The only algorithm signed or accepted (Ed25519 signatures).
+ALGORITHM = "EdDSA"
 #: Default lifetime of a minted token, in seconds (shorter when the role's maximum is).
 DEFAULT_TTL_SECONDS = 3600
 #: Characters of a caller-made value (a ``kid``, a role) quoted back in an error message.
@@ -82,12 +91,6 @@ class InvalidToken(Exception):
     """
 
 
-def key_id(secret: str) -> str:
-    """The ``kid`` of tokens signed with ``secret``: 16 hex digits of an HMAC-SHA256 of a fixed
-    label under the secret (names the key without revealing anything a signature does not)."""
-    return hmac.new(secret.encode(), b"rummy-jwt-kid", hashlib.sha256).hexdigest()[:16]
-
-
 def account_id_problem(account_id: str) -> str:
     """Why ``account_id`` cannot name an account ("" when it can): longer than
     :data:`~rummy_platform.limits.MAX_ACCOUNT_ID_BYTES` in UTF-8, or holding a NUL character
@@ -105,52 +108,93 @@ _ACCEPTED_MAX = 20_000
 
 
 class TokenAuthority:
-    """Mints tokens with the current HS256 secret and verifies them with the current or the
-    previous one (picked by the token's ``kid`` header), within each role's longest lifetime.
+    """Verifies tokens with public keys picked by the token's ``kid`` header, within each
+    role's longest lifetime; mints tokens when given a private key.
 
-    ``max_lifetime_seconds`` maps a role value to seconds (default
-    :data:`~rummy_platform.config.DEFAULT_TOKEN_MAX_LIFETIME_SECONDS`; a role it leaves out
-    keeps its default). Raises :class:`~rummy_platform.config.ConfigError` if a secret is
-    shorter than ``MIN_JWT_SECRET_BYTES`` bytes or both are the same.
+    ``public_keys`` (kid → key) verify a token of any role (the issuer's);
+    ``service_public_keys`` verify service-role tokens only (the keys of the services that call
+    others). ``signing_key`` signs :meth:`issue`'s tokens; ``signing_roles`` limits the roles it
+    may sign (a service's key: only ``service``). ``max_lifetime_seconds`` maps a role value to
+    seconds (default :data:`~rummy_platform.config.DEFAULT_TOKEN_MAX_LIFETIME_SECONDS`; a role it
+    leaves out keeps its default). Raises :class:`~rummy_platform.config.ConfigError` if a key
+    is both the issuer's and a service's (the services need a key pair of their own).
     """
 
     def __init__(
         self,
-        secret: str,
+        public_keys: Mapping[str, Ed25519PublicKey] | None = None,
         *,
-        previous_secret: str | None = None,
+        service_public_keys: Mapping[str, Ed25519PublicKey] | None = None,
+        signing_key: Ed25519PrivateKey | None = None,
+        signing_roles: frozenset[Role] | None = None,
         max_lifetime_seconds: Mapping[str, int] | None = None,
     ) -> None:
-        for name, value in (("token secret", secret), ("previous token secret", previous_secret)):
-            if value is not None and len(value.encode()) < MIN_JWT_SECRET_BYTES:
-                raise ConfigError(f"the {name} must be at least {MIN_JWT_SECRET_BYTES} bytes long")
-        if previous_secret == secret:
-            raise ConfigError("the previous token secret must differ from the current one")
-        self._secret = secret
-        self.key_id = key_id(secret)
-        self._keys = {self.key_id: secret}
-        if previous_secret is not None:
-            self._keys[key_id(previous_secret)] = previous_secret
+        every_role, service_only = frozenset(Role), frozenset({Role.SERVICE})
+        self._keys: dict[str, tuple[Ed25519PublicKey, frozenset[Role]]] = {
+            kid: (key, every_role) for kid, key in (public_keys or {}).items()
+        }
+        for kid, key in (service_public_keys or {}).items():
+            if kid in self._keys:
+                raise ConfigError(
+                    f"key {kid} is both an issuer's and a service's public key: give the "
+                    "services a key pair of their own"
+                )
+            self._keys[kid] = (key, service_only)
+        self._signing_key = signing_key
+        self._signing_roles = every_role if signing_roles is None else signing_roles
+        self.key_id = "" if signing_key is None else key_id(signing_key.public_key())
         lifetimes = {**DEFAULT_TOKEN_MAX_LIFETIME_SECONDS, **(max_lifetime_seconds or {})}
         self._max_lifetime = {role: int(lifetimes[role.value]) for role in Role}
         #: Tokens this authority accepted: token -> (principal, iat, exp). Its keys and
         #: lifetimes never change, so a token accepted once is accepted again until its exp
         #: (checked on every use, with the lifetime); only the signature and the claims'
-        #: decoding are skipped (PyJWT's HS256 verify: ~0.26 ms a call here, one per RPC).
+        #: decoding are skipped (one EdDSA verify per new token, not one per RPC).
         self._accepted: dict[str, tuple[Principal, int, int]] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> TokenAuthority:
-        """The authority of a service process: its secrets and lifetimes from ``settings``."""
+    def from_settings(
+        cls, settings: Settings, *, service_key_file: Path | None = None
+    ) -> TokenAuthority:
+        """The authority of a service process: its public keys and lifetimes from
+        ``settings``; with ``service_key_file`` (the services' private key) it also mints
+        service-role tokens. Raises ConfigError if a file cannot be read."""
+        service_keys = settings.service_token_public_keys_file
         return cls(
-            settings.jwt_secret,
-            previous_secret=settings.jwt_previous_secret,
+            read_public_keys(settings.token_public_keys_file, PUBLIC_KEYS_VARIABLE),
+            service_public_keys=(
+                None
+                if service_keys is None
+                else read_public_keys(service_keys, SERVICE_PUBLIC_KEYS_VARIABLE)
+            ),
+            signing_key=(
+                None
+                if service_key_file is None
+                else read_signing_key(service_key_file, SERVICE_KEY_VARIABLE)
+            ),
+            signing_roles=frozenset({Role.SERVICE}),
             max_lifetime_seconds=settings.token_max_lifetime_seconds,
+        )
+
+    @classmethod
+    def of_issuer(
+        cls, files: KeyFiles, *, max_lifetime_seconds: Mapping[str, int] | None = None
+    ) -> TokenAuthority:
+        """The issuer of a key set (``rummy token``, the demo, the tests' minting helper):
+        mints tokens of any role with the issuer's private key and verifies them as a service
+        does. Raises ConfigError if a file cannot be read."""
+        return cls(
+            read_public_keys(files.issuer_public_keys, PUBLIC_KEYS_VARIABLE),
+            service_public_keys=read_public_keys(
+                files.service_public_keys, SERVICE_PUBLIC_KEYS_VARIABLE
+            ),
+            signing_key=read_signing_key(files.issuer_key, SIGNING_KEY_VARIABLE),
+            max_lifetime_seconds=max_lifetime_seconds,
         )
 
     @property
     def key_ids(self) -> tuple[str, ...]:
-        """The ``kid`` of every key that verifies: the current one first."""
+        """The ``kid`` of every key that verifies: the issuer's (newest first), then the
+        services'."""
         return tuple(self._keys)
 
     def max_lifetime_seconds(self, role: Role | str) -> int:
@@ -165,12 +209,13 @@ class TokenAuthority:
         *,
         now: float | None = None,
     ) -> str:
-        """Return a token for ``account_id`` in ``role`` signed with the current secret (its
+        """Return a token for ``account_id`` in ``role`` signed with the signing key (its
         ``kid`` in the header), valid ``ttl_seconds`` seconds from ``now`` (Unix seconds;
         default: the current time). The default ttl is :data:`DEFAULT_TTL_SECONDS`, or the
         role's maximum lifetime when that is shorter.
 
-        Raises ValueError for an empty account id or one no request may carry (see
+        Raises RuntimeError if this authority has no signing key, PermissionError if its key may
+        not sign ``role``; ValueError for an empty account id or one no request may carry (see
         :func:`account_id_problem`), an unknown role, a non-positive ttl or one longer than the
         role's maximum lifetime.
         """
@@ -180,6 +225,10 @@ class TokenAuthority:
         if problem:
             raise ValueError(problem)
         role = Role(role)
+        if self._signing_key is None:
+            raise RuntimeError("this token authority holds no private key: it only verifies")
+        if role not in self._signing_roles:
+            raise PermissionError(f"this key may not sign {role.value} tokens")
         longest = self._max_lifetime[role]
         ttl = min(DEFAULT_TTL_SECONDS, longest) if ttl_seconds is None else ttl_seconds
         if ttl <= 0:
@@ -199,11 +248,14 @@ class TokenAuthority:
             "iss": ISSUER,
             "aud": AUDIENCE,
         }
-        return jwt.encode(claims, self._secret, algorithm=ALGORITHM, headers={"kid": self.key_id})
+        return jwt.encode(
+            claims, self._signing_key, algorithm=ALGORITHM, headers={"kid": self.key_id}
+        )
 
     def verify(self, token: str) -> Principal:
         """Return the principal a token names; raise :class:`InvalidToken` saying why not
-        (malformed, no or an unknown ``kid``, wrong signature, expired, a missing claim, an
+        (malformed, an algorithm other than EdDSA, no or an unknown ``kid``, wrong signature, a
+        service's key signing another role, expired, a missing claim, an
         unknown role, or a lifetime longer than its role's maximum)."""
         accepted = self._accepted.get(token)
         if accepted is not None:
@@ -212,11 +264,11 @@ class TokenAuthority:
                 self._check_lifetime(principal.role, issued_at, expires_at)
                 return principal
             self._accepted.pop(token, None)  # and the full check below says why not
-        secret = self._key_of(token)
+        key, roles = self._key_of(token)
         try:
             claims = jwt.decode(
                 token,
-                secret,
+                key,
                 algorithms=[ALGORITHM],
                 audience=AUDIENCE,
                 issuer=ISSUER,
@@ -242,6 +294,11 @@ class TokenAuthority:
             principal = Principal(account_id=account_id, role=Role(role))
         except ValueError:
             raise InvalidToken(f"token has unknown role {str(role)[:_QUOTED_CHARS]!r}") from None
+        if principal.role not in roles:
+            raise InvalidToken(
+                f"token's key (a service's) may sign only service-role tokens, not "
+                f"{principal.role.value} ones"
+            )
         issued_at, expires_at = int(claims["iat"]), int(claims["exp"])
         self._check_lifetime(principal.role, issued_at, expires_at)
         if len(self._accepted) >= _ACCEPTED_MAX:
@@ -249,22 +306,30 @@ class TokenAuthority:
         self._accepted[token] = (principal, issued_at, expires_at)
         return principal
 
-    def _key_of(self, token: str) -> str:
-        """The secret the token's ``kid`` header names."""
+    def _key_of(self, token: str) -> tuple[Ed25519PublicKey, frozenset[Role]]:
+        """The public key the token's ``kid`` header names, and the roles it may sign; refuses
+        a token whose ``alg`` header is not EdDSA before any key is used (so an HS256 token
+        keyed with a public key's bytes, or an unsigned one, never reaches a verifier)."""
         try:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError as error:
             raise InvalidToken(f"token is invalid: {error}") from None
+        algorithm = header.get("alg")
+        if algorithm != ALGORITHM:
+            raise InvalidToken(
+                f"token is signed with {str(algorithm)[:_QUOTED_CHARS]!r}; only {ALGORITHM} "
+                "tokens are accepted: get a new token"
+            )
         kid = header.get("kid")
         if kid is None:
             raise InvalidToken("token has no 'kid' header naming the key that signed it")
-        secret = self._keys.get(kid) if isinstance(kid, str) else None
-        if secret is None:
+        entry = self._keys.get(kid) if isinstance(kid, str) else None
+        if entry is None:
             raise InvalidToken(
                 f"token is signed with a key this service does not know "
                 f"(kid {str(kid)[:_QUOTED_CHARS]!r}): it may have been rotated out; get a new token"
             )
-        return secret
+        return entry
 
     def _check_lifetime(self, role: Role, issued_at: int, expires_at: int) -> None:
         """Refuse a token whose lifetime (``exp`` − ``iat``, or ``exp`` − now when ``iat`` is

@@ -1,8 +1,8 @@
 """Wires the dealer from its settings (the only place adapters are built).
 
 :func:`main` reads :class:`rummy_dealer.config.DealerSettings` from the environment once (the
-variables are in docs/configuration.md's table; ``RUMMY_JWT_SECRET`` also mints the dealer's
-service-role token for fairness) and :func:`build` wires everything from it.
+variables are in docs/configuration.md's table; ``RUMMY_SERVICE_TOKEN_KEY_FILE`` signs the
+dealer's service-role token for fairness) and :func:`build` wires everything from it.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def build(settings: DealerSettings) -> ServiceHost:
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)
 
-    authority = TokenAuthority.from_settings(settings)
+    authority = TokenAuthority.from_settings(
+        settings, service_key_file=settings.service_token_key_file
+    )
     fairness = FairnessClient(
         settings.fairness_address,
         lambda: authority.issue(SERVICE, Role.SERVICE, TOKEN_TTL_SECONDS),

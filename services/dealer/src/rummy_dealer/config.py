@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rummy_platform.config import KafkaServiceSettings, setting
+from rummy_platform.config import KafkaServiceSettings, ServiceTokenSigningSettings, setting
 from rummy_platform.ports import DEFAULT_PORTS
 
 
-class DealerSettings(KafkaServiceSettings):
+class DealerSettings(KafkaServiceSettings, ServiceTokenSigningSettings):
     """Everything the dealer reads from its environment (see docs/configuration.md)."""
 
     service: ClassVar[str] = "dealer"

@@ -139,7 +139,9 @@ def build(settings: TableSettings) -> ServiceHost:
         log.transactional_writer(writer_id), metrics=GroupCommitMetrics.create()
     )
     ownership = Ownership(log.describe_topic(table_topic).partitions, address, writer_id)
-    authority = TokenAuthority(settings.jwt_secret)
+    authority = TokenAuthority.from_settings(
+        settings, service_key_file=settings.service_token_key_file
+    )
 
     def reread(table_id: str) -> list[Record]:
         # The writer first: once it is ready a commit of unknown outcome is completed or aborted.

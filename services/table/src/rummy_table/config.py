@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rummy_platform.config import KafkaServiceSettings, clock_speed_setting, setting
+from rummy_platform.config import (
+    KafkaServiceSettings,
+    ServiceTokenSigningSettings,
+    clock_speed_setting,
+    setting,
+)
 from rummy_rules.rules import DEFAULT_MAX_RESERVATION_HUNDREDTHS, INT64_MAX
 from rummy_table.application.app import DEFAULT_SERVICE_DEADLINE_SECONDS
 
@@ -15,7 +20,7 @@ DEFAULT_WRITER_ID = "table-writer"
 DEFAULT_MAX_WATCHES_PER_ACCOUNT = 8
 
 
-class TableSettings(KafkaServiceSettings):
+class TableSettings(KafkaServiceSettings, ServiceTokenSigningSettings):
     """Everything the table service reads from its environment (see docs/configuration.md)."""
 
     service: ClassVar[str] = "table"

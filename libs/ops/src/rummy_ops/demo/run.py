@@ -87,7 +87,7 @@ class _Demo:
     def __init__(self, endpoints: Endpoints, options: DemoOptions, echo: Callable[[str], None]):
         self.options, self.echo = options, echo
         self.report = DemoReport(run_id=secrets.token_hex(3), endpoints=endpoints)
-        self.authority = TokenAuthority(endpoints.jwt_secret)
+        self.authority = TokenAuthority.of_issuer(endpoints.token_keys)
         self.operator = bearer_metadata(
             self.authority.issue(OPERATOR_ACCOUNT, Role.OPERATOR, _TOKEN_SECONDS)
         )

@@ -3,9 +3,10 @@
 A service's ``main`` calls :meth:`EnvSettings.load_or_exit` on its own settings class (the
 platform's :class:`Settings` plus the service's fields, in ``rummy_<service>/config.py``) and
 passes the result down; nothing else reads the environment (``tests/test_settings_sources.py``
-checks the tree). Constructing a settings class from keyword arguments (``Settings(jwt_secret=
-..., grpc_port=0, metrics_port=0)``, as in-process tests do) reads the environment too, for every
-field not given: that is pydantic-settings' own behaviour, kept so a test's brokers reach it.
+checks the tree). Constructing a settings class from keyword arguments (``Settings(
+token_public_keys_file=..., grpc_port=0, metrics_port=0)``, as in-process tests do) reads
+the environment too, for every field not given: that is pydantic-settings' own behaviour,
+kept so a test's brokers reach it.
 
 Each field names its variable (``validation_alias``), its unit and its meaning: the table of
 variables in docs/configuration.md is generated from them (``deploy/settings_table.py``; a test
@@ -18,7 +19,7 @@ never printed.
 One module per family of settings, all importable from here:
 
 - :mod:`~rummy_platform.config.base`: :class:`EnvSettings`, :func:`setting`, :class:`ConfigError`;
-- :mod:`~rummy_platform.config.token_secret`: the token secrets;
+- :mod:`~rummy_platform.config.token_keys`: the files of the token keys;
 - :mod:`~rummy_platform.config.token_lifetimes`: each role's longest token lifetime;
 - :mod:`~rummy_platform.config.rate_limits`: each kind of caller's token bucket;
 - :mod:`~rummy_platform.config.network`: ports, the bind address, the brokers' list;
@@ -52,6 +53,14 @@ from rummy_platform.config.service import (
     PostgresServiceSettings,
     Settings,
 )
+from rummy_platform.config.token_keys import (
+    PUBLIC_KEYS_VARIABLE,
+    SERVICE_KEY_VARIABLE,
+    SERVICE_PUBLIC_KEYS_VARIABLE,
+    SIGNING_KEY_VARIABLE,
+    ServiceTokenSigningSettings,
+    TokenKeySettings,
+)
 from rummy_platform.config.token_lifetimes import (
     DEFAULT_TOKEN_MAX_LIFETIME_SECONDS,
     ROLES,
@@ -59,18 +68,16 @@ from rummy_platform.config.token_lifetimes import (
     token_max_lifetime_variable,
     token_max_lifetimes_from_env,
 )
-from rummy_platform.config.token_secret import (
-    MIN_JWT_SECRET_BYTES,
-    SecretSettings,
-    jwt_secret_from_env,
-)
 
 __all__ = [
     "DEFAULT_RATE_LIMITS",
     "DEFAULT_TOKEN_MAX_LIFETIME_SECONDS",
     "FAULT_POINT_VARIABLE",
     "LOG_LEVELS",
-    "MIN_JWT_SECRET_BYTES",
+    "PUBLIC_KEYS_VARIABLE",
+    "SERVICE_KEY_VARIABLE",
+    "SERVICE_PUBLIC_KEYS_VARIABLE",
+    "SIGNING_KEY_VARIABLE",
     "PLUGINS_VARIABLE",
     "RATE_LIMITED",
     "ROLES",
@@ -81,13 +88,13 @@ __all__ = [
     "EnvSettings",
     "KafkaServiceSettings",
     "PostgresServiceSettings",
-    "SecretSettings",
+    "ServiceTokenSigningSettings",
     "Settings",
+    "TokenKeySettings",
     "TokenLifetimeSettings",
     "bindable_host",
     "broker_list",
     "clock_speed_setting",
-    "jwt_secret_from_env",
     "parse_bucket",
     "rate_limit_variable",
     "setting",
