@@ -94,6 +94,54 @@ def test_a_command_given_a_table_service_address_where_nothing_listens_says_so_a
     assert took < 15, took  # 5 s is the goal; the router alone retried UNAVAILABLE 10-30 s
 
 
+@pytest.mark.parametrize("command", [["hands", "alice"], ["limits", "alice"]], ids=lambda c: c[0])
+def test_a_ledger_command_given_an_address_where_nothing_listens_says_so_at_once(
+    command: list[str],
+) -> None:
+    result = CliRunner().invoke(main, [*command, "--address", CLOSED, "--token", "t"])
+    assert result.exit_code == 1, result.output
+    assert f"Error: cannot reach the ledger service at {CLOSED}: connection refused" in (
+        result.output
+    ), result.output
+    assert "UNAVAILABLE" not in result.output
+
+
+@contextmanager
+def no_service() -> Iterator[str]:
+    """The address of a gRPC server that serves nothing: every call is UNIMPLEMENTED."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = grpc.server(ThreadPoolExecutor(max_workers=2))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.stop(None)
+
+
+@pytest.mark.parametrize(
+    ("command", "service"),
+    [
+        (["hands", "alice"], "the ledger service"),
+        (["limits", "alice"], "the ledger service"),
+        (["tables"], "the table service"),
+        (["close-table", "00000000-0000-4000-8000-000000000001", "--no-wait"], "the table service"),
+    ],
+    ids=lambda c: c[0] if isinstance(c, list) else "",
+)
+def test_a_command_pointed_at_another_service_names_the_service_it_expected(
+    command: list[str], service: str
+) -> None:
+    with no_service() as address:
+        result = CliRunner().invoke(main, [*command, "--address", address, "--token", "t"])
+    assert result.exit_code == 1, result.output
+    assert f"Error: the service at {address} is not {service} (UNIMPLEMENTED)" in (result.output), (
+        result.output
+    )
+    assert "Method not found" not in result.output
+
+
 def test_a_port_that_answers_no_grpc_fails_within_the_timeout() -> None:
     with silent_listener() as port:
         started = time.monotonic()

@@ -10,7 +10,6 @@ the response as JSON (amounts in integer hundredths).
 from __future__ import annotations
 
 import click
-import grpc
 from google.protobuf.json_format import MessageToJson
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -18,8 +17,8 @@ from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ops.money import tokens
 from rummy_ops.operator_auth import operator_options, operator_token
+from rummy_ops.reach import LEDGER_SERVICE, service_channel
 from rummy_platform.auth import bearer_metadata
-from rummy_platform.limits import open_channel
 from rummy_platform.ports import DEFAULT_PORTS
 
 
@@ -77,14 +76,10 @@ def limits(account_id: str, address: str, token: str | None, operator: str, as_j
     """Show ACCOUNT_ID's own limits, pending changes and period losses (read only). Exit status
     1 when the ledger refuses (the status and its message are printed)."""
     metadata = bearer_metadata(operator_token(token, operator))
-    with open_channel(address) as channel:
-        stub = pb_grpc.LedgerServiceStub(channel)
-        try:
-            answer = stub.GetLimits(
-                pb.GetLimitsRequest(account_id=account_id), metadata=metadata, timeout=10
-            )
-        except grpc.RpcError as error:
-            raise click.ClickException(f"{error.code().name}: {error.details()}") from None
+    with service_channel(LEDGER_SERVICE, address) as channel:
+        answer = pb_grpc.LedgerServiceStub(channel).GetLimits(
+            pb.GetLimitsRequest(account_id=account_id), metadata=metadata, timeout=10
+        )
     if as_json:
         click.echo(MessageToJson(answer.limits))
         return
