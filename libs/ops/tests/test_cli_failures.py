@@ -106,6 +106,16 @@ def test_a_ledger_command_given_an_address_where_nothing_listens_says_so_at_once
     assert "UNAVAILABLE" not in result.output
 
 
+@pytest.mark.parametrize("command", ["hands", "limits"])
+@pytest.mark.parametrize("account", ["", "  "], ids=["empty", "blank"])
+def test_an_empty_account_id_is_refused_before_any_call(command: str, account: str) -> None:
+    result = CliRunner().invoke(main, [command, account, "--address", CLOSED, "--token", "t"])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for 'ACCOUNT_ID': an account id is required" in result.output
+    assert "INVALID_ARGUMENT" not in result.output
+    assert "cannot reach" not in result.output
+
+
 @contextmanager
 def no_service() -> Iterator[str]:
     """The address of a gRPC server that serves nothing: every call is UNIMPLEMENTED."""

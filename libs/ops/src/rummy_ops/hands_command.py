@@ -20,7 +20,7 @@ import click
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ops.money import tokens
-from rummy_ops.operator_auth import operator_options, operator_token
+from rummy_ops.operator_auth import account_argument, operator_options, operator_token
 from rummy_ops.reach import LEDGER_SERVICE, service_channel
 from rummy_ops.table_names import DEFAULT_TABLE_ADDRESS, list_tables, table_router
 from rummy_platform.auth import bearer_metadata
@@ -97,7 +97,7 @@ def fetch(
 
 
 @click.command("hands")
-@click.argument("account_id")
+@account_argument
 @click.option(
     "--address",
     envvar="RUMMY_LEDGER_ADDRESS",
