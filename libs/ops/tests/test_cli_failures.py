@@ -8,6 +8,7 @@ run quietly; no progress bar off a terminal; every abbreviation the lines print 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -267,6 +268,16 @@ def test_export_says_how_many_events_and_hands_it_wrote_where(
     assert list(read_jsonl(out)) == kept_stream
 
 
+def test_proof_names_the_file_it_wrote_in_the_command_that_checks_it(tmp_path: Path) -> None:
+    bundle = tmp_path / "x.json"
+    args = ["proof", "--from-file", str(EXPORT), "--hand", "hand-5", "-o", str(bundle)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert bundle.is_file()
+    assert f"run: node web/verify/cli.mjs {bundle}" in result.output, result.output
+    assert "BUNDLE.json" not in result.output
+
+
 def test_export_to_standard_output_says_so_on_standard_error(kept_stream: list[Any]) -> None:
     result = CliRunner().invoke(main, ["export", "--all", "-o", "-"])
     assert result.exit_code == 0, result.output
@@ -359,6 +370,15 @@ def test_the_demos_help_explains_every_outcome_mark_of_every_installed_variant()
         assert label in rows[short] and variant in rows[short], rows[short]
     for term in ("sN", "net", "x:", "lv:", "pts", "released", "13.00"):
         assert term in legend, term
+
+
+def test_the_demos_help_lists_every_game_it_accepts() -> None:
+    from rummy_ops.demo.plans import games
+
+    shown = " ".join(CliRunner().invoke(main, ["demo", "--help"]).output.split())
+    listed = shown.split("--game TEXT", 1)[1].split("Default: every game", 1)[0]
+    names = set(re.findall(r"[\w-]+", listed))
+    assert set(games()) <= names, (set(games()) - names, listed)
 
 
 def test_the_replay_help_explains_the_timelines_abbreviations() -> None:
