@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from rummy_ops.broker_defaults import bootstrap_option
 from rummy_ops.legend import LegendCommand, replay_legend
 from rummy_ops.reach import Unreachable, redact, require_kafka
 from rummy_ops.replay import ReplayRun, replay_events
@@ -28,7 +29,6 @@ from rummy_ops.replay.sources import (
 from rummy_ops.table_names import resolve_option, table_service_options
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import EventLogError
-from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
 from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import LEDGER_EVENTS
 
@@ -100,13 +100,7 @@ _selectors = [
     table_service_options("--table-address"),
 ]
 _kafka_options = [
-    click.option(
-        "--bootstrap",
-        envvar="KAFKA_BOOTSTRAP_SERVERS",
-        default=LOCAL_KAFKA_BOOTSTRAP,
-        show_default=True,
-        help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
-    ),
+    bootstrap_option,
     click.option(
         "--topic-prefix",
         envvar="RUMMY_TOPIC_PREFIX",
