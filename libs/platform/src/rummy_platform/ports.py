@@ -42,7 +42,6 @@ PROMETHEUS_PORT = 15090
 GRAFANA_PORT = 15300
 
 
-
 def local_kafka_bootstrap(port: int = KAFKA_PORT) -> str:
     """The local Kafka broker's address on ``port`` (``deploy/local/stack.sh env`` prints the
     same): ``127.0.0.1:19092``."""
