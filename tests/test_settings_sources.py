@@ -32,6 +32,7 @@ CLI_ENVIRONMENT = {
     "libs/ops/src/rummy_ops/own_brokers.py",
     "libs/ops/src/rummy_ops/token.py",
     "libs/ops/src/rummy_ops/replay/command.py",
+    "libs/ops/src/rummy_ops/broker_defaults.py",
 }
 GENERATED = ("libs/proto/src/rummy/",)
 

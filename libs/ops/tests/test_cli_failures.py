@@ -8,6 +8,7 @@ run quietly; no progress bar off a terminal; every abbreviation the lines print 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -92,6 +93,64 @@ def test_a_command_given_a_table_service_address_where_nothing_listens_says_so_a
     ), result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert took < 15, took  # 5 s is the goal; the router alone retried UNAVAILABLE 10-30 s
+
+
+@pytest.mark.parametrize("command", [["hands", "alice"], ["limits", "alice"]], ids=lambda c: c[0])
+def test_a_ledger_command_given_an_address_where_nothing_listens_says_so_at_once(
+    command: list[str],
+) -> None:
+    result = CliRunner().invoke(main, [*command, "--address", CLOSED, "--token", "t"])
+    assert result.exit_code == 1, result.output
+    assert f"Error: cannot reach the ledger service at {CLOSED}: connection refused" in (
+        result.output
+    ), result.output
+    assert "UNAVAILABLE" not in result.output
+
+
+@pytest.mark.parametrize("command", ["hands", "limits"])
+@pytest.mark.parametrize("account", ["", "  "], ids=["empty", "blank"])
+def test_an_empty_account_id_is_refused_before_any_call(command: str, account: str) -> None:
+    result = CliRunner().invoke(main, [command, account, "--address", CLOSED, "--token", "t"])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for 'ACCOUNT_ID': an account id is required" in result.output
+    assert "INVALID_ARGUMENT" not in result.output
+    assert "cannot reach" not in result.output
+
+
+@contextmanager
+def no_service() -> Iterator[str]:
+    """The address of a gRPC server that serves nothing: every call is UNIMPLEMENTED."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = grpc.server(ThreadPoolExecutor(max_workers=2))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.stop(None)
+
+
+@pytest.mark.parametrize(
+    ("command", "service"),
+    [
+        (["hands", "alice"], "the ledger service"),
+        (["limits", "alice"], "the ledger service"),
+        (["tables"], "the table service"),
+        (["close-table", "00000000-0000-4000-8000-000000000001", "--no-wait"], "the table service"),
+    ],
+    ids=lambda c: c[0] if isinstance(c, list) else "",
+)
+def test_a_command_pointed_at_another_service_names_the_service_it_expected(
+    command: list[str], service: str
+) -> None:
+    with no_service() as address:
+        result = CliRunner().invoke(main, [*command, "--address", address, "--token", "t"])
+    assert result.exit_code == 1, result.output
+    assert f"Error: the service at {address} is not {service} (UNIMPLEMENTED)" in (result.output), (
+        result.output
+    )
+    assert "Method not found" not in result.output
 
 
 def test_a_port_that_answers_no_grpc_fails_within_the_timeout() -> None:
@@ -208,6 +267,16 @@ def test_export_says_how_many_events_and_hands_it_wrote_where(
     assert list(read_jsonl(out)) == kept_stream
 
 
+def test_proof_names_the_file_it_wrote_in_the_command_that_checks_it(tmp_path: Path) -> None:
+    bundle = tmp_path / "x.json"
+    args = ["proof", "--from-file", str(EXPORT), "--hand", "hand-5", "-o", str(bundle)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert bundle.is_file()
+    assert f"run: node web/verify/cli.mjs {bundle}" in result.output, result.output
+    assert "BUNDLE.json" not in result.output
+
+
 def test_export_to_standard_output_says_so_on_standard_error(kept_stream: list[Any]) -> None:
     result = CliRunner().invoke(main, ["export", "--all", "-o", "-"])
     assert result.exit_code == 0, result.output
@@ -300,6 +369,15 @@ def test_the_demos_help_explains_every_outcome_mark_of_every_installed_variant()
         assert label in rows[short] and variant in rows[short], rows[short]
     for term in ("sN", "net", "x:", "lv:", "pts", "released", "13.00"):
         assert term in legend, term
+
+
+def test_the_demos_help_lists_every_game_it_accepts() -> None:
+    from rummy_ops.demo.plans import games
+
+    shown = " ".join(CliRunner().invoke(main, ["demo", "--help"]).output.split())
+    listed = shown.split("--game TEXT", 1)[1].split("Default: every game", 1)[0]
+    names = set(re.findall(r"[\w-]+", listed))
+    assert set(games()) <= names, (set(games()) - names, listed)
 
 
 def test_the_replay_help_explains_the_timelines_abbreviations() -> None:

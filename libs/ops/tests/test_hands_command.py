@@ -108,4 +108,6 @@ def test_a_ledger_that_does_not_answer_exits_1_with_the_status() -> None:
         hands, ["alice", "--address", "127.0.0.1:1", "--token", "t"], catch_exceptions=False
     )
     assert result.exit_code == 1
-    assert "UNAVAILABLE" in result.output
+    assert "Error: cannot reach the ledger service at 127.0.0.1:1: connection refused" in (
+        result.output
+    ), result.output

@@ -22,8 +22,8 @@ def test_it_prints_each_periods_limit_and_losses_the_break_and_each_pending_chan
     pending.effective_at.FromDatetime(datetime(2026, 3, 5, 12, tzinfo=UTC))
     assert describe(message) == [
         "account alice  time zone Asia/Kolkata",
-        "  day    limit 50.00  net losses 15.00  ends 2026-03-04T18:30:00Z",
-        "  week   limit none  net losses -2.00  ends 1970-01-01T00:00:00Z",
+        "  day    limit 50.00  losses 15.00  ends 2026-03-04T18:30:00Z",
+        "  week   limit none  losses 0.00 (won 2.00)  ends 1970-01-01T00:00:00Z",
         "  stake limit none",
         "  on a break until 2026-03-05T12:00:00Z",
         "  play closed: break",
@@ -36,4 +36,6 @@ def test_a_ledger_that_does_not_answer_exits_1_with_the_status() -> None:
         limits, ["alice", "--address", "127.0.0.1:1", "--token", "t"], catch_exceptions=False
     )
     assert result.exit_code == 1
-    assert "UNAVAILABLE" in result.output
+    assert "Error: cannot reach the ledger service at 127.0.0.1:1: connection refused" in (
+        result.output
+    ), result.output

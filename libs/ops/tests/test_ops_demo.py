@@ -18,7 +18,7 @@ from rummy_ops.demo.report import (
     succeeded,
     summary,
 )
-from rummy_ops.demo.run import _stakes
+from rummy_ops.demo.run import _stakes, bot_account, opened_line, table_name
 from rummy_ops.demo.verify import replay_verdict
 from rummy_ops.money import tokens
 
@@ -151,3 +151,14 @@ def test_the_demo_tells_a_points_tables_point_value_and_a_formats_name_and_entry
     pool = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=1000))
     assert _stakes(TablePlan("gold-8", 8, 25, 500)) == "point value 0.25"
     assert _stakes(TablePlan("pool101-3", 3, 0, 1000, match=pool)) == "pool-101, entry 10.00"
+
+
+def test_the_demo_prints_the_names_it_opened_its_tables_and_bots_with() -> None:
+    plan = TablePlan("silver-6", 6, 10, 1000)
+    name = table_name(plan.name, "b6b94b")
+    accounts = [bot_account("b6b94b", plan.name, i) for i in range(6)]
+    line = opened_line(plan, name, "t-1", accounts, 10, 100_000)
+    assert name == "silver-6-b6b94b"
+    assert accounts[0] == "bot-b6b94b-silver-6-1"
+    assert line.startswith("opened silver-6-b6b94b (6 seats, point value 0.10, commission 10.00%)")
+    assert "6 bots seated (bot-b6b94b-silver-6-1 .. bot-b6b94b-silver-6-6)" in line

@@ -10,7 +10,8 @@ from google.protobuf.message import Message
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_ops.replay.limits import recheck_refusals
+from rummy_ops.replay.limits import LimitRecheck, recheck_refusals, scope, selected
+from rummy_ops.replay.sources import Selection
 from rummy_platform.envelope import Envelope
 
 T0 = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)
@@ -151,3 +152,17 @@ def test_a_balance_rejection_is_no_limit_refusal() -> None:
         if isinstance(envelope.payload, ledger_pb.StakeRejected):
             envelope.payload.reason = ledger_pb.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE
     assert recheck_refusals(table, ledger) == []
+
+
+def test_a_selection_reports_only_the_refusals_at_its_hand_or_table() -> None:
+    def check(table: str, hand: str) -> LimitRecheck:
+        return LimitRecheck(table, hand, 1, BOT, T0, "loss limit", 1300)
+
+    here, other_hand, elsewhere = check(TABLE, "h2"), check(TABLE, "h3"), check("t-2", "h9")
+    rechecks = [here, other_hand, elsewhere]
+    assert selected(rechecks, Selection(hand_id="h2")) == [here]
+    assert selected(rechecks, Selection(table_id=TABLE)) == [here, other_hand]
+    assert selected(rechecks, Selection()) == rechecks
+    assert scope(Selection(hand_id="h2")) == "hand h2"
+    assert scope(Selection(table_id=TABLE)) == f"table {TABLE}"
+    assert scope(Selection()) == "all tables"

@@ -27,12 +27,12 @@ import click
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
+from rummy_ops.broker_defaults import bootstrap_option
 from rummy_ops.money import money_field
 from rummy_ops.reach import require_kafka
 from rummy_ops.replay.sources import SourceError, read_topic
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import EventLogError
-from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 
 #: The topics the trail is read from (under the services' topic prefix).
@@ -126,13 +126,7 @@ def read_trail(bootstrap: str, topic_prefix: str = "") -> list[AuditEntry]:
 
 
 @click.command()
-@click.option(
-    "--bootstrap",
-    envvar="KAFKA_BOOTSTRAP_SERVERS",
-    default=LOCAL_KAFKA_BOOTSTRAP,
-    show_default=True,
-    help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
-)
+@bootstrap_option
 @click.option(
     "--topic-prefix",
     envvar="RUMMY_TOPIC_PREFIX",

@@ -14,12 +14,9 @@ import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.operator_auth import operator_token
+from rummy_ops.reach import TABLE_SERVICE, refused
 from rummy_ops.table_names import table_id_of, table_router, table_service_options
 from rummy_platform.auth import bearer_metadata
-
-
-def _refused(error: grpc.RpcError) -> click.ClickException:
-    return click.ClickException(f"{error.code().name}: {error.details()}")
 
 
 @click.command("close-table")
@@ -67,7 +64,7 @@ def close_table(
         try:
             state = router.call("CloseTable", request, metadata=metadata, timeout=30).state
         except grpc.RpcError as error:
-            raise _refused(error) from None
+            raise refused(TABLE_SERVICE, address, error) from None
         if state == api.TABLE_STATE_CLOSED:
             click.echo(f"table {table_id} closed")
             return
@@ -87,7 +84,7 @@ def close_table(
                 raise click.ClickException(
                     f"table {table_id} still closing after {timeout:g} s"
                 ) from None
-            raise _refused(error) from None
+            raise refused(TABLE_SERVICE, address, error) from None
         finally:
             watch.cancel()
         raise click.ClickException(f"the watch of table {table_id} ended before it closed")

@@ -16,15 +16,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
-import grpc
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ops.money import tokens
-from rummy_ops.operator_auth import operator_options, operator_token
+from rummy_ops.operator_auth import account_argument, operator_options, operator_token
+from rummy_ops.reach import LEDGER_SERVICE, service_channel
 from rummy_ops.table_names import DEFAULT_TABLE_ADDRESS, list_tables, table_router
 from rummy_platform.auth import bearer_metadata
-from rummy_platform.limits import open_channel
 from rummy_platform.ports import DEFAULT_PORTS
 
 #: The most entries one ListMyHands page holds (the ledger's maximum).
@@ -98,7 +97,7 @@ def fetch(
 
 
 @click.command("hands")
-@click.argument("account_id")
+@account_argument
 @click.option(
     "--address",
     envvar="RUMMY_LEDGER_ADDRESS",
@@ -138,13 +137,10 @@ def hands(
     """List ACCOUNT_ID's hands and matches, newest first, with each one's result and net (read
     only). Exit status 1 when the ledger refuses (the status and its message are printed)."""
     metadata = bearer_metadata(operator_token(token, operator))
-    with open_channel(address) as channel:
-        try:
-            entries, next_token = fetch(
-                pb_grpc.LedgerServiceStub(channel), account_id, limit, page_token, metadata
-            )
-        except grpc.RpcError as error:
-            raise click.ClickException(f"{error.code().name}: {error.details()}") from None
+    with service_channel(LEDGER_SERVICE, address) as channel:
+        entries, next_token = fetch(
+            pb_grpc.LedgerServiceStub(channel), account_id, limit, page_token, metadata
+        )
     if json_out:
         click.echo(json.dumps(as_json(entries, next_token)))
         return

@@ -1,30 +1,38 @@
 """``rummy limits ACCOUNT``: an operator reads a player's own limits through the ledger's
 ``GetLimits`` (docs/rules/responsible-play.md: only the player sets them; operators read them).
 
-Prints the limits in force (each period's loss limit, its net losses so far and when the period
-ends; the stake limit; the time zone), a break or a self-exclusion, why play is closed now, and
-every pending change with when it applies, amounts in House Tokens (``13.00``); ``--json`` prints
-the response as JSON (amounts in integer hundredths).
+Prints the limits in force (each period's loss limit, its net losses so far: ``losses 0.00 (won
+12.35)`` when the player is up in the period, and when the period ends; the stake limit; the time
+zone), a break or a self-exclusion, why play is closed now, and every pending change with when it
+applies, amounts in House Tokens (``13.00``); ``--json`` prints the response as JSON (amounts in
+integer hundredths).
 """
 
 from __future__ import annotations
 
 import click
-import grpc
 from google.protobuf.json_format import MessageToJson
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ops.money import tokens
-from rummy_ops.operator_auth import operator_options, operator_token
+from rummy_ops.operator_auth import account_argument, operator_options, operator_token
+from rummy_ops.reach import LEDGER_SERVICE, service_channel
 from rummy_platform.auth import bearer_metadata
-from rummy_platform.limits import open_channel
 from rummy_platform.ports import DEFAULT_PORTS
 
 
 def _stamp(present: bool, stamp: Timestamp) -> str:
     return stamp.ToJsonString() if present else ""
+
+
+def losses_text(net_loss_hundredths: int) -> str:
+    """A period's net losses as a person reads them: ``losses 15.00``, or for a player who is up
+    in the period (negative net losses) ``losses 0.00 (won 12.35)``."""
+    if net_loss_hundredths < 0:
+        return f"losses 0.00 (won {tokens(-net_loss_hundredths)})"
+    return f"losses {tokens(net_loss_hundredths)}"
 
 
 def describe(limits: pb.Limits) -> list[str]:
@@ -34,7 +42,7 @@ def describe(limits: pb.Limits) -> list[str]:
         name = pb.LimitPeriod.Name(period.period).removeprefix("LIMIT_PERIOD_").lower()
         limit = tokens(period.limit_hundredths) if period.HasField("limit_hundredths") else "none"
         lines.append(
-            f"  {name:5}  limit {limit}  net losses {tokens(period.net_loss_hundredths)}  "
+            f"  {name:5}  limit {limit}  {losses_text(period.net_loss_hundredths)}  "
             f"ends {period.period_ends_at.ToJsonString()}"
         )
     stake = (
@@ -63,7 +71,7 @@ def describe(limits: pb.Limits) -> list[str]:
 
 
 @click.command("limits")
-@click.argument("account_id")
+@account_argument
 @click.option(
     "--address",
     envvar="RUMMY_LEDGER_ADDRESS",
@@ -77,14 +85,10 @@ def limits(account_id: str, address: str, token: str | None, operator: str, as_j
     """Show ACCOUNT_ID's own limits, pending changes and period losses (read only). Exit status
     1 when the ledger refuses (the status and its message are printed)."""
     metadata = bearer_metadata(operator_token(token, operator))
-    with open_channel(address) as channel:
-        stub = pb_grpc.LedgerServiceStub(channel)
-        try:
-            answer = stub.GetLimits(
-                pb.GetLimitsRequest(account_id=account_id), metadata=metadata, timeout=10
-            )
-        except grpc.RpcError as error:
-            raise click.ClickException(f"{error.code().name}: {error.details()}") from None
+    with service_channel(LEDGER_SERVICE, address) as channel:
+        answer = pb_grpc.LedgerServiceStub(channel).GetLimits(
+            pb.GetLimitsRequest(account_id=account_id), metadata=metadata, timeout=10
+        )
     if as_json:
         click.echo(MessageToJson(answer.limits))
         return

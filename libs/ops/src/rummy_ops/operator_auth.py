@@ -45,3 +45,16 @@ def operator_options(command: F) -> F:
         help="An operator's bearer token (RUMMY_TOKEN); default: one minted for --operator with "
         "the issuer's private key `rummy token` uses.",
     )(command)
+
+
+def _account_id(_ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter("an account id is required (it is empty)", param=param)
+    return value
+
+
+def account_argument(command: F) -> F:
+    """The ``ACCOUNT_ID`` argument of a command that reads one player's account (``rummy
+    hands``, ``rummy limits``): refused locally (usage error, exit status 2) when empty or
+    blank, before any token is minted or service called."""
+    return click.argument("account_id", callback=_account_id)(command)

@@ -22,6 +22,11 @@ OPEN_HINT = (
 )
 
 
+def open_hint(bundle: Path | str = "BUNDLE.json") -> str:
+    """:data:`OPEN_HINT` naming ``bundle``, the file a person checks (``rummy proof -o``'s)."""
+    return OPEN_HINT.replace("BUNDLE.json", str(bundle))
+
+
 def proof_text(hand_id: str, envelopes: Iterable[Envelope]) -> str:
     """The canonical JSON of ``hand_id``'s bundle. Raises SourceError (no such hand),
     ProofNotReady (not ended, aborted, seed not revealed)."""
@@ -81,4 +86,6 @@ def proof(
         sys.stdout.write(text + "\n")
         return
     output.write_text(text + "\n", encoding="utf-8")
-    click.echo(f"wrote the proof of hand {hand} to {output}; to check it, {OPEN_HINT}", err=True)
+    click.echo(
+        f"wrote the proof of hand {hand} to {output}; to check it, {open_hint(output)}", err=True
+    )

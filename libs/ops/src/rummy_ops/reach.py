@@ -1,11 +1,14 @@
 """An unreachable Kafka, PostgreSQL or gRPC service given to a ``rummy`` command is one ``Error:``
-line within :data:`REACH_TIMEOUT_S` seconds, naming the address, exit status 1: the commands check
-the brokers they are given before they read (:func:`require_kafka`), connect through
+line within :data:`REACH_TIMEOUT_S` seconds, naming the address, exit status 1: the commands
+check the brokers they are given before they read (:func:`require_kafka`), connect through
 :func:`connect_postgres`, and check that a service's address answers before they call it
-(:func:`require_grpc`). kafka-python's own waits (30 s to bootstrap, then as long again for a
-first record) and a client's retries of UNAVAILABLE (the table service's contract: an instance
-hands a table over) are right for the services, which ride out an outage; a person at a prompt
-wants to know at once that the address is wrong. Nothing here is used by the services.
+(:func:`require_grpc`), or open their channel through :func:`service_channel`, which does both
+and words a refusal (:func:`refused`: a wrong service at the address is named as such). Every
+``rummy`` command that calls a gRPC service goes through here. kafka-python's own waits (30 s to
+bootstrap, then as long again for a first record) and a client's retries of UNAVAILABLE (the
+table service's contract: an instance hands a table over) are right for the services, which ride
+out an outage; a person at a prompt wants to know at once that the address is wrong. Nothing
+here is used by the services.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import math
 import re
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -23,6 +28,9 @@ import psycopg
 from rummy_platform.eventlog import cluster_probe
 from rummy_platform.limits import open_channel
 
+#: How the errors name the services a command calls.
+LEDGER_SERVICE = "the ledger service"
+TABLE_SERVICE = "the table service"
 #: Seconds a command waits for a broker it is given before it says it cannot reach it.
 REACH_TIMEOUT_S = 5.0
 
@@ -120,3 +128,35 @@ def require_grpc(what: str, address: str, timeout_s: float = REACH_TIMEOUT_S) ->
         ) from None
     finally:
         channel.close()
+
+
+class WrongService(click.ClickException):
+    """Something at the address answers gRPC but not the service a command calls (the call was
+    UNIMPLEMENTED): ``Error: the service at <address> is not <what> (UNIMPLEMENTED)``, exit
+    status 1."""
+
+
+def refused(what: str, address: str, error: grpc.RpcError) -> click.ClickException:
+    """The ``Error:`` line for a call to ``what`` at ``address`` that ended with ``error``:
+    :class:`WrongService` for UNIMPLEMENTED (another service, or another build, listens
+    there), else ``<STATUS>: <details>`` as the service said it."""
+    code = error.code()
+    if code == grpc.StatusCode.UNIMPLEMENTED:
+        return WrongService(f"the service at {address} is not {what} (UNIMPLEMENTED)")
+    return click.ClickException(f"{code.name}: {error.details()}")
+
+
+@contextmanager
+def service_channel(
+    what: str, address: str, timeout_s: float = REACH_TIMEOUT_S
+) -> Iterator[grpc.Channel]:
+    """A channel to ``what`` (``the ledger service``) at ``address`` once it answers
+    (:func:`require_grpc`), closed on leaving; a grpc.RpcError raised inside is re-raised as
+    :func:`refused` words it. Raises :class:`Unreachable`, :class:`WrongService`,
+    click.ClickException."""
+    require_grpc(what, address, timeout_s)
+    with open_channel(address) as channel:
+        try:
+            yield channel
+        except grpc.RpcError as error:
+            raise refused(what, address, error) from None

@@ -19,7 +19,7 @@ import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.operator_auth import operator_options, operator_token
-from rummy_ops.reach import require_grpc
+from rummy_ops.reach import TABLE_SERVICE, WrongService, refused, require_grpc
 from rummy_platform.auth import bearer_metadata
 from rummy_platform.ports import DEFAULT_PORTS
 from rummy_table.contract import TableRouter
@@ -98,9 +98,11 @@ def list_tables(
         try:
             page = router.call("ListTables", request, metadata=metadata, timeout=LIST_TIMEOUT_S)
         except grpc.RpcError as error:
+            why = refused(TABLE_SERVICE, router.address_for(""), error)
+            if isinstance(why, WrongService):
+                raise why from None
             raise click.ClickException(
-                f"cannot list the tables at {router.address_for('')}: "
-                f"{error.code().name}: {error.details()}"
+                f"cannot list the tables at {router.address_for('')}: {why.message}"
             ) from None
         found.extend(page.tables)
         token = page.next_page_token
@@ -114,7 +116,7 @@ def table_router(address: str, wait_s: float = LIST_WAIT_S) -> TableRouter:
     once something there answers gRPC (:func:`rummy_ops.reach.require_grpc`, 5 s at most).
     Raises rummy_ops.reach.Unreachable (``Error: cannot reach the table service at ...``)
     when nothing does: a wrong address fails at once instead of being retried."""
-    require_grpc("the table service", address)
+    require_grpc(TABLE_SERVICE, address)
     return TableRouter(address, wait_s=wait_s)
 
 

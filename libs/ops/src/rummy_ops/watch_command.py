@@ -25,6 +25,7 @@ import grpc
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.legend import LegendCommand, demo_legend
 from rummy_ops.operator_auth import operator_token
+from rummy_ops.reach import TABLE_SERVICE, WrongService, refused
 from rummy_ops.table_names import (
     list_tables,
     no_such_table,
@@ -80,6 +81,9 @@ def views(
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise no_such_table(table_id) from None
+            why = refused(TABLE_SERVICE, address, error)
+            if isinstance(why, WrongService):
+                raise why from None
             if not router.follow(error, table_id, address):
                 raise click.ClickException(
                     f"the table service at {address} refused the watch: "

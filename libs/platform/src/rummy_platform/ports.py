@@ -41,9 +41,21 @@ POSTGRES_PORT = 15432
 PROMETHEUS_PORT = 15090
 GRAFANA_PORT = 15300
 
-#: The local brokers' addresses (``deploy/local/stack.sh env`` prints the same).
-LOCAL_KAFKA_BOOTSTRAP = f"127.0.0.1:{KAFKA_PORT}"
-LOCAL_DATABASE_URL = f"postgresql://rummy:rummy@127.0.0.1:{POSTGRES_PORT}/rummy"
+
+def local_kafka_bootstrap(port: int = KAFKA_PORT) -> str:
+    """The local Kafka broker's address on ``port`` (``deploy/local/stack.sh env`` prints the
+    same): ``127.0.0.1:19092``."""
+    return f"127.0.0.1:{port}"
+
+
+def local_database_url(port: int = POSTGRES_PORT) -> str:
+    """The local PostgreSQL's URL on ``port`` (``deploy/local/stack.sh env`` prints the same)."""
+    return f"postgresql://rummy:rummy@127.0.0.1:{port}/rummy"
+
+
+#: The local brokers' addresses on the table's ports.
+LOCAL_KAFKA_BOOTSTRAP = local_kafka_bootstrap()
+LOCAL_DATABASE_URL = local_database_url()
 
 #: The variables ``deploy/local`` reads for the brokers' ports.
 KAFKA_PORT_VARIABLE = "RUMMY_KAFKA_PORT"

@@ -11,23 +11,11 @@ from rummy_ops.backup.layout import LayoutError
 from rummy_ops.backup.restore import restore_backup
 from rummy_ops.backup.sealed import SealError, read_key, write_new_key
 from rummy_ops.backup.take import BackupError, take_backup
+from rummy_ops.broker_defaults import bootstrap_option, database_url_option
 from rummy_platform.eventlog import EventLogError
-from rummy_platform.ports import LOCAL_DATABASE_URL, LOCAL_KAFKA_BOOTSTRAP
 
-_bootstrap = click.option(
-    "--bootstrap",
-    envvar="KAFKA_BOOTSTRAP_SERVERS",
-    default=LOCAL_KAFKA_BOOTSTRAP,
-    show_default=True,
-    help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
-)
-_database = click.option(
-    "--database-url",
-    envvar="DATABASE_URL",
-    default=LOCAL_DATABASE_URL,
-    show_default=True,
-    help="The services' PostgreSQL database (DATABASE_URL).",
-)
+_bootstrap = bootstrap_option
+_database = database_url_option
 _key_file = click.option(
     "--key-file",
     type=click.Path(path_type=Path, dir_okay=False),

@@ -9,13 +9,21 @@ import click
 import grpc
 
 from rummy_ops.demo.endpoints import stack_endpoints
-from rummy_ops.demo.plans import DemoOptions, default_games, games, tables_of
+from rummy_ops.demo.plans import DemoOptions, default_games, game_help, games, tables_of
 from rummy_ops.demo.report import succeeded, summary
 from rummy_ops.demo.run import play
 from rummy_ops.demo.verify import replay_verdict, write_demo_proofs
 from rummy_ops.legend import LegendCommand, demo_legend
 from rummy_ops.stack import repository_root
 from rummy_ops.stack_command import clock_speed_option, running_stack
+
+
+class _GameOption(click.Option):
+    """``--game``, its help listing the games of the installed variants when it is shown."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = game_help()
+        return super().get_help_record(ctx)
 
 
 @click.command(cls=LegendCommand, legend=demo_legend)
@@ -26,17 +34,7 @@ from rummy_ops.stack_command import clock_speed_option, running_stack
     type=click.IntRange(min=1),
     help="Hands to play in all, shared among the points tables.",
 )
-@click.option(
-    "--game",
-    "game",
-    default=None,
-    help=(
-        "Play only this game's tables: points (the three points tables) or a game an installed "
-        "variant declares (Indian points: pool101, pool201, deals, best-of; gin: gin, "
-        "oklahoma, hollywood: one table of the match format, played to the match's end). "
-        "Default: every game."
-    ),
-)
+@click.option("--game", "game", cls=_GameOption, default=None)
 @click.option(
     "--seed",
     default=7,

@@ -95,6 +95,19 @@ def games() -> dict[str, tuple[TablePlan, ...]]:
     return out
 
 
+def game_help() -> str:
+    """The help of ``rummy demo --game``, from the registry (:func:`bundles`): ``points`` and
+    each installed variant's demo games by name (``gin: gin, oklahoma, hollywood; ...``)."""
+    declared = "; ".join(
+        f"{b.name}: {', '.join(g.name for g in b.demo_games)}" for b in bundles() if b.demo_games
+    )
+    return (
+        "Play only this game's tables: points (the three points tables) or a game an installed "
+        "variant declares, one table of its match format played to the match's end "
+        f"({declared}). Default: every game."
+    )
+
+
 def default_games() -> tuple[str, ...]:
     """What ``rummy demo`` plays without ``--game``: every game (the points tables' share of the
     hands and each format table's match, side by side)."""

@@ -8,7 +8,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Never
 
@@ -115,7 +115,7 @@ class _Demo:
         run_id = self.report.run_id
         request = table_api.OpenTableRequest(
             client_request_id=f"demo-{run_id}-{plan.name}",
-            name=f"{plan.name}-{run_id}",
+            name=table_name(plan.name, run_id),
             seat_count=plan.seats,
             point_value_hundredths=plan.point_value_hundredths,
             commission_bps=plan.commission_bps,
@@ -141,7 +141,7 @@ class _Demo:
         )
         shoe = bot_shoe(self._variant_of(plan), plan)
         for index in range(plan.bots):
-            account = f"bot-{run_id}-{plan.name}-{index + 1}"
+            account = bot_account(run_id, plan.name, index)
             self._grant(account)
             token = self.authority.issue(account, Role.PLAYER, _TOKEN_SECONDS)
             if index >= plan.bots - plan.loss_limited:
@@ -159,10 +159,14 @@ class _Demo:
                 )
             )
         self.echo(
-            f"opened {plan.name} ({plan.seats} seats, {_stakes(plan)}, commission "
-            f"{commission_text(plan.commission_bps)}) as {reply.table_id}; {plan.bots} bots "
-            f"seated, granted {tokens(self.options.grant_hundredths)} each; "
-            + ("one match to play" if plan.plays_match else f"{target} hands to play")
+            opened_line(
+                plan,
+                request.name,
+                reply.table_id,
+                [bot.account_id for bot in run.bots],
+                target,
+                self.options.grant_hundredths,
+            )
         )
         if plan.loss_limited:
             self.echo(
@@ -272,6 +276,38 @@ class _Demo:
     def close(self) -> None:
         self.router.close()
         self.ledger_channel.close()
+
+
+def table_name(plan_name: str, run_id: str) -> str:
+    """The name the demo opens ``plan_name``'s table with: ``silver-6-b6b94b``. The run's id
+    keeps each run's tables apart (the names are what ``rummy tables NAME`` and ``rummy watch``
+    take, and a name several tables share must be given by id)."""
+    return f"{plan_name}-{run_id}"
+
+
+def bot_account(run_id: str, plan_name: str, index: int) -> str:
+    """The account of the bot in seat order ``index`` (from 0) at ``plan_name``'s table:
+    ``bot-b6b94b-silver-6-1`` (what ``rummy hands`` and ``rummy limits`` take)."""
+    return f"bot-{run_id}-{plan_name}-{index + 1}"
+
+
+def opened_line(
+    plan: TablePlan,
+    name: str,
+    table_id: str,
+    accounts: Sequence[str],
+    target: int,
+    grant_hundredths: int,
+) -> str:
+    """What the demo prints on opening a table: its real name (``name``, as ``rummy tables``
+    lists it) and id, its stakes, and its bots' accounts."""
+    seated = ", ".join(accounts) if len(accounts) <= 2 else f"{accounts[0]} .. {accounts[-1]}"
+    return (
+        f"opened {name} ({plan.seats} seats, {_stakes(plan)}, commission "
+        f"{commission_text(plan.commission_bps)}) as {table_id}; {len(accounts)} bots seated "
+        f"({seated}), granted {tokens(grant_hundredths)} each; "
+        + ("one match to play" if plan.plays_match else f"{target} hands to play")
+    )
 
 
 def _stakes(plan: TablePlan) -> str:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import click
 
+from rummy_ops.broker_defaults import bootstrap_option
 from rummy_ops.legend import LegendCommand, replay_legend
 from rummy_ops.reach import Unreachable, redact, require_kafka
 from rummy_ops.replay import ReplayRun, replay_events
 from rummy_ops.replay.checks import DEFAULT_SETTLE_GRACE_S
 from rummy_ops.replay.jsonl import ExportFormatError, read_jsonl, write_jsonl
-from rummy_ops.replay.limits import LimitRecheck, recheck_refusals
+from rummy_ops.replay.limits import LimitRecheck, recheck_refusals, scope, selected
 from rummy_ops.replay.render import hand_json, hand_lines, match_json
 from rummy_ops.replay.sources import (
     Selection,
@@ -28,7 +29,6 @@ from rummy_ops.replay.sources import (
 from rummy_ops.table_names import resolve_option, table_service_options
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import EventLogError
-from rummy_platform.ports import LOCAL_KAFKA_BOOTSTRAP
 from rummy_platform.skips import SKIPPED
 from rummy_platform.topics import LEDGER_EVENTS
 
@@ -100,13 +100,7 @@ _selectors = [
     table_service_options("--table-address"),
 ]
 _kafka_options = [
-    click.option(
-        "--bootstrap",
-        envvar="KAFKA_BOOTSTRAP_SERVERS",
-        default=LOCAL_KAFKA_BOOTSTRAP,
-        show_default=True,
-        help="Kafka bootstrap servers (KAFKA_BOOTSTRAP_SERVERS).",
-    ),
+    bootstrap_option,
     click.option(
         "--topic-prefix",
         envvar="RUMMY_TOPIC_PREFIX",
@@ -173,9 +167,10 @@ def replay(
     Exits 1 on any mismatch, naming the first event where replay and record differ, on a
     settlement the ledger refused (the hand void), on an ended hand with no settlement in the
     journal after --settle-grace seconds, and when no hand is found. With --from-file and no
-    --hand/--table/--all, every hand in the file. Reading Kafka, every seat a player's own limits
-    held back ("not dealt in") is re-checked against the limits in force then, from the ledger's
-    topic (rummy_ops.replay.limits); a refusal they contradict exits 1 too."""
+    --hand/--table/--all, every hand in the file. Reading Kafka, every seat a player's own
+    limits held back ("not dealt in") is re-checked against the limits in force then, from the
+    ledger's topic (rummy_ops.replay.limits), and those at the selection reported (--hand: that
+    hand's; --table: that table's; --all: every table's); a refusal they contradict exits 1 too."""
     selection = _selection(
         hand, table, all_hands, from_file is not None, _table_lookup(address, token, operator)
     )
@@ -214,13 +209,15 @@ def replay(
             ledger = read_topic(bootstrap, topic_prefix + LEDGER_EVENTS)
         except (SourceError, EventLogError):  # no ledger topic here: nothing to re-check
             ledger = []
-        rechecks = recheck_refusals(envelopes, ledger)
-    _report(run, as_json, quiet, rechecks)
+        rechecks = selected(recheck_refusals(envelopes, ledger), selection)
+    _report(run, as_json, quiet, rechecks, scope(selection))
     if not run.ok or any(c.problem for c in rechecks):
         sys.exit(1)
 
 
-def _report(run: ReplayRun, as_json: bool, quiet: bool, rechecks: list[LimitRecheck]) -> None:
+def _report(
+    run: ReplayRun, as_json: bool, quiet: bool, rechecks: list[LimitRecheck], where: str
+) -> None:
     first = run.first
     if as_json:
         doc = {
@@ -279,7 +276,7 @@ def _report(run: ReplayRun, as_json: bool, quiet: bool, rechecks: list[LimitRech
             if not quiet or not check.ok:
                 click.echo(f"limit refusal {check.line()}")
         clean = sum(1 for c in rechecks if c.ok)
-        click.echo(f"limit refusals: {len(rechecks)} re-checked, {clean} clean")
+        click.echo(f"limit refusals ({where}): {len(rechecks)} re-checked, {clean} clean")
 
 
 def _skipped_lines(run: ReplayRun) -> list[str]:

@@ -29,6 +29,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy_ops.money import tokens
+from rummy_ops.replay.sources import Selection
 from rummy_platform.envelope import Envelope
 
 LimitChange = ledger_pb.LimitChanged
@@ -126,6 +127,28 @@ class LimitRecheck:
     def line(self) -> str:
         where = f"{self.table_id} {self.correlation_id} seat {self.seat} ({self.account_id})"
         return f"{where}: {self.reason}: " + (self.problem or self.note or "re-checked")
+
+
+def selected(rechecks: Iterable[LimitRecheck], selection: Selection) -> list[LimitRecheck]:
+    """The re-checks at what ``selection`` replays: a hand's (``selection.hand_id``: the seats
+    held back from that hand), a table's (``selection.table_id``), or every one (neither). The
+    re-check itself reads the whole log (the limits in force and the losses before a refusal
+    come from other tables' settlements too); only what is reported is narrowed."""
+    if selection.hand_id:
+        return [c for c in rechecks if c.correlation_id == selection.hand_id]
+    if selection.table_id:
+        return [c for c in rechecks if c.table_id == selection.table_id]
+    return list(rechecks)
+
+
+def scope(selection: Selection) -> str:
+    """Where the re-checks of ``selection`` are (:func:`selected`), as ``rummy replay`` says it:
+    ``hand h-1``, ``table t-1`` or ``all tables``."""
+    if selection.hand_id:
+        return f"hand {selection.hand_id}"
+    if selection.table_id:
+        return f"table {selection.table_id}"
+    return "all tables"
 
 
 def recheck_refusals(
