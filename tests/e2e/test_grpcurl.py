@@ -122,11 +122,8 @@ def _client_page_script() -> str:
     text = CLIENT_PAGE.read_text(encoding="utf-8")
     start = text.index("\n## Running the example\n")
     section = text[start : text.index("\n## ", start + 1)]
-    (script,) = [
-        block
-        for block in re.findall(r"^```sh\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
-        if "OpenTable" in block
-    ]
+    blocks: list[str] = re.findall(r"^```sh\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
+    (script,) = [block for block in blocks if "OpenTable" in block]
     return script
 
 
