@@ -6,6 +6,8 @@
   the standard library, ``grpc``, ``google.protobuf``, the generated stubs (``rummy.*_pb2``,
   ``rummy.*_pb2_grpc``) and the redirect helper ``rummy_table.contract``.
 
+- A token file it cannot read is argparse's one-line error, exit 2.
+
 Playing it against the services is ``tests/e2e/test_example_client.py``.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -78,3 +81,17 @@ def test_the_example_imports_only_the_stubs_the_router_and_the_standard_library(
     names = imported(EXAMPLE)
     assert "rummy_table.contract.TableRouter" in names
     assert sorted(n for n in names if not allowed(n)) == []
+
+
+def test_a_token_file_it_cannot_read_is_one_usage_error_not_a_traceback(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.token"
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--table", "127.0.0.1:1", "--token-file", str(missing),
+         "--table-id", "t"],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"client.py: error: --token-file {missing}: No such file or directory"
+    )

@@ -17,7 +17,10 @@ what a client of this API needs, nothing of the services or the ops tools. Walke
         --token-file player.token --table-id <table id> --out hands/
 
 Exit status: 0 once ``--hands`` hands it was dealt into have ended (their files saved); 1 with
-a message when a call is refused (a bad token, an unknown table, a full table).
+a message when a call is refused (a bad token, an unknown table, a full table); 2 for bad
+arguments (a token file it cannot read); 130 when stopped (Ctrl-C, SIGTERM). On every exit once
+seated it stands up again (``LeaveTable``, best effort), so the table does not go on playing its
+seat without it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 import uuid
@@ -44,6 +48,10 @@ from rummy_table.contract import TableRouter
 CALL_TIMEOUT_S = 30.0
 #: How long to ask for a hand's proof bundle while the server seed is not revealed yet (seconds).
 PROOF_WAIT_S = 60.0
+#: How long the parting ``LeaveTable`` may take, on the way out (seconds).
+LEAVE_TIMEOUT_S = 10.0
+#: Phases of a hand being played: a hand seen in one of them with this seat dealt in is its own.
+BEGUN = (api.HAND_PHASE_SEEDING, api.HAND_PHASE_DEALING, api.HAND_PHASE_PLAYING)
 
 
 def new_request_id() -> str:
@@ -58,6 +66,12 @@ def card_points(card: cards_pb2.Card, wild_cut: cards_pb2.Card) -> int:
     if card.face == "JK" or (wild_cut.face != "JK" and rank == wild_cut.face[:-1]):
         return 0
     return 10 if rank in ("A", "K", "Q", "J", "10") else int(rank)
+
+
+def tokens(hundredths: int) -> str:
+    """A seat's net in House Tokens, signed, two decimals: 167 -> "+1.67", -400 -> "-4.00"."""
+    sign = "-" if hundredths < 0 else "+"
+    return f"{sign}{abs(hundredths) // 100}.{abs(hundredths) % 100:02d}"
 
 
 def partners(card: cards_pb2.Card, cards: list[cards_pb2.Card]) -> int:
@@ -90,7 +104,9 @@ class Client:
         self.out = out
         self.out.mkdir(parents=True, exist_ok=True)
         self.give_up_at = give_up_at
+        self.seat: int | None = None  # its seat once seated, until it left
         self.seeded: set[str] = set()  # hands this client sent its seed for
+        self.begun: set[str] = set()  # hands it saw begin with its seat dealt in
         self.ended: list[str] = []  # hands dealt in that ended, their proofs saved
         self.acted: tuple[str, int, bool] = ("", 0, False)  # (hand, turn, has drawn) played
 
@@ -105,7 +121,21 @@ class Client:
             api.TakeSeatRequest(table_id=self.table_id, client_request_id=new_request_id()),
         )
         assert isinstance(reply, api.TakeSeatResponse)
+        self.seat = reply.seat
         return reply.seat
+
+    def leave(self) -> None:
+        """Stand up again if seated (free between hands, a drop during one), best effort: on the
+        way out of any exit, so a refusal or an error does not leave the seat playing on."""
+        if self.seat is None:
+            return
+        request = api.LeaveTableRequest(table_id=self.table_id, client_request_id=new_request_id())
+        try:
+            self.router.call("LeaveTable", request, metadata=self.metadata, timeout=LEAVE_TIMEOUT_S)
+            print(f"left seat {self.seat}")
+        except grpc.RpcError as error:
+            print(f"could not leave: {error.code().name}: {error.details()}", file=sys.stderr)
+        self.seat = None
 
     def views(self) -> Iterator[api.PlayerView]:
         """This player's view of the table, a new one after every change, for ever: a broken
@@ -136,6 +166,10 @@ class Client:
             )
             if not dealt_in:
                 continue  # seated between hands, or sitting this one out
+            if view.phase in BEGUN:
+                self.begun.add(view.hand_id)
+            elif view.hand_id not in self.begun:
+                continue  # a hand that ended before this client sat down (its seat's former player)
             if view.phase == api.HAND_PHASE_SEEDING and view.hand_id not in self.seeded:
                 self.contribute_seed(view)
             elif view.phase == api.HAND_PHASE_PLAYING and view.legal_moves:
@@ -250,9 +284,11 @@ class Client:
         """Print the result, then save the hand's proof bundle once its seed is revealed."""
         result = view.result
         mine = next(r for r in result.results if r.seat == view.my_seat)
+        net = sum(s.amount_hundredths for s in result.settlement if s.seat == view.my_seat)
         print(
             f"hand {view.hand_id} ended: seat {result.winner_seat} won; "
-            f"seat {view.my_seat} (me): {mine.outcome}, {mine.points} points"
+            f"seat {view.my_seat} (me): {mine.outcome}, {mine.points} points, "
+            f"net {tokens(net)} tokens"
         )
         request = api.GetHandProofRequest(table_id=self.table_id, hand_id=view.hand_id)
         deadline = time.monotonic() + PROOF_WAIT_S
@@ -283,28 +319,39 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path("hands"), help="where to save hands")
     parser.add_argument("--hands", type=int, default=1, help="hands to play, then leave")
     parser.add_argument("--give-up-at", type=int, default=100, help="drop from this turn on")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.token_file is not None:
+        try:
+            args.token = args.token_file.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            parser.error(f"--token-file {args.token_file}: {error.strerror or error}")
+    return args
+
+
+def stopped(signum: int, frame: object) -> None:
+    """SIGTERM stops the client as Ctrl-C does, through its ``finally`` (it leaves its seat)."""
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    token = args.token or args.token_file.read_text(encoding="utf-8").strip()
+    signal.signal(signal.SIGTERM, stopped)
     router = TableRouter(args.table)
-    client = Client(router, token, args.table_id, args.out, args.give_up_at)
+    client = Client(router, args.token, args.table_id, args.out, args.give_up_at)
     try:
         seat = client.take_seat()
         print(
             f"seat {seat} at table {args.table_id}, served by {router.address_for(args.table_id)}"
         )
         client.play(args.hands)
-        client.call(
-            "LeaveTable",
-            api.LeaveTableRequest(table_id=args.table_id, client_request_id=new_request_id()),
-        )
     except grpc.RpcError as error:
         print(f"refused: {error.code().name}: {error.details()}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+        return 130
     finally:
+        client.leave()  # on every way out: a seat left taken would play on without its player
         router.close()
     print(f"done: {len(client.ended)} hand(s) saved in {args.out}, {router.redirects} redirect(s)")
     return 0

@@ -13,7 +13,11 @@ verify the hand with the record.
   pointed at the first: its first call is redirected (``rummy_table.contract.TableRouter``), its
   watch follows the table there, and it says it followed a redirect.
 - Two examples alone at a table: neither declares, so one drops at the turn given by
-  ``--give-up-at`` (through ``Play``, the variant's own command) and the other wins.
+  ``--give-up-at`` (through ``Play``, the variant's own command) and the other wins. Then two
+  more at the same table, whose first view shows that ended hand: they take only the hand they
+  are dealt into as theirs and play it. Every example stands up as it exits: the table's view
+  shows none of them seated.
+- An example stopped by SIGTERM while it waits for a hand exits 130 and has left its seat.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -88,6 +93,14 @@ def authority(stack: RunningStack) -> TokenAuthority:
 def owner_of(table_id: str, start: str, metadata: tuple[tuple[str, str], ...]) -> str:
     """The address of the instance serving ``table_id`` (a first WatchTable view there, the
     redirect from ``start`` followed); waits out a handover (UNAVAILABLE naming no owner)."""
+    return first_view(table_id, start, metadata)[0]
+
+
+def first_view(
+    table_id: str, start: str, metadata: tuple[tuple[str, str], ...]
+) -> tuple[str, api.PlayerView]:
+    """The address of the instance serving ``table_id`` and its first WatchTable view there (the
+    redirect from ``start`` followed); waits out a handover (UNAVAILABLE naming no owner)."""
     router = TableRouter(start)
     deadline = time.monotonic() + 60
     try:
@@ -97,8 +110,7 @@ def owner_of(table_id: str, start: str, metadata: tuple[tuple[str, str], ...]) -
                 api.WatchTableRequest(table_id=table_id), metadata=metadata, timeout=10
             )
             try:
-                next(iter(call))
-                return address
+                return address, next(iter(call)).view
             except grpc.RpcError as error:
                 if not router.follow(error, table_id, address) or time.monotonic() > deadline:
                     raise
@@ -118,6 +130,13 @@ def mint(stack: RunningStack, account: str) -> str:
     )
     assert result.exit_code == 0, result.output
     return result.stdout.strip().splitlines()[-1]
+
+
+def seated(stack: RunningStack, table_id: str) -> set[str]:
+    """The accounts seated at ``table_id`` now, by an operator's view of it."""
+    watch = bearer_metadata(authority(stack).issue("example-ops", Role.OPERATOR, 600))
+    view = first_view(table_id, stack.endpoints.table, watch)[1]
+    return {s.account_id for s in view.seats if s.seated}
 
 
 class Example:
@@ -174,9 +193,9 @@ class Example:
         self._reader.join(0 if self.process.poll() is None else 10)
         return "\n".join(self.lines)
 
-    def finished(self) -> str:
-        """Its output once it exited 0 (AssertionError with its output and the services' log
-        tails when it did not within ``CLIENT_TIMEOUT_S``)."""
+    def finished(self, status: int = 0) -> str:
+        """Its output once it exited with ``status`` (AssertionError with its output and the
+        services' log tails when it did not within ``CLIENT_TIMEOUT_S``)."""
         try:
             code = self.process.wait(CLIENT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -186,7 +205,7 @@ class Example:
             ) from None
         text = self.text()
         print(text)
-        assert code == 0, text
+        assert code == status, text
         return text
 
     def kill(self) -> None:
@@ -282,19 +301,45 @@ def test_two_examples_alone_at_a_table_end_their_hand_by_a_drop_and_both_verify(
 ) -> None:
     node = required_executable("node", "bash deploy/local/node.sh install")
     table_id = operator.open_table(4, 10, 500, RULES)
-    give_up = ("--give-up-at", "9")
-    examples = [
-        Example(stack, operator, tmp_path / name, stack.endpoints.table, table_id, *give_up)
-        for name in ("one", "two")
-    ]
+    examples: list[Example] = []
+    hands: list[str] = []
+    # the second pair sits at a table whose last hand has ended: their first view shows it
+    for pair, give_up in (("first", "9"), ("second", "3")):
+        two = [
+            Example(
+                stack, operator, tmp_path / f"{pair}-{name}", stack.endpoints.table, table_id,
+                "--give-up-at", give_up,
+            )
+            for name in ("one", "two")
+        ]  # fmt: skip
+        examples += two
+        try:
+            for example in two:
+                example.seated()
+            texts = [example.finished() for example in two]
+            bundles = [example.verify(node) for example in two]
+            assert bundles[0]["hand_id"] == bundles[1]["hand_id"] not in hands
+            hands.append(bundles[0]["hand_id"])
+            dropped = [text for text in texts if "DropAnswer kind: DROP_KIND_MIDDLE" in text]
+            assert len(dropped) == 1, texts
+            assert all(re.search(r"points, net [+-]\d+\.\d\d tokens$", t, re.M) for t in texts)
+        finally:
+            for example in two:
+                example.kill()
+        assert seated(stack, table_id).isdisjoint(e.account for e in examples)
+
+
+def test_an_example_stopped_by_sigterm_leaves_its_seat(
+    stack: RunningStack, operator: Operator, tmp_path: Path
+) -> None:
+    table_id = operator.open_table(4, 10, 500, RULES)
+    example = Example(stack, operator, tmp_path / "alone", stack.endpoints.table, table_id)
     try:
-        for example in examples:
-            example.seated()
-        texts = [example.finished() for example in examples]
-        bundles = [example.verify(node) for example in examples]
-        assert bundles[0]["hand_id"] == bundles[1]["hand_id"]
-        dropped = [text for text in texts if "DropAnswer kind: DROP_KIND_MIDDLE" in text]
-        assert len(dropped) == 1, texts
+        example.seated()
+        assert example.account in seated(stack, table_id)
+        example.process.send_signal(signal.SIGTERM)  # alone: no hand starts, it waits
+        text = example.finished(130)
+        assert "left seat" in text, text
+        assert example.account not in seated(stack, table_id)
     finally:
-        for example in examples:
-            example.kill()
+        example.kill()

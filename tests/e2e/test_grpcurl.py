@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_platform.auth import Role, bearer_metadata
+from rummy_testing.players import Operator
 from rummy_testing.stacks import RunningStack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,3 +110,61 @@ def test_the_pages_grpcurl_calls_work_against_a_running_stack(rummy_stack: Runni
     anonymous = run(re.sub(r'-H "authorization: Bearer \$\([^)]*\)" ', "", calls[3]))
     assert anonymous.returncode != 0
     assert "Unauthenticated" in anonymous.stderr, anonymous.stderr
+
+
+CLIENT_PAGE = ROOT / "docs" / "client.md"
+DEFAULT_LEDGER = "127.0.0.1:15053"
+
+
+def _client_page_script() -> str:
+    """docs/client.md's block that opens a table and grants its players (under "Running the
+    example"), as a reader pastes it into a shell."""
+    text = CLIENT_PAGE.read_text(encoding="utf-8")
+    start = text.index("\n## Running the example\n")
+    section = text[start : text.index("\n## ", start + 1)]
+    blocks: list[str] = re.findall(r"^```sh\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
+    (script,) = [block for block in blocks if "OpenTable" in block]
+    return script
+
+
+def test_the_client_pages_calls_open_a_table_and_fund_its_players(
+    rummy_stack: RunningStack, operator: Operator
+) -> None:
+    grpcurl = _grpcurl()
+    if grpcurl is None:
+        pytest.skip("grpcurl is not installed (not on PATH nor in $(go env GOPATH)/bin)")
+    script = _client_page_script()
+    assert DEFAULT_TABLE in script and DEFAULT_LEDGER in script, script
+    script = script.replace(DEFAULT_TABLE, rummy_stack.endpoints.table)
+    script = script.replace(DEFAULT_LEDGER, rummy_stack.endpoints.ledger)
+    done = subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "PATH": f"{Path(grpcurl).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "RUMMY_JWT_SECRET": rummy_stack.endpoints.jwt_secret,
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    decoder, answers, at = json.JSONDecoder(), [], 0
+    while done.stdout[at:].strip():
+        at += len(done.stdout[at:]) - len(done.stdout[at:].lstrip())
+        answer, at = decoder.raw_decode(done.stdout, at)
+        answers.append(answer)
+    opened, *granted = answers
+    assert "table_id" in opened, answers
+    assert len(granted) == 2, answers
+    ops = bearer_metadata(operator.authority.issue("ops", Role.OPERATOR, 600))
+    listed = operator.table.ListTables(
+        api.ListTablesRequest(page_size=500), metadata=ops, timeout=30
+    )
+    (table,) = [t for t in listed.tables if t.table_id == opened["table_id"]]
+    assert (table.seat_count, table.point_value_hundredths) == (4, 10), table
+    for player, grant in zip(("alice", "bob"), granted, strict=True):
+        assert int(grant["balance_hundredths"]) >= 100_000, grant
+        assert operator.balance(player).balance_hundredths >= 100_000

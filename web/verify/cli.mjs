@@ -7,7 +7,8 @@
 //       the money in House Tokens (each seat's net and the commission: "+1.67", "0.08"); --json
 //       prints the result (verify.js's shape) with the money in integer hundredths.
 //       Exit 0 when every step passed, 1 when one failed, 2 when what ran passed but not all could
-//       be checked here (a variant without a file here: its moves and scores), or bad usage.
+//       be checked here (a variant without a file here: its moves and scores), or bad usage or
+//       input it cannot read (one line "Error: ..." naming the file).
 //   node web/verify/cli.mjs --vectors [shuffle-v1.json]
 //       recompute every shuffle test vector (libs/rules/vectors/shuffle-v1.json by default);
 //       exit 1 on a mismatch.
@@ -39,8 +40,31 @@ function usage(message) {
   process.exit(2);
 }
 
+// Input the CLI cannot use (a file missing or unreadable, not JSON): one line naming the file,
+// exit 2 (as bad usage), never a stack trace.
+function fail(message) {
+  console.error(`Error: ${message}`);
+  process.exit(2);
+}
+
+function readInput(what, path) {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    return fail(`cannot read ${what} ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
+  }
+}
+
+function parseInput(what, path, text) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    return fail(`${what} ${path} is not JSON (${err.message.replace(/\s+/g, " ")})`);
+  }
+}
+
 async function vectors(path) {
-  const data = JSON.parse(readFileSync(path, "utf8"));
+  const data = parseInput("vectors", path, readInput("vectors", path));
   if (data.spec !== V.SHUFFLE_VERSION) {
     console.error(`unexpected spec ${data.spec}, this verifier implements ${V.SHUFFLE_VERSION}`);
     return 1;
@@ -129,11 +153,13 @@ async function bundle(args) {
   const r = rest.indexOf("--record");
   if (r >= 0) {
     if (!rest[r + 1]) usage("--record needs a file");
-    record = readFileSync(rest[r + 1], "utf8");
+    record = readInput("record", rest[r + 1]);
     rest.splice(r, 2);
   }
   if (rest.length !== 1) usage();
-  const result = await V.verifyBundle(readFileSync(rest[0], "utf8"), record);
+  const text = readInput("bundle", rest[0]);
+  const handId = parseInput("bundle", rest[0], text).hand_id;
+  const result = await V.verifyBundle(text, record);
   if (json) {
     console.log(JSON.stringify(result));
   } else {
@@ -145,7 +171,7 @@ async function bundle(args) {
     const verdict =
       { passed: "VERIFIED", failed: "NOT VERIFIED" }[result.verdict] ??
       (V.firstFailure(result) ? "NOT VERIFIED (cannot be checked)" : "NOT FULLY VERIFIED (unknown variant)");
-    console.log(`${verdict}: hand ${JSON.parse(readFileSync(rest[0], "utf8")).hand_id ?? "?"}`);
+    console.log(`${verdict}: hand ${handId ?? "?"}`);
   }
   return { passed: 0, failed: 1 }[result.verdict] ?? 2;
 }
