@@ -143,7 +143,7 @@ def test_the_client_pages_calls_open_a_table_and_fund_its_players(
         env={
             **os.environ,
             "PATH": f"{Path(grpcurl).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            "RUMMY_JWT_SECRET": rummy_stack.endpoints.jwt_secret,
+            **rummy_stack.endpoints.token_keys.issuer_environment(),
         },
         capture_output=True,
         text=True,
