@@ -91,7 +91,7 @@ def ensure_certs(directory: Path, *, rotate: bool = False) -> tuple[CertFiles, l
     else:
         ca_cert, ca_key = loaded
     for name, (cert_path, key_path) in files.pairs.items():
-        kept = None if made else _load(cert_path, key_path)
+        kept = None if "ca" in made else _load(cert_path, key_path)
         if kept is not None and not _expiring(kept[0]) and kept[0].issuer == ca_cert.subject:
             continue
         key = ec.generate_private_key(ec.SECP256R1())
