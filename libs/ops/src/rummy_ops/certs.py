@@ -40,6 +40,8 @@ CA_DAYS = 3650
 SERVICE_DAYS = 825
 #: A certificate that expires within this many days is made again.
 RENEW_DAYS = 30
+#: The variables that point a process at its certificate (:meth:`CertFiles.environment`).
+TLS_VARIABLES = ("RUMMY_TLS_CA_FILE", "RUMMY_TLS_CERT_FILE", "RUMMY_TLS_KEY_FILE")
 #: The Kubernetes namespace of deploy/k8s.
 NAMESPACE = "rummy"
 

@@ -21,8 +21,12 @@ Services: each runs as ``python -m rummy_<name>`` in its own process group with 
 ``KAFKA_BOOTSTRAP_SERVERS``, ``DATABASE_URL``, ``RUMMY_JWT_SECRET``, ``RUMMY_GRPC_PORT``,
 ``RUMMY_METRICS_PORT``, ``RUMMY_CLOCK_SPEED`` and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every
 service, for the ones that call each other), plus ``StackConfig.extra_env`` (e.g.
-``RUMMY_TOPIC_PREFIX`` in tests). Their output goes to ``<log_dir>/<service>.log``. A service is
-up when its gRPC health check answers SERVING for the whole server (service name ``""``).
+``RUMMY_TOPIC_PREFIX`` in tests). With ``StackConfig.tls_dir`` each also gets ``RUMMY_TLS_CA_FILE``,
+``RUMMY_TLS_CERT_FILE`` and ``RUMMY_TLS_KEY_FILE`` of its own certificate (made there on first
+use, :mod:`rummy_ops.certs`), so every port serves mutual TLS; without it the ``RUMMY_TLS_*``
+variables are removed and gRPC is plaintext. Their output goes to ``<log_dir>/<service>.log``.
+A service is up when its gRPC health check answers SERVING for the whole server (service name
+``""``).
 
 Supervision: unless ``StackConfig.supervised`` is off, every service also gets
 ``RUMMY_SUPERVISOR_PID``, the pid of the process running this stack. A service shuts down
@@ -52,7 +56,8 @@ from types import FrameType, TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rummy_platform.config import MIN_JWT_SECRET_BYTES, SUPERVISOR_PID_VARIABLE
+from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs
+from rummy_platform.config import MIN_JWT_SECRET_BYTES, SUPERVISOR_PID_VARIABLE, TlsSettings
 from rummy_platform.eventlog import EventLogError, KafkaEventLog
 from rummy_platform.limits import open_channel
 from rummy_platform.port_check import ensure_free
@@ -206,6 +211,8 @@ class StackConfig:
     by :meth:`from_env` and :func:`stack_for_tests`; off for supervisor tests without brokers).
     ``supervised``: give the services ``RUMMY_SUPERVISOR_PID`` (this process's pid) so they end
     when this process is gone; off only for a stack to be detached and left running.
+    ``tls_dir``: the certificates' folder (``.local/certs``; made on first use): gRPC over
+    mutual TLS; None: plaintext.
     """
 
     root: Path
@@ -222,6 +229,7 @@ class StackConfig:
     log_level: str = "info"
     create_topics: bool = False
     supervised: bool = True
+    tls_dir: Path | None = None
 
     @classmethod
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
@@ -279,6 +287,10 @@ class StackConfig:
         )
         for other in self.ports:
             env[f"RUMMY_{other.upper()}_ADDRESS"] = self.address(other)
+        for variable in TLS_VARIABLES:
+            env.pop(variable, None)
+        if self.tls_dir is not None:
+            env.update(cert_files(self.tls_dir).environment(service))
         env.update(self.extra_env)
         if self.supervised:
             env[SUPERVISOR_PID_VARIABLE] = str(os.getpid())
@@ -322,10 +334,36 @@ class Stack:
         """Where ``service`` writes its output."""
         return self.config.log_dir / f"{service}.log"
 
+    def client_tls(self) -> TlsSettings | None:
+        """The TLS settings of a client of this stack (the ``client`` certificate), or None when
+        its gRPC is plaintext: ``open_channel(stack.address("table"), stack.client_tls())``."""
+        if self.config.tls_dir is None:
+            return None
+        environment = cert_files(self.config.tls_dir).environment("client")
+        return TlsSettings.load(
+            tls_ca_file=environment["RUMMY_TLS_CA_FILE"],
+            tls_cert_file=environment["RUMMY_TLS_CERT_FILE"],
+            tls_key_file=environment["RUMMY_TLS_KEY_FILE"],
+            insecure=False,
+        )
+
+    def use_client_certificate(self) -> None:
+        """Make this process's own clients (:func:`~rummy_platform.limits.open_channel` without
+        settings, the bots) dial this stack as it serves: its ``RUMMY_TLS_*`` variables set to the
+        ``client`` certificate with ``tls_dir``, removed without. For a command's process
+        (``rummy up``, ``rummy demo``), not a test session's."""
+        for variable in (*TLS_VARIABLES, "RUMMY_INSECURE"):
+            os.environ.pop(variable, None)
+        if self.config.tls_dir is not None:
+            ensure_certs(self.config.tls_dir)
+            os.environ.update(cert_files(self.config.tls_dir).environment("client"))
+
     def start(self) -> None:
         """Infrastructure, then every service; returns when all answer SERVING."""
         try:
             ensure_free(self.listening_ports())
+            if self.config.tls_dir is not None:
+                ensure_certs(self.config.tls_dir)
             self._start_infrastructure()
             if self.config.create_topics:
                 self._create_topics()
@@ -348,7 +386,7 @@ class Stack:
             out[running.service] = (
                 f"exited ({code})"
                 if code is not None
-                else check_health(self.address(running.service))
+                else check_health(self.address(running.service), tls=self.client_tls())
             )
         return out
 
@@ -558,7 +596,7 @@ class Stack:
                     f"{running.service} exited with status {code} while starting; "
                     f"last lines of {running.log_path}:\n{_tail(running.log_path)}"
                 )
-            if check_health(address, timeout=1.0) == "SERVING":
+            if check_health(address, timeout=1.0, tls=self.client_tls()) == "SERVING":
                 return
             if time.monotonic() > deadline:
                 raise StackError(
@@ -598,10 +636,11 @@ def shielded_from_interrupts() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def check_health(address: str, timeout: float = 2.0) -> str:
+def check_health(address: str, timeout: float = 2.0, tls: TlsSettings | None = None) -> str:
     """The overall gRPC health status name at ``address`` (``SERVING``, ``NOT_SERVING``, ...),
-    or ``no answer`` when nothing answers within ``timeout`` seconds."""
-    with open_channel(address) as channel:
+    or ``no answer`` when nothing answers within ``timeout`` seconds. ``tls``: as
+    :func:`~rummy_platform.limits.open_channel` (default: this process's environment)."""
+    with open_channel(address, tls) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                 health_pb2.HealthCheckRequest(service=""), timeout=timeout
