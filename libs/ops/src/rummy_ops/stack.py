@@ -702,10 +702,12 @@ def stack_for_tests(
     log_dir: Path,
     services: Sequence[str] = SERVICES,
     extra_env: Mapping[str, str] | None = None,
+    tls_dir: Path | None = None,
 ) -> Stack:
     """A stack on free ports over the given brokers, with topics under ``topic_prefix`` (so it
     never meets another run's streams) and a fresh token secret; ``extra_env``: more variables
-    of every service (the test suite's variant plug-ins)."""
+    of every service (the test suite's variant plug-ins); ``tls_dir``: as
+    :attr:`StackConfig.tls_dir` (None: plaintext)."""
     ports = {name: (free_port(), free_port()) for name in services}
     return Stack(
         StackConfig(
@@ -719,6 +721,7 @@ def stack_for_tests(
             database_url=database_url,
             extra_env={**(extra_env or {}), "RUMMY_TOPIC_PREFIX": topic_prefix},
             create_topics=True,
+            tls_dir=tls_dir,
         )
     )
 
