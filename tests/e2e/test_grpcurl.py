@@ -64,8 +64,7 @@ def test_the_page_pins_the_version_ci_installs() -> None:
 
 def test_the_tls_calls_are_the_plaintext_ones_with_the_local_certificates() -> None:
     flags = (
-        "-cacert .local/certs/ca.pem -cert .local/certs/client.pem "
-        "-key .local/certs/client-key.pem"
+        "-cacert .local/certs/ca.pem -cert .local/certs/client.pem -key .local/certs/client-key.pem"
     )
     assert [call.replace(flags, "-plaintext") for call in _calls("shell")] == _calls()
 
