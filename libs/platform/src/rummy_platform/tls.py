@@ -15,7 +15,7 @@ With TLS off, servers listen and clients dial in plaintext, as before issue 32.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -87,13 +87,18 @@ def dial(
 
 
 def dial_aio(
-    target: str, options: Iterable[tuple[str, Any]] = (), tls: TlsSettings | None = None
+    target: str,
+    options: Iterable[tuple[str, Any]] = (),
+    tls: TlsSettings | None = None,
+    interceptors: Sequence[Any] | None = None,
 ) -> grpc.aio.Channel:
-    """As :func:`dial`, for ``grpc.aio``."""
+    """As :func:`dial`, for ``grpc.aio`` (``interceptors``: the channel's client interceptors)."""
     credentials = channel_credentials(client_tls(tls))
     if credentials is None:
-        return grpc.aio.insecure_channel(target, options=list(options))
-    return grpc.aio.secure_channel(target, credentials, options=list(options))
+        return grpc.aio.insecure_channel(target, options=list(options), interceptors=interceptors)
+    return grpc.aio.secure_channel(
+        target, credentials, options=list(options), interceptors=interceptors
+    )
 
 
 def certificate_service(auth_context: Mapping[str, Iterable[bytes]]) -> str | None:
