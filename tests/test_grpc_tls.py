@@ -30,6 +30,11 @@ SECRET = "grpc-tls-test-secret-0123456789abcdef"
 class _SeedKeeper(pb_grpc.FairnessServiceServicer):
     """Answers GetServerSeed to the service role only (as the fairness service does)."""
 
+    def GetProof(  # noqa: N802 - generated name
+        self, request: pb.GetProofRequest, context: grpc.ServicerContext
+    ) -> pb.GetProofResponse:
+        context.abort(grpc.StatusCode.UNIMPLEMENTED, "not in this test")
+
     def GetServerSeed(  # noqa: N802 - generated name
         self, request: pb.GetServerSeedRequest, context: grpc.ServicerContext
     ) -> pb.GetServerSeedResponse:

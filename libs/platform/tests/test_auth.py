@@ -225,7 +225,7 @@ def test_a_player_token_edited_to_say_operator_is_refused(authority: TokenAuthor
 
 
 def test_an_unsigned_token_is_refused(authority: TokenAuthority) -> None:
-    unsigned = jwt.encode(claims(role="operator"), key=None, algorithm="none")
+    unsigned = jwt.encode(claims(role="operator"), key="", algorithm="none")
     with pytest.raises(InvalidToken):
         authority.verify(unsigned)
 

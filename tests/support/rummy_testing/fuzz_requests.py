@@ -265,7 +265,7 @@ class Tokens:
         if kind == "none-algorithm":
             claims = {"sub": account_id, "role": "operator", "iat": int(now), "exp": int(now) + 600}
             claims.update(iss=ISSUER, aud=AUDIENCE)
-            return jwt.encode(claims, None, algorithm="none")
+            return jwt.encode(claims, "", algorithm="none")
         raise ValueError(kind)
 
     def _sign(self, claims: dict[str, object], now: float, kid: str | None = "") -> str:
