@@ -17,12 +17,13 @@ from prometheus_client import CollectorRegistry
 
 from rummy.fairness.v1 import fairness_service_pb2 as pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as pb_grpc
-from rummy_ops.certs import CERT_NAMES, CertFiles, ensure_certs
+from rummy_ops.certs import CERT_NAMES, CertFiles, dns_names, ensure_certs
 from rummy_ops.cli import main
 from rummy_platform.auth import Role, TokenAuthority, authorized_channel, require_role
 from rummy_platform.config import ConfigError, Settings, TlsSettings
 from rummy_platform.limits import open_channel
 from rummy_platform.server import ServiceHost
+from rummy_testing.deploy_files import DEPLOY, k8s_document
 
 SECRET = "grpc-tls-test-secret-0123456789abcdef"
 
@@ -168,3 +169,13 @@ def test_tls_settings_need_the_certificate_with_the_ca(tmp_path: Path) -> None:
         TlsSettings.load(tls_ca_file=ca)
     assert not TlsSettings.load(tls_ca_file=ca, insecure=True).tls_enabled
     assert not TlsSettings.load().tls_enabled
+
+
+def test_the_cert_manager_certificates_name_every_service_as_rummy_certs_does() -> None:
+    manifests = DEPLOY / "k8s" / "tls.yaml"
+    for name in CERT_NAMES:
+        spec = k8s_document(manifests, "Certificate", f"rummy-{name}")["spec"]
+        assert spec["commonName"] == name
+        assert set(spec["usages"]) == {"server auth", "client auth"}
+        if name != "client":
+            assert set(spec["dnsNames"]) == set(dns_names(name)) - {name}
