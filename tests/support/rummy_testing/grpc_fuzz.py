@@ -257,7 +257,10 @@ class FuzzWorld:
         self.authority = TokenAuthority(running.endpoints.jwt_secret)
         self.operator = Operator(stack.address("table"), stack.address("ledger"), self.authority)
         self.tally = Tally()
-        self._channels = {name: dial(stack.address(name), ()) for name in _STUBS}
+        # Over TLS the fuzz presents the table's certificate: its service tokens act as the
+        # service role, as in plaintext (tests/test_grpc_tls.py tests the certificate rule).
+        tls = stack.client_tls("table")
+        self._channels = {name: dial(stack.address(name), (), tls) for name in _STUBS}
         self._methods: dict[str, Callable[..., Any]] = {}
         for name, stub_class in _STUBS.items():
             stub = stub_class(self._channels[name])

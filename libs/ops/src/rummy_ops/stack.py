@@ -334,12 +334,13 @@ class Stack:
         """Where ``service`` writes its output."""
         return self.config.log_dir / f"{service}.log"
 
-    def client_tls(self) -> TlsSettings | None:
-        """The TLS settings of a client of this stack (the ``client`` certificate), or None when
-        its gRPC is plaintext: ``open_channel(stack.address("table"), stack.client_tls())``."""
+    def client_tls(self, certificate: str = "client") -> TlsSettings | None:
+        """The TLS settings of a client of this stack presenting ``certificate`` (``client``, or
+        a service's to act as that service), or None when its gRPC is plaintext:
+        ``open_channel(stack.address("table"), stack.client_tls())``."""
         if self.config.tls_dir is None:
             return None
-        environment = cert_files(self.config.tls_dir).environment("client")
+        environment = cert_files(self.config.tls_dir).environment(certificate)
         return TlsSettings.load(
             tls_ca_file=environment["RUMMY_TLS_CA_FILE"],
             tls_cert_file=environment["RUMMY_TLS_CERT_FILE"],
