@@ -50,8 +50,7 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> CertFiles:
 
 
 def _tls(files: CertFiles, name: str) -> TlsSettings:
-    cert, key = files.pairs[name]
-    return TlsSettings(tls_ca_file=files.ca, tls_cert_file=cert, tls_key_file=key)
+    return files.settings(name)
 
 
 @pytest.fixture(scope="module")

@@ -28,9 +28,10 @@ from google.protobuf.message import Message
 from psycopg import sql
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_ops.certs import TLS_VARIABLES, local_certs_dir
+from rummy_ops.certs import TLS_VARIABLES, ensure_certs, local_certs_dir
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
+from rummy_platform.config import TlsSettings
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.service_process import drop_database, variant_plugin_env
@@ -156,7 +157,7 @@ def running_stack(
         clock_speed=clock_speed,
         log_dir=root / ".local" / "logs" / f"{label}-{run}",
         extra_env={**variant_plugin_env(), **(extra_env or {})},
-        tls_dir=local_certs_dir(root) if test_tls() else None,
+        tls_dir=local_certs_dir(root) if tls_requested() else None,
     )
     saved = {name: os.environ.get(name) for name in (*TLS_VARIABLES, "RUMMY_INSECURE")}
     try:
@@ -179,6 +180,21 @@ def running_stack(
         drop_database(database_url, name)
 
 
-def test_tls() -> bool:
+def tls_requested() -> bool:
     """True when the test run asks for stacks over mutual TLS (``RUMMY_TEST_TLS=1``)."""
     return os.environ.get("RUMMY_TEST_TLS") == "1"
+
+
+def tls_options() -> list[str]:
+    """``["--tls"]`` for a ``rummy up``/``rummy demo`` a test starts when the run asks for TLS
+    (the certificates of ``.local/certs``), else none."""
+    return ["--tls"] if tls_requested() else []
+
+
+def tls_client() -> TlsSettings | None:
+    """The TLS settings of a test's client of a stack it started with :func:`tls_options`
+    (the ``client`` certificate of ``.local/certs``), or None for a plaintext run."""
+    if not tls_requested():
+        return None
+    files, _made = ensure_certs(local_certs_dir(repository_root()))
+    return files.settings("client")

@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from rummy_platform.config import TlsSettings
 from rummy_platform.ports import SERVICES
 
 #: The certificates made besides the CA: every service, and ``client`` for tools and tests.
@@ -62,6 +63,13 @@ class CertFiles:
             "RUMMY_TLS_CERT_FILE": str(cert),
             "RUMMY_TLS_KEY_FILE": str(key),
         }
+
+    def settings(self, name: str) -> TlsSettings:
+        """The TLS settings of a process presenting ``name``'s certificate (TLS on)."""
+        cert, key = self.pairs[name]
+        return TlsSettings.load(
+            tls_ca_file=self.ca, tls_cert_file=cert, tls_key_file=key, insecure=False
+        )
 
 
 def cert_files(directory: Path) -> CertFiles:

@@ -340,13 +340,7 @@ class Stack:
         ``open_channel(stack.address("table"), stack.client_tls())``."""
         if self.config.tls_dir is None:
             return None
-        environment = cert_files(self.config.tls_dir).environment(certificate)
-        return TlsSettings.load(
-            tls_ca_file=environment["RUMMY_TLS_CA_FILE"],
-            tls_cert_file=environment["RUMMY_TLS_CERT_FILE"],
-            tls_key_file=environment["RUMMY_TLS_KEY_FILE"],
-            insecure=False,
-        )
+        return cert_files(self.config.tls_dir).settings(certificate)
 
     def use_client_certificate(self) -> None:
         """Make this process's own clients (:func:`~rummy_platform.limits.open_channel` without
