@@ -74,7 +74,6 @@ from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy_ops.stack import brokers, free_port  # noqa: E402
 from rummy_platform.envelope import decode, encode, event_payloads  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
-from rummy_platform.tls import dial  # noqa: E402
 from rummy_platform.topics import (  # noqa: E402
     FAIRNESS_EVENTS,
     LEDGER_EVENTS,
@@ -234,7 +233,7 @@ def table_service(
         [sys.executable, "-m", "rummy_table"], env=env, stdout=log, stderr=subprocess.STDOUT
     )
     try:
-        with dial(f"127.0.0.1:{port}", ()) as channel:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             health = health_pb2_grpc.HealthStub(channel)
             while True:
                 if process.poll() is not None:
