@@ -7,8 +7,8 @@ from typing import NoReturn
 
 import click
 
+import rummy_ops.certs
 from rummy_ops.audit import audit
-from rummy_ops.certs import certs
 from rummy_ops.close_table import close_table
 from rummy_ops.demo.command import demo
 from rummy_ops.hands_command import hands
@@ -46,7 +46,7 @@ def main() -> None:
 
 
 main.add_command(token)
-main.add_command(certs)
+main.add_command(rummy_ops.certs.certs)
 main.add_command(up)
 main.add_command(demo)
 main.add_command(soak_command)
