@@ -120,6 +120,7 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E
 from rummy_platform.config import SIGNING_KEY_VARIABLE, rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
+from rummy_platform.tls import dial, dial_aio  # noqa: E402
 from rummy_platform.token_keys import read_signing_key  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
 from rummy_rules import registry  # noqa: E402
@@ -433,16 +434,12 @@ class Bots:
             if self.loop is not None:
                 router = AioTableRouter(
                     self.addresses,
-                    channel=lambda a: grpc.aio.insecure_channel(
-                        a, interceptors=[self.recorder.aio]
-                    ),
+                    channel=lambda a: dial_aio(a, interceptors=[self.recorder.aio]),
                 )
             else:
                 router = TableRouter(
                     self.addresses,
-                    channel=lambda a: grpc.intercept_channel(
-                        grpc.insecure_channel(a), self.recorder
-                    ),
+                    channel=lambda a: grpc.intercept_channel(dial(a, ()), self.recorder),
                 )
             self.routers[table_id] = router
         return router
@@ -923,7 +920,7 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
     authority = TokenAuthority(
         signing_key=read_signing_key(Path(os.environ[SIGNING_KEY_VARIABLE]), SIGNING_KEY_VARIABLE)
     )
-    channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, count // 500))]
+    channels = [dial_aio(address) for _ in range(max(1, count // 500))]
     run = uuid.uuid4().hex[:6]
     opened = 0
     errors: Counter[str] = Counter()

@@ -1,6 +1,7 @@
 """Container health check: exit 0 when the gRPC health service at 127.0.0.1:PORT says SERVING.
 
-Usage: python /app/deploy/docker/health_check.py PORT  (health needs no token).
+Usage: python /app/deploy/docker/health_check.py PORT  (health needs no token). Over TLS when
+the container's ``RUMMY_TLS_*`` variables say so (``rummy_platform.tls``), as the service serves.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ import sys
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from rummy_platform.tls import dial
+
 
 def main() -> int:
     port = int(sys.argv[1])
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    with dial(f"127.0.0.1:{port}", ()) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
             answer = stub.Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods

@@ -38,9 +38,10 @@ def _section() -> str:
     return text[start:end]
 
 
-def _calls() -> list[str]:
-    """The ``grpcurl ...`` lines of the section's fenced blocks, in order."""
-    blocks = re.findall(r"^```\n(.*?)^```$", _section(), re.MULTILINE | re.DOTALL)
+def _calls(fence: str = "") -> list[str]:
+    """The ``grpcurl ...`` lines of the section's fenced blocks of info string ``fence`` (none:
+    the plaintext stack's; ``shell``: a TLS stack's), in order."""
+    blocks = re.findall(rf"^```{fence}\n(.*?)^```$", _section(), re.MULTILINE | re.DOTALL)
     return [line for block in blocks for line in block.splitlines() if line.startswith("grpcurl ")]
 
 
@@ -64,6 +65,13 @@ def test_the_page_pins_the_version_ci_installs() -> None:
     assert f"go install github.com/fullstorydev/grpcurl/cmd/grpcurl@{version}" in _section()
 
 
+def test_the_tls_calls_are_the_plaintext_ones_with_the_local_certificates() -> None:
+    flags = (
+        "-cacert .local/certs/ca.pem -cert .local/certs/client.pem -key .local/certs/client-key.pem"
+    )
+    assert [call.replace(flags, "-plaintext") for call in _calls("shell")] == _calls()
+
+
 def test_the_pages_grpcurl_calls_work_against_a_running_stack(rummy_stack: RunningStack) -> None:
     grpcurl = _grpcurl()
     if grpcurl is None:
@@ -71,7 +79,7 @@ def test_the_pages_grpcurl_calls_work_against_a_running_stack(rummy_stack: Runni
             "grpcurl is not installed (not on PATH nor in $(go env GOPATH)/bin): "
             "go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3 (.ci/run does)"
         )
-    calls = _calls()
+    calls = _calls("shell" if rummy_stack.stack.config.tls_dir is not None else "")
     assert len(calls) == 4 and all(DEFAULT_TABLE in call for call in calls), calls
     env = {
         **os.environ,

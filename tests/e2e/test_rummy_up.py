@@ -29,7 +29,7 @@ from rummy_ops.local_prometheus import PROMETHEUS_PORT_VARIABLE, prometheus_read
 from rummy_ops.stack import SERVICES, check_health, free_port, stop_process
 from rummy_platform.ports import GRPC, METRICS, stack_port_variable
 from rummy_testing.service_process import drop_database
-from rummy_testing.stacks import database_url_named
+from rummy_testing.stacks import database_url_named, tls_client, tls_options
 from rummy_testing.token_keys import token_environment
 
 RUMMY = Path(sys.executable).with_name("rummy")
@@ -81,7 +81,16 @@ def rummy_up(kafka_bootstrap: str, database_url: str) -> Iterator[Up]:
         env[stack_port_variable(service, GRPC)] = str(grpc_ports[service])
         env[stack_port_variable(service, METRICS)] = str(free_port())
     process = subprocess.Popen(
-        [str(RUMMY), "up", "--prometheus", "--interval", "1", "--clock-speed", "10"],
+        [
+            str(RUMMY),
+            "up",
+            "--prometheus",
+            "--interval",
+            "1",
+            "--clock-speed",
+            "10",
+            *tls_options(),
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -134,7 +143,7 @@ def test_rummy_up_restarts_a_killed_service_and_runs_a_prometheus_scraping_them(
     restarted = rummy_up.wait_for(r"restarted table \(pid (\d+), restart 1\)", 30.0, before)
     assert int(restarted.group(1)) != pids["table"]
     address = f"127.0.0.1:{rummy_up.grpc_ports['table']}"
-    while check_health(address) != "SERVING":
+    while check_health(address, tls=tls_client()) != "SERVING":
         assert time.monotonic() - killed < RESTART_TIMEOUT_S, "\n".join(rummy_up.lines)
         time.sleep(0.5)
     status = rf"table {re.escape(address)} SERVING \(restarts 1, last exit -9 \(SIGKILL\)\)"

@@ -115,6 +115,9 @@ class _Context:
     def peer(self) -> str:
         return "ipv4:127.0.0.1:1"
 
+    def auth_context(self) -> dict[str, list[bytes]]:
+        return {}  # a plaintext peer: no certificate
+
     def code(self) -> Any:
         return self._code
 

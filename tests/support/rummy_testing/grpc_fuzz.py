@@ -54,6 +54,7 @@ from rummy_ops.causation import caused_by, request_keys
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.envelope import Envelope, decode, event_payloads, type_name
 from rummy_platform.eventlog import KafkaEventLog, TopicPartition
+from rummy_platform.tls import dial
 from rummy_platform.topics import EVENT_TOPICS
 from rummy_testing.fuzz_requests import (
     HAND_RPCS,
@@ -256,7 +257,10 @@ class FuzzWorld:
         self.authority = TokenAuthority.of_issuer(running.endpoints.token_keys)
         self.operator = Operator(stack.address("table"), stack.address("ledger"), self.authority)
         self.tally = Tally()
-        self._channels = {name: grpc.insecure_channel(stack.address(name)) for name in _STUBS}
+        # Over TLS the fuzz presents the table's certificate: its service tokens act as the
+        # service role, as in plaintext (tests/test_grpc_tls.py tests the certificate rule).
+        tls = stack.client_tls("table")
+        self._channels = {name: dial(stack.address(name), (), tls) for name in _STUBS}
         self._methods: dict[str, Callable[..., Any]] = {}
         for name, stub_class in _STUBS.items():
             stub = stub_class(self._channels[name])
@@ -280,7 +284,7 @@ class FuzzWorld:
         self.spectator = Player(
             "operator",
             self.operator.authority.issue("fuzz-ops", Role.OPERATOR, TOKEN_TTL_SECONDS),
-            grpc.insecure_channel(stack.address("table")),
+            dial(stack.address("table"), ()),
             self.table.table_id,
             4,
         ).watch()

@@ -6,10 +6,15 @@ streams or rows), with a fast clock and the test suite's variant plug-ins
 (``rummy_testing.service_process.variant_plugin_env``), and yields a :class:`RunningStack`.
 Logs go to ``.local/logs/<label>-<run>/<service>.log``. On exit everything is stopped and the
 database dropped (the topics stay on the broker, as the event log never expires).
+
+With ``RUMMY_TEST_TLS=1`` in the test run's environment the stack serves mutual TLS with the
+certificates of ``.local/certs`` (made on first use) and, while it runs, this process's clients
+present the ``client`` certificate (its ``RUMMY_TLS_*`` variables; restored at the end).
 """
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -23,8 +28,10 @@ from google.protobuf.message import Message
 from psycopg import sql
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
+from rummy_ops.certs import TLS_VARIABLES, ensure_certs, local_certs_dir
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
+from rummy_platform.config import TlsSettings
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.service_process import drop_database, variant_plugin_env
@@ -150,8 +157,12 @@ def running_stack(
         clock_speed=clock_speed,
         log_dir=root / ".local" / "logs" / f"{label}-{run}",
         extra_env={**variant_plugin_env(), **(extra_env or {})},
+        tls_dir=local_certs_dir(root) if tls_requested() else None,
     )
+    saved = {name: os.environ.get(name) for name in (*TLS_VARIABLES, "RUMMY_INSECURE")}
     try:
+        if stack.config.tls_dir is not None:
+            stack.use_client_certificate()
         with stack:
             yield RunningStack(
                 stack=stack,
@@ -161,4 +172,29 @@ def running_stack(
                 topic_prefix=prefix,
             )
     finally:
+        for variable, value in saved.items():
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
         drop_database(database_url, name)
+
+
+def tls_requested() -> bool:
+    """True when the test run asks for stacks over mutual TLS (``RUMMY_TEST_TLS=1``)."""
+    return os.environ.get("RUMMY_TEST_TLS") == "1"
+
+
+def tls_options() -> list[str]:
+    """``["--tls"]`` for a ``rummy up``/``rummy demo`` a test starts when the run asks for TLS
+    (the certificates of ``.local/certs``), else none."""
+    return ["--tls"] if tls_requested() else []
+
+
+def tls_client() -> TlsSettings | None:
+    """The TLS settings of a test's client of a stack it started with :func:`tls_options`
+    (the ``client`` certificate of ``.local/certs``), or None for a plaintext run."""
+    if not tls_requested():
+        return None
+    files, _made = ensure_certs(local_certs_dir(repository_root()))
+    return files.settings("client")

@@ -7,6 +7,7 @@ from typing import NoReturn
 
 import click
 
+import rummy_ops.certs
 from rummy_ops.audit import audit
 from rummy_ops.backup.command import backup, restore
 from rummy_ops.close_table import close_table
@@ -47,6 +48,7 @@ def main() -> None:
 
 
 main.add_command(token)
+main.add_command(rummy_ops.certs.certs)
 main.add_command(up)
 main.add_command(demo)
 main.add_command(soak_command)

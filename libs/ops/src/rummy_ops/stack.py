@@ -22,7 +22,10 @@ Services: each runs as ``python -m rummy_<name>`` in its own process group with 
 services' private key, :meth:`~rummy_platform.token_keys.KeyFiles.service_environment`; never
 the issuer's private key), ``RUMMY_GRPC_PORT``, ``RUMMY_METRICS_PORT``, ``RUMMY_CLOCK_SPEED``
 and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every service, for the ones that call each other),
-plus ``StackConfig.extra_env`` (e.g. ``RUMMY_TOPIC_PREFIX`` in tests). Their output goes to
+plus ``StackConfig.extra_env`` (e.g. ``RUMMY_TOPIC_PREFIX`` in tests). With ``StackConfig.tls_dir``
+each also gets ``RUMMY_TLS_CA_FILE``, ``RUMMY_TLS_CERT_FILE`` and ``RUMMY_TLS_KEY_FILE`` of its own
+certificate (made there on first use, :mod:`rummy_ops.certs`), so every port serves mutual TLS;
+without it the ``RUMMY_TLS_*`` variables are removed and gRPC is plaintext. Their output goes to
 ``<log_dir>/<service>.log``. A service is up when its gRPC health check answers SERVING for the
 whole server (service name ``""``).
 
@@ -54,7 +57,8 @@ from types import FrameType, TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rummy_platform.config import SIGNING_KEY_VARIABLE, SUPERVISOR_PID_VARIABLE
+from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs
+from rummy_platform.config import SIGNING_KEY_VARIABLE, SUPERVISOR_PID_VARIABLE, TlsSettings
 from rummy_platform.eventlog import EventLogError, KafkaEventLog
 from rummy_platform.limits import open_channel
 from rummy_platform.port_check import ensure_free
@@ -205,6 +209,8 @@ class StackConfig:
     ``token_keys``: the token key files (None: for a stack that starts no service).
     ``supervised``: give the services ``RUMMY_SUPERVISOR_PID`` (this process's pid) so they end
     when this process is gone; off only for a stack to be detached and left running.
+    ``tls_dir``: the certificates' folder (``.local/certs``; made on first use): gRPC over
+    mutual TLS; None: plaintext.
     """
 
     root: Path
@@ -221,6 +227,7 @@ class StackConfig:
     log_level: str = "info"
     create_topics: bool = False
     supervised: bool = True
+    tls_dir: Path | None = None
 
     @classmethod
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
@@ -283,6 +290,10 @@ class StackConfig:
         )
         for other in self.ports:
             env[f"RUMMY_{other.upper()}_ADDRESS"] = self.address(other)
+        for variable in TLS_VARIABLES:
+            env.pop(variable, None)
+        if self.tls_dir is not None:
+            env.update(cert_files(self.tls_dir).environment(service))
         env.update(self.extra_env)
         if self.supervised:
             env[SUPERVISOR_PID_VARIABLE] = str(os.getpid())
@@ -326,10 +337,31 @@ class Stack:
         """Where ``service`` writes its output."""
         return self.config.log_dir / f"{service}.log"
 
+    def client_tls(self, certificate: str = "client") -> TlsSettings | None:
+        """The TLS settings of a client of this stack presenting ``certificate`` (``client``, or
+        a service's to act as that service), or None when its gRPC is plaintext:
+        ``open_channel(stack.address("table"), stack.client_tls())``."""
+        if self.config.tls_dir is None:
+            return None
+        return cert_files(self.config.tls_dir).settings(certificate)
+
+    def use_client_certificate(self) -> None:
+        """Make this process's own clients (:func:`~rummy_platform.limits.open_channel` without
+        settings, the bots) dial this stack as it serves: its ``RUMMY_TLS_*`` variables set to the
+        ``client`` certificate with ``tls_dir``, removed without. For a command's process
+        (``rummy up``, ``rummy demo``), not a test session's."""
+        for variable in (*TLS_VARIABLES, "RUMMY_INSECURE"):
+            os.environ.pop(variable, None)
+        if self.config.tls_dir is not None:
+            ensure_certs(self.config.tls_dir)
+            os.environ.update(cert_files(self.config.tls_dir).environment("client"))
+
     def start(self) -> None:
         """Infrastructure, then every service; returns when all answer SERVING."""
         try:
             ensure_free(self.listening_ports())
+            if self.config.tls_dir is not None:
+                ensure_certs(self.config.tls_dir)
             self._start_infrastructure()
             if self.config.create_topics:
                 self._create_topics()
@@ -352,7 +384,7 @@ class Stack:
             out[running.service] = (
                 f"exited ({code})"
                 if code is not None
-                else check_health(self.address(running.service))
+                else check_health(self.address(running.service), tls=self.client_tls())
             )
         return out
 
@@ -562,7 +594,7 @@ class Stack:
                     f"{running.service} exited with status {code} while starting; "
                     f"last lines of {running.log_path}:\n{_tail(running.log_path)}"
                 )
-            if check_health(address, timeout=1.0) == "SERVING":
+            if check_health(address, timeout=1.0, tls=self.client_tls()) == "SERVING":
                 return
             if time.monotonic() > deadline:
                 raise StackError(
@@ -602,10 +634,11 @@ def shielded_from_interrupts() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def check_health(address: str, timeout: float = 2.0) -> str:
+def check_health(address: str, timeout: float = 2.0, tls: TlsSettings | None = None) -> str:
     """The overall gRPC health status name at ``address`` (``SERVING``, ``NOT_SERVING``, ...),
-    or ``no answer`` when nothing answers within ``timeout`` seconds."""
-    with open_channel(address) as channel:
+    or ``no answer`` when nothing answers within ``timeout`` seconds. ``tls``: as
+    :func:`~rummy_platform.limits.open_channel` (default: this process's environment)."""
+    with open_channel(address, tls) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                 health_pb2.HealthCheckRequest(service=""), timeout=timeout
@@ -667,10 +700,12 @@ def stack_for_tests(
     log_dir: Path,
     services: Sequence[str] = SERVICES,
     extra_env: Mapping[str, str] | None = None,
+    tls_dir: Path | None = None,
 ) -> Stack:
     """A stack on free ports over the given brokers, with topics under ``topic_prefix`` (so it
     never meets another run's streams) and fresh token keys (in a temporary directory);
-    ``extra_env``: more variables of every service (the test suite's variant plug-ins)."""
+    ``extra_env``: more variables of every service (the test suite's variant plug-ins);
+    ``tls_dir``: as :attr:`StackConfig.tls_dir` (None: plaintext)."""
     ports = {name: (free_port(), free_port()) for name in services}
     return Stack(
         StackConfig(
@@ -684,6 +719,7 @@ def stack_for_tests(
             database_url=database_url,
             extra_env={**(extra_env or {}), "RUMMY_TOPIC_PREFIX": topic_prefix},
             create_topics=True,
+            tls_dir=tls_dir,
         )
     )
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
 
+from rummy_ops.certs import local_certs_dir
 from rummy_ops.local_prometheus import PROMETHEUS_PORT_VARIABLE, LocalPrometheus, listening_port
 from rummy_ops.reach import connect_postgres, require_kafka
 from rummy_ops.stack import (
@@ -19,6 +21,7 @@ from rummy_ops.stack import (
     StackError,
     environment_port,
     interrupt_on_sigterm,
+    repository_root,
     shielded_from_interrupts,
 )
 from rummy_ops.supervisor import Supervisor
@@ -53,6 +56,7 @@ def running_stack(
     starting: Callable[[Stack], str],
     interrupted: tuple[str, int | None],
     keep_running: bool = False,
+    tls: bool = False,
 ) -> Iterator[Stack]:
     """Start Kafka, PostgreSQL and the five services (``StackConfig.from_env``), yield the
     started :class:`Stack`, and stop what it started when the block ends, also on Ctrl-C or
@@ -65,10 +69,16 @@ def running_stack(
     ``Error: port 15051, wanted by the table service's gRPC server, is in use by pid ...``).
     External brokers (``KAFKA_BOOTSTRAP_SERVERS`` and ``DATABASE_URL``) that do not answer
     within :data:`~rummy_ops.reach.REACH_TIMEOUT_S` seconds end it first, exit status 1
-    (:class:`~rummy_ops.reach.Unreachable`), nothing started."""
+    (:class:`~rummy_ops.reach.Unreachable`), nothing started. ``tls``: every gRPC port serves
+    mutual TLS with the certificates of ``.local/certs`` (made on first use), and this
+    process's clients present the ``client`` one."""
     try:
         # --keep-running: the services must outlive this process, so they are not tied to it.
-        config = StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running)
+        config = StackConfig.from_env(
+            clock_speed=clock_speed,
+            supervised=not keep_running,
+            tls_dir=local_certs_dir(repository_root()) if tls else None,
+        )
     except StackError as error:
         raise StartRefused(str(error)) from None
     if config.external_infrastructure:
@@ -77,7 +87,9 @@ def running_stack(
         require_kafka(config.kafka_bootstrap_servers or "")
         connect_postgres(config.database_url or "").close()
     stack = Stack(config)
+    stack.use_client_certificate()
     click.echo(starting(stack))
+    click.echo(tls_line(config.tls_dir), err=True)
     message, status = interrupted
     with interrupt_on_sigterm():
         try:
@@ -102,6 +114,23 @@ def running_stack(
                         brokers = " and the brokers" if stack.owns_brokers else ""
                         click.echo(f"stopping the services{brokers}")
                     stack.stop()
+
+
+def tls_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--tls`` of a command that starts a stack."""
+    return click.option(
+        "--tls",
+        is_flag=True,
+        help="Serve every gRPC port over mutual TLS with the certificates of .local/certs "
+        "(`rummy certs`; made on first use).",
+    )(function)
+
+
+def tls_line(tls_dir: Path | None) -> str:
+    """What a start says of gRPC's security, loudly when it is plaintext."""
+    if tls_dir is None:
+        return "INSECURE: gRPC is plaintext on every port (--tls serves mutual TLS)"
+    return f"gRPC over mutual TLS on every port (CA and certificates in {tls_dir})"
 
 
 def _still_running(stack: Stack) -> str:
@@ -152,7 +181,8 @@ def _prometheus_port(wanted: bool) -> int | None:
         "the stack."
     ),
 )
-def up(clock_speed: float, interval: float, prometheus: bool) -> None:
+@tls_option
+def up(clock_speed: float, interval: float, prometheus: bool, tls: bool) -> None:
     """Start Kafka, PostgreSQL and the five services; print their health until Ctrl-C, then stop
     everything this command started.
 
@@ -165,6 +195,7 @@ def up(clock_speed: float, interval: float, prometheus: bool) -> None:
         clock_speed,
         starting=lambda s: f"starting (logs in {s.config.log_dir}); Ctrl-C stops everything",
         interrupted=("stopping", None),
+        tls=tls,
     ) as stack:
         _say("started " + ", ".join(f"{name} pid {pid}" for name, pid in stack.pids.items()))
         server = None

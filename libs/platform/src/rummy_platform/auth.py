@@ -44,6 +44,7 @@ from rummy_platform.config import (
 from rummy_platform.limits import MAX_ACCOUNT_ID_BYTES
 from rummy_platform.logging import log_context
 from rummy_platform.rpc_scope import CallContext, ScopeInterceptor, split_method
+from rummy_platform.tls import certificate_service
 from rummy_platform.token_keys import KeyFiles, key_id, read_public_keys, read_signing_key
 
 ISSUER = "rummy"
@@ -395,6 +396,10 @@ class AuthInterceptor(ScopeInterceptor):
     message saying which; otherwise the servicer runs with :func:`current_principal` set.
     ``on_refused(context)`` runs first for a refused token, and may end the call itself (the
     rate limit of refused calls, :mod:`rummy_platform.rate_limit`).
+
+    With ``tls`` (the server serves mutual TLS), the service role is taken from the client
+    certificate, not from a token alone: a service token on a call whose verified certificate
+    names no service (:func:`rummy_platform.tls.certificate_service`) ends PERMISSION_DENIED.
     """
 
     def __init__(
@@ -402,9 +407,11 @@ class AuthInterceptor(ScopeInterceptor):
         authority: TokenAuthority,
         *,
         on_refused: Callable[[CallContext], None] | None = None,
+        tls: bool = False,
     ) -> None:
         self._authority = authority
         self._on_refused = on_refused
+        self._tls = tls
         super().__init__(self._scope)
 
     @contextmanager
@@ -418,6 +425,16 @@ class AuthInterceptor(ScopeInterceptor):
             if self._on_refused is not None:
                 self._on_refused(context)
             context.abort(grpc.StatusCode.UNAUTHENTICATED, str(error))
+        if (
+            self._tls
+            and principal.role is Role.SERVICE
+            and certificate_service(context.auth_context()) is None
+        ):
+            context.abort(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "the service role needs a service's client certificate (mutual TLS); this "
+                "call's certificate names no service",
+            )
         token = _principal.set(principal)
         try:
             with log_context(account_id=principal.account_id, role=principal.role.value):

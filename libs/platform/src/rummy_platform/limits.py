@@ -36,8 +36,10 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from rummy_platform import variant_payloads
+from rummy_platform.config import TlsSettings
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.rpc_scope import AioHandlerInterceptor, Handler, rebuild
+from rummy_platform.tls import dial
 
 #: Largest request message a server accepts (and a client of ours sends), in bytes.
 MAX_REQUEST_BYTES = 64 * 1024
@@ -219,9 +221,11 @@ def parse_id_token(token: str, name: str = "page_token") -> str | None:
     return token
 
 
-def open_channel(target: str) -> grpc.Channel:
-    """An insecure channel to ``target`` with :data:`CHANNEL_OPTIONS` (the message limits)."""
-    return grpc.insecure_channel(target, options=list(CHANNEL_OPTIONS))
+def open_channel(target: str, tls: TlsSettings | None = None) -> grpc.Channel:
+    """A channel to ``target`` with :data:`CHANNEL_OPTIONS` (the message limits): TLS per
+    ``tls`` (default: the process's ``RUMMY_TLS_*`` environment), plaintext when that is off
+    (:func:`rummy_platform.tls.dial`). Raises ConfigError for a malformed TLS setting."""
+    return dial(target, CHANNEL_OPTIONS, tls)
 
 
 class RequestLimitsInterceptor(grpc.ServerInterceptor):

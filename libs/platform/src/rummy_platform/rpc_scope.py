@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any, Never, Protocol, TypeAlias
@@ -46,6 +46,7 @@ class CallContext(Protocol):
 
     def invocation_metadata(self) -> Any: ...
     def peer(self) -> str: ...
+    def auth_context(self) -> Mapping[str, Iterable[bytes]]: ...
     def code(self) -> grpc.StatusCode | None: ...
     def details(self) -> str | bytes | None: ...
     def is_active(self) -> bool: ...
@@ -161,6 +162,9 @@ class AioCallView:
 
     def peer(self) -> str:
         return self._context.peer()
+
+    def auth_context(self) -> Mapping[str, Iterable[bytes]]:
+        return self._context.auth_context()
 
     def code(self) -> grpc.StatusCode | None:
         return self._context.code()

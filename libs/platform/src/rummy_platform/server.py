@@ -56,6 +56,7 @@ from rummy_platform.rate_limit import RateLimits
 from rummy_platform.reflection import enable_server_reflection
 from rummy_platform.rpc_scope import AioScopes, ScopeInterceptor
 from rummy_platform.service_main import SupervisorWatch
+from rummy_platform.tls import bind_grpc
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
 
@@ -193,7 +194,13 @@ class ServiceHost:
             grpc_port=self.grpc_port,
             metrics_port=self.metrics_port,
             services=self._service_names,
+            tls=self.settings.tls_enabled,
         )
+        if self.settings.insecure:
+            _log.warning(
+                "INSECURE: RUMMY_INSECURE=1, gRPC is plaintext and no certificate is checked",
+                service=self.name,
+            )
 
     def _bind(self) -> None:
         """Bind the gRPC port, then the metrics port; one another process holds (taken since
@@ -202,7 +209,7 @@ class ServiceHost:
         host = _host_for_url(self.settings.bind_host)
         failure: RuntimeError | None = None
         try:
-            port = self._server.add_insecure_port(f"{host}:{self.settings.grpc_port}")
+            port = bind_grpc(self._server, f"{host}:{self.settings.grpc_port}", self.settings)
         except RuntimeError as error:  # grpc's "Failed to bind to address"
             port, failure = 0, error
         if port == 0:
@@ -378,6 +385,7 @@ def service_interceptors(
         AuthInterceptor(
             TokenAuthority.from_settings(settings),
             on_refused=rate_limits.refuse_unauthenticated,
+            tls=settings.tls_enabled,
         ),
         rate_limits.interceptor(),
         ErrorMappingInterceptor(),

@@ -23,6 +23,7 @@ import grpc
 
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.bots.client import RETRIES, UNCONFIRMED, Bot, Reactions, _request_id
+from rummy_platform.tls import dial_aio
 from rummy_table.contract import TableRouter, owner_named_by
 
 
@@ -47,16 +48,17 @@ class _SyncShaped(grpc.RpcError):
 
 
 class AioTableRouter(TableRouter):
-    """:class:`TableRouter` over ``grpc.aio`` channels (``channel`` builds one, default an
-    insecure ``grpc.aio`` channel): the same owners, redirects and retries, with :meth:`call`
-    and :meth:`close` awaited. Use it from one event loop."""
+    """:class:`TableRouter` over ``grpc.aio`` channels (``channel`` builds one, default a
+    ``grpc.aio`` channel, TLS per the process's ``RUMMY_TLS_*``:
+    :func:`rummy_platform.tls.dial_aio`): the same owners, redirects and retries, with
+    :meth:`call` and :meth:`close` awaited. Use it from one event loop."""
 
     def __init__(
         self,
         addresses: str | Sequence[str],
         *,
         wait_s: float = 30.0,
-        channel: Callable[[str], grpc.aio.Channel] = grpc.aio.insecure_channel,
+        channel: Callable[[str], grpc.aio.Channel] = dial_aio,
     ) -> None:
         super().__init__(addresses, wait_s=wait_s, channel=channel)  # type: ignore[arg-type]
 

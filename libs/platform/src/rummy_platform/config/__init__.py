@@ -22,6 +22,7 @@ One module per family of settings, all importable from here:
 - :mod:`~rummy_platform.config.token_keys`: the files of the token keys;
 - :mod:`~rummy_platform.config.token_lifetimes`: each role's longest token lifetime;
 - :mod:`~rummy_platform.config.rate_limits`: each kind of caller's token bucket;
+- :mod:`~rummy_platform.config.tls`: gRPC TLS (the CA, the process's certificate, insecure);
 - :mod:`~rummy_platform.config.network`: ports, the bind address, the brokers' list;
 - :mod:`~rummy_platform.config.process`: log level, topic prefix, plug-ins, supervisor, faults;
 - :mod:`~rummy_platform.config.clock`: the deadlines' clock speed;
@@ -53,6 +54,7 @@ from rummy_platform.config.service import (
     PostgresServiceSettings,
     Settings,
 )
+from rummy_platform.config.tls import TlsSettings
 from rummy_platform.config.token_keys import (
     PUBLIC_KEYS_VARIABLE,
     SERVICE_KEY_VARIABLE,
@@ -91,6 +93,7 @@ __all__ = [
     "ServiceTokenSigningSettings",
     "Settings",
     "TokenKeySettings",
+    "TlsSettings",
     "TokenLifetimeSettings",
     "bindable_host",
     "broker_list",

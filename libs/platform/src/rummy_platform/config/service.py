@@ -18,6 +18,7 @@ from rummy_platform.config.process import (
     module_names,
 )
 from rummy_platform.config.rate_limits import Bucket, BucketSpec, parse_bucket, rate_limit_setting
+from rummy_platform.config.tls import TlsSettings
 from rummy_platform.config.token_keys import TokenKeySettings
 from rummy_platform.config.token_lifetimes import TokenLifetimeSettings
 from rummy_platform.port_check import PortInUse, ensure_free, exit_port_in_use
@@ -32,12 +33,12 @@ from rummy_platform.ports import (
 )
 
 
-class Settings(TokenLifetimeSettings, TokenKeySettings):
+class Settings(TokenLifetimeSettings, TokenKeySettings, TlsSettings):
     """What every service process reads: its ports, Kafka, logs, the gRPC pool, the token
-    public keys and lifetimes, the rate limits, the topic prefix, the variant plug-ins and the
-    supervisor's pid. Each service extends it in ``rummy_<service>/config.py`` (setting
-    :attr:`service`); the ports default to :data:`DEFAULT_PORTS` of that service (a process not
-    there must set both).
+    public keys and lifetimes, the gRPC TLS files, the rate limits, the topic prefix, the variant
+    plug-ins and the supervisor's pid. Each service extends it in ``rummy_<service>/config.py``
+    (setting :attr:`service`); the ports default to :data:`DEFAULT_PORTS` of that service (a
+    process not there must set both).
 
     Ports are TCP ports (0 asks the OS for a free one); ``shutdown_grace_seconds`` is seconds.
     """
