@@ -1,7 +1,7 @@
 """``rummy backup`` of a running demo, ``rummy restore`` into a fresh Kafka and PostgreSQL of
-the test's own, ``rummy replay`` clean against the restored log, then the five services on the
-restored pair: the hands in flight at the backup end and reveal their seeds, new hands play, and
-the ledger's invariants hold (``docs/operations.md#backups``).
+the test's own, then the five services on the restored pair: the hands in flight at the backup
+end and reveal their seeds, new hands play, the ledger's invariants hold, and ``rummy replay`` is
+clean against the restored log and ledger (``docs/operations.md#backups``).
 
 It prints the restored broker's bytes on disk of the never-expiring topics per 1,000 hands
 (``docs/benchmarks.md#how-fast-the-log-grows``; the full figure: ``bench_log_growth.py``).
@@ -177,17 +177,10 @@ def test_a_backup_of_a_running_demo_restores_into_fresh_brokers_and_plays_on(
         in_flight_hands = started - over
         assert caught <= in_flight_hands, "the restored log lacks a hand in flight"
         assert over <= revealed, "an ended hand's seed is not revealed in the restored log"
-        _rummy(
-            "replay",
-            "--all",
-            "--quiet",
-            "--bootstrap",
-            bootstrap,
-            "--topic-prefix",
-            prefix,
-            "--database-url",
-            target_db,
-        )
+        # No replay with the ledger's check here: a hand that ended after the database's snapshot
+        # is in the restored log but settles only once the restored ledger runs (from its moved
+        # offset), and by now it may be older than the replay's settle grace. The replay below,
+        # after the stack has played on, checks every hand of the restored log and the ledger.
 
         # Bytes per 1,000 hands of the never-expiring topics, from the restored log.
         envelopes = _envelopes(bootstrap, prefix)

@@ -285,8 +285,15 @@ def test_a_three_seat_match_to_500_digs_lays_off_goes_out_ties_and_settles(
             **{accounts[s]: v for s, v in lines.items()},
             HOUSE: commission,
         }
-        balances = ops.settled_balances(list(accounts.values()))
-        assert balances == {accounts[s]: GRANT + lines[s] for s in SEATS}
+        # The table starts its next match START_DELAY_SECONDS after this one ends (every seat is
+        # still taken), and that match holds each seat's stake again: the posted balances are
+        # this match's settlement, and a reservation still held can only be the next match's
+        # hold (the cap times the point value), never one of this match's.
+        got = {a: ops.balance(a) for a in accounts.values()}
+        assert {a: b.balance_hundredths for a, b in got.items()} == {
+            accounts[s]: GRANT + lines[s] for s in SEATS
+        }
+        assert all(b.reserved_hundredths in (0, CAP * POINT) for b in got.values()), got
         assert ops.balance(HOUSE).balance_hundredths - house_before == commission
         view = players[winner].wait(lambda v: v.match.HasField("ended"), 60, "the match ended")
         assert list(view.match.ended.winners) == [winner]
