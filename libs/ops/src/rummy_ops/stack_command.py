@@ -89,11 +89,12 @@ def running_stack(
     stack = Stack(config)
     stack.use_client_certificate()
     click.echo(starting(stack))
-    click.echo(tls_line(config.tls_dir), err=True)
     message, status = interrupted
     with interrupt_on_sigterm():
         try:
             stack.start()
+            # after the start: a refused one (a port in use) says one line, its Error, only
+            click.echo(tls_line(config.tls_dir), err=True)
             yield stack
         except PortInUse as error:
             keep_running, status = False, None  # nothing was started: nothing to stop or say
