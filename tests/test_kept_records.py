@@ -16,7 +16,7 @@ from rummy_ops.cli import main
 from rummy_ops.replay.jsonl import read_jsonl
 from rummy_platform.eventlog import partition_for
 from rummy_platform.topics import TABLE_EVENTS
-from rummy_rules import codec, registry
+from rummy_rules import json_form, registry
 from rummy_rules.events import HandDealt, HandEnded, HandStarted, SeedCommitted, SeedsLocked
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal
 from rummy_table.adapters import snapshot
@@ -52,7 +52,7 @@ def test_a_kept_bundle_decodes_folds_to_its_end_and_its_deal_follows_from_its_se
     path: Path,
 ) -> None:
     bundle = json.loads(path.read_text(encoding="utf-8"))
-    events = [codec.from_dict(e["event"]) for e in bundle["events"]]
+    events = [json_form.from_dict(e["event"]) for e in bundle["events"]]
     versions = [e["stream_version"] for e in bundle["events"]]
     assert versions == sorted(versions)
     variant = registry.lookup(bundle["variant"])
@@ -89,7 +89,7 @@ def test_a_kept_bundle_decodes_folds_to_its_end_and_its_deal_follows_from_its_se
     )
     # re-encoded, each event is the current shape, and decodes to itself
     for event in events:
-        assert codec.from_dict(codec.to_dict(event)) == event
+        assert json_form.from_dict(json_form.to_dict(event)) == event
 
 
 @pytest.mark.parametrize("path", EXPORTS, ids=[p.name for p in EXPORTS])
@@ -118,8 +118,8 @@ def test_a_kept_snapshot_decodes_to_the_table_its_stream_folds_to(name: str, exp
 def test_kept_codec_records_decode_and_re_encode_to_what_decodes_the_same(name: str) -> None:
     records = load(name)
     for record in records if isinstance(records, list) else [records]:
-        decoded = codec.from_dict(record)
-        assert codec.from_dict(codec.to_dict(decoded)) == decoded
+        decoded = json_form.from_dict(record)
+        assert json_form.from_dict(json_form.to_dict(decoded)) == decoded
 
 
 @pytest.mark.integration

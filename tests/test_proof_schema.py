@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rummy_game.proof_schema import SCHEMA_PATH, installed, main, render, schema
-from rummy_rules import codec
+from rummy_rules import json_form
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
@@ -35,7 +35,9 @@ def test_every_installed_variants_events_and_outcomes_are_in_the_schema() -> Non
     required = {e["if"]["properties"]["type"]["const"] for e in event["allOf"]}
     for bundle in installed():
         own = {
-            codec.tag_of(c) for c in bundle.codec_classes if vars(c).get("codec_tag") in required
+            json_form.tag_of(c)
+            for c in bundle.codec_classes
+            if vars(c).get("codec_tag") in required
         }
         assert own, f"no event of {bundle.name} is described"
         assert own <= named

@@ -33,7 +33,7 @@ from rummy_ops.proof import write_proofs
 from rummy_ops.replay.sources import read_kafka
 from rummy_platform.auth import Role, bearer_metadata
 from rummy_platform.limits import open_channel
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.deck import Shoe
 from rummy_rules.events import HandEnded, SeatResult
 from rummy_rules.indian.arrangement import valid_discards
@@ -545,7 +545,7 @@ def forged(real_bundle: Bundle) -> Bundle:
     b = copy.deepcopy(real_bundle)
     seed = hashlib.sha256(b"forger").digest()
     commitment = hashlib.sha256(seed).hexdigest()
-    started = codec.from_dict(events_of(b, "table.HandStarted")[0])
+    started = json_form.from_dict(events_of(b, "table.HandStarted")[0])
     rules = started.rule_set
     seeds = events_of(b, "table.SeedsLocked")[0]
     inputs = ShuffleInputs.of(
@@ -566,11 +566,11 @@ def forged(real_bundle: Bundle) -> Bundle:
     dealt = {
         "type": "table.HandDealt",
         "hands": [
-            {"seat": h.seat, "cards": [codec.card_to_str(c) for c in h.cards]} for h in d.hands
+            {"seat": h.seat, "cards": [json_form.card_to_str(c) for c in h.cards]} for h in d.hands
         ],
-        "wild_cut": codec.card_to_str(d.wild_cut),
-        "first_open": codec.card_to_str(d.first_open),
-        "stock": [codec.card_to_str(c) for c in d.stock],
+        "wild_cut": json_form.card_to_str(d.wild_cut),
+        "first_open": json_form.card_to_str(d.first_open),
+        "stock": [json_form.card_to_str(c) for c in d.stock],
         "stock_count": len(d.stock),
     }
     tail: list[dict[str, Any]] = [dealt]
@@ -598,7 +598,7 @@ def forged(real_bundle: Bundle) -> Bundle:
     ended = HandEnded(
         winner_seat=winner, results=results, settlement=settle(rules, winner, points), at_ms=2
     )
-    tail.append(codec.to_dict(ended))
+    tail.append(json_form.to_dict(ended))
     b["events"] = kept + [{"stream_version": version + i, "event": e} for i, e in enumerate(tail)]
     b["server_seed_hex"] = seed.hex()
     return b
@@ -666,7 +666,7 @@ def toy_bundle() -> Bundle:
     jokers, its own Knocked event), played through the rules library as a host plays it (the
     variant found by name, decide and apply), dealt by the shuffle as the variant's deal layout
     asks, and assembled by the table service's own bundle code (``rummy_game.proof.bundle``;
-    ``hand_proof`` decodes table-stream envelopes through ``stream_codec``, which knows only the
+    ``hand_proof`` decodes table-stream envelopes through ``stream_payloads``, which knows only the
     Indian game's wire events, so it cannot take a toy hand's envelopes yet)."""
     import toy_variant
     from rummy_game import proof

@@ -24,7 +24,7 @@ from test_verify_page import (
 )
 
 from rummy_game.proof import canonical_json
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.rummy500.melds import card_points
 from rummy_rules.rummy500.variant import RUMMY500
 
@@ -113,10 +113,10 @@ def test_a_timed_out_discard_that_is_not_the_highest_card_is_refused(tmp_path: P
         if row["event"]["type"] == "table.CardDiscarded" and row["event"]["turn_no"] in timed
     )
     discard = rows[k]["event"]
-    before = RUMMY500.fold(codec.from_dict(row["event"]) for row in rows[:k])
+    before = RUMMY500.fold(json_form.from_dict(row["event"]) for row in rows[:k])
     held = before.play.hand_of(discard["seat"])
-    lowest = min((c for c in held if codec.card_to_str(c) != discard["card"]), key=card_points)
-    discard["card"] = codec.card_to_str(lowest)
+    lowest = min((c for c in held if json_form.card_to_str(c) != discard["card"]), key=card_points)
+    discard["card"] = json_form.card_to_str(lowest)
     code, result = in_node(bundle, tmp_path)
     assert code != 0 and result["verdict"] == "failed"
     moves = next(s for s in result["steps"] if s["id"] == "moves")

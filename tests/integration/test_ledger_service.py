@@ -40,7 +40,7 @@ from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_game.match_wire import settlement_to_pb
+from rummy_game.match_payloads import settlement_to_pb
 from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import drop_redelivered

@@ -22,7 +22,8 @@ deals nothing.
 
 The same toy through the table service too, played by bots over its public gRPC API and verified
 by ``rummy replay``: ``tests/e2e/test_toy_variant_end_to_end.py``. The toy's wire (its options and
-its ``Knocked`` on the table stream, ``rummy_game.wires``) is loaded by the same plug-in module.
+its ``Knocked`` on the table stream, ``rummy_game.variant_wires``) is loaded by the same plug-in
+module.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.envelope import Envelope, has_payload
@@ -213,7 +214,9 @@ class ToyTable:
         self.stack = stack
         self.table_id, self.hand_id = f"table-{uuid.uuid4().hex[:8]}", str(uuid.uuid4())
         self.accounts = accounts
-        self.ctx = codec.HandContext(self.hand_id, 1, RULES, dict(enumerate(accounts)), dealer_seat)
+        self.ctx = stream_payloads.HandContext(
+            self.hand_id, 1, RULES, dict(enumerate(accounts)), dealer_seat
+        )
         self.state = toy_variant.TOY.initial_state()
         self.version = 0
         self.appended: list[Envelope] = []
@@ -224,7 +227,7 @@ class ToyTable:
             payload,
             stream_id=self.table_id,
             stream_version=self.version,
-            occurred_at=codec.ms_to_datetime(at_ms),
+            occurred_at=stream_payloads.ms_to_datetime(at_ms),
             correlation_id=self.hand_id,
             rules_version=RULES_LABEL,
             shuffle_version=SHUFFLE_VERSION,
@@ -245,13 +248,14 @@ class ToyTable:
             if isinstance(event, ev.HandStarted):
                 self.append(toy_hand_started_pb(event), at_ms)
             else:
-                self.append(codec.to_payload(event, self.ctx), at_ms)
+                self.append(stream_payloads.to_payload(event, self.ctx), at_ms)
 
 
 def toy_hand_started_pb(started: ev.HandStarted) -> table_events.HandStarted:
-    """The toy's HandStarted as the table service writes it (``codec.hand_started_to_pb``: its
+    """The toy's HandStarted as the table service writes it
+    (``stream_payloads.hand_started_to_pb``: its
     options through the toy's wire, in ``rule_set.other_variant``)."""
-    return codec.hand_started_to_pb(started, 1)
+    return stream_payloads.hand_started_to_pb(started, 1)
 
 
 CLIENT_SEEDS = {0: b"toy seat zero", 1: b"\x00\x01\x02"}  # seat 2 sends none
@@ -417,9 +421,9 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
     [closed] = stack.wait_for(CLOCK_EVENTS, table.table_id, clock_events.SeedWindowClosed)
     assert closed.payload.hand_id == table.hand_id
     assert closed.payload.deadline == window.payload.deadline
-    window_ms = codec.timestamp_to_ms(window.payload.deadline)
-    assert window_ms - codec.datetime_to_ms(window.occurred_at) == 3000
-    locked = lock_seeds(table, codec.datetime_to_ms(closed.occurred_at))
+    window_ms = stream_payloads.timestamp_to_ms(window.payload.deadline)
+    assert window_ms - stream_payloads.datetime_to_ms(window.occurred_at) == 3000
+    locked = lock_seeds(table, stream_payloads.datetime_to_ms(closed.occurred_at))
     assert locked.payload.server_commitment_sha256 == commitment
     assert locked.payload.variant == toy_variant.TOY_NAME and locked.payload.hand_size == 5
 
@@ -431,8 +435,8 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
     indices = [c.index for h in dealt.payload.hands for c in h.cards]
     indices += [dealt.payload.first_open.index, *(c.index for c in dealt.payload.stock)]
     assert sorted(indices) == list(range(52)) and len(dealt.payload.stock) == 36
-    [deal_facts] = codec.from_payload(
-        dealt.payload, table.ctx, codec.datetime_to_ms(dealt.occurred_at)
+    [deal_facts] = stream_payloads.from_payload(
+        dealt.payload, table.ctx, stream_payloads.datetime_to_ms(dealt.occurred_at)
     )
     assert isinstance(deal_facts, ev.HandDealt)
     dealt_at = now_ms()
@@ -449,12 +453,12 @@ def test_a_toy_hand_is_committed_dealt_timed_reserved_and_settled_by_the_real_se
 
     # The clock times the toy's 20 s turn (2 s at its speed); its timeout passes the turn.
     [turn] = [e for e in table.appended if has_payload(e, table_events.TurnStarted)]
-    assert codec.timestamp_to_ms(turn.payload.deadline) - dealt_at == 20_000
+    assert stream_payloads.timestamp_to_ms(turn.payload.deadline) - dealt_at == 20_000
     [passed] = stack.wait_for(CLOCK_EVENTS, table.table_id, clock_events.TurnDeadlinePassed)
     assert (passed.payload.seat, passed.payload.turn_no) == (turn.payload.seat, 1)
     assert passed.payload.deadline == turn.payload.deadline
-    assert codec.datetime_to_ms(passed.occurred_at) >= dealt_at + 20_000 / CLOCK_SPEED
-    timed_out_at = codec.datetime_to_ms(passed.occurred_at)
+    assert stream_payloads.datetime_to_ms(passed.occurred_at) >= dealt_at + 20_000 / CLOCK_SPEED
+    timed_out_at = stream_payloads.datetime_to_ms(passed.occurred_at)
     table.play(TurnTimeout(turn_no=1, at_ms=timed_out_at), timed_out_at)
 
     # Play to the toy's tie: two seats share the lowest total and the pot.

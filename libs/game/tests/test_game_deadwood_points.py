@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_codec, upcast
-from rummy_game.wire import HandContext
+from rummy_game import stream_payloads, upcast
+from rummy_game.variant_wire import HandContext
 from rummy_rules import registry
 from rummy_rules.cards import Card, parse_card, parse_cards
 from rummy_rules.events import HandEnded, SeatResult
@@ -63,10 +63,10 @@ def test_an_indian_hands_deadwood_counts_an_ace_10_and_jokers_0_as_before() -> N
         winner_seat=0, results=results, settlement=settle(rules, 0, {0: 0, 1: 25}), at_ms=T0
     )
     # the cut 7C makes the 7s wild: AS 10 + 7H 0 + JK 0 + KD 10 + 5C 5 = 25
-    payload = stream_codec.hand_ended_to_pb(ended, ctx, wild_cut=parse_card("7C"))
+    payload = stream_payloads.hand_ended_to_pb(ended, ctx, wild_cut=parse_card("7C"))
     assert by_seat(payload)[1].arrangement.deadwood_points == 25
     # a printed joker cut: no rank is wild, the 7H counts 7
-    payload = stream_codec.hand_ended_to_pb(ended, ctx, wild_cut=Card(None, None))
+    payload = stream_payloads.hand_ended_to_pb(ended, ctx, wild_cut=Card(None, None))
     assert by_seat(payload)[1].arrangement.deadwood_points == 32
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from rummy.common.v1 import cards_pb2
 from rummy.indian.v1 import rules_pb2 as ip
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.deck import Shoe
@@ -34,7 +34,7 @@ def _read_back(rules: object) -> object:
         rule_set=rules,  # type: ignore[arg-type]
         at_ms=1,
     )
-    return codec.hand_context(codec.hand_started_to_pb(started, 1)).rule_set
+    return stream_payloads.hand_context(stream_payloads.hand_started_to_pb(started, 1)).rule_set
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def _read_back(rules: object) -> object:
 def test_an_indian_formats_deal_is_its_drops_and_the_80_cap_on_the_rulebook_shoe_played_free(
     fmt: object, drops: tuple[int, int], seats: int
 ) -> None:
-    table = codec.rule_set_from_pb(_table(seats), seats, 0, 1000)
+    table = stream_payloads.rule_set_from_pb(_table(seats), seats, 0, 1000)
     assert fmt.deal_rules is not None  # type: ignore[attr-defined]
     deal = INDIAN.deal_rule_set(table, fmt.deal_rules)  # type: ignore[attr-defined]
     options = deal.options
@@ -64,7 +64,9 @@ def test_an_indian_formats_deal_is_its_drops_and_the_80_cap_on_the_rulebook_shoe
 
 
 def test_a_heads_up_table_on_the_one_deck_option_deals_its_deals_from_one_deck() -> None:
-    table = codec.rule_set_from_pb(_table(2, ip.INDIAN_SHOES_RULEBOOK_ONE_DECK_HEADS_UP), 2, 0, 0)
+    table = stream_payloads.rule_set_from_pb(
+        _table(2, ip.INDIAN_SHOES_RULEBOOK_ONE_DECK_HEADS_UP), 2, 0, 0
+    )
     deal = INDIAN.deal_rule_set(table, make_format("pool").deal_rules)  # type: ignore[arg-type]
     assert deal.shoe == Shoe(decks=1, printed_jokers=2)
     assert _read_back(deal) == deal
@@ -76,7 +78,7 @@ def test_a_variant_that_plays_no_formats_deals_refuses_them() -> None:
 
     with pytest.raises(RuleSetError) as caught:
         NoFormats().deal_rule_set(
-            codec.rule_set_from_pb(_table(4), 4, 0, 0),
+            stream_payloads.rule_set_from_pb(_table(4), 4, 0, 0),
             make_format("pool").deal_rules,  # type: ignore[arg-type]
         )
     assert caught.value.option == "format"
@@ -96,15 +98,15 @@ def test_a_variant_that_plays_no_formats_deals_refuses_them() -> None:
 def test_a_points_table_deals_from_the_shoes_it_chose_and_records_them(
     seats: int, shoes: int | None, shoe: Shoe
 ) -> None:
-    rules = codec.rule_set_from_pb(_table(seats, shoes), seats, 10, 500)
+    rules = stream_payloads.rule_set_from_pb(_table(seats, shoes), seats, 10, 500)
     assert rules.shoe == shoe
-    written = codec.rule_set_to_pb(rules, None)
+    written = stream_payloads.rule_set_to_pb(rules, None)
     assert written.indian_points.HasField("shoes")
-    assert codec.recorded_rule_set_from_pb(written, seats, 10, 500) == rules
+    assert stream_payloads.recorded_rule_set_from_pb(written, seats, 10, 500) == rules
 
 
 def test_the_80_cap_is_a_points_table_option() -> None:
-    rules = codec.rule_set_from_pb(cards_pb2.RuleSet(max_points=80), 4, 10, 0)
+    rules = stream_payloads.rule_set_from_pb(cards_pb2.RuleSet(max_points=80), 4, 10, 0)
     assert rules.options.points_cap == 80  # type: ignore[attr-defined]
     assert rules.max_loss_points == 80
 
@@ -121,5 +123,5 @@ def test_shoes_without_a_shoe_for_the_seat_count_are_refused_naming_the_field(
     seats: int, shoes: int, message: str
 ) -> None:
     with pytest.raises(RuleSetError) as caught:
-        codec.rule_set_from_pb(_table(seats, shoes), seats, 10, 500)
-    assert codec.wire_message(caught.value, "indian-points").startswith(message)
+        stream_payloads.rule_set_from_pb(_table(seats, shoes), seats, 10, 500)
+    assert stream_payloads.wire_message(caught.value, "indian-points").startswith(message)

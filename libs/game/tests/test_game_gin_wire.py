@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from rummy.gin.v1 import events_pb2 as gpb
-from rummy_game import bundle, stream_codec
+from rummy_game import bundle, stream_payloads
 from rummy_game.gin import GIN_BUNDLE, GIN_WIRE
 from rummy_rules.commands import (
     Discard,
@@ -114,7 +114,7 @@ def test_the_knockers_named_melds_flag_round_trips_and_an_older_knock_reads_as_a
     assert not knocked.melds_named  # the random legal moves name no melds
     started = events[0]
     assert isinstance(started, HandStarted)
-    ctx = stream_codec.hand_context(stream_codec.hand_started_to_pb(started, 1))
+    ctx = stream_payloads.hand_context(stream_payloads.hand_started_to_pb(started, 1))
     named = replace(knocked, melds_named=True)
     payload = GIN_WIRE.event_to_pb(named, ctx)
     assert isinstance(payload, gpb.GinKnocked) and payload.melds_named

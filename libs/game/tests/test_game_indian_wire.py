@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from rummy.common.v1 import envelope_pb2
 from rummy.table.v1 import events_pb2 as old_pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.envelope import Envelope, event_payloads, from_proto, to_proto
 from rummy_rules import events as ev
 from rummy_rules.indian import DeclarationRejected, Declared, DropKind, PlayerDropped
@@ -25,7 +25,7 @@ STARTED = ev.HandStarted(
     rule_set=RULES,
     at_ms=1_000,
 )
-CTX = codec.hand_context(codec.hand_started_to_pb(STARTED, 1))
+CTX = stream_payloads.hand_context(stream_payloads.hand_started_to_pb(STARTED, 1))
 CARDS = RULES.shoe.cards
 
 
@@ -41,10 +41,10 @@ def _events() -> list[ev.Event]:
 def test_an_indian_event_is_written_in_its_own_package_and_read_back_unchanged(
     event: ev.Event,
 ) -> None:
-    payload = codec.to_payload(event, CTX)
+    payload = stream_payloads.to_payload(event, CTX)
     assert payload.DESCRIPTOR.full_name.startswith("rummy.indian.v1.")
-    assert codec.is_hand_payload(payload)
-    assert codec.from_payload(payload, CTX, 2_000) == (event,)
+    assert stream_payloads.is_hand_payload(payload)
+    assert stream_payloads.from_payload(payload, CTX, 2_000) == (event,)
 
 
 def _old_record(payload: Message) -> envelope_pb2.EventEnvelope:
@@ -64,13 +64,13 @@ def _old_record(payload: Message) -> envelope_pb2.EventEnvelope:
 def test_a_hand_recorded_with_the_old_table_v1_types_decodes_to_the_same_rules_events(
     event: ev.Event,
 ) -> None:
-    record = _old_record(codec.to_payload(event, CTX))
+    record = _old_record(stream_payloads.to_payload(event, CTX))
     envelope = from_proto(record, event_payloads())
     assert type(envelope.payload).DESCRIPTOR.full_name.startswith("rummy.indian.v1.")
-    assert codec.from_payload(envelope.payload, CTX, 2_000) == (event,)
+    assert stream_payloads.from_payload(envelope.payload, CTX, 2_000) == (event,)
 
 
 def test_the_indian_rule_set_round_trips_through_its_arm_of_the_oneof() -> None:
-    options = codec.rule_set_to_pb(RULES, 5)
+    options = stream_payloads.rule_set_to_pb(RULES, 5)
     assert options.WhichOneof("variant_options") == "indian_points"
-    assert codec.rule_set_from_pb(options, 4, 10, 1000) == RULES
+    assert stream_payloads.rule_set_from_pb(options, 4, 10, 1000) == RULES

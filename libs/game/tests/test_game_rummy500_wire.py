@@ -2,7 +2,7 @@
 the table stream's payloads and read back give the same rules events, each seat's signed score
 included; each recorded dig, meld and lay-off replays to the same events; every listed move is a
 message of the wire and back; the view goes on the wire; the match to 500's options round-trip
-(``rummy_game.rummy500``, ``rummy_game.match_wire``)."""
+(``rummy_game.rummy500``, ``rummy_game.match_payloads``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from rummy.rummy500.v1 import view_pb2 as view_pb
-from rummy_game import bundle, match_wire
+from rummy_game import bundle, match_payloads
 from rummy_game.rummy500 import RUMMY500_BUNDLE, RUMMY500_WIRE
 from rummy_rules.commands import (
     Discard,
@@ -119,7 +119,7 @@ def test_the_match_to_500_options_round_trip_with_the_commission() -> None:
     fmt = make_format(
         "race-to", target=500, point_value_hundredths=5, max_game_points=400, commission_bps=500
     )
-    options = match_wire.format_to_pb(fmt)
+    options = match_payloads.format_to_pb(fmt)
     assert options.WhichOneof("format") == "race_to"
-    back = match_wire.format_from_pb(options, 500)
+    back = match_payloads.format_from_pb(options, 500)
     assert isinstance(back, RaceTo) and back == fmt

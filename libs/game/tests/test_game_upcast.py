@@ -28,12 +28,12 @@ def test_a_recorded_rule_set_without_the_switches_reads_them_off_a_request_keeps
     None
 ):
     from rummy.common.v1 import cards_pb2
-    from rummy_game import stream_codec as codec
+    from rummy_game import stream_payloads
     from rummy_rules.indian.rules import IndianPointsRules
 
     written = cards_pb2.RuleSet(variant="indian-points", first_drop_points=20)
-    recorded = codec.recorded_rule_set_from_pb(written, 4, 10, 500).options
-    asked = codec.rule_set_from_pb(written, 4, 10, 500).options
+    recorded = stream_payloads.recorded_rule_set_from_pb(written, 4, 10, 500).options
+    asked = stream_payloads.rule_set_from_pb(written, 4, 10, 500).options
     assert isinstance(recorded, IndianPointsRules) and isinstance(asked, IndianPointsRules)
     assert not recorded.meld_options.jokers_only_group_is_sequence
     assert not recorded.no_discard_of_card_taken_from_pile

@@ -15,13 +15,13 @@ import pytest
 from rummy.common.v1 import cards_pb2
 from rummy.gin.v1 import events_pb2 as gin_pb
 from rummy.indian.v1 import events_pb2 as indian_pb
-from rummy_game import wires
+from rummy_game import variant_wires
 from rummy_game.bundle import VariantBundle, bundle_of, bundles
 from rummy_platform import variant_payloads
 from rummy_platform.envelope import event_payloads
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.limits import check_request, field_limits, register_field_limits
-from rummy_rules import codec, registry
+from rummy_rules import json_form, registry
 from rummy_rules.indian.equivalence import equivalent_results
 
 SUPPORT = Path(__file__).resolve().parents[3] / "tests" / "support"
@@ -35,10 +35,10 @@ def test_the_indian_variant_is_an_installed_bundle_found_by_its_entry_point() ->
     # every host registry holds what the bundle brought, and only by that bundle
     assert registry.lookup("indian-points") is bundle.variant
     assert registry.lookup("") is bundle.variant  # the legacy variant of old records
-    assert wires.lookup("indian-points") is bundle.wire
+    assert variant_wires.lookup("indian-points") is bundle.wire
     assert set(bundle.payload_modules) <= set(variant_payloads.modules())
     for cls in bundle.codec_classes:
-        assert codec.registered(codec.tag_of(cls)) is cls
+        assert json_form.registered(json_form.tag_of(cls)) is cls
     assert bundle.variant.bot is not None
     assert bundle.verifier_script == "indian-score.js"
     # what the hosts read of it: replay's judge of equivalent groupings, its request limits
@@ -92,8 +92,8 @@ ACME_BUNDLE = VariantBundle(variant=AcmeKnock(), wire=AcmeWire())
 _CHECK = """
 import sys
 from rummy_rules import registry
-from rummy_game import wires
-print(",".join(registry.names()), wires.lookup("acme-knock").variant,
+from rummy_game import variant_wires
+print(",".join(registry.names()), variant_wires.lookup("acme-knock").variant,
       "acme_gin" in sys.modules)
 """
 

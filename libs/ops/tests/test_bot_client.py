@@ -20,7 +20,7 @@ from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as ev
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_game import wires
+from rummy_game import variant_wires
 from rummy_game.moves import moves_to_pb
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.strategy import BotBrain
@@ -118,7 +118,7 @@ def view(
             leaving = [c for c in held if not taken or c != parse_card(taken)]
             commands = [Discard(seat=0, turn_no=turn_no, card=c, at_ms=0) for c in leaving]
             commands += [Declare(seat=0, turn_no=turn_no, face_down=c, at_ms=0) for c in leaving]
-        v.legal_moves.extend(moves_to_pb(commands, wires.lookup("indian-points"), SHOE))
+        v.legal_moves.extend(moves_to_pb(commands, variant_wires.lookup("indian-points"), SHOE))
     return v
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import match_wire
+from rummy_game import match_payloads
 from rummy_ops.demo.plans import DEFAULT_TABLES, TablePlan, default_games, games, tables_of
 from rummy_ops.demo.report import DemoReport, HandRecord, MatchRecord, match_line, summary
 from rummy_ops.demo.verify import _count_match_money
@@ -33,7 +33,7 @@ def test_every_format_table_opens_with_options_the_rules_accept() -> None:
         for plan in plans:
             if not plan.plays_match:
                 continue
-            fmt = match_wire.format_from_pb(plan.match, plan.commission_bps)
+            fmt = match_payloads.format_from_pb(plan.match, plan.commission_bps)
             assert plan.point_value_hundredths == 0  # the format owns the money
             assert fmt.min_seats <= plan.seats <= fmt.max_seats and plan.bots == plan.seats
             kinds[game] = fmt.name
@@ -107,7 +107,7 @@ def _pool_match() -> mpb.MatchView:
     do(AcceptRejoin(seat=1, at_ms=T0))
     deal({0: 80, 1: 0, 2: 61})  # seat 2 out at 101
     deal({0: 2, 1: 0})  # seat 0 out at 102: seat 1 is the last left
-    return match_wire.view_to_pb(match_view(fmt, state))
+    return match_payloads.view_to_pb(match_view(fmt, state))
 
 
 def test_a_match_line_names_the_winner_the_totals_and_the_money() -> None:

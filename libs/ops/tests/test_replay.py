@@ -1,6 +1,6 @@
 """``rummy replay`` / ``rummy export`` on synthetic table streams: hands played with the rules
 library (INDIAN_POINTS, a deal from a fixed seed by ``rummy_rules.shuffle``), encoded through the
-table's ``stream_codec`` into envelopes as the table service records them, exported to JSONL and
+table's ``stream_payloads`` into envelopes as the table service records them, exported to JSONL and
 replayed. A clean log replays with exit status 0; each tamper is caught at the first event where
 replay and record differ. The ledger tests post the settlement with the ledger's own code into a
 real PostgreSQL database."""
@@ -26,7 +26,7 @@ from psycopg import sql
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_ops.cli import main
 from rummy_ops.money import tokens
 from rummy_ops.replay import Selection, replay_events
@@ -51,7 +51,7 @@ SYNTHETIC_TABLE_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "table-synthetic"))
 @dataclass
 class SyntheticTable:
     """Records hands the way the table service does: decide each command, apply, encode each
-    event through stream_codec into an envelope stamped with the command's time."""
+    event through stream_payloads into an envelope stamped with the command's time."""
 
     table_id: str = SYNTHETIC_TABLE_ID
     envelopes: list[Envelope] = field(default_factory=list)
@@ -66,7 +66,7 @@ class SyntheticTable:
             payload,
             stream_id=self.table_id,
             stream_version=len(self.envelopes) + 1,
-            occurred_at=codec.ms_to_datetime(self.at_ms),
+            occurred_at=stream_payloads.ms_to_datetime(self.at_ms),
             correlation_id=hand_id,
             causation_id=causation,
         )
@@ -101,8 +101,8 @@ class SyntheticTable:
             ),
         )
         assert isinstance(started, ev.HandStarted)
-        self.record(codec.hand_started_to_pb(started, self.hand_no), hand_id)
-        ctx = codec.hand_context(self.envelopes[-1].payload)  # type: ignore[arg-type]
+        self.record(stream_payloads.hand_started_to_pb(started, self.hand_no), hand_id)
+        ctx = stream_payloads.hand_context(self.envelopes[-1].payload)  # type: ignore[arg-type]
         state = INDIAN_POINTS.apply(state, started)
 
         def run(command: cmd.Command) -> tuple[ev.Event, ...]:
@@ -118,7 +118,7 @@ class SyntheticTable:
                 )
                 public = INDIAN_POINTS.view(state, -1)
                 self.record(
-                    codec.to_payload(
+                    stream_payloads.to_payload(
                         event,
                         ctx,
                         top_discard=public.discard_pile[-1] if public.discard_pile else None,

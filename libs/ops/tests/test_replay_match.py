@@ -1,7 +1,7 @@
 """``rummy replay`` of a whole match: a table stream of a 101 pool (four seats, entry 10.00, 10%)
 built with the rules library and the wire as the table service records it (TableOpened with
-the format, the match's events through ``rummy_game.match_wire``, each deal a real hand through
-``stream_codec``, the ledger's MatchSettled re-recorded), replayed with one verdict per match
+the format, the match's events through ``rummy_game.match_payloads``, each deal a real hand through
+``stream_payloads``, the ledger's MatchSettled re-recorded), replayed with one verdict per match
 beside the hands' (and a 201 pool with a rejoin); a tampered total, prize, ledger answer, hand
 and rejoin are each caught at the event they are about."""
 
@@ -20,7 +20,7 @@ from test_replay import SyntheticTable
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import match_wire
+from rummy_game import match_payloads
 from rummy_ops.cli import main
 from rummy_ops.replay import ReplayRun, Selection, replay_events
 from rummy_ops.replay.checks import LedgerRows
@@ -50,7 +50,7 @@ def match_table(
     turn drops until one is left: the dealer wins it), ``dealer_of(deal number, seats dealt
     in)`` dealing; every rejoin offered is accepted. Returns the table and the match's
     settlement."""
-    fmt = match_wire.format_from_pb(options, COMMISSION_BPS)
+    fmt = match_payloads.format_from_pb(options, COMMISSION_BPS)
     assert fmt.deal_rules is not None
     # the Bombay Baazi shoe at 4 seats: the shoe the wire rebuilds when it names none
     rules = match_deal_rule_set(4, fmt.deal_rules, shoes=IndianShoes.BOMBAY_BAAZI)
@@ -67,7 +67,7 @@ def match_table(
         nonlocal state
         t.at_ms += 1000
         events = fmt.decide(state, make(t.at_ms))
-        for payload in match_wire.events_to_pb(events, state, hand_id):
+        for payload in match_payloads.events_to_pb(events, state, hand_id):
             t.record(payload, MATCH_ID)
         state = fmt.fold(events, state)
         return events

@@ -20,7 +20,7 @@ from test_replay_match import HOUSE, replay, tampered
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import match_wire
+from rummy_game import match_payloads
 from rummy_ledger.contract import match_settlement_key
 from rummy_ops.replay.checks import LedgerRows
 from rummy_ops.replay.checks.match import match_journal_difference, replay_match
@@ -59,7 +59,7 @@ def games_table(
     """A two-seat table of ``options`` whose deals are won in turn by ``winners`` (each deals
     its deal and wins it on the other's first drop: 20 points), the ledger's MatchSettled of
     each game re-recorded after its GameEnded. Returns the table and each game's settlement."""
-    fmt = match_wire.format_from_pb(options, COMMISSION_BPS)
+    fmt = match_payloads.format_from_pb(options, COMMISSION_BPS)
     assert fmt.deal_rules is None  # a game-stakes format plays the table's own hands
     rules = bombay_baazi(2, 0, COMMISSION_BPS, shoes=IndianShoes.RULEBOOK)  # 2 seats: 108 cards
     t = SyntheticTable(table_id="table-games", rules=rules)
@@ -76,7 +76,7 @@ def games_table(
         nonlocal state
         t.at_ms += 1000
         events = fmt.decide(state, make(t.at_ms))
-        for payload in match_wire.events_to_pb(events, state, hand_id):
+        for payload in match_payloads.events_to_pb(events, state, hand_id):
             t.record(payload, MATCH_ID)
         state = fmt.fold(events, state)
         for game in (e for e in events if isinstance(e, fm.GameEnded)):
@@ -347,7 +347,7 @@ def test_a_next_match_whose_first_deal_never_got_its_stakes_is_no_hand_to_replay
     # hand never starts: the replay must not report a hand without a HandStarted (it did), and
     # the aborted match replays clean.
     t, _ = game_to
-    fmt = match_wire.format_from_pb(GAME_TO, COMMISSION_BPS)
+    fmt = match_payloads.format_from_pb(GAME_TO, COMMISSION_BPS)
     seats = tuple(SeatAccount(s, a) for s, a in sorted(SEATS.items()))
     state: MatchState = fmt.initial_state()
     envelopes = list(t.envelopes)
@@ -359,7 +359,7 @@ def test_a_next_match_whose_first_deal_never_got_its_stakes_is_no_hand_to_replay
         (fm.AbortMatch(reason="the ledger refused seat 1's stake", at_ms=at + 3000), ""),
     ):
         events = fmt.decide(state, command)
-        for payload in match_wire.events_to_pb(events, state, hand_id):
+        for payload in match_payloads.events_to_pb(events, state, hand_id):
             version += 1
             envelopes.append(
                 replace(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.cards import RANKS, SUITS, Card, parse_card, parse_cards
 from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFromStock, TurnTimeout
 from rummy_rules.errors import ErrorCode, RuleViolation
@@ -181,11 +181,11 @@ def test_a_knock_says_whether_the_knocker_named_its_melds() -> None:
         knocked = log[-2]
         assert isinstance(knocked, GinKnocked) and knocked.melds_named is want
         assert {frozenset(m.cards) for m in knocked.melds} == {frozenset(m) for m in melds}
-        assert codec.from_dict(codec.to_dict(knocked)) == knocked
+        assert json_form.from_dict(json_form.to_dict(knocked)) == knocked
     # a record written before the flag reads as the server's arrangement
-    old = codec.to_dict(knocked)
+    old = json_form.to_dict(knocked)
     del old["melds_named"]
-    assert codec.from_dict(old) == GinKnocked(**{**knocked.__dict__, "melds_named": False})
+    assert json_form.from_dict(old) == GinKnocked(**{**knocked.__dict__, "melds_named": False})
 
 
 def test_a_knock_over_the_limit_and_a_false_gin_are_refused() -> None:
@@ -295,7 +295,7 @@ def test_gin_messages_round_trip_through_the_codec() -> None:
     state = play(state, log, DrawFromDiscardPile(seat=NON_DEALER, turn_no=1, at_ms=1))
     play(state, log, GinKnock(seat=NON_DEALER, turn_no=1, face_down=parse_card("10C"), at_ms=2))
     for event in log:
-        assert codec.from_dict(codec.to_dict(event)) == event
+        assert json_form.from_dict(json_form.to_dict(event)) == event
     named = GinKnock(
         seat=NON_DEALER,
         turn_no=1,
@@ -304,7 +304,7 @@ def test_gin_messages_round_trip_through_the_codec() -> None:
         at_ms=2,
     )
     for command in (named, GinPassUpcard(seat=1, turn_no=1, at_ms=1)):
-        assert codec.from_dict(codec.to_dict(command)) == command
+        assert json_form.from_dict(json_form.to_dict(command)) == command
 
 
 @settings(max_examples=examples(ci=200, dev=30))

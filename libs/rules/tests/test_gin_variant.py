@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.bot import Situation
 from rummy_rules.cards import Card, parse_card
 from rummy_rules.commands import (
@@ -186,7 +186,7 @@ def test_random_hands_end_conserve_cards_and_fold(
     assert hand.state.play.turn_seat != dealer  # the non-dealer is offered the upcard first
     result = play_random(hand, random.Random(choice))
     assert GIN.fold(hand.events) == hand.state
-    assert codec.from_dict(codec.to_dict(hand.state)) == hand.state
+    assert json_form.from_dict(json_form.to_dict(hand.state)) == hand.state
     outcome = deal_result(result)
     ending = hand.state.play.ending
     if isinstance(ending, GinWallReached):

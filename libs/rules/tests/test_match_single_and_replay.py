@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from match_play import T0, Match
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.errors import ErrorCode, RuleViolation
 from rummy_rules.events import SeatAccount
 from rummy_rules.formats import BestOf, Deals, GameTo, MatchFormat, Pool, Single
@@ -138,7 +138,7 @@ def test_any_match_replays_to_the_same_state_and_its_money_balances(
     assert m.state.is_over
     assert fold(m.events) == m.state
     # Every event survives the codec exactly (a host stores them as JSON).
-    assert [codec.from_dict(codec.to_dict(e)) for e in m.events] == m.events
+    assert [json_form.from_dict(json_form.to_dict(e)) for e in m.events] == m.events
     settlements = [e.settlement for e in m.events if isinstance(e, GameEnded)]
     if isinstance(m.state.result, MatchEnded) and m.state.result.settlement is not None:
         settlements.append(m.state.result.settlement)

@@ -15,7 +15,7 @@ from hand_play import Table, give
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.cards import RANKS, SUITS, Card
 from rummy_rules.commands import (
     Command,
@@ -176,8 +176,8 @@ def play_random_hand(seed: int, seat_count: int, table_size: int, max_steps: int
 
 
 def check_hand(t: Table) -> None:
-    wire = [json.loads(json.dumps(codec.to_dict(e))) for e in t.events]
-    replayed = INDIAN_POINTS.fold(codec.from_dict(d) for d in wire)
+    wire = [json.loads(json.dumps(json_form.to_dict(e))) for e in t.events]
+    replayed = INDIAN_POINTS.fold(json_form.from_dict(d) for d in wire)
     assert replayed == t.state
     if isinstance(t.state.result, HandEnded):
         s = t.state.result.settlement

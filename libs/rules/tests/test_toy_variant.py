@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rummy_rules import codec, registry
+from rummy_rules import json_form, registry
 from rummy_rules.cards import Card, Suit, parse_card
 from rummy_rules.commands import (
     Command,
@@ -146,9 +146,9 @@ def test_a_toy_rule_set_survives_the_codec_with_its_options_tagged() -> None:
     started = HandStarted(
         hand_id="h", seats=(SeatAccount(0, "a"),), dealer_seat=0, rule_set=rules, at_ms=T0
     )
-    data = codec.to_dict(started)
+    data = json_form.to_dict(started)
     assert data["rule_set"]["options"]["type"] == "toy.Options"
-    assert codec.from_dict(data) == started
+    assert json_form.from_dict(data) == started
 
 
 def _cards(text: str) -> tuple[Card, ...]:
@@ -317,7 +317,7 @@ def test_every_toy_hand_settles_to_zero_within_each_losers_max_loss_and_replays_
     assert settle_shared(rules, ordered, points) == s
     # deterministic: the same history folds to the same state; the codec round-trips it
     assert v.fold(events) == state
-    assert [codec.from_dict(codec.to_dict(e)) for e in events] == events
+    assert [json_form.from_dict(json_form.to_dict(e)) for e in events] == events
     replayed, again = _play(case)
     assert again == events and replayed == state
 

@@ -17,8 +17,8 @@ from rummy_ledger.domain.accounts import (
     InvalidCommand,
     SettlementRefused,
 )
-from rummy_ledger.entrypoints.codec import statement_entry
 from rummy_ledger.entrypoints.grpc import ledger_errors, readable_account
+from rummy_ledger.entrypoints.grpc_messages import statement_entry
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role
 

@@ -22,7 +22,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_game.match_wire import events_to_pb, format_to_pb, settlement_to_pb
+from rummy_game.match_payloads import events_to_pb, format_to_pb, settlement_to_pb
 from rummy_ledger.application.accounts import get_statement
 from rummy_ledger.domain.accounts import HOUSE_COMMISSION_ACCOUNT
 from rummy_platform.envelope import Envelope

@@ -29,7 +29,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.auth import Role, authorized_channel
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import TopicPartition
@@ -107,7 +107,7 @@ def test_a_table_opened_with_no_options_plays_the_whole_bombay_baazi_rule_set(
     opened = world.log.read_stream(TABLE_EVENTS, table_id)[0].envelope.payload
     assert isinstance(opened, pb.TableOpened)
     recorded = opened.rule_set
-    assert recorded == codec.rule_set_to_pb(house, 5)
+    assert recorded == stream_payloads.rule_set_to_pb(house, 5)
     any_field: Message = recorded  # HasField by a descriptor's name (the stubs list literals)
     assert all(
         any_field.HasField(f.name)
@@ -130,7 +130,7 @@ def test_a_table_opened_with_no_options_plays_the_whole_bombay_baazi_rule_set(
         for r in world.log.read_stream(TABLE_EVENTS, table_id)
         if isinstance(r.envelope.payload, pb.HandStarted)
     ]
-    assert codec.hand_context(started).rule_set == house
+    assert stream_payloads.hand_context(started).rule_set == house
 
 
 def test_a_call_without_a_token_is_unauthenticated(served: tuple[World, ServiceHost]) -> None:

@@ -21,7 +21,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.topics import CLOCK_EVENTS, DEALER_EVENTS, FAIRNESS_EVENTS
 from rummy_rules.cards import parse_card
 from rummy_table.adapters import snapshot
@@ -73,11 +73,13 @@ def _prepare(world: World, table_id: str, hand_id: str, low: int) -> None:
         dealer_pb.HandDealt(
             hand_id=hand_id,
             hands=[
-                dealer_pb.SeatHand(seat=s, cards=[codec.card_to_pb(c, shoe) for c in cards])
+                dealer_pb.SeatHand(
+                    seat=s, cards=[stream_payloads.card_to_pb(c, shoe) for c in cards]
+                )
                 for s, cards in sorted(hands.items())
             ],
-            first_open=codec.card_to_pb(upcard, shoe),
-            stock=[codec.card_to_pb(c, shoe) for c in stock],
+            first_open=stream_payloads.card_to_pb(upcard, shoe),
+            stock=[stream_payloads.card_to_pb(c, shoe) for c in stock],
         ),
     )
 

@@ -14,7 +14,7 @@ from world import World, replay_all
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game.wire import cards_from_pb
+from rummy_game.variant_wire import cards_from_pb
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.wild import hand_points
 

@@ -13,7 +13,7 @@ from world import World, replay_all
 from rummy.common.v1 import cards_pb2
 from rummy.indian.v1 import rules_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import InvalidArgument
 from rummy_platform.topics import TABLE_EVENTS
@@ -22,11 +22,11 @@ from rummy_rules.indian.rules import IndianPointsRules, bombay_baazi
 
 def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() -> None:
     house = bombay_baazi(8, 25, 500)
-    assert codec.rule_set_from_pb(cards_pb2.RuleSet(), 8, 25, 500) == house
-    assert codec.rule_set_from_pb(cards_pb2.RuleSet(turn_seconds=45), 8, 25, 500) == (
+    assert stream_payloads.rule_set_from_pb(cards_pb2.RuleSet(), 8, 25, 500) == house
+    assert stream_payloads.rule_set_from_pb(cards_pb2.RuleSet(turn_seconds=45), 8, 25, 500) == (
         bombay_baazi(8, 25, 500, turn_seconds=45)
     )
-    given = codec.rule_set_from_pb(
+    given = stream_payloads.rule_set_from_pb(
         cards_pb2.RuleSet(
             first_drop_points=0,
             max_points=80,
@@ -46,10 +46,10 @@ def test_a_missing_option_is_the_house_rule_and_a_given_one_is_taken_as_it_is() 
 
 def test_the_wire_options_of_a_rule_set_decode_to_the_same_rule_set() -> None:
     for rules in (bombay_baazi(4, 0, 0), bombay_baazi(6, 10, 1000, points_cap=80, turn_seconds=9)):
-        options = codec.rule_set_to_pb(rules, 5)
+        options = stream_payloads.rule_set_to_pb(rules, 5)
         money = (rules.point_value_hundredths, rules.commission_bps)
-        assert codec.rule_set_from_pb(options, rules.seats, *money) == rules
-        assert codec.recorded_rule_set_from_pb(options, rules.seats, *money) == rules
+        assert stream_payloads.rule_set_from_pb(options, rules.seats, *money) == rules
+        assert stream_payloads.recorded_rule_set_from_pb(options, rules.seats, *money) == rules
 
 
 def test_indian_options_given_in_the_variant_oneof_are_taken_as_the_flat_fields_are() -> None:
@@ -61,14 +61,14 @@ def test_indian_options_given_in_the_variant_oneof_are_taken_as_the_flat_fields_
     flat = cards_pb2.RuleSet(
         first_drop_points=0, max_points=80, jokers_only_group_is_impure_sequence=False
     )
-    given = codec.rule_set_from_pb(in_oneof, 8, 25, 500)
-    assert given == codec.rule_set_from_pb(flat, 8, 25, 500)
+    given = stream_payloads.rule_set_from_pb(in_oneof, 8, 25, 500)
+    assert given == stream_payloads.rule_set_from_pb(flat, 8, 25, 500)
     assert isinstance(given.options, IndianPointsRules)
     assert given.options.first_drop_points == 0 and given.options.points_cap == 80
     both = cards_pb2.RuleSet()
     both.CopyFrom(flat)
     both.indian_points.CopyFrom(in_oneof.indian_points)
-    assert codec.rule_set_from_pb(both, 8, 25, 500) == given
+    assert stream_payloads.rule_set_from_pb(both, 8, 25, 500) == given
 
 
 def test_indian_options_that_differ_between_the_flat_fields_and_the_oneof_are_refused() -> None:
@@ -77,7 +77,7 @@ def test_indian_options_that_differ_between_the_flat_fields_and_the_oneof_are_re
         indian_points=indian_pb.IndianPointsOptions(first_drop_points=10),
     )
     with pytest.raises(ValueError, match="indian_points.first_drop_points must be equal to"):
-        codec.rule_set_from_pb(options, 4, 10, 0)
+        stream_payloads.rule_set_from_pb(options, 4, 10, 0)
     world = World()
     with pytest.raises(InvalidArgument, match="first_drop_points"):
         world.open_table(rules=options)
@@ -89,7 +89,7 @@ def test_a_penalty_out_of_bounds_in_the_oneof_is_refused_naming_its_bounds() -> 
         indian_points=indian_pb.IndianPointsOptions(wrong_declare_points=131)
     )
     with pytest.raises(ValueError, match="must be 0..130"):
-        codec.rule_set_from_pb(options, 4, 10, 0)
+        stream_payloads.rule_set_from_pb(options, 4, 10, 0)
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,7 @@ def _as_written_before_presence(rules: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
 def test_a_table_recorded_before_presence_with_switches_off_replays_with_them_off() -> None:
     world = World()
     played = bombay_baazi(4, 100, 1000)
-    off = codec.rule_set_to_pb(played, 5)
+    off = stream_payloads.rule_set_to_pb(played, 5)
     off.jokers_only_group_is_impure_sequence = False
     off.card_taken_from_discard_cannot_be_discarded = False
     recorded = _as_written_before_presence(off)
@@ -165,4 +165,4 @@ def test_a_table_recorded_before_presence_with_switches_off_replays_with_them_of
         commission_bps=1000,
         rule_set=recorded,
     )
-    assert codec.hand_context(started).rule_set == rules
+    assert stream_payloads.hand_context(started).rule_set == rules

@@ -13,7 +13,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -603,13 +603,15 @@ def test_a_players_command_is_folded_with_the_state_decide_produced_not_decoded_
     table_id, _ = playing_table(world, ("alice", "bob"))
     account, view = on_turn(world, table_id)
     decoded: list[object] = []
-    real = codec.from_payload
+    real = stream_payloads.from_payload
 
-    def counting(payload: Message, ctx: codec.HandContext, at_ms: int) -> tuple[Event, ...]:
+    def counting(
+        payload: Message, ctx: stream_payloads.HandContext, at_ms: int
+    ) -> tuple[Event, ...]:
         decoded.append(payload)
         return real(payload, ctx, at_ms)
 
-    monkeypatch.setattr(codec, "from_payload", counting)
+    monkeypatch.setattr(stream_payloads, "from_payload", counting)
     draw(world, table_id, account, view)
 
     assert decoded == []  # the CardDrawn appended was not decoded back into the hand
@@ -618,7 +620,9 @@ def test_a_players_command_is_folded_with_the_state_decide_produced_not_decoded_
     assert world.new_app().projection.tables[table_id].hand == live.hand
 
 
-def _ended(winners: tuple[int, ...], points: dict[int, int]) -> tuple[codec.HandContext, HandEnded]:
+def _ended(
+    winners: tuple[int, ...], points: dict[int, int]
+) -> tuple[stream_payloads.HandContext, HandEnded]:
     """A HandEnded of a four-seat Indian table at 0.10 a point and 10% whose pot ``winners``
     share (the codec maps any variant's HandEnded the same way), and its hand's context."""
     rules = registry.lookup("indian-points").house_rule_set(4, 10, 1000)
@@ -627,28 +631,30 @@ def _ended(winners: tuple[int, ...], points: dict[int, int]) -> tuple[codec.Hand
         SeatResult(s, f"acct-{s}", "won" if s in winners else "counted", p, (), (), ())
         for s, p in sorted({**points, **dict.fromkeys(winners, 0)}.items())
     )
-    ctx = codec.HandContext("h-shared", 1, rules, {s: f"acct-{s}" for s in range(4)}, 0)
+    ctx = stream_payloads.HandContext("h-shared", 1, rules, {s: f"acct-{s}" for s in range(4)}, 0)
     ended = HandEnded(winner_seat=winners[0], results=results, settlement=settlement, at_ms=5)
     return ctx, ended
 
 
 def test_hand_ended_carries_every_winner_of_a_shared_pot_through_the_wire() -> None:
     ctx, ended = _ended((2, 0), {1: 25, 3: 10})
-    payload = codec.hand_ended_to_pb(ended, ctx)
+    payload = stream_payloads.hand_ended_to_pb(ended, ctx)
     assert (payload.winner_seat, list(payload.co_winner_seats)) == (2, [0])
     # 350 paid, 35 commission, 315 shared: 158 to seat 2 (first in the variant's order), 157
     money = {line.seat: line.amount_hundredths for line in payload.settlement}
     assert money == {0: 157, 1: -250, 2: 158, 3: -100} and payload.commission_hundredths == 35
-    decoded = codec.hand_ended_from_pb(pb.HandEnded.FromString(payload.SerializeToString()), ctx, 5)
+    decoded = stream_payloads.hand_ended_from_pb(
+        pb.HandEnded.FromString(payload.SerializeToString()), ctx, 5
+    )
     assert decoded == ended and decoded.winner_seats == (0, 2)
 
 
 def test_a_one_winner_hand_ended_is_written_as_before_and_an_old_record_decodes_the_same() -> None:
     ctx, ended = _ended((1,), {0: 20, 2: 80, 3: 0})
-    payload = codec.hand_ended_to_pb(ended, ctx)
+    payload = stream_payloads.hand_ended_to_pb(ended, ctx)
     # the shared-pot field is absent from a one-winner record: its bytes are those of before
     assert 8 not in [field.number for field, _ in payload.ListFields()]
     old = pb.HandEnded.FromString(payload.SerializeToString())
-    decoded = codec.hand_ended_from_pb(old, ctx, 5)
+    decoded = stream_payloads.hand_ended_from_pb(old, ctx, 5)
     assert decoded == ended and decoded.winner_seats == (1,)
     assert decoded.settlement.co_winner_seats == ()

@@ -30,7 +30,7 @@ from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.auth import Role
 from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope
@@ -160,11 +160,13 @@ def _deal(world: ToyWorld, table_id: str, hand_id: str, low_seat: int) -> None:
         dealer_pb.HandDealt(
             hand_id=hand_id,
             hands=[
-                dealer_pb.SeatHand(seat=s, cards=[codec.card_to_pb(c, shoe) for c in hands[s]])
+                dealer_pb.SeatHand(
+                    seat=s, cards=[stream_payloads.card_to_pb(c, shoe) for c in hands[s]]
+                )
                 for s in sorted(hands)
             ],
-            first_open=codec.card_to_pb(upcard, shoe),
-            stock=[codec.card_to_pb(c, shoe) for c in stock],
+            first_open=stream_payloads.card_to_pb(upcard, shoe),
+            stock=[stream_payloads.card_to_pb(c, shoe) for c in stock],
         ),
     )
 

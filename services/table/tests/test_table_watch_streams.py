@@ -23,7 +23,7 @@ from rummy.gin.v1 import events_pb2 as gin_pb
 from rummy.gin.v1 import view_pb2 as gin_view_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_game import wires
+from rummy_game import variant_wires
 from rummy_platform.auth import Role, bearer_metadata
 from rummy_rules.deck import Shoe
 from rummy_table.application.held_table import HeldTable
@@ -226,7 +226,7 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
         builds["view"] += on_streams()
         return built(table, account)
 
-    wire = wires.lookup(variant)
+    wire = variant_wires.lookup(variant)
     packed = wire.view_to_pb
 
     def counted_part(view: object, shoe: Shoe) -> Message | None:

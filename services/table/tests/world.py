@@ -20,7 +20,7 @@ from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_dealer.application.deal_messages import deal_from_lock
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import GroupCommitWriter, InMemoryEventLog, TopicPartition
 from rummy_platform.topics import (
@@ -232,12 +232,14 @@ def hand_dealt(hand_id: str, dealt: ShuffleDeal, shoe: Shoe) -> dealer_pb.HandDe
     return dealer_pb.HandDealt(
         hand_id=hand_id,
         hands=[
-            dealer_pb.SeatHand(seat=h.seat, cards=[codec.card_to_pb(c, shoe) for c in h.cards])
+            dealer_pb.SeatHand(
+                seat=h.seat, cards=[stream_payloads.card_to_pb(c, shoe) for c in h.cards]
+            )
             for h in dealt.hands
         ],
-        wild_cut=None if wild_cut is None else codec.card_to_pb(wild_cut, shoe),
-        first_open=None if first_open is None else codec.card_to_pb(first_open, shoe),
-        stock=[codec.card_to_pb(c, shoe) for c in dealt.stock],
+        wild_cut=None if wild_cut is None else stream_payloads.card_to_pb(wild_cut, shoe),
+        first_open=None if first_open is None else stream_payloads.card_to_pb(first_open, shoe),
+        stock=[stream_payloads.card_to_pb(c, shoe) for c in dealt.stock],
     )
 
 

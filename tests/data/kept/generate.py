@@ -30,12 +30,11 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb  # noqa: E402
 from rummy.ledger.v1 import events_pb2 as ledger_pb  # noqa: E402
 from rummy.match.v1 import match_pb2 as mpb  # noqa: E402
 from rummy.table.v1 import events_pb2 as pb  # noqa: E402
-from rummy_game import match_wire  # noqa: E402
-from rummy_game import stream_codec as codec  # noqa: E402
+from rummy_game import match_payloads, stream_payloads  # noqa: E402
 from rummy_ops.replay.jsonl import to_json  # noqa: E402
 from rummy_platform.eventlog import partition_for  # noqa: E402
 from rummy_platform.topics import FAIRNESS_EVENTS, LEDGER_EVENTS, TABLE_EVENTS  # noqa: E402
-from rummy_rules import codec as rules_codec  # noqa: E402
+from rummy_rules import json_form  # noqa: E402
 from rummy_table.adapters import snapshot  # noqa: E402
 
 PARTITIONS = 2  # the World's topics
@@ -107,12 +106,12 @@ def deals(world: World) -> None:
     next_step(world, table_id)
     write("indian-deals.bundle.json", world.app.get_hand_proof(None, table_id, second.hand_id))
     export(world, table_id, "indian-deals.export.jsonl")
-    # the match's events as the rules library's format messages (rummy_rules.codec JSON)
+    # the match's events as the rules library's format messages (rummy_rules.json_form JSON)
     messages = []
     for e in replay_all(world.log):
-        if e.stream_id == table_id and match_wire.is_match_payload(e.payload):
-            at_ms = codec.datetime_to_ms(e.occurred_at)
-            messages.append(rules_codec.to_dict(match_wire.event_from_pb(e.payload, at_ms)))
+        if e.stream_id == table_id and match_payloads.is_match_payload(e.payload):
+            at_ms = stream_payloads.datetime_to_ms(e.occurred_at)
+            messages.append(json_form.to_dict(match_payloads.event_from_pb(e.payload, at_ms)))
     write("deals-match.events.json", json.dumps(messages, sort_keys=True, indent=1))
     write("deals.snapshot.json", take_snapshot(world, table_id).decode())
 
@@ -122,7 +121,7 @@ def gin() -> None:
     from rummy_game.proof import canonical_json
 
     write("gin.bundle.json", canonical_json(bundle))
-    write("gin.state.json", dump(rules_codec.to_dict(state)))
+    write("gin.state.json", dump(json_form.to_dict(state)))
 
 
 def main() -> None:

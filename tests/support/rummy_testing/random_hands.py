@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from rummy_game import stream_codec
+from rummy_game import stream_payloads
 from rummy_rules import commands as cmd
 from rummy_rules.events import Event, HandStarted, SeatAccount
 from rummy_rules.rules import RuleSet
@@ -79,13 +79,13 @@ class RandomHand:
 
 def assert_round_trips(events: list[Event]) -> None:
     """A whole hand's ``events`` (its HandStarted first) written as the table stream's
-    payloads (``rummy_game.stream_codec``) and read back are the same events, one by one."""
+    payloads (``rummy_game.stream_payloads``) and read back are the same events, one by one."""
     started = events[0]
     assert isinstance(started, HandStarted)
-    started_pb = stream_codec.hand_started_to_pb(started, 1)
-    assert stream_codec.hand_started_from_pb(started_pb, started.at_ms) == started
-    ctx = stream_codec.hand_context(started_pb)
+    started_pb = stream_payloads.hand_started_to_pb(started, 1)
+    assert stream_payloads.hand_started_from_pb(started_pb, started.at_ms) == started
+    ctx = stream_payloads.hand_context(started_pb)
     for event in events[1:]:
-        payload = stream_codec.to_payload(event, ctx)
+        payload = stream_payloads.to_payload(event, ctx)
         at_ms = getattr(event, "at_ms", 0)
-        assert stream_codec.from_payload(payload, ctx, at_ms) == (event,), type(event).__name__
+        assert stream_payloads.from_payload(payload, ctx, at_ms) == (event,), type(event).__name__

@@ -13,9 +13,9 @@ from typing import Any
 from google.protobuf.message import Message
 
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_codec
+from rummy_game import stream_payloads
 from rummy_game.hand_payloads import hand_payloads
-from rummy_game.wire import HandContext
+from rummy_game.variant_wire import HandContext
 from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import registry
@@ -54,7 +54,7 @@ class Recorded:
 
     def envelopes(self, table_id: str = "table-scripted") -> list[Envelope]:
         """The hand on ``table_id``'s stream from version 1, every envelope stamped ``T0``."""
-        at = stream_codec.ms_to_datetime(T0)
+        at = stream_payloads.ms_to_datetime(T0)
         label = f"{self.ctx.rule_set.name}/{self.ctx.rule_set.version}"
         return [
             table_event(table_id, k, p, occurred_at=at, rules_version=label)
@@ -88,8 +88,8 @@ def played(
         ),
     )
     assert isinstance(started, HandStarted)
-    started_pb = stream_codec.hand_started_to_pb(started, 1)
-    ctx = stream_codec.hand_context(started_pb)
+    started_pb = stream_payloads.hand_started_to_pb(started, 1)
+    ctx = stream_payloads.hand_context(started_pb)
     dealt = {s: parse_cards(c) for s, c in hands.items()}
     top = [parse_card(upcard), *parse_cards(stock)]
     used = {c for cards in dealt.values() for c in cards} | set(top)

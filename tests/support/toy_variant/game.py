@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import ClassVar
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.bot import VariantBot
 from rummy_rules.cards import Card
 from rummy_rules.commands import (
@@ -82,7 +82,7 @@ HAND_SIZE = 5
 SHOE = Shoe(decks=1, printed_jokers=0)
 
 
-@codec.tag("toy.Options")
+@json_form.tag("toy.Options")
 @dataclass(frozen=True)
 class ToyOptions(VariantOptions):
     """The toy's options: ``max_points`` (1..50, 25) the most a loser is charged;
@@ -104,7 +104,7 @@ class ToyOptions(VariantOptions):
         return self.max_points
 
 
-codec.register(ToyOptions)
+json_form.register(ToyOptions)
 
 
 def toy_rule_set(
@@ -134,7 +134,7 @@ def toy_rule_set(
     )
 
 
-@codec.tag("toy.Knock")
+@json_form.tag("toy.Knock")
 @dataclass(frozen=True, kw_only=True)
 class Knock(Command):
     """The seat on turn ends the hand instead of drawing."""
@@ -144,14 +144,14 @@ class Knock(Command):
     at_ms: int
 
 
-@codec.tag("toy.Knocked")
+@json_form.tag("toy.Knocked")
 @dataclass(frozen=True, kw_only=True)
 class Knocked(Event):
     seat: int
     turn_no: int
 
 
-codec.register(Knock, Knocked)
+json_form.register(Knock, Knocked)
 
 
 class ToyPhase(Enum):
@@ -170,7 +170,7 @@ class ToySeat:
     misses_in_a_row: int = 0
 
 
-@codec.tag("toy.State")
+@json_form.tag("toy.State")
 @dataclass(frozen=True)
 class ToyState:
     phase: ToyPhase = ToyPhase.NOT_STARTED
@@ -193,7 +193,7 @@ class ToyState:
         return next((s for s in self.seats if s.seat == seat), None)
 
 
-codec.register(ToyState)  # the table service snapshots a hand's state through the codec
+json_form.register(ToyState)  # the table service snapshots a hand's state through the codec
 
 
 def card_value(card: Card) -> int:

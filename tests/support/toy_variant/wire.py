@@ -1,5 +1,5 @@
-"""The toy variant's wire (``rummy_game.wire.VariantWire``): its options, its ``Knocked`` event,
-its ``Knock`` command and answer, in its own proto package ``rummy.toy.v1`` (``toy.proto``,
+"""The toy variant's wire (``rummy_game.variant_wire.VariantWire``): its options, its ``Knocked``
+event, its ``Knock`` command and answer, in its own proto package ``rummy.toy.v1`` (``toy.proto``,
 generated beside it as ``toy_pb2``). :func:`register_toy` adds the toy to the hosts' registries
 (the rules', the wires', the payloads'): the test suite only ever calls it."""
 
@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game.bundle import VariantBundle
-from rummy_game.wire import HandContext, StreamCodecError
+from rummy_game.variant_wire import HandContext, StreamPayloadError
 from rummy_rules.commands import Command
 from rummy_rules.deck import Shoe
 from rummy_rules.events import Event
@@ -72,12 +72,12 @@ class ToyWire:
     def event_from_pb(self, payload: Message, ctx: HandContext) -> tuple[Event, ...]:
         if isinstance(payload, toy_pb2.Knocked):
             return (Knocked(seat=payload.seat, turn_no=payload.turn_no),)
-        raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a toy event")
+        raise StreamPayloadError(f"{type(payload).DESCRIPTOR.full_name} is not a toy event")
 
     def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         if isinstance(message, toy_pb2.Knock):
             return Knock(seat=seat, turn_no=turn_no, at_ms=at_ms)
-        raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not a toy command")
+        raise StreamPayloadError(f"{type(message).DESCRIPTOR.full_name} is not a toy command")
 
     def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
         return toy_pb2.Knock() if isinstance(command, Knock) else None

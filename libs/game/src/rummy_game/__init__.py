@@ -1,2 +1,2 @@
 """The game host shared by the table service and ops: the table aggregate (``table``), the
-table stream's event codec (``stream_codec``) and a hand's proof bundle (``proof``)."""
+table stream's event codec (``stream_payloads``) and a hand's proof bundle (``proof``)."""

@@ -18,11 +18,12 @@ What a bundle holds (the variant's own code, in its own packages):
 
 - ``variant``: its rules behind ``rummy_rules.variant.Variant`` (state machine, views, rule sets,
   its bot strategy as ``variant.bot``, its ``legal_commands``);
-- ``wire``: its ``rummy_game.wire.VariantWire`` (options, events, commands and answers on the
-  wire);
+- ``wire``: its ``rummy_game.variant_wire.VariantWire`` (options, events, commands and answers on
+  the wire);
 - ``payload_modules``: its generated ``*_pb2`` modules of event payloads (every stream reader
   decodes them), and ``payload_aliases``: old type names its events were recorded under;
-- ``codec_classes``: its dataclass messages for ``rummy_rules.codec`` (commands, events, options,
+- ``codec_classes``: its dataclass messages for ``rummy_rules.json_form`` (commands, events,
+options,
   state);
 - ``verifier_script``: the browser verifier's scorer of its hands (a file of ``web/verify``), or
   None; ``docs``: its rules documents (paths from the repository root);
@@ -46,13 +47,13 @@ from google.protobuf import any_pb2
 
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy_platform import limits, variant_payloads
-from rummy_rules import cases, codec, registry
+from rummy_rules import cases, json_form, registry
 from rummy_rules.cases import CaseGames
 from rummy_rules.events import HandEnded
 from rummy_rules.variant import Variant
 
-from . import wires
-from .wire import VariantWire
+from . import variant_wires
+from .variant_wire import VariantWire
 
 #: ``(state, recorded HandEnded, derived HandEnded) -> (equivalent seats, why not)``.
 EquivalentResults = Callable[[object, HandEnded, HandEnded], tuple[list[int], str]]
@@ -161,18 +162,18 @@ class VariantBundle:
 
     def install(self) -> None:
         """Make the variant playable by every host in this process: its rules
-        (``rummy_rules.registry``), its wire (``rummy_game.wires``), its event payloads and their
-        old names (``rummy_platform.variant_payloads``) and its codec classes
-        (``rummy_rules.codec``). Installing twice is harmless; raises ValueError if another
+        (``rummy_rules.registry``), its wire (``rummy_game.variant_wires``), its event payloads and
+        their old names (``rummy_platform.variant_payloads``) and its codec classes
+        (``rummy_rules.json_form``). Installing twice is harmless; raises ValueError if another
         variant holds its name."""
         registry.register(self.variant)
-        wires.register(self.wire)
+        variant_wires.register(self.wire)
         _BUNDLES[self.name] = self
         for module in self.payload_modules:
             variant_payloads.register_module(module)
         variant_payloads.register_aliases(dict(self.payload_aliases))
         limits.register_field_limits(self.name, dict(self.field_limits))
-        codec.register(*self.codec_classes)
+        json_form.register(*self.codec_classes)
         if self.cli_cases is not None:
             cases.register(self.cli_cases)
 

@@ -40,10 +40,10 @@ from rummy_rules.gin.variant import GIN, GinState
 from rummy_rules.rules import RuleSet
 
 from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
-from .wire import (
+from .variant_wire import (
     HandContext,
     OwnAnswers,
-    StreamCodecError,
+    StreamPayloadError,
     card_from_pb,
     card_to_pb,
     cards_from_pb,
@@ -228,7 +228,7 @@ class GinWire(OwnAnswers):
         return None
 
     def event_from_pb(self, payload: Message, ctx: HandContext) -> tuple[Event, ...]:
-        """The rules event of a gin payload. Raises StreamCodecError."""
+        """The rules event of a gin payload. Raises StreamPayloadError."""
         shoe = ctx.shoe
         if isinstance(payload, gpb.GinUpcardPassed):
             return (hand.GinUpcardPassed(seat=payload.seat, turn_no=payload.turn_no),)
@@ -279,7 +279,7 @@ class GinWire(OwnAnswers):
                     seat=payload.seat, turn_no=payload.turn_no, misses=payload.misses
                 ),
             )
-        raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a gin event")
+        raise StreamPayloadError(f"{type(payload).DESCRIPTOR.full_name} is not a gin event")
 
     def view_to_pb(self, view: object, shoe: Shoe) -> Message | None:
         """``rummy.gin.v1.GinView`` of the gin part of a seat's view (:func:`gin_view_to_pb`)."""
@@ -301,7 +301,7 @@ class GinWire(OwnAnswers):
             return hand.DeclareBigGin(seat=seat, turn_no=turn_no, at_ms=at_ms)
         if isinstance(message, gpb.Knock | gpb.Gin):
             if not message.HasField("face_down"):
-                raise StreamCodecError("a knock names the card laid face down (face_down)")
+                raise StreamPayloadError("a knock names the card laid face down (face_down)")
             card = card_from_pb(message.face_down, shoe)
             if isinstance(message, gpb.Gin):
                 return hand.DeclareGin(seat=seat, turn_no=turn_no, face_down=card, at_ms=at_ms)
@@ -309,7 +309,7 @@ class GinWire(OwnAnswers):
             return hand.GinKnock(
                 seat=seat, turn_no=turn_no, face_down=card, melds=melds, at_ms=at_ms
             )
-        raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not a gin command")
+        raise StreamPayloadError(f"{type(message).DESCRIPTOR.full_name} is not a gin command")
 
     def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
         if isinstance(command, hand.GinPassUpcard):

@@ -15,7 +15,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_rules import events as ev
 from rummy_rules.commands import Command
 from rummy_rules.variant import Variant
@@ -27,7 +27,7 @@ Decide = Callable[[Any, Command], tuple[ev.Event, ...]]
 def hand_payloads(
     variant: Variant[Any],
     state: Any,
-    ctx: codec.HandContext,
+    ctx: stream_payloads.HandContext,
     commands: Sequence[Command],
     decide: Decide | None = None,
 ) -> list[tuple[Message, Any]]:
@@ -45,7 +45,7 @@ def hand_payloads(
             elif isinstance(event, ev.TurnStarted):
                 automatic = False
             public = variant.view(state, -1)
-            payload = codec.to_payload(
+            payload = stream_payloads.to_payload(
                 event,
                 ctx,
                 top_discard=public.discard_pile[-1] if public.discard_pile else None,

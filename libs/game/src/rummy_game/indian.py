@@ -52,9 +52,9 @@ from rummy_rules.indian.state import HandState
 from rummy_rules.rules import RuleSet, RuleSetError
 
 from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
-from .wire import (
+from .variant_wire import (
     HandContext,
-    StreamCodecError,
+    StreamPayloadError,
     card_from_pb,
     card_to_pb,
     cards_from_pb,
@@ -154,7 +154,7 @@ def _with_variant_options(options: cards_pb2.RuleSet) -> tuple[cards_pb2.RuleSet
 
 
 class IndianWire:
-    """:class:`rummy_game.wire.VariantWire` of the Indian points variant."""
+    """:class:`rummy_game.variant_wire.VariantWire` of the Indian points variant."""
 
     variant = INDIAN_POINTS_VARIANT
     event_types: tuple[type[Message], ...] = (
@@ -276,7 +276,7 @@ class IndianWire:
         shoe = ctx.shoe
         if isinstance(payload, ipb.PlayerDropped):
             if payload.kind not in _DROP_KIND_BACK:
-                raise StreamCodecError(f"drop kind {payload.kind} is not known")
+                raise StreamPayloadError(f"drop kind {payload.kind} is not known")
             return (
                 indian.PlayerDropped(
                     seat=payload.seat,
@@ -304,7 +304,7 @@ class IndianWire:
                     points=payload.points,
                 ),
             )
-        raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not an Indian event")
+        raise StreamPayloadError(f"{type(payload).DESCRIPTOR.full_name} is not an Indian event")
 
     def view_to_pb(self, view: object, shoe: Shoe) -> Message | None:
         return None  # no variant part in its view
@@ -323,12 +323,12 @@ class IndianWire:
     def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         if isinstance(message, ipb.Declare):
             if not message.HasField("face_down"):
-                raise StreamCodecError("a Declare names the card laid face down (face_down)")
+                raise StreamPayloadError("a Declare names the card laid face down (face_down)")
             card = card_from_pb(message.face_down, shoe)
             return Declare(seat=seat, turn_no=turn_no, face_down=card, at_ms=at_ms)
         if isinstance(message, ipb.Drop):
             return Drop(seat=seat, turn_no=turn_no, at_ms=at_ms)
-        raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not an Indian command")
+        raise StreamPayloadError(f"{type(message).DESCRIPTOR.full_name} is not an Indian command")
 
     def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
         if isinstance(command, Declare):
@@ -412,7 +412,7 @@ def _winner_result(ended: table_pb.HandEnded) -> table_pb.SeatResult | None:
     return next((r for r in ended.results if r.seat == ended.winner_seat), None)
 
 
-#: The Indian wire (``rummy_game.wires`` registers it).
+#: The Indian wire (``rummy_game.variant_wires`` registers it).
 INDIAN_WIRE = IndianWire()
 
 

@@ -27,7 +27,7 @@ from rummy_rules.formats import MatchFormat, MatchPhase, MatchState, MatchView, 
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
-from . import match_wire
+from . import match_payloads
 
 #: The ledger's answers about a match's money, recorded on the table stream as inputs.
 MONEY_ANSWERS = (ledger_pb.MatchMoneyHeld, ledger_pb.MatchMoneyRejected)
@@ -36,9 +36,9 @@ MONEY_ANSWERS = (ledger_pb.MatchMoneyHeld, ledger_pb.MatchMoneyRejected)
 def format_of(opened: pb.TableOpened) -> MatchFormat | None:
     """The format a TableOpened hosts, None for a points table (no ``match`` or ``single``).
     Raises RuleSetError for options out of bounds."""
-    if not opened.HasField("match") or not match_wire.is_match(opened.match):
+    if not opened.HasField("match") or not match_payloads.is_match(opened.match):
         return None
-    return match_wire.format_from_pb(opened.match, opened.commission_bps)
+    return match_payloads.format_from_pb(opened.match, opened.commission_bps)
 
 
 @dataclass
@@ -83,11 +83,11 @@ class MatchHost:
         return match_view(self.fmt, self.state)
 
     def view_pb(self) -> mpb.MatchView:
-        return match_wire.view_to_pb(self.view())
+        return match_payloads.view_to_pb(self.view())
 
     def owns(self, payload: Message) -> bool:
         """Whether ``payload`` is the host's to fold (a match event or a money answer)."""
-        return match_wire.is_match_payload(payload) or isinstance(payload, MONEY_ANSWERS)
+        return match_payloads.is_match_payload(payload) or isinstance(payload, MONEY_ANSWERS)
 
     def answers_this_match(self, payload: Message) -> bool:
         """Whether a ledger money answer is about the current match and awaited."""
@@ -114,7 +114,7 @@ class MatchHost:
             self.deal_hand_id, self.deal_hand_started = payload.hand_id, False
         elif isinstance(payload, mpb.MatchAborted):
             self.awaiting.clear()
-        self.state = self.fmt.apply(self.state, match_wire.event_from_pb(payload, at_ms))
+        self.state = self.fmt.apply(self.state, match_payloads.event_from_pb(payload, at_ms))
 
     def awaiting_since_ms(self) -> int | None:
         """When the money the match awaits was asked for (the last MoneyReserved's time, ms
@@ -158,7 +158,7 @@ class MatchHost:
         out: list[Message] = []
         for command in commands:
             events = self.fmt.decide(current, command)
-            out += match_wire.events_to_pb(events, current, hand_id or self.deal_hand_id)
+            out += match_payloads.events_to_pb(events, current, hand_id or self.deal_hand_id)
             current = self.fmt.fold(events, current)
         return out, current
 
@@ -166,8 +166,8 @@ class MatchHost:
         """The host's state with the match payloads among ``payloads`` applied (not folded)."""
         state = self.state
         for payload in payloads:
-            if match_wire.is_match_payload(payload):
-                state = self.fmt.apply(state, match_wire.event_from_pb(payload, 0))
+            if match_payloads.is_match_payload(payload):
+                state = self.fmt.apply(state, match_payloads.event_from_pb(payload, 0))
         return state
 
     def try_decide(self, commands: list[Command], state: MatchState | None = None) -> list[Message]:

@@ -19,11 +19,11 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFromStock
 from rummy_rules.deck import Shoe
 
-from .wire import StreamCodecError, VariantWire, card_from_pb, card_to_pb
+from .variant_wire import StreamPayloadError, VariantWire, card_from_pb, card_to_pb
 
 
 def move_to_pb(command: Command, wire: VariantWire, shoe: Shoe) -> api.LegalMove:
-    """The wire move of one of the variant's legal commands. Raises StreamCodecError for a
+    """The wire move of one of the variant's legal commands. Raises StreamPayloadError for a
     command neither generic nor the variant's own (its wire maps none)."""
     if isinstance(command, DrawFromStock):
         return api.LegalMove(draw=table_pb.DRAW_SOURCE_STOCK)
@@ -33,7 +33,7 @@ def move_to_pb(command: Command, wire: VariantWire, shoe: Shoe) -> api.LegalMove
         return api.LegalMove(discard=card_to_pb(command.card, shoe))
     message = wire.command_to_pb(command, shoe)
     if message is None:
-        raise StreamCodecError(f"variant {wire.variant!r} has no message for {command!r}")
+        raise StreamPayloadError(f"variant {wire.variant!r} has no message for {command!r}")
     move = api.LegalMove()
     move.command.Pack(message)
     return move
@@ -46,12 +46,12 @@ def moves_to_pb(commands: Sequence[Command], wire: VariantWire, shoe: Shoe) -> l
 
 def command_message(move: api.LegalMove, wire: VariantWire) -> Message:
     """The variant's command message of a ``command`` move (unpacked as one of
-    ``wire.command_types``). Raises StreamCodecError for a type the variant has not."""
+    ``wire.command_types``). Raises StreamPayloadError for a type the variant has not."""
     for cls in wire.command_types:
         message = cls()
         if move.command.Unpack(message):
             return message
-    raise StreamCodecError(
+    raise StreamPayloadError(
         f"{move.command.type_url!r} is not a command of variant {wire.variant!r}"
     )
 
@@ -60,16 +60,16 @@ def move_from_pb(
     move: api.LegalMove, seat: int, turn_no: int, wire: VariantWire, shoe: Shoe
 ) -> Command:
     """The rules command of a wire move for ``seat`` at turn ``turn_no`` (``at_ms`` 0). Raises
-    StreamCodecError for an empty move, a card outside the shoe or a foreign command."""
+    StreamPayloadError for an empty move, a card outside the shoe or a foreign command."""
     arm = move.WhichOneof("move")
     if arm == "draw":
         if move.draw == table_pb.DRAW_SOURCE_STOCK:
             return DrawFromStock(seat=seat, turn_no=turn_no, at_ms=0)
         if move.draw == table_pb.DRAW_SOURCE_DISCARD_PILE:
             return DrawFromDiscardPile(seat=seat, turn_no=turn_no, at_ms=0)
-        raise StreamCodecError(f"draw source {move.draw} is not a pile")
+        raise StreamPayloadError(f"draw source {move.draw} is not a pile")
     if arm == "discard":
         return Discard(seat=seat, turn_no=turn_no, card=card_from_pb(move.discard, shoe), at_ms=0)
     if arm == "command":
         return wire.command(command_message(move, wire), seat, turn_no, 0, shoe)
-    raise StreamCodecError("a legal move names a draw, a discard or a command")
+    raise StreamPayloadError("a legal move names a draw, a discard or a command")

@@ -14,7 +14,8 @@ card and turns up a first open card (a verifier that has no plug-in for the vari
 out by it; bundles written before it had both).
 
 ``events`` are every event of the hand in table-stream order, as the rules library's codec writes
-them (``rummy_rules.codec.to_dict``: cards ``"7H:1"``), unredacted: after the reveal the deck order
+them (``rummy_rules.json_form.to_dict``: cards ``"7H:1"``), unredacted: after the reveal the deck
+order
 is public, so each seat's own draws and the stock are in. They hold the commitment (SeedCommitted,
 SeedsLocked), every client seed and the seat that sent it (ClientSeedContributed, SeedsLocked),
 the rule set with its money options (HandStarted), every move, the result and the settlement
@@ -34,10 +35,9 @@ from typing import Any
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.envelope import Envelope
-from rummy_rules import codec as rules_codec
-from rummy_rules import registry
+from rummy_rules import json_form, registry
 from rummy_rules.events import Event
 from rummy_rules.variant import Variant
 
@@ -58,26 +58,26 @@ def hand_proof(table_id: str, hand_id: str, envelopes: Iterable[Envelope]) -> di
     started = next((e for e in mine if isinstance(e.payload, pb.HandStarted)), None)
     if started is None:
         raise ValueError(f"no start of hand {hand_id!r} in the table stream")
-    ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+    ctx = stream_payloads.hand_context(started.payload)  # type: ignore[arg-type]
     events: list[dict[str, Any]] = []
     seed = b""
     ended = aborted = False
     for envelope in mine:
         payload = envelope.payload
-        at_ms = codec.datetime_to_ms(envelope.occurred_at)
+        at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
         if isinstance(payload, fairness_pb.SeedRevealed):
             seed = bytes(payload.server_seed)
             continue
         if isinstance(payload, pb.HandStarted):
-            decoded: tuple[object, ...] = (codec.hand_started_from_pb(payload, at_ms),)
-        elif codec.is_hand_payload(payload):
-            decoded = codec.from_payload(payload, ctx, at_ms)
+            decoded: tuple[object, ...] = (stream_payloads.hand_started_from_pb(payload, at_ms),)
+        elif stream_payloads.is_hand_payload(payload):
+            decoded = stream_payloads.from_payload(payload, ctx, at_ms)
         else:
             continue
         ended = ended or isinstance(payload, pb.HandEnded)
         aborted = aborted or isinstance(payload, pb.HandAborted)
         events += [
-            {"stream_version": envelope.stream_version, "event": rules_codec.to_dict(event)}
+            {"stream_version": envelope.stream_version, "event": json_form.to_dict(event)}
             for event in decoded
         ]
     if aborted:
@@ -109,7 +109,7 @@ def bundle(
 ) -> dict[str, Any]:
     """The bundle document of an ended hand of ``variant`` whose seed ``server_seed`` was
     revealed: ``events`` are its events in stream order, each ``{"stream_version": n, "event":
-    <rummy_rules.codec.to_dict of it>}`` or a ``(stream_version, rules event)`` pair."""
+    <rummy_rules.json_form.to_dict of it>}`` or a ``(stream_version, rules event)`` pair."""
     shape = variant.deal_shape
     return {
         "format": PROOF_FORMAT,
@@ -121,9 +121,7 @@ def bundle(
         "rules_version": rules_version,
         "server_seed_hex": server_seed.hex(),
         "events": [
-            e
-            if isinstance(e, dict)
-            else {"stream_version": e[0], "event": rules_codec.to_dict(e[1])}
+            e if isinstance(e, dict) else {"stream_version": e[0], "event": json_form.to_dict(e[1])}
             for e in events
         ],
     }

@@ -21,8 +21,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from rummy_rules import codec, registry
 from rummy_rules import events as ev
+from rummy_rules import json_form, registry
 
 from .bundle import VariantBundle
 
@@ -46,7 +46,9 @@ def _is_event(cls: object) -> bool:
 def host_events() -> list[str]:
     """The events every variant shares (``rummy_rules.events``), by rules-codec tag."""
     return sorted(
-        codec.tag_of(c) for c in vars(ev).values() if _is_event(c) and c.__module__ == ev.__name__
+        json_form.tag_of(c)
+        for c in vars(ev).values()
+        if _is_event(c) and c.__module__ == ev.__name__
     )
 
 
@@ -57,7 +59,7 @@ def variant_events() -> dict[str, list[str]]:
     for bundle in installed():
         for cls in bundle.codec_classes:
             if _is_event(cls) and dataclasses.is_dataclass(cls):
-                out[codec.tag_of(cls)] = [
+                out[json_form.tag_of(cls)] = [
                     f.name
                     for f in dataclasses.fields(cls)
                     if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING

@@ -42,10 +42,10 @@ from rummy_rules.rummy500.rules import RUMMY500_VARIANT, Rummy500Options, rummy5
 from rummy_rules.rummy500.variant import RUMMY500, Rummy500State
 
 from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
-from .wire import (
+from .variant_wire import (
     HandContext,
     OwnAnswers,
-    StreamCodecError,
+    StreamPayloadError,
     card_from_pb,
     card_to_pb,
     cards_from_pb,
@@ -223,7 +223,7 @@ class Rummy500Wire(OwnAnswers):
         return None
 
     def event_from_pb(self, payload: Message, ctx: HandContext) -> tuple[Event, ...]:
-        """The rules event of a Rummy 500 payload. Raises StreamCodecError."""
+        """The rules event of a Rummy 500 payload. Raises StreamPayloadError."""
         shoe = ctx.shoe
         if isinstance(payload, rpb.Rummy500PileTaken):
             return (
@@ -262,7 +262,7 @@ class Rummy500Wire(OwnAnswers):
             return (play.Rummy500SeatLeft(seat=payload.seat, turn_no=payload.turn_no),)
         if isinstance(payload, rpb.Rummy500RoundEnded):
             return (_ended_from_pb(payload, shoe),)
-        raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a Rummy 500 event")
+        raise StreamPayloadError(f"{type(payload).DESCRIPTOR.full_name} is not a Rummy 500 event")
 
     def view_to_pb(self, view: object, shoe: Shoe) -> Message | None:
         return rummy500_view_to_pb(view, shoe) if isinstance(view, play.Rummy500View) else None
@@ -291,7 +291,7 @@ class Rummy500Wire(OwnAnswers):
             )
         if isinstance(message, rpb.LayOff):
             if not message.HasField("card"):
-                raise StreamCodecError("a lay-off names its card")
+                raise StreamPayloadError("a lay-off names its card")
             return play.Rummy500LayOff(
                 seat=seat,
                 turn_no=turn_no,
@@ -312,7 +312,7 @@ class Rummy500Wire(OwnAnswers):
                 ),
                 at_ms=at_ms,
             )
-        raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not a Rummy 500 command")
+        raise StreamPayloadError(f"{type(message).DESCRIPTOR.full_name} is not a Rummy 500 command")
 
     def command_to_pb(self, command: Command, shoe: Shoe) -> Message | None:
         if isinstance(command, play.Rummy500TakeFromPile):

@@ -30,8 +30,8 @@ from rummy_rules.cards import Card
 from rummy_rules.rules import RuleSetError
 from rummy_rules.wild import hand_points
 
-from . import wires
-from .wire import HandContext, StreamCodecError, cards_from_pb
+from . import variant_wires
+from .variant_wire import HandContext, StreamPayloadError, cards_from_pb
 
 
 def payload(message: Message) -> Message:
@@ -72,7 +72,7 @@ def _hand_ended(
             deadwood = cards_from_pb(r.arrangement.deadwood, ctx.shoe)
             old = hand_points(deadwood, wild_rank)
             now.append((old, variant.deadwood_points(ctx.rule_set, wild_cut, deadwood)))
-    except (registry.UnknownVariant, StreamCodecError, RuleSetError):
+    except (registry.UnknownVariant, StreamPayloadError, RuleSetError):
         return message
     moved = [
         k
@@ -94,7 +94,7 @@ def rule_set(options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
     of a variant without a wire here is returned as it is (its reader refuses it)."""
     name = options.variant if options.HasField("variant") else registry.LEGACY_VARIANT
     try:
-        wire = wires.lookup(name)
-    except wires.UnknownWire:
+        wire = variant_wires.lookup(name)
+    except variant_wires.UnknownWire:
         return options
     return wire.upcast_options(options)

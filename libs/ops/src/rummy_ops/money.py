@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rummy.match.v1 import match_pb2 as mpb
-from rummy_game import match_wire
+from rummy_game import match_payloads
 
 
 def tokens(hundredths: int, signed: bool = False) -> str:
@@ -71,8 +71,8 @@ def stakes_of(
     """The stakes of a table opened with ``match`` (None or ``single``: a points table of
     ``point_value_hundredths`` a point), read from its format (the money fields it declares).
     Raises rummy_rules.rules.RuleSetError for options out of the format's bounds."""
-    fmt = match_wire.format_from_pb(match, commission_bps)
-    if not match_wire.is_match(match):
+    fmt = match_payloads.format_from_pb(match, commission_bps)
+    if not match_payloads.is_match(match):
         return Stakes(fmt.name, point_value_hundredths, None)
     point: int | None = getattr(fmt, "point_value_hundredths", None)
     entry: int | None = getattr(fmt, "entry_hundredths", None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import codec
+from . import json_form
 from .cards import Card
 from .events import SeatAccount
 from .rules import RuleSet
@@ -25,7 +25,7 @@ class Command:
     __slots__ = ()
 
 
-@codec.tag("table.StartHand")
+@json_form.tag("table.StartHand")
 @dataclass(frozen=True, kw_only=True)
 class StartHand(Command):
     """Start hand ``hand_id`` with these seats (at least the rule set's ``min_players``)."""
@@ -37,7 +37,7 @@ class StartHand(Command):
     at_ms: int
 
 
-@codec.tag("table.RecordStakeReserved")
+@json_form.tag("table.RecordStakeReserved")
 @dataclass(frozen=True, kw_only=True)
 class RecordStakeReserved(Command):
     """The ledger's StakesReserved for one seat. (A StakeRejected is answered with AbortHand.)"""
@@ -47,7 +47,7 @@ class RecordStakeReserved(Command):
     at_ms: int
 
 
-@codec.tag("table.RecordSeedCommitment")
+@json_form.tag("table.RecordSeedCommitment")
 @dataclass(frozen=True, kw_only=True)
 class RecordSeedCommitment(Command):
     """The fairness service's SeedCommitted: the SHA-256 of the server seed, as hex."""
@@ -56,7 +56,7 @@ class RecordSeedCommitment(Command):
     at_ms: int
 
 
-@codec.tag("table.ContributeClientSeed")
+@json_form.tag("table.ContributeClientSeed")
 @dataclass(frozen=True, kw_only=True)
 class ContributeClientSeed(Command):
     """A seat's client seed (hex, at most 256 bytes), accepted while the seed window is open
@@ -67,7 +67,7 @@ class ContributeClientSeed(Command):
     at_ms: int
 
 
-@codec.tag("table.Deal")
+@json_form.tag("table.Deal")
 @dataclass(frozen=True, kw_only=True)
 class Deal(Command):
     """Record the dealer's HandDealt: each seat's cards, the cut, the first open card, the stock
@@ -80,7 +80,7 @@ class Deal(Command):
     at_ms: int
 
 
-@codec.tag("table.DrawFromStock")
+@json_form.tag("table.DrawFromStock")
 @dataclass(frozen=True, kw_only=True)
 class DrawFromStock(Command):
     seat: int
@@ -88,7 +88,7 @@ class DrawFromStock(Command):
     at_ms: int
 
 
-@codec.tag("table.DrawFromDiscardPile")
+@json_form.tag("table.DrawFromDiscardPile")
 @dataclass(frozen=True, kw_only=True)
 class DrawFromDiscardPile(Command):
     seat: int
@@ -96,7 +96,7 @@ class DrawFromDiscardPile(Command):
     at_ms: int
 
 
-@codec.tag("table.Discard")
+@json_form.tag("table.Discard")
 @dataclass(frozen=True, kw_only=True)
 class Discard(Command):
     seat: int
@@ -105,7 +105,7 @@ class Discard(Command):
     at_ms: int
 
 
-@codec.tag("table.LeaveHand")
+@json_form.tag("table.LeaveHand")
 @dataclass(frozen=True, kw_only=True)
 class LeaveHand(Command):
     """The seat leaves mid-hand, on its turn or not (no turn number: it acts on no turn;
@@ -115,7 +115,7 @@ class LeaveHand(Command):
     at_ms: int
 
 
-@codec.tag("table.TurnTimeout")
+@json_form.tag("table.TurnTimeout")
 @dataclass(frozen=True, kw_only=True)
 class TurnTimeout(Command):
     """The clock's TurnDeadlinePassed for ``turn_no`` (0 = the client-seed window). A timeout
@@ -125,7 +125,7 @@ class TurnTimeout(Command):
     at_ms: int
 
 
-@codec.tag("table.RecordStockReshuffled")
+@json_form.tag("table.RecordStockReshuffled")
 @dataclass(frozen=True, kw_only=True)
 class RecordStockReshuffled(Command):
     """The dealer's StockReshuffled: the set-aside cards reshuffled into stock ``reshuffle_no``."""
@@ -135,7 +135,7 @@ class RecordStockReshuffled(Command):
     at_ms: int
 
 
-@codec.tag("table.AbortHand")
+@json_form.tag("table.AbortHand")
 @dataclass(frozen=True, kw_only=True)
 class AbortHand(Command):
     """Abort a hand that cannot proceed (a stake rejected, a service gone past a deadline)."""
@@ -144,7 +144,7 @@ class AbortHand(Command):
     at_ms: int
 
 
-codec.register(
+json_form.register(
     StartHand,
     RecordStakeReserved,
     RecordSeedCommitment,

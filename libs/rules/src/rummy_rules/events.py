@@ -3,7 +3,7 @@
 Times are ints of milliseconds since the Unix epoch, from the host's clock (``*_ms``); they arrive
 inside commands and are copied into events, never read here. Seats are table seat numbers.
 A variant adds its own events in its own package (the Indian declare and drops live in
-``rummy_rules.indian.events``). Every event type is registered with ``rummy_rules.codec``.
+``rummy_rules.indian.events``). Every event type is registered with ``rummy_rules.json_form``.
 
 ``redact(event, seat)`` is the copy of an event that ``seat`` may see: another seat's cards, a
 card drawn from the stock by someone else and the stock order are removed.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from . import codec
+from . import json_form
 from .cards import Card
 from .rules import RuleSet
 from .settlement import Settlement
@@ -48,7 +48,7 @@ class DrawSource(Enum):
     DISCARD_PILE = "discard_pile"
 
 
-@codec.tag("table.HandStarted")
+@json_form.tag("table.HandStarted")
 @dataclass(frozen=True, kw_only=True)
 class HandStarted(Event):
     """A hand began: its seats (ascending), the dealer's seat and the rule set it is played by."""
@@ -60,7 +60,7 @@ class HandStarted(Event):
     at_ms: int
 
 
-@codec.tag("table.StakeReserved")
+@json_form.tag("table.StakeReserved")
 @dataclass(frozen=True, kw_only=True)
 class StakeReserved(Event):
     """The ledger reserved a seat's maximum loss (``amount_hundredths`` hundredths of a House
@@ -70,7 +70,7 @@ class StakeReserved(Event):
     amount_hundredths: int
 
 
-@codec.tag("table.SeedCommitted")
+@json_form.tag("table.SeedCommitted")
 @dataclass(frozen=True, kw_only=True)
 class SeedCommitted(Event):
     """The fairness service committed to its server seed: ``commitment`` is its SHA-256 (hex)."""
@@ -78,7 +78,7 @@ class SeedCommitted(Event):
     commitment: str
 
 
-@codec.tag("table.SeedWindowOpened")
+@json_form.tag("table.SeedWindowOpened")
 @dataclass(frozen=True, kw_only=True)
 class SeedWindowOpened(Event):
     """Client seeds are accepted until ``deadline_ms`` (the clock's turn number 0)."""
@@ -86,14 +86,14 @@ class SeedWindowOpened(Event):
     deadline_ms: int
 
 
-@codec.tag("table.ClientSeedContributed")
+@json_form.tag("table.ClientSeedContributed")
 @dataclass(frozen=True, kw_only=True)
 class ClientSeedContributed(Event):
     seat: int
     seed_hex: str
 
 
-@codec.tag("table.SeedsLocked")
+@json_form.tag("table.SeedsLocked")
 @dataclass(frozen=True, kw_only=True)
 class SeedsLocked(Event):
     """The seeds the deal uses: the commitment and one client seed per seat (empty if none sent)."""
@@ -102,7 +102,7 @@ class SeedsLocked(Event):
     client_seeds: tuple[SeatSeed, ...]
 
 
-@codec.tag("table.HandDealt")
+@json_form.tag("table.HandDealt")
 @dataclass(frozen=True, kw_only=True)
 class HandDealt(Event):
     """The dealer's deal: each seat's cards, the cut card (``None`` if the variant cuts none),
@@ -119,7 +119,7 @@ class HandDealt(Event):
     stock_count: int
 
 
-@codec.tag("table.TurnStarted")
+@json_form.tag("table.TurnStarted")
 @dataclass(frozen=True, kw_only=True)
 class TurnStarted(Event):
     """``seat`` is to play turn ``turn_no`` (1, 2, ...) before ``deadline_ms``."""
@@ -129,7 +129,7 @@ class TurnStarted(Event):
     deadline_ms: int
 
 
-@codec.tag("table.CardDrawn")
+@json_form.tag("table.CardDrawn")
 @dataclass(frozen=True, kw_only=True)
 class CardDrawn(Event):
     """``seat`` drew ``card`` from ``source``. A card from the stock is private: in the copy other
@@ -141,7 +141,7 @@ class CardDrawn(Event):
     card: Card | None
 
 
-@codec.tag("table.CardDiscarded")
+@json_form.tag("table.CardDiscarded")
 @dataclass(frozen=True, kw_only=True)
 class CardDiscarded(Event):
     seat: int
@@ -149,7 +149,7 @@ class CardDiscarded(Event):
     card: Card
 
 
-@codec.tag("table.TurnTimedOut")
+@json_form.tag("table.TurnTimedOut")
 @dataclass(frozen=True, kw_only=True)
 class TurnTimedOut(Event):
     """``seat`` let turn ``turn_no`` pass; ``misses_in_a_row`` counts this one. What is played
@@ -160,7 +160,7 @@ class TurnTimedOut(Event):
     misses_in_a_row: int
 
 
-@codec.tag("table.StockExhausted")
+@json_form.tag("table.StockExhausted")
 @dataclass(frozen=True, kw_only=True)
 class StockExhausted(Event):
     """The stock ran out during ``turn_no``. ``cards`` (the discard pile but its top, bottom
@@ -171,7 +171,7 @@ class StockExhausted(Event):
     cards: tuple[Card, ...]
 
 
-@codec.tag("table.StockReshuffled")
+@json_form.tag("table.StockReshuffled")
 @dataclass(frozen=True, kw_only=True)
 class StockReshuffled(Event):
     """The dealer's new stock from the set-aside cards (``stock[0]`` drawn first). Redacted:
@@ -216,7 +216,7 @@ class SeatResult:
     score: int = 0
 
 
-@codec.tag("table.HandEnded")
+@json_form.tag("table.HandEnded")
 @dataclass(frozen=True, kw_only=True)
 class HandEnded(Event):
     """The hand is over: ``winner_seat``, every seat's result (ascending seats) and the money.
@@ -237,7 +237,7 @@ class HandEnded(Event):
         return self.settlement.winner_seats
 
 
-@codec.tag("table.HandAborted")
+@json_form.tag("table.HandAborted")
 @dataclass(frozen=True, kw_only=True)
 class HandAborted(Event):
     """The hand cannot proceed; every reservation is released and nothing else moves."""
@@ -246,7 +246,7 @@ class HandAborted(Event):
     at_ms: int
 
 
-codec.register(
+json_form.register(
     HandStarted,
     StakeReserved,
     SeedCommitted,

@@ -128,7 +128,7 @@ class DealLayout:
 
 class VariantOptions:
     """Base class of a variant's own rule-set options: a frozen dataclass in the variant's
-    package, registered with ``rummy_rules.codec`` (a rule set's ``options`` is encoded with its
+    package, registered with ``rummy_rules.json_form`` (a rule set's ``options`` is encoded with its
     type name). ``deal_shape`` is the variant's deal; :meth:`check` and :meth:`max_loss_points`
     are the variant's part of a rule set's validation and of its reservation."""
 

@@ -1,7 +1,8 @@
-"""The one upcast step of the rules library's JSON (:mod:`rummy_rules.codec`): a record written by
+"""The one upcast step of the rules library's JSON (:mod:`rummy_rules.json_form`): a record written
+by
 an older build (a proof bundle's events, a table snapshot's hand state, a kept record) becomes the
 current shape before it is decoded, so every reader (hosts, replay, the verifier) sees current
-shapes only. :func:`rummy_rules.codec.from_dict` calls :func:`upcast`; nothing else reads old
+shapes only. :func:`rummy_rules.json_form.from_dict` calls :func:`upcast`; nothing else reads old
 shapes.
 
 The deprecated shapes it reads, each with the version that may stop reading it (once no kept
@@ -35,7 +36,7 @@ from typing import Any
 
 #: The one table of old tags: every message's bare class name, as records were tagged before the
 #: tags were namespaced (rules library 1.x), -> its tag now. Frozen: a message added since has
-#: no old tag, and a class renamed keeps its tag (``@codec.tag``), so nothing is added here.
+#: no old tag, and a class renamed keeps its tag (``@json_form.tag``), so nothing is added here.
 LEGACY_TAGS: dict[str, str] = {
     "DeclareBigGin": "gin.DeclareBigGin",
     "DeclareGin": "gin.DeclareGin",

@@ -44,7 +44,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import wires
+from rummy_game import variant_wires
 from rummy_game.moves import move_from_pb
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, match_moves
@@ -138,7 +138,7 @@ class Bot:
         self.table_id = table_id
         self.shoe = shoe
         self.brain = brain
-        self._wire_of_variant = wires.lookup(brain.variant)
+        self._wire_of_variant = variant_wires.lookup(brain.variant)
         self.stats = BotStats()
         self.seat: int | None = None
         self._router = router

@@ -18,7 +18,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import table_service_pb2 as table_api
-from rummy_game import match_wire
+from rummy_game import match_payloads
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Temperament
@@ -70,7 +70,7 @@ def bot_shoe(variant: Variant[Any], plan: TablePlan) -> Shoe:
     house = variant.house_rule_set(plan.seats, 0, 0)
     if not plan.plays_match:
         return house.shoe
-    deal_rules = match_wire.format_from_pb(plan.match, plan.commission_bps).deal_rules
+    deal_rules = match_payloads.format_from_pb(plan.match, plan.commission_bps).deal_rules
     if deal_rules is None:
         return house.shoe
     return variant.deal_rule_set(house, deal_rules).shoe

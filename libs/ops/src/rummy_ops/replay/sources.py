@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rummy_game import match_wire
+from rummy_game import match_payloads
 from rummy_platform.envelope import Envelope, event_payloads
 from rummy_platform.eventlog import EventLogError, KafkaEventLog, PartitionReader, decode_known
 from rummy_platform.topics import TABLE_EVENTS
@@ -115,7 +115,7 @@ def hands_of(stream: list[Envelope]) -> dict[str, list[Envelope]]:
     return {
         hand: events
         for hand, events in hands.items()
-        if not all(match_wire.is_match_payload(e.payload) for e in events)
+        if not all(match_payloads.is_match_payload(e.payload) for e in events)
     }
 
 

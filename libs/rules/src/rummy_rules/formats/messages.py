@@ -1,6 +1,6 @@
 """A match's commands and events, and the generic result of one deal a format consumes.
 
-Frozen dataclasses, registered with ``rummy_rules.codec`` like a hand's. Seats are table seat
+Frozen dataclasses, registered with ``rummy_rules.json_form`` like a hand's. Seats are table seat
 numbers; points are ints; money is in hundredths of a House Token; ``at_ms`` is the host's clock
 (ms since the Unix epoch), copied into events, never read here. ``docs/rules/formats.md``.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import codec
+from .. import json_form
 from ..commands import Command
 from ..events import Event, HandEnded, SeatAccount
 from .money import MatchSettlement
@@ -35,7 +35,7 @@ class DealRules:
     target: int = 0
 
 
-@codec.tag("match.DealResult")
+@json_form.tag("match.DealResult")
 @dataclass(frozen=True)
 class DealResult:
     """What a format reads of one deal's ``HandEnded`` (generic fields only).
@@ -98,7 +98,7 @@ def deal_result(
 # --------------------------------------------------------------------------------------------------
 
 
-@codec.tag("match.StartMatch")
+@json_form.tag("match.StartMatch")
 @dataclass(frozen=True, kw_only=True)
 class StartMatch(Command):
     """Start match ``match_id`` with every seat taken (ascending seats, one account each)."""
@@ -108,7 +108,7 @@ class StartMatch(Command):
     at_ms: int
 
 
-@codec.tag("match.BeginDeal")
+@json_form.tag("match.BeginDeal")
 @dataclass(frozen=True, kw_only=True)
 class BeginDeal(Command):
     """Deal the next deal (between deals): open rejoin offers and split requests lapse."""
@@ -116,7 +116,7 @@ class BeginDeal(Command):
     at_ms: int
 
 
-@codec.tag("match.RecordDeal")
+@json_form.tag("match.RecordDeal")
 @dataclass(frozen=True, kw_only=True)
 class RecordDeal(Command):
     """The deal being played ended with ``result``. ``most_points``: the most one seat can be
@@ -128,7 +128,7 @@ class RecordDeal(Command):
     most_points: int | None = None
 
 
-@codec.tag("match.RecordDealAborted")
+@json_form.tag("match.RecordDealAborted")
 @dataclass(frozen=True, kw_only=True)
 class RecordDealAborted(Command):
     """The deal being played was aborted (a service gone past a deadline): it is void."""
@@ -137,7 +137,7 @@ class RecordDealAborted(Command):
     at_ms: int
 
 
-@codec.tag("match.LeaveMatch")
+@json_form.tag("match.LeaveMatch")
 @dataclass(frozen=True, kw_only=True)
 class LeaveMatch(Command):
     """``seat`` leaves the match (between deals, or mid-deal: the variant scores that deal)."""
@@ -146,7 +146,7 @@ class LeaveMatch(Command):
     at_ms: int
 
 
-@codec.tag("match.AcceptRejoin")
+@json_form.tag("match.AcceptRejoin")
 @dataclass(frozen=True, kw_only=True)
 class AcceptRejoin(Command):
     """``seat`` takes its rejoin offer (pool option): one more entry, back in the match."""
@@ -155,14 +155,14 @@ class AcceptRejoin(Command):
     at_ms: int
 
 
-@codec.tag("match.DeclineRejoin")
+@json_form.tag("match.DeclineRejoin")
 @dataclass(frozen=True, kw_only=True)
 class DeclineRejoin(Command):
     seat: int
     at_ms: int
 
 
-@codec.tag("match.RejoinNotHeld")
+@json_form.tag("match.RejoinNotHeld")
 @dataclass(frozen=True, kw_only=True)
 class RejoinNotHeld(Command):
     """The ledger could not hold ``seat``'s rejoin entry: the rejoin is undone (the seat stays
@@ -172,7 +172,7 @@ class RejoinNotHeld(Command):
     at_ms: int
 
 
-@codec.tag("match.RequestSplit")
+@json_form.tag("match.RequestSplit")
 @dataclass(frozen=True, kw_only=True)
 class RequestSplit(Command):
     """``seat`` asks to split the pool (pool option, between deals)."""
@@ -181,7 +181,7 @@ class RequestSplit(Command):
     at_ms: int
 
 
-@codec.tag("match.AbortMatch")
+@json_form.tag("match.AbortMatch")
 @dataclass(frozen=True, kw_only=True)
 class AbortMatch(Command):
     """The match cannot go on (no redeal within the abort deadline, or an operator closed the
@@ -202,7 +202,7 @@ class MatchEvent(Event):
     __slots__ = ()
 
 
-@codec.tag("match.MatchStarted")
+@json_form.tag("match.MatchStarted")
 @dataclass(frozen=True, kw_only=True)
 class MatchStarted(MatchEvent):
     """The match began with these seats, under ``match_format`` (its name, e.g. ``pool-101``)."""
@@ -213,7 +213,7 @@ class MatchStarted(MatchEvent):
     at_ms: int
 
 
-@codec.tag("match.MoneyReserved")
+@json_form.tag("match.MoneyReserved")
 @dataclass(frozen=True, kw_only=True)
 class MoneyReserved(MatchEvent):
     """``amount_hundredths`` is reserved from ``seat``: ``purpose`` ``entry``, ``rejoin`` or
@@ -224,7 +224,7 @@ class MoneyReserved(MatchEvent):
     purpose: str
 
 
-@codec.tag("match.GameStarted")
+@json_form.tag("match.GameStarted")
 @dataclass(frozen=True, kw_only=True)
 class GameStarted(MatchEvent):
     """Game ``game_no`` (1, 2, ...) of a game-to-N match began with these seats."""
@@ -233,7 +233,7 @@ class GameStarted(MatchEvent):
     seats: tuple[int, ...]
 
 
-@codec.tag("match.DealStarted")
+@json_form.tag("match.DealStarted")
 @dataclass(frozen=True, kw_only=True)
 class DealStarted(MatchEvent):
     """Deal ``deal_no`` (1, 2, ...; a voided deal is replayed under its number) is dealt to
@@ -245,7 +245,7 @@ class DealStarted(MatchEvent):
     at_ms: int
 
 
-@codec.tag("match.DealScored")
+@json_form.tag("match.DealScored")
 @dataclass(frozen=True, kw_only=True)
 class DealScored(MatchEvent):
     """Deal ``deal_no`` counted: the points it charged, its winners, and the standings after it
@@ -259,7 +259,7 @@ class DealScored(MatchEvent):
     timed_out: tuple[int, ...]
 
 
-@codec.tag("match.TieBreakDue")
+@json_form.tag("match.TieBreakDue")
 @dataclass(frozen=True, kw_only=True)
 class TieBreakDue(MatchEvent):
     """The top of the standings is tied: the next deal is played among ``seats`` only."""
@@ -267,7 +267,7 @@ class TieBreakDue(MatchEvent):
     seats: tuple[int, ...]
 
 
-@codec.tag("match.DealVoided")
+@json_form.tag("match.DealVoided")
 @dataclass(frozen=True, kw_only=True)
 class DealVoided(MatchEvent):
     """Deal ``deal_no`` was aborted: void, replayed with the same seats; holds stay."""
@@ -276,7 +276,7 @@ class DealVoided(MatchEvent):
     reason: str
 
 
-@codec.tag("match.SeatEliminated")
+@json_form.tag("match.SeatEliminated")
 @dataclass(frozen=True, kw_only=True)
 class SeatEliminated(MatchEvent):
     """``seat``'s total reached the pool's target: out of the match."""
@@ -285,7 +285,7 @@ class SeatEliminated(MatchEvent):
     total: int
 
 
-@codec.tag("match.SeatLeft")
+@json_form.tag("match.SeatLeft")
 @dataclass(frozen=True, kw_only=True)
 class SeatLeft(MatchEvent):
     """``seat`` left the match (``mid_deal``: during a deal, which still scores it); it forfeits
@@ -295,7 +295,7 @@ class SeatLeft(MatchEvent):
     mid_deal: bool
 
 
-@codec.tag("match.SeatForfeitedGame")
+@json_form.tag("match.SeatForfeitedGame")
 @dataclass(frozen=True, kw_only=True)
 class SeatForfeitedGame(MatchEvent):
     """``seat`` lost the current game at the cap (missed turns, game to N option)."""
@@ -303,7 +303,7 @@ class SeatForfeitedGame(MatchEvent):
     seat: int
 
 
-@codec.tag("match.RejoinOffered")
+@json_form.tag("match.RejoinOffered")
 @dataclass(frozen=True, kw_only=True)
 class RejoinOffered(MatchEvent):
     """Eliminated ``seat`` may buy in again for ``entry_hundredths`` and come back at ``total``."""
@@ -313,7 +313,7 @@ class RejoinOffered(MatchEvent):
     entry_hundredths: int
 
 
-@codec.tag("match.Rejoined")
+@json_form.tag("match.Rejoined")
 @dataclass(frozen=True, kw_only=True)
 class Rejoined(MatchEvent):
     """``seat`` is back in at ``total`` (its new entry follows as MoneyReserved)."""
@@ -322,13 +322,13 @@ class Rejoined(MatchEvent):
     total: int
 
 
-@codec.tag("match.RejoinDeclined")
+@json_form.tag("match.RejoinDeclined")
 @dataclass(frozen=True, kw_only=True)
 class RejoinDeclined(MatchEvent):
     seat: int
 
 
-@codec.tag("match.RejoinRefused")
+@json_form.tag("match.RejoinRefused")
 @dataclass(frozen=True, kw_only=True)
 class RejoinRefused(MatchEvent):
     """``seat``'s rejoin is undone (its entry could not be held): eliminated again at ``total``
@@ -339,13 +339,13 @@ class RejoinRefused(MatchEvent):
     entry_hundredths: int
 
 
-@codec.tag("match.SplitRequested")
+@json_form.tag("match.SplitRequested")
 @dataclass(frozen=True, kw_only=True)
 class SplitRequested(MatchEvent):
     seat: int
 
 
-@codec.tag("match.GameEnded")
+@json_form.tag("match.GameEnded")
 @dataclass(frozen=True, kw_only=True)
 class GameEnded(MatchEvent):
     """Game ``game_no`` ended, won by ``winner`` with these game totals; its stakes settled."""
@@ -356,7 +356,7 @@ class GameEnded(MatchEvent):
     settlement: MatchSettlement
 
 
-@codec.tag("match.MatchEnded")
+@json_form.tag("match.MatchEnded")
 @dataclass(frozen=True, kw_only=True)
 class MatchEnded(MatchEvent):
     """The match is over: ``winners`` (one, or every seat of a split), ``reason`` (``last_left``,
@@ -369,7 +369,7 @@ class MatchEnded(MatchEvent):
     at_ms: int
 
 
-@codec.tag("match.MatchAborted")
+@json_form.tag("match.MatchAborted")
 @dataclass(frozen=True, kw_only=True)
 class MatchAborted(MatchEvent):
     """The match was aborted or closed: every hold in ``released`` (seat, cents) goes back."""
@@ -379,7 +379,7 @@ class MatchAborted(MatchEvent):
     at_ms: int
 
 
-codec.register(
+json_form.register(
     DealResult,
     StartMatch,
     BeginDeal,

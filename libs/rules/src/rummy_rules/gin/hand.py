@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.cards import Card
 from rummy_rules.commands import Command, Discard, DrawFromDiscardPile, DrawFromStock, TurnTimeout
 from rummy_rules.errors import ErrorCode, RuleViolation
@@ -63,7 +63,7 @@ class Phase(Enum):
 # Commands (the generic DrawFromStock, DrawFromDiscardPile, Discard and TurnTimeout are used too).
 
 
-@codec.tag("gin.StartHand")
+@json_form.tag("gin.StartHand")
 @dataclass(frozen=True, kw_only=True)
 class StartGinHand(Command):
     """Start a dealt gin hand: two seats (the dealer one of them), ten cards each, the upcard,
@@ -81,7 +81,7 @@ class StartGinHand(Command):
     at_ms: int
 
 
-@codec.tag("gin.PassUpcard")
+@json_form.tag("gin.PassUpcard")
 @dataclass(frozen=True, kw_only=True)
 class GinPassUpcard(Command):
     """Refuse the upcard at the first-turn offer (``docs/rules/gin.md#first-turn``)."""
@@ -91,7 +91,7 @@ class GinPassUpcard(Command):
     at_ms: int
 
 
-@codec.tag("gin.Knock")
+@json_form.tag("gin.Knock")
 @dataclass(frozen=True, kw_only=True)
 class GinKnock(Command):
     """With eleven cards, lay ``face_down`` aside and knock; ``melds`` the knocker's named melds
@@ -104,7 +104,7 @@ class GinKnock(Command):
     at_ms: int
 
 
-@codec.tag("gin.DeclareGin")
+@json_form.tag("gin.DeclareGin")
 @dataclass(frozen=True, kw_only=True)
 class DeclareGin(Command):
     """Knock with ``face_down`` aside and 0 deadwood left (``docs/rules/gin.md#gin``)."""
@@ -115,7 +115,7 @@ class DeclareGin(Command):
     at_ms: int
 
 
-@codec.tag("gin.DeclareBigGin")
+@json_form.tag("gin.DeclareBigGin")
 @dataclass(frozen=True, kw_only=True)
 class DeclareBigGin(Command):
     """Show all eleven cards melded, no discard (``docs/rules/gin.md#gin``)."""
@@ -128,7 +128,7 @@ class DeclareBigGin(Command):
 # Events (the generic CardDrawn, CardDiscarded and TurnTimedOut are used too).
 
 
-@codec.tag("gin.HandStarted")
+@json_form.tag("gin.HandStarted")
 @dataclass(frozen=True, kw_only=True)
 class GinHandStarted(Event):
     """A dealt gin hand began. Redacted for a seat: the other hand and the stock are empty;
@@ -146,7 +146,7 @@ class GinHandStarted(Event):
     at_ms: int
 
 
-@codec.tag("gin.UpcardPassed")
+@json_form.tag("gin.UpcardPassed")
 @dataclass(frozen=True, kw_only=True)
 class GinUpcardPassed(Event):
     """``seat`` refused the upcard at the first-turn offer."""
@@ -155,7 +155,7 @@ class GinUpcardPassed(Event):
     turn_no: int
 
 
-@codec.tag("gin.Knocked")
+@json_form.tag("gin.Knocked")
 @dataclass(frozen=True, kw_only=True)
 class GinKnocked(Event):
     """``seat`` knocked (``outcome`` knock, gin or big gin): its melds and deadwood are public.
@@ -175,7 +175,7 @@ class GinKnocked(Event):
     melds_named: bool = False
 
 
-@codec.tag("gin.Layoff")
+@json_form.tag("gin.Layoff")
 @dataclass(frozen=True, kw_only=True)
 class GinLayoff:
     """One card the defender laid off onto the knocker's meld number ``meld``."""
@@ -184,7 +184,7 @@ class GinLayoff:
     meld: int
 
 
-@codec.tag("gin.HandScored")
+@json_form.tag("gin.HandScored")
 @dataclass(frozen=True, kw_only=True)
 class GinHandScored(Event):
     """The hand's score (``docs/rules/gin.md#hand-score``): ``points`` to ``winner_seat``;
@@ -203,7 +203,7 @@ class GinHandScored(Event):
     defender_deadwood: int
 
 
-@codec.tag("gin.WallReached")
+@json_form.tag("gin.WallReached")
 @dataclass(frozen=True, kw_only=True)
 class GinWallReached(Event):
     """Two stock cards left and no knock: the hand is a draw, no score, the same dealer redeals
@@ -213,7 +213,7 @@ class GinWallReached(Event):
     hands: tuple[tuple[Card, ...], tuple[Card, ...]]
 
 
-@codec.tag("gin.SeatForfeited")
+@json_form.tag("gin.SeatForfeited")
 @dataclass(frozen=True, kw_only=True)
 class GinSeatForfeited(Event):
     """``seat`` missed ``misses`` turns in a row, the option's limit: it loses the game at the
@@ -224,7 +224,7 @@ class GinSeatForfeited(Event):
     misses: int
 
 
-codec.register(
+json_form.register(
     StartGinHand,
     GinPassUpcard,
     GinKnock,
@@ -240,7 +240,7 @@ codec.register(
 )
 
 
-@codec.tag("gin.Hand")
+@json_form.tag("gin.Hand")
 @dataclass(frozen=True)
 class GinHand:
     """The state of one gin hand. ``hands`` by position (``seats[0]``, ``seats[1]``); ``pile``

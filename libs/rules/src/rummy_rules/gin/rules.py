@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .. import codec
+from .. import json_form
 from ..cards import Card
 from ..deck import Shoe
 from ..rules import DealShape, RuleSet, RuleSetError, VariantOptions
@@ -37,7 +37,7 @@ GIN_SEED_WINDOW_SECONDS = 3
 GIN_MAX_MISSED_TURNS = 3
 
 
-@codec.tag("gin.Options")
+@json_form.tag("gin.Options")
 @dataclass(frozen=True)
 class GinOptions(VariantOptions):
     """A gin hand's options: ``oklahoma`` (the upcard's value is the knock limit, ace 1, and a
@@ -74,7 +74,7 @@ class GinOptions(VariantOptions):
         return HandRules(big_gin=self.big_gin)
 
 
-codec.register(GinOptions)
+json_form.register(GinOptions)
 
 
 def gin_rule_set(

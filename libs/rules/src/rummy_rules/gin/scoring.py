@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.cards import Card, Suit
 
 from . import solver
@@ -39,7 +39,7 @@ class IllegalKnock(ValueError):
     """A knock the rules refuse: deadwood over the limit, or big gin that is not (or is off)."""
 
 
-@codec.tag("gin.HandRules")
+@json_form.tag("gin.HandRules")
 @dataclass(frozen=True, slots=True)
 class HandRules:
     """What one gin hand is scored under (``docs/rules/gin.md#hand-score``).

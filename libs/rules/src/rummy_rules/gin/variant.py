@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .. import codec, lifecycle
+from .. import json_form, lifecycle
 from ..bot import VariantBot
 from ..cards import Card
 from ..commands import (
@@ -76,7 +76,7 @@ LOST_OUTCOME = "lost"
 GinPhase = HandPhase  # the hand's phases are every variant's (``rummy_rules.lifecycle``)
 
 
-@codec.tag("gin.State")
+@json_form.tag("gin.State")
 @dataclass(frozen=True)
 class GinState(lifecycle.SeatedHand):
     """One gin hand around its play: the hand's life (``lifecycle.SeatedHand``: the seats and
@@ -92,7 +92,7 @@ class GinState(lifecycle.SeatedHand):
         return gin_options(self.rule_set)
 
 
-codec.register(GinState, GinHand, HandRules)
+json_form.register(GinState, GinHand, HandRules)
 
 
 def _seated(state: GinState, seat: int) -> SeatAccount:

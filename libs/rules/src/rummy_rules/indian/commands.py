@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import codec
+from .. import json_form
 from ..cards import Card
 from ..commands import Command
 
 
-@codec.tag("indian.Declare")
+@json_form.tag("indian.Declare")
 @dataclass(frozen=True, kw_only=True)
 class Declare(Command):
     """Holding one card more than a hand (14 at 13-card rummy), lay ``face_down`` aside and show
@@ -24,7 +24,7 @@ class Declare(Command):
     at_ms: int
 
 
-@codec.tag("indian.Drop")
+@json_form.tag("indian.Drop")
 @dataclass(frozen=True, kw_only=True)
 class Drop(Command):
     """Leave the hand on one's turn, before drawing: a first drop if the seat has not drawn yet in
@@ -35,4 +35,4 @@ class Drop(Command):
     at_ms: int
 
 
-codec.register(Declare, Drop)
+json_form.register(Declare, Drop)

@@ -1,12 +1,12 @@
 """Events of Indian rummy that other variants do not have: the declare, the wrong declare and the
-drops (first, middle, leaving, timed out). Registered with ``rummy_rules.codec``."""
+drops (first, middle, leaving, timed out). Registered with ``rummy_rules.json_form``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
 
-from .. import codec
+from .. import json_form
 from ..cards import Card
 from ..events import Event
 
@@ -22,7 +22,7 @@ class DropKind(Enum):
     TIMEOUT = "timeout"
 
 
-@codec.tag("indian.PlayerDropped")
+@json_form.tag("indian.PlayerDropped")
 @dataclass(frozen=True, kw_only=True)
 class PlayerDropped(Event):
     """``seat`` is out of the hand during turn ``turn_no`` and is charged ``points``."""
@@ -33,7 +33,7 @@ class PlayerDropped(Event):
     points: int
 
 
-@codec.tag("indian.Declared")
+@json_form.tag("indian.Declared")
 @dataclass(frozen=True, kw_only=True)
 class Declared(Event):
     """``seat`` laid ``face_down`` aside and showed ``shown`` (13 cards), a valid declaration.
@@ -45,7 +45,7 @@ class Declared(Event):
     shown: tuple[Card, ...]
 
 
-@codec.tag("indian.DeclarationRejected")
+@json_form.tag("indian.DeclarationRejected")
 @dataclass(frozen=True, kw_only=True)
 class DeclarationRejected(Event):
     """``seat`` showed ``shown`` but it is not a valid declaration under its best arrangement:
@@ -59,4 +59,4 @@ class DeclarationRejected(Event):
     points: int
 
 
-codec.register(PlayerDropped, Declared, DeclarationRejected)
+json_form.register(PlayerDropped, Declared, DeclarationRejected)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from .. import codec
+from .. import json_form
 from ..deck import Shoe
 from ..formats.messages import DealRules
 from ..melds import DEFAULT_MELD_OPTIONS, MeldOptions
@@ -22,7 +22,7 @@ from ..rules import CUT_AND_UPCARD, DealShape, RuleSet, RuleSetError, VariantOpt
 from ..wild import MAX_CARD_POINTS
 
 
-@codec.tag("indian.PointsRules")
+@json_form.tag("indian.PointsRules")
 @dataclass(frozen=True)
 class IndianPointsRules(VariantOptions):
     """Scoring numbers of Indian points rummy, in points (``docs/rules/scoring.md#outcomes``).
@@ -123,7 +123,7 @@ class IndianPointsRules(VariantOptions):
 PENALTY_OPTIONS = ("first_drop_points", "middle_drop_points", "wrong_declare_points")
 
 
-codec.register(IndianPointsRules)
+json_form.register(IndianPointsRules)
 
 BOMBAY_BAAZI_SHOES: tuple[tuple[int, Shoe], ...] = (
     (4, Shoe(decks=2, printed_jokers=2)),

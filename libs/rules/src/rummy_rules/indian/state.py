@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
-from .. import codec
+from .. import json_form
 from ..cards import Card, Rank
 from ..events import (
     CardDiscarded,
@@ -84,7 +84,7 @@ class SeatState:
         return self.status is SeatStatus.PLAYING
 
 
-@codec.tag("indian.HandState")
+@json_form.tag("indian.HandState")
 @dataclass(frozen=True)
 class HandState:
     """Everything about one hand. ``stock[0]`` is the next card drawn; ``discard_pile[-1]`` is
@@ -152,9 +152,9 @@ class HandState:
         )
 
 
-# A hand's state is written to JSON exactly (``codec.to_dict`` / ``codec.from_dict``), so a table
-# service can keep a snapshot of a hand in play instead of folding its events again.
-codec.register(HandState)
+# A hand's state is written to JSON exactly (``json_form.to_dict`` / ``json_form.from_dict``), so a
+# table service can keep a snapshot of a hand in play instead of folding its events again.
+json_form.register(HandState)
 
 
 def _remove(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import codec
+from .. import json_form
 from ..cards import SUITS, Card, Rank
 from ..melds import MeldKind, MeldOptions, classify_group
 
@@ -87,7 +87,7 @@ def laid_out(kind: str, cards: Iterable[Card]) -> tuple[Card, ...]:
     return tuple(sorted(group, key=fixed_order))
 
 
-@codec.tag("rummy500.Layoff")
+@json_form.tag("rummy500.Layoff")
 @dataclass(frozen=True)
 class Rummy500Layoff:
     """A card laid off onto a meld by seat ``seat`` (it scores for that seat)."""
@@ -96,7 +96,7 @@ class Rummy500Layoff:
     seat: int
 
 
-@codec.tag("rummy500.TableMeld")
+@json_form.tag("rummy500.TableMeld")
 @dataclass(frozen=True)
 class TableMeld:
     """A meld face up in front of its ``owner``: ``meld_id`` (its ordinal in the round, from

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from .. import codec
+from .. import json_form
 from ..cards import Card
 from ..commands import Command, Discard, DrawFromStock, TurnTimeout
 from ..errors import ErrorCode, RuleViolation
@@ -53,7 +53,7 @@ class Phase(Enum):
 # -- commands (the generic DrawFromStock, Discard and TurnTimeout are used too) --------------------
 
 
-@codec.tag("rummy500.TakeFromPile")
+@json_form.tag("rummy500.TakeFromPile")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500TakeFromPile(Command):
     """Dig: take the discard pile's top ``depth`` cards (1: the top card alone) and, in the same
@@ -68,7 +68,7 @@ class Rummy500TakeFromPile(Command):
     at_ms: int
 
 
-@codec.tag("rummy500.Meld")
+@json_form.tag("rummy500.Meld")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500Meld(Command):
     """Lay one or more ``groups`` (each a set or a run) face up, each a meld of its own."""
@@ -79,7 +79,7 @@ class Rummy500Meld(Command):
     at_ms: int
 
 
-@codec.tag("rummy500.LayOff")
+@json_form.tag("rummy500.LayOff")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500LayOff(Command):
     """Lay ``card`` off on the meld ``meld_id`` (anyone's)."""
@@ -91,7 +91,7 @@ class Rummy500LayOff(Command):
     at_ms: int
 
 
-@codec.tag("rummy500.LayoffTarget")
+@json_form.tag("rummy500.LayoffTarget")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500LayoffTarget:
     """One lay-off of a going out: ``card`` onto meld ``meld_id``."""
@@ -100,7 +100,7 @@ class Rummy500LayoffTarget:
     meld_id: int
 
 
-@codec.tag("rummy500.GoOut")
+@json_form.tag("rummy500.GoOut")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500GoOut(Command):
     """Go out without a discard: meld ``groups`` and make ``layoffs`` so that no card is left
@@ -116,7 +116,7 @@ class Rummy500GoOut(Command):
 # -- events (the generic CardDrawn, CardDiscarded and TurnTimedOut are used too) ------------------
 
 
-@codec.tag("rummy500.PileTaken")
+@json_form.tag("rummy500.PileTaken")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500PileTaken(Event):
     """``seat`` took ``cards`` (bottom first; ``cards[0]`` the deepest) off the discard pile,
@@ -130,7 +130,7 @@ class Rummy500PileTaken(Event):
     lay_off_on: int | None = None
 
 
-@codec.tag("rummy500.Melded")
+@json_form.tag("rummy500.Melded")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500Melded(Event):
     """``seat`` laid meld ``meld_id`` (``set`` or ``run``) of ``cards`` face up; ``from_pile``:
@@ -144,7 +144,7 @@ class Rummy500Melded(Event):
     from_pile: bool = False
 
 
-@codec.tag("rummy500.LaidOff")
+@json_form.tag("rummy500.LaidOff")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500LaidOff(Event):
     """``seat`` laid ``card`` off on meld ``meld_id``; it scores for ``seat``. ``from_pile``: the
@@ -157,7 +157,7 @@ class Rummy500LaidOff(Event):
     from_pile: bool = False
 
 
-@codec.tag("rummy500.TookNothing")
+@json_form.tag("rummy500.TookNothing")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500TookNothing(Event):
     """The stock is empty and ``seat`` took nothing from the pile (a draw from the empty stock,
@@ -167,7 +167,7 @@ class Rummy500TookNothing(Event):
     turn_no: int
 
 
-@codec.tag("rummy500.SeatLeft")
+@json_form.tag("rummy500.SeatLeft")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500SeatLeft(Event):
     """``seat`` left the round: out of the turns; its melds stay and count for it."""
@@ -176,7 +176,7 @@ class Rummy500SeatLeft(Event):
     turn_no: int
 
 
-@codec.tag("rummy500.SeatScore")
+@json_form.tag("rummy500.SeatScore")
 @dataclass(frozen=True)
 class Rummy500SeatScore:
     """One seat's round: ``table_points`` (its melds and lay-offs), ``hand_points`` (its cards
@@ -189,7 +189,7 @@ class Rummy500SeatScore:
     cards: tuple[Card, ...]
 
 
-@codec.tag("rummy500.RoundEnded")
+@json_form.tag("rummy500.RoundEnded")
 @dataclass(frozen=True, kw_only=True)
 class Rummy500RoundEnded(Event):
     """The round is over (``reason``: ``went_out`` by ``out_seat``, ``stock_empty``,
@@ -201,7 +201,7 @@ class Rummy500RoundEnded(Event):
     scores: tuple[Rummy500SeatScore, ...]
 
 
-codec.register(
+json_form.register(
     Rummy500TakeFromPile,
     Rummy500Meld,
     Rummy500LayOff,
@@ -219,7 +219,7 @@ codec.register(
 )
 
 
-@codec.tag("rummy500.Play")
+@json_form.tag("rummy500.Play")
 @dataclass(frozen=True)
 class Rummy500Play:
     """One round in play. ``seats`` in turn order (the seat after the dealer first); ``hands``

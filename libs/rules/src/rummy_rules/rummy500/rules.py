@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .. import codec
+from .. import json_form
 from ..deck import Shoe
 from ..rules import DealShape, RuleSet, RuleSetError, VariantOptions
 
@@ -43,7 +43,7 @@ def shoe_for(seats: int) -> Shoe:
     return ONE_DECK if seats <= ONE_DECK_SEATS else TWO_DECKS
 
 
-@codec.tag("rummy500.Options")
+@json_form.tag("rummy500.Options")
 @dataclass(frozen=True)
 class Rummy500Options(VariantOptions):
     """A Rummy 500 round's options: ``low_ace_one`` (an ace melded low, in A-2-3..., counts 1
@@ -85,7 +85,7 @@ class Rummy500Options(VariantOptions):
         return DECK_POINTS * rule_set.shoe.decks
 
 
-codec.register(Rummy500Options)
+json_form.register(Rummy500Options)
 
 
 def rummy500_rule_set(

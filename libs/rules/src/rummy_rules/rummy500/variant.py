@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .. import codec, lifecycle
+from .. import json_form, lifecycle
 from ..bot import VariantBot
 from ..cards import Card
 from ..commands import (
@@ -61,7 +61,7 @@ WENT_OUT_OUTCOME = "went_out"
 SCORED_OUTCOME = "scored"
 
 
-@codec.tag("rummy500.State")
+@json_form.tag("rummy500.State")
 @dataclass(frozen=True)
 class Rummy500State(lifecycle.SeatedHand):
     """One round around its play: the hand's life (``lifecycle.SeatedHand``: seats, stakes,
@@ -70,7 +70,7 @@ class Rummy500State(lifecycle.SeatedHand):
     play: Rummy500Play = Rummy500Play()
 
 
-codec.register(Rummy500State, Rummy500Play)
+json_form.register(Rummy500State, Rummy500Play)
 
 
 def _deal(state: Rummy500State, c: Deal) -> list[Event]:

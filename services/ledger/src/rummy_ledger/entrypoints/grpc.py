@@ -1,6 +1,7 @@
 """The thin gRPC servicer of ``rummy.ledger.v1.LedgerService``: check who may ask, decode, call
-the handler, encode (the codecs are :mod:`.codec`). Ledger errors become platform errors through one
-table (:data:`STATUS_OF`); the host's ErrorMappingInterceptor turns those into status codes.
+the handler, encode (the messages: :mod:`.grpc_messages`). Ledger errors become platform errors
+through one table (:data:`STATUS_OF`); the host's ErrorMappingInterceptor turns those into status
+codes.
 
 Who may do what (``docs/rules/promises.md#identity``):
 
@@ -45,7 +46,7 @@ from rummy_ledger.domain.accounts import (
     LedgerError,
     SettlementRefused,
 )
-from rummy_ledger.entrypoints import codec
+from rummy_ledger.entrypoints import grpc_messages
 from rummy_ledger.entrypoints.limits_grpc import LimitsRpcs
 from rummy_platform import errors
 from rummy_platform.auth import Principal, Role, current_principal, require_role
@@ -95,7 +96,7 @@ class LedgerServicer(LimitsRpcs, pb_grpc.LedgerServiceServicer):
             balance = application.get_balance(
                 self._uow, account_id, opened_at_zero=account_id == principal.account_id
             )
-        return codec.balance_response(balance)
+        return grpc_messages.balance_response(balance)
 
     def GetStatement(  # noqa: N802 - generated name
         self, request: pb.GetStatementRequest, context: grpc.ServicerContext
@@ -112,7 +113,7 @@ class LedgerServicer(LimitsRpcs, pb_grpc.LedgerServiceServicer):
                 before=before,
                 opened_at_zero=account_id == principal.account_id,
             )
-        return codec.statement_response(items, page_size)
+        return grpc_messages.statement_response(items, page_size)
 
     def ListMyHands(  # noqa: N802 - generated name
         self, request: pb.ListMyHandsRequest, context: grpc.ServicerContext
@@ -125,16 +126,16 @@ class LedgerServicer(LimitsRpcs, pb_grpc.LedgerServiceServicer):
                 page_size=request.page_size,
                 page_token_in=request.page_token,
             )
-        return codec.played_response(rows, next_token)
+        return grpc_messages.played_response(rows, next_token)
 
     def Grant(  # noqa: N802 - generated name
         self, request: pb.GrantRequest, context: grpc.ServicerContext
     ) -> pb.GrantResponse:
         principal = require_role(context, Role.OPERATOR)
-        command = codec.grant_command(principal.account_id, request)
+        command = grpc_messages.grant_command(principal.account_id, request)
         with ledger_errors():
             result = self._ledger.grant(self._uow, command)
-        return codec.grant_response(result)
+        return grpc_messages.grant_response(result)
 
 
 def readable_account(principal: Principal, requested: str) -> str:

@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import wires
+from rummy_game import variant_wires
 from rummy_game.bundle import CounterSeries, bundles
 from rummy_platform.envelope import Envelope
 from rummy_platform.metrics import LATENCY_BUCKETS_SECONDS
@@ -187,7 +187,7 @@ class TableMetrics:
     def _count_variant_event(self, payload: Message) -> None:
         """Count a variant's own event as its wire says (``VariantWire.metric``: a series it
         declared and one of its label values; anything else is not counted)."""
-        counted = wires.metric_of(payload)
+        counted = variant_wires.metric_of(payload)
         if counted is None:
             return
         metric, label = counted
@@ -210,7 +210,7 @@ class TableMetrics:
                 self._count_outcomes(p)
             elif isinstance(p, pb.HandAborted):
                 self.hands_aborted.inc()
-            elif wires.is_variant_event(p):
+            elif variant_wires.is_variant_event(p):
                 self._count_variant_event(p)
             elif isinstance(p, pb.TurnTimedOut):
                 self.timeouts.inc()

@@ -16,8 +16,8 @@ replayed in full. ``tail_from``: the tail of the partition to fold after loading
 (every table not in the snapshot has all its events at or past it); ``covered`` (per table): every
 event of that table before this offset is in its state, so the tail's events of that table below
 it are skipped. Each table is one object: its options (TableOpened, protobuf bytes in base64), its
-seats, counters, the current hand's HandStarted and hand state (``rummy_rules.codec`` JSON), when
-its last fact was folded and which other services' answers it recorded, at a
+seats, counters, the current hand's HandStarted and hand state (``rummy_rules.json_form`` JSON),
+when its last fact was folded and which other services' answers it recorded, at a
 match table the current match's payloads (folded again on load), the last results and answers
 (protobuf payloads in base64, :data:`rummy_table.application.answers.ANSWER_WINDOW`), and per
 hand played its HandStarted offset and whether its reveal and settlement are recorded.
@@ -39,12 +39,12 @@ from typing import Any
 from google.protobuf.message import Message
 
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.envelope import PayloadRegistry, event_payloads, type_name
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
-from rummy_rules import codec as rules_codec
+from rummy_rules import json_form
 from rummy_table.application.held_table import HeldTable
 from rummy_table.application.projection import Projection
 from rummy_table.domain.seating import SeatInfo
@@ -118,7 +118,7 @@ def encode_table(table: HeldTable) -> dict[str, Any]:
         "hand_no": table.hand_no,
         "dealer_seat": table.dealer_seat,
         "started": _b64(table.started) if table.started is not None else None,
-        "hand": rules_codec.to_dict(table.hand) if table.hand is not None else None,
+        "hand": json_form.to_dict(table.hand) if table.hand is not None else None,
         "hand_since_ms": table.hand_since_ms,
         "hand_inputs": sorted(table.hand_inputs),
         "results": [_b64(r) for r in table.results.values()],
@@ -187,9 +187,9 @@ def decode_table(
     table.dealer_seat = None if dealer is None else int(dealer)
     if data["started"] is not None:
         table.started = _parse(pb.HandStarted(), data["started"])
-        table.ctx = codec.hand_context(table.started)
+        table.ctx = stream_payloads.hand_context(table.started)
     if data["hand"] is not None:
-        table.hand = rules_codec.from_dict(data["hand"])
+        table.hand = json_form.from_dict(data["hand"])
     table.hand_since_ms = int(data["hand_since_ms"])
     table.hand_inputs = {str(name) for name in data["hand_inputs"]}
     for text in data["results"]:

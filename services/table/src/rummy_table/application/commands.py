@@ -1,5 +1,5 @@
 """The table service's commands: what a player or an operator asks, decoded from the request at
-the edge (``rummy_table.entrypoints.codec``) into plain values and the domain's own messages
+the edge (``rummy_table.entrypoints.grpc_messages``) into plain values and the domain's own messages
 (the options and cards as the events record them, a variant's command packed as it came).
 
 Every command names the caller's account (the token's subject, never an account from the

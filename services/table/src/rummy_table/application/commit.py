@@ -42,7 +42,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
@@ -259,7 +259,7 @@ class TableCore:
         them. Raises as :meth:`_append`."""
         payloads = [*payloads, *closing.follow_up(table, payloads, at_ms)]
         correlation = table.correlation_ids(payloads)
-        occurred = codec.ms_to_datetime(at_ms)
+        occurred = stream_payloads.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
                 payload,
@@ -484,7 +484,7 @@ def service_error(error: RuleViolation | RuleSetError, variant: str = "") -> Ser
     ErrorCode's status, an option out of bounds INVALID_ARGUMENT naming the request field (of
     the rule set of ``variant``)."""
     if isinstance(error, RuleSetError):
-        return InvalidArgument(codec.wire_message(error, variant))
+        return InvalidArgument(stream_payloads.wire_message(error, variant))
     return _RULE_ERRORS[error.code.status](error.message)
 
 

@@ -13,7 +13,7 @@ from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     FailedPrecondition,
@@ -136,7 +136,7 @@ def _record_input(
                     payloads = react(core, table, envelope.payload, hand_id, at)
                 except RuleViolation as exc:
                     _log.info("input refused by the rules", reason=exc.code.value)
-                except (WrongState, FailedPrecondition, codec.StreamCodecError) as exc:
+                except (WrongState, FailedPrecondition, stream_payloads.StreamPayloadError) as exc:
                     _log.info("input ignored", reason=str(exc))
         if table is None or not payloads:
             offsets = consumed() if alone else {}
@@ -175,7 +175,7 @@ def react(
             [rc.RecordSeedCommitment(commitment=payload.commitment_sha256.hex(), at_ms=at)]
         )
     if isinstance(payload, dealer_pb.HandDealt):
-        (dealt,) = codec.from_payload(payload, ctx, at)
+        (dealt,) = stream_payloads.from_payload(payload, ctx, at)
         assert isinstance(dealt, HandDealt)
         deal = rc.Deal(
             hands=dealt.hands,
@@ -186,7 +186,7 @@ def react(
         )
         return table.hand_commands([deal])
     if isinstance(payload, dealer_pb.StockReshuffled):
-        stock = tuple(codec.card_from_pb(c, ctx.shoe) for c in payload.stock)
+        stock = tuple(stream_payloads.card_from_pb(c, ctx.shoe) for c in payload.stock)
         return table.hand_commands(
             [rc.RecordStockReshuffled(reshuffle_no=payload.reshuffle_no, stock=stock, at_ms=at)]
         )

@@ -11,9 +11,8 @@ from google.protobuf.message import DecodeError, Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import match_wire, wires
-from rummy_game import stream_codec as codec
-from rummy_game.wire import VariantWire
+from rummy_game import match_payloads, stream_payloads, variant_wires
+from rummy_game.variant_wire import VariantWire
 from rummy_platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -65,8 +64,8 @@ def _card(core: TableCore, table_id: str, card: cards_pb2.Card) -> Card:
         if table.ctx is None:
             raise FailedPrecondition("no hand is being played at this table")
         try:
-            return codec.card_from_pb(card, table.ctx.shoe)
-        except codec.StreamCodecError as exc:
+            return stream_payloads.card_from_pb(card, table.ctx.shoe)
+        except stream_payloads.StreamPayloadError as exc:
             raise InvalidArgument(str(exc)) from None
 
 
@@ -85,7 +84,7 @@ def play(core: TableCore, request: c.Play) -> Message | None:
     that do not parse, a malformed command: nothing is appended), and as every hand command
     does."""
 
-    if match_wire.is_match_command(request.command.TypeName()):
+    if match_payloads.is_match_command(request.command.TypeName()):
         return _match_play(core, request)
 
     def resolve(wire: VariantWire) -> Message:
@@ -100,7 +99,7 @@ def _match_play(core: TableCore, request: c.Play) -> Message:
     the account's seat, answered with MatchCommandAnswer."""
     account_id = request.account_id
     type_name = request.command.TypeName()
-    cls = next(c for c in match_wire.COMMAND_TYPES if c.DESCRIPTOR.full_name == type_name)
+    cls = next(c for c in match_payloads.COMMAND_TYPES if c.DESCRIPTOR.full_name == type_name)
     message = cls()
     try:
         if not request.command.Unpack(message):
@@ -112,7 +111,7 @@ def _match_play(core: TableCore, request: c.Play) -> Message:
         lambda t, at: match_hosting.match_command(t, account_id, message, at),
         action="play",
     )
-    return match_wire.answer(payloads)
+    return match_payloads.answer(payloads)
 
 
 def play_older_rpc(core: TableCore, command: c.PlayOlderRpc) -> Message | None:
@@ -156,7 +155,7 @@ def _play(
             chosen.append((wire, message))
             try:
                 return wire.command(message, seat, request.turn_no, at, table.ctx.shoe)
-            except codec.StreamCodecError as exc:
+            except stream_payloads.StreamPayloadError as exc:
                 raise InvalidArgument(f"command: {exc}") from None
 
     payloads = core.hand_action(request, make, action)
@@ -170,8 +169,8 @@ def _play(
 
 def _wire(table: HeldTable) -> VariantWire:
     try:
-        return wires.lookup(table.rule_set.variant)
-    except wires.UnknownWire as exc:
+        return variant_wires.lookup(table.rule_set.variant)
+    except variant_wires.UnknownWire as exc:
         raise FailedPrecondition(str(exc)) from None
 
 
@@ -189,7 +188,7 @@ def _unpack_command(wire: VariantWire, packed: any_pb2.Any) -> Message:
         (c for c in wire.command_types if c.DESCRIPTOR.full_name == type_name), None
     )
     if command_type is None:
-        owner = wires.owner_of_command(type_name)
+        owner = variant_wires.owner_of_command(type_name)
         if owner is not None:
             raise InvalidArgument(
                 f"command: {type_name} is a command of variant {owner.variant!r}; this table "

@@ -25,8 +25,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_codec as codec
-from rummy_game import wires
+from rummy_game import stream_payloads, variant_wires
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
@@ -117,10 +116,10 @@ class Projection:
         opened = envelope.payload
         assert isinstance(opened, pb.TableOpened)
         variant = opened.rule_set.variant
-        if opened.rule_set.HasField("variant") and variant not in wires.hosted_variants():
+        if opened.rule_set.HasField("variant") and variant not in variant_wires.hosted_variants():
             reason = (
                 f"table {envelope.stream_id} plays variant {variant!r}, which this table-service "
-                f"instance does not host (it hosts: {', '.join(wires.hosted_variants())})"
+                f"instance does not host (it hosts: {', '.join(variant_wires.hosted_variants())})"
             )
             with self.lock:
                 self.unservable[envelope.stream_id] = reason
@@ -138,7 +137,9 @@ class Projection:
             _log.error(
                 "table not loaded: the rules refuse its options",
                 table_id=envelope.stream_id,
-                reason=codec.wire_message(exc, codec.variant_of(opened.rule_set)),
+                reason=stream_payloads.wire_message(
+                    exc, stream_payloads.variant_of(opened.rule_set)
+                ),
             )
             return None
 

@@ -9,8 +9,7 @@ from typing import Any, cast
 
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import proof, upcast
-from rummy_game import stream_codec as codec
+from rummy_game import proof, stream_payloads, upcast
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     FailedPrecondition,
@@ -48,17 +47,22 @@ def get_hand_result(
         found_table, offset = table.table_id, table.hands[hand_id]
     # An older hand: its HandEnded is read back from the log, from the hand's start on, in
     # today's shape (rummy_game.upcast.hand_payload, under the hand's context and cut card).
-    ctx: codec.HandContext | None = None
+    ctx: stream_payloads.HandContext | None = None
     cut: Card | None = None
     for envelope in _hand_envelopes(core, found_table, offset):
         payload = envelope.payload
         if getattr(payload, "hand_id", None) != hand_id:
             continue
         if isinstance(payload, pb.HandStarted):
-            ctx = codec.hand_context(payload)
+            ctx = stream_payloads.hand_context(payload)
         elif isinstance(payload, dealer_pb.HandDealt) and payload.HasField("wild_cut"):
-            with contextlib.suppress(codec.StreamCodecError):  # no cut: the upcast reads none
-                cut = None if ctx is None else codec.card_from_pb(payload.wild_cut, ctx.shoe)
+            # no cut: the upcast reads none
+            with contextlib.suppress(stream_payloads.StreamPayloadError):
+                cut = (
+                    None
+                    if ctx is None
+                    else stream_payloads.card_from_pb(payload.wild_cut, ctx.shoe)
+                )
         elif isinstance(payload, pb.HandEnded):
             return (
                 payload

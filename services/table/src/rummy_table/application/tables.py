@@ -7,8 +7,7 @@ import uuid
 
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import match_wire
-from rummy_game import stream_codec as codec
+from rummy_game import match_payloads, stream_payloads
 from rummy_game.match_host import MatchHost
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
@@ -33,7 +32,7 @@ _TABLE_NS = uuid.UUID("2a7c1f4e-5b0d-4c36-9e8a-7d1b3f6a9c20")
 
 def open_table(core: TableCore, request: c.OpenTable) -> str:
     """Open a table; returns its id (the same id for a retried client_request_id).
-    The variant is ``rule_set.variant`` (``rummy_game.stream_codec.rule_set_from_pb``).
+    The variant is ``rule_set.variant`` (``rummy_game.stream_payloads.rule_set_from_pb``).
     Raises InvalidArgument naming the field and its bounds for any option the rules'
     validation refuses (an unknown variant; as the variant says: the seat counts it plays,
     its own options; clock seconds, commission, a point value within int64 and within
@@ -41,9 +40,9 @@ def open_table(core: TableCore, request: c.OpenTable) -> str:
     operator = request.account_id
     key, digest = core._request(request)
     table_id = str(uuid.uuid5(_TABLE_NS, key))
-    start_delay = codec.start_delay_seconds_from_pb(request.rule_set)
+    start_delay = stream_payloads.start_delay_seconds_from_pb(request.rule_set)
     try:
-        rules = codec.rule_set_from_pb(
+        rules = stream_payloads.rule_set_from_pb(
             request.rule_set,
             request.seat_count,
             request.point_value_hundredths,
@@ -51,9 +50,9 @@ def open_table(core: TableCore, request: c.OpenTable) -> str:
         )
         validate_table_options(rules, start_delay, core.max_reservation_hundredths)
     except RuleSetError as exc:
-        raise service_error(exc, codec.variant_of(request.rule_set)) from None
+        raise service_error(exc, stream_payloads.variant_of(request.rule_set)) from None
     match = _match_options(core, request, rules)
-    options = codec.rule_set_to_pb(rules, start_delay)
+    options = stream_payloads.rule_set_to_pb(rules, start_delay)
     opened = pb.TableOpened(
         table_id=table_id,
         name=request.name or table_id[:8],
@@ -69,7 +68,7 @@ def open_table(core: TableCore, request: c.OpenTable) -> str:
             core._request(request)  # again under the lock: a racing first open
             return table_id
         at = core.now_ms()
-        occurred = codec.ms_to_datetime(at)
+        occurred = stream_payloads.ms_to_datetime(at)
         envelope = Envelope.new(
             opened,
             stream_id=table_id,
@@ -94,15 +93,15 @@ def _match_options(
     format does not seat, or a variant that plays no such deals."""
     given = request.match
     try:
-        fmt = match_wire.format_from_pb(given, request.commission_bps)
+        fmt = match_payloads.format_from_pb(given, request.commission_bps)
     except RuleSetError as exc:
-        raise InvalidArgument(match_wire.option_message(exc, given)) from None
-    if not match_wire.is_match(given):
+        raise InvalidArgument(match_payloads.option_message(exc, given)) from None
+    if not match_payloads.is_match(given):
         return None
     if request.point_value_hundredths != 0:
         raise InvalidArgument(
             f"point_value_hundredths must be 0 at a {fmt.name} table (the format owns the "
-            f"money: match.{match_wire.arm_of(given)}), got {request.point_value_hundredths}"
+            f"money: match.{match_payloads.arm_of(given)}), got {request.point_value_hundredths}"
         )
     if not fmt.min_seats <= request.seat_count <= fmt.max_seats:
         raise InvalidArgument(
@@ -111,7 +110,7 @@ def _match_options(
         )
     if fmt.hold_hundredths > core.max_reservation_hundredths:
         raise InvalidArgument(
-            f"match.{match_wire.arm_of(given)}: a {fmt.name} table reserves "
+            f"match.{match_payloads.arm_of(given)}: a {fmt.name} table reserves "
             f"{fmt.hold_hundredths} hundredths per seat at once (an entry fee, or a game's "
             f"max_game_points x point value), above this service's most, "
             f"{core.max_reservation_hundredths} (RUMMY_TABLE_MAX_RESERVATION_HUNDREDTHS)"
@@ -121,9 +120,9 @@ def _match_options(
     except RuleSetError as exc:
         raise InvalidArgument(
             f"match: variant {rules.variant!r} does not play the deals of a {fmt.name} match "
-            f"({codec.wire_message(exc, rules.variant)})"
+            f"({stream_payloads.wire_message(exc, rules.variant)})"
         ) from None
-    return match_wire.format_to_pb(fmt)
+    return match_payloads.format_to_pb(fmt)
 
 
 def close_table(core: TableCore, request: c.CloseTable) -> str:

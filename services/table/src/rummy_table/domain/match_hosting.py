@@ -20,8 +20,7 @@ from google.protobuf.message import Message
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import match_wire
-from rummy_game import stream_codec as codec
+from rummy_game import match_payloads, stream_payloads
 from rummy_rules import events as ev
 from rummy_rules.commands import Command, StartHand
 from rummy_rules.errors import ErrorCode, RuleViolation
@@ -119,7 +118,7 @@ def match_money(
     out: list[Message] = [answer]
     if (
         isinstance(answer, ledger_pb.MatchMoneyRejected)
-        and answer.purpose == match_wire.REJOIN_PURPOSE
+        and answer.purpose == match_payloads.REJOIN_PURPOSE
         and match.running
     ):
         out += match.try_decide([fm.RejoinNotHeld(seat=answer.seat, at_ms=at_ms)])
@@ -158,7 +157,7 @@ def match_command(table: Table, account_id: str, message: Message, at_ms: int) -
     seat = table.seat_of(account_id)
     if seat is None or match_seat_account(table, seat) != account_id:
         raise NotPermitted("you do not play this table's match")
-    command = match_wire.command_from_pb(message, seat, at_ms)
+    command = match_payloads.command_from_pb(message, seat, at_ms)
     if isinstance(command, fm.AcceptRejoin) and match.awaiting:
         raise RuleViolation(ErrorCode.WRONG_PHASE, "the match's money is not held yet")
     return match.decide([command])[0]
@@ -181,7 +180,7 @@ def record_deal(
     if isinstance(ended, pb.HandAborted):
         command: Command = fm.RecordDealAborted(reason=ended.reason, at_ms=at_ms)
     else:
-        (hand_ended,) = codec.from_payload(ended, table.ctx, at_ms)
+        (hand_ended,) = stream_payloads.from_payload(ended, table.ctx, at_ms)
         assert isinstance(hand_ended, ev.HandEnded)
         command = fm.RecordDeal(
             result=deal_result(hand_ended),

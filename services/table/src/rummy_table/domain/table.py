@@ -34,8 +34,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_codec as codec
-from rummy_game import upcast
+from rummy_game import stream_payloads, upcast
 from rummy_game.hand_payloads import hand_payloads
 from rummy_game.match_host import MatchHost, format_of
 from rummy_platform.envelope import Envelope
@@ -81,7 +80,7 @@ class Table:
     hand_no: int = 0
     dealer_seat: int | None = None
     hand: Any = None
-    ctx: codec.HandContext | None = None
+    ctx: stream_payloads.HandContext | None = None
     #: The current hand's HandStarted (``ctx`` is made from it).
     started: pb.HandStarted | None = None
     #: The HandEnded of the last RESULT_WINDOW ended hands, oldest first.
@@ -125,7 +124,7 @@ class Table:
     def for_opened(cls, opened: pb.TableOpened, on_decision: DecisionObserver | None) -> Self:
         """A table of ``opened``'s options with nothing folded yet. Raises ValueError for bad
         options."""
-        rules = codec.recorded_rule_set_from_pb(
+        rules = stream_payloads.recorded_rule_set_from_pb(
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
         variant = registry.lookup(rules.variant)
@@ -135,7 +134,7 @@ class Table:
 
     @property
     def start_delay_ms(self) -> int:
-        return codec.start_delay_seconds_from_pb(self.opened.rule_set) * 1000
+        return stream_payloads.start_delay_seconds_from_pb(self.opened.rule_set) * 1000
 
     @property
     def hand_running(self) -> bool:
@@ -165,7 +164,7 @@ class Table:
         """Fold one envelope of this table's stream into the state; ``offset``: where it lies in
         the table's partition (-1: not known)."""
         payload = envelope.payload
-        at_ms = codec.datetime_to_ms(envelope.occurred_at)
+        at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
         self.version = envelope.stream_version
         if isinstance(payload, pb.TableOpened):
             self.last_change_ms = at_ms
@@ -180,12 +179,12 @@ class Table:
         elif isinstance(payload, pb.HandStarted):
             if self.match is not None:
                 self.match.hand_started(payload.hand_id)
-            self.ctx = codec.hand_context(payload)
+            self.ctx = stream_payloads.hand_context(payload)
             self.started = payload
             self.hands[sys.intern(payload.hand_id)] = offset
             self.hand_no = payload.hand_no
             self.dealer_seat = payload.dealer_seat
-            started = codec.hand_started_from_pb(payload, at_ms)
+            started = stream_payloads.hand_started_from_pb(payload, at_ms)
             self.hand = self.variant.apply(self.variant.initial_state(), started)
             self.hand_since_ms, self.hand_inputs = at_ms, set()
         elif isinstance(payload, ledger_pb.StakeRejected):
@@ -204,14 +203,14 @@ class Table:
         elif isinstance(payload, ledger_pb.SettlementRefused):
             self.settled.add(sys.intern(payload.hand_id))
             self.voided[payload.hand_id] = payload.reason
-        elif codec.is_hand_payload(payload):
+        elif stream_payloads.is_hand_payload(payload):
             assert self.ctx is not None, "a hand event before any HandStarted"
             decided = self._decided.pop(0) if self._decided else None
             if decided is not None and decided[0] is payload:
                 self.hand = decided[1]  # the state decide produced for this very payload
             else:
                 self._decided.clear()  # not the payloads decided last: decode them all
-                for event in codec.from_payload(payload, self.ctx, at_ms):
+                for event in stream_payloads.from_payload(payload, self.ctx, at_ms):
                     self.hand = self.variant.apply(self.hand, event)
             self.hand_since_ms = at_ms
             if isinstance(payload, _SERVICE_ANSWERS):
@@ -313,12 +312,12 @@ class Table:
         state = self.variant.initial_state()
         started, *more = self._decide(state, command)
         assert isinstance(started, ev.HandStarted)
-        first = codec.hand_started_to_pb(started, self.hand_no + 1)
+        first = stream_payloads.hand_started_to_pb(started, self.hand_no + 1)
         out: list[Message] = [first]
         if more:  # a variant whose start also opens the seed window (the events it decides)
-            ctx = codec.hand_context(first)
+            ctx = stream_payloads.hand_context(first)
             for event in more:
-                out.append(codec.to_payload(event, ctx))
+                out.append(stream_payloads.to_payload(event, ctx))
         return out
 
     def hand_commands(self, commands: Sequence[Command]) -> list[Message]:

@@ -1,6 +1,7 @@
 """The thin gRPC servicer of ``rummy.table.v1.TableService``: check the caller's role, decode the
 request into its command with the caller's account (never an account from the request) and the
-request's digest (:mod:`rummy_table.entrypoints.codec`), call the one handler, encode the answer.
+request's digest (:mod:`rummy_table.entrypoints.grpc_messages`), call the one handler, encode the
+answer.
 Errors are ``rummy_platform.errors`` classes, mapped to status codes by the host's interceptor."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rummy_platform.logging import get_logger
 from rummy_table.application.app import TableApp
 from rummy_table.config import DEFAULT_MAX_WATCHES_PER_ACCOUNT
 from rummy_table.contract import LIST_SCOPE_METADATA_KEY
-from rummy_table.entrypoints import codec
+from rummy_table.entrypoints import grpc_messages
 from rummy_table.entrypoints.watches import TableWatches
 
 _log = get_logger(__name__)
@@ -95,7 +96,7 @@ class TableServicer(api_grpc.TableServiceServicer):
         principal = current_principal()
         if principal.role is not Role.OPERATOR:
             raise PermissionDenied("only an operator opens tables")
-        table_id = self._app.open_table(codec.open_table(principal.account_id, request))
+        table_id = self._app.open_table(grpc_messages.open_table(principal.account_id, request))
         return api.OpenTableResponse(table_id=table_id)
 
     def CloseTable(  # noqa: N802
@@ -104,8 +105,8 @@ class TableServicer(api_grpc.TableServiceServicer):
         principal = current_principal()
         if principal.role is not Role.OPERATOR:
             raise PermissionDenied("only an operator closes tables")
-        state = self._app.close_table(codec.close_table(principal.account_id, request))
-        return codec.close_table_response(state)
+        state = self._app.close_table(grpc_messages.close_table(principal.account_id, request))
+        return grpc_messages.close_table_response(state)
 
     def ListTables(  # noqa: N802
         self, request: api.ListTablesRequest, context: grpc.ServicerContext
@@ -120,54 +121,56 @@ class TableServicer(api_grpc.TableServiceServicer):
         page = found[:size]
         more = len(found) > size
         return api.ListTablesResponse(
-            tables=[codec.table_summary(t) for t in page],
+            tables=[grpc_messages.table_summary(t) for t in page],
             next_page_token=page[-1].table_id if more else "",
         )
 
     def TakeSeat(  # noqa: N802
         self, request: api.TakeSeatRequest, context: grpc.ServicerContext
     ) -> api.TakeSeatResponse:
-        return api.TakeSeatResponse(seat=self._app.take_seat(codec.take_seat(_player(), request)))
+        return api.TakeSeatResponse(
+            seat=self._app.take_seat(grpc_messages.take_seat(_player(), request))
+        )
 
     def LeaveTable(  # noqa: N802
         self, request: api.LeaveTableRequest, context: grpc.ServicerContext
     ) -> api.LeaveTableResponse:
-        self._app.leave_table(codec.leave_table(_player(), request))
+        self._app.leave_table(grpc_messages.leave_table(_player(), request))
         return api.LeaveTableResponse()
 
     def ContributeSeed(  # noqa: N802
         self, request: api.ContributeSeedRequest, context: grpc.ServicerContext
     ) -> api.ContributeSeedResponse:
-        self._app.contribute_seed(codec.contribute_seed(_player(), request))
+        self._app.contribute_seed(grpc_messages.contribute_seed(_player(), request))
         return api.ContributeSeedResponse()
 
     def DrawCard(  # noqa: N802
         self, request: api.DrawCardRequest, context: grpc.ServicerContext
     ) -> api.DrawCardResponse:
-        return api.DrawCardResponse(card=self._app.draw(codec.draw(_player(), request)))
+        return api.DrawCardResponse(card=self._app.draw(grpc_messages.draw(_player(), request)))
 
     def DiscardCard(  # noqa: N802
         self, request: api.DiscardCardRequest, context: grpc.ServicerContext
     ) -> api.DiscardCardResponse:
-        self._app.discard(codec.discard(_player(), request))
+        self._app.discard(grpc_messages.discard(_player(), request))
         return api.DiscardCardResponse()
 
     def Declare(  # noqa: N802
         self, request: api.DeclareRequest, context: grpc.ServicerContext
     ) -> api.DeclareResponse:
-        answer = self._app.play_older_rpc(codec.older_rpc(_player(), request))
-        return codec.declare_response(answer)
+        answer = self._app.play_older_rpc(grpc_messages.older_rpc(_player(), request))
+        return grpc_messages.declare_response(answer)
 
     def Drop(  # noqa: N802
         self, request: api.DropRequest, context: grpc.ServicerContext
     ) -> api.DropResponse:
-        answer = self._app.play_older_rpc(codec.older_rpc(_player(), request))
-        return codec.drop_response(answer)
+        answer = self._app.play_older_rpc(grpc_messages.older_rpc(_player(), request))
+        return grpc_messages.drop_response(answer)
 
     def Play(  # noqa: N802
         self, request: api.PlayRequest, context: grpc.ServicerContext
     ) -> api.PlayResponse:
-        return codec.play_response(self._app.play(codec.play(_player(), request)))
+        return grpc_messages.play_response(self._app.play(grpc_messages.play(_player(), request)))
 
     async def WatchTable(  # noqa: N802
         self,

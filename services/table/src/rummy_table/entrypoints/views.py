@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_codec as codec
-from rummy_game import wires
+from rummy_game import stream_payloads, variant_wires
 from rummy_game.moves import moves_to_pb
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
@@ -63,7 +62,7 @@ def _wire_in(
     key = (card.rank, id(card.suit), card.copy)
     found = cards.get(key)
     if found is None:  # a few hundred cards per shoe at most: the cache stays small
-        found = cards[key] = codec.card_to_pb(card, shoe)
+        found = cards[key] = stream_payloads.card_to_pb(card, shoe)
     return found
 
 
@@ -75,7 +74,7 @@ def legal_moves(table: HeldTable, seat: int) -> list[api.LegalMove]:
     commands = table.variant.legal_commands(table.hand, seat)
     if not commands:
         return []
-    wire = wires.lookup(table.ctx.rule_set.variant)
+    wire = variant_wires.lookup(table.ctx.rule_set.variant)
     return moves_to_pb(commands, wire, table.ctx.shoe)
 
 
@@ -123,15 +122,15 @@ def player_view(table: HeldTable, account_id: str | None) -> api.PlayerView:
     if hand.turn_seat is not None:
         view.turn_seat = hand.turn_seat
     if hand.turn_deadline_ms is not None:
-        view.turn_deadline.CopyFrom(codec.ms_to_timestamp(hand.turn_deadline_ms))
+        view.turn_deadline.CopyFrom(stream_payloads.ms_to_timestamp(hand.turn_deadline_ms))
     deadline = table.variant.deadline(table.hand)
     if deadline is not None and deadline.kind is DeadlineKind.SEED_WINDOW:
-        view.seed_deadline.CopyFrom(codec.ms_to_timestamp(deadline.due_ms))
+        view.seed_deadline.CopyFrom(stream_payloads.ms_to_timestamp(deadline.due_ms))
     view.has_drawn = hand.has_drawn
     if in_hand != SPECTATOR:
         view.legal_moves.extend(legal_moves(table, in_hand))
     if hand.variant_view is not None:
-        own = wires.lookup(ctx.rule_set.variant).view_to_pb(hand.variant_view, shoe)
+        own = variant_wires.lookup(ctx.rule_set.variant).view_to_pb(hand.variant_view, shoe)
         if own is not None:
             view.variant_view.Pack(own)
     if hand.commitment:

@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator
 from typing import NamedTuple, cast
 
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import wires
+from rummy_game import variant_wires
 from rummy_platform.errors import NotFound
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
@@ -180,7 +180,9 @@ def _seat_view(
         own_cards = own.cards
         if own.variant_view != public.hand.variant_view:
             assert ctx is not None
-            packed = wires.lookup(ctx.rule_set.variant).view_to_pb(own.variant_view, ctx.shoe)
+            packed = variant_wires.lookup(ctx.rule_set.variant).view_to_pb(
+                own.variant_view, ctx.shoe
+            )
             if packed is None:  # nothing of its own to put over the spectator's part
                 return player_view(table, account_id)
             mine = api.PlayerView()

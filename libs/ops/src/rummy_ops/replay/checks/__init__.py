@@ -26,7 +26,7 @@ Modules by what they check: :mod:`.rules`, :mod:`.fairness` (commitment, deal, r
 :mod:`.settlement` (ledger-event, settlement-refused, ledger); :mod:`.record` holds the
 records and verdicts, :mod:`.mismatch` how a difference is told, :mod:`.hand` the replay of one
 hand that runs them all. The mapping between payloads and rules events is
-:mod:`rummy_game.stream_codec`'s.
+:mod:`rummy_game.stream_payloads`'s.
 """
 
 from rummy_ops.replay.checks.hand import replay_hand

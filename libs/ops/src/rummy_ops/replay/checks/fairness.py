@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 
 from rummy.fairness.v1 import events_pb2 as fairness_pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_ops.replay.checks.mismatch import show
 from rummy_ops.replay.checks.record import (
     HandReplay,
@@ -20,7 +20,9 @@ from rummy_rules import events as ev
 from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 
 
-def check_fairness(report: HandReplay, ctx: codec.HandContext, recorded: list[Recorded]) -> None:
+def check_fairness(
+    report: HandReplay, ctx: stream_payloads.HandContext, recorded: list[Recorded]
+) -> None:
     committed = of_type(recorded, ev.SeedCommitted)
     dealt = of_type(recorded, ev.HandDealt)
     locked = of_type(recorded, ev.SeedsLocked)

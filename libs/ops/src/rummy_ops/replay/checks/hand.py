@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_ops.replay.checks.fairness import check_fairness
 from rummy_ops.replay.checks.record import (
     DEFAULT_SETTLE_GRACE_S,
@@ -80,22 +80,26 @@ def replay_hand(
     if variant is None:
         return report
     try:
-        ctx = codec.hand_context(started.payload)  # type: ignore[arg-type]
+        ctx = stream_payloads.hand_context(started.payload)  # type: ignore[arg-type]
     except RuleSetError as exc:
-        message = f"the rules refuse the hand's options: {codec.wire_message(exc)}"
+        message = f"the rules refuse the hand's options: {stream_payloads.wire_message(exc)}"
         report.findings.append(finding(started, "rules", message))
         return report
     report.hand_no = ctx.hand_no
     recorded: list[Recorded] = []
     for envelope in envelopes:
         payload = envelope.payload
-        at_ms = codec.datetime_to_ms(envelope.occurred_at)
+        at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
         try:
             if isinstance(payload, table_pb.HandStarted):
-                recorded.append(Recorded(envelope, codec.hand_started_from_pb(payload, at_ms)))
-            elif codec.is_hand_payload(payload):
-                recorded += [Recorded(envelope, e) for e in codec.from_payload(payload, ctx, at_ms)]
-        except (codec.StreamCodecError, ValueError, KeyError) as exc:
+                recorded.append(
+                    Recorded(envelope, stream_payloads.hand_started_from_pb(payload, at_ms))
+                )
+            elif stream_payloads.is_hand_payload(payload):
+                recorded += [
+                    Recorded(envelope, e) for e in stream_payloads.from_payload(payload, ctx, at_ms)
+                ]
+        except (stream_payloads.StreamPayloadError, ValueError, KeyError) as exc:
             report.findings.append(finding(envelope, "rules", f"cannot be decoded: {exc}"))
             return report
     state = rederive(report, ctx, recorded, variant)

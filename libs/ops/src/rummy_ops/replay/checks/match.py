@@ -1,6 +1,6 @@
 """Replaying a whole match (pool, deals, best of N, game to N, Hollywood) from the table stream:
 its events folded through the table's format (``rummy_rules.formats``, decoded by
-``rummy_game.match_wire``), each re-decided from the input it records, as the table does.
+``rummy_game.match_payloads``), each re-decided from the input it records, as the table does.
 
 Checks (a :class:`~.record.Finding` names the match event's stream version, id and type):
 
@@ -35,8 +35,7 @@ from typing import Any
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import match_wire
-from rummy_game import stream_codec as codec
+from rummy_game import match_payloads, stream_payloads
 from rummy_ledger.contract import match_settlement_key
 from rummy_ops.money import tokens
 from rummy_ops.replay.checks.hand import replay_hand
@@ -103,7 +102,7 @@ class _Recorded:
 
 
 def _is_match(envelope: Envelope) -> bool:
-    return match_wire.is_match_payload(envelope.payload)
+    return match_payloads.is_match_payload(envelope.payload)
 
 
 def matches_of(stream: Sequence[Envelope]) -> dict[str, list[Envelope]]:
@@ -140,10 +139,10 @@ def replay_match(
     report.match_format = fmt.name
     recorded: list[_Recorded] = []
     for envelope in events:
-        at_ms = codec.datetime_to_ms(envelope.occurred_at)
+        at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
         try:
-            event = match_wire.event_from_pb(envelope.payload, at_ms)
-        except (codec.StreamCodecError, ValueError, KeyError) as exc:
+            event = match_payloads.event_from_pb(envelope.payload, at_ms)
+        except (stream_payloads.StreamPayloadError, ValueError, KeyError) as exc:
             report.findings.append(finding(envelope, "match-rules", f"cannot be decoded: {exc}"))
             return report
         recorded.append(_Recorded(envelope, event))  # type: ignore[arg-type]
@@ -208,11 +207,10 @@ def _format(report: MatchReplay, stream: Sequence[Envelope], first: Envelope) ->
     payload = opened.payload
     assert isinstance(payload, table_pb.TableOpened)
     try:
-        return match_wire.format_from_pb(payload.match, payload.commission_bps)
+        return match_payloads.format_from_pb(payload.match, payload.commission_bps)
     except RuleSetError as exc:
-        message = (
-            f"the rules refuse the table's format: {match_wire.option_message(exc, payload.match)}"
-        )
+        refusal = match_payloads.option_message(exc, payload.match)
+        message = f"the rules refuse the table's format: {refusal}"
         report.findings.append(finding(opened, "match-rules", message))
         return None
 
@@ -245,11 +243,11 @@ def _hand_ended(hand: _Hand | None) -> tuple[ev.HandEnded, int] | str:
     if hand.ended is None:
         return "its hand has no HandEnded in the stream"
     try:
-        ctx = codec.hand_context(hand.started.payload)  # type: ignore[arg-type]
-        at_ms = codec.datetime_to_ms(hand.ended.occurred_at)
-        decoded = codec.from_payload(hand.ended.payload, ctx, at_ms)
+        ctx = stream_payloads.hand_context(hand.started.payload)  # type: ignore[arg-type]
+        at_ms = stream_payloads.datetime_to_ms(hand.ended.occurred_at)
+        decoded = stream_payloads.from_payload(hand.ended.payload, ctx, at_ms)
         most = registry.lookup(ctx.rule_set.variant).max_loss_points(ctx.rule_set)
-    except (codec.StreamCodecError, RuleSetError, ValueError, LookupError) as exc:
+    except (stream_payloads.StreamPayloadError, RuleSetError, ValueError, LookupError) as exc:
         return f"its hand's HandEnded cannot be decoded: {exc}"
     ended = next((e for e in decoded if isinstance(e, ev.HandEnded)), None)
     return (ended, most) if ended is not None else "its hand's HandEnded holds no result"
@@ -273,7 +271,7 @@ def _command_for(
     """The command a recorded match event answers (the first event of what the command caused),
     or why none does; ``not_held``: the seats whose rejoin entry the ledger refused."""
     event, payload = item.event, item.envelope.payload
-    at_ms = codec.datetime_to_ms(item.envelope.occurred_at)
+    at_ms = stream_payloads.datetime_to_ms(item.envelope.occurred_at)
     if isinstance(event, fm.MatchStarted):
         return fm.StartMatch(match_id=event.match_id, seats=event.seats, at_ms=at_ms)
     if isinstance(event, fm.DealStarted | fm.GameStarted):

@@ -11,8 +11,7 @@ from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import stream_codec as codec
-from rummy_game import upcast, wires
+from rummy_game import stream_payloads, upcast, variant_wires
 from rummy_game.bundle import bundle_of
 from rummy_game.hand_payloads import hand_payloads
 from rummy_ops.replay.checks.mismatch import difference, pb_diff
@@ -71,13 +70,16 @@ def command_for(event: ev.Event, at_ms: int, variant: str = "") -> cmd.Command |
     if isinstance(event, ev.HandAborted):
         return cmd.AbortHand(reason=event.reason, at_ms=at_ms)
     if variant:
-        with suppress(wires.UnknownWire):
-            return wires.lookup(variant).replay_command(event, at_ms)
+        with suppress(variant_wires.UnknownWire):
+            return variant_wires.lookup(variant).replay_command(event, at_ms)
     return None
 
 
 def rederive(
-    report: HandReplay, ctx: codec.HandContext, recorded: list[Recorded], variant: Variant[Any]
+    report: HandReplay,
+    ctx: stream_payloads.HandContext,
+    recorded: list[Recorded],
+    variant: Variant[Any],
 ) -> Any:
     """Fold the hand by re-deciding each recorded input as the table does, under the variant the
     hand pinned; stops at the first difference, in an event or in its payload."""
@@ -85,7 +87,7 @@ def rederive(
     i = 0
     while i < len(recorded):
         item = recorded[i]
-        at_ms = codec.datetime_to_ms(item.envelope.occurred_at)
+        at_ms = stream_payloads.datetime_to_ms(item.envelope.occurred_at)
         command = command_for(item.event, at_ms, ctx.rule_set.variant)
         if command is None:
             report.findings.append(
@@ -137,7 +139,9 @@ def rederive(
     return state
 
 
-def _recorded(got: Recorded, ctx: codec.HandContext, variant: Variant[Any], state: Any) -> Message:
+def _recorded(
+    got: Recorded, ctx: stream_payloads.HandContext, variant: Variant[Any], state: Any
+) -> Message:
     """``got``'s payload in the current shape (``rummy_game.upcast.hand_payload``; a HandEnded's
     under the hand's cut card, from ``state``, the hand before it)."""
     recorded = got.envelope.payload
@@ -204,7 +208,7 @@ def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
 
 
 def _decide(
-    ctx: codec.HandContext,
+    ctx: stream_payloads.HandContext,
     variant: Variant[Any],
     state: Any,
     command: cmd.Command,
@@ -217,7 +221,7 @@ def _decide(
     if isinstance(command, cmd.StartHand):
         (started,) = variant.decide(state, command)
         assert isinstance(started, ev.HandStarted)
-        return [started], [codec.hand_started_to_pb(started, ctx.hand_no)]
+        return [started], [stream_payloads.hand_started_to_pb(started, ctx.hand_no)]
     payloads = [p for p, _ in hand_payloads(variant, state, ctx, [command])]
-    events = [e for p in payloads for e in codec.from_payload(p, ctx, at_ms)]
+    events = [e for p in payloads for e in stream_payloads.from_payload(p, ctx, at_ms)]
     return events, payloads

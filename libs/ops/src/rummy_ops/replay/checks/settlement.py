@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_game import stream_codec as codec
+from rummy_game import stream_payloads
 from rummy_ops.money import tokens
 from rummy_ops.replay.checks.mismatch import clip
 from rummy_ops.replay.checks.record import (
@@ -24,7 +24,7 @@ from rummy_rules.settlement import Settlement
 
 
 def check_ledger_event(
-    report: HandReplay, ctx: codec.HandContext, recorded: list[Recorded]
+    report: HandReplay, ctx: stream_payloads.HandContext, recorded: list[Recorded]
 ) -> None:
     """The ledger's HandSettled, re-recorded by the table, against HandEnded (net per account)."""
     ended = ended_of(recorded)

@@ -132,7 +132,7 @@ class TableSummary(_message.Message):
     def match(self) -> _match_pb2.MatchOptions:
         """The match format options the table was opened with (OpenTableRequest.match; absent: a
         points table). A client reads the format's money (an entry fee, a game's point value) from
-        them through the format's own code (rummy_game.match_wire.format_from_pb with
+        them through the format's own code (rummy_game.match_payloads.format_from_pb with
         commission_bps), never by knowing one format.
         """
 

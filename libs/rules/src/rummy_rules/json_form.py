@@ -3,8 +3,8 @@
 Format: a message is ``{"type": <tag>, <field>: <value>, ...}``. Its tag is stable and namespaced
 (``table.HandStarted``, ``indian.Declared``, ``gin.Knocked``, ``match.DealScored``: the namespace
 says whose message it is, so two variants may both have a ``Declared``), declared beside its class
-(``@codec.tag("indian.Declared")``) and independent of the class's Python name; the list of every
-tag is ``docs/rules/event-tags.md``. Values:
+(``@json_form.tag("indian.Declared")``) and independent of the class's Python name; the list of
+every tag is ``docs/rules/event-tags.md``. Values:
 
 - a card is its face and copy joined by a colon: ``"7H:0"``, ``"10S:1"``, ``"JK:1"``;
 - an enum is its value; a tuple is a list; ``None`` is ``null``;
@@ -66,7 +66,7 @@ def tag_of(cls: type) -> str:
     """The tag declared on ``cls`` itself (not inherited). Raises TypeError when it has none."""
     name = vars(cls).get(TAG_ATTRIBUTE)
     if not isinstance(name, str):
-        raise TypeError(f'{cls.__name__} declares no tag (@codec.tag("<namespace>.<Name>"))')
+        raise TypeError(f'{cls.__name__} declares no tag (@json_form.tag("<namespace>.<Name>"))')
     return name
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from rummy_rules import codec, registry
+from rummy_rules import json_form, registry
 from rummy_rules.events import StakeReserved
 from rummy_rules.indian.events import Declared
 from rummy_rules.upcast import LEGACY_MONEY_SUFFIX, LEGACY_TAGS, upcast
@@ -17,15 +17,15 @@ NAMESPACES = {"table", "match", "indian", "gin"}
 
 
 def test_every_registered_message_carries_a_namespaced_tag_declared_on_its_own_class() -> None:
-    tags = codec.tags()
+    tags = json_form.tags()
     assert len(tags) >= len(LEGACY_TAGS)
     for tag, cls in tags.items():
-        assert codec.TAG_SHAPE.fullmatch(tag), tag
-        assert codec.tag_of(cls) == tag
+        assert json_form.TAG_SHAPE.fullmatch(tag), tag
+        assert json_form.tag_of(cls) == tag
 
 
 def test_the_old_tags_table_maps_each_class_name_of_before_to_the_class_of_that_name() -> None:
-    tags = codec.tags()
+    tags = json_form.tags()
     assert len(set(LEGACY_TAGS.values())) == len(LEGACY_TAGS)
     for old, new in LEGACY_TAGS.items():
         assert tags[new].__name__ == old
@@ -34,16 +34,16 @@ def test_the_old_tags_table_maps_each_class_name_of_before_to_the_class_of_that_
 
 
 def test_two_namespaces_may_both_have_a_declared() -> None:
-    @codec.tag("testns.Declared")
+    @json_form.tag("testns.Declared")
     @dataclass(frozen=True, kw_only=True)
     class Declared2:  # its own Declared, in another namespace than indian.Declared
         seat: int
 
     Declared2.__name__ = "Declared"
-    codec.register(Declared2)
-    mine = codec.from_dict({"type": "testns.Declared", "seat": 3})
-    assert isinstance(mine, Declared2) and codec.registered("indian.Declared") is Declared
-    assert codec.to_dict(mine) == {"type": "testns.Declared", "seat": 3}
+    json_form.register(Declared2)
+    mine = json_form.from_dict({"type": "testns.Declared", "seat": 3})
+    assert isinstance(mine, Declared2) and json_form.registered("indian.Declared") is Declared
+    assert json_form.to_dict(mine) == {"type": "testns.Declared", "seat": 3}
 
 
 def test_a_class_without_a_tag_or_with_a_taken_tag_is_refused() -> None:
@@ -52,23 +52,23 @@ def test_a_class_without_a_tag_or_with_a_taken_tag_is_refused() -> None:
         seat: int
 
     with pytest.raises(TypeError, match="declares no tag"):
-        codec.register(Untagged)
+        json_form.register(Untagged)
 
-    @codec.tag("indian.Declared")
+    @json_form.tag("indian.Declared")
     @dataclass(frozen=True)
     class Impostor:
         seat: int
 
     with pytest.raises(TypeError, match="two message types tagged indian.Declared"):
-        codec.register(Impostor)
+        json_form.register(Impostor)
     with pytest.raises(ValueError, match="<namespace>.<Name>"):
-        codec.tag("Declared")
+        json_form.tag("Declared")
 
 
 def test_a_record_of_the_old_shape_decodes_to_the_message_of_today() -> None:
     old = {"type": "StakeReserved", "seat": 2, "amount" + LEGACY_MONEY_SUFFIX: 1300}
-    assert codec.from_dict(old) == StakeReserved(seat=2, amount_hundredths=1300)
-    assert codec.to_dict(codec.from_dict(old)) == {
+    assert json_form.from_dict(old) == StakeReserved(seat=2, amount_hundredths=1300)
+    assert json_form.to_dict(json_form.from_dict(old)) == {
         "type": "table.StakeReserved",
         "seat": 2,
         "amount_hundredths": 1300,
@@ -89,5 +89,5 @@ def test_the_upcast_keeps_the_current_name_of_a_record_holding_both_and_leaves_t
 
 def test_an_unknown_tag_is_refused_after_the_installed_variants_are_discovered() -> None:
     registry.discover()
-    with pytest.raises(codec.CodecError, match="unknown message type 'nobody.Teleport'"):
-        codec.from_dict({"type": "nobody.Teleport"})
+    with pytest.raises(json_form.CodecError, match="unknown message type 'nobody.Teleport'"):
+        json_form.from_dict({"type": "nobody.Teleport"})

@@ -8,7 +8,7 @@ import json
 import pytest
 from hand_play import T0, table
 
-from rummy_rules import codec
+from rummy_rules import json_form
 from rummy_rules.cards import parse_card
 from rummy_rules.commands import (
     AbortHand,
@@ -33,14 +33,14 @@ C = parse_card
 
 
 def wire(message: object) -> object:
-    return codec.from_dict(json.loads(json.dumps(codec.to_dict(message))))
+    return json_form.from_dict(json.loads(json.dumps(json_form.to_dict(message))))
 
 
 def test_cards_travel_as_face_and_copy() -> None:
-    assert codec.card_to_str(C("10S", copy=1)) == "10S:1"
-    assert codec.card_from_str("JK:1") == C("JK", copy=1)
-    with pytest.raises(codec.CodecError):
-        codec.card_from_str("10S")
+    assert json_form.card_to_str(C("10S", copy=1)) == "10S:1"
+    assert json_form.card_from_str("JK:1") == C("JK", copy=1)
+    with pytest.raises(json_form.CodecError):
+        json_form.card_from_str("10S")
 
 
 def test_every_command_round_trips_exactly() -> None:
@@ -112,5 +112,5 @@ def test_a_redacted_event_round_trips_too() -> None:
 def test_malformed_messages_are_refused_with_a_reason(
     data: dict[str, object], complaint: str
 ) -> None:
-    with pytest.raises(codec.CodecError, match=complaint):
-        codec.from_dict(data)
+    with pytest.raises(json_form.CodecError, match=complaint):
+        json_form.from_dict(data)

@@ -3,11 +3,11 @@ every mapping shares (a hand's context, cards as shoe indices).
 
 The table stream's generic mapping (seating, HandStarted, seeds, the deal, turns, draws and
 discards, HandEnded / HandAborted, the ledger / fairness / dealer facts) is
-:mod:`rummy_game.stream_codec`'s. Each variant's own events (in its proto package, e.g.
+:mod:`rummy_game.stream_payloads`'s. Each variant's own events (in its proto package, e.g.
 ``rummy.indian.v1``), its arm of ``rummy.common.v1.RuleSet.variant_options``, its commands (sent
 packed in ``rummy.table.v1.PlayRequest.command``) and their answers map through its
-:class:`VariantWire`, found by the hand's pinned variant name in :mod:`rummy_game.wires` (one line
-per variant).
+:class:`VariantWire`, found by the hand's pinned variant name in :mod:`rummy_game.variant_wires`
+(one line per variant).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from rummy_rules.events import Event
 from rummy_rules.rules import RuleSet, RuleSetError
 
 
-class StreamCodecError(ValueError):
+class StreamPayloadError(ValueError):
     """A payload that cannot be turned into rules events (unknown type, card outside the shoe),
     or a command message the hand's variant does not play or that does not parse."""
 
@@ -85,12 +85,12 @@ class VariantWire(Protocol):
         ...
 
     def event_from_pb(self, payload: Message, ctx: HandContext) -> tuple[Event, ...]:
-        """The rules events a payload of ``event_types`` stands for. Raises StreamCodecError."""
+        """The rules events a payload of ``event_types`` stands for. Raises StreamPayloadError."""
         ...
 
     def command(self, message: Message, seat: int, turn_no: int, at_ms: int, shoe: Shoe) -> Command:
         """The rules command ``message`` (one of ``command_types``) is for ``seat`` at turn
-        ``turn_no``, its cards of the hand's ``shoe``. Raises StreamCodecError for a malformed
+        ``turn_no``, its cards of the hand's ``shoe``. Raises StreamPayloadError for a malformed
         message (a card outside the shoe)."""
         ...
 
@@ -174,11 +174,11 @@ def card_to_pb(card: Card, shoe: Shoe) -> cards_pb2.Card:
 
 
 def card_from_pb(card: cards_pb2.Card, shoe: Shoe) -> Card:
-    """The card at the wire card's index. Raises StreamCodecError if it is outside the shoe."""
+    """The card at the wire card's index. Raises StreamPayloadError if it is outside the shoe."""
     try:
         return shoe.index_to_card(card.index)
     except (ValueError, IndexError) as exc:
-        raise StreamCodecError(f"card index {card.index} is not in the shoe: {exc}") from None
+        raise StreamPayloadError(f"card index {card.index} is not in the shoe: {exc}") from None
 
 
 def cards_to_pb(cards: Sequence[Card], shoe: Shoe) -> list[cards_pb2.Card]:
@@ -191,7 +191,7 @@ def faces(cards: Sequence[cards_pb2.Card]) -> str:
 
 
 def cards_from_pb(cards: object, shoe: Shoe) -> tuple[Card, ...]:
-    """The cards of a repeated ``rummy.common.v1.Card`` field. Raises StreamCodecError."""
+    """The cards of a repeated ``rummy.common.v1.Card`` field. Raises StreamPayloadError."""
     return tuple(card_from_pb(c, shoe) for c in cards)  # type: ignore[attr-defined]
 
 

@@ -14,7 +14,8 @@ Conventions:
   ``at_ms`` of ``HandStarted`` / ``HandEnded`` / ``HandAborted`` is the envelope's ``occurred_at``
   (the table stamps every envelope with the ``at_ms`` of the command that caused it);
 - a variant's own events (``Declared`` ...), its options and its commands map through its
-  :class:`rummy_game.wire.VariantWire` (:mod:`rummy_game.wires`, by the hand's variant);
+  :class:`rummy_game.variant_wire.VariantWire` (:mod:`rummy_game.variant_wires`, by the hand's
+  variant);
 - a ``StakeReserved`` travels as the ledger's ``StakesReserved`` with one reservation,
   ``SeedCommitted`` / ``HandDealt`` / ``StockReshuffled`` as the fairness and dealer payloads
   (the table re-records the other service's payload, see ``rummy/table/v1/events.proto``).
@@ -46,10 +47,10 @@ from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.settlement import Settlement, SettlementLine, reservation_hundredths
 from rummy_rules.shuffle import SeatHand
 
-from . import upcast, wires
-from .wire import (
+from . import upcast, variant_wires
+from .variant_wire import (
     HandContext,
-    StreamCodecError,
+    StreamPayloadError,
     VariantWire,
     card_from_pb,
     card_to_pb,
@@ -58,7 +59,7 @@ from .wire import (
     given,
 )
 
-__all__ = ["HandContext", "StreamCodecError", "card_from_pb", "card_to_pb"]
+__all__ = ["HandContext", "StreamPayloadError", "card_from_pb", "card_to_pb"]
 
 # -- rule sets ---------------------------------------------------------------------------------
 
@@ -86,8 +87,8 @@ def wire_message(error: RuleSetError, variant: str = "") -> str:
     must be 0..130 (...), got 150``); ``variant``: the rule set's variant, whose wire names its
     own options (``""``: the legacy variant)."""
     names = dict(WIRE_OPTION_NAMES)
-    with suppress(wires.UnknownWire):
-        names.update(wires.lookup(variant).option_names)
+    with suppress(variant_wires.UnknownWire):
+        names.update(variant_wires.lookup(variant).option_names)
     return error.describe(names.get(error.option, error.option))
 
 
@@ -105,8 +106,8 @@ def rule_set_from_pb(
     """The rules library's rule set for a table's options (``rummy.common.v1.RuleSet``).
 
     The variant is ``options.variant`` (left out: the legacy variant, ``indian-points``), found in
-    ``rummy_rules.registry`` and :mod:`rummy_game.wires`; the rule set starts as its house rule
-    set (``Variant.house_rule_set``: which seat counts it plays, its clock, its options), the
+    ``rummy_rules.registry`` and :mod:`rummy_game.variant_wires`; the rule set starts as its house
+    rule set (``Variant.house_rule_set``: which seat counts it plays, its clock, its options), the
     generic options (``max_missed_turns``, ``turn_seconds``, ``seed_window_seconds``) and the
     variant's own (its wire reads its arm of ``variant_options``) replace the house rules they
     give, an option set is taken as it is, zero included; the variant checks the result
@@ -122,8 +123,8 @@ def rule_set_from_pb(
         if not name:  # set, and empty
             raise registry.UnknownVariant(name)
         variant = registry.lookup(name)
-        wire = wires.lookup(name)
-    except (registry.UnknownVariant, wires.UnknownWire):
+        wire = variant_wires.lookup(name)
+    except (registry.UnknownVariant, variant_wires.UnknownWire):
         known = ", ".join(repr(n) for n in registry.names())
         raise RuleSetError("variant", f"a variant played here ({known})", repr(name)) from None
     house = variant.house_rule_set(seats, point_value_hundredths, commission_bps)
@@ -172,7 +173,7 @@ def rule_set_to_pb(rules: RuleSet, start_delay_seconds: int | None) -> cards_pb2
         turn_seconds=rules.turn_seconds,
         seed_window_seconds=rules.seed_window_seconds,
     )
-    wires.lookup(rules.variant).options_to_pb(rules, options)
+    variant_wires.lookup(rules.variant).options_to_pb(rules, options)
     if start_delay_seconds is not None:
         options.start_delay_seconds = start_delay_seconds
     return options
@@ -268,7 +269,7 @@ def to_payload(  # noqa: C901 - one branch per event type
     """The table-stream payload of a rules event of hand ``ctx`` (not HandStarted: see
     :func:`hand_started_to_pb`). ``top_discard``: the discard pile's top after a StockExhausted;
     ``automatic``: a draw or discard played for a timed-out seat; ``wild_cut``: the hand's cut card
-    (for deadwood points in a HandEnded). Raises StreamCodecError for an unknown event."""
+    (for deadwood points in a HandEnded). Raises StreamPayloadError for an unknown event."""
     shoe, hand_id = ctx.shoe, ctx.hand_id
     if isinstance(event, ev.StakeReserved):
         return ledger_pb.StakesReserved(
@@ -368,7 +369,7 @@ def to_payload(  # noqa: C901 - one branch per event type
         return pb.HandAborted(hand_id=hand_id, reason=event.reason)
     own = _wire(ctx).event_to_pb(event, ctx)
     if own is None:
-        raise StreamCodecError(f"{type(event).__name__} has no table-stream payload")
+        raise StreamPayloadError(f"{type(event).__name__} has no table-stream payload")
     return own
 
 
@@ -458,19 +459,19 @@ HAND_PAYLOADS: frozenset[type[Message]] = frozenset(
 def is_hand_payload(payload: Message) -> bool:
     """Whether ``payload`` carries rules events of a hand (besides HandStarted): a generic hand
     payload or one of a registered variant's own events."""
-    return type(payload) in HAND_PAYLOADS or wires.is_variant_event(payload)
+    return type(payload) in HAND_PAYLOADS or variant_wires.is_variant_event(payload)
 
 
 def _wire(ctx: HandContext) -> VariantWire:
     try:
-        return wires.lookup(ctx.rule_set.variant)
-    except wires.UnknownWire as exc:
-        raise StreamCodecError(str(exc)) from None
+        return variant_wires.lookup(ctx.rule_set.variant)
+    except variant_wires.UnknownWire as exc:
+        raise StreamPayloadError(str(exc)) from None
 
 
 def from_payload(payload: Message, ctx: HandContext, at_ms: int) -> tuple[Event, ...]:  # noqa: C901
     """The rules events a hand payload of hand ``ctx`` stands for (``at_ms``: the envelope's
-    occurred-at). Raises StreamCodecError for a payload that is not a hand event."""
+    occurred-at). Raises StreamPayloadError for a payload that is not a hand event."""
     shoe = ctx.shoe
     if isinstance(payload, ledger_pb.StakesReserved):
         return tuple(
@@ -559,7 +560,7 @@ def from_payload(payload: Message, ctx: HandContext, at_ms: int) -> tuple[Event,
     wire = _wire(ctx)
     if type(payload) in wire.event_types:
         return wire.event_from_pb(payload, ctx)
-    raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a hand event")
+    raise StreamPayloadError(f"{type(payload).DESCRIPTOR.full_name} is not a hand event")
 
 
 def hand_ended_from_pb(payload: pb.HandEnded, ctx: HandContext, at_ms: int) -> ev.HandEnded:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rummy_game import match_wire as mw
+from rummy_game import match_payloads as mw
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import Event, SeatAccount
 from rummy_rules.formats import (

@@ -53,7 +53,7 @@ from rummy_rules.formats.single import Single
 from rummy_rules.formats.state import apply
 from rummy_rules.rules import RuleSetError
 
-from .wire import StreamCodecError
+from .variant_wire import StreamPayloadError
 
 # -- options -------------------------------------------------------------------------------------
 
@@ -307,7 +307,7 @@ def event_to_pb(  # noqa: C901 - one branch per event type
 ) -> Message:
     """The payload of match event ``event``; ``state``: the match before it (a stake's game
     number), ``hand_id``: the hand that plays the deal (DealStarted, DealScored, DealVoided).
-    Raises StreamCodecError for an event that is not a match's."""
+    Raises StreamPayloadError for an event that is not a match's."""
     if isinstance(event, fm.MatchStarted):
         return mpb.MatchStarted(
             match_id=event.match_id,
@@ -316,7 +316,7 @@ def event_to_pb(  # noqa: C901 - one branch per event type
         )
     if isinstance(event, fm.MoneyReserved):
         if event.purpose not in _PURPOSE_TO_PB:
-            raise StreamCodecError(f"money purpose {event.purpose!r} is not known")
+            raise StreamPayloadError(f"money purpose {event.purpose!r} is not known")
         return mpb.MoneyReserved(
             seat=event.seat,
             amount_hundredths=event.amount_hundredths,
@@ -380,7 +380,7 @@ def event_to_pb(  # noqa: C901 - one branch per event type
         return ended
     if isinstance(event, fm.MatchAborted):
         return mpb.MatchAborted(reason=event.reason, released=_points_pb(event.released))
-    raise StreamCodecError(f"{type(event).__name__} is not a match event")
+    raise StreamPayloadError(f"{type(event).__name__} is not a match event")
 
 
 def events_to_pb(events: Sequence[Event], state: MatchState, hand_id: str = "") -> list[Message]:
@@ -395,7 +395,7 @@ def events_to_pb(events: Sequence[Event], state: MatchState, hand_id: str = "") 
 
 def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one branch per type
     """The match event ``payload`` stands for; ``at_ms``: its envelope's occurred-at (ms since the
-    epoch). Raises StreamCodecError for a payload that is not a match event."""
+    epoch). Raises StreamPayloadError for a payload that is not a match event."""
     if isinstance(payload, mpb.MatchStarted):
         return fm.MatchStarted(
             match_id=payload.match_id,
@@ -405,7 +405,7 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
         )
     if isinstance(payload, mpb.MoneyReserved):
         if payload.purpose not in _PURPOSE_BACK:
-            raise StreamCodecError(f"money purpose {payload.purpose[:40]!r} is not known")
+            raise StreamPayloadError(f"money purpose {payload.purpose[:40]!r} is not known")
         return fm.MoneyReserved(
             seat=payload.seat,
             amount_hundredths=payload.amount_hundredths,
@@ -473,7 +473,7 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
         return fm.MatchAborted(
             reason=payload.reason, released=_points_back(payload.released), at_ms=at_ms
         )
-    raise StreamCodecError(f"{type(payload).DESCRIPTOR.full_name} is not a match event")
+    raise StreamPayloadError(f"{type(payload).DESCRIPTOR.full_name} is not a match event")
 
 
 # -- commands ------------------------------------------------------------------------------------
@@ -499,10 +499,10 @@ def is_match_command(type_name: str) -> bool:
 
 def command_from_pb(message: Message, seat: int, at_ms: int) -> Command:
     """The rules command ``message`` (one of :data:`COMMAND_TYPES`) is for ``seat``. Raises
-    StreamCodecError for another message."""
+    StreamPayloadError for another message."""
     cls = _COMMANDS.get(type(message))
     if cls is None:
-        raise StreamCodecError(f"{type(message).DESCRIPTOR.full_name} is not a match command")
+        raise StreamPayloadError(f"{type(message).DESCRIPTOR.full_name} is not a match command")
     return cls(seat=seat, at_ms=at_ms)
 
 

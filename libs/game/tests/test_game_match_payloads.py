@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rummy.match.v1 import match_pb2 as mpb
-from rummy_game import match_wire as mw
-from rummy_game.wire import StreamCodecError
+from rummy_game import match_payloads as mw
+from rummy_game.variant_wire import StreamPayloadError
 from rummy_platform.envelope import Envelope, decode, encode, event_payloads
 from rummy_rules.commands import Command
 from rummy_rules.errors import RuleViolation
@@ -368,7 +368,7 @@ def test_match_commands_are_the_seats_own_and_a_rejoin_answers_its_total() -> No
     assert mw.command_from_pb(mpb.RequestSplit(), 0, T0) == fm.RequestSplit(seat=0, at_ms=T0)
     assert mw.is_match_command("rummy.match.v1.RequestSplit")
     assert not mw.is_match_command("rummy.indian.v1.Drop")
-    with pytest.raises(StreamCodecError):
+    with pytest.raises(StreamPayloadError):
         mw.command_from_pb(mpb.MatchStarted(), 0, T0)
     assert mw.answer([mpb.Rejoined(seat=1, total=77), mpb.MoneyReserved()]).total == 77
     assert mw.answer([mpb.RejoinDeclined(seat=1)]).total == 0

@@ -1,6 +1,7 @@
 """The variants' wires, found by the variant name a hand pinned.
 
-A host (the table service, replay, the bots) finds a hand's :class:`rummy_game.wire.VariantWire`
+A host (the table service, replay, the bots) finds a hand's
+:class:`rummy_game.variant_wire.VariantWire`
 with :func:`lookup` (``""``: ``rummy_rules.registry.LEGACY_VARIANT``) and maps the variant's
 events, options and commands through it without knowing them. No variant is named here: a
 variant's bundle (``rummy_game.bundle.VariantBundle``) adds its wire with :func:`register` when it
@@ -16,7 +17,7 @@ from google.protobuf.message import Message
 from rummy_rules import registry
 from rummy_rules.registry import LEGACY_VARIANT
 
-from .wire import VariantWire
+from .variant_wire import VariantWire
 
 _WIRES: dict[str, VariantWire] = {}
 
