@@ -552,17 +552,21 @@ class Stack:
         self.kafka_bootstrap_servers = exports["KAFKA_BOOTSTRAP_SERVERS"]
         self.database_url = exports["DATABASE_URL"]
 
+    @property
+    def topic_prefix(self) -> str:
+        """The services' ``RUMMY_TOPIC_PREFIX``: ``extra_env``'s, else the one they inherit from
+        this process (``""``: none)."""
+        return self.config.extra_env.get(
+            "RUMMY_TOPIC_PREFIX", os.environ.get("RUMMY_TOPIC_PREFIX", "")
+        )
+
     def _create_topics(self) -> None:
         """Create the event topics (under ``RUMMY_TOPIC_PREFIX``) once, before any service
         starts: the services then find them in place instead of racing to create them while
         their consumers join their groups."""
-        # the services' prefix: extra_env's, else the one they inherit from this process
-        prefix = self.config.extra_env.get(
-            "RUMMY_TOPIC_PREFIX", os.environ.get("RUMMY_TOPIC_PREFIX", "")
-        )
         try:
             with KafkaEventLog(self.kafka_bootstrap_servers, client_id="rummy-stack") as log:
-                log.ensure_topics(event_topic_specs(prefix=prefix))
+                log.ensure_topics(event_topic_specs(prefix=self.topic_prefix))
         except EventLogError as exc:
             raise StackError(
                 f"could not create the event topics on {self.kafka_bootstrap_servers}: {exc}"
