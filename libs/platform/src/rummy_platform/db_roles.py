@@ -97,7 +97,9 @@ def provision(
         owner, runtime = sql.Identifier(roles.owner), sql.Identifier(roles.runtime)
         schema = sql.Identifier(roles.schema)
         database = sql.Identifier(conn.info.dbname)
-        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}, {}").format(database, owner, runtime))
+        conn.execute(
+            sql.SQL("GRANT CONNECT ON DATABASE {} TO {}, {}").format(database, owner, runtime)
+        )
         superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
         row = superuser.fetchone()
         if not (row and row[0]):
@@ -152,9 +154,7 @@ def _hand_objects_to_owner(conn: psycopg.Connection, roles: ServiceRoles) -> Non
     for signature, kind in functions:
         keyword = "PROCEDURE" if kind == "p" else "FUNCTION"
         conn.execute(
-            sql.SQL("ALTER {} {} OWNER TO {}").format(
-                sql.SQL(keyword), sql.SQL(signature), owner
-            )
+            sql.SQL("ALTER {} {} OWNER TO {}").format(sql.SQL(keyword), sql.SQL(signature), owner)
         )
 
 
@@ -220,9 +220,7 @@ def ensure_passfile(path: Path, roles: list[str]) -> dict[str, str]:
     return {role: passwords[role] for role in roles}
 
 
-def role_url(
-    database_url: str, role: str, *, passfile: Path, ca_file: Path | None = None
-) -> str:
+def role_url(database_url: str, role: str, *, passfile: Path, ca_file: Path | None = None) -> str:
     """``database_url`` (host, port, database) as ``role``, its password read by libpq from
     ``passfile``; with ``ca_file``, ``sslmode=verify-full`` against that CA's certificate.
     Any password and ``passfile``/``sslmode``/``sslrootcert`` of ``database_url`` are
