@@ -116,8 +116,12 @@ def ensure_certs(directory: Path, *, rotate: bool = False) -> tuple[CertFiles, l
 
 
 def dns_names(name: str) -> list[str]:
-    """The DNS subject alternative names of ``name``'s certificate."""
-    return ["localhost", name, f"rummy-{name}", f"rummy-{name}.{NAMESPACE}.svc"]
+    """The DNS subject alternative names of ``name``'s certificate (``postgres``'s also names
+    CloudNativePG's read-write service of deploy/k8s, ``rummy-postgres-rw``)."""
+    names = ["localhost", name, f"rummy-{name}", f"rummy-{name}.{NAMESPACE}.svc"]
+    if name == "postgres":
+        names += ["rummy-postgres-rw", f"rummy-postgres-rw.{NAMESPACE}.svc"]
+    return names
 
 
 def _now() -> datetime.datetime:

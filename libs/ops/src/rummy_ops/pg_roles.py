@@ -7,14 +7,13 @@ the pgpass file ``PASSFILE`` (mode 0600, kept afterwards), and prints, per servi
 URLs to give it: ``DATABASE_URL`` (the runtime role) and ``RUMMY_DATABASE_OWNER_URL`` (the
 owner, for its migrations). The URLs carry ``passfile=PASSFILE`` and never a password; with
 ``--ca-file`` they also carry ``sslmode=verify-full`` and that CA. The admin's URL is read from
-the ``RUMMY_PG_ADMIN_URL`` variable (never the command line); it must be a superuser or a
+the ``RUMMY_PG_ADMIN_URL`` variable (click's ``envvar``; keep it off the command line); it must be a superuser or a
 CREATEROLE role (the local cluster's ``rummy``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
@@ -61,11 +60,16 @@ def provision_all(
     help="The CA the server's certificate is checked against (sslmode=verify-full).",
 )
 @click.option("--prefix", default="rummy_", show_default=True, help="Role names' prefix.")
-def main(passfile: Path, ca_file: Path | None, prefix: str) -> None:
+@click.option(
+    "--admin-url",
+    envvar=ADMIN_URL_VARIABLE,
+    required=True,
+    help=f"The admin's PostgreSQL URL; give it in {ADMIN_URL_VARIABLE}, not on the command line.",
+)
+def main(passfile: Path, ca_file: Path | None, prefix: str, admin_url: str) -> None:
     """Make the owner and runtime roles of every service's schema; print their URLs as JSON."""
-    admin_url = os.environ.get(ADMIN_URL_VARIABLE)
-    if not admin_url:
-        raise click.ClickException(f"{ADMIN_URL_VARIABLE} is not set")
+    if ca_file is not None:
+        ca_file = ca_file.resolve()
     try:
         urls = provision_all(admin_url, passfile.resolve(), ca_file=ca_file, prefix=prefix)
     except psycopg.Error as error:
