@@ -22,9 +22,10 @@ import pytest
 from rummy_fairness.adapters import db as fairness_db
 from rummy_ledger.adapters import db as ledger_db
 from rummy_ops.certs import ensure_certs
+from rummy_ops.pg_roles import provision_all
 from rummy_ops.stack import HOST, free_port, repository_root
 from rummy_platform.db import apply_migrations, migrate_service
-from rummy_platform.db_roles import ensure_passfile, provision, read_passfile, service_roles
+from rummy_platform.db_roles import read_passfile, service_roles
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -201,18 +202,15 @@ def test_a_one_role_database_keeps_its_data_when_the_roles_are_made(
             "INSERT INTO ledger.consumer_offsets (consumer_group, topic, partition, next_offset) "
             "VALUES ('g', 't', 0, 41)"
         )
-    roles = service_roles("ledger", prefix=f"{database}_")
-    passfile = cluster.state / f"{database}.pgpass"
-    passwords = ensure_passfile(passfile, [roles.owner, roles.runtime])
-    provision(
+    prefix = f"{database}_"
+    urls = provision_all(
         old_url,
-        roles,
-        owner_password=passwords[roles.owner],
-        runtime_password=passwords[roles.runtime],
-    )
-    query = old_url.split("?", 1)[1]
-    base = f"postgresql://{{}}@{HOST}:{cluster.port}/{database}?passfile={passfile}&{query}"
-    runtime_url, owner_url = base.format(roles.runtime), base.format(roles.owner)
+        cluster.state / f"{database}.pgpass",
+        ca_file=cluster.state / "certs" / "ca.pem",
+        prefix=prefix,
+    )["ledger"]
+    roles = service_roles("ledger", prefix=prefix)
+    runtime_url, owner_url = urls["DATABASE_URL"], urls["RUMMY_DATABASE_OWNER_URL"]
     ledger_db.apply_migrations(runtime_url, owner_url=owner_url)  # nothing pending; grants
     with psycopg.connect(runtime_url) as conn:
         assert conn.execute("SELECT next_offset FROM consumer_offsets").fetchall() == [(41,)]
@@ -224,5 +222,6 @@ def test_a_one_role_database_keeps_its_data_when_the_roles_are_made(
     apply_migrations(old_url, ledger_db.MIGRATIONS_DIR, schema="ledger")  # one role still works
     with psycopg.connect(cluster.admin_url, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE {database} WITH (FORCE)")
-        for role in (roles.runtime, roles.owner):
-            conn.execute(f"DROP ROLE {role}")
+        for schema in ("ledger", "fairness"):
+            made = service_roles(schema, prefix=prefix)
+            conn.execute(f"DROP ROLE {made.runtime}, {made.owner}")

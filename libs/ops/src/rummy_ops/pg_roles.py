@@ -7,8 +7,8 @@ the pgpass file ``PASSFILE`` (mode 0600, kept afterwards), and prints, per servi
 URLs to give it: ``DATABASE_URL`` (the runtime role) and ``RUMMY_DATABASE_OWNER_URL`` (the
 owner, for its migrations). The URLs carry ``passfile=PASSFILE`` and never a password; with
 ``--ca-file`` they also carry ``sslmode=verify-full`` and that CA. The admin's URL is read from
-the ``RUMMY_PG_ADMIN_URL`` variable (click's ``envvar``; keep it off the command line); it must be a superuser or a
-CREATEROLE role (the local cluster's ``rummy``).
+the ``RUMMY_PG_ADMIN_URL`` variable (click's ``envvar``; keep it off the command line); it must
+be a superuser or a CREATEROLE role (the local cluster's ``rummy``).
 """
 
 from __future__ import annotations
