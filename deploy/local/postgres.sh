@@ -25,7 +25,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PG_STATE="$STATE/pg"
 # As root the server runs as the postgres OS user, who must be able to reach its data folder. When
 # the state folder lies under a folder others cannot enter (e.g. /root), the cluster lives in
-# /var/tmp/rummy-pg-<hash of the state folder's path> instead.
+# /var/tmp/rummy-pg-<hash of the state folder's path> instead. The state folder is made first, so
+# that the choice is the same on the first start as on every later one.
+if [ -n "${RUMMY_STATE_DIR:-}" ]; then mkdir -p "$RUMMY_STATE_DIR"; fi
 if [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 && ! runuser -u postgres -- test -x "${RUMMY_STATE_DIR:-$ROOT}" 2>/dev/null; then
   PG_STATE="/var/tmp/rummy-pg-$(printf '%s' "${RUMMY_STATE_DIR:-$ROOT}" | sha256sum | cut -c1-12)"
 fi
