@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
         [--watchers 10000] [--instances 2] [--driver aio|threads] [--strategy quick|variant] \
-        [--game indian,500]
+        [--game indian,500] [--tls]
 
 Brokers (``rummy_ops.stack.brokers``): ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are
 set (never started or stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if
@@ -60,13 +60,19 @@ this run started them).
    500 plays one match after another) and options at ``--seats`` seats, its bots the variant's
    own strategy (``--strategy quick`` is Indian's alone), their shoe the format's deals'.
 
+7. ``--tls``: the services serve gRPC over mutual TLS only (``rummy_ops.stack``'s ``tls_dir``,
+   the certificates of ``.local/certs``, made when missing), and the operator, the bots, the
+   driver processes and the idle watches dial with the ``client`` certificate: a run with and a
+   run without give what TLS costs an action (CPU ms/action of each service and of the driver).
+
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
 ``tables``, ``game``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``,
 ``resource_exhausted``, ``other_errors`` and ``errors_by_rpc`` (calls not OK, by status and by
 "RPC status"), ``seed_p50_ms`` / ``seed_p99_ms`` (ContributeSeed calls, answered OK or not),
-``driver`` and ``strategy``, ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``,
-``produce_p99_ms``, ``transactions_per_s``, ``commands_per_transaction`` and
-``events_per_transaction`` (the table service's group-commit transactions), ``cpu_percent``,
+``driver``, ``strategy`` and ``tls``, ``deadlines_fired``, ``hands_per_s``,
+``serial_commits_per_s``, ``produce_p99_ms``, ``transactions_per_s``,
+``commands_per_transaction`` and ``events_per_transaction`` (the table service's group-commit
+transactions), ``cpu_percent``,
 ``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``, and ``broker`` when
 ``--broker-pid`` names the Kafka broker's process), ``driver_processes``,
 and for the watcher step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
@@ -113,6 +119,7 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
 from rummy_ops.bots.aio import AioTableRouter, AsyncBot  # noqa: E402
 from rummy_ops.bots.client import Bot  # noqa: E402
 from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
+from rummy_ops.certs import local_certs_dir  # noqa: E402
 from rummy_ops.demo.plans import TablePlan, games  # noqa: E402
 from rummy_ops.demo.run import bot_shoe  # noqa: E402
 from rummy_ops.stack import Stack, brokers, stack_for_tests  # noqa: E402
@@ -327,8 +334,13 @@ def scrape(port: int, names: Sequence[str]) -> dict[str, float]:
 
 
 @contextlib.contextmanager
-def services(kafka: str, database: str, run: str, clock_speed: float) -> Iterator[Stack]:
-    """The five services on free ports, on an own database and topic prefix (removed after)."""
+def services(
+    kafka: str, database: str, run: str, clock_speed: float, tls: bool = False
+) -> Iterator[Stack]:
+    """The five services on free ports, on an own database and topic prefix (removed after);
+    ``tls``: their gRPC over mutual TLS (the certificates of ``.local/certs``, made when missing),
+    and every client of this process and of its driver processes dialing with the ``client``
+    certificate (the environment's ``RUMMY_TLS_*``)."""
     os.environ.setdefault(rate_limit_variable("operator"), "off")  # the harness's own calls
     name = f"rummy_throughput_{run}"
     with psycopg.connect(database, autocommit=True) as admin:
@@ -341,9 +353,11 @@ def services(kafka: str, database: str, run: str, clock_speed: float) -> Iterato
         topic_prefix=prefix,
         clock_speed=clock_speed,
         log_dir=ROOT / ".local" / "logs" / f"throughput-{run}",
+        tls_dir=local_certs_dir(ROOT) if tls else None,
     )
     try:
         with stack:
+            stack.use_client_certificate()
             yield stack
     finally:
         drop_database(database, name)
@@ -375,6 +389,8 @@ class Options:
     broker_pid: int | None = None
     #: The game the step's tables play (``--game``: :data:`POINTS_GAME` or a demo game's name).
     game: str = POINTS_GAME
+    #: Whether every gRPC call of the run goes over mutual TLS (``--tls``).
+    tls: bool = False
 
 
 @dataclass(frozen=True)
@@ -798,6 +814,7 @@ class Step:
             "seats": self.options.seats,
             "driver": self.options.driver,
             "strategy": self.options.strategy,
+            "tls": self.options.tls,
             "seconds": round(wall, 2),
             "actions": len(latencies),
             "actions_per_s": round(len(latencies) / wall, 1),
@@ -883,7 +900,8 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         else ""
     )
     say(
-        f"tables {row['tables']:>4} {row['game']}: {row['actions_per_s']:7.1f} actions/s"
+        f"tables {row['tables']:>4} {row['game']}{' (TLS)' if row['tls'] else ''}: "
+        f"{row['actions_per_s']:7.1f} actions/s"
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
         f"  seed p50 {row['seed_p50_ms']:g} ms p99 {row['seed_p99_ms']:g} ms"
         f"  hands/s {row['hands_per_s']:g}  transactions/s {row['transactions_per_s']:g} "
@@ -1082,6 +1100,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated games each step plays: {POINTS_GAME} (the house points tables) "
         "or a game of rummy demo --game (e.g. 500)",
     )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="every gRPC connection over mutual TLS (.local/certs); default plaintext",
+    )
     parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args(argv)
     if opts.drive:
@@ -1112,9 +1135,10 @@ def main(argv: list[str] | None = None) -> int:
             driver=opts.driver,
             strategy=opts.strategy,
             broker_pid=opts.broker_pid,
+            tls=opts.tls,
         )
         rng = random.Random(opts.seed)
-        with services(kafka, database, run, opts.clock_speed) as stack:
+        with services(kafka, database, run, opts.clock_speed, opts.tls) as stack:
             authority = TokenAuthority.of_issuer(stack.config.keys)
             operator = Operator(stack.address("table"), stack.address("ledger"), authority)
             extra = [
