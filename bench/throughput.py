@@ -1003,8 +1003,8 @@ def open_watches(address: str, table_ids: list[str], count: int) -> None:
     """(The ``--open-watches`` process.) Open ``count`` WatchTable streams round-robin over
     ``table_ids``, one player account each (tokens signed with the issuer key
     ``RUMMY_TOKEN_SIGNING_KEY_FILE`` names), reading every view and doing nothing else; print
-    ``{"open": n, "errors": {...}}`` once every stream got its first view or failed (or after
-    120 s), then hold them until standard input closes."""
+    ``{"open": n, "errors": {...}, "details": [[code: message, n], ...]}`` once every stream
+    got its first view or failed (or after 120 s), then hold them until standard input closes."""
     asyncio.run(_open_watches(address, table_ids, count))
 
 
@@ -1016,6 +1016,7 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
     run = uuid.uuid4().hex[:6]
     opened = 0
     errors: Counter[str] = Counter()
+    details: Counter[str] = Counter()
     settled = asyncio.Event()
     closing = False
 
@@ -1041,12 +1042,16 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
         except grpc.aio.AioRpcError as error:
             if not closing:  # a CANCELLED before we close is the server's (counted too)
                 errors[error.code().name] += 1
+                details[f"{error.code().name}: {error.details()}"] += 1
                 check()
 
     tasks = [asyncio.create_task(watch(i)) for i in range(count)]
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(settled.wait(), 120)
-    print(json.dumps({"open": opened, "errors": dict(errors)}), flush=True)
+    print(
+        json.dumps({"open": opened, "errors": dict(errors), "details": details.most_common(3)}),
+        flush=True,
+    )
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     closing = True
     for task in tasks:
