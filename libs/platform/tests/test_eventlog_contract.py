@@ -1,4 +1,6 @@
-"""The event log contract: one suite that the in-memory fake and the Kafka adapter both pass.
+"""The event log contract: one suite that the in-memory fake (with and without ``groups``) and
+the Kafka adapter both pass (several members of a group and transactions left open:
+``test_eventlog_group_contract.py``).
 
 The Kafka half runs on a real broker from the shared ``kafka_bootstrap`` fixture
 (tests/support/rummy_testing: ``KAFKA_BOOTSTRAP_SERVERS`` wins, else deploy/local; without a
@@ -527,6 +529,15 @@ class TestInMemoryEventLog(EventLogContract):
     ) -> None:
         assert isinstance(log, InMemoryEventLog)
         log.append_stored(topic, stream_id, StoredRecord(value, event_type))
+
+
+class TestInMemoryEventLogWithGroups(TestInMemoryEventLog):
+    """The same contract with ``groups=True`` (the simulator's log: members share a group)."""
+
+    @pytest.fixture
+    def log(self) -> Iterator[EventLog]:
+        with InMemoryEventLog(groups=True) as log:
+            yield log
 
 
 class TestKafkaEventLog(EventLogContract):
