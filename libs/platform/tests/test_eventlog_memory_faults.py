@@ -110,6 +110,8 @@ def test_an_interrupted_commit_stays_open_until_its_writer_writes_again(
     assert log.open_transactions() == {"w"}
     assert log.read_stream(topics.table, table) == []
     assert log.end_offsets([tp]) == {tp: 0}
+    with log.consumer("g", [topics.ledger]) as member:
+        assert member.committed(TopicPartition(topics.ledger, 0)) is None
     writer.ready()  # the real writer's new producer: the coordinator finishes the transaction
 
     assert log.open_transactions() == frozenset()
@@ -268,3 +270,62 @@ def test_without_groups_every_consumer_owns_every_partition() -> None:
 
     assert owned(first, second) == [everything("x", 2)] * 2
     assert first.group_metadata() is None
+
+
+def test_a_member_closed_while_cut_off_or_never_closed_keeps_its_partitions_until_expired(
+    log: InMemoryEventLog, topics: Topics
+) -> None:
+    crashed, cut, other = (log.consumer("g", [topics.table]) for _ in range(3))
+    poll_all(crashed, cut, other)
+    log.cut_off(cut)
+    cut.close()  # its LeaveGroup never arrives
+    # crashed: its process died; nobody closes it
+
+    log.rebalance("g")
+    poll_all(other)
+    assert log.group("g").rebalancing
+    log.expire_member(crashed)
+    log.expire_member(cut)
+    poll_all(other)
+
+    assert owned(other) == [everything(topics.table)]
+    assert log.group("g").members == (other.member_id,)
+
+
+def test_a_member_redelivers_what_it_had_not_committed_when_its_partitions_come_back(
+    log: InMemoryEventLog, topics: Topics
+) -> None:
+    table = f"table-{uuid.uuid4()}"
+    tp = TopicPartition(topics.table, partition_for(table, PARTITIONS))
+    for version in (1, 2, 3):
+        log.append(topics.table, card_drawn(table, version))
+    member = log.consumer("g", [topics.table])
+    member.poll()  # granted
+    assert [r.envelope.stream_version for r in member.poll()] == [1, 2, 3]
+    member.commit({tp: 1})
+
+    log.rebalance("g")
+    member.poll()  # revoked, then granted again in the next generation
+    assert [r.envelope.stream_version for r in member.poll()] == [2, 3]
+
+
+def test_a_simulator_chooses_the_partition_a_poll_delivers_from_by_pausing_the_others(
+    log: InMemoryEventLog, topics: Topics
+) -> None:
+    tables: dict[int, str] = {}
+    while len(tables) < PARTITIONS:  # one table on each partition
+        table = f"table-{uuid.uuid4()}"
+        tables.setdefault(partition_for(table, PARTITIONS), table)
+    for table in tables.values():
+        log.append(topics.table, card_drawn(table, 1))
+    member = log.consumer("g", [topics.table])
+    assert member.fetchable() == {}
+    member.poll()  # granted
+    assert member.fetchable() == dict.fromkeys(everything(topics.table), 1)
+    last = TopicPartition(topics.table, PARTITIONS - 1)
+    member.pause(everything(topics.table) - {last})
+
+    assert [r.envelope.stream_id for r in member.poll()] == [tables[PARTITIONS - 1]]
+    member.resume(everything(topics.table))
+    assert len(member.poll()) == PARTITIONS - 1
+    assert set(member.fetchable().values()) == {0}

@@ -1,7 +1,9 @@
 """The event log: typed envelopes appended to and read from Kafka topics.
 
-``KafkaEventLog`` is the real adapter; ``InMemoryEventLog`` is the fake for unit tests. Both pass
-the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
+``KafkaEventLog`` is the real adapter; ``InMemoryEventLog`` is the fake for unit tests and the
+simulator (``memory``: the log and its faults; ``memory_group``: groups, members, rebalances and
+generations; ``memory_state``: records and transactions). Both pass the same contract suites
+(``libs/platform/tests/test_eventlog_contract.py``, ``test_eventlog_group_contract.py``).
 
 This package is the only place that imports kafka-python (an import contract in pyproject.toml
 holds every other module to it). Its Kafka modules, one job each:

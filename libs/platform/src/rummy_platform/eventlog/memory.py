@@ -68,6 +68,7 @@ from .partitioner import partition_for
 __all__ = [
     "CommitGate",
     "GroupView",
+    "InMemoryConsumer",
     "InMemoryEventLog",
     "MemberMetadata",
     "OpenTransaction",
@@ -213,12 +214,10 @@ class InMemoryEventLog(EventLog):
         with self._state.lock:
             self._group(group_id).rebalance()
 
-    def expire_member(self, consumer: GroupConsumer) -> None:
+    def expire_member(self, consumer: InMemoryConsumer) -> None:
         """Drop ``consumer`` from its group at once (its session or poll interval ran out; a
         member cut off is dropped only this way) and rebalance the others. The member learns it
         at its next poll, see :mod:`.memory_group`; until then its metadata is refused."""
-        if not isinstance(consumer, InMemoryConsumer):
-            raise TypeError("not a consumer of an in-memory log")
         with self._state.lock:
             self._group(consumer.group_id).leave(consumer.member_id)
 
@@ -292,7 +291,7 @@ class InMemoryEventLog(EventLog):
         topics: Sequence[str],
         on_assigned: OnAssigned | None = None,
         **options: Unpack[ConsumerOptions],
-    ) -> GroupConsumer:
+    ) -> InMemoryConsumer:
         # There are no sessions to time out: a member is dropped by expire_member only.
         with self._state.lock:
             for name in topics:

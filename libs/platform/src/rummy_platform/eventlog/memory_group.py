@@ -21,6 +21,9 @@ eager protocol, without a thread or a clock:
   :class:`~.base.GenerationFenced` (KIP-447).
 - A member dropped by :meth:`InMemoryEventLog.expire_member` learns it at its next poll (once it
   is not cut off): ``on_revoked`` of what it owned (lost), then it joins again under a new id.
+- A member that closes leaves at once (kafka-python's LeaveGroup), unless it is cut off then;
+  one that is cut off, or never closed (its process crashed), stays in the group, holding its
+  partitions and any rebalance, until it is expired.
 
 Without ``groups`` (the default, for unit tests) every consumer is a group of its own with one
 member that owns every partition of its topics from its first call on, until it closes.
@@ -28,7 +31,7 @@ member that owns every partition of its topics from its first call on, until it 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from rummy_platform.envelope import PayloadRegistry
@@ -172,6 +175,7 @@ class InMemoryConsumer(GroupConsumer):
         self._generation = -1
         self._joined_once = False
         self._closed = False
+        self._paused: set[TopicPartition] = set()
         self._group: Group | None = None
         #: This member's id in its group ("" without ``groups``).
         self.member_id = ""
@@ -265,6 +269,8 @@ class InMemoryConsumer(GroupConsumer):
         to each partition's last stable offset, ``max_records`` at most."""
         stored: list[tuple[TopicPartition, int, StoredRecord]] = []
         for tp, position in positions.items():
+            if tp in self._paused:
+                continue
             partition = self._state.partition(tp)
             end, offset = partition.stable_end, position
             while offset < end and len(stored) < max_records:
@@ -274,6 +280,30 @@ class InMemoryConsumer(GroupConsumer):
                 offset += 1
             positions[tp] = offset
         return stored
+
+    def pause(self, partitions: Iterable[TopicPartition]) -> None:
+        """Fetch nothing from ``partitions`` until :meth:`resume` (Kafka's consumer ``pause``;
+        kept across rebalances here): a simulator lets a member's next poll return records of
+        the partitions it chose only."""
+        self._paused.update(partitions)
+
+    def resume(self, partitions: Iterable[TopicPartition]) -> None:
+        """Fetch from ``partitions`` again."""
+        self._paused.difference_update(partitions)
+
+    def fetchable(self) -> dict[TopicPartition, int]:
+        """How many committed records each owned partition has for the next polls (paused
+        ones included), so a simulator can choose among them; ``{}`` before a grant."""
+        with self._state.lock:
+            return {
+                tp: sum(
+                    entry.visible
+                    for entry in self._state.partition(tp).entries[
+                        position : self._state.end_offset(tp)
+                    ]
+                )
+                for tp, position in (self._positions or {}).items()
+            }
 
     def _owned(self) -> dict[TopicPartition, int]:
         return self._assign() if self._group is None else (self._positions or {})
@@ -329,8 +359,8 @@ class InMemoryConsumer(GroupConsumer):
             self._closed = True
             if self._joined_once or self._positions is not None:
                 self._give_up()
-            self._group.leave(self.member_id)
-            self._state.cut_off.discard(self)
+            if self not in self._state.cut_off:  # else its LeaveGroup never arrives
+                self._group.leave(self.member_id)
 
 
 def check_generation(state: MemoryState, metadata: object | None) -> None:
