@@ -110,6 +110,7 @@ def test_an_interrupted_commit_stays_open_until_its_writer_writes_again(
     assert log.open_transactions() == {"w"}
     assert log.read_stream(topics.table, table) == []
     assert log.end_offsets([tp]) == {tp: 0}
+    assert log.high_watermarks([tp]) == {tp: 2}  # an unstable partition
     with log.consumer("g", [topics.ledger]) as member:
         assert member.committed(TopicPartition(topics.ledger, 0)) is None
     writer.ready()  # the real writer's new producer: the coordinator finishes the transaction

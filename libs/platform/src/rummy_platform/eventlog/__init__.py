@@ -2,7 +2,8 @@
 
 ``KafkaEventLog`` is the real adapter; ``InMemoryEventLog`` is the fake for unit tests and the
 simulator (``memory``: the log and its faults; ``memory_group``: groups, members, rebalances and
-generations; ``memory_state``: records and transactions). Both pass the same contract suites
+generations; ``memory_writer``: writers and open transactions; ``memory_state``: records and
+transactions). Both pass the same contract suites
 (``libs/platform/tests/test_eventlog_contract.py``, ``test_eventlog_group_contract.py``).
 
 This package is the only place that imports kafka-python (an import contract in pyproject.toml

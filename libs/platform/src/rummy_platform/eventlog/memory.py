@@ -30,7 +30,6 @@ Faults, each at an explicit call (documented on its method):
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Unpack
 
@@ -38,7 +37,6 @@ from rummy_platform.envelope import Envelope, PayloadRegistry, event_payloads
 from rummy_platform.topics import TopicSpec
 
 from .base import (
-    CommitOutcomeUnknown,
     ConsumerOptions,
     EventLog,
     EventLogError,
@@ -51,7 +49,6 @@ from .base import (
     TopicMismatch,
     TopicPartition,
     TransactionalWriter,
-    WriterFenced,
     decode_known,
     offsets_to_commit,
 )
@@ -62,7 +59,8 @@ from .memory_group import (
     MemberMetadata,
     check_generation,
 )
-from .memory_state import Failure, MemoryState, Partition, StoredRecord, Topic, Txn, TxnState
+from .memory_state import Failure, MemoryState, Partition, StoredRecord, Topic
+from .memory_writer import CommitGate, InMemoryWriter, OpenTransaction
 from .partitioner import partition_for
 
 __all__ = [
@@ -76,30 +74,6 @@ __all__ = [
 ]
 
 
-class CommitGate:
-    """Holds every transaction of a log at its start until :meth:`open` (from
-    :meth:`InMemoryEventLog.hold_commits`), so a test can line callers up behind a transaction in
-    flight. ``sizes``: the event count of each transaction that went through, in order; ``fail``:
-    the transactions (counted from 0) that fail, with their error (nothing written)."""
-
-    def __init__(self, fail: Mapping[int, EventLogError] | None = None) -> None:
-        self._opened = threading.Event()
-        self.entered = threading.Event()
-        self.fail = dict(fail or {})
-        self.sizes: list[int] = []
-
-    def open(self) -> None:
-        self._opened.set()
-
-    def _pass(self, events: int) -> EventLogError | None:
-        self.entered.set()
-        if not self._opened.wait(30):
-            raise EventLogError("the test's commit gate was never opened")
-        error = self.fail.get(len(self.sizes))
-        self.sizes.append(events)
-        return error
-
-
 class InMemoryEventLog(EventLog):
     """The fake event log. ``registry`` decodes payloads (default: every event payload);
     ``groups``: consumers of one group share its partitions and rebalance (see the module doc)."""
@@ -108,7 +82,6 @@ class InMemoryEventLog(EventLog):
         self._state = MemoryState()
         self._registry = registry or event_payloads()
         self._groups = groups
-        self._gate: CommitGate | None = None
 
     def ensure_topics(self, specs: Iterable[TopicSpec]) -> None:
         for spec in specs:
@@ -237,7 +210,7 @@ class InMemoryEventLog(EventLog):
         the gate returned is opened; ``fail`` as :class:`CommitGate`. For tests with threads: it
         waits up to 30 s of wall time."""
         gate = CommitGate(fail)
-        self._gate = gate
+        self._state.gate = gate
         return gate
 
     def append_stored(self, topic: str, stream_id: str, record: StoredRecord) -> Position:
@@ -259,7 +232,7 @@ class InMemoryEventLog(EventLog):
     def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
         with self._state.lock:
             epoch = self._fence_earlier(transactional_id)
-        return _InMemoryWriter(self, self._state, transactional_id, epoch)
+        return InMemoryWriter(self._state, transactional_id, epoch)
 
     def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
         with self._state.lock:
@@ -268,7 +241,7 @@ class InMemoryEventLog(EventLog):
             partition = partitions[number]
             stored = [
                 (offset, partition.entries[offset].record)
-                for offset in range(from_offset, partition.stable_end)
+                for offset in range(max(0, from_offset), partition.stable_end)
                 if partition.entries[offset].visible
             ]
         records = (
@@ -284,6 +257,14 @@ class InMemoryEventLog(EventLog):
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         with self._state.lock:
             return {tp: self._state.end_offset(tp) for tp in partitions}
+
+    def high_watermarks(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The end of each partition with the records of open transactions (Kafka's high
+        watermark, what a ``read_uncommitted`` reader sees; :meth:`end_offsets` is the last
+        stable offset): a partition whose two ends differ holds an open transaction, as
+        :func:`~.kafka_records.unstable_partitions` finds on Kafka. Raises UnknownTopic."""
+        with self._state.lock:
+            return {tp: len(self._state.partition(tp).entries) for tp in partitions}
 
     def consumer(
         self,
@@ -307,90 +288,6 @@ class InMemoryEventLog(EventLog):
                 skip_undecodable=options.get("skip_undecodable", False),
                 grouped=self._groups,
             )
-
-    def close(self) -> None:
-        pass
-
-
-class OpenTransaction:
-    """A transaction left open by :meth:`InMemoryEventLog.open_transaction`: ``positions`` of
-    its records; :meth:`commit` or :meth:`abort` it (once)."""
-
-    def __init__(self, state: MemoryState, txn: Txn) -> None:
-        self._state = state
-        self._txn = txn
-
-    @property
-    def positions(self) -> list[Position]:
-        return list(self._txn.positions)
-
-    def commit(self) -> None:
-        """Make its records visible and store its offsets. Raises WriterFenced when a newer
-        producer of its id aborted it meanwhile."""
-        with self._state.lock:
-            if self._txn.state is TxnState.ABORTED:
-                raise WriterFenced(
-                    f"transaction of {self._txn.transactional_id!r} was aborted by a newer "
-                    "producer with its id"
-                )
-            self._state.finish(self._txn, commit=True)
-
-    def abort(self) -> None:
-        """Drop its records for good (their offsets stay taken) and its offsets."""
-        with self._state.lock:
-            self._state.finish(self._txn, commit=False)
-
-
-class _InMemoryWriter(TransactionalWriter):
-    def __init__(
-        self, log: InMemoryEventLog, state: MemoryState, transactional_id: str, epoch: int
-    ) -> None:
-        self._log = log
-        self._state = state
-        self.transactional_id = transactional_id
-        self._epoch = epoch
-
-    def _usable(self) -> None:
-        """Raise WriterFenced once fenced, EventLogError while cut off; resolve this writer's
-        interrupted transaction (the real one recreates its producer). Call with the lock."""
-        if self._state.epochs[self.transactional_id] != self._epoch:
-            raise WriterFenced(
-                f"writer {self.transactional_id!r} was fenced by a newer writer with the same id"
-            )
-        if self in self._state.cut_off:
-            raise EventLogError(f"writer {self.transactional_id!r} is cut off from the log")
-        self._state.resolve(self.transactional_id)
-
-    def ready(self) -> None:
-        with self._state.lock:
-            self._usable()
-
-    def append_batch(
-        self, events: Sequence[tuple[str, Envelope]], **commit: Unpack[OffsetCommit]
-    ) -> list[Position]:
-        gate = self._log._gate
-        gated_error = gate._pass(len(events)) if gate is not None else None
-        with self._state.lock:
-            if gated_error is not None:
-                raise gated_error
-            self._usable()
-            consumed, group_id, metadata = offsets_to_commit(commit)
-            for topic, _ in events:
-                self._state.topic(topic)
-            check_generation(self._state, metadata)
-            failure = self._state.take_failure(self.transactional_id)
-            if failure is not None and failure.error is not None and not failure.written:
-                raise failure.error
-            txn = self._state.open_transaction(self.transactional_id, events, consumed, group_id)
-            if failure is not None and failure.error is None:
-                txn.lands = failure.written
-                raise CommitOutcomeUnknown(
-                    f"commit of {self.transactional_id!r} not confirmed (interrupted)"
-                )
-            self._state.finish(txn, commit=True)
-            if failure is not None and failure.error is not None:
-                raise failure.error
-            return list(txn.positions)
 
     def close(self) -> None:
         pass

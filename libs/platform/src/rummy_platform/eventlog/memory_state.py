@@ -24,6 +24,7 @@ from .partitioner import partition_for
 
 if TYPE_CHECKING:
     from .memory_group import Group
+    from .memory_writer import CommitGate
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,8 @@ class Failure:
     and :meth:`InMemoryEventLog.interrupt_next_commit`)."""
 
     error: EventLogError | None  # None: an interrupted commit (left open)
+    #: Whether the transaction's events and offsets are in the log all the same; for an
+    #: interrupted commit: whether it commits (else aborts) when it is resolved.
     written: bool
     transactional_id: str | None
 
@@ -109,6 +112,8 @@ class MemoryState:
     cut_off: set[object] = field(default_factory=set)
     #: The consumer groups of a log with ``groups=True``, by group id.
     groups: dict[str, Group] = field(default_factory=dict)
+    #: Holds transactions at their start (:meth:`InMemoryEventLog.hold_commits`).
+    gate: CommitGate | None = None
     #: Numbers the members that join a group (member ids).
     members_joined: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
