@@ -10,47 +10,68 @@ offsets it sends are stored only if it commits; a member resumes a partition fro
 committed offset, so what it read without committing is delivered again.
 
 The Kafka half runs on the shared broker (``kafka_bootstrap``); every test has topics, groups
-and transactional ids of its own. Members are polled until the group settles: on Kafka that
-takes the broker's time, on the fake a poll or two. What the real client cannot be made to show
-on demand (a lost commit outcome, a client cut off, a member expired while it still polls) is
-in ``test_eventlog_memory_faults.py``, on the fake only.
+and transactional ids of its own. Nothing here is timed: members are polled until the group
+settles (on Kafka that takes the broker's time, on the fake a poll or two), and a reader waits
+for a committed transaction's records to show up (Kafka answers a commit before it writes the
+transaction's markers, so they become visible just after it; on the fake at once). Delivery is
+at least once on both: a rebalance on the way may deliver records again, so deliveries are
+compared by their first arrival. The timeouts only end a test that would otherwise hang. What
+the real client cannot be made to show on demand (a lost commit outcome, a client cut off, a
+member expired while it still polls) is in ``test_eventlog_memory_faults.py``, on the fake only.
 """
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 import pytest
-from kafka import KafkaAdminClient, KafkaProducer, OffsetAndMetadata
+from kafka import KafkaProducer, OffsetAndMetadata
 from kafka import TopicPartition as KafkaTopicPartition
-from test_eventlog_contract import PARTITIONS, Topics, card_drawn
+from test_eventlog_contract import PARTITIONS, KafkaLog, Topics, card_drawn, read_back
 
 from rummy_platform.envelope import Envelope, encode
 from rummy_platform.eventlog import (
+    EventLog,
     GenerationFenced,
     GroupConsumer,
     InMemoryEventLog,
     KafkaEventLog,
     Record,
     TopicPartition,
+    drop_redelivered,
     partition_for,
 )
 from rummy_platform.eventlog.kafka_client import record_headers
 from rummy_platform.topics import EVENT_TOPICS, event_topic_specs
+from rummy_testing.waiting import wait_until
 
-#: A member's session here (seconds): the broker's minimum, so a rebalance ends soon.
-SESSION_S = 6.0
+#: A member's session here (seconds): twice the services' 6 s, so a loaded machine starving a
+#: member's heartbeats does not drop it; no wait depends on it (every member leaves by closing).
+SESSION_S = 12.0
+#: The longest a group takes to get where a test waits for (seconds): only a hung test meets it.
+SETTLE_TIMEOUT_S = 120.0
 
 
-class Transaction(Protocol):
+class Txn(Protocol):
     """A transaction written and left open: commit or abort it."""
 
     def commit(self) -> None: ...
 
     def abort(self) -> None: ...
+
+
+Events = Sequence[tuple[str, Envelope]]
+Offsets = Mapping[TopicPartition, int]
+
+
+def a_table(topic: str) -> tuple[str, TopicPartition, dict[TopicPartition, int]]:
+    """A new table's id, its partition of ``topic``, and offsets (of another partition) for a
+    transaction to send."""
+    table = f"table-{uuid.uuid4()}"
+    tp = TopicPartition(topic, partition_for(table, PARTITIONS))
+    return table, tp, {TopicPartition(topic, (tp.partition + 1) % PARTITIONS): 5}
 
 
 class _KafkaTransaction:
@@ -73,7 +94,7 @@ class _KafkaTransaction:
 class Members:
     """The members of one group made by a test, and how it polls them."""
 
-    def __init__(self, log: InMemoryEventLog | KafkaEventLog, group: str, topic: str) -> None:
+    def __init__(self, log: EventLog, group: str, topic: str) -> None:
         self.log, self.group, self.topic = log, group, topic
         self.everything = frozenset(TopicPartition(topic, p) for p in range(PARTITIONS))
         self.all: list[GroupConsumer] = []
@@ -105,13 +126,21 @@ class Members:
         member.close()
         self.all.remove(member)
 
-    def poll(self, until: Callable[[], bool], timeout_s: float = 60.0) -> None:
-        """Poll every open member in turn until ``until()`` holds (asserted)."""
-        deadline = time.monotonic() + timeout_s
-        while not until():
-            assert time.monotonic() < deadline, "the group did not get there in time"
+    def poll(self, until: Callable[[], bool], what: str = "the group got there") -> None:
+        """Poll every open member in turn until ``until()`` holds."""
+
+        def polled() -> bool:
+            if until():
+                return True
             for member in self.all:
                 self.records[member].extend(member.poll(timeout_s=0.2))
+            return until()
+
+        wait_until(what, polled, SETTLE_TIMEOUT_S, every_s=0)
+
+    def delivered(self, member: GroupConsumer) -> list[Envelope]:
+        """What ``member`` got, each event once, in the order it first came."""
+        return drop_redelivered(r.envelope for r in self.records[member])
 
     def settled(self, members: Sequence[GroupConsumer]) -> Callable[[], bool]:
         """Whether ``members`` share every partition, one generation, and are stable: each
@@ -138,10 +167,10 @@ class Members:
         """Poll until :meth:`settled`, and a few polls more to see it stay so (a Kafka member
         just past its first join often joins again at once)."""
         for _ in range(3):
-            self.poll(self.settled(members))
+            self.poll(self.settled(members), "the group settled")
             for member in self.all:
                 self.records[member].extend(member.poll(timeout_s=0.2))
-        self.poll(self.settled(members))
+        self.poll(self.settled(members), "the group settled")
 
     def close(self) -> None:
         for member in self.all:
@@ -152,23 +181,17 @@ class GroupContract:
     """Subclasses provide ``log`` and the way to leave a transaction open."""
 
     @pytest.fixture
-    def log(self) -> Iterator[InMemoryEventLog | KafkaEventLog]:
+    def log(self) -> Iterator[EventLog]:
         raise NotImplementedError
 
-    def open_transaction(
-        self,
-        log: InMemoryEventLog | KafkaEventLog,
-        events: Sequence[tuple[str, Envelope]],
-        consumed: Mapping[TopicPartition, int],
-        group_id: str,
-    ) -> Transaction:
+    def open_transaction(self, log: EventLog, events: Events, consumed: Offsets, group: str) -> Txn:
         raise NotImplementedError
 
     def drop_topics(self, names: list[str]) -> None:
         """Delete a test's topics afterwards."""
 
     @pytest.fixture
-    def topics(self, log: InMemoryEventLog | KafkaEventLog) -> Iterator[Topics]:
+    def topics(self, log: EventLog) -> Iterator[Topics]:
         prefix = f"g{uuid.uuid4().hex[:10]}-"
         log.ensure_topics(event_topic_specs(PARTITIONS, prefix=prefix))
         yield Topics(prefix)
@@ -180,13 +203,13 @@ class GroupContract:
         return topics.table
 
     @pytest.fixture
-    def members(self, log: InMemoryEventLog | KafkaEventLog, topic: str) -> Iterator[Members]:
+    def members(self, log: EventLog, topic: str) -> Iterator[Members]:
         group = Members(log, f"group-{uuid.uuid4().hex[:10]}", topic)
         yield group
         group.close()
 
     def test_two_members_share_the_partitions_by_range_and_read_only_their_own(
-        self, log: InMemoryEventLog | KafkaEventLog, topic: str, members: Members
+        self, log: EventLog, topic: str, members: Members
     ) -> None:
         first, second = members.join(), members.join()
         members.settle([first, second])
@@ -196,7 +219,11 @@ class GroupContract:
         for table in tables:
             log.append(topic, card_drawn(table, 1))
 
-        members.poll(lambda: sum(len(r) for r in members.records.values()) >= len(tables))
+        members.poll(
+            lambda: sum(len(members.delivered(m)) for m in (first, second)) >= len(tables),
+            "every table's record delivered",
+        )
+        members.settle([first, second])  # the assignment to check them against
 
         assert sorted(len(m.assignment()) for m in (first, second)) == [1, 2]
         assert not first.assignment() & second.assignment()
@@ -223,7 +250,7 @@ class GroupContract:
         assert first.assignment() < members.everything
 
     def test_a_zombie_members_transaction_is_refused_and_the_successors_is_not(
-        self, log: InMemoryEventLog | KafkaEventLog, topics: Topics, members: Members
+        self, log: EventLog, topics: Topics, members: Members
     ) -> None:
         topic, out = topics.table, topics.ledger
         table = f"table-{uuid.uuid4()}"
@@ -243,7 +270,7 @@ class GroupContract:
                     group_id=members.group,
                     group_metadata=stale,
                 )
-            assert log.read_stream(out, table) == []
+            assert log.read_stream(out, table) == []  # aborted: never visible
             assert successor.committed(input_tp) is None
             accepted = card_drawn(table, 2)
             writer.append_batch(  # the writer carries on, under the current generation
@@ -253,15 +280,13 @@ class GroupContract:
                 group_metadata=successor.group_metadata(),
             )
 
-        assert [r.envelope for r in log.read_stream(out, table)] == [accepted]
+        assert [r.envelope for r in read_back(log, out, table, 1)] == [accepted]
         assert successor.committed(input_tp) == 2
 
     def test_an_open_transaction_is_invisible_and_holds_back_later_records_until_it_commits(
-        self, log: InMemoryEventLog | KafkaEventLog, topic: str, members: Members
+        self, log: EventLog, topic: str, members: Members
     ) -> None:
-        table = f"table-{uuid.uuid4()}"
-        tp = TopicPartition(topic, partition_for(table, PARTITIONS))
-        consumed = {TopicPartition(topic, (tp.partition + 1) % PARTITIONS): 5}
+        table, tp, consumed = a_table(topic)
         before = log.end_offsets([tp])[tp]
         in_txn = [card_drawn(table, 1), card_drawn(table, 2)]
         transaction = self.open_transaction(
@@ -275,17 +300,15 @@ class GroupContract:
         transaction.commit()
 
         member = members.join()
-        members.poll(lambda: len(members.records[member]) >= 3)
-        assert [r.envelope for r in members.records[member]] == [*in_txn, after]
+        members.poll(lambda: len(members.delivered(member)) >= 3, "the records delivered")
+        assert members.delivered(member) == [*in_txn, after]
         assert [r.envelope for r in log.read_stream(topic, table)] == [*in_txn, after]
         assert {tp: member.committed(tp) for tp in consumed} == consumed
 
     def test_an_aborted_transactions_records_and_offsets_are_never_seen(
-        self, log: InMemoryEventLog | KafkaEventLog, topic: str, members: Members
+        self, log: EventLog, topic: str, members: Members
     ) -> None:
-        table = f"table-{uuid.uuid4()}"
-        tp = TopicPartition(topic, partition_for(table, PARTITIONS))
-        consumed = {TopicPartition(topic, (tp.partition + 1) % PARTITIONS): 5}
+        table, tp, consumed = a_table(topic)
         transaction = self.open_transaction(
             log, [(topic, card_drawn(table, 1))], consumed, members.group
         )
@@ -293,15 +316,15 @@ class GroupContract:
         kept = card_drawn(table, 2)
         log.append(topic, kept)
 
-        assert [r.envelope for r in log.read_stream(topic, table)] == [kept]
         member = members.join()
-        members.poll(lambda: len(members.records[member]) >= 1)
-        assert [r.envelope for r in members.records[member]] == [kept]
+        members.poll(lambda: len(members.delivered(member)) >= 1, "the record delivered")
+        assert members.delivered(member) == [kept]
         assert members.records[member][0].offset >= 1  # the aborted record took an offset
+        assert [r.envelope for r in log.read_stream(topic, table)] == [kept]
         assert {tp: member.committed(tp) for tp in consumed} == dict.fromkeys(consumed)
 
     def test_what_a_member_read_without_committing_is_delivered_again_to_the_next_owner(
-        self, log: InMemoryEventLog | KafkaEventLog, topic: str, members: Members
+        self, log: EventLog, topic: str, members: Members
     ) -> None:
         table = f"table-{uuid.uuid4()}"
         tp = TopicPartition(topic, partition_for(table, PARTITIONS))
@@ -309,56 +332,32 @@ class GroupContract:
         for envelope in sent:
             log.append(topic, envelope)
         first = members.join()
-        members.poll(lambda: len(members.records[first]) >= len(sent))
+        members.settle([first])  # so the commit below is of the generation it reads in
+        members.poll(lambda: len(members.delivered(first)) >= len(sent), "the records delivered")
         first.commit({tp: members.records[first][0].next_offset})  # handled one, then crashed
         members.leave(first)
 
         second = members.join()
-        members.poll(lambda: len(members.records[second]) >= len(sent) - 1)
+        members.poll(lambda: len(members.delivered(second)) >= len(sent) - 1, "delivered again")
 
-        assert [r.envelope for r in members.records[second]] == sent[1:]
+        assert members.delivered(second) == sent[1:]
 
 
 class TestInMemoryGroups(GroupContract):
     @pytest.fixture
-    def log(self) -> Iterator[InMemoryEventLog | KafkaEventLog]:
+    def log(self) -> Iterator[EventLog]:
         with InMemoryEventLog(groups=True) as log:
             yield log
 
-    def open_transaction(
-        self,
-        log: InMemoryEventLog | KafkaEventLog,
-        events: Sequence[tuple[str, Envelope]],
-        consumed: Mapping[TopicPartition, int],
-        group_id: str,
-    ) -> Transaction:
+    def open_transaction(self, log: EventLog, events: Events, consumed: Offsets, group: str) -> Txn:
         assert isinstance(log, InMemoryEventLog)
         return log.open_transaction(
-            f"writer-{uuid.uuid4()}", events, consumed=consumed, group_id=group_id
+            f"writer-{uuid.uuid4()}", events, consumed=consumed, group_id=group
         )
 
 
-class TestKafkaGroups(GroupContract):
-    @pytest.fixture
-    def log(self, kafka_bootstrap: str) -> Iterator[InMemoryEventLog | KafkaEventLog]:
-        self.bootstrap = kafka_bootstrap
-        with KafkaEventLog(kafka_bootstrap, client_id="group-contract", timeout_s=20) as log:
-            yield log
-
-    def drop_topics(self, names: list[str]) -> None:
-        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id="group-contract")
-        try:
-            admin.delete_topics(names)
-        finally:
-            admin.close()
-
-    def open_transaction(
-        self,
-        log: InMemoryEventLog | KafkaEventLog,
-        events: Sequence[tuple[str, Envelope]],
-        consumed: Mapping[TopicPartition, int],
-        group_id: str,
-    ) -> Transaction:
+class TestKafkaGroups(KafkaLog, GroupContract):
+    def open_transaction(self, log: EventLog, events: Events, consumed: Offsets, group: str) -> Txn:
         assert isinstance(log, KafkaEventLog)
         producer = KafkaProducer(**log.producer_config(), transactional_id=f"writer-{uuid.uuid4()}")
         producer.init_transactions()
@@ -372,6 +371,6 @@ class TestKafkaGroups(GroupContract):
                 KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
                 for tp, offset in consumed.items()
             },
-            group_id,
+            group,
         )
         return _KafkaTransaction(producer)

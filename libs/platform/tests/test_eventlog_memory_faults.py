@@ -310,6 +310,26 @@ def test_a_member_redelivers_what_it_had_not_committed_when_its_partitions_come_
     assert [r.envelope.stream_version for r in member.poll()] == [2, 3]
 
 
+def test_after_a_rebalance_a_member_resumes_from_the_offset_its_service_stored(
+    log: InMemoryEventLog, topics: Topics
+) -> None:
+    table = f"table-{uuid.uuid4()}"
+    tp = TopicPartition(topics.table, partition_for(table, PARTITIONS))
+    for version in (1, 2, 3, 4):
+        log.append(topics.table, card_drawn(table, version))
+    stored: dict[TopicPartition, int] = {}  # what a service keeps with its effects
+    member = log.consumer("g", [topics.table], on_assigned=lambda owned: stored)
+    member.poll()  # granted
+    for record in member.poll():
+        if record.envelope.stream_version <= 2:
+            stored[tp] = record.next_offset  # handled 1 and 2; 3 and 4 read, not handled
+    member.commit({tp: 4})  # the group's offset is not where a service resumes
+
+    log.rebalance("g")
+    member.poll()  # revoked, then granted from what on_assigned returned
+    assert [r.envelope.stream_version for r in member.poll()] == [3, 4]
+
+
 def test_a_simulator_chooses_the_partition_a_poll_delivers_from_by_pausing_the_others(
     log: InMemoryEventLog, topics: Topics
 ) -> None:
