@@ -171,8 +171,9 @@ def poll_storing(
     return records
 
 
-class EventLogContract:
-    """What every event log adapter promises. Subclasses provide the ``log`` fixture."""
+class TopicsOfEachTest:
+    """A contract's ``topics``: the five event topics under a prefix of the test's own, on the
+    ``log`` a subclass provides, deleted afterwards by :meth:`drop_topics`."""
 
     @pytest.fixture
     def log(self) -> Iterator[EventLog]:
@@ -187,6 +188,10 @@ class EventLogContract:
 
     def drop_topics(self, names: list[str]) -> None:
         """Delete a test's topics afterwards (the event log itself never deletes a topic)."""
+
+
+class EventLogContract(TopicsOfEachTest):
+    """What every event log adapter promises. Subclasses provide the ``log`` fixture."""
 
     def write_raw(
         self, log: EventLog, topic: str, stream_id: str, value: bytes, event_type: str | None

@@ -29,7 +29,14 @@ from typing import Protocol
 import pytest
 from kafka import KafkaProducer, OffsetAndMetadata
 from kafka import TopicPartition as KafkaTopicPartition
-from test_eventlog_contract import PARTITIONS, KafkaLog, Topics, card_drawn, read_back
+from test_eventlog_contract import (
+    PARTITIONS,
+    KafkaLog,
+    Topics,
+    TopicsOfEachTest,
+    card_drawn,
+    read_back,
+)
 
 from rummy_platform.envelope import Envelope, encode
 from rummy_platform.eventlog import (
@@ -44,7 +51,6 @@ from rummy_platform.eventlog import (
     partition_for,
 )
 from rummy_platform.eventlog.kafka_client import record_headers
-from rummy_platform.topics import EVENT_TOPICS, event_topic_specs
 from rummy_testing.waiting import wait_until
 
 #: A member's session here (seconds): twice the services' 6 s, so a loaded machine starving a
@@ -177,25 +183,11 @@ class Members:
             member.close()
 
 
-class GroupContract:
+class GroupContract(TopicsOfEachTest):
     """Subclasses provide ``log`` and the way to leave a transaction open."""
-
-    @pytest.fixture
-    def log(self) -> Iterator[EventLog]:
-        raise NotImplementedError
 
     def open_transaction(self, log: EventLog, events: Events, consumed: Offsets, group: str) -> Txn:
         raise NotImplementedError
-
-    def drop_topics(self, names: list[str]) -> None:
-        """Delete a test's topics afterwards."""
-
-    @pytest.fixture
-    def topics(self, log: EventLog) -> Iterator[Topics]:
-        prefix = f"g{uuid.uuid4().hex[:10]}-"
-        log.ensure_topics(event_topic_specs(PARTITIONS, prefix=prefix))
-        yield Topics(prefix)
-        self.drop_topics([prefix + name for name in EVENT_TOPICS])
 
     @pytest.fixture
     def topic(self, topics: Topics) -> str:
