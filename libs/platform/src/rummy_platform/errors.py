@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import grpc
 
 from rummy_platform.logging import get_logger
-from rummy_platform.rpc_scope import CallContext, ScopeInterceptor
+from rummy_platform.rpc_scope import CallContext, ClientGone, ScopeInterceptor
 
 _log = get_logger(__name__)
 
@@ -111,7 +111,8 @@ class ErrorMappingInterceptor(ScopeInterceptor):
         except Exception as exc:
             if context.code() is not None:  # context.abort() already chose the status
                 raise
-            if not context.is_active():  # cancelled, disconnected or past its deadline
+            # cancelled, disconnected or past its deadline (a refused send can tell first)
+            if isinstance(exc, ClientGone) or not context.is_active():
                 _log.debug("call ended by the client", error=type(exc).__name__)
                 context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled by the client")
             _log.exception("unexpected error in handler")

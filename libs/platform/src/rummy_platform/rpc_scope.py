@@ -25,11 +25,12 @@ import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, aclosing, contextmanager
 from typing import Any, Never, Protocol, TypeAlias
 
 import grpc
 import grpc.aio
+from grpc._cython import cygrpc  # type: ignore[attr-defined]  # gRPC's core binding, no stubs
 
 # (Quoted: grpc's classes are generic only in their stubs.)
 #: A method handler of either server, for any request and response type.
@@ -100,6 +101,17 @@ def split_method(full_method: str) -> tuple[str, str]:
     return service, method
 
 
+#: What ``grpc.aio``'s ``context.write`` raises when core refuses the send (grpc exports no
+#: public name for it; its own server loop catches the same class).
+_SEND_REFUSED: type[Exception] = cygrpc.ExecuteBatchError
+
+
+class ClientGone(Exception):
+    """A response could not be sent because the call had ended at the transport (its client
+    cancelled or went away, its deadline passed): the call ends CANCELLED (:func:`final_code`,
+    the error mapping), never as a server error."""
+
+
 def final_code(context: CallContext, error: BaseException | None) -> grpc.StatusCode:
     """The status a finished call ends with, given the exception it raised (or None).
 
@@ -111,7 +123,9 @@ def final_code(context: CallContext, error: BaseException | None) -> grpc.Status
     code = context.code()
     if isinstance(code, grpc.StatusCode):
         return code
-    if isinstance(error, GeneratorExit | asyncio.CancelledError) or not context.is_active():
+    if isinstance(error, GeneratorExit | asyncio.CancelledError | ClientGone) or not (
+        context.is_active()
+    ):
         return grpc.StatusCode.CANCELLED
     return grpc.StatusCode.UNKNOWN if error is not None else grpc.StatusCode.OK
 
@@ -308,13 +322,22 @@ def _scoped_all(
         if not inspect.isasyncgenfunction(behavior):  # writes with context.write
             return unary(behavior)
 
-        async def responses(request: Any, context: AioContext) -> Any:
+        # A coroutine writing each response itself, not an async generator handed to gRPC:
+        # when the client cancels while gRPC waits to send a yielded response, gRPC drops the
+        # generator and the event loop's finalizer closes it in a task of its own, whose
+        # context is not the call's, so every scope's exit failed there ("created in a
+        # different Context") and the call ended UNKNOWN. Here the cancel arrives inside this
+        # coroutine's own task and the handler's stream is closed in it (aclosing).
+        async def responses(request: Any, context: AioContext) -> None:
             try:
                 with _entered(scopes, method, context):
-                    async for response in behavior(check(request), context):
-                        yield response
+                    async with aclosing(behavior(check(request), context)) as stream:
+                        async for response in stream:
+                            await _write(context, response)
             except ScopeAbort as abort:
                 await _abort(context, abort)
+            except ClientGone:
+                pass
 
         return responses
 
@@ -324,6 +347,16 @@ def _scoped_all(
         else None
     )
     return rebuild(handler, unary, stream, deserializer)
+
+
+async def _write(context: AioContext, response: Any) -> None:
+    """``context.write(response)``; raises :class:`ClientGone` instead of the error of a send
+    that gRPC's core refused (``ExecuteBatchError``: the call is over at the transport, e.g.
+    cancelled by its client, possibly before ``context.cancelled()`` says so)."""
+    try:
+        await context.write(response)
+    except _SEND_REFUSED as error:
+        raise ClientGone from error
 
 
 @contextmanager
