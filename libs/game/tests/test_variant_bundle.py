@@ -34,7 +34,7 @@ def test_the_indian_variant_is_an_installed_bundle_found_by_its_entry_point() ->
     assert bundle.name == "indian-points"
     # every host registry holds what the bundle brought, and only by that bundle
     assert registry.lookup("indian-points") is bundle.variant
-    assert registry.LEGACY_VARIANT == bundle.name  # what the upcast names for old records
+    assert bundle.name == registry.LEGACY_VARIANT  # what the upcast names for old records
     assert variant_wires.lookup("indian-points") is bundle.wire
     assert set(bundle.payload_modules) <= set(variant_payloads.modules())
     for cls in bundle.codec_classes:

@@ -6,7 +6,8 @@ the verifier see current shapes only. The rules library's JSON has its own step
 (``rummy_dealer.application.upcast``); the one list of every old shape, what reads it and the
 version that may drop it, is ``docs/rules/event-tags.md#old-shapes``.
 
-Old shapes read here (each may be dropped with table stream v2, once no kept record needs it):
+Old shapes read here (each a row of that list, which says when it may be dropped:
+``#may-drop``):
 
 - :data:`TYPE_ALIASES`: the deprecated ``rummy.table.v1`` types the Indian events were recorded
   under before they had their own package (same field numbers), read as ``rummy.indian.v1.*``

@@ -1,30 +1,29 @@
-"""The one upcast step of the rules library's JSON (:mod:`rummy_rules.json_form`): a record written
-by
-an older build (a proof bundle's events, a table snapshot's hand state, a kept record) becomes the
-current shape before it is decoded, so every reader (hosts, replay, the verifier) sees current
-shapes only. :func:`rummy_rules.json_form.from_dict` calls :func:`upcast`; nothing else reads old
-shapes.
+"""The one upcast step of the rules library's JSON (:mod:`rummy_rules.json_form`): a record
+written by an older build (a proof bundle's events, a table snapshot's hand state, a kept record)
+becomes the current shape before it is decoded, so every reader (hosts, replay, the verifier)
+sees current shapes only. :func:`rummy_rules.json_form.from_dict` calls :func:`upcast`; nothing
+else reads old shapes.
 
-The deprecated shapes it reads, each with the version that may stop reading it (once no kept
-record needs it: ``tests/data/kept`` holds records of the older shapes):
+The deprecated shapes it reads (rows ``json-class-tag`` and ``json-money-suffix`` of the one
+list of deprecated paths, ``docs/rules/event-tags.md#deprecated``, which says when each may be
+dropped: ``#may-drop``; ``tests/data/kept`` holds records of both):
 
 ============================================  ====================================  ===========
-old shape                                     current shape                         may drop in
+old shape                                     current shape                         written
+                                                                                    until
 ============================================  ====================================  ===========
-a message tagged with its Python class name   its namespaced tag (``table.Hand      rules 2.0
+a message tagged with its Python class name   its namespaced tag (``table.Hand      2026-12-02
 (``{"type": "HandStarted"}``), at any depth   Started``): :data:`LEGACY_TAGS`, the
                                               one table of old tags
-a money field ``<name>`` + the old suffix     ``<name>_hundredths`` (one unit, one  rules 2.0
+a money field ``<name>`` + the old suffix     ``<name>_hundredths`` (one unit, one  2026-12-02
 (``point_value_`` + ``cents``, ...), at any   name: hundredths of a House Token)
 depth of the record
 ============================================  ====================================  ===========
 
 The old shapes of the other layers are upcast in one module each: the table stream's protobuf
-payloads in ``rummy_game.upcast`` (a SeedsLocked that names no variant, a recorded rule set
-that left proto3 zeros out); the browser verifier's
-bundles in ``web/verify/verify.js`` (``upcast``, the same two shapes as here).
-``docs/rules/event-tags.md`` lists every tag, every deprecated path and those not moved into an
-upcast module yet (``#not-yet-moved``) in one place.
+payloads and recorded rule sets in ``rummy_game.upcast``, the dealer's SeedsLocked in
+``rummy_dealer.application.upcast``, the browser verifier's bundles in ``web/verify/verify.js``
+(``upcast``, the same two shapes as here).
 
 The old money suffix is spelled in two parts below so that a search of the source for it finds
 only kept records.

@@ -1,10 +1,11 @@
 """The dealer's one upcast step: the one old shape of the one payload it reads from the table
 stream, made current before it deals. Listed with every other old shape in
-``docs/rules/event-tags.md#old-shapes``.
+``docs/rules/event-tags.md#deprecated``.
 
 - a ``rummy.table.v1.SeedsLocked`` that names no variant (written before ``SeedsLocked.variant``;
   every such hand was the legacy variant's, ``rummy_rules.registry.LEGACY_VARIANT``): read as
-  naming it. May be dropped with table stream v2.
+  naming it (row ``seeds-locked-no-variant``; when it may be dropped:
+  ``docs/rules/event-tags.md#may-drop``).
 
 The dealer has its own module rather than the table stream's upcast (``rummy_game.upcast``, which
 reads the same SeedsLocked so): the dealer depends on the rules library and the platform only,

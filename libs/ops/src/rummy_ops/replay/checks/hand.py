@@ -82,7 +82,8 @@ def replay_hand(
     try:
         ctx = stream_payloads.hand_context(started.payload)  # type: ignore[arg-type]
     except RuleSetError as exc:
-        message = f"the rules refuse the hand's options: {stream_payloads.wire_message(exc, variant.name)}"
+        refused = stream_payloads.wire_message(exc, variant.name)
+        message = f"the rules refuse the hand's options: {refused}"
         report.findings.append(finding(started, "rules", message))
         return report
     report.hand_no = ctx.hand_no
