@@ -34,6 +34,8 @@ carries today (``VariantWire.request_command``), as the table's ``play`` reads i
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from google.protobuf.message import Message
 
 from rummy.common.v1 import cards_pb2
@@ -71,15 +73,27 @@ def payload(message: Message) -> Message:
         copy.CopyFrom(message)
         copy.variant = registry.LEGACY_VARIANT
         return copy
-    if isinstance(message, table_pb.TableOpened | table_pb.HandStarted):
-        current = rule_set(message.rule_set, message.seat_count)
-        if current is message.rule_set:
-            return message
-        opened = type(message)()
-        opened.CopyFrom(message)
-        opened.rule_set.CopyFrom(current)
-        return opened
+    if isinstance(message, table_pb.TableOpened):
+        return _rule_set_upcast(message)
+    if isinstance(message, table_pb.HandStarted):
+        return _rule_set_upcast(message)
     return message
+
+
+_Opening = TypeVar("_Opening", table_pb.TableOpened, table_pb.HandStarted)
+
+
+def _rule_set_upcast(message: _Opening) -> _Opening:
+    """``message`` with its rule set upcast (:func:`rule_set` at its seat count): a copy when
+    that changed it, else ``message`` itself."""
+    given = message.rule_set
+    current = rule_set(given, message.seat_count)
+    if current is given:
+        return message
+    copied = type(message)()
+    copied.CopyFrom(message)
+    copied.rule_set.CopyFrom(current)
+    return copied
 
 
 def hand_payload(message: Message, ctx: HandContext, wild_cut: Card | None = None) -> Message:
