@@ -5,7 +5,9 @@ without a row, fails: a path is added or dropped with both (``#may-drop``)."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +22,15 @@ from rummy_dealer.application import upcast as dealer_upcast
 from rummy_game import stream_payloads
 from rummy_game import upcast as stream_upcast
 from rummy_game.indian import IndianWire
+from rummy_ledger.application import upcast as ledger_upcast
 from rummy_platform.envelope import event_payloads
 from rummy_rules import json_form, registry
 from rummy_rules import upcast as json_upcast
-from rummy_rules.events import StakeReserved
+from rummy_rules.events import HandStarted, SeatAccount, StakeReserved
 from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT
+from rummy_testing.old_shapes import with_old_rule_sets
 from rummy_testing.scripted_hands import gin_knock
+from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "rules" / "event-tags.md"
@@ -73,6 +78,24 @@ def json_money_suffix() -> None:
     assert json_upcast.upcast(old) == today
 
 
+def json_rule_set_indian() -> None:
+    rules = registry.lookup(INDIAN_POINTS_VARIANT).house_rule_set(4, 10, 500)
+    started = HandStarted(
+        hand_id="h1",
+        seats=(SeatAccount(0, "ann"), SeatAccount(1, "bob")),
+        dealer_seat=0,
+        rule_set=rules,
+        at_ms=0,
+    )
+    today = json_form.to_dict(started)
+    old = with_old_rule_sets(today)
+    assert "options" not in old["rule_set"] and "type" not in old["rule_set"]["indian"]
+    assert json_upcast.upcast(old) == today
+    assert json_form.from_dict(old) == started
+    both = {**today["rule_set"], "indian": {"first_drop_points": 1}}
+    assert json_upcast.upcast(both) == today["rule_set"]  # both: the current one is kept
+
+
 def stream_indian_types() -> None:
     for old_name, name in stream_upcast.TYPE_ALIASES.items():
         old_type = getattr(table_pb, old_name.rsplit(".", 1)[1])
@@ -89,6 +112,7 @@ def rule_set_no_variant() -> None:
     assert stream_upcast.variant_of(old.rule_set) == registry.LEGACY_VARIANT
     assert stream_upcast.rule_set(old.rule_set, 4) == today.rule_set
     assert stream_upcast.payload(old) == today
+    assert ledger_upcast.variant_name(old.rule_set) == today.rule_set.variant
 
 
 def seeds_locked_no_variant() -> None:
@@ -157,9 +181,16 @@ STREAM = "rummy_game/upcast.py"
 CASES: dict[str, Case] = {
     "json-class-tag": Case((RULES_UPCAST, BROWSER_UPCAST), json_class_tag),
     "json-money-suffix": Case((RULES_UPCAST, BROWSER_UPCAST), json_money_suffix),
+    "json-rule-set-indian": Case((RULES_UPCAST, BROWSER_UPCAST), json_rule_set_indian),
     "stream-indian-types": Case(((STREAM, "TYPE_ALIASES"),), stream_indian_types),
     "rule-set-no-variant": Case(
-        ((STREAM, "variant_of"), (STREAM, "rule_set"), (STREAM, "payload")), rule_set_no_variant
+        (
+            (STREAM, "variant_of"),
+            (STREAM, "rule_set"),
+            (STREAM, "payload"),
+            ("rummy_ledger/application/upcast.py", "variant_name"),
+        ),
+        rule_set_no_variant,
     ),
     "seeds-locked-no-variant": Case(
         ((STREAM, "payload"), ("rummy_dealer/application/upcast.py", "seeds_locked")),
@@ -201,8 +232,38 @@ def test_a_record_in_the_old_shape_upcasts_to_exactly_what_a_current_build_write
 
 def test_each_named_upcast_exists() -> None:
     assert callable(json_upcast.upcast) and callable(dealer_upcast.seeds_locked)
+    assert callable(ledger_upcast.variant_name)
     for name in ("variant_of", "rule_set", "payload", "hand_payload"):
         assert callable(getattr(stream_upcast, name))
     assert isinstance(stream_upcast.TYPE_ALIASES, dict)
     script = (ROOT / "web" / "verify" / "verify.js").read_text(encoding="utf-8")
     assert "function upcast(" in script
+
+
+KEPT_INDIAN = sorted((ROOT / "tests" / "data" / "kept").glob("indian-*.bundle.json"))
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("path", KEPT_INDIAN, ids=[p.name for p in KEPT_INDIAN])
+def test_the_browser_verifier_verifies_a_kept_bundle_with_its_rule_sets_in_the_old_shape(
+    path: Path, tmp_path: Path
+) -> None:
+    """Row ``json-rule-set-indian`` in the browser: a kept bundle with its rule sets' options
+    under ``indian``, untagged, verifies under node exactly as the kept one does."""
+    node = required_executable("node", "bash deploy/local/node.sh install")
+    old = with_old_rule_sets(json.loads(path.read_text(encoding="utf-8")))
+    assert '"indian": {' in json.dumps(old)
+    (tmp_path / path.name).write_text(json.dumps(old), encoding="utf-8")
+    results = []
+    for bundle in (path, tmp_path / path.name):
+        done = subprocess.run(
+            [node, str(ROOT / "web/verify/cli.mjs"), str(bundle), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        results.append(json.loads(done.stdout))
+    kept, upcast_one = results
+    assert upcast_one["ok"] and upcast_one["verdict"] == "passed", upcast_one
+    assert upcast_one == kept

@@ -392,10 +392,12 @@
 
   // The one upcast step of a bundle (as rummy_rules/upcast.py does for the Python readers): a
   // bundle written by an older build becomes the current shape before any check reads it. Old
-  // shapes read (docs/rules/event-tags.md#old-shapes): a message tagged with its class name (the
-  // table below, the same as rummy_rules.upcast.LEGACY_TAGS: a test holds them equal), and money
+  // shapes read (docs/rules/event-tags.md#deprecated): a message tagged with its class name (the
+  // table below, the same as rummy_rules.upcast.LEGACY_TAGS: a test holds them equal), money
   // fields named with the old suffix (spelled in two parts, so a search of the source finds only
-  // kept records).
+  // kept records), and a rule set's Indian options under `indian`, untagged (before a rule set
+  // carried each variant's options under `options`: read as `options`, tagged
+  // "indian.PointsRules"; `options` beside it is kept).
   const LEGACY_TAGS = Object.freeze({
     DeclareBigGin: "gin.DeclareBigGin",
     DeclareGin: "gin.DeclareGin",
@@ -495,6 +497,8 @@
     TableMeld: "rummy500.TableMeld",
   });
   const LEGACY_MONEY_SUFFIX = "_" + "cents";
+  const OLD_INDIAN_OPTIONS = "indian";
+  const INDIAN_OPTIONS_TAG = "indian.PointsRules";
 
   /** ``value`` (a bundle or any JSON value in it) in the current shape, as a new object. */
   function upcast(value) {
@@ -502,6 +506,10 @@
     if (value === null || typeof value !== "object") return value;
     const out = {};
     for (const [key, v] of Object.entries(value)) {
+      if (key === OLD_INDIAN_OPTIONS && v !== null && typeof v === "object" && !Array.isArray(v)) {
+        if (!Object.hasOwn(value, "options")) out.options = { type: INDIAN_OPTIONS_TAG, ...upcast(v) };
+        continue;
+      }
       if (key === "type" && typeof v === "string" && Object.hasOwn(LEGACY_TAGS, v)) {
         out.type = LEGACY_TAGS[v];
         continue;

@@ -5,6 +5,8 @@ lookups are asked for a name only (a record that names no variant is upcast firs
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from rummy.common.v1 import cards_pb2
@@ -18,7 +20,8 @@ from rummy_platform.envelope import event_payloads
 from rummy_rules import registry
 from rummy_rules.events import HandStarted, SeatAccount
 from rummy_rules.indian.rules import IndianPointsRules
-from rummy_rules.rules import RuleSet
+from rummy_rules.rules import RuleSet, RuleSetError
+from rummy_testing.scripted_hands import Recorded, gin_knock, rummy500_round
 
 INDIAN = registry.lookup("indian-points")
 #: every seat count Indian points plays: the rulebook's shoes at 2, 3 and 5, Bombay Baazi's else
@@ -196,3 +199,73 @@ def test_the_deprecated_table_types_of_the_indian_events_read_as_the_indian_pack
     assert payloads.unpack("rummy.table.v1.PlayerDropped", old_bytes) == today
     for old, new in upcast.TYPE_ALIASES.items():
         assert payloads.class_for(old) is payloads.class_for(new)
+
+
+# -- records of today's shape, of every installed variant, are returned as they are -------------
+
+
+def todays_rule_sets() -> list[tuple[str, int, cards_pb2.RuleSet]]:
+    """(variant, seats, the rule set today's writer records) for every installed variant at
+    every seat count of 2..8 its house plays."""
+    found = []
+    for name in registry.names():
+        variant = registry.lookup(name)
+        for seats in range(2, 9):
+            try:
+                rules = variant.house_rule_set(seats, 10, 500)
+            except RuleSetError:
+                continue
+            found.append((name, seats, stream_payloads.rule_set_to_pb(rules, 5)))
+    return found
+
+
+TODAYS = todays_rule_sets()
+
+
+def test_every_installed_variant_has_a_rule_set_of_todays_shape_here() -> None:
+    assert {name for name, _, _ in TODAYS} == set(registry.names())
+    assert {"indian-points", "gin", "rummy500"} <= set(registry.names())
+
+
+@pytest.mark.parametrize(("name", "seats", "today"), TODAYS, ids=[f"{n}-{s}" for n, s, _ in TODAYS])
+def test_a_rule_set_and_its_records_of_todays_shape_are_returned_as_they_are(
+    name: str, seats: int, today: cards_pb2.RuleSet
+) -> None:
+    kept = cards_pb2.RuleSet()
+    kept.CopyFrom(today)
+    assert upcast.variant_of(today) == name
+    assert upcast.rule_set(today, seats) is today
+    opened = table_pb.TableOpened(table_id="t", seat_count=seats, rule_set=today)
+    assert upcast.payload(opened) is opened
+    started = table_pb.HandStarted(hand_id="h1", seat_count=seats, rule_set=today)
+    assert upcast.payload(started) is started
+    assert today == kept, "never changed in place"
+    played = stream_payloads.rule_set_from_pb(today, seats, 10, 500)
+    assert stream_payloads.recorded_rule_set_from_pb(today, seats, 10, 500) == played
+
+
+@pytest.mark.parametrize("hand", [gin_knock, rummy500_round], ids=["gin", "rummy500"])
+def test_every_payload_of_a_hand_of_todays_shape_is_returned_as_it_is(
+    hand: Callable[[], Recorded],
+) -> None:
+    recorded = hand()
+    assert upcast.payload(recorded.started) is recorded.started
+    for message in recorded.payloads:
+        assert upcast.payload(message) is message
+        assert upcast.hand_payload(message, recorded.ctx) is message
+
+
+# -- each old shape -> exactly today's, and the record is kept ----------------------------------
+
+
+@pytest.mark.parametrize(("name", "seats", "today"), TODAYS, ids=[f"{n}-{s}" for n, s, _ in TODAYS])
+def test_a_rule_set_of_todays_options_naming_no_variant_upcasts_to_today_only_for_the_legacy(
+    name: str, seats: int, today: cards_pb2.RuleSet
+) -> None:
+    old = cards_pb2.RuleSet()
+    old.CopyFrom(today)
+    old.ClearField("variant")
+    got = upcast.rule_set(old, seats)
+    assert got.variant == registry.LEGACY_VARIANT
+    assert (got == today) is (name == registry.LEGACY_VARIANT)
+    assert not old.HasField("variant"), "the record is kept"

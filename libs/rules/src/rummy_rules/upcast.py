@@ -4,9 +4,10 @@ becomes the current shape before it is decoded, so every reader (hosts, replay, 
 sees current shapes only. :func:`rummy_rules.json_form.from_dict` calls :func:`upcast`; nothing
 else reads old shapes.
 
-The deprecated shapes it reads (rows ``json-class-tag`` and ``json-money-suffix`` of the one
-list of deprecated paths, ``docs/rules/event-tags.md#deprecated``, which says when each may be
-dropped: ``#may-drop``; ``tests/data/kept`` holds records of both):
+The deprecated shapes it reads (rows ``json-class-tag``, ``json-money-suffix`` and
+``json-rule-set-indian`` of the one list of deprecated paths,
+``docs/rules/event-tags.md#deprecated``, which says when each may be dropped: ``#may-drop``;
+``tests/data/kept`` holds records of the first two):
 
 ============================================  ====================================  ===========
 old shape                                     current shape                         written
@@ -18,12 +19,16 @@ a message tagged with its Python class name   its namespaced tag (``table.Hand  
 a money field ``<name>`` + the old suffix     ``<name>_hundredths`` (one unit, one  2026-12-02
 (``point_value_`` + ``cents``, ...), at any   name: hundredths of a House Token)
 depth of the record
+a rule set's Indian options under ``indian``  ``options``, tagged ``indian.Points    2026-12-01
+(untagged; before a rule set carried each     Rules`` (:data:`OLD_INDIAN_OPTIONS`;
+variant's options under one name)             ``options`` beside it: kept, ``indian``
+                                              dropped)
 ============================================  ====================================  ===========
 
 The old shapes of the other layers are upcast in one module each: the table stream's protobuf
 payloads and recorded rule sets in ``rummy_game.upcast``, the dealer's SeedsLocked in
 ``rummy_dealer.application.upcast``, the browser verifier's bundles in ``web/verify/verify.js``
-(``upcast``, the same two shapes as here).
+(``upcast``, the same three shapes as here).
 
 The old money suffix is spelled in two parts below so that a search of the source for it finds
 only kept records.
@@ -135,6 +140,13 @@ LEGACY_TAGS: dict[str, str] = {
     "TableMeld": "rummy500.TableMeld",
 }
 
+#: A rule set's key for its Indian options (untagged) before a rule set carried each variant's
+#: options under :data:`OPTIONS_KEY`, tagged (rules library 1.x): the key and the tag they are
+#: read under. The options' fields have not changed since.
+OLD_INDIAN_OPTIONS = "indian"
+OPTIONS_KEY = "options"
+INDIAN_OPTIONS_TAG = "indian.PointsRules"
+
 #: The suffix money fields had before they were named for their unit (rules library 1.x).
 LEGACY_MONEY_SUFFIX = "_" + "cents"
 #: Their suffix now.
@@ -153,6 +165,11 @@ def upcast(data: Any) -> Any:
     out: dict[str, Any] = {}
     changed = False
     for key, value in data.items():
+        if key == OLD_INDIAN_OPTIONS and isinstance(value, dict):
+            changed = True
+            if OPTIONS_KEY not in data:  # both: the current one is kept
+                out[OPTIONS_KEY] = {"type": INDIAN_OPTIONS_TAG, **upcast(value)}
+            continue
         if key == "type" and isinstance(value, str) and value in LEGACY_TAGS:
             out[key] = LEGACY_TAGS[value]
             changed = True
