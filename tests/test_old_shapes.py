@@ -5,9 +5,7 @@ without a row, fails: a path is added or dropped with both (``#may-drop``)."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +28,6 @@ from rummy_rules.events import HandStarted, SeatAccount, StakeReserved
 from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT
 from rummy_testing.old_shapes import with_old_rule_sets
 from rummy_testing.scripted_hands import gin_knock
-from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "rules" / "event-tags.md"
@@ -238,32 +235,3 @@ def test_each_named_upcast_exists() -> None:
     assert isinstance(stream_upcast.TYPE_ALIASES, dict)
     script = (ROOT / "web" / "verify" / "verify.js").read_text(encoding="utf-8")
     assert "function upcast(" in script
-
-
-KEPT_INDIAN = sorted((ROOT / "tests" / "data" / "kept").glob("indian-*.bundle.json"))
-
-
-@pytest.mark.integration
-@pytest.mark.parametrize("path", KEPT_INDIAN, ids=[p.name for p in KEPT_INDIAN])
-def test_the_browser_verifier_verifies_a_kept_bundle_with_its_rule_sets_in_the_old_shape(
-    path: Path, tmp_path: Path
-) -> None:
-    """Row ``json-rule-set-indian`` in the browser: a kept bundle with its rule sets' options
-    under ``indian``, untagged, verifies under node exactly as the kept one does."""
-    node = required_executable("node", "bash deploy/local/node.sh install")
-    old = with_old_rule_sets(json.loads(path.read_text(encoding="utf-8")))
-    assert '"indian": {' in json.dumps(old)
-    (tmp_path / path.name).write_text(json.dumps(old), encoding="utf-8")
-    results = []
-    for bundle in (path, tmp_path / path.name):
-        done = subprocess.run(
-            [node, str(ROOT / "web/verify/cli.mjs"), str(bundle), "--json"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-        results.append(json.loads(done.stdout))
-    kept, upcast_one = results
-    assert upcast_one["ok"] and upcast_one["verdict"] == "passed", upcast_one
-    assert upcast_one == kept
