@@ -1,6 +1,6 @@
 """Every deprecated path has an upcast (docs/rules/event-tags.md#deprecated, the one list): each
-row of the list has a case here, each case's upcast is the one its row names, and a record in
-that old shape upcasts to exactly what a current build writes. A row without a case, or a case
+row of the list has a case here, each case's upcast is the one its row names (with the version
+that may drop it), and a record in that old shape upcasts to exactly what a current build writes. A row without a case, or a case
 without a row, fails: a path is added or dropped with both (``#may-drop``)."""
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from rummy_testing.scripted_hands import gin_knock
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "rules" / "event-tags.md"
-#: a row of the list: ``| `path` | layer | old shape | written until | read as | upcast | reads |``
+#: a row of the list: ``| `path` | layer | old shape | written until | read as | upcast | reads |
+#: may drop in |``
 ROW = re.compile(r"^\| `([a-z0-9-]+)` \|(.*)$", re.M)
 
 
@@ -218,6 +219,8 @@ def test_the_row_names_the_upcast_its_case_runs(path: str) -> None:
     for where, name in CASES[path].named:
         assert where in upcast_cell
         assert re.search(rf"`{re.escape(name)}`", upcast_cell), (path, name)
+    may_drop_in = row.rstrip(" |").rsplit(" | ", 1)[1]
+    assert re.search(r" (2\.0|v2)\b", may_drop_in), (path, "names no version that may drop it")
 
 
 @pytest.mark.parametrize("path", sorted(CASES))
