@@ -1,10 +1,12 @@
 """Every deprecated path has an upcast (docs/rules/event-tags.md#deprecated, the one list): each
 row of the list has a case here, each case's upcast is the one its row names (with the version
-that may drop it), and a record in that old shape upcasts to exactly what a current build writes. A row without a case, or a case
-without a row, fails: a path is added or dropped with both (``#may-drop``)."""
+that may drop it), and a record in that old shape upcasts to exactly what a current build
+writes. A row without a case, or a case without a row, fails: a path is added or dropped with
+both (``#may-drop``)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from rummy.common.v1 import cards_pb2
+from rummy.gin.v1 import events_pb2 as gin_pb
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy.table.v1 import table_service_pb2 as api
@@ -25,8 +28,9 @@ from rummy_platform.envelope import event_payloads
 from rummy_rules import json_form, registry
 from rummy_rules import upcast as json_upcast
 from rummy_rules.events import HandStarted, SeatAccount, StakeReserved
+from rummy_rules.gin.hand import GinKnocked
 from rummy_rules.indian.rules import INDIAN_POINTS_VARIANT
-from rummy_testing.old_shapes import with_old_rule_sets
+from rummy_testing.old_shapes import with_old_rule_sets, without_deal_shape
 from rummy_testing.scripted_hands import gin_knock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,6 +96,41 @@ def json_rule_set_indian() -> None:
     assert json_form.from_dict(old) == started
     both = {**today["rule_set"], "indian": {"first_drop_points": 1}}
     assert json_upcast.upcast(both) == today["rule_set"]  # both: the current one is kept
+
+
+def bundle_no_deal_shape() -> None:
+    """Python's part (the browser's upcast runs in tests/test_kept_records.py and
+    tests/e2e/test_verify_page.py, on the kept bundles without it): what a build before the
+    field left out is what a current build writes for the legacy variant, the only one then."""
+    kept = json.loads((ROOT / "tests/data/kept/indian-points.bundle.json").read_text("utf-8"))
+    old = without_deal_shape(kept)
+    assert "deal_shape" not in old and kept["variant"] == registry.LEGACY_VARIANT
+    shape = registry.lookup(registry.LEGACY_VARIANT).deal_shape
+    assert kept["deal_shape"] == {"wild_cut": shape.wild_cut, "upcard": shape.upcard}
+    assert kept["deal_shape"] == {"wild_cut": True, "upcard": True}  # what verify.js fills in
+
+
+def gin_knock_no_melds_named() -> None:
+    """Not upcast (only the hand tells it): Python reads a knock without the flag as not named,
+    as a current build writes a knock whose melds the server arranged."""
+    knocked = next(p for p in gin_knock().payloads if isinstance(p, gin_pb.GinKnocked))
+    assert not knocked.melds_named  # the server arranged them: today writes false
+    today = json_form.to_dict(
+        GinKnocked(
+            seat=0,
+            turn_no=3,
+            outcome="knock",
+            face_down=None,
+            melds=(),
+            deadwood_cards=(),
+            deadwood=0,
+        )
+    )
+    old = {k: v for k, v in today.items() if k != "melds_named"}
+    assert today["melds_named"] is False
+    assert json_form.from_dict(old) == json_form.from_dict(today)
+    script = (ROOT / "web" / "verify" / "gin.js").read_text(encoding="utf-8")
+    assert '"melds_named" in e ?' in script, "the verifier reads a knock without it"
 
 
 def stream_indian_types() -> None:
@@ -180,6 +219,11 @@ CASES: dict[str, Case] = {
     "json-class-tag": Case((RULES_UPCAST, BROWSER_UPCAST), json_class_tag),
     "json-money-suffix": Case((RULES_UPCAST, BROWSER_UPCAST), json_money_suffix),
     "json-rule-set-indian": Case((RULES_UPCAST, BROWSER_UPCAST), json_rule_set_indian),
+    "bundle-no-deal-shape": Case((("verify.js", "upcastBundle"),), bundle_no_deal_shape),
+    "gin-knock-no-melds-named": Case(
+        (("rummy_rules/gin/hand.py", "GinKnocked"), ("gin.js", "gin.Knocked")),
+        gin_knock_no_melds_named,
+    ),
     "stream-indian-types": Case(((STREAM, "TYPE_ALIASES"),), stream_indian_types),
     "rule-set-no-variant": Case(
         (
@@ -237,4 +281,4 @@ def test_each_named_upcast_exists() -> None:
         assert callable(getattr(stream_upcast, name))
     assert isinstance(stream_upcast.TYPE_ALIASES, dict)
     script = (ROOT / "web" / "verify" / "verify.js").read_text(encoding="utf-8")
-    assert "function upcast(" in script
+    assert "function upcast(" in script and "function upcastBundle(" in script

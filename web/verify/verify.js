@@ -369,9 +369,9 @@
 
   const BOTH = { wild_cut: true, upcard: true };
 
-  /** The deal shape of the bundle (bundles written before it: a cut and an upcard). */
+  /** The deal shape of the bundle (a bundle written before it is upcast first: upcastBundle). */
   function bundleShape(bundle) {
-    const shape = bundle.deal_shape === undefined ? BOTH : bundle.deal_shape;
+    const shape = bundle.deal_shape;
     if (!shape || typeof shape.wild_cut !== "boolean" || typeof shape.upcard !== "boolean") {
       fail("the bundle's deal_shape is not {wild_cut, upcard} as true/false");
     }
@@ -395,9 +395,10 @@
   // shapes read (docs/rules/event-tags.md#deprecated): a message tagged with its class name (the
   // table below, the same as rummy_rules.upcast.LEGACY_TAGS: a test holds them equal), money
   // fields named with the old suffix (spelled in two parts, so a search of the source finds only
-  // kept records), and a rule set's Indian options under `indian`, untagged (before a rule set
+  // kept records), a rule set's Indian options under `indian`, untagged (before a rule set
   // carried each variant's options under `options`: read as `options`, tagged
-  // "indian.PointsRules"; `options` beside it is kept).
+  // "indian.PointsRules"; `options` beside it is kept), and a bundle without `deal_shape`
+  // (upcastBundle).
   const LEGACY_TAGS = Object.freeze({
     DeclareBigGin: "gin.DeclareBigGin",
     DeclareGin: "gin.DeclareGin",
@@ -521,10 +522,20 @@
     return out;
   }
 
+  /** A bundle (or any JSON value) in the current shape: upcast, and a bundle written before
+   * `deal_shape` given the deal every such bundle had, a cut and an upcard (Indian points'). */
+  function upcastBundle(bundle) {
+    const out = upcast(bundle);
+    if (out !== null && typeof out === "object" && !Array.isArray(out) && !Object.hasOwn(out, "deal_shape")) {
+      out.deal_shape = { ...BOTH };
+    }
+    return out;
+  }
+
   /** Verify a bundle (an object, or JSON text); record: the player's own record or null. */
   async function verifyBundle(bundle, record) {
     if (typeof bundle === "string") bundle = JSON.parse(bundle);
-    bundle = upcast(bundle);
+    bundle = upcastBundle(bundle);
     const steps = [];
     const unchecked = [];
     // a bundle that cannot be read as a hand at all is "unknown", as before any step ran
@@ -603,5 +614,5 @@
     return result.steps.find((s) => !s.ok) || null;
   }
 
-  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, checkPointsSettlement, moneyText, verifyBundle, firstFailure });
+  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, upcastBundle, checkPointsSettlement, moneyText, verifyBundle, firstFailure });
 })(globalThis);

@@ -1,8 +1,9 @@
-"""Records rewritten into an old shape, for the tests of the upcasts that read them
-(``docs/rules/event-tags.md#deprecated``)."""
+"""Records rewritten into an old shape, for the tests of the upcasts that read them (each a row
+of ``docs/rules/event-tags.md#deprecated``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 #: The Indian options' tags: today's, and their class name (row ``json-class-tag``), as the kept
@@ -23,3 +24,17 @@ def with_old_rule_sets(value: Any) -> Any:
     if isinstance(options, dict) and options.get("type") in INDIAN_OPTIONS_TAGS:
         out["indian"] = {k: v for k, v in out.pop("options").items() if k != "type"}
     return out
+
+
+def without_deal_shape(bundle: dict[str, Any]) -> dict[str, Any]:
+    """A proof bundle of an Indian points hand (a new dict) as a build before bundles said their
+    deal's shape wrote it (row ``bundle-no-deal-shape``): no ``deal_shape``."""
+    assert bundle["deal_shape"] == {"wild_cut": True, "upcard": True}, "an Indian points deal"
+    return {k: v for k, v in bundle.items() if k != "deal_shape"}
+
+
+#: Each old shape a kept Indian bundle can be rewritten in, by the row it is of.
+INDIAN_BUNDLE_SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "json-rule-set-indian": with_old_rule_sets,
+    "bundle-no-deal-shape": without_deal_shape,
+}

@@ -3,7 +3,8 @@ payload or rule set written by an older table service becomes the current shape,
 today's writer writes it, before a host folds it or replay compares it, so hosts, replay and
 the verifier see current shapes only. The rules library's JSON has its own step
 (``rummy_rules.upcast``), the dealer its own for the one payload it reads
-(``rummy_dealer.application.upcast``); the one list of every old shape, what reads it and the
+(``rummy_dealer.application.upcast``), the ledger its own for the rule sets' variant it reads
+(``rummy_ledger.application.upcast``); the one list of every old shape, what reads it and the
 version that may drop it, is ``docs/rules/event-tags.md#old-shapes``.
 
 Old shapes read here (each a row of that list, which says when it may be dropped:

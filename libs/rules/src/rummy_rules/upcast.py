@@ -27,8 +27,10 @@ variant's options under one name)             ``options`` beside it: kept, ``ind
 
 The old shapes of the other layers are upcast in one module each: the table stream's protobuf
 payloads and recorded rule sets in ``rummy_game.upcast``, the dealer's SeedsLocked in
-``rummy_dealer.application.upcast``, the browser verifier's bundles in ``web/verify/verify.js``
-(``upcast``, the same three shapes as here).
+``rummy_dealer.application.upcast``, the ledger's rule sets in ``rummy_ledger.application.upcast``,
+the browser verifier's bundles in ``web/verify/verify.js``
+(``upcast``, the same three shapes as here; ``upcastBundle`` also gives a bundle written before
+``deal_shape`` the deal every such bundle had, a field no Python reader reads).
 
 The old money suffix is spelled in two parts below so that a search of the source for it finds
 only kept records.
