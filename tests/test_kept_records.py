@@ -1,7 +1,8 @@
 """Records kept from before a change (tests/data/kept/, written by an older commit: its README)
 still decode, replay and verify: proof bundles of an Indian points hand, a deal of an Indian deals
 match and a gin hand; the table stream of both tables as ``rummy export`` wrote it; table
-snapshots; the rules codec's JSON of a match's format events and of a gin hand's state."""
+snapshots; the rules codec's JSON of a match's format events and of a gin hand's state (and the
+Indian bundles rewritten in each old shape the verifier upcasts, under node)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from rummy_rules.events import HandDealt, HandEnded, HandStarted, SeedCommitted,
 from rummy_rules.shuffle import ShuffleInputs, commitment, deal
 from rummy_table.adapters import snapshot
 from rummy_table.application.projection import Projection
+from rummy_testing.old_shapes import INDIAN_BUNDLE_SHAPES
 from rummy_testing.tools import required_executable
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,12 +124,29 @@ def test_kept_codec_records_decode_and_re_encode_to_what_decodes_the_same(name: 
         assert json_form.from_dict(json_form.to_dict(decoded)) == decoded
 
 
+#: each kept bundle as kept (``""``), and each Indian one rewritten in each old shape the
+#: verifier upcasts (``rummy_testing.old_shapes``: rows of docs/rules/event-tags.md#deprecated)
+AS_KEPT_AND_OLD = [(p, "") for p in BUNDLES] + [
+    (p, row) for p in BUNDLES if p.name.startswith("indian-") for row in INDIAN_BUNDLE_SHAPES
+]
+
+
 @pytest.mark.integration
-@pytest.mark.parametrize("path", BUNDLES, ids=[p.name for p in BUNDLES])
-def test_the_browser_verifier_verifies_a_kept_bundle_under_node(path: Path) -> None:
+@pytest.mark.parametrize(
+    ("path", "old_shape"),
+    AS_KEPT_AND_OLD,
+    ids=[p.name + (f" ({row})" if row else "") for p, row in AS_KEPT_AND_OLD],
+)
+def test_the_browser_verifier_verifies_a_kept_bundle_under_node(
+    path: Path, old_shape: str, tmp_path: Path
+) -> None:
     import subprocess
 
     node = required_executable("node", "bash deploy/local/node.sh install")
+    if old_shape:
+        old = INDIAN_BUNDLE_SHAPES[old_shape](json.loads(path.read_text(encoding="utf-8")))
+        path = tmp_path / path.name
+        path.write_text(json.dumps(old), encoding="utf-8")
     done = subprocess.run(
         [node, str(ROOT / "web/verify/cli.mjs"), str(path), "--json"],
         capture_output=True,

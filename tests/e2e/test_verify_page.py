@@ -40,6 +40,7 @@ from rummy_rules.indian.arrangement import valid_discards
 from rummy_rules.melds import DEFAULT_MELD_OPTIONS
 from rummy_rules.settlement import settle
 from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_testing.old_shapes import INDIAN_BUNDLE_SHAPES
 from rummy_testing.players import (
     Operator,
     Player,
@@ -57,6 +58,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "web" / "verify" / "index.html"
 CLI = ROOT / "web" / "verify" / "cli.mjs"
 CHROMIUM = "/usr/bin/chromium"
+KEPT_INDIAN = sorted((ROOT / "tests" / "data" / "kept").glob("indian-*.bundle.json"))
 RunningStack = Any
 Bundle = dict[str, Any]
 
@@ -1107,3 +1109,25 @@ def test_a_gin_hands_changed_money_is_named_in_tokens(browser_page: Any, tmp_pat
         assert code == 1 and result["money"] is None
         assert named in next(s for s in result["steps"] if not s["ok"])["problem"]
         assert named in in_node_text(bundle, tmp_path)
+
+
+KEPT_OLD = [(p, row) for p in KEPT_INDIAN for row in INDIAN_BUNDLE_SHAPES]
+
+
+@pytest.mark.parametrize(
+    ("path", "old_shape"), KEPT_OLD, ids=[f"{p.name} ({row})" for p, row in KEPT_OLD]
+)
+def test_a_kept_indian_bundle_verifies_in_chromium_as_kept_and_in_an_old_shape(
+    browser_page: Any, path: Path, old_shape: str
+) -> None:
+    """A bundle kept from before (tests/data/kept), and the same rewritten in an old shape that
+    the page's upcast reads (a row of docs/rules/event-tags.md#deprecated: its rule sets'
+    options under ``indian``, untagged; no ``deal_shape``): every step passes, the same steps
+    alike."""
+    kept = json.loads(path.read_text(encoding="utf-8"))
+    old = INDIAN_BUNDLE_SHAPES[old_shape](kept)
+    assert old != kept
+    shown = [in_browser(browser_page, b) for b in (kept, old)]
+    for one in shown:
+        assert one["verdict"] == "passed" and all(s["ok"] for s in one["steps"]), one
+    assert shown[0] == shown[1]

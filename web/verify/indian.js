@@ -18,10 +18,11 @@
     return cards.map((c) => V.parseCard(c).face);
   }
 
-  // The Indian options of a rule set: `options` (tagged "indian.PointsRules"), or `indian` in a
-  // bundle written before rule sets carried each variant's options under one name.
+  // The Indian options of a rule set: `options` (tagged "indian.PointsRules"; a bundle written
+  // before rule sets carried each variant's options under one name is upcast to it first,
+  // BBVerify.upcast).
   function optionsOf(ruleSet) {
-    return ruleSet.options || ruleSet.indian;
+    return ruleSet.options;
   }
 
   function capped(points, cap) {

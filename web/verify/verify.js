@@ -369,9 +369,9 @@
 
   const BOTH = { wild_cut: true, upcard: true };
 
-  /** The deal shape of the bundle (bundles written before it: a cut and an upcard). */
+  /** The deal shape of the bundle (a bundle written before it is upcast first: upcastBundle). */
   function bundleShape(bundle) {
-    const shape = bundle.deal_shape === undefined ? BOTH : bundle.deal_shape;
+    const shape = bundle.deal_shape;
     if (!shape || typeof shape.wild_cut !== "boolean" || typeof shape.upcard !== "boolean") {
       fail("the bundle's deal_shape is not {wild_cut, upcard} as true/false");
     }
@@ -392,10 +392,13 @@
 
   // The one upcast step of a bundle (as rummy_rules/upcast.py does for the Python readers): a
   // bundle written by an older build becomes the current shape before any check reads it. Old
-  // shapes read (docs/rules/event-tags.md#old-shapes): a message tagged with its class name (the
-  // table below, the same as rummy_rules.upcast.LEGACY_TAGS: a test holds them equal), and money
+  // shapes read (docs/rules/event-tags.md#deprecated): a message tagged with its class name (the
+  // table below, the same as rummy_rules.upcast.LEGACY_TAGS: a test holds them equal), money
   // fields named with the old suffix (spelled in two parts, so a search of the source finds only
-  // kept records).
+  // kept records), a rule set's Indian options under `indian`, untagged (before a rule set
+  // carried each variant's options under `options`: read as `options`, tagged
+  // "indian.PointsRules"; `options` beside it is kept), and a bundle without `deal_shape`
+  // (upcastBundle).
   const LEGACY_TAGS = Object.freeze({
     DeclareBigGin: "gin.DeclareBigGin",
     DeclareGin: "gin.DeclareGin",
@@ -495,6 +498,8 @@
     TableMeld: "rummy500.TableMeld",
   });
   const LEGACY_MONEY_SUFFIX = "_" + "cents";
+  const OLD_INDIAN_OPTIONS = "indian";
+  const INDIAN_OPTIONS_TAG = "indian.PointsRules";
 
   /** ``value`` (a bundle or any JSON value in it) in the current shape, as a new object. */
   function upcast(value) {
@@ -502,6 +507,10 @@
     if (value === null || typeof value !== "object") return value;
     const out = {};
     for (const [key, v] of Object.entries(value)) {
+      if (key === OLD_INDIAN_OPTIONS && v !== null && typeof v === "object" && !Array.isArray(v)) {
+        if (!Object.hasOwn(value, "options")) out.options = { type: INDIAN_OPTIONS_TAG, ...upcast(v) };
+        continue;
+      }
       if (key === "type" && typeof v === "string" && Object.hasOwn(LEGACY_TAGS, v)) {
         out.type = LEGACY_TAGS[v];
         continue;
@@ -513,10 +522,20 @@
     return out;
   }
 
+  /** A bundle (or any JSON value) in the current shape: upcast, and a bundle written before
+   * `deal_shape` given the deal every such bundle had, a cut and an upcard (Indian points'). */
+  function upcastBundle(bundle) {
+    const out = upcast(bundle);
+    if (out !== null && typeof out === "object" && !Array.isArray(out) && !Object.hasOwn(out, "deal_shape")) {
+      out.deal_shape = { ...BOTH };
+    }
+    return out;
+  }
+
   /** Verify a bundle (an object, or JSON text); record: the player's own record or null. */
   async function verifyBundle(bundle, record) {
     if (typeof bundle === "string") bundle = JSON.parse(bundle);
-    bundle = upcast(bundle);
+    bundle = upcastBundle(bundle);
     const steps = [];
     const unchecked = [];
     // a bundle that cannot be read as a hand at all is "unknown", as before any step ran
@@ -595,5 +614,5 @@
     return result.steps.find((s) => !s.ok) || null;
   }
 
-  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, checkPointsSettlement, moneyText, verifyBundle, firstFailure });
+  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, upcastBundle, checkPointsSettlement, moneyText, verifyBundle, firstFailure });
 })(globalThis);

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 from rummy_rules import json_form, registry
-from rummy_rules.events import StakeReserved
+from rummy_rules.events import HandStarted, SeatAccount, StakeReserved
 from rummy_rules.indian.events import Declared
 from rummy_rules.upcast import LEGACY_MONEY_SUFFIX, LEGACY_TAGS, upcast
 
@@ -85,6 +85,26 @@ def test_the_upcast_keeps_the_current_name_of_a_record_holding_both_and_leaves_t
     assert upcast(today) is today
     nested = {"type": "HandStarted", "rule_set": {"options": {"type": "IndianPointsRules"}}}
     assert upcast(nested)["rule_set"]["options"]["type"] == "indian.PointsRules"
+
+
+def test_a_rule_sets_indian_options_of_the_old_shape_read_as_its_tagged_options() -> None:
+    started = HandStarted(
+        hand_id="h1",
+        seats=(SeatAccount(0, "ann"), SeatAccount(1, "bob")),
+        dealer_seat=0,
+        rule_set=registry.lookup("indian-points").house_rule_set(4, 10, 500),
+        at_ms=0,
+    )
+    today = json_form.to_dict(started)
+    options = today["rule_set"]["options"]
+    old = {**today, "rule_set": {k: v for k, v in today["rule_set"].items() if k != "options"}}
+    old["rule_set"]["indian"] = {k: v for k, v in options.items() if k != "type"}
+    assert upcast(old) == today
+    assert json_form.from_dict(old) == started
+    assert "options" not in old["rule_set"], "the record is kept"
+    both = {**today["rule_set"], "indian": {"first_drop_points": 1}}
+    assert upcast(both) == today["rule_set"]  # both: the current one is kept
+    assert upcast(today) is today
 
 
 def test_an_unknown_tag_is_refused_after_the_installed_variants_are_discovered() -> None:

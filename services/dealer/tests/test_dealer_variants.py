@@ -1,6 +1,7 @@
 """The dealer deals as the hand's variant says (its deal shape), knowing no game's rules: the toy
 variant of the test suite cuts no wild card; a lock that names no variant (written before locks
-named one) is dealt as Indian points always was."""
+named one) is upcast to name the legacy variant (``rummy_dealer.application.upcast``) and dealt
+as Indian points always was."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import toy_variant
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_dealer.application import upcast
 from rummy_dealer.application.deal_messages import deal_from_lock
 
 SERVER_SEED = bytes(range(32))
@@ -60,3 +62,12 @@ def test_a_gin_hand_is_dealt_ten_each_from_the_non_dealer_then_the_upcard_with_n
     assert not dealt.HasField("wild_cut") and dealt.HasField("first_open")
     assert [(h.seat, len(h.cards)) for h in dealt.hands] == [(0, 10), (1, 10)]
     assert len(dealt.stock) == 52 - 20 - 1
+
+
+def test_a_lock_naming_no_variant_upcasts_to_exactly_the_lock_a_current_table_writes() -> None:
+    old = lock(None, 2, 2, 13)
+    today = lock("indian-points", 2, 2, 13)  # what the table writes since locks name it
+    assert upcast.seeds_locked(old) == today
+    assert not old.HasField("variant"), "the record is kept"
+    assert upcast.seeds_locked(today) is today
+    assert deal_from_lock(old, SERVER_SEED) == deal_from_lock(today, SERVER_SEED)

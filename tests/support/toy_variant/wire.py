@@ -34,7 +34,9 @@ class ToyWire:
         "wall": "rule_set.other_variant.wall",
     }
 
-    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+    def upcast_options(
+        self, options: cards_pb2.RuleSet, house: RuleSet | None
+    ) -> cards_pb2.RuleSet:
         return options  # the toy has no older records
 
     def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:

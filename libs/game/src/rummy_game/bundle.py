@@ -188,15 +188,15 @@ def bundles() -> Iterator[VariantBundle]:
 
 
 def bundle_of(variant: str) -> VariantBundle | None:
-    """The installed bundle of ``variant`` (``""``: the legacy variant), or None."""
+    """The installed bundle of the variant named ``variant``, or None (for ``""`` too: no
+    variant's name)."""
     registry.discover()
-    return _BUNDLES.get(variant or registry.LEGACY_VARIANT)
+    return _BUNDLES.get(variant)
 
 
 def variant_view_lines(variant: str, packed: any_pb2.Any) -> list[str]:
-    """The lines ``variant``'s bundle shows of ``packed``, a view's ``variant_view`` (``""``:
-    the legacy variant); ``[]`` when the view carries none, the bundle is not installed or shows
-    nothing of its own."""
+    """The lines ``variant``'s bundle shows of ``packed``, a view's ``variant_view``; ``[]``
+    when the view carries none, the bundle is not installed or shows nothing of its own."""
     bundle = bundle_of(variant)
     if bundle is None or bundle.view_lines is None or not packed.type_url:
         return []
@@ -204,9 +204,9 @@ def variant_view_lines(variant: str, packed: any_pb2.Any) -> list[str]:
 
 
 def outcome(name: str, variant: str | None = None) -> Outcome | None:
-    """The outcome ``name`` as ``variant``'s bundle describes it (``""``: the legacy variant's;
-    None if that bundle is not installed or does not declare it); ``variant`` None: as the first
-    installed bundle that declares it describes it."""
+    """The outcome ``name`` as ``variant``'s bundle describes it (None if that bundle is not
+    installed or does not declare it); ``variant`` None: as the first installed bundle that
+    declares it describes it."""
     if variant is not None:
         bundle = bundle_of(variant)
         found = bundle.outcomes if bundle is not None else ()

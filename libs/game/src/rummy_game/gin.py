@@ -178,7 +178,9 @@ class GinWire(OwnAnswers):
 
     # -- options -------------------------------------------------------------------------------
 
-    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+    def upcast_options(
+        self, options: cards_pb2.RuleSet, house: RuleSet | None
+    ) -> cards_pb2.RuleSet:
         return options  # every gin record is of today's shape
 
     def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:

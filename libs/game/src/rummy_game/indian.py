@@ -6,13 +6,16 @@ docs), is the entry point ``indian-points`` of the group ``rummy.variants`` (``l
 ``pyproject.toml``): hosts find it there (``rummy_game.bundle``); no host imports this module.
 
 - Options: ``rummy.indian.v1.IndianPointsOptions`` in ``RuleSet.variant_options.indian_points``,
-  and the same options in the flat fields 2-5, 7 and 8 of ``rummy.common.v1.RuleSet`` that a
-  record written before the oneof has only (written both ways, equal; read from the flat field
-  when set, else from the oneof; both set and different is refused). ``shoes`` (which shoes the
+  and the same options in the flat fields 2-5, 7 and 8 of ``rummy.common.v1.RuleSet``, which a
+  record written before the oneof has only (written both ways, equal, so readers of older
+  builds keep reading new records; a request is read from the flat field when set, else from
+  the oneof, both set and different is refused; a record of the older shape is upcast first,
+  :meth:`IndianWire.upcast_options`). ``shoes`` (which shoes the
   table deals from, ``rummy_rules.indian.rules.IndianShoes``) is in the oneof only; left out, a
   table keeps the house shoes (Bombay Baazi's at 4, 6, 8 seats, else the rulebook's).
 - Events: ``Declared``, ``DeclarationRejected``, ``PlayerDropped`` (records of the old types
-  ``rummy.table.v1.*`` decode as these: the bundle's ``payload_aliases``).
+  ``rummy.table.v1.*`` decode as these: the bundle's ``payload_aliases``,
+  ``rummy_game.upcast.TYPE_ALIASES``).
 - Commands (``PlayRequest.command``): ``Declare`` (answer ``DeclareAnswer``), ``Drop`` (answer
   ``DropAnswer``); the older RPCs ``Declare`` / ``Drop`` of ``rummy.table.v1.TableService``
   send the same commands (:meth:`IndianWire.request_command`).
@@ -51,6 +54,7 @@ from rummy_rules.indian.rules import (
 from rummy_rules.indian.state import HandState
 from rummy_rules.rules import RuleSet, RuleSetError
 
+from . import upcast
 from .bundle import CounterSeries, DemoGame, DemoTable, Outcome, VariantBundle
 from .variant_wire import (
     HandContext,
@@ -173,18 +177,38 @@ class IndianWire:
 
     # -- options -------------------------------------------------------------------------------
 
-    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
-        """A recorded rule set with each switch (:data:`SWITCHES`) a writer before explicit
-        presence left out set off, as that writer meant it (in the flat field, when neither it
-        nor the ``indian_points`` arm sets it: ``_with_variant_options``)."""
+    def upcast_options(
+        self, options: cards_pb2.RuleSet, house: RuleSet | None
+    ) -> cards_pb2.RuleSet:
+        """A recorded rule set in today's shape (``rummy_game.upcast.rule_set``):
+
+        - each switch (:data:`SWITCHES`) a writer before explicit presence left out, in neither
+          the flat field nor the ``indian_points`` arm, set off in the flat field, as that
+          writer meant it;
+        - a rule set written before ``RuleSet.variant_options`` (the flat fields 2-5, 7 and 8
+          only) gets the ``indian_points`` arm today's writer adds (:meth:`options_to_pb`): the
+          flat fields' values, and the shoes of ``house`` (the house rule set at the record's
+          seat count, the shoes such a hand was dealt from; None or shoes of no option: left
+          out).
+
+        A copy when something changed, else ``options`` itself. Never raises."""
         merged, _conflict = _with_variant_options(options)
         missing = [n for n in SWITCHES if not merged.HasField(n)]
-        if not missing:
+        before_oneof = options.WhichOneof("variant_options") is None
+        if not missing and not before_oneof:
             return options
         as_written = cards_pb2.RuleSet()
         as_written.CopyFrom(options)
         for name in missing:
             setattr(as_written, name, False)
+        if before_oneof:
+            arm = as_written.indian_points
+            for field in _FLAT_FIELDS:
+                if _is_set(as_written, field) or not field.has_presence:
+                    setattr(arm, field.name, getattr(as_written, field.name))
+            shoes = None if house is None else _shoes_of(house)
+            if shoes is not None:
+                arm.shoes = SHOES_TO_PB[shoes]
         return as_written
 
     def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:
@@ -475,10 +499,7 @@ INDIAN_BUNDLE = VariantBundle(
     variant=INDIAN_POINTS,
     wire=INDIAN_WIRE,
     payload_modules=(ipb,),
-    payload_aliases=tuple(
-        (f"rummy.table.v1.{name}", f"rummy.indian.v1.{name}")
-        for name in ("Declared", "DeclarationRejected", "PlayerDropped")
-    ),
+    payload_aliases=tuple(upcast.TYPE_ALIASES.items()),
     codec_classes=(
         IndianPointsRules,
         Declare,

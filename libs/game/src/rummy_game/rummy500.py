@@ -166,7 +166,9 @@ class Rummy500Wire(OwnAnswers):
         "hand_size": "rule_set.hand_size",
     }
 
-    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
+    def upcast_options(
+        self, options: cards_pb2.RuleSet, house: RuleSet | None
+    ) -> cards_pb2.RuleSet:
         return options  # every Rummy 500 record is of today's shape
 
     def options_from_pb(self, options: cards_pb2.RuleSet, house: RuleSet) -> RuleSet:

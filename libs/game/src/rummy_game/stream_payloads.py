@@ -85,16 +85,16 @@ WIRE_OPTION_NAMES = {
 def wire_message(error: RuleSetError, variant: str = "") -> str:
     """The rules' refusal of an option, naming the request field (``rule_set.first_drop_points
     must be 0..130 (...), got 150``); ``variant``: the rule set's variant, whose wire names its
-    own options (``""``: the legacy variant)."""
+    own options (``""``: none, the generic options' names only)."""
     names = dict(WIRE_OPTION_NAMES)
     with suppress(variant_wires.UnknownWire):
         names.update(variant_wires.lookup(variant).option_names)
     return error.describe(names.get(error.option, error.option))
 
 
-def variant_of(options: cards_pb2.RuleSet) -> str:
-    """The variant a rule set names (left out: ``rummy_rules.registry.LEGACY_VARIANT``)."""
-    return options.variant if options.HasField("variant") else registry.LEGACY_VARIANT
+#: The variant a rule set names (left out: the legacy variant): the upcast's
+#: (:func:`rummy_game.upcast.variant_of`), the one reading of a rule set that names none.
+variant_of = upcast.variant_of
 
 
 def rule_set_from_pb(
@@ -145,12 +145,13 @@ def recorded_rule_set_from_pb(
 ) -> RuleSet:
     """The rule set a recorded ``TableOpened`` or ``HandStarted`` carries, as it was played.
 
-    Every writer since explicit presence sets every option; the record is upcast first
-    (:func:`rummy_game.upcast.rule_set`: an option a record of an older writer left out is read
-    as that writer meant it, Indian points: a switch missing there was off). Raises RuleSetError
-    as :func:`rule_set_from_pb`.
+    :func:`rule_set_from_pb` of the record upcast to the current shape
+    (:func:`rummy_game.upcast.rule_set` at ``seats``: an option a record of an older writer left
+    out is read as that writer meant it, Indian points: a switch missing there was off, the
+    options in the flat fields only are its arm's, on the house shoes). Raises RuleSetError as
+    :func:`rule_set_from_pb`.
     """
-    current = upcast.rule_set(options)
+    current = upcast.rule_set(options, seats)
     return rule_set_from_pb(current, seats, point_value_hundredths, commission_bps)
 
 

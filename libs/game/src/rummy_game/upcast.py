@@ -1,25 +1,41 @@
-"""The one upcast step of the table stream's payloads (protobuf): a payload written by an older
-table service becomes the current shape before a reader compares or folds it, so replay sees
-current shapes only. Readers call :func:`payload`; the rules library's JSON has its own step
-(``rummy_rules.upcast``), and the list of every old shape, with the version that may drop it, is
-``docs/rules/event-tags.md#old-shapes``.
+"""The one upcast step of the table stream's protobuf (payloads and recorded rule sets): a
+payload or rule set written by an older table service becomes the current shape, exactly as
+today's writer writes it, before a host folds it or replay compares it, so hosts, replay and
+the verifier see current shapes only. The rules library's JSON has its own step
+(``rummy_rules.upcast``), the dealer its own for the one payload it reads
+(``rummy_dealer.application.upcast``), the ledger its own for the rule sets' variant it reads
+(``rummy_ledger.application.upcast``); the one list of every old shape, what reads it and the
+version that may drop it, is ``docs/rules/event-tags.md#old-shapes``.
 
-Old shapes read here (:func:`payload`, and :func:`rule_set` for a recorded rule set):
+Old shapes read here (each a row of that list, which says when it may be dropped:
+``#may-drop``):
 
-- a ``rummy.table.v1.SeedsLocked`` that names no variant (written before ``SeedsLocked.variant``;
-  every such hand was played by the legacy variant, ``rummy_rules.registry.LEGACY_VARIANT``):
-  read as naming it. May be dropped with table stream v2;
-- a recorded ``rummy.common.v1.RuleSet`` of a writer before explicit presence, which left proto3
-  zeros out: its variant's wire reads it as that writer meant it
-  (``VariantWire.upcast_options``; Indian points: a switch left out was off). May be dropped with
-  table stream v2;
+- :data:`TYPE_ALIASES`: the deprecated ``rummy.table.v1`` types the Indian events were recorded
+  under before they had their own package (same field numbers), read as ``rummy.indian.v1.*``
+  (the Indian bundle's ``payload_aliases``; ``rummy_platform.envelope.event_payloads`` unpacks
+  them so);
+- a rule set that names no variant (:func:`variant_of`; every such table or hand is the legacy
+  variant's, ``rummy_rules.registry.LEGACY_VARIANT``), and a ``rummy.table.v1.SeedsLocked`` that
+  names none (:func:`payload`): read as naming it, so no lookup is asked for ``""``;
+- a recorded ``rummy.common.v1.RuleSet`` (:func:`rule_set`; :func:`payload` for a
+  ``TableOpened`` or ``HandStarted``) of a writer before explicit presence, which left proto3
+  zeros out, or before ``RuleSet.variant_options``, which wrote the Indian options in the flat
+  fields 2-5, 7 and 8 only: its variant's wire reads it as that writer meant it and adds what
+  today's writer adds (``VariantWire.upcast_options``, with the variant's house rule set at the
+  record's seat count: the shoes such a hand was dealt from);
 - a ``rummy.table.v1.HandEnded`` whose seats' ``Arrangement.deadwood_points`` a writer before
   issue 29 counted in Indian points' card values whatever the hand's variant (a gin or Rummy 500
   ace as 10): read, with the hand's context (:func:`hand_payload`), as its variant counts it
-  (``Variant.deadwood_points``). May be dropped with table stream v2.
+  (``Variant.deadwood_points``).
+
+The older per-command RPCs' requests (``rummy.table.v1.DeclareRequest``, ``DropRequest``) are
+not records: the hand's variant's wire turns one into the command message a ``PlayRequest``
+carries today (``VariantWire.request_command``), as the table's ``play`` reads it.
 """
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from google.protobuf.message import Message
 
@@ -27,22 +43,58 @@ from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_rules import registry
 from rummy_rules.cards import Card
-from rummy_rules.rules import RuleSetError
+from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.wild import hand_points
 
 from . import variant_wires
 from .variant_wire import HandContext, StreamPayloadError, cards_from_pb
 
+#: Old full type name -> the message it is read as (same field numbers): the Indian events as the
+#: table service recorded them before they had their own package (``rummy.table.v1.Declared``,
+#: ``DeclarationRejected``, ``PlayerDropped``, deprecated in ``protos/rummy/table/v1/events.proto``,
+#: with their ``DropKind``). Frozen: a variant's new messages live in its own package.
+TYPE_ALIASES: dict[str, str] = {
+    f"rummy.table.v1.{name}": f"rummy.indian.v1.{name}"
+    for name in ("Declared", "DeclarationRejected", "PlayerDropped")
+}
+
+
+def variant_of(options: cards_pb2.RuleSet) -> str:
+    """The variant a rule set names (a record or request that leaves it out: the legacy variant,
+    ``rummy_rules.registry.LEGACY_VARIANT``; set and empty: ``""``, for the reader to refuse)."""
+    return options.variant if options.HasField("variant") else registry.LEGACY_VARIANT
+
 
 def payload(message: Message) -> Message:
-    """``message`` in the current shape: a copy when an old shape was upcast, else ``message``
-    itself (never changed in place). Never raises."""
+    """``message`` in the current shape: a copy when an old shape was upcast (a SeedsLocked that
+    names no variant; the rule set of a TableOpened or HandStarted, :func:`rule_set` at its
+    seat count), else ``message`` itself (never changed in place). Never raises."""
     if isinstance(message, table_pb.SeedsLocked) and not message.variant:
         copy = table_pb.SeedsLocked()
         copy.CopyFrom(message)
         copy.variant = registry.LEGACY_VARIANT
         return copy
+    if isinstance(message, table_pb.TableOpened):
+        return _rule_set_upcast(message)
+    if isinstance(message, table_pb.HandStarted):
+        return _rule_set_upcast(message)
     return message
+
+
+_Opening = TypeVar("_Opening", table_pb.TableOpened, table_pb.HandStarted)
+
+
+def _rule_set_upcast(message: _Opening) -> _Opening:
+    """``message`` with its rule set upcast (:func:`rule_set` at its seat count): a copy when
+    that changed it, else ``message`` itself."""
+    given = message.rule_set
+    current = rule_set(given, message.seat_count)
+    if current is given:
+        return message
+    copied = type(message)()
+    copied.CopyFrom(message)
+    copied.rule_set.CopyFrom(current)
+    return copied
 
 
 def hand_payload(message: Message, ctx: HandContext, wild_cut: Card | None = None) -> Message:
@@ -88,13 +140,26 @@ def _hand_ended(
     return copy
 
 
-def rule_set(options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
-    """A recorded rule set in the current shape, by its variant's wire (left out: the legacy
-    variant): a copy when something changed, else ``options`` itself. Never raises: a rule set
-    of a variant without a wire here is returned as it is (its reader refuses it)."""
-    name = options.variant if options.HasField("variant") else registry.LEGACY_VARIANT
+def rule_set(options: cards_pb2.RuleSet, seats: int) -> cards_pb2.RuleSet:
+    """A recorded rule set of a table of ``seats`` seats in the current shape, exactly as today's
+    writer writes the rule set it decodes to: its variant named (:func:`variant_of`), its
+    variant's options as that variant's wire upcasts them (``VariantWire.upcast_options``, with
+    the variant's house rule set at ``seats``). A copy when something changed, else ``options``
+    itself. Never raises: a rule set of a variant without a wire here keeps its options as they
+    are (its reader refuses it)."""
+    name = variant_of(options)
+    current = options
+    if not options.HasField("variant"):
+        current = cards_pb2.RuleSet()
+        current.CopyFrom(options)
+        current.variant = name
     try:
         wire = variant_wires.lookup(name)
-    except variant_wires.UnknownWire:
-        return options
-    return wire.upcast_options(options)
+        variant = registry.lookup(name)
+    except (variant_wires.UnknownWire, registry.UnknownVariant):
+        return current
+    try:
+        house: RuleSet | None = variant.house_rule_set(seats, 0, 0)
+    except RuleSetError:  # no house rule set at that seat count: the reader refuses it
+        house = None
+    return wire.upcast_options(current, house)

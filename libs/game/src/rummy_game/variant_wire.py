@@ -69,10 +69,16 @@ class VariantWire(Protocol):
         rule). Raises RuleSetError naming the option."""
         ...
 
-    def upcast_options(self, options: cards_pb2.RuleSet) -> cards_pb2.RuleSet:
-        """A recorded rule set of this variant in today's shape (a writer of an older version
-        may have left proto3 zeros out): a copy when something changed, else ``options``
-        itself; called by :func:`rummy_game.upcast.rule_set` only. Never raises."""
+    def upcast_options(
+        self, options: cards_pb2.RuleSet, house: RuleSet | None
+    ) -> cards_pb2.RuleSet:
+        """A recorded rule set of this variant in today's shape, exactly as today's writer
+        (:meth:`options_to_pb`) writes the rule set it decodes to (a writer of an older version
+        may have left proto3 zeros out, or written the variant's options elsewhere); ``house``:
+        the variant's house rule set at the record's seat count (None: that seat count has
+        none), for an option the old shape left to the house. A copy when something changed,
+        else ``options`` itself; called by :func:`rummy_game.upcast.rule_set` only. Never
+        raises."""
         ...
 
     def options_to_pb(self, rules: RuleSet, out: cards_pb2.RuleSet) -> None:

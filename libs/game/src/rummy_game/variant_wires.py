@@ -2,7 +2,8 @@
 
 A host (the table service, replay, the bots) finds a hand's
 :class:`rummy_game.variant_wire.VariantWire`
-with :func:`lookup` (``""``: ``rummy_rules.registry.LEGACY_VARIANT``) and maps the variant's
+with :func:`lookup` (by name: a record that names no variant is upcast first,
+``rummy_game.upcast.variant_of``) and maps the variant's
 events, options and commands through it without knowing them. No variant is named here: a
 variant's bundle (``rummy_game.bundle.VariantBundle``) adds its wire with :func:`register` when it
 is installed (found by entry point, ``rummy_rules.registry.discover``, or by a plug-in's import).
@@ -15,7 +16,6 @@ from collections.abc import Iterator
 from google.protobuf.message import Message
 
 from rummy_rules import registry
-from rummy_rules.registry import LEGACY_VARIANT
 
 from .variant_wire import VariantWire
 
@@ -36,9 +36,10 @@ def register(wire: VariantWire) -> None:
 
 
 def lookup(variant: str) -> VariantWire:
-    """The wire of ``variant`` (``""``: the legacy variant). Raises UnknownWire."""
+    """The wire of the variant named ``variant``. Raises UnknownWire (for ``""`` too: no
+    variant's name)."""
     registry.discover()
-    wire = _WIRES.get(variant or LEGACY_VARIANT)
+    wire = _WIRES.get(variant)
     if wire is None:
         raise UnknownWire(f"no wire is registered for variant {variant!r}")
     return wire

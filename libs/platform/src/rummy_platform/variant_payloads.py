@@ -22,7 +22,9 @@ ENTRY_POINT_GROUP = "rummy.variants"
 _MODULES: list[ModuleType] = []
 
 #: Type names written before a variant's events had their own package -> the message they are
-#: read as (same field numbers), as the variants' bundles declare them.
+#: read as (same field numbers), as the variants' bundles declare them (each bundle's table is
+#: its layer's upcast, a row of the one list of deprecated paths:
+#: ``docs/rules/event-tags.md#deprecated``).
 _ALIASES: dict[str, str] = {}
 
 _discovered = False

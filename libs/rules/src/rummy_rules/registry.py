@@ -30,8 +30,10 @@ ENTRY_POINT_GROUP = "rummy.variants"
 _VARIANTS: dict[str, Variant[Any]] = {}
 
 #: The variant of records written before a hand's events named one (every such hand is Indian
-#: points, whose bundle is installed by the product): what a host assumes when a record leaves
-#: the variant out. A name only: nothing here imports that variant.
+#: points, whose bundle is installed by the product): what the upcast of a record that leaves
+#: the variant out names (``rummy_game.upcast.variant_of``, ``rummy_dealer.application.upcast``;
+#: ``docs/rules/event-tags.md#old-shapes``), so :func:`lookup` is always asked for a name. A
+#: name only: nothing here imports that variant.
 LEGACY_VARIANT = "indian-points"
 
 
@@ -90,11 +92,12 @@ def variants() -> tuple[Variant[Any], ...]:
 
 
 def lookup(name: str, rules_version: str | None = None) -> Variant[Any]:
-    """The variant registered as ``name`` (``""`` means :data:`LEGACY_VARIANT`); with
+    """The variant registered as ``name`` (a record that names none is upcast to
+    :data:`LEGACY_VARIANT` before it is looked up: ``""`` is no variant's name); with
     ``rules_version`` (``"bombay-baazi/1"``; ``""`` or None: not checked), one that plays it.
     Raises UnknownVariant."""
     discover()
-    variant = _VARIANTS.get(name or LEGACY_VARIANT)
+    variant = _VARIANTS.get(name)
     if variant is None:
         raise UnknownVariant(f"no variant {name!r} is registered (known: {', '.join(names())})")
     if rules_version and rules_version not in variant.rules_versions:

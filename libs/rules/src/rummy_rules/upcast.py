@@ -1,30 +1,36 @@
-"""The one upcast step of the rules library's JSON (:mod:`rummy_rules.json_form`): a record written
-by
-an older build (a proof bundle's events, a table snapshot's hand state, a kept record) becomes the
-current shape before it is decoded, so every reader (hosts, replay, the verifier) sees current
-shapes only. :func:`rummy_rules.json_form.from_dict` calls :func:`upcast`; nothing else reads old
-shapes.
+"""The one upcast step of the rules library's JSON (:mod:`rummy_rules.json_form`): a record
+written by an older build (a proof bundle's events, a table snapshot's hand state, a kept record)
+becomes the current shape before it is decoded, so every reader (hosts, replay, the verifier)
+sees current shapes only. :func:`rummy_rules.json_form.from_dict` calls :func:`upcast`; nothing
+else reads old shapes.
 
-The deprecated shapes it reads, each with the version that may stop reading it (once no kept
-record needs it: ``tests/data/kept`` holds records of the older shapes):
+The deprecated shapes it reads (rows ``json-class-tag``, ``json-money-suffix`` and
+``json-rule-set-indian`` of the one list of deprecated paths,
+``docs/rules/event-tags.md#deprecated``, which says when each may be dropped: ``#may-drop``;
+``tests/data/kept`` holds records of the first two):
 
 ============================================  ====================================  ===========
-old shape                                     current shape                         may drop in
+old shape                                     current shape                         written
+                                                                                    until
 ============================================  ====================================  ===========
-a message tagged with its Python class name   its namespaced tag (``table.Hand      rules 2.0
+a message tagged with its Python class name   its namespaced tag (``table.Hand      2026-12-02
 (``{"type": "HandStarted"}``), at any depth   Started``): :data:`LEGACY_TAGS`, the
                                               one table of old tags
-a money field ``<name>`` + the old suffix     ``<name>_hundredths`` (one unit, one  rules 2.0
+a money field ``<name>`` + the old suffix     ``<name>_hundredths`` (one unit, one  2026-12-02
 (``point_value_`` + ``cents``, ...), at any   name: hundredths of a House Token)
 depth of the record
+a rule set's Indian options under ``indian``  ``options``, tagged ``indian.Points    2026-12-01
+(untagged; before a rule set carried each     Rules`` (:data:`OLD_INDIAN_OPTIONS`;
+variant's options under one name)             ``options`` beside it: kept, ``indian``
+                                              dropped)
 ============================================  ====================================  ===========
 
 The old shapes of the other layers are upcast in one module each: the table stream's protobuf
-payloads in ``rummy_game.upcast`` (a SeedsLocked that names no variant, a recorded rule set
-that left proto3 zeros out); the browser verifier's
-bundles in ``web/verify/verify.js`` (``upcast``, the same two shapes as here).
-``docs/rules/event-tags.md`` lists every tag, every deprecated path and those not moved into an
-upcast module yet (``#not-yet-moved``) in one place.
+payloads and recorded rule sets in ``rummy_game.upcast``, the dealer's SeedsLocked in
+``rummy_dealer.application.upcast``, the ledger's rule sets in ``rummy_ledger.application.upcast``,
+the browser verifier's bundles in ``web/verify/verify.js``
+(``upcast``, the same three shapes as here; ``upcastBundle`` also gives a bundle written before
+``deal_shape`` the deal every such bundle had, a field no Python reader reads).
 
 The old money suffix is spelled in two parts below so that a search of the source for it finds
 only kept records.
@@ -136,6 +142,13 @@ LEGACY_TAGS: dict[str, str] = {
     "TableMeld": "rummy500.TableMeld",
 }
 
+#: A rule set's key for its Indian options (untagged) before a rule set carried each variant's
+#: options under :data:`OPTIONS_KEY`, tagged (rules library 1.x): the key and the tag they are
+#: read under. The options' fields have not changed since.
+OLD_INDIAN_OPTIONS = "indian"
+OPTIONS_KEY = "options"
+INDIAN_OPTIONS_TAG = "indian.PointsRules"
+
 #: The suffix money fields had before they were named for their unit (rules library 1.x).
 LEGACY_MONEY_SUFFIX = "_" + "cents"
 #: Their suffix now.
@@ -154,6 +167,11 @@ def upcast(data: Any) -> Any:
     out: dict[str, Any] = {}
     changed = False
     for key, value in data.items():
+        if key == OLD_INDIAN_OPTIONS and isinstance(value, dict):
+            changed = True
+            if OPTIONS_KEY not in data:  # both: the current one is kept
+                out[OPTIONS_KEY] = {"type": INDIAN_OPTIONS_TAG, **upcast(value)}
+            continue
         if key == "type" and isinstance(value, str) and value in LEGACY_TAGS:
             out[key] = LEGACY_TAGS[value]
             changed = True

@@ -85,8 +85,8 @@ class BotBrain:
 
     seed: int
     temperament: Temperament = field(default_factory=Temperament)
-    #: The table's variant (``""``: ``rummy_rules.registry.LEGACY_VARIANT``).
-    variant: str = ""
+    #: The table's variant (left out: ``rummy_rules.registry.LEGACY_VARIANT``).
+    variant: str = registry.LEGACY_VARIANT
     #: How it plays a match (rejoin offers, split requests) at a match table.
     match: MatchTemperament = field(default_factory=MatchTemperament)
     #: The strategy to play instead of the variant's own (e.g. the benchmarks' quicker one of

@@ -17,6 +17,7 @@ from rummy_ops.demo.endpoints import Endpoints
 from rummy_ops.money import tokens
 from rummy_ops.replay.limits import LimitRecheck
 from rummy_ops.replay.render import winners
+from rummy_rules.registry import LEGACY_VARIANT
 
 
 @dataclass
@@ -29,8 +30,8 @@ class HandRecord:
     hand_id: str
     result: table_events.HandEnded | None = None
     aborted_reason: str = ""
-    #: The table's variant (``""``: the legacy variant): its bundle names the seats' outcomes.
-    variant: str = ""
+    #: The table's variant (left out: the legacy variant): its bundle names the seats' outcomes.
+    variant: str = LEGACY_VARIANT
 
 
 @dataclass
@@ -163,7 +164,7 @@ def endings(variants: Iterable[str] | None = None) -> tuple[str, ...]:
     return (WON_SHOWING_MELDS, WON_WITHOUT_MELDS, *phrases)
 
 
-def endings_of(result: table_events.HandEnded, variant: str = "") -> list[str]:
+def endings_of(result: table_events.HandEnded, variant: str = LEGACY_VARIANT) -> list[str]:
     """The ways a hand of ``variant`` ended (:func:`endings`): exactly one way of winning (the
     winner showed melds or not), plus one phrase per notable outcome (of ``variant``'s bundle)
     some seat had, in seat order."""
@@ -178,7 +179,7 @@ def endings_of(result: table_events.HandEnded, variant: str = "") -> list[str]:
     return out
 
 
-def _short(name: str, variant: str = "") -> str:
+def _short(name: str, variant: str = LEGACY_VARIANT) -> str:
     """A seat outcome's mark in a hand line (``variant``'s ``Outcome.short``; the word itself
     for one that variant does not declare)."""
     described = outcome(name, variant)

@@ -18,7 +18,7 @@ from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from rummy.table.v1 import table_service_pb2 as table_api
-from rummy_game import match_payloads
+from rummy_game import match_payloads, upcast
 from rummy_ops.bots.client import Bot
 from rummy_ops.bots.record import PlayerRecord
 from rummy_ops.bots.strategy import BotBrain, Temperament
@@ -96,9 +96,7 @@ class _Demo:
         self.ledger = ledger_grpc.LedgerServiceStub(self.ledger_channel)
         self.rng = random.Random(options.seed)
         self.rule_set = table_rule_set(options)
-        self.variant: Variant[Any] = registry.lookup(
-            self.rule_set.variant or registry.LEGACY_VARIANT
-        )
+        self.variant: Variant[Any] = registry.lookup(upcast.variant_of(self.rule_set))
 
     def open_table(
         self,

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_dealer.application import upcast
 from rummy_dealer.domain.deal import LockedHand, deal_locked, reshuffled_stock
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
@@ -34,11 +35,13 @@ def card_from_pb(card: cards_pb2.Card, shoe: Shoe) -> Card:
 
 
 def locked_hand(locked: table_events.SeedsLocked) -> LockedHand:
-    """The inputs a SeedsLocked fixes (its variant absent: ``""``, the legacy variant). Raises
-    ValueError for an empty shoe."""
+    """The inputs a SeedsLocked fixes, its old shape upcast first
+    (:func:`rummy_dealer.application.upcast.seeds_locked`: naming no variant, the legacy
+    variant). Raises ValueError for an empty shoe."""
+    locked = upcast.seeds_locked(locked)
     return LockedHand(
         hand_id=locked.hand_id,
-        variant=locked.variant if locked.HasField("variant") else "",
+        variant=locked.variant,
         server_commitment=locked.server_commitment_sha256,
         client_seeds=tuple((s.seat, s.client_seed) for s in locked.client_seeds),
         dealer_seat=locked.dealer_seat,

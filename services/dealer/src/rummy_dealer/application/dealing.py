@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.table.v1 import events_pb2 as table_events
+from rummy_dealer.application import upcast
 from rummy_dealer.application.deal_messages import deal_from_lock, reshuffle_from_exhausted
 from rummy_dealer.application.ports import Counters, SeedSource, StreamVersions
 from rummy_platform.envelope import Envelope, reaction_event_id, type_name
@@ -50,9 +51,10 @@ class Dealer:
         shoe) is logged and produces nothing; a hand of a variant this build does not know (a
         newer table service's, in a rolling deploy) is skipped, counted and logged once
         (``rummy_platform.skips``), without asking fairness for its seed; a fairness failure
-        raises (retried)."""
-        locked = source.payload
-        assert isinstance(locked, table_events.SeedsLocked)
+        raises (retried). A SeedsLocked of an old shape is upcast first
+        (:mod:`rummy_dealer.application.upcast`)."""
+        assert isinstance(source.payload, table_events.SeedsLocked)
+        locked = upcast.seeds_locked(source.payload)
         if not self._speaks(source) or not self._knows_variant(source, locked):
             return []
         server_seed = self._seeds.server_seed(locked.hand_id)
@@ -91,7 +93,7 @@ class Dealer:
     def _knows_variant(source: Envelope, locked: table_events.SeedsLocked) -> bool:
         found = SKIPPED.lookup_or_skip(
             registry.lookup,
-            locked.variant if locked.HasField("variant") else "",
+            locked.variant,
             type_name=source.type,
             table_id=source.stream_id,
             hand_id=locked.hand_id,

@@ -22,8 +22,8 @@ from rummy_rules.shuffle import Deal, ShuffleInputs, deal, reshuffle
 class LockedHand:
     """What a hand's lock fixed before its deal: ``server_commitment`` (the SHA-256 of the
     server seed, 32 bytes), ``client_seeds`` (``(seat, seed)``, one per seat dealt in), the
-    dealer's seat, the shoe, the cards per hand, and the variant whose deal it is (``""``:
-    ``rummy_rules.registry.LEGACY_VARIANT``)."""
+    dealer's seat, the shoe, the cards per hand, and the variant whose deal it is (a lock that
+    names none is upcast first: ``rummy_dealer.application.upcast``)."""
 
     hand_id: str
     variant: str

@@ -4,8 +4,9 @@ The ledger is keyed by account and consumes every settlement, so it keeps this h
 table service keeps no per-account index. One row per account per **points hand** (kind
 ``hand``) and per **match** (kind ``match``): its table, its variant (the name the table wrote in
 ``TableOpened.rule_set`` or, for a table the ledger met first at a hand, in ``HandStarted``'s;
-left out there: ``rummy_rules.registry.LEGACY_VARIANT``), its format (``single`` for a points hand,
-``MatchStarted.match_format`` for a match), its result and its net in hundredths of a House Token.
+left out there: ``rummy_rules.registry.LEGACY_VARIANT``, by ``rummy_ledger.application.upcast``),
+its format (``single`` for a points hand, ``MatchStarted.match_format`` for a match), its result
+and its net in hundredths of a House Token.
 
 Written by the handlers that post the money, inside their transaction (so exactly once with the
 consumed offset; a repeat writes nothing again):

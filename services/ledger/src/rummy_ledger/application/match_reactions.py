@@ -29,11 +29,10 @@ from typing import Protocol, TypeVar
 
 from google.protobuf.message import Message
 
-from rummy.common.v1 import cards_pb2
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ledger.application import history
+from rummy_ledger.application import history, upcast
 from rummy_ledger.application import matches as match_application
 from rummy_ledger.application.accounts import OutgoingEvent, line_memo
 from rummy_ledger.application.matches import (
@@ -55,7 +54,6 @@ from rummy_ledger.domain.matches import (
 )
 from rummy_platform.envelope import Envelope
 from rummy_platform.logging import get_logger, log_context
-from rummy_rules.registry import LEGACY_VARIANT
 
 _log = get_logger(__name__)
 R = TypeVar("R")
@@ -71,12 +69,6 @@ _LIMIT_REASONS = {
     "break": ledger_events.LIMIT_REASON_BREAK,
     "self_exclusion": ledger_events.LIMIT_REASON_SELF_EXCLUSION,
 }
-
-
-def variant_name(rule_set: cards_pb2.RuleSet) -> str:
-    """The variant a table event's rule set names, as a name only (left out:
-    ``rummy_rules.registry.LEGACY_VARIANT``); the ledger looks no variant up."""
-    return rule_set.variant if rule_set.HasField("variant") else LEGACY_VARIANT
 
 
 def settle_command(
@@ -169,7 +161,7 @@ class MatchReactions:
             self._refusing(
                 source,
                 lambda: history.record_variant(
-                    uow, source.stream_id, variant_name(opened.rule_set)
+                    uow, source.stream_id, upcast.variant_name(opened.rule_set)
                 ),
             )
         if not opened.HasField("match") or opened.match.WhichOneof("format") in (None, "single"):

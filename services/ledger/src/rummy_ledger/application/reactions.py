@@ -51,7 +51,7 @@ from google.protobuf.message import Message
 from rummy.ledger.v1 import events_pb2 as ledger_events
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.application import accounts as application
-from rummy_ledger.application import history
+from rummy_ledger.application import history, upcast
 from rummy_ledger.application.accounts import (
     AbortResult,
     GrantResult,
@@ -67,11 +67,7 @@ from rummy_ledger.application.limits import (
     read_limits,
     seat_refusal,
 )
-from rummy_ledger.application.match_reactions import (
-    MatchReactions,
-    reservation_messages,
-    variant_name,
-)
+from rummy_ledger.application.match_reactions import MatchReactions, reservation_messages
 from rummy_ledger.application.ports import Clock, Counters, LedgerUnitOfWork
 from rummy_ledger.domain.accounts import (
     DEFAULT_GRANT_LIMITS,
@@ -228,7 +224,7 @@ class Ledger:
             self._refusing(
                 source,
                 lambda: history.record_variant(
-                    uow, source.stream_id, variant_name(started.rule_set)
+                    uow, source.stream_id, upcast.variant_name(started.rule_set)
                 ),
             )
             result = self._refusing(

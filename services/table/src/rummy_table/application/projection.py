@@ -115,8 +115,8 @@ class Projection:
         before a bound was added: logged, never loaded, so it never starts a hand)."""
         opened = envelope.payload
         assert isinstance(opened, pb.TableOpened)
-        variant = opened.rule_set.variant
-        if opened.rule_set.HasField("variant") and variant not in variant_wires.hosted_variants():
+        variant = stream_payloads.variant_of(opened.rule_set)  # the upcast's: none, the legacy
+        if variant not in variant_wires.hosted_variants():
             reason = (
                 f"table {envelope.stream_id} plays variant {variant!r}, which this table-service "
                 f"instance does not host (it hosts: {', '.join(variant_wires.hosted_variants())})"
@@ -137,9 +137,7 @@ class Projection:
             _log.error(
                 "table not loaded: the rules refuse its options",
                 table_id=envelope.stream_id,
-                reason=stream_payloads.wire_message(
-                    exc, stream_payloads.variant_of(opened.rule_set)
-                ),
+                reason=stream_payloads.wire_message(exc, variant),
             )
             return None
 

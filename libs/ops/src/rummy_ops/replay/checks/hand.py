@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rummy.table.v1 import events_pb2 as table_pb
-from rummy_game import stream_payloads
+from rummy_game import stream_payloads, upcast
 from rummy_ops.replay.checks.fairness import check_fairness
 from rummy_ops.replay.checks.record import (
     DEFAULT_SETTLE_GRACE_S,
@@ -34,7 +34,7 @@ def _pinned_variant(report: HandReplay, started: Envelope) -> Variant[Any] | Non
     is counted as a skip (``rummy_platform.skips``)."""
     payload = started.payload
     assert isinstance(payload, table_pb.HandStarted)
-    pinned = payload.rule_set.variant if payload.rule_set.HasField("variant") else ""
+    pinned = upcast.variant_of(payload.rule_set)
     try:
         return registry.lookup(pinned, started.rules_version)
     except registry.UnknownVariant as exc:
@@ -82,7 +82,8 @@ def replay_hand(
     try:
         ctx = stream_payloads.hand_context(started.payload)  # type: ignore[arg-type]
     except RuleSetError as exc:
-        message = f"the rules refuse the hand's options: {stream_payloads.wire_message(exc)}"
+        refused = stream_payloads.wire_message(exc, variant.name)
+        message = f"the rules refuse the hand's options: {refused}"
         report.findings.append(finding(started, "rules", message))
         return report
     report.hand_no = ctx.hand_no

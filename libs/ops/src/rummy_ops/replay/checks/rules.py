@@ -9,7 +9,6 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy_game import stream_payloads, upcast, variant_wires
 from rummy_game.bundle import bundle_of
@@ -127,7 +126,7 @@ def rederive(
                     "(a grouping of equal points other than the one the solver picks today)"
                 )
             mine = _comparable(_recorded(got, ctx, variant, state), bool(equivalent))
-            theirs = _in_recorded_shape(mine, _comparable(payload, bool(equivalent)))
+            theirs = _comparable(payload, bool(equivalent))
             if type(mine) is type(theirs) and mine != theirs:
                 message = f"payload differs from the table's encoding: {pb_diff(mine, theirs)}"
                 report.findings.append(finding(got.envelope, "rules", message))
@@ -176,35 +175,6 @@ def _comparable(payload: Message, ignore_groupings: bool) -> Message:
         del result.arrangement.melds[:]
         del result.arrangement.deadwood[:]
     return copy
-
-
-def _in_recorded_shape(recorded: Message, derived: Message) -> Message:
-    """``derived`` in the shape of a record written before ``RuleSet.variant_options``: without
-    its rule set's per-variant options when ``recorded``'s rule set has none (such a hand carries
-    only the flat fields, which are still compared: today's writer sets both, equal). The other
-    old shapes are upcast on the recorded side (``rummy_game.upcast``); this one is not yet, as
-    a record of it does not say which shoes the arm would name
-    (docs/rules/event-tags.md#not-yet-moved)."""
-    field = "rule_set"
-    if (
-        type(recorded) is not type(derived)
-        or field not in type(derived).DESCRIPTOR.fields_by_name
-        or not recorded.HasField(field)
-    ):
-        return derived
-    # every table-stream message's ``rule_set`` is a rummy.common.v1.RuleSet
-    recorded_rules: cards_pb2.RuleSet = getattr(recorded, field)
-    derived_rules: cards_pb2.RuleSet = getattr(derived, field)
-    if (
-        recorded_rules.WhichOneof("variant_options") is not None
-        or derived_rules.WhichOneof("variant_options") is None
-    ):
-        return derived
-    shaped = type(derived)()
-    shaped.CopyFrom(derived)
-    shaped_rules: cards_pb2.RuleSet = getattr(shaped, field)
-    shaped_rules.ClearField("variant_options")
-    return shaped
 
 
 def _decide(
