@@ -31,7 +31,10 @@ from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
 from rummy_table.domain import closing, match_hosting
 from rummy_table.domain.errors import WrongState
+from rummy_table.domain.facts import StakeRejected
+from rummy_table.domain.table import Fact
 
+from . import stream_facts
 from .commit import TableCore
 from .held_table import HeldTable
 
@@ -127,30 +130,32 @@ def _record_input(
     if not core._owns(envelope.stream_id):
         return False
     with core._command(envelope.stream_id) as table:
-        payloads: list[Message] = []
+        facts: list[Fact] = []
         at = core.now_ms()
         if table is not None and envelope.event_id not in table.answers:
             hand_id = getattr(envelope.payload, "hand_id", "")
             with log_context(table_id=table.table_id, hand_id=hand_id or None):
                 try:
-                    payloads = react(core, table, envelope.payload, hand_id, at)
+                    facts = react(core, table, envelope.payload, hand_id, at)
                 except RuleViolation as exc:
                     _log.info("input refused by the rules", reason=exc.code.value)
                 except (WrongState, FailedPrecondition, stream_payloads.StreamPayloadError) as exc:
                     _log.info("input ignored", reason=str(exc))
-        if table is None or not payloads:
+        if table is None or not facts:
             offsets = consumed() if alone else {}
             if offsets:
                 core._append([], envelope.stream_id, offsets)
             return False
         offsets = consumed()
-        core.commit(table, payloads, at, causation_id=envelope.event_id, consumed=offsets or None)
+        core.commit(table, facts, at, causation_id=envelope.event_id, consumed=offsets or None)
         return True
 
 
-def react(
-    core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int
-) -> list[Message]:
+def react(core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int) -> list[Fact]:
+    """The facts another service's event ``payload`` (about hand ``hand_id``, received at
+    ``at``) causes at ``table``; none for an event of another hand or one the table does not
+    take. Raises as the domain's decisions (WrongState, RuleViolation), ValueError for a
+    payload that maps to no fact."""
     if isinstance(
         payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
     ):
@@ -163,7 +168,9 @@ def react(
     if ctx is None or hand_id != ctx.hand_id:
         return []
     if isinstance(payload, ledger_pb.StakeRejected):
-        return closing.stake_rejected(table, payload, at)
+        rejected = stream_facts.fact_of(payload)
+        assert isinstance(rejected, StakeRejected)
+        return closing.stake_rejected(table, rejected, at)
     if isinstance(payload, ledger_pb.StakesReserved):
         cmds: list[rc.Command] = [
             rc.RecordStakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths, at_ms=at)

@@ -31,10 +31,10 @@ from . import seating
 from .errors import NotPermitted, WrongState
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .table import Fact, Table
 
 
-def match_step(table: Table, hand_id: str, at_ms: int) -> list[Message]:
+def match_step(table: Table, hand_id: str, at_ms: int) -> list[Fact]:
     """The match's next step: start a match (its first deal at once at a free table), deal
     the next deal (its hand at once unless a game's stakes are to be held first), or start
     the hand of a deal whose money is now held."""
@@ -42,7 +42,7 @@ def match_step(table: Table, hand_id: str, at_ms: int) -> list[Message]:
     assert match is not None
     if match.running and match.state.phase is MatchPhase.IN_DEAL:
         return deal_hand(table, match.deal_hand_id, match.state, at_ms)
-    out: list[Message] = []
+    out: list[Fact] = []
     state = match.state
     if not match.running:
         seats = tuple(
@@ -63,7 +63,7 @@ def match_step(table: Table, hand_id: str, at_ms: int) -> list[Message]:
     return out + deal_hand(table, hand_id, state, at_ms)
 
 
-def deal_hand(table: Table, hand_id: str, state: MatchState, at_ms: int) -> list[Message]:
+def deal_hand(table: Table, hand_id: str, state: MatchState, at_ms: int) -> list[Fact]:
     """The HandStarted of the deal ``state`` is in (its seats; the format's rule set). Its
     dealer is the last hand's when the format keeps it (the last deal counted was drawn:
     gin's wall, "same dealer redeals") and that seat is dealt in; otherwise the button
@@ -100,7 +100,7 @@ def match_due_ms(table: Table, speed: float) -> int | None:
 
 def match_money(
     table: Table, answer: ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected, at_ms: int
-) -> list[Message]:
+) -> list[Fact]:
     """Record the ledger's answer about the current match's money. A rejected rejoin undoes
     that seat's rejoin (it stays eliminated; the match goes on). Any other rejection aborts
     the match (every hold released by the ledger) and the seat sits out until its player
@@ -115,7 +115,7 @@ def match_money(
     )
     if match is None or not about_it:
         raise WrongState(f"no hold of match {answer.match_id!r} ({answer.purpose}) is awaited here")
-    out: list[Message] = [answer]
+    out: list[Fact] = [answer]
     if (
         isinstance(answer, ledger_pb.MatchMoneyRejected)
         and answer.purpose == match_payloads.REJOIN_PURPOSE
@@ -128,7 +128,7 @@ def match_money(
     return out
 
 
-def match_settled(table: Table, settled: ledger_pb.MatchSettled) -> list[Message]:
+def match_settled(table: Table, settled: ledger_pb.MatchSettled) -> list[Fact]:
     """Record the ledger's MatchSettled (what it posted for the match, or a game of it) on
     the table's stream, where the match's replay checks it against MatchEnded. Raises
     WrongState unless it settles this table's current (or last) match: a game of
@@ -144,7 +144,7 @@ def match_settled(table: Table, settled: ledger_pb.MatchSettled) -> list[Message
     return [settled]
 
 
-def match_command(table: Table, account_id: str, message: Message, at_ms: int) -> list[Message]:
+def match_command(table: Table, account_id: str, message: Message, at_ms: int) -> list[Fact]:
     """A player's match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin,
     RequestSplit) for the account's seat in the match. Raises WrongState (not a
     match table, no match running), NotPermitted (not a seat of the match),
@@ -160,7 +160,7 @@ def match_command(table: Table, account_id: str, message: Message, at_ms: int) -
     command = match_payloads.command_from_pb(message, seat, at_ms)
     if isinstance(command, fm.AcceptRejoin) and match.awaiting:
         raise RuleViolation(ErrorCode.WRONG_PHASE, "the match's money is not held yet")
-    return match.decide([command])[0]
+    return [*match.decide([command])[0]]
 
 
 def match_seat_account(table: Table, seat: int) -> str:
@@ -168,18 +168,22 @@ def match_seat_account(table: Table, seat: int) -> str:
     return next((s.account_id for s in table.match.state.seats if s.seat == seat), "")
 
 
-def record_deal(
-    table: Table, payloads: Sequence[Message], ended: pb.HandEnded | pb.HandAborted, at_ms: int
-) -> list[Message]:
+def deals_voided(facts: Sequence[Fact]) -> int:
+    """How many of ``facts`` void a deal."""
+    return sum(isinstance(p, mpb.DealVoided) for p in facts)
+
+
+def record_deal(table: Table, payloads: Sequence[Fact], ended: Fact, at_ms: int) -> list[Fact]:
     match = table.match
     if match is None or table.ctx is None or table.ctx.hand_id != match.deal_hand_id:
         return []
-    state = match.state_after(list(payloads))
+    state = match.state_after([p for p in payloads if isinstance(p, Message)])
     if state.phase is not MatchPhase.IN_DEAL:
         return []
     if isinstance(ended, pb.HandAborted):
         command: Command = fm.RecordDealAborted(reason=ended.reason, at_ms=at_ms)
     else:
+        assert isinstance(ended, pb.HandEnded)
         (hand_ended,) = stream_payloads.from_payload(ended, table.ctx, at_ms)
         assert isinstance(hand_ended, ev.HandEnded)
         command = fm.RecordDeal(
@@ -187,15 +191,15 @@ def record_deal(
             at_ms=at_ms,
             most_points=table.variant.max_loss_points(match.deal_rules),
         )
-    return match.decide([command], state)[0]
+    return [*match.decide([command], state)[0]]
 
 
-def abort_match(table: Table, before: Sequence[Message], reason: str, at_ms: int) -> list[Message]:
+def abort_match(table: Table, before: Sequence[Fact], reason: str, at_ms: int) -> list[Fact]:
     """AbortMatch's payloads when the match (after ``before``) is running, else none."""
     match = table.match
     if match is None:
         return []
-    state = match.state_after(list(before))
+    state = match.state_after([p for p in before if isinstance(p, Message)])
     if state.phase is MatchPhase.NOT_STARTED or state.is_over:
         return []
-    return match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)], state)[0]
+    return [*match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)], state)[0]]

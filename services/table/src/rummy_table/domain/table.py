@@ -1,10 +1,12 @@
 """The table aggregate: seating, hand numbering, the dealer button, and the current hand's state.
 
-A :class:`Table` is rebuilt from its stream by :meth:`Table.apply` (one envelope at a time, live
-and on replay alike). Decisions (``take_seat``, ``leave``, ``start_hand``, ``hand_commands``) are
-pure: they read the table and return the payloads to append, or raise. Hand-level rules are the
-variant's (``rummy_rules`` ``decide``/``apply``), reached only through the Variant interface; the
-table knows seats, accounts and the order of hands.
+A :class:`Table` is rebuilt from its stream by :meth:`Table.fold` (one fact at a time, live and
+on replay alike). Decisions (``take_seat``, ``leave``, ``start_hand``, ``hand_commands``) are
+pure: they read the table and return the facts to append (:data:`Fact`), or raise. The table-level
+facts are :mod:`.facts`'s dataclasses; a hand's and a match's facts, and the other services'
+answers, are still their payloads here (``rummy_table.application.stream_facts`` maps both).
+Hand-level rules are the variant's (``rummy_rules`` ``decide``/``apply``), reached only through
+the Variant interface; the table knows seats, accounts and the order of hands.
 
 Memory (flat in the number of hands played): a table keeps the HandEnded of its last
 :data:`RESULT_WINDOW` ended hands; of every other hand only its entry in :attr:`Table.hands` (hand
@@ -37,7 +39,6 @@ from rummy.table.v1 import events_pb2 as pb
 from rummy_game import stream_payloads, upcast
 from rummy_game.hand_payloads import hand_payloads
 from rummy_game.match_host import MatchHost, format_of
-from rummy_platform.envelope import Envelope
 from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.commands import Command, StartHand
@@ -45,9 +46,13 @@ from rummy_rules.errors import RuleViolation
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
-from . import match_hosting, seating
+from . import facts, match_hosting, seating
 from .errors import WrongState
-from .seating import SeatInfo, rejection_text
+from .seating import SeatInfo, reason_words, rejection_text
+
+#: What the table folds and its decisions return: a table-level fact (:mod:`.facts`), or the
+#: payload of a hand's or a match's fact or of another service's answer.
+Fact = facts.TableFact | Message
 
 #: The steps of a hand's start that another service answers, or that the dealer's answer follows
 #: (``Table.hand_inputs`` records which of them a hand has).
@@ -93,8 +98,8 @@ class Table:
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
     voided: dict[str, str] = field(default_factory=dict)
     #: Each payload of the last :meth:`hand_commands` with the hand state after it, in order:
-    #: folding those very payloads (the same objects) once appended takes that state instead of
-    #: decoding and applying them again.
+    #: folding those payloads (equal ones) once appended takes that state instead of decoding
+    #: and applying them again.
     _decided: list[tuple[Message, Any]] = field(default_factory=list, repr=False)
     closing: bool = False
     closed: bool = False
@@ -109,16 +114,6 @@ class Table:
     hand_inputs: set[str] = field(default_factory=set)
 
     # -- building --------------------------------------------------------------------------
-
-    @classmethod
-    def opened_from(cls, envelope: Envelope, on_decision: DecisionObserver | None = None) -> Self:
-        """The table an envelope carrying TableOpened creates (``on_decision`` is told of each
-        decision it asks of the rules). Raises ValueError for bad options."""
-        opened = envelope.payload
-        assert isinstance(opened, pb.TableOpened)
-        table = cls.for_opened(opened, on_decision)
-        table.apply(envelope)
-        return table
 
     @classmethod
     def for_opened(cls, opened: pb.TableOpened, on_decision: DecisionObserver | None) -> Self:
@@ -160,20 +155,32 @@ class Table:
 
     # -- apply -----------------------------------------------------------------------------
 
-    def apply(self, envelope: Envelope, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
-        """Fold one envelope of this table's stream into the state; ``offset``: where it lies in
-        the table's partition (-1: not known)."""
-        payload = envelope.payload
-        at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
-        self.version = envelope.stream_version
+    def fold(self, payload: Fact, at_ms: int, version: int, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
+        """Fold one fact of this table's stream into the state: the ``version``-th of the
+        stream, at ``at_ms`` (ms since the epoch); ``offset``: where it lies in the table's
+        partition (-1: not known)."""
+        self.version = version
         if isinstance(payload, pb.TableOpened):
             self.last_change_ms = at_ms
-        elif isinstance(payload, pb.TablePlayerSeated):
+        elif isinstance(payload, facts.PlayerSeated):
             self.seats[payload.seat] = SeatInfo(payload.account_id)
             self.last_change_ms = at_ms
-        elif isinstance(payload, pb.TablePlayerLeft):
+        elif isinstance(payload, facts.PlayerLeft):
             self.seats.pop(payload.seat, None)
             self.last_change_ms = at_ms
+        elif isinstance(payload, facts.StakeRejected):
+            info = self.seats.get(payload.seat)
+            if info is not None and info.account_id == payload.account_id:
+                info.sitting_out_reason = rejection_text(
+                    payload.required_hundredths, payload.available_hundredths, payload.reason
+                )
+        elif isinstance(payload, facts.TableClosing):
+            self.closing = True
+        elif isinstance(payload, facts.TableClosed):
+            self.closed = True
+            self._to_stub()
+        elif not isinstance(payload, Message):
+            raise TypeError(f"not a fact of a table's stream: {payload!r}")
         elif self.match is not None and self.match.owns(payload):
             self._apply_match(payload, at_ms)
         elif isinstance(payload, pb.HandStarted):
@@ -187,15 +194,6 @@ class Table:
             started = stream_payloads.hand_started_from_pb(payload, at_ms)
             self.hand = self.variant.apply(self.variant.initial_state(), started)
             self.hand_since_ms, self.hand_inputs = at_ms, set()
-        elif isinstance(payload, ledger_pb.StakeRejected):
-            info = self.seats.get(payload.seat)
-            if info is not None and info.account_id == payload.account_id:
-                info.sitting_out_reason = rejection_text(payload)
-        elif isinstance(payload, pb.TableClosing):
-            self.closing = True
-        elif isinstance(payload, pb.TableClosed):
-            self.closed = True
-            self._to_stub()
         elif isinstance(payload, fairness_pb.SeedRevealed):
             self.revealed.add(sys.intern(payload.hand_id))
         elif isinstance(payload, ledger_pb.HandSettled):
@@ -206,7 +204,7 @@ class Table:
         elif stream_payloads.is_hand_payload(payload):
             assert self.ctx is not None, "a hand event before any HandStarted"
             decided = self._decided.pop(0) if self._decided else None
-            if decided is not None and decided[0] is payload:
+            if decided is not None and decided[0] == payload:
                 self.hand = decided[1]  # the state decide produced for this very payload
             else:
                 self._decided.clear()  # not the payloads decided last: decode them all
@@ -233,7 +231,11 @@ class Table:
         if isinstance(payload, ledger_pb.MatchMoneyRejected):
             info = self.seats.get(payload.seat)
             if info is not None and info.account_id == payload.account_id:
-                info.sitting_out_reason = rejection_text(payload)
+                info.sitting_out_reason = rejection_text(
+                    payload.required_hundredths,
+                    payload.available_hundredths,
+                    reason_words(ledger_pb.StakeRejectionReason.Name(payload.reason)),
+                )
         if isinstance(
             payload,
             mpb.MatchStarted
@@ -245,7 +247,7 @@ class Table:
         ):
             self.last_change_ms = at_ms
 
-    def correlation_ids(self, payloads: Sequence[Message]) -> list[str]:
+    def correlation_ids(self, payloads: Sequence[Fact]) -> list[str]:
         """Each envelope's correlation id of ``payloads`` (to be appended in this order): its
         match's id for a match payload or money answer, else its hand's id (or "")."""
         match_id = self.match.match_id if self.match is not None else ""
@@ -253,11 +255,19 @@ class Table:
         for payload in payloads:
             if isinstance(payload, mpb.MatchStarted):
                 match_id = payload.match_id
-            if self.match is not None and self.match.owns(payload):
+            if self.match is not None and isinstance(payload, Message) and self.match.owns(payload):
                 out.append(match_id)
             else:
                 out.append(str(getattr(payload, "hand_id", "")))
         return out
+
+    def ends_hand(self, fact: Fact) -> bool:
+        """Whether ``fact`` ends the current hand (its HandEnded or HandAborted)."""
+        return isinstance(fact, pb.HandEnded | pb.HandAborted)
+
+    def aborts_hand(self, fact: Fact) -> bool:
+        """Whether ``fact`` aborts the current hand (its HandAborted)."""
+        return isinstance(fact, pb.HandAborted)
 
     def _to_stub(self) -> None:
         """A closed table keeps no hand state and no results (its hands' results and proofs are
@@ -289,7 +299,7 @@ class Table:
         """``open``, ``closing`` or ``closed``."""
         return "closed" if self.closed else "closing" if self.closing else "open"
 
-    def start_hand(self, hand_id: str, at_ms: int) -> list[Message]:
+    def start_hand(self, hand_id: str, at_ms: int) -> list[Fact]:
         """HandStarted for hand ``hand_id`` with every eligible seat, and whatever else the
         variant decides with it (e.g. its SeedWindowOpened). Raises WrongState if no hand
         can start, RuleViolation if the rules refuse it."""
@@ -308,19 +318,19 @@ class Table:
         )
         return self.started_payloads(command)
 
-    def started_payloads(self, command: StartHand) -> list[Message]:
+    def started_payloads(self, command: StartHand) -> list[Fact]:
         state = self.variant.initial_state()
         started, *more = self._decide(state, command)
         assert isinstance(started, ev.HandStarted)
         first = stream_payloads.hand_started_to_pb(started, self.hand_no + 1)
-        out: list[Message] = [first]
+        out: list[Fact] = [first]
         if more:  # a variant whose start also opens the seed window (the events it decides)
             ctx = stream_payloads.hand_context(first)
             for event in more:
                 out.append(stream_payloads.to_payload(event, ctx))
         return out
 
-    def hand_commands(self, commands: Sequence[Command]) -> list[Message]:
+    def hand_commands(self, commands: Sequence[Command]) -> list[Fact]:
         """The payloads of the events ``commands`` cause in the current hand, decided in turn.
         Raises WrongState if no hand runs, RuleViolation if the rules refuse one."""
         if self.hand is None or self.ctx is None:
@@ -343,7 +353,7 @@ class Table:
     def close_proof(
         self,
         closing: fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused,
-    ) -> list[Message]:
+    ) -> list[Fact]:
         """Record a hand's seed reveal or settlement (or the ledger's refusal of it, which voids
         the hand), which closes that hand's proof: accepted for any hand started at this table,
         the current one or an earlier one, whatever phase the current hand is in (a reveal may
