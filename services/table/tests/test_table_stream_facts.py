@@ -11,6 +11,7 @@ from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game.stream_payloads import StreamPayloadError
 from rummy_table.application import stream_facts
 from rummy_table.domain import closing
 from rummy_table.domain import facts as tf
@@ -55,6 +56,60 @@ CASES: list[tuple[Message, tf.TableFact]] = [
             (ledger_pb.STAKE_REJECTION_REASON_NOT_DEALT_IN, "not dealt in"),
         ]
     ],
+    (
+        fairness_pb.SeedRevealed(
+            hand_id="h-2", server_seed=b"\x00seed", commitment_sha256=b"c" * 32
+        ),
+        tf.SeedRevealed(hand_id="h-2", server_seed=b"\x00seed", commitment_sha256=b"c" * 32),
+    ),
+    (
+        ledger_pb.HandSettled(
+            hand_id="h-3",
+            journal_transaction_id="j-1",
+            lines=[
+                ledger_pb.JournalLine(account_id="ann", amount_hundredths=-400, memo="loss"),
+                ledger_pb.JournalLine(account_id="bob", amount_hundredths=380),
+            ],
+            commission_hundredths=20,
+        ),
+        tf.HandSettled(
+            hand_id="h-3",
+            journal_transaction_id="j-1",
+            lines=(tf.JournalLine("ann", -400, "loss"), tf.JournalLine("bob", 380)),
+            commission_hundredths=20,
+        ),
+    ),
+    (
+        ledger_pb.SettlementRefused(
+            hand_id="h-4",
+            reason="the lines do not sum to zero",
+            released=[
+                ledger_pb.Reservation(seat=0, account_id="ann", amount_hundredths=800),
+                ledger_pb.Reservation(seat=5, account_id="eve", amount_hundredths=1),
+            ],
+        ),
+        tf.SettlementRefused(
+            hand_id="h-4",
+            reason="the lines do not sum to zero",
+            released=(tf.Reservation(0, "ann", 800), tf.Reservation(5, "eve", 1)),
+        ),
+    ),
+    (
+        ledger_pb.MatchSettled(
+            match_id="t/1",
+            game_no=2,
+            journal_transaction_id="j-2",
+            lines=[ledger_pb.JournalLine(account_id="cy", amount_hundredths=-7, memo="m")],
+            commission_hundredths=3,
+        ),
+        tf.MatchSettled(
+            match_id="t/1",
+            game_no=2,
+            journal_transaction_id="j-2",
+            lines=(tf.JournalLine("cy", -7, "m"),),
+            commission_hundredths=3,
+        ),
+    ),
 ]
 
 
@@ -80,6 +135,10 @@ def test_every_table_level_payload_type_is_mapped() -> None:
         pb.TableClosing,
         pb.TableClosed,
         ledger_pb.StakeRejected,
+        fairness_pb.SeedRevealed,
+        ledger_pb.HandSettled,
+        ledger_pb.SettlementRefused,
+        ledger_pb.MatchSettled,
     }
 
 
@@ -95,7 +154,7 @@ def test_a_payload_it_does_not_map_passes_through_as_the_same_object() -> None:
 
 def test_a_rejection_reason_the_ledger_does_not_name_is_refused() -> None:
     unknown = ledger_pb.StakeRejected(hand_id="h", seat=1, account_id="a", reason=99)  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(StreamPayloadError):
         stream_facts.fact_of(unknown)
     with pytest.raises(ValueError):
         stream_facts.to_payload(

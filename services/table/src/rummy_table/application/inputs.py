@@ -31,7 +31,13 @@ from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
 from rummy_table.domain import closing, match_hosting
 from rummy_table.domain.errors import WrongState
-from rummy_table.domain.facts import StakeRejected
+from rummy_table.domain.facts import (
+    HandSettled,
+    MatchSettled,
+    SeedRevealed,
+    SettlementRefused,
+    StakeRejected,
+)
 from rummy_table.domain.table import Fact
 
 from . import stream_facts
@@ -154,23 +160,20 @@ def _record_input(
 def react(core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int) -> list[Fact]:
     """The facts another service's event ``payload`` (about hand ``hand_id``, received at
     ``at``) causes at ``table``; none for an event of another hand or one the table does not
-    take. Raises as the domain's decisions (WrongState, RuleViolation), ValueError for a
-    payload that maps to no fact."""
-    if isinstance(
-        payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
-    ):
-        return table.close_proof(payload)
+    take. Raises as the domain's decisions (WrongState, RuleViolation), StreamPayloadError
+    for a payload that maps to no fact."""
+    fact = stream_facts.fact_of(payload)
+    if isinstance(fact, SeedRevealed | HandSettled | SettlementRefused):
+        return table.close_proof(fact)
     if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
         return match_hosting.match_money(table, payload, at)
-    if isinstance(payload, ledger_pb.MatchSettled):
-        return match_hosting.match_settled(table, payload)
+    if isinstance(fact, MatchSettled):
+        return match_hosting.match_settled(table, fact)
     ctx = table.ctx
     if ctx is None or hand_id != ctx.hand_id:
         return []
-    if isinstance(payload, ledger_pb.StakeRejected):
-        rejected = stream_facts.fact_of(payload)
-        assert isinstance(rejected, StakeRejected)
-        return closing.stake_rejected(table, rejected, at)
+    if isinstance(fact, StakeRejected):
+        return closing.stake_rejected(table, fact, at)
     if isinstance(payload, ledger_pb.StakesReserved):
         cmds: list[rc.Command] = [
             rc.RecordStakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths, at_ms=at)

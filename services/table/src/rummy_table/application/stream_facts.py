@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
 
+from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.table.v1 import events_pb2 as pb
+from rummy_game.stream_payloads import StreamPayloadError
 from rummy_table.domain import facts as tf
 from rummy_table.domain import seating
 
@@ -24,16 +26,48 @@ if TYPE_CHECKING:
 
 
 def _reason_words(reason: ledger_pb.StakeRejectionReason.ValueType) -> str:
-    """The ledger's StakeRejectionReason as words (``insufficient balance``). Raises ValueError
-    for a number the enum does not name."""
-    return seating.reason_words(ledger_pb.StakeRejectionReason.Name(reason))
+    """The ledger's StakeRejectionReason as words (``insufficient balance``). Raises
+    StreamPayloadError for a number the enum does not name."""
+    try:
+        name = ledger_pb.StakeRejectionReason.Name(reason)
+    except ValueError:
+        raise StreamPayloadError(f"no stake rejection reason {reason}") from None
+    return seating.reason_words(name)
 
 
 def _reason_number(words: str) -> ledger_pb.StakeRejectionReason.ValueType:
     return ledger_pb.StakeRejectionReason.Value(seating.reason_name(words))
 
 
-def to_payload(fact: Fact) -> Message:
+def _lines_pb(lines: Iterable[tf.JournalLine]) -> list[ledger_pb.JournalLine]:
+    return [
+        ledger_pb.JournalLine(
+            account_id=line.account_id, amount_hundredths=line.amount_hundredths, memo=line.memo
+        )
+        for line in lines
+    ]
+
+
+def _lines(lines: Iterable[ledger_pb.JournalLine]) -> tuple[tf.JournalLine, ...]:
+    return tuple(
+        tf.JournalLine(line.account_id, line.amount_hundredths, line.memo) for line in lines
+    )
+
+
+def _reservations_pb(holds: Iterable[tf.Reservation]) -> list[ledger_pb.Reservation]:
+    return [
+        ledger_pb.Reservation(
+            seat=hold.seat, account_id=hold.account_id, amount_hundredths=hold.amount_hundredths
+        )
+        for hold in holds
+    ]
+
+
+def _reservations(holds: Iterable[ledger_pb.Reservation]) -> tuple[tf.Reservation, ...]:
+    return tuple(tf.Reservation(h.seat, h.account_id, h.amount_hundredths) for h in holds)
+
+
+def to_payload(fact: Fact) -> Message:  # noqa: C901 - one case per fact
     """The payload ``fact`` is written as (a payload given passes through). Raises ValueError
     for a StakeRejected whose reason the ledger's enum does not name."""
     match fact:
@@ -56,6 +90,31 @@ def to_payload(fact: Fact) -> Message:
                 available_hundredths=fact.available_hundredths,
                 required_hundredths=fact.required_hundredths,
             )
+        case tf.SeedRevealed():
+            return fairness_pb.SeedRevealed(
+                hand_id=fact.hand_id,
+                server_seed=fact.server_seed,
+                commitment_sha256=fact.commitment_sha256,
+            )
+        case tf.HandSettled():
+            return ledger_pb.HandSettled(
+                hand_id=fact.hand_id,
+                journal_transaction_id=fact.journal_transaction_id,
+                lines=_lines_pb(fact.lines),
+                commission_hundredths=fact.commission_hundredths,
+            )
+        case tf.SettlementRefused():
+            return ledger_pb.SettlementRefused(
+                hand_id=fact.hand_id, reason=fact.reason, released=_reservations_pb(fact.released)
+            )
+        case tf.MatchSettled():
+            return ledger_pb.MatchSettled(
+                match_id=fact.match_id,
+                game_no=fact.game_no,
+                journal_transaction_id=fact.journal_transaction_id,
+                lines=_lines_pb(fact.lines),
+                commission_hundredths=fact.commission_hundredths,
+            )
     return fact
 
 
@@ -64,9 +123,10 @@ def to_payloads(facts: Iterable[Fact]) -> list[Message]:
     return [to_payload(fact) for fact in facts]
 
 
-def fact_of(payload: Message) -> Fact:
+def fact_of(payload: Message) -> Fact:  # noqa: C901 - one case per fact
     """The domain fact ``payload`` records (a payload it does not map passes through). Raises
-    ValueError for a StakeRejected whose reason number the ledger's enum does not name."""
+    StreamPayloadError (a ValueError) for a StakeRejected whose reason number the ledger's enum
+    does not name (an input of it is ignored: ``rummy_table.application.inputs``)."""
     match payload:
         case pb.TablePlayerSeated():
             return tf.PlayerSeated(seat=payload.seat, account_id=payload.account_id)
@@ -88,5 +148,32 @@ def fact_of(payload: Message) -> Fact:
                 reason=_reason_words(payload.reason),
                 available_hundredths=payload.available_hundredths,
                 required_hundredths=payload.required_hundredths,
+            )
+        case fairness_pb.SeedRevealed():
+            return tf.SeedRevealed(
+                hand_id=payload.hand_id,
+                server_seed=payload.server_seed,
+                commitment_sha256=payload.commitment_sha256,
+            )
+        case ledger_pb.HandSettled():
+            return tf.HandSettled(
+                hand_id=payload.hand_id,
+                journal_transaction_id=payload.journal_transaction_id,
+                lines=_lines(payload.lines),
+                commission_hundredths=payload.commission_hundredths,
+            )
+        case ledger_pb.SettlementRefused():
+            return tf.SettlementRefused(
+                hand_id=payload.hand_id,
+                reason=payload.reason,
+                released=_reservations(payload.released),
+            )
+        case ledger_pb.MatchSettled():
+            return tf.MatchSettled(
+                match_id=payload.match_id,
+                game_no=payload.game_no,
+                journal_transaction_id=payload.journal_transaction_id,
+                lines=_lines(payload.lines),
+                commission_hundredths=payload.commission_hundredths,
             )
     return payload

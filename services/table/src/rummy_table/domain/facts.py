@@ -59,5 +59,78 @@ class StakeRejected:
     required_hundredths: int
 
 
+@dataclass(frozen=True)
+class JournalLine:
+    """One line of the ledger's journal: ``amount_hundredths`` (signed) on ``account_id``."""
+
+    account_id: str
+    amount_hundredths: int
+    memo: str = ""
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A hold of ``amount_hundredths`` on ``account_id`` for ``seat``."""
+
+    seat: int
+    account_id: str
+    amount_hundredths: int
+
+
+@dataclass(frozen=True)
+class SeedRevealed:
+    """Fairness revealed hand ``hand_id``'s server seed (``rummy.fairness.v1.SeedRevealed``):
+    it closes the hand's proof."""
+
+    hand_id: str
+    server_seed: bytes
+    commitment_sha256: bytes
+
+
+@dataclass(frozen=True)
+class HandSettled:
+    """The ledger posted hand ``hand_id``'s settlement: its journal transaction, lines and
+    commission (``rummy.ledger.v1.HandSettled``)."""
+
+    hand_id: str
+    journal_transaction_id: str
+    lines: tuple[JournalLine, ...]
+    commission_hundredths: int
+
+
+@dataclass(frozen=True)
+class SettlementRefused:
+    """The ledger refused hand ``hand_id``'s settlement for ``reason``, releasing ``released``:
+    the hand is void (``rummy.ledger.v1.SettlementRefused``)."""
+
+    hand_id: str
+    reason: str
+    released: tuple[Reservation, ...]
+
+
+@dataclass(frozen=True)
+class MatchSettled:
+    """The ledger posted match ``match_id``'s settlement (``game_no`` 0) or one game's
+    (``rummy.ledger.v1.MatchSettled``), recorded on the table's stream for the match's replay."""
+
+    match_id: str
+    game_no: int
+    journal_transaction_id: str
+    lines: tuple[JournalLine, ...]
+    commission_hundredths: int
+
+
+#: The facts that close a hand's proof (its seed reveal, its settlement or the refusal of it).
+ProofClosing = SeedRevealed | HandSettled | SettlementRefused
 #: The table-level facts.
-TableFact = PlayerSeated | PlayerLeft | TableClosing | TableClosed | StakeRejected
+TableFact = (
+    PlayerSeated
+    | PlayerLeft
+    | TableClosing
+    | TableClosed
+    | StakeRejected
+    | SeedRevealed
+    | HandSettled
+    | SettlementRefused
+    | MatchSettled
+)

@@ -29,6 +29,7 @@ from rummy_rules.formats import messages as fm
 
 from . import seating
 from .errors import NotPermitted, WrongState
+from .facts import MatchSettled
 
 if TYPE_CHECKING:
     from .table import Fact, Table
@@ -128,7 +129,7 @@ def match_money(
     return out
 
 
-def match_settled(table: Table, settled: ledger_pb.MatchSettled) -> list[Fact]:
+def match_settled(table: Table, settled: MatchSettled) -> list[Fact]:
     """Record the ledger's MatchSettled (what it posted for the match, or a game of it) on
     the table's stream, where the match's replay checks it against MatchEnded. Raises
     WrongState unless it settles this table's current (or last) match: a game of

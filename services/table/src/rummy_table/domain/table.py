@@ -179,6 +179,15 @@ class Table:
         elif isinstance(payload, facts.TableClosed):
             self.closed = True
             self._to_stub()
+        elif isinstance(payload, facts.SeedRevealed):
+            self.revealed.add(sys.intern(payload.hand_id))
+        elif isinstance(payload, facts.HandSettled):
+            self.settled.add(sys.intern(payload.hand_id))
+        elif isinstance(payload, facts.SettlementRefused):
+            self.settled.add(sys.intern(payload.hand_id))
+            self.voided[payload.hand_id] = payload.reason
+        elif isinstance(payload, facts.MatchSettled):
+            pass  # recorded for the match's replay; nothing of the table's state changes
         elif not isinstance(payload, Message):
             raise TypeError(f"not a fact of a table's stream: {payload!r}")
         elif self.match is not None and self.match.owns(payload):
@@ -194,13 +203,6 @@ class Table:
             started = stream_payloads.hand_started_from_pb(payload, at_ms)
             self.hand = self.variant.apply(self.variant.initial_state(), started)
             self.hand_since_ms, self.hand_inputs = at_ms, set()
-        elif isinstance(payload, fairness_pb.SeedRevealed):
-            self.revealed.add(sys.intern(payload.hand_id))
-        elif isinstance(payload, ledger_pb.HandSettled):
-            self.settled.add(sys.intern(payload.hand_id))
-        elif isinstance(payload, ledger_pb.SettlementRefused):
-            self.settled.add(sys.intern(payload.hand_id))
-            self.voided[payload.hand_id] = payload.reason
         elif stream_payloads.is_hand_payload(payload):
             assert self.ctx is not None, "a hand event before any HandStarted"
             decided = self._decided.pop(0) if self._decided else None
@@ -350,10 +352,7 @@ class Table:
             self.on_decision(command, "accepted")
         return events
 
-    def close_proof(
-        self,
-        closing: fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused,
-    ) -> list[Fact]:
+    def close_proof(self, closing: facts.ProofClosing) -> list[Fact]:
         """Record a hand's seed reveal or settlement (or the ledger's refusal of it, which voids
         the hand), which closes that hand's proof: accepted for any hand started at this table,
         the current one or an earlier one, whatever phase the current hand is in (a reveal may
@@ -361,8 +360,8 @@ class Table:
         never started, or one whose reveal (or settlement or refusal) is already recorded."""
         if closing.hand_id not in self.hands:
             raise WrongState(f"hand {closing.hand_id!r} was not played at this table")
-        done = self.revealed if isinstance(closing, fairness_pb.SeedRevealed) else self.settled
+        done = self.revealed if isinstance(closing, facts.SeedRevealed) else self.settled
         if closing.hand_id in done:
-            kind = closing.DESCRIPTOR.name
+            kind = type(closing).__name__
             raise WrongState(f"{kind} of hand {closing.hand_id} is already recorded")
         return [closing]
