@@ -39,6 +39,7 @@ class HeldTable(Table):
         fact (:func:`.stream_facts.fact_of`)."""
         self.answers.remember(envelope)
         at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
-        self.fold(stream_facts.fact_of(envelope.payload), at_ms, envelope.stream_version, offset)
+        fact = stream_facts.fact_of(envelope.payload, at_ms)
+        self.fold(fact, at_ms, envelope.stream_version, offset)
         if isinstance(envelope.payload, pb.TableClosed):
             self.answers.trim(CLOSED_ANSWER_WINDOW)

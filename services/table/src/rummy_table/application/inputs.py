@@ -33,6 +33,8 @@ from rummy_table.domain import closing, match_hosting
 from rummy_table.domain.errors import WrongState
 from rummy_table.domain.facts import (
     HandSettled,
+    MatchMoneyHeld,
+    MatchMoneyRejected,
     MatchSettled,
     SeedRevealed,
     SettlementRefused,
@@ -162,11 +164,11 @@ def react(core: TableCore, table: HeldTable, payload: Message, hand_id: str, at:
     ``at``) causes at ``table``; none for an event of another hand or one the table does not
     take. Raises as the domain's decisions (WrongState, RuleViolation), StreamPayloadError
     for a payload that maps to no fact."""
-    fact = stream_facts.fact_of(payload)
+    fact = stream_facts.fact_of(payload, at)
     if isinstance(fact, SeedRevealed | HandSettled | SettlementRefused):
         return table.close_proof(fact)
-    if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
-        return match_hosting.match_money(table, payload, at)
+    if isinstance(fact, MatchMoneyHeld | MatchMoneyRejected):
+        return match_hosting.match_money(table, fact, at)
     if isinstance(fact, MatchSettled):
         return match_hosting.match_settled(table, fact)
     ctx = table.ctx

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from rummy_rules.commands import AbortHand
 
-from . import match_hosting
+from . import match_host, match_hosting
 from .errors import WrongState
 from .facts import PlayerLeft, StakeRejected, TableClosed, TableClosing
 
@@ -134,7 +134,7 @@ def abort_overdue(table: Table, reason: str, at_ms: int) -> list[Fact]:
     if ended is None or match is None:
         return out
     out += match_hosting.record_deal(table, out, ended, at_ms)
-    voided = match_hosting.deals_voided(out)
+    voided = match_host.deals_voided(out)
     if voided and match.deals_voided_in_a_row() + voided >= MAX_DEALS_VOIDED_IN_A_ROW:
         why = f"no redeal was possible within the deadline ({reason})"
         out += match_hosting.abort_match(table, out, why, at_ms)

@@ -1,7 +1,8 @@
 """The table-level facts of a table's stream, as the domain folds and decides them: plain frozen
 dataclasses (no wire). The application maps each to and from its payload on the log
-(``rummy_table.application.stream_facts``); a hand's facts are the variant's events
-(``rummy_rules.events``), a match's the format's (``rummy_rules.formats.messages``).
+(``rummy_table.application.stream_facts``); a match's facts hold the format's events
+(``rummy_rules.formats.messages``), a hand's are still its payloads (the variant's events,
+``rummy_rules.events``, are decoded from them).
 
 Seats are numbered from 0; amounts are hundredths of the currency unit.
 """
@@ -9,6 +10,8 @@ Seats are numbered from 0; amounts are hundredths of the currency unit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from rummy_rules.formats import messages as fm
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,51 @@ class MatchSettled:
     commission_hundredths: int
 
 
+@dataclass(frozen=True)
+class MatchFact:
+    """One event of the table's match (the format's), with what its record names beside it:
+    ``hand_id``, the hand that plays the deal (DealStarted, DealScored, DealVoided; else "");
+    ``game_no``, the game whose stakes a MoneyReserved of purpose ``game`` holds (else 0).
+    (``rummy.match.v1``'s event of the same name.)"""
+
+    event: fm.MatchEvent
+    hand_id: str = ""
+    game_no: int = 0
+
+
+@dataclass(frozen=True)
+class MatchMoneyHeld:
+    """The ledger holds the ``reservations`` asked for match ``match_id``'s ``purpose`` (the
+    ledger's name: ``entry``, ``rejoin``, ``stake``; ``game_no``: a stake's game, else 0)
+    (``rummy.ledger.v1.MatchMoneyHeld``)."""
+
+    match_id: str
+    purpose: str
+    game_no: int
+    reservations: tuple[Reservation, ...]
+
+
+@dataclass(frozen=True)
+class MatchMoneyRejected:
+    """The ledger could not hold ``seat``'s (``account_id``) money for match ``match_id``'s
+    ``purpose`` (as :class:`MatchMoneyHeld`): ``required_hundredths`` asked,
+    ``available_hundredths`` there, ``reason`` as :attr:`StakeRejected.reason`
+    (``rummy.ledger.v1.MatchMoneyRejected``)."""
+
+    match_id: str
+    purpose: str
+    game_no: int
+    seat: int
+    account_id: str
+    reason: str
+    available_hundredths: int
+    required_hundredths: int
+
+
+#: The ledger's answers about a match's money.
+MatchMoney = MatchMoneyHeld | MatchMoneyRejected
+#: What a table's match folds (its record, :attr:`MatchHost.log`).
+MatchRecord = MatchFact | MatchMoneyHeld | MatchMoneyRejected
 #: The facts that close a hand's proof (its seed reveal, its settlement or the refusal of it).
 ProofClosing = SeedRevealed | HandSettled | SettlementRefused
 #: The table-level facts.
@@ -133,4 +181,7 @@ TableFact = (
     | HandSettled
     | SettlementRefused
     | MatchSettled
+    | MatchFact
+    | MatchMoneyHeld
+    | MatchMoneyRejected
 )

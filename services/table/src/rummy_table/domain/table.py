@@ -3,8 +3,9 @@
 A :class:`Table` is rebuilt from its stream by :meth:`Table.fold` (one fact at a time, live and
 on replay alike). Decisions (``take_seat``, ``leave``, ``start_hand``, ``hand_commands``) are
 pure: they read the table and return the facts to append (:data:`Fact`), or raise. The table-level
-facts are :mod:`.facts`'s dataclasses; a hand's and a match's facts, and the other services'
-answers, are still their payloads here (``rummy_table.application.stream_facts`` maps both).
+facts and a match's (its format's events, the ledger's answers about its money) are :mod:`.facts`'s
+dataclasses; a hand's facts, and the other services' answers about a hand, are still their
+payloads here (``rummy_table.application.stream_facts`` maps both).
 Hand-level rules are the variant's (``rummy_rules`` ``decide``/``apply``), reached only through
 the Variant interface; the table knows seats, accounts and the order of hands.
 
@@ -34,24 +35,25 @@ from google.protobuf.message import Message
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_payloads, upcast
+from rummy_game import match_payloads, stream_payloads, upcast
 from rummy_game.hand_payloads import hand_payloads
-from rummy_game.match_host import MatchHost, format_of
 from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.commands import Command, StartHand
 from rummy_rules.errors import RuleViolation
+from rummy_rules.formats import MatchFormat
+from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
 from . import facts, match_hosting, seating
 from .errors import WrongState
-from .seating import SeatInfo, reason_words, rejection_text
+from .match_host import MatchHost
+from .seating import SeatInfo, rejection_text
 
-#: What the table folds and its decisions return: a table-level fact (:mod:`.facts`), or the
-#: payload of a hand's or a match's fact or of another service's answer.
+#: What the table folds and its decisions return: a table-level or match fact (:mod:`.facts`), or
+#: the payload of a hand's fact or of another service's answer about a hand.
 Fact = facts.TableFact | Message
 
 #: The steps of a hand's start that another service answers, or that the dealer's answer follows
@@ -123,7 +125,7 @@ class Table:
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
         variant = registry.lookup(rules.variant)
-        fmt = format_of(opened)
+        fmt = _format_of(opened)
         host = None if fmt is None else MatchHost.for_table(fmt, rules, variant)
         return cls(opened.table_id, opened, rules, variant, on_decision=on_decision, match=host)
 
@@ -188,10 +190,11 @@ class Table:
             self.voided[payload.hand_id] = payload.reason
         elif isinstance(payload, facts.MatchSettled):
             pass  # recorded for the match's replay; nothing of the table's state changes
+        elif isinstance(payload, facts.MatchFact | facts.MatchMoneyHeld | facts.MatchMoneyRejected):
+            if self.match is not None:  # a points table has no match: nothing to fold
+                self._apply_match(payload, at_ms)
         elif not isinstance(payload, Message):
             raise TypeError(f"not a fact of a table's stream: {payload!r}")
-        elif self.match is not None and self.match.owns(payload):
-            self._apply_match(payload, at_ms)
         elif isinstance(payload, pb.HandStarted):
             if self.match is not None:
                 self.match.hand_started(payload.hand_id)
@@ -227,25 +230,23 @@ class Table:
             if isinstance(payload, pb.HandEnded | pb.HandAborted):
                 self.last_change_ms = at_ms
 
-    def _apply_match(self, payload: Message, at_ms: int) -> None:
+    def _apply_match(self, payload: facts.MatchRecord, at_ms: int) -> None:
         assert self.match is not None
         self.match.apply(payload, at_ms)
-        if isinstance(payload, ledger_pb.MatchMoneyRejected):
+        if isinstance(payload, facts.MatchMoneyRejected):
             info = self.seats.get(payload.seat)
             if info is not None and info.account_id == payload.account_id:
                 info.sitting_out_reason = rejection_text(
                     payload.required_hundredths,
                     payload.available_hundredths,
-                    reason_words(ledger_pb.StakeRejectionReason.Name(payload.reason)),
+                    payload.reason,
                 )
-        if isinstance(
-            payload,
-            mpb.MatchStarted
-            | mpb.DealScored
-            | mpb.DealVoided
-            | mpb.MatchEnded
-            | mpb.MatchAborted
-            | ledger_pb.MatchMoneyHeld,
+        if isinstance(payload, facts.MatchMoneyHeld) or (
+            isinstance(payload, facts.MatchFact)
+            and isinstance(
+                payload.event,
+                fm.MatchStarted | fm.DealScored | fm.DealVoided | fm.MatchEnded | fm.MatchAborted,
+            )
         ):
             self.last_change_ms = at_ms
 
@@ -255,13 +256,22 @@ class Table:
         match_id = self.match.match_id if self.match is not None else ""
         out = []
         for payload in payloads:
-            if isinstance(payload, mpb.MatchStarted):
-                match_id = payload.match_id
-            if self.match is not None and isinstance(payload, Message) and self.match.owns(payload):
+            if isinstance(payload, facts.MatchFact) and isinstance(payload.event, fm.MatchStarted):
+                match_id = payload.event.match_id
+            if self.match is not None and self.match.owns(payload):
                 out.append(match_id)
             else:
                 out.append(str(getattr(payload, "hand_id", "")))
         return out
+
+    def hand_end(self, fact: Fact, at_ms: int) -> ev.HandEnded | ev.HandAborted:
+        """The rules event of ``fact``, the current hand's HandEnded or HandAborted (at
+        ``at_ms``)."""
+        assert self.ctx is not None and self.ends_hand(fact)
+        assert isinstance(fact, Message)
+        (event,) = stream_payloads.from_payload(fact, self.ctx, at_ms)
+        assert isinstance(event, ev.HandEnded | ev.HandAborted)
+        return event
 
     def ends_hand(self, fact: Fact) -> bool:
         """Whether ``fact`` ends the current hand (its HandEnded or HandAborted)."""
@@ -365,3 +375,11 @@ class Table:
             kind = type(closing).__name__
             raise WrongState(f"{kind} of hand {closing.hand_id} is already recorded")
         return [closing]
+
+
+def _format_of(opened: pb.TableOpened) -> MatchFormat | None:
+    """The format a TableOpened hosts, None for a points table (no ``match`` or ``single``).
+    Raises RuleSetError for options out of bounds."""
+    if not opened.HasField("match") or not match_payloads.is_match(opened.match):
+        return None
+    return match_payloads.format_from_pb(opened.match, opened.commission_bps)
