@@ -8,13 +8,17 @@ format's event (``rummy_game.match_payloads``, at the envelope's time) with the 
 its record names, written back to the same bytes. A payload this module does not map (a hand's,
 the other services' answers about a hand the domain still takes as payloads) passes through both
 ways unchanged: the same object.
+
+The table-level facts map by one table (:data:`_PAYLOAD_OF`): a fact's fields are named as its
+payload's, a nested line or hold is mapped the same way, and the ledger's StakeRejectionReason
+reads as words (``insufficient balance``: ``rummy_table.domain.seating.reason_words``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 
@@ -33,6 +37,32 @@ if TYPE_CHECKING:
     from rummy_table.domain.table import Fact
 
 
+#: Each table-level fact's payload type (their fields are named alike).
+_PAYLOAD_OF: dict[type, type[Message]] = {
+    tf.PlayerSeated: pb.TablePlayerSeated,
+    tf.PlayerLeft: pb.TablePlayerLeft,
+    tf.TableClosing: pb.TableClosing,
+    tf.TableClosed: pb.TableClosed,
+    tf.StakeRejected: ledger_pb.StakeRejected,
+    tf.SeedRevealed: fairness_pb.SeedRevealed,
+    tf.HandSettled: ledger_pb.HandSettled,
+    tf.SettlementRefused: ledger_pb.SettlementRefused,
+    tf.MatchSettled: ledger_pb.MatchSettled,
+    tf.MatchMoneyHeld: ledger_pb.MatchMoneyHeld,
+    tf.MatchMoneyRejected: ledger_pb.MatchMoneyRejected,
+}
+#: Each payload type's fact type.
+_FACT_OF: dict[type[Message], type] = {v: k for k, v in _PAYLOAD_OF.items()}
+#: The lines and holds inside them (their fields named alike too), and the other way round.
+_NESTED: dict[type, type[Message]] = {
+    tf.JournalLine: ledger_pb.JournalLine,
+    tf.Reservation: ledger_pb.Reservation,
+}
+_NESTED_OF: dict[type[Message], type] = {v: k for k, v in _NESTED.items()}
+#: The ledger's enum of rejection reasons, read as words.
+_REASONS = ledger_pb.StakeRejectionReason.DESCRIPTOR
+
+
 def _reason_words(reason: ledger_pb.StakeRejectionReason.ValueType) -> str:
     """The ledger's StakeRejectionReason as words (``insufficient balance``). Raises
     StreamPayloadError for a number the enum does not name."""
@@ -43,36 +73,35 @@ def _reason_words(reason: ledger_pb.StakeRejectionReason.ValueType) -> str:
     return seating.reason_words(name)
 
 
-def _reason_number(words: str) -> ledger_pb.StakeRejectionReason.ValueType:
-    return ledger_pb.StakeRejectionReason.Value(seating.reason_name(words))
+def _plain_to_pb(value: Any) -> Message:
+    """The payload of a table-level fact, line or hold (:data:`_PAYLOAD_OF`, :data:`_NESTED`)."""
+    kind = _PAYLOAD_OF.get(type(value)) or _NESTED[type(value)]
+    by_name = kind.DESCRIPTOR.fields_by_name
+    kwargs: dict[str, Any] = {}
+    for f in fields(value):
+        field_value = getattr(value, f.name)
+        if by_name[f.name].enum_type is _REASONS:
+            field_value = ledger_pb.StakeRejectionReason.Value(seating.reason_name(field_value))
+        elif isinstance(field_value, tuple):
+            field_value = [_plain_to_pb(item) for item in field_value]
+        kwargs[f.name] = field_value
+    return kind(**kwargs)
 
 
-def _lines_pb(lines: Iterable[tf.JournalLine]) -> list[ledger_pb.JournalLine]:
-    return [
-        ledger_pb.JournalLine(
-            account_id=line.account_id, amount_hundredths=line.amount_hundredths, memo=line.memo
-        )
-        for line in lines
-    ]
-
-
-def _lines(lines: Iterable[ledger_pb.JournalLine]) -> tuple[tf.JournalLine, ...]:
-    return tuple(
-        tf.JournalLine(line.account_id, line.amount_hundredths, line.memo) for line in lines
-    )
-
-
-def _reservations_pb(holds: Iterable[tf.Reservation]) -> list[ledger_pb.Reservation]:
-    return [
-        ledger_pb.Reservation(
-            seat=hold.seat, account_id=hold.account_id, amount_hundredths=hold.amount_hundredths
-        )
-        for hold in holds
-    ]
-
-
-def _reservations(holds: Iterable[ledger_pb.Reservation]) -> tuple[tf.Reservation, ...]:
-    return tuple(tf.Reservation(h.seat, h.account_id, h.amount_hundredths) for h in holds)
+def _plain_of(payload: Message) -> Any:
+    """The fact, line or hold ``payload`` records (:data:`_FACT_OF`, :data:`_NESTED_OF`). Raises
+    StreamPayloadError for a rejection reason number the ledger's enum does not name."""
+    kind = _FACT_OF.get(type(payload)) or _NESTED_OF[type(payload)]
+    by_name = payload.DESCRIPTOR.fields_by_name
+    kwargs: dict[str, Any] = {}
+    for f in fields(kind):
+        field_value = getattr(payload, f.name)
+        if by_name[f.name].enum_type is _REASONS:
+            field_value = _reason_words(field_value)
+        elif by_name[f.name].message_type is not None:  # a repeated line or hold
+            field_value = tuple(_plain_of(item) for item in field_value)
+        kwargs[f.name] = field_value
+    return kind(**kwargs)
 
 
 #: The match payloads that name the hand playing their deal.
@@ -99,75 +128,14 @@ def _match_fact(payload: Message, at_ms: int) -> tf.MatchFact:
     )
 
 
-def to_payload(fact: Fact) -> Message:  # noqa: C901 - one case per fact
+def to_payload(fact: Fact) -> Message:
     """The payload ``fact`` is written as (a payload given passes through). Raises ValueError
-    for a StakeRejected whose reason the ledger's enum does not name."""
-    match fact:
-        case tf.PlayerSeated():
-            return pb.TablePlayerSeated(seat=fact.seat, account_id=fact.account_id)
-        case tf.PlayerLeft():
-            return pb.TablePlayerLeft(
-                seat=fact.seat, account_id=fact.account_id, during_hand=fact.during_hand
-            )
-        case tf.TableClosing():
-            return pb.TableClosing(operator_account_id=fact.operator_account_id, reason=fact.reason)
-        case tf.TableClosed():
-            return pb.TableClosed()
-        case tf.StakeRejected():
-            return ledger_pb.StakeRejected(
-                hand_id=fact.hand_id,
-                seat=fact.seat,
-                account_id=fact.account_id,
-                reason=_reason_number(fact.reason),
-                available_hundredths=fact.available_hundredths,
-                required_hundredths=fact.required_hundredths,
-            )
-        case tf.SeedRevealed():
-            return fairness_pb.SeedRevealed(
-                hand_id=fact.hand_id,
-                server_seed=fact.server_seed,
-                commitment_sha256=fact.commitment_sha256,
-            )
-        case tf.HandSettled():
-            return ledger_pb.HandSettled(
-                hand_id=fact.hand_id,
-                journal_transaction_id=fact.journal_transaction_id,
-                lines=_lines_pb(fact.lines),
-                commission_hundredths=fact.commission_hundredths,
-            )
-        case tf.SettlementRefused():
-            return ledger_pb.SettlementRefused(
-                hand_id=fact.hand_id, reason=fact.reason, released=_reservations_pb(fact.released)
-            )
-        case tf.MatchSettled():
-            return ledger_pb.MatchSettled(
-                match_id=fact.match_id,
-                game_no=fact.game_no,
-                journal_transaction_id=fact.journal_transaction_id,
-                lines=_lines_pb(fact.lines),
-                commission_hundredths=fact.commission_hundredths,
-            )
-        case tf.MatchFact():
-            return _match_payload(fact)
-        case tf.MatchMoneyHeld():
-            return ledger_pb.MatchMoneyHeld(
-                match_id=fact.match_id,
-                purpose=fact.purpose,
-                game_no=fact.game_no,
-                reservations=_reservations_pb(fact.reservations),
-            )
-        case tf.MatchMoneyRejected():
-            return ledger_pb.MatchMoneyRejected(
-                match_id=fact.match_id,
-                purpose=fact.purpose,
-                game_no=fact.game_no,
-                seat=fact.seat,
-                account_id=fact.account_id,
-                reason=_reason_number(fact.reason),
-                available_hundredths=fact.available_hundredths,
-                required_hundredths=fact.required_hundredths,
-            )
-    return fact
+    for a StakeRejected or MatchMoneyRejected whose reason the ledger's enum does not name."""
+    if isinstance(fact, tf.MatchFact):
+        return _match_payload(fact)
+    if isinstance(fact, Message):
+        return fact
+    return _plain_to_pb(fact)
 
 
 def to_payloads(facts: Iterable[Fact]) -> list[Message]:
@@ -175,7 +143,7 @@ def to_payloads(facts: Iterable[Fact]) -> list[Message]:
     return [to_payload(fact) for fact in facts]
 
 
-def fact_of(payload: Message, at_ms: int) -> Fact:  # noqa: C901 - one case per fact
+def fact_of(payload: Message, at_ms: int) -> Fact:
     """The domain fact ``payload`` records, of an envelope that occurred at ``at_ms`` (ms since
     the epoch; a payload it does not map passes through). Raises StreamPayloadError (a
     ValueError) for a rejection whose reason number the ledger's enum does not name, or a match
@@ -183,71 +151,7 @@ def fact_of(payload: Message, at_ms: int) -> Fact:  # noqa: C901 - one case per 
     ``rummy_table.application.inputs``)."""
     if match_payloads.is_match_payload(payload):
         return _match_fact(payload, at_ms)
-    match payload:
-        case pb.TablePlayerSeated():
-            return tf.PlayerSeated(seat=payload.seat, account_id=payload.account_id)
-        case pb.TablePlayerLeft():
-            return tf.PlayerLeft(
-                seat=payload.seat, account_id=payload.account_id, during_hand=payload.during_hand
-            )
-        case pb.TableClosing():
-            return tf.TableClosing(
-                operator_account_id=payload.operator_account_id, reason=payload.reason
-            )
-        case pb.TableClosed():
-            return tf.TableClosed()
-        case ledger_pb.StakeRejected():
-            return tf.StakeRejected(
-                hand_id=payload.hand_id,
-                seat=payload.seat,
-                account_id=payload.account_id,
-                reason=_reason_words(payload.reason),
-                available_hundredths=payload.available_hundredths,
-                required_hundredths=payload.required_hundredths,
-            )
-        case fairness_pb.SeedRevealed():
-            return tf.SeedRevealed(
-                hand_id=payload.hand_id,
-                server_seed=payload.server_seed,
-                commitment_sha256=payload.commitment_sha256,
-            )
-        case ledger_pb.HandSettled():
-            return tf.HandSettled(
-                hand_id=payload.hand_id,
-                journal_transaction_id=payload.journal_transaction_id,
-                lines=_lines(payload.lines),
-                commission_hundredths=payload.commission_hundredths,
-            )
-        case ledger_pb.SettlementRefused():
-            return tf.SettlementRefused(
-                hand_id=payload.hand_id,
-                reason=payload.reason,
-                released=_reservations(payload.released),
-            )
-        case ledger_pb.MatchSettled():
-            return tf.MatchSettled(
-                match_id=payload.match_id,
-                game_no=payload.game_no,
-                journal_transaction_id=payload.journal_transaction_id,
-                lines=_lines(payload.lines),
-                commission_hundredths=payload.commission_hundredths,
-            )
-        case ledger_pb.MatchMoneyHeld():
-            return tf.MatchMoneyHeld(
-                match_id=payload.match_id,
-                purpose=payload.purpose,
-                game_no=payload.game_no,
-                reservations=_reservations(payload.reservations),
-            )
-        case ledger_pb.MatchMoneyRejected():
-            return tf.MatchMoneyRejected(
-                match_id=payload.match_id,
-                purpose=payload.purpose,
-                game_no=payload.game_no,
-                seat=payload.seat,
-                account_id=payload.account_id,
-                reason=_reason_words(payload.reason),
-                available_hundredths=payload.available_hundredths,
-                required_hundredths=payload.required_hundredths,
-            )
+    if type(payload) in _FACT_OF:
+        fact: Fact = _plain_of(payload)
+        return fact
     return payload
