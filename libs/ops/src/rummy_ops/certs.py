@@ -4,7 +4,9 @@
 :func:`ensure_certs` writes into a directory (``.local/certs`` by default, git-ignored):
 ``ca.pem``/``ca-key.pem`` (the CA, ECDSA P-256, 10 years), and ``<service>.pem``/
 ``<service>-key.pem`` for each of :data:`~rummy_platform.ports.SERVICES` plus ``client`` (the
-certificate a tool or a test presents to act as a service). A service certificate's subject
+certificate a tool or a test presents to act as a service) and ``postgres`` (the local
+PostgreSQL server's, ``deploy/local/postgres.sh`` with ``RUMMY_PG_TLS=1``; its common name is no
+service's, so it never gives a gRPC caller a role). A service certificate's subject
 common name is the service's name (the role the auth interceptor gives its calls, see
 :mod:`rummy_platform.tls`); its subject alternative names are ``localhost``, ``127.0.0.1``,
 ``::1``, the service's name, ``rummy-<service>`` and ``rummy-<service>.rummy.svc`` (the
@@ -34,8 +36,9 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from rummy_platform.config import TlsSettings
 from rummy_platform.ports import SERVICES
 
-#: The certificates made besides the CA: every service, and ``client`` for tools and tests.
-CERT_NAMES: tuple[str, ...] = (*SERVICES, "client")
+#: The certificates made besides the CA: every service, ``client`` for tools and tests, and
+#: ``postgres`` for the local PostgreSQL server's TLS.
+CERT_NAMES: tuple[str, ...] = (*SERVICES, "client", "postgres")
 #: Days a CA and a service certificate are valid.
 CA_DAYS = 3650
 SERVICE_DAYS = 825
@@ -113,8 +116,12 @@ def ensure_certs(directory: Path, *, rotate: bool = False) -> tuple[CertFiles, l
 
 
 def dns_names(name: str) -> list[str]:
-    """The DNS subject alternative names of ``name``'s certificate."""
-    return ["localhost", name, f"rummy-{name}", f"rummy-{name}.{NAMESPACE}.svc"]
+    """The DNS subject alternative names of ``name``'s certificate (``postgres``'s also names
+    CloudNativePG's read-write service of deploy/k8s, ``rummy-postgres-rw``)."""
+    names = ["localhost", name, f"rummy-{name}", f"rummy-{name}.{NAMESPACE}.svc"]
+    if name == "postgres":
+        names += ["rummy-postgres-rw", f"rummy-postgres-rw.{NAMESPACE}.svc"]
+    return names
 
 
 def _now() -> datetime.datetime:
@@ -237,7 +244,7 @@ def local_certs_dir(root: Path) -> Path:
 @click.option("--rotate", is_flag=True, help="Make a new CA and new certificates.")
 @click.option("--json", "as_json", is_flag=True, help="Print the files as JSON.")
 def certs(directory: Path | None, rotate: bool, as_json: bool) -> None:
-    """Make (or keep) the local CA and a certificate per service for gRPC TLS.
+    """Make (or keep) the local CA and a certificate per service for gRPC and PostgreSQL TLS.
 
     Idempotent: files that exist, are signed by the CA and expire in more than 30 days are
     kept. Point a process at them with RUMMY_TLS_CA_FILE, RUMMY_TLS_CERT_FILE and

@@ -21,6 +21,9 @@ class HeldTable(Table):
     """The domain's table with its :class:`~.answers.AnswerWindow` (``answers``)."""
 
     answers: AnswerWindow = field(default_factory=AnswerWindow)
+    #: The full protobuf name of the last event folded (``""`` before the first since this process
+    #: loaded the table): what a watcher's next view is the cause of.
+    last_cause: str = ""
 
     @classmethod
     def opened_from(cls, envelope: Envelope, on_decision: DecisionObserver | None = None) -> Self:
@@ -41,5 +44,6 @@ class HeldTable(Table):
         at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
         fact = stream_facts.fact_of(envelope.payload, at_ms)
         self.fold(fact, at_ms, envelope.stream_version, offset)
+        self.last_cause = envelope.payload.DESCRIPTOR.full_name
         if isinstance(envelope.payload, pb.TableClosed):
             self.answers.trim(CLOSED_ANSWER_WINDOW)
