@@ -286,6 +286,11 @@ def test_a_rejection_reason_the_ledger_does_not_name_is_refused() -> None:
         stream_facts.to_payload(
             tf.StakeRejected("h", 1, "a", "bored", available_hundredths=0, required_hundredths=1)
         )
+    unknown_match = ledger_pb.MatchMoneyRejected(match_id="t/1", purpose="entry", reason=99)  # type: ignore[arg-type]
+    with pytest.raises(StreamPayloadError):
+        stream_facts.fact_of(unknown_match, AT_MS)
+    with pytest.raises(ValueError):
+        stream_facts.to_payload(tf.MatchMoneyRejected("t/1", "entry", 0, 1, "a", "bored", 0, 1))
 
 
 def test_the_service_answers_a_hand_waits_for_are_named_as_their_payloads() -> None:
