@@ -26,6 +26,7 @@ from rummy_table.application import inputs as table_inputs
 from rummy_table.application import starts
 from rummy_table.application.commit import TableCore
 from rummy_table.application.held_table import HeldTable
+from rummy_table.domain.table import Fact
 from rummy_table.entrypoints.inputs import InputLoop
 
 
@@ -68,7 +69,7 @@ def table_with_players(world: World, *accounts: str) -> str:
 
 
 def break_start(table: HeldTable) -> None:
-    def refuse(hand_id: str, at_ms: int) -> list[Message]:
+    def refuse(hand_id: str, at_ms: int) -> list[Fact]:
         raise ValueError("reservation does not fit in int64")
 
     table.start_hand = refuse  # type: ignore[method-assign]  # this table's start breaks
@@ -151,7 +152,7 @@ def test_an_input_that_raises_parks_its_table_while_the_other_tables_on_its_part
 
     def flaky(
         core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int
-    ) -> list[Message]:
+    ) -> list[Fact]:
         if table.table_id == bad:
             raise KeyError("a bug that only this table's state meets")
         return react(core, table, payload, hand_id, at)

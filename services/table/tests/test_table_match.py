@@ -263,25 +263,40 @@ def test_closing_a_table_between_deals_aborts_the_match_at_once() -> None:
     ]
 
 
-def test_an_entry_the_ledger_cannot_hold_aborts_the_match_and_that_seat_sits_out() -> None:
-    world = World()
+def _reject_bobs_entry(world: World, reason: int) -> str:
+    """A pool 101 table of ann and bob whose match asked for the entries, and the ledger's
+    rejection of bob's (``reason``: its StakeRejectionReason number) fed to it; its id."""
     table_id = open_match_table(world, POOL_101, seats=2)
     seat_all(world, table_id, ("ann", "bob"))
     next_step(world, table_id)
-    match_id = world.view(table_id, None).match.match_id
     world.feed(
         LEDGER_EVENTS,
         table_id,
         ledger_pb.MatchMoneyRejected(
-            match_id=match_id,
+            match_id=world.view(table_id, None).match.match_id,
             purpose="entry",
             seat=1,
             account_id="bob",
-            reason=ledger_pb.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE,
+            reason=reason,  # type: ignore[arg-type]  # any number, as the log may carry
             available_hundredths=100,
             required_hundredths=500,
         ),
     )
+    return table_id
+
+
+def test_a_rejection_whose_reason_the_ledgers_enum_does_not_name_is_ignored_not_appended() -> None:
+    world = World()
+    table_id = _reject_bobs_entry(world, 99)  # a number a newer ledger might send
+    assert [type(p) for p in table_events(world, table_id)][-1] is mpb.MoneyReserved
+    match = world.app.projection.tables[table_id].match
+    assert match is not None and match.awaiting  # the entries are still awaited
+
+
+def test_an_entry_the_ledger_cannot_hold_aborts_the_match_and_that_seat_sits_out() -> None:
+    world = World()
+    table_id = _reject_bobs_entry(world, ledger_pb.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE)
+    match_id = world.view(table_id, None).match.match_id
     world.feed(
         LEDGER_EVENTS,
         table_id,

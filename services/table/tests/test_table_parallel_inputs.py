@@ -24,6 +24,7 @@ from rummy_platform.topics import LEDGER_EVENTS
 from rummy_table.application import inputs as table_inputs
 from rummy_table.application.commit import TableCore
 from rummy_table.application.held_table import HeldTable
+from rummy_table.domain.table import Fact
 from rummy_table.entrypoints.inputs import InputLoop
 
 PARTITIONS = 2
@@ -77,7 +78,7 @@ def test_tables_inputs_run_in_parallel_in_order_and_offsets_wait_for_every_earli
 
     def recording(
         core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int
-    ) -> list[Message]:
+    ) -> list[Fact]:
         assert isinstance(payload, ledger_pb.StakesReserved)  # the only input fed here
         seen[table.table_id].append(payload.reservations[0].amount_hundredths)
         if table.table_id == slow and not slow_entered.is_set():

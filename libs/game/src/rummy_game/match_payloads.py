@@ -53,6 +53,7 @@ from rummy_rules.formats.single import Single
 from rummy_rules.formats.state import apply
 from rummy_rules.rules import RuleSetError
 
+from . import money_purposes
 from .variant_wire import StreamPayloadError
 
 # -- options -------------------------------------------------------------------------------------
@@ -253,11 +254,10 @@ EVENT_TYPES: tuple[type[Message], ...] = (
     mpb.MatchAborted,
 )
 
-#: The wire's purpose of a rejoin's entry (a MoneyReserved, the ledger's answers).
-REJOIN_PURPOSE = "rejoin"
-#: The rules' MoneyReserved purpose -> the wire's (and back).
-_PURPOSE_TO_PB = {"entry": "entry", "rejoin": REJOIN_PURPOSE, "game": "stake"}
-_PURPOSE_BACK = {v: k for k, v in _PURPOSE_TO_PB.items()}
+#: The rules' MoneyReserved purpose -> the wire's (and back): the ledger's names
+#: (:mod:`rummy_game.money_purposes`).
+_PURPOSE_TO_PB = money_purposes.LEDGER_PURPOSE
+_PURPOSE_BACK = money_purposes.FORMAT_PURPOSE
 
 
 def is_match_payload(payload: Message) -> bool:

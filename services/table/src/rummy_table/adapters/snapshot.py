@@ -45,8 +45,10 @@ from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
 from rummy_platform.topics import TopicSpec
 from rummy_rules import json_form
+from rummy_table.application import stream_facts
 from rummy_table.application.held_table import HeldTable
 from rummy_table.application.projection import Projection
+from rummy_table.domain.facts import MatchRecord
 from rummy_table.domain.seating import SeatInfo
 from rummy_table.domain.table import DecisionObserver
 
@@ -145,7 +147,7 @@ def _encode_match(table: HeldTable) -> dict[str, Any] | None:
     return {
         "matches": match.matches,
         "deal_hand_started": match.deal_hand_started,
-        "log": [[*_payload(p), at_ms] for p, at_ms in match.log],
+        "log": [[*_payload(stream_facts.to_payload(f)), at_ms] for f, at_ms in match.log],
     }
 
 
@@ -211,9 +213,12 @@ def decode_table(
     if (match is None) != (table.match is None):
         raise ValueError("a match table's snapshot without its match, or the other way round")
     if table.match is not None:
-        log = [
-            (registry.unpack(name, base64.b64decode(b)), int(at)) for name, b, at in match["log"]
-        ]
+        log: list[tuple[MatchRecord, int]] = []
+        for name, b, at in match["log"]:
+            fact = stream_facts.fact_of(registry.unpack(name, base64.b64decode(b)), int(at))
+            if not table.match.owns(fact):
+                raise ValueError(f"{name} is not a match's fact")
+            log.append((fact, int(at)))
         table.match.restore(log, int(match["matches"]))
         table.match.deal_hand_started = bool(match["deal_hand_started"])
     return table

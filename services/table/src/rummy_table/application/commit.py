@@ -74,8 +74,10 @@ from rummy_rules.rules import (
 from rummy_rules.shuffle import SHUFFLE_VERSION
 from rummy_table.domain import closing
 from rummy_table.domain.errors import BadRequest, NotPermitted, TableRefused, WrongState
+from rummy_table.domain.table import Fact
 
 from . import commands as c
+from . import stream_facts
 from .held_table import HeldTable
 from .ownership import Ownership
 from .ports import Action, Metrics, ViewRenderer
@@ -248,17 +250,18 @@ class TableCore:
     def commit(
         self,
         table: HeldTable,
-        payloads: Sequence[Message],
+        facts: Sequence[Fact],
         at_ms: int,
         causation_id: str = "",
         consumed: dict[TopicPartition, int] | None = None,
         request_digest: str = "",
     ) -> list[Envelope]:
-        """Append ``payloads`` (and, at a closing table whose hand they end, the seats' exits
-        and TableClosed) as the next envelopes of ``table`` (its command lock held) and fold
-        them. Raises as :meth:`_append`."""
-        payloads = [*payloads, *closing.follow_up(table, payloads, at_ms)]
-        correlation = table.correlation_ids(payloads)
+        """Append the payloads of ``facts`` (:mod:`.stream_facts`; and, at a closing table whose
+        hand they end, the seats' exits and TableClosed) as the next envelopes of ``table`` (its
+        command lock held) and fold them. Raises as :meth:`_append`."""
+        facts = [*facts, *closing.follow_up(table, facts, at_ms)]
+        correlation = table.correlation_ids(facts)
+        payloads = stream_facts.to_payloads(facts)
         occurred = stream_payloads.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
@@ -372,13 +375,13 @@ class TableCore:
     def act(
         self,
         request: c.TableCommand,
-        decide: Callable[[HeldTable, int], list[Message]],
+        decide: Callable[[HeldTable, int], list[Fact]],
         *,
         action: Action,
     ) -> list[Message]:
         """Answer a retried ``request`` (a player's command on its ``table_id``) from its first
-        events, or decide, commit and return the payloads appended. Raises AlreadyExists for a
-        request id used for another request."""
+        events, or decide, commit and return the payloads of the facts decided (as appended).
+        Raises AlreadyExists for a request id used for another request."""
         table_id = request.table_id
         started = time.perf_counter()
         with unavailable_on_log_errors(), self._command(table_id) as table:
@@ -392,12 +395,12 @@ class TableCore:
             at = self.now_ms()
             with log_context(table_id=table_id, hand_id=table.hand_id or None):
                 try:
-                    payloads = decide(table, at)
+                    facts = decide(table, at)
                 except RuleViolation as exc:
                     raise service_error(exc) from None
-                self.commit(table, payloads, at, causation_id=key, request_digest=digest)
+                appended = self.commit(table, facts, at, causation_id=key, request_digest=digest)
         self.metrics.action_answered(action, time.perf_counter() - started)
-        return payloads
+        return [envelope.payload for envelope in appended[: len(facts)]]
 
     def _seat_in_hand(self, table: HeldTable, account_id: str, hand_id: str) -> int:
         seat = table.seat_of(account_id)
@@ -418,7 +421,7 @@ class TableCore:
         """:meth:`act` for a command on the current hand (``request.hand_id``)."""
         account_id, hand_id = request.account_id, request.hand_id
 
-        def decide(table: HeldTable, at: int) -> list[Message]:
+        def decide(table: HeldTable, at: int) -> list[Fact]:
             seat = self._seat_in_hand(table, account_id, hand_id)
             with log_context(seat=seat):
                 return table.hand_commands([make(seat, at)])

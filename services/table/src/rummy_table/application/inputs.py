@@ -31,7 +31,18 @@ from rummy_rules.errors import RuleViolation
 from rummy_rules.events import HandDealt
 from rummy_table.domain import closing, match_hosting
 from rummy_table.domain.errors import WrongState
+from rummy_table.domain.facts import (
+    HandSettled,
+    MatchMoneyHeld,
+    MatchMoneyRejected,
+    MatchSettled,
+    SeedRevealed,
+    SettlementRefused,
+    StakeRejected,
+)
+from rummy_table.domain.table import Fact
 
+from . import stream_facts
 from .commit import TableCore
 from .held_table import HeldTable
 
@@ -127,43 +138,44 @@ def _record_input(
     if not core._owns(envelope.stream_id):
         return False
     with core._command(envelope.stream_id) as table:
-        payloads: list[Message] = []
+        facts: list[Fact] = []
         at = core.now_ms()
         if table is not None and envelope.event_id not in table.answers:
             hand_id = getattr(envelope.payload, "hand_id", "")
             with log_context(table_id=table.table_id, hand_id=hand_id or None):
                 try:
-                    payloads = react(core, table, envelope.payload, hand_id, at)
+                    facts = react(core, table, envelope.payload, hand_id, at)
                 except RuleViolation as exc:
                     _log.info("input refused by the rules", reason=exc.code.value)
                 except (WrongState, FailedPrecondition, stream_payloads.StreamPayloadError) as exc:
                     _log.info("input ignored", reason=str(exc))
-        if table is None or not payloads:
+        if table is None or not facts:
             offsets = consumed() if alone else {}
             if offsets:
                 core._append([], envelope.stream_id, offsets)
             return False
         offsets = consumed()
-        core.commit(table, payloads, at, causation_id=envelope.event_id, consumed=offsets or None)
+        core.commit(table, facts, at, causation_id=envelope.event_id, consumed=offsets or None)
         return True
 
 
-def react(
-    core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int
-) -> list[Message]:
-    if isinstance(
-        payload, fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused
-    ):
-        return table.close_proof(payload)
-    if isinstance(payload, ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected):
-        return match_hosting.match_money(table, payload, at)
-    if isinstance(payload, ledger_pb.MatchSettled):
-        return match_hosting.match_settled(table, payload)
+def react(core: TableCore, table: HeldTable, payload: Message, hand_id: str, at: int) -> list[Fact]:
+    """The facts another service's event ``payload`` (about hand ``hand_id``, received at
+    ``at``) causes at ``table``; none for an event of another hand or one the table does not
+    take. Raises as the domain's decisions (WrongState, RuleViolation), StreamPayloadError
+    for a payload that maps to no fact."""
+    fact = stream_facts.fact_of(payload, at)
+    if isinstance(fact, SeedRevealed | HandSettled | SettlementRefused):
+        return table.close_proof(fact)
+    if isinstance(fact, MatchMoneyHeld | MatchMoneyRejected):
+        return match_hosting.match_money(table, fact, at)
+    if isinstance(fact, MatchSettled):
+        return match_hosting.match_settled(table, fact)
     ctx = table.ctx
     if ctx is None or hand_id != ctx.hand_id:
         return []
-    if isinstance(payload, ledger_pb.StakeRejected):
-        return closing.stake_rejected(table, payload, at)
+    if isinstance(fact, StakeRejected):
+        return closing.stake_rejected(table, fact, at)
     if isinstance(payload, ledger_pb.StakesReserved):
         cmds: list[rc.Command] = [
             rc.RecordStakeReserved(seat=r.seat, amount_hundredths=r.amount_hundredths, at_ms=at)

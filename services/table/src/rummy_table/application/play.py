@@ -108,7 +108,12 @@ def _match_play(core: TableCore, request: c.Play) -> Message:
         raise InvalidArgument(f"command: the bytes are not a valid {type_name}") from None
     payloads = core.act(
         request,
-        lambda t, at: match_hosting.match_command(t, account_id, message, at),
+        lambda t, at: match_hosting.match_command(
+            t,
+            account_id,
+            lambda seat, at_ms: match_payloads.command_from_pb(message, seat, at_ms),
+            at,
+        ),
         action="play",
     )
     return match_payloads.answer(payloads)

@@ -8,7 +8,6 @@ import uuid
 from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy_game import match_payloads, stream_payloads
-from rummy_game.match_host import MatchHost
 from rummy_platform.envelope import Envelope
 from rummy_platform.errors import (
     InvalidArgument,
@@ -21,6 +20,7 @@ from rummy_rules.rules import (
     validate_table_options,
 )
 from rummy_table.domain import closing
+from rummy_table.domain.match_host import MatchHost
 
 from . import commands as c
 from .commit import TableCore, service_error, unavailable_on_log_errors

@@ -11,51 +11,47 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from google.protobuf.message import Message
-
-from rummy.dealer.v1 import events_pb2 as dealer_pb
-from rummy.fairness.v1 import events_pb2 as fairness_pb
-from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy.match.v1 import match_pb2 as mpb
-from rummy.table.v1 import events_pb2 as pb
 from rummy_rules.commands import AbortHand
 
-from . import match_hosting
+from . import match_host, match_hosting
 from .errors import WrongState
+from .facts import PlayerLeft, StakeRejected, TableClosed, TableClosing
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .table import Fact, Table
 
 #: The reason of a match aborted by an operator's CloseTable.
 _CLOSED_MID_MATCH = "the table was closed by an operator mid-match"
 #: A match whose deals were voided this many times in a row (the last one by a service gone past
 #: its deadline) is aborted: no redeal is possible within the deadline.
 MAX_DEALS_VOIDED_IN_A_ROW = 2
+#: The other services' answers a hand's start waits for, by the names ``Table.hand_inputs``
+#: records them under (the full names of their payloads; a snapshot keeps these names).
+STAKES_RESERVED = "rummy.ledger.v1.StakesReserved"
+SEED_COMMITTED = "rummy.fairness.v1.SeedCommitted"
+SEEDS_LOCKED = "rummy.table.v1.SeedsLocked"
+HAND_DEALT = "rummy.dealer.v1.HandDealt"
 
 
-def _name(cls: type[Message]) -> str:
-    return cls.DESCRIPTOR.full_name
-
-
-def close(table: Table, operator_account_id: str, reason: str, at_ms: int = 0) -> list[Message]:
+def close(table: Table, operator_account_id: str, reason: str, at_ms: int = 0) -> list[Fact]:
     """TableClosing by ``operator_account_id``; when no hand is being played, also every
-    seat's TablePlayerLeft and TableClosed. Raises WrongState if the table is
+    seat's PlayerLeft and TableClosed. Raises WrongState if the table is
     already closing or closed."""
     if table.closing:
         raise WrongState(f"table {table.table_id} is already {table.state_name}")
-    out: list[Message] = [pb.TableClosing(operator_account_id=operator_account_id, reason=reason)]
+    out: list[Fact] = [TableClosing(operator_account_id=operator_account_id, reason=reason)]
     if not table.hand_running:
         out += match_hosting.abort_match(table, out, _CLOSED_MID_MATCH, at_ms)
         out += stand_up_and_close(table, out)
     return out
 
 
-def follow_up(table: Table, payloads: Sequence[Message], at_ms: int) -> list[Message]:
+def follow_up(table: Table, payloads: Sequence[Fact], at_ms: int) -> list[Fact]:
     """What follows ``payloads`` (about to be appended) in the same transaction: at a match
     table, the deal's result when they end its hand (RecordDeal; an aborted hand voids the
     deal); at a closing table whose hand they end, the match aborted (when it is not over),
     every seat still taken stood up and the table closed; else nothing."""
-    ended = next((p for p in payloads if isinstance(p, pb.HandEnded | pb.HandAborted)), None)
+    ended = next((p for p in payloads if table.ends_hand(p)), None)
     if ended is None:
         return []
     out = match_hosting.record_deal(table, payloads, ended, at_ms)
@@ -66,14 +62,14 @@ def follow_up(table: Table, payloads: Sequence[Message], at_ms: int) -> list[Mes
     return out
 
 
-def stand_up_and_close(table: Table, before: Sequence[Message]) -> list[Message]:
-    left = {p.seat for p in before if isinstance(p, pb.TablePlayerLeft)}
-    out: list[Message] = [
-        pb.TablePlayerLeft(seat=seat, account_id=info.account_id, during_hand=False)
+def stand_up_and_close(table: Table, before: Sequence[Fact]) -> list[Fact]:
+    left = {p.seat for p in before if isinstance(p, PlayerLeft)}
+    out: list[Fact] = [
+        PlayerLeft(seat=seat, account_id=info.account_id, during_hand=False)
         for seat, info in sorted(table.seats.items())
         if seat not in left
     ]
-    return [*out, pb.TableClosed()]
+    return [*out, TableClosed()]
 
 
 def overdue_reason(table: Table, now_ms: int, wait_ms: int, wait_text: str) -> str | None:
@@ -104,15 +100,15 @@ def money_overdue(table: Table, now_ms: int, wait_ms: int, wait_text: str) -> st
 
 def missing_answer(table: Table) -> str:
     got = table.hand_inputs
-    if _name(pb.SeedsLocked) in got and _name(dealer_pb.HandDealt) not in got:
+    if SEEDS_LOCKED in got and HAND_DEALT not in got:
         return "the dealer did not deal"
     missing = [
         text
-        for cls, text in (
-            (ledger_pb.StakesReserved, "the ledger did not reserve the stakes"),
-            (fairness_pb.SeedCommitted, "fairness did not commit the seed"),
+        for name, text in (
+            (STAKES_RESERVED, "the ledger did not reserve the stakes"),
+            (SEED_COMMITTED, "fairness did not commit the seed"),
         )
-        if _name(cls) not in got
+        if name not in got
     ]
     if missing:
         return " and ".join(missing)
@@ -120,7 +116,7 @@ def missing_answer(table: Table) -> str:
     return f"no service answered the hand waiting in phase {phase}"
 
 
-def abort_overdue(table: Table, reason: str, at_ms: int) -> list[Message]:
+def abort_overdue(table: Table, reason: str, at_ms: int) -> list[Fact]:
     """The current hand aborted for ``reason`` (a service gone past its deadline, see
     :meth:`overdue_reason`): every reservation is released, the seed revealed, nothing else
     moves. At a match table the deal is voided (replayed with the same seats); when that
@@ -133,23 +129,23 @@ def abort_overdue(table: Table, reason: str, at_ms: int) -> list[Message]:
     if not table.hand_running:
         return match_hosting.abort_match(table, [], reason, at_ms)
     out = table.hand_commands([AbortHand(reason=reason, at_ms=at_ms)])
-    ended = next((p for p in out if isinstance(p, pb.HandAborted)), None)
+    ended = next((p for p in out if table.aborts_hand(p)), None)
     match = table.match
     if ended is None or match is None:
         return out
     out += match_hosting.record_deal(table, out, ended, at_ms)
-    voided = sum(isinstance(p, mpb.DealVoided) for p in out)
+    voided = match_host.deals_voided(out)
     if voided and match.deals_voided_in_a_row() + voided >= MAX_DEALS_VOIDED_IN_A_ROW:
         why = f"no redeal was possible within the deadline ({reason})"
         out += match_hosting.abort_match(table, out, why, at_ms)
     return out
 
 
-def stake_rejected(table: Table, rejected: ledger_pb.StakeRejected, at_ms: int) -> list[Message]:
+def stake_rejected(table: Table, rejected: StakeRejected, at_ms: int) -> list[Fact]:
     """The ledger could not hold a seat's reservation: record it (the seat sits out of later
     hands) and abort the hand before the deal (every reservation is released, nothing else
     moves); the next hand starts without that seat."""
-    out: list[Message] = [rejected]
+    out: list[Fact] = [rejected]
     if table.hand_running:
         reason = f"seat {rejected.seat} could not cover the reservation"
         out += table.hand_commands([AbortHand(reason=reason, at_ms=at_ms)])

@@ -1,5 +1,5 @@
 """Match hosting: a match table's match (``TableOpened.match`` of a format other than
-``single``), held in a :class:`~rummy_game.match_host.MatchHost`.
+``single``), held in a :class:`~.match_host.MatchHost`.
 
 A match starts when every seat is taken (and the start delay passed) and its entries are held,
 each deal is one hand of the seats still in (eliminated and left seats stay seated, not dealt
@@ -12,15 +12,10 @@ deal is dealt then, and they lapse).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from google.protobuf.message import Message
-
-from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy.match.v1 import match_pb2 as mpb
-from rummy.table.v1 import events_pb2 as pb
-from rummy_game import match_payloads, stream_payloads
+from rummy_game.money_purposes import REJOIN
 from rummy_rules import events as ev
 from rummy_rules.commands import Command, StartHand
 from rummy_rules.errors import ErrorCode, RuleViolation
@@ -29,12 +24,14 @@ from rummy_rules.formats import messages as fm
 
 from . import seating
 from .errors import NotPermitted, WrongState
+from .facts import MatchMoney, MatchMoneyRejected, MatchSettled
+from .match_host import asks_money
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .table import Fact, Table
 
 
-def match_step(table: Table, hand_id: str, at_ms: int) -> list[Message]:
+def match_step(table: Table, hand_id: str, at_ms: int) -> list[Fact]:
     """The match's next step: start a match (its first deal at once at a free table), deal
     the next deal (its hand at once unless a game's stakes are to be held first), or start
     the hand of a deal whose money is now held."""
@@ -42,7 +39,7 @@ def match_step(table: Table, hand_id: str, at_ms: int) -> list[Message]:
     assert match is not None
     if match.running and match.state.phase is MatchPhase.IN_DEAL:
         return deal_hand(table, match.deal_hand_id, match.state, at_ms)
-    out: list[Message] = []
+    out: list[Fact] = []
     state = match.state
     if not match.running:
         seats = tuple(
@@ -54,16 +51,16 @@ def match_step(table: Table, hand_id: str, at_ms: int) -> list[Message]:
             match.fmt.initial_state(),
         )
         out += started
-        if any(isinstance(p, mpb.MoneyReserved) for p in started):
+        if asks_money(started):
             return out  # the first deal waits for the entries to be held
     begun, state = match.decide([fm.BeginDeal(at_ms=at_ms)], state, hand_id=hand_id)
     out += begun
-    if any(isinstance(p, mpb.MoneyReserved) for p in begun):
+    if asks_money(begun):
         return out  # the game's stakes are held before its first hand is dealt
     return out + deal_hand(table, hand_id, state, at_ms)
 
 
-def deal_hand(table: Table, hand_id: str, state: MatchState, at_ms: int) -> list[Message]:
+def deal_hand(table: Table, hand_id: str, state: MatchState, at_ms: int) -> list[Fact]:
     """The HandStarted of the deal ``state`` is in (its seats; the format's rule set). Its
     dealer is the last hand's when the format keeps it (the last deal counted was drawn:
     gin's wall, "same dealer redeals") and that seat is dealt in; otherwise the button
@@ -98,16 +95,14 @@ def match_due_ms(table: Table, speed: float) -> int | None:
     return table.last_change_ms + delay
 
 
-def match_money(
-    table: Table, answer: ledger_pb.MatchMoneyHeld | ledger_pb.MatchMoneyRejected, at_ms: int
-) -> list[Message]:
+def match_money(table: Table, answer: MatchMoney, at_ms: int) -> list[Fact]:
     """Record the ledger's answer about the current match's money. A rejected rejoin undoes
     that seat's rejoin (it stays eliminated; the match goes on). Any other rejection aborts
     the match (every hold released by the ledger) and the seat sits out until its player
     leaves and sits again; the others wait for a full table. Raises WrongState for
     an answer about another match, or one not awaited (already recorded)."""
     match = table.match
-    rejected = isinstance(answer, ledger_pb.MatchMoneyRejected)
+    rejected = isinstance(answer, MatchMoneyRejected)
     # Every rejection of the current match is recorded (several seats may be short; the
     # first aborts the match), a hold only while it is awaited.
     about_it = match is not None and (
@@ -115,20 +110,16 @@ def match_money(
     )
     if match is None or not about_it:
         raise WrongState(f"no hold of match {answer.match_id!r} ({answer.purpose}) is awaited here")
-    out: list[Message] = [answer]
-    if (
-        isinstance(answer, ledger_pb.MatchMoneyRejected)
-        and answer.purpose == match_payloads.REJOIN_PURPOSE
-        and match.running
-    ):
+    out: list[Fact] = [answer]
+    if isinstance(answer, MatchMoneyRejected) and answer.purpose == REJOIN and match.running:
         out += match.try_decide([fm.RejoinNotHeld(seat=answer.seat, at_ms=at_ms)])
-    elif isinstance(answer, ledger_pb.MatchMoneyRejected) and match.running:
+    elif isinstance(answer, MatchMoneyRejected) and match.running:
         reason = f"seat {answer.seat} could not cover its {answer.purpose}"
         out += match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)])[0]
     return out
 
 
-def match_settled(table: Table, settled: ledger_pb.MatchSettled) -> list[Message]:
+def match_settled(table: Table, settled: MatchSettled) -> list[Fact]:
     """Record the ledger's MatchSettled (what it posted for the match, or a game of it) on
     the table's stream, where the match's replay checks it against MatchEnded. Raises
     WrongState unless it settles this table's current (or last) match: a game of
@@ -144,11 +135,13 @@ def match_settled(table: Table, settled: ledger_pb.MatchSettled) -> list[Message
     return [settled]
 
 
-def match_command(table: Table, account_id: str, message: Message, at_ms: int) -> list[Message]:
-    """A player's match command (``rummy.match.v1`` AcceptRejoin, DeclineRejoin,
-    RequestSplit) for the account's seat in the match. Raises WrongState (not a
-    match table, no match running), NotPermitted (not a seat of the match),
-    RuleViolation (the format refuses it: nothing changes)."""
+def match_command(
+    table: Table, account_id: str, make: Callable[[int, int], Command], at_ms: int
+) -> list[Fact]:
+    """A player's match command (AcceptRejoin, DeclineRejoin, RequestSplit: ``make(seat,
+    at_ms)`` for the account's seat in the match). Raises WrongState (not a match table, no
+    match running), NotPermitted (not a seat of the match), RuleViolation (the format
+    refuses it: nothing changes)."""
     match = table.match
     if match is None:
         raise WrongState("this table hosts no match (a points table)")
@@ -157,10 +150,10 @@ def match_command(table: Table, account_id: str, message: Message, at_ms: int) -
     seat = table.seat_of(account_id)
     if seat is None or match_seat_account(table, seat) != account_id:
         raise NotPermitted("you do not play this table's match")
-    command = match_payloads.command_from_pb(message, seat, at_ms)
+    command = make(seat, at_ms)
     if isinstance(command, fm.AcceptRejoin) and match.awaiting:
         raise RuleViolation(ErrorCode.WRONG_PHASE, "the match's money is not held yet")
-    return match.decide([command])[0]
+    return [*match.decide([command])[0]]
 
 
 def match_seat_account(table: Table, seat: int) -> str:
@@ -168,34 +161,31 @@ def match_seat_account(table: Table, seat: int) -> str:
     return next((s.account_id for s in table.match.state.seats if s.seat == seat), "")
 
 
-def record_deal(
-    table: Table, payloads: Sequence[Message], ended: pb.HandEnded | pb.HandAborted, at_ms: int
-) -> list[Message]:
+def record_deal(table: Table, payloads: Sequence[Fact], ended: Fact, at_ms: int) -> list[Fact]:
     match = table.match
     if match is None or table.ctx is None or table.ctx.hand_id != match.deal_hand_id:
         return []
-    state = match.state_after(list(payloads))
+    state = match.state_after(payloads)
     if state.phase is not MatchPhase.IN_DEAL:
         return []
-    if isinstance(ended, pb.HandAborted):
-        command: Command = fm.RecordDealAborted(reason=ended.reason, at_ms=at_ms)
+    hand_ended = table.hand_end(ended, at_ms)
+    if isinstance(hand_ended, ev.HandAborted):
+        command: Command = fm.RecordDealAborted(reason=hand_ended.reason, at_ms=at_ms)
     else:
-        (hand_ended,) = stream_payloads.from_payload(ended, table.ctx, at_ms)
-        assert isinstance(hand_ended, ev.HandEnded)
         command = fm.RecordDeal(
             result=deal_result(hand_ended),
             at_ms=at_ms,
             most_points=table.variant.max_loss_points(match.deal_rules),
         )
-    return match.decide([command], state)[0]
+    return [*match.decide([command], state)[0]]
 
 
-def abort_match(table: Table, before: Sequence[Message], reason: str, at_ms: int) -> list[Message]:
+def abort_match(table: Table, before: Sequence[Fact], reason: str, at_ms: int) -> list[Fact]:
     """AbortMatch's payloads when the match (after ``before``) is running, else none."""
     match = table.match
     if match is None:
         return []
-    state = match.state_after(list(before))
+    state = match.state_after(before)
     if state.phase is MatchPhase.NOT_STARTED or state.is_over:
         return []
-    return match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)], state)[0]
+    return [*match.decide([fm.AbortMatch(reason=reason, at_ms=at_ms)], state)[0]]

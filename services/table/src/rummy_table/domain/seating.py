@@ -13,18 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from google.protobuf.message import Message
-
-from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy.table.v1 import events_pb2 as pb
 from rummy_rules.commands import LeaveHand
 from rummy_rules.formats import messages as fm
 
 from . import match_hosting
 from .errors import BadRequest, NotPermitted, WrongState
+from .facts import PlayerLeft, PlayerSeated
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .table import Fact, Table
+
+#: How the ledger names the reasons it rejects a stake or a match's money for
+#: (``STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE``, ...), before the words.
+_REASON_PREFIX = "STAKE_REJECTION_REASON_"
 
 
 @dataclass
@@ -33,23 +34,30 @@ class SeatInfo:
     sitting_out_reason: str = ""
 
 
-def rejection_text(rejected: ledger_pb.StakeRejected | ledger_pb.MatchMoneyRejected) -> str:
-    """Why a seat sits out: the ledger could not hold its reservation (or its match money)."""
-    reason = (
-        ledger_pb.StakeRejectionReason.Name(rejected.reason)
-        .removeprefix("STAKE_REJECTION_REASON_")
-        .lower()
-        .replace("_", " ")
-    )
+def reason_words(name: str) -> str:
+    """The words of the ledger's rejection reason ``name``
+    (``STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE`` -> ``insufficient balance``)."""
+    return name.removeprefix(_REASON_PREFIX).lower().replace("_", " ")
+
+
+def reason_name(words: str) -> str:
+    """The ledger's name of the rejection reason ``words`` (the inverse of
+    :func:`reason_words`)."""
+    return _REASON_PREFIX + words.upper().replace(" ", "_")
+
+
+def rejection_text(required_hundredths: int, available_hundredths: int, reason: str) -> str:
+    """Why a seat sits out: the ledger could not hold its reservation (or its match money) of
+    ``required_hundredths``, ``available_hundredths`` being there, for ``reason`` (words)."""
     return (
-        f"could not cover the reservation of {rejected.required_hundredths} hundredths "
-        f"(available {rejected.available_hundredths}; {reason}); leave and take a seat again "
+        f"could not cover the reservation of {required_hundredths} hundredths "
+        f"(available {available_hundredths}; {reason}); leave and take a seat again "
         "to play"
     )
 
 
-def take_seat(table: Table, account_id: str, wanted: int | None) -> list[Message]:
-    """TablePlayerSeated for ``account_id`` at ``wanted`` or the first free seat.
+def take_seat(table: Table, account_id: str, wanted: int | None) -> list[Fact]:
+    """PlayerSeated for ``account_id`` at ``wanted`` or the first free seat.
     Raises BadRequest (no such seat) or WrongState (seated, taken, full, the
     table closing or closed)."""
     if table.closing:
@@ -71,17 +79,17 @@ def take_seat(table: Table, account_id: str, wanted: int | None) -> list[Message
         seat = free[0]
     if table.dealt_in(seat):
         raise WrongState(f"seat {seat} is still playing the current hand")
-    return [pb.TablePlayerSeated(seat=seat, account_id=account_id)]
+    return [PlayerSeated(seat=seat, account_id=account_id)]
 
 
-def leave(table: Table, account_id: str, at_ms: int) -> list[Message]:
-    """TablePlayerLeft, and the seat's exit from a running hand (the variant's LeaveHand).
+def leave(table: Table, account_id: str, at_ms: int) -> list[Fact]:
+    """PlayerLeft, and the seat's exit from a running hand (the variant's LeaveHand).
     Raises NotPermitted if the account is not seated here."""
     seat = table.seat_of(account_id)
     if seat is None:
         raise NotPermitted("you do not sit at this table")
     during = table.dealt_in(seat)
-    out: list[Message] = [pb.TablePlayerLeft(seat=seat, account_id=account_id, during_hand=during)]
+    out: list[Fact] = [PlayerLeft(seat=seat, account_id=account_id, during_hand=during)]
     match = table.match
     if (
         match is not None

@@ -1,10 +1,13 @@
 """The table aggregate: seating, hand numbering, the dealer button, and the current hand's state.
 
-A :class:`Table` is rebuilt from its stream by :meth:`Table.apply` (one envelope at a time, live
-and on replay alike). Decisions (``take_seat``, ``leave``, ``start_hand``, ``hand_commands``) are
-pure: they read the table and return the payloads to append, or raise. Hand-level rules are the
-variant's (``rummy_rules`` ``decide``/``apply``), reached only through the Variant interface; the
-table knows seats, accounts and the order of hands.
+A :class:`Table` is rebuilt from its stream by :meth:`Table.fold` (one fact at a time, live and
+on replay alike). Decisions (``take_seat``, ``leave``, ``start_hand``, ``hand_commands``) are
+pure: they read the table and return the facts to append (:data:`Fact`), or raise. The table-level
+facts and a match's (its format's events, the ledger's answers about its money) are :mod:`.facts`'s
+dataclasses; a hand's facts, and the other services' answers about a hand, are still their
+payloads here (``rummy_table.application.stream_facts`` maps both).
+Hand-level rules are the variant's (``rummy_rules`` ``decide``/``apply``), reached only through
+the Variant interface; the table knows seats, accounts and the order of hands.
 
 Memory (flat in the number of hands played): a table keeps the HandEnded of its last
 :data:`RESULT_WINDOW` ended hands; of every other hand only its entry in :attr:`Table.hands` (hand
@@ -32,22 +35,26 @@ from google.protobuf.message import Message
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_payloads, upcast
+from rummy_game import match_payloads, stream_payloads, upcast
 from rummy_game.hand_payloads import hand_payloads
-from rummy_game.match_host import MatchHost, format_of
-from rummy_platform.envelope import Envelope
 from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.commands import Command, StartHand
 from rummy_rules.errors import RuleViolation
+from rummy_rules.formats import MatchFormat
+from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
-from . import match_hosting, seating
+from . import facts, match_hosting, seating
 from .errors import WrongState
+from .match_host import MatchHost
 from .seating import SeatInfo, rejection_text
+
+#: What the table folds and its decisions return: a table-level or match fact (:mod:`.facts`), or
+#: the payload of a hand's fact or of another service's answer about a hand.
+Fact = facts.TableFact | Message
 
 #: The steps of a hand's start that another service answers, or that the dealer's answer follows
 #: (``Table.hand_inputs`` records which of them a hand has).
@@ -93,8 +100,8 @@ class Table:
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
     voided: dict[str, str] = field(default_factory=dict)
     #: Each payload of the last :meth:`hand_commands` with the hand state after it, in order:
-    #: folding those very payloads (the same objects) once appended takes that state instead of
-    #: decoding and applying them again.
+    #: folding those payloads (equal ones) once appended takes that state instead of decoding
+    #: and applying them again.
     _decided: list[tuple[Message, Any]] = field(default_factory=list, repr=False)
     closing: bool = False
     closed: bool = False
@@ -111,16 +118,6 @@ class Table:
     # -- building --------------------------------------------------------------------------
 
     @classmethod
-    def opened_from(cls, envelope: Envelope, on_decision: DecisionObserver | None = None) -> Self:
-        """The table an envelope carrying TableOpened creates (``on_decision`` is told of each
-        decision it asks of the rules). Raises ValueError for bad options."""
-        opened = envelope.payload
-        assert isinstance(opened, pb.TableOpened)
-        table = cls.for_opened(opened, on_decision)
-        table.apply(envelope)
-        return table
-
-    @classmethod
     def for_opened(cls, opened: pb.TableOpened, on_decision: DecisionObserver | None) -> Self:
         """A table of ``opened``'s options with nothing folded yet. Raises ValueError for bad
         options."""
@@ -128,7 +125,7 @@ class Table:
             opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
         )
         variant = registry.lookup(rules.variant)
-        fmt = format_of(opened)
+        fmt = _format_of(opened)
         host = None if fmt is None else MatchHost.for_table(fmt, rules, variant)
         return cls(opened.table_id, opened, rules, variant, on_decision=on_decision, match=host)
 
@@ -160,22 +157,44 @@ class Table:
 
     # -- apply -----------------------------------------------------------------------------
 
-    def apply(self, envelope: Envelope, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
-        """Fold one envelope of this table's stream into the state; ``offset``: where it lies in
-        the table's partition (-1: not known)."""
-        payload = envelope.payload
-        at_ms = stream_payloads.datetime_to_ms(envelope.occurred_at)
-        self.version = envelope.stream_version
+    def fold(self, payload: Fact, at_ms: int, version: int, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
+        """Fold one fact of this table's stream into the state: the ``version``-th of the
+        stream, at ``at_ms`` (ms since the epoch); ``offset``: where it lies in the table's
+        partition (-1: not known)."""
+        self.version = version
         if isinstance(payload, pb.TableOpened):
             self.last_change_ms = at_ms
-        elif isinstance(payload, pb.TablePlayerSeated):
+        elif isinstance(payload, facts.PlayerSeated):
             self.seats[payload.seat] = SeatInfo(payload.account_id)
             self.last_change_ms = at_ms
-        elif isinstance(payload, pb.TablePlayerLeft):
+        elif isinstance(payload, facts.PlayerLeft):
             self.seats.pop(payload.seat, None)
             self.last_change_ms = at_ms
-        elif self.match is not None and self.match.owns(payload):
-            self._apply_match(payload, at_ms)
+        elif isinstance(payload, facts.StakeRejected):
+            info = self.seats.get(payload.seat)
+            if info is not None and info.account_id == payload.account_id:
+                info.sitting_out_reason = rejection_text(
+                    payload.required_hundredths, payload.available_hundredths, payload.reason
+                )
+        elif isinstance(payload, facts.TableClosing):
+            self.closing = True
+        elif isinstance(payload, facts.TableClosed):
+            self.closed = True
+            self._to_stub()
+        elif isinstance(payload, facts.SeedRevealed):
+            self.revealed.add(sys.intern(payload.hand_id))
+        elif isinstance(payload, facts.HandSettled):
+            self.settled.add(sys.intern(payload.hand_id))
+        elif isinstance(payload, facts.SettlementRefused):
+            self.settled.add(sys.intern(payload.hand_id))
+            self.voided[payload.hand_id] = payload.reason
+        elif isinstance(payload, facts.MatchSettled):
+            pass  # recorded for the match's replay; nothing of the table's state changes
+        elif isinstance(payload, facts.MatchFact | facts.MatchMoneyHeld | facts.MatchMoneyRejected):
+            if self.match is not None:  # a points table has no match: nothing to fold
+                self._apply_match(payload, at_ms)
+        elif not isinstance(payload, Message):
+            raise TypeError(f"not a fact of a table's stream: {payload!r}")
         elif isinstance(payload, pb.HandStarted):
             if self.match is not None:
                 self.match.hand_started(payload.hand_id)
@@ -187,26 +206,10 @@ class Table:
             started = stream_payloads.hand_started_from_pb(payload, at_ms)
             self.hand = self.variant.apply(self.variant.initial_state(), started)
             self.hand_since_ms, self.hand_inputs = at_ms, set()
-        elif isinstance(payload, ledger_pb.StakeRejected):
-            info = self.seats.get(payload.seat)
-            if info is not None and info.account_id == payload.account_id:
-                info.sitting_out_reason = rejection_text(payload)
-        elif isinstance(payload, pb.TableClosing):
-            self.closing = True
-        elif isinstance(payload, pb.TableClosed):
-            self.closed = True
-            self._to_stub()
-        elif isinstance(payload, fairness_pb.SeedRevealed):
-            self.revealed.add(sys.intern(payload.hand_id))
-        elif isinstance(payload, ledger_pb.HandSettled):
-            self.settled.add(sys.intern(payload.hand_id))
-        elif isinstance(payload, ledger_pb.SettlementRefused):
-            self.settled.add(sys.intern(payload.hand_id))
-            self.voided[payload.hand_id] = payload.reason
         elif stream_payloads.is_hand_payload(payload):
             assert self.ctx is not None, "a hand event before any HandStarted"
             decided = self._decided.pop(0) if self._decided else None
-            if decided is not None and decided[0] is payload:
+            if decided is not None and decided[0] == payload:
                 self.hand = decided[1]  # the state decide produced for this very payload
             else:
                 self._decided.clear()  # not the payloads decided last: decode them all
@@ -227,37 +230,56 @@ class Table:
             if isinstance(payload, pb.HandEnded | pb.HandAborted):
                 self.last_change_ms = at_ms
 
-    def _apply_match(self, payload: Message, at_ms: int) -> None:
+    def _apply_match(self, payload: facts.MatchRecord, at_ms: int) -> None:
         assert self.match is not None
         self.match.apply(payload, at_ms)
-        if isinstance(payload, ledger_pb.MatchMoneyRejected):
+        if isinstance(payload, facts.MatchMoneyRejected):
             info = self.seats.get(payload.seat)
             if info is not None and info.account_id == payload.account_id:
-                info.sitting_out_reason = rejection_text(payload)
-        if isinstance(
-            payload,
-            mpb.MatchStarted
-            | mpb.DealScored
-            | mpb.DealVoided
-            | mpb.MatchEnded
-            | mpb.MatchAborted
-            | ledger_pb.MatchMoneyHeld,
+                info.sitting_out_reason = rejection_text(
+                    payload.required_hundredths,
+                    payload.available_hundredths,
+                    payload.reason,
+                )
+        if isinstance(payload, facts.MatchMoneyHeld) or (
+            isinstance(payload, facts.MatchFact)
+            and isinstance(
+                payload.event,
+                fm.MatchStarted | fm.DealScored | fm.DealVoided | fm.MatchEnded | fm.MatchAborted,
+            )
         ):
             self.last_change_ms = at_ms
 
-    def correlation_ids(self, payloads: Sequence[Message]) -> list[str]:
+    def correlation_ids(self, payloads: Sequence[Fact]) -> list[str]:
         """Each envelope's correlation id of ``payloads`` (to be appended in this order): its
         match's id for a match payload or money answer, else its hand's id (or "")."""
         match_id = self.match.match_id if self.match is not None else ""
         out = []
         for payload in payloads:
-            if isinstance(payload, mpb.MatchStarted):
-                match_id = payload.match_id
+            if isinstance(payload, facts.MatchFact) and isinstance(payload.event, fm.MatchStarted):
+                match_id = payload.event.match_id
             if self.match is not None and self.match.owns(payload):
                 out.append(match_id)
             else:
                 out.append(str(getattr(payload, "hand_id", "")))
         return out
+
+    def hand_end(self, fact: Fact, at_ms: int) -> ev.HandEnded | ev.HandAborted:
+        """The rules event of ``fact``, the current hand's HandEnded or HandAborted (at
+        ``at_ms``)."""
+        assert self.ctx is not None and self.ends_hand(fact)
+        assert isinstance(fact, Message)
+        (event,) = stream_payloads.from_payload(fact, self.ctx, at_ms)
+        assert isinstance(event, ev.HandEnded | ev.HandAborted)
+        return event
+
+    def ends_hand(self, fact: Fact) -> bool:
+        """Whether ``fact`` ends the current hand (its HandEnded or HandAborted)."""
+        return isinstance(fact, pb.HandEnded | pb.HandAborted)
+
+    def aborts_hand(self, fact: Fact) -> bool:
+        """Whether ``fact`` aborts the current hand (its HandAborted)."""
+        return isinstance(fact, pb.HandAborted)
 
     def _to_stub(self) -> None:
         """A closed table keeps no hand state and no results (its hands' results and proofs are
@@ -289,7 +311,7 @@ class Table:
         """``open``, ``closing`` or ``closed``."""
         return "closed" if self.closed else "closing" if self.closing else "open"
 
-    def start_hand(self, hand_id: str, at_ms: int) -> list[Message]:
+    def start_hand(self, hand_id: str, at_ms: int) -> list[Fact]:
         """HandStarted for hand ``hand_id`` with every eligible seat, and whatever else the
         variant decides with it (e.g. its SeedWindowOpened). Raises WrongState if no hand
         can start, RuleViolation if the rules refuse it."""
@@ -308,19 +330,19 @@ class Table:
         )
         return self.started_payloads(command)
 
-    def started_payloads(self, command: StartHand) -> list[Message]:
+    def started_payloads(self, command: StartHand) -> list[Fact]:
         state = self.variant.initial_state()
         started, *more = self._decide(state, command)
         assert isinstance(started, ev.HandStarted)
         first = stream_payloads.hand_started_to_pb(started, self.hand_no + 1)
-        out: list[Message] = [first]
+        out: list[Fact] = [first]
         if more:  # a variant whose start also opens the seed window (the events it decides)
             ctx = stream_payloads.hand_context(first)
             for event in more:
                 out.append(stream_payloads.to_payload(event, ctx))
         return out
 
-    def hand_commands(self, commands: Sequence[Command]) -> list[Message]:
+    def hand_commands(self, commands: Sequence[Command]) -> list[Fact]:
         """The payloads of the events ``commands`` cause in the current hand, decided in turn.
         Raises WrongState if no hand runs, RuleViolation if the rules refuse one."""
         if self.hand is None or self.ctx is None:
@@ -340,10 +362,7 @@ class Table:
             self.on_decision(command, "accepted")
         return events
 
-    def close_proof(
-        self,
-        closing: fairness_pb.SeedRevealed | ledger_pb.HandSettled | ledger_pb.SettlementRefused,
-    ) -> list[Message]:
+    def close_proof(self, closing: facts.ProofClosing) -> list[Fact]:
         """Record a hand's seed reveal or settlement (or the ledger's refusal of it, which voids
         the hand), which closes that hand's proof: accepted for any hand started at this table,
         the current one or an earlier one, whatever phase the current hand is in (a reveal may
@@ -351,8 +370,16 @@ class Table:
         never started, or one whose reveal (or settlement or refusal) is already recorded."""
         if closing.hand_id not in self.hands:
             raise WrongState(f"hand {closing.hand_id!r} was not played at this table")
-        done = self.revealed if isinstance(closing, fairness_pb.SeedRevealed) else self.settled
+        done = self.revealed if isinstance(closing, facts.SeedRevealed) else self.settled
         if closing.hand_id in done:
-            kind = closing.DESCRIPTOR.name
+            kind = type(closing).__name__
             raise WrongState(f"{kind} of hand {closing.hand_id} is already recorded")
         return [closing]
+
+
+def _format_of(opened: pb.TableOpened) -> MatchFormat | None:
+    """The format a TableOpened hosts, None for a points table (no ``match`` or ``single``).
+    Raises RuleSetError for options out of bounds."""
+    if not opened.HasField("match") or not match_payloads.is_match(opened.match):
+        return None
+    return match_payloads.format_from_pb(opened.match, opened.commission_bps)

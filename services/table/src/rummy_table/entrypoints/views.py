@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rummy.common.v1 import cards_pb2
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_payloads, variant_wires
+from rummy_game import match_payloads, stream_payloads, variant_wires
 from rummy_game.moves import moves_to_pb
 from rummy_rules.cards import Card
 from rummy_rules.deck import Shoe
@@ -90,7 +90,7 @@ def player_view(table: HeldTable, account_id: str | None) -> api.PlayerView:
     if seat is not None:
         view.my_seat = seat
     if table.match is not None and table.match.state.match_id:
-        view.match.CopyFrom(table.match.view_pb())
+        view.match.CopyFrom(match_payloads.view_to_pb(table.match.view()))
     seat_views: dict[int, api.SeatView] = {
         s: api.SeatView(
             seat=s,
