@@ -457,7 +457,7 @@ class Bots:
         self.addresses = list(addresses)
         self.shoe = game_shoe(game, seats)
         plan = game_plan(game, seats)
-        self.variant = "" if plan is None else plan.variant
+        self.variant = registry.LEGACY_VARIANT if plan is None else plan.variant
         self.match = None if plan is None else plan.match
         self.strategy = strategy
         self.recorder = CallRecorder()

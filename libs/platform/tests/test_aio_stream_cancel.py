@@ -37,7 +37,9 @@ async def _flood(request: bytes, context: Any) -> AsyncIterator[bytes]:
 
 
 def _add_stream_probe(servicer: object, server: Any) -> None:
-    handlers = {"Flood": grpc.unary_stream_rpc_method_handler(_flood)}
+    handlers: dict[str, grpc.RpcMethodHandler[bytes, Any]] = {
+        "Flood": grpc.unary_stream_rpc_method_handler(_flood)
+    }
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(STREAM_SERVICE, handlers),)
     )
@@ -65,9 +67,8 @@ def test_a_stream_cancelled_while_the_server_waits_to_send_ends_cancelled_in_its
     try:
         with grpc.insecure_channel(host.address) as channel:
             for _ in range(20):
-                call = channel.unary_stream(f"/{STREAM_SERVICE}/Flood")(
-                    b"", metadata=bearer_metadata(token)
-                )
+                flood: Any = channel.unary_stream(f"/{STREAM_SERVICE}/Flood")
+                call = flood(b"", metadata=bearer_metadata(token))
                 assert next(call) == MESSAGE
                 time.sleep(0.05)  # the server fills the window and waits in its send
                 call.cancel()
