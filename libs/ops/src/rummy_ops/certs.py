@@ -4,7 +4,8 @@
 :func:`ensure_certs` writes into a directory (``.local/certs`` by default, git-ignored):
 ``ca.pem``/``ca-key.pem`` (the CA, ECDSA P-256, 10 years), and ``<service>.pem``/
 ``<service>-key.pem`` for each of :data:`~rummy_platform.ports.SERVICES` plus ``client`` (the
-certificate a tool or a test presents to act as a service). A service certificate's subject
+certificate a tool or a test presents to act as a service) and ``kafka`` (the secured local
+broker's: its TLS listeners, and its own principal on the controller listener). A service certificate's subject
 common name is the service's name (the role the auth interceptor gives its calls, see
 :mod:`rummy_platform.tls`); its subject alternative names are ``localhost``, ``127.0.0.1``,
 ``::1``, the service's name, ``rummy-<service>`` and ``rummy-<service>.rummy.svc`` (the
@@ -34,8 +35,9 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from rummy_platform.config import TlsSettings
 from rummy_platform.ports import SERVICES
 
-#: The certificates made besides the CA: every service, and ``client`` for tools and tests.
-CERT_NAMES: tuple[str, ...] = (*SERVICES, "client")
+#: The certificates made besides the CA: every service, ``client`` for tools and tests, and
+#: ``kafka``, the secured local broker's (``RUMMY_KAFKA_SECURE=1 deploy/local/kafka.sh start``).
+CERT_NAMES: tuple[str, ...] = (*SERVICES, "client", "kafka")
 #: Days a CA and a service certificate are valid.
 CA_DAYS = 3650
 SERVICE_DAYS = 825
