@@ -1,8 +1,8 @@
 """The secured local broker's Python side (``RUMMY_KAFKA_SECURE=1 deploy/local/kafka.sh start``).
 
-    python deploy/local/kafka_security.py prepare --certs DIR --credentials DIR --keystore FILE
-    python deploy/local/kafka_security.py ready 127.0.0.1:19092 --credentials DIR --ca FILE --timeout 60
-    python deploy/local/kafka_security.py acls 127.0.0.1:19092 --credentials DIR --ca FILE --prefix P
+    python deploy/local/kafka_security.py prepare --certs DIR --credentials DIR --keystore PEM
+    python deploy/local/kafka_security.py ready HOST:PORT --credentials DIR --ca PEM --timeout 60
+    python deploy/local/kafka_security.py acls HOST:PORT --credentials DIR --ca PEM --prefix P
 
 ``prepare``: the local CA and the broker's certificate (``rummy certs``' files, the ``kafka``
 one), the broker's PEM keystore (its key, then its certificate; mode 0600), and a password file

@@ -5,8 +5,9 @@
 ``ca.pem``/``ca-key.pem`` (the CA, ECDSA P-256, 10 years), and ``<service>.pem``/
 ``<service>-key.pem`` for each of :data:`~rummy_platform.ports.SERVICES` plus ``client`` (the
 certificate a tool or a test presents to act as a service) and ``kafka`` (the secured local
-broker's: its TLS listeners, and its own principal on the controller listener). A service certificate's subject
-common name is the service's name (the role the auth interceptor gives its calls, see
+broker's: its TLS listeners, and its own principal on the controller listener). A service
+certificate's subject common name is the service's name (the role the auth interceptor gives its
+calls, see
 :mod:`rummy_platform.tls`); its subject alternative names are ``localhost``, ``127.0.0.1``,
 ``::1``, the service's name, ``rummy-<service>`` and ``rummy-<service>.rummy.svc`` (the
 Kubernetes manifests' names), so one certificate serves on a laptop and in the cluster; it is
