@@ -23,7 +23,7 @@ from pathlib import Path
 from readiness import kafka_round_trip, wait_until_ready
 
 from rummy_ops.certs import ensure_certs
-from rummy_platform.eventlog import KafkaSecurity, ensure_password_file, read_password
+from rummy_platform.eventlog import KafkaCredentials, KafkaSecurity, ensure_password_file
 from rummy_platform.eventlog.kafka_acls import BROKER_USER, SCRAM_USERS, apply_acls
 
 
@@ -35,13 +35,12 @@ def prepare(certs: Path, credentials: Path, keystore: Path) -> None:
     with os.fdopen(descriptor, "wb") as handle:
         handle.write(key.read_bytes() + cert.read_bytes())
     for user in SCRAM_USERS:
-        ensure_password_file(credentials / f"{user}.password")
+        ensure_password_file(KafkaCredentials(credentials, files.ca).password_file(user))
 
 
 def broker_security(credentials: Path, ca: Path) -> KafkaSecurity:
     """The broker's own super user over SASL_SSL."""
-    password = read_password(credentials / f"{BROKER_USER}.password")
-    return KafkaSecurity("SASL_SSL", username=BROKER_USER, password=password, ca_file=ca)
+    return KafkaCredentials(credentials, ca).security(BROKER_USER)
 
 
 def main(argv: list[str] | None = None) -> int:

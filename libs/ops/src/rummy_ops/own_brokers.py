@@ -32,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 
 from rummy_ops.stack import HOST, StackError, free_port, repository_root
-from rummy_platform.eventlog import KafkaSecurity, read_password
+from rummy_platform.eventlog import KafkaCredentials, KafkaSecurity
 
 
 @dataclass
@@ -105,7 +105,10 @@ class OwnBrokers:
         self.root = root or repository_root()
         self.state_dir = state_dir
         self.certs_dir = state_dir / "certs"
-        self.credentials_dir = state_dir / "kafka" / "credentials"
+        #: The secured broker's password files and CA (made when it starts).
+        self.kafka_credentials = KafkaCredentials(
+            state_dir / "kafka" / "credentials", self.certs_dir / "ca.pem"
+        )
         state_dir.mkdir(parents=True, exist_ok=True)
         kafka_port, controller_port, pg_port = free_port(), free_port(), free_port()
         env = {
@@ -132,19 +135,10 @@ class OwnBrokers:
         self.kafka.start()
         return self.kafka.address
 
-    def kafka_password_file(self, user: str) -> Path:
-        """The file of ``user``'s SCRAM password on the secured broker (made at its start)."""
-        return self.credentials_dir / f"{user}.password"
-
     def kafka_security(self, user: str, password: str | None = None) -> KafkaSecurity:
         """How a client connects to the secured broker as ``User:<user>`` (``password``: another
         than the one it was formatted with)."""
-        return KafkaSecurity(
-            "SASL_SSL",
-            username=user,
-            password=password or read_password(self.kafka_password_file(user)),
-            ca_file=self.certs_dir / "ca.pem",
-        )
+        return self.kafka_credentials.security(user, password)
 
     def grant_kafka(self, prefix: str) -> None:
         """Make the secured broker's ACLs (rummy_platform.eventlog.kafka_acls) for ``prefix``."""

@@ -25,7 +25,11 @@ and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every service, for the ones that c
 plus ``StackConfig.extra_env`` (e.g. ``RUMMY_TOPIC_PREFIX`` in tests). With ``StackConfig.tls_dir``
 each also gets ``RUMMY_TLS_CA_FILE``, ``RUMMY_TLS_CERT_FILE`` and ``RUMMY_TLS_KEY_FILE`` of its own
 certificate (made there on first use, :mod:`rummy_ops.certs`), so every port serves mutual TLS;
-without it the ``RUMMY_TLS_*`` variables are removed and gRPC is plaintext. Their output goes to
+without it the ``RUMMY_TLS_*`` variables are removed and gRPC is plaintext. With
+``StackConfig.kafka_credentials`` (a secured broker's password files and CA) each connects to
+Kafka over SASL_SSL as its own principal (``RUMMY_KAFKA_*`` of
+:meth:`~rummy_platform.eventlog.KafkaCredentials.environment`), and the topics are created as the
+table's; without it those variables are removed (plaintext). Their output goes to
 ``<log_dir>/<service>.log``. A service is up when its gRPC health check answers SERVING for the
 whole server (service name ``""``).
 
@@ -59,7 +63,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs
 from rummy_platform.config import SIGNING_KEY_VARIABLE, SUPERVISOR_PID_VARIABLE, TlsSettings
-from rummy_platform.eventlog import EventLogError, KafkaEventLog
+from rummy_platform.eventlog import (
+    KAFKA_SECURITY_VARIABLES,
+    EventLogError,
+    KafkaCredentials,
+    KafkaEventLog,
+)
 from rummy_platform.limits import open_channel
 from rummy_platform.port_check import ensure_free
 from rummy_platform.ports import (
@@ -114,13 +123,33 @@ def _ephemeral_low() -> int:
         return 32_768
 
 
+#: ``low-high``: the ports :func:`free_port` draws from instead (both included), e.g. a block
+#: of a machine shared by several checkouts' test runs.
+FREE_PORTS_VARIABLE = "RUMMY_FREE_PORTS"
+
+
+def _listen_ports() -> tuple[int, int]:
+    raw = os.environ.get(FREE_PORTS_VARIABLE, "").strip()
+    if not raw:
+        return _LISTEN_PORTS[0], min(_LISTEN_PORTS[1], _ephemeral_low() - 1)
+    low, _, high = raw.partition("-")
+    try:
+        bounds = int(low), int(high)
+    except ValueError:
+        bounds = (0, 0)
+    if not 1 <= bounds[0] <= bounds[1] <= 65_535:
+        raise StackError(f"{FREE_PORTS_VARIABLE}={raw!r}: expected low-high, 1 <= low <= high")
+    return bounds
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago (for tests running a second stack):
-    below the ephemeral range, and never one this process handed out before (two services of
-    one stack never get the same one)."""
-    high = min(_LISTEN_PORTS[1], _ephemeral_low() - 1)
+    below the ephemeral range (or in ``RUMMY_FREE_PORTS``' range), and never one this process
+    handed out before (two services of one stack never get the same one). Raises StackError
+    for a malformed ``RUMMY_FREE_PORTS``, or one with no port free."""
+    low, high = _listen_ports()
     for _ in range(200):
-        port = _rng.randint(_LISTEN_PORTS[0], high)
+        port = _rng.randint(low, high)
         if port in _handed_out:
             continue
         with socket.socket() as sock:
@@ -130,6 +159,8 @@ def free_port() -> int:
                 continue
         _handed_out.add(port)
         return port
+    if os.environ.get(FREE_PORTS_VARIABLE, "").strip():
+        raise StackError(f"no free port found in {FREE_PORTS_VARIABLE}={low}-{high}")
     with socket.socket() as sock:  # a crowded range: let the kernel choose
         sock.bind((HOST, 0))
         return int(sock.getsockname()[1])
@@ -211,6 +242,8 @@ class StackConfig:
     when this process is gone; off only for a stack to be detached and left running.
     ``tls_dir``: the certificates' folder (``.local/certs``; made on first use): gRPC over
     mutual TLS; None: plaintext.
+    ``kafka_credentials``: a secured broker's (``RUMMY_KAFKA_SECURE=1``) password files and CA:
+    each service connects as its own principal; None: plaintext Kafka.
     """
 
     root: Path
@@ -228,6 +261,7 @@ class StackConfig:
     create_topics: bool = False
     supervised: bool = True
     tls_dir: Path | None = None
+    kafka_credentials: KafkaCredentials | None = None
 
     @classmethod
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
@@ -294,6 +328,10 @@ class StackConfig:
             env.pop(variable, None)
         if self.tls_dir is not None:
             env.update(cert_files(self.tls_dir).environment(service))
+        for variable in KAFKA_SECURITY_VARIABLES:
+            env.pop(variable, None)
+        if self.kafka_credentials is not None:
+            env.update(self.kafka_credentials.environment(service))
         env.update(self.extra_env)
         if self.supervised:
             env[SUPERVISOR_PID_VARIABLE] = str(os.getpid())
@@ -560,8 +598,13 @@ class Stack:
         prefix = self.config.extra_env.get(
             "RUMMY_TOPIC_PREFIX", os.environ.get("RUMMY_TOPIC_PREFIX", "")
         )
+        credentials = self.config.kafka_credentials
+        # On a secured broker as the table (every service may create its deployment's topics).
+        security = credentials.security("table") if credentials is not None else None
         try:
-            with KafkaEventLog(self.kafka_bootstrap_servers, client_id="rummy-stack") as log:
+            with KafkaEventLog(
+                self.kafka_bootstrap_servers, client_id="rummy-stack", security=security
+            ) as log:
                 log.ensure_topics(event_topic_specs(prefix=prefix))
         except EventLogError as exc:
             raise StackError(
@@ -701,11 +744,13 @@ def stack_for_tests(
     services: Sequence[str] = SERVICES,
     extra_env: Mapping[str, str] | None = None,
     tls_dir: Path | None = None,
+    kafka_credentials: KafkaCredentials | None = None,
 ) -> Stack:
     """A stack on free ports over the given brokers, with topics under ``topic_prefix`` (so it
     never meets another run's streams) and fresh token keys (in a temporary directory);
     ``extra_env``: more variables of every service (the test suite's variant plug-ins);
-    ``tls_dir``: as :attr:`StackConfig.tls_dir` (None: plaintext)."""
+    ``tls_dir``: as :attr:`StackConfig.tls_dir` (None: plaintext); ``kafka_credentials``: as
+    :attr:`StackConfig.kafka_credentials` (None: plaintext Kafka)."""
     ports = {name: (free_port(), free_port()) for name in services}
     return Stack(
         StackConfig(
@@ -720,6 +765,7 @@ def stack_for_tests(
             extra_env={**(extra_env or {}), "RUMMY_TOPIC_PREFIX": topic_prefix},
             create_topics=True,
             tls_dir=tls_dir,
+            kafka_credentials=kafka_credentials,
         )
     )
 

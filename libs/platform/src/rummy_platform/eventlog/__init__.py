@@ -56,6 +56,8 @@ from .kafka_backup import (
 from .kafka_log import KafkaEventLog
 from .kafka_records import PartitionReader, RawRecord, RecordProducer, unstable_partitions
 from .kafka_security import (
+    KAFKA_SECURITY_VARIABLES,
+    KafkaCredentials,
     KafkaSecurity,
     ensure_password_file,
     read_password,
@@ -75,6 +77,8 @@ __all__ = [
     "GroupCommitWriter",
     "GroupConsumer",
     "InMemoryEventLog",
+    "KAFKA_SECURITY_VARIABLES",
+    "KafkaCredentials",
     "KafkaEventLog",
     "KafkaSecurity",
     "OnAssigned",

@@ -110,3 +110,47 @@ def ensure_password_file(path: Path) -> str:
             handle.write(password + "\n")
         temporary.replace(path)
     return read_password(path)
+
+
+#: The variables that point a service at its Kafka principal (:meth:`KafkaCredentials.environment`).
+KAFKA_SECURITY_VARIABLES = (
+    "RUMMY_KAFKA_SECURITY_PROTOCOL",
+    "RUMMY_KAFKA_SASL_MECHANISM",
+    "RUMMY_KAFKA_USERNAME",
+    "RUMMY_KAFKA_PASSWORD_FILE",
+    "RUMMY_KAFKA_CA_FILE",
+)
+
+
+@dataclass(frozen=True)
+class KafkaCredentials:
+    """A secured broker's SCRAM passwords, one file per user (``<directory>/<user>.password``,
+    as ``deploy/local/kafka.sh`` writes them), and the PEM file of the CA of its certificate."""
+
+    directory: Path
+    ca_file: Path
+
+    def password_file(self, user: str) -> Path:
+        """The file of ``user``'s password."""
+        return self.directory / f"{user}.password"
+
+    def security(self, user: str, password: str | None = None) -> KafkaSecurity:
+        """How a client connects as ``User:<user>`` over SASL_SSL (``password``: another than
+        the one in its file). Raises OSError/ValueError when the file cannot be read."""
+        return KafkaSecurity(
+            "SASL_SSL",
+            username=user,
+            password=password or read_password(self.password_file(user)),
+            ca_file=self.ca_file,
+        )
+
+    def environment(self, user: str) -> dict[str, str]:
+        """The variables of a service connecting as ``User:<user>`` (every one of
+        :data:`KAFKA_SECURITY_VARIABLES`)."""
+        return {
+            "RUMMY_KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+            "RUMMY_KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
+            "RUMMY_KAFKA_USERNAME": user,
+            "RUMMY_KAFKA_PASSWORD_FILE": str(self.password_file(user)),
+            "RUMMY_KAFKA_CA_FILE": str(self.ca_file),
+        }

@@ -1,0 +1,77 @@
+"""The five services on a secured Kafka broker (issue 32): each connects over SASL_SSL as its own
+principal (rummy_ops.stack's ``kafka_credentials``), with only the ACL table's grants
+(rummy_platform.eventlog.kafka_acls), and a hand is still dealt, dropped and settled: every
+service wrote its own topic and read what it consumes. The broker is the session's own
+(``secure_kafka``), the database the shared one's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rummy.dealer.v1 import events_pb2 as dealer_events
+from rummy.ledger.v1 import events_pb2 as ledger_events
+from rummy.table.v1 import events_pb2 as table_events
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_ops.own_brokers import OwnBrokers
+from rummy_platform.topics import DEALER_EVENTS, LEDGER_EVENTS, TABLE_EVENTS
+from rummy_testing.players import Operator, Table, on_turn, operator_for, rule_set
+from rummy_testing.players import seed_and_wait_for_play as wait_for_play
+from rummy_testing.stacks import RunningStack, running_stack
+
+
+@pytest.fixture(scope="module")
+def secured_stack(secure_kafka: OwnBrokers, database_url: str) -> Iterator[RunningStack]:
+    with running_stack(
+        secure_kafka.kafka.address,
+        database_url,
+        "kafkasec",
+        kafka_credentials=secure_kafka.kafka_credentials,
+        grant=secure_kafka.grant_kafka,
+    ) as running:
+        yield running
+
+
+@pytest.fixture
+def secured_operator(secured_stack: RunningStack) -> Iterator[Operator]:
+    operator = operator_for(secured_stack)
+    yield operator
+    operator.close()
+
+
+def test_a_hand_is_dealt_dropped_and_settled_with_every_service_its_own_principal(
+    secured_operator: Operator, secured_stack: RunningStack
+) -> None:
+    table = Table(secured_operator, secured_stack.endpoints.table, 2, 10, 500, rule_set())
+    try:
+        players = table.seated("sec", 2, grant=5000)
+        view = wait_for_play(players)
+        dropper = on_turn(players, view)
+        dropper.drop(view.turn_no)
+        other = next(p for p in players if p is not dropper)
+        result = other.wait_phase(api.HAND_PHASE_ENDED).result
+        assert {r.account_id: (r.outcome, r.points) for r in result.results} == {
+            dropper.account_id: ("first_drop", 20),
+            other.account_id: ("won", 0),
+        }
+        # 20 points x 10 = 200; commission floor(200 x 500 / 10000) = 10; the winner gets 190.
+        assert secured_operator.settled_balances([dropper.account_id, other.account_id]) == {
+            dropper.account_id: 4800,
+            other.account_id: 5190,
+        }
+    finally:
+        table.close()
+    # Read back as ops: the table's, the dealer's and the ledger's streams of the table.
+    table_id = table.table_id
+    kinds = {type(p) for p in secured_stack.payloads(TABLE_EVENTS, table_id)}
+    assert {table_events.HandStarted, table_events.HandEnded} <= kinds
+    assert any(
+        isinstance(p, dealer_events.HandDealt)
+        for p in secured_stack.payloads(DEALER_EVENTS, table_id)
+    )
+    assert any(
+        isinstance(p, ledger_events.HandSettled)
+        for p in secured_stack.payloads(LEDGER_EVENTS, table_id)
+    )
