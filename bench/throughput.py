@@ -10,12 +10,12 @@ Brokers (``rummy_ops.stack.brokers``): ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_
 set (never started or stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if
 this run started them).
 
-1. The floor, before any service starts: on the same broker, a producer of its own (kafka-python's
-   defaults, ``linger_ms`` pinned to 0) commits one-record transactions one after the other for a
-   few seconds on a topic of its own. ``serial_commits_per_s`` is their rate (what a design that
-   commits one action at a time cannot beat); ``produce_p99_ms`` is the p99 of one such bare
-   transaction (begin, send, wait for the ack, commit), ``produce_ack_p99_ms`` of its send-to-ack
-   part alone.
+1. The floor, before any service starts: on the same broker, a producer of its own (the services'
+   producer configuration, ``KafkaEventLog.producer_config``, imported) commits one-record
+   transactions one after the other for a few seconds on a topic of its own.
+   ``serial_commits_per_s`` is their rate (what a design that commits one action at a time cannot
+   beat); ``produce_p99_ms`` is the p99 of one such bare transaction (begin, send, wait for the
+   ack, commit), ``produce_ack_p99_ms`` of its send-to-ack part alone.
 2. The five services start as processes on free ports (``rummy_ops.stack``: an own database
    and topic prefix, both removed at the end), ``--clock-speed`` times faster clocks, the
    operator's rate limit off (this harness opens hundreds of tables and grants every bot; the
@@ -185,17 +185,15 @@ class Floor:
 
 def measure_floor(bootstrap: str, seconds: float) -> Floor:
     """One-record transactions, one after the other, for ``seconds`` (after 20 unmeasured ones),
-    through a producer with kafka-python's defaults except ``linger_ms=0``, on a fresh topic of
-    one partition (deleted afterwards)."""
+    through a producer with the services' own configuration (``KafkaEventLog.producer_config``,
+    imported, so the floor and the table's writer differ only in what they send), on a fresh
+    topic of one partition (deleted afterwards)."""
     topic = f"bench-throughput-floor-{uuid.uuid4().hex[:8]}"
     with KafkaEventLog(bootstrap, client_id="throughput-bench") as log:
         log.ensure_topics([TopicSpec(topic, partitions=1)])
+        config = log.producer_config()
     value = encode(small_event(f"table-{uuid.uuid4()}", 1))
-    producer = KafkaProducer(
-        bootstrap_servers=bootstrap.split(","),
-        transactional_id=f"bench-floor-{uuid.uuid4()}",
-        linger_ms=0,
-    )
+    producer = KafkaProducer(**config, transactional_id=f"bench-floor-{uuid.uuid4()}")
     whole: list[float] = []
     acked: list[float] = []
     try:

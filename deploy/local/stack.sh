@@ -6,7 +6,8 @@
 #   bash deploy/local/stack.sh status   exit 0 when both answer a real round trip
 #   bash deploy/local/stack.sh reset    stop both and delete their data (topics, databases)
 #   bash deploy/local/stack.sh env      print the export lines for KAFKA_BOOTSTRAP_SERVERS and DATABASE_URL
-#                                        (eval "$(bash deploy/local/stack.sh env)")
+#                                        (eval "$(bash deploy/local/stack.sh env)"; with
+#                                        RUMMY_PG_TLS=1 the URL has sslmode=verify-full)
 #
 # KAFKA_BOOTSTRAP_SERVERS / DATABASE_URL naming other servers are checked, never started or stopped.
 set -euo pipefail
@@ -34,7 +35,7 @@ case "${1:-}" in
     ;;
   env)
     printf 'export KAFKA_BOOTSTRAP_SERVERS=%q\n' "${KAFKA_BOOTSTRAP_SERVERS:-$LOCAL_KAFKA_BOOTSTRAP}"
-    printf 'export DATABASE_URL=%q\n' "${DATABASE_URL:-$LOCAL_DATABASE_URL}"
+    printf 'export DATABASE_URL=%q\n' "${DATABASE_URL:-$(bash "$here/postgres.sh" url)}"
     ;;
   *) die "usage: $0 {up|down|status|env|reset}" ;;
 esac

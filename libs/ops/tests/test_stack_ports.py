@@ -53,3 +53,21 @@ def test_rummy_refuses_a_malformed_port_variable_with_status_2_before_starting(
     result = CliRunner().invoke(main, [command], env={"RUMMY_DEALER_GRPC_PORT": "x"})
     assert result.exit_code == 2
     assert result.output == "Error: RUMMY_DEALER_GRPC_PORT='x': a TCP port 1..65535\n"
+
+
+def test_the_stacks_topic_prefix_is_its_own_variable_else_the_one_its_services_inherit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The demo replays the topics its services wrote: a prefix exported in the shell (the
+    # services inherit it) is the stack's too, unless the stack's own variables set one.
+    monkeypatch.setenv("RUMMY_TOPIC_PREFIX", "shell-")
+    inherited = StackConfig.from_env(token_keys=suite_key_files(), ports=stack_ports({}))
+    assert Stack(inherited).topic_prefix == "shell-"
+    own = StackConfig.from_env(
+        token_keys=suite_key_files(),
+        ports=stack_ports({}),
+        extra_env={"RUMMY_TOPIC_PREFIX": "own-"},
+    )
+    assert Stack(own).topic_prefix == "own-"
+    monkeypatch.delenv("RUMMY_TOPIC_PREFIX")
+    assert Stack(inherited).topic_prefix == ""

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from rummy_rules.gin.rules import gin_rule_set
 from rummy_rules.indian.rules import PENALTY_OPTIONS, IndianPointsRules, bombay_baazi
 from rummy_rules.melds import MeldOptions
 from rummy_rules.rules import INT64_MAX, RuleSet, RuleSetError, validate_table_options
@@ -147,6 +148,13 @@ def test_the_largest_hand_of_the_largest_point_value_fits_a_signed_64_bit_amount
     for too_much in (most + 1, 2**62, INT64_MAX):
         with pytest.raises(RuleSetError, match="point_value_hundredths must be 0.."):
             dataclasses.replace(rs, point_value_hundredths=too_much)
+
+
+@pytest.mark.parametrize(("seats", "losers"), [(2, "1 loser x"), (4, "3 losers x")])
+def test_a_refused_point_value_counts_the_losers_in_words(seats: int, losers: str) -> None:
+    rs = gin_rule_set() if seats == 2 else bombay_baazi(seats, 0, 0)
+    with pytest.raises(RuleSetError, match=re.escape(losers)):
+        dataclasses.replace(rs, point_value_hundredths=rs.max_point_value_hundredths + 1)
 
 
 def test_a_host_bounds_the_start_delay_and_the_reservation_by_its_maximum() -> None:

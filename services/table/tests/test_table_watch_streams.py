@@ -25,6 +25,7 @@ from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
 from rummy_game import variant_wires
 from rummy_platform.auth import Role, bearer_metadata
+from rummy_platform.topics import TABLE_EVENTS
 from rummy_rules.deck import Shoe
 from rummy_table.application.held_table import HeldTable
 from rummy_table.entrypoints import watches as watches_module
@@ -106,8 +107,8 @@ def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once() 
     seen: dict[str, list[int]] = {account: [] for account in players}
 
     async def follow(account: str) -> None:
-        async for view in watches.follow(account, table_id):
-            seen[account].append(view.stream_version)
+        async for response in watches.follow(account, table_id):
+            seen[account].append(response.view.stream_version)
 
     def drained() -> None:  # every wake-up handed to the loop so far has run
         asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(5)
@@ -137,6 +138,32 @@ def test_a_discard_and_the_turn_it_starts_wake_each_watcher_of_the_table_once() 
         loop.close()
 
 
+def test_a_view_after_the_first_names_the_last_event_it_shows_as_its_cause() -> None:
+    # WatchTableResponse.cause_type (protos/rummy/table/v1/table_service.proto): empty for the
+    # first view of a stream, then the full name of the last table-stream event in each view.
+    world = World()
+    table_id = world.open_table()
+    watches = TableWatches(world.app)
+
+    def last_event() -> str:
+        return world.log.read_stream(TABLE_EVENTS, table_id)[
+            -1
+        ].envelope.payload.DESCRIPTOR.full_name
+
+    async def two_views() -> tuple[api.WatchTableResponse, api.WatchTableResponse]:
+        stream = watches.follow("alice", table_id)
+        first = await anext(stream)
+        world.sit(table_id, "alice")
+        second = await asyncio.wait_for(anext(stream), 5)
+        watches.close_all()
+        return first, second
+
+    first, second = asyncio.run(two_views())
+    assert first.cause_type == ""
+    assert second.cause_type == last_event() == "rummy.table.v1.TablePlayerSeated"
+    assert second.view.stream_version == world.app.projection.tables[table_id].version
+
+
 def test_every_watchers_view_is_the_view_built_for_it_at_every_version_of_a_played_hand() -> None:
     # The streams build a seat's view from the version's shared public part plus the seat's own
     # cards: it must be exactly player_view's for each seated account (dealt in or seated after
@@ -152,8 +179,8 @@ def test_every_watchers_view_is_the_view_built_for_it_at_every_version_of_a_play
         for account in accounts:
 
             async def first(account: str | None = account) -> api.PlayerView:
-                async for view in watches.follow(account, table_id, table.version - 1):
-                    return view
+                async for response in watches.follow(account, table_id, table.version - 1):
+                    return response.view
                 raise AssertionError("the stream ended")
 
             got = asyncio.run(first())
@@ -242,8 +269,8 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
     seen: dict[str | None, list[api.PlayerView]] = {account: [] for account in watchers}
 
     async def follow(account: str | None) -> None:
-        async for view in watches.follow(account, table_id):
-            seen[account].append(view)
+        async for response in watches.follow(account, table_id):
+            seen[account].append(response.view)
 
     def version() -> int:
         return world.app.projection.tables[table_id].version

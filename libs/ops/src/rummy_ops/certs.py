@@ -4,10 +4,12 @@
 :func:`ensure_certs` writes into a directory (``.local/certs`` by default, git-ignored):
 ``ca.pem``/``ca-key.pem`` (the CA, ECDSA P-256, 10 years), and ``<service>.pem``/
 ``<service>-key.pem`` for each of :data:`~rummy_platform.ports.SERVICES` plus ``client`` (the
-certificate a tool or a test presents to act as a service) and ``kafka`` (the secured local
-broker's: its TLS listeners, and its own principal on the controller listener). A service
-certificate's subject common name is the service's name (the role the auth interceptor gives its
-calls, see
+certificate a tool or a test presents to act as a service), ``postgres`` (the local
+PostgreSQL server's, ``deploy/local/postgres.sh`` with ``RUMMY_PG_TLS=1``) and ``kafka`` (the
+secured local broker's, ``RUMMY_KAFKA_SECURE=1``: its TLS listeners, and its own principal on the
+controller listener); neither common name is a service's, so neither gives a gRPC caller a role.
+A service certificate's subject common name is the service's name (the role the auth interceptor
+gives its calls, see
 :mod:`rummy_platform.tls`); its subject alternative names are ``localhost``, ``127.0.0.1``,
 ``::1``, the service's name, ``rummy-<service>`` and ``rummy-<service>.rummy.svc`` (the
 Kubernetes manifests' names), so one certificate serves on a laptop and in the cluster; it is
@@ -36,9 +38,10 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from rummy_platform.config import TlsSettings
 from rummy_platform.ports import SERVICES
 
-#: The certificates made besides the CA: every service, ``client`` for tools and tests, and
-#: ``kafka``, the secured local broker's (``RUMMY_KAFKA_SECURE=1 deploy/local/kafka.sh start``).
-CERT_NAMES: tuple[str, ...] = (*SERVICES, "client", "kafka")
+#: The certificates made besides the CA: every service, ``client`` for tools and tests,
+#: ``postgres`` for the local PostgreSQL server's TLS, and ``kafka``, the secured local broker's
+#: (``RUMMY_KAFKA_SECURE=1 deploy/local/kafka.sh start``).
+CERT_NAMES: tuple[str, ...] = (*SERVICES, "client", "postgres", "kafka")
 #: Days a CA and a service certificate are valid.
 CA_DAYS = 3650
 SERVICE_DAYS = 825
@@ -116,8 +119,12 @@ def ensure_certs(directory: Path, *, rotate: bool = False) -> tuple[CertFiles, l
 
 
 def dns_names(name: str) -> list[str]:
-    """The DNS subject alternative names of ``name``'s certificate."""
-    return ["localhost", name, f"rummy-{name}", f"rummy-{name}.{NAMESPACE}.svc"]
+    """The DNS subject alternative names of ``name``'s certificate (``postgres``'s also names
+    CloudNativePG's read-write service of deploy/k8s, ``rummy-postgres-rw``)."""
+    names = ["localhost", name, f"rummy-{name}", f"rummy-{name}.{NAMESPACE}.svc"]
+    if name == "postgres":
+        names += ["rummy-postgres-rw", f"rummy-postgres-rw.{NAMESPACE}.svc"]
+    return names
 
 
 def _now() -> datetime.datetime:
@@ -240,7 +247,7 @@ def local_certs_dir(root: Path) -> Path:
 @click.option("--rotate", is_flag=True, help="Make a new CA and new certificates.")
 @click.option("--json", "as_json", is_flag=True, help="Print the files as JSON.")
 def certs(directory: Path | None, rotate: bool, as_json: bool) -> None:
-    """Make (or keep) the local CA and a certificate per service for gRPC TLS.
+    """Make (or keep) the local CA and a certificate per service for gRPC and PostgreSQL TLS.
 
     Idempotent: files that exist, are signed by the CA and expire in more than 30 days are
     kept. Point a process at them with RUMMY_TLS_CA_FILE, RUMMY_TLS_CERT_FILE and

@@ -33,6 +33,13 @@ table's; without it those variables are removed (plaintext). Their output goes t
 ``<log_dir>/<service>.log``. A service is up when its gRPC health check answers SERVING for the
 whole server (service name ``""``).
 
+PostgreSQL security (issue 32, opt-in): with ``RUMMY_PG_TLS=1`` in this process's environment
+the local cluster serves TLS only (``deploy/local/postgres.sh``), and each service that keeps
+state there (ledger, fairness) gets its own runtime role as ``DATABASE_URL`` and its schema's
+owner as ``RUMMY_DATABASE_OWNER_URL`` (``postgres.sh roles``; passwords in a pgpass file, never
+in a URL), both with ``sslmode=verify-full``; the tools' ``DATABASE_URL`` is role rummy's over
+TLS. External servers are used as given.
+
 Supervision: unless ``StackConfig.supervised`` is off, every service also gets
 ``RUMMY_SUPERVISOR_PID``, the pid of the process running this stack. A service shuts down
 gracefully (as on SIGTERM) within about half a second of its parent no longer being that process,
@@ -44,6 +51,7 @@ ports). A stack meant to be left running after this process exits (``rummy demo
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import shlex
@@ -91,6 +99,8 @@ from rummy_platform.topics import event_topic_specs
 #: The five services, in the order they are started (stopped in reverse).
 SERVICES: tuple[str, ...] = ("ledger", "fairness", "dealer", "clock", "table")
 HOST = "127.0.0.1"
+#: ``1``: the local PostgreSQL serves TLS only and each service gets its own roles (opt-in).
+PG_TLS_VARIABLE = "RUMMY_PG_TLS"
 
 
 class StackError(RuntimeError):
@@ -364,6 +374,8 @@ class Stack:
         self.database_url = config.database_url or ""
         self._running: list[_Running] = []
         self._started_infrastructure = False
+        #: service -> its DATABASE_URL and RUMMY_DATABASE_OWNER_URL (the local cluster with TLS)
+        self._database_roles: dict[str, dict[str, str]] = {}
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -589,15 +601,22 @@ class Stack:
         exports = _parse_exports(self._stack_sh("env", capture=True).stdout)
         self.kafka_bootstrap_servers = exports["KAFKA_BOOTSTRAP_SERVERS"]
         self.database_url = exports["DATABASE_URL"]
+        if os.environ.get(PG_TLS_VARIABLE) == "1":
+            printed = self._stack_sh("roles", capture=True, script_name="postgres").stdout
+            self._database_roles = json.loads(printed[printed.index("{") :])
+
+    @property
+    def topic_prefix(self) -> str:
+        """The services' ``RUMMY_TOPIC_PREFIX``: ``extra_env``'s, else the one they inherit from
+        this process (``""``: none)."""
+        return self.config.extra_env.get(
+            "RUMMY_TOPIC_PREFIX", os.environ.get("RUMMY_TOPIC_PREFIX", "")
+        )
 
     def _create_topics(self) -> None:
         """Create the event topics (under ``RUMMY_TOPIC_PREFIX``) once, before any service
         starts: the services then find them in place instead of racing to create them while
         their consumers join their groups."""
-        # the services' prefix: extra_env's, else the one they inherit from this process
-        prefix = self.config.extra_env.get(
-            "RUMMY_TOPIC_PREFIX", os.environ.get("RUMMY_TOPIC_PREFIX", "")
-        )
         credentials = self.config.kafka_credentials
         # On a secured broker as the table (every service may create its deployment's topics).
         security = credentials.security("table") if credentials is not None else None
@@ -605,7 +624,7 @@ class Stack:
             with KafkaEventLog(
                 self.kafka_bootstrap_servers, client_id="rummy-stack", security=security
             ) as log:
-                log.ensure_topics(event_topic_specs(prefix=prefix))
+                log.ensure_topics(event_topic_specs(prefix=self.topic_prefix))
         except EventLogError as exc:
             raise StackError(
                 f"could not create the event topics on {self.kafka_bootstrap_servers}: {exc}"
@@ -616,6 +635,7 @@ class Stack:
         env = self.config.service_env(
             service, self.kafka_bootstrap_servers, self.database_url, os.environ
         )
+        env.update(self._database_roles.get(service, {}))
         with open(log_path, "ab") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", f"rummy_{service}"],

@@ -7,15 +7,17 @@ that schema, so SQL names tables unqualified. The event plumbing every such serv
 this package's ``migrations/`` (:data:`PLATFORM_MIGRATIONS_DIR`), and applied into each service's
 schema before the service's own migrations. A bootstrap does::
 
-    apply_migrations(settings.database_url, MIGRATIONS_DIR, schema="fairness")
+    migrate_service(settings.database_url, MIGRATIONS_DIR, schema="fairness",
+                    owner_url=settings.database_owner_url)
     pool = open_pool(settings.database_url, schema="fairness", name="fairness")
 
-Nothing here runs at import time.
+With ``RUMMY_DATABASE_OWNER_URL`` set the migrations run as the schema's owner role and the pool
+as ``DATABASE_URL``'s runtime role, which may only read and write the schema's tables
+(:mod:`rummy_platform.db_roles`); unset, one role does both. Nothing here runs at import time.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -24,18 +26,11 @@ from psycopg import sql
 from psycopg_pool import ConnectionPool
 from yoyo import get_backend, read_migrations
 
+from rummy_platform.db_roles import ServiceRoles, check_schema_name, grant_runtime, url_role
+
 #: The platform's own yoyo migrations (ids prefixed ``platform_``, so they never clash with a
 #: service's): the tables :mod:`rummy_platform.outbox` and :mod:`rummy_platform.reactor` use.
 PLATFORM_MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-
-_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-
-
-def check_schema_name(schema: str) -> str:
-    """Return ``schema`` if it is a plain lowercase SQL identifier; raise ValueError otherwise."""
-    if not _SCHEMA_NAME.match(schema):
-        raise ValueError(f"schema name {schema!r} must match {_SCHEMA_NAME.pattern}")
-    return schema
 
 
 def yoyo_url(database_url: str, schema: str | None = None) -> str:
@@ -56,24 +51,32 @@ def yoyo_url(database_url: str, schema: str | None = None) -> str:
 
 
 def ensure_schema(database_url: str, schema: str) -> None:
-    """Create ``schema`` if it does not exist (idempotent). Raises psycopg.Error if the role may
-    not create it."""
+    """Create ``schema`` if it does not exist (idempotent; an existing schema needs no privilege
+    on the database, so its owner role may run this). Raises psycopg.Error if the role may not
+    create it."""
+    name = check_schema_name(schema)
     with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
-                sql.Identifier(check_schema_name(schema))
-            )
-        )
+        if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (name,)).fetchone():
+            return
+        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(name)))
 
 
-def apply_migrations(database_url: str, migrations_dir: Path, *, schema: str | None = None) -> None:
+def apply_migrations(
+    database_url: str,
+    migrations_dir: Path,
+    *,
+    schema: str | None = None,
+    runtime_role: str | None = None,
+) -> None:
     """Apply every pending yoyo migration of the platform (:data:`PLATFORM_MIGRATIONS_DIR`), then
     of ``migrations_dir`` (plain SQL files, each in its own transaction, under a lock so concurrent
     starters apply them once). A service's migrations may rely on the platform's tables.
 
     With ``schema`` the schema is created first and the migrations (and yoyo's bookkeeping
-    tables) live in it. Raises yoyo's MigrationConflict if a service migration's id is also a
-    platform migration's, and yoyo / psycopg errors unchanged.
+    tables) live in it. With ``runtime_role`` too (``database_url`` then being the schema
+    owner's, see :mod:`rummy_platform.db_roles`), that role is granted what the service needs
+    on the schema's tables afterwards. Raises yoyo's MigrationConflict if a service migration's
+    id is also a platform migration's, and yoyo / psycopg errors unchanged.
     """
     if schema is not None:
         ensure_schema(database_url, schema)
@@ -82,6 +85,28 @@ def apply_migrations(database_url: str, migrations_dir: Path, *, schema: str | N
     migrations = read_migrations(str(PLATFORM_MIGRATIONS_DIR), str(migrations_dir))
     with backend.lock():
         backend.apply_migrations(backend.to_apply(migrations))
+    if schema is not None and runtime_role is not None:
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            owner = str(conn.info.user)
+            grant_runtime(conn, ServiceRoles(schema=schema, owner=owner, runtime=runtime_role))
+
+
+def migrate_service(
+    database_url: str,
+    migrations_dir: Path,
+    *,
+    schema: str,
+    owner_url: str | None = None,
+) -> None:
+    """A service's start: apply its migrations into ``schema`` as the schema's owner
+    (``owner_url``, ``RUMMY_DATABASE_OWNER_URL``) and grant ``database_url``'s role what it
+    needs; without ``owner_url``, as ``database_url``'s own role (the one-role mode). Raises
+    ValueError when ``owner_url`` is given but ``database_url`` names no role, and the errors of
+    :func:`apply_migrations`."""
+    if owner_url is None:
+        apply_migrations(database_url, migrations_dir, schema=schema)
+        return
+    apply_migrations(owner_url, migrations_dir, schema=schema, runtime_role=url_role(database_url))
 
 
 def open_pool(

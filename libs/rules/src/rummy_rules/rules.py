@@ -228,7 +228,7 @@ class RuleSet:
             self.point_value_hundredths,
             0,
             most,
-            f"hundredths of a House Token; {self.seats - 1} losers x {self.max_loss_points} "
+            f"hundredths of a House Token; {_losers(self.seats - 1)} x {self.max_loss_points} "
             "points x the point value must fit a signed 64-bit amount",
         )
 
@@ -286,3 +286,8 @@ def validate_table_options(
         f"hundredths of a House Token; {rule_set.max_loss_points} points x the point value, the "
         f"reservation, may not exceed this table service's maximum of {max_reservation_hundredths}",
     )
+
+
+def _losers(count: int) -> str:
+    """``"1 loser"`` / ``"3 losers"``: the count of a seat's opponents, for a refusal's text."""
+    return f"{count} loser" if count == 1 else f"{count} losers"

@@ -78,8 +78,7 @@ class Variant(Protocol, Generic[S]):
         self, seats: int, point_value_hundredths: int, commission_bps: int
     ) -> RuleSet:
         """The variant's house rule set for a table of ``seats`` seats (``point_value_hundredths``
-        in
-        hundredths of a House Token a point, ``commission_bps`` in basis points). Raises
+        in hundredths of a House Token a point, ``commission_bps`` in basis points). Raises
         RuleSetError for values out of bounds."""
         ...
 

@@ -14,7 +14,7 @@ from rummy_fairness.application.seeds import Counters, Fairness, SeedSource, key
 from rummy_fairness.config import FairnessSettings
 from rummy_fairness.entrypoints import events
 from rummy_fairness.entrypoints import grpc as grpc_adapter
-from rummy_platform.db import apply_migrations, open_pool
+from rummy_platform.db import migrate_service, open_pool
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.eventlog import KafkaEventLog, use_kafka_security
 from rummy_platform.logging import get_logger
@@ -50,7 +50,12 @@ def build(settings: FairnessSettings) -> ServiceHost:
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)
 
-    apply_migrations(settings.database_url, db.MIGRATIONS_DIR, schema=db.SCHEMA)
+    migrate_service(
+        settings.database_url,
+        db.MIGRATIONS_DIR,
+        schema=db.SCHEMA,
+        owner_url=settings.database_owner_url,
+    )
     pool = open_pool(settings.database_url, schema=db.SCHEMA, name=SERVICE)
     host.on_shutdown(pool.close)
 

@@ -3,7 +3,7 @@
 :func:`main` reads :class:`rummy_ledger.config.LedgerSettings` from the environment once (the
 variables are in docs/configuration.md's table: ``DATABASE_URL`` and
 ``KAFKA_BOOTSTRAP_SERVERS`` required, the ledger's tables in the schema ``ledger``, migrations
-applied at start; the grant limits) and
+applied at start, as ``RUMMY_DATABASE_OWNER_URL``'s role when set; the grant limits) and
 :func:`build` wires everything from it. ``RUMMY_FAULT_POINT`` (TEST ONLY, never set in
 production): ``settlement-before-publish`` SIGKILLs the process when the outbox relay is about to
 publish a committed ``HandSettled`` (after the settlement's database commit, before the
@@ -54,7 +54,7 @@ def build(settings: LedgerSettings) -> ServiceHost:
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)
 
-    db.apply_migrations(settings.database_url)
+    db.apply_migrations(settings.database_url, owner_url=settings.database_owner_url)
     pool = db.open_pool(settings.database_url)
     host.on_shutdown(pool.close)
 

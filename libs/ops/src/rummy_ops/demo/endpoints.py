@@ -11,9 +11,8 @@ from rummy_platform.token_keys import KeyFiles
 @dataclass(frozen=True)
 class Endpoints:
     """Where the services answer and the token keys' files (the issuer's private key mints the
-    demo's tokens); and, for the
-    replay of the hands afterwards, where their event log and ledger live (``topic_prefix`` as
-    the services' ``RUMMY_TOPIC_PREFIX``)."""
+    demo's tokens); and, for the replay of the hands afterwards, where their event log and
+    ledger live (``topic_prefix`` as the services' ``RUMMY_TOPIC_PREFIX``)."""
 
     table: str
     ledger: str
@@ -32,5 +31,5 @@ def stack_endpoints(stack: Stack) -> Endpoints:
         token_keys=stack.config.keys,
         kafka_bootstrap_servers=stack.kafka_bootstrap_servers,
         database_url=stack.database_url,
-        topic_prefix=stack.config.extra_env.get("RUMMY_TOPIC_PREFIX", ""),
+        topic_prefix=stack.topic_prefix,
     )

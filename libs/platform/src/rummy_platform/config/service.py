@@ -217,7 +217,18 @@ class PostgresServiceSettings(KafkaServiceSettings):
 
     database_url: str = setting(
         "DATABASE_URL",
-        meaning=f"PostgreSQL URL (local: `{LOCAL_DATABASE_URL}`)",
+        meaning=f"PostgreSQL URL (local: `{LOCAL_DATABASE_URL}`); with "
+        "`RUMMY_DATABASE_OWNER_URL` set, the service's runtime role, which may only read and "
+        "write its schema's tables",
         shown_default="required",
+        secret=True,
+    )
+    database_owner_url: str | None = setting(
+        "RUMMY_DATABASE_OWNER_URL",
+        None,
+        "PostgreSQL URL of the role owning the service's schema: the migrations run as it at "
+        "start, then `DATABASE_URL`'s role is granted what it needs; unset: `DATABASE_URL`'s "
+        "role does both (the one-role mode). A password goes in a pgpass file "
+        "(`?passfile=PATH`), not the URL",
         secret=True,
     )

@@ -44,10 +44,12 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 SCHEMA = "ledger"
 
 
-def apply_migrations(database_url: str) -> None:
+def apply_migrations(database_url: str, *, owner_url: str | None = None) -> None:
     """Create the ``ledger`` schema if needed and apply every pending migration of
-    ``migrations/`` (yoyo, plain SQL, each in a transaction, under a lock)."""
-    platform_db.apply_migrations(database_url, MIGRATIONS_DIR, schema=SCHEMA)
+    ``migrations/`` (yoyo, plain SQL, each in a transaction, under a lock); with ``owner_url``
+    as the schema's owner, granting ``database_url``'s role its privileges
+    (:func:`rummy_platform.db.migrate_service`)."""
+    platform_db.migrate_service(database_url, MIGRATIONS_DIR, schema=SCHEMA, owner_url=owner_url)
 
 
 def open_pool(database_url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:

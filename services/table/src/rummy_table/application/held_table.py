@@ -18,11 +18,15 @@ class HeldTable(Table):
     """The domain's table with its :class:`~.answers.AnswerWindow` (``answers``)."""
 
     answers: AnswerWindow = field(default_factory=AnswerWindow)
+    #: The full protobuf name of the last event folded (``""`` before the first since this process
+    #: loaded the table): what a watcher's next view is the cause of.
+    last_cause: str = ""
 
     def apply(self, envelope: Envelope, offset: int = -1) -> None:
         """Fold one envelope of this table's stream into the table and the answer window;
         ``offset``: where it lies in the table's partition (-1: not known)."""
         self.answers.remember(envelope)
         super().apply(envelope, offset)
+        self.last_cause = envelope.payload.DESCRIPTOR.full_name
         if isinstance(envelope.payload, pb.TableClosed):
             self.answers.trim(CLOSED_ANSWER_WINDOW)

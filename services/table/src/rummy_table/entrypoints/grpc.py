@@ -181,8 +181,8 @@ class TableServicer(api_grpc.TableServiceServicer):
         account = principal.account_id if principal.role is Role.PLAYER else None
         with self._account_watch(principal.account_id):
             views = self.watches.follow(account, request.table_id, request.after_stream_version)
-            async for view in views:
-                yield api.WatchTableResponse(view=view)
+            async for response in views:
+                yield response
 
     def GetHandResult(  # noqa: N802
         self, request: api.GetHandResultRequest, context: grpc.ServicerContext

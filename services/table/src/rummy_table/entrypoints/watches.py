@@ -105,17 +105,21 @@ class TableWatches:
 
     def _view_after(
         self, account_id: str | None, table_id: str, sent: int
-    ) -> api.PlayerView | None:
+    ) -> tuple[api.PlayerView, str] | None:
+        """The caller's view past version ``sent`` and the full name of the last event in it
+        (``""`` when not known), or None while the table is at ``sent``. Raises NotFound."""
         with self._app.projection.lock:  # held for microseconds, never across I/O
             table = self._app.projection.tables.get(table_id)
             if table is None:
                 # raises NotFound; the view is as render_view (player_view) renders it
-                return cast(api.PlayerView | None, self._app.view_after(account_id, table_id, sent))
+                view = cast(api.PlayerView | None, self._app.view_after(account_id, table_id, sent))
+                return None if view is None else (view, "")
             if table.version <= sent:
                 return None
             public = self._public_of(table)
             seat = table.seat_of(account_id) if account_id is not None else None
-            return public.view if seat is None else _seat_view(table, account_id, seat, public)
+            own = public.view if seat is None else _seat_view(table, account_id, seat, public)
+            return own, table.last_cause
 
     def _public_of(self, table: HeldTable) -> _Public:
         """The public part of the table's current version (built at most once per version)."""
@@ -133,28 +137,31 @@ class TableWatches:
 
     async def follow(
         self, account_id: str | None, table_id: str, after_version: int = 0
-    ) -> AsyncIterator[api.PlayerView]:
+    ) -> AsyncIterator[api.WatchTableResponse]:
         """The caller's view once the table's stream is past ``after_version`` (at once for 0),
-        then after every change, until :meth:`close_all` or the table is gone. Raises NotFound,
-        InvalidArgument (``after_version`` beyond the table's version) before the first view."""
+        then after every change, until :meth:`close_all` or the table is gone, each with its
+        ``cause_type``: the full name of the last table-stream event the view shows (empty for
+        the first view). Raises NotFound, InvalidArgument (``after_version`` beyond the table's
+        version) before the first view."""
         self._app.check_watch(table_id, after_version)
         self._loop = asyncio.get_running_loop()
         event = asyncio.Event()
         waiting = self._waiting.setdefault(table_id, set())
         waiting.add(event)
         try:
-            sent = after_version
+            sent, later = after_version, False
             while not self._closed:
                 event.clear()  # before reading: a change after the read sets it again
                 try:
-                    view = self._view_after(account_id, table_id, sent)
+                    after = self._view_after(account_id, table_id, sent)
                 except NotFound:
                     return
-                if view is None:
+                if after is None:
                     await event.wait()
                     continue
-                sent = view.stream_version
-                yield view
+                view, cause = after
+                yield api.WatchTableResponse(view=view, cause_type=cause if later else "")
+                later, sent = True, view.stream_version
         finally:
             waiting.discard(event)
             if not waiting and self._waiting.get(table_id) is waiting:

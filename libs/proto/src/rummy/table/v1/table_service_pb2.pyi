@@ -974,7 +974,9 @@ class WatchTableResponse(_message.Message):
     VIEW_FIELD_NUMBER: _builtins.int
     CAUSE_TYPE_FIELD_NUMBER: _builtins.int
     cause_type: _builtins.str
-    """Full name of the table-stream event type that produced this snapshot (empty for the first)."""
+    """Full name of the table-stream event type that produced this snapshot (empty for the first
+    response of a stream; when several events came between two responses, the last one's).
+    """
     @_builtins.property
     def view(self) -> Global___PlayerView: ...
     def __init__(
