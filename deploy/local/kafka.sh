@@ -160,7 +160,7 @@ format_once() {
       scram+=(--add-scram "$SCRAM=[name=$(basename "$file" .password),password=$(head -n 1 "$file")]")
     done
   fi
-  say "kafka: formatting ${DATA#"$ROOT"/} (cluster id $cluster_id${scram:+, ${#scram[@]} SCRAM args})"
+  say "kafka: formatting ${DATA#"$ROOT"/} (cluster id $cluster_id${scram:+, $(( ${#scram[@]} / 2 )) SCRAM users})"
   java -cp "$LIBS/*" kafka.tools.StorageTool format --cluster-id "$cluster_id" \
     --config "$PROPS" --ignore-formatted "${scram[@]}" >/dev/null
   if secure; then touch "$SECURED_MARK"; fi

@@ -40,6 +40,12 @@ owner as ``RUMMY_DATABASE_OWNER_URL`` (``postgres.sh roles``; passwords in a pgp
 in a URL), both with ``sslmode=verify-full``; the tools' ``DATABASE_URL`` is role rummy's over
 TLS. External servers are used as given.
 
+Kafka security (issue 32, opt-in): with ``RUMMY_KAFKA_SECURE=1`` the local broker is the secured
+one (``deploy/local/kafka.sh``: SASL_SSL/SCRAM, ACLs), :meth:`StackConfig.from_env` gives the
+stack its credentials (:func:`local_kafka_credentials`), so each service connects as its own
+principal, and the ACLs of the stack's topic prefix are made once the broker answers
+(``kafka.sh acls``).
+
 Supervision: unless ``StackConfig.supervised`` is off, every service also gets
 ``RUMMY_SUPERVISOR_PID``, the pid of the process running this stack. A service shuts down
 gracefully (as on SIGTERM) within about half a second of its parent no longer being that process,
@@ -69,7 +75,7 @@ from types import FrameType, TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs
+from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs, local_certs_dir
 from rummy_platform.config import SIGNING_KEY_VARIABLE, SUPERVISOR_PID_VARIABLE, TlsSettings
 from rummy_platform.eventlog import (
     KAFKA_SECURITY_VARIABLES,
@@ -101,6 +107,8 @@ SERVICES: tuple[str, ...] = ("ledger", "fairness", "dealer", "clock", "table")
 HOST = "127.0.0.1"
 #: ``1``: the local PostgreSQL serves TLS only and each service gets its own roles (opt-in).
 PG_TLS_VARIABLE = "RUMMY_PG_TLS"
+#: ``1``: the local Kafka broker is the secured one, each service its own principal (opt-in).
+KAFKA_SECURE_VARIABLE = "RUMMY_KAFKA_SECURE"
 
 
 class StackError(RuntimeError):
@@ -278,8 +286,9 @@ class StackConfig:
         """A config for the checkout ``root`` (default: this one) from the environment:
         ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` (external when both are set),
         the token keys of ``.local/token-keys/`` (made on first use), the services' ports
-        (:func:`stack_ports`), logs in ``.local/logs``. ``overrides`` replace any field.
-        Raises StackError for a malformed port variable."""
+        (:func:`stack_ports`), logs in ``.local/logs``, and with ``RUMMY_KAFKA_SECURE=1`` and
+        the local brokers the secured broker's :func:`local_kafka_credentials`. ``overrides``
+        replace any field. Raises StackError for a malformed port variable."""
         root = root or repository_root()
         kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
         database = os.environ.get("DATABASE_URL") or None
@@ -292,6 +301,11 @@ class StackConfig:
             kafka_bootstrap_servers=kafka if external else None,
             database_url=database if external else None,
             create_topics=True,
+            kafka_credentials=(
+                local_kafka_credentials(root)
+                if os.environ.get(KAFKA_SECURE_VARIABLE) == "1" and not external
+                else None
+            ),
         )
         return replace(config, **overrides)  # type: ignore[arg-type]
 
@@ -558,11 +572,11 @@ class Stack:
         ]
 
     def _stack_sh(
-        self, command: str, *, capture: bool = False, script_name: str = "stack"
+        self, command: str, *arguments: str, capture: bool = False, script_name: str = "stack"
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``deploy/local/<script_name>.sh <command>`` for the local brokers (never with
-        external servers in its environment); raise StackError when a command other than
-        ``status`` fails."""
+        """Run ``deploy/local/<script_name>.sh <command> [arguments]`` for the local brokers
+        (never with external servers in its environment); raise StackError when a command other
+        than ``status`` fails."""
         script = self.config.root / "deploy" / "local" / f"{script_name}.sh"
         env = {
             k: v
@@ -570,7 +584,7 @@ class Stack:
             if k not in ("KAFKA_BOOTSTRAP_SERVERS", "DATABASE_URL")
         }
         result = subprocess.run(
-            ["bash", str(script), command],
+            ["bash", str(script), command, *arguments],
             cwd=self.config.root,
             env=env,
             stdout=subprocess.PIPE if capture else None,
@@ -604,6 +618,9 @@ class Stack:
         if os.environ.get(PG_TLS_VARIABLE) == "1":
             printed = self._stack_sh("roles", capture=True, script_name="postgres").stdout
             self._database_roles = json.loads(printed[printed.index("{") :])
+        if self.config.kafka_credentials is not None:
+            # the secured broker's grants for this stack's prefix (kafka.sh made the default's)
+            self._stack_sh("acls", self.topic_prefix, capture=True, script_name="kafka")
 
     @property
     def topic_prefix(self) -> str:
@@ -733,6 +750,19 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         return
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, sig)  # the service and anything it started, nothing else
+
+
+def local_kafka_credentials(root: Path) -> KafkaCredentials:
+    """Where the secured local broker (``RUMMY_KAFKA_SECURE=1 deploy/local/kafka.sh start``) of
+    the checkout ``root`` keeps its users' passwords and its CA: ``<state>/kafka/credentials``
+    (``RUMMY_STATE_DIR``, default ``.local``) and ``<certs>/ca.pem`` (``RUMMY_CERTS_DIR``,
+    default ``.local/certs``), relative paths taken from ``root`` as the scripts run there."""
+    state = os.environ.get("RUMMY_STATE_DIR", "").strip()
+    certs = os.environ.get("RUMMY_CERTS_DIR", "").strip()
+    return KafkaCredentials(
+        (root / state if state else root / ".local") / "kafka" / "credentials",
+        (root / certs if certs else local_certs_dir(root)) / "ca.pem",
+    )
 
 
 def _parse_exports(text: str) -> dict[str, str]:
