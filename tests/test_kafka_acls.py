@@ -1,14 +1,16 @@
 """The Kafka ACL table (rummy_platform.eventlog.kafka_acls, issue 32) says what the services do:
 its names are the services' own, each principal writes only its own topic, only the table and
 ops read the dealer's dealt cards, and the Strimzi manifests (deploy/k8s/kafka-users.yaml,
-services.yaml) grant exactly it. The settings that point a service at its principal are checked
-too. (What a real secured broker does with them: tests/integration/test_kafka_security.py.)"""
+services.yaml) grant exactly it. The settings that point a service (and the ``rummy`` tools,
+``ops`` by default) at its principal are checked too. (What a real secured broker does with
+them: tests/integration/test_kafka_security.py.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from kafka.admin import ACLOperation, ACLResourcePatternType, ResourceType
 
 from rummy_clock.config import ClockSettings
@@ -17,6 +19,7 @@ from rummy_dealer.config import DealerSettings
 from rummy_dealer.entrypoints.events import CONSUMER_GROUP as DEALER_GROUP
 from rummy_fairness.entrypoints.events import CONSUMER_GROUP as FAIRNESS_GROUP
 from rummy_ledger.entrypoints.events import CONSUMER_GROUP as LEDGER_GROUP
+from rummy_ops.cli import ToolKafkaSettings, main
 from rummy_platform.config import ConfigError, KafkaSecuritySettings
 from rummy_platform.eventlog import KafkaSecurity, ensure_password_file
 from rummy_platform.eventlog.kafka_acls import (
@@ -209,3 +212,20 @@ def test_sasl_ssl_without_usable_files_stops_the_start(
         ensure_password_file(tmp_path / "p")
     with pytest.raises(ConfigError, match=named):
         _Table.load(kafka_security_protocol="SASL_SSL", **values)
+
+
+def test_the_tools_connect_as_ops_unless_told_another_user(tmp_path: Path) -> None:
+    password = ensure_password_file(tmp_path / "ops.password")
+    tools = ToolKafkaSettings.load(
+        kafka_security_protocol="SASL_SSL", kafka_password_file=tmp_path / "ops.password"
+    )
+    assert tools.kafka_security == KafkaSecurity("SASL_SSL", username=OPS_USER, password=password)
+    assert ToolKafkaSettings.load().kafka_security == KafkaSecurity()
+
+
+def test_rummy_refuses_sasl_ssl_without_a_password_file_with_status_2() -> None:
+    result = CliRunner().invoke(main, ["tables"], env={"RUMMY_KAFKA_SECURITY_PROTOCOL": "SASL_SSL"})
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "Error: RUMMY_KAFKA_SECURITY_PROTOCOL=SASL_SSL needs RUMMY_KAFKA_PASSWORD_FILE"
+    )
