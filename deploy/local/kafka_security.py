@@ -20,7 +20,9 @@ import os
 import sys
 from pathlib import Path
 
-from readiness import kafka_round_trip, wait_until_ready
+# readiness.py beside this script (on sys.path when run); mypy names it deploy.local.readiness
+# (a `deploy/local` on mypy_path would make its `kafka/` folder shadow the kafka package).
+from readiness import kafka_round_trip, wait_until_ready  # type: ignore[import-not-found]
 
 from rummy_ops.certs import ensure_certs
 from rummy_platform.eventlog import KafkaCredentials, KafkaSecurity, ensure_password_file

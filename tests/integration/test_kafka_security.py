@@ -132,8 +132,8 @@ def test_the_dealer_writes_its_stream_and_only_the_table_and_ops_read_it(
     dealt = _dealt("t-3")
     with _log(secure_kafka, "dealer") as log:
         log.append(prefix + DEALER_EVENTS, dealt)
-    for reader in ("table", "ops"):
-        with _log(secure_kafka, reader) as log:
+    for user in ("table", "ops"):
+        with _log(secure_kafka, user) as log:
             assert [r.envelope for r in log.read_stream(prefix + DEALER_EVENTS, "t-3")] == [dealt]
     for stranger in ("ledger", "fairness", "clock"):
         with (
