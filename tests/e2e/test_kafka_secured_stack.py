@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import closing
 
 import pytest
 
@@ -39,38 +40,12 @@ def secured_stack(secure_kafka: OwnBrokers, database_url: str) -> Iterator[Runni
         yield running
 
 
-@pytest.fixture
-def secured_operator(secured_stack: RunningStack) -> Iterator[Operator]:
-    operator = operator_for(secured_stack)
-    yield operator
-    operator.close()
-
-
 def test_a_hand_is_dealt_dropped_and_settled_with_every_service_its_own_principal(
-    secured_operator: Operator, secured_stack: RunningStack, secure_kafka: OwnBrokers
+    secured_stack: RunningStack, secure_kafka: OwnBrokers
 ) -> None:
-    table = Table(secured_operator, secured_stack.endpoints.table, 2, 10, 500, rule_set())
-    try:
-        players = table.seated("sec", 2, grant=5000)
-        view = wait_for_play(players)
-        dropper = on_turn(players, view)
-        dropper.drop(view.turn_no)
-        other = next(p for p in players if p is not dropper)
-        result = other.wait_phase(api.HAND_PHASE_ENDED).result
-        hand_id = result.hand_id
-        assert {r.account_id: (r.outcome, r.points) for r in result.results} == {
-            dropper.account_id: ("first_drop", 20),
-            other.account_id: ("won", 0),
-        }
-        # 20 points x 10 = 200; commission floor(200 x 500 / 10000) = 10; the winner gets 190.
-        assert secured_operator.settled_balances([dropper.account_id, other.account_id]) == {
-            dropper.account_id: 4800,
-            other.account_id: 5190,
-        }
-    finally:
-        table.close()
+    with closing(operator_for(secured_stack)) as operator:
+        table_id, hand_id = _drop_a_hand(operator, secured_stack)
     # Read back as ops: the table's, the dealer's and the ledger's streams of the table.
-    table_id = table.table_id
     kinds = {type(p) for p in secured_stack.payloads(TABLE_EVENTS, table_id)}
     assert {table_events.HandStarted, table_events.HandEnded} <= kinds
     assert any(
@@ -92,3 +67,29 @@ def test_a_hand_is_dealt_dropped_and_settled_with_every_service_its_own_principa
     assert refused.returncode != 0
     unreached = f"Error: cannot reach Kafka at {secured_stack.kafka_bootstrap}"
     assert refused.stderr.startswith(unreached), refused.stderr
+
+
+def _drop_a_hand(operator: Operator, stack: RunningStack) -> tuple[str, str]:
+    """Two seats; the first on turn drops at once (a first drop, 20 points); both are settled.
+    Returns the table's id and the hand's."""
+    table = Table(operator, stack.endpoints.table, 2, 10, 500, rule_set())
+    try:
+        players = table.seated("sec", 2, grant=5000)
+        view = wait_for_play(players)
+        dropper = on_turn(players, view)
+        dropper.drop(view.turn_no)
+        other = next(p for p in players if p is not dropper)
+        result = other.wait_phase(api.HAND_PHASE_ENDED).result
+        hand_id = result.hand_id
+        assert {r.account_id: (r.outcome, r.points) for r in result.results} == {
+            dropper.account_id: ("first_drop", 20),
+            other.account_id: ("won", 0),
+        }
+        # 20 points x 10 = 200; commission floor(200 x 500 / 10000) = 10; the winner gets 190.
+        assert operator.settled_balances([dropper.account_id, other.account_id]) == {
+            dropper.account_id: 4800,
+            other.account_id: 5190,
+        }
+    finally:
+        table.close()
+    return table.table_id, hand_id

@@ -60,6 +60,12 @@ def _hand_started(table_id: str) -> Envelope:
     )
 
 
+def _read_as(brokers: OwnBrokers, user: str, topic: str, stream_id: str) -> list[Envelope]:
+    """The envelopes of stream ``stream_id`` in ``topic``, read as ``User:<user>``."""
+    with _log(brokers, user) as log:
+        return [r.envelope for r in log.read_stream(topic, stream_id)]
+
+
 def _dealt(table_id: str) -> Envelope:
     return Envelope.new(
         dealer_events.HandDealt(hand_id=f"{table_id}-h1"),
@@ -122,8 +128,7 @@ def test_the_table_writes_its_stream_and_ops_reads_it(
         writer = log.transactional_writer(prefix + "table-writer-127.0.0.1:1")
         writer.append(prefix + TABLE_EVENTS, _hand_started("t-2"))
         writer.close()
-    with _log(secure_kafka, "ops") as log:
-        assert [r.envelope for r in log.read_stream(prefix + TABLE_EVENTS, "t-1")] == [event]
+    assert _read_as(secure_kafka, "ops", prefix + TABLE_EVENTS, "t-1") == [event]
 
 
 def test_the_dealer_writes_its_stream_and_only_the_table_and_ops_read_it(
@@ -133,8 +138,7 @@ def test_the_dealer_writes_its_stream_and_only_the_table_and_ops_read_it(
     with _log(secure_kafka, "dealer") as log:
         log.append(prefix + DEALER_EVENTS, dealt)
     for user in ("table", "ops"):
-        with _log(secure_kafka, user) as log:
-            assert [r.envelope for r in log.read_stream(prefix + DEALER_EVENTS, "t-3")] == [dealt]
+        assert _read_as(secure_kafka, user, prefix + DEALER_EVENTS, "t-3") == [dealt]
     for stranger in ("ledger", "fairness", "clock"):
         with (
             PartitionReader(
