@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python bench/throughput.py --tables 1,4,16,64,256 --seconds 20 [--json] \
         [--watchers 10000] [--instances 2] [--driver aio|threads] [--strategy quick|variant] \
-        [--game indian,500]
+        [--game indian,500] [--tls]
 
 Brokers (``rummy_ops.stack.brokers``): ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` when both are
 set (never started or stopped), otherwise ``deploy/local/stack.sh up`` (and ``down`` at the end if
@@ -15,7 +15,12 @@ this run started them).
    transactions one after the other for a few seconds on a topic of its own.
    ``serial_commits_per_s`` is their rate (what a design that commits one action at a time cannot
    beat); ``produce_p99_ms`` is the p99 of one such bare transaction (begin, send, wait for the
-   ack, commit), ``produce_ack_p99_ms`` of its send-to-ack part alone.
+   ack, commit), ``produce_ack_p99_ms`` of its send-to-ack part alone. After a step whose
+   group commits wrote to more than one partition (the median of the table's
+   ``rummy_eventlog_transaction_partitions``, ``partitions_per_transaction_p50``), a second floor
+   on the same producer configuration: transactions of one record on each of that many
+   partitions (``span_floor_partitions``, ``span_commits_per_s``, ``span_p50_ms``,
+   ``span_p99_ms``), so the step's transactions compare with a floor as wide as they are.
 2. The five services start as processes on free ports (``rummy_ops.stack``: an own database
    and topic prefix, both removed at the end), ``--clock-speed`` times faster clocks, the
    operator's rate limit off (this harness opens hundreds of tables and grants every bot; the
@@ -60,13 +65,19 @@ this run started them).
    500 plays one match after another) and options at ``--seats`` seats, its bots the variant's
    own strategy (``--strategy quick`` is Indian's alone), their shoe the format's deals'.
 
+7. ``--tls``: the services serve gRPC over mutual TLS only (``rummy_ops.stack``'s ``tls_dir``,
+   the certificates of ``.local/certs``, made when missing), and the operator, the bots, the
+   driver processes and the idle watches dial with the ``client`` certificate: a run with and a
+   run without give what TLS costs an action (CPU ms/action of each service and of the driver).
+
 ``--json`` prints one JSON object per step on stdout (the text report goes to stderr); keys:
 ``tables``, ``game``, ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``unavailable``,
 ``resource_exhausted``, ``other_errors`` and ``errors_by_rpc`` (calls not OK, by status and by
 "RPC status"), ``seed_p50_ms`` / ``seed_p99_ms`` (ContributeSeed calls, answered OK or not),
-``driver`` and ``strategy``, ``deadlines_fired``, ``hands_per_s``, ``serial_commits_per_s``,
-``produce_p99_ms``, ``transactions_per_s``, ``commands_per_transaction`` and
-``events_per_transaction`` (the table service's group-commit transactions), ``cpu_percent``,
+``driver``, ``strategy`` and ``tls``, ``deadlines_fired``, ``hands_per_s``,
+``serial_commits_per_s``, ``produce_p99_ms``, ``transactions_per_s``,
+``commands_per_transaction`` and ``events_per_transaction`` (the table service's group-commit
+transactions), ``cpu_percent``,
 ``cpu_ms_per_action``, ``rss_mib``, ``threads`` (per service and ``driver``, and ``broker`` when
 ``--broker-pid`` names the Kafka broker's process), ``driver_processes``,
 and for the watcher step ``watchers``, ``watches_open`` and ``p99_ms_without_watchers``.
@@ -113,6 +124,7 @@ from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
 from rummy_ops.bots.aio import AioTableRouter, AsyncBot  # noqa: E402
 from rummy_ops.bots.client import Bot  # noqa: E402
 from rummy_ops.bots.strategy import BotBrain, Temperament  # noqa: E402
+from rummy_ops.certs import local_certs_dir  # noqa: E402
 from rummy_ops.demo.plans import TablePlan, games  # noqa: E402
 from rummy_ops.demo.run import bot_shoe  # noqa: E402
 from rummy_ops.stack import Stack, brokers, stack_for_tests  # noqa: E402
@@ -182,18 +194,23 @@ class Floor:
     produce_p99_ms: float
     produce_p50_ms: float
     produce_ack_p99_ms: float
+    #: The partitions each of its transactions wrote one record to.
+    partitions: int = 1
 
 
-def measure_floor(bootstrap: str, seconds: float) -> Floor:
-    """One-record transactions, one after the other, for ``seconds`` (after 20 unmeasured ones),
+def measure_floor(bootstrap: str, seconds: float, partitions: int = 1) -> Floor:
+    """Transactions one after the other for ``seconds`` (after 20 unmeasured ones), each writing
+    one record to each of ``partitions`` partitions (waiting for every ack, then committing),
     through a producer with the services' own configuration (``KafkaEventLog.producer_config``,
     imported, so the floor and the table's writer differ only in what they send), on a fresh
-    topic of one partition (deleted afterwards). On a secured broker it connects as the
-    process's principal (``use_kafka_security``), which must be allowed the topic and the
-    transactional id (``bench-``): the broker's own super user does."""
+    topic of that many partitions (deleted afterwards). ``partitions`` > 1: the floor of a
+    transaction as wide as the table's group commits (``rummy_eventlog_transaction_partitions``).
+    On a secured broker it connects as the process's principal (``use_kafka_security``), which
+    must be allowed the topic and the transactional id (``bench-``): the broker's own super user
+    is."""
     topic = f"bench-throughput-floor-{uuid.uuid4().hex[:8]}"
     with KafkaEventLog(bootstrap, client_id="throughput-bench") as log:
-        log.ensure_topics([TopicSpec(topic, partitions=1)])
+        log.ensure_topics([TopicSpec(topic, partitions=partitions)])
         config = log.producer_config()
     value = encode(small_event(f"table-{uuid.uuid4()}", 1))
     producer = KafkaProducer(**config, transactional_id=f"bench-floor-{uuid.uuid4()}")
@@ -205,7 +222,12 @@ def measure_floor(bootstrap: str, seconds: float) -> Floor:
         def one() -> tuple[float, float]:
             started = time.perf_counter()
             producer.begin_transaction()
-            producer.send(topic, key=b"floor", value=value).get(timeout=30)
+            sent = [
+                producer.send(topic, key=b"floor", value=value, partition=p)
+                for p in range(partitions)
+            ]
+            for future in sent:
+                future.get(timeout=30)
             ack = time.perf_counter()
             producer.commit_transaction()
             return ack - started, time.perf_counter() - started
@@ -230,7 +252,29 @@ def measure_floor(bootstrap: str, seconds: float) -> Floor:
         produce_p99_ms=percentile(whole, 0.99),
         produce_p50_ms=percentile(whole, 0.5),
         produce_ack_p99_ms=percentile(acked, 0.99),
+        partitions=partitions,
     )
+
+
+def span_floor(
+    row: dict[str, Any], bootstrap: str, seconds: float, measured: dict[int, Floor]
+) -> dict[str, Any]:
+    """``row`` with the floor of one transaction as wide as the step's median group commit
+    (``span_*``: measured once per width, after the step's bots left, kept in ``measured``);
+    unchanged when that median is one partition (the first floor is that one)."""
+    width = row["partitions_per_transaction_p50"]
+    if width <= 1:
+        return row
+    if width not in measured:
+        measured[width] = measure_floor(bootstrap, seconds, width)
+    floor = measured[width]
+    return {
+        **row,
+        "span_floor_partitions": width,
+        "span_commits_per_s": round(floor.serial_commits_per_s, 1),
+        "span_p50_ms": round(floor.produce_p50_ms, 2),
+        "span_p99_ms": round(floor.produce_p99_ms, 2),
+    }
 
 
 # -- what the client sees: every unary call's latency and status ---------------------------------
@@ -330,8 +374,13 @@ def scrape(port: int, names: Sequence[str]) -> dict[str, float]:
 
 
 @contextlib.contextmanager
-def services(kafka: str, database: str, run: str, clock_speed: float) -> Iterator[Stack]:
-    """The five services on free ports, on an own database and topic prefix (removed after)."""
+def services(
+    kafka: str, database: str, run: str, clock_speed: float, tls: bool = False
+) -> Iterator[Stack]:
+    """The five services on free ports, on an own database and topic prefix (removed after);
+    ``tls``: their gRPC over mutual TLS (the certificates of ``.local/certs``, made when missing),
+    and every client of this process and of its driver processes dialing with the ``client``
+    certificate (the environment's ``RUMMY_TLS_*``)."""
     os.environ.setdefault(rate_limit_variable("operator"), "off")  # the harness's own calls
     name = f"rummy_throughput_{run}"
     with psycopg.connect(database, autocommit=True) as admin:
@@ -344,9 +393,11 @@ def services(kafka: str, database: str, run: str, clock_speed: float) -> Iterato
         topic_prefix=prefix,
         clock_speed=clock_speed,
         log_dir=ROOT / ".local" / "logs" / f"throughput-{run}",
+        tls_dir=local_certs_dir(ROOT) if tls else None,
     )
     try:
         with stack:
+            stack.use_client_certificate()
             yield stack
     finally:
         drop_database(database, name)
@@ -378,6 +429,8 @@ class Options:
     broker_pid: int | None = None
     #: The game the step's tables play (``--game``: :data:`POINTS_GAME` or a demo game's name).
     game: str = POINTS_GAME
+    #: Whether every gRPC call of the run goes over mutual TLS (``--tls``).
+    tls: bool = False
 
 
 @dataclass(frozen=True)
@@ -765,6 +818,7 @@ class Step:
             group.mark()
         driver_before = time.process_time()
         metrics_before = _scrape_all([port for _, port in tables.values()], counters)
+        widths_before = _partition_buckets([port for _, port in tables.values()])
         since = time.monotonic()
         time.sleep(seconds)
         until = time.monotonic()
@@ -774,6 +828,7 @@ class Step:
         after = {s: sample_process(pids[s]) for s in names}
         seen = [group.window(since, until) for group in self.groups]
         metrics_after = _scrape_all([port for _, port in tables.values()], counters)
+        widths_after = _partition_buckets([port for _, port in tables.values()])
         wall = until - since
         latencies = [ms for g in seen for ms in g["latencies_ms"]]
         seeds = [ms for g in seen for ms in g["seed_latencies_ms"]]
@@ -801,6 +856,7 @@ class Step:
             "seats": self.options.seats,
             "driver": self.options.driver,
             "strategy": self.options.strategy,
+            "tls": self.options.tls,
             "seconds": round(wall, 2),
             "actions": len(latencies),
             "actions_per_s": round(len(latencies) / wall, 1),
@@ -813,6 +869,7 @@ class Step:
             ),
             "deadlines_fired": int(metrics_after[counters[1]] - metrics_before[counters[1]]),
             **_per_transaction(metrics_before, metrics_after, counters[2:], wall),
+            "partitions_per_transaction_p50": _median_bucket(widths_before, widths_after),
             "unavailable": codes["UNAVAILABLE"] + watch_errors["UNAVAILABLE"],
             "resource_exhausted": codes["RESOURCE_EXHAUSTED"] + watch_errors["RESOURCE_EXHAUSTED"],
             "other_errors": {k: v for k, v in codes.items() if k not in counted},
@@ -857,6 +914,35 @@ def _per_transaction(
     }
 
 
+def _partition_buckets(ports: Sequence[int]) -> dict[float, float]:
+    """The table-service instances' ``rummy_eventlog_transaction_partitions`` histogram on
+    ``ports``, summed: upper bound ``le`` -> transactions that wrote to at most that many
+    partitions."""
+    buckets: dict[float, float] = {}
+    for port in ports:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+            text = reply.read().decode()
+        for family in text_string_to_metric_families(text):
+            if family.name == "rummy_eventlog_transaction_partitions":
+                for sample in family.samples:
+                    if sample.name.endswith("_bucket"):
+                        le = float(sample.labels["le"])
+                        buckets[le] = buckets.get(le, 0.0) + sample.value
+    return buckets
+
+
+def _median_bucket(before: Mapping[float, float], after: Mapping[float, float]) -> int:
+    """The median partitions per transaction between two readings of
+    :func:`_partition_buckets`: the smallest bucket bound holding half the transactions (exact
+    up to 16, ``PARTITION_BUCKETS``), 1 when none committed."""
+    counts = {le: after[le] - before.get(le, 0.0) for le in sorted(after)}
+    total = counts.get(float("inf"), 0.0)
+    for le, count in counts.items():
+        if total > 0 and count >= total / 2 and le != float("inf"):
+            return int(le)
+    return 1
+
+
 def _scrape_all(ports: Sequence[int], names: Sequence[str]) -> dict[str, float]:
     """``names`` summed over the table-service instances' ``/metrics`` on ``ports``."""
     total = dict.fromkeys(names, 0.0)
@@ -880,13 +966,21 @@ def report(row: dict[str, Any], as_json: bool) -> None:
     by_rpc = ", ".join(f"{k} {v}" for k, v in row["errors_by_rpc"].items())
     by_rpc = f" ({by_rpc})" if by_rpc else ""
     notes = "".join(f"\n             a bot noted: {n}" for n in row.get("bot_notes", ()))
+    span = (
+        f"             median group commit over {row['span_floor_partitions']} partitions; "
+        f"the floor of such a transaction: {row['span_commits_per_s']:g}/s, "
+        f"p50 {row['span_p50_ms']:g} ms, p99 {row['span_p99_ms']:g} ms\n"
+        if "span_floor_partitions" in row
+        else ""
+    )
     split = (
         "  tables by instance " + " ".join(f"{k} {v}" for k, v in row["tables_by_instance"].items())
         if row.get("instances", 1) > 1
         else ""
     )
     say(
-        f"tables {row['tables']:>4} {row['game']}: {row['actions_per_s']:7.1f} actions/s"
+        f"tables {row['tables']:>4} {row['game']}{' (TLS)' if row['tls'] else ''}: "
+        f"{row['actions_per_s']:7.1f} actions/s"
         f"  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms"
         f"  seed p50 {row['seed_p50_ms']:g} ms p99 {row['seed_p99_ms']:g} ms"
         f"  hands/s {row['hands_per_s']:g}  transactions/s {row['transactions_per_s']:g} "
@@ -898,6 +992,7 @@ def report(row: dict[str, Any], as_json: bool) -> None:
         f"{notes}"
         f"{watchers}"
         f"{split}\n"
+        f"{span}"
         f"             CPU {cpu}\n             CPU ms/action {per_action}\n"
         f"             memory {memory}"
     )
@@ -912,8 +1007,8 @@ def open_watches(address: str, table_ids: list[str], count: int) -> None:
     """(The ``--open-watches`` process.) Open ``count`` WatchTable streams round-robin over
     ``table_ids``, one player account each (tokens signed with the issuer key
     ``RUMMY_TOKEN_SIGNING_KEY_FILE`` names), reading every view and doing nothing else; print
-    ``{"open": n, "errors": {...}}`` once every stream got its first view or failed (or after
-    120 s), then hold them until standard input closes."""
+    ``{"open": n, "errors": {...}, "details": [[code: message, n], ...]}`` once every stream
+    got its first view or failed (or after 120 s), then hold them until standard input closes."""
     asyncio.run(_open_watches(address, table_ids, count))
 
 
@@ -925,6 +1020,7 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
     run = uuid.uuid4().hex[:6]
     opened = 0
     errors: Counter[str] = Counter()
+    details: Counter[str] = Counter()
     settled = asyncio.Event()
     closing = False
 
@@ -950,12 +1046,16 @@ async def _open_watches(address: str, table_ids: list[str], count: int) -> None:
         except grpc.aio.AioRpcError as error:
             if not closing:  # a CANCELLED before we close is the server's (counted too)
                 errors[error.code().name] += 1
+                details[f"{error.code().name}: {error.details()}"] += 1
                 check()
 
     tasks = [asyncio.create_task(watch(i)) for i in range(count)]
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(settled.wait(), 120)
-    print(json.dumps({"open": opened, "errors": dict(errors)}), flush=True)
+    print(
+        json.dumps({"open": opened, "errors": dict(errors), "details": details.most_common(3)}),
+        flush=True,
+    )
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     closing = True
     for task in tasks:
@@ -1085,6 +1185,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated games each step plays: {POINTS_GAME} (the house points tables) "
         "or a game of rummy demo --game (e.g. 500)",
     )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="every gRPC connection over mutual TLS (.local/certs); default plaintext",
+    )
     parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args(argv)
     if opts.drive:
@@ -1115,9 +1220,10 @@ def main(argv: list[str] | None = None) -> int:
             driver=opts.driver,
             strategy=opts.strategy,
             broker_pid=opts.broker_pid,
+            tls=opts.tls,
         )
         rng = random.Random(opts.seed)
-        with services(kafka, database, run, opts.clock_speed) as stack:
+        with services(kafka, database, run, opts.clock_speed, opts.tls) as stack:
             authority = TokenAuthority.of_issuer(stack.config.keys)
             operator = Operator(stack.address("table"), stack.address("ledger"), authority)
             extra = [
@@ -1141,6 +1247,7 @@ def main(argv: list[str] | None = None) -> int:
                     tables_per_driver=opts.tables_per_driver,
                 )
 
+            spans: dict[int, Floor] = {}
             try:
                 for tables in counts:
                     for game in played:
@@ -1149,9 +1256,10 @@ def main(argv: list[str] | None = None) -> int:
                         step.open()
                         try:
                             time.sleep(opts.warmup)
-                            report(step.measure(opts.seconds), opts.json)
+                            row = step.measure(opts.seconds)
                         finally:
                             step.close()
+                        report(span_floor(row, kafka, opts.floor_seconds, spans), opts.json)
                 if opts.watchers:
                     say(f"step: {opts.watch_tables} tables, then {opts.watchers} idle watches")
                     row = watcher_step(

@@ -24,6 +24,7 @@ from rummy_platform.ports import (
     SERVICES,
     default_ports,
 )
+from rummy_testing.checkout import checkout_files
 from rummy_testing.deploy_files import DEPLOY, REPO_ROOT, load_yaml
 
 #: The first port of Linux's default ephemeral range (``ip_local_port_range``: 32768 60999).
@@ -36,7 +37,6 @@ CONVENTIONAL = frozenset({*range(9090, 10000), 3000})
 OLD_PORTS = re.compile(r"(?<![\w.])(5005[1-5]|910[1-5])(?![\w.])")
 TABLE = {port.port for port in default_ports()}
 TEXT_SUFFIXES = {".py", ".md", ".sh", ".yml", ".yaml", ".toml", ".json", ".txt", ".proto", ".js"}
-SKIPPED_DIRS = {".git", ".venv", ".local", "node_modules", "__pycache__", ".mypy_cache"}
 
 
 def iana_tcp_ports(services: Path = Path("/etc/services")) -> dict[int, str]:
@@ -166,15 +166,13 @@ def test_a_service_readme_gives_that_services_ports(service: str) -> None:
 
 
 def documents() -> list[Path]:
-    """The repository's text files (code, docs, configs, scripts), no environment or data."""
-    found = []
-    for path in REPO_ROOT.rglob("*"):
-        relative = path.relative_to(REPO_ROOT)
-        if SKIPPED_DIRS & set(relative.parts) or not path.is_file():
-            continue
-        if path.suffix in TEXT_SUFFIXES or path.name == "Dockerfile":
-            found.append(path)
-    return found
+    """The checkout's text files (code, docs, configs, scripts): git's files, so no environment,
+    cache or file another test is writing at the same time (the tree walk read those)."""
+    return [
+        path
+        for path in checkout_files()
+        if path.suffix in TEXT_SUFFIXES or path.name == "Dockerfile"
+    ]
 
 
 def test_every_loopback_port_the_documents_and_deploy_files_name_is_the_tables() -> None:

@@ -1,9 +1,14 @@
-"""The event log contract: one suite that the in-memory fake and the Kafka adapter both pass.
+"""The event log contract: one suite that the in-memory fake (with and without ``groups``) and
+the Kafka adapter both pass (several members of a group and transactions left open:
+``test_eventlog_group_contract.py``).
 
 The Kafka half runs on a real broker from the shared ``kafka_bootstrap`` fixture
 (tests/support/rummy_testing: ``KAFKA_BOOTSTRAP_SERVERS`` wins, else deploy/local; without a
 broker, a failure). Every test uses topics, groups and transactional ids of
-its own.
+its own. No assertion is timed: consumers are polled until what a test waits for came, and a
+transaction's records are read back once they show up (:func:`read_back`: Kafka answers a
+commit before it writes the transaction's markers); the timeouts only end a test that would
+otherwise hang.
 """
 
 from __future__ import annotations
@@ -44,11 +49,14 @@ from rummy_platform.eventlog.kafka_client import GROUP_FETCH, GROUP_FETCH_IDLE, 
 from rummy_platform.eventlog.kafka_group import KafkaGroupConsumer
 from rummy_platform.eventlog.memory import StoredRecord
 from rummy_platform.topics import EVENT_TOPICS, TopicSpec, event_topic_specs
+from rummy_testing.waiting import wait_until
 
 PARTITIONS = 3
 #: A group member's session in the grant tests (seconds): the broker's minimum.
 GRANT_SESSION_S = 6.0
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+#: The longest a wait for records here may take (seconds): only a hung test meets it.
+WAIT_S = 60.0
 
 
 class Topics:
@@ -109,7 +117,20 @@ def stakes_reserved(table_id: str, version: int) -> Envelope:
     )
 
 
-def poll_until(consumer: GroupConsumer, count: int, timeout_s: float = 30.0) -> list[Record]:
+def read_back(log: EventLog, topic: str, stream_id: str, count: int) -> list[Record]:
+    """``stream_id``'s records in ``topic`` once at least ``count`` are there: what a transaction
+    just committed (on Kafka its records become visible once the coordinator wrote its markers,
+    just after the commit returned)."""
+
+    def enough() -> list[Record]:
+        records = log.read_stream(topic, stream_id)
+        return records if len(records) >= count else []
+
+    found: list[Record] = wait_until(f"{count} records of {stream_id} read", enough, WAIT_S, 0.05)
+    return found
+
+
+def poll_until(consumer: GroupConsumer, count: int, timeout_s: float = WAIT_S) -> list[Record]:
     """Poll until ``count`` records arrived (or the timeout passed), then poll once more briefly
     to catch any record beyond ``count``."""
     records: list[Record] = []
@@ -132,7 +153,7 @@ def poll_storing(
     count: int,
     stored: dict[TopicPartition, int],
     keep: Callable[[Record], bool] = lambda record: True,
-    timeout_s: float = 30.0,
+    timeout_s: float = WAIT_S,
 ) -> list[Record]:
     """Poll as a service does: each record handled (``keep``) stores its next offset at once, so
     a rebalance on the way resumes after it. Until ``count`` distinct events arrived (or the
@@ -150,8 +171,9 @@ def poll_storing(
     return records
 
 
-class EventLogContract:
-    """What every event log adapter promises. Subclasses provide the ``log`` fixture."""
+class TopicsOfEachTest:
+    """A contract's ``topics``: the five event topics under a prefix of the test's own, on the
+    ``log`` a subclass provides, deleted afterwards by :meth:`drop_topics`."""
 
     @pytest.fixture
     def log(self) -> Iterator[EventLog]:
@@ -166,6 +188,10 @@ class EventLogContract:
 
     def drop_topics(self, names: list[str]) -> None:
         """Delete a test's topics afterwards (the event log itself never deletes a topic)."""
+
+
+class EventLogContract(TopicsOfEachTest):
+    """What every event log adapter promises. Subclasses provide the ``log`` fixture."""
 
     def write_raw(
         self, log: EventLog, topic: str, stream_id: str, value: bytes, event_type: str | None
@@ -401,7 +427,7 @@ class EventLogContract:
                 with pytest.raises(WriterFenced):
                     old.append(topics.table, e2)
 
-        assert [r.envelope for r in log.read_stream(topics.table, table)] == [e1, e3]
+        assert [r.envelope for r in read_back(log, topics.table, table, 2)] == [e1, e3]
 
     def test_a_transactional_batch_spans_topics_and_keeps_its_order(
         self, log: EventLog, topics: Topics
@@ -414,8 +440,11 @@ class EventLogContract:
             )
 
         assert [p.topic for p in positions] == [topics.table, topics.ledger, topics.table]
-        assert [r.envelope for r in log.read_stream(topics.table, table)] == [events[0], events[2]]
-        assert [r.envelope for r in log.read_stream(topics.ledger, table)] == [events[1]]
+        assert [r.envelope for r in read_back(log, topics.table, table, 2)] == [
+            events[0],
+            events[2],
+        ]
+        assert [r.envelope for r in read_back(log, topics.ledger, table, 1)] == [events[1]]
 
     def test_offsets_sent_with_a_transaction_are_where_the_group_resumes(
         self, log: EventLog, topics: Topics
@@ -458,7 +487,7 @@ class EventLogContract:
             assert writer.transactions <= 5 * len(tables)
 
         for table in tables:
-            records = log.read_stream(topics.table, table)
+            records = read_back(log, topics.table, table, len(sent[table]))
             assert [r.envelope for r in records] == sent[table]
             assert [(r.partition, r.offset) for r in records] == [
                 (p.partition, p.offset) for p in answers[table]
@@ -529,7 +558,18 @@ class TestInMemoryEventLog(EventLogContract):
         log.append_stored(topic, stream_id, StoredRecord(value, event_type))
 
 
-class TestKafkaEventLog(EventLogContract):
+class TestInMemoryEventLogWithGroups(TestInMemoryEventLog):
+    """The same contract with ``groups=True`` (the simulator's log: members share a group)."""
+
+    @pytest.fixture
+    def log(self) -> Iterator[EventLog]:
+        with InMemoryEventLog(groups=True) as log:
+            yield log
+
+
+class KafkaLog:
+    """The Kafka half's ``log`` (the shared broker), and its test topics deleted afterwards."""
+
     @pytest.fixture
     def log(self, kafka_bootstrap: str) -> Iterator[EventLog]:
         self.bootstrap = kafka_bootstrap
@@ -543,6 +583,8 @@ class TestKafkaEventLog(EventLogContract):
         finally:
             admin.close()
 
+
+class TestKafkaEventLog(KafkaLog, EventLogContract):
     def write_raw(
         self, log: EventLog, topic: str, stream_id: str, value: bytes, event_type: str | None
     ) -> None:
@@ -600,10 +642,16 @@ class TestKafkaEventLog(EventLogContract):
             bootstrap_servers=self.bootstrap,
             isolation_level="read_committed",
             auto_offset_reset="earliest",
-            consumer_timeout_ms=5000,
         )
+        headers: list[list[tuple[str, bytes]]] = []
+
+        def both_read() -> bool:
+            for messages in reader.poll(timeout_ms=200).values():
+                headers.extend(m.headers for m in messages if m.key == table.encode())
+            return len(headers) >= 2
+
         try:
-            headers = [m.headers for m in reader if m.key == table.encode()]
+            wait_until("both records read", both_read, WAIT_S, every_s=0)
         finally:
             reader.close()
 
@@ -758,7 +806,7 @@ class TestKafkaEventLog(EventLogContract):
         def reported_after_a_poll() -> float | None:
             """Poll (one record at most) until a poll has set the gauge for ``used``; a
             rebalance in between removes the series until the partition is owned again."""
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + WAIT_S
             while time.monotonic() < deadline:
                 consumer.poll(timeout_s=0.2, max_records=1)
                 value = REGISTRY.get_sample_value("rummy_consumer_lag_events", labels)

@@ -83,7 +83,7 @@ def test_callers_arriving_during_a_transaction_share_the_next_one(log: InMemoryE
         assert [r.envelope for r in log.read_stream(TABLE_EVENTS, f"t{i}")] == [sent[i]]
 
 
-def test_the_histograms_count_the_commands_and_events_each_transaction_carried(
+def test_the_histograms_count_the_commands_events_and_partitions_each_transaction_carried(
     log: InMemoryEventLog,
 ) -> None:
     registry = CollectorRegistry()
@@ -109,6 +109,12 @@ def test_the_histograms_count_the_commands_and_events_each_transaction_carried(
     assert sample("rummy_eventlog_transaction_appends_bucket", le="1.0") == 1
     assert sample("rummy_eventlog_transaction_appends_bucket", le="2.0") == 1
     assert sample("rummy_eventlog_transaction_appends_bucket", le="4.0") == 2
+    # The partitions each transaction wrote to: t0's alone, then those of t1, t2 and t3.
+    partition = {f"t{i}": log.read_stream(TABLE_EVENTS, f"t{i}")[0].partition for i in range(4)}
+    second = len({partition[f"t{i}"] for i in range(1, 4)})
+    assert sample("rummy_eventlog_transaction_partitions_count") == 2
+    assert sample("rummy_eventlog_transaction_partitions_sum") == 1 + second
+    assert sample("rummy_eventlog_transaction_partitions_bucket", le="1.0") == 1 + (second == 1)
 
 
 def test_a_transaction_carries_at_most_max_events(log: InMemoryEventLog) -> None:

@@ -1,7 +1,10 @@
 """The event log: typed envelopes appended to and read from Kafka topics.
 
-``KafkaEventLog`` is the real adapter; ``InMemoryEventLog`` is the fake for unit tests. Both pass
-the same contract suite (``libs/platform/tests/test_eventlog_contract.py``).
+``KafkaEventLog`` is the real adapter; ``InMemoryEventLog`` is the fake for unit tests and the
+simulator (``memory``: the log and its faults; ``memory_group``: groups, members, rebalances and
+generations; ``memory_writer``: writers and open transactions; ``memory_state``: records and
+transactions). Both pass the same contract suites
+(``libs/platform/tests/test_eventlog_contract.py``, ``test_eventlog_group_contract.py``).
 
 This package is the only place that imports kafka-python (an import contract in pyproject.toml
 holds every other module to it). Its Kafka modules, one job each:
@@ -18,6 +21,38 @@ holds every other module to it). Its Kafka modules, one job each:
 - ``kafka_security``: how clients authenticate (:class:`KafkaSecurity`, TLS and SASL/SCRAM,
   :func:`use_kafka_security`); ``kafka_acls``: the principals' grants on a secured broker;
 - ``partitioner``: :func:`partition_for`, the partition of a stream.
+
+The in-memory fake (``InMemoryEventLog``; ``memory*`` modules) is deterministic: no thread,
+clock or randomness of its own; every rebalance and fault happens at an explicit call. What it
+does as Kafka does (each checked on both by the contract suites):
+
+- records stored as bytes with the event-type header, on Kafka's partition for their stream, so
+  offsets and order are Kafka's; readers are ``read_committed``: the records of an open
+  transaction are invisible and hold back every later record of their partition (the *last
+  stable offset*, which :meth:`~EventLog.end_offsets` gives; ``high_watermarks`` includes
+  them), an aborted transaction's records are never seen but keep their offsets, and the
+  offsets a transaction sends are stored only if it commits;
+- a new writer of a transactional id fences the earlier ones (WriterFenced) and finishes the
+  id's open transaction;
+- a member resumes a partition it is granted from what ``on_assigned`` returned, else its
+  group's committed offset, else the start, so what it read without storing or committing is
+  delivered again;
+- consumer groups: by default a consumer is the one member of its group and owns every
+  partition of its topics (what the services' unit tests use); with ``groups=True`` (the
+  simulator's log) members share a group's partitions by range, a member joining or leaving
+  (or :meth:`~InMemoryEventLog.rebalance`, :meth:`~InMemoryEventLog.expire_member`) starts an
+  eager rebalance (each member gives up its partitions at its next poll; once all have, the
+  next generation is assigned), and offsets sent under the metadata of a generation that ended,
+  in a transaction or a commit, are refused with GenerationFenced (KIP-447).
+
+Its faults, for tests and the simulator: a lost commit outcome, applied or not
+(``fail_next_commit``), a commit left open until its writer writes again
+(``interrupt_next_commit``), transactions held open (``open_transaction``,
+``complete_transaction``), a client cut off from the log (``cut_off``, ``reconnect``), a member
+dropped (``expire_member``), and a consumer's ``pause``, ``resume`` and ``fetchable`` (which
+partitions a poll delivers from). Where it differs from Kafka, by design: a poll never waits;
+there are no sessions (a member is dropped by ``expire_member`` only); a commit's records are
+visible as it returns (Kafka writes the markers just after); transaction markers take no offset.
 """
 
 from .base import (
@@ -25,6 +60,7 @@ from .base import (
     CommitOutcomeUnknown,
     EventLog,
     EventLogError,
+    GenerationFenced,
     GroupConsumer,
     OnAssigned,
     OnRevoked,
@@ -73,6 +109,7 @@ __all__ = [
     "Deduplicator",
     "EventLog",
     "EventLogError",
+    "GenerationFenced",
     "GroupCommitMetrics",
     "GroupCommitWriter",
     "GroupConsumer",

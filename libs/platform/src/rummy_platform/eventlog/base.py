@@ -155,6 +155,14 @@ class WriterFenced(EventLogError):
     """
 
 
+class GenerationFenced(EventLogError):
+    """The group refused offsets committed under a member's group metadata (KIP-447): the
+    generation it names has ended (a rebalance moved on) or the group dropped the member (a
+    zombie). Raised by :meth:`TransactionalWriter.append_batch` (the transaction is aborted:
+    nothing of it is visible; the writer carries on) and :meth:`GroupConsumer.commit`
+    (nothing committed)."""
+
+
 class CommitOutcomeUnknown(EventLogError):
     """The transaction's commit was sent but not confirmed (a timeout, a lost connection): its
     events may or may not be in the log. Re-read the affected streams before deciding anything
@@ -272,6 +280,7 @@ class TransactionalWriter(ClosedOnExit):
         them) lets the broker refuse offsets of a member whose generation is stale (KIP-447).
         Returns the positions, in order. Raises ValueError for offsets without a group id.
         Raises WriterFenced if another writer took the id (nothing is written),
+        GenerationFenced if the group refused the offsets (nothing is written),
         CommitOutcomeUnknown if the commit was sent but not confirmed, EventLogError otherwise
         (nothing is written).
         """
@@ -324,7 +333,9 @@ class GroupConsumer(ClosedOnExit):
 
     @abstractmethod
     def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
-        """Commit next offsets for the group (optional: offsets may live in the caller's store)."""
+        """Commit next offsets for the group (optional: offsets may live in the caller's store).
+        Raises GenerationFenced when the group has moved past this member's generation (or
+        dropped it), EventLogError when the broker cannot be reached."""
 
     def group_metadata(self) -> object | None:
         """This member's group membership now (generation included), for

@@ -16,7 +16,9 @@ capped by one broker round trip per caller.
 :class:`GroupCommitMetrics` (optional) counts what each transaction carried:
 ``rummy_eventlog_transaction_appends`` (callers, i.e. commands, per transaction) and
 ``rummy_eventlog_transaction_events`` (events per transaction), two histograms whose ``_count``
-is the transactions tried.
+is the transactions tried, and ``rummy_eventlog_transaction_partitions``: the partitions each
+committed transaction wrote to (what its commit must complete on; the benchmarks' floor of a
+transaction as wide).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ DEFAULT_MAX_EVENTS = 1000
 
 #: Buckets of the per-transaction histograms (callers or events per transaction).
 PER_TRANSACTION_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000)
+#: Buckets of the partitions-per-transaction histogram: one per count up to 16 (a median read
+#: from them is exact there), then coarser.
+PARTITION_BUCKETS = (*range(1, 17), 24, 32, 48, 64, 128, 256)
 
 
 @dataclass(frozen=True)
@@ -47,10 +52,11 @@ class GroupCommitMetrics:
 
     appends: Histogram
     events: Histogram
+    partitions: Histogram
 
     @classmethod
     def create(cls, registry: CollectorRegistry = REGISTRY) -> GroupCommitMetrics:
-        """The two histograms, registered in ``registry``."""
+        """The three histograms, registered in ``registry``."""
         return cls(
             Histogram(
                 "rummy_eventlog_transaction_appends",
@@ -62,6 +68,12 @@ class GroupCommitMetrics:
                 "rummy_eventlog_transaction_events",
                 "Events one group-commit transaction carried.",
                 buckets=PER_TRANSACTION_BUCKETS,
+                registry=registry,
+            ),
+            Histogram(
+                "rummy_eventlog_transaction_partitions",
+                "Partitions one committed group-commit transaction wrote to.",
+                buckets=PARTITION_BUCKETS,
                 registry=registry,
             ),
         )
@@ -185,6 +197,8 @@ class GroupCommitWriter(TransactionalWriter):
             )
         except Exception as exc:  # every caller of this transaction gets its error
             error = exc
+        if self._metrics is not None and error is None:
+            self._metrics.partitions.observe(len({(p.topic, p.partition) for p in positions}))
         with self._cond:
             at = 0
             for p in batch:

@@ -19,6 +19,7 @@ from rummy_platform.metrics import ConsumerLagReporter
 
 from .base import (
     EventLogError,
+    GenerationFenced,
     GroupConsumer,
     OnAssigned,
     OnRevoked,
@@ -256,12 +257,17 @@ class KafkaGroupConsumer(GroupConsumer):
         return int(position)
 
     def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
-        self._client().commit(
-            {
-                KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
-                for tp, offset in offsets.items()
-            }
-        )
+        try:
+            self._client().commit(
+                {
+                    KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset)
+                    for tp, offset in offsets.items()
+                }
+            )
+        except kafka_errors.CommitFailedError as exc:
+            raise GenerationFenced(f"group {self.group_id!r} refused the commit: {exc}") from exc
+        except kafka_errors.KafkaError as exc:
+            raise EventLogError(f"group {self.group_id!r}: commit failed: {exc}") from exc
 
     def group_metadata(self) -> object | None:
         return None if self._consumer is None else self._consumer.group_metadata()

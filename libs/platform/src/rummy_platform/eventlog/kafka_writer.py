@@ -20,6 +20,7 @@ from rummy_platform.logging import get_logger
 from .base import (
     CommitOutcomeUnknown,
     EventLogError,
+    GenerationFenced,
     OffsetCommit,
     Position,
     TopicPartition,
@@ -224,6 +225,11 @@ class KafkaTransactionalWriter(TransactionalWriter):
                     f"transaction of {self.transactional_id!r} failed ({exc}) and its producer "
                     f"cannot abort it ({abort_exc}); nothing was written, the producer is "
                     "recreated"
+                ) from exc
+            if isinstance(exc, kafka_errors.CommitFailedError):
+                # The group refused the offsets: the member's generation ended (KIP-447).
+                raise GenerationFenced(
+                    f"transaction of {self.transactional_id!r} was aborted: {exc}"
                 ) from exc
             raise EventLogError(
                 f"transaction of {self.transactional_id!r} failed and was aborted: {exc}"

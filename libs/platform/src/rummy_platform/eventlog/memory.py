@@ -1,24 +1,39 @@
-"""An in-memory event log for unit tests: same contract as the Kafka adapter, one process only.
+"""An in-memory event log for unit tests and the simulator: the Kafka adapter's contract, in one
+process, deterministic (no thread, clock or randomness of its own: every fault and every
+rebalance happens at an explicit call).
 
 Events are stored encoded (the same bytes as on Kafka), each with its event-type header, and
-partitioned with Kafka's partitioner, so offsets and ordering match what the real log would give;
-a consumer of some types drops the others by that header without decoding them, as on Kafka.
-Differences, by design: a consumer group has a single member (it owns every partition), and
-:meth:`GroupConsumer.poll` never waits. Writes and reads are serialized by one lock (writers may
-be used from several threads); a group consumer belongs to one thread.
-:meth:`InMemoryEventLog.fail_next_commit` makes the next transaction fail, for tests of what a
-failed or unconfirmed commit does; :meth:`InMemoryEventLog.hold_commits` holds transactions until
-the test lets them go.
+partitioned with Kafka's partitioner, so offsets and ordering match what the real log would give
+(except that transaction markers take no offset here); a consumer of some types drops the others
+by that header without decoding them, as on Kafka. Readers see only committed records, as
+``read_committed`` ones do (:mod:`.memory_state`). :meth:`GroupConsumer.poll` never waits.
+Writes and reads are serialized by one lock (writers may be used from several threads); a group
+consumer belongs to one thread.
+
+Consumer groups: by default (``InMemoryEventLog()``) a consumer is the one member of its group
+and owns every partition of its topics until it closes; with ``groups=True`` the consumers of
+a group share its partitions and rebalance as on Kafka, with generations and KIP-447 fencing
+(:mod:`.memory_group`).
+
+Faults, each at an explicit call (documented on its method):
+
+- :meth:`InMemoryEventLog.fail_next_commit`: a transaction fails, applied or not (a lost
+  commit outcome); :meth:`~InMemoryEventLog.interrupt_next_commit`: one is left open, its caller
+  told its outcome is unknown, until it is resolved;
+- :meth:`~InMemoryEventLog.open_transaction`: a transaction held open (to commit or abort);
+- :meth:`~InMemoryEventLog.cut_off` / :meth:`~InMemoryEventLog.reconnect`: a client loses the
+  log for a while;
+- :meth:`~InMemoryEventLog.rebalance`, :meth:`~InMemoryEventLog.expire_member`: a group
+  rebalances, a member is dropped from it;
+- :meth:`~InMemoryEventLog.hold_commits`: transactions held (for tests with threads only).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Unpack
 
-from rummy_platform.envelope import Envelope, PayloadRegistry, encode, event_payloads
+from rummy_platform.envelope import Envelope, PayloadRegistry, event_payloads
 from rummy_platform.topics import TopicSpec
 
 from .base import (
@@ -28,107 +43,52 @@ from .base import (
     GroupConsumer,
     OffsetCommit,
     OnAssigned,
-    OnRevoked,
     Position,
     Record,
     TopicDescription,
     TopicMismatch,
     TopicPartition,
     TransactionalWriter,
-    UnknownTopic,
-    WriterFenced,
-    decode_consumed,
     decode_known,
     offsets_to_commit,
 )
+from .memory_group import (
+    Group,
+    GroupView,
+    InMemoryConsumer,
+    MemberMetadata,
+    check_generation,
+)
+from .memory_state import Failure, MemoryState, Partition, StoredRecord, Topic
+from .memory_writer import CommitGate, InMemoryWriter, OpenTransaction
 from .partitioner import partition_for
 
-
-@dataclass(frozen=True, slots=True)
-class StoredRecord:
-    """One record as the fake keeps it: the value bytes and the event-type header (None for a
-    record written without it, as by builds before the header existed)."""
-
-    value: bytes
-    event_type: str | None
-
-
-@dataclass
-class _Topic:
-    partitions: list[list[StoredRecord]]
-    config: dict[str, str]
-
-
-class CommitGate:
-    """Holds every transaction of a log at its start until :meth:`open` (from
-    :meth:`InMemoryEventLog.hold_commits`), so a test can line callers up behind a transaction in
-    flight. ``sizes``: the event count of each transaction that went through, in order; ``fail``:
-    the transactions (counted from 0) that fail, with their error (nothing written)."""
-
-    def __init__(self, fail: Mapping[int, EventLogError] | None = None) -> None:
-        self._opened = threading.Event()
-        self.entered = threading.Event()
-        self.fail = dict(fail or {})
-        self.sizes: list[int] = []
-
-    def open(self) -> None:
-        self._opened.set()
-
-    def _pass(self, events: int) -> EventLogError | None:
-        self.entered.set()
-        if not self._opened.wait(30):
-            raise EventLogError("the test's commit gate was never opened")
-        error = self.fail.get(len(self.sizes))
-        self.sizes.append(events)
-        return error
-
-
-@dataclass
-class _State:
-    topics: dict[str, _Topic] = field(default_factory=dict)
-    epochs: dict[str, int] = field(default_factory=dict)
-    group_offsets: dict[tuple[str, TopicPartition], int] = field(default_factory=dict)
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    #: The failures the next transactions raise, and whether each one's events were written.
-    failures: list[tuple[EventLogError, bool]] = field(default_factory=list)
-    gate: CommitGate | None = None
-
-    def topic(self, name: str) -> _Topic:
-        try:
-            return self.topics[name]
-        except KeyError:
-            raise UnknownTopic(f"topic {name!r} does not exist") from None
-
-    def end_offset(self, tp: TopicPartition) -> int:
-        partitions = self.topic(tp.topic).partitions
-        if not 0 <= tp.partition < len(partitions):
-            raise UnknownTopic(f"topic {tp.topic!r} has no partition {tp.partition}")
-        return len(partitions[tp.partition])
-
-    def write(self, topic: str, envelope: Envelope) -> Position:
-        stored = StoredRecord(encode(envelope), envelope.type)
-        return self.write_stored(topic, envelope.stream_id, stored)
-
-    def write_stored(self, topic: str, stream_id: str, record: StoredRecord) -> Position:
-        partitions = self.topic(topic).partitions
-        partition = partition_for(stream_id, len(partitions))
-        partitions[partition].append(record)
-        return Position(topic, partition, len(partitions[partition]) - 1)
+__all__ = [
+    "CommitGate",
+    "GroupView",
+    "InMemoryConsumer",
+    "InMemoryEventLog",
+    "MemberMetadata",
+    "OpenTransaction",
+    "StoredRecord",
+]
 
 
 class InMemoryEventLog(EventLog):
-    """The fake event log. ``registry`` decodes payloads (default: every event payload)."""
+    """The fake event log. ``registry`` decodes payloads (default: every event payload);
+    ``groups``: consumers of one group share its partitions and rebalance (see the module doc)."""
 
-    def __init__(self, registry: PayloadRegistry | None = None) -> None:
-        self._state = _State()
+    def __init__(self, registry: PayloadRegistry | None = None, *, groups: bool = False) -> None:
+        self._state = MemoryState()
         self._registry = registry or event_payloads()
+        self._groups = groups
 
     def ensure_topics(self, specs: Iterable[TopicSpec]) -> None:
         for spec in specs:
             existing = self._state.topics.get(spec.name)
             if existing is None:
-                self._state.topics[spec.name] = _Topic(
-                    [[] for _ in range(spec.partitions)], dict(spec.config)
+                self._state.topics[spec.name] = Topic(
+                    [Partition() for _ in range(spec.partitions)], dict(spec.config)
                 )
                 continue
             if len(existing.partitions) != spec.partitions:
@@ -149,16 +109,106 @@ class InMemoryEventLog(EventLog):
         with self._state.lock:
             return self._state.write(topic, envelope)
 
-    def fail_next_commit(self, error: EventLogError, *, written: bool = False) -> None:
-        """Make the next transaction (of any writer of this log) raise ``error``; with
-        ``written`` its events and offsets are in the log all the same (a commit that landed but
-        whose confirmation was lost, as a CommitOutcomeUnknown may be)."""
+    # -- faults --------------------------------------------------------------------------------
+
+    def fail_next_commit(
+        self, error: EventLogError, *, written: bool = False, transactional_id: str | None = None
+    ) -> None:
+        """Make the next transaction (of the writer ``transactional_id``; None: of any writer of
+        this log) raise ``error``; with ``written`` its events and offsets are in the log all
+        the same (a commit that landed but whose confirmation was lost, as a
+        CommitOutcomeUnknown may be), else nothing of it is. Faults queue up in call order."""
         with self._state.lock:
-            self._state.failures.append((error, written))
+            self._state.failures.append(Failure(error, written, transactional_id))
+
+    def interrupt_next_commit(
+        self, *, lands: bool = False, transactional_id: str | None = None
+    ) -> None:
+        """Leave the next transaction (of ``transactional_id``; None: of any writer) open, and
+        raise CommitOutcomeUnknown to its caller: its records take their offsets but no reader
+        sees them, nor anything after them on their partitions (the last stable offset stops
+        there), and its offsets are not stored. It is resolved, committed if ``lands`` (its
+        EndTxn reached the coordinator) else aborted, by its writer's next append or
+        :meth:`~TransactionalWriter.ready` (the real writer recreates its producer then), by a
+        new writer of its id, or by :meth:`complete_transaction`."""
+        with self._state.lock:
+            self._state.failures.append(Failure(None, lands, transactional_id))
+
+    def open_transaction(
+        self,
+        transactional_id: str,
+        events: Sequence[tuple[str, Envelope]],
+        **commit: Unpack[OffsetCommit],
+    ) -> OpenTransaction:
+        """Write ``events`` (and ``commit``'s offsets, refused as
+        :meth:`~TransactionalWriter.append_batch` refuses them) in a transaction of a new
+        producer ``transactional_id`` (fencing earlier writers of the id, as creating a writer
+        does) and leave it open, for the caller to commit or abort. Raises as ``append_batch``."""
+        consumed, group_id, metadata = offsets_to_commit(commit)
+        with self._state.lock:
+            self._fence_earlier(transactional_id)
+            for topic, _ in events:
+                self._state.topic(topic)
+            check_generation(self._state, metadata)
+            txn = self._state.open_transaction(transactional_id, events, consumed, group_id)
+            return OpenTransaction(self._state, txn)
+
+    def open_transactions(self) -> frozenset[str]:
+        """The transactional ids with a transaction open now."""
+        with self._state.lock:
+            return frozenset(self._state.open_txns)
+
+    def complete_transaction(self, transactional_id: str, *, commit: bool) -> None:
+        """Commit or abort the open transaction of ``transactional_id`` (nothing when none is
+        open): its coordinator finishing an interrupted commit, or aborting a transaction whose
+        timeout ran out."""
+        with self._state.lock:
+            txn = self._state.open_txns.get(transactional_id)
+            if txn is not None:
+                self._state.finish(txn, commit=commit)
+
+    def cut_off(self, client: TransactionalWriter | GroupConsumer) -> None:
+        """Cut ``client`` (a writer or consumer of this log) off from the log until
+        :meth:`reconnect`: a writer's appends and :meth:`~TransactionalWriter.ready` raise
+        EventLogError (nothing written); a consumer's polls return nothing (the real adapter
+        backs off), its commits, ``committed``, ``position`` and ``lag`` raise EventLogError,
+        and its group waits for it in a rebalance until it comes back or is expired."""
+        with self._state.lock:
+            self._state.cut_off.add(client)
+
+    def reconnect(self, client: TransactionalWriter | GroupConsumer) -> None:
+        """End :meth:`cut_off` of ``client``."""
+        with self._state.lock:
+            self._state.cut_off.discard(client)
+
+    def rebalance(self, group_id: str) -> None:
+        """Start a rebalance of ``group_id`` (``groups=True``): every member gives up its
+        partitions at its next poll; once all have, the next generation is assigned."""
+        with self._state.lock:
+            self._group(group_id).rebalance()
+
+    def expire_member(self, consumer: InMemoryConsumer) -> None:
+        """Drop ``consumer`` from its group at once (its session or poll interval ran out; a
+        member cut off is dropped only this way) and rebalance the others. The member learns it
+        at its next poll, see :mod:`.memory_group`; until then its metadata is refused."""
+        with self._state.lock:
+            self._group(consumer.group_id).leave(consumer.member_id)
+
+    def group(self, group_id: str) -> GroupView:
+        """``group_id`` as its coordinator sees it (``groups=True``). Raises KeyError."""
+        with self._state.lock:
+            return self._group(group_id).view()
+
+    def _group(self, group_id: str) -> Group:
+        try:
+            return self._state.groups[group_id]
+        except KeyError:
+            raise KeyError(f"no group {group_id!r} (or the log was made without groups)") from None
 
     def hold_commits(self, fail: Mapping[int, EventLogError] | None = None) -> CommitGate:
         """Hold every later transaction at its start (outside the log's lock: reads go on) until
-        the gate returned is opened; ``fail`` as :class:`CommitGate`."""
+        the gate returned is opened; ``fail`` as :class:`CommitGate`. For tests with threads: it
+        waits up to 30 s of wall time."""
         gate = CommitGate(fail)
         self._state.gate = gate
         return gate
@@ -169,23 +219,37 @@ class InMemoryEventLog(EventLog):
         with self._state.lock:
             return self._state.write_stored(topic, stream_id, record)
 
-    def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
+    # -- writers and readers -------------------------------------------------------------------
+
+    def _fence_earlier(self, transactional_id: str) -> int:
+        """A new producer's ``init_transactions``: the id's epoch goes up (fencing the earlier
+        writers) and its open transaction is resolved. Returns the new epoch."""
         epoch = self._state.epochs.get(transactional_id, 0) + 1
         self._state.epochs[transactional_id] = epoch
-        return _InMemoryWriter(self._state, transactional_id, epoch)
+        self._state.resolve(transactional_id)
+        return epoch
+
+    def transactional_writer(self, transactional_id: str) -> TransactionalWriter:
+        with self._state.lock:
+            epoch = self._fence_earlier(transactional_id)
+        return InMemoryWriter(self._state, transactional_id, epoch)
 
     def read_stream(self, topic: str, stream_id: str, from_offset: int = 0) -> list[Record]:
         with self._state.lock:
             partitions = self._state.topic(topic).partitions
-            partition = partition_for(stream_id, len(partitions))
-            stored = list(enumerate(partitions[partition]))
+            number = partition_for(stream_id, len(partitions))
+            partition = partitions[number]
+            stored = [
+                (offset, partition.entries[offset].record)
+                for offset in range(max(0, from_offset), partition.stable_end)
+                if partition.entries[offset].visible
+            ]
         records = (
             (offset, decode_known(data.value, self._registry, "stream-reader", topic=topic))
             for offset, data in stored
-            if offset >= from_offset
         )
         return [
-            Record(topic, partition, offset, envelope)
+            Record(topic, number, offset, envelope)
             for offset, envelope in records
             if envelope is not None and envelope.stream_id == stream_id
         ]
@@ -194,159 +258,36 @@ class InMemoryEventLog(EventLog):
         with self._state.lock:
             return {tp: self._state.end_offset(tp) for tp in partitions}
 
+    def high_watermarks(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The end of each partition with the records of open transactions (Kafka's high
+        watermark, what a ``read_uncommitted`` reader sees; :meth:`end_offsets` is the last
+        stable offset): a partition whose two ends differ holds an open transaction, as
+        :func:`~.kafka_records.unstable_partitions` finds on Kafka. Raises UnknownTopic."""
+        with self._state.lock:
+            return {tp: len(self._state.partition(tp).entries) for tp in partitions}
+
     def consumer(
         self,
         group_id: str,
         topics: Sequence[str],
         on_assigned: OnAssigned | None = None,
         **options: Unpack[ConsumerOptions],
-    ) -> GroupConsumer:
-        # One member per group here: it owns every partition until it closes (on_revoked is
-        # called then); there are no sessions to time out.
-        for name in topics:
-            self._state.topic(name)
-        return _InMemoryConsumer(
-            self._state,
-            self._registry,
-            group_id,
-            tuple(topics),
-            on_assigned,
-            None if (types := options.get("types")) is None else frozenset(types),
-            options.get("on_revoked"),
-            skip_undecodable=options.get("skip_undecodable", False),
-        )
-
-    def close(self) -> None:
-        pass
-
-
-class _InMemoryWriter(TransactionalWriter):
-    def __init__(self, state: _State, transactional_id: str, epoch: int) -> None:
-        self._state = state
-        self.transactional_id = transactional_id
-        self._epoch = epoch
-
-    def append_batch(
-        self, events: Sequence[tuple[str, Envelope]], **commit: Unpack[OffsetCommit]
-    ) -> list[Position]:
-        gate = self._state.gate
-        gated_error = gate._pass(len(events)) if gate is not None else None
+    ) -> InMemoryConsumer:
+        # There are no sessions to time out: a member is dropped by expire_member only.
         with self._state.lock:
-            if gated_error is not None:
-                raise gated_error
-            if self._state.epochs[self.transactional_id] != self._epoch:
-                raise WriterFenced(
-                    f"writer {self.transactional_id!r} was fenced by a newer writer with the "
-                    "same id"
-                )
-            consumed, group_id, _generation = offsets_to_commit(commit)
-            for topic, _ in events:
-                self._state.topic(topic)
-            failure = self._state.failures.pop(0) if self._state.failures else None
-            if failure is not None and not failure[1]:
-                raise failure[0]
-            positions = [self._state.write(topic, envelope) for topic, envelope in events]
-            for partition, offset in consumed.items():
-                self._state.group_offsets[(group_id or "", partition)] = offset
-            if failure is not None:
-                raise failure[0]
-            return positions
-
-    def close(self) -> None:
-        pass
-
-
-class _InMemoryConsumer(GroupConsumer):
-    def __init__(
-        self,
-        state: _State,
-        registry: PayloadRegistry,
-        group_id: str,
-        topics: tuple[str, ...],
-        on_assigned: OnAssigned | None,
-        types: frozenset[str] | None,
-        on_revoked: OnRevoked | None = None,
-        *,
-        skip_undecodable: bool = False,
-    ) -> None:
-        self._skip_undecodable = skip_undecodable
-        self._on_revoked = on_revoked
-        self._state = state
-        self._registry = registry
-        self._group_id = group_id
-        self._topics = topics
-        self._on_assigned = on_assigned
-        self._types = types
-        self._positions: dict[TopicPartition, int] | None = None
-
-    def _assign(self) -> dict[TopicPartition, int]:
-        if self._positions is None:
-            owned = frozenset(
-                TopicPartition(name, p)
-                for name in self._topics
-                for p in range(len(self._state.topic(name).partitions))
-            )
-            resume = dict(self._on_assigned(owned)) if self._on_assigned else {}
-            self._positions = {tp: resume.get(tp, self.committed(tp) or 0) for tp in sorted(owned)}
-        return self._positions
-
-    def poll(self, timeout_s: float = 1.0, max_records: int = 500) -> list[Record]:
-        with self._state.lock:
-            positions = self._assign()
-            stored: list[tuple[TopicPartition, int, StoredRecord]] = []
-            for tp, position in positions.items():
-                log = self._state.topic(tp.topic).partitions[tp.partition]
-                for offset in range(position, len(log)):
-                    if len(stored) >= max_records:
-                        break
-                    positions[tp] = offset + 1
-                    stored.append((tp, offset, log[offset]))
-        records: list[Record] = []
-        for tp, offset, record in stored:
-            envelope = decode_consumed(
-                record.value,
-                record.event_type,
+            for name in topics:
+                self._state.topic(name)
+            return InMemoryConsumer(
+                self._state,
                 self._registry,
-                self._types,
-                self._group_id,
-                skip_undecodable=self._skip_undecodable,
-                topic=tp.topic,
-                partition=tp.partition,
-                offset=offset,
+                group_id,
+                tuple(topics),
+                on_assigned,
+                None if (types := options.get("types")) is None else frozenset(types),
+                options.get("on_revoked"),
+                skip_undecodable=options.get("skip_undecodable", False),
+                grouped=self._groups,
             )
-            if envelope is not None:
-                records.append(Record(tp.topic, tp.partition, offset, envelope))
-        return records
-
-    def assignment(self) -> frozenset[TopicPartition]:
-        return frozenset(self._positions or ())
-
-    def seek(self, partition: TopicPartition, offset: int) -> None:
-        positions = self._assign()
-        if partition not in positions:
-            raise ValueError(f"{partition} is not assigned to this consumer")
-        positions[partition] = offset
-
-    def position(self, partition: TopicPartition) -> int:
-        positions = self._assign()
-        if partition not in positions:
-            raise ValueError(f"{partition} is not assigned to this consumer")
-        return positions[partition]
-
-    def commit(self, offsets: Mapping[TopicPartition, int]) -> None:
-        for tp, offset in offsets.items():
-            self._state.group_offsets[(self._group_id, tp)] = offset
-
-    def committed(self, partition: TopicPartition) -> int | None:
-        return self._state.group_offsets.get((self._group_id, partition))
-
-    def lag(self) -> dict[TopicPartition, int]:
-        return {
-            tp: max(0, self._state.end_offset(tp) - position)
-            for tp, position in (self._positions or {}).items()
-        }
 
     def close(self) -> None:
-        if self._positions is not None and self._on_revoked is not None:
-            self._on_revoked(frozenset(self._positions))
-        self._positions = None
+        pass

@@ -1,0 +1,49 @@
+"""Secrets reach the services from files and the environment, never from the command line, and
+no service writes one to its log (issue 32: "secrets from files, never from the command line or
+logs"). After the short demo (bots playing every game, tokens minted and sent with every call),
+the log of every service of the stack and every service's command line are searched
+(rummy_testing.leaks) for a bearer token, a private key the stack holds (the token issuer's, the
+services' token key, the TLS keys when the stack runs TLS) and the database password. The
+issuer's private key is for ``rummy token`` alone: no service's environment names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from rummy_ops.demo.report import DemoReport
+from rummy_testing.leaks import leaks, private_key_lines
+
+#: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
+RunningStack = Any
+
+
+def test_no_service_log_or_command_line_holds_a_token_key_or_password(
+    rummy_stack: RunningStack, short_demo: DemoReport
+) -> None:
+    assert short_demo.ended, "the demo played hands: its calls carried tokens"
+    config = rummy_stack.stack.config
+    held = [config.keys.issuer_key, config.keys.service_key]
+    if config.tls_dir is not None:
+        held += [path for path in config.tls_dir.rglob("*") if path.is_file()]
+    key_lines = private_key_lines(held)
+    assert key_lines, "the stack holds private keys: the search must know them"
+    passwords = [urlsplit(rummy_stack.database_url).password or ""]
+    logs = sorted(config.log_dir.glob("*.log"))
+    assert {path.stem for path in logs} >= set(config.services)
+    found = {
+        f"{path.name}: {leak}"
+        for path in logs
+        for leak in leaks(path.read_text(errors="replace"), key_lines, passwords)
+    }
+    for service, pid in rummy_stack.stack.pids.items():
+        command_line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        found |= {
+            f"{service}'s command line: {leak}"
+            for leak in leaks(command_line, key_lines, passwords)
+        }
+        environment = Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace")
+        if "RUMMY_TOKEN_SIGNING_KEY_FILE=" in environment:
+            found.add(f"{service}'s environment names the issuer's private key")
+    assert sorted(found) == []
