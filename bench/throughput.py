@@ -132,6 +132,7 @@ from rummy_platform.auth import Role, TokenAuthority, bearer_metadata  # noqa: E
 from rummy_platform.config import SIGNING_KEY_VARIABLE, rate_limit_variable  # noqa: E402
 from rummy_platform.envelope import encode  # noqa: E402
 from rummy_platform.eventlog import KafkaEventLog  # noqa: E402
+from rummy_platform.eventlog.kafka_client import connection_config  # noqa: E402
 from rummy_platform.tls import dial, dial_aio  # noqa: E402
 from rummy_platform.token_keys import read_signing_key  # noqa: E402
 from rummy_platform.topics import TopicSpec  # noqa: E402
@@ -203,7 +204,10 @@ def measure_floor(bootstrap: str, seconds: float, partitions: int = 1) -> Floor:
     through a producer with the services' own configuration (``KafkaEventLog.producer_config``,
     imported, so the floor and the table's writer differ only in what they send), on a fresh
     topic of that many partitions (deleted afterwards). ``partitions`` > 1: the floor of a
-    transaction as wide as the table's group commits (``rummy_eventlog_transaction_partitions``)."""
+    transaction as wide as the table's group commits (``rummy_eventlog_transaction_partitions``).
+    On a secured broker it connects as the process's principal (``use_kafka_security``), which
+    must be allowed the topic and the transactional id (``bench-``): the broker's own super user
+    is."""
     topic = f"bench-throughput-floor-{uuid.uuid4().hex[:8]}"
     with KafkaEventLog(bootstrap, client_id="throughput-bench") as log:
         log.ensure_topics([TopicSpec(topic, partitions=partitions)])
@@ -238,7 +242,7 @@ def measure_floor(bootstrap: str, seconds: float, partitions: int = 1) -> Floor:
         elapsed = time.perf_counter() - began
     finally:
         producer.close(timeout=10)
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
+        admin = KafkaAdminClient(**connection_config(bootstrap, "throughput-bench"))
         try:
             admin.delete_topics([topic])
         finally:

@@ -9,8 +9,19 @@
 #   bash deploy/local/kafka.sh status   exit 0 when a broker answers on the port, 3 otherwise
 #   bash deploy/local/kafka.sh pid      print the pid of the broker this checkout started (3: none)
 #   bash deploy/local/kafka.sh reset    stop, and delete every topic (the data folder); jars stay
+#   bash deploy/local/kafka.sh acls [PREFIX]   (secured) make the ACLs of the topic prefix PREFIX
 #
 # With KAFKA_BOOTSTRAP_SERVERS naming another cluster, start/status only check that it answers.
+#
+# RUMMY_KAFKA_SECURE=1 (opt-in, issue 32): the client port is a SASL_SSL listener (TLS with the
+# `kafka` certificate of `rummy certs`' CA in $RUMMY_CERTS_DIR, default .local/certs; SASL
+# SCRAM-SHA-512), the controller port a loopback SSL listener that requires a client certificate
+# of that CA; StandardAuthorizer with allow.everyone.if.no.acl.found=false, User:kafka (the
+# broker itself) the only super user. Storage is formatted with one SCRAM user per service plus
+# `ops` and `kafka` (rummy_platform.eventlog.kafka_acls.SCRAM_USERS), each password generated on
+# first use into $STATE/kafka/credentials/<user>.password (0600); after each start the ACLs of
+# kafka_acls.GRANTS are made for the topic prefix $RUMMY_TOPIC_PREFIX (default none). A data
+# folder formatted without SCRAM users cannot be secured: `reset` it first.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -22,6 +33,23 @@ PIDFILE="$KAFKA_DIR/broker.pid"
 LOG="$KAFKA_DIR/broker.log"
 POM="$LOCAL_DIR/kafka/pom.xml"
 READY_TIMEOUT_S="${RUMMY_KAFKA_READY_TIMEOUT:-120}"
+SECURE="${RUMMY_KAFKA_SECURE:-0}"
+CERTS="${RUMMY_CERTS_DIR:-$ROOT/.local/certs}"
+CREDENTIALS="$KAFKA_DIR/credentials"
+KEYSTORE="$KAFKA_DIR/keystore.pem"
+SECURED_MARK="$DATA/rummy-scram-users"  # written once storage was formatted with SCRAM users
+SCRAM="SCRAM-SHA-512"
+
+secure() { [ "$SECURE" = 1 ]; }
+security_py() { "$PYTHON" "$LOCAL_DIR/kafka_security.py" "$@"; }
+# broker_ready ADDRESS TIMEOUT: a metadata round trip (as the broker's super user when secured).
+broker_ready() {
+  if secure; then
+    security_py ready "$1" --credentials "$CREDENTIALS" --ca "$CERTS/ca.pem" --timeout "$2"
+  else
+    ready kafka "$1" "$2"
+  fi
+}
 
 external() { [ -n "${KAFKA_BOOTSTRAP_SERVERS:-}" ] && [ "$KAFKA_BOOTSTRAP_SERVERS" != "$LOCAL_KAFKA_BOOTSTRAP" ]; }
 
@@ -52,18 +80,49 @@ fetch() {
   say "kafka: $(ls "$LIBS"/*.jar | wc -l) jars in ${LIBS#"$ROOT"/}"
 }
 
+listener_config() {
+  if ! secure; then
+    cat <<PROPS
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+PROPS
+    return
+  fi
+  local broker_password; broker_password="$(head -n 1 "$CREDENTIALS/kafka.password")"
+  cat <<PROPS
+# Secured (RUMMY_KAFKA_SECURE=1): clients and the broker itself over SASL_SSL (SCRAM), the
+# controller over SSL with a client certificate of the CA (principal: its common name).
+listeners=SASL_SSL://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=SASL_SSL://127.0.0.1:$KAFKA_PORT
+inter.broker.listener.name=SASL_SSL
+listener.security.protocol.map=SASL_SSL:SASL_SSL,CONTROLLER:SSL
+sasl.enabled.mechanisms=$SCRAM
+sasl.mechanism.inter.broker.protocol=$SCRAM
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="kafka" password="$broker_password";
+ssl.keystore.type=PEM
+ssl.keystore.location=$KEYSTORE
+ssl.truststore.type=PEM
+ssl.truststore.location=$CERTS/ca.pem
+listener.name.controller.ssl.client.auth=required
+ssl.principal.mapping.rules=RULE:^CN=([^,]+)\$/\$1/,DEFAULT
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=false
+super.users=User:kafka
+PROPS
+}
+
 write_config() {
   mkdir -p "$DATA"
-  cat > "$PROPS" <<PROPS
+  # umask 077: when secured the file holds the broker's own SCRAM password.
+  (umask 077; cat > "$PROPS") <<PROPS
 # Written by deploy/local/kafka.sh on every start; edit the script, not this file.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
 controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+$(listener_config)
 log.dirs=$DATA
 
 # One node: every internal topic has one replica, or consumer groups and transactions hang.
@@ -86,12 +145,38 @@ PROPS
 }
 
 format_once() {
-  [ -f "$DATA/meta.properties" ] && return
-  local cluster_id
+  if [ -f "$DATA/meta.properties" ]; then
+    if secure && [ ! -f "$SECURED_MARK" ]; then
+      die "${DATA#"$ROOT"/} was formatted without SCRAM users: 'bash deploy/local/kafka.sh reset' (deletes every topic), then start with RUMMY_KAFKA_SECURE=1"
+    fi
+    return
+  fi
+  local cluster_id scram=() file
   cluster_id="$(java -cp "$LIBS/*" kafka.tools.StorageTool random-uuid)"
-  say "kafka: formatting ${DATA#"$ROOT"/} (cluster id $cluster_id)"
+  if secure; then
+    # The passwords go on this short-lived tool's command line (StorageTool reads them nowhere
+    # else), never on the broker's.
+    for file in "$CREDENTIALS"/*.password; do
+      scram+=(--add-scram "$SCRAM=[name=$(basename "$file" .password),password=$(head -n 1 "$file")]")
+    done
+  fi
+  say "kafka: formatting ${DATA#"$ROOT"/} (cluster id $cluster_id${scram:+, $(( ${#scram[@]} / 2 )) SCRAM users})"
   java -cp "$LIBS/*" kafka.tools.StorageTool format --cluster-id "$cluster_id" \
-    --config "$PROPS" --ignore-formatted >/dev/null
+    --config "$PROPS" --ignore-formatted "${scram[@]}" >/dev/null
+  if secure; then touch "$SECURED_MARK"; fi
+}
+
+# prepare_security: the CA and broker certificate, the PEM keystore, every user's password file.
+prepare_security() {
+  secure || return 0
+  security_py prepare --certs "$CERTS" --credentials "$CREDENTIALS" --keystore "$KEYSTORE"
+}
+
+# make_acls PREFIX: the grants of rummy_platform.eventlog.kafka_acls for the topic prefix.
+make_acls() {
+  secure || die "acls: the broker is not secured (RUMMY_KAFKA_SECURE=1)"
+  security_py acls "$LOCAL_KAFKA_BOOTSTRAP" --credentials "$CREDENTIALS" --ca "$CERTS/ca.pem" \
+    --prefix "${1:-}"
 }
 
 our_pid() { [ -f "$PIDFILE" ] && pid_alive "$(cat "$PIDFILE")" && cat "$PIDFILE"; }
@@ -105,11 +190,11 @@ start() {
   local pid
   if pid="$(our_pid)"; then
     say "kafka: already running (pid $pid)"
-    ready kafka "$LOCAL_KAFKA_BOOTSTRAP" "$READY_TIMEOUT_S" || die "kafka pid $pid does not answer; see $LOG"
+    broker_ready "$LOCAL_KAFKA_BOOTSTRAP" "$READY_TIMEOUT_S" || die "kafka pid $pid does not answer; see $LOG"
     return
   fi
   if port_open "$KAFKA_PORT"; then
-    if ready kafka "$LOCAL_KAFKA_BOOTSTRAP" 10; then
+    if broker_ready "$LOCAL_KAFKA_BOOTSTRAP" 10; then
       say "kafka: a broker not started from this checkout already answers on $LOCAL_KAFKA_BOOTSTRAP; reusing it"
       return
     fi
@@ -119,6 +204,7 @@ start() {
   require_venv
   fetch
   require_java
+  prepare_security
   write_config
   format_once
   [ -f "$LOG" ] && mv -f "$LOG" "$LOG.1"
@@ -140,12 +226,13 @@ start() {
   while pid_alive "$pid" && ! port_open "$KAFKA_PORT" && [ $((SECONDS - t0)) -lt "$READY_TIMEOUT_S" ]; do
     sleep 0.2
   done
-  if ! pid_alive "$pid" || ! ready kafka "$LOCAL_KAFKA_BOOTSTRAP" "$READY_TIMEOUT_S"; then
+  if ! pid_alive "$pid" || ! broker_ready "$LOCAL_KAFKA_BOOTSTRAP" "$READY_TIMEOUT_S"; then
     pid_alive "$pid" || say "kafka: the broker exited; last lines of ${LOG#"$ROOT"/}:"
     tail -n 30 "$LOG" >&2
     die "kafka did not become ready in ${READY_TIMEOUT_S}s"
   fi
   say "kafka: ready after $((SECONDS - t0))s (pid $pid)"
+  if secure; then make_acls "${RUMMY_TOPIC_PREFIX:-}"; fi
 }
 
 stop() {
@@ -170,7 +257,7 @@ stop() {
 status() {
   local address="$LOCAL_KAFKA_BOOTSTRAP" pid
   external && address="$KAFKA_BOOTSTRAP_SERVERS"
-  if ready kafka "$address" 0 >/dev/null 2>&1; then
+  if broker_ready "$address" 0 >/dev/null 2>&1; then
     if pid="$(our_pid)"; then say "kafka: up at $address (pid $pid)"; else say "kafka: up at $address (not started from this checkout)"; fi
   else
     say "kafka: down ($address does not answer)"; return 3
@@ -178,7 +265,7 @@ status() {
 }
 
 case "${1:-}" in
-  start|stop|fetch|reset) lock kafka ;;
+  start|stop|fetch|reset|acls) lock kafka ;;
 esac
 case "${1:-}" in
   fetch) fetch ;;
@@ -187,5 +274,6 @@ case "${1:-}" in
   status) status ;;
   pid) our_pid || exit 3 ;;
   reset) stop; rm -rf "$DATA"; say "kafka: data deleted (formatted again on the next start)" ;;
-  *) die "usage: $0 {fetch|start|stop|status|pid|reset}" ;;
+  acls) make_acls "${2:-}" ;;
+  *) die "usage: $0 {fetch|start|stop|status|pid|reset|acls [PREFIX]}" ;;
 esac

@@ -16,10 +16,12 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 
-def kafka_round_trip(bootstrap_servers: str) -> str:
+def kafka_round_trip(bootstrap_servers: str, security: dict[str, Any] | None = None) -> str:
     """Describe the cluster at ``bootstrap_servers`` (comma-separated host:port); return a summary.
+    ``security``: kafka-python's security settings (a secured broker, see kafka_security.py).
 
     Raises whatever kafka-python raises when no broker answers (e.g. ``NoBrokersAvailable``).
     """
@@ -30,6 +32,7 @@ def kafka_round_trip(bootstrap_servers: str) -> str:
         client_id="rummy-readiness",
         request_timeout_ms=5000,
         bootstrap_timeout_ms=3000,
+        **(security or {}),
     )
     try:
         cluster = admin.describe_cluster()
@@ -63,12 +66,15 @@ def redact(address: str) -> str:
     return re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", address)
 
 
-def wait_until_ready(kind: str, address: str, timeout_s: float) -> str:
-    """Retry the ``kind`` probe against ``address`` until it succeeds or ``timeout_s`` seconds pass.
+def wait_until_ready(
+    kind: str, address: str, timeout_s: float, probe: Callable[[str], str] | None = None
+) -> str:
+    """Retry the ``kind`` probe (or ``probe``) against ``address`` until it succeeds or
+    ``timeout_s`` seconds pass.
 
     Returns the probe's summary; raises ``TimeoutError`` carrying the last error.
     """
-    probe = PROBES[kind]
+    probe = probe or PROBES[kind]
     deadline = time.monotonic() + timeout_s
     while True:
         try:

@@ -1,14 +1,28 @@
 """The ports ``rummy demo``/``rummy up`` listen on: the table's (``rummy_platform.ports``), each
 moved by its own variable; a malformed one refuses the start with status 2 before anything
-runs, naming it. (A taken port, through real processes: tests/integration/test_port_in_use.py.)"""
+runs, naming it; the free ports of a second stack (``RUMMY_FREE_PORTS``); the secured local
+broker's principals (``RUMMY_KAFKA_SECURE=1``). (A taken port, through real processes:
+tests/integration/test_port_in_use.py.)"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from rummy_ops.cli import main
-from rummy_ops.stack import Stack, StackConfig, StackError, broker_ports, stack_ports
+from rummy_ops.stack import (
+    FREE_PORTS_VARIABLE,
+    SERVICES,
+    Stack,
+    StackConfig,
+    StackError,
+    broker_ports,
+    free_port,
+    stack_ports,
+)
+from rummy_platform.eventlog import KAFKA_SECURITY_VARIABLES, KafkaCredentials
 from rummy_platform.ports import DEFAULT_PORTS, KAFKA_CONTROLLER_PORT, KAFKA_PORT, POSTGRES_PORT
 from rummy_testing.token_keys import suite_key_files
 
@@ -71,3 +85,53 @@ def test_the_stacks_topic_prefix_is_its_own_variable_else_the_one_its_services_i
     assert Stack(own).topic_prefix == "own-"
     monkeypatch.delenv("RUMMY_TOPIC_PREFIX")
     assert Stack(inherited).topic_prefix == ""
+
+
+def test_free_ports_come_from_rummy_free_ports_when_it_names_a_range(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(FREE_PORTS_VARIABLE, "34900-34909")
+    drawn = {free_port() for _ in range(5)}
+    assert len(drawn) == 5 and drawn <= set(range(34900, 34910))
+
+
+@pytest.mark.parametrize("raw", ["34000", "x-y", "35000-34000", "0-10", "34000-70000"])
+def test_a_free_ports_range_that_is_none_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch, raw: str
+) -> None:
+    monkeypatch.setenv(FREE_PORTS_VARIABLE, raw)
+    with pytest.raises(StackError, match=f"^RUMMY_FREE_PORTS='{raw}': expected low-high"):
+        free_port()
+
+
+def test_on_the_secured_local_broker_each_service_connects_as_its_own_principal(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for variable in ("KAFKA_BOOTSTRAP_SERVERS", "DATABASE_URL", "RUMMY_STATE_DIR"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("RUMMY_CERTS_DIR", str(tmp_path / "certs"))
+    plain = StackConfig.from_env(tmp_path, token_keys=suite_key_files(), ports=stack_ports({}))
+    assert plain.kafka_credentials is None
+    leftover = {"RUMMY_KAFKA_USERNAME": "ops", "RUMMY_KAFKA_SECURITY_PROTOCOL": "SASL_SSL"}
+    env = plain.service_env("dealer", "127.0.0.1:1", "postgresql://x", leftover)
+    assert not set(KAFKA_SECURITY_VARIABLES) & set(env)  # plaintext: none is inherited
+    monkeypatch.setenv("RUMMY_KAFKA_SECURE", "1")
+    secured = StackConfig.from_env(tmp_path, token_keys=suite_key_files(), ports=stack_ports({}))
+    credentials = secured.kafka_credentials
+    assert credentials == KafkaCredentials(
+        tmp_path / ".local" / "kafka" / "credentials", tmp_path / "certs" / "ca.pem"
+    )
+    for service in SERVICES:
+        env = secured.service_env(service, "127.0.0.1:1", "postgresql://x", leftover)
+        assert {v: env[v] for v in KAFKA_SECURITY_VARIABLES} == {
+            "RUMMY_KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+            "RUMMY_KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
+            "RUMMY_KAFKA_USERNAME": service,
+            "RUMMY_KAFKA_PASSWORD_FILE": str(credentials.directory / f"{service}.password"),
+            "RUMMY_KAFKA_CA_FILE": str(tmp_path / "certs" / "ca.pem"),
+        }
+    # Brokers named in the environment are used as given: the local broker's users are not theirs.
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://x")
+    external = StackConfig.from_env(tmp_path, token_keys=suite_key_files(), ports=stack_ports({}))
+    assert external.kafka_credentials is None

@@ -10,6 +10,11 @@ Fixture (function scope): ``own_kafka`` -> :class:`rummy_ops.own_brokers.OwnServ
 broker of the test's own (free ports, its own data folder, started with ``deploy/local/kafka.sh``)
 that the test may stall (``pause``/``resume``) or restart; stopped afterwards. Never the shared one.
 
+Fixture (session scope): ``secure_kafka`` -> :class:`rummy_ops.own_brokers.OwnBrokers` whose
+Kafka broker is the secured one (``RUMMY_KAFKA_SECURE=1``: SASL_SSL/SCRAM, one principal per
+service, ACLs), started once on free ports; ``.kafka.address``, ``.kafka_security(user)``,
+``.grant_kafka(prefix)``.
+
 See ``rummy_testing.brokers`` for where they come from. A test that uses either fixture is marked
 ``integration`` automatically. When no broker can be had the test fails (setup error), saying
 what was tried: a missing broker is never a skip, and no variable (such as ``CI``) changes that.
@@ -30,7 +35,7 @@ from rummy_ops.own_brokers import OwnBrokers, OwnServer
 from rummy_ops.stack import StackError
 from rummy_testing.brokers import BrokerUnavailable, kafka_bootstrap_servers, postgres_database_url
 
-BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url", "own_kafka"})
+BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url", "own_kafka", "secure_kafka"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -78,3 +83,14 @@ def own_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnServer]:
         except StackError as error:
             _unavailable("Kafka broker of the test's own", error)
         yield brokers.kafka
+
+
+@pytest.fixture(scope="session")
+def secure_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnBrokers]:
+    """A secured Kafka broker of this session's own (see the module doc); stopped after."""
+    with OwnBrokers(tmp_path_factory.mktemp("secure-kafka"), secure_kafka=True) as brokers:
+        try:
+            brokers.start_kafka()
+        except StackError as error:
+            _unavailable("secured Kafka broker", error)
+        yield brokers

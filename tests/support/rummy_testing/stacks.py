@@ -10,6 +10,10 @@ database dropped (the topics stay on the broker, as the event log never expires)
 With ``RUMMY_TEST_TLS=1`` in the test run's environment the stack serves mutual TLS with the
 certificates of ``.local/certs`` (made on first use) and, while it runs, this process's clients
 present the ``client`` certificate (its ``RUMMY_TLS_*`` variables; restored at the end).
+
+With ``kafka_credentials`` (a secured broker's, ``secure_kafka``) every service connects to Kafka
+as its own principal, ``grant`` first makes the ACLs of the stack's topic prefix, and
+:meth:`RunningStack.payloads` reads as ``ops``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -32,7 +36,7 @@ from rummy_ops.certs import TLS_VARIABLES, ensure_certs, local_certs_dir
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, repository_root, stack_for_tests
 from rummy_platform.config import TlsSettings
-from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.eventlog import KafkaCredentials, KafkaEventLog, KafkaSecurity
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
 from rummy_testing.service_process import drop_database, variant_plugin_env
 
@@ -51,6 +55,8 @@ class RunningStack:
     kafka_bootstrap: str
     database_url: str
     topic_prefix: str
+    #: How this process reads the stack's topics (None: plaintext; ``ops`` on a secured broker).
+    kafka_security: KafkaSecurity | None = None
 
     def metrics_url(self, service: str) -> str:
         """``http://127.0.0.1:<port>/metrics`` of ``service``."""
@@ -59,7 +65,7 @@ class RunningStack:
     def payloads(self, topic: str, stream_id: str) -> list[Any]:
         """The payloads of stream ``stream_id`` (a table id) in ``topic`` (unprefixed:
         ``TABLE_EVENTS``, the table's own; ``LEDGER_EVENTS``, the ledger's about it), in order."""
-        log = KafkaEventLog(self.kafka_bootstrap)
+        log = KafkaEventLog(self.kafka_bootstrap, security=self.kafka_security)
         try:
             return [
                 r.envelope.payload for r in log.read_stream(self.topic_prefix + topic, stream_id)
@@ -137,11 +143,14 @@ def running_stack(
     label: str = "e2e",
     clock_speed: float = E2E_CLOCK_SPEED,
     extra_env: Mapping[str, str] | None = None,
+    kafka_credentials: KafkaCredentials | None = None,
+    grant: Callable[[str], None] | None = None,
 ) -> Iterator[RunningStack]:
     """The five services started and SERVING; stopped (and their database dropped) on exit.
     ``label`` names the database (``rummy_<label>_<run>``), topic prefix and log folder;
     ``extra_env``: more variables for every service (and every extra process of it,
-    ``rummy_testing.processes``), e.g. a setting a test needs other than its default."""
+    ``rummy_testing.processes``), e.g. a setting a test needs other than its default;
+    ``kafka_credentials`` / ``grant``: a secured broker's (see the module doc)."""
     run = uuid.uuid4().hex[:8]
     name = f"rummy_{label}_{run}"
     with psycopg.connect(database_url, autocommit=True) as admin:
@@ -158,9 +167,12 @@ def running_stack(
         log_dir=root / ".local" / "logs" / f"{label}-{run}",
         extra_env={**variant_plugin_env(), **(extra_env or {})},
         tls_dir=local_certs_dir(root) if tls_requested() else None,
+        kafka_credentials=kafka_credentials,
     )
     saved = {name: os.environ.get(name) for name in (*TLS_VARIABLES, "RUMMY_INSECURE")}
     try:
+        if grant is not None:
+            grant(prefix)
         if stack.config.tls_dir is not None:
             stack.use_client_certificate()
         with stack:
@@ -170,6 +182,9 @@ def running_stack(
                 kafka_bootstrap=kafka_bootstrap,
                 database_url=own_database,
                 topic_prefix=prefix,
+                kafka_security=(
+                    kafka_credentials.security("ops") if kafka_credentials is not None else None
+                ),
             )
     finally:
         for variable, value in saved.items():

@@ -4,10 +4,12 @@
 :func:`ensure_certs` writes into a directory (``.local/certs`` by default, git-ignored):
 ``ca.pem``/``ca-key.pem`` (the CA, ECDSA P-256, 10 years), and ``<service>.pem``/
 ``<service>-key.pem`` for each of :data:`~rummy_platform.ports.SERVICES` plus ``client`` (the
-certificate a tool or a test presents to act as a service) and ``postgres`` (the local
-PostgreSQL server's, ``deploy/local/postgres.sh`` with ``RUMMY_PG_TLS=1``; its common name is no
-service's, so it never gives a gRPC caller a role). A service certificate's subject
-common name is the service's name (the role the auth interceptor gives its calls, see
+certificate a tool or a test presents to act as a service), ``postgres`` (the local
+PostgreSQL server's, ``deploy/local/postgres.sh`` with ``RUMMY_PG_TLS=1``) and ``kafka`` (the
+secured local broker's, ``RUMMY_KAFKA_SECURE=1``: its TLS listeners, and its own principal on the
+controller listener); neither common name is a service's, so neither gives a gRPC caller a role.
+A service certificate's subject common name is the service's name (the role the auth interceptor
+gives its calls, see
 :mod:`rummy_platform.tls`); its subject alternative names are ``localhost``, ``127.0.0.1``,
 ``::1``, the service's name, ``rummy-<service>`` and ``rummy-<service>.rummy.svc`` (the
 Kubernetes manifests' names), so one certificate serves on a laptop and in the cluster; it is
@@ -36,9 +38,10 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from rummy_platform.config import TlsSettings
 from rummy_platform.ports import SERVICES
 
-#: The certificates made besides the CA: every service, ``client`` for tools and tests, and
-#: ``postgres`` for the local PostgreSQL server's TLS.
-CERT_NAMES: tuple[str, ...] = (*SERVICES, "client", "postgres")
+#: The certificates made besides the CA: every service, ``client`` for tools and tests,
+#: ``postgres`` for the local PostgreSQL server's TLS, and ``kafka``, the secured local broker's
+#: (``RUMMY_KAFKA_SECURE=1 deploy/local/kafka.sh start``).
+CERT_NAMES: tuple[str, ...] = (*SERVICES, "client", "postgres", "kafka")
 #: Days a CA and a service certificate are valid.
 CA_DAYS = 3650
 SERVICE_DAYS = 825

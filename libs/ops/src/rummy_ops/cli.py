@@ -21,17 +21,27 @@ from rummy_ops.stack_command import up
 from rummy_ops.tables_command import tables
 from rummy_ops.token import token
 from rummy_ops.watch_command import watch
-from rummy_platform.config import PLUGINS_VARIABLE
+from rummy_platform.config import PLUGINS_VARIABLE, ConfigError, KafkaSecuritySettings
+from rummy_platform.eventlog import use_kafka_security
+from rummy_platform.eventlog.kafka_acls import OPS_USER
 from rummy_platform.plugins import PluginError, import_plugins, plugin_names
 from rummy_rules import registry
 from rummy_rules.console import run_console
 
 
 class PluginFailure(click.ClickException):
-    """A plugin of RUMMY_VARIANT_PLUGINS could not be loaded: ``Error: ...``, exit status 2
-    (click's status for a bad invocation; 1 is a command's own failure)."""
+    """A plugin of RUMMY_VARIANT_PLUGINS could not be loaded, or the RUMMY_KAFKA_* variables
+    are unusable: ``Error: ...``, exit status 2 (click's status for a bad invocation; 1 is a
+    command's own failure)."""
 
     exit_code = 2
+
+
+class ToolKafkaSettings(KafkaSecuritySettings):
+    """How the tools' Kafka clients connect: the services' ``RUMMY_KAFKA_*`` variables, the
+    user name ``ops`` (read-only, every topic) unless ``RUMMY_KAFKA_USERNAME`` names another."""
+
+    service = OPS_USER
 
 
 @click.group()
@@ -39,11 +49,16 @@ def main() -> None:
     """Operate the Bombay Baazi rummy backend.
 
     Variants not in the product (RUMMY_VARIANT_PLUGINS, comma-separated module names) are
-    loaded before any subcommand runs: replay verifies and the bots play their hands.
+    loaded before any subcommand runs: replay verifies and the bots play their hands. The
+    RUMMY_KAFKA_* variables (a secured broker: SASL_SSL, user ops by default) are read then too.
     """
     try:
         import_plugins(plugin_names(os.environ.get(PLUGINS_VARIABLE, "")), registry.names)
     except PluginError as error:
+        raise PluginFailure(str(error)) from None
+    try:
+        use_kafka_security(ToolKafkaSettings.load().kafka_security)
+    except (ConfigError, OSError, ValueError) as error:
         raise PluginFailure(str(error)) from None
 
 

@@ -13,6 +13,11 @@ brokers other people use (19092 / 15432).
         brokers.kafka.restart()               # stop (SIGTERM), start, wait until ready
     # leaving the block stops what was started (and resumes a paused broker first)
 
+``OwnBrokers(state_dir, secure_kafka=True)``: the broker is the secured one
+(``RUMMY_KAFKA_SECURE=1``: SASL_SSL with SCRAM, ACLs; its CA and passwords under ``state_dir``);
+:meth:`OwnBrokers.kafka_security` gives a principal's client security and
+:meth:`OwnBrokers.grant_kafka` makes the ACLs of another topic prefix.
+
 Raises :class:`~rummy_ops.stack.StackError` when a script fails (its output in the message).
 """
 
@@ -27,6 +32,7 @@ from pathlib import Path
 from types import TracebackType
 
 from rummy_ops.stack import HOST, StackError, free_port, repository_root
+from rummy_platform.eventlog import KafkaCredentials, KafkaSecurity
 
 
 @dataclass
@@ -40,10 +46,10 @@ class OwnServer:
     started: bool = False
     paused: bool = field(default=False)
 
-    def _script(self, command: str) -> str:
+    def _script(self, command: str, *arguments: str) -> str:
         script = self.root / "deploy" / "local" / f"{self.kind}.sh"
         done = subprocess.run(
-            ["bash", str(script), command],
+            ["bash", str(script), command, *arguments],
             cwd=self.root,
             env=self.env,
             capture_output=True,
@@ -93,9 +99,16 @@ class OwnServer:
 class OwnBrokers:
     """Kafka and PostgreSQL under ``state_dir``, on free ports; each started on demand."""
 
-    def __init__(self, state_dir: Path, root: Path | None = None) -> None:
+    def __init__(
+        self, state_dir: Path, root: Path | None = None, *, secure_kafka: bool = False
+    ) -> None:
         self.root = root or repository_root()
         self.state_dir = state_dir
+        self.certs_dir = state_dir / "certs"
+        #: The secured broker's password files and CA (made when it starts).
+        self.kafka_credentials = KafkaCredentials(
+            state_dir / "kafka" / "credentials", self.certs_dir / "ca.pem"
+        )
         state_dir.mkdir(parents=True, exist_ok=True)
         kafka_port, controller_port, pg_port = free_port(), free_port(), free_port()
         env = {
@@ -109,6 +122,9 @@ class OwnBrokers:
             RUMMY_KAFKA_CONTROLLER_PORT=str(controller_port),
             RUMMY_PG_PORT=str(pg_port),
         )
+        env.pop("RUMMY_KAFKA_SECURE", None)
+        if secure_kafka:
+            env.update(RUMMY_KAFKA_SECURE="1", RUMMY_CERTS_DIR=str(self.certs_dir))
         self.kafka = OwnServer("kafka", self.root, env, f"{HOST}:{kafka_port}")
         self.postgres = OwnServer(
             "postgres", self.root, env, f"postgresql://rummy:rummy@{HOST}:{pg_port}/rummy"
@@ -118,6 +134,15 @@ class OwnBrokers:
         """Start the broker; its bootstrap address ``127.0.0.1:<port>``."""
         self.kafka.start()
         return self.kafka.address
+
+    def kafka_security(self, user: str, password: str | None = None) -> KafkaSecurity:
+        """How a client connects to the secured broker as ``User:<user>`` (``password``: another
+        than the one it was formatted with)."""
+        return self.kafka_credentials.security(user, password)
+
+    def grant_kafka(self, prefix: str) -> None:
+        """Make the secured broker's ACLs (rummy_platform.eventlog.kafka_acls) for ``prefix``."""
+        self.kafka._script("acls", prefix)
 
     def start_postgres(self) -> str:
         """Start the server; its ``postgresql://`` URL (role rummy may create databases)."""

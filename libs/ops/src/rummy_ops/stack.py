@@ -25,7 +25,11 @@ and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every service, for the ones that c
 plus ``StackConfig.extra_env`` (e.g. ``RUMMY_TOPIC_PREFIX`` in tests). With ``StackConfig.tls_dir``
 each also gets ``RUMMY_TLS_CA_FILE``, ``RUMMY_TLS_CERT_FILE`` and ``RUMMY_TLS_KEY_FILE`` of its own
 certificate (made there on first use, :mod:`rummy_ops.certs`), so every port serves mutual TLS;
-without it the ``RUMMY_TLS_*`` variables are removed and gRPC is plaintext. Their output goes to
+without it the ``RUMMY_TLS_*`` variables are removed and gRPC is plaintext. With
+``StackConfig.kafka_credentials`` (a secured broker's password files and CA) each connects to
+Kafka over SASL_SSL as its own principal (``RUMMY_KAFKA_*`` of
+:meth:`~rummy_platform.eventlog.KafkaCredentials.environment`), and the topics are created as the
+table's; without it those variables are removed (plaintext). Their output goes to
 ``<log_dir>/<service>.log``. A service is up when its gRPC health check answers SERVING for the
 whole server (service name ``""``).
 
@@ -35,6 +39,12 @@ state there (ledger, fairness) gets its own runtime role as ``DATABASE_URL`` and
 owner as ``RUMMY_DATABASE_OWNER_URL`` (``postgres.sh roles``; passwords in a pgpass file, never
 in a URL), both with ``sslmode=verify-full``; the tools' ``DATABASE_URL`` is role rummy's over
 TLS. External servers are used as given.
+
+Kafka security (issue 32, opt-in): with ``RUMMY_KAFKA_SECURE=1`` the local broker is the secured
+one (``deploy/local/kafka.sh``: SASL_SSL/SCRAM, ACLs), :meth:`StackConfig.from_env` gives the
+stack its credentials (:func:`local_kafka_credentials`), so each service connects as its own
+principal, and the ACLs of the stack's topic prefix are made once the broker answers
+(``kafka.sh acls``).
 
 Supervision: unless ``StackConfig.supervised`` is off, every service also gets
 ``RUMMY_SUPERVISOR_PID``, the pid of the process running this stack. A service shuts down
@@ -65,9 +75,14 @@ from types import FrameType, TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs
+from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs, local_certs_dir
 from rummy_platform.config import SIGNING_KEY_VARIABLE, SUPERVISOR_PID_VARIABLE, TlsSettings
-from rummy_platform.eventlog import EventLogError, KafkaEventLog
+from rummy_platform.eventlog import (
+    KAFKA_SECURITY_VARIABLES,
+    EventLogError,
+    KafkaCredentials,
+    KafkaEventLog,
+)
 from rummy_platform.limits import open_channel
 from rummy_platform.port_check import ensure_free
 from rummy_platform.ports import (
@@ -92,6 +107,8 @@ SERVICES: tuple[str, ...] = ("ledger", "fairness", "dealer", "clock", "table")
 HOST = "127.0.0.1"
 #: ``1``: the local PostgreSQL serves TLS only and each service gets its own roles (opt-in).
 PG_TLS_VARIABLE = "RUMMY_PG_TLS"
+#: ``1``: the local Kafka broker is the secured one, each service its own principal (opt-in).
+KAFKA_SECURE_VARIABLE = "RUMMY_KAFKA_SECURE"
 
 
 class StackError(RuntimeError):
@@ -124,13 +141,33 @@ def _ephemeral_low() -> int:
         return 32_768
 
 
+#: ``low-high``: the ports :func:`free_port` draws from instead (both included), e.g. a block
+#: of a machine shared by several checkouts' test runs.
+FREE_PORTS_VARIABLE = "RUMMY_FREE_PORTS"
+
+
+def _listen_ports() -> tuple[int, int]:
+    raw = os.environ.get(FREE_PORTS_VARIABLE, "").strip()
+    if not raw:
+        return _LISTEN_PORTS[0], min(_LISTEN_PORTS[1], _ephemeral_low() - 1)
+    low, _, high = raw.partition("-")
+    try:
+        bounds = int(low), int(high)
+    except ValueError:
+        bounds = (0, 0)
+    if not 1 <= bounds[0] <= bounds[1] <= 65_535:
+        raise StackError(f"{FREE_PORTS_VARIABLE}={raw!r}: expected low-high, 1 <= low <= high")
+    return bounds
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago (for tests running a second stack):
-    below the ephemeral range, and never one this process handed out before (two services of
-    one stack never get the same one)."""
-    high = min(_LISTEN_PORTS[1], _ephemeral_low() - 1)
+    below the ephemeral range (or in ``RUMMY_FREE_PORTS``' range), and never one this process
+    handed out before (two services of one stack never get the same one). Raises StackError
+    for a malformed ``RUMMY_FREE_PORTS``, or one with no port free."""
+    low, high = _listen_ports()
     for _ in range(200):
-        port = _rng.randint(_LISTEN_PORTS[0], high)
+        port = _rng.randint(low, high)
         if port in _handed_out:
             continue
         with socket.socket() as sock:
@@ -140,6 +177,8 @@ def free_port() -> int:
                 continue
         _handed_out.add(port)
         return port
+    if os.environ.get(FREE_PORTS_VARIABLE, "").strip():
+        raise StackError(f"no free port found in {FREE_PORTS_VARIABLE}={low}-{high}")
     with socket.socket() as sock:  # a crowded range: let the kernel choose
         sock.bind((HOST, 0))
         return int(sock.getsockname()[1])
@@ -221,6 +260,8 @@ class StackConfig:
     when this process is gone; off only for a stack to be detached and left running.
     ``tls_dir``: the certificates' folder (``.local/certs``; made on first use): gRPC over
     mutual TLS; None: plaintext.
+    ``kafka_credentials``: a secured broker's (``RUMMY_KAFKA_SECURE=1``) password files and CA:
+    each service connects as its own principal; None: plaintext Kafka.
     """
 
     root: Path
@@ -238,14 +279,16 @@ class StackConfig:
     create_topics: bool = False
     supervised: bool = True
     tls_dir: Path | None = None
+    kafka_credentials: KafkaCredentials | None = None
 
     @classmethod
     def from_env(cls, root: Path | None = None, **overrides: object) -> StackConfig:
         """A config for the checkout ``root`` (default: this one) from the environment:
         ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` (external when both are set),
         the token keys of ``.local/token-keys/`` (made on first use), the services' ports
-        (:func:`stack_ports`), logs in ``.local/logs``. ``overrides`` replace any field.
-        Raises StackError for a malformed port variable."""
+        (:func:`stack_ports`), logs in ``.local/logs``, and with ``RUMMY_KAFKA_SECURE=1`` and
+        the local brokers the secured broker's :func:`local_kafka_credentials`. ``overrides``
+        replace any field. Raises StackError for a malformed port variable."""
         root = root or repository_root()
         kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
         database = os.environ.get("DATABASE_URL") or None
@@ -258,6 +301,11 @@ class StackConfig:
             kafka_bootstrap_servers=kafka if external else None,
             database_url=database if external else None,
             create_topics=True,
+            kafka_credentials=(
+                local_kafka_credentials(root)
+                if os.environ.get(KAFKA_SECURE_VARIABLE) == "1" and not external
+                else None
+            ),
         )
         return replace(config, **overrides)  # type: ignore[arg-type]
 
@@ -304,6 +352,10 @@ class StackConfig:
             env.pop(variable, None)
         if self.tls_dir is not None:
             env.update(cert_files(self.tls_dir).environment(service))
+        for variable in KAFKA_SECURITY_VARIABLES:
+            env.pop(variable, None)
+        if self.kafka_credentials is not None:
+            env.update(self.kafka_credentials.environment(service))
         env.update(self.extra_env)
         if self.supervised:
             env[SUPERVISOR_PID_VARIABLE] = str(os.getpid())
@@ -520,11 +572,11 @@ class Stack:
         ]
 
     def _stack_sh(
-        self, command: str, *, capture: bool = False, script_name: str = "stack"
+        self, command: str, *arguments: str, capture: bool = False, script_name: str = "stack"
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``deploy/local/<script_name>.sh <command>`` for the local brokers (never with
-        external servers in its environment); raise StackError when a command other than
-        ``status`` fails."""
+        """Run ``deploy/local/<script_name>.sh <command> [arguments]`` for the local brokers
+        (never with external servers in its environment); raise StackError when a command other
+        than ``status`` fails."""
         script = self.config.root / "deploy" / "local" / f"{script_name}.sh"
         env = {
             k: v
@@ -532,7 +584,7 @@ class Stack:
             if k not in ("KAFKA_BOOTSTRAP_SERVERS", "DATABASE_URL")
         }
         result = subprocess.run(
-            ["bash", str(script), command],
+            ["bash", str(script), command, *arguments],
             cwd=self.config.root,
             env=env,
             stdout=subprocess.PIPE if capture else None,
@@ -566,6 +618,9 @@ class Stack:
         if os.environ.get(PG_TLS_VARIABLE) == "1":
             printed = self._stack_sh("roles", capture=True, script_name="postgres").stdout
             self._database_roles = json.loads(printed[printed.index("{") :])
+        if self.config.kafka_credentials is not None:
+            # the secured broker's grants for this stack's prefix (kafka.sh made the default's)
+            self._stack_sh("acls", self.topic_prefix, capture=True, script_name="kafka")
 
     @property
     def topic_prefix(self) -> str:
@@ -579,8 +634,13 @@ class Stack:
         """Create the event topics (under ``RUMMY_TOPIC_PREFIX``) once, before any service
         starts: the services then find them in place instead of racing to create them while
         their consumers join their groups."""
+        credentials = self.config.kafka_credentials
+        # On a secured broker as the table (every service may create its deployment's topics).
+        security = credentials.security("table") if credentials is not None else None
         try:
-            with KafkaEventLog(self.kafka_bootstrap_servers, client_id="rummy-stack") as log:
+            with KafkaEventLog(
+                self.kafka_bootstrap_servers, client_id="rummy-stack", security=security
+            ) as log:
                 log.ensure_topics(event_topic_specs(prefix=self.topic_prefix))
         except EventLogError as exc:
             raise StackError(
@@ -692,6 +752,19 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)  # the service and anything it started, nothing else
 
 
+def local_kafka_credentials(root: Path) -> KafkaCredentials:
+    """Where the secured local broker (``RUMMY_KAFKA_SECURE=1 deploy/local/kafka.sh start``) of
+    the checkout ``root`` keeps its users' passwords and its CA: ``<state>/kafka/credentials``
+    (``RUMMY_STATE_DIR``, default ``.local``) and ``<certs>/ca.pem`` (``RUMMY_CERTS_DIR``,
+    default ``.local/certs``), relative paths taken from ``root`` as the scripts run there."""
+    state = os.environ.get("RUMMY_STATE_DIR", "").strip()
+    certs = os.environ.get("RUMMY_CERTS_DIR", "").strip()
+    return KafkaCredentials(
+        (root / state if state else root / ".local") / "kafka" / "credentials",
+        (root / certs if certs else local_certs_dir(root)) / "ca.pem",
+    )
+
+
 def _parse_exports(text: str) -> dict[str, str]:
     """``export NAME=value`` lines (as ``stack.sh env`` prints them, shell-quoted) to a dict."""
     out: dict[str, str] = {}
@@ -721,11 +794,13 @@ def stack_for_tests(
     services: Sequence[str] = SERVICES,
     extra_env: Mapping[str, str] | None = None,
     tls_dir: Path | None = None,
+    kafka_credentials: KafkaCredentials | None = None,
 ) -> Stack:
     """A stack on free ports over the given brokers, with topics under ``topic_prefix`` (so it
     never meets another run's streams) and fresh token keys (in a temporary directory);
     ``extra_env``: more variables of every service (the test suite's variant plug-ins);
-    ``tls_dir``: as :attr:`StackConfig.tls_dir` (None: plaintext)."""
+    ``tls_dir``: as :attr:`StackConfig.tls_dir` (None: plaintext); ``kafka_credentials``: as
+    :attr:`StackConfig.kafka_credentials` (None: plaintext Kafka)."""
     ports = {name: (free_port(), free_port()) for name in services}
     return Stack(
         StackConfig(
@@ -740,6 +815,7 @@ def stack_for_tests(
             extra_env={**(extra_env or {}), "RUMMY_TOPIC_PREFIX": topic_prefix},
             create_topics=True,
             tls_dir=tls_dir,
+            kafka_credentials=kafka_credentials,
         )
     )
 

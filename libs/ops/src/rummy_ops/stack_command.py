@@ -25,6 +25,8 @@ from rummy_ops.stack import (
     shielded_from_interrupts,
 )
 from rummy_ops.supervisor import Supervisor
+from rummy_platform.eventlog import use_kafka_security
+from rummy_platform.eventlog.kafka_acls import OPS_USER
 from rummy_platform.port_check import PORT_IN_USE_STATUS, PortInUse, ensure_free
 from rummy_platform.ports import PROMETHEUS_PORT
 
@@ -71,7 +73,8 @@ def running_stack(
     within :data:`~rummy_ops.reach.REACH_TIMEOUT_S` seconds end it first, exit status 1
     (:class:`~rummy_ops.reach.Unreachable`), nothing started. ``tls``: every gRPC port serves
     mutual TLS with the certificates of ``.local/certs`` (made on first use), and this
-    process's clients present the ``client`` one."""
+    process's clients present the ``client`` one. With ``RUMMY_KAFKA_SECURE=1`` the local
+    broker is the secured one and this process's Kafka clients connect as ``ops``."""
     try:
         # --keep-running: the services must outlive this process, so they are not tied to it.
         config = StackConfig.from_env(
@@ -95,6 +98,10 @@ def running_stack(
             stack.start()
             # after the start: a refused one (a port in use) says one line, its Error, only
             click.echo(tls_line(config.tls_dir), err=True)
+            if config.kafka_credentials is not None:
+                # this command's own readers (the demo's replay) read as the operators' principal
+                use_kafka_security(config.kafka_credentials.security(OPS_USER))
+                click.echo(KAFKA_SECURE_LINE, err=True)
             yield stack
         except PortInUse as error:
             keep_running, status = False, None  # nothing was started: nothing to stop or say
@@ -115,6 +122,10 @@ def running_stack(
                         brokers = " and the brokers" if stack.owns_brokers else ""
                         click.echo(f"stopping the services{brokers}")
                     stack.stop()
+
+
+#: What a start on the secured broker (``RUMMY_KAFKA_SECURE=1``) says of Kafka's security.
+KAFKA_SECURE_LINE = "Kafka over SASL_SSL: each service its own SCRAM principal, ACLs per topic"
 
 
 def tls_option(function: Callable[..., Any]) -> Callable[..., Any]:

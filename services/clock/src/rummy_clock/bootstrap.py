@@ -13,7 +13,7 @@ from rummy_clock.config import ClockSettings
 from rummy_clock.entrypoints import events
 from rummy_clock.entrypoints import grpc as grpc_entrypoint
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
-from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.eventlog import KafkaEventLog, use_kafka_security
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops
@@ -25,6 +25,7 @@ SERVICE = "clock"
 
 def build(settings: ClockSettings) -> ServiceHost:
     """The host with the ClockService servicer and the event loop attached."""
+    use_kafka_security(settings.kafka_security)
     load_variant_plugins(settings, registry.names)
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)

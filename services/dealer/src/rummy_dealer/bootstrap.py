@@ -16,7 +16,7 @@ from rummy_dealer.entrypoints import events
 from rummy_dealer.entrypoints import grpc as grpc_entrypoint
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
-from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.eventlog import KafkaEventLog, use_kafka_security
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
 from rummy_platform.service_main import BackgroundLoops
@@ -29,6 +29,7 @@ TOKEN_TTL_SECONDS = 300
 
 def build(settings: DealerSettings) -> ServiceHost:
     """The host with the servicer and the table-events reactor attached."""
+    use_kafka_security(settings.kafka_security)
     load_variant_plugins(settings, registry.names)
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)

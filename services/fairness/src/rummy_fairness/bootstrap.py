@@ -16,7 +16,7 @@ from rummy_fairness.entrypoints import events
 from rummy_fairness.entrypoints import grpc as grpc_adapter
 from rummy_platform.db import migrate_service, open_pool
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
-from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.eventlog import KafkaEventLog, use_kafka_security
 from rummy_platform.logging import get_logger
 from rummy_platform.outbox import OutboxRelay
 from rummy_platform.plugins import load_variant_plugins
@@ -45,6 +45,7 @@ def seed_source(settings: FairnessSettings) -> SeedSource:
 
 def build(settings: FairnessSettings) -> ServiceHost:
     """The host with the servicer, the table-events reactor and the outbox relay attached."""
+    use_kafka_security(settings.kafka_security)
     load_variant_plugins(settings, registry.names)
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)

@@ -26,7 +26,7 @@ from rummy_ledger.entrypoints import events
 from rummy_ledger.entrypoints import grpc as grpc_adapter
 from rummy_platform.dependencies import kafka_probe, postgres_probe, watch_dependencies
 from rummy_platform.envelope import type_name
-from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.eventlog import KafkaEventLog, use_kafka_security
 from rummy_platform.outbox import OutboxRelay, RelayHook
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
@@ -49,6 +49,7 @@ def build(settings: LedgerSettings) -> ServiceHost:
     """The host with the servicer, the table-events reactor, the outbox relay, the ledger's
     metrics and the watch of its dependencies (health NOT_SERVING while PostgreSQL or Kafka
     does not answer) attached."""
+    use_kafka_security(settings.kafka_security)
     load_variant_plugins(settings, registry.names)
     prefix = settings.topic_prefix
     host = ServiceHost(SERVICE, settings)

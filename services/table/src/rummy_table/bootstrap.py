@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
-from rummy_platform.eventlog import EventLog, GroupCommitMetrics, GroupCommitWriter, Record
+from rummy_platform.eventlog import (
+    EventLog,
+    GroupCommitMetrics,
+    GroupCommitWriter,
+    Record,
+    use_kafka_security,
+)
 from rummy_platform.logging import get_logger
 from rummy_platform.plugins import load_variant_plugins
 from rummy_platform.server import ServiceHost
@@ -124,6 +130,7 @@ def build(settings: TableSettings) -> ServiceHost:
     """The host with the servicer, the input loop, the directory and the hand starter
     attached, once the group granted this instance its first partitions and their tables were
     rebuilt from table-events (or after FIRST_ASSIGNMENT_WAIT_S: it serves what it gets)."""
+    use_kafka_security(settings.kafka_security)
     load_variant_plugins(settings, registry.names)
     bootstrap, prefix = settings.kafka_bootstrap_servers, settings.topic_prefix
     log = table_log.kafka_log(bootstrap)

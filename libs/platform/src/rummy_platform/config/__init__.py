@@ -23,6 +23,8 @@ One module per family of settings, all importable from here:
 - :mod:`~rummy_platform.config.token_lifetimes`: each role's longest token lifetime;
 - :mod:`~rummy_platform.config.rate_limits`: each kind of caller's token bucket;
 - :mod:`~rummy_platform.config.tls`: gRPC TLS (the CA, the process's certificate, insecure);
+- :mod:`~rummy_platform.config.kafka_security`: Kafka's TLS and SASL/SCRAM (protocol, user,
+  password file, CA);
 - :mod:`~rummy_platform.config.network`: ports, the bind address, the brokers' list;
 - :mod:`~rummy_platform.config.process`: log level, topic prefix, plug-ins, supervisor, faults;
 - :mod:`~rummy_platform.config.clock`: the deadlines' clock speed;
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 from rummy_platform.config.base import ConfigError, EnvSettings, setting
 from rummy_platform.config.clock import clock_speed_setting
+from rummy_platform.config.kafka_security import KafkaSecuritySettings
 from rummy_platform.config.network import bindable_host, broker_list
 from rummy_platform.config.process import (
     FAULT_POINT_VARIABLE,
@@ -88,6 +91,7 @@ __all__ = [
     "BucketSpec",
     "ConfigError",
     "EnvSettings",
+    "KafkaSecuritySettings",
     "KafkaServiceSettings",
     "PostgresServiceSettings",
     "ServiceTokenSigningSettings",

@@ -9,6 +9,7 @@ from pydantic import field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from rummy_platform.config.base import setting
+from rummy_platform.config.kafka_security import KafkaSecuritySettings
 from rummy_platform.config.network import bindable_host, broker_list, port_setting
 from rummy_platform.config.process import (
     FAULT_POINT_VARIABLE,
@@ -33,12 +34,12 @@ from rummy_platform.ports import (
 )
 
 
-class Settings(TokenLifetimeSettings, TokenKeySettings, TlsSettings):
-    """What every service process reads: its ports, Kafka, logs, the gRPC pool, the token
-    public keys and lifetimes, the gRPC TLS files, the rate limits, the topic prefix, the variant
-    plug-ins and the supervisor's pid. Each service extends it in ``rummy_<service>/config.py``
-    (setting :attr:`service`); the ports default to :data:`DEFAULT_PORTS` of that service (a
-    process not there must set both).
+class Settings(TokenLifetimeSettings, TokenKeySettings, TlsSettings, KafkaSecuritySettings):
+    """What every service process reads: its ports, Kafka and how it authenticates there, logs,
+    the gRPC pool, the token public keys and lifetimes, the gRPC TLS files, the rate limits, the
+    topic prefix, the variant plug-ins and the supervisor's pid. Each service extends it in
+    ``rummy_<service>/config.py`` (setting :attr:`service`); the ports default to
+    :data:`DEFAULT_PORTS` of that service (a process not there must set both).
 
     Ports are TCP ports (0 asks the OS for a free one); ``shutdown_grace_seconds`` is seconds.
     """

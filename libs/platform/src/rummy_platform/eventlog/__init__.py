@@ -18,6 +18,8 @@ holds every other module to it). Its Kafka modules, one job each:
 - ``kafka_admin``: topics and the brokers' probe (:func:`cluster_probe`);
 - ``kafka_client``: the clients' settings (each departure from kafka-python's defaults,
   measured) and record headers; ``kafka_poll``: the workarounds of group polling;
+- ``kafka_security``: how clients authenticate (:class:`KafkaSecurity`, TLS and SASL/SCRAM,
+  :func:`use_kafka_security`); ``kafka_acls``: the principals' grants on a secured broker;
 - ``partitioner``: :func:`partition_for`, the partition of a stream.
 
 The in-memory fake (``InMemoryEventLog``; ``memory*`` modules) is deterministic: no thread,
@@ -89,6 +91,14 @@ from .kafka_backup import (
 )
 from .kafka_log import KafkaEventLog
 from .kafka_records import PartitionReader, RawRecord, RecordProducer, unstable_partitions
+from .kafka_security import (
+    KAFKA_SECURITY_VARIABLES,
+    KafkaCredentials,
+    KafkaSecurity,
+    ensure_password_file,
+    read_password,
+    use_kafka_security,
+)
 from .memory import InMemoryEventLog
 from .partitioner import partition_for
 
@@ -104,7 +114,10 @@ __all__ = [
     "GroupCommitWriter",
     "GroupConsumer",
     "InMemoryEventLog",
+    "KAFKA_SECURITY_VARIABLES",
+    "KafkaCredentials",
     "KafkaEventLog",
+    "KafkaSecurity",
     "OnAssigned",
     "OnRevoked",
     "PartitionLoader",
@@ -128,10 +141,13 @@ __all__ = [
     "decode_if_used",
     "decode_known",
     "drop_redelivered",
+    "ensure_password_file",
     "export_partition",
     "group_offsets",
     "partition_for",
     "partition_counts",
+    "read_password",
     "set_group_offsets",
     "unstable_partitions",
+    "use_kafka_security",
 ]

@@ -14,6 +14,8 @@ from kafka.admin import ConfigResource, ConfigResourceType
 from rummy_platform.topics import TopicSpec
 
 from .base import TopicDescription, TopicMismatch, UnknownTopic
+from .kafka_client import connection_config
+from .kafka_security import KafkaSecurity
 
 
 def ensure_topics(admin: KafkaAdminClient, specs: Iterable[TopicSpec]) -> None:
@@ -62,12 +64,17 @@ def describe_topic(admin: KafkaAdminClient, name: str) -> TopicDescription:
 
 
 def cluster_probe(
-    bootstrap_servers: str, *, client_id: str = "rummy-probe", timeout_s: float = 3.0
+    bootstrap_servers: str,
+    *,
+    client_id: str = "rummy-probe",
+    timeout_s: float = 3.0,
+    security: KafkaSecurity | None = None,
 ) -> Callable[[], None]:
     """A probe asking the brokers ``host:port[,host:port]`` for the cluster's metadata, each
     request timing out after ``timeout_s`` seconds; it raises what the client raises when they
     do not answer. Its admin client is made on the first call and made again after any failure
-    (a broker restarted or stalled: kafka-python's admin client does not recover by itself)."""
+    (a broker restarted or stalled: kafka-python's admin client does not recover by itself).
+    ``security``: how it authenticates (None: the process's)."""
     lock = threading.Lock()
     admin: list[KafkaAdminClient] = []
 
@@ -77,8 +84,7 @@ def cluster_probe(
                 if not admin:
                     admin.append(
                         KafkaAdminClient(
-                            bootstrap_servers=bootstrap_servers.split(","),
-                            client_id=client_id,
+                            **connection_config(bootstrap_servers, client_id, security),
                             request_timeout_ms=int(timeout_s * 1000),
                             bootstrap_timeout_ms=int(timeout_s * 1000),
                         )

@@ -16,6 +16,7 @@ from kafka.coordinator.assignors.range import RangePartitionAssignor
 from rummy_platform.envelope import Envelope
 
 from .base import EVENT_TYPE_HEADER
+from .kafka_security import KafkaSecurity, security_config
 
 #: The producers' retry backoff (ms). kafka-python 3.0.12's sender sleeps the configured
 #: ``retry_backoff_ms`` (default 100) before every retried transactional request, ignoring the
@@ -113,14 +114,24 @@ def is_fencing(exc: BaseException) -> bool:
     return isinstance(exc, FENCING_ERRORS) or "ProducerFenced" in str(exc)
 
 
-def common_config(bootstrap_servers: str, client_id: str) -> dict[str, Any]:
-    """What every client gets: the brokers ``"host:port[,host:port]"``, its ``client_id`` (in the
-    brokers' logs and metrics) and :data:`CLIENT_RECONNECT`."""
+def connection_config(
+    bootstrap_servers: str, client_id: str, security: KafkaSecurity | None = None
+) -> dict[str, Any]:
+    """How a client reaches the brokers ``"host:port[,host:port]"``: its ``client_id`` (in the
+    brokers' logs and metrics) and its security (``security`` None: the process's, see
+    :func:`~.kafka_security.use_kafka_security`). Every client of the platform starts from it."""
     return {
         "bootstrap_servers": bootstrap_servers.split(","),
         "client_id": client_id,
-        **CLIENT_RECONNECT,
+        **security_config(security),
     }
+
+
+def common_config(
+    bootstrap_servers: str, client_id: str, security: KafkaSecurity | None = None
+) -> dict[str, Any]:
+    """What every event-log client gets: :func:`connection_config` and :data:`CLIENT_RECONNECT`."""
+    return {**connection_config(bootstrap_servers, client_id, security), **CLIENT_RECONNECT}
 
 
 def producer_config(common: dict[str, Any], timeout_s: float) -> dict[str, Any]:

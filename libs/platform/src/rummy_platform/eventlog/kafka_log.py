@@ -62,6 +62,7 @@ from .kafka_client import (
     record_headers,
 )
 from .kafka_group import KafkaGroupConsumer
+from .kafka_security import KafkaSecurity
 from .kafka_writer import KafkaTransactionalWriter
 from .partitioner import partition_for
 
@@ -71,7 +72,9 @@ class KafkaEventLog(EventLog):
 
     ``timeout_s`` bounds each blocking call (acknowledgement, metadata, stream read).
     ``log_skips=False``: a stream read counts the events of unknown payload types it skips
-    without logging them (a command-line reader that reports them itself).
+    without logging them (a command-line reader that reports them itself). ``security``: how
+    its clients authenticate (None: the process's, see
+    :func:`~.kafka_security.use_kafka_security`).
     """
 
     def __init__(
@@ -82,8 +85,10 @@ class KafkaEventLog(EventLog):
         client_id: str = "rummy",
         timeout_s: float = 30.0,
         log_skips: bool = True,
+        security: KafkaSecurity | None = None,
     ) -> None:
         self._log_skips = log_skips
+        self._security = security
         self._bootstrap = bootstrap_servers
         self._registry = registry or event_payloads()
         self._client_id = client_id
@@ -97,7 +102,7 @@ class KafkaEventLog(EventLog):
     # -- clients -------------------------------------------------------------------------------
 
     def _common(self) -> dict[str, Any]:
-        return common_config(self._bootstrap, self._client_id)
+        return common_config(self._bootstrap, self._client_id, self._security)
 
     def producer_config(self) -> dict[str, Any]:
         """The configuration of every producer this log builds (idempotent, acks=all)."""

@@ -23,7 +23,8 @@ from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
 
 from .base import ClosedOnExit, EventLogError, Position
-from .kafka_client import header_type
+from .kafka_client import connection_config, header_type
+from .kafka_security import KafkaSecurity
 
 #: What a :class:`PartitionReader` fetches from one partition at a time by default (bytes).
 FETCH_BYTES = 1024 * 1024
@@ -49,8 +50,9 @@ class PartitionReader(ClosedOnExit):
     ``committed_only``: only records of committed transactions (``read_committed``; else
     ``read_uncommitted``: every record, as a non-transactional writer's topic needs nothing
     more). ``fetch_bytes``: the most fetched (and buffered) from one partition at a time; a
-    larger record is still fetched whole. The client is made on first use; one thread at a time
-    (a lock guards it). Use it as a context manager, or :meth:`close` it.
+    larger record is still fetched whole. ``security``: how it authenticates (None: the
+    process's). The client is made on first use; one thread at a time (a lock guards it). Use it
+    as a context manager, or :meth:`close` it.
     """
 
     def __init__(
@@ -60,10 +62,10 @@ class PartitionReader(ClosedOnExit):
         client_id: str,
         committed_only: bool = True,
         fetch_bytes: int = FETCH_BYTES,
+        security: KafkaSecurity | None = None,
     ) -> None:
         self._config: dict[str, Any] = {
-            "bootstrap_servers": bootstrap_servers.split(","),
-            "client_id": client_id,
+            **connection_config(bootstrap_servers, client_id, security),
             "group_id": None,
             "enable_auto_commit": False,
             "isolation_level": "read_committed" if committed_only else "read_uncommitted",
@@ -191,10 +193,10 @@ class RecordProducer(ClosedOnExit):
         client_id: str,
         compression: str | None = None,
         max_request_bytes: int | None = None,
+        security: KafkaSecurity | None = None,
     ) -> None:
         self._config: dict[str, Any] = {
-            "bootstrap_servers": bootstrap_servers.split(","),
-            "client_id": client_id,
+            **connection_config(bootstrap_servers, client_id, security),
             "acks": "all",
             "linger_ms": 0,
         }
