@@ -64,7 +64,12 @@ AddServicerFn = Callable[[Any, grpc.Server], None]
 #: while more than ``max_pending_requests`` (default 1000) calls wait for the application to
 #: take them; the aio server takes them one at a time on its loop, so a burst of streams (10,000
 #: spectators reconnecting at once: measured with ``bench/throughput.py --watchers 10000``, where
-#: two thirds were CANCELLED) overflows it. The queue stays bounded, only deeper.
+#: two thirds were CANCELLED) overflows it. The queue stays bounded, only deeper. Core also
+#: cancels a call the application has not taken within ``server_max_unrequested_time_in_server``
+#: (default 30 s): 10,000 spectators of 16 played tables (``--watchers 10000 --watch-played``)
+#: arrive faster than a loop busy sending views takes them, and 5,336-6,650 of them ended
+#: CANCELLED that way, unasked (2026-12-04; with 300 s none did). A caller's own deadline, not
+#: the server, decides how long it waits for its stream.
 #: Options of every host: a port another process listens on is never shared (gRPC's default
 #: ``SO_REUSEPORT`` would let a second service on the same port take half its calls, silently).
 BIND_OPTIONS: tuple[tuple[str, int], ...] = (("grpc.so_reuseport", 0),)
@@ -72,6 +77,7 @@ BIND_OPTIONS: tuple[tuple[str, int], ...] = (("grpc.so_reuseport", 0),)
 AIO_SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.server.max_pending_requests", 20_000),
     ("grpc.server.max_pending_requests_hard_limit", 40_000),
+    ("grpc.server_max_unrequested_time_in_server", 300),
 )
 
 _log = get_logger(__name__)
