@@ -11,7 +11,7 @@ its own; these functions only read and append.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -307,28 +307,19 @@ def table_variant(conn: psycopg.Connection, table_id: str) -> str | None:
 
 def add_played(conn: psycopg.Connection, entries: Sequence[PlayedEntry]) -> None:
     """Upsert each entry's row: its net added; its result and end set unless already ended."""
-    for e in entries:
-        conn.execute(
+    with conn.cursor() as cur:
+        cur.executemany(
             """
             INSERT INTO played (account_id, kind, ref_id, table_id, variant, format, result,
                                 net_hundredths, ended_at)
-            VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+            VALUES (%(account_id)s, %(kind)s, %(ref_id)s, %(table_id)s, %(variant)s, %(format)s,
+                    %(result)s, %(net_hundredths)s, %(ended_at)s)
             ON CONFLICT (kind, table_id, ref_id, account_id) DO UPDATE SET
                 net_hundredths = played.net_hundredths + EXCLUDED.net_hundredths,
                 result = coalesce(played.result, EXCLUDED.result),
                 ended_at = coalesce(played.ended_at, EXCLUDED.ended_at)
             """,
-            (
-                e.account_id,
-                e.kind,
-                e.ref_id,
-                e.table_id,
-                e.variant,
-                e.format,
-                e.result,
-                e.net_hundredths,
-                e.ended_at,
-            ),
+            [asdict(e) for e in entries],
         )
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -475,18 +475,7 @@ class _History(_Repository, History):
         self, account_id: str, limit: int, before: tuple[datetime, int] | None
     ) -> list[PlayedRow]:
         rows = [
-            PlayedRow(
-                self._state.played_ids[key],
-                e.account_id,
-                e.kind,
-                e.ref_id,
-                e.table_id,
-                e.variant,
-                e.format,
-                e.result or "",
-                e.net_hundredths,
-                e.ended_at,
-            )
+            PlayedRow(id=self._state.played_ids[key], **asdict(replace(e, result=e.result or "")))
             for key, e in self._state.played.items()
             if e.account_id == account_id and e.ended_at is not None
         ]
