@@ -6,23 +6,19 @@ is the game's stakes; the table rebuilt from its stream is the same."""
 
 from __future__ import annotations
 
-import hashlib
-
 import table_calls
 from match_world import hold_money, last, match_payloads, next_step, seat_all
 from test_table_service import table_events
 from test_table_snapshot import fold, table_records
 from world import World
 
-from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
-from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_game import stream_payloads
-from rummy_platform.topics import CLOCK_EVENTS, DEALER_EVENTS, FAIRNESS_EVENTS
+from rummy_platform.topics import DEALER_EVENTS
 from rummy_rules.cards import parse_card
 from rummy_table.adapters import snapshot
 from toy_variant import TOY_NAME, toy_pb2
@@ -51,13 +47,7 @@ def _prepare(world: World, table_id: str, hand_id: str, low: int) -> None:
     """Fairness's commitment, the seed window closed and the dealer's deal: seat ``low`` holds
     A-5 of hearts (15 points), the other the five highest spades (50), the seven of clubs is the
     upcard."""
-    commitment = hashlib.sha256(b"toy server seed").digest()
-    world.feed(
-        FAIRNESS_EVENTS,
-        table_id,
-        fairness_pb.SeedCommitted(hand_id=hand_id, commitment_sha256=commitment),
-    )
-    world.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
+    world.lock_seeds(table_id, hand_id, b"toy server seed")
     table = world.app.projection.tables[table_id]
     assert table.ctx is not None
     shoe = table.ctx.shoe

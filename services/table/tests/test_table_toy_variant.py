@@ -5,7 +5,6 @@ replayed from that stream through ``rummy_game`` to the same state."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import subprocess
 import time
@@ -21,11 +20,10 @@ from google.protobuf import any_pb2
 from google.protobuf.message import Message
 from prometheus_client import CollectorRegistry
 from served_table import stub
+from world import lock_seeds
 
-from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
-from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
@@ -37,9 +35,7 @@ from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog, TopicPartition
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import (
-    CLOCK_EVENTS,
     DEALER_EVENTS,
-    FAIRNESS_EVENTS,
     TABLE_EVENTS,
     event_topic_specs,
 )
@@ -200,13 +196,7 @@ def test_a_toy_table_plays_a_hand_through_play_to_its_end_and_replays_to_the_sam
     }
     world.clock[0] += 1_000
     (hand_id,) = world.app.tick()
-    commitment = hashlib.sha256(b"toy server seed").digest()
-    world.feed(
-        FAIRNESS_EVENTS,
-        table_id,
-        fairness_pb.SeedCommitted(hand_id=hand_id, commitment_sha256=commitment),
-    )
-    world.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
+    lock_seeds(world, table_id, hand_id, b"toy server seed")
     _deal(world, table_id, hand_id, low_seat=seats["alice"])
 
     # Turn 1: the seat on turn draws and discards the card it drew (the generic commands).
