@@ -14,33 +14,26 @@ from rummy_rules.commands import (
     RecordStakeReserved,
     StartHand,
 )
-from rummy_rules.events import Event, SeatAccount
+from rummy_rules.events import SeatAccount
 from rummy_rules.rules import RuleSet
 from rummy_rules.rummy500.play import Rummy500Play, start
 from rummy_rules.rummy500.rules import rummy500_rule_set
 from rummy_rules.rummy500.variant import RUMMY500, Rummy500State
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
+from rummy_testing.variant_play import VariantPlay
 
 T0 = 1_700_000_000_000
 
 
-class Round:
+class Round(VariantPlay[Rummy500State]):
     """A round through ``RUMMY500``: ``run`` decides and applies, ``events`` is the log."""
 
     def __init__(self, rule_set: RuleSet | None = None, seats: int = 3, dealer: int = 0) -> None:
         self.rule_set = rule_set or rummy500_rule_set(seats)
         self.seat_nos = tuple(range(seats))
         self.dealer = dealer
-        self.state: Rummy500State = RUMMY500.initial_state()
-        self.events: list[Event] = []
+        super().__init__(RUMMY500)
         self.now = T0
-
-    def run(self, command: object) -> tuple[Event, ...]:
-        new = RUMMY500.decide(self.state, command)  # type: ignore[arg-type]
-        for e in new:
-            self.state = RUMMY500.apply(self.state, e)
-        self.events.extend(new)
-        return new
 
     def _prepare(self) -> None:
         self.run(
