@@ -19,8 +19,8 @@ from rummy_rules.rules import RuleSet
 from rummy_rules.rummy500.play import Rummy500Play, start
 from rummy_rules.rummy500.rules import rummy500_rule_set
 from rummy_rules.rummy500.variant import RUMMY500, Rummy500State
-from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
-from rummy_testing.variant_play import VariantPlay
+from rummy_rules.shuffle import SeatHand, ShuffleInputs
+from rummy_testing.variant_play import VariantPlay, shuffled_deal
 
 T0 = 1_700_000_000_000
 
@@ -54,23 +54,8 @@ class Round(VariantPlay[Rummy500State]):
     def deal_seeded(self, server_seed: bytes = b"s" * 32) -> None:
         self._prepare()
         inputs = ShuffleInputs.of(server_seed, "r500-1", {s: b"" for s in self.seat_nos})
-        dealt = deal(
-            inputs,
-            self.rule_set.shoe,
-            self.seat_nos,
-            self.dealer,
-            self.rule_set.hand_size,
-            self.rule_set.layout.shape,
-        )
-        assert dealt.first_open is not None
         self.run(
-            Deal(
-                hands=dealt.hands,
-                wild_cut=None,
-                first_open=dealt.first_open,
-                stock=dealt.stock,
-                at_ms=self.now,
-            )
+            shuffled_deal(RUMMY500, self.rule_set, inputs, self.seat_nos, self.dealer, self.now)
         )
 
     def deal_script(

@@ -47,7 +47,7 @@ from rummy_rules.gin.rules import GIN_SHOE, GinOptions, gin_rule_set
 from rummy_rules.gin.variant import GIN, GinPhase, GinState
 from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.shuffle import ShuffleInputs, deal
-from rummy_testing.variant_play import VariantPlay
+from rummy_testing.variant_play import VariantPlay, shuffled_deal
 
 T0 = 1_700_000_000_000
 
@@ -78,24 +78,8 @@ class Hand(VariantPlay[GinState]):
         self.run(TurnTimeout(turn_no=0, at_ms=self.now + 3000))
         assert self.state.phase is GinPhase.AWAITING_DEAL
         seeds = {s.seat: bytes.fromhex(s.seed_hex) for s in self.state.seeds}
-        dealt = deal(
-            ShuffleInputs.of(server_seed, "gin-1", seeds),
-            GIN_SHOE,
-            self.seat_nos,
-            self.dealer,
-            10,
-            GinOptions.deal_shape,
-        )
-        assert dealt.first_open is not None
-        self.run(
-            Deal(
-                hands=dealt.hands,
-                wild_cut=None,
-                first_open=dealt.first_open,
-                stock=dealt.stock,
-                at_ms=self.now,
-            )
-        )
+        inputs = ShuffleInputs.of(server_seed, "gin-1", seeds)
+        self.run(shuffled_deal(GIN, self.rule_set, inputs, self.seat_nos, self.dealer, self.now))
 
 
 def _cards_in_play(state: GinState) -> list[Card]:
