@@ -22,6 +22,7 @@ from psycopg_pool import ConnectionPool
 
 from rummy_ledger.application.ports import (
     BalanceRow,
+    JournalEntry,
     OutboxRow,
     PlayedEntry,
     PlayedRow,
@@ -146,17 +147,7 @@ def insert_transaction(conn: psycopg.Connection, transaction: JournalTransaction
             "INSERT INTO journal_entries "
             "(transaction_id, account_id, amount, line_kind, seat, points) "
             "VALUES (%s, %s, %s, %s, %s, %s)",
-            [
-                (
-                    transaction.id,
-                    p.account_id,
-                    p.amount_hundredths,
-                    p.line_kind.value,
-                    p.seat,
-                    p.points,
-                )
-                for p in transaction.in_posting_order()
-            ],
+            [JournalEntry.of(transaction.id, p) for p in transaction.in_posting_order()],
         )
 
 
