@@ -13,13 +13,9 @@ from test_table_snapshot import fold, table_records
 from world import World
 
 from rummy.common.v1 import cards_pb2
-from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_payloads
-from rummy_platform.topics import DEALER_EVENTS
-from rummy_rules.cards import parse_card
 from rummy_table.adapters import snapshot
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.wire import register_toy
@@ -48,30 +44,8 @@ def _prepare(world: World, table_id: str, hand_id: str, low: int) -> None:
     A-5 of hearts (15 points), the other the five highest spades (50), the seven of clubs is the
     upcard."""
     world.lock_seeds(table_id, hand_id, b"toy server seed")
-    table = world.app.projection.tables[table_id]
-    assert table.ctx is not None
-    shoe = table.ctx.shoe
-    hands = {
-        low: [parse_card(f) for f in ("AH", "2H", "3H", "4H", "5H")],
-        1 - low: [parse_card(f) for f in ("KS", "QS", "JS", "10S", "9S")],
-    }
-    upcard = parse_card("7C")
-    stock = [c for c in shoe.cards if c not in {*hands[0], *hands[1], upcard}]
-    world.feed(
-        DEALER_EVENTS,
-        table_id,
-        dealer_pb.HandDealt(
-            hand_id=hand_id,
-            hands=[
-                dealer_pb.SeatHand(
-                    seat=s, cards=[stream_payloads.card_to_pb(c, shoe) for c in cards]
-                )
-                for s, cards in sorted(hands.items())
-            ],
-            first_open=stream_payloads.card_to_pb(upcard, shoe),
-            stock=[stream_payloads.card_to_pb(c, shoe) for c in stock],
-        ),
-    )
+    hands = {low: "AH 2H 3H 4H 5H", 1 - low: "KS QS JS 10S 9S"}
+    world.deal(table_id, hand_id, (hands, "", "7C", ""))
 
 
 def _play(world: World, table_id: str, ending: str, winner: int = 0) -> pb.HandEnded:

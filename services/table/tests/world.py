@@ -233,7 +233,7 @@ class World:
         table = self.app.projection.tables[table_id]
         assert table.ctx is not None
         if fixed is not None:
-            dealt = hand_dealt(hand_id, _fixed_deal(table.ctx.shoe, *fixed), table.ctx.shoe)
+            dealt = hand_dealt(hand_id, fixed_deal(table.ctx.shoe, *fixed), table.ctx.shoe)
         else:
             locks = [
                 r.envelope.payload
@@ -262,9 +262,11 @@ def hand_dealt(hand_id: str, dealt: ShuffleDeal, shoe: Shoe) -> dealer_pb.HandDe
     )
 
 
-def _fixed_deal(
+def fixed_deal(
     shoe: Shoe, hands: dict[int, str], cut: str, first_open: str, stock_top: str
 ) -> ShuffleDeal:
+    """A deal of ``shoe`` as given (see :meth:`World.prepare_fixed`): the stock is
+    ``stock_top`` then the rest of the shoe in its order."""
     remaining = list(shoe.cards)
 
     def take(text: str) -> tuple[Card, ...]:
