@@ -28,6 +28,7 @@ from rummy_rules.formats import (
 )
 from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSetError
+from rummy_testing.match_options import GIN_SCORING, gin_game_to
 
 T0 = 1_700_000_000_123
 REGISTRY = event_payloads()
@@ -459,20 +460,8 @@ def _sheet(sheet: mpb.ScoreSheet) -> tuple[object, ...]:
     return sheet.number, sheet.running, winner, seats
 
 
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
-
-
 def test_the_view_of_a_gin_game_shows_its_score_sheet_with_boxes_and_the_game_bonus() -> None:
-    options = mpb.MatchOptions(
-        game_to=mpb.GameToOptions(
-            target=100,
-            games=1,
-            point_value_hundredths=10,
-            max_game_points=300,
-            missed_turns_lose_game=True,
-            scoring=GIN_SCORING,
-        )
-    )
+    options = gin_game_to(target=100, games=1, point_value_hundredths=10, max_game_points=300)
     fmt = mw.format_from_pb(options, 500)
     # ann 30, a wall, ann 40, bob 20, ann 35: ann 105 from 3 hands, bob 20 from 1.
     running, _ = _played(fmt, [(0, 30), (None, 0), (0, 40), (1, 20)])

@@ -31,21 +31,12 @@ from rummy_rules.formats import MatchState, deal_result
 from rummy_rules.formats import messages as fm
 from rummy_rules.formats.money import MatchSettlement
 from rummy_rules.indian.rules import IndianShoes, bombay_baazi
+from rummy_testing.match_options import GIN_SCORING, gin_game_to
 
 SEATS = {0: "acct-ann", 1: "acct-bob"}
 COMMISSION_BPS = 1000
 MATCH_ID = "match-g"
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
-GAME_TO = mpb.MatchOptions(
-    game_to=mpb.GameToOptions(
-        target=50,
-        games=2,
-        point_value_hundredths=10,
-        max_game_points=200,
-        missed_turns_lose_game=True,
-        scoring=GIN_SCORING,
-    )
-)
+GAME_TO = gin_game_to(target=50, games=2, point_value_hundredths=10, max_game_points=200)
 HOLLYWOOD = mpb.MatchOptions(
     hollywood=mpb.HollywoodOptions(
         target=40, point_value_hundredths=10, max_game_points=100, scoring=GIN_SCORING

@@ -17,11 +17,11 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_table.adapters import snapshot
+from rummy_testing.match_options import GIN_SCORING, gin_game_to
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.wire import register_toy
 
 #: Gin's game-end scoring (docs/rules/formats.md#game-end-scoring), as the gin bundle declares it.
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
 
 
 def _open(world: World, match: mpb.MatchOptions) -> str:
@@ -101,16 +101,7 @@ def _dealers(world: World, table_id: str) -> list[int]:
 
 def test_after_a_wall_the_same_dealer_deals_again_and_the_game_scores_its_bonus_and_boxes() -> None:
     world = World()
-    options = mpb.MatchOptions(
-        game_to=mpb.GameToOptions(
-            target=50,
-            games=1,
-            point_value_hundredths=1,
-            max_game_points=400,
-            missed_turns_lose_game=True,
-            scoring=GIN_SCORING,
-        )
-    )
+    options = gin_game_to(target=50, games=1, point_value_hundredths=1, max_game_points=400)
     table_id = _open(world, options)
     (summary,) = table_calls.list_tables(world.app)
     assert summary.match_format == "game-to-50"
