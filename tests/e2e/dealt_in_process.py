@@ -16,7 +16,8 @@ from rummy_game import proof
 from rummy_rules import commands as cmd
 from rummy_rules.events import SeatAccount
 from rummy_rules.rules import RuleSet
-from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_rules.shuffle import ShuffleInputs
+from rummy_testing.variant_play import shuffled_deal
 
 Bundle = dict[str, Any]
 #: The first command's time (ms since the epoch); each command is stamped a millisecond later.
@@ -53,19 +54,10 @@ def start_and_deal(
     run(cmd.RecordSeedCommitment(commitment=hashlib.sha256(server_seed).hexdigest(), at_ms=at()))
     for seat, seed in seeds.items():
         run(cmd.ContributeClientSeed(seat=seat, seed_hex=seed.hex(), at_ms=at()))
-    layout = variant.deal_layout(rules)
     inputs = ShuffleInputs(server_seed, hand_id, tuple((s, seeds[s]) for s in seats))
-    dealt = deal(inputs, layout.shoe, seats, dealer, layout.hand_size, layout.shape)
-    assert dealt.first_open is not None and dealt.wild_cut is None
-    run(
-        cmd.Deal(
-            hands=dealt.hands,
-            wild_cut=None,
-            first_open=dealt.first_open,
-            stock=dealt.stock,
-            at_ms=at(),
-        )
-    )
+    dealt = shuffled_deal(variant, rules, inputs, seats, dealer, at())
+    assert dealt.wild_cut is None
+    run(dealt)
 
 
 class InProcessHand:

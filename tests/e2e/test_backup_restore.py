@@ -148,29 +148,12 @@ def test_a_backup_of_a_running_demo_restores_into_fresh_brokers_and_plays_on(
 
     with OwnBrokers(tmp_path / "restored") as target:
         bootstrap, target_db = target.start_kafka(), target.start_postgres()
-        restored = _rummy(
-            "restore",
-            str(archive),
-            "--bootstrap",
-            bootstrap,
-            "--database-url",
-            target_db,
-            "--key-file",
-            str(key),
-        )
+        target_args = ("--bootstrap", bootstrap, "--database-url", target_db)
+        restore = ("restore", str(archive), *target_args, "--key-file", str(key))
+        restored = _rummy(*restore)
         print(f"[{time.monotonic() - t0:.0f} s] {restored.stdout.strip()}")
         # A second restore into the same target is refused, naming why; nothing changes.
-        again = _rummy(
-            "restore",
-            str(archive),
-            "--bootstrap",
-            bootstrap,
-            "--database-url",
-            target_db,
-            "--key-file",
-            str(key),
-            check=False,
-        )
+        again = _rummy(*restore, check=False)
         assert again.returncode == 1 and "not empty" in again.stderr, again.stderr
 
         started, over, revealed = _hands(bootstrap, prefix)

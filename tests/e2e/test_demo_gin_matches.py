@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from rummy_ops.demo import DemoOptions, play
+from rummy_ops.demo import DemoOptions
 from rummy_ops.demo.plans import games, tables_of
 from rummy_ops.demo.report import sheet_lines, summary
 from rummy_ops.demo.verify import replay_verdict
+from rummy_testing.demo_runs import ended_match
 from rummy_testing.stacks import RunningStack
 
 GRANT = 500_00
@@ -39,13 +40,7 @@ def test_a_gin_demo_table_plays_its_match_to_the_end_settles_by_its_format_and_r
         mischief=0.0,  # no timeouts: every hand is won by a knock, gin or undercut
         timeout_seconds=300,
     )
-    report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
-    table_id = report.tables.get(plan.name, "")
-    assert report.finished, report.stopped_because + "\n" + rummy_stack.log_tails(naming=[table_id])
-    assert not report.bot_errors, report.bot_errors[:3]
-    (record,) = report.matches
-    view = record.view
-    assert view.WhichOneof("result") == "ended", view
+    report, view = ended_match(rummy_stack, options, plan.name)
     (winner,) = view.ended.winners
 
     # The hands as recorded: who won each, and what it scored (the loser's points).

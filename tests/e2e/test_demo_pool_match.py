@@ -6,9 +6,10 @@ every bot's balance moved by exactly its line of the settlement."""
 
 from __future__ import annotations
 
-from rummy_ops.demo import DemoOptions, play
+from rummy_ops.demo import DemoOptions
 from rummy_ops.demo.plans import games, tables_of
 from rummy_ops.demo.verify import replay_verdict
+from rummy_testing.demo_runs import ended_match
 from rummy_testing.stacks import RunningStack
 
 GRANT = 500_00
@@ -27,14 +28,7 @@ def test_the_demos_pool_101_table_plays_its_match_to_the_end_and_replays_clean(
         grant_hundredths=GRANT,
         timeout_seconds=300,
     )
-    report = play(rummy_stack.endpoints, options, echo=lambda _line: None, progress=False)
-    table_id = report.tables.get(plan.name, "")
-    assert report.finished, report.stopped_because + "\n" + rummy_stack.log_tails(naming=[table_id])
-    assert not report.bot_errors, report.bot_errors[:3]
-
-    (record,) = report.matches
-    view = record.view
-    assert view.WhichOneof("result") == "ended", view
+    report, view = ended_match(rummy_stack, options, plan.name)
     settlement = view.ended.settlement
     (winner,) = view.ended.winners  # a pool without split: the last seat left
     # The pool is every entry held: one per seat and one per rejoin, 10.00 each.

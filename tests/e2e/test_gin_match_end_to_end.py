@@ -46,6 +46,7 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.topics import TABLE_EVENTS
 from rummy_testing.demo_runs import replay_once_settled
+from rummy_testing.match_options import GIN_SCORING, gin_game_to
 from rummy_testing.players import Operator, Player, Table, next_hand, operator_for
 from rummy_testing.stacks import RunningStack, running_stack
 
@@ -54,7 +55,6 @@ HOUSE = "house:commission"
 #: Table seconds (the e2e clock runs 10x): a 60 s turn and seed window, so a loaded machine
 #: never times a planned turn out; 1 s between hands.
 TURN_SECONDS, SEED_WINDOW_SECONDS, START_DELAY_SECONDS = 600, 600, 10
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
 A, B = 0, 1
 
 
@@ -167,16 +167,7 @@ def test_a_gin_match_of_two_games_to_100_with_every_ending_its_boxes_and_a_shuto
 ) -> None:
     # Two games to 100, 10 hundredths a game point, cap 200 game points (2,000 held from each
     # seat at each game's start), commission 10%; gin's game-end scoring 100 / 200 / 25.
-    options = mpb.MatchOptions(
-        game_to=mpb.GameToOptions(
-            target=100,
-            games=2,
-            point_value_hundredths=10,
-            max_game_points=200,
-            missed_turns_lose_game=True,
-            scoring=GIN_SCORING,
-        )
-    )
+    options = gin_game_to(target=100, games=2, point_value_hundredths=10, max_game_points=200)
     grant = 5000
     table = Table(ops, keyed_stack.endpoints.table, 2, 0, 1000, gin_rules(), options)
     house_before = ops.balance(HOUSE).balance_hundredths
@@ -261,16 +252,7 @@ def test_an_oklahoma_hand_with_a_spade_upcard_has_its_knock_limit_and_doubles(
 ) -> None:
     # Oklahoma Gin, one game to 100, 10 hundredths a point, cap 400, commission 10%. The deal
     # is chosen with the 7 of spades as the upcard: the knock limit is 7 and the hand doubles.
-    options = mpb.MatchOptions(
-        game_to=mpb.GameToOptions(
-            target=100,
-            games=1,
-            point_value_hundredths=10,
-            max_game_points=400,
-            missed_turns_lose_game=True,
-            scoring=GIN_SCORING,
-        )
-    )
+    options = gin_game_to(target=100, games=1, point_value_hundredths=10, max_game_points=400)
     seven_of_spades = 3 * 13 + 6
     table = Table(ops, keyed_stack.endpoints.table, 2, 0, 1000, gin_rules(oklahoma=True), options)
     house_before = ops.balance(HOUSE).balance_hundredths

@@ -22,11 +22,11 @@ from rummy.common.v1 import cards_pb2
 from rummy.gin.v1 import events_pb2 as gpb
 from rummy.gin.v1 import rules_pb2 as gin_rules_pb
 from rummy.gin.v1 import view_pb2 as gin_view_pb
-from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_rules.cards import Card
 from rummy_rules.gin.arrangement import best_arrangement, card_value
 from rummy_rules.gin.rules import GIN_SHOE
+from rummy_testing.match_options import gin_game_to
 from rummy_testing.players import STOCK, Operator, Player, Table, cards_in, rule_set
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
@@ -244,15 +244,8 @@ def test_a_gin_seat_that_stops_acting_is_played_by_the_clock_and_loses_the_game_
     operator: Operator, rummy_stack: RunningStack
 ) -> None:
     cap, point_value, bps = 40, 3, 1000
-    options = mpb.MatchOptions(
-        game_to=mpb.GameToOptions(
-            target=100,
-            games=1,
-            point_value_hundredths=point_value,
-            max_game_points=cap,
-            missed_turns_lose_game=True,
-            scoring=mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25),
-        )
+    options = gin_game_to(
+        target=100, games=1, point_value_hundredths=point_value, max_game_points=cap
     )
     table = Table(operator, rummy_stack.endpoints.table, 2, 0, bps, gin_rules(40), options)
     # Each seat holds exactly one game's stake (cap x point value): the next match, which the

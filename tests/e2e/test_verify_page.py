@@ -53,6 +53,7 @@ from rummy_testing.players import (
     seed_and_wait_for_play,
 )
 from rummy_testing.tools import required_executable
+from rummy_testing.variant_play import shuffled_deal
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "web" / "verify" / "index.html"
@@ -703,21 +704,13 @@ def toy_bundle() -> Bundle:
     for seat, seed in seeds.items():
         run(cmd.ContributeClientSeed(seat=seat, seed_hex=seed.hex(), at_ms=t0 + 2))
     run(cmd.TurnTimeout(turn_no=0, at_ms=t0 + 3))
-    layout = variant.deal_layout(rules)
     inputs = ShuffleInputs(
         TOY_SERVER_SEED, "toy-hand-1", tuple((s, seeds.get(s, b"")) for s in seats)
     )
-    dealt = deal(inputs, layout.shoe, seats, dealer, layout.hand_size, layout.shape)
-    assert dealt.first_open is not None  # the toy's deal turns up the first open card
-    run(
-        cmd.Deal(
-            hands=dealt.hands,
-            wild_cut=None,
-            first_open=dealt.first_open,
-            stock=dealt.stock,
-            at_ms=t0 + 4,
-        )
-    )
+    # the toy's deal turns up the first open card and cuts no wild card
+    dealt = shuffled_deal(variant, rules, inputs, seats, dealer, t0 + 4)
+    assert dealt.wild_cut is None
+    run(dealt)
     for turn in (1, 2):  # two turns draw from the stock and discard what they drew
         seat = state.turn_seat
         run(cmd.DrawFromStock(seat=seat, turn_no=turn, at_ms=t0 + 10 * turn))

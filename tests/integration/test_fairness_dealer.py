@@ -21,7 +21,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
 import grpc
 import psycopg
@@ -35,7 +34,7 @@ from rummy.fairness.v1 import fairness_service_pb2 as fairness_pb
 from rummy.fairness.v1 import fairness_service_pb2_grpc as fairness_grpc
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_platform.auth import Role, authorized_channel
-from rummy_platform.envelope import Envelope, has_payload
+from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import (
     DEALER_EVENTS,
@@ -47,6 +46,7 @@ from rummy_rules.deck import Shoe
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal, reshuffle
 from rummy_testing import events
 from rummy_testing.service_process import (
+    EVENT_TIMEOUT_S,
     START_TIMEOUT_S,
     IsolatedRun,
     ServiceProcess,
@@ -60,9 +60,7 @@ from rummy_testing.waiting import wait_for_count
 #: slow: fairness and dealer processes (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
-M = TypeVar("M", bound=Message)  # the payload type a helper waits for
 RULES_VERSION = "indian13-points/1"
-EVENT_TIMEOUT_S = 60.0
 
 
 # -- processes ------------------------------------------------------------------------------------
@@ -153,23 +151,6 @@ def seeds_locked(table_id: str, hand_id: str, commitment: bytes) -> Envelope:
     )
 
 
-def wait_for(
-    stack: Stack, topic: str, table_id: str, payload_type: type[M], count: int = 1
-) -> list[Envelope[M]]:
-    """The events of ``payload_type`` in the table's stream of ``topic`` once there are at least
-    ``count`` of them (AssertionError after EVENT_TIMEOUT_S)."""
-    return wait_for_count(
-        f"{payload_type.__name__} in {topic} for {table_id}",
-        lambda: [
-            r.envelope
-            for r in stack.log.read_stream(stack.prefix + topic, table_id)
-            if has_payload(r.envelope, payload_type)
-        ],
-        count,
-        EVENT_TIMEOUT_S,
-    )
-
-
 def new_ids() -> tuple[str, str]:
     return f"table-{uuid.uuid4().hex[:8]}", str(uuid.uuid4())
 
@@ -182,7 +163,7 @@ def test_commitment_comes_before_the_deal_and_the_revealed_seed_recomputes_the_p
 ) -> None:
     table_id, hand_id = new_ids()
     stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
-    [committed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    [committed] = stack.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
     commitment = committed.payload.commitment_sha256
     assert committed.payload.hand_id == hand_id and len(commitment) == 32
     assert (committed.rules_version, committed.shuffle_version) == (RULES_VERSION, SHUFFLE_VERSION)
@@ -190,14 +171,14 @@ def test_commitment_comes_before_the_deal_and_the_revealed_seed_recomputes_the_p
 
     locked = seeds_locked(table_id, hand_id, commitment)
     stack.log.append(stack.prefix + TABLE_EVENTS, locked)
-    [dealt] = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+    [dealt] = stack.wait_for(DEALER_EVENTS, table_id, dealer_events.HandDealt)
     assert dealt.causation_id == locked.event_id
     assert dealt.occurred_at >= committed.occurred_at
     assert dealt.shuffle_version == SHUFFLE_VERSION and dealt.rules_version == RULES_VERSION
 
     ended = table_event(table_id, 3, table_events.HandAborted(hand_id=hand_id, reason="test over"))
     stack.log.append(stack.prefix + TABLE_EVENTS, ended)
-    [revealed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
+    [revealed] = stack.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
     seed = revealed.payload.server_seed
     assert hashlib.sha256(seed).digest() == commitment == revealed.payload.commitment_sha256
     assert [e.stream_version for e in (committed, revealed)] == [1, 2]
@@ -240,10 +221,10 @@ def test_a_stock_exhausted_is_reshuffled_from_the_numbered_sub_stream_of_the_rev
 ) -> None:
     table_id, hand_id = new_ids()
     stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
-    [committed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    [committed] = stack.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
     lock = seeds_locked(table_id, hand_id, committed.payload.commitment_sha256)
     stack.log.append(stack.prefix + TABLE_EVENTS, lock)
-    [dealt] = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+    [dealt] = stack.wait_for(DEALER_EVENTS, table_id, dealer_events.HandDealt)
 
     # Pretend the stock ran out twice: the pile is some dealt-out stock cards, its top kept.
     stock = list(dealt.payload.stock)
@@ -258,13 +239,13 @@ def test_a_stock_exhausted_is_reshuffled_from_the_numbered_sub_stream_of_the_rev
             shoe=SHOE,
         )
         stack.log.append(stack.prefix + TABLE_EVENTS, table_event(table_id, 2 + number, exhausted))
-    reshuffles = wait_for(stack, DEALER_EVENTS, table_id, dealer_events.StockReshuffled, count=2)
+    reshuffles = stack.wait_for(DEALER_EVENTS, table_id, dealer_events.StockReshuffled, count=2)
 
     stack.log.append(
         stack.prefix + TABLE_EVENTS,
         table_event(table_id, 5, table_events.HandAborted(hand_id=hand_id, reason="x")),
     )
-    [revealed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
+    [revealed] = stack.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedRevealed)
     inputs = ShuffleInputs.of(revealed.payload.server_seed, hand_id, CLIENT_SEEDS)
     shoe = Shoe(decks=2, printed_jokers=2)
     for event, (number, pile) in zip(reshuffles, enumerate(piles, start=1), strict=True):
@@ -281,7 +262,7 @@ def test_before_the_reveal_the_proof_holds_only_the_commitment_and_a_player_cann
 ) -> None:
     table_id, hand_id = new_ids()
     stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
-    [committed] = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    [committed] = stack.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
 
     proof = fairness_stub(fairness, Role.PLAYER).GetProof(
         fairness_pb.GetProofRequest(hand_id=hand_id), timeout=10
@@ -320,9 +301,9 @@ def test_a_redelivered_hand_started_gives_one_commitment(
     _, marker_hand = new_ids()  # a later hand on the same table shows the three were handled
     stack.log.append(stack.prefix + TABLE_EVENTS, hand_started(table_id, marker_hand))
 
-    wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted, count=2)
+    stack.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted, count=2)
     time.sleep(1.0)  # room for a wrongly repeated commitment to be published
-    commitments = wait_for(stack, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+    commitments = stack.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
     assert sorted(e.payload.hand_id for e in commitments) == sorted([hand_id, marker_hand])
 
 
@@ -375,7 +356,7 @@ def crash_and_restart(
             1,
             EVENT_TIMEOUT_S,
         )
-        published = wait_for(own, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
+        published = own.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted)
     finally:
         restarted.stop()
     expected_copies = 2 if fault_point == "outbox-after-append" else 1
@@ -401,14 +382,14 @@ def test_a_dealer_killed_and_restarted_deals_each_locked_hand_exactly_once(
                 own.log.append(own.prefix + TABLE_EVENTS, hand_started(table_id, hand_id))
             commitments = {
                 e.payload.hand_id: e.payload.commitment_sha256
-                for e in wait_for(own, FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted, 2)
+                for e in own.wait_for(FAIRNESS_EVENTS, table_id, fairness_events.SeedCommitted, 2)
             }
 
             first = start_service("rummy_dealer", env)
             own.log.append(
                 own.prefix + TABLE_EVENTS, seeds_locked(table_id, hands[0], commitments[hands[0]])
             )
-            wait_for(own, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+            own.wait_for(DEALER_EVENTS, table_id, dealer_events.HandDealt)
             first.process.kill()
             first.process.wait(10)
 
@@ -417,9 +398,9 @@ def test_a_dealer_killed_and_restarted_deals_each_locked_hand_exactly_once(
             )
             second = start_service("rummy_dealer", env)
             try:
-                wait_for(own, DEALER_EVENTS, table_id, dealer_events.HandDealt, count=2)
+                own.wait_for(DEALER_EVENTS, table_id, dealer_events.HandDealt, count=2)
                 time.sleep(2.0)  # room for a wrong second deal of the first hand
-                dealt = wait_for(own, DEALER_EVENTS, table_id, dealer_events.HandDealt)
+                dealt = own.wait_for(DEALER_EVENTS, table_id, dealer_events.HandDealt)
             finally:
                 second.stop()
         finally:

@@ -27,7 +27,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TypeVar
 
 import grpc
 import psycopg
@@ -42,7 +41,7 @@ from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_game.match_payloads import settlement_to_pb
 from rummy_platform.auth import Role, authorized_channel
-from rummy_platform.envelope import Envelope, has_payload
+from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import drop_redelivered
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS, event_topic_specs
 from rummy_rules.formats.money import (
@@ -52,6 +51,7 @@ from rummy_rules.formats.money import (
     settle_winner,
 )
 from rummy_testing.service_process import (
+    EVENT_TIMEOUT_S,
     START_TIMEOUT_S,
     IsolatedRun,
     ServiceProcess,
@@ -60,15 +60,12 @@ from rummy_testing.service_process import (
     start_service,
 )
 from rummy_testing.token_keys import issuer_authority
-from rummy_testing.waiting import wait_for_count
 
 #: slow: ledger processes (docs/testing.md#tests).
 pytestmark = pytest.mark.slow
 
-M = TypeVar("M", bound=Message)  # the payload type a helper waits for
 RULES_VERSION = "indian13-points/1"
 SHUFFLE_VERSION = "bb-shuffle-v1"
-EVENT_TIMEOUT_S = 60.0
 HOUSE = "house:commission"
 ISSUANCE = "house:issuance"
 
@@ -110,23 +107,6 @@ class Stack(IsolatedRun):
 
     def redeliver(self, envelope: Envelope) -> None:
         self.log.append(self.prefix + TABLE_EVENTS, envelope)
-
-    def published(self, stream_id: str, payload_type: type[M]) -> list[Envelope[M]]:
-        return [
-            r.envelope
-            for r in self.log.read_stream(self.prefix + LEDGER_EVENTS, stream_id)
-            if has_payload(r.envelope, payload_type)
-        ]
-
-    def wait_for(self, stream_id: str, payload_type: type[M], count: int = 1) -> list[Envelope[M]]:
-        """The ``payload_type`` events of ``stream_id`` on ledger-events, once there are at
-        least ``count`` (AssertionError after EVENT_TIMEOUT_S)."""
-        return wait_for_count(
-            f"{payload_type.__name__} on {stream_id}",
-            lambda: self.published(stream_id, payload_type),
-            count,
-            EVENT_TIMEOUT_S,
-        )
 
 
 @pytest.fixture(scope="module")
@@ -222,7 +202,7 @@ def reserve_worked_hand(stack: Stack, ledger: ServiceProcess) -> tuple[str, str,
     table_id, hand_id = new_ids()
     accounts = funded(ledger, 10000, 10000, 10000, 10000)
     stack.table(table_id, hand_id, hand_started(hand_id, accounts, 25))
-    stack.wait_for(table_id, ledger_events.StakesReserved)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.StakesReserved)
     return table_id, hand_id, accounts
 
 
@@ -247,10 +227,10 @@ def test_a_settlement_worked_by_hand_pays_the_winner_net_of_commission_and_clear
 ) -> None:
     house_before = balance(ledger, HOUSE)[0]
     table_id, hand_id, (winner, b, c, d) = play_worked_hand(stack, ledger)
-    [reserved] = stack.published(table_id, ledger_events.StakesReserved)
+    [reserved] = stack.events(LEDGER_EVENTS, table_id, ledger_events.StakesReserved)
     assert [r.amount_hundredths for r in reserved.payload.reservations] == [3250] * 4
 
-    [settled] = stack.wait_for(table_id, ledger_events.HandSettled)
+    [settled] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.HandSettled)
     assert settled.payload.hand_id == hand_id and settled.correlation_id == hand_id
     assert (settled.rules_version, settled.shuffle_version) == (RULES_VERSION, SHUFFLE_VERSION)
     assert settled.payload.commission_hundredths == 437
@@ -288,11 +268,11 @@ def test_a_free_table_moves_nothing(stack: Stack, ledger: ServiceProcess) -> Non
     winner, loser = funded(ledger, 700, 300)
     house_before = balance(ledger, HOUSE)[0]
     stack.table(table_id, hand_id, hand_started(hand_id, [winner, loser], 0))
-    [reserved] = stack.wait_for(table_id, ledger_events.StakesReserved)
+    [reserved] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.StakesReserved)
     assert [r.amount_hundredths for r in reserved.payload.reservations] == [0, 0]
     stack.table(table_id, hand_id, hand_ended(hand_id, [winner, loser], [0, 65], [0, 0], 0, 0))
 
-    [settled] = stack.wait_for(table_id, ledger_events.HandSettled)
+    [settled] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.HandSettled)
     assert {ln.amount_hundredths for ln in settled.payload.lines} == {0}
     assert balance(ledger, winner) == (700, 0, 700)
     assert balance(ledger, loser) == (300, 0, 300)
@@ -306,8 +286,8 @@ def test_a_seat_that_cannot_cover_its_reservation_gets_stake_rejected_with_the_r
     rich, poor = funded(ledger, 5000, 1200)
     stack.table(table_id, hand_id, hand_started(hand_id, [rich, poor], 20))  # reserve 2600
 
-    [reserved] = stack.wait_for(table_id, ledger_events.StakesReserved)
-    [rejected] = stack.published(table_id, ledger_events.StakeRejected)
+    [reserved] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.StakesReserved)
+    [rejected] = stack.events(LEDGER_EVENTS, table_id, ledger_events.StakeRejected)
     assert (rejected.payload.seat, rejected.payload.account_id) == (1, poor)
     assert rejected.payload.reason == ledger_events.STAKE_REJECTION_REASON_INSUFFICIENT_BALANCE
     assert (rejected.payload.available_hundredths, rejected.payload.required_hundredths) == (
@@ -321,7 +301,7 @@ def test_a_seat_that_cannot_cover_its_reservation_gets_stake_rejected_with_the_r
     assert ledger.metric('rummy_ledger_reservations_total{outcome="rejected"}') >= 1
 
     stack.table(table_id, hand_id, table_events.HandAborted(hand_id=hand_id, reason="one seat"))
-    stack.wait_for(table_id, ledger_events.ReservationsReleased)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.ReservationsReleased)
     assert balance(ledger, rich) == (5000, 0, 5000)
 
 
@@ -329,7 +309,7 @@ def test_the_same_hand_ended_delivered_three_times_settles_once(
     stack: Stack, ledger: ServiceProcess
 ) -> None:
     table_id, hand_id, (winner, b, _, _) = play_worked_hand(stack, ledger)
-    [first] = stack.wait_for(table_id, ledger_events.HandSettled)
+    [first] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.HandSettled)
     ended = next(
         r.envelope
         for r in stack.log.read_stream(stack.prefix + TABLE_EVENTS, table_id)
@@ -340,9 +320,9 @@ def test_the_same_hand_ended_delivered_three_times_settles_once(
     # A later event on the same table shows the ledger consumed the repeats before it.
     _, marker = new_ids()
     stack.table(table_id, marker, table_events.HandAborted(hand_id=marker, reason="marker"))
-    stack.wait_for(table_id, ledger_events.ReservationsReleased)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.ReservationsReleased)
 
-    assert stack.published(table_id, ledger_events.HandSettled) == [first]
+    assert stack.events(LEDGER_EVENTS, table_id, ledger_events.HandSettled) == [first]
     assert balance(ledger, winner) == (13063, 0, 13063)
     assert balance(ledger, b) == (9000, 0, 9000)
 
@@ -375,12 +355,12 @@ def test_a_ledger_killed_between_its_settlement_commit_and_publish_publishes_han
                 "WHERE type = 'rummy.ledger.v1.HandSettled' AND published_at IS NULL"
             ).fetchone()
         assert posted == (1,) and waiting == (1,)  # committed, not marked published
-        on_topic = len(own.published(table_id, ledger_events.HandSettled))
+        on_topic = len(own.events(LEDGER_EVENTS, table_id, ledger_events.HandSettled))
         assert on_topic == (1 if fault_point == "settlement-after-publish" else 0)
 
         restarted = start_ledger(own.env())
         try:
-            own.wait_for(table_id, ledger_events.HandSettled, on_topic + 1)
+            own.wait_for(LEDGER_EVENTS, table_id, ledger_events.HandSettled, on_topic + 1)
             deadline = time.monotonic() + EVENT_TIMEOUT_S
             while restarted.metric("rummy_ledger_outbox_unpublished") and (
                 time.monotonic() < deadline
@@ -391,7 +371,7 @@ def test_a_ledger_killed_between_its_settlement_commit_and_publish_publishes_han
             assert restarted.metric("rummy_ledger_invariant_violations") == 0
         finally:
             restarted.stop()
-        copies = own.published(table_id, ledger_events.HandSettled)
+        copies = own.events(LEDGER_EVENTS, table_id, ledger_events.HandSettled)
 
         # The crash after the publish made the relay publish it again, under the same event id:
         # a consumer dropping repeats by event id sees it once.
@@ -434,7 +414,9 @@ def test_a_grant_retried_with_the_same_key_and_body_returns_the_first_result_and
     assert conflict.value.code() == grpc.StatusCode.ALREADY_EXISTS
     assert key in (conflict.value.details() or "")
     assert balance(ledger, account) == (1500, 0, 1500)
-    [granted] = stack.wait_for(account, ledger_events.TokensGranted)  # keyed by account id
+    [granted] = stack.wait_for(
+        LEDGER_EVENTS, account, ledger_events.TokensGranted
+    )  # keyed by account id
     assert (granted.payload.amount_hundredths, granted.payload.idempotency_key) == (1500, key)
     assert granted.payload.operator_account_id == "operator-1"
 
@@ -596,7 +578,7 @@ def test_a_pool_match_pays_the_winner_net_of_commission_once_and_a_redelivery_mo
     a, b, c = funded(ledger, 5000, 5000, 5000)
     table_id, match_id = open_match(stack, [a, b, c], POOL_101, "pool-101", 1000)
     hold(stack, table_id, match_id, "entry", {0: 1001, 1: 1001, 2: 1001})
-    [held] = stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    [held] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld)
     assert held.correlation_id == match_id
     assert [(r.seat, r.amount_hundredths) for r in held.payload.reservations] == [
         (0, 1001), (1, 1001), (2, 1001),
@@ -615,7 +597,7 @@ def test_a_pool_match_pays_the_winner_net_of_commission_once_and_a_redelivery_mo
     stack.redeliver(end)  # the same record again
     stack.table(table_id, match_id, end.payload)  # re-recorded under a new event id
     hold(stack, table_id, match_id, "entry", {1: 1001})  # a hold redelivered after the end
-    [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
+    [settled] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchSettled)
     assert (settled.payload.match_id, settled.payload.game_no) == (match_id, 0)
     assert settled.payload.commission_hundredths == 300
     assert balance(ledger, a) == (6702, 0, 6702)
@@ -627,8 +609,8 @@ def test_a_pool_match_pays_the_winner_net_of_commission_once_and_a_redelivery_mo
          (HOUSE, 300, "commission", None)]
     )  # fmt: skip
     time.sleep(1.0)  # what the repeats would have published by now
-    assert len(stack.published(table_id, ledger_events.MatchSettled)) == 1
-    assert len(stack.published(table_id, ledger_events.MatchMoneyHeld)) == 1
+    assert len(stack.events(LEDGER_EVENTS, table_id, ledger_events.MatchSettled)) == 1
+    assert len(stack.events(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld)) == 1
     assert ledger.metric('rummy_ledger_match_settlements_total{purpose="entry"}') >= 1
     refused = 'rummy_ledger_refused_events_total{type="rummy.match.v1.%s"}'
     assert ledger.metric(refused % "MoneyReserved") == ledger.metric(refused % "MatchEnded") == 0
@@ -640,9 +622,9 @@ def test_a_rejoin_adds_an_entry_and_a_split_of_three_gives_the_remainder_to_the_
     accounts = funded(ledger, 5000, 5000, 5000, 5000)
     table_id, match_id = open_match(stack, accounts, POOL_101, "pool-101", 1000)
     hold(stack, table_id, match_id, "entry", {s: 1001 for s in range(4)})
-    stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld)
     hold(stack, table_id, match_id, "rejoin", {3: 1001})  # seat 3 eliminated, rejoins
-    [_, rejoin] = stack.wait_for(table_id, ledger_events.MatchMoneyHeld, 2)
+    [_, rejoin] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld, 2)
     assert (rejoin.payload.purpose, [r.seat for r in rejoin.payload.reservations]) == (
         "rejoin",
         [3],
@@ -658,7 +640,7 @@ def test_a_rejoin_adds_an_entry_and_a_split_of_three_gives_the_remainder_to_the_
         winners=[0, 1, 2], reason="split", settlement=settlement_to_pb(settlement)
     )
     stack.table(table_id, match_id, ended)
-    [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
+    [settled] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchSettled)
     assert settled.payload.commission_hundredths == 500
     assert [balance(ledger, a) for a in accounts] == [
         (5500, 0, 5500), (5501, 0, 5501), (5501, 0, 5501), (2998, 0, 2998),
@@ -683,7 +665,7 @@ def test_game_stakes_settle_each_game_and_an_aborted_match_releases_the_open_gam
     stake = game_stake_hundredths(100, 10)  # 100 points x 0.10 = 10.00 from each seat
     stack.table(table_id, match_id, match_pb2.GameStarted(game_no=1, seats=[0, 1]))
     hold(stack, table_id, match_id, "stake", {0: stake, 1: stake}, game_no=1)
-    stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld)
     assert balance(ledger, b) == (5000, 1000, 4000)
 
     # Seat 1 wins at 100 against 37: seat 0 pays min(63, 100) x 10 = 630; commission
@@ -693,17 +675,17 @@ def test_game_stakes_settle_each_game_and_an_aborted_match_releases_the_open_gam
     )
     game = match_pb2.GameEnded(game_no=1, winner=1, settlement=settlement_to_pb(settlement))
     stack.table(table_id, match_id, game)
-    [settled] = stack.wait_for(table_id, ledger_events.MatchSettled)
+    [settled] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchSettled)
     assert (settled.payload.game_no, settled.payload.commission_hundredths) == (1, 31)
     assert balance(ledger, a) == (4370, 0, 4370) and balance(ledger, b) == (5599, 0, 5599)
 
     stack.table(table_id, match_id, match_pb2.GameStarted(game_no=2, seats=[0, 1]))
     hold(stack, table_id, match_id, "stake", {0: stake, 1: stake}, game_no=2)
-    stack.wait_for(table_id, ledger_events.MatchMoneyHeld, 2)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld, 2)
     assert balance(ledger, a) == (4370, 1000, 3370)
     aborted = stack.table(table_id, match_id, match_pb2.MatchAborted(reason="table closed"))
     stack.table(table_id, match_id, aborted.payload)  # re-recorded: released once
-    [released] = stack.wait_for(table_id, ledger_events.MatchHoldsReleased)
+    [released] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchHoldsReleased)
     assert sorted((r.seat, r.amount_hundredths) for r in released.payload.released) == [
         (0, 1000), (1, 1000),
     ]  # fmt: skip
@@ -720,7 +702,7 @@ def test_a_match_settlement_failing_an_invariant_is_refused_and_a_short_seat_rej
     a, b, c = funded(ledger, 5000, 5000, 5000)
     table_id, match_id = open_match(stack, [a, b, c], POOL_101, "pool-101", 1000)
     hold(stack, table_id, match_id, "entry", {0: 1001, 1: 1001, 2: 1001})
-    stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld)
     # A commission of 3.01 where floor(30.03 x 10%) is 3.00 (the winner's line 17.01 to sum to 0).
     good = settle_winner({0: 1001, 1: 1001, 2: 1001}, 0, 1000)
     bad = replace(
@@ -731,7 +713,7 @@ def test_a_match_settlement_failing_an_invariant_is_refused_and_a_short_seat_rej
     stack.table(
         table_id, match_id, match_pb2.MatchEnded(winners=[0], settlement=settlement_to_pb(bad))
     )
-    [refused] = stack.wait_for(table_id, ledger_events.MatchSettlementRefused)
+    [refused] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchSettlementRefused)
     assert "commission" in refused.payload.reason
     assert [balance(ledger, x) for x in (a, b, c)] == [(5000, 0, 5000)] * 3
     assert journal_of(stack, table_id) == []
@@ -741,13 +723,13 @@ def test_a_match_settlement_failing_an_invariant_is_refused_and_a_short_seat_rej
     d, e, f = funded(ledger, 5000, 500, 5000)
     table_id, match_id = open_match(stack, [d, e, f], POOL_101, "pool-101", 1000)
     hold(stack, table_id, match_id, "entry", {0: 1001, 1: 1001, 2: 1001})
-    [rejected] = stack.wait_for(table_id, ledger_events.MatchMoneyRejected)
-    [held] = stack.wait_for(table_id, ledger_events.MatchMoneyHeld)
+    [rejected] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyRejected)
+    [held] = stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchMoneyHeld)
     assert (rejected.payload.seat, rejected.payload.available_hundredths) == (1, 500)
     assert [r.seat for r in held.payload.reservations] == [0, 2]
     assert balance(ledger, d) == (5000, 1001, 3999)
     stack.table(table_id, match_id, match_pb2.MatchAborted(reason="an entry was not held"))
-    stack.wait_for(table_id, ledger_events.MatchHoldsReleased)
+    stack.wait_for(LEDGER_EVENTS, table_id, ledger_events.MatchHoldsReleased)
     assert [balance(ledger, x) for x in (d, e, f)] == [
         (5000, 0, 5000),
         (500, 0, 500),

@@ -37,7 +37,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import TypeVar
 
 import grpc
 import psycopg
@@ -78,22 +77,22 @@ from rummy_rules.commands import (
 )
 from rummy_rules.shuffle import SHUFFLE_VERSION, ShuffleInputs, deal
 from rummy_testing.service_process import (
+    EVENT_TIMEOUT_S,
     IsolatedRun,
+    M,
     ServiceProcess,
     isolated_run,
     start_service,
     variant_plugin_env,
 )
 from rummy_testing.token_keys import issuer_authority, token_environment
-from rummy_testing.waiting import wait_for_count, wait_until
+from rummy_testing.waiting import wait_until
 from toy_variant.game import SHOE, card_value
 
 #: slow and integration: every service as a process, with and without the plug-in
 #: (docs/testing.md#tests).
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
-M = TypeVar("M", bound=Message)  # the payload type a helper waits for
-EVENT_TIMEOUT_S = 60.0
 CLOCK_SPEED = 10.0
 #: Hundredths of a House Token a point, and the commission: odd enough that shares and the
 #: commission round.
@@ -118,24 +117,13 @@ class Stack(IsolatedRun):
     """This module's run: topics under its prefix, its own database."""
 
     def events(self, topic: str, stream_id: str, payload_type: type[M]) -> list[Envelope[M]]:
+        """The ``payload_type`` events of ``stream_id`` on ``topic``, repeats dropped."""
         read = self.log.read_stream(self.prefix + topic, stream_id)
         return [
             envelope
             for envelope in drop_redelivered([r.envelope for r in read])
             if has_payload(envelope, payload_type)
         ]
-
-    def wait_for(
-        self, topic: str, stream_id: str, payload_type: type[M], count: int = 1
-    ) -> list[Envelope[M]]:
-        """The ``payload_type`` events of ``stream_id`` on ``topic`` (repeats dropped), once
-        there are at least ``count``."""
-        return wait_for_count(
-            f"{payload_type.__name__} on {topic} for {stream_id}",
-            lambda: self.events(topic, stream_id, payload_type),
-            count,
-            EVENT_TIMEOUT_S,
-        )
 
 
 @pytest.fixture(scope="module")

@@ -25,13 +25,14 @@ from rummy_rules.commands import (
     RecordStakeReserved,
     StartHand,
 )
-from rummy_rules.events import Event, HandEnded, SeatAccount
+from rummy_rules.events import HandEnded, SeatAccount
 from rummy_rules.gin.arrangement import best_arrangement
 from rummy_rules.gin.hand import GinHandScored, GinKnock, GinKnocked, GinPassUpcard, GinView
 from rummy_rules.gin.rules import GIN_SHOE, GinOptions, gin_rule_set
 from rummy_rules.gin.variant import GIN, GinState
 from rummy_rules.rules import RuleSet
 from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_testing.variant_play import VariantPlay
 
 T0 = 1_700_000_000_000
 SPECTATOR = -1
@@ -54,13 +55,12 @@ def _index(cards: tuple[Card, ...] | list[Card]) -> set[int]:
     return {GIN_SHOE.card_to_index(c) for c in cards}
 
 
-class Hand:
+class Hand(VariantPlay[GinState]):
     """One gin hand played greedily (pass the offer, draw the stock, discard the card leaving
     the least deadwood, knock as soon as a knock that is not gin is legal)."""
 
     def __init__(self, rule_set: RuleSet, seed: int, upcard: str | None = None) -> None:
-        self.state: GinState = GIN.initial_state()
-        self.events: list[Event] = []
+        super().__init__(GIN)
         server_seed = hashlib.sha256(f"view-{seed}".encode()).digest()
         self.run(
             StartHand(
@@ -95,13 +95,6 @@ class Hand:
             hands = tuple(replace(h, cards=tuple(swap(c) for c in h.cards)) for h in hands)
             stock, first = tuple(swap(c) for c in stock), card
         self.run(Deal(hands=hands, wild_cut=None, first_open=first, stock=stock, at_ms=T0))
-
-    def run(self, command: object) -> tuple[Event, ...]:
-        new = GIN.decide(self.state, command)  # type: ignore[arg-type]
-        for event in new:
-            self.state = GIN.apply(self.state, event)
-        self.events.extend(new)
-        return new
 
     def knock_move(self) -> GinKnock | None:
         """The first legal knock (not gin) of the seat on turn with eleven cards, else None."""
@@ -260,8 +253,7 @@ def test_oklahoma_shows_the_upcards_limit_and_the_spade_doubling() -> None:
 
 
 def test_no_gin_part_before_the_deal() -> None:
-    hand = Hand.__new__(Hand)
-    hand.state, hand.events = GIN.initial_state(), []
+    hand = VariantPlay(GIN)
     hand.run(
         StartHand(
             hand_id="pre",

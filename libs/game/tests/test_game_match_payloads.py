@@ -3,6 +3,7 @@ and back to the same rules event, the stake's game number from the state, comman
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pytest
@@ -28,6 +29,7 @@ from rummy_rules.formats import (
 )
 from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSetError
+from rummy_testing.match_options import GIN_SCORING, gin_game_to
 
 T0 = 1_700_000_000_123
 REGISTRY = event_payloads()
@@ -82,6 +84,28 @@ FORMATS = [
 ]
 
 
+@dataclass
+class Played:
+    """A match of ``fmt`` played command by command: every event with the state before it in
+    :attr:`events`; a command the rules refuse changes nothing."""
+
+    fmt: MatchFormat
+    state: MatchState = field(init=False)
+    events: list[tuple[Event, MatchState]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.state = self.fmt.initial_state()
+
+    def do(self, command: object) -> None:
+        try:
+            events = self.fmt.decide(self.state, command)  # type: ignore[arg-type]
+        except RuleViolation:
+            return
+        for event in events:
+            self.events.append((event, self.state))
+            self.state = self.fmt.apply(self.state, event)
+
+
 def _play(fmt: MatchFormat, data: st.DataObject) -> tuple[list[tuple[Event, MatchState]], str]:
     """A match of ``fmt`` played with drawn deal results, rejoins, splits, leaves and voided
     deals: every event with the state before it."""
@@ -89,19 +113,8 @@ def _play(fmt: MatchFormat, data: st.DataObject) -> tuple[list[tuple[Event, Matc
     moves = ["score", "score", "score", "void", "leave", "abort"]
     if getattr(fmt, "takes_drawn_deals", False):
         moves.append("drawn")  # gin's wall: no winner, nobody charged
-    state = fmt.initial_state()
-    out: list[tuple[Event, MatchState]] = []
-
-    def do(command: object) -> None:
-        nonlocal state
-        try:
-            events = fmt.decide(state, command)  # type: ignore[arg-type]
-        except RuleViolation:
-            return
-        for event in events:
-            out.append((event, state))
-            state = fmt.apply(state, event)
-
+    played = Played(fmt)
+    do = played.do
     do(
         fm.StartMatch(
             match_id="m-1",
@@ -110,10 +123,10 @@ def _play(fmt: MatchFormat, data: st.DataObject) -> tuple[list[tuple[Event, Matc
         )
     )
     for step in range(40):
-        if state.is_over:
+        if played.state.is_over:
             break
         at = T0 + step * 1000
-        if state.deal_seats:
+        if played.state.deal_seats:
             move = data.draw(st.sampled_from(moves))
             if move == "abort" and data.draw(st.integers(0, 3)) == 0:
                 do(fm.AbortMatch(reason="closed by an operator", at_ms=at))
@@ -122,26 +135,28 @@ def _play(fmt: MatchFormat, data: st.DataObject) -> tuple[list[tuple[Event, Matc
                 do(fm.RecordDealAborted(reason="dealer gone", at_ms=at))
                 continue
             if move == "drawn":
-                nobody = tuple((s, 0) for s in state.deal_seats)
+                nobody = tuple((s, 0) for s in played.state.deal_seats)
                 do(fm.RecordDeal(result=DealResult(points=nobody, winners=()), at_ms=at))
                 continue
             if move == "leave":
-                do(fm.LeaveMatch(seat=data.draw(st.sampled_from(state.deal_seats)), at_ms=at))
-            dealt = state.deal_seats
+                seat = data.draw(st.sampled_from(played.state.deal_seats))
+                do(fm.LeaveMatch(seat=seat, at_ms=at))
+            dealt = played.state.deal_seats
             winner = data.draw(st.sampled_from(dealt))
             points = {s: 0 if s == winner else data.draw(st.integers(2, 80)) for s in dealt}
-            left = frozenset(s for s, reason in state.out if s in dealt and reason.value == "left")
+            out = played.state.out
+            left = frozenset(s for s, reason in out if s in dealt and reason.value == "left")
             result = DealResult(points=tuple(sorted(points.items())), winners=(winner,), left=left)
             do(fm.RecordDeal(result=result, at_ms=at))
         else:
-            for seat, _ in state.rejoin_offers:
+            for seat, _ in played.state.rejoin_offers:
                 cls = data.draw(st.sampled_from([fm.AcceptRejoin, fm.DeclineRejoin]))
                 do(cls(seat=seat, at_ms=at))
             if data.draw(st.booleans()):
-                for seat in state.active:
+                for seat in played.state.active:
                     do(fm.RequestSplit(seat=seat, at_ms=at))
             do(fm.BeginDeal(at_ms=at))
-    return out, state.match_id
+    return played.events, played.state.match_id
 
 
 @settings(max_examples=40, deadline=None)
@@ -459,20 +474,8 @@ def _sheet(sheet: mpb.ScoreSheet) -> tuple[object, ...]:
     return sheet.number, sheet.running, winner, seats
 
 
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
-
-
 def test_the_view_of_a_gin_game_shows_its_score_sheet_with_boxes_and_the_game_bonus() -> None:
-    options = mpb.MatchOptions(
-        game_to=mpb.GameToOptions(
-            target=100,
-            games=1,
-            point_value_hundredths=10,
-            max_game_points=300,
-            missed_turns_lose_game=True,
-            scoring=GIN_SCORING,
-        )
-    )
+    options = gin_game_to(target=100, games=1, point_value_hundredths=10, max_game_points=300)
     fmt = mw.format_from_pb(options, 500)
     # ann 30, a wall, ann 40, bob 20, ann 35: ann 105 from 3 hands, bob 20 from 1.
     running, _ = _played(fmt, [(0, 30), (None, 0), (0, 40), (1, 20)])

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_game_match_payloads import Played
 
 from rummy_game import match_payloads as mw
-from rummy_rules.errors import RuleViolation
 from rummy_rules.events import Event, SeatAccount
 from rummy_rules.formats import (
     DealResult,
@@ -47,25 +47,14 @@ FORMATS = [
 
 
 def _play(fmt: MatchFormat, data: st.DataObject) -> list[tuple[Event, MatchState]]:
-    state = fmt.initial_state()
-    out: list[tuple[Event, MatchState]] = []
-
-    def do(command: object) -> None:
-        nonlocal state
-        try:
-            events = fmt.decide(state, command)  # type: ignore[arg-type]
-        except RuleViolation:
-            return
-        for event in events:
-            out.append((event, state))
-            state = fmt.apply(state, event)
-
+    played = Played(fmt)
+    do = played.do
     do(fm.StartMatch(match_id="m-1", seats=(SeatAccount(0, "a"), SeatAccount(1, "b")), at_ms=T0))
     for step in range(60):
-        if state.is_over:
+        if played.state.is_over:
             break
         at = T0 + step * 1000
-        if not state.deal_seats:
+        if not played.state.deal_seats:
             do(fm.BeginDeal(at_ms=at))
             continue
         move = data.draw(st.sampled_from(["hand", "hand", "hand", "wall", "timeout", "void"]))
@@ -79,7 +68,7 @@ def _play(fmt: MatchFormat, data: st.DataObject) -> list[tuple[Event, MatchState
         points = tuple(sorted({scorer: 0, 1 - scorer: data.draw(st.integers(1, 120))}.items()))
         timed_out = frozenset({1 - scorer}) if move == "timeout" else frozenset()
         do(fm.RecordDeal(result=DealResult(points, (scorer,), timed_out=timed_out), at_ms=at))
-    return out
+    return played.events
 
 
 @settings(max_examples=30, deadline=None)

@@ -8,8 +8,8 @@ and rejoin are each caught at the event they are about."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,7 @@ from rummy_ops.replay.jsonl import write_jsonl
 from rummy_platform.envelope import Envelope
 from rummy_rules.commands import Command
 from rummy_rules.events import Event, SeatAccount
-from rummy_rules.formats import MatchState, deal_result
+from rummy_rules.formats import MatchFormat, MatchState, deal_result
 from rummy_rules.formats import messages as fm
 from rummy_rules.formats.money import MatchSettlement
 from rummy_rules.indian.rules import IndianShoes, match_deal_rule_set
@@ -39,6 +39,57 @@ OPTIONS = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths
 COMMISSION_BPS = 1000
 MATCH_ID = "match-1"
 HOUSE = "house:commission"
+
+
+@dataclass
+class MatchOnTable:
+    """Match ``match_id`` of ``fmt`` recorded on ``table`` as the table service records it:
+    each command a second after the last on the table's clock, its events through the match
+    wire."""
+
+    table: SyntheticTable
+    fmt: MatchFormat
+    match_id: str
+    state: MatchState = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.state = self.fmt.initial_state()
+
+    def do(self, make: Callable[[int], Command], hand_id: str = "") -> tuple[Event, ...]:
+        """Decide ``make(at_ms)``, record its events (correlated to ``hand_id``, "" for none)
+        and fold them into :attr:`state`. Returns the events."""
+        self.table.at_ms += 1000
+        events = self.fmt.decide(self.state, make(self.table.at_ms))
+        for payload in match_payloads.events_to_pb(events, self.state, hand_id):
+            self.table.record(payload, self.match_id)
+        self.state = self.fmt.fold(events, self.state)
+        return events
+
+
+def match_settled(
+    match_id: str,
+    settlement: MatchSettlement,
+    accounts: Mapping[int, str],
+    transaction_id: str,
+    game_no: int = 0,
+) -> ledger_pb.MatchSettled:
+    """The ledger's MatchSettled of match ``match_id``'s ``settlement`` (a game's when
+    ``game_no``, else the match's): each seat's line on its account in ``accounts``, the
+    commission to HOUSE."""
+    commission = settlement.commission_hundredths
+    return ledger_pb.MatchSettled(
+        match_id=match_id,
+        game_no=game_no,
+        journal_transaction_id=transaction_id,
+        lines=[
+            ledger_pb.JournalLine(
+                account_id=accounts[x.seat], amount_hundredths=x.amount_hundredths
+            )
+            for x in settlement.lines
+        ]
+        + [ledger_pb.JournalLine(account_id=HOUSE, amount_hundredths=commission)],
+        commission_hundredths=commission,
+    )
 
 
 def match_table(
@@ -61,25 +112,16 @@ def match_table(
         ),
         "",
     )
-    state: MatchState = fmt.initial_state()
-
-    def do(make: Callable[[int], Command], hand_id: str = "") -> tuple[Event, ...]:
-        nonlocal state
-        t.at_ms += 1000
-        events = fmt.decide(state, make(t.at_ms))
-        for payload in match_payloads.events_to_pb(events, state, hand_id):
-            t.record(payload, MATCH_ID)
-        state = fmt.fold(events, state)
-        return events
-
+    match = MatchOnTable(t, fmt, MATCH_ID)
+    do = match.do
     seats = tuple(SeatAccount(s, a) for s, a in sorted(SEATS.items()))
     do(lambda at: fm.StartMatch(match_id=MATCH_ID, seats=seats, at_ms=at))
     deal = 0
-    while state.result is None:
+    while match.state.result is None:
         deal += 1
         hand_id = f"deal-{deal}"
         do(lambda at: fm.BeginDeal(at_ms=at), hand_id)
-        dealt = state.deal_seats
+        dealt = match.state.deal_seats
         players = {seat: SEATS[seat] for seat in dealt}
         t.play(players, dealer=dealer_of(deal, dealt), script="drop", hand_id=hand_id)
         result = deal_result(t.settlements[hand_id])
@@ -95,25 +137,10 @@ def match_table(
                     MATCH_ID,
                 )  # fmt: skip
                 do(lambda at, seat=offer.seat: fm.RejoinNotHeld(seat=seat, at_ms=at))  # type: ignore[misc]
-    ended = state.result
+    ended = match.state.result
     assert isinstance(ended, fm.MatchEnded) and ended.settlement is not None
-    s = ended.settlement
-    t.record(
-        ledger_pb.MatchSettled(
-            match_id=MATCH_ID,
-            journal_transaction_id="settlement:match-1",
-            lines=[
-                ledger_pb.JournalLine(
-                    account_id=SEATS[x.seat], amount_hundredths=x.amount_hundredths
-                )
-                for x in s.lines
-            ]
-            + [ledger_pb.JournalLine(account_id=HOUSE, amount_hundredths=s.commission_hundredths)],
-            commission_hundredths=s.commission_hundredths,
-        ),
-        MATCH_ID,
-    )
-    return t, s
+    t.record(match_settled(MATCH_ID, ended.settlement, SEATS, "settlement:match-1"), MATCH_ID)
+    return t, ended.settlement
 
 
 def pool_table() -> tuple[SyntheticTable, MatchSettlement]:

@@ -15,7 +15,7 @@ from datetime import timedelta
 import pytest
 from google.protobuf.message import Message
 from test_replay import SyntheticTable
-from test_replay_match import HOUSE, replay, tampered
+from test_replay_match import MatchOnTable, match_settled, replay, tampered
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
@@ -31,21 +31,12 @@ from rummy_rules.formats import MatchState, deal_result
 from rummy_rules.formats import messages as fm
 from rummy_rules.formats.money import MatchSettlement
 from rummy_rules.indian.rules import IndianShoes, bombay_baazi
+from rummy_testing.match_options import GIN_SCORING, gin_game_to
 
 SEATS = {0: "acct-ann", 1: "acct-bob"}
 COMMISSION_BPS = 1000
 MATCH_ID = "match-g"
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
-GAME_TO = mpb.MatchOptions(
-    game_to=mpb.GameToOptions(
-        target=50,
-        games=2,
-        point_value_hundredths=10,
-        max_game_points=200,
-        missed_turns_lose_game=True,
-        scoring=GIN_SCORING,
-    )
-)
+GAME_TO = gin_game_to(target=50, games=2, point_value_hundredths=10, max_game_points=200)
 HOLLYWOOD = mpb.MatchOptions(
     hollywood=mpb.HollywoodOptions(
         target=40, point_value_hundredths=10, max_game_points=100, scoring=GIN_SCORING
@@ -69,39 +60,17 @@ def games_table(
         ),
         "",
     )
-    state: MatchState = fmt.initial_state()
+    match = MatchOnTable(t, fmt, MATCH_ID)
     settled: dict[int, MatchSettlement] = {}
 
     def do(make: Callable[[int], Command], hand_id: str = "") -> tuple[Event, ...]:
-        nonlocal state
-        t.at_ms += 1000
-        events = fmt.decide(state, make(t.at_ms))
-        for payload in match_payloads.events_to_pb(events, state, hand_id):
-            t.record(payload, MATCH_ID)
-        state = fmt.fold(events, state)
+        events = match.do(make, hand_id)
         for game in (e for e in events if isinstance(e, fm.GameEnded)):
             settled[game.game_no] = game.settlement
-            s = game.settlement
-            t.record(
-                ledger_pb.MatchSettled(
-                    match_id=MATCH_ID,
-                    game_no=game.game_no,
-                    journal_transaction_id=f"settlement:g{game.game_no}",
-                    lines=[
-                        ledger_pb.JournalLine(
-                            account_id=SEATS[x.seat], amount_hundredths=x.amount_hundredths
-                        )
-                        for x in s.lines
-                    ]
-                    + [
-                        ledger_pb.JournalLine(
-                            account_id=HOUSE, amount_hundredths=s.commission_hundredths
-                        )
-                    ],
-                    commission_hundredths=s.commission_hundredths,
-                ),
-                MATCH_ID,
+            settlement = match_settled(
+                MATCH_ID, game.settlement, SEATS, f"settlement:g{game.game_no}", game.game_no
             )
+            t.record(settlement, MATCH_ID)
         return events
 
     seats = tuple(SeatAccount(s, a) for s, a in sorted(SEATS.items()))
@@ -113,7 +82,7 @@ def games_table(
         result = deal_result(t.settlements[hand_id])
         assert result.winners == (winner,), "the dealer wins on the other's first drop"
         do(lambda at, r=result: fm.RecordDeal(result=r, at_ms=at), hand_id)  # type: ignore[misc]
-    assert state.is_over, "the deals given do not end the match"
+    assert match.state.is_over, "the deals given do not end the match"
     return t, settled
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rummy_rules.cards import Card
 from rummy_rules.commands import (
@@ -26,27 +26,22 @@ from rummy_rules.rules import RuleSet
 from rummy_rules.settlement import reservation_hundredths
 from rummy_rules.shuffle import Deal as ShuffleDeal
 from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal, reshuffle
+from rummy_testing.variant_play import VariantPlay
 
 T0 = 1_700_000_000_000  # ms since the epoch; the tests' clock starts here
 
 
 @dataclass
-class Table:
-    """A live hand: state, the events so far, and the seeds that shuffle it."""
+class Table(VariantPlay[HandState]):
+    """A live hand of Indian points: state, the events so far, and the seeds that shuffle it."""
 
     rule_set: RuleSet
     hand_id: str = "hand-1"
     server_seed: bytes = b"\x07" * 32
-    state: HandState = field(default_factory=HandState)
-    events: list[Event] = field(default_factory=list)
     now_ms: int = T0
 
-    def run(self, command: object) -> tuple[Event, ...]:
-        new = INDIAN_POINTS.decide(self.state, command)  # type: ignore[arg-type]
-        for e in new:
-            self.state = INDIAN_POINTS.apply(self.state, e)
-        self.events.extend(new)
-        return new
+    def __post_init__(self) -> None:
+        super().__init__(INDIAN_POINTS)
 
     def tick(self, ms: int = 1000) -> int:
         self.now_ms += ms

@@ -12,6 +12,8 @@ notes folder at run time: a clone has only this copy.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,3 +32,17 @@ def load_cases(*games: str) -> list[dict[str, Any]]:
     lines = cases_path().read_text(encoding="utf-8").splitlines()
     cases = [json.loads(line) for line in lines if line.strip()]
     return [c for c in cases if c["game"] in games]
+
+
+def run_cli(stdin: str, *args: str) -> tuple[int, list[dict[str, Any]]]:
+    """``python -m rummy_rules evaluate *args`` fed ``stdin``: its exit status and the JSON
+    object of each line it printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "rummy_rules", "evaluate", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]

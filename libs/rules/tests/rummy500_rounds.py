@@ -14,33 +14,26 @@ from rummy_rules.commands import (
     RecordStakeReserved,
     StartHand,
 )
-from rummy_rules.events import Event, SeatAccount
+from rummy_rules.events import SeatAccount
 from rummy_rules.rules import RuleSet
 from rummy_rules.rummy500.play import Rummy500Play, start
 from rummy_rules.rummy500.rules import rummy500_rule_set
 from rummy_rules.rummy500.variant import RUMMY500, Rummy500State
-from rummy_rules.shuffle import SeatHand, ShuffleInputs, deal
+from rummy_rules.shuffle import SeatHand, ShuffleInputs
+from rummy_testing.variant_play import VariantPlay, shuffled_deal
 
 T0 = 1_700_000_000_000
 
 
-class Round:
+class Round(VariantPlay[Rummy500State]):
     """A round through ``RUMMY500``: ``run`` decides and applies, ``events`` is the log."""
 
     def __init__(self, rule_set: RuleSet | None = None, seats: int = 3, dealer: int = 0) -> None:
         self.rule_set = rule_set or rummy500_rule_set(seats)
         self.seat_nos = tuple(range(seats))
         self.dealer = dealer
-        self.state: Rummy500State = RUMMY500.initial_state()
-        self.events: list[Event] = []
+        super().__init__(RUMMY500)
         self.now = T0
-
-    def run(self, command: object) -> tuple[Event, ...]:
-        new = RUMMY500.decide(self.state, command)  # type: ignore[arg-type]
-        for e in new:
-            self.state = RUMMY500.apply(self.state, e)
-        self.events.extend(new)
-        return new
 
     def _prepare(self) -> None:
         self.run(
@@ -61,23 +54,8 @@ class Round:
     def deal_seeded(self, server_seed: bytes = b"s" * 32) -> None:
         self._prepare()
         inputs = ShuffleInputs.of(server_seed, "r500-1", {s: b"" for s in self.seat_nos})
-        dealt = deal(
-            inputs,
-            self.rule_set.shoe,
-            self.seat_nos,
-            self.dealer,
-            self.rule_set.hand_size,
-            self.rule_set.layout.shape,
-        )
-        assert dealt.first_open is not None
         self.run(
-            Deal(
-                hands=dealt.hands,
-                wild_cut=None,
-                first_open=dealt.first_open,
-                stock=dealt.stock,
-                at_ms=self.now,
-            )
+            shuffled_deal(RUMMY500, self.rule_set, inputs, self.seat_nos, self.dealer, self.now)
         )
 
     def deal_script(

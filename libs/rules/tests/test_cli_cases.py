@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rules_cases import cases_path, load_cases
+from rules_cases import cases_path, load_cases, run_cli
 
 from rummy_rules.cards import parse_cards, parse_rank
 from rummy_rules.cli import evaluate_stream
@@ -20,18 +20,6 @@ from rummy_rules.wild import card_points
 GAMES = ("indian13", "indian14", "indian-group")
 #: The CLI's exit status and its answer to each case, by case id.
 Results = tuple[int, dict[str, dict[str, Any]]]
-
-
-def run_cli(stdin: str, *args: str) -> tuple[int, list[dict[str, Any]]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "rummy_rules", "evaluate", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
 
 
 @pytest.fixture(scope="module")

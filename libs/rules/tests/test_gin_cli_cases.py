@@ -5,30 +5,16 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
-from rules_cases import cases_path, load_cases
+from rules_cases import cases_path, load_cases, run_cli
 
 from rummy_rules.cards import parse_cards
 from rummy_rules.cli import evaluate_stream
 from rummy_rules.gin.arrangement import card_value, classify_meld, deadwood_of
 
 GAMES = ("gin-deadwood", "gin-11", "gin-score", "gin-rule")
-
-
-def run_cli(stdin: str) -> tuple[int, list[dict[str, Any]]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "rummy_rules", "evaluate"],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
 
 
 @pytest.fixture(scope="module")

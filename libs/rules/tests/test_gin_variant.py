@@ -47,23 +47,16 @@ from rummy_rules.gin.rules import GIN_SHOE, GinOptions, gin_rule_set
 from rummy_rules.gin.variant import GIN, GinPhase, GinState
 from rummy_rules.rules import RuleSet, RuleSetError
 from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_testing.variant_play import VariantPlay, shuffled_deal
 
 T0 = 1_700_000_000_000
 
 
-class Hand:
+class Hand(VariantPlay[GinState]):
     def __init__(self, rule_set: RuleSet, dealer: int = 1, seats: tuple[int, int] = (0, 1)):
         self.rule_set, self.dealer, self.seat_nos = rule_set, dealer, seats
-        self.state: GinState = GIN.initial_state()
-        self.events: list[Event] = []
+        super().__init__(GIN)
         self.now = T0
-
-    def run(self, command: object) -> tuple[Event, ...]:
-        new = GIN.decide(self.state, command)  # type: ignore[arg-type]
-        for e in new:
-            self.state = GIN.apply(self.state, e)
-        self.events.extend(new)
-        return new
 
     def deal(self, server_seed: bytes) -> None:
         a, b = self.seat_nos
@@ -85,24 +78,8 @@ class Hand:
         self.run(TurnTimeout(turn_no=0, at_ms=self.now + 3000))
         assert self.state.phase is GinPhase.AWAITING_DEAL
         seeds = {s.seat: bytes.fromhex(s.seed_hex) for s in self.state.seeds}
-        dealt = deal(
-            ShuffleInputs.of(server_seed, "gin-1", seeds),
-            GIN_SHOE,
-            self.seat_nos,
-            self.dealer,
-            10,
-            GinOptions.deal_shape,
-        )
-        assert dealt.first_open is not None
-        self.run(
-            Deal(
-                hands=dealt.hands,
-                wild_cut=None,
-                first_open=dealt.first_open,
-                stock=dealt.stock,
-                at_ms=self.now,
-            )
-        )
+        inputs = ShuffleInputs.of(server_seed, "gin-1", seeds)
+        self.run(shuffled_deal(GIN, self.rule_set, inputs, self.seat_nos, self.dealer, self.now))
 
 
 def _cards_in_play(state: GinState) -> list[Card]:

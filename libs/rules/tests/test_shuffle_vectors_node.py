@@ -139,14 +139,19 @@ def test_python_reshuffle_matches_the_vector(v: dict[str, Any]) -> None:
     assert [shoe.card_to_index(c) for c in new_stock] == v["expected"]["order_indices"]
 
 
-@pytest.mark.integration
-def test_node_recomputes_every_vector() -> None:
-    result = subprocess.run(
-        [node(), str(VERIFY_JS), "--vectors", str(VECTORS)],
+def node_verify(vectors_file: Path) -> subprocess.CompletedProcess[str]:
+    """``node web/verify/cli.mjs --vectors vectors_file``: its exit status and output."""
+    return subprocess.run(
+        [node(), str(VERIFY_JS), "--vectors", str(vectors_file)],
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+@pytest.mark.integration
+def test_node_recomputes_every_vector() -> None:
+    result = node_verify(VECTORS)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "13 vectors, 0 mismatches" in result.stdout
 
@@ -158,12 +163,7 @@ def test_node_reports_a_tampered_vector(tmp_path: Path) -> None:
     order[0], order[1] = order[1], order[0]
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data), encoding="utf-8")
-    result = subprocess.run(
-        [node(), str(VERIFY_JS), "--vectors", str(tampered)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = node_verify(tampered)
     assert result.returncode == 1
     assert "MISMATCH deal six-seats-all-seeds: order_indices differs" in result.stderr
 
@@ -175,11 +175,6 @@ def test_node_reports_a_tampered_gin_upcard(tmp_path: Path) -> None:
     gin["expected"]["first_open"] = gin["expected"]["stock_top"]
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data), encoding="utf-8")
-    result = subprocess.run(
-        [node(), str(VERIFY_JS), "--vectors", str(tampered)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = node_verify(tampered)
     assert result.returncode == 1
     assert f"MISMATCH deal {gin['name']}: first_open differs" in result.stderr

@@ -56,6 +56,18 @@ def test_a_player_sets_reads_and_raises_its_own_limits_and_is_told_when_each_app
     assert (limits.periods[0].limit_hundredths, len(limits.pending)) == (9_000, 0)
 
 
+def test_a_break_answers_when_it_ends_and_a_seat_check_names_that_end_to_the_service(
+    served: Served,
+) -> None:
+    alice = served.stub("alice")
+    taken = alice.StartBreak(pb.StartBreakRequest(duration_seconds=86_400))
+    assert taken.until.ToDatetime(UTC) == NOON + timedelta(hours=24)
+    table = served.stub("table", Role.SERVICE)
+    answer = table.CheckSeat(pb.CheckSeatRequest(account_id="alice", amount_hundredths=0))
+    assert (answer.allowed, answer.reason) == (False, pb.PLAY_CLOSED_REASON_BREAK)
+    assert answer.until == taken.until
+
+
 def test_a_player_cannot_read_or_change_another_players_limits(served: Served) -> None:
     bob = served.stub("bob")
     before = served.outbox_size()
@@ -120,6 +132,7 @@ def test_an_exclusion_cannot_be_ended_early_and_check_seat_names_it_to_the_servi
     table = served.stub("table", Role.SERVICE)
     answer = table.CheckSeat(check)
     assert (answer.allowed, answer.reason) == (False, pb.PLAY_CLOSED_REASON_SELF_EXCLUSION)
+    assert answer.until == excluded.until  # closed until the exclusion ends
     assert table.CheckSeat(pb.CheckSeatRequest(account_id="bob")).allowed
     alice.SetStakeLimit(pb.SetStakeLimitRequest(amount_hundredths=100))  # allowed while excluded
     bob = served.stub("bob")

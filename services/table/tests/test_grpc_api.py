@@ -163,11 +163,7 @@ def test_a_watch_shows_only_the_callers_cards_then_follows_changes_and_ends_at_s
     served: tuple[World, ServiceHost],
 ) -> None:
     world, host = served
-    table_id = world.open_table()
-    world.sit(table_id, "alice")
-    world.sit(table_id, "bob")
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
+    table_id, _, _, _ = hand_on_turn(world)
     alice_cards = {c.index for c in world.view(table_id, "alice").my_cards}
     stream = stub(host, "bob", Role.PLAYER).WatchTable(api.WatchTableRequest(table_id=table_id))
     first = next(stream).view
@@ -568,13 +564,7 @@ def test_get_hand_result_and_watch_table_say_a_hand_was_voided_when_the_ledger_r
     served: tuple[World, ServiceHost],
 ) -> None:
     world, host = served
-    table_id = world.open_table()
-    world.sit(table_id, "alice")
-    world.sit(table_id, "bob")
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    on_turn = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    table_id, hand_id, view, on_turn = hand_on_turn(world)
     player = stub(host, on_turn, Role.PLAYER)
     player.Drop(
         api.DropRequest(

@@ -18,6 +18,7 @@ from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_platform.auth import Role
 from rummy_platform.server import ServiceHost
+from rummy_testing.match_options import GIN_SCORING
 
 POOL = mpb.MatchOptions(pool=mpb.PoolOptions(target=101, entry_fee_hundredths=500, rejoin=True))
 
@@ -160,7 +161,6 @@ def test_a_configured_maximum_reservation_bounds_entry_fees_and_game_stakes(
     operator.OpenTable(within)  # an entry fee of exactly the most is fine
 
 
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
 HOLLYWOOD = mpb.MatchOptions(
     hollywood=mpb.HollywoodOptions(
         target=100, point_value_hundredths=1, max_game_points=100, scoring=GIN_SCORING

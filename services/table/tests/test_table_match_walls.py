@@ -6,30 +6,22 @@ is the game's stakes; the table rebuilt from its stream is the same."""
 
 from __future__ import annotations
 
-import hashlib
-
 import table_calls
 from match_world import hold_money, last, match_payloads, next_step, seat_all
 from test_table_service import table_events
 from test_table_snapshot import fold, table_records
 from world import World
 
-from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.common.v1 import cards_pb2
-from rummy.dealer.v1 import events_pb2 as dealer_pb
-from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
-from rummy_game import stream_payloads
-from rummy_platform.topics import CLOCK_EVENTS, DEALER_EVENTS, FAIRNESS_EVENTS
-from rummy_rules.cards import parse_card
 from rummy_table.adapters import snapshot
+from rummy_testing.match_options import GIN_SCORING, gin_game_to
 from toy_variant import TOY_NAME, toy_pb2
 from toy_variant.wire import register_toy
 
 #: Gin's game-end scoring (docs/rules/formats.md#game-end-scoring), as the gin bundle declares it.
-GIN_SCORING = mpb.GameScoring(game_bonus_points=100, shutout_bonus_points=200, box_points=25)
 
 
 def _open(world: World, match: mpb.MatchOptions) -> str:
@@ -51,37 +43,9 @@ def _prepare(world: World, table_id: str, hand_id: str, low: int) -> None:
     """Fairness's commitment, the seed window closed and the dealer's deal: seat ``low`` holds
     A-5 of hearts (15 points), the other the five highest spades (50), the seven of clubs is the
     upcard."""
-    commitment = hashlib.sha256(b"toy server seed").digest()
-    world.feed(
-        FAIRNESS_EVENTS,
-        table_id,
-        fairness_pb.SeedCommitted(hand_id=hand_id, commitment_sha256=commitment),
-    )
-    world.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
-    table = world.app.projection.tables[table_id]
-    assert table.ctx is not None
-    shoe = table.ctx.shoe
-    hands = {
-        low: [parse_card(f) for f in ("AH", "2H", "3H", "4H", "5H")],
-        1 - low: [parse_card(f) for f in ("KS", "QS", "JS", "10S", "9S")],
-    }
-    upcard = parse_card("7C")
-    stock = [c for c in shoe.cards if c not in {*hands[0], *hands[1], upcard}]
-    world.feed(
-        DEALER_EVENTS,
-        table_id,
-        dealer_pb.HandDealt(
-            hand_id=hand_id,
-            hands=[
-                dealer_pb.SeatHand(
-                    seat=s, cards=[stream_payloads.card_to_pb(c, shoe) for c in cards]
-                )
-                for s, cards in sorted(hands.items())
-            ],
-            first_open=stream_payloads.card_to_pb(upcard, shoe),
-            stock=[stream_payloads.card_to_pb(c, shoe) for c in stock],
-        ),
-    )
+    world.lock_seeds(table_id, hand_id, b"toy server seed")
+    hands = {low: "AH 2H 3H 4H 5H", 1 - low: "KS QS JS 10S 9S"}
+    world.deal(table_id, hand_id, (hands, "", "7C", ""))
 
 
 def _play(world: World, table_id: str, ending: str, winner: int = 0) -> pb.HandEnded:
@@ -137,16 +101,7 @@ def _dealers(world: World, table_id: str) -> list[int]:
 
 def test_after_a_wall_the_same_dealer_deals_again_and_the_game_scores_its_bonus_and_boxes() -> None:
     world = World()
-    options = mpb.MatchOptions(
-        game_to=mpb.GameToOptions(
-            target=50,
-            games=1,
-            point_value_hundredths=1,
-            max_game_points=400,
-            missed_turns_lose_game=True,
-            scoring=GIN_SCORING,
-        )
-    )
+    options = gin_game_to(target=50, games=1, point_value_hundredths=1, max_game_points=400)
     table_id = _open(world, options)
     (summary,) = table_calls.list_tables(world.app)
     assert summary.match_format == "game-to-50"

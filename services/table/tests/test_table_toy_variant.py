@@ -5,7 +5,6 @@ replayed from that stream through ``rummy_game`` to the same state."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import subprocess
 import time
@@ -21,29 +20,23 @@ from google.protobuf import any_pb2
 from google.protobuf.message import Message
 from prometheus_client import CollectorRegistry
 from served_table import stub
+from world import fixed_deal, hand_dealt, lock_seeds
 
-from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.common.v1 import cards_pb2
-from rummy.dealer.v1 import events_pb2 as dealer_pb
-from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.indian.v1 import events_pb2 as indian_pb
 from rummy.table.v1 import events_pb2 as pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc
-from rummy_game import stream_payloads
 from rummy_platform.auth import Role
 from rummy_platform.config import Settings
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import GroupCommitWriter, KafkaEventLog, TopicPartition
 from rummy_platform.server import ServiceHost
 from rummy_platform.topics import (
-    CLOCK_EVENTS,
     DEALER_EVENTS,
-    FAIRNESS_EVENTS,
     TABLE_EVENTS,
     event_topic_specs,
 )
-from rummy_rules.cards import parse_card
 from rummy_table.adapters.metrics import TableMetrics
 from rummy_table.application.app import TableApp
 from rummy_table.application.held_table import HeldTable
@@ -149,26 +142,9 @@ def _deal(world: ToyWorld, table_id: str, hand_id: str, low_seat: int) -> None:
     assert table.ctx is not None
     shoe = table.ctx.shoe
     assert (shoe.decks, shoe.printed_jokers, shoe.size) == (1, 0, 52)
-    low = [parse_card(f) for f in ("AH", "2H", "3H", "4H", "5H")]
-    high = [parse_card(f) for f in ("KS", "QS", "JS", "10S", "9S")]
-    upcard = parse_card("7C")
-    stock = [c for c in shoe.cards if c not in {*low, *high, upcard}]
-    hands = {low_seat: low, 1 - low_seat: high}
-    world.feed(
-        DEALER_EVENTS,
-        table_id,
-        dealer_pb.HandDealt(
-            hand_id=hand_id,
-            hands=[
-                dealer_pb.SeatHand(
-                    seat=s, cards=[stream_payloads.card_to_pb(c, shoe) for c in hands[s]]
-                )
-                for s in sorted(hands)
-            ],
-            first_open=stream_payloads.card_to_pb(upcard, shoe),
-            stock=[stream_payloads.card_to_pb(c, shoe) for c in stock],
-        ),
-    )
+    hands = {low_seat: "AH 2H 3H 4H 5H", 1 - low_seat: "KS QS JS 10S 9S"}
+    dealt = fixed_deal(shoe, hands, cut="", first_open="7C", stock_top="")
+    world.feed(DEALER_EVENTS, table_id, hand_dealt(hand_id, dealt, shoe))
 
 
 def test_a_toy_table_plays_a_hand_through_play_to_its_end_and_replays_to_the_same_state(
@@ -200,13 +176,7 @@ def test_a_toy_table_plays_a_hand_through_play_to_its_end_and_replays_to_the_sam
     }
     world.clock[0] += 1_000
     (hand_id,) = world.app.tick()
-    commitment = hashlib.sha256(b"toy server seed").digest()
-    world.feed(
-        FAIRNESS_EVENTS,
-        table_id,
-        fairness_pb.SeedCommitted(hand_id=hand_id, commitment_sha256=commitment),
-    )
-    world.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
+    lock_seeds(world, table_id, hand_id, b"toy server seed")
     _deal(world, table_id, hand_id, low_seat=seats["alice"])
 
     # Turn 1: the seat on turn draws and discards the card it drew (the generic commands).

@@ -7,7 +7,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import table_calls
 from google.protobuf.message import Message
@@ -49,6 +49,28 @@ FixedDeal = tuple[dict[int, str], str, str, str]
 
 #: A request message of one turn (DrawCardRequest, DiscardCardRequest, DropRequest, ...).
 TurnRequest = TypeVar("TurnRequest", bound=Message)
+
+
+class FeedsInputs(Protocol):
+    """A test's table that consumes the other services' events (:class:`World`, or one on a
+    real broker)."""
+
+    def feed(self, topic: str, table_id: str, payload: Message) -> None: ...
+
+
+def lock_seeds(
+    world: FeedsInputs, table_id: str, hand_id: str, server_seed: bytes = SERVER_SEED
+) -> None:
+    """Fairness's commitment to ``server_seed``, then the clock closing the seed window, fed to
+    ``world``'s table."""
+    world.feed(
+        FAIRNESS_EVENTS,
+        table_id,
+        fairness_pb.SeedCommitted(
+            hand_id=hand_id, commitment_sha256=hashlib.sha256(server_seed).digest()
+        ),
+    )
+    world.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
 
 
 def replay_all(log: InMemoryEventLog, topic: str = TABLE_EVENTS) -> list[Envelope]:
@@ -183,15 +205,12 @@ class World:
                 ],
             ),
         )
-        self.feed(
-            FAIRNESS_EVENTS,
-            table_id,
-            fairness_pb.SeedCommitted(
-                hand_id=hand_id, commitment_sha256=hashlib.sha256(SERVER_SEED).digest()
-            ),
-        )
-        self.feed(CLOCK_EVENTS, table_id, clock_pb.SeedWindowClosed(hand_id=hand_id))
+        self.lock_seeds(table_id, hand_id)
         self.deal(table_id, hand_id, fixed)
+
+    def lock_seeds(self, table_id: str, hand_id: str, server_seed: bytes = SERVER_SEED) -> None:
+        """Fairness's commitment to ``server_seed``, then the clock closing the seed window."""
+        lock_seeds(self, table_id, hand_id, server_seed)
 
     def prepare_fixed(
         self,
@@ -214,7 +233,7 @@ class World:
         table = self.app.projection.tables[table_id]
         assert table.ctx is not None
         if fixed is not None:
-            dealt = hand_dealt(hand_id, _fixed_deal(table.ctx.shoe, *fixed), table.ctx.shoe)
+            dealt = hand_dealt(hand_id, fixed_deal(table.ctx.shoe, *fixed), table.ctx.shoe)
         else:
             locks = [
                 r.envelope.payload
@@ -243,9 +262,11 @@ def hand_dealt(hand_id: str, dealt: ShuffleDeal, shoe: Shoe) -> dealer_pb.HandDe
     )
 
 
-def _fixed_deal(
+def fixed_deal(
     shoe: Shoe, hands: dict[int, str], cut: str, first_open: str, stock_top: str
 ) -> ShuffleDeal:
+    """A deal of ``shoe`` as given (see :meth:`World.prepare_fixed`): the stock is
+    ``stock_top`` then the rest of the shoe in its order."""
     remaining = list(shoe.cards)
 
     def take(text: str) -> tuple[Card, ...]:

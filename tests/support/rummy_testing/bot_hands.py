@@ -14,7 +14,6 @@ from rummy_ops.bots.strategy import BotBrain
 from rummy_rules.bot import Situation
 from rummy_rules.commands import (
     Command,
-    Deal,
     DrawFromDiscardPile,
     RecordSeedCommitment,
     RecordStakeReserved,
@@ -25,8 +24,10 @@ from rummy_rules.commands import (
 from rummy_rules.errors import RuleViolation
 from rummy_rules.events import CardDrawn, Event, SeatAccount, StockExhausted
 from rummy_rules.rules import RuleSet
-from rummy_rules.shuffle import ShuffleInputs, deal, reshuffle
+from rummy_rules.shuffle import ShuffleInputs, reshuffle
 from rummy_rules.variant import Variant
+
+from .variant_play import shuffled_deal
 
 T0 = 1_700_000_000_000
 
@@ -94,20 +95,9 @@ def play_hand(
     commitment = hashlib.sha256(server_seed).hexdigest()
     hand.run(RecordSeedCommitment(commitment=commitment, at_ms=hand.now))
     hand.run(TurnTimeout(turn_no=0, at_ms=hand.now))
-    layout = variant.deal_layout(rule_set)
     inputs = ShuffleInputs.of(server_seed, hand.hand_id, dict.fromkeys(seats, b""))
     first = seats[0] if dealer is None else dealer
-    dealt = deal(inputs, layout.shoe, seats, first, layout.hand_size, layout.shape)
-    assert dealt.first_open is not None
-    hand.run(
-        Deal(
-            hands=dealt.hands,
-            wild_cut=dealt.wild_cut,
-            first_open=dealt.first_open,
-            stock=dealt.stock,
-            at_ms=hand.now,
-        )
-    )
+    hand.run(shuffled_deal(variant, rule_set, inputs, seats, first, hand.now))
     for brain in brains.values():
         brain.new_hand()
     taken: dict[tuple[int, int], Any] = {}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rummy.common.v1 import cards_pb2
+from rummy.match.v1 import match_pb2 as match_pb
 from rummy.table.v1 import events_pb2 as table_events
 from rummy_ops.demo import DemoOptions, DemoReport, TablePlan, play
 from rummy_testing.stacks import RunningStack
@@ -51,6 +52,21 @@ def variant_demo(
         rule_set=rule_set,
     )
     return play(stack.endpoints, options, echo=lambda _line: None, progress=False)
+
+
+def ended_match(
+    stack: RunningStack, options: DemoOptions, table: str
+) -> tuple[DemoReport, match_pb.MatchView]:
+    """A demo run of ``options`` whose one table ``table`` (a plan's name) plays a match: the
+    run finished without a bot's error and the match ended. Returns the report and the match's
+    last view."""
+    report = play(stack.endpoints, options, echo=lambda _line: None, progress=False)
+    table_id = report.tables.get(table, "")
+    assert report.finished, report.stopped_because + "\n" + stack.log_tails(naming=[table_id])
+    assert not report.bot_errors, report.bot_errors[:3]
+    (record,) = report.matches
+    assert record.view.WhichOneof("result") == "ended", record.view
+    return report, record.view
 
 
 def hands_ended(report: DemoReport) -> list[table_events.HandEnded]:

@@ -13,7 +13,9 @@ from rummy_game import stream_payloads
 from rummy_rules import commands as cmd
 from rummy_rules.events import Event, HandStarted, SeatAccount
 from rummy_rules.rules import RuleSet
-from rummy_rules.shuffle import ShuffleInputs, deal
+from rummy_rules.shuffle import ShuffleInputs
+
+from .variant_play import shuffled_deal
 
 #: The hand's clock at its start (ms since the epoch): every command up to the deal is stamped so.
 T0 = 1_700_000_000_000
@@ -55,19 +57,8 @@ class RandomHand:
         self.run(cmd.RecordSeedCommitment(commitment=commitment, at_ms=T0))
         for s in seats:
             self.run(cmd.ContributeClientSeed(seat=s, seed_hex=seeds[s].hex(), at_ms=T0))
-        layout = variant.deal_layout(rule_set)
         inputs = ShuffleInputs.of(server_seed, hand_id, seeds)
-        dealt = deal(inputs, layout.shoe, seats, dealer, layout.hand_size, layout.shape)
-        assert dealt.first_open is not None
-        self.run(
-            cmd.Deal(
-                hands=dealt.hands,
-                wild_cut=None,
-                first_open=dealt.first_open,
-                stock=dealt.stock,
-                at_ms=T0,
-            )
-        )
+        self.run(shuffled_deal(variant, rule_set, inputs, seats, dealer, T0))
 
     def run(self, command: Any) -> None:
         """Decide ``command`` in the current state and apply each of its events."""

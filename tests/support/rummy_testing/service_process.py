@@ -32,15 +32,22 @@ from urllib.parse import urlsplit
 
 import grpc
 import psycopg
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
 from rummy_platform.config import PLUGINS_VARIABLE
+from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import KafkaEventLog
 from rummy_platform.topics import event_topic_specs
 from rummy_testing.token_keys import token_environment
+from rummy_testing.waiting import wait_for_count
 
 START_TIMEOUT_S = 60.0
+#: How long a test waits for a service's event (:meth:`IsolatedRun.wait_for`).
+EVENT_TIMEOUT_S = 60.0
+#: The payload type a wait is for.
+M = TypeVar("M", bound=Message)
 #: Where the test suite's importable support packages live (``toy_variant``, ``rummy_testing``).
 SUPPORT_DIR = Path(__file__).resolve().parents[1]
 #: The variant plug-ins of the test suite: modules under SUPPORT_DIR that register a variant.
@@ -209,6 +216,27 @@ class IsolatedRun:
             "KAFKA_BOOTSTRAP_SERVERS": self.kafka,
             **extra,
         }
+
+    def events(self, topic: str, stream_id: str, payload_type: type[M]) -> list[Envelope[M]]:
+        """The ``payload_type`` events of ``stream_id`` on this run's ``topic`` (unprefixed), in
+        stream order."""
+        return [
+            r.envelope
+            for r in self.log.read_stream(self.prefix + topic, stream_id)
+            if has_payload(r.envelope, payload_type)
+        ]
+
+    def wait_for(
+        self, topic: str, stream_id: str, payload_type: type[M], count: int = 1
+    ) -> list[Envelope[M]]:
+        """:meth:`events`, once there are at least ``count`` of them (AssertionError after
+        EVENT_TIMEOUT_S)."""
+        return wait_for_count(
+            f"{payload_type.__name__} on {topic} for {stream_id}",
+            lambda: self.events(topic, stream_id, payload_type),
+            count,
+            EVENT_TIMEOUT_S,
+        )
 
 
 Run = TypeVar("Run", bound=IsolatedRun)

@@ -59,25 +59,23 @@ class EffectiveDefault(click.Option):
         return extra
 
 
-def bootstrap_option(command: F) -> F:
-    """``--bootstrap``: the Kafka brokers to read (:func:`default_kafka_bootstrap`)."""
-    return click.option(
-        "--bootstrap",
-        cls=EffectiveDefault,
-        default=default_kafka_bootstrap,
-        show_default=True,
-        help="Kafka bootstrap servers (default: KAFKA_BOOTSTRAP_SERVERS, else the local broker "
-        "on RUMMY_KAFKA_PORT).",
-    )(command)
+def _effective_default_option(flag: str, default: Callable[[], str], help: str) -> Callable[[F], F]:
+    """A click option ``flag`` whose default is ``default()``, computed when asked
+    (:class:`EffectiveDefault`), with ``help``."""
+    return click.option(flag, cls=EffectiveDefault, default=default, show_default=True, help=help)
 
 
-def database_url_option(command: F) -> F:
-    """``--database-url``: the services' PostgreSQL (:func:`default_database_url`)."""
-    return click.option(
-        "--database-url",
-        cls=EffectiveDefault,
-        default=default_database_url,
-        show_default=True,
-        help="The services' PostgreSQL database (default: DATABASE_URL, else the local server "
-        "on RUMMY_PG_PORT).",
-    )(command)
+#: ``--bootstrap``: the Kafka brokers to read (:func:`default_kafka_bootstrap`).
+bootstrap_option = _effective_default_option(
+    "--bootstrap",
+    default_kafka_bootstrap,
+    "Kafka bootstrap servers (default: KAFKA_BOOTSTRAP_SERVERS, else the local broker on "
+    "RUMMY_KAFKA_PORT).",
+)
+#: ``--database-url``: the services' PostgreSQL (:func:`default_database_url`).
+database_url_option = _effective_default_option(
+    "--database-url",
+    default_database_url,
+    "The services' PostgreSQL database (default: DATABASE_URL, else the local server on "
+    "RUMMY_PG_PORT).",
+)

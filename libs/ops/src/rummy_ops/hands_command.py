@@ -21,10 +21,9 @@ from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ops.money import tokens
 from rummy_ops.operator_auth import account_argument, operator_options, operator_token
-from rummy_ops.reach import LEDGER_SERVICE, service_channel
+from rummy_ops.reach import LEDGER_SERVICE, ledger_address_option, service_channel
 from rummy_ops.table_names import DEFAULT_TABLE_ADDRESS, list_tables, table_router
 from rummy_platform.auth import bearer_metadata
-from rummy_platform.ports import DEFAULT_PORTS
 
 #: The most entries one ListMyHands page holds (the ledger's maximum).
 MAX_PAGE = 100
@@ -98,13 +97,7 @@ def fetch(
 
 @click.command("hands")
 @account_argument
-@click.option(
-    "--address",
-    envvar="RUMMY_LEDGER_ADDRESS",
-    default=f"127.0.0.1:{DEFAULT_PORTS['ledger'][0]}",
-    show_default=True,
-    help="The ledger service (RUMMY_LEDGER_ADDRESS).",
-)
+@ledger_address_option
 @click.option(
     "--limit",
     type=click.IntRange(1, 10_000),

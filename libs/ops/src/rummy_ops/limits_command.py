@@ -18,9 +18,8 @@ from rummy.ledger.v1 import ledger_service_pb2 as pb
 from rummy.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from rummy_ops.money import tokens
 from rummy_ops.operator_auth import account_argument, operator_options, operator_token
-from rummy_ops.reach import LEDGER_SERVICE, service_channel
+from rummy_ops.reach import LEDGER_SERVICE, ledger_address_option, service_channel
 from rummy_platform.auth import bearer_metadata
-from rummy_platform.ports import DEFAULT_PORTS
 
 
 def _stamp(present: bool, stamp: Timestamp) -> str:
@@ -72,13 +71,7 @@ def describe(limits: pb.Limits) -> list[str]:
 
 @click.command("limits")
 @account_argument
-@click.option(
-    "--address",
-    envvar="RUMMY_LEDGER_ADDRESS",
-    default=f"127.0.0.1:{DEFAULT_PORTS['ledger'][0]}",
-    show_default=True,
-    help="The ledger service (RUMMY_LEDGER_ADDRESS).",
-)
+@ledger_address_option
 @operator_options
 @click.option("--json", "as_json", is_flag=True, help="Print the response as JSON.")
 def limits(account_id: str, address: str, token: str | None, operator: str, as_json: bool) -> None:

@@ -27,10 +27,13 @@ import psycopg
 
 from rummy_platform.eventlog import cluster_probe
 from rummy_platform.limits import open_channel
+from rummy_platform.ports import DEFAULT_PORTS
 
 #: How the errors name the services a command calls.
 LEDGER_SERVICE = "the ledger service"
 TABLE_SERVICE = "the table service"
+#: Where a command finds the ledger service unless told (``--address``, RUMMY_LEDGER_ADDRESS).
+DEFAULT_LEDGER_ADDRESS = f"127.0.0.1:{DEFAULT_PORTS['ledger'][0]}"
 #: Seconds a command waits for a broker it is given before it says it cannot reach it.
 REACH_TIMEOUT_S = 5.0
 
@@ -144,6 +147,17 @@ def refused(what: str, address: str, error: grpc.RpcError) -> click.ClickExcepti
     if code == grpc.StatusCode.UNIMPLEMENTED:
         return WrongService(f"the service at {address} is not {what} (UNIMPLEMENTED)")
     return click.ClickException(f"{code.name}: {error.details()}")
+
+
+#: The ``--address`` option of a command that calls the ledger service (parameter ``address``,
+#: RUMMY_LEDGER_ADDRESS); open it with ``service_channel(LEDGER_SERVICE, address)``.
+ledger_address_option = click.option(
+    "--address",
+    envvar="RUMMY_LEDGER_ADDRESS",
+    default=DEFAULT_LEDGER_ADDRESS,
+    show_default=True,
+    help="The ledger service (RUMMY_LEDGER_ADDRESS).",
+)
 
 
 @contextmanager

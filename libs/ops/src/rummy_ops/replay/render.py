@@ -4,7 +4,7 @@ everything; money in House Tokens, ``13.00``, and a commission as a percent, thr
 
 from __future__ import annotations
 
-import re
+import io
 from typing import Any
 
 from google.protobuf import text_format
@@ -103,17 +103,33 @@ def describe(payload: Message) -> str:  # noqa: C901 - one branch per event type
         )
     if name == "HandAborted":
         return str(p.reason)
-    return money_in_tokens(text_format.MessageToString(payload, as_one_line=True))[:160]
+    return money_in_tokens(payload)[:160]
 
 
-_MONEY_FIELD = re.compile(r"\b(\w+_(?:hundredths|bps)): (-?\d+)\b")
-
-
-def money_in_tokens(text: str) -> str:
+def money_in_tokens(message: Message) -> str:
     """A message's one-line text with its money as a person reads it: ``stake_hundredths: 1300``
-    -> ``stake: 13.00`` (House Tokens), ``commission_bps: 500`` -> ``commission: 5.00%``
-    (:func:`rummy_ops.money.money_field`)."""
-    return _MONEY_FIELD.sub(lambda m: ": ".join(money_field(m[1], int(m[2]))), text)
+    -> ``stake: 13.00`` (House Tokens), ``commission_bps: 500`` -> ``commission: 5.00%``, at any
+    depth (which fields are money, and how they read: :func:`rummy_ops.money.money_field`)."""
+    return text_format.MessageToString(message, as_one_line=True, message_formatter=_money_fields)
+
+
+def _money_fields(message: Message, indent: int, as_one_line: bool) -> str | None:
+    """``text_format``'s hook for one (sub)message: its fields, the money ones through
+    :func:`~rummy_ops.money.money_field`; None (text_format's own form) for an empty message and
+    for an ``Any``, whose packed message comes back here."""
+    if message.DESCRIPTOR.full_name == "google.protobuf.Any":
+        return None
+    out = io.StringIO()
+    for field, value in message.ListFields():
+        for item in value if field.is_repeated else [value]:
+            name, shown = money_field(field.name, item)
+            if name != field.name:
+                out.write(f"{name}: {shown} ")
+            else:
+                text_format.PrintField(
+                    field, item, out, as_one_line=True, message_formatter=_money_fields
+                )
+    return out.getvalue().rstrip() or None
 
 
 def timeline_line(envelope: Envelope) -> str:

@@ -55,8 +55,37 @@ MAX_GAMES = 10
 MAX_TARGET = 100_000
 
 
+class GameStakes(MatchRules):
+    """A format whose money is each game's stake (game to N, Hollywood): each seat holds
+    :attr:`stake_hundredths` while a game is open, reserved as the game starts; a deal may end
+    drawn (gin's wall)."""
+
+    @property
+    def stake_hundredths(self) -> int:
+        """What each seat reserves at a game's start (hundredths of a House Token)."""
+        raise NotImplementedError
+
+    @property
+    def hold_hundredths(self) -> int:
+        return self.stake_hundredths
+
+    @property
+    def takes_drawn_deals(self) -> bool:
+        return True
+
+    def _game_started(self, game_no: int, seats: tuple[int, ...]) -> list[Event]:
+        """GameStarted, then each seat's stake reserved (none when the game stakes nothing)."""
+        events: list[Event] = [GameStarted(game_no=game_no, seats=seats)]
+        if self.stake_hundredths:
+            events += [
+                MoneyReserved(seat=seat, amount_hundredths=self.stake_hundredths, purpose="game")
+                for seat in seats
+            ]
+        return events
+
+
 @dataclass(frozen=True)
-class GameTo(MatchRules):
+class GameTo(GameStakes):
     """Games to ``target`` points for ``point_value_hundredths`` (hundredths of a House Token) a
     point, each loser's loss capped at ``max_game_points``; ``scoring``: the points added at
     each game's end (the variant's; none by default); ``missed_turns_lose_game``: a seat dropped
@@ -98,14 +127,6 @@ class GameTo(MatchRules):
         """What each seat reserves at a game's start."""
         return game_stake_hundredths(self.max_game_points, self.point_value_hundredths)
 
-    @property
-    def hold_hundredths(self) -> int:
-        return self.stake_hundredths
-
-    @property
-    def takes_drawn_deals(self) -> bool:
-        return True
-
     def in_game(self, state: MatchState) -> tuple[int, ...]:
         """Seats still playing the open game."""
         active = set(state.active)
@@ -124,12 +145,7 @@ class GameTo(MatchRules):
                 ),
             )
         seats = state.active
-        events: list[Event] = [GameStarted(game_no=state.game_no + 1, seats=seats)]
-        if self.stake_hundredths:
-            events += [
-                MoneyReserved(seat=seat, amount_hundredths=self.stake_hundredths, purpose="game")
-                for seat in seats
-            ]
+        events = self._game_started(state.game_no + 1, seats)
         events.append(
             DealStarted(deal_no=state.deals_scored + 1, seats=seats, tie_break=False, at_ms=at_ms)
         )

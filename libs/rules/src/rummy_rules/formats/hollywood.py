@@ -43,8 +43,8 @@ from dataclasses import dataclass, replace
 from ..errors import ErrorCode
 from ..events import Event
 from ..rules import RuleSetError, check_bounds, check_commission
-from .base import MatchRules, check_money_option, refuse
-from .game_to import MAX_TARGET
+from .base import check_money_option, refuse
+from .game_to import MAX_TARGET, GameStakes
 from .messages import (
     DealResult,
     DealScored,
@@ -52,7 +52,6 @@ from .messages import (
     GameEnded,
     GameStarted,
     MatchEnded,
-    MoneyReserved,
     SeatForfeitedGame,
     SeatLeft,
 )
@@ -136,7 +135,7 @@ def column_nets(sheets: Sequence[GameSheet], max_game_points: int) -> dict[int, 
 
 
 @dataclass(frozen=True)
-class Hollywood(MatchRules):
+class Hollywood(GameStakes):
     """A Hollywood match: three columns to ``target`` points for ``point_value_hundredths``
     (hundredths of a House Token) a point, each column's loss capped at ``max_game_points``;
     ``scoring``: each column's game-end scoring (the variant's); ``missed_turns_lose_game``: a
@@ -173,14 +172,6 @@ class Hollywood(MatchRules):
     def stake_hundredths(self) -> int:
         """What each player reserves for the match: ``3 x cap x point value``."""
         return COLUMNS * game_stake_hundredths(self.max_game_points, self.point_value_hundredths)
-
-    @property
-    def hold_hundredths(self) -> int:
-        return self.stake_hundredths
-
-    @property
-    def takes_drawn_deals(self) -> bool:
-        return True
 
     def columns(self, state: MatchState) -> tuple[GameSheet, ...]:
         """The three columns (empty before the first deal)."""
@@ -220,13 +211,7 @@ class Hollywood(MatchRules):
         )
         if state.game_open:
             return (deal,)
-        events: list[Event] = [GameStarted(game_no=1, seats=state.active)]
-        if self.stake_hundredths:
-            events += [
-                MoneyReserved(seat=seat, amount_hundredths=self.stake_hundredths, purpose="game")
-                for seat in state.active
-            ]
-        return (*events, deal)
+        return (*self._game_started(1, state.active), deal)
 
     def _check_result(self, state: MatchState, result: DealResult, most: int | None) -> None:
         super()._check_result(state, result, most)

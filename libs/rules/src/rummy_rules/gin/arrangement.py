@@ -146,7 +146,8 @@ class Arrangement:
         return tuple(sorted(tuple(card_index(c) for c in m.cards) for m in self.melds))
 
 
-def _mask_indices(mask: int) -> tuple[int, ...]:
+def mask_indices(mask: int) -> tuple[int, ...]:
+    """The canonical indices of the cards of ``mask`` (its set bits), ascending."""
     out = []
     while mask:
         b = mask & -mask
@@ -180,7 +181,7 @@ def best_arrangements_of_mask(mask: int) -> tuple[Arrangement, ...]:
             best.append((sets, rest))
     found = [(sets, solver.runs_of(rest), solver.loose_of(rest), least) for sets, rest in best]
     if len(found) > 1:
-        found.sort(key=lambda f: sorted(_mask_indices(m) for m in (*f[0], *f[1])))
+        found.sort(key=lambda f: sorted(mask_indices(m) for m in (*f[0], *f[1])))
     return tuple(_arrangement(*f) for f in found)
 
 

@@ -29,6 +29,7 @@ from .arrangement import (
     card_at,
     card_index,
     hand_mask,
+    mask_indices,
 )
 
 
@@ -101,15 +102,6 @@ def _reach(laid: int, set_spots: int, chains: list[tuple[int, list[int]]]) -> in
     return reached
 
 
-def _indices(mask: int) -> tuple[int, ...]:
-    out = []
-    while mask:
-        b = mask & -mask
-        out.append(b.bit_length() - 1)
-        mask ^= b
-    return tuple(out)
-
-
 def best_layoffs(defender_cards: Iterable[Card], knocker_melds: Sequence[GinMeld]) -> LayoffResult:
     """The defender's best lay-offs onto ``knocker_melds`` (``docs/rules/gin.md#layoffs``).
 
@@ -132,7 +124,7 @@ def best_layoffs(defender_cards: Iterable[Card], knocker_melds: Sequence[GinMeld
     laid = candidates
     while laid:  # every non-empty subset of the candidates
         if _reach(laid, set_spots, chains) == laid:
-            key = (solver.deadwood(defender & ~laid), laid.bit_count(), _indices(laid))
+            key = (solver.deadwood(defender & ~laid), laid.bit_count(), mask_indices(laid))
             if key < best_key:
                 best_key, best_laid = key, laid
         laid = (laid - 1) & candidates

@@ -11,7 +11,7 @@ its own; these functions only read and append.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from psycopg_pool import ConnectionPool
 
 from rummy_ledger.application.ports import (
     BalanceRow,
+    JournalEntry,
     OutboxRow,
     PlayedEntry,
     PlayedRow,
@@ -146,17 +147,7 @@ def insert_transaction(conn: psycopg.Connection, transaction: JournalTransaction
             "INSERT INTO journal_entries "
             "(transaction_id, account_id, amount, line_kind, seat, points) "
             "VALUES (%s, %s, %s, %s, %s, %s)",
-            [
-                (
-                    transaction.id,
-                    p.account_id,
-                    p.amount_hundredths,
-                    p.line_kind.value,
-                    p.seat,
-                    p.points,
-                )
-                for p in transaction.in_posting_order()
-            ],
+            [JournalEntry.of(transaction.id, p) for p in transaction.in_posting_order()],
         )
 
 
@@ -307,28 +298,19 @@ def table_variant(conn: psycopg.Connection, table_id: str) -> str | None:
 
 def add_played(conn: psycopg.Connection, entries: Sequence[PlayedEntry]) -> None:
     """Upsert each entry's row: its net added; its result and end set unless already ended."""
-    for e in entries:
-        conn.execute(
+    with conn.cursor() as cur:
+        cur.executemany(
             """
             INSERT INTO played (account_id, kind, ref_id, table_id, variant, format, result,
                                 net_hundredths, ended_at)
-            VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+            VALUES (%(account_id)s, %(kind)s, %(ref_id)s, %(table_id)s, %(variant)s, %(format)s,
+                    %(result)s, %(net_hundredths)s, %(ended_at)s)
             ON CONFLICT (kind, table_id, ref_id, account_id) DO UPDATE SET
                 net_hundredths = played.net_hundredths + EXCLUDED.net_hundredths,
                 result = coalesce(played.result, EXCLUDED.result),
                 ended_at = coalesce(played.ended_at, EXCLUDED.ended_at)
             """,
-            (
-                e.account_id,
-                e.kind,
-                e.ref_id,
-                e.table_id,
-                e.variant,
-                e.format,
-                e.result,
-                e.net_hundredths,
-                e.ended_at,
-            ),
+            [asdict(e) for e in entries],
         )
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -48,6 +48,7 @@ from rummy_ledger.application.ports import (
     Commands,
     History,
     Journal,
+    JournalEntry,
     LedgerUnitOfWork,
     Limits,
     Matches,
@@ -79,16 +80,6 @@ from rummy_platform.unit_of_work import SnapshotTransactions
 
 class ConstraintViolation(Exception):
     """A write the ledger's schema would refuse (PostgreSQL raises an IntegrityError there)."""
-
-
-@dataclass
-class _Entry:
-    transaction_id: str
-    account_id: str
-    amount: int
-    line_kind: str
-    seat: int | None
-    points: int | None
 
 
 @dataclass
@@ -126,7 +117,7 @@ class LedgerState:
     balances: dict[str, int] = field(default_factory=dict)
     reserved: dict[str, int] = field(default_factory=dict)
     transactions: list[_Transaction] = field(default_factory=list)
-    entries: list[_Entry] = field(default_factory=list)
+    entries: list[JournalEntry] = field(default_factory=list)
     reservations: list[_Reservation] = field(default_factory=list)
     commands: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
     outbox: list[tuple[OutboxRow, bool]] = field(default_factory=list)  # (row, published)
@@ -281,16 +272,7 @@ class _Journal(_Repository, Journal):
                 _check_match_line(
                     state, transaction, p.account_id, p.line_kind, p.amount_hundredths
                 )
-            state.entries.append(
-                _Entry(
-                    transaction.id,
-                    p.account_id,
-                    p.amount_hundredths,
-                    p.line_kind.value,
-                    p.seat,
-                    p.points,
-                )
-            )
+            state.entries.append(JournalEntry.of(transaction.id, p))
             state.balances[p.account_id] = state.balances.get(p.account_id, 0) + p.amount_hundredths
             _check_balance(state, p.account_id)
         state.transactions.append(
@@ -306,7 +288,7 @@ class _Journal(_Repository, Journal):
         )
 
     def statement(self, account_id: str, limit: int, before_seq: int | None) -> list[StatementRow]:
-        mine: dict[str, list[_Entry]] = {}
+        mine: dict[str, list[JournalEntry]] = {}
         for entry in self._state.entries:
             if entry.account_id == account_id:
                 mine.setdefault(entry.transaction_id, []).append(entry)
@@ -475,18 +457,7 @@ class _History(_Repository, History):
         self, account_id: str, limit: int, before: tuple[datetime, int] | None
     ) -> list[PlayedRow]:
         rows = [
-            PlayedRow(
-                self._state.played_ids[key],
-                e.account_id,
-                e.kind,
-                e.ref_id,
-                e.table_id,
-                e.variant,
-                e.format,
-                e.result or "",
-                e.net_hundredths,
-                e.ended_at,
-            )
+            PlayedRow(id=self._state.played_ids[key], **asdict(replace(e, result=e.result or "")))
             for key, e in self._state.played.items()
             if e.account_id == account_id and e.ended_at is not None
         ]

@@ -25,13 +25,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from google.protobuf.message import Message
 
 from rummy.match.v1 import match_pb2
 from rummy.table.v1 import events_pb2 as table_events
-from rummy_ledger.domain.accounts import AccountKind, HeldReservation, JournalTransaction
+from rummy_ledger.domain.accounts import AccountKind, HeldReservation, JournalTransaction, Posting
 from rummy_ledger.domain.limits import PlayerLimits
 from rummy_ledger.domain.matches import MatchBook
 from rummy_platform.envelope import Envelope, encode
@@ -52,6 +52,30 @@ class BalanceRow:
     kind: AccountKind
     balance_hundredths: int
     reserved_hundredths: int
+
+
+class JournalEntry(NamedTuple):
+    """One line of a journal transaction as the journal stores it (``journal_entries``):
+    ``amount`` in hundredths, signed; ``line_kind`` the ``LineKind`` value."""
+
+    transaction_id: str
+    account_id: str
+    amount: int
+    line_kind: str
+    seat: int | None
+    points: int | None
+
+    @classmethod
+    def of(cls, transaction_id: str, posting: Posting) -> JournalEntry:
+        """The stored line of ``posting`` of the transaction ``transaction_id``."""
+        return cls(
+            transaction_id,
+            posting.account_id,
+            posting.amount_hundredths,
+            posting.line_kind.value,
+            posting.seat,
+            posting.points,
+        )
 
 
 @dataclass(frozen=True)

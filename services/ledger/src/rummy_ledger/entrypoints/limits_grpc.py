@@ -78,6 +78,7 @@ def own_account(principal: Principal, requested: str) -> str:
 
 
 def _timestamp(at: datetime | None) -> Timestamp | None:
+    """``at`` on the wire; None (a message field left unset) for None."""
     if at is None:
         return None
     stamp = Timestamp()
@@ -200,11 +201,9 @@ class LimitsRpcs:
         self, request: pb.StartBreakRequest, context: grpc.ServicerContext
     ) -> pb.StartBreakResponse:
         report = self._change(request.account_id, lambda: StartBreak(request.duration_seconds))
-        response = pb.StartBreakResponse(limits=limits_message(report))
-        until = _timestamp(report.limits.break_until)
-        if until is not None:
-            response.until.CopyFrom(until)
-        return response
+        return pb.StartBreakResponse(
+            limits=limits_message(report), until=_timestamp(report.limits.break_until)
+        )
 
     def EndBreak(  # noqa: N802 - generated name
         self, request: pb.EndBreakRequest, context: grpc.ServicerContext
@@ -217,11 +216,9 @@ class LimitsRpcs:
     ) -> pb.SelfExcludeResponse:
         months = None if request.indefinite else request.months
         report = self._change(request.account_id, lambda: SelfExclude(months))
-        response = pb.SelfExcludeResponse(limits=limits_message(report))
-        until = _timestamp(report.limits.excluded_until)
-        if until is not None:
-            response.until.CopyFrom(until)
-        return response
+        return pb.SelfExcludeResponse(
+            limits=limits_message(report), until=_timestamp(report.limits.excluded_until)
+        )
 
     def AskToReturn(  # noqa: N802 - generated name
         self, request: pb.AskToReturnRequest, context: grpc.ServicerContext
@@ -246,13 +243,12 @@ def check_seat_response(refused: Refusal | None) -> pb.CheckSeatResponse:
     """``CheckSeatResponse`` of a refusal (None: allowed)."""
     if refused is None:
         return pb.CheckSeatResponse(allowed=True)
-    response = pb.CheckSeatResponse(
-        allowed=False, reason=CLOSED_PB[refused.reason], detail=refused.describe()
+    return pb.CheckSeatResponse(
+        allowed=False,
+        reason=CLOSED_PB[refused.reason],
+        detail=refused.describe(),
+        until=_timestamp(refused.until),
     )
-    until = _timestamp(refused.until)
-    if until is not None:
-        response.until.CopyFrom(until)
-    return response
 
 
 __all__ = ["LimitsRpcs", "check_seat_response", "limits_message"]
