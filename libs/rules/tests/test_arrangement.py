@@ -186,7 +186,6 @@ def test_a_wild_card_in_its_place_with_two_jokers_is_a_sequence_when_jokers_alon
     assert kinds == [MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE]
 
 
-
 @pytest.mark.parametrize(
     ("cards", "wild", "valid"),
     [
