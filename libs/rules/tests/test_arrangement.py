@@ -6,7 +6,7 @@ import pytest
 
 from rummy_rules.cards import Rank, parse_cards
 from rummy_rules.indian.arrangement import Arrangement, best_arrangement, valid_discards
-from rummy_rules.melds import MeldKind, MeldOptions
+from rummy_rules.melds import MeldKind, MeldOptions, classify_group
 from rummy_rules.wild import card_points, hand_points
 
 
@@ -184,3 +184,37 @@ def test_a_wild_card_in_its_place_with_two_jokers_is_a_sequence_when_jokers_alon
     assert arrangement.valid and arrangement.points == 0
     kinds = sorted(m.kind for m in arrangement.melds)
     assert kinds == [MeldKind.PURE_SEQUENCE, MeldKind.IMPURE_SEQUENCE]
+
+
+@pytest.mark.parametrize(
+    ("cards", "wild", "valid"),
+    [
+        # valid, but never as 5H 6H 7H + 8H JK 8H: the second sequence is 5H 8H JK (8H for 6H)
+        ("5H 6H 7H 8H JK 8H", Rank.EIGHT, True),
+        # AD 2D 3D is pure; AC JK AC would need the second AC standing in beside the first
+        ("AC AD 2D 3D JK AC", Rank.ACE, False),
+        ("AD 3D AD JK 4D 5D", Rank.ACE, False),
+    ],
+)
+def test_a_wild_copy_never_stands_in_beside_its_own_face_in_place(
+    cards: str, wild: Rank, valid: bool
+) -> None:
+    """The same face never twice in one group (docs/rules/melds.md#same-face-twice): with fours
+    wild ``3S 4S 4S`` is no run, so with eights wild ``8H JK 8H`` is none either (the second ``8H``
+    cannot stand in beside a natural ``8H``), and it is no jokers-only group, which needs every
+    card standing in and is off here (docs/rules/melds.md#jokers-only-group). Without that group
+    the last two hands have no second sequence, so no show
+    (docs/rules/declaration.md#valid-declaration); under the lenient rule all three are shows.
+    Found by the fuzz against the oracle: the solver compared the stand-ins' faces with the melds'
+    in two numberings once it had moved the suits holding a pure run first.
+    """
+    hand = parse_cards(cards)
+    options = MeldOptions(jokers_only_group_is_sequence=False)
+    strict = best_arrangement(hand, wild, options)
+    assert (strict.points, strict.valid) == (0, valid)
+    for meld in strict.melds:
+        faces = [c.face for c in meld.cards if not c.is_printed_joker]
+        assert len(faces) == len(set(faces))
+        assert classify_group(meld.cards, wild, options) is meld.kind
+    lenient = MeldOptions(jokers_only_group_is_sequence=False, strict_duplicate_faces=False)
+    assert best_arrangement(hand, wild, lenient).valid

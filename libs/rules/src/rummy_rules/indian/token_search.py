@@ -493,11 +493,12 @@ class TokenSearch:
                 flags = meld[1][flags]
         pool = cards_by_face(hand, faces)
         tokens = pool.pop(JOKER_FACE, [])
+        token_faces = [JOKER_FACE] * len(tokens) + to_tokens  # in the search's faces, as ``pool``
         for f in to_tokens:
             tokens.append(pool[f].pop())
         strict = self.options.strict_duplicate_faces
         kinds = [meld[2][0] for meld in chosen]
-        dealt = _hand_out_tokens(chosen, tokens, strict)
+        dealt = _hand_out_tokens(chosen, tokens, token_faces, strict)
         if dealt is None:
             return None
         groups, spare = dealt
@@ -553,17 +554,19 @@ def _clash(cards: list[Card]) -> bool:
 
 
 def _hand_out_tokens(
-    chosen: list[_Meld], tokens: list[Card], strict: bool
+    chosen: list[_Meld], tokens: list[Card], token_faces: list[int], strict: bool
 ) -> tuple[list[list[Card]], list[Card]] | None:
     """Physical token cards for each meld's stand-ins and the spare ones, or ``None``.
 
-    Under the lenient rule any order works. Under the strict rule a stand-in's face must differ
-    from every other face of its group: a small backtracking over distinct token faces; ``None``
-    when no clash-free way exists.
+    ``token_faces``: each token's face as the search numbers faces, like the melds' records (the
+    caller may have moved some suits first), never ``face_of`` of the card itself. Under the
+    lenient rule any order works. Under the strict rule a stand-in's face must differ from every
+    other face of its group: a small backtracking over distinct token faces; ``None`` when no
+    clash-free way exists.
     """
     need = [meld[2][1] for meld in chosen]
     if strict:
-        named = [face_of(c) for c in tokens if c.rank is not None]
+        named = [f for f in token_faces if f != JOKER_FACE]
         if named:
             natural = {f + meld[3] for meld in chosen for f in meld[2][2]}
             strict = len(set(named)) != len(named) or not natural.isdisjoint(named)
@@ -576,8 +579,8 @@ def _hand_out_tokens(
             at += k
         return out, tokens[at:]
     by_face: dict[int, list[Card]] = {}
-    for c in tokens:
-        by_face.setdefault(face_of(c), []).append(c)
+    for f, c in zip(token_faces, tokens, strict=True):
+        by_face.setdefault(f, []).append(c)
     slots = [g for g, k in enumerate(need) for _ in range(k)]
     chosen_cards: list[list[Card]] = [[] for _ in chosen]
     taken: list[set[int]] = [{f + meld[3] for f in meld[2][2]} for meld in chosen]
