@@ -5,6 +5,8 @@ rules library's CLI.
   compared with its ``expected``, and the worked examples of ``docs/rules/gin.md`` and
   ``docs/rules/formats.md`` (game bonus, shutout, boxes, Hollywood's columns, game-stakes money);
   web/verify/gin.js's checks of a knock and its result on genuine and tampered inputs.
+  (The same run takes the other files there: cli.mjs's errors, money.js and indian-score.js's
+  same-face-twice rule.)
 - A differential test: a few thousand seeded random and meld-dense hands of 10 and 11 cards, and
   knock/defender pairs, judged by ``node web/verify/cli.mjs --score`` and by ``rummy-rules
   evaluate`` (the rules library): deadwood of ten, the best discard of eleven, big gin, gin and
