@@ -1,5 +1,6 @@
 """``rummy replay`` / ``rummy export`` on synthetic table streams: hands played with the rules
-library (INDIAN_POINTS, a deal from a fixed seed by ``rummy_rules.shuffle``), encoded through the
+library (INDIAN_POINTS, a deal from a fixed seed and fixed hand ids by ``rummy_rules.shuffle``, so
+every run records the same hands), encoded through the
 table's ``stream_payloads`` into envelopes as the table service records them, exported to JSONL and
 replayed. A clean log replays with exit status 0; each tamper is caught at the first event where
 replay and record differ. The ledger tests post the settlement with the ledger's own code into a
@@ -34,6 +35,7 @@ from rummy_ops.replay.jsonl import read_jsonl, write_jsonl
 from rummy_platform.envelope import Envelope
 from rummy_rules import commands as cmd
 from rummy_rules import events as ev
+from rummy_rules.cards import Card
 from rummy_rules.indian import INDIAN_POINTS, DeclarationRejected, Declare, Drop
 from rummy_rules.indian.rules import bombay_baazi
 from rummy_rules.rules import RuleSet
@@ -85,9 +87,11 @@ class SyntheticTable:
         is replaced). ``script``: ``"long"`` (draw and discard past a stock reshuffle, with a
         timed-out turn, then a wrong declare and a middle drop) or ``"drop"`` (first drops until
         one seat is left: one drop heads-up).
-        ``hand_id``: the hand's id (default: a fresh one)."""
+        ``hand_id``: the hand's id (default: ``hand-<n>``, n the table's hand number). The deal
+        derives from the seed and the hand id, so a fixed id records the same hand every run
+        (with a random one, about 1 deal in 2,000 gave the declaring seat a valid show)."""
         self.hand_no += 1
-        hand_id = hand_id or f"hand-{self.hand_no}-{uuid.uuid4().hex[:6]}"
+        hand_id = hand_id or f"hand-{self.hand_no}"
         rules = self.rules
         state = INDIAN_POINTS.initial_state()
         (started,) = INDIAN_POINTS.decide(
@@ -182,7 +186,18 @@ class SyntheticTable:
             seat, turn = state.turn_seat, state.turn_no
             (drawn, *_) = run(cmd.DrawFromStock(seat=seat, turn_no=turn, at_ms=0))
             assert isinstance(drawn, ev.CardDrawn) and drawn.card is not None
-            declared = run(Declare(seat=seat, turn_no=turn, face_down=drawn.card, at_ms=0))
+
+            def wrong(card: Card) -> bool:  # decide is pure: nothing is applied or recorded
+                probe = Declare(seat=seat, turn_no=turn, face_down=card, at_ms=self.at_ms)
+                return isinstance(INDIAN_POINTS.decide(state, probe)[0], DeclarationRejected)
+
+            # The wrong declare: the drawn card face down, unless the other 13 are a valid show;
+            # then the first card whose laying down leaves an invalid one (wrong whatever the deal).
+            held = state.seat_state(seat)
+            assert held is not None
+            face_down = next((c for c in (drawn.card, *held.cards) if wrong(c)), None)
+            assert face_down is not None, f"every card of seat {seat} leaves a valid show"
+            declared = run(Declare(seat=seat, turn_no=turn, face_down=face_down, at_ms=0))
             assert isinstance(declared[0], DeclarationRejected)
             assert state.turn_seat is not None
             run(Drop(seat=state.turn_seat, turn_no=state.turn_no, at_ms=0))
