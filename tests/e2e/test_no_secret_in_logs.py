@@ -8,6 +8,9 @@ issuer's private key is for ``rummy token`` alone: no service's environment name
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,6 +20,27 @@ from rummy_testing.leaks import leaks, private_key_lines
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
 RunningStack = Any
+#: How a service's process is started (``python -m rummy_table`` ...).
+SERVICE_MODULE = re.compile(r"-m rummy_(table|dealer|ledger|fairness|clock)\b")
+
+
+def session_service_processes() -> Iterator[tuple[int, str, str]]:
+    """(pid, command line, environment) of every live child of this process that runs a
+    service (``python -m rummy_<service>``); a process that ends while read is passed over."""
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            if int(parent) != me or state == "Z":
+                continue
+            command_line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            environment = (entry / "environ").read_bytes().decode(errors="replace")
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if SERVICE_MODULE.search(command_line):
+            yield int(entry.name), command_line, environment
 
 
 def test_no_service_log_or_command_line_holds_a_token_key_or_password(
@@ -37,13 +61,15 @@ def test_no_service_log_or_command_line_holds_a_token_key_or_password(
         for path in logs
         for leak in leaks(path.read_text(errors="replace"), key_lines, passwords)
     }
-    for service, pid in rummy_stack.stack.pids.items():
-        command_line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    # Every service process of this session still running (the stack's, and those tests
+    # started beside it or in place of one they killed): its command line and environment.
+    services = list(session_service_processes())
+    assert services, "the stack's services run: their command lines must be searched"
+    for pid, command_line, environment in services:
         found |= {
-            f"{service}'s command line: {leak}"
+            f"pid {pid}'s command line: {leak}"
             for leak in leaks(command_line, key_lines, passwords)
         }
-        environment = Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace")
         if "RUMMY_TOKEN_SIGNING_KEY_FILE=" in environment:
-            found.add(f"{service}'s environment names the issuer's private key")
+            found.add(f"pid {pid} ({command_line[:60]}) names the issuer's private key")
     assert sorted(found) == []
