@@ -43,7 +43,7 @@ from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.table.v1 import events_pb2 as table_pb
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ops.bots.client import Bot
-from rummy_ops.bots.strategy import BotBrain
+from rummy_ops.bots.strategy import BotBrain, Temperament
 from rummy_ops.cli import main
 from rummy_platform.auth import Role, TokenAuthority, bearer_metadata
 from rummy_platform.topics import TABLE_EVENTS
@@ -281,7 +281,10 @@ def test_the_example_plays_a_hand_against_bots_through_a_redirect_and_its_files_
             account = f"example-bot-{uuid.uuid4().hex[:8]}"
             operator.grant(account, 100_000)
             token = authority(stack).issue(account, Role.PLAYER, 3600)
-            bot = Bot(account, token, router, table_id, SHOES[4], BotBrain(seed=n))
+            # Bots that never drop: two first drops would end the hand before the example's
+            # first turn, and this test checks the example's own moves.
+            brain = BotBrain(seed=n, temperament=Temperament(give_up=0.0))
+            bot = Bot(account, token, router, table_id, SHOES[4], brain)
             bot.take_seat()
             bots.append(bot)
         for bot in bots:
