@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
-from host_support import in_process_settings
+from host_support import in_process_settings, request_codes
 from prometheus_client import CollectorRegistry
 
 from rummy_platform.auth import Role, bearer_metadata
@@ -45,16 +45,6 @@ def _add_stream_probe(servicer: object, server: Any) -> None:
     )
 
 
-def _count(registry: CollectorRegistry, method: str) -> dict[str, float]:
-    return {
-        sample.labels["code"]: sample.value
-        for metric in registry.collect()
-        if metric.name == "grpc_requests"
-        for sample in metric.samples
-        if sample.name == "grpc_requests_total" and sample.labels["method"] == method
-    }
-
-
 def test_a_stream_cancelled_while_the_server_waits_to_send_ends_cancelled_in_its_own_context(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -73,11 +63,11 @@ def test_a_stream_cancelled_while_the_server_waits_to_send_ends_cancelled_in_its
                 time.sleep(0.05)  # the server fills the window and waits in its send
                 call.cancel()
             deadline = time.monotonic() + 30  # the server learns of a cancel asynchronously
-            while sum(_count(registry, "Flood").values()) < 20:
-                assert time.monotonic() < deadline, _count(registry, "Flood")
+            while sum(request_codes(registry, "Flood").values()) < 20:
+                assert time.monotonic() < deadline, request_codes(registry, "Flood")
                 time.sleep(0.05)
     finally:
         host.stop()
-    assert _count(registry, "Flood") == {"CANCELLED": 20.0}
+    assert request_codes(registry, "Flood") == {"CANCELLED": 20.0}
     failures = [r.getMessage()[:300] for r in caplog.records if r.levelno >= logging.WARNING]
     assert failures == []

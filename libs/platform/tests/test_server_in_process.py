@@ -12,7 +12,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from host_support import in_process_settings
+from host_support import in_process_settings, request_codes
 from prometheus_client import CollectorRegistry
 
 from rummy_platform.server import ServiceHost
@@ -64,21 +64,10 @@ def test_a_cancelled_reflection_stream_is_counted_once_not_internal_and_logged_w
             )
             assert next(stream).list_services_response.service
             stream.cancel()
-            labels = {
-                "service": "grpc.reflection.v1alpha.ServerReflection",
-                "method": "ServerReflectionInfo",
-            }
             deadline = time.monotonic() + 30  # the server learns of a cancel asynchronously
 
             def counted() -> dict[str, float]:
-                return {
-                    sample.labels["code"]: sample.value
-                    for metric in registry.collect()
-                    if metric.name == "grpc_requests"
-                    for sample in metric.samples
-                    if sample.name == "grpc_requests_total"
-                    and sample.labels["method"] == labels["method"]
-                }
+                return request_codes(registry, "ServerReflectionInfo")
 
             while not counted():
                 assert time.monotonic() < deadline, "the cancelled stream was never counted"
