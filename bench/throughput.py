@@ -358,19 +358,28 @@ def sample_process(pid: int) -> ProcessSample:
     return ProcessSample(cpu_s, rss_kib / 1024, threads)
 
 
-def scrape(port: int, names: Sequence[str]) -> dict[str, float]:
-    """The sum over labels of each counter ``names`` on ``127.0.0.1:<port>/metrics`` (a name
-    ending in ``_count`` or ``_sum``: that sample of a histogram)."""
+#: The histogram whose buckets :func:`scrape` also returns (partitions per group commit).
+PARTITIONS_HISTOGRAM = "rummy_eventlog_transaction_partitions"
+
+
+def scrape(port: int, names: Sequence[str]) -> tuple[dict[str, float], dict[float, float]]:
+    """From one read of ``127.0.0.1:<port>/metrics``: the sum over labels of each counter
+    ``names`` (a name ending in ``_count`` or ``_sum``: that sample of a histogram), and the
+    buckets of :data:`PARTITIONS_HISTOGRAM` (upper bound ``le`` -> transactions that wrote to at
+    most that many partitions)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
         text = reply.read().decode()
     out = dict.fromkeys(names, 0.0)
+    buckets: dict[float, float] = {}
     for family in text_string_to_metric_families(text):
         if family.name in out:
             out[family.name] += sum(s.value for s in family.samples if s.name.endswith("_total"))
         for sample in family.samples:
             if sample.name in out and sample.name != family.name:
                 out[sample.name] += sample.value
-    return out
+            elif family.name == PARTITIONS_HISTOGRAM and sample.name.endswith("_bucket"):
+                buckets[float(sample.labels["le"])] = sample.value
+    return out, buckets
 
 
 @contextlib.contextmanager
@@ -817,8 +826,8 @@ class Step:
         for group in self.groups:
             group.mark()
         driver_before = time.process_time()
-        metrics_before = _scrape_all([port for _, port in tables.values()], counters)
-        widths_before = _partition_buckets([port for _, port in tables.values()])
+        ports = [port for _, port in tables.values()]
+        metrics_before, widths_before = _scrape_all(ports, counters)
         since = time.monotonic()
         time.sleep(seconds)
         until = time.monotonic()
@@ -827,8 +836,7 @@ class Step:
         driver_cpu = time.process_time() - driver_before
         after = {s: sample_process(pids[s]) for s in names}
         seen = [group.window(since, until) for group in self.groups]
-        metrics_after = _scrape_all([port for _, port in tables.values()], counters)
-        widths_after = _partition_buckets([port for _, port in tables.values()])
+        metrics_after, widths_after = _scrape_all(ports, counters)
         wall = until - since
         latencies = [ms for g in seen for ms in g["latencies_ms"]]
         seeds = [ms for g in seen for ms in g["seed_latencies_ms"]]
@@ -914,27 +922,10 @@ def _per_transaction(
     }
 
 
-def _partition_buckets(ports: Sequence[int]) -> dict[float, float]:
-    """The table-service instances' ``rummy_eventlog_transaction_partitions`` histogram on
-    ``ports``, summed: upper bound ``le`` -> transactions that wrote to at most that many
-    partitions."""
-    buckets: dict[float, float] = {}
-    for port in ports:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
-            text = reply.read().decode()
-        for family in text_string_to_metric_families(text):
-            if family.name == "rummy_eventlog_transaction_partitions":
-                for sample in family.samples:
-                    if sample.name.endswith("_bucket"):
-                        le = float(sample.labels["le"])
-                        buckets[le] = buckets.get(le, 0.0) + sample.value
-    return buckets
-
-
 def _median_bucket(before: Mapping[float, float], after: Mapping[float, float]) -> int:
-    """The median partitions per transaction between two readings of
-    :func:`_partition_buckets`: the smallest bucket bound holding half the transactions (exact
-    up to 16, ``PARTITION_BUCKETS``), 1 when none committed."""
+    """The median partitions per transaction between two readings of the partitions
+    histogram's buckets (:func:`_scrape_all`): the smallest bucket bound holding half the
+    transactions (exact up to 16, ``PARTITION_BUCKETS``), 1 when none committed."""
     counts = {le: after[le] - before.get(le, 0.0) for le in sorted(after)}
     total = counts.get(float("inf"), 0.0)
     for le, count in counts.items():
@@ -943,13 +934,19 @@ def _median_bucket(before: Mapping[float, float], after: Mapping[float, float]) 
     return 1
 
 
-def _scrape_all(ports: Sequence[int], names: Sequence[str]) -> dict[str, float]:
-    """``names`` summed over the table-service instances' ``/metrics`` on ``ports``."""
+def _scrape_all(
+    ports: Sequence[int], names: Sequence[str]
+) -> tuple[dict[str, float], dict[float, float]]:
+    """:func:`scrape`'s two readings summed over the table-service instances on ``ports``."""
     total = dict.fromkeys(names, 0.0)
+    buckets: dict[float, float] = {}
     for port in ports:
-        for name, value in scrape(port, names).items():
+        counters, widths = scrape(port, names)
+        for name, value in counters.items():
             total[name] += value
-    return total
+        for le, value in widths.items():
+            buckets[le] = buckets.get(le, 0.0) + value
+    return total, buckets
 
 
 def report(row: dict[str, Any], as_json: bool) -> None:
