@@ -16,12 +16,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rummy_ops.demo.report import DemoReport
+from rummy_platform.ports import SERVICES
 from rummy_testing.leaks import leaks, private_key_lines
 
 #: tests/e2e/conftest.py's RunningStack (conftest modules are not importable by name)
 RunningStack = Any
 #: How a service's process is started (``python -m rummy_table`` ...).
-SERVICE_MODULE = re.compile(r"-m rummy_(table|dealer|ledger|fairness|clock)\b")
+SERVICE_MODULE = re.compile(rf"-m rummy_({'|'.join(SERVICES)})\b")
 
 
 def session_service_processes() -> Iterator[tuple[int, str, str]]:
