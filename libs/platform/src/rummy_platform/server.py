@@ -60,6 +60,10 @@ from rummy_platform.tls import bind_grpc
 
 AddServicerFn = Callable[[Any, grpc.Server], None]
 
+#: Options of every host: a port another process listens on is never shared (gRPC's default
+#: ``SO_REUSEPORT`` would let a second service on the same port take half its calls, silently).
+BIND_OPTIONS: tuple[tuple[str, int], ...] = (("grpc.so_reuseport", 0),)
+
 #: Options of an aio host besides the message limits. gRPC core cancels a call that arrives
 #: while more than ``max_pending_requests`` (default 1000) calls wait for the application to
 #: take them; the aio server takes them one at a time on its loop, so a burst of streams (10,000
@@ -70,10 +74,6 @@ AddServicerFn = Callable[[Any, grpc.Server], None]
 #: arrive faster than a loop busy sending views takes them, and 5,336-6,650 of them ended
 #: CANCELLED that way, unasked (2026-12-04; with 300 s none did). A caller's own deadline, not
 #: the server, decides how long it waits for its stream.
-#: Options of every host: a port another process listens on is never shared (gRPC's default
-#: ``SO_REUSEPORT`` would let a second service on the same port take half its calls, silently).
-BIND_OPTIONS: tuple[tuple[str, int], ...] = (("grpc.so_reuseport", 0),)
-
 AIO_SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.server.max_pending_requests", 20_000),
     ("grpc.server.max_pending_requests_hard_limit", 40_000),
