@@ -29,8 +29,8 @@ from rummy_platform.topics import (
 )
 from rummy_table.adapters import snapshot
 from rummy_table.application.answers import ANSWER_WINDOW
+from rummy_table.application.held_table import RESULT_WINDOW
 from rummy_table.application.projection import Projection
-from rummy_table.domain.table import RESULT_WINDOW
 from rummy_table.entrypoints.views import player_view
 from rummy_testing.profiles import examples
 
@@ -159,6 +159,7 @@ def assert_same(loaded: Projection, full: Projection) -> None:
         got = loaded.tables[table_id]
         assert snapshot.encode_table(got) == snapshot.encode_table(want)
         assert (got.hand, got.ctx, got.started) == (want.hand, want.ctx, want.started)
+        assert got.hand_started == want.hand_started
         accounts = {s.account_id for s in got.hand.seats} if got.hand is not None else set()
         for who in [*sorted(accounts | {i.account_id for i in got.seats.values()}), None]:
             assert player_view(got, who) == player_view(want, who)

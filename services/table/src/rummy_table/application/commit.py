@@ -77,7 +77,6 @@ from rummy_table.domain.errors import BadRequest, NotPermitted, TableRefused, Wr
 from rummy_table.domain.table import Fact
 
 from . import commands as c
-from . import stream_facts
 from .held_table import HeldTable
 from .ownership import Ownership
 from .ports import Action, Metrics, ViewRenderer
@@ -256,12 +255,12 @@ class TableCore:
         consumed: dict[TopicPartition, int] | None = None,
         request_digest: str = "",
     ) -> list[Envelope]:
-        """Append the payloads of ``facts`` (:mod:`.stream_facts`; and, at a closing table whose
-        hand they end, the seats' exits and TableClosed) as the next envelopes of ``table`` (its
-        command lock held) and fold them. Raises as :meth:`_append`."""
+        """Append the payloads of ``facts`` (:meth:`HeldTable.payloads_of`; and, at a closing
+        table whose hand they end, the seats' exits and TableClosed) as the next envelopes of
+        ``table`` (its command lock held) and fold them. Raises as :meth:`_append`."""
         facts = [*facts, *closing.follow_up(table, facts, at_ms)]
         correlation = table.correlation_ids(facts)
-        payloads = stream_facts.to_payloads(facts)
+        payloads = table.payloads_of(facts)
         occurred = stream_payloads.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
