@@ -254,13 +254,7 @@ def test_only_the_last_results_stay_in_memory_and_an_older_one_is_read_from_the_
 
 def test_a_closed_table_keeps_a_stub_and_still_answers_for_its_hands() -> None:
     world = World()
-    table_id = world.open_table()
-    for account in ("alice", "bob"):
-        world.sit(table_id, account)
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    table_id, hand_id, account, view = world.playing("alice", "bob")
     table_calls.close_table(
         world.app, "op", api.CloseTableRequest(table_id=table_id, client_request_id="c")
     )

@@ -286,13 +286,7 @@ def test_a_payload_of_no_table_fact_reads_as_none_and_a_hand_event_needs_its_han
 
 def test_a_played_hands_records_read_as_the_domains_facts() -> None:
     world = World()
-    table_id = world.open_table()
-    for account in ("ann", "bob"):
-        world.sit(table_id, account)
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    table_id, hand_id, account, view = world.playing("ann", "bob")
     request = api.DropRequest(
         table_id=table_id, hand_id=hand_id, turn_no=view.turn_no, client_request_id="r-1"
     )

@@ -39,7 +39,8 @@ from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
-from . import closing, facts, match_hosting, seating
+from . import facts, match_hosting, seating
+from .closing import HAND_DEALT, SEED_COMMITTED, SEEDS_LOCKED, STAKES_RESERVED
 from .errors import WrongState
 from .match_host import MatchHost
 from .seating import SeatInfo, rejection_text
@@ -50,10 +51,10 @@ Fact = facts.TableOpened | facts.TableFact | facts.HandFact
 #: The rules events that record another service's answer in a hand's start, or the step the
 #: dealer's answer follows, by the names ``Table.hand_inputs`` records them under.
 _SERVICE_ANSWERS: dict[type[ev.Event], str] = {
-    ev.StakeReserved: closing.STAKES_RESERVED,
-    ev.SeedCommitted: closing.SEED_COMMITTED,
-    ev.SeedsLocked: closing.SEEDS_LOCKED,
-    ev.HandDealt: closing.HAND_DEALT,
+    ev.StakeReserved: STAKES_RESERVED,
+    ev.SeedCommitted: SEED_COMMITTED,
+    ev.SeedsLocked: SEEDS_LOCKED,
+    ev.HandDealt: HAND_DEALT,
 }
 
 #: Told of every call of the variant's ``decide``: the command and its outcome (``accepted``, or
