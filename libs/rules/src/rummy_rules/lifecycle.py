@@ -434,10 +434,11 @@ def is_over(state: HandLife) -> bool:
     return state.phase in (HandPhase.ENDED, HandPhase.ABORTED)
 
 
+@dataclass(frozen=True, eq=False)
 class LifecycleVariant(VariantRules, Generic[S]):
     """A variant whose hands live this lifecycle (Indian points, gin, Rummy 500), given its
-    hand's functions: ``state_type`` (called with no argument: the state before any event),
-    ``decide``, ``legal_commands``, ``apply``, ``view`` and ``redact`` as the variant interface
+    hand's functions: ``initial_state`` (the state before any event), ``decide``,
+    ``legal_commands``, ``apply``, ``view`` and ``redact`` as the variant interface
     (:class:`rummy_rules.variant.Variant`) names them, and ``turn_no`` (the turn being played,
     from the state). What every such hand answers alike comes from here: ``fold``
     (:func:`~rummy_rules.variant.fold_with`), ``deadline`` (the seed window while it is open,
@@ -445,31 +446,20 @@ class LifecycleVariant(VariantRules, Generic[S]):
     event). A variant class adds its class attributes (``name``, ...), ``bot`` and
     ``house_rule_set``. Stateless: every function is pure."""
 
-    def __init__(
-        self,
-        state_type: Callable[[], S],
-        *,
-        decide: Callable[[S, Command], tuple[Event, ...]],
-        legal_commands: Callable[[S, int], tuple[Command, ...]],
-        apply: Callable[[S, Event], S],
-        view: Callable[[S, int], PlayerView],
-        redact: Callable[[Event, int], Event],
-        turn_no: Callable[[S], int],
-    ) -> None:
-        self.initial_state = state_type
-        self.decide = decide
-        self.legal_commands = legal_commands
-        self.apply = apply
-        self.view = view
-        self.redact = redact
-        self._turn_no = turn_no
+    initial_state: Callable[[], S]
+    decide: Callable[[S, Command], tuple[Event, ...]]
+    legal_commands: Callable[[S, int], tuple[Command, ...]]
+    apply: Callable[[S, Event], S]
+    view: Callable[[S, int], PlayerView]
+    redact: Callable[[Event, int], Event]
+    turn_no: Callable[[S], int]
 
     def fold(self, events: Iterable[Event], state: S | None = None) -> S:
         return fold_with(self, events, state)
 
     def deadline(self, state: S) -> Deadline | None:
         return clock_deadline(
-            seed_window_deadline(state), self._turn_no(state), turn_deadline(state)
+            seed_window_deadline(state), self.turn_no(state), turn_deadline(state)
         )
 
     def is_over(self, state: S) -> bool:

@@ -365,7 +365,7 @@ class Gin(lifecycle.LifecycleVariant[GinState]):
 
     def __init__(self) -> None:
         super().__init__(
-            GinState,
+            initial_state=GinState,
             decide=decide,
             legal_commands=legal_commands,
             apply=apply,

@@ -77,7 +77,7 @@ class IndianPoints(lifecycle.LifecycleVariant[HandState]):
 
     def __init__(self) -> None:
         super().__init__(
-            HandState,
+            initial_state=HandState,
             decide=decide,
             legal_commands=legal_commands,
             apply=apply,

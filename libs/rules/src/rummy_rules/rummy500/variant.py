@@ -268,7 +268,7 @@ class Rummy500(lifecycle.LifecycleVariant[Rummy500State]):
 
     def __init__(self) -> None:
         super().__init__(
-            Rummy500State,
+            initial_state=Rummy500State,
             decide=decide,
             legal_commands=legal_commands,
             apply=apply,
