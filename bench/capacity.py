@@ -34,7 +34,8 @@ One JSON line per step (``--json``; the text report goes to stderr):
 
 - ``tables``, ``actions`` (answered OK in the window), ``actions_per_s``, ``hands_per_s`` (the
   table service's ``rummy_table_hands_ended``);
-- ``p50_ms``, ``p99_ms``, ``p999_ms``: from when each action was due to its answer;
+- ``p50_ms``, ``p99_ms``, ``p999_ms``: from when each action was due to its answer
+  (``p99_ms_by_rpc``: the p99 of each turn command);
 - ``watch_p50_ms``, ``watch_p99_ms``: from an action's sending to the arrival of the view that
   shows it at the last of the table's four watchers (the seats): the commit happens in between
   and is not seen by a client (the table sends the views before the answer, so from the answer
@@ -120,7 +121,7 @@ class ThinkingBot(AsyncBot):
     thinking does not delay the reading of views. A turn command is due at the arrival of the
     view it answers plus a think time (:meth:`configure`); it is sent then (or as soon as the
     loop gets to it: the slip), and ``samples`` gets ``(answered at, due-to-answer s, slip s)``
-    for each one answered OK. Seeds and every other call are sent at once."""
+    (and the RPC's name) for each one answered OK. Seeds and every other call are sent at once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -129,13 +130,13 @@ class ThinkingBot(AsyncBot):
         self._view_at = 0.0
         self._view_version = 0
         self.table_watch = TableWatch()
-        self.samples: list[tuple[float, float, float]] = []
+        self.samples: list[tuple[float, float, float, str]] = []
         self.think: Callable[[], float] = lambda: 0.0
 
     def configure(
         self,
         table_watch: TableWatch,
-        samples: list[tuple[float, float, float]],
+        samples: list[tuple[float, float, float, str]],
         think: Callable[[], float],
     ) -> None:
         """The table's shared watch record, the driver's action samples and the think-time
@@ -184,7 +185,7 @@ class ThinkingBot(AsyncBot):
             raise
         answered = time.monotonic()
         self.table_watch.answered(change, answered)
-        self.samples.append((answered, answered - due, fired - due))
+        self.samples.append((answered, answered - due, fired - due, name))
         return reply
 
 
@@ -207,7 +208,7 @@ class CapacityBots(Bots):
         self.think_s, self.think_cap_s = think_s, think_cap_s
         self.tables_per_channel = tables_per_channel
         self.watches: dict[str, TableWatch] = {}
-        self.samples: list[tuple[float, float, float]] = []
+        self.samples: list[tuple[float, float, float, str]] = []
         self._shared: TableRouter | None = None
         self._sharing = 0
 
@@ -239,7 +240,7 @@ class CapacityBots(Bots):
         return {**seen, **later}
 
     async def _open_loop(self, since: float, until: float) -> dict[str, Any]:
-        actions = [(lat, slip) for at, lat, slip in self.samples if since <= at < until]
+        actions = [(lat, slip, rpc) for at, lat, slip, rpc in self.samples if since <= at < until]
         lags = [
             (1000 * lag, 1000 * after)
             for w in self.watches.values()
@@ -254,8 +255,9 @@ class CapacityBots(Bots):
                 elif note.startswith("view "):
                     broken["bot"] += 1
         return {
-            "due_latencies_ms": [1000 * lat for lat, _ in actions],
-            "slips_ms": [1000 * slip for _, slip in actions],
+            "due_latencies_ms": [1000 * lat for lat, _, _ in actions],
+            "slips_ms": [1000 * slip for _, slip, _ in actions],
+            "rpcs": [rpc for _, _, rpc in actions],
             "watch_lags_ms": [lag for lag, _ in lags],
             "watch_after_answer_ms": [after for _, after in lags],
             "watch_breaks": dict(broken),
@@ -486,6 +488,10 @@ class Run:
         fired_after = labelled(clock_port, "rummy_clock_deadlines_fired", {"kind": "turn"})
         wall = until - since
         latencies = [ms for g in seen for ms in g["due_latencies_ms"]]
+        by_rpc: dict[str, list[float]] = {}
+        for g in seen:
+            for ms, rpc in zip(g["due_latencies_ms"], g["rpcs"], strict=True):
+                by_rpc.setdefault(rpc, []).append(ms)
         slips = [ms for g in seen for ms in g["slips_ms"]]
         lags = [ms for g in seen for ms in g["watch_lags_ms"]]
         after_answer = [ms for g in seen for ms in g["watch_after_answer_ms"]]
@@ -515,6 +521,7 @@ class Run:
             "p50_ms": round(percentile(latencies, 0.5), 1),
             "p99_ms": round(percentile(latencies, 0.99), 1),
             "p999_ms": round(percentile(latencies, 0.999), 1),
+            "p99_ms_by_rpc": {k: round(percentile(v, 0.99), 1) for k, v in sorted(by_rpc.items())},
             "watch_p50_ms": round(percentile(lags, 0.5), 1),
             "watch_p99_ms": round(percentile(lags, 0.99), 1),
             "watch_after_answer_p99_ms": round(percentile(after_answer, 0.99), 1),
@@ -538,19 +545,23 @@ class Run:
 LIMITS = Limits()
 
 
+def _pairs(values: Mapping[str, float], unit: str = "") -> str:
+    return " ".join(f"{k} {v:g}{unit}" for k, v in values.items())
+
+
 def report(row: Mapping[str, Any], as_json: bool) -> None:
-    per_action = " ".join(f"{k} {v:g}" for k, v in row["cpu_ms_per_action"].items())
-    share = " ".join(f"{k} {v:g}%" for k, v in row["cpu_percent"].items())
-    memory = " ".join(f"{k} {v:g}" for k, v in row["rss_mib"].items())
-    say(
-        f"tables {row['tables']:>5}: {row['verdict']}  {row['actions_per_s']:g} actions/s "
-        f"{row['hands_per_s']:g} hands/s  p50 {row['p50_ms']:g} ms  p99 {row['p99_ms']:g} ms  "
-        f"p99.9 {row['p999_ms']:g} ms  watch p99 {row['watch_p99_ms']:g} ms  "
-        f"slip p99 {row['driver_slip_p99_ms']:g} ms  deadlines {row['deadlines_fired']}  "
-        f"errors {row['errors'] or 0}  load {row['load_average']}\n"
-        f"             CPU ms/action {per_action} (server {row['server_cpu_ms_per_action']:g})\n"
-        f"             CPU {share}\n             RSS MiB {memory}"
-    )
+    lines = [
+        f"tables {row['tables']:>5}: {row['verdict']}  {row['actions_per_s']:g} actions/s  "
+        f"{row['hands_per_s']:g} hands/s  p50/p99/p99.9 {row['p50_ms']:g}/{row['p99_ms']:g}/"
+        f"{row['p999_ms']:g} ms (p99 {_pairs(row['p99_ms_by_rpc'])})  watch p99 "
+        f"{row['watch_p99_ms']:g} ms  slip p99 {row['driver_slip_p99_ms']:g} ms  deadlines "
+        f"{row['deadlines_fired']}  errors {row['errors'] or 0}  load {row['load_average']}",
+        f"CPU ms/action {_pairs(row['cpu_ms_per_action'])} "
+        f"(server {row['server_cpu_ms_per_action']:g})",
+        f"CPU {_pairs(row['cpu_percent'], '%')}",
+        f"RSS MiB {_pairs(row['rss_mib'])}",
+    ]
+    say("\n             ".join(lines))
     if as_json:
         print(json.dumps(row), flush=True)
 
