@@ -1,0 +1,353 @@
+"""The seeded scheduler: one world per seed, stepped until its hands are played, invariants
+checked after every step (:mod:`rummy_sim.invariants`), a trace whose hash names the run.
+
+Each step, from the world's one ``random.Random(seed)``, picks one of the actions enabled now:
+
+- ``deliver <service> <topic>/<partition>``: the next record of that partition to that service's
+  consumer (each partition in order; the services and partitions interleaved every way);
+- ``relay <service>``: the ledger's or fairness's outbox relay publishes one row;
+- ``bot <account>``: a bot reacts to its view (``rummy_ops.bots.client.Bot.reactions``), each
+  call through the table's servicer;
+- ``tick``: the table's hand-start ticker (``TableApp.tick``) at the virtual time;
+- ``fire``: the clock publishes the deadlines due at the virtual time;
+- ``advance``: the virtual clock moves to the next time anything is due (a deadline, a hand's
+  start, the table's service deadline);
+- with faults on, ``crash <service>`` (its memory lost, rebuilt from the log and its store) and
+  ``redeliver <service>`` (its consumer reads again from its last stored offsets).
+
+A world ends when ``hands`` hands have ended (or ``max_steps`` steps were taken, an ending of
+its own kind, ``stalled``), after every record and outbox row left is delivered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from rummy.table.v1 import events_pb2 as table_events
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_ledger.application.reactions import Ledger
+from rummy_ops.bots.client import Bot
+from rummy_ops.bots.strategy import BotBrain, Temperament
+from rummy_platform.envelope import type_name
+from rummy_platform.eventlog import TopicPartition
+from rummy_rules import registry
+from rummy_sim.invariants import Checks
+from rummy_sim.world import SimRpcError, World
+from rummy_table.contract import TableRouter
+
+SERVICES = ("table", "dealer", "ledger", "fairness", "clock")
+#: A bot's grant (hundredths of a House Token).
+GRANT_HUNDREDTHS = 1_000_000
+#: Relative weights of the kinds of step (a fault is rare: a few per world).
+WEIGHTS = {
+    "deliver": 10.0,
+    "relay": 10.0,
+    "bot": 10.0,
+    "tick": 20.0,
+    "fire": 20.0,
+    "advance": 0.3,
+    "crash": 0.05,
+    "redeliver": 0.05,
+}
+FAULTS = ("crash", "redeliver")
+HAND_ENDED = type_name(table_events.HandEnded)
+HAND_ABORTED = type_name(table_events.HandAborted)
+
+
+@dataclass
+class SeedRun:
+    """One world's outcome: its steps, hands ended (by kind), faults (by kind), the first
+    violations (invariant name and message, with the step), the trace and its hash."""
+
+    seed: int
+    steps: int = 0
+    hands: int = 0
+    endings: Counter[str] = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
+    violations: list[tuple[int, str, str]] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)
+    trace_hash: str = ""
+    stalled: bool = False
+
+    def summary(self) -> dict[str, Any]:
+        first = self.violations[0] if self.violations else None
+        return {
+            "seed": self.seed,
+            "steps": self.steps,
+            "hands": self.hands,
+            "endings": dict(sorted(self.endings.items())),
+            "faults": dict(sorted(self.faults.items())),
+            "trace_hash": self.trace_hash,
+            "violation": None
+            if first is None
+            else {"step": first[0], "invariant": first[1], "message": first[2]},
+            "reproduce": f"rummy sim --seed {self.seed}",
+        }
+
+
+class Simulation:
+    """One seeded world of one Indian points table and its bots. ``faults``: crashes and
+    redeliveries among the steps; ``wrap_ledger``: a planted bug (tests only)."""
+
+    def __init__(
+        self,
+        seed: int,
+        *,
+        hands: int = 3,
+        faults: bool = True,
+        max_steps: int = 20_000,
+        wrap_ledger: Callable[[Ledger], Ledger] | None = None,
+    ) -> None:
+        self.world = World(seed, wrap_ledger=wrap_ledger)
+        self.run = SeedRun(seed)
+        self._hands = hands
+        self._faults = faults
+        self._max_steps = max_steps
+        self.checks = Checks(self.world)
+        rng = self.world.rng
+        self.seats = rng.randint(2, 6)
+        self.bots = self._open_table(rng.choice([10, 25, 100]), rng.choice([0, 500, 1000]))
+
+    # -- setup ------------------------------------------------------------------------------
+
+    def _open_table(self, point_value: int, commission_bps: int) -> list[Bot]:
+        world = self.world
+        variant = registry.lookup("indian-points")
+        reply = world.table.call(
+            "sim-operator",
+            "OpenTable",
+            api.OpenTableRequest(
+                client_request_id=world.draws.uuid(),
+                seat_count=self.seats,
+                point_value_hundredths=point_value,
+                commission_bps=commission_bps,
+                name="sim",
+            ),
+            operator=True,
+        )
+        self.table_id: str = reply.table_id
+        shoe = variant.house_rule_set(self.seats, 0, 0).shoe
+        bots = []
+        for index in range(self.seats):
+            account = f"sim-bot-{index}"
+            world.ledger.grant(account, GRANT_HUNDREDTHS, f"grant-{account}")
+            temperament = Temperament(
+                stall_turn=world.rng.choice([0.0, 0.05, 0.2]),
+                blunder=world.rng.choice([0.0, 0.05]),
+                give_up=world.rng.choice([0.1, 0.3]),
+            )
+            brain = BotBrain(world.rng.getrandbits(64), temperament, variant.name)
+            bot = Bot(
+                account,
+                "",
+                cast(TableRouter, None),
+                self.table_id,
+                shoe,
+                brain,
+                new_request_id=world.draws.uuid,
+            )
+            request = api.TakeSeatRequest(
+                table_id=self.table_id, client_request_id=world.draws.uuid()
+            )
+            bot.seat = world.table.call(account, "TakeSeat", request).seat
+            self.checks.answered(account, request.client_request_id, "TakeSeat")
+            bots.append(bot)
+        # the grants' outbox rows and the table's first events are the world's first records
+        return bots
+
+    # -- the scheduler -----------------------------------------------------------------------
+
+    def enabled(self) -> list[tuple[str, ...]]:
+        """Every action possible now, in a fixed order (the seed picks among them)."""
+        world = self.world
+        actions: list[tuple[str, ...]] = []
+        for name in SERVICES:
+            for tp in world.service(name).inputs.pending():
+                actions.append(("deliver", name, tp.topic, str(tp.partition)))
+        actions.extend(("relay", name) for name in world.relay_pending())
+        for bot in self.bots:
+            if self._may_act(bot):
+                actions.append(("bot", bot.account_id))
+        now = world.clock.ms
+        start = self._start_due()
+        if start is not None and start <= now:
+            actions.append(("tick",))
+        if world.clock_service.app.due(world.clock.now()):
+            actions.append(("fire",))
+        actions.append(("advance",))
+        if self._faults:
+            for name in SERVICES:
+                actions.append(("crash", name))
+                if name != "clock":
+                    actions.append(("redeliver", name))
+        return actions
+
+    def _may_act(self, bot: Bot) -> bool:
+        view = self._view(bot)
+        if view.phase == api.HAND_PHASE_SEEDING:
+            return True
+        return view.phase == api.HAND_PHASE_PLAYING and view.turn_seat == view.my_seat
+
+    def _view(self, bot: Bot) -> api.PlayerView:
+        return cast(api.PlayerView, self.world.table.app.view(bot.account_id, self.table_id))
+
+    def _start_due(self) -> int | None:
+        app = self.world.table.app
+        table = app.projection.tables.get(self.table_id)
+        return None if table is None else table.start_due_ms(app.speed)
+
+    def step(self) -> str:
+        """Pick and take one action; returns its trace line."""
+        actions = self.enabled()
+        weights = [WEIGHTS[a[0]] for a in actions]
+        action = self.world.rng.choices(actions, weights)[0]
+        return " ".join(action) + " -> " + self._take(action)
+
+    def _take(self, action: tuple[str, ...]) -> str:
+        world, kind = self.world, action[0]
+        if kind == "deliver":
+            name, topic, partition = action[1], action[2], int(action[3])
+            records = world.service(name).inputs.deliver(TopicPartition(topic, partition))
+            return (
+                ",".join(f"{r.offset}:{r.envelope.type.rsplit('.', 1)[-1]}" for r in records) or "-"
+            )
+        if kind == "relay":
+            envelope = world.relay(action[1])
+            return envelope.type.rsplit(".", 1)[-1]
+        if kind == "bot":
+            return self._bot(next(b for b in self.bots if b.account_id == action[1]))
+        if kind == "tick":
+            return ",".join(world.table.app.tick()) or "-"
+        if kind == "fire":
+            return ",".join(e.type.rsplit(".", 1)[-1] for e in world.clock_service.fire())
+        if kind == "advance":
+            world.clock.ms = self._next_time()
+            return str(world.clock.ms)
+        self.run.faults[f"{kind}-{action[1]}"] += 1
+        if kind == "crash":
+            world.restart(action[1])
+        else:
+            world.redeliver(action[1])
+        return "ok"
+
+    def _next_time(self) -> int:
+        """The next time anything is due after now: a deadline, a hand's start, the table's
+        service deadline for a hand waiting on another service; else one second on."""
+        world = self.world
+        now = world.clock.ms
+        candidates = []
+        due = world.clock_service.app.next_due()
+        if due is not None:
+            candidates.append(int(due.timestamp() * 1000))
+        start = self._start_due()
+        if start is not None:
+            candidates.append(start)
+        later = [c for c in candidates if c > now]
+        return min(later) if later else now + 1_000
+
+    def _bot(self, bot: Bot) -> str:
+        """The bot's reactions to its view, each call made on the table's servicer; the calls
+        (rpc name and outcome)."""
+        calls = []
+        steps = bot.reactions(self._view(bot))
+        try:
+            call = next(steps)
+            while True:
+                rpc, request = call
+                try:
+                    reply = self.world.table.call(bot.account_id, rpc, request)
+                except SimRpcError as error:
+                    calls.append(f"{rpc}:{error.code().name}")
+                    call = steps.throw(error)
+                else:
+                    calls.append(f"{rpc}:OK")
+                    self.checks.answered(bot.account_id, request.client_request_id, rpc)
+                    call = steps.send(reply)
+        except StopIteration:
+            pass
+        return ",".join(calls) or "-"
+
+    # -- the whole world ---------------------------------------------------------------------
+
+    def play(self) -> SeedRun:
+        """Step until the hands are played (or ``max_steps``), drain, check the end; the run."""
+        run = self.run
+        while run.hands < self._hands and run.steps < self._max_steps:
+            self._record(self.step())
+        run.stalled = run.hands < self._hands
+        self._drain()
+        for message in self.checks.at_end():
+            run.violations.append((run.steps, *message))
+        run.trace_hash = self._hash()
+        return run
+
+    def _record(self, line: str) -> None:
+        run = self.run
+        run.steps += 1
+        run.trace.append(f"{run.steps} {line}")
+        for invariant, message in self.checks.after_step():
+            run.violations.append((run.steps, invariant, message))
+        for kind in self.checks.take_endings():
+            run.hands += 1
+            run.endings[kind] += 1
+
+    def _drain(self) -> None:
+        """Deliver every record and outbox row left (no bot, timer or fault), in the seed's
+        order, so the end's checks see a quiet world."""
+        while True:
+            actions = [a for a in self.enabled() if a[0] in ("deliver", "relay")]
+            if not actions:
+                return
+            action = self.world.rng.choice(actions)
+            self._record(" ".join(action) + " -> " + self._take(action))
+
+    def _hash(self) -> str:
+        """SHA-256 of the trace and of every record in the log (topic, partition, offset, bytes)."""
+        digest = hashlib.sha256()
+        for line in self.run.trace:
+            digest.update(line.encode() + b"\n")
+        for topic, tp_records in self.world.log_contents():
+            for offset, value in tp_records:
+                digest.update(f"{topic}:{offset}:".encode() + value)
+        return digest.hexdigest()
+
+
+def run_seed(seed: int, **options: Any) -> SeedRun:
+    """One world for ``seed`` (options: :class:`Simulation`'s)."""
+    return Simulation(seed, **options).play()
+
+
+def run_seeds(seeds: Iterable[int], **options: Any) -> dict[str, Any]:
+    """Run each seed; the summary ``rummy sim --json`` prints: ``seeds``, ``hands``, ``steps``,
+    ``endings`` and ``faults`` by kind, ``stalled`` (worlds that did not play their hands in
+    ``max_steps``), ``violations`` (one line per failing seed), ``hands_per_cpu_s``."""
+    began = time.process_time()
+    total: dict[str, Any] = {"seeds": 0, "hands": 0, "steps": 0, "stalled": 0}
+    endings: Counter[str] = Counter()
+    faults: Counter[str] = Counter()
+    violations = []
+    hashes = hashlib.sha256()
+    for seed in seeds:
+        run = run_seed(seed, **options)
+        total["seeds"] += 1
+        total["hands"] += run.hands
+        total["steps"] += run.steps
+        total["stalled"] += run.stalled
+        endings.update(run.endings)
+        faults.update(run.faults)
+        hashes.update(run.trace_hash.encode())
+        if run.violations:
+            violations.append(run.summary())
+    cpu = time.process_time() - began
+    total["endings"] = dict(sorted(endings.items()))
+    total["faults"] = dict(sorted(faults.items()))
+    total["violations"] = violations
+    total["cpu_s"] = round(cpu, 3)
+    total["hands_per_cpu_s"] = round(total["hands"] / cpu, 2) if cpu > 0 else 0.0
+    total["trace_hash"] = hashes.hexdigest()
+    return total
