@@ -12,8 +12,10 @@ Each step, from the world's one ``random.Random(seed)``, picks one of the action
 - ``fire``: the clock publishes the deadlines due at the virtual time;
 - ``advance``: the virtual clock moves to the next time anything is due (a deadline, a hand's
   start, the table's service deadline);
-- with faults on, ``crash <service>`` (its memory lost, rebuilt from the log and its store) and
-  ``redeliver <service>`` (its consumer reads again from its last stored offsets).
+- with faults on, ``crash <service>`` (its memory lost, rebuilt from the log and its store),
+  ``redeliver <service>`` (its consumer reads again from its last stored offsets) and
+  ``lost-answer <ledger|fairness>`` (its last record's transaction committed, the answer lost:
+  the record is handled again).
 
 A world ends when ``hands`` hands have ended (or ``max_steps`` steps were taken, an ending of
 its own kind, ``stalled``), after every record and outbox row left is delivered.
@@ -24,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -38,7 +40,6 @@ from rummy_platform.eventlog import TopicPartition
 from rummy_rules import registry
 from rummy_sim.invariants import Checks
 from rummy_sim.world import SimRpcError, World
-from rummy_table.contract import TableRouter
 
 SERVICES = ("table", "dealer", "ledger", "fairness", "clock")
 #: A bot's grant (hundredths of a House Token).
@@ -53,8 +54,11 @@ WEIGHTS = {
     "advance": 0.3,
     "crash": 0.05,
     "redeliver": 0.05,
+    "lost-answer": 0.3,
 }
-FAULTS = ("crash", "redeliver")
+FAULTS = ("crash", "redeliver", "lost-answer")
+#: The services whose consumer stores its offsets in its database with each record's effects.
+STORE_REACTORS = ("ledger", "fairness")
 HAND_ENDED = type_name(table_events.HandEnded)
 HAND_ABORTED = type_name(table_events.HandAborted)
 
@@ -92,7 +96,7 @@ class SeedRun:
 
 class Simulation:
     """One seeded world of one Indian points table and its bots. ``faults``: crashes and
-    redeliveries among the steps; ``wrap_ledger``: a planted bug (tests only)."""
+    redeliveries among the steps; ``ledger_type``: a planted bug (tests only)."""
 
     def __init__(
         self,
@@ -101,14 +105,15 @@ class Simulation:
         hands: int = 3,
         faults: bool = True,
         max_steps: int = 20_000,
-        wrap_ledger: Callable[[Ledger], Ledger] | None = None,
+        ledger_type: type[Ledger] = Ledger,
     ) -> None:
-        self.world = World(seed, wrap_ledger=wrap_ledger)
+        self.world = World(seed, ledger_type=ledger_type)
         self.run = SeedRun(seed)
         self._hands = hands
         self._faults = faults
         self._max_steps = max_steps
         self.checks = Checks(self.world)
+        self._views: dict[str, tuple[object, int, api.PlayerView]] = {}
         rng = self.world.rng
         self.seats = rng.randint(2, 6)
         self.bots = self._open_table(rng.choice([10, 25, 100]), rng.choice([0, 500, 1000]))
@@ -145,7 +150,7 @@ class Simulation:
             bot = Bot(
                 account,
                 "",
-                cast(TableRouter, None),
+                cast(Any, None),  # no router: the simulator makes each call itself
                 self.table_id,
                 shoe,
                 brain,
@@ -185,6 +190,9 @@ class Simulation:
                 actions.append(("crash", name))
                 if name != "clock":
                     actions.append(("redeliver", name))
+            for name in STORE_REACTORS:
+                if world.service(name).inputs.last_handled is not None:
+                    actions.append(("lost-answer", name))
         return actions
 
     def _may_act(self, bot: Bot) -> bool:
@@ -194,7 +202,16 @@ class Simulation:
         return view.phase == api.HAND_PHASE_PLAYING and view.turn_seat == view.my_seat
 
     def _view(self, bot: Bot) -> api.PlayerView:
-        return cast(api.PlayerView, self.world.table.app.view(bot.account_id, self.table_id))
+        """The bot's view of the table (what its WatchTable stream renders), rendered again only
+        when the table's stream moved on."""
+        app = self.world.table.app
+        table = app.projection.tables[self.table_id]
+        cached = self._views.get(bot.account_id)
+        if cached is not None and cached[0] is app and cached[1] == table.version:
+            return cached[2]
+        view = cast(api.PlayerView, app.view(bot.account_id, self.table_id))
+        self._views[bot.account_id] = (app, table.version, view)
+        return view
 
     def _start_due(self) -> int | None:
         app = self.world.table.app
@@ -231,6 +248,8 @@ class Simulation:
         self.run.faults[f"{kind}-{action[1]}"] += 1
         if kind == "crash":
             world.restart(action[1])
+        elif kind == "lost-answer":
+            world.lose_answer(action[1])
         else:
             world.redeliver(action[1])
         return "ok"
@@ -266,7 +285,8 @@ class Simulation:
                     call = steps.throw(error)
                 else:
                     calls.append(f"{rpc}:OK")
-                    self.checks.answered(bot.account_id, request.client_request_id, rpc)
+                    request_id: str = getattr(request, "client_request_id", "")
+                    self.checks.answered(bot.account_id, request_id, rpc)
                     call = steps.send(reply)
         except StopIteration:
             pass

@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, Protocol
 
 import grpc
 
@@ -146,6 +146,8 @@ class Member:
             types=types,
         )
         self._handle = handle
+        #: Where the last record handled lies (for a lost commit answer).
+        self.last_handled: tuple[TopicPartition, int] | None = None
         self.partitions = sorted(
             (TopicPartition(t, p) for t in topics for p in range(PARTITIONS)),
             key=lambda tp: (tp.topic, tp.partition),
@@ -157,14 +159,20 @@ class Member:
         return [tp for tp in self.partitions if waiting.get(tp, 0)]
 
     def deliver(self, partition: TopicPartition) -> list[Record]:
+        """The next record of ``partition`` this group consumes (the ones of other types before
+        it are passed over, as the consumer drops them by their header within one poll),
+        handled; [] when only records of other types were left."""
         others = [tp for tp in self.partitions if tp != partition]
         self.consumer.pause(others)
         try:
-            records = self.consumer.poll(0.0, max_records=1)
+            records: list[Record] = []
+            while not records and self.consumer.fetchable().get(partition, 0):
+                records = self.consumer.poll(0.0, max_records=1)
         finally:
             self.consumer.resume(others)
         for record in records:
             self._handle(record)
+            self.last_handled = (partition, record.offset)
         return records
 
     def rewind(self, stored: Mapping[TopicPartition, int]) -> None:
@@ -172,8 +180,26 @@ class Member:
         for tp in self.partitions:
             self.consumer.seek(tp, stored.get(tp, 0))
 
+    def lose_last_answer(self) -> bool:
+        """The last record's transaction committed but its answer was lost: the loop rewinds
+        to that record and handles it again (at-least-once). False when none was handled."""
+        if self.last_handled is None:
+            return False
+        self.consumer.seek(*self.last_handled)
+        self.last_handled = None
+        return True
+
     def close(self) -> None:
         self.consumer.close()
+
+
+class Service(Protocol):
+    """What the scheduler steps of every service: its consumer, and the offsets it stored (where
+    a redelivery reads from)."""
+
+    inputs: Member
+
+    def stored(self, log: InMemoryEventLog) -> dict[TopicPartition, int]: ...
 
 
 class _Uncounted:
@@ -344,10 +370,9 @@ class LedgerService(_StoreReactor):
 
     group = "ledger"
 
-    def __init__(self, world: World, wrap: Callable[[Ledger], Ledger] | None = None) -> None:
+    def __init__(self, world: World) -> None:
         self._store = world.ledger_store
-        ledger = Ledger(clock=world.clock.now)
-        self.ledger = wrap(ledger) if wrap is not None else ledger
+        self.ledger = world.ledger_type(clock=world.clock.now)
         self.reactions = ledger_entrypoint.reactions(self.ledger)
         self.servicer = LedgerServicer(self.ledger, self._store)
         self.inputs = Member(
@@ -452,11 +477,11 @@ class ClockService:
 
 @dataclass
 class World:
-    """A whole system for one seed. ``wrap_ledger``: a planted bug (``rummy_sim.planted``)
-    wrapping the real ledger application; None in every real run."""
+    """A whole system for one seed. ``ledger_type``: the ledger's application, the real one but
+    in a test of a planted bug (``rummy_sim.planted``, wrapping the real one)."""
 
     seed: int
-    wrap_ledger: Callable[[Ledger], Ledger] | None = None
+    ledger_type: type[Ledger] = Ledger
     rng: random.Random = field(init=False)
     draws: Draws = field(init=False)
     clock: VirtualClock = field(default_factory=VirtualClock)
@@ -474,22 +499,19 @@ class World:
         self.table = TableService(self)
         self.fairness = FairnessService(self)
         self.dealer = DealerService(self)
-        self.ledger = LedgerService(self, self.wrap_ledger)
+        self.ledger = LedgerService(self)
         self.clock_service = ClockService(self)
 
-    def service(
-        self, name: str
-    ) -> TableService | DealerService | LedgerService | FairnessService | ClockService:
-        return cast(
-            Any,
-            {
-                "table": self.table,
-                "dealer": self.dealer,
-                "ledger": self.ledger,
-                "fairness": self.fairness,
-                "clock": self.clock_service,
-            },
-        )[name]
+    def service(self, name: str) -> Service:
+        """The service called ``name`` (one of ``rummy_platform.ports.SERVICES``)."""
+        services: dict[str, Service] = {
+            "table": self.table,
+            "dealer": self.dealer,
+            "ledger": self.ledger,
+            "fairness": self.fairness,
+            "clock": self.clock_service,
+        }
+        return services[name]
 
     def restart(self, name: str) -> None:
         """Crash ``name`` and start it again: its memory is lost, it is rebuilt from the log and
@@ -501,11 +523,18 @@ class World:
         elif name == "dealer":
             self.dealer = DealerService(self)
         elif name == "ledger":
-            self.ledger = LedgerService(self, self.wrap_ledger)
+            self.ledger = LedgerService(self)
         elif name == "fairness":
             self.fairness = FairnessService(self)
         else:
             self.clock_service = ClockService(self)
+
+    def lose_answer(self, name: str) -> None:
+        """``name``'s store committed its last record's transaction but the answer was lost
+        (a dropped connection at COMMIT): it handles the record again. The simulator calls the
+        reactions without the reactor's ``processed_events`` guard, so the redelivery reaches
+        the application's own idempotency (stricter than the service)."""
+        self.service(name).inputs.lose_last_answer()
 
     def redeliver(self, name: str) -> None:
         """``name``'s consumer reads again from its last stored offsets (a rebalance or a

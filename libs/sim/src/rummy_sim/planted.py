@@ -1,0 +1,45 @@
+"""Bugs planted from inside the simulator, wrapping the real code (never a switch in product
+code), so a test can show that the simulator finds such a bug within a few hundred seeds.
+
+- :class:`SettlesRedeliveredTwice`: the ledger settles a redelivered ``HandEnded`` a second
+  time: on a HandEnded it has handled before (the same event id, delivered again after a lost
+  commit answer or a redelivery), it publishes a second ``HandSettled`` under a new event id, as
+  a ledger whose reaction were keyed by the delivery instead of the hand would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rummy.ledger.v1 import events_pb2 as ledger_events
+from rummy.table.v1 import events_pb2 as table_events
+from rummy_ledger.application.ports import LedgerUnitOfWork, OutgoingEvent
+from rummy_ledger.application.reactions import Ledger
+from rummy_platform.envelope import Envelope, reaction_event_id, type_name
+from rummy_platform.topics import LEDGER_EVENTS
+
+
+class SettlesRedeliveredTwice(Ledger):
+    """The real ledger, but a HandEnded seen again is settled again (see the module doc)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._seen: set[str] = set()
+
+    def on_hand_ended(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
+        super().on_hand_ended(uow, source)
+        ended = source.payload
+        assert isinstance(ended, table_events.HandEnded)
+        if source.event_id in self._seen:
+            settled = ledger_events.HandSettled(hand_id=ended.hand_id)
+            again = Envelope.new(
+                settled,
+                event_id=reaction_event_id(source, type_name(settled), len(self._seen)),
+                stream_id=source.stream_id,
+                stream_version=uow.outbox.next_stream_version(source.stream_id),
+                occurred_at=source.occurred_at,
+                correlation_id=ended.hand_id,
+                causation_id=source.event_id,
+            )
+            uow.outbox.write([OutgoingEvent.from_envelope(LEDGER_EVENTS, again)])
+        self._seen.add(source.event_id)
