@@ -19,7 +19,16 @@ def test_a_fixed_seed_range_breaks_no_invariant() -> None:
     kinds = set(summary["faults"])
     for service in ("table", "dealer", "ledger", "fairness", "clock"):
         assert f"crash-{service}" in kinds
-    assert {"lost-answer-ledger", "lost-answer-fairness", "redeliver-ledger"} <= kinds
+    assert {
+        "lost-answer-ledger",
+        "lost-answer-fairness",
+        "lost-commit-table-writer",
+        "lost-commit-dealer",
+        "lost-commit-clock",
+        "redeliver-ledger",
+        "redeliver-table",
+        "resend",
+    } <= kinds
 
 
 def test_the_hands_end_in_more_than_one_way() -> None:

@@ -3,7 +3,7 @@ would (never from a service's memory):
 
 - ``tokens``: the ledger's balances sum to zero, every balance and hold equals its journal
   entries and held reservations (the in-memory store's ``invariant_violations``), and the
-  players' balances plus the house's commission equal what was granted;
+  issuance account has issued exactly what the operator granted (no token made or lost);
 - ``resolution``: no hand's reservations are resolved twice: at most one ``HandSettled``,
   ``SettlementRefused`` or ``ReservationsReleased`` per hand in ledger-events (a republished
   row keeps its event id and is the same event);
@@ -67,6 +67,7 @@ class Checks:
         self._caused: dict[str, Counter[str]] = {}
         self._endings: list[str] = []
         self._ended: list[tuple[str, str]] = []  # (table id, hand id)
+        #: What the operator granted (hundredths): all the tokens there may be.
         self.granted = 0
 
     def answered(self, account_id: str, client_request_id: str, rpc: str) -> None:
@@ -107,6 +108,14 @@ class Checks:
         store = self._world.ledger_store
         for problem in store.invariant_violations():
             yield ("tokens", problem)
+        state = store.state
+        issued = -sum(
+            state.balances.get(account, 0)
+            for account, kind in state.accounts.items()
+            if kind.value == "issuance"
+        )
+        if issued != self.granted:
+            yield ("tokens", f"{issued} hundredths issued, {self.granted} granted")
 
     def _new_ledger_events(self) -> Iterator[Violation]:
         for record in self._ledger.new():

@@ -33,10 +33,11 @@ from typing import Any, cast
 from rummy.table.v1 import events_pb2 as table_events
 from rummy.table.v1 import table_service_pb2 as api
 from rummy_ledger.application.reactions import Ledger
-from rummy_ops.bots.client import Bot
+from rummy_ops.bots.client import RETRIES, UNCONFIRMED, Bot
 from rummy_ops.bots.strategy import BotBrain, Temperament
 from rummy_platform.envelope import type_name
-from rummy_platform.eventlog import TopicPartition
+from rummy_platform.errors import ServiceError
+from rummy_platform.eventlog import EventLogError, TopicPartition
 from rummy_rules import registry
 from rummy_sim.invariants import Checks
 from rummy_sim.world import SimRpcError, World
@@ -55,8 +56,13 @@ WEIGHTS = {
     "crash": 0.05,
     "redeliver": 0.05,
     "lost-answer": 0.3,
+    "lost-commit": 0.1,
 }
-FAULTS = ("crash", "redeliver", "lost-answer")
+#: How often a bot's answered request is sent again (a client that never saw the answer).
+RESEND_PROBABILITY = 0.05
+FAULTS = ("crash", "redeliver", "lost-answer", "lost-commit", "resend")
+#: The transactional writers whose commit outcome may be lost.
+WRITERS = ("table-writer", "dealer", "clock")
 #: The services whose consumer stores its offsets in its database with each record's effects.
 STORE_REACTORS = ("ledger", "fairness")
 HAND_ENDED = type_name(table_events.HandEnded)
@@ -114,6 +120,8 @@ class Simulation:
         self._max_steps = max_steps
         self.checks = Checks(self.world)
         self._views: dict[str, tuple[object, int, api.PlayerView]] = {}
+        #: Violations a step found itself (a resent request answered differently).
+        self._broken: list[tuple[str, str]] = []
         rng = self.world.rng
         self.seats = rng.randint(2, 6)
         self.bots = self._open_table(rng.choice([10, 25, 100]), rng.choice([0, 500, 1000]))
@@ -141,6 +149,7 @@ class Simulation:
         for index in range(self.seats):
             account = f"sim-bot-{index}"
             world.ledger.grant(account, GRANT_HUNDREDTHS, f"grant-{account}")
+            self.checks.granted += GRANT_HUNDREDTHS
             temperament = Temperament(
                 stall_turn=world.rng.choice([0.0, 0.05, 0.2]),
                 blunder=world.rng.choice([0.0, 0.05]),
@@ -193,6 +202,7 @@ class Simulation:
             for name in STORE_REACTORS:
                 if world.service(name).inputs.last_handled is not None:
                     actions.append(("lost-answer", name))
+            actions.extend(("lost-commit", writer) for writer in WRITERS)
         return actions
 
     def _may_act(self, bot: Bot) -> bool:
@@ -229,7 +239,10 @@ class Simulation:
         world, kind = self.world, action[0]
         if kind == "deliver":
             name, topic, partition = action[1], action[2], int(action[3])
-            records = world.service(name).inputs.deliver(TopicPartition(topic, partition))
+            try:
+                records = world.service(name).inputs.deliver(TopicPartition(topic, partition))
+            except EventLogError as error:
+                return f"outage ({type(error).__name__}): rewound"
             return (
                 ",".join(f"{r.offset}:{r.envelope.type.rsplit('.', 1)[-1]}" for r in records) or "-"
             )
@@ -239,15 +252,26 @@ class Simulation:
         if kind == "bot":
             return self._bot(next(b for b in self.bots if b.account_id == action[1]))
         if kind == "tick":
-            return ",".join(world.table.app.tick()) or "-"
+            try:
+                return ",".join(world.table.app.tick()) or "-"
+            except (EventLogError, ServiceError) as error:
+                return f"outage ({type(error).__name__})"
         if kind == "fire":
-            return ",".join(e.type.rsplit(".", 1)[-1] for e in world.clock_service.fire())
+            try:
+                return ",".join(e.type.rsplit(".", 1)[-1] for e in world.clock_service.fire())
+            except EventLogError as error:
+                # the deadlines stay pending: they fire again, under the same event ids
+                return f"outage ({type(error).__name__})"
         if kind == "advance":
             world.clock.ms = self._next_time()
             return str(world.clock.ms)
         self.run.faults[f"{kind}-{action[1]}"] += 1
         if kind == "crash":
             world.restart(action[1])
+        elif kind == "lost-commit":
+            landed = world.rng.random() < 0.5
+            world.lose_commit(action[1], landed=landed)
+            return "landed" if landed else "not landed"
         elif kind == "lost-answer":
             world.lose_answer(action[1])
         else:
@@ -270,27 +294,57 @@ class Simulation:
         return min(later) if later else now + 1_000
 
     def _bot(self, bot: Bot) -> str:
-        """The bot's reactions to its view, each call made on the table's servicer; the calls
-        (rpc name and outcome)."""
-        calls = []
+        """The bot's reactions to its view, each call made on the table's servicer (an answer
+        that leaves the outcome open retried with the same request, as the bot's client does;
+        with faults on, now and then an answered request sent again); the calls made."""
+        calls: list[str] = []
         steps = bot.reactions(self._view(bot))
         try:
             call = next(steps)
             while True:
                 rpc, request = call
                 try:
-                    reply = self.world.table.call(bot.account_id, rpc, request)
+                    reply = self._send(bot, rpc, request, calls)
                 except SimRpcError as error:
-                    calls.append(f"{rpc}:{error.code().name}")
                     call = steps.throw(error)
                 else:
-                    calls.append(f"{rpc}:OK")
                     request_id: str = getattr(request, "client_request_id", "")
                     self.checks.answered(bot.account_id, request_id, rpc)
+                    if self._faults and self.world.rng.random() < RESEND_PROBABILITY:
+                        self._resend(bot, rpc, request, reply, calls)
                     call = steps.send(reply)
         except StopIteration:
             pass
         return ",".join(calls) or "-"
+
+    def _send(self, bot: Bot, rpc: str, request: Any, calls: list[str]) -> Any:
+        for attempt in range(RETRIES + 1):
+            try:
+                reply = self.world.table.call(bot.account_id, rpc, request)
+            except SimRpcError as error:
+                calls.append(f"{rpc}:{error.code().name}")
+                if error.code() not in UNCONFIRMED or attempt == RETRIES:
+                    raise
+            else:
+                calls.append(f"{rpc}:OK")
+                return reply
+        raise AssertionError("unreachable")
+
+    def _resend(self, bot: Bot, rpc: str, request: Any, reply: Any, calls: list[str]) -> None:
+        """The same request again: the table answers it from its first events (its first
+        answer again, nothing appended: the commands invariant sees any second record)."""
+        self.run.faults["resend"] += 1
+        try:
+            again = self._send(bot, rpc, request, calls)
+        except SimRpcError as error:
+            self._broken.append(
+                ("commands", f"{rpc} {request.client_request_id} resent: {error.code().name}")
+            )
+            return
+        if again != reply:
+            self._broken.append(
+                ("commands", f"{rpc} {request.client_request_id} resent: another answer")
+            )
 
     # -- the whole world ---------------------------------------------------------------------
 
@@ -310,7 +364,8 @@ class Simulation:
         run = self.run
         run.steps += 1
         run.trace.append(f"{run.steps} {line}")
-        for invariant, message in self.checks.after_step():
+        found, self._broken = [*self._broken, *self.checks.after_step()], []
+        for invariant, message in found:
             run.violations.append((run.steps, invariant, message))
         for kind in self.checks.take_endings():
             run.hands += 1

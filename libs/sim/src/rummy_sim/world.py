@@ -37,10 +37,8 @@ from typing import Any, Protocol
 
 import grpc
 
-from rummy.dealer.v1 import events_pb2 as dealer_events
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy.table.v1 import events_pb2 as table_events
-from rummy.table.v1 import table_service_pb2 as api
 from rummy_clock.application.deadlines import TABLE_EVENTS_USED, ClockApplication
 from rummy_dealer.application.dealing import Dealer
 from rummy_fairness.adapters.memory import InMemoryUnitOfWork as FairnessStore
@@ -51,8 +49,11 @@ from rummy_ledger.application.reactions import Ledger
 from rummy_ledger.entrypoints import events as ledger_entrypoint
 from rummy_ledger.entrypoints.grpc import LedgerServicer
 from rummy_platform.auth import Principal, Role, acting_as
+from rummy_platform.backoff import KeyedBackoff
 from rummy_platform.envelope import Envelope, decode, event_payloads, type_name
 from rummy_platform.eventlog import (
+    CommitOutcomeUnknown,
+    EventLogError,
     GroupCommitWriter,
     InMemoryEventLog,
     Record,
@@ -105,6 +106,10 @@ class VirtualClock:
 
     def now(self) -> datetime:
         return stream_payloads.ms_to_datetime(self.ms)
+
+    def seconds(self) -> float:
+        """The time in seconds (a monotonic clock's reading, for backoffs)."""
+        return self.ms / 1000
 
 
 class SimRpcError(grpc.RpcError):
@@ -171,7 +176,13 @@ class Member:
         finally:
             self.consumer.resume(others)
         for record in records:
-            self._handle(record)
+            try:
+                self._handle(record)
+            except EventLogError:
+                # an outage (the commit failed or its outcome is unknown): the loop rewinds to
+                # the record and handles it again (the reactors' and the table's input loop)
+                self.consumer.seek(partition, record.offset)
+                raise
             self.last_handled = (partition, record.offset)
         return records
 
@@ -199,7 +210,7 @@ class Service(Protocol):
 
     inputs: Member
 
-    def stored(self, log: InMemoryEventLog) -> dict[TopicPartition, int]: ...
+    def stored(self) -> dict[TopicPartition, int]: ...
 
 
 class _Uncounted:
@@ -243,6 +254,9 @@ class TableService:
             ],
             metrics=_Uncounted(),
             render_view=player_view,
+            start_retries=KeyedBackoff(
+                "starting a table's hand", first_s=0.5, cap_s=30.0, clock=world.clock.seconds
+            ),
         )
         self.app.replay(all_records(log, TABLE_EVENTS))
         self.servicer = TableServicer(self.app)
@@ -253,8 +267,8 @@ class TableService:
             record.envelope, TopicPartition(record.topic, record.partition), record.next_offset
         )
 
-    def stored(self, log: InMemoryEventLog) -> dict[TopicPartition, int]:
-        return _committed(self.inputs, log)
+    def stored(self) -> dict[TopicPartition, int]:
+        return _committed(self.inputs)
 
     def call(self, account_id: str, rpc: str, request: Any, *, operator: bool = False) -> Any:
         """One RPC of a player (an operator with ``operator``), in-process: the servicer's method
@@ -264,7 +278,8 @@ class TableService:
         return _call(getattr(self.servicer, rpc), Principal(account_id, role), request)
 
 
-def _committed(member: Member, log: InMemoryEventLog) -> dict[TopicPartition, int]:
+def _committed(member: Member) -> dict[TopicPartition, int]:
+    """The offsets the member's group committed (in the transactions of its outputs)."""
     out = {}
     for tp in member.partitions:
         offset = member.consumer.committed(tp)
@@ -310,8 +325,8 @@ class DealerService:
             self.versions.forget()
             raise
 
-    def stored(self, log: InMemoryEventLog) -> dict[TopicPartition, int]:
-        return _committed(self.inputs, log)
+    def stored(self) -> dict[TopicPartition, int]:
+        return _committed(self.inputs)
 
 
 class _LogVersions:
@@ -387,7 +402,7 @@ class LedgerService(_StoreReactor):
     def _store_offset(self, record: Record) -> None:
         self._store.offsets.store(self.group, record.topic, record.partition, record.next_offset)
 
-    def stored(self, log: InMemoryEventLog | None = None) -> dict[TopicPartition, int]:
+    def stored(self) -> dict[TopicPartition, int]:
         return {
             TopicPartition(t, p): o
             for (t, p), o in self._store.offsets.next_offsets(self.group).items()
@@ -432,7 +447,7 @@ class FairnessService(_StoreReactor):
             record.next_offset
         )
 
-    def stored(self, log: InMemoryEventLog | None = None) -> dict[TopicPartition, int]:
+    def stored(self) -> dict[TopicPartition, int]:
         return dict(self._world.fairness_offsets)
 
 
@@ -471,7 +486,7 @@ class ClockService:
         self.app.published(due, [p.offset for p in positions], now)
         return envelopes
 
-    def stored(self, log: InMemoryEventLog | None = None) -> dict[TopicPartition, int]:
+    def stored(self) -> dict[TopicPartition, int]:
         return {}
 
 
@@ -536,11 +551,20 @@ class World:
         the application's own idempotency (stricter than the service)."""
         self.service(name).inputs.lose_last_answer()
 
+    def lose_commit(self, writer: str, *, landed: bool) -> None:
+        """The next transaction of ``writer`` (``table-writer``, ``dealer``, ``clock``) is sent
+        but its outcome never confirmed (``CommitOutcomeUnknown``): ``landed`` or not."""
+        self.log.fail_next_commit(
+            CommitOutcomeUnknown(f"{writer}: commit outcome lost (simulated)"),
+            written=landed,
+            transactional_id=writer,
+        )
+
     def redeliver(self, name: str) -> None:
         """``name``'s consumer reads again from its last stored offsets (a rebalance or a
         restart of the consumer without losing the service's memory)."""
         service = self.service(name)
-        service.inputs.rewind(service.stored(self.log))
+        service.inputs.rewind(service.stored())
 
     def log_contents(self) -> list[tuple[str, list[tuple[int, bytes]]]]:
         """Every committed record's bytes, by topic and partition (``topic/partition``)."""
@@ -576,9 +600,3 @@ class World:
         self.log.append(topic, envelope)
         state.published.add(envelope.event_id)
         return envelope
-
-
-#: The dealer's HandDealt, for the trace's counts.
-HAND_DEALT = type_name(dealer_events.HandDealt)
-#: A player's view, as the bots read it.
-PlayerView = api.PlayerView
