@@ -9,6 +9,7 @@ code), so a test can show that the simulator finds such a bug within a few hundr
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rummy.ledger.v1 import events_pb2 as ledger_events
@@ -24,7 +25,7 @@ class SettlesRedeliveredTwice(Ledger):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self._seen: set[str] = set()
+        self._seen: Counter[str] = Counter()
 
     def on_hand_ended(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
         super().on_hand_ended(uow, source)
@@ -34,7 +35,7 @@ class SettlesRedeliveredTwice(Ledger):
             settled = ledger_events.HandSettled(hand_id=ended.hand_id)
             again = Envelope.new(
                 settled,
-                event_id=reaction_event_id(source, type_name(settled), len(self._seen)),
+                event_id=reaction_event_id(source, type_name(settled), self._seen[source.event_id]),
                 stream_id=source.stream_id,
                 stream_version=uow.outbox.next_stream_version(source.stream_id),
                 occurred_at=source.occurred_at,
@@ -42,4 +43,4 @@ class SettlesRedeliveredTwice(Ledger):
                 causation_id=source.event_id,
             )
             uow.outbox.write([OutgoingEvent.from_envelope(LEDGER_EVENTS, again)])
-        self._seen.add(source.event_id)
+        self._seen[source.event_id] += 1

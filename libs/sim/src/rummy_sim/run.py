@@ -18,7 +18,9 @@ Each step, from the world's one ``random.Random(seed)``, picks one of the action
   the record is handled again).
 
 A world ends when ``hands`` hands have ended (or ``max_steps`` steps were taken, an ending of
-its own kind, ``stalled``), after every record and outbox row left is delivered.
+its own kind, ``stalled``), after every record and outbox row left is delivered; or at the
+first violation (a broken invariant, or a handler that raised something other than an outage of
+the log), where it stands.
 """
 
 from __future__ import annotations
@@ -243,6 +245,9 @@ class Simulation:
                 records = world.service(name).inputs.deliver(TopicPartition(topic, partition))
             except EventLogError as error:
                 return f"outage ({type(error).__name__}): rewound"
+            except Exception as error:  # a handler's bug: the world stops at it
+                self._broken.append(("handler", f"{name} raised {error!r}"))
+                return f"raised {type(error).__name__}"
             return (
                 ",".join(f"{r.offset}:{r.envelope.type.rsplit('.', 1)[-1]}" for r in records) or "-"
             )
@@ -351,12 +356,13 @@ class Simulation:
     def play(self) -> SeedRun:
         """Step until the hands are played (or ``max_steps``), drain, check the end; the run."""
         run = self.run
-        while run.hands < self._hands and run.steps < self._max_steps:
+        while run.hands < self._hands and run.steps < self._max_steps and not run.violations:
             self._record(self.step())
-        run.stalled = run.hands < self._hands
-        self._drain()
-        for message in self.checks.at_end():
-            run.violations.append((run.steps, *message))
+        if not run.violations:  # a broken world stops at its first violation, as it is
+            run.stalled = run.hands < self._hands
+            self._drain()
+            for message in self.checks.at_end():
+                run.violations.append((run.steps, *message))
         run.trace_hash = self._hash()
         return run
 
