@@ -29,10 +29,8 @@ def test_a_fixed_seed_range_breaks_no_invariant() -> None:
         "redeliver-table",
         "resend",
     } <= kinds
-
-
-def test_the_hands_end_in_more_than_one_way() -> None:
-    summary = run_seeds(SEEDS)
+    # the hands end in more than one way (a declare with the others counted, drops, wrong
+    # declares, timeouts)
     assert len(summary["endings"]) >= 3
 
 
