@@ -65,34 +65,29 @@ def sim(
             for line in run.trace:
                 click.echo(line)
         summary = run.summary()
-        if as_json:
-            click.echo(json.dumps(summary, sort_keys=True))
-        else:
-            click.echo(
-                f"seed {seed}: {run.hands} hands in {run.steps} steps"
-                f"{' (stalled)' if run.stalled else ''}, endings {summary['endings']}, "
-                f"faults {summary['faults']}, trace {run.trace_hash}"
-            )
-            for step, invariant, message in run.violations:
-                click.echo(f"  violation at step {step}: {invariant}: {message}")
+        lines = [
+            f"seed {seed}: {run.hands} hands in {run.steps} steps"
+            f"{' (stalled)' if run.stalled else ''}, endings {summary['endings']}, "
+            f"faults {summary['faults']}, trace {run.trace_hash}",
+            *(f"  violation at step {s}: {i}: {m}" for s, i, m in run.violations),
+        ]
         failed = bool(run.violations)
     else:
         assert seed_range is not None
-        total = run_seeds(_seed_range(seed_range), **options)
-        if as_json:
-            click.echo(json.dumps(total, sort_keys=True))
-        else:
-            click.echo(
-                f"{total['seeds']} seeds: {total['hands']} hands in {total['steps']} steps, "
-                f"{total['stalled']} stalled, {len(total['violations'])} failing, "
-                f"{total['hands_per_cpu_s']} hands per CPU second"
-            )
-            for failure in total["violations"]:
-                v = failure["violation"]
-                click.echo(
-                    f"  seed {failure['seed']}: step {v['step']}: {v['invariant']}: "
-                    f"{v['message']} (rerun: {failure['reproduce']})"
-                )
-        failed = bool(total["violations"])
+        summary = run_seeds(_seed_range(seed_range), **options)
+        lines = [
+            f"{summary['seeds']} seeds: {summary['hands']} hands in {summary['steps']} steps, "
+            f"{summary['stalled']} stalled, {len(summary['violations'])} failing, "
+            f"{summary['hands_per_cpu_s']} hands per CPU second",
+            *(
+                f"  seed {f['seed']}: step {f['violation']['step']}: "
+                f"{f['violation']['invariant']}: {f['violation']['message']} "
+                f"(rerun: {f['reproduce']})"
+                for f in summary["violations"]
+            ),
+        ]
+        failed = bool(summary["violations"])
+    for line in [json.dumps(summary, sort_keys=True)] if as_json else lines:
+        click.echo(line)
     if failed:
         raise SystemExit(1)

@@ -38,11 +38,12 @@ from typing import Any, Protocol
 import grpc
 
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
-from rummy.table.v1 import events_pb2 as table_events
 from rummy_clock.application.deadlines import TABLE_EVENTS_USED, ClockApplication
 from rummy_dealer.application.dealing import Dealer
+from rummy_dealer.entrypoints import events as dealer_entrypoint
 from rummy_fairness.adapters.memory import InMemoryUnitOfWork as FairnessStore
 from rummy_fairness.application.seeds import Fairness
+from rummy_fairness.entrypoints import events as fairness_entrypoint
 from rummy_game import stream_payloads
 from rummy_ledger.adapters.memory import InMemoryUnitOfWork as LedgerStore
 from rummy_ledger.application.reactions import Ledger
@@ -50,7 +51,7 @@ from rummy_ledger.entrypoints import events as ledger_entrypoint
 from rummy_ledger.entrypoints.grpc import LedgerServicer
 from rummy_platform.auth import Principal, Role, acting_as
 from rummy_platform.backoff import KeyedBackoff
-from rummy_platform.envelope import Envelope, decode, event_payloads, type_name
+from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.eventlog import (
     CommitOutcomeUnknown,
     EventLogError,
@@ -308,10 +309,7 @@ class DealerService:
         self.versions = _LogVersions(world.log, DEALER_EVENTS)
         self.dealer = Dealer(_FairnessSeeds(world), self.versions, clock=world.clock.now)
         self.writer: TransactionalWriter = world.log.transactional_writer("dealer")
-        self.handlers = {
-            type_name(table_events.SeedsLocked): self.dealer.on_seeds_locked,
-            type_name(table_events.StockExhausted): self.dealer.on_stock_exhausted,
-        }
+        self.handlers = dealer_entrypoint.handlers(self.dealer)
         self.inputs = Member(
             world.log, "dealer", [TABLE_EVENTS], frozenset(self.handlers), self._on_input
         )
@@ -371,12 +369,28 @@ class _StoreReactor:
 
     group: str
     reactions: Mapping[str, Callable[[Any, Envelope], None]]
-    inputs: Member
 
-    def _react(self, store: Any, record: Record, store_offset: Callable[[Record], None]) -> None:
+    def _join(self, log: InMemoryEventLog, store: Any) -> Member:
+        return Member(
+            log,
+            self.group,
+            [TABLE_EVENTS],
+            frozenset(self.reactions),
+            lambda record: self._react(store, record),
+            resume=self.stored(),
+        )
+
+    def _react(self, store: Any, record: Record) -> None:
         with store.transaction():
             self.reactions[record.envelope.type](store, record.envelope)
-            store_offset(record)
+            self._store_offset(record)
+
+    def _store_offset(self, record: Record) -> None:
+        raise NotImplementedError
+
+    def stored(self) -> dict[TopicPartition, int]:
+        """The offsets stored with the last records' effects (where a restart resumes)."""
+        raise NotImplementedError
 
 
 class LedgerService(_StoreReactor):
@@ -390,14 +404,7 @@ class LedgerService(_StoreReactor):
         self.ledger = world.ledger_type(clock=world.clock.now)
         self.reactions = ledger_entrypoint.reactions(self.ledger)
         self.servicer = LedgerServicer(self.ledger, self._store)
-        self.inputs = Member(
-            world.log,
-            self.group,
-            [TABLE_EVENTS],
-            frozenset(self.reactions),
-            lambda r: self._react(self._store, r, self._store_offset),
-            resume=self.stored(),
-        )
+        self.inputs = self._join(world.log, self._store)
 
     def _store_offset(self, record: Record) -> None:
         self._store.offsets.store(self.group, record.topic, record.partition, record.next_offset)
@@ -416,8 +423,9 @@ class LedgerService(_StoreReactor):
 
 
 class FairnessService(_StoreReactor):
-    """Fairness: its reactions on the in-memory store (which outlives a crash), server seeds
-    drawn from the world's random source (the OS's CSPRNG in the service)."""
+    """Fairness: its reactions (``entrypoints.events.reactions``) on the in-memory store (which
+    outlives a crash), server seeds drawn from the world's random source (the OS's CSPRNG in the
+    service); its stored offsets (``consumer_offsets`` in its schema) kept beside the store."""
 
     group = "fairness"
 
@@ -426,26 +434,12 @@ class FairnessService(_StoreReactor):
         self.fairness = Fairness(
             seed_source=lambda _hand: world.draws.bytes(32), clock=world.clock.now
         )
-        f = self.fairness
-        self.reactions = {
-            type_name(table_events.HandStarted): f.on_hand_started,
-            type_name(table_events.SeedsLocked): f.on_seeds_locked,
-            type_name(table_events.HandEnded): f.on_hand_over,
-            type_name(table_events.HandAborted): f.on_hand_over,
-        }
-        self.inputs = Member(
-            world.log,
-            self.group,
-            [TABLE_EVENTS],
-            frozenset(self.reactions),
-            lambda r: self._react(world.fairness_store, r, self._store_offset),
-            resume=self.stored(),
-        )
+        self.reactions = fairness_entrypoint.reactions(self.fairness)
+        self.inputs = self._join(world.log, world.fairness_store)
 
     def _store_offset(self, record: Record) -> None:
-        self._world.fairness_offsets[TopicPartition(record.topic, record.partition)] = (
-            record.next_offset
-        )
+        tp = TopicPartition(record.topic, record.partition)
+        self._world.fairness_offsets[tp] = record.next_offset
 
     def stored(self) -> dict[TopicPartition, int]:
         return dict(self._world.fairness_offsets)
