@@ -3,8 +3,9 @@ planted from inside the simulator package (wrapping the real ledger) is found.""
 
 from __future__ import annotations
 
-from rummy_sim.planted import SettlesRedeliveredTwice
-from rummy_sim.run import run_seed, run_seeds
+from rummy_ledger.application.reactions import Ledger
+from rummy_sim.planted import ReleasesOnRedeliveredStart, SettlesRedeliveredTwice
+from rummy_sim.run import SeedRun, run_seed, run_seeds
 
 #: CI's fixed seed range (each world: 3 hands of Indian points at 2-6 seats, faults on).
 SEEDS = range(1, 16)
@@ -34,15 +35,23 @@ def test_a_fixed_seed_range_breaks_no_invariant() -> None:
     assert len(summary["endings"]) >= 3
 
 
-def test_a_redelivered_hand_ended_settled_twice_is_found_within_200_seeds() -> None:
+def _first_failing(ledger_type: type[Ledger]) -> SeedRun:
     for seed in range(1, 201):
-        run = run_seed(seed, ledger_type=SettlesRedeliveredTwice)
+        run = run_seed(seed, ledger_type=ledger_type)
         if run.violations:
-            break
-    else:
-        raise AssertionError("the planted double settlement was not found in 200 seeds")
-    step, invariant, message = run.violations[0]
+            # and the real ledger on that seed breaks nothing
+            assert run_seed(seed).violations == []
+            return run
+    raise AssertionError(f"the planted {ledger_type.__name__} was not found in 200 seeds")
+
+
+def test_a_redelivered_hand_ended_settled_twice_is_found_within_200_seeds() -> None:
+    step, invariant, message = _first_failing(SettlesRedeliveredTwice).violations[0]
     assert invariant == "resolution"
     assert "resolved 2 times" in message
-    # and the real ledger on that seed breaks nothing
-    assert run_seed(seed).violations == []
+
+
+def test_a_hold_released_before_its_hand_ended_is_found_within_200_seeds() -> None:
+    step, invariant, message = _first_failing(ReleasesOnRedeliveredStart).violations[0]
+    assert invariant == "holds"
+    assert "released before it ended" in message

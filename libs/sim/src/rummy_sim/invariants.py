@@ -7,6 +7,8 @@ would (never from a service's memory):
 - ``resolution``: no hand's reservations are resolved twice: at most one ``HandSettled``,
   ``SettlementRefused`` or ``ReservationsReleased`` per hand in ledger-events (a republished
   row keeps its event id and is the same event);
+- ``holds``: no hold is settled or released before its hand ended (its ``HandEnded`` or
+  ``HandAborted`` in the table stream);
 - ``replay``: every hand that ended (or was aborted) equals its replay through the same checks
   as ``rummy replay`` (``rummy_ops.replay.checks.replay_hand``: the rules, the commitment and
   deal, the settlement), and at the world's end also against the ledger's journal;
@@ -67,6 +69,7 @@ class Checks:
         self._caused: dict[str, Counter[str]] = {}
         self._endings: list[str] = []
         self._ended: list[tuple[str, str]] = []  # (table id, hand id)
+        self._early: set[str] = set()  # hands whose holds were resolved before they ended
         #: What the operator granted (hundredths): all the tokens there may be.
         self.granted = 0
 
@@ -86,6 +89,7 @@ class Checks:
         found.extend(self._tokens())
         found.extend(self._new_ledger_events())
         found.extend(self._new_table_events())
+        found.extend(self._holds())
         for key in self._unchecked:
             if not self._caused.get(key) and self._answered[key] != "Play":
                 found.append(
@@ -116,6 +120,13 @@ class Checks:
         )
         if issued != self.granted:
             yield ("tokens", f"{issued} hundredths issued, {self.granted} granted")
+
+    def _holds(self) -> Iterator[Violation]:
+        ended = {hand for _, hand in self._ended}
+        for r in self._world.ledger_store.state.reservations:
+            if r.state != "held" and r.hand_id not in ended and r.hand_id not in self._early:
+                self._early.add(r.hand_id)
+                yield ("holds", f"hand {r.hand_id}: seat {r.seat}'s hold {r.state} before it ended")
 
     def _new_ledger_events(self) -> Iterator[Violation]:
         for record in self._ledger.new():

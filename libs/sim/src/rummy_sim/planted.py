@@ -5,6 +5,9 @@ code), so a test can show that the simulator finds such a bug within a few hundr
   time: on a HandEnded it has handled before (the same event id, delivered again after a lost
   commit answer or a redelivery), it publishes a second ``HandSettled`` under a new event id, as
   a ledger whose reaction were keyed by the delivery instead of the hand would.
+- :class:`ReleasesOnRedeliveredStart`: the ledger takes a ``HandStarted`` delivered again for a
+  restart of the hand and releases its holds first (as a ``HandAborted`` would), while the hand
+  plays on: a hold released before its hand ended.
 """
 
 from __future__ import annotations
@@ -44,3 +47,32 @@ class SettlesRedeliveredTwice(Ledger):
             )
             uow.outbox.write([OutgoingEvent.from_envelope(LEDGER_EVENTS, again)])
         self._seen[source.event_id] += 1
+
+
+class ReleasesOnRedeliveredStart(Ledger):
+    """The real ledger, but a HandStarted seen again releases the hand's holds (see the module
+    doc)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._seen: set[str] = set()
+
+    def on_hand_started(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
+        started = source.payload
+        assert isinstance(started, table_events.HandStarted)
+        if source.event_id in self._seen:
+            aborted = table_events.HandAborted(hand_id=started.hand_id, reason="restarted")
+            self.on_hand_aborted(
+                uow,
+                Envelope.new(
+                    aborted,
+                    event_id=reaction_event_id(source, type_name(aborted)),
+                    stream_id=source.stream_id,
+                    stream_version=source.stream_version,
+                    occurred_at=source.occurred_at,
+                    correlation_id=started.hand_id,
+                    causation_id=source.event_id,
+                ),
+            )
+        super().on_hand_started(uow, source)
+        self._seen.add(source.event_id)
