@@ -161,8 +161,10 @@ class Member:
         self.consumer.position(self.partitions[0])  # joined: its partitions granted
 
     def pending(self) -> list[TopicPartition]:
-        waiting = self.consumer.fetchable()
-        return [tp for tp in self.partitions if waiting.get(tp, 0)]
+        """The partitions with records past the position (an aborted transaction's among them:
+        a delivery passes over those)."""
+        behind = self.consumer.lag()
+        return [tp for tp in self.partitions if behind.get(tp, 0)]
 
     def deliver(self, partition: TopicPartition) -> list[Record]:
         """The next record of ``partition`` this group consumes (the ones of other types before
@@ -172,7 +174,7 @@ class Member:
         self.consumer.pause(others)
         try:
             records: list[Record] = []
-            while not records and self.consumer.fetchable().get(partition, 0):
+            while not records and self.consumer.lag().get(partition, 0):
                 records = self.consumer.poll(0.0, max_records=1)
         finally:
             self.consumer.resume(others)
