@@ -107,6 +107,9 @@ class TableCore:
     projection: Projection = field(default_factory=Projection)
     now_ms: Callable[[], int] = field(default=lambda: int(time.time() * 1000))
     new_hand_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    #: The event id of each envelope the table writes (a random UUID; the simulator draws it
+    #: from its seed).
+    new_event_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     speed: float = 1.0
     max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_HUNDREDTHS
     service_deadline_seconds: int = DEFAULT_SERVICE_DEADLINE_SECONDS
@@ -273,6 +276,7 @@ class TableCore:
                 rules_version=f"{table.rule_set.name}/{table.rule_set.version}",
                 shuffle_version=SHUFFLE_VERSION,
                 request_digest=request_digest,
+                event_id=self.new_event_id(),
             )
             for i, payload in enumerate(payloads)
         ]
