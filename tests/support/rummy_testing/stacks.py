@@ -35,12 +35,13 @@ from google.protobuf.message import Message
 from psycopg import sql
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_ops.certs import TLS_VARIABLES, ensure_certs, local_certs_dir
+from rummy_ops.certs import ensure_certs, local_certs_dir
 from rummy_ops.demo import Endpoints, stack_endpoints
 from rummy_ops.stack import Stack, insecure_requested, repository_root, stack_for_tests
 from rummy_platform.config import TlsSettings
 from rummy_platform.eventlog import KafkaCredentials, KafkaEventLog, KafkaSecurity
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
+from rummy_testing.client_env import CLIENT_VARIABLES, before_stacks, set_environment
 from rummy_testing.service_process import drop_database, variant_plugin_env
 
 M = TypeVar("M", bound=Message)
@@ -174,7 +175,8 @@ def running_stack(
         tls_dir=None if insecure or not tls_requested() else local_certs_dir(root),
         kafka_credentials=kafka_credentials,
     )
-    saved = {name: os.environ.get(name) for name in (*TLS_VARIABLES, "RUMMY_INSECURE")}
+    saved = {name: os.environ.get(name) for name in CLIENT_VARIABLES}
+    before_stacks.append(saved)
     try:
         if grant is not None:
             grant(prefix)
@@ -193,11 +195,8 @@ def running_stack(
                 ),
             )
     finally:
-        for variable, value in saved.items():
-            if value is None:
-                os.environ.pop(variable, None)
-            else:
-                os.environ[variable] = value
+        before_stacks.pop()
+        set_environment(saved)
         drop_database(database_url, name)
 
 
