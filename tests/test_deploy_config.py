@@ -15,9 +15,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from rummy_ops.certs import TLS_VARIABLES, dns_names
+from rummy_ops.pg_roles import ADMIN_URL_VARIABLE, DATABASE_SCHEMAS
+from rummy_platform.db_roles import service_roles
 from rummy_platform.ports import DEFAULT_PORTS
 from rummy_platform.topics import event_topic_specs
 from rummy_table.adapters.directory import directory_spec
@@ -246,8 +250,10 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_token_keys
         pod = deployment["spec"]["template"]
         (container,) = pod["spec"]["containers"]
         assert container["command"] == ["python", "-m", f"rummy_{service}"]
-        assert container["readinessProbe"]["grpc"] == {"port": grpc_port}
-        assert container["livenessProbe"]["grpc"] == {"port": grpc_port}
+        # The kubelet's gRPC probe speaks no TLS: the image's health check, over the pod's TLS.
+        check = ["python", "/app/deploy/docker/health_check.py", str(grpc_port)]
+        assert container["readinessProbe"]["exec"] == {"command": check}
+        assert container["livenessProbe"]["exec"] == {"command": check}
         assert {"name": "grpc", "containerPort": grpc_port} in container["ports"]
         assert {"name": "metrics", "containerPort": metrics_port} in container["ports"]
         env = {variable["name"]: variable for variable in container["env"]}
@@ -271,6 +277,116 @@ def test_k8s_runs_every_service_with_grpc_probes_metrics_port_and_the_token_keys
         assert {"name": "metrics", "port": metrics_port, "targetPort": "metrics"} in k8s_service[
             "spec"
         ]["ports"]
+
+
+def test_k8s_serves_every_port_over_mutual_tls_with_the_service_s_own_certificate() -> None:
+    manifests = DEPLOY / "k8s" / "services.yaml"
+    kustomized = yaml_documents(DEPLOY / "k8s" / "kustomization.yaml")[0]["resources"]
+    assert "tls.yaml" in kustomized and kustomized.index("tls.yaml") < kustomized.index(
+        "services.yaml"
+    )
+    image_user = re.search(r"--uid (\d+) rummy", (DEPLOY / "docker" / "Dockerfile").read_text())
+    assert image_user is not None
+    for service in DEFAULT_PORTS:
+        pod = k8s_document(manifests, "Deployment", f"rummy-{service}")["spec"]["template"]
+        (container,) = pod["spec"]["containers"]
+        env = {variable["name"]: variable.get("value") for variable in container["env"]}
+        mounts = {mount["name"]: mount for mount in container["volumeMounts"]}
+        volumes = {volume["name"]: volume for volume in pod["spec"]["volumes"]}
+        assert mounts["tls"]["mountPath"] == "/etc/rummy/tls"
+        assert volumes["tls"]["secret"]["secretName"] == f"rummy-{service}-tls"
+        assert {variable: env[variable] for variable in TLS_VARIABLES} == {
+            "RUMMY_TLS_CA_FILE": "/etc/rummy/tls/ca.crt",
+            "RUMMY_TLS_CERT_FILE": "/etc/rummy/tls/tls.crt",
+            "RUMMY_TLS_KEY_FILE": "/etc/rummy/tls/tls.key",
+        }
+        assert "RUMMY_INSECURE" not in env
+        # That secret is the one cert-manager writes for the service's own Certificate.
+        certificate = k8s_document(DEPLOY / "k8s" / "tls.yaml", "Certificate", f"rummy-{service}")
+        assert certificate["spec"]["secretName"] == f"rummy-{service}-tls"
+        assert certificate["spec"]["commonName"] == service
+        # The secrets are readable to the image's user (its group, through fsGroup).
+        user = int(image_user.group(1))
+        assert pod["spec"]["securityContext"] == {
+            "runAsUser": user,
+            "runAsGroup": user,
+            "fsGroup": user,
+        }
+        # Every address a service dials is a name its peer's certificate carries.
+        for name, value in env.items():
+            if name.startswith("RUMMY_") and name.endswith("_ADDRESS") and "ADVERTISED" not in name:
+                peer = name.removeprefix("RUMMY_").removesuffix("_ADDRESS").lower()
+                assert str(value).split(":")[0] in dns_names(peer), (service, name, value)
+
+
+def test_k8s_gives_each_database_service_its_own_roles_over_verified_tls() -> None:
+    manifests = DEPLOY / "k8s" / "services.yaml"
+    for service in DEFAULT_PORTS:
+        pod = k8s_document(manifests, "Deployment", f"rummy-{service}")["spec"]["template"]
+        (container,) = pod["spec"]["containers"]
+        env = {variable["name"]: variable for variable in container["env"]}
+        secrets = {
+            variable["valueFrom"]["secretKeyRef"]["name"]
+            for variable in container["env"]
+            if "secretKeyRef" in variable.get("valueFrom", {})
+        }
+        assert "rummy-postgres-app" not in secrets and "rummy-postgres-superuser" not in secrets
+        if service not in DATABASE_SCHEMAS:
+            assert "DATABASE_URL" not in env and "RUMMY_DATABASE_OWNER_URL" not in env
+            continue
+        # Its runtime role for its queries, its schema's owner for the migrations: its own Secret.
+        assert env["DATABASE_URL"]["valueFrom"]["secretKeyRef"] == {
+            "name": f"rummy-{service}-db",
+            "key": "uri",
+        }
+        assert env["RUMMY_DATABASE_OWNER_URL"]["valueFrom"]["secretKeyRef"] == {
+            "name": f"rummy-{service}-db",
+            "key": "owner-uri",
+        }
+        mounts = {mount["name"]: mount for mount in container["volumeMounts"]}
+        volumes = {volume["name"]: volume for volume in pod["spec"]["volumes"]}
+        assert mounts["postgres-ca"]["mountPath"] == "/etc/rummy/pg/ca"
+        assert volumes["postgres-ca"]["secret"]["secretName"] == "rummy-postgres-ca"
+        assert not any("db-roles" in str(volume) for volume in volumes.values())
+    # The roles are made by a Job as the superuser, before the services, with the local tool.
+    kustomized = yaml_documents(DEPLOY / "k8s" / "kustomization.yaml")[0]["resources"]
+    assert kustomized.index("db-roles.yaml") < kustomized.index("services.yaml")
+    cluster = k8s_document(DEPLOY / "k8s" / "postgres.yaml", "Cluster", "rummy-postgres")
+    assert cluster["spec"]["enableSuperuserAccess"] is True
+    job = k8s_document(DEPLOY / "k8s" / "db-roles.yaml", "Job", "rummy-db-roles")
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == [
+        "python",
+        "-m",
+        "rummy_ops.pg_roles",
+        "/etc/rummy/pg/roles/pgpass",
+        "--ca-file",
+        "/etc/rummy/pg/ca/ca.crt",
+    ]
+    env = {variable["name"]: variable for variable in container["env"]}
+    assert set(env) == {ADMIN_URL_VARIABLE, "PGPASSWORD"}
+    admin = urlsplit(env[ADMIN_URL_VARIABLE]["value"])
+    assert (admin.username, admin.password, admin.path) == ("postgres", None, "/rummy")
+    assert dict(parse_qsl(admin.query)) == {
+        "sslmode": "verify-full",
+        "sslrootcert": "/etc/rummy/pg/ca/ca.crt",
+    }
+    assert env["PGPASSWORD"]["valueFrom"]["secretKeyRef"] == {
+        "name": "rummy-postgres-superuser",
+        "key": "password",
+    }
+    volumes = {v["name"]: v for v in job["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["roles"]["secret"]["secretName"] == "rummy-db-roles"
+    # The header's commands make exactly the roles the tool makes, and each service's Secret.
+    header = (DEPLOY / "k8s" / "db-roles.yaml").read_text(encoding="utf-8")
+    roles = [
+        role
+        for schema in DATABASE_SCHEMAS
+        for role in (service_roles(schema).owner, service_roles(schema).runtime)
+    ]
+    assert f"for role in {' '.join(roles)}; do" in header
+    assert f"for s in {' '.join(DATABASE_SCHEMAS)}; do" in header
+    assert "sslmode=verify-full&sslrootcert=/etc/rummy/pg/ca/ca.crt" in header
 
 
 @pytest.mark.integration

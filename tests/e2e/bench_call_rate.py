@@ -81,17 +81,24 @@ class _Recorder(
 
 @contextmanager
 def recording(log: CallLog) -> Iterator[None]:
-    """Every ``grpc.insecure_channel`` opened inside records its calls in ``log``."""
-    original: Callable[..., grpc.Channel] = grpc.insecure_channel
+    """Every ``grpc.insecure_channel`` or ``grpc.secure_channel`` (the stack's mutual TLS)
+    opened inside records its calls in ``log``."""
+    plain: Callable[..., grpc.Channel] = grpc.insecure_channel
+    secure: Callable[..., grpc.Channel] = grpc.secure_channel
 
-    def channel(target: str, *args: Any, **kwargs: Any) -> grpc.Channel:
-        return grpc.intercept_channel(original(target, *args, **kwargs), _Recorder(log))
+    def recorded(open_: Callable[..., grpc.Channel]) -> Callable[..., grpc.Channel]:
+        def channel(*args: Any, **kwargs: Any) -> grpc.Channel:
+            return grpc.intercept_channel(open_(*args, **kwargs), _Recorder(log))
 
-    grpc.insecure_channel = channel
+        return channel
+
+    grpc.insecure_channel = recorded(plain)
+    grpc.secure_channel = recorded(secure)
     try:
         yield
     finally:
-        grpc.insecure_channel = original
+        grpc.insecure_channel = plain
+        grpc.secure_channel = secure
 
 
 def most_in_window(times: list[float], window: float) -> int:

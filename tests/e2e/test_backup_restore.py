@@ -189,6 +189,7 @@ def test_a_backup_of_a_running_demo_restores_into_fresh_brokers_and_plays_on(
             clock_speed=E2E_CLOCK_SPEED,
             log_dir=root / ".local" / "logs" / f"restored-{prefix.rstrip('-')}",
             extra_env=variant_plugin_env(),
+            tls_dir=source.stack.config.tls_dir,  # as the source's: this process's clients dial so
         )
         with stack:
             # The hands in flight at the backup end (their bots are gone: the clock plays

@@ -38,9 +38,9 @@ def _section() -> str:
     return text[start:end]
 
 
-def _calls(fence: str = "") -> list[str]:
-    """The ``grpcurl ...`` lines of the section's fenced blocks of info string ``fence`` (none:
-    the plaintext stack's; ``shell``: a TLS stack's), in order."""
+def _calls(fence: str = "text") -> list[str]:
+    """The ``grpcurl ...`` lines of the section's fenced blocks of info string ``fence``
+    (``text``, the default: the plaintext stack's; ``shell``: a TLS stack's), in order."""
     blocks = re.findall(rf"^```{fence}\n(.*?)^```$", _section(), re.MULTILINE | re.DOTALL)
     return [line for block in blocks for line in block.splitlines() if line.startswith("grpcurl ")]
 
@@ -79,7 +79,7 @@ def test_the_pages_grpcurl_calls_work_against_a_running_stack(rummy_stack: Runni
             "grpcurl is not installed (not on PATH nor in $(go env GOPATH)/bin): "
             "go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3 (.ci/run does)"
         )
-    calls = _calls("shell" if rummy_stack.stack.config.tls_dir is not None else "")
+    calls = _calls("shell" if rummy_stack.stack.config.tls_dir is not None else "text")
     assert len(calls) == 4 and all(DEFAULT_TABLE in call for call in calls), calls
     env = {
         **os.environ,
@@ -143,6 +143,9 @@ def test_the_client_pages_calls_open_a_table_and_fund_its_players(
         pytest.skip("grpcurl is not installed (not on PATH nor in $(go env GOPATH)/bin)")
     script = _client_page_script()
     assert DEFAULT_TABLE in script and DEFAULT_LEDGER in script, script
+    assert re.search(r'^TLS="-cacert .*"$', script, re.MULTILINE), script
+    if rummy_stack.stack.config.tls_dir is None:  # a plaintext run (RUMMY_INSECURE=1)
+        script = re.sub(r'^TLS=".*"$', "TLS=-plaintext", script, flags=re.MULTILINE)
     script = script.replace(DEFAULT_TABLE, rummy_stack.endpoints.table)
     script = script.replace(DEFAULT_LEDGER, rummy_stack.endpoints.ledger)
     done = subprocess.run(

@@ -97,7 +97,7 @@ def dealer(stack: Stack, fairness: ServiceProcess) -> Iterator[ServiceProcess]:
 
 def fairness_stub(service: ServiceProcess, role: Role) -> fairness_grpc.FairnessServiceStub:
     token = issuer_authority().issue(f"{role.value}-1", role)
-    channel = authorized_channel(grpc.insecure_channel(service.target), token)
+    channel = authorized_channel(service.channel_as(role), token)
     return fairness_grpc.FairnessServiceStub(channel)
 
 

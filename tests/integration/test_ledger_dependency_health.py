@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
-import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -111,7 +110,7 @@ def relay(run: IsolatedRun) -> Iterator[Relay]:
 
 
 def health(ledger: ServiceProcess, service: str = "") -> int:
-    with grpc.insecure_channel(ledger.target) as channel:
+    with ledger.channel() as channel:
         reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
             health_pb2.HealthCheckRequest(service=service), timeout=5
         )

@@ -76,7 +76,7 @@ ISSUANCE = "house:issuance"
 def ledger_stub(ledger: ServiceProcess, account_id: str, role: Role) -> pb_grpc.LedgerServiceStub:
     """A LedgerService stub calling as ``account_id`` with ``role``."""
     token = issuer_authority().issue(account_id, role)
-    channel = authorized_channel(grpc.insecure_channel(ledger.target), token)
+    channel = authorized_channel(ledger.channel_as(role), token)
     return pb_grpc.LedgerServiceStub(channel)
 
 

@@ -38,7 +38,6 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
-import grpc
 import psycopg
 import pytest
 from google.protobuf.message import Message
@@ -153,9 +152,7 @@ def services(stack: Stack) -> Iterator[dict[str, ServiceProcess]]:
 
 def ledger_stub(ledger: ServiceProcess) -> ledger_grpc.LedgerServiceStub:
     token = issuer_authority().issue("operator-1", Role.OPERATOR)
-    return ledger_grpc.LedgerServiceStub(
-        authorized_channel(grpc.insecure_channel(ledger.target), token)
-    )
+    return ledger_grpc.LedgerServiceStub(authorized_channel(ledger.channel(), token))
 
 
 def funded(ledger: ServiceProcess, count: int, amount: int) -> list[str]:

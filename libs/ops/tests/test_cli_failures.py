@@ -386,3 +386,40 @@ def test_the_replay_help_explains_the_timelines_abbreviations() -> None:
     legend = result.output.split("In its output:", 1)[1]
     for term in ("sN", "%", "House Tokens", "--json", "(auto)", "cut", "stock", "!", "pt"):
         assert term in legend, term
+
+
+# -- secure by default -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "insecure"),
+    [([], False), (["--insecure"], True), (["--tls"], False)],
+    ids=["default", "insecure", "tls-ignored"],
+)
+def test_up_and_demo_start_over_tls_unless_insecure_is_given(
+    options: list[str], insecure: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rummy_ops.stack_command as stack_command
+
+    asked: list[bool] = []
+
+    @contextmanager
+    def running_stack(*_args: Any, **kwargs: Any) -> Iterator[None]:
+        asked.append(kwargs["insecure"])
+        raise click.ClickException("stopped here")
+        yield
+
+    for module in (demo_command, stack_command):
+        monkeypatch.setattr(module, "running_stack", running_stack)
+    for command in (["up"], ["demo", "--hands", "1"]):
+        result = CliRunner().invoke(main, [*command, *options])
+        assert "stopped here" in result.output, result.output
+    assert asked == [insecure, insecure]
+
+
+def test_a_plaintext_start_says_so_loudly() -> None:
+    from rummy_ops.stack_command import tls_line
+
+    assert tls_line(None).startswith("INSECURE: gRPC is plaintext on every port")
+    assert "--insecure or RUMMY_INSECURE=1" in tls_line(None)
+    assert tls_line(Path("/c")) == "gRPC over mutual TLS on every port (CA and certificates in /c)"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from rummy_ops.certs import TLS_VARIABLES
 from rummy_ops.cli import main
 from rummy_ops.stack import (
     FREE_PORTS_VARIABLE,
@@ -135,3 +136,22 @@ def test_on_the_secured_local_broker_each_service_connects_as_its_own_principal(
     monkeypatch.setenv("DATABASE_URL", "postgresql://x")
     external = StackConfig.from_env(tmp_path, token_keys=suite_key_files(), ports=stack_ports({}))
     assert external.kafka_credentials is None
+
+
+def test_the_stack_serves_mutual_tls_unless_rummy_insecure_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("RUMMY_INSECURE", raising=False)
+    secure = StackConfig.from_env(tmp_path, token_keys=suite_key_files(), ports=stack_ports({}))
+    assert secure.tls_dir == tmp_path / ".local" / "certs"
+    env = secure.service_env("ledger", "127.0.0.1:1", "postgresql://x", {})
+    assert env["RUMMY_TLS_CERT_FILE"] == str(tmp_path / ".local" / "certs" / "ledger.pem")
+    monkeypatch.setenv("RUMMY_INSECURE", "1")
+    plain = StackConfig.from_env(tmp_path, token_keys=suite_key_files(), ports=stack_ports({}))
+    assert plain.tls_dir is None
+    leftover = dict.fromkeys(TLS_VARIABLES, "leftover.pem")
+    env = plain.service_env("ledger", "127.0.0.1:1", "postgresql://x", leftover)
+    assert not set(TLS_VARIABLES) & set(env)  # plaintext: none is inherited
+    monkeypatch.setenv("RUMMY_INSECURE", "maybe")
+    with pytest.raises(StackError, match="RUMMY_INSECURE"):
+        StackConfig.from_env(tmp_path, token_keys=suite_key_files(), ports=stack_ports({}))

@@ -84,3 +84,25 @@ def test_an_address_where_nothing_answers_is_an_error() -> None:
     result = CliRunner().invoke(main, ["watch", "gold", "--address", "127.0.0.1:1", "--token", "x"])
     assert result.exit_code == 1
     assert result.output.startswith("Error: cannot reach the table service at 127.0.0.1:1")
+
+
+class _Call:
+    def __init__(self) -> None:
+        self.cancelled = 0
+
+    def cancel(self) -> bool:
+        self.cancelled += 1
+        return True
+
+
+def test_ctrl_c_cancels_the_open_stream_and_one_opened_after_it_at_once() -> None:
+    from rummy_ops.watch_command import Interrupt
+
+    interrupt, first = Interrupt(), _Call()
+    interrupt.follow(first)  # type: ignore[arg-type]  # a stand-in with cancel() only
+    assert (interrupt.requested, first.cancelled) == (False, 0)
+    interrupt(2, None)  # SIGINT
+    assert (interrupt.requested, first.cancelled) == (True, 1)
+    later = _Call()
+    interrupt.follow(later)  # type: ignore[arg-type]
+    assert later.cancelled == 1

@@ -33,7 +33,7 @@ TIMEOUT_S = 60.0
 def table_stub(table: ServiceProcess, account: str, role: Role) -> api_grpc.TableServiceStub:
     """A TableService stub calling as ``account`` with ``role``."""
     token = issuer_authority().issue(account, role)
-    channel = authorized_channel(grpc.insecure_channel(table.target), token)
+    channel = authorized_channel(table.channel_as(role), token)
     return api_grpc.TableServiceStub(channel)
 
 
@@ -70,7 +70,7 @@ def test_the_service_starts_hands_and_a_restart_after_sigkill_rebuilds_the_table
     log = KafkaEventLog(kafka_bootstrap)
     topic = env["RUMMY_TOPIC_PREFIX"] + TABLE_EVENTS
     try:
-        with grpc.insecure_channel(first.target) as channel:
+        with first.channel() as channel:
             health = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
                 health_pb2.HealthCheckRequest()
             )

@@ -56,7 +56,7 @@ def skipped_series(reason: str, type_name: str, variant: str = "") -> str:
 
 def stub(table: ServiceProcess, account: str, role: Role) -> api_grpc.TableServiceStub:
     token = issuer_authority().issue(account, role)
-    return api_grpc.TableServiceStub(authorized_channel(grpc.insecure_channel(table.target), token))
+    return api_grpc.TableServiceStub(authorized_channel(table.channel_as(role), token))
 
 
 def append_new_type(

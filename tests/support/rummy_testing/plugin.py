@@ -15,6 +15,11 @@ Kafka broker is the secured one (``RUMMY_KAFKA_SECURE=1``: SASL_SSL/SCRAM, one p
 service, ACLs), started once on free ports; ``.kafka.address``, ``.kafka_security(user)``,
 ``.grant_kafka(prefix)``.
 
+Every test outside ``tests/e2e`` (not marked ``e2e``) runs with this process's TLS client
+variables as they were before any test stack set them
+(:func:`rummy_testing.client_env.without_stack_clients`): the e2e tier's session stack, left running
+until the session ends, does not make a later in-process server's plaintext client dial TLS.
+
 See ``rummy_testing.brokers`` for where they come from. A test that uses either fixture is marked
 ``integration`` automatically. When no broker can be had the test fails (setup error), saying
 what was tried: a missing broker is never a skip, and no variable (such as ``CI``) changes that.
@@ -34,6 +39,7 @@ import rummy_testing.profiles  # noqa: F401 - registers and loads the hypothesis
 from rummy_ops.own_brokers import OwnBrokers, OwnServer
 from rummy_ops.stack import StackError
 from rummy_testing.brokers import BrokerUnavailable, kafka_bootstrap_servers, postgres_database_url
+from rummy_testing.client_env import without_stack_clients
 
 BROKER_FIXTURES = frozenset({"kafka_bootstrap", "database_url", "own_kafka", "secure_kafka"})
 
@@ -94,3 +100,12 @@ def secure_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnBroker
         except StackError as error:
             _unavailable("secured Kafka broker", error)
         yield brokers
+
+
+@pytest.fixture(autouse=True)
+def _no_stack_clients_outside_e2e(request: pytest.FixtureRequest) -> Iterator[None]:
+    if request.node.get_closest_marker("e2e") is not None:
+        yield
+        return
+    with without_stack_clients():
+        yield

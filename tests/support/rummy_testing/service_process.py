@@ -7,6 +7,8 @@ Every process of an :class:`IsolatedRun` (and of :func:`rummy_testing.stacks.run
 the test suite's variant plug-ins (:func:`variant_plugin_env`: the toy variant); pass
 ``RUMMY_VARIANT_PLUGINS=""`` to start one without them.
 
+Each of the five services serves mutual TLS with its own certificate of ``.local/certs`` (unless
+the test run says ``RUMMY_INSECURE=1``); :meth:`ServiceProcess.channel` dials it as it serves.
 The process gets ``os.environ`` plus the given variables; with ``RUMMY_GRPC_PORT=0`` and
 ``RUMMY_METRICS_PORT=0`` it binds free ports and announces them in its ``service started`` JSON
 log line (stderr), which :class:`ServiceProcess` reads.
@@ -36,10 +38,16 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
+from rummy_ops.certs import cert_files, ensure_certs, local_certs_dir
+from rummy_ops.stack import insecure_requested, repository_root
+from rummy_platform.auth import Role
 from rummy_platform.config import PLUGINS_VARIABLE
 from rummy_platform.envelope import Envelope, has_payload
 from rummy_platform.eventlog import KafkaEventLog
+from rummy_platform.ports import SERVICES
+from rummy_platform.tls import dial
 from rummy_platform.topics import event_topic_specs
+from rummy_testing.client_env import without_stack_clients
 from rummy_testing.token_keys import token_environment
 from rummy_testing.waiting import wait_for_count
 
@@ -73,6 +81,8 @@ class ServiceProcess:
 
     module: str
     process: subprocess.Popen[str]
+    #: Where its certificates are when it serves mutual TLS (None: plaintext).
+    tls_dir: Path | None = None
     grpc_port: int = 0
     metrics_port: int = 0
     lines: list[str] = field(default_factory=list)
@@ -82,6 +92,19 @@ class ServiceProcess:
     def target(self) -> str:
         """``127.0.0.1:<grpc port>``."""
         return f"127.0.0.1:{self.grpc_port}"
+
+    def channel(self, certificate: str = "client") -> grpc.Channel:
+        """A channel to it as it serves: over mutual TLS presenting ``certificate``'s
+        certificate (``client``; a service's name for a call with a service token, whose role
+        only a service's certificate carries), or plaintext."""
+        if self.tls_dir is None:
+            return grpc.insecure_channel(self.target)
+        return dial(self.target, (), cert_files(self.tls_dir).settings(certificate))
+
+    def channel_as(self, role: Role) -> grpc.Channel:
+        """:meth:`channel` for calls with a token of ``role``: presenting a service's
+        certificate (the table's) for the service role, ``client``'s for any other."""
+        return self.channel("table" if role is Role.SERVICE else "client")
 
     def read(self) -> None:
         """Collect stderr until the process closes it (run in a daemon thread)."""
@@ -126,19 +149,25 @@ def start_service(
     health_service: str = "",
     timeout_s: float = START_TIMEOUT_S,
 ) -> ServiceProcess:
-    """Start ``python -m module`` with ``os.environ`` plus ``env``. With ``wait``, return once it
+    """Start ``python -m module`` with ``os.environ`` (its TLS client variables as before any
+    test stack set them), the module's service's certificate of ``.local/certs`` (mutual TLS;
+    :func:`service_tls_dir`) and ``env`` (which may override any). With ``wait``, return once it
     logged ``service started`` and its health check of ``health_service`` ("" = the server)
     answers SERVING; raises AssertionError (with its last log lines) if it exits first or takes
     longer than ``timeout_s`` seconds. Without ``wait``, return at once (a process expected to
     die)."""
+    with without_stack_clients():  # not the certificate a test stack gives this process
+        inherited = dict(os.environ)
+    tls_dir = service_tls_dir(module)
+    own = {} if tls_dir is None else cert_files(tls_dir).environment(service_of(module))
     process = subprocess.Popen(
         [sys.executable, "-m", module],
-        env={**os.environ, **env},
+        env={**inherited, **own, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
-    service = ServiceProcess(module, process)
+    service = ServiceProcess(module, process, tls_dir)
     threading.Thread(target=service.read, daemon=True).start()
     if not wait:
         return service
@@ -148,12 +177,28 @@ def start_service(
             continue
         service.stop()
         raise AssertionError(f"{module} did not start:\n{''.join(service.lines[-30:])}")
-    with grpc.insecure_channel(service.target) as channel:
+    with service.channel() as channel:
         health = health_pb2_grpc.HealthStub(channel)
         request = health_pb2.HealthCheckRequest(service=health_service)
         status = health.Check(request, timeout=10)  # type: ignore[attr-defined]  # HealthStub's stub lists no methods
     assert status.status == health_pb2.HealthCheckResponse.SERVING, status
     return service
+
+
+def service_of(module: str) -> str:
+    """The service a module runs (``rummy_ledger`` -> ``ledger``)."""
+    return module.removeprefix("rummy_")
+
+
+def service_tls_dir(module: str) -> Path | None:
+    """The certificates' folder a process of ``module`` serves mutual TLS with: the checkout's
+    ``.local/certs`` (made on first use) for one of the five services, unless the test run
+    asks for plaintext (``RUMMY_INSECURE=1``); None (plaintext) for any other module."""
+    if service_of(module) not in SERVICES or insecure_requested():
+        return None
+    directory = local_certs_dir(repository_root())
+    ensure_certs(directory)
+    return directory
 
 
 @contextmanager

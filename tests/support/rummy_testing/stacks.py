@@ -7,9 +7,12 @@ streams or rows), with a fast clock and the test suite's variant plug-ins
 Logs go to ``.local/logs/<label>-<run>/<service>.log``. On exit everything is stopped and the
 database dropped (the topics stay on the broker, as the event log never expires).
 
-With ``RUMMY_TEST_TLS=1`` in the test run's environment the stack serves mutual TLS with the
-certificates of ``.local/certs`` (made on first use) and, while it runs, this process's clients
-present the ``client`` certificate (its ``RUMMY_TLS_*`` variables; restored at the end).
+The stack serves mutual TLS with the certificates of ``.local/certs`` (made on first use) and,
+while it runs, this process's clients present the ``client`` certificate (its ``RUMMY_TLS_*``
+variables; restored at the end). Plaintext by choice only: ``insecure=True`` (a test that needs
+a plaintext stack, named in docs/testing.md) or ``RUMMY_INSECURE=1`` in the test run's
+environment (the whole run plaintext); while such a stack runs this process's ``RUMMY_INSECURE``
+is ``1`` (so a ``rummy`` tool a test starts dials plaintext too).
 
 With ``kafka_credentials`` (a secured broker's, ``secure_kafka``) every service connects to Kafka
 as its own principal, ``grant`` first makes the ACLs of the stack's topic prefix, and
@@ -32,12 +35,13 @@ from google.protobuf.message import Message
 from psycopg import sql
 
 from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy_ops.certs import TLS_VARIABLES, ensure_certs, local_certs_dir
+from rummy_ops.certs import ensure_certs, local_certs_dir
 from rummy_ops.demo import Endpoints, stack_endpoints
-from rummy_ops.stack import Stack, repository_root, stack_for_tests
+from rummy_ops.stack import Stack, insecure_requested, repository_root, stack_for_tests
 from rummy_platform.config import TlsSettings
 from rummy_platform.eventlog import KafkaCredentials, KafkaEventLog, KafkaSecurity
 from rummy_platform.topics import LEDGER_EVENTS, TABLE_EVENTS
+from rummy_testing.client_env import CLIENT_VARIABLES, before_stacks, set_environment
 from rummy_testing.service_process import drop_database, variant_plugin_env
 
 M = TypeVar("M", bound=Message)
@@ -145,12 +149,14 @@ def running_stack(
     extra_env: Mapping[str, str] | None = None,
     kafka_credentials: KafkaCredentials | None = None,
     grant: Callable[[str], None] | None = None,
+    insecure: bool = False,
 ) -> Iterator[RunningStack]:
     """The five services started and SERVING; stopped (and their database dropped) on exit.
     ``label`` names the database (``rummy_<label>_<run>``), topic prefix and log folder;
     ``extra_env``: more variables for every service (and every extra process of it,
     ``rummy_testing.processes``), e.g. a setting a test needs other than its default;
-    ``kafka_credentials`` / ``grant``: a secured broker's (see the module doc)."""
+    ``kafka_credentials`` / ``grant``: a secured broker's; ``insecure``: plaintext gRPC (see
+    the module doc)."""
     run = uuid.uuid4().hex[:8]
     name = f"rummy_{label}_{run}"
     with psycopg.connect(database_url, autocommit=True) as admin:
@@ -166,15 +172,17 @@ def running_stack(
         clock_speed=clock_speed,
         log_dir=root / ".local" / "logs" / f"{label}-{run}",
         extra_env={**variant_plugin_env(), **(extra_env or {})},
-        tls_dir=local_certs_dir(root) if tls_requested() else None,
+        tls_dir=None if insecure or not tls_requested() else local_certs_dir(root),
         kafka_credentials=kafka_credentials,
     )
-    saved = {name: os.environ.get(name) for name in (*TLS_VARIABLES, "RUMMY_INSECURE")}
+    saved = {name: os.environ.get(name) for name in CLIENT_VARIABLES}
+    before_stacks.append(saved)
     try:
         if grant is not None:
             grant(prefix)
-        if stack.config.tls_dir is not None:
-            stack.use_client_certificate()
+        stack.use_client_certificate()
+        if stack.config.tls_dir is None:
+            os.environ["RUMMY_INSECURE"] = "1"
         with stack:
             yield RunningStack(
                 stack=stack,
@@ -187,23 +195,20 @@ def running_stack(
                 ),
             )
     finally:
-        for variable, value in saved.items():
-            if value is None:
-                os.environ.pop(variable, None)
-            else:
-                os.environ[variable] = value
+        before_stacks.pop()
+        set_environment(saved)
         drop_database(database_url, name)
 
 
 def tls_requested() -> bool:
-    """True when the test run asks for stacks over mutual TLS (``RUMMY_TEST_TLS=1``)."""
-    return os.environ.get("RUMMY_TEST_TLS") == "1"
+    """True unless the test run asks for plaintext stacks (``RUMMY_INSECURE=1``)."""
+    return not insecure_requested()
 
 
 def tls_options() -> list[str]:
-    """``["--tls"]`` for a ``rummy up``/``rummy demo`` a test starts when the run asks for TLS
-    (the certificates of ``.local/certs``), else none."""
-    return ["--tls"] if tls_requested() else []
+    """``["--insecure"]`` for a ``rummy up``/``rummy demo`` a test starts when the run asks
+    for plaintext (``RUMMY_INSECURE=1``), else none (mutual TLS, ``.local/certs``)."""
+    return [] if tls_requested() else ["--insecure"]
 
 
 def tls_client() -> TlsSettings | None:

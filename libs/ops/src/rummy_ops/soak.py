@@ -43,13 +43,20 @@ from rummy.table.v1 import events_pb2 as table_events
 from rummy_ledger.contract import invariant_violations, journal_sum
 from rummy_ops.bots.client import HAND_COMMANDS, Bot
 from rummy_ops.causation import caused_by
+from rummy_ops.certs import local_certs_dir
 from rummy_ops.demo import DemoOptions, DemoReport, Endpoints, play, stack_endpoints, verify_demo
 from rummy_ops.money import tokens
 from rummy_ops.own_brokers import OwnBrokers
 from rummy_ops.replay.ledger import LEDGER_SCHEMA
 from rummy_ops.replay.sources import read_kafka
-from rummy_ops.stack import Stack, StackError, repository_root, stack_for_tests
-from rummy_ops.stack_command import clock_speed_option
+from rummy_ops.stack import (
+    Stack,
+    StackError,
+    insecure_requested,
+    repository_root,
+    stack_for_tests,
+)
+from rummy_ops.stack_command import clock_speed_option, insecure_option, tls_line
 from rummy_platform.envelope import Envelope
 
 #: The faults, in the order they are injected.
@@ -406,9 +413,13 @@ def soak(
     clock_speed: float = 10.0,
     state_dir: Path | None = None,
     echo: Callable[[str], None] = print,
+    insecure: bool = False,
 ) -> SoakSummary:
     """Start everything, play for at least ``minutes`` while every fault of :data:`FAULTS` is
-    injected once, stop the bots, check. Raises StackError when the stack cannot start."""
+    injected once, stop the bots, check. The services serve gRPC over mutual TLS with the
+    certificates of ``.local/certs`` (made on first use) and this process's clients present
+    the ``client`` one, unless ``insecure`` or ``RUMMY_INSECURE=1`` (plaintext). Raises
+    StackError when the stack cannot start."""
     state = state_dir or Path(tempfile.mkdtemp(prefix="rummy-soak-"))
     summary = SoakSummary(minutes=minutes, state_dir=str(state))
     root = repository_root()
@@ -424,9 +435,12 @@ def soak(
             topic_prefix=prefix,
             clock_speed=clock_speed,
             log_dir=state / "logs",
+            tls_dir=None if insecure or insecure_requested() else local_certs_dir(root),
         )
+        stack.use_client_certificate()
         echo(f"starting the five services (logs in {state / 'logs'})")
         with stack:
+            click.echo(tls_line(stack.config.tls_dir), err=True)
             endpoints = stack_endpoints(stack)
             options = DemoOptions(
                 hands=1_000_000,
@@ -512,14 +526,17 @@ def table(summary: SoakSummary) -> list[str]:
 @click.option("--seed", default=7, show_default=True, type=int, help="The bots' seed.")
 @clock_speed_option(10.0)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary object only.")
-def soak_command(minutes: float, seed: int, clock_speed: float, as_json: bool) -> None:
+@insecure_option
+def soak_command(
+    minutes: float, seed: int, clock_speed: float, as_json: bool, insecure: bool
+) -> None:
     """Play bots at three tables on a stack of the soak's own (own Kafka and PostgreSQL on free
     ports, the five services) while each service is SIGKILLed and restarted, Kafka is SIGSTOPped
     for 40 s and restarted and PostgreSQL restarted; then check every invariant. Exit status 1
     on any violation (or a recovery over 10 s)."""
     echo: Callable[[str], None] = (lambda _line: None) if as_json else click.echo
     try:
-        summary = soak(minutes, seed=seed, clock_speed=clock_speed, echo=echo)
+        summary = soak(minutes, seed=seed, clock_speed=clock_speed, echo=echo, insecure=insecure)
     except StackError as error:
         raise click.ClickException(str(error)) from None
     if as_json:

@@ -23,7 +23,8 @@ services' private key, :meth:`~rummy_platform.token_keys.KeyFiles.service_enviro
 the issuer's private key), ``RUMMY_GRPC_PORT``, ``RUMMY_METRICS_PORT``, ``RUMMY_CLOCK_SPEED``
 and ``RUMMY_<SERVICE>_ADDRESS`` (host:port of every service, for the ones that call each other),
 plus ``StackConfig.extra_env`` (e.g. ``RUMMY_TOPIC_PREFIX`` in tests). With ``StackConfig.tls_dir``
-each also gets ``RUMMY_TLS_CA_FILE``, ``RUMMY_TLS_CERT_FILE`` and ``RUMMY_TLS_KEY_FILE`` of its own
+(:meth:`StackConfig.from_env`'s default: ``.local/certs``, unless ``RUMMY_INSECURE=1``) each also
+gets ``RUMMY_TLS_CA_FILE``, ``RUMMY_TLS_CERT_FILE`` and ``RUMMY_TLS_KEY_FILE`` of its own
 certificate (made there on first use, :mod:`rummy_ops.certs`), so every port serves mutual TLS;
 without it the ``RUMMY_TLS_*`` variables are removed and gRPC is plaintext. With
 ``StackConfig.kafka_credentials`` (a secured broker's password files and CA) each connects to
@@ -76,7 +77,12 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from rummy_ops.certs import TLS_VARIABLES, cert_files, ensure_certs, local_certs_dir
-from rummy_platform.config import SIGNING_KEY_VARIABLE, SUPERVISOR_PID_VARIABLE, TlsSettings
+from rummy_platform.config import (
+    SIGNING_KEY_VARIABLE,
+    SUPERVISOR_PID_VARIABLE,
+    ConfigError,
+    TlsSettings,
+)
 from rummy_platform.eventlog import (
     KAFKA_SECURITY_VARIABLES,
     EventLogError,
@@ -235,6 +241,17 @@ def broker_ports(environ: Mapping[str, str]) -> dict[str, tuple[ListeningPort, .
     }
 
 
+def insecure_requested() -> bool:
+    """True when this process's ``RUMMY_INSECURE`` asks for plaintext gRPC (read as the
+    services read it, :class:`~rummy_platform.config.TlsSettings`): a stack of
+    :meth:`StackConfig.from_env` then serves no TLS. Raises StackError for a malformed value."""
+    try:
+        settings = TlsSettings.load(tls_ca_file=None, tls_cert_file=None, tls_key_file=None)
+    except ConfigError as error:
+        raise StackError(str(error)) from None
+    return settings.insecure
+
+
 def local_token_keys(root: Path) -> KeyFiles:
     """The token keys in ``<root>/.local/token-keys/``, each key pair made (private key mode
     600) if missing; shared by every ``rummy demo`` / ``rummy up`` run and ``rummy token``."""
@@ -259,7 +276,7 @@ class StackConfig:
     ``supervised``: give the services ``RUMMY_SUPERVISOR_PID`` (this process's pid) so they end
     when this process is gone; off only for a stack to be detached and left running.
     ``tls_dir``: the certificates' folder (``.local/certs``; made on first use): gRPC over
-    mutual TLS; None: plaintext.
+    mutual TLS; None: plaintext (:meth:`from_env` sets it unless ``RUMMY_INSECURE=1``).
     ``kafka_credentials``: a secured broker's (``RUMMY_KAFKA_SECURE=1``) password files and CA:
     each service connects as its own principal; None: plaintext Kafka.
     """
@@ -286,9 +303,11 @@ class StackConfig:
         """A config for the checkout ``root`` (default: this one) from the environment:
         ``KAFKA_BOOTSTRAP_SERVERS`` + ``DATABASE_URL`` (external when both are set),
         the token keys of ``.local/token-keys/`` (made on first use), the services' ports
-        (:func:`stack_ports`), logs in ``.local/logs``, and with ``RUMMY_KAFKA_SECURE=1`` and
-        the local brokers the secured broker's :func:`local_kafka_credentials`. ``overrides``
-        replace any field. Raises StackError for a malformed port variable."""
+        (:func:`stack_ports`), logs in ``.local/logs``, gRPC over mutual TLS with the
+        certificates of ``.local/certs`` (``tls_dir``; None, plaintext, with ``RUMMY_INSECURE=1``:
+        :func:`insecure_requested`), and with ``RUMMY_KAFKA_SECURE=1`` and the local brokers
+        the secured broker's :func:`local_kafka_credentials`. ``overrides`` replace any field.
+        Raises StackError for a malformed port variable or ``RUMMY_INSECURE``."""
         root = root or repository_root()
         kafka = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
         database = os.environ.get("DATABASE_URL") or None
@@ -301,6 +320,7 @@ class StackConfig:
             kafka_bootstrap_servers=kafka if external else None,
             database_url=database if external else None,
             create_topics=True,
+            tls_dir=None if insecure_requested() else local_certs_dir(root),
             kafka_credentials=(
                 local_kafka_credentials(root)
                 if os.environ.get(KAFKA_SECURE_VARIABLE) == "1" and not external

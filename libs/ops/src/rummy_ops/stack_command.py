@@ -7,12 +7,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from rummy_ops.certs import local_certs_dir
 from rummy_ops.local_prometheus import PROMETHEUS_PORT_VARIABLE, LocalPrometheus, listening_port
 from rummy_ops.reach import connect_postgres, require_kafka
 from rummy_ops.stack import (
@@ -21,7 +21,6 @@ from rummy_ops.stack import (
     StackError,
     environment_port,
     interrupt_on_sigterm,
-    repository_root,
     shielded_from_interrupts,
 )
 from rummy_ops.supervisor import Supervisor
@@ -58,7 +57,7 @@ def running_stack(
     starting: Callable[[Stack], str],
     interrupted: tuple[str, int | None],
     keep_running: bool = False,
-    tls: bool = False,
+    insecure: bool = False,
 ) -> Iterator[Stack]:
     """Start Kafka, PostgreSQL and the five services (``StackConfig.from_env``), yield the
     started :class:`Stack`, and stop what it started when the block ends, also on Ctrl-C or
@@ -71,17 +70,17 @@ def running_stack(
     ``Error: port 15051, wanted by the table service's gRPC server, is in use by pid ...``).
     External brokers (``KAFKA_BOOTSTRAP_SERVERS`` and ``DATABASE_URL``) that do not answer
     within :data:`~rummy_ops.reach.REACH_TIMEOUT_S` seconds end it first, exit status 1
-    (:class:`~rummy_ops.reach.Unreachable`), nothing started. ``tls``: every gRPC port serves
-    mutual TLS with the certificates of ``.local/certs`` (made on first use), and this
-    process's clients present the ``client`` one. With ``RUMMY_KAFKA_SECURE=1`` the local
-    broker is the secured one and this process's Kafka clients connect as ``ops``."""
+    (:class:`~rummy_ops.reach.Unreachable`), nothing started. Every gRPC port serves mutual
+    TLS with the certificates of ``.local/certs`` (made on first use), and this process's
+    clients present the ``client`` one, unless ``insecure`` (``--insecure``) or
+    ``RUMMY_INSECURE=1``: plaintext, said by an ``INSECURE:`` line on stderr. With
+    ``RUMMY_KAFKA_SECURE=1`` the local broker is the secured one and this process's Kafka
+    clients connect as ``ops``."""
     try:
         # --keep-running: the services must outlive this process, so they are not tied to it.
-        config = StackConfig.from_env(
-            clock_speed=clock_speed,
-            supervised=not keep_running,
-            tls_dir=local_certs_dir(repository_root()) if tls else None,
-        )
+        config = StackConfig.from_env(clock_speed=clock_speed, supervised=not keep_running)
+        if insecure:
+            config = replace(config, tls_dir=None)
     except StackError as error:
         raise StartRefused(str(error)) from None
     if config.external_infrastructure:
@@ -128,12 +127,22 @@ def running_stack(
 KAFKA_SECURE_LINE = "Kafka over SASL_SSL: each service its own SCRAM principal, ACLs per topic"
 
 
-def tls_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``--tls`` of a command that starts a stack."""
-    return click.option(
+def insecure_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--insecure`` of a command that starts a stack (its ``insecure`` argument), and
+    ``--tls``, accepted and ignored (TLS is the default; scripts written before it keep
+    working)."""
+    function = click.option(
         "--tls",
         is_flag=True,
-        help="Serve every gRPC port over mutual TLS with the certificates of .local/certs "
+        hidden=True,
+        expose_value=False,
+        help="Ignored: every gRPC port serves mutual TLS unless --insecure.",
+    )(function)
+    return click.option(
+        "--insecure",
+        is_flag=True,
+        help="Serve gRPC in plaintext, no certificate made or checked (also RUMMY_INSECURE=1); "
+        "by default every port serves mutual TLS with the certificates of .local/certs "
         "(`rummy certs`; made on first use).",
     )(function)
 
@@ -141,7 +150,10 @@ def tls_option(function: Callable[..., Any]) -> Callable[..., Any]:
 def tls_line(tls_dir: Path | None) -> str:
     """What a start says of gRPC's security, loudly when it is plaintext."""
     if tls_dir is None:
-        return "INSECURE: gRPC is plaintext on every port (--tls serves mutual TLS)"
+        return (
+            "INSECURE: gRPC is plaintext on every port (--insecure or RUMMY_INSECURE=1): "
+            "tokens and cards cross the network in the clear"
+        )
     return f"gRPC over mutual TLS on every port (CA and certificates in {tls_dir})"
 
 
@@ -193,8 +205,8 @@ def _prometheus_port(wanted: bool) -> int | None:
         "the stack."
     ),
 )
-@tls_option
-def up(clock_speed: float, interval: float, prometheus: bool, tls: bool) -> None:
+@insecure_option
+def up(clock_speed: float, interval: float, prometheus: bool, insecure: bool) -> None:
     """Start Kafka, PostgreSQL and the five services; print their health until Ctrl-C, then stop
     everything this command started.
 
@@ -207,7 +219,7 @@ def up(clock_speed: float, interval: float, prometheus: bool, tls: bool) -> None
         clock_speed,
         starting=lambda s: f"starting (logs in {s.config.log_dir}); Ctrl-C stops everything",
         interrupted=("stopping", None),
-        tls=tls,
+        insecure=insecure,
     ) as stack:
         _say("started " + ", ".join(f"{name} pid {pid}" for name, pid in stack.pids.items()))
         server = None

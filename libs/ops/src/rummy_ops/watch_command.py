@@ -13,11 +13,13 @@ console wrapper's quiet exit, :func:`rummy_rules.console.run_console`).
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from types import FrameType
 
 import click
 import grpc
@@ -62,23 +64,51 @@ def watch_legend() -> list[tuple[str, str]]:
     ]
 
 
+class Interrupt:
+    """Ctrl-C (SIGINT) while watching, as a signal handler: it cancels the open stream, so the
+    watch ends between two views (:func:`views` returns) rather than by an exception raised
+    wherever the main thread happens to be, e.g. inside gRPC's wait for the next view."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.call: grpc.RpcContext | None = None
+
+    def __call__(self, _signum: int, _frame: FrameType | None) -> None:
+        self.requested = True
+        if self.call is not None:
+            self.call.cancel()
+
+    def follow(self, call: grpc.RpcContext) -> None:
+        """``call`` is the stream open now (cancelled at once if Ctrl-C came already)."""
+        self.call = call
+        if self.requested:
+            call.cancel()
+
+
 def views(
-    router: TableRouter, table_id: str, metadata: Callable[[], tuple[tuple[str, str], ...]]
+    router: TableRouter,
+    table_id: str,
+    metadata: Callable[[], tuple[tuple[str, str], ...]],
+    interrupt: Interrupt | None = None,
 ) -> Iterator[api.PlayerView]:
     """The table's views as WatchTable streams them (a snapshot first), followed again after a
     break from the view after the last one seen (``metadata()`` asked at each opening: a minted
-    token is fresh). Raises TableNameError when the service does not know the table,
-    click.ClickException when it refuses the watch otherwise."""
+    token is fresh), until ``interrupt`` is requested. Raises TableNameError when the service
+    does not know the table, click.ClickException when it refuses the watch otherwise."""
     version = 0
-    while True:
+    while interrupt is None or not interrupt.requested:
         address = router.address_for(table_id)
         request = api.WatchTableRequest(table_id=table_id, after_stream_version=version)
         call = router.stub(address).WatchTable(request, metadata=metadata())
+        if interrupt is not None:
+            interrupt.follow(call)
         try:
             for response in call:
                 version = response.view.stream_version
                 yield response.view
         except grpc.RpcError as error:
+            if interrupt is not None and interrupt.requested:
+                return
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise no_such_table(table_id) from None
             why = refused(TABLE_SERVICE, address, error)
@@ -163,10 +193,13 @@ def watch(table: str, address: str, token: str | None, operator: str, hands: int
         if summary is None:
             raise no_such_table(table)
         live = sys.stdout.isatty()
+        interrupt = Interrupt()
+        previous = signal.signal(signal.SIGINT, interrupt)
         try:
-            show(Watched(summary), views(router, table_id, metadata), live, hands)
-        except KeyboardInterrupt:
-            if live:
-                click.echo("")
+            show(Watched(summary), views(router, table_id, metadata, interrupt), live, hands)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if interrupt.requested and live:
+            click.echo("")
     finally:
         router.close()

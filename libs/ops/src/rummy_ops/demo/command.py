@@ -15,7 +15,7 @@ from rummy_ops.demo.run import play
 from rummy_ops.demo.verify import replay_verdict, write_demo_proofs
 from rummy_ops.legend import LegendCommand, demo_legend
 from rummy_ops.stack import repository_root
-from rummy_ops.stack_command import clock_speed_option, running_stack, tls_option
+from rummy_ops.stack_command import clock_speed_option, insecure_option, running_stack
 
 
 class _GameOption(click.Option):
@@ -76,7 +76,7 @@ class _GameOption(click.Option):
 @click.option(
     "--keep-running", is_flag=True, help="Leave the services and brokers running at the end."
 )
-@tls_option
+@insecure_option
 def demo(
     hands: int,
     game: str | None,
@@ -87,7 +87,7 @@ def demo(
     mischief: float,
     timeout_seconds: float,
     keep_running: bool,
-    tls: bool,
+    insecure: bool,
 ) -> None:
     """Start Kafka, PostgreSQL and the five services, let bots play at the tables of each game
     (--game; points: HANDS hands at three tables of 4, 6 and 8 seats; a match format: one
@@ -116,7 +116,7 @@ def demo(
         ),
         interrupted=("interrupted", 130),
         keep_running=keep_running,
-        tls=tls,
+        insecure=insecure,
     ) as stack:
         for service, status in stack.health().items():
             click.echo(f"  {service:<9} {stack.address(service):<16} {status}")

@@ -23,7 +23,8 @@ class TlsSettings(EnvSettings):
         "RUMMY_INSECURE",
         False,
         "`1`: plaintext gRPC, no certificate checked, whatever the `RUMMY_TLS_*` files say "
-        "(every service logs a warning at start)",
+        "(every service logs a warning at start); `rummy up`, `rummy demo`, `rummy soak` and "
+        "the test stacks then start the whole stack plaintext (as `--insecure`), saying so",
     )
     tls_ca_file: Path | None = setting(
         "RUMMY_TLS_CA_FILE",
