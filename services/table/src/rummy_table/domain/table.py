@@ -12,7 +12,8 @@ the Variant interface; the table knows seats, accounts and the order of hands.
 Memory (flat in the number of hands played): a table keeps the HandEnded of its last
 :data:`RESULT_WINDOW` ended hands; of every other hand only its entry in :attr:`Table.hands` (hand
 id -> offset of its HandStarted in the table's partition) and whether its seed reveal and
-settlement are recorded. Older results and proofs are read back from the log from that offset. A
+settlement are recorded, packed in 25 bytes (:mod:`.played_hands`). Older results and proofs are
+read back from the log from that offset. A
 closed table is a stub: no hand state, no results. (The answers to its last commands, which make
 a retried request idempotent, are the application's:
 :class:`rummy_table.application.answers.AnswerWindow`.)
@@ -25,7 +26,6 @@ has passed since the last seat change or hand end.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self, cast
@@ -50,6 +50,7 @@ from rummy_rules.variant import Variant
 from . import facts, match_hosting, seating
 from .errors import WrongState
 from .match_host import MatchHost
+from .played_hands import HandFlag, PlayedHands
 from .seating import SeatInfo, rejection_text
 
 #: What the table folds and its decisions return: a table-level or match fact (:mod:`.facts`), or
@@ -93,10 +94,9 @@ class Table:
     #: The HandEnded of the last RESULT_WINDOW ended hands, oldest first.
     results: dict[str, pb.HandEnded] = field(default_factory=dict)
     #: Every hand started here -> the offset of its HandStarted in the table's partition (-1
-    #: when not known: read from the partition's start).
-    hands: dict[str, int] = field(default_factory=dict)
-    revealed: set[str] = field(default_factory=set)
-    settled: set[str] = field(default_factory=set)
+    #: when not known: read from the partition's start), with whether its reveal and its
+    #: settlement are recorded (:attr:`revealed`, :attr:`settled`); 25 bytes a hand.
+    hands: PlayedHands = field(default_factory=PlayedHands)
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
     voided: dict[str, str] = field(default_factory=dict)
     #: Each payload of the last :meth:`hand_commands` with the hand state after it, in order:
@@ -132,6 +132,16 @@ class Table:
     @property
     def start_delay_ms(self) -> int:
         return stream_payloads.start_delay_seconds_from_pb(self.opened.rule_set) * 1000
+
+    @property
+    def revealed(self) -> HandFlag:
+        """The hands whose seed reveal is recorded."""
+        return self.hands.revealed
+
+    @property
+    def settled(self) -> HandFlag:
+        """The hands whose settlement (or the ledger's refusal of it) is recorded."""
+        return self.hands.settled
 
     @property
     def hand_running(self) -> bool:
@@ -182,11 +192,11 @@ class Table:
             self.closed = True
             self._to_stub()
         elif isinstance(payload, facts.SeedRevealed):
-            self.revealed.add(sys.intern(payload.hand_id))
+            self.revealed.add(payload.hand_id)
         elif isinstance(payload, facts.HandSettled):
-            self.settled.add(sys.intern(payload.hand_id))
+            self.settled.add(payload.hand_id)
         elif isinstance(payload, facts.SettlementRefused):
-            self.settled.add(sys.intern(payload.hand_id))
+            self.settled.add(payload.hand_id)
             self.voided[payload.hand_id] = payload.reason
         elif isinstance(payload, facts.MatchSettled):
             pass  # recorded for the match's replay; nothing of the table's state changes
@@ -200,7 +210,7 @@ class Table:
                 self.match.hand_started(payload.hand_id)
             self.ctx = stream_payloads.hand_context(payload)
             self.started = payload
-            self.hands[sys.intern(payload.hand_id)] = offset
+            self.hands[payload.hand_id] = offset
             self.hand_no = payload.hand_no
             self.dealer_seat = payload.dealer_seat
             started = stream_payloads.hand_started_from_pb(payload, at_ms)
