@@ -1,6 +1,6 @@
 """The hands a table played, packed (``rummy_table.domain.played_hands``): they answer as the
 dict of offsets and the two sets of hand ids they replace, and read back from their packed parts
-(a snapshot's) and from a snapshot of the shape before them (lists)."""
+(a snapshot's)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import uuid
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rummy_table.adapters import snapshot
 from rummy_table.domain.played_hands import PlayedHands
 
 # canonical UUIDs (packed), other names (kept beside them), and the nil UUID and an upper-case
@@ -62,15 +61,3 @@ def test_a_uuid_is_found_only_where_a_hand_id_starts() -> None:
     assert str(across) not in hands
     hands[str(across)] = 30
     assert (hands[str(first)], hands[str(second)], hands[str(across)]) == (10, 20, 30)
-
-
-def test_a_snapshot_of_shape_3_lists_the_hands() -> None:
-    listed = {
-        "hands": [["a1", 5], [str(uuid.UUID(int=7)), -1]],
-        "revealed": ["a1"],
-        "settled": [str(uuid.UUID(int=7)), "never-started"],
-    }
-    hands = snapshot._decode_hands(listed, 3)
-    assert {h: hands[h] for h in hands} == {"a1": 5, str(uuid.UUID(int=7)): -1}
-    assert set(hands.revealed) == {"a1"} and set(hands.settled) == {str(uuid.UUID(int=7))}
-    assert snapshot._decode_hands({"hands": snapshot._encode_hands(hands)}, 4) == hands
