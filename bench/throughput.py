@@ -455,9 +455,13 @@ class Seat:
 class Bots:
     """Bots of some tables driven by this process: one table router (own channels) per table,
     one bot (own ``WatchTable`` stream) per seat, every unary call recorded. ``addresses``: the
-    table-service instances. ``driver`` ``aio``: :class:`AsyncBot` tasks on one event loop (in a
-    thread of its own) through :class:`AioTableRouter`; ``threads``: a :class:`Bot` thread per
-    seat through :class:`TableRouter`. ``strategy``, ``game``: see :class:`Options`."""
+    table-service instances. ``driver`` ``aio``: :attr:`bot_class` (:class:`AsyncBot`) tasks on
+    one event loop (in a thread of its own) through :class:`AioTableRouter`; ``threads``: a
+    :class:`Bot` thread per seat through :class:`TableRouter`. ``strategy``, ``game``: see
+    :class:`Options`."""
+
+    #: The bots of ``driver`` ``aio`` (a subclass plays the same way with more measured).
+    bot_class: type[AsyncBot] = AsyncBot
 
     def __init__(
         self,
@@ -540,7 +544,7 @@ class Bots:
         return bots
 
     async def _seat_on_loop(self, plan: Sequence[Seat]) -> None:
-        bots = self._make(AsyncBot, plan)
+        bots = self._make(self.bot_class, plan)
         gate = asyncio.Semaphore(16)
 
         async def sit(bot: AsyncBot) -> None:
@@ -592,6 +596,11 @@ class Bots:
             "owners": {t: r.address_for(t) for t, r in self.routers.items()},
         }
 
+    def command(self, message: Mapping[str, Any]) -> Any:
+        """Answer a driver-process command other than seat, mark, window and close (none
+        here: a subclass adds its own). Raises ValueError."""
+        raise ValueError(f"unknown driver command {message.get('cmd')!r}")
+
     def close(self) -> None:
         """Every bot leaves its table; the channels close."""
         if self.loop is not None:
@@ -617,8 +626,9 @@ class Bots:
 
 
 class DriverProcess:
-    """:class:`Bots` in a process of their own (this script with ``--drive``), commanded by
-    JSON lines on its standard input and answering on its standard output: the same methods."""
+    """:class:`Bots` in a process of their own (``script`` with ``--drive``, default this one),
+    commanded by JSON lines on its standard input and answering on its standard output: the same
+    methods; ``setup``: more of the first message, for ``script``'s own :func:`drive` factory."""
 
     def __init__(
         self,
@@ -627,9 +637,12 @@ class DriverProcess:
         driver: str = "aio",
         strategy: str = "quick",
         game: str = POINTS_GAME,
+        *,
+        script: str = __file__,
+        setup: Mapping[str, Any] | None = None,
     ) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--drive"],
+            [sys.executable, script, "--drive"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -641,6 +654,7 @@ class DriverProcess:
                 "driver": driver,
                 "strategy": strategy,
                 "game": game,
+                **(setup or {}),
             }
         )
 
@@ -672,6 +686,11 @@ class DriverProcess:
         answer: dict[str, Any] = self._answer()
         return answer
 
+    def ask(self, message: Mapping[str, Any]) -> Any:
+        """Send ``message`` (a command of :meth:`Bots.command`) and return its answer."""
+        self._send(dict(message))
+        return self._answer()
+
     def close(self) -> None:
         try:
             self._send({"cmd": "close"})
@@ -686,15 +705,19 @@ class DriverProcess:
                 self.process.wait()
 
 
-def drive() -> None:
-    """(The ``--drive`` process.) Serve :class:`DriverProcess`'s commands with :class:`Bots`;
-    answers go to the original standard output, anything else printed goes to stderr."""
-    answers = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    setup = json.loads(sys.stdin.readline())
-    bots = Bots(
+def _bots_of(setup: Mapping[str, Any]) -> Bots:
+    return Bots(
         setup["addresses"], setup["seats"], setup["driver"], setup["strategy"], setup["game"]
     )
+
+
+def drive(make: Callable[[Mapping[str, Any]], Bots] = _bots_of) -> None:
+    """(The ``--drive`` process.) Serve :class:`DriverProcess`'s commands with the bots ``make``
+    builds from its first message (default :class:`Bots`); answers go to the original standard
+    output, anything else printed goes to stderr."""
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    bots = make(json.loads(sys.stdin.readline()))
 
     def answer(message: Any) -> None:
         answers.write(json.dumps(message) + "\n")
@@ -714,6 +737,8 @@ def drive() -> None:
             bots.close()
             answer({"ok": True})
             return
+        else:
+            answer(bots.command(command))
 
 
 @dataclass

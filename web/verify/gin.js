@@ -352,21 +352,15 @@
 
     /** What the page draws: the deal (the upcard as the first open card) and each final hand. */
     picture(ctx) {
-      const d = ctx.deal;
-      if (!d) return null;
-      const results = ctx.play && ctx.play.ended ? ctx.play.ended.results : [];
-      return {
-        wildCut: null,
-        firstOpen: d.first_open,
-        deal: d.hands.map((h) => ({ seat: h.seat, cards: h.cards })),
-        finals: results.map((r) => ({
+      return V.dealPicture(ctx, (results) =>
+        results.map((r) => ({
           seat: r.seat,
           cards: r.cards,
           outcome: r.outcome,
           points: r.points,
           melds: (r.melds || []).map((m) => ({ kind: m.kind, faces: m.cards.map((c) => G.name(G.card(c))) })),
         })),
-      };
+      );
     },
   };
 

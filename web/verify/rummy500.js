@@ -229,22 +229,17 @@
       );
     },
 
+    /** What the page draws: the deal (the upcard as the first open card) and each final hand. */
     picture(ctx) {
-      const d = ctx.deal;
-      if (!d) return null;
-      const results = ctx.play && ctx.play.ended ? ctx.play.ended.results : [];
-      return {
-        wildCut: null,
-        firstOpen: d.first_open,
-        deal: d.hands.map((h) => ({ seat: h.seat, cards: h.cards })),
-        finals: results.map((x) => ({
+      return V.dealPicture(ctx, (results) =>
+        results.map((x) => ({
           seat: x.seat,
           cards: x.cards,
           outcome: x.outcome,
           points: x.score ?? 0,
           melds: (x.melds || []).map((m) => ({ kind: m.kind, faces: faces(m.cards) })),
         })),
-      };
+      );
     },
   };
 

@@ -378,15 +378,18 @@
     return shape;
   }
 
-  /** What the page shows of a hand of a variant it has no file for: the deal. */
-  function dealPicture(ctx) {
+  /** What the page draws of a hand: the deal (its cut card, its first open card, the hands dealt;
+   * null before the deal) and `finals(results)`, each seat's final hand as its variant's file
+   * draws it from the HandEnded's results ([] before the end; a variant without a file: none). */
+  function dealPicture(ctx, finals = () => []) {
     const d = ctx.deal;
     if (!d) return null;
+    const results = ctx.play && ctx.play.ended ? ctx.play.ended.results : [];
     return {
       wildCut: d.wild_cut ?? null,
       firstOpen: d.first_open ?? null,
       deal: d.hands.map((h) => ({ seat: h.seat, cards: h.cards })),
-      finals: [],
+      finals: finals(results),
     };
   }
 
@@ -614,5 +617,5 @@
     return result.steps.find((s) => !s.ok) || null;
   }
 
-  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, upcastBundle, checkPointsSettlement, moneyText, verifyBundle, firstFailure });
+  Object.assign(V, { FORMAT, Differs, fail, same, ofType, LEGACY_TAGS, upcast, upcastBundle, checkPointsSettlement, moneyText, dealPicture, verifyBundle, firstFailure });
 })(globalThis);

@@ -530,9 +530,7 @@ class EventLogContract(TopicsOfEachTest):
     def test_a_members_lag_counts_the_events_it_has_not_read_yet(
         self, log: EventLog, topics: Topics
     ) -> None:
-        table = f"table-{uuid.uuid4()}"
-        for v in range(1, 4):
-            log.append(topics.table, card_drawn(table, v))
+        table, _ = drawn_stream(log, topics.table, 3)
         used = TopicPartition(topics.table, partition_for(table, PARTITIONS))
 
         with log.consumer(f"group-{uuid.uuid4()}", [topics.table]) as consumer:
@@ -787,9 +785,7 @@ class TestKafkaEventLog(KafkaLog, EventLogContract):
     def test_a_member_exports_its_lag_per_partition_as_a_gauge(
         self, log: EventLog, topics: Topics
     ) -> None:
-        table = f"table-{uuid.uuid4()}"
-        for v in range(1, 4):
-            log.append(topics.table, card_drawn(table, v))
+        table, _ = drawn_stream(log, topics.table, 3)
         used = TopicPartition(topics.table, partition_for(table, PARTITIONS))
         group = f"g-{uuid.uuid4().hex[:8]}"
         labels = {"topic": used.topic, "partition": str(used.partition), "group": group}

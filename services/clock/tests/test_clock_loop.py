@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -23,7 +24,6 @@ from rummy_platform.eventlog import (
     EVENT_TYPE_HEADER,
     KafkaEventLog,
     Record,
-    TransactionalWriter,
 )
 from rummy_platform.topics import CLOCK_EVENTS, TABLE_EVENTS, event_topic_specs
 
@@ -46,10 +46,24 @@ def run_until(loop: ClockLoop, condition: Callable[[], bool], timeout_s: float =
         loop.run_once()
 
 
-def clock_loop(
-    log: KafkaEventLog, prefix: str, app: ClockApplication, clock: ManualClock
-) -> tuple[ClockLoop, TransactionalWriter]:
-    """A clock loop on the test's topics (its group and writer id under ``prefix``)."""
+class Rig(NamedTuple):
+    """A clock loop on the test's topics (its group and writer id under ``prefix``), its
+    application and its controllable clock, started at ``start``."""
+
+    log: KafkaEventLog
+    prefix: str
+    start: datetime
+    clock: ManualClock
+    app: ClockApplication
+    loop: ClockLoop
+
+
+@pytest.fixture
+def rig(prefixed: tuple[KafkaEventLog, str]) -> Iterator[Rig]:
+    log, prefix = prefixed
+    start = datetime.now(UTC)
+    clock = ManualClock(start)
+    app = ClockApplication()
     writer = log.transactional_writer(prefix + "clock")
     loop = ClockLoop(
         log,
@@ -61,61 +75,50 @@ def clock_loop(
         group_id=prefix + "clock",
         max_wait_s=0.2,
     )
-    return loop, writer
+    yield Rig(log, prefix, start, clock, app, loop)
+    loop.close()
+    writer.close()
 
 
-def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(
-    prefixed: tuple[KafkaEventLog, str],
-) -> None:
-    log, prefix = prefixed
-    start = datetime.now(UTC)
-    clock = ManualClock(start)
-    app = ClockApplication()
-    loop, writer = clock_loop(log, prefix, app, clock)
-    try:
-        run_until(loop, lambda: loop.live)
-        deadline = Timestamp()
-        deadline.FromDatetime(start + timedelta(hours=1))
-        started = Envelope.new(
-            table_events.TurnStarted(hand_id="h1", seat=2, turn_no=5, deadline=deadline),
-            stream_id="table-hour",
-            stream_version=12,
-            occurred_at=start,
-            correlation_id="h1",
-        )
-        log.append(prefix + TABLE_EVENTS, started)
-        run_until(loop, lambda: len(app.pending()) == 1)
+def test_an_hour_long_turn_fires_when_the_injected_clock_moves_an_hour(rig: Rig) -> None:
+    log, prefix, start, clock, app, loop = rig
+    run_until(loop, lambda: loop.live)
+    deadline = Timestamp()
+    deadline.FromDatetime(start + timedelta(hours=1))
+    started = Envelope.new(
+        table_events.TurnStarted(hand_id="h1", seat=2, turn_no=5, deadline=deadline),
+        stream_id="table-hour",
+        stream_version=12,
+        occurred_at=start,
+        correlation_id="h1",
+    )
+    log.append(prefix + TABLE_EVENTS, started)
+    run_until(loop, lambda: len(app.pending()) == 1)
 
-        clock.advance(3599.999)
-        for _ in range(3):
-            loop.run_once()
-        assert log.read_stream(prefix + CLOCK_EVENTS, "table-hour") == []
+    clock.advance(3599.999)
+    for _ in range(3):
+        loop.run_once()
+    assert log.read_stream(prefix + CLOCK_EVENTS, "table-hour") == []
 
-        clock.advance(0.001)
-        fired_events: list[Record] = []
+    clock.advance(0.001)
+    fired_events: list[Record] = []
 
-        def fired_now() -> bool:
-            fired_events[:] = log.read_stream(prefix + CLOCK_EVENTS, "table-hour")
-            return bool(fired_events)
+    def fired_now() -> bool:
+        fired_events[:] = log.read_stream(prefix + CLOCK_EVENTS, "table-hour")
+        return bool(fired_events)
 
-        run_until(loop, fired_now)  # the loop may need a pass or two (a rebalance) to publish
-        (fired,) = fired_events
-        assert isinstance(fired.envelope.payload, clock_events.TurnDeadlinePassed)
-        assert fired.envelope.payload.turn_no == 5
-        assert fired.envelope.causation_id == started.event_id
-        assert app.pending() == []
-    finally:
-        loop.close()
-        writer.close()
+    run_until(loop, fired_now)  # the loop may need a pass or two (a rebalance) to publish
+    (fired,) = fired_events
+    assert isinstance(fired.envelope.payload, clock_events.TurnDeadlinePassed)
+    assert fired.envelope.payload.turn_no == 5
+    assert fired.envelope.causation_id == started.event_id
+    assert app.pending() == []
 
 
 def test_table_events_the_clock_does_not_use_are_skipped_by_their_header_undecoded(
-    prefixed: tuple[KafkaEventLog, str], kafka_bootstrap: str
+    rig: Rig, kafka_bootstrap: str
 ) -> None:
-    log, prefix = prefixed
-    start = datetime.now(UTC)
-    app = ClockApplication()
-    loop, writer = clock_loop(log, prefix, app, ManualClock(start))
+    log, prefix, start, _clock, app, loop = rig
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
     try:
         # A card drawn is nothing to the clock: its bytes (not even an envelope here) are never
@@ -143,17 +146,12 @@ def test_table_events_the_clock_does_not_use_are_skipped_by_their_header_undecod
         assert [line for line in logs if line["event"] == "undecodable event skipped"] == []
     finally:
         producer.close()
-        loop.close()
-        writer.close()
 
 
 def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_fire(
-    prefixed: tuple[KafkaEventLog, str],
+    rig: Rig,
 ) -> None:
-    log, prefix = prefixed
-    start = datetime.now(UTC)
-    clock = ManualClock(start)
-    app = ClockApplication()
+    log, prefix, start, clock, app, loop = rig
     schedule = app.on_table_event
     broken = {"table-bad"}
 
@@ -163,7 +161,6 @@ def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_f
         schedule(envelope, partition, offset)
 
     app.on_table_event = flaky  # type: ignore[method-assign]
-    loop, writer = clock_loop(log, prefix, app, clock)
     deadline = Timestamp()
     deadline.FromDatetime(start + timedelta(seconds=30))
     for table_id in ("table-bad", "table-good"):
@@ -177,15 +174,11 @@ def test_a_table_whose_event_raises_is_parked_while_the_other_tables_deadlines_f
                 correlation_id="h",
             ),
         )
-    try:
-        run_until(loop, lambda: loop.live and len(app.pending()) == 1)
-        assert loop.isolation.parked == {"table-bad"}
-        clock.advance(30)
-        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-good")))
-        assert log.read_stream(prefix + CLOCK_EVENTS, "table-bad") == []
-        broken.clear()
-        run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-bad")))
-        assert loop.isolation.parked == frozenset()
-    finally:
-        loop.close()
-        writer.close()
+    run_until(loop, lambda: loop.live and len(app.pending()) == 1)
+    assert loop.isolation.parked == {"table-bad"}
+    clock.advance(30)
+    run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-good")))
+    assert log.read_stream(prefix + CLOCK_EVENTS, "table-bad") == []
+    broken.clear()
+    run_until(loop, lambda: bool(log.read_stream(prefix + CLOCK_EVENTS, "table-bad")))
+    assert loop.isolation.parked == frozenset()

@@ -131,5 +131,5 @@ def test_a_match_tables_one_reservation_is_its_entry_or_its_games_cap(
     opened = pb.TableOpened()
     opened.CopyFrom(world.app.projection.tables[world.open_table()].opened)
     opened.match.CopyFrom(options)
-    table = HeldTable.for_opened(opened, None)
+    table = HeldTable.of_opened(opened, None)
     assert seat_stake_hundredths(table) == stake

@@ -29,8 +29,8 @@ from rummy_platform.topics import (
 )
 from rummy_table.adapters import snapshot
 from rummy_table.application.answers import ANSWER_WINDOW
+from rummy_table.application.held_table import RESULT_WINDOW
 from rummy_table.application.projection import Projection
-from rummy_table.domain.table import RESULT_WINDOW
 from rummy_table.entrypoints.views import player_view
 from rummy_testing.profiles import examples
 
@@ -159,6 +159,7 @@ def assert_same(loaded: Projection, full: Projection) -> None:
         got = loaded.tables[table_id]
         assert snapshot.encode_table(got) == snapshot.encode_table(want)
         assert (got.hand, got.ctx, got.started) == (want.hand, want.ctx, want.started)
+        assert got.hand_started == want.hand_started
         accounts = {s.account_id for s in got.hand.seats} if got.hand is not None else set()
         for who in [*sorted(accounts | {i.account_id for i in got.seats.values()}), None]:
             assert player_view(got, who) == player_view(want, who)
@@ -253,13 +254,7 @@ def test_only_the_last_results_stay_in_memory_and_an_older_one_is_read_from_the_
 
 def test_a_closed_table_keeps_a_stub_and_still_answers_for_its_hands() -> None:
     world = World()
-    table_id = world.open_table()
-    for account in ("alice", "bob"):
-        world.sit(table_id, account)
-    hand_id = world.start_hand(table_id)
-    world.prepare(table_id, hand_id)
-    view = world.view(table_id, None)
-    account = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+    table_id, hand_id, account, view = world.playing("alice", "bob")
     table_calls.close_table(
         world.app, "op", api.CloseTableRequest(table_id=table_id, client_request_id="c")
     )

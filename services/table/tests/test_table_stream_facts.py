@@ -1,19 +1,24 @@
 """The mapping between the table's domain facts and their payloads on the log
 (rummy_table.application.stream_facts): every table-level payload reads as its fact and that fact
-writes the very same bytes back; what it does not map passes through untouched."""
+writes the very same bytes back, a hand's payloads read as its facts (the variant's events), and
+another service's answer about a hand passes fact_of untouched."""
 
 from __future__ import annotations
 
 import pytest
+import table_calls
 from google.protobuf.message import Message
+from world import World, replay_all
 
+from rummy.clock.v1 import events_pb2 as clock_pb
 from rummy.common.v1 import cards_pb2
 from rummy.dealer.v1 import events_pb2 as dealer_pb
 from rummy.fairness.v1 import events_pb2 as fairness_pb
 from rummy.ledger.v1 import events_pb2 as ledger_pb
 from rummy.match.v1 import match_pb2 as mpb
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import match_payloads
+from rummy.table.v1 import table_service_pb2 as api
+from rummy_game import match_payloads, stream_payloads
 from rummy_game.stream_payloads import StreamPayloadError
 from rummy_rules.formats import messages as fm
 from rummy_table.application import stream_facts
@@ -221,7 +226,7 @@ def test_a_table_payload_reads_as_its_fact_and_writes_back_the_same_bytes(
     payload: Message, fact: tf.TableFact
 ) -> None:
     assert stream_facts.fact_of(payload, AT_MS) == fact
-    written = stream_facts.to_payload(stream_facts.fact_of(payload, AT_MS))
+    written = stream_facts.to_payload(fact)
     assert type(written) is type(payload)
     assert written.SerializeToString(deterministic=True) == payload.SerializeToString(
         deterministic=True
@@ -268,14 +273,53 @@ def test_every_match_payload_type_is_mapped() -> None:
     assert {type(payload) for payload in MATCH_PAYLOADS} == set(match_payloads.EVENT_TYPES)
 
 
-def test_a_payload_it_does_not_map_passes_through_as_the_same_object() -> None:
-    for payload in (pb.HandAborted(hand_id="h", reason="r"), pb.TableOpened(table_id="t")):
+def test_another_services_answer_about_a_hand_passes_through_fact_of_as_the_same_object() -> None:
+    for payload in (ledger_pb.StakesReserved(hand_id="h"), dealer_pb.HandDealt(hand_id="h")):
         assert stream_facts.fact_of(payload, AT_MS) is payload
-        assert stream_facts.to_payload(payload) is payload
-    assert stream_facts.to_payloads([tf.TableClosed(), pb.HandAborted()]) == [
-        pb.TableClosed(),
-        pb.HandAborted(),
-    ]
+
+
+def test_a_payload_of_no_table_fact_reads_as_none_and_a_hand_event_needs_its_hand() -> None:
+    assert stream_facts.record_of(clock_pb.TurnDeadlinePassed(hand_id="h"), AT_MS, None) is None
+    with pytest.raises(StreamPayloadError):
+        stream_facts.record_of(pb.HandAborted(hand_id="h", reason="r"), AT_MS, None)
+
+
+def test_a_played_hands_records_read_as_the_domains_facts() -> None:
+    world = World()
+    table_id, hand_id, account, view = world.playing("ann", "bob")
+    request = api.DropRequest(
+        table_id=table_id, hand_id=hand_id, turn_no=view.turn_no, client_request_id="r-1"
+    )
+    table_calls.drop(world.app, account, request)
+    log = [e for e in replay_all(world.log) if e.stream_id == table_id]
+    opened, seated = log[0].payload, log[1].payload
+    assert isinstance(opened, pb.TableOpened)
+    fact = stream_facts.record_of(opened, AT_MS, None)
+    assert isinstance(fact, tf.TableOpened)
+    assert (fact.table_id, fact.seat_count, fact.fmt) == (table_id, opened.seat_count, None)
+    assert (
+        fact.start_delay_ms == stream_payloads.start_delay_seconds_from_pb(opened.rule_set) * 1000
+    )
+    assert stream_facts.record_of(seated, AT_MS, None) == stream_facts.fact_of(seated, AT_MS)
+    ctx = None
+    for envelope in log[2:]:
+        payload = envelope.payload
+        fact = stream_facts.record_of(payload, AT_MS, ctx)
+        if isinstance(payload, pb.HandStarted):
+            assert isinstance(fact, tf.HandStarted) and fact.hand_id == hand_id
+            assert fact.accounts == {s.seat: s.account_id for s in payload.seats}
+            assert stream_facts.to_payload(fact) == payload  # the very same bytes
+            ctx = stream_payloads.hand_context(payload)
+        elif stream_payloads.is_hand_payload(payload):
+            assert ctx is not None and isinstance(fact, tf.HandEvents)
+            assert fact.hand_id == hand_id
+            assert fact.events == stream_payloads.from_payload(payload, ctx, AT_MS)
+    ended = log[-1].payload
+    assert isinstance(ended, pb.HandEnded)
+    table = world.app.projection.tables[table_id]
+    fact = stream_facts.record_of(ended, AT_MS, ctx)
+    assert fact is not None and table.ends_hand(fact)
+    assert table.results[hand_id] == ended  # the application keeps the payload as recorded
 
 
 def test_a_rejection_reason_the_ledger_does_not_name_is_refused() -> None:

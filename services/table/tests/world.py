@@ -168,6 +168,18 @@ class World:
         (hand_id,) = self.app.tick()
         return hand_id
 
+    def playing(self, *accounts: str) -> tuple[str, str, str, api.PlayerView]:
+        """A table where ``accounts`` sit, its first hand dealt: the table's id, the hand's, the
+        account on turn and the table's public view."""
+        table_id = self.open_table()
+        for account in accounts:
+            self.sit(table_id, account)
+        hand_id = self.start_hand(table_id)
+        self.prepare(table_id, hand_id)
+        view = self.view(table_id, None)
+        on_turn = next(s.account_id for s in view.seats if s.seat == view.turn_seat)
+        return table_id, hand_id, on_turn, view
+
     # -- the other services -------------------------------------------------------------
     def feed(
         self, topic: str, table_id: str, payload: Message, event_id: str | None = None

@@ -1,27 +1,31 @@
-"""The payloads a hand's commands cause, decided in turn: the one step the table service and the
-replay's ``rules`` check share.
-
-Why this stays in a library (issue 28): the table's domain lives in its service
-(``rummy_table.domain``), which ops may not import; the replay must re-decide a recorded hand
-exactly as the table does (same events, same payloads: the top discard, the automatic flag of a
-timed-out seat's draw and discard, the wild cut), so that step is one function here that both
-call, and nothing else of the table is shared.
+"""The payloads a hand's commands cause, decided in turn (:mod:`rummy_game.hand_decisions`):
+what the replay's ``rules`` check compares with the table's stream. The table service decides
+the same way in its domain and writes the payloads in its application
+(``rummy_table.application.stream_facts``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf.message import Message
 
 from rummy_game import stream_payloads
-from rummy_rules import events as ev
+from rummy_game.hand_decisions import Decide, Decided, decide_in_turn
 from rummy_rules.commands import Command
 from rummy_rules.variant import Variant
 
-#: The variant's ``decide`` (``(state, command) -> events``; raises RuleViolation).
-Decide = Callable[[Any, Command], tuple[ev.Event, ...]]
+
+def payload_of(decided: Decided, ctx: stream_payloads.HandContext) -> Message:
+    """The payload the event ``decided`` (of hand ``ctx``) is written as."""
+    return stream_payloads.to_payload(
+        decided.event,
+        ctx,
+        top_discard=decided.top_discard,
+        automatic=decided.automatic,
+        wild_cut=decided.wild_cut,
+    )
 
 
 def hand_payloads(
@@ -34,23 +38,4 @@ def hand_payloads(
     """Each payload the events of ``commands`` (decided in turn from hand state ``state`` of the
     hand ``ctx``) are written as, with the hand state after it. ``decide``: the variant's, by
     default ``variant.decide``. Raises RuleViolation when the rules refuse a command."""
-    decide = variant.decide if decide is None else decide
-    out: list[tuple[Message, Any]] = []
-    automatic = False
-    for command in commands:
-        for event in decide(state, command):
-            state = variant.apply(state, event)
-            if isinstance(event, ev.TurnTimedOut):
-                automatic = True
-            elif isinstance(event, ev.TurnStarted):
-                automatic = False
-            public = variant.view(state, -1)
-            payload = stream_payloads.to_payload(
-                event,
-                ctx,
-                top_discard=public.discard_pile[-1] if public.discard_pile else None,
-                automatic=automatic and isinstance(event, ev.CardDrawn | ev.CardDiscarded),
-                wild_cut=public.wild_cut,
-            )
-            out.append((payload, state))
-    return out
+    return [(payload_of(d, ctx), d.state) for d in decide_in_turn(variant, state, commands, decide)]

@@ -24,6 +24,7 @@ Ops' replay imports this module; it knows no variant.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -302,12 +303,43 @@ def settlement_from_pb(s: mpb.MatchSettlement) -> MatchSettlement:
     )
 
 
+#: The match events whose message has the same fields by the same names (a tuple of numbers is
+#: a repeated field): written and read by name, field for field.
+_SAME_FIELDS: dict[type[Event], type[Message]] = {
+    fm.GameStarted: mpb.GameStarted,
+    fm.TieBreakDue: mpb.TieBreakDue,
+    fm.SeatEliminated: mpb.SeatEliminated,
+    fm.SeatLeft: mpb.SeatLeft,
+    fm.SeatForfeitedGame: mpb.SeatForfeitedGame,
+    fm.Rejoined: mpb.Rejoined,
+    fm.RejoinDeclined: mpb.RejoinDeclined,
+    fm.SplitRequested: mpb.SplitRequested,
+}
+_SAME_FIELDS_BACK = {message: event for event, message in _SAME_FIELDS.items()}
+
+
+def _same_fields_to_pb(event: Any, message: type[Message]) -> Message:
+    values = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
+    return message(**{k: list(v) if isinstance(v, tuple) else v for k, v in values.items()})
+
+
+def _same_fields_from_pb(payload: Message, event: Any) -> Event:
+    values = {f.name: getattr(payload, f.name) for f in dataclasses.fields(event)}
+    made: Event = event(
+        **{k: v if isinstance(v, bool | int | str) else tuple(v) for k, v in values.items()}
+    )
+    return made
+
+
 def event_to_pb(  # noqa: C901 - one branch per event type
     event: Event, state: MatchState, hand_id: str = ""
 ) -> Message:
     """The payload of match event ``event``; ``state``: the match before it (a stake's game
     number), ``hand_id``: the hand that plays the deal (DealStarted, DealScored, DealVoided).
     Raises StreamPayloadError for an event that is not a match's."""
+    same = _SAME_FIELDS.get(type(event))
+    if same is not None:
+        return _same_fields_to_pb(event, same)
     if isinstance(event, fm.MatchStarted):
         return mpb.MatchStarted(
             match_id=event.match_id,
@@ -323,8 +355,6 @@ def event_to_pb(  # noqa: C901 - one branch per event type
             purpose=_PURPOSE_TO_PB[event.purpose],
             game_no=state.game_no if event.purpose == "game" else 0,
         )
-    if isinstance(event, fm.GameStarted):
-        return mpb.GameStarted(game_no=event.game_no, seats=list(event.seats))
     if isinstance(event, fm.DealStarted):
         return mpb.DealStarted(
             deal_no=event.deal_no,
@@ -342,30 +372,16 @@ def event_to_pb(  # noqa: C901 - one branch per event type
             timed_out=list(event.timed_out),
             hand_id=hand_id,
         )
-    if isinstance(event, fm.TieBreakDue):
-        return mpb.TieBreakDue(seats=list(event.seats))
     if isinstance(event, fm.DealVoided):
         return mpb.DealVoided(deal_no=event.deal_no, reason=event.reason, hand_id=hand_id)
-    if isinstance(event, fm.SeatEliminated):
-        return mpb.SeatEliminated(seat=event.seat, total=event.total)
-    if isinstance(event, fm.SeatLeft):
-        return mpb.SeatLeft(seat=event.seat, mid_deal=event.mid_deal)
-    if isinstance(event, fm.SeatForfeitedGame):
-        return mpb.SeatForfeitedGame(seat=event.seat)
     if isinstance(event, fm.RejoinOffered):
         return mpb.RejoinOffered(
             seat=event.seat, total=event.total, entry_fee_hundredths=event.entry_hundredths
         )
-    if isinstance(event, fm.Rejoined):
-        return mpb.Rejoined(seat=event.seat, total=event.total)
-    if isinstance(event, fm.RejoinDeclined):
-        return mpb.RejoinDeclined(seat=event.seat)
     if isinstance(event, fm.RejoinRefused):
         return mpb.RejoinRefused(
             seat=event.seat, total=event.total, entry_fee_hundredths=event.entry_hundredths
         )
-    if isinstance(event, fm.SplitRequested):
-        return mpb.SplitRequested(seat=event.seat)
     if isinstance(event, fm.GameEnded):
         return mpb.GameEnded(
             game_no=event.game_no,
@@ -396,6 +412,9 @@ def events_to_pb(events: Sequence[Event], state: MatchState, hand_id: str = "") 
 def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one branch per type
     """The match event ``payload`` stands for; ``at_ms``: its envelope's occurred-at (ms since the
     epoch). Raises StreamPayloadError for a payload that is not a match event."""
+    same = _SAME_FIELDS_BACK.get(type(payload))
+    if same is not None:
+        return _same_fields_from_pb(payload, same)
     if isinstance(payload, mpb.MatchStarted):
         return fm.MatchStarted(
             match_id=payload.match_id,
@@ -411,8 +430,6 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
             amount_hundredths=payload.amount_hundredths,
             purpose=_PURPOSE_BACK[payload.purpose],
         )
-    if isinstance(payload, mpb.GameStarted):
-        return fm.GameStarted(game_no=payload.game_no, seats=tuple(payload.seats))
     if isinstance(payload, mpb.DealStarted):
         return fm.DealStarted(
             deal_no=payload.deal_no,
@@ -429,30 +446,16 @@ def event_from_pb(payload: Message, at_ms: int) -> Event:  # noqa: C901 - one br
             chips=_points_back(payload.chips),
             timed_out=tuple(payload.timed_out),
         )
-    if isinstance(payload, mpb.TieBreakDue):
-        return fm.TieBreakDue(seats=tuple(payload.seats))
     if isinstance(payload, mpb.DealVoided):
         return fm.DealVoided(deal_no=payload.deal_no, reason=payload.reason)
-    if isinstance(payload, mpb.SeatEliminated):
-        return fm.SeatEliminated(seat=payload.seat, total=payload.total)
-    if isinstance(payload, mpb.SeatLeft):
-        return fm.SeatLeft(seat=payload.seat, mid_deal=payload.mid_deal)
-    if isinstance(payload, mpb.SeatForfeitedGame):
-        return fm.SeatForfeitedGame(seat=payload.seat)
     if isinstance(payload, mpb.RejoinOffered):
         return fm.RejoinOffered(
             seat=payload.seat, total=payload.total, entry_hundredths=payload.entry_fee_hundredths
         )
-    if isinstance(payload, mpb.Rejoined):
-        return fm.Rejoined(seat=payload.seat, total=payload.total)
-    if isinstance(payload, mpb.RejoinDeclined):
-        return fm.RejoinDeclined(seat=payload.seat)
     if isinstance(payload, mpb.RejoinRefused):
         return fm.RejoinRefused(
             seat=payload.seat, total=payload.total, entry_hundredths=payload.entry_fee_hundredths
         )
-    if isinstance(payload, mpb.SplitRequested):
-        return fm.SplitRequested(seat=payload.seat)
     if isinstance(payload, mpb.GameEnded):
         return fm.GameEnded(
             game_no=payload.game_no,

@@ -16,6 +16,7 @@ from rummy_ops.hands_command import hands
 from rummy_ops.limits_command import limits
 from rummy_ops.proof import proof
 from rummy_ops.replay.command import export, replay
+from rummy_ops.sim_command import sim
 from rummy_ops.soak import soak_command
 from rummy_ops.stack_command import up
 from rummy_ops.tables_command import tables
@@ -78,6 +79,7 @@ main.add_command(hands)
 main.add_command(backup)
 main.add_command(restore)
 main.add_command(watch)
+main.add_command(sim)
 
 
 def script() -> NoReturn:

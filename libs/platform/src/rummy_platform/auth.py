@@ -362,6 +362,18 @@ def current_principal() -> Principal:
     return principal
 
 
+@contextmanager
+def acting_as(principal: Principal) -> Iterator[None]:
+    """Run the block with ``principal`` as :func:`current_principal`, as the authenticating
+    interceptor runs a verified call: for a caller that reaches a servicer in its own process,
+    without gRPC and its token (the simulator, ``rummy_sim``)."""
+    token = _principal.set(principal)
+    try:
+        yield
+    finally:
+        _principal.reset(token)
+
+
 def require_role(context: grpc.ServicerContext, *roles: Role) -> Principal:
     """Return the caller if its role is one of ``roles``; otherwise end the RPC with
     PERMISSION_DENIED (``context.abort`` raises, so nothing after this call runs)."""
@@ -435,12 +447,11 @@ class AuthInterceptor(ScopeInterceptor):
                 "the service role needs a service's client certificate (mutual TLS); this "
                 "call's certificate names no service",
             )
-        token = _principal.set(principal)
-        try:
-            with log_context(account_id=principal.account_id, role=principal.role.value):
-                yield
-        finally:
-            _principal.reset(token)
+        with (
+            acting_as(principal),
+            log_context(account_id=principal.account_id, role=principal.role.value),
+        ):
+            yield
 
 
 # -- client side ---------------------------------------------------------------------------

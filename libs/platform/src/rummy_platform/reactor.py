@@ -12,7 +12,7 @@ handled record, lies past them. Two kinds, by where the effects land:
   Outgoing events go to the outbox (:mod:`rummy_platform.outbox`) in that transaction too.
   With ``processed_table`` it also records each handled event id and skips an event id seen
   before (a relay that republished after a crash, at a new offset).
-- :class:`TransactionalReactor` (dealer, clock): the handler returns the events to append; they
+- :class:`TransactionalReactor` (dealer): the handler returns the events to append; they
   are appended with the record offsets in one Kafka transaction (consume-transform-produce), so
   each input's outputs become visible exactly once. Outputs get event ids derived from the
   input's (:func:`rummy_platform.envelope.reaction_event_id`), so even an input seen twice
@@ -27,6 +27,11 @@ database (``EventLogError``, ``psycopg.OperationalError``) is no table's fault: 
 rewound to the first record not done, and the round is retried after ``retry_pause_s``. Handlers
 must be deterministic in what they write for a given input.
 
+Each reactor is a :class:`rummy_platform.consumer_loop.ConsumerLoop` around a core that does
+no I/O of its own (``reactor.core``: :class:`~rummy_platform.consumer_loop.EachRecord` for the
+PostgreSQL reactor, :class:`TransactionalCore` for the Kafka one), which a simulator can drive
+record by record.
+
 The tables a :class:`PostgresReactor` uses (``consumer_offsets``, and ``processed_events`` with
 ``processed_table=...``; any names, these are the defaults) are created in each service's schema
 by ``rummy_platform/migrations/platform_0001_event_plumbing.sql`` (applied by
@@ -35,7 +40,6 @@ by ``rummy_platform/migrations/platform_0001_event_plumbing.sql`` (applied by
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -43,11 +47,18 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
+from rummy_platform.consumer_loop import (
+    ConsumerLoop,
+    EachRecord,
+    RecordCore,
+    Step,
+    in_log_order,
+    rewind_from,
+)
 from rummy_platform.envelope import Envelope
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
-    GroupConsumer,
     Record,
     TopicPartition,
     TransactionalWriter,
@@ -55,7 +66,6 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger, log_context
-from rummy_platform.rounds import run_rounds
 
 _log = get_logger(__name__)
 
@@ -68,12 +78,14 @@ EmitHandler = Callable[[Envelope], Sequence[tuple[str, Envelope]]]
 OUTAGES: tuple[type[BaseException], ...] = (EventLogError, psycopg.OperationalError)
 
 
-class _ReactorLoop:
-    """What both reactors share: the consumer, the poll loop, the rewind on failure."""
+class _Reactor(ConsumerLoop):
+    """What both reactors pass the consumer loop: every error retried (a failing table alone
+    is parked by the core), the types without a handler dropped by their header, undecoded."""
 
     def __init__(
         self,
         log: EventLog,
+        core: RecordCore,
         *,
         group_id: str,
         topics: Sequence[str],
@@ -81,104 +93,27 @@ class _ReactorLoop:
         retry_pause_s: float,
         poll_timeout_s: float,
     ) -> None:
-        self._log = log
-        self.group_id = group_id
-        self._topics = tuple(topics)
-        self._handled_types = handled_types
-        self._retry_pause_s = retry_pause_s
-        self._poll_timeout_s = poll_timeout_s
-        self._consumer: GroupConsumer | None = None
-        #: The parked tables and the offsets that may be stored (see the module docstring).
-        self.isolation = StreamIsolation(group_id, first_s=retry_pause_s)
-        #: How many records of the batch being processed are durably consumed (a prefix);
-        #: kept up to date by ``_process`` so an outage rewinds exactly the rest.
-        self._done_count = 0
-
-    # subclasses -------------------------------------------------------------------------
-    def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
-        # Held records are read again: from their first offset (Kafka keeps the position of a
-        # partition the member keeps), or from the stored offsets (PostgresReactor).
-        return self.isolation.reassigned(partitions)
-
-    def _process(self, records: Sequence[Record]) -> int:
-        """Handle ``records`` in order (a parked table's are held), keeping ``_done_count`` at
-        the number durably done; return how many handlers ran or were skipped as consumed.
-        Raises an outage's error after persisting the prefix before it."""
-        raise NotImplementedError
-
-    def _retry_parked(self) -> int:
-        """Retry the parked tables whose delay passed; returns the records handled."""
-        raise NotImplementedError
-
-    # loop -------------------------------------------------------------------------------
-    def open(self) -> None:
-        """Join the consumer group (idempotent). Called by :meth:`run`."""
-        if self._consumer is None:
-            # Records of types without a handler are dropped by their header, undecoded.
-            self._consumer = self._log.consumer(
-                self.group_id, self._topics, self._on_assigned, types=self._handled_types
-            )
-
-    def close(self) -> None:
-        """Leave the consumer group."""
-        if self._consumer is not None:
-            self._consumer.close()
-            self._consumer = None
-
-    def run_once(self, timeout_s: float | None = None) -> int:
-        """Retry the parked tables that are due, poll once and handle what came; return how
-        many records were handled.
-
-        A failing handler parks its table (logged, counted, retried later). On an outage the
-        records not done are rewound to be redelivered, and the error is re-raised
-        (WriterFenced always is).
-        """
-        self.open()
-        assert self._consumer is not None
-        retried = self._retry_parked()
-        records = self._consumer.poll(self._poll_timeout_s if timeout_s is None else timeout_s)
-        if not records:
-            return retried
-        records = sorted(records, key=lambda r: (r.topic, r.partition, r.offset))
-        self._done_count = 0
-        try:
-            return retried + self._process(records)
-        except Exception:
-            self._rewind(records, done_prefix=self._done_count)
-            raise
-
-    def _rewind(self, records: Sequence[Record], done_prefix: int) -> None:
-        assert self._consumer is not None
-        first_pending: dict[TopicPartition, int] = {}
-        for record in records[done_prefix:]:
-            tp = TopicPartition(record.topic, record.partition)
-            first_pending.setdefault(tp, record.offset)
-        for tp, offset in first_pending.items():
-            self.isolation.forget_from(tp, offset)
-            self._consumer.seek(tp, offset)
-
-    def run(self, stop: threading.Event) -> None:
-        """Consume until ``stop`` is set. Handler errors are logged and retried after
-        ``retry_pause_s`` (a failing table alone is parked, see the module docstring);
-        WriterFenced ends the loop (another instance owns the writer)."""
-        self.open()
-        run_rounds(
-            stop,
-            self.run_once,
-            close=self.close,
+        super().__init__(
+            log,
+            core,
+            group_id=group_id,
+            topics=topics,
+            poll_timeout_s=poll_timeout_s,
+            pause_s=retry_pause_s,
             retried=Exception,
-            pause_s=self._retry_pause_s,
-            log=_log,
             failed="reactor round failed; will retry",
             fenced="reactor writer fenced; stopping",
-            group_id=self.group_id,
+            log_to=_log,
+            types=handled_types,
         )
 
 
-class PostgresReactor(_ReactorLoop):
+class PostgresReactor(_Reactor):
     """Handles each record in one PostgreSQL transaction with its stored offset.
 
-    ``handlers`` maps payload type names (``type_name(HandStarted)``) to :data:`DbHandler`.
+    ``handlers`` maps payload type names (``type_name(HandStarted)``) to :data:`DbHandler`. Its
+    core (``core``, an :class:`~rummy_platform.consumer_loop.EachRecord`) runs :meth:`handle`
+    for each record.
     """
 
     def __init__(
@@ -194,18 +129,20 @@ class PostgresReactor(_ReactorLoop):
         retry_pause_s: float = 1.0,
         poll_timeout_s: float = 0.5,
     ) -> None:
+        self._pool = pool
+        self._handlers = dict(handlers)
+        self._offsets = sql.Identifier(offsets_table)
+        self._processed = sql.Identifier(processed_table) if processed_table else None
+        isolation = StreamIsolation(group_id, first_s=retry_pause_s)
         super().__init__(
             log,
+            EachRecord(isolation, self.handle, outages=OUTAGES),
             group_id=group_id,
             topics=topics,
             handled_types=frozenset(handlers),
             retry_pause_s=retry_pause_s,
             poll_timeout_s=poll_timeout_s,
         )
-        self._pool = pool
-        self._handlers = dict(handlers)
-        self._offsets = sql.Identifier(offsets_table)
-        self._processed = sql.Identifier(processed_table) if processed_table else None
 
     def stored_offsets(self) -> dict[TopicPartition, int]:
         """The next offset to read of every partition this group stored."""
@@ -218,30 +155,11 @@ class PostgresReactor(_ReactorLoop):
             ).fetchall()
         return {TopicPartition(r[0], r[1]): int(r[2]) for r in rows}
 
-    def _on_assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
-        super()._on_assigned(partitions)
+    def _assigned(self, partitions: frozenset[TopicPartition]) -> Mapping[TopicPartition, int]:
+        super()._assigned(partitions)
         stored = self.stored_offsets()
         # A partition never handled starts at 0 (not at the group's Kafka offset).
         return {tp: stored.get(tp, 0) for tp in partitions}
-
-    def _process(self, records: Sequence[Record]) -> int:
-        self._done_count = 0
-        handled = 0
-        for record in records:
-            if self.isolation.admit(record):
-                tp = TopicPartition(record.topic, record.partition)
-                try:
-                    self.handle(record, self.isolation.resume(tp, record.next_offset))
-                    handled += 1
-                except OUTAGES:
-                    raise
-                except Exception as exc:
-                    self.isolation.failed(record, exc)
-            self._done_count += 1
-        return handled
-
-    def _retry_parked(self) -> int:
-        return self.isolation.retry_due(self.handle, reraise=OUTAGES)
 
     def handle(self, record: Record, store_offset: int | None = None) -> bool:
         """Handle one record and store ``store_offset`` (default: the record's next offset) in
@@ -287,12 +205,84 @@ class PostgresReactor(_ReactorLoop):
         return row is not None
 
 
-class TransactionalReactor(_ReactorLoop):
+class TransactionalCore:
+    """The core of :class:`TransactionalReactor`: each poll's records in log order (a parked
+    table's held), their outputs appended with the consumed offsets in one
+    :meth:`TransactionalWriter.append_batch`; a parked table's record retried alone, in its own
+    append. ``emit(record)`` gives a record's outputs; ``on_abort`` is called when an append
+    fails or a handler raised (stream versions handed out for it are forgotten)."""
+
+    def __init__(
+        self,
+        isolation: StreamIsolation,
+        writer: TransactionalWriter,
+        emit: Callable[[Record], list[tuple[str, Envelope]]],
+        *,
+        on_abort: Callable[[], None] | None = None,
+    ) -> None:
+        self.isolation = isolation
+        self._writer = writer
+        self._emit = emit
+        self._on_abort = on_abort
+
+    def _append(
+        self, outputs: list[tuple[str, Envelope]], consumed: dict[TopicPartition, int]
+    ) -> None:
+        try:
+            self._writer.append_batch(outputs, consumed=consumed, group_id=self.isolation.group_id)
+        except Exception:
+            if self._on_abort is not None:
+                self._on_abort()
+            raise
+
+    def step(self, records: Sequence[Record]) -> Step:
+        records = in_log_order(records)
+        outputs: list[tuple[str, Envelope]] = []
+        touched: set[TopicPartition] = set()
+        handled, failed = 0, False
+        try:
+            for record in records:
+                touched.add(TopicPartition(record.topic, record.partition))
+                if not self.isolation.admit(record):
+                    continue
+                try:
+                    outputs.extend(self._emit(record))
+                    handled += 1
+                except OUTAGES:
+                    raise
+                except Exception as exc:
+                    self.isolation.failed(record, exc)
+                    failed = True
+            consumed = {tp: self.isolation.resume(tp) for tp in touched}
+            self._append(outputs, consumed)
+        except Exception as exc:
+            # Nothing of this batch was committed: it is all delivered again.
+            return Step(handled, rewind_from(self.isolation, records), exc)
+        if failed and self._on_abort is not None:
+            self._on_abort()  # a failed handler may have counted stream versions it never used
+        return Step(handled)
+
+    def retry_due(self) -> int:
+        def handle(record: Record, store_offset: int) -> None:
+            try:
+                outputs = self._emit(record)
+            except Exception:
+                if self._on_abort is not None:
+                    self._on_abort()
+                raise
+            tp = TopicPartition(record.topic, record.partition)
+            self._append(outputs, {tp: store_offset})
+
+        return self.isolation.retry_due(handle, reraise=(WriterFenced, *OUTAGES))
+
+
+class TransactionalReactor(_Reactor):
     """Appends each poll's outputs with its consumed offsets in one Kafka transaction.
 
     ``handlers`` maps payload type names to :data:`EmitHandler`. The consumer resumes from the
     group's committed offsets, which only these transactions commit. ``on_abort`` is called
-    when a transaction fails (e.g. to forget stream versions handed out for it).
+    when a transaction fails (e.g. to forget stream versions handed out for it). Its core
+    (``core``) is a :class:`TransactionalCore`.
     """
 
     def __init__(
@@ -307,17 +297,17 @@ class TransactionalReactor(_ReactorLoop):
         retry_pause_s: float = 1.0,
         poll_timeout_s: float = 0.5,
     ) -> None:
+        self._handlers = dict(handlers)
+        isolation = StreamIsolation(group_id, first_s=retry_pause_s)
         super().__init__(
             log,
+            TransactionalCore(isolation, writer, self._emit, on_abort=on_abort),
             group_id=group_id,
             topics=topics,
             handled_types=frozenset(handlers),
             retry_pause_s=retry_pause_s,
             poll_timeout_s=poll_timeout_s,
         )
-        self._writer = writer
-        self._handlers = dict(handlers)
-        self._on_abort = on_abort
 
     def _emit(self, record: Record) -> list[tuple[str, Envelope]]:
         envelope = record.envelope
@@ -326,54 +316,3 @@ class TransactionalReactor(_ReactorLoop):
             return []
         with log_context(correlation_id=envelope.correlation_id or None, event_type=envelope.type):
             return list(handler(envelope))
-
-    def _append(
-        self, outputs: list[tuple[str, Envelope]], consumed: dict[TopicPartition, int]
-    ) -> None:
-        try:
-            self._writer.append_batch(outputs, consumed=consumed, group_id=self.group_id)
-        except Exception:
-            if self._on_abort is not None:
-                self._on_abort()
-            raise
-
-    def _process(self, records: Sequence[Record]) -> int:
-        self._done_count = 0
-        outputs: list[tuple[str, Envelope]] = []
-        touched: set[TopicPartition] = set()
-        handled, failed = 0, False
-        for record in records:
-            touched.add(TopicPartition(record.topic, record.partition))
-            if not self.isolation.admit(record):
-                continue
-            try:
-                outputs.extend(self._emit(record))
-                handled += 1
-            except OUTAGES:
-                raise
-            except Exception as exc:
-                self.isolation.failed(record, exc)
-                failed = True
-        consumed = {tp: self.isolation.resume(tp) for tp in touched}
-        try:
-            self._append(outputs, consumed)
-        except Exception:
-            self._done_count = 0  # nothing of this batch was committed: redeliver it all
-            raise
-        if failed and self._on_abort is not None:
-            self._on_abort()  # a failed handler may have counted stream versions it never used
-        self._done_count = len(records)
-        return handled
-
-    def _retry_parked(self) -> int:
-        def handle(record: Record, store_offset: int) -> None:
-            try:
-                outputs = self._emit(record)
-            except Exception:
-                if self._on_abort is not None:
-                    self._on_abort()
-                raise
-            tp = TopicPartition(record.topic, record.partition)
-            self._append(outputs, {tp: store_offset})
-
-        return self.isolation.retry_due(handle, reraise=(WriterFenced, *OUTAGES))

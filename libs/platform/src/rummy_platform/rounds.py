@@ -1,9 +1,10 @@
 """The loop every consumer of the event log runs on its thread: round after round until it is
 told to stop, another instance's fencing ending it, a failed round retried after a pause.
 
-The platform's reactors, the clock's loop and the table's input loop each call
-:func:`run_rounds` with their own round (poll once, handle what came), the failures they retry
-and the pause between tries; what a round rewinds when it fails is the caller's.
+:class:`rummy_platform.consumer_loop.ConsumerLoop` (the reactors', the clock's and the table's
+input loop) calls :func:`run_rounds` with its round (poll once, hand what came to its core), the
+failures it retries and the pause between tries; what a round rewinds when it fails is the
+caller's.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ with the variant's own ``apply``. Pure; names no variant.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .commands import (
     AbortHand,
@@ -44,6 +44,8 @@ from .events import (
 )
 from .rules import DealShape, RuleSet, RuleSetError
 from .shuffle import MAX_CLIENT_SEED_BYTES
+from .variant import Deadline, VariantRules, clock_deadline, fold_with
+from .view import PlayerView
 
 MS_PER_SECOND = 1000
 
@@ -430,3 +432,38 @@ def turn_deadline(state: HandLife) -> int | None:
 def is_over(state: HandLife) -> bool:
     """Whether the hand has ended or been aborted."""
     return state.phase in (HandPhase.ENDED, HandPhase.ABORTED)
+
+
+@dataclass(frozen=True, eq=False)
+class LifecycleVariant(VariantRules, Generic[S]):
+    """A variant whose hands live this lifecycle (Indian points, gin, Rummy 500), given its
+    hand's functions: ``initial_state`` (the state before any event), ``decide``,
+    ``legal_commands``, ``apply``, ``view`` and ``redact`` as the variant interface
+    (:class:`rummy_rules.variant.Variant`) names them, and ``turn_no`` (the turn being played,
+    from the state). What every such hand answers alike comes from here: ``fold``
+    (:func:`~rummy_rules.variant.fold_with`), ``deadline`` (the seed window while it is open,
+    else the turn while the hand is in play), ``is_over`` and ``result`` (the state's closing
+    event). A variant class adds its class attributes (``name``, ...), ``bot`` and
+    ``house_rule_set``. Stateless: every function is pure."""
+
+    initial_state: Callable[[], S]
+    decide: Callable[[S, Command], tuple[Event, ...]]
+    legal_commands: Callable[[S, int], tuple[Command, ...]]
+    apply: Callable[[S, Event], S]
+    view: Callable[[S, int], PlayerView]
+    redact: Callable[[Event, int], Event]
+    turn_no: Callable[[S], int]
+
+    def fold(self, events: Iterable[Event], state: S | None = None) -> S:
+        return fold_with(self, events, state)
+
+    def deadline(self, state: S) -> Deadline | None:
+        return clock_deadline(
+            seed_window_deadline(state), self.turn_no(state), turn_deadline(state)
+        )
+
+    def is_over(self, state: S) -> bool:
+        return is_over(state)
+
+    def result(self, state: S) -> HandEnded | HandAborted | None:
+        return state.result

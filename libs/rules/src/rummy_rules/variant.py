@@ -211,7 +211,15 @@ class VariantRules:
         )
 
 
-def fold_with(variant: Variant[S], events: Iterable[Event], state: S | None = None) -> S:
+class Folds(Protocol, Generic[S]):
+    """What :func:`fold_with` needs of a variant: its initial state and ``apply``."""
+
+    def initial_state(self) -> S: ...
+
+    def apply(self, state: S, event: Event) -> S: ...
+
+
+def fold_with(variant: Folds[S], events: Iterable[Event], state: S | None = None) -> S:
     """The one fold: ``variant.apply`` over ``events`` from ``state`` (default: initial state)."""
     current = variant.initial_state() if state is None else state
     for event in events:

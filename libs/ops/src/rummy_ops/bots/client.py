@@ -33,7 +33,7 @@ import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +119,8 @@ class Bot:
     """One seat's player. ``router`` reaches the table service; ``token`` is a player token for
     ``account_id``; ``shoe`` is the table's shoe (to read card indices as cards);
     ``match_options`` the table's match format (``OpenTableRequest.match``; None: a points
-    table), whose match the bot plays as its brain's ``match`` temperament says."""
+    table), whose match the bot plays as its brain's ``match`` temperament says;
+    ``new_request_id`` makes each request's ``client_request_id`` (default: a random UUID)."""
 
     def __init__(
         self,
@@ -131,8 +132,12 @@ class Bot:
         brain: BotBrain,
         record: PlayerRecord | None = None,
         match_options: match_pb.MatchOptions | None = None,
+        new_request_id: Callable[[], str] | None = None,
     ) -> None:
         self.account_id = account_id
+        #: Each request's ``client_request_id`` (a random UUID; the simulator draws it from its
+        #: seed).
+        self.new_request_id = new_request_id or _request_id
         self.match_options = match_options or match_pb.MatchOptions()
         self.record = record
         self.table_id = table_id
@@ -164,7 +169,7 @@ class Bot:
         """Sit at the table (any free seat); returns the seat number. Raises grpc.RpcError."""
         reply = self._rpc(
             "TakeSeat",
-            api.TakeSeatRequest(table_id=self.table_id, client_request_id=_request_id()),
+            api.TakeSeatRequest(table_id=self.table_id, client_request_id=self.new_request_id()),
         )
         self.seat = reply.seat
         return self.seat
@@ -192,7 +197,9 @@ class Bot:
             try:
                 yield (
                     "LeaveTable",
-                    api.LeaveTableRequest(table_id=self.table_id, client_request_id=_request_id()),
+                    api.LeaveTableRequest(
+                        table_id=self.table_id, client_request_id=self.new_request_id()
+                    ),
                 )
             except grpc.RpcError as error:
                 self._note(f"leave: {_describe(error)}")
@@ -312,7 +319,7 @@ class Bot:
                 api.ContributeSeedRequest(
                     table_id=self.table_id,
                     hand_id=view.hand_id,
-                    client_request_id=_request_id(),
+                    client_request_id=self.new_request_id(),
                     client_seed=seed,
                 ),
             )
@@ -362,7 +369,7 @@ class Bot:
                     table_id=self.table_id,
                     hand_id=hand_id,
                     turn_no=turn_no,
-                    client_request_id=_request_id(),
+                    client_request_id=self.new_request_id(),
                     source=move.draw,
                 ),
             )
@@ -375,7 +382,7 @@ class Bot:
                     table_id=self.table_id,
                     hand_id=hand_id,
                     turn_no=turn_no,
-                    client_request_id=_request_id(),
+                    client_request_id=self.new_request_id(),
                     card=move.discard,
                 ),
             )
@@ -397,7 +404,9 @@ class Bot:
                 continue
             self._match_sent.add(key)
             request = api.PlayRequest(
-                table_id=self.table_id, hand_id=view.hand_id, client_request_id=_request_id()
+                table_id=self.table_id,
+                hand_id=view.hand_id,
+                client_request_id=self.new_request_id(),
             )
             request.command.Pack(getattr(match_pb, name)())
             try:
@@ -420,7 +429,7 @@ class Bot:
             table_id=self.table_id,
             hand_id=hand_id,
             turn_no=turn_no,
-            client_request_id=_request_id(),
+            client_request_id=self.new_request_id(),
         )
         request.command.CopyFrom(move.command)
         reply = yield ("Play", request)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from psycopg import sql
 
 from rummy_ops.reach import connect_postgres
@@ -10,6 +12,31 @@ from rummy_ops.replay.checks import LedgerRows
 
 #: The ledger service's schema (rummy_ledger's migrations create it).
 LEDGER_SCHEMA = "ledger"
+
+
+#: One journal entry of a settlement: transaction id, account id, amount (hundredths, signed),
+#: line kind, seat (None for the house's lines), points (None but for a loss line).
+JournalRow = tuple[str, str, int, str, "int | None", "int | None"]
+
+
+def ledger_rows(rows: Sequence[JournalRow]) -> LedgerRows | None:
+    """A hand's settlement entries (one transaction's, in entry order) summed per seat, or None
+    for no entries. Amounts in hundredths of a House Token; commission = the house's commission
+    line(s)."""
+    if not rows:
+        return None
+    net: dict[int, int] = {}
+    points: dict[int, int] = {}
+    commission = 0
+    for _tx, _account, amount, kind, seat, pts in rows:
+        if seat is None:
+            if kind == "commission":
+                commission += amount
+            continue
+        net[seat] = net.get(seat, 0) + amount
+        if kind == "loss":
+            points[seat] = points.get(seat, 0) + (pts or 0)
+    return LedgerRows(rows[0][0], net, points, commission)
 
 
 class JournalReader:
@@ -28,21 +55,7 @@ class JournalReader:
     def __call__(self, hand_id: str) -> LedgerRows | None:
         """The hand's settlement rows summed per seat, or None if the journal has none.
         Amounts in hundredths of a House Token; commission = the house's commission line(s)."""
-        rows = self._conn.execute(self._query, (hand_id,)).fetchall()
-        if not rows:
-            return None
-        net: dict[int, int] = {}
-        points: dict[int, int] = {}
-        commission = 0
-        for _tx, _account, amount, kind, seat, pts in rows:
-            if seat is None:
-                if kind == "commission":
-                    commission += amount
-                continue
-            net[seat] = net.get(seat, 0) + amount
-            if kind == "loss":
-                points[seat] = points.get(seat, 0) + (pts or 0)
-        return LedgerRows(rows[0][0], net, points, commission)
+        return ledger_rows(self._conn.execute(self._query, (hand_id,)).fetchall())
 
     def close(self) -> None:
         self._conn.close()

@@ -254,6 +254,18 @@ class InMemoryEventLog(EventLog):
             if envelope is not None and envelope.stream_id == stream_id
         ]
 
+    def committed_values(self, partition: TopicPartition) -> list[tuple[int, bytes]]:
+        """``(offset, value bytes)`` of every committed record of ``partition`` below its last
+        stable offset, in order (what a simulator hashes to compare two runs byte for byte).
+        Raises UnknownTopic."""
+        with self._state.lock:
+            stored = self._state.partition(partition)
+            return [
+                (offset, stored.entries[offset].record.value)
+                for offset in range(stored.stable_end)
+                if stored.entries[offset].visible
+            ]
+
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         with self._state.lock:
             return {tp: self._state.end_offset(tp) for tp in partitions}

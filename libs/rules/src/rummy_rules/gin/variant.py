@@ -34,7 +34,6 @@ from ..commands import (
 from ..events import (
     CardDrawn,
     Event,
-    HandAborted,
     HandDealt,
     HandEnded,
     SeatAccount,
@@ -46,7 +45,7 @@ from ..lifecycle import require_phase as _require
 from ..rules import RuleSet, RuleSetError, VariantOptions
 from ..settlement import settle
 from ..shuffle import deal_order
-from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
+from ..variant import Variant
 from ..view import PlayerView, SeatView
 from . import hand
 from .arrangement import card_value
@@ -353,7 +352,7 @@ def redact(event: Event, seat: int) -> Event:
     return generic(event, seat)
 
 
-class Gin(VariantRules):
+class Gin(lifecycle.LifecycleVariant[GinState]):
     """Gin Rummy, Oklahoma Gin and Hollywood Gin's hands (one variant, see
     ``rummy_rules.gin.rules``). Stateless: every method is a pure function of its inputs."""
 
@@ -363,6 +362,17 @@ class Gin(VariantRules):
     )
     options_type: type[VariantOptions] = GinOptions
     deal_shape = GinOptions.deal_shape
+
+    def __init__(self) -> None:
+        super().__init__(
+            initial_state=GinState,
+            decide=decide,
+            legal_commands=legal_commands,
+            apply=apply,
+            view=player_view,
+            redact=redact,
+            turn_no=lambda state: state.play.turn_no,
+        )
 
     @property
     def bot(self) -> VariantBot | None:
@@ -401,40 +411,6 @@ class Gin(VariantRules):
         None (gin cuts none)."""
         self.check_rule_set(rule_set)
         return sum(map(card_value, deadwood))
-
-    def initial_state(self) -> GinState:
-        return GinState()
-
-    def decide(self, state: GinState, command: Command) -> tuple[Event, ...]:
-        return decide(state, command)
-
-    def legal_commands(self, state: GinState, seat: int) -> tuple[Command, ...]:
-        return legal_commands(state, seat)
-
-    def apply(self, state: GinState, event: Event) -> GinState:
-        return apply(state, event)
-
-    def fold(self, events: Iterable[Event], state: GinState | None = None) -> GinState:
-        return fold_with(self, events, state)
-
-    def view(self, state: GinState, seat: int) -> PlayerView:
-        return player_view(state, seat)
-
-    def redact(self, event: Event, seat: int) -> Event:
-        return redact(event, seat)
-
-    def deadline(self, state: GinState) -> Deadline | None:
-        return clock_deadline(
-            lifecycle.seed_window_deadline(state),
-            state.play.turn_no,
-            lifecycle.turn_deadline(state),
-        )
-
-    def is_over(self, state: GinState) -> bool:
-        return lifecycle.is_over(state)
-
-    def result(self, state: GinState) -> HandEnded | HandAborted | None:
-        return state.result
 
 
 GIN: Variant[GinState] = Gin()

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .. import lifecycle
 from ..bot import VariantBot
 from ..cards import Card
-from ..commands import Command
-from ..events import Event, HandAborted, HandEnded, redact
+from ..events import HandEnded, redact
 from ..formats.messages import DealRules
 from ..rules import RuleSet, RuleSetError, VariantOptions
-from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
+from ..variant import Variant
 from ..view import PlayerView, SeatView
 from ..wild import hand_points
 from .bot import INDIAN_BOT
@@ -67,7 +66,7 @@ def player_view(state: HandState, seat: int) -> PlayerView:
     )
 
 
-class IndianPoints(VariantRules):
+class IndianPoints(lifecycle.LifecycleVariant[HandState]):
     """Indian 13-card points rummy. Stateless: every method is a pure function of its inputs."""
 
     name = INDIAN_POINTS_VARIANT
@@ -75,6 +74,17 @@ class IndianPoints(VariantRules):
     options_type: type[VariantOptions] = IndianPointsRules
     deal_shape = IndianPointsRules.deal_shape
     bot: VariantBot | None = INDIAN_BOT
+
+    def __init__(self) -> None:
+        super().__init__(
+            initial_state=HandState,
+            decide=decide,
+            legal_commands=legal_commands,
+            apply=apply,
+            view=player_view,
+            redact=redact,
+            turn_no=lambda state: state.turn_no,
+        )
 
     def house_rule_set(
         self, seats: int, point_value_hundredths: int, commission_bps: int
@@ -117,38 +127,6 @@ class IndianPoints(VariantRules):
         others their face value; uncapped (the seat is charged the capped sum)."""
         self.check_rule_set(rule_set)
         return hand_points(deadwood, None if wild_cut is None else wild_cut.rank)
-
-    def initial_state(self) -> HandState:
-        return HandState()
-
-    def decide(self, state: HandState, command: Command) -> tuple[Event, ...]:
-        return decide(state, command)
-
-    def legal_commands(self, state: HandState, seat: int) -> tuple[Command, ...]:
-        return legal_commands(state, seat)
-
-    def apply(self, state: HandState, event: Event) -> HandState:
-        return apply(state, event)
-
-    def fold(self, events: Iterable[Event], state: HandState | None = None) -> HandState:
-        return fold_with(self, events, state)
-
-    def view(self, state: HandState, seat: int) -> PlayerView:
-        return player_view(state, seat)
-
-    def redact(self, event: Event, seat: int) -> Event:
-        return redact(event, seat)
-
-    def deadline(self, state: HandState) -> Deadline | None:
-        return clock_deadline(
-            lifecycle.seed_window_deadline(state), state.turn_no, lifecycle.turn_deadline(state)
-        )
-
-    def is_over(self, state: HandState) -> bool:
-        return lifecycle.is_over(state)
-
-    def result(self, state: HandState) -> HandEnded | HandAborted | None:
-        return state.result
 
 
 INDIAN_POINTS: Variant[HandState] = IndianPoints()

@@ -30,7 +30,6 @@ from ..commands import (
 )
 from ..events import (
     Event,
-    HandAborted,
     HandDealt,
     HandEnded,
     ScoredGroup,
@@ -43,7 +42,7 @@ from ..lifecycle import require_phase as _require
 from ..rules import RuleSet, VariantOptions
 from ..settlement import settle
 from ..shuffle import deal_order
-from ..variant import Deadline, Variant, VariantRules, clock_deadline, fold_with
+from ..variant import Variant
 from ..view import PlayerView, SeatView
 from . import play
 from .melds import hand_points
@@ -256,13 +255,27 @@ def player_view(state: Rummy500State, seat: int) -> PlayerView:
     )
 
 
-class Rummy500(VariantRules):
-    """Rummy 500's rounds (``rummy-500/1``). Stateless: every method is a pure function."""
+class Rummy500(lifecycle.LifecycleVariant[Rummy500State]):
+    """Rummy 500's rounds (``rummy-500/1``). Stateless: every method is a pure function. Its
+    ``redact`` is every variant's (:func:`rummy_rules.events.redact`: the deal's other hands
+    and stock, and a stock card another seat drew, removed); everything else of a round is
+    public (melds, lay-offs, digs, the pile)."""
 
     name = RUMMY500_VARIANT
     rules_versions = frozenset({f"{RUMMY500_NAME}/{RUMMY500_RULES_VERSION}"})
     options_type: type[VariantOptions] = Rummy500Options
     deal_shape = Rummy500Options.deal_shape
+
+    def __init__(self) -> None:
+        super().__init__(
+            initial_state=Rummy500State,
+            decide=decide,
+            legal_commands=legal_commands,
+            apply=apply,
+            view=player_view,
+            redact=generic_redact,
+            turn_no=lambda state: state.play.turn_no,
+        )
 
     @property
     def bot(self) -> VariantBot | None:
@@ -291,42 +304,6 @@ class Rummy500(VariantRules):
         face value; ``wild_cut`` is None (Rummy 500 cuts none)."""
         self.check_rule_set(rule_set)
         return hand_points(deadwood)
-
-    def initial_state(self) -> Rummy500State:
-        return Rummy500State()
-
-    def decide(self, state: Rummy500State, command: Command) -> tuple[Event, ...]:
-        return decide(state, command)
-
-    def legal_commands(self, state: Rummy500State, seat: int) -> tuple[Command, ...]:
-        return legal_commands(state, seat)
-
-    def apply(self, state: Rummy500State, event: Event) -> Rummy500State:
-        return apply(state, event)
-
-    def fold(self, events: Iterable[Event], state: Rummy500State | None = None) -> Rummy500State:
-        return fold_with(self, events, state)
-
-    def view(self, state: Rummy500State, seat: int) -> PlayerView:
-        return player_view(state, seat)
-
-    def redact(self, event: Event, seat: int) -> Event:
-        """The deal's other hands and stock, and a stock card another seat drew, removed;
-        everything else of a round is public (melds, lay-offs, digs, the pile)."""
-        return generic_redact(event, seat)
-
-    def deadline(self, state: Rummy500State) -> Deadline | None:
-        return clock_deadline(
-            lifecycle.seed_window_deadline(state),
-            state.play.turn_no,
-            lifecycle.turn_deadline(state),
-        )
-
-    def is_over(self, state: Rummy500State) -> bool:
-        return lifecycle.is_over(state)
-
-    def result(self, state: Rummy500State) -> HandEnded | HandAborted | None:
-        return state.result
 
 
 RUMMY500: Variant[Rummy500State] = Rummy500()

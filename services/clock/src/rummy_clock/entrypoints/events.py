@@ -4,8 +4,9 @@ client).
 The clock cannot use :class:`rummy_platform.reactor.TransactionalReactor`: that reactor commits
 an input's offset together with the outputs *that input* causes, right away, but a deadline's
 output comes later, at the deadline. Committing the ``TurnStarted`` offset on receipt would lose
-the pending deadline in a crash. So the clock runs its own loop, on the same parts (the
-platform's envelope codec and transactional writer):
+the pending deadline in a crash. So the clock runs the platform's consumer loop
+(:class:`rummy_platform.consumer_loop.ConsumerLoop`) with a core of its own (:class:`ClockCore`,
+which schedules what it reads) and publishes after each round, on the same writer:
 
 - It joins group ``clock`` on ``table-events`` *and* its own ``clock-events`` (same partition
   count, same key: partition p of one holds the same tables as partition p of the other; the
@@ -27,12 +28,12 @@ platform's envelope codec and transactional writer):
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from rummy_clock.application.deadlines import CLOCK_EVENTS_USED, TABLE_EVENTS_USED, ClockApplication
 from rummy_clock.application.ports import Clock
+from rummy_platform.consumer_loop import ConsumerLoop, Step
 from rummy_platform.eventlog import (
     EventLog,
     EventLogError,
@@ -43,7 +44,6 @@ from rummy_platform.eventlog import (
 )
 from rummy_platform.isolation import StreamIsolation
 from rummy_platform.logging import get_logger
-from rummy_platform.rounds import run_rounds
 
 _log = get_logger(__name__)
 
@@ -63,11 +63,62 @@ CONSUMER_GROUP = "clock"
 BATCH_WAIT_S = 0.5
 
 
-class ClockLoop:
+class ClockCore:
+    """The clock loop's core (no I/O of its own, see :mod:`rummy_platform.consumer_loop`):
+    each table event the clock uses goes to :meth:`ClockApplication.on_table_event` (a table
+    whose event raises is parked, ``isolation``), each firing read back to
+    :meth:`ClockApplication.on_clock_event`; table events first, each partition in offset
+    order. ``live()`` says whether every owned partition was read to its end since the last
+    assignment (a firing read before then is a catch-up's)."""
+
+    def __init__(
+        self,
+        app: ClockApplication,
+        isolation: StreamIsolation,
+        *,
+        table_topic: str,
+        live: Callable[[], bool],
+    ) -> None:
+        self._app = app
+        self.isolation = isolation
+        self._table_topic = table_topic
+        self._live = live
+
+    def retry_due(self) -> int:
+        return self.isolation.retry_due(self._on_table_record)
+
+    def step(self, records: Sequence[Record]) -> Step:
+        live = self._live()
+        handled = 0
+        for record in sorted(records, key=lambda r: r.topic != self._table_topic):
+            table = record.topic == self._table_topic
+            if record.envelope.type not in (TABLE_EVENTS_USED if table else CLOCK_EVENTS_USED):
+                continue  # a type the clock does not use on this topic
+            if not table:
+                self._app.on_clock_event(
+                    record.envelope, record.partition, record.offset, live=live
+                )
+            elif not self.isolation.admit(record):
+                continue
+            else:
+                try:
+                    self._on_table_record(record)
+                except Exception as exc:
+                    self.isolation.failed(record, exc)
+                    continue
+            handled += 1
+        return Step(handled)
+
+    def _on_table_record(self, record: Record, _resume: int = 0) -> None:
+        self._app.on_table_event(record.envelope, record.partition, record.offset)
+
+
+class ClockLoop(ConsumerLoop):
     """Consumes table-events and clock-events, fires due deadlines, commits resume offsets.
 
     ``max_wait_s`` bounds one poll (seconds); ``checkpoint_s`` is how often resume offsets are
-    committed when nothing fires (so a restart re-reads little). One thread only.
+    committed when nothing fires (so a restart re-reads little). One thread only. Each round
+    its :class:`ClockCore` (``core``) takes the records polled; then the loop fires what is due.
 
     The group member is the event log's (:meth:`EventLog.consumer`): it backs off while the
     broker is lost or hung, rejoins when stuck without partitions, and reports its lag.
@@ -86,24 +137,42 @@ class ClockLoop:
         max_wait_s: float = 0.5,
         checkpoint_s: float = 5.0,
     ) -> None:
-        self._log = log
         self._app = app
         self._writer = writer
         self._clock = clock
         self._table_topic = table_topic
         self._clock_topic = clock_topic
-        self.group_id = group_id
         self._max_wait_s = max_wait_s
         self._checkpoint_s = checkpoint_s
-        self._consumer: GroupConsumer | None = None
         self._owned: set[int] = set()
         self._catching_up: dict[TopicPartition, int] | None = None
         self._newly_assigned: set[TopicPartition] = set()
         self._reread: set[TopicPartition] = set()
         self._committed: dict[TopicPartition, int] = {}
         self._last_checkpoint = time.monotonic()
-        #: Tables whose events raised: held and retried, the others go on.
-        self.isolation = StreamIsolation(group_id, first_s=max_wait_s)
+        # Tables whose events raised: held and retried, the others go on.
+        isolation = StreamIsolation(group_id, first_s=max_wait_s)
+        # A failed publication (EventLogError) leaves nothing visible and the deadlines still
+        # pending: the next round publishes them again under the same ids. (Or the broker went
+        # away under a position or offset lookup, a restart: nothing was published; the next
+        # round asks again once it answers.)
+        super().__init__(
+            log,
+            ClockCore(app, isolation, table_topic=table_topic, live=lambda: self.live),
+            group_id=group_id,
+            topics=[table_topic, clock_topic],
+            poll_timeout_s=max_wait_s,
+            pause_s=max_wait_s,
+            retried=EventLogError,
+            failed="publication failed; will retry",
+            fenced="clock writer fenced by another clock; stopping",
+            log_to=_log,
+            on_revoked=self._revoked,
+            # Per topic, only the types it uses are handled (see ClockCore.step).
+            types=TABLE_EVENTS_USED | CLOCK_EVENTS_USED,
+            skip_undecodable=True,  # bytes that are no envelope: nothing to schedule
+            batch_wait_s=BATCH_WAIT_S,
+        )
 
     # -- rebalance ---------------------------------------------------------------------------
 
@@ -144,76 +213,19 @@ class ClockLoop:
         """True once every owned partition was read to its end after the last assignment."""
         return self._catching_up is not None and not self._catching_up
 
-    # -- loop --------------------------------------------------------------------------------
+    # -- a round (ConsumerLoop) ------------------------------------------------------------
 
-    def open(self) -> GroupConsumer:
-        """Join the consumer group (idempotent)."""
-        if self._consumer is None:
-            self._consumer = self._log.consumer(
-                self.group_id,
-                [self._table_topic, self._clock_topic],
-                self._assigned,
-                on_revoked=self._revoked,
-                # Per topic, only the types it uses are handled (see run_once).
-                types=TABLE_EVENTS_USED | CLOCK_EVENTS_USED,
-                skip_undecodable=True,  # bytes that are no envelope: nothing to schedule
-                batch_wait_s=BATCH_WAIT_S,
-            )
-        return self._consumer
+    def _poll_timeout(self) -> float:
+        return self._wait_seconds()
 
-    def close(self) -> None:
-        """Leave the group without committing."""
-        if self._consumer is not None:
-            self._consumer.close()
-            self._consumer = None
+    def _settle(self, consumer: GroupConsumer) -> bool:
+        # What this poll returned is read again from the committed offsets.
+        return self._reread_from_committed(consumer)
 
-    def run(self, stop: threading.Event) -> None:
-        """Run until ``stop`` is set. Raises WriterFenced if another clock took the writer."""
-        self.open()
-        # A failed publication (EventLogError) leaves nothing visible and the deadlines still
-        # pending: the next round publishes them again under the same ids. (Or the broker went
-        # away under a position or offset lookup, a restart: nothing was published; the next
-        # round asks again once it answers.)
-        run_rounds(
-            stop,
-            self.run_once,
-            close=self.close,
-            retried=EventLogError,
-            pause_s=self._max_wait_s,
-            log=_log,
-            failed="publication failed; will retry",
-            fenced="clock writer fenced by another clock; stopping",
-        )
-
-    def run_once(self) -> None:
-        """Poll once, apply what came, then fire what is due (once caught up)."""
-        consumer = self.open()
-        records = consumer.poll(self._wait_seconds())
-        if self._reread_from_committed(consumer):
-            return  # what this poll returned is read again from the committed offsets
-        live = self.live
-        self.isolation.retry_due(self._on_table_record)
-        # Table events first, then firings; each partition in offset order.
-        for record in sorted(records, key=lambda r: r.topic != self._table_topic):
-            table = record.topic == self._table_topic
-            if record.envelope.type not in (TABLE_EVENTS_USED if table else CLOCK_EVENTS_USED):
-                continue  # a type the clock does not use on this topic
-            if table:
-                if self.isolation.admit(record):
-                    try:
-                        self._on_table_record(record)
-                    except Exception as exc:
-                        self.isolation.failed(record, exc)
-            else:
-                self._app.on_clock_event(
-                    record.envelope, record.partition, record.offset, live=live
-                )
+    def _after(self, consumer: GroupConsumer) -> None:
         self._track_catch_up(consumer)
         if self.live:
             self._fire_due(consumer)
-
-    def _on_table_record(self, record: Record, _resume: int = 0) -> None:
-        self._app.on_table_event(record.envelope, record.partition, record.offset)
 
     def _wait_seconds(self) -> float:
         if not self.live:

@@ -9,7 +9,7 @@ from rummy.table.v1 import events_pb2 as table_events
 from rummy_dealer.application.dealing import Dealer
 from rummy_platform.envelope import type_name
 from rummy_platform.eventlog import EventLog, TransactionalWriter
-from rummy_platform.reactor import TransactionalReactor
+from rummy_platform.reactor import EmitHandler, TransactionalReactor
 from rummy_platform.topics import TABLE_EVENTS
 
 CONSUMER_GROUP = "dealer"
@@ -32,9 +32,14 @@ def table_reactor(
         writer,
         group_id=group_id,
         topics=[topic],
-        handlers={
-            type_name(table_events.SeedsLocked): dealer.on_seeds_locked,
-            type_name(table_events.StockExhausted): dealer.on_stock_exhausted,
-        },
+        handlers=handlers(dealer),
         on_abort=on_abort,
     )
+
+
+def handlers(dealer: Dealer) -> dict[str, EmitHandler]:
+    """The dealer's handler of each table-events payload type it consumes (full type name)."""
+    return {
+        type_name(table_events.SeedsLocked): dealer.on_seeds_locked,
+        type_name(table_events.StockExhausted): dealer.on_stock_exhausted,
+    }

@@ -36,18 +36,24 @@ def table_reactor(
         pool,
         group_id=group_id,
         topics=[topic],
-        handlers={
-            type_name(table_events.HandStarted): _joined(fairness.on_hand_started),
-            type_name(table_events.SeedsLocked): _joined(fairness.on_seeds_locked),
-            type_name(table_events.HandEnded): _joined(fairness.on_hand_over),
-            type_name(table_events.HandAborted): _joined(fairness.on_hand_over),
-        },
+        handlers={name: _joined(reaction) for name, reaction in reactions(fairness).items()},
         processed_table="processed_events",
     )
 
 
-def _joined(
-    reaction: Callable[[FairnessUnitOfWork, Envelope], None],
-) -> Callable[[psycopg.Connection[Any], Envelope], None]:
+Reaction = Callable[[FairnessUnitOfWork, Envelope], None]
+
+
+def reactions(fairness: Fairness) -> dict[str, Reaction]:
+    """Fairness's reaction to each table-events payload type it consumes (full type name)."""
+    return {
+        type_name(table_events.HandStarted): fairness.on_hand_started,
+        type_name(table_events.SeedsLocked): fairness.on_seeds_locked,
+        type_name(table_events.HandEnded): fairness.on_hand_over,
+        type_name(table_events.HandAborted): fairness.on_hand_over,
+    }
+
+
+def _joined(reaction: Reaction) -> Callable[[psycopg.Connection[Any], Envelope], None]:
     """The reaction run on a unit of work joined to the reactor's open transaction."""
     return lambda conn, source: reaction(PostgresUnitOfWork.joining(conn), source)

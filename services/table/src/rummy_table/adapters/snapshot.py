@@ -40,7 +40,6 @@ from typing import Any
 from google.protobuf.message import Message
 
 from rummy.table.v1 import events_pb2 as pb
-from rummy_game import stream_payloads
 from rummy_platform.envelope import PayloadRegistry, event_payloads, type_name
 from rummy_platform.eventlog import Record
 from rummy_platform.logging import get_logger
@@ -218,7 +217,7 @@ def decode_table(
     """The table a :func:`encode_table` dict of ``shape`` (one of :data:`READ_SHAPES`) stands
     for. Raises (KeyError, ValueError, ...)
     on anything malformed; :func:`decode` turns that into SnapshotError."""
-    table = HeldTable.for_opened(_parse(pb.TableOpened(), data["opened"]), on_decision)
+    table = HeldTable.of_opened(_parse(pb.TableOpened(), data["opened"]), on_decision)
     if table.table_id != data["table_id"]:
         raise ValueError(f"table {data['table_id']!r} holds the options of {table.table_id!r}")
     table.opened_by = str(data["opened_by"])
@@ -229,8 +228,7 @@ def decode_table(
     dealer = data["dealer_seat"]
     table.dealer_seat = None if dealer is None else int(dealer)
     if data["started"] is not None:
-        table.started = _parse(pb.HandStarted(), data["started"])
-        table.ctx = stream_payloads.hand_context(table.started)
+        table.restore_hand(_parse(pb.HandStarted(), data["started"]))
     if data["hand"] is not None:
         table.hand = json_form.from_dict(data["hand"])
     table.hand_since_ms = int(data["hand_since_ms"])

@@ -77,7 +77,6 @@ from rummy_table.domain.errors import BadRequest, NotPermitted, TableRefused, Wr
 from rummy_table.domain.table import Fact
 
 from . import commands as c
-from . import stream_facts
 from .held_table import HeldTable
 from .ownership import Ownership
 from .ports import Action, Metrics, ViewRenderer
@@ -108,6 +107,9 @@ class TableCore:
     projection: Projection = field(default_factory=Projection)
     now_ms: Callable[[], int] = field(default=lambda: int(time.time() * 1000))
     new_hand_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    #: The event id of each envelope the table writes (a random UUID; the simulator draws it
+    #: from its seed).
+    new_event_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     speed: float = 1.0
     max_reservation_hundredths: int = DEFAULT_MAX_RESERVATION_HUNDREDTHS
     service_deadline_seconds: int = DEFAULT_SERVICE_DEADLINE_SECONDS
@@ -256,12 +258,12 @@ class TableCore:
         consumed: dict[TopicPartition, int] | None = None,
         request_digest: str = "",
     ) -> list[Envelope]:
-        """Append the payloads of ``facts`` (:mod:`.stream_facts`; and, at a closing table whose
-        hand they end, the seats' exits and TableClosed) as the next envelopes of ``table`` (its
-        command lock held) and fold them. Raises as :meth:`_append`."""
+        """Append the payloads of ``facts`` (:meth:`HeldTable.payloads_of`; and, at a closing
+        table whose hand they end, the seats' exits and TableClosed) as the next envelopes of
+        ``table`` (its command lock held) and fold them. Raises as :meth:`_append`."""
         facts = [*facts, *closing.follow_up(table, facts, at_ms)]
         correlation = table.correlation_ids(facts)
-        payloads = stream_facts.to_payloads(facts)
+        payloads = table.payloads_of(facts)
         occurred = stream_payloads.ms_to_datetime(at_ms)
         envelopes = [
             Envelope.new(
@@ -274,6 +276,7 @@ class TableCore:
                 rules_version=f"{table.rule_set.name}/{table.rule_set.version}",
                 shuffle_version=SHUFFLE_VERSION,
                 request_digest=request_digest,
+                event_id=self.new_event_id(),
             )
             for i, payload in enumerate(payloads)
         ]

@@ -3,12 +3,12 @@ another service, and starts a hand at every table whose start delay has passed."
 
 from __future__ import annotations
 
-from rummy.table.v1 import events_pb2 as pb
 from rummy_platform.errors import (
     Unavailable,
 )
 from rummy_platform.logging import get_logger, log_context
 from rummy_table.domain import closing
+from rummy_table.domain.facts import HandStarted
 
 from .commit import TableCore
 from .ownership import NotOwner
@@ -134,15 +134,15 @@ def _start_owned_hand(core: TableCore, table_id: str, now: int) -> str | None:
         hand_id = core.new_hand_id()
         with log_context(table_id=table_id, hand_id=hand_id):
             try:
-                payloads = table.start_hand(hand_id, now)
-                core.commit(table, payloads, now)
+                facts = table.start_hand(hand_id, now)
+                core.commit(table, facts, now)
             except Unavailable:
                 raise
             except Exception as exc:
                 _start_failed(core, table_id, hand_id, exc)
                 return None
             core.start_retries.succeeded(table_id)
-            if any(isinstance(p, pb.HandStarted) for p in payloads):
+            if any(isinstance(f, HandStarted) for f in facts):
                 _log.info("hand started", hand_no=table.hand_no)
             else:  # a match table: the match started, or a game's stakes are asked first
                 _log.info("match waits for its money", match_id=table.match_id)

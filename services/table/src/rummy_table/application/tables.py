@@ -76,6 +76,7 @@ def open_table(core: TableCore, request: c.OpenTable) -> str:
             occurred_at=occurred,
             causation_id=key,
             request_digest=digest,
+            event_id=core.new_event_id(),
         )
         with unavailable_on_log_errors():
             positions = core._append([envelope], table_id)

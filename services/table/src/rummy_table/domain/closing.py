@@ -26,7 +26,8 @@ _CLOSED_MID_MATCH = "the table was closed by an operator mid-match"
 #: its deadline) is aborted: no redeal is possible within the deadline.
 MAX_DEALS_VOIDED_IN_A_ROW = 2
 #: The other services' answers a hand's start waits for, by the names ``Table.hand_inputs``
-#: records them under (the full names of their payloads; a snapshot keeps these names).
+#: records them under (the full names of their payloads on the log; a snapshot keeps these
+#: names).
 STAKES_RESERVED = "rummy.ledger.v1.StakesReserved"
 SEED_COMMITTED = "rummy.fairness.v1.SeedCommitted"
 SEEDS_LOCKED = "rummy.table.v1.SeedsLocked"
@@ -46,17 +47,17 @@ def close(table: Table, operator_account_id: str, reason: str, at_ms: int = 0) -
     return out
 
 
-def follow_up(table: Table, payloads: Sequence[Fact], at_ms: int) -> list[Fact]:
-    """What follows ``payloads`` (about to be appended) in the same transaction: at a match
+def follow_up(table: Table, decided: Sequence[Fact], at_ms: int) -> list[Fact]:
+    """What follows ``decided`` (about to be appended) in the same transaction: at a match
     table, the deal's result when they end its hand (RecordDeal; an aborted hand voids the
     deal); at a closing table whose hand they end, the match aborted (when it is not over),
     every seat still taken stood up and the table closed; else nothing."""
-    ended = next((p for p in payloads if table.ends_hand(p)), None)
+    ended = next((p for p in decided if table.ends_hand(p)), None)
     if ended is None:
         return []
-    out = match_hosting.record_deal(table, payloads, ended, at_ms)
+    out = match_hosting.record_deal(table, decided, ended, at_ms)
     if table.closing and not table.closed:
-        before = [*payloads, *out]
+        before = [*decided, *out]
         out += match_hosting.abort_match(table, before, _CLOSED_MID_MATCH, at_ms)
         out += stand_up_and_close(table, [*before, *out])
     return out

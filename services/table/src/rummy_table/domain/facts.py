@@ -1,17 +1,88 @@
 """The table-level facts of a table's stream, as the domain folds and decides them: plain frozen
 dataclasses (no wire). The application maps each to and from its payload on the log
 (``rummy_table.application.stream_facts``); a match's facts hold the format's events
-(``rummy_rules.formats.messages``), a hand's are still its payloads (the variant's events,
-``rummy_rules.events``, are decoded from them).
+(``rummy_rules.formats.messages``), a hand's the variant's events (``rummy_rules.events``).
 
-Seats are numbered from 0; amounts are hundredths of the currency unit.
+Seats are numbered from 0; amounts are hundredths of the currency unit; times are ms since the
+epoch.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rummy_rules import events as ev
+from rummy_rules.cards import Card
+from rummy_rules.formats import MatchFormat
 from rummy_rules.formats import messages as fm
+from rummy_rules.rules import RuleSet
+
+
+@dataclass(frozen=True)
+class TableOpened:
+    """Table ``table_id`` was opened with ``seat_count`` seats, hands of ``rule_set`` starting
+    ``start_delay_ms`` (ms) after the last seat change or hand end, hosting matches of ``fmt``
+    (None: a points table) (``rummy.table.v1.TableOpened``)."""
+
+    table_id: str
+    seat_count: int
+    start_delay_ms: int
+    rule_set: RuleSet
+    fmt: MatchFormat | None = None
+
+
+@dataclass(frozen=True)
+class HandStarted:
+    """Hand ``hand_id``, the table's ``hand_no``-th, started with ``seats`` (ascending), the
+    button at ``dealer_seat``, played by ``rule_set`` (``rummy.table.v1.HandStarted``)."""
+
+    hand_id: str
+    hand_no: int
+    seats: tuple[ev.SeatAccount, ...]
+    dealer_seat: int
+    rule_set: RuleSet
+
+    @classmethod
+    def of(cls, started: ev.HandStarted, hand_no: int) -> HandStarted:
+        """The fact of the rules' HandStarted, the table's ``hand_no``-th hand."""
+        return cls(started.hand_id, hand_no, started.seats, started.dealer_seat, started.rule_set)
+
+    def event(self, at_ms: int) -> ev.HandStarted:
+        """The rules' HandStarted at ``at_ms`` (what the variant applies)."""
+        return ev.HandStarted(
+            hand_id=self.hand_id,
+            seats=self.seats,
+            dealer_seat=self.dealer_seat,
+            rule_set=self.rule_set,
+            at_ms=at_ms,
+        )
+
+    @property
+    def accounts(self) -> dict[int, str]:
+        """Each seat dealt in -> the account playing it."""
+        return {s.seat: s.account_id for s in self.seats}
+
+
+@dataclass(frozen=True)
+class HandEvents:
+    """One record of hand ``hand_id`` after its HandStarted: the variant's ``events`` it holds
+    (one for a record the table decides; a record of the ledger's reservations holds one per
+    seat) -- its end is a HandEnded (every seat's result and the money) or a HandAborted -- and
+    what the record notes besides the events: ``top_discard``, the discard pile's top after it;
+    ``automatic``, a draw or discard played for a timed-out seat; ``wild_cut``, the hand's cut
+    card (for the deadwood points of a HandEnded) (the table stream's hand payloads, the other
+    services' answers about a hand among them)."""
+
+    hand_id: str
+    events: tuple[ev.Event, ...]
+    top_discard: Card | None = None
+    automatic: bool = False
+    wild_cut: Card | None = None
+
+    @property
+    def end(self) -> ev.HandEnded | ev.HandAborted | None:
+        """The event that ends the hand here (its HandEnded or HandAborted), if any."""
+        return next((e for e in self.events if isinstance(e, ev.HandEnded | ev.HandAborted)), None)
 
 
 @dataclass(frozen=True)
@@ -170,6 +241,8 @@ MatchMoney = MatchMoneyHeld | MatchMoneyRejected
 MatchRecord = MatchFact | MatchMoneyHeld | MatchMoneyRejected
 #: The facts that close a hand's proof (its seed reveal, its settlement or the refusal of it).
 ProofClosing = SeedRevealed | HandSettled | SettlementRefused
+#: The facts of a hand (its start, then its events).
+HandFact = HandStarted | HandEvents
 #: The table-level facts.
 TableFact = (
     PlayerSeated

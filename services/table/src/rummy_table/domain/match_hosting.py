@@ -78,7 +78,7 @@ def deal_hand(table: Table, hand_id: str, state: MatchState, at_ms: int) -> list
         rule_set=table.match.deal_rules,
         at_ms=at_ms,
     )
-    return table.started_payloads(command)
+    return table.started_facts(command)
 
 
 def match_due_ms(table: Table, speed: float) -> int | None:
@@ -88,7 +88,7 @@ def match_due_ms(table: Table, speed: float) -> int | None:
         return None
     delay = int(table.start_delay_ms / speed)
     if not match.running:
-        full = len(seating.eligible_seats(table)) == table.opened.seat_count
+        full = len(seating.eligible_seats(table)) == table.seat_count
         return table.last_change_ms + delay if full else None
     if match.state.phase is MatchPhase.IN_DEAL:
         return None if match.deal_hand_started else table.last_change_ms
@@ -161,11 +161,11 @@ def match_seat_account(table: Table, seat: int) -> str:
     return next((s.account_id for s in table.match.state.seats if s.seat == seat), "")
 
 
-def record_deal(table: Table, payloads: Sequence[Fact], ended: Fact, at_ms: int) -> list[Fact]:
+def record_deal(table: Table, decided: Sequence[Fact], ended: Fact, at_ms: int) -> list[Fact]:
     match = table.match
-    if match is None or table.ctx is None or table.ctx.hand_id != match.deal_hand_id:
+    if match is None or table.hand_started is None or table.hand_id != match.deal_hand_id:
         return []
-    state = match.state_after(payloads)
+    state = match.state_after(decided)
     if state.phase is not MatchPhase.IN_DEAL:
         return []
     hand_ended = table.hand_end(ended, at_ms)
@@ -181,7 +181,7 @@ def record_deal(table: Table, payloads: Sequence[Fact], ended: Fact, at_ms: int)
 
 
 def abort_match(table: Table, before: Sequence[Fact], reason: str, at_ms: int) -> list[Fact]:
-    """AbortMatch's payloads when the match (after ``before``) is running, else none."""
+    """AbortMatch's facts when the match (after ``before``) is running, else none."""
     match = table.match
     if match is None:
         return []

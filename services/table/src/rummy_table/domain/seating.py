@@ -65,7 +65,7 @@ def take_seat(table: Table, account_id: str, wanted: int | None) -> list[Fact]:
     already = table.seat_of(account_id)
     if already is not None:
         raise WrongState(f"you already sit at seat {already} of this table")
-    count = table.opened.seat_count
+    count = table.seat_count
     if wanted is not None:
         if not 0 <= wanted < count:
             raise BadRequest(f"seats are numbered 0..{count - 1}")

@@ -2,21 +2,21 @@
 
 A :class:`Table` is rebuilt from its stream by :meth:`Table.fold` (one fact at a time, live and
 on replay alike). Decisions (``take_seat``, ``leave``, ``start_hand``, ``hand_commands``) are
-pure: they read the table and return the facts to append (:data:`Fact`), or raise. The table-level
-facts and a match's (its format's events, the ledger's answers about its money) are :mod:`.facts`'s
-dataclasses; a hand's facts, and the other services' answers about a hand, are still their
-payloads here (``rummy_table.application.stream_facts`` maps both).
+pure: they read the table and return the facts to append (:data:`Fact`), or raise. Every fact is
+one of :mod:`.facts`'s dataclasses (a hand's hold the variant's events); the application maps
+each to and from its payload on the log (``rummy_table.application.stream_facts``), and keeps
+what a reader needs of a hand's payloads (its HandStarted, the last hands' HandEnded:
+``rummy_table.application.held_table``).
 Hand-level rules are the variant's (``rummy_rules`` ``decide``/``apply``), reached only through
 the Variant interface; the table knows seats, accounts and the order of hands.
 
-Memory (flat in the number of hands played): a table keeps the HandEnded of its last
-:data:`RESULT_WINDOW` ended hands; of every other hand only its entry in :attr:`Table.hands` (hand
-id -> offset of its HandStarted in the table's partition) and whether its seed reveal and
-settlement are recorded, packed in 25 bytes (:mod:`.played_hands`). Older results and proofs are
-read back from the log from that offset. A
-closed table is a stub: no hand state, no results. (The answers to its last commands, which make
-a retried request idempotent, are the application's:
-:class:`rummy_table.application.answers.AnswerWindow`.)
+Memory (flat in the number of hands played): of every hand a table keeps only its entry in
+:attr:`Table.hands` (hand id -> offset of its HandStarted in the table's partition) and whether
+its seed reveal and settlement are recorded, packed in 25 bytes (:mod:`.played_hands`); of the
+current hand its HandStarted and state.
+Results and proofs are read back from the log from that offset. A closed table is a stub: no
+hand state. (The answers to its last commands, which make a retried request idempotent, are the
+application's: :class:`rummy_table.application.answers.AnswerWindow`.)
 
 Its jobs' modules: :mod:`.seating` (seats, the button), :mod:`.match_hosting` (a match
 table's match), :mod:`.closing` (closing, overdue and stake aborts); a refusal raises one of
@@ -27,46 +27,36 @@ has passed since the last seat change or hand end.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Self, cast
+from dataclasses import dataclass, field, replace
+from typing import Any, Self
 
-from google.protobuf.message import Message
-
-from rummy.dealer.v1 import events_pb2 as dealer_pb
-from rummy.fairness.v1 import events_pb2 as fairness_pb
-from rummy.ledger.v1 import events_pb2 as ledger_pb
-from rummy.table.v1 import events_pb2 as pb
-from rummy_game import match_payloads, stream_payloads, upcast
-from rummy_game.hand_payloads import hand_payloads
+from rummy_game.hand_decisions import decide_in_turn
 from rummy_rules import events as ev
 from rummy_rules import registry
 from rummy_rules.commands import Command, StartHand
 from rummy_rules.errors import RuleViolation
-from rummy_rules.formats import MatchFormat
 from rummy_rules.formats import messages as fm
 from rummy_rules.rules import RuleSet
 from rummy_rules.variant import Variant
 
 from . import facts, match_hosting, seating
+from .closing import HAND_DEALT, SEED_COMMITTED, SEEDS_LOCKED, STAKES_RESERVED
 from .errors import WrongState
 from .match_host import MatchHost
 from .played_hands import HandFlag, PlayedHands
 from .seating import SeatInfo, rejection_text
 
-#: What the table folds and its decisions return: a table-level or match fact (:mod:`.facts`), or
-#: the payload of a hand's fact or of another service's answer about a hand.
-Fact = facts.TableFact | Message
+#: What the table folds and its decisions return: a table-level, match or hand fact (:mod:`.facts`).
+Fact = facts.TableOpened | facts.TableFact | facts.HandFact
 
-#: The steps of a hand's start that another service answers, or that the dealer's answer follows
-#: (``Table.hand_inputs`` records which of them a hand has).
-_SERVICE_ANSWERS = (
-    ledger_pb.StakesReserved,
-    fairness_pb.SeedCommitted,
-    pb.SeedsLocked,
-    dealer_pb.HandDealt,
-)
-#: Ended hands whose HandEnded a table keeps in memory (older ones are read from the log).
-RESULT_WINDOW = 4
+#: The rules events that record another service's answer in a hand's start, or the step the
+#: dealer's answer follows, by the names ``Table.hand_inputs`` records them under.
+_SERVICE_ANSWERS: dict[type[ev.Event], str] = {
+    ev.StakeReserved: STAKES_RESERVED,
+    ev.SeedCommitted: SEED_COMMITTED,
+    ev.SeedsLocked: SEEDS_LOCKED,
+    ev.HandDealt: HAND_DEALT,
+}
 
 #: Told of every call of the variant's ``decide``: the command and its outcome (``accepted``, or
 #: the RuleViolation's code in lower case).
@@ -75,12 +65,15 @@ DecisionObserver = Callable[[Command, str], None]
 
 @dataclass
 class Table:
-    """One table's state, folded from its stream. Mutated only by :meth:`apply`."""
+    """One table's state, folded from its stream. Mutated only by :meth:`fold`."""
 
     table_id: str
-    opened: pb.TableOpened
     rule_set: RuleSet
     variant: Variant[Any]
+    #: Its seats (numbered 0..seat_count - 1).
+    seat_count: int
+    #: How long after the last seat change or hand end the next hand may start (ms).
+    start_delay_ms: int
     opened_by: str = ""
     seats: dict[int, SeatInfo] = field(default_factory=dict)
     version: int = 0
@@ -88,21 +81,14 @@ class Table:
     hand_no: int = 0
     dealer_seat: int | None = None
     hand: Any = None
-    ctx: stream_payloads.HandContext | None = None
-    #: The current hand's HandStarted (``ctx`` is made from it).
-    started: pb.HandStarted | None = None
-    #: The HandEnded of the last RESULT_WINDOW ended hands, oldest first.
-    results: dict[str, pb.HandEnded] = field(default_factory=dict)
+    #: The current (or last) hand's HandStarted.
+    hand_started: facts.HandStarted | None = None
     #: Every hand started here -> the offset of its HandStarted in the table's partition (-1
     #: when not known: read from the partition's start), with whether its reveal and its
     #: settlement are recorded (:attr:`revealed`, :attr:`settled`); 25 bytes a hand.
     hands: PlayedHands = field(default_factory=PlayedHands)
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
     voided: dict[str, str] = field(default_factory=dict)
-    #: Each payload of the last :meth:`hand_commands` with the hand state after it, in order:
-    #: folding those payloads (equal ones) once appended takes that state instead of decoding
-    #: and applying them again.
-    _decided: list[tuple[Message, Any]] = field(default_factory=list, repr=False)
     closing: bool = False
     closed: bool = False
     on_decision: DecisionObserver | None = None
@@ -111,27 +97,29 @@ class Table:
     #: When the current hand's last fact was folded (ms since the epoch): what a hand waiting
     #: for another service's answer has waited since.
     hand_since_ms: int = 0
-    #: The payload types (full names) of the other services' answers recorded in the current
-    #: hand (the ledger's StakesReserved, fairness's SeedCommitted, the dealer's HandDealt).
+    #: The names (:data:`_SERVICE_ANSWERS`) of the other services' answers recorded in the
+    #: current hand (the ledger's stakes, fairness's commitment, the locked seeds, the deal).
     hand_inputs: set[str] = field(default_factory=set)
 
     # -- building --------------------------------------------------------------------------
 
     @classmethod
-    def for_opened(cls, opened: pb.TableOpened, on_decision: DecisionObserver | None) -> Self:
-        """A table of ``opened``'s options with nothing folded yet. Raises ValueError for bad
-        options."""
-        rules = stream_payloads.recorded_rule_set_from_pb(
-            opened.rule_set, opened.seat_count, opened.point_value_hundredths, opened.commission_bps
-        )
+    def for_opened(cls, opened: facts.TableOpened, on_decision: DecisionObserver | None) -> Self:
+        """A table of ``opened``'s options with nothing folded yet. Raises UnknownVariant for a
+        variant that is not installed."""
+        rules = opened.rule_set
         variant = registry.lookup(rules.variant)
-        fmt = _format_of(opened)
+        fmt = opened.fmt
         host = None if fmt is None else MatchHost.for_table(fmt, rules, variant)
-        return cls(opened.table_id, opened, rules, variant, on_decision=on_decision, match=host)
-
-    @property
-    def start_delay_ms(self) -> int:
-        return stream_payloads.start_delay_seconds_from_pb(self.opened.rule_set) * 1000
+        return cls(
+            opened.table_id,
+            rules,
+            variant,
+            opened.seat_count,
+            opened.start_delay_ms,
+            on_decision=on_decision,
+            match=host,
+        )
 
     @property
     def revealed(self) -> HandFlag:
@@ -154,7 +142,7 @@ class Table:
 
     @property
     def hand_id(self) -> str:
-        return self.ctx.hand_id if self.ctx is not None else ""
+        return self.hand_started.hand_id if self.hand_started is not None else ""
 
     def seat_of(self, account_id: str) -> int | None:
         for seat, info in self.seats.items():
@@ -163,141 +151,128 @@ class Table:
         return None
 
     def dealt_in(self, seat: int) -> bool:
-        return self.ctx is not None and seat in self.ctx.accounts and self.hand_running
+        return (
+            self.hand_started is not None
+            and seat in self.hand_started.accounts
+            and self.hand_running
+        )
 
     # -- apply -----------------------------------------------------------------------------
 
-    def fold(self, payload: Fact, at_ms: int, version: int, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
+    def fold(self, fact: Fact | None, at_ms: int, version: int, offset: int = -1) -> None:  # noqa: C901 - one branch per fact
         """Fold one fact of this table's stream into the state: the ``version``-th of the
-        stream, at ``at_ms`` (ms since the epoch); ``offset``: where it lies in the table's
-        partition (-1: not known)."""
+        stream, at ``at_ms`` (ms since the epoch; None: a record the state does not hold, it
+        counts in the version only); ``offset``: where it lies in the table's partition (-1: not
+        known)."""
         self.version = version
-        if isinstance(payload, pb.TableOpened):
+        if fact is None:
+            pass
+        elif isinstance(fact, facts.TableOpened):
             self.last_change_ms = at_ms
-        elif isinstance(payload, facts.PlayerSeated):
-            self.seats[payload.seat] = SeatInfo(payload.account_id)
+        elif isinstance(fact, facts.PlayerSeated):
+            self.seats[fact.seat] = SeatInfo(fact.account_id)
             self.last_change_ms = at_ms
-        elif isinstance(payload, facts.PlayerLeft):
-            self.seats.pop(payload.seat, None)
+        elif isinstance(fact, facts.PlayerLeft):
+            self.seats.pop(fact.seat, None)
             self.last_change_ms = at_ms
-        elif isinstance(payload, facts.StakeRejected):
-            info = self.seats.get(payload.seat)
-            if info is not None and info.account_id == payload.account_id:
+        elif isinstance(fact, facts.StakeRejected):
+            info = self.seats.get(fact.seat)
+            if info is not None and info.account_id == fact.account_id:
                 info.sitting_out_reason = rejection_text(
-                    payload.required_hundredths, payload.available_hundredths, payload.reason
+                    fact.required_hundredths, fact.available_hundredths, fact.reason
                 )
-        elif isinstance(payload, facts.TableClosing):
+        elif isinstance(fact, facts.TableClosing):
             self.closing = True
-        elif isinstance(payload, facts.TableClosed):
+        elif isinstance(fact, facts.TableClosed):
             self.closed = True
             self._to_stub()
-        elif isinstance(payload, facts.SeedRevealed):
-            self.revealed.add(payload.hand_id)
-        elif isinstance(payload, facts.HandSettled):
-            self.settled.add(payload.hand_id)
-        elif isinstance(payload, facts.SettlementRefused):
-            self.settled.add(payload.hand_id)
-            self.voided[payload.hand_id] = payload.reason
-        elif isinstance(payload, facts.MatchSettled):
+        elif isinstance(fact, facts.SeedRevealed):
+            self.revealed.add(fact.hand_id)
+        elif isinstance(fact, facts.HandSettled):
+            self.settled.add(fact.hand_id)
+        elif isinstance(fact, facts.SettlementRefused):
+            self.settled.add(fact.hand_id)
+            self.voided[fact.hand_id] = fact.reason
+        elif isinstance(fact, facts.MatchSettled):
             pass  # recorded for the match's replay; nothing of the table's state changes
-        elif isinstance(payload, facts.MatchFact | facts.MatchMoneyHeld | facts.MatchMoneyRejected):
+        elif isinstance(fact, facts.MatchFact | facts.MatchMoneyHeld | facts.MatchMoneyRejected):
             if self.match is not None:  # a points table has no match: nothing to fold
-                self._apply_match(payload, at_ms)
-        elif not isinstance(payload, Message):
-            raise TypeError(f"not a fact of a table's stream: {payload!r}")
-        elif isinstance(payload, pb.HandStarted):
+                self._apply_match(fact, at_ms)
+        elif isinstance(fact, facts.HandStarted):
             if self.match is not None:
-                self.match.hand_started(payload.hand_id)
-            self.ctx = stream_payloads.hand_context(payload)
-            self.started = payload
-            self.hands[payload.hand_id] = offset
-            self.hand_no = payload.hand_no
-            self.dealer_seat = payload.dealer_seat
-            started = stream_payloads.hand_started_from_pb(payload, at_ms)
-            self.hand = self.variant.apply(self.variant.initial_state(), started)
+                self.match.hand_started(fact.hand_id)
+            self.hand_started = fact
+            self.hands[fact.hand_id] = offset
+            self.hand_no = fact.hand_no
+            self.dealer_seat = fact.dealer_seat
+            self.hand = self.variant.apply(self.variant.initial_state(), fact.event(at_ms))
             self.hand_since_ms, self.hand_inputs = at_ms, set()
-        elif stream_payloads.is_hand_payload(payload):
-            assert self.ctx is not None, "a hand event before any HandStarted"
-            decided = self._decided.pop(0) if self._decided else None
-            if decided is not None and decided[0] == payload:
-                self.hand = decided[1]  # the state decide produced for this very payload
-            else:
-                self._decided.clear()  # not the payloads decided last: decode them all
-                for event in stream_payloads.from_payload(payload, self.ctx, at_ms):
-                    self.hand = self.variant.apply(self.hand, event)
+        elif isinstance(fact, facts.HandEvents):
+            assert self.hand_started is not None, "a hand event before any HandStarted"
+            for event in fact.events:
+                self.hand = self.variant.apply(self.hand, event)
+                answer = _SERVICE_ANSWERS.get(type(event))
+                if answer is not None:
+                    self.hand_inputs.add(answer)
             self.hand_since_ms = at_ms
-            if isinstance(payload, _SERVICE_ANSWERS):
-                self.hand_inputs.add(payload.DESCRIPTOR.full_name)
-            if isinstance(payload, pb.HandEnded):
-                # a record of an older writer reads in today's shape (its deadwood points as
-                # the variant counts them, under the hand's cut card)
-                cut = self.variant.view(self.hand, -1).wild_cut
-                self.results[payload.hand_id] = cast(
-                    pb.HandEnded, upcast.hand_payload(payload, self.ctx, cut)
-                )
-                while len(self.results) > RESULT_WINDOW:
-                    del self.results[next(iter(self.results))]
-            if isinstance(payload, pb.HandEnded | pb.HandAborted):
+            if fact.end is not None:
                 self.last_change_ms = at_ms
+        else:
+            raise TypeError(f"not a fact of a table's stream: {fact!r}")
 
-    def _apply_match(self, payload: facts.MatchRecord, at_ms: int) -> None:
+    def _apply_match(self, fact: facts.MatchRecord, at_ms: int) -> None:
         assert self.match is not None
-        self.match.apply(payload, at_ms)
-        if isinstance(payload, facts.MatchMoneyRejected):
-            info = self.seats.get(payload.seat)
-            if info is not None and info.account_id == payload.account_id:
+        self.match.apply(fact, at_ms)
+        if isinstance(fact, facts.MatchMoneyRejected):
+            info = self.seats.get(fact.seat)
+            if info is not None and info.account_id == fact.account_id:
                 info.sitting_out_reason = rejection_text(
-                    payload.required_hundredths,
-                    payload.available_hundredths,
-                    payload.reason,
+                    fact.required_hundredths,
+                    fact.available_hundredths,
+                    fact.reason,
                 )
-        if isinstance(payload, facts.MatchMoneyHeld) or (
-            isinstance(payload, facts.MatchFact)
+        if isinstance(fact, facts.MatchMoneyHeld) or (
+            isinstance(fact, facts.MatchFact)
             and isinstance(
-                payload.event,
+                fact.event,
                 fm.MatchStarted | fm.DealScored | fm.DealVoided | fm.MatchEnded | fm.MatchAborted,
             )
         ):
             self.last_change_ms = at_ms
 
-    def correlation_ids(self, payloads: Sequence[Fact]) -> list[str]:
-        """Each envelope's correlation id of ``payloads`` (to be appended in this order): its
-        match's id for a match payload or money answer, else its hand's id (or "")."""
+    def correlation_ids(self, decided: Sequence[Fact]) -> list[str]:
+        """Each envelope's correlation id of ``decided`` (to be appended in this order): its
+        match's id for a match fact or money answer, else its hand's id (or "")."""
         match_id = self.match.match_id if self.match is not None else ""
         out = []
-        for payload in payloads:
-            if isinstance(payload, facts.MatchFact) and isinstance(payload.event, fm.MatchStarted):
-                match_id = payload.event.match_id
-            if self.match is not None and self.match.owns(payload):
+        for fact in decided:
+            if isinstance(fact, facts.MatchFact) and isinstance(fact.event, fm.MatchStarted):
+                match_id = fact.event.match_id
+            if self.match is not None and self.match.owns(fact):
                 out.append(match_id)
             else:
-                out.append(str(getattr(payload, "hand_id", "")))
+                out.append(str(getattr(fact, "hand_id", "")))
         return out
 
     def hand_end(self, fact: Fact, at_ms: int) -> ev.HandEnded | ev.HandAborted:
-        """The rules event of ``fact``, the current hand's HandEnded or HandAborted (at
-        ``at_ms``)."""
-        assert self.ctx is not None and self.ends_hand(fact)
-        assert isinstance(fact, Message)
-        (event,) = stream_payloads.from_payload(fact, self.ctx, at_ms)
-        assert isinstance(event, ev.HandEnded | ev.HandAborted)
-        return event
+        """The rules event of ``fact``, the current hand's HandEnded or HandAborted, at
+        ``at_ms`` (as its record reads back from the log)."""
+        assert isinstance(fact, facts.HandEvents) and fact.end is not None
+        return replace(fact.end, at_ms=at_ms)
 
     def ends_hand(self, fact: Fact) -> bool:
         """Whether ``fact`` ends the current hand (its HandEnded or HandAborted)."""
-        return isinstance(fact, pb.HandEnded | pb.HandAborted)
+        return isinstance(fact, facts.HandEvents) and fact.end is not None
 
     def aborts_hand(self, fact: Fact) -> bool:
         """Whether ``fact`` aborts the current hand (its HandAborted)."""
-        return isinstance(fact, pb.HandAborted)
+        return isinstance(fact, facts.HandEvents) and isinstance(fact.end, ev.HandAborted)
 
     def _to_stub(self) -> None:
-        """A closed table keeps no hand state and no results (its hands' results and proofs are
-        read from the log)."""
+        """A closed table keeps no hand state (its hands' results and proofs are read from the
+        log)."""
         if not self.hand_running:
-            self.hand, self.ctx, self.started = None, None, None
-        self.results.clear()
-        self._decided.clear()
+            self.hand, self.hand_started = None, None
 
     # -- decisions -------------------------------------------------------------------------
 
@@ -338,27 +313,36 @@ class Table:
             rule_set=self.rule_set,
             at_ms=at_ms,
         )
-        return self.started_payloads(command)
+        return self.started_facts(command)
 
-    def started_payloads(self, command: StartHand) -> list[Fact]:
-        state = self.variant.initial_state()
-        started, *more = self._decide(state, command)
+    def started_facts(self, command: StartHand) -> list[Fact]:
+        """The next hand's HandStarted that ``command`` decides, and the events the variant
+        decides with it (e.g. its SeedWindowOpened). Raises RuleViolation if the rules refuse
+        it."""
+        started, *more = self._decide(self.variant.initial_state(), command)
         assert isinstance(started, ev.HandStarted)
-        first = stream_payloads.hand_started_to_pb(started, self.hand_no + 1)
-        out: list[Fact] = [first]
-        if more:  # a variant whose start also opens the seed window (the events it decides)
-            ctx = stream_payloads.hand_context(first)
-            for event in more:
-                out.append(stream_payloads.to_payload(event, ctx))
+        out: list[Fact] = [facts.HandStarted.of(started, self.hand_no + 1)]
+        # a variant whose start also opens the seed window (the events it decides)
+        out += [facts.HandEvents(started.hand_id, (event,)) for event in more]
         return out
 
     def hand_commands(self, commands: Sequence[Command]) -> list[Fact]:
-        """The payloads of the events ``commands`` cause in the current hand, decided in turn.
-        Raises WrongState if no hand runs, RuleViolation if the rules refuse one."""
-        if self.hand is None or self.ctx is None:
+        """The records of the events ``commands`` cause in the current hand, decided in turn
+        (one event each). Raises WrongState if no hand runs, RuleViolation if the rules refuse
+        one."""
+        if self.hand is None or self.hand_started is None:
             raise WrongState("no hand is being played at this table")
-        self._decided = hand_payloads(self.variant, self.hand, self.ctx, commands, self._decide)
-        return [payload for payload, _ in self._decided]
+        hand_id = self.hand_started.hand_id
+        return [
+            facts.HandEvents(
+                hand_id,
+                (d.event,),
+                top_discard=d.top_discard,
+                automatic=d.automatic,
+                wild_cut=d.wild_cut,
+            )
+            for d in decide_in_turn(self.variant, self.hand, commands, self._decide)
+        ]
 
     def _decide(self, state: Any, command: Command) -> tuple[ev.Event, ...]:
         """The variant's ``decide``, with its outcome told to :attr:`on_decision`."""
@@ -372,24 +356,16 @@ class Table:
             self.on_decision(command, "accepted")
         return events
 
-    def close_proof(self, closing: facts.ProofClosing) -> list[Fact]:
+    def close_proof(self, proof: facts.ProofClosing) -> list[Fact]:
         """Record a hand's seed reveal or settlement (or the ledger's refusal of it, which voids
         the hand), which closes that hand's proof: accepted for any hand started at this table,
         the current one or an earlier one, whatever phase the current hand is in (a reveal may
         arrive after the next hand started). Raises WrongState for a hand this table
         never started, or one whose reveal (or settlement or refusal) is already recorded."""
-        if closing.hand_id not in self.hands:
-            raise WrongState(f"hand {closing.hand_id!r} was not played at this table")
-        done = self.revealed if isinstance(closing, facts.SeedRevealed) else self.settled
-        if closing.hand_id in done:
-            kind = type(closing).__name__
-            raise WrongState(f"{kind} of hand {closing.hand_id} is already recorded")
-        return [closing]
-
-
-def _format_of(opened: pb.TableOpened) -> MatchFormat | None:
-    """The format a TableOpened hosts, None for a points table (no ``match`` or ``single``).
-    Raises RuleSetError for options out of bounds."""
-    if not opened.HasField("match") or not match_payloads.is_match(opened.match):
-        return None
-    return match_payloads.format_from_pb(opened.match, opened.commission_bps)
+        if proof.hand_id not in self.hands:
+            raise WrongState(f"hand {proof.hand_id!r} was not played at this table")
+        done = self.revealed if isinstance(proof, facts.SeedRevealed) else self.settled
+        if proof.hand_id in done:
+            kind = type(proof).__name__
+            raise WrongState(f"{kind} of hand {proof.hand_id} is already recorded")
+        return [proof]
