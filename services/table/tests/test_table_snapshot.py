@@ -271,6 +271,34 @@ def test_a_closed_table_keeps_a_stub_and_still_answers_for_its_hands() -> None:
     assert ended.hand_id == hand_id and ended.winner_seat != view.turn_seat
 
 
+def test_a_snapshot_of_shape_3_which_listed_the_hands_played_loads_the_same_tables() -> None:
+    world = World()
+    table_id = world.open_table()
+    for account in ("alice", "bob"):
+        world.sit(table_id, account)
+    for _ in range(3):
+        hand_id = world.start_hand(table_id)
+        world.prepare(table_id, hand_id)
+        first_drop(world, table_id, hand_id)
+    settle(world, table_id, world.app.get_hand_result(None, table_id, hand_id))
+    p = partition_for(table_id, PARTITIONS)
+    taken = snapshot.take(
+        world.app.projection, TABLE_EVENTS, p, lambda t: partition_for(t, PARTITIONS)
+    )
+    assert taken is not None
+    table = world.app.projection.tables[table_id]
+    document = json.loads(taken.data)
+    (entry,) = document["tables"]
+    # shape 3: [hand id, HandStarted offset] pairs, and the ids revealed and settled
+    entry["hands"] = [[h, table.hands[h]] for h in table.hands]
+    entry["revealed"], entry["settled"] = sorted(table.revealed), sorted(table.settled)
+    assert len(entry["hands"]) == 3 and len(entry["settled"]) == 1
+    older = json.dumps({**document, "shape": 3}).encode()
+    (loaded, _covered), *_ = snapshot.decode(older, TABLE_EVENTS, p).tables
+    assert snapshot.encode_table(loaded) == snapshot.encode_table(table)
+    assert world.app.get_hand_result(None, table_id, hand_id).hand_id == hand_id
+
+
 @pytest.mark.parametrize(
     ("mangle", "error"),
     [

@@ -38,6 +38,20 @@ from .kafka_poll import (
 
 _log = get_logger(__name__)
 
+#: Seconds past a member's session after which an assignment still empty means kafka-python's
+#: hang (see :class:`KafkaGroupConsumer`, "Rejoining"), not a rebalance in progress.
+REJOIN_MARGIN_S = 2.0
+
+
+def rejoin_after_s(session_timeout_s: float) -> float:
+    """How long a member's assignment may stay empty before it leaves and joins again: its
+    session plus :data:`REJOIN_MARGIN_S` seconds. A rebalance that waits for a member that is
+    gone (a killed process: no LeaveGroup) ends when that member's session expires, so a new
+    member is assigned within about one session of joining; one still empty after that is stuck
+    (a start of the table service after a SIGKILL waited 18.6 s for its partitions at the former
+    fixed 15 s, issue 34)."""
+    return session_timeout_s + REJOIN_MARGIN_S
+
 
 class KafkaGroupConsumer(GroupConsumer):
     """A consumer-group member; created by :meth:`KafkaEventLog.consumer`.
@@ -68,7 +82,8 @@ class KafkaGroupConsumer(GroupConsumer):
     assignments" and then never gets an assignment, no heartbeat, the broker drops the member;
     every ``poll`` returns nothing). So when an empty ``poll`` finds the member without
     partitions (none assigned since subscribing or since the last revocation) for
-    ``rejoin_after_s`` seconds, the client is closed and a new one joins the group (see
+    ``rejoin_after_s`` seconds (:meth:`KafkaEventLog.consumer` gives :func:`rejoin_after_s` of
+    the member's session), the client is closed and a new one joins the group (see
     :class:`EmptyAssignmentWatch`; the wait doubles up to ``max_rejoin_after_s``). A
     member of a group with more members than partitions therefore rejoins now and then, which
     is harmless. Nothing is lost: an empty assignment has no uncommitted positions.

@@ -61,7 +61,7 @@ from .kafka_client import (
     producer_config,
     record_headers,
 )
-from .kafka_group import KafkaGroupConsumer
+from .kafka_group import KafkaGroupConsumer, rejoin_after_s
 from .kafka_security import KafkaSecurity
 from .kafka_writer import KafkaTransactionalWriter
 from .partitioner import partition_for
@@ -230,6 +230,7 @@ class KafkaEventLog(EventLog):
             topics,
             on_assigned,
             metadata_wait_s=self._timeout_s,
+            rejoin_after_s=rejoin_after_s(config["session_timeout_ms"] / 1000),
             types=options.get("types"),
             on_revoked=options.get("on_revoked"),
             skip_undecodable=options.get("skip_undecodable", False),

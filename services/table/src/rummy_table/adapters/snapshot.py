@@ -9,8 +9,8 @@ so the broker keeps the latest of each)::
 
 ``shape`` is :data:`SHAPE_VERSION`: the shape of a table's state as written here. It must be
 bumped whenever the fields of :class:`~rummy_table.application.held_table.HeldTable` (the
-domain's table and its answer window) or this encoding change; a snapshot of
-another shape, or one that does not decode (its hand state included: a rules library whose
+domain's table and its answer window) or this encoding change; a snapshot of a shape not in
+:data:`READ_SHAPES`, or one that does not decode (its hand state included: a rules library whose
 ``HandState`` changed shape fails to decode it), is ignored, logged and counted, and its partition
 replayed in full. ``tail_from``: the tail of the partition to fold after loading starts there
 (every table not in the snapshot has all its events at or past it); ``covered`` (per table): every
@@ -20,7 +20,8 @@ seats, counters, the current hand's HandStarted and hand state (``rummy_rules.js
 when its last fact was folded and which other services' answers it recorded, at a
 match table the current match's payloads (folded again on load), the last results and answers
 (protobuf payloads in base64, :data:`rummy_table.application.answers.ANSWER_WINDOW`), and per
-hand played its HandStarted offset and whether its reveal and settlement are recorded.
+hand played its HandStarted offset and whether its reveal and settlement are recorded, packed
+(:class:`~rummy_table.domain.played_hands.PlayedHands`: base64 of 16 + 8 + 1 bytes a hand).
 
 Taking a snapshot (:func:`take`) never holds a lock across I/O and never stops another table:
 each table is encoded under its own command lock (so no command of it is in flight: every event
@@ -48,6 +49,7 @@ from rummy_table.application import stream_facts
 from rummy_table.application.held_table import HeldTable
 from rummy_table.application.projection import Projection
 from rummy_table.domain.facts import MatchRecord
+from rummy_table.domain.played_hands import PlayedHands
 from rummy_table.domain.seating import SeatInfo
 from rummy_table.domain.table import DecisionObserver
 
@@ -55,7 +57,11 @@ _log = get_logger(__name__)
 
 FORMAT = "bb-table-snapshot"
 #: The shape of a table's state in a snapshot; bump it when Table's fields or the encoding change.
-SHAPE_VERSION = 3
+#: (4: the hands played packed, :class:`~rummy_table.domain.played_hands.PlayedHands`.)
+SHAPE_VERSION = 4
+#: The shapes read: this one, and 3 (the hands played as lists), so the first start after an
+#: upgrade loads the snapshots the previous version wrote instead of replaying in full.
+READ_SHAPES = (3, SHAPE_VERSION)
 #: The compacted topic of the snapshots (prefixed like the event topics).
 SNAPSHOT_TOPIC = "table-snapshots"
 #: The largest snapshot record (bytes, after compression) the topic and the producer accept.
@@ -80,7 +86,7 @@ class SnapshotError(ValueError):
 
 
 class SnapshotShapeError(SnapshotError):
-    """A snapshot of another shape version than :data:`SHAPE_VERSION`."""
+    """A snapshot of a shape version not in :data:`READ_SHAPES`."""
 
     reason = "shape"
 
@@ -127,14 +133,45 @@ def encode_table(table: HeldTable) -> dict[str, Any]:
             [key, table.answers.digests.get(key, ""), [_payload(p) for p in payloads]]
             for key, payloads in table.answers.payloads.items()
         ],
-        "hands": [[h, offset] for h, offset in table.hands.items()],
-        "revealed": sorted(table.revealed),
-        "settled": sorted(table.settled),
+        "hands": _encode_hands(table.hands),
         "voided": sorted([h, why] for h, why in table.voided.items()),
         "closing": table.closing,
         "closed": table.closed,
         "match": _encode_match(table),
     }
+
+
+def _encode_hands(hands: PlayedHands) -> dict[str, Any]:
+    """Every hand played: its packed parts (:meth:`PlayedHands.packed`) in base64, the ids that
+    are not UUIDs by index."""
+    ids, offsets, flags, named = hands.packed()
+    return {
+        "ids": base64.b64encode(ids).decode("ascii"),
+        "offsets": base64.b64encode(offsets).decode("ascii"),
+        "flags": base64.b64encode(flags).decode("ascii"),
+        "named": sorted([h, i] for h, i in named.items()),
+    }
+
+
+def _decode_hands(data: dict[str, Any], shape: int) -> PlayedHands:
+    """The hands of a table's snapshot: shape 3 listed them ([id, offset] pairs, and the ids
+    revealed and settled), shape 4 packs them (:func:`_encode_hands`)."""
+    if shape == 3:
+        hands = PlayedHands()
+        for h, offset in data["hands"]:
+            hands[str(h)] = int(offset)
+        for h in data["revealed"]:
+            hands.revealed.add(str(h))
+        for h in data["settled"]:
+            hands.settled.add(str(h))
+        return hands
+    packed = data["hands"]
+    return PlayedHands.from_packed(
+        base64.b64decode(packed["ids"], validate=True),
+        base64.b64decode(packed["offsets"], validate=True),
+        base64.b64decode(packed["flags"], validate=True),
+        {str(h): int(i) for h, i in packed["named"]},
+    )
 
 
 def _encode_match(table: HeldTable) -> dict[str, Any] | None:
@@ -172,9 +209,13 @@ def _parse(message: Message, text: str) -> Any:
 
 
 def decode_table(
-    data: dict[str, Any], on_decision: DecisionObserver | None, registry: PayloadRegistry
+    data: dict[str, Any],
+    on_decision: DecisionObserver | None,
+    registry: PayloadRegistry,
+    shape: int = SHAPE_VERSION,
 ) -> HeldTable:
-    """The table a :func:`encode_table` dict stands for. Raises (KeyError, ValueError, ...)
+    """The table a :func:`encode_table` dict of ``shape`` (one of :data:`READ_SHAPES`) stands
+    for. Raises (KeyError, ValueError, ...)
     on anything malformed; :func:`decode` turns that into SnapshotError."""
     table = HeldTable.of_opened(_parse(pb.TableOpened(), data["opened"]), on_decision)
     if table.table_id != data["table_id"]:
@@ -201,9 +242,7 @@ def decode_table(
         ]
         if digest:
             table.answers.digests[str(key)] = str(digest)
-    table.hands = {str(h): int(offset) for h, offset in data["hands"]}
-    table.revealed = {str(h) for h in data["revealed"]}
-    table.settled = {str(h) for h in data["settled"]}
+    table.hands = _decode_hands(data, shape)
     table.voided = {str(h): str(why) for h, why in data["voided"]}
     table.closing = bool(data["closing"])
     table.closed = bool(data["closed"])
@@ -234,9 +273,10 @@ def decode(
         raise SnapshotError(f"not JSON: {exc}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise SnapshotError(f"not a {FORMAT} document")
-    if document.get("shape") != SHAPE_VERSION:
+    shape = document.get("shape")
+    if shape not in READ_SHAPES:
         raise SnapshotShapeError(
-            f"shape {document.get('shape')!r}, this service reads shape {SHAPE_VERSION}"
+            f"shape {shape!r}, this service reads shapes {', '.join(map(str, READ_SHAPES))}"
         )
     if document.get("topic") != topic or document.get("partition") != partition:
         raise SnapshotError(
@@ -246,7 +286,8 @@ def decode(
     registry = event_payloads()
     try:
         tables = tuple(
-            (decode_table(t, on_decision, registry), int(t["covered"])) for t in document["tables"]
+            (decode_table(t, on_decision, registry, shape), int(t["covered"]))
+            for t in document["tables"]
         )
         tail_from = int(document["tail_from"])
     except Exception as exc:  # any malformed part: the partition is replayed in full

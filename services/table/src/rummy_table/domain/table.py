@@ -12,7 +12,8 @@ the Variant interface; the table knows seats, accounts and the order of hands.
 
 Memory (flat in the number of hands played): of every hand a table keeps only its entry in
 :attr:`Table.hands` (hand id -> offset of its HandStarted in the table's partition) and whether
-its seed reveal and settlement are recorded; of the current hand its HandStarted and state.
+its seed reveal and settlement are recorded, packed in 25 bytes (:mod:`.played_hands`); of the
+current hand its HandStarted and state.
 Results and proofs are read back from the log from that offset. A closed table is a stub: no
 hand state. (The answers to its last commands, which make a retried request idempotent, are the
 application's: :class:`rummy_table.application.answers.AnswerWindow`.)
@@ -25,7 +26,6 @@ has passed since the last seat change or hand end.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
@@ -43,6 +43,7 @@ from . import facts, match_hosting, seating
 from .closing import HAND_DEALT, SEED_COMMITTED, SEEDS_LOCKED, STAKES_RESERVED
 from .errors import WrongState
 from .match_host import MatchHost
+from .played_hands import HandFlag, PlayedHands
 from .seating import SeatInfo, rejection_text
 
 #: What the table folds and its decisions return: a table-level, match or hand fact (:mod:`.facts`).
@@ -83,10 +84,9 @@ class Table:
     #: The current (or last) hand's HandStarted.
     hand_started: facts.HandStarted | None = None
     #: Every hand started here -> the offset of its HandStarted in the table's partition (-1
-    #: when not known: read from the partition's start).
-    hands: dict[str, int] = field(default_factory=dict)
-    revealed: set[str] = field(default_factory=set)
-    settled: set[str] = field(default_factory=set)
+    #: when not known: read from the partition's start), with whether its reveal and its
+    #: settlement are recorded (:attr:`revealed`, :attr:`settled`); 25 bytes a hand.
+    hands: PlayedHands = field(default_factory=PlayedHands)
     #: Hands whose settlement the ledger refused (void: holds released, nothing moved) -> why.
     voided: dict[str, str] = field(default_factory=dict)
     closing: bool = False
@@ -120,6 +120,16 @@ class Table:
             on_decision=on_decision,
             match=host,
         )
+
+    @property
+    def revealed(self) -> HandFlag:
+        """The hands whose seed reveal is recorded."""
+        return self.hands.revealed
+
+    @property
+    def settled(self) -> HandFlag:
+        """The hands whose settlement (or the ledger's refusal of it) is recorded."""
+        return self.hands.settled
 
     @property
     def hand_running(self) -> bool:
@@ -177,11 +187,11 @@ class Table:
             self.closed = True
             self._to_stub()
         elif isinstance(fact, facts.SeedRevealed):
-            self.revealed.add(sys.intern(fact.hand_id))
+            self.revealed.add(fact.hand_id)
         elif isinstance(fact, facts.HandSettled):
-            self.settled.add(sys.intern(fact.hand_id))
+            self.settled.add(fact.hand_id)
         elif isinstance(fact, facts.SettlementRefused):
-            self.settled.add(sys.intern(fact.hand_id))
+            self.settled.add(fact.hand_id)
             self.voided[fact.hand_id] = fact.reason
         elif isinstance(fact, facts.MatchSettled):
             pass  # recorded for the match's replay; nothing of the table's state changes
@@ -192,7 +202,7 @@ class Table:
             if self.match is not None:
                 self.match.hand_started(fact.hand_id)
             self.hand_started = fact
-            self.hands[sys.intern(fact.hand_id)] = offset
+            self.hands[fact.hand_id] = offset
             self.hand_no = fact.hand_no
             self.dealer_seat = fact.dealer_seat
             self.hand = self.variant.apply(self.variant.initial_state(), fact.event(at_ms))
