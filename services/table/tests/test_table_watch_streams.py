@@ -320,3 +320,110 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         loop.close()
+
+
+def _indexes(message: Message, skip: str = "") -> set[int]:
+    """The shoe index of every card anywhere inside ``message`` (but in its field ``skip``)."""
+    if isinstance(message, cards_pb2.Card):
+        return {message.index}
+    found: set[int] = set()
+    for field, value in message.ListFields():
+        if field.message_type is None or field.name == skip:
+            continue
+        for item in [value] if isinstance(value, Message) else value:
+            found |= _indexes(item)
+    return found
+
+
+def _unpacked_part(view: api.PlayerView) -> Message | None:
+    """The view's variant part unpacked (its class registered by the variant's bundle)."""
+    if not view.variant_view.type_url:
+        return None
+    from google.protobuf import symbol_database
+
+    name = view.variant_view.type_url.rsplit("/", 1)[-1]
+    part: Message = symbol_database.Default().GetSymbol(name)()
+    view.variant_view.Unpack(part)
+    return part
+
+
+@pytest.mark.parametrize(
+    ("variant", "seats", "dealt_in"),
+    [("indian-points", 4, 3), ("rummy500", 4, 4), ("gin", 2, 2)],
+)
+def test_spectators_share_one_response_per_version_and_no_stream_sees_a_card_it_must_not(
+    variant: str, seats: int, dealt_in: int
+) -> None:
+    # The shared path (issue 34): every spectator of a version is sent the one response built
+    # for the version. At every change of a played hand, once each stream has seen it: the
+    # spectators' responses are one message, its bytes those of the spectator's view built
+    # field by field (player_view) and holding no card of any seat's hand (the result, once
+    # the hand ends, reveals them by design); each seat's view is the one built for it, its
+    # bytes too, and two seats' views differ; no stream was sent a version twice or an older
+    # version after a newer one (a version's shared response is never sent for another).
+    world = World()
+    table_id = world.open_table(seats=seats, rules=cards_pb2.RuleSet(variant=variant))
+    dealt = tuple(f"p{i}" for i in range(dealt_in))
+    for account in dealt:
+        world.sit(table_id, account)
+    spectators: tuple[str | None, ...] = ("watcher-1", "watcher-2", None)
+    watchers = (*dealt, *spectators)
+    watches = TableWatches(world.app)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    seen: dict[str | None, list[api.WatchTableResponse]] = {a: [] for a in watchers}
+
+    async def follow(account: str | None) -> None:
+        async for response in watches.follow(account, table_id):
+            seen[account].append(response)
+
+    def table() -> HeldTable:
+        return world.app.projection.tables[table_id]
+
+    def check(change: Callable[[], object]) -> None:
+        change()
+        version = table().version
+        _until(lambda: all(s and s[-1].view.stream_version == version for s in seen.values()), "")
+        shared = seen[spectators[0]][-1]
+        built = player_view(table(), None)
+        assert all(seen[a][-1] is shared for a in spectators)
+        assert shared.view.SerializeToString() == built.SerializeToString()
+        assert not shared.view.my_cards and not shared.view.HasField("my_seat")
+        own = {a: seen[a][-1].view for a in dealt}
+        public = _indexes(shared.view, skip="result")
+        part = _unpacked_part(shared.view)
+        if part is not None:
+            public |= _indexes(part)
+        for account, view in own.items():
+            assert view.SerializeToString() == player_view(table(), account).SerializeToString()
+            assert not public & {card.index for card in view.my_cards}, account
+        if table().hand is not None:
+            assert len({v.SerializeToString() for v in own.values()}) == len(own)
+
+    tasks = [asyncio.run_coroutine_threadsafe(follow(a), loop) for a in watchers]
+    try:
+        _until(lambda: all(seen.values()), "first views")
+        hand_id = ""
+
+        def start() -> None:
+            nonlocal hand_id
+            hand_id = world.start_hand(table_id)
+
+        check(start)
+        check(lambda: world.prepare(table_id, hand_id))
+        for _ in range(4):
+            for step in _turn_steps(world, table_id, variant):
+                check(step)
+        for account, responses in seen.items():
+            versions = [r.view.stream_version for r in responses]
+            assert versions == sorted(set(versions)), account
+            assert [r.cause_type for r in responses[:1]] == [""]
+            assert all(r.cause_type for r in responses[1:]), account
+    finally:
+        watches.close_all()
+        for task in tasks:
+            task.result(5)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
