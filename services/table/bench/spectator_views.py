@@ -5,7 +5,7 @@ the tests' in-memory world, N spectators' streams from a client process.
 Usage::
 
     .venv/bin/python services/table/bench/spectator_views.py [--spectators 0,2000] \
-        [--changes 40] [--rounds 3] [--channels 8]
+        [--changes 40] [--rounds 3] [--channels 8] [--python-gc]
 
 A table of three players (``services/table/tests/world.py``), a hand dealt; per round and
 spectator count, the client process opens that many ``WatchTable`` streams (each its own
@@ -13,7 +13,9 @@ account, with a player's token, over ``--channels`` channels) and reads them; th
 make ``--changes`` changes (a draw, a discard, in turn), and after each this process waits
 until every stream has seen it. Prints this (the server's) process's CPU per change and, for
 each count above 0, per view sent (its CPU per change less the one with no spectator, divided
-by the spectators), medians over ``--rounds``.
+by the spectators) and the CPU of it in the garbage collector (the collecting thread's), medians
+over ``--rounds``; with the collector's thresholds the service sets
+(``rummy_table.bootstrap.GC_THRESHOLDS``) or, ``--python-gc``, Python's defaults.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from rummy.table.v1 import table_service_pb2 as api  # noqa: E402
 from rummy.table.v1 import table_service_pb2_grpc as api_grpc  # noqa: E402
 from rummy_platform.auth import Role, bearer_metadata  # noqa: E402
 from rummy_platform.logging import configure_logging  # noqa: E402
+from rummy_table.bootstrap import GC_THRESHOLDS  # noqa: E402
 from rummy_testing.token_keys import issuer_authority  # noqa: E402
 
 PLAYERS = ("alice", "bob", "carol")
@@ -115,15 +118,16 @@ def _round(
     return spent / (changes // 2 * 2), collecting[1] / (changes // 2 * 2)
 
 
-#: Seconds in the garbage collector since the round began, and when the running one began.
+#: CPU seconds in the garbage collector since the round began (of the thread collecting),
+#: and the thread's CPU time when the running collection began.
 collecting = [0.0, 0.0]
 
 
 def _timed_gc(phase: str, info: dict[str, int]) -> None:
     if phase == "start":
-        collecting[0] = time.perf_counter()
+        collecting[0] = time.thread_time()
     else:
-        collecting[1] += time.perf_counter() - collecting[0]
+        collecting[1] += time.thread_time() - collecting[0]
 
 
 def main() -> None:
@@ -132,7 +136,12 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--channels", type=int, default=8)
+    parser.add_argument(
+        "--python-gc", action="store_true", help="Python's collector thresholds, not the service's"
+    )
     args = parser.parse_args()
+    if not args.python_gc:
+        gc.set_threshold(*GC_THRESHOLDS)  # as rummy_table.bootstrap.main sets them
     counts = [int(n) for n in args.spectators.split(",")]
     with open(os.devnull, "w") as quiet:
         configure_logging("info", quiet)  # as a service logs, not printed
