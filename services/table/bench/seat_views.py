@@ -53,8 +53,8 @@ def main() -> None:
 
     def shared() -> list[api.PlayerView | None]:  # None: no version after 0 (never here)
         watches._public.clear()  # a new version: the public part is built again, once
-        after = [watches._view_after(a, table_id, 0) for a in PLAYERS]
-        return [None if got is None else got[0] for got in after]
+        after = [watches._response_after(a, table_id, 0, True) for a in PLAYERS]
+        return [None if got is None else got.view for got in after]
 
     assert built() == shared()
     ways = {"built": built, "shared": shared}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 import grpc
@@ -34,6 +35,7 @@ from rummy_table.entrypoints.watches import TableWatches
 from rummy_testing.token_keys import issuer_authority
 
 STREAMS_PER_TABLE = 150
+STREAMS_THREAD = "watch-streams"
 
 
 class _Watch(Protocol):
@@ -226,6 +228,45 @@ def _turn_steps(world: World, table_id: str, variant: str) -> list[Callable[[], 
     ]
 
 
+def _seated(variant: str, seats: int, dealt_in: int) -> tuple[World, str, tuple[str, ...]]:
+    """A world with a table of ``variant`` at ``seats`` and ``dealt_in`` players seated."""
+    world = World()
+    table_id = world.open_table(seats=seats, rules=cards_pb2.RuleSet(variant=variant))
+    dealt = tuple(f"p{i}" for i in range(dealt_in))
+    for account in dealt:
+        world.sit(table_id, account)
+    return world, table_id, dealt
+
+
+@contextmanager
+def _followed(
+    watches: TableWatches, table_id: str, watchers: tuple[str | None, ...]
+) -> Iterator[dict[str | None, list[api.WatchTableResponse]]]:
+    """A stream of each watcher on a loop of its own thread (named :data:`STREAMS_THREAD`), its
+    responses appended as they come, once each has its first; every stream ended and the loop
+    closed after the block."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name=STREAMS_THREAD, daemon=True)
+    thread.start()
+    seen: dict[str | None, list[api.WatchTableResponse]] = {a: [] for a in watchers}
+
+    async def follow(account: str | None) -> None:
+        async for response in watches.follow(account, table_id):
+            seen[account].append(response)
+
+    tasks = [asyncio.run_coroutine_threadsafe(follow(a), loop) for a in watchers]
+    try:
+        _until(lambda: all(seen.values()), "first views")
+        yield seen
+    finally:
+        watches.close_all()
+        for task in tasks:
+            task.result(5)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
+
+
 @pytest.mark.parametrize(
     ("variant", "seats", "dealt_in"),
     [("indian-points", 4, 3), ("rummy500", 4, 3), ("rummy500", 8, 8), ("gin", 2, 2)],
@@ -237,17 +278,13 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
     # and serialised once per change, not once per watcher, for every variant. Counted through
     # the streams' own code: the view builds (player_view) and the variant part's packings
     # (the wire's view_to_pb) per change, with every seat and three more accounts watching.
-    world = World()
-    table_id = world.open_table(seats=seats, rules=cards_pb2.RuleSet(variant=variant))
-    dealt = tuple(f"p{i}" for i in range(dealt_in))
-    for account in dealt:
-        world.sit(table_id, account)
+    world, table_id, dealt = _seated(variant, seats, dealt_in)
     watchers: tuple[str | None, ...] = (*dealt, "watcher-1", "watcher-2", None)
     builds = {"view": 0, "part": 0}
     built = player_view
 
     def on_streams() -> bool:  # the streams' loop, not the test's own reads of a view
-        return threading.current_thread() is thread
+        return threading.current_thread().name == STREAMS_THREAD
 
     def counted_view(table: HeldTable, account: str | None) -> api.PlayerView:
         builds["view"] += on_streams()
@@ -263,14 +300,7 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
     monkeypatch.setattr(watches_module, "player_view", counted_view)
     monkeypatch.setattr(wire, "view_to_pb", counted_part)
     watches = TableWatches(world.app)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    seen: dict[str | None, list[api.PlayerView]] = {account: [] for account in watchers}
-
-    async def follow(account: str | None) -> None:
-        async for response in watches.follow(account, table_id):
-            seen[account].append(response.view)
+    seen: dict[str | None, list[api.WatchTableResponse]]  # bound below
 
     def version() -> int:
         return world.app.projection.tables[table_id].version
@@ -279,7 +309,7 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
         """The view builds and part packings one change cost, once every watcher saw it."""
         before = dict(builds)
         change()
-        _until(lambda: all(v and v[-1].stream_version == version() for v in seen.values()), "seen")
+        _until(lambda: all(v[-1].view.stream_version == version() for v in seen.values()), "seen")
         return builds["view"] - before["view"], builds["part"] - before["part"]
 
     def parts() -> int:
@@ -294,9 +324,7 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
             assert own == 0
         return (spectator is not None) + own
 
-    tasks = [asyncio.run_coroutine_threadsafe(follow(a), loop) for a in watchers]
-    try:
-        _until(lambda: all(seen.values()), "first views")
+    with _followed(watches, table_id, watchers) as seen:
         hand_id = ""
 
         def start() -> None:
@@ -311,12 +339,91 @@ def test_each_change_builds_and_serialises_the_public_part_once_however_many_wat
             for step in _turn_steps(world, table_id, variant):
                 assert after(step) == (1, parts())
         table = world.app.projection.tables[table_id]
-        for watcher, views in seen.items():
-            assert views[-1] == player_view(table, watcher), watcher
-    finally:
-        watches.close_all()
-        for task in tasks:
-            task.result(5)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(5)
-        loop.close()
+        for watcher, responses in seen.items():
+            assert responses[-1].view == player_view(table, watcher), watcher
+
+
+def _indexes(message: Message, skip: str = "") -> set[int]:
+    """The shoe index of every card anywhere inside ``message`` (but in its field ``skip``)."""
+    if isinstance(message, cards_pb2.Card):
+        return {message.index}
+    found: set[int] = set()
+    for field, value in message.ListFields():
+        if field.message_type is None or field.name == skip:
+            continue
+        for item in [value] if isinstance(value, Message) else value:
+            found |= _indexes(item)
+    return found
+
+
+def _unpacked_part(view: api.PlayerView) -> Message | None:
+    """The view's variant part unpacked (its class registered by the variant's bundle)."""
+    if not view.variant_view.type_url:
+        return None
+    from google.protobuf import symbol_database
+
+    name = view.variant_view.type_url.rsplit("/", 1)[-1]
+    part: Message = symbol_database.Default().GetSymbol(name)()
+    view.variant_view.Unpack(part)
+    return part
+
+
+@pytest.mark.parametrize(
+    ("variant", "seats", "dealt_in"),
+    [("indian-points", 4, 3), ("rummy500", 4, 4), ("gin", 2, 2)],
+)
+def test_spectators_share_one_response_per_version_and_no_stream_sees_a_card_it_must_not(
+    variant: str, seats: int, dealt_in: int
+) -> None:
+    # The shared path (issue 34): every spectator of a version is sent the one response built
+    # for the version. At every change of a played hand, once each stream has seen it: the
+    # spectators' responses are one message, its bytes those of the spectator's view built
+    # field by field (player_view) and holding no card of any seat's hand (the result, once
+    # the hand ends, reveals them by design); each seat's view is the one built for it, its
+    # bytes too, and two seats' views differ; no stream was sent a version twice or an older
+    # version after a newer one (a version's shared response is never sent for another).
+    world, table_id, dealt = _seated(variant, seats, dealt_in)
+    spectators: tuple[str | None, ...] = ("watcher-1", "watcher-2", None)
+    watches = TableWatches(world.app)
+    seen: dict[str | None, list[api.WatchTableResponse]]  # bound below
+
+    def table() -> HeldTable:
+        return world.app.projection.tables[table_id]
+
+    def check(change: Callable[[], object]) -> None:
+        change()
+        version = table().version
+        _until(lambda: all(s and s[-1].view.stream_version == version for s in seen.values()), "")
+        shared = seen[spectators[0]][-1]
+        built = player_view(table(), None)
+        assert all(seen[a][-1] is shared for a in spectators)
+        assert shared.view.SerializeToString() == built.SerializeToString()
+        assert not shared.view.my_cards and not shared.view.HasField("my_seat")
+        own = {a: seen[a][-1].view for a in dealt}
+        public = _indexes(shared.view, skip="result")
+        part = _unpacked_part(shared.view)
+        if part is not None:
+            public |= _indexes(part)
+        for account, view in own.items():
+            assert view.SerializeToString() == player_view(table(), account).SerializeToString()
+            assert not public & {card.index for card in view.my_cards}, account
+        if table().hand is not None:
+            assert len({v.SerializeToString() for v in own.values()}) == len(own)
+
+    with _followed(watches, table_id, (*dealt, *spectators)) as seen:
+        hand_id = ""
+
+        def start() -> None:
+            nonlocal hand_id
+            hand_id = world.start_hand(table_id)
+
+        check(start)
+        check(lambda: world.prepare(table_id, hand_id))
+        for _ in range(4):
+            for step in _turn_steps(world, table_id, variant):
+                check(step)
+        for account, responses in seen.items():
+            versions = [r.view.stream_version for r in responses]
+            assert versions == sorted(set(versions)), account
+            assert [r.cause_type for r in responses[:1]] == [""]
+            assert all(r.cause_type for r in responses[1:]), account

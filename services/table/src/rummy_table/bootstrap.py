@@ -6,6 +6,8 @@ variables are in docs/configuration.md's table) and :func:`build` wires everythi
 
 from __future__ import annotations
 
+import gc
+
 from rummy_platform.auth import Role, TokenAuthority
 from rummy_platform.dependencies import kafka_probe, watch_dependencies
 from rummy_platform.eventlog import (
@@ -241,5 +243,17 @@ def build(settings: TableSettings) -> ServiceHost:
     return host
 
 
+#: The collector's thresholds in the service's process (allocations net of frees before a
+#: young collection; young collections per middle one; middle per full one). Python's default
+#: 700 made a full collection (about 0.1 s on the heap 2,000 watch streams hold) every few
+#: seconds under the WatchTable fan-out: every view sent allocates gRPC's and asyncio's
+#: short-lived objects, and those alive across a collection were promoted, so the full ones
+#: came often. At 10,000 the short-lived are freed before a collection counts them: with
+#: 2,000 spectators of a table, 31% -> 4% of the table's CPU per change in the collector
+#: (``services/table/bench/spectator_views.py``, docs/benchmarks.md).
+GC_THRESHOLDS = (10_000, 10, 10)
+
+
 def main() -> None:
+    gc.set_threshold(*GC_THRESHOLDS)
     build(TableSettings.load_or_exit()).serve_forever()

@@ -1,6 +1,9 @@
 """WatchTable without a thread each: the streams are async generators on the gRPC event loop.
 
-:class:`TableWatches` keeps, per table, the asyncio events of the streams watching it. The
+:class:`TableWatches` keeps, per table, the streams following it and a future for each of those
+waiting for its next change (made by ``loop.create_future``: an ``asyncio.Event``'s wait looks
+the running loop up each time, a ``getpid()`` system call: 7% of the table's Python time with
+2,000 spectators, docs/benchmarks.md). The
 projection tells it of every change (``Projection.on_change``, called under the projection's
 lock on whatever thread folded the change: a command's pool thread, the input loop, the hand
 starter); it hands that over to the loop with ``loop.call_soon_threadsafe``, once per change and
@@ -10,7 +13,9 @@ stream reads the table's latest version when woken, so a slow stream skips versi
 queueing them; the view sent is always the caller's view of the latest state.
 
 A spectator's view (an account with no seat at the table, or an operator) is the same for every
-spectator of a version: it is built once per table and version and shared. It is also the public
+spectator of a version: it is built once per table and version and shared, and so are the two
+responses that carry it (a stream's first, with no cause, and every later one): every spectator
+is sent the same message object, which gRPC serialises for each. It is also the public
 part of every seat's view: a seat's view is that message's bytes (serialised once per version)
 followed by the seat's own part's, ``my_seat`` and ``my_cards`` (the rules' view for that seat;
 each card's bytes made once), parsed, instead of a view built field by field for each seat
@@ -52,13 +57,17 @@ from rummy_table.entrypoints.views import (
 
 
 class _Public(NamedTuple):
-    """The public part of one version of a table: the spectator's view, serialised, and the
-    rules' view of the hand for a spectator (None between hands)."""
+    """The public part of one version of a table: the spectator's view, serialised, the
+    rules' view of the hand for a spectator (None between hands), and the two responses every
+    spectator of the version is sent (the same message objects for all of them): ``first``
+    with no cause (a stream's first response), ``later`` with the version's cause."""
 
     version: int
     view: api.PlayerView
     serialized: bytes
     hand: RulesView | None
+    first: api.WatchTableResponse
+    later: api.WatchTableResponse
 
 
 class TableWatches:
@@ -68,7 +77,11 @@ class TableWatches:
     def __init__(self, app: TableApp) -> None:
         self._app = app
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiting: dict[str, set[asyncio.Event]] = {}
+        #: Streams following each table (a table is here while one follows it).
+        self._following: Counter[str] = Counter()
+        #: Per table, the futures of its streams waiting for its next change (each stream's
+        #: own: a cancelled stream cancels only its own).
+        self._waiting: dict[str, set[asyncio.Future[None]]] = {}
         self._public: dict[str, _Public] = {}
         self._closed = False
         #: Stream wake-ups by table id (how many streams a change of that table woke).
@@ -78,19 +91,23 @@ class TableWatches:
     @property
     def watching(self) -> int:
         """Streams open now."""
-        return sum(len(events) for events in self._waiting.values())
+        return sum(self._following.values())
 
     def _changed(self, table_id: str) -> None:
         # Any thread, under the projection's lock: only hand over to the loop.
         loop = self._loop
-        if loop is not None and table_id in self._waiting:
+        if loop is not None and table_id in self._following:
             loop.call_soon_threadsafe(self._wake, table_id)
 
     def _wake(self, table_id: str) -> None:
-        events = self._waiting.get(table_id, ())
-        self.wakeups[table_id] += len(events)
-        for event in events:
-            event.set()
+        waiting = self._waiting.get(table_id)
+        if not waiting:
+            return
+        self.wakeups[table_id] += len(waiting)
+        for woken in waiting:
+            if not woken.done():
+                woken.set_result(None)
+        waiting.clear()
 
     def close_all(self) -> None:
         """End every stream (at shutdown; any thread)."""
@@ -103,23 +120,28 @@ class TableWatches:
         for table_id in list(self._waiting):
             self._wake(table_id)
 
-    def _view_after(
-        self, account_id: str | None, table_id: str, sent: int
-    ) -> tuple[api.PlayerView, str] | None:
-        """The caller's view past version ``sent`` and the full name of the last event in it
-        (``""`` when not known), or None while the table is at ``sent``. Raises NotFound."""
+    def _response_after(
+        self, account_id: str | None, table_id: str, sent: int, later: bool
+    ) -> api.WatchTableResponse | None:
+        """The caller's response past version ``sent``: its view and, if ``later`` (not the
+        stream's first response), the full name of the last event in it as ``cause_type``
+        (``""`` when not known); None while the table is at ``sent``. A spectator's is the
+        version's shared message (:class:`_Public`). Raises NotFound."""
         with self._app.projection.lock:  # held for microseconds, never across I/O
             table = self._app.projection.tables.get(table_id)
             if table is None:
                 # raises NotFound; the view is as render_view (player_view) renders it
                 view = cast(api.PlayerView | None, self._app.view_after(account_id, table_id, sent))
-                return None if view is None else (view, "")
+                return None if view is None else api.WatchTableResponse(view=view)
             if table.version <= sent:
                 return None
             public = self._public_of(table)
             seat = table.seat_of(account_id) if account_id is not None else None
-            own = public.view if seat is None else _seat_view(table, account_id, seat, public)
-            return own, table.last_cause
+            if seat is None:
+                return public.later if later else public.first
+            response = api.WatchTableResponse(cause_type=table.last_cause if later else "")
+            response.view.MergeFromString(_seat_view(table, account_id, seat, public))
+            return response
 
     def _public_of(self, table: HeldTable) -> _Public:
         """The public part of the table's current version (built at most once per version)."""
@@ -131,7 +153,9 @@ class TableWatches:
                 else None
             )
             view = player_view(table, None)
-            cached = _Public(table.version, view, view.SerializeToString(), hand)
+            first = api.WatchTableResponse(view=view)
+            later = api.WatchTableResponse(view=view, cause_type=table.last_cause)
+            cached = _Public(table.version, view, view.SerializeToString(), hand, first, later)
             self._public[table.table_id] = cached
         return cached
 
@@ -141,41 +165,46 @@ class TableWatches:
         """The caller's view once the table's stream is past ``after_version`` (at once for 0),
         then after every change, until :meth:`close_all` or the table is gone, each with its
         ``cause_type``: the full name of the last table-stream event the view shows (empty for
-        the first view). Raises NotFound, InvalidArgument (``after_version`` beyond the table's
-        version) before the first view."""
+        the first view). A spectator's responses are shared with every other spectator of the
+        table: read them, never change them. Raises NotFound, InvalidArgument
+        (``after_version`` beyond the table's version) before the first view."""
         self._app.check_watch(table_id, after_version)
-        self._loop = asyncio.get_running_loop()
-        event = asyncio.Event()
+        self._loop = loop = asyncio.get_running_loop()
+        self._following[table_id] += 1
         waiting = self._waiting.setdefault(table_id, set())
-        waiting.add(event)
         try:
             sent, later = after_version, False
             while not self._closed:
-                event.clear()  # before reading: a change after the read sets it again
                 try:
-                    after = self._view_after(account_id, table_id, sent)
+                    response = self._response_after(account_id, table_id, sent, later)
                 except NotFound:
                     return
-                if after is None:
-                    await event.wait()
+                if response is None:
+                    # No await between the read and this: a change after the read wakes it
+                    # (loop.create_future: asyncio.Event's wait looks the running loop up,
+                    # a getpid() system call, every time).
+                    woken: asyncio.Future[None] = loop.create_future()
+                    waiting.add(woken)
+                    try:
+                        await woken
+                    finally:
+                        waiting.discard(woken)
                     continue
-                view, cause = after
-                yield api.WatchTableResponse(view=view, cause_type=cause if later else "")
-                later, sent = True, view.stream_version
+                yield response
+                later, sent = True, response.view.stream_version
         finally:
-            waiting.discard(event)
-            if not waiting and self._waiting.get(table_id) is waiting:
-                del self._waiting[table_id]
+            self._following[table_id] -= 1
+            if not self._following[table_id]:
+                del self._following[table_id]
+                self._waiting.pop(table_id, None)
                 self._public.pop(table_id, None)
 
 
-def _seat_view(
-    table: HeldTable, account_id: str | None, seat: int, public: _Public
-) -> api.PlayerView:
-    """``player_view(table, account_id)`` for the account seated at ``seat``: the public part's
-    bytes followed by the seat's own part's, parsed (a message serialised after another is
-    parsed as the two merged: ``my_seat`` and ``my_cards`` are empty in the public part), under
-    the projection's lock."""
+def _seat_view(table: HeldTable, account_id: str | None, seat: int, public: _Public) -> bytes:
+    """``player_view(table, account_id)`` for the account seated at ``seat``, serialised: the
+    public part's bytes followed by the seat's own part's (parsed, a message serialised after
+    another is the two merged: ``my_seat`` and ``my_cards`` are empty in the public part),
+    under the projection's lock."""
     ctx = table.ctx
     own_cards: tuple[Card, ...] = ()
     dealt_in = ctx is not None and seat in ctx.accounts
@@ -183,7 +212,8 @@ def _seat_view(
     if dealt_in and public.hand is not None and table.hand is not None:
         own = table.variant.view(table.hand, seat)
         if not _same_public(own, public.hand):
-            return player_view(table, account_id)  # this variant shows a seat more
+            # this variant shows a seat more
+            return player_view(table, account_id).SerializeToString()
         own_cards = own.cards
         if own.variant_view != public.hand.variant_view:
             assert ctx is not None
@@ -191,7 +221,7 @@ def _seat_view(
                 own.variant_view, ctx.shoe
             )
             if packed is None:  # nothing of its own to put over the spectator's part
-                return player_view(table, account_id)
+                return player_view(table, account_id).SerializeToString()
             mine = api.PlayerView()
             mine.variant_view.Pack(packed)
             own_part = mine.SerializeToString()
@@ -206,7 +236,7 @@ def _seat_view(
         moves = legal_moves(table, seat)
         if moves:
             private += api.PlayerView(legal_moves=moves).SerializeToString()
-    return api.PlayerView.FromString(public.serialized + private)
+    return public.serialized + private
 
 
 #: The fields of the rules' view other than the seat, its cards and the variant's part: a
