@@ -337,3 +337,58 @@ def test_a_snapshot_of_another_shape_or_that_does_not_decode_is_refused(
 def test_bytes_that_are_not_json_are_not_a_snapshot() -> None:
     with pytest.raises(snapshot.SnapshotError, match="not JSON"):
         snapshot.decode(b"\xff\x00", TABLE_EVENTS, 0)
+
+
+def _uncached(projection: Projection, p: int) -> bytes:
+    """The snapshot of partition ``p`` as the document is defined (every table encoded now)."""
+    folded = projection.folded.get(p, -1) + 1
+    ids = sorted(t for t in projection.tables if partition_for(t, PARTITIONS) == p)
+    document = {
+        "format": snapshot.FORMAT,
+        "shape": snapshot.SHAPE_VERSION,
+        "topic": TABLE_EVENTS,
+        "partition": p,
+        "tail_from": folded,
+        "tables": [{**snapshot.encode_table(projection.tables[t]), "covered": folded} for t in ids],
+    }
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def test_a_snapshot_encodes_again_only_the_tables_changed_and_writes_the_same_bytes() -> None:
+    world = World()
+    played = world.open_table()
+    p = partition_for(played, PARTITIONS)
+    tables = [played]
+    while sum(partition_for(t, PARTITIONS) == p for t in tables) < 4:
+        tables.append(world.open_table())
+    for table_id in tables:
+        world.sit(table_id, "alice")
+    projection = world.app.projection
+    cache = snapshot.EncodedTables()
+
+    def take() -> bytes:
+        taken = snapshot.take(
+            projection, TABLE_EVENTS, p, lambda t: partition_for(t, PARTITIONS), cache=cache
+        )
+        assert taken is not None
+        return taken.data
+
+    assert take() == _uncached(projection, p)
+    kept = {t: e[2] for t, e in cache.of(p).items()}
+    world.sit(played, "bob")
+    hand_id = world.start_hand(played)
+    world.prepare(played, hand_id)
+    assert take() == _uncached(projection, p)
+    # the idle tables' encodings were reused, the played one's made again
+    for table_id, (_table, _version, halves) in cache.of(p).items():
+        assert (halves is kept[table_id]) == (table_id != played)
+    # a table rebuilt (another object) is encoded again; a table dropped leaves the cache
+    gone = next(t for t in cache.of(p) if t != played)
+    projection.drop([gone])
+    projection.rebuild(played, [r for r in table_records(world) if r.envelope.stream_id == played])
+    kept = {t: e[2] for t, e in cache.of(p).items()}
+    assert take() == _uncached(projection, p)
+    assert gone not in cache.of(p) and len(cache.of(p)) == 3
+    assert cache.of(p)[played][2] is not kept[played]
+    cache.keep([1 - p])
+    assert cache.of(p) == {}

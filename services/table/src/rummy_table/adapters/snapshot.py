@@ -26,7 +26,10 @@ hand played its HandStarted offset and whether its reveal and settlement are rec
 Taking a snapshot (:func:`take`) never holds a lock across I/O and never stops another table:
 each table is encoded under its own command lock (so no command of it is in flight: every event
 of it in the log is in its state), waiting for a command in flight to finish. The bytes are then
-produced off the command path (``rummy_table.adapters.table_log.SnapshotLoop``).
+produced off the command path (``rummy_table.adapters.table_log.SnapshotLoop``). A table
+unchanged since the partition's last snapshot (same object, same version) is not encoded again:
+its JSON is kept (:class:`EncodedTables`), so a snapshot's cost follows the tables played at, not
+the tables open.
 """
 
 from __future__ import annotations
@@ -187,17 +190,62 @@ def _encode_match(table: HeldTable) -> dict[str, Any] | None:
     }
 
 
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(topic: str, partition: int, tail_from: int, tables: Iterable[dict[str, Any]]) -> bytes:
     """The snapshot document of ``partition`` of ``topic`` as canonical JSON bytes."""
-    document = {
-        "format": FORMAT,
-        "shape": SHAPE_VERSION,
-        "topic": topic,
-        "partition": partition,
-        "tail_from": tail_from,
-        "tables": list(tables),
-    }
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _document(topic, partition, tail_from, map(_canonical, tables))
+
+
+def _document(topic: str, partition: int, tail_from: int, tables: Iterable[str]) -> bytes:
+    """:func:`encode`'s bytes, from each table's canonical JSON (its keys sort between
+    ``shape`` and ``tail_from``)."""
+    head = _canonical({"format": FORMAT, "partition": partition, "shape": SHAPE_VERSION})
+    tail = _canonical({"tail_from": tail_from, "topic": topic})
+    return f'{head[:-1]},"tables":[{",".join(tables)}],{tail[1:]}'.encode()
+
+
+#: The per-snapshot key of each table's entry (the rest is its :func:`encode_table` dict).
+_COVERED = "covered"
+
+
+def _halves(entry: dict[str, Any]) -> tuple[str, str]:
+    """The canonical JSON of a table's :func:`encode_table` dict, cut where ``covered`` sorts
+    in: the keys before it (``{...``, no closing brace) and after it (``...}``)."""
+    before = _canonical({k: v for k, v in entry.items() if k < _COVERED})
+    after = _canonical({k: v for k, v in entry.items() if k > _COVERED})
+    return before[:-1], after[1:]
+
+
+class EncodedTables:
+    """The encoded state of each table of the last snapshot taken of each partition, so the
+    next :func:`take` encodes again only the tables that changed since (a table holds the
+    version of the last event folded into it, and every change of its state is such a fold; a
+    table rebuilt or loaded is another object). Holds only the tables of each partition's last
+    snapshot (a table gone from it is dropped at the next); :meth:`keep` drops the partitions no
+    longer written. For one thread (the snapshot writer's)."""
+
+    def __init__(self) -> None:
+        self._by_partition: dict[int, dict[str, tuple[HeldTable, int, tuple[str, str]]]] = {}
+
+    def of(self, partition: int) -> Mapping[str, tuple[HeldTable, int, tuple[str, str]]]:
+        """The tables of ``partition``'s last snapshot: each with the version it was encoded at
+        and its encoding (:func:`_halves`)."""
+        return self._by_partition.get(partition, {})
+
+    def put(
+        self, partition: int, tables: dict[str, tuple[HeldTable, int, tuple[str, str]]]
+    ) -> None:
+        """Hold ``tables`` (as :meth:`of`) as those of ``partition``'s last snapshot."""
+        self._by_partition[partition] = tables
+
+    def keep(self, partitions: Iterable[int]) -> None:
+        """Forget the tables of every partition not in ``partitions``."""
+        wanted = set(partitions)
+        for partition in [p for p in self._by_partition if p not in wanted]:
+            del self._by_partition[partition]
 
 
 # -- decoding ------------------------------------------------------------------------------------
@@ -314,11 +362,13 @@ def take(
     partition: int,
     partition_of: Callable[[str], int],
     unsure: Callable[[str], bool] = lambda _table_id: False,
+    cache: EncodedTables | None = None,
 ) -> Taken | None:
     """A snapshot of the tables of ``partition`` (``partition_of``: a table id's partition),
     or None when a table of it must first be re-read from the log (``unsure``: its last commit's
     outcome is unknown). Waits for each table's command in flight (if any); holds no lock across
-    I/O."""
+    I/O. With ``cache``, a table unchanged since the last snapshot of ``partition`` taken with it
+    is not encoded again (the bytes are the same)."""
     with projection.lock:
         # Every append begun from now on lands at or past tail_from (everything folded is in the
         # log); a table whose first command had begun before has its command lock already, and
@@ -327,6 +377,8 @@ def take(
         folded_since = projection.since_snapshot.get(partition, 0)
         known = {*projection.tables, *projection.command_locks()}
         ids = sorted(t for t in known if partition_of(t) == partition)
+    before = cache.of(partition) if cache is not None else {}
+    encoded: dict[str, tuple[HeldTable, int, tuple[str, str]]] = {}
     tables = []
     for table_id in ids:
         with projection.command_lock(table_id), projection.lock:
@@ -335,10 +387,20 @@ def take(
             table = projection.tables.get(table_id)
             if table is None:
                 continue
-            entry = encode_table(table)
-            entry["covered"] = projection.folded.get(partition, -1) + 1
-            tables.append(entry)
-    return Taken(encode(topic, partition, tail_from, tables), len(tables), folded_since)
+            covered = projection.folded.get(partition, -1) + 1
+            version = table.version
+            kept = before.get(table_id)
+            if kept is not None and kept[0] is table and kept[1] == version:
+                halves, fresh = kept[2], None
+            else:
+                halves, fresh = ("", ""), encode_table(table)  # its JSON is made off the lock
+        if fresh is not None:
+            halves = _halves(fresh)
+        encoded[table_id] = (table, version, halves)
+        tables.append(f'{halves[0]},"{_COVERED}":{covered},{halves[1]}')
+    if cache is not None:
+        cache.put(partition, encoded)
+    return Taken(_document(topic, partition, tail_from, tables), len(tables), folded_since)
 
 
 def load(

@@ -170,6 +170,8 @@ class SnapshotLoop:
         self.every_s = every_s
         self._check_s = check_s
         self._last: dict[int, float] = {}
+        #: Each table's encoding in the last snapshot of its partition, reused while unchanged.
+        self._encoded = snapshot.EncodedTables()
         self._producer = RecordProducer(
             bootstrap_servers,
             client_id="table-snapshots",
@@ -197,6 +199,7 @@ class SnapshotLoop:
             partition,
             lambda table_id: partition_for(table_id, self._count),
             lambda table_id: table_id in app.unsure,
+            self._encoded,
         )
         if taken is None:
             return False
@@ -240,7 +243,9 @@ class SnapshotLoop:
         stop: threading.Event | None,
         partitions: Iterable[int] | None = None,
     ) -> None:
-        for partition in self._partitions() if partitions is None else partitions:
+        written = list(self._partitions() if partitions is None else partitions)
+        self._encoded.keep(written)
+        for partition in written:
             if stop is not None and stop.is_set():
                 return
             if not due(partition):
