@@ -17,13 +17,13 @@ alternate which goes first, and checks that both give the same messages.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from medians import print_medians  # noqa: E402
 from test_table_service import discard_last, draw, on_turn, playing_table  # noqa: E402
 from world import World  # noqa: E402
 
@@ -66,11 +66,7 @@ def main() -> None:
             for _ in range(args.changes):
                 way()
             figures[name].append((time.process_time() - started) / args.changes * 1e6)
-    for name, values in figures.items():
-        print(
-            f"{name}: {statistics.median(values):.1f} us CPU per change (4 seats' views; "
-            f"median of {args.rounds} rounds, {min(values):.1f}-{max(values):.1f})"
-        )
+    print_medians(figures, "us CPU per change (4 seats' views)")
 
 
 if __name__ == "__main__":

@@ -19,13 +19,13 @@ cache holding the previous round's). Prints milliseconds of CPU per snapshot, me
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from medians import print_medians  # noqa: E402
 from test_table_service import discard_last, draw, on_turn, playing_table  # noqa: E402
 from world import World  # noqa: E402
 
@@ -85,11 +85,7 @@ def main() -> None:
         assert data["cached"] == data["uncached"]
     size = len(data["cached"])
     print(f"{args.tables} tables in the partition, {args.changed} changed, {size:,} bytes")
-    for name, values in figures.items():
-        print(
-            f"{name}: {statistics.median(values):.1f} ms CPU per snapshot (median of "
-            f"{args.rounds} rounds, {min(values):.1f}-{max(values):.1f})"
-        )
+    print_medians(figures, "ms CPU per snapshot")
 
 
 if __name__ == "__main__":
