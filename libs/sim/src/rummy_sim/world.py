@@ -3,27 +3,26 @@ the in-memory event log (:class:`rummy_platform.eventlog.InMemoryEventLog`), the
 fairness's in-memory stores (the fakes their storage contract suites hold to PostgreSQL's
 semantics), a virtual clock and one ``random.Random(seed)`` for everything that draws.
 
-No thread, socket or sleep: each service is a set of handlers the simulator calls as that
-service's loops and servicers call them, one record or one request at a time:
+No thread, socket or sleep. Each consumer is the service's own sans-I/O consumer core
+(:class:`rummy_platform.consumer_loop.RecordCore`, the object its
+:class:`~rummy_platform.consumer_loop.ConsumerLoop` runs), fed one record at a time by a
+:class:`Member` (the loop's poll and seeks, stepped by the scheduler):
 
 - **table**: :class:`rummy_table.application.app.TableApp` behind its gRPC servicer
   (:class:`rummy_table.entrypoints.grpc.TableServicer`, called in-process with the caller's
   principal set, so every bot command goes through the table's decode path); its inputs
-  (ledger, fairness, dealer, clock events) go to ``TableApp.on_input`` one record at a time,
-  each committed with its offset as the input loop commits them; ``TableApp.tick`` starts hands;
-- **dealer**: :class:`rummy_dealer.application.dealing.Dealer`'s handlers, each output
-  appended with the record's next offset in one transaction (what
-  ``rummy_platform.reactor.TransactionalReactor`` does);
-- **ledger**, **fairness**: their reactions on the in-memory unit of work, the record's next
-  offset stored in the same transaction (``PostgresReactor``'s ``consumer_offsets``), and an
-  outbox relay step that publishes one row;
-- **clock**: :class:`rummy_clock.application.deadlines.ClockApplication`, fed table events; a
-  firing step publishes what is due at the virtual time.
-
-Where the loops themselves would plug in: the sans-I/O consumer core being extracted into
-``rummy_platform`` (one steppable core for the clock's, the table's and the reactors' loops)
-replaces :class:`Member` and the per-service commit code here once it lands; until then this
-module calls the handlers those loops call, and says so in each service's class.
+  (ledger, fairness, dealer, clock events) to the input loop's core
+  (:func:`rummy_table.entrypoints.inputs.input_core`: ``TableApp.on_inputs``, facts and
+  consumed offsets in one transaction); ``TableApp.tick`` starts hands;
+- **dealer**: the service's reactor (``rummy_dealer.entrypoints.events.table_reactor``), its
+  :class:`~rummy_platform.reactor.TransactionalCore` stepped (its loop never opened);
+- **ledger**, **fairness**: ``PostgresReactor``'s core,
+  :class:`~rummy_platform.consumer_loop.EachRecord`, whose unit is each reaction on the
+  in-memory store with the offset the core gives (``PostgresReactor.handle`` runs on a psycopg
+  pool: the one piece not run here), and an outbox relay step that publishes one row;
+- **clock**: :class:`rummy_clock.application.deadlines.ClockApplication` behind the clock
+  loop's core (:func:`rummy_clock.entrypoints.events.clock_core`), which also takes the
+  catch-up at a start; a firing step publishes what is due at the virtual time.
 """
 
 from __future__ import annotations
@@ -261,8 +260,8 @@ def all_records(log: InMemoryEventLog, topic: str) -> list[Record]:
 
 class TableService:
     """The table service: its app rebuilt from the table stream (as the service's start does),
-    its servicer, and its input consumer (``entrypoints.inputs``' loop: each record to
-    ``TableApp.on_input``, which commits the offset with the facts)."""
+    its servicer, and its input consumer (the input loop's core,
+    ``entrypoints.inputs.input_core``)."""
 
     def __init__(self, world: World) -> None:
         log = world.log
@@ -317,9 +316,9 @@ def _call(method: Callable[[Any, Any], Any], principal: Principal, request: Any)
 
 
 class DealerService:
-    """The dealer: its handlers on table-events, each input's outputs appended with its next
-    offset in one transaction (``TransactionalReactor``); the seeds asked of fairness's
-    application (the gRPC ``GetServerSeed``/``GetProof`` in the service)."""
+    """The dealer: its reactor's core (``TransactionalCore``: each input's outputs appended with
+    its offset in one transaction, the stream versions forgotten on an abort); the seeds asked
+    of fairness's application (the gRPC ``GetServerSeed``/``GetProof`` in the service)."""
 
     def __init__(self, world: World) -> None:
         self._world = world
@@ -468,8 +467,9 @@ class FairnessService(_StoreReactor):
 
 
 class ClockService:
-    """The clock: its application fed table events; on a start it reads both its topics to
-    their ends before it fires anything (the clock loop's catch-up), here from offset 0."""
+    """The clock: its application behind the clock loop's core; on a start the core reads both
+    topics to their ends before anything fires (the clock loop's catch-up), here from offset 0,
+    then takes the table events live."""
 
     def __init__(self, world: World) -> None:
         self._world = world
