@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from rummy_ledger.application.ports import LedgerUnitOfWork
 from rummy_ledger.application.reactions import Ledger
+from rummy_platform.envelope import Envelope
 from rummy_sim.planted import ReleasesOnRedeliveredStart, SettlesRedeliveredTwice
 from rummy_sim.run import SeedRun, run_seed, run_seeds
 
@@ -61,3 +63,19 @@ def test_a_hold_released_before_its_hand_ended_is_found_within_200_seeds() -> No
     step, invariant, message = _first_failing(ReleasesOnRedeliveredStart).violations[0]
     assert invariant == "holds"
     assert "released before it ended" in message
+
+
+class _RaisesOnHandEnded(Ledger):
+    """The real ledger, but its HandEnded reaction raises (a bug in a handler)."""
+
+    def on_hand_ended(self, uow: LedgerUnitOfWork, source: Envelope) -> None:
+        raise ValueError("planted: the HandEnded reaction fails")
+
+
+def test_a_handler_that_raises_is_a_violation_not_a_parked_table() -> None:
+    # The ledger's consumer core (EachRecord) parks the table whose record raised, as the
+    # service does; in a world a park is the `handler` violation, at the first HandEnded.
+    run = run_seed(1, ledger_type=_RaisesOnHandEnded)
+    _step, invariant, message = run.violations[0]
+    assert invariant == "handler"
+    assert "ledger raised HandlerParked" in message

@@ -3,27 +3,26 @@ the in-memory event log (:class:`rummy_platform.eventlog.InMemoryEventLog`), the
 fairness's in-memory stores (the fakes their storage contract suites hold to PostgreSQL's
 semantics), a virtual clock and one ``random.Random(seed)`` for everything that draws.
 
-No thread, socket or sleep: each service is a set of handlers the simulator calls as that
-service's loops and servicers call them, one record or one request at a time:
+No thread, socket or sleep. Each consumer is the service's own sans-I/O consumer core
+(:class:`rummy_platform.consumer_loop.RecordCore`, the object its
+:class:`~rummy_platform.consumer_loop.ConsumerLoop` runs), fed one record at a time by a
+:class:`Member` (the loop's poll and seeks, stepped by the scheduler):
 
 - **table**: :class:`rummy_table.application.app.TableApp` behind its gRPC servicer
   (:class:`rummy_table.entrypoints.grpc.TableServicer`, called in-process with the caller's
   principal set, so every bot command goes through the table's decode path); its inputs
-  (ledger, fairness, dealer, clock events) go to ``TableApp.on_input`` one record at a time,
-  each committed with its offset as the input loop commits them; ``TableApp.tick`` starts hands;
-- **dealer**: :class:`rummy_dealer.application.dealing.Dealer`'s handlers, each output
-  appended with the record's next offset in one transaction (what
-  ``rummy_platform.reactor.TransactionalReactor`` does);
-- **ledger**, **fairness**: their reactions on the in-memory unit of work, the record's next
-  offset stored in the same transaction (``PostgresReactor``'s ``consumer_offsets``), and an
-  outbox relay step that publishes one row;
-- **clock**: :class:`rummy_clock.application.deadlines.ClockApplication`, fed table events; a
-  firing step publishes what is due at the virtual time.
-
-Where the loops themselves would plug in: the sans-I/O consumer core being extracted into
-``rummy_platform`` (one steppable core for the clock's, the table's and the reactors' loops)
-replaces :class:`Member` and the per-service commit code here once it lands; until then this
-module calls the handlers those loops call, and says so in each service's class.
+  (ledger, fairness, dealer, clock events) to the input loop's core
+  (:func:`rummy_table.entrypoints.inputs.input_core`: ``TableApp.on_inputs``, facts and
+  consumed offsets in one transaction); ``TableApp.tick`` starts hands;
+- **dealer**: the service's reactor (``rummy_dealer.entrypoints.events.table_reactor``), its
+  :class:`~rummy_platform.reactor.TransactionalCore` stepped (its loop never opened);
+- **ledger**, **fairness**: ``PostgresReactor``'s core,
+  :class:`~rummy_platform.consumer_loop.EachRecord`, whose unit is each reaction on the
+  in-memory store with the offset the core gives (``PostgresReactor.handle`` runs on a psycopg
+  pool: the one piece not run here), and an outbox relay step that publishes one row;
+- **clock**: :class:`rummy_clock.application.deadlines.ClockApplication` behind the clock
+  loop's core (:func:`rummy_clock.entrypoints.events.clock_core`), which also takes the
+  catch-up at a start; a firing step publishes what is due at the virtual time.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ import grpc
 
 from rummy.ledger.v1 import ledger_service_pb2 as ledger_api
 from rummy_clock.application.deadlines import TABLE_EVENTS_USED, ClockApplication
+from rummy_clock.entrypoints.events import clock_core
 from rummy_dealer.application.dealing import Dealer
 from rummy_dealer.entrypoints import events as dealer_entrypoint
 from rummy_fairness.adapters.memory import InMemoryUnitOfWork as FairnessStore
@@ -51,16 +51,18 @@ from rummy_ledger.entrypoints import events as ledger_entrypoint
 from rummy_ledger.entrypoints.grpc import LedgerServicer
 from rummy_platform.auth import Principal, Role, acting_as
 from rummy_platform.backoff import KeyedBackoff
+from rummy_platform.consumer_loop import EachRecord, RecordCore
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.eventlog import (
     CommitOutcomeUnknown,
-    EventLogError,
     GroupCommitWriter,
     InMemoryEventLog,
     Record,
     TopicPartition,
     TransactionalWriter,
 )
+from rummy_platform.isolation import StreamIsolation
+from rummy_platform.reactor import OUTAGES
 from rummy_platform.topics import (
     CLOCK_EVENTS,
     DEALER_EVENTS,
@@ -72,6 +74,7 @@ from rummy_platform.topics import (
 from rummy_table.application.app import TableApp
 from rummy_table.application.commit import INPUT_GROUP
 from rummy_table.entrypoints.grpc import TableServicer
+from rummy_table.entrypoints.inputs import input_core
 from rummy_table.entrypoints.views import player_view
 
 #: The virtual clock's start (ms since the epoch): 2027-01-15.
@@ -129,11 +132,20 @@ class SimRpcError(grpc.RpcError):
         return self._details
 
 
+class HandlerParked(Exception):
+    """A core parked a table: its handler raised something other than an outage of the log
+    (the service would retry it after a backoff; in a world, a violation)."""
+
+
 class Member:
-    """One consumer of a group, stepped one record at a time: :meth:`pending` says which of its
-    partitions have records, :meth:`deliver` reads the next record of one (others paused) and
-    hands it to ``handle`` (a record of a type the group does not consume is dropped by the
-    log, undecoded, as on Kafka). Resumes from the group's committed offsets, or ``resume``."""
+    """One consumer of a group feeding the service's own consumer core
+    (:class:`rummy_platform.consumer_loop.RecordCore`, the object the service's loop runs),
+    stepped one record at a time: :meth:`pending` says which of its partitions have records,
+    :meth:`deliver` reads the next record of one (others paused) and hands it to
+    ``core.step`` (a record of a type the group does not consume is dropped by the log,
+    undecoded, as on Kafka), then seeks back where the step says, as
+    :meth:`ConsumerLoop.run_once` does. Resumes from the group's committed offsets, or
+    ``resume``."""
 
     def __init__(
         self,
@@ -141,7 +153,7 @@ class Member:
         group_id: str,
         topics: Sequence[str],
         types: frozenset[str] | None,
-        handle: Callable[[Record], None],
+        core: RecordCore,
         resume: Mapping[TopicPartition, int] | None = None,
     ) -> None:
         given = dict(resume or {})
@@ -151,7 +163,7 @@ class Member:
             (lambda ps: {p: given[p] for p in ps if p in given}) if resume is not None else None,
             types=types,
         )
-        self._handle = handle
+        self.core = core
         #: Where the last record handled lies (for a lost commit answer).
         self.last_handled: tuple[TopicPartition, int] | None = None
         self.partitions = sorted(
@@ -169,7 +181,8 @@ class Member:
     def deliver(self, partition: TopicPartition) -> list[Record]:
         """The next record of ``partition`` this group consumes (the ones of other types before
         it are passed over, as the consumer drops them by their header within one poll),
-        handled; [] when only records of other types were left."""
+        handled; [] when only records of other types were left. Raises the step's error (an
+        outage: the record is read again) or HandlerParked."""
         others = [tp for tp in self.partitions if tp != partition]
         self.consumer.pause(others)
         try:
@@ -178,19 +191,24 @@ class Member:
                 records = self.consumer.poll(0.0, max_records=1)
         finally:
             self.consumer.resume(others)
-        for record in records:
-            try:
-                self._handle(record)
-            except EventLogError:
-                # an outage (the commit failed or its outcome is unknown): the loop rewinds to
-                # the record and handles it again (the reactors' and the table's input loop)
-                self.consumer.seek(partition, record.offset)
-                raise
-            self.last_handled = (partition, record.offset)
+        if not records:
+            return records
+        step = self.core.step(records)
+        # an outage (the commit failed or its outcome is unknown): the core says where to read
+        # again (the record), the loop seeks there and raises
+        for tp, offset in step.rewind.items():
+            self.consumer.seek(tp, offset)
+        if step.error is not None:
+            raise step.error
+        if self.core.isolation.parked:
+            raise HandlerParked(f"parked tables {sorted(self.core.isolation.parked)}")
+        self.last_handled = (partition, records[-1].offset)
         return records
 
     def rewind(self, stored: Mapping[TopicPartition, int]) -> None:
-        """Read again from ``stored`` (0 where none is stored): a redelivery."""
+        """Read again from ``stored`` (0 where none is stored): a redelivery (as after a
+        rebalance, the core forgets what it held, :meth:`StreamIsolation.reassigned`)."""
+        self.core.isolation.reset()
         for tp in self.partitions:
             self.consumer.seek(tp, stored.get(tp, 0))
 
@@ -200,6 +218,7 @@ class Member:
         if self.last_handled is None:
             return False
         self.consumer.seek(*self.last_handled)
+        self.core.isolation.forget_from(*self.last_handled)
         self.last_handled = None
         return True
 
@@ -241,8 +260,8 @@ def all_records(log: InMemoryEventLog, topic: str) -> list[Record]:
 
 class TableService:
     """The table service: its app rebuilt from the table stream (as the service's start does),
-    its servicer, and its input consumer (``entrypoints.inputs``' loop: each record to
-    ``TableApp.on_input``, which commits the offset with the facts)."""
+    its servicer, and its input consumer (the input loop's core,
+    ``entrypoints.inputs.input_core``)."""
 
     def __init__(self, world: World) -> None:
         log = world.log
@@ -263,12 +282,7 @@ class TableService:
         )
         self.app.replay(all_records(log, TABLE_EVENTS))
         self.servicer = TableServicer(self.app)
-        self.inputs = Member(log, INPUT_GROUP, TABLE_INPUTS, None, self._on_input)
-
-    def _on_input(self, record: Record) -> None:
-        self.app.on_input(
-            record.envelope, TopicPartition(record.topic, record.partition), record.next_offset
-        )
+        self.inputs = Member(log, INPUT_GROUP, TABLE_INPUTS, None, input_core(self.app))
 
     def stored(self) -> dict[TopicPartition, int]:
         return _committed(self.inputs)
@@ -302,28 +316,27 @@ def _call(method: Callable[[Any, Any], Any], principal: Principal, request: Any)
 
 
 class DealerService:
-    """The dealer: its handlers on table-events, each input's outputs appended with its next
-    offset in one transaction (``TransactionalReactor``); the seeds asked of fairness's
-    application (the gRPC ``GetServerSeed``/``GetProof`` in the service)."""
+    """The dealer: its reactor's core (``TransactionalCore``: each input's outputs appended with
+    its offset in one transaction, the stream versions forgotten on an abort); the seeds asked
+    of fairness's application (the gRPC ``GetServerSeed``/``GetProof`` in the service)."""
 
     def __init__(self, world: World) -> None:
         self._world = world
         self.versions = _LogVersions(world.log, DEALER_EVENTS)
         self.dealer = Dealer(_FairnessSeeds(world), self.versions, clock=world.clock.now)
-        self.writer: TransactionalWriter = world.log.transactional_writer("dealer")
-        self.handlers = dealer_entrypoint.handlers(self.dealer)
-        self.inputs = Member(
-            world.log, "dealer", [TABLE_EVENTS], frozenset(self.handlers), self._on_input
+        writer = world.log.transactional_writer("dealer")
+        # the service's reactor, built as its bootstrap builds it; its core is what is stepped
+        # (the reactor's own loop, which would poll, is never opened)
+        reactor = dealer_entrypoint.table_reactor(
+            world.log, writer, self.dealer, self.versions.forget
         )
-
-    def _on_input(self, record: Record) -> None:
-        outputs = list(self.handlers[record.envelope.type](record.envelope))
-        tp = TopicPartition(record.topic, record.partition)
-        try:
-            self.writer.append_batch(outputs, consumed={tp: record.next_offset}, group_id="dealer")
-        except Exception:
-            self.versions.forget()
-            raise
+        self.inputs = Member(
+            world.log,
+            reactor.group_id,
+            [TABLE_EVENTS],
+            frozenset(dealer_entrypoint.handlers(self.dealer)),
+            reactor.core,
+        )
 
     def stored(self) -> dict[TopicPartition, int]:
         return _committed(self.inputs)
@@ -366,8 +379,11 @@ class _FairnessSeeds:
 
 
 class _StoreReactor:
-    """What ``PostgresReactor`` does for the ledger and fairness: each record's reaction in one
-    transaction of the store, with the record's next offset stored in it."""
+    """The ledger's and fairness's consumer: ``PostgresReactor``'s core
+    (:class:`rummy_platform.consumer_loop.EachRecord`, with the reactor's outages), whose unit
+    is each record's reaction in one transaction of the in-memory store with the offset the core
+    gives stored in it. (``PostgresReactor.handle`` itself runs on a psycopg pool: its unit is
+    the one piece not run here.)"""
 
     group: str
     reactions: Mapping[str, Callable[[Any, Envelope], None]]
@@ -378,16 +394,20 @@ class _StoreReactor:
             self.group,
             [TABLE_EVENTS],
             frozenset(self.reactions),
-            lambda record: self._react(store, record),
+            EachRecord(
+                StreamIsolation(self.group),
+                lambda record, offset: self._react(store, record, offset),
+                outages=OUTAGES,
+            ),
             resume=self.stored(),
         )
 
-    def _react(self, store: Any, record: Record) -> None:
+    def _react(self, store: Any, record: Record, offset: int) -> None:
         with store.transaction():
             self.reactions[record.envelope.type](store, record.envelope)
-            self._store_offset(record)
+            self._store_offset(record, offset)
 
-    def _store_offset(self, record: Record) -> None:
+    def _store_offset(self, record: Record, offset: int) -> None:
         raise NotImplementedError
 
     def stored(self) -> dict[TopicPartition, int]:
@@ -408,8 +428,8 @@ class LedgerService(_StoreReactor):
         self.servicer = LedgerServicer(self.ledger, self._store)
         self.inputs = self._join(world.log, self._store)
 
-    def _store_offset(self, record: Record) -> None:
-        self._store.offsets.store(self.group, record.topic, record.partition, record.next_offset)
+    def _store_offset(self, record: Record, offset: int) -> None:
+        self._store.offsets.store(self.group, record.topic, record.partition, offset)
 
     def stored(self) -> dict[TopicPartition, int]:
         return {
@@ -439,35 +459,37 @@ class FairnessService(_StoreReactor):
         self.reactions = fairness_entrypoint.reactions(self.fairness)
         self.inputs = self._join(world.log, world.fairness_store)
 
-    def _store_offset(self, record: Record) -> None:
-        tp = TopicPartition(record.topic, record.partition)
-        self._world.fairness_offsets[tp] = record.next_offset
+    def _store_offset(self, record: Record, offset: int) -> None:
+        self._world.fairness_offsets[TopicPartition(record.topic, record.partition)] = offset
 
     def stored(self) -> dict[TopicPartition, int]:
         return dict(self._world.fairness_offsets)
 
 
 class ClockService:
-    """The clock: its application fed table events; on a start it reads both its topics to
-    their ends before it fires anything (the clock loop's catch-up), here from offset 0."""
+    """The clock: its application behind the clock loop's core; on a start the core reads both
+    topics to their ends before anything fires (the clock loop's catch-up), here from offset 0,
+    then takes the table events live."""
 
     def __init__(self, world: World) -> None:
         self._world = world
         self.app = ClockApplication()
         self.writer: TransactionalWriter = world.log.transactional_writer("clock")
-        for record in all_records(world.log, TABLE_EVENTS):
-            if record.envelope.type in TABLE_EVENTS_USED:
-                self.app.on_table_event(record.envelope, record.partition, record.offset)
-        for record in all_records(world.log, CLOCK_EVENTS):
-            self.app.on_clock_event(record.envelope, record.partition, record.offset, live=False)
+        self._live = False
+        core = clock_core(self.app, table_topic=TABLE_EVENTS, live=lambda: self._live)
+        # the catch-up: both topics to their ends through the core (firings read back not live)
+        core.step(all_records(world.log, TABLE_EVENTS) + all_records(world.log, CLOCK_EVENTS))
+        if core.isolation.parked:
+            raise HandlerParked(f"clock catch-up parked tables {sorted(core.isolation.parked)}")
         self.app.caught_up(range(PARTITIONS))
+        self._live = True
         ends = world.log.end_offsets(TopicPartition(TABLE_EVENTS, p) for p in range(PARTITIONS))
         self.inputs = Member(
             world.log,
             "clock",
             [TABLE_EVENTS],
             TABLE_EVENTS_USED,
-            lambda r: self.app.on_table_event(r.envelope, r.partition, r.offset),
+            core,
             resume=ends,
         )
 

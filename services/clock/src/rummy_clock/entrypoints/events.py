@@ -113,6 +113,21 @@ class ClockCore:
         self._app.on_table_event(record.envelope, record.partition, record.offset)
 
 
+def clock_core(
+    app: ClockApplication,
+    *,
+    table_topic: str,
+    live: Callable[[], bool],
+    group_id: str = CONSUMER_GROUP,
+    retry_pause_s: float = 0.5,
+) -> ClockCore:
+    """The clock loop's core for ``app`` (a parked table's first retry after ``retry_pause_s``
+    seconds): what :class:`ClockLoop` runs, and what a simulator drives record by record."""
+    return ClockCore(
+        app, StreamIsolation(group_id, first_s=retry_pause_s), table_topic=table_topic, live=live
+    )
+
+
 class ClockLoop(ConsumerLoop):
     """Consumes table-events and clock-events, fires due deadlines, commits resume offsets.
 
@@ -150,15 +165,20 @@ class ClockLoop(ConsumerLoop):
         self._reread: set[TopicPartition] = set()
         self._committed: dict[TopicPartition, int] = {}
         self._last_checkpoint = time.monotonic()
-        # Tables whose events raised: held and retried, the others go on.
-        isolation = StreamIsolation(group_id, first_s=max_wait_s)
         # A failed publication (EventLogError) leaves nothing visible and the deadlines still
         # pending: the next round publishes them again under the same ids. (Or the broker went
         # away under a position or offset lookup, a restart: nothing was published; the next
         # round asks again once it answers.)
         super().__init__(
             log,
-            ClockCore(app, isolation, table_topic=table_topic, live=lambda: self.live),
+            # Tables whose events raised: held and retried, the others go on.
+            clock_core(
+                app,
+                table_topic=table_topic,
+                live=lambda: self.live,
+                group_id=group_id,
+                retry_pause_s=max_wait_s,
+            ),
             group_id=group_id,
             topics=[table_topic, clock_topic],
             poll_timeout_s=max_wait_s,

@@ -80,6 +80,13 @@ class InputCore:
         )
 
 
+def input_core(app: TableApp, *, retry_pause_s: float = 1.0) -> InputCore:
+    """The input loop's core for ``app`` (group ``app.input_group``; a parked table's first
+    retry after ``retry_pause_s`` seconds): what :class:`InputLoop` runs, and what a simulator
+    drives record by record."""
+    return InputCore(app, StreamIsolation(app.input_group, first_s=retry_pause_s))
+
+
 class InputLoop(ConsumerLoop):
     """Consumes the table's inputs (group ``app.input_group``) and hands each poll's records to
     its :class:`InputCore` (``core``).
@@ -108,7 +115,7 @@ class InputLoop(ConsumerLoop):
         self._app = app
         super().__init__(
             log,
-            InputCore(app, StreamIsolation(app.input_group, first_s=retry_pause_s)),
+            input_core(app, retry_pause_s=retry_pause_s),
             group_id=app.input_group,
             topics=topics,
             poll_timeout_s=poll_timeout_s,
