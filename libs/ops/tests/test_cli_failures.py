@@ -153,7 +153,11 @@ def test_a_command_pointed_at_another_service_names_the_service_it_expected(
     assert "Method not found" not in result.output
 
 
-def test_a_port_that_answers_no_grpc_fails_within_the_timeout() -> None:
+def test_a_port_that_answers_no_grpc_fails_within_the_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("RUMMY_TLS_CA_FILE", "RUMMY_TLS_CERT_FILE", "RUMMY_TLS_KEY_FILE"):
+        monkeypatch.delenv(name, raising=False)
     with silent_listener() as port:
         started = time.monotonic()
         with pytest.raises(Unreachable) as raised:
@@ -161,7 +165,30 @@ def test_a_port_that_answers_no_grpc_fails_within_the_timeout() -> None:
         took = time.monotonic() - started
     assert f"cannot reach the table service at 127.0.0.1:{port}: " in raised.value.message
     assert "no gRPC server answered within 1 s" in raised.value.message
+    # a plaintext client is told that the stack serves TLS and which variables it lacks
+    assert "in plaintext" in raised.value.message
+    assert "RUMMY_TLS_CA_FILE" in raised.value.message
     assert took < 30, took
+
+
+@pytest.mark.parametrize(
+    "command", [["tables"], ["watch", "some-table"], ["hands", "some-hand"]], ids=lambda c: c[0]
+)
+def test_a_missing_tls_file_is_one_error_line_not_a_traceback(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "nope.pem"
+    for name in ("RUMMY_TLS_CA_FILE", "RUMMY_TLS_CERT_FILE", "RUMMY_TLS_KEY_FILE"):
+        monkeypatch.setenv(name, str(missing))
+    monkeypatch.delenv("RUMMY_INSECURE", raising=False)
+    with silent_listener() as port:
+        result = CliRunner().invoke(
+            main, [*command, "--address", f"127.0.0.1:{port}", "--token", "t"]
+        )
+    assert result.exit_code == 1, result.output
+    assert f"Error: TLS file '{missing}' does not exist" in result.output, result.output
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit), result.exception
 
 
 def test_a_listening_grpc_server_passes_the_check() -> None:

@@ -32,3 +32,4 @@ def test_it_wants_one_seed_or_one_range() -> None:
     assert runner.invoke(main, ["sim", "--seed", "1", "--seeds", "1-2"]).exit_code == 2
     assert runner.invoke(main, ["sim", "--seeds", "3-1"]).exit_code == 2
     assert runner.invoke(main, ["sim", "--seeds", "a-b"]).exit_code == 2
+    assert runner.invoke(main, ["sim", "--seeds", "1-"]).exit_code == 2

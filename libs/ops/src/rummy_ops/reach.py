@@ -25,6 +25,7 @@ import click
 import grpc
 import psycopg
 
+from rummy_platform.config import ConfigError, TlsSettings
 from rummy_platform.eventlog import cluster_probe
 from rummy_platform.limits import open_channel
 from rummy_platform.ports import DEFAULT_PORTS
@@ -121,16 +122,39 @@ def require_grpc(what: str, address: str, timeout_s: float = REACH_TIMEOUT_S) ->
     reason = _tcp_reason(address, timeout_s)
     if reason is not None:
         raise Unreachable(f"cannot reach {what} at {address}: {reason}")
-    channel = open_channel(address)
+    channel = _channel(address)
     try:
         grpc.channel_ready_future(channel).result(timeout=max(deadline - time.monotonic(), 0.5))
     except grpc.FutureTimeoutError:
         raise Unreachable(
             f"cannot reach {what} at {address}: the port is open but no gRPC server answered "
-            f"within {timeout_s:g} s"
+            f"within {timeout_s:g} s{_tls_hint()}"
         ) from None
     finally:
         channel.close()
+
+
+def _channel(address: str) -> grpc.Channel:
+    """:func:`open_channel` to ``address`` with this process's ``RUMMY_TLS_*``; a malformed or
+    missing TLS file is one ``Error:`` line (click.ClickException), not a traceback."""
+    try:
+        return open_channel(address)
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _tls_hint() -> str:
+    """What a handshake that never completed most likely means, by this process's TLS
+    settings (read again here: they were valid when the channel opened)."""
+    if TlsSettings.load().tls_enabled:
+        return (
+            " over TLS (a plaintext server, started --insecure? or a certificate the server's "
+            "CA did not sign: check RUMMY_TLS_CA_FILE, RUMMY_TLS_CERT_FILE, RUMMY_TLS_KEY_FILE)"
+        )
+    return (
+        " in plaintext (the stack serves mutual TLS unless started --insecure: export "
+        "RUMMY_TLS_CA_FILE, RUMMY_TLS_CERT_FILE and RUMMY_TLS_KEY_FILE, see docs/operations.md#tls)"
+    )
 
 
 class WrongService(click.ClickException):
@@ -169,7 +193,7 @@ def service_channel(
     :func:`refused` words it. Raises :class:`Unreachable`, :class:`WrongService`,
     click.ClickException."""
     require_grpc(what, address, timeout_s)
-    with open_channel(address) as channel:
+    with _channel(address) as channel:
         try:
             yield channel
         except grpc.RpcError as error:

@@ -10,9 +10,9 @@ import click
 
 def _seed_range(text: str) -> range:
     """``A-B`` (inclusive) or one number ``A``. Raises click.BadParameter."""
-    first, _, last = text.partition("-")
+    first, dash, last = text.partition("-")
     try:
-        low, high = int(first), int(last or first)
+        low, high = int(first), int(last if dash else first)
     except ValueError:
         raise click.BadParameter(f"{text!r} is not a seed range such as 1-200") from None
     if low < 0 or high < low:
