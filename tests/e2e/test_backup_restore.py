@@ -191,6 +191,9 @@ def test_a_backup_of_a_running_demo_restores_into_fresh_brokers_and_plays_on(
             extra_env=variant_plugin_env(),
             tls_dir=source.stack.config.tls_dir,  # as the source's: this process's clients dial so
         )
+        # this process's clients present the restored stack's client certificate while it runs
+        # (the source's running_stack restores the variables when it ends)
+        stack.use_client_certificate()
         with stack:
             # The hands in flight at the backup end (their bots are gone: the clock plays
             # their turns) and their seeds are revealed from the restored seed store.
