@@ -189,10 +189,10 @@ def test_a_backup_of_a_running_demo_restores_into_fresh_brokers_and_plays_on(
             clock_speed=E2E_CLOCK_SPEED,
             log_dir=root / ".local" / "logs" / f"restored-{prefix.rstrip('-')}",
             extra_env=variant_plugin_env(),
-            tls_dir=source.stack.config.tls_dir,  # as the source's: this process's clients dial so
+            tls_dir=source.stack.config.tls_dir,  # TLS or plaintext as the source served
         )
-        # this process's clients present the restored stack's client certificate while it runs
-        # (the source's running_stack restores the variables when it ends)
+        # The source's running_stack put this process's client variables back as they were when
+        # it stopped: the restored stack's clients present its client certificate again.
         stack.use_client_certificate()
         with stack:
             # The hands in flight at the backup end (their bots are gone: the clock plays
