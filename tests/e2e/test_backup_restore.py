@@ -33,7 +33,7 @@ from rummy_ops.stack import repository_root, stack_for_tests
 from rummy_platform.envelope import Envelope, decode, event_payloads
 from rummy_platform.topics import EVENT_TOPICS, FAIRNESS_EVENTS, TABLE_EVENTS
 from rummy_testing.service_process import variant_plugin_env
-from rummy_testing.stacks import E2E_CLOCK_SPEED, running_stack
+from rummy_testing.stacks import E2E_CLOCK_SPEED, clients_of, running_stack
 from rummy_testing.waiting import wait_until
 
 RUMMY = Path(sys.executable).with_name("rummy")
@@ -192,9 +192,8 @@ def test_a_backup_of_a_running_demo_restores_into_fresh_brokers_and_plays_on(
             tls_dir=source.stack.config.tls_dir,  # TLS or plaintext as the source served
         )
         # The source's running_stack put this process's client variables back as they were when
-        # it stopped: the restored stack's clients present its client certificate again.
-        stack.use_client_certificate()
-        with stack:
+        # it stopped: they point at the restored stack while it runs.
+        with clients_of(stack), stack:
             # The hands in flight at the backup end (their bots are gone: the clock plays
             # their turns) and their seeds are revealed from the restored seed store.
             def finished() -> bool:

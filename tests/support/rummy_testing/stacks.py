@@ -175,15 +175,10 @@ def running_stack(
         tls_dir=None if insecure or not tls_requested() else local_certs_dir(root),
         kafka_credentials=kafka_credentials,
     )
-    saved = {name: os.environ.get(name) for name in CLIENT_VARIABLES}
-    before_stacks.append(saved)
     try:
         if grant is not None:
             grant(prefix)
-        stack.use_client_certificate()
-        if stack.config.tls_dir is None:
-            os.environ["RUMMY_INSECURE"] = "1"
-        with stack:
+        with clients_of(stack), stack:
             yield RunningStack(
                 stack=stack,
                 endpoints=stack_endpoints(stack),
@@ -195,9 +190,25 @@ def running_stack(
                 ),
             )
     finally:
+        drop_database(database_url, name)
+
+
+@contextmanager
+def clients_of(stack: Stack) -> Iterator[None]:
+    """Within the block, this process's clients dial ``stack`` as it serves (its ``client``
+    certificate, or ``RUMMY_INSECURE=1`` for a plaintext stack: :data:`CLIENT_VARIABLES`); on
+    leaving, the variables as they were before (kept in :data:`before_stacks` meanwhile, for the
+    tests outside ``tests/e2e`` that run while a session's stack is up)."""
+    saved = {variable: os.environ.get(variable) for variable in CLIENT_VARIABLES}
+    before_stacks.append(saved)
+    try:
+        stack.use_client_certificate()
+        if stack.config.tls_dir is None:
+            os.environ["RUMMY_INSECURE"] = "1"
+        yield
+    finally:
         before_stacks.pop()
         set_environment(saved)
-        drop_database(database_url, name)
 
 
 def tls_requested() -> bool:
